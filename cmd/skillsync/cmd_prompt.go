@@ -1,0 +1,63 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/skillsync/skillsync/layering"
+)
+
+type promptOptions struct {
+	format   string
+	maxChars int
+}
+
+func (a *app) promptCommand() *cobra.Command {
+	var opts promptOptions
+	cmd := &cobra.Command{
+		Use:   "prompt",
+		Short: "Render the skills for an agent's system prompt",
+		Long: `Render the available skills for an agent's system prompt, as XML (the
+<available_skills> block agents expect) or JSON.
+
+Hidden skills and skills whose frontmatter sets disable-model-invocation are
+left out. --max-chars keeps the output within a budget: descriptions are cut
+to 200 characters first, then the last skills are dropped and a final line
+says how many.`,
+		Example: `  skillsync prompt
+  skillsync prompt --format json --max-chars 8000`,
+		Args: args(cobra.NoArgs),
+		RunE: func(c *cobra.Command, _ []string) error {
+			return a.runPrompt(c.Context(), opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.format, "format", "xml", "xml or json")
+	cmd.Flags().IntVar(&opts.maxChars, "max-chars", 0, "keep the output within this many characters (0: no limit)")
+	return cmd
+}
+
+func (a *app) runPrompt(ctx context.Context, opts promptOptions) error {
+	format := layering.PromptFormat(opts.format)
+	if a.json {
+		format = layering.PromptJSON
+	}
+	if format != layering.PromptXML && format != layering.PromptJSON {
+		return usageError("--format %q: use xml or json", opts.format)
+	}
+	if opts.maxChars < 0 {
+		return usageError("--max-chars must not be negative")
+	}
+	_, cat, err := a.catalog(ctx)
+	if err != nil {
+		return err
+	}
+	out, err := layering.Prompt(layering.PromptSkills(cat.Winners), format, opts.maxChars)
+	if err != nil {
+		return fmt.Errorf("render prompt: %w", err)
+	}
+	_, err = io.WriteString(a.stdout, out)
+	return err
+}

@@ -1,0 +1,9 @@
+// Command skillsync syncs Agent Skills from git repositories into the
+// places agents read them.
+package main
+
+import "os"
+
+func main() {
+	os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr))
+}

@@ -1,0 +1,52 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"unicode/utf8"
+
+	"github.com/skillsync/skillsync/skill"
+)
+
+// writeJSON prints v indented, with a final newline. Slices are sorted by
+// their producers and map keys by encoding/json, so the same state always
+// prints the same bytes.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// reportProblems writes catalog problems to stderr as warnings: they never
+// make a read-only command fail.
+func (a *app) reportProblems(problems []skill.Problem) {
+	for _, p := range problems {
+		a.warn("%s", p)
+	}
+}
+
+// shorten cuts s to n characters, ending in "…" when cut.
+func shorten(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
+}
+
+// orEmpty keeps JSON arrays from printing as null.
+func orEmpty[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, word)
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}

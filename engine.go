@@ -1,0 +1,142 @@
+// Package skillsync syncs Agent Skills from git repositories and local
+// directories into the places agents read them.
+//
+// A program that embeds skillsync loads a Config, makes an Engine and
+// calls its methods; it never needs the command-line tool.
+package skillsync
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/skillsync/skillsync/layering"
+	"github.com/skillsync/skillsync/repository"
+	"github.com/skillsync/skillsync/skill"
+)
+
+// Engine wires the sources of a Config into a catalog.
+type Engine struct {
+	cfg      *Config
+	embedded map[string]fs.FS
+}
+
+// Option configures an Engine.
+type Option func(*Engine)
+
+// WithEmbedded makes fsys available to the config as embedded: name, so a
+// program can ship skills of its own.
+func WithEmbedded(name string, fsys fs.FS) Option {
+	return func(e *Engine) { e.embedded[name] = fsys }
+}
+
+// NewEngine returns an Engine for cfg. The built-in skills are available
+// as embedded: builtin.
+func NewEngine(cfg *Config, opts ...Option) *Engine {
+	e := &Engine{cfg: cfg, embedded: map[string]fs.FS{"builtin": Builtin()}}
+	for _, o := range opts {
+		o(e)
+	}
+	return e
+}
+
+// Config returns the engine's config.
+func (e *Engine) Config() *Config { return e.cfg }
+
+func (e *Engine) options() repository.Options {
+	return repository.Options{Strict: e.cfg.Strict}
+}
+
+// Repositories returns the marketplace sources in config order.
+func (e *Engine) Repositories() ([]repository.Repository, error) {
+	repos := make([]repository.Repository, 0, len(e.cfg.Repositories))
+	for _, rc := range e.cfg.Repositories {
+		switch rc.Type() {
+		case "embedded":
+			fsys, ok := e.embedded[rc.Embedded]
+			if !ok {
+				return nil, fmt.Errorf("source %s: no embedded file system named %q (this program has: %s)", rc.Name, rc.Embedded, e.embeddedNames())
+			}
+			repos = append(repos, repository.NewEmbedded(rc.Name, fsys, e.options()))
+		default:
+			repos = append(repos, repository.NewLocal(rc.Name, rc.Dir, e.options()))
+		}
+	}
+	return repos, nil
+}
+
+func (e *Engine) embeddedNames() string {
+	names := make([]string, 0, len(e.embedded))
+	for n := range e.embedded {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
+}
+
+// localLayer is one of the layers read in place from a directory.
+type localLayer struct {
+	layer  layering.Layer
+	source string
+	dir    string
+}
+
+// localLayers returns the global, workspace and user layers that apply.
+func (e *Engine) localLayers() []localLayer {
+	var out []localLayer
+	if e.cfg.Global != "" {
+		out = append(out, localLayer{layering.Global, "global", e.cfg.Global})
+	}
+	out = append(out, localLayer{layering.Workspace, "workspace", filepath.Join(e.cfg.Workspace, "skills")})
+	if e.cfg.User != "" {
+		out = append(out, localLayer{layering.User, "user", filepath.Join(e.cfg.Workspace, e.cfg.User, "skills")})
+	}
+	return out
+}
+
+// Catalog reads every source and merges them. A source that cannot be
+// read becomes a problem in the catalog; the others still count.
+func (e *Engine) Catalog(ctx context.Context) (*layering.Catalog, error) {
+	repos, err := e.Repositories()
+	if err != nil {
+		return nil, err
+	}
+	var inputs []layering.Input
+	var problems []skill.Problem
+	read := func(layer layering.Layer, r repository.Repository, dir func(skill.Skill) string) {
+		skills, ps, err := r.Skills(ctx)
+		problems = append(problems, ps...)
+		if err != nil {
+			problems = append(problems, sourceProblem(r.Source(), err))
+			return
+		}
+		inputs = append(inputs, layering.Input{Layer: layer, Source: r.Source(), Skills: skills, Dir: dir})
+	}
+	for _, r := range repos {
+		var dir func(skill.Skill) string
+		if l, ok := r.(*repository.Local); ok {
+			dir = localDir(l.Dir())
+		}
+		read(layering.Marketplace, r, dir)
+	}
+	for _, l := range e.localLayers() {
+		read(l.layer, repository.NewLocal(l.source, l.dir, e.options()), localDir(l.dir))
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	cat := layering.Build(inputs, layering.Options{Hidden: e.cfg.Hidden})
+	cat.Problems = append(problems, cat.Problems...)
+	return cat, nil
+}
+
+func localDir(root string) func(skill.Skill) string {
+	return func(s skill.Skill) string { return filepath.Join(root, filepath.FromSlash(s.Path)) }
+}
+
+func sourceProblem(source string, err error) skill.Problem {
+	return skill.Problem{Level: skill.Error, Rule: "source-unreadable", Source: source, Message: err.Error()}
+}

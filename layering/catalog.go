@@ -1,0 +1,181 @@
+// Package layering merges the skills of every source into one Catalog by
+// the four-layer priority: global < marketplace < workspace < user. It
+// keeps the provenance of every winner, and searches and renders the
+// catalog for agents. It never writes files.
+package layering
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/skillsync/skillsync/skill"
+)
+
+// Layer is where a source stands in the priority order; a higher layer
+// wins.
+type Layer int
+
+// The layers, lowest priority first.
+const (
+	Global Layer = iota + 1
+	Marketplace
+	Workspace
+	User
+)
+
+var layerNames = map[Layer]string{Global: "global", Marketplace: "marketplace", Workspace: "workspace", User: "user"}
+
+// String returns the layer's name as config and JSON spell it.
+func (l Layer) String() string {
+	if n, ok := layerNames[l]; ok {
+		return n
+	}
+	return fmt.Sprintf("layer(%d)", int(l))
+}
+
+// MarshalText makes a Layer its name in JSON.
+func (l Layer) MarshalText() ([]byte, error) { return []byte(l.String()), nil }
+
+// ParseLayer returns the layer named name.
+func ParseLayer(name string) (Layer, error) {
+	for l, n := range layerNames {
+		if n == name {
+			return l, nil
+		}
+	}
+	return 0, fmt.Errorf("unknown layer %q: use global, marketplace, workspace or user", name)
+}
+
+// Input is the skills of one source.
+type Input struct {
+	Layer    Layer
+	Source   string
+	Revision string
+	Skills   []skill.Skill
+	// Dir returns the directory a skill can be read from on disk, or "" when
+	// it has none yet. nil means none of the skills has one.
+	Dir func(skill.Skill) string
+}
+
+// Entry is one skill from one source.
+type Entry struct {
+	Skill    skill.Skill
+	Layer    Layer
+	Source   string
+	Revision string
+	// Dir is the skill's directory on disk, "" when it has none.
+	Dir string
+}
+
+// Location returns the path of the skill's SKILL.md on disk, or "".
+func (e *Entry) Location() string {
+	if e.Dir == "" {
+		return ""
+	}
+	return strings.TrimRight(e.Dir, "/") + "/" + e.Skill.File
+}
+
+// Winner is the entry that won its name, with the entries it shadows,
+// highest priority first.
+type Winner struct {
+	Entry
+	Shadowed []Entry
+	// Hidden is set for names the config hides: they stay out of list,
+	// search and prompt unless asked for.
+	Hidden bool
+}
+
+// Options change how a catalog is built.
+type Options struct {
+	// Hidden names are kept in the catalog but marked Hidden.
+	Hidden []string
+}
+
+// Catalog is the merged view of every source.
+type Catalog struct {
+	// Winners in order of their lower-cased names.
+	Winners  []*Winner
+	Problems []skill.Problem
+	byKey    map[string]*Winner
+}
+
+// Key is how names compare: case-insensitively, after NFKC.
+func Key(name string) string { return strings.ToLower(skill.NormalizeName(name)) }
+
+// Build merges inputs. Inputs in a lower layer lose to inputs in a higher
+// one; within a layer, a later input wins over an earlier one. Within one
+// input, two skills of the same name are resolved by path: the first in
+// lexical order wins and the other is reported as a duplicate.
+func Build(inputs []Input, opts Options) *Catalog {
+	ordered := make([]Input, len(inputs))
+	copy(ordered, inputs)
+	sort.SliceStable(ordered, func(i, j int) bool { return ordered[i].Layer < ordered[j].Layer })
+
+	c := &Catalog{byKey: map[string]*Winner{}}
+	for _, in := range ordered {
+		for _, e := range c.dedupe(in) {
+			key := Key(e.Skill.Name)
+			if w, ok := c.byKey[key]; ok {
+				w.Shadowed = append([]Entry{w.Entry}, w.Shadowed...)
+				w.Entry = e
+				continue
+			}
+			c.byKey[key] = &Winner{Entry: e}
+		}
+	}
+	for _, name := range opts.Hidden {
+		if w, ok := c.byKey[Key(name)]; ok {
+			w.Hidden = true
+		}
+	}
+	for _, w := range c.byKey {
+		c.Winners = append(c.Winners, w)
+	}
+	sort.Slice(c.Winners, func(i, j int) bool { return Key(c.Winners[i].Skill.Name) < Key(c.Winners[j].Skill.Name) })
+	return c
+}
+
+// dedupe returns the entries of one input with in-source duplicates
+// removed and reported.
+func (c *Catalog) dedupe(in Input) []Entry {
+	skills := make([]skill.Skill, len(in.Skills))
+	copy(skills, in.Skills)
+	sort.SliceStable(skills, func(i, j int) bool { return skills[i].Path < skills[j].Path })
+	first := map[string]string{}
+	var out []Entry
+	for _, s := range skills {
+		key := Key(s.Name)
+		if winner, dup := first[key]; dup {
+			c.Problems = append(c.Problems, skill.Problem{
+				Level: skill.Warning, Rule: "duplicate-name", Source: in.Source, Skill: s.Name, Path: s.Path, File: s.Path,
+				Message: fmt.Sprintf("skill %q is also at %s, which sorts first and wins; rename or remove one", s.Name, winner),
+			})
+			continue
+		}
+		first[key] = s.Path
+		e := Entry{Skill: s, Layer: in.Layer, Source: in.Source, Revision: in.Revision}
+		if in.Dir != nil {
+			e.Dir = in.Dir(s)
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// Lookup returns the winner for name, compared case-insensitively.
+func (c *Catalog) Lookup(name string) (*Winner, bool) {
+	w, ok := c.byKey[Key(name)]
+	return w, ok
+}
+
+// Visible returns the winners that are not hidden.
+func (c *Catalog) Visible() []*Winner {
+	var out []*Winner
+	for _, w := range c.Winners {
+		if !w.Hidden {
+			out = append(out, w)
+		}
+	}
+	return out
+}

@@ -1,0 +1,117 @@
+package layering
+
+import (
+	"encoding/json"
+	"fmt"
+	"html"
+	"strings"
+	"unicode/utf8"
+)
+
+// PromptFormat is how Prompt renders the catalog.
+type PromptFormat string
+
+// The prompt formats.
+const (
+	PromptXML  PromptFormat = "xml"
+	PromptJSON PromptFormat = "json"
+)
+
+// cutDescription is the length descriptions are cut to when the prompt
+// has to fit a budget.
+const cutDescription = 200
+
+// promptSkill is one skill as the prompt shows it.
+type promptSkill struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	Location    string `json:"location,omitempty"`
+}
+
+// PromptSkills returns the winners an agent's prompt lists: not hidden,
+// and not marked disable-model-invocation.
+func PromptSkills(winners []*Winner) []*Winner {
+	var out []*Winner
+	for _, w := range winners {
+		if !w.Hidden && !w.Skill.DisableModelInvocation() {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// Prompt renders winners for an agent's system prompt. With maxChars > 0
+// the output keeps within maxChars characters: descriptions are cut to 200
+// characters first, then the last skills are dropped and a final line says
+// how many are left out.
+func Prompt(winners []*Winner, format PromptFormat, maxChars int) (string, error) {
+	render := renderXML
+	switch format {
+	case PromptXML, "":
+	case PromptJSON:
+		render = renderJSON
+	default:
+		return "", fmt.Errorf("unknown prompt format %q: use xml or json", format)
+	}
+	skills := make([]promptSkill, len(winners))
+	for i, w := range winners {
+		skills[i] = promptSkill{Name: w.Skill.Name, Description: w.Skill.Description, Location: w.Location()}
+	}
+	out := render(skills, 0)
+	if maxChars <= 0 || utf8.RuneCountInString(out) <= maxChars {
+		return out, nil
+	}
+	for i := range skills {
+		skills[i].Description = cut(skills[i].Description, cutDescription)
+	}
+	for n := len(skills); n >= 0; n-- {
+		out = render(skills[:n], len(skills)-n)
+		if utf8.RuneCountInString(out) <= maxChars {
+			return out, nil
+		}
+	}
+	return out, nil
+}
+
+func cut(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
+}
+
+func renderXML(skills []promptSkill, omitted int) string {
+	var b strings.Builder
+	b.WriteString("<available_skills>\n")
+	for _, s := range skills {
+		b.WriteString("<skill>\n<name>\n")
+		b.WriteString(html.EscapeString(s.Name))
+		b.WriteString("\n</name>\n<description>\n")
+		b.WriteString(html.EscapeString(s.Description))
+		b.WriteString("\n</description>\n")
+		if s.Location != "" {
+			b.WriteString("<location>\n")
+			b.WriteString(s.Location)
+			b.WriteString("\n</location>\n")
+		}
+		b.WriteString("</skill>\n")
+	}
+	b.WriteString("</available_skills>\n")
+	if omitted > 0 {
+		fmt.Fprintf(&b, "<!-- %d more skills: skillsync search QUERY -->\n", omitted)
+	}
+	return b.String()
+}
+
+func renderJSON(skills []promptSkill, omitted int) string {
+	doc := struct {
+		Skills  []promptSkill `json:"skills"`
+		Omitted int           `json:"omitted,omitempty"`
+	}{Skills: skills, Omitted: omitted}
+	if doc.Skills == nil {
+		doc.Skills = []promptSkill{}
+	}
+	data, _ := json.MarshalIndent(doc, "", "  ")
+	return string(data) + "\n"
+}

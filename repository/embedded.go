@@ -1,0 +1,37 @@
+package repository
+
+import (
+	"context"
+	"io/fs"
+
+	"github.com/skillsync/skillsync/skill"
+)
+
+// Embedded is a source over any fs.FS, typically an embed.FS compiled into
+// the binary. Its revision is a hash of its content, which changes only
+// with a new build.
+type Embedded struct {
+	source string
+	fsys   fs.FS
+	opts   Options
+}
+
+// NewEmbedded returns an Embedded source named source over fsys.
+func NewEmbedded(source string, fsys fs.FS, opts Options) *Embedded {
+	return &Embedded{source: source, fsys: fsys, opts: opts}
+}
+
+// Source returns the source's name.
+func (e *Embedded) Source() string { return e.source }
+
+// Sync returns the hash of the FS's content.
+func (e *Embedded) Sync(ctx context.Context) (Revision, error) {
+	return treeRevision(ctx, e.fsys, true)
+}
+
+// Skills discovers the skills in the FS.
+func (e *Embedded) Skills(ctx context.Context) ([]skill.Skill, []skill.Problem, error) {
+	return Discover(ctx, e.fsys, e.source, e.source, e.opts)
+}
+
+var _ Repository = (*Embedded)(nil)

@@ -1,0 +1,72 @@
+package skill
+
+import (
+	"fmt"
+	"io/fs"
+	"sort"
+)
+
+// File is one regular file of a skill.
+type File struct {
+	// Path is relative to the skill directory, slash-separated.
+	Path string
+	Mode fs.FileMode
+	Size int64
+}
+
+// ListFiles walks a skill's files in lexical order, which makes the result
+// deterministic. Symbolic links are resolved through fsys, which decides
+// whether their target is allowed; a link fsys refuses, a link to a
+// directory, and anything that is not a regular file are skipped with a
+// problem. A directory named .git is never entered. maxSize, when above
+// zero, makes a larger file an error of the whole skill.
+func ListFiles(fsys fs.FS, skillPath string, maxSize int64) ([]File, []Problem) {
+	var files []File
+	var problems []Problem
+	skip := func(level Level, rule, name, format string, args ...any) {
+		problems = append(problems, locate(Problem{Level: level, Rule: rule, Message: fmt.Sprintf(format, args...)}, skillPath, name))
+	}
+	err := fs.WalkDir(fsys, ".", func(name string, d fs.DirEntry, err error) error {
+		if err != nil {
+			skip(Warning, "file-unreadable", name, "cannot read %s: %v", name, err)
+			if d != nil && d.IsDir() && name != "." {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() {
+			if d.Name() == ".git" {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		info, err := d.Info()
+		if err == nil && info.Mode()&fs.ModeSymlink != 0 {
+			info, err = fs.Stat(fsys, name)
+			if err != nil {
+				skip(Warning, "symlink-outside", name, "symbolic link %s is skipped: %v", name, err)
+				return nil
+			}
+			if info.IsDir() {
+				skip(Warning, "symlink-dir", name, "symbolic link %s points to a directory and is skipped; copy the files instead", name)
+				return nil
+			}
+		}
+		switch {
+		case err != nil:
+			skip(Warning, "file-unreadable", name, "cannot read %s: %v", name, err)
+		case !info.Mode().IsRegular():
+			skip(Warning, "file-not-regular", name, "%s is not a regular file (%s) and is skipped", name, info.Mode().Type())
+		case maxSize > 0 && info.Size() > maxSize:
+			skip(Error, "file-too-large", name, "%s is %d bytes, over the limit of %d; the whole skill is skipped", name, info.Size(), maxSize)
+		default:
+			files = append(files, File{Path: name, Mode: info.Mode(), Size: info.Size()})
+		}
+		return nil
+	})
+	if err != nil {
+		skip(Error, "file-unreadable", ".", "cannot list the skill's files: %v", err)
+	}
+	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
+	return files, problems
+}

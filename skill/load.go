@@ -1,0 +1,360 @@
+package skill
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"gopkg.in/yaml.v3"
+)
+
+// MaxSkillFile is the largest SKILL.md read, in bytes.
+const MaxSkillFile = 4 << 20
+
+// maxYAMLNodes bounds how many YAML nodes one frontmatter may expand to
+// once aliases are followed. A billion-laughs document hits it after a few
+// thousand steps instead of exhausting memory.
+const maxYAMLNodes = 10000
+
+// Load parses the skill whose directory is the root of fsys.
+//
+// skillPath names the directory inside its source, for messages; dirName
+// is the directory's own name, which the skill's name should equal. Load
+// returns every problem it finds. When one of them is an Error the Skill is
+// not usable; check with HasError.
+func Load(fsys fs.FS, skillPath, dirName string) (Skill, []Problem) {
+	s := Skill{Files: fsys, Path: skillPath}
+	data, file, p := readSkillFile(fsys)
+	s.File = file
+	if p != nil {
+		return s, []Problem{locate(*p, skillPath, file)}
+	}
+	problems := parse(&s, data, dirName)
+	for i := range problems {
+		problems[i] = locate(problems[i], skillPath, file)
+		problems[i].Skill = s.Name
+	}
+	return s, problems
+}
+
+// readSkillFile reads SKILL.md, or skill.md where that is the only one.
+// Anything but a regular file is refused before it is opened, so a FIFO
+// never blocks the reader.
+func readSkillFile(fsys fs.FS) ([]byte, string, *Problem) {
+	var (
+		info fs.FileInfo
+		err  error
+		name string
+	)
+	for _, name = range []string{"SKILL.md", "skill.md"} {
+		info, err = fs.Stat(fsys, name)
+		if !errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+	}
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, "SKILL.md", &Problem{Level: Error, Rule: "skill-md-missing",
+			Message: "no SKILL.md in the skill directory"}
+	case err != nil:
+		return nil, name, &Problem{Level: Error, Rule: "skill-md-unreadable", Message: err.Error()}
+	case !info.Mode().IsRegular():
+		return nil, name, &Problem{Level: Error, Rule: "skill-md-not-regular",
+			Message: name + " is not a regular file (" + info.Mode().Type().String() + ")"}
+	case info.Size() > MaxSkillFile:
+		return nil, name, &Problem{Level: Error, Rule: "skill-md-too-large",
+			Message: fmt.Sprintf("%s is %d bytes; the limit is %d", name, info.Size(), MaxSkillFile)}
+	}
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil, name, &Problem{Level: Error, Rule: "skill-md-unreadable", Message: err.Error()}
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxSkillFile+1))
+	if err == nil && len(data) > MaxSkillFile {
+		err = fmt.Errorf("%s grew past %d bytes while being read", name, MaxSkillFile)
+	}
+	if err != nil {
+		return nil, name, &Problem{Level: Error, Rule: "skill-md-unreadable", Message: err.Error()}
+	}
+	return data, name, nil
+}
+
+// Parse parses the bytes of a SKILL.md into s. dirName is the skill
+// directory's name, or "" to skip the check that the two agree.
+func Parse(data []byte, dirName string) (Skill, []Problem) {
+	var s Skill
+	problems := parse(&s, data, dirName)
+	return s, problems
+}
+
+func parse(s *Skill, data []byte, dirName string) []Problem {
+	fm, body, fmLine, p := split(data)
+	if p != nil {
+		return []Problem{*p}
+	}
+	s.Body = body
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte(fm), &doc); err != nil {
+		return []Problem{{Level: Error, Rule: "frontmatter-yaml",
+			Line: yamlErrorLine(err, fmLine), Message: "frontmatter is not valid YAML: " + trimYAMLError(err)}}
+	}
+	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+		return []Problem{{Level: Error, Rule: "frontmatter-not-mapping", Line: fmLine,
+			Message: "frontmatter must be a YAML mapping of keys to values (name: ..., description: ...)"}}
+	}
+	d := decoder{s: s, offset: fmLine - 1, budget: maxYAMLNodes}
+	d.mapping(doc.Content[0])
+	if d.fatal {
+		return d.problems
+	}
+	return append(d.problems, d.validate(dirName)...)
+}
+
+// decoder turns the frontmatter mapping into Skill fields.
+type decoder struct {
+	s        *Skill
+	offset   int // added to YAML line numbers to give file line numbers
+	budget   int // YAML nodes left to visit
+	fatal    bool
+	lines    map[field]int
+	problems []Problem
+}
+
+func (d *decoder) add(level Level, rule string, line int, format string, args ...any) {
+	d.problems = append(d.problems, Problem{Level: level, Rule: rule, Line: line, Message: fmt.Sprintf(format, args...)})
+}
+
+func (d *decoder) mapping(m *yaml.Node) {
+	d.lines = map[field]int{}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k, v := m.Content[i], d.deref(m.Content[i+1])
+		if d.fatal {
+			return
+		}
+		line := k.Line + d.offset
+		f, known := keys[k.Value]
+		if !known {
+			if !agentKeys[k.Value] {
+				d.add(Warning, "field-unknown", line, "field %q is not part of the Agent Skills specification", k.Value)
+			}
+			if d.s.Extra == nil {
+				d.s.Extra = map[string]any{}
+			}
+			d.s.Extra[k.Value] = d.value(v)
+			continue
+		}
+		if want := canonical[f]; k.Value != want {
+			d.add(Warning, "field-alias", line, "field %q is an alias: write %q", k.Value, want)
+		}
+		if prev, dup := d.lines[f]; dup {
+			d.add(Warning, "field-duplicate", line, "field %q repeats %q from line %d; the first one is used", k.Value, canonical[f], prev)
+			continue
+		}
+		d.lines[f] = line
+		d.set(f, k.Value, v, line)
+	}
+}
+
+func (d *decoder) set(f field, key string, v *yaml.Node, line int) {
+	switch f {
+	case fieldName, fieldDescription:
+		str, ok := d.scalar(key, v, line, Error)
+		if f == fieldName {
+			d.s.Name = NormalizeName(str)
+		} else if ok {
+			d.s.Description = strings.TrimSpace(str)
+		}
+	case fieldLicense:
+		d.s.License, _ = d.scalar(key, v, line, Warning)
+	case fieldCompatibility:
+		d.s.Compatibility, _ = d.scalar(key, v, line, Warning)
+	case fieldVersion:
+		d.s.Version, _ = d.scalar(key, v, line, Warning)
+	case fieldAuthor:
+		d.s.Author, _ = d.scalar(key, v, line, Warning)
+	case fieldMetadata:
+		d.metadata(key, v, line)
+	case fieldAllowedTools:
+		d.s.AllowedTools = d.list(key, v, line, " ,")
+	case fieldTriggers:
+		d.s.Triggers = d.list(key, v, line, "")
+	case fieldTags:
+		d.s.Tags = d.list(key, v, line, ",")
+	}
+}
+
+// scalar returns a scalar value as a string. Any other kind is a problem at
+// the given level.
+func (d *decoder) scalar(key string, v *yaml.Node, line int, level Level) (string, bool) {
+	if v.Kind != yaml.ScalarNode {
+		d.add(level, "field-type", line, "field %q must be a single value, not a %s", key, kindName(v))
+		return "", false
+	}
+	if v.Tag == "!!null" {
+		return "", true
+	}
+	return v.Value, true
+}
+
+// list reads a sequence of scalars, or one string split at any of seps.
+func (d *decoder) list(key string, v *yaml.Node, line int, seps string) []string {
+	var out []string
+	switch v.Kind {
+	case yaml.ScalarNode:
+		if v.Tag == "!!null" {
+			return nil
+		}
+		parts := []string{v.Value}
+		if seps != "" {
+			parts = strings.FieldsFunc(v.Value, func(r rune) bool { return strings.ContainsRune(seps, r) })
+		}
+		for _, p := range parts {
+			if p = strings.TrimSpace(p); p != "" {
+				out = append(out, p)
+			}
+		}
+	case yaml.SequenceNode:
+		for _, item := range v.Content {
+			item = d.deref(item)
+			if item.Kind != yaml.ScalarNode {
+				d.add(Warning, "field-type", item.Line+d.offset, "items of %q must be single values, not a %s", key, kindName(item))
+				continue
+			}
+			if s := strings.TrimSpace(item.Value); s != "" {
+				out = append(out, s)
+			}
+		}
+	default:
+		d.add(Warning, "field-type", line, "field %q must be a list or a string, not a %s", key, kindName(v))
+	}
+	return out
+}
+
+func (d *decoder) metadata(key string, v *yaml.Node, line int) {
+	if v.Kind != yaml.MappingNode {
+		d.add(Warning, "field-type", line, "field %q must be a mapping of keys to values, not a %s", key, kindName(v))
+		return
+	}
+	d.s.Metadata = map[string]string{}
+	for i := 0; i+1 < len(v.Content); i += 2 {
+		k, val := v.Content[i], d.deref(v.Content[i+1])
+		if val.Kind == yaml.ScalarNode {
+			d.s.Metadata[k.Value] = val.Value
+			continue
+		}
+		out, err := yaml.Marshal(d.value(val))
+		if err != nil {
+			d.add(Warning, "field-type", k.Line+d.offset, "metadata %q: %v", k.Value, err)
+			continue
+		}
+		d.s.Metadata[k.Value] = strings.TrimSpace(string(out))
+	}
+}
+
+// deref follows aliases and charges the visit to the node budget.
+func (d *decoder) deref(n *yaml.Node) *yaml.Node {
+	for n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	d.budget--
+	if d.budget < 0 && !d.fatal {
+		d.fatal = true
+		d.problems = append(d.problems, Problem{Level: Error, Rule: "frontmatter-aliases", Line: n.Line + d.offset,
+			Message: fmt.Sprintf("frontmatter expands to more than %d YAML nodes through aliases; write the values out", maxYAMLNodes)})
+	}
+	return n
+}
+
+// value converts a node to plain Go values, within the node budget.
+func (d *decoder) value(n *yaml.Node) any {
+	if d.fatal {
+		return nil
+	}
+	switch n.Kind {
+	case yaml.MappingNode:
+		m := make(map[string]any, len(n.Content)/2)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			m[n.Content[i].Value] = d.value(d.deref(n.Content[i+1]))
+		}
+		return m
+	case yaml.SequenceNode:
+		s := make([]any, 0, len(n.Content))
+		for _, item := range n.Content {
+			s = append(s, d.value(d.deref(item)))
+		}
+		return s
+	default:
+		var v any
+		if err := n.Decode(&v); err != nil {
+			return n.Value
+		}
+		return v
+	}
+}
+
+func (d *decoder) validate(dirName string) []Problem {
+	var out []Problem
+	s := d.s
+	if s.Name == "" {
+		out = append(out, Problem{Level: Error, Rule: "name-missing", Line: d.lines[fieldName],
+			Message: "name is missing or empty: add name: <directory name> to the frontmatter"})
+	} else if !ValidName(s.Name) {
+		out = append(out, Problem{Level: Error, Rule: "name-unsafe", Line: d.lines[fieldName],
+			Message: fmt.Sprintf("name %q cannot be a directory name: no /, \\ or NUL, no leading dot, at most 255 bytes", s.Name)})
+	} else {
+		for _, p := range nameWarnings(s.Name, dirName) {
+			p.Line = d.lines[fieldName]
+			out = append(out, p)
+		}
+	}
+	if s.Description == "" {
+		out = append(out, Problem{Level: Error, Rule: "description-missing", Line: d.lines[fieldDescription],
+			Message: "description is missing or empty: say what the skill does and when to use it"})
+	} else if n := utf8.RuneCountInString(s.Description); n > 1024 {
+		out = append(out, Problem{Level: Warning, Rule: "description-too-long", Line: d.lines[fieldDescription],
+			Message: fmt.Sprintf("description is %d characters long; the limit is 1024", n)})
+	}
+	if n := utf8.RuneCountInString(s.Compatibility); n > 500 {
+		out = append(out, Problem{Level: Warning, Rule: "compatibility-too-long", Line: d.lines[fieldCompatibility],
+			Message: fmt.Sprintf("compatibility is %d characters long; the limit is 500", n)})
+	}
+	return out
+}
+
+func kindName(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "mapping"
+	case yaml.SequenceNode:
+		return "list"
+	}
+	return "value"
+}
+
+var yamlLine = regexp.MustCompile(`line (\d+):`)
+
+// yamlErrorLine turns the line in a yaml.v3 error into a file line.
+func yamlErrorLine(err error, fmLine int) int {
+	m := yamlLine.FindStringSubmatch(err.Error())
+	if m == nil {
+		return fmLine
+	}
+	n, _ := strconv.Atoi(m[1])
+	return n + fmLine - 1
+}
+
+// trimYAMLError drops yaml.v3's "yaml: line N:" prefix, since the problem
+// carries the file line itself.
+func trimYAMLError(err error) string {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	if loc := yamlLine.FindStringIndex(msg); loc != nil && loc[0] == 0 {
+		msg = strings.TrimSpace(msg[loc[1]:])
+	}
+	return msg
+}

@@ -1,0 +1,57 @@
+package skill
+
+import (
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// MaxNameLength is the longest name the Agent Skills specification allows,
+// in characters.
+const MaxNameLength = 64
+
+// ValidName reports whether name can be used as one path component on every
+// platform skillsync writes to: not empty, at most 255 bytes, no "/", "\"
+// or NUL, and not starting with ".". A name that fails is an error, since
+// the cache and the targets use it as a directory name. ValidName does not
+// check the stricter Agent Skills rules; Load reports those as warnings.
+func ValidName(name string) bool {
+	return name != "" && len(name) <= 255 &&
+		!strings.ContainsAny(name, "/\\\x00") && name[0] != '.'
+}
+
+// NormalizeName returns name in Unicode NFKC form with surrounding space
+// removed, the form names are compared and stored in.
+func NormalizeName(name string) string {
+	return norm.NFKC.String(strings.TrimSpace(name))
+}
+
+// nameWarnings checks name against the Agent Skills naming rules.
+func nameWarnings(name, dirName string) []Problem {
+	var out []Problem
+	warn := func(rule, msg string) {
+		out = append(out, Problem{Level: Warning, Rule: rule, Message: msg})
+	}
+	if n := utf8.RuneCountInString(name); n > MaxNameLength {
+		warn("name-too-long", "name is "+strconv.Itoa(n)+" characters long; the limit is 64")
+	}
+	if name != strings.ToLower(name) {
+		warn("name-not-lowercase", "name "+strconv.Quote(name)+" has upper-case letters; use "+strconv.Quote(strings.ToLower(name)))
+	}
+	for _, r := range name {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-' {
+			warn("name-invalid-chars", "name "+strconv.Quote(name)+" has "+strconv.Quote(string(r))+"; use only letters, digits and hyphens")
+			break
+		}
+	}
+	if strings.HasPrefix(name, "-") || strings.HasSuffix(name, "-") || strings.Contains(name, "--") {
+		warn("name-hyphen", "name "+strconv.Quote(name)+" starts or ends with a hyphen or has two in a row")
+	}
+	if dirName != "" && NormalizeName(dirName) != name {
+		warn("name-mismatch", "name "+strconv.Quote(name)+" differs from its directory "+strconv.Quote(dirName)+"; rename one to match")
+	}
+	return out
+}

@@ -1,0 +1,77 @@
+package skill
+
+import (
+	"fmt"
+	"path"
+)
+
+// Level says what a problem does to its skill.
+type Level string
+
+const (
+	// Error: the skill is skipped everywhere.
+	Error Level = "error"
+	// Warning: the skill is kept; strict mode turns warnings into errors.
+	Warning Level = "warning"
+)
+
+// Problem is one finding about one skill or one file of a source.
+type Problem struct {
+	Level   Level  `json:"level"`
+	Rule    string `json:"rule"`
+	Message string `json:"message"`
+	Source  string `json:"source,omitempty"`
+	// Skill is the skill's name where it is known.
+	Skill string `json:"skill,omitempty"`
+	// Path is the skill's directory inside its source, slash-separated.
+	Path string `json:"path,omitempty"`
+	// File is the file the problem is in, relative to the source root.
+	File string `json:"file,omitempty"`
+	Line int    `json:"line,omitempty"`
+}
+
+// String renders a problem as "FILE:LINE: LEVEL: MESSAGE (RULE)", the shape
+// compilers use, so editors can jump to it.
+func (p Problem) String() string {
+	loc := p.File
+	if loc == "" {
+		loc = p.Path
+	}
+	if p.Source != "" {
+		loc = p.Source + ":" + loc
+	}
+	if p.Line > 0 {
+		loc = fmt.Sprintf("%s:%d", loc, p.Line)
+	}
+	return fmt.Sprintf("%s: %s: %s (%s)", loc, p.Level, p.Message, p.Rule)
+}
+
+// HasError reports whether any problem is an error, or with strict any
+// problem at all.
+func HasError(problems []Problem, strict bool) bool {
+	for _, p := range problems {
+		if p.Level == Error || strict {
+			return true
+		}
+	}
+	return false
+}
+
+// Strict returns problems with every warning raised to an error.
+func Strict(problems []Problem) []Problem {
+	out := make([]Problem, len(problems))
+	for i, p := range problems {
+		p.Level = Error
+		out[i] = p
+	}
+	return out
+}
+
+// locate fills in where a problem is, given the skill's path in its source.
+func locate(p Problem, skillPath, file string) Problem {
+	p.Path = skillPath
+	if file != "" {
+		p.File = path.Join(skillPath, file)
+	}
+	return p
+}

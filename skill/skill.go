@@ -1,0 +1,44 @@
+// Package skill holds the Skill type, the SKILL.md parser and the Agent
+// Skills validation rules.
+//
+// A skill is a directory holding a SKILL.md: YAML frontmatter between two
+// lines of "---", then Markdown instructions. Its other files are reached
+// through Skill.Files, an fs.FS rooted at the skill directory, so a skill can
+// come from a local directory, an embedded FS or a git tree alike.
+package skill
+
+import "io/fs"
+
+// Skill is one parsed skill.
+type Skill struct {
+	Name          string
+	Description   string
+	License       string
+	Compatibility string
+	Version       string
+	Author        string
+	Tags          []string
+	Triggers      []string
+	AllowedTools  []string
+	Metadata      map[string]string
+	// Extra keeps every frontmatter key skillsync does not interpret
+	// (disable-model-invocation, argument-hint, model, ...) with its value
+	// as YAML decoded it, so agents downstream lose nothing.
+	Extra map[string]any
+	Body  string
+
+	// Files is rooted at the skill's directory.
+	Files fs.FS
+	// Path is where the skill lives in its source, slash-separated; "." when
+	// the source root is the skill itself.
+	Path string
+	// File is the name of the skill's main file: "SKILL.md" or "skill.md".
+	File string
+}
+
+// DisableModelInvocation reports whether the frontmatter asks agents not to
+// load the skill on their own, which keeps it out of the rendered prompt.
+func (s *Skill) DisableModelInvocation() bool {
+	v, ok := s.Extra["disable-model-invocation"].(bool)
+	return ok && v
+}
