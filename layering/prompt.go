@@ -112,6 +112,10 @@ func renderJSON(skills []promptSkill, omitted int) string {
 	if doc.Skills == nil {
 		doc.Skills = []promptSkill{}
 	}
-	data, _ := json.MarshalIndent(doc, "", "  ")
-	return string(data) + "\n"
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(doc) // strings and ints only: it cannot fail
+	return b.String()
 }

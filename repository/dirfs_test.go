@@ -1,0 +1,148 @@
+package repository_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"syscall"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/skillsync/skillsync/repository"
+	"github.com/skillsync/skillsync/repository/repositorytest"
+	"github.com/skillsync/skillsync/skill"
+)
+
+func TestDirFSConformsToIOFS(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, repositorytest.Fixture())
+	fsys, err := repository.NewDirFS(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := fstest.TestFS(fsys, "pdf/SKILL.md", "pdf/scripts/extract.sh", "group/docs/SKILL.md"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestDirFSRefusesEscapes(t *testing.T) {
+	outside := t.TempDir()
+	writeTree(t, outside, map[string]repositorytest.File{"secret.txt": {Data: "secret"}})
+	root := t.TempDir()
+	writeTree(t, root, map[string]repositorytest.File{"skill/SKILL.md": {Data: "---\nname: skill\ndescription: d\n---\n"}, "shared.txt": {Data: "shared"}})
+	must(t, os.Symlink(filepath.Join(outside, "secret.txt"), filepath.Join(root, "skill", "leak.txt")))
+	must(t, os.Symlink("../shared.txt", filepath.Join(root, "skill", "inside.txt")))
+	must(t, os.Symlink(outside, filepath.Join(root, "outdir")))
+
+	fsys, err := repository.NewDirFS(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"skill/leak.txt", "outdir/secret.txt", "../x", "/etc/passwd"} {
+		if _, err := fsys.Open(name); err == nil {
+			t.Errorf("Open(%q) succeeded; it leads outside the root", name)
+		}
+	}
+	if _, err := fsys.Open("skill/leak.txt"); !errors.Is(err, repository.ErrOutside) {
+		t.Errorf("Open of a link out: %v, want ErrOutside", err)
+	}
+	if data, err := fsReadFile(fsys, "skill/inside.txt"); err != nil || data != "shared" {
+		t.Errorf("a link inside the root: %q, %v", data, err)
+	}
+
+	r := repository.NewLocal("l", root, repository.Options{})
+	skills, problems, err := r.Skills(context.Background())
+	if err != nil || len(skills) != 1 {
+		t.Fatalf("skills %v, %v", skills, err)
+	}
+	if !slices.ContainsFunc(problems, func(p skill.Problem) bool {
+		return p.Rule == "symlink-outside" && p.File == "skill/leak.txt"
+	}) {
+		t.Errorf("no symlink-outside problem for skill/leak.txt: %v", problems)
+	}
+	if !slices.ContainsFunc(problems, func(p skill.Problem) bool { return p.Rule == "symlink-outside" && p.File == "outdir" }) {
+		t.Errorf("no symlink-outside problem for the directory link outdir: %v", problems)
+	}
+	files, _ := skill.ListFiles(skills[0].Files, skills[0].Path, 0)
+	if slices.ContainsFunc(files, func(f skill.File) bool { return f.Path == "leak.txt" }) {
+		t.Error("the link out of the root is listed as a file of the skill")
+	}
+}
+
+// A SKILL.md that is a FIFO must be refused without waiting for a writer.
+func TestFIFOSkillFileDoesNotBlock(t *testing.T) {
+	root := t.TempDir()
+	must(t, os.MkdirAll(filepath.Join(root, "fifo"), 0o755))
+	must(t, syscall.Mkfifo(filepath.Join(root, "fifo", "SKILL.md"), 0o644))
+	writeTree(t, root, map[string]repositorytest.File{
+		"ok/SKILL.md": {Data: "---\nname: ok\ndescription: d\n---\n"},
+	})
+	must(t, syscall.Mkfifo(filepath.Join(root, "ok", "pipe"), 0o644))
+
+	done := make(chan struct{})
+	var skills []skill.Skill
+	var problems []skill.Problem
+	go func() {
+		defer close(done)
+		skills, problems, _ = repository.NewLocal("l", root, repository.Options{}).Skills(context.Background())
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("discovery blocked on a FIFO")
+	}
+	if len(skills) != 1 || skills[0].Name != "ok" {
+		t.Errorf("skills = %v", skills)
+	}
+	rules := map[string]bool{}
+	for _, p := range problems {
+		rules[p.File+":"+p.Rule] = true
+	}
+	if !rules["fifo/SKILL.md:skill-md-not-regular"] || !rules["ok/pipe:file-not-regular"] {
+		t.Errorf("problems = %v", problems)
+	}
+	fsys, _ := repository.NewDirFS(root)
+	if _, err := fsys.Open("ok/pipe"); !errors.Is(err, repository.ErrNotRegular) {
+		t.Errorf("Open(FIFO) = %v, want ErrNotRegular", err)
+	}
+}
+
+func TestSourceName(t *testing.T) {
+	for raw, want := range map[string]string{
+		"Team Skills": "team-skills", "acme/skills.git": "acme-skills.git", "..": "source..",
+		".": "source.", "": "source", "ok_name-1.2": "ok_name-1.2", "Ünicode!": "nicode",
+	} {
+		if got := repository.SourceName(raw); got != want {
+			t.Errorf("SourceName(%q) = %q, want %q", raw, got, want)
+		}
+	}
+}
+
+func TestUniqueNames(t *testing.T) {
+	got, warnings := repository.UniqueNames([]string{"a", "b", "a", "a", "a_2"})
+	want := []string{"a", "b", "a_2", "a_3", "a_2_2"}
+	if !slices.Equal(got, want) || len(warnings) != 3 {
+		t.Errorf("UniqueNames = %v (%d warnings), want %v", got, len(warnings), want)
+	}
+}
+
+func fsReadFile(fsys *repository.DirFS, name string) (string, error) {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	buf := make([]byte, 100)
+	n, _ := f.Read(buf)
+	return string(buf[:n]), nil
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,135 @@
+// Package repositorytest is a conformance suite that every repository
+// adapter passes: discovery, validation problems, depth, skipped folders
+// and file modes behave the same whatever the source is.
+package repositorytest
+
+import (
+	"context"
+	"io/fs"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/skillsync/skillsync/repository"
+	"github.com/skillsync/skillsync/skill"
+)
+
+// File is one file of a fixture source.
+type File struct {
+	Data string
+	Mode fs.FileMode // 0 means 0644
+}
+
+// Fixture is the source every adapter is asked to serve, by path.
+func Fixture() map[string]File {
+	md := func(name, desc string) File {
+		return File{Data: "---\nname: " + name + "\ndescription: " + desc + "\n---\n# " + name + "\n"}
+	}
+	return map[string]File{
+		"pdf/SKILL.md":              md("pdf", "Read PDF files."),
+		"pdf/scripts/extract.sh":    {Data: "#!/bin/sh\necho extract\n", Mode: 0o755},
+		"pdf/references/format.md":  {Data: "format notes\n"},
+		"pdf/nested/SKILL.md":       md("nested", "A skill inside a skill is not a skill of its own."),
+		"group/docs/SKILL.md":       md("docs", "Write documentation."),
+		"a/b/c/deep/SKILL.md":       md("deep", "Four levels below the root."),
+		"a/b/c/d/too-deep/SKILL.md": md("too-deep", "Five levels below the root."),
+		".hidden/secret/SKILL.md":   md("secret", "Inside a dot-directory."),
+		"node_modules/pkg/SKILL.md": md("pkg", "Inside node_modules."),
+		"broken/SKILL.md":           {Data: "---\nname: broken\n---\n"},
+		"warned/SKILL.md":           md("Warned", "Upper case name."),
+		"lower/skill.md":            md("lower", "A lower-case skill.md."),
+		"not-a-skill/README.md":     {Data: "no SKILL.md here\n"},
+	}
+}
+
+// New makes a repository that serves the files, synced and ready.
+type New func(t *testing.T, files map[string]File, opts repository.Options) repository.Repository
+
+// Run runs the suite against the adapter new makes. hasModes says whether
+// the adapter keeps file modes (an embedded FS does not).
+func Run(t *testing.T, newRepo New, hasModes bool) {
+	ctx := context.Background()
+	t.Run("Discovery", func(t *testing.T) {
+		r := newRepo(t, Fixture(), repository.Options{})
+		skills, problems, err := r.Skills(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, s := range skills {
+			names = append(names, s.Name+"@"+s.Path)
+		}
+		want := []string{"deep@a/b/c/deep", "docs@group/docs", "lower@lower", "pdf@pdf", "Warned@warned"}
+		if !slices.Equal(names, want) {
+			t.Errorf("skills = %v, want %v", names, want)
+		}
+		got := map[string]bool{}
+		for _, p := range problems {
+			if p.Source != r.Source() {
+				t.Errorf("problem %v does not name source %s", p, r.Source())
+			}
+			got[p.Path+":"+p.Rule] = true
+		}
+		for _, key := range []string{"broken:description-missing", "warned:name-not-lowercase", "warned:name-mismatch"} {
+			if !got[key] {
+				t.Errorf("missing problem %s in %v", key, problems)
+			}
+		}
+	})
+	t.Run("Strict", func(t *testing.T) {
+		r := newRepo(t, Fixture(), repository.Options{Strict: true})
+		skills, _, err := r.Skills(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range skills {
+			if s.Name == "Warned" {
+				t.Error("strict kept a skill with warnings")
+			}
+		}
+	})
+	t.Run("Files", func(t *testing.T) {
+		r := newRepo(t, Fixture(), repository.Options{})
+		skills, _, err := r.Skills(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := slices.IndexFunc(skills, func(s skill.Skill) bool { return s.Name == "pdf" })
+		if i < 0 {
+			t.Fatal("pdf not found")
+		}
+		files, problems := skill.ListFiles(skills[i].Files, skills[i].Path, 0)
+		var paths []string
+		for _, f := range files {
+			paths = append(paths, f.Path)
+			if hasModes && f.Path == "scripts/extract.sh" && f.Mode.Perm()&0o111 == 0 {
+				t.Errorf("extract.sh lost its executable bit: %v", f.Mode)
+			}
+		}
+		sort.Strings(paths)
+		want := "SKILL.md nested/SKILL.md references/format.md scripts/extract.sh"
+		if strings.Join(paths, " ") != want || len(problems) > 0 {
+			t.Errorf("files = %v (problems %v), want %s", paths, problems, want)
+		}
+		data, err := fs.ReadFile(skills[i].Files, "scripts/extract.sh")
+		if err != nil || string(data) != "#!/bin/sh\necho extract\n" {
+			t.Errorf("read extract.sh = %q, %v", data, err)
+		}
+	})
+	t.Run("MaxFileSize", func(t *testing.T) {
+		files := Fixture()
+		files["pdf/assets/big.bin"] = File{Data: strings.Repeat("x", 2048)}
+		r := newRepo(t, files, repository.Options{MaxFileSize: 1024})
+		skills, problems, err := r.Skills(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if slices.ContainsFunc(skills, func(s skill.Skill) bool { return s.Name == "pdf" }) {
+			t.Error("a skill with a file over max_file_size was kept")
+		}
+		if !slices.ContainsFunc(problems, func(p skill.Problem) bool { return p.Rule == "file-too-large" && p.File == "pdf/assets/big.bin" }) {
+			t.Errorf("no file-too-large problem naming pdf/assets/big.bin: %v", problems)
+		}
+	})
+}

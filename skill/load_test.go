@@ -1,0 +1,237 @@
+package skill
+
+import (
+	"strings"
+	"testing"
+	"testing/fstest"
+)
+
+func rules(problems []Problem) []string {
+	var out []string
+	for _, p := range problems {
+		out = append(out, string(p.Level)+":"+p.Rule)
+	}
+	return out
+}
+
+func TestParseRules(t *testing.T) {
+	long := strings.Repeat("a", 65)
+	tests := []struct {
+		name string
+		dir  string
+		text string
+		want []string // level:rule, in order; nil means no problems
+	}{
+		{"valid", "pdf", "---\nname: pdf\ndescription: Read PDFs.\n---\nbody\n", nil},
+		{"no frontmatter", "pdf", "# just markdown\n", []string{"error:frontmatter-missing"}},
+		{"unterminated", "pdf", "---\nname: pdf\ndescription: x\n", []string{"error:frontmatter-unterminated"}},
+		{"not a mapping", "pdf", "---\n- a\n- b\n---\n", []string{"error:frontmatter-not-mapping"}},
+		{"empty frontmatter", "pdf", "---\n---\nbody", []string{"error:frontmatter-not-mapping"}},
+		{"bad yaml", "pdf", "---\nname: [unclosed\n---\n", []string{"error:frontmatter-yaml"}},
+		{"name missing", "pdf", "---\ndescription: x\n---\n", []string{"error:name-missing"}},
+		{"name empty", "pdf", "---\nname: \"\"\ndescription: x\n---\n", []string{"error:name-missing"}},
+		{"description missing", "pdf", "---\nname: pdf\n---\n", []string{"error:description-missing"}},
+		{"description blank", "pdf", "---\nname: pdf\ndescription: '  '\n---\n", []string{"error:description-missing"}},
+		{"name with slash", "pdf", "---\nname: a/b\ndescription: x\n---\n", []string{"error:name-unsafe"}},
+		{"name with backslash", "pdf", "---\nname: a\\b\ndescription: x\n---\n", []string{"error:name-unsafe"}},
+		{"name with dot first", "pdf", "---\nname: .hidden\ndescription: x\n---\n", []string{"error:name-unsafe"}},
+		{"name over 255 bytes", "pdf", "---\nname: " + strings.Repeat("a", 256) + "\ndescription: x\n---\n", []string{"error:name-unsafe"}},
+		{"name too long", long, "---\nname: " + long + "\ndescription: x\n---\n", []string{"warning:name-too-long"}},
+		{"name upper case", "PDF", "---\nname: PDF\ndescription: x\n---\n", []string{"warning:name-not-lowercase"}},
+		{"name underscore", "my_pdf", "---\nname: my_pdf\ndescription: x\n---\n", []string{"warning:name-invalid-chars"}},
+		{"name leading hyphen", "-pdf", "---\nname: -pdf\ndescription: x\n---\n", []string{"warning:name-hyphen"}},
+		{"name trailing hyphen", "pdf-", "---\nname: pdf-\ndescription: x\n---\n", []string{"warning:name-hyphen"}},
+		{"name double hyphen", "a--b", "---\nname: a--b\ndescription: x\n---\n", []string{"warning:name-hyphen"}},
+		{"name unicode letters", "café", "---\nname: café\ndescription: x\n---\n", nil},
+		{"name NFKC", "pdf", "---\nname: ｐｄｆ\ndescription: x\n---\n", nil},
+		{"name differs from dir", "other", "---\nname: pdf\ndescription: x\n---\n", []string{"warning:name-mismatch"}},
+		{"description too long", "pdf", "---\nname: pdf\ndescription: " + strings.Repeat("d", 1025) + "\n---\n", []string{"warning:description-too-long"}},
+		{"description at limit", "pdf", "---\nname: pdf\ndescription: " + strings.Repeat("d", 1024) + "\n---\n", nil},
+		{"compatibility too long", "pdf", "---\nname: pdf\ndescription: x\ncompatibility: " + strings.Repeat("c", 501) + "\n---\n", []string{"warning:compatibility-too-long"}},
+		{"unknown field", "pdf", "---\nname: pdf\ndescription: x\ncolour: blue\n---\n", []string{"warning:field-unknown"}},
+		{"agent field", "pdf", "---\nname: pdf\ndescription: x\nargument-hint: FILE\nmodel: opus\n---\n", nil},
+		{"alias", "pdf", "---\nskill: pdf\nwhen_to_use: x\n---\n", []string{"warning:field-alias", "warning:field-alias"}},
+		{"duplicate via alias", "pdf", "---\nname: pdf\nskill: other\ndescription: x\n---\n", []string{"warning:field-alias", "warning:field-duplicate"}},
+		{"name is a list", "pdf", "---\nname: [a]\ndescription: x\n---\n", []string{"error:field-type", "error:name-missing"}},
+		{"metadata not a map", "pdf", "---\nname: pdf\ndescription: x\nmetadata: 3\n---\n", []string{"warning:field-type"}},
+		{"frontmatter too large", "pdf", "---\nname: pdf\ndescription: x\npad: " + strings.Repeat("p", MaxFrontmatter) + "\n---\n", []string{"error:frontmatter-too-large"}},
+		{"unterminated and huge", "pdf", "---\n" + strings.Repeat("p: 1\n", MaxFrontmatter), []string{"error:frontmatter-too-large"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, problems := Parse([]byte(tt.text), tt.dir)
+			got := rules(problems)
+			if strings.Join(got, ",") != strings.Join(tt.want, ",") {
+				t.Errorf("problems = %v, want %v\n%v", got, tt.want, problems)
+			}
+		})
+	}
+}
+
+func TestParseFields(t *testing.T) {
+	text := "\ufeff\r\n\r\n---\r\n" +
+		"name: pdf\r\n" +
+		"summary: Extract text.\r\n" +
+		"license: MIT\r\n" +
+		"compatibility: needs poppler\r\n" +
+		"version: 1.2\r\n" +
+		"author: Ann\r\n" +
+		"metadata:\r\n  team: docs\r\n  level: 3\r\n  nested: {a: 1}\r\n" +
+		"tools: Read, Bash Grep\r\n" +
+		"trigger_patterns: [convert a pdf, extract tables]\r\n" +
+		"tag: docs, pdf\r\n" +
+		"disable-model-invocation: true\r\n" +
+		"---\r\n# PDF\r\nbody\r\n"
+	s, problems := Parse([]byte(text), "pdf")
+	for _, p := range problems {
+		if p.Rule != "field-alias" {
+			t.Errorf("unexpected problem %v", p)
+		}
+	}
+	check := func(field, got, want string) {
+		t.Helper()
+		if got != want {
+			t.Errorf("%s = %q, want %q", field, got, want)
+		}
+	}
+	check("name", s.Name, "pdf")
+	check("description", s.Description, "Extract text.")
+	check("license", s.License, "MIT")
+	check("compatibility", s.Compatibility, "needs poppler")
+	check("version", s.Version, "1.2")
+	check("author", s.Author, "Ann")
+	check("metadata.team", s.Metadata["team"], "docs")
+	check("metadata.level", s.Metadata["level"], "3")
+	check("metadata.nested", s.Metadata["nested"], "a: 1")
+	check("allowed-tools", strings.Join(s.AllowedTools, "|"), "Read|Bash|Grep")
+	check("triggers", strings.Join(s.Triggers, "|"), "convert a pdf|extract tables")
+	check("tags", strings.Join(s.Tags, "|"), "docs|pdf")
+	check("body", s.Body, "# PDF\nbody\n")
+	if !s.DisableModelInvocation() {
+		t.Error("disable-model-invocation: true was not kept")
+	}
+}
+
+func TestAliasesMapToFields(t *testing.T) {
+	for alias, f := range keys {
+		text := "---\nname: n\ndescription: d\n" + alias + ": v\n---\n"
+		if f == fieldName {
+			text = "---\n" + alias + ": v\ndescription: d\n---\n"
+		} else if f == fieldDescription {
+			text = "---\nname: n\n" + alias + ": v\n---\n"
+		} else if f == fieldMetadata {
+			text = "---\nname: n\ndescription: d\n" + alias + ": {k: v}\n---\n"
+		}
+		s, _ := Parse([]byte(text), "")
+		got := map[field]string{
+			fieldName: s.Name, fieldDescription: s.Description, fieldLicense: s.License,
+			fieldCompatibility: s.Compatibility, fieldVersion: s.Version, fieldAuthor: s.Author,
+			fieldMetadata: s.Metadata["k"], fieldAllowedTools: strings.Join(s.AllowedTools, ""),
+			fieldTriggers: strings.Join(s.Triggers, ""), fieldTags: strings.Join(s.Tags, ""),
+		}[f]
+		if got != "v" {
+			t.Errorf("alias %q: field %s = %q, want %q", alias, canonical[f], got, "v")
+		}
+	}
+}
+
+func TestProblemLines(t *testing.T) {
+	text := "\n\n---\nname: Bad_Name\ndescription: x\ncolour: blue\n---\n"
+	_, problems := Parse([]byte(text), "Bad_Name")
+	want := map[string]int{"name-not-lowercase": 4, "name-invalid-chars": 4, "field-unknown": 6}
+	for _, p := range problems {
+		if line, ok := want[p.Rule]; ok && p.Line != line {
+			t.Errorf("%s at line %d, want %d", p.Rule, p.Line, line)
+		}
+		delete(want, p.Rule)
+	}
+	if len(want) > 0 {
+		t.Errorf("missing problems: %v", want)
+	}
+	// yaml.v3 places this error on the line of the unclosed flow (its line
+	// 2); three blank lines and the opening "---" come before it.
+	_, problems = Parse([]byte("\n\n\n---\nname: a\ndescription: b\nx: [1\n---\n"), "a")
+	if len(problems) != 1 || problems[0].Rule != "frontmatter-yaml" || problems[0].Line != 6 {
+		t.Errorf("yaml error = %+v, want frontmatter-yaml at line 6", problems)
+	}
+}
+
+func TestBillionLaughsRefused(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("---\nname: lol\ndescription: x\na0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\n")
+	for i := 1; i < 10; i++ {
+		b.WriteString("a" + itoa(i) + ": &a" + itoa(i) + " [")
+		for j := 0; j < 10; j++ {
+			if j > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString("*a" + itoa(i-1))
+		}
+		b.WriteString("]\n")
+	}
+	b.WriteString("---\n")
+	_, problems := Parse([]byte(b.String()), "lol")
+	found := false
+	for _, p := range problems {
+		if p.Rule == "frontmatter-aliases" && p.Level == Error {
+			found = true
+		}
+	}
+	if !found {
+		t.Fatalf("billion laughs not refused: %v", rules(problems))
+	}
+}
+
+func itoa(i int) string { return string(rune('0' + i)) }
+
+func TestLoadFromFS(t *testing.T) {
+	fsys := fstest.MapFS{
+		"SKILL.md":         {Data: []byte("---\nname: pdf\ndescription: x\n---\n")},
+		"scripts/run.sh":   {Data: []byte("#!/bin/sh\n"), Mode: 0o755},
+		"references/a.md":  {Data: []byte("a")},
+		".git/config":      {Data: []byte("x")},
+		"sub/dir/deep.txt": {Data: []byte("deep")},
+	}
+	s, problems := Load(fsys, "skills/pdf", "pdf")
+	if len(problems) != 0 || s.Name != "pdf" || s.File != "SKILL.md" || s.Path != "skills/pdf" {
+		t.Fatalf("Load = %+v, %v", s, problems)
+	}
+	files, problems := ListFiles(fsys, "skills/pdf", 0)
+	var names []string
+	for _, f := range files {
+		names = append(names, f.Path)
+	}
+	if got := strings.Join(names, " "); got != "SKILL.md references/a.md scripts/run.sh sub/dir/deep.txt" || len(problems) != 0 {
+		t.Errorf("files = %s, problems %v", got, problems)
+	}
+	_, problems = ListFiles(fsys, "skills/pdf", 3)
+	if !HasError(problems, false) || problems[0].File != "skills/pdf/SKILL.md" {
+		t.Errorf("a file over the size limit must be an error of the skill, got %v", problems)
+	}
+}
+
+func TestLoadMissingAndLowercase(t *testing.T) {
+	_, problems := Load(fstest.MapFS{"README.md": {Data: []byte("x")}}, "a", "a")
+	if got := rules(problems); len(got) != 1 || got[0] != "error:skill-md-missing" {
+		t.Errorf("problems = %v", got)
+	}
+	s, problems := Load(fstest.MapFS{"skill.md": {Data: []byte("---\nname: a\ndescription: b\n---\n")}}, "a", "a")
+	if len(problems) != 0 || s.File != "skill.md" {
+		t.Errorf("skill.md not accepted: %+v %v", s, problems)
+	}
+	_, problems = Load(fstest.MapFS{"SKILL.md": {Mode: 0o755 | 1<<31}}, "a", "a")
+	if got := rules(problems); len(got) != 1 || got[0] != "error:skill-md-not-regular" {
+		t.Errorf("a directory named SKILL.md: problems = %v", got)
+	}
+}
+
+func TestValidName(t *testing.T) {
+	for name, want := range map[string]bool{
+		"pdf": true, "a-b": true, "Ünï": true, "": false, ".x": false, "a/b": false, "a\\b": false,
+		"a\x00b": false, strings.Repeat("x", 255): true, strings.Repeat("x", 256): false,
+	} {
+		if got := ValidName(name); got != want {
+			t.Errorf("ValidName(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
