@@ -134,7 +134,6 @@ func TestSearchLimitAndTies(t *testing.T) {
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
-
 func golden(t *testing.T, name, got string) {
 	t.Helper()
 	path := filepath.Join("testdata", name)

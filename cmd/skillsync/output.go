@@ -19,11 +19,15 @@ func writeJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-// reportProblems writes catalog problems to stderr as warnings: they never
-// make a read-only command fail.
+// reportProblems writes catalog problems to stderr, one a line in the
+// form SOURCE:FILE:LINE: LEVEL: MESSAGE (RULE). They never make a
+// read-only command fail: a skill with an error is skipped, the rest work.
 func (a *app) reportProblems(problems []skill.Problem) {
+	if a.quiet {
+		return
+	}
 	for _, p := range problems {
-		a.warn("%s", p)
+		fmt.Fprintln(a.stderr, p)
 	}
 }
 

@@ -1,0 +1,284 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// binary is the skillsync built once for the CLI tests.
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "skillsync-cli")
+	if err != nil {
+		panic(err)
+	}
+	binary = filepath.Join(dir, "skillsync")
+	build := exec.Command("go", "build", "-o", binary, ".")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		panic("build skillsync: " + err.Error())
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+// run runs the built binary in dir with a clean environment.
+func run(t *testing.T, dir string, args ...string) result {
+	t.Helper()
+	cmd := exec.Command(binary, args...)
+	cmd.Dir = dir
+	home := t.TempDir()
+	cmd.Env = []string{"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
+		"XDG_CACHE_HOME=" + filepath.Join(home, ".cache"), "PATH=" + os.Getenv("PATH")}
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return result{out.String(), errb.String(), code}
+}
+
+// workspace copies testdata/workspace into a temporary directory.
+func workspace(t *testing.T) string {
+	t.Helper()
+	dst := t.TempDir()
+	src := filepath.Join("..", "..", "testdata", "workspace")
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, data, info.Mode().Perm())
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+func decode[T any](t *testing.T, r result) T {
+	t.Helper()
+	var v T
+	if err := json.Unmarshal([]byte(r.stdout), &v); err != nil {
+		t.Fatalf("stdout is not the JSON expected: %v\n%s\nstderr: %s", err, r.stdout, r.stderr)
+	}
+	return v
+}
+
+func TestListLayers(t *testing.T) {
+	ws := workspace(t)
+	r := run(t, ws, "list", "--json")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	type entry struct {
+		Name, Layer, Source, Path string
+		Shadowed                  []struct{ Layer, Source, Path string }
+	}
+	got := map[string]entry{}
+	var order []string
+	for _, e := range decode[[]entry](t, r) {
+		got[e.Name] = e
+		order = append(order, e.Name)
+	}
+	if strings.Join(order, " ") != "manual pdf release-notes skillsync writing-skills" {
+		t.Errorf("names = %v (hidden-one must be left out, broken skipped)", order)
+	}
+	if pdf := got["pdf"]; pdf.Layer != "user" || len(pdf.Shadowed) != 2 || pdf.Shadowed[0].Layer != "workspace" || pdf.Shadowed[1].Source != "team" {
+		t.Errorf("pdf = %+v", pdf)
+	}
+	if rn := got["release-notes"]; rn.Layer != "marketplace" || rn.Source != "team" || rn.Shadowed[0].Layer != "global" {
+		t.Errorf("release-notes = %+v", rn)
+	}
+	if !strings.Contains(r.stderr, "broken") || !strings.Contains(r.stderr, "description-missing") {
+		t.Errorf("the broken skill is not reported on stderr: %s", r.stderr)
+	}
+	all := decode[[]entry](t, run(t, ws, "list", "--all", "--json"))
+	if len(all) != 6 {
+		t.Errorf("list --all gave %d skills, want 6 with hidden-one", len(all))
+	}
+	human := run(t, ws, "list")
+	if !strings.Contains(human.stdout, "NAME") || !strings.Contains(human.stdout, "release-notes   marketplace") {
+		t.Errorf("human list:\n%s", human.stdout)
+	}
+}
+
+func TestShowAndRead(t *testing.T) {
+	ws := workspace(t)
+	r := run(t, ws, "show", "release-notes")
+	for _, want := range []string{"Name:          release-notes", "Source:        team", "scripts/draft.sh", "marketplace layer wins over the global layer"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("show lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	js := decode[struct {
+		Files []struct{ Path, Mode string }
+	}](t, run(t, ws, "show", "--json", "release-notes"))
+	if len(js.Files) != 2 || js.Files[1].Path != "scripts/draft.sh" || js.Files[1].Mode != "0755" {
+		t.Errorf("show --json files = %+v", js.Files)
+	}
+	if r := run(t, ws, "read", "PDF"); r.code != 0 || !strings.Contains(r.stdout, "# Alice pdf") {
+		t.Errorf("read PDF: %d %q %s", r.code, r.stdout, r.stderr)
+	}
+	if r := run(t, ws, "read", "release-notes", "scripts/draft.sh"); r.stdout != "#!/bin/sh\necho notes\n" {
+		t.Errorf("read a file: %q %s", r.stdout, r.stderr)
+	}
+	if r := run(t, ws, "read", "pfd"); r.code != 1 || !strings.Contains(r.stderr, "did you mean pdf") {
+		t.Errorf("unknown name: %d %s", r.code, r.stderr)
+	}
+}
+
+func TestReadRefusesEscapes(t *testing.T) {
+	ws := workspace(t)
+	skillDir := filepath.Join(ws, "team", "release-notes")
+	if err := os.Symlink(filepath.Join(ws, "skillsync.yaml"), filepath.Join(skillDir, "out.txt")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("scripts/draft.sh", filepath.Join(skillDir, "in.sh")); err != nil {
+		t.Fatal(err)
+	}
+	for file, want := range map[string]string{
+		"../pdf/SKILL.md": "leads out of the skill",
+		"scripts/../../x": "leads out of the skill",
+		"/etc/passwd":     "absolute paths are refused",
+		"out.txt":         "symbolic link leads out of the skill",
+		"missing.md":      "no such file",
+		"scripts":         "is a directory",
+	} {
+		r := run(t, ws, "read", "release-notes", file)
+		if r.code != 1 || !strings.Contains(r.stderr, want) || r.stdout != "" {
+			t.Errorf("read %s: exit %d, stderr %q, stdout %q; want %q", file, r.code, r.stderr, r.stdout, want)
+		}
+	}
+	if r := run(t, ws, "read", "release-notes", "in.sh"); r.code != 0 || !strings.Contains(r.stdout, "echo notes") {
+		t.Errorf("a link inside the skill: %d %s", r.code, r.stderr)
+	}
+}
+
+func TestSearchAndPrompt(t *testing.T) {
+	ws := workspace(t)
+	res := decode[[]struct {
+		Name  string
+		Score int
+	}](t, run(t, ws, "search", "--json", "release", "notes"))
+	if len(res) == 0 || res[0].Name != "release-notes" || res[0].Score != 31 {
+		t.Errorf("search = %+v", res)
+	}
+	if r := run(t, ws, "search", "hidden-one"); strings.Contains(r.stdout, "hidden-one") {
+		t.Errorf("a hidden skill was found: %s", r.stdout)
+	}
+	p := run(t, ws, "prompt")
+	if strings.Contains(p.stdout, "<name>\nmanual\n</name>") || strings.Contains(p.stdout, "hidden-one") {
+		t.Errorf("prompt shows a disable-model-invocation or hidden skill:\n%s", p.stdout)
+	}
+	want := "<location>\n" + filepath.Join(ws, "alice", "skills", "pdf", "SKILL.md") + "\n</location>"
+	if !strings.Contains(p.stdout, want) {
+		t.Errorf("prompt lacks %q:\n%s", want, p.stdout)
+	}
+	if r := run(t, ws, "prompt", "--max-chars", "300"); len([]rune(r.stdout)) > 300 || !strings.Contains(r.stdout, "more skills: skillsync search QUERY") {
+		t.Errorf("prompt --max-chars 300:\n%s", r.stdout)
+	}
+	if r := run(t, ws, "prompt", "--format", "yaml"); r.code != 2 {
+		t.Errorf("a bad --format exits %d, want 2", r.code)
+	}
+}
+
+func TestValidate(t *testing.T) {
+	dir := filepath.Join("..", "..", "testdata", "validate")
+	r := run(t, ".", "validate", filepath.Join(dir, "good"))
+	if r.code != 0 || r.stdout != "" {
+		t.Errorf("good: %d %q", r.code, r.stdout)
+	}
+	r = run(t, ".", "validate", dir)
+	want := filepath.Join(dir, "warned", "SKILL.md") + ":2: warning: "
+	if r.code != 0 || !strings.Contains(r.stdout, want) || !strings.Contains(r.stdout, "(name-not-lowercase)") {
+		t.Errorf("warnings alone exit 0 and print PATH:LINE: LEVEL: MESSAGE (RULE): %d\n%s", r.code, r.stdout)
+	}
+	if r = run(t, ".", "validate", "--strict", dir); r.code != 1 {
+		t.Errorf("--strict with warnings exits %d, want 1", r.code)
+	}
+	type vr struct {
+		Path, Name string
+		Valid      bool
+		Problems   []struct {
+			Level, Rule, Message, File string
+			Line                       int
+		}
+	}
+	got := decode[[]vr](t, run(t, ".", "validate", "--json", filepath.Join("..", "..", "testdata", "workspace", "skills", "broken", "SKILL.md")))
+	if len(got) != 1 || got[0].Valid || got[0].Problems[0].Rule != "description-missing" {
+		t.Errorf("broken: %+v", got)
+	}
+	if r := run(t, ".", "validate", "--strict", filepath.Join("..", "..", "builtin")); r.code != 0 {
+		t.Errorf("the built-in skills fail validate --strict:\n%s%s", r.stdout, r.stderr)
+	}
+	if r := run(t, ".", "validate"); r.code != 2 {
+		t.Errorf("validate without a path exits %d, want 2", r.code)
+	}
+}
+
+func TestDefaultConfigAndInit(t *testing.T) {
+	dir := t.TempDir()
+	r := run(t, dir, "list", "--json")
+	if r.code != 0 || !strings.Contains(r.stdout, `"source": "builtin"`) {
+		t.Fatalf("no config: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	if r := run(t, dir, "init"); r.code != 0 {
+		t.Fatalf("init: %d %s", r.code, r.stderr)
+	}
+	if r := run(t, dir, "init"); r.code != 1 || !strings.Contains(r.stderr, "already exists") {
+		t.Errorf("init over an existing config: %d %s", r.code, r.stderr)
+	}
+	if r := run(t, dir, "list"); r.code != 0 {
+		t.Errorf("list with the starter config: %d %s", r.code, r.stderr)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "skillsync.yaml"), []byte("repositories:\n  - name: x\n    dri: y\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = run(t, dir, "list")
+	if r.code != 2 || !strings.Contains(r.stderr, "skillsync.yaml:3: unknown key \"dri\"") {
+		t.Errorf("bad config: exit %d, %s", r.code, r.stderr)
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	for _, args := range [][]string{{"nope"}, {"list", "--nope"}, {"show"}, {"read", "a", "b", "c"}} {
+		if r := run(t, t.TempDir(), args...); r.code != 2 {
+			t.Errorf("%v exits %d, want 2: %s", args, r.code, r.stderr)
+		}
+	}
+	if r := run(t, t.TempDir(), "version"); r.code != 0 || !strings.HasPrefix(r.stdout, "skillsync ") {
+		t.Errorf("version: %d %s", r.code, r.stdout)
+	}
+}

@@ -1,0 +1,132 @@
+package skillsync
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func writeConfig(t *testing.T, text string) string {
+	t.Helper()
+	dir := t.TempDir()
+	path := filepath.Join(dir, ConfigFile)
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestConfigErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		text string
+		want []string // substrings of the error, each with the file
+	}{
+		{"unknown key", "workspace: .\ncolour: blue\n", []string{":2: unknown key \"colour\" in the config"}},
+		{"wrong type", "strict: maybe\n", []string{":1: key \"strict\" in the config: cannot unmarshal !!str `maybe` into bool"}},
+		{"unknown repository key", "repositories:\n  - name: a\n    embedded: builtin\n    branch: main\n", []string{":4: unknown key \"branch\" in repositories[0]"}},
+		{"two errors at once", "strict: 3x\nhidden: 5\nnope: 1\n", []string{":1: key \"strict\"", ":2: key \"hidden\"", ":3: unknown key \"nope\""}},
+		{"repository with no kind", "repositories:\n  - name: a\n", []string{":2: repositories[0]: set one of embedded: builtin or dir: PATH"}},
+		{"repository with two kinds", "repositories:\n  - embedded: builtin\n    dir: x\n", []string{":2: repositories[0]: set one of embedded and dir, not both"}},
+		{"not a mapping", "- a\n", []string{"the config must be a mapping"}},
+		{"bad yaml", "a: [\n", []string{"did not find expected"}},
+		{"user with a slash", "user: a/b\n", []string{"user \"a/b\" must be one directory name"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := writeConfig(t, tt.text)
+			_, err := LoadConfig(path)
+			var ce *ConfigError
+			if !errors.As(err, &ce) {
+				t.Fatalf("err = %v, want a ConfigError", err)
+			}
+			for _, want := range tt.want {
+				if !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), want) {
+					t.Errorf("error %q does not name the file and %q", err, want)
+				}
+			}
+		})
+	}
+}
+
+func TestConfigResolves(t *testing.T) {
+	path := writeConfig(t, `workspace: ws
+user: ann
+global: g
+strict: true
+hidden: [x]
+repositories:
+  - embedded: builtin
+  - dir: ../Team Skills
+  - name: builtin
+    dir: other
+`)
+	cfg, err := LoadConfig(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := filepath.Dir(path)
+	if cfg.Workspace != filepath.Join(base, "ws") || cfg.Global != filepath.Join(base, "g") || !cfg.Strict || cfg.User != "ann" {
+		t.Errorf("cfg = %+v", cfg)
+	}
+	var names []string
+	for _, r := range cfg.Repositories {
+		names = append(names, r.Name)
+	}
+	if got := strings.Join(names, " "); got != "builtin team-skills builtin_2" {
+		t.Errorf("source names = %s", got)
+	}
+	if len(cfg.Warnings) != 1 || !strings.Contains(cfg.Warnings[0], "builtin_2") {
+		t.Errorf("warnings = %v", cfg.Warnings)
+	}
+	if cfg.Repositories[1].Dir != filepath.Join(filepath.Dir(base), "Team Skills") {
+		t.Errorf("dir = %s", cfg.Repositories[1].Dir)
+	}
+}
+
+func TestStarterConfigLoads(t *testing.T) {
+	cfg, err := LoadConfig(writeConfig(t, StarterConfig))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cfg.Repositories) != 1 || cfg.Repositories[0].Name != "builtin" {
+		t.Errorf("starter repositories = %+v", cfg.Repositories)
+	}
+}
+
+func TestFindConfigOrder(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	t.Setenv("SKILLSYNC_CONFIG", "")
+	cfg, err := FindConfig("")
+	if err != nil || cfg.File != "" || cfg.Workspace != dir || cfg.Repositories[0].Embedded != "builtin" {
+		t.Fatalf("default config = %+v, %v", cfg, err)
+	}
+	env := writeConfig(t, "strict: true\n")
+	t.Setenv("SKILLSYNC_CONFIG", env)
+	if cfg, err = FindConfig(""); err != nil || cfg.File != env {
+		t.Fatalf("env config = %+v, %v", cfg, err)
+	}
+	flag := writeConfig(t, "strict: false\n")
+	if cfg, err = FindConfig(flag); err != nil || cfg.File != flag {
+		t.Fatalf("flag config = %+v, %v", cfg, err)
+	}
+	t.Setenv("SKILLSYNC_CONFIG", filepath.Join(dir, "missing.yaml"))
+	if _, err := FindConfig(""); err == nil {
+		t.Fatal("a config named by the environment must exist")
+	}
+}
+
+func TestBuiltinSkillsAreStrictlyValid(t *testing.T) {
+	cfg := &Config{Workspace: t.TempDir(), Strict: true, Repositories: []RepositoryConfig{{Name: "builtin", Embedded: "builtin"}}}
+	cat, err := NewEngine(cfg).Catalog(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cat.Problems) != 0 || len(cat.Winners) < 2 {
+		t.Fatalf("built-in skills: %d winners, problems %v", len(cat.Winners), cat.Problems)
+	}
+}
