@@ -1,0 +1,109 @@
+// Package gittest builds real git repositories for tests and serves them
+// over file://, smart HTTP (git http-backend behind net/http/cgi) and SSH
+// (OpenSSH's sshd), all on this machine.
+package gittest
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Repo is a git repository with a work tree, made with the git command.
+type Repo struct {
+	t   testing.TB
+	Dir string
+}
+
+// NewRepo makes an empty repository whose first branch is branch.
+func NewRepo(t testing.TB, branch string) *Repo {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed: the git tests need it to build repositories")
+	}
+	r := &Repo{t: t, Dir: t.TempDir()}
+	r.Git("init", "-q", "-b", branch)
+	r.Git("config", "user.name", "Test")
+	r.Git("config", "user.email", "test@example.com")
+	r.Git("config", "commit.gpgsign", "false")
+	// Lets a client fetch a commit by its hash, as hosting services do.
+	r.Git("config", "uploadpack.allowReachableSHA1InWant", "true")
+	return r
+}
+
+// Git runs git in the repository and returns its trimmed output.
+func (r *Repo) Git(args ...string) string {
+	r.t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = r.Dir
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_DATE=2026-01-02T03:04:05Z", "GIT_COMMITTER_DATE=2026-01-02T03:04:05Z")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		r.t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// Write writes a file of the work tree, making its directories.
+func (r *Repo) Write(name, data string, mode os.FileMode) {
+	r.t.Helper()
+	p := filepath.Join(r.Dir, filepath.FromSlash(name))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		r.t.Fatal(err)
+	}
+	if mode == 0 {
+		mode = 0o644
+	}
+	if err := os.WriteFile(p, []byte(data), mode); err != nil {
+		r.t.Fatal(err)
+	}
+	if err := os.Chmod(p, mode); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+// Skill writes dir/SKILL.md for a valid skill named after dir's base.
+func (r *Repo) Skill(dir, description string) {
+	r.t.Helper()
+	name := filepath.Base(dir)
+	r.Write(dir+"/SKILL.md", "---\nname: "+name+"\ndescription: "+description+"\n---\n# "+name+"\n", 0)
+}
+
+// Symlink makes a symbolic link name pointing at target.
+func (r *Repo) Symlink(target, name string) {
+	r.t.Helper()
+	p := filepath.Join(r.Dir, filepath.FromSlash(name))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		r.t.Fatal(err)
+	}
+	if err := os.Symlink(target, p); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+// Remove deletes a path of the work tree.
+func (r *Repo) Remove(name string) {
+	r.t.Helper()
+	if err := os.RemoveAll(filepath.Join(r.Dir, filepath.FromSlash(name))); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+// Commit stages everything and commits it, returning the commit hash.
+func (r *Repo) Commit(msg string) string {
+	r.t.Helper()
+	r.Git("add", "-A")
+	r.Git("commit", "-q", "--allow-empty", "-m", msg)
+	return r.Head()
+}
+
+// Head returns the hash of HEAD.
+func (r *Repo) Head() string {
+	r.t.Helper()
+	return r.Git("rev-parse", "HEAD")
+}
+
+// URL returns the repository's file:// URL.
+func (r *Repo) URL() string { return "file://" + r.Dir }

@@ -1,0 +1,121 @@
+// Package lockfile takes advisory file locks (flock) that say who holds
+// them: the file records the holder's pid, host and start time, so a
+// process that waits can tell the user which process to look at.
+package lockfile
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// ErrLocked is returned, wrapped in a *HeldError, when the lock is still
+// held after the wait.
+var ErrLocked = errors.New("lock is held by another process")
+
+// HeldError says who holds a lock that could not be taken.
+type HeldError struct {
+	Path string
+	PID  int    // 0 when the file does not say
+	Info string // what the holder wrote, for messages
+}
+
+func (e *HeldError) Error() string {
+	if e.PID > 0 {
+		return fmt.Sprintf("%s is held by pid %d (%s)", e.Path, e.PID, e.Info)
+	}
+	return e.Path + " is held by another process"
+}
+
+func (e *HeldError) Unwrap() error { return ErrLocked }
+
+// Lock is a held lock. Close releases it.
+type Lock struct {
+	f *os.File
+}
+
+// pollInterval is how often a waiting Acquire tries again. flock has no
+// timeout of its own; polling keeps the wait cancellable.
+const pollInterval = 25 * time.Millisecond
+
+// Acquire takes an exclusive lock on path, creating the file, and records
+// this process in it. It waits up to wait (0: try once) or until ctx is
+// done. A lock that stays held gives a *HeldError.
+func Acquire(ctx context.Context, path string, wait time.Duration) (*Lock, error) {
+	return acquire(ctx, path, wait, unix.LOCK_EX)
+}
+
+// AcquireShared takes a shared lock on path: many readers may hold it at
+// once, never alongside an exclusive holder.
+func AcquireShared(ctx context.Context, path string, wait time.Duration) (*Lock, error) {
+	return acquire(ctx, path, wait, unix.LOCK_SH)
+}
+
+func acquire(ctx context.Context, path string, wait time.Duration, how int) (*Lock, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("open lock %s: %w", path, err)
+	}
+	deadline := time.Now().Add(wait)
+	for {
+		err = unix.Flock(int(f.Fd()), how|unix.LOCK_NB)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, unix.EWOULDBLOCK) {
+			f.Close()
+			return nil, fmt.Errorf("lock %s: %w", path, err)
+		}
+		if !time.Now().Before(deadline) {
+			held := holder(f, path)
+			f.Close()
+			return nil, held
+		}
+		select {
+		case <-ctx.Done():
+			f.Close()
+			return nil, fmt.Errorf("wait for lock %s: %w", path, ctx.Err())
+		case <-time.After(pollInterval):
+		}
+	}
+	if how == unix.LOCK_EX {
+		host, _ := os.Hostname()
+		record := fmt.Sprintf("%d %s %s\n", os.Getpid(), host, time.Now().UTC().Format(time.RFC3339))
+		if err := f.Truncate(0); err == nil {
+			_, _ = f.WriteAt([]byte(record), 0)
+		}
+	}
+	return &Lock{f: f}, nil
+}
+
+// holder reads who holds the lock, as far as the file says.
+func holder(f *os.File, path string) *HeldError {
+	buf := make([]byte, 256)
+	n, _ := f.ReadAt(buf, 0)
+	fields := strings.Fields(string(buf[:n]))
+	e := &HeldError{Path: path}
+	if len(fields) > 0 {
+		e.PID, _ = strconv.Atoi(fields[0])
+		if len(fields) >= 3 {
+			e.Info = "on " + fields[1] + " since " + fields[2]
+		}
+	}
+	return e
+}
+
+// Close releases the lock. The file stays: removing it would let two
+// processes lock two different files of one name.
+func (l *Lock) Close() error {
+	if l == nil || l.f == nil {
+		return nil
+	}
+	err := l.f.Close()
+	l.f = nil
+	return err
+}

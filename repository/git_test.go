@@ -1,0 +1,370 @@
+package repository_test
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"net"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/skillsync/skillsync/internal/gittest"
+	"github.com/skillsync/skillsync/repository"
+	"github.com/skillsync/skillsync/repository/repositorytest"
+	"github.com/skillsync/skillsync/skill"
+)
+
+func newGit(t *testing.T, url, ref string, mut ...func(*repository.GitConfig)) *repository.Git {
+	t.Helper()
+	cfg := repository.GitConfig{Source: "team", URL: url, Ref: ref, Depth: 1, Timeout: 30 * time.Second, StoreRoot: t.TempDir()}
+	for _, m := range mut {
+		m(&cfg)
+	}
+	return repository.NewGit(cfg, repository.Options{MaxFileSize: 10 << 20})
+}
+
+func fetch(t *testing.T, g *repository.Git) repository.FetchResult {
+	t.Helper()
+	res, err := g.Fetch(context.Background())
+	if err != nil {
+		t.Fatalf("fetch: %v", err)
+	}
+	return res
+}
+
+func names(t *testing.T, g *repository.Git) []string {
+	t.Helper()
+	skills, _, err := g.Skills(context.Background())
+	if err != nil {
+		t.Fatalf("skills: %v", err)
+	}
+	var out []string
+	for _, s := range skills {
+		out = append(out, s.Name)
+	}
+	return out
+}
+
+func TestGitConformance(t *testing.T) {
+	repositorytest.Run(t, func(t *testing.T, files map[string]repositorytest.File, opts repository.Options) repository.Repository {
+		up := gittest.NewRepo(t, "main")
+		for name, f := range files {
+			up.Write(name, f.Data, f.Mode)
+		}
+		up.Commit("fixture")
+		g := repository.NewGit(repository.GitConfig{Source: "git", URL: up.URL(), Depth: 1, StoreRoot: t.TempDir()}, opts)
+		fetch(t, g)
+		return g
+	}, true)
+}
+
+func TestGitRefs(t *testing.T) {
+	up := gittest.NewRepo(t, "trunk")
+	up.Skill("skills/one", "First.")
+	first := up.Commit("one")
+	up.Git("tag", "-a", "v1", "-m", "release 1")
+	up.Git("tag", "light")
+	up.Git("branch", "aaa-first-alphabetically")
+	up.Skill("skills/two", "Second.")
+	second := up.Commit("two")
+
+	tests := []struct {
+		ref  string
+		want string
+	}{
+		{"", second},      // the default branch, through HEAD's symref: trunk, not aaa-...
+		{"trunk", second}, // a branch
+		{"aaa-first-alphabetically", first},
+		{"v1", first},    // an annotated tag, peeled to its commit
+		{"light", first}, // a lightweight tag
+		{first, first},   // a full commit SHA
+	}
+	for _, tt := range tests {
+		t.Run("ref="+tt.ref, func(t *testing.T) {
+			g := newGit(t, up.URL(), tt.ref)
+			res := fetch(t, g)
+			if string(res.Revision) != tt.want || !res.Updated {
+				t.Errorf("revision %s (updated %v), want %s", res.Revision, res.Updated, tt.want)
+			}
+			if cur, err := g.Current(context.Background()); err != nil || string(cur) != tt.want {
+				t.Errorf("Current = %s, %v", cur, err)
+			}
+		})
+	}
+}
+
+func TestGitPath(t *testing.T) {
+	up := gittest.NewRepo(t, "main")
+	up.Skill("skills/in-skills", "Under skills/.")
+	up.Skill("other/elsewhere", "Under other/.")
+	up.Skill("top", "At the root.")
+	up.Commit("layout")
+	if got := names(t, fetchAnd(t, newGit(t, up.URL(), ""))); !slices.Equal(got, []string{"in-skills"}) {
+		t.Errorf("default path = %v, want skills/ only", got)
+	}
+	if got := names(t, fetchAnd(t, newGit(t, up.URL(), "", func(c *repository.GitConfig) { c.Path = "other" }))); !slices.Equal(got, []string{"elsewhere"}) {
+		t.Errorf("path: other = %v", got)
+	}
+	up.Remove("skills")
+	up.Commit("no skills/ any more")
+	if got := names(t, fetchAnd(t, newGit(t, up.URL(), ""))); !slices.Equal(got, []string{"elsewhere", "top"}) {
+		t.Errorf("without skills/ the root is searched: %v", got)
+	}
+}
+
+func fetchAnd(t *testing.T, g *repository.Git) *repository.Git {
+	fetch(t, g)
+	return g
+}
+
+func TestGitFollowsUpstreamOverHTTP(t *testing.T) {
+	root := t.TempDir()
+	up := gittest.NewRepo(t, "main")
+	if err := os.Rename(up.Dir, filepath.Join(root, "skills")); err != nil {
+		t.Fatal(err)
+	}
+	up.Dir = filepath.Join(root, "skills")
+	up.Skill("skills/one", "First.")
+	first := up.Commit("one")
+	srv := gittest.ServeHTTP(t, root, "x-access-token", "s3cret-token")
+	t.Setenv("TEAM_TOKEN", "s3cret-token")
+	g := newGit(t, srv.URL+"/skills", "main", func(c *repository.GitConfig) { c.Auth.PasswordEnv = "TEAM_TOKEN" })
+
+	if res := fetch(t, g); string(res.Revision) != first || !res.Updated {
+		t.Fatalf("first fetch = %+v", res)
+	}
+	packs := srv.UploadPacks.Load()
+	if packs == 0 {
+		t.Fatal("the first fetch asked the server for no objects")
+	}
+
+	// Nothing new upstream: the refs are listed, no objects are fetched.
+	if res := fetch(t, g); res.Updated || string(res.Revision) != first {
+		t.Errorf("unchanged fetch = %+v", res)
+	}
+	if n := srv.UploadPacks.Load(); n != packs {
+		t.Errorf("an unchanged upstream cost %d upload-pack requests, want 0", n-packs)
+	}
+
+	// A new commit is seen by the next fetch.
+	up.Skill("skills/two", "Second.")
+	second := up.Commit("two")
+	if res := fetch(t, g); string(res.Revision) != second || !res.Updated {
+		t.Errorf("after a new commit = %+v, want %s", res, second)
+	}
+	if got := names(t, g); !slices.Equal(got, []string{"one", "two"}) {
+		t.Errorf("skills = %v", got)
+	}
+	// Many commits later, a shallow store still follows (go-git's shallow
+	// Pull fails here; a fetch must not).
+	for i := 0; i < 3; i++ {
+		up.Write("skills/one/notes.md", strings.Repeat("x", i+1), 0)
+		up.Commit("more")
+	}
+	if res := fetch(t, g); string(res.Revision) != up.Head() {
+		t.Errorf("after three commits = %s, want %s", res.Revision, up.Head())
+	}
+
+	// A force-push back to an older commit is followed, without a fetch.
+	packs = srv.UploadPacks.Load()
+	up.Git("reset", "-q", "--hard", first)
+	if res := fetch(t, g); string(res.Revision) != first || !res.Updated {
+		t.Errorf("after a force-push to the first commit = %+v", res)
+	}
+	if n := srv.UploadPacks.Load(); n != packs {
+		t.Errorf("going back to a commit in the store fetched %d times", n-packs)
+	}
+	if got := names(t, g); !slices.Equal(got, []string{"one"}) {
+		t.Errorf("skills after the force-push = %v", got)
+	}
+}
+
+func TestGitWrongPassword(t *testing.T) {
+	root := t.TempDir()
+	up := gittest.NewRepo(t, "main")
+	up.Skill("skills/one", "First.")
+	up.Commit("one")
+	if err := os.Rename(up.Dir, filepath.Join(root, "r")); err != nil {
+		t.Fatal(err)
+	}
+	srv := gittest.ServeHTTP(t, root, "x-access-token", "right-password")
+	t.Setenv("TEAM_TOKEN", "wrong-password-123")
+	url := strings.Replace(srv.URL, "http://", "http://user:inline-secret-456@", 1) + "/r"
+	g := newGit(t, url, "", func(c *repository.GitConfig) { c.Auth.PasswordEnv = "TEAM_TOKEN" })
+	_, err := g.Fetch(context.Background())
+	if !errors.Is(err, repository.ErrAuth) {
+		t.Fatalf("err = %v, want ErrAuth", err)
+	}
+	msg := err.Error()
+	if !strings.Contains(msg, "authentication failed for http://***@127.0.0.1") || !strings.Contains(msg, "check password_env TEAM_TOKEN") {
+		t.Errorf("message = %q", msg)
+	}
+	for _, secret := range []string{"wrong-password-123", "inline-secret-456"} {
+		if strings.Contains(msg, secret) || strings.Contains(g.StoreDir(), secret) || strings.Contains(g.URL(), secret) {
+			t.Errorf("%s leaked: %q, store %s", secret, msg, g.StoreDir())
+		}
+	}
+	if srv.Requests.Load() > 2 {
+		t.Errorf("a refused login was tried %d times; it is not transient", srv.Requests.Load())
+	}
+}
+
+func TestGitDeletedBranchKeepsLastGood(t *testing.T) {
+	up := gittest.NewRepo(t, "main")
+	up.Skill("skills/one", "First.")
+	up.Commit("one")
+	up.Git("checkout", "-q", "-b", "feature")
+	feature := up.Commit("feature")
+	g := newGit(t, up.URL(), "feature")
+	fetch(t, g)
+	up.Git("checkout", "-q", "main")
+	up.Git("branch", "-q", "-D", "feature")
+	_, err := g.Fetch(context.Background())
+	if err == nil || !strings.Contains(err.Error(), `ref "feature" is not on the remote`) {
+		t.Fatalf("fetch of a deleted branch: %v", err)
+	}
+	if cur, err := g.Current(context.Background()); err != nil || string(cur) != feature {
+		t.Errorf("last good revision = %s, %v; want %s", cur, err, feature)
+	}
+	if got := names(t, g); !slices.Equal(got, []string{"one"}) {
+		t.Errorf("skills at the last good revision = %v", got)
+	}
+}
+
+func TestGitNotFetched(t *testing.T) {
+	g := newGit(t, "file:///nowhere", "")
+	if _, _, err := g.Skills(context.Background()); !errors.Is(err, repository.ErrNotFetched) {
+		t.Errorf("Skills before any fetch = %v, want ErrNotFetched", err)
+	}
+}
+
+func TestGitUnreachableHonoursTimeout(t *testing.T) {
+	// A listener that accepts and never answers: the fetch can only end by
+	// its timeout.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close()
+		}
+	}()
+	g := newGit(t, "http://"+l.Addr().String()+"/r", "", func(c *repository.GitConfig) { c.Timeout = time.Second })
+	start := time.Now()
+	_, err = g.Fetch(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "timeout of 1s") {
+		t.Fatalf("err = %v, want the timeout named", err)
+	}
+	// Generous: only a fetch that ignores its timeout takes this long.
+	if d := time.Since(start); d > 20*time.Second {
+		t.Errorf("a 1s timeout took %s", d)
+	}
+}
+
+func TestGitTreeEdgeCases(t *testing.T) {
+	up := gittest.NewRepo(t, "main")
+	up.Skill("skills/links", "Links.")
+	up.Write("skills/links/real.md", "real content\n", 0)
+	up.Write("skills/links/run.sh", "#!/bin/sh\n", 0o755)
+	up.Symlink("real.md", "skills/links/inside.md")
+	up.Skill("skills/escape", "A link out of the skill.")
+	up.Symlink("../other/SKILL.md", "skills/escape/outside.md")
+	up.Skill("skills/other", "Other.")
+	up.Skill("skills/big", "Has a 12 MiB file.")
+	up.Write("skills/big/assets/blob.bin", strings.Repeat("z", 12<<20), 0)
+	up.Skill("skills/withsub", "Has a submodule.")
+	up.Commit("edge cases")
+	sub := gittest.NewRepo(t, "main")
+	sub.Commit("sub")
+	up.Git("-c", "protocol.file.allow=always", "submodule", "-q", "add", sub.URL(), "skills/withsub/vendor")
+	up.Commit("submodule")
+
+	g := newGit(t, up.URL(), "")
+	fetch(t, g)
+	skills, problems, err := g.Skills(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range skills {
+		got = append(got, s.Name)
+	}
+	if !slices.Equal(got, []string{"escape", "links", "other", "withsub"}) {
+		t.Errorf("skills = %v (big must be an error)", got)
+	}
+	has := func(rule, file string) bool {
+		return slices.ContainsFunc(problems, func(p skill.Problem) bool { return p.Rule == rule && p.File == file })
+	}
+	if !has("file-too-large", "big/assets/blob.bin") {
+		t.Errorf("no file-too-large for the 12 MiB file: %v", problems)
+	}
+	if !has("symlink-outside", "escape/outside.md") {
+		t.Errorf("no symlink-outside for a link out of the skill: %v", problems)
+	}
+	if !slices.ContainsFunc(problems, func(p skill.Problem) bool {
+		return p.File == "withsub/vendor" && strings.Contains(p.Message, "submodule")
+	}) {
+		t.Errorf("no problem for the submodule: %v", problems)
+	}
+	escape, _ := skill.ListFiles(skills[0].Files, skills[0].Path, 0)
+	if slices.ContainsFunc(escape, func(f skill.File) bool { return f.Path == "outside.md" }) {
+		t.Error("a link out of the skill is listed as a file")
+	}
+	links := skills[1]
+	files, _ := skill.ListFiles(links.Files, links.Path, 0)
+	modes := map[string]string{}
+	for _, f := range files {
+		modes[f.Path] = f.Mode.String()
+	}
+	if modes["inside.md"] != "-rw-r--r--" || modes["run.sh"] != "-rwxr-xr-x" {
+		t.Errorf("files = %v", modes)
+	}
+	data, err := fs.ReadFile(links.Files, "inside.md")
+	if err != nil || string(data) != "real content\n" {
+		t.Errorf("a link inside the skill reads %q, %v", data, err)
+	}
+	if err := fstest.TestFS(links.Files, "SKILL.md", "real.md", "run.sh", "inside.md"); err != nil {
+		t.Errorf("TreeFS: %v", err)
+	}
+}
+
+func TestGitOverSSH(t *testing.T) {
+	srv := gittest.StartSSH(t)
+	up := gittest.NewRepo(t, "main")
+	up.Skill("skills/remote", "Fetched over SSH.")
+	head := up.Commit("ssh")
+	g := newGit(t, srv.URL(up.Dir), "", func(c *repository.GitConfig) {
+		c.Auth.SSHKeyFile = srv.ClientKey
+		c.Auth.KnownHostsFile = srv.KnownHostsFile
+	})
+	if res := fetch(t, g); string(res.Revision) != head {
+		t.Errorf("revision = %s, want %s", res.Revision, head)
+	}
+	if got := names(t, g); !slices.Equal(got, []string{"remote"}) {
+		t.Errorf("skills = %v", got)
+	}
+
+	// A host key that is not in known_hosts is refused.
+	other := filepath.Join(t.TempDir(), "known_hosts")
+	if err := os.WriteFile(other, []byte("[127.0.0.1]:1 ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIB7ZgUlzKnD3S0wHtKGvBrsCgB3XUg0n3cCT8zTBKkFM\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bad := newGit(t, srv.URL(up.Dir), "", func(c *repository.GitConfig) {
+		c.Auth.SSHKeyFile = srv.ClientKey
+		c.Auth.KnownHostsFile = other
+	})
+	if _, err := bad.Fetch(context.Background()); err == nil {
+		t.Error("a host missing from known_hosts was trusted")
+	}
+}
