@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"time"
 
 	"gopkg.in/yaml.v3"
 
@@ -32,6 +34,8 @@ type Config struct {
 	Hidden []string
 	// Repositories are the marketplace layer, lowest priority first.
 	Repositories []RepositoryConfig
+	// MaxFileSize makes a skill with a larger file an error.
+	MaxFileSize int64
 	// Warnings found while loading that did not stop it.
 	Warnings []string
 }
@@ -44,17 +48,47 @@ type RepositoryConfig struct {
 	Embedded string
 	// Dir is a local directory.
 	Dir string
+	// Git is a remote URL; Ref, Path, Depth, Timeout and Auth go with it.
+	Git     string
+	Ref     string
+	Path    string
+	Depth   int
+	Timeout time.Duration
+	Auth    AuthConfig
 	// Line is where the entry starts in the config file.
 	Line int
 }
 
-// Type returns the kind of source: "embedded" or "dir".
+// AuthConfig says where a git source's credentials are. It holds no
+// secret itself: passwords are read from the environment or a file at
+// every fetch.
+type AuthConfig struct {
+	Username            string `yaml:"username"`
+	PasswordEnv         string `yaml:"password_env"`
+	PasswordFile        string `yaml:"password_file"`
+	SSHKeyFile          string `yaml:"ssh_key_file"`
+	SSHKeyPassphraseEnv string `yaml:"ssh_key_passphrase_env"`
+	KnownHostsFile      string `yaml:"known_hosts_file"`
+}
+
+// Type returns the kind of source: "embedded", "dir" or "git".
 func (r RepositoryConfig) Type() string {
-	if r.Embedded != "" {
+	switch {
+	case r.Embedded != "":
 		return "embedded"
+	case r.Git != "":
+		return "git"
 	}
 	return "dir"
 }
+
+// DefaultMaxFileSize is the largest file a skill may hold when the config
+// does not say.
+const DefaultMaxFileSize = 10 << 20
+
+// DefaultDepth is the history fetched when a git source does not say: one
+// commit is all skillsync reads.
+const DefaultDepth = 1
 
 // ConfigError is a config that does not load. Its message names the file
 // and the line of every mistake.
@@ -88,6 +122,7 @@ func DefaultConfig() (*Config, error) {
 		Workspace:    wd,
 		Global:       defaultGlobal(),
 		Repositories: []RepositoryConfig{{Name: "builtin", Embedded: "builtin"}},
+		MaxFileSize:  DefaultMaxFileSize,
 	}, nil
 }
 
@@ -115,6 +150,7 @@ type rawConfig struct {
 	Global       string
 	Strict       bool
 	Hidden       []string
+	MaxFileSize  *int64
 	Repositories []rawRepository
 }
 
@@ -122,6 +158,12 @@ type rawRepository struct {
 	Name     string
 	Embedded string
 	Dir      string
+	Git      string
+	Ref      string
+	Path     string
+	Depth    *int
+	Timeout  time.Duration
+	Auth     AuthConfig
 	line     int
 }
 
@@ -158,19 +200,37 @@ func LoadConfig(name string) (*Config, error) {
 
 func (r *rawConfig) fields() fields {
 	return fields{
-		"workspace": &r.Workspace,
-		"user":      &r.User,
-		"global":    &r.Global,
-		"strict":    &r.Strict,
-		"hidden":    &r.Hidden,
+		"workspace":     &r.Workspace,
+		"user":          &r.User,
+		"global":        &r.Global,
+		"strict":        &r.Strict,
+		"hidden":        &r.Hidden,
+		"max_file_size": &r.MaxFileSize,
 		"repositories": nested(func(n *yaml.Node) []error {
 			return decodeList(n, "repositories", func(i int, n *yaml.Node) []error {
 				r.Repositories = append(r.Repositories, rawRepository{line: n.Line})
 				repo := &r.Repositories[len(r.Repositories)-1]
-				return decodeMapping(n, fmt.Sprintf("repositories[%d]", i), fields{
+				where := fmt.Sprintf("repositories[%d]", i)
+				return decodeMapping(n, where, fields{
 					"name":     &repo.Name,
 					"embedded": &repo.Embedded,
 					"dir":      &repo.Dir,
+					"git":      &repo.Git,
+					"ref":      &repo.Ref,
+					"path":     &repo.Path,
+					"depth":    &repo.Depth,
+					"timeout":  &repo.Timeout,
+					"auth": nested(func(n *yaml.Node) []error {
+						a := &repo.Auth
+						return decodeMapping(n, where+".auth", fields{
+							"username":               &a.Username,
+							"password_env":           &a.PasswordEnv,
+							"password_file":          &a.PasswordFile,
+							"ssh_key_file":           &a.SSHKeyFile,
+							"ssh_key_passphrase_env": &a.SSHKeyPassphraseEnv,
+							"known_hosts_file":       &a.KnownHostsFile,
+						})
+					}),
 				})
 			})
 		}),
@@ -181,11 +241,18 @@ func (r *rawConfig) fields() fields {
 func (r *rawConfig) resolve(base string) (*Config, []error) {
 	var errs []error
 	cfg := &Config{
-		Workspace: absPath(base, r.Workspace, base),
-		User:      r.User,
-		Global:    absPath(base, r.Global, defaultGlobal()),
-		Strict:    r.Strict,
-		Hidden:    r.Hidden,
+		Workspace:   absPath(base, r.Workspace, base),
+		User:        r.User,
+		Global:      absPath(base, r.Global, defaultGlobal()),
+		Strict:      r.Strict,
+		Hidden:      r.Hidden,
+		MaxFileSize: DefaultMaxFileSize,
+	}
+	if r.MaxFileSize != nil {
+		if *r.MaxFileSize <= 0 {
+			errs = append(errs, fmt.Errorf("max_file_size must be a positive number of bytes"))
+		}
+		cfg.MaxFileSize = *r.MaxFileSize
 	}
 	if r.User != "" && (!repositoryPathSafe(r.User) || strings.Contains(r.User, "/")) {
 		errs = append(errs, fmt.Errorf("user %q must be one directory name", r.User))
@@ -193,17 +260,9 @@ func (r *rawConfig) resolve(base string) (*Config, []error) {
 	var names []string
 	for i, rr := range r.Repositories {
 		where := fmt.Sprintf("line %d: repositories[%d]", rr.line, i)
-		repo := RepositoryConfig{Embedded: rr.Embedded, Line: rr.line}
-		derived := rr.Embedded
-		switch {
-		case rr.Embedded != "" && rr.Dir != "":
-			errs = append(errs, fmt.Errorf("%s: set one of embedded and dir, not both", where))
-			continue
-		case rr.Dir != "":
-			repo.Dir = absPath(base, rr.Dir, "")
-			derived = filepath.Base(repo.Dir)
-		case rr.Embedded == "":
-			errs = append(errs, fmt.Errorf("%s: set one of embedded: builtin or dir: PATH", where))
+		repo, derived, err := rr.resolve(base, where)
+		if err != nil {
+			errs = append(errs, err)
 			continue
 		}
 		if rr.Name != "" {
@@ -218,6 +277,50 @@ func (r *rawConfig) resolve(base string) (*Config, []error) {
 	}
 	cfg.Warnings = warnings
 	return cfg, errs
+}
+
+// resolve checks one repositories: entry and derives its source name.
+func (rr rawRepository) resolve(base, where string) (RepositoryConfig, string, error) {
+	repo := RepositoryConfig{Embedded: rr.Embedded, Git: rr.Git, Ref: rr.Ref, Path: rr.Path,
+		Depth: DefaultDepth, Timeout: rr.Timeout, Auth: rr.Auth, Line: rr.line}
+	kinds := 0
+	for _, v := range []string{rr.Embedded, rr.Dir, rr.Git} {
+		if v != "" {
+			kinds++
+		}
+	}
+	if kinds != 1 {
+		return repo, "", fmt.Errorf("%s: set exactly one of embedded: builtin, dir: PATH or git: URL", where)
+	}
+	gitOnly := rr.Ref != "" || rr.Path != "" || rr.Depth != nil || rr.Timeout != 0 || rr.Auth != (AuthConfig{})
+	if rr.Git == "" && gitOnly {
+		return repo, "", fmt.Errorf("%s: ref, path, depth, timeout and auth belong to git: sources", where)
+	}
+	switch {
+	case rr.Dir != "":
+		repo.Dir = absPath(base, rr.Dir, "")
+		return repo, filepath.Base(repo.Dir), nil
+	case rr.Git != "":
+		if p := rr.Path; p != "" && (filepath.IsAbs(p) || strings.HasPrefix(p, "/") || slices.Contains(strings.Split(filepath.ToSlash(p), "/"), "..")) {
+			return repo, "", fmt.Errorf("%s: path %q must stay inside the repository: no .., not absolute", where, p)
+		}
+		if rr.Depth != nil {
+			if *rr.Depth < 0 {
+				return repo, "", fmt.Errorf("%s: depth must be 0 (full history) or more", where)
+			}
+			repo.Depth = *rr.Depth
+		}
+		if rr.Timeout < 0 {
+			return repo, "", fmt.Errorf("%s: timeout must be positive", where)
+		}
+		for _, f := range []*string{&repo.Auth.PasswordFile, &repo.Auth.SSHKeyFile, &repo.Auth.KnownHostsFile} {
+			if *f != "" {
+				*f = absPath(base, *f, "")
+			}
+		}
+		return repo, repository.RepoName(rr.Git), nil
+	}
+	return repo, rr.Embedded, nil
 }
 
 func repositoryPathSafe(s string) bool {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func writeConfig(t *testing.T, text string) string {
@@ -29,8 +30,13 @@ func TestConfigErrors(t *testing.T) {
 		{"wrong type", "strict: maybe\n", []string{":1: key \"strict\" in the config: cannot unmarshal !!str `maybe` into bool"}},
 		{"unknown repository key", "repositories:\n  - name: a\n    embedded: builtin\n    branch: main\n", []string{":4: unknown key \"branch\" in repositories[0]"}},
 		{"two errors at once", "strict: 3x\nhidden: 5\nnope: 1\n", []string{":1: key \"strict\"", ":2: key \"hidden\"", ":3: unknown key \"nope\""}},
-		{"repository with no kind", "repositories:\n  - name: a\n", []string{":2: repositories[0]: set one of embedded: builtin or dir: PATH"}},
-		{"repository with two kinds", "repositories:\n  - embedded: builtin\n    dir: x\n", []string{":2: repositories[0]: set one of embedded and dir, not both"}},
+		{"repository with no kind", "repositories:\n  - name: a\n", []string{":2: repositories[0]: set exactly one of embedded: builtin, dir: PATH or git: URL"}},
+		{"repository with two kinds", "repositories:\n  - embedded: builtin\n    dir: x\n", []string{":2: repositories[0]: set exactly one of embedded: builtin, dir: PATH or git: URL"}},
+		{"git path with ..", "repositories:\n  - git: file:///x\n    path: a/../../b\n", []string{":2: repositories[0]: path \"a/../../b\" must stay inside the repository"}},
+		{"git path absolute", "repositories:\n  - git: file:///x\n    path: /etc\n", []string{"must stay inside the repository"}},
+		{"ref on a dir source", "repositories:\n  - dir: x\n    ref: main\n", []string{"belong to git: sources"}},
+		{"bad timeout", "repositories:\n  - git: file:///x\n    timeout: soon\n", []string{":3: key \"timeout\" in repositories[0]"}},
+		{"unknown auth key", "repositories:\n  - git: file:///x\n    auth:\n      token: abc\n", []string{":4: unknown key \"token\" in repositories[0].auth"}},
 		{"not a mapping", "- a\n", []string{"the config must be a mapping"}},
 		{"bad yaml", "a: [\n", []string{"did not find expected"}},
 		{"user with a slash", "user: a/b\n", []string{"user \"a/b\" must be one directory name"}},
@@ -63,6 +69,14 @@ repositories:
   - dir: ../Team Skills
   - name: builtin
     dir: other
+  - git: https://git.example.com/acme/skills.git
+    ref: v1
+    depth: 0
+    timeout: 5s
+    auth:
+      password_env: TEAM_TOKEN
+      ssh_key_file: keys/id
+max_file_size: 1024
 `)
 	cfg, err := LoadConfig(path)
 	if err != nil {
@@ -76,7 +90,7 @@ repositories:
 	for _, r := range cfg.Repositories {
 		names = append(names, r.Name)
 	}
-	if got := strings.Join(names, " "); got != "builtin team-skills builtin_2" {
+	if got := strings.Join(names, " "); got != "builtin team-skills builtin_2 skills" {
 		t.Errorf("source names = %s", got)
 	}
 	if len(cfg.Warnings) != 1 || !strings.Contains(cfg.Warnings[0], "builtin_2") {
@@ -84,6 +98,11 @@ repositories:
 	}
 	if cfg.Repositories[1].Dir != filepath.Join(filepath.Dir(base), "Team Skills") {
 		t.Errorf("dir = %s", cfg.Repositories[1].Dir)
+	}
+	g := cfg.Repositories[3]
+	if g.Type() != "git" || g.Ref != "v1" || g.Depth != 0 || g.Timeout != 5*time.Second ||
+		g.Auth.PasswordEnv != "TEAM_TOKEN" || g.Auth.SSHKeyFile != filepath.Join(base, "keys", "id") || cfg.MaxFileSize != 1024 {
+		t.Errorf("git source = %+v, max_file_size %d", g, cfg.MaxFileSize)
 	}
 }
 

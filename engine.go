@@ -8,6 +8,7 @@ package skillsync
 import (
 	"context"
 	"fmt"
+	"io"
 	"io/fs"
 	"path/filepath"
 	"sort"
@@ -22,6 +23,8 @@ import (
 type Engine struct {
 	cfg      *Config
 	embedded map[string]fs.FS
+	gitStore string
+	progress func(source string) io.Writer
 }
 
 // Option configures an Engine.
@@ -31,6 +34,18 @@ type Option func(*Engine)
 // program can ship skills of its own.
 func WithEmbedded(name string, fsys fs.FS) Option {
 	return func(e *Engine) { e.embedded[name] = fsys }
+}
+
+// WithGitStore keeps the bare git stores under dir instead of
+// $XDG_CACHE_HOME/skillsync/git.
+func WithGitStore(dir string) Option {
+	return func(e *Engine) { e.gitStore = dir }
+}
+
+// WithProgress sends each git source's fetch progress to the writer
+// progress returns for it.
+func WithProgress(progress func(source string) io.Writer) Option {
+	return func(e *Engine) { e.progress = progress }
 }
 
 // NewEngine returns an Engine for cfg. The built-in skills are available
@@ -47,7 +62,7 @@ func NewEngine(cfg *Config, opts ...Option) *Engine {
 func (e *Engine) Config() *Config { return e.cfg }
 
 func (e *Engine) options() repository.Options {
-	return repository.Options{Strict: e.cfg.Strict}
+	return repository.Options{Strict: e.cfg.Strict, MaxFileSize: e.cfg.MaxFileSize}
 }
 
 // Repositories returns the marketplace sources in config order.
@@ -61,11 +76,29 @@ func (e *Engine) Repositories() ([]repository.Repository, error) {
 				return nil, fmt.Errorf("source %s: no embedded file system named %q (this program has: %s)", rc.Name, rc.Embedded, e.embeddedNames())
 			}
 			repos = append(repos, repository.NewEmbedded(rc.Name, fsys, e.options()))
+		case "git":
+			repos = append(repos, e.newGit(rc))
 		default:
 			repos = append(repos, repository.NewLocal(rc.Name, rc.Dir, e.options()))
 		}
 	}
 	return repos, nil
+}
+
+func (e *Engine) newGit(rc RepositoryConfig) *repository.Git {
+	var progress io.Writer
+	if e.progress != nil {
+		progress = e.progress(rc.Name)
+	}
+	a := rc.Auth
+	return repository.NewGit(repository.GitConfig{
+		Source: rc.Name, URL: rc.Git, Ref: rc.Ref, Path: rc.Path, Depth: rc.Depth, Timeout: rc.Timeout,
+		StoreRoot: e.gitStore, Progress: progress,
+		Auth: repository.GitAuth{
+			Username: a.Username, PasswordEnv: a.PasswordEnv, PasswordFile: a.PasswordFile,
+			SSHKeyFile: a.SSHKeyFile, SSHKeyPassphraseEnv: a.SSHKeyPassphraseEnv, KnownHostsFile: a.KnownHostsFile,
+		},
+	}, e.options())
 }
 
 func (e *Engine) embeddedNames() string {
@@ -113,7 +146,12 @@ func (e *Engine) Catalog(ctx context.Context) (*layering.Catalog, error) {
 			problems = append(problems, sourceProblem(r.Source(), err))
 			return
 		}
-		inputs = append(inputs, layering.Input{Layer: layer, Source: r.Source(), Skills: skills, Dir: dir})
+		in := layering.Input{Layer: layer, Source: r.Source(), Skills: skills, Dir: dir}
+		if g, ok := r.(*repository.Git); ok {
+			rev, _ := g.Current(ctx)
+			in.Revision = string(rev)
+		}
+		inputs = append(inputs, in)
 	}
 	for _, r := range repos {
 		var dir func(skill.Skill) string

@@ -136,10 +136,12 @@ func expandHome(p string) string {
 // explain turns a fetch error into one a user can act on, with every
 // secret removed.
 func (g *Git) explain(ctx context.Context, err error) error {
-	secrets := []string{g.cfg.URL}
+	var secrets []string
+	inURL := false
 	if u, perr := url.Parse(g.cfg.URL); perr == nil && u.User != nil {
-		if p, ok := u.User.Password(); ok {
-			secrets = append(secrets, p)
+		if p, ok := u.User.Password(); ok && p != "" {
+			secrets = append(secrets, g.cfg.URL, u.User.String(), p)
+			inURL = true
 		}
 	}
 	if p, perr := g.cfg.Auth.password(); perr == nil {
@@ -148,7 +150,7 @@ func (g *Git) explain(ctx context.Context, err error) error {
 	redacted := RedactURL(g.cfg.URL)
 	switch {
 	case isAuthError(err):
-		err = fmt.Errorf("%w for %s: check %s", ErrAuth, redacted, g.cfg.Auth.setting())
+		err = fmt.Errorf("%w for %s: check %s", ErrAuth, redacted, g.cfg.Auth.setting(inURL))
 	case errors.Is(err, context.DeadlineExceeded) || (ctx.Err() == context.DeadlineExceeded):
 		err = fmt.Errorf("fetch %s: no answer within the timeout of %s: %w", redacted, g.cfg.Timeout, err)
 	default:
@@ -158,8 +160,10 @@ func (g *Git) explain(ctx context.Context, err error) error {
 }
 
 // setting names the config setting to check after a failed login.
-func (a GitAuth) setting() string {
+func (a GitAuth) setting(inURL bool) string {
 	switch {
+	case inURL && a.PasswordEnv == "" && a.PasswordFile == "":
+		return "the password in the git: URL"
 	case a.PasswordEnv != "":
 		return "password_env " + a.PasswordEnv
 	case a.PasswordFile != "":
@@ -190,13 +194,11 @@ func permanent(err error) bool {
 		strings.Contains(msg, "exact SHA1") || strings.Contains(msg, "not found")
 }
 
-// retryDelays are the pauses before the second and third attempts.
-var retryDelays = []time.Duration{500 * time.Millisecond, 2 * time.Second}
-
-// retry runs op, and runs it again twice after a transient failure.
+// retry runs op, and runs it again twice after a transient failure,
+// waiting half a second, then two.
 func retry(ctx context.Context, op func() error) error {
 	err := op()
-	for _, d := range retryDelays {
+	for _, d := range [...]time.Duration{500 * time.Millisecond, 2 * time.Second} {
 		if err == nil || permanent(err) {
 			return err
 		}

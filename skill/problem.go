@@ -1,8 +1,10 @@
 package skill
 
 import (
-	"fmt"
+	"cmp"
 	"path"
+	"strconv"
+	"strings"
 )
 
 // Level says what a problem does to its skill.
@@ -33,17 +35,18 @@ type Problem struct {
 // String renders a problem as "FILE:LINE: LEVEL: MESSAGE (RULE)", the shape
 // compilers use, so editors can jump to it.
 func (p Problem) String() string {
-	loc := p.File
-	if loc == "" {
-		loc = p.Path
-	}
+	var parts []string
 	if p.Source != "" {
-		loc = p.Source + ":" + loc
+		parts = append(parts, p.Source)
+	}
+	if f := cmp.Or(p.File, p.Path); f != "" {
+		parts = append(parts, f)
 	}
 	if p.Line > 0 {
-		loc = fmt.Sprintf("%s:%d", loc, p.Line)
+		parts = append(parts, strconv.Itoa(p.Line))
 	}
-	return fmt.Sprintf("%s: %s: %s (%s)", loc, p.Level, p.Message, p.Rule)
+	parts = append(parts, " "+string(p.Level), " "+p.Message+" ("+p.Rule+")")
+	return strings.Join(parts, ":")
 }
 
 // HasError reports whether any problem is an error, or with strict any

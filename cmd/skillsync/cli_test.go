@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -36,14 +37,28 @@ type result struct {
 	code           int
 }
 
-// run runs the built binary in dir with a clean environment.
+// homes gives each test one home directory, so the git stores one command
+// fetches are there for the next.
+var homes sync.Map
+
+// run runs the built binary in dir with a clean environment; extra adds
+// variables to it.
 func run(t *testing.T, dir string, args ...string) result {
+	return runEnv(t, dir, nil, args...)
+}
+
+func runEnv(t *testing.T, dir string, extra []string, args ...string) result {
 	t.Helper()
 	cmd := exec.Command(binary, args...)
 	cmd.Dir = dir
-	home := t.TempDir()
-	cmd.Env = []string{"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
-		"XDG_CACHE_HOME=" + filepath.Join(home, ".cache"), "PATH=" + os.Getenv("PATH")}
+	h, ok := homes.Load(t)
+	if !ok {
+		h = t.TempDir()
+		homes.Store(t, h)
+	}
+	home := h.(string)
+	cmd.Env = append([]string{"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
+		"XDG_CACHE_HOME=" + filepath.Join(home, ".cache"), "PATH=" + os.Getenv("PATH")}, extra...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()

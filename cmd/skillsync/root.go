@@ -112,13 +112,14 @@ the current directory is the workspace.`,
 		a.searchCommand(),
 		a.promptCommand(),
 		a.initCommand(),
+		a.fetchCommand(),
 		a.versionCommand(),
 	)
 	return root
 }
 
 // engine loads the config and returns an engine over it.
-func (a *app) engine() (*skillsync.Engine, error) {
+func (a *app) engine(opts ...skillsync.Option) (*skillsync.Engine, error) {
 	cfg, err := skillsync.FindConfig(a.configPath)
 	if err != nil {
 		return nil, err
@@ -129,7 +130,7 @@ func (a *app) engine() (*skillsync.Engine, error) {
 	for _, w := range cfg.Warnings {
 		a.warn("%s", w)
 	}
-	return skillsync.NewEngine(cfg), nil
+	return skillsync.NewEngine(cfg, opts...), nil
 }
 
 // warn writes a warning to stderr unless --quiet.

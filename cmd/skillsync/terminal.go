@@ -1,0 +1,68 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+
+	"golang.org/x/sys/unix"
+)
+
+// isTerminal reports whether w is a terminal, where progress and colour
+// make sense; a pipe or a file gets neither.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	return err == nil
+}
+
+// progressLine shows git's progress messages for several sources on one
+// terminal line, each message prefixed by its source, rewriting the line
+// in place.
+type progressLine struct {
+	mu  sync.Mutex
+	out io.Writer
+}
+
+// writer returns the progress writer for one source.
+func (p *progressLine) writer(source string) io.Writer {
+	return &sourceProgress{line: p, source: source}
+}
+
+// clear erases the progress line, before results are printed.
+func (p *progressLine) clear() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	fmt.Fprint(p.out, "\r\x1b[K")
+}
+
+type sourceProgress struct {
+	line   *progressLine
+	source string
+	buf    []byte
+}
+
+// Write takes git's sideband stream, whose messages end in \r or \n, and
+// shows each complete one.
+func (s *sourceProgress) Write(b []byte) (int, error) {
+	s.buf = append(s.buf, b...)
+	for {
+		i := bytes.IndexAny(s.buf, "\r\n")
+		if i < 0 {
+			return len(b), nil
+		}
+		msg := bytes.TrimSpace(s.buf[:i])
+		s.buf = s.buf[i+1:]
+		if len(msg) == 0 {
+			continue
+		}
+		s.line.mu.Lock()
+		fmt.Fprintf(s.line.out, "\r\x1b[K%s: %s", s.source, msg)
+		s.line.mu.Unlock()
+	}
+}
