@@ -368,3 +368,20 @@ func TestGitOverSSH(t *testing.T) {
 		t.Error("a host missing from known_hosts was trusted")
 	}
 }
+
+func TestGitCommitRefFetchedOnce(t *testing.T) {
+	up := gittest.NewRepo(t, "main")
+	up.Skill("skills/one", "First.")
+	sha := up.Commit("one")
+	g := newGit(t, up.URL(), sha)
+	if res := fetch(t, g); !res.Updated {
+		t.Fatalf("first fetch = %+v", res)
+	}
+	if err := os.RemoveAll(up.Dir); err != nil {
+		t.Fatal(err)
+	}
+	// The remote is gone; a commit cannot change, so it is not asked.
+	if res := fetch(t, g); res.Updated || string(res.Revision) != sha {
+		t.Errorf("second fetch = %+v", res)
+	}
+}
