@@ -1,6 +1,7 @@
 package skillsync
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -36,6 +37,8 @@ type Config struct {
 	Repositories []RepositoryConfig
 	// MaxFileSize makes a skill with a larger file an error.
 	MaxFileSize int64
+	// Targets are the directories agents read, which receive every winner.
+	Targets []TargetConfig
 	// Warnings found while loading that did not stop it.
 	Warnings []string
 }
@@ -80,6 +83,28 @@ func (r RepositoryConfig) Type() string {
 		return "git"
 	}
 	return "dir"
+}
+
+// TargetConfig is one entry of targets:.
+type TargetConfig struct {
+	// Dir is absolute.
+	Dir string
+	// Mode is "copy" (the default) or "symlink".
+	Mode string
+}
+
+// AgentTarget returns the directory an agent reads skills from, relative
+// to the workspace: claude, codex or opencode.
+func AgentTarget(agent string) (string, bool) {
+	switch agent {
+	case "claude":
+		return ".claude/skills", true
+	case "codex":
+		return ".agents/skills", true
+	case "opencode":
+		return ".opencode/skills", true
+	}
+	return "", false
 }
 
 // DefaultMaxFileSize is the largest file a skill may hold when the config
@@ -152,6 +177,13 @@ type rawConfig struct {
 	Hidden       []string
 	MaxFileSize  *int64
 	Repositories []rawRepository
+	Targets      []rawTarget
+}
+
+type rawTarget struct {
+	Dir  string
+	Mode string
+	line int
 }
 
 type rawRepository struct {
@@ -206,6 +238,13 @@ func (r *rawConfig) fields() fields {
 		"strict":        &r.Strict,
 		"hidden":        &r.Hidden,
 		"max_file_size": &r.MaxFileSize,
+		"targets": nested(func(n *yaml.Node) []error {
+			return decodeList(n, "targets", func(i int, n *yaml.Node) []error {
+				r.Targets = append(r.Targets, rawTarget{line: n.Line})
+				t := &r.Targets[len(r.Targets)-1]
+				return decodeMapping(n, fmt.Sprintf("targets[%d]", i), fields{"dir": &t.Dir, "mode": &t.Mode})
+			})
+		}),
 		"repositories": nested(func(n *yaml.Node) []error {
 			return decodeList(n, "repositories", func(i int, n *yaml.Node) []error {
 				r.Repositories = append(r.Repositories, rawRepository{line: n.Line})
@@ -270,6 +309,18 @@ func (r *rawConfig) resolve(base string) (*Config, []error) {
 		}
 		names = append(names, repository.SourceName(derived))
 		cfg.Repositories = append(cfg.Repositories, repo)
+	}
+	for i, t := range r.Targets {
+		where := fmt.Sprintf("line %d: targets[%d]", t.line, i)
+		mode := cmp.Or(t.Mode, "copy")
+		switch {
+		case t.Dir == "":
+			errs = append(errs, fmt.Errorf("%s: dir is required", where))
+		case mode != "copy" && mode != "symlink":
+			errs = append(errs, fmt.Errorf("%s: mode %q: use copy or symlink", where, t.Mode))
+		default:
+			cfg.Targets = append(cfg.Targets, TargetConfig{Dir: absPath(cfg.Workspace, t.Dir, ""), Mode: mode})
+		}
 	}
 	names, warnings := repository.UniqueNames(names)
 	for i := range cfg.Repositories {

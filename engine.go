@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/skillsync/skillsync/layering"
+	"github.com/skillsync/skillsync/materialize"
 	"github.com/skillsync/skillsync/repository"
 	"github.com/skillsync/skillsync/skill"
 )
@@ -131,8 +132,17 @@ func (e *Engine) localLayers() []localLayer {
 }
 
 // Catalog reads every source and merges them. A source that cannot be
-// read becomes a problem in the catalog; the others still count.
+// read becomes a problem in the catalog; the others still count. A
+// marketplace skill that is in the cache is located there.
 func (e *Engine) Catalog(ctx context.Context) (*layering.Catalog, error) {
+	m, err := materialize.ReadManifest(e.CacheDir())
+	if err != nil {
+		m = materialize.NewManifest() // the catalog still works from the sources
+	}
+	return e.catalogWith(ctx, m)
+}
+
+func (e *Engine) catalogWith(ctx context.Context, m *materialize.Manifest) (*layering.Catalog, error) {
 	repos, err := e.Repositories()
 	if err != nil {
 		return nil, err
@@ -150,6 +160,9 @@ func (e *Engine) Catalog(ctx context.Context) (*layering.Catalog, error) {
 		if g, ok := r.(*repository.Git); ok {
 			rev, _ := g.Current(ctx)
 			in.Revision = string(rev)
+		}
+		if layer == layering.Marketplace {
+			in.Dir = e.cachedDir(m, in.Source, in.Revision, dir)
 		}
 		inputs = append(inputs, in)
 	}
@@ -169,6 +182,25 @@ func (e *Engine) Catalog(ctx context.Context) (*layering.Catalog, error) {
 	cat := layering.Build(inputs, layering.Options{Hidden: e.cfg.Hidden})
 	cat.Problems = append(problems, cat.Problems...)
 	return cat, nil
+}
+
+// cachedDir locates a marketplace skill in the cache when the cache holds
+// it (for git, at the revision the store has), else as fallback does.
+func (e *Engine) cachedDir(m *materialize.Manifest, source, revision string, fallback func(skill.Skill) string) func(skill.Skill) string {
+	rec, ok := m.Sources[source]
+	if !ok || (revision != "" && rec.Revision != revision) {
+		return fallback
+	}
+	root := filepath.Join(e.CacheDir(), source)
+	return func(s skill.Skill) string {
+		if _, ok := rec.Skills[s.Name]; ok {
+			return filepath.Join(root, s.Name)
+		}
+		if fallback != nil {
+			return fallback(s)
+		}
+		return ""
+	}
 }
 
 func localDir(root string) func(skill.Skill) string {

@@ -113,6 +113,9 @@ the current directory is the workspace.`,
 		a.promptCommand(),
 		a.initCommand(),
 		a.fetchCommand(),
+		a.syncCommand(),
+		a.updateCommand(),
+		a.verifyCommand(),
 		a.versionCommand(),
 	)
 	return root

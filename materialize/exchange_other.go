@@ -1,0 +1,17 @@
+//go:build !linux
+
+package materialize
+
+import "golang.org/x/sys/unix"
+
+// exchange puts staged in place of live with two renames; see the Linux
+// version for the one-step exchange.
+func exchange(staged, live string) (string, error) {
+	return exchangeByRenames(staged, live)
+}
+
+// syncFS flushes every file system: sync(2), where syncfs(2) is missing.
+func syncFS(string) error {
+	unix.Sync()
+	return nil
+}

@@ -1,0 +1,89 @@
+package materialize
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+)
+
+// Difference is one way a destination differs from its record.
+type Difference struct {
+	Path string `json:"path"`
+	// Kind is modified, missing or extra.
+	Kind string `json:"kind"`
+}
+
+// VerifyCache hashes every file of the cache at root again and compares
+// it with the manifest.
+func VerifyCache(root string) ([]Difference, error) {
+	m, err := LoadManifest(filepath.Join(root, manifestName))
+	if err != nil {
+		return nil, err
+	}
+	var diffs []Difference
+	for _, source := range sortedNames(m.Sources) {
+		for _, name := range sortedNames(m.Sources[source].Skills) {
+			diffs = append(diffs, verifySkill(filepath.Join(root, source, name), m.Sources[source].Skills[name].Files)...)
+		}
+	}
+	return diffs, nil
+}
+
+// VerifyTarget compares the entries skillsync made in a target directory
+// with its record.
+func VerifyTarget(dir string) ([]Difference, error) {
+	rec, err := LoadTargetRecord(dir)
+	if err != nil {
+		return nil, err
+	}
+	var diffs []Difference
+	for _, name := range sortedNames(rec.Skills) {
+		e := rec.Skills[name]
+		live := filepath.Join(dir, name)
+		if e.Mode == Symlink {
+			if cur, err := os.Readlink(live); err != nil {
+				diffs = append(diffs, Difference{Path: live, Kind: "missing"})
+			} else if cur != e.Link {
+				diffs = append(diffs, Difference{Path: live, Kind: "modified"})
+			}
+			continue
+		}
+		diffs = append(diffs, verifySkill(live, e.Files)...)
+	}
+	return diffs, nil
+}
+
+// verifySkill compares one skill directory with its recorded files.
+func verifySkill(dir string, files map[string]FileRecord) []Difference {
+	var diffs []Difference
+	for _, rel := range sortedNames(files) {
+		f := files[rel]
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		info, err := os.Lstat(p)
+		if err != nil {
+			diffs = append(diffs, Difference{Path: p, Kind: "missing"})
+			continue
+		}
+		sha, err := hashFile(p)
+		if err != nil || sha != f.SHA256 || info.Mode().Perm() != f.perm() {
+			diffs = append(diffs, Difference{Path: p, Kind: "modified"})
+		}
+	}
+	var extra []string
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		rel, _ := filepath.Rel(dir, p)
+		if _, ok := files[filepath.ToSlash(rel)]; !ok {
+			extra = append(extra, p)
+		}
+		return nil
+	})
+	sort.Strings(extra)
+	for _, p := range extra {
+		diffs = append(diffs, Difference{Path: p, Kind: "extra"})
+	}
+	return diffs
+}

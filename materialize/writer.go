@@ -1,0 +1,357 @@
+package materialize
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/skillsync/skillsync/skill"
+)
+
+// Skill is one skill to write.
+type Skill struct {
+	Name  string
+	Files fs.FS
+	// List is the files to write, from skill.ListFiles.
+	List []skill.File
+	// GuessModes is set for sources without file modes (an embedded FS): a
+	// file starting with "#!" becomes 0755, every other 0644.
+	GuessModes bool
+}
+
+// Stats counts what a run wrote.
+type Stats struct {
+	Written      int   `json:"written"`
+	Unchanged    int   `json:"unchanged"`
+	Removed      int   `json:"removed"`
+	BytesWritten int64 `json:"bytes_written"`
+}
+
+// Writer assembles changed skills in a staging directory and swaps them
+// into place together in Commit.
+type Writer struct {
+	staging string
+	// Verify hashes every live file instead of trusting its stat data, and
+	// counts files nobody recorded as differences.
+	Verify  bool
+	Stats   Stats
+	pending []swap
+}
+
+type swap struct {
+	staged, live string
+}
+
+// NewWriter returns a Writer that builds in staging, which must be on the
+// same file system as the destinations. Whatever staging holds is left
+// over from an interrupted run and is removed.
+func NewWriter(staging string) (*Writer, error) {
+	if err := replaceWithDir(staging); err != nil {
+		return nil, err
+	}
+	return &Writer{staging: staging}, nil
+}
+
+// replaceWithDir makes path an empty directory, removing what was there.
+// A symbolic link is removed, never followed.
+func replaceWithDir(path string) error {
+	if err := os.RemoveAll(path); err != nil {
+		return fmt.Errorf("empty %s: %w", path, err)
+	}
+	if err := os.Mkdir(path, 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", path, err)
+	}
+	return nil
+}
+
+// ensureDir makes path a real directory: a symbolic link or a file in its
+// place is removed, so nothing written below it can land elsewhere.
+func ensureDir(path string) error {
+	info, err := os.Lstat(path)
+	switch {
+	case err == nil && info.IsDir():
+		return nil
+	case err == nil:
+		if err := os.Remove(path); err != nil {
+			return err
+		}
+	case !errors.Is(err, fs.ErrNotExist):
+		return err
+	}
+	return os.Mkdir(path, 0o755)
+}
+
+// desired is one file as it should be.
+type desired struct {
+	path string
+	data []byte
+	sha  string
+	mode fs.FileMode
+}
+
+// Stage compares s with the live directory and, when anything differs,
+// builds the new version in staging for Commit to swap in. old is what the
+// last run recorded for live, or nil. It returns the record of the skill
+// as it will be and whether it changed. check, when not nil, sees the
+// skill's hash first and can refuse the skill, which leaves live as it is.
+func (w *Writer) Stage(ctx context.Context, live string, s Skill, old *SkillRecord, check func(hash string) error) (*SkillRecord, bool, error) {
+	files, hash, err := read(ctx, s)
+	if err != nil {
+		return nil, false, err
+	}
+	if check != nil {
+		if err := check(hash); err != nil {
+			return nil, false, err
+		}
+	}
+	rec := &SkillRecord{Hash: hash, Files: make(map[string]FileRecord, len(files))}
+	same := make([]bool, len(files))
+	for i, f := range files {
+		var prev *FileRecord
+		if old != nil {
+			if r, ok := old.Files[f.path]; ok {
+				prev = &r
+			}
+		}
+		info, sha := w.liveFile(filepath.Join(live, filepath.FromSlash(f.path)), prev)
+		same[i] = info != nil && sha == f.sha && info.Mode().Perm() == f.mode
+		if same[i] {
+			rec.Files[f.path] = FileRecord{SHA256: f.sha, Size: info.Size(), Mode: modeString(f.mode), MTime: info.ModTime().UnixNano()}
+		}
+	}
+	changed := slices.Contains(same, false)
+	if !changed && (old == nil || len(old.Files) != len(files) || w.Verify) {
+		// Every wanted file is in place; a file that should be gone may not be.
+		changed = hasExtraFiles(live, rec.Files)
+	}
+	if !changed {
+		w.Stats.Unchanged += len(files)
+		return rec, false, nil
+	}
+	staged, err := w.build(live, files, same, rec)
+	if err != nil {
+		return nil, false, fmt.Errorf("stage skill %s: %w", s.Name, err)
+	}
+	w.pending = append(w.pending, swap{staged: staged, live: live})
+	return rec, true, nil
+}
+
+// read loads a skill's files and computes its hash.
+func read(ctx context.Context, s Skill) ([]desired, string, error) {
+	list := make([]skill.File, len(s.List))
+	copy(list, s.List)
+	sort.Slice(list, func(i, j int) bool { return list[i].Path < list[j].Path })
+	h := newSkillHasher()
+	files := make([]desired, 0, len(list))
+	for _, f := range list {
+		if err := ctx.Err(); err != nil {
+			return nil, "", err
+		}
+		data, err := fs.ReadFile(s.Files, f.Path)
+		if err != nil {
+			return nil, "", fmt.Errorf("read skill %s file %s: %w", s.Name, f.Path, err)
+		}
+		h.add(f.Path, data)
+		files = append(files, desired{path: f.Path, data: data, sha: sha256Hex(data), mode: fileMode(f.Mode, data, s.GuessModes)})
+	}
+	return files, h.sum(), nil
+}
+
+// fileMode is 0755 for executables and 0644 for the rest.
+func fileMode(m fs.FileMode, data []byte, guess bool) fs.FileMode {
+	exec := m&0o111 != 0
+	if guess {
+		exec = bytes.HasPrefix(data, []byte("#!"))
+	}
+	if exec {
+		return 0o755
+	}
+	return 0o644
+}
+
+// liveFile returns the stat data and content hash of a live file, or nil
+// when it is not a regular file. The hash comes from the record when the
+// stat data still match it, unless the writer verifies.
+func (w *Writer) liveFile(path string, rec *FileRecord) (fs.FileInfo, string) {
+	info, err := os.Lstat(path)
+	if err != nil || !info.Mode().IsRegular() {
+		return nil, ""
+	}
+	if rec != nil && !w.Verify && info.Size() == rec.Size && info.ModTime().UnixNano() == rec.MTime && info.Mode().Perm() == rec.perm() {
+		return info, rec.SHA256
+	}
+	sha, err := hashFile(path)
+	if err != nil {
+		return nil, ""
+	}
+	return info, sha
+}
+
+// hashFile hashes a regular file without following a final symbolic link.
+func hashFile(path string) (string, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK, 0)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil || !info.Mode().IsRegular() {
+		return "", fmt.Errorf("%s is not a regular file", path)
+	}
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// hasExtraFiles reports whether live holds anything the record does not.
+func hasExtraFiles(live string, files map[string]FileRecord) bool {
+	extra := false
+	_ = filepath.WalkDir(live, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		rel, _ := filepath.Rel(live, p)
+		if _, ok := files[filepath.ToSlash(rel)]; !ok {
+			extra = true
+			return fs.SkipAll
+		}
+		return nil
+	})
+	return extra
+}
+
+// build assembles the new version: unchanged files hard-linked from live,
+// so they keep their inode and mtime, the rest written.
+func (w *Writer) build(live string, files []desired, same []bool, rec *SkillRecord) (string, error) {
+	staged := filepath.Join(w.staging, randomName())
+	if err := os.Mkdir(staged, 0o755); err != nil {
+		return "", err
+	}
+	for i, f := range files {
+		dst := filepath.Join(staged, filepath.FromSlash(f.path))
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return "", err
+		}
+		if same[i] && w.link(filepath.Join(live, filepath.FromSlash(f.path)), dst) {
+			w.Stats.Unchanged++
+			continue
+		}
+		if err := writeFile(dst, f.data, f.mode); err != nil {
+			return "", err
+		}
+		info, err := os.Lstat(dst)
+		if err != nil {
+			return "", err
+		}
+		rec.Files[f.path] = FileRecord{SHA256: f.sha, Size: info.Size(), Mode: modeString(f.mode), MTime: info.ModTime().UnixNano()}
+		w.Stats.Written++
+		w.Stats.BytesWritten += int64(len(f.data))
+	}
+	return staged, nil
+}
+
+// link hard-links an unchanged live file into staging. It refuses a path
+// that passes through a symbolic link, which could lead out of the
+// destination.
+func (w *Writer) link(src, dst string) bool {
+	if real, err := filepath.EvalSymlinks(src); err != nil || real != src {
+		return false
+	}
+	return os.Link(src, dst) == nil
+}
+
+func writeFile(name string, data []byte, mode fs.FileMode) error {
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Chmod(mode); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+func randomName() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// Remove deletes a live skill directory, or a symbolic link in its place
+// (the link itself, never its target), counting the files recorded for it.
+func (w *Writer) Remove(live string, rec *SkillRecord) error {
+	if err := os.RemoveAll(live); err != nil {
+		return fmt.Errorf("remove %s: %w", live, err)
+	}
+	if rec != nil {
+		w.Stats.Removed += len(rec.Files)
+	}
+	return nil
+}
+
+// Pending reports how many staged skills wait for Commit.
+func (w *Writer) Pending() int { return len(w.pending) }
+
+// Commit makes everything staged durable with one syncfs, then swaps each
+// skill into place and removes the old versions. A crash at any point
+// leaves every live directory whole: old before its swap, new after.
+func (w *Writer) Commit(ctx context.Context) error {
+	if len(w.pending) == 0 {
+		return nil
+	}
+	if err := syncFS(w.staging); err != nil {
+		return err
+	}
+	parents := map[string]bool{}
+	for i, s := range w.pending {
+		if err := ctx.Err(); err != nil {
+			w.pending = w.pending[i:]
+			return err
+		}
+		old, err := exchange(s.staged, s.live)
+		if err != nil {
+			return fmt.Errorf("swap in %s: %w", s.live, err)
+		}
+		parents[filepath.Dir(s.live)] = true
+		if old != "" {
+			if err := os.RemoveAll(old); err != nil {
+				return fmt.Errorf("remove old copy of %s: %w", s.live, err)
+			}
+		}
+	}
+	w.pending = nil
+	for p := range parents {
+		if err := syncDir(p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func syncDir(dir string) error {
+	f, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return f.Sync()
+}

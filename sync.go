@@ -1,0 +1,412 @@
+package skillsync
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"sort"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/skillsync/skillsync/layering"
+	"github.com/skillsync/skillsync/materialize"
+	"github.com/skillsync/skillsync/repository"
+	"github.com/skillsync/skillsync/skill"
+)
+
+// CacheDirName is the cache's directory in the workspace.
+const CacheDirName = ".skills-cache"
+
+// DefaultWait is how long a sync waits for another one to release the
+// cache.
+const DefaultWait = 30 * time.Second
+
+// CacheDir returns the workspace's cache directory.
+func (e *Engine) CacheDir() string { return filepath.Join(e.cfg.Workspace, CacheDirName) }
+
+// SyncOptions change what a sync does.
+type SyncOptions struct {
+	// Frozen syncs exactly the revisions in skillsync.lock and fails when
+	// the config or a skill's content disagrees with it.
+	Frozen bool
+	// Update, when not nil, moves only these sources to their newest
+	// revision; the others stay at their locked revision.
+	Update []string
+	// Wait is how long to wait for another sync; 0 means DefaultWait.
+	Wait time.Duration
+	// Jobs is how many sources are fetched at once; 0 means DefaultJobs.
+	Jobs int
+	// Verify hashes every cached file instead of trusting stat data, and
+	// rewrites whatever differs: skillsync verify --repair.
+	Verify bool
+}
+
+// SourceReport is one source in a sync report.
+type SourceReport struct {
+	Source   string `json:"source"`
+	Type     string `json:"type"`
+	Revision string `json:"revision"`
+	Status   string `json:"status"`
+	Error    string `json:"error"`
+	Skills   int    `json:"skills"`
+}
+
+// SkillChanges lists skills by what happened to them, as source/name.
+type SkillChanges struct {
+	Added   []string `json:"added"`
+	Updated []string `json:"updated"`
+	Removed []string `json:"removed"`
+}
+
+// ProblemReport is a problem as sync reports it.
+type ProblemReport struct {
+	Source  string      `json:"source"`
+	Skill   string      `json:"skill"`
+	Path    string      `json:"path"`
+	Level   skill.Level `json:"level"`
+	Rule    string      `json:"rule"`
+	Message string      `json:"message"`
+}
+
+// SyncReport is what a sync did.
+type SyncReport struct {
+	Sources  []SourceReport             `json:"sources"`
+	Skills   SkillChanges               `json:"skills"`
+	Files    materialize.Stats          `json:"files"`
+	Targets  []materialize.TargetReport `json:"targets"`
+	Problems []ProblemReport            `json:"problems"`
+	// Changes carries the hashes before and after, for the audit log.
+	Changes []materialize.Change `json:"-"`
+	// Warnings are things the user should know that changed nothing.
+	Warnings []string `json:"-"`
+}
+
+// Failed counts the sources that failed.
+func (r *SyncReport) Failed() int {
+	n := 0
+	for _, s := range r.Sources {
+		if s.Status == StatusFailed {
+			n++
+		}
+	}
+	return n
+}
+
+// Sync is the main job: fetch the git sources, materialize every
+// marketplace skill into the cache, refresh the targets, and write
+// skillsync.lock. A source that fails keeps its last good files; the
+// report says which failed. The error is for what stops the whole sync:
+// a held cache lock, a frozen mismatch, a cache that cannot be written.
+func (e *Engine) Sync(ctx context.Context, opts SyncOptions) (*SyncReport, error) {
+	lock, hasLock, err := ReadLock(e.cfg.Workspace)
+	if err != nil {
+		return nil, err
+	}
+	var frozen *FrozenError
+	if opts.Frozen {
+		if !hasLock {
+			return nil, &FrozenError{Diff: []string{"there is no " + LockFileName + " in " + e.cfg.Workspace + ": run skillsync sync once without --frozen"}}
+		}
+		if diff := lock.compareConfig(e.cfg); len(diff) > 0 {
+			return nil, &FrozenError{Diff: diff}
+		}
+		frozen = &FrozenError{}
+	}
+	repos, err := e.pinnedRepositories(lock, opts)
+	if err != nil {
+		return nil, err
+	}
+	wait := opts.Wait
+	if wait <= 0 {
+		wait = DefaultWait
+	}
+	cache, err := materialize.OpenCache(ctx, e.CacheDir(), wait, opts.Verify)
+	if err != nil {
+		return nil, err
+	}
+	defer cache.Close()
+
+	report := &SyncReport{Targets: []materialize.TargetReport{}, Problems: []ProblemReport{}}
+	report.Warnings = append(report.Warnings, cache.Warnings...)
+	fetched := e.fetchAll(ctx, repos, opts.Jobs)
+	for i, rc := range e.cfg.Repositories {
+		src := e.syncSource(ctx, cache, rc, repos[i], fetched[i], lock, frozen, report)
+		report.Sources = append(report.Sources, src)
+	}
+	changes, errs := cache.Prune(e.sourceNames())
+	report.Changes = append(report.Changes, changes...)
+	for _, err := range errs {
+		report.Warnings = append(report.Warnings, err.Error())
+	}
+	if err := cache.Commit(ctx); err != nil {
+		return report, fmt.Errorf("write cache: %w", err)
+	}
+	report.Files = cache.Stats()
+	report.Warnings = append(report.Warnings, cache.Warnings[len(report.Warnings):]...)
+	if err := e.syncTargets(ctx, cache.Manifest(), opts.Verify, report); err != nil {
+		return report, err
+	}
+	report.summarize()
+	if frozen != nil && len(frozen.Diff) > 0 {
+		return report, frozen
+	}
+	if err := e.newLock(cache.Manifest(), lock).write(e.cfg.Workspace); err != nil {
+		return report, fmt.Errorf("write %s: %w", LockFileName, err)
+	}
+	return report, nil
+}
+
+// pinnedRepositories returns the repositories, with git sources pinned to
+// their locked revision where the options say so.
+func (e *Engine) pinnedRepositories(lock *Lock, opts SyncOptions) ([]repository.Repository, error) {
+	repos, err := e.Repositories()
+	if err != nil {
+		return nil, err
+	}
+	for i, rc := range e.cfg.Repositories {
+		locked, ok := lock.Sources[rc.Name]
+		if rc.Type() != "git" || !ok || locked.Revision == "" {
+			continue
+		}
+		if opts.Frozen || (opts.Update != nil && !slices.Contains(opts.Update, rc.Name)) {
+			pinned := rc
+			pinned.Ref = locked.Revision
+			repos[i] = e.newGit(pinned)
+		}
+	}
+	for _, name := range opts.Update {
+		if !slices.Contains(e.sourceNames(), name) {
+			return nil, fmt.Errorf("no source named %q in the config", name)
+		}
+	}
+	return repos, nil
+}
+
+func (e *Engine) sourceNames() []string {
+	names := make([]string, len(e.cfg.Repositories))
+	for i, rc := range e.cfg.Repositories {
+		names[i] = rc.Name
+	}
+	return names
+}
+
+// fetchAll fetches the git sources among repos concurrently; the result
+// for a source that is not git is its zero value.
+func (e *Engine) fetchAll(ctx context.Context, repos []repository.Repository, jobs int) []FetchResult {
+	if jobs <= 0 {
+		jobs = DefaultJobs
+	}
+	results := make([]FetchResult, len(repos))
+	var g errgroup.Group
+	g.SetLimit(jobs)
+	for i, r := range repos {
+		if gr, ok := r.(*repository.Git); ok {
+			g.Go(func() error {
+				results[i] = fetchOne(ctx, gr)
+				return nil
+			})
+		}
+	}
+	_ = g.Wait()
+	return results
+}
+
+// syncSource materializes one source, or reports why it could not.
+func (e *Engine) syncSource(ctx context.Context, cache *materialize.Cache, rc RepositoryConfig, r repository.Repository,
+	fetched FetchResult, lock *Lock, frozen *FrozenError, report *SyncReport) SourceReport {
+	src := SourceReport{Source: rc.Name, Type: rc.Type(), Status: StatusUnchanged}
+	fail := func(err error) SourceReport {
+		src.Status, src.Error = StatusFailed, err.Error()
+		if rec, ok := cache.Manifest().Sources[rc.Name]; ok {
+			src.Revision, src.Skills = rec.Revision, len(rec.Skills)
+		}
+		return src
+	}
+	var rev repository.Revision
+	if rc.Type() == "git" {
+		if fetched.Err != nil {
+			return fail(fetched.Err)
+		}
+		rev = repository.Revision(fetched.Revision)
+	} else {
+		var err error
+		if rev, err = r.Sync(ctx); err != nil {
+			return fail(err)
+		}
+	}
+	src.Revision = string(rev)
+	if frozen == nil && cache.Current(rc.Name, string(rev)) {
+		src.Skills = len(cache.Manifest().Sources[rc.Name].Skills)
+		return src
+	}
+	skills, problems, err := r.Skills(ctx)
+	report.addProblems(problems)
+	if err != nil {
+		return fail(err)
+	}
+	items := materialSkills(dedupe(skills), rc.Type() == "embedded")
+	var check func(name, hash string) error
+	if frozen != nil {
+		check = frozenCheck(rc.Name, lock.Sources[rc.Name], frozen)
+	}
+	changes, errs := cache.SyncSource(ctx, rc.Name, string(rev), items, check)
+	report.Changes = append(report.Changes, changes...)
+	src.Skills = len(cache.Manifest().Sources[rc.Name].Skills)
+	if len(changes) > 0 {
+		src.Status = StatusUpdated
+	}
+	var refused *refusedError
+	for _, err := range errs {
+		if !errors.As(err, &refused) {
+			report.Warnings = append(report.Warnings, err.Error())
+		}
+	}
+	return src
+}
+
+// refusedError is a skill a frozen sync would not write.
+type refusedError struct{ msg string }
+
+func (e *refusedError) Error() string { return e.msg }
+
+// frozenCheck refuses a skill whose hash differs from the lock's, and
+// records the difference.
+func frozenCheck(source string, locked *LockSource, frozen *FrozenError) func(name, hash string) error {
+	return func(name, hash string) error {
+		want, ok := locked.Skills[name]
+		switch {
+		case !ok:
+			frozen.Diff = append(frozen.Diff, fmt.Sprintf("+ skill %s/%s is not in the lock", source, name))
+		case want != hash:
+			frozen.Diff = append(frozen.Diff, fmt.Sprintf("~ skill %s/%s: lock has %s, content hashes to %s", source, name, short(want), short(hash)))
+		default:
+			return nil
+		}
+		return &refusedError{msg: "refused by --frozen"}
+	}
+}
+
+func short(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
+}
+
+// dedupe keeps one skill per case-insensitive name, the first by path, as
+// the catalog does: two cache directories differing only by case would
+// collide on some file systems.
+func dedupe(skills []skill.Skill) []skill.Skill {
+	sorted := slices.Clone(skills)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Path < sorted[j].Path })
+	seen := map[string]bool{}
+	var out []skill.Skill
+	for _, s := range sorted {
+		if k := layering.Key(s.Name); !seen[k] {
+			seen[k] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func materialSkills(skills []skill.Skill, guessModes bool) []materialize.Skill {
+	out := make([]materialize.Skill, 0, len(skills))
+	for _, s := range skills {
+		files, _ := skill.ListFiles(s.Files, s.Path, 0)
+		out = append(out, materialize.Skill{Name: s.Name, Files: s.Files, List: files, GuessModes: guessModes})
+	}
+	return out
+}
+
+func (r *SyncReport) addProblems(problems []skill.Problem) {
+	for _, p := range problems {
+		r.Problems = append(r.Problems, ProblemReport{Source: p.Source, Skill: p.Skill, Path: cmp.Or(p.File, p.Path), Level: p.Level, Rule: p.Rule, Message: p.Message})
+	}
+}
+
+// summarize fills Skills from Changes, sorted.
+func (r *SyncReport) summarize() {
+	r.Skills = SkillChanges{Added: []string{}, Updated: []string{}, Removed: []string{}}
+	for _, c := range r.Changes {
+		name := c.Source + "/" + c.Name
+		switch c.Op {
+		case "added":
+			r.Skills.Added = append(r.Skills.Added, name)
+		case "updated":
+			r.Skills.Updated = append(r.Skills.Updated, name)
+		case "removed":
+			r.Skills.Removed = append(r.Skills.Removed, name)
+		}
+	}
+	sort.Strings(r.Skills.Added)
+	sort.Strings(r.Skills.Updated)
+	sort.Strings(r.Skills.Removed)
+}
+
+// newLock records the sources as the cache now holds them. A source that
+// failed keeps what the old lock said.
+func (e *Engine) newLock(m *materialize.Manifest, old *Lock) *Lock {
+	l := &Lock{Version: 1, Sources: map[string]*LockSource{}}
+	for _, rc := range e.cfg.Repositories {
+		ls := lockSource(rc)
+		rec, ok := m.Sources[rc.Name]
+		if !ok || rec.Revision == "" {
+			if prev, had := old.Sources[rc.Name]; had {
+				l.Sources[rc.Name] = prev
+			}
+			continue
+		}
+		ls.Revision = rec.Revision
+		for name, sk := range rec.Skills {
+			ls.Skills[name] = sk.Hash
+		}
+		l.Sources[rc.Name] = ls
+	}
+	return l
+}
+
+// syncTargets places every catalog winner in each target.
+func (e *Engine) syncTargets(ctx context.Context, m *materialize.Manifest, verify bool, report *SyncReport) error {
+	if len(e.cfg.Targets) == 0 {
+		return nil
+	}
+	cat, err := e.catalogWith(ctx, m)
+	if err != nil {
+		return err
+	}
+	var skills []materialize.TargetSkill
+	for _, w := range cat.Winners {
+		if w.Hidden {
+			continue
+		}
+		files, _ := skill.ListFiles(w.Skill.Files, w.Skill.Path, 0)
+		ts := materialize.TargetSkill{
+			Skill: materialize.Skill{Name: w.Skill.Name, Files: w.Skill.Files, List: files},
+			Dir:   w.Dir,
+		}
+		if w.Layer == layering.Marketplace && w.Dir != "" {
+			if rec, ok := m.Sources[w.Source]; ok {
+				if sk, ok := rec.Skills[w.Skill.Name]; ok {
+					ts.Hash = sk.Hash
+				}
+			}
+			if fsys, err := repository.NewDirFS(w.Dir); err == nil {
+				ts.Files = fsys
+			}
+		}
+		skills = append(skills, ts)
+	}
+	for _, t := range e.cfg.Targets {
+		tr, err := materialize.SyncTarget(ctx, t.Dir, materialize.TargetMode(t.Mode), skills, verify)
+		if err != nil {
+			return err
+		}
+		report.Targets = append(report.Targets, tr)
+	}
+	return nil
+}
