@@ -60,6 +60,7 @@ func OpenCache(ctx context.Context, root string, wait time.Duration, verify bool
 		return nil, err
 	}
 	c.writer.Verify = verify
+	c.writer.KeepOld = true
 	c.manifest, err = LoadManifest(filepath.Join(root, manifestName))
 	if err != nil {
 		c.Warnings = append(c.Warnings, err.Error())

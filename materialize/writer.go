@@ -45,7 +45,11 @@ type Writer struct {
 	staging string
 	// Verify hashes every live file instead of trusting its stat data, and
 	// counts files nobody recorded as differences.
-	Verify  bool
+	Verify bool
+	// KeepOld leaves the versions swapped out in staging, for the next
+	// run to remove, instead of removing them at once: a reader that
+	// opened an old directory just before the swap can finish reading it.
+	KeepOld bool
 	Stats   Stats
 	pending []swap
 }
@@ -332,7 +336,7 @@ func (w *Writer) Commit(ctx context.Context) error {
 			return fmt.Errorf("swap in %s: %w", s.live, err)
 		}
 		parents[filepath.Dir(s.live)] = true
-		if old != "" {
+		if old != "" && !w.KeepOld {
 			if err := os.RemoveAll(old); err != nil {
 				return fmt.Errorf("remove old copy of %s: %w", s.live, err)
 			}
