@@ -107,6 +107,10 @@ func (t *TreeFS) resolve(name string, hops int) (*node, error) {
 	return cur, nil
 }
 
+func validEntryName(name string) bool {
+	return name != "" && name != "." && name != ".." && !strings.ContainsAny(name, "/\\\x00")
+}
+
 func findEntry(tree *object.Tree, name string) (*object.TreeEntry, bool) {
 	for i := range tree.Entries {
 		if tree.Entries[i].Name == name {
@@ -184,6 +188,12 @@ func (t *TreeFS) ReadDir(name string) ([]fs.DirEntry, error) {
 func (t *TreeFS) entries(tree *object.Tree) []fs.DirEntry {
 	out := make([]fs.DirEntry, 0, len(tree.Entries))
 	for _, e := range tree.Entries {
+		// git stores whatever a tree object says; a name such as ".." or
+		// one holding "/" could lead a walker out of the tree. Such an
+		// entry cannot be a file of a skill and is not listed.
+		if !validEntryName(e.Name) {
+			continue
+		}
 		out = append(out, &treeEntry{fs: t, tree: tree, entry: e})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name() < out[j].Name() })

@@ -1,0 +1,277 @@
+package skillsync
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/skillsync/skillsync/internal/gittest"
+	"github.com/skillsync/skillsync/internal/lockfile"
+)
+
+// workspace writes config into a new workspace and returns an engine over
+// it whose git stores live in the test's temporary directory.
+func workspace(t *testing.T, config string) (*Engine, string) {
+	t.Helper()
+	ws := t.TempDir()
+	path := filepath.Join(ws, ConfigFile)
+	if err := os.WriteFile(path, []byte(config), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return reload(t, path), ws
+}
+
+func reload(t *testing.T, path string) *Engine {
+	t.Helper()
+	cfg, err := LoadConfig(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Global = ""
+	return NewEngine(cfg, WithGitStore(filepath.Join(filepath.Dir(path), ".git-store")))
+}
+
+func mustSync(t *testing.T, e *Engine, opts SyncOptions) *SyncReport {
+	t.Helper()
+	r, err := e.Sync(context.Background(), opts)
+	if err != nil {
+		t.Fatalf("sync: %v", err)
+	}
+	return r
+}
+
+func exists(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil
+}
+
+func TestSyncBuiltinDefault(t *testing.T) {
+	ws := t.TempDir()
+	t.Chdir(ws)
+	cfg, err := DefaultConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := NewEngine(cfg)
+	r := mustSync(t, e, SyncOptions{})
+	if len(r.Skills.Added) < 2 || r.Files.Written < 2 || r.Sources[0].Status != StatusUpdated {
+		t.Errorf("first sync: %+v", r)
+	}
+	if !exists(filepath.Join(ws, ".skills-cache", "builtin", "skillsync", "SKILL.md")) || !exists(filepath.Join(ws, LockFileName)) {
+		t.Error("the built-in skills or the lock were not written")
+	}
+	r = mustSync(t, e, SyncOptions{})
+	if r.Files.Written != 0 || len(r.Changes) != 0 || r.Sources[0].Status != StatusUnchanged || r.Files.Unchanged < 2 {
+		t.Errorf("a sync with nothing new: %+v", r)
+	}
+	cat, err := e.Catalog(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, _ := cat.Lookup("skillsync")
+	if w.Location() != filepath.Join(ws, ".skills-cache", "builtin", "skillsync", "SKILL.md") {
+		t.Errorf("location = %s, want the cache", w.Location())
+	}
+}
+
+func TestSyncFailedSourceKeepsLastGood(t *testing.T) {
+	up := gittest.NewRepo(t, "main")
+	up.Skill("skills/team-one", "From git.")
+	head := up.Commit("one")
+	e, ws := workspace(t, "repositories:\n  - embedded: builtin\n  - name: team\n    git: "+up.URL()+"\n")
+	mustSync(t, e, SyncOptions{})
+	cached := filepath.Join(ws, ".skills-cache", "team", "team-one", "SKILL.md")
+	if !exists(cached) {
+		t.Fatal("the git skill was not materialized")
+	}
+	if err := os.RemoveAll(up.Dir); err != nil {
+		t.Fatal(err)
+	}
+	r := mustSync(t, e, SyncOptions{})
+	if r.Failed() != 1 || r.Sources[1].Status != StatusFailed || r.Sources[1].Revision != head || r.Sources[1].Error == "" {
+		t.Errorf("sources = %+v", r.Sources)
+	}
+	if !exists(cached) || len(r.Skills.Removed) != 0 {
+		t.Errorf("a failed source lost its files: removed %v", r.Skills.Removed)
+	}
+	lock, _, _ := ReadLock(ws)
+	if lock.Sources["team"] == nil || lock.Sources["team"].Revision != head {
+		t.Errorf("the lock lost the failed source: %+v", lock.Sources["team"])
+	}
+}
+
+func TestSyncFrozen(t *testing.T) {
+	up := gittest.NewRepo(t, "main")
+	up.Skill("skills/pinned", "Pinned.")
+	first := up.Commit("one")
+	local := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(local, "loc"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeSkill := func(desc string) {
+		data := "---\nname: loc\ndescription: " + desc + "\n---\n"
+		if err := os.WriteFile(filepath.Join(local, "loc", "SKILL.md"), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeSkill("Local.")
+	config := "repositories:\n  - name: team\n    git: " + up.URL() + "\n  - name: local\n    dir: " + local + "\n"
+	e, ws := workspace(t, config)
+	mustSync(t, e, SyncOptions{})
+
+	// Upstream moves; a frozen sync stays at the locked commit.
+	up.Skill("skills/later", "Later.")
+	up.Commit("two")
+	r := mustSync(t, e, SyncOptions{Frozen: true})
+	if r.Sources[0].Revision != first || exists(filepath.Join(ws, ".skills-cache", "team", "later")) {
+		t.Errorf("frozen sync moved to %s", r.Sources[0].Revision)
+	}
+
+	// Content that no longer hashes as locked.
+	writeSkill("Changed behind the lock's back.")
+	_, err := e.Sync(context.Background(), SyncOptions{Frozen: true})
+	var fe *FrozenError
+	if !errors.As(err, &fe) || !strings.Contains(err.Error(), "~ skill local/loc: lock has") {
+		t.Fatalf("frozen with changed content = %v", err)
+	}
+	data, _ := os.ReadFile(filepath.Join(ws, ".skills-cache", "local", "loc", "SKILL.md"))
+	if !strings.Contains(string(data), "description: Local.") {
+		t.Error("a refused skill was written anyway")
+	}
+
+	// The config disagrees with the lock.
+	if err := os.WriteFile(filepath.Join(ws, ConfigFile), []byte(config+"  - name: extra\n    embedded: builtin\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = reload(t, filepath.Join(ws, ConfigFile)).Sync(context.Background(), SyncOptions{Frozen: true})
+	if !errors.As(err, &fe) || !strings.Contains(err.Error(), "+ source extra (embedded builtin) is in the config, not in the lock") {
+		t.Errorf("frozen with a new source = %v", err)
+	}
+}
+
+func TestUpdateMovesOnlyTheNamedSource(t *testing.T) {
+	a, b := gittest.NewRepo(t, "main"), gittest.NewRepo(t, "main")
+	a.Skill("skills/from-a", "A.")
+	a.Commit("a1")
+	b.Skill("skills/from-b", "B.")
+	b1 := b.Commit("b1")
+	e, ws := workspace(t, "repositories:\n  - name: a\n    git: "+a.URL()+"\n  - name: b\n    git: "+b.URL()+"\n")
+	mustSync(t, e, SyncOptions{})
+	a2 := a.Commit("a2")
+	b.Commit("b2")
+	r := mustSync(t, e, SyncOptions{Update: []string{"a"}})
+	if r.Sources[0].Revision != a2 || r.Sources[1].Revision != b1 {
+		t.Errorf("update a: %+v", r.Sources)
+	}
+	lock, _, _ := ReadLock(ws)
+	if lock.Sources["a"].Revision != a2 || lock.Sources["b"].Revision != b1 {
+		t.Errorf("lock after update a: a %s b %s", lock.Sources["a"].Revision, lock.Sources["b"].Revision)
+	}
+	if _, err := e.Sync(context.Background(), SyncOptions{Update: []string{"nope"}}); err == nil {
+		t.Error("update of an unknown source succeeded")
+	}
+}
+
+func TestSyncLockContention(t *testing.T) {
+	e, ws := workspace(t, "repositories:\n  - embedded: builtin\n")
+	if err := os.MkdirAll(filepath.Join(ws, CacheDirName), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	held, err := lockfile.Acquire(context.Background(), filepath.Join(ws, CacheDirName, ".lock"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	_, err = e.Sync(context.Background(), SyncOptions{Wait: 100 * time.Millisecond})
+	var he *lockfile.HeldError
+	if !errors.As(err, &he) || he.PID != os.Getpid() {
+		t.Errorf("sync beside a held lock = %v", err)
+	}
+}
+
+func TestSyncHostileGitTree(t *testing.T) {
+	up := gittest.NewRepo(t, "main")
+	skillMD := func(name string) string {
+		return up.Blob("---\nname: " + name + "\ndescription: Hostile.\n---\n")
+	}
+	evil := up.Blob("escaped")
+	inner := up.MkTree("100644 blob "+skillMD("evil")+"\tSKILL.md", "100644 blob "+evil+"\t..")
+	upper := up.MkTree("100644 blob "+skillMD("PDF")+"\tSKILL.md")
+	lower := up.MkTree("100644 blob "+skillMD("pdf")+"\tSKILL.md")
+	skills := up.MkTree("040000 tree "+inner+"\tevil", "040000 tree "+upper+"\tPDF", "040000 tree "+lower+"\tpdf")
+	up.CommitTree("main", "hostile", "040000 tree "+skills+"\tskills", "100644 blob "+evil+"\t..")
+	e, ws := workspace(t, "repositories:\n  - name: team\n    git: "+up.URL()+"\n")
+	r := mustSync(t, e, SyncOptions{})
+	if r.Failed() != 0 {
+		t.Fatalf("sync: %+v", r.Sources)
+	}
+	cache := filepath.Join(ws, CacheDirName, "team")
+	entries, _ := os.ReadDir(cache)
+	var names []string
+	for _, en := range entries {
+		names = append(names, en.Name())
+	}
+	// PDF and pdf differ only by case: one directory, the first by path.
+	if !slices.Equal(names, []string{"PDF", "evil"}) {
+		t.Errorf("cache holds %v", names)
+	}
+	if exists(filepath.Join(ws, CacheDirName, "escaped")) || exists(filepath.Join(ws, "escaped")) {
+		t.Error("a file escaped the cache")
+	}
+	files, _ := os.ReadDir(filepath.Join(cache, "evil"))
+	if len(files) != 1 || files[0].Name() != "SKILL.md" {
+		t.Errorf("evil holds %v", files)
+	}
+	if diffs, err := e.Verify(context.Background()); err != nil || len(diffs) != 0 {
+		t.Errorf("verify: %v %v", diffs, err)
+	}
+}
+
+func TestSyncTargetsAllLayers(t *testing.T) {
+	e, ws := workspace(t, "repositories:\n  - embedded: builtin\ntargets:\n  - dir: .claude/skills\n  - dir: linked\n    mode: symlink\n")
+	for _, d := range []string{"skills/mine", ".claude/skills/users-own"} {
+		if err := os.MkdirAll(filepath.Join(ws, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(ws, "skills/mine/SKILL.md"), []byte("---\nname: mine\ndescription: Workspace skill.\n---\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ws, ".claude/skills/users-own/SKILL.md"), []byte("---\nname: users-own\ndescription: Not skillsync's.\n---\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := mustSync(t, e, SyncOptions{})
+	if len(r.Targets) != 2 {
+		t.Fatalf("targets = %+v", r.Targets)
+	}
+	for _, name := range []string{"mine", "skillsync", "writing-skills"} {
+		if !exists(filepath.Join(ws, ".claude/skills", name, "SKILL.md")) {
+			t.Errorf("copy target lacks %s", name)
+		}
+	}
+	if link, err := os.Readlink(filepath.Join(ws, "linked", "skillsync")); err != nil || link != filepath.Join(ws, CacheDirName, "builtin", "skillsync") {
+		t.Errorf("symlink target: %q %v", link, err)
+	}
+	if link, _ := os.Readlink(filepath.Join(ws, "linked", "mine")); link != filepath.Join(ws, "skills", "mine") {
+		t.Errorf("a workspace winner links to %q", link)
+	}
+	// The workspace skill goes away: it leaves the targets; the user's stays.
+	if err := os.RemoveAll(filepath.Join(ws, "skills/mine")); err != nil {
+		t.Fatal(err)
+	}
+	r = mustSync(t, e, SyncOptions{})
+	if exists(filepath.Join(ws, ".claude/skills/mine")) || exists(filepath.Join(ws, "linked/mine")) {
+		t.Error("a winner that disappeared is still in a target")
+	}
+	if !exists(filepath.Join(ws, ".claude/skills/users-own/SKILL.md")) {
+		t.Error("the user's own skill in the target was removed")
+	}
+	if diffs, err := e.Verify(context.Background()); err != nil || len(diffs) != 0 {
+		t.Errorf("verify: %v %v", diffs, err)
+	}
+}
