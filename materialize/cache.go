@@ -190,13 +190,13 @@ func (c *Cache) Prune(keep []string) ([]Change, []error) {
 			continue
 		}
 		rec := c.manifest.Sources[source]
+		if err := c.writer.Remove(filepath.Join(c.root, source), nil); err != nil {
+			errs = append(errs, fmt.Errorf("remove source %s: %w", source, err))
+			continue
+		}
 		for _, name := range sortedNames(rec.Skills) {
 			changes = append(changes, Change{Source: source, Name: name, Op: "removed", Before: rec.Skills[name].Hash})
 			c.writer.Stats.Removed += len(rec.Skills[name].Files)
-		}
-		if err := os.RemoveAll(filepath.Join(c.root, source)); err != nil {
-			errs = append(errs, fmt.Errorf("remove source %s: %w", source, err))
-			continue
 		}
 		delete(c.manifest.Sources, source)
 	}

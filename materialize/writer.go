@@ -300,11 +300,20 @@ func randomName() string {
 	return hex.EncodeToString(b[:])
 }
 
-// Remove deletes a live skill directory, or a symbolic link in its place
-// (the link itself, never its target), counting the files recorded for it.
+// Remove takes a live skill directory, or a symbolic link in its place
+// (the link itself, never its target), out of the destination with one
+// rename, so a reader sees it whole or not at all, then deletes it (or,
+// with KeepOld, leaves that to the next run). It counts the files
+// recorded for it.
 func (w *Writer) Remove(live string, rec *SkillRecord) error {
-	if err := os.RemoveAll(live); err != nil {
+	aside := filepath.Join(w.staging, randomName())
+	if err := os.Rename(live, aside); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("remove %s: %w", live, err)
+	}
+	if !w.KeepOld {
+		if err := os.RemoveAll(aside); err != nil {
+			return fmt.Errorf("remove %s: %w", live, err)
+		}
 	}
 	if rec != nil {
 		w.Stats.Removed += len(rec.Files)
