@@ -201,8 +201,8 @@ func TestSyncHostileGitTree(t *testing.T) {
 	}
 	evil := up.Blob("escaped")
 	inner := up.MkTree("100644 blob "+skillMD("evil")+"\tSKILL.md", "100644 blob "+evil+"\t..")
-	upper := up.MkTree("100644 blob "+skillMD("PDF")+"\tSKILL.md")
-	lower := up.MkTree("100644 blob "+skillMD("pdf")+"\tSKILL.md")
+	upper := up.MkTree("100644 blob " + skillMD("PDF") + "\tSKILL.md")
+	lower := up.MkTree("100644 blob " + skillMD("pdf") + "\tSKILL.md")
 	skills := up.MkTree("040000 tree "+inner+"\tevil", "040000 tree "+upper+"\tPDF", "040000 tree "+lower+"\tpdf")
 	up.CommitTree("main", "hostile", "040000 tree "+skills+"\tskills", "100644 blob "+evil+"\t..")
 	e, ws := workspace(t, "repositories:\n  - name: team\n    git: "+up.URL()+"\n")
