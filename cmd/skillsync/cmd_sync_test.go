@@ -1,0 +1,122 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/skillsync/skillsync/internal/lockfile"
+)
+
+type syncJSON struct {
+	Sources []struct {
+		Source, Type, Revision, Status, Error string
+		Skills                                int
+	}
+	Skills struct{ Added, Updated, Removed []string }
+	Files  struct {
+		Written, Unchanged, Removed int
+		BytesWritten                int64 `json:"bytes_written"`
+	}
+	Targets []struct {
+		Dir              string
+		Written, Removed int
+		Conflicts        []string
+	}
+	Problems []struct{ Source, Skill, Path, Level, Rule, Message string }
+}
+
+func TestSyncOnTheBuiltInDefault(t *testing.T) {
+	dir := t.TempDir()
+	r := run(t, dir, "sync")
+	if r.code != 0 || !strings.Contains(r.stdout, "skills: 2 added") {
+		t.Fatalf("sync: %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".skills-cache", "builtin", "skillsync", "SKILL.md")); err != nil {
+		t.Fatal(err)
+	}
+	js := decode[syncJSON](t, run(t, dir, "sync", "--json"))
+	if js.Files.Written != 0 || js.Sources[0].Status != "unchanged" || js.Skills.Added == nil || js.Problems == nil || js.Targets == nil {
+		t.Errorf("second sync = %+v", js)
+	}
+	p := run(t, dir, "prompt")
+	if !strings.Contains(p.stdout, "<location>\n"+filepath.Join(dir, ".skills-cache", "builtin", "skillsync", "SKILL.md")) {
+		t.Errorf("the prompt does not locate skills in the cache:\n%s", p.stdout)
+	}
+}
+
+func TestSyncExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	config := "repositories:\n  - embedded: builtin\n  - name: gone\n    git: file://" + filepath.Join(dir, "no-such-repo") + "\n"
+	if err := os.WriteFile(filepath.Join(dir, "skillsync.yaml"), []byte(config), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := run(t, dir, "sync")
+	if r.code != 3 || !strings.Contains(r.stderr, "source gone failed and kept its last good files") {
+		t.Errorf("partial sync: exit %d\n%s", r.code, r.stderr)
+	}
+
+	if err := os.MkdirAll(filepath.Join(dir, ".skills-cache"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	held, err := lockfile.Acquire(context.Background(), filepath.Join(dir, ".skills-cache", ".lock"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r = run(t, dir, "sync", "--wait", "200ms")
+	held.Close()
+	if r.code != 2 || !strings.Contains(r.stderr, "another sync holds the lock (pid "+strconv.Itoa(os.Getpid())+")") {
+		t.Errorf("lock held: exit %d\n%s", r.code, r.stderr)
+	}
+}
+
+func TestFrozenVerifyRepair(t *testing.T) {
+	ws := workspace(t)
+	if r := run(t, ws, "sync"); r.code != 0 {
+		t.Fatalf("sync: %d %s", r.code, r.stderr)
+	}
+	if r := run(t, ws, "sync", "--frozen"); r.code != 0 {
+		t.Fatalf("frozen on an unchanged workspace: %d %s", r.code, r.stderr)
+	}
+	skillFile := filepath.Join(ws, "team", "release-notes", "SKILL.md")
+	data, _ := os.ReadFile(skillFile)
+	if err := os.WriteFile(skillFile, append(data, []byte("\nmore\n")...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := run(t, ws, "sync", "--frozen")
+	if r.code != 1 || !strings.Contains(r.stderr, "~ skill team/release-notes: lock has") || !strings.Contains(r.stderr, "skillsync update") {
+		t.Errorf("frozen mismatch: exit %d\n%s", r.code, r.stderr)
+	}
+	if r := run(t, ws, "update", "team"); r.code != 0 || !strings.Contains(r.stdout, "1 updated") {
+		t.Errorf("update team: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+
+	cached := filepath.Join(ws, ".skills-cache", "team", "release-notes")
+	if err := os.WriteFile(filepath.Join(cached, "SKILL.md"), []byte("tampered"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(cached, "scripts", "draft.sh")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(cached, "extra.txt"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = run(t, ws, "verify")
+	for _, want := range []string{"modified " + filepath.Join(cached, "SKILL.md"), "missing " + filepath.Join(cached, "scripts", "draft.sh"), "extra " + filepath.Join(cached, "extra.txt")} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("verify lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	if r.code != 1 {
+		t.Errorf("verify with differences exits %d", r.code)
+	}
+	if r := run(t, ws, "verify", "--repair"); r.code != 0 {
+		t.Errorf("repair: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	if r := run(t, ws, "verify"); r.code != 0 || r.stdout != "" {
+		t.Errorf("verify after repair: %d %s", r.code, r.stdout)
+	}
+}
