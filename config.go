@@ -12,6 +12,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/skillsync/skillsync/curator"
 	"github.com/skillsync/skillsync/repository"
 )
 
@@ -39,6 +40,10 @@ type Config struct {
 	MaxFileSize int64
 	// Targets are the directories agents read, which receive every winner.
 	Targets []TargetConfig
+	// Curator is when idle skills become stale and archived.
+	Curator curator.Policy
+	// Schedule is when the daemon syncs and curates.
+	Schedule ScheduleConfig
 	// Warnings found while loading that did not stop it.
 	Warnings []string
 }
@@ -84,6 +89,18 @@ func (r RepositoryConfig) Type() string {
 	}
 	return "dir"
 }
+
+// ScheduleConfig holds the daemon's cron expressions.
+type ScheduleConfig struct {
+	Sync   string
+	Curate string
+}
+
+// The daemon's default schedules.
+const (
+	DefaultSyncSchedule   = "@every 15m"
+	DefaultCurateSchedule = "0 3 * * *"
+)
 
 // TargetConfig is one entry of targets:.
 type TargetConfig struct {
@@ -148,6 +165,8 @@ func DefaultConfig() (*Config, error) {
 		Global:       defaultGlobal(),
 		Repositories: []RepositoryConfig{{Name: "builtin", Embedded: "builtin"}},
 		MaxFileSize:  DefaultMaxFileSize,
+		Curator:      curator.DefaultPolicy(),
+		Schedule:     ScheduleConfig{Sync: DefaultSyncSchedule, Curate: DefaultCurateSchedule},
 	}, nil
 }
 
@@ -178,6 +197,15 @@ type rawConfig struct {
 	MaxFileSize  *int64
 	Repositories []rawRepository
 	Targets      []rawTarget
+	Curator      struct {
+		StaleAfter, ArchiveAfter, MinIdle *time.Duration
+		Layers                            []string
+		line                              int
+	}
+	Schedule struct {
+		Sync, Curate string
+		line         int
+	}
 }
 
 type rawTarget struct {
@@ -238,6 +266,17 @@ func (r *rawConfig) fields() fields {
 		"strict":        &r.Strict,
 		"hidden":        &r.Hidden,
 		"max_file_size": &r.MaxFileSize,
+		"curator": nested(func(n *yaml.Node) []error {
+			c := &r.Curator
+			c.line = n.Line
+			return decodeMapping(n, "curator", fields{
+				"stale_after": &c.StaleAfter, "archive_after": &c.ArchiveAfter, "min_idle": &c.MinIdle, "layers": &c.Layers,
+			})
+		}),
+		"schedule": nested(func(n *yaml.Node) []error {
+			r.Schedule.line = n.Line
+			return decodeMapping(n, "schedule", fields{"sync": &r.Schedule.Sync, "curate": &r.Schedule.Curate})
+		}),
 		"targets": nested(func(n *yaml.Node) []error {
 			return decodeList(n, "targets", func(i int, n *yaml.Node) []error {
 				r.Targets = append(r.Targets, rawTarget{line: n.Line})
@@ -322,12 +361,49 @@ func (r *rawConfig) resolve(base string) (*Config, []error) {
 			cfg.Targets = append(cfg.Targets, TargetConfig{Dir: absPath(cfg.Workspace, t.Dir, ""), Mode: mode})
 		}
 	}
+	errs = append(errs, r.resolveCurator(cfg)...)
 	names, warnings := repository.UniqueNames(names)
 	for i := range cfg.Repositories {
 		cfg.Repositories[i].Name = names[i]
 	}
 	cfg.Warnings = warnings
 	return cfg, errs
+}
+
+// resolveCurator checks the curator and schedule sections.
+func (r *rawConfig) resolveCurator(cfg *Config) []error {
+	var errs []error
+	c := r.Curator
+	cfg.Curator = curator.DefaultPolicy()
+	for _, d := range []struct {
+		v   *time.Duration
+		dst *time.Duration
+	}{{c.StaleAfter, &cfg.Curator.StaleAfter}, {c.ArchiveAfter, &cfg.Curator.ArchiveAfter}, {c.MinIdle, &cfg.Curator.MinIdle}} {
+		if d.v != nil {
+			*d.dst = *d.v
+		}
+	}
+	if cfg.Curator.StaleAfter <= 0 || cfg.Curator.ArchiveAfter <= 0 || cfg.Curator.MinIdle < 0 {
+		errs = append(errs, fmt.Errorf("line %d: curator: stale_after and archive_after must be positive, min_idle not negative", c.line))
+	}
+	if cfg.Curator.ArchiveAfter < cfg.Curator.StaleAfter {
+		errs = append(errs, fmt.Errorf("line %d: curator: archive_after (%s) is shorter than stale_after (%s)", c.line, cfg.Curator.ArchiveAfter, cfg.Curator.StaleAfter))
+	}
+	if c.Layers != nil {
+		cfg.Curator.Layers = c.Layers
+		for _, l := range c.Layers {
+			if l != "workspace" && l != "user" && l != "marketplace" {
+				errs = append(errs, fmt.Errorf("line %d: curator: layer %q: use workspace, user or marketplace", c.line, l))
+			}
+		}
+	}
+	cfg.Schedule = ScheduleConfig{Sync: cmp.Or(r.Schedule.Sync, DefaultSyncSchedule), Curate: cmp.Or(r.Schedule.Curate, DefaultCurateSchedule)}
+	for _, f := range [][2]string{{"sync", cfg.Schedule.Sync}, {"curate", cfg.Schedule.Curate}} {
+		if err := curator.ParseSchedule(f[0], f[1]); err != nil {
+			errs = append(errs, fmt.Errorf("line %d: %w", r.Schedule.line, err))
+		}
+	}
+	return errs
 }
 
 // resolve checks one repositories: entry and derives its source name.

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/skillsync/skillsync/layering"
 	"github.com/skillsync/skillsync/materialize"
@@ -22,10 +23,42 @@ import (
 
 // Engine wires the sources of a Config into a catalog.
 type Engine struct {
-	cfg      *Config
-	embedded map[string]fs.FS
-	gitStore string
-	progress func(source string) io.Writer
+	cfg       *Config
+	embedded  map[string]fs.FS
+	gitStore  string
+	progress  func(source string) io.Writer
+	actorName string
+	clock     func() time.Time
+	warn      func(string)
+}
+
+// WithActor names who makes the changes in the audit log ("daemon").
+func WithActor(actor string) Option {
+	return func(e *Engine) { e.actorName = actor }
+}
+
+// WithClock makes the engine read the time from now, for tests.
+func WithClock(now func() time.Time) Option {
+	return func(e *Engine) { e.clock = now }
+}
+
+// WithWarnings sends warnings that change nothing (a corrupt usage file
+// set aside) to warn.
+func WithWarnings(warn func(string)) Option {
+	return func(e *Engine) { e.warn = warn }
+}
+
+func (e *Engine) now() time.Time {
+	if e.clock != nil {
+		return e.clock().UTC().Truncate(time.Second)
+	}
+	return time.Now().UTC().Truncate(time.Second)
+}
+
+func (e *Engine) warnf(format string, args ...any) {
+	if e.warn != nil {
+		e.warn(fmt.Sprintf(format, args...))
+	}
 }
 
 // Option configures an Engine.
@@ -181,7 +214,28 @@ func (e *Engine) catalogWith(ctx context.Context, m *materialize.Manifest) (*lay
 	}
 	cat := layering.Build(inputs, layering.Options{Hidden: e.cfg.Hidden})
 	cat.Problems = append(problems, cat.Problems...)
+	e.applyUsage(ctx, cat)
 	return cat, nil
+}
+
+// applyUsage marks each winner with its curation state and records the
+// first sighting of new names. The usage file is a side input: when it
+// cannot be read or written the catalog is still whole.
+func (e *Engine) applyUsage(ctx context.Context, cat *layering.Catalog) {
+	store := e.Usage()
+	u, err := store.Load()
+	if err != nil {
+		e.warnf("%v", err)
+		return
+	}
+	names := make([]string, 0, len(cat.Winners))
+	for _, w := range cat.Winners {
+		w.State = u.StateOf(w.Skill.Name)
+		names = append(names, w.Skill.Name)
+	}
+	if err := store.Seen(ctx, names, e.now()); err != nil {
+		e.warnf("record first sighting: %v", err)
+	}
 }
 
 // cachedDir locates a marketplace skill in the cache when the cache holds

@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/skillsync/skillsync/curator"
 	"github.com/skillsync/skillsync/layering"
 	"github.com/skillsync/skillsync/materialize"
 	"github.com/skillsync/skillsync/repository"
@@ -43,6 +44,9 @@ type SyncOptions struct {
 	// Verify hashes every cached file instead of trusting stat data, and
 	// rewrites whatever differs: skillsync verify --repair.
 	Verify bool
+	// Offline fetches nothing: git sources are materialized at the
+	// revision their store already has. Curation and restore use it.
+	Offline bool
 }
 
 // SourceReport is one source in a sync report.
@@ -132,9 +136,13 @@ func (e *Engine) Sync(ctx context.Context, opts SyncOptions) (*SyncReport, error
 
 	report := &SyncReport{Targets: []materialize.TargetReport{}, Problems: []ProblemReport{}}
 	report.Warnings = append(report.Warnings, cache.Warnings...)
-	fetched := e.fetchAll(ctx, repos, opts.Jobs)
+	usage, err := e.Usage().Load()
+	if err != nil {
+		return nil, err
+	}
+	fetched := e.fetchAll(ctx, repos, opts)
 	for i, rc := range e.cfg.Repositories {
-		src := e.syncSource(ctx, cache, rc, repos[i], fetched[i], lock, frozen, report)
+		src := e.syncSource(ctx, cache, rc, repos[i], fetched[i], lock, frozen, usage, report)
 		report.Sources = append(report.Sources, src)
 	}
 	changes, errs := cache.Prune(e.sourceNames())
@@ -151,6 +159,7 @@ func (e *Engine) Sync(ctx context.Context, opts SyncOptions) (*SyncReport, error
 		return report, err
 	}
 	report.summarize()
+	e.recordSync(ctx, cache.Manifest(), report)
 	if frozen != nil && len(frozen.Diff) > 0 {
 		return report, frozen
 	}
@@ -195,8 +204,10 @@ func (e *Engine) sourceNames() []string {
 }
 
 // fetchAll fetches the git sources among repos concurrently; the result
-// for a source that is not git is its zero value.
-func (e *Engine) fetchAll(ctx context.Context, repos []repository.Repository, jobs int) []FetchResult {
+// for a source that is not git is its zero value. Offline, each git
+// source's result is the revision its store already has.
+func (e *Engine) fetchAll(ctx context.Context, repos []repository.Repository, opts SyncOptions) []FetchResult {
+	jobs := opts.Jobs
 	if jobs <= 0 {
 		jobs = DefaultJobs
 	}
@@ -204,7 +215,16 @@ func (e *Engine) fetchAll(ctx context.Context, repos []repository.Repository, jo
 	var g errgroup.Group
 	g.SetLimit(jobs)
 	for i, r := range repos {
-		if gr, ok := r.(*repository.Git); ok {
+		gr, ok := r.(*repository.Git)
+		switch {
+		case !ok:
+		case opts.Offline:
+			rev, err := gr.Current(ctx)
+			results[i] = FetchResult{Source: gr.Source(), Revision: string(rev), Status: StatusUnchanged, Err: err}
+			if err != nil {
+				results[i].Status, results[i].Error = StatusFailed, err.Error()
+			}
+		default:
 			g.Go(func() error {
 				results[i] = fetchOne(ctx, gr)
 				return nil
@@ -217,7 +237,7 @@ func (e *Engine) fetchAll(ctx context.Context, repos []repository.Repository, jo
 
 // syncSource materializes one source, or reports why it could not.
 func (e *Engine) syncSource(ctx context.Context, cache *materialize.Cache, rc RepositoryConfig, r repository.Repository,
-	fetched FetchResult, lock *Lock, frozen *FrozenError, report *SyncReport) SourceReport {
+	fetched FetchResult, lock *Lock, frozen *FrozenError, usage *curator.Usage, report *SyncReport) SourceReport {
 	src := SourceReport{Source: rc.Name, Type: rc.Type(), Status: StatusUnchanged}
 	fail := func(err error) SourceReport {
 		src.Status, src.Error = StatusFailed, err.Error()
@@ -239,7 +259,8 @@ func (e *Engine) syncSource(ctx context.Context, cache *materialize.Cache, rc Re
 		}
 	}
 	src.Revision = string(rev)
-	if frozen == nil && cache.Current(rc.Name, string(rev)) {
+	excluded := archivedOf(usage)
+	if frozen == nil && cache.Current(rc.Name, string(rev), excludedIn(cache.Manifest().Sources[rc.Name], excluded)) {
 		src.Skills = len(cache.Manifest().Sources[rc.Name].Skills)
 		return src
 	}
@@ -248,12 +269,21 @@ func (e *Engine) syncSource(ctx context.Context, cache *materialize.Cache, rc Re
 	if err != nil {
 		return fail(err)
 	}
-	items := materialSkills(dedupe(skills), rc.Type() == "embedded")
+	var kept []skill.Skill
+	var left []string
+	for _, s := range dedupe(skills) {
+		if excluded[s.Name] {
+			left = append(left, s.Name)
+			continue
+		}
+		kept = append(kept, s)
+	}
+	items := materialSkills(kept, rc.Type() == "embedded")
 	var check func(name, hash string) error
 	if frozen != nil {
 		check = frozenCheck(rc.Name, lock.Sources[rc.Name], frozen)
 	}
-	changes, errs := cache.SyncSource(ctx, rc.Name, string(rev), items, check)
+	changes, errs := cache.SyncSource(ctx, rc.Name, string(rev), items, left, check)
 	report.Changes = append(report.Changes, changes...)
 	src.Skills = len(cache.Manifest().Sources[rc.Name].Skills)
 	if len(changes) > 0 {
@@ -266,6 +296,59 @@ func (e *Engine) syncSource(ctx context.Context, cache *materialize.Cache, rc Re
 		}
 	}
 	return src
+}
+
+// archivedOf returns the names the curator archived.
+func archivedOf(u *curator.Usage) map[string]bool {
+	out := map[string]bool{}
+	for name, s := range u.Skills {
+		if s.State == curator.Archived {
+			out[name] = true
+		}
+	}
+	return out
+}
+
+// excludedIn returns which archived names the cached source would leave
+// out, as the fast path compares them: the ones it now holds or left out
+// before. A name archived that the source never had changes nothing.
+func excludedIn(rec *materialize.SourceRecord, archived map[string]bool) []string {
+	if rec == nil {
+		return nil
+	}
+	var out []string
+	for name := range archived {
+		if _, cached := rec.Skills[name]; cached || slices.Contains(rec.Excluded, name) {
+			out = append(out, name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// recordSync appends the sync's changes to the audit log and marks the
+// first sighting of new skills. Neither may fail the sync: the files are
+// already in place, so a failure is a warning.
+func (e *Engine) recordSync(ctx context.Context, m *materialize.Manifest, report *SyncReport) {
+	now := e.now()
+	var events []curator.Event
+	var names []string
+	for _, c := range report.Changes {
+		events = append(events, curator.Event{TS: now, Actor: e.actor(), Op: c.Op, Target: c.Source + "/" + c.Name,
+			BeforeHash: c.Before, AfterHash: c.After})
+	}
+	for _, rec := range m.Sources {
+		for name := range rec.Skills {
+			names = append(names, name)
+		}
+	}
+	sort.Strings(names)
+	if err := e.Audit().Append(events...); err != nil {
+		report.Warnings = append(report.Warnings, err.Error())
+	}
+	if err := e.Usage().Seen(ctx, names, now); err != nil {
+		report.Warnings = append(report.Warnings, err.Error())
+	}
 }
 
 // refusedError is a skill a frozen sync would not write.
@@ -381,7 +464,7 @@ func (e *Engine) syncTargets(ctx context.Context, m *materialize.Manifest, verif
 	}
 	var skills []materialize.TargetSkill
 	for _, w := range cat.Winners {
-		if w.Hidden {
+		if w.Hidden || w.State == layering.Archived {
 			continue
 		}
 		files, _ := skill.ListFiles(w.Skill.Files, w.Skill.Path, 0)

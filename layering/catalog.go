@@ -84,6 +84,9 @@ type Winner struct {
 	// Hidden is set for names the config hides: they stay out of list,
 	// search and prompt unless asked for.
 	Hidden bool
+	// State is the curator's word on the skill: active, stale or archived.
+	// Archived skills stay out of list, search and prompt like hidden ones.
+	State string
 }
 
 // Options change how a catalog is built.
@@ -169,11 +172,14 @@ func (c *Catalog) Lookup(name string) (*Winner, bool) {
 	return w, ok
 }
 
-// Visible returns the winners that are not hidden.
+// Archived is the State of a skill the curator archived.
+const Archived = "archived"
+
+// Visible returns the winners that are neither hidden nor archived.
 func (c *Catalog) Visible() []*Winner {
 	var out []*Winner
 	for _, w := range c.Winners {
-		if !w.Hidden {
+		if !w.Hidden && w.State != Archived {
 			out = append(out, w)
 		}
 	}

@@ -29,11 +29,11 @@ type promptSkill struct {
 }
 
 // PromptSkills returns the winners an agent's prompt lists: not hidden,
-// and not marked disable-model-invocation.
+// not archived, and not marked disable-model-invocation.
 func PromptSkills(winners []*Winner) []*Winner {
 	var out []*Winner
 	for _, w := range winners {
-		if !w.Hidden && !w.Skill.DisableModelInvocation() {
+		if !w.Hidden && w.State != Archived && !w.Skill.DisableModelInvocation() {
 			out = append(out, w)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"time"
 
@@ -88,9 +89,9 @@ func (c *Cache) SkillDir(source, name string) string {
 // Current reports whether source is cached at revision with every file as
 // recorded, judged by stat data alone: the no-op fast path, which reads
 // and hashes nothing.
-func (c *Cache) Current(source, revision string) bool {
+func (c *Cache) Current(source, revision string, excluded []string) bool {
 	rec, ok := c.manifest.Sources[source]
-	if !ok || revision == "" || rec.Revision != revision || c.writer.Verify {
+	if !ok || revision == "" || rec.Revision != revision || c.writer.Verify || !slices.Equal(rec.Excluded, excluded) {
 		return false
 	}
 	files := 0
@@ -112,7 +113,8 @@ func (c *Cache) Current(source, revision string) bool {
 // SyncSource stages every skill of source and removes the skills it no
 // longer has. check, when not nil, can refuse a skill by its hash; a
 // refused skill keeps what it had. Nothing is live until Commit.
-func (c *Cache) SyncSource(ctx context.Context, source, revision string, skills []Skill, check func(name, hash string) error) ([]Change, []error) {
+// excluded names the skills left out on purpose, sorted.
+func (c *Cache) SyncSource(ctx context.Context, source, revision string, skills []Skill, excluded []string, check func(name, hash string) error) ([]Change, []error) {
 	if err := ensureDir(filepath.Join(c.root, source)); err != nil {
 		return nil, []error{fmt.Errorf("source %s: %w", source, err)}
 	}
@@ -120,7 +122,7 @@ func (c *Cache) SyncSource(ctx context.Context, source, revision string, skills 
 	if old == nil {
 		old = &SourceRecord{Skills: map[string]*SkillRecord{}}
 	}
-	next := &SourceRecord{Revision: revision, Skills: map[string]*SkillRecord{}}
+	next := &SourceRecord{Revision: revision, Skills: map[string]*SkillRecord{}, Excluded: excluded}
 	var changes []Change
 	var errs []error
 	for _, s := range skills {

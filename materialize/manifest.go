@@ -30,6 +30,10 @@ type Manifest struct {
 type SourceRecord struct {
 	Revision string                  `json:"revision"`
 	Skills   map[string]*SkillRecord `json:"skills"`
+	// Excluded are skills of the source deliberately not materialized
+	// (archived by the curator), sorted; a change to them is a change of
+	// the source even at the same revision.
+	Excluded []string `json:"excluded,omitempty"`
 }
 
 // SkillRecord is one materialized skill.

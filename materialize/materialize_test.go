@@ -46,7 +46,7 @@ func open(t *testing.T, root string) *Cache {
 func syncOnce(t *testing.T, root, rev string, skills ...Skill) ([]Change, Stats) {
 	t.Helper()
 	c := open(t, root)
-	changes, errs := c.SyncSource(context.Background(), "src", rev, skills, nil)
+	changes, errs := c.SyncSource(context.Background(), "src", rev, skills, nil, nil)
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
@@ -95,7 +95,7 @@ func TestUnchangedFilesAreNeverRewritten(t *testing.T) {
 
 	// Same revision: the fast path reads nothing and writes nothing.
 	c := open(t, root)
-	if !c.Current("src", "r1") {
+	if !c.Current("src", "r1", nil) {
 		t.Fatal("an untouched cache is not current")
 	}
 	c.Close()
@@ -270,7 +270,7 @@ func TestVerifyAndRepair(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, errs := c.SyncSource(context.Background(), "src", "r1", []Skill{mkSkill("a", v1)}, nil); len(errs) > 0 {
+	if _, errs := c.SyncSource(context.Background(), "src", "r1", []Skill{mkSkill("a", v1)}, nil, nil); len(errs) > 0 {
 		t.Fatal(errs)
 	}
 	if err := c.Commit(context.Background()); err != nil {

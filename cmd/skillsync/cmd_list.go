@@ -3,10 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
+	"sort"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
+	"github.com/skillsync/skillsync"
 	"github.com/skillsync/skillsync/layering"
 )
 
@@ -20,9 +22,11 @@ func (a *app) listCommand() *cobra.Command {
 		Use:   "list",
 		Short: "List the skills that won their name",
 		Long: `List the skills of the merged catalog: for each name, the version from the
-highest layer (user > workspace > marketplace > global).
+highest layer (user > workspace > marketplace > global), with its curation
+state when it is not active.
 
-Hidden skills are left out unless --all is given.`,
+Hidden and archived skills are left out unless --all is given; --all also
+lists the archived copies of local skills.`,
 		Example: `  skillsync list
   skillsync list --all --json`,
 		Args: args(cobra.NoArgs),
@@ -30,8 +34,26 @@ Hidden skills are left out unless --all is given.`,
 			return a.runList(c.Context(), opts)
 		},
 	}
-	cmd.Flags().BoolVar(&opts.all, "all", false, "include hidden skills")
+	cmd.Flags().BoolVar(&opts.all, "all", false, "include hidden and archived skills")
 	return cmd
+}
+
+// archivedEntries lists the newest archived copy of each local skill
+// whose name the catalog no longer has.
+func archivedEntries(eng *skillsync.Engine, cat *layering.Catalog) []listEntry {
+	var out []listEntry
+	seen := map[string]bool{}
+	for _, c := range eng.ArchivedCopies() {
+		key := layering.Key(c.Name)
+		if _, inCatalog := cat.Lookup(c.Name); inCatalog || seen[key] {
+			continue
+		}
+		seen[key] = true
+		out = append(out, listEntry{Name: c.Name, Layer: c.Layer, Source: c.Layer.String(), Path: c.Dir,
+			State: "archived", Shadowed: []entryJSON{}})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
 }
 
 type listEntry struct {
@@ -42,11 +64,12 @@ type listEntry struct {
 	Path        string         `json:"path"`
 	Revision    string         `json:"revision,omitempty"`
 	Hidden      bool           `json:"hidden,omitempty"`
+	State       string         `json:"state"`
 	Shadowed    []entryJSON    `json:"shadowed"`
 }
 
 func (a *app) runList(ctx context.Context, opts listOptions) error {
-	_, cat, err := a.catalog(ctx)
+	eng, cat, err := a.catalog(ctx)
 	if err != nil {
 		return err
 	}
@@ -54,25 +77,31 @@ func (a *app) runList(ctx context.Context, opts listOptions) error {
 	if opts.all {
 		winners = cat.Winners
 	}
+	out := make([]listEntry, 0, len(winners))
+	for _, w := range winners {
+		out = append(out, listEntry{
+			Name: w.Skill.Name, Description: w.Skill.Description,
+			Layer: w.Layer, Source: w.Source, Path: entryPath(&w.Entry), Revision: w.Revision,
+			Hidden: w.Hidden, State: w.State, Shadowed: shadowedJSON(w),
+		})
+	}
+	if opts.all {
+		out = append(out, archivedEntries(eng, cat)...)
+	}
 	if a.json {
-		out := make([]listEntry, 0, len(winners))
-		for _, w := range winners {
-			out = append(out, listEntry{
-				Name: w.Skill.Name, Description: w.Skill.Description,
-				Layer: w.Layer, Source: w.Source, Path: entryPath(&w.Entry), Revision: w.Revision,
-				Hidden: w.Hidden, Shadowed: shadowedJSON(w),
-			})
-		}
 		return writeJSON(a.stdout, out)
 	}
 	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tLAYER\tSOURCE\tDESCRIPTION")
-	for _, w := range winners {
-		name := w.Skill.Name
-		if w.Hidden {
+	for _, e := range out {
+		name := e.Name
+		if e.Hidden {
 			name += " (hidden)"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", name, w.Layer, w.Source, shorten(w.Skill.Description, 60))
+		if e.State != "" && e.State != "active" {
+			name += " (" + e.State + ")"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", name, e.Layer, e.Source, shorten(e.Description, 60))
 	}
 	return tw.Flush()
 }

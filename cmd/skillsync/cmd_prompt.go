@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -11,8 +12,9 @@ import (
 )
 
 type promptOptions struct {
-	format   string
-	maxChars int
+	format       string
+	maxChars     int
+	excludeStale bool
 }
 
 func (a *app) promptCommand() *cobra.Command {
@@ -23,8 +25,8 @@ func (a *app) promptCommand() *cobra.Command {
 		Long: `Render the available skills for an agent's system prompt, as XML (the
 <available_skills> block agents expect) or JSON.
 
-Hidden skills and skills whose frontmatter sets disable-model-invocation are
-left out. --max-chars keeps the output within a budget: descriptions are cut
+Hidden and archived skills, and skills whose frontmatter sets
+disable-model-invocation, are left out; --exclude-stale leaves out stale ones. --max-chars keeps the output within a budget: descriptions are cut
 to 200 characters first, then the last skills are dropped and a final line
 says how many.`,
 		Example: `  skillsync prompt
@@ -36,6 +38,7 @@ says how many.`,
 	}
 	cmd.Flags().StringVar(&opts.format, "format", "xml", "xml or json")
 	cmd.Flags().IntVar(&opts.maxChars, "max-chars", 0, "keep the output within this many characters (0: no limit)")
+	cmd.Flags().BoolVar(&opts.excludeStale, "exclude-stale", false, "leave out skills the curator marked stale")
 	return cmd
 }
 
@@ -54,7 +57,11 @@ func (a *app) runPrompt(ctx context.Context, opts promptOptions) error {
 	if err != nil {
 		return err
 	}
-	out, err := layering.Prompt(layering.PromptSkills(cat.Winners), format, opts.maxChars)
+	winners := layering.PromptSkills(cat.Winners)
+	if opts.excludeStale {
+		winners = slices.DeleteFunc(winners, func(w *layering.Winner) bool { return w.State == "stale" })
+	}
+	out, err := layering.Prompt(winners, format, opts.maxChars)
 	if err != nil {
 		return fmt.Errorf("render prompt: %w", err)
 	}

@@ -14,6 +14,7 @@ import (
 type searchOptions struct {
 	query string
 	limit int
+	all   bool
 }
 
 func (a *app) searchCommand() *cobra.Command {
@@ -35,6 +36,7 @@ of a description alone never match.`,
 		},
 	}
 	cmd.Flags().IntVar(&opts.limit, "limit", layering.DefaultLimit, "most results to print")
+	cmd.Flags().BoolVar(&opts.all, "all", false, "include hidden and archived skills")
 	return cmd
 }
 
@@ -44,6 +46,7 @@ type searchResult struct {
 	Description string         `json:"description"`
 	Layer       layering.Layer `json:"layer"`
 	Source      string         `json:"source"`
+	State       string         `json:"state"`
 }
 
 func (a *app) runSearch(ctx context.Context, opts searchOptions) error {
@@ -54,12 +57,16 @@ func (a *app) runSearch(ctx context.Context, opts searchOptions) error {
 	if err != nil {
 		return err
 	}
-	results := layering.Search(cat.Visible(), opts.query, opts.limit)
+	pool := cat.Visible()
+	if opts.all {
+		pool = cat.Winners
+	}
+	results := layering.Search(pool, opts.query, opts.limit)
 	if a.json {
 		out := make([]searchResult, 0, len(results))
 		for _, r := range results {
 			w := r.Winner
-			out = append(out, searchResult{Name: w.Skill.Name, Score: r.Score, Description: w.Skill.Description, Layer: w.Layer, Source: w.Source})
+			out = append(out, searchResult{Name: w.Skill.Name, Score: r.Score, Description: w.Skill.Description, Layer: w.Layer, Source: w.Source, State: w.State})
 		}
 		return writeJSON(a.stdout, out)
 	}
@@ -70,7 +77,11 @@ func (a *app) runSearch(ctx context.Context, opts searchOptions) error {
 	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "SCORE\tNAME\tSOURCE\tDESCRIPTION")
 	for _, r := range results {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", r.Score, r.Winner.Skill.Name, r.Winner.Source, shorten(r.Winner.Skill.Description, 60))
+		name := r.Winner.Skill.Name
+		if r.Winner.State != "" && r.Winner.State != "active" {
+			name += " (" + r.Winner.State + ")"
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", r.Score, name, r.Winner.Source, shorten(r.Winner.Skill.Description, 60))
 	}
 	return tw.Flush()
 }

@@ -44,6 +44,7 @@ type showJSON struct {
 	Path          string            `json:"path"`
 	Location      string            `json:"location,omitempty"`
 	Hidden        bool              `json:"hidden"`
+	State         string            `json:"state"`
 	Files         []fileJSON        `json:"files"`
 	Shadowed      []entryJSON       `json:"shadowed"`
 }
@@ -70,7 +71,7 @@ func (a *app) runShow(ctx context.Context, name string) error {
 		Version: s.Version, Author: s.Author, Tags: orEmpty(s.Tags), Triggers: orEmpty(s.Triggers),
 		AllowedTools: orEmpty(s.AllowedTools), Metadata: s.Metadata, Extra: s.Extra,
 		Layer: w.Layer, Source: w.Source, Revision: w.Revision, Path: entryPath(&w.Entry),
-		Location: w.Location(), Hidden: w.Hidden, Shadowed: shadowedJSON(w), Files: []fileJSON{},
+		Location: w.Location(), Hidden: w.Hidden, State: w.State, Shadowed: shadowedJSON(w), Files: []fileJSON{},
 	}
 	if out.Metadata == nil {
 		out.Metadata = map[string]string{}
@@ -110,6 +111,7 @@ func (a *app) printShow(out *showJSON, w *layering.Winner) {
 	p("Source", out.Source)
 	p("Revision", out.Revision)
 	p("Path", out.Path)
+	p("State", out.State)
 	if out.Hidden {
 		p("Hidden", "yes (hidden: in the config)")
 	}

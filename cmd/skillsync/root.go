@@ -116,6 +116,12 @@ the current directory is the workspace.`,
 		a.syncCommand(),
 		a.updateCommand(),
 		a.verifyCommand(),
+		a.useCommand(),
+		a.curateCommand(),
+		a.restoreCommand(),
+		a.pinCommand(true),
+		a.pinCommand(false),
+		a.auditCommand(),
 		a.versionCommand(),
 	)
 	return root
@@ -133,6 +139,7 @@ func (a *app) engine(opts ...skillsync.Option) (*skillsync.Engine, error) {
 	for _, w := range cfg.Warnings {
 		a.warn("%s", w)
 	}
+	opts = append([]skillsync.Option{skillsync.WithWarnings(func(w string) { a.warn("%s", w) })}, opts...)
 	return skillsync.NewEngine(cfg, opts...), nil
 }
 
