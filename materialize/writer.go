@@ -327,6 +327,9 @@ func (w *Writer) Pending() int { return len(w.pending) }
 // Commit makes everything staged durable with one syncfs, then swaps each
 // skill into place and removes the old versions. A crash at any point
 // leaves every live directory whole: old before its swap, new after.
+// Once the swaps begin they all run, even if ctx is cancelled meanwhile:
+// they are renames, quick, and stopping halfway would leave the record
+// behind the files.
 func (w *Writer) Commit(ctx context.Context) error {
 	if len(w.pending) == 0 {
 		return nil
@@ -334,12 +337,11 @@ func (w *Writer) Commit(ctx context.Context) error {
 	if err := syncFS(w.staging); err != nil {
 		return err
 	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	parents := map[string]bool{}
-	for i, s := range w.pending {
-		if err := ctx.Err(); err != nil {
-			w.pending = w.pending[i:]
-			return err
-		}
+	for _, s := range w.pending {
 		old, err := exchange(s.staged, s.live)
 		if err != nil {
 			return fmt.Errorf("swap in %s: %w", s.live, err)

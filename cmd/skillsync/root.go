@@ -122,6 +122,7 @@ the current directory is the workspace.`,
 		a.pinCommand(true),
 		a.pinCommand(false),
 		a.auditCommand(),
+		a.daemonCommand(),
 		a.versionCommand(),
 	)
 	return root

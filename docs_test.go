@@ -1,0 +1,130 @@
+package skillsync
+
+import (
+	"bufio"
+	"os"
+	"strings"
+	"testing"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/skillsync/skillsync/curator"
+)
+
+// unitFile parses a systemd unit: section -> key -> values.
+func unitFile(t *testing.T, name string) map[string]map[string][]string {
+	t.Helper()
+	f, err := os.Open(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	out := map[string]map[string][]string{}
+	section := ""
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		switch {
+		case line == "" || strings.HasPrefix(line, "#"):
+		case strings.HasPrefix(line, "[") && strings.HasSuffix(line, "]"):
+			section = strings.Trim(line, "[]")
+			out[section] = map[string][]string{}
+		default:
+			k, v, ok := strings.Cut(line, "=")
+			if !ok || section == "" {
+				t.Fatalf("%s:%d: not a key=value line in a section: %q", name, n, line)
+			}
+			out[section][k] = append(out[section][k], v)
+		}
+	}
+	return out
+}
+
+// runsSkillsync checks that a command line runs a real skillsync command.
+func runsSkillsync(t *testing.T, where, cmd string, commands ...string) {
+	t.Helper()
+	for _, c := range commands {
+		if !strings.Contains(cmd, "skillsync "+c) {
+			t.Errorf("%s: %q does not run skillsync %s", where, cmd, c)
+		}
+	}
+}
+
+func TestDocsSystemd(t *testing.T) {
+	svc := unitFile(t, "docs/systemd/skillsync.service")
+	runsSkillsync(t, "skillsync.service", strings.Join(svc["Service"]["ExecStart"], " "), "sync")
+	if svc["Service"]["Type"][0] != "oneshot" || svc["Service"]["SuccessExitStatus"][0] != "3" {
+		t.Errorf("service = %v", svc["Service"])
+	}
+	timer := unitFile(t, "docs/systemd/skillsync.timer")
+	if len(timer["Timer"]["OnUnitActiveSec"]) != 1 || timer["Install"]["WantedBy"][0] != "timers.target" {
+		t.Errorf("timer = %v", timer)
+	}
+	d := unitFile(t, "docs/systemd/skillsync-daemon.service")
+	runsSkillsync(t, "skillsync-daemon.service", d["Service"]["ExecStart"][0], "daemon")
+}
+
+func TestDocsKubernetesCronJob(t *testing.T) {
+	data, err := os.ReadFile("docs/kubernetes/cronjob.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var job struct {
+		APIVersion string `yaml:"apiVersion"`
+		Kind       string
+		Spec       struct {
+			Schedule          string
+			ConcurrencyPolicy string `yaml:"concurrencyPolicy"`
+			JobTemplate       struct {
+				Spec struct {
+					Template struct {
+						Spec struct {
+							Containers []struct {
+								Command []string
+							}
+						}
+					}
+				}
+			} `yaml:"jobTemplate"`
+		}
+	}
+	if err := yaml.Unmarshal(data, &job); err != nil {
+		t.Fatal(err)
+	}
+	if job.Kind != "CronJob" || job.APIVersion != "batch/v1" || job.Spec.ConcurrencyPolicy != "Forbid" {
+		t.Errorf("cronjob = %+v", job)
+	}
+	if err := curator.ParseSchedule("schedule", job.Spec.Schedule); err != nil {
+		t.Error(err)
+	}
+	containers := job.Spec.JobTemplate.Spec.Template.Spec.Containers
+	if len(containers) != 1 {
+		t.Fatalf("containers = %+v", containers)
+	}
+	runsSkillsync(t, "cronjob.yaml", strings.Join(containers[0].Command, " "), "sync")
+}
+
+func TestDocsCrontab(t *testing.T) {
+	data, err := os.ReadFile("docs/crontab")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := 0
+	for _, line := range strings.Split(string(data), "\n") {
+		if line = strings.TrimSpace(line); line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		lines++
+		f := strings.Fields(line)
+		if len(f) < 6 {
+			t.Fatalf("crontab line %q has no command", line)
+		}
+		if err := curator.ParseSchedule("crontab", strings.Join(f[:5], " ")); err != nil {
+			t.Error(err)
+		}
+		runsSkillsync(t, "crontab", strings.Join(f[5:], " "), "sync", "curate")
+	}
+	if lines != 1 {
+		t.Errorf("crontab has %d entries, want 1", lines)
+	}
+}
