@@ -1,0 +1,342 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/skillsync/skillsync/internal/gittest"
+)
+
+func TestUseCountsEveryCallAcrossProcesses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs 4000 processes")
+	}
+	ws := t.TempDir()
+	if r := run(t, ws, "sync"); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	const procs, calls = 8, 500
+	var wg sync.WaitGroup
+	errs := make(chan string, procs+1)
+	for p := 0; p < procs; p++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < calls; i++ {
+				if r := run(t, ws, "use", "skillsync"); r.code != 0 {
+					errs <- r.stderr
+					return
+				}
+			}
+		}()
+	}
+	// A curation among the writers must lose no increment.
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for i := 0; i < 5; i++ {
+			if r := run(t, ws, "curate", "--force"); r.code != 0 {
+				errs <- r.stderr
+				return
+			}
+		}
+	}()
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Fatal(e)
+	}
+	data, err := os.ReadFile(filepath.Join(ws, "skills", ".usage.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var u struct {
+		Skills map[string]struct {
+			UseCount int `json:"use_count"`
+		}
+	}
+	if err := json.Unmarshal(data, &u); err != nil {
+		t.Fatal(err)
+	}
+	if got := u.Skills["skillsync"].UseCount; got != procs*calls {
+		t.Errorf("use_count = %d, want %d", got, procs*calls)
+	}
+}
+
+func TestUseUnknownAndCorruptUsage(t *testing.T) {
+	ws := t.TempDir()
+	if r := run(t, ws, "use", "skilsync"); r.code != 1 || !strings.Contains(r.stderr, "did you mean skillsync") {
+		t.Errorf("unknown name: %d %s", r.code, r.stderr)
+	}
+	if err := os.MkdirAll(filepath.Join(ws, "skills"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ws, "skills", ".usage.json"), []byte(`{"version":1,"skills":`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := run(t, ws, "use", "--view", "skillsync")
+	if r.code != 0 || !strings.Contains(r.stderr, "warning: ") || !strings.Contains(r.stderr, ".usage.json.corrupt-") {
+		t.Errorf("corrupt usage: %d %s", r.code, r.stderr)
+	}
+	backups, _ := filepath.Glob(filepath.Join(ws, "skills", ".usage.json.corrupt-*"))
+	if len(backups) != 1 {
+		t.Fatalf("backups = %v", backups)
+	}
+	if data, _ := os.ReadFile(backups[0]); string(data) != `{"version":1,"skills":` {
+		t.Errorf("backup = %q", data)
+	}
+}
+
+func TestCurateCLI(t *testing.T) {
+	ws := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(ws, "skills", "notes"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ws, "skills", "notes", "SKILL.md"), []byte("---\nname: notes\ndescription: Notes.\n---\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := run(t, ws, "sync"); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	future := time.Now().UTC().Add(45 * 24 * time.Hour).Format(time.RFC3339)
+	dry := decode[struct {
+		Checked int
+		Changes []struct{ Name, From, To, Reason string }
+		Skipped string
+	}](t, run(t, ws, "curate", "--dry-run", "--now", future, "--json"))
+	if dry.Checked != 3 || len(dry.Changes) != 3 || dry.Changes[0].To != "stale" {
+		t.Errorf("dry run = %+v", dry)
+	}
+	if r := run(t, ws, "list"); strings.Contains(r.stdout, "(stale)") {
+		t.Errorf("a dry run changed state:\n%s", r.stdout)
+	}
+	later := time.Now().UTC().Add(100 * 24 * time.Hour).Format(time.RFC3339)
+	if r := run(t, ws, "pin", "skillsync"); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	if r := run(t, ws, "curate", "--now", later); r.code != 0 || !strings.Contains(r.stdout, "notes: active -> archived") {
+		t.Fatalf("curate: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	if r := run(t, ws, "list"); strings.Contains(r.stdout, "notes") || strings.Contains(r.stdout, "writing-skills") {
+		t.Errorf("archived skills are listed:\n%s", r.stdout)
+	}
+	all := run(t, ws, "list", "--all")
+	if !strings.Contains(all.stdout, "notes (archived)") || !strings.Contains(all.stdout, "writing-skills (archived)") {
+		t.Errorf("list --all:\n%s", all.stdout)
+	}
+	if r := run(t, ws, "search", "--all", "--json", "writing"); !strings.Contains(r.stdout, `"state": "archived"`) {
+		t.Errorf("search --all:\n%s", r.stdout)
+	}
+	if r := run(t, ws, "prompt"); strings.Contains(r.stdout, "writing-skills") {
+		t.Error("an archived skill is in the prompt")
+	}
+	if r := run(t, ws, "restore", "notes"); r.code != 0 {
+		t.Fatalf("restore: %s", r.stderr)
+	}
+	if r := run(t, ws, "restore", "notes"); r.code != 1 || !strings.Contains(r.stderr, "no archived skill") {
+		t.Errorf("restoring twice: %d %s", r.code, r.stderr)
+	}
+	audit := run(t, ws, "audit", "--op", "archived")
+	if !strings.Contains(audit.stdout, "archived") || !strings.Contains(audit.stdout, "notes") || strings.Contains(audit.stdout, "restored") {
+		t.Errorf("audit --op archived:\n%s", audit.stdout)
+	}
+	if r := run(t, ws, "audit", "--json", "--since", "2000-01-01"); !strings.Contains(r.stdout, `"op": "pinned"`) || !strings.Contains(r.stdout, `"op": "added"`) {
+		t.Errorf("audit --json:\n%s", r.stdout)
+	}
+}
+
+func TestStaleSkillsInPrompt(t *testing.T) {
+	ws := t.TempDir()
+	if r := run(t, ws, "sync"); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	future := time.Now().UTC().Add(40 * 24 * time.Hour).Format(time.RFC3339)
+	if r := run(t, ws, "curate", "--now", future); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	if r := run(t, ws, "list"); !strings.Contains(r.stdout, "skillsync (stale)") {
+		t.Errorf("list does not mark stale skills:\n%s", r.stdout)
+	}
+	if r := run(t, ws, "prompt"); !strings.Contains(r.stdout, "<name>\nskillsync\n</name>") {
+		t.Error("a stale skill left the prompt without --exclude-stale")
+	}
+	if r := run(t, ws, "prompt", "--exclude-stale"); strings.Contains(r.stdout, "<name>\nskillsync\n</name>") {
+		t.Error("--exclude-stale kept a stale skill")
+	}
+}
+
+// daemonProc runs skillsync daemon and collects its JSON log lines.
+type daemonProc struct {
+	cmd   *exec.Cmd
+	mu    sync.Mutex
+	lines []map[string]any
+	done  chan struct{}
+}
+
+func startDaemon(t *testing.T, ws string) *daemonProc {
+	t.Helper()
+	cmd := exec.Command(binary, "daemon")
+	cmd.Dir = ws
+	home := t.TempDir()
+	cmd.Env = []string{"HOME=" + home, "XDG_CACHE_HOME=" + filepath.Join(home, ".cache"), "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "PATH=" + os.Getenv("PATH")}
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	d := &daemonProc{cmd: cmd, done: make(chan struct{})}
+	go func() {
+		defer close(d.done)
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			var m map[string]any
+			if json.Unmarshal(sc.Bytes(), &m) != nil {
+				m = map[string]any{"msg": "unparsed: " + sc.Text()}
+			}
+			d.mu.Lock()
+			d.lines = append(d.lines, m)
+			d.mu.Unlock()
+		}
+		_, _ = io.Copy(io.Discard, stderr)
+	}()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		<-d.done
+		_ = cmd.Wait()
+	})
+	return d
+}
+
+// count counts log lines with msg and, when job is set, that job.
+func (d *daemonProc) count(msg, job string) int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	n := 0
+	for _, l := range d.lines {
+		if l["msg"] == msg && (job == "" || l["job"] == job) {
+			n++
+		}
+	}
+	return n
+}
+
+func (d *daemonProc) dump() string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var b strings.Builder
+	for _, l := range d.lines {
+		fmt.Fprintln(&b, l)
+	}
+	return b.String()
+}
+
+func waitFor(t *testing.T, d *daemonProc, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("gave up waiting for %s; daemon log:\n%s", what, d.dump())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestDaemonFollowsUpstreamWithinTwoTicks(t *testing.T) {
+	up := gittest.NewRepo(t, "main")
+	up.Skill("skills/first", "First.")
+	up.Commit("first")
+	ws := t.TempDir()
+	config := "repositories:\n  - name: team\n    git: " + up.URL() + "\nschedule:\n  sync: \"@every 1s\"\n"
+	if err := os.WriteFile(filepath.Join(ws, "skillsync.yaml"), []byte(config), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d := startDaemon(t, ws)
+	waitFor(t, d, "the first sync", func() bool { return d.count("job done", "sync") >= 1 })
+	if _, err := os.Stat(filepath.Join(ws, ".skills-cache", "team", "first", "SKILL.md")); err != nil {
+		t.Fatalf("the first sync did not materialize: %v", err)
+	}
+	up.Skill("skills/second", "Second.")
+	up.Commit("second")
+	before := d.count("job done", "sync")
+	target := filepath.Join(ws, ".skills-cache", "team", "second", "SKILL.md")
+	waitFor(t, d, "the new commit in the cache", func() bool { _, err := os.Stat(target); return err == nil })
+	// A sync may have been running when the commit landed; the next one
+	// must bring it.
+	if ticks := d.count("job done", "sync") - before; ticks > 2 {
+		t.Errorf("the commit took %d sync runs to arrive, want at most 2", ticks)
+	}
+	if err := d.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	<-d.done
+	if err := d.cmd.Wait(); err != nil {
+		t.Errorf("daemon exit after SIGTERM: %v", err)
+	}
+}
+
+func TestDaemonSIGTERMDuringSync(t *testing.T) {
+	ws := t.TempDir()
+	src := filepath.Join(ws, "big")
+	for i := 0; i < 400; i++ {
+		dir := filepath.Join(src, fmt.Sprintf("skill-%03d", i))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		md := fmt.Sprintf("---\nname: skill-%03d\ndescription: Skill %d.\n---\n", i, i)
+		if err := os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte(md), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for f := 0; f < 8; f++ {
+			if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("ref-%d.md", f)), []byte(strings.Repeat("x", 4096)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	config := "repositories:\n  - name: big\n    dir: big\n"
+	if err := os.WriteFile(filepath.Join(ws, "skillsync.yaml"), []byte(config), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d := startDaemon(t, ws)
+	waitFor(t, d, "the daemon to start", func() bool { return d.count("daemon started", "") == 1 })
+	// The first sync starts right after that line: stop it in the middle.
+	time.Sleep(30 * time.Millisecond)
+	if err := d.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	<-d.done
+	if err := d.cmd.Wait(); err != nil {
+		t.Fatalf("daemon exit after SIGTERM: %v\n%s", err, d.dump())
+	}
+	if d.count("daemon stopped", "") != 1 {
+		t.Errorf("no clean stop logged:\n%s", d.dump())
+	}
+	if r := run(t, ws, "verify"); r.code != 0 {
+		t.Errorf("verify after SIGTERM: %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if r := run(t, ws, "sync"); r.code != 0 {
+		t.Errorf("the next sync: %d %s", r.code, r.stderr)
+	}
+}
+
+func TestDaemonBadScheduleExits2(t *testing.T) {
+	ws := t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "skillsync.yaml"), []byte("schedule:\n  curate: \"at three\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := run(t, ws, "daemon")
+	if r.code != 2 || !strings.Contains(r.stderr, `schedule.curate "at three" does not parse`) {
+		t.Errorf("bad schedule: %d %s", r.code, r.stderr)
+	}
+}
