@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/skillsync/skillsync/skill"
 )
@@ -87,6 +88,10 @@ type Winner struct {
 	// State is the curator's word on the skill: active, stale or archived.
 	// Archived skills stay out of list, search and prompt like hidden ones.
 	State string
+
+	// lower holds the lower-cased text search reads, made once.
+	lowerOnce sync.Once
+	lower     searchText
 }
 
 // Options change how a catalog is built.

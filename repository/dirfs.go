@@ -6,6 +6,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"sort"
 	"strings"
 	"syscall"
 )
@@ -25,6 +26,11 @@ var ErrNotRegular = errors.New("not a regular file")
 type DirFS struct {
 	root   string // absolute, symbolic links resolved: the confinement
 	prefix string // slash-separated directory inside root the FS is at
+	// fast resolves names inside root in the kernel (openat2 with
+	// RESOLVE_BENEATH where the kernel has it). What it refuses, such as
+	// an absolute link that points back inside, is checked again by
+	// resolve, component by component.
+	fast *os.Root
 }
 
 // NewDirFS returns a DirFS rooted at dir, which must exist.
@@ -37,7 +43,25 @@ func NewDirFS(dir string) (*DirFS, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &DirFS{root: real}, nil
+	fast, err := os.OpenRoot(real)
+	if err != nil {
+		return nil, err
+	}
+	return &DirFS{root: real, fast: fast}, nil
+}
+
+// inRoot is name as the os.Root sees it.
+func (d *DirFS) inRoot(name string) string {
+	if d.prefix == "" {
+		return name
+	}
+	return path.Join(d.prefix, name)
+}
+
+// fastFailed reports whether an error of the fast path needs the slow
+// one's judgement: anything but a plain "does not exist".
+func fastFailed(err error) bool {
+	return err != nil && !errors.Is(err, fs.ErrNotExist)
 }
 
 // Dir returns the directory the DirFS serves, with symbolic links of the
@@ -51,7 +75,7 @@ func (d *DirFS) Sub(dir string) (fs.FS, error) {
 	if !fs.ValidPath(dir) {
 		return nil, &fs.PathError{Op: "sub", Path: dir, Err: fs.ErrInvalid}
 	}
-	return &DirFS{root: d.root, prefix: path.Join(d.prefix, dir)}, nil
+	return &DirFS{root: d.root, prefix: path.Join(d.prefix, dir), fast: d.fast}, nil
 }
 
 // resolve returns the real path of name, checked to stay inside the root.
@@ -75,15 +99,23 @@ func (d *DirFS) resolve(op, name string) (string, error) {
 
 // Open opens name for reading.
 func (d *DirFS) Open(name string) (fs.File, error) {
-	real, err := d.resolve("open", name)
-	if err != nil {
-		return nil, err
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
 	}
 	// O_NONBLOCK keeps open(2) on a FIFO from waiting for a writer; the
 	// fstat below then refuses it.
-	f, err := os.OpenFile(real, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, &fs.PathError{Op: "open", Path: name, Err: errors.Unwrap(err)}
+	f, err := d.fast.OpenFile(d.inRoot(name), os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+	}
+	if fastFailed(err) {
+		real, rerr := d.resolve("open", name)
+		if rerr != nil {
+			return nil, rerr
+		}
+		if f, err = os.OpenFile(real, os.O_RDONLY|syscall.O_NONBLOCK, 0); err != nil {
+			return nil, &fs.PathError{Op: "open", Path: name, Err: errors.Unwrap(err)}
+		}
 	}
 	info, err := f.Stat()
 	if err != nil {
@@ -100,11 +132,21 @@ func (d *DirFS) Open(name string) (fs.File, error) {
 // Stat returns the FileInfo of name, following symbolic links that stay
 // inside the root.
 func (d *DirFS) Stat(name string) (fs.FileInfo, error) {
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrInvalid}
+	}
+	info, err := d.fast.Stat(d.inRoot(name))
+	if !fastFailed(err) {
+		if err != nil {
+			return nil, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrNotExist}
+		}
+		return info, nil
+	}
 	real, err := d.resolve("stat", name)
 	if err != nil {
 		return nil, err
 	}
-	info, err := os.Stat(real)
+	info, err = os.Stat(real)
 	if err != nil {
 		return nil, &fs.PathError{Op: "stat", Path: name, Err: errors.Unwrap(err)}
 	}
@@ -114,13 +156,19 @@ func (d *DirFS) Stat(name string) (fs.FileInfo, error) {
 // ReadDir lists the directory name in lexical order. Entries keep their own
 // type: a symbolic link is reported as one, not as its target.
 func (d *DirFS) ReadDir(name string) ([]fs.DirEntry, error) {
-	real, err := d.resolve("readdir", name)
+	f, err := d.Open(name)
 	if err != nil {
-		return nil, err
+		return nil, &fs.PathError{Op: "readdir", Path: name, Err: errors.Unwrap(err)}
 	}
-	entries, err := os.ReadDir(real)
+	defer f.Close()
+	dir, ok := f.(fs.ReadDirFile)
+	if !ok {
+		return nil, &fs.PathError{Op: "readdir", Path: name, Err: errors.New("not a directory")}
+	}
+	entries, err := dir.ReadDir(-1)
+	sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
 	if err != nil {
-		return entries, &fs.PathError{Op: "readdir", Path: name, Err: errors.Unwrap(err)}
+		return entries, &fs.PathError{Op: "readdir", Path: name, Err: err}
 	}
 	return entries, nil
 }

@@ -77,7 +77,7 @@ func (a *app) runVerify(ctx context.Context, opts verifyOptions) error {
 		for _, d := range out.Differences {
 			fmt.Fprintf(a.stdout, "%s %s\n", d.Kind, d.Path)
 		}
-		if len(out.Differences) == 0 {
+		if len(out.Differences) == 0 && !a.quiet {
 			fmt.Fprintln(a.stderr, "verify: the cache and the targets match their records")
 		}
 	}
