@@ -401,7 +401,11 @@ func materialSkills(skills []skill.Skill, guessModes bool) []materialize.Skill {
 	out := make([]materialize.Skill, 0, len(skills))
 	for _, s := range skills {
 		files, _ := skill.ListFiles(s.Files, s.Path, 0)
-		out = append(out, materialize.Skill{Name: s.Name, Files: s.Files, List: files, GuessModes: guessModes})
+		m := materialize.Skill{Name: s.Name, Files: s.Files, List: files, GuessModes: guessModes}
+		if t, ok := s.Files.(interface{ TreeHash() string }); ok {
+			m.Fingerprint = "git-tree:" + t.TreeHash()
+		}
+		out = append(out, m)
 	}
 	return out
 }

@@ -96,13 +96,8 @@ func (c *Cache) Current(source, revision string, excluded []string) bool {
 	}
 	files := 0
 	for name, sk := range rec.Skills {
-		dir := c.SkillDir(source, name)
-		for path, f := range sk.Files {
-			info, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(path)))
-			if err != nil || !info.Mode().IsRegular() || info.Size() != f.Size ||
-				info.ModTime().UnixNano() != f.MTime || info.Mode().Perm() != f.perm() {
-				return false
-			}
+		if !statMatches(c.SkillDir(source, name), sk) {
+			return false
 		}
 		files += len(sk.Files)
 	}

@@ -39,8 +39,11 @@ type SourceRecord struct {
 // SkillRecord is one materialized skill.
 type SkillRecord struct {
 	// Hash is SkillHash of the skill's files.
-	Hash  string                `json:"hash"`
-	Files map[string]FileRecord `json:"files"`
+	Hash string `json:"hash"`
+	// Fingerprint is the source's own identity of the skill's content (a
+	// git tree hash), when it has one.
+	Fingerprint string                `json:"fingerprint,omitempty"`
+	Files       map[string]FileRecord `json:"files"`
 }
 
 // FileRecord is one materialized file. Size, Mode and MTime are the stat

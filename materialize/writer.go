@@ -29,6 +29,10 @@ type Skill struct {
 	// GuessModes is set for sources without file modes (an embedded FS): a
 	// file starting with "#!" becomes 0755, every other 0644.
 	GuessModes bool
+	// Fingerprint, when set, identifies the skill's content in its source
+	// (a git tree hash): a skill whose fingerprint and live files match the
+	// record is not read at all.
+	Fingerprint string
 }
 
 // Stats counts what a run wrote.
@@ -111,6 +115,15 @@ type desired struct {
 // as it will be and whether it changed. check, when not nil, sees the
 // skill's hash first and can refuse the skill, which leaves live as it is.
 func (w *Writer) Stage(ctx context.Context, live string, s Skill, old *SkillRecord, check func(hash string) error) (*SkillRecord, bool, error) {
+	if s.Fingerprint != "" && old != nil && old.Fingerprint == s.Fingerprint && !w.Verify && statMatches(live, old) {
+		if check != nil {
+			if err := check(old.Hash); err != nil {
+				return nil, false, err
+			}
+		}
+		w.Stats.Unchanged += len(old.Files)
+		return old, false, nil
+	}
 	files, hash, err := read(ctx, s)
 	if err != nil {
 		return nil, false, err
@@ -120,7 +133,7 @@ func (w *Writer) Stage(ctx context.Context, live string, s Skill, old *SkillReco
 			return nil, false, err
 		}
 	}
-	rec := &SkillRecord{Hash: hash, Files: make(map[string]FileRecord, len(files))}
+	rec := &SkillRecord{Hash: hash, Fingerprint: s.Fingerprint, Files: make(map[string]FileRecord, len(files))}
 	same := make([]bool, len(files))
 	for i, f := range files {
 		var prev *FileRecord
@@ -150,6 +163,19 @@ func (w *Writer) Stage(ctx context.Context, live string, s Skill, old *SkillReco
 	}
 	w.pending = append(w.pending, swap{staged: staged, live: live})
 	return rec, true, nil
+}
+
+// statMatches reports whether every recorded file of a live skill still
+// has the size, mtime and mode it was written with.
+func statMatches(live string, rec *SkillRecord) bool {
+	for path, f := range rec.Files {
+		info, err := os.Lstat(filepath.Join(live, filepath.FromSlash(path)))
+		if err != nil || !info.Mode().IsRegular() || info.Size() != f.Size ||
+			info.ModTime().UnixNano() != f.MTime || info.Mode().Perm() != f.perm() {
+			return false
+		}
+	}
+	return true
 }
 
 // read loads a skill's files and computes its hash.

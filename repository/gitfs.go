@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
@@ -28,6 +29,25 @@ const maxLinkHops = 40
 type TreeFS struct {
 	root  *object.Tree
 	mtime time.Time
+	// sizer reads a blob's size from its object header, without
+	// inflating the blob; nil falls back to reading the blob.
+	sizer func(plumbing.Hash) (int64, error)
+}
+
+// TreeHash returns the git hash of the tree the FS serves: equal hashes,
+// equal content, so a sync can skip a skill whose tree did not change.
+func (t *TreeFS) TreeHash() string { return t.root.Hash.String() }
+
+// blobSize returns the size of the blob e names.
+func (t *TreeFS) blobSize(tree *object.Tree, e *object.TreeEntry) (int64, error) {
+	if t.sizer != nil {
+		return t.sizer(e.Hash)
+	}
+	f, err := tree.TreeEntryFile(e)
+	if err != nil {
+		return 0, err
+	}
+	return f.Size, nil
 }
 
 // NewTreeFS returns a TreeFS over tree. mtime is what every file reports as
@@ -165,11 +185,11 @@ func (t *TreeFS) nodeInfo(n *node) (fs.FileInfo, error) {
 	if n.tree != nil {
 		return t.info(n, 0), nil
 	}
-	blob, err := t.root.TreeEntryFile(&n.entry)
+	size, err := t.blobSize(t.root, &n.entry)
 	if err != nil {
 		return nil, err
 	}
-	return t.info(n, blob.Size), nil
+	return t.info(n, size), nil
 }
 
 // ReadDir lists the directory name in lexical order. Symbolic links are
@@ -209,7 +229,7 @@ func (t *TreeFS) Sub(dir string) (fs.FS, error) {
 	if n.tree == nil {
 		return nil, &fs.PathError{Op: "sub", Path: dir, Err: errors.New("not a directory")}
 	}
-	return &TreeFS{root: n.tree, mtime: t.mtime}, nil
+	return &TreeFS{root: n.tree, mtime: t.mtime, sizer: t.sizer}, nil
 }
 
 func (t *TreeFS) info(n *node, size int64) *treeInfo {
@@ -252,7 +272,7 @@ func (e *treeEntry) Info() (fs.FileInfo, error) {
 	case filemode.Dir:
 		return &treeInfo{name: e.entry.Name, mode: fs.ModeDir | 0o755, mtime: e.fs.mtime}, nil
 	}
-	f, err := e.tree.TreeEntryFile(&e.entry)
+	size, err := e.fs.blobSize(e.tree, &e.entry)
 	if err != nil {
 		return nil, err
 	}
@@ -263,7 +283,7 @@ func (e *treeEntry) Info() (fs.FileInfo, error) {
 	case filemode.Symlink:
 		mode = fs.ModeSymlink | 0o777
 	}
-	return &treeInfo{name: e.entry.Name, size: f.Size, mode: mode, mtime: e.fs.mtime}, nil
+	return &treeInfo{name: e.entry.Name, size: size, mode: mode, mtime: e.fs.mtime}, nil
 }
 
 func (e *treeEntry) String() string { return fs.FormatDirEntry(e) }
