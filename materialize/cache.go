@@ -30,6 +30,8 @@ type Cache struct {
 	lock     *lockfile.Lock
 	manifest *Manifest
 	writer   *Writer
+	// dirty is set when the manifest changed and must be written.
+	dirty bool
 	// Warnings are things the caller should pass on: an unreadable
 	// manifest, entries skillsync did not make.
 	Warnings []string
@@ -158,6 +160,7 @@ func (c *Cache) SyncSource(ctx context.Context, source, revision string, skills 
 		next.Revision = ""
 	}
 	c.manifest.Sources[source] = next
+	c.dirty = true
 	c.warnForeign(filepath.Join(c.root, source), next.Skills)
 	return changes, errs
 }
@@ -196,6 +199,7 @@ func (c *Cache) Prune(keep []string) ([]Change, []error) {
 			c.writer.Stats.Removed += len(rec.Skills[name].Files)
 		}
 		delete(c.manifest.Sources, source)
+		c.dirty = true
 	}
 	entries, _ := os.ReadDir(c.root)
 	for _, e := range entries {
@@ -214,6 +218,9 @@ func (c *Cache) Prune(keep []string) ([]Change, []error) {
 func (c *Cache) Commit(ctx context.Context) error {
 	if err := c.writer.Commit(ctx); err != nil {
 		return err
+	}
+	if !c.dirty {
+		return nil
 	}
 	return c.manifest.Save(filepath.Join(c.root, manifestName))
 }

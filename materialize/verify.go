@@ -4,7 +4,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
+
+	"golang.org/x/sync/errgroup"
 )
 
 // Difference is one way a destination differs from its record.
@@ -15,17 +18,36 @@ type Difference struct {
 }
 
 // VerifyCache hashes every file of the cache at root again and compares
-// it with the manifest.
+// it with the manifest. Skills are hashed on every core at once: verify
+// is bound by SHA-256 and reads, not by one directory's order.
 func VerifyCache(root string) ([]Difference, error) {
 	m, err := LoadManifest(filepath.Join(root, manifestName))
 	if err != nil {
 		return nil, err
 	}
-	var diffs []Difference
+	type job struct {
+		dir   string
+		files map[string]FileRecord
+	}
+	var jobs []job
 	for _, source := range sortedNames(m.Sources) {
 		for _, name := range sortedNames(m.Sources[source].Skills) {
-			diffs = append(diffs, verifySkill(filepath.Join(root, source, name), m.Sources[source].Skills[name].Files)...)
+			jobs = append(jobs, job{filepath.Join(root, source, name), m.Sources[source].Skills[name].Files})
 		}
+	}
+	results := make([][]Difference, len(jobs))
+	var g errgroup.Group
+	g.SetLimit(runtime.NumCPU())
+	for i, j := range jobs {
+		g.Go(func() error {
+			results[i] = verifySkill(j.dir, j.files)
+			return nil
+		})
+	}
+	_ = g.Wait()
+	var diffs []Difference
+	for _, r := range results {
+		diffs = append(diffs, r...)
 	}
 	return diffs, nil
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"github.com/skillsync/skillsync/internal/lockfile"
@@ -291,9 +292,18 @@ func (g *Git) download(ctx context.Context, repo *git.Repository, remote *git.Re
 	if src == "" {
 		src = want.commit.String()
 	}
+	depth := g.cfg.Depth
+	if hasRevisions(repo) {
+		// The store already holds a commit of this remote. A depth-limited
+		// fetch would make the server send the new commit's whole tree
+		// again; without one, the server stops at the commits the store
+		// has and sends only what is new (380 KiB instead of 32 MiB for a
+		// 1% change of the medium benchmark corpus).
+		depth = 0
+	}
 	opts := &git.FetchOptions{
 		RefSpecs: []config.RefSpec{config.RefSpec("+" + src + ":" + string(local))},
-		Depth:    g.cfg.Depth,
+		Depth:    depth,
 		Auth:     auth,
 		Progress: g.cfg.Progress,
 		Tags:     git.NoTags,
@@ -314,6 +324,24 @@ func (g *Git) download(ctx context.Context, repo *git.Repository, remote *git.Re
 		return fmt.Errorf("fetch %s: %w", src, err)
 	}
 	return nil
+}
+
+// hasRevisions reports whether the store holds a commit fetched before.
+func hasRevisions(repo *git.Repository) bool {
+	refs, err := repo.References()
+	if err != nil {
+		return false
+	}
+	defer refs.Close()
+	found := false
+	_ = refs.ForEach(func(r *plumbing.Reference) error {
+		if strings.HasPrefix(string(r.Name()), "refs/skillsync/") && r.Type() == plumbing.HashReference && hasCommit(repo, r.Hash()) {
+			found = true
+			return storer.ErrStop
+		}
+		return nil
+	})
+	return found
 }
 
 func ignoreUpToDate(err error) error {
@@ -358,7 +386,10 @@ func hasCommit(repo *git.Repository, h plumbing.Hash) bool {
 
 // openStore opens the bare store, creating it when create is set. Pack
 // files stay open between object reads (up to a bound): reopening one for
-// every blob was a third of a cold sync's time.
+// every blob was a third of a cold sync's time. ExclusiveAccess lets
+// go-git list the store's files once instead of trying to open a loose
+// object before every packed read; writers hold the store's lock, and a
+// reader lists the store after reading its ref under the shared lock.
 func (g *Git) openStore(create bool) (*git.Repository, error) {
 	if _, err := os.Stat(filepath.Join(g.store, "HEAD")); errors.Is(err, fs.ErrNotExist) {
 		if !create {
@@ -368,7 +399,10 @@ func (g *Git) openStore(create bool) (*git.Repository, error) {
 			return nil, fmt.Errorf("create git store %s: %w", g.store, err)
 		}
 	}
-	st := filesystem.NewStorageWithOptions(osfs.New(g.store), cache.NewObjectLRUDefault(), filesystem.Options{MaxOpenDescriptors: 16})
+	// A small object cache: trees are read again and again, blobs once
+	// each, and go-git's default of 96 MiB filled with blobs doubled the
+	// peak memory of a cold sync.
+	st := filesystem.NewStorageWithOptions(osfs.New(g.store), cache.NewObjectLRU(16*cache.MiByte), filesystem.Options{MaxOpenDescriptors: 16, ExclusiveAccess: true})
 	repo, err := git.Open(st, nil)
 	if err != nil {
 		return nil, fmt.Errorf("open git store %s: %w", g.store, err)
