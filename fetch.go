@@ -6,8 +6,6 @@ import (
 	"slices"
 	"time"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/skillsync/skillsync/repository"
 )
 
@@ -69,20 +67,11 @@ func (e *Engine) Fetch(ctx context.Context, names []string, jobs int) ([]FetchRe
 	if err != nil {
 		return nil, err
 	}
-	if jobs <= 0 {
-		jobs = DefaultJobs
+	repos := make([]repository.Repository, len(sources))
+	for i, g := range sources {
+		repos[i] = g
 	}
-	results := make([]FetchResult, len(sources))
-	var g errgroup.Group
-	g.SetLimit(jobs)
-	for i, src := range sources {
-		g.Go(func() error {
-			results[i] = fetchOne(ctx, src)
-			return nil
-		})
-	}
-	_ = g.Wait() // fetchOne reports into results; it never fails the group
-	return results, nil
+	return e.fetchAll(ctx, repos, SyncOptions{Jobs: jobs}), nil
 }
 
 func fetchOne(ctx context.Context, g *repository.Git) FetchResult {
