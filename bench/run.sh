@@ -41,7 +41,11 @@ nfiles=$(awk -F': ' '/"files"/ {gsub(/,/,"",$2); print $2}' "$out/corpus.json")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
+# Every timed command starts with the page cache flushed, so none pays for
+# writing back another's files: skillsync's syncfs would otherwise flush
+# the baseline's dirty pages too.
 now() { date +%s%N; }
+settle() { sync; }
 ms() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.1f", (b-a)/1e6}'; }
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 maxof() { sort -n | tail -1; }
@@ -55,6 +59,7 @@ ws() {
 # sync_timed DIR: one sync; prints "ms rss_kib" and leaves the JSON in DIR/sync.json.
 sync_timed() {
   local t0 t1
+  settle
   t0=$(now)
   (cd "$1" && XDG_CACHE_HOME="$1/.xdg" /usr/bin/time -f %M -o "$1/rss" "$bin" sync --quiet --json > "$1/sync.json")
   t1=$(now)
@@ -68,6 +73,7 @@ for i in $(seq "$runs"); do
   d=$work/cold-$i; ws "$d" v1
   read -r t r < <(sync_timed "$d"); cold+=("$t"); cold_rss+=("$r")
   c=$work/clone-$i; mkdir -p "$c"
+  settle
   t0=$(now)
   git clone -q --depth 1 --branch v1 "file://$corpus" "$c/repo" 2>/dev/null && cp -r "$c/repo/skills" "$c/copy"
   t1=$(now); clone+=("$(ms "$t0" "$t1")")
@@ -94,7 +100,7 @@ src=$work/clone-1/repo/skills; dst=$work/clone-1/copy
 rsync -a "$src/" "$dst/"
 rs=()
 for i in $(seq "$runs"); do
-  t0=$(now); rsync -a "$src/" "$dst/"; t1=$(now); rs+=("$(ms "$t0" "$t1")")
+  settle; t0=$(now); rsync -a "$src/" "$dst/"; t1=$(now); rs+=("$(ms "$t0" "$t1")")
 done
 rsync_ms=$(printf '%s\n' "${rs[@]}" | median)
 
@@ -114,10 +120,10 @@ git -C "$work/clone-1/repo" fetch -q --depth 1 origin tag v2 2>/dev/null && git 
 rsync -a --delete "$src/" "$dst/"
 ver=(); ver_rss=(); rsc=()
 for i in $(seq "$runs"); do
-  t0=$(now)
+  settle; t0=$(now)
   (cd "$d" && XDG_CACHE_HOME="$d/.xdg" /usr/bin/time -f %M -o "$d/rss" "$bin" verify --quiet)
   t1=$(now); ver+=("$(ms "$t0" "$t1")"); ver_rss+=("$(cat "$d/rss")")
-  t0=$(now); rsync -a --checksum --dry-run "$src/" "$dst/"; t1=$(now); rsc+=("$(ms "$t0" "$t1")")
+  settle; t0=$(now); rsync -a --checksum --dry-run "$src/" "$dst/"; t1=$(now); rsc+=("$(ms "$t0" "$t1")")
 done
 verify_ms=$(printf '%s\n' "${ver[@]}" | median)
 rsyncc_ms=$(printf '%s\n' "${rsc[@]}" | median)

@@ -103,7 +103,7 @@ func (c *Cache) Current(source, revision string, excluded []string) bool {
 		}
 		files += len(sk.Files)
 	}
-	c.writer.Stats.Unchanged += files
+	c.writer.count(Stats{Unchanged: files})
 	return true
 }
 
@@ -196,7 +196,7 @@ func (c *Cache) Prune(keep []string) ([]Change, []error) {
 		}
 		for _, name := range sortedNames(rec.Skills) {
 			changes = append(changes, Change{Source: source, Name: name, Op: "removed", Before: rec.Skills[name].Hash})
-			c.writer.Stats.Removed += len(rec.Skills[name].Files)
+			c.writer.count(Stats{Removed: len(rec.Skills[name].Files)})
 		}
 		delete(c.manifest.Sources, source)
 		c.dirty = true

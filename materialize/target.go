@@ -156,6 +156,8 @@ func (w *Writer) StageLink(live, target string) error {
 	if err := os.Symlink(target, staged); err != nil {
 		return err
 	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	w.Stats.Written++
 	w.pending = append(w.pending, swap{staged: staged, live: live})
 	return nil

@@ -14,7 +14,9 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"sync"
 
+	"golang.org/x/sync/errgroup"
 	"golang.org/x/sys/unix"
 
 	"github.com/skillsync/skillsync/skill"
@@ -55,8 +57,17 @@ type Writer struct {
 	// opened an old directory just before the swap can finish reading it.
 	KeepOld bool
 	Stats   Stats
+
+	// builds write staged skills in the background while the caller reads
+	// the next skill from its source: creating files is kernel time, and
+	// on these machines it is most of a cold sync.
+	builds  errgroup.Group
+	mu      sync.Mutex // guards Stats and pending while builds run
 	pending []swap
 }
+
+// parallelBuilds is how many skills are written to staging at once.
+const parallelBuilds = 4
 
 type swap struct {
 	staged, live string
@@ -69,7 +80,9 @@ func NewWriter(staging string) (*Writer, error) {
 	if err := replaceWithDir(staging); err != nil {
 		return nil, err
 	}
-	return &Writer{staging: staging}, nil
+	w := &Writer{staging: staging}
+	w.builds.SetLimit(parallelBuilds)
+	return w, nil
 }
 
 // replaceWithDir makes path an empty directory, removing what was there.
@@ -121,7 +134,7 @@ func (w *Writer) Stage(ctx context.Context, live string, s Skill, old *SkillReco
 				return nil, false, err
 			}
 		}
-		w.Stats.Unchanged += len(old.Files)
+		w.count(Stats{Unchanged: len(old.Files)})
 		return old, false, nil
 	}
 	files, hash, err := read(ctx, s)
@@ -154,15 +167,36 @@ func (w *Writer) Stage(ctx context.Context, live string, s Skill, old *SkillReco
 		changed = hasExtraFiles(live, rec.Files)
 	}
 	if !changed {
-		w.Stats.Unchanged += len(files)
+		w.count(Stats{Unchanged: len(files)})
 		return rec, false, nil
 	}
-	staged, err := w.build(live, files, same, rec)
-	if err != nil {
-		return nil, false, fmt.Errorf("stage skill %s: %w", s.Name, err)
-	}
-	w.pending = append(w.pending, swap{staged: staged, live: live})
+	// rec is filled in by the build; nobody reads it before Commit, which
+	// waits for every build.
+	w.builds.Go(func() error {
+		staged, st, err := w.build(live, files, same, rec)
+		if err != nil {
+			return fmt.Errorf("stage skill %s: %w", s.Name, err)
+		}
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		w.pending = append(w.pending, swap{staged: staged, live: live})
+		w.Stats.add(st)
+		return nil
+	})
 	return rec, true, nil
+}
+
+func (s *Stats) add(o Stats) {
+	s.Written += o.Written
+	s.Unchanged += o.Unchanged
+	s.Removed += o.Removed
+	s.BytesWritten += o.BytesWritten
+}
+
+func (w *Writer) count(st Stats) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.Stats.add(st)
 }
 
 // statMatches reports whether every recorded file of a live skill still
@@ -265,33 +299,35 @@ func hasExtraFiles(live string, files map[string]FileRecord) bool {
 }
 
 // build assembles the new version: unchanged files hard-linked from live,
-// so they keep their inode and mtime, the rest written.
-func (w *Writer) build(live string, files []desired, same []bool, rec *SkillRecord) (string, error) {
+// so they keep their inode and mtime, the rest written. It fills rec with
+// the files written and returns what it did.
+func (w *Writer) build(live string, files []desired, same []bool, rec *SkillRecord) (string, Stats, error) {
+	var st Stats
 	staged := filepath.Join(w.staging, randomName())
 	if err := os.Mkdir(staged, 0o755); err != nil {
-		return "", err
+		return "", st, err
 	}
 	for i, f := range files {
 		dst := filepath.Join(staged, filepath.FromSlash(f.path))
 		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-			return "", err
+			return "", st, err
 		}
 		if same[i] && w.link(filepath.Join(live, filepath.FromSlash(f.path)), dst) {
-			w.Stats.Unchanged++
+			st.Unchanged++
 			continue
 		}
 		if err := writeFile(dst, f.data, f.mode); err != nil {
-			return "", err
+			return "", st, err
 		}
 		info, err := os.Lstat(dst)
 		if err != nil {
-			return "", err
+			return "", st, err
 		}
 		rec.Files[f.path] = FileRecord{SHA256: f.sha, Size: info.Size(), Mode: modeString(f.mode), MTime: info.ModTime().UnixNano()}
-		w.Stats.Written++
-		w.Stats.BytesWritten += int64(len(f.data))
+		st.Written++
+		st.BytesWritten += int64(len(f.data))
 	}
-	return staged, nil
+	return staged, st, nil
 }
 
 // link hard-links an unchanged live file into staging. It refuses a path
@@ -342,13 +378,10 @@ func (w *Writer) Remove(live string, rec *SkillRecord) error {
 		}
 	}
 	if rec != nil {
-		w.Stats.Removed += len(rec.Files)
+		w.count(Stats{Removed: len(rec.Files)})
 	}
 	return nil
 }
-
-// Pending reports how many staged skills wait for Commit.
-func (w *Writer) Pending() int { return len(w.pending) }
 
 // Commit makes everything staged durable with one syncfs, then swaps each
 // skill into place and removes the old versions. A crash at any point
@@ -357,6 +390,9 @@ func (w *Writer) Pending() int { return len(w.pending) }
 // they are renames, quick, and stopping halfway would leave the record
 // behind the files.
 func (w *Writer) Commit(ctx context.Context) error {
+	if err := w.builds.Wait(); err != nil {
+		return err
+	}
 	if len(w.pending) == 0 {
 		return nil
 	}
