@@ -55,16 +55,7 @@ func ReadLock(workspace string) (lock *Lock, ok bool, err error) {
 
 // write saves the lock when it differs from the file.
 func (l *Lock) write(workspace string) error {
-	data, err := json.MarshalIndent(l, "", "  ")
-	if err != nil {
-		return err
-	}
-	data = append(data, '\n')
-	name := filepath.Join(workspace, LockFileName)
-	if cur, err := os.ReadFile(name); err == nil && string(cur) == string(data) {
-		return nil
-	}
-	return atomicfile.WriteFile(name, data, 0o644)
+	return atomicfile.WriteJSONIfChanged(filepath.Join(workspace, LockFileName), l, 0o644)
 }
 
 // lockSource describes a configured source as the lock records it.

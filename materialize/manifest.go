@@ -5,7 +5,6 @@
 package materialize
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -96,18 +95,5 @@ func LoadManifest(name string) (*Manifest, error) {
 // Save writes the manifest atomically, unless the file already holds
 // exactly this: a sync with nothing new writes nothing.
 func (m *Manifest) Save(name string) error {
-	return saveJSON(name, m)
-}
-
-// saveJSON writes v as JSON when it differs from what name holds.
-func saveJSON(name string, v any) error {
-	data, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return fmt.Errorf("encode %s: %w", name, err)
-	}
-	data = append(data, '\n')
-	if cur, err := os.ReadFile(name); err == nil && bytes.Equal(cur, data) {
-		return nil
-	}
-	return atomicfile.WriteFile(name, data, 0o644)
+	return atomicfile.WriteJSONIfChanged(name, m, 0o644)
 }

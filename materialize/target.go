@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/skillsync/skillsync/internal/atomicfile"
 )
 
 // TargetMode is how a target receives skills.
@@ -125,7 +127,7 @@ func SyncTarget(ctx context.Context, dir string, mode TargetMode, skills []Targe
 		return report, fmt.Errorf("target %s: %w", dir, err)
 	}
 	report.Written = w.Stats.Written
-	return report, saveJSON(filepath.Join(dir, RecordName), next)
+	return report, atomicfile.WriteJSONIfChanged(filepath.Join(dir, RecordName), next, 0o644)
 }
 
 func stageTarget(ctx context.Context, w *Writer, live string, mode TargetMode, s TargetSkill, prev *TargetEntry) (*TargetEntry, error) {

@@ -4,6 +4,7 @@
 package atomicfile
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -50,6 +51,20 @@ func WriteJSON(name string, v any, perm os.FileMode) error {
 		return fmt.Errorf("encode %s: %w", name, err)
 	}
 	return WriteFile(name, append(data, '\n'), perm)
+}
+
+// WriteJSONIfChanged writes v as WriteJSON does, unless name already holds
+// exactly those bytes: a run that changed nothing writes nothing.
+func WriteJSONIfChanged(name string, v any, perm os.FileMode) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", name, err)
+	}
+	data = append(data, '\n')
+	if cur, err := os.ReadFile(name); err == nil && bytes.Equal(cur, data) {
+		return nil
+	}
+	return WriteFile(name, data, perm)
 }
 
 // SyncDir fsyncs a directory, making the renames in it durable.
