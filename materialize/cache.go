@@ -6,9 +6,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
+	"sync/atomic"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/skillsync/skillsync/internal/lockfile"
 )
@@ -96,12 +100,25 @@ func (c *Cache) Current(source, revision string, excluded []string) bool {
 	if !ok || revision == "" || rec.Revision != revision || c.writer.Verify || !slices.Equal(rec.Excluded, excluded) {
 		return false
 	}
+	// Stat calls are cheap alone and many together: spread them over the
+	// cores, and stop at the first file that does not match.
+	var stale atomic.Bool
+	var g errgroup.Group
+	g.SetLimit(2 * runtime.NumCPU())
 	files := 0
 	for name, sk := range rec.Skills {
-		if !statMatches(c.SkillDir(source, name), sk) {
-			return false
-		}
 		files += len(sk.Files)
+		dir := c.SkillDir(source, name)
+		g.Go(func() error {
+			if !stale.Load() && !statMatches(dir, sk) {
+				stale.Store(true)
+			}
+			return nil
+		})
+	}
+	_ = g.Wait()
+	if stale.Load() {
+		return false
 	}
 	c.writer.count(Stats{Unchanged: files})
 	return true
