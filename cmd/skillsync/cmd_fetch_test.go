@@ -34,6 +34,9 @@ func TestFetchThenReadOffline(t *testing.T) {
 		t.Fatalf("fetch = %+v", res)
 	}
 	again := run(t, ws, "fetch")
+	if strings.Contains(again.stderr, "\x1b") || strings.Contains(again.stderr, "\r") {
+		t.Errorf("progress was drawn on a pipe: %q", again.stderr)
+	}
 	if again.code != 0 || !strings.Contains(again.stdout, head[:12]) || !strings.Contains(again.stdout, "unchanged") {
 		t.Errorf("second fetch: %d %s %s", again.code, again.stdout, again.stderr)
 	}

@@ -1,0 +1,45 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"testing"
+)
+
+func TestProgressLineShowsEachMessageOnOneLine(t *testing.T) {
+	var out bytes.Buffer
+	p := &progressLine{out: &out}
+	team, vendor := p.writer("team"), p.writer("vendor")
+	// git's sideband arrives in arbitrary chunks, messages ended by \r or \n.
+	for _, chunk := range []struct {
+		w    interface{ Write([]byte) (int, error) }
+		data string
+	}{
+		{team, "Counting obj"}, {team, "ects:  50% (1/2)\r"}, {vendor, "Enumerating objects: 3, done.\n"},
+		{team, "Counting objects: 100% (2/2), done.\n\r"},
+	} {
+		if _, err := chunk.w.Write([]byte(chunk.data)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p.clear()
+	want := "\r\x1b[Kteam: Counting objects:  50% (1/2)" +
+		"\r\x1b[Kvendor: Enumerating objects: 3, done." +
+		"\r\x1b[Kteam: Counting objects: 100% (2/2), done." +
+		"\r\x1b[K"
+	if out.String() != want {
+		t.Errorf("progress =\n%q\nwant\n%q", out.String(), want)
+	}
+}
+
+func TestPipesAreNotTerminals(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	if isTerminal(w) || isTerminal(&bytes.Buffer{}) {
+		t.Error("a pipe or a buffer was taken for a terminal: progress would garble it")
+	}
+}
