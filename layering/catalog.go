@@ -38,16 +38,6 @@ func (l Layer) String() string {
 // MarshalText makes a Layer its name in JSON.
 func (l Layer) MarshalText() ([]byte, error) { return []byte(l.String()), nil }
 
-// ParseLayer returns the layer named name.
-func ParseLayer(name string) (Layer, error) {
-	for l, n := range layerNames {
-		if n == name {
-			return l, nil
-		}
-	}
-	return 0, fmt.Errorf("unknown layer %q: use global, marketplace, workspace or user", name)
-}
-
 // Input is the skills of one source.
 type Input struct {
 	Layer    Layer

@@ -125,9 +125,6 @@ func (g *Git) Source() string { return g.cfg.Source }
 // URL returns the remote with its credentials redacted.
 func (g *Git) URL() string { return RedactURL(g.cfg.URL) }
 
-// Ref returns the configured ref, "" for the default branch.
-func (g *Git) Ref() string { return g.cfg.Ref }
-
 // StoreDir returns the directory of the bare store.
 func (g *Git) StoreDir() string { return g.store }
 
