@@ -90,11 +90,13 @@ func (a *app) rootCommand() *cobra.Command {
 		Short: "Sync Agent Skills from git into the places agents read them",
 		Long: `skillsync keeps a team's Agent Skills on every machine: it reads skills from
 git repositories, the skills built into it and local directories, merges them
-by priority (global < marketplace < workspace < user) and lets agents find,
-read and render them.
+by priority (global < marketplace < workspace < user), writes them where
+agents read them (skillsync sync), and lets agents find, read, render and
+record the use of them.
 
 Without a config file the built-in skills are the only marketplace source and
-the current directory is the workspace.`,
+the current directory is the workspace: skillsync sync writes them into
+./.skills-cache/builtin/.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
