@@ -385,3 +385,27 @@ func TestGitCommitRefFetchedOnce(t *testing.T) {
 		t.Errorf("second fetch = %+v", res)
 	}
 }
+
+func TestGitRetriesTransientErrors(t *testing.T) {
+	root := t.TempDir()
+	up := gittest.NewRepo(t, "main")
+	up.Skill("skills/one", "First.")
+	head := up.Commit("one")
+	if err := os.Rename(up.Dir, filepath.Join(root, "r")); err != nil {
+		t.Fatal(err)
+	}
+	srv := gittest.ServeHTTP(t, root, "", "")
+	srv.FailNext.Store(2)
+	g := newGit(t, srv.URL+"/r", "")
+	if res := fetch(t, g); string(res.Revision) != head {
+		t.Fatalf("revision %s, want %s", res.Revision, head)
+	}
+	// Two refused attempts, then the listing and the fetch.
+	if n := srv.Requests.Load(); n < 4 {
+		t.Errorf("the server saw %d requests; two 503s must be retried", n)
+	}
+	srv.FailNext.Store(3)
+	if _, err := g.Fetch(context.Background()); err == nil || !strings.Contains(err.Error(), "503") {
+		t.Errorf("three failures in a row must fail, saying why: %v", err)
+	}
+}

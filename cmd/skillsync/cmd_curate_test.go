@@ -340,3 +340,38 @@ func TestDaemonBadScheduleExits2(t *testing.T) {
 		t.Errorf("bad schedule: %d %s", r.code, r.stderr)
 	}
 }
+
+func TestDaemonSIGHUPReloads(t *testing.T) {
+	ws := t.TempDir()
+	config := filepath.Join(ws, "skillsync.yaml")
+	if err := os.WriteFile(config, []byte("schedule:\n  sync: \"@every 1h\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d := startDaemon(t, ws)
+	waitFor(t, d, "the first sync", func() bool { return d.count("job done", "sync") == 1 })
+
+	if err := os.WriteFile(config, []byte("schedule:\n  sync: [not, a, string]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, d, "the failed reload", func() bool { return d.count("reload failed; keeping the old config", "") == 1 })
+
+	if err := os.WriteFile(config, []byte("schedule:\n  sync: \"@every 1s\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, d, "the reload", func() bool { return d.count("config reloaded", "") == 1 })
+	// The new schedule runs: syncs every second instead of every hour.
+	waitFor(t, d, "a sync on the new schedule", func() bool { return d.count("job done", "sync") >= 2 })
+	if err := d.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	<-d.done
+	if err := d.cmd.Wait(); err != nil {
+		t.Errorf("exit after SIGTERM: %v", err)
+	}
+}

@@ -20,6 +20,9 @@ type HTTPServer struct {
 	UploadPacks atomic.Int64
 	// Requests counts every request.
 	Requests atomic.Int64
+	// FailNext makes that many next requests fail with 503, as an
+	// overloaded server does, to test retries.
+	FailNext atomic.Int64
 }
 
 // ServeHTTP serves root over smart HTTP on 127.0.0.1 until the test ends.
@@ -37,6 +40,11 @@ func ServeHTTP(t testing.TB, root, user, password string) *HTTPServer {
 	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.Requests.Add(1)
+		if s.FailNext.Load() > 0 {
+			s.FailNext.Add(-1)
+			http.Error(w, "busy", http.StatusServiceUnavailable)
+			return
+		}
 		if password != "" {
 			u, p, ok := r.BasicAuth()
 			if !ok || u != user || p != password {
