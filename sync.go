@@ -400,8 +400,7 @@ func dedupe(skills []skill.Skill) []skill.Skill {
 func materialSkills(skills []skill.Skill, guessModes bool) []materialize.Skill {
 	out := make([]materialize.Skill, 0, len(skills))
 	for _, s := range skills {
-		files, _ := skill.ListFiles(s.Files, s.Path, 0)
-		m := materialize.Skill{Name: s.Name, Files: s.Files, List: files, GuessModes: guessModes}
+		m := materialize.Skill{Name: s.Name, Files: s.Files, List: s.FileList(), GuessModes: guessModes}
 		if t, ok := s.Files.(interface{ TreeHash() string }); ok {
 			m.Fingerprint = "git-tree:" + t.TreeHash()
 		}
@@ -471,9 +470,8 @@ func (e *Engine) syncTargets(ctx context.Context, m *materialize.Manifest, verif
 		if w.Hidden || w.State == layering.Archived {
 			continue
 		}
-		files, _ := skill.ListFiles(w.Skill.Files, w.Skill.Path, 0)
 		ts := materialize.TargetSkill{
-			Skill: materialize.Skill{Name: w.Skill.Name, Files: w.Skill.Files, List: files},
+			Skill: materialize.Skill{Name: w.Skill.Name, Files: w.Skill.Files, List: w.Skill.FileList()},
 			Dir:   w.Dir,
 		}
 		if w.Layer == layering.Marketplace && w.Dir != "" {

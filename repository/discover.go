@@ -134,7 +134,8 @@ func (d *discovery) load(dir, name string) {
 	}
 	s, problems := skill.Load(sub, dir, name)
 	if !skill.HasError(problems, d.opts.Strict) {
-		_, fileProblems := skill.ListFiles(sub, dir, d.opts.MaxFileSize)
+		files, fileProblems := skill.ListFiles(sub, dir, d.opts.MaxFileSize)
+		s.Listing = files
 		for i := range fileProblems {
 			fileProblems[i].Skill = s.Name
 		}

@@ -34,6 +34,20 @@ type Skill struct {
 	Path string
 	// File is the name of the skill's main file: "SKILL.md" or "skill.md".
 	File string
+	// Listing is the skill's regular files as discovery found them, in path
+	// order, so later steps need not walk Files again; nil for a skill that
+	// was not discovered. FileList falls back to a walk.
+	Listing []File
+}
+
+// FileList returns the skill's regular files in path order: Listing when
+// discovery filled it, else a walk of Files.
+func (s *Skill) FileList() []File {
+	if s.Listing != nil {
+		return s.Listing
+	}
+	files, _ := ListFiles(s.Files, s.Path, 0)
+	return files
 }
 
 // DisableModelInvocation reports whether the frontmatter asks agents not to

@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/skillsync/skillsync/layering"
-	"github.com/skillsync/skillsync/skill"
 )
 
 func (a *app) showCommand() *cobra.Command {
@@ -65,7 +64,7 @@ func (a *app) runShow(ctx context.Context, name string) error {
 		return err
 	}
 	s := &w.Skill
-	files, _ := skill.ListFiles(s.Files, s.Path, 0)
+	files := s.FileList()
 	out := showJSON{
 		Name: s.Name, Description: s.Description, License: s.License, Compatibility: s.Compatibility,
 		Version: s.Version, Author: s.Author, Tags: orEmpty(s.Tags), Triggers: orEmpty(s.Triggers),

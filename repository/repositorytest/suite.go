@@ -108,6 +108,9 @@ func Run(t *testing.T, newRepo New, hasModes bool) {
 			}
 		}
 		sort.Strings(paths)
+		if !slices.Equal(skills[i].Listing, files) {
+			t.Errorf("discovery's Listing %v differs from a walk %v", skills[i].Listing, files)
+		}
 		want := "SKILL.md nested/SKILL.md references/format.md scripts/extract.sh"
 		if strings.Join(paths, " ") != want || len(problems) > 0 {
 			t.Errorf("files = %v (problems %v), want %s", paths, problems, want)
