@@ -11,10 +11,11 @@ import (
 // Verify hashes the cache and the targets again and compares them with
 // the manifest, the target records and skillsync.lock. It changes nothing.
 func (e *Engine) Verify(ctx context.Context) ([]materialize.Difference, error) {
-	diffs, err := materialize.VerifyCache(e.CacheDir())
+	m, err := materialize.ReadManifest(e.CacheDir())
 	if err != nil {
 		return nil, err
 	}
+	diffs := materialize.VerifyCache(e.CacheDir(), m)
 	for _, t := range e.cfg.Targets {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -28,10 +29,6 @@ func (e *Engine) Verify(ctx context.Context) ([]materialize.Difference, error) {
 	lock, ok, err := ReadLock(e.cfg.Workspace)
 	if err != nil || !ok {
 		return diffs, err
-	}
-	m, err := materialize.ReadManifest(e.CacheDir())
-	if err != nil {
-		return nil, err
 	}
 	diffs = append(diffs, compareLock(lock, m)...)
 	return diffs, nil

@@ -62,7 +62,7 @@ func Prompt(winners []*Winner, format PromptFormat, maxChars int) (string, error
 		return out, nil
 	}
 	for i := range skills {
-		skills[i].Description = cut(skills[i].Description, cutDescription)
+		skills[i].Description = Shorten(skills[i].Description, cutDescription)
 	}
 	for n := len(skills); n >= 0; n-- {
 		out = render(skills[:n], len(skills)-n)
@@ -73,7 +73,8 @@ func Prompt(winners []*Winner, format PromptFormat, maxChars int) (string, error
 	return out, nil
 }
 
-func cut(s string, n int) string {
+// Shorten cuts s to n characters, the last one "…", when it is longer.
+func Shorten(s string, n int) string {
 	if utf8.RuneCountInString(s) <= n {
 		return s
 	}

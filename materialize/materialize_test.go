@@ -231,12 +231,22 @@ func TestLockContention(t *testing.T) {
 	c.Close()
 }
 
+// verifyCache reads root's manifest and verifies the cache against it.
+func verifyCache(t *testing.T, root string) []Difference {
+	t.Helper()
+	m, err := ReadManifest(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return VerifyCache(root, m)
+}
+
 func TestVerifyAndRepair(t *testing.T) {
 	root := t.TempDir()
 	syncOnce(t, root, "r1", mkSkill("a", v1))
 	dir := filepath.Join(root, "src", "a")
-	if diffs, err := VerifyCache(root); err != nil || len(diffs) != 0 {
-		t.Fatalf("a fresh cache: %v %v", diffs, err)
+	if diffs := verifyCache(t, root); len(diffs) != 0 {
+		t.Fatalf("a fresh cache: %v", diffs)
 	}
 	// Same size and restored mtime: only hashing finds it.
 	p := filepath.Join(dir, "ref/notes.md")
@@ -253,10 +263,7 @@ func TestVerifyAndRepair(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "extra.txt"), []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	diffs, err := VerifyCache(root)
-	if err != nil {
-		t.Fatal(err)
-	}
+	diffs := verifyCache(t, root)
 	kinds := map[string]string{}
 	for _, d := range diffs {
 		rel, _ := filepath.Rel(dir, d.Path)
@@ -277,7 +284,7 @@ func TestVerifyAndRepair(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.Close()
-	if diffs, _ := VerifyCache(root); len(diffs) != 0 {
+	if diffs := verifyCache(t, root); len(diffs) != 0 {
 		t.Errorf("after repair: %v", diffs)
 	}
 }

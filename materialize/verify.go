@@ -18,13 +18,10 @@ type Difference struct {
 }
 
 // VerifyCache hashes every file of the cache at root again and compares
-// it with the manifest. Skills are hashed on every core at once: verify
-// is bound by SHA-256 and reads, not by one directory's order.
-func VerifyCache(root string) ([]Difference, error) {
-	m, err := LoadManifest(filepath.Join(root, manifestName))
-	if err != nil {
-		return nil, err
-	}
+// it with m, the cache's manifest (ReadManifest). Skills are hashed on
+// every core at once: verify is bound by SHA-256 and reads, not by one
+// directory's order.
+func VerifyCache(root string, m *Manifest) []Difference {
 	type job struct {
 		dir   string
 		files map[string]FileRecord
@@ -49,7 +46,7 @@ func VerifyCache(root string) ([]Difference, error) {
 	for _, r := range results {
 		diffs = append(diffs, r...)
 	}
-	return diffs, nil
+	return diffs
 }
 
 // VerifyTarget compares the entries skillsync made in a target directory
@@ -92,6 +89,14 @@ func verifySkill(dir string, files map[string]FileRecord) []Difference {
 			diffs = append(diffs, Difference{Path: p, Kind: "modified"})
 		}
 	}
+	for _, p := range extraFiles(dir, files) {
+		diffs = append(diffs, Difference{Path: p, Kind: "extra"})
+	}
+	return diffs
+}
+
+// extraFiles lists, sorted, the files below dir that files does not hold.
+func extraFiles(dir string, files map[string]FileRecord) []string {
 	var extra []string
 	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
@@ -104,8 +109,5 @@ func verifySkill(dir string, files map[string]FileRecord) []Difference {
 		return nil
 	})
 	sort.Strings(extra)
-	for _, p := range extra {
-		diffs = append(diffs, Difference{Path: p, Kind: "extra"})
-	}
-	return diffs
+	return extra
 }

@@ -164,7 +164,7 @@ func (w *Writer) Stage(ctx context.Context, live string, s Skill, old *SkillReco
 	changed := slices.Contains(same, false)
 	if !changed && (old == nil || len(old.Files) != len(files) || w.Verify) {
 		// Every wanted file is in place; a file that should be gone may not be.
-		changed = hasExtraFiles(live, rec.Files)
+		changed = len(extraFiles(live, rec.Files)) > 0
 	}
 	if !changed {
 		w.count(Stats{Unchanged: len(files)})
@@ -279,23 +279,6 @@ func hashFile(path string) (string, error) {
 		return "", err
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
-}
-
-// hasExtraFiles reports whether live holds anything the record does not.
-func hasExtraFiles(live string, files map[string]FileRecord) bool {
-	extra := false
-	_ = filepath.WalkDir(live, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return nil
-		}
-		rel, _ := filepath.Rel(live, p)
-		if _, ok := files[filepath.ToSlash(rel)]; !ok {
-			extra = true
-			return fs.SkipAll
-		}
-		return nil
-	})
-	return extra
 }
 
 // build assembles the new version: unchanged files hard-linked from live,

@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"sort"
-	"strings"
 
 	"github.com/skillsync/skillsync"
 	"github.com/skillsync/skillsync/layering"
@@ -29,13 +27,7 @@ func lookup(cat *layering.Catalog, name string) (*layering.Winner, error) {
 	if w, ok := cat.Lookup(name); ok {
 		return w, nil
 	}
-	msg := fmt.Sprintf("no skill named %q", name)
-	if near := layering.Nearest(cat.Winners, name, 3); len(near) > 0 {
-		msg += "; did you mean " + strings.Join(near, ", ") + "?"
-	} else {
-		msg += "; run skillsync list to see them all"
-	}
-	return nil, &exitError{code: exitFailure, err: fmt.Errorf("%s", msg)}
+	return nil, &exitError{code: exitFailure, err: &skillsync.UnknownSkillError{Name: name, Near: layering.Nearest(cat.Winners, name, 3)}}
 }
 
 // entryJSON is one source's version of a skill.

@@ -101,7 +101,7 @@ func (a *app) runList(ctx context.Context, opts listOptions) error {
 		if e.State != "" && e.State != "active" {
 			name += " (" + e.State + ")"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", name, e.Layer, e.Source, shorten(e.Description, 60))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", name, e.Layer, e.Source, layering.Shorten(e.Description, 60))
 	}
 	return tw.Flush()
 }

@@ -81,7 +81,7 @@ func (a *app) runSearch(ctx context.Context, opts searchOptions) error {
 		if r.Winner.State != "" && r.Winner.State != "active" {
 			name += " (" + r.Winner.State + ")"
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", r.Score, name, r.Winner.Source, shorten(r.Winner.Skill.Description, 60))
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", r.Score, name, r.Winner.Source, layering.Shorten(r.Winner.Skill.Description, 60))
 	}
 	return tw.Flush()
 }

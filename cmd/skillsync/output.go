@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"unicode/utf8"
 
 	"github.com/skillsync/skillsync/skill"
 )
@@ -29,15 +28,6 @@ func (a *app) reportProblems(problems []skill.Problem) {
 	for _, p := range problems {
 		fmt.Fprintln(a.stderr, p)
 	}
-}
-
-// shorten cuts s to n characters, ending in "…" when cut.
-func shorten(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
 }
 
 // orEmpty keeps JSON arrays from printing as null.
