@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/user"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -14,91 +13,6 @@ import (
 	"github.com/skillsync/skillsync/curator"
 	"github.com/skillsync/skillsync/layering"
 )
-
-// SkillsDir is the workspace layer's directory, which also holds the
-// usage file, the audit log and the archive.
-func (e *Engine) SkillsDir() string { return filepath.Join(e.cfg.Workspace, "skills") }
-
-// Usage returns the workspace's usage store.
-func (e *Engine) Usage() *curator.Store {
-	s := curator.NewStore(e.SkillsDir())
-	if e.warn != nil {
-		s.Warn = e.warn
-	}
-	return s
-}
-
-// Audit returns the workspace's audit log.
-func (e *Engine) Audit() *curator.Audit { return curator.NewAudit(e.SkillsDir()) }
-
-// actor names who made a change, for the audit log.
-func (e *Engine) actor() string {
-	if e.actorName != "" {
-		return e.actorName
-	}
-	if u, err := user.Current(); err == nil {
-		return "user:" + u.Username
-	}
-	return "user"
-}
-
-// UnknownSkillError is a name the catalog does not have.
-type UnknownSkillError struct {
-	Name string
-	Near []string
-}
-
-func (e *UnknownSkillError) Error() string {
-	msg := fmt.Sprintf("no skill named %q", e.Name)
-	if len(e.Near) > 0 {
-		return msg + "; did you mean " + strings.Join(e.Near, ", ") + "?"
-	}
-	return msg + "; run skillsync list to see them all"
-}
-
-// Lookup finds a catalog skill by name, case-insensitively, or says which
-// names come close.
-func (e *Engine) Lookup(ctx context.Context, name string) (*layering.Winner, *layering.Catalog, error) {
-	cat, err := e.Catalog(ctx)
-	if err != nil {
-		return nil, nil, err
-	}
-	if w, ok := cat.Lookup(name); ok {
-		return w, cat, nil
-	}
-	return nil, cat, &UnknownSkillError{Name: name, Near: layering.Nearest(cat.Winners, name, 3)}
-}
-
-// Use records that a catalog skill was used (or, with view, looked at) now.
-func (e *Engine) Use(ctx context.Context, name string, view bool) (string, error) {
-	w, _, err := e.Lookup(ctx, name)
-	if err != nil {
-		return "", err
-	}
-	return w.Skill.Name, e.Usage().Record(ctx, w.Skill.Name, view, e.now())
-}
-
-// Pin keeps a skill as it is through every curation; unpinned, it is
-// curated again.
-func (e *Engine) Pin(ctx context.Context, name string, pinned bool) (string, error) {
-	w, _, err := e.Lookup(ctx, name)
-	if err != nil {
-		return "", err
-	}
-	name = w.Skill.Name
-	changed := false
-	err = e.Usage().Update(ctx, func(u *curator.Usage) error {
-		s := u.Skill(name)
-		changed = s.Pinned != pinned
-		s.Pinned = pinned
-		return nil
-	})
-	if err != nil || !changed {
-		return name, err
-	}
-	op := map[bool]string{true: "pinned", false: "unpinned"}[pinned]
-	return name, e.Audit().Append(curator.Event{TS: e.now(), Actor: e.actor(), Op: op, Target: name})
-}
 
 // CurateOptions change a curation.
 type CurateOptions struct {
@@ -122,6 +36,11 @@ func (e *Engine) Curate(ctx context.Context, opts CurateOptions) (curator.Plan, 
 	cat, err := e.Catalog(ctx)
 	if err != nil {
 		return curator.Plan{}, err
+	}
+	if !opts.DryRun {
+		if err := e.seen(ctx, cat, now); err != nil {
+			return curator.Plan{}, err
+		}
 	}
 	var candidates []curator.Candidate
 	byName := map[string]*layering.Winner{}
@@ -156,7 +75,7 @@ func (e *Engine) Curate(ctx context.Context, opts CurateOptions) (curator.Plan, 
 			if c.To == curator.Active {
 				op = "reactivated"
 			}
-			events = append(events, curator.Event{TS: now, Actor: e.actor(), Op: op, Target: c.Name, From: c.From, To: c.To, Detail: detail})
+			events = append(events, curator.Event{TS: now, Actor: e.actor, Op: op, Target: c.Name, From: c.From, To: c.To, Detail: detail})
 		}
 		plan.Changes = append([]curator.Change{}, done...)
 		u.Curator.LastRunAt = &now
@@ -173,7 +92,7 @@ func (e *Engine) Curate(ctx context.Context, opts CurateOptions) (curator.Plan, 
 		return plan, err
 	}
 	if marketplace {
-		if _, err := e.Sync(ctx, SyncOptions{Offline: true}); err != nil {
+		if err := e.resync(ctx); err != nil {
 			return plan, fmt.Errorf("take archived skills out of the cache: %w", err)
 		}
 	}
@@ -277,8 +196,7 @@ func (e *Engine) Restore(ctx context.Context, name string) (string, error) {
 			if err := e.markRestored(ctx, n, "materialized again"); err != nil {
 				return n, err
 			}
-			_, err := e.Sync(ctx, SyncOptions{Offline: true})
-			return n, err
+			return n, e.resync(ctx)
 		}
 	}
 	return "", fmt.Errorf("restore %s: no archived skill of that name", name)
@@ -296,5 +214,17 @@ func (e *Engine) markRestored(ctx context.Context, name, detail string) error {
 	if err != nil {
 		return err
 	}
-	return e.Audit().Append(curator.Event{TS: now, Actor: e.actor(), Op: "restored", Target: name, From: from, To: curator.Active, Detail: detail})
+	return e.Audit().Append(curator.Event{TS: now, Actor: e.actor, Op: "restored", Target: name, From: from, To: curator.Active, Detail: detail})
+}
+
+// resync materializes the cache again at the locked revisions without any
+// network, after the curator changed what is archived. A source that
+// cannot be read offline keeps its files, which is no failure of the
+// curation.
+func (e *Engine) resync(ctx context.Context) error {
+	_, err := e.Sync(ctx, SyncOptions{Offline: true, Locked: true})
+	if errors.Is(err, ErrPartial) || errors.Is(err, ErrFailed) {
+		return nil
+	}
+	return err
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skillsync/skillsync/config"
 	"github.com/skillsync/skillsync/curator"
 )
 
@@ -30,14 +31,14 @@ func writeLocalSkill(t *testing.T, dir, name string) {
 func curateWorkspace(t *testing.T) (*Engine, *clock, string) {
 	t.Helper()
 	ws := t.TempDir()
-	config := "repositories:\n  - embedded: builtin\ntargets:\n  - dir: .claude/skills\n"
-	if err := os.WriteFile(filepath.Join(ws, ConfigFile), []byte(config), 0o644); err != nil {
+	text := "repositories:\n  - embedded: builtin\ntargets:\n  - dir: .claude/skills\n"
+	if err := os.WriteFile(filepath.Join(ws, config.FileName), []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	writeLocalSkill(t, filepath.Join(ws, "skills"), "notes")
 	writeLocalSkill(t, filepath.Join(ws, "skills"), "kept")
 	c := &clock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
-	cfg, err := LoadConfig(filepath.Join(ws, ConfigFile))
+	cfg, err := config.Load(filepath.Join(ws, config.FileName))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,7 +33,7 @@ func TestUseCountsEveryCallAcrossProcesses(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := 0; i < calls; i++ {
-				if r := run(t, ws, "use", "skillsync"); r.code != 0 {
+				if r := runProcess(t, ws, nil, "use", "skillsync"); r.code != 0 {
 					errs <- r.stderr
 					return
 				}
@@ -45,7 +45,7 @@ func TestUseCountsEveryCallAcrossProcesses(t *testing.T) {
 	go func() {
 		defer wg.Done()
 		for i := 0; i < 5; i++ {
-			if r := run(t, ws, "curate", "--force"); r.code != 0 {
+			if r := runProcess(t, ws, nil, "curate", "--force"); r.code != 0 {
 				errs <- r.stderr
 				return
 			}
@@ -75,6 +75,9 @@ func TestUseCountsEveryCallAcrossProcesses(t *testing.T) {
 
 func TestUseUnknownAndCorruptUsage(t *testing.T) {
 	ws := t.TempDir()
+	if r := run(t, ws, "sync"); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
 	if r := run(t, ws, "use", "skilsync"); r.code != 1 || !strings.Contains(r.stderr, "did you mean skillsync") {
 		t.Errorf("unknown name: %d %s", r.code, r.stderr)
 	}
@@ -185,10 +188,9 @@ type daemonProc struct {
 
 func startDaemon(t *testing.T, ws string) *daemonProc {
 	t.Helper()
-	cmd := exec.Command(binary, "daemon")
+	cmd := exec.Command(binary(t), "daemon")
 	cmd.Dir = ws
-	home := t.TempDir()
-	cmd.Env = []string{"HOME=" + home, "XDG_CACHE_HOME=" + filepath.Join(home, ".cache"), "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "PATH=" + os.Getenv("PATH")}
+	cmd.Env = environ(t, nil)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -61,7 +61,7 @@ func (d *daemon) jobs() []curator.Job {
 
 func (d *daemon) sync(ctx context.Context) error {
 	report, err := d.engine().Sync(ctx, skillsync.SyncOptions{})
-	if err != nil {
+	if report == nil {
 		return err
 	}
 	for _, w := range report.Warnings {
@@ -97,7 +97,7 @@ func (a *app) runDaemon(ctx context.Context) error {
 	d := &daemon{eng: eng, log: log}
 	sched, err := curator.NewScheduler(ctx, log, d.jobs()...)
 	if err != nil {
-		return &exitError{code: exitUsage, err: err}
+		return usageError("%w", err)
 	}
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)

@@ -4,6 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"unicode"
 
 	"github.com/skillsync/skillsync/skill"
 )
@@ -26,8 +31,31 @@ func (a *app) reportProblems(problems []skill.Problem) {
 		return
 	}
 	for _, p := range problems {
-		fmt.Fprintln(a.stderr, p)
+		fmt.Fprintln(a.stderr, safe(p.String()))
 	}
+}
+
+// safe makes text that came from a source fit to print on a terminal:
+// control and bidirectional-formatting characters are shown escaped, so a
+// skill cannot clear the screen, fake rows or reorder what is shown.
+func safe(s string) string {
+	if strings.IndexFunc(s, unsafeRune) < 0 {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if unsafeRune(r) {
+			q := strconv.QuoteRuneToASCII(r)
+			b.WriteString(q[1 : len(q)-1])
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func unsafeRune(r rune) bool {
+	return unicode.IsControl(r) || unicode.Is(unicode.Cf, r)
 }
 
 // orEmpty keeps JSON arrays from printing as null.
@@ -44,3 +72,36 @@ func plural(n int, word string) string {
 	}
 	return fmt.Sprintf("%d %ss", n, word)
 }
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func shortRev(rev string) string {
+	switch {
+	case rev == "":
+		return "-"
+	case len(rev) > 12:
+		return rev[:12]
+	}
+	return rev
+}
+
+func bytesString(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+// syscallNoFollow makes an open fail on a symbolic link: skillsync never
+// writes through a link it did not make.
+const syscallNoFollow = syscall.O_NOFOLLOW
