@@ -125,6 +125,7 @@ the current directory is the workspace: skillsync sync writes them into
 		a.pinCommand(false),
 		a.auditCommand(),
 		a.daemonCommand(),
+		a.mcpCommand(),
 		a.versionCommand(),
 	)
 	return root
