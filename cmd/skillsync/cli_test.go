@@ -100,7 +100,7 @@ var (
 )
 
 // binary builds skillsync once and returns its path.
-func binary(t *testing.T) string {
+func binary(t testing.TB) string {
 	t.Helper()
 	binOnce.Do(func() {
 		if binDir, binError = os.MkdirTemp("", "skillsync-cli"); binError != nil {

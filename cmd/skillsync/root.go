@@ -88,6 +88,7 @@ the current directory is the workspace: skillsync sync writes them into
 		newPinCommand(a, false, nil),
 		newAuditCommand(a, nil),
 		a.daemonCommand(),
+		newMCPCommand(a, nil),
 		newVersionCommand(a),
 	)
 	return root
