@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/skillsync/skillsync/curator"
 	"github.com/skillsync/skillsync/layering"
 	"github.com/skillsync/skillsync/materialize"
 	"github.com/skillsync/skillsync/repository"
@@ -176,6 +177,16 @@ func (e *Engine) Catalog(ctx context.Context) (*layering.Catalog, error) {
 }
 
 func (e *Engine) catalogWith(ctx context.Context, m *materialize.Manifest) (*layering.Catalog, error) {
+	cat, err := e.buildCatalog(ctx, m)
+	if err != nil {
+		return nil, err
+	}
+	e.applyUsage(ctx, cat)
+	return cat, nil
+}
+
+// buildCatalog merges the sources without reading usage.
+func (e *Engine) buildCatalog(ctx context.Context, m *materialize.Manifest) (*layering.Catalog, error) {
 	repos, err := e.Repositories()
 	if err != nil {
 		return nil, err
@@ -214,7 +225,6 @@ func (e *Engine) catalogWith(ctx context.Context, m *materialize.Manifest) (*lay
 	}
 	cat := layering.Build(inputs, layering.Options{Hidden: e.cfg.Hidden})
 	cat.Problems = append(problems, cat.Problems...)
-	e.applyUsage(ctx, cat)
 	return cat, nil
 }
 
@@ -223,17 +233,22 @@ func (e *Engine) catalogWith(ctx context.Context, m *materialize.Manifest) (*lay
 // cannot be read or written the catalog is still whole.
 func (e *Engine) applyUsage(ctx context.Context, cat *layering.Catalog) {
 	store := e.Usage()
+	store.Resolve = e.resolverFrom(cat)
 	u, err := store.Load()
 	if err != nil {
 		e.warnf("%v", err)
-		return
+		if !curator.IsCorrupt(err) {
+			return
+		}
 	}
-	names := make([]string, 0, len(cat.Winners))
+	copies := make([]curator.Copy, 0, len(cat.Winners))
 	for _, w := range cat.Winners {
-		w.State = u.StateOf(w.Skill.Name)
-		names = append(names, w.Skill.Name)
+		if c, ok := e.copyOf(&w.Entry); ok {
+			w.State = string(u.StateOf(c))
+			copies = append(copies, c)
+		}
 	}
-	if err := store.Seen(ctx, names, e.now()); err != nil {
+	if err := store.Seen(ctx, copies, e.now()); err != nil {
 		e.warnf("record first sighting: %v", err)
 	}
 }

@@ -137,7 +137,9 @@ func (e *Engine) Sync(ctx context.Context, opts SyncOptions) (*SyncReport, error
 	report := &SyncReport{Targets: []materialize.TargetReport{}, Problems: []ProblemReport{}}
 	report.Warnings = append(report.Warnings, cache.Warnings...)
 	usage, err := e.Usage().Load()
-	if err != nil {
+	if curator.IsCorrupt(err) {
+		e.warnf("%v; no skill is left out as archived this time", err)
+	} else if err != nil {
 		return nil, err
 	}
 	fetched := e.fetchAll(ctx, repos, opts)
@@ -259,7 +261,7 @@ func (e *Engine) syncSource(ctx context.Context, cache *materialize.Cache, rc Re
 		}
 	}
 	src.Revision = string(rev)
-	excluded := archivedOf(usage)
+	excluded := usage.ArchivedIn(layering.Marketplace, rc.Name)
 	if frozen == nil && cache.Current(rc.Name, string(rev), excludedIn(cache.Manifest().Sources[rc.Name], excluded)) {
 		src.Skills = len(cache.Manifest().Sources[rc.Name].Skills)
 		return src
@@ -298,17 +300,6 @@ func (e *Engine) syncSource(ctx context.Context, cache *materialize.Cache, rc Re
 	return src
 }
 
-// archivedOf returns the names the curator archived.
-func archivedOf(u *curator.Usage) map[string]bool {
-	out := map[string]bool{}
-	for name, s := range u.Skills {
-		if s.State == curator.Archived {
-			out[name] = true
-		}
-	}
-	return out
-}
-
 // excludedIn returns which archived names the cached source would leave
 // out, as the fast path compares them: the ones it now holds or left out
 // before. A name archived that the source never had changes nothing.
@@ -332,21 +323,22 @@ func excludedIn(rec *materialize.SourceRecord, archived map[string]bool) []strin
 func (e *Engine) recordSync(ctx context.Context, m *materialize.Manifest, report *SyncReport) {
 	now := e.now()
 	var events []curator.Event
-	var names []string
+	var copies []curator.Copy
 	for _, c := range report.Changes {
 		events = append(events, curator.Event{TS: now, Actor: e.actor(), Op: c.Op, Target: c.Source + "/" + c.Name,
 			BeforeHash: c.Before, AfterHash: c.After})
 	}
-	for _, rec := range m.Sources {
+	for source, rec := range m.Sources {
 		for name := range rec.Skills {
-			names = append(names, name)
+			if c, err := curator.NewCopy(layering.Marketplace, source, name); err == nil {
+				copies = append(copies, c)
+			}
 		}
 	}
-	sort.Strings(names)
 	if err := e.Audit().Append(events...); err != nil {
 		report.Warnings = append(report.Warnings, err.Error())
 	}
-	if err := e.Usage().Seen(ctx, names, now); err != nil {
+	if err := e.Usage().Seen(ctx, copies, now); err != nil {
 		report.Warnings = append(report.Warnings, err.Error())
 	}
 }
