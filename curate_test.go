@@ -307,3 +307,35 @@ func TestUsageVersion1IsMigrated(t *testing.T) {
 		t.Errorf("migrated usage = %+v", u.Skills)
 	}
 }
+
+// TestSyncWithABrokenUsageFile: usage is a side input; a corrupt file
+// warns and sync goes on, a directory in its place is an error that names
+// the path and leaves the cache as it was.
+func TestSyncWithABrokenUsageFile(t *testing.T) {
+	e, _, ws := curateWorkspace(t)
+	usage := filepath.Join(ws, "skills", ".usage.json")
+	if err := os.WriteFile(usage, []byte("{not json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var warnings []string
+	e.warn = func(w string) { warnings = append(warnings, w) }
+	if _, err := e.Sync(context.Background(), SyncOptions{}); err != nil {
+		t.Fatalf("sync with a corrupt usage file: %v", err)
+	}
+	if len(warnings) == 0 || !strings.Contains(strings.Join(warnings, "\n"), usage) {
+		t.Errorf("warnings = %q", warnings)
+	}
+	if err := os.Remove(usage); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(usage, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, err := e.Sync(context.Background(), SyncOptions{})
+	if err == nil || !strings.Contains(err.Error(), usage+" is a directory") {
+		t.Errorf("sync with a directory for usage: %v", err)
+	}
+	if !exists(filepath.Join(ws, ".skills-cache", "builtin", "skillsync", "SKILL.md")) {
+		t.Error("the cache lost a skill")
+	}
+}
