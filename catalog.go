@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/skillsync/skillsync/curator"
 	"github.com/skillsync/skillsync/layering"
 	"github.com/skillsync/skillsync/materialize"
 	"github.com/skillsync/skillsync/repository"
@@ -32,8 +33,18 @@ func (e *Engine) Catalog(ctx context.Context) (*layering.Catalog, error) {
 }
 
 // catalogFrom merges the layers with the marketplace layer as m records
-// it.
+// it, and marks each winner with its curation state.
 func (e *Engine) catalogFrom(ctx context.Context, m *materialize.Manifest) (*layering.Catalog, error) {
+	cat, err := e.buildCatalog(ctx, m)
+	if err != nil {
+		return nil, err
+	}
+	e.applyUsage(cat)
+	return cat, nil
+}
+
+// buildCatalog merges the layers without reading usage.
+func (e *Engine) buildCatalog(ctx context.Context, m *materialize.Manifest) (*layering.Catalog, error) {
 	var inputs []layering.Input
 	var problems []skill.Problem
 	for _, s := range e.cfg.Sources {
@@ -57,7 +68,6 @@ func (e *Engine) catalogFrom(ctx context.Context, m *materialize.Manifest) (*lay
 	}
 	cat := layering.Build(inputs, layering.Options{Hidden: e.cfg.Hidden})
 	cat.Problems = append(problems, cat.Problems...)
-	e.applyUsage(cat)
 	return cat, nil
 }
 
@@ -91,13 +101,19 @@ func (e *Engine) cachedInput(ctx context.Context, m *materialize.Manifest, sourc
 // applyUsage marks each winner with its curation state. The usage file is
 // a side input: when it cannot be read the catalog is still whole.
 func (e *Engine) applyUsage(cat *layering.Catalog) {
-	u, err := e.Usage().Load()
+	store := e.Usage()
+	store.Resolve = e.resolverFrom(cat)
+	u, err := store.Load()
 	if err != nil {
 		e.warnf("%v", err)
-		return
+		if !curator.IsCorrupt(err) {
+			return
+		}
 	}
 	for _, w := range cat.Winners {
-		w.State = u.StateOf(w.Skill.Name)
+		if c, ok := e.copyOf(&w.Entry); ok {
+			w.State = string(u.StateOf(c))
+		}
 	}
 }
 

@@ -1,20 +1,12 @@
 package skillsync
 
 import (
-	"context"
 	"hash/fnv"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 )
-
-// Record records a use (or, with view, a view) of the catalog skill name,
-// as Use does; it is what a long-running server calls per request.
-func (e *Engine) Record(ctx context.Context, name string, view bool) error {
-	_, err := e.Use(ctx, name, view)
-	return err
-}
 
 // Stamp returns a value that changes whenever the catalog may have
 // changed: a sync rewrote the cache's manifest, or a skill directory of a

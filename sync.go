@@ -91,9 +91,9 @@ type syncRun struct {
 	lock   *lock.File
 	frozen *FrozenError
 	cache  *materialize.Cache
-	// archived are the names the curator archived, left out of the cache.
-	archived map[string]bool
-	report   *SyncReport
+	// usage is the curator's state: archived copies stay out of the cache.
+	usage  *curator.Usage
+	report *SyncReport
 }
 
 // sourceRun is one configured source through a sync.
@@ -105,13 +105,16 @@ type sourceRun struct {
 
 func (r *syncRun) do(ctx context.Context) (*SyncReport, error) {
 	e, report := r.e, r.report
+	var err error
 	report.Warnings = append(report.Warnings, r.cache.Warnings...)
 	warned := len(r.cache.Warnings)
 	if len(e.cfg.Sources) == 0 && len(r.cache.Manifest().Sources) > 0 && !r.opts.PruneAll {
 		return nil, usageErrorf("the config %s has no sources, and the cache holds %d: sync would remove them all; add sources, or run skillsync sync --prune-all to empty the cache",
 			e.cfg.File, len(r.cache.Manifest().Sources))
 	}
-	r.archived = r.loadArchived()
+	if r.usage, err = r.loadUsage(); err != nil {
+		return nil, err
+	}
 	sources, err := r.open()
 	if err != nil {
 		return nil, err
@@ -148,22 +151,17 @@ func (r *syncRun) do(ctx context.Context) (*SyncReport, error) {
 	return report, report.err()
 }
 
-// loadArchived reads the names the curator archived. The usage file is a
-// side input: when it cannot be read, nothing is left out and the sync
-// goes on with a warning.
-func (r *syncRun) loadArchived() map[string]bool {
-	out := map[string]bool{}
+// loadUsage reads the curator's state. The usage file is a side input:
+// one that does not parse is set aside with a warning and nothing is left
+// out as archived this time; only a usage file that cannot be used at all
+// (a directory, a link, a newer version) stops the sync.
+func (r *syncRun) loadUsage() (*curator.Usage, error) {
 	u, err := r.e.Usage().Load()
-	if err != nil {
-		r.report.Warnings = append(r.report.Warnings, fmt.Sprintf("%v; archived skills are synced as if active until it is fixed", err))
-		return out
+	if curator.IsCorrupt(err) {
+		r.report.Warnings = append(r.report.Warnings, fmt.Sprintf("%v; no skill is left out as archived this time", err))
+		return u, nil
 	}
-	for name, s := range u.Skills {
-		if s.State == curator.Archived {
-			out[name] = true
-		}
-	}
-	return out
+	return u, err
 }
 
 // open opens every configured source, each git source pinned to its
@@ -222,7 +220,8 @@ func (r *syncRun) syncSource(ctx context.Context, s *sourceRun) SourceReport {
 	}
 	rep.Revision = string(rev)
 	rec := r.cache.Manifest().Sources[name]
-	if r.frozen == nil && r.cache.Current(name, string(rev), excludedIn(rec, r.archived)) {
+	archived := r.usage.ArchivedIn(layering.Marketplace, name)
+	if r.frozen == nil && r.cache.Current(name, string(rev), excludedIn(rec, archived)) {
 		rep.Skills = len(rec.Skills)
 		return rep
 	}
@@ -234,7 +233,7 @@ func (r *syncRun) syncSource(ctx context.Context, s *sourceRun) SourceReport {
 	var kept []skill.Skill
 	var left []string
 	for _, sk := range dedupe(skills) {
-		if r.archived[sk.Name] {
+		if archived[sk.Name] {
 			left = append(left, sk.Name)
 			continue
 		}
@@ -335,14 +334,18 @@ func (e *Engine) recordSync(ctx context.Context, cat *layering.Catalog, report *
 	}
 }
 
-// seen records the first sighting of every winner in cat. Only the jobs
-// that change the workspace call it: a read command writes nothing.
+// seen records the first sighting of every winning copy in cat. Only the
+// jobs that change the workspace call it: a read command writes nothing.
 func (e *Engine) seen(ctx context.Context, cat *layering.Catalog, now time.Time) error {
-	names := make([]string, 0, len(cat.Winners))
+	copies := make([]curator.Copy, 0, len(cat.Winners))
 	for _, w := range cat.Winners {
-		names = append(names, w.Skill.Name)
+		if c, ok := e.copyOf(&w.Entry); ok {
+			copies = append(copies, c)
+		}
 	}
-	return e.Usage().Seen(ctx, names, now)
+	store := e.Usage()
+	store.Resolve = e.resolverFrom(cat)
+	return store.Seen(ctx, copies, now)
 }
 
 // refusedError is a skill a frozen sync would not write.

@@ -2,14 +2,21 @@ package skillsync
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/skillsync/skillsync/curator"
 )
 
 // Use records that a catalog skill was used (or, with view, looked at)
-// now, and returns its name as the catalog spells it. A hidden skill is
-// refused.
+// now, through skillsync use.
 func (e *Engine) Use(ctx context.Context, name string, view bool) (string, error) {
+	return e.UseFrom(ctx, name, view, curator.FromCLI)
+}
+
+// UseFrom records a use (or a view) of the copy of name that wins now,
+// saying where it came from. A stale copy becomes active at once. A hidden
+// skill is refused.
+func (e *Engine) UseFrom(ctx context.Context, name string, view bool, from curator.Source) (string, error) {
 	cat, err := e.Catalog(ctx)
 	if err != nil {
 		return "", err
@@ -18,7 +25,12 @@ func (e *Engine) Use(ctx context.Context, name string, view bool) (string, error
 	if err != nil {
 		return "", err
 	}
-	return w.Skill.Name, e.Usage().Record(ctx, w.Skill.Name, view, e.now())
+	c, ok := e.copyOf(&w.Entry)
+	if !ok {
+		return "", fmt.Errorf("record a use of %q: the name cannot be recorded", name)
+	}
+	_, err = e.Usage().Record(ctx, curator.Use{Copy: c, View: view, From: from, At: e.now(), Actor: e.actor})
+	return w.Skill.Name, err
 }
 
 // Pin keeps a skill as it is through every curation; unpinned, it is
@@ -28,17 +40,17 @@ func (e *Engine) Pin(ctx context.Context, name string, pinned bool) (string, err
 	if err != nil {
 		return "", err
 	}
-	name = w.Skill.Name
-	changed := false
-	err = e.Usage().Update(ctx, func(u *curator.Usage) error {
-		s := u.Skill(name)
-		changed = s.Pinned != pinned
-		s.Pinned = pinned
-		return nil
-	})
-	if err != nil || !changed {
-		return name, err
+	c, ok := e.copyOf(&w.Entry)
+	if !ok {
+		return "", fmt.Errorf("pin %q: the name cannot be recorded", name)
 	}
-	op := map[bool]string{true: "pinned", false: "unpinned"}[pinned]
-	return name, e.Audit().Append(curator.Event{TS: e.now(), Actor: e.actor, Op: op, Target: name})
+	_, err = e.Usage().Pin(ctx, c, pinned, e.actor, e.now())
+	return w.Skill.Name, err
+}
+
+// Record records a use (or, with view, a view) of the catalog skill name
+// from an MCP client; it is what a long-running server calls per request.
+func (e *Engine) Record(ctx context.Context, name string, view bool) error {
+	_, err := e.UseFrom(ctx, name, view, curator.FromMCP)
+	return err
 }

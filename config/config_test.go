@@ -2,12 +2,13 @@ package config
 
 import (
 	"errors"
-	"github.com/skillsync/skillsync/repository"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/skillsync/skillsync/repository"
 )
 
 func writeConfig(t *testing.T, text string) string {

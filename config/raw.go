@@ -11,6 +11,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/skillsync/skillsync/curator"
+	"github.com/skillsync/skillsync/daemon"
 	"github.com/skillsync/skillsync/materialize"
 	"github.com/skillsync/skillsync/repository"
 )
@@ -200,7 +201,7 @@ func (r *rawConfig) resolveCurator(cfg *Config) []error {
 	}
 	cfg.Schedule = Schedule{Sync: cmp.Or(r.Schedule.Sync, DefaultSyncSchedule), Curate: cmp.Or(r.Schedule.Curate, DefaultCurateSchedule)}
 	for _, f := range [][2]string{{"sync", cfg.Schedule.Sync}, {"curate", cfg.Schedule.Curate}} {
-		if err := curator.ParseSchedule(f[0], f[1]); err != nil {
+		if err := daemon.ParseSchedule(f[0], f[1]); err != nil {
 			errs = append(errs, fmt.Errorf("line %d: %w", r.Schedule.line, err))
 		}
 	}

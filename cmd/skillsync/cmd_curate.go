@@ -78,5 +78,8 @@ func (a *app) runCurate(ctx context.Context, opts *curateOptions) error {
 		fmt.Fprintf(a.stdout, "%s: %s -> %s (%s)\n", safe(c.Name), c.From, c.To, safe(c.Reason))
 	}
 	fmt.Fprintf(a.stdout, "checked %s, %s %d\n", plural(plan.Checked, "skill"), verb, len(plan.Changes))
+	if plan.ArchiveHeld != "" {
+		fmt.Fprintf(a.stderr, "nothing archived: %s\n", plan.ArchiveHeld)
+	}
 	return nil
 }

@@ -68,7 +68,7 @@ func TestUseCountsEveryCallAcrossProcesses(t *testing.T) {
 	if err := json.Unmarshal(data, &u); err != nil {
 		t.Fatal(err)
 	}
-	if got := u.Skills["skillsync"].UseCount; got != procs*calls {
+	if got := u.Skills["marketplace:builtin/skillsync"].UseCount; got != procs*calls {
 		t.Errorf("use_count = %d, want %d", got, procs*calls)
 	}
 }
@@ -125,6 +125,13 @@ func TestCurateCLI(t *testing.T) {
 	}
 	later := time.Now().UTC().Add(100 * 24 * time.Hour).Format(time.RFC3339)
 	if r := run(t, ws, "pin", "skillsync"); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	// Until some use is recorded, curation archives nothing.
+	if r := run(t, ws, "curate", "--dry-run", "--now", later, "--json"); r.code != 0 || !strings.Contains(r.stdout, `"archive_held": "no usage has ever been recorded`) {
+		t.Fatalf("curate without usage: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	if r := run(t, ws, "use", "skillsync"); r.code != 0 {
 		t.Fatal(r.stderr)
 	}
 	if r := run(t, ws, "curate", "--now", later); r.code != 0 || !strings.Contains(r.stdout, "notes: active -> archived") {

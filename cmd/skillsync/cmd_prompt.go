@@ -60,7 +60,7 @@ func (a *app) runPrompt(ctx context.Context, opts *promptOptions) error {
 	}
 	winners := layering.PromptSkills(cat.Winners)
 	if opts.excludeStale {
-		winners = slices.DeleteFunc(winners, func(w *layering.Winner) bool { return w.State == curator.Stale })
+		winners = slices.DeleteFunc(winners, func(w *layering.Winner) bool { return w.State == string(curator.Stale) })
 	}
 	out, err := layering.Prompt(winners, format, opts.maxChars)
 	if err != nil {
