@@ -304,9 +304,9 @@ func (d *decoder) validate(dirName string) []Problem {
 	if s.Name == "" {
 		out = append(out, Problem{Level: Error, Rule: "name-missing", Line: d.lines[fieldName],
 			Message: "name is missing or empty: add name: <directory name> to the frontmatter"})
-	} else if !ValidName(s.Name) {
-		out = append(out, Problem{Level: Error, Rule: "name-unsafe", Line: d.lines[fieldName],
-			Message: fmt.Sprintf("name %q cannot be a directory name: no /, \\ or NUL, no leading dot, at most 255 bytes", s.Name)})
+	} else if p := nameError(s.Name); p != nil {
+		p.Line = d.lines[fieldName]
+		out = append(out, *p)
 	} else {
 		for _, p := range nameWarnings(s.Name, dirName) {
 			p.Line = d.lines[fieldName]

@@ -35,6 +35,19 @@ func TestParseRules(t *testing.T) {
 		{"name with slash", "pdf", "---\nname: a/b\ndescription: x\n---\n", []string{"error:name-unsafe"}},
 		{"name with backslash", "pdf", "---\nname: a\\b\ndescription: x\n---\n", []string{"error:name-unsafe"}},
 		{"name with dot first", "pdf", "---\nname: .hidden\ndescription: x\n---\n", []string{"error:name-unsafe"}},
+		{"name with ESC", "pdf", "---\nname: \"a\\e[2Jb\"\ndescription: x\n---\n", []string{"error:name-control-char"}},
+		{"name with BEL", "pdf", "---\nname: \"pdf\\a\"\ndescription: x\n---\n", []string{"error:name-control-char"}},
+		{"name with newline", "pdf", "---\nname: \"p\\ndf\"\ndescription: x\n---\n", []string{"error:name-control-char"}},
+		{"name with NUL", "pdf", "---\nname: \"p\\0df\"\ndescription: x\n---\n", []string{"error:name-control-char"}},
+		{"name with DEL", "pdf", "---\nname: \"p\\x7fdf\"\ndescription: x\n---\n", []string{"error:name-control-char"}},
+		{"name with C1 CSI", "pdf", "---\nname: \"p\\x9bdf\"\ndescription: x\n---\n", []string{"error:name-control-char"}},
+		{"name with RLO", "pdf", "---\nname: \"fdp\u202e\"\ndescription: x\n---\n", []string{"error:name-control-char"}},
+		{"name with isolate", "pdf", "---\nname: \"\u2066pdf\u2069\"\ndescription: x\n---\n", []string{"error:name-control-char"}},
+		{"name with LRM", "pdf", "---\nname: \"pdf\u200e\"\ndescription: x\n---\n", []string{"error:name-control-char"}},
+		{"name with ALM", "pdf", "---\nname: \"pdf\u061c\"\ndescription: x\n---\n", []string{"error:name-control-char"}},
+		{"name with zero width space", "pdf", "---\nname: \"p\u200bdf\"\ndescription: x\n---\n", []string{"error:name-control-char"}},
+		{"name with line separator", "pdf", "---\nname: \"p\u2028df\"\ndescription: x\n---\n", []string{"error:name-control-char"}},
+		{"description with controls kept", "pdf", "---\nname: pdf\ndescription: \"x\\e[2J \u202e y\"\n---\n", nil},
 		{"name over 255 bytes", "pdf", "---\nname: " + strings.Repeat("a", 256) + "\ndescription: x\n---\n", []string{"error:name-unsafe"}},
 		{"name too long", long, "---\nname: " + long + "\ndescription: x\n---\n", []string{"warning:name-too-long"}},
 		{"name upper case", "PDF", "---\nname: PDF\ndescription: x\n---\n", []string{"warning:name-not-lowercase"}},
@@ -229,9 +242,22 @@ func TestValidName(t *testing.T) {
 	for name, want := range map[string]bool{
 		"pdf": true, "a-b": true, "Ünï": true, "": false, ".x": false, "a/b": false, "a\\b": false,
 		"a\x00b": false, strings.Repeat("x", 255): true, strings.Repeat("x", 256): false,
+		"a\x1bb": false, "a\nb": false, "a\u202eb": false, "a\u2066b": false, "a\x7fb": false, "a\u0085b": false,
+		"a\xffb": false, "日本": true,
 	} {
 		if got := ValidName(name); got != want {
 			t.Errorf("ValidName(%q) = %v, want %v", name, got, want)
 		}
+	}
+}
+
+// A problem printed on a terminal shows a hostile path or message as
+// escapes, never as control sequences or extra lines.
+func TestProblemStringEscapes(t *testing.T) {
+	p := Problem{Level: Warning, Rule: "r", Source: "team", Path: "skills/\x1b[2Jx", File: "skills/\x1b[2Jx/SKILL.md\nfake: row", Line: 3, Message: "bad \u202e thing"}
+	got := p.String()
+	want := `team:skills/\x1b[2Jx/SKILL.md\nfake: row:3: warning: bad \u202e thing (r)`
+	if got != want {
+		t.Errorf("String() = %q, want %q", got, want)
 	}
 }
