@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
@@ -181,7 +182,7 @@ func (d *decoder) set(f field, key string, v *yaml.Node, line int) {
 	case fieldMetadata:
 		d.metadata(key, v, line)
 	case fieldAllowedTools:
-		d.s.AllowedTools = d.list(key, v, line, " ,")
+		d.allowedTools(key, v, line)
 	case fieldTriggers:
 		d.s.Triggers = d.list(key, v, line, "")
 	case fieldTags:
@@ -233,6 +234,53 @@ func (d *decoder) list(key string, v *yaml.Node, line int, seps string) []string
 	default:
 		d.add(Warning, "field-type", line, "field %q must be a list or a string, not a %s", key, kindName(v))
 	}
+	return out
+}
+
+// allowedTools keeps allowed-tools as written and splits it into tools.
+// The Agent Skills specification makes it a space-separated string, Claude
+// Code also takes a YAML list, and older skills separate with commas; a
+// tool such as Bash(git add:*) holds spaces of its own.
+func (d *decoder) allowedTools(key string, v *yaml.Node, line int) {
+	if v.Kind == yaml.ScalarNode {
+		if v.Tag == "!!null" {
+			return
+		}
+		d.s.AllowedToolsRaw = strings.TrimSpace(v.Value)
+		d.s.AllowedTools = SplitTools(d.s.AllowedToolsRaw)
+		return
+	}
+	d.s.AllowedTools = d.list(key, v, line, "")
+	d.s.AllowedToolsRaw = strings.Join(d.s.AllowedTools, " ")
+}
+
+// SplitTools splits an allowed-tools string into tools at spaces and
+// commas that are not inside parentheses: "Bash(git add:*) Bash(npm run
+// test:*) Read" is three tools, and so is "Read, Grep, Bash(a, b)". A
+// closing parenthesis without an opening one is part of the tool; an
+// opening one never closed makes the rest of the string one tool.
+func SplitTools(s string) []string {
+	var out []string
+	depth, start := 0, 0
+	cut := func(end int) {
+		if t := strings.TrimSpace(s[start:end]); t != "" {
+			out = append(out, t)
+		}
+	}
+	for i, r := range s {
+		switch {
+		case r == '(':
+			depth++
+		case r == ')':
+			if depth > 0 {
+				depth--
+			}
+		case depth == 0 && (r == ',' || unicode.IsSpace(r)):
+			cut(i)
+			start = i + utf8.RuneLen(r)
+		}
+	}
+	cut(len(s))
 	return out
 }
 

@@ -1,6 +1,7 @@
 package skill
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -259,5 +260,43 @@ func TestProblemStringEscapes(t *testing.T) {
 	want := `team:skills/\x1b[2Jx/SKILL.md\nfake: row:3: warning: bad \u202e thing (r)`
 	if got != want {
 		t.Errorf("String() = %q, want %q", got, want)
+	}
+}
+
+func TestAllowedTools(t *testing.T) {
+	tests := []struct {
+		name, yaml, raw string
+		want            []string
+	}{
+		{"spaces", "Read Grep Glob", "Read Grep Glob", []string{"Read", "Grep", "Glob"}},
+		{"patterns with spaces", "Bash(git add:*) Bash(npm run test:*) Read", "Bash(git add:*) Bash(npm run test:*) Read",
+			[]string{"Bash(git add:*)", "Bash(npm run test:*)", "Read"}},
+		{"commas", "Read, Grep,Glob", "Read, Grep,Glob", []string{"Read", "Grep", "Glob"}},
+		{"commas and patterns", `"Read, Bash(git diff *), Bash(a, b)"`, "Read, Bash(git diff *), Bash(a, b)",
+			[]string{"Read", "Bash(git diff *)", "Bash(a, b)"}},
+		{"nested parentheses", "Bash(echo (a b)) Read", "Bash(echo (a b)) Read", []string{"Bash(echo (a b))", "Read"}},
+		{"tabs and runs of spaces", "\"Read\\t\\tGrep   Glob \"", "Read\t\tGrep   Glob", []string{"Read", "Grep", "Glob"}},
+		{"mcp tools", "mcp__linear__create_issue Read", "mcp__linear__create_issue Read", []string{"mcp__linear__create_issue", "Read"}},
+		{"unclosed parenthesis", "Read Bash(git add Grep", "Read Bash(git add Grep", []string{"Read", "Bash(git add Grep"}},
+		{"stray closing parenthesis", "Read) Grep", "Read) Grep", []string{"Read)", "Grep"}},
+		{"block scalar", "|\n  Read\n  Bash(git log:*)\n", "Read\nBash(git log:*)", []string{"Read", "Bash(git log:*)"}},
+		{"yaml list", "\n  - Bash(git add:*)\n  - Read\n  - \" Grep \"\n", "Bash(git add:*) Read Grep", []string{"Bash(git add:*)", "Read", "Grep"}},
+		{"flow list", "[Read, \"Bash(a, b)\"]", "Read Bash(a, b)", []string{"Read", "Bash(a, b)"}},
+		{"empty", `""`, "", nil},
+		{"null", "~", "", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, problems := Parse([]byte("---\nname: pdf\ndescription: x\nallowed-tools: "+tt.yaml+"\n---\n"), "pdf")
+			if len(problems) != 0 {
+				t.Fatalf("problems: %v", problems)
+			}
+			if s.AllowedToolsRaw != tt.raw {
+				t.Errorf("raw = %q, want %q", s.AllowedToolsRaw, tt.raw)
+			}
+			if !slices.Equal(s.AllowedTools, tt.want) {
+				t.Errorf("tools = %q, want %q", s.AllowedTools, tt.want)
+			}
+		})
 	}
 }

@@ -19,8 +19,14 @@ type Skill struct {
 	Author        string
 	Tags          []string
 	Triggers      []string
-	AllowedTools  []string
-	Metadata      map[string]string
+	// AllowedToolsRaw is allowed-tools as the author wrote it: the string,
+	// or the items of a YAML list joined by single spaces.
+	AllowedToolsRaw string
+	// AllowedTools is allowed-tools split into tools: at spaces and commas
+	// outside parentheses for a string, so "Bash(git add:*) Read" is two
+	// tools; one tool per item for a YAML list.
+	AllowedTools []string
+	Metadata     map[string]string
 	// Extra keeps every frontmatter key skillsync does not interpret
 	// (disable-model-invocation, argument-hint, model, ...) with its value
 	// as YAML decoded it, so agents downstream lose nothing.
