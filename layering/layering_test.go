@@ -87,6 +87,7 @@ func TestSearchScores(t *testing.T) {
 	pdfForms := mk("pdf-forms", "Fill PDF forms.", []string{"pdf"}, nil)
 	release := mk("release-notes", "Draft notes for a release.", []string{"changelog"}, []string{"release notes", "what changed"})
 	k8s := mk("k8s-deploy", "Deploy to clusters.", []string{"kubernetes", "deploy2"}, []string{"roll out"})
+	k8s.Skill.Extra = map[string]any{"when_to_use": "When a rollout is stuck."}
 	all := []*Winner{pdf, pdfForms, release, k8s}
 	tests := []struct {
 		query string
@@ -109,6 +110,8 @@ func TestSearchScores(t *testing.T) {
 		{"tables", []string{"pdf=4"}},
 		// ...but its words alone never match the description
 		{"tables extract", nil},
+		// Claude Code's when_to_use is searched with the description.
+		{"rollout is stuck", []string{"k8s-deploy=4"}},
 		{"", nil},
 	}
 	for _, tt := range tests {

@@ -22,6 +22,17 @@ const MaxSkillFile = 4 << 20
 // thousand steps instead of exhausting memory.
 const maxYAMLNodes = 10000
 
+// Options change what Load and Parse report.
+type Options struct {
+	// Strict also reports every field outside the Agent Skills
+	// specification, the known clients' fields and skillsync's extensions
+	// among them, as a warning with the rule field-not-in-spec (which
+	// strict mode then counts as an error, see Strict). Without it, those
+	// fields are read without a word; unknown fields and aliases are
+	// reported either way.
+	Strict bool
+}
+
 // Load parses the skill whose directory is the root of fsys.
 //
 // skillPath names the directory inside its source, for messages; dirName
@@ -29,13 +40,18 @@ const maxYAMLNodes = 10000
 // returns every problem it finds. When one of them is an Error the Skill is
 // not usable; check with HasError.
 func Load(fsys fs.FS, skillPath, dirName string) (Skill, []Problem) {
+	return Options{}.Load(fsys, skillPath, dirName)
+}
+
+// Load is the package function Load with these options.
+func (o Options) Load(fsys fs.FS, skillPath, dirName string) (Skill, []Problem) {
 	s := Skill{Files: fsys, Path: skillPath}
 	data, file, p := readSkillFile(fsys)
 	s.File = file
 	if p != nil {
 		return s, []Problem{locate(*p, skillPath, file)}
 	}
-	problems := parse(&s, data, dirName)
+	problems := o.parse(&s, data, dirName)
 	for i := range problems {
 		problems[i] = locate(problems[i], skillPath, file)
 		problems[i].Skill = s.Name
@@ -89,12 +105,17 @@ func readSkillFile(fsys fs.FS) ([]byte, string, *Problem) {
 // Parse parses the bytes of a SKILL.md into s. dirName is the skill
 // directory's name, or "" to skip the check that the two agree.
 func Parse(data []byte, dirName string) (Skill, []Problem) {
+	return Options{}.Parse(data, dirName)
+}
+
+// Parse is the package function Parse with these options.
+func (o Options) Parse(data []byte, dirName string) (Skill, []Problem) {
 	var s Skill
-	problems := parse(&s, data, dirName)
+	problems := o.parse(&s, data, dirName)
 	return s, problems
 }
 
-func parse(s *Skill, data []byte, dirName string) []Problem {
+func (o Options) parse(s *Skill, data []byte, dirName string) []Problem {
 	fm, body, fmLine, p := split(data)
 	if p != nil {
 		return []Problem{*p}
@@ -109,7 +130,7 @@ func parse(s *Skill, data []byte, dirName string) []Problem {
 		return []Problem{{Level: Error, Rule: "frontmatter-not-mapping", Line: fmLine,
 			Message: "frontmatter must be a YAML mapping of keys to values (name: ..., description: ...)"}}
 	}
-	d := decoder{s: s, offset: fmLine - 1, budget: maxYAMLNodes}
+	d := decoder{s: s, strict: o.Strict, offset: fmLine - 1, budget: maxYAMLNodes}
 	d.mapping(doc.Content[0])
 	if d.fatal {
 		return d.problems
@@ -120,10 +141,12 @@ func parse(s *Skill, data []byte, dirName string) []Problem {
 // decoder turns the frontmatter mapping into Skill fields.
 type decoder struct {
 	s        *Skill
-	offset   int // added to YAML line numbers to give file line numbers
-	budget   int // YAML nodes left to visit
+	strict   bool // report fields outside the specification
+	offset   int  // added to YAML line numbers to give file line numbers
+	budget   int  // YAML nodes left to visit
 	fatal    bool
 	lines    map[field]int
+	keyLines map[string]int // file line of every key, as written
 	problems []Problem
 }
 
@@ -133,16 +156,22 @@ func (d *decoder) add(level Level, rule string, line int, format string, args ..
 
 func (d *decoder) mapping(m *yaml.Node) {
 	d.lines = map[field]int{}
+	d.keyLines = map[string]int{}
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		k, v := m.Content[i], d.deref(m.Content[i+1])
 		if d.fatal {
 			return
 		}
 		line := k.Line + d.offset
+		if _, seen := d.keyLines[k.Value]; !seen {
+			d.keyLines[k.Value] = line
+		}
 		f, known := keys[k.Value]
 		if !known {
-			if !agentKeys[k.Value] {
-				d.add(Warning, "field-unknown", line, "field %q is not part of the Agent Skills specification", k.Value)
+			if client, ok := clientKeys[k.Value]; !ok {
+				d.add(Warning, "field-unknown", line, "field %q is not part of the Agent Skills specification nor a known client's field", k.Value)
+			} else if d.strict {
+				d.add(Warning, "field-not-in-spec", line, "field %q is %s's, not part of the Agent Skills specification", k.Value, client)
 			}
 			if d.s.Extra == nil {
 				d.s.Extra = map[string]any{}
@@ -152,6 +181,8 @@ func (d *decoder) mapping(m *yaml.Node) {
 		}
 		if want := canonical[f]; k.Value != want {
 			d.add(Warning, "field-alias", line, "field %q is an alias: write %q", k.Value, want)
+		} else if d.strict && !specKeys[k.Value] {
+			d.add(Warning, "field-not-in-spec", line, "field %q is a skillsync extension, not part of the Agent Skills specification", k.Value)
 		}
 		if prev, dup := d.lines[f]; dup {
 			d.add(Warning, "field-duplicate", line, "field %q repeats %q from line %d; the first one is used", k.Value, canonical[f], prev)
@@ -360,6 +391,13 @@ func (d *decoder) validate(dirName string) []Problem {
 			p.Line = d.lines[fieldName]
 			out = append(out, p)
 		}
+	}
+	if s.Description == "" && s.WhenToUse() != "" {
+		// Claude Code lists a skill by when_to_use alone; keep such a skill,
+		// and its when_to_use, rather than drop it.
+		s.Description = s.WhenToUse()
+		out = append(out, Problem{Level: Warning, Rule: "description-from-when-to-use", Line: d.keyLines["when_to_use"],
+			Message: "description is missing: when_to_use stands in for it; add a description that says what the skill does"})
 	}
 	if s.Description == "" {
 		out = append(out, Problem{Level: Error, Rule: "description-missing", Line: d.lines[fieldDescription],

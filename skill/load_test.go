@@ -64,7 +64,13 @@ func TestParseRules(t *testing.T) {
 		{"compatibility too long", "pdf", "---\nname: pdf\ndescription: x\ncompatibility: " + strings.Repeat("c", 501) + "\n---\n", []string{"warning:compatibility-too-long"}},
 		{"unknown field", "pdf", "---\nname: pdf\ndescription: x\ncolour: blue\n---\n", []string{"warning:field-unknown"}},
 		{"agent field", "pdf", "---\nname: pdf\ndescription: x\nargument-hint: FILE\nmodel: opus\n---\n", nil},
-		{"alias", "pdf", "---\nskill: pdf\nwhen_to_use: x\n---\n", []string{"warning:field-alias", "warning:field-alias"}},
+		{"alias", "pdf", "---\nskill: pdf\nsummary: x\n---\n", []string{"warning:field-alias", "warning:field-alias"}},
+		{"when_to_use alone", "pdf", "---\nname: pdf\nwhen_to_use: x\n---\n", []string{"warning:description-from-when-to-use"}},
+		{"when_to_use not a string", "pdf", "---\nname: pdf\nwhen_to_use: [x]\n---\n", []string{"error:description-missing"}},
+		{"claude code fields", "pdf", "---\nname: pdf\ndescription: x\nwhen_to_use: y\nargument-hint: \"[file]\"\narguments: [file]\n" +
+			"disable-model-invocation: true\nuser-invocable: false\ndisallowed-tools: Write\nmodel: haiku\neffort: high\n" +
+			"context: fork\nagent: Explore\nhooks: {}\npaths: [\"src/**\"]\nshell: bash\n---\n", nil},
+		{"skillsync extensions", "pdf", "---\nname: pdf\ndescription: x\nversion: 1\nauthor: a\ntags: [t]\ntriggers: [x]\n---\n", nil},
 		{"duplicate via alias", "pdf", "---\nname: pdf\nskill: other\ndescription: x\n---\n", []string{"warning:field-alias", "warning:field-duplicate"}},
 		{"name is a list", "pdf", "---\nname: [a]\ndescription: x\n---\n", []string{"error:field-type", "error:name-missing"}},
 		{"metadata not a map", "pdf", "---\nname: pdf\ndescription: x\nmetadata: 3\n---\n", []string{"warning:field-type"}},
@@ -298,5 +304,49 @@ func TestAllowedTools(t *testing.T) {
 				t.Errorf("tools = %q, want %q", s.AllowedTools, tt.want)
 			}
 		})
+	}
+}
+
+// Claude Code's when_to_use is its own field: it is not merged into
+// description, and its text is kept.
+func TestWhenToUseKept(t *testing.T) {
+	s, problems := Parse([]byte("---\nname: pdf\ndescription: Read PDFs.\nwhen_to_use: When the user drops a PDF.\n---\n"), "pdf")
+	if len(problems) != 0 {
+		t.Fatalf("problems: %v", problems)
+	}
+	if s.Description != "Read PDFs." || s.WhenToUse() != "When the user drops a PDF." || s.Extra["when_to_use"] != "When the user drops a PDF." {
+		t.Errorf("description %q, when_to_use %q", s.Description, s.WhenToUse())
+	}
+	s, problems = Parse([]byte("---\nname: pdf\nwhen_to_use: When the user drops a PDF.\n---\n"), "pdf")
+	if HasError(problems, false) || s.Description != "When the user drops a PDF." || s.WhenToUse() != s.Description || problems[0].Line != 3 {
+		t.Errorf("when_to_use alone: description %q, problems %v", s.Description, problems)
+	}
+}
+
+// Only strict mode reports fields outside the specification: clients'
+// fields and skillsync's extensions alike, each on its line.
+func TestStrictReportsFieldsOutsideSpec(t *testing.T) {
+	text := "---\nname: pdf\ndescription: x\nlicense: MIT\ncompatibility: any\nmetadata: {a: b}\nallowed-tools: Read\n" +
+		"version: 1\nwhen_to_use: y\nmodel: haiku\ncolour: blue\nsummary: z\n---\n"
+	_, lenient := Parse([]byte(text), "pdf")
+	if got := strings.Join(rules(lenient), ","); got != "warning:field-unknown,warning:field-alias,warning:field-duplicate" {
+		t.Errorf("lenient: %s", got)
+	}
+	_, strict := Options{Strict: true}.Parse([]byte(text), "pdf")
+	var lines []int
+	for _, p := range strict {
+		if p.Rule == "field-not-in-spec" {
+			lines = append(lines, p.Line)
+		}
+	}
+	if !slices.Equal(lines, []int{8, 9, 10}) {
+		t.Errorf("strict: field-not-in-spec at lines %v, want [8 9 10]; %v", lines, strict)
+	}
+	if !HasError(strict, true) || len(strict) != 6 {
+		t.Errorf("strict problems: %v", rules(strict))
+	}
+	_, problems := Options{Strict: true}.Load(fstest.MapFS{"SKILL.md": {Data: []byte(text)}}, "pdf", "pdf")
+	if len(problems) != len(strict) {
+		t.Errorf("Options.Load does not pass Strict on: %v", rules(problems))
 	}
 }

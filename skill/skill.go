@@ -7,7 +7,10 @@
 // come from a local directory, an embedded FS or a git tree alike.
 package skill
 
-import "io/fs"
+import (
+	"io/fs"
+	"strings"
+)
 
 // Skill is one parsed skill.
 type Skill struct {
@@ -28,8 +31,8 @@ type Skill struct {
 	AllowedTools []string
 	Metadata     map[string]string
 	// Extra keeps every frontmatter key skillsync does not interpret
-	// (disable-model-invocation, argument-hint, model, ...) with its value
-	// as YAML decoded it, so agents downstream lose nothing.
+	// (when_to_use, disable-model-invocation, argument-hint, model, ...)
+	// with its value as YAML decoded it, so agents downstream lose nothing.
 	Extra map[string]any
 	Body  string
 
@@ -54,6 +57,13 @@ func (s *Skill) FileList() []File {
 	}
 	files, _ := ListFiles(s.Files, s.Path, 0)
 	return files
+}
+
+// WhenToUse returns Claude Code's when_to_use text, which says more about
+// when to use the skill than description does, or "".
+func (s *Skill) WhenToUse() string {
+	v, _ := s.Extra["when_to_use"].(string)
+	return strings.TrimSpace(v)
 }
 
 // DisableModelInvocation reports whether the frontmatter asks agents not to
