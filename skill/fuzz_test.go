@@ -1,9 +1,12 @@
 package skill
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"testing"
+	"testing/fstest"
+	"testing/iotest"
 )
 
 // FuzzParse checks that no input makes the parser panic, hang or accept a
@@ -23,6 +26,7 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, problems := Parse(data, "")
+		checkLoadAgrees(t, data, s, problems)
 		if HasError(problems, false) {
 			return
 		}
@@ -35,4 +39,31 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// checkLoadAgrees checks that loading data as a file, read in chunks of any
+// size, finds what Parse finds in the bytes.
+func checkLoadAgrees(t *testing.T, data []byte, parsed Skill, want []Problem) {
+	t.Helper()
+	head, capped, _ := scanHead(bytes.NewReader(data))
+	oneByte, oneCapped, err := scanHead(iotest.OneByteReader(bytes.NewReader(data)))
+	if err != nil || !bytes.Equal(head, oneByte) || capped != oneCapped {
+		t.Fatalf("scanHead depends on how the bytes are read: %d/%v vs %d/%v (%v)", len(head), capped, len(oneByte), oneCapped, err)
+	}
+	if !bytes.HasPrefix(data, head) {
+		t.Fatal("scanHead returned bytes that are not a prefix of the file")
+	}
+	loaded, got := Load(fstest.MapFS{"SKILL.md": {Data: data}}, ".", "")
+	if len(got) != len(want) {
+		t.Fatalf("Load found %d problems, Parse %d:\n%v\n%v", len(got), len(want), got, want)
+	}
+	for i := range got {
+		g, w := got[i], want[i]
+		if g.Level != w.Level || g.Rule != w.Rule || g.Line != w.Line || g.Message != w.Message {
+			t.Fatalf("problem %d: Load %+v, Parse %+v", i, g, w)
+		}
+	}
+	if loaded.Name != parsed.Name || loaded.Description != parsed.Description {
+		t.Fatalf("Load found %q/%q, Parse %q/%q", loaded.Name, loaded.Description, parsed.Name, parsed.Description)
+	}
 }

@@ -1,6 +1,7 @@
 package skill
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -44,14 +45,24 @@ func Load(fsys fs.FS, skillPath, dirName string) (Skill, []Problem) {
 }
 
 // Load is the package function Load with these options.
+//
+// Load reads SKILL.md only up to the end of its frontmatter: the body is
+// never read (see ReadBody), so a catalog of many skills costs their
+// frontmatter, not their instructions.
 func (o Options) Load(fsys fs.FS, skillPath, dirName string) (Skill, []Problem) {
 	s := Skill{Files: fsys, Path: skillPath}
-	data, file, p := readSkillFile(fsys)
+	f, file, p := openSkillFile(fsys)
 	s.File = file
 	if p != nil {
 		return s, []Problem{locate(*p, skillPath, file)}
 	}
-	problems := o.parse(&s, data, dirName)
+	head, capped, err := scanHead(io.LimitReader(f, MaxSkillFile))
+	f.Close()
+	if err != nil {
+		p := Problem{Level: Error, Rule: "skill-md-unreadable", Message: err.Error()}
+		return s, []Problem{locate(p, skillPath, file)}
+	}
+	problems := o.parse(&s, head, capped, dirName)
 	for i := range problems {
 		problems[i] = locate(problems[i], skillPath, file)
 		problems[i].Skill = s.Name
@@ -59,10 +70,11 @@ func (o Options) Load(fsys fs.FS, skillPath, dirName string) (Skill, []Problem) 
 	return s, problems
 }
 
-// readSkillFile reads SKILL.md, or skill.md where that is the only one.
-// Anything but a regular file is refused before it is opened, so a FIFO
-// never blocks the reader.
-func readSkillFile(fsys fs.FS) ([]byte, string, *Problem) {
+// openSkillFile opens SKILL.md, or skill.md where that is the only one.
+// Anything but a regular file of at most MaxSkillFile bytes is refused
+// before it is opened, so a FIFO never blocks the reader, and checked
+// again once open, in case it was swapped in between.
+func openSkillFile(fsys fs.FS) (fs.File, string, *Problem) {
 	var (
 		info fs.FileInfo
 		err  error
@@ -74,36 +86,74 @@ func readSkillFile(fsys fs.FS) ([]byte, string, *Problem) {
 			break
 		}
 	}
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil, "SKILL.md", &Problem{Level: Error, Rule: "skill-md-missing",
 			Message: "no SKILL.md in the skill directory"}
-	case err != nil:
-		return nil, name, &Problem{Level: Error, Rule: "skill-md-unreadable", Message: err.Error()}
-	case !info.Mode().IsRegular():
-		return nil, name, &Problem{Level: Error, Rule: "skill-md-not-regular",
-			Message: name + " is not a regular file (" + info.Mode().Type().String() + ")"}
-	case info.Size() > MaxSkillFile:
-		return nil, name, &Problem{Level: Error, Rule: "skill-md-too-large",
-			Message: fmt.Sprintf("%s is %d bytes; the limit is %d", name, info.Size(), MaxSkillFile)}
+	}
+	if p := checkSkillFile(name, info, err); p != nil {
+		return nil, name, p
 	}
 	f, err := fsys.Open(name)
 	if err != nil {
 		return nil, name, &Problem{Level: Error, Rule: "skill-md-unreadable", Message: err.Error()}
 	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxSkillFile+1))
-	if err == nil && len(data) > MaxSkillFile {
-		err = fmt.Errorf("%s grew past %d bytes while being read", name, MaxSkillFile)
+	info, err = f.Stat()
+	if p := checkSkillFile(name, info, err); p != nil {
+		f.Close()
+		return nil, name, p
 	}
-	if err != nil {
-		return nil, name, &Problem{Level: Error, Rule: "skill-md-unreadable", Message: err.Error()}
-	}
-	return data, name, nil
+	return f, name, nil
 }
 
-// Parse parses the bytes of a SKILL.md into s. dirName is the skill
-// directory's name, or "" to skip the check that the two agree.
+func checkSkillFile(name string, info fs.FileInfo, err error) *Problem {
+	switch {
+	case err != nil:
+		return &Problem{Level: Error, Rule: "skill-md-unreadable", Message: err.Error()}
+	case !info.Mode().IsRegular():
+		return &Problem{Level: Error, Rule: "skill-md-not-regular",
+			Message: name + " is not a regular file (" + info.Mode().Type().String() + ")"}
+	case info.Size() > MaxSkillFile:
+		return &Problem{Level: Error, Rule: "skill-md-too-large",
+			Message: fmt.Sprintf("%s is %d bytes; the limit is %d", name, info.Size(), MaxSkillFile)}
+	}
+	return nil
+}
+
+// ReadBody reads the skill's instructions: its main file after the
+// frontmatter, with CRLF line ends turned into LF. It reads the file
+// again, through Files, so only the skill that is asked for costs its
+// body; a file over MaxSkillFile bytes, or one whose frontmatter no longer
+// parses, is an error.
+func (s *Skill) ReadBody() (string, error) {
+	if s.Files == nil || s.File == "" {
+		return "", fmt.Errorf("read body of skill %s (%s): no files", s.Name, s.Path)
+	}
+	f, err := s.Files.Open(s.File)
+	if err != nil {
+		return "", fmt.Errorf("read body of skill %s (%s): %w", s.Name, s.Path, err)
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if p := checkSkillFile(s.File, info, err); p != nil {
+		return "", fmt.Errorf("read body of skill %s (%s): %s", s.Name, s.Path, p.Message)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxSkillFile+1))
+	if err == nil && len(data) > MaxSkillFile {
+		err = fmt.Errorf("%s grew past %d bytes while being read", s.File, MaxSkillFile)
+	}
+	if err != nil {
+		return "", fmt.Errorf("read body of skill %s (%s): %w", s.Name, s.Path, err)
+	}
+	head, capped, _ := scanHead(bytes.NewReader(data))
+	if _, _, p := frontmatter(head, capped); p != nil {
+		return "", fmt.Errorf("read body of skill %s (%s): %s: %s", s.Name, s.Path, s.File, p.Message)
+	}
+	return strings.ReplaceAll(string(data[len(head):]), "\r\n", "\n"), nil
+}
+
+// Parse parses the bytes of a SKILL.md into a Skill, which has no Files.
+// dirName is the skill directory's name, or "" to skip the check that the
+// two agree. Only the frontmatter is looked at.
 func Parse(data []byte, dirName string) (Skill, []Problem) {
 	return Options{}.Parse(data, dirName)
 }
@@ -111,16 +161,17 @@ func Parse(data []byte, dirName string) (Skill, []Problem) {
 // Parse is the package function Parse with these options.
 func (o Options) Parse(data []byte, dirName string) (Skill, []Problem) {
 	var s Skill
-	problems := o.parse(&s, data, dirName)
+	head, capped, _ := scanHead(bytes.NewReader(data)) // a bytes.Reader never fails
+	problems := o.parse(&s, head, capped, dirName)
 	return s, problems
 }
 
-func (o Options) parse(s *Skill, data []byte, dirName string) []Problem {
-	fm, body, fmLine, p := split(data)
+// parse parses the head of a SKILL.md, as scanHead read it, into s.
+func (o Options) parse(s *Skill, head []byte, capped bool, dirName string) []Problem {
+	fm, fmLine, p := frontmatter(head, capped)
 	if p != nil {
 		return []Problem{*p}
 	}
-	s.Body = body
 	var doc yaml.Node
 	if err := yaml.Unmarshal([]byte(fm), &doc); err != nil {
 		return []Problem{{Level: Error, Rule: "frontmatter-yaml",

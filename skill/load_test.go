@@ -126,7 +126,15 @@ func TestParseFields(t *testing.T) {
 	check("allowed-tools", strings.Join(s.AllowedTools, "|"), "Read|Bash|Grep")
 	check("triggers", strings.Join(s.Triggers, "|"), "convert a pdf|extract tables")
 	check("tags", strings.Join(s.Tags, "|"), "docs|pdf")
-	check("body", s.Body, "# PDF\nbody\n")
+	if _, err := s.ReadBody(); err == nil {
+		t.Error("ReadBody of a parsed skill without files must fail")
+	}
+	loaded, _ := Load(fstest.MapFS{"SKILL.md": {Data: []byte(text)}}, "pdf", "pdf")
+	body, err := loaded.ReadBody()
+	check("body", body, "# PDF\nbody\n")
+	if err != nil {
+		t.Error(err)
+	}
 	if !s.DisableModelInvocation() {
 		t.Error("disable-model-invocation: true was not kept")
 	}

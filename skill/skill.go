@@ -34,7 +34,6 @@ type Skill struct {
 	// (when_to_use, disable-model-invocation, argument-hint, model, ...)
 	// with its value as YAML decoded it, so agents downstream lose nothing.
 	Extra map[string]any
-	Body  string
 
 	// Files is rooted at the skill's directory.
 	Files fs.FS
