@@ -2,15 +2,20 @@ package skill
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 	"testing/fstest"
 	"testing/iotest"
 )
 
 // FuzzParse checks that no input makes the parser panic, hang or accept a
-// skill without the fields every consumer relies on. The seeds are the
+// skill without the fields every consumer relies on (a name that is safe
+// as a directory name and to print), that loading a file finds what
+// parsing its bytes finds, and that an accepted skill's Meta survives
+// JSON unchanged. The seeds are the
 // files in testdata/frontmatter, so a plain go test runs them.
 func FuzzParse(f *testing.F) {
 	seeds, err := filepath.Glob("testdata/frontmatter/*.md")
@@ -37,6 +42,20 @@ func FuzzParse(f *testing.F) {
 			if p.Rule == "" || p.Message == "" {
 				t.Fatalf("problem without rule or message: %+v", p)
 			}
+		}
+		// What is accepted can be stored and read back unchanged.
+		s.File, s.Path = "SKILL.md", "."
+		m := s.Meta()
+		encoded, err := json.Marshal(m)
+		if err != nil {
+			t.Fatalf("encode meta: %v", err)
+		}
+		var back Meta
+		if err := json.Unmarshal(encoded, &back); err != nil {
+			t.Fatalf("decode meta: %v\n%s", err, encoded)
+		}
+		if !reflect.DeepEqual(m, back) {
+			t.Fatalf("meta changed through JSON:\n%#v\n%#v", m, back)
 		}
 	})
 }

@@ -2,10 +2,12 @@ package skill
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -378,7 +380,7 @@ func (d *decoder) metadata(key string, v *yaml.Node, line int) {
 			d.s.Metadata[k.Value] = val.Value
 			continue
 		}
-		out, err := yaml.Marshal(d.value(val))
+		out, err := yaml.Marshal(yamlValue(d.value(val)))
 		if err != nil {
 			d.add(Warning, "field-type", k.Line+d.offset, "metadata %q: %v", k.Value, err)
 			continue
@@ -401,7 +403,13 @@ func (d *decoder) deref(n *yaml.Node) *yaml.Node {
 	return n
 }
 
-// value converts a node to plain Go values, within the node budget.
+// value converts a node to plain Go values, within the node budget. The
+// values are the ones JSON decodes to, so Extra survives a trip through
+// JSON unchanged (see Meta): nil, bool, string, json.Number, []any and
+// map[string]any. A number is a json.Number in its shortest form (0x1F is
+// 31, 1.0 is 1). What JSON has no value for is kept as the text the author
+// wrote: timestamps, .inf and .nan, and !!binary (its base64, since the
+// bytes need not be text).
 func (d *decoder) value(n *yaml.Node) any {
 	if d.fatal {
 		return nil
@@ -410,7 +418,7 @@ func (d *decoder) value(n *yaml.Node) any {
 	case yaml.MappingNode:
 		m := make(map[string]any, len(n.Content)/2)
 		for i := 0; i+1 < len(n.Content); i += 2 {
-			m[n.Content[i].Value] = d.value(d.deref(n.Content[i+1]))
+			m[validUTF8(n.Content[i].Value)] = d.value(d.deref(n.Content[i+1]))
 		}
 		return m
 	case yaml.SequenceNode:
@@ -419,13 +427,67 @@ func (d *decoder) value(n *yaml.Node) any {
 			s = append(s, d.value(d.deref(item)))
 		}
 		return s
-	default:
-		var v any
-		if err := n.Decode(&v); err != nil {
+	}
+	var v any
+	if err := n.Decode(&v); err != nil || n.Tag == "!!binary" {
+		return validUTF8(n.Value)
+	}
+	switch v := v.(type) {
+	case nil, bool:
+		return v
+	case string:
+		return validUTF8(v)
+	case int:
+		return json.Number(strconv.Itoa(v))
+	case int64:
+		return json.Number(strconv.FormatInt(v, 10))
+	case uint64:
+		return json.Number(strconv.FormatUint(v, 10))
+	case float64:
+		if math.IsInf(v, 0) || math.IsNaN(v) {
 			return n.Value
 		}
-		return v
+		return json.Number(strconv.FormatFloat(v, 'g', -1, 64))
 	}
+	return validUTF8(n.Value) // time.Time and anything else yaml.v3 may add
+}
+
+// validUTF8 replaces bytes that are not UTF-8, which JSON would replace on
+// its own, so that the value is the same before and after.
+func validUTF8(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	return strings.ToValidUTF8(s, "\uFFFD")
+}
+
+// yamlValue turns the json.Numbers of a value into Go numbers, so that
+// YAML writes them as numbers and not as strings.
+func yamlValue(v any) any {
+	switch v := v.(type) {
+	case json.Number:
+		if i, err := v.Int64(); err == nil {
+			return i
+		}
+		if u, err := strconv.ParseUint(string(v), 10, 64); err == nil {
+			return u
+		}
+		f, _ := v.Float64()
+		return f
+	case []any:
+		out := make([]any, len(v))
+		for i, item := range v {
+			out[i] = yamlValue(item)
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, item := range v {
+			out[k] = yamlValue(item)
+		}
+		return out
+	}
+	return v
 }
 
 func (d *decoder) validate(dirName string) []Problem {

@@ -32,7 +32,10 @@ type Skill struct {
 	Metadata     map[string]string
 	// Extra keeps every frontmatter key skillsync does not interpret
 	// (when_to_use, disable-model-invocation, argument-hint, model, ...)
-	// with its value as YAML decoded it, so agents downstream lose nothing.
+	// with its value, so agents downstream lose nothing. Values are what
+	// JSON decodes to: nil, bool, string, json.Number, []any and
+	// map[string]any; timestamps, .inf, .nan and !!binary stay the text
+	// the author wrote.
 	Extra map[string]any
 
 	// Files is rooted at the skill's directory.
