@@ -44,7 +44,7 @@ func Validate(ctx context.Context, path string, strict bool) ([]Checked, error) 
 	if err != nil {
 		return nil, fmt.Errorf("validate %s: %w", path, err)
 	}
-	found, loose, err := repository.Scan(ctx, fsys, "", filepath.Base(fsys.Dir()), repository.Options{})
+	found, loose, err := repository.Scan(ctx, fsys, "", filepath.Base(fsys.Dir()), repository.Options{Strict: strict})
 	if err != nil {
 		return nil, fmt.Errorf("validate %s: %w", path, err)
 	}

@@ -34,8 +34,8 @@ func bigCatalog(n int) *layering.Catalog {
 		}
 		skills[i] = skill.Skill{
 			Name: name, Description: desc, Tags: []string{topic, verb}, Triggers: []string{verb + " " + topic},
-			Body: "# " + name + "\n", Path: name, File: "SKILL.md",
-			Files: fstest.MapFS{"SKILL.md": {Data: []byte("---\nname: " + name + "\n---\n")}},
+			Path: name, File: "SKILL.md",
+			Files: fstest.MapFS{"SKILL.md": {Data: []byte("---\nname: " + name + "\n---\n# " + name + "\n")}},
 		}
 	}
 	return layering.Build([]layering.Input{{Layer: layering.Marketplace, Source: "team", Skills: skills}}, layering.Options{})

@@ -81,9 +81,8 @@ func (s *snapshot) filesOf(w *layering.Winner) (fs.FS, error) {
 	return fsys, nil
 }
 
-// body returns a skill's instructions, the Markdown after its frontmatter.
-// It is the one place the server reads a body, so that reading bodies on
-// demand changes one line.
+// body returns a skill's instructions, the Markdown after its frontmatter,
+// read from its files on demand: the catalog keeps frontmatter only.
 func body(_ context.Context, s *skill.Skill) (string, error) {
-	return s.Body, nil
+	return s.ReadBody()
 }

@@ -1,15 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
-	"strconv"
-	"strings"
 	"syscall"
-	"unicode"
 
+	"github.com/skillsync/skillsync/internal/termtext"
 	"github.com/skillsync/skillsync/skill"
 )
 
@@ -17,10 +16,15 @@ import (
 // their producers and map keys by encoding/json, so the same state always
 // prints the same bytes.
 func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := w.Write(termtext.EscapeJSON(buf.Bytes()))
+	return err
 }
 
 // reportProblems writes catalog problems to stderr, one a line in the
@@ -31,32 +35,14 @@ func (a *app) reportProblems(problems []skill.Problem) {
 		return
 	}
 	for _, p := range problems {
-		fmt.Fprintln(a.stderr, safe(p.String()))
+		fmt.Fprintln(a.stderr, p.String())
 	}
 }
 
 // safe makes text that came from a source fit to print on a terminal:
 // control and bidirectional-formatting characters are shown escaped, so a
 // skill cannot clear the screen, fake rows or reorder what is shown.
-func safe(s string) string {
-	if strings.IndexFunc(s, unsafeRune) < 0 {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		if unsafeRune(r) {
-			q := strconv.QuoteRuneToASCII(r)
-			b.WriteString(q[1 : len(q)-1])
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
-func unsafeRune(r rune) bool {
-	return unicode.IsControl(r) || unicode.Is(unicode.Cf, r)
-}
+func safe(s string) string { return termtext.Escape(s) }
 
 // orEmpty keeps JSON arrays from printing as null.
 func orEmpty[T any](s []T) []T {
