@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/skillsync/skillsync/layering"
 	"github.com/skillsync/skillsync/materialize"
 	"github.com/skillsync/skillsync/repository"
 	"github.com/skillsync/skillsync/skill"
@@ -44,6 +45,12 @@ type SyncReport struct {
 	Files    materialize.Stats          `json:"files"`
 	Targets  []materialize.TargetReport `json:"targets"`
 	Problems []ProblemReport            `json:"problems"`
+	// Shadowed names the skills of which more than one source has a copy;
+	// show NAME says which won and why.
+	Shadowed []string `json:"shadowed"`
+	// Duplicates are source/name of skills a source has twice; the copy
+	// whose path sorts first is the one synced.
+	Duplicates []string `json:"duplicates"`
 	// Changes carries the hashes before and after, for the audit log.
 	Changes []materialize.Change `json:"-"`
 	// Warnings are things the user should know that changed nothing.
@@ -51,7 +58,14 @@ type SyncReport struct {
 }
 
 func newSyncReport() *SyncReport {
-	return &SyncReport{Targets: []materialize.TargetReport{}, Problems: []ProblemReport{}}
+	return &SyncReport{Targets: []materialize.TargetReport{}, Problems: []ProblemReport{}, Shadowed: []string{}, Duplicates: []string{}}
+}
+
+func orEmpty(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
 }
 
 // Failed counts the sources that failed.
@@ -83,8 +97,16 @@ func (r *SyncReport) addProblems(problems []skill.Problem) {
 	}
 }
 
-// summarize fills Skills from Changes, sorted.
-func (r *SyncReport) summarize() {
+// summarize fills Skills from Changes and Shadowed from cat, sorted.
+func (r *SyncReport) summarize(cat *layering.Catalog) {
+	r.Shadowed = []string{}
+	for _, w := range cat.Winners {
+		if len(w.Shadowed) > 0 {
+			r.Shadowed = append(r.Shadowed, w.Skill.Name)
+		}
+	}
+	r.Duplicates = orEmpty(r.Duplicates)
+	sort.Strings(r.Duplicates)
 	r.Skills = SkillChanges{Added: []string{}, Updated: []string{}, Removed: []string{}}
 	for _, c := range r.Changes {
 		name := c.Source + "/" + c.Name

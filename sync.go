@@ -140,7 +140,7 @@ func (r *syncRun) do(ctx context.Context) (*SyncReport, error) {
 	if err := e.syncTargets(ctx, cat, r.cache.Manifest(), r.opts.Verify, report); err != nil {
 		return report, err
 	}
-	report.summarize()
+	report.summarize(cat)
 	e.recordSync(ctx, cat, report)
 	if r.frozen != nil && len(r.frozen.Diff) > 0 {
 		return report, r.frozen
@@ -207,32 +207,44 @@ func (r *syncRun) fetch(ctx context.Context, sources []*sourceRun) {
 func (r *syncRun) syncSource(ctx context.Context, s *sourceRun) SourceReport {
 	name := s.cfg.Name
 	rep := SourceReport{Source: name, Type: s.cfg.Kind, Status: StatusUnchanged}
-	fail := func(err error) SourceReport {
-		rep.Status, rep.Error = StatusFailed, err.Error()
-		if rec, ok := r.cache.Manifest().Sources[name]; ok {
-			rep.Revision, rep.Skills = rec.Revision, len(rec.Skills)
-		}
-		return rep
-	}
 	rev, err := r.revision(ctx, s)
 	if err != nil {
-		return fail(err)
+		return r.failed(rep, err)
 	}
 	rep.Revision = string(rev)
+	rep = r.materialize(ctx, s, rep)
+	if rep.Status != StatusFailed && rep.Skills == 0 {
+		r.report.Problems = append(r.report.Problems, ProblemReport{Source: name, Level: skill.Warning, Rule: "source-empty",
+			Message: fmt.Sprintf("source %s yields no skills: no valid SKILL.md where discovery looks; set path: to the folder that holds them", name)})
+	}
+	return rep
+}
+
+// materialize writes one source's skills into the cache at the revision
+// rep names, unless the cache already holds exactly that.
+func (r *syncRun) materialize(ctx context.Context, s *sourceRun, rep SourceReport) SourceReport {
+	name := s.cfg.Name
+	rev := rep.Revision
 	rec := r.cache.Manifest().Sources[name]
 	archived := r.usage.ArchivedIn(layering.Marketplace, name)
-	if r.frozen == nil && r.cache.Current(name, string(rev), excludedIn(rec, archived)) {
+	if r.frozen == nil && r.cache.Current(name, rev, excludedIn(rec, archived)) {
 		rep.Skills = len(rec.Skills)
 		return rep
 	}
 	skills, problems, err := s.repo.Skills(ctx)
 	r.report.addProblems(problems)
 	if err != nil {
-		return fail(err)
+		return r.failed(rep, err)
+	}
+	unique, dups := dedupe(skills)
+	for _, d := range dups {
+		r.report.Duplicates = append(r.report.Duplicates, name+"/"+d.Name)
+		r.report.Problems = append(r.report.Problems, ProblemReport{Source: name, Skill: d.Name, Path: d.Path, Level: skill.Warning, Rule: "duplicate-name",
+			Message: fmt.Sprintf("skill %s is also at another path of source %s, which sorts first and wins", d.Name, name)})
 	}
 	var kept []skill.Skill
 	var left []string
-	for _, sk := range dedupe(skills) {
+	for _, sk := range unique {
 		if archived[sk.Name] {
 			left = append(left, sk.Name)
 			continue
@@ -243,7 +255,7 @@ func (r *syncRun) syncSource(ctx context.Context, s *sourceRun) SourceReport {
 	if r.frozen != nil {
 		check = frozenCheck(name, r.lock.Sources[name], r.frozen)
 	}
-	changes, errs := r.cache.SyncSource(ctx, name, string(rev), materialSkills(kept, s.cfg.Kind == repository.KindEmbedded), left, check)
+	changes, errs := r.cache.SyncSource(ctx, name, rev, materialSkills(kept, s.cfg.Kind == repository.KindEmbedded), left, check)
 	r.report.Changes = append(r.report.Changes, changes...)
 	rep.Skills = len(r.cache.Manifest().Sources[name].Skills)
 	if len(changes) > 0 {
@@ -254,6 +266,16 @@ func (r *syncRun) syncSource(ctx context.Context, s *sourceRun) SourceReport {
 		if !errors.As(err, &refused) {
 			r.report.Warnings = append(r.report.Warnings, err.Error())
 		}
+	}
+	return rep
+}
+
+// failed reports a source that could not be synced, with the revision and
+// the skills it keeps from the last good sync.
+func (r *syncRun) failed(rep SourceReport, err error) SourceReport {
+	rep.Status, rep.Error, rep.Revision, rep.Skills = StatusFailed, err.Error(), "", 0
+	if rec, ok := r.cache.Manifest().Sources[rep.Source]; ok {
+		rep.Revision, rep.Skills = rec.Revision, len(rec.Skills)
 	}
 	return rep
 }
@@ -289,19 +311,20 @@ func excludedIn(rec *materialize.SourceRecord, archived map[string]bool) []strin
 
 // dedupe keeps one skill per case-insensitive name, the first by path, as
 // the catalog does: two cache directories differing only by case would
-// collide on some file systems.
-func dedupe(skills []skill.Skill) []skill.Skill {
+// collide on some file systems. It returns the ones it dropped too.
+func dedupe(skills []skill.Skill) (kept, dropped []skill.Skill) {
 	sorted := slices.Clone(skills)
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Path < sorted[j].Path })
 	seen := map[string]bool{}
-	var out []skill.Skill
 	for _, s := range sorted {
 		if k := layering.Key(s.Name); !seen[k] {
 			seen[k] = true
-			out = append(out, s)
+			kept = append(kept, s)
+		} else {
+			dropped = append(dropped, s)
 		}
 	}
-	return out
+	return kept, dropped
 }
 
 func materialSkills(skills []skill.Skill, guessModes bool) []materialize.Skill {
