@@ -84,6 +84,7 @@ func Scan(ctx context.Context, fsys fs.FS, source, rootName string, opts Options
 		return nil, nil, err
 	}
 	sort.SliceStable(d.found, func(i, j int) bool { return d.found[i].Skill.Path < d.found[j].Skill.Path })
+	capSource(d.found, opts.maxSourceSize())
 	for i := range d.problems {
 		d.problems[i].Source = source
 	}
@@ -279,12 +280,48 @@ func (d *discovery) load(ctx context.Context, dir, name string) error {
 			fileProblems[i].Skill = s.Name
 		}
 		problems = append(problems, fileProblems...)
+		if size := listingSize(s.Listing); size > d.opts.maxSkillSize() {
+			problems = append(problems, skill.Problem{Level: skill.Error, Rule: "skill-too-large", Skill: s.Name, Path: dir, File: dir,
+				Message: fmt.Sprintf("the skill's files add up to %d bytes, over max_skill_size %d; the skill is skipped", size, d.opts.maxSkillSize())})
+		}
 	}
 	if d.opts.Strict {
 		problems = skill.Strict(problems)
 	}
 	d.found = append(d.found, Found{Skill: s, Problems: problems})
 	return stop
+}
+
+// listingSize is the total size of a skill's files, from their listing:
+// stat or a git object header, never their content.
+func listingSize(files []skill.File) int64 {
+	var n int64
+	for _, f := range files {
+		n += f.Size
+	}
+	return n
+}
+
+// capSource skips, in path order, the usable skill that takes the source's
+// total past max and every usable skill after it, so which skills are kept
+// depends only on the source, never on the order they were read in.
+func capSource(found []Found, max int64) {
+	var total int64
+	over := false
+	for i := range found {
+		f := &found[i]
+		if !f.Valid() {
+			continue
+		}
+		total += listingSize(f.Skill.Listing)
+		if total > max {
+			over = true
+		}
+		if over {
+			f.Problems = append(f.Problems, skill.Problem{Level: skill.Error, Rule: "source-too-large", Skill: f.Skill.Name, Path: f.Skill.Path, File: f.Skill.Path,
+				Message: fmt.Sprintf("the source's skills add up to more than max_source_size %d bytes from this one on, in path order; it is skipped", max)})
+		}
+	}
 }
 
 // list walks a skill's files with skill.ListFiles, every directory read

@@ -135,4 +135,68 @@ func Run(t *testing.T, newRepo New, hasModes bool) {
 			t.Errorf("no file-too-large problem naming pdf/assets/big.bin: %v", problems)
 		}
 	})
+	t.Run("MaxSkillSize", func(t *testing.T) {
+		files := Fixture()
+		files["pdf/assets/big.bin"] = File{Data: strings.Repeat("x", 2048)}
+		r := newRepo(t, files, repository.Options{MaxSkillSize: 2000})
+		skills, problems, err := r.Skills(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if slices.ContainsFunc(skills, func(s skill.Skill) bool { return s.Name == "pdf" }) {
+			t.Error("a skill over max_skill_size was kept")
+		}
+		if !slices.ContainsFunc(skills, func(s skill.Skill) bool { return s.Name == "docs" }) {
+			t.Error("a skill under max_skill_size was left out")
+		}
+		if !hasProblem(problems, r.Source(), "skill-too-large", "pdf") {
+			t.Errorf("no skill-too-large problem naming pdf: %v", problems)
+		}
+	})
+	t.Run("MaxSourceSize", func(t *testing.T) {
+		// Three skills of about 1 KiB each under a cap of 2.5 KiB: in
+		// path order the first two fit and the third is skipped.
+		files := map[string]File{}
+		for _, name := range []string{"c", "a", "b"} {
+			files[name+"/SKILL.md"] = File{Data: "---\nname: " + name + "\ndescription: d\n---\n"}
+			files[name+"/data.bin"] = File{Data: strings.Repeat("x", 1000)}
+		}
+		r := newRepo(t, files, repository.Options{MaxSourceSize: 2500})
+		skills, problems, err := r.Skills(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := names(skills); !slices.Equal(got, []string{"a", "b"}) {
+			t.Errorf("skills = %v, want a b", got)
+		}
+		if !hasProblem(problems, r.Source(), "source-too-large", "c") {
+			t.Errorf("no source-too-large problem naming c: %v", problems)
+		}
+	})
+	t.Run("MaxEntries", func(t *testing.T) {
+		r := newRepo(t, Fixture(), repository.Options{MaxEntries: 5})
+		_, problems, err := r.Skills(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !hasProblem(problems, r.Source(), "source-too-many-entries", "") {
+			t.Errorf("no source-too-many-entries problem with max_entries 5: %v", problems)
+		}
+	})
+}
+
+// hasProblem reports whether problems hold one of rule naming source and,
+// unless path is "", path.
+func hasProblem(problems []skill.Problem, source, rule, path string) bool {
+	return slices.ContainsFunc(problems, func(p skill.Problem) bool {
+		return p.Source == source && p.Rule == rule && (path == "" || p.Path == path)
+	})
+}
+
+func names(skills []skill.Skill) []string {
+	var out []string
+	for _, s := range skills {
+		out = append(out, s.Name)
+	}
+	return out
 }
