@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -27,9 +28,15 @@ const maxSearchDepth = 32
 var errBudget = errors.New("the source's max_entries is spent")
 
 // Discover finds the skills in fsys: directories holding a SKILL.md (or
-// skill.md), from the root down to MaxDepth levels below it. Directories
-// whose names start with "." and node_modules are not entered, nor are a
-// skill's own subdirectories. rootName is the base name of the source
+// skill.md). It looks where repositories keep them: a root holding a
+// SKILL.md is the one skill; otherwise the skill paths declared by Claude
+// Code's .claude-plugin/marketplace.json and plugin.json, and the folders
+// other tools read (skills/, skills/.curated/, .agents/skills/,
+// .claude/skills/, ...), each down to MaxDepth levels; and only when none
+// of those holds a skill, the whole source down to MaxDepth levels. The
+// walk enters no directory whose name starts with "." nor node_modules,
+// nor a skill's own subdirectories, and reports a skill found below
+// MaxDepth instead of loading it. rootName is the base name of the source
 // root, the directory name a skill at the root itself should carry.
 //
 // Discovery is bounded whatever fsys holds: a directory reached twice (a
@@ -77,7 +84,7 @@ func Scan(ctx context.Context, fsys fs.FS, source, rootName string, opts Options
 		defer cancel()
 	}
 	d := newDiscovery(fsys, opts)
-	if err := d.walk(ctx, ".", rootName, 0); err != nil && !errors.Is(err, errBudget) {
+	if err := d.discover(ctx, rootName); err != nil && !errors.Is(err, errBudget) {
 		if ctx.Err() != nil {
 			return nil, nil, fmt.Errorf("source %s: discovery stopped: %w", source, ctx.Err())
 		}
@@ -123,6 +130,42 @@ func newDiscovery(fsys fs.FS, opts Options) *discovery {
 	return d
 }
 
+// discover finds the skills of the source, looking where the repositories
+// in the wild keep them: a source whose root holds a SKILL.md is that one
+// skill; otherwise the paths Claude Code's plugin manifests declare and the
+// folders other tools read (see roots); and only when none of those holds
+// a skill, the whole source down to MaxDepth.
+func (d *discovery) discover(ctx context.Context, rootName string) error {
+	top, err := d.readDir(ctx, d.fsys, ".", ".")
+	if err != nil {
+		return err
+	}
+	if slices.ContainsFunc(top, isSkillFile) {
+		return d.walk(ctx, ".", rootName, 0)
+	}
+	roots, err := d.roots(ctx, top)
+	if err != nil {
+		return err
+	}
+	for _, dir := range roots {
+		// Roots overlap (a plugin's skills/ is also the skills/ folder,
+		// .claude/skills is often a link to skills/): one read is enough
+		// and the second is no news.
+		if d.visits[d.key(dir)] != nil {
+			continue
+		}
+		if err := d.walk(ctx, dir, path.Base(dir), 0); err != nil {
+			return err
+		}
+	}
+	if len(d.found) > 0 {
+		return nil
+	}
+	return d.walk(ctx, ".", rootName, 0)
+}
+
+func isSkillFile(e fs.DirEntry) bool { return e.Name() == "SKILL.md" || e.Name() == "skill.md" }
+
 // walk looks for skills in dir and below it. A directory holding a
 // SKILL.md is a skill and is not entered further; past MaxDepth a skill is
 // reported as too deep instead of loaded.
@@ -130,6 +173,8 @@ func (d *discovery) walk(ctx context.Context, dir, name string, depth int) error
 	key := d.key(dir)
 	if v := d.visits[key]; v != nil {
 		switch {
+		case v.path == dir:
+			return nil // reached again from an overlapping root
 		case v.active:
 			d.problem(skill.Warning, "dir-loop", dir, fmt.Sprintf("%s leads back to %s, which contains it, and is not entered", dir, v.path))
 			return nil
@@ -156,14 +201,12 @@ func (d *discovery) walk(ctx context.Context, dir, name string, depth int) error
 		d.problem(skill.Warning, "dir-unreadable", dir, "cannot read directory: "+err.Error())
 		return nil
 	}
-	for _, e := range entries {
-		if e.Name() == "SKILL.md" || e.Name() == "skill.md" {
-			if depth > MaxDepth {
-				d.problem(skill.Warning, "skill-too-deep", dir, fmt.Sprintf("%s holds a skill %d directories below the source root, deeper than the %d discovery looks at; it is not loaded (set path: to its parent)", dir, depth, MaxDepth))
-				return nil
-			}
-			return d.load(ctx, dir, name)
+	if slices.ContainsFunc(entries, isSkillFile) {
+		if depth > MaxDepth {
+			d.problem(skill.Warning, "skill-too-deep", dir, fmt.Sprintf("%s holds a skill %d directories below where discovery started, deeper than the %d it looks; it is not loaded (set path: to a folder above it)", dir, depth, MaxDepth))
+			return nil
 		}
+		return d.load(ctx, dir, name)
 	}
 	if depth >= maxSearchDepth {
 		return nil
