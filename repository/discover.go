@@ -47,7 +47,9 @@ var errBudget = errors.New("the source's max_entries is spent")
 //
 // Discover returns the usable skills in lexical order of their paths, and
 // every problem found, each naming source. A skill with an error, or with
-// a warning under opts.Strict, is left out.
+// a warning under opts.Strict, is left out, and so is one that opts'
+// selection (Include, Exclude, metadata.internal; see Options.Selects)
+// does not keep.
 func Discover(ctx context.Context, fsys fs.FS, source, rootName string, opts Options) ([]skill.Skill, []skill.Problem, error) {
 	found, problems, err := Scan(ctx, fsys, source, rootName, opts)
 	if err != nil {
@@ -92,6 +94,7 @@ func Scan(ctx context.Context, fsys fs.FS, source, rootName string, opts Options
 	}
 	sort.SliceStable(d.found, func(i, j int) bool { return d.found[i].Skill.Path < d.found[j].Skill.Path })
 	capSource(d.found, opts.maxSourceSize())
+	d.problems = append(d.problems, opts.Unmatched(d.names)...)
 	for i := range d.problems {
 		d.problems[i].Source = source
 	}
@@ -109,6 +112,7 @@ type discovery struct {
 	opts     Options
 	found    []Found
 	problems []skill.Problem
+	names    []string // of every skill loaded, selected or not
 
 	visits     map[string]*visit // by directory identity
 	entries    int               // directory entries read so far
@@ -315,6 +319,12 @@ func (d *discovery) load(ctx context.Context, dir, name string) error {
 		return nil
 	}
 	s, problems := skill.Load(sub, dir, name)
+	d.names = append(d.names, selectionName(s))
+	if !d.opts.Selects(s) {
+		// Left out by the source's selection: neither listed nor
+		// reported, so excluding a broken skill silences it.
+		return nil
+	}
 	var stop error
 	if !skill.HasError(problems, d.opts.Strict) {
 		var fileProblems []skill.Problem

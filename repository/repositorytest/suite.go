@@ -183,6 +183,48 @@ func Run(t *testing.T, newRepo New, hasModes bool) {
 			t.Errorf("no source-too-many-entries problem with max_entries 5: %v", problems)
 		}
 	})
+	t.Run("Selection", func(t *testing.T) {
+		files := Fixture()
+		files["internal-tool/SKILL.md"] = File{Data: "---\nname: internal-tool\ndescription: For the repository's own use.\nmetadata:\n  internal: true\n---\n"}
+		for _, tc := range []struct {
+			name             string
+			include, exclude []string
+			want             []string
+		}{
+			{"All", nil, nil, []string{"deep", "docs", "lower", "pdf", "Warned"}},
+			{"Include", []string{"pdf", "DOC*"}, nil, []string{"docs", "pdf"}},
+			{"Exclude", nil, []string{"pdf", "w*"}, []string{"deep", "docs", "lower"}},
+			{"ExcludeWins", []string{"pdf", "docs"}, []string{"pdf"}, []string{"docs"}},
+			{"InternalNotByGlob", []string{"intern*", "lower"}, nil, []string{"lower"}},
+			{"InternalByName", []string{"internal-tool"}, nil, []string{"internal-tool"}},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				r := newRepo(t, files, repository.Options{Include: tc.include, Exclude: tc.exclude})
+				skills, problems, err := r.Skills(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := names(skills); !slices.Equal(got, tc.want) {
+					t.Errorf("skills = %v, want %v", got, tc.want)
+				}
+				if tc.include != nil && slices.ContainsFunc(problems, func(p skill.Problem) bool { return p.Path == "broken" }) {
+					t.Errorf("a skill left out by the selection still reports problems: %v", problems)
+				}
+			})
+		}
+		r := newRepo(t, files, repository.Options{Include: []string{"pdff"}})
+		skills, problems, err := r.Skills(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := slices.IndexFunc(problems, func(p skill.Problem) bool { return p.Rule == "skill-not-found" })
+		if len(skills) != 0 || i < 0 {
+			t.Fatalf("skills: [pdff]: skills %v, problems %v", names(skills), problems)
+		}
+		if p := problems[i]; p.Level != skill.Warning || p.Source != r.Source() || !strings.Contains(p.Message, "nearest: pdf") {
+			t.Errorf("the unknown name's problem %+v is not a warning naming the nearest name pdf", p)
+		}
+	})
 }
 
 // hasProblem reports whether problems hold one of rule naming source and,
