@@ -1,6 +1,7 @@
 // Package repositorytest is a conformance suite that every repository
-// adapter passes: discovery, validation problems, depth, skipped folders
-// and file modes behave the same whatever the source is.
+// adapter passes: discovery, validation problems, depth, skipped folders,
+// file modes, the size and entry limits and the skill selection behave
+// the same whatever the source is.
 package repositorytest
 
 import (
@@ -71,7 +72,7 @@ func Run(t *testing.T, newRepo New, hasModes bool) {
 			}
 			got[p.Path+":"+p.Rule] = true
 		}
-		for _, key := range []string{"broken:description-missing", "warned:name-not-lowercase", "warned:name-mismatch"} {
+		for _, key := range []string{"broken:description-missing", "warned:name-not-lowercase", "warned:name-mismatch", "a/b/c/d/too-deep:skill-too-deep"} {
 			if !got[key] {
 				t.Errorf("missing problem %s in %v", key, problems)
 			}
