@@ -237,7 +237,7 @@ func (c *Cluster) start(ctx context.Context) error {
 	defer logf.Close()
 	cmd := c.command("postgres", "-D", c.data, "-p", strconv.Itoa(c.port),
 		"-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=",
-		"-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
+		"-c", "fsync=off", "-c", "full_page_writes=off",
 		"-c", "max_connections=100", "-c", "shared_buffers=16MB")
 	cmd.Stdout, cmd.Stderr = logf, logf
 	// Fast shutdown when the test process dies, whatever the cause.
