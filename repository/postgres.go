@@ -82,10 +82,9 @@ type Postgres struct {
 	opts   Options
 	schema string // quoted identifier
 
-	poolMu   sync.Mutex
-	pool     *pgxpool.Pool
-	secrets  []string // the DSN and its passwords, redacted from every error
-	migrated bool
+	poolMu  sync.Mutex
+	pool    *pgxpool.Pool
+	secrets []string // the DSN and its password, redacted from every error
 
 	readMu sync.Mutex // serializes Skills: it owns tree and spool
 	tree   *pgTree
@@ -133,7 +132,11 @@ func (p *Postgres) Sync(ctx context.Context) (Revision, error) {
 	if err != nil {
 		return "", err
 	}
-	rev, err := p.revision(ctx, pool)
+	var rev Revision
+	err = p.withSchema(ctx, pool, func() error {
+		rev, err = p.revision(ctx, pool)
+		return err
+	})
 	if err != nil {
 		return "", p.fail("read revision", err)
 	}
@@ -191,8 +194,8 @@ func (p *Postgres) Close() error {
 	return err
 }
 
-// connect returns the connection pool, made on first use, with the
-// schema created or migrated when the config allows it.
+// connect returns the connection pool, made on first use. It does not
+// connect yet: the pool connects when a query needs it.
 func (p *Postgres) connect(ctx context.Context) (*pgxpool.Pool, error) {
 	p.poolMu.Lock()
 	defer p.poolMu.Unlock()
@@ -221,12 +224,6 @@ func (p *Postgres) connect(ctx context.Context) (*pgxpool.Pool, error) {
 			return nil, redactError(fmt.Errorf("source %s (%s): connect: %w", p.cfg.Source, p.Location(), err), secrets...)
 		}
 		p.pool, p.secrets = pool, secrets
-	}
-	if p.cfg.Create && !p.migrated {
-		if err := p.migrate(ctx, p.pool); err != nil {
-			return nil, p.failLocked("create or migrate the schema", err)
-		}
-		p.migrated = true
 	}
 	return p.pool, nil
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // Backoff of Listen between connection attempts: it starts at
@@ -62,7 +63,7 @@ func (p *Postgres) Listen(ctx context.Context, changed func(Revision)) error {
 // revision, then every notification until the connection fails. connected
 // says whether it got as far as listening.
 func (p *Postgres) listen(ctx context.Context, changed func(Revision)) (connected bool, err error) {
-	conn, err := p.dedicated(ctx)
+	conn, pool, err := p.dedicated(ctx)
 	if err != nil {
 		return false, err
 	}
@@ -72,7 +73,11 @@ func (p *Postgres) listen(ctx context.Context, changed func(Revision)) (connecte
 	if _, err := conn.Exec(setup, "LISTEN "+p.schema); err != nil {
 		return false, p.fail("listen", err)
 	}
-	rev, err := p.revision(setup, conn)
+	var rev Revision
+	err = p.withSchema(setup, pool, func() error {
+		rev, err = p.revision(setup, conn)
+		return err
+	})
 	if err != nil {
 		return false, p.fail("read revision", err)
 	}
@@ -98,16 +103,16 @@ func (p *Postgres) listen(ctx context.Context, changed func(Revision)) (connecte
 
 // dedicated returns a connection of its own, taken out of the pool so
 // that it is never handed to anyone else while it listens.
-func (p *Postgres) dedicated(ctx context.Context) (*pgx.Conn, error) {
+func (p *Postgres) dedicated(ctx context.Context) (*pgx.Conn, *pgxpool.Pool, error) {
 	setup, cancel := context.WithTimeout(ctx, p.cfg.Timeout)
 	defer cancel()
 	pool, err := p.connect(setup)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	c, err := pool.Acquire(setup)
 	if err != nil {
-		return nil, p.fail("connect", err)
+		return nil, nil, p.fail("connect", err)
 	}
-	return c.Hijack(), nil
+	return c.Hijack(), pool, nil
 }

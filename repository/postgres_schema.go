@@ -2,9 +2,11 @@ package repository
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -103,6 +105,35 @@ CREATE TRIGGER bump AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON {S}.files
 	FOR EACH STATEMENT EXECUTE FUNCTION {S}.bump_trigger();
 `}
 
+// withSchema runs op and, when it failed for want of the tables (missing,
+// or older than this skillsync) and the config allows creating them,
+// creates or migrates them and runs op once more. So create: true costs
+// nothing while the tables are current: Sync stays one query.
+func (p *Postgres) withSchema(ctx context.Context, pool *pgxpool.Pool, op func() error) error {
+	err := op()
+	if err == nil || !p.cfg.Create || !needsSchema(err) {
+		return err
+	}
+	if err := p.migrate(ctx, pool); err != nil {
+		return fmt.Errorf("create or migrate the schema: %w", err)
+	}
+	return op()
+}
+
+// needsSchema reports whether err says the tables are missing or older.
+func needsSchema(err error) bool {
+	var old *schemaOldError
+	var pgErr *pgconn.PgError
+	return errors.As(err, &old) || errors.As(err, &pgErr) && (pgErr.Code == "42P01" || pgErr.Code == "3F000")
+}
+
+// schemaOldError is a schema older than this skillsync: an
+// ErrSchemaVersion that create: true resolves.
+type schemaOldError struct{ msg string }
+
+func (e *schemaOldError) Error() string        { return e.msg }
+func (e *schemaOldError) Is(target error) bool { return target == ErrSchemaVersion }
+
 // migrationLock is the first key of the advisory lock that serializes
 // migrations of one schema across processes ("skls").
 const migrationLock = 0x736b6c73
@@ -162,8 +193,8 @@ func (p *Postgres) checkVersion(version *int32) error {
 		return err
 	}
 	if int(v) < len(postgresMigrations) {
-		return fmt.Errorf("%w: schema %s is at version %d, this skillsync needs version %d: set create: true on the source to migrate it",
-			ErrSchemaVersion, p.cfg.Schema, v, len(postgresMigrations))
+		return &schemaOldError{fmt.Sprintf("%v: schema %s is at version %d, this skillsync needs version %d: set create: true on the source to migrate it",
+			ErrSchemaVersion, p.cfg.Schema, v, len(postgresMigrations))}
 	}
 	return nil
 }

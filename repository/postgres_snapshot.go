@@ -17,6 +17,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/skillsync/skillsync/skill"
 )
@@ -87,26 +88,40 @@ func (p *Postgres) snapshot(ctx context.Context) (*pgTree, error) {
 	if err != nil {
 		return nil, err
 	}
+	var tree *pgTree
+	err = p.withSchema(ctx, pool, func() error {
+		tree, err = p.read(ctx, pool)
+		return err
+	})
+	if err != nil {
+		return nil, p.fail("read skills", err)
+	}
+	return tree, nil
+}
+
+// read reads a snapshot in one transaction. Its errors are unwrapped, for
+// snapshot to wrap once.
+func (p *Postgres) read(ctx context.Context, pool *pgxpool.Pool) (*pgTree, error) {
 	tx, err := pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
 	if err != nil {
-		return nil, p.fail("begin snapshot", err)
+		return nil, opError("begin snapshot", err)
 	}
 	defer tx.Rollback(context.WithoutCancel(ctx))
 	rev, err := p.revision(ctx, tx)
 	if err != nil {
-		return nil, p.fail("read revision", err)
+		return nil, opError("read revision", err)
 	}
 	if p.tree != nil && p.tree.revision == rev {
 		return p.tree, tx.Commit(ctx)
 	}
 	rows, err := p.listing(ctx, tx)
 	if err != nil {
-		return nil, p.fail("list skills", err)
+		return nil, opError("list skills", err)
 	}
 	if p.spool == "" {
 		dir, err := os.MkdirTemp(p.cfg.SpoolDir, "skillsync-pg-"+SourceName(p.cfg.Source)+"-")
 		if err != nil {
-			return nil, p.fail("make spool directory", err)
+			return nil, opError("make spool directory", err)
 		}
 		p.spool = dir
 	}
@@ -115,7 +130,7 @@ func (p *Postgres) snapshot(ctx context.Context) (*pgTree, error) {
 		return nil, err
 	}
 	if err := tx.Commit(ctx); err != nil {
-		return nil, p.fail("end snapshot", err)
+		return nil, opError("end snapshot", err)
 	}
 	p.tree = tree
 	tree.prune()
@@ -326,14 +341,14 @@ func (p *Postgres) download(ctx context.Context, tx pgx.Tx, t *pgTree) error {
 		rows, err := tx.Query(ctx, "SELECT f.sha256, f.content FROM "+p.schema+".files f JOIN unnest($1::text[], $2::text[]) AS w (skill, path) ON f.skill = w.skill AND f.path = w.path",
 			entries, files)
 		if err != nil {
-			return p.fail("read file contents", err)
+			return opError("read file contents", err)
 		}
 		for rows.Next() {
 			var sum []byte
 			var content pgtype.DriverBytes // valid until the next row: never copied
 			if err := rows.Scan(&sum, &content); err != nil {
 				rows.Close()
-				return p.fail("read file contents", err)
+				return opError("read file contents", err)
 			}
 			err := t.store(hex.EncodeToString(sum), func(w io.Writer) error { _, err := w.Write(content); return err })
 			var bad *hashError
@@ -341,12 +356,12 @@ func (p *Postgres) download(ctx context.Context, tx pgx.Tx, t *pgTree) error {
 				failed[bad.want] = err.Error()
 			} else if err != nil {
 				rows.Close()
-				return p.fail("copy file contents to the spool", err)
+				return opError("copy file contents to the spool", err)
 			}
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
-			return p.fail("read file contents", err)
+			return opError("read file contents", err)
 		}
 	}
 	sums := make([]string, 0, len(large))
@@ -376,11 +391,11 @@ func (p *Postgres) download(ctx context.Context, tx pgx.Tx, t *pgTree) error {
 		var bad *hashError
 		switch {
 		case errors.As(err, &re):
-			return p.fail("read file "+path.Join(w.entry, w.path), re.err)
+			return opError("read file "+path.Join(w.entry, w.path), re.err)
 		case errors.As(err, &bad):
 			failed[sum] = err.Error()
 		case err != nil:
-			return p.fail("copy file contents to the spool", err)
+			return opError("copy file contents to the spool", err)
 		}
 	}
 	for _, name := range paths {
@@ -395,7 +410,7 @@ func (p *Postgres) download(ctx context.Context, tx pgx.Tx, t *pgTree) error {
 		}
 		if _, err := os.Stat(filepath.Join(t.spool, n.sum)); err != nil {
 			// The snapshot listed it, so the snapshot has it.
-			return p.fail("read file "+name, fmt.Errorf("content %s was not returned", n.sum[:12]))
+			return opError("read file "+name, fmt.Errorf("content %s was not returned", n.sum[:12]))
 		}
 		n.held = true
 	}
@@ -454,3 +469,6 @@ func (t *pgTree) prune() {
 		}
 	}
 }
+
+// opError wraps err with the operation that failed.
+func opError(op string, err error) error { return fmt.Errorf("%s: %w", op, err) }

@@ -383,7 +383,16 @@ func TestPostgresCheapCheck(t *testing.T) {
 	if _, err := other.Publish(ctx, "pdf", pgSkillFS("pdf", "Read PDF files.", map[string]string{"a.txt": "a", "b.txt": "b"}), "alice"); err != nil {
 		t.Fatal(err)
 	}
+	// A new process: create: true costs nothing while the tables are
+	// current.
+	fresh := pgOpen(t, s.cluster, s.cfg, repository.Options{})
 	tracer.take()
+	if _, err := fresh.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if q := tracer.take(); len(q) != 1 {
+		t.Fatalf("the first Sync of a new source ran %d queries, want 1: %v", len(q), q)
+	}
 	for i := 0; i < 3; i++ {
 		if _, err := s.Sync(ctx); err != nil {
 			t.Fatal(err)

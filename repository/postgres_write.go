@@ -73,9 +73,11 @@ func (p *Postgres) Publish(ctx context.Context, name string, files fs.FS, author
 	}
 	var rev Revision
 	err = retryConflicts(ctx, func() error {
-		var err error
-		rev, err = p.publish(ctx, pool, name, files, list, skillHash, author)
-		return err
+		return p.withSchema(ctx, pool, func() error {
+			var err error
+			rev, err = p.publish(ctx, pool, name, files, list, skillHash, author)
+			return err
+		})
 	})
 	if err != nil {
 		return "", p.fail("publish "+name, err)
@@ -303,34 +305,43 @@ func (p *Postgres) Delete(ctx context.Context, name, author string) (Revision, e
 	}
 	var rev Revision
 	err = retryConflicts(ctx, func() error {
-		tx, err := pool.Begin(ctx)
-		if err != nil {
+		return p.withSchema(ctx, pool, func() error {
+			var err error
+			rev, err = p.delete(ctx, pool, name, author)
 			return err
-		}
-		defer tx.Rollback(context.WithoutCancel(ctx))
-		if _, err := p.lockRevision(ctx, tx); err != nil {
-			return err
-		}
-		tag, err := tx.Exec(ctx, "DELETE FROM "+p.schema+".skills WHERE name = $1", name)
-		if err != nil {
-			return err
-		}
-		if tag.RowsAffected() == 0 {
-			return fmt.Errorf("%w %q", ErrNoSkill, name)
-		}
-		var value int64
-		if rev, value, err = p.bump(ctx, tx); err != nil {
-			return err
-		}
-		if err := p.recordChange(ctx, tx, value, name, "delete", "", author); err != nil {
-			return err
-		}
-		return tx.Commit(ctx)
+		})
 	})
 	if err != nil {
 		return "", p.fail("delete "+name, err)
 	}
 	return rev, nil
+}
+
+// delete is Delete's transaction.
+func (p *Postgres) delete(ctx context.Context, pool *pgxpool.Pool, name, author string) (Revision, error) {
+	tx, err := pool.Begin(ctx)
+	if err != nil {
+		return "", err
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx))
+	if _, err := p.lockRevision(ctx, tx); err != nil {
+		return "", err
+	}
+	tag, err := tx.Exec(ctx, "DELETE FROM "+p.schema+".skills WHERE name = $1", name)
+	if err != nil {
+		return "", err
+	}
+	if tag.RowsAffected() == 0 {
+		return "", fmt.Errorf("%w %q", ErrNoSkill, name)
+	}
+	rev, value, err := p.bump(ctx, tx)
+	if err != nil {
+		return "", err
+	}
+	if err := p.recordChange(ctx, tx, value, name, "delete", "", author); err != nil {
+		return "", err
+	}
+	return rev, tx.Commit(ctx)
 }
 
 // retryConflicts runs a transaction again, up to three times, when the
