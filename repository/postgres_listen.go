@@ -25,7 +25,9 @@ var revisionPayload = regexp.MustCompile(`^[0-9]+-[0-9a-f]{12}$`)
 // the channel named after the schema. Each time it has (re)connected it
 // also calls changed once with the current revision, so a change committed
 // while it was disconnected is not missed; the caller compares revisions
-// and syncs when one is new.
+// and syncs when one is new. When no notification comes for a minute it
+// asks for the revision itself, which finds a connection that died
+// silently and a change whose notification was lost.
 //
 // A lost connection is retried with a backoff from 250ms up to 30s (with
 // jitter, so a fleet does not reconnect at once), each failure reported to
@@ -59,45 +61,63 @@ func (p *Postgres) Listen(ctx context.Context, changed func(Revision)) error {
 	}
 }
 
+// listenCheck is how long Listen waits for a notification before it asks
+// for the revision itself: a connection that died without a word (a
+// dropped network path) is found within it, and a change whose
+// notification was lost is still reported.
+const listenCheck = time.Minute
+
 // listen is one connection's life: connect, LISTEN, report the current
-// revision, then every notification until the connection fails. connected
-// says whether it got as far as listening.
+// revision, then every change until the connection fails. connected says
+// whether it got as far as listening.
 func (p *Postgres) listen(ctx context.Context, changed func(Revision)) (connected bool, err error) {
 	conn, pool, err := p.dedicated(ctx)
 	if err != nil {
 		return false, err
 	}
-	defer conn.Close(context.WithoutCancel(ctx))
+	defer func() {
+		closing, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		conn.Close(closing)
+	}()
 	setup, cancel := context.WithTimeout(ctx, p.cfg.Timeout)
 	defer cancel()
 	if _, err := conn.Exec(setup, "LISTEN "+p.schema); err != nil {
 		return false, p.fail("listen", err)
 	}
-	var rev Revision
+	var last Revision
 	err = p.withSchema(setup, pool, func() error {
-		rev, err = p.revision(setup, conn)
+		last, err = p.revision(setup, conn)
 		return err
 	})
 	if err != nil {
 		return false, p.fail("read revision", err)
 	}
-	changed(rev)
+	changed(last)
 	for {
-		n, err := conn.WaitForNotification(ctx)
-		if err != nil {
-			return true, p.fail("wait for changes", err)
+		wait, cancel := context.WithTimeout(ctx, listenCheck)
+		n, err := conn.WaitForNotification(wait)
+		cancel()
+		if ctx.Err() != nil {
+			return true, ctx.Err()
 		}
-		rev := Revision(n.Payload)
-		if !revisionPayload.MatchString(n.Payload) {
-			// Someone else notified the channel: ask the table.
+		rev := Revision("")
+		if err == nil && revisionPayload.MatchString(n.Payload) {
+			rev = Revision(n.Payload)
+		} else if err == nil || errors.Is(err, context.DeadlineExceeded) {
+			// Quiet for a while, or someone else notified the channel:
+			// ask the table.
 			q, cancel := context.WithTimeout(ctx, p.cfg.Timeout)
 			rev, err = p.revision(q, conn)
 			cancel()
-			if err != nil {
-				return true, p.fail("read revision", err)
-			}
 		}
-		changed(rev)
+		if err != nil {
+			return true, p.fail("wait for changes", err)
+		}
+		if rev != last {
+			last = rev
+			changed(rev)
+		}
 	}
 }
 
