@@ -146,7 +146,7 @@ func (p *Postgres) Sync(ctx context.Context) (Revision, error) {
 // Skills reads the source's newest snapshot and discovers its skills. The
 // files of the returned skills stay readable until the next call of Skills
 // or Close. The snapshot may be newer than the revision Sync returned,
-// never older; Current says which revision it is.
+// never older; SkillsRevision says which revision it is.
 func (p *Postgres) Skills(ctx context.Context) ([]skill.Skill, []skill.Problem, error) {
 	ctx, cancel := context.WithTimeout(ctx, p.cfg.Timeout)
 	defer cancel()
@@ -163,9 +163,9 @@ func (p *Postgres) Skills(ctx context.Context) ([]skill.Skill, []skill.Problem, 
 	return skills, append(append([]skill.Problem(nil), tree.problems...), problems...), nil
 }
 
-// Current returns the revision of the snapshot the last Skills read, or ""
+// SkillsRevision returns the revision of the snapshot the last Skills read, or ""
 // before the first.
-func (p *Postgres) Current() Revision {
+func (p *Postgres) SkillsRevision() Revision {
 	p.readMu.Lock()
 	defer p.readMu.Unlock()
 	if p.tree == nil {

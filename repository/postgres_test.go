@@ -251,8 +251,8 @@ func TestPostgresPublishUpdateDelete(t *testing.T) {
 			t.Errorf("extract.sh has mode %v", f.Mode)
 		}
 	}
-	if s.Current() != synced {
-		t.Errorf("Current() = %s, want %s", s.Current(), synced)
+	if s.SkillsRevision() != synced {
+		t.Errorf("SkillsRevision() = %s, want %s", s.SkillsRevision(), synced)
 	}
 
 	// An update: one file changed, one removed, one added.
@@ -702,7 +702,7 @@ func TestPostgresServerGoesAway(t *testing.T) {
 		t.Fatal(err)
 	}
 	good, _ := pgSkills(t, s)
-	goodRev := s.Current()
+	goodRev := s.SkillsRevision()
 	if _, err := s.Publish(ctx, "pdf", pgSkillFS("pdf", "Read PDF files.", map[string]string{"v.txt": "newer"}), "alice"); err != nil {
 		t.Fatal(err)
 	}
@@ -716,8 +716,8 @@ func TestPostgresServerGoesAway(t *testing.T) {
 		t.Fatal("Skills succeeded although its connection was closed mid-read")
 	}
 	tracer.setOnEnd(nil)
-	if s.Current() != goodRev || pgContents(t, good)["pdf/v.txt"] != "good" {
-		t.Errorf("the last good read was lost: %s %v", s.Current(), pgContents(t, good))
+	if s.SkillsRevision() != goodRev || pgContents(t, good)["pdf/v.txt"] != "good" {
+		t.Errorf("the last good read was lost: %s %v", s.SkillsRevision(), pgContents(t, good))
 	}
 
 	if err := s.cluster.Kill(); err != nil {
