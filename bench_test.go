@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/skillsync/skillsync/config"
 )
 
 // BenchmarkCatalogBuild builds the catalog of a workspace whose skills/
@@ -22,7 +24,7 @@ func BenchmarkCatalogBuild(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	e := NewEngine(&Config{Workspace: ws})
+	e := NewEngine(&config.Config{Workspace: ws})
 	ctx := context.Background()
 	if cat, err := e.Catalog(ctx); err != nil || len(cat.Winners) != 10000 {
 		b.Fatalf("catalog: %v", err)

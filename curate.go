@@ -4,100 +4,73 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/user"
-	"path/filepath"
-	"sort"
-	"strings"
+	"sync"
 	"time"
 
 	"github.com/skillsync/skillsync/curator"
 	"github.com/skillsync/skillsync/layering"
+	"github.com/skillsync/skillsync/materialize"
 )
 
-// SkillsDir is the workspace layer's directory, which also holds the
-// usage file, the audit log and the archive.
-func (e *Engine) SkillsDir() string { return filepath.Join(e.cfg.Workspace, "skills") }
-
-// Usage returns the workspace's usage store.
-func (e *Engine) Usage() *curator.Store {
-	s := curator.NewStore(e.SkillsDir())
-	if e.warn != nil {
-		s.Warn = e.warn
+// copyOf names the copy an entry is: its layer, its source (marketplace)
+// or the configured user (user layer), and its name. ok is false for a
+// name the curator cannot key, which then has no usage.
+func (e *Engine) copyOf(en *layering.Entry) (curator.Copy, bool) {
+	owner := ""
+	switch en.Layer {
+	case layering.Marketplace:
+		owner = en.Source
+	case layering.User:
+		owner = e.cfg.User
 	}
-	return s
+	c, err := curator.NewCopy(en.Layer, owner, en.Skill.Name)
+	return c, err == nil
 }
 
-// Audit returns the workspace's audit log.
-func (e *Engine) Audit() *curator.Audit { return curator.NewAudit(e.SkillsDir()) }
-
-// actor names who made a change, for the audit log.
-func (e *Engine) actor() string {
-	if e.actorName != "" {
-		return e.actorName
+// layerDirs returns the local layers whose skills curation moves into
+// their .archive/: the workspace's and the user's.
+func (e *Engine) layerDirs() []curator.LayerDir {
+	var out []curator.LayerDir
+	for _, l := range e.localLayers() {
+		switch l.layer {
+		case layering.Workspace:
+			out = append(out, curator.LayerDir{Layer: l.layer, Dir: l.dir})
+		case layering.User:
+			out = append(out, curator.LayerDir{Layer: l.layer, Owner: e.cfg.User, Dir: l.dir})
+		}
 	}
-	if u, err := user.Current(); err == nil {
-		return "user:" + u.Username
-	}
-	return "user"
+	return out
 }
 
-// UnknownSkillError is a name the catalog does not have.
-type UnknownSkillError struct {
-	Name string
-	Near []string
+// resolverFrom maps a bare name of a version-1 usage file to the copy that
+// wins it in cat.
+func (e *Engine) resolverFrom(cat *layering.Catalog) func(string) (curator.Copy, bool) {
+	return func(name string) (curator.Copy, bool) {
+		w, ok := cat.Lookup(name)
+		if !ok {
+			return curator.Copy{}, false
+		}
+		return e.copyOf(&w.Entry)
+	}
 }
 
-func (e *UnknownSkillError) Error() string {
-	msg := fmt.Sprintf("no skill named %q", e.Name)
-	if len(e.Near) > 0 {
-		return msg + "; did you mean " + strings.Join(e.Near, ", ") + "?"
+// lazyResolver is resolverFrom over a catalog built, once and only when a
+// version-1 usage file is met, without reading usage.
+func (e *Engine) lazyResolver() func(string) (curator.Copy, bool) {
+	var once sync.Once
+	resolve := func(string) (curator.Copy, bool) { return curator.Copy{}, false }
+	return func(name string) (curator.Copy, bool) {
+		once.Do(func() {
+			m, err := materialize.ReadManifest(e.layout.CacheDir())
+			if err != nil {
+				m = materialize.NewManifest()
+			}
+			if cat, err := e.buildCatalog(context.Background(), m); err == nil {
+				resolve = e.resolverFrom(cat)
+			}
+		})
+		return resolve(name)
 	}
-	return msg + "; run skillsync list to see them all"
-}
-
-// Lookup finds a catalog skill by name, case-insensitively, or says which
-// names come close.
-func (e *Engine) Lookup(ctx context.Context, name string) (*layering.Winner, *layering.Catalog, error) {
-	cat, err := e.Catalog(ctx)
-	if err != nil {
-		return nil, nil, err
-	}
-	if w, ok := cat.Lookup(name); ok {
-		return w, cat, nil
-	}
-	return nil, cat, &UnknownSkillError{Name: name, Near: layering.Nearest(cat.Winners, name, 3)}
-}
-
-// Use records that a catalog skill was used (or, with view, looked at) now.
-func (e *Engine) Use(ctx context.Context, name string, view bool) (string, error) {
-	w, _, err := e.Lookup(ctx, name)
-	if err != nil {
-		return "", err
-	}
-	return w.Skill.Name, e.Usage().Record(ctx, w.Skill.Name, view, e.now())
-}
-
-// Pin keeps a skill as it is through every curation; unpinned, it is
-// curated again.
-func (e *Engine) Pin(ctx context.Context, name string, pinned bool) (string, error) {
-	w, _, err := e.Lookup(ctx, name)
-	if err != nil {
-		return "", err
-	}
-	name = w.Skill.Name
-	changed := false
-	err = e.Usage().Update(ctx, func(u *curator.Usage) error {
-		s := u.Skill(name)
-		changed = s.Pinned != pinned
-		s.Pinned = pinned
-		return nil
-	})
-	if err != nil || !changed {
-		return name, err
-	}
-	op := map[bool]string{true: "pinned", false: "unpinned"}[pinned]
-	return name, e.Audit().Append(curator.Event{TS: e.now(), Actor: e.actor(), Op: op, Target: name})
 }
 
 // CurateOptions change a curation.
@@ -106,12 +79,13 @@ type CurateOptions struct {
 	Now time.Time
 	// DryRun plans and changes nothing.
 	DryRun bool
-	// Force curates even while a skill was used within min_idle.
+	// Force curates even while a skill was used within min_idle, and
+	// archives in a workspace that never recorded a use.
 	Force bool
 }
 
-// Curate marks idle skills stale, archives long-idle ones, and makes
-// stale skills that were used since active again. Archiving a local skill
+// Curate marks idle copies stale, archives long-idle ones, and makes
+// stale copies that were used since active again. Archiving a local skill
 // moves its directory to <layer dir>/.archive/<name>-<stamp>/; archiving a
 // marketplace skill takes it out of the cache and the targets.
 func (e *Engine) Curate(ctx context.Context, opts CurateOptions) (curator.Plan, error) {
@@ -123,126 +97,54 @@ func (e *Engine) Curate(ctx context.Context, opts CurateOptions) (curator.Plan, 
 	if err != nil {
 		return curator.Plan{}, err
 	}
+	if !opts.DryRun {
+		// Skills never seen before are first seen now: their idle time
+		// starts here.
+		if err := e.seen(ctx, cat, now); err != nil {
+			return curator.Plan{}, err
+		}
+	}
+	layerDir := map[layering.Layer]string{}
+	for _, l := range e.layerDirs() {
+		layerDir[l.Layer] = l.Dir
+	}
 	var candidates []curator.Candidate
-	byName := map[string]*layering.Winner{}
 	for _, w := range cat.Winners {
-		candidates = append(candidates, curator.Candidate{Name: w.Skill.Name, Layer: w.Layer.String()})
-		byName[w.Skill.Name] = w
-	}
-	var plan curator.Plan
-	var events []curator.Event
-	marketplace := false
-	err = e.Usage().Update(ctx, func(u *curator.Usage) error {
-		plan = e.cfg.Curator.Plan(u, candidates, now, opts.Force)
-		if opts.DryRun {
-			return errDryRun
+		c, ok := e.copyOf(&w.Entry)
+		if !ok {
+			continue
 		}
-		var done []curator.Change
-		for _, c := range plan.Changes {
-			w := byName[c.Name]
-			detail := c.Reason
-			if c.To == curator.Archived && w.Layer != layering.Marketplace {
-				dst, err := archiveDir(w.Dir, c.Name, now)
-				if err != nil {
-					e.warnf("archive %s: %v; it stays %s", c.Name, err, c.From)
-					continue
-				}
-				detail += "; moved to " + dst
-			}
-			marketplace = marketplace || (c.To == curator.Archived && w.Layer == layering.Marketplace)
-			u.SetState(c.Name, c.To, now)
-			done = append(done, c)
-			op := c.To
-			if c.To == curator.Active {
-				op = "reactivated"
-			}
-			events = append(events, curator.Event{TS: now, Actor: e.actor(), Op: op, Target: c.Name, From: c.From, To: c.To, Detail: detail})
+		cand := curator.Candidate{Copy: c}
+		if w.Layer != layering.Marketplace {
+			cand.Dir, cand.LayerDir = w.Dir, layerDir[w.Layer]
 		}
-		plan.Changes = append([]curator.Change{}, done...)
-		u.Curator.LastRunAt = &now
-		u.Curator.LastSummary = summary(plan)
-		return nil
-	})
-	if errors.Is(err, errDryRun) {
-		return plan, nil
+		candidates = append(candidates, cand)
 	}
-	if err != nil {
+	store := e.Usage()
+	store.Resolve = e.resolverFrom(cat)
+	plan, err := store.Curate(ctx, curator.Curation{Policy: e.cfg.Curator, Candidates: candidates, Now: now,
+		Force: opts.Force, DryRun: opts.DryRun, Actor: e.actor})
+	if err != nil || opts.DryRun {
 		return plan, err
 	}
-	if err := e.Audit().Append(events...); err != nil {
-		return plan, err
-	}
-	if marketplace {
-		if _, err := e.Sync(ctx, SyncOptions{Offline: true}); err != nil {
-			return plan, fmt.Errorf("take archived skills out of the cache: %w", err)
+	for _, c := range plan.Changes {
+		if c.To == curator.Archived && c.Copy.Layer == layering.Marketplace {
+			if err := e.resync(ctx); err != nil {
+				return plan, fmt.Errorf("take archived skills out of the cache: %w", err)
+			}
+			break
 		}
 	}
 	return plan, nil
 }
 
-var errDryRun = errors.New("dry run")
-
-func summary(p curator.Plan) string {
-	if p.Skipped != "" {
-		return "skipped: " + p.Skipped
-	}
-	counts := map[string]int{}
-	for _, c := range p.Changes {
-		counts[c.To]++
-	}
-	return fmt.Sprintf("checked %d: %d stale, %d archived, %d reactivated", p.Checked, counts[curator.Stale], counts[curator.Archived], counts[curator.Active])
-}
-
-// archiveStamp is the UTC time format of archive directory names.
-const archiveStamp = "20060102T150405Z"
-
-// archiveDir moves a local skill's directory into .archive beside it.
-func archiveDir(dir, name string, now time.Time) (string, error) {
-	if dir == "" {
-		return "", errors.New("the skill has no directory to move")
-	}
-	archive := filepath.Join(filepath.Dir(dir), ".archive")
-	if err := os.MkdirAll(archive, 0o755); err != nil {
-		return "", err
-	}
-	dst := filepath.Join(archive, name+"-"+now.UTC().Format(archiveStamp))
-	if err := os.Rename(dir, dst); err != nil {
-		return "", err
-	}
-	return dst, nil
-}
-
-// ArchivedCopy is a local skill in an .archive directory.
-type ArchivedCopy struct {
-	Name  string
-	Dir   string
-	Layer layering.Layer
-	At    time.Time
-}
+// ArchivedCopy is a local skill in its layer's .archive directory.
+type ArchivedCopy = curator.ArchivedCopy
 
 // ArchivedCopies lists the archived local skills of the workspace and
 // user layers, newest first.
 func (e *Engine) ArchivedCopies() []ArchivedCopy {
-	var out []ArchivedCopy
-	for _, l := range e.localLayers() {
-		if l.layer == layering.Global {
-			continue
-		}
-		entries, _ := os.ReadDir(filepath.Join(l.dir, ".archive"))
-		for _, en := range entries {
-			i := strings.LastIndex(en.Name(), "-")
-			if i < 0 || !en.IsDir() {
-				continue
-			}
-			at, err := time.Parse(archiveStamp, en.Name()[i+1:])
-			if err != nil {
-				continue
-			}
-			out = append(out, ArchivedCopy{Name: en.Name()[:i], Dir: filepath.Join(l.dir, ".archive", en.Name()), Layer: l.layer, At: at})
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].At.After(out[j].At) })
-	return out
+	return curator.ArchivedCopies(e.layerDirs()...)
 }
 
 // Restore makes an archived skill active again: a local skill's newest
@@ -250,51 +152,47 @@ func (e *Engine) ArchivedCopies() []ArchivedCopy {
 // at once. It refuses, saying why, when a skill of that name now stands
 // where the copy would go.
 func (e *Engine) Restore(ctx context.Context, name string) (string, error) {
-	u, err := e.Usage().Load()
-	if err != nil {
-		return "", err
-	}
 	key := layering.Key(name)
 	for _, c := range e.ArchivedCopies() {
 		if layering.Key(c.Name) != key {
 			continue
 		}
-		layerDir := filepath.Dir(filepath.Dir(c.Dir))
-		dst := filepath.Join(layerDir, c.Name)
-		if _, err := os.Lstat(dst); err == nil {
-			return "", fmt.Errorf("restore %s: %s already exists; move it away first, the archived copy stays in %s", c.Name, dst, c.Dir)
+		if err := c.CanRestore(); err != nil {
+			return "", err
 		}
 		if w, _, err := e.Lookup(ctx, c.Name); err == nil && w.Layer >= c.Layer {
 			return "", fmt.Errorf("restore %s: a skill of that name now comes from %s (%s layer); the archived copy stays in %s", c.Name, w.Source, w.Layer, c.Dir)
 		}
-		if err := os.Rename(c.Dir, dst); err != nil {
-			return "", fmt.Errorf("restore %s: %w", c.Name, err)
+		dst, err := c.Restore()
+		if err != nil {
+			return "", err
 		}
-		return c.Name, e.markRestored(ctx, c.Name, "moved back from "+c.Dir)
+		return c.Name, e.Usage().MarkRestored(ctx, c.Copy, e.actor, "moved back from "+c.Dir+" to "+dst, e.now())
 	}
-	for n, s := range u.Skills {
-		if layering.Key(n) == key && s.State == curator.Archived {
-			if err := e.markRestored(ctx, n, "materialized again"); err != nil {
-				return n, err
-			}
-			_, err := e.Sync(ctx, SyncOptions{Offline: true})
-			return n, err
+	u, err := e.Usage().Load()
+	if err != nil {
+		return "", err
+	}
+	for _, c := range u.Archived(name) {
+		if c.Layer != layering.Marketplace {
+			continue
 		}
+		if err := e.Usage().MarkRestored(ctx, c, e.actor, "materialized again", e.now()); err != nil {
+			return c.Name, err
+		}
+		return c.Name, e.resync(ctx)
 	}
 	return "", fmt.Errorf("restore %s: no archived skill of that name", name)
 }
 
-func (e *Engine) markRestored(ctx context.Context, name, detail string) error {
-	now := e.now()
-	var from string
-	err := e.Usage().Update(ctx, func(u *curator.Usage) error {
-		from = u.StateOf(name)
-		u.SetState(name, curator.Active, now)
-		u.Skill(name).FirstSeenAt = &now // idle time starts over
+// resync materializes the cache again at the locked revisions without any
+// network, after the curator changed what is archived. A source that
+// cannot be read offline keeps its files, which is no failure of the
+// curation.
+func (e *Engine) resync(ctx context.Context) error {
+	_, err := e.Sync(ctx, SyncOptions{Offline: true, Locked: true})
+	if errors.Is(err, ErrPartial) || errors.Is(err, ErrFailed) {
 		return nil
-	})
-	if err != nil {
-		return err
 	}
-	return e.Audit().Append(curator.Event{TS: now, Actor: e.actor(), Op: "restored", Target: name, From: from, To: curator.Active, Detail: detail})
+	return err
 }

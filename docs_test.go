@@ -8,7 +8,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/skillsync/skillsync/curator"
+	"github.com/skillsync/skillsync/daemon"
 )
 
 // unitFile parses a systemd unit: section -> key -> values.
@@ -94,7 +94,7 @@ func TestDocsKubernetesCronJob(t *testing.T) {
 	if job.Kind != "CronJob" || job.APIVersion != "batch/v1" || job.Spec.ConcurrencyPolicy != "Forbid" {
 		t.Errorf("cronjob = %+v", job)
 	}
-	if err := curator.ParseSchedule("schedule", job.Spec.Schedule); err != nil {
+	if err := daemon.ParseSchedule("schedule", job.Spec.Schedule); err != nil {
 		t.Error(err)
 	}
 	containers := job.Spec.JobTemplate.Spec.Template.Spec.Containers
@@ -119,7 +119,7 @@ func TestDocsCrontab(t *testing.T) {
 		if len(f) < 6 {
 			t.Fatalf("crontab line %q has no command", line)
 		}
-		if err := curator.ParseSchedule("crontab", strings.Join(f[:5], " ")); err != nil {
+		if err := daemon.ParseSchedule("crontab", strings.Join(f[:5], " ")); err != nil {
 			t.Error(err)
 		}
 		runsSkillsync(t, "crontab", strings.Join(f[5:], " "), "sync", "curate")

@@ -6,88 +6,121 @@ import (
 	"slices"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/skillsync/skillsync/repository"
 )
 
 // DefaultJobs is how many sources are fetched at once.
 const DefaultJobs = 4
 
-// Fetch statuses.
+// Status is how a source fared in a fetch or a sync.
+type Status string
+
+// The statuses of a source.
 const (
-	StatusUpdated   = "updated"
-	StatusUnchanged = "unchanged"
-	StatusFailed    = "failed"
+	StatusUpdated   Status = "updated"
+	StatusUnchanged Status = "unchanged"
+	StatusFailed    Status = "failed"
 )
 
-// FetchResult is what fetching one source did.
-type FetchResult struct {
-	Source   string        `json:"source"`
-	URL      string        `json:"-"`
-	Revision string        `json:"revision"`
-	Status   string        `json:"status"`
-	Error    string        `json:"error"`
-	Duration time.Duration `json:"-"`
-	// DurationMS is Duration in milliseconds, for JSON.
+// FetchReport is what fetching one source did.
+type FetchReport struct {
+	Source   string `json:"source"`
+	Revision string `json:"revision"`
+	Status   Status `json:"status"`
+	Error    string `json:"error"`
+	// DurationMS is how long the fetch took, in milliseconds.
 	DurationMS int64 `json:"duration_ms"`
 	// Err is the error behind Error, for errors.Is.
 	Err error `json:"-"`
 }
 
-// GitSources returns the git sources of the config, or of names when any
-// are given; a name that is not a git source is an error.
-func (e *Engine) GitSources(names []string) ([]*repository.Git, error) {
-	repos, err := e.Repositories()
-	if err != nil {
+// Fetch brings the local copies of the named sources (all that have one
+// when none are named) up to date, jobs at a time, and changes nothing in
+// the workspace. One failing source never stops the others; each report
+// says how its source fared, and the error is ErrPartial (some failed) or
+// ErrFailed (all did). A named source that has nothing to fetch is a
+// UsageError.
+func (e *Engine) Fetch(ctx context.Context, names []string, jobs int) ([]FetchReport, error) {
+	if err := e.checkNames(names); err != nil {
 		return nil, err
 	}
-	var out []*repository.Git
-	known := map[string]bool{}
-	for _, r := range repos {
-		known[r.Source()] = true
-		if g, ok := r.(*repository.Git); ok && (len(names) == 0 || slices.Contains(names, r.Source())) {
-			out = append(out, g)
+	var repos []repository.Fetcher
+	for _, s := range e.cfg.Sources {
+		if len(names) > 0 && !slices.Contains(names, s.Name) {
+			continue
+		}
+		r, err := e.open(s, "")
+		if err != nil {
+			return nil, err
+		}
+		f, ok := r.(repository.Fetcher)
+		if !ok {
+			if len(names) > 0 {
+				return nil, usageErrorf("source %s is a %s source: it is read in place and has nothing to fetch", s.Name, s.Kind)
+			}
+			continue
+		}
+		repos = append(repos, f)
+	}
+	reports := fetchAll(ctx, repos, jobs)
+	failed := 0
+	for _, r := range reports {
+		if r.Status == StatusFailed {
+			failed++
 		}
 	}
-	for _, n := range names {
-		if !known[n] {
-			return nil, fmt.Errorf("no source named %q in the config", n)
-		}
-		if !slices.ContainsFunc(out, func(g *repository.Git) bool { return g.Source() == n }) {
-			return nil, fmt.Errorf("source %q is not a git source; only git sources are fetched", n)
-		}
+	switch {
+	case failed == 0:
+		return reports, nil
+	case failed == len(reports):
+		return reports, fmt.Errorf("%w (%d of %d)", ErrFailed, failed, len(reports))
 	}
-	return out, nil
+	return reports, fmt.Errorf("%w (%d of %d)", ErrPartial, failed, len(reports))
 }
 
-// Fetch brings the git stores of the named sources (all when none are
-// named) up to date, jobs at a time. One failing source never stops the
-// others; each result says how its source fared.
-func (e *Engine) Fetch(ctx context.Context, names []string, jobs int) ([]FetchResult, error) {
-	sources, err := e.GitSources(names)
-	if err != nil {
-		return nil, err
+// fetchAll fetches repos, jobs at a time.
+func fetchAll(ctx context.Context, repos []repository.Fetcher, jobs int) []FetchReport {
+	if jobs <= 0 {
+		jobs = DefaultJobs
 	}
-	repos := make([]repository.Repository, len(sources))
-	for i, g := range sources {
-		repos[i] = g
+	out := make([]FetchReport, len(repos))
+	var g errgroup.Group
+	g.SetLimit(jobs)
+	for i, r := range repos {
+		g.Go(func() error {
+			out[i] = fetchOne(ctx, r)
+			return nil
+		})
 	}
-	return e.fetchAll(ctx, repos, SyncOptions{Jobs: jobs}), nil
+	_ = g.Wait()
+	return out
 }
 
-func fetchOne(ctx context.Context, g *repository.Git) FetchResult {
+func fetchOne(ctx context.Context, r repository.Fetcher) FetchReport {
 	start := time.Now()
-	res, err := g.Fetch(ctx)
-	r := FetchResult{Source: g.Source(), URL: g.URL(), Revision: string(res.Revision), Status: StatusUnchanged}
+	res, err := r.Fetch(ctx)
+	rep := FetchReport{Source: r.Source(), Revision: string(res.Revision), Status: StatusUnchanged}
 	switch {
 	case err != nil:
-		r.Status, r.Error, r.Err = StatusFailed, err.Error(), err
-		if rev, cerr := g.Current(ctx); cerr == nil {
-			r.Revision = string(rev)
+		rep.Status, rep.Error, rep.Err = StatusFailed, err.Error(), err
+		if rev, cerr := r.Current(ctx); cerr == nil {
+			rep.Revision = string(rev)
 		}
 	case res.Updated:
-		r.Status = StatusUpdated
+		rep.Status = StatusUpdated
 	}
-	r.Duration = time.Since(start)
-	r.DurationMS = r.Duration.Milliseconds()
-	return r
+	rep.DurationMS = time.Since(start).Milliseconds()
+	return rep
+}
+
+// offline returns r's stored revision as a fetch that changed nothing.
+func offline(ctx context.Context, r repository.Fetcher) FetchReport {
+	rev, err := r.Current(ctx)
+	rep := FetchReport{Source: r.Source(), Revision: string(rev), Status: StatusUnchanged}
+	if err != nil {
+		rep.Status, rep.Error, rep.Err = StatusFailed, err.Error(), err
+	}
+	return rep
 }

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/skillsync/skillsync/config"
 )
 
 // TestProfileColdSync syncs the corpus named by $SKILLSYNC_PROFILE_CORPUS
@@ -19,10 +21,10 @@ func TestProfileColdSync(t *testing.T) {
 	ws := t.TempDir()
 	write := func(ref string) *Engine {
 		cfg := "repositories:\n  - name: corpus\n    git: file://" + corpus + "\n    ref: " + ref + "\n"
-		if err := os.WriteFile(filepath.Join(ws, ConfigFile), []byte(cfg), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(ws, config.FileName), []byte(cfg), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		return reload(t, filepath.Join(ws, ConfigFile))
+		return reload(t, filepath.Join(ws, config.FileName))
 	}
 	for _, ref := range []string{"v1", "v2"} {
 		r, err := write(ref).Sync(context.Background(), SyncOptions{})

@@ -1,312 +1,273 @@
 package skillsync
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"sort"
 	"time"
 
-	"golang.org/x/sync/errgroup"
-
+	"github.com/skillsync/skillsync/config"
 	"github.com/skillsync/skillsync/curator"
 	"github.com/skillsync/skillsync/layering"
+	"github.com/skillsync/skillsync/lock"
 	"github.com/skillsync/skillsync/materialize"
 	"github.com/skillsync/skillsync/repository"
 	"github.com/skillsync/skillsync/skill"
 )
 
-// CacheDirName is the cache's directory in the workspace.
-const CacheDirName = ".skills-cache"
-
 // DefaultWait is how long a sync waits for another one to release the
 // cache.
 const DefaultWait = 30 * time.Second
 
-// CacheDir returns the workspace's cache directory.
-func (e *Engine) CacheDir() string { return filepath.Join(e.cfg.Workspace, CacheDirName) }
-
-// SyncOptions change what a sync does.
+// SyncOptions change what a sync does. The zero value is skillsync sync:
+// every source moves to its newest revision.
 type SyncOptions struct {
 	// Frozen syncs exactly the revisions in skillsync.lock and fails when
 	// the config or a skill's content disagrees with it.
 	Frozen bool
-	// Update, when not nil, moves only these sources to their newest
-	// revision; the others stay at their locked revision.
-	Update []string
+	// Locked keeps every source at its revision in skillsync.lock, except
+	// the sources named in Move, which go to their newest revision.
+	Locked bool
+	Move   []string
 	// Wait is how long to wait for another sync; 0 means DefaultWait.
 	Wait time.Duration
 	// Jobs is how many sources are fetched at once; 0 means DefaultJobs.
 	Jobs int
 	// Verify hashes every cached file instead of trusting stat data, and
-	// rewrites whatever differs: skillsync verify --repair.
+	// rewrites whatever differs.
 	Verify bool
-	// Offline fetches nothing: git sources are materialized at the
-	// revision their store already has. Curation and restore use it.
+	// Offline fetches nothing: sources with a local copy are materialized
+	// at the revision the copy holds. Curation and restore use it.
 	Offline bool
+	// PruneAll lets a config without sources empty a cache that holds
+	// some; without it such a sync refuses, since an emptied config is
+	// more often a mistake than a wish.
+	PruneAll bool
 }
 
-// SourceReport is one source in a sync report.
-type SourceReport struct {
-	Source   string `json:"source"`
-	Type     string `json:"type"`
-	Revision string `json:"revision"`
-	Status   string `json:"status"`
-	Error    string `json:"error"`
-	Skills   int    `json:"skills"`
-}
-
-// SkillChanges lists skills by what happened to them, as source/name.
-type SkillChanges struct {
-	Added   []string `json:"added"`
-	Updated []string `json:"updated"`
-	Removed []string `json:"removed"`
-}
-
-// ProblemReport is a problem as sync reports it.
-type ProblemReport struct {
-	Source  string      `json:"source"`
-	Skill   string      `json:"skill"`
-	Path    string      `json:"path"`
-	Level   skill.Level `json:"level"`
-	Rule    string      `json:"rule"`
-	Message string      `json:"message"`
-}
-
-// SyncReport is what a sync did.
-type SyncReport struct {
-	Sources  []SourceReport             `json:"sources"`
-	Skills   SkillChanges               `json:"skills"`
-	Files    materialize.Stats          `json:"files"`
-	Targets  []materialize.TargetReport `json:"targets"`
-	Problems []ProblemReport            `json:"problems"`
-	// Changes carries the hashes before and after, for the audit log.
-	Changes []materialize.Change `json:"-"`
-	// Warnings are things the user should know that changed nothing.
-	Warnings []string `json:"-"`
-}
-
-// Failed counts the sources that failed.
-func (r *SyncReport) Failed() int {
-	n := 0
-	for _, s := range r.Sources {
-		if s.Status == StatusFailed {
-			n++
-		}
-	}
-	return n
-}
-
-// Sync is the main job: fetch the git sources, materialize every
-// marketplace skill into the cache, refresh the targets, and write
-// skillsync.lock. A source that fails keeps its last good files; the
-// report says which failed. The error is for what stops the whole sync:
-// a held cache lock, a frozen mismatch, a cache that cannot be written.
+// Sync is the main job: fetch the sources, materialize every marketplace
+// skill into the cache, refresh the targets, and write skillsync.lock. A
+// source that fails keeps its last good files; the report says which
+// failed, and the error is ErrPartial (some failed) or ErrFailed (all
+// did). Other errors stop the whole sync: a held cache lock (IsLocked), a
+// frozen mismatch (IsFrozen), a cache that cannot be written.
 func (e *Engine) Sync(ctx context.Context, opts SyncOptions) (*SyncReport, error) {
-	lock, hasLock, err := ReadLock(e.cfg.Workspace)
+	locked, hasLock, err := lock.Read(e.layout.LockFile())
 	if err != nil {
 		return nil, err
 	}
-	var frozen *FrozenError
+	if err := e.checkNames(opts.Move); err != nil {
+		return nil, err
+	}
+	run := &syncRun{e: e, opts: opts, lock: locked, report: newSyncReport()}
 	if opts.Frozen {
 		if !hasLock {
-			return nil, &FrozenError{Diff: []string{"there is no " + LockFileName + " in " + e.cfg.Workspace + ": run skillsync sync once without --frozen"}}
+			return nil, &FrozenError{Diff: []string{"there is no " + e.layout.LockFile() + ": run skillsync sync once without --frozen"}}
 		}
-		if diff := lock.compareConfig(e.cfg); len(diff) > 0 {
+		if diff := locked.Compare(e.cfg.Sources); len(diff) > 0 {
 			return nil, &FrozenError{Diff: diff}
 		}
-		frozen = &FrozenError{}
+		run.frozen = &FrozenError{}
 	}
-	repos, err := e.pinnedRepositories(lock, opts)
-	if err != nil {
-		return nil, err
+	cache, err := materialize.OpenCache(ctx, e.layout.CacheDir(), orDefault(opts.Wait, DefaultWait), opts.Verify)
+	if IsLocked(err) {
+		return nil, fmt.Errorf("another sync holds the cache: %w", err)
 	}
-	wait := opts.Wait
-	if wait <= 0 {
-		wait = DefaultWait
-	}
-	cache, err := materialize.OpenCache(ctx, e.CacheDir(), wait, opts.Verify)
 	if err != nil {
 		return nil, err
 	}
 	defer cache.Close()
+	run.cache = cache
+	return run.do(ctx)
+}
 
-	report := &SyncReport{Targets: []materialize.TargetReport{}, Problems: []ProblemReport{}}
-	report.Warnings = append(report.Warnings, cache.Warnings...)
-	usage, err := e.Usage().Load()
+// syncRun is one sync: what it was asked, what it holds open, and what it
+// has done so far.
+type syncRun struct {
+	e      *Engine
+	opts   SyncOptions
+	lock   *lock.File
+	frozen *FrozenError
+	cache  *materialize.Cache
+	// usage is the curator's state: archived copies stay out of the cache.
+	usage  *curator.Usage
+	report *SyncReport
+}
+
+// sourceRun is one configured source through a sync.
+type sourceRun struct {
+	cfg     config.Source
+	repo    repository.Repository
+	fetched FetchReport
+}
+
+func (r *syncRun) do(ctx context.Context) (*SyncReport, error) {
+	e, report := r.e, r.report
+	var err error
+	report.Warnings = append(report.Warnings, r.cache.Warnings...)
+	warned := len(r.cache.Warnings)
+	if len(e.cfg.Sources) == 0 && len(r.cache.Manifest().Sources) > 0 && !r.opts.PruneAll {
+		return nil, usageErrorf("the config %s has no sources, and the cache holds %d: sync would remove them all; add sources, or run skillsync sync --prune-all to empty the cache",
+			e.cfg.File, len(r.cache.Manifest().Sources))
+	}
+	if r.usage, err = r.loadUsage(); err != nil {
+		return nil, err
+	}
+	sources, err := r.open()
 	if err != nil {
 		return nil, err
 	}
-	fetched := e.fetchAll(ctx, repos, opts)
-	for i, rc := range e.cfg.Repositories {
-		src := e.syncSource(ctx, cache, rc, repos[i], fetched[i], lock, frozen, usage, report)
-		report.Sources = append(report.Sources, src)
+	r.fetch(ctx, sources)
+	for _, s := range sources {
+		report.Sources = append(report.Sources, r.syncSource(ctx, s))
 	}
-	changes, errs := cache.Prune(e.sourceNames())
+	changes, errs := r.cache.Prune(sourceNames(e.cfg.Sources))
 	report.Changes = append(report.Changes, changes...)
 	for _, err := range errs {
 		report.Warnings = append(report.Warnings, err.Error())
 	}
-	if err := cache.Commit(ctx); err != nil {
-		return report, fmt.Errorf("write cache: %w", err)
+	if err := r.cache.Commit(ctx); err != nil {
+		return report, fmt.Errorf("write cache %s: %w", e.layout.CacheDir(), err)
 	}
-	report.Files = cache.Stats()
-	report.Warnings = append(report.Warnings, cache.Warnings[len(report.Warnings):]...)
-	if err := e.syncTargets(ctx, cache.Manifest(), opts.Verify, report); err != nil {
+	report.Warnings = append(report.Warnings, r.cache.Warnings[warned:]...)
+	report.Files = r.cache.Stats()
+	cat, err := e.catalogFrom(ctx, r.cache.Manifest())
+	if err != nil {
+		return report, err
+	}
+	if err := e.syncTargets(ctx, cat, r.cache.Manifest(), r.opts.Verify, report); err != nil {
 		return report, err
 	}
 	report.summarize()
-	e.recordSync(ctx, cache.Manifest(), report)
-	if frozen != nil && len(frozen.Diff) > 0 {
-		return report, frozen
+	e.recordSync(ctx, cat, report)
+	if r.frozen != nil && len(r.frozen.Diff) > 0 {
+		return report, r.frozen
 	}
-	if err := e.newLock(cache.Manifest(), lock).write(e.cfg.Workspace); err != nil {
-		return report, fmt.Errorf("write %s: %w", LockFileName, err)
+	if err := e.newLock(r.cache.Manifest(), r.lock).Write(e.layout.LockFile()); err != nil {
+		return report, fmt.Errorf("write %s: %w", e.layout.LockFile(), err)
 	}
-	return report, nil
+	return report, report.err()
 }
 
-// pinnedRepositories returns the repositories, with git sources pinned to
-// their locked revision where the options say so.
-func (e *Engine) pinnedRepositories(lock *Lock, opts SyncOptions) ([]repository.Repository, error) {
-	repos, err := e.Repositories()
-	if err != nil {
-		return nil, err
+// loadUsage reads the curator's state. The usage file is a side input:
+// one that does not parse is set aside with a warning and nothing is left
+// out as archived this time; only a usage file that cannot be used at all
+// (a directory, a link, a newer version) stops the sync.
+func (r *syncRun) loadUsage() (*curator.Usage, error) {
+	u, err := r.e.Usage().Load()
+	if curator.IsCorrupt(err) {
+		r.report.Warnings = append(r.report.Warnings, fmt.Sprintf("%v; no skill is left out as archived this time", err))
+		return u, nil
 	}
-	for i, rc := range e.cfg.Repositories {
-		locked, ok := lock.Sources[rc.Name]
-		if rc.Type() != "git" || !ok || locked.Revision == "" {
-			continue
-		}
-		if opts.Frozen || (opts.Update != nil && !slices.Contains(opts.Update, rc.Name)) {
-			pinned := rc
-			pinned.Ref = locked.Revision
-			repos[i] = e.newGit(pinned)
-		}
-	}
-	for _, name := range opts.Update {
-		if !slices.Contains(e.sourceNames(), name) {
-			return nil, fmt.Errorf("no source named %q in the config", name)
-		}
-	}
-	return repos, nil
+	return u, err
 }
 
-func (e *Engine) sourceNames() []string {
-	names := make([]string, len(e.cfg.Repositories))
-	for i, rc := range e.cfg.Repositories {
-		names[i] = rc.Name
+// open opens every configured source, each git source pinned to its
+// locked revision where the options say so.
+func (r *syncRun) open() ([]*sourceRun, error) {
+	var out []*sourceRun
+	for _, s := range r.e.cfg.Sources {
+		rev := ""
+		if pinned, ok := r.lock.Sources[s.Name]; ok && (r.opts.Frozen || (r.opts.Locked && !slices.Contains(r.opts.Move, s.Name))) {
+			rev = pinned.Revision
+		}
+		repo, err := r.e.open(s, rev)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, &sourceRun{cfg: s, repo: repo})
 	}
-	return names
+	return out, nil
 }
 
-// fetchAll fetches the git sources among repos concurrently; the result
-// for a source that is not git is its zero value. Offline, each git
-// source's result is the revision its store already has.
-func (e *Engine) fetchAll(ctx context.Context, repos []repository.Repository, opts SyncOptions) []FetchResult {
-	jobs := opts.Jobs
-	if jobs <= 0 {
-		jobs = DefaultJobs
-	}
-	results := make([]FetchResult, len(repos))
-	var g errgroup.Group
-	g.SetLimit(jobs)
-	for i, r := range repos {
-		gr, ok := r.(*repository.Git)
-		switch {
-		case !ok:
-		case opts.Offline:
-			rev, err := gr.Current(ctx)
-			results[i] = FetchResult{Source: gr.Source(), Revision: string(rev), Status: StatusUnchanged, Err: err}
-			if err != nil {
-				results[i].Status, results[i].Error = StatusFailed, err.Error()
-			}
-		default:
-			g.Go(func() error {
-				results[i] = fetchOne(ctx, gr)
-				return nil
-			})
+// fetch brings the sources with a local copy up to date, jobs at a time;
+// offline, it reads the revision each copy holds.
+func (r *syncRun) fetch(ctx context.Context, sources []*sourceRun) {
+	var fetchers []repository.Fetcher
+	var runs []*sourceRun
+	for _, s := range sources {
+		if f, ok := s.repo.(repository.Fetcher); ok {
+			fetchers, runs = append(fetchers, f), append(runs, s)
 		}
 	}
-	_ = g.Wait()
-	return results
+	if r.opts.Offline {
+		for i, f := range fetchers {
+			runs[i].fetched = offline(ctx, f)
+		}
+		return
+	}
+	for i, rep := range fetchAll(ctx, fetchers, r.opts.Jobs) {
+		runs[i].fetched = rep
+	}
 }
 
 // syncSource materializes one source, or reports why it could not.
-func (e *Engine) syncSource(ctx context.Context, cache *materialize.Cache, rc RepositoryConfig, r repository.Repository,
-	fetched FetchResult, lock *Lock, frozen *FrozenError, usage *curator.Usage, report *SyncReport) SourceReport {
-	src := SourceReport{Source: rc.Name, Type: rc.Type(), Status: StatusUnchanged}
+func (r *syncRun) syncSource(ctx context.Context, s *sourceRun) SourceReport {
+	name := s.cfg.Name
+	rep := SourceReport{Source: name, Type: s.cfg.Kind, Status: StatusUnchanged}
 	fail := func(err error) SourceReport {
-		src.Status, src.Error = StatusFailed, err.Error()
-		if rec, ok := cache.Manifest().Sources[rc.Name]; ok {
-			src.Revision, src.Skills = rec.Revision, len(rec.Skills)
+		rep.Status, rep.Error = StatusFailed, err.Error()
+		if rec, ok := r.cache.Manifest().Sources[name]; ok {
+			rep.Revision, rep.Skills = rec.Revision, len(rec.Skills)
 		}
-		return src
+		return rep
 	}
-	var rev repository.Revision
-	if rc.Type() == "git" {
-		if fetched.Err != nil {
-			return fail(fetched.Err)
-		}
-		rev = repository.Revision(fetched.Revision)
-	} else {
-		var err error
-		if rev, err = r.Sync(ctx); err != nil {
-			return fail(err)
-		}
+	rev, err := r.revision(ctx, s)
+	if err != nil {
+		return fail(err)
 	}
-	src.Revision = string(rev)
-	excluded := archivedOf(usage)
-	if frozen == nil && cache.Current(rc.Name, string(rev), excludedIn(cache.Manifest().Sources[rc.Name], excluded)) {
-		src.Skills = len(cache.Manifest().Sources[rc.Name].Skills)
-		return src
+	rep.Revision = string(rev)
+	rec := r.cache.Manifest().Sources[name]
+	archived := r.usage.ArchivedIn(layering.Marketplace, name)
+	if r.frozen == nil && r.cache.Current(name, string(rev), excludedIn(rec, archived)) {
+		rep.Skills = len(rec.Skills)
+		return rep
 	}
-	skills, problems, err := r.Skills(ctx)
-	report.addProblems(problems)
+	skills, problems, err := s.repo.Skills(ctx)
+	r.report.addProblems(problems)
 	if err != nil {
 		return fail(err)
 	}
 	var kept []skill.Skill
 	var left []string
-	for _, s := range dedupe(skills) {
-		if excluded[s.Name] {
-			left = append(left, s.Name)
+	for _, sk := range dedupe(skills) {
+		if archived[sk.Name] {
+			left = append(left, sk.Name)
 			continue
 		}
-		kept = append(kept, s)
+		kept = append(kept, sk)
 	}
-	items := materialSkills(kept, rc.Type() == "embedded")
 	var check func(name, hash string) error
-	if frozen != nil {
-		check = frozenCheck(rc.Name, lock.Sources[rc.Name], frozen)
+	if r.frozen != nil {
+		check = frozenCheck(name, r.lock.Sources[name], r.frozen)
 	}
-	changes, errs := cache.SyncSource(ctx, rc.Name, string(rev), items, left, check)
-	report.Changes = append(report.Changes, changes...)
-	src.Skills = len(cache.Manifest().Sources[rc.Name].Skills)
+	changes, errs := r.cache.SyncSource(ctx, name, string(rev), materialSkills(kept, s.cfg.Kind == repository.KindEmbedded), left, check)
+	r.report.Changes = append(r.report.Changes, changes...)
+	rep.Skills = len(r.cache.Manifest().Sources[name].Skills)
 	if len(changes) > 0 {
-		src.Status = StatusUpdated
+		rep.Status = StatusUpdated
 	}
 	var refused *refusedError
 	for _, err := range errs {
 		if !errors.As(err, &refused) {
-			report.Warnings = append(report.Warnings, err.Error())
+			r.report.Warnings = append(r.report.Warnings, err.Error())
 		}
 	}
-	return src
+	return rep
 }
 
-// archivedOf returns the names the curator archived.
-func archivedOf(u *curator.Usage) map[string]bool {
-	out := map[string]bool{}
-	for name, s := range u.Skills {
-		if s.State == curator.Archived {
-			out[name] = true
+// revision is the revision a source is to be materialized at: what its
+// fetch found for a source with a local copy, else what Sync says.
+func (r *syncRun) revision(ctx context.Context, s *sourceRun) (repository.Revision, error) {
+	if _, ok := s.repo.(repository.Fetcher); ok {
+		if s.fetched.Err != nil {
+			return "", s.fetched.Err
 		}
+		return repository.Revision(s.fetched.Revision), nil
 	}
-	return out
+	return s.repo.Sync(ctx)
 }
 
 // excludedIn returns which archived names the cached source would leave
@@ -324,60 +285,6 @@ func excludedIn(rec *materialize.SourceRecord, archived map[string]bool) []strin
 	}
 	sort.Strings(out)
 	return out
-}
-
-// recordSync appends the sync's changes to the audit log and marks the
-// first sighting of new skills. Neither may fail the sync: the files are
-// already in place, so a failure is a warning.
-func (e *Engine) recordSync(ctx context.Context, m *materialize.Manifest, report *SyncReport) {
-	now := e.now()
-	var events []curator.Event
-	var names []string
-	for _, c := range report.Changes {
-		events = append(events, curator.Event{TS: now, Actor: e.actor(), Op: c.Op, Target: c.Source + "/" + c.Name,
-			BeforeHash: c.Before, AfterHash: c.After})
-	}
-	for _, rec := range m.Sources {
-		for name := range rec.Skills {
-			names = append(names, name)
-		}
-	}
-	sort.Strings(names)
-	if err := e.Audit().Append(events...); err != nil {
-		report.Warnings = append(report.Warnings, err.Error())
-	}
-	if err := e.Usage().Seen(ctx, names, now); err != nil {
-		report.Warnings = append(report.Warnings, err.Error())
-	}
-}
-
-// refusedError is a skill a frozen sync would not write.
-type refusedError struct{ msg string }
-
-func (e *refusedError) Error() string { return e.msg }
-
-// frozenCheck refuses a skill whose hash differs from the lock's, and
-// records the difference.
-func frozenCheck(source string, locked *LockSource, frozen *FrozenError) func(name, hash string) error {
-	return func(name, hash string) error {
-		want, ok := locked.Skills[name]
-		switch {
-		case !ok:
-			frozen.Diff = append(frozen.Diff, fmt.Sprintf("+ skill %s/%s is not in the lock", source, name))
-		case want != hash:
-			frozen.Diff = append(frozen.Diff, fmt.Sprintf("~ skill %s/%s: lock has %s, content hashes to %s", source, name, short(want), short(hash)))
-		default:
-			return nil
-		}
-		return &refusedError{msg: "refused by --frozen"}
-	}
-}
-
-func short(h string) string {
-	if len(h) > 12 {
-		return h[:12]
-	}
-	return h
 }
 
 // dedupe keeps one skill per case-insensitive name, the first by path, as
@@ -401,7 +308,7 @@ func materialSkills(skills []skill.Skill, guessModes bool) []materialize.Skill {
 	out := make([]materialize.Skill, 0, len(skills))
 	for _, s := range skills {
 		m := materialize.Skill{Name: s.Name, Files: s.Files, List: s.FileList(), GuessModes: guessModes}
-		if t, ok := s.Files.(interface{ TreeHash() string }); ok {
+		if t, ok := s.Files.(*repository.TreeFS); ok {
 			m.Fingerprint = "git-tree:" + t.TreeHash()
 		}
 		out = append(out, m)
@@ -409,89 +316,100 @@ func materialSkills(skills []skill.Skill, guessModes bool) []materialize.Skill {
 	return out
 }
 
-func (r *SyncReport) addProblems(problems []skill.Problem) {
-	for _, p := range problems {
-		r.Problems = append(r.Problems, ProblemReport{Source: p.Source, Skill: p.Skill, Path: cmp.Or(p.File, p.Path), Level: p.Level, Rule: p.Rule, Message: p.Message})
+// recordSync appends the sync's changes to the audit log and marks the
+// first sighting of the catalog's skills. Neither may fail the sync: the
+// files are already in place, so a failure is a warning.
+func (e *Engine) recordSync(ctx context.Context, cat *layering.Catalog, report *SyncReport) {
+	now := e.now()
+	var events []curator.Event
+	for _, c := range report.Changes {
+		events = append(events, curator.Event{TS: now, Actor: e.actor, Op: c.Op, Target: c.Source + "/" + c.Name,
+			BeforeHash: c.Before, AfterHash: c.After})
+	}
+	if err := e.Audit().Append(events...); err != nil {
+		report.Warnings = append(report.Warnings, err.Error())
+	}
+	if err := e.seen(ctx, cat, now); err != nil {
+		report.Warnings = append(report.Warnings, err.Error())
 	}
 }
 
-// summarize fills Skills from Changes, sorted.
-func (r *SyncReport) summarize() {
-	r.Skills = SkillChanges{Added: []string{}, Updated: []string{}, Removed: []string{}}
-	for _, c := range r.Changes {
-		name := c.Source + "/" + c.Name
-		switch c.Op {
-		case "added":
-			r.Skills.Added = append(r.Skills.Added, name)
-		case "updated":
-			r.Skills.Updated = append(r.Skills.Updated, name)
-		case "removed":
-			r.Skills.Removed = append(r.Skills.Removed, name)
+// seen records the first sighting of every winning copy in cat. Only the
+// jobs that change the workspace call it: a read command writes nothing.
+func (e *Engine) seen(ctx context.Context, cat *layering.Catalog, now time.Time) error {
+	copies := make([]curator.Copy, 0, len(cat.Winners))
+	for _, w := range cat.Winners {
+		if c, ok := e.copyOf(&w.Entry); ok {
+			copies = append(copies, c)
 		}
 	}
-	sort.Strings(r.Skills.Added)
-	sort.Strings(r.Skills.Updated)
-	sort.Strings(r.Skills.Removed)
+	store := e.Usage()
+	store.Resolve = e.resolverFrom(cat)
+	return store.Seen(ctx, copies, now)
+}
+
+// refusedError is a skill a frozen sync would not write.
+type refusedError struct{ msg string }
+
+func (e *refusedError) Error() string { return e.msg }
+
+// frozenCheck refuses a skill whose hash differs from the lock's, and
+// records the difference.
+func frozenCheck(source string, locked *lock.Source, frozen *FrozenError) func(name, hash string) error {
+	return func(name, hash string) error {
+		want, ok := locked.Skills[name]
+		switch {
+		case !ok:
+			frozen.Diff = append(frozen.Diff, fmt.Sprintf("+ skill %s/%s is not in the lock", source, name))
+		case want != hash:
+			frozen.Diff = append(frozen.Diff, fmt.Sprintf("~ skill %s/%s: lock has %s, content hashes to %s", source, name, short(want), short(hash)))
+		default:
+			return nil
+		}
+		return &refusedError{msg: "refused by --frozen"}
+	}
+}
+
+func short(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
 }
 
 // newLock records the sources as the cache now holds them. A source that
 // failed keeps what the old lock said.
-func (e *Engine) newLock(m *materialize.Manifest, old *Lock) *Lock {
-	l := &Lock{Version: 1, Sources: map[string]*LockSource{}}
-	for _, rc := range e.cfg.Repositories {
-		ls := lockSource(rc)
-		rec, ok := m.Sources[rc.Name]
+func (e *Engine) newLock(m *materialize.Manifest, old *lock.File) *lock.File {
+	l := lock.New()
+	for _, s := range e.cfg.Sources {
+		rec, ok := m.Sources[s.Name]
 		if !ok || rec.Revision == "" {
-			if prev, had := old.Sources[rc.Name]; had {
-				l.Sources[rc.Name] = prev
+			if prev, had := old.Sources[s.Name]; had {
+				l.Sources[s.Name] = prev
 			}
 			continue
 		}
+		ls := lock.Describe(s)
 		ls.Revision = rec.Revision
 		for name, sk := range rec.Skills {
 			ls.Skills[name] = sk.Hash
 		}
-		l.Sources[rc.Name] = ls
+		l.Sources[s.Name] = ls
 	}
 	return l
 }
 
-// syncTargets places every catalog winner in each target.
-func (e *Engine) syncTargets(ctx context.Context, m *materialize.Manifest, verify bool, report *SyncReport) error {
-	if len(e.cfg.Targets) == 0 {
-		return nil
+func sourceNames(sources []config.Source) []string {
+	names := make([]string, len(sources))
+	for i, s := range sources {
+		names[i] = s.Name
 	}
-	cat, err := e.catalogWith(ctx, m)
-	if err != nil {
-		return err
+	return names
+}
+
+func orDefault(d, def time.Duration) time.Duration {
+	if d <= 0 {
+		return def
 	}
-	var skills []materialize.TargetSkill
-	for _, w := range cat.Winners {
-		if w.Hidden || w.State == layering.Archived {
-			continue
-		}
-		ts := materialize.TargetSkill{
-			Skill: materialize.Skill{Name: w.Skill.Name, Files: w.Skill.Files, List: w.Skill.FileList()},
-			Dir:   w.Dir,
-		}
-		if w.Layer == layering.Marketplace && w.Dir != "" {
-			if rec, ok := m.Sources[w.Source]; ok {
-				if sk, ok := rec.Skills[w.Skill.Name]; ok {
-					ts.Hash = sk.Hash
-				}
-			}
-			if fsys, err := repository.NewDirFS(w.Dir); err == nil {
-				ts.Files = fsys
-			}
-		}
-		skills = append(skills, ts)
-	}
-	for _, t := range e.cfg.Targets {
-		tr, err := materialize.SyncTarget(ctx, t.Dir, materialize.TargetMode(t.Mode), skills, verify)
-		if err != nil {
-			return err
-		}
-		report.Targets = append(report.Targets, tr)
-	}
-	return nil
+	return d
 }

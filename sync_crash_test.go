@@ -14,6 +14,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/skillsync/skillsync/config"
+	"github.com/skillsync/skillsync/workspace"
 )
 
 // childEnv makes the test binary run one sync of the config it names and
@@ -28,7 +31,7 @@ func TestMain(m *testing.M) {
 }
 
 func childSync(path string) int {
-	cfg, err := LoadConfig(path)
+	cfg, err := config.Load(path)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
@@ -143,7 +146,7 @@ func TestSyncSurvivesSIGKILL(t *testing.T) {
 	dirA, dirB, ws := t.TempDir(), t.TempDir(), t.TempDir()
 	writeVersion(t, dirA, a)
 	writeVersion(t, dirB, b)
-	config := filepath.Join(ws, ConfigFile)
+	config := filepath.Join(ws, config.FileName)
 	point := func(dir string) {
 		data := "repositories:\n  - name: team\n    dir: " + dir + "\n"
 		if err := os.WriteFile(config, []byte(data), 0o644); err != nil {
@@ -170,7 +173,7 @@ func TestSyncSurvivesSIGKILL(t *testing.T) {
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("a full sync took %s; kill delays drawn with seed %d", span, seed)
 	rng := rand.New(rand.NewPCG(seed, 0))
-	cache := filepath.Join(ws, CacheDirName, "team")
+	cache := filepath.Join(ws, workspace.CacheName, "team")
 	killedRunning := 0
 	for i := 0; i < 50; i++ {
 		point([]string{dirA, dirB}[i%2])
@@ -211,7 +214,7 @@ func TestReadersNeverSeeAMix(t *testing.T) {
 	writeVersion(t, dirA, a)
 	writeVersion(t, dirB, b)
 	engine := func(dir string) *Engine {
-		path := filepath.Join(t.TempDir(), ConfigFile)
+		path := filepath.Join(t.TempDir(), config.FileName)
 		data := "workspace: " + ws + "\nrepositories:\n  - name: team\n    dir: " + dir + "\n"
 		if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
 			t.Fatal(err)
@@ -221,7 +224,7 @@ func TestReadersNeverSeeAMix(t *testing.T) {
 	engines := []*Engine{engine(dirA), engine(dirB)}
 	mustSync(t, engines[0], SyncOptions{})
 
-	cache := filepath.Join(ws, CacheDirName, "team")
+	cache := filepath.Join(ws, workspace.CacheName, "team")
 	var names []string
 	for n := range a {
 		names = append(names, n)

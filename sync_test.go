@@ -10,17 +10,20 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skillsync/skillsync/config"
 	"github.com/skillsync/skillsync/internal/gittest"
 	"github.com/skillsync/skillsync/internal/lockfile"
+	"github.com/skillsync/skillsync/lock"
+	"github.com/skillsync/skillsync/workspace"
 )
 
-// workspace writes config into a new workspace and returns an engine over
+// newWorkspace writes the config text into a new workspace and returns an engine over
 // it whose git stores live in the test's temporary directory.
-func workspace(t *testing.T, config string) (*Engine, string) {
+func newWorkspace(t *testing.T, text string) (*Engine, string) {
 	t.Helper()
 	ws := t.TempDir()
-	path := filepath.Join(ws, ConfigFile)
-	if err := os.WriteFile(path, []byte(config), 0o644); err != nil {
+	path := filepath.Join(ws, config.FileName)
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return reload(t, path), ws
@@ -28,7 +31,7 @@ func workspace(t *testing.T, config string) (*Engine, string) {
 
 func reload(t *testing.T, path string) *Engine {
 	t.Helper()
-	cfg, err := LoadConfig(path)
+	cfg, err := config.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +56,7 @@ func exists(p string) bool {
 func TestSyncBuiltinDefault(t *testing.T) {
 	ws := t.TempDir()
 	t.Chdir(ws)
-	cfg, err := DefaultConfig()
+	cfg, err := config.Default()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +65,7 @@ func TestSyncBuiltinDefault(t *testing.T) {
 	if len(r.Skills.Added) < 2 || r.Files.Written < 2 || r.Sources[0].Status != StatusUpdated {
 		t.Errorf("first sync: %+v", r)
 	}
-	if !exists(filepath.Join(ws, ".skills-cache", "builtin", "skillsync", "SKILL.md")) || !exists(filepath.Join(ws, LockFileName)) {
+	if !exists(filepath.Join(ws, ".skills-cache", "builtin", "skillsync", "SKILL.md")) || !exists(filepath.Join(ws, workspace.LockName)) {
 		t.Error("the built-in skills or the lock were not written")
 	}
 	r = mustSync(t, e, SyncOptions{})
@@ -83,7 +86,7 @@ func TestSyncFailedSourceKeepsLastGood(t *testing.T) {
 	up := gittest.NewRepo(t, "main")
 	up.Skill("skills/team-one", "From git.")
 	head := up.Commit("one")
-	e, ws := workspace(t, "repositories:\n  - embedded: builtin\n  - name: team\n    git: "+up.URL()+"\n")
+	e, ws := newWorkspace(t, "repositories:\n  - embedded: builtin\n  - name: team\n    git: "+up.URL()+"\n")
 	mustSync(t, e, SyncOptions{})
 	cached := filepath.Join(ws, ".skills-cache", "team", "team-one", "SKILL.md")
 	if !exists(cached) {
@@ -92,16 +95,19 @@ func TestSyncFailedSourceKeepsLastGood(t *testing.T) {
 	if err := os.RemoveAll(up.Dir); err != nil {
 		t.Fatal(err)
 	}
-	r := mustSync(t, e, SyncOptions{})
+	r, err := e.Sync(context.Background(), SyncOptions{})
+	if !errors.Is(err, ErrPartial) {
+		t.Errorf("sync with one failed source of two = %v, want ErrPartial", err)
+	}
 	if r.Failed() != 1 || r.Sources[1].Status != StatusFailed || r.Sources[1].Revision != head || r.Sources[1].Error == "" {
 		t.Errorf("sources = %+v", r.Sources)
 	}
 	if !exists(cached) || len(r.Skills.Removed) != 0 {
 		t.Errorf("a failed source lost its files: removed %v", r.Skills.Removed)
 	}
-	lock, _, _ := ReadLock(ws)
-	if lock.Sources["team"] == nil || lock.Sources["team"].Revision != head {
-		t.Errorf("the lock lost the failed source: %+v", lock.Sources["team"])
+	locked := readLock(t, ws)
+	if locked.Sources["team"] == nil || locked.Sources["team"].Revision != head {
+		t.Errorf("the lock lost the failed source: %+v", locked.Sources["team"])
 	}
 }
 
@@ -120,8 +126,8 @@ func TestSyncFrozen(t *testing.T) {
 		}
 	}
 	writeSkill("Local.")
-	config := "repositories:\n  - name: team\n    git: " + up.URL() + "\n  - name: local\n    dir: " + local + "\n"
-	e, ws := workspace(t, config)
+	text := "repositories:\n  - name: team\n    git: " + up.URL() + "\n  - name: local\n    dir: " + local + "\n"
+	e, ws := newWorkspace(t, text)
 	mustSync(t, e, SyncOptions{})
 
 	// Upstream moves; a frozen sync stays at the locked commit.
@@ -145,10 +151,10 @@ func TestSyncFrozen(t *testing.T) {
 	}
 
 	// The config disagrees with the lock.
-	if err := os.WriteFile(filepath.Join(ws, ConfigFile), []byte(config+"  - name: extra\n    embedded: builtin\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(ws, config.FileName), []byte(text+"  - name: extra\n    embedded: builtin\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err = reload(t, filepath.Join(ws, ConfigFile)).Sync(context.Background(), SyncOptions{Frozen: true})
+	_, err = reload(t, filepath.Join(ws, config.FileName)).Sync(context.Background(), SyncOptions{Frozen: true})
 	if !errors.As(err, &fe) || !strings.Contains(err.Error(), "+ source extra (embedded builtin) is in the config, not in the lock") {
 		t.Errorf("frozen with a new source = %v", err)
 	}
@@ -160,29 +166,29 @@ func TestUpdateMovesOnlyTheNamedSource(t *testing.T) {
 	a.Commit("a1")
 	b.Skill("skills/from-b", "B.")
 	b1 := b.Commit("b1")
-	e, ws := workspace(t, "repositories:\n  - name: a\n    git: "+a.URL()+"\n  - name: b\n    git: "+b.URL()+"\n")
+	e, ws := newWorkspace(t, "repositories:\n  - name: a\n    git: "+a.URL()+"\n  - name: b\n    git: "+b.URL()+"\n")
 	mustSync(t, e, SyncOptions{})
 	a2 := a.Commit("a2")
 	b.Commit("b2")
-	r := mustSync(t, e, SyncOptions{Update: []string{"a"}})
+	r := mustSync(t, e, SyncOptions{Locked: true, Move: []string{"a"}})
 	if r.Sources[0].Revision != a2 || r.Sources[1].Revision != b1 {
 		t.Errorf("update a: %+v", r.Sources)
 	}
-	lock, _, _ := ReadLock(ws)
-	if lock.Sources["a"].Revision != a2 || lock.Sources["b"].Revision != b1 {
-		t.Errorf("lock after update a: a %s b %s", lock.Sources["a"].Revision, lock.Sources["b"].Revision)
+	locked := readLock(t, ws)
+	if locked.Sources["a"].Revision != a2 || locked.Sources["b"].Revision != b1 {
+		t.Errorf("lock after update a: a %s b %s", locked.Sources["a"].Revision, locked.Sources["b"].Revision)
 	}
-	if _, err := e.Sync(context.Background(), SyncOptions{Update: []string{"nope"}}); err == nil {
+	if _, err := e.Sync(context.Background(), SyncOptions{Locked: true, Move: []string{"nope"}}); err == nil {
 		t.Error("update of an unknown source succeeded")
 	}
 }
 
 func TestSyncLockContention(t *testing.T) {
-	e, ws := workspace(t, "repositories:\n  - embedded: builtin\n")
-	if err := os.MkdirAll(filepath.Join(ws, CacheDirName), 0o755); err != nil {
+	e, ws := newWorkspace(t, "repositories:\n  - embedded: builtin\n")
+	if err := os.MkdirAll(filepath.Join(ws, workspace.CacheName), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	held, err := lockfile.Acquire(context.Background(), filepath.Join(ws, CacheDirName, ".lock"), 0)
+	held, err := lockfile.Acquire(context.Background(), filepath.Join(ws, workspace.CacheName, ".lock"), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,12 +211,12 @@ func TestSyncHostileGitTree(t *testing.T) {
 	lower := up.MkTree("100644 blob " + skillMD("pdf") + "\tSKILL.md")
 	skills := up.MkTree("040000 tree "+inner+"\tevil", "040000 tree "+upper+"\tPDF", "040000 tree "+lower+"\tpdf")
 	up.CommitTree("main", "hostile", "040000 tree "+skills+"\tskills", "100644 blob "+evil+"\t..")
-	e, ws := workspace(t, "repositories:\n  - name: team\n    git: "+up.URL()+"\n")
+	e, ws := newWorkspace(t, "repositories:\n  - name: team\n    git: "+up.URL()+"\n")
 	r := mustSync(t, e, SyncOptions{})
 	if r.Failed() != 0 {
 		t.Fatalf("sync: %+v", r.Sources)
 	}
-	cache := filepath.Join(ws, CacheDirName, "team")
+	cache := filepath.Join(ws, workspace.CacheName, "team")
 	entries, _ := os.ReadDir(cache)
 	var names []string
 	for _, en := range entries {
@@ -220,7 +226,7 @@ func TestSyncHostileGitTree(t *testing.T) {
 	if !slices.Equal(names, []string{"PDF", "evil"}) {
 		t.Errorf("cache holds %v", names)
 	}
-	if exists(filepath.Join(ws, CacheDirName, "escaped")) || exists(filepath.Join(ws, "escaped")) {
+	if exists(filepath.Join(ws, workspace.CacheName, "escaped")) || exists(filepath.Join(ws, "escaped")) {
 		t.Error("a file escaped the cache")
 	}
 	files, _ := os.ReadDir(filepath.Join(cache, "evil"))
@@ -233,7 +239,7 @@ func TestSyncHostileGitTree(t *testing.T) {
 }
 
 func TestSyncTargetsAllLayers(t *testing.T) {
-	e, ws := workspace(t, "repositories:\n  - embedded: builtin\ntargets:\n  - dir: .claude/skills\n  - dir: linked\n    mode: symlink\n")
+	e, ws := newWorkspace(t, "repositories:\n  - embedded: builtin\ntargets:\n  - dir: .claude/skills\n  - dir: linked\n    mode: symlink\n")
 	for _, d := range []string{"skills/mine", ".claude/skills/users-own"} {
 		if err := os.MkdirAll(filepath.Join(ws, d), 0o755); err != nil {
 			t.Fatal(err)
@@ -254,7 +260,7 @@ func TestSyncTargetsAllLayers(t *testing.T) {
 			t.Errorf("copy target lacks %s", name)
 		}
 	}
-	if link, err := os.Readlink(filepath.Join(ws, "linked", "skillsync")); err != nil || link != filepath.Join(ws, CacheDirName, "builtin", "skillsync") {
+	if link, err := os.Readlink(filepath.Join(ws, "linked", "skillsync")); err != nil || link != filepath.Join(ws, workspace.CacheName, "builtin", "skillsync") {
 		t.Errorf("symlink target: %q %v", link, err)
 	}
 	if link, _ := os.Readlink(filepath.Join(ws, "linked", "mine")); link != filepath.Join(ws, "skills", "mine") {
@@ -274,4 +280,13 @@ func TestSyncTargetsAllLayers(t *testing.T) {
 	if diffs, err := e.Verify(context.Background()); err != nil || len(diffs) != 0 {
 		t.Errorf("verify: %v %v", diffs, err)
 	}
+}
+
+func readLock(t *testing.T, ws string) *lock.File {
+	t.Helper()
+	l, _, err := lock.Read(filepath.Join(ws, workspace.LockName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
 }

@@ -1,21 +1,24 @@
 package skillsync
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 
+	"github.com/skillsync/skillsync/lock"
 	"github.com/skillsync/skillsync/materialize"
 )
 
 // Verify hashes the cache and the targets again and compares them with
 // the manifest, the target records and skillsync.lock. It changes nothing.
 func (e *Engine) Verify(ctx context.Context) ([]materialize.Difference, error) {
-	m, err := materialize.ReadManifest(e.CacheDir())
+	m, err := materialize.ReadManifest(e.layout.CacheDir())
 	if err != nil {
 		return nil, err
 	}
-	diffs := materialize.VerifyCache(e.CacheDir(), m)
+	diffs := materialize.VerifyCache(e.layout.CacheDir(), m)
 	for _, t := range e.cfg.Targets {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -26,26 +29,28 @@ func (e *Engine) Verify(ctx context.Context) ([]materialize.Difference, error) {
 		}
 		diffs = append(diffs, td...)
 	}
-	lock, ok, err := ReadLock(e.cfg.Workspace)
+	locked, ok, err := lock.Read(e.layout.LockFile())
 	if err != nil || !ok {
 		return diffs, err
 	}
-	diffs = append(diffs, compareLock(lock, m)...)
+	diffs = append(diffs, compareLock(locked, m)...)
 	return diffs, nil
 }
 
 // compareLock lists skills whose cached hash differs from the lock's.
-func compareLock(lock *Lock, m *materialize.Manifest) []materialize.Difference {
+func compareLock(locked *lock.File, m *materialize.Manifest) []materialize.Difference {
 	var diffs []materialize.Difference
-	for source, ls := range lock.Sources {
+	add := func(source, name, kind string) {
+		diffs = append(diffs, materialize.Difference{Path: fmt.Sprintf("%s/%s (skillsync.lock)", source, name), Kind: kind})
+	}
+	for source, ls := range locked.Sources {
 		rec := m.Sources[source]
 		for name, hash := range ls.Skills {
-			path := fmt.Sprintf("%s/%s (%s)", source, name, LockFileName)
 			switch {
 			case rec == nil || rec.Skills[name] == nil:
-				diffs = append(diffs, materialize.Difference{Path: path, Kind: "missing"})
+				add(source, name, "missing")
 			case rec.Skills[name].Hash != hash:
-				diffs = append(diffs, materialize.Difference{Path: path, Kind: "modified"})
+				add(source, name, "modified")
 			}
 		}
 		if rec == nil {
@@ -53,7 +58,7 @@ func compareLock(lock *Lock, m *materialize.Manifest) []materialize.Difference {
 		}
 		for name := range rec.Skills {
 			if _, ok := ls.Skills[name]; !ok {
-				diffs = append(diffs, materialize.Difference{Path: fmt.Sprintf("%s/%s (%s)", source, name, LockFileName), Kind: "extra"})
+				add(source, name, "extra")
 			}
 		}
 	}
@@ -61,12 +66,32 @@ func compareLock(lock *Lock, m *materialize.Manifest) []materialize.Difference {
 	return diffs
 }
 
-// Repair rewrites whatever verify finds different, at the locked
-// revisions: every cached file is hashed, none is trusted by its stat data.
-func (e *Engine) Repair(ctx context.Context, opts SyncOptions) (*SyncReport, error) {
-	opts.Verify = true
-	if opts.Update == nil {
-		opts.Update = []string{}
+// Repaired is what Repair found and what it left.
+type Repaired struct {
+	// Found are the differences before the repair.
+	Found []materialize.Difference
+	// Left are the differences after it: none when the repair worked.
+	Left []materialize.Difference
+	// Sync is the report of the sync that rewrote them; nil when there
+	// was nothing to repair.
+	Sync *SyncReport
+}
+
+// Repair verifies the cache and the targets and, when anything differs,
+// rewrites it at the locked revisions, hashing every cached file and
+// trusting no stat data, then verifies again.
+func (e *Engine) Repair(ctx context.Context, opts SyncOptions) (*Repaired, error) {
+	found, err := e.Verify(ctx)
+	if err != nil || len(found) == 0 {
+		return &Repaired{Found: found}, err
 	}
-	return e.Sync(ctx, opts)
+	opts.Verify, opts.Locked, opts.Move = true, true, nil
+	report, err := e.Sync(ctx, opts)
+	out := &Repaired{Found: found, Sync: report}
+	if err != nil && !errors.Is(err, ErrPartial) {
+		return out, err
+	}
+	left, verr := e.Verify(ctx)
+	out.Left = left
+	return out, cmp.Or(verr, err)
 }

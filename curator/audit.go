@@ -3,12 +3,15 @@ package curator
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // AuditDir is the audit log's directory inside the workspace's skills/.
@@ -39,12 +42,12 @@ func NewAudit(skillsDir string) *Audit { return &Audit{dir: filepath.Join(skills
 
 // Append writes events, each as one line. Lines are written with O_APPEND
 // in one write each, so concurrent writers never interleave within a line.
+// Neither the audit directory nor a day's file is followed through a
+// symbolic link: a planted link makes Append refuse, naming the path, and
+// the file it points at stays untouched.
 func (a *Audit) Append(events ...Event) error {
 	if len(events) == 0 {
 		return nil
-	}
-	if err := os.MkdirAll(a.dir, 0o755); err != nil {
-		return fmt.Errorf("audit log: %w", err)
 	}
 	byDay := map[string][]byte{}
 	for _, e := range events {
@@ -56,18 +59,59 @@ func (a *Audit) Append(events ...Event) error {
 		day := e.TS.Format("2006-01-02")
 		byDay[day] = append(append(byDay[day], line...), '\n')
 	}
-	for day, data := range byDay {
-		f, err := os.OpenFile(filepath.Join(a.dir, day+".jsonl"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
-		if err != nil {
+	if err := realDir(a.dir); err != nil {
+		return fmt.Errorf("audit log: %w", err)
+	}
+	// Open the directory itself without following a link, and the files
+	// beneath it by descriptor: a link swapped in after the check above is
+	// refused as well.
+	dfd, err := unix.Open(a.dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("audit log: open %s: %w", a.dir, linkErr(err))
+	}
+	defer unix.Close(dfd)
+	days := make([]string, 0, len(byDay))
+	for day := range byDay {
+		days = append(days, day)
+	}
+	sort.Strings(days)
+	for _, day := range days {
+		if err := appendAt(dfd, filepath.Join(a.dir, day+".jsonl"), byDay[day]); err != nil {
 			return fmt.Errorf("audit log: %w", err)
-		}
-		_, werr := f.Write(data)
-		cerr := f.Close()
-		if werr != nil || cerr != nil {
-			return fmt.Errorf("audit log %s: %v %v", day, werr, cerr)
 		}
 	}
 	return nil
+}
+
+// appendAt appends data to the regular file name in the directory dfd,
+// creating it, never through a symbolic link, and never blocking on a
+// FIFO planted in its place.
+func appendAt(dfd int, name string, data []byte) error {
+	fd, err := unix.Openat(dfd, filepath.Base(name), unix.O_WRONLY|unix.O_CREAT|unix.O_APPEND|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0o644)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", name, linkErr(err))
+	}
+	f := os.NewFile(uintptr(fd), name)
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if !info.Mode().IsRegular() {
+		return fmt.Errorf("%s is not a regular file (%s); move it away", name, info.Mode().Type())
+	}
+	if _, err := f.Write(data); err != nil {
+		return fmt.Errorf("append to %s: %w", name, err)
+	}
+	return f.Close()
+}
+
+// linkErr turns the ELOOP of an O_NOFOLLOW open into ErrSymlink.
+func linkErr(err error) error {
+	if errors.Is(err, unix.ELOOP) {
+		return ErrSymlink
+	}
+	return err
 }
 
 // Read returns the events at or after since (the zero time for all) whose

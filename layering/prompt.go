@@ -6,6 +6,8 @@ import (
 	"html"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/skillsync/skillsync/internal/termtext"
 )
 
 // PromptFormat is how Prompt renders the catalog.
@@ -87,13 +89,13 @@ func renderXML(skills []promptSkill, omitted int) string {
 	b.WriteString("<available_skills>\n")
 	for _, s := range skills {
 		b.WriteString("<skill>\n<name>\n")
-		b.WriteString(html.EscapeString(s.Name))
+		b.WriteString(xmlText(s.Name))
 		b.WriteString("\n</name>\n<description>\n")
-		b.WriteString(html.EscapeString(s.Description))
+		b.WriteString(xmlText(s.Description))
 		b.WriteString("\n</description>\n")
 		if s.Location != "" {
 			b.WriteString("<location>\n")
-			b.WriteString(s.Location)
+			b.WriteString(xmlText(s.Location))
 			b.WriteString("\n</location>\n")
 		}
 		b.WriteString("</skill>\n")
@@ -105,6 +107,19 @@ func renderXML(skills []promptSkill, omitted int) string {
 	return b.String()
 }
 
+// xmlText escapes text from a source for the XML prompt: markup
+// characters as entities, so a description or a path cannot close an
+// element or open one, and control and bidirectional characters as
+// visible escapes (termtext.EscapeLines), so the prompt printed on a
+// terminal or read by a person shows what is there. Line breaks are kept.
+func xmlText(s string) string {
+	return html.EscapeString(termtext.EscapeLines(s))
+}
+
+// renderJSON writes the prompt as indented JSON. Control characters are
+// escaped by encoding/json; the bidirectional and other format characters
+// it writes raw are escaped too (termtext.EscapeJSON), which decodes to the
+// same strings.
 func renderJSON(skills []promptSkill, omitted int) string {
 	doc := struct {
 		Skills  []promptSkill `json:"skills"`
@@ -118,5 +133,5 @@ func renderJSON(skills []promptSkill, omitted int) string {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(doc) // strings and ints only: it cannot fail
-	return b.String()
+	return string(termtext.EscapeJSON([]byte(b.String())))
 }

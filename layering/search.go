@@ -217,11 +217,17 @@ type searchText struct {
 }
 
 // text lowers a winner's text once; a catalog is searched many times.
+// Claude Code's when_to_use counts as part of the description, as Claude
+// Code lists the two together.
 func (w *Winner) text() *searchText {
 	w.lowerOnce.Do(func() {
+		description := w.Skill.Description
+		if more := w.Skill.WhenToUse(); more != "" && more != description {
+			description += "\n" + more
+		}
 		w.lower = searchText{
 			name:        strings.ToLower(w.Skill.Name),
-			description: strings.ToLower(w.Skill.Description),
+			description: strings.ToLower(description),
 			tags:        lowerAll(w.Skill.Tags),
 			triggers:    lowerAll(w.Skill.Triggers),
 		}

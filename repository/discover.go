@@ -132,7 +132,7 @@ func (d *discovery) load(dir, name string) {
 		d.problem(skill.Error, "dir-unreadable", dir, err.Error())
 		return
 	}
-	s, problems := skill.Load(sub, dir, name)
+	s, problems := skill.Options{Strict: d.opts.Strict}.Load(sub, dir, name)
 	if !skill.HasError(problems, d.opts.Strict) {
 		files, fileProblems := skill.ListFiles(sub, dir, d.opts.MaxFileSize)
 		s.Listing = files

@@ -1,13 +1,17 @@
 package skill
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
@@ -21,6 +25,17 @@ const MaxSkillFile = 4 << 20
 // thousand steps instead of exhausting memory.
 const maxYAMLNodes = 10000
 
+// Options change what Load and Parse report.
+type Options struct {
+	// Strict also reports every field outside the Agent Skills
+	// specification, the known clients' fields and skillsync's extensions
+	// among them, as a warning with the rule field-not-in-spec (which
+	// strict mode then counts as an error, see Strict). Without it, those
+	// fields are read without a word; unknown fields and aliases are
+	// reported either way.
+	Strict bool
+}
+
 // Load parses the skill whose directory is the root of fsys.
 //
 // skillPath names the directory inside its source, for messages; dirName
@@ -28,13 +43,28 @@ const maxYAMLNodes = 10000
 // returns every problem it finds. When one of them is an Error the Skill is
 // not usable; check with HasError.
 func Load(fsys fs.FS, skillPath, dirName string) (Skill, []Problem) {
+	return Options{}.Load(fsys, skillPath, dirName)
+}
+
+// Load is the package function Load with these options.
+//
+// Load reads SKILL.md only up to the end of its frontmatter: the body is
+// never read (see ReadBody), so a catalog of many skills costs their
+// frontmatter, not their instructions.
+func (o Options) Load(fsys fs.FS, skillPath, dirName string) (Skill, []Problem) {
 	s := Skill{Files: fsys, Path: skillPath}
-	data, file, p := readSkillFile(fsys)
+	f, file, p := openSkillFile(fsys)
 	s.File = file
 	if p != nil {
 		return s, []Problem{locate(*p, skillPath, file)}
 	}
-	problems := parse(&s, data, dirName)
+	head, capped, err := scanHead(io.LimitReader(f, MaxSkillFile))
+	f.Close()
+	if err != nil {
+		p := Problem{Level: Error, Rule: "skill-md-unreadable", Message: err.Error()}
+		return s, []Problem{locate(p, skillPath, file)}
+	}
+	problems := o.parse(&s, head, capped, dirName)
 	for i := range problems {
 		problems[i] = locate(problems[i], skillPath, file)
 		problems[i].Skill = s.Name
@@ -42,10 +72,11 @@ func Load(fsys fs.FS, skillPath, dirName string) (Skill, []Problem) {
 	return s, problems
 }
 
-// readSkillFile reads SKILL.md, or skill.md where that is the only one.
-// Anything but a regular file is refused before it is opened, so a FIFO
-// never blocks the reader.
-func readSkillFile(fsys fs.FS) ([]byte, string, *Problem) {
+// openSkillFile opens SKILL.md, or skill.md where that is the only one.
+// Anything but a regular file of at most MaxSkillFile bytes is refused
+// before it is opened, so a FIFO never blocks the reader, and checked
+// again once open, in case it was swapped in between.
+func openSkillFile(fsys fs.FS) (fs.File, string, *Problem) {
 	var (
 		info fs.FileInfo
 		err  error
@@ -57,48 +88,92 @@ func readSkillFile(fsys fs.FS) ([]byte, string, *Problem) {
 			break
 		}
 	}
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil, "SKILL.md", &Problem{Level: Error, Rule: "skill-md-missing",
 			Message: "no SKILL.md in the skill directory"}
-	case err != nil:
-		return nil, name, &Problem{Level: Error, Rule: "skill-md-unreadable", Message: err.Error()}
-	case !info.Mode().IsRegular():
-		return nil, name, &Problem{Level: Error, Rule: "skill-md-not-regular",
-			Message: name + " is not a regular file (" + info.Mode().Type().String() + ")"}
-	case info.Size() > MaxSkillFile:
-		return nil, name, &Problem{Level: Error, Rule: "skill-md-too-large",
-			Message: fmt.Sprintf("%s is %d bytes; the limit is %d", name, info.Size(), MaxSkillFile)}
+	}
+	if p := checkSkillFile(name, info, err); p != nil {
+		return nil, name, p
 	}
 	f, err := fsys.Open(name)
 	if err != nil {
 		return nil, name, &Problem{Level: Error, Rule: "skill-md-unreadable", Message: err.Error()}
 	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxSkillFile+1))
-	if err == nil && len(data) > MaxSkillFile {
-		err = fmt.Errorf("%s grew past %d bytes while being read", name, MaxSkillFile)
+	info, err = f.Stat()
+	if p := checkSkillFile(name, info, err); p != nil {
+		f.Close()
+		return nil, name, p
 	}
-	if err != nil {
-		return nil, name, &Problem{Level: Error, Rule: "skill-md-unreadable", Message: err.Error()}
-	}
-	return data, name, nil
+	return f, name, nil
 }
 
-// Parse parses the bytes of a SKILL.md into s. dirName is the skill
-// directory's name, or "" to skip the check that the two agree.
+func checkSkillFile(name string, info fs.FileInfo, err error) *Problem {
+	switch {
+	case err != nil:
+		return &Problem{Level: Error, Rule: "skill-md-unreadable", Message: err.Error()}
+	case !info.Mode().IsRegular():
+		return &Problem{Level: Error, Rule: "skill-md-not-regular",
+			Message: name + " is not a regular file (" + info.Mode().Type().String() + ")"}
+	case info.Size() > MaxSkillFile:
+		return &Problem{Level: Error, Rule: "skill-md-too-large",
+			Message: fmt.Sprintf("%s is %d bytes; the limit is %d", name, info.Size(), MaxSkillFile)}
+	}
+	return nil
+}
+
+// ReadBody reads the skill's instructions: its main file after the
+// frontmatter, with CRLF line ends turned into LF. It reads the file
+// again, through Files, so only the skill that is asked for costs its
+// body; a file over MaxSkillFile bytes, or one whose frontmatter no longer
+// parses, is an error.
+func (s *Skill) ReadBody() (string, error) {
+	if s.Files == nil || s.File == "" {
+		return "", fmt.Errorf("read body of skill %s (%s): no files", s.Name, s.Path)
+	}
+	f, err := s.Files.Open(s.File)
+	if err != nil {
+		return "", fmt.Errorf("read body of skill %s (%s): %w", s.Name, s.Path, err)
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if p := checkSkillFile(s.File, info, err); p != nil {
+		return "", fmt.Errorf("read body of skill %s (%s): %s", s.Name, s.Path, p.Message)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxSkillFile+1))
+	if err == nil && len(data) > MaxSkillFile {
+		err = fmt.Errorf("%s grew past %d bytes while being read", s.File, MaxSkillFile)
+	}
+	if err != nil {
+		return "", fmt.Errorf("read body of skill %s (%s): %w", s.Name, s.Path, err)
+	}
+	head, capped, _ := scanHead(bytes.NewReader(data))
+	if _, _, p := frontmatter(head, capped); p != nil {
+		return "", fmt.Errorf("read body of skill %s (%s): %s: %s", s.Name, s.Path, s.File, p.Message)
+	}
+	return strings.ReplaceAll(string(data[len(head):]), "\r\n", "\n"), nil
+}
+
+// Parse parses the bytes of a SKILL.md into a Skill, which has no Files.
+// dirName is the skill directory's name, or "" to skip the check that the
+// two agree. Only the frontmatter is looked at.
 func Parse(data []byte, dirName string) (Skill, []Problem) {
+	return Options{}.Parse(data, dirName)
+}
+
+// Parse is the package function Parse with these options.
+func (o Options) Parse(data []byte, dirName string) (Skill, []Problem) {
 	var s Skill
-	problems := parse(&s, data, dirName)
+	head, capped, _ := scanHead(bytes.NewReader(data)) // a bytes.Reader never fails
+	problems := o.parse(&s, head, capped, dirName)
 	return s, problems
 }
 
-func parse(s *Skill, data []byte, dirName string) []Problem {
-	fm, body, fmLine, p := split(data)
+// parse parses the head of a SKILL.md, as scanHead read it, into s.
+func (o Options) parse(s *Skill, head []byte, capped bool, dirName string) []Problem {
+	fm, fmLine, p := frontmatter(head, capped)
 	if p != nil {
 		return []Problem{*p}
 	}
-	s.Body = body
 	var doc yaml.Node
 	if err := yaml.Unmarshal([]byte(fm), &doc); err != nil {
 		return []Problem{{Level: Error, Rule: "frontmatter-yaml",
@@ -108,7 +183,7 @@ func parse(s *Skill, data []byte, dirName string) []Problem {
 		return []Problem{{Level: Error, Rule: "frontmatter-not-mapping", Line: fmLine,
 			Message: "frontmatter must be a YAML mapping of keys to values (name: ..., description: ...)"}}
 	}
-	d := decoder{s: s, offset: fmLine - 1, budget: maxYAMLNodes}
+	d := decoder{s: s, strict: o.Strict, offset: fmLine - 1, budget: maxYAMLNodes}
 	d.mapping(doc.Content[0])
 	if d.fatal {
 		return d.problems
@@ -119,10 +194,12 @@ func parse(s *Skill, data []byte, dirName string) []Problem {
 // decoder turns the frontmatter mapping into Skill fields.
 type decoder struct {
 	s        *Skill
-	offset   int // added to YAML line numbers to give file line numbers
-	budget   int // YAML nodes left to visit
+	strict   bool // report fields outside the specification
+	offset   int  // added to YAML line numbers to give file line numbers
+	budget   int  // YAML nodes left to visit
 	fatal    bool
 	lines    map[field]int
+	keyLines map[string]int // file line of every key, as written
 	problems []Problem
 }
 
@@ -132,16 +209,22 @@ func (d *decoder) add(level Level, rule string, line int, format string, args ..
 
 func (d *decoder) mapping(m *yaml.Node) {
 	d.lines = map[field]int{}
+	d.keyLines = map[string]int{}
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		k, v := m.Content[i], d.deref(m.Content[i+1])
 		if d.fatal {
 			return
 		}
 		line := k.Line + d.offset
+		if _, seen := d.keyLines[k.Value]; !seen {
+			d.keyLines[k.Value] = line
+		}
 		f, known := keys[k.Value]
 		if !known {
-			if !agentKeys[k.Value] {
-				d.add(Warning, "field-unknown", line, "field %q is not part of the Agent Skills specification", k.Value)
+			if client, ok := clientKeys[k.Value]; !ok {
+				d.add(Warning, "field-unknown", line, "field %q is not part of the Agent Skills specification nor a known client's field", k.Value)
+			} else if d.strict {
+				d.add(Warning, "field-not-in-spec", line, "field %q is %s's, not part of the Agent Skills specification", k.Value, client)
 			}
 			if d.s.Extra == nil {
 				d.s.Extra = map[string]any{}
@@ -151,6 +234,8 @@ func (d *decoder) mapping(m *yaml.Node) {
 		}
 		if want := canonical[f]; k.Value != want {
 			d.add(Warning, "field-alias", line, "field %q is an alias: write %q", k.Value, want)
+		} else if d.strict && !specKeys[k.Value] {
+			d.add(Warning, "field-not-in-spec", line, "field %q is a skillsync extension, not part of the Agent Skills specification", k.Value)
 		}
 		if prev, dup := d.lines[f]; dup {
 			d.add(Warning, "field-duplicate", line, "field %q repeats %q from line %d; the first one is used", k.Value, canonical[f], prev)
@@ -181,7 +266,7 @@ func (d *decoder) set(f field, key string, v *yaml.Node, line int) {
 	case fieldMetadata:
 		d.metadata(key, v, line)
 	case fieldAllowedTools:
-		d.s.AllowedTools = d.list(key, v, line, " ,")
+		d.allowedTools(key, v, line)
 	case fieldTriggers:
 		d.s.Triggers = d.list(key, v, line, "")
 	case fieldTags:
@@ -236,6 +321,53 @@ func (d *decoder) list(key string, v *yaml.Node, line int, seps string) []string
 	return out
 }
 
+// allowedTools keeps allowed-tools as written and splits it into tools.
+// The Agent Skills specification makes it a space-separated string, Claude
+// Code also takes a YAML list, and older skills separate with commas; a
+// tool such as Bash(git add:*) holds spaces of its own.
+func (d *decoder) allowedTools(key string, v *yaml.Node, line int) {
+	if v.Kind == yaml.ScalarNode {
+		if v.Tag == "!!null" {
+			return
+		}
+		d.s.AllowedToolsRaw = strings.TrimSpace(v.Value)
+		d.s.AllowedTools = SplitTools(d.s.AllowedToolsRaw)
+		return
+	}
+	d.s.AllowedTools = d.list(key, v, line, "")
+	d.s.AllowedToolsRaw = strings.Join(d.s.AllowedTools, " ")
+}
+
+// SplitTools splits an allowed-tools string into tools at spaces and
+// commas that are not inside parentheses: "Bash(git add:*) Bash(npm run
+// test:*) Read" is three tools, and so is "Read, Grep, Bash(a, b)". A
+// closing parenthesis without an opening one is part of the tool; an
+// opening one never closed makes the rest of the string one tool.
+func SplitTools(s string) []string {
+	var out []string
+	depth, start := 0, 0
+	cut := func(end int) {
+		if t := strings.TrimSpace(s[start:end]); t != "" {
+			out = append(out, t)
+		}
+	}
+	for i, r := range s {
+		switch {
+		case r == '(':
+			depth++
+		case r == ')':
+			if depth > 0 {
+				depth--
+			}
+		case depth == 0 && (r == ',' || unicode.IsSpace(r)):
+			cut(i)
+			start = i + utf8.RuneLen(r)
+		}
+	}
+	cut(len(s))
+	return out
+}
+
 func (d *decoder) metadata(key string, v *yaml.Node, line int) {
 	if v.Kind != yaml.MappingNode {
 		d.add(Warning, "field-type", line, "field %q must be a mapping of keys to values, not a %s", key, kindName(v))
@@ -248,7 +380,7 @@ func (d *decoder) metadata(key string, v *yaml.Node, line int) {
 			d.s.Metadata[k.Value] = val.Value
 			continue
 		}
-		out, err := yaml.Marshal(d.value(val))
+		out, err := yaml.Marshal(yamlValue(d.value(val)))
 		if err != nil {
 			d.add(Warning, "field-type", k.Line+d.offset, "metadata %q: %v", k.Value, err)
 			continue
@@ -271,7 +403,13 @@ func (d *decoder) deref(n *yaml.Node) *yaml.Node {
 	return n
 }
 
-// value converts a node to plain Go values, within the node budget.
+// value converts a node to plain Go values, within the node budget. The
+// values are the ones JSON decodes to, so Extra survives a trip through
+// JSON unchanged (see Meta): nil, bool, string, json.Number, []any and
+// map[string]any. A number is a json.Number in its shortest form (0x1F is
+// 31, 1.0 is 1). What JSON has no value for is kept as the text the author
+// wrote: timestamps, .inf and .nan, and !!binary (its base64, since the
+// bytes need not be text).
 func (d *decoder) value(n *yaml.Node) any {
 	if d.fatal {
 		return nil
@@ -280,7 +418,7 @@ func (d *decoder) value(n *yaml.Node) any {
 	case yaml.MappingNode:
 		m := make(map[string]any, len(n.Content)/2)
 		for i := 0; i+1 < len(n.Content); i += 2 {
-			m[n.Content[i].Value] = d.value(d.deref(n.Content[i+1]))
+			m[validUTF8(n.Content[i].Value)] = d.value(d.deref(n.Content[i+1]))
 		}
 		return m
 	case yaml.SequenceNode:
@@ -289,13 +427,67 @@ func (d *decoder) value(n *yaml.Node) any {
 			s = append(s, d.value(d.deref(item)))
 		}
 		return s
-	default:
-		var v any
-		if err := n.Decode(&v); err != nil {
+	}
+	var v any
+	if err := n.Decode(&v); err != nil || n.Tag == "!!binary" {
+		return validUTF8(n.Value)
+	}
+	switch v := v.(type) {
+	case nil, bool:
+		return v
+	case string:
+		return validUTF8(v)
+	case int:
+		return json.Number(strconv.Itoa(v))
+	case int64:
+		return json.Number(strconv.FormatInt(v, 10))
+	case uint64:
+		return json.Number(strconv.FormatUint(v, 10))
+	case float64:
+		if math.IsInf(v, 0) || math.IsNaN(v) {
 			return n.Value
 		}
-		return v
+		return json.Number(strconv.FormatFloat(v, 'g', -1, 64))
 	}
+	return validUTF8(n.Value) // time.Time and anything else yaml.v3 may add
+}
+
+// validUTF8 replaces bytes that are not UTF-8, which JSON would replace on
+// its own, so that the value is the same before and after.
+func validUTF8(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	return strings.ToValidUTF8(s, "\uFFFD")
+}
+
+// yamlValue turns the json.Numbers of a value into Go numbers, so that
+// YAML writes them as numbers and not as strings.
+func yamlValue(v any) any {
+	switch v := v.(type) {
+	case json.Number:
+		if i, err := v.Int64(); err == nil {
+			return i
+		}
+		if u, err := strconv.ParseUint(string(v), 10, 64); err == nil {
+			return u
+		}
+		f, _ := v.Float64()
+		return f
+	case []any:
+		out := make([]any, len(v))
+		for i, item := range v {
+			out[i] = yamlValue(item)
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, item := range v {
+			out[k] = yamlValue(item)
+		}
+		return out
+	}
+	return v
 }
 
 func (d *decoder) validate(dirName string) []Problem {
@@ -304,14 +496,21 @@ func (d *decoder) validate(dirName string) []Problem {
 	if s.Name == "" {
 		out = append(out, Problem{Level: Error, Rule: "name-missing", Line: d.lines[fieldName],
 			Message: "name is missing or empty: add name: <directory name> to the frontmatter"})
-	} else if !ValidName(s.Name) {
-		out = append(out, Problem{Level: Error, Rule: "name-unsafe", Line: d.lines[fieldName],
-			Message: fmt.Sprintf("name %q cannot be a directory name: no /, \\ or NUL, no leading dot, at most 255 bytes", s.Name)})
+	} else if p := nameError(s.Name); p != nil {
+		p.Line = d.lines[fieldName]
+		out = append(out, *p)
 	} else {
 		for _, p := range nameWarnings(s.Name, dirName) {
 			p.Line = d.lines[fieldName]
 			out = append(out, p)
 		}
+	}
+	if s.Description == "" && s.WhenToUse() != "" {
+		// Claude Code lists a skill by when_to_use alone; keep such a skill,
+		// and its when_to_use, rather than drop it.
+		s.Description = s.WhenToUse()
+		out = append(out, Problem{Level: Warning, Rule: "description-from-when-to-use", Line: d.keyLines["when_to_use"],
+			Message: "description is missing: when_to_use stands in for it; add a description that says what the skill does"})
 	}
 	if s.Description == "" {
 		out = append(out, Problem{Level: Error, Rule: "description-missing", Line: d.lines[fieldDescription],

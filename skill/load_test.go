@@ -1,6 +1,7 @@
 package skill
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -35,6 +36,19 @@ func TestParseRules(t *testing.T) {
 		{"name with slash", "pdf", "---\nname: a/b\ndescription: x\n---\n", []string{"error:name-unsafe"}},
 		{"name with backslash", "pdf", "---\nname: a\\b\ndescription: x\n---\n", []string{"error:name-unsafe"}},
 		{"name with dot first", "pdf", "---\nname: .hidden\ndescription: x\n---\n", []string{"error:name-unsafe"}},
+		{"name with ESC", "pdf", "---\nname: \"a\\e[2Jb\"\ndescription: x\n---\n", []string{"error:name-control-char"}},
+		{"name with BEL", "pdf", "---\nname: \"pdf\\a\"\ndescription: x\n---\n", []string{"error:name-control-char"}},
+		{"name with newline", "pdf", "---\nname: \"p\\ndf\"\ndescription: x\n---\n", []string{"error:name-control-char"}},
+		{"name with NUL", "pdf", "---\nname: \"p\\0df\"\ndescription: x\n---\n", []string{"error:name-control-char"}},
+		{"name with DEL", "pdf", "---\nname: \"p\\x7fdf\"\ndescription: x\n---\n", []string{"error:name-control-char"}},
+		{"name with C1 CSI", "pdf", "---\nname: \"p\\x9bdf\"\ndescription: x\n---\n", []string{"error:name-control-char"}},
+		{"name with RLO", "pdf", "---\nname: \"fdp\u202e\"\ndescription: x\n---\n", []string{"error:name-control-char"}},
+		{"name with isolate", "pdf", "---\nname: \"\u2066pdf\u2069\"\ndescription: x\n---\n", []string{"error:name-control-char"}},
+		{"name with LRM", "pdf", "---\nname: \"pdf\u200e\"\ndescription: x\n---\n", []string{"error:name-control-char"}},
+		{"name with ALM", "pdf", "---\nname: \"pdf\u061c\"\ndescription: x\n---\n", []string{"error:name-control-char"}},
+		{"name with zero width space", "pdf", "---\nname: \"p\u200bdf\"\ndescription: x\n---\n", []string{"error:name-control-char"}},
+		{"name with line separator", "pdf", "---\nname: \"p\u2028df\"\ndescription: x\n---\n", []string{"error:name-control-char"}},
+		{"description with controls kept", "pdf", "---\nname: pdf\ndescription: \"x\\e[2J \u202e y\"\n---\n", nil},
 		{"name over 255 bytes", "pdf", "---\nname: " + strings.Repeat("a", 256) + "\ndescription: x\n---\n", []string{"error:name-unsafe"}},
 		{"name too long", long, "---\nname: " + long + "\ndescription: x\n---\n", []string{"warning:name-too-long"}},
 		{"name upper case", "PDF", "---\nname: PDF\ndescription: x\n---\n", []string{"warning:name-not-lowercase"}},
@@ -50,7 +64,13 @@ func TestParseRules(t *testing.T) {
 		{"compatibility too long", "pdf", "---\nname: pdf\ndescription: x\ncompatibility: " + strings.Repeat("c", 501) + "\n---\n", []string{"warning:compatibility-too-long"}},
 		{"unknown field", "pdf", "---\nname: pdf\ndescription: x\ncolour: blue\n---\n", []string{"warning:field-unknown"}},
 		{"agent field", "pdf", "---\nname: pdf\ndescription: x\nargument-hint: FILE\nmodel: opus\n---\n", nil},
-		{"alias", "pdf", "---\nskill: pdf\nwhen_to_use: x\n---\n", []string{"warning:field-alias", "warning:field-alias"}},
+		{"alias", "pdf", "---\nskill: pdf\nsummary: x\n---\n", []string{"warning:field-alias", "warning:field-alias"}},
+		{"when_to_use alone", "pdf", "---\nname: pdf\nwhen_to_use: x\n---\n", []string{"warning:description-from-when-to-use"}},
+		{"when_to_use not a string", "pdf", "---\nname: pdf\nwhen_to_use: [x]\n---\n", []string{"error:description-missing"}},
+		{"claude code fields", "pdf", "---\nname: pdf\ndescription: x\nwhen_to_use: y\nargument-hint: \"[file]\"\narguments: [file]\n" +
+			"disable-model-invocation: true\nuser-invocable: false\ndisallowed-tools: Write\nmodel: haiku\neffort: high\n" +
+			"context: fork\nagent: Explore\nhooks: {}\npaths: [\"src/**\"]\nshell: bash\n---\n", nil},
+		{"skillsync extensions", "pdf", "---\nname: pdf\ndescription: x\nversion: 1\nauthor: a\ntags: [t]\ntriggers: [x]\n---\n", nil},
 		{"duplicate via alias", "pdf", "---\nname: pdf\nskill: other\ndescription: x\n---\n", []string{"warning:field-alias", "warning:field-duplicate"}},
 		{"name is a list", "pdf", "---\nname: [a]\ndescription: x\n---\n", []string{"error:field-type", "error:name-missing"}},
 		{"metadata not a map", "pdf", "---\nname: pdf\ndescription: x\nmetadata: 3\n---\n", []string{"warning:field-type"}},
@@ -106,7 +126,15 @@ func TestParseFields(t *testing.T) {
 	check("allowed-tools", strings.Join(s.AllowedTools, "|"), "Read|Bash|Grep")
 	check("triggers", strings.Join(s.Triggers, "|"), "convert a pdf|extract tables")
 	check("tags", strings.Join(s.Tags, "|"), "docs|pdf")
-	check("body", s.Body, "# PDF\nbody\n")
+	if _, err := s.ReadBody(); err == nil {
+		t.Error("ReadBody of a parsed skill without files must fail")
+	}
+	loaded, _ := Load(fstest.MapFS{"SKILL.md": {Data: []byte(text)}}, "pdf", "pdf")
+	body, err := loaded.ReadBody()
+	check("body", body, "# PDF\nbody\n")
+	if err != nil {
+		t.Error(err)
+	}
 	if !s.DisableModelInvocation() {
 		t.Error("disable-model-invocation: true was not kept")
 	}
@@ -229,9 +257,104 @@ func TestValidName(t *testing.T) {
 	for name, want := range map[string]bool{
 		"pdf": true, "a-b": true, "Ünï": true, "": false, ".x": false, "a/b": false, "a\\b": false,
 		"a\x00b": false, strings.Repeat("x", 255): true, strings.Repeat("x", 256): false,
+		"a\x1bb": false, "a\nb": false, "a\u202eb": false, "a\u2066b": false, "a\x7fb": false, "a\u0085b": false,
+		"a\xffb": false, "日本": true,
 	} {
 		if got := ValidName(name); got != want {
 			t.Errorf("ValidName(%q) = %v, want %v", name, got, want)
 		}
+	}
+}
+
+// A problem printed on a terminal shows a hostile path or message as
+// escapes, never as control sequences or extra lines.
+func TestProblemStringEscapes(t *testing.T) {
+	p := Problem{Level: Warning, Rule: "r", Source: "team", Path: "skills/\x1b[2Jx", File: "skills/\x1b[2Jx/SKILL.md\nfake: row", Line: 3, Message: "bad \u202e thing"}
+	got := p.String()
+	want := `team:skills/\x1b[2Jx/SKILL.md\nfake: row:3: warning: bad \u202e thing (r)`
+	if got != want {
+		t.Errorf("String() = %q, want %q", got, want)
+	}
+}
+
+func TestAllowedTools(t *testing.T) {
+	tests := []struct {
+		name, yaml, raw string
+		want            []string
+	}{
+		{"spaces", "Read Grep Glob", "Read Grep Glob", []string{"Read", "Grep", "Glob"}},
+		{"patterns with spaces", "Bash(git add:*) Bash(npm run test:*) Read", "Bash(git add:*) Bash(npm run test:*) Read",
+			[]string{"Bash(git add:*)", "Bash(npm run test:*)", "Read"}},
+		{"commas", "Read, Grep,Glob", "Read, Grep,Glob", []string{"Read", "Grep", "Glob"}},
+		{"commas and patterns", `"Read, Bash(git diff *), Bash(a, b)"`, "Read, Bash(git diff *), Bash(a, b)",
+			[]string{"Read", "Bash(git diff *)", "Bash(a, b)"}},
+		{"nested parentheses", "Bash(echo (a b)) Read", "Bash(echo (a b)) Read", []string{"Bash(echo (a b))", "Read"}},
+		{"tabs and runs of spaces", "\"Read\\t\\tGrep   Glob \"", "Read\t\tGrep   Glob", []string{"Read", "Grep", "Glob"}},
+		{"mcp tools", "mcp__linear__create_issue Read", "mcp__linear__create_issue Read", []string{"mcp__linear__create_issue", "Read"}},
+		{"unclosed parenthesis", "Read Bash(git add Grep", "Read Bash(git add Grep", []string{"Read", "Bash(git add Grep"}},
+		{"stray closing parenthesis", "Read) Grep", "Read) Grep", []string{"Read)", "Grep"}},
+		{"block scalar", "|\n  Read\n  Bash(git log:*)\n", "Read\nBash(git log:*)", []string{"Read", "Bash(git log:*)"}},
+		{"yaml list", "\n  - Bash(git add:*)\n  - Read\n  - \" Grep \"\n", "Bash(git add:*) Read Grep", []string{"Bash(git add:*)", "Read", "Grep"}},
+		{"flow list", "[Read, \"Bash(a, b)\"]", "Read Bash(a, b)", []string{"Read", "Bash(a, b)"}},
+		{"empty", `""`, "", nil},
+		{"null", "~", "", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, problems := Parse([]byte("---\nname: pdf\ndescription: x\nallowed-tools: "+tt.yaml+"\n---\n"), "pdf")
+			if len(problems) != 0 {
+				t.Fatalf("problems: %v", problems)
+			}
+			if s.AllowedToolsRaw != tt.raw {
+				t.Errorf("raw = %q, want %q", s.AllowedToolsRaw, tt.raw)
+			}
+			if !slices.Equal(s.AllowedTools, tt.want) {
+				t.Errorf("tools = %q, want %q", s.AllowedTools, tt.want)
+			}
+		})
+	}
+}
+
+// Claude Code's when_to_use is its own field: it is not merged into
+// description, and its text is kept.
+func TestWhenToUseKept(t *testing.T) {
+	s, problems := Parse([]byte("---\nname: pdf\ndescription: Read PDFs.\nwhen_to_use: When the user drops a PDF.\n---\n"), "pdf")
+	if len(problems) != 0 {
+		t.Fatalf("problems: %v", problems)
+	}
+	if s.Description != "Read PDFs." || s.WhenToUse() != "When the user drops a PDF." || s.Extra["when_to_use"] != "When the user drops a PDF." {
+		t.Errorf("description %q, when_to_use %q", s.Description, s.WhenToUse())
+	}
+	s, problems = Parse([]byte("---\nname: pdf\nwhen_to_use: When the user drops a PDF.\n---\n"), "pdf")
+	if HasError(problems, false) || s.Description != "When the user drops a PDF." || s.WhenToUse() != s.Description || problems[0].Line != 3 {
+		t.Errorf("when_to_use alone: description %q, problems %v", s.Description, problems)
+	}
+}
+
+// Only strict mode reports fields outside the specification: clients'
+// fields and skillsync's extensions alike, each on its line.
+func TestStrictReportsFieldsOutsideSpec(t *testing.T) {
+	text := "---\nname: pdf\ndescription: x\nlicense: MIT\ncompatibility: any\nmetadata: {a: b}\nallowed-tools: Read\n" +
+		"version: 1\nwhen_to_use: y\nmodel: haiku\ncolour: blue\nsummary: z\n---\n"
+	_, lenient := Parse([]byte(text), "pdf")
+	if got := strings.Join(rules(lenient), ","); got != "warning:field-unknown,warning:field-alias,warning:field-duplicate" {
+		t.Errorf("lenient: %s", got)
+	}
+	_, strict := Options{Strict: true}.Parse([]byte(text), "pdf")
+	var lines []int
+	for _, p := range strict {
+		if p.Rule == "field-not-in-spec" {
+			lines = append(lines, p.Line)
+		}
+	}
+	if !slices.Equal(lines, []int{8, 9, 10}) {
+		t.Errorf("strict: field-not-in-spec at lines %v, want [8 9 10]; %v", lines, strict)
+	}
+	if !HasError(strict, true) || len(strict) != 6 {
+		t.Errorf("strict problems: %v", rules(strict))
+	}
+	_, problems := Options{Strict: true}.Load(fstest.MapFS{"SKILL.md": {Data: []byte(text)}}, "pdf", "pdf")
+	if len(problems) != len(strict) {
+		t.Errorf("Options.Load does not pass Strict on: %v", rules(problems))
 	}
 }

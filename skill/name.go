@@ -1,12 +1,15 @@
 package skill
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/skillsync/skillsync/internal/termtext"
 )
 
 // MaxNameLength is the longest name the Agent Skills specification allows,
@@ -14,13 +17,41 @@ import (
 const MaxNameLength = 64
 
 // ValidName reports whether name can be used as one path component on every
-// platform skillsync writes to: not empty, at most 255 bytes, no "/", "\"
-// or NUL, and not starting with ".". A name that fails is an error, since
-// the cache and the targets use it as a directory name. ValidName does not
-// check the stricter Agent Skills rules; Load reports those as warnings.
+// platform skillsync writes to, and printed as it is: not empty, at most 255
+// bytes of valid UTF-8, no "/" or "\", not starting with ".", and no
+// control or format character (termtext.Unsafe: NUL, ESC, newline, the C1
+// controls, the bidirectional controls, ...). A name that fails is an
+// error, since the cache and the targets use it as a directory name and
+// every listing shows it. ValidName does not check the stricter Agent
+// Skills rules; Load reports those as warnings.
 func ValidName(name string) bool {
-	return name != "" && len(name) <= 255 &&
-		!strings.ContainsAny(name, "/\\\x00") && name[0] != '.'
+	return name != "" && len(name) <= 255 && utf8.ValidString(name) &&
+		!strings.ContainsAny(name, "/\\") && name[0] != '.' && unsafeRune(name) < 0
+}
+
+// unsafeRune returns the first character of name that termtext.Unsafe
+// reports, or -1.
+func unsafeRune(name string) rune {
+	for _, r := range name {
+		if termtext.Unsafe(r) {
+			return r
+		}
+	}
+	return -1
+}
+
+// nameError returns the error that makes a non-empty name unusable, or nil.
+func nameError(name string) *Problem {
+	if r := unsafeRune(name); r >= 0 {
+		return &Problem{Level: Error, Rule: "name-control-char", Message: fmt.Sprintf(
+			"name %q holds the control or formatting character %U, which a terminal would act on or a reader would not see; use only letters, digits and hyphens",
+			name, r)}
+	}
+	if !ValidName(name) {
+		return &Problem{Level: Error, Rule: "name-unsafe", Message: fmt.Sprintf(
+			"name %q cannot be a directory name: no / or \\, no leading dot, valid UTF-8, at most 255 bytes", name)}
+	}
+	return nil
 }
 
 // NormalizeName returns name in Unicode NFKC form with surrounding space

@@ -5,6 +5,8 @@ import (
 	"path"
 	"strconv"
 	"strings"
+
+	"github.com/skillsync/skillsync/internal/termtext"
 )
 
 // Level says what a problem does to its skill.
@@ -33,7 +35,9 @@ type Problem struct {
 }
 
 // String renders a problem as "FILE:LINE: LEVEL: MESSAGE (RULE)", the shape
-// compilers use, so editors can jump to it.
+// compilers use, so editors can jump to it. It is one line, safe to print
+// on a terminal: paths and messages come from sources, so their control
+// and bidirectional characters are escaped (termtext.Escape).
 func (p Problem) String() string {
 	var parts []string
 	if p.Source != "" {
@@ -46,7 +50,7 @@ func (p Problem) String() string {
 		parts = append(parts, strconv.Itoa(p.Line))
 	}
 	parts = append(parts, " "+string(p.Level), " "+p.Message+" ("+p.Rule+")")
-	return strings.Join(parts, ":")
+	return termtext.Escape(strings.Join(parts, ":"))
 }
 
 // HasError reports whether any problem is an error, or with strict any

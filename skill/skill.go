@@ -7,7 +7,10 @@
 // come from a local directory, an embedded FS or a git tree alike.
 package skill
 
-import "io/fs"
+import (
+	"io/fs"
+	"strings"
+)
 
 // Skill is one parsed skill.
 type Skill struct {
@@ -19,13 +22,21 @@ type Skill struct {
 	Author        string
 	Tags          []string
 	Triggers      []string
-	AllowedTools  []string
-	Metadata      map[string]string
+	// AllowedToolsRaw is allowed-tools as the author wrote it: the string,
+	// or the items of a YAML list joined by single spaces.
+	AllowedToolsRaw string
+	// AllowedTools is allowed-tools split into tools: at spaces and commas
+	// outside parentheses for a string, so "Bash(git add:*) Read" is two
+	// tools; one tool per item for a YAML list.
+	AllowedTools []string
+	Metadata     map[string]string
 	// Extra keeps every frontmatter key skillsync does not interpret
-	// (disable-model-invocation, argument-hint, model, ...) with its value
-	// as YAML decoded it, so agents downstream lose nothing.
+	// (when_to_use, disable-model-invocation, argument-hint, model, ...)
+	// with its value, so agents downstream lose nothing. Values are what
+	// JSON decodes to: nil, bool, string, json.Number, []any and
+	// map[string]any; timestamps, .inf, .nan and !!binary stay the text
+	// the author wrote.
 	Extra map[string]any
-	Body  string
 
 	// Files is rooted at the skill's directory.
 	Files fs.FS
@@ -48,6 +59,13 @@ func (s *Skill) FileList() []File {
 	}
 	files, _ := ListFiles(s.Files, s.Path, 0)
 	return files
+}
+
+// WhenToUse returns Claude Code's when_to_use text, which says more about
+// when to use the skill than description does, or "".
+func (s *Skill) WhenToUse() string {
+	v, _ := s.Extra["when_to_use"].(string)
+	return strings.TrimSpace(v)
 }
 
 // DisableModelInvocation reports whether the frontmatter asks agents not to

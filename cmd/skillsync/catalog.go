@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"sort"
 
 	"github.com/skillsync/skillsync"
 	"github.com/skillsync/skillsync/layering"
@@ -22,14 +21,6 @@ func (a *app) catalog(ctx context.Context) (*skillsync.Engine, *layering.Catalog
 	return eng, cat, nil
 }
 
-// lookup finds name in the catalog or says which names come close.
-func lookup(cat *layering.Catalog, name string) (*layering.Winner, error) {
-	if w, ok := cat.Lookup(name); ok {
-		return w, nil
-	}
-	return nil, &exitError{code: exitFailure, err: &skillsync.UnknownSkillError{Name: name, Near: layering.Nearest(cat.Winners, name, 3)}}
-}
-
 // entryJSON is one source's version of a skill.
 type entryJSON struct {
 	Layer    layering.Layer `json:"layer"`
@@ -43,7 +34,7 @@ func newEntryJSON(e *layering.Entry) entryJSON {
 }
 
 // entryPath is the skill's directory on disk, or its path in its source
-// when it has no directory yet.
+// when it has no directory.
 func entryPath(e *layering.Entry) string {
 	if e.Dir != "" {
 		return e.Dir
@@ -57,13 +48,4 @@ func shadowedJSON(w *layering.Winner) []entryJSON {
 		out = append(out, newEntryJSON(&w.Shadowed[i]))
 	}
 	return out
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -13,22 +13,19 @@ import (
 	"testing"
 )
 
-// binary is the skillsync built once for the CLI tests.
-var binary string
+// pkgDir is the package's directory, which relative test directories
+// are taken from.
+var pkgDir string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "skillsync-cli")
-	if err != nil {
+	var err error
+	if pkgDir, err = os.Getwd(); err != nil {
 		panic(err)
 	}
-	binary = filepath.Join(dir, "skillsync")
-	build := exec.Command("go", "build", "-o", binary, ".")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		panic("build skillsync: " + err.Error())
-	}
 	code := m.Run()
-	os.RemoveAll(dir)
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
 	os.Exit(code)
 }
 
@@ -41,24 +38,91 @@ type result struct {
 // fetches are there for the next.
 var homes sync.Map
 
-// run runs the built binary in dir with a clean environment; extra adds
-// variables to it.
-func run(t *testing.T, dir string, args ...string) result {
-	return runEnv(t, dir, nil, args...)
-}
-
-func runEnv(t *testing.T, dir string, extra []string, args ...string) result {
-	t.Helper()
-	cmd := exec.Command(binary, args...)
-	cmd.Dir = dir
+func home(t *testing.T) string {
 	h, ok := homes.Load(t)
 	if !ok {
 		h = t.TempDir()
 		homes.Store(t, h)
 	}
-	home := h.(string)
-	cmd.Env = append([]string{"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
-		"XDG_CACHE_HOME=" + filepath.Join(home, ".cache"), "PATH=" + os.Getenv("PATH")}, extra...)
+	return h.(string)
+}
+
+// environ is the clean environment a command runs in: the test's home
+// and its XDG folders, no SKILLSYNC_CONFIG; extra adds KEY=VALUE pairs.
+func environ(t *testing.T, extra []string) []string {
+	h := home(t)
+	return append([]string{"HOME=" + h, "XDG_CONFIG_HOME=" + filepath.Join(h, ".config"),
+		"XDG_CACHE_HOME=" + filepath.Join(h, ".cache"), "SKILLSYNC_CONFIG=", "SKILLSYNC_GIT_HOST=", "PATH=" + os.Getenv("PATH")}, extra...)
+}
+
+// run runs skillsync in-process, in dir, with a clean environment.
+func run(t *testing.T, dir string, args ...string) result {
+	return runEnv(t, dir, nil, args...)
+}
+
+// runEnv is run with extra variables in the environment for this one
+// command.
+func runEnv(t *testing.T, dir string, extra []string, args ...string) result {
+	t.Helper()
+	return runIn(t, dir, extra, "", args...)
+}
+
+// runIn is runEnv with stdin.
+func runIn(t *testing.T, dir string, extra []string, stdin string, args ...string) result {
+	t.Helper()
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(pkgDir, dir)
+	}
+	t.Chdir(dir)
+	for _, kv := range environ(t, extra) {
+		k, v, _ := strings.Cut(kv, "=")
+		old, had := os.LookupEnv(k)
+		t.Setenv(k, v)
+		defer func() {
+			if had {
+				os.Setenv(k, old)
+			} else {
+				os.Unsetenv(k)
+			}
+		}()
+	}
+	var out, errb bytes.Buffer
+	code := Main(args, strings.NewReader(stdin), &out, &errb)
+	return result{out.String(), errb.String(), code}
+}
+
+// binDir holds the skillsync binary the tests that need real processes
+// (signals, many processes at once) build once.
+var (
+	binDir   string
+	binOnce  sync.Once
+	binError error
+)
+
+// binary builds skillsync once and returns its path.
+func binary(t testing.TB) string {
+	t.Helper()
+	binOnce.Do(func() {
+		if binDir, binError = os.MkdirTemp("", "skillsync-cli"); binError != nil {
+			return
+		}
+		build := exec.Command("go", "build", "-o", filepath.Join(binDir, "skillsync"), ".")
+		build.Dir = pkgDir
+		build.Stderr = os.Stderr
+		binError = build.Run()
+	})
+	if binError != nil {
+		t.Fatalf("build skillsync: %v", binError)
+	}
+	return filepath.Join(binDir, "skillsync")
+}
+
+// runProcess runs the built binary in dir as its own process.
+func runProcess(t *testing.T, dir string, extra []string, args ...string) result {
+	t.Helper()
+	cmd := exec.Command(binary(t), args...)
+	cmd.Dir = dir
+	cmd.Env = environ(t, extra)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
@@ -98,6 +162,9 @@ func workspace(t *testing.T) string {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if r := run(t, dst, "sync"); r.code != 0 {
+		t.Fatalf("sync the workspace: %d %s", r.code, r.stderr)
 	}
 	return dst
 }
@@ -176,7 +243,9 @@ func TestShowAndRead(t *testing.T) {
 
 func TestReadRefusesEscapes(t *testing.T) {
 	ws := workspace(t)
-	skillDir := filepath.Join(ws, "team", "release-notes")
+	// Links planted in the cache, where read takes the skill from: read
+	// still never leaves the skill.
+	skillDir := filepath.Join(ws, ".skills-cache", "team", "release-notes")
 	if err := os.Symlink(filepath.Join(ws, "skillsync.yaml"), filepath.Join(skillDir, "out.txt")); err != nil {
 		t.Fatal(err)
 	}
@@ -266,6 +335,16 @@ func TestValidate(t *testing.T) {
 func TestDefaultConfigAndInit(t *testing.T) {
 	dir := t.TempDir()
 	r := run(t, dir, "list", "--json")
+	if r.code != 0 || !strings.Contains(r.stderr, "source builtin is not synced yet: run skillsync sync") {
+		t.Fatalf("no config, before a sync: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("list wrote into an empty directory: %v", entries)
+	}
+	if r := run(t, dir, "sync"); r.code != 0 {
+		t.Fatalf("sync on the default: %d %s", r.code, r.stderr)
+	}
+	r = run(t, dir, "list", "--json")
 	if r.code != 0 || !strings.Contains(r.stdout, `"source": "builtin"`) {
 		t.Fatalf("no config: %d %s %s", r.code, r.stdout, r.stderr)
 	}

@@ -33,7 +33,7 @@ func TestUseCountsEveryCallAcrossProcesses(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := 0; i < calls; i++ {
-				if r := run(t, ws, "use", "skillsync"); r.code != 0 {
+				if r := runProcess(t, ws, nil, "use", "skillsync"); r.code != 0 {
 					errs <- r.stderr
 					return
 				}
@@ -45,7 +45,7 @@ func TestUseCountsEveryCallAcrossProcesses(t *testing.T) {
 	go func() {
 		defer wg.Done()
 		for i := 0; i < 5; i++ {
-			if r := run(t, ws, "curate", "--force"); r.code != 0 {
+			if r := runProcess(t, ws, nil, "curate", "--force"); r.code != 0 {
 				errs <- r.stderr
 				return
 			}
@@ -68,13 +68,16 @@ func TestUseCountsEveryCallAcrossProcesses(t *testing.T) {
 	if err := json.Unmarshal(data, &u); err != nil {
 		t.Fatal(err)
 	}
-	if got := u.Skills["skillsync"].UseCount; got != procs*calls {
+	if got := u.Skills["marketplace:builtin/skillsync"].UseCount; got != procs*calls {
 		t.Errorf("use_count = %d, want %d", got, procs*calls)
 	}
 }
 
 func TestUseUnknownAndCorruptUsage(t *testing.T) {
 	ws := t.TempDir()
+	if r := run(t, ws, "sync"); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
 	if r := run(t, ws, "use", "skilsync"); r.code != 1 || !strings.Contains(r.stderr, "did you mean skillsync") {
 		t.Errorf("unknown name: %d %s", r.code, r.stderr)
 	}
@@ -122,6 +125,13 @@ func TestCurateCLI(t *testing.T) {
 	}
 	later := time.Now().UTC().Add(100 * 24 * time.Hour).Format(time.RFC3339)
 	if r := run(t, ws, "pin", "skillsync"); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	// Until some use is recorded, curation archives nothing.
+	if r := run(t, ws, "curate", "--dry-run", "--now", later, "--json"); r.code != 0 || !strings.Contains(r.stdout, `"archive_held": "no usage has ever been recorded`) {
+		t.Fatalf("curate without usage: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	if r := run(t, ws, "use", "skillsync"); r.code != 0 {
 		t.Fatal(r.stderr)
 	}
 	if r := run(t, ws, "curate", "--now", later); r.code != 0 || !strings.Contains(r.stdout, "notes: active -> archived") {
@@ -185,10 +195,9 @@ type daemonProc struct {
 
 func startDaemon(t *testing.T, ws string) *daemonProc {
 	t.Helper()
-	cmd := exec.Command(binary, "daemon")
+	cmd := exec.Command(binary(t), "daemon")
 	cmd.Dir = ws
-	home := t.TempDir()
-	cmd.Env = []string{"HOME=" + home, "XDG_CACHE_HOME=" + filepath.Join(home, ".cache"), "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "PATH=" + os.Getenv("PATH")}
+	cmd.Env = environ(t, nil)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

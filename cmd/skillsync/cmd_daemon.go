@@ -2,16 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"log/slog"
-	"os"
-	"os/signal"
-	"sync"
 	"syscall"
 
 	"github.com/spf13/cobra"
 
 	"github.com/skillsync/skillsync"
-	"github.com/skillsync/skillsync/curator"
+	"github.com/skillsync/skillsync/daemon"
 )
 
 func (a *app) daemonCommand() *cobra.Command {
@@ -38,49 +36,6 @@ one line per job run with its duration and outcome.`,
 	}
 }
 
-// daemon holds the engine the jobs use; SIGHUP replaces it.
-type daemon struct {
-	mu  sync.Mutex
-	eng *skillsync.Engine
-	log *slog.Logger
-}
-
-func (d *daemon) engine() *skillsync.Engine {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.eng
-}
-
-func (d *daemon) jobs() []curator.Job {
-	cfg := d.engine().Config().Schedule
-	return []curator.Job{
-		{Name: "sync", Spec: cfg.Sync, Run: d.sync},
-		{Name: "curate", Spec: cfg.Curate, Run: d.curate},
-	}
-}
-
-func (d *daemon) sync(ctx context.Context) error {
-	report, err := d.engine().Sync(ctx, skillsync.SyncOptions{})
-	if err != nil {
-		return err
-	}
-	for _, w := range report.Warnings {
-		d.log.Warn(w)
-	}
-	d.log.Info("synced", "added", len(report.Skills.Added), "updated", len(report.Skills.Updated),
-		"removed", len(report.Skills.Removed), "files_written", report.Files.Written, "failed_sources", report.Failed())
-	return nil
-}
-
-func (d *daemon) curate(ctx context.Context) error {
-	plan, err := d.engine().Curate(ctx, skillsync.CurateOptions{})
-	if err != nil {
-		return err
-	}
-	d.log.Info("curated", "checked", plan.Checked, "changes", len(plan.Changes), "skipped", plan.Skipped)
-	return nil
-}
-
 func (a *app) newLogger() *slog.Logger {
 	if isTerminal(a.stderr) {
 		return slog.New(slog.NewTextHandler(a.stderr, nil))
@@ -88,53 +43,59 @@ func (a *app) newLogger() *slog.Logger {
 	return slog.New(slog.NewJSONHandler(a.stderr, nil))
 }
 
+// runDaemon wires signals and the config into package daemon. SIGINT and
+// SIGTERM cancel ctx (Main set that up before any work); SIGHUP is caught
+// here before the first sync, so it reloads instead of killing.
 func (a *app) runDaemon(ctx context.Context) error {
+	reload := daemon.SignalReload(ctx, syscall.SIGHUP)
 	log := a.newLogger()
+	err := daemon.Run(ctx, daemon.Options{
+		Load:    func(context.Context) (daemon.Setup, error) { return a.daemonSetup(log) },
+		Reload:  reload,
+		AtStart: []string{"sync"},
+		Logger:  log,
+	})
+	var se *daemon.ScheduleError
+	if errors.As(err, &se) {
+		return &usageErr{err: err}
+	}
+	return err
+}
+
+// daemonSetup loads the config into an engine and returns the jobs over
+// it; a reload makes a new engine, while runs in progress finish on the
+// old one.
+func (a *app) daemonSetup(log *slog.Logger) (daemon.Setup, error) {
 	eng, err := a.engine(skillsync.WithActor("daemon"))
 	if err != nil {
+		return daemon.Setup{}, err
+	}
+	cfg := eng.Config()
+	sync := func(ctx context.Context) error {
+		report, err := eng.Sync(ctx, skillsync.SyncOptions{})
+		if report == nil {
+			return err
+		}
+		for _, w := range report.Warnings {
+			log.Warn(w)
+		}
+		log.Info("synced", "added", len(report.Skills.Added), "updated", len(report.Skills.Updated),
+			"removed", len(report.Skills.Removed), "files_written", report.Files.Written, "failed_sources", report.Failed())
 		return err
 	}
-	d := &daemon{eng: eng, log: log}
-	sched, err := curator.NewScheduler(ctx, log, d.jobs()...)
-	if err != nil {
-		return &exitError{code: exitUsage, err: err}
-	}
-	hup := make(chan os.Signal, 1)
-	signal.Notify(hup, syscall.SIGHUP)
-	defer signal.Stop(hup)
-
-	log.Info("daemon started", "config", eng.Config().File, "sync", eng.Config().Schedule.Sync, "curate", eng.Config().Schedule.Curate)
-	curator.RunLogged(ctx, log, curator.Job{Name: "sync", Run: d.sync})
-	sched.Start()
-	for {
-		select {
-		case <-ctx.Done():
-			log.Info("stopping: waiting for running jobs")
-			sched.Stop()
-			log.Info("daemon stopped")
-			return nil
-		case <-hup:
-			next, err := a.engine(skillsync.WithActor("daemon"))
-			if err != nil {
-				log.Error("reload failed; keeping the old config", "error", err.Error())
-				continue
-			}
-			old := d.engine()
-			d.mu.Lock()
-			d.eng = next
-			d.mu.Unlock()
-			ns, err := curator.NewScheduler(ctx, log, d.jobs()...)
-			if err != nil {
-				d.mu.Lock()
-				d.eng = old
-				d.mu.Unlock()
-				log.Error("reload failed; keeping the old config", "error", err.Error())
-				continue
-			}
-			sched.Stop()
-			sched = ns
-			sched.Start()
-			log.Info("config reloaded", "config", next.Config().File)
+	curate := func(ctx context.Context) error {
+		plan, err := eng.Curate(ctx, skillsync.CurateOptions{})
+		if err != nil {
+			return err
 		}
+		log.Info("curated", "checked", plan.Checked, "changes", len(plan.Changes), "skipped", plan.Skipped, "archive_held", plan.ArchiveHeld)
+		return nil
 	}
+	return daemon.Setup{
+		Jobs: []daemon.Job{
+			daemon.NewJob("sync", cfg.Schedule.Sync, sync),
+			daemon.NewJob("curate", cfg.Schedule.Curate, curate),
+		},
+		Attrs: []any{"config", cfg.File, "sync", cfg.Schedule.Sync, "curate", cfg.Schedule.Curate},
+	}, nil
 }

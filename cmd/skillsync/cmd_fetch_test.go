@@ -9,7 +9,10 @@ import (
 	"github.com/skillsync/skillsync/internal/gittest"
 )
 
-func TestFetchThenReadOffline(t *testing.T) {
+// TestFetchChangesNothingUntilSync fetches into the store, sees the
+// workspace unchanged, syncs, and then reads everything from the cache
+// with the remote gone.
+func TestFetchChangesNothingUntilSync(t *testing.T) {
 	up := gittest.NewRepo(t, "main")
 	up.Skill("skills/team-skill", "A skill from git.")
 	up.Write("skills/team-skill/run.sh", "#!/bin/sh\n", 0o755)
@@ -22,7 +25,7 @@ func TestFetchThenReadOffline(t *testing.T) {
 	name := filepath.Base(up.Dir)
 
 	r := run(t, ws, "list")
-	if r.code != 0 || !strings.Contains(r.stderr, name+": error: not fetched yet: run skillsync fetch") {
+	if r.code != 0 || !strings.Contains(r.stderr, "source "+name+" is not synced yet: run skillsync sync") {
 		t.Errorf("list before fetch: %d\n%s", r.code, r.stderr)
 	}
 
@@ -41,7 +44,19 @@ func TestFetchThenReadOffline(t *testing.T) {
 		t.Errorf("second fetch: %d %s %s", again.code, again.stdout, again.stderr)
 	}
 
-	// The remote is gone: everything still reads from the store.
+	// A fetch changes nothing in the workspace: list still shows no
+	// skill of the source, and writes nothing.
+	if r := run(t, ws, "list", "--json"); strings.Contains(r.stdout, "team-skill") || !strings.Contains(r.stderr, "not synced yet") {
+		t.Errorf("list after a fetch shows what is not on disk:\n%s%s", r.stdout, r.stderr)
+	}
+	if _, err := os.Lstat(filepath.Join(ws, "skills")); err == nil {
+		t.Error("list wrote into the workspace")
+	}
+	if r := run(t, ws, "sync"); r.code != 0 {
+		t.Fatalf("sync: %s", r.stderr)
+	}
+
+	// The remote is gone: everything still reads from the cache.
 	if err := os.RemoveAll(up.Dir); err != nil {
 		t.Fatal(err)
 	}

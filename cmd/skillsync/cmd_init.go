@@ -1,23 +1,27 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/skillsync/skillsync"
+	"github.com/skillsync/skillsync/config"
 )
 
 type initOptions struct {
-	force  bool
-	agents []string
+	force     bool
+	agents    []string
+	gitignore bool
 }
 
-func (a *app) initCommand() *cobra.Command {
-	var opts initOptions
+func newInitCommand(a *app, runF func(context.Context, *initOptions) error) *cobra.Command {
+	opts := &initOptions{}
 	cmd := &cobra.Command{
 		Use:   "init",
 		Short: "Write a commented starter skillsync.yaml",
@@ -26,85 +30,169 @@ names). An existing file is never overwritten unless --force is given.
 
 --agent adds the directory that agent reads skills from as a target, to a new
 config or to the existing one: claude (.claude/skills), codex
-(.agents/skills), opencode (.opencode/skills).`,
+(.agents/skills), opencode (.opencode/skills).
+
+Commit skillsync.yaml and skillsync.lock; the cache, the usage file and the
+audit log belong to one machine. init prints the .gitignore lines that say
+so, and --gitignore appends the missing ones to .gitignore.`,
 		Example: `  skillsync init
-  skillsync init --agent claude --agent codex
+  skillsync init --agent claude --agent codex --gitignore
   skillsync init --config ~/work/skillsync.yaml`,
 		Args: args(cobra.NoArgs),
-		RunE: func(*cobra.Command, []string) error {
-			return a.runInit(opts)
+		RunE: func(c *cobra.Command, _ []string) error {
+			return pick(runF, a.runInit)(c.Context(), opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.force, "force", false, "overwrite an existing config")
 	cmd.Flags().StringArrayVar(&opts.agents, "agent", nil, "add this agent's skills directory as a target: claude, codex or opencode")
+	cmd.Flags().BoolVar(&opts.gitignore, "gitignore", false, "append the lines for skillsync's machine-local files to .gitignore")
 	return cmd
 }
 
-func (a *app) runInit(opts initOptions) error {
+type initJSON struct {
+	Config    string   `json:"config"`
+	Written   bool     `json:"written"`
+	Targets   []string `json:"targets"`
+	Gitignore []string `json:"gitignore"`
+}
+
+func (a *app) runInit(_ context.Context, opts *initOptions) error {
 	name := a.configPath
 	if name == "" {
-		name = skillsync.ConfigFile
+		name = config.FileName
 	}
 	var dirs []string
 	for _, agent := range opts.agents {
-		dir, ok := skillsync.AgentTarget(agent)
+		ag, ok := config.LookupAgent(agent)
 		if !ok {
-			return usageError("--agent %q: use claude, codex or opencode", agent)
+			return usageError("--agent %q: use one of %s", agent, agentNames())
 		}
-		dirs = append(dirs, dir)
+		dirs = append(dirs, ag.Project)
 	}
-	_, statErr := os.Stat(name)
-	if len(dirs) > 0 && statErr == nil && !opts.force {
-		return a.addTargets(name, dirs)
+	out := initJSON{Config: name, Targets: []string{}, Gitignore: []string{}}
+	_, statErr := os.Lstat(name)
+	if statErr != nil || opts.force {
+		if err := writeStarter(name, opts.force); err != nil {
+			return err
+		}
+		out.Written = true
 	}
+	for _, dir := range dirs {
+		added, err := config.AddTarget(name, dir)
+		if err != nil {
+			return err
+		}
+		if added {
+			out.Targets = append(out.Targets, dir)
+		}
+	}
+	if !out.Written && len(dirs) == 0 {
+		return fmt.Errorf("%s already exists; edit it, or run skillsync init --force to replace it", name)
+	}
+	ignore := filepath.Join(filepath.Dir(name), ".gitignore")
+	missing, err := missingIgnores(ignore)
+	if err != nil {
+		return err
+	}
+	if opts.gitignore && len(missing) > 0 {
+		if err := appendLines(ignore, missing); err != nil {
+			return err
+		}
+		out.Gitignore = missing
+	}
+	if a.json {
+		return writeJSON(a.stdout, out)
+	}
+	if out.Written {
+		fmt.Fprintf(a.stdout, "wrote %s\n", name)
+	}
+	for _, dir := range out.Targets {
+		fmt.Fprintf(a.stdout, "%s: added target %s\n", name, dir)
+	}
+	if len(dirs) > 0 && len(out.Targets) == 0 {
+		fmt.Fprintf(a.stdout, "%s: the targets were already there\n", name)
+	}
+	switch {
+	case len(out.Gitignore) > 0:
+		fmt.Fprintf(a.stdout, "%s: added %s\n", ignore, strings.Join(out.Gitignore, " "))
+	case len(missing) > 0:
+		fmt.Fprintf(a.stdout, "\nskillsync.yaml and skillsync.lock belong in git; these do not. Add to .gitignore\n(or run skillsync init --gitignore):\n  %s\n", strings.Join(missing, "\n  "))
+	}
+	return nil
+}
+
+// writeStarter writes the starter config to name, replacing a file there
+// only when force.
+func writeStarter(name string, force bool) error {
 	flags := os.O_WRONLY | os.O_CREATE | os.O_EXCL
-	if opts.force {
+	if force {
 		flags = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
 	}
-	f, err := os.OpenFile(name, flags, 0o644)
+	f, err := os.OpenFile(name, flags|syscallNoFollow, 0o644)
 	if errors.Is(err, fs.ErrExist) {
-		return &exitError{code: exitFailure, err: fmt.Errorf("%s already exists; edit it, or run skillsync init --force to replace it", name)}
+		return fmt.Errorf("%s already exists; edit it, or run skillsync init --force to replace it", name)
 	}
 	if err != nil {
 		return fmt.Errorf("write config: %w", err)
 	}
-	if _, err := f.WriteString(skillsync.StarterConfig); err != nil {
+	if _, err := f.WriteString(config.Starter); err != nil {
 		f.Close()
 		return fmt.Errorf("write config %s: %w", name, err)
 	}
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("write config %s: %w", name, err)
 	}
-	if len(dirs) > 0 {
-		return a.addTargets(name, dirs)
-	}
-	if a.json {
-		return writeJSON(a.stdout, map[string]any{"config": name, "targets": []string{}})
-	}
-	fmt.Fprintf(a.stdout, "wrote %s\n", name)
 	return nil
 }
 
-// addTargets adds each dir to the config's targets.
-func (a *app) addTargets(name string, dirs []string) error {
-	added := []string{}
-	for _, dir := range dirs {
-		ok, err := skillsync.AddTarget(name, dir)
-		if err != nil {
-			return err
+// ignoreLines are the machine-local files of a workspace.
+var ignoreLines = []string{"/.skills-cache/", "/skills/.usage.json*", "/skills/.audit/"}
+
+// missingIgnores returns the ignore lines the file at name lacks.
+func missingIgnores(name string) ([]string, error) {
+	data, err := os.ReadFile(name)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("read %s: %w", name, err)
+	}
+	have := map[string]bool{}
+	for _, l := range strings.Split(string(data), "\n") {
+		have[strings.TrimSpace(l)] = true
+	}
+	var out []string
+	for _, l := range ignoreLines {
+		if !have[l] {
+			out = append(out, l)
 		}
-		if ok {
-			added = append(added, dir)
-		}
 	}
-	if a.json {
-		return writeJSON(a.stdout, map[string]any{"config": name, "targets": added})
+	return out, nil
+}
+
+// appendLines appends lines to the file at name, after a newline when
+// the file does not end in one.
+func appendLines(name string, lines []string) error {
+	data, err := os.ReadFile(name)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
 	}
-	for _, dir := range added {
-		fmt.Fprintf(a.stdout, "%s: added target %s\n", name, dir)
+	text := "# skillsync: machine-local files\n" + strings.Join(lines, "\n") + "\n"
+	if len(data) > 0 && !strings.HasSuffix(string(data), "\n") {
+		text = "\n" + text
 	}
-	if len(added) == 0 {
-		fmt.Fprintf(a.stdout, "%s: the targets were already there\n", name)
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscallNoFollow, 0o644)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", name, err)
 	}
-	return nil
+	if _, err := f.WriteString(text); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	return f.Close()
+}
+
+func agentNames() string {
+	var names []string
+	for _, ag := range config.Agents() {
+		names = append(names, ag.Name)
+	}
+	return strings.Join(names, ", ")
 }

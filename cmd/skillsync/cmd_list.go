@@ -16,14 +16,15 @@ type listOptions struct {
 	all bool
 }
 
-func (a *app) listCommand() *cobra.Command {
-	var opts listOptions
+func newListCommand(a *app, runF func(context.Context, *listOptions) error) *cobra.Command {
+	opts := &listOptions{}
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List the skills that won their name",
 		Long: `List the skills of the merged catalog: for each name, the version from the
 highest layer (user > workspace > marketplace > global), with its curation
-state when it is not active.
+state when it is not active. Marketplace skills are listed as the last sync
+wrote them into .skills-cache/: what agents read.
 
 Hidden and archived skills are left out unless --all is given; --all also
 lists the archived copies of local skills.`,
@@ -31,29 +32,11 @@ lists the archived copies of local skills.`,
   skillsync list --all --json`,
 		Args: args(cobra.NoArgs),
 		RunE: func(c *cobra.Command, _ []string) error {
-			return a.runList(c.Context(), opts)
+			return pick(runF, a.runList)(c.Context(), opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.all, "all", false, "include hidden and archived skills")
 	return cmd
-}
-
-// archivedEntries lists the newest archived copy of each local skill
-// whose name the catalog no longer has.
-func archivedEntries(eng *skillsync.Engine, cat *layering.Catalog) []listEntry {
-	var out []listEntry
-	seen := map[string]bool{}
-	for _, c := range eng.ArchivedCopies() {
-		key := layering.Key(c.Name)
-		if _, inCatalog := cat.Lookup(c.Name); inCatalog || seen[key] {
-			continue
-		}
-		seen[key] = true
-		out = append(out, listEntry{Name: c.Name, Layer: c.Layer, Source: c.Layer.String(), Path: c.Dir,
-			State: "archived", Shadowed: []entryJSON{}})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out
 }
 
 type listEntry struct {
@@ -68,7 +51,7 @@ type listEntry struct {
 	Shadowed    []entryJSON    `json:"shadowed"`
 }
 
-func (a *app) runList(ctx context.Context, opts listOptions) error {
+func (a *app) runList(ctx context.Context, opts *listOptions) error {
 	eng, cat, err := a.catalog(ctx)
 	if err != nil {
 		return err
@@ -101,7 +84,25 @@ func (a *app) runList(ctx context.Context, opts listOptions) error {
 		if e.State != "" && e.State != "active" {
 			name += " (" + e.State + ")"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", name, e.Layer, e.Source, layering.Shorten(e.Description, 60))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", safe(name), e.Layer, safe(e.Source), safe(layering.Shorten(e.Description, 60)))
 	}
 	return tw.Flush()
+}
+
+// archivedEntries lists the newest archived copy of each local skill
+// whose name the catalog no longer has.
+func archivedEntries(eng *skillsync.Engine, cat *layering.Catalog) []listEntry {
+	var out []listEntry
+	seen := map[string]bool{}
+	for _, c := range eng.ArchivedCopies() {
+		key := layering.Key(c.Name)
+		if _, inCatalog := cat.Lookup(c.Name); inCatalog || seen[key] {
+			continue
+		}
+		seen[key] = true
+		out = append(out, listEntry{Name: c.Name, Layer: c.Layer, Source: c.Layer.String(), Path: c.Dir,
+			State: "archived", Shadowed: []entryJSON{}})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/skillsync/skillsync/curator"
 	"github.com/skillsync/skillsync/layering"
 )
 
@@ -17,8 +18,8 @@ type promptOptions struct {
 	excludeStale bool
 }
 
-func (a *app) promptCommand() *cobra.Command {
-	var opts promptOptions
+func newPromptCommand(a *app, runF func(context.Context, *promptOptions) error) *cobra.Command {
+	opts := &promptOptions{}
 	cmd := &cobra.Command{
 		Use:   "prompt",
 		Short: "Render the skills for an agent's system prompt",
@@ -33,7 +34,7 @@ says how many.`,
   skillsync prompt --format json --max-chars 8000`,
 		Args: args(cobra.NoArgs),
 		RunE: func(c *cobra.Command, _ []string) error {
-			return a.runPrompt(c.Context(), opts)
+			return pick(runF, a.runPrompt)(c.Context(), opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.format, "format", "xml", "xml or json")
@@ -42,7 +43,7 @@ says how many.`,
 	return cmd
 }
 
-func (a *app) runPrompt(ctx context.Context, opts promptOptions) error {
+func (a *app) runPrompt(ctx context.Context, opts *promptOptions) error {
 	format := layering.PromptFormat(opts.format)
 	if a.json {
 		format = layering.PromptJSON
@@ -59,7 +60,7 @@ func (a *app) runPrompt(ctx context.Context, opts promptOptions) error {
 	}
 	winners := layering.PromptSkills(cat.Winners)
 	if opts.excludeStale {
-		winners = slices.DeleteFunc(winners, func(w *layering.Winner) bool { return w.State == "stale" })
+		winners = slices.DeleteFunc(winners, func(w *layering.Winner) bool { return w.State == string(curator.Stale) })
 	}
 	out, err := layering.Prompt(winners, format, opts.maxChars)
 	if err != nil {

@@ -1,102 +1,88 @@
 package main
 
 import (
+	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"path"
-	"strings"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
-
-	"github.com/skillsync/skillsync/repository"
 )
 
-func (a *app) readCommand() *cobra.Command {
-	return &cobra.Command{
+type readOptions struct {
+	name, file string
+	raw        bool
+}
+
+func newReadCommand(a *app, runF func(context.Context, *readOptions) error) *cobra.Command {
+	opts := &readOptions{}
+	cmd := &cobra.Command{
 		Use:   "read NAME [FILE]",
 		Short: "Print a skill's SKILL.md, or one of its files",
 		Long: `Print a skill's SKILL.md, or FILE of the skill.
 
 FILE is relative to the skill's directory and must stay inside it: "..",
-absolute paths and symbolic links that lead out of the skill are refused.`,
+absolute paths and symbolic links that lead out of the skill are refused.
+Hidden skills are refused. A binary file is not printed to a terminal unless
+--raw is given; to a pipe its bytes are written as they are.`,
 		Example: `  skillsync read pdf
-  skillsync read pdf scripts/extract.py`,
+  skillsync read pdf scripts/extract.py
+  skillsync read pdf assets/logo.png > logo.png`,
 		Args: args(cobra.RangeArgs(1, 2)),
 		RunE: func(c *cobra.Command, argv []string) error {
-			file := ""
+			opts.name = argv[0]
 			if len(argv) == 2 {
-				file = argv[1]
+				opts.file = argv[1]
 			}
-			return a.runRead(c.Context(), argv[0], file)
+			return pick(runF, a.runRead)(c.Context(), opts)
 		},
 	}
+	cmd.Flags().BoolVar(&opts.raw, "raw", false, "write a binary file to a terminal too")
+	return cmd
 }
 
-func (a *app) runRead(ctx context.Context, name, file string) error {
-	_, cat, err := a.catalog(ctx)
+// sniffSize is how much of a file decides whether it is text.
+const sniffSize = 8 << 10
+
+func (a *app) runRead(ctx context.Context, opts *readOptions) error {
+	eng, err := a.engine()
 	if err != nil {
 		return err
 	}
-	w, err := lookup(cat, name)
+	f, w, err := eng.Read(ctx, opts.name, opts.file)
 	if err != nil {
 		return err
-	}
-	if file == "" {
-		file = w.Skill.File
-	}
-	rel, err := skillRelative(file)
-	if err != nil {
-		return &exitError{code: exitFailure, err: fmt.Errorf("read %s %s: %w", w.Skill.Name, file, err)}
-	}
-	fsys := w.Skill.Files
-	if w.Dir != "" {
-		// Confine to the skill itself: a source-wide link into another
-		// skill is fine for discovery, but read promises this skill's files.
-		dfs, err := repository.NewDirFS(w.Dir)
-		if err != nil {
-			return fmt.Errorf("read %s: %w", w.Skill.Name, err)
-		}
-		fsys = dfs
-	}
-	f, err := fsys.Open(rel)
-	if err != nil {
-		return &exitError{code: exitFailure, err: readError(w.Skill.Name, file, err)}
 	}
 	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return readError(w.Skill.Name, file, err)
+	head := make([]byte, sniffSize)
+	n, err := io.ReadFull(f, head)
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+		return fmt.Errorf("read %s %s: %w", w.Skill.Name, opts.file, err)
 	}
-	if info.IsDir() {
-		return &exitError{code: exitFailure, err: fmt.Errorf("read %s %s: is a directory; skillsync show %s lists the files", w.Skill.Name, file, w.Skill.Name)}
+	head = head[:n]
+	if !opts.raw && isTerminal(a.stdout) && looksBinary(head) {
+		return fmt.Errorf("read %s %s: a binary file is not printed to a terminal; redirect it to a file, or give --raw", w.Skill.Name, opts.file)
+	}
+	if _, err := a.stdout.Write(head); err != nil {
+		return err
 	}
 	_, err = io.Copy(a.stdout, f)
 	return err
 }
 
-// skillRelative checks that file names a path inside a skill and returns
-// it in io/fs form.
-func skillRelative(file string) (string, error) {
-	slashed := strings.ReplaceAll(file, "\\", "/")
-	if path.IsAbs(slashed) || (len(file) > 1 && file[1] == ':') {
-		return "", errors.New("absolute paths are refused: give a path relative to the skill")
+// looksBinary reports whether head looks like the start of a file that is not
+// text: it holds a NUL or is not UTF-8 (a rune cut at the end is fine).
+func looksBinary(head []byte) bool {
+	if bytes.IndexByte(head, 0) >= 0 {
+		return true
 	}
-	clean := path.Clean(slashed)
-	if clean == ".." || strings.HasPrefix(clean, "../") || !fs.ValidPath(clean) {
-		return "", errors.New("the path leads out of the skill and is refused")
+	for len(head) > 0 {
+		r, size := utf8.DecodeRune(head)
+		if r == utf8.RuneError && size <= 1 {
+			return len(head) >= utf8.UTFMax
+		}
+		head = head[size:]
 	}
-	return clean, nil
-}
-
-func readError(name, file string, err error) error {
-	switch {
-	case errors.Is(err, repository.ErrOutside):
-		return fmt.Errorf("read %s %s: a symbolic link leads out of the skill; refused", name, file)
-	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("read %s %s: no such file in the skill; skillsync show %s lists the files", name, file, name)
-	}
-	return fmt.Errorf("read %s %s: %w", name, file, err)
+	return false
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -17,8 +18,8 @@ type searchOptions struct {
 	all   bool
 }
 
-func (a *app) searchCommand() *cobra.Command {
-	var opts searchOptions
+func newSearchCommand(a *app, runF func(context.Context, *searchOptions) error) *cobra.Command {
+	opts := &searchOptions{}
 	cmd := &cobra.Command{
 		Use:   "search QUERY",
 		Short: "Find skills by name, description, tags and triggers",
@@ -32,7 +33,7 @@ of a description alone never match.`,
 		Args: args(cobra.MinimumNArgs(1)),
 		RunE: func(c *cobra.Command, words []string) error {
 			opts.query = strings.Join(words, " ")
-			return a.runSearch(c.Context(), opts)
+			return pick(runF, a.runSearch)(c.Context(), opts)
 		},
 	}
 	cmd.Flags().IntVar(&opts.limit, "limit", layering.DefaultLimit, "most results to print")
@@ -49,7 +50,7 @@ type searchResult struct {
 	State       string         `json:"state"`
 }
 
-func (a *app) runSearch(ctx context.Context, opts searchOptions) error {
+func (a *app) runSearch(ctx context.Context, opts *searchOptions) error {
 	if opts.limit < 1 {
 		return usageError("--limit must be at least 1")
 	}
@@ -71,7 +72,7 @@ func (a *app) runSearch(ctx context.Context, opts searchOptions) error {
 		return writeJSON(a.stdout, out)
 	}
 	if len(results) == 0 {
-		fmt.Fprintf(a.stderr, "no skill matches %q\n", opts.query)
+		fmt.Fprintf(a.stderr, "no skill matches %s\n", safe(strconv.Quote(opts.query)))
 		return nil
 	}
 	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
@@ -81,7 +82,7 @@ func (a *app) runSearch(ctx context.Context, opts searchOptions) error {
 		if r.Winner.State != "" && r.Winner.State != "active" {
 			name += " (" + r.Winner.State + ")"
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", r.Score, name, r.Winner.Source, layering.Shorten(r.Winner.Skill.Description, 60))
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", r.Score, safe(name), safe(r.Winner.Source), safe(layering.Shorten(r.Winner.Skill.Description, 60)))
 	}
 	return tw.Flush()
 }

@@ -10,7 +10,12 @@ import (
 	"github.com/skillsync/skillsync/layering"
 )
 
-func (a *app) showCommand() *cobra.Command {
+type showOptions struct {
+	name string
+}
+
+func newShowCommand(a *app, runF func(context.Context, *showOptions) error) *cobra.Command {
+	opts := &showOptions{}
 	return &cobra.Command{
 		Use:   "show NAME",
 		Short: "Show a skill's metadata, files and where it came from",
@@ -20,7 +25,8 @@ it came from and the versions it shadows, with why it won.`,
   skillsync show --json pdf`,
 		Args: args(cobra.ExactArgs(1)),
 		RunE: func(c *cobra.Command, names []string) error {
-			return a.runShow(c.Context(), names[0])
+			opts.name = names[0]
+			return pick(runF, a.runShow)(c.Context(), opts)
 		},
 	}
 }
@@ -54,12 +60,15 @@ type fileJSON struct {
 	Mode string `json:"mode"`
 }
 
-func (a *app) runShow(ctx context.Context, name string) error {
-	_, cat, err := a.catalog(ctx)
+func (a *app) runShow(ctx context.Context, opts *showOptions) error {
+	eng, err := a.engine()
 	if err != nil {
 		return err
 	}
-	w, err := lookup(cat, name)
+	w, cat, err := eng.Lookup(ctx, opts.name)
+	if cat != nil {
+		a.reportProblems(cat.Problems)
+	}
 	if err != nil {
 		return err
 	}
@@ -91,7 +100,7 @@ func (a *app) runShow(ctx context.Context, name string) error {
 func (a *app) printShow(out *showJSON, w *layering.Winner) {
 	p := func(label, value string) {
 		if value != "" {
-			fmt.Fprintf(a.stdout, "%-14s %s\n", label+":", value)
+			fmt.Fprintf(a.stdout, "%-14s %s\n", label+":", safe(value))
 		}
 	}
 	p("Name", out.Name)
@@ -116,11 +125,11 @@ func (a *app) printShow(out *showJSON, w *layering.Winner) {
 	}
 	fmt.Fprintf(a.stdout, "\nFiles:\n")
 	for _, f := range out.Files {
-		fmt.Fprintf(a.stdout, "  %s %8d  %s\n", f.Mode, f.Size, f.Path)
+		fmt.Fprintf(a.stdout, "  %s %8d  %s\n", f.Mode, f.Size, safe(f.Path))
 	}
-	fmt.Fprintf(a.stdout, "\nProvenance:\n  %s\n", why(w))
+	fmt.Fprintf(a.stdout, "\nProvenance:\n  %s\n", safe(why(w)))
 	for _, e := range w.Shadowed {
-		fmt.Fprintf(a.stdout, "  shadows %s from %s (%s)\n", e.Skill.Name, e.Source, e.Layer)
+		fmt.Fprintf(a.stdout, "  shadows %s from %s (%s)\n", safe(e.Skill.Name), safe(e.Source), e.Layer)
 	}
 }
 

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -11,17 +10,18 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/skillsync/skillsync"
-	"github.com/skillsync/skillsync/internal/lockfile"
 )
 
 type syncOptions struct {
-	frozen bool
-	wait   time.Duration
-	jobs   int
+	frozen   bool
+	verify   bool
+	pruneAll bool
+	wait     time.Duration
+	jobs     int
 }
 
-func (a *app) syncCommand() *cobra.Command {
-	var opts syncOptions
+func newSyncCommand(a *app, runF func(context.Context, *syncOptions) error) *cobra.Command {
+	opts := &syncOptions{}
 	cmd := &cobra.Command{
 		Use:   "sync",
 		Short: "Fetch, materialize every marketplace skill, refresh targets, write the lock",
@@ -32,20 +32,24 @@ configured targets, and write skillsync.lock.
 Unchanged files are never rewritten; a changed skill is built aside and
 swapped in whole, so a reader never sees half of it. A source that fails keeps
 its last good files. With no config, the built-in skills are synced into
-./.skills-cache/builtin/.
+./.skills-cache/builtin/. A config without sources would empty the cache: sync
+refuses unless --prune-all is given.
 
-Exit status: 0 success, 1 failure, 2 another sync holds the lock, 3 some
-sources failed and kept their last good files.`,
+Exit status: 0 success, 1 failure (another sync holding the lock past --wait
+too), 2 bad usage or config, 3 some sources failed and kept their last good
+files.`,
 		Example: `  skillsync sync
   skillsync sync --frozen        # exactly the revisions in skillsync.lock
   skillsync sync --json --wait 2m`,
 		Args: args(cobra.NoArgs),
 		RunE: func(c *cobra.Command, _ []string) error {
-			return a.runSync(c.Context(), skillsync.SyncOptions{Frozen: opts.frozen, Wait: opts.wait, Jobs: opts.jobs})
+			return pick(runF, a.runSync)(c.Context(), opts)
 		},
 	}
-	addSyncFlags(cmd, &opts)
+	addSyncFlags(cmd, opts)
 	cmd.Flags().BoolVar(&opts.frozen, "frozen", false, "sync the locked revisions; fail when the config or content differs from skillsync.lock")
+	cmd.Flags().BoolVar(&opts.verify, "verify", false, "hash every cached file instead of trusting its stat data")
+	cmd.Flags().BoolVar(&opts.pruneAll, "prune-all", false, "let a config without sources empty the cache")
 	return cmd
 }
 
@@ -54,71 +58,39 @@ func addSyncFlags(cmd *cobra.Command, opts *syncOptions) {
 	cmd.Flags().IntVar(&opts.jobs, "jobs", skillsync.DefaultJobs, "sources fetched at once")
 }
 
-func (a *app) updateCommand() *cobra.Command {
-	var opts syncOptions
-	cmd := &cobra.Command{
-		Use:   "update [SOURCE...]",
-		Short: "Move the lock to the newest revisions and sync",
-		Long: `Sync with the named sources moved to their newest revisions and the others
-kept at the revisions in skillsync.lock. With no SOURCE every source moves.`,
-		Example: `  skillsync update team
-  skillsync update`,
-		RunE: func(c *cobra.Command, sources []string) error {
-			so := skillsync.SyncOptions{Wait: opts.wait, Jobs: opts.jobs}
-			if len(sources) > 0 {
-				so.Update = sources
-			}
-			return a.runSync(c.Context(), so)
-		},
-	}
-	addSyncFlags(cmd, &opts)
-	return cmd
+func (o *syncOptions) engineOptions() skillsync.SyncOptions {
+	return skillsync.SyncOptions{Frozen: o.frozen, Verify: o.verify, PruneAll: o.pruneAll, Wait: o.wait, Jobs: o.jobs}
 }
 
-func (a *app) runSync(ctx context.Context, opts skillsync.SyncOptions) error {
-	eng, err := a.engine()
+func (a *app) runSync(ctx context.Context, opts *syncOptions) error {
+	return a.sync(ctx, opts.engineOptions())
+}
+
+// sync runs a sync and prints its report.
+func (a *app) sync(ctx context.Context, opts skillsync.SyncOptions) error {
+	if opts.Jobs < 1 {
+		return usageError("--jobs must be at least 1")
+	}
+	progress := a.progress()
+	eng, err := a.engine(progress.option()...)
 	if err != nil {
 		return err
 	}
 	report, err := eng.Sync(ctx, opts)
-	if err != nil {
-		return syncError(err)
+	progress.clear()
+	if report == nil {
+		return err
 	}
 	a.printSyncReport(report)
-	return syncExit(report)
-}
-
-// syncError gives a sync failure its exit code.
-func syncError(err error) error {
-	var held *lockfile.HeldError
-	var frozen *skillsync.FrozenError
-	switch {
-	case errors.As(err, &held):
-		msg := "another sync holds the lock"
-		if held.PID > 0 {
-			msg += fmt.Sprintf(" (pid %d)", held.PID)
-		}
-		return &exitError{code: exitUsage, err: fmt.Errorf("%s: %s", msg, held.Path)}
-	case errors.As(err, &frozen):
-		return &exitError{code: exitFailure, err: err}
+	if skillsync.IsFrozen(err) {
+		return err
 	}
-	return err
-}
-
-func syncExit(r *skillsync.SyncReport) error {
-	failed := r.Failed()
-	switch {
-	case failed == 0:
-		return nil
-	case failed == len(r.Sources):
-		return &exitError{code: exitFailure}
-	}
-	return &exitError{code: exitPartial}
+	return reported(err)
 }
 
 func (a *app) printSyncReport(r *skillsync.SyncReport) {
 	for _, w := range r.Warnings {
-		a.warn("%s", w)
+		a.warn("%s", safe(w))
 	}
 	if a.json {
 		_ = writeJSON(a.stdout, r)
@@ -126,7 +98,7 @@ func (a *app) printSyncReport(r *skillsync.SyncReport) {
 	}
 	if !a.quiet {
 		for _, p := range r.Problems {
-			fmt.Fprintf(a.stderr, "%s:%s: %s: %s (%s)\n", p.Source, p.Path, p.Level, p.Message, p.Rule)
+			fmt.Fprintf(a.stderr, "%s:%s: %s: %s (%s)\n", safe(p.Source), safe(p.Path), p.Level, safe(p.Message), p.Rule)
 		}
 	}
 	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
@@ -140,33 +112,13 @@ func (a *app) printSyncReport(r *skillsync.SyncReport) {
 	for _, t := range r.Targets {
 		line := fmt.Sprintf("target %s: %d written, %d removed", t.Dir, t.Written, t.Removed)
 		if len(t.Conflicts) > 0 {
-			line += "; left alone (not made by skillsync): " + strings.Join(t.Conflicts, ", ")
+			line += "; left alone (not made by skillsync): " + safe(strings.Join(t.Conflicts, ", "))
 		}
 		fmt.Fprintln(a.stdout, line)
 	}
 	for _, s := range r.Sources {
 		if s.Error != "" {
-			fmt.Fprintf(a.stderr, "skillsync: source %s failed and kept its last good files: %s\n", s.Source, s.Error)
+			fmt.Fprintf(a.stderr, "skillsync: source %s failed and kept its last good files: %s\n", s.Source, safe(s.Error))
 		}
 	}
-}
-
-func shortRev(rev string) string {
-	switch {
-	case rev == "":
-		return "-"
-	case len(rev) > 12:
-		return rev[:12]
-	}
-	return rev
-}
-
-func bytesString(n int64) string {
-	switch {
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
 }

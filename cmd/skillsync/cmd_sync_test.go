@@ -68,7 +68,7 @@ func TestSyncExitCodes(t *testing.T) {
 	}
 	r = run(t, dir, "sync", "--wait", "200ms")
 	held.Close()
-	if r.code != 2 || !strings.Contains(r.stderr, "another sync holds the lock (pid "+strconv.Itoa(os.Getpid())+")") {
+	if r.code != 1 || !strings.Contains(r.stderr, "another sync holds the cache") || !strings.Contains(r.stderr, "held by pid "+strconv.Itoa(os.Getpid())) {
 		t.Errorf("lock held: exit %d\n%s", r.code, r.stderr)
 	}
 }

@@ -6,7 +6,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/skillsync/skillsync"
 	"github.com/skillsync/skillsync/materialize"
 )
 
@@ -15,8 +14,8 @@ type verifyOptions struct {
 	sync   syncOptions
 }
 
-func (a *app) verifyCommand() *cobra.Command {
-	var opts verifyOptions
+func newVerifyCommand(a *app, runF func(context.Context, *verifyOptions) error) *cobra.Command {
+	opts := &verifyOptions{}
 	cmd := &cobra.Command{
 		Use:   "verify",
 		Short: "Hash the cache and targets again and compare them with the records",
@@ -29,7 +28,7 @@ extra files are listed; the exit status is 1 when there is any.
   skillsync verify --repair --json`,
 		Args: args(cobra.NoArgs),
 		RunE: func(c *cobra.Command, _ []string) error {
-			return a.runVerify(c.Context(), opts)
+			return pick(runF, a.runVerify)(c.Context(), opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.repair, "repair", false, "rewrite whatever differs")
@@ -42,47 +41,46 @@ type verifyJSON struct {
 	Repaired    []materialize.Difference `json:"repaired"`
 }
 
-func (a *app) runVerify(ctx context.Context, opts verifyOptions) error {
+func (a *app) runVerify(ctx context.Context, opts *verifyOptions) error {
 	eng, err := a.engine()
 	if err != nil {
 		return err
 	}
-	diffs, err := eng.Verify(ctx)
-	if err != nil {
-		return err
-	}
-	out := verifyJSON{Differences: orEmpty(diffs), Repaired: []materialize.Difference{}}
-	if opts.repair && len(diffs) > 0 {
-		report, err := eng.Repair(ctx, skillsync.SyncOptions{Wait: opts.sync.wait, Jobs: opts.sync.jobs})
+	out := verifyJSON{Repaired: []materialize.Difference{}}
+	if opts.repair {
+		res, err := eng.Repair(ctx, opts.sync.engineOptions())
+		if res != nil && res.Sync != nil {
+			for _, w := range res.Sync.Warnings {
+				a.warn("%s", safe(w))
+			}
+			out.Repaired, out.Differences = res.Found, res.Left
+		} else if res != nil {
+			out.Differences = res.Found
+		}
 		if err != nil {
-			return syncError(err)
-		}
-		for _, w := range report.Warnings {
-			a.warn("%s", w)
-		}
-		out.Repaired = out.Differences
-		if out.Differences, err = eng.Verify(ctx); err != nil {
 			return err
 		}
-		out.Differences = orEmpty(out.Differences)
+	} else if out.Differences, err = eng.Verify(ctx); err != nil {
+		return err
 	}
+	out.Differences = orEmpty(out.Differences)
 	if a.json {
 		if err := writeJSON(a.stdout, out); err != nil {
 			return err
 		}
 	} else {
 		for _, d := range out.Repaired {
-			fmt.Fprintf(a.stdout, "repaired %s %s\n", d.Kind, d.Path)
+			fmt.Fprintf(a.stdout, "repaired %s %s\n", d.Kind, safe(d.Path))
 		}
 		for _, d := range out.Differences {
-			fmt.Fprintf(a.stdout, "%s %s\n", d.Kind, d.Path)
+			fmt.Fprintf(a.stdout, "%s %s\n", d.Kind, safe(d.Path))
 		}
 		if len(out.Differences) == 0 && !a.quiet {
 			fmt.Fprintln(a.stderr, "verify: the cache and the targets match their records")
 		}
 	}
 	if len(out.Differences) > 0 {
-		return &exitError{code: exitFailure}
+		return reported(errDifferences)
 	}
 	return nil
 }

@@ -11,7 +11,7 @@ import (
 // version is set at build time with -ldflags "-X main.version=v1.2.3".
 var version = ""
 
-func (a *app) versionCommand() *cobra.Command {
+func newVersionCommand(a *app) *cobra.Command {
 	return &cobra.Command{
 		Use:     "version",
 		Short:   "Print skillsync's version",

@@ -5,5 +5,5 @@ package main
 import "os"
 
 func main() {
-	os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }

@@ -1,10 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
+	"sort"
+	"syscall"
 
+	"github.com/skillsync/skillsync/internal/termtext"
 	"github.com/skillsync/skillsync/skill"
 )
 
@@ -12,10 +16,15 @@ import (
 // their producers and map keys by encoding/json, so the same state always
 // prints the same bytes.
 func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := w.Write(termtext.EscapeJSON(buf.Bytes()))
+	return err
 }
 
 // reportProblems writes catalog problems to stderr, one a line in the
@@ -26,9 +35,14 @@ func (a *app) reportProblems(problems []skill.Problem) {
 		return
 	}
 	for _, p := range problems {
-		fmt.Fprintln(a.stderr, p)
+		fmt.Fprintln(a.stderr, p.String())
 	}
 }
+
+// safe makes text that came from a source fit to print on a terminal:
+// control and bidirectional-formatting characters are shown escaped, so a
+// skill cannot clear the screen, fake rows or reorder what is shown.
+func safe(s string) string { return termtext.Escape(s) }
 
 // orEmpty keeps JSON arrays from printing as null.
 func orEmpty[T any](s []T) []T {
@@ -44,3 +58,36 @@ func plural(n int, word string) string {
 	}
 	return fmt.Sprintf("%d %ss", n, word)
 }
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func shortRev(rev string) string {
+	switch {
+	case rev == "":
+		return "-"
+	case len(rev) > 12:
+		return rev[:12]
+	}
+	return rev
+}
+
+func bytesString(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+// syscallNoFollow makes an open fail on a symbolic link: skillsync never
+// writes through a link it did not make.
+const syscallNoFollow = syscall.O_NOFOLLOW

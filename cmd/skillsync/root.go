@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -13,78 +12,42 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/skillsync/skillsync"
+	"github.com/skillsync/skillsync/config"
 )
-
-// Exit codes, as DESIGN.md fixes them.
-const (
-	exitOK      = 0
-	exitFailure = 1
-	exitUsage   = 2
-	exitPartial = 3
-)
-
-// exitError carries an exit code out of a command. A nil err means the
-// command already said what went wrong.
-type exitError struct {
-	code int
-	err  error
-}
-
-func (e *exitError) Error() string {
-	if e.err == nil {
-		return fmt.Sprintf("exit %d", e.code)
-	}
-	return e.err.Error()
-}
-
-func (e *exitError) Unwrap() error { return e.err }
-
-func usageError(format string, args ...any) error {
-	return &exitError{code: exitUsage, err: fmt.Errorf(format, args...)}
-}
 
 // app is what every command shares: the global flags and the streams.
 type app struct {
+	stdin          io.Reader
 	stdout, stderr io.Writer
 	configPath     string
 	json           bool
-	strict         bool
 	quiet          bool
 }
 
-// Main runs the command line and returns the exit code. Tests call it
-// in-process.
-func Main(args []string, stdout, stderr io.Writer) int {
+// Main runs the command line and returns the exit status. Tests call it
+// in-process with buffers.
+func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	a := &app{stdout: stdout, stderr: stderr}
-	root := a.rootCommand()
+	a := &app{stdin: stdin, stdout: stdout, stderr: stderr}
+	root := a.newRootCommand()
 	root.SetArgs(args)
+	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	err := root.ExecuteContext(ctx)
-	if err == nil {
-		return exitOK
-	}
-	var ee *exitError
-	var ce *skillsync.ConfigError
-	code := exitFailure
-	switch {
-	case errors.As(err, &ee):
-		code, err = ee.code, ee.err
-	case errors.As(err, &ce):
-		code = exitUsage
-	case strings.HasPrefix(err.Error(), "unknown command"):
-		code = exitUsage
-		err = fmt.Errorf("%w\nRun 'skillsync --help' for usage", err)
+	if err != nil && strings.HasPrefix(err.Error(), "unknown command") {
+		err = usageError("%w\nRun 'skillsync --help' for usage", err)
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "skillsync: %v\n", err)
+		if msg := message(err); msg != "" {
+			fmt.Fprintf(stderr, "skillsync: %s\n", msg)
+		}
 	}
-	return code
+	return exitCode(err)
 }
 
-func (a *app) rootCommand() *cobra.Command {
+func (a *app) newRootCommand() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "skillsync",
 		Short: "Sync Agent Skills from git into the places agents read them",
@@ -104,43 +67,50 @@ the current directory is the workspace: skillsync sync writes them into
 	root.PersistentFlags().BoolVar(&a.json, "json", false, "print JSON for machines instead of text")
 	root.PersistentFlags().BoolVarP(&a.quiet, "quiet", "q", false, "print no warnings or progress")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return &exitError{code: exitUsage, err: fmt.Errorf("%w\nRun '%s --help' for usage", err, c.CommandPath())}
+		return usageError("%w\nRun '%s --help' for usage", err, c.CommandPath())
 	})
 	root.AddCommand(
-		a.validateCommand(),
-		a.listCommand(),
-		a.showCommand(),
-		a.readCommand(),
-		a.searchCommand(),
-		a.promptCommand(),
-		a.initCommand(),
-		a.fetchCommand(),
-		a.syncCommand(),
-		a.updateCommand(),
-		a.verifyCommand(),
-		a.useCommand(),
-		a.curateCommand(),
-		a.restoreCommand(),
-		a.pinCommand(true),
-		a.pinCommand(false),
-		a.auditCommand(),
+		newValidateCommand(a, nil),
+		newListCommand(a, nil),
+		newShowCommand(a, nil),
+		newReadCommand(a, nil),
+		newSearchCommand(a, nil),
+		newPromptCommand(a, nil),
+		newInitCommand(a, nil),
+		newFetchCommand(a, nil),
+		newSyncCommand(a, nil),
+		newUpdateCommand(a, nil),
+		newVerifyCommand(a, nil),
+		newUseCommand(a, nil),
+		newCurateCommand(a, nil),
+		newRestoreCommand(a, nil),
+		newPinCommand(a, true, nil),
+		newPinCommand(a, false, nil),
+		newAuditCommand(a, nil),
 		a.daemonCommand(),
-		a.versionCommand(),
+		newMCPCommand(a, nil),
+		newVersionCommand(a),
 	)
 	return root
 }
 
-// engine loads the config and returns an engine over it.
-func (a *app) engine(opts ...skillsync.Option) (*skillsync.Engine, error) {
-	cfg, err := skillsync.FindConfig(a.configPath)
+// loadConfig finds and loads the config, passing its warnings on.
+func (a *app) loadConfig() (*config.Config, error) {
+	cfg, err := config.Find(a.configPath)
 	if err != nil {
 		return nil, err
 	}
-	if a.strict {
-		cfg.Strict = true
-	}
 	for _, w := range cfg.Warnings {
 		a.warn("%s", w)
+	}
+	return cfg, nil
+}
+
+// engine loads the config and returns an engine over it.
+func (a *app) engine(opts ...skillsync.Option) (*skillsync.Engine, error) {
+	cfg, err := a.loadConfig()
+	if err != nil {
+		return nil, err
 	}
 	opts = append([]skillsync.Option{skillsync.WithWarnings(func(w string) { a.warn("%s", w) })}, opts...)
 	return skillsync.NewEngine(cfg, opts...), nil
@@ -153,12 +123,21 @@ func (a *app) warn(format string, args ...any) {
 	}
 }
 
-// args wraps a cobra argument check so a violation exits 2.
+// args wraps a cobra argument check so a violation is a usage error.
 func args(check cobra.PositionalArgs) cobra.PositionalArgs {
 	return func(c *cobra.Command, a []string) error {
 		if err := check(c, a); err != nil {
-			return &exitError{code: exitUsage, err: fmt.Errorf("%s: %w\nRun '%s --help' for usage", c.CommandPath(), err, c.CommandPath())}
+			return usageError("%s: %w\nRun '%s --help' for usage", c.CommandPath(), err, c.CommandPath())
 		}
 		return nil
 	}
+}
+
+// pick returns runF when a test gives one, to see the options a command
+// line parses into, else the command's own run.
+func pick[O any](runF, own func(context.Context, *O) error) func(context.Context, *O) error {
+	if runF != nil {
+		return runF
+	}
+	return own
 }

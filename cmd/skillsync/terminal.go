@@ -8,6 +8,8 @@ import (
 	"sync"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/skillsync/skillsync"
 )
 
 // isTerminal reports whether w is a terminal, where progress and colour
@@ -29,6 +31,23 @@ type progressLine struct {
 	out io.Writer
 }
 
+// progress returns a progress line on stderr when it is a terminal and
+// neither --quiet nor --json is given, else nil, which shows nothing.
+func (a *app) progress() *progressLine {
+	if a.quiet || a.json || !isTerminal(a.stderr) {
+		return nil
+	}
+	return &progressLine{out: a.stderr}
+}
+
+// option returns the engine option that sends fetch progress to p.
+func (p *progressLine) option() []skillsync.Option {
+	if p == nil {
+		return nil
+	}
+	return []skillsync.Option{skillsync.WithProgress(p.writer)}
+}
+
 // writer returns the progress writer for one source.
 func (p *progressLine) writer(source string) io.Writer {
 	return &sourceProgress{line: p, source: source}
@@ -36,6 +55,9 @@ func (p *progressLine) writer(source string) io.Writer {
 
 // clear erases the progress line, before results are printed.
 func (p *progressLine) clear() {
+	if p == nil {
+		return
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	fmt.Fprint(p.out, "\r\x1b[K")

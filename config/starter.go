@@ -1,8 +1,8 @@
-package skillsync
+package config
 
-// StarterConfig is the commented config skillsync init writes. Every
+// Starter is the commented config skillsync init writes. Every
 // setting it shows is real; the commented ones are examples to enable.
-const StarterConfig = `# skillsync.yaml: where this workspace's skills come from.
+const Starter = `# skillsync.yaml: where this workspace's skills come from.
 # Paths are relative to this file. See skillsync --help.
 
 # The workspace holds skills/ (workspace layer) and .skills-cache/.

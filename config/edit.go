@@ -1,4 +1,4 @@
-package skillsync
+package config
 
 import (
 	"bytes"
@@ -20,14 +20,14 @@ func AddTarget(name, dir string) (added bool, err error) {
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return false, &ConfigError{File: name, Errs: []error{err}}
+		return false, &Error{File: name, Errs: []error{err}}
 	}
 	if len(doc.Content) == 0 {
 		doc = yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{{Kind: yaml.MappingNode}}}
 	}
 	root := doc.Content[0]
 	if root.Kind != yaml.MappingNode {
-		return false, &ConfigError{File: name, Errs: []error{fmt.Errorf("line %d: the config must be a mapping", root.Line)}}
+		return false, &Error{File: name, Errs: []error{fmt.Errorf("line %d: the config must be a mapping", root.Line)}}
 	}
 	var targets *yaml.Node
 	for i := 0; i+1 < len(root.Content); i += 2 {
@@ -37,7 +37,7 @@ func AddTarget(name, dir string) (added bool, err error) {
 	}
 	if targets == nil || targets.Kind != yaml.SequenceNode {
 		if targets != nil && !(targets.Kind == yaml.ScalarNode && targets.Tag == "!!null") {
-			return false, &ConfigError{File: name, Errs: []error{fmt.Errorf("line %d: targets must be a list", targets.Line)}}
+			return false, &Error{File: name, Errs: []error{fmt.Errorf("line %d: targets must be a list", targets.Line)}}
 		}
 		seq := &yaml.Node{Kind: yaml.SequenceNode}
 		if targets != nil {

@@ -1,4 +1,4 @@
-package skillsync
+package config
 
 import (
 	"errors"

@@ -1,19 +1,20 @@
-package skillsync
+package config
 
 import (
-	"context"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/skillsync/skillsync/repository"
 )
 
 func writeConfig(t *testing.T, text string) string {
 	t.Helper()
 	dir := t.TempDir()
-	path := filepath.Join(dir, ConfigFile)
+	path := filepath.Join(dir, FileName)
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -40,14 +41,28 @@ func TestConfigErrors(t *testing.T) {
 		{"not a mapping", "- a\n", []string{"the config must be a mapping"}},
 		{"bad yaml", "a: [\n", []string{"did not find expected"}},
 		{"user with a slash", "user: a/b\n", []string{"user \"a/b\" must be one directory name"}},
+		{"empty file", "", []string{"the file is empty"}},
+		{"only comments", "# nothing yet\n", []string{"the file is empty"}},
+		{"workspace is a file", "workspace: skillsync.yaml\n", []string{"is not a directory"}},
+		{"target is the cache", "targets:\n  - dir: .skills-cache\n", []string{":2: targets[0]", "is the cache or inside it"}},
+		{"target inside the cache", "targets:\n  - dir: .skills-cache/x\n", []string{"is the cache or inside it"}},
+		{"target in the workspace layer", "targets:\n  - dir: skills/claude\n", []string{"is the workspace layer or inside it"}},
+		{"target in the user layer", "user: ann\ntargets:\n  - dir: ann/skills\n", []string{"is the user layer or inside it"}},
+		{"target in the global layer", "global: g\ntargets:\n  - dir: g/x\n", []string{"is the global layer or inside it"}},
+		{"target holds a layer", "workspace: ws\ntargets:\n  - dir: ..\n", []string{"holds the cache"}},
+		{"target is the workspace", "targets:\n  - dir: .\n", []string{"is the workspace"}},
+		{"target is the root", "targets:\n  - dir: /\n", []string{"is the file system root"}},
+		{"target is home", "targets:\n  - dir: \"~\"\n", []string{"is the home directory"}},
+		{"targets nested", "targets:\n  - dir: .claude\n  - dir: .claude/skills\n", []string{":3: targets[1]", "overlaps targets[0] (line 2)"}},
+		{"target twice, two modes", "targets:\n  - dir: a\n  - dir: a\n    mode: symlink\n", []string{"names the same folder with mode symlink, while mode copy is targets[0]"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			path := writeConfig(t, tt.text)
-			_, err := LoadConfig(path)
-			var ce *ConfigError
+			_, err := Load(path)
+			var ce *Error
 			if !errors.As(err, &ce) {
-				t.Fatalf("err = %v, want a ConfigError", err)
+				t.Fatalf("err = %v, want an *Error", err)
 			}
 			for _, want := range tt.want {
 				if !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), want) {
@@ -78,7 +93,7 @@ repositories:
       ssh_key_file: keys/id
 max_file_size: 1024
 `)
-	cfg, err := LoadConfig(path)
+	cfg, err := Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +102,7 @@ max_file_size: 1024
 		t.Errorf("cfg = %+v", cfg)
 	}
 	var names []string
-	for _, r := range cfg.Repositories {
+	for _, r := range cfg.Sources {
 		names = append(names, r.Name)
 	}
 	if got := strings.Join(names, " "); got != "builtin team-skills builtin_2 skills" {
@@ -96,23 +111,23 @@ max_file_size: 1024
 	if len(cfg.Warnings) != 1 || !strings.Contains(cfg.Warnings[0], "builtin_2") {
 		t.Errorf("warnings = %v", cfg.Warnings)
 	}
-	if cfg.Repositories[1].Dir != filepath.Join(filepath.Dir(base), "Team Skills") {
-		t.Errorf("dir = %s", cfg.Repositories[1].Dir)
+	if cfg.Sources[1].Dir != filepath.Join(filepath.Dir(base), "Team Skills") {
+		t.Errorf("dir = %s", cfg.Sources[1].Dir)
 	}
-	g := cfg.Repositories[3]
-	if g.Type() != "git" || g.Ref != "v1" || g.Depth != 0 || g.Timeout != 5*time.Second ||
-		g.Auth.PasswordEnv != "TEAM_TOKEN" || g.Auth.SSHKeyFile != filepath.Join(base, "keys", "id") || cfg.MaxFileSize != 1024 {
-		t.Errorf("git source = %+v, max_file_size %d", g, cfg.MaxFileSize)
+	g := cfg.Sources[3]
+	if g.Kind != repository.KindGit || g.Ref != "v1" || g.Depth != 0 || g.Timeout != 5*time.Second ||
+		g.Auth.PasswordEnv != "TEAM_TOKEN" || g.Auth.SSHKeyFile != filepath.Join(base, "keys", "id") || cfg.Limits.MaxFileSize != 1024 {
+		t.Errorf("git source = %+v, max_file_size %d", g, cfg.Limits.MaxFileSize)
 	}
 }
 
-func TestStarterConfigLoads(t *testing.T) {
-	cfg, err := LoadConfig(writeConfig(t, StarterConfig))
+func TestStarterLoads(t *testing.T) {
+	cfg, err := Load(writeConfig(t, Starter))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(cfg.Repositories) != 1 || cfg.Repositories[0].Name != "builtin" {
-		t.Errorf("starter repositories = %+v", cfg.Repositories)
+	if len(cfg.Sources) != 1 || cfg.Sources[0].Name != "builtin" {
+		t.Errorf("starter repositories = %+v", cfg.Sources)
 	}
 }
 
@@ -120,32 +135,21 @@ func TestFindConfigOrder(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)
 	t.Setenv("SKILLSYNC_CONFIG", "")
-	cfg, err := FindConfig("")
-	if err != nil || cfg.File != "" || cfg.Workspace != dir || cfg.Repositories[0].Embedded != "builtin" {
+	cfg, err := Find("")
+	if err != nil || cfg.File != "" || cfg.Workspace != dir || cfg.Sources[0].Embedded != "builtin" {
 		t.Fatalf("default config = %+v, %v", cfg, err)
 	}
 	env := writeConfig(t, "strict: true\n")
 	t.Setenv("SKILLSYNC_CONFIG", env)
-	if cfg, err = FindConfig(""); err != nil || cfg.File != env {
+	if cfg, err = Find(""); err != nil || cfg.File != env {
 		t.Fatalf("env config = %+v, %v", cfg, err)
 	}
 	flag := writeConfig(t, "strict: false\n")
-	if cfg, err = FindConfig(flag); err != nil || cfg.File != flag {
+	if cfg, err = Find(flag); err != nil || cfg.File != flag {
 		t.Fatalf("flag config = %+v, %v", cfg, err)
 	}
 	t.Setenv("SKILLSYNC_CONFIG", filepath.Join(dir, "missing.yaml"))
-	if _, err := FindConfig(""); err == nil {
+	if _, err := Find(""); err == nil {
 		t.Fatal("a config named by the environment must exist")
-	}
-}
-
-func TestBuiltinSkillsAreStrictlyValid(t *testing.T) {
-	cfg := &Config{Workspace: t.TempDir(), Strict: true, Repositories: []RepositoryConfig{{Name: "builtin", Embedded: "builtin"}}}
-	cat, err := NewEngine(cfg).Catalog(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(cat.Problems) != 0 || len(cat.Winners) < 2 {
-		t.Fatalf("built-in skills: %d winners, problems %v", len(cat.Winners), cat.Problems)
 	}
 }

@@ -1,0 +1,130 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/cobra"
+
+	"github.com/skillsync/skillsync"
+	"github.com/skillsync/skillsync/mcp"
+)
+
+type mcpOptions struct {
+	http string
+}
+
+func newMCPCommand(a *app, runF func(context.Context, *mcpOptions) error) *cobra.Command {
+	opts := &mcpOptions{}
+	c := &cobra.Command{
+		Use:   "mcp",
+		Short: "Serve the workspace's skills to agents over the Model Context Protocol",
+		Long: `Serve the workspace's skills to agents as an MCP server, over stdio (the
+default) or over streamable HTTP with --http.
+
+Tools: search_skills(query, limit), list_skills(), load_skill(name),
+read_skill_file(name, path) and loaded_skills(). Each skill's SKILL.md is a
+resource (skill://NAME/SKILL.md, any other file skill://NAME/PATH), and the
+prompt available_skills renders the <available_skills> block.
+
+load_skill records a use and read_skill_file a view in skills/.usage.json,
+as skillsync use does, so curation sees what agents really use. A skill
+loaded twice in one session is answered "already loaded"; loaded_skills
+gives back what the session loaded. When a sync lands while the server
+runs, the next call sees the new catalog. Hidden and archived skills are
+invisible. Changes to skillsync.yaml need a restart.
+
+--http serves without authentication, so it only listens on a loopback
+address; the endpoint is http://ADDR/mcp. SIGINT or SIGTERM stops it.`,
+		Example: `  skillsync mcp
+  skillsync mcp --http 127.0.0.1:8765
+  claude mcp add skillsync -- skillsync mcp`,
+		Args: args(cobra.NoArgs),
+		RunE: func(c *cobra.Command, _ []string) error {
+			return pick(runF, a.runMCP)(c.Context(), opts)
+		},
+	}
+	c.Flags().StringVar(&opts.http, "http", "", "serve streamable HTTP on this loopback address (127.0.0.1:PORT) instead of stdio")
+	return c
+}
+
+// stampEvery is how often the server looks for a changed workspace: a
+// sync that lands is seen within this time.
+const stampEvery = time.Second
+
+func (a *app) runMCP(ctx context.Context, opts *mcpOptions) error {
+	httpAddr := opts.http
+	if httpAddr != "" {
+		if err := loopback(httpAddr); err != nil {
+			return &usageErr{err: err}
+		}
+	}
+	eng, err := a.engine()
+	if err != nil {
+		return err
+	}
+	log := slog.New(slog.DiscardHandler)
+	if !a.quiet {
+		log = slog.New(slog.NewTextHandler(a.stderr, nil))
+	}
+	srv, err := mcp.New(ctx, eng, mcp.Options{Version: buildVersion(), Logger: log, StampEvery: stampEvery})
+	if err != nil {
+		return err
+	}
+	if httpAddr == "" {
+		return srv.Run(ctx, &sdk.StdioTransport{})
+	}
+	return serveMCPHTTP(ctx, srv, httpAddr, a.stderr)
+}
+
+// loopback refuses an address that other machines could reach: the server
+// has no authentication.
+func loopback(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("--http %s: %w; give 127.0.0.1:PORT", addr, err)
+	}
+	if ip := net.ParseIP(host); host == "localhost" || (ip != nil && ip.IsLoopback()) {
+		return nil
+	}
+	return fmt.Errorf("--http %s: the MCP server has no authentication and listens on loopback addresses only; give 127.0.0.1:PORT", addr)
+}
+
+// serveMCPHTTP serves srv at http://addr/mcp until ctx ends.
+func serveMCPHTTP(ctx context.Context, srv *mcp.Server, addr string, stderr io.Writer) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", addr, err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", srv.Handler())
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		<-ctx.Done()
+		// Open event streams never go idle: give requests in flight a
+		// moment, then close the rest.
+		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		if hs.Shutdown(sctx) != nil {
+			hs.Close()
+		}
+	}()
+	fmt.Fprintf(stderr, "skillsync mcp: serving http://%s/mcp\n", ln.Addr())
+	err = hs.Serve(ln)
+	if errors.Is(err, http.ErrServerClosed) {
+		<-stopped
+		return nil
+	}
+	return err
+}
+
+var _ mcp.Workspace = (*skillsync.Engine)(nil)

@@ -1,0 +1,528 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// lockedBuffer collects a process's stderr while the test reads it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// mcpCommand is the built binary running skillsync mcp in dir, with the
+// test's home as run gives it.
+func mcpCommand(t testing.TB, dir string, args ...string) (*exec.Cmd, *lockedBuffer) {
+	t.Helper()
+	cmd := exec.Command(binary(t), append([]string{"mcp"}, args...)...)
+	cmd.Dir = dir
+	h, _ := homes.LoadOrStore(t, t.TempDir())
+	home := h.(string)
+	cmd.Env = []string{"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
+		"XDG_CACHE_HOME=" + filepath.Join(home, ".cache"), "PATH=" + os.Getenv("PATH")}
+	stderr := &lockedBuffer{}
+	cmd.Stderr = stderr
+	return cmd, stderr
+}
+
+func newClient() *sdk.Client {
+	return sdk.NewClient(&sdk.Implementation{Name: "skillsync-test", Version: "v0"}, nil)
+}
+
+// startStdio runs skillsync mcp in dir and connects the SDK's client to
+// it over the process's stdin and stdout. Closing the session must end
+// the process with exit 0.
+func startStdio(t testing.TB, dir string) *sdk.ClientSession {
+	t.Helper()
+	cmd, stderr := mcpCommand(t, dir)
+	cs, err := newClient().Connect(context.Background(), &sdk.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v\nstderr: %s", err, stderr)
+	}
+	t.Cleanup(func() {
+		if err := cs.Close(); err != nil {
+			t.Errorf("skillsync mcp did not end cleanly when its stdin closed: %v\nstderr: %s", err, stderr)
+		} else if t.Failed() {
+			t.Logf("skillsync mcp stderr:\n%s", stderr)
+		}
+	})
+	return cs
+}
+
+// callTool calls a tool and decodes its structured output into out when
+// the call succeeded.
+func callTool(t *testing.T, cs *sdk.ClientSession, tool string, args map[string]any, out any) *sdk.CallToolResult {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s %v: %v", tool, args, err)
+	}
+	if out != nil && !res.IsError {
+		data, _ := json.Marshal(res.StructuredContent)
+		if err := json.Unmarshal(data, out); err != nil {
+			t.Fatalf("%s: %s: %v", tool, data, err)
+		}
+	}
+	return res
+}
+
+func resultText(res *sdk.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*sdk.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
+func wantToolError(t *testing.T, res *sdk.CallToolResult, want string) {
+	t.Helper()
+	if !res.IsError || !strings.Contains(resultText(res), want) {
+		t.Errorf("want a tool error saying %q, got error=%v %q", want, res.IsError, resultText(res))
+	}
+}
+
+type mcpSkill struct {
+	Name, Description, Layer, Source string
+	Body                             string
+	AlreadyLoaded                    bool `json:"already_loaded"`
+	Files                            []struct{ Path string }
+}
+
+func listNames(t *testing.T, cs *sdk.ClientSession) string {
+	t.Helper()
+	var out struct{ Skills []mcpSkill }
+	callTool(t, cs, "list_skills", nil, &out)
+	var names []string
+	for _, s := range out.Skills {
+		names = append(names, s.Name)
+	}
+	return strings.Join(names, " ")
+}
+
+// usageCounts reads the workspace's usage file as the curator keeps it and
+// returns the counts of name, whether keyed by bare name or by copy
+// (layer:source/name).
+func usageCounts(t *testing.T, ws, name string) (uses, views int) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(ws, "skills", ".usage.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var u struct {
+		Skills map[string]struct {
+			UseCount  int `json:"use_count"`
+			ViewCount int `json:"view_count"`
+		}
+	}
+	if err := json.Unmarshal(data, &u); err != nil {
+		t.Fatal(err)
+	}
+	for key, s := range u.Skills {
+		if key == name || strings.HasSuffix(key, "/"+name) {
+			uses += s.UseCount
+			views += s.ViewCount
+		}
+	}
+	return uses, views
+}
+
+// archive marks a skill archived in the usage file, as curate does.
+func archive(t *testing.T, ws, name string) {
+	t.Helper()
+	usage := fmt.Sprintf(`{"version":1,"skills":{%q:{"use_count":0,"view_count":0,"state":"archived"}}}`, name)
+	if err := os.WriteFile(filepath.Join(ws, "skills", ".usage.json"), []byte(usage), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestMCPStdio(t *testing.T) {
+	ws := workspace(t)
+	archive(t, ws, "manual")
+	cs := startStdio(t, ws)
+
+	if got := listNames(t, cs); got != "pdf release-notes skillsync writing-skills" {
+		t.Errorf("list_skills = %s (hidden-one, manual and broken must not be there)", got)
+	}
+	var found struct{ Results []mcpSkill }
+	callTool(t, cs, "search_skills", map[string]any{"query": "release notes", "limit": 5}, &found)
+	if len(found.Results) == 0 || found.Results[0].Name != "release-notes" || found.Results[0].Source != "team" {
+		t.Errorf("search = %+v", found.Results)
+	}
+	wantToolError(t, callTool(t, cs, "search_skills", map[string]any{"query": ""}, nil), "give a query")
+
+	var pdf mcpSkill
+	res := callTool(t, cs, "load_skill", map[string]any{"name": "pdf"}, &pdf)
+	if pdf.Layer != "user" || pdf.Source != "user" || pdf.Body == "" || pdf.AlreadyLoaded || !strings.Contains(resultText(res), pdf.Body) {
+		t.Errorf("load pdf = %+v", pdf)
+	}
+	pdf = mcpSkill{}
+	callTool(t, cs, "load_skill", map[string]any{"name": "pdf"}, &pdf)
+	if !pdf.AlreadyLoaded || pdf.Body != "" {
+		t.Errorf("second load = %+v", pdf)
+	}
+	var notes mcpSkill
+	callTool(t, cs, "load_skill", map[string]any{"name": "release-notes"}, &notes)
+	if len(notes.Files) != 2 || notes.Files[1].Path != "scripts/draft.sh" {
+		t.Errorf("release-notes files = %+v", notes.Files)
+	}
+	wantToolError(t, callTool(t, cs, "load_skill", map[string]any{"name": "pdff"}, nil), `no skill named "pdff"; did you mean pdf?`)
+	wantToolError(t, callTool(t, cs, "load_skill", map[string]any{"name": "hidden-one"}, nil), `no skill named "hidden-one"`)
+	wantToolError(t, callTool(t, cs, "load_skill", map[string]any{"name": "manual"}, nil), `no skill named "manual"`)
+
+	var file struct {
+		Text string
+		Size int64
+	}
+	callTool(t, cs, "read_skill_file", map[string]any{"name": "release-notes", "path": "scripts/draft.sh"}, &file)
+	script, _ := os.ReadFile(filepath.Join(ws, "team", "release-notes", "scripts", "draft.sh"))
+	if file.Text != string(script) || file.Size != int64(len(script)) {
+		t.Errorf("read draft.sh = %+v", file)
+	}
+	wantToolError(t, callTool(t, cs, "read_skill_file", map[string]any{"name": "release-notes", "path": "../pdf/SKILL.md"}, nil), "leads out of skill release-notes")
+	wantToolError(t, callTool(t, cs, "read_skill_file", map[string]any{"name": "release-notes", "path": "/etc/passwd"}, nil), "absolute")
+	wantToolError(t, callTool(t, cs, "read_skill_file", map[string]any{"name": "release-notes", "path": "scripts/nope.sh"}, nil),
+		"skill release-notes has no file scripts/nope.sh; its files include scripts/draft.sh")
+	wantToolError(t, callTool(t, cs, "read_skill_file", map[string]any{"name": "hidden-one", "path": "SKILL.md"}, nil), "no skill named")
+
+	var loaded struct{ Skills []mcpSkill }
+	callTool(t, cs, "loaded_skills", nil, &loaded)
+	if len(loaded.Skills) != 2 || loaded.Skills[0].Name != "pdf" || loaded.Skills[1].Name != "release-notes" || loaded.Skills[0].Body == "" {
+		t.Errorf("loaded_skills = %+v", loaded.Skills)
+	}
+
+	ctx := context.Background()
+	var uris []string
+	for r, err := range cs.Resources(ctx, nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		uris = append(uris, r.URI)
+	}
+	if got := strings.Join(uris, " "); got != "skill://pdf/SKILL.md skill://release-notes/SKILL.md skill://skillsync/SKILL.md skill://writing-skills/SKILL.md" {
+		t.Errorf("resources = %s", got)
+	}
+	rr, err := cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: "skill://release-notes/scripts/draft.sh"})
+	if err != nil || rr.Contents[0].Text != string(script) {
+		t.Errorf("read resource = %v, %v", rr, err)
+	}
+	if _, err := cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: "skill://hidden-one/SKILL.md"}); err == nil {
+		t.Error("a hidden skill is readable as a resource")
+	}
+	prompt, err := cs.GetPrompt(ctx, &sdk.GetPromptParams{Name: "available_skills"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	block := prompt.Messages[0].Content.(*sdk.TextContent).Text
+	if !strings.Contains(block, "<name>\nrelease-notes\n</name>") || strings.Contains(block, "hidden-one") || strings.Contains(block, "<name>\nmanual") {
+		t.Errorf("prompt:\n%s", block)
+	}
+
+	// Two loads of pdf (the second answered "already loaded") are two uses;
+	// one read is one view; failed calls count nothing.
+	if uses, views := usageCounts(t, ws, "pdf"); uses != 2 || views != 0 {
+		t.Errorf("pdf: %d uses %d views, want 2 0", uses, views)
+	}
+	if uses, views := usageCounts(t, ws, "release-notes"); uses != 1 || views != 1 {
+		t.Errorf("release-notes: %d uses %d views, want 1 1", uses, views)
+	}
+	if uses, views := usageCounts(t, ws, "hidden-one"); uses+views != 0 {
+		t.Errorf("hidden-one was recorded: %d %d", uses, views)
+	}
+}
+
+func TestMCPReloadsAfterSync(t *testing.T) {
+	ws := workspace(t)
+	if r := run(t, ws, "sync"); r.code != 0 {
+		t.Fatalf("sync: %d %s", r.code, r.stderr)
+	}
+	cs := startStdio(t, ws)
+	if got := listNames(t, cs); strings.Contains(got, "xlsx") {
+		t.Fatalf("xlsx before it exists: %s", got)
+	}
+
+	// A skill added to the team source reaches the workspace with a sync,
+	// which the server sees without a restart.
+	writeFile(t, filepath.Join(ws, "team", "xlsx", "SKILL.md"), "---\nname: xlsx\ndescription: Edit spreadsheets\n---\n# XLSX\n")
+	if r := run(t, ws, "sync"); r.code != 0 {
+		t.Fatalf("sync: %d %s", r.code, r.stderr)
+	}
+	eventually(t, "xlsx in list_skills after a sync", func() bool { return strings.Contains(listNames(t, cs), "xlsx") })
+	var x mcpSkill
+	callTool(t, cs, "load_skill", map[string]any{"name": "xlsx"}, &x)
+	if x.Body != "# XLSX\n" || x.Source != "team" {
+		t.Errorf("load xlsx after sync = %+v", x)
+	}
+
+	// The workspace layer is read in place: a new skill there is seen, and
+	// an edit of one, without a sync.
+	writeFile(t, filepath.Join(ws, "skills", "notes", "SKILL.md"), "---\nname: notes\ndescription: Take notes\n---\n# v1\n")
+	eventually(t, "a new workspace skill", func() bool { return slices.Contains(strings.Fields(listNames(t, cs)), "notes") })
+	writeFile(t, filepath.Join(ws, "skills", "notes", "SKILL.md"), "---\nname: notes\ndescription: Take notes\n---\n# v2, longer\n")
+	eventually(t, "an edited workspace skill", func() bool {
+		x = mcpSkill{}
+		callTool(t, cs, "load_skill", map[string]any{"name": "notes"}, &x)
+		return x.Body == "# v2, longer\n"
+	})
+
+	// A skill the curator archives disappears.
+	archive(t, ws, "notes")
+	if err := os.Rename(filepath.Join(ws, "skills", "notes"), filepath.Join(ws, "skills", ".archive-notes")); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "an archived skill gone", func() bool { return !slices.Contains(strings.Fields(listNames(t, cs)), "notes") })
+}
+
+// eventually calls done until it reports true: the server looks for a
+// changed workspace once a second. It gives up after half a minute.
+func eventually(t *testing.T, what string, done func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if done() {
+			return
+		}
+	}
+	t.Fatalf("never saw %s", what)
+}
+
+func writeFile(t *testing.T, p, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestMCPUsageUnderConcurrentClients runs 8 servers at once on one
+// workspace, each with its own client loading and reading skills, and
+// checks that the usage file counted every call exactly once.
+func TestMCPUsageUnderConcurrentClients(t *testing.T) {
+	ws := workspace(t)
+	const clients, calls = 8, 5
+	sessions := make([]*sdk.ClientSession, clients)
+	for i := range sessions {
+		sessions[i] = startStdio(t, ws)
+	}
+	var wg sync.WaitGroup
+	for _, cs := range sessions {
+		wg.Go(func() {
+			for range calls {
+				for _, p := range []*sdk.CallToolParams{
+					{Name: "load_skill", Arguments: map[string]any{"name": "pdf"}},
+					{Name: "read_skill_file", Arguments: map[string]any{"name": "release-notes", "path": "SKILL.md"}},
+					{Name: "load_skill", Arguments: map[string]any{"name": "pdff"}},
+				} {
+					if _, err := cs.CallTool(context.Background(), p); err != nil {
+						t.Error(err)
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if uses, views := usageCounts(t, ws, "pdf"); uses != clients*calls || views != 0 {
+		t.Errorf("pdf: %d uses %d views, want %d 0", uses, views, clients*calls)
+	}
+	if uses, views := usageCounts(t, ws, "release-notes"); uses != 0 || views != clients*calls {
+		t.Errorf("release-notes: %d uses %d views, want 0 %d", uses, views, clients*calls)
+	}
+}
+
+var servingLine = regexp.MustCompile(`serving (http://127\.0\.0\.1:\d+/mcp)`)
+
+// startHTTP runs skillsync mcp --http on a free port and returns its
+// endpoint; the server is stopped with SIGTERM at the end of the test and
+// must exit 0.
+func startHTTP(t *testing.T, dir string) string {
+	t.Helper()
+	cmd, _ := mcpCommand(t, dir, "--http", "127.0.0.1:0")
+	cmd.Stderr = nil
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := bufio.NewScanner(stderr)
+	var endpoint string
+	var seen []string
+	for lines.Scan() {
+		seen = append(seen, lines.Text())
+		if m := servingLine.FindStringSubmatch(lines.Text()); m != nil {
+			endpoint = m[1]
+			break
+		}
+	}
+	if endpoint == "" {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("skillsync mcp --http did not say where it serves:\n%s", strings.Join(seen, "\n"))
+	}
+	go func() {
+		for lines.Scan() { // keep the pipe drained
+		}
+	}()
+	t.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("skillsync mcp --http did not exit 0 on SIGTERM: %v", err)
+			}
+		case <-time.After(30 * time.Second):
+			cmd.Process.Kill()
+			t.Error("skillsync mcp --http did not stop on SIGTERM")
+		}
+	})
+	return endpoint
+}
+
+func connectHTTP(t *testing.T, endpoint string) *sdk.ClientSession {
+	t.Helper()
+	cs, err := newClient().Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: endpoint}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+func TestMCPOverHTTP(t *testing.T) {
+	ws := workspace(t)
+	endpoint := startHTTP(t, ws)
+	a, b := connectHTTP(t, endpoint), connectHTTP(t, endpoint)
+
+	if got := listNames(t, a); got != "manual pdf release-notes skillsync writing-skills" {
+		t.Errorf("list over HTTP = %s", got)
+	}
+	var s mcpSkill
+	callTool(t, a, "load_skill", map[string]any{"name": "pdf"}, &s)
+	if s.AlreadyLoaded || s.Body == "" {
+		t.Errorf("first load = %+v", s)
+	}
+	s = mcpSkill{}
+	callTool(t, a, "load_skill", map[string]any{"name": "pdf"}, &s)
+	if !s.AlreadyLoaded {
+		t.Error("the second load in one HTTP session was sent again")
+	}
+	s = mcpSkill{}
+	callTool(t, b, "load_skill", map[string]any{"name": "pdf"}, &s)
+	if s.AlreadyLoaded || s.Body == "" {
+		t.Error("a second HTTP session shares the first one's ledger")
+	}
+	var loaded struct{ Skills []mcpSkill }
+	callTool(t, b, "loaded_skills", nil, &loaded)
+	if len(loaded.Skills) != 1 || loaded.Skills[0].Name != "pdf" {
+		t.Errorf("loaded_skills over HTTP = %+v", loaded)
+	}
+	wantToolError(t, callTool(t, a, "load_skill", map[string]any{"name": "pdff"}, nil), "did you mean pdf?")
+	wantToolError(t, callTool(t, a, "read_skill_file", map[string]any{"name": "pdf", "path": "../../skillsync.yaml"}, nil), "leads out of skill pdf")
+	var file struct{ Text string }
+	callTool(t, b, "read_skill_file", map[string]any{"name": "release-notes", "path": "scripts/draft.sh"}, &file)
+	if file.Text == "" {
+		t.Error("read over HTTP returned no text")
+	}
+
+	// Sessions at once on one server count exactly too.
+	var wg sync.WaitGroup
+	for range 4 {
+		cs := connectHTTP(t, endpoint)
+		wg.Go(func() {
+			for range 3 {
+				if _, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "load_skill", Arguments: map[string]any{"name": "pdf"}}); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if uses, views := usageCounts(t, ws, "pdf"); uses != 3+12 || views != 0 {
+		t.Errorf("pdf over HTTP: %d uses %d views, want 15 0", uses, views)
+	}
+	if _, views := usageCounts(t, ws, "release-notes"); views != 1 {
+		t.Errorf("release-notes over HTTP: %d views, want 1", views)
+	}
+}
+
+func TestMCPRefusesAnOpenAddress(t *testing.T) {
+	dir := t.TempDir()
+	for _, addr := range []string{"0.0.0.0:8765", ":8765", "example.com:80", "nonsense"} {
+		r := run(t, dir, "mcp", "--http", addr)
+		if r.code != exitUsage || !strings.Contains(r.stderr, "127.0.0.1:PORT") {
+			t.Errorf("mcp --http %s: exit %d\n%s", addr, r.code, r.stderr)
+		}
+	}
+}
+
+// BenchmarkMCPSearchOverStdio measures a search_skills round trip between
+// the SDK's client and a skillsync mcp process over its stdin and stdout,
+// with 10,000 skills in a marketplace source.
+//
+//	go test ./cmd/skillsync/ -run '^$' -bench MCPSearchOverStdio -benchtime 2000x
+func BenchmarkMCPSearchOverStdio(b *testing.B) {
+	ws := b.TempDir()
+	topics := []string{"spreadsheet", "release", "kubernetes", "terraform", "invoice", "docker", "postgres", "graphql", "security", "markdown"}
+	for i := range 10000 {
+		name := fmt.Sprintf("%s-helper-%05d", topics[i%len(topics)], i)
+		desc := fmt.Sprintf("Work with %s projects: instructions and scripts for team %d", topics[i%len(topics)], i%97)
+		if i%1000 == 0 {
+			name, desc = fmt.Sprintf("pdf-tools-%05d", i), "Extract text and tables from PDF files, fill PDF forms"
+		}
+		p := filepath.Join(ws, "big", name, "SKILL.md")
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("---\nname: "+name+"\ndescription: "+desc+"\n---\n# "+name+"\n"), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(ws, "skillsync.yaml"), []byte("repositories:\n  - name: big\n    dir: big\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	cs := startStdio(b, ws)
+	ctx := context.Background()
+	params := &sdk.CallToolParams{Name: "search_skills", Arguments: map[string]any{"query": "pdf forms", "limit": 10}}
+	if res, err := cs.CallTool(ctx, params); err != nil || res.IsError || !strings.Contains(resultText(res), "pdf-tools-00000") {
+		b.Fatalf("search: %v %v", err, res)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := cs.CallTool(ctx, params); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

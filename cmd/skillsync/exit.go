@@ -1,0 +1,78 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/skillsync/skillsync"
+)
+
+// Exit codes, as DESIGN.md fixes them. exitCode is the one place that
+// picks them, from the error a command returns.
+const (
+	exitOK      = 0
+	exitFailure = 1
+	exitUsage   = 2
+	exitPartial = 3
+)
+
+// exitCode decides the exit status of a command that returned err.
+func exitCode(err error) int {
+	var ue *usageErr
+	var se *skillsync.UsageError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.As(err, &ue), errors.As(err, &se), skillsync.IsConfig(err):
+		return exitUsage
+	case errors.Is(err, skillsync.ErrPartial):
+		return exitPartial
+	}
+	return exitFailure
+}
+
+// usageErr is a command line that does not make sense: a bad flag value,
+// a wrong number of arguments.
+type usageErr struct{ err error }
+
+func (e *usageErr) Error() string { return e.err.Error() }
+func (e *usageErr) Unwrap() error { return e.err }
+
+func usageError(format string, args ...any) error {
+	return &usageErr{err: fmt.Errorf(format, args...)}
+}
+
+// reportedErr is an error the command has already told the user about in
+// its output (a sync report, verify's differences): it sets the exit
+// status and prints nothing more.
+type reportedErr struct{ err error }
+
+func (e *reportedErr) Error() string { return e.err.Error() }
+func (e *reportedErr) Unwrap() error { return e.err }
+
+func reported(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &reportedErr{err: err}
+}
+
+// Errors that end a command whose output already says why.
+var (
+	errDifferences = errors.New("the cache or a target differs from its records")
+	errInvalid     = errors.New("a skill is not valid")
+)
+
+// message is what Main prints for err, "" for nothing.
+func message(err error) string {
+	var re *reportedErr
+	if errors.As(err, &re) {
+		return ""
+	}
+	msg := err.Error()
+	if pid := skillsync.LockHolder(err); pid > 0 && !strings.Contains(msg, fmt.Sprint(pid)) {
+		msg += fmt.Sprintf(" (held by pid %d)", pid)
+	}
+	return msg
+}

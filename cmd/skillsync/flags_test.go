@@ -1,0 +1,119 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/skillsync/skillsync"
+)
+
+// parse runs a command line through newCmd and returns the options its
+// run would have been called with; the command itself never runs.
+func parse[O any](t *testing.T, newCmd func(*app, func(context.Context, *O) error) *cobra.Command, argv ...string) (*O, error) {
+	t.Helper()
+	var got *O
+	a := &app{stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}}
+	cmd := newCmd(a, func(_ context.Context, o *O) error { got = o; return nil })
+	cmd.SetArgs(argv)
+	cmd.SetOut(&bytes.Buffer{})
+	cmd.SetErr(&bytes.Buffer{})
+	cmd.SilenceErrors, cmd.SilenceUsage = true, true
+	err := cmd.ExecuteContext(context.Background())
+	return got, err
+}
+
+func TestSyncFlags(t *testing.T) {
+	tests := []struct {
+		argv []string
+		want syncOptions
+	}{
+		{nil, syncOptions{wait: skillsync.DefaultWait, jobs: skillsync.DefaultJobs}},
+		{[]string{"--frozen", "--jobs", "2", "--wait", "2m"}, syncOptions{frozen: true, jobs: 2, wait: 2 * time.Minute}},
+		{[]string{"--verify", "--prune-all"}, syncOptions{verify: true, pruneAll: true, wait: skillsync.DefaultWait, jobs: skillsync.DefaultJobs}},
+	}
+	for _, tt := range tests {
+		got, err := parse(t, newSyncCommand, tt.argv...)
+		if err != nil || !reflect.DeepEqual(*got, tt.want) {
+			t.Errorf("sync %v = %+v, %v; want %+v", tt.argv, got, err, tt.want)
+		}
+	}
+	if _, err := parse(t, newSyncCommand, "extra"); exitCode(err) != exitUsage {
+		t.Errorf("sync with an argument: %v, exit %d", err, exitCode(err))
+	}
+}
+
+func TestUpdateFlagsMoveTheNamedSources(t *testing.T) {
+	got, err := parse(t, newUpdateCommand, "team", "docs", "--jobs", "1")
+	if err != nil || !reflect.DeepEqual(got.sources, []string{"team", "docs"}) || got.sync.jobs != 1 {
+		t.Errorf("update = %+v, %v", got, err)
+	}
+}
+
+func TestReadSearchPromptFlags(t *testing.T) {
+	r, err := parse(t, newReadCommand, "pdf", "scripts/x.py", "--raw")
+	if err != nil || *r != (readOptions{name: "pdf", file: "scripts/x.py", raw: true}) {
+		t.Errorf("read = %+v, %v", r, err)
+	}
+	s, err := parse(t, newSearchCommand, "release", "notes", "--limit", "3", "--all")
+	if err != nil || *s != (searchOptions{query: "release notes", limit: 3, all: true}) {
+		t.Errorf("search = %+v, %v", s, err)
+	}
+	p, err := parse(t, newPromptCommand, "--format", "json", "--max-chars", "800", "--exclude-stale")
+	if err != nil || *p != (promptOptions{format: "json", maxChars: 800, excludeStale: true}) {
+		t.Errorf("prompt = %+v, %v", p, err)
+	}
+	if _, err := parse(t, newReadCommand); exitCode(err) != exitUsage {
+		t.Errorf("read without a name exits %d", exitCode(err))
+	}
+}
+
+func TestCurationFlags(t *testing.T) {
+	c, err := parse(t, newCurateCommand, "--dry-run", "--now", "2027-01-01T00:00:00Z", "--force")
+	if err != nil || *c != (curateOptions{dryRun: true, now: "2027-01-01T00:00:00Z", force: true}) {
+		t.Errorf("curate = %+v, %v", c, err)
+	}
+	u, err := parse(t, newUseCommand, "--view", "pdf")
+	if err != nil || *u != (useOptions{name: "pdf", view: true}) {
+		t.Errorf("use = %+v, %v", u, err)
+	}
+	unpin := func(a *app, runF func(context.Context, *pinOptions) error) *cobra.Command {
+		return newPinCommand(a, false, runF)
+	}
+	p, err := parse(t, unpin, "pdf")
+	if err != nil || *p != (pinOptions{name: "pdf", pinned: false}) {
+		t.Errorf("unpin = %+v, %v", p, err)
+	}
+	v, err := parse(t, newVerifyCommand, "--repair", "--wait", "1s")
+	if err != nil || !v.repair || v.sync.wait != time.Second {
+		t.Errorf("verify = %+v, %v", v, err)
+	}
+}
+
+func TestExitCodes(t *testing.T) {
+	tests := []struct {
+		err  error
+		want int
+	}{
+		{nil, exitOK},
+		{usageError("bad"), exitUsage},
+		{&skillsync.UsageError{Err: context.Canceled}, exitUsage},
+		{reported(skillsync.ErrPartial), exitPartial},
+		{reported(skillsync.ErrFailed), exitFailure},
+		{&skillsync.FrozenError{}, exitFailure},
+		{reported(errDifferences), exitFailure},
+		{context.Canceled, exitFailure},
+	}
+	for _, tt := range tests {
+		if got := exitCode(tt.err); got != tt.want {
+			t.Errorf("exitCode(%v) = %d, want %d", tt.err, got, tt.want)
+		}
+	}
+	if message(reported(errDifferences)) != "" {
+		t.Error("a reported error is printed again")
+	}
+}

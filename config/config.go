@@ -1,0 +1,256 @@
+// Package config loads skillsync.yaml: it decodes the file with the line of
+// every mistake, checks it, makes its paths absolute, and edits it keeping
+// its comments (init, add, remove). It reads no source.
+package config
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/skillsync/skillsync/curator"
+	"github.com/skillsync/skillsync/materialize"
+	"github.com/skillsync/skillsync/repository"
+	"github.com/skillsync/skillsync/workspace"
+)
+
+// FileName is the name skillsync looks for in the current directory.
+const FileName = workspace.ConfigName
+
+// Config is a loaded skillsync.yaml. Every path in it is absolute.
+type Config struct {
+	// File is where the config was read from; "" for the built-in default.
+	File string
+	// Workspace holds skills/ (layer 3), <user>/skills/ (layer 4) and the
+	// cache.
+	Workspace string
+	// User names the user layer; "" leaves it out.
+	User string
+	// Global is the directory of layer 1.
+	Global string
+	// Strict turns every warning into an error.
+	Strict bool
+	// Hidden names stay out of list, search, prompt, read and use.
+	Hidden []string
+	// Sources are the marketplace layer, lowest priority first.
+	Sources []Source
+	// Limits bound the work one source can cause.
+	Limits Limits
+	// Targets are the directories agents read, which receive every winner.
+	Targets []Target
+	// Curator is when idle skills become stale and archived.
+	Curator curator.Policy
+	// Schedule is when the daemon syncs and curates.
+	Schedule Schedule
+	// Warnings found while loading that did not stop it.
+	Warnings []string
+}
+
+// Layout returns the workspace's on-disk layout.
+func (c *Config) Layout() workspace.Layout { return workspace.New(c.Workspace, c.User) }
+
+// Source is one entry of repositories:.
+type Source struct {
+	// Name is the source name, unique in the config and one safe path
+	// component.
+	Name string
+	Kind repository.Kind
+	// Embedded names a file system compiled into the program ("builtin").
+	Embedded string
+	// Dir is a local directory, absolute.
+	Dir string
+	// Git is a remote URL; Ref, Path, Depth, Timeout and Auth go with it.
+	Git     string
+	Ref     string
+	Path    string
+	Depth   int
+	Timeout time.Duration
+	Auth    repository.GitAuth
+	// Line is where the entry starts in the config file.
+	Line int
+}
+
+// Limits bound what one source may make skillsync read.
+type Limits struct {
+	// MaxFileSize makes a skill with a larger file an error.
+	MaxFileSize int64
+}
+
+// Schedule holds the daemon's cron expressions.
+type Schedule struct {
+	Sync   string
+	Curate string
+}
+
+// The daemon's default schedules.
+const (
+	DefaultSyncSchedule   = "@every 15m"
+	DefaultCurateSchedule = "0 3 * * *"
+)
+
+// Target is one entry of targets:.
+type Target struct {
+	// Dir is absolute.
+	Dir  string
+	Mode materialize.TargetMode
+	// Line is where the entry starts in the config file; 0 when it was not
+	// read from one.
+	Line int
+}
+
+// DefaultMaxFileSize is the largest file a skill may hold when the config
+// does not say.
+const DefaultMaxFileSize = 10 << 20
+
+// DefaultDepth is the history fetched when a git source does not say: one
+// commit is all skillsync reads.
+const DefaultDepth = 1
+
+// Error is a config that does not load. Its message names the file and
+// the line of every mistake.
+type Error struct {
+	File string
+	Errs []error
+}
+
+func (e *Error) Error() string {
+	msgs := make([]string, len(e.Errs))
+	for i, err := range e.Errs {
+		msg := err.Error()
+		if rest, ok := strings.CutPrefix(msg, "line "); ok {
+			msgs[i] = e.File + ":" + rest
+		} else {
+			msgs[i] = e.File + ": " + msg
+		}
+	}
+	return strings.Join(msgs, "\n")
+}
+
+// Default is the configuration used when there is no config file: the
+// current directory as the workspace and the built-in skills as the only
+// marketplace source.
+func Default() (*Config, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return nil, fmt.Errorf("find the current directory: %w", err)
+	}
+	cfg := &Config{
+		Workspace: wd,
+		Global:    defaultGlobal(),
+		Sources:   []Source{{Name: "builtin", Kind: repository.KindEmbedded, Embedded: "builtin"}},
+		Limits:    Limits{MaxFileSize: DefaultMaxFileSize},
+		Curator:   curator.DefaultPolicy(),
+		Schedule:  Schedule{Sync: DefaultSyncSchedule, Curate: DefaultCurateSchedule},
+	}
+	if err := checkWorkspace(cfg.Workspace); err != nil {
+		return nil, &Error{File: "the default config", Errs: []error{err}}
+	}
+	return cfg, nil
+}
+
+// Find loads the config named by explicit, else by $SKILLSYNC_CONFIG, else
+// ./skillsync.yaml; with none of them it returns Default. A file named
+// explicitly or by the environment must exist.
+func Find(explicit string) (*Config, error) {
+	name := cmp.Or(explicit, os.Getenv("SKILLSYNC_CONFIG"))
+	if name != "" {
+		return Load(name)
+	}
+	if _, err := os.Lstat(FileName); err == nil {
+		return Load(FileName)
+	}
+	return Default()
+}
+
+// Load reads and checks the config file at name. Relative paths in it are
+// taken from the file's directory.
+func Load(name string) (*Config, error) {
+	abs, err := filepath.Abs(name)
+	if err != nil {
+		return nil, fmt.Errorf("config %s: %w", name, err)
+	}
+	data, err := readFile(abs)
+	if err != nil {
+		return nil, &Error{File: abs, Errs: []error{err}}
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, &Error{File: abs, Errs: []error{errors.New(strings.TrimPrefix(err.Error(), "yaml: "))}}
+	}
+	if len(doc.Content) == 0 {
+		return nil, &Error{File: abs, Errs: []error{errors.New("the file is empty; run skillsync init --force to write a starter config, or delete it to use the built-in default")}}
+	}
+	var raw rawConfig
+	if errs := decodeMapping(doc.Content[0], "the config", raw.fields()); len(errs) > 0 {
+		return nil, &Error{File: abs, Errs: errs}
+	}
+	cfg, errs := raw.resolve(filepath.Dir(abs))
+	if len(errs) > 0 {
+		return nil, &Error{File: abs, Errs: errs}
+	}
+	cfg.File = abs
+	return cfg, nil
+}
+
+// maxConfigSize bounds the config file: it is written by people.
+const maxConfigSize = 1 << 20
+
+// readFile reads a regular config file of sane size.
+func readFile(name string) ([]byte, error) {
+	info, err := os.Stat(name)
+	if err != nil {
+		return nil, fmt.Errorf("read config: %w", err)
+	}
+	if !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("the config is not a regular file (%s)", info.Mode().Type())
+	}
+	if info.Size() > maxConfigSize {
+		return nil, fmt.Errorf("the config is %d bytes, more than the %d a config may have", info.Size(), maxConfigSize)
+	}
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return nil, fmt.Errorf("read config: %w", err)
+	}
+	return data, nil
+}
+
+// absPath expands ~ and makes p absolute from base; "" gives def.
+func absPath(base, p, def string) string {
+	if p == "" {
+		return def
+	}
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		if home, err := os.UserHomeDir(); err == nil {
+			p = filepath.Join(home, p[1:])
+		}
+	}
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(base, p)
+	}
+	return filepath.Clean(p)
+}
+
+// defaultGlobal is $XDG_CONFIG_HOME/skillsync/skills.
+func defaultGlobal() string {
+	dir, err := os.UserConfigDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(dir, "skillsync", "skills")
+}
+
+// checkWorkspace refuses a workspace that exists and is not a directory:
+// every path skillsync writes is below it.
+func checkWorkspace(dir string) error {
+	info, err := os.Stat(dir)
+	if err == nil && !info.IsDir() {
+		return fmt.Errorf("workspace %s is not a directory", dir)
+	}
+	return nil
+}

@@ -1,0 +1,272 @@
+package config
+
+import (
+	"cmp"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/skillsync/skillsync/curator"
+	"github.com/skillsync/skillsync/daemon"
+	"github.com/skillsync/skillsync/materialize"
+	"github.com/skillsync/skillsync/repository"
+)
+
+// rawConfig mirrors the file's keys.
+type rawConfig struct {
+	Workspace    string
+	User         string
+	Global       string
+	Strict       bool
+	Hidden       []string
+	MaxFileSize  *int64
+	Repositories []rawSource
+	Targets      []rawTarget
+	Curator      struct {
+		StaleAfter, ArchiveAfter, MinIdle *time.Duration
+		Layers                            []string
+		line                              int
+	}
+	Schedule struct {
+		Sync, Curate string
+		line         int
+	}
+}
+
+type rawTarget struct {
+	Dir  string
+	Mode string
+	line int
+}
+
+type rawSource struct {
+	Name                   string
+	Embedded               string
+	Dir                    string
+	Git                    string
+	Ref                    string
+	Path                   string
+	Depth                  *int
+	Timeout                time.Duration
+	Auth                   repository.GitAuth
+	AllowInlineCredentials bool
+	line                   int
+}
+
+func (r *rawConfig) fields() fields {
+	return fields{
+		"workspace":     &r.Workspace,
+		"user":          &r.User,
+		"global":        &r.Global,
+		"strict":        &r.Strict,
+		"hidden":        &r.Hidden,
+		"max_file_size": &r.MaxFileSize,
+		"curator": nested(func(n *yaml.Node) []error {
+			c := &r.Curator
+			c.line = n.Line
+			return decodeMapping(n, "curator", fields{
+				"stale_after": &c.StaleAfter, "archive_after": &c.ArchiveAfter, "min_idle": &c.MinIdle, "layers": &c.Layers,
+			})
+		}),
+		"schedule": nested(func(n *yaml.Node) []error {
+			r.Schedule.line = n.Line
+			return decodeMapping(n, "schedule", fields{"sync": &r.Schedule.Sync, "curate": &r.Schedule.Curate})
+		}),
+		"targets": nested(func(n *yaml.Node) []error {
+			return decodeList(n, "targets", func(i int, n *yaml.Node) []error {
+				r.Targets = append(r.Targets, rawTarget{line: n.Line})
+				t := &r.Targets[len(r.Targets)-1]
+				return decodeMapping(n, fmt.Sprintf("targets[%d]", i), fields{"dir": &t.Dir, "mode": &t.Mode})
+			})
+		}),
+		"repositories": nested(func(n *yaml.Node) []error {
+			return decodeList(n, "repositories", func(i int, n *yaml.Node) []error {
+				r.Repositories = append(r.Repositories, rawSource{line: n.Line})
+				return r.Repositories[len(r.Repositories)-1].decode(n, fmt.Sprintf("repositories[%d]", i))
+			})
+		}),
+	}
+}
+
+func (rs *rawSource) decode(n *yaml.Node, where string) []error {
+	return decodeMapping(n, where, fields{
+		"name":                     &rs.Name,
+		"embedded":                 &rs.Embedded,
+		"dir":                      &rs.Dir,
+		"git":                      &rs.Git,
+		"ref":                      &rs.Ref,
+		"path":                     &rs.Path,
+		"depth":                    &rs.Depth,
+		"timeout":                  &rs.Timeout,
+		"allow_inline_credentials": &rs.AllowInlineCredentials,
+		"auth": nested(func(n *yaml.Node) []error {
+			a := &rs.Auth
+			return decodeMapping(n, where+".auth", fields{
+				"username":               &a.Username,
+				"password_env":           &a.PasswordEnv,
+				"password_file":          &a.PasswordFile,
+				"ssh_key_file":           &a.SSHKeyFile,
+				"ssh_key_passphrase_env": &a.SSHKeyPassphraseEnv,
+				"known_hosts_file":       &a.KnownHostsFile,
+			})
+		}),
+	})
+}
+
+// resolve checks the raw config and makes its paths absolute.
+func (r *rawConfig) resolve(base string) (*Config, []error) {
+	var errs []error
+	cfg := &Config{
+		Workspace: absPath(base, r.Workspace, base),
+		User:      r.User,
+		Global:    absPath(base, r.Global, defaultGlobal()),
+		Strict:    r.Strict,
+		Hidden:    r.Hidden,
+		Limits:    Limits{MaxFileSize: DefaultMaxFileSize},
+	}
+	if err := checkWorkspace(cfg.Workspace); err != nil {
+		errs = append(errs, err)
+	}
+	if r.MaxFileSize != nil {
+		if *r.MaxFileSize <= 0 {
+			errs = append(errs, fmt.Errorf("max_file_size must be a positive number of bytes"))
+		}
+		cfg.Limits.MaxFileSize = *r.MaxFileSize
+	}
+	if r.User != "" && !oneComponent(r.User) {
+		errs = append(errs, fmt.Errorf("user %q must be one directory name", r.User))
+	}
+	var names []string
+	for i, rs := range r.Repositories {
+		src, err := rs.resolve(base, fmt.Sprintf("line %d: repositories[%d]", rs.line, i))
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		names = append(names, src.Name)
+		cfg.Sources = append(cfg.Sources, src)
+	}
+	names, warnings := repository.UniqueNames(names)
+	for i := range cfg.Sources {
+		cfg.Sources[i].Name = names[i]
+	}
+	cfg.Warnings = warnings
+	for i, t := range r.Targets {
+		where := fmt.Sprintf("line %d: targets[%d]", t.line, i)
+		mode := materialize.TargetMode(cmp.Or(t.Mode, string(materialize.Copy)))
+		switch {
+		case t.Dir == "":
+			errs = append(errs, fmt.Errorf("%s: dir is required", where))
+		case mode != materialize.Copy && mode != materialize.Symlink:
+			errs = append(errs, fmt.Errorf("%s: mode %q: use copy or symlink", where, t.Mode))
+		default:
+			cfg.Targets = append(cfg.Targets, Target{Dir: absPath(cfg.Workspace, t.Dir, ""), Mode: mode, Line: t.line})
+		}
+	}
+	errs = append(errs, checkTargets(cfg)...)
+	errs = append(errs, r.resolveCurator(cfg)...)
+	return cfg, errs
+}
+
+// resolveCurator checks the curator and schedule sections.
+func (r *rawConfig) resolveCurator(cfg *Config) []error {
+	var errs []error
+	c := r.Curator
+	cfg.Curator = curator.DefaultPolicy()
+	for _, d := range []struct {
+		v   *time.Duration
+		dst *time.Duration
+	}{{c.StaleAfter, &cfg.Curator.StaleAfter}, {c.ArchiveAfter, &cfg.Curator.ArchiveAfter}, {c.MinIdle, &cfg.Curator.MinIdle}} {
+		if d.v != nil {
+			*d.dst = *d.v
+		}
+	}
+	if cfg.Curator.StaleAfter <= 0 || cfg.Curator.ArchiveAfter <= 0 || cfg.Curator.MinIdle < 0 {
+		errs = append(errs, fmt.Errorf("line %d: curator: stale_after and archive_after must be positive, min_idle not negative", c.line))
+	}
+	if cfg.Curator.ArchiveAfter < cfg.Curator.StaleAfter {
+		errs = append(errs, fmt.Errorf("line %d: curator: archive_after (%s) is shorter than stale_after (%s)", c.line, cfg.Curator.ArchiveAfter, cfg.Curator.StaleAfter))
+	}
+	if c.Layers != nil {
+		cfg.Curator.Layers = c.Layers
+		for _, l := range c.Layers {
+			if l != "workspace" && l != "user" && l != "marketplace" {
+				errs = append(errs, fmt.Errorf("line %d: curator: layer %q: use workspace, user or marketplace", c.line, l))
+			}
+		}
+	}
+	cfg.Schedule = Schedule{Sync: cmp.Or(r.Schedule.Sync, DefaultSyncSchedule), Curate: cmp.Or(r.Schedule.Curate, DefaultCurateSchedule)}
+	for _, f := range [][2]string{{"sync", cfg.Schedule.Sync}, {"curate", cfg.Schedule.Curate}} {
+		if err := daemon.ParseSchedule(f[0], f[1]); err != nil {
+			errs = append(errs, fmt.Errorf("line %d: %w", r.Schedule.line, err))
+		}
+	}
+	return errs
+}
+
+// resolve checks one repositories: entry and names it.
+func (rs rawSource) resolve(base, where string) (Source, error) {
+	src := Source{Embedded: rs.Embedded, Git: rs.Git, Ref: rs.Ref, Path: rs.Path,
+		Depth: DefaultDepth, Timeout: rs.Timeout, Auth: rs.Auth, Line: rs.line}
+	kinds := 0
+	for _, v := range []string{rs.Embedded, rs.Dir, rs.Git} {
+		if v != "" {
+			kinds++
+		}
+	}
+	if kinds != 1 {
+		return src, fmt.Errorf("%s: set exactly one of embedded: builtin, dir: PATH or git: URL", where)
+	}
+	gitOnly := rs.Ref != "" || rs.Path != "" || rs.Depth != nil || rs.Timeout != 0 || rs.Auth != (repository.GitAuth{}) || rs.AllowInlineCredentials
+	if rs.Git == "" && gitOnly {
+		return src, fmt.Errorf("%s: ref, path, depth, timeout, auth and allow_inline_credentials belong to git: sources", where)
+	}
+	var derived string
+	switch {
+	case rs.Dir != "":
+		src.Kind, src.Dir = repository.KindDir, absPath(base, rs.Dir, "")
+		derived = filepath.Base(src.Dir)
+	case rs.Git != "":
+		src.Kind = repository.KindGit
+		if err := rs.checkGit(where); err != nil {
+			return src, err
+		}
+		if rs.Depth != nil {
+			src.Depth = *rs.Depth
+		}
+		for _, f := range []*string{&src.Auth.PasswordFile, &src.Auth.SSHKeyFile, &src.Auth.KnownHostsFile} {
+			if *f != "" {
+				*f = absPath(base, *f, "")
+			}
+		}
+		derived = repository.RepoName(rs.Git)
+	default:
+		src.Kind = repository.KindEmbedded
+		derived = rs.Embedded
+	}
+	src.Name = repository.SourceName(cmp.Or(rs.Name, derived))
+	return src, nil
+}
+
+// checkGit checks the settings of a git source.
+func (rs rawSource) checkGit(where string) error {
+	if p := rs.Path; p != "" && (filepath.IsAbs(p) || strings.HasPrefix(p, "/") || slices.Contains(strings.Split(filepath.ToSlash(p), "/"), "..")) {
+		return fmt.Errorf("%s: path %q must stay inside the repository: no .., not absolute", where, p)
+	}
+	if rs.Depth != nil && *rs.Depth < 0 {
+		return fmt.Errorf("%s: depth must be 0 (full history) or more", where)
+	}
+	if rs.Timeout < 0 {
+		return fmt.Errorf("%s: timeout must be positive", where)
+	}
+	return nil
+}
+
+// oneComponent reports whether s is one directory name.
+func oneComponent(s string) bool {
+	return s != "" && s != "." && s != ".." && !strings.ContainsAny(s, "/\\\x00")
+}

@@ -1,0 +1,73 @@
+package config
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// checkTargets refuses targets that would let a sync write where it must
+// not: into the cache or a layer skillsync reads, over the workspace, the
+// home directory or the file system root, or into another target.
+func checkTargets(cfg *Config) []error {
+	var errs []error
+	l := cfg.Layout()
+	guarded := []struct{ dir, what string }{
+		{l.CacheDir(), "the cache"},
+		{l.SkillsDir(), "the workspace layer"},
+		{l.UserSkillsDir(), "the user layer"},
+		{cfg.Global, "the global layer"},
+	}
+	roots := []struct{ dir, what string }{{"/", "the file system root"}, {cfg.Workspace, "the workspace"}}
+	if home, err := os.UserHomeDir(); err == nil {
+		roots = append(roots, struct{ dir, what string }{filepath.Clean(home), "the home directory"})
+	}
+	for i, t := range cfg.Targets {
+		where := fmt.Sprintf("line %d: targets[%d] %s", t.Line, i, t.Dir)
+		bad := ""
+		for _, g := range guarded {
+			switch {
+			case g.dir == "" || bad != "":
+			case within(t.Dir, g.dir):
+				bad = "is " + g.what + " or inside it"
+			case within(g.dir, t.Dir):
+				bad = "holds " + g.what
+			}
+		}
+		for _, r := range roots {
+			if t.Dir == r.dir {
+				bad = "is " + r.what
+			}
+		}
+		if bad != "" {
+			errs = append(errs, fmt.Errorf("%s %s; a target must be a folder of its own, such as .claude/skills", where, bad))
+			continue
+		}
+		for j, o := range cfg.Targets[:i] {
+			if within(t.Dir, o.Dir) || within(o.Dir, t.Dir) {
+				what := "overlaps"
+				if t.Dir == o.Dir && t.Mode != o.Mode {
+					what = fmt.Sprintf("names the same folder with mode %s, while mode %s is", t.Mode, o.Mode)
+				} else if t.Dir == o.Dir {
+					what = "repeats"
+				}
+				errs = append(errs, fmt.Errorf("%s %s targets[%d] (line %d); give every target a folder of its own", where, what, j, o.Line))
+				break
+			}
+		}
+	}
+	return errs
+}
+
+// within reports whether path is dir or below it. Both are clean and
+// absolute.
+func within(path, dir string) bool {
+	if path == dir {
+		return true
+	}
+	if dir == "/" {
+		return true
+	}
+	return strings.HasPrefix(path, dir+string(filepath.Separator))
+}

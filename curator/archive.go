@@ -1,0 +1,158 @@
+package curator
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/skillsync/skillsync/layering"
+	"github.com/skillsync/skillsync/skill"
+)
+
+// ArchiveDir is the archive's directory inside a layer directory.
+const ArchiveDir = ".archive"
+
+// archiveStamp is the UTC time format of archive directory names.
+const archiveStamp = "20060102T150405Z"
+
+// ErrLayerRoot is a skill whose SKILL.md lies at its layer directory's
+// top: moving it would move the whole layer, with the usage file, the
+// audit log and the archive in it.
+var ErrLayerRoot = errors.New("the skill is its layer directory itself (SKILL.md at the layer's top); it is never moved, move its files into a subdirectory")
+
+// ArchivePath returns where a copy named name, archived at now, goes in
+// the layer directory layerDir: always <layerDir>/.archive/<name>-<UTC
+// stamp>, however deep the skill lay in the layer. It is the one place the
+// archive's layout is spelled; ArchivedCopies reads the same.
+func ArchivePath(layerDir, name string, now time.Time) string {
+	return filepath.Join(layerDir, ArchiveDir, name+"-"+now.UTC().Format(archiveStamp))
+}
+
+// Archive moves the local skill directory dir, which lies inside
+// layerDir, to ArchivePath(layerDir, name, now) and returns that path.
+// It refuses a dir that is the layer directory itself (ErrLayerRoot), one
+// outside the layer, a name that is not one safe path component, and a
+// destination that exists; the skill stays where it was.
+func Archive(layerDir, dir, name string, now time.Time) (string, error) {
+	if !skill.ValidName(name) {
+		return "", fmt.Errorf("archive %q: not one safe path component", name)
+	}
+	layerDir, dir = filepath.Clean(layerDir), filepath.Clean(dir)
+	rel, err := filepath.Rel(layerDir, dir)
+	switch {
+	case err != nil:
+		return "", fmt.Errorf("archive %s: %w", name, err)
+	case rel == ".":
+		return "", fmt.Errorf("archive %s at %s: %w", name, dir, ErrLayerRoot)
+	case rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel):
+		return "", fmt.Errorf("archive %s: %s is not inside its layer directory %s", name, dir, layerDir)
+	case rel == ArchiveDir || strings.HasPrefix(rel, ArchiveDir+string(filepath.Separator)):
+		return "", fmt.Errorf("archive %s: %s is already in the archive", name, dir)
+	}
+	if _, err := os.Lstat(dir); err != nil {
+		return "", fmt.Errorf("archive %s: %w", name, err)
+	}
+	if err := realDir(filepath.Join(layerDir, ArchiveDir)); err != nil {
+		return "", fmt.Errorf("archive %s: %w", name, err)
+	}
+	dst := ArchivePath(layerDir, name, now)
+	if _, err := os.Lstat(dst); err == nil {
+		return "", fmt.Errorf("archive %s: %s already exists", name, dst)
+	}
+	if err := os.Rename(dir, dst); err != nil {
+		return "", fmt.Errorf("archive %s: %w", name, err)
+	}
+	return dst, nil
+}
+
+// LayerDir is a local layer's directory and whose it is: the workspace's
+// skills/ (owner empty), or a user's <user>/skills/ (owner the user).
+type LayerDir struct {
+	Layer layering.Layer
+	Owner string
+	Dir   string
+}
+
+// ArchivedCopy is a local copy in its layer's .archive/.
+type ArchivedCopy struct {
+	Copy
+	// Dir is the archived directory, LayerDir the layer it came from.
+	Dir      string
+	LayerDir string
+	At       time.Time
+}
+
+// ArchivedCopies lists the archived copies in the layers' .archive/
+// directories, newest first (ties by key). An .archive that is a symbolic
+// link is skipped, as is any entry that is not a directory or whose name
+// is not <safe name>-<UTC stamp>.
+func ArchivedCopies(layers ...LayerDir) []ArchivedCopy {
+	var out []ArchivedCopy
+	for _, l := range layers {
+		archive := filepath.Join(l.Dir, ArchiveDir)
+		if checkRealDir(archive) != nil {
+			continue
+		}
+		entries, _ := os.ReadDir(archive)
+		for _, en := range entries {
+			i := strings.LastIndex(en.Name(), "-")
+			if i < 0 || !en.IsDir() { // IsDir is false for a link
+				continue
+			}
+			at, err := time.Parse(archiveStamp, en.Name()[i+1:])
+			if err != nil {
+				continue
+			}
+			c, err := NewCopy(l.Layer, l.Owner, en.Name()[:i])
+			if err != nil {
+				continue
+			}
+			out = append(out, ArchivedCopy{Copy: c, Dir: filepath.Join(archive, en.Name()), LayerDir: l.Dir, At: at})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if !out[i].At.Equal(out[j].At) {
+			return out[i].At.After(out[j].At)
+		}
+		return out[i].Copy.String() < out[j].Copy.String()
+	})
+	return out
+}
+
+// RestorePath is where Restore moves an archived copy back to: its layer
+// directory's top, <LayerDir>/<name>.
+func (a ArchivedCopy) RestorePath() string { return filepath.Join(a.LayerDir, a.Name) }
+
+// CanRestore says why Restore would refuse: something already stands at
+// RestorePath, or the archived entry is no longer a real directory. The
+// error says where the archived copy stays.
+func (a ArchivedCopy) CanRestore() error {
+	dst := a.RestorePath()
+	if _, err := os.Lstat(dst); err == nil {
+		return fmt.Errorf("restore %s: %s already exists; move it away first, the archived copy stays in %s", a.Name, dst, a.Dir)
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("restore %s: %w", a.Name, err)
+	}
+	if err := checkRealDir(a.Dir); err != nil {
+		return fmt.Errorf("restore %s: %w", a.Name, err)
+	}
+	return nil
+}
+
+// Restore moves the archived directory back to RestorePath and returns it,
+// unless CanRestore refuses.
+func (a ArchivedCopy) Restore() (string, error) {
+	if err := a.CanRestore(); err != nil {
+		return "", err
+	}
+	dst := a.RestorePath()
+	if err := os.Rename(a.Dir, dst); err != nil {
+		return "", fmt.Errorf("restore %s: %w", a.Name, err)
+	}
+	return dst, nil
+}

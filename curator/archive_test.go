@@ -1,0 +1,187 @@
+package curator
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/skillsync/skillsync/layering"
+)
+
+func writeSkill(t *testing.T, dir, name string) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	md := "---\nname: " + name + "\ndescription: The " + name + " skill.\n---\n"
+	if err := os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte(md), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func exists(path string) bool { _, err := os.Lstat(path); return err == nil }
+
+// TestArchiveNestedSkillThenRestore: a skill deep in its layer archives to
+// the layer's own .archive/, where ArchivedCopies finds it and Restore
+// brings it back.
+func TestArchiveNestedSkillThenRestore(t *testing.T) {
+	layer := t.TempDir()
+	deep := filepath.Join(layer, "team", "deep")
+	writeSkill(t, deep, "deep")
+	dst, err := Archive(layer, deep, "deep", now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(layer, ".archive", "deep-20261130T120000Z"); dst != want || !exists(filepath.Join(want, "SKILL.md")) || exists(deep) {
+		t.Fatalf("archived to %s, want %s", dst, want)
+	}
+	if exists(filepath.Join(layer, "team", ".archive")) {
+		t.Error("an .archive was made beside the skill")
+	}
+	copies := ArchivedCopies(LayerDir{Layer: layering.Workspace, Dir: layer}, LayerDir{Layer: layering.User, Owner: "alice", Dir: filepath.Join(t.TempDir(), "none")})
+	if len(copies) != 1 || copies[0].Copy != mustCopy(t, "workspace/deep") || copies[0].Dir != dst || !copies[0].At.Equal(now) {
+		t.Fatalf("archived copies = %+v", copies)
+	}
+	back, err := copies[0].Restore()
+	if err != nil || back != filepath.Join(layer, "deep") || !exists(filepath.Join(back, "SKILL.md")) || exists(dst) {
+		t.Fatalf("restore = %s, %v", back, err)
+	}
+}
+
+// TestArchiveRefusesTheLayerRoot: a skill whose SKILL.md is at the layer's
+// top is never moved: that would take the usage file, the audit log and
+// the archive with it.
+func TestArchiveRefusesTheLayerRoot(t *testing.T) {
+	layer := t.TempDir()
+	writeSkill(t, layer, "root")
+	if err := os.WriteFile(filepath.Join(layer, UsageFile), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Archive(layer, layer+"/", "root", now)
+	if !errors.Is(err, ErrLayerRoot) {
+		t.Fatalf("Archive of the layer root = %v", err)
+	}
+	if !exists(filepath.Join(layer, "SKILL.md")) || !exists(filepath.Join(layer, UsageFile)) || exists(filepath.Join(layer, ArchiveDir)) {
+		t.Error("the layer root was moved")
+	}
+	outside := filepath.Join(t.TempDir(), "x")
+	writeSkill(t, outside, "x")
+	if _, err := Archive(layer, outside, "x", now); err == nil || !exists(outside) {
+		t.Errorf("Archive of a directory outside the layer = %v", err)
+	}
+	if _, err := Archive(layer, filepath.Join(layer, "a"), "../a", now); err == nil {
+		t.Error("Archive took a name that leaves the archive")
+	}
+}
+
+// TestArchiveDoesNotFollowALinkedArchive: an .archive planted as a link to
+// an outside directory gets no skill moved into it.
+func TestArchiveDoesNotFollowALinkedArchive(t *testing.T) {
+	layer, outside := t.TempDir(), t.TempDir()
+	writeSkill(t, filepath.Join(layer, "notes"), "notes")
+	if err := os.Symlink(outside, filepath.Join(layer, ArchiveDir)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Archive(layer, filepath.Join(layer, "notes"), "notes", now); !errors.Is(err, ErrSymlink) {
+		t.Errorf("Archive into a linked .archive = %v", err)
+	}
+	if entries, _ := os.ReadDir(outside); len(entries) != 0 || !exists(filepath.Join(layer, "notes", "SKILL.md")) {
+		t.Error("the skill moved through the link")
+	}
+	if copies := ArchivedCopies(LayerDir{Layer: layering.Workspace, Dir: layer}); len(copies) != 0 {
+		t.Errorf("listed copies through a link: %+v", copies)
+	}
+}
+
+func TestRestoreRefusesOverAnExistingDirectory(t *testing.T) {
+	layer := t.TempDir()
+	writeSkill(t, filepath.Join(layer, "notes"), "notes")
+	if _, err := Archive(layer, filepath.Join(layer, "notes"), "notes", now); err != nil {
+		t.Fatal(err)
+	}
+	writeSkill(t, filepath.Join(layer, "notes"), "notes")
+	copies := ArchivedCopies(LayerDir{Layer: layering.Workspace, Dir: layer})
+	if _, err := copies[0].Restore(); err == nil || !strings.Contains(err.Error(), "already exists") || !exists(copies[0].Dir) {
+		t.Errorf("restore over a skill = %v", err)
+	}
+}
+
+// TestCurateMovesWhatItArchives runs a curation over a workspace layer
+// with a nested skill, a layer-root skill and a marketplace copy.
+func TestCurateMovesWhatItArchives(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	layer := filepath.Join(root, "skills")
+	writeSkill(t, filepath.Join(layer, "team", "deep"), "deep")
+	s := NewStore(layer)
+	var warnings []string
+	s.Warn = func(w string) { warnings = append(warnings, w) }
+	deep, top, market := mustCopy(t, "workspace/deep"), mustCopy(t, "workspace/top"), mustCopy(t, "marketplace:team/pdf")
+	if err := s.Seen(ctx, []Copy{deep, top, market}, now.Add(-100*24*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Record(ctx, Use{Copy: mustCopy(t, "user:alice/other"), From: FromCLI, At: now.Add(-time.Hour * 24)}); err != nil {
+		t.Fatal(err)
+	}
+	cands := []Candidate{
+		{Copy: deep, Dir: filepath.Join(layer, "team", "deep"), LayerDir: layer},
+		{Copy: top, Dir: layer, LayerDir: layer},
+		{Copy: market},
+	}
+	cur := Curation{Policy: DefaultPolicy(), Candidates: cands, Now: now, Actor: "test"}
+	cur.DryRun = true
+	if plan, err := s.Curate(ctx, cur); err != nil || len(plan.Changes) != 3 || !exists(filepath.Join(layer, "team", "deep")) {
+		t.Fatalf("dry run = %+v %v", plan, err)
+	}
+	cur.DryRun = false
+	plan, err := s.Curate(ctx, cur)
+	if err != nil || len(plan.Changes) != 2 {
+		t.Fatalf("plan = %+v %v", plan, err)
+	}
+	if len(warnings) != 1 || !strings.Contains(warnings[0], "workspace/top stays active") {
+		t.Errorf("warnings = %q", warnings)
+	}
+	if !exists(filepath.Join(layer, ".archive", "deep-20261130T120000Z", "SKILL.md")) {
+		t.Error("the nested skill is not in the layer's archive")
+	}
+	u, _ := s.Load()
+	if u.StateOf(deep) != Archived || u.StateOf(market) != Archived || u.StateOf(top) != Active || u.Curator.LastSummary == "" {
+		t.Errorf("states = %v %v %v", u.StateOf(deep), u.StateOf(market), u.StateOf(top))
+	}
+	if got := u.ArchivedIn(layering.Marketplace, "team"); len(got) != 1 || !got["pdf"] {
+		t.Errorf("ArchivedIn = %v", got)
+	}
+	if got := u.Archived("DEEP"); len(got) != 1 || got[0] != deep {
+		t.Errorf("Archived(DEEP) = %v", got)
+	}
+	events, _, _ := s.Audit().Read(time.Time{}, OpArchived)
+	if len(events) != 2 || events[0].Target != "marketplace:team/pdf" || !strings.Contains(events[1].Detail, "moved "+filepath.Join(layer, "team", "deep")) {
+		t.Errorf("audit = %+v", events)
+	}
+	if err := s.MarkRestored(ctx, deep, "test", "moved back", now.Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	u, _ = s.Load()
+	if u.StateOf(deep) != Active || !u.Skills[deep].FirstSeenAt.Equal(now.Add(time.Hour)) {
+		t.Errorf("restored = %+v", u.Skills[deep])
+	}
+}
+
+func TestPin(t *testing.T) {
+	s := NewStore(t.TempDir())
+	c := mustCopy(t, "workspace/kept")
+	for i, want := range []bool{true, false} {
+		changed, err := s.Pin(context.Background(), c, true, "test", now)
+		if err != nil || changed != want {
+			t.Errorf("pin %d: changed %v, %v", i, changed, err)
+		}
+	}
+	events, _, _ := s.Audit().Read(time.Time{}, OpPinned)
+	if len(events) != 1 || events[0].Target != "workspace/kept" {
+		t.Errorf("audit = %+v", events)
+	}
+}

@@ -1,0 +1,125 @@
+package curator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Curation is one run of the policy over the catalog's copies.
+type Curation struct {
+	Policy     Policy
+	Candidates []Candidate
+	// Now is the moment idle time is judged at.
+	Now time.Time
+	// Force curates while a copy was used within MinIdle, and archives in
+	// a workspace that never recorded a use.
+	Force bool
+	// DryRun plans and changes nothing.
+	DryRun bool
+	// Actor names who curates, for the audit log.
+	Actor string
+}
+
+var errDryRun = errors.New("dry run")
+
+// Curate plans under the usage lock and carries the plan out: states are
+// set, an archived local copy is moved with Archive (a copy that cannot be
+// moved keeps its state, with a warning), and every change is appended to
+// the audit log. The returned plan holds the changes made (or, with
+// DryRun, those that would be). Taking archived marketplace copies out of
+// the cache is the caller's: a change to Archived whose Copy is in the
+// marketplace layer asks for a sync.
+func (s *Store) Curate(ctx context.Context, c Curation) (Plan, error) {
+	byCopy := map[Copy]Candidate{}
+	for _, cand := range c.Candidates {
+		byCopy[cand.Copy] = cand
+	}
+	var plan Plan
+	var events []Event
+	err := s.Update(ctx, func(u *Usage) error {
+		plan = c.Policy.Plan(u, c.Candidates, c.Now, c.Force)
+		if c.DryRun {
+			return errDryRun
+		}
+		done := []Change{}
+		for _, ch := range plan.Changes {
+			cand := byCopy[ch.Copy]
+			if ch.To == Archived && cand.Dir != "" {
+				dst, err := Archive(cand.LayerDir, cand.Dir, ch.Name, c.Now)
+				if err != nil {
+					s.Warn(fmt.Sprintf("%v; %s stays %s", err, ch.Copy, ch.From))
+					continue
+				}
+				ch.Detail = "moved " + cand.Dir + " to " + dst
+			}
+			u.SetState(ch.Copy, ch.To, c.Now)
+			done = append(done, ch)
+			op := Op(ch.To)
+			if ch.To == Active {
+				op = OpReactivated
+			}
+			detail := ch.Reason
+			if ch.Detail != "" {
+				detail += "; " + ch.Detail
+			}
+			events = append(events, Event{TS: c.Now, Actor: c.Actor, Op: op, Target: ch.Copy.String(),
+				From: string(ch.From), To: string(ch.To), Detail: detail})
+		}
+		plan.Changes = done
+		u.Curator.LastRunAt = stamp(c.Now)
+		u.Curator.LastSummary = plan.Summary()
+		return nil
+	})
+	if errors.Is(err, errDryRun) {
+		return plan, nil
+	}
+	if err != nil {
+		return plan, err
+	}
+	return plan, s.audit.Append(events...)
+}
+
+// Pin keeps a copy as it is through every curation; unpinned, it is
+// curated again. A change is appended to the audit log; pinning a pinned
+// copy writes no line and reports false.
+func (s *Store) Pin(ctx context.Context, c Copy, pinned bool, actor string, now time.Time) (changed bool, err error) {
+	if err := c.Validate(); err != nil {
+		return false, err
+	}
+	err = s.Update(ctx, func(u *Usage) error {
+		r := u.Skill(c)
+		changed = r.Pinned != pinned
+		r.Pinned = pinned
+		return nil
+	})
+	if err != nil || !changed {
+		return changed, err
+	}
+	op := map[bool]Op{true: OpPinned, false: OpUnpinned}[pinned]
+	return true, s.audit.Append(Event{TS: now, Actor: actor, Op: op, Target: c.String()})
+}
+
+// MarkRestored makes a copy active again after a restore, with its idle
+// time starting over at now, and appends a restored line whose detail
+// says how it came back.
+func (s *Store) MarkRestored(ctx context.Context, c Copy, actor, detail string, now time.Time) error {
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	var from State
+	err := s.Update(ctx, func(u *Usage) error {
+		from = u.StateOf(c)
+		u.SetState(c, Active, now)
+		u.Skill(c).FirstSeenAt = stamp(now) // idle time starts over
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return s.audit.Append(Event{TS: now, Actor: actor, Op: OpRestored, Target: c.String(), From: string(from), To: string(Active), Detail: detail})
+}
+
+// Audit returns the audit log the store's curation writes to.
+func (s *Store) Audit() *Audit { return s.audit }

@@ -1,0 +1,97 @@
+package skillsync
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/skillsync/skillsync/config"
+	"github.com/skillsync/skillsync/internal/lockfile"
+)
+
+// ErrPartial is returned by Sync, with its report, when some sources
+// failed and kept their last good files while the others were synced.
+var ErrPartial = errors.New("some sources failed and kept their last good files")
+
+// ErrFailed is returned by Sync, with its report, when every source
+// failed.
+var ErrFailed = errors.New("every source failed and kept its last good files")
+
+// IsLocked reports whether err is another process holding the lock of
+// the cache, the usage file or a git store past the wait.
+func IsLocked(err error) bool { return errors.Is(err, lockfile.ErrLocked) }
+
+// LockHolder returns the pid that holds the lock err is about, 0 when err
+// is not a held lock or the holder is unknown.
+func LockHolder(err error) int {
+	var held *lockfile.HeldError
+	if errors.As(err, &held) {
+		return held.PID
+	}
+	return 0
+}
+
+// IsConfig reports whether err is a config that does not load or does
+// not fit the request: a usage mistake, not a failure of the work.
+func IsConfig(err error) bool {
+	var ce *config.Error
+	return errors.As(err, &ce)
+}
+
+// IsFrozen reports whether err is a sync --frozen that the lock file does
+// not match.
+func IsFrozen(err error) bool {
+	var fe *FrozenError
+	return errors.As(err, &fe)
+}
+
+// FrozenError is a sync --frozen whose config or content does not match
+// the lock file. Diff has one line per difference.
+type FrozenError struct {
+	Diff []string
+}
+
+func (e *FrozenError) Error() string {
+	return "the lock file does not match:\n  " + strings.Join(e.Diff, "\n  ") +
+		"\nrun skillsync update to move the lock, or restore the config"
+}
+
+// UnknownSkillError is a name the catalog does not have.
+type UnknownSkillError struct {
+	Name string
+	Near []string
+}
+
+func (e *UnknownSkillError) Error() string {
+	msg := fmt.Sprintf("no skill named %q", e.Name)
+	if len(e.Near) > 0 {
+		return msg + "; did you mean " + strings.Join(e.Near, ", ") + "?"
+	}
+	return msg + "; run skillsync list to see them all"
+}
+
+// HiddenError is a skill the config hides: read and use refuse it as the
+// catalog leaves it out.
+type HiddenError struct {
+	Name string
+	File string
+}
+
+func (e *HiddenError) Error() string {
+	where := "the config"
+	if e.File != "" {
+		where = e.File
+	}
+	return fmt.Sprintf("skill %s is hidden by %s (hidden:); remove it from hidden: to use it", e.Name, where)
+}
+
+// UsageError is a request that cannot be met as asked: an unknown source
+// name, a promotion target outside the policy. It is the caller's to fix.
+type UsageError struct{ Err error }
+
+func (e *UsageError) Error() string { return e.Err.Error() }
+func (e *UsageError) Unwrap() error { return e.Err }
+
+func usageErrorf(format string, args ...any) error {
+	return &UsageError{Err: fmt.Errorf(format, args...)}
+}

@@ -1,0 +1,133 @@
+// Package lock reads and writes skillsync.lock: the revision of every
+// source and the hash of every skill, so every host syncs the same bytes.
+// The file is JSON, its keys sorted; it is untrusted input like every
+// file in a workspace, so every name in it is checked before use.
+package lock
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"sort"
+
+	"github.com/skillsync/skillsync/config"
+	"github.com/skillsync/skillsync/internal/atomicfile"
+	"github.com/skillsync/skillsync/repository"
+	"github.com/skillsync/skillsync/skill"
+)
+
+// Version is the format version of skillsync.lock.
+const Version = 1
+
+// File is the content of skillsync.lock.
+type File struct {
+	Version int                `json:"version"`
+	Sources map[string]*Source `json:"sources"`
+}
+
+// Source pins one source.
+type Source struct {
+	Type     repository.Kind   `json:"type"`
+	URL      string            `json:"url,omitempty"`
+	Ref      string            `json:"ref,omitempty"`
+	Revision string            `json:"revision"`
+	Skills   map[string]string `json:"skills"`
+}
+
+// New returns an empty lock.
+func New() *File { return &File{Version: Version, Sources: map[string]*Source{}} }
+
+// Read reads the lock file at name; ok is false when there is none.
+func Read(name string) (f *File, ok bool, err error) {
+	data, err := os.ReadFile(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return New(), false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("read %s: %w", name, err)
+	}
+	f = New()
+	if err := json.Unmarshal(data, f); err != nil {
+		return nil, false, fmt.Errorf("%s does not parse: %w; delete it and run skillsync sync to write a new one", name, err)
+	}
+	if f.Version != Version {
+		return nil, false, fmt.Errorf("%s has version %d, this skillsync reads %d; delete it and run skillsync sync to write a new one", name, f.Version, Version)
+	}
+	if f.Sources == nil {
+		f.Sources = map[string]*Source{}
+	}
+	if err := f.check(); err != nil {
+		return nil, false, fmt.Errorf("%s: %w; it is not used: delete it and run skillsync sync to write a new one", name, err)
+	}
+	return f, true, nil
+}
+
+// check refuses names that are not one safe path component.
+func (f *File) check() error {
+	for name, s := range f.Sources {
+		if !skill.ValidName(name) {
+			return fmt.Errorf("source %q is not one safe path component", name)
+		}
+		if s == nil {
+			return fmt.Errorf("source %q has no record", name)
+		}
+		for sk := range s.Skills {
+			if !skill.ValidName(sk) {
+				return fmt.Errorf("source %s: skill %q is not one safe path component", name, sk)
+			}
+		}
+	}
+	return nil
+}
+
+// Write saves the lock at name when it differs from the file.
+func (f *File) Write(name string) error {
+	return atomicfile.WriteJSONIfChanged(name, f, 0o644)
+}
+
+// Describe returns a configured source as the lock records it, with no
+// revision and no skills yet. No credential is ever recorded.
+func Describe(s config.Source) *Source {
+	ls := &Source{Type: s.Kind, Skills: map[string]string{}}
+	switch s.Kind {
+	case repository.KindGit:
+		ls.URL, ls.Ref = repository.RedactURL(s.Git), s.Ref
+	case repository.KindDir:
+		ls.URL = s.Dir
+	case repository.KindEmbedded:
+		ls.URL = s.Embedded
+	}
+	return ls
+}
+
+// Compare lists how the configured sources differ from the lock's, one
+// line each: + in the config only, - in the lock only, ~ changed.
+func (f *File) Compare(sources []config.Source) []string {
+	var diff []string
+	seen := map[string]bool{}
+	for _, s := range sources {
+		seen[s.Name] = true
+		want := Describe(s)
+		got, ok := f.Sources[s.Name]
+		switch {
+		case !ok:
+			diff = append(diff, fmt.Sprintf("+ source %s (%s %s) is in the config, not in the lock", s.Name, want.Type, want.URL))
+		case got.Type != want.Type || got.URL != want.URL || got.Ref != want.Ref:
+			diff = append(diff, fmt.Sprintf("~ source %s: lock has %s %s ref %q, config has %s %s ref %q",
+				s.Name, got.Type, got.URL, got.Ref, want.Type, want.URL, want.Ref))
+		}
+	}
+	var gone []string
+	for name := range f.Sources {
+		if !seen[name] {
+			gone = append(gone, name)
+		}
+	}
+	sort.Strings(gone)
+	for _, name := range gone {
+		diff = append(diff, fmt.Sprintf("- source %s is in the lock, not in the config", name))
+	}
+	return diff
+}

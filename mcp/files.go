@@ -1,0 +1,185 @@
+package mcp
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"path"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/skillsync/skillsync/layering"
+	"github.com/skillsync/skillsync/repository"
+)
+
+// skillPath checks that p names a path inside a skill and returns it in
+// io/fs form. Backslashes count as separators, so a Windows-style path is
+// judged as the same path.
+func skillPath(skillName, p string) (string, error) {
+	slashed := strings.ReplaceAll(p, "\\", "/")
+	switch {
+	case strings.TrimSpace(p) == "":
+		return "", fmt.Errorf("give the path of a file in skill %s, relative to the skill, such as SKILL.md; load_skill lists its files", skillName)
+	case path.IsAbs(slashed) || (len(slashed) > 1 && slashed[1] == ':'):
+		return "", fmt.Errorf("path %q is absolute and refused: give a path relative to skill %s, as load_skill lists them", p, skillName)
+	}
+	clean := path.Clean(slashed)
+	if clean == ".." || strings.HasPrefix(clean, "../") || !fs.ValidPath(clean) {
+		return "", fmt.Errorf("path %q leads out of skill %s and is refused: give a path inside the skill, as load_skill lists them", p, skillName)
+	}
+	return clean, nil
+}
+
+// fileError turns an error of opening a skill's file into a message a
+// model can act on.
+func fileError(w *layering.Winner, p string, err error) error {
+	name := w.Skill.Name
+	switch {
+	case errors.Is(err, repository.ErrOutside):
+		return fmt.Errorf("%s in skill %s is a symbolic link that leads out of the skill; refused", p, name)
+	case errors.Is(err, repository.ErrNotRegular):
+		return fmt.Errorf("%s in skill %s is not a regular file; refused", p, name)
+	case errors.Is(err, fs.ErrNotExist):
+		msg := fmt.Sprintf("skill %s has no file %s", name, p)
+		if near := nearFiles(w, p, 5); len(near) > 0 {
+			msg += "; its files include " + strings.Join(near, ", ")
+		}
+		return errors.New(msg)
+	}
+	return fmt.Errorf("read %s of skill %s: %w", p, name, err)
+}
+
+// nearFiles returns up to n of the skill's files, those in the same
+// directory as p or with the same base name first.
+func nearFiles(w *layering.Winner, p string, n int) []string {
+	dir, base := path.Split(p)
+	var first, rest []string
+	for _, f := range w.Skill.FileList() {
+		d, b := path.Split(f.Path)
+		if d == dir || strings.EqualFold(b, base) {
+			first = append(first, f.Path)
+		} else {
+			rest = append(rest, f.Path)
+		}
+	}
+	out := append(first, rest...)
+	if len(out) > n {
+		out = out[:n]
+	}
+	return out
+}
+
+// fileText is the start of a file as read_skill_file returns it.
+type fileText struct {
+	text      string
+	size      int64 // bytes in the whole file
+	truncated bool
+	binary    bool
+	mime      string
+}
+
+// sniffSize is how much of a file decides whether it is text.
+const sniffSize = 8000
+
+// readText reads at most maxChars characters of the file at p. A file
+// with a NUL byte or invalid UTF-8 in what was read is binary, and only
+// its size and type are returned. At most maxChars*4 bytes are read, so a
+// large file costs no more than its start.
+func readText(fsys fs.FS, p string, maxChars int) (fileText, error) {
+	f, err := fsys.Open(p)
+	if err != nil {
+		return fileText{}, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return fileText{}, err
+	}
+	if info.IsDir() {
+		return fileText{}, errIsDir
+	}
+	limit := int64(maxChars) * utf8.UTFMax
+	data, err := io.ReadAll(io.LimitReader(f, limit))
+	if err != nil {
+		return fileText{}, err
+	}
+	ft := fileText{size: max(info.Size(), int64(len(data)))}
+	// A read that stopped at the limit may have split the last character.
+	valid := data
+	if int64(len(data)) == limit {
+		valid = trimPartialRune(data)
+	}
+	if bytes.IndexByte(data[:min(len(data), sniffSize)], 0) >= 0 || !utf8.Valid(valid) {
+		ft.binary = true
+		ft.mime = http.DetectContentType(data[:min(len(data), 512)])
+		return ft, nil
+	}
+	text := string(valid)
+	if cut, ok := cutChars(text, maxChars); ok {
+		text, ft.truncated = cut, true
+	}
+	if int64(len(valid)) < ft.size {
+		ft.truncated = true
+	}
+	ft.text = text
+	return ft, nil
+}
+
+var errIsDir = errors.New("is a directory")
+
+// trimPartialRune drops an incomplete UTF-8 sequence at the end of data.
+func trimPartialRune(data []byte) []byte {
+	for i := 1; i <= utf8.UTFMax && i <= len(data); i++ {
+		if utf8.RuneStart(data[len(data)-i]) {
+			if !utf8.FullRune(data[len(data)-i:]) {
+				return data[:len(data)-i]
+			}
+			break
+		}
+	}
+	return data
+}
+
+// cutChars returns the first n characters of s and true when s is longer.
+func cutChars(s string, n int) (string, bool) {
+	count := 0
+	for i := range s {
+		if count == n {
+			return s[:i], true
+		}
+		count++
+	}
+	return s, false
+}
+
+// readAll reads a whole file of at most limit bytes, for resources.
+func readAll(fsys fs.FS, p string, limit int64) ([]byte, error) {
+	f, err := fsys.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if info.IsDir() {
+		return nil, errIsDir
+	}
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%s is over %d bytes; read_skill_file shows its start", p, limit)
+	}
+	return data, nil
+}
+
+// isText reports whether data reads as text.
+func isText(data []byte) bool {
+	return bytes.IndexByte(data[:min(len(data), sniffSize)], 0) < 0 && utf8.Valid(data)
+}

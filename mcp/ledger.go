@@ -1,0 +1,90 @@
+package mcp
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"slices"
+	"sync"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// ledger is what one connection was sent: the skills load_skill answered
+// in full, oldest first, at most max of them. A skill loaded again is not
+// sent again while it is in the ledger and unchanged.
+type ledger struct {
+	mu      sync.Mutex
+	max     int
+	entries []ledgerEntry
+}
+
+type ledgerEntry struct {
+	key    string // catalog key
+	name   string
+	digest string // of the body sent: a skill that changed is sent again
+}
+
+// load puts a skill at the most recent end of the ledger and reports
+// whether the connection already has it as it is now. The oldest entry
+// falls out when the ledger is full.
+func (l *ledger) load(key, name, digest string) (already bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if i := slices.IndexFunc(l.entries, func(e ledgerEntry) bool { return e.key == key }); i >= 0 {
+		already = l.entries[i].digest == digest
+		l.entries = slices.Delete(l.entries, i, i+1)
+	}
+	l.entries = append(l.entries, ledgerEntry{key: key, name: name, digest: digest})
+	if over := len(l.entries) - l.max; over > 0 {
+		l.entries = slices.Delete(l.entries, 0, over)
+	}
+	return already
+}
+
+// list returns the entries, oldest first.
+func (l *ledger) list() []ledgerEntry {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.entries)
+}
+
+// drop takes keys out of the ledger.
+func (l *ledger) drop(keys ...string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.entries = slices.DeleteFunc(l.entries, func(e ledgerEntry) bool { return slices.Contains(keys, e.key) })
+}
+
+// ledgers holds one ledger per connection, for as long as it lasts.
+type ledgers struct {
+	mu sync.Mutex
+	m  map[*sdk.ServerSession]*ledger
+}
+
+// of returns the ledger of the session ss, making it on first use. It is
+// forgotten when the session ends. A request without a session gets a
+// ledger of its own.
+func (ls *ledgers) of(ss *sdk.ServerSession, max int) *ledger {
+	if ss == nil {
+		return &ledger{max: max}
+	}
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	if l, ok := ls.m[ss]; ok {
+		return l
+	}
+	l := &ledger{max: max}
+	ls.m[ss] = l
+	go func() {
+		_ = ss.Wait()
+		ls.mu.Lock()
+		delete(ls.m, ss)
+		ls.mu.Unlock()
+	}()
+	return l
+}
+
+func digest(text string) string {
+	sum := sha256.Sum256([]byte(text))
+	return hex.EncodeToString(sum[:8])
+}

@@ -1,0 +1,646 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/skillsync/skillsync/layering"
+	"github.com/skillsync/skillsync/repository"
+	"github.com/skillsync/skillsync/skill"
+)
+
+// dirWorkspace is a Workspace over one directory of skills read in place,
+// as the workspace layer is: real files, real discovery, with the counts
+// the engine would record kept in memory.
+type dirWorkspace struct {
+	dir    string
+	hidden []string
+
+	mu       sync.Mutex
+	archived map[string]bool
+	stamp    int
+	stamps   int // calls of Stamp
+	reads    int
+	uses     map[string]int
+	views    map[string]int
+}
+
+func newDirWorkspace(t testing.TB) *dirWorkspace {
+	return &dirWorkspace{dir: t.TempDir(), archived: map[string]bool{}, uses: map[string]int{}, views: map[string]int{}}
+}
+
+func (d *dirWorkspace) Catalog(ctx context.Context) (*layering.Catalog, error) {
+	d.mu.Lock()
+	d.reads++
+	d.mu.Unlock()
+	skills, problems, err := repository.NewLocal("workspace", d.dir, repository.Options{}).Skills(ctx)
+	if err != nil {
+		return nil, err
+	}
+	cat := layering.Build([]layering.Input{{
+		Layer: layering.Workspace, Source: "workspace", Skills: skills,
+		Dir: func(s skill.Skill) string { return filepath.Join(d.dir, filepath.FromSlash(s.Path)) },
+	}}, layering.Options{Hidden: d.hidden})
+	cat.Problems = append(cat.Problems, problems...)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, w := range cat.Winners {
+		if d.archived[w.Skill.Name] {
+			w.State = layering.Archived
+		}
+	}
+	return cat, nil
+}
+
+func (d *dirWorkspace) Record(_ context.Context, name string, view bool) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if view {
+		d.views[name]++
+	} else {
+		d.uses[name]++
+	}
+	return nil
+}
+
+func (d *dirWorkspace) Stamp() (string, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.stamps++
+	return strconv.Itoa(d.stamp), nil
+}
+
+// touch tells the server the workspace changed, as a sync landing does.
+func (d *dirWorkspace) touch() {
+	d.mu.Lock()
+	d.stamp++
+	d.mu.Unlock()
+}
+
+func (d *dirWorkspace) counts(name string) (uses, views int) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.uses[name], d.views[name]
+}
+
+// writeSkill writes a skill directory with a SKILL.md and extra files.
+func writeSkill(t testing.TB, root, name, description, body string, files map[string]string) {
+	t.Helper()
+	dir := filepath.Join(root, name)
+	md := fmt.Sprintf("---\nname: %s\ndescription: %s\nlicense: MIT\nallowed-tools: Read Bash(git add:*)\nargument-hint: \"[file]\"\n---\n%s", name, description, body)
+	all := map[string]string{"SKILL.md": md}
+	for p, c := range files {
+		all[p] = c
+	}
+	for p, c := range all {
+		full := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// fixture is the workspace most tests use: pdf with files, a hidden and an
+// archived skill, and two more.
+func fixture(t testing.TB) *dirWorkspace {
+	ws := newDirWorkspace(t)
+	writeSkill(t, ws.dir, "pdf", "Extract text and tables from PDF files", "# PDF\nRun scripts/extract.py FILE.\n", map[string]string{
+		"scripts/extract.py": "print('extract')\n",
+		"assets/logo.png":    "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR",
+		"reference/big.md":   strings.Repeat("é", 30000),
+	})
+	writeSkill(t, ws.dir, "docx", "Write Word documents", "# DOCX\n", nil)
+	writeSkill(t, ws.dir, "release-notes", "Draft release notes from git history", "# Release notes\n", nil)
+	writeSkill(t, ws.dir, "secret-tool", "A skill the config hides", "# hidden\n", nil)
+	writeSkill(t, ws.dir, "old-skill", "A skill the curator archived", "# archived\n", nil)
+	ws.hidden = []string{"secret-tool"}
+	ws.archived["old-skill"] = true
+	return ws
+}
+
+func newServer(t testing.TB, ws Workspace, opts Options) *Server {
+	t.Helper()
+	s, err := New(context.Background(), ws, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// connect opens a client session to s over an in-memory transport.
+func connect(t testing.TB, s *Server) *sdk.ClientSession {
+	t.Helper()
+	ct, st := sdk.NewInMemoryTransports()
+	ctx := context.Background()
+	if _, err := s.MCP().Connect(ctx, st, nil); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "v0"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// call calls a tool and decodes its structured output into out. It fails
+// the test on a protocol error, not on a tool error.
+func call(t testing.TB, cs *sdk.ClientSession, tool string, args map[string]any, out any) *sdk.CallToolResult {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s %v: %v", tool, args, err)
+	}
+	if out != nil && !res.IsError {
+		data, err := json.Marshal(res.StructuredContent)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(data, out); err != nil {
+			t.Fatalf("%s: structured content %s: %v", tool, data, err)
+		}
+	}
+	return res
+}
+
+func text(res *sdk.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*sdk.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
+// toolError checks that res is a tool error whose message holds every
+// part of want.
+func toolError(t *testing.T, res *sdk.CallToolResult, want ...string) {
+	t.Helper()
+	if !res.IsError {
+		t.Fatalf("want a tool error holding %q, got success: %s", want, text(res))
+	}
+	for _, w := range want {
+		if !strings.Contains(text(res), w) {
+			t.Errorf("tool error %q does not say %q", text(res), w)
+		}
+	}
+}
+
+func TestMCPToolsHaveSchemas(t *testing.T) {
+	cs := connect(t, newServer(t, fixture(t), Options{}))
+	var names []string
+	for tool, err := range cs.Tools(context.Background(), nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, tool.Name)
+		if tool.InputSchema == nil || tool.OutputSchema == nil || tool.Description == "" {
+			t.Errorf("tool %s lacks a schema or a description", tool.Name)
+		}
+	}
+	if got := strings.Join(names, " "); got != "list_skills load_skill loaded_skills read_skill_file search_skills" {
+		t.Errorf("tools = %s", got)
+	}
+}
+
+func TestMCPSearchAndList(t *testing.T) {
+	cs := connect(t, newServer(t, fixture(t), Options{}))
+	var found searchOutput
+	call(t, cs, "search_skills", map[string]any{"query": "pdf"}, &found)
+	if len(found.Results) == 0 || found.Results[0].Name != "pdf" || found.Results[0].Layer != "workspace" {
+		t.Errorf("search pdf = %+v", found)
+	}
+	found = searchOutput{}
+	call(t, cs, "search_skills", map[string]any{"query": "d", "limit": 1}, &found)
+	if len(found.Results) != 1 {
+		t.Errorf("limit 1 gave %d results", len(found.Results))
+	}
+	// Hidden and archived skills match their own names, yet are not found.
+	for _, q := range []string{"secret-tool", "old-skill", "hides", "archived"} {
+		found = searchOutput{}
+		call(t, cs, "search_skills", map[string]any{"query": q}, &found)
+		if len(found.Results) != 0 || !strings.Contains(found.Message, "list_skills") {
+			t.Errorf("search %q = %+v", q, found)
+		}
+	}
+	toolError(t, call(t, cs, "search_skills", map[string]any{"query": "  "}, nil), "give a query")
+	toolError(t, call(t, cs, "search_skills", map[string]any{}, nil), "query")
+
+	var list listOutput
+	call(t, cs, "list_skills", nil, &list)
+	var names []string
+	for _, s := range list.Skills {
+		names = append(names, s.Name)
+	}
+	if got := strings.Join(names, " "); got != "docx pdf release-notes" || list.Count != 3 {
+		t.Errorf("list = %s (count %d)", got, list.Count)
+	}
+}
+
+func TestMCPLoadSkill(t *testing.T) {
+	ws := fixture(t)
+	cs := connect(t, newServer(t, ws, Options{}))
+	var out loadOutput
+	res := call(t, cs, "load_skill", map[string]any{"name": "PDF"}, &out)
+	if res.IsError {
+		t.Fatal(text(res))
+	}
+	if out.Name != "pdf" || out.Body != "# PDF\nRun scripts/extract.py FILE.\n" || out.AlreadyLoaded {
+		t.Errorf("load = %+v", out)
+	}
+	if out.Frontmatter["license"] != "MIT" || out.Frontmatter["argument-hint"] != "[file]" ||
+		fmt.Sprint(out.Frontmatter["allowed-tools"]) != "[Read Bash(git add:*)]" {
+		t.Errorf("frontmatter = %v", out.Frontmatter)
+	}
+	var paths []string
+	for _, f := range out.Files {
+		paths = append(paths, f.Path)
+	}
+	if got := strings.Join(paths, " "); got != "SKILL.md assets/logo.png reference/big.md scripts/extract.py" {
+		t.Errorf("files = %s", got)
+	}
+	if !strings.Contains(text(res), "scripts/extract.py") || !strings.HasSuffix(text(res), out.Body) {
+		t.Errorf("text content does not carry the file tree and the body:\n%s", text(res))
+	}
+	if uses, views := ws.counts("pdf"); uses != 1 || views != 0 {
+		t.Errorf("after one load: uses %d views %d, want 1 0", uses, views)
+	}
+
+	toolError(t, call(t, cs, "load_skill", map[string]any{"name": "pdff"}, nil), `no skill named "pdff"; did you mean pdf?`)
+	toolError(t, call(t, cs, "load_skill", map[string]any{"name": "zzzzzzzz"}, nil), "search_skills or list_skills")
+	toolError(t, call(t, cs, "load_skill", map[string]any{"name": ""}, nil), "give the name of a skill")
+	toolError(t, call(t, cs, "load_skill", map[string]any{}, nil), "name")
+	// Hidden and archived skills do not exist here, not even as a guess.
+	for _, name := range []string{"secret-tool", "old-skill", "secret-tol"} {
+		res := call(t, cs, "load_skill", map[string]any{"name": name}, nil)
+		toolError(t, res, "no skill named")
+		if strings.Contains(text(res), "secret-tool") && name != "secret-tool" || strings.Contains(text(res), "did you mean secret") {
+			t.Errorf("a hidden skill leaks as a suggestion: %s", text(res))
+		}
+	}
+	if uses, _ := ws.counts("pdf"); uses != 1 {
+		t.Errorf("failed loads recorded uses: %d", uses)
+	}
+	if uses, _ := ws.counts("secret-tool"); uses != 0 {
+		t.Errorf("a hidden skill was recorded: %d", uses)
+	}
+}
+
+func TestMCPReadSkillFile(t *testing.T) {
+	ws := fixture(t)
+	// A link to a sibling skill stays inside the workspace directory but
+	// leads out of the skill; a link to /etc leads out of everything.
+	if err := os.Symlink(filepath.Join(ws.dir, "docx", "SKILL.md"), filepath.Join(ws.dir, "pdf", "sibling.md")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/etc/passwd", filepath.Join(ws.dir, "pdf", "passwd")); err != nil {
+		t.Fatal(err)
+	}
+	cs := connect(t, newServer(t, ws, Options{}))
+	var out readOutput
+	res := call(t, cs, "read_skill_file", map[string]any{"name": "pdf", "path": "scripts/extract.py"}, &out)
+	if res.IsError || out.Text != "print('extract')\n" || out.Size != 17 || out.Truncated || text(res) != out.Text {
+		t.Errorf("read script = %+v (%s)", out, text(res))
+	}
+	out = readOutput{}
+	call(t, cs, "read_skill_file", map[string]any{"name": "pdf", "path": "./scripts\\extract.py"}, &out)
+	if out.Path != "scripts/extract.py" {
+		t.Errorf("a path with ./ and a backslash read %q", out.Path)
+	}
+
+	// 30,000 two-byte characters: cut after 24,000 characters, not bytes.
+	out = readOutput{}
+	call(t, cs, "read_skill_file", map[string]any{"name": "pdf", "path": "reference/big.md"}, &out)
+	body, marker, _ := strings.Cut(out.Text, "\n\n[truncated")
+	if !out.Truncated || out.Size != 60000 || len([]rune(body)) != DefaultMaxChars || strings.Trim(body, "é") != "" ||
+		!strings.Contains(marker, "the first 24000 characters are shown; the whole file is 60000 bytes]") {
+		t.Errorf("truncation: truncated=%v size=%d chars=%d marker=%q", out.Truncated, out.Size, len([]rune(body)), marker)
+	}
+
+	out = readOutput{}
+	res = call(t, cs, "read_skill_file", map[string]any{"name": "pdf", "path": "assets/logo.png"}, &out)
+	if !out.Binary || out.Text != "" || out.MIMEType != "image/png" || !strings.Contains(text(res), "binary file") ||
+		!strings.Contains(text(res), "skill://pdf/assets/logo.png") {
+		t.Errorf("binary = %+v (%s)", out, text(res))
+	}
+	_, views := ws.counts("pdf")
+	if views != 4 {
+		t.Errorf("4 reads recorded %d views", views)
+	}
+
+	errorsWant := []struct {
+		path string
+		want []string
+	}{
+		{"../docx/SKILL.md", []string{"leads out of skill pdf"}},
+		{"scripts/../../docx/SKILL.md", []string{"leads out of skill pdf"}},
+		{"..\\docx\\SKILL.md", []string{"leads out of skill pdf"}},
+		{"/etc/passwd", []string{"absolute"}},
+		{"C:\\Windows\\win.ini", []string{"absolute"}},
+		{"", []string{"give the path"}},
+		{"sibling.md", []string{"symbolic link that leads out of the skill"}},
+		{"passwd", []string{"symbolic link that leads out of the skill"}},
+		{"scripts", []string{"is a directory", "load_skill"}},
+		{"scripts/extrct.py", []string{"skill pdf has no file scripts/extrct.py", "its files include scripts/extract.py"}},
+	}
+	for _, c := range errorsWant {
+		toolError(t, call(t, cs, "read_skill_file", map[string]any{"name": "pdf", "path": c.path}, nil), c.want...)
+	}
+	toolError(t, call(t, cs, "read_skill_file", map[string]any{"name": "secret-tool", "path": "SKILL.md"}, nil), "no skill named")
+	toolError(t, call(t, cs, "read_skill_file", map[string]any{"name": "pdf"}, nil), "path")
+	if _, after := ws.counts("pdf"); after != views {
+		t.Errorf("failed reads recorded views: %d, want %d", after, views)
+	}
+}
+
+func TestMCPLedger(t *testing.T) {
+	ws := newDirWorkspace(t)
+	for i := range 22 {
+		writeSkill(t, ws.dir, fmt.Sprintf("skill-%02d", i), "Skill number "+strconv.Itoa(i), fmt.Sprintf("# body %d\n", i), nil)
+	}
+	s := newServer(t, ws, Options{})
+	cs := connect(t, s)
+	load := func(cs *sdk.ClientSession, name string) loadOutput {
+		t.Helper()
+		var out loadOutput
+		if res := call(t, cs, "load_skill", map[string]any{"name": name}, &out); res.IsError {
+			t.Fatal(text(res))
+		}
+		return out
+	}
+	if out := load(cs, "skill-00"); out.AlreadyLoaded || out.Body == "" {
+		t.Fatalf("first load = %+v", out)
+	}
+	if out := load(cs, "skill-00"); !out.AlreadyLoaded || out.Body != "" || !strings.Contains(out.Message, "already loaded") {
+		t.Errorf("second load = %+v", out)
+	}
+	if uses, _ := ws.counts("skill-00"); uses != 2 {
+		t.Errorf("two loads recorded %d uses", uses)
+	}
+	// Another connection has a ledger of its own.
+	other := connect(t, s)
+	if out := load(other, "skill-00"); out.AlreadyLoaded {
+		t.Error("a second connection shares the first one's ledger")
+	}
+
+	// 21 more skills: the ledger keeps the 20 most recent, so skill-00 is
+	// sent again in full.
+	for i := 1; i <= 21; i++ {
+		load(cs, fmt.Sprintf("skill-%02d", i))
+	}
+	var loaded loadedOutput
+	res := call(t, cs, "loaded_skills", nil, &loaded)
+	if len(loaded.Skills) != DefaultLedgerSize || loaded.Skills[0].Name != "skill-02" || loaded.Skills[19].Name != "skill-21" ||
+		loaded.Skills[19].Body != "# body 21\n" || loaded.Skills[19].Description != "Skill number 21" {
+		t.Errorf("loaded_skills = %d skills, first %+v", len(loaded.Skills), loaded.Skills[0])
+	}
+	if !strings.Contains(text(res), "<skill name=\"skill-21\">\n# body 21\n</skill>") {
+		t.Errorf("loaded_skills text:\n%s", text(res))
+	}
+	if out := load(cs, "skill-00"); out.AlreadyLoaded {
+		t.Error("a skill that fell out of the ledger was answered already loaded")
+	}
+
+	// A skill that changed since it was sent is sent again; one that is
+	// gone is reported and leaves the ledger.
+	writeSkill(t, ws.dir, "skill-21", "Skill number 21", "# body 21, revised\n", nil)
+	if err := os.RemoveAll(filepath.Join(ws.dir, "skill-20")); err != nil {
+		t.Fatal(err)
+	}
+	ws.touch()
+	if out := load(cs, "skill-21"); out.AlreadyLoaded || out.Body != "# body 21, revised\n" {
+		t.Errorf("changed skill = %+v", out)
+	}
+	loaded = loadedOutput{}
+	res = call(t, cs, "loaded_skills", nil, &loaded)
+	if strings.Join(loaded.Gone, " ") != "skill-20" || !strings.Contains(text(res), "no longer offered by the workspace (do not follow them any more): skill-20") {
+		t.Errorf("gone = %v\n%s", loaded.Gone, text(res))
+	}
+	loaded = loadedOutput{}
+	call(t, cs, "loaded_skills", nil, &loaded)
+	if len(loaded.Gone) != 0 {
+		t.Errorf("a gone skill stays in the ledger: %v", loaded.Gone)
+	}
+
+	fresh := connect(t, s)
+	loaded = loadedOutput{}
+	res = call(t, fresh, "loaded_skills", nil, &loaded)
+	if len(loaded.Skills) != 0 || !strings.Contains(text(res), "no skill was loaded in this session") {
+		t.Errorf("a new connection's ledger = %+v", loaded)
+	}
+}
+
+func TestMCPReloadOnStamp(t *testing.T) {
+	ws := fixture(t)
+	s := newServer(t, ws, Options{})
+	cs := connect(t, s)
+	listNames := func() string {
+		var list listOutput
+		call(t, cs, "list_skills", nil, &list)
+		var names []string
+		for _, s := range list.Skills {
+			names = append(names, s.Name)
+		}
+		return strings.Join(names, " ")
+	}
+	before := listNames()
+	reads := ws.reads
+	for range 5 {
+		call(t, cs, "search_skills", map[string]any{"query": "pdf"}, nil)
+	}
+	if ws.reads != reads {
+		t.Errorf("the catalog was read %d times while the stamp stood still", ws.reads-reads)
+	}
+	writeSkill(t, ws.dir, "xlsx", "Spreadsheets", "# XLSX\n", nil)
+	if got := listNames(); got != before {
+		t.Errorf("the catalog changed without a new stamp: %s", got)
+	}
+	ws.touch()
+	if got := listNames(); got != "docx pdf release-notes xlsx" {
+		t.Errorf("after the stamp moved: %s", got)
+	}
+	if uris := resourceURIs(t, cs); !strings.Contains(uris, "skill://xlsx/SKILL.md") {
+		t.Errorf("resources after reload: %s", uris)
+	}
+	ws.mu.Lock()
+	ws.archived["xlsx"] = true
+	ws.stamp++
+	ws.mu.Unlock()
+	if got := listNames(); got != before {
+		t.Errorf("after archiving xlsx: %s", got)
+	}
+	if uris := resourceURIs(t, cs); strings.Contains(uris, "xlsx") {
+		t.Errorf("an archived skill is still a resource: %s", uris)
+	}
+}
+
+// TestMCPStampEvery checks that the server trusts a stamp for StampEvery:
+// within it, requests neither read the stamp nor the catalog.
+func TestMCPStampEvery(t *testing.T) {
+	ws := fixture(t)
+	cs := connect(t, newServer(t, ws, Options{StampEvery: time.Hour}))
+	stamps, reads := ws.stamps, ws.reads
+	ws.touch()
+	for range 5 {
+		call(t, cs, "list_skills", nil, nil)
+	}
+	if ws.stamps != stamps || ws.reads != reads {
+		t.Errorf("within StampEvery: %d more stamps, %d more catalog reads", ws.stamps-stamps, ws.reads-reads)
+	}
+	cs = connect(t, newServer(t, ws, Options{}))
+	stamps = ws.stamps
+	for range 5 {
+		call(t, cs, "list_skills", nil, nil)
+	}
+	if ws.stamps != stamps+5 {
+		t.Errorf("without StampEvery, 5 calls read the stamp %d times", ws.stamps-stamps)
+	}
+}
+
+func resourceURIs(t *testing.T, cs *sdk.ClientSession) string {
+	t.Helper()
+	var uris []string
+	for r, err := range cs.Resources(context.Background(), nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		uris = append(uris, r.URI)
+	}
+	return strings.Join(uris, " ")
+}
+
+func TestMCPResources(t *testing.T) {
+	ws := fixture(t)
+	writeSkill(t, ws.dir, "odd name%", "A name that needs escaping in a URI", "# odd\n", map[string]string{"a b/c#d.txt": "hash"})
+	cs := connect(t, newServer(t, ws, Options{}))
+	ctx := context.Background()
+	// A name that cannot be a URI host (a space) is left out of the list,
+	// and still read through the template.
+	want := "skill://docx/SKILL.md skill://pdf/SKILL.md skill://release-notes/SKILL.md"
+	if got := resourceURIs(t, cs); got != want {
+		t.Errorf("resources = %s\nwant        %s", got, want)
+	}
+	read := func(uri string) (*sdk.ResourceContents, error) {
+		res, err := cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: uri})
+		if err != nil {
+			return nil, err
+		}
+		return res.Contents[0], nil
+	}
+	c, err := read("skill://pdf/SKILL.md")
+	if err != nil || !strings.HasPrefix(c.Text, "---\nname: pdf\n") || c.MIMEType != "text/markdown" {
+		t.Errorf("read SKILL.md = %+v, %v", c, err)
+	}
+	c, err = read("skill://pdf/assets/logo.png")
+	if err != nil || c.Text != "" || len(c.Blob) != 16 || c.MIMEType != "image/png" {
+		t.Errorf("read logo = %+v, %v", c, err)
+	}
+	c, err = read(resourceURI("odd name%", "a b/c#d.txt"))
+	if err != nil || c.Text != "hash" {
+		t.Errorf("read escaped = %+v, %v", c, err)
+	}
+	for uri, want := range map[string]string{
+		"skill://secret-tool/SKILL.md":     "not found",
+		"skill://old-skill/SKILL.md":       "not found",
+		"skill://pdf/nothing.md":           "not found",
+		"skill://pdf/../docx/SKILL.md":     "leads out of skill pdf",
+		"skill://pdf/%2e%2e/docx/SKILL.md": "leads out of skill pdf",
+	} {
+		if _, err := read(uri); err == nil || !strings.Contains(strings.ToLower(err.Error()), want) {
+			t.Errorf("read %s: %v, want %q", uri, err, want)
+		}
+	}
+	if uses, views := ws.counts("pdf"); uses+views != 0 {
+		t.Errorf("resource reads were recorded: %d uses, %d views", uses, views)
+	}
+}
+
+func TestMCPPrompt(t *testing.T) {
+	cs := connect(t, newServer(t, fixture(t), Options{}))
+	ctx := context.Background()
+	res, err := cs.GetPrompt(ctx, &sdk.GetPromptParams{Name: "available_skills"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	block := res.Messages[0].Content.(*sdk.TextContent).Text
+	if !strings.HasPrefix(block, "<available_skills>\n") || !strings.Contains(block, "<name>\npdf\n</name>") ||
+		strings.Contains(block, "secret-tool") || strings.Contains(block, "old-skill") {
+		t.Errorf("prompt:\n%s", block)
+	}
+	res, err = cs.GetPrompt(ctx, &sdk.GetPromptParams{Name: "available_skills", Arguments: map[string]string{"format": "json", "max_chars": "120"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Skills  []struct{ Name string }
+		Omitted int
+	}
+	if err := json.Unmarshal([]byte(res.Messages[0].Content.(*sdk.TextContent).Text), &doc); err != nil || doc.Omitted == 0 {
+		t.Errorf("json prompt within 120 characters: %+v, %v", doc, err)
+	}
+	if _, err := cs.GetPrompt(ctx, &sdk.GetPromptParams{Name: "available_skills", Arguments: map[string]string{"format": "yaml"}}); err == nil ||
+		!strings.Contains(err.Error(), "use xml or json") {
+		t.Errorf("bad format: %v", err)
+	}
+}
+
+// TestMCPRecordsExactlyOncePerCall runs loads and reads from many
+// connections at once and checks every call counted once.
+func TestMCPRecordsExactlyOncePerCall(t *testing.T) {
+	ws := fixture(t)
+	s := newServer(t, ws, Options{})
+	const clients, calls = 8, 10
+	var wg sync.WaitGroup
+	for range clients {
+		cs := connect(t, s)
+		wg.Go(func() {
+			for range calls {
+				for _, c := range []struct {
+					tool string
+					args map[string]any
+				}{
+					{"load_skill", map[string]any{"name": "pdf"}},
+					{"read_skill_file", map[string]any{"name": "pdf", "path": "SKILL.md"}},
+					{"load_skill", map[string]any{"name": "nope"}},
+				} {
+					if _, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: c.tool, Arguments: c.args}); err != nil {
+						t.Error(err)
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if uses, views := ws.counts("pdf"); uses != clients*calls || views != clients*calls {
+		t.Errorf("uses %d views %d, want %d each", uses, views, clients*calls)
+	}
+}
+
+func TestMCPNewFailsOnAnUnreadableWorkspace(t *testing.T) {
+	_, err := New(context.Background(), failingWorkspace{}, Options{})
+	if err == nil || !strings.Contains(err.Error(), "read the catalog: no config") {
+		t.Errorf("New = %v", err)
+	}
+}
+
+type failingWorkspace struct{}
+
+func (failingWorkspace) Catalog(context.Context) (*layering.Catalog, error) {
+	return nil, fmt.Errorf("no config")
+}
+func (failingWorkspace) Record(context.Context, string, bool) error { return nil }
+func (failingWorkspace) Stamp() (string, error)                     { return "1", nil }

@@ -1,0 +1,103 @@
+package skillsync
+
+import (
+	"cmp"
+	"fmt"
+	"sort"
+
+	"github.com/skillsync/skillsync/materialize"
+	"github.com/skillsync/skillsync/repository"
+	"github.com/skillsync/skillsync/skill"
+)
+
+// SourceReport is one source in a sync report.
+type SourceReport struct {
+	Source   string          `json:"source"`
+	Type     repository.Kind `json:"type"`
+	Revision string          `json:"revision"`
+	Status   Status          `json:"status"`
+	Error    string          `json:"error"`
+	Skills   int             `json:"skills"`
+}
+
+// SkillChanges lists skills by what happened to them, as source/name.
+type SkillChanges struct {
+	Added   []string `json:"added"`
+	Updated []string `json:"updated"`
+	Removed []string `json:"removed"`
+}
+
+// ProblemReport is a problem as sync reports it.
+type ProblemReport struct {
+	Source  string      `json:"source"`
+	Skill   string      `json:"skill"`
+	Path    string      `json:"path"`
+	Level   skill.Level `json:"level"`
+	Rule    string      `json:"rule"`
+	Message string      `json:"message"`
+}
+
+// SyncReport is what a sync did.
+type SyncReport struct {
+	Sources  []SourceReport             `json:"sources"`
+	Skills   SkillChanges               `json:"skills"`
+	Files    materialize.Stats          `json:"files"`
+	Targets  []materialize.TargetReport `json:"targets"`
+	Problems []ProblemReport            `json:"problems"`
+	// Changes carries the hashes before and after, for the audit log.
+	Changes []materialize.Change `json:"-"`
+	// Warnings are things the user should know that changed nothing.
+	Warnings []string `json:"-"`
+}
+
+func newSyncReport() *SyncReport {
+	return &SyncReport{Targets: []materialize.TargetReport{}, Problems: []ProblemReport{}}
+}
+
+// Failed counts the sources that failed.
+func (r *SyncReport) Failed() int {
+	n := 0
+	for _, s := range r.Sources {
+		if s.Status == StatusFailed {
+			n++
+		}
+	}
+	return n
+}
+
+// err is ErrPartial or ErrFailed when sources failed, nil otherwise.
+func (r *SyncReport) err() error {
+	switch failed := r.Failed(); {
+	case failed == 0:
+		return nil
+	case failed == len(r.Sources):
+		return fmt.Errorf("%w (%d of %d)", ErrFailed, failed, len(r.Sources))
+	default:
+		return fmt.Errorf("%w (%d of %d)", ErrPartial, failed, len(r.Sources))
+	}
+}
+
+func (r *SyncReport) addProblems(problems []skill.Problem) {
+	for _, p := range problems {
+		r.Problems = append(r.Problems, ProblemReport{Source: p.Source, Skill: p.Skill, Path: cmp.Or(p.File, p.Path), Level: p.Level, Rule: p.Rule, Message: p.Message})
+	}
+}
+
+// summarize fills Skills from Changes, sorted.
+func (r *SyncReport) summarize() {
+	r.Skills = SkillChanges{Added: []string{}, Updated: []string{}, Removed: []string{}}
+	for _, c := range r.Changes {
+		name := c.Source + "/" + c.Name
+		switch c.Op {
+		case "added":
+			r.Skills.Added = append(r.Skills.Added, name)
+		case "updated":
+			r.Skills.Updated = append(r.Skills.Updated, name)
+		case "removed":
+			r.Skills.Removed = append(r.Skills.Removed, name)
+		}
+	}
+	sort.Strings(r.Skills.Added)
+	sort.Strings(r.Skills.Updated)
+	sort.Strings(r.Skills.Removed)
+}

@@ -1,0 +1,72 @@
+package skillsync
+
+import (
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/skillsync/skillsync/config"
+	"github.com/skillsync/skillsync/repository"
+)
+
+// options returns the discovery settings every source shares.
+func (e *Engine) options() repository.Options {
+	return repository.Options{Strict: e.cfg.Strict, MaxFileSize: e.cfg.Limits.MaxFileSize}
+}
+
+// spec turns a configured source into what repository.Open takes. rev,
+// when not "", pins a git source to that commit.
+func (e *Engine) spec(s config.Source, rev string) (repository.Spec, error) {
+	sp := repository.Spec{Source: s.Name, Kind: s.Kind, Dir: s.Dir, Options: e.options()}
+	switch s.Kind {
+	case repository.KindEmbedded:
+		fsys, ok := e.embedded[s.Embedded]
+		if !ok {
+			return sp, fmt.Errorf("source %s: no embedded file system named %q (this program has: %s)",
+				s.Name, s.Embedded, strings.Join(slices.Sorted(maps.Keys(e.embedded)), ", "))
+		}
+		sp.FS = fsys
+	case repository.KindGit:
+		var progress io.Writer
+		if e.progress != nil {
+			progress = e.progress(s.Name)
+		}
+		sp.Git = repository.GitConfig{URL: s.Git, Ref: s.Ref, Path: s.Path, Depth: s.Depth, Timeout: s.Timeout,
+			Auth: s.Auth, StoreRoot: e.gitStore, Progress: progress}
+		if rev != "" {
+			sp.Git.Ref = rev
+		}
+	}
+	return sp, nil
+}
+
+// open opens one configured source, pinned to rev when it is not "".
+func (e *Engine) open(s config.Source, rev string) (repository.Repository, error) {
+	sp, err := e.spec(s, rev)
+	if err != nil {
+		return nil, err
+	}
+	return repository.Open(sp)
+}
+
+// source returns the configured source named name.
+func (e *Engine) source(name string) (config.Source, bool) {
+	for _, s := range e.cfg.Sources {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return config.Source{}, false
+}
+
+// checkNames refuses names that are not configured sources.
+func (e *Engine) checkNames(names []string) error {
+	for _, n := range names {
+		if _, ok := e.source(n); !ok {
+			return usageErrorf("no source named %q in the config %s", n, e.cfg.File)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,72 @@
+package skillsync
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/skillsync/skillsync/layering"
+	"github.com/skillsync/skillsync/materialize"
+)
+
+// syncTargets places every visible winner of cat in each target. cat
+// takes the marketplace layer from the cache as m records it, so a source that failed
+// keeps its skills in the targets as it keeps them in the cache.
+func (e *Engine) syncTargets(ctx context.Context, cat *layering.Catalog, m *materialize.Manifest, verify bool, report *SyncReport) error {
+	var skills []materialize.TargetSkill
+	for _, w := range cat.Winners {
+		if w.Hidden || w.State == layering.Archived {
+			continue
+		}
+		ts := materialize.TargetSkill{
+			Skill: materialize.Skill{Name: w.Skill.Name, Files: w.Skill.Files, List: w.Skill.FileList()},
+			Dir:   w.Dir,
+		}
+		if w.Layer == layering.Marketplace {
+			if sk := m.Sources[w.Source].Skills[w.Skill.Name]; sk != nil {
+				ts.Hash = sk.Hash
+			}
+		}
+		skills = append(skills, ts)
+	}
+	for _, t := range e.cfg.Targets {
+		if err := e.checkTargetPath(t.Dir); err != nil {
+			return err
+		}
+		tr, err := materialize.SyncTarget(ctx, t.Dir, t.Mode, skills, verify)
+		if err != nil {
+			return err
+		}
+		report.Targets = append(report.Targets, tr)
+	}
+	return nil
+}
+
+// checkTargetPath refuses a target reached through a symbolic link below
+// the workspace or the home directory: skillsync never writes through a
+// link it did not make.
+func (e *Engine) checkTargetPath(dir string) error {
+	base := e.cfg.Workspace
+	if !strings.HasPrefix(dir, base+string(filepath.Separator)) {
+		home, err := os.UserHomeDir()
+		if err != nil || !strings.HasPrefix(dir, home+string(filepath.Separator)) {
+			return nil
+		}
+		base = home
+	}
+	rel, _ := filepath.Rel(base, dir)
+	p := base
+	for _, part := range strings.Split(rel, string(filepath.Separator)) {
+		p = filepath.Join(p, part)
+		info, err := os.Lstat(p)
+		if err != nil {
+			return nil // the rest is made by SyncTarget
+		}
+		if info.Mode()&os.ModeSymlink != 0 {
+			return fmt.Errorf("target %s: %s is a symbolic link; skillsync writes targets only through folders it can see, so replace the link with a folder or point the target at the real path", dir, p)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,80 @@
+// Package workspace names the files and folders of a skillsync workspace.
+// It is the one place those names are spelled: every other package asks a
+// Layout for a path instead of joining names of its own, so the on-disk
+// layout can be read here whole.
+//
+//	<root>/
+//	  skillsync.yaml            the config
+//	  skillsync.lock            pinned revisions
+//	  skills/                   workspace layer
+//	    .usage.json             usage and curation state
+//	    .audit/YYYY-MM-DD.jsonl audit log
+//	    .archive/<name>-<stamp>/ archived local skills
+//	    _drafts/<name>/         proposed skills; .rejected/ beside them
+//	  <user>/skills/            user layer
+//	  .skills-cache/            the cache (its inside belongs to materialize)
+package workspace
+
+import "path/filepath"
+
+// The names of a workspace's files and folders.
+const (
+	ConfigName   = "skillsync.yaml"
+	LockName     = "skillsync.lock"
+	SkillsName   = "skills"
+	CacheName    = ".skills-cache"
+	UsageName    = ".usage.json"
+	AuditName    = ".audit"
+	ArchiveName  = ".archive"
+	DraftsName   = "_drafts"
+	RejectedName = ".rejected"
+)
+
+// Layout is a workspace on disk: its root directory and, when the user
+// layer is on, the user's name.
+type Layout struct {
+	Root string
+	User string
+}
+
+// New returns the layout of the workspace at root with user's layer ("" for
+// none).
+func New(root, user string) Layout { return Layout{Root: root, User: user} }
+
+// ConfigFile is the default config file of the workspace.
+func (l Layout) ConfigFile() string { return filepath.Join(l.Root, ConfigName) }
+
+// LockFile is skillsync.lock.
+func (l Layout) LockFile() string { return filepath.Join(l.Root, LockName) }
+
+// CacheDir is the materialization cache.
+func (l Layout) CacheDir() string { return filepath.Join(l.Root, CacheName) }
+
+// SkillsDir is the workspace layer's directory. It also holds the usage
+// file, the audit log, the archive and the drafts.
+func (l Layout) SkillsDir() string { return filepath.Join(l.Root, SkillsName) }
+
+// UserSkillsDir is the user layer's directory, "" when there is no user
+// layer.
+func (l Layout) UserSkillsDir() string {
+	if l.User == "" {
+		return ""
+	}
+	return filepath.Join(l.Root, l.User, SkillsName)
+}
+
+// UsageFile is the usage and curation state.
+func (l Layout) UsageFile() string { return filepath.Join(l.SkillsDir(), UsageName) }
+
+// AuditDir holds the audit log, one file a day.
+func (l Layout) AuditDir() string { return filepath.Join(l.SkillsDir(), AuditName) }
+
+// DraftsDir holds proposed skills waiting for the promotion gate.
+func (l Layout) DraftsDir() string { return filepath.Join(l.SkillsDir(), DraftsName) }
+
+// RejectedDir holds the drafts the gate turned down.
+func (l Layout) RejectedDir() string { return filepath.Join(l.DraftsDir(), RejectedName) }
+
+// ArchiveDir is where a layer directory's archived skills go: always
+// directly in the layer directory, whatever the depth of the skill.
+func ArchiveDir(layerDir string) string { return filepath.Join(layerDir, ArchiveName) }
