@@ -11,15 +11,26 @@ import (
 	"github.com/skillsync/skillsync/repository"
 )
 
-// options returns the discovery settings every source shares.
+// options returns the discovery settings every source shares: strictness
+// and the limits.
 func (e *Engine) options() repository.Options {
-	return repository.Options{Strict: e.cfg.Strict, MaxFileSize: e.cfg.Limits.MaxFileSize}
+	l := e.cfg.Limits
+	return repository.Options{Strict: e.cfg.Strict, MaxFileSize: l.MaxFileSize, MaxSkillSize: l.MaxSkillSize,
+		MaxSourceSize: l.MaxSourceSize, MaxEntries: l.MaxEntries}
+}
+
+// sourceOptions returns the discovery settings of one marketplace source:
+// the shared ones, its selection and its timeout.
+func (e *Engine) sourceOptions(s config.Source) repository.Options {
+	o := e.options()
+	o.Include, o.Exclude, o.Timeout = s.Skills, s.Exclude, s.Timeout
+	return o
 }
 
 // spec turns a configured source into what repository.Open takes. rev,
 // when not "", pins a git source to that commit.
 func (e *Engine) spec(s config.Source, rev string) (repository.Spec, error) {
-	sp := repository.Spec{Source: s.Name, Kind: s.Kind, Dir: s.Dir, Options: e.options()}
+	sp := repository.Spec{Source: s.Name, Kind: s.Kind, Dir: s.Dir, Options: e.sourceOptions(s)}
 	switch s.Kind {
 	case repository.KindEmbedded:
 		fsys, ok := e.embedded[s.Embedded]
@@ -38,6 +49,8 @@ func (e *Engine) spec(s config.Source, rev string) (repository.Spec, error) {
 		if rev != "" {
 			sp.Git.Ref = rev
 		}
+	case repository.KindPostgres:
+		sp.Postgres = repository.PostgresConfig{DSNEnv: s.Postgres, DSNFile: s.DSNFile, Schema: s.Schema, Create: s.Create, Timeout: s.Timeout}
 	}
 	return sp, nil
 }

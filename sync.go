@@ -2,6 +2,7 @@ package skillsync
 
 import (
 	"context"
+	"io"
 	"errors"
 	"fmt"
 	"slices"
@@ -98,8 +99,11 @@ type syncRun struct {
 
 // sourceRun is one configured source through a sync.
 type sourceRun struct {
-	cfg     config.Source
-	repo    repository.Repository
+	cfg  config.Source
+	repo repository.Repository
+	// broken is why the source could not even be opened; it then fails
+	// alone and keeps its last good files.
+	broken  error
 	fetched FetchReport
 }
 
@@ -115,10 +119,8 @@ func (r *syncRun) do(ctx context.Context) (*SyncReport, error) {
 	if r.usage, err = r.loadUsage(); err != nil {
 		return nil, err
 	}
-	sources, err := r.open()
-	if err != nil {
-		return nil, err
-	}
+	sources := r.open()
+	defer closeAll(sources)
 	r.fetch(ctx, sources)
 	for _, s := range sources {
 		report.Sources = append(report.Sources, r.syncSource(ctx, s))
@@ -166,7 +168,7 @@ func (r *syncRun) loadUsage() (*curator.Usage, error) {
 
 // open opens every configured source, each git source pinned to its
 // locked revision where the options say so.
-func (r *syncRun) open() ([]*sourceRun, error) {
+func (r *syncRun) open() []*sourceRun {
 	var out []*sourceRun
 	for _, s := range r.e.cfg.Sources {
 		rev := ""
@@ -174,12 +176,19 @@ func (r *syncRun) open() ([]*sourceRun, error) {
 			rev = pinned.Revision
 		}
 		repo, err := r.e.open(s, rev)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, &sourceRun{cfg: s, repo: repo})
+		out = append(out, &sourceRun{cfg: s, repo: repo, broken: err})
 	}
-	return out, nil
+	return out
+}
+
+// closeAll releases what open sources hold (a database's connections and
+// spool). The cache holds their files by now.
+func closeAll(sources []*sourceRun) {
+	for _, s := range sources {
+		if c, ok := s.repo.(io.Closer); ok {
+			c.Close()
+		}
+	}
 }
 
 // fetch brings the sources with a local copy up to date, jobs at a time;
@@ -207,6 +216,9 @@ func (r *syncRun) fetch(ctx context.Context, sources []*sourceRun) {
 func (r *syncRun) syncSource(ctx context.Context, s *sourceRun) SourceReport {
 	name := s.cfg.Name
 	rep := SourceReport{Source: name, Type: s.cfg.Kind, Status: StatusUnchanged}
+	if s.broken != nil {
+		return r.failed(rep, s.broken)
+	}
 	rev, err := r.revision(ctx, s)
 	if err != nil {
 		return r.failed(rep, err)

@@ -72,14 +72,33 @@ type Source struct {
 	Depth   int
 	Timeout time.Duration
 	Auth    repository.GitAuth
+	// Postgres names the environment variable holding a postgres source's
+	// connection string; DSNFile a file holding it instead. Schema and
+	// Create go with them.
+	Postgres string
+	DSNFile  string
+	Schema   string
+	Create   bool
+	// Skills selects the source's skills by name or glob (skills:), and
+	// Exclude leaves some out (exclude:); empty Skills keeps every skill.
+	Skills  []string
+	Exclude []string
 	// Line is where the entry starts in the config file.
 	Line int
 }
 
-// Limits bound what one source may make skillsync read.
+// Limits bound what one source may make skillsync read. Zero means the
+// default of each.
 type Limits struct {
 	// MaxFileSize makes a skill with a larger file an error.
 	MaxFileSize int64
+	// MaxSkillSize makes a skill larger in all an error.
+	MaxSkillSize int64
+	// MaxSourceSize skips the skills past this total of a source.
+	MaxSourceSize int64
+	// MaxEntries is how many directory entries discovery reads in one
+	// source.
+	MaxEntries int
 }
 
 // Schedule holds the daemon's cron expressions.
