@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/skillsync/skillsync/internal/jsonfile"
 	"github.com/skillsync/skillsync/internal/lockfile"
 )
 
@@ -70,7 +71,7 @@ func OpenCache(ctx context.Context, root string, wait time.Duration, verify bool
 	c.writer.KeepOld = true
 	c.manifest, err = LoadManifest(filepath.Join(root, manifestName))
 	if err != nil {
-		c.Warnings = append(c.Warnings, err.Error())
+		c.Warnings = append(c.Warnings, recoverRecord(filepath.Join(root, manifestName), err, "every cached file will be hashed again"))
 	}
 	return c, nil
 }
@@ -129,6 +130,9 @@ func (c *Cache) Current(source, revision string, excluded []string) bool {
 // refused skill keeps what it had. Nothing is live until Commit.
 // excluded names the skills left out on purpose, sorted.
 func (c *Cache) SyncSource(ctx context.Context, source, revision string, skills []Skill, excluded []string, check func(name, hash string) error) ([]Change, []error) {
+	if err := checkName("source", source); err != nil {
+		return nil, []error{err}
+	}
 	if err := ensureDir(filepath.Join(c.root, source)); err != nil {
 		return nil, []error{fmt.Errorf("source %s: %w", source, err)}
 	}
@@ -140,6 +144,10 @@ func (c *Cache) SyncSource(ctx context.Context, source, revision string, skills 
 	var changes []Change
 	var errs []error
 	for _, s := range skills {
+		if err := checkName("skill", s.Name); err != nil {
+			errs = append(errs, fmt.Errorf("source %s: %w", source, err))
+			continue
+		}
 		prev := old.Skills[s.Name]
 		var chk func(string) error
 		if check != nil {
@@ -243,13 +251,25 @@ func (c *Cache) Commit(ctx context.Context) error {
 }
 
 // ReadManifest loads a cache's manifest without locking the cache, for
-// readers such as the catalog.
+// readers such as the catalog. A missing manifest is empty; a corrupt one
+// is an error wrapping jsonfile.ErrCorrupt, and is left where it is: a
+// reader writes nothing. The next sync sets it aside.
 func ReadManifest(root string) (*Manifest, error) {
-	m, err := LoadManifest(filepath.Join(root, manifestName))
-	if err != nil && errors.Is(err, os.ErrNotExist) {
-		return NewManifest(), nil
+	return LoadManifest(filepath.Join(root, manifestName))
+}
+
+// recoverRecord handles a record file that could not be used: a corrupt
+// one is set aside as <name>.corrupt-<UTC stamp> and never obeyed. It
+// returns the warning to pass on; then says what happens next.
+func recoverRecord(name string, err error, then string) string {
+	if !errors.Is(err, jsonfile.ErrCorrupt) {
+		return fmt.Sprintf("%v; %s", err, then)
 	}
-	return m, err
+	aside, serr := jsonfile.SetAside(name, time.Now())
+	if serr != nil {
+		return fmt.Sprintf("%v (and it could not be set aside: %v); %s", err, serr, then)
+	}
+	return fmt.Sprintf("%v; it was set aside as %s and %s", err, filepath.Base(aside), then)
 }
 
 func sortedNames[V any](m map[string]V) []string {

@@ -5,14 +5,12 @@
 package materialize
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"strconv"
 
-	"github.com/skillsync/skillsync/internal/atomicfile"
+	"github.com/skillsync/skillsync/internal/jsonfile"
 )
 
 // ManifestVersion is the format version of .manifest.json.
@@ -68,23 +66,68 @@ func NewManifest() *Manifest {
 	return &Manifest{Version: ManifestVersion, Sources: map[string]*SourceRecord{}}
 }
 
+// Validate reports why a decoded manifest must not be used: a version
+// this build does not read, a source or skill name that is not one safe
+// path component, or a file path that leaves its skill. A manifest is a
+// file in the workspace like any other, so nothing in it is trusted.
+func (m *Manifest) Validate() error {
+	if err := jsonfile.CheckVersion(m.Version, ManifestVersion); err != nil {
+		return err
+	}
+	for _, source := range sortedNames(m.Sources) {
+		rec := m.Sources[source]
+		if err := checkName("source", source); err != nil {
+			return err
+		}
+		if rec == nil {
+			return fmt.Errorf("source %q has no record", source)
+		}
+		for _, name := range rec.Excluded {
+			if err := checkName("excluded skill", name); err != nil {
+				return fmt.Errorf("source %s: %w", source, err)
+			}
+		}
+		for _, name := range sortedNames(rec.Skills) {
+			if err := checkName("skill", name); err != nil {
+				return fmt.Errorf("source %s: %w", source, err)
+			}
+			if rec.Skills[name] == nil {
+				return fmt.Errorf("source %s skill %s has no record", source, name)
+			}
+			if err := checkFiles(rec.Skills[name].Files); err != nil {
+				return fmt.Errorf("source %s skill %s: %w", source, name, err)
+			}
+		}
+	}
+	return nil
+}
+
+// checkFiles validates the file records of one skill.
+func checkFiles(files map[string]FileRecord) error {
+	for _, p := range sortedNames(files) {
+		if err := checkFilePath(p); err != nil {
+			return err
+		}
+		if m, err := strconv.ParseUint(files[p].Mode, 8, 32); err != nil || m&^0o777 != 0 {
+			return fmt.Errorf("file %s: mode %q is not a permission", p, files[p].Mode)
+		}
+	}
+	return nil
+}
+
 // LoadManifest reads a manifest. A missing file is an empty manifest. A
-// file that does not parse is reported and treated as empty: every cached
-// file is then hashed again, nothing is lost.
+// file that is unreadable or corrupt (see Validate) gives an empty
+// manifest and the error; a corrupt one's error wraps
+// jsonfile.ErrCorrupt. Every cached file is then hashed again, nothing is
+// lost.
 func LoadManifest(name string) (*Manifest, error) {
-	data, err := os.ReadFile(name)
+	m := NewManifest()
+	err := jsonfile.Read(name, m)
 	if errors.Is(err, fs.ErrNotExist) {
 		return NewManifest(), nil
 	}
 	if err != nil {
-		return NewManifest(), fmt.Errorf("read manifest: %w", err)
-	}
-	m := NewManifest()
-	if err := json.Unmarshal(data, m); err != nil || m.Version != ManifestVersion {
-		if err == nil {
-			err = fmt.Errorf("version %d, want %d", m.Version, ManifestVersion)
-		}
-		return NewManifest(), fmt.Errorf("manifest %s is unreadable (%v); every cached file will be checked again", name, err)
+		return NewManifest(), err
 	}
 	if m.Sources == nil {
 		m.Sources = map[string]*SourceRecord{}
@@ -95,5 +138,5 @@ func LoadManifest(name string) (*Manifest, error) {
 // Save writes the manifest atomically, unless the file already holds
 // exactly this: a sync with nothing new writes nothing.
 func (m *Manifest) Save(name string) error {
-	return atomicfile.WriteJSONIfChanged(name, m, 0o644)
+	return jsonfile.Write(name, m, 0o644)
 }

@@ -2,14 +2,13 @@ package materialize
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 
-	"github.com/skillsync/skillsync/internal/atomicfile"
+	"github.com/skillsync/skillsync/internal/jsonfile"
 )
 
 // TargetMode is how a target receives skills.
@@ -59,20 +58,55 @@ type TargetReport struct {
 	Written   int      `json:"written"`
 	Removed   int      `json:"removed"`
 	Conflicts []string `json:"conflicts"`
+	// Warnings say what the user should know: a record set aside.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
-// LoadTargetRecord reads dir's record; a missing one is empty.
+// TargetRecordVersion is the format version of a target's record.
+const TargetRecordVersion = 1
+
+func newTargetRecord() *TargetRecord {
+	return &TargetRecord{Version: TargetRecordVersion, Skills: map[string]*TargetEntry{}}
+}
+
+// Validate reports why a decoded target record must not be used: a
+// version this build does not read, a skill name that is not one safe
+// path component, an unknown mode, or a file path that leaves its skill.
+// A target record is often committed with the target, so nothing in it is
+// trusted.
+func (r *TargetRecord) Validate() error {
+	if err := jsonfile.CheckVersion(r.Version, TargetRecordVersion); err != nil {
+		return err
+	}
+	for _, name := range sortedNames(r.Skills) {
+		e := r.Skills[name]
+		if err := checkName("skill", name); err != nil {
+			return err
+		}
+		if e == nil {
+			return fmt.Errorf("skill %s has no record", name)
+		}
+		if e.Mode != Copy && e.Mode != Symlink {
+			return fmt.Errorf("skill %s: unknown mode %q", name, e.Mode)
+		}
+		if err := checkFiles(e.Files); err != nil {
+			return fmt.Errorf("skill %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// LoadTargetRecord reads dir's record; a missing one is empty. An
+// unreadable or corrupt one gives an empty record and the error; a
+// corrupt one's error wraps jsonfile.ErrCorrupt.
 func LoadTargetRecord(dir string) (*TargetRecord, error) {
-	rec := &TargetRecord{Version: 1, Skills: map[string]*TargetEntry{}}
-	data, err := os.ReadFile(filepath.Join(dir, RecordName))
+	rec := newTargetRecord()
+	err := jsonfile.Read(filepath.Join(dir, RecordName), rec)
 	if errors.Is(err, fs.ErrNotExist) {
-		return rec, nil
+		return newTargetRecord(), nil
 	}
 	if err != nil {
-		return rec, err
-	}
-	if err := json.Unmarshal(data, rec); err != nil {
-		return &TargetRecord{Version: 1, Skills: map[string]*TargetEntry{}}, fmt.Errorf("%s is unreadable: %w", filepath.Join(dir, RecordName), err)
+		return newTargetRecord(), err
 	}
 	if rec.Skills == nil {
 		rec.Skills = map[string]*TargetEntry{}
@@ -89,7 +123,10 @@ func SyncTarget(ctx context.Context, dir string, mode TargetMode, skills []Targe
 		return report, fmt.Errorf("target %s: %w", dir, err)
 	}
 	rec, err := LoadTargetRecord(dir)
-	if err != nil {
+	if errors.Is(err, jsonfile.ErrCorrupt) {
+		report.Warnings = append(report.Warnings, recoverRecord(filepath.Join(dir, RecordName), err,
+			"the skills in "+dir+" are treated as not made by skillsync"))
+	} else if err != nil {
 		return report, err
 	}
 	w, err := NewWriter(filepath.Join(dir, targetStaging))
@@ -98,13 +135,24 @@ func SyncTarget(ctx context.Context, dir string, mode TargetMode, skills []Targe
 	}
 	defer os.RemoveAll(w.staging)
 	w.Verify = verify
-	next := &TargetRecord{Version: 1, Skills: map[string]*TargetEntry{}}
+	next := newTargetRecord()
 	for _, s := range skills {
+		if err := checkName("skill", s.Name); err != nil {
+			return report, fmt.Errorf("target %s: %w", dir, err)
+		}
 		live := filepath.Join(dir, s.Name)
 		prev, ours := rec.Skills[s.Name]
 		if !ours {
 			if _, err := os.Lstat(live); err == nil {
-				report.Conflicts = append(report.Conflicts, s.Name)
+				// Not in the record but there: the user's own, unless it
+				// is exactly what skillsync would write (a record lost or
+				// set aside), which is adopted back.
+				entry, same := adopt(ctx, w, live, mode, s)
+				if !same {
+					report.Conflicts = append(report.Conflicts, s.Name)
+					continue
+				}
+				next.Skills[s.Name] = entry
 				continue
 			}
 		}
@@ -127,7 +175,7 @@ func SyncTarget(ctx context.Context, dir string, mode TargetMode, skills []Targe
 		return report, fmt.Errorf("target %s: %w", dir, err)
 	}
 	report.Written = w.Stats.Written
-	return report, atomicfile.WriteJSONIfChanged(filepath.Join(dir, RecordName), next, 0o644)
+	return report, jsonfile.Write(filepath.Join(dir, RecordName), next, 0o644)
 }
 
 func stageTarget(ctx context.Context, w *Writer, live string, mode TargetMode, s TargetSkill, prev *TargetEntry) (*TargetEntry, error) {
@@ -146,6 +194,20 @@ func stageTarget(ctx context.Context, w *Writer, live string, mode TargetMode, s
 		return nil, err
 	}
 	return &TargetEntry{Hash: rec.Hash, Mode: Copy, Files: rec.Files}, nil
+}
+
+// adopt reports whether live already is what stageTarget would make of s,
+// and the record entry for it then. It writes nothing.
+func adopt(ctx context.Context, w *Writer, live string, mode TargetMode, s TargetSkill) (*TargetEntry, bool) {
+	if mode == Symlink && s.Dir != "" {
+		cur, err := os.Readlink(live)
+		return &TargetEntry{Hash: s.Hash, Mode: Symlink, Link: s.Dir}, err == nil && cur == s.Dir
+	}
+	rec, same := w.matches(ctx, live, s.Skill)
+	if !same {
+		return nil, false
+	}
+	return &TargetEntry{Hash: rec.Hash, Mode: Copy, Files: rec.Files}, true
 }
 
 // StageLink queues live to become a symbolic link to target, unless it

@@ -186,6 +186,30 @@ func (w *Writer) Stage(ctx context.Context, live string, s Skill, old *SkillReco
 	return rec, true, nil
 }
 
+// matches reports whether live holds exactly s's files with their modes
+// and nothing else, and the record of it then. It writes nothing.
+func (w *Writer) matches(ctx context.Context, live string, s Skill) (*SkillRecord, bool) {
+	if info, err := os.Lstat(live); err != nil || !info.IsDir() {
+		return nil, false
+	}
+	files, hash, err := read(ctx, s)
+	if err != nil {
+		return nil, false
+	}
+	rec := &SkillRecord{Hash: hash, Files: make(map[string]FileRecord, len(files))}
+	for _, f := range files {
+		info, err := os.Lstat(filepath.Join(live, filepath.FromSlash(f.path)))
+		if err != nil || !info.Mode().IsRegular() || info.Mode().Perm() != f.mode || info.Size() != int64(len(f.data)) {
+			return nil, false
+		}
+		if sha, err := hashFile(filepath.Join(live, filepath.FromSlash(f.path))); err != nil || sha != f.sha {
+			return nil, false
+		}
+		rec.Files[f.path] = FileRecord{SHA256: f.sha, Size: info.Size(), Mode: modeString(f.mode), MTime: info.ModTime().UnixNano()}
+	}
+	return rec, len(extraFiles(live, rec.Files)) == 0
+}
+
 func (s *Stats) add(o Stats) {
 	s.Written += o.Written
 	s.Unchanged += o.Unchanged
