@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/skillsync/skillsync/internal/atomicfile"
 	"github.com/skillsync/skillsync/internal/jsonfile"
 	"github.com/skillsync/skillsync/internal/lockfile"
 )
@@ -54,8 +55,10 @@ type Change struct {
 // OpenCache locks the cache at root, waiting up to wait for another sync
 // to finish, and prepares it. The lock is held until Close.
 func OpenCache(ctx context.Context, root string, wait time.Duration, verify bool) (*Cache, error) {
-	if err := os.MkdirAll(root, 0o755); err != nil {
-		return nil, fmt.Errorf("create cache %s: %w", root, err)
+	// A cache that is a link would have skillsync write and delete
+	// wherever it points.
+	if err := atomicfile.MkdirNoFollow(root, 0o755); err != nil {
+		return nil, fmt.Errorf("cache: %w", err)
 	}
 	lock, err := lockfile.Acquire(ctx, filepath.Join(root, lockName), wait)
 	if err != nil {

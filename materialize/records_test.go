@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // victim makes dir with one file in it, the thing a hostile record aims at.
@@ -170,4 +171,61 @@ func FuzzRecords(f *testing.F) {
 			}
 		}
 	})
+}
+
+// outsideDir is a directory outside every destination holding one file.
+func outsideDir(t *testing.T) (dir, file string) {
+	t.Helper()
+	dir = t.TempDir()
+	return dir, victim(t, dir)
+}
+
+func TestPlantedLinksAreNeverFollowed(t *testing.T) {
+	ctx := context.Background()
+	out, keep := outsideDir(t)
+
+	// Staging folders that are links are removed, never followed.
+	root := t.TempDir()
+	if err := os.Symlink(out, filepath.Join(root, stagingName)); err != nil {
+		t.Fatal(err)
+	}
+	syncOnce(t, root, "r1", mkSkill("a", v1))
+	target := t.TempDir()
+	if err := os.Symlink(out, filepath.Join(target, targetStaging)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := SyncTarget(ctx, target, Copy, []TargetSkill{{Skill: mkSkill("a", v1)}}, false); err != nil {
+		t.Fatal(err)
+	}
+	assertIntact(t, keep)
+	if info, err := os.Lstat(filepath.Join(root, stagingName)); err != nil || !info.IsDir() {
+		t.Errorf("the cache's staging folder is not a real folder: %v", err)
+	}
+
+	// A cache, a target or a record that is a link is refused.
+	linked := filepath.Join(t.TempDir(), "linked")
+	if err := os.Symlink(out, linked); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := OpenCache(ctx, linked, time.Second, false); err == nil || !strings.Contains(err.Error(), linked) {
+		if c != nil {
+			c.Close()
+		}
+		t.Errorf("a linked cache was opened: %v", err)
+	}
+	if _, err := SyncTarget(ctx, linked, Copy, []TargetSkill{{Skill: mkSkill("a", v1)}}, false); err == nil || !strings.Contains(err.Error(), linked) {
+		t.Errorf("a linked target was written: %v", err)
+	}
+	if err := os.Remove(filepath.Join(root, manifestName)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(keep, filepath.Join(root, manifestName)); err != nil {
+		t.Fatal(err)
+	}
+	syncOnce(t, root, "r2", mkSkill("a", v1))
+	assertIntact(t, keep)
+	entries, _ := os.ReadDir(out)
+	if len(entries) != 1 {
+		t.Errorf("files appeared outside: %v", entries)
+	}
 }

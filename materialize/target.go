@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/skillsync/skillsync/internal/atomicfile"
 	"github.com/skillsync/skillsync/internal/jsonfile"
 )
 
@@ -119,8 +120,10 @@ func LoadTargetRecord(dir string) (*TargetRecord, error) {
 // Entries skillsync made for skills that are gone are removed.
 func SyncTarget(ctx context.Context, dir string, mode TargetMode, skills []TargetSkill, verify bool) (TargetReport, error) {
 	report := TargetReport{Dir: dir, Conflicts: []string{}}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return report, fmt.Errorf("target %s: %w", dir, err)
+	// A target that is a link would have skillsync write and delete
+	// wherever it points.
+	if err := atomicfile.MkdirNoFollow(dir, 0o755); err != nil {
+		return report, fmt.Errorf("target: %w", err)
 	}
 	rec, err := LoadTargetRecord(dir)
 	if errors.Is(err, jsonfile.ErrCorrupt) {
