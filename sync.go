@@ -135,7 +135,7 @@ func (e *Engine) Sync(ctx context.Context, opts SyncOptions) (*SyncReport, error
 	defer cache.Close()
 
 	report := &SyncReport{Targets: []materialize.TargetReport{}, Problems: []ProblemReport{}}
-	report.Warnings = append(report.Warnings, cache.Warnings...)
+	report.Warnings = append(report.Warnings, cache.OpenWarnings()...)
 	usage, err := e.Usage().Load()
 	if err != nil {
 		return nil, err
@@ -145,16 +145,16 @@ func (e *Engine) Sync(ctx context.Context, opts SyncOptions) (*SyncReport, error
 		src := e.syncSource(ctx, cache, rc, repos[i], fetched[i], lock, frozen, usage, report)
 		report.Sources = append(report.Sources, src)
 	}
-	changes, errs := cache.Prune(e.sourceNames())
-	report.Changes = append(report.Changes, changes...)
-	for _, err := range errs {
+	pruned := cache.Prune(e.sourceNames())
+	report.Changes = append(report.Changes, pruned.Changes...)
+	for _, err := range pruned.Errors {
 		report.Warnings = append(report.Warnings, err.Error())
 	}
+	report.Warnings = append(report.Warnings, pruned.Warnings...)
 	if err := cache.Commit(ctx); err != nil {
 		return report, fmt.Errorf("write cache: %w", err)
 	}
 	report.Files = cache.Stats()
-	report.Warnings = append(report.Warnings, cache.Warnings[len(report.Warnings):]...)
 	if err := e.syncTargets(ctx, cache.Manifest(), opts.Verify, report); err != nil {
 		return report, err
 	}
@@ -260,7 +260,7 @@ func (e *Engine) syncSource(ctx context.Context, cache *materialize.Cache, rc Re
 	}
 	src.Revision = string(rev)
 	excluded := archivedOf(usage)
-	if frozen == nil && cache.Current(rc.Name, string(rev), excludedIn(cache.Manifest().Sources[rc.Name], excluded)) {
+	if frozen == nil && cache.Current(materialize.Source{Name: rc.Name, Revision: string(rev), Excluded: excludedIn(cache.Manifest().Sources[rc.Name], excluded)}) {
 		src.Skills = len(cache.Manifest().Sources[rc.Name].Skills)
 		return src
 	}
@@ -279,22 +279,23 @@ func (e *Engine) syncSource(ctx context.Context, cache *materialize.Cache, rc Re
 		kept = append(kept, s)
 	}
 	items := materialSkills(kept, rc.Type() == "embedded")
-	var check func(name, hash string) error
+	var check func(name string, hash materialize.Hash) error
 	if frozen != nil {
 		check = frozenCheck(rc.Name, lock.Sources[rc.Name], frozen)
 	}
-	changes, errs := cache.SyncSource(ctx, rc.Name, string(rev), items, left, check)
-	report.Changes = append(report.Changes, changes...)
+	res := cache.SyncSource(ctx, materialize.Source{Name: rc.Name, Revision: string(rev), Skills: items, Excluded: left, Check: check})
+	report.Changes = append(report.Changes, res.Changes...)
 	src.Skills = len(cache.Manifest().Sources[rc.Name].Skills)
-	if len(changes) > 0 {
+	if len(res.Changes) > 0 {
 		src.Status = StatusUpdated
 	}
 	var refused *refusedError
-	for _, err := range errs {
+	for _, err := range res.Errors {
 		if !errors.As(err, &refused) {
 			report.Warnings = append(report.Warnings, err.Error())
 		}
 	}
+	report.Warnings = append(report.Warnings, res.Warnings...)
 	return src
 }
 
@@ -334,8 +335,8 @@ func (e *Engine) recordSync(ctx context.Context, m *materialize.Manifest, report
 	var events []curator.Event
 	var names []string
 	for _, c := range report.Changes {
-		events = append(events, curator.Event{TS: now, Actor: e.actor(), Op: c.Op, Target: c.Source + "/" + c.Name,
-			BeforeHash: c.Before, AfterHash: c.After})
+		events = append(events, curator.Event{TS: now, Actor: e.actor(), Op: string(c.Op), Target: c.Source + "/" + c.Name,
+			BeforeHash: c.Before.String(), AfterHash: c.After.String()})
 	}
 	for _, rec := range m.Sources {
 		for name := range rec.Skills {
@@ -358,14 +359,14 @@ func (e *refusedError) Error() string { return e.msg }
 
 // frozenCheck refuses a skill whose hash differs from the lock's, and
 // records the difference.
-func frozenCheck(source string, locked *LockSource, frozen *FrozenError) func(name, hash string) error {
-	return func(name, hash string) error {
+func frozenCheck(source string, locked *LockSource, frozen *FrozenError) func(name string, hash materialize.Hash) error {
+	return func(name string, hash materialize.Hash) error {
 		want, ok := locked.Skills[name]
 		switch {
 		case !ok:
 			frozen.Diff = append(frozen.Diff, fmt.Sprintf("+ skill %s/%s is not in the lock", source, name))
-		case want != hash:
-			frozen.Diff = append(frozen.Diff, fmt.Sprintf("~ skill %s/%s: lock has %s, content hashes to %s", source, name, short(want), short(hash)))
+		case want != hash.String():
+			frozen.Diff = append(frozen.Diff, fmt.Sprintf("~ skill %s/%s: lock has %s, content hashes to %s", source, name, short(want), hash.Short()))
 		default:
 			return nil
 		}
@@ -449,7 +450,7 @@ func (e *Engine) newLock(m *materialize.Manifest, old *Lock) *Lock {
 		}
 		ls.Revision = rec.Revision
 		for name, sk := range rec.Skills {
-			ls.Skills[name] = sk.Hash
+			ls.Skills[name] = sk.Hash.String()
 		}
 		l.Sources[rc.Name] = ls
 	}
@@ -487,10 +488,12 @@ func (e *Engine) syncTargets(ctx context.Context, m *materialize.Manifest, verif
 		skills = append(skills, ts)
 	}
 	for _, t := range e.cfg.Targets {
-		tr, err := materialize.SyncTarget(ctx, t.Dir, materialize.TargetMode(t.Mode), skills, verify)
+		tr, err := materialize.SyncTarget(ctx, materialize.Target{Dir: t.Dir, Mode: materialize.TargetMode(t.Mode), Skills: skills, Verify: verify})
 		if err != nil {
 			return err
 		}
+		report.Warnings = append(report.Warnings, tr.Warnings...)
+		report.Warnings = append(report.Warnings, tr.Errors...)
 		report.Targets = append(report.Targets, tr)
 	}
 	return nil

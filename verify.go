@@ -44,7 +44,7 @@ func compareLock(lock *Lock, m *materialize.Manifest) []materialize.Difference {
 			switch {
 			case rec == nil || rec.Skills[name] == nil:
 				diffs = append(diffs, materialize.Difference{Path: path, Kind: "missing"})
-			case rec.Skills[name].Hash != hash:
+			case rec.Skills[name].Hash.String() != hash:
 				diffs = append(diffs, materialize.Difference{Path: path, Kind: "modified"})
 			}
 		}

@@ -5,6 +5,7 @@
 package materialize
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -13,11 +14,15 @@ import (
 	"github.com/skillsync/skillsync/internal/jsonfile"
 )
 
-// ManifestVersion is the format version of .manifest.json.
-const ManifestVersion = 1
+// ManifestVersion is the format version of .manifest.json that this
+// build writes. It reads version 1 too: a version-1 source has no
+// fingerprint, so its next sync looks at it again (and rewrites nothing
+// that is unchanged).
+const ManifestVersion = 2
 
 // Manifest records what skillsync wrote into a cache: per source its
-// revision, per skill its hash and files.
+// revision and configuration fingerprint, per skill its hash, stored
+// metadata and files.
 type Manifest struct {
 	Version int                      `json:"version"`
 	Sources map[string]*SourceRecord `json:"sources"`
@@ -25,29 +30,36 @@ type Manifest struct {
 
 // SourceRecord is one source in the manifest.
 type SourceRecord struct {
-	Revision string                  `json:"revision"`
-	Skills   map[string]*SkillRecord `json:"skills"`
+	Revision string `json:"revision"`
+	// Fingerprint is the caller's digest of every config setting that
+	// changes what the source yields: a source whose fingerprint changed
+	// is not current even at the same revision.
+	Fingerprint string `json:"fingerprint,omitempty"`
 	// Excluded are skills of the source deliberately not materialized
 	// (archived by the curator), sorted; a change to them is a change of
 	// the source even at the same revision.
-	Excluded []string `json:"excluded,omitempty"`
+	Excluded []string                `json:"excluded,omitempty"`
+	Skills   map[string]*SkillRecord `json:"skills"`
 }
 
 // SkillRecord is one materialized skill.
 type SkillRecord struct {
-	// Hash is SkillHash of the skill's files.
-	Hash string `json:"hash"`
+	// Hash is the skill hash of its files.
+	Hash Hash `json:"hash"`
 	// Fingerprint is the source's own identity of the skill's content (a
 	// git tree hash), when it has one.
-	Fingerprint string                `json:"fingerprint,omitempty"`
-	Files       map[string]FileRecord `json:"files"`
+	Fingerprint string `json:"fingerprint,omitempty"`
+	// Meta is what the caller stored with the skill (its parsed
+	// frontmatter), kept as given: materialize does not read it.
+	Meta  json.RawMessage       `json:"meta,omitempty"`
+	Files map[string]FileRecord `json:"files"`
 }
 
 // FileRecord is one materialized file. Size, Mode and MTime are the stat
 // data a sync compares to decide, without reading, that a file is as
 // written.
 type FileRecord struct {
-	SHA256 string `json:"sha256"`
+	SHA256 Hash   `json:"sha256"`
 	Size   int64  `json:"size"`
 	Mode   string `json:"mode"`
 	MTime  int64  `json:"mtime_ns"`
@@ -71,7 +83,7 @@ func NewManifest() *Manifest {
 // path component, or a file path that leaves its skill. A manifest is a
 // file in the workspace like any other, so nothing in it is trusted.
 func (m *Manifest) Validate() error {
-	if err := jsonfile.CheckVersion(m.Version, ManifestVersion); err != nil {
+	if err := jsonfile.CheckVersion(m.Version, 1, ManifestVersion); err != nil {
 		return err
 	}
 	for _, source := range sortedNames(m.Sources) {
@@ -132,6 +144,7 @@ func LoadManifest(name string) (*Manifest, error) {
 	if m.Sources == nil {
 		m.Sources = map[string]*SourceRecord{}
 	}
+	m.Version = ManifestVersion
 	return m, nil
 }
 

@@ -71,14 +71,14 @@ func TestHostileManifestNamesAreNeverObeyed(t *testing.T) {
 	}
 
 	c := open(t, root)
-	if len(c.Warnings) != 1 || !strings.Contains(c.Warnings[0], "set aside") {
-		t.Errorf("warnings = %q, want one saying the manifest was set aside", c.Warnings)
+	if w := c.OpenWarnings(); len(w) != 1 || !strings.Contains(w[0], "set aside") {
+		t.Errorf("warnings = %q, want one saying the manifest was set aside", w)
 	}
-	if _, errs := c.SyncSource(context.Background(), "src", "r2", []Skill{mkSkill("a", v1)}, nil, nil); len(errs) > 0 {
-		t.Fatal(errs)
+	if res := c.SyncSource(context.Background(), Source{Name: "src", Revision: "r2", Skills: []Skill{mkSkill("a", v1)}}); len(res.Errors) > 0 {
+		t.Fatal(res.Errors)
 	}
-	if _, errs := c.Prune([]string{"src"}); len(errs) > 0 {
-		t.Fatal(errs)
+	if res := c.Prune([]string{"src"}); len(res.Errors) > 0 {
+		t.Fatal(res.Errors)
 	}
 	if err := c.Commit(context.Background()); err != nil {
 		t.Fatal(err)
@@ -116,7 +116,7 @@ func TestHostileTargetRecordIsNeverObeyed(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(dir, RecordName), []byte(record), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		rep, err := SyncTarget(context.Background(), dir, Copy, []TargetSkill{{Skill: mkSkill("b", v1)}}, false)
+		rep, err := SyncTarget(context.Background(), Target{Dir: dir, Mode: Copy, Skills: []TargetSkill{{Skill: mkSkill("b", v1)}}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -194,7 +194,7 @@ func TestPlantedLinksAreNeverFollowed(t *testing.T) {
 	if err := os.Symlink(out, filepath.Join(target, targetStaging)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := SyncTarget(ctx, target, Copy, []TargetSkill{{Skill: mkSkill("a", v1)}}, false); err != nil {
+	if _, err := SyncTarget(ctx, Target{Dir: target, Mode: Copy, Skills: []TargetSkill{{Skill: mkSkill("a", v1)}}}); err != nil {
 		t.Fatal(err)
 	}
 	assertIntact(t, keep)
@@ -213,7 +213,7 @@ func TestPlantedLinksAreNeverFollowed(t *testing.T) {
 		}
 		t.Errorf("a linked cache was opened: %v", err)
 	}
-	if _, err := SyncTarget(ctx, linked, Copy, []TargetSkill{{Skill: mkSkill("a", v1)}}, false); err == nil || !strings.Contains(err.Error(), linked) {
+	if _, err := SyncTarget(ctx, Target{Dir: linked, Mode: Copy, Skills: []TargetSkill{{Skill: mkSkill("a", v1)}}}); err == nil || !strings.Contains(err.Error(), linked) {
 		t.Errorf("a linked target was written: %v", err)
 	}
 	if err := os.Remove(filepath.Join(root, manifestName)); err != nil {

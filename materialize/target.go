@@ -37,7 +37,7 @@ type TargetRecord struct {
 // TargetEntry is one entry skillsync made: a copied skill with its files,
 // or a symbolic link.
 type TargetEntry struct {
-	Hash  string                `json:"hash"`
+	Hash  Hash                  `json:"hash"`
 	Mode  TargetMode            `json:"mode"`
 	Link  string                `json:"link,omitempty"`
 	Files map[string]FileRecord `json:"files,omitempty"`
@@ -47,7 +47,7 @@ type TargetEntry struct {
 type TargetSkill struct {
 	Skill
 	// Hash is the skill's hash, recorded for verify.
-	Hash string
+	Hash Hash
 	// Dir is the winner's directory on disk, what a symlink points to; ""
 	// when it has none, in which case the skill is copied.
 	Dir string
@@ -59,6 +59,9 @@ type TargetReport struct {
 	Written   int      `json:"written"`
 	Removed   int      `json:"removed"`
 	Conflicts []string `json:"conflicts"`
+	// Errors are skills that could not be placed or removed; each kept
+	// what it had.
+	Errors []string `json:"errors,omitempty"`
 	// Warnings say what the user should know: a record set aside.
 	Warnings []string `json:"warnings,omitempty"`
 }
@@ -115,10 +118,33 @@ func LoadTargetRecord(dir string) (*TargetRecord, error) {
 	return rec, nil
 }
 
-// SyncTarget places skills in dir as mode says. A name in dir that
-// skillsync did not make is a conflict: reported and left as it is.
-// Entries skillsync made for skills that are gone are removed.
-func SyncTarget(ctx context.Context, dir string, mode TargetMode, skills []TargetSkill, verify bool) (TargetReport, error) {
+// Target is one target directory to bring up to date, as one value.
+type Target struct {
+	// Dir is the target directory; it must not be a symbolic link.
+	Dir  string
+	Mode TargetMode
+	// Skills are the skills the target should hold, each name once.
+	Skills []TargetSkill
+	// Keep names skills the caller could not provide this time (their
+	// source failed and the cache cannot give them either): their
+	// entries stay exactly as they are, neither rewritten nor removed.
+	Keep []string
+	// Verify hashes every file instead of trusting stat data.
+	Verify bool
+	// MaxSkillSize, when above zero, caps the bytes of one skill's files.
+	MaxSkillSize int64
+}
+
+// SyncTarget places t.Skills in t.Dir as t.Mode says. A name in the
+// directory that skillsync did not make is a conflict: reported and left
+// as it is, unless it already holds exactly that skill (a lost record),
+// which is adopted. Entries skillsync made for skills that are neither in
+// t.Skills nor in t.Keep are removed. A skill that cannot be placed keeps
+// what it had and is reported. The error is for what stops the whole
+// target: a link in place of the directory, a record that cannot be
+// written.
+func SyncTarget(ctx context.Context, t Target) (TargetReport, error) {
+	dir := t.Dir
 	report := TargetReport{Dir: dir, Conflicts: []string{}}
 	// A target that is a link would have skillsync write and delete
 	// wherever it points.
@@ -128,7 +154,7 @@ func SyncTarget(ctx context.Context, dir string, mode TargetMode, skills []Targe
 	rec, err := LoadTargetRecord(dir)
 	if errors.Is(err, jsonfile.ErrCorrupt) {
 		report.Warnings = append(report.Warnings, recoverRecord(filepath.Join(dir, RecordName), err,
-			"the skills in "+dir+" are treated as not made by skillsync"))
+			"its entries that hold exactly what skillsync would write are adopted, the rest are left to the user"))
 	} else if err != nil {
 		return report, err
 	}
@@ -137,11 +163,20 @@ func SyncTarget(ctx context.Context, dir string, mode TargetMode, skills []Targe
 		return report, err
 	}
 	defer os.RemoveAll(w.staging)
-	w.Verify = verify
+	w.Verify = t.Verify
 	next := newTargetRecord()
-	for _, s := range skills {
+	for _, name := range t.Keep {
+		if e, ok := rec.Skills[name]; ok {
+			next.Skills[name] = e
+		}
+	}
+	for _, s := range t.Skills {
 		if err := checkName("skill", s.Name); err != nil {
-			return report, fmt.Errorf("target %s: %w", dir, err)
+			report.Errors = append(report.Errors, fmt.Sprintf("target %s: %v", dir, err))
+			continue
+		}
+		if _, dup := next.Skills[s.Name]; dup {
+			continue
 		}
 		live := filepath.Join(dir, s.Name)
 		prev, ours := rec.Skills[s.Name]
@@ -150,7 +185,7 @@ func SyncTarget(ctx context.Context, dir string, mode TargetMode, skills []Targe
 				// Not in the record but there: the user's own, unless it
 				// is exactly what skillsync would write (a record lost or
 				// set aside), which is adopted back.
-				entry, same := adopt(ctx, w, live, mode, s)
+				entry, same := adopt(ctx, w, live, t.Mode, s)
 				if !same {
 					report.Conflicts = append(report.Conflicts, s.Name)
 					continue
@@ -159,9 +194,13 @@ func SyncTarget(ctx context.Context, dir string, mode TargetMode, skills []Targe
 				continue
 			}
 		}
-		entry, err := stageTarget(ctx, w, live, mode, s, prev)
+		entry, err := stageTarget(ctx, w, live, t.Mode, s, prev)
 		if err != nil {
-			return report, fmt.Errorf("target %s: %w", dir, err)
+			report.Errors = append(report.Errors, fmt.Sprintf("target %s: %v", dir, &SkillError{Skill: s.Name, Err: err}))
+			if prev != nil {
+				next.Skills[s.Name] = prev
+			}
+			continue
 		}
 		next.Skills[s.Name] = entry
 	}
@@ -170,7 +209,9 @@ func SyncTarget(ctx context.Context, dir string, mode TargetMode, skills []Targe
 			continue
 		}
 		if err := w.Remove(filepath.Join(dir, name), &SkillRecord{Files: rec.Skills[name].Files}); err != nil {
-			return report, err
+			report.Errors = append(report.Errors, fmt.Sprintf("target %s: %v", dir, &SkillError{Skill: name, Err: err}))
+			next.Skills[name] = rec.Skills[name]
+			continue
 		}
 		report.Removed++
 	}

@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -35,6 +36,9 @@ type Skill struct {
 	// (a git tree hash): a skill whose fingerprint and live files match the
 	// record is not read at all.
 	Fingerprint string
+	// Meta is stored with the skill's record as given (its parsed
+	// frontmatter, for readers that must not parse SKILL.md again).
+	Meta json.RawMessage
 }
 
 // Stats counts what a run wrote.
@@ -118,7 +122,7 @@ func ensureDir(path string) error {
 type desired struct {
 	path string
 	data []byte
-	sha  string
+	sha  Hash
 	mode fs.FileMode
 }
 
@@ -127,7 +131,7 @@ type desired struct {
 // last run recorded for live, or nil. It returns the record of the skill
 // as it will be and whether it changed. check, when not nil, sees the
 // skill's hash first and can refuse the skill, which leaves live as it is.
-func (w *Writer) Stage(ctx context.Context, live string, s Skill, old *SkillRecord, check func(hash string) error) (*SkillRecord, bool, error) {
+func (w *Writer) Stage(ctx context.Context, live string, s Skill, old *SkillRecord, check func(Hash) error) (*SkillRecord, bool, error) {
 	if s.Fingerprint != "" && old != nil && old.Fingerprint == s.Fingerprint && !w.Verify && statMatches(live, old) {
 		if check != nil {
 			if err := check(old.Hash); err != nil {
@@ -135,7 +139,9 @@ func (w *Writer) Stage(ctx context.Context, live string, s Skill, old *SkillReco
 			}
 		}
 		w.count(Stats{Unchanged: len(old.Files)})
-		return old, false, nil
+		rec := *old
+		rec.Meta = s.Meta
+		return &rec, false, nil
 	}
 	files, hash, err := read(ctx, s)
 	if err != nil {
@@ -146,7 +152,7 @@ func (w *Writer) Stage(ctx context.Context, live string, s Skill, old *SkillReco
 			return nil, false, err
 		}
 	}
-	rec := &SkillRecord{Hash: hash, Fingerprint: s.Fingerprint, Files: make(map[string]FileRecord, len(files))}
+	rec := &SkillRecord{Hash: hash, Fingerprint: s.Fingerprint, Meta: s.Meta, Files: make(map[string]FileRecord, len(files))}
 	same := make([]bool, len(files))
 	for i, f := range files {
 		var prev *FileRecord
@@ -237,7 +243,7 @@ func statMatches(live string, rec *SkillRecord) bool {
 }
 
 // read loads a skill's files and computes its hash.
-func read(ctx context.Context, s Skill) ([]desired, string, error) {
+func read(ctx context.Context, s Skill) ([]desired, Hash, error) {
 	list := make([]skill.File, len(s.List))
 	copy(list, s.List)
 	sort.Slice(list, func(i, j int) bool { return list[i].Path < list[j].Path })
@@ -245,14 +251,14 @@ func read(ctx context.Context, s Skill) ([]desired, string, error) {
 	files := make([]desired, 0, len(list))
 	for _, f := range list {
 		if err := ctx.Err(); err != nil {
-			return nil, "", err
+			return nil, Hash{}, err
 		}
 		data, err := fs.ReadFile(s.Files, f.Path)
 		if err != nil {
-			return nil, "", fmt.Errorf("read skill %s file %s: %w", s.Name, f.Path, err)
+			return nil, Hash{}, fmt.Errorf("read skill %s file %s: %w", s.Name, f.Path, err)
 		}
 		h.add(f.Path, data)
-		files = append(files, desired{path: f.Path, data: data, sha: sha256Hex(data), mode: fileMode(f.Mode, data, s.GuessModes)})
+		files = append(files, desired{path: f.Path, data: data, sha: sha256.Sum256(data), mode: fileMode(f.Mode, data, s.GuessModes)})
 	}
 	return files, h.sum(), nil
 }
@@ -272,37 +278,39 @@ func fileMode(m fs.FileMode, data []byte, guess bool) fs.FileMode {
 // liveFile returns the stat data and content hash of a live file, or nil
 // when it is not a regular file. The hash comes from the record when the
 // stat data still match it, unless the writer verifies.
-func (w *Writer) liveFile(path string, rec *FileRecord) (fs.FileInfo, string) {
+func (w *Writer) liveFile(path string, rec *FileRecord) (fs.FileInfo, Hash) {
 	info, err := os.Lstat(path)
 	if err != nil || !info.Mode().IsRegular() {
-		return nil, ""
+		return nil, Hash{}
 	}
 	if rec != nil && !w.Verify && info.Size() == rec.Size && info.ModTime().UnixNano() == rec.MTime && info.Mode().Perm() == rec.perm() {
 		return info, rec.SHA256
 	}
 	sha, err := hashFile(path)
 	if err != nil {
-		return nil, ""
+		return nil, Hash{}
 	}
 	return info, sha
 }
 
 // hashFile hashes a regular file without following a final symbolic link.
-func hashFile(path string) (string, error) {
+func hashFile(path string) (Hash, error) {
+	var sum Hash
 	f, err := os.OpenFile(path, os.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK, 0)
 	if err != nil {
-		return "", err
+		return sum, err
 	}
 	defer f.Close()
 	info, err := f.Stat()
 	if err != nil || !info.Mode().IsRegular() {
-		return "", fmt.Errorf("%s is not a regular file", path)
+		return sum, fmt.Errorf("%s is not a regular file", path)
 	}
 	h := sha256.New()
 	if _, err := io.Copy(h, f); err != nil {
-		return "", err
+		return sum, err
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	h.Sum(sum[:0])
+	return sum, nil
 }
 
 // build assembles the new version: unchanged files hard-linked from live,
