@@ -35,7 +35,7 @@ type Cache struct {
 	root     string
 	lock     *lockfile.Lock
 	manifest *Manifest
-	writer   *Writer
+	writer   *writer
 	// dirty is set when the manifest changed and must be written.
 	dirty bool
 	// opened are the warnings of OpenCache.
@@ -131,13 +131,13 @@ func OpenCache(ctx context.Context, root string, wait time.Duration, verify bool
 		return nil, err
 	}
 	c := &Cache{root: root, lock: lock}
-	c.writer, err = NewWriter(filepath.Join(root, stagingName))
+	c.writer, err = newWriter(filepath.Join(root, stagingName))
 	if err != nil {
 		lock.Close()
 		return nil, err
 	}
-	c.writer.Verify = verify
-	c.writer.KeepOld = true
+	c.writer.verify = verify
+	c.writer.keepOld = true
 	c.manifest, err = LoadManifest(filepath.Join(root, manifestName))
 	if err != nil {
 		c.opened = append(c.opened, recoverRecord(filepath.Join(root, manifestName), err, "every cached file will be hashed again"))
@@ -159,7 +159,7 @@ func (c *Cache) Root() string { return c.root }
 func (c *Cache) Manifest() *Manifest { return c.manifest }
 
 // Stats returns what was written so far.
-func (c *Cache) Stats() Stats { return c.writer.Stats }
+func (c *Cache) Stats() Stats { return c.writer.Stats() }
 
 // SkillDir is where a source's skill lives in the cache.
 func (c *Cache) SkillDir(source, name string) string {
@@ -173,7 +173,7 @@ func (c *Cache) SkillDir(source, name string) string {
 func (c *Cache) Current(src Source) bool {
 	rec, ok := c.manifest.Sources[src.Name]
 	if !ok || src.Revision == "" || rec.Revision != src.Revision || rec.Fingerprint != src.Fingerprint ||
-		c.writer.Verify || !slices.Equal(rec.Excluded, src.Excluded) {
+		c.writer.verify || !slices.Equal(rec.Excluded, src.Excluded) {
 		return false
 	}
 	// Stat calls are cheap alone and many together: spread them over the
@@ -219,45 +219,67 @@ func (c *Cache) SyncSource(ctx context.Context, src Source) Result {
 		old = &SourceRecord{Skills: map[string]*SkillRecord{}}
 	}
 	next := &SourceRecord{Revision: src.Revision, Fingerprint: src.Fingerprint, Skills: map[string]*SkillRecord{}, Excluded: src.Excluded}
-	fail := func(name, path string, err error) {
-		res.Errors = append(res.Errors, &SkillError{Source: src.Name, Skill: name, Path: path, Err: err})
+	fail := func(name string, err error) {
+		res.Errors = append(res.Errors, skillError(src.Name, name, err))
 	}
+	type waiting struct {
+		name string
+		prev *SkillRecord
+		st   *staged
+	}
+	var builds []waiting
 	for _, s := range src.Skills {
 		if err := checkName("skill", s.Name); err != nil {
-			fail(s.Name, "", err)
+			fail(s.Name, err)
 			continue
 		}
 		if _, dup := next.Skills[s.Name]; dup {
-			fail(s.Name, "", errors.New("the source yields two skills of this name"))
+			fail(s.Name, errors.New("the source yields two skills of this name"))
 			continue
 		}
 		prev := old.Skills[s.Name]
-		var chk func(Hash) error
+		opts := stageOptions{maxSize: src.MaxSkillSize}
 		if src.Check != nil {
-			chk = func(h Hash) error { return src.Check(s.Name, h) }
+			opts.check = func(h Hash) error { return src.Check(s.Name, h) }
 		}
-		rec, changed, err := c.writer.Stage(ctx, c.SkillDir(src.Name, s.Name), s, prev, chk)
+		st, err := c.writer.stage(ctx, c.SkillDir(src.Name, s.Name), s, prev, opts)
 		if err != nil {
-			fail(s.Name, "", err)
+			fail(s.Name, err)
 			if prev != nil {
 				next.Skills[s.Name] = prev
 			}
 			continue
 		}
-		next.Skills[s.Name] = rec
+		next.Skills[s.Name] = st.rec
+		builds = append(builds, waiting{s.Name, prev, st})
+	}
+	// The builds of this source end here, so that what it reports is what
+	// will be: a skill whose build failed keeps what it had.
+	for _, b := range builds {
+		name, prev := b.name, b.prev
+		if err := b.st.wait(func(error) { c.revert(src.Name, name, prev) }); err != nil {
+			fail(name, err)
+			if prev != nil {
+				next.Skills[name] = prev
+			} else {
+				delete(next.Skills, name)
+			}
+			continue
+		}
+		rec := b.st.rec
 		switch {
 		case prev == nil:
-			res.Changes = append(res.Changes, Change{Source: src.Name, Name: s.Name, Op: Added, After: rec.Hash})
-		case changed || prev.Hash != rec.Hash:
-			res.Changes = append(res.Changes, Change{Source: src.Name, Name: s.Name, Op: Updated, Before: prev.Hash, After: rec.Hash})
+			res.Changes = append(res.Changes, Change{Source: src.Name, Name: name, Op: Added, After: rec.Hash})
+		case b.st.changed || prev.Hash != rec.Hash:
+			res.Changes = append(res.Changes, Change{Source: src.Name, Name: name, Op: Updated, Before: prev.Hash, After: rec.Hash})
 		}
 	}
 	for _, name := range sortedNames(old.Skills) {
 		if _, keep := next.Skills[name]; keep {
 			continue
 		}
-		if err := c.writer.Remove(c.SkillDir(src.Name, name), old.Skills[name]); err != nil {
-			fail(name, "", err)
+		if err := c.writer.remove(c.SkillDir(src.Name, name), old.Skills[name]); err != nil {
+			fail(name, err)
 			next.Skills[name] = old.Skills[name]
 			continue
 		}
@@ -271,6 +293,32 @@ func (c *Cache) SyncSource(ctx context.Context, src Source) Result {
 	c.dirty = true
 	res.Warnings = foreign(filepath.Join(c.root, src.Name), func(name string) bool { return next.Skills[name] != nil })
 	return res
+}
+
+// revert puts a skill's record back as it was when its new version could
+// not be swapped in at commit, and makes the next sync look at the source
+// again.
+func (c *Cache) revert(source, name string, prev *SkillRecord) {
+	rec := c.manifest.Sources[source]
+	if rec == nil {
+		return
+	}
+	if prev != nil {
+		rec.Skills[name] = prev
+	} else {
+		delete(rec.Skills, name)
+	}
+	rec.Revision = ""
+}
+
+// skillError names the source, skill and, where known, file of err.
+func skillError(source, name string, err error) *SkillError {
+	e := &SkillError{Source: source, Skill: name, Err: err}
+	var fe *fileError
+	if errors.As(err, &fe) {
+		e.Path, e.Err = fe.path, fe.err
+	}
+	return e
 }
 
 // foreign warns of the entries of dir that skillsync did not make.
@@ -299,7 +347,7 @@ func (c *Cache) Prune(keep []string) Result {
 			continue
 		}
 		rec := c.manifest.Sources[source]
-		if err := c.writer.Remove(filepath.Join(c.root, source), nil); err != nil {
+		if err := c.writer.remove(filepath.Join(c.root, source), nil); err != nil {
 			res.Errors = append(res.Errors, fmt.Errorf("remove source %s: %w", source, err))
 			continue
 		}
@@ -318,13 +366,19 @@ func (c *Cache) Prune(keep []string) Result {
 
 // Commit swaps the staged skills in and saves the manifest.
 func (c *Cache) Commit(ctx context.Context) error {
-	if err := c.writer.Commit(ctx); err != nil {
+	// A skill that could not be swapped in has its record put back, and
+	// the manifest is saved all the same: it must say what is on disk.
+	swapErr, err := c.writer.commit(ctx)
+	if err != nil {
 		return err
 	}
 	if !c.dirty {
-		return nil
+		return swapErr
 	}
-	return c.manifest.Save(filepath.Join(c.root, manifestName))
+	if err := c.manifest.Save(filepath.Join(c.root, manifestName)); err != nil {
+		return errors.Join(swapErr, err)
+	}
+	return swapErr
 }
 
 // ReadManifest loads a cache's manifest without locking the cache, for

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"hash"
+	"io"
 )
 
 // Hash is a SHA-256 digest: of one file, or of a whole skill (see
@@ -96,4 +97,15 @@ func (s *skillHasher) sum() Hash {
 	var h Hash
 	s.h.Sum(h[:0])
 	return h
+}
+
+// hashReader returns the SHA-256 of everything r yields.
+func hashReader(r io.Reader) (Hash, error) {
+	h := sha256.New()
+	if _, err := io.Copy(h, r); err != nil {
+		return Hash{}, err
+	}
+	var sum Hash
+	h.Sum(sum[:0])
+	return sum, nil
 }

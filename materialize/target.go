@@ -158,21 +158,39 @@ func SyncTarget(ctx context.Context, t Target) (TargetReport, error) {
 	} else if err != nil {
 		return report, err
 	}
-	w, err := NewWriter(filepath.Join(dir, targetStaging))
+	w, err := newWriter(filepath.Join(dir, targetStaging))
 	if err != nil {
 		return report, err
 	}
 	defer os.RemoveAll(w.staging)
-	w.Verify = t.Verify
+	w.verify = t.Verify
 	next := newTargetRecord()
 	for _, name := range t.Keep {
 		if e, ok := rec.Skills[name]; ok {
 			next.Skills[name] = e
 		}
 	}
+	fail := func(name string, err error) {
+		report.Errors = append(report.Errors, fmt.Sprintf("target %s: %v", dir, skillError("", name, err)))
+	}
+	// undo puts name's entry back as the record had it.
+	undo := func(name string, prev *TargetEntry) {
+		if prev != nil {
+			next.Skills[name] = prev
+		} else {
+			delete(next.Skills, name)
+		}
+	}
+	type waiting struct {
+		name  string
+		prev  *TargetEntry
+		entry *TargetEntry
+		st    *staged
+	}
+	var builds []waiting
 	for _, s := range t.Skills {
 		if err := checkName("skill", s.Name); err != nil {
-			report.Errors = append(report.Errors, fmt.Sprintf("target %s: %v", dir, err))
+			fail(s.Name, err)
 			continue
 		}
 		if _, dup := next.Skills[s.Name]; dup {
@@ -185,7 +203,7 @@ func SyncTarget(ctx context.Context, t Target) (TargetReport, error) {
 				// Not in the record but there: the user's own, unless it
 				// is exactly what skillsync would write (a record lost or
 				// set aside), which is adopted back.
-				entry, same := adopt(ctx, w, live, t.Mode, s)
+				entry, same := adopt(ctx, w, live, t, s)
 				if !same {
 					report.Conflicts = append(report.Conflicts, s.Name)
 					continue
@@ -194,69 +212,100 @@ func SyncTarget(ctx context.Context, t Target) (TargetReport, error) {
 				continue
 			}
 		}
-		entry, err := stageTarget(ctx, w, live, t.Mode, s, prev)
+		name := s.Name
+		entry, st, err := stageTarget(ctx, w, live, t, s, prev, func(err error) {
+			fail(name, err)
+			undo(name, prev)
+		})
 		if err != nil {
-			report.Errors = append(report.Errors, fmt.Sprintf("target %s: %v", dir, &SkillError{Skill: s.Name, Err: err}))
-			if prev != nil {
-				next.Skills[s.Name] = prev
-			}
+			fail(s.Name, err)
+			undo(s.Name, prev)
 			continue
 		}
 		next.Skills[s.Name] = entry
+		if st != nil {
+			builds = append(builds, waiting{s.Name, prev, entry, st})
+		}
+	}
+	for _, b := range builds {
+		name, prev := b.name, b.prev
+		err := b.st.wait(func(err error) {
+			fail(name, err)
+			undo(name, prev)
+		})
+		if err != nil {
+			fail(name, err)
+			undo(name, prev)
+			continue
+		}
+		b.entry.Files = b.st.rec.Files
 	}
 	for _, name := range sortedNames(rec.Skills) {
 		if _, keep := next.Skills[name]; keep {
 			continue
 		}
-		if err := w.Remove(filepath.Join(dir, name), &SkillRecord{Files: rec.Skills[name].Files}); err != nil {
-			report.Errors = append(report.Errors, fmt.Sprintf("target %s: %v", dir, &SkillError{Skill: name, Err: err}))
+		if err := w.remove(filepath.Join(dir, name), &SkillRecord{Files: rec.Skills[name].Files}); err != nil {
+			fail(name, err)
 			next.Skills[name] = rec.Skills[name]
 			continue
 		}
 		report.Removed++
 	}
-	if err := w.Commit(ctx); err != nil {
+	if _, err := w.commit(ctx); err != nil {
 		return report, fmt.Errorf("target %s: %w", dir, err)
 	}
-	report.Written = w.Stats.Written
+	report.Written = w.Stats().Written
 	return report, jsonfile.Write(filepath.Join(dir, RecordName), next, 0o644)
 }
 
-func stageTarget(ctx context.Context, w *Writer, live string, mode TargetMode, s TargetSkill, prev *TargetEntry) (*TargetEntry, error) {
-	if mode == Symlink && s.Dir != "" {
-		if err := w.StageLink(live, s.Dir); err != nil {
-			return nil, err
+// stageTarget stages one skill in a target. The staged result, when not
+// nil, must be waited for before the entry's files are known.
+func stageTarget(ctx context.Context, w *writer, live string, t Target, s TargetSkill, prev *TargetEntry, failed func(error)) (*TargetEntry, *staged, error) {
+	if t.Mode == Symlink && s.Dir != "" {
+		if err := w.stageLink(live, s.Dir, failed); err != nil {
+			return nil, nil, err
 		}
-		return &TargetEntry{Hash: s.Hash, Mode: Symlink, Link: s.Dir}, nil
+		return &TargetEntry{Hash: s.Hash, Mode: Symlink, Link: s.Dir}, nil, nil
 	}
 	var old *SkillRecord
 	if prev != nil && prev.Mode == Copy {
 		old = &SkillRecord{Hash: prev.Hash, Files: prev.Files}
+		// The caller knows the skill's hash (from the cache's manifest):
+		// when it is what the record says and the files are as written,
+		// nothing needs to be read.
+		if !s.Hash.IsZero() && s.Hash == prev.Hash && !w.verify && statMatches(live, old) {
+			w.count(Stats{Unchanged: len(prev.Files)})
+			return prev, nil, nil
+		}
 	}
-	rec, _, err := w.Stage(ctx, live, s.Skill, old, nil)
+	st, err := w.stage(ctx, live, s.Skill, old, stageOptions{maxSize: t.MaxSkillSize})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return &TargetEntry{Hash: rec.Hash, Mode: Copy, Files: rec.Files}, nil
+	entry := &TargetEntry{Hash: st.rec.Hash, Mode: Copy, Files: st.rec.Files}
+	if st.build == nil {
+		return entry, nil, nil
+	}
+	return entry, st, nil
 }
 
 // adopt reports whether live already is what stageTarget would make of s,
 // and the record entry for it then. It writes nothing.
-func adopt(ctx context.Context, w *Writer, live string, mode TargetMode, s TargetSkill) (*TargetEntry, bool) {
-	if mode == Symlink && s.Dir != "" {
+func adopt(ctx context.Context, w *writer, live string, t Target, s TargetSkill) (*TargetEntry, bool) {
+	if t.Mode == Symlink && s.Dir != "" {
 		cur, err := os.Readlink(live)
 		return &TargetEntry{Hash: s.Hash, Mode: Symlink, Link: s.Dir}, err == nil && cur == s.Dir
 	}
-	rec, same := w.matches(ctx, live, s.Skill)
+	rec, same := w.matches(ctx, live, s.Skill, t.MaxSkillSize)
 	if !same {
 		return nil, false
 	}
 	return &TargetEntry{Hash: rec.Hash, Mode: Copy, Files: rec.Files}, true
 }
 
-// StageLink queues live to become a symbolic link to target, unless it
+// stageLink queues live to become a symbolic link to target, unless it
 // already is one.
-func (w *Writer) StageLink(live, target string) error {
+func (w *writer) stageLink(live, target string, failed func(error)) error {
 	if cur, err := os.Readlink(live); err == nil && cur == target {
 		return nil
 	}
@@ -264,9 +313,7 @@ func (w *Writer) StageLink(live, target string) error {
 	if err := os.Symlink(target, staged); err != nil {
 		return err
 	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.Stats.Written++
-	w.pending = append(w.pending, swap{staged: staged, live: live})
+	w.count(Stats{Written: 1})
+	w.queue(&swap{staged: staged, live: live, failed: failed})
 	return nil
 }
