@@ -494,6 +494,9 @@ func (e *Engine) syncTargets(ctx context.Context, m *materialize.Manifest, verif
 		}
 		report.Warnings = append(report.Warnings, tr.Warnings...)
 		report.Warnings = append(report.Warnings, tr.Errors...)
+		for _, p := range tr.Preserved {
+			report.Warnings = append(report.Warnings, "an edited copy was moved to "+p+" before the new version was written")
+		}
 		report.Targets = append(report.Targets, tr)
 	}
 	return nil

@@ -22,10 +22,10 @@ type stageOptions struct {
 	check func(Hash) error
 	// maxSize, when above zero, caps the bytes of the skill's files.
 	maxSize int64
-	// preserve, when not nil, is asked where to keep the live copy when it
-	// differs from its record (a user edited it) and is about to be
-	// replaced. It is asked only then, so an unchanged skill costs
-	// nothing more.
+	// preserve, when not nil, is asked when the live copy is about to be
+	// replaced, and only then, so an unchanged skill costs nothing more.
+	// It returns where to keep the live copy (a user edited it), or ""
+	// when it need not be kept.
 	preserve func() (string, error)
 }
 
@@ -182,7 +182,7 @@ func (st *stager) run(o stageOptions) (*staged, error) {
 		return nil, errDiffers
 	}
 	res := &staged{rec: rec, changed: true}
-	if o.preserve != nil && st.old != nil && st.w.edited(st.live, st.old) {
+	if o.preserve != nil {
 		aside, err := o.preserve()
 		if err != nil {
 			return nil, fmt.Errorf("keep the edited copy: %w", err)

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/skillsync/skillsync/internal/atomicfile"
 	"github.com/skillsync/skillsync/internal/jsonfile"
@@ -27,6 +28,10 @@ const (
 const RecordName = ".skillsync.json"
 
 const targetStaging = ".skillsync-staging"
+
+// ConflictsName is the folder of a target where a copy the user edited is
+// moved, as <name>-<UTC stamp>, before a new version takes its place.
+const ConflictsName = ".skillsync-conflicts"
 
 // TargetRecord is what skillsync made in one target directory.
 type TargetRecord struct {
@@ -59,6 +64,10 @@ type TargetReport struct {
 	Written   int      `json:"written"`
 	Removed   int      `json:"removed"`
 	Conflicts []string `json:"conflicts"`
+	// Preserved are the copies the user had edited, moved aside (to
+	// ConflictsName) before a new version took their place or before
+	// their skill was removed: full paths, sorted.
+	Preserved []string `json:"preserved"`
 	// Errors are skills that could not be placed or removed; each kept
 	// what it had.
 	Errors []string `json:"errors,omitempty"`
@@ -145,7 +154,7 @@ type Target struct {
 // written.
 func SyncTarget(ctx context.Context, t Target) (TargetReport, error) {
 	dir := t.Dir
-	report := TargetReport{Dir: dir, Conflicts: []string{}}
+	report := TargetReport{Dir: dir, Conflicts: []string{}, Preserved: []string{}}
 	// A target that is a link would have skillsync write and delete
 	// wherever it points.
 	if err := atomicfile.MkdirNoFollow(dir, 0o755); err != nil {
@@ -173,12 +182,28 @@ func SyncTarget(ctx context.Context, t Target) (TargetReport, error) {
 	fail := func(name string, err error) {
 		report.Errors = append(report.Errors, fmt.Sprintf("target %s: %v", dir, skillError("", name, err)))
 	}
+	// preserved are the edited copies to be moved aside, by name; a skill
+	// whose new version fails keeps its copy where it is.
+	preserved := map[string]string{}
 	// undo puts name's entry back as the record had it.
 	undo := func(name string, prev *TargetEntry) {
 		if prev != nil {
 			next.Skills[name] = prev
 		} else {
 			delete(next.Skills, name)
+		}
+		delete(preserved, name)
+	}
+	keep := func(name string, prev *TargetEntry) func() (string, error) {
+		return func() (string, error) {
+			if prev == nil || !w.entryEdited(filepath.Join(dir, name), prev) {
+				return "", nil
+			}
+			aside, err := conflictPath(dir, name)
+			if err == nil {
+				preserved[name] = aside
+			}
+			return aside, err
 		}
 	}
 	type waiting struct {
@@ -213,7 +238,7 @@ func SyncTarget(ctx context.Context, t Target) (TargetReport, error) {
 			}
 		}
 		name := s.Name
-		entry, st, err := stageTarget(ctx, w, live, t, s, prev, func(err error) {
+		entry, st, err := stageTarget(ctx, w, live, t, s, prev, keep(name, prev), func(err error) {
 			fail(name, err)
 			undo(name, prev)
 		})
@@ -244,9 +269,17 @@ func SyncTarget(ctx context.Context, t Target) (TargetReport, error) {
 		if _, keep := next.Skills[name]; keep {
 			continue
 		}
-		if err := w.remove(filepath.Join(dir, name), &SkillRecord{Files: rec.Skills[name].Files}); err != nil {
+		// A copy the user edited is moved aside, never deleted.
+		aside, err := keep(name, rec.Skills[name])()
+		if err == nil && aside != "" {
+			err = w.moveOut(filepath.Join(dir, name), aside, &SkillRecord{Files: rec.Skills[name].Files}, false)
+		} else if err == nil {
+			err = w.remove(filepath.Join(dir, name), &SkillRecord{Files: rec.Skills[name].Files})
+		}
+		if err != nil {
 			fail(name, err)
 			next.Skills[name] = rec.Skills[name]
+			delete(preserved, name)
 			continue
 		}
 		report.Removed++
@@ -255,14 +288,19 @@ func SyncTarget(ctx context.Context, t Target) (TargetReport, error) {
 		return report, fmt.Errorf("target %s: %w", dir, err)
 	}
 	report.Written = w.Stats().Written
+	for _, name := range sortedNames(preserved) {
+		report.Preserved = append(report.Preserved, preserved[name])
+	}
 	return report, jsonfile.Write(filepath.Join(dir, RecordName), next, 0o644)
 }
 
 // stageTarget stages one skill in a target. The staged result, when not
 // nil, must be waited for before the entry's files are known.
-func stageTarget(ctx context.Context, w *writer, live string, t Target, s TargetSkill, prev *TargetEntry, failed func(error)) (*TargetEntry, *staged, error) {
+// preserve is asked, only when live is about to be replaced, where to
+// keep it ("" when it need not be kept).
+func stageTarget(ctx context.Context, w *writer, live string, t Target, s TargetSkill, prev *TargetEntry, preserve func() (string, error), failed func(error)) (*TargetEntry, *staged, error) {
 	if t.Mode == Symlink && s.Dir != "" {
-		if err := w.stageLink(live, s.Dir, failed); err != nil {
+		if err := w.stageLink(live, s.Dir, preserve, failed); err != nil {
 			return nil, nil, err
 		}
 		return &TargetEntry{Hash: s.Hash, Mode: Symlink, Link: s.Dir}, nil, nil
@@ -278,7 +316,7 @@ func stageTarget(ctx context.Context, w *writer, live string, t Target, s Target
 			return prev, nil, nil
 		}
 	}
-	st, err := w.stage(ctx, live, s.Skill, old, stageOptions{maxSize: t.MaxSkillSize})
+	st, err := w.stage(ctx, live, s.Skill, old, stageOptions{maxSize: t.MaxSkillSize, preserve: preserve})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -305,15 +343,55 @@ func adopt(ctx context.Context, w *writer, live string, t Target, s TargetSkill)
 
 // stageLink queues live to become a symbolic link to target, unless it
 // already is one.
-func (w *writer) stageLink(live, target string, failed func(error)) error {
+func (w *writer) stageLink(live, target string, preserve func() (string, error), failed func(error)) error {
 	if cur, err := os.Readlink(live); err == nil && cur == target {
 		return nil
+	}
+	aside, err := preserve()
+	if err != nil {
+		return fmt.Errorf("keep the edited copy: %w", err)
 	}
 	staged := filepath.Join(w.staging, randomName())
 	if err := os.Symlink(target, staged); err != nil {
 		return err
 	}
 	w.count(Stats{Written: 1})
-	w.queue(&swap{staged: staged, live: live, failed: failed})
+	w.queue(&swap{staged: staged, live: live, aside: aside, failed: failed})
 	return nil
+}
+
+// entryEdited reports whether the user changed what skillsync made at
+// live, as its record entry says: a copy's files (changed, gone, added),
+// or a link that no longer points where it did. A missing entry is not
+// edited: there is nothing to keep.
+func (w *writer) entryEdited(live string, e *TargetEntry) bool {
+	if e.Mode == Copy {
+		return w.edited(live, &SkillRecord{Files: e.Files})
+	}
+	info, err := os.Lstat(live)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false
+	}
+	if err != nil || info.Mode()&fs.ModeSymlink == 0 {
+		return true
+	}
+	cur, err := os.Readlink(live)
+	return err != nil || cur != e.Link
+}
+
+// conflictPath returns a free path in dir's ConflictsName folder for a
+// copy of name, creating the folder (never through a link).
+func conflictPath(dir, name string) (string, error) {
+	conflicts := filepath.Join(dir, ConflictsName)
+	if err := atomicfile.MkdirNoFollow(conflicts, 0o755); err != nil {
+		return "", err
+	}
+	base := filepath.Join(conflicts, name+"-"+time.Now().UTC().Format("20060102T150405Z"))
+	p := base
+	for i := 2; ; i++ {
+		if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
+			return p, nil
+		}
+		p = fmt.Sprintf("%s-%d", base, i)
+	}
 }
