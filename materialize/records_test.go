@@ -229,3 +229,33 @@ func TestPlantedLinksAreNeverFollowed(t *testing.T) {
 		t.Errorf("files appeared outside: %v", entries)
 	}
 }
+
+func TestALinkedSkillIsReplacedEvenWhenItsContentMatches(t *testing.T) {
+	root := t.TempDir()
+	syncOnce(t, root, "r1", mkSkill("a", v1))
+	// Someone moves the skill out and links it back: every file still
+	// matches its record through the link.
+	outside := filepath.Join(t.TempDir(), "a")
+	live := filepath.Join(root, "src", "a")
+	if err := os.Rename(live, outside); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, live); err != nil {
+		t.Fatal(err)
+	}
+	c := open(t, root)
+	if c.Current(Source{Name: "src", Revision: "r1"}) {
+		t.Error("a cache with a linked skill is current")
+	}
+	c.Close()
+	_, st := syncOnce(t, root, "r2", mkSkill("a", v1))
+	if info, err := os.Lstat(live); err != nil || !info.IsDir() {
+		t.Fatalf("the link was kept: %v", err)
+	}
+	if st.Written != len(v1) {
+		t.Errorf("stats %+v: files behind a link were taken as the cache's own", st)
+	}
+	if readFile(t, filepath.Join(outside, "ref/notes.md")) != v1["ref/notes.md"] {
+		t.Error("the files behind the link were touched")
+	}
+}

@@ -105,6 +105,9 @@ type stager struct {
 	hasher  *skillHasher
 	read    int64  // bytes of the skill read so far
 	b       *build // started at the first file to write
+	// liveDir is set when live is a real directory; otherwise nothing in
+	// it is compared, let alone linked: a link there leads elsewhere.
+	liveDir bool
 	// dryRun never writes: the first difference ends the run.
 	dryRun bool
 }
@@ -130,7 +133,7 @@ func (w *writer) newStager(ctx context.Context, live string, s Skill, old *Skill
 	if maxSize > 0 && total > maxSize {
 		return nil, fmt.Errorf("the skill's files are %d bytes, over the limit of %d", total, maxSize)
 	}
-	return &stager{w: w, ctx: ctx, live: live, s: s, list: list, old: old, maxSize: maxSize, hasher: newSkillHasher()}, nil
+	return &stager{w: w, ctx: ctx, live: live, s: s, list: list, old: old, maxSize: maxSize, hasher: newSkillHasher(), liveDir: realDir(live)}, nil
 }
 
 // sameFile is a file whose live copy already is as wanted.
@@ -169,7 +172,7 @@ func (st *stager) run(o stageOptions) (*staged, error) {
 	for _, sf := range same {
 		rec.Files[sf.path] = sf.rec
 	}
-	changed := st.b != nil
+	changed := st.b != nil || !st.liveDir
 	if !changed && (st.old == nil || len(st.old.Files) != len(st.list) || st.w.verify || st.dryRun) {
 		// Every wanted file is in place; a file that should be gone may not be.
 		changed = len(extraFiles(st.live, rec.Files)) > 0
@@ -231,7 +234,7 @@ func (st *stager) file(f skill.File) (sameFile, bool, error) {
 	livePath := filepath.Join(st.live, filepath.FromSlash(f.Path))
 	st.hasher.begin(f.Path, size)
 	liveInfo, err := os.Lstat(livePath)
-	if err != nil || !liveInfo.Mode().IsRegular() || liveInfo.Size() != size {
+	if !st.liveDir || err != nil || !liveInfo.Mode().IsRegular() || liveInfo.Size() != size {
 		if st.dryRun {
 			return sameFile{}, false, errDiffers
 		}

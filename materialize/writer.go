@@ -181,9 +181,13 @@ func (w *writer) Stats() Stats {
 	return w.stats
 }
 
-// statMatches reports whether every recorded file of a live skill still
-// has the size, mtime and mode it was written with.
+// statMatches reports whether live is a real directory (not a link) and
+// every recorded file of it still has the size, mtime and mode it was
+// written with.
 func statMatches(live string, rec *SkillRecord) bool {
+	if !realDir(live) {
+		return false
+	}
 	for path, f := range rec.Files {
 		info, err := os.Lstat(filepath.Join(live, filepath.FromSlash(path)))
 		if err != nil || !info.Mode().IsRegular() || info.Size() != f.Size ||
@@ -260,12 +264,18 @@ func (w *writer) edited(live string, rec *SkillRecord) bool {
 	return len(extraFiles(live, rec.Files)) > 0
 }
 
+// realDir reports whether path is a directory and not a symbolic link.
+func realDir(path string) bool {
+	info, err := os.Lstat(path)
+	return err == nil && info.IsDir()
+}
+
 // linkable reports whether the live file at rel can be hard-linked into a
 // new version: live is a real directory and no element of rel is a
 // symbolic link, which could lead out of the destination.
 func linkable(live, rel string) bool {
 	p := live
-	if info, err := os.Lstat(p); err != nil || !info.IsDir() {
+	if !realDir(p) {
 		return false
 	}
 	elems := strings.Split(rel, "/")
