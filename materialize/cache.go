@@ -29,6 +29,11 @@ const (
 // ErrLocked is returned when another sync holds the cache.
 var ErrLocked = lockfile.ErrLocked
 
+// ErrCorrupt is wrapped by the error for a record file (a manifest, a
+// target record) that must not be used: not JSON, an unknown version, a
+// name that is not one safe path component.
+var ErrCorrupt = jsonfile.ErrCorrupt
+
 // Cache is an open .skills-cache: locked against other syncs, its staging
 // area emptied, its manifest loaded.
 type Cache struct {

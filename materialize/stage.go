@@ -153,7 +153,8 @@ func (st *stager) run(o stageOptions) (*staged, error) {
 		}
 		sf, ok, err := st.file(f)
 		if err != nil {
-			if !errors.Is(err, errDiffers) {
+			var fe *fileError
+			if !errors.Is(err, errDiffers) && !errors.As(err, &fe) {
 				err = &fileError{f.Path, err}
 			}
 			return nil, err
