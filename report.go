@@ -2,6 +2,7 @@ package skillsync
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"sort"
 
@@ -91,6 +92,26 @@ func (r *SyncReport) err() error {
 	}
 }
 
+// add takes in what the cache did to one source: its changes, its
+// warnings, and each skill it could not write as a problem. A skill a
+// frozen sync refused is in the frozen diff already.
+func (r *SyncReport) add(res materialize.Result) {
+	r.Changes = append(r.Changes, res.Changes...)
+	r.Warnings = append(r.Warnings, res.Warnings...)
+	for _, err := range res.Errors {
+		var refused *refusedError
+		var se *materialize.SkillError
+		switch {
+		case errors.As(err, &refused):
+		case errors.As(err, &se):
+			r.Problems = append(r.Problems, ProblemReport{Source: se.Source, Skill: se.Skill, Path: se.Path, Level: skill.Error,
+				Rule: "skill-unwritable", Message: err.Error() + "; it keeps its last good files"})
+		default:
+			r.Warnings = append(r.Warnings, err.Error())
+		}
+	}
+}
+
 func (r *SyncReport) addProblems(problems []skill.Problem) {
 	for _, p := range problems {
 		r.Problems = append(r.Problems, ProblemReport{Source: p.Source, Skill: p.Skill, Path: cmp.Or(p.File, p.Path), Level: p.Level, Rule: p.Rule, Message: p.Message})
@@ -111,11 +132,11 @@ func (r *SyncReport) summarize(cat *layering.Catalog) {
 	for _, c := range r.Changes {
 		name := c.Source + "/" + c.Name
 		switch c.Op {
-		case "added":
+		case materialize.Added:
 			r.Skills.Added = append(r.Skills.Added, name)
-		case "updated":
+		case materialize.Updated:
 			r.Skills.Updated = append(r.Skills.Updated, name)
-		case "removed":
+		case materialize.Removed:
 			r.Skills.Removed = append(r.Skills.Removed, name)
 		}
 	}

@@ -1,6 +1,9 @@
 package skillsync
 
 import (
+	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"maps"
@@ -8,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/skillsync/skillsync/config"
+	"github.com/skillsync/skillsync/lock"
 	"github.com/skillsync/skillsync/repository"
 )
 
@@ -82,4 +86,22 @@ func (e *Engine) checkNames(names []string) error {
 		}
 	}
 	return nil
+}
+
+// fingerprint digests every setting of a source that changes what it
+// yields, so that a config change is a change: the source is read and
+// materialized again even at the same revision.
+func (e *Engine) fingerprint(s config.Source) string {
+	desc := lock.Describe(s)
+	h := sha256.New()
+	for _, part := range []string{string(s.Kind), desc.URL, s.Ref, s.Path, e.sourceOptions(s).Fingerprint()} {
+		fmt.Fprintf(h, "%d:%s;", len(part), part)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:32]
+}
+
+// maxSkillSize is the cap the cache and the targets enforce on one skill,
+// behind discovery's own.
+func (e *Engine) maxSkillSize() int64 {
+	return cmp.Or(e.cfg.Limits.MaxSkillSize, repository.DefaultMaxSkillSize)
 }

@@ -2,8 +2,8 @@ package skillsync
 
 import (
 	"context"
+	"encoding/json"
 	"io"
-	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -110,8 +110,7 @@ type sourceRun struct {
 func (r *syncRun) do(ctx context.Context) (*SyncReport, error) {
 	e, report := r.e, r.report
 	var err error
-	report.Warnings = append(report.Warnings, r.cache.Warnings...)
-	warned := len(r.cache.Warnings)
+	report.Warnings = append(report.Warnings, r.cache.OpenWarnings()...)
 	if len(e.cfg.Sources) == 0 && len(r.cache.Manifest().Sources) > 0 && !r.opts.PruneAll {
 		return nil, usageErrorf("the config %s has no sources, and the cache holds %d: sync would remove them all; add sources, or run skillsync sync --prune-all to empty the cache",
 			e.cfg.File, len(r.cache.Manifest().Sources))
@@ -125,15 +124,10 @@ func (r *syncRun) do(ctx context.Context) (*SyncReport, error) {
 	for _, s := range sources {
 		report.Sources = append(report.Sources, r.syncSource(ctx, s))
 	}
-	changes, errs := r.cache.Prune(sourceNames(e.cfg.Sources))
-	report.Changes = append(report.Changes, changes...)
-	for _, err := range errs {
-		report.Warnings = append(report.Warnings, err.Error())
-	}
+	report.add(r.cache.Prune(sourceNames(e.cfg.Sources)))
 	if err := r.cache.Commit(ctx); err != nil {
 		return report, fmt.Errorf("write cache %s: %w", e.layout.CacheDir(), err)
 	}
-	report.Warnings = append(report.Warnings, r.cache.Warnings[warned:]...)
 	report.Files = r.cache.Stats()
 	cat, err := e.catalogFrom(ctx, r.cache.Manifest())
 	if err != nil {
@@ -236,10 +230,11 @@ func (r *syncRun) syncSource(ctx context.Context, s *sourceRun) SourceReport {
 // rep names, unless the cache already holds exactly that.
 func (r *syncRun) materialize(ctx context.Context, s *sourceRun, rep SourceReport) SourceReport {
 	name := s.cfg.Name
-	rev := rep.Revision
 	rec := r.cache.Manifest().Sources[name]
 	archived := r.usage.ArchivedIn(layering.Marketplace, name)
-	if r.frozen == nil && r.cache.Current(name, rev, excludedIn(rec, archived)) {
+	src := materialize.Source{Name: name, Revision: rep.Revision, Fingerprint: r.e.fingerprint(s.cfg),
+		Excluded: excludedIn(rec, archived), MaxSkillSize: r.e.maxSkillSize()}
+	if r.frozen == nil && r.cache.Current(src) {
 		rep.Skills = len(rec.Skills)
 		return rep
 	}
@@ -263,21 +258,15 @@ func (r *syncRun) materialize(ctx context.Context, s *sourceRun, rep SourceRepor
 		}
 		kept = append(kept, sk)
 	}
-	var check func(name, hash string) error
 	if r.frozen != nil {
-		check = frozenCheck(name, r.lock.Sources[name], r.frozen)
+		src.Check = frozenCheck(name, r.lock.Sources[name], r.frozen)
 	}
-	changes, errs := r.cache.SyncSource(ctx, name, rev, materialSkills(kept, s.cfg.Kind == repository.KindEmbedded), left, check)
-	r.report.Changes = append(r.report.Changes, changes...)
+	src.Skills, src.Excluded = materialSkills(kept, s.cfg.Kind == repository.KindEmbedded), left
+	res := r.cache.SyncSource(ctx, src)
+	r.report.add(res)
 	rep.Skills = len(r.cache.Manifest().Sources[name].Skills)
-	if len(changes) > 0 {
+	if len(res.Changes) > 0 {
 		rep.Status = StatusUpdated
-	}
-	var refused *refusedError
-	for _, err := range errs {
-		if !errors.As(err, &refused) {
-			r.report.Warnings = append(r.report.Warnings, err.Error())
-		}
 	}
 	return rep
 }
@@ -339,12 +328,18 @@ func dedupe(skills []skill.Skill) (kept, dropped []skill.Skill) {
 	return kept, dropped
 }
 
+// materialSkills turns discovered skills into what the cache writes, each
+// with its frontmatter to keep in the manifest: the read commands take it
+// from there and parse no SKILL.md.
 func materialSkills(skills []skill.Skill, guessModes bool) []materialize.Skill {
 	out := make([]materialize.Skill, 0, len(skills))
 	for _, s := range skills {
 		m := materialize.Skill{Name: s.Name, Files: s.Files, List: s.FileList(), GuessModes: guessModes}
 		if t, ok := s.Files.(*repository.TreeFS); ok {
 			m.Fingerprint = "git-tree:" + t.TreeHash()
+		}
+		if meta, err := json.Marshal(s.Meta()); err == nil {
+			m.Meta = meta
 		}
 		out = append(out, m)
 	}
@@ -358,8 +353,8 @@ func (e *Engine) recordSync(ctx context.Context, cat *layering.Catalog, report *
 	now := e.now()
 	var events []curator.Event
 	for _, c := range report.Changes {
-		events = append(events, curator.Event{TS: now, Actor: e.actor, Op: c.Op, Target: c.Source + "/" + c.Name,
-			BeforeHash: c.Before, AfterHash: c.After})
+		events = append(events, curator.Event{TS: now, Actor: e.actor, Op: string(c.Op), Target: c.Source + "/" + c.Name,
+			BeforeHash: c.Before.String(), AfterHash: c.After.String()})
 	}
 	if err := e.Audit().Append(events...); err != nil {
 		report.Warnings = append(report.Warnings, err.Error())
@@ -390,14 +385,14 @@ func (e *refusedError) Error() string { return e.msg }
 
 // frozenCheck refuses a skill whose hash differs from the lock's, and
 // records the difference.
-func frozenCheck(source string, locked *lock.Source, frozen *FrozenError) func(name, hash string) error {
-	return func(name, hash string) error {
+func frozenCheck(source string, locked *lock.Source, frozen *FrozenError) func(name string, hash materialize.Hash) error {
+	return func(name string, hash materialize.Hash) error {
 		want, ok := locked.Skills[name]
 		switch {
 		case !ok:
 			frozen.Diff = append(frozen.Diff, fmt.Sprintf("+ skill %s/%s is not in the lock", source, name))
-		case want != hash:
-			frozen.Diff = append(frozen.Diff, fmt.Sprintf("~ skill %s/%s: lock has %s, content hashes to %s", source, name, short(want), short(hash)))
+		case want != hash.String():
+			frozen.Diff = append(frozen.Diff, fmt.Sprintf("~ skill %s/%s: lock has %s, content hashes to %s", source, name, short(want), hash.Short()))
 		default:
 			return nil
 		}
@@ -427,7 +422,7 @@ func (e *Engine) newLock(m *materialize.Manifest, old *lock.File) *lock.File {
 		ls := lock.Describe(s)
 		ls.Revision = rec.Revision
 		for name, sk := range rec.Skills {
-			ls.Skills[name] = sk.Hash
+			ls.Skills[name] = sk.Hash.String()
 		}
 		l.Sources[s.Name] = ls
 	}
