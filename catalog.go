@@ -3,10 +3,10 @@ package skillsync
 import (
 	"context"
 	"encoding/json"
-	"maps"
-	"slices"
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 
 	"github.com/skillsync/skillsync/curator"
 	"github.com/skillsync/skillsync/layering"

@@ -3,8 +3,8 @@ package skillsync
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"fmt"
+	"io"
 	"slices"
 	"sort"
 	"time"

@@ -18,18 +18,18 @@ import (
 
 // rawConfig mirrors the file's keys.
 type rawConfig struct {
-	Workspace    string
-	User         string
-	Global       string
-	Strict       bool
-	Hidden       []string
+	Workspace     string
+	User          string
+	Global        string
+	Strict        bool
+	Hidden        []string
 	MaxFileSize   *int64
 	MaxSkillSize  *int64
 	MaxSourceSize *int64
 	MaxEntries    *int
 	Repositories  []rawSource
-	Targets      []rawTarget
-	Curator      struct {
+	Targets       []rawTarget
+	Curator       struct {
 		StaleAfter, ArchiveAfter, MinIdle *time.Duration
 		Layers                            []string
 		line                              int
@@ -68,11 +68,11 @@ type rawSource struct {
 
 func (r *rawConfig) fields() fields {
 	return fields{
-		"workspace":     &r.Workspace,
-		"user":          &r.User,
-		"global":        &r.Global,
-		"strict":        &r.Strict,
-		"hidden":        &r.Hidden,
+		"workspace":       &r.Workspace,
+		"user":            &r.User,
+		"global":          &r.Global,
+		"strict":          &r.Strict,
+		"hidden":          &r.Hidden,
 		"max_file_size":   &r.MaxFileSize,
 		"max_skill_size":  &r.MaxSkillSize,
 		"max_source_size": &r.MaxSourceSize,
