@@ -8,6 +8,7 @@
 //	  skillsync.lock            pinned revisions
 //	  skills/                   workspace layer
 //	    .usage.json             usage and curation state
+//	    .imported.json          how far each agent's records were imported
 //	    .audit/YYYY-MM-DD.jsonl audit log
 //	    .archive/<name>-<stamp>/ archived local skills
 //	    _drafts/<name>/         proposed skills; .rejected/ beside them
@@ -24,6 +25,7 @@ const (
 	SkillsName   = "skills"
 	CacheName    = ".skills-cache"
 	UsageName    = ".usage.json"
+	ImportedName = ".imported.json"
 	AuditName    = ".audit"
 	ArchiveName  = ".archive"
 	DraftsName   = "_drafts"
@@ -65,6 +67,10 @@ func (l Layout) UserSkillsDir() string {
 
 // UsageFile is the usage and curation state.
 func (l Layout) UsageFile() string { return filepath.Join(l.SkillsDir(), UsageName) }
+
+// ImportedFile records, per agent and per transcript, how far usage
+// import read, so importing twice counts nothing twice.
+func (l Layout) ImportedFile() string { return filepath.Join(l.SkillsDir(), ImportedName) }
 
 // AuditDir holds the audit log, one file a day.
 func (l Layout) AuditDir() string { return filepath.Join(l.SkillsDir(), AuditName) }
