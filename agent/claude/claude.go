@@ -350,7 +350,7 @@ func event(tool string, input json.RawMessage, cwd string) (ev agent.Event, ok, 
 			return ev, false, true
 		}
 		p := in.FilePath
-		if filepath.Base(p) != "SKILL.md" {
+		if !strings.EqualFold(filepath.Base(p), "SKILL.md") {
 			return ev, false, false
 		}
 		if !filepath.IsAbs(p) {
