@@ -3,6 +3,7 @@ package skillsync
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -211,4 +212,25 @@ func (e *Engine) Importer(name string) (agent.Importer, error) {
 		return claude.New(e.cfg.Workspace, projects), nil
 	}
 	return nil, usageErrorf("no importer for agent %q; the agents known are %s", name, strings.Join(ImporterNames(), ", "))
+}
+
+// ImportAll imports the records of every agent ImporterNames knows, as
+// ImportUsage does, and returns a report per agent. An agent that fails
+// does not stop the others; the errors are joined.
+func (e *Engine) ImportAll(ctx context.Context) ([]*ImportReport, error) {
+	var reports []*ImportReport
+	var errs []error
+	for _, name := range ImporterNames() {
+		imp, err := e.Importer(name)
+		if err == nil {
+			var r *ImportReport
+			if r, err = e.ImportUsage(ctx, imp, time.Time{}); r != nil {
+				reports = append(reports, r)
+			}
+		}
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return reports, errors.Join(errs...)
 }
