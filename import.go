@@ -33,6 +33,9 @@ type ImportReport struct {
 	// UnknownNames lists the first of them, sorted.
 	Unknown      int      `json:"unknown"`
 	UnknownNames []string `json:"unknown_names"`
+	// Hooked events were recorded already, as they happened, by the
+	// agent's hook; they are not counted again.
+	Hooked int `json:"hooked"`
 	// Malformed and TooLong lines were skipped; Before events were older
 	// than --since.
 	Malformed int `json:"malformed"`
@@ -40,6 +43,14 @@ type ImportReport struct {
 	Before    int `json:"before_since"`
 	// Reactivated are the stale skills a recorded use made active again.
 	Reactivated []string `json:"reactivated"`
+}
+
+// hookedKeep is how long a call a hook recorded waits in the journal for
+// the import that would count it again.
+const hookedKeep = 30 * 24 * time.Hour
+
+func (e *Engine) hooked() agent.Hooked {
+	return agent.Hooked{Path: e.layout.HookedFile(), Keep: hookedKeep}
 }
 
 // maxUnknownNames bounds the unknown names a report lists.
@@ -84,10 +95,26 @@ func (e *Engine) ImportUsage(ctx context.Context, imp agent.Importer, since time
 	}
 	report := &ImportReport{Agent: imp.Name(), Files: batch.Files, Rewritten: batch.Rewritten, Malformed: batch.Malformed,
 		TooLong: batch.TooLong, Before: batch.Before, UnknownNames: []string{}, Reactivated: []string{}}
+	var ids []string
+	for _, ev := range batch.Events {
+		if ev.ID != "" {
+			ids = append(ids, ev.ID)
+		}
+	}
+	// Claimed before the uses are recorded: should recording fail, the
+	// next import counts the claimed calls again, which moves no time.
+	hooked, err := e.hooked().Claim(ctx, imp.Name(), ids, e.now())
+	if err != nil {
+		return nil, err
+	}
 	skills := e.eventSkills(cat)
 	unknown := map[string]bool{}
 	var uses []curator.Use
 	for _, ev := range batch.Events {
+		if ev.ID != "" && hooked[ev.ID] {
+			report.Hooked++
+			continue
+		}
 		c, ok := skills.copyOf(ev)
 		if !ok {
 			report.Unknown++
@@ -124,12 +151,14 @@ func (e *Engine) ImportUsage(ctx context.Context, imp agent.Importer, since time
 	return report, nil
 }
 
-// RecordEvent records one event an agent reported as it happened (a
-// hook), through from, at the event's time or now: a use of the skill it
-// names or a view of the SKILL.md it read. It returns the skill's name,
-// or an *UnknownSkillError when the event names no visible skill of the
-// catalog.
-func (e *Engine) RecordEvent(ctx context.Context, ev agent.Event, from curator.Source) (string, error) {
+// RecordHook records one event the hook of the named agent reported as it
+// happened, through curator.FromHook, at the event's time or now: a use of
+// the skill it names or a view of the SKILL.md it read. It returns the
+// skill's name, or an *UnknownSkillError when the event names no visible
+// skill of the catalog. The call's id goes to the hooked journal, so an
+// import of the agent's records does not count it again; a journal that
+// cannot be written is a warning, the use is counted.
+func (e *Engine) RecordHook(ctx context.Context, agentName string, ev agent.Event) (string, error) {
 	cat, err := e.Catalog(ctx)
 	if err != nil {
 		return "", err
@@ -145,8 +174,13 @@ func (e *Engine) RecordEvent(ctx context.Context, ev agent.Event, from curator.S
 	if at.IsZero() {
 		at = e.now()
 	}
-	_, err = e.Usage().Record(ctx, curator.Use{Copy: c, View: ev.View, From: from, At: at, Actor: e.actor})
-	return c.Name, err
+	if _, err := e.Usage().Record(ctx, curator.Use{Copy: c, View: ev.View, From: curator.FromHook, At: at, Actor: e.actor}); err != nil {
+		return "", err
+	}
+	if err := e.hooked().Add(ctx, agentName, ev.ID, at); err != nil {
+		e.warnf("recorded the use of %s; an import of %s's records may count it again: %v", c.Name, agentName, err)
+	}
+	return c.Name, nil
 }
 
 // eventSkills maps what agents report to the copies of the visible

@@ -9,6 +9,7 @@
 //	  skills/                   workspace layer
 //	    .usage.json             usage and curation state
 //	    .imported.json          how far each agent's records were imported
+//	    .hooked.jsonl           tool calls hooks recorded, not yet imported
 //	    .audit/YYYY-MM-DD.jsonl audit log
 //	    .archive/<name>-<stamp>/ archived local skills
 //	    _drafts/<name>/         proposed skills; .rejected/ beside them
@@ -26,6 +27,7 @@ const (
 	CacheName    = ".skills-cache"
 	UsageName    = ".usage.json"
 	ImportedName = ".imported.json"
+	HookedName   = ".hooked.jsonl"
 	AuditName    = ".audit"
 	ArchiveName  = ".archive"
 	DraftsName   = "_drafts"
@@ -71,6 +73,10 @@ func (l Layout) UsageFile() string { return filepath.Join(l.SkillsDir(), UsageNa
 // ImportedFile records, per agent and per transcript, how far usage
 // import read, so importing twice counts nothing twice.
 func (l Layout) ImportedFile() string { return filepath.Join(l.SkillsDir(), ImportedName) }
+
+// HookedFile is the journal of the tool calls agents' hooks recorded, so
+// an import of the same calls does not count them again.
+func (l Layout) HookedFile() string { return filepath.Join(l.SkillsDir(), HookedName) }
 
 // AuditDir holds the audit log, one file a day.
 func (l Layout) AuditDir() string { return filepath.Join(l.SkillsDir(), AuditName) }

@@ -110,6 +110,9 @@ func (a *app) printImport(r *skillsync.ImportReport) {
 		}
 		fmt.Fprintf(a.stderr, "not recorded, no skill of this workspace: %s (%s)\n", strings.Join(names, ", "), plural(r.Unknown, "event"))
 	}
+	if r.Hooked > 0 {
+		fmt.Fprintf(a.stderr, "%s recorded already by the hook, not counted again\n", plural(r.Hooked, "call"))
+	}
 	if r.Rewritten > 0 {
 		fmt.Fprintf(a.stderr, "%s no longer began as imported before and were read again from the start\n", plural(r.Rewritten, "transcript"))
 	}

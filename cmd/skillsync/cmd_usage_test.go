@@ -297,3 +297,23 @@ func TestUseHookFindsProjectConfig(t *testing.T) {
 		t.Error("the hook wrote usage into the folder it ran in")
 	}
 }
+
+// TestHookThenImportCountsOnce: a Skill call the hook recorded is not
+// counted again when the transcript that holds it is imported.
+func TestHookThenImportCountsOnce(t *testing.T) {
+	ws, projects := claudeWorkspace(t)
+	in := `{"hook_event_name":"PostToolUse","tool_name":"Skill","tool_input":{"skill":"skillsync"},"tool_use_id":"toolu_abc","cwd":"` + ws + `"}`
+	if r := runIn(t, ws, noClaudeEnv, in, "use", "--hook", "claude"); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	appendTranscript(t, filepath.Join(projects, "s.jsonl"),
+		`{"type":"assistant","timestamp":"2026-03-01T10:00:00Z","cwd":"`+ws+`","message":{"content":[{"type":"tool_use","id":"toolu_abc","name":"Skill","input":{"skill":"skillsync"}}]}}`,
+		`{"type":"assistant","timestamp":"2026-03-01T10:05:00Z","cwd":"`+ws+`","message":{"content":[{"type":"tool_use","id":"toolu_def","name":"Skill","input":{"skill":"skillsync"}}]}}`)
+	r := runEnv(t, ws, noClaudeEnv, "usage", "import", "claude")
+	if r.code != 0 || !strings.Contains(r.stdout, "1 use and 0 views") || !strings.Contains(r.stderr, "1 call recorded already by the hook") {
+		t.Errorf("import: %d %q %s", r.code, r.stdout, r.stderr)
+	}
+	if s := usageOf(t, ws)["marketplace:builtin/skillsync"]; s.UseCount != 2 || s.LastSource != "hook" {
+		t.Errorf("skillsync = %+v, want 2 uses, the last through the hook", s)
+	}
+}

@@ -13,7 +13,6 @@ import (
 	"github.com/skillsync/skillsync"
 	"github.com/skillsync/skillsync/agent/claude"
 	"github.com/skillsync/skillsync/config"
-	"github.com/skillsync/skillsync/curator"
 )
 
 type useOptions struct {
@@ -123,7 +122,7 @@ func (a *app) runUseHook(ctx context.Context, opts *useOptions) error {
 	if err != nil {
 		return hookFailure(err)
 	}
-	recorded, err := eng.RecordEvent(ctx, ev, curator.FromHook)
+	recorded, err := eng.RecordHook(ctx, claude.Name, ev)
 	var unknown *skillsync.UnknownSkillError
 	if errors.As(err, &unknown) {
 		if !a.quiet {
