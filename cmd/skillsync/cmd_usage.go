@@ -23,6 +23,7 @@ func newUsageCommand(a *app, runF func(context.Context, *usageImportOptions) err
 		Long: `Record skill usage from agents' own records, for agents that never call
 skillsync. See also skillsync use (and its --hook) and skillsync mcp.`,
 		Args: args(cobra.NoArgs),
+		RunE: func(c *cobra.Command, _ []string) error { return c.Help() },
 	}
 	opts := &usageImportOptions{}
 	imp := &cobra.Command{
