@@ -41,6 +41,8 @@ type ImportReport struct {
 	Malformed int `json:"malformed"`
 	TooLong   int `json:"too_long"`
 	Before    int `json:"before_since"`
+	// Unreadable records were passed over this time, with why.
+	Unreadable []string `json:"unreadable"`
 	// Reactivated are the stale skills a recorded use made active again.
 	Reactivated []string `json:"reactivated"`
 }
@@ -94,7 +96,8 @@ func (e *Engine) ImportUsage(ctx context.Context, imp agent.Importer, since time
 		return nil, err
 	}
 	report := &ImportReport{Agent: imp.Name(), Files: batch.Files, Rewritten: batch.Rewritten, Malformed: batch.Malformed,
-		TooLong: batch.TooLong, Before: batch.Before, UnknownNames: []string{}, Reactivated: []string{}}
+		TooLong: batch.TooLong, Before: batch.Before, UnknownNames: []string{}, Reactivated: []string{},
+		Unreadable: append([]string{}, batch.Unreadable...)}
 	var ids []string
 	for _, ev := range batch.Events {
 		if ev.ID != "" {

@@ -65,4 +65,7 @@ type Batch struct {
 	Malformed, TooLong int
 	// Before counts events dropped because they were older than since.
 	Before int
+	// Unreadable says which records could not be read, and why; they keep
+	// their marks and are tried again next time.
+	Unreadable []string
 }

@@ -65,6 +65,8 @@ type Importer struct {
 	workspace []string // the workspace as given and as its links resolve
 	projects  string
 	maxLine   int
+	// read is agent.ReadNew; tests make it fail.
+	read func(ctx context.Context, path string, prev agent.Mark, maxLine int, fn func([]byte, int64) error) (agent.Read, error)
 }
 
 // ProjectsDir is where Claude Code keeps its transcripts for a user:
@@ -84,7 +86,7 @@ func ProjectsDir() (string, error) {
 // absolute path) whose transcripts are under projects (ProjectsDir).
 func New(root, projects string) *Importer {
 	root = filepath.Clean(root)
-	im := &Importer{workspace: []string{root}, projects: projects, maxLine: agent.MaxLine}
+	im := &Importer{workspace: []string{root}, projects: projects, maxLine: agent.MaxLine, read: agent.ReadNew}
 	if real, err := filepath.EvalSymlinks(root); err == nil && real != root {
 		im.workspace = append(im.workspace, real)
 	}
@@ -180,7 +182,7 @@ func (im *Importer) transcripts(dir string) ([]string, error) {
 // done left it and returns the skill tool calls (uses) and the reads of a
 // file named SKILL.md (views) it finds. Which SKILL.md files are the
 // workspace's skills is the caller's to decide. A transcript that cannot
-// be read is an error naming it.
+// be read is listed in the batch's Unreadable and keeps its mark.
 func (im *Importer) Import(ctx context.Context, since time.Time, done agent.Marks) (*agent.Batch, error) {
 	folders, err := im.folders()
 	if err != nil {
@@ -195,12 +197,21 @@ func (im *Importer) Import(ctx context.Context, since time.Time, done agent.Mark
 		for _, rel := range files {
 			key := filepath.ToSlash(rel)
 			path := filepath.Join(im.projects, rel)
-			r, err := agent.ReadNew(ctx, path, done[key], im.maxLine, func(line []byte, off int64) error {
+			r, err := im.read(ctx, path, done[key], im.maxLine, func(line []byte, off int64) error {
 				im.parse(b, line, fmt.Sprintf("%s@%d", path, off), fo, since)
 				return nil
 			})
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
 			if err != nil {
-				return nil, fmt.Errorf("read Claude Code transcript %s: %w", path, err)
+				// One transcript that cannot be read must not stop every
+				// import: it keeps its mark and is tried again next time.
+				b.Unreadable = append(b.Unreadable, err.Error())
+				if m, ok := done[key]; ok {
+					b.Marks[key] = m
+				}
+				continue
 			}
 			b.Marks[key] = r.Mark
 			b.TooLong += r.TooLong

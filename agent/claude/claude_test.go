@@ -230,3 +230,27 @@ func TestReadHook(t *testing.T) {
 		}
 	}
 }
+
+// TestImportPassesOverUnreadable: a transcript that cannot be read is
+// listed and keeps its mark; the others are imported.
+func TestImportPassesOverUnreadable(t *testing.T) {
+	ws, projects := t.TempDir(), t.TempDir()
+	folder := FolderName(ws)
+	transcript(t, projects, folder, "a.jsonl", skillLine("2026-03-01T10:00:00Z", ws, "t1", `{"skill":"pdf"}`))
+	transcript(t, projects, folder, "b.jsonl", skillLine("2026-03-01T10:00:00Z", ws, "t2", `{"skill":"xlsx"}`))
+	im := New(ws, projects)
+	old := agent.Mark{Offset: 1, Hash: "kept"}
+	im.read = func(ctx context.Context, path string, prev agent.Mark, max int, fn func([]byte, int64) error) (agent.Read, error) {
+		if strings.HasSuffix(path, "b.jsonl") {
+			return agent.Read{Mark: prev}, errors.New("open " + path + ": input/output error")
+		}
+		return agent.ReadNew(ctx, path, prev, max, fn)
+	}
+	b, err := im.Import(context.Background(), time.Time{}, agent.Marks{folder + "/b.jsonl": old})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if summary(b.Events) != "use:pdf" || len(b.Unreadable) != 1 || !strings.Contains(b.Unreadable[0], "b.jsonl") || b.Marks[folder+"/b.jsonl"] != old {
+		t.Errorf("events %s, unreadable %v, marks %v", summary(b.Events), b.Unreadable, b.Marks)
+	}
+}

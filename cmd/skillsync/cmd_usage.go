@@ -101,6 +101,9 @@ func (a *app) printImport(r *skillsync.ImportReport) {
 	if len(r.Reactivated) > 0 {
 		fmt.Fprintf(a.stdout, "active again: %s\n", safe(strings.Join(r.Reactivated, ", ")))
 	}
+	for _, u := range r.Unreadable {
+		a.warn("passed over, tried again next time: %s", safe(u))
+	}
 	if a.quiet {
 		return
 	}
