@@ -105,12 +105,16 @@ type Limits struct {
 type Schedule struct {
 	Sync   string
 	Curate string
+	// Import is when the daemon imports the usage agents recorded
+	// themselves (Claude Code's transcripts).
+	Import string
 }
 
 // The daemon's default schedules.
 const (
 	DefaultSyncSchedule   = "@every 15m"
 	DefaultCurateSchedule = "0 3 * * *"
+	DefaultImportSchedule = "@every 1h"
 )
 
 // Target is one entry of targets:.
@@ -165,7 +169,7 @@ func Default() (*Config, error) {
 		Sources:   []Source{{Name: "builtin", Kind: repository.KindEmbedded, Embedded: "builtin"}},
 		Limits:    Limits{MaxFileSize: DefaultMaxFileSize},
 		Curator:   curator.DefaultPolicy(),
-		Schedule:  Schedule{Sync: DefaultSyncSchedule, Curate: DefaultCurateSchedule},
+		Schedule:  Schedule{Sync: DefaultSyncSchedule, Curate: DefaultCurateSchedule, Import: DefaultImportSchedule},
 	}
 	if err := checkWorkspace(cfg.Workspace); err != nil {
 		return nil, &Error{File: "the default config", Errs: []error{err}}

@@ -35,8 +35,8 @@ type rawConfig struct {
 		line                              int
 	}
 	Schedule struct {
-		Sync, Curate string
-		line         int
+		Sync, Curate, Import string
+		line                 int
 	}
 }
 
@@ -86,7 +86,7 @@ func (r *rawConfig) fields() fields {
 		}),
 		"schedule": nested(func(n *yaml.Node) []error {
 			r.Schedule.line = n.Line
-			return decodeMapping(n, "schedule", fields{"sync": &r.Schedule.Sync, "curate": &r.Schedule.Curate})
+			return decodeMapping(n, "schedule", fields{"sync": &r.Schedule.Sync, "curate": &r.Schedule.Curate, "import": &r.Schedule.Import})
 		}),
 		"targets": nested(func(n *yaml.Node) []error {
 			return decodeList(n, "targets", func(i int, n *yaml.Node) []error {
@@ -230,8 +230,9 @@ func (r *rawConfig) resolveCurator(cfg *Config) []error {
 			}
 		}
 	}
-	cfg.Schedule = Schedule{Sync: cmp.Or(r.Schedule.Sync, DefaultSyncSchedule), Curate: cmp.Or(r.Schedule.Curate, DefaultCurateSchedule)}
-	for _, f := range [][2]string{{"sync", cfg.Schedule.Sync}, {"curate", cfg.Schedule.Curate}} {
+	cfg.Schedule = Schedule{Sync: cmp.Or(r.Schedule.Sync, DefaultSyncSchedule), Curate: cmp.Or(r.Schedule.Curate, DefaultCurateSchedule),
+		Import: cmp.Or(r.Schedule.Import, DefaultImportSchedule)}
+	for _, f := range [][2]string{{"sync", cfg.Schedule.Sync}, {"curate", cfg.Schedule.Curate}, {"import", cfg.Schedule.Import}} {
 		if err := daemon.ParseSchedule(f[0], f[1]); err != nil {
 			errs = append(errs, fmt.Errorf("line %d: %w", r.Schedule.line, err))
 		}
