@@ -24,6 +24,7 @@ type rawConfig struct {
 	Strict       bool
 	Hidden       []string
 	MaxFileSize  *int64
+	GitHost      string
 	Repositories []rawSource
 	Targets      []rawTarget
 	Curator      struct {
@@ -54,6 +55,7 @@ type rawSource struct {
 	Timeout                time.Duration
 	Auth                   repository.GitAuth
 	AllowInlineCredentials bool
+	Skills, Exclude        []string
 	line                   int
 }
 
@@ -65,6 +67,8 @@ func (r *rawConfig) fields() fields {
 		"strict":        &r.Strict,
 		"hidden":        &r.Hidden,
 		"max_file_size": &r.MaxFileSize,
+		// where skillsync add resolves owner/repo
+		"default_git_host": &r.GitHost,
 		"curator": nested(func(n *yaml.Node) []error {
 			c := &r.Curator
 			c.line = n.Line
@@ -103,6 +107,8 @@ func (rs *rawSource) decode(n *yaml.Node, where string) []error {
 		"depth":                    &rs.Depth,
 		"timeout":                  &rs.Timeout,
 		"allow_inline_credentials": &rs.AllowInlineCredentials,
+		"skills":                   &rs.Skills,
+		"exclude":                  &rs.Exclude,
 		"auth": nested(func(n *yaml.Node) []error {
 			a := &rs.Auth
 			return decodeMapping(n, where+".auth", fields{
@@ -127,6 +133,8 @@ func (r *rawConfig) resolve(base string) (*Config, []error) {
 		Strict:    r.Strict,
 		Hidden:    r.Hidden,
 		Limits:    Limits{MaxFileSize: DefaultMaxFileSize},
+
+		DefaultGitHost: r.GitHost,
 	}
 	if err := checkWorkspace(cfg.Workspace); err != nil {
 		errs = append(errs, err)
@@ -211,7 +219,7 @@ func (r *rawConfig) resolveCurator(cfg *Config) []error {
 // resolve checks one repositories: entry and names it.
 func (rs rawSource) resolve(base, where string) (Source, error) {
 	src := Source{Embedded: rs.Embedded, Git: rs.Git, Ref: rs.Ref, Path: rs.Path,
-		Depth: DefaultDepth, Timeout: rs.Timeout, Auth: rs.Auth, Line: rs.line}
+		Depth: DefaultDepth, Timeout: rs.Timeout, Auth: rs.Auth, Skills: rs.Skills, Exclude: rs.Exclude, Line: rs.line}
 	kinds := 0
 	for _, v := range []string{rs.Embedded, rs.Dir, rs.Git} {
 		if v != "" {
