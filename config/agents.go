@@ -279,7 +279,7 @@ func AgentTargets(names []string, global bool) (targets []AgentTarget, skipped [
 		seen[a.Name] = true
 		dir := a.Project
 		if global {
-			if dir, err = a.userTarget(); err != nil {
+			if dir, err = a.UserTarget(); err != nil {
 				return nil, nil, fmt.Errorf("agent %s: %w", a.Name, err)
 			}
 		} else if dir == "skills" {
@@ -299,8 +299,9 @@ func AgentTargets(names []string, global bool) (targets []AgentTarget, skipped [
 	return targets, skipped, nil
 }
 
-// userTarget is the agent's user folder as a config target.
-func (a Agent) userTarget() (string, error) {
+// UserTarget is the agent's user folder as a config target: "~/..." when
+// it is below the home directory, else absolute.
+func (a Agent) UserTarget() (string, error) {
 	dir, err := a.UserDir()
 	if err != nil {
 		return "", err

@@ -341,3 +341,8 @@ func AddTarget(name, dir string) (added bool, err error) {
 // ErrNotFound is returned by the editing functions for a source or skill
 // the config does not name.
 var ErrNotFound = errors.New("not in the config")
+
+// ErrLastSkill is returned by RemoveSkill for the only name of a source's
+// skills: a source with nothing selected takes every skill, the opposite
+// of what removing a skill asks for.
+var ErrLastSkill = errors.New("cannot remove the last selected skill")

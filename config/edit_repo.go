@@ -338,9 +338,8 @@ func RemoveRepository(file, name string) (Source, *Config, error) {
 
 // RemoveSkill removes skill from the skills: of the source named name in
 // the config file at file. A source that takes every skill, or whose
-// skills: does not name skill, is an error wrapping ErrNotFound, and so
-// is removing its last name: a source with nothing selected would take
-// every skill again.
+// skills: does not name skill, is an error wrapping ErrNotFound; removing
+// its last name is ErrLastSkill.
 func RemoveSkill(file, name, skill string) (*Config, error) {
 	d, err := openDocument(file)
 	if err != nil {
@@ -359,10 +358,18 @@ func RemoveSkill(file, name, skill string) (*Config, error) {
 	}
 	rest := slices.DeleteFunc(slices.Clone(s.Skills), func(n string) bool { return n == skill })
 	if len(rest) == 0 {
-		return nil, fmt.Errorf("%s is the only skill source %s selects; removing it would select every skill: remove the source instead (skillsync remove %s)", skill, name, name)
+		return nil, fmt.Errorf("%w: %s is the only skill source %s selects, and without it the source would take every skill; remove the source instead (skillsync remove %s)", ErrLastSkill, skill, name, name)
 	}
 	if err := d.setSourceList(i, "skills", rest); err != nil {
 		return nil, &Error{File: d.file, Errs: []error{err}}
 	}
 	return d.save()
+}
+
+// Source resolves e as a config entry of a file in the folder base would
+// be: named (derived as the config derives it when e.Name is ""), with
+// its directory absolute and the defaults filled in.
+func (e Entry) Source(base string) (Source, error) {
+	rs := rawSource{Name: e.Name, Git: e.Git, Ref: e.Ref, Path: e.Path, Dir: e.Dir, Skills: e.Skills}
+	return rs.resolve(base, "source")
 }
