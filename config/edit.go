@@ -40,6 +40,11 @@ func openDocument(name string) (*document, error) {
 	if err != nil {
 		return nil, fmt.Errorf("config %s: %w", name, err)
 	}
+	if info, err := os.Lstat(abs); err == nil && info.Mode()&fs.ModeSymlink != 0 {
+		// Replacing the file would replace the link; writing through it
+		// would write where skillsync was not pointed. Neither is asked.
+		return nil, fmt.Errorf("config %s is a symbolic link: edit the file it points to, or name that file with --config", abs)
+	}
 	data, err := readFile(abs)
 	if err != nil {
 		return nil, &Error{File: abs, Errs: []error{err}}

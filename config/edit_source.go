@@ -53,16 +53,19 @@ var (
 //     absolute.
 func ParseSource(arg, host string) (Entry, error) {
 	s := strings.TrimSpace(arg)
+	lower := strings.ToLower(s)
 	switch {
 	case s == "":
 		return Entry{}, fmt.Errorf("no source given")
 	case strings.ContainsAny(s, "\n\r\x00"):
-		return Entry{}, fmt.Errorf("source %q holds a control character", s)
+		return Entry{}, fmt.Errorf("source %q holds a control character", redactArg(s))
+	case hasCredentials(s):
+		return Entry{}, fmt.Errorf("source %s holds credentials, which would be written into the config and shared with it; give the URL without them and set auth.password_env (or password_file, ssh_key_file) on the entry", redactArg(s))
 	case s == "." || s == ".." || strings.HasPrefix(s, "/") || strings.HasPrefix(s, "./") || strings.HasPrefix(s, "../") || s == "~" || strings.HasPrefix(s, "~/"):
 		return localEntry(s)
-	case strings.HasPrefix(s, "file://"), strings.HasPrefix(s, "ssh://"), strings.HasPrefix(s, "git://"), scpLike.MatchString(s):
+	case strings.HasPrefix(lower, "file://"), strings.HasPrefix(lower, "ssh://"), strings.HasPrefix(lower, "git://"), scpLike.MatchString(s):
 		return Entry{Git: s}, nil
-	case strings.HasPrefix(s, "https://"), strings.HasPrefix(s, "http://"):
+	case strings.HasPrefix(lower, "https://"), strings.HasPrefix(lower, "http://"):
 		return webEntry(s)
 	}
 	if m := shorthand.FindStringSubmatch(s); m != nil {
@@ -80,7 +83,42 @@ func ParseSource(arg, host string) (Entry, error) {
 			return localEntry(s)
 		}
 	}
-	return Entry{}, fmt.Errorf("source %q: not owner/repo, a git URL or a directory (write ./%s for a directory here)", s, s)
+	return Entry{}, fmt.Errorf("source %q: not owner/repo, a git URL or a directory (write ./%s for a directory here)", redactArg(s), redactArg(s))
+}
+
+// hasCredentials reports whether a URL carries a secret: any user
+// information in an http(s) URL (a token may stand where the user name
+// does), a password in any other.
+func hasCredentials(s string) bool {
+	scheme, rest, ok := strings.Cut(s, "://")
+	if !ok {
+		// scp-like user:password@host:path
+		at := strings.Index(s, "@")
+		return at > 0 && strings.Contains(s[:at], ":")
+	}
+	host, _, _ := strings.Cut(rest, "/")
+	user, _, hasUser := strings.Cut(host, "@")
+	if !hasUser {
+		return false
+	}
+	scheme = strings.ToLower(scheme)
+	return scheme == "http" || scheme == "https" || strings.Contains(user, ":")
+}
+
+// redactArg hides what stands before an "@" in the host part of s, so no
+// message repeats a credential.
+func redactArg(s string) string {
+	head, rest, ok := strings.Cut(s, "://")
+	if !ok {
+		head, rest = "", s
+	} else {
+		head += "://"
+	}
+	host, _, _ := strings.Cut(rest, "/")
+	if at := strings.LastIndex(host, "@"); at >= 0 {
+		return head + "***" + rest[at:]
+	}
+	return s
 }
 
 func localEntry(s string) (Entry, error) {
@@ -104,7 +142,7 @@ func localEntry(s string) (Entry, error) {
 func webEntry(s string) (Entry, error) {
 	u, err := url.Parse(s)
 	if err != nil || u.Host == "" {
-		return Entry{}, fmt.Errorf("source %q is not a URL", s)
+		return Entry{}, fmt.Errorf("source %q is not a URL", redactArg(s))
 	}
 	parts := strings.Split(strings.Trim(u.Path, "/"), "/")
 	at, rest := -1, 0

@@ -169,6 +169,20 @@ func TestAddRepositoryShapes(t *testing.T) {
 	}
 }
 
+func TestEditRefusesALink(t *testing.T) {
+	real := writeConfig(t, "repositories: []\n")
+	link := filepath.Join(t.TempDir(), FileName)
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := AddRepository(link, Entry{Git: "file:///r"}); err == nil || !strings.Contains(err.Error(), "symbolic link") {
+		t.Errorf("an edit through a link: %v", err)
+	}
+	if info, err := os.Lstat(link); err != nil || info.Mode()&os.ModeSymlink == 0 || readText(t, real) != "repositories: []\n" {
+		t.Error("the link or its file changed")
+	}
+}
+
 func TestAddRepositoryDir(t *testing.T) {
 	path := writeConfig(t, "repositories: []\n")
 	base := filepath.Dir(path)
@@ -296,6 +310,18 @@ func TestParseSource(t *testing.T) {
 		if got, err := ParseSource(bad, host); err == nil {
 			t.Errorf("ParseSource(%q) = %+v, want an error", bad, got)
 		}
+	}
+	// A credential in a source would be written into a config that is
+	// committed and shared: refused, and never repeated in the message.
+	for _, secret := range []string{"https://x-access-token:s3cret@github.com/a/b", "https://s3cret@github.com/a/b/tree/main/x",
+		"ssh://git:s3cret@host/a/b", "git:s3cret@host:a/b", "HTTP://s3cret@host/a"} {
+		_, err := ParseSource(secret, host)
+		if err == nil || !strings.Contains(err.Error(), "credentials") || strings.Contains(err.Error(), "s3cret") {
+			t.Errorf("ParseSource(%q): %v", secret, err)
+		}
+	}
+	if _, err := ParseSource("ssh://git@host/a/b", host); err != nil {
+		t.Errorf("an ssh user name is no secret: %v", err)
 	}
 }
 

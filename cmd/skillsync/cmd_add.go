@@ -7,12 +7,15 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/skillsync/skillsync"
 	"github.com/skillsync/skillsync/config"
+	"github.com/skillsync/skillsync/repository"
 	"github.com/skillsync/skillsync/skill"
 )
 
@@ -117,10 +120,7 @@ func (a *app) runAdd(ctx context.Context, opts *addOptions) error {
 	}
 	file := a.configFile()
 	out := addJSON{Config: file, Skills: []string{}, Targets: []string{}}
-	if out.Created, err = ensureConfig(file); err != nil {
-		return err
-	}
-	cfg, err := config.Load(file)
+	cfg, err := a.configOrDefault(file)
 	if err != nil {
 		return err
 	}
@@ -129,6 +129,16 @@ func (a *app) runAdd(ctx context.Context, opts *addOptions) error {
 		return err
 	}
 	entry.Name, entry.Skills = opts.name, opts.skills
+	if !opts.noSync {
+		// A source that cannot be read, or lacks a skill asked for, is not
+		// written into the config, where every later sync would fail on it.
+		if err := a.checkOffer(ctx, cfg, entry); err != nil {
+			return err
+		}
+	}
+	if out.Created, err = ensureConfig(file); err != nil {
+		return err
+	}
 	res, err := config.AddRepository(file, entry)
 	if err != nil {
 		return err
@@ -170,6 +180,55 @@ func (a *app) runAdd(ctx context.Context, opts *addOptions) error {
 		}
 	}
 	return err
+}
+
+// configOrDefault loads the config at file, or the built-in default when
+// there is none yet (add writes the starter then).
+func (a *app) configOrDefault(file string) (*config.Config, error) {
+	if _, err := os.Lstat(file); errors.Is(err, fs.ErrNotExist) {
+		return config.Default()
+	}
+	return config.Load(file)
+}
+
+// checkOffer reads what entry offers, as ls-remote does, and refuses a
+// source without skills or without a skill --skill names.
+func (a *app) checkOffer(ctx context.Context, cfg *config.Config, entry config.Entry) error {
+	src, err := entry.Source(cfg.Workspace)
+	if err != nil {
+		return usageError("%w", err)
+	}
+	progress := a.progress()
+	eng := skillsync.NewEngine(cfg, append(progress.option(), skillsync.WithWarnings(func(w string) { a.warn("%s", w) }))...)
+	offer, err := eng.Preview(ctx, src)
+	progress.clear()
+	if err != nil {
+		return fmt.Errorf("%w; nothing was added (--no-sync adds it unchecked)", err)
+	}
+	var names []string
+	for _, s := range offer.Skills {
+		names = append(names, s.Name)
+	}
+	if len(names) == 0 {
+		a.reportProblems(offer.Problems)
+		return fmt.Errorf("%s offers no skill at %s; nothing was added (--path names its folder of skills; --no-sync adds it anyway)", safe(describeEntry(entry)), shortRev(offer.Revision))
+	}
+	for _, want := range entry.Skills {
+		if !slices.ContainsFunc(names, func(n string) bool { return selects(want, n) }) {
+			return usageError("%s offers no skill %s (it has: %s); nothing was added", safe(describeEntry(entry)), safe(want), safe(strings.Join(names, ", ")))
+		}
+	}
+	return nil
+}
+
+// selects reports whether the --skill value want, a name or a glob,
+// selects the skill name; names compare ignoring case.
+func selects(want, name string) bool {
+	if strings.EqualFold(want, name) {
+		return true
+	}
+	ok, err := path.Match(strings.ToLower(want), strings.ToLower(name))
+	return err == nil && ok
 }
 
 // ensureConfig writes the starter config at file when there is none and
@@ -228,7 +287,7 @@ func describeEntry(e config.Entry) string {
 	if e.Dir != "" {
 		return e.Dir
 	}
-	s := e.Git
+	s := repository.RedactURL(e.Git)
 	if e.Ref != "" {
 		s += "@" + e.Ref
 	}

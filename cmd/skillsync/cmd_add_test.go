@@ -365,3 +365,39 @@ func TestAddFlags(t *testing.T) {
 		t.Errorf("agents with an argument: %v", err)
 	}
 }
+
+// TestAddChecksFirst: a source that cannot be read, offers no skill, or
+// lacks a skill --skill names is not written into the config, where every
+// later sync would fail on it.
+func TestAddChecksFirst(t *testing.T) {
+	team := newTeamRepo(t)
+	ws := t.TempDir()
+	if r := runEnv(t, ws, team.env(), "add", "acme/missing"); r.code != 1 || !strings.Contains(r.stderr, "nothing was added") {
+		t.Errorf("a missing repository: %d %s", r.code, r.stderr)
+	}
+	if exists(filepath.Join(ws, "skillsync.yaml")) {
+		t.Error("a failed add wrote the starter config")
+	}
+	if r := runEnv(t, ws, team.env(), "add", "acme/team-skills", "--skill", "pfd"); r.code != 2 || !strings.Contains(r.stderr, "offers no skill pfd (it has: docx, pdf, release-notes)") {
+		t.Errorf("a skill the repository lacks: %d %s", r.code, r.stderr)
+	}
+	if r := runEnv(t, ws, team.env(), "add", "acme/team-skills", "--path", "nothing"); r.code != 1 || !strings.Contains(r.stderr, "nothing was added") {
+		t.Errorf("a path without skills: %d %s", r.code, r.stderr)
+	}
+	empty := filepath.Join(ws, "empty")
+	if err := os.Mkdir(empty, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if r := run(t, ws, "add", "./empty"); r.code != 1 || !strings.Contains(r.stderr, "offers no skill") {
+		t.Errorf("an empty directory: %d %s", r.code, r.stderr)
+	}
+	if exists(filepath.Join(ws, "skillsync.yaml")) {
+		t.Error("a refused add wrote the config")
+	}
+	if r := runEnv(t, ws, team.env(), "add", "acme/team-skills", "--skill", "PDF*", "--skill", "docx"); r.code != 0 {
+		t.Errorf("a glob and a name: %d %s", r.code, r.stderr)
+	}
+	if r := run(t, ws, "add", "./empty", "--no-sync"); r.code != 0 {
+		t.Errorf("--no-sync adds without a check: %d %s", r.code, r.stderr)
+	}
+}

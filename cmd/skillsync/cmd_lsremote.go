@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/skillsync/skillsync"
+	"github.com/skillsync/skillsync/repository"
 	"github.com/skillsync/skillsync/skill"
 )
 
@@ -90,7 +91,7 @@ func (a *app) lsRemote(ctx context.Context, opts *lsRemoteOptions) error {
 	if err != nil {
 		return err
 	}
-	out := lsRemoteJSON{Source: offer.Source, Git: src.Git, Ref: src.Ref, Path: src.Path, Revision: offer.Revision,
+	out := lsRemoteJSON{Source: offer.Source, Git: repository.RedactURL(src.Git), Ref: src.Ref, Path: src.Path, Revision: offer.Revision,
 		Skills: []offeredSkill{}, Problems: orEmpty(offer.Problems)}
 	if src.Dir != "" {
 		out.Dir = filepath.Clean(src.Dir)
