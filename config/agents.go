@@ -1,30 +1,315 @@
 package config
 
-// Agent is an agent that reads skills from folders of its own.
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Agent is an agent that reads skills from folders of its own: one in a
+// project, one for its user.
 type Agent struct {
-	// Name is what --agent takes.
+	// Name is what --agent takes, spelled as npx skills and gh skill
+	// spell it.
 	Name string
+	// Aliases are other names --agent takes for it.
+	Aliases []string
+	// Display is the agent's product name.
+	Display string
 	// Project is the folder the agent reads in a project, relative to the
-	// workspace.
+	// workspace, slash-separated.
 	Project string
+	// User is the folder the agent reads for its user on any project:
+	// "~/..." below the home directory, or "$XDG_CONFIG_HOME/..." below
+	// $XDG_CONFIG_HOME (~/.config when unset, on every system, as the
+	// agents themselves do).
+	User string
+	// UserEnv names a variable that moves the agent's home; when it is
+	// set, the user folder is $UserEnv/skills.
+	UserEnv string
+	// Detect are paths, in User's form, whose presence means the agent is
+	// installed here; the user folder itself counts too.
+	Detect []string
 }
 
-// agents is the table of known agents.
+// agents is the table, sorted by name. Each row cites where its folders
+// come from:
+//
+//	[npx]  vercel-labs/skills src/agents.ts at 82dd76bd (2026-02-14), the
+//	       table npx skills installs by; its README lists the same paths.
+//	[gh]   cli/cli internal/skills/registry/registry.go, the table of
+//	       gh skill install (GitHub CLI 2.90+).
+//	[docs] the agent's own documentation, named in the row.
+//
+// Where the sources disagree the row says which one it follows.
 var agents = []Agent{
-	{Name: "claude", Project: ".claude/skills"},
-	{Name: "codex", Project: ".agents/skills"},
-	{Name: "opencode", Project: ".opencode/skills"},
+	// [npx] adal, [gh] adal.
+	{Name: "adal", Display: "AdaL", Project: ".adal/skills", User: "~/.adal/skills", Detect: []string{"~/.adal"}},
+	// [npx] amp: global $XDG_CONFIG_HOME/agents/skills, installed when $XDG_CONFIG_HOME/amp exists.
+	{Name: "amp", Display: "Amp", Project: ".agents/skills", User: "$XDG_CONFIG_HOME/agents/skills", Detect: []string{"$XDG_CONFIG_HOME/amp"}},
+	// [npx] antigravity (.agent/skills in a project); [gh] has .agents/skills there.
+	{Name: "antigravity", Display: "Antigravity", Project: ".agent/skills", User: "~/.gemini/antigravity/skills", Detect: []string{"~/.gemini/antigravity"}},
+	// [npx] augment.
+	{Name: "augment", Display: "Augment", Project: ".augment/skills", User: "~/.augment/skills", Detect: []string{"~/.augment"}},
+	// [gh] bob.
+	{Name: "bob", Display: "IBM Bob", Project: ".bob/skills", User: "~/.bob/skills", Detect: []string{"~/.bob"}},
+	// [npx] claude-code, [gh] claude-code; [docs] code.claude.com/docs/en/skills
+	// (personal ~/.claude/skills, project .claude/skills). CLAUDE_CONFIG_DIR
+	// moves ~/.claude, as both tools honour.
+	{Name: "claude-code", Aliases: []string{"claude"}, Display: "Claude Code", Project: ".claude/skills", User: "~/.claude/skills", UserEnv: "CLAUDE_CONFIG_DIR", Detect: []string{"~/.claude"}},
+	// [npx] cline; [gh] reads .agents/skills instead.
+	{Name: "cline", Display: "Cline", Project: ".cline/skills", User: "~/.cline/skills", Detect: []string{"~/.cline"}},
+	// [npx] codebuddy.
+	{Name: "codebuddy", Display: "CodeBuddy", Project: ".codebuddy/skills", User: "~/.codebuddy/skills", Detect: []string{"~/.codebuddy"}},
+	// [npx] codex, [gh] codex; [docs] developers.openai.com/codex/skills
+	// (.agents/skills in a repository). CODEX_HOME moves ~/.codex.
+	{Name: "codex", Display: "Codex", Project: ".agents/skills", User: "~/.codex/skills", UserEnv: "CODEX_HOME", Detect: []string{"~/.codex"}},
+	// [npx] command-code.
+	{Name: "command-code", Display: "Command Code", Project: ".commandcode/skills", User: "~/.commandcode/skills", Detect: []string{"~/.commandcode"}},
+	// [npx] continue.
+	{Name: "continue", Display: "Continue", Project: ".continue/skills", User: "~/.continue/skills", Detect: []string{"~/.continue"}},
+	// [gh] cortex.
+	{Name: "cortex", Display: "Cortex Code", Project: ".cortex/skills", User: "~/.snowflake/cortex/skills", Detect: []string{"~/.snowflake/cortex"}},
+	// [npx] crush (~/.config written out, not $XDG_CONFIG_HOME).
+	{Name: "crush", Display: "Crush", Project: ".crush/skills", User: "~/.config/crush/skills", Detect: []string{"~/.config/crush"}},
+	// [npx] cursor; [gh] has .agents/skills in a project.
+	{Name: "cursor", Display: "Cursor", Project: ".cursor/skills", User: "~/.cursor/skills", Detect: []string{"~/.cursor"}},
+	// [gh] deepagents.
+	{Name: "deepagents", Display: "Deep Agents", Project: ".agents/skills", User: "~/.deepagents/agent/skills", Detect: []string{"~/.deepagents"}},
+	// [npx] droid (Factory).
+	{Name: "droid", Display: "Droid", Project: ".factory/skills", User: "~/.factory/skills", Detect: []string{"~/.factory"}},
+	// [gh] firebender.
+	{Name: "firebender", Display: "Firebender", Project: ".agents/skills", User: "~/.firebender/skills", Detect: []string{"~/.firebender"}},
+	// [npx] gemini-cli, [gh] gemini-cli.
+	{Name: "gemini-cli", Aliases: []string{"gemini"}, Display: "Gemini CLI", Project: ".agents/skills", User: "~/.gemini/skills", Detect: []string{"~/.gemini"}},
+	// [npx] github-copilot, [gh] github-copilot.
+	{Name: "github-copilot", Aliases: []string{"copilot"}, Display: "GitHub Copilot", Project: ".agents/skills", User: "~/.copilot/skills", Detect: []string{"~/.copilot"}},
+	// [npx] goose, [gh] goose.
+	{Name: "goose", Display: "Goose", Project: ".goose/skills", User: "$XDG_CONFIG_HOME/goose/skills", Detect: []string{"$XDG_CONFIG_HOME/goose"}},
+	// [npx] iflow-cli.
+	{Name: "iflow-cli", Aliases: []string{"iflow"}, Display: "iFlow CLI", Project: ".iflow/skills", User: "~/.iflow/skills", Detect: []string{"~/.iflow"}},
+	// [npx] junie.
+	{Name: "junie", Display: "Junie", Project: ".junie/skills", User: "~/.junie/skills", Detect: []string{"~/.junie"}},
+	// [npx] kilo.
+	{Name: "kilo", Aliases: []string{"kilo-code"}, Display: "Kilo Code", Project: ".kilocode/skills", User: "~/.kilocode/skills", Detect: []string{"~/.kilocode"}},
+	// [npx] kimi-cli (installed when ~/.kimi exists).
+	{Name: "kimi-cli", Aliases: []string{"kimi"}, Display: "Kimi Code CLI", Project: ".agents/skills", User: "~/.config/agents/skills", Detect: []string{"~/.kimi"}},
+	// [npx] kiro-cli, [gh] kiro-cli.
+	{Name: "kiro-cli", Aliases: []string{"kiro"}, Display: "Kiro CLI", Project: ".kiro/skills", User: "~/.kiro/skills", Detect: []string{"~/.kiro"}},
+	// [npx] kode.
+	{Name: "kode", Display: "Kode", Project: ".kode/skills", User: "~/.kode/skills", Detect: []string{"~/.kode"}},
+	// [npx] mcpjam.
+	{Name: "mcpjam", Display: "MCPJam", Project: ".mcpjam/skills", User: "~/.mcpjam/skills", Detect: []string{"~/.mcpjam"}},
+	// [npx] mistral-vibe.
+	{Name: "mistral-vibe", Aliases: []string{"vibe"}, Display: "Mistral Vibe", Project: ".vibe/skills", User: "~/.vibe/skills", Detect: []string{"~/.vibe"}},
+	// [npx] mux.
+	{Name: "mux", Display: "Mux", Project: ".mux/skills", User: "~/.mux/skills", Detect: []string{"~/.mux"}},
+	// [npx] neovate.
+	{Name: "neovate", Display: "Neovate", Project: ".neovate/skills", User: "~/.neovate/skills", Detect: []string{"~/.neovate"}},
+	// [npx] openclaw reads skills/ in a project, which is skillsync's own
+	// workspace layer: only --global targets it. User folder as [gh] has it
+	// (~/.openclaw/skills); [npx] falls back to the older ~/.clawdbot and
+	// ~/.moltbot, which count as found.
+	{Name: "openclaw", Display: "OpenClaw", Project: "skills", User: "~/.openclaw/skills", Detect: []string{"~/.openclaw", "~/.clawdbot", "~/.moltbot"}},
+	// [docs] opencode.ai/docs/skills: .opencode/skills in a project and
+	// $XDG_CONFIG_HOME/opencode/skills for the user (it also reads
+	// .claude/skills and .agents/skills, which [npx] and [gh] install to).
+	{Name: "opencode", Display: "OpenCode", Project: ".opencode/skills", User: "$XDG_CONFIG_HOME/opencode/skills", Detect: []string{"$XDG_CONFIG_HOME/opencode"}},
+	// [npx] openhands.
+	{Name: "openhands", Display: "OpenHands", Project: ".openhands/skills", User: "~/.openhands/skills", Detect: []string{"~/.openhands"}},
+	// [npx] pi.
+	{Name: "pi", Display: "Pi", Project: ".pi/skills", User: "~/.pi/agent/skills", Detect: []string{"~/.pi/agent"}},
+	// [npx] pochi.
+	{Name: "pochi", Display: "Pochi", Project: ".pochi/skills", User: "~/.pochi/skills", Detect: []string{"~/.pochi"}},
+	// [npx] qoder.
+	{Name: "qoder", Display: "Qoder", Project: ".qoder/skills", User: "~/.qoder/skills", Detect: []string{"~/.qoder"}},
+	// [npx] qwen-code.
+	{Name: "qwen-code", Aliases: []string{"qwen"}, Display: "Qwen Code", Project: ".qwen/skills", User: "~/.qwen/skills", Detect: []string{"~/.qwen"}},
+	// [npx] replit: nothing in the home directory tells it is installed.
+	{Name: "replit", Display: "Replit", Project: ".agents/skills", User: "$XDG_CONFIG_HOME/agents/skills"},
+	// [npx] roo, [gh] roo.
+	{Name: "roo", Aliases: []string{"roo-code"}, Display: "Roo Code", Project: ".roo/skills", User: "~/.roo/skills", Detect: []string{"~/.roo"}},
+	// [npx] trae.
+	{Name: "trae", Display: "Trae", Project: ".trae/skills", User: "~/.trae/skills", Detect: []string{"~/.trae"}},
+	// [npx] trae-cn: the project folder is Trae's.
+	{Name: "trae-cn", Display: "Trae CN", Project: ".trae/skills", User: "~/.trae-cn/skills", Detect: []string{"~/.trae-cn"}},
+	// [gh] warp.
+	{Name: "warp", Display: "Warp", Project: ".agents/skills", User: "~/.agents/skills", Detect: []string{"~/.warp"}},
+	// [npx] windsurf, [gh] windsurf.
+	{Name: "windsurf", Display: "Windsurf", Project: ".windsurf/skills", User: "~/.codeium/windsurf/skills", Detect: []string{"~/.codeium/windsurf"}},
+	// [npx] zencoder.
+	{Name: "zencoder", Display: "Zencoder", Project: ".zencoder/skills", User: "~/.zencoder/skills", Detect: []string{"~/.zencoder"}},
 }
 
-// Agents returns the known agents in table order.
-func Agents() []Agent { return append([]Agent(nil), agents...) }
+// AllAgents is the --agent value that names every agent in the table.
+const AllAgents = "*"
 
-// LookupAgent finds an agent by name.
+// Agents returns the known agents, sorted by name.
+func Agents() []Agent {
+	out := make([]Agent, len(agents))
+	for i, a := range agents {
+		a.Aliases = slices.Clone(a.Aliases)
+		a.Detect = slices.Clone(a.Detect)
+		out[i] = a
+	}
+	return out
+}
+
+// LookupAgent finds an agent by name or alias, ignoring case.
 func LookupAgent(name string) (Agent, bool) {
-	for _, a := range agents {
-		if a.Name == name {
+	for _, a := range Agents() {
+		if strings.EqualFold(a.Name, name) || slices.ContainsFunc(a.Aliases, func(s string) bool { return strings.EqualFold(s, name) }) {
 			return a, true
 		}
 	}
 	return Agent{}, false
+}
+
+// AgentNames returns every name --agent takes, aliases included, sorted.
+func AgentNames() []string {
+	var out []string
+	for _, a := range agents {
+		out = append(out, a.Name)
+		out = append(out, a.Aliases...)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// UserDir returns the agent's user folder, absolute: $UserEnv/skills when
+// that variable is set, else User expanded.
+func (a Agent) UserDir() (string, error) {
+	if a.UserEnv != "" {
+		if v := os.Getenv(a.UserEnv); v != "" {
+			p, err := expandAgentPath(v)
+			if err != nil {
+				return "", err
+			}
+			return filepath.Join(p, "skills"), nil
+		}
+	}
+	return expandAgentPath(a.User)
+}
+
+// Installed reports whether the agent looks installed for this user: one
+// of its Detect paths, or its user folder, exists.
+func (a Agent) Installed() bool {
+	paths := slices.Clone(a.Detect)
+	if dir, err := a.UserDir(); err == nil {
+		paths = append(paths, dir)
+	}
+	for _, p := range paths {
+		abs, err := expandAgentPath(p)
+		if err != nil {
+			continue
+		}
+		if _, err := os.Stat(abs); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// expandAgentPath expands a leading "~" or "$XDG_CONFIG_HOME" of p; an
+// absolute p is returned as it is.
+func expandAgentPath(p string) (string, error) {
+	if rest, ok := strings.CutPrefix(p, "$XDG_CONFIG_HOME"); ok {
+		base := os.Getenv("XDG_CONFIG_HOME")
+		if !filepath.IsAbs(base) { // the XDG spec ignores a relative value
+			home, err := os.UserHomeDir()
+			if err != nil {
+				return "", fmt.Errorf("find the home directory: %w", err)
+			}
+			base = filepath.Join(home, ".config")
+		}
+		return filepath.Join(base, filepath.FromSlash(rest)), nil
+	}
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("find the home directory: %w", err)
+		}
+		return filepath.Join(home, filepath.FromSlash(p[1:])), nil
+	}
+	if !filepath.IsAbs(p) {
+		return "", fmt.Errorf("agent folder %q is not absolute", p)
+	}
+	return filepath.Clean(p), nil
+}
+
+// AgentTarget is one folder to add as a target and the agents that read
+// it.
+type AgentTarget struct {
+	// Dir is as the config gets it: relative to the workspace for a
+	// project folder; for a user folder "~/..." when it is below the home
+	// directory, else absolute.
+	Dir    string
+	Agents []string
+}
+
+// AgentTargets returns the folders the named agents read, in the order
+// named, one target per folder however many agents share it. With
+// global they are the user folders, else the project folders. "*" names
+// every agent; then an agent whose project folder skillsync cannot write
+// (OpenClaw's skills/, the workspace layer) is left out and named in
+// skipped, while naming it alone is an error.
+func AgentTargets(names []string, global bool) (targets []AgentTarget, skipped []string, err error) {
+	var list []Agent
+	all := false
+	for _, n := range names {
+		if n == AllAgents {
+			all = true
+			list = append(list, Agents()...)
+			continue
+		}
+		a, ok := LookupAgent(n)
+		if !ok {
+			return nil, nil, fmt.Errorf("unknown agent %q; skillsync agents lists them: %s", n, strings.Join(AgentNames(), ", "))
+		}
+		list = append(list, a)
+	}
+	index := map[string]int{}
+	seen := map[string]bool{}
+	for _, a := range list {
+		if seen[a.Name] {
+			continue
+		}
+		seen[a.Name] = true
+		dir := a.Project
+		if global {
+			if dir, err = a.UserTarget(); err != nil {
+				return nil, nil, fmt.Errorf("agent %s: %w", a.Name, err)
+			}
+		} else if dir == "skills" {
+			if all && !slices.ContainsFunc(names, func(n string) bool { m, _ := LookupAgent(n); return m.Name == a.Name }) {
+				skipped = append(skipped, a.Name)
+				continue
+			}
+			return nil, nil, fmt.Errorf("agent %s reads skills/ in a project, which is skillsync's workspace layer (your own skills), not a target; use --global for its user folder %s", a.Name, a.User)
+		}
+		if i, ok := index[dir]; ok {
+			targets[i].Agents = append(targets[i].Agents, a.Name)
+			continue
+		}
+		index[dir] = len(targets)
+		targets = append(targets, AgentTarget{Dir: dir, Agents: []string{a.Name}})
+	}
+	return targets, skipped, nil
+}
+
+// UserTarget is the agent's user folder as a config target: "~/..." when
+// it is below the home directory, else absolute.
+func (a Agent) UserTarget() (string, error) {
+	dir, err := a.UserDir()
+	if err != nil {
+		return "", err
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		if rel, err := filepath.Rel(home, dir); err == nil && rel != "." && !strings.HasPrefix(rel, "..") {
+			return "~/" + filepath.ToSlash(rel), nil
+		}
+	}
+	return dir, nil
 }

@@ -48,6 +48,9 @@ type Config struct {
 	Curator curator.Policy
 	// Schedule is when the daemon syncs and curates.
 	Schedule Schedule
+	// DefaultGitHost is where skillsync add looks for owner/repo;
+	// "" means GitHub (see GitHost).
+	DefaultGitHost string
 	// Warnings found while loading that did not stop it.
 	Warnings []string
 }
@@ -202,6 +205,11 @@ func Load(name string) (*Config, error) {
 	if err != nil {
 		return nil, &Error{File: abs, Errs: []error{err}}
 	}
+	return parse(abs, data)
+}
+
+// parse checks data as the config file at abs, an absolute path.
+func parse(abs string, data []byte) (*Config, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, &Error{File: abs, Errs: []error{errors.New(strings.TrimPrefix(err.Error(), "yaml: "))}}

@@ -27,6 +27,7 @@ type rawConfig struct {
 	MaxSkillSize  *int64
 	MaxSourceSize *int64
 	MaxEntries    *int
+	GitHost       string
 	Repositories  []rawSource
 	Targets       []rawTarget
 	Curator       struct {
@@ -77,6 +78,8 @@ func (r *rawConfig) fields() fields {
 		"max_skill_size":  &r.MaxSkillSize,
 		"max_source_size": &r.MaxSourceSize,
 		"max_entries":     &r.MaxEntries,
+		// where skillsync add resolves owner/repo
+		"default_git_host": &r.GitHost,
 		"curator": nested(func(n *yaml.Node) []error {
 			c := &r.Curator
 			c.line = n.Line
@@ -145,6 +148,8 @@ func (r *rawConfig) resolve(base string) (*Config, []error) {
 		Strict:    r.Strict,
 		Hidden:    r.Hidden,
 		Limits:    Limits{MaxFileSize: DefaultMaxFileSize},
+
+		DefaultGitHost: r.GitHost,
 	}
 	if err := checkWorkspace(cfg.Workspace); err != nil {
 		errs = append(errs, err)

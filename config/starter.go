@@ -2,6 +2,8 @@ package config
 
 // Starter is the commented config skillsync init writes. Every
 // setting it shows is real; the commented ones are examples to enable.
+// targets: stands above repositories:, so the file ends with its
+// repositories and an entry appended at the end lands there.
 const Starter = `# skillsync.yaml: where this workspace's skills come from.
 # Paths are relative to this file. See skillsync --help.
 
@@ -17,10 +19,23 @@ strict: false
 # Names kept out of list, search and prompt (list --all still shows them).
 hidden: []
 
+# Where skillsync add owner/repo looks ($SKILLSYNC_GIT_HOST overrides it).
+# default_git_host: https://github.com/
+
+# Folders agents read skills from; sync copies every winning skill there.
+# skillsync init --agent claude-code adds .claude/skills; skillsync agents
+# lists every agent and its folders.
+targets: []
+
 # Marketplace sources, lowest priority first: a later one wins on a name.
+# skillsync add owner/repo appends one here; skillsync remove NAME drops it.
 repositories:
   - name: builtin
     embedded: builtin     # the skills compiled into skillsync
   # - name: team
+  #   git: https://github.com/acme/skills   # or git@github.com:acme/skills.git
+  #   ref: v1.2.0                           # a branch, tag or commit
+  #   skills: [pdf, release-notes]          # only these (globs work); exclude: [x]
+  # - name: local
   #   dir: ../team-skills # a local directory of skills
 `

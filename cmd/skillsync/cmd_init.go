@@ -11,13 +11,17 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/skillsync/skillsync/agent/claude"
 	"github.com/skillsync/skillsync/config"
 )
 
 type initOptions struct {
 	force     bool
 	agents    []string
+	global    bool
 	gitignore bool
+	hooks     bool
+	mcp       bool
 }
 
 func newInitCommand(a *app, runF func(context.Context, *initOptions) error) *cobra.Command {
@@ -28,15 +32,27 @@ func newInitCommand(a *app, runF func(context.Context, *initOptions) error) *cob
 		Long: `Write a commented starter config to ./skillsync.yaml (or the file --config
 names). An existing file is never overwritten unless --force is given.
 
---agent adds the directory that agent reads skills from as a target, to a new
-config or to the existing one: claude (.claude/skills), codex
-(.agents/skills), opencode (.opencode/skills).
+--agent adds the folder that agent reads skills from in a project as a
+target, to a new config or to the existing one: claude-code (or claude) adds
+.claude/skills, codex .agents/skills, cursor .cursor/skills; skillsync agents
+lists all of them, and '*' names every one. Agents that read the same folder
+share one target. With --global the targets are the agents' user folders
+(~/.claude/skills), which every project of this user sees.
+
+With --agent claude, --hooks adds a PostToolUse hook for Claude Code's Skill
+tool to .claude/settings.json that runs skillsync use --hook claude, so every
+skill Claude Code loads counts as a use, and --mcp registers skillsync mcp in
+.mcp.json. Both keep every other setting, hook and server of yours, and do
+nothing when the entry is there already.
 
 Commit skillsync.yaml and skillsync.lock; the cache, the usage file and the
 audit log belong to one machine. init prints the .gitignore lines that say
 so, and --gitignore appends the missing ones to .gitignore.`,
 		Example: `  skillsync init
-  skillsync init --agent claude --agent codex --gitignore
+  skillsync init --agent claude-code --agent codex --gitignore
+  skillsync init --agent '*'
+  skillsync init --agent claude --global
+  skillsync init --agent claude --hooks --mcp
   skillsync init --config ~/work/skillsync.yaml`,
 		Args: args(cobra.NoArgs),
 		RunE: func(c *cobra.Command, _ []string) error {
@@ -44,32 +60,38 @@ so, and --gitignore appends the missing ones to .gitignore.`,
 		},
 	}
 	cmd.Flags().BoolVar(&opts.force, "force", false, "overwrite an existing config")
-	cmd.Flags().StringArrayVar(&opts.agents, "agent", nil, "add this agent's skills directory as a target: claude, codex or opencode")
+	cmd.Flags().StringArrayVarP(&opts.agents, "agent", "a", nil, "add this agent's skills folder as a target ('*' for every agent; see skillsync agents)")
+	cmd.Flags().BoolVarP(&opts.global, "global", "g", false, "with --agent, target the agents' user folders (~/.claude/skills) instead of the project's")
 	cmd.Flags().BoolVar(&opts.gitignore, "gitignore", false, "append the lines for skillsync's machine-local files to .gitignore")
+	cmd.Flags().BoolVar(&opts.hooks, "hooks", false, "with --agent claude: record each skill Claude Code loads, through a hook in .claude/settings.json")
+	cmd.Flags().BoolVar(&opts.mcp, "mcp", false, "with --agent claude: register skillsync mcp in .mcp.json")
 	return cmd
 }
 
 type initJSON struct {
-	Config    string   `json:"config"`
-	Written   bool     `json:"written"`
-	Targets   []string `json:"targets"`
-	Gitignore []string `json:"gitignore"`
+	Config    string            `json:"config"`
+	Written   bool              `json:"written"`
+	Targets   []string          `json:"targets"`
+	Gitignore []string          `json:"gitignore"`
+	Agent     map[string]string `json:"agent"`
 }
 
 func (a *app) runInit(_ context.Context, opts *initOptions) error {
-	name := a.configPath
-	if name == "" {
-		name = config.FileName
+	name := a.configFile()
+	if opts.global && len(opts.agents) == 0 {
+		return usageError("--global goes with --agent: it picks the agents' user folders")
 	}
-	var dirs []string
-	for _, agent := range opts.agents {
-		ag, ok := config.LookupAgent(agent)
-		if !ok {
-			return usageError("--agent %q: use one of %s", agent, agentNames())
-		}
-		dirs = append(dirs, ag.Project)
+	if (opts.hooks || opts.mcp) && !claudeAmong(opts.agents) {
+		return usageError("--hooks and --mcp go with --agent claude: they write Claude Code's own settings")
 	}
-	out := initJSON{Config: name, Targets: []string{}, Gitignore: []string{}}
+	targets, skipped, err := config.AgentTargets(opts.agents, opts.global)
+	if err != nil {
+		return usageError("--agent: %w", err)
+	}
+	for _, s := range skipped {
+		a.warn("agent %s reads skills/ in a project, skillsync's workspace layer: left out (use --global for its user folder)", s)
+	}
+	out := initJSON{Config: name, Targets: []string{}, Gitignore: []string{}, Agent: map[string]string{}}
 	_, statErr := os.Lstat(name)
 	if statErr != nil || opts.force {
 		if err := writeStarter(name, opts.force); err != nil {
@@ -77,19 +99,27 @@ func (a *app) runInit(_ context.Context, opts *initOptions) error {
 		}
 		out.Written = true
 	}
-	for _, dir := range dirs {
-		added, err := config.AddTarget(name, dir)
+	if out.Targets, err = addTargets(name, targets); err != nil {
+		return err
+	}
+	if !out.Written && len(targets) == 0 {
+		return fmt.Errorf("%s already exists; edit it, or run skillsync init --force to replace it", name)
+	}
+	project := filepath.Dir(name)
+	for _, step := range []struct {
+		on  bool
+		run func(string) (string, claude.Outcome, error)
+	}{{opts.hooks, claude.InstallHook}, {opts.mcp, claude.RegisterMCP}} {
+		if !step.on {
+			continue
+		}
+		path, outcome, err := step.run(project)
 		if err != nil {
 			return err
 		}
-		if added {
-			out.Targets = append(out.Targets, dir)
-		}
+		out.Agent[path] = string(outcome)
 	}
-	if !out.Written && len(dirs) == 0 {
-		return fmt.Errorf("%s already exists; edit it, or run skillsync init --force to replace it", name)
-	}
-	ignore := filepath.Join(filepath.Dir(name), ".gitignore")
+	ignore := filepath.Join(project, ".gitignore")
 	missing, err := missingIgnores(ignore)
 	if err != nil {
 		return err
@@ -107,10 +137,13 @@ func (a *app) runInit(_ context.Context, opts *initOptions) error {
 		fmt.Fprintf(a.stdout, "wrote %s\n", name)
 	}
 	for _, dir := range out.Targets {
-		fmt.Fprintf(a.stdout, "%s: added target %s\n", name, dir)
+		fmt.Fprintf(a.stdout, "%s: added target %s (%s)\n", name, dir, readers(targets, dir))
 	}
-	if len(dirs) > 0 && len(out.Targets) == 0 {
+	if len(targets) > 0 && len(out.Targets) == 0 {
 		fmt.Fprintf(a.stdout, "%s: the targets were already there\n", name)
+	}
+	for _, path := range sortedKeys(out.Agent) {
+		fmt.Fprintf(a.stdout, "%s: %s\n", path, out.Agent[path])
 	}
 	switch {
 	case len(out.Gitignore) > 0:
@@ -146,7 +179,7 @@ func writeStarter(name string, force bool) error {
 }
 
 // ignoreLines are the machine-local files of a workspace.
-var ignoreLines = []string{"/.skills-cache/", "/skills/.usage.json*", "/skills/.audit/"}
+var ignoreLines = []string{"/.skills-cache/", "/skills/.usage.json*", "/skills/.audit/", "/skills/.imported.json*", "/skills/.hooked.jsonl*"}
 
 // missingIgnores returns the ignore lines the file at name lacks.
 func missingIgnores(name string) ([]string, error) {
@@ -189,10 +222,22 @@ func appendLines(name string, lines []string) error {
 	return f.Close()
 }
 
-func agentNames() string {
-	var names []string
-	for _, ag := range config.Agents() {
-		names = append(names, ag.Name)
+// readers names the agents that read the target dir.
+func readers(targets []config.AgentTarget, dir string) string {
+	for _, t := range targets {
+		if t.Dir == dir {
+			return strings.Join(t.Agents, ", ")
+		}
 	}
-	return strings.Join(names, ", ")
+	return ""
+}
+
+// claudeAmong reports whether agents names Claude Code (or all agents).
+func claudeAmong(agents []string) bool {
+	for _, name := range agents {
+		if ag, ok := config.LookupAgent(name); name == "*" || ok && ag.Name == "claude-code" {
+			return true
+		}
+	}
+	return false
 }

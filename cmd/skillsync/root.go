@@ -77,6 +77,7 @@ the current directory is the workspace: skillsync sync writes them into
 		newSearchCommand(a, nil),
 		newPromptCommand(a, nil),
 		newInitCommand(a, nil),
+		newAddCommand(a, nil), newRemoveCommand(a, nil), newLsRemoteCommand(a, nil), newNewCommand(a, nil), newAgentsCommand(a, nil),
 		newFetchCommand(a, nil),
 		newSyncCommand(a, nil),
 		newUpdateCommand(a, nil),

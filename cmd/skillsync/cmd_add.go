@@ -1,0 +1,339 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/skillsync/skillsync"
+	"github.com/skillsync/skillsync/config"
+	"github.com/skillsync/skillsync/repository"
+	"github.com/skillsync/skillsync/skill"
+)
+
+type addOptions struct {
+	source string
+	name   string
+	ref    string
+	path   string
+	skills []string
+	agents []string
+	global bool
+	noSync bool
+	list   bool
+}
+
+func newAddCommand(a *app, runF func(context.Context, *addOptions) error) *cobra.Command {
+	opts := &addOptions{}
+	cmd := &cobra.Command{
+		Use:   "add SOURCE",
+		Short: "Add a repository of skills to skillsync.yaml and sync",
+		Long: `Add a repository to the repositories: of skillsync.yaml (writing the starter
+config first when there is none) and sync, so its skills reach the targets.
+The file is edited in place: comments, blank lines and order stay as they are.
+
+SOURCE is one of:
+  owner/repo, owner/repo@REF, owner/repo/PATH@REF
+      a repository on GitHub, or on the host $SKILLSYNC_GIT_HOST or
+      default_git_host: in the config names
+  https://host/owner/repo, git@host:owner/repo.git, ssh://..., file://...
+      any git remote
+  https://github.com/owner/repo/tree/REF/PATH (or GitLab's /-/tree/REF/PATH)
+      a folder's web page: the ref and the path come from it
+  ./dir, ../dir, /abs/dir, ~/dir
+      a local directory of skills, read in place
+
+--skill selects skills by name or glob (skills: in the config); without it
+every skill of the repository is taken. A repository already in the config
+(the same remote, ref and path) is not added twice: its selection grows by
+the --skill names it lacks. --agent adds the folders those agents read as
+targets, as init --agent does.
+
+--list shows the skills SOURCE offers and changes nothing, like ls-remote.`,
+		Example: `  skillsync add anthropics/skills --skill pdf --skill docx
+  skillsync add acme/team-skills@v1.4.0 --agent claude-code --agent cursor
+  skillsync add https://github.com/acme/skills/tree/main/skills/release-notes
+  skillsync add git@gitlab.example.com:platform/skills.git --name platform
+  skillsync add ../shared-skills --no-sync
+  skillsync add acme/team-skills --list
+  SKILLSYNC_GIT_HOST=https://git.example.com skillsync add platform/skills`,
+		Args: args(cobra.ExactArgs(1)),
+		RunE: func(c *cobra.Command, argv []string) error {
+			opts.source = argv[0]
+			return pick(runF, a.runAdd)(c.Context(), opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.name, "name", "", "source name (default: the repository's or the directory's name)")
+	f.StringVar(&opts.ref, "ref", "", "branch, tag or commit to take (default: the remote's default branch)")
+	f.StringVar(&opts.path, "path", "", "folder of skills inside the repository")
+	f.StringArrayVarP(&opts.skills, "skill", "s", nil, "take only this skill (a name or a glob such as 'pdf-*'); repeat for more")
+	f.StringArrayVarP(&opts.agents, "agent", "a", nil, "also add this agent's skills folder as a target ('*' for every agent; see skillsync agents)")
+	f.BoolVarP(&opts.global, "global", "g", false, "with --agent, target the agents' user folders (~/.claude/skills) instead of the project's")
+	f.BoolVar(&opts.noSync, "no-sync", false, "edit the config only; run skillsync sync later")
+	f.BoolVarP(&opts.list, "list", "l", false, "list the skills SOURCE offers and change nothing")
+	return cmd
+}
+
+// configFile is the config file the editing commands change: --config,
+// else $SKILLSYNC_CONFIG, else ./skillsync.yaml.
+func (a *app) configFile() string {
+	return cmp.Or(a.configPath, os.Getenv("SKILLSYNC_CONFIG"), config.FileName)
+}
+
+// addJSON is add's --json output.
+type addJSON struct {
+	Config  string `json:"config"`
+	Created bool   `json:"created"`
+	Source  string `json:"source"`
+	Added   bool   `json:"added"`
+	// Skills are the names added to the selection of a source already
+	// there.
+	Skills  []string              `json:"skills"`
+	Targets []string              `json:"targets"`
+	Sync    *skillsync.SyncReport `json:"sync"`
+}
+
+func (a *app) runAdd(ctx context.Context, opts *addOptions) error {
+	if opts.list {
+		return a.lsRemote(ctx, &lsRemoteOptions{source: opts.source, ref: opts.ref, path: opts.path})
+	}
+	if opts.global && len(opts.agents) == 0 {
+		return usageError("--global goes with --agent: it picks the agents' user folders")
+	}
+	for _, n := range opts.skills {
+		if !skill.ValidName(n) {
+			return usageError("--skill %q is not a skill name", n)
+		}
+	}
+	targets, skipped, err := config.AgentTargets(opts.agents, opts.global)
+	if err != nil {
+		return usageError("--agent: %w", err)
+	}
+	file := a.configFile()
+	out := addJSON{Config: file, Skills: []string{}, Targets: []string{}}
+	cfg, err := a.configOrDefault(file)
+	if err != nil {
+		return err
+	}
+	entry, err := a.parseSource(opts.source, cfg.DefaultGitHost, opts.ref, opts.path)
+	if err != nil {
+		return err
+	}
+	entry.Name, entry.Skills = opts.name, opts.skills
+	if !opts.noSync {
+		// A source that cannot be read, or lacks a skill asked for, is not
+		// written into the config, where every later sync would fail on it.
+		if err := a.checkOffer(ctx, cfg, entry); err != nil {
+			return err
+		}
+	}
+	if out.Created, err = ensureConfig(file); err != nil {
+		return err
+	}
+	res, err := config.AddRepository(file, entry)
+	if err != nil {
+		return err
+	}
+	out.Source, out.Added, out.Skills = res.Source, res.Added, orEmpty(res.Skills)
+	for _, s := range skipped {
+		a.warn("agent %s reads skills/ in a project, skillsync's workspace layer: left out (use --global for its user folder)", s)
+	}
+	if out.Targets, err = addTargets(file, targets); err != nil {
+		return err
+	}
+	if !a.json {
+		if out.Created {
+			fmt.Fprintf(a.stdout, "wrote %s\n", file)
+		}
+		switch {
+		case res.Added:
+			fmt.Fprintf(a.stdout, "%s: added source %s (%s)\n", file, res.Source, safe(describeEntry(entry)))
+		case len(res.Skills) > 0:
+			fmt.Fprintf(a.stdout, "%s: source %s is already there; its skills: now takes %s too\n", file, res.Source, safe(strings.Join(res.Skills, ", ")))
+		default:
+			fmt.Fprintf(a.stdout, "%s: source %s is already there (%s); nothing to add\n", file, res.Source, safe(describeEntry(entry)))
+		}
+		for _, t := range out.Targets {
+			fmt.Fprintf(a.stdout, "%s: added target %s (%s)\n", file, t, readers(targets, t))
+		}
+	}
+	if opts.noSync {
+		if a.json {
+			return writeJSON(a.stdout, out)
+		}
+		fmt.Fprintln(a.stdout, "run skillsync sync to fetch it and place its skills")
+		return nil
+	}
+	out.Sync, err = a.syncAfterEdit(ctx, false)
+	if a.json && out.Sync != nil {
+		if werr := writeJSON(a.stdout, out); werr != nil {
+			return werr
+		}
+	}
+	return err
+}
+
+// configOrDefault loads the config at file, or the built-in default when
+// there is none yet (add writes the starter then).
+func (a *app) configOrDefault(file string) (*config.Config, error) {
+	if _, err := os.Lstat(file); errors.Is(err, fs.ErrNotExist) {
+		return config.Default()
+	}
+	return config.Load(file)
+}
+
+// checkOffer reads what entry offers, as ls-remote does, and refuses a
+// source without skills or without a skill --skill names.
+func (a *app) checkOffer(ctx context.Context, cfg *config.Config, entry config.Entry) error {
+	src, err := entry.Source(cfg.Workspace)
+	if err != nil {
+		return usageError("%w", err)
+	}
+	progress := a.progress()
+	eng := skillsync.NewEngine(cfg, append(progress.option(), skillsync.WithWarnings(func(w string) { a.warn("%s", w) }))...)
+	offer, err := eng.Preview(ctx, src)
+	progress.clear()
+	if err != nil {
+		return fmt.Errorf("%w; nothing was added (--no-sync adds it unchecked)", err)
+	}
+	var names []string
+	for _, s := range offer.Skills {
+		names = append(names, s.Name)
+	}
+	if len(names) == 0 {
+		a.reportProblems(offer.Problems)
+		return fmt.Errorf("%s offers no skill at %s; nothing was added (--path names its folder of skills; --no-sync adds it anyway)", safe(describeEntry(entry)), shortRev(offer.Revision))
+	}
+	for _, want := range entry.Skills {
+		if !slices.ContainsFunc(names, func(n string) bool { return selects(want, n) }) {
+			return usageError("%s offers no skill %s (it has: %s); nothing was added", safe(describeEntry(entry)), safe(want), safe(strings.Join(names, ", ")))
+		}
+	}
+	return nil
+}
+
+// selects reports whether the --skill value want, a name or a glob,
+// selects the skill name; names compare ignoring case.
+func selects(want, name string) bool {
+	if strings.EqualFold(want, name) {
+		return true
+	}
+	ok, err := path.Match(strings.ToLower(want), strings.ToLower(name))
+	return err == nil && ok
+}
+
+// ensureConfig writes the starter config at file when there is none and
+// reports whether it did.
+func ensureConfig(file string) (bool, error) {
+	if _, err := os.Lstat(file); err == nil {
+		return false, nil
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return false, fmt.Errorf("config %s: %w", file, err)
+	}
+	return true, writeStarter(file, false)
+}
+
+// parseSource reads SOURCE as add, remove and ls-remote take it, with
+// --ref and --path applied: a flag may fill in what SOURCE leaves out, not
+// contradict it.
+func (a *app) parseSource(arg, configuredHost, ref, path string) (config.Entry, error) {
+	host, err := config.GitHost(configuredHost)
+	if err != nil {
+		return config.Entry{}, usageError("%w", err)
+	}
+	e, err := config.ParseSource(arg, host)
+	if err != nil {
+		return config.Entry{}, usageError("%w", err)
+	}
+	for _, f := range []struct {
+		flag, value string
+		dst         *string
+	}{{"--ref", ref, &e.Ref}, {"--path", path, &e.Path}} {
+		switch {
+		case f.value == "":
+		case e.Dir != "":
+			return config.Entry{}, usageError("%s: %s is a local directory, not a git repository", f.flag, arg)
+		case *f.dst != "" && *f.dst != f.value:
+			return config.Entry{}, usageError("%s %s contradicts %s in %s", f.flag, f.value, *f.dst, arg)
+		default:
+			*f.dst = f.value
+		}
+	}
+	switch {
+	case e.Dir != "":
+		if info, err := os.Stat(e.Dir); err != nil || !info.IsDir() {
+			return config.Entry{}, usageError("source %s: %s is not a directory", arg, e.Dir)
+		}
+	case !strings.Contains(arg, ":") && !strings.HasPrefix(arg, "."):
+		// owner/repo that is also a folder here: say which one was meant.
+		if info, err := os.Stat(arg); err == nil && info.IsDir() {
+			a.warn("%s is read as a repository on %s; write ./%s for the local folder", arg, host, arg)
+		}
+	}
+	return e, nil
+}
+
+// describeEntry says where an entry points, for messages.
+func describeEntry(e config.Entry) string {
+	if e.Dir != "" {
+		return e.Dir
+	}
+	s := repository.RedactURL(e.Git)
+	if e.Ref != "" {
+		s += "@" + e.Ref
+	}
+	if e.Path != "" {
+		s += " path " + e.Path
+	}
+	return s
+}
+
+// addTargets adds each folder as a target of the config at file and
+// returns the ones that were not there yet.
+func addTargets(file string, targets []config.AgentTarget) ([]string, error) {
+	added := []string{}
+	for _, t := range targets {
+		ok, err := config.AddTarget(file, t.Dir)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			added = append(added, t.Dir)
+		}
+	}
+	return added, nil
+}
+
+// syncAfterEdit syncs the workspace after add or remove changed its
+// config, printing the report unless --json (the caller puts it in its
+// own JSON). pruneAll lets a config left without sources empty the cache:
+// the user removed the last one on purpose.
+func (a *app) syncAfterEdit(ctx context.Context, pruneAll bool) (*skillsync.SyncReport, error) {
+	progress := a.progress()
+	eng, err := a.engine(progress.option()...)
+	if err != nil {
+		return nil, err
+	}
+	report, err := eng.Sync(ctx, skillsync.SyncOptions{Wait: skillsync.DefaultWait, Jobs: skillsync.DefaultJobs, PruneAll: pruneAll})
+	progress.clear()
+	if report == nil {
+		return nil, err
+	}
+	if a.json {
+		for _, w := range report.Warnings {
+			a.warn("%s", safe(w))
+		}
+	} else {
+		a.printSyncReport(report)
+	}
+	return report, reported(err)
+}

@@ -1,0 +1,55 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestInitHooksAndMCP: init --agent claude --hooks --mcp merges skillsync's
+// hook and server into the user's Claude Code settings, keeps the rest, and
+// a second run adds nothing.
+func TestInitHooksAndMCP(t *testing.T) {
+	ws := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(ws, ".claude"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	mine := `{"permissions":{"allow":["Bash(ls)"]},"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"mine"}]}]}}`
+	if err := os.WriteFile(filepath.Join(ws, ".claude", "settings.json"), []byte(mine), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 2; i++ {
+		if r := run(t, ws, "init", "--agent", "claude", "--hooks", "--mcp"); r.code != 0 {
+			t.Fatalf("init --hooks --mcp (run %d): %d %s", i+1, r.code, r.stderr)
+		}
+	}
+	data, err := os.ReadFile(filepath.Join(ws, ".claude", "settings.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var settings struct {
+		Permissions map[string][]string
+		Hooks       map[string][]struct {
+			Matcher string
+			Hooks   []struct{ Command string }
+		}
+	}
+	if err := json.Unmarshal(data, &settings); err != nil {
+		t.Fatalf("settings.json: %v\n%s", err, data)
+	}
+	if len(settings.Permissions["allow"]) != 1 || len(settings.Hooks["PreToolUse"]) != 1 {
+		t.Errorf("the user's settings were not kept:\n%s", data)
+	}
+	if post := settings.Hooks["PostToolUse"]; len(post) != 1 || !strings.Contains(post[0].Hooks[0].Command, "skillsync use --hook claude") {
+		t.Errorf("PostToolUse after two runs: %+v", post)
+	}
+	mcp, err := os.ReadFile(filepath.Join(ws, ".mcp.json"))
+	if err != nil || !strings.Contains(string(mcp), `"skillsync"`) || !strings.Contains(string(mcp), `"mcp"`) {
+		t.Errorf(".mcp.json: %v %s", err, mcp)
+	}
+	if r := run(t, t.TempDir(), "init", "--hooks"); r.code != 2 {
+		t.Errorf("--hooks without --agent claude exits %d, want 2", r.code)
+	}
+}

@@ -1,0 +1,131 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/skillsync/skillsync"
+	"github.com/skillsync/skillsync/repository"
+	"github.com/skillsync/skillsync/skill"
+)
+
+type lsRemoteOptions struct {
+	source string
+	ref    string
+	path   string
+}
+
+func newLsRemoteCommand(a *app, runF func(context.Context, *lsRemoteOptions) error) *cobra.Command {
+	opts := &lsRemoteOptions{}
+	cmd := &cobra.Command{
+		Use:   "ls-remote SOURCE",
+		Short: "List the skills a repository offers, changing nothing",
+		Long: `List the skills SOURCE offers before adding it: name, description, and the
+folder each lives in, and on stderr every problem found (a skill with an error
+would be skipped). SOURCE takes every form skillsync add takes.
+
+A git repository is fetched into the machine's git store
+($XDG_CACHE_HOME/skillsync/git, shared by every workspace, so a later
+skillsync add downloads nothing again). The workspace is not touched: the
+config, the cache and skillsync.lock stay as they are.`,
+		Example: `  skillsync ls-remote anthropics/skills
+  skillsync ls-remote acme/team-skills@v2 --json | jq -r '.skills[].name'
+  skillsync ls-remote https://github.com/acme/skills/tree/main/skills/release-notes
+  skillsync ls-remote ../shared-skills`,
+		Args: args(cobra.ExactArgs(1)),
+		RunE: func(c *cobra.Command, argv []string) error {
+			opts.source = argv[0]
+			return pick(runF, a.lsRemote)(c.Context(), opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.ref, "ref", "", "branch, tag or commit to look at (default: the remote's default branch)")
+	cmd.Flags().StringVar(&opts.path, "path", "", "folder of skills inside the repository")
+	return cmd
+}
+
+// lsRemoteJSON is ls-remote's --json output.
+type lsRemoteJSON struct {
+	Source   string          `json:"source"`
+	Git      string          `json:"git,omitempty"`
+	Dir      string          `json:"dir,omitempty"`
+	Ref      string          `json:"ref"`
+	Path     string          `json:"path"`
+	Revision string          `json:"revision"`
+	Skills   []offeredSkill  `json:"skills"`
+	Problems []skill.Problem `json:"problems"`
+}
+
+type offeredSkill struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	Path        string `json:"path"`
+}
+
+func (a *app) lsRemote(ctx context.Context, opts *lsRemoteOptions) error {
+	cfg, err := a.loadConfig()
+	if err != nil {
+		return err
+	}
+	entry, err := a.parseSource(opts.source, cfg.DefaultGitHost, opts.ref, opts.path)
+	if err != nil {
+		return err
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	src, err := entry.Source(wd)
+	if err != nil {
+		return usageError("%w", err)
+	}
+	progress := a.progress()
+	eng := skillsync.NewEngine(cfg, append(progress.option(), skillsync.WithWarnings(func(w string) { a.warn("%s", w) }))...)
+	offer, err := eng.Preview(ctx, src)
+	progress.clear()
+	if err != nil {
+		return err
+	}
+	out := lsRemoteJSON{Source: offer.Source, Git: repository.RedactURL(src.Git), Ref: src.Ref, Path: src.Path, Revision: offer.Revision,
+		Skills: []offeredSkill{}, Problems: orEmpty(offer.Problems)}
+	if src.Dir != "" {
+		out.Dir = filepath.Clean(src.Dir)
+	}
+	for _, s := range offer.Skills {
+		out.Skills = append(out.Skills, offeredSkill{Name: s.Name, Description: s.Description, Path: s.Path})
+	}
+	if a.json {
+		return writeJSON(a.stdout, out)
+	}
+	a.reportProblems(offer.Problems)
+	if len(out.Skills) == 0 {
+		fmt.Fprintf(a.stderr, "%s at %s offers no skill\n", safe(describeEntry(entry)), shortRev(offer.Revision))
+		return nil
+	}
+	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tPATH\tDESCRIPTION")
+	for _, s := range out.Skills {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", safe(s.Name), safe(s.Path), safe(firstLine(s.Description, 80)))
+	}
+	tw.Flush()
+	fmt.Fprintf(a.stderr, "%s at %s: %s; add them with skillsync add %s (--skill NAME for some)\n",
+		safe(describeEntry(entry)), shortRev(offer.Revision), plural(len(out.Skills), "skill"), safe(opts.source))
+	return nil
+}
+
+// firstLine is the first line of s, cut to n characters.
+func firstLine(s string, n int) string {
+	s, _, cut := strings.Cut(strings.TrimSpace(s), "\n")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	if cut {
+		return s + " …"
+	}
+	return s
+}

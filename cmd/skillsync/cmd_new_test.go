@@ -1,0 +1,132 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/skillsync/skillsync/config"
+)
+
+func TestNewScaffoldsAValidSkill(t *testing.T) {
+	dir := t.TempDir()
+	r := run(t, dir, "new", "release-notes")
+	file := filepath.Join(dir, "skills", "release-notes", "SKILL.md")
+	if r.code != 0 || !strings.Contains(r.stdout, "wrote skills/release-notes/SKILL.md") {
+		t.Fatalf("new: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	text := readFile(t, file)
+	for _, want := range []string{"---\nname: release-notes\ndescription: ", "## Instructions", "## Examples", "## Edge cases"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("SKILL.md lacks %q:\n%s", want, text)
+		}
+	}
+	if r := run(t, dir, "validate", "--strict", filepath.Join("skills", "release-notes")); r.code != 0 || r.stdout != "" {
+		t.Errorf("validate --strict: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+
+	// Never overwritten.
+	if err := os.WriteFile(file, []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := run(t, dir, "new", "release-notes"); r.code != 1 || !strings.Contains(r.stderr, "already exists") || readFile(t, file) != "mine" {
+		t.Errorf("new over an existing skill: %d %s", r.code, r.stderr)
+	}
+
+	// A description that needs quoting, a DIR of its own, --json.
+	r = run(t, dir, "new", "pdf-forms", "team", "--description", "Fill in PDF forms: use when a form must be completed.", "--json")
+	out := decode[struct{ Name, Path string }](t, r)
+	if r.code != 0 || out.Path != filepath.Join("team", "pdf-forms", "SKILL.md") {
+		t.Fatalf("new --json: %d %+v %s", r.code, out, r.stderr)
+	}
+	if r := run(t, dir, "validate", "--strict", "team"); r.code != 0 {
+		t.Errorf("validate --strict team: %d %s", r.code, r.stdout)
+	}
+
+	for _, bad := range []string{"Release", "a--b", "-a", "a_b", "../x", ".hidden", strings.Repeat("a", 65)} {
+		if r := run(t, dir, "new", bad); r.code != 2 {
+			t.Errorf("new %q: exit %d %s, want 2", bad, r.code, r.stderr)
+		}
+	}
+	if r := run(t, dir, "new", "x", "--description", "two\nlines"); r.code != 2 {
+		t.Errorf("a two-line description: %d", r.code)
+	}
+	if entries, _ := os.ReadDir(filepath.Join(dir, "skills")); len(entries) != 1 {
+		t.Errorf("a refused name left something behind: %v", entries)
+	}
+}
+
+func TestAgentsCommand(t *testing.T) {
+	dir := t.TempDir()
+	h := home(t)
+	for _, p := range []string{".claude", ".cursor/skills", ".config/opencode"} {
+		if err := os.MkdirAll(filepath.Join(h, p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := run(t, dir, "agents", "--json")
+	type agent struct {
+		Name    string
+		Display string `json:"display_name"`
+		Project string `json:"project_dir"`
+		User    string
+		UserDir string `json:"user_dir"`
+		Found   bool
+		Aliases []string
+	}
+	list := decode[[]agent](t, r)
+	found := map[string]bool{}
+	byName := map[string]agent{}
+	for _, a := range list {
+		found[a.Name] = a.Found
+		byName[a.Name] = a
+	}
+	if len(list) != len(config.Agents()) || !found["claude-code"] || !found["cursor"] || !found["opencode"] || found["codex"] || found["windsurf"] {
+		t.Errorf("found = %v", found)
+	}
+	if c := byName["claude-code"]; c.User != "~/.claude/skills" || c.UserDir != filepath.Join(h, ".claude", "skills") || c.Project != ".claude/skills" || c.Aliases[0] != "claude" {
+		t.Errorf("claude-code = %+v", c)
+	}
+	human := run(t, dir, "agents")
+	if human.code != 0 || !strings.Contains(human.stdout, "claude-code (claude)") || !strings.Contains(human.stderr, "3 found on this machine") {
+		t.Errorf("agents:\n%s%s", human.stdout, human.stderr)
+	}
+}
+
+func TestInitAgents(t *testing.T) {
+	ws := t.TempDir()
+	r := run(t, ws, "init", "--agent", "*", "--json")
+	if r.code != 0 || !strings.Contains(r.stderr, "agent openclaw reads skills/") {
+		t.Fatalf("init --agent '*': %d %s", r.code, r.stderr)
+	}
+	out := decode[struct{ Targets []string }](t, r)
+	cfg, err := config.Load(filepath.Join(ws, "skillsync.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cfg.Targets) != len(out.Targets) || len(out.Targets) < 30 {
+		t.Errorf("%d targets in the config, %d reported", len(cfg.Targets), len(out.Targets))
+	}
+	if r := run(t, ws, "init", "--agent", "codex", "--agent", "gemini"); r.code != 0 || !strings.Contains(r.stdout, "the targets were already there") {
+		t.Errorf("init --agent for targets already there: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	if r := run(t, ws, "init", "--agent", "openclaw"); r.code != 2 || !strings.Contains(r.stderr, "workspace layer") {
+		t.Errorf("openclaw's project folder: %d %s", r.code, r.stderr)
+	}
+
+	// --global: the user folder, ~ in the config, expanded by sync.
+	ws = t.TempDir()
+	if r := run(t, ws, "init", "-a", "claude", "--global"); r.code != 0 || !strings.Contains(r.stdout, "added target ~/.claude/skills (claude-code)") {
+		t.Fatalf("init --global: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	if !strings.Contains(readFile(t, filepath.Join(ws, "skillsync.yaml")), "  - dir: ~/.claude/skills\n") {
+		t.Error("the config lacks ~/.claude/skills")
+	}
+	if r := run(t, ws, "sync"); r.code != 0 || !exists(filepath.Join(home(t), ".claude", "skills", "skillsync", "SKILL.md")) {
+		t.Errorf("sync into the user folder: %d %s", r.code, r.stderr)
+	}
+	if r := run(t, ws, "init", "--global"); r.code != 2 {
+		t.Errorf("--global alone: %d", r.code)
+	}
+}

@@ -1,0 +1,142 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/skillsync/skillsync"
+	"github.com/skillsync/skillsync/config"
+)
+
+type removeOptions struct {
+	source string
+	skill  string
+	noSync bool
+}
+
+func newRemoveCommand(a *app, runF func(context.Context, *removeOptions) error) *cobra.Command {
+	opts := &removeOptions{}
+	cmd := &cobra.Command{
+		Use:     "remove SOURCE",
+		Aliases: []string{"rm"},
+		Short:   "Remove a repository (or one of its skills) from skillsync.yaml and sync",
+		Long: `Remove the repository SOURCE from the repositories: of skillsync.yaml and
+sync: the cleanup after the sync removes its skills from the cache and from
+every target. SOURCE is the source's name, or any form skillsync add takes
+(owner/repo, a URL, a directory) when that names one source only.
+
+With --skill NAME the source stays and NAME leaves its skills: selection.
+
+Only what skillsync wrote goes: a folder in a target that skillsync did not
+put there is never touched. The file is edited in place: comments, blank lines
+and order stay as they are.`,
+		Example: `  skillsync remove team
+  skillsync remove acme/team-skills
+  skillsync remove team --skill release-notes
+  skillsync remove team --no-sync --json`,
+		Args: args(cobra.ExactArgs(1)),
+		RunE: func(c *cobra.Command, argv []string) error {
+			opts.source = argv[0]
+			return pick(runF, a.runRemove)(c.Context(), opts)
+		},
+	}
+	cmd.Flags().StringVarP(&opts.skill, "skill", "s", "", "remove only this skill from the source's skills: list")
+	cmd.Flags().BoolVar(&opts.noSync, "no-sync", false, "edit the config only; run skillsync sync later")
+	return cmd
+}
+
+// removeJSON is remove's --json output.
+type removeJSON struct {
+	Config string                `json:"config"`
+	Source string                `json:"source"`
+	Skill  string                `json:"skill,omitempty"`
+	Sync   *skillsync.SyncReport `json:"sync"`
+}
+
+func (a *app) runRemove(ctx context.Context, opts *removeOptions) error {
+	file := a.configFile()
+	if _, err := os.Lstat(file); errors.Is(err, fs.ErrNotExist) {
+		return usageError("no config at %s: there is nothing to remove", file)
+	}
+	cfg, err := config.Load(file)
+	if err != nil {
+		return err
+	}
+	name, err := a.sourceNamed(cfg, opts.source)
+	if err != nil {
+		return err
+	}
+	out := removeJSON{Config: file, Source: name, Skill: opts.skill}
+	left := len(cfg.Sources) - 1
+	if opts.skill != "" {
+		if _, err := config.RemoveSkill(file, name, opts.skill); err != nil {
+			if errors.Is(err, config.ErrNotFound) || errors.Is(err, config.ErrLastSkill) {
+				return usageError("%w", err)
+			}
+			return err
+		}
+		left = len(cfg.Sources)
+	} else if _, _, err := config.RemoveRepository(file, name); err != nil {
+		return err
+	}
+	if !a.json {
+		if opts.skill != "" {
+			fmt.Fprintf(a.stdout, "%s: source %s no longer takes %s\n", file, name, safe(opts.skill))
+		} else {
+			fmt.Fprintf(a.stdout, "%s: removed source %s\n", file, name)
+		}
+	}
+	if opts.noSync {
+		if a.json {
+			return writeJSON(a.stdout, out)
+		}
+		fmt.Fprintln(a.stdout, "run skillsync sync to remove its skills from the cache and the targets")
+		return nil
+	}
+	out.Sync, err = a.syncAfterEdit(ctx, left == 0)
+	if a.json && out.Sync != nil {
+		if werr := writeJSON(a.stdout, out); werr != nil {
+			return werr
+		}
+	}
+	return err
+}
+
+// sourceNamed finds the one source arg names: by name, else by what it
+// points to (an empty ref or path in arg matches any).
+func (a *app) sourceNamed(cfg *config.Config, arg string) (string, error) {
+	var names []string
+	for _, s := range cfg.Sources {
+		if s.Name == arg {
+			return s.Name, nil
+		}
+		names = append(names, s.Name)
+	}
+	notFound := usageError("no source %s in %s (it has: %s)", arg, cfg.File, strings.Join(names, ", "))
+	host, err := config.GitHost(cfg.DefaultGitHost)
+	if err != nil {
+		return "", usageError("%w", err)
+	}
+	e, err := config.ParseSource(arg, host)
+	if err != nil {
+		return "", notFound
+	}
+	found := cfg.Match(e, false)
+	switch len(found) {
+	case 0:
+		return "", notFound
+	case 1:
+		return cfg.Sources[found[0]].Name, nil
+	}
+	var matched []string
+	for _, i := range found {
+		matched = append(matched, cfg.Sources[i].Name)
+	}
+	return "", usageError("%s names %d sources (%s): give the name of one", arg, len(found), strings.Join(matched, ", "))
+}

@@ -1,0 +1,375 @@
+package config
+
+import (
+	"fmt"
+	"net/url"
+	"path"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/skillsync/skillsync/repository"
+)
+
+// Entry is a repositories: entry to write: a git remote (Git, with Ref
+// and Path) or a local directory (Dir), and the skills to take from it.
+type Entry struct {
+	// Name is the source name; "" derives one from the remote or the
+	// directory.
+	Name string
+	Git  string
+	Ref  string
+	Path string
+	// Dir is a local directory, absolute or relative to the current
+	// directory; the config gets it relative to its own folder when that
+	// is short.
+	Dir string
+	// Skills selects skills by name or glob; nil takes them all.
+	Skills []string
+}
+
+// AddResult says what AddRepository did.
+type AddResult struct {
+	// Source is the name of the entry written or found.
+	Source string
+	// Added is set when a new entry was written.
+	Added bool
+	// Skills are the names added to the skills: of an entry that was
+	// already there.
+	Skills []string
+	// Config is the config as it loads now.
+	Config *Config
+}
+
+// AddRepository appends e to the repositories: of the config file at
+// file, wherever that key stands, keeping comments, blank lines and order;
+// a config without the key gets it at its end. A repository already there
+// (the same remote, ref and path, or the same directory) is not added
+// again: when both select skills, the names it lacks are added to its
+// skills:, else nothing changes and Added is false.
+func AddRepository(file string, e Entry) (AddResult, error) {
+	d, err := openDocument(file)
+	if err != nil {
+		return AddResult{}, err
+	}
+	if e.Dir != "" {
+		if e.Dir, err = filepath.Abs(e.Dir); err != nil {
+			return AddResult{}, err
+		}
+	}
+	if found := d.cfg.Match(e, true); len(found) > 0 {
+		i := found[0]
+		s := d.cfg.Sources[i]
+		res := AddResult{Source: s.Name, Config: d.cfg}
+		if len(e.Skills) == 0 || len(s.Skills) == 0 {
+			return res, nil
+		}
+		for _, n := range e.Skills {
+			if !slices.Contains(s.Skills, n) && !slices.Contains(res.Skills, n) {
+				res.Skills = append(res.Skills, n)
+			}
+		}
+		if len(res.Skills) == 0 {
+			return res, nil
+		}
+		if err := d.setSourceList(i, "skills", append(slices.Clone(s.Skills), res.Skills...)); err != nil {
+			return AddResult{}, err
+		}
+		if res.Config, err = d.save(); err != nil {
+			return AddResult{}, err
+		}
+		return res, nil
+	}
+	name, err := d.newName(e)
+	if err != nil {
+		return AddResult{}, err
+	}
+	lines, err := d.entryLines(name, e)
+	if err != nil {
+		return AddResult{}, err
+	}
+	if err := d.appendEntry("repositories", lines, ""); err != nil {
+		return AddResult{}, &Error{File: d.file, Errs: []error{err}}
+	}
+	cfg, err := d.save()
+	if err != nil {
+		return AddResult{}, err
+	}
+	return AddResult{Source: name, Added: true, Config: cfg}, nil
+}
+
+// entryLines renders e as the lines of one list entry.
+func (d *document) entryLines(name string, e Entry) ([]string, error) {
+	type kv struct{ k, v string }
+	fields := []kv{{"name", name}}
+	switch {
+	case e.Git != "" && e.Dir != "":
+		return nil, fmt.Errorf("source %s: a git remote and a directory at once", name)
+	case e.Git != "":
+		fields = append(fields, kv{"git", e.Git}, kv{"ref", e.Ref}, kv{"path", e.Path})
+	case e.Dir != "":
+		if e.Ref != "" || e.Path != "" {
+			return nil, fmt.Errorf("source %s: ref and path belong to git sources, not to the directory %s", name, e.Dir)
+		}
+		fields = append(fields, kv{"dir", d.relDir(e.Dir)})
+	default:
+		return nil, fmt.Errorf("source %s: no git remote or directory", name)
+	}
+	var lines []string
+	for _, f := range fields {
+		if f.v == "" {
+			continue
+		}
+		v, err := scalar(f.v)
+		if err != nil {
+			return nil, fmt.Errorf("source %s: %s: %w", name, f.k, err)
+		}
+		lines = append(lines, "  "+f.k+": "+v)
+	}
+	if len(e.Skills) > 0 {
+		v, err := flowList(e.Skills)
+		if err != nil {
+			return nil, fmt.Errorf("source %s: skills: %w", name, err)
+		}
+		lines = append(lines, "  skills: "+v)
+	}
+	lines[0] = "- " + lines[0][2:]
+	return lines, nil
+}
+
+// relDir writes dir relative to the config's folder when it is inside
+// it or beside it, so the config works from any checkout; else absolute.
+func (d *document) relDir(dir string) string {
+	rel, err := filepath.Rel(filepath.Dir(d.file), dir)
+	if err != nil || strings.HasPrefix(rel, ".."+string(filepath.Separator)+"..") || rel == ".." {
+		return dir
+	}
+	return filepath.ToSlash(rel)
+}
+
+// newName names a new entry: e.Name when given, else the repository's
+// or directory's name, else owner-repo, else that with a number, so no
+// two sources share one.
+func (d *document) newName(e Entry) (string, error) {
+	taken := map[string]bool{}
+	for _, s := range d.cfg.Sources {
+		taken[s.Name] = true
+	}
+	if e.Name != "" {
+		n := repository.SourceName(e.Name)
+		if taken[n] {
+			return "", fmt.Errorf("a source named %s is already in %s; choose another name", n, d.file)
+		}
+		return n, nil
+	}
+	var candidates []string
+	if e.Git != "" {
+		repo := repository.RepoName(e.Git)
+		candidates = append(candidates, repo)
+		if owner := ownerOf(e.Git); owner != "" {
+			candidates = append(candidates, owner+"-"+repo)
+		}
+	} else {
+		candidates = append(candidates, filepath.Base(e.Dir))
+	}
+	for _, c := range candidates {
+		if n := repository.SourceName(c); !taken[n] {
+			return n, nil
+		}
+	}
+	base := repository.SourceName(candidates[len(candidates)-1])
+	for i := 2; ; i++ {
+		if n := base + "-" + strconv.Itoa(i); !taken[n] {
+			return n, nil
+		}
+	}
+}
+
+// ownerOf returns the folder above the repository in a remote's path:
+// "acme" for https://host/acme/skills.git.
+func ownerOf(remote string) string {
+	p := strings.Trim(remoteKey(remote), "/")
+	parts := strings.Split(p, "/")
+	if len(parts) < 3 { // host, owner, repo
+		return ""
+	}
+	return parts[len(parts)-2]
+}
+
+// remoteKey is a remote reduced to host and path, so that the spellings
+// of one repository compare equal: the scheme, credentials, a port after
+// an ssh user, a trailing "/" or ".git" and the case of the host are
+// dropped ("git@github.com:acme/skills.git" and
+// "https://github.com/acme/skills" both give "github.com/acme/skills").
+func remoteKey(remote string) string {
+	r := strings.TrimSpace(remote)
+	host, p := "", r
+	if u, err := url.Parse(r); err == nil && u.Scheme != "" && u.Host != "" {
+		host, p = u.Hostname(), u.Path
+	} else if strings.HasPrefix(r, "file://") {
+		p = strings.TrimPrefix(r, "file://")
+	} else if at, colon := strings.Index(r, "@"), strings.Index(r, ":"); colon > 0 && !strings.Contains(r[:colon], "/") {
+		// scp-like: [user@]host:path
+		host, p = r[at+1:colon], r[colon+1:]
+	}
+	p = strings.TrimSuffix(strings.TrimRight(p, "/"), ".git")
+	return strings.ToLower(host) + "/" + strings.TrimLeft(path.Clean("/"+p), "/")
+}
+
+// Match returns the indexes in c.Sources of the sources e names: a git
+// source with the same remote, or a dir source with the same directory
+// (e.Dir absolute). With exact, ref and path must be the same too (an
+// empty one is the default branch and the whole repository); without, an
+// empty ref or path in e matches any.
+func (c *Config) Match(e Entry, exact bool) []int {
+	var out []int
+	for i, s := range c.Sources {
+		switch {
+		case e.Git != "" && s.Kind == repository.KindGit:
+			if remoteKey(e.Git) != remoteKey(s.Git) {
+				continue
+			}
+			if (exact || e.Ref != "") && e.Ref != s.Ref {
+				continue
+			}
+			if (exact || e.Path != "") && cleanRepoPath(e.Path) != cleanRepoPath(s.Path) {
+				continue
+			}
+		case e.Dir != "" && s.Kind == repository.KindDir:
+			if filepath.Clean(e.Dir) != s.Dir {
+				continue
+			}
+		default:
+			continue
+		}
+		out = append(out, i)
+	}
+	return out
+}
+
+func cleanRepoPath(p string) string {
+	return strings.Trim(path.Clean("/"+filepath.ToSlash(p)), "/")
+}
+
+// sourceItem returns the list entry of c.Sources[i]: the config loaded, so
+// every entry became a source, in order.
+func (d *document) sourceItem(i int) (item, error) {
+	k, v, err := d.blockList("repositories")
+	if err != nil {
+		return item{}, err
+	}
+	if k == nil || i >= len(v.Content) {
+		return item{}, fmt.Errorf("source %d: %w", i, ErrNotFound)
+	}
+	its, err := d.items(v, k.Line-1)
+	if err != nil {
+		return item{}, err
+	}
+	return its[i], nil
+}
+
+// setSourceList sets key (skills, exclude) of source i to a one-line
+// list, replacing the value it had; an empty list removes the key.
+func (d *document) setSourceList(i int, key string, values []string) error {
+	it, err := d.sourceItem(i)
+	if err != nil {
+		return err
+	}
+	var repl []string
+	if len(values) > 0 {
+		list, err := flowList(values)
+		if err != nil {
+			return fmt.Errorf("source %s: %s: %w", d.cfg.Sources[i].Name, key, err)
+		}
+		// The entry's keys line up under its first one.
+		repl = []string{strings.Repeat(" ", it.node.Column-1) + key + ": " + list}
+	}
+	if k, _ := mappingKey(it.node, key); k != nil {
+		from := k.Line - 1
+		to := min(d.blockEnd(from, k.Column-1, true), it.end) + 1
+		d.splice(from, to, repl...)
+		return nil
+	}
+	d.splice(it.end+1, it.end+1, repl...)
+	return nil
+}
+
+// sourceIndex returns the index of the source named name.
+func (d *document) sourceIndex(name string) (int, error) {
+	var names []string
+	for i, s := range d.cfg.Sources {
+		if s.Name == name {
+			return i, nil
+		}
+		names = append(names, s.Name)
+	}
+	return 0, fmt.Errorf("source %s: %w %s (it has: %s)", name, ErrNotFound, d.file, strings.Join(names, ", "))
+}
+
+// RemoveRepository removes the entry of the source named name from the
+// repositories: of the config file at file, keeping everything else as
+// it was, and returns the source it removed. Removing the last entry
+// leaves "repositories: []".
+func RemoveRepository(file, name string) (Source, *Config, error) {
+	d, err := openDocument(file)
+	if err != nil {
+		return Source{}, nil, err
+	}
+	i, err := d.sourceIndex(name)
+	if err != nil {
+		return Source{}, nil, err
+	}
+	it, err := d.sourceItem(i)
+	if err != nil {
+		return Source{}, nil, &Error{File: d.file, Errs: []error{err}}
+	}
+	d.splice(it.dash, it.end+1)
+	if len(d.cfg.Sources) == 1 {
+		k, _ := d.topKey("repositories")
+		d.emptyList(k, false)
+	}
+	cfg, err := d.save()
+	if err != nil {
+		return Source{}, nil, err
+	}
+	return d.cfg.Sources[i], cfg, nil
+}
+
+// RemoveSkill removes skill from the skills: of the source named name in
+// the config file at file. A source that takes every skill, or whose
+// skills: does not name skill, is an error wrapping ErrNotFound; removing
+// its last name is ErrLastSkill.
+func RemoveSkill(file, name, skill string) (*Config, error) {
+	d, err := openDocument(file)
+	if err != nil {
+		return nil, err
+	}
+	i, err := d.sourceIndex(name)
+	if err != nil {
+		return nil, err
+	}
+	s := d.cfg.Sources[i]
+	if len(s.Skills) == 0 {
+		return nil, fmt.Errorf("source %s takes every skill it has (it has no skills: list): %w; to leave %s out, add it to its exclude: list", name, ErrNotFound, skill)
+	}
+	if !slices.Contains(s.Skills, skill) {
+		return nil, fmt.Errorf("skill %s is not in the skills: of source %s (%s): %w", skill, name, strings.Join(s.Skills, ", "), ErrNotFound)
+	}
+	rest := slices.DeleteFunc(slices.Clone(s.Skills), func(n string) bool { return n == skill })
+	if len(rest) == 0 {
+		return nil, fmt.Errorf("%w: %s is the only skill source %s selects, and without it the source would take every skill; remove the source instead (skillsync remove %s)", ErrLastSkill, skill, name, name)
+	}
+	if err := d.setSourceList(i, "skills", rest); err != nil {
+		return nil, &Error{File: d.file, Errs: []error{err}}
+	}
+	return d.save()
+}
+
+// Source resolves e as a config entry of a file in the folder base would
+// be: named (derived as the config derives it when e.Name is ""), with
+// its directory absolute and the defaults filled in.
+func (e Entry) Source(base string) (Source, error) {
+	rs := rawSource{Name: e.Name, Git: e.Git, Ref: e.Ref, Path: e.Path, Dir: e.Dir, Skills: e.Skills}
+	return rs.resolve(base, "source")
+}

@@ -1,0 +1,188 @@
+package config
+
+import (
+	"cmp"
+	"fmt"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// DefaultGitHost is where owner/repo points when neither
+// $SKILLSYNC_GIT_HOST nor default_git_host: says otherwise.
+const DefaultGitHost = "https://github.com/"
+
+// GitHost returns the host owner/repo is resolved against: the
+// environment's SKILLSYNC_GIT_HOST, else the config's default_git_host:
+// (configured), else GitHub. A bare host name gets https://; the result
+// ends in "/".
+func GitHost(configured string) (string, error) {
+	h := strings.TrimSpace(cmp.Or(os.Getenv("SKILLSYNC_GIT_HOST"), configured, DefaultGitHost))
+	if !strings.Contains(h, "://") {
+		h = "https://" + h
+	}
+	u, err := url.Parse(h)
+	if err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") || u.RawQuery != "" || u.Fragment != "" {
+		return "", fmt.Errorf("git host %q: want https://HOST/ (from SKILLSYNC_GIT_HOST or default_git_host:)", h)
+	}
+	return strings.TrimRight(h, "/") + "/", nil
+}
+
+var (
+	// owner/repo, then any path inside it, then @ref: GitHub's names are
+	// letters, digits, ".", "_" and "-".
+	shorthand = regexp.MustCompile(`^([A-Za-z0-9_.-]+)/([A-Za-z0-9_.-]+)((?:/[^@]+)?)(?:@(.+))?$`)
+	scpLike   = regexp.MustCompile(`^[A-Za-z0-9_.-]+@[A-Za-z0-9_.-]+:`)
+)
+
+// ParseSource reads what a person types to name a source:
+//
+//   - owner/repo, owner/repo@ref, owner/repo/path@ref: a repository on
+//     host (see GitHost);
+//   - a remote URL (https://, http://, ssh://, git://, file://, or
+//     git@host:path);
+//   - a web page of a folder, https://host/owner/repo/tree/REF/PATH (GitHub
+//     and Gitea) or https://host/group/repo/-/tree/REF/PATH (GitLab): the
+//     ref and the path come from it; a ref with a "/" in it cannot be told
+//     from the path, so give such a ref with --ref;
+//   - a local directory: a path starting with /, ./, ../ or ~/, ".", "..",
+//     or a name without "/" that is a directory here. It comes back
+//     absolute.
+func ParseSource(arg, host string) (Entry, error) {
+	s := strings.TrimSpace(arg)
+	lower := strings.ToLower(s)
+	switch {
+	case s == "":
+		return Entry{}, fmt.Errorf("no source given")
+	case strings.ContainsAny(s, "\n\r\x00"):
+		return Entry{}, fmt.Errorf("source %q holds a control character", redactArg(s))
+	case hasCredentials(s):
+		return Entry{}, fmt.Errorf("source %s holds credentials, which would be written into the config and shared with it; give the URL without them and set auth.password_env (or password_file, ssh_key_file) on the entry", redactArg(s))
+	case s == "." || s == ".." || strings.HasPrefix(s, "/") || strings.HasPrefix(s, "./") || strings.HasPrefix(s, "../") || s == "~" || strings.HasPrefix(s, "~/"):
+		return localEntry(s)
+	case strings.HasPrefix(lower, "file://"), strings.HasPrefix(lower, "ssh://"), strings.HasPrefix(lower, "git://"), scpLike.MatchString(s):
+		return Entry{Git: s}, nil
+	case strings.HasPrefix(lower, "https://"), strings.HasPrefix(lower, "http://"):
+		return webEntry(s)
+	}
+	if m := shorthand.FindStringSubmatch(s); m != nil {
+		repo := strings.TrimSuffix(m[2], ".git")
+		e := Entry{Git: host + m[1] + "/" + repo, Ref: m[4], Path: strings.Trim(m[3], "/")}
+		if e.Path != "" {
+			if err := checkRepoPath(e.Path); err != nil {
+				return Entry{}, fmt.Errorf("source %s: %w", s, err)
+			}
+		}
+		return e, nil
+	}
+	if !strings.Contains(s, "/") {
+		if info, err := os.Stat(s); err == nil && info.IsDir() {
+			return localEntry(s)
+		}
+	}
+	return Entry{}, fmt.Errorf("source %q: not owner/repo, a git URL or a directory (write ./%s for a directory here)", redactArg(s), redactArg(s))
+}
+
+// hasCredentials reports whether a URL carries a secret: any user
+// information in an http(s) URL (a token may stand where the user name
+// does), a password in any other.
+func hasCredentials(s string) bool {
+	scheme, rest, ok := strings.Cut(s, "://")
+	if !ok {
+		// scp-like user:password@host:path
+		at := strings.Index(s, "@")
+		return at > 0 && strings.Contains(s[:at], ":")
+	}
+	host, _, _ := strings.Cut(rest, "/")
+	user, _, hasUser := strings.Cut(host, "@")
+	if !hasUser {
+		return false
+	}
+	scheme = strings.ToLower(scheme)
+	return scheme == "http" || scheme == "https" || strings.Contains(user, ":")
+}
+
+// redactArg hides what stands before an "@" in the host part of s, so no
+// message repeats a credential.
+func redactArg(s string) string {
+	head, rest, ok := strings.Cut(s, "://")
+	if !ok {
+		head, rest = "", s
+	} else {
+		head += "://"
+	}
+	host, _, _ := strings.Cut(rest, "/")
+	if at := strings.LastIndex(host, "@"); at >= 0 {
+		return head + "***" + rest[at:]
+	}
+	return s
+}
+
+func localEntry(s string) (Entry, error) {
+	p := s
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return Entry{}, fmt.Errorf("source %s: %w", s, err)
+		}
+		p = filepath.Join(home, p[1:])
+	}
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return Entry{}, fmt.Errorf("source %s: %w", s, err)
+	}
+	return Entry{Dir: abs}, nil
+}
+
+// webEntry reads an https URL: a remote, or the web page of a folder in
+// one.
+func webEntry(s string) (Entry, error) {
+	u, err := url.Parse(s)
+	if err != nil || u.Host == "" {
+		return Entry{}, fmt.Errorf("source %q is not a URL", redactArg(s))
+	}
+	parts := strings.Split(strings.Trim(u.Path, "/"), "/")
+	at, rest := -1, 0
+	for i, p := range parts {
+		switch {
+		case p == "-" && i >= 2 && i+2 < len(parts) && (parts[i+1] == "tree" || parts[i+1] == "blob"):
+			at, rest = i, i+2 // GitLab: group/.../repo/-/tree/REF/PATH
+		case i == 2 && (p == "tree" || p == "blob") && i+1 < len(parts):
+			at, rest = i, i+1 // GitHub, Gitea: owner/repo/tree/REF/PATH
+		}
+		if at >= 0 {
+			break
+		}
+	}
+	if at < 0 || u.RawQuery != "" {
+		return Entry{Git: s}, nil
+	}
+	repoURL := *u
+	repoURL.Path = "/" + strings.Join(parts[:at], "/")
+	repoURL.RawPath, repoURL.Fragment, repoURL.RawQuery = "", "", ""
+	e := Entry{Git: strings.TrimSuffix(repoURL.String(), ".git"), Ref: parts[rest]}
+	p := strings.Join(parts[rest+1:], "/")
+	if base := path.Base(p); strings.EqualFold(base, "SKILL.md") {
+		p = path.Dir(p)
+	}
+	if p != "." && p != "" {
+		if err := checkRepoPath(p); err != nil {
+			return Entry{}, fmt.Errorf("source %s: %w", s, err)
+		}
+		e.Path = p
+	}
+	return e, nil
+}
+
+// checkRepoPath refuses a path that would leave the repository.
+func checkRepoPath(p string) error {
+	for _, part := range strings.Split(p, "/") {
+		if part == ".." || part == "." {
+			return fmt.Errorf("path %q must stay inside the repository: no . or ..", p)
+		}
+	}
+	return nil
+}

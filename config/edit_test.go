@@ -1,0 +1,360 @@
+package config
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func readText(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+// oldStarter is the starter of before targets: had a place in it: the
+// file ends with its repositories, as most hand-written configs do.
+const oldStarter = `# team config
+workspace: .
+
+strict: false
+# Marketplace sources
+repositories:
+  - name: builtin
+    embedded: builtin     # compiled in
+  # - name: team
+  #   dir: ../team-skills
+`
+
+// TestAppendAfterAddTarget is the bug of issue 12: init --agent wrote
+// targets: last, so the entry a person appends at the end of the file
+// (where the repositories were) became a target: unknown key "name" in
+// targets[1]. Targets now go above the repositories, which stay last.
+func TestAppendAfterAddTarget(t *testing.T) {
+	for name, text := range map[string]string{"old starter": oldStarter, "starter": Starter} {
+		t.Run(name, func(t *testing.T) {
+			path := writeConfig(t, text)
+			if added, err := AddTarget(path, ".claude/skills"); err != nil || !added {
+				t.Fatalf("AddTarget = %v, %v", added, err)
+			}
+			if added, err := AddTarget(path, "./.claude/skills/"); err != nil || added {
+				t.Fatalf("the same folder spelled differently was added again: %v, %v", added, err)
+			}
+			f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.WriteString("  - name: team\n    git: https://example.com/acme/skills\n")
+			f.Close()
+			cfg, err := Load(path)
+			if err != nil {
+				t.Fatalf("the config does not load after an entry was appended:\n%v\n%s", err, readText(t, path))
+			}
+			if len(cfg.Targets) != 1 || !strings.HasSuffix(cfg.Targets[0].Dir, ".claude/skills") || len(cfg.Sources) != 2 || cfg.Sources[1].Name != "team" {
+				t.Errorf("targets %+v, sources %+v", cfg.Targets, cfg.Sources)
+			}
+		})
+	}
+	path := writeConfig(t, oldStarter)
+	if _, err := AddTarget(path, ".claude/skills"); err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Replace(oldStarter, "# Marketplace sources\n", "targets:\n  - dir: .claude/skills\n\n# Marketplace sources\n", 1)
+	if got := readText(t, path); got != want {
+		t.Errorf("AddTarget did more than add the target:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+func TestAddRepositoryKeepsTheText(t *testing.T) {
+	text := `# comment at the top
+
+repositories:   # the sources
+  - name: builtin
+    embedded: builtin
+
+
+  # an old one, commented out
+  #- name: x
+
+# targets below
+targets:
+  - dir: .claude/skills   # Claude Code
+
+hidden: [a]
+`
+	path := writeConfig(t, text)
+	res, err := AddRepository(path, Entry{Git: "https://github.com/acme/skills", Ref: "v1", Skills: []string{"pdf", "x: y"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Added || res.Source != "skills" || len(res.Config.Sources) != 2 {
+		t.Errorf("res = %+v", res)
+	}
+	want := strings.Replace(text, "  #- name: x\n", `  #- name: x
+  - name: skills
+    git: https://github.com/acme/skills
+    ref: v1
+    skills: [pdf, 'x: y']
+`, 1)
+	if got := readText(t, path); got != want {
+		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+	}
+	if s := res.Config.Sources[1]; !reflect.DeepEqual(s.Skills, []string{"pdf", "x: y"}) || s.Ref != "v1" {
+		t.Errorf("the entry reads back as %+v", s)
+	}
+
+	// The same repository spelled another way is not added twice; with a
+	// selection, the new names join the selection.
+	for _, spelling := range []string{"https://GitHub.com/acme/skills.git", "git@github.com:acme/skills.git", "ssh://git@github.com/acme/skills/"} {
+		res, err = AddRepository(path, Entry{Git: spelling, Ref: "v1", Skills: []string{"pdf"}})
+		if err != nil || res.Added || res.Source != "skills" || len(res.Skills) != 0 {
+			t.Errorf("%s: %+v, %v", spelling, res, err)
+		}
+	}
+	before := readText(t, path)
+	res, err = AddRepository(path, Entry{Git: "https://github.com/acme/skills", Ref: "v1", Skills: []string{"pdf", "docx"}})
+	if err != nil || res.Added || !reflect.DeepEqual(res.Skills, []string{"docx"}) {
+		t.Fatalf("adding a skill to the selection: %+v, %v", res, err)
+	}
+	if got := readText(t, path); got != strings.Replace(before, "[pdf, 'x: y']", "[pdf, 'x: y', docx]", 1) {
+		t.Errorf("the selection was not extended in place:\n%s", got)
+	}
+
+	// Another ref is another source, with a name of its own.
+	res, err = AddRepository(path, Entry{Git: "https://github.com/acme/skills", Ref: "v2"})
+	if err != nil || !res.Added || res.Source != "acme-skills" {
+		t.Errorf("another ref: %+v, %v", res, err)
+	}
+	res, err = AddRepository(path, Entry{Git: "https://github.com/acme/skills", Path: "more"})
+	if err != nil || !res.Added || res.Source != "acme-skills-2" {
+		t.Errorf("a third: %+v, %v", res, err)
+	}
+	if _, err := AddRepository(path, Entry{Name: "builtin", Git: "https://example.com/x"}); err == nil || !strings.Contains(err.Error(), "already") {
+		t.Errorf("a taken --name: %v", err)
+	}
+}
+
+func TestAddRepositoryShapes(t *testing.T) {
+	tests := []struct{ name, text, want string }{
+		{"no key", "strict: true\n", "strict: true\n\nrepositories:\n  - name: r\n    git: file:///r\n"},
+		{"empty flow", "repositories: [] # none yet\nstrict: true\n", "repositories: # none yet\n  - name: r\n    git: file:///r\nstrict: true\n"},
+		{"dash at the key's column", "repositories:\n- embedded: builtin\nstrict: true\n", "repositories:\n- embedded: builtin\n- name: r\n  git: file:///r\nstrict: true\n"},
+		{"deep indent", "repositories:\n    -   embedded: builtin\n", "repositories:\n    -   embedded: builtin\n    - name: r\n      git: file:///r\n"},
+		{"crlf", "repositories:\r\n  - embedded: builtin\r\n", "repositories:\r\n  - embedded: builtin\r\n  - name: r\r\n    git: file:///r\r\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := writeConfig(t, tt.text)
+			if _, err := AddRepository(path, Entry{Git: "file:///r"}); err != nil {
+				t.Fatal(err)
+			}
+			if got := readText(t, path); got != tt.want {
+				t.Errorf("got:\n%q\nwant:\n%q", got, tt.want)
+			}
+		})
+	}
+	path := writeConfig(t, "repositories: [{embedded: builtin}]\n")
+	if _, err := AddRepository(path, Entry{Git: "file:///r"}); err == nil || !strings.Contains(err.Error(), "flow list") {
+		t.Errorf("a flow list: %v", err)
+	}
+	broken := writeConfig(t, "repositories:\n  - nmae: x\n")
+	if _, err := AddRepository(broken, Entry{Git: "file:///r"}); err == nil || readText(t, broken) != "repositories:\n  - nmae: x\n" {
+		t.Errorf("a config that does not load was edited: %v", err)
+	}
+}
+
+func TestEditRefusesALink(t *testing.T) {
+	real := writeConfig(t, "repositories: []\n")
+	link := filepath.Join(t.TempDir(), FileName)
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := AddRepository(link, Entry{Git: "file:///r"}); err == nil || !strings.Contains(err.Error(), "symbolic link") {
+		t.Errorf("an edit through a link: %v", err)
+	}
+	if info, err := os.Lstat(link); err != nil || info.Mode()&os.ModeSymlink == 0 || readText(t, real) != "repositories: []\n" {
+		t.Error("the link or its file changed")
+	}
+}
+
+func TestAddRepositoryDir(t *testing.T) {
+	path := writeConfig(t, "repositories: []\n")
+	base := filepath.Dir(path)
+	if err := os.MkdirAll(filepath.Join(base, "team"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	res, err := AddRepository(path, Entry{Dir: filepath.Join(base, "team")})
+	if err != nil || !res.Added || res.Source != "team" {
+		t.Fatalf("%+v, %v", res, err)
+	}
+	if got := readText(t, path); got != "repositories:\n  - name: team\n    dir: team\n" {
+		t.Errorf("got %q", got)
+	}
+	if res, err := AddRepository(path, Entry{Dir: filepath.Join(base, "team") + "/"}); err != nil || res.Added {
+		t.Errorf("the same directory again: %+v, %v", res, err)
+	}
+}
+
+func TestRemoveRepository(t *testing.T) {
+	text := `repositories:
+  # the built-in ones
+  - name: builtin
+    embedded: builtin
+
+  - name: team
+    git: https://example.com/acme/team
+    # pinned for the release
+    ref: v1
+    skills:
+      - pdf
+      - docx
+  # - name: old
+targets:
+  - dir: .claude/skills
+`
+	path := writeConfig(t, text)
+	if _, _, err := RemoveRepository(path, "nope"); !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "builtin, team") {
+		t.Errorf("an unknown source: %v", err)
+	}
+	if _, err := RemoveSkill(path, "builtin", "pdf"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("a skill of a source without skills: %v", err)
+	}
+	if _, err := RemoveSkill(path, "team", "xlsx"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("a skill not selected: %v", err)
+	}
+	cfg, err := RemoveSkill(path, "team", "pdf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Replace(text, "    skills:\n      - pdf\n      - docx\n", "    skills: [docx]\n", 1)
+	if got := readText(t, path); got != want {
+		t.Errorf("remove a skill:\n%s\nwant:\n%s", got, want)
+	}
+	if !reflect.DeepEqual(cfg.Sources[1].Skills, []string{"docx"}) {
+		t.Errorf("skills = %v", cfg.Sources[1].Skills)
+	}
+	if _, err := RemoveSkill(path, "team", "docx"); err == nil || !strings.Contains(err.Error(), "remove the source instead") {
+		t.Errorf("removing the last selected skill: %v", err)
+	}
+
+	src, cfg, err := RemoveRepository(path, "team")
+	if err != nil || src.Name != "team" || len(cfg.Sources) != 1 {
+		t.Fatalf("remove team: %+v %v", src, err)
+	}
+	want = `repositories:
+  # the built-in ones
+  - name: builtin
+    embedded: builtin
+
+  # - name: old
+targets:
+  - dir: .claude/skills
+`
+	if got := readText(t, path); got != want {
+		t.Errorf("remove team:\n%s\nwant:\n%s", got, want)
+	}
+	if _, _, err := RemoveRepository(path, "builtin"); err != nil {
+		t.Fatal(err)
+	}
+	if got := readText(t, path); !strings.HasPrefix(got, "repositories: []\n  # the built-in ones\n\n  # - name: old\ntargets:") {
+		t.Errorf("remove the last source:\n%s", got)
+	}
+}
+
+func TestParseSource(t *testing.T) {
+	cwd := t.TempDir()
+	t.Chdir(cwd)
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	if err := os.Mkdir("team-skills", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	host := "https://git.example.com/"
+	tests := []struct {
+		arg  string
+		want Entry
+	}{
+		{"acme/skills", Entry{Git: host + "acme/skills"}},
+		{"acme/skills.git", Entry{Git: host + "acme/skills"}},
+		{"acme/skills@v1.2", Entry{Git: host + "acme/skills", Ref: "v1.2"}},
+		{"acme/skills/tools/pdf@main", Entry{Git: host + "acme/skills", Ref: "main", Path: "tools/pdf"}},
+		{"https://github.com/acme/skills", Entry{Git: "https://github.com/acme/skills"}},
+		{"https://github.com/acme/skills.git", Entry{Git: "https://github.com/acme/skills.git"}},
+		{"https://github.com/acme/skills/tree/main/skills/pdf", Entry{Git: "https://github.com/acme/skills", Ref: "main", Path: "skills/pdf"}},
+		{"https://github.com/acme/skills/tree/v2", Entry{Git: "https://github.com/acme/skills", Ref: "v2"}},
+		{"https://github.com/acme/skills/blob/main/skills/pdf/SKILL.md", Entry{Git: "https://github.com/acme/skills", Ref: "main", Path: "skills/pdf"}},
+		{"https://gitlab.com/g/sub/repo/-/tree/dev/skills", Entry{Git: "https://gitlab.com/g/sub/repo", Ref: "dev", Path: "skills"}},
+		{"http://127.0.0.1:8080/acme/skills/tree/main/x", Entry{Git: "http://127.0.0.1:8080/acme/skills", Ref: "main", Path: "x"}},
+		{"git@github.com:acme/skills.git", Entry{Git: "git@github.com:acme/skills.git"}},
+		{"ssh://git@host:2222/acme/skills.git", Entry{Git: "ssh://git@host:2222/acme/skills.git"}},
+		{"file:///srv/git/skills", Entry{Git: "file:///srv/git/skills"}},
+		{"./team-skills", Entry{Dir: filepath.Join(cwd, "team-skills")}},
+		{"team-skills", Entry{Dir: filepath.Join(cwd, "team-skills")}},
+		{"../x", Entry{Dir: filepath.Join(filepath.Dir(cwd), "x")}},
+		{"~/skills", Entry{Dir: filepath.Join(home, "skills")}},
+		{"/abs/dir", Entry{Dir: "/abs/dir"}},
+	}
+	for _, tt := range tests {
+		got, err := ParseSource(tt.arg, host)
+		if err != nil || !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("ParseSource(%q) = %+v, %v; want %+v", tt.arg, got, err, tt.want)
+		}
+	}
+	for _, bad := range []string{"", "nosuchdir", "a/b/../../etc", "https://github.com/a/b/tree/main/../x", "a\nb/c"} {
+		if got, err := ParseSource(bad, host); err == nil {
+			t.Errorf("ParseSource(%q) = %+v, want an error", bad, got)
+		}
+	}
+	// A credential in a source would be written into a config that is
+	// committed and shared: refused, and never repeated in the message.
+	for _, secret := range []string{"https://x-access-token:s3cret@github.com/a/b", "https://s3cret@github.com/a/b/tree/main/x",
+		"ssh://git:s3cret@host/a/b", "git:s3cret@host:a/b", "HTTP://s3cret@host/a"} {
+		_, err := ParseSource(secret, host)
+		if err == nil || !strings.Contains(err.Error(), "credentials") || strings.Contains(err.Error(), "s3cret") {
+			t.Errorf("ParseSource(%q): %v", secret, err)
+		}
+	}
+	if _, err := ParseSource("ssh://git@host/a/b", host); err != nil {
+		t.Errorf("an ssh user name is no secret: %v", err)
+	}
+}
+
+func TestGitHost(t *testing.T) {
+	t.Setenv("SKILLSYNC_GIT_HOST", "")
+	for _, tt := range []struct{ env, configured, want string }{
+		{"", "", "https://github.com/"},
+		{"", "gitlab.example.com", "https://gitlab.example.com/"},
+		{"http://127.0.0.1:99", "gitlab.example.com", "http://127.0.0.1:99/"},
+		{"https://git.example.com/mirror/", "", "https://git.example.com/mirror/"},
+	} {
+		t.Setenv("SKILLSYNC_GIT_HOST", tt.env)
+		if got, err := GitHost(tt.configured); err != nil || got != tt.want {
+			t.Errorf("GitHost(env %q, config %q) = %q, %v; want %q", tt.env, tt.configured, got, err, tt.want)
+		}
+	}
+	t.Setenv("SKILLSYNC_GIT_HOST", "ftp://x")
+	if _, err := GitHost(""); err == nil {
+		t.Error("an ftp host was taken")
+	}
+	t.Setenv("SKILLSYNC_GIT_HOST", "")
+	cfg, err := Load(writeConfig(t, "default_git_host: https://git.example.com/\n"))
+	if err != nil || cfg.DefaultGitHost != "https://git.example.com/" {
+		t.Errorf("default_git_host: %+v, %v", cfg, err)
+	}
+}
+
+func TestSkillsAndExcludeLoad(t *testing.T) {
+	cfg, err := Load(writeConfig(t, "repositories:\n  - embedded: builtin\n    skills: [a, 'pdf-*']\n    exclude:\n      - c\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := cfg.Sources[0]; !reflect.DeepEqual(s.Skills, []string{"a", "pdf-*"}) || !reflect.DeepEqual(s.Exclude, []string{"c"}) {
+		t.Errorf("source = %+v", s)
+	}
+}
