@@ -35,6 +35,11 @@ type rawConfig struct {
 		Sync, Curate string
 		line         int
 	}
+	Promotion struct {
+		Approvers, Targets []string
+		Auto               bool
+		line               int
+	}
 }
 
 type rawTarget struct {
@@ -54,6 +59,7 @@ type rawSource struct {
 	Timeout                time.Duration
 	Auth                   repository.GitAuth
 	AllowInlineCredentials bool
+	Publish                string
 	line                   int
 }
 
@@ -75,6 +81,11 @@ func (r *rawConfig) fields() fields {
 		"schedule": nested(func(n *yaml.Node) []error {
 			r.Schedule.line = n.Line
 			return decodeMapping(n, "schedule", fields{"sync": &r.Schedule.Sync, "curate": &r.Schedule.Curate})
+		}),
+		"promotion": nested(func(n *yaml.Node) []error {
+			p := &r.Promotion
+			p.line = n.Line
+			return decodeMapping(n, "promotion", fields{"approvers": &p.Approvers, "targets": &p.Targets, "auto": &p.Auto})
 		}),
 		"targets": nested(func(n *yaml.Node) []error {
 			return decodeList(n, "targets", func(i int, n *yaml.Node) []error {
@@ -103,6 +114,7 @@ func (rs *rawSource) decode(n *yaml.Node, where string) []error {
 		"depth":                    &rs.Depth,
 		"timeout":                  &rs.Timeout,
 		"allow_inline_credentials": &rs.AllowInlineCredentials,
+		"publish":                  &rs.Publish,
 		"auth": nested(func(n *yaml.Node) []error {
 			a := &rs.Auth
 			return decodeMapping(n, where+".auth", fields{
@@ -169,7 +181,34 @@ func (r *rawConfig) resolve(base string) (*Config, []error) {
 	}
 	errs = append(errs, checkTargets(cfg)...)
 	errs = append(errs, r.resolveCurator(cfg)...)
+	errs = append(errs, r.resolvePromotion(cfg)...)
 	return cfg, errs
+}
+
+// resolvePromotion checks the promotion gate: every target is a local
+// layer that is on or a configured source. Whether that source's kind
+// takes promotions is decided when one is made.
+func (r *rawConfig) resolvePromotion(cfg *Config) []error {
+	p := r.Promotion
+	cfg.Promotion = Promotion{Approvers: p.Approvers, Targets: p.Targets, Auto: p.Auto, Line: p.line}
+	var errs []error
+	for _, a := range p.Approvers {
+		if strings.TrimSpace(a) == "" {
+			errs = append(errs, fmt.Errorf("line %d: promotion: an approver is empty", p.line))
+		}
+	}
+	for _, t := range p.Targets {
+		switch {
+		case t == PromoteWorkspace:
+		case t == PromoteUser:
+			if cfg.User == "" {
+				errs = append(errs, fmt.Errorf("line %d: promotion: target user needs user: set (the user layer is off)", p.line))
+			}
+		case !slices.ContainsFunc(cfg.Sources, func(s Source) bool { return s.Name == t }):
+			errs = append(errs, fmt.Errorf("line %d: promotion: target %q is not workspace, user or the name of a source in repositories:", p.line, t))
+		}
+	}
+	return errs
 }
 
 // resolveCurator checks the curator and schedule sections.
@@ -221,9 +260,16 @@ func (rs rawSource) resolve(base, where string) (Source, error) {
 	if kinds != 1 {
 		return src, fmt.Errorf("%s: set exactly one of embedded: builtin, dir: PATH or git: URL", where)
 	}
-	gitOnly := rs.Ref != "" || rs.Path != "" || rs.Depth != nil || rs.Timeout != 0 || rs.Auth != (repository.GitAuth{}) || rs.AllowInlineCredentials
+	gitOnly := rs.Ref != "" || rs.Path != "" || rs.Depth != nil || rs.Timeout != 0 || rs.Auth != (repository.GitAuth{}) || rs.AllowInlineCredentials || rs.Publish != ""
 	if rs.Git == "" && gitOnly {
-		return src, fmt.Errorf("%s: ref, path, depth, timeout, auth and allow_inline_credentials belong to git: sources", where)
+		return src, fmt.Errorf("%s: ref, path, depth, timeout, auth, allow_inline_credentials and publish belong to git: sources", where)
+	}
+	switch rs.Publish {
+	case "", PublishBranch:
+	case PublishDirect:
+		src.PublishDirect = true
+	default:
+		return src, fmt.Errorf("%s: publish %q: use branch (a review branch per skill, the default) or direct (push to the tracked branch)", where, rs.Publish)
 	}
 	var derived string
 	switch {
