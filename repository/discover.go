@@ -7,6 +7,7 @@ import (
 	"path"
 
 	"github.com/skillsync/skillsync/skill"
+	"github.com/skillsync/skillsync/workspace"
 )
 
 // MaxDepth is how far below a source's root discovery looks for skills.
@@ -14,8 +15,9 @@ const MaxDepth = 4
 
 // Discover finds the skills in fsys: directories holding a SKILL.md (or
 // skill.md), from the root down to MaxDepth levels below it. Directories
-// whose names start with "." and node_modules are not entered, nor are a
-// skill's own subdirectories. rootName is the base name of the source
+// whose names start with ".", node_modules and _drafts (proposed skills
+// waiting for the promotion gate, never skills yet) are not entered, nor
+// are a skill's own subdirectories. rootName is the base name of the source
 // root, the directory name a skill at the root itself should carry.
 //
 // Discover returns the usable skills in lexical order of their paths, and
@@ -93,7 +95,7 @@ func (d *discovery) dir(ctx context.Context, dir, name string, depth int) error 
 		return nil
 	}
 	for _, e := range entries {
-		if e.Name()[0] == '.' || e.Name() == "node_modules" {
+		if e.Name()[0] == '.' || e.Name() == "node_modules" || e.Name() == workspace.DraftsName {
 			continue
 		}
 		child := path.Join(dir, e.Name())
