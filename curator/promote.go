@@ -139,3 +139,28 @@ func dirHash(ctx context.Context, dir string) (string, error) {
 	}
 	return materialize.SkillHash(ctx, fsys, files)
 }
+
+// PromoteElsewhere takes the draft name under its lock, refuses it with
+// *InvalidDraftError when it has a problem, and hands it to send, which
+// puts the skill outside the workspace (a git source). When send succeeds
+// the draft moves to .published/<name>-<stamp>/ and moved says where;
+// when it fails the draft stays where it was. A draft that cannot be
+// moved after send succeeded stays too, and keepErr says why.
+func (d *Drafts) PromoteElsewhere(ctx context.Context, name string, send func(Draft) error, now time.Time) (dr Draft, moved string, keepErr, err error) {
+	lock, err := d.Lock(ctx, name)
+	if err != nil {
+		return Draft{}, "", nil, err
+	}
+	defer lock.Close()
+	if dr, err = d.Inspect(ctx, name); err != nil {
+		return dr, "", nil, err
+	}
+	if !dr.Valid {
+		return dr, "", nil, &InvalidDraftError{Name: name, Problems: dr.Problems}
+	}
+	if err := send(dr); err != nil {
+		return dr, "", nil, err
+	}
+	moved, _, keepErr = d.retireLocked(ctx, name, d.published, now)
+	return dr, moved, keepErr, nil
+}
