@@ -363,9 +363,9 @@ func (e *Engine) promoteLocal(ctx context.Context, name, to string, layer layeri
 	if p.Archived != "" {
 		events = append(events, curator.Event{TS: now, Actor: e.actor, Op: curator.OpArchived, Target: target,
 			From: string(curator.Active), To: string(curator.Archived), BeforeHash: p.ArchivedHash, Approver: opts.Approver,
-			Detail: "replaced by the promoted draft; moved " + old.Dir + " to " + p.Archived})
+			Detail: "replaced by the draft " + approvedBy(opts.Approver) + "; moved " + old.Dir + " to " + p.Archived})
 	}
-	detail := "moved " + p.Draft.Dir + " to " + p.Dir
+	detail := approvedBy(opts.Approver) + "; moved " + p.Draft.Dir + " to " + p.Dir
 	if opts.Message != "" {
 		detail += ": " + opts.Message
 	}
@@ -427,12 +427,16 @@ func (e *Engine) publish(ctx context.Context, name string, src config.Source, op
 	}
 	ev := curator.Event{TS: now, Actor: e.actor, Op: curator.OpPublished, Target: "marketplace:" + src.Name + "/" + name,
 		From: "drafts", To: promo.Branch, AfterHash: dr.Hash, Approver: opts.Approver, Commit: promo.Commit,
-		Detail: fmt.Sprintf("pushed %s to the %s %s of %s at %s", shortRev(promo.Commit), how, promo.Branch, repository.RedactURL(src.Git), promo.Path)}
+		Detail: fmt.Sprintf("%s; pushed %s to the %s %s of %s at %s", approvedBy(opts.Approver), shortRev(promo.Commit), how, promo.Branch, repository.RedactURL(src.Git), promo.Path)}
 	if err := e.Audit().Append(ev); err != nil {
 		return promo, fmt.Errorf("published %s to %s, but the audit log was not written: %w", name, src.Name, err)
 	}
 	return promo, nil
 }
+
+// approvedBy is the audit's words for an approval, which the text of
+// skillsync audit shows.
+func approvedBy(who string) string { return "approved by " + who }
 
 func shortRev(rev string) string {
 	if len(rev) > 12 {
@@ -490,6 +494,9 @@ func (e *Engine) Reject(ctx context.Context, name string, opts RejectOptions) (s
 	detail := "moved to " + dst
 	if opts.Reason != "" {
 		detail = opts.Reason + "; " + detail
+	}
+	if opts.Approver != "" {
+		detail = "rejected by " + opts.Approver + ": " + detail
 	}
 	ev := curator.Event{TS: now, Actor: e.actor, Op: curator.OpRejected, Target: draftTarget(name), From: "drafts", To: "rejected",
 		AfterHash: dr.Hash, Approver: opts.Approver, Detail: detail}
