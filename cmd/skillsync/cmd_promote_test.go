@@ -1,13 +1,19 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/skillsync/skillsync"
+	"github.com/skillsync/skillsync/config"
 	"github.com/skillsync/skillsync/internal/gittest"
+	"github.com/skillsync/skillsync/mcp"
 )
 
 func TestGateFlags(t *testing.T) {
@@ -157,4 +163,46 @@ func TestPromoteToGitPrintsTheBranchAndCommit(t *testing.T) {
 func fileExists(p string) bool {
 	_, err := os.Lstat(p)
 	return err == nil
+}
+
+// The engine takes proposals, so skillsync mcp offers propose_skill.
+var _ mcp.Proposer = (*skillsync.Engine)(nil)
+
+// TestMCPProposeSkillThroughTheEngine: an agent's proposal over MCP lands
+// in the drafts with an audit line, and only a person's promote moves it.
+func TestMCPProposeSkillThroughTheEngine(t *testing.T) {
+	ws := t.TempDir()
+	writeFile(t, filepath.Join(ws, "skillsync.yaml"), "repositories: []\n")
+	cfg, err := config.Load(filepath.Join(ws, "skillsync.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := mcp.New(context.Background(), skillsync.NewEngine(cfg), mcp.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ct, st := sdk.NewInMemoryTransports()
+	if _, err := srv.MCP().Connect(context.Background(), st, nil); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := newClient().Connect(context.Background(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "propose_skill", Arguments: map[string]any{
+		"name": "notes", "files": map[string]any{"SKILL.md": "---\nname: notes\ndescription: Take notes.\n---\n# Notes\n"}}})
+	if err != nil || res.IsError {
+		t.Fatalf("propose_skill: %v %+v", err, res)
+	}
+	if !fileExists(filepath.Join(ws, "skills", "_drafts", "notes", "SKILL.md")) {
+		t.Fatal("the proposal is not in the drafts")
+	}
+	r := run(t, ws, "audit", "--op", "proposed")
+	if !strings.Contains(r.stdout, "drafts/notes") || !strings.Contains(r.stdout, "from an MCP client") {
+		t.Errorf("audit: %s", r.stdout)
+	}
+	if r := run(t, ws, "promote", "notes", "--approver", "alice"); r.code != 0 {
+		t.Errorf("promote: %s", r.stderr)
+	}
 }
