@@ -2,8 +2,11 @@ package skillsync
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 
 	"github.com/skillsync/skillsync/curator"
 	"github.com/skillsync/skillsync/layering"
@@ -72,7 +75,8 @@ func (e *Engine) buildCatalog(ctx context.Context, m *materialize.Manifest) (*la
 }
 
 // cachedInput reads one marketplace source's skills from the cache: the
-// ones its manifest record names, each from its own directory.
+// ones its manifest record names, each with the frontmatter the record
+// keeps (no SKILL.md is parsed) and its files in its own cache directory.
 func (e *Engine) cachedInput(ctx context.Context, m *materialize.Manifest, source string) (*layering.Input, []skill.Problem) {
 	rec, ok := m.Sources[source]
 	if !ok {
@@ -80,22 +84,65 @@ func (e *Engine) cachedInput(ctx context.Context, m *materialize.Manifest, sourc
 			Message: fmt.Sprintf("source %s is not synced yet: run skillsync sync", source)}}
 	}
 	root := filepath.Join(e.layout.CacheDir(), source)
-	skills, problems, err := repository.NewLocal(source, root, e.options()).Skills(ctx)
-	if err != nil {
-		return nil, append(problems, sourceProblem(source, err))
+	in := &layering.Input{Layer: layering.Marketplace, Source: source, Revision: rec.Revision,
+		Dir: func(s skill.Skill) string { return filepath.Join(root, s.Name) }}
+	if len(rec.Skills) == 0 && len(rec.Excluded) == 0 {
+		return in, nil
 	}
-	var kept []skill.Skill
-	for _, s := range skills {
-		if _, ok := rec.Skills[s.Name]; ok && s.Path == s.Name {
-			kept = append(kept, s)
+	fsys, err := repository.NewDirFS(root)
+	if err != nil {
+		return nil, []skill.Problem{sourceProblem(source, fmt.Errorf("the cache of source %s is unreadable (%w); run skillsync sync", source, err))}
+	}
+	var problems []skill.Problem
+	for _, name := range slices.Sorted(maps.Keys(rec.Skills)) {
+		s, err := cachedSkill(fsys, name, rec.Skills[name])
+		if err != nil {
+			problems = append(problems, skill.Problem{Level: skill.Error, Rule: "cache-unreadable", Source: source, Skill: name,
+				Message: fmt.Sprintf("%v; run skillsync sync", err)})
+			continue
 		}
+		in.Skills = append(in.Skills, s)
 	}
 	// Skills the curator archived are not in the cache, yet the catalog
 	// knows them, so list --all and restore can name them.
 	for _, name := range rec.Excluded {
-		kept = append(kept, skill.Skill{Name: name, Path: name, File: "SKILL.md"})
+		in.Skills = append(in.Skills, skill.Skill{Name: name, Path: name, File: "SKILL.md"})
 	}
-	return &layering.Input{Layer: layering.Marketplace, Source: source, Revision: rec.Revision, Skills: kept, Dir: localDir(root)}, problems
+	return in, problems
+}
+
+// cachedSkill rebuilds a cached skill from its manifest record: the
+// frontmatter kept at sync time and the file listing, with its files read
+// from the cache on demand. A record without frontmatter (written by an
+// older skillsync) is parsed from the cached SKILL.md instead.
+func cachedSkill(source *repository.DirFS, name string, rec *materialize.SkillRecord) (skill.Skill, error) {
+	files, err := source.Sub(name)
+	if err != nil {
+		return skill.Skill{}, err
+	}
+	var s skill.Skill
+	if len(rec.Meta) > 0 {
+		var meta skill.Meta
+		if err := json.Unmarshal(rec.Meta, &meta); err != nil {
+			return skill.Skill{}, fmt.Errorf("skill %s: its record in the manifest: %w", name, err)
+		}
+		s = skill.FromMeta(meta, files)
+	} else {
+		parsed, problems := skill.Load(files, name, name)
+		if skill.HasError(problems, false) {
+			return skill.Skill{}, fmt.Errorf("skill %s: its cached SKILL.md does not load", name)
+		}
+		s = parsed
+	}
+	if s.Name != name {
+		return skill.Skill{}, fmt.Errorf("skill %s: the manifest records it as %q", name, s.Name)
+	}
+	s.Listing = make([]skill.File, 0, len(rec.Files))
+	for _, p := range slices.Sorted(maps.Keys(rec.Files)) {
+		f := rec.Files[p]
+		s.Listing = append(s.Listing, skill.File{Path: p, Size: f.Size, Mode: f.Perm()})
+	}
+	return s, nil
 }
 
 // applyUsage marks each winner with its curation state. The usage file is

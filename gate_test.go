@@ -305,7 +305,7 @@ func TestPromoteToAGitSource(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := m.Sources["team"].Skills["pdf"].Hash; got != p.Draft.Hash {
+	if got := m.Sources["team"].Skills["pdf"].Hash.String(); got != p.Draft.Hash {
 		t.Errorf("hash in the manifest = %s, audit = %s", got, p.Draft.Hash)
 	}
 }

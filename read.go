@@ -25,13 +25,13 @@ func (e *Engine) Read(ctx context.Context, name, file string) (fs.File, *layerin
 	if err != nil {
 		return nil, nil, err
 	}
-	f, err := OpenSkillFile(w, file)
+	f, err := openSkillFile(w, file)
 	return f, w, err
 }
 
-// OpenSkillFile opens file of the winner's skill, confined to the skill's
+// openSkillFile opens file of the winner's skill, confined to the skill's
 // own directory; see Engine.Read.
-func OpenSkillFile(w *layering.Winner, file string) (fs.File, error) {
+func openSkillFile(w *layering.Winner, file string) (fs.File, error) {
 	if file == "" {
 		file = w.Skill.File
 	}

@@ -2,9 +2,11 @@ package skillsync
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"sort"
 
+	"github.com/skillsync/skillsync/layering"
 	"github.com/skillsync/skillsync/materialize"
 	"github.com/skillsync/skillsync/repository"
 	"github.com/skillsync/skillsync/skill"
@@ -44,6 +46,12 @@ type SyncReport struct {
 	Files    materialize.Stats          `json:"files"`
 	Targets  []materialize.TargetReport `json:"targets"`
 	Problems []ProblemReport            `json:"problems"`
+	// Shadowed names the skills of which more than one source has a copy;
+	// show NAME says which won and why.
+	Shadowed []string `json:"shadowed"`
+	// Duplicates are source/name of skills a source has twice; the copy
+	// whose path sorts first is the one synced.
+	Duplicates []string `json:"duplicates"`
 	// Changes carries the hashes before and after, for the audit log.
 	Changes []materialize.Change `json:"-"`
 	// Warnings are things the user should know that changed nothing.
@@ -51,7 +59,14 @@ type SyncReport struct {
 }
 
 func newSyncReport() *SyncReport {
-	return &SyncReport{Targets: []materialize.TargetReport{}, Problems: []ProblemReport{}}
+	return &SyncReport{Targets: []materialize.TargetReport{}, Problems: []ProblemReport{}, Shadowed: []string{}, Duplicates: []string{}}
+}
+
+func orEmpty(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
 }
 
 // Failed counts the sources that failed.
@@ -77,23 +92,51 @@ func (r *SyncReport) err() error {
 	}
 }
 
+// add takes in what the cache did to one source: its changes, its
+// warnings, and each skill it could not write as a problem. A skill a
+// frozen sync refused is in the frozen diff already.
+func (r *SyncReport) add(res materialize.Result) {
+	r.Changes = append(r.Changes, res.Changes...)
+	r.Warnings = append(r.Warnings, res.Warnings...)
+	for _, err := range res.Errors {
+		var refused *refusedError
+		var se *materialize.SkillError
+		switch {
+		case errors.As(err, &refused):
+		case errors.As(err, &se):
+			r.Problems = append(r.Problems, ProblemReport{Source: se.Source, Skill: se.Skill, Path: se.Path, Level: skill.Error,
+				Rule: "skill-unwritable", Message: err.Error() + "; it keeps its last good files"})
+		default:
+			r.Warnings = append(r.Warnings, err.Error())
+		}
+	}
+}
+
 func (r *SyncReport) addProblems(problems []skill.Problem) {
 	for _, p := range problems {
 		r.Problems = append(r.Problems, ProblemReport{Source: p.Source, Skill: p.Skill, Path: cmp.Or(p.File, p.Path), Level: p.Level, Rule: p.Rule, Message: p.Message})
 	}
 }
 
-// summarize fills Skills from Changes, sorted.
-func (r *SyncReport) summarize() {
+// summarize fills Skills from Changes and Shadowed from cat, sorted.
+func (r *SyncReport) summarize(cat *layering.Catalog) {
+	r.Shadowed = []string{}
+	for _, w := range cat.Winners {
+		if len(w.Shadowed) > 0 {
+			r.Shadowed = append(r.Shadowed, w.Skill.Name)
+		}
+	}
+	r.Duplicates = orEmpty(r.Duplicates)
+	sort.Strings(r.Duplicates)
 	r.Skills = SkillChanges{Added: []string{}, Updated: []string{}, Removed: []string{}}
 	for _, c := range r.Changes {
 		name := c.Source + "/" + c.Name
 		switch c.Op {
-		case "added":
+		case materialize.Added:
 			r.Skills.Added = append(r.Skills.Added, name)
-		case "updated":
+		case materialize.Updated:
 			r.Skills.Updated = append(r.Skills.Updated, name)
-		case "removed":
+		case materialize.Removed:
 			r.Skills.Removed = append(r.Skills.Removed, name)
 		}
 	}

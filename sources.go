@@ -1,6 +1,9 @@
 package skillsync
 
 import (
+	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"maps"
@@ -8,18 +11,30 @@ import (
 	"strings"
 
 	"github.com/skillsync/skillsync/config"
+	"github.com/skillsync/skillsync/lock"
 	"github.com/skillsync/skillsync/repository"
 )
 
-// options returns the discovery settings every source shares.
+// options returns the discovery settings every source shares: strictness
+// and the limits.
 func (e *Engine) options() repository.Options {
-	return repository.Options{Strict: e.cfg.Strict, MaxFileSize: e.cfg.Limits.MaxFileSize}
+	l := e.cfg.Limits
+	return repository.Options{Strict: e.cfg.Strict, MaxFileSize: l.MaxFileSize, MaxSkillSize: l.MaxSkillSize,
+		MaxSourceSize: l.MaxSourceSize, MaxEntries: l.MaxEntries}
+}
+
+// sourceOptions returns the discovery settings of one marketplace source:
+// the shared ones, its selection and its timeout.
+func (e *Engine) sourceOptions(s config.Source) repository.Options {
+	o := e.options()
+	o.Include, o.Exclude, o.Timeout = s.Skills, s.Exclude, s.Timeout
+	return o
 }
 
 // spec turns a configured source into what repository.Open takes. rev,
 // when not "", pins a git source to that commit.
 func (e *Engine) spec(s config.Source, rev string) (repository.Spec, error) {
-	sp := repository.Spec{Source: s.Name, Kind: s.Kind, Dir: s.Dir, Options: e.options()}
+	sp := repository.Spec{Source: s.Name, Kind: s.Kind, Dir: s.Dir, Options: e.sourceOptions(s)}
 	switch s.Kind {
 	case repository.KindEmbedded:
 		fsys, ok := e.embedded[s.Embedded]
@@ -38,6 +53,8 @@ func (e *Engine) spec(s config.Source, rev string) (repository.Spec, error) {
 		if rev != "" {
 			sp.Git.Ref = rev
 		}
+	case repository.KindPostgres:
+		sp.Postgres = repository.PostgresConfig{DSNEnv: s.Postgres, DSNFile: s.DSNFile, Schema: s.Schema, Create: s.Create, Timeout: s.Timeout}
 	}
 	return sp, nil
 }
@@ -69,4 +86,22 @@ func (e *Engine) checkNames(names []string) error {
 		}
 	}
 	return nil
+}
+
+// fingerprint digests every setting of a source that changes what it
+// yields, so that a config change is a change: the source is read and
+// materialized again even at the same revision.
+func (e *Engine) fingerprint(s config.Source) string {
+	desc := lock.Describe(s)
+	h := sha256.New()
+	for _, part := range []string{string(s.Kind), desc.URL, s.Ref, s.Path, e.sourceOptions(s).Fingerprint()} {
+		fmt.Fprintf(h, "%d:%s;", len(part), part)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:32]
+}
+
+// maxSkillSize is the cap the cache and the targets enforce on one skill,
+// behind discovery's own.
+func (e *Engine) maxSkillSize() int64 {
+	return cmp.Or(e.cfg.Limits.MaxSkillSize, repository.DefaultMaxSkillSize)
 }

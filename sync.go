@@ -2,8 +2,9 @@ package skillsync
 
 import (
 	"context"
-	"errors"
+	"encoding/json"
 	"fmt"
+	"io"
 	"slices"
 	"sort"
 	"time"
@@ -98,16 +99,18 @@ type syncRun struct {
 
 // sourceRun is one configured source through a sync.
 type sourceRun struct {
-	cfg     config.Source
-	repo    repository.Repository
+	cfg  config.Source
+	repo repository.Repository
+	// broken is why the source could not even be opened; it then fails
+	// alone and keeps its last good files.
+	broken  error
 	fetched FetchReport
 }
 
 func (r *syncRun) do(ctx context.Context) (*SyncReport, error) {
 	e, report := r.e, r.report
 	var err error
-	report.Warnings = append(report.Warnings, r.cache.Warnings...)
-	warned := len(r.cache.Warnings)
+	report.Warnings = append(report.Warnings, r.cache.OpenWarnings()...)
 	if len(e.cfg.Sources) == 0 && len(r.cache.Manifest().Sources) > 0 && !r.opts.PruneAll {
 		return nil, usageErrorf("the config %s has no sources, and the cache holds %d: sync would remove them all; add sources, or run skillsync sync --prune-all to empty the cache",
 			e.cfg.File, len(r.cache.Manifest().Sources))
@@ -115,23 +118,16 @@ func (r *syncRun) do(ctx context.Context) (*SyncReport, error) {
 	if r.usage, err = r.loadUsage(); err != nil {
 		return nil, err
 	}
-	sources, err := r.open()
-	if err != nil {
-		return nil, err
-	}
+	sources := r.open()
+	defer closeAll(sources)
 	r.fetch(ctx, sources)
 	for _, s := range sources {
 		report.Sources = append(report.Sources, r.syncSource(ctx, s))
 	}
-	changes, errs := r.cache.Prune(sourceNames(e.cfg.Sources))
-	report.Changes = append(report.Changes, changes...)
-	for _, err := range errs {
-		report.Warnings = append(report.Warnings, err.Error())
-	}
+	report.add(r.cache.Prune(sourceNames(e.cfg.Sources)))
 	if err := r.cache.Commit(ctx); err != nil {
 		return report, fmt.Errorf("write cache %s: %w", e.layout.CacheDir(), err)
 	}
-	report.Warnings = append(report.Warnings, r.cache.Warnings[warned:]...)
 	report.Files = r.cache.Stats()
 	cat, err := e.catalogFrom(ctx, r.cache.Manifest())
 	if err != nil {
@@ -140,7 +136,7 @@ func (r *syncRun) do(ctx context.Context) (*SyncReport, error) {
 	if err := e.syncTargets(ctx, cat, r.cache.Manifest(), r.opts.Verify, report); err != nil {
 		return report, err
 	}
-	report.summarize()
+	report.summarize(cat)
 	e.recordSync(ctx, cat, report)
 	if r.frozen != nil && len(r.frozen.Diff) > 0 {
 		return report, r.frozen
@@ -166,7 +162,7 @@ func (r *syncRun) loadUsage() (*curator.Usage, error) {
 
 // open opens every configured source, each git source pinned to its
 // locked revision where the options say so.
-func (r *syncRun) open() ([]*sourceRun, error) {
+func (r *syncRun) open() []*sourceRun {
 	var out []*sourceRun
 	for _, s := range r.e.cfg.Sources {
 		rev := ""
@@ -174,12 +170,19 @@ func (r *syncRun) open() ([]*sourceRun, error) {
 			rev = pinned.Revision
 		}
 		repo, err := r.e.open(s, rev)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, &sourceRun{cfg: s, repo: repo})
+		out = append(out, &sourceRun{cfg: s, repo: repo, broken: err})
 	}
-	return out, nil
+	return out
+}
+
+// closeAll releases what open sources hold (a database's connections and
+// spool). The cache holds their files by now.
+func closeAll(sources []*sourceRun) {
+	for _, s := range sources {
+		if c, ok := s.repo.(io.Closer); ok {
+			c.Close()
+		}
+	}
 }
 
 // fetch brings the sources with a local copy up to date, jobs at a time;
@@ -207,53 +210,73 @@ func (r *syncRun) fetch(ctx context.Context, sources []*sourceRun) {
 func (r *syncRun) syncSource(ctx context.Context, s *sourceRun) SourceReport {
 	name := s.cfg.Name
 	rep := SourceReport{Source: name, Type: s.cfg.Kind, Status: StatusUnchanged}
-	fail := func(err error) SourceReport {
-		rep.Status, rep.Error = StatusFailed, err.Error()
-		if rec, ok := r.cache.Manifest().Sources[name]; ok {
-			rep.Revision, rep.Skills = rec.Revision, len(rec.Skills)
-		}
-		return rep
+	if s.broken != nil {
+		return r.failed(rep, s.broken)
 	}
 	rev, err := r.revision(ctx, s)
 	if err != nil {
-		return fail(err)
+		return r.failed(rep, err)
 	}
 	rep.Revision = string(rev)
+	rep = r.materialize(ctx, s, rep)
+	if rep.Status != StatusFailed && rep.Skills == 0 {
+		r.report.Problems = append(r.report.Problems, ProblemReport{Source: name, Level: skill.Warning, Rule: "source-empty",
+			Message: fmt.Sprintf("source %s yields no skills: no valid SKILL.md where discovery looks; set path: to the folder that holds them", name)})
+	}
+	return rep
+}
+
+// materialize writes one source's skills into the cache at the revision
+// rep names, unless the cache already holds exactly that.
+func (r *syncRun) materialize(ctx context.Context, s *sourceRun, rep SourceReport) SourceReport {
+	name := s.cfg.Name
 	rec := r.cache.Manifest().Sources[name]
 	archived := r.usage.ArchivedIn(layering.Marketplace, name)
-	if r.frozen == nil && r.cache.Current(name, string(rev), excludedIn(rec, archived)) {
+	src := materialize.Source{Name: name, Revision: rep.Revision, Fingerprint: r.e.fingerprint(s.cfg),
+		Excluded: excludedIn(rec, archived), MaxSkillSize: r.e.maxSkillSize()}
+	if r.frozen == nil && r.cache.Current(src) {
 		rep.Skills = len(rec.Skills)
 		return rep
 	}
 	skills, problems, err := s.repo.Skills(ctx)
 	r.report.addProblems(problems)
 	if err != nil {
-		return fail(err)
+		return r.failed(rep, err)
+	}
+	unique, dups := dedupe(skills)
+	for _, d := range dups {
+		r.report.Duplicates = append(r.report.Duplicates, name+"/"+d.Name)
+		r.report.Problems = append(r.report.Problems, ProblemReport{Source: name, Skill: d.Name, Path: d.Path, Level: skill.Warning, Rule: "duplicate-name",
+			Message: fmt.Sprintf("skill %s is also at another path of source %s, which sorts first and wins", d.Name, name)})
 	}
 	var kept []skill.Skill
 	var left []string
-	for _, sk := range dedupe(skills) {
+	for _, sk := range unique {
 		if archived[sk.Name] {
 			left = append(left, sk.Name)
 			continue
 		}
 		kept = append(kept, sk)
 	}
-	var check func(name, hash string) error
 	if r.frozen != nil {
-		check = frozenCheck(name, r.lock.Sources[name], r.frozen)
+		src.Check = frozenCheck(name, r.lock.Sources[name], r.frozen)
 	}
-	changes, errs := r.cache.SyncSource(ctx, name, string(rev), materialSkills(kept, s.cfg.Kind == repository.KindEmbedded), left, check)
-	r.report.Changes = append(r.report.Changes, changes...)
+	src.Skills, src.Excluded = materialSkills(kept, s.cfg.Kind == repository.KindEmbedded), left
+	res := r.cache.SyncSource(ctx, src)
+	r.report.add(res)
 	rep.Skills = len(r.cache.Manifest().Sources[name].Skills)
-	if len(changes) > 0 {
+	if len(res.Changes) > 0 {
 		rep.Status = StatusUpdated
 	}
-	var refused *refusedError
-	for _, err := range errs {
-		if !errors.As(err, &refused) {
-			r.report.Warnings = append(r.report.Warnings, err.Error())
-		}
+	return rep
+}
+
+// failed reports a source that could not be synced, with the revision and
+// the skills it keeps from the last good sync.
+func (r *syncRun) failed(rep SourceReport, err error) SourceReport {
+	rep.Status, rep.Error, rep.Revision, rep.Skills = StatusFailed, err.Error(), "", 0
+	if rec, ok := r.cache.Manifest().Sources[rep.Source]; ok {
+		rep.Revision, rep.Skills = rec.Revision, len(rec.Skills)
 	}
 	return rep
 }
@@ -289,27 +312,34 @@ func excludedIn(rec *materialize.SourceRecord, archived map[string]bool) []strin
 
 // dedupe keeps one skill per case-insensitive name, the first by path, as
 // the catalog does: two cache directories differing only by case would
-// collide on some file systems.
-func dedupe(skills []skill.Skill) []skill.Skill {
+// collide on some file systems. It returns the ones it dropped too.
+func dedupe(skills []skill.Skill) (kept, dropped []skill.Skill) {
 	sorted := slices.Clone(skills)
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Path < sorted[j].Path })
 	seen := map[string]bool{}
-	var out []skill.Skill
 	for _, s := range sorted {
 		if k := layering.Key(s.Name); !seen[k] {
 			seen[k] = true
-			out = append(out, s)
+			kept = append(kept, s)
+		} else {
+			dropped = append(dropped, s)
 		}
 	}
-	return out
+	return kept, dropped
 }
 
+// materialSkills turns discovered skills into what the cache writes, each
+// with its frontmatter to keep in the manifest: the read commands take it
+// from there and parse no SKILL.md.
 func materialSkills(skills []skill.Skill, guessModes bool) []materialize.Skill {
 	out := make([]materialize.Skill, 0, len(skills))
 	for _, s := range skills {
 		m := materialize.Skill{Name: s.Name, Files: s.Files, List: s.FileList(), GuessModes: guessModes}
 		if t, ok := s.Files.(*repository.TreeFS); ok {
 			m.Fingerprint = "git-tree:" + t.TreeHash()
+		}
+		if meta, err := json.Marshal(s.Meta()); err == nil {
+			m.Meta = meta
 		}
 		out = append(out, m)
 	}
@@ -323,8 +353,8 @@ func (e *Engine) recordSync(ctx context.Context, cat *layering.Catalog, report *
 	now := e.now()
 	var events []curator.Event
 	for _, c := range report.Changes {
-		events = append(events, curator.Event{TS: now, Actor: e.actor, Op: c.Op, Target: c.Source + "/" + c.Name,
-			BeforeHash: c.Before, AfterHash: c.After})
+		events = append(events, curator.Event{TS: now, Actor: e.actor, Op: string(c.Op), Target: c.Source + "/" + c.Name,
+			BeforeHash: c.Before.String(), AfterHash: c.After.String()})
 	}
 	if err := e.Audit().Append(events...); err != nil {
 		report.Warnings = append(report.Warnings, err.Error())
@@ -355,14 +385,14 @@ func (e *refusedError) Error() string { return e.msg }
 
 // frozenCheck refuses a skill whose hash differs from the lock's, and
 // records the difference.
-func frozenCheck(source string, locked *lock.Source, frozen *FrozenError) func(name, hash string) error {
-	return func(name, hash string) error {
+func frozenCheck(source string, locked *lock.Source, frozen *FrozenError) func(name string, hash materialize.Hash) error {
+	return func(name string, hash materialize.Hash) error {
 		want, ok := locked.Skills[name]
 		switch {
 		case !ok:
 			frozen.Diff = append(frozen.Diff, fmt.Sprintf("+ skill %s/%s is not in the lock", source, name))
-		case want != hash:
-			frozen.Diff = append(frozen.Diff, fmt.Sprintf("~ skill %s/%s: lock has %s, content hashes to %s", source, name, short(want), short(hash)))
+		case want != hash.String():
+			frozen.Diff = append(frozen.Diff, fmt.Sprintf("~ skill %s/%s: lock has %s, content hashes to %s", source, name, short(want), hash.Short()))
 		default:
 			return nil
 		}
@@ -392,7 +422,7 @@ func (e *Engine) newLock(m *materialize.Manifest, old *lock.File) *lock.File {
 		ls := lock.Describe(s)
 		ls.Revision = rec.Revision
 		for name, sk := range rec.Skills {
-			ls.Skills[name] = sk.Hash
+			ls.Skills[name] = sk.Hash.String()
 		}
 		l.Sources[s.Name] = ls
 	}

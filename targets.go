@@ -35,9 +35,14 @@ func (e *Engine) syncTargets(ctx context.Context, cat *layering.Catalog, m *mate
 		if err := e.checkTargetPath(t.Dir); err != nil {
 			return err
 		}
-		tr, err := materialize.SyncTarget(ctx, t.Dir, t.Mode, skills, verify)
+		tr, err := materialize.SyncTarget(ctx, materialize.Target{Dir: t.Dir, Mode: t.Mode, Skills: skills, Verify: verify, MaxSkillSize: e.maxSkillSize()})
 		if err != nil {
 			return err
+		}
+		report.Warnings = append(report.Warnings, tr.Warnings...)
+		report.Warnings = append(report.Warnings, tr.Errors...)
+		for _, p := range tr.Preserved {
+			report.Warnings = append(report.Warnings, "a copy in "+t.Dir+" was edited: it was moved to "+p+" before the new version was written")
 		}
 		report.Targets = append(report.Targets, tr)
 	}

@@ -40,7 +40,7 @@ func (e *Engine) Verify(ctx context.Context) ([]materialize.Difference, error) {
 // compareLock lists skills whose cached hash differs from the lock's.
 func compareLock(locked *lock.File, m *materialize.Manifest) []materialize.Difference {
 	var diffs []materialize.Difference
-	add := func(source, name, kind string) {
+	add := func(source, name string, kind materialize.DiffKind) {
 		diffs = append(diffs, materialize.Difference{Path: fmt.Sprintf("%s/%s (skillsync.lock)", source, name), Kind: kind})
 	}
 	for source, ls := range locked.Sources {
@@ -48,9 +48,9 @@ func compareLock(locked *lock.File, m *materialize.Manifest) []materialize.Diffe
 		for name, hash := range ls.Skills {
 			switch {
 			case rec == nil || rec.Skills[name] == nil:
-				add(source, name, "missing")
-			case rec.Skills[name].Hash != hash:
-				add(source, name, "modified")
+				add(source, name, materialize.Missing)
+			case rec.Skills[name].Hash.String() != hash:
+				add(source, name, materialize.Modified)
 			}
 		}
 		if rec == nil {
@@ -58,7 +58,7 @@ func compareLock(locked *lock.File, m *materialize.Manifest) []materialize.Diffe
 		}
 		for name := range rec.Skills {
 			if _, ok := ls.Skills[name]; !ok {
-				add(source, name, "extra")
+				add(source, name, materialize.Extra)
 			}
 		}
 	}

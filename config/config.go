@@ -78,6 +78,17 @@ type Source struct {
 	// PublishDirect (publish: direct) makes a promotion to this source
 	// push to the tracked branch instead of a review branch.
 	PublishDirect bool
+	// Postgres names the environment variable holding a postgres source's
+	// connection string; DSNFile a file holding it instead. Schema and
+	// Create go with them.
+	Postgres string
+	DSNFile  string
+	Schema   string
+	Create   bool
+	// Skills selects the source's skills by name or glob (skills:), and
+	// Exclude leaves some out (exclude:); empty Skills keeps every skill.
+	Skills  []string
+	Exclude []string
 	// Line is where the entry starts in the config file.
 	Line int
 }
@@ -109,22 +120,34 @@ const (
 	PromoteUser      = "user"
 )
 
-// Limits bound what one source may make skillsync read.
+// Limits bound what one source may make skillsync read. Zero means the
+// default of each.
 type Limits struct {
 	// MaxFileSize makes a skill with a larger file an error.
 	MaxFileSize int64
+	// MaxSkillSize makes a skill larger in all an error.
+	MaxSkillSize int64
+	// MaxSourceSize skips the skills past this total of a source.
+	MaxSourceSize int64
+	// MaxEntries is how many directory entries discovery reads in one
+	// source.
+	MaxEntries int
 }
 
 // Schedule holds the daemon's cron expressions.
 type Schedule struct {
 	Sync   string
 	Curate string
+	// Import is when the daemon imports the usage agents recorded
+	// themselves (Claude Code's transcripts).
+	Import string
 }
 
 // The daemon's default schedules.
 const (
 	DefaultSyncSchedule   = "@every 15m"
 	DefaultCurateSchedule = "0 3 * * *"
+	DefaultImportSchedule = "@every 1h"
 )
 
 // Target is one entry of targets:.
@@ -179,7 +202,7 @@ func Default() (*Config, error) {
 		Sources:   []Source{{Name: "builtin", Kind: repository.KindEmbedded, Embedded: "builtin"}},
 		Limits:    Limits{MaxFileSize: DefaultMaxFileSize},
 		Curator:   curator.DefaultPolicy(),
-		Schedule:  Schedule{Sync: DefaultSyncSchedule, Curate: DefaultCurateSchedule},
+		Schedule:  Schedule{Sync: DefaultSyncSchedule, Curate: DefaultCurateSchedule, Import: DefaultImportSchedule},
 	}
 	if err := checkWorkspace(cfg.Workspace); err != nil {
 		return nil, &Error{File: "the default config", Errs: []error{err}}

@@ -67,7 +67,7 @@ func TestPromotionErrors(t *testing.T) {
 		{"empty approver", "promotion:\n  approvers: [alice, \"\"]\n", ":2: promotion: an approver is empty"},
 		{"unknown key", "promotion:\n  approver: alice\n", `:2: unknown key "approver" in promotion`},
 		{"auto not a bool", "promotion:\n  auto: sometimes\n", `:2: key "auto" in promotion`},
-		{"publish on a dir source", "repositories:\n  - dir: x\n    publish: direct\n", ":2: repositories[0]: ref, path, depth, timeout, auth, allow_inline_credentials and publish belong to git: sources"},
+		{"publish on a dir source", "repositories:\n  - dir: x\n    publish: direct\n", ":2: repositories[0]: ref, path, depth, auth, allow_inline_credentials and publish belong to git: sources"},
 		{"unknown publish", "repositories:\n  - git: file:///x\n    publish: force\n", `:2: repositories[0]: publish "force": use branch`},
 	}
 	for _, tt := range tests {

@@ -18,22 +18,25 @@ import (
 
 // rawConfig mirrors the file's keys.
 type rawConfig struct {
-	Workspace    string
-	User         string
-	Global       string
-	Strict       bool
-	Hidden       []string
-	MaxFileSize  *int64
-	Repositories []rawSource
-	Targets      []rawTarget
-	Curator      struct {
+	Workspace     string
+	User          string
+	Global        string
+	Strict        bool
+	Hidden        []string
+	MaxFileSize   *int64
+	MaxSkillSize  *int64
+	MaxSourceSize *int64
+	MaxEntries    *int
+	Repositories  []rawSource
+	Targets       []rawTarget
+	Curator       struct {
 		StaleAfter, ArchiveAfter, MinIdle *time.Duration
 		Layers                            []string
 		line                              int
 	}
 	Schedule struct {
-		Sync, Curate string
-		line         int
+		Sync, Curate, Import string
+		line                 int
 	}
 	Promotion struct {
 		Approvers, Targets []string
@@ -60,17 +63,26 @@ type rawSource struct {
 	Auth                   repository.GitAuth
 	AllowInlineCredentials bool
 	Publish                string
+	Postgres               string
+	DSNFile                string
+	Schema                 string
+	Create                 bool
+	Skills                 []string
+	Exclude                []string
 	line                   int
 }
 
 func (r *rawConfig) fields() fields {
 	return fields{
-		"workspace":     &r.Workspace,
-		"user":          &r.User,
-		"global":        &r.Global,
-		"strict":        &r.Strict,
-		"hidden":        &r.Hidden,
-		"max_file_size": &r.MaxFileSize,
+		"workspace":       &r.Workspace,
+		"user":            &r.User,
+		"global":          &r.Global,
+		"strict":          &r.Strict,
+		"hidden":          &r.Hidden,
+		"max_file_size":   &r.MaxFileSize,
+		"max_skill_size":  &r.MaxSkillSize,
+		"max_source_size": &r.MaxSourceSize,
+		"max_entries":     &r.MaxEntries,
 		"curator": nested(func(n *yaml.Node) []error {
 			c := &r.Curator
 			c.line = n.Line
@@ -80,7 +92,7 @@ func (r *rawConfig) fields() fields {
 		}),
 		"schedule": nested(func(n *yaml.Node) []error {
 			r.Schedule.line = n.Line
-			return decodeMapping(n, "schedule", fields{"sync": &r.Schedule.Sync, "curate": &r.Schedule.Curate})
+			return decodeMapping(n, "schedule", fields{"sync": &r.Schedule.Sync, "curate": &r.Schedule.Curate, "import": &r.Schedule.Import})
 		}),
 		"promotion": nested(func(n *yaml.Node) []error {
 			p := &r.Promotion
@@ -115,6 +127,12 @@ func (rs *rawSource) decode(n *yaml.Node, where string) []error {
 		"timeout":                  &rs.Timeout,
 		"allow_inline_credentials": &rs.AllowInlineCredentials,
 		"publish":                  &rs.Publish,
+		"postgres":                 &rs.Postgres,
+		"dsn_file":                 &rs.DSNFile,
+		"schema":                   &rs.Schema,
+		"create":                   &rs.Create,
+		"skills":                   &rs.Skills,
+		"exclude":                  &rs.Exclude,
 		"auth": nested(func(n *yaml.Node) []error {
 			a := &rs.Auth
 			return decodeMapping(n, where+".auth", fields{
@@ -143,11 +161,24 @@ func (r *rawConfig) resolve(base string) (*Config, []error) {
 	if err := checkWorkspace(cfg.Workspace); err != nil {
 		errs = append(errs, err)
 	}
-	if r.MaxFileSize != nil {
-		if *r.MaxFileSize <= 0 {
-			errs = append(errs, fmt.Errorf("max_file_size must be a positive number of bytes"))
+	for _, l := range []struct {
+		key string
+		v   *int64
+		dst *int64
+	}{{"max_file_size", r.MaxFileSize, &cfg.Limits.MaxFileSize}, {"max_skill_size", r.MaxSkillSize, &cfg.Limits.MaxSkillSize}, {"max_source_size", r.MaxSourceSize, &cfg.Limits.MaxSourceSize}} {
+		if l.v == nil {
+			continue
 		}
-		cfg.Limits.MaxFileSize = *r.MaxFileSize
+		if *l.v <= 0 {
+			errs = append(errs, fmt.Errorf("%s must be a positive number of bytes", l.key))
+		}
+		*l.dst = *l.v
+	}
+	if r.MaxEntries != nil {
+		if *r.MaxEntries <= 0 {
+			errs = append(errs, fmt.Errorf("max_entries must be a positive number"))
+		}
+		cfg.Limits.MaxEntries = *r.MaxEntries
 	}
 	if r.User != "" && !oneComponent(r.User) {
 		errs = append(errs, fmt.Errorf("user %q must be one directory name", r.User))
@@ -238,8 +269,9 @@ func (r *rawConfig) resolveCurator(cfg *Config) []error {
 			}
 		}
 	}
-	cfg.Schedule = Schedule{Sync: cmp.Or(r.Schedule.Sync, DefaultSyncSchedule), Curate: cmp.Or(r.Schedule.Curate, DefaultCurateSchedule)}
-	for _, f := range [][2]string{{"sync", cfg.Schedule.Sync}, {"curate", cfg.Schedule.Curate}} {
+	cfg.Schedule = Schedule{Sync: cmp.Or(r.Schedule.Sync, DefaultSyncSchedule), Curate: cmp.Or(r.Schedule.Curate, DefaultCurateSchedule),
+		Import: cmp.Or(r.Schedule.Import, DefaultImportSchedule)}
+	for _, f := range [][2]string{{"sync", cfg.Schedule.Sync}, {"curate", cfg.Schedule.Curate}, {"import", cfg.Schedule.Import}} {
 		if err := daemon.ParseSchedule(f[0], f[1]); err != nil {
 			errs = append(errs, fmt.Errorf("line %d: %w", r.Schedule.line, err))
 		}
@@ -250,19 +282,20 @@ func (r *rawConfig) resolveCurator(cfg *Config) []error {
 // resolve checks one repositories: entry and names it.
 func (rs rawSource) resolve(base, where string) (Source, error) {
 	src := Source{Embedded: rs.Embedded, Git: rs.Git, Ref: rs.Ref, Path: rs.Path,
-		Depth: DefaultDepth, Timeout: rs.Timeout, Auth: rs.Auth, Line: rs.line}
+		Depth: DefaultDepth, Timeout: rs.Timeout, Auth: rs.Auth, Line: rs.line,
+		Postgres: rs.Postgres, Schema: rs.Schema, Create: rs.Create, Skills: rs.Skills, Exclude: rs.Exclude}
 	kinds := 0
-	for _, v := range []string{rs.Embedded, rs.Dir, rs.Git} {
+	for _, v := range []string{rs.Embedded, rs.Dir, rs.Git, rs.Postgres + rs.DSNFile} {
 		if v != "" {
 			kinds++
 		}
 	}
 	if kinds != 1 {
-		return src, fmt.Errorf("%s: set exactly one of embedded: builtin, dir: PATH or git: URL", where)
+		return src, fmt.Errorf("%s: set exactly one of embedded: builtin, dir: PATH, git: URL or postgres: ENV_NAME (or dsn_file: PATH)", where)
 	}
-	gitOnly := rs.Ref != "" || rs.Path != "" || rs.Depth != nil || rs.Timeout != 0 || rs.Auth != (repository.GitAuth{}) || rs.AllowInlineCredentials || rs.Publish != ""
+	gitOnly := rs.Ref != "" || rs.Path != "" || rs.Depth != nil || rs.Auth != (repository.GitAuth{}) || rs.AllowInlineCredentials || rs.Publish != ""
 	if rs.Git == "" && gitOnly {
-		return src, fmt.Errorf("%s: ref, path, depth, timeout, auth, allow_inline_credentials and publish belong to git: sources", where)
+		return src, fmt.Errorf("%s: ref, path, depth, auth, allow_inline_credentials and publish belong to git: sources", where)
 	}
 	switch rs.Publish {
 	case "", PublishBranch:
@@ -270,6 +303,17 @@ func (rs rawSource) resolve(base, where string) (Source, error) {
 		src.PublishDirect = true
 	default:
 		return src, fmt.Errorf("%s: publish %q: use branch (a review branch per skill, the default) or direct (push to the tracked branch)", where, rs.Publish)
+	}
+	pgOnly := rs.Schema != "" || rs.Create
+	if rs.Postgres+rs.DSNFile == "" && pgOnly {
+		return src, fmt.Errorf("%s: schema and create belong to postgres: sources", where)
+	}
+	if rs.Timeout < 0 {
+		return src, fmt.Errorf("%s: timeout must be positive", where)
+	}
+	sel := repository.Options{Include: rs.Skills, Exclude: rs.Exclude}
+	if err := sel.Validate(); err != nil {
+		return src, fmt.Errorf("%s: %w", where, err)
 	}
 	var derived string
 	switch {
@@ -290,6 +334,15 @@ func (rs rawSource) resolve(base, where string) (Source, error) {
 			}
 		}
 		derived = repository.RepoName(rs.Git)
+	case rs.Postgres != "" || rs.DSNFile != "":
+		if rs.Postgres != "" && rs.DSNFile != "" {
+			return src, fmt.Errorf("%s: set one of postgres: ENV_NAME and dsn_file: PATH, not both", where)
+		}
+		src.Kind = repository.KindPostgres
+		if rs.DSNFile != "" {
+			src.DSNFile = absPath(base, rs.DSNFile, "")
+		}
+		derived = cmp.Or(rs.Schema, "postgres")
 	default:
 		src.Kind = repository.KindEmbedded
 		derived = rs.Embedded
@@ -305,9 +358,6 @@ func (rs rawSource) checkGit(where string) error {
 	}
 	if rs.Depth != nil && *rs.Depth < 0 {
 		return fmt.Errorf("%s: depth must be 0 (full history) or more", where)
-	}
-	if rs.Timeout < 0 {
-		return fmt.Errorf("%s: timeout must be positive", where)
 	}
 	return nil
 }

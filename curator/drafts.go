@@ -200,7 +200,7 @@ func (d *Drafts) Inspect(ctx context.Context, name string) (Draft, error) {
 	}
 	if complete {
 		if h, err := materialize.SkillHash(ctx, fsys, files); err == nil {
-			dr.Hash = h
+			dr.Hash = h.String()
 		} else if ctx.Err() == nil {
 			problem("draft-unreadable", "", "%v", err)
 		}

@@ -137,7 +137,8 @@ func dirHash(ctx context.Context, dir string) (string, error) {
 	if !complete {
 		return "", errors.New("incomplete")
 	}
-	return materialize.SkillHash(ctx, fsys, files)
+	h, err := materialize.SkillHash(ctx, fsys, files)
+	return h.String(), err
 }
 
 // PromoteElsewhere takes the draft name under its lock, refuses it with

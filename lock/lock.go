@@ -5,6 +5,7 @@
 package lock
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -98,6 +99,13 @@ func Describe(s config.Source) *Source {
 		ls.URL = s.Dir
 	case repository.KindEmbedded:
 		ls.URL = s.Embedded
+	case repository.KindPostgres:
+		// Where the connection string is, never the string: it is a secret.
+		where := "env:" + s.Postgres
+		if s.DSNFile != "" {
+			where = "file:" + s.DSNFile
+		}
+		ls.URL = where + " schema:" + cmp.Or(s.Schema, repository.DefaultSchema)
 	}
 	return ls
 }

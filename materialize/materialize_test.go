@@ -46,16 +46,16 @@ func open(t *testing.T, root string) *Cache {
 func syncOnce(t *testing.T, root, rev string, skills ...Skill) ([]Change, Stats) {
 	t.Helper()
 	c := open(t, root)
-	changes, errs := c.SyncSource(context.Background(), "src", rev, skills, nil, nil)
-	if len(errs) > 0 {
-		t.Fatal(errs)
+	res := c.SyncSource(context.Background(), Source{Name: "src", Revision: rev, Skills: skills})
+	if len(res.Errors) > 0 {
+		t.Fatal(res.Errors)
 	}
 	if err := c.Commit(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	st := c.Stats()
 	c.Close()
-	return changes, st
+	return res.Changes, st
 }
 
 type stamp struct {
@@ -95,7 +95,7 @@ func TestUnchangedFilesAreNeverRewritten(t *testing.T) {
 
 	// Same revision: the fast path reads nothing and writes nothing.
 	c := open(t, root)
-	if !c.Current("src", "r1", nil) {
+	if !c.Current(Source{Name: "src", Revision: "r1"}) {
 		t.Fatal("an untouched cache is not current")
 	}
 	c.Close()
@@ -145,7 +145,7 @@ func TestOrphansAreRemoved(t *testing.T) {
 	changes, st := syncOnce(t, root, "r2", mkSkill("b", map[string]string{"SKILL.md": "b"}))
 	ops := map[string]string{}
 	for _, c := range changes {
-		ops[c.Name] = c.Op
+		ops[c.Name] = string(c.Op)
 	}
 	if ops["a"] != "removed" || ops["b"] != "updated" || st.Removed != 3 {
 		t.Errorf("changes %v stats %+v", changes, st)
@@ -162,9 +162,9 @@ func TestOrphansAreRemoved(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := open(t, root)
-	pruned, errs := c.Prune(nil)
-	if len(errs) > 0 || len(pruned) != 1 || pruned[0].Name != "b" {
-		t.Errorf("prune: %v %v", pruned, errs)
+	pruned := c.Prune(nil)
+	if len(pruned.Errors) > 0 || len(pruned.Changes) != 1 || pruned.Changes[0].Name != "b" {
+		t.Errorf("prune: %+v", pruned)
 	}
 	if err := c.Commit(context.Background()); err != nil {
 		t.Fatal(err)
@@ -172,8 +172,8 @@ func TestOrphansAreRemoved(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(root, "src")); !errors.Is(err, fs.ErrNotExist) {
 		t.Error("a source gone from the config is still cached")
 	}
-	if readFile(t, filepath.Join(root, "mine.txt")) != "user's" || !slices.ContainsFunc(c.Warnings, func(w string) bool { return strings.Contains(w, "mine.txt") }) {
-		t.Errorf("a foreign entry was touched or not reported: %v", c.Warnings)
+	if readFile(t, filepath.Join(root, "mine.txt")) != "user's" || !slices.ContainsFunc(pruned.Warnings, func(w string) bool { return strings.Contains(w, "mine.txt") }) {
+		t.Errorf("a foreign entry was touched or not reported: %v", pruned.Warnings)
 	}
 }
 
@@ -267,7 +267,7 @@ func TestVerifyAndRepair(t *testing.T) {
 	kinds := map[string]string{}
 	for _, d := range diffs {
 		rel, _ := filepath.Rel(dir, d.Path)
-		kinds[rel] = d.Kind
+		kinds[rel] = string(d.Kind)
 	}
 	want := map[string]string{"ref/notes.md": "modified", "scripts/run.sh": "missing", "extra.txt": "extra"}
 	if len(kinds) != 3 || kinds["ref/notes.md"] != want["ref/notes.md"] || kinds["scripts/run.sh"] != "missing" || kinds["extra.txt"] != "extra" {
@@ -277,8 +277,8 @@ func TestVerifyAndRepair(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, errs := c.SyncSource(context.Background(), "src", "r1", []Skill{mkSkill("a", v1)}, nil, nil); len(errs) > 0 {
-		t.Fatal(errs)
+	if res := c.SyncSource(context.Background(), Source{Name: "src", Revision: "r1", Skills: []Skill{mkSkill("a", v1)}}); len(res.Errors) > 0 {
+		t.Fatal(res.Errors)
 	}
 	if err := c.Commit(context.Background()); err != nil {
 		t.Fatal(err)
@@ -312,7 +312,7 @@ func TestTargets(t *testing.T) {
 		t.Fatal(err)
 	}
 	skills := []TargetSkill{{Skill: mkSkill("a", v1)}, {Skill: mkSkill("mine", v1)}}
-	rep, err := SyncTarget(ctx, dir, Copy, skills, false)
+	rep, err := SyncTarget(ctx, Target{Dir: dir, Mode: Copy, Skills: skills})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -320,7 +320,7 @@ func TestTargets(t *testing.T) {
 		t.Errorf("the user's directory: conflicts %v", rep.Conflicts)
 	}
 	before := stat(t, filepath.Join(dir, "a", "SKILL.md"))
-	if rep, _ = SyncTarget(ctx, dir, Copy, skills, false); rep.Written != 0 || stat(t, filepath.Join(dir, "a", "SKILL.md")) != before {
+	if rep, _ = SyncTarget(ctx, Target{Dir: dir, Mode: Copy, Skills: skills}); rep.Written != 0 || stat(t, filepath.Join(dir, "a", "SKILL.md")) != before {
 		t.Errorf("an unchanged target was rewritten: %+v", rep)
 	}
 	if _, err := os.Stat(filepath.Join(dir, targetStaging)); !errors.Is(err, fs.ErrNotExist) {
@@ -332,13 +332,13 @@ func TestTargets(t *testing.T) {
 	// Symlink mode, then the winner disappears.
 	linkTo := t.TempDir()
 	skills = []TargetSkill{{Skill: mkSkill("a", v1), Dir: linkTo}}
-	if _, err := SyncTarget(ctx, dir, Symlink, skills, false); err != nil {
+	if _, err := SyncTarget(ctx, Target{Dir: dir, Mode: Symlink, Skills: skills}); err != nil {
 		t.Fatal(err)
 	}
 	if got, err := os.Readlink(filepath.Join(dir, "a")); err != nil || got != linkTo {
 		t.Errorf("symlink mode: %q %v", got, err)
 	}
-	rep, err = SyncTarget(ctx, dir, Symlink, nil, false)
+	rep, err = SyncTarget(ctx, Target{Dir: dir, Mode: Symlink})
 	if err != nil || rep.Removed != 1 {
 		t.Fatalf("removal: %+v %v", rep, err)
 	}

@@ -2,7 +2,6 @@ package materialize
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
 	"io"
 	"io/fs"
@@ -17,24 +16,23 @@ import (
 // never held in memory whole. A file whose size differs from its listing
 // or changes while it is read is an error, so the hash always describes
 // one consistent set of bytes.
-func SkillHash(ctx context.Context, fsys fs.FS, list []skill.File) (string, error) {
+func SkillHash(ctx context.Context, fsys fs.FS, list []skill.File) (Hash, error) {
 	files := make([]skill.File, len(list))
 	copy(files, list)
 	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
 	h := newSkillHasher()
-	var n [8]byte
 	for _, f := range files {
 		if err := ctx.Err(); err != nil {
-			return "", err
+			return Hash{}, err
 		}
-		if err := hashFileInto(h, fsys, f, n[:]); err != nil {
-			return "", err
+		if err := hashFileInto(h, fsys, f); err != nil {
+			return Hash{}, err
 		}
 	}
 	return h.sum(), nil
 }
 
-func hashFileInto(h *skillHasher, fsys fs.FS, f skill.File, n []byte) error {
+func hashFileInto(h *skillHasher, fsys fs.FS, f skill.File) error {
 	r, err := fsys.Open(f.Path)
 	if err != nil {
 		return fmt.Errorf("hash %s: %w", f.Path, err)
@@ -47,12 +45,8 @@ func hashFileInto(h *skillHasher, fsys fs.FS, f skill.File, n []byte) error {
 	if !info.Mode().IsRegular() || info.Size() != f.Size {
 		return fmt.Errorf("hash %s: the file changed since it was listed", f.Path)
 	}
-	binary.BigEndian.PutUint64(n, uint64(len(f.Path)))
-	h.h.Write(n)
-	h.h.Write([]byte(f.Path))
-	binary.BigEndian.PutUint64(n, uint64(f.Size))
-	h.h.Write(n)
-	copied, err := io.Copy(h.h, io.LimitReader(r, f.Size+1))
+	h.begin(f.Path, f.Size)
+	copied, err := io.Copy(h, io.LimitReader(r, f.Size+1))
 	if err != nil {
 		return fmt.Errorf("hash %s: %w", f.Path, err)
 	}

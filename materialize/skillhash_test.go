@@ -23,7 +23,7 @@ func TestSkillHashIsTheManifestHash(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := m.Sources["src"].Skills["pdf"].Hash; got != want || got == "" {
+	if want := m.Sources["src"].Skills["pdf"].Hash; got != want || got.IsZero() {
 		t.Errorf("SkillHash = %s, manifest = %s", got, want)
 	}
 }

@@ -2,14 +2,15 @@ package materialize
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/skillsync/skillsync/internal/atomicfile"
+	"github.com/skillsync/skillsync/internal/jsonfile"
 )
 
 // TargetMode is how a target receives skills.
@@ -28,6 +29,10 @@ const RecordName = ".skillsync.json"
 
 const targetStaging = ".skillsync-staging"
 
+// ConflictsName is the folder of a target where a copy the user edited is
+// moved, as <name>-<UTC stamp>, before a new version takes its place.
+const ConflictsName = ".skillsync-conflicts"
+
 // TargetRecord is what skillsync made in one target directory.
 type TargetRecord struct {
 	Version int                     `json:"version"`
@@ -37,7 +42,7 @@ type TargetRecord struct {
 // TargetEntry is one entry skillsync made: a copied skill with its files,
 // or a symbolic link.
 type TargetEntry struct {
-	Hash  string                `json:"hash"`
+	Hash  Hash                  `json:"hash"`
 	Mode  TargetMode            `json:"mode"`
 	Link  string                `json:"link,omitempty"`
 	Files map[string]FileRecord `json:"files,omitempty"`
@@ -47,7 +52,7 @@ type TargetEntry struct {
 type TargetSkill struct {
 	Skill
 	// Hash is the skill's hash, recorded for verify.
-	Hash string
+	Hash Hash
 	// Dir is the winner's directory on disk, what a symlink points to; ""
 	// when it has none, in which case the skill is copied.
 	Dir string
@@ -59,20 +64,62 @@ type TargetReport struct {
 	Written   int      `json:"written"`
 	Removed   int      `json:"removed"`
 	Conflicts []string `json:"conflicts"`
+	// Preserved are the copies the user had edited, moved aside (to
+	// ConflictsName) before a new version took their place or before
+	// their skill was removed: full paths, sorted.
+	Preserved []string `json:"preserved"`
+	// Errors are skills that could not be placed or removed; each kept
+	// what it had.
+	Errors []string `json:"errors,omitempty"`
+	// Warnings say what the user should know: a record set aside.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
-// LoadTargetRecord reads dir's record; a missing one is empty.
+// TargetRecordVersion is the format version of a target's record.
+const TargetRecordVersion = 1
+
+func newTargetRecord() *TargetRecord {
+	return &TargetRecord{Version: TargetRecordVersion, Skills: map[string]*TargetEntry{}}
+}
+
+// Validate reports why a decoded target record must not be used: a
+// version this build does not read, a skill name that is not one safe
+// path component, an unknown mode, or a file path that leaves its skill.
+// A target record is often committed with the target, so nothing in it is
+// trusted.
+func (r *TargetRecord) Validate() error {
+	if err := jsonfile.CheckVersion(r.Version, TargetRecordVersion); err != nil {
+		return err
+	}
+	for _, name := range sortedNames(r.Skills) {
+		e := r.Skills[name]
+		if err := checkName("skill", name); err != nil {
+			return err
+		}
+		if e == nil {
+			return fmt.Errorf("skill %s has no record", name)
+		}
+		if e.Mode != Copy && e.Mode != Symlink {
+			return fmt.Errorf("skill %s: unknown mode %q", name, e.Mode)
+		}
+		if err := checkFiles(e.Files); err != nil {
+			return fmt.Errorf("skill %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// LoadTargetRecord reads dir's record; a missing one is empty. An
+// unreadable or corrupt one gives an empty record and the error; a
+// corrupt one's error wraps jsonfile.ErrCorrupt.
 func LoadTargetRecord(dir string) (*TargetRecord, error) {
-	rec := &TargetRecord{Version: 1, Skills: map[string]*TargetEntry{}}
-	data, err := os.ReadFile(filepath.Join(dir, RecordName))
+	rec := newTargetRecord()
+	err := jsonfile.Read(filepath.Join(dir, RecordName), rec)
 	if errors.Is(err, fs.ErrNotExist) {
-		return rec, nil
+		return newTargetRecord(), nil
 	}
 	if err != nil {
-		return rec, err
-	}
-	if err := json.Unmarshal(data, rec); err != nil {
-		return &TargetRecord{Version: 1, Skills: map[string]*TargetEntry{}}, fmt.Errorf("%s is unreadable: %w", filepath.Join(dir, RecordName), err)
+		return newTargetRecord(), err
 	}
 	if rec.Skills == nil {
 		rec.Skills = map[string]*TargetEntry{}
@@ -80,87 +127,271 @@ func LoadTargetRecord(dir string) (*TargetRecord, error) {
 	return rec, nil
 }
 
-// SyncTarget places skills in dir as mode says. A name in dir that
-// skillsync did not make is a conflict: reported and left as it is.
-// Entries skillsync made for skills that are gone are removed.
-func SyncTarget(ctx context.Context, dir string, mode TargetMode, skills []TargetSkill, verify bool) (TargetReport, error) {
-	report := TargetReport{Dir: dir, Conflicts: []string{}}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return report, fmt.Errorf("target %s: %w", dir, err)
+// Target is one target directory to bring up to date, as one value.
+type Target struct {
+	// Dir is the target directory; it must not be a symbolic link.
+	Dir  string
+	Mode TargetMode
+	// Skills are the skills the target should hold, each name once.
+	Skills []TargetSkill
+	// Keep names skills the caller could not provide this time (their
+	// source failed and the cache cannot give them either): their
+	// entries stay exactly as they are, neither rewritten nor removed.
+	Keep []string
+	// Verify hashes every file instead of trusting stat data.
+	Verify bool
+	// MaxSkillSize, when above zero, caps the bytes of one skill's files.
+	MaxSkillSize int64
+}
+
+// SyncTarget places t.Skills in t.Dir as t.Mode says. A name in the
+// directory that skillsync did not make is a conflict: reported and left
+// as it is, unless it already holds exactly that skill (a lost record),
+// which is adopted. Entries skillsync made for skills that are neither in
+// t.Skills nor in t.Keep are removed. A skill that cannot be placed keeps
+// what it had and is reported. The error is for what stops the whole
+// target: a link in place of the directory, a record that cannot be
+// written.
+func SyncTarget(ctx context.Context, t Target) (TargetReport, error) {
+	dir := t.Dir
+	report := TargetReport{Dir: dir, Conflicts: []string{}, Preserved: []string{}}
+	// A target that is a link would have skillsync write and delete
+	// wherever it points.
+	if err := atomicfile.MkdirNoFollow(dir, 0o755); err != nil {
+		return report, fmt.Errorf("target: %w", err)
 	}
 	rec, err := LoadTargetRecord(dir)
-	if err != nil {
+	if errors.Is(err, jsonfile.ErrCorrupt) {
+		report.Warnings = append(report.Warnings, recoverRecord(filepath.Join(dir, RecordName), err,
+			"its entries that hold exactly what skillsync would write are adopted, the rest are left to the user"))
+	} else if err != nil {
 		return report, err
 	}
-	w, err := NewWriter(filepath.Join(dir, targetStaging))
+	w, err := newWriter(filepath.Join(dir, targetStaging))
 	if err != nil {
 		return report, err
 	}
 	defer os.RemoveAll(w.staging)
-	w.Verify = verify
-	next := &TargetRecord{Version: 1, Skills: map[string]*TargetEntry{}}
-	for _, s := range skills {
+	w.verify = t.Verify
+	next := newTargetRecord()
+	for _, name := range t.Keep {
+		if e, ok := rec.Skills[name]; ok {
+			next.Skills[name] = e
+		}
+	}
+	fail := func(name string, err error) {
+		report.Errors = append(report.Errors, fmt.Sprintf("target %s: %v", dir, skillError("", name, err)))
+	}
+	// preserved are the edited copies to be moved aside, by name; a skill
+	// whose new version fails keeps its copy where it is.
+	preserved := map[string]string{}
+	// undo puts name's entry back as the record had it.
+	undo := func(name string, prev *TargetEntry) {
+		if prev != nil {
+			next.Skills[name] = prev
+		} else {
+			delete(next.Skills, name)
+		}
+		delete(preserved, name)
+	}
+	keep := func(name string, prev *TargetEntry) func() (string, error) {
+		return func() (string, error) {
+			if prev == nil || !w.entryEdited(filepath.Join(dir, name), prev) {
+				return "", nil
+			}
+			aside, err := conflictPath(dir, name)
+			if err == nil {
+				preserved[name] = aside
+			}
+			return aside, err
+		}
+	}
+	type waiting struct {
+		name  string
+		prev  *TargetEntry
+		entry *TargetEntry
+		st    *staged
+	}
+	var builds []waiting
+	for _, s := range t.Skills {
+		if err := checkName("skill", s.Name); err != nil {
+			fail(s.Name, err)
+			continue
+		}
+		if _, dup := next.Skills[s.Name]; dup {
+			continue
+		}
 		live := filepath.Join(dir, s.Name)
 		prev, ours := rec.Skills[s.Name]
 		if !ours {
 			if _, err := os.Lstat(live); err == nil {
-				report.Conflicts = append(report.Conflicts, s.Name)
+				// Not in the record but there: the user's own, unless it
+				// is exactly what skillsync would write (a record lost or
+				// set aside), which is adopted back.
+				entry, same := adopt(ctx, w, live, t, s)
+				if !same {
+					report.Conflicts = append(report.Conflicts, s.Name)
+					continue
+				}
+				next.Skills[s.Name] = entry
 				continue
 			}
 		}
-		entry, err := stageTarget(ctx, w, live, mode, s, prev)
+		name := s.Name
+		entry, st, err := stageTarget(ctx, w, live, t, s, prev, keep(name, prev), func(err error) {
+			fail(name, err)
+			undo(name, prev)
+		})
 		if err != nil {
-			return report, fmt.Errorf("target %s: %w", dir, err)
+			fail(s.Name, err)
+			undo(s.Name, prev)
+			continue
 		}
 		next.Skills[s.Name] = entry
+		if st != nil {
+			builds = append(builds, waiting{s.Name, prev, entry, st})
+		}
+	}
+	for _, b := range builds {
+		name, prev := b.name, b.prev
+		err := b.st.wait(func(err error) {
+			fail(name, err)
+			undo(name, prev)
+		})
+		if err != nil {
+			fail(name, err)
+			undo(name, prev)
+			continue
+		}
+		b.entry.Files = b.st.rec.Files
 	}
 	for _, name := range sortedNames(rec.Skills) {
 		if _, keep := next.Skills[name]; keep {
 			continue
 		}
-		if err := w.Remove(filepath.Join(dir, name), &SkillRecord{Files: rec.Skills[name].Files}); err != nil {
-			return report, err
+		// A copy the user edited is moved aside, never deleted.
+		aside, err := keep(name, rec.Skills[name])()
+		if err == nil && aside != "" {
+			err = w.moveOut(filepath.Join(dir, name), aside, &SkillRecord{Files: rec.Skills[name].Files}, false)
+		} else if err == nil {
+			err = w.remove(filepath.Join(dir, name), &SkillRecord{Files: rec.Skills[name].Files})
+		}
+		if err != nil {
+			fail(name, err)
+			next.Skills[name] = rec.Skills[name]
+			delete(preserved, name)
+			continue
 		}
 		report.Removed++
 	}
-	if err := w.Commit(ctx); err != nil {
+	if _, err := w.commit(ctx); err != nil {
 		return report, fmt.Errorf("target %s: %w", dir, err)
 	}
-	report.Written = w.Stats.Written
-	return report, atomicfile.WriteJSONIfChanged(filepath.Join(dir, RecordName), next, 0o644)
+	report.Written = w.Stats().Written
+	for _, name := range sortedNames(preserved) {
+		report.Preserved = append(report.Preserved, preserved[name])
+	}
+	return report, jsonfile.Write(filepath.Join(dir, RecordName), next, 0o644)
 }
 
-func stageTarget(ctx context.Context, w *Writer, live string, mode TargetMode, s TargetSkill, prev *TargetEntry) (*TargetEntry, error) {
-	if mode == Symlink && s.Dir != "" {
-		if err := w.StageLink(live, s.Dir); err != nil {
-			return nil, err
+// stageTarget stages one skill in a target. The staged result, when not
+// nil, must be waited for before the entry's files are known.
+// preserve is asked, only when live is about to be replaced, where to
+// keep it ("" when it need not be kept).
+func stageTarget(ctx context.Context, w *writer, live string, t Target, s TargetSkill, prev *TargetEntry, preserve func() (string, error), failed func(error)) (*TargetEntry, *staged, error) {
+	if t.Mode == Symlink && s.Dir != "" {
+		if err := w.stageLink(live, s.Dir, preserve, failed); err != nil {
+			return nil, nil, err
 		}
-		return &TargetEntry{Hash: s.Hash, Mode: Symlink, Link: s.Dir}, nil
+		return &TargetEntry{Hash: s.Hash, Mode: Symlink, Link: s.Dir}, nil, nil
 	}
 	var old *SkillRecord
 	if prev != nil && prev.Mode == Copy {
 		old = &SkillRecord{Hash: prev.Hash, Files: prev.Files}
+		// The caller knows the skill's hash (from the cache's manifest):
+		// when it is what the record says and the files are as written,
+		// nothing needs to be read.
+		if !s.Hash.IsZero() && s.Hash == prev.Hash && !w.verify && statMatches(live, old) {
+			w.count(Stats{Unchanged: len(prev.Files)})
+			return prev, nil, nil
+		}
 	}
-	rec, _, err := w.Stage(ctx, live, s.Skill, old, nil)
+	st, err := w.stage(ctx, live, s.Skill, old, stageOptions{maxSize: t.MaxSkillSize, preserve: preserve})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return &TargetEntry{Hash: rec.Hash, Mode: Copy, Files: rec.Files}, nil
+	entry := &TargetEntry{Hash: st.rec.Hash, Mode: Copy, Files: st.rec.Files}
+	if st.build == nil {
+		return entry, nil, nil
+	}
+	return entry, st, nil
 }
 
-// StageLink queues live to become a symbolic link to target, unless it
+// adopt reports whether live already is what stageTarget would make of s,
+// and the record entry for it then. It writes nothing.
+func adopt(ctx context.Context, w *writer, live string, t Target, s TargetSkill) (*TargetEntry, bool) {
+	if t.Mode == Symlink && s.Dir != "" {
+		cur, err := os.Readlink(live)
+		return &TargetEntry{Hash: s.Hash, Mode: Symlink, Link: s.Dir}, err == nil && cur == s.Dir
+	}
+	rec, same := w.matches(ctx, live, s.Skill, t.MaxSkillSize)
+	if !same {
+		return nil, false
+	}
+	return &TargetEntry{Hash: rec.Hash, Mode: Copy, Files: rec.Files}, true
+}
+
+// stageLink queues live to become a symbolic link to target, unless it
 // already is one.
-func (w *Writer) StageLink(live, target string) error {
+func (w *writer) stageLink(live, target string, preserve func() (string, error), failed func(error)) error {
 	if cur, err := os.Readlink(live); err == nil && cur == target {
 		return nil
+	}
+	aside, err := preserve()
+	if err != nil {
+		return fmt.Errorf("keep the edited copy: %w", err)
 	}
 	staged := filepath.Join(w.staging, randomName())
 	if err := os.Symlink(target, staged); err != nil {
 		return err
 	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.Stats.Written++
-	w.pending = append(w.pending, swap{staged: staged, live: live})
+	w.count(Stats{Written: 1})
+	w.queue(&swap{staged: staged, live: live, aside: aside, failed: failed})
 	return nil
+}
+
+// entryEdited reports whether the user changed what skillsync made at
+// live, as its record entry says: a copy's files (changed, gone, added),
+// or a link that no longer points where it did. A missing entry is not
+// edited: there is nothing to keep.
+func (w *writer) entryEdited(live string, e *TargetEntry) bool {
+	if e.Mode == Copy {
+		return w.edited(live, &SkillRecord{Files: e.Files})
+	}
+	info, err := os.Lstat(live)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false
+	}
+	if err != nil || info.Mode()&fs.ModeSymlink == 0 {
+		return true
+	}
+	cur, err := os.Readlink(live)
+	return err != nil || cur != e.Link
+}
+
+// conflictPath returns a free path in dir's ConflictsName folder for a
+// copy of name, creating the folder (never through a link).
+func conflictPath(dir, name string) (string, error) {
+	conflicts := filepath.Join(dir, ConflictsName)
+	if err := atomicfile.MkdirNoFollow(conflicts, 0o755); err != nil {
+		return "", err
+	}
+	base := filepath.Join(conflicts, name+"-"+time.Now().UTC().Format("20060102T150405Z"))
+	p := base
+	for i := 2; ; i++ {
+		if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
+			return p, nil
+		}
+		p = fmt.Sprintf("%s-%d", base, i)
+	}
 }

@@ -10,11 +10,20 @@ import (
 	"golang.org/x/sync/errgroup"
 )
 
+// DiffKind is how a file differs from its record.
+type DiffKind string
+
+// The ways a file differs from its record.
+const (
+	Modified DiffKind = "modified"
+	Missing  DiffKind = "missing"
+	Extra    DiffKind = "extra"
+)
+
 // Difference is one way a destination differs from its record.
 type Difference struct {
-	Path string `json:"path"`
-	// Kind is modified, missing or extra.
-	Kind string `json:"kind"`
+	Path string   `json:"path"`
+	Kind DiffKind `json:"kind"`
 }
 
 // VerifyCache hashes every file of the cache at root again and compares
@@ -62,9 +71,9 @@ func VerifyTarget(dir string) ([]Difference, error) {
 		live := filepath.Join(dir, name)
 		if e.Mode == Symlink {
 			if cur, err := os.Readlink(live); err != nil {
-				diffs = append(diffs, Difference{Path: live, Kind: "missing"})
+				diffs = append(diffs, Difference{Path: live, Kind: Missing})
 			} else if cur != e.Link {
-				diffs = append(diffs, Difference{Path: live, Kind: "modified"})
+				diffs = append(diffs, Difference{Path: live, Kind: Modified})
 			}
 			continue
 		}
@@ -81,16 +90,16 @@ func verifySkill(dir string, files map[string]FileRecord) []Difference {
 		p := filepath.Join(dir, filepath.FromSlash(rel))
 		info, err := os.Lstat(p)
 		if err != nil {
-			diffs = append(diffs, Difference{Path: p, Kind: "missing"})
+			diffs = append(diffs, Difference{Path: p, Kind: Missing})
 			continue
 		}
 		sha, err := hashFile(p)
-		if err != nil || sha != f.SHA256 || info.Mode().Perm() != f.perm() {
-			diffs = append(diffs, Difference{Path: p, Kind: "modified"})
+		if err != nil || sha != f.SHA256 || info.Mode().Perm() != f.Perm() {
+			diffs = append(diffs, Difference{Path: p, Kind: Modified})
 		}
 	}
 	for _, p := range extraFiles(dir, files) {
-		diffs = append(diffs, Difference{Path: p, Kind: "extra"})
+		diffs = append(diffs, Difference{Path: p, Kind: Extra})
 	}
 	return diffs
 }

@@ -1,22 +1,20 @@
 package materialize
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
+	"strings"
 	"sync"
 
-	"golang.org/x/sync/errgroup"
 	"golang.org/x/sys/unix"
 
 	"github.com/skillsync/skillsync/skill"
@@ -35,6 +33,9 @@ type Skill struct {
 	// (a git tree hash): a skill whose fingerprint and live files match the
 	// record is not read at all.
 	Fingerprint string
+	// Meta is stored with the skill's record as given (its parsed
+	// frontmatter, for readers that must not parse SKILL.md again).
+	Meta json.RawMessage
 }
 
 // Stats counts what a run wrote.
@@ -45,44 +46,97 @@ type Stats struct {
 	BytesWritten int64 `json:"bytes_written"`
 }
 
-// Writer assembles changed skills in a staging directory and swaps them
-// into place together in Commit.
-type Writer struct {
-	staging string
-	// Verify hashes every live file instead of trusting its stat data, and
-	// counts files nobody recorded as differences.
-	Verify bool
-	// KeepOld leaves the versions swapped out in staging, for the next
-	// run to remove, instead of removing them at once: a reader that
-	// opened an old directory just before the swap can finish reading it.
-	KeepOld bool
-	Stats   Stats
-
-	// builds write staged skills in the background while the caller reads
-	// the next skill from its source: creating files is kernel time, and
-	// on these machines it is most of a cold sync.
-	builds  errgroup.Group
-	mu      sync.Mutex // guards Stats and pending while builds run
-	pending []swap
+func (s *Stats) add(o Stats) {
+	s.Written += o.Written
+	s.Unchanged += o.Unchanged
+	s.Removed += o.Removed
+	s.BytesWritten += o.BytesWritten
 }
 
-// parallelBuilds is how many skills are written to staging at once.
-const parallelBuilds = 4
+// writer assembles changed skills in a staging directory and swaps them
+// into place together in commit.
+//
+// File contents stream (stage.go): the caller's goroutine reads each file
+// from its source in chunks, hashing as it goes, and hands the chunks of
+// a file that must be written to a build goroutine, which writes them
+// into staging (build.go). Creating files is kernel time, and on these
+// machines most of a cold sync, so up to parallelBuilds skills are
+// written while the next is read; reading stays on one goroutine, as
+// go-git wants. A few chunks per build at most are in memory, whatever
+// the size of a skill.
+type writer struct {
+	staging string
+	// verify hashes every live file instead of trusting its stat data, and
+	// counts files nobody recorded as differences.
+	verify bool
+	// keepOld leaves the versions swapped out in staging, for the next run
+	// to remove, instead of removing them at once: a reader that opened an
+	// old directory just before the swap can finish reading it.
+	keepOld bool
 
+	slots  chan struct{} // one token per running build
+	free   chan *[]byte  // chunks to reuse
+	builds sync.WaitGroup
+
+	mu      sync.Mutex // guards stats and pending while builds run
+	stats   Stats
+	pending []*swap
+}
+
+const (
+	// parallelBuilds is how many skills are written to staging at once.
+	parallelBuilds = 4
+	// chunkSize is the unit file contents are read, hashed and written in.
+	chunkSize = 64 << 10
+	// queueLen chunks at most wait for each build.
+	queueLen = 8
+)
+
+// swap is one staged entry waiting for commit to put it in place.
 type swap struct {
 	staged, live string
+	// aside, when set, is where the live entry is moved before staged
+	// takes its place: a user's edited copy, kept.
+	aside string
+	// failed, when not nil, is told that the swap could not be made; live
+	// is then as it was.
+	failed func(error)
 }
 
-// NewWriter returns a Writer that builds in staging, which must be on the
+// newWriter returns a writer that builds in staging, which must be on the
 // same file system as the destinations. Whatever staging holds is left
 // over from an interrupted run and is removed.
-func NewWriter(staging string) (*Writer, error) {
+func newWriter(staging string) (*writer, error) {
 	if err := replaceWithDir(staging); err != nil {
 		return nil, err
 	}
-	w := &Writer{staging: staging}
-	w.builds.SetLimit(parallelBuilds)
-	return w, nil
+	return &writer{
+		staging: staging,
+		slots:   make(chan struct{}, parallelBuilds),
+		free:    make(chan *[]byte, parallelBuilds*(queueLen+1)+1),
+	}, nil
+}
+
+// chunk returns a buffer of chunkSize bytes.
+func (w *writer) chunk() *[]byte {
+	select {
+	case b := <-w.free:
+		return b
+	default:
+		b := make([]byte, chunkSize)
+		return &b
+	}
+}
+
+// recycle gives a chunk back; nil is ignored.
+func (w *writer) recycle(b *[]byte) {
+	if b == nil {
+		return
+	}
+	select {
+	case w.free <- b:
+	default:
+	}
 }
 
 // replaceWithDir makes path an empty directory, removing what was there.
@@ -114,130 +168,42 @@ func ensureDir(path string) error {
 	return os.Mkdir(path, 0o755)
 }
 
-// desired is one file as it should be.
-type desired struct {
-	path string
-	data []byte
-	sha  string
-	mode fs.FileMode
-}
-
-// Stage compares s with the live directory and, when anything differs,
-// builds the new version in staging for Commit to swap in. old is what the
-// last run recorded for live, or nil. It returns the record of the skill
-// as it will be and whether it changed. check, when not nil, sees the
-// skill's hash first and can refuse the skill, which leaves live as it is.
-func (w *Writer) Stage(ctx context.Context, live string, s Skill, old *SkillRecord, check func(hash string) error) (*SkillRecord, bool, error) {
-	if s.Fingerprint != "" && old != nil && old.Fingerprint == s.Fingerprint && !w.Verify && statMatches(live, old) {
-		if check != nil {
-			if err := check(old.Hash); err != nil {
-				return nil, false, err
-			}
-		}
-		w.count(Stats{Unchanged: len(old.Files)})
-		return old, false, nil
-	}
-	files, hash, err := read(ctx, s)
-	if err != nil {
-		return nil, false, err
-	}
-	if check != nil {
-		if err := check(hash); err != nil {
-			return nil, false, err
-		}
-	}
-	rec := &SkillRecord{Hash: hash, Fingerprint: s.Fingerprint, Files: make(map[string]FileRecord, len(files))}
-	same := make([]bool, len(files))
-	for i, f := range files {
-		var prev *FileRecord
-		if old != nil {
-			if r, ok := old.Files[f.path]; ok {
-				prev = &r
-			}
-		}
-		info, sha := w.liveFile(filepath.Join(live, filepath.FromSlash(f.path)), prev)
-		same[i] = info != nil && sha == f.sha && info.Mode().Perm() == f.mode
-		if same[i] {
-			rec.Files[f.path] = FileRecord{SHA256: f.sha, Size: info.Size(), Mode: modeString(f.mode), MTime: info.ModTime().UnixNano()}
-		}
-	}
-	changed := slices.Contains(same, false)
-	if !changed && (old == nil || len(old.Files) != len(files) || w.Verify) {
-		// Every wanted file is in place; a file that should be gone may not be.
-		changed = len(extraFiles(live, rec.Files)) > 0
-	}
-	if !changed {
-		w.count(Stats{Unchanged: len(files)})
-		return rec, false, nil
-	}
-	// rec is filled in by the build; nobody reads it before Commit, which
-	// waits for every build.
-	w.builds.Go(func() error {
-		staged, st, err := w.build(live, files, same, rec)
-		if err != nil {
-			return fmt.Errorf("stage skill %s: %w", s.Name, err)
-		}
-		w.mu.Lock()
-		defer w.mu.Unlock()
-		w.pending = append(w.pending, swap{staged: staged, live: live})
-		w.Stats.add(st)
-		return nil
-	})
-	return rec, true, nil
-}
-
-func (s *Stats) add(o Stats) {
-	s.Written += o.Written
-	s.Unchanged += o.Unchanged
-	s.Removed += o.Removed
-	s.BytesWritten += o.BytesWritten
-}
-
-func (w *Writer) count(st Stats) {
+func (w *writer) count(st Stats) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.Stats.add(st)
+	w.stats.add(st)
 }
 
-// statMatches reports whether every recorded file of a live skill still
-// has the size, mtime and mode it was written with.
+// Stats returns what was written so far.
+func (w *writer) Stats() Stats {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.stats
+}
+
+// statMatches reports whether live is a real directory (not a link) and
+// every recorded file of it still has the size, mtime and mode it was
+// written with.
 func statMatches(live string, rec *SkillRecord) bool {
+	if !realDir(live) {
+		return false
+	}
 	for path, f := range rec.Files {
 		info, err := os.Lstat(filepath.Join(live, filepath.FromSlash(path)))
 		if err != nil || !info.Mode().IsRegular() || info.Size() != f.Size ||
-			info.ModTime().UnixNano() != f.MTime || info.Mode().Perm() != f.perm() {
+			info.ModTime().UnixNano() != f.MTime || info.Mode().Perm() != f.Perm() {
 			return false
 		}
 	}
 	return true
 }
 
-// read loads a skill's files and computes its hash.
-func read(ctx context.Context, s Skill) ([]desired, string, error) {
-	list := make([]skill.File, len(s.List))
-	copy(list, s.List)
-	sort.Slice(list, func(i, j int) bool { return list[i].Path < list[j].Path })
-	h := newSkillHasher()
-	files := make([]desired, 0, len(list))
-	for _, f := range list {
-		if err := ctx.Err(); err != nil {
-			return nil, "", err
-		}
-		data, err := fs.ReadFile(s.Files, f.Path)
-		if err != nil {
-			return nil, "", fmt.Errorf("read skill %s file %s: %w", s.Name, f.Path, err)
-		}
-		h.add(f.Path, data)
-		files = append(files, desired{path: f.Path, data: data, sha: sha256Hex(data), mode: fileMode(f.Mode, data, s.GuessModes)})
-	}
-	return files, h.sum(), nil
-}
-
-// fileMode is 0755 for executables and 0644 for the rest.
-func fileMode(m fs.FileMode, data []byte, guess bool) fs.FileMode {
+// fileMode is 0755 for executables and 0644 for the rest. head is the
+// start of the content, which decides when modes are guessed.
+func fileMode(m fs.FileMode, head []byte, guess bool) fs.FileMode {
 	exec := m&0o111 != 0
 	if guess {
-		exec = bytes.HasPrefix(data, []byte("#!"))
+		exec = len(head) >= 2 && head[0] == '#' && head[1] == '!'
 	}
 	if exec {
 		return 0o755
@@ -248,95 +214,82 @@ func fileMode(m fs.FileMode, data []byte, guess bool) fs.FileMode {
 // liveFile returns the stat data and content hash of a live file, or nil
 // when it is not a regular file. The hash comes from the record when the
 // stat data still match it, unless the writer verifies.
-func (w *Writer) liveFile(path string, rec *FileRecord) (fs.FileInfo, string) {
+func (w *writer) liveFile(path string, rec *FileRecord) (fs.FileInfo, Hash) {
 	info, err := os.Lstat(path)
 	if err != nil || !info.Mode().IsRegular() {
-		return nil, ""
+		return nil, Hash{}
 	}
-	if rec != nil && !w.Verify && info.Size() == rec.Size && info.ModTime().UnixNano() == rec.MTime && info.Mode().Perm() == rec.perm() {
+	if rec != nil && !w.verify && info.Size() == rec.Size && info.ModTime().UnixNano() == rec.MTime && info.Mode().Perm() == rec.Perm() {
 		return info, rec.SHA256
 	}
 	sha, err := hashFile(path)
 	if err != nil {
-		return nil, ""
+		return nil, Hash{}
 	}
 	return info, sha
 }
 
 // hashFile hashes a regular file without following a final symbolic link.
-func hashFile(path string) (string, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK, 0)
+func hashFile(path string) (Hash, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return "", err
+		return Hash{}, err
 	}
 	defer f.Close()
 	info, err := f.Stat()
 	if err != nil || !info.Mode().IsRegular() {
-		return "", fmt.Errorf("%s is not a regular file", path)
+		return Hash{}, fmt.Errorf("%s is not a regular file", path)
 	}
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return hashReader(f)
 }
 
-// build assembles the new version: unchanged files hard-linked from live,
-// so they keep their inode and mtime, the rest written. It fills rec with
-// the files written and returns what it did.
-func (w *Writer) build(live string, files []desired, same []bool, rec *SkillRecord) (string, Stats, error) {
-	var st Stats
-	staged := filepath.Join(w.staging, randomName())
-	if err := os.Mkdir(staged, 0o755); err != nil {
-		return "", st, err
-	}
-	for i, f := range files {
-		dst := filepath.Join(staged, filepath.FromSlash(f.path))
-		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-			return "", st, err
-		}
-		if same[i] && w.link(filepath.Join(live, filepath.FromSlash(f.path)), dst) {
-			st.Unchanged++
-			continue
-		}
-		if err := writeFile(dst, f.data, f.mode); err != nil {
-			return "", st, err
-		}
-		info, err := os.Lstat(dst)
-		if err != nil {
-			return "", st, err
-		}
-		rec.Files[f.path] = FileRecord{SHA256: f.sha, Size: info.Size(), Mode: modeString(f.mode), MTime: info.ModTime().UnixNano()}
-		st.Written++
-		st.BytesWritten += int64(len(f.data))
-	}
-	return staged, st, nil
-}
-
-// link hard-links an unchanged live file into staging. It refuses a path
-// that passes through a symbolic link, which could lead out of the
-// destination.
-func (w *Writer) link(src, dst string) bool {
-	if real, err := filepath.EvalSymlinks(src); err != nil || real != src {
+// edited reports whether a live copy differs from what the last run
+// recorded for it: a file changed, gone or added, or the directory
+// replaced by something else. A missing copy is not edited: there is
+// nothing to keep.
+func (w *writer) edited(live string, rec *SkillRecord) bool {
+	info, err := os.Lstat(live)
+	if errors.Is(err, fs.ErrNotExist) {
 		return false
 	}
-	return os.Link(src, dst) == nil
+	if err != nil || !info.IsDir() {
+		return true
+	}
+	for path, f := range rec.Files {
+		info, sha := w.liveFile(filepath.Join(live, filepath.FromSlash(path)), &f)
+		if info == nil || sha != f.SHA256 || info.Mode().Perm() != f.Perm() {
+			return true
+		}
+	}
+	return len(extraFiles(live, rec.Files)) > 0
 }
 
-func writeFile(name string, data []byte, mode fs.FileMode) error {
-	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
-	if err != nil {
-		return err
+// realDir reports whether path is a directory and not a symbolic link.
+func realDir(path string) bool {
+	info, err := os.Lstat(path)
+	return err == nil && info.IsDir()
+}
+
+// linkable reports whether the live file at rel can be hard-linked into a
+// new version: live is a real directory and no element of rel is a
+// symbolic link, which could lead out of the destination.
+func linkable(live, rel string) bool {
+	p := live
+	if !realDir(p) {
+		return false
 	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
+	elems := strings.Split(rel, "/")
+	for i, e := range elems {
+		p = filepath.Join(p, e)
+		info, err := os.Lstat(p)
+		if err != nil {
+			return false
+		}
+		if last := i == len(elems)-1; (last && !info.Mode().IsRegular()) || (!last && !info.IsDir()) {
+			return false
+		}
 	}
-	if err := f.Chmod(mode); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return true
 }
 
 func randomName() string {
@@ -345,18 +298,22 @@ func randomName() string {
 	return hex.EncodeToString(b[:])
 }
 
-// Remove takes a live skill directory, or a symbolic link in its place
+// remove takes a live skill directory, or a symbolic link in its place
 // (the link itself, never its target), out of the destination with one
 // rename, so a reader sees it whole or not at all, then deletes it (or,
-// with KeepOld, leaves that to the next run). It counts the files
+// with keepOld, leaves that to the next run). It counts the files
 // recorded for it.
-func (w *Writer) Remove(live string, rec *SkillRecord) error {
-	aside := filepath.Join(w.staging, randomName())
-	if err := os.Rename(live, aside); err != nil && !errors.Is(err, fs.ErrNotExist) {
+func (w *writer) remove(live string, rec *SkillRecord) error {
+	return w.moveOut(live, filepath.Join(w.staging, randomName()), rec, !w.keepOld)
+}
+
+// moveOut renames live to dest and, when del is set, deletes it there.
+func (w *writer) moveOut(live, dest string, rec *SkillRecord, del bool) error {
+	if err := os.Rename(live, dest); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("remove %s: %w", live, err)
 	}
-	if !w.KeepOld {
-		if err := os.RemoveAll(aside); err != nil {
+	if del {
+		if err := os.RemoveAll(dest); err != nil {
 			return fmt.Errorf("remove %s: %w", live, err)
 		}
 	}
@@ -366,42 +323,79 @@ func (w *Writer) Remove(live string, rec *SkillRecord) error {
 	return nil
 }
 
-// Commit makes everything staged durable with one syncfs, then swaps each
-// skill into place and removes the old versions. A crash at any point
+// queue adds a staged entry for commit.
+func (w *writer) queue(s *swap) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.pending = append(w.pending, s)
+}
+
+// commit makes everything staged durable with one syncfs, then swaps each
+// entry into place and removes the old versions. A crash at any point
 // leaves every live directory whole: old before its swap, new after.
 // Once the swaps begin they all run, even if ctx is cancelled meanwhile:
 // they are renames, quick, and stopping halfway would leave the record
-// behind the files.
-func (w *Writer) Commit(ctx context.Context) error {
-	if err := w.builds.Wait(); err != nil {
-		return err
-	}
+// behind the files. A swap that fails leaves its live entry as it was,
+// tells its owner, and is in failed; the others go on. err is for what
+// stopped commit before any swap: nothing changed then.
+func (w *writer) commit(ctx context.Context) (failed, err error) {
+	// Every build has ended: their owners waited for them.
+	w.builds.Wait()
 	if len(w.pending) == 0 {
-		return nil
+		return nil, nil
 	}
 	if err := syncFS(w.staging); err != nil {
-		return err
+		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
-		return err
+		return nil, err
 	}
 	parents := map[string]bool{}
+	var errs []error
 	for _, s := range w.pending {
-		old, err := exchange(s.staged, s.live)
-		if err != nil {
-			return fmt.Errorf("swap in %s: %w", s.live, err)
+		if err := w.swapIn(s); err != nil {
+			err = fmt.Errorf("swap in %s: %w", s.live, err)
+			if s.failed != nil {
+				s.failed(err)
+			}
+			errs = append(errs, err)
+			continue
 		}
 		parents[filepath.Dir(s.live)] = true
-		if old != "" && !w.KeepOld {
-			if err := os.RemoveAll(old); err != nil {
-				return fmt.Errorf("remove old copy of %s: %w", s.live, err)
-			}
+		if s.aside != "" {
+			parents[filepath.Dir(s.aside)] = true
 		}
 	}
 	w.pending = nil
-	for p := range parents {
+	for _, p := range slices.Sorted(maps.Keys(parents)) {
 		if err := syncDir(p); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...), nil
+}
+
+// swapIn puts one staged entry in place.
+func (w *writer) swapIn(s *swap) error {
+	if s.aside != "" {
+		// The user's copy first goes where it is kept, by one rename; only
+		// then does the new version take its place.
+		if err := os.Rename(s.live, s.aside); err != nil {
+			return fmt.Errorf("keep the edited copy as %s: %w", s.aside, err)
+		}
+		if err := os.Rename(s.staged, s.live); err != nil {
+			_ = os.Rename(s.aside, s.live)
 			return err
+		}
+		return nil
+	}
+	old, err := exchange(s.staged, s.live)
+	if err != nil {
+		return err
+	}
+	if old != "" && !w.keepOld {
+		if err := os.RemoveAll(old); err != nil {
+			return fmt.Errorf("remove old copy: %w", err)
 		}
 	}
 	return nil

@@ -1,6 +1,7 @@
 package repository
 
 import (
+	"cmp"
 	"errors"
 	"io/fs"
 	"os"
@@ -23,14 +24,15 @@ var ErrNotRegular = errors.New("not a regular file")
 // are followed only while their target stays inside the root, and only
 // regular files and directories can be opened; a FIFO is refused without
 // blocking.
+//
+// Every file is opened through an os.Root, which resolves names beneath
+// the root in the kernel (openat2 with RESOLVE_BENEATH where Linux has it),
+// so a file swapped for a link to the outside between a check and the open
+// is refused, not followed.
 type DirFS struct {
-	root   string // absolute, symbolic links resolved: the confinement
-	prefix string // slash-separated directory inside root the FS is at
-	// fast resolves names inside root in the kernel (openat2 with
-	// RESOLVE_BENEATH where the kernel has it). What it refuses, such as
-	// an absolute link that points back inside, is checked again by
-	// resolve, component by component.
-	fast *os.Root
+	root    string // absolute, symbolic links resolved: the confinement
+	prefix  string // slash-separated directory inside root the FS is at
+	beneath *os.Root
 }
 
 // NewDirFS returns a DirFS rooted at dir, which must exist.
@@ -43,11 +45,11 @@ func NewDirFS(dir string) (*DirFS, error) {
 	if err != nil {
 		return nil, err
 	}
-	fast, err := os.OpenRoot(real)
+	beneath, err := os.OpenRoot(real)
 	if err != nil {
 		return nil, err
 	}
-	return &DirFS{root: real, fast: fast}, nil
+	return &DirFS{root: real, beneath: beneath}, nil
 }
 
 // inRoot is name as the os.Root sees it.
@@ -58,9 +60,11 @@ func (d *DirFS) inRoot(name string) string {
 	return path.Join(d.prefix, name)
 }
 
-// fastFailed reports whether an error of the fast path needs the slow
-// one's judgement: anything but a plain "does not exist".
-func fastFailed(err error) bool {
+// needsResolve reports whether an error of the os.Root needs resolve's
+// judgement: anything but a plain "does not exist". The os.Root refuses
+// absolute links even when they point back inside, and names a link out
+// only as an escape; resolve tells the two apart.
+func needsResolve(err error) bool {
 	return err != nil && !errors.Is(err, fs.ErrNotExist)
 }
 
@@ -75,26 +79,73 @@ func (d *DirFS) Sub(dir string) (fs.FS, error) {
 	if !fs.ValidPath(dir) {
 		return nil, &fs.PathError{Op: "sub", Path: dir, Err: fs.ErrInvalid}
 	}
-	return &DirFS{root: d.root, prefix: path.Join(d.prefix, dir), fast: d.fast}, nil
+	return &DirFS{root: d.root, prefix: path.Join(d.prefix, dir), beneath: d.beneath}, nil
 }
 
-// resolve returns the real path of name, checked to stay inside the root.
+// resolve returns name, relative to the os.Root, with every symbolic link
+// in it replaced by its target, or ErrOutside when a link leads out of the
+// root. It reads the tree only with Lstat and Readlink through the os.Root,
+// so it touches nothing outside; the caller then opens the result through
+// the os.Root as well, which refuses whatever changed in between.
 func (d *DirFS) resolve(op, name string) (string, error) {
 	if !fs.ValidPath(name) {
 		return "", &fs.PathError{Op: op, Path: name, Err: fs.ErrInvalid}
 	}
-	real, err := filepath.EvalSymlinks(filepath.Join(d.root, filepath.FromSlash(d.prefix), filepath.FromSlash(name)))
-	if err != nil {
+	fail := func(err error) (string, error) {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
 			err = pe.Err
 		}
 		return "", &fs.PathError{Op: op, Path: name, Err: err}
 	}
-	if real != d.root && !strings.HasPrefix(real, d.root+string(filepath.Separator)) {
-		return "", &fs.PathError{Op: op, Path: name, Err: ErrOutside}
+	pending := strings.Split(d.inRoot(name), "/")
+	var done []string
+	for hops := 0; len(pending) > 0; {
+		c := pending[0]
+		pending = pending[1:]
+		switch c {
+		case "", ".":
+			continue
+		case "..":
+			if len(done) == 0 {
+				return fail(ErrOutside)
+			}
+			done = done[:len(done)-1]
+			continue
+		}
+		cur := path.Join(append(done, c)...)
+		info, err := d.beneath.Lstat(cur)
+		if err != nil {
+			return fail(err)
+		}
+		if info.Mode()&fs.ModeSymlink == 0 {
+			done = append(done, c)
+			continue
+		}
+		if hops++; hops > maxLinkHops {
+			return fail(errors.New("too many levels of symbolic links"))
+		}
+		target, err := d.beneath.Readlink(cur)
+		if err != nil {
+			return fail(err)
+		}
+		if filepath.IsAbs(target) {
+			// An absolute link is inside only when it names the root's
+			// own real path; one through another link to the root is
+			// refused, which is stricter than the kernel would be.
+			rel, err := filepath.Rel(d.root, filepath.Clean(target))
+			if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+				return fail(ErrOutside)
+			}
+			done = nil
+			target = filepath.ToSlash(rel)
+		}
+		pending = append(strings.Split(target, "/"), pending...)
 	}
-	return real, nil
+	if len(done) == 0 {
+		return ".", nil
+	}
+	return path.Join(done...), nil
 }
 
 // Open opens name for reading.
@@ -104,18 +155,17 @@ func (d *DirFS) Open(name string) (fs.File, error) {
 	}
 	// O_NONBLOCK keeps open(2) on a FIFO from waiting for a writer; the
 	// fstat below then refuses it.
-	f, err := d.fast.OpenFile(d.inRoot(name), os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
-	}
-	if fastFailed(err) {
-		real, rerr := d.resolve("open", name)
+	const flags = os.O_RDONLY | syscall.O_NONBLOCK
+	f, err := d.beneath.OpenFile(d.inRoot(name), flags, 0)
+	if needsResolve(err) {
+		rel, rerr := d.resolve("open", name)
 		if rerr != nil {
 			return nil, rerr
 		}
-		if f, err = os.OpenFile(real, os.O_RDONLY|syscall.O_NONBLOCK, 0); err != nil {
-			return nil, &fs.PathError{Op: "open", Path: name, Err: errors.Unwrap(err)}
-		}
+		f, err = d.beneath.OpenFile(rel, flags, 0)
+	}
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: rootErr(err)}
 	}
 	info, err := f.Stat()
 	if err != nil {
@@ -129,26 +179,31 @@ func (d *DirFS) Open(name string) (fs.File, error) {
 	return f, nil
 }
 
+// rootErr is the cause of an os.Root error, without the root's own path.
+func rootErr(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
 // Stat returns the FileInfo of name, following symbolic links that stay
 // inside the root.
 func (d *DirFS) Stat(name string) (fs.FileInfo, error) {
 	if !fs.ValidPath(name) {
 		return nil, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrInvalid}
 	}
-	info, err := d.fast.Stat(d.inRoot(name))
-	if !fastFailed(err) {
-		if err != nil {
-			return nil, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrNotExist}
+	info, err := d.beneath.Stat(d.inRoot(name))
+	if needsResolve(err) {
+		rel, rerr := d.resolve("stat", name)
+		if rerr != nil {
+			return nil, rerr
 		}
-		return info, nil
+		info, err = d.beneath.Stat(rel)
 	}
-	real, err := d.resolve("stat", name)
 	if err != nil {
-		return nil, err
-	}
-	info, err = os.Stat(real)
-	if err != nil {
-		return nil, &fs.PathError{Op: "stat", Path: name, Err: errors.Unwrap(err)}
+		return nil, &fs.PathError{Op: "stat", Path: name, Err: rootErr(err)}
 	}
 	return info, nil
 }
@@ -179,18 +234,17 @@ func (d *DirFS) Lstat(name string) (fs.FileInfo, error) {
 	if !fs.ValidPath(name) {
 		return nil, &fs.PathError{Op: "lstat", Path: name, Err: fs.ErrInvalid}
 	}
-	dir, base := filepath.Split(filepath.FromSlash(name))
-	parent := "."
-	if dir != "" {
-		parent = filepath.ToSlash(filepath.Clean(dir))
+	info, err := d.beneath.Lstat(d.inRoot(name))
+	if needsResolve(err) {
+		parent, base := path.Split(name)
+		rel, rerr := d.resolve("lstat", path.Clean(cmp.Or(parent, ".")))
+		if rerr != nil {
+			return nil, rerr
+		}
+		info, err = d.beneath.Lstat(path.Join(rel, base))
 	}
-	real, err := d.resolve("lstat", parent)
 	if err != nil {
-		return nil, err
-	}
-	info, err := os.Lstat(filepath.Join(real, base))
-	if err != nil {
-		return nil, &fs.PathError{Op: "lstat", Path: name, Err: errors.Unwrap(err)}
+		return nil, &fs.PathError{Op: "lstat", Path: name, Err: rootErr(err)}
 	}
 	return info, nil
 }

@@ -3,6 +3,7 @@ package repository_test
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -36,6 +37,10 @@ func TestDirFSRefusesEscapes(t *testing.T) {
 	must(t, os.Symlink(filepath.Join(outside, "secret.txt"), filepath.Join(root, "skill", "leak.txt")))
 	must(t, os.Symlink("../shared.txt", filepath.Join(root, "skill", "inside.txt")))
 	must(t, os.Symlink(outside, filepath.Join(root, "outdir")))
+	realRoot, err := filepath.EvalSymlinks(root)
+	must(t, err)
+	must(t, os.Symlink(filepath.Join(realRoot, "shared.txt"), filepath.Join(root, "skill", "absolute.txt")))
+	must(t, os.Symlink("../skill", filepath.Join(root, "skill", "loop")))
 
 	fsys, err := repository.NewDirFS(root)
 	if err != nil {
@@ -49,8 +54,16 @@ func TestDirFSRefusesEscapes(t *testing.T) {
 	if _, err := fsys.Open("skill/leak.txt"); !errors.Is(err, repository.ErrOutside) {
 		t.Errorf("Open of a link out: %v, want ErrOutside", err)
 	}
-	if data, err := fsReadFile(fsys, "skill/inside.txt"); err != nil || data != "shared" {
-		t.Errorf("a link inside the root: %q, %v", data, err)
+	for _, name := range []string{"skill/inside.txt", "skill/absolute.txt", "skill/loop/loop/absolute.txt"} {
+		if data, err := fsReadFile(fsys, name); err != nil || data != "shared" {
+			t.Errorf("%s, a link inside the root: %q, %v", name, data, err)
+		}
+		if info, err := fsys.Stat(name); err != nil || info.Size() != int64(len("shared")) {
+			t.Errorf("Stat(%s) = %v, %v", name, info, err)
+		}
+	}
+	if info, err := fsys.Lstat("skill/loop/absolute.txt"); err != nil || info.Mode()&fs.ModeSymlink == 0 {
+		t.Errorf("Lstat through a link inside = %v, %v; want the link itself", info, err)
 	}
 
 	r := repository.NewLocal("l", root, repository.Options{})

@@ -3,8 +3,13 @@ package repository
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"io/fs"
 	"path"
+	"slices"
+	"sort"
+	"strings"
 
 	"github.com/skillsync/skillsync/skill"
 	"github.com/skillsync/skillsync/workspace"
@@ -13,16 +18,40 @@ import (
 // MaxDepth is how far below a source's root discovery looks for skills.
 const MaxDepth = 4
 
+// maxSearchDepth is how deep discovery goes at all: past MaxDepth it only
+// looks for skills to report as too deep, and a skill's listing enters no
+// directory deeper than this inside the skill. Each level of a git tree is
+// a lookup from its root, so depth is bounded apart from the entries.
+const maxSearchDepth = 32
+
+// errBudget stops discovery once the source's entries are spent; the
+// problem saying so is recorded where it happened.
+var errBudget = errors.New("the source's max_entries is spent")
+
 // Discover finds the skills in fsys: directories holding a SKILL.md (or
-// skill.md), from the root down to MaxDepth levels below it. Directories
-// whose names start with ".", node_modules and _drafts (proposed skills
-// waiting for the promotion gate, never skills yet) are not entered, nor
-// are a skill's own subdirectories. rootName is the base name of the source
-// root, the directory name a skill at the root itself should carry.
+// skill.md). It looks where repositories keep them: a root holding a
+// SKILL.md is the one skill; otherwise the skill paths declared by Claude
+// Code's .claude-plugin/marketplace.json and plugin.json, and the folders
+// other tools read (skills/, skills/.curated/, .agents/skills/,
+// .claude/skills/, ...), each down to MaxDepth levels; and only when none
+// of those holds a skill, the whole source down to MaxDepth levels. The
+// walk enters no directory whose name starts with "." nor node_modules,
+// nor _drafts (proposed skills waiting for the promotion gate, never
+// skills yet), nor a skill's own subdirectories, and reports a skill found
+// below MaxDepth instead of loading it. rootName is the base name of the
+// source root, the directory name a skill at the root itself should carry.
+//
+// Discovery is bounded whatever fsys holds: a directory reached twice (a
+// link back to a parent, a git tree repeated at many paths) is read once
+// when fsys is a DirKeyFS, at most opts.MaxEntries directory entries are
+// read, and opts.Timeout bounds it in time. A source over a limit gives a
+// problem, not an endless walk.
 //
 // Discover returns the usable skills in lexical order of their paths, and
 // every problem found, each naming source. A skill with an error, or with
-// a warning under opts.Strict, is left out.
+// a warning under opts.Strict, is left out, and so is one that opts'
+// selection (Include, Exclude, metadata.internal; see Options.Selects)
+// does not keep.
 func Discover(ctx context.Context, fsys fs.FS, source, rootName string, opts Options) ([]skill.Skill, []skill.Problem, error) {
 	found, problems, err := Scan(ctx, fsys, source, rootName, opts)
 	if err != nil {
@@ -49,12 +78,25 @@ func (f Found) Valid() bool { return !skill.HasError(f.Problems, false) }
 
 // Scan is Discover that also returns the skills with errors, each with its
 // own problems, for reports such as skillsync validate. The problems it
-// returns apart are the ones no skill owns.
+// returns apart are the ones no skill owns. An error means the root could
+// not be read or ctx ended (opts.Timeout included): a partial result is
+// never returned as a whole one.
 func Scan(ctx context.Context, fsys fs.FS, source, rootName string, opts Options) ([]Found, []skill.Problem, error) {
-	d := discovery{fsys: fsys, opts: opts}
-	if err := d.dir(ctx, ".", rootName, 0); err != nil {
+	if opts.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, opts.Timeout)
+		defer cancel()
+	}
+	d := newDiscovery(fsys, opts)
+	if err := d.discover(ctx, rootName); err != nil && !errors.Is(err, errBudget) {
+		if ctx.Err() != nil {
+			return nil, nil, fmt.Errorf("source %s: discovery stopped: %w", source, ctx.Err())
+		}
 		return nil, nil, err
 	}
+	sort.SliceStable(d.found, func(i, j int) bool { return d.found[i].Skill.Path < d.found[j].Skill.Path })
+	capSource(d.found, opts.maxSourceSize())
+	d.problems = append(d.problems, opts.Unmatched(d.names)...)
 	for i := range d.problems {
 		d.problems[i].Source = source
 	}
@@ -68,30 +110,115 @@ func Scan(ctx context.Context, fsys fs.FS, source, rootName string, opts Options
 
 type discovery struct {
 	fsys     fs.FS
+	keys     DirKeyFS // nil when fsys cannot name a directory's identity
 	opts     Options
 	found    []Found
 	problems []skill.Problem
+	names    []string // of every skill loaded, selected or not
+
+	visits     map[string]*visit // by directory identity
+	entries    int               // directory entries read so far
+	maxEntries int
+	over       bool // the entries are spent; the problem is recorded
 }
 
-func (d *discovery) dir(ctx context.Context, dir, name string, depth int) error {
-	if err := ctx.Err(); err != nil {
+// visit is what discovery knows of a directory it entered.
+type visit struct {
+	path   string
+	depth  int
+	active bool // still being walked: a way back to it from below is a loop
+	skills bool // held a skill
+}
+
+func newDiscovery(fsys fs.FS, opts Options) *discovery {
+	d := &discovery{fsys: fsys, opts: opts, visits: map[string]*visit{}, maxEntries: opts.maxEntries()}
+	d.keys, _ = fsys.(DirKeyFS)
+	return d
+}
+
+// discover finds the skills of the source, looking where the repositories
+// in the wild keep them: a source whose root holds a SKILL.md is that one
+// skill; otherwise the paths Claude Code's plugin manifests declare and the
+// folders other tools read (see roots); and only when none of those holds
+// a skill, the whole source down to MaxDepth.
+func (d *discovery) discover(ctx context.Context, rootName string) error {
+	top, err := d.readDir(ctx, d.fsys, ".", ".")
+	if err != nil {
 		return err
 	}
-	entries, err := fs.ReadDir(d.fsys, dir)
+	if slices.ContainsFunc(top, isSkillFile) {
+		return d.walk(ctx, ".", rootName, 0)
+	}
+	roots, err := d.roots(ctx, top)
 	if err != nil {
-		if dir == "." {
+		return err
+	}
+	for _, dir := range roots {
+		// Roots overlap (a plugin's skills/ is also the skills/ folder,
+		// .claude/skills is often a link to skills/): one read is enough
+		// and the second is no news.
+		if d.visits[d.key(dir)] != nil || inDrafts(dir) {
+			continue
+		}
+		if err := d.walk(ctx, dir, path.Base(dir), 0); err != nil {
+			return err
+		}
+	}
+	if len(d.found) > 0 {
+		return nil
+	}
+	return d.walk(ctx, ".", rootName, 0)
+}
+
+// inDrafts reports whether a path lies in a _drafts folder, which a
+// plugin manifest may not make a root of skills either.
+func inDrafts(dir string) bool { return slices.Contains(strings.Split(dir, "/"), workspace.DraftsName) }
+
+func isSkillFile(e fs.DirEntry) bool { return e.Name() == "SKILL.md" || e.Name() == "skill.md" }
+
+// walk looks for skills in dir and below it. A directory holding a
+// SKILL.md is a skill and is not entered further; past MaxDepth a skill is
+// reported as too deep instead of loaded.
+func (d *discovery) walk(ctx context.Context, dir, name string, depth int) error {
+	key := d.key(dir)
+	if v := d.visits[key]; v != nil {
+		switch {
+		case v.path == dir:
+			return nil // reached again from an overlapping root
+		case v.active:
+			d.problem(skill.Warning, "dir-loop", dir, fmt.Sprintf("%s leads back to %s, which contains it, and is not entered", dir, v.path))
+			return nil
+		case depth >= v.depth:
+			if v.skills {
+				d.problem(skill.Warning, "dir-repeated", dir, fmt.Sprintf("%s is the same directory as %s (a link, or an identical tree); its skills are read there", dir, v.path))
+			}
+			return nil
+		}
+	}
+	v := &visit{path: dir, depth: depth, active: true}
+	d.visits[key] = v
+	before := len(d.found)
+	defer func() {
+		v.active = false
+		v.skills = len(d.found) > before
+	}()
+
+	entries, err := d.readDir(ctx, d.fsys, dir, dir)
+	if err != nil {
+		if dir == "." || errors.Is(err, errBudget) || ctx.Err() != nil {
 			return err
 		}
 		d.problem(skill.Warning, "dir-unreadable", dir, "cannot read directory: "+err.Error())
 		return nil
 	}
-	for _, e := range entries {
-		if e.Name() == "SKILL.md" || e.Name() == "skill.md" {
-			d.load(dir, name)
+	if slices.ContainsFunc(entries, isSkillFile) {
+		if depth > MaxDepth {
+			d.problem(skill.Warning, "skill-too-deep", dir, fmt.Sprintf("%s holds a skill %d directories below where discovery started, deeper than the %d it looks; it is not loaded (set path: to a folder above it)", dir, depth, MaxDepth))
 			return nil
 		}
+		return d.load(ctx, dir, name)
 	}
-	if depth >= MaxDepth {
+	if depth >= maxSearchDepth {
 		return nil
 	}
 	for _, e := range entries {
@@ -102,11 +229,72 @@ func (d *discovery) dir(ctx context.Context, dir, name string, depth int) error 
 		if !d.isDir(e, child) {
 			continue
 		}
-		if err := d.dir(ctx, child, e.Name(), depth+1); err != nil {
+		if err := d.walk(ctx, child, e.Name(), depth+1); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// key names dir's identity: its DirKey where fsys has one, else its path.
+func (d *discovery) key(dir string) string {
+	if d.keys != nil {
+		if k, err := d.keys.DirKey(dir); err == nil {
+			return k
+		}
+	}
+	return "path:" + dir
+}
+
+// readDir lists dir of fsys in lexical order, charging every entry to the
+// source's budget as it is read, so even a directory of millions of
+// entries costs no more than the budget. at names dir in problems.
+func (d *discovery) readDir(ctx context.Context, fsys fs.FS, dir, at string) ([]fs.DirEntry, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := d.charge(1, at); err != nil {
+		return nil, err
+	}
+	f, err := fsys.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	rd, ok := f.(fs.ReadDirFile)
+	if !ok {
+		return nil, &fs.PathError{Op: "readdir", Path: dir, Err: errors.New("not a directory")}
+	}
+	var all []fs.DirEntry
+	for {
+		batch, err := rd.ReadDir(256)
+		if cerr := d.charge(len(batch), at); cerr != nil {
+			return nil, cerr
+		}
+		all = append(all, batch...)
+		if err == io.EOF || (err == nil && len(batch) == 0) {
+			break
+		}
+		if err != nil {
+			return nil, &fs.PathError{Op: "readdir", Path: dir, Err: err}
+		}
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].Name() < all[j].Name() })
+	return all, nil
+}
+
+// charge spends n entries of the budget. The first time it runs out it
+// records the problem at dir; from then on every charge fails.
+func (d *discovery) charge(n int, at string) error {
+	d.entries += n
+	if d.entries <= d.maxEntries {
+		return nil
+	}
+	if !d.over {
+		d.over = true
+		d.problem(skill.Error, "source-too-many-entries", at, fmt.Sprintf("discovery read more than %d directory entries (max_entries) and stopped at %s; the skills not found by then are left out", d.maxEntries, at))
+	}
+	return errBudget
 }
 
 // isDir reports whether e is a directory, following a symbolic link when
@@ -128,26 +316,134 @@ func (d *discovery) isDir(e fs.DirEntry, name string) bool {
 	return info.IsDir()
 }
 
-func (d *discovery) load(dir, name string) {
+// load reads the skill at dir and lists its files. Only an ended ctx or a
+// spent budget is returned; anything else is a problem of the skill.
+func (d *discovery) load(ctx context.Context, dir, name string) error {
 	sub, err := fs.Sub(d.fsys, dir)
 	if err != nil {
 		d.problem(skill.Error, "dir-unreadable", dir, err.Error())
-		return
+		return nil
 	}
 	s, problems := skill.Options{Strict: d.opts.Strict}.Load(sub, dir, name)
+	d.names = append(d.names, selectionName(s))
+	if !d.opts.Selects(s) {
+		// Left out by the source's selection: neither listed nor
+		// reported, so excluding a broken skill silences it.
+		return nil
+	}
+	var stop error
 	if !skill.HasError(problems, d.opts.Strict) {
-		files, fileProblems := skill.ListFiles(sub, dir, d.opts.MaxFileSize)
-		s.Listing = files
+		var fileProblems []skill.Problem
+		s.Listing, fileProblems, stop = d.list(ctx, sub, dir)
 		for i := range fileProblems {
 			fileProblems[i].Skill = s.Name
 		}
 		problems = append(problems, fileProblems...)
+		if size := listingSize(s.Listing); size > d.opts.maxSkillSize() {
+			problems = append(problems, skill.Problem{Level: skill.Error, Rule: "skill-too-large", Skill: s.Name, Path: dir, File: dir,
+				Message: fmt.Sprintf("the skill's files add up to %d bytes, over max_skill_size %d; the skill is skipped", size, d.opts.maxSkillSize())})
+		}
 	}
 	if d.opts.Strict {
 		problems = skill.Strict(problems)
 	}
 	d.found = append(d.found, Found{Skill: s, Problems: problems})
+	return stop
 }
+
+// listingSize is the total size of a skill's files, from their listing:
+// stat or a git object header, never their content.
+func listingSize(files []skill.File) int64 {
+	var n int64
+	for _, f := range files {
+		n += f.Size
+	}
+	return n
+}
+
+// capSource skips, in path order, the usable skill that takes the source's
+// total past max and every usable skill after it, so which skills are kept
+// depends only on the source, never on the order they were read in.
+func capSource(found []Found, max int64) {
+	var total int64
+	over := false
+	for i := range found {
+		f := &found[i]
+		if !f.Valid() {
+			continue
+		}
+		total += listingSize(f.Skill.Listing)
+		if total > max {
+			over = true
+		}
+		if over {
+			f.Problems = append(f.Problems, skill.Problem{Level: skill.Error, Rule: "source-too-large", Skill: f.Skill.Name, Path: f.Skill.Path, File: f.Skill.Path,
+				Message: fmt.Sprintf("the source's skills add up to more than max_source_size %d bytes from this one on, in path order; it is skipped", max)})
+		}
+	}
+}
+
+// list walks a skill's files with skill.ListFiles, every directory read
+// charged to the source's budget. It returns the error that stopped it,
+// if any: an ended ctx or a spent budget, which stop discovery too.
+func (d *discovery) list(ctx context.Context, sub fs.FS, dir string) ([]skill.File, []skill.Problem, error) {
+	b := &budgetFS{FS: sub, ctx: ctx, d: d, dir: dir}
+	files, problems := skill.ListFiles(b, dir, d.opts.MaxFileSize)
+	if b.err == nil {
+		return files, problems, nil
+	}
+	// The directories left unread were reported one by one as
+	// unreadable; one error says why instead.
+	kept := problems[:0]
+	for _, p := range problems {
+		if p.Rule != "file-unreadable" {
+			kept = append(kept, p)
+		}
+	}
+	p := skill.Problem{Level: skill.Error, Path: dir, File: dir}
+	switch {
+	case errors.Is(b.err, errBudget):
+		p.Rule, p.Message = "source-too-many-entries", "the skill's files were not all listed: "+errBudget.Error()
+	case ctx.Err() != nil:
+		return nil, nil, ctx.Err()
+	default:
+		p.Rule, p.Message = "skill-too-deep", b.err.Error()
+	}
+	kept = append(kept, p)
+	if errors.Is(b.err, errBudget) {
+		return nil, kept, errBudget
+	}
+	return nil, kept, nil
+}
+
+// budgetFS is a skill's files as skill.ListFiles walks them: every
+// directory read is charged to the source's budget, and none deeper than
+// maxSearchDepth levels inside the skill is read. After the first refusal
+// every read fails, so the walk ends at once.
+type budgetFS struct {
+	fs.FS
+	ctx context.Context
+	d   *discovery
+	dir string // the skill's path in the source, for problems
+	err error
+}
+
+func (b *budgetFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	if b.err != nil {
+		return nil, b.err
+	}
+	if name != "." && strings.Count(name, "/")+1 > maxSearchDepth {
+		b.err = fmt.Errorf("%s is more than %d directories deep inside the skill; the skill is skipped", path.Join(b.dir, name), maxSearchDepth)
+		return nil, b.err
+	}
+	entries, err := b.d.readDir(b.ctx, b.FS, name, path.Join(b.dir, name))
+	if errors.Is(err, errBudget) || b.ctx.Err() != nil {
+		b.err = err
+	}
+	return entries, err
+}
+
+func (b *budgetFS) Stat(name string) (fs.FileInfo, error) { return fs.Stat(b.FS, name) }
 
 func (d *discovery) problem(level skill.Level, rule, dir, msg string) {
 	d.problems = append(d.problems, skill.Problem{Level: level, Rule: rule, Path: dir, File: dir, Message: msg})

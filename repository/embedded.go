@@ -26,7 +26,7 @@ func (e *Embedded) Source() string { return e.source }
 
 // Sync returns the hash of the FS's content.
 func (e *Embedded) Sync(ctx context.Context) (Revision, error) {
-	return treeRevision(ctx, e.fsys, true)
+	return layoutRevision(ctx, e.fsys, true)
 }
 
 // Skills discovers the skills in the FS.

@@ -31,14 +31,15 @@ func (l *Local) Source() string { return l.source }
 func (l *Local) Dir() string { return l.dir }
 
 // Sync returns a revision derived from the names, sizes, modes and
-// modification times of the directory's files: it changes when a file
-// does, without reading any content.
+// modification times of the directory's files, those in the folders of
+// other tools (.claude/skills, ...) included: it changes when a file does,
+// without reading any content but the plugin manifests'.
 func (l *Local) Sync(ctx context.Context) (Revision, error) {
 	fsys, err := l.open()
 	if fsys == nil || err != nil {
 		return "", err
 	}
-	return treeRevision(ctx, fsys, false)
+	return layoutRevision(ctx, fsys, false)
 }
 
 // Skills discovers the skills in the directory.

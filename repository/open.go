@@ -14,6 +14,7 @@ const (
 	KindEmbedded Kind = "embedded"
 	KindDir      Kind = "dir"
 	KindGit      Kind = "git"
+	KindPostgres Kind = "postgres"
 )
 
 // Spec describes one source to open: its name, its kind and the settings
@@ -27,8 +28,11 @@ type Spec struct {
 	// Dir is the directory of a dir source.
 	Dir string
 	// FS is the file system of an embedded source.
-	FS      fs.FS
-	Options Options
+	FS fs.FS
+	// Postgres is the database of a postgres source; its Source field is
+	// set from Spec.Source.
+	Postgres PostgresConfig
+	Options  Options
 }
 
 // Open returns the Repository a Spec describes. It is the one place that
@@ -42,6 +46,10 @@ func Open(s Spec) (Repository, error) {
 		return NewGit(cfg, s.Options), nil
 	case KindDir:
 		return NewLocal(s.Source, s.Dir, s.Options), nil
+	case KindPostgres:
+		cfg := s.Postgres
+		cfg.Source = s.Source
+		return NewPostgres(cfg, s.Options)
 	case KindEmbedded:
 		if s.FS == nil {
 			return nil, fmt.Errorf("source %s: no file system to read", s.Source)

@@ -6,6 +6,8 @@ package repository
 
 import (
 	"context"
+	"math"
+	"time"
 
 	"github.com/skillsync/skillsync/skill"
 )
@@ -28,6 +30,19 @@ type Repository interface {
 	Skills(ctx context.Context) ([]skill.Skill, []skill.Problem, error)
 }
 
+// Limits that bound discovery whatever a source holds. Options take them
+// when a field is zero.
+const (
+	// DefaultMaxEntries is how many directory entries discovery reads in
+	// one source, skills' own files included, before it stops.
+	DefaultMaxEntries = 100_000
+	// DefaultMaxSkillSize is the largest total size of one skill's files.
+	DefaultMaxSkillSize = 64 << 20
+	// DefaultMaxSourceSize is the largest total size of the skills one
+	// source yields.
+	DefaultMaxSourceSize = 1 << 30
+)
+
 // Options are the settings discovery shares across adapters.
 type Options struct {
 	// Strict turns every warning into an error, which skips the skill.
@@ -35,4 +50,48 @@ type Options struct {
 	// MaxFileSize makes a skill with a larger file an error; 0 means no
 	// limit.
 	MaxFileSize int64
+	// MaxSkillSize makes a skill whose files add up to more an error
+	// (max_skill_size); 0 means DefaultMaxSkillSize, below 0 no limit.
+	MaxSkillSize int64
+	// MaxSourceSize caps the total size of the skills a source yields
+	// (max_source_size): in path order, the skill that would pass it and
+	// every one after it are skipped. 0 means DefaultMaxSourceSize, below
+	// 0 no limit.
+	MaxSourceSize int64
+	// MaxEntries caps the directory entries discovery reads in a source
+	// (max_entries); past it discovery stops with a problem. 0 means
+	// DefaultMaxEntries, below 0 no limit.
+	MaxEntries int
+	// Timeout bounds discovery in time, as the source's timeout: bounds
+	// its network operations; 0 leaves the caller's context alone.
+	Timeout time.Duration
+	// Include keeps only the skills whose names match one of these
+	// (skills:); path.Match globs, compared without case. Empty keeps all.
+	Include []string
+	// Exclude leaves out the skills whose names match one of these
+	// (exclude:), whatever Include says.
+	Exclude []string
+}
+
+// The effective limits: 0 takes the default and below 0 is no limit.
+func (o Options) maxEntries() int {
+	return int(limit(int64(o.MaxEntries), DefaultMaxEntries, math.MaxInt))
+}
+
+func (o Options) maxSkillSize() int64 {
+	return limit(o.MaxSkillSize, DefaultMaxSkillSize, math.MaxInt64)
+}
+
+func (o Options) maxSourceSize() int64 {
+	return limit(o.MaxSourceSize, DefaultMaxSourceSize, math.MaxInt64)
+}
+
+func limit(v, def, none int64) int64 {
+	switch {
+	case v == 0:
+		return def
+	case v < 0:
+		return none
+	}
+	return v
 }

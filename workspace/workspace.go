@@ -8,6 +8,8 @@
 //	  skillsync.lock            pinned revisions
 //	  skills/                   workspace layer
 //	    .usage.json             usage and curation state
+//	    .imported.json          how far each agent's records were imported
+//	    .hooked.jsonl           tool calls hooks recorded, not yet imported
 //	    .audit/YYYY-MM-DD.jsonl audit log
 //	    .archive/<name>-<stamp>/ archived local skills
 //	    _drafts/<name>/         proposed skills; .rejected/, .published/
@@ -25,6 +27,8 @@ const (
 	SkillsName     = "skills"
 	CacheName      = ".skills-cache"
 	UsageName      = ".usage.json"
+	ImportedName   = ".imported.json"
+	HookedName     = ".hooked.jsonl"
 	AuditName      = ".audit"
 	ArchiveName    = ".archive"
 	DraftsName     = "_drafts"
@@ -68,6 +72,14 @@ func (l Layout) UserSkillsDir() string {
 
 // UsageFile is the usage and curation state.
 func (l Layout) UsageFile() string { return filepath.Join(l.SkillsDir(), UsageName) }
+
+// ImportedFile records, per agent and per transcript, how far usage
+// import read, so importing twice counts nothing twice.
+func (l Layout) ImportedFile() string { return filepath.Join(l.SkillsDir(), ImportedName) }
+
+// HookedFile is the journal of the tool calls agents' hooks recorded, so
+// an import of the same calls does not count them again.
+func (l Layout) HookedFile() string { return filepath.Join(l.SkillsDir(), HookedName) }
 
 // AuditDir holds the audit log, one file a day.
 func (l Layout) AuditDir() string { return filepath.Join(l.SkillsDir(), AuditName) }

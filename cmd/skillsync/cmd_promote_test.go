@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -158,11 +157,6 @@ func TestPromoteToGitPrintsTheBranchAndCommit(t *testing.T) {
 	if r := run(t, ws, "audit", "--op", "published", "--json"); !strings.Contains(r.stdout, `"commit": "`+commit+`"`) || !strings.Contains(r.stdout, `"approver": "alice"`) {
 		t.Errorf("audit: %s", r.stdout)
 	}
-}
-
-func fileExists(p string) bool {
-	_, err := os.Lstat(p)
-	return err == nil
 }
 
 // The engine takes proposals, so skillsync mcp offers propose_skill.

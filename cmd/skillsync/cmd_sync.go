@@ -109,6 +109,10 @@ func (a *app) printSyncReport(r *skillsync.SyncReport) {
 	fmt.Fprintf(a.stdout, "skills: %d added, %d updated, %d removed\n", len(r.Skills.Added), len(r.Skills.Updated), len(r.Skills.Removed))
 	fmt.Fprintf(a.stdout, "files: %d written, %d unchanged, %d removed, %s written\n",
 		r.Files.Written, r.Files.Unchanged, r.Files.Removed, bytesString(r.Files.BytesWritten))
+	if len(r.Shadowed) > 0 || len(r.Duplicates) > 0 {
+		fmt.Fprintf(a.stdout, "names: %d shadowed by a higher source, %d duplicate inside a source (skillsync show NAME says which won)\n",
+			len(r.Shadowed), len(r.Duplicates))
+	}
 	for _, t := range r.Targets {
 		line := fmt.Sprintf("target %s: %d written, %d removed", t.Dir, t.Written, t.Removed)
 		if len(t.Conflicts) > 0 {

@@ -2,39 +2,75 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/skillsync/skillsync"
+	"github.com/skillsync/skillsync/agent/claude"
+	"github.com/skillsync/skillsync/config"
 )
 
 type useOptions struct {
 	name string
 	view bool
+	hook string
 }
+
+// hookTimeout bounds a hook's run: the agent waits for it after every
+// skill call.
+const hookTimeout = 10 * time.Second
 
 func newUseCommand(a *app, runF func(context.Context, *useOptions) error) *cobra.Command {
 	opts := &useOptions{}
 	cmd := &cobra.Command{
-		Use:   "use NAME",
+		Use:   "use NAME | use --hook claude",
 		Short: "Record that a skill was used (or, with --view, looked at)",
 		Long: `Record a use of a catalog skill at the current time, or with --view a view:
 an agent opened the skill to decide whether it fits. Curation counts idle
-time from the last use or view. Call it from an agent's hook after a skill
-helped. An unknown name exits 1 and suggests the nearest names; a hidden
-skill is refused.`,
+time from the last use or view. An unknown name exits 1 and suggests the
+nearest names; a hidden skill is refused.
+
+--hook claude reads a Claude Code hook's JSON on stdin instead of a name
+(skillsync init --agent claude --hooks installs the hook): a call of the
+Skill tool records a use of the skill it names, a Read of a skill's
+SKILL.md a view. A hook must never get in the agent's way, so it never
+exits 2 (which Claude Code takes for a blocking error and shows the model):
+a tool call that is no skill's, or a skill that is not this workspace's (a
+plugin's, a personal one), exits 0 and records nothing; input that is not
+a hook's, a config that does not load or a usage file that cannot be
+written exits 1, which Claude Code shows the user and goes on. With
+$CLAUDE_PROJECT_DIR set and no --config, the config is taken from that
+folder. The hook gives up after 10 seconds.`,
 		Example: `  skillsync use release-notes
-  skillsync use --view pdf`,
-		Args: args(cobra.ExactArgs(1)),
+  skillsync use --view pdf
+  echo '{"tool_name":"Skill","tool_input":{"skill":"pdf"}}' | skillsync use --hook claude`,
+		Args: func(c *cobra.Command, names []string) error {
+			if opts.hook != "" {
+				return args(cobra.NoArgs)(c, names)
+			}
+			return args(cobra.ExactArgs(1))(c, names)
+		},
 		RunE: func(c *cobra.Command, names []string) error {
-			opts.name = names[0]
+			if len(names) == 1 {
+				opts.name = names[0]
+			}
 			return pick(runF, a.runUse)(c.Context(), opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.view, "view", false, "record a view instead of a use")
+	cmd.Flags().StringVar(&opts.hook, "hook", "", "read the hook input of this agent on stdin: claude")
 	return cmd
 }
 
 func (a *app) runUse(ctx context.Context, opts *useOptions) error {
+	if opts.hook != "" {
+		return a.runUseHook(ctx, opts)
+	}
 	eng, err := a.engine()
 	if err != nil {
 		return err
@@ -43,7 +79,11 @@ func (a *app) runUse(ctx context.Context, opts *useOptions) error {
 	if err != nil {
 		return err
 	}
-	kind := map[bool]string{true: "view", false: "use"}[opts.view]
+	return a.printUse(recorded, opts.view)
+}
+
+func (a *app) printUse(recorded string, view bool) error {
+	kind := map[bool]string{true: "view", false: "use"}[view]
 	if a.json {
 		return writeJSON(a.stdout, map[string]string{"name": recorded, "recorded": kind})
 	}
@@ -51,4 +91,55 @@ func (a *app) runUse(ctx context.Context, opts *useOptions) error {
 		fmt.Fprintf(a.stderr, "recorded a %s of %s\n", kind, safe(recorded))
 	}
 	return nil
+}
+
+// runUseHook records what an agent's hook reports. Every failure is a
+// hookError (exit 1, never 2); see the command's help for why.
+func (a *app) runUseHook(ctx context.Context, opts *useOptions) error {
+	if opts.hook != claude.Name {
+		return hookFailure(fmt.Errorf("--hook %q: the agents known are %s", opts.hook, claude.Name))
+	}
+	if opts.view {
+		return hookFailure(errors.New("--view does not go with --hook: the hook input says whether it was a use or a view"))
+	}
+	ctx, cancel := context.WithTimeout(ctx, hookTimeout)
+	defer cancel()
+	ev, err := claude.ReadHook(a.stdin)
+	if errors.Is(err, claude.ErrNoSkill) {
+		return nil
+	}
+	if err != nil {
+		return hookFailure(err)
+	}
+	if a.configPath == "" && os.Getenv("SKILLSYNC_CONFIG") == "" {
+		if dir := os.Getenv("CLAUDE_PROJECT_DIR"); filepath.IsAbs(dir) {
+			if name := filepath.Join(dir, config.FileName); fileExists(name) {
+				a.configPath = name
+			}
+		}
+	}
+	eng, err := a.engine()
+	if err != nil {
+		return hookFailure(err)
+	}
+	recorded, err := eng.RecordHook(ctx, claude.Name, ev)
+	var unknown *skillsync.UnknownSkillError
+	if errors.As(err, &unknown) {
+		if !a.quiet {
+			fmt.Fprintf(a.stderr, "skillsync: %s is not a skill of this workspace; nothing recorded\n", safe(unknown.Name))
+		}
+		return nil
+	}
+	if err != nil {
+		return hookFailure(err)
+	}
+	if a.json {
+		return a.printUse(recorded, ev.View)
+	}
+	return nil
+}
+
+func fileExists(name string) bool {
+	_, err := os.Lstat(name)
+	return err == nil
 }

@@ -21,9 +21,12 @@ const (
 func exitCode(err error) int {
 	var ue *usageErr
 	var se *skillsync.UsageError
+	var he *hookErr
 	switch {
 	case err == nil:
 		return exitOK
+	case errors.As(err, &he):
+		return exitFailure
 	case errors.As(err, &ue), errors.As(err, &se), skillsync.IsConfig(err):
 		return exitUsage
 	case errors.Is(err, skillsync.ErrPartial):
@@ -42,6 +45,16 @@ func (e *usageErr) Unwrap() error { return e.err }
 func usageError(format string, args ...any) error {
 	return &usageErr{err: fmt.Errorf(format, args...)}
 }
+
+// hookErr is a failure of a command run as an agent's hook (skillsync use
+// --hook): whatever its cause it exits 1, never 2, which Claude Code takes
+// for a blocking error and feeds to the model.
+type hookErr struct{ err error }
+
+func (e *hookErr) Error() string { return e.err.Error() }
+func (e *hookErr) Unwrap() error { return e.err }
+
+func hookFailure(err error) error { return &hookErr{err: err} }
 
 // reportedErr is an error the command has already told the user about in
 // its output (a sync report, verify's differences): it sets the exit

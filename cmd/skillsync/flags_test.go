@@ -117,3 +117,31 @@ func TestExitCodes(t *testing.T) {
 		t.Error("a reported error is printed again")
 	}
 }
+
+func TestUsageAndHookFlags(t *testing.T) {
+	got, err := parse(t, newUsageCommand, "import", "claude", "--since", "2026-01-31")
+	if err != nil || *got != (usageImportOptions{agent: "claude", since: "2026-01-31"}) {
+		t.Errorf("usage import = %+v, %v", got, err)
+	}
+	if _, err := parse(t, newUsageCommand, "import", "claude", "codex"); err == nil {
+		t.Error("usage import with two agents parsed")
+	}
+	u, err := parse(t, newUseCommand, "--hook", "claude")
+	if err != nil || *u != (useOptions{hook: "claude"}) {
+		t.Errorf("use --hook = %+v, %v", u, err)
+	}
+	if _, err := parse(t, newUseCommand, "--hook", "claude", "pdf"); err == nil {
+		t.Error("use --hook with a name parsed")
+	}
+	if _, err := parse(t, newUseCommand); err == nil {
+		t.Error("use without a name parsed")
+	}
+	for in, want := range map[string]string{"2026-01-31": "2026-01-31T00:00:00Z", "2026-01-31T09:30:00+02:00": "2026-01-31T07:30:00Z", "": "0001-01-01T00:00:00Z"} {
+		if got, err := parseSince(in); err != nil || got.Format(time.RFC3339) != want {
+			t.Errorf("parseSince(%q) = %v, %v; want %s", in, got, err, want)
+		}
+	}
+	if _, err := parseSince("31/01/2026"); exitCode(err) != exitUsage {
+		t.Errorf("a bad --since: %v", err)
+	}
+}

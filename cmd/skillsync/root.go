@@ -82,6 +82,7 @@ the current directory is the workspace: skillsync sync writes them into
 		newUpdateCommand(a, nil),
 		newVerifyCommand(a, nil),
 		newUseCommand(a, nil),
+		newUsageCommand(a, nil),
 		newCurateCommand(a, nil),
 		newRestoreCommand(a, nil),
 		newProposeCommand(a, nil),

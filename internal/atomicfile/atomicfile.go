@@ -1,21 +1,42 @@
-// Package atomicfile replaces files so that a reader sees the old content
-// or the new, never a mix: write a temporary file in the same directory,
-// fsync it, rename it over the target, fsync the directory.
+// Package atomicfile writes the files skillsync keeps in a workspace
+// without ever following a symbolic link someone planted there. Replaced
+// files are written so that a reader sees the old content or the new,
+// never a mix: a temporary file in the same directory, fsync, rename over
+// the target, fsync the directory.
 package atomicfile
 
 import (
 	"bytes"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+
+	"golang.org/x/sys/unix"
 )
 
-// WriteFile replaces name with data atomically. On any error the target is
-// untouched and the temporary file is removed.
+// ErrSymlink is wrapped by the errors for a path that is a symbolic link
+// where skillsync writes: such a path is refused, never followed.
+var ErrSymlink = errors.New("is a symbolic link; skillsync does not write through links")
+
+// flags every open of a file skillsync writes carries: no final symbolic
+// link followed, no wait on a FIFO planted in its place.
+const noFollow = unix.O_NOFOLLOW | unix.O_NONBLOCK | unix.O_CLOEXEC
+
+// WriteFile replaces name with data atomically. A symbolic link at name is
+// refused. On any error the target is untouched and the temporary file is
+// removed.
 func WriteFile(name string, data []byte, perm os.FileMode) (err error) {
+	if info, err := os.Lstat(name); err == nil && info.Mode()&fs.ModeSymlink != 0 {
+		return fmt.Errorf("write %s: %w", name, ErrSymlink)
+	}
 	dir := filepath.Dir(name)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(name)+".tmp-*")
+	f, err := createTemp(dir, "."+filepath.Base(name)+".tmp-")
 	if err != nil {
 		return fmt.Errorf("write %s: %w", name, err)
 	}
@@ -37,10 +58,27 @@ func WriteFile(name string, data []byte, perm os.FileMode) (err error) {
 	if err = f.Close(); err != nil {
 		return fmt.Errorf("write %s: %w", name, err)
 	}
+	// rename replaces whatever is at name, a link included, and never
+	// writes through it.
 	if err = os.Rename(f.Name(), name); err != nil {
 		return fmt.Errorf("write %s: %w", name, err)
 	}
 	return SyncDir(dir)
+}
+
+// createTemp creates a new file in dir, exclusively and without following
+// a link of the same name.
+func createTemp(dir, prefix string) (*os.File, error) {
+	for range 100 {
+		var b [8]byte
+		_, _ = rand.Read(b[:])
+		f, err := os.OpenFile(filepath.Join(dir, prefix+hex.EncodeToString(b[:])), os.O_RDWR|os.O_CREATE|os.O_EXCL|noFollow, 0o600)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		return f, err
+	}
+	return nil, fmt.Errorf("no free temporary name in %s", dir)
 }
 
 // WriteJSON writes v as indented JSON with a final newline, atomically.
@@ -61,10 +99,120 @@ func WriteJSONIfChanged(name string, v any, perm os.FileMode) error {
 		return fmt.Errorf("encode %s: %w", name, err)
 	}
 	data = append(data, '\n')
-	if cur, err := os.ReadFile(name); err == nil && bytes.Equal(cur, data) {
+	if same(name, data) {
 		return nil
 	}
 	return WriteFile(name, data, perm)
+}
+
+// same reports whether the regular file name holds exactly data.
+func same(name string, data []byte) bool {
+	f, err := os.OpenFile(name, os.O_RDONLY|noFollow, 0)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil || !info.Mode().IsRegular() || info.Size() != int64(len(data)) {
+		return false
+	}
+	cur, err := io.ReadAll(io.LimitReader(f, int64(len(data))+1))
+	return err == nil && bytes.Equal(cur, data)
+}
+
+// OpenAppend opens path for appending, creating it with perm when
+// missing. Neither path nor its parent directory may be a symbolic link,
+// and path must be a regular file: otherwise it is refused with an error
+// naming it. The parent is opened first and the file beneath it, so a
+// link swapped in between is refused too.
+func OpenAppend(path string, perm os.FileMode) (*os.File, error) {
+	dir := filepath.Dir(path)
+	d, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, refusal(dir, err))
+	}
+	defer unix.Close(d)
+	fd, err := unix.Openat(d, filepath.Base(path), unix.O_WRONLY|unix.O_APPEND|unix.O_CREAT|noFollow, uint32(perm.Perm()))
+	if err != nil {
+		return nil, refusal(path, err)
+	}
+	f := os.NewFile(uintptr(fd), path)
+	if err := regular(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// MkdirNoFollow makes path a directory, creating it and missing parents
+// with perm. A symbolic link at path, or anything that is not a
+// directory, is refused with an error naming it, never followed or
+// removed. The parents are not checked: they are the caller's.
+func MkdirNoFollow(path string, perm os.FileMode) error {
+	err := os.Mkdir(path, perm)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(filepath.Dir(path), perm); err != nil {
+			return fmt.Errorf("create %s: %w", path, err)
+		}
+		err = os.Mkdir(path, perm)
+	}
+	if err != nil && !errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("create %s: %w", path, err)
+	}
+	info, err := os.Lstat(path)
+	switch {
+	case err != nil:
+		return fmt.Errorf("create %s: %w", path, err)
+	case info.Mode()&fs.ModeSymlink != 0:
+		return fmt.Errorf("directory %s %w", path, ErrSymlink)
+	case !info.IsDir():
+		return fmt.Errorf("%s is not a directory", path)
+	}
+	return nil
+}
+
+// refusal names what an open of path refused: ELOOP under O_NOFOLLOW, or
+// ENOTDIR under O_DIRECTORY, means path is a link.
+func refusal(path string, err error) error {
+	if errors.Is(err, unix.ELOOP) || errors.Is(err, unix.ENOTDIR) {
+		if info, lerr := os.Lstat(path); lerr == nil && info.Mode()&fs.ModeSymlink != 0 {
+			return fmt.Errorf("%s %w", path, ErrSymlink)
+		}
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return err
+	}
+	return &fs.PathError{Op: "open", Path: path, Err: err}
+}
+
+// regular refuses an open file that is not a regular file (a FIFO, a
+// device) planted where skillsync keeps one.
+func regular(f *os.File) error {
+	info, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if !info.Mode().IsRegular() {
+		return fmt.Errorf("%s is not a regular file (%s)", f.Name(), info.Mode().Type())
+	}
+	return nil
+}
+
+// OpenNoFollow opens path with flag (os.O_RDWR|os.O_CREATE, ...) without
+// following a symbolic link at path: a link is refused with an error
+// wrapping ErrSymlink and naming path, and so is anything that is not a
+// regular file.
+func OpenNoFollow(path string, flag int, perm os.FileMode) (*os.File, error) {
+	f, err := os.OpenFile(path, flag|noFollow, perm)
+	if err != nil {
+		return nil, refusal(path, err)
+	}
+	if err := regular(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
 }
 
 // SyncDir fsyncs a directory, making the renames in it durable.

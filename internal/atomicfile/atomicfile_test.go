@@ -1,9 +1,13 @@
 package atomicfile
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 func TestWriteFileReplacesAndCleansUp(t *testing.T) {
@@ -37,5 +41,94 @@ func TestWriteJSONSortsKeys(t *testing.T) {
 	data, _ := os.ReadFile(name)
 	if string(data) != "{\n  \"a\": 1,\n  \"b\": 2\n}\n" {
 		t.Errorf("got %q", data)
+	}
+}
+
+// outsideFile is a file outside dir that planted links point at.
+func outsideFile(t *testing.T) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "precious")
+	if err := os.WriteFile(p, []byte("precious"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func refused(t *testing.T, what string, err error, path string) {
+	t.Helper()
+	if !errors.Is(err, ErrSymlink) || !strings.Contains(err.Error(), path) {
+		t.Errorf("%s = %v, want a refusal naming %s", what, err, path)
+	}
+}
+
+func TestPlantedLinksAreRefused(t *testing.T) {
+	dir := t.TempDir()
+	outside := outsideFile(t)
+	link := filepath.Join(dir, "usage.json")
+	if err := os.Symlink(outside, link); err != nil {
+		t.Fatal(err)
+	}
+	refused(t, "WriteFile", WriteFile(link, []byte("x"), 0o644), link)
+	refused(t, "WriteJSONIfChanged", WriteJSONIfChanged(link, 1, 0o644), link)
+	f, err := OpenAppend(link, 0o644)
+	if err == nil {
+		f.Close()
+	}
+	refused(t, "OpenAppend", err, link)
+	f, err = OpenNoFollow(link, os.O_RDWR|os.O_CREATE, 0o644)
+	if err == nil {
+		f.Close()
+	}
+	refused(t, "OpenNoFollow", err, link)
+
+	// A linked folder: its files are refused, and so is creating it.
+	linkedDir := filepath.Join(dir, ".audit")
+	if err := os.Symlink(filepath.Dir(outside), linkedDir); err != nil {
+		t.Fatal(err)
+	}
+	f, err = OpenAppend(filepath.Join(linkedDir, "precious"), 0o644)
+	if err == nil {
+		f.Close()
+	}
+	refused(t, "OpenAppend in a linked folder", err, linkedDir)
+	refused(t, "MkdirNoFollow", MkdirNoFollow(linkedDir, 0o755), linkedDir)
+
+	if data, _ := os.ReadFile(outside); string(data) != "precious" {
+		t.Errorf("the file behind the link became %q", data)
+	}
+	if info, err := os.Lstat(link); err != nil || info.Mode()&os.ModeSymlink == 0 {
+		t.Error("the planted link was replaced instead of refused")
+	}
+}
+
+func TestOpenAppendAndMkdir(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "a", "b")
+	if err := MkdirNoFollow(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := MkdirNoFollow(dir, 0o755); err != nil {
+		t.Fatalf("an existing directory: %v", err)
+	}
+	p := filepath.Join(dir, "log.jsonl")
+	for _, line := range []string{"one\n", "two\n"} {
+		f, err := OpenAppend(p, 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.WriteString(line); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+	}
+	if data, _ := os.ReadFile(p); string(data) != "one\ntwo\n" {
+		t.Errorf("appended %q", data)
+	}
+	fifo := filepath.Join(dir, "fifo")
+	if err := unix.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if f, err := OpenAppend(fifo, 0o644); err == nil {
+		f.Close()
+		t.Error("a FIFO was opened as a log")
 	}
 }

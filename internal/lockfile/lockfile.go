@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/skillsync/skillsync/internal/atomicfile"
 )
 
 // ErrLocked is returned, wrapped in a *HeldError, when the lock is still
@@ -45,7 +47,8 @@ type Lock struct {
 const pollInterval = 25 * time.Millisecond
 
 // Acquire takes an exclusive lock on path, creating the file, and records
-// this process in it. It waits up to wait (0: try once) or until ctx is
+// this process in it. A symbolic link or anything but a regular file at
+// path is refused with an error naming it. It waits up to wait (0: try once) or until ctx is
 // done. A lock that stays held gives a *HeldError.
 func Acquire(ctx context.Context, path string, wait time.Duration) (*Lock, error) {
 	return acquire(ctx, path, wait, unix.LOCK_EX)
@@ -58,9 +61,11 @@ func AcquireShared(ctx context.Context, path string, wait time.Duration) (*Lock,
 }
 
 func acquire(ctx context.Context, path string, wait time.Duration, how int) (*Lock, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	// A link planted at path would have the holder's record truncated
+	// into whatever it points to: it is refused, never followed.
+	f, err := atomicfile.OpenNoFollow(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
-		return nil, fmt.Errorf("open lock %s: %w", path, err)
+		return nil, fmt.Errorf("open lock: %w", err)
 	}
 	deadline := time.Now().Add(wait)
 	for {

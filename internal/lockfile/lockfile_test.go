@@ -5,8 +5,11 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/skillsync/skillsync/internal/atomicfile"
 )
 
 func TestExclusiveAndShared(t *testing.T) {
@@ -66,5 +69,33 @@ func TestWaitHonoursContext(t *testing.T) {
 	cancel()
 	if _, err := Acquire(ctx, path, time.Minute); !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled wait = %v", err)
+	}
+}
+
+func TestPlantedLinkIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	outside := filepath.Join(t.TempDir(), "precious")
+	if err := os.WriteFile(outside, []byte("precious"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dangling := filepath.Join(t.TempDir(), "made-through-link")
+	for target, link := range map[string]string{outside: ".lock", dangling: ".dangling.lock"} {
+		path := filepath.Join(dir, link)
+		if err := os.Symlink(target, path); err != nil {
+			t.Fatal(err)
+		}
+		l, err := Acquire(context.Background(), path, 0)
+		if err == nil {
+			l.Close()
+		}
+		if !errors.Is(err, atomicfile.ErrSymlink) || !strings.Contains(err.Error(), path) {
+			t.Errorf("Acquire through a link = %v, want a refusal naming %s", err, path)
+		}
+	}
+	if data, _ := os.ReadFile(outside); string(data) != "precious" {
+		t.Errorf("the file behind the link became %q", data)
+	}
+	if _, err := os.Lstat(dangling); !errors.Is(err, os.ErrNotExist) {
+		t.Error("a file was created through a dangling link")
 	}
 }

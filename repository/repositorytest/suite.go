@@ -1,6 +1,7 @@
 // Package repositorytest is a conformance suite that every repository
-// adapter passes: discovery, validation problems, depth, skipped folders
-// and file modes behave the same whatever the source is.
+// adapter passes: discovery, validation problems, depth, skipped folders,
+// file modes, the size and entry limits and the skill selection behave
+// the same whatever the source is.
 package repositorytest
 
 import (
@@ -72,7 +73,7 @@ func Run(t *testing.T, newRepo New, hasModes bool) {
 			}
 			got[p.Path+":"+p.Rule] = true
 		}
-		for _, key := range []string{"broken:description-missing", "warned:name-not-lowercase", "warned:name-mismatch"} {
+		for _, key := range []string{"broken:description-missing", "warned:name-not-lowercase", "warned:name-mismatch", "a/b/c/d/too-deep:skill-too-deep"} {
 			if !got[key] {
 				t.Errorf("missing problem %s in %v", key, problems)
 			}
@@ -136,4 +137,110 @@ func Run(t *testing.T, newRepo New, hasModes bool) {
 			t.Errorf("no file-too-large problem naming pdf/assets/big.bin: %v", problems)
 		}
 	})
+	t.Run("MaxSkillSize", func(t *testing.T) {
+		files := Fixture()
+		files["pdf/assets/big.bin"] = File{Data: strings.Repeat("x", 2048)}
+		r := newRepo(t, files, repository.Options{MaxSkillSize: 2000})
+		skills, problems, err := r.Skills(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if slices.ContainsFunc(skills, func(s skill.Skill) bool { return s.Name == "pdf" }) {
+			t.Error("a skill over max_skill_size was kept")
+		}
+		if !slices.ContainsFunc(skills, func(s skill.Skill) bool { return s.Name == "docs" }) {
+			t.Error("a skill under max_skill_size was left out")
+		}
+		if !hasProblem(problems, r.Source(), "skill-too-large", "pdf") {
+			t.Errorf("no skill-too-large problem naming pdf: %v", problems)
+		}
+	})
+	t.Run("MaxSourceSize", func(t *testing.T) {
+		// Three skills of about 1 KiB each under a cap of 2.5 KiB: in
+		// path order the first two fit and the third is skipped.
+		files := map[string]File{}
+		for _, name := range []string{"c", "a", "b"} {
+			files[name+"/SKILL.md"] = File{Data: "---\nname: " + name + "\ndescription: d\n---\n"}
+			files[name+"/data.bin"] = File{Data: strings.Repeat("x", 1000)}
+		}
+		r := newRepo(t, files, repository.Options{MaxSourceSize: 2500})
+		skills, problems, err := r.Skills(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := names(skills); !slices.Equal(got, []string{"a", "b"}) {
+			t.Errorf("skills = %v, want a b", got)
+		}
+		if !hasProblem(problems, r.Source(), "source-too-large", "c") {
+			t.Errorf("no source-too-large problem naming c: %v", problems)
+		}
+	})
+	t.Run("MaxEntries", func(t *testing.T) {
+		r := newRepo(t, Fixture(), repository.Options{MaxEntries: 5})
+		_, problems, err := r.Skills(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !hasProblem(problems, r.Source(), "source-too-many-entries", "") {
+			t.Errorf("no source-too-many-entries problem with max_entries 5: %v", problems)
+		}
+	})
+	t.Run("Selection", func(t *testing.T) {
+		files := Fixture()
+		files["internal-tool/SKILL.md"] = File{Data: "---\nname: internal-tool\ndescription: For the repository's own use.\nmetadata:\n  internal: true\n---\n"}
+		for _, tc := range []struct {
+			name             string
+			include, exclude []string
+			want             []string
+		}{
+			{"All", nil, nil, []string{"deep", "docs", "lower", "pdf", "Warned"}},
+			{"Include", []string{"pdf", "DOC*"}, nil, []string{"docs", "pdf"}},
+			{"Exclude", nil, []string{"pdf", "w*"}, []string{"deep", "docs", "lower"}},
+			{"ExcludeWins", []string{"pdf", "docs"}, []string{"pdf"}, []string{"docs"}},
+			{"InternalNotByGlob", []string{"intern*", "lower"}, nil, []string{"lower"}},
+			{"InternalByName", []string{"internal-tool"}, nil, []string{"internal-tool"}},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				r := newRepo(t, files, repository.Options{Include: tc.include, Exclude: tc.exclude})
+				skills, problems, err := r.Skills(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := names(skills); !slices.Equal(got, tc.want) {
+					t.Errorf("skills = %v, want %v", got, tc.want)
+				}
+				if tc.include != nil && slices.ContainsFunc(problems, func(p skill.Problem) bool { return p.Path == "broken" }) {
+					t.Errorf("a skill left out by the selection still reports problems: %v", problems)
+				}
+			})
+		}
+		r := newRepo(t, files, repository.Options{Include: []string{"pdff"}})
+		skills, problems, err := r.Skills(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := slices.IndexFunc(problems, func(p skill.Problem) bool { return p.Rule == "skill-not-found" })
+		if len(skills) != 0 || i < 0 {
+			t.Fatalf("skills: [pdff]: skills %v, problems %v", names(skills), problems)
+		}
+		if p := problems[i]; p.Level != skill.Warning || p.Source != r.Source() || !strings.Contains(p.Message, "nearest: pdf") {
+			t.Errorf("the unknown name's problem %+v is not a warning naming the nearest name pdf", p)
+		}
+	})
+}
+
+// hasProblem reports whether problems hold one of rule naming source and,
+// unless path is "", path.
+func hasProblem(problems []skill.Problem, source, rule, path string) bool {
+	return slices.ContainsFunc(problems, func(p skill.Problem) bool {
+		return p.Source == source && p.Rule == rule && (path == "" || p.Path == path)
+	})
+}
+
+func names(skills []skill.Skill) []string {
+	var out []string
+	for _, s := range skills {
+		out = append(out, s.Name)
+	}
+	return out
 }

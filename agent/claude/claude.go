@@ -1,0 +1,393 @@
+// Package claude reads what Claude Code did with skills: the hook input
+// Claude Code sends a PostToolUse hook, and the session transcripts it
+// keeps under ~/.claude/projects. It also registers skillsync in a
+// project's Claude Code settings (the hook) and MCP config (the server).
+//
+// Formats followed (Claude Code 2.x, from its hooks reference at
+// code.claude.com/docs/en/hooks and transcripts seen in public
+// repositories):
+//
+//   - A hook gets one JSON object on stdin: session_id, transcript_path,
+//     cwd, permission_mode, hook_event_name, tool_name, tool_input,
+//     tool_response, tool_use_id. Exit 0 is success; exit 2 is a blocking
+//     error whose stderr is fed to the model; any other status is a
+//     non-blocking error shown to the user.
+//   - The skill tool is named "Skill"; its input names the skill in
+//     "skill" (earlier 2.0 releases: "command"), sometimes with a plugin
+//     prefix ("plugin:name") or a leading slash.
+//   - The Read tool's input names the file in "file_path", an absolute
+//     path.
+//   - Transcripts are JSONL files, one per session (subagents' in
+//     <session>/subagents/), in ~/.claude/projects/<folder>/ (or
+//     $CLAUDE_CONFIG_DIR/projects), where <folder> is the directory the
+//     session started in with every character other than an ASCII letter
+//     or digit replaced by "-". Each line is an object with type,
+//     timestamp (RFC 3339), cwd, sessionId and message; an assistant
+//     message's content holds tool_use blocks {type, id, name, input}.
+package claude
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/skillsync/skillsync/agent"
+)
+
+// Name is the agent's name on the command line and in the import state.
+const Name = "claude"
+
+// SkillTool and ReadTool are the names of Claude Code's tools that use a
+// skill and read a file.
+const (
+	SkillTool = "Skill"
+	ReadTool  = "Read"
+)
+
+// maxNameLen bounds a skill name taken from a record; longer is no skill.
+const maxNameLen = 255
+
+// maxDepth bounds how deep below a project folder transcripts are looked
+// for: <folder>/<session>/subagents/<agent>.jsonl is three below.
+const maxDepth = 3
+
+// Importer reads the transcripts of the Claude Code sessions of one
+// workspace.
+type Importer struct {
+	workspace []string // the workspace as given and as its links resolve
+	projects  string
+	maxLine   int
+	// read is agent.ReadNew; tests make it fail.
+	read func(ctx context.Context, path string, prev agent.Mark, maxLine int, fn func([]byte, int64) error) (agent.Read, error)
+}
+
+// ProjectsDir is where Claude Code keeps its transcripts for a user:
+// $CLAUDE_CONFIG_DIR/projects when that is set, else ~/.claude/projects.
+func ProjectsDir() (string, error) {
+	if dir := os.Getenv("CLAUDE_CONFIG_DIR"); dir != "" {
+		return filepath.Join(dir, "projects"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("find Claude Code's transcripts: %w", err)
+	}
+	return filepath.Join(home, ".claude", "projects"), nil
+}
+
+// New returns an importer of the sessions of the workspace at root (an
+// absolute path) whose transcripts are under projects (ProjectsDir).
+func New(root, projects string) *Importer {
+	root = filepath.Clean(root)
+	im := &Importer{workspace: []string{root}, projects: projects, maxLine: agent.MaxLine, read: agent.ReadNew}
+	if real, err := filepath.EvalSymlinks(root); err == nil && real != root {
+		im.workspace = append(im.workspace, real)
+	}
+	return im
+}
+
+// Name returns "claude".
+func (im *Importer) Name() string { return Name }
+
+// FolderName is the name of the folder Claude Code keeps the transcripts
+// of sessions started in dir under: dir with every character other than an
+// ASCII letter or digit replaced by "-". Claude Code replaces UTF-16 code
+// units, so a character outside the Basic Multilingual Plane becomes two.
+func FolderName(dir string) string {
+	var b strings.Builder
+	for _, r := range dir {
+		switch {
+		case 'a' <= r && r <= 'z', 'A' <= r && r <= 'Z', '0' <= r && r <= '9':
+			b.WriteRune(r)
+		case r > 0xFFFF:
+			b.WriteString("--")
+		default:
+			b.WriteByte('-')
+		}
+	}
+	return b.String()
+}
+
+// folder is one project folder of the workspace: the workspace's own
+// (exact) or that of a session started in a folder inside it.
+type folder struct {
+	name  string
+	exact bool
+}
+
+// folders lists the project folders that may hold the workspace's
+// sessions, in name order. A folder whose name only begins like the
+// workspace's may be another project's (/a/b-c for /a/b); its lines count
+// only when their cwd is inside the workspace.
+func (im *Importer) folders() ([]folder, error) {
+	entries, err := os.ReadDir(im.projects)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read Claude Code's projects folder %s: %w", im.projects, err)
+	}
+	var out []folder
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		for _, ws := range im.workspace {
+			want := FolderName(ws)
+			if e.Name() == want || strings.HasPrefix(e.Name(), want+"-") {
+				out = append(out, folder{name: e.Name(), exact: e.Name() == want})
+				break
+			}
+		}
+	}
+	return out, nil
+}
+
+// transcripts lists the JSONL files of a folder, relative to the projects
+// folder, sorted; links and anything deeper than maxDepth are left alone.
+func (im *Importer) transcripts(dir string) ([]string, error) {
+	var out []string
+	root := filepath.Join(im.projects, dir)
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == root {
+				return err
+			}
+			return nil // an unreadable corner is not the workspace's loss
+		}
+		rel, _ := filepath.Rel(im.projects, p)
+		if d.IsDir() {
+			if strings.Count(rel, string(filepath.Separator)) >= maxDepth {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.Type().IsRegular() && strings.HasSuffix(d.Name(), ".jsonl") {
+			out = append(out, rel)
+		}
+		return nil
+	})
+	sort.Strings(out)
+	return out, err
+}
+
+// Import reads every transcript of the workspace's sessions from where
+// done left it and returns the skill tool calls (uses) and the reads of a
+// file named SKILL.md (views) it finds. Which SKILL.md files are the
+// workspace's skills is the caller's to decide. A transcript that cannot
+// be read is listed in the batch's Unreadable and keeps its mark.
+func (im *Importer) Import(ctx context.Context, since time.Time, done agent.Marks) (*agent.Batch, error) {
+	folders, err := im.folders()
+	if err != nil {
+		return nil, err
+	}
+	b := &agent.Batch{Marks: agent.Marks{}}
+	for _, fo := range folders {
+		files, err := im.transcripts(fo.name)
+		if err != nil {
+			return nil, fmt.Errorf("list Claude Code transcripts in %s: %w", filepath.Join(im.projects, fo.name), err)
+		}
+		for _, rel := range files {
+			key := filepath.ToSlash(rel)
+			path := filepath.Join(im.projects, rel)
+			r, err := im.read(ctx, path, done[key], im.maxLine, func(line []byte, off int64) error {
+				im.parse(b, line, fmt.Sprintf("%s@%d", path, off), fo, since)
+				return nil
+			})
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			if err != nil {
+				// One transcript that cannot be read must not stop every
+				// import: it keeps its mark and is tried again next time.
+				b.Unreadable = append(b.Unreadable, err.Error())
+				if m, ok := done[key]; ok {
+					b.Marks[key] = m
+				}
+				continue
+			}
+			b.Marks[key] = r.Mark
+			b.TooLong += r.TooLong
+			if r.New {
+				b.Files++
+			}
+			if r.Rewritten {
+				b.Rewritten++
+			}
+		}
+	}
+	return b, nil
+}
+
+// line is what a transcript line holds that matters here.
+type line struct {
+	Timestamp string `json:"timestamp"`
+	Cwd       string `json:"cwd"`
+	Message   struct {
+		Content json.RawMessage `json:"content"`
+	} `json:"message"`
+}
+
+// block is one content block of a message.
+type block struct {
+	Type  string          `json:"type"`
+	ID    string          `json:"id"`
+	Name  string          `json:"name"`
+	Input json.RawMessage `json:"input"`
+}
+
+var toolUse = []byte(`"tool_use"`)
+
+// parse adds the events of one transcript line to b. Lines without a tool
+// call are passed over before any decoding; a line that does not parse,
+// or has a tool call but no valid timestamp, counts as malformed.
+func (im *Importer) parse(b *agent.Batch, raw []byte, where string, fo folder, since time.Time) {
+	if !bytes.Contains(raw, toolUse) {
+		return
+	}
+	var l line
+	if err := json.Unmarshal(raw, &l); err != nil {
+		b.Malformed++
+		return
+	}
+	var blocks []block
+	if len(l.Message.Content) == 0 || l.Message.Content[0] != '[' {
+		return // text content holds no tool call
+	}
+	if err := json.Unmarshal(l.Message.Content, &blocks); err != nil {
+		b.Malformed++
+		return
+	}
+	if !im.belongs(l.Cwd, fo) {
+		return
+	}
+	var at time.Time
+	for _, bl := range blocks {
+		if bl.Type != "tool_use" {
+			continue
+		}
+		ev, ok, bad := event(bl.Name, bl.Input, l.Cwd)
+		if bad {
+			b.Malformed++
+		}
+		if !ok {
+			continue
+		}
+		if at.IsZero() {
+			t, err := time.Parse(time.RFC3339Nano, l.Timestamp)
+			if err != nil {
+				b.Malformed++
+				return
+			}
+			at = t.UTC()
+		}
+		if at.Before(since) {
+			b.Before++
+			continue
+		}
+		ev.At, ev.ID, ev.Where = at, bl.ID, where
+		ev.Path = im.inWorkspace(ev.Path)
+		b.Events = append(b.Events, ev)
+	}
+}
+
+// belongs reports whether a line of folder fo is the workspace's: a line
+// whose cwd is inside the workspace is; in the workspace's own folder, so
+// is one whose cwd is elsewhere (the session changed directory), unless
+// that cwd is another project whose folder name is the same.
+func (im *Importer) belongs(cwd string, fo folder) bool {
+	if cwd != "" && im.within(cwd) {
+		return true
+	}
+	if !fo.exact {
+		return false
+	}
+	return cwd == "" || FolderName(filepath.Clean(cwd)) != fo.name
+}
+
+func (im *Importer) within(p string) bool {
+	p = filepath.Clean(p)
+	for _, ws := range im.workspace {
+		if p == ws || strings.HasPrefix(p, ws+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
+}
+
+// inWorkspace writes a path under the workspace's resolved form under the
+// workspace as configured, so it compares with the catalog's paths.
+func (im *Importer) inWorkspace(p string) string {
+	if p == "" || len(im.workspace) < 2 {
+		return p
+	}
+	if rest, ok := strings.CutPrefix(p, im.workspace[1]+string(filepath.Separator)); ok {
+		return filepath.Join(im.workspace[0], rest)
+	}
+	return p
+}
+
+// event reads one tool call: the skill tool is a use of the skill it
+// names, a read of a file named SKILL.md a view. ok is false for any other
+// call; bad is set for a skill or read call whose input does not parse or
+// names nothing usable.
+func event(tool string, input json.RawMessage, cwd string) (ev agent.Event, ok, bad bool) {
+	switch tool {
+	case SkillTool:
+		var in struct {
+			Skill   string `json:"skill"`
+			Command string `json:"command"`
+		}
+		if err := json.Unmarshal(input, &in); err != nil {
+			return ev, false, true
+		}
+		name := skillName(in.Skill, in.Command)
+		if name == "" {
+			return ev, false, true
+		}
+		return agent.Event{Skill: name}, true, false
+	case ReadTool:
+		var in struct {
+			FilePath string `json:"file_path"`
+		}
+		if err := json.Unmarshal(input, &in); err != nil || in.FilePath == "" {
+			return ev, false, true
+		}
+		p := in.FilePath
+		if !strings.EqualFold(filepath.Base(p), "SKILL.md") {
+			return ev, false, false
+		}
+		if !filepath.IsAbs(p) {
+			if cwd == "" || !filepath.IsAbs(cwd) {
+				return ev, false, true
+			}
+			p = filepath.Join(cwd, p)
+		}
+		return agent.Event{Path: filepath.Clean(p), View: true}, true, false
+	}
+	return ev, false, false
+}
+
+// skillName is the name the skill tool was called with: "skill", else the
+// older "command", without a leading slash. A plugin's skill
+// ("plugin:name") keeps its prefix and so matches no catalog skill.
+func skillName(skill, command string) string {
+	name := skill
+	if name == "" {
+		name = command
+	}
+	name = strings.TrimPrefix(strings.TrimSpace(name), "/")
+	if name == "" || len(name) > maxNameLen {
+		return ""
+	}
+	return name
+}
+
+var _ agent.Importer = (*Importer)(nil)

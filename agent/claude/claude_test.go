@@ -1,0 +1,256 @@
+package claude
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/skillsync/skillsync/agent"
+)
+
+func skillLine(ts, cwd, id, input string) string {
+	return fmt.Sprintf(`{"type":"assistant","timestamp":%q,"cwd":%q,"sessionId":"s","message":{"role":"assistant","content":[{"type":"tool_use","id":%q,"name":"Skill","input":%s}]}}`, ts, cwd, id, input)
+}
+
+func readLine(ts, cwd, id, path string) string {
+	return fmt.Sprintf(`{"type":"assistant","timestamp":%q,"cwd":%q,"message":{"content":[{"type":"text","text":"reading"},{"type":"tool_use","id":%q,"name":"Read","input":{"file_path":%q}}]}}`, ts, cwd, id, path)
+}
+
+func transcript(t *testing.T, projects, folder, name string, lines ...string) string {
+	t.Helper()
+	path := filepath.Join(projects, folder, name)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, l := range lines {
+		if _, err := f.WriteString(l + "\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return path
+}
+
+func summary(evs []agent.Event) string {
+	var out []string
+	for _, e := range evs {
+		if e.View {
+			out = append(out, "view:"+e.Path)
+		} else {
+			out = append(out, "use:"+e.Skill)
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+func TestFolderName(t *testing.T) {
+	for in, want := range map[string]string{
+		"/home/al/my_proj.v2":   "-home-al-my-proj-v2",
+		"/Users/a b/Code/x-y":   "-Users-a-b-Code-x-y",
+		"/tmp/TestX/001":        "-tmp-TestX-001",
+		"/srv/🙂":                "-srv---",
+		"/home/zoë/skills repo": "-home-zo--skills-repo",
+	} {
+		if got := FolderName(in); got != want {
+			t.Errorf("FolderName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestImportFindsUsesAndViews: skill tool calls (either input spelling)
+// are uses and reads of a SKILL.md views, with the transcript's times;
+// sessions started in a subfolder count, other projects' do not.
+func TestImportFindsUsesAndViews(t *testing.T) {
+	ws := filepath.Join(t.TempDir(), "my_ws")
+	projects := t.TempDir()
+	folder := FolderName(ws)
+	skillMD := filepath.Join(ws, ".claude", "skills", "pdf", "SKILL.md")
+	transcript(t, projects, folder, "a.jsonl",
+		`{"type":"user","timestamp":"2026-03-01T10:00:00Z","cwd":"`+ws+`","message":{"role":"user","content":"use the pdf skill"}}`,
+		skillLine("2026-03-01T10:00:01.250Z", ws, "t1", `{"skill":"pdf"}`),
+		skillLine("2026-03-01T10:00:02Z", ws, "t2", `{"command":"/release-notes"}`),
+		readLine("2026-03-01T10:00:03Z", ws, "t3", skillMD),
+		readLine("2026-03-01T10:00:04Z", ws, "t4", filepath.Join(ws, "README.md")),
+		`{"type":"user","timestamp":"2026-03-01T10:00:05Z","message":{"content":[{"type":"tool_result","tool_use_id":"t1","content":"Launching skill: pdf"}]}}`,
+	)
+	// A subagent's transcript, a level down.
+	transcript(t, projects, folder, "a/subagents/agent-1.jsonl", skillLine("2026-03-01T11:00:00Z", ws, "t5", `{"skill":"writing"}`))
+	// A session started inside the workspace, with a relative read.
+	sub := filepath.Join(ws, "docs")
+	transcript(t, projects, FolderName(sub), "b.jsonl", readLine("2026-03-02T09:00:00Z", sub, "t6", "../.claude/skills/pdf/SKILL.md"))
+	// Another project whose folder name begins like ours (my_ws-old).
+	transcript(t, projects, folder+"-old", "c.jsonl", skillLine("2026-03-02T09:00:00Z", ws+"-old", "t7", `{"skill":"pdf"}`))
+	// Another project that shares our folder name (my.ws vs my_ws).
+	transcript(t, projects, folder, "d.jsonl", skillLine("2026-03-02T09:00:00Z", filepath.Join(filepath.Dir(ws), "my.ws"), "t8", `{"skill":"pdf"}`))
+
+	im := New(ws, projects)
+	b, err := im.Import(context.Background(), time.Time{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "use:pdf use:release-notes view:" + skillMD + " use:writing view:" + skillMD
+	if got := summary(b.Events); got != want {
+		t.Errorf("events:\n got %s\nwant %s", got, want)
+	}
+	if at := b.Events[0].At; !at.Equal(time.Date(2026, 3, 1, 10, 0, 1, 250e6, time.UTC)) || b.Events[0].ID != "t1" {
+		t.Errorf("first event at %v id %s", at, b.Events[0].ID)
+	}
+	if b.Files != 5 || b.Malformed != 0 || len(b.Marks) != 5 {
+		t.Errorf("files %d malformed %d marks %v", b.Files, b.Malformed, b.Marks)
+	}
+}
+
+// TestImportIsIncremental: with the marks of the last import only lines
+// added since are read; a rewritten transcript is read again whole.
+func TestImportIsIncremental(t *testing.T) {
+	ws, projects := t.TempDir(), t.TempDir()
+	folder := FolderName(ws)
+	path := transcript(t, projects, folder, "s.jsonl", skillLine("2026-03-01T10:00:00Z", ws, "t1", `{"skill":"pdf"}`))
+	im := New(ws, projects)
+	b1, err := im.Import(context.Background(), time.Time{}, nil)
+	if err != nil || len(b1.Events) != 1 {
+		t.Fatal(b1, err)
+	}
+	b2, err := im.Import(context.Background(), time.Time{}, b1.Marks)
+	if err != nil || len(b2.Events) != 0 || b2.Files != 0 {
+		t.Fatalf("a second import found %v (files %d)", summary(b2.Events), b2.Files)
+	}
+	transcript(t, projects, folder, "s.jsonl", skillLine("2026-03-01T10:05:00Z", ws, "t2", `{"skill":"xlsx"}`))
+	b3, err := im.Import(context.Background(), time.Time{}, b2.Marks)
+	if err != nil || summary(b3.Events) != "use:xlsx" || b3.Rewritten != 0 {
+		t.Fatalf("after an append: %v %+v", summary(b3.Events), b3)
+	}
+	if err := os.WriteFile(path, []byte(skillLine("2026-03-01T10:00:00Z", ws, "t9", `{"skill":"docx"}`)+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b4, err := im.Import(context.Background(), time.Time{}, b3.Marks)
+	if err != nil || summary(b4.Events) != "use:docx" || b4.Rewritten != 1 {
+		t.Errorf("after a rewrite: %v %+v", summary(b4.Events), b4)
+	}
+}
+
+// TestImportHostileLines: malformed lines are skipped and counted, long
+// ones too, and the good lines around them still count.
+func TestImportHostileLines(t *testing.T) {
+	ws, projects := t.TempDir(), t.TempDir()
+	folder := FolderName(ws)
+	transcript(t, projects, folder, "s.jsonl",
+		`{"type":"assistant","message":{"content":[{"type":"tool_use"`, // cut short
+		`{"type":"assistant","timestamp":"yesterday","message":{"content":[{"type":"tool_use","name":"Skill","input":{"skill":"pdf"}}]}}`,
+		`{"type":"assistant","timestamp":"2026-03-01T10:00:00Z","message":{"content":[{"type":"tool_use","name":"Skill","input":"pdf"}]}}`,
+		`{"type":"assistant","timestamp":"2026-03-01T10:00:00Z","message":{"content":[{"type":"tool_use","name":"Skill","input":{"skill":""}}]}}`,
+		`{"type":"assistant","timestamp":"2026-03-01T10:00:00Z","message":{"content":[{"type":"tool_use","name":"Skill","input":{"skill":"`+strings.Repeat("a", 300)+`"}}]}}`,
+		`{"type":"assistant","timestamp":"2026-03-01T10:00:00Z","message":{"content":{"type":"tool_use"}}}`,
+		`{"type":"assistant","timestamp":"2026-03-01T10:00:00Z","message":{"content":[{"type":"tool_use","name":"Read","input":{"file_path":"SKILL.md"}}]}}`,
+		`{"type":"user","message":{"content":"`+strings.Repeat("z", 2000)+` \"tool_use\""}}`,
+		skillLine("2026-03-01T10:00:01Z", ws, "ok", `{"skill":"pdf"}`),
+	)
+	im := New(ws, projects)
+	im.maxLine = 1000
+	b, err := im.Import(context.Background(), time.Time{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if summary(b.Events) != "use:pdf" || b.Events[0].ID != "ok" {
+		t.Errorf("events = %s", summary(b.Events))
+	}
+	if b.Malformed != 6 || b.TooLong != 1 {
+		t.Errorf("malformed %d (want 6), too long %d (want 1)", b.Malformed, b.TooLong)
+	}
+}
+
+// TestImportSince: events before since are dropped and counted, and the
+// marks move past them.
+func TestImportSince(t *testing.T) {
+	ws, projects := t.TempDir(), t.TempDir()
+	transcript(t, projects, FolderName(ws), "s.jsonl",
+		skillLine("2026-02-01T10:00:00Z", ws, "old", `{"skill":"pdf"}`),
+		skillLine("2026-03-01T10:00:00Z", ws, "new", `{"skill":"xlsx"}`))
+	im := New(ws, projects)
+	b, err := im.Import(context.Background(), time.Date(2026, 2, 15, 0, 0, 0, 0, time.UTC), nil)
+	if err != nil || summary(b.Events) != "use:xlsx" || b.Before != 1 {
+		t.Errorf("%s before %d %v", summary(b.Events), b.Before, err)
+	}
+}
+
+// TestImportLeavesLinksAndMissingFolder: no projects folder is no error;
+// links to transcripts elsewhere are not read.
+func TestImportLeavesLinksAndMissingFolder(t *testing.T) {
+	ws, projects := t.TempDir(), t.TempDir()
+	im := New(ws, filepath.Join(projects, "missing"))
+	if b, err := im.Import(context.Background(), time.Time{}, nil); err != nil || len(b.Events) != 0 {
+		t.Errorf("missing folder: %v %v", b, err)
+	}
+	outside := transcript(t, t.TempDir(), "x", "s.jsonl", skillLine("2026-03-01T10:00:00Z", ws, "t", `{"skill":"pdf"}`))
+	if err := os.MkdirAll(filepath.Join(projects, FolderName(ws)), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(projects, FolderName(ws), "link.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	b, err := New(ws, projects).Import(context.Background(), time.Time{}, nil)
+	if err != nil || len(b.Events) != 0 {
+		t.Errorf("a linked transcript was read: %v %v", summary(b.Events), err)
+	}
+}
+
+func TestReadHook(t *testing.T) {
+	ev, err := ReadHook(strings.NewReader(`{"session_id":"s","transcript_path":"/x.jsonl","cwd":"/w","permission_mode":"default","hook_event_name":"PostToolUse","tool_name":"Skill","tool_input":{"skill":"pdf","args":"a.pdf"},"tool_response":{"success":true},"tool_use_id":"toolu_1"}`))
+	if err != nil || ev.Skill != "pdf" || ev.View || ev.ID != "toolu_1" || !ev.At.IsZero() {
+		t.Errorf("skill call: %+v %v", ev, err)
+	}
+	ev, err = ReadHook(strings.NewReader(`{"tool_name":"Read","cwd":"/w","tool_input":{"file_path":"skills/pdf/SKILL.md"}}`))
+	if err != nil || !ev.View || ev.Path != "/w/skills/pdf/SKILL.md" {
+		t.Errorf("read: %+v %v", ev, err)
+	}
+	if _, err := ReadHook(strings.NewReader(`{"tool_name":"Bash","tool_input":{"command":"ls"}}`)); !errors.Is(err, ErrNoSkill) {
+		t.Errorf("another tool: %v", err)
+	}
+	for name, in := range map[string]string{
+		"empty":      ``,
+		"not json":   `tool_name=Skill`,
+		"a list":     `[{"tool_name":"Skill"}]`,
+		"no tool":    `{"tool_input":{"skill":"pdf"}}`,
+		"no skill":   `{"tool_name":"Skill","tool_input":{}}`,
+		"bad input":  `{"tool_name":"Skill","tool_input":"pdf"}`,
+		"too large":  `{"tool_name":"Skill","tool_input":{"skill":"pdf"},"x":"` + strings.Repeat("a", MaxHookInput) + `"}`,
+		"nul in key": "{\"tool_name\":\"Skill\",\"tool_input\":{\"skill\":\"pdf\"}}\x00",
+	} {
+		if _, err := ReadHook(strings.NewReader(in)); err == nil || errors.Is(err, ErrNoSkill) {
+			t.Errorf("%s: err = %v", name, err)
+		}
+	}
+}
+
+// TestImportPassesOverUnreadable: a transcript that cannot be read is
+// listed and keeps its mark; the others are imported.
+func TestImportPassesOverUnreadable(t *testing.T) {
+	ws, projects := t.TempDir(), t.TempDir()
+	folder := FolderName(ws)
+	transcript(t, projects, folder, "a.jsonl", skillLine("2026-03-01T10:00:00Z", ws, "t1", `{"skill":"pdf"}`))
+	transcript(t, projects, folder, "b.jsonl", skillLine("2026-03-01T10:00:00Z", ws, "t2", `{"skill":"xlsx"}`))
+	im := New(ws, projects)
+	old := agent.Mark{Offset: 1, Hash: "kept"}
+	im.read = func(ctx context.Context, path string, prev agent.Mark, max int, fn func([]byte, int64) error) (agent.Read, error) {
+		if strings.HasSuffix(path, "b.jsonl") {
+			return agent.Read{Mark: prev}, errors.New("open " + path + ": input/output error")
+		}
+		return agent.ReadNew(ctx, path, prev, max, fn)
+	}
+	b, err := im.Import(context.Background(), time.Time{}, agent.Marks{folder + "/b.jsonl": old})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if summary(b.Events) != "use:pdf" || len(b.Unreadable) != 1 || !strings.Contains(b.Unreadable[0], "b.jsonl") || b.Marks[folder+"/b.jsonl"] != old {
+		t.Errorf("events %s, unreadable %v, marks %v", summary(b.Events), b.Unreadable, b.Marks)
+	}
+}

@@ -1,0 +1,153 @@
+package agent
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"syscall"
+	"time"
+
+	"github.com/skillsync/skillsync/internal/atomicfile"
+	"github.com/skillsync/skillsync/internal/lockfile"
+)
+
+// Hooked is the journal of the tool calls an agent's hook recorded as
+// they happened (skillsync use --hook), one JSON object a line. An import
+// of the same agent's records claims them, so a call the hook counted is
+// not counted again from the transcript. The journal only ever holds calls
+// no import has seen yet, and none older than Keep.
+type Hooked struct {
+	Path string
+	// Keep is how long an unclaimed call is kept: a transcript deleted
+	// before it was imported never claims its calls.
+	Keep time.Duration
+}
+
+// hookedEntry is one line of the journal.
+type hookedEntry struct {
+	Agent string    `json:"agent"`
+	ID    string    `json:"id"`
+	At    time.Time `json:"at"`
+}
+
+// maxHooked bounds the journal: past it, hooks add no more lines (their
+// calls may then be counted twice) until an import claims them or they
+// age out.
+const maxHooked = 4 << 20
+
+// maxID bounds a tool call id.
+const maxID = 128
+
+// hookedWait bounds how long a hook or an import waits for the journal.
+const hookedWait = 5 * time.Second
+
+// validID reports whether id can be kept: short, printable ASCII.
+func validID(id string) bool {
+	if id == "" || len(id) > maxID {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		if id[i] < 0x21 || id[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+// Add appends a call the hook of agent recorded at at. An id that is
+// empty, too long or not printable is not kept. The file is opened
+// without following a link.
+func (h Hooked) Add(ctx context.Context, agent, id string, at time.Time) error {
+	if !validID(id) || !validID(agent) {
+		return nil
+	}
+	lock, err := lockfile.Acquire(ctx, h.Path+".lock", hookedWait)
+	if err != nil {
+		return fmt.Errorf("lock %s: %w", h.Path, err)
+	}
+	defer lock.Close()
+	f, err := os.OpenFile(h.Path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0o644)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", h.Path, err)
+	}
+	defer f.Close()
+	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() || info.Size() > maxHooked {
+		return err
+	}
+	line, err := json.Marshal(hookedEntry{Agent: agent, ID: id, At: at.UTC()})
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(append(line, '\n')); err != nil {
+		return fmt.Errorf("write %s: %w", h.Path, err)
+	}
+	return nil
+}
+
+// Claim returns which of ids the hook of agent recorded, and takes them
+// out of the journal together with the calls older than Keep before now.
+// Lines that do not parse are dropped.
+func (h Hooked) Claim(ctx context.Context, agent string, ids []string, now time.Time) (map[string]bool, error) {
+	claimed := map[string]bool{}
+	lock, err := lockfile.Acquire(ctx, h.Path+".lock", hookedWait)
+	if err != nil {
+		return nil, fmt.Errorf("lock %s: %w", h.Path, err)
+	}
+	defer lock.Close()
+	entries, err := h.read()
+	if err != nil || len(entries) == 0 {
+		return claimed, err
+	}
+	want := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		want[id] = true
+	}
+	var kept bytes.Buffer
+	changed := false
+	for _, e := range entries {
+		switch {
+		case e.Agent == agent && want[e.ID]:
+			claimed[e.ID] = true
+			changed = true
+		case h.Keep > 0 && now.Sub(e.At) > h.Keep:
+			changed = true
+		default:
+			line, _ := json.Marshal(e)
+			kept.Write(append(line, '\n'))
+		}
+	}
+	if !changed {
+		return claimed, nil
+	}
+	return claimed, atomicfile.WriteFile(h.Path, kept.Bytes(), 0o644)
+}
+
+// read returns the journal's valid lines; a missing journal is empty.
+func (h Hooked) read() ([]hookedEntry, error) {
+	f, err := os.OpenFile(h.Path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", h.Path, err)
+	}
+	defer f.Close()
+	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", h.Path)
+	}
+	var out []hookedEntry
+	sc := bufio.NewScanner(io.LimitReader(f, maxHooked+64<<10))
+	for sc.Scan() {
+		var e hookedEntry
+		if json.Unmarshal(sc.Bytes(), &e) == nil && validID(e.ID) && validID(e.Agent) {
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,73 @@
+package agent
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestHookedClaim: an import claims the calls the hook recorded, once;
+// other agents' calls and recent unclaimed ones stay, old ones go.
+func TestHookedClaim(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	h := Hooked{Path: filepath.Join(t.TempDir(), ".hooked.jsonl"), Keep: 30 * 24 * time.Hour}
+	for _, c := range []struct {
+		agent, id string
+		at        time.Time
+	}{
+		{"claude", "toolu_1", now},
+		{"claude", "toolu_2", now},
+		{"codex", "toolu_1", now},
+		{"claude", "toolu_old", now.Add(-31 * 24 * time.Hour)},
+		{"claude", "bad id", now},
+		{"claude", strings.Repeat("x", 200), now},
+	} {
+		if err := h.Add(ctx, c.agent, c.id, c.at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := h.Claim(ctx, "claude", []string{"toolu_1", "toolu_9", "toolu_old"}, now)
+	if err != nil || len(got) != 2 || !got["toolu_1"] || !got["toolu_old"] {
+		t.Fatalf("claimed %v %v", got, err)
+	}
+	again, err := h.Claim(ctx, "claude", []string{"toolu_1", "toolu_2", "toolu_old"}, now)
+	if err != nil || len(again) != 1 || !again["toolu_2"] {
+		t.Errorf("second claim %v %v (toolu_1 was claimed, toolu_old too)", again, err)
+	}
+	data, _ := os.ReadFile(h.Path)
+	if strings.Count(string(data), "\n") != 1 || !strings.Contains(string(data), `"codex"`) {
+		t.Errorf("journal left:\n%s", data)
+	}
+	// Calls older than Keep go even unclaimed.
+	if _, err := h.Claim(ctx, "claude", []string{"none"}, now.Add(40*24*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := os.ReadFile(h.Path); len(data) != 0 {
+		t.Errorf("old calls kept: %s", data)
+	}
+}
+
+func TestHookedRefusesLinks(t *testing.T) {
+	dir := t.TempDir()
+	victim := filepath.Join(t.TempDir(), "victim")
+	if err := os.WriteFile(victim, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h := Hooked{Path: filepath.Join(dir, ".hooked.jsonl")}
+	if err := os.Symlink(victim, h.Path); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Add(context.Background(), "claude", "toolu_1", time.Now()); err == nil {
+		t.Error("Add wrote through a link")
+	}
+	if _, err := h.Claim(context.Background(), "claude", []string{"toolu_1"}, time.Now()); err == nil {
+		t.Error("Claim read through a link")
+	}
+	if data, _ := os.ReadFile(victim); len(data) != 0 {
+		t.Errorf("the link's target was written: %s", data)
+	}
+}

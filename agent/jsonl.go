@@ -1,0 +1,162 @@
+package agent
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"encoding"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"os"
+	"syscall"
+)
+
+// MaxLine is the longest record line ReadNew hands on by default. Agents
+// write tool results (whole files, images) into their transcripts; a line
+// longer than the limit is skipped and counted, never held in memory.
+const MaxLine = 4 << 20
+
+// Read is what ReadNew did with one file.
+type Read struct {
+	// Mark is where the next read starts.
+	Mark Mark
+	// New is set when the file had anything to read.
+	New bool
+	// Rewritten is set when the file no longer starts with what was read
+	// last time, and was read again from the start.
+	Rewritten bool
+	// TooLong counts lines over the limit, skipped.
+	TooLong int
+}
+
+// ReadNew reads the complete lines of the JSONL file at path that come
+// after prev, handing each (without its newline) to fn with its byte
+// offset, and returns the new mark. A file whose size and modification
+// time are those of prev is not read at all. A file that changed is
+// checked to still begin with the bytes prev consumed (by their hash); one
+// that does not, or that shrank below them, is read from the start. A
+// last line without its newline is left for the next read, as the agent
+// may be writing it. Lines longer than maxLine bytes are skipped. The
+// file is opened without following a symbolic link and read only up to
+// the size it had when opened. An error from fn stops the read, and the
+// returned mark is then prev.
+func ReadNew(ctx context.Context, path string, prev Mark, maxLine int, fn func(line []byte, offset int64) error) (Read, error) {
+	fail := func(err error) (Read, error) { return Read{Mark: prev}, err }
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return fail(fmt.Errorf("open %s: %w", path, err))
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return fail(fmt.Errorf("stat %s: %w", path, err))
+	}
+	if !info.Mode().IsRegular() {
+		return fail(fmt.Errorf("%s is not a regular file", path))
+	}
+	size, mtime := info.Size(), info.ModTime().UTC()
+	if prev.Hash != "" && size == prev.Size && mtime.Equal(prev.ModTime) {
+		return Read{Mark: prev}, nil
+	}
+	h := sha256.New()
+	var out Read
+	start := int64(0)
+	if prev.Hash != "" && prev.Offset > 0 && prev.Offset <= size {
+		if _, err := io.CopyN(h, f, prev.Offset); err != nil {
+			return fail(fmt.Errorf("read %s: %w", path, err))
+		}
+		if hex.EncodeToString(h.Sum(nil)) == prev.Hash {
+			start = prev.Offset
+		}
+	}
+	if start == 0 {
+		out.Rewritten = prev.Hash != "" && prev.Offset > 0
+		h.Reset()
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return fail(fmt.Errorf("read %s: %w", path, err))
+		}
+	}
+	out.New = size > start
+	lines := lineReader{r: bufio.NewReaderSize(io.LimitReader(f, size-start), 64<<10), h: h, max: maxLine}
+	offset := start
+	for {
+		if err := ctx.Err(); err != nil {
+			return fail(err)
+		}
+		line, n, long, err := lines.next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return fail(fmt.Errorf("read %s: %w", path, err))
+		}
+		if long {
+			out.TooLong++
+		} else if err := fn(line, offset); err != nil {
+			return fail(err)
+		}
+		offset += n
+	}
+	out.Mark = Mark{Offset: offset, Size: size, ModTime: mtime, Hash: hex.EncodeToString(h.Sum(nil))}
+	return out, nil
+}
+
+// lineReader splits a stream into lines of at most max bytes, feeding
+// every byte of every complete line to h, so h always holds the hash of
+// what was consumed. Bytes of an unterminated last line are not fed.
+type lineReader struct {
+	r   *bufio.Reader
+	h   hash.Hash
+	max int
+	buf []byte
+}
+
+// next returns the next complete line without its newline and the number
+// of bytes it took, newline included. A line over max is returned as long,
+// without its content. io.EOF means no complete line is left.
+func (l *lineReader) next() (line []byte, n int64, long bool, err error) {
+	l.buf = l.buf[:0]
+	var saved []byte // the hash's state before a long line was fed to it
+	for {
+		chunk, err := l.r.ReadSlice('\n')
+		n += int64(len(chunk))
+		if !long && len(l.buf)+len(chunk) > l.max+1 {
+			// Too long to keep: from here its bytes go straight to the
+			// hash, which can be put back should the line never end.
+			long = true
+			if m, ok := l.h.(encoding.BinaryMarshaler); ok {
+				saved, _ = m.MarshalBinary()
+			}
+			l.h.Write(l.buf)
+			l.buf = l.buf[:0]
+		}
+		if long {
+			l.h.Write(chunk)
+		} else {
+			l.buf = append(l.buf, chunk...)
+		}
+		switch {
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case errors.Is(err, io.EOF):
+			if long && saved != nil {
+				if u, ok := l.h.(encoding.BinaryUnmarshaler); ok {
+					if uerr := u.UnmarshalBinary(saved); uerr != nil {
+						return nil, 0, false, uerr
+					}
+				}
+			}
+			return nil, 0, false, io.EOF
+		case err != nil:
+			return nil, 0, false, err
+		}
+		if long {
+			return nil, n, true, nil
+		}
+		l.h.Write(l.buf)
+		return l.buf[:len(l.buf)-1], n, false, nil
+	}
+}

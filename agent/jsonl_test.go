@@ -1,0 +1,131 @@
+package agent
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func readAll(t *testing.T, path string, prev Mark, max int) ([]string, Read) {
+	t.Helper()
+	var got []string
+	r, err := ReadNew(context.Background(), path, prev, max, func(line []byte, off int64) error {
+		got = append(got, string(line))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got, r
+}
+
+func appendTo(t *testing.T, path, s string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(s); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestReadNewAppendOnly: each read hands on only the lines added since
+// the last one; a line still being written waits for its newline.
+func TestReadNewAppendOnly(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	appendTo(t, path, "a\nb\npart")
+	got, r := readAll(t, path, Mark{}, 100)
+	if strings.Join(got, ",") != "a,b" || r.Mark.Offset != 4 || !r.New || r.Rewritten {
+		t.Fatalf("first read: %q %+v", got, r)
+	}
+	appendTo(t, path, "ial\nc\n")
+	got, r2 := readAll(t, path, r.Mark, 100)
+	if strings.Join(got, ",") != "partial,c" || r2.Rewritten {
+		t.Fatalf("second read: %q %+v", got, r2)
+	}
+	got, r3 := readAll(t, path, r2.Mark, 100)
+	if len(got) != 0 || r3.New || r3.Mark != r2.Mark {
+		t.Errorf("a read of an unchanged file: %q %+v", got, r3)
+	}
+}
+
+// TestReadNewRewritten: a file that no longer starts with what was read
+// is read again from the start; so is one that shrank.
+func TestReadNewRewritten(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	appendTo(t, path, "a\nb\n")
+	_, r := readAll(t, path, Mark{}, 100)
+	if err := os.WriteFile(path, []byte("x\ny\nz\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, r2 := readAll(t, path, r.Mark, 100)
+	if strings.Join(got, ",") != "x,y,z" || !r2.Rewritten {
+		t.Errorf("rewritten file: %q %+v", got, r2)
+	}
+	if err := os.WriteFile(path, []byte("q\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, r3 := readAll(t, path, r2.Mark, 100)
+	if strings.Join(got, ",") != "q" || !r3.Rewritten {
+		t.Errorf("shrunk file: %q %+v", got, r3)
+	}
+}
+
+// TestReadNewSkipsUntouchedFile: a file with the size and time of its
+// mark is not read, whatever it holds.
+func TestReadNewSkipsUntouchedFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	appendTo(t, path, "a\nb\n")
+	_, r := readAll(t, path, Mark{}, 100)
+	if err := os.WriteFile(path, []byte("c\nd\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(path, time.Now(), r.Mark.ModTime); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := readAll(t, path, r.Mark, 100); len(got) != 0 {
+		t.Errorf("an untouched file was read: %q", got)
+	}
+}
+
+// TestReadNewLongLines: a line over the limit is skipped and counted,
+// also when it spans many buffer fills, and the hash still covers it so
+// the next read goes on after it; an unterminated long line waits.
+func TestReadNewLongLines(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	big := strings.Repeat("x", 200<<10)
+	appendTo(t, path, "a\n"+big+"\nb\n"+big)
+	got, r := readAll(t, path, Mark{}, 1000)
+	if strings.Join(got, ",") != "a,b" || r.TooLong != 1 || r.Mark.Offset != int64(2+len(big)+1+2) {
+		t.Fatalf("got %q, %+v", got, r)
+	}
+	appendTo(t, path, "\nc\n")
+	got, r2 := readAll(t, path, r.Mark, 1000)
+	if strings.Join(got, ",") != "c" || r2.TooLong != 1 || r2.Rewritten {
+		t.Errorf("after the long line ended: %q %+v", got, r2)
+	}
+	// A line of exactly the limit is kept.
+	exact := strings.Repeat("y", 1000)
+	appendTo(t, path, exact+"\n")
+	if got, _ := readAll(t, path, r2.Mark, 1000); len(got) != 1 || got[0] != exact {
+		t.Errorf("a line of the limit was not kept: %d lines", len(got))
+	}
+}
+
+// TestReadNewRefusesLinks: a symbolic link is not followed.
+func TestReadNewRefusesLinks(t *testing.T) {
+	dir := t.TempDir()
+	appendTo(t, filepath.Join(dir, "real.jsonl"), "a\n")
+	if err := os.Symlink("real.jsonl", filepath.Join(dir, "link.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	_, err := ReadNew(context.Background(), filepath.Join(dir, "link.jsonl"), Mark{}, 100, func([]byte, int64) error { return nil })
+	if err == nil {
+		t.Error("a link was followed")
+	}
+}

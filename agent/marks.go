@@ -1,0 +1,95 @@
+package agent
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"syscall"
+	"time"
+
+	"github.com/skillsync/skillsync/internal/atomicfile"
+)
+
+// Mark is how far one record file was read: every complete line before
+// Offset was consumed. Size and ModTime are the file's when it was read,
+// so an untouched file is passed over without reading it; Hash is the
+// SHA-256 of the bytes before Offset, so a file that was rewritten rather
+// than appended to is told apart and read again from the start.
+type Mark struct {
+	Offset  int64     `json:"offset"`
+	Size    int64     `json:"size"`
+	ModTime time.Time `json:"mtime"`
+	Hash    string    `json:"sha256"`
+}
+
+// Marks are an importer's marks, keyed by each record's path relative to
+// the agent's folder. Keys are only ever compared with paths the importer
+// found itself, never opened.
+type Marks map[string]Mark
+
+// StateVersion is the format of the imported file.
+const StateVersion = 1
+
+// maxStateSize bounds what LoadState reads.
+const maxStateSize = 32 << 20
+
+// State is the content of the workspace's imported file: each agent's
+// marks.
+type State struct {
+	Version int              `json:"version"`
+	Agents  map[string]Marks `json:"agents"`
+}
+
+// LoadState reads the imported file at path without following a symbolic
+// link. A missing file is an empty state. A file that is not a regular
+// file, is too large, does not parse or is of a newer version is an error
+// naming it: skillsync does not guess how far an import got.
+func LoadState(path string) (*State, error) {
+	empty := &State{Version: StateVersion, Agents: map[string]Marks{}}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return empty, nil
+	case errors.Is(err, syscall.ELOOP):
+		return nil, fmt.Errorf("import state %s is a symbolic link; skillsync does not follow links in the workspace, remove it", path)
+	case err != nil:
+		return nil, fmt.Errorf("import state %s: %w", path, err)
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("import state %s: %w", path, err)
+	}
+	if !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("import state %s is not a regular file (%s); move it away", path, info.Mode().Type())
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxStateSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("import state %s: %w", path, err)
+	}
+	if len(data) > maxStateSize {
+		return nil, fmt.Errorf("import state %s is larger than %d bytes; remove it to import every record again", path, maxStateSize)
+	}
+	var s State
+	if err := json.Unmarshal(data, &s); err != nil {
+		return nil, fmt.Errorf("import state %s does not parse (%v); remove it to import every record again", path, err)
+	}
+	if s.Version > StateVersion {
+		return nil, fmt.Errorf("import state %s is version %d, newer than this skillsync reads (%d); upgrade skillsync", path, s.Version, StateVersion)
+	}
+	s.Version = StateVersion
+	if s.Agents == nil {
+		s.Agents = map[string]Marks{}
+	}
+	return &s, nil
+}
+
+// Save writes the state to path atomically: a temporary file in the same
+// directory, fsynced and renamed over path, which replaces a link there
+// rather than writing through it. Keys come out sorted.
+func (s *State) Save(path string) error {
+	return atomicfile.WriteJSON(path, s, 0o644)
+}

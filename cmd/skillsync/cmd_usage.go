@@ -1,0 +1,132 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/skillsync/skillsync"
+)
+
+type usageImportOptions struct {
+	agent string
+	since string
+}
+
+func newUsageCommand(a *app, runF func(context.Context, *usageImportOptions) error) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "usage",
+		Short: "Record skill usage from what agents did",
+		Long: `Record skill usage from agents' own records, for agents that never call
+skillsync. See also skillsync use (and its --hook) and skillsync mcp.`,
+		Args: args(cobra.NoArgs),
+		RunE: func(c *cobra.Command, _ []string) error { return c.Help() },
+	}
+	opts := &usageImportOptions{}
+	imp := &cobra.Command{
+		Use:   "import AGENT",
+		Short: "Import the skill uses and views in an agent's session records",
+		Long: `Read an agent's session records of this workspace and record each call of its
+skill tool as a use and each read of a skill's SKILL.md (where the catalog or
+a target has it) as a view, at the time the record gives (source "import").
+
+claude reads Claude Code's transcripts: the JSONL files in
+~/.claude/projects/<workspace path with every character other than a letter
+or digit as ->/ (and of sessions started in a folder inside the workspace),
+or under $CLAUDE_CONFIG_DIR/projects when that is set.
+
+Importing twice counts nothing twice: skills/.imported.json remembers how far
+each transcript was read, so the next import reads only lines added since,
+and a transcript that was rewritten is read again. Events older than --since
+are passed over for good. Lines that do not parse or are longer than 4 MiB
+are skipped and counted. Skills of plugins or of ~/.claude/skills are not
+this workspace's and are counted as unknown.`,
+		Example: `  skillsync usage import claude
+  skillsync usage import claude --since 2026-01-01 --json`,
+		Args: args(cobra.ExactArgs(1)),
+		RunE: func(c *cobra.Command, names []string) error {
+			opts.agent = names[0]
+			return pick(runF, a.runUsageImport)(c.Context(), opts)
+		},
+	}
+	imp.Flags().StringVar(&opts.since, "since", "", "pass over events before this date (2006-01-02, UTC) or RFC3339 time")
+	cmd.AddCommand(imp)
+	return cmd
+}
+
+// parseSince reads --since: a date (midnight UTC) or an RFC3339 time.
+func parseSince(s string) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	if t, err := time.Parse(time.DateOnly, s); err == nil {
+		return t, nil
+	}
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t.UTC(), nil
+	}
+	return time.Time{}, usageError("--since %q: want a date such as 2026-01-31 or an RFC3339 time such as 2026-01-31T09:00:00Z", s)
+}
+
+func (a *app) runUsageImport(ctx context.Context, opts *usageImportOptions) error {
+	since, err := parseSince(opts.since)
+	if err != nil {
+		return err
+	}
+	eng, err := a.engine()
+	if err != nil {
+		return err
+	}
+	imp, err := eng.Importer(opts.agent)
+	if err != nil {
+		return err
+	}
+	report, err := eng.ImportUsage(ctx, imp, since)
+	if err != nil {
+		return err
+	}
+	if a.json {
+		return writeJSON(a.stdout, report)
+	}
+	a.printImport(report)
+	return nil
+}
+
+func (a *app) printImport(r *skillsync.ImportReport) {
+	fmt.Fprintf(a.stdout, "imported from %s: %s and %s from %s\n", r.Agent, plural(r.Uses, "use"), plural(r.Views, "view"),
+		map[bool]string{true: "1 transcript", false: fmt.Sprintf("%d transcripts", r.Files)}[r.Files == 1])
+	if len(r.Reactivated) > 0 {
+		fmt.Fprintf(a.stdout, "active again: %s\n", safe(strings.Join(r.Reactivated, ", ")))
+	}
+	for _, u := range r.Unreadable {
+		a.warn("passed over, tried again next time: %s", safe(u))
+	}
+	if a.quiet {
+		return
+	}
+	if r.Unknown > 0 {
+		names := make([]string, len(r.UnknownNames))
+		for i, n := range r.UnknownNames {
+			names[i] = safe(n)
+		}
+		fmt.Fprintf(a.stderr, "not recorded, no skill of this workspace: %s (%s)\n", strings.Join(names, ", "), plural(r.Unknown, "event"))
+	}
+	if r.Hooked > 0 {
+		fmt.Fprintf(a.stderr, "%s recorded already by the hook, not counted again\n", plural(r.Hooked, "call"))
+	}
+	if r.Rewritten > 0 {
+		fmt.Fprintf(a.stderr, "%s no longer began as imported before and were read again from the start\n", plural(r.Rewritten, "transcript"))
+	}
+	if r.Malformed > 0 {
+		fmt.Fprintf(a.stderr, "skipped %s that did not parse\n", plural(r.Malformed, "line"))
+	}
+	if r.TooLong > 0 {
+		fmt.Fprintf(a.stderr, "skipped %s longer than 4 MiB\n", plural(r.TooLong, "line"))
+	}
+	if r.Before > 0 {
+		fmt.Fprintf(a.stderr, "passed over %s before --since\n", plural(r.Before, "event"))
+	}
+}

@@ -1,0 +1,92 @@
+package curator
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"time"
+)
+
+// RecordAll counts many uses and views in one locked read and write of the
+// usage file, for an import of thousands of events from an agent's
+// records. Unlike Record, the uses may come in any order and from the
+// past: a copy's last use, last view and last source move only forward, so
+// an older event counts without making a copy look idle, and recording the
+// same events again changes no time. A stale copy becomes active only when
+// a use or view is newer than the moment it became stale; each such copy
+// gets one reactivated line in the audit log, and the copies are returned
+// in key order. Uses that fail validation are refused as a whole before
+// anything is written.
+func (s *Store) RecordAll(ctx context.Context, uses []Use) (reactivated []Copy, err error) {
+	for _, use := range uses {
+		if err := use.Copy.Validate(); err != nil {
+			return nil, err
+		}
+		if !use.From.valid() {
+			return nil, fmt.Errorf("record a use of %s: source %q is not one of cli, mcp, hook, import", use.Copy, use.From)
+		}
+	}
+	if len(uses) == 0 {
+		return nil, nil
+	}
+	var events []Event
+	err = s.Update(ctx, func(u *Usage) error {
+		reactivated, events = nil, nil
+		latest := map[Copy]Use{}
+		for _, use := range uses {
+			sk := u.Skill(use.Copy)
+			at := stamp(use.At)
+			if sk.FirstSeenAt == nil {
+				sk.FirstSeenAt = at
+			}
+			last := sk.lastUse()
+			if use.View {
+				sk.ViewCount++
+				if later(at, sk.LastViewedAt) {
+					sk.LastViewedAt = at
+				}
+			} else {
+				sk.UseCount++
+				if later(at, sk.LastUsedAt) {
+					sk.LastUsedAt = at
+				}
+			}
+			if last == nil || !at.Before(*last) {
+				sk.LastSource = use.From
+			}
+			if sk.State == Stale && sk.StateSince != nil && at.After(*sk.StateSince) {
+				if l, ok := latest[use.Copy]; !ok || use.At.After(l.At) {
+					latest[use.Copy] = use
+				}
+			}
+		}
+		for c, use := range latest {
+			u.SetState(c, Active, use.At)
+			reactivated = append(reactivated, c)
+			kind := map[bool]string{true: "viewed", false: "used"}[use.View]
+			events = append(events, Event{TS: use.At, Actor: use.Actor, Op: OpReactivated, Target: c.String(),
+				From: string(Stale), To: string(Active), Detail: kind + " through " + string(use.From)})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	sort.Slice(reactivated, func(i, j int) bool { return reactivated[i].String() < reactivated[j].String() })
+	sort.Slice(events, func(i, j int) bool { return events[i].Target < events[j].Target })
+	if aerr := s.audit.Append(events...); aerr != nil {
+		s.Warn(fmt.Sprintf("reactivated %d copies but could not write the audit lines: %v", len(events), aerr))
+	}
+	return reactivated, nil
+}
+
+// lastUse is the latest use or view, nil when there was none.
+func (s *SkillUsage) lastUse() *time.Time {
+	var t *time.Time
+	for _, p := range []*time.Time{s.LastUsedAt, s.LastViewedAt} {
+		if later(p, t) {
+			t = p
+		}
+	}
+	return t
+}

@@ -1,0 +1,113 @@
+package jsonfile
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+type rec struct {
+	Version int               `json:"version"`
+	Names   map[string]string `json:"names"`
+}
+
+func (r *rec) Validate() error {
+	if err := CheckVersion(r.Version, 1, 2); err != nil {
+		return err
+	}
+	for n := range r.Names {
+		if strings.Contains(n, "/") {
+			return fmt.Errorf("name %q has a slash", n)
+		}
+	}
+	return nil
+}
+
+func TestReadRefusesWhatCannotBeTrusted(t *testing.T) {
+	dir := t.TempDir()
+	outside := filepath.Join(t.TempDir(), "outside.json")
+	if err := os.WriteFile(outside, []byte(`{"version":1}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	link := filepath.Join(dir, "link.json")
+	if err := os.Symlink(outside, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		path    string
+		corrupt bool
+	}{
+		{write("ok.json", `{"version":2,"names":{"a":"b"}}`), false},
+		{write("bad.json", `{"version":`), true},
+		{write("newer.json", `{"version":3}`), true},
+		{write("hostile.json", `{"version":1,"names":{"../x":""}}`), true},
+		{link, true},
+		{dir, true},
+	} {
+		var r rec
+		err := Read(tc.path, &r)
+		if got := errors.Is(err, ErrCorrupt); got != tc.corrupt {
+			t.Errorf("%s: %v, corrupt %v, want %v", filepath.Base(tc.path), err, got, tc.corrupt)
+		}
+	}
+	var r rec
+	if err := Read(filepath.Join(dir, "missing.json"), &r); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("missing file: %v", err)
+	}
+}
+
+func TestSetAsideKeepsEveryCopy(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "r.json")
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	var names []string
+	for i := range 2 {
+		if err := os.WriteFile(p, fmt.Appendf(nil, "broken %d", i), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		aside, err := SetAside(p, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, filepath.Base(aside))
+	}
+	if names[0] != "r.json.corrupt-20260102T030405Z" || names[1] != "r.json.corrupt-20260102T030405Z-2" {
+		t.Errorf("set aside as %v", names)
+	}
+	if _, err := os.Lstat(p); !errors.Is(err, fs.ErrNotExist) {
+		t.Error("the corrupt file is still in place")
+	}
+}
+
+func TestWriteOnlyWhenChanged(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "r.json")
+	v := &rec{Version: 1, Names: map[string]string{"b": "2", "a": "1"}}
+	if err := Write(p, v, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.Stat(p)
+	time.Sleep(10 * time.Millisecond)
+	if err := Write(p, v, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := os.Stat(p)
+	if !os.SameFile(before, after) || !before.ModTime().Equal(after.ModTime()) {
+		t.Error("an unchanged record was rewritten")
+	}
+	var back rec
+	if err := Read(p, &back); err != nil || back.Names["a"] != "1" {
+		t.Errorf("read back: %+v %v", back, err)
+	}
+}

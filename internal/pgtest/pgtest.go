@@ -1,0 +1,406 @@
+// Package pgtest starts throw-away PostgreSQL servers for tests: a cluster
+// made by initdb in a temporary directory, served on a free port of
+// 127.0.0.1, stopped and removed at the end.
+//
+// The server runs as the postgres binary itself, a child of the test
+// process, rather than daemonized by pg_ctl: the kernel then stops it when
+// the test binary dies (a panic, a timeout, kill -9), so no server outlives
+// its tests. initdb and postgres refuse to run as root; under root they run
+// as the user nobody (created when missing), with a data directory owned by
+// that user.
+package pgtest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"net"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// ErrNoServer is returned when the PostgreSQL server binaries are not
+// installed.
+var ErrNoServer = errors.New("postgresql server binaries (initdb, postgres) not found: install Debian's postgresql package or set SKILLSYNC_PG_BINDIR")
+
+// User is the superuser of every cluster.
+const User = "postgres"
+
+// Cluster is one running (or stopped) PostgreSQL server.
+type Cluster struct {
+	bin      string
+	base     string // temporary directory holding everything
+	data     string
+	logPath  string
+	port     int
+	password string
+	cred     *syscall.Credential // nil when not root
+
+	mu   sync.Mutex
+	cmd  *exec.Cmd
+	done chan struct{} // closed when cmd has exited
+}
+
+// BinDir finds the directory of initdb and postgres: $SKILLSYNC_PG_BINDIR,
+// then the PATH, then the newest /usr/lib/postgresql/*/bin (Debian keeps
+// the server binaries out of the PATH).
+func BinDir() (string, error) {
+	has := func(dir string) bool {
+		for _, name := range []string{"initdb", "postgres"} {
+			if info, err := os.Stat(filepath.Join(dir, name)); err != nil || info.IsDir() {
+				return false
+			}
+		}
+		return true
+	}
+	if dir := os.Getenv("SKILLSYNC_PG_BINDIR"); dir != "" {
+		if has(dir) {
+			return dir, nil
+		}
+		return "", fmt.Errorf("SKILLSYNC_PG_BINDIR=%s: %w", dir, ErrNoServer)
+	}
+	if p, err := exec.LookPath("initdb"); err == nil && has(filepath.Dir(p)) {
+		return filepath.Dir(p), nil
+	}
+	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
+	sort.Slice(dirs, func(i, j int) bool { return version(dirs[i]) > version(dirs[j]) })
+	for _, dir := range dirs {
+		if has(dir) {
+			return dir, nil
+		}
+	}
+	return "", ErrNoServer
+}
+
+// version is the major version in /usr/lib/postgresql/<version>/bin.
+func version(bindir string) int {
+	n, _ := strconv.Atoi(filepath.Base(filepath.Dir(bindir)))
+	return n
+}
+
+// Start creates a cluster and starts its server. The superuser is User,
+// with a random password that only TCP connections on 127.0.0.1 accept.
+func Start(ctx context.Context) (*Cluster, error) {
+	bin, err := BinDir()
+	if err != nil {
+		return nil, err
+	}
+	base, err := os.MkdirTemp("", "pgtest-")
+	if err != nil {
+		return nil, err
+	}
+	c := &Cluster{bin: bin, base: base, data: filepath.Join(base, "data"), logPath: filepath.Join(base, "server.log")}
+	ok := false
+	defer func() {
+		if !ok {
+			os.RemoveAll(base)
+		}
+	}()
+	// The server's user must reach its data directory.
+	if err := os.Chmod(base, 0o755); err != nil {
+		return nil, err
+	}
+	if os.Geteuid() == 0 {
+		if c.cred, err = serverUser(); err != nil {
+			return nil, err
+		}
+	}
+	secret := make([]byte, 12)
+	if _, err := rand.Read(secret); err != nil {
+		return nil, err
+	}
+	c.password = "pw-" + hex.EncodeToString(secret)
+	if err := c.initdb(ctx); err != nil {
+		return nil, err
+	}
+	if err := c.Resume(ctx); err != nil {
+		return nil, err
+	}
+	ok = true
+	return c, nil
+}
+
+// serverUser returns the credentials of nobody, creating a system user
+// when the machine has no nobody.
+func serverUser() (*syscall.Credential, error) {
+	u, err := user.Lookup("nobody")
+	if err != nil {
+		const name = "skillsync-pgtest"
+		if u, err = user.Lookup(name); err != nil {
+			out, err := exec.Command("useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", name).CombinedOutput()
+			if err != nil {
+				return nil, fmt.Errorf("useradd %s: %v: %s", name, err, out)
+			}
+			if u, err = user.Lookup(name); err != nil {
+				return nil, err
+			}
+		}
+	}
+	uid, err := strconv.ParseUint(u.Uid, 10, 32)
+	if err != nil {
+		return nil, err
+	}
+	gid, err := strconv.ParseUint(u.Gid, 10, 32)
+	if err != nil {
+		return nil, err
+	}
+	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid), NoSetGroups: true}, nil
+}
+
+// command runs a server binary as the server's user, in a clean
+// environment so that the caller's PG* variables change nothing.
+func (c *Cluster) command(name string, args ...string) *exec.Cmd {
+	cmd := exec.Command(filepath.Join(c.bin, name), args...)
+	cmd.Dir = c.base
+	cmd.Env = []string{"PATH=/usr/bin:/bin", "LC_ALL=C", "TZ=UTC", "HOME=" + c.base}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: c.cred}
+	return cmd
+}
+
+func (c *Cluster) initdb(ctx context.Context) error {
+	pwfile := filepath.Join(c.base, "pwfile")
+	if err := os.WriteFile(pwfile, []byte(c.password+"\n"), 0o600); err != nil {
+		return err
+	}
+	defer os.Remove(pwfile)
+	if err := os.Mkdir(c.data, 0o700); err != nil {
+		return err
+	}
+	if c.cred != nil {
+		for _, p := range []string{pwfile, c.data} {
+			if err := os.Chown(p, int(c.cred.Uid), int(c.cred.Gid)); err != nil {
+				return err
+			}
+		}
+	}
+	cmd := c.command("initdb", "-D", c.data, "-U", User, "--pwfile", pwfile,
+		"--auth-host=scram-sha-256", "--auth-local=trust", "-E", "UTF8", "--locale=C", "--no-sync")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("initdb: %v\n%s", err, out)
+	}
+	return ctx.Err()
+}
+
+// Resume starts the server again after Stop or Kill, on the same port when
+// it is still free. Start has already called it once.
+func (c *Cluster) Resume(ctx context.Context) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cmd != nil {
+		return errors.New("pgtest: the server is running")
+	}
+	var last error
+	for attempt := 0; attempt < 5; attempt++ {
+		if c.port == 0 || attempt > 0 {
+			port, err := freePort()
+			if err != nil {
+				return err
+			}
+			c.port = port
+		}
+		if last = c.start(ctx); last == nil {
+			return nil
+		}
+	}
+	return last
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// start runs postgres on c.port and waits until it accepts connections.
+func (c *Cluster) start(ctx context.Context) error {
+	logf, err := os.OpenFile(c.logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	defer logf.Close()
+	cmd := c.command("postgres", "-D", c.data, "-p", strconv.Itoa(c.port),
+		"-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=",
+		"-c", "fsync=off", "-c", "full_page_writes=off",
+		"-c", "max_connections=100", "-c", "shared_buffers=16MB")
+	cmd.Stdout, cmd.Stderr = logf, logf
+	// Fast shutdown when the test process dies, whatever the cause.
+	cmd.SysProcAttr.Pdeathsig = syscall.SIGINT
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("start postgres: %w", err)
+	}
+	done := make(chan struct{})
+	go func() {
+		_ = cmd.Wait()
+		close(done)
+	}()
+	c.cmd, c.done = cmd, done
+
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		conn, err := pgx.Connect(ctx, c.DSN("postgres"))
+		if err == nil {
+			conn.Close(ctx)
+			return nil
+		}
+		select {
+		case <-done:
+			c.cmd, c.done = nil, nil
+			return fmt.Errorf("postgres exited on start:\n%s", c.logTail())
+		case <-ctx.Done():
+			c.stop(syscall.SIGQUIT)
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			c.stop(syscall.SIGQUIT)
+			return fmt.Errorf("postgres did not accept connections within a minute: %v\n%s", err, c.logTail())
+		}
+	}
+}
+
+// logTail returns the end of the server's log, for failure messages.
+func (c *Cluster) logTail() string {
+	data, _ := os.ReadFile(c.logPath)
+	if len(data) > 4000 {
+		data = data[len(data)-4000:]
+	}
+	return string(data)
+}
+
+// Port returns the TCP port the server listens on.
+func (c *Cluster) Port() int { return c.port }
+
+// Password returns the superuser's password.
+func (c *Cluster) Password() string { return c.password }
+
+// DSN returns a URL that connects to database as the superuser.
+func (c *Cluster) DSN(database string) string {
+	return fmt.Sprintf("postgres://%s:%s@127.0.0.1:%d/%s?sslmode=disable", User, c.password, c.port, database)
+}
+
+// Stop shuts the server down, ending every session (a fast shutdown), and
+// waits for it to exit. Resume starts it again with its data.
+func (c *Cluster) Stop() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.stop(syscall.SIGINT)
+}
+
+// Kill stops the server at once, as a crash would (an immediate shutdown;
+// the next start recovers).
+func (c *Cluster) Kill() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.stop(syscall.SIGQUIT)
+}
+
+func (c *Cluster) stop(sig syscall.Signal) error {
+	if c.cmd == nil {
+		return nil
+	}
+	defer func() { c.cmd, c.done = nil, nil }()
+	_ = c.cmd.Process.Signal(sig)
+	select {
+	case <-c.done:
+		return nil
+	case <-time.After(30 * time.Second):
+	}
+	_ = c.cmd.Process.Kill()
+	<-c.done
+	return errors.New("pgtest: postgres did not stop within 30s and was killed")
+}
+
+// Remove stops the server and deletes the cluster's directory.
+func (c *Cluster) Remove() error {
+	err := c.Stop()
+	return errors.Join(err, os.RemoveAll(c.base))
+}
+
+// CreateDatabase creates a database named name.
+func (c *Cluster) CreateDatabase(ctx context.Context, name string) error {
+	conn, err := pgx.Connect(ctx, c.DSN("postgres"))
+	if err != nil {
+		return err
+	}
+	defer conn.Close(ctx)
+	_, err = conn.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize())
+	return err
+}
+
+// Shared is a cluster started on first use and shared by the tests of one
+// test binary, so a package whose tests do not need a server never starts
+// one. Close it from TestMain after m.Run.
+type Shared struct {
+	once    sync.Once
+	cluster *Cluster
+	err     error
+}
+
+// Get returns the running cluster, starting it on the first call. It skips
+// the test when the server binaries are not installed and fails it on any
+// other error.
+func (s *Shared) Get(t testing.TB) *Cluster {
+	t.Helper()
+	s.once.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		s.cluster, s.err = Start(ctx)
+	})
+	if errors.Is(s.err, ErrNoServer) {
+		t.Skip(s.err.Error())
+	}
+	if s.err != nil {
+		t.Fatalf("start a postgres cluster: %v", s.err)
+	}
+	return s.cluster
+}
+
+// Close removes the cluster if one was started.
+func (s *Shared) Close() error {
+	if s.cluster == nil {
+		return nil
+	}
+	return s.cluster.Remove()
+}
+
+// Name turns a test name into a lower-case identifier usable as a schema or
+// database name, unique within the test binary when the test names are.
+func Name(t testing.TB) string {
+	var b strings.Builder
+	b.WriteString("t_")
+	for _, r := range strings.ToLower(t.Name()) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	s := b.String()
+	if len(s) > 63 {
+		s = s[:50] + "_" + shortHash(s)
+	}
+	return s
+}
+
+func shortHash(s string) string {
+	h := fnv.New32a()
+	h.Write([]byte(s))
+	return fmt.Sprintf("%08x", h.Sum32())
+}

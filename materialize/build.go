@@ -1,0 +1,218 @@
+package materialize
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+
+	"golang.org/x/sys/unix"
+)
+
+// opKind is one step of a build.
+type opKind uint8
+
+const (
+	opCreate opKind = iota // create path
+	opData                 // append chunk[:n] to it
+	opClose                // close it with mode; its content hashed to sha
+	opLink                 // hard-link path from the live copy, recorded as rec
+)
+
+// op is one step of a build, sent by the stager.
+type op struct {
+	kind  opKind
+	path  string
+	chunk *[]byte
+	n     int
+	mode  fs.FileMode
+	sha   Hash
+	rec   FileRecord
+}
+
+// build writes one skill's new version into staging on its own
+// goroutine, from the steps its stager sends.
+type build struct {
+	w         *writer
+	live, dir string
+	ops       chan op
+	done      chan struct{}
+	bad       atomic.Bool // set once err is
+	err       error       // read only after bad is set or done is closed
+	aborted   bool        // set by the stager before it closes ops
+	files     map[string]FileRecord
+	stats     Stats
+	aside     string
+}
+
+// errAborted is the error of a build its stager gave up.
+var errAborted = errors.New("staging abandoned")
+
+// startBuild starts a build for live, waiting while parallelBuilds run.
+func (w *writer) startBuild(live string) *build {
+	w.slots <- struct{}{}
+	b := &build{
+		w:     w,
+		live:  live,
+		dir:   filepath.Join(w.staging, randomName()),
+		ops:   make(chan op, queueLen),
+		done:  make(chan struct{}),
+		files: map[string]FileRecord{},
+	}
+	w.builds.Add(1)
+	go b.run()
+	return b
+}
+
+// send queues one step.
+func (b *build) send(o op) { b.ops <- o }
+
+// failed reports whether the build has failed; the stager stops reading
+// then.
+func (b *build) failed() bool { return b.bad.Load() }
+
+// finish tells the build that no step follows; abort, that its work is to
+// be thrown away.
+func (b *build) finish() { close(b.ops) }
+func (b *build) abort() {
+	b.aborted = true
+	close(b.ops)
+}
+
+func (b *build) run() {
+	defer func() {
+		<-b.w.slots
+		b.w.builds.Done()
+		close(b.done)
+	}()
+	var f *os.File
+	fail := func(path string, err error) {
+		if b.err == nil {
+			b.err = &fileError{path: path, err: err}
+			b.bad.Store(true)
+		}
+		if f != nil {
+			f.Close()
+			f = nil
+		}
+	}
+	if err := os.Mkdir(b.dir, 0o755); err != nil {
+		fail(".", err)
+	}
+	for o := range b.ops {
+		if b.err != nil {
+			// Drain, so the stager never blocks on a failed build.
+			b.w.recycle(o.chunk)
+			continue
+		}
+		switch o.kind {
+		case opCreate:
+			dst := b.staged(o.path)
+			err := os.MkdirAll(filepath.Dir(dst), 0o755)
+			if err == nil {
+				f, err = os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o644)
+			}
+			if err != nil {
+				fail(o.path, err)
+			}
+		case opData:
+			_, err := f.Write((*o.chunk)[:o.n])
+			b.w.recycle(o.chunk)
+			if err != nil {
+				fail(o.path, err)
+			}
+		case opClose:
+			if err := b.close(f, o); err != nil {
+				fail(o.path, err)
+			}
+			f = nil
+		case opLink:
+			if err := b.link(o); err != nil {
+				fail(o.path, err)
+			}
+		}
+	}
+	if f != nil {
+		f.Close()
+	}
+	if b.err == nil && b.aborted {
+		b.err = errAborted
+		b.bad.Store(true)
+	}
+	if b.err != nil {
+		_ = os.RemoveAll(b.dir)
+	}
+}
+
+// staged is where path goes in the build.
+func (b *build) staged(path string) string {
+	return filepath.Join(b.dir, filepath.FromSlash(path))
+}
+
+// close finishes one written file and records it.
+func (b *build) close(f *os.File, o op) error {
+	if err := f.Chmod(o.mode); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	info, err := os.Lstat(b.staged(o.path))
+	if err != nil {
+		return err
+	}
+	b.files[o.path] = FileRecord{SHA256: o.sha, Size: info.Size(), Mode: modeString(o.mode), MTime: info.ModTime().UnixNano()}
+	b.stats.Written++
+	b.stats.BytesWritten += info.Size()
+	return nil
+}
+
+// link hard-links an unchanged live file into the build, so it keeps its
+// inode and mtime. Where a link cannot be made it is copied, and must
+// still hash as recorded.
+func (b *build) link(o op) error {
+	src, dst := filepath.Join(b.live, filepath.FromSlash(o.path)), b.staged(o.path)
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return err
+	}
+	if err := os.Link(src, dst); err == nil {
+		b.files[o.path] = o.rec
+		b.stats.Unchanged++
+		return nil
+	}
+	in, err := os.OpenFile(src, os.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o644)
+	if err != nil {
+		return err
+	}
+	sum, err := hashReader(io.TeeReader(io.LimitReader(in, o.rec.Size+1), out))
+	if err != nil {
+		out.Close()
+		return err
+	}
+	if sum != o.rec.SHA256 {
+		out.Close()
+		return fmt.Errorf("the live copy changed while it was copied")
+	}
+	return b.close(out, op{path: o.path, mode: o.rec.Perm(), sha: sum})
+}
+
+// wait waits for the build and, when it succeeded, queues its swap and
+// counts its work. An error means nothing of the skill was staged.
+func (b *build) wait(failed func(error)) (map[string]FileRecord, error) {
+	<-b.done
+	if b.err != nil {
+		return nil, b.err
+	}
+	b.w.count(b.stats)
+	b.w.queue(&swap{staged: b.dir, live: b.live, aside: b.aside, failed: failed})
+	return b.files, nil
+}

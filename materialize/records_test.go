@@ -1,0 +1,261 @@
+package materialize
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// victim makes dir with one file in it, the thing a hostile record aims at.
+func victim(t *testing.T, dir string) string {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, "keep.txt")
+	if err := os.WriteFile(p, []byte("precious"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func assertIntact(t *testing.T, p string) {
+	t.Helper()
+	data, err := os.ReadFile(p)
+	if err != nil || string(data) != "precious" {
+		t.Fatalf("%s outside the destination was touched: %q %v", p, data, err)
+	}
+}
+
+// setAside returns the files in dir that start with base+".corrupt-".
+func setAside(t *testing.T, dir, base string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), base+".corrupt-") {
+			out = append(out, e.Name())
+		}
+	}
+	return out
+}
+
+func TestHostileManifestNamesAreNeverObeyed(t *testing.T) {
+	ws := t.TempDir()
+	root := filepath.Join(ws, ".skills-cache")
+	syncOnce(t, root, "r1", mkSkill("a", v1))
+	outSource := victim(t, filepath.Join(ws, "x"))
+	outSkill := victim(t, filepath.Join(ws, "y"))
+
+	// Someone commits a manifest naming paths outside the cache.
+	var m map[string]any
+	data := readFile(t, filepath.Join(root, manifestName))
+	if err := json.Unmarshal([]byte(data), &m); err != nil {
+		t.Fatal(err)
+	}
+	sources := m["sources"].(map[string]any)
+	src := sources["src"].(map[string]any)
+	src["skills"].(map[string]any)["../../y"] = map[string]any{"hash": "", "files": map[string]any{}}
+	sources["../x"] = map[string]any{"revision": "r0", "skills": map[string]any{}}
+	hostile, _ := json.Marshal(m)
+	if err := os.WriteFile(filepath.Join(root, manifestName), hostile, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	c := open(t, root)
+	if w := c.OpenWarnings(); len(w) != 1 || !strings.Contains(w[0], "set aside") {
+		t.Errorf("warnings = %q, want one saying the manifest was set aside", w)
+	}
+	if res := c.SyncSource(context.Background(), Source{Name: "src", Revision: "r2", Skills: []Skill{mkSkill("a", v1)}}); len(res.Errors) > 0 {
+		t.Fatal(res.Errors)
+	}
+	if res := c.Prune([]string{"src"}); len(res.Errors) > 0 {
+		t.Fatal(res.Errors)
+	}
+	if err := c.Commit(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	assertIntact(t, outSource)
+	assertIntact(t, outSkill)
+	if got := setAside(t, root, manifestName); len(got) != 1 {
+		t.Errorf("set-aside copies of the manifest: %v", got)
+	}
+	after, err := ReadManifest(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if names := sortedNames(after.Sources); !slices.Equal(names, []string{"src"}) || len(after.Sources["src"].Skills) != 1 {
+		t.Errorf("rebuilt manifest: sources %v, skills %v", names, sortedNames(after.Sources["src"].Skills))
+	}
+	if readFile(t, filepath.Join(root, "src", "a", "ref/notes.md")) != v1["ref/notes.md"] {
+		t.Error("the cached skill was lost")
+	}
+}
+
+func TestHostileTargetRecordIsNeverObeyed(t *testing.T) {
+	base := t.TempDir()
+	dir := filepath.Join(base, "ws", ".claude", "skills")
+	out := victim(t, filepath.Join(base, "victim"))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, record := range []string{
+		`{"version":1,"skills":{"../../../victim":{"hash":"","mode":"copy"}}}`,
+		`{"version":1,"skills":{"../../../victim":{"hash":"","mode":"symlink","link":"/"}}}`,
+		`{"version":1,"skills":{"a":{"hash":"","mode":"copy","files":{"../../../../victim/keep.txt":{"sha256":"","size":8,"mode":"0644"}}}}}`,
+	} {
+		if err := os.WriteFile(filepath.Join(dir, RecordName), []byte(record), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		rep, err := SyncTarget(context.Background(), Target{Dir: dir, Mode: Copy, Skills: []TargetSkill{{Skill: mkSkill("b", v1)}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		assertIntact(t, out)
+		if len(rep.Warnings) != 1 || !strings.Contains(rep.Warnings[0], "set aside") {
+			t.Errorf("warnings = %q, want one saying the record was set aside", rep.Warnings)
+		}
+	}
+	if got := setAside(t, dir, RecordName); len(got) != 3 {
+		t.Errorf("set-aside copies of the record: %v", got)
+	}
+	rec, err := LoadTargetRecord(dir)
+	if err != nil || len(rec.Skills) != 1 || rec.Skills["b"] == nil {
+		t.Errorf("rebuilt record: %+v %v", rec, err)
+	}
+}
+
+// FuzzRecords decodes arbitrary bytes as a manifest and as a target record:
+// whatever passes validation names only paths inside its destination.
+func FuzzRecords(f *testing.F) {
+	f.Add([]byte(`{"version":1,"sources":{"s":{"revision":"r","skills":{"a":{"hash":"","files":{"x/y":{"sha256":"","size":1,"mode":"0644"}}}}}}}`))
+	f.Add([]byte(`{"version":1,"sources":{"..":{"skills":{"../b":{"files":{"/etc/passwd":{"mode":"0644"}}}}}}}`))
+	f.Add([]byte(`{"version":1,"skills":{"a":{"mode":"copy","files":{"a/../../b":{"mode":"0644"}}}}}`))
+	const root = "/dest"
+	inside := func(t *testing.T, parts ...string) {
+		p := filepath.Join(append([]string{root}, parts...)...)
+		rel, err := filepath.Rel(root, p)
+		if err != nil || rel == "." || strings.HasPrefix(rel, "..") || len(strings.Split(rel, string(filepath.Separator))) < len(parts) {
+			t.Fatalf("%q escapes %s as %s", parts, root, p)
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m := NewManifest()
+		if json.Unmarshal(data, m) == nil && m.Validate() == nil {
+			for source, rec := range m.Sources {
+				inside(t, source)
+				for name, sk := range rec.Skills {
+					inside(t, source, name)
+					for p := range sk.Files {
+						inside(t, source, name, filepath.FromSlash(p))
+					}
+				}
+			}
+		}
+		r := newTargetRecord()
+		if json.Unmarshal(data, r) == nil && r.Validate() == nil {
+			for name, e := range r.Skills {
+				inside(t, name)
+				for p := range e.Files {
+					inside(t, name, filepath.FromSlash(p))
+				}
+			}
+		}
+	})
+}
+
+// outsideDir is a directory outside every destination holding one file.
+func outsideDir(t *testing.T) (dir, file string) {
+	t.Helper()
+	dir = t.TempDir()
+	return dir, victim(t, dir)
+}
+
+func TestPlantedLinksAreNeverFollowed(t *testing.T) {
+	ctx := context.Background()
+	out, keep := outsideDir(t)
+
+	// Staging folders that are links are removed, never followed.
+	root := t.TempDir()
+	if err := os.Symlink(out, filepath.Join(root, stagingName)); err != nil {
+		t.Fatal(err)
+	}
+	syncOnce(t, root, "r1", mkSkill("a", v1))
+	target := t.TempDir()
+	if err := os.Symlink(out, filepath.Join(target, targetStaging)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := SyncTarget(ctx, Target{Dir: target, Mode: Copy, Skills: []TargetSkill{{Skill: mkSkill("a", v1)}}}); err != nil {
+		t.Fatal(err)
+	}
+	assertIntact(t, keep)
+	if info, err := os.Lstat(filepath.Join(root, stagingName)); err != nil || !info.IsDir() {
+		t.Errorf("the cache's staging folder is not a real folder: %v", err)
+	}
+
+	// A cache, a target or a record that is a link is refused.
+	linked := filepath.Join(t.TempDir(), "linked")
+	if err := os.Symlink(out, linked); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := OpenCache(ctx, linked, time.Second, false); err == nil || !strings.Contains(err.Error(), linked) {
+		if c != nil {
+			c.Close()
+		}
+		t.Errorf("a linked cache was opened: %v", err)
+	}
+	if _, err := SyncTarget(ctx, Target{Dir: linked, Mode: Copy, Skills: []TargetSkill{{Skill: mkSkill("a", v1)}}}); err == nil || !strings.Contains(err.Error(), linked) {
+		t.Errorf("a linked target was written: %v", err)
+	}
+	if err := os.Remove(filepath.Join(root, manifestName)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(keep, filepath.Join(root, manifestName)); err != nil {
+		t.Fatal(err)
+	}
+	syncOnce(t, root, "r2", mkSkill("a", v1))
+	assertIntact(t, keep)
+	entries, _ := os.ReadDir(out)
+	if len(entries) != 1 {
+		t.Errorf("files appeared outside: %v", entries)
+	}
+}
+
+func TestALinkedSkillIsReplacedEvenWhenItsContentMatches(t *testing.T) {
+	root := t.TempDir()
+	syncOnce(t, root, "r1", mkSkill("a", v1))
+	// Someone moves the skill out and links it back: every file still
+	// matches its record through the link.
+	outside := filepath.Join(t.TempDir(), "a")
+	live := filepath.Join(root, "src", "a")
+	if err := os.Rename(live, outside); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, live); err != nil {
+		t.Fatal(err)
+	}
+	c := open(t, root)
+	if c.Current(Source{Name: "src", Revision: "r1"}) {
+		t.Error("a cache with a linked skill is current")
+	}
+	c.Close()
+	_, st := syncOnce(t, root, "r2", mkSkill("a", v1))
+	if info, err := os.Lstat(live); err != nil || !info.IsDir() {
+		t.Fatalf("the link was kept: %v", err)
+	}
+	if st.Written != len(v1) {
+		t.Errorf("stats %+v: files behind a link were taken as the cache's own", st)
+	}
+	if readFile(t, filepath.Join(outside, "ref/notes.md")) != v1["ref/notes.md"] {
+		t.Error("the files behind the link were touched")
+	}
+}
