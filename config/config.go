@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -51,6 +52,8 @@ type Config struct {
 	// DefaultGitHost is where skillsync add looks for owner/repo;
 	// "" means GitHub (see GitHost).
 	DefaultGitHost string
+	// Promotion is the gate drafts pass to become skills.
+	Promotion Promotion
 	// Warnings found while loading that did not stop it.
 	Warnings []string
 }
@@ -75,6 +78,9 @@ type Source struct {
 	Depth   int
 	Timeout time.Duration
 	Auth    repository.GitAuth
+	// PublishDirect (publish: direct) makes a promotion to this source
+	// push to the tracked branch instead of a review branch.
+	PublishDirect bool
 	// Postgres names the environment variable holding a postgres source's
 	// connection string; DSNFile a file holding it instead. Schema and
 	// Create go with them.
@@ -89,6 +95,33 @@ type Source struct {
 	// Line is where the entry starts in the config file.
 	Line int
 }
+
+// The values of a git source's publish: key.
+const (
+	PublishBranch = "branch"
+	PublishDirect = "direct"
+)
+
+// Promotion is the promotion: section, the gate between a draft and a
+// skill.
+type Promotion struct {
+	// Approvers may approve a promotion; empty lets any named approver.
+	Approvers []string
+	// Targets are where drafts may go: workspace, user or a source name;
+	// empty allows the workspace and user layers and no source.
+	Targets []string
+	// Auto promotes a draft with no problem when it is proposed, to the
+	// first target.
+	Auto bool
+	// Line is where the section starts in the config file, 0 when absent.
+	Line int
+}
+
+// The promotion targets that are local layers rather than sources.
+const (
+	PromoteWorkspace = "workspace"
+	PromoteUser      = "user"
+)
 
 // Limits bound what one source may make skillsync read. Zero means the
 // default of each.
@@ -284,4 +317,27 @@ func checkWorkspace(dir string) error {
 		return fmt.Errorf("workspace %s is not a directory", dir)
 	}
 	return nil
+}
+
+// AllowsApprover reports whether who may approve a promotion: a name is
+// needed, and it must be in Approvers when that is set.
+func (p Promotion) AllowsApprover(who string) bool {
+	if strings.TrimSpace(who) == "" {
+		return false
+	}
+	return len(p.Approvers) == 0 || slices.Contains(p.Approvers, who)
+}
+
+// AllowedTargets returns where drafts may go: Targets, or the workspace
+// and user layers when it is empty.
+func (p Promotion) AllowedTargets() []string {
+	if len(p.Targets) == 0 {
+		return []string{PromoteWorkspace, PromoteUser}
+	}
+	return p.Targets
+}
+
+// AllowsTarget reports whether a draft may go to target.
+func (p Promotion) AllowsTarget(target string) bool {
+	return slices.Contains(p.AllowedTargets(), target)
 }

@@ -39,6 +39,11 @@ type rawConfig struct {
 		Sync, Curate, Import string
 		line                 int
 	}
+	Promotion struct {
+		Approvers, Targets []string
+		Auto               bool
+		line               int
+	}
 }
 
 type rawTarget struct {
@@ -58,6 +63,7 @@ type rawSource struct {
 	Timeout                time.Duration
 	Auth                   repository.GitAuth
 	AllowInlineCredentials bool
+	Publish                string
 	Postgres               string
 	DSNFile                string
 	Schema                 string
@@ -91,6 +97,11 @@ func (r *rawConfig) fields() fields {
 			r.Schedule.line = n.Line
 			return decodeMapping(n, "schedule", fields{"sync": &r.Schedule.Sync, "curate": &r.Schedule.Curate, "import": &r.Schedule.Import})
 		}),
+		"promotion": nested(func(n *yaml.Node) []error {
+			p := &r.Promotion
+			p.line = n.Line
+			return decodeMapping(n, "promotion", fields{"approvers": &p.Approvers, "targets": &p.Targets, "auto": &p.Auto})
+		}),
 		"targets": nested(func(n *yaml.Node) []error {
 			return decodeList(n, "targets", func(i int, n *yaml.Node) []error {
 				r.Targets = append(r.Targets, rawTarget{line: n.Line})
@@ -118,6 +129,7 @@ func (rs *rawSource) decode(n *yaml.Node, where string) []error {
 		"depth":                    &rs.Depth,
 		"timeout":                  &rs.Timeout,
 		"allow_inline_credentials": &rs.AllowInlineCredentials,
+		"publish":                  &rs.Publish,
 		"postgres":                 &rs.Postgres,
 		"dsn_file":                 &rs.DSNFile,
 		"schema":                   &rs.Schema,
@@ -205,7 +217,34 @@ func (r *rawConfig) resolve(base string) (*Config, []error) {
 	}
 	errs = append(errs, checkTargets(cfg)...)
 	errs = append(errs, r.resolveCurator(cfg)...)
+	errs = append(errs, r.resolvePromotion(cfg)...)
 	return cfg, errs
+}
+
+// resolvePromotion checks the promotion gate: every target is a local
+// layer that is on or a configured source. Whether that source's kind
+// takes promotions is decided when one is made.
+func (r *rawConfig) resolvePromotion(cfg *Config) []error {
+	p := r.Promotion
+	cfg.Promotion = Promotion{Approvers: p.Approvers, Targets: p.Targets, Auto: p.Auto, Line: p.line}
+	var errs []error
+	for _, a := range p.Approvers {
+		if strings.TrimSpace(a) == "" {
+			errs = append(errs, fmt.Errorf("line %d: promotion: an approver is empty", p.line))
+		}
+	}
+	for _, t := range p.Targets {
+		switch {
+		case t == PromoteWorkspace:
+		case t == PromoteUser:
+			if cfg.User == "" {
+				errs = append(errs, fmt.Errorf("line %d: promotion: target user needs user: set (the user layer is off)", p.line))
+			}
+		case !slices.ContainsFunc(cfg.Sources, func(s Source) bool { return s.Name == t }):
+			errs = append(errs, fmt.Errorf("line %d: promotion: target %q is not workspace, user or the name of a source in repositories:", p.line, t))
+		}
+	}
+	return errs
 }
 
 // resolveCurator checks the curator and schedule sections.
@@ -259,9 +298,16 @@ func (rs rawSource) resolve(base, where string) (Source, error) {
 	if kinds != 1 {
 		return src, fmt.Errorf("%s: set exactly one of embedded: builtin, dir: PATH, git: URL or postgres: ENV_NAME (or dsn_file: PATH)", where)
 	}
-	gitOnly := rs.Ref != "" || rs.Path != "" || rs.Depth != nil || rs.Auth != (repository.GitAuth{}) || rs.AllowInlineCredentials
+	gitOnly := rs.Ref != "" || rs.Path != "" || rs.Depth != nil || rs.Auth != (repository.GitAuth{}) || rs.AllowInlineCredentials || rs.Publish != ""
 	if rs.Git == "" && gitOnly {
-		return src, fmt.Errorf("%s: ref, path, depth, auth and allow_inline_credentials belong to git: sources", where)
+		return src, fmt.Errorf("%s: ref, path, depth, auth, allow_inline_credentials and publish belong to git: sources", where)
+	}
+	switch rs.Publish {
+	case "", PublishBranch:
+	case PublishDirect:
+		src.PublishDirect = true
+	default:
+		return src, fmt.Errorf("%s: publish %q: use branch (a review branch per skill, the default) or direct (push to the tracked branch)", where, rs.Publish)
 	}
 	pgOnly := rs.Schema != "" || rs.Create
 	if rs.Postgres+rs.DSNFile == "" && pgOnly {

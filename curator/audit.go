@@ -28,6 +28,10 @@ type Event struct {
 	BeforeHash string    `json:"before_hash"`
 	AfterHash  string    `json:"after_hash"`
 	Detail     string    `json:"detail"`
+	// Approver is who let a draft through the promotion gate.
+	Approver string `json:"approver,omitempty"`
+	// Commit is the commit a promotion to a git source pushed.
+	Commit string `json:"commit,omitempty"`
 }
 
 // Audit is the append-only log of every curation and sync change, one

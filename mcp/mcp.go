@@ -117,6 +117,7 @@ func New(ctx context.Context, ws Workspace, opts Options) (*Server, error) {
 		&sdk.ServerOptions{Instructions: instructions})
 	s.mcp.AddReceivingMiddleware(s.refresh)
 	s.addTools()
+	s.addProposeTool()
 	s.addResources()
 	s.addPrompt()
 	if _, err := s.current(ctx); err != nil {

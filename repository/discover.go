@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/skillsync/skillsync/skill"
+	"github.com/skillsync/skillsync/workspace"
 )
 
 // MaxDepth is how far below a source's root discovery looks for skills.
@@ -35,9 +36,10 @@ var errBudget = errors.New("the source's max_entries is spent")
 // .claude/skills/, ...), each down to MaxDepth levels; and only when none
 // of those holds a skill, the whole source down to MaxDepth levels. The
 // walk enters no directory whose name starts with "." nor node_modules,
-// nor a skill's own subdirectories, and reports a skill found below
-// MaxDepth instead of loading it. rootName is the base name of the source
-// root, the directory name a skill at the root itself should carry.
+// nor _drafts (proposed skills waiting for the promotion gate, never
+// skills yet), nor a skill's own subdirectories, and reports a skill found
+// below MaxDepth instead of loading it. rootName is the base name of the
+// source root, the directory name a skill at the root itself should carry.
 //
 // Discovery is bounded whatever fsys holds: a directory reached twice (a
 // link back to a parent, a git tree repeated at many paths) is read once
@@ -155,7 +157,7 @@ func (d *discovery) discover(ctx context.Context, rootName string) error {
 		// Roots overlap (a plugin's skills/ is also the skills/ folder,
 		// .claude/skills is often a link to skills/): one read is enough
 		// and the second is no news.
-		if d.visits[d.key(dir)] != nil {
+		if d.visits[d.key(dir)] != nil || inDrafts(dir) {
 			continue
 		}
 		if err := d.walk(ctx, dir, path.Base(dir), 0); err != nil {
@@ -167,6 +169,10 @@ func (d *discovery) discover(ctx context.Context, rootName string) error {
 	}
 	return d.walk(ctx, ".", rootName, 0)
 }
+
+// inDrafts reports whether a path lies in a _drafts folder, which a
+// plugin manifest may not make a root of skills either.
+func inDrafts(dir string) bool { return slices.Contains(strings.Split(dir, "/"), workspace.DraftsName) }
 
 func isSkillFile(e fs.DirEntry) bool { return e.Name() == "SKILL.md" || e.Name() == "skill.md" }
 
@@ -216,7 +222,7 @@ func (d *discovery) walk(ctx context.Context, dir, name string, depth int) error
 		return nil
 	}
 	for _, e := range entries {
-		if e.Name()[0] == '.' || e.Name() == "node_modules" {
+		if e.Name()[0] == '.' || e.Name() == "node_modules" || e.Name() == workspace.DraftsName {
 			continue
 		}
 		child := path.Join(dir, e.Name())

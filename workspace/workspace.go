@@ -12,7 +12,8 @@
 //	    .hooked.jsonl           tool calls hooks recorded, not yet imported
 //	    .audit/YYYY-MM-DD.jsonl audit log
 //	    .archive/<name>-<stamp>/ archived local skills
-//	    _drafts/<name>/         proposed skills; .rejected/ beside them
+//	    _drafts/<name>/         proposed skills; .rejected/, .published/
+//	                            and .locks/ beside them
 //	  <user>/skills/            user layer
 //	  .skills-cache/            the cache (its inside belongs to materialize)
 package workspace
@@ -21,17 +22,19 @@ import "path/filepath"
 
 // The names of a workspace's files and folders.
 const (
-	ConfigName   = "skillsync.yaml"
-	LockName     = "skillsync.lock"
-	SkillsName   = "skills"
-	CacheName    = ".skills-cache"
-	UsageName    = ".usage.json"
-	ImportedName = ".imported.json"
-	HookedName   = ".hooked.jsonl"
-	AuditName    = ".audit"
-	ArchiveName  = ".archive"
-	DraftsName   = "_drafts"
-	RejectedName = ".rejected"
+	ConfigName     = "skillsync.yaml"
+	LockName       = "skillsync.lock"
+	SkillsName     = "skills"
+	CacheName      = ".skills-cache"
+	UsageName      = ".usage.json"
+	ImportedName   = ".imported.json"
+	HookedName     = ".hooked.jsonl"
+	AuditName      = ".audit"
+	ArchiveName    = ".archive"
+	DraftsName     = "_drafts"
+	RejectedName   = ".rejected"
+	PublishedName  = ".published"
+	DraftLocksName = ".locks"
 )
 
 // Layout is a workspace on disk: its root directory and, when the user
@@ -86,6 +89,14 @@ func (l Layout) DraftsDir() string { return filepath.Join(l.SkillsDir(), DraftsN
 
 // RejectedDir holds the drafts the gate turned down.
 func (l Layout) RejectedDir() string { return filepath.Join(l.DraftsDir(), RejectedName) }
+
+// PublishedDir holds the drafts published to a git source: the skill now
+// lives in the remote, on a review branch or the tracked one.
+func (l Layout) PublishedDir() string { return filepath.Join(l.DraftsDir(), PublishedName) }
+
+// DraftLocksDir holds one lock file per draft name, so a promotion, a
+// rejection and a proposal of one name never overlap.
+func (l Layout) DraftLocksDir() string { return filepath.Join(l.DraftsDir(), DraftLocksName) }
 
 // ArchiveDir is where a layer directory's archived skills go: always
 // directly in the layer directory, whatever the depth of the skill.

@@ -37,6 +37,7 @@ func Fixture() map[string]File {
 		"a/b/c/d/too-deep/SKILL.md": md("too-deep", "Five levels below the root."),
 		".hidden/secret/SKILL.md":   md("secret", "Inside a dot-directory."),
 		"node_modules/pkg/SKILL.md": md("pkg", "Inside node_modules."),
+		"_drafts/idea/SKILL.md":     md("idea", "A draft waiting for the promotion gate."),
 		"broken/SKILL.md":           {Data: "---\nname: broken\n---\n"},
 		"warned/SKILL.md":           md("Warned", "Upper case name."),
 		"lower/skill.md":            md("lower", "A lower-case skill.md."),

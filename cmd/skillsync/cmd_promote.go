@@ -1,0 +1,100 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/skillsync/skillsync"
+)
+
+type promoteOptions struct {
+	name     string
+	approver string
+	to       string
+	message  string
+	branch   string
+}
+
+func newPromoteCommand(a *app, runF func(context.Context, *promoteOptions) error) *cobra.Command {
+	opts := &promoteOptions{}
+	cmd := &cobra.Command{
+		Use:   "promote NAME --approver WHO",
+		Short: "Let a draft through the promotion gate, into a layer or a git source",
+		Long: `Promote the draft NAME, approved by WHO: no approver, no promotion.
+
+The gate's policy is promotion: in the config. An approver outside
+promotion.approvers, or a target outside promotion.targets, is refused
+(exit 1). Without a promotion: section any named approver may promote, into
+the workspace and user layers only. The draft is then validated strictly
+and refused with every problem named; a refused draft stays in the drafts.
+
+--to workspace (the default) or user moves the draft into that layer in one
+rename. A skill of that name already in the layer is archived first, never
+deleted: skillsync restore NAME brings it back once the new one is moved away.
+
+--to SOURCE, a git source, commits the skill under the source's path (or
+where a skill of that name already is) on top of the revision this workspace
+has, with the approver and the message in the commit, and pushes it with
+the source's own auth to a new branch skillsync/NAME (or --branch), for a
+review; the branch and the commit are printed. With publish: direct on the
+source, it pushes to the tracked branch instead, as a fast-forward only: when
+the remote moved on, it is refused and the draft stays (run skillsync sync,
+check with skillsync drafts diff NAME, promote again). A published draft
+moves to skills/_drafts/.published/. Other kinds of source are not supported.
+
+Every promotion is a line of the audit log with the approver, the skill
+hash and, for git, the commit.`,
+		Example: `  skillsync promote pdf --approver alice
+  skillsync promote pdf --approver alice --to user
+  skillsync promote pdf --approver alice --to team --message "Add the PDF skill"`,
+		Args: args(cobra.ExactArgs(1)),
+		RunE: func(c *cobra.Command, argv []string) error {
+			opts.name = argv[0]
+			return pick(runF, a.runPromote)(c.Context(), opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.approver, "approver", "", "who approves the promotion (required; see promotion.approvers)")
+	cmd.Flags().StringVar(&opts.to, "to", "workspace", "where the draft goes: workspace, user or a git source's name")
+	cmd.Flags().StringVarP(&opts.message, "message", "m", "", "the commit message for a git source, a note in the audit log otherwise")
+	cmd.Flags().StringVar(&opts.branch, "branch", "", "for a git source, the new branch to push to (default skillsync/NAME)")
+	return cmd
+}
+
+func (a *app) runPromote(ctx context.Context, opts *promoteOptions) error {
+	eng, err := a.engine()
+	if err != nil {
+		return err
+	}
+	p, err := eng.Promote(ctx, opts.name, skillsync.PromoteOptions{Approver: opts.approver, To: opts.to, Message: opts.message, Branch: opts.branch})
+	if err != nil {
+		return err
+	}
+	if a.json {
+		return writeJSON(a.stdout, p)
+	}
+	printPromotion(a, p, false)
+	return nil
+}
+
+// printPromotion says what a promotion did, for promote and for
+// propose's automatic one.
+func printPromotion(a *app, p *skillsync.Promotion, auto bool) {
+	how := "approved by " + safe(p.Approver)
+	if auto {
+		how = "automatically, promotion.auto"
+	}
+	if p.Commit == "" {
+		fmt.Fprintf(a.stdout, "promoted %s to %s: %s (%s)\n", safe(p.Name), safe(p.Target), safe(p.Dir), how)
+		if p.Archived != "" {
+			fmt.Fprintf(a.stdout, "the skill it replaced is archived in %s; skillsync restore %s brings it back once %s is moved away\n",
+				safe(p.Archived), safe(p.Name), safe(p.Dir))
+		}
+		return
+	}
+	fmt.Fprintf(a.stdout, "published %s to %s (%s)\nbranch: %s\ncommit: %s\n", safe(p.Name), safe(p.Target), how, safe(p.Branch), p.Commit)
+	if !p.Direct {
+		fmt.Fprintf(a.stdout, "open a review of branch %s to merge it; the skill comes to every workspace with the next sync after that\n", safe(p.Branch))
+	}
+}

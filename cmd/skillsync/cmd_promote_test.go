@@ -1,0 +1,202 @@
+package main
+
+import (
+	"context"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/skillsync/skillsync"
+	"github.com/skillsync/skillsync/config"
+	"github.com/skillsync/skillsync/internal/gittest"
+	"github.com/skillsync/skillsync/mcp"
+)
+
+func TestGateFlags(t *testing.T) {
+	p, err := parse(t, newPromoteCommand, "pdf", "--approver", "alice", "--to", "team", "-m", "why", "--branch", "b")
+	if err != nil || *p != (promoteOptions{name: "pdf", approver: "alice", to: "team", message: "why", branch: "b"}) {
+		t.Errorf("promote = %+v, %v", p, err)
+	}
+	if p, err := parse(t, newPromoteCommand, "pdf"); err != nil || p.to != "workspace" || p.approver != "" {
+		t.Errorf("promote defaults = %+v, %v", p, err)
+	}
+	if _, err := parse(t, newPromoteCommand); exitCode(err) != exitUsage {
+		t.Errorf("promote without a name: %v", err)
+	}
+	pr, err := parse(t, newProposeCommand, "dir", "--name", "n")
+	if err != nil || *pr != (proposeOptions{dir: "dir", name: "n"}) {
+		t.Errorf("propose = %+v, %v", pr, err)
+	}
+	r, err := parse(t, newRejectCommand, "pdf", "--reason", "dup", "--approver", "bob")
+	if err != nil || *r != (rejectOptions{name: "pdf", reason: "dup", approver: "bob"}) {
+		t.Errorf("reject = %+v, %v", r, err)
+	}
+	if _, err := parse(t, newRejectCommand, "pdf"); exitCode(err) != exitUsage || !strings.Contains(err.Error(), "--reason is required") {
+		t.Errorf("reject without a reason: %v", err)
+	}
+	d, err := parse(t, newDraftsDiffCommand, "pdf")
+	if err != nil || !reflect.DeepEqual(*d, draftsDiffOptions{name: "pdf"}) {
+		t.Errorf("drafts diff = %+v, %v", d, err)
+	}
+}
+
+// newSkill writes a skill folder outside the workspace and returns it.
+func newSkill(t *testing.T, name, description string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), name)
+	writeFile(t, filepath.Join(dir, "SKILL.md"), "---\nname: "+name+"\ndescription: "+description+"\nmetadata:\n  author: agent-7\n---\n# "+name+"\n")
+	return dir
+}
+
+// TestGateSession: propose, list, diff, a refused promotion (exit 1 with
+// the reason), a promotion over an existing skill, and a rejection, as a
+// user types them.
+func TestGateSession(t *testing.T) {
+	ws := t.TempDir()
+	writeFile(t, filepath.Join(ws, "skillsync.yaml"), "repositories: []\ntargets:\n  - dir: .claude/skills\npromotion:\n  approvers: [alice]\n")
+	writeFile(t, filepath.Join(ws, "skills", "pdf", "SKILL.md"), "---\nname: pdf\ndescription: Old.\n---\n")
+
+	r := run(t, ws, "propose", newSkill(t, "pdf", "New."))
+	if r.code != 0 || !strings.Contains(r.stdout, "proposed pdf in "+filepath.Join(ws, "skills", "_drafts", "pdf")+" (no problem)") {
+		t.Fatalf("propose: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	if r := run(t, ws, "sync"); r.code != 0 || fileExists(filepath.Join(ws, ".claude", "skills", "_drafts")) {
+		t.Fatalf("sync: %d %s", r.code, r.stderr)
+	}
+	r = run(t, ws, "drafts")
+	if r.code != 0 || !strings.Contains(r.stdout, "pdf") || !strings.Contains(r.stdout, "valid") || !strings.Contains(r.stdout, "agent-7") ||
+		!strings.Contains(r.stdout, "+0 ~1 -0 against workspace/pdf") {
+		t.Errorf("drafts: %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	type draft struct {
+		Name, Author, Hash string
+		Valid              bool
+		Diff               *struct{ Against string }
+	}
+	ds := decode[[]draft](t, run(t, ws, "drafts", "--json"))
+	if len(ds) != 1 || !ds[0].Valid || ds[0].Hash == "" || ds[0].Diff == nil || ds[0].Diff.Against != "workspace/pdf" {
+		t.Errorf("drafts --json = %+v", ds)
+	}
+	r = run(t, ws, "drafts", "diff", "pdf")
+	if r.code != 0 || !strings.Contains(r.stdout, "-description: Old.\n+description: New.\n") || !strings.Contains(r.stderr, "a/ is workspace/pdf") {
+		t.Errorf("drafts diff: %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"promote", "pdf"}, "no approver"},
+		{[]string{"promote", "pdf", "--approver", "mallory"}, "mallory is not an approver in promotion.approvers"},
+		{[]string{"promote", "pdf", "--approver", "alice", "--to", "team"}, "target team is not in promotion.targets"},
+		{[]string{"promote", "nothing", "--approver", "alice"}, "no such draft"},
+	} {
+		r := run(t, ws, tt.args...)
+		if r.code != exitFailure || !strings.Contains(r.stderr, tt.want) {
+			t.Errorf("%v: exit %d, %s; want exit 1 saying %q", tt.args, r.code, r.stderr, tt.want)
+		}
+	}
+
+	r = run(t, ws, "promote", "pdf", "--approver", "alice")
+	if r.code != 0 || !strings.Contains(r.stdout, "promoted pdf to workspace") || !strings.Contains(r.stdout, "skillsync restore pdf brings it back") {
+		t.Fatalf("promote: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	if r := run(t, ws, "show", "pdf", "--json"); !strings.Contains(r.stdout, "New.") {
+		t.Errorf("show after the promotion: %s", r.stdout)
+	}
+
+	// A draft with problems is refused, naming each; a rejection moves it.
+	bad := newSkill(t, "Loud", "Upper case.")
+	if r := run(t, ws, "propose", bad); r.code != 0 || !strings.Contains(r.stdout, "1 problem") || !strings.Contains(r.stderr, "name-not-lowercase") {
+		t.Errorf("propose a draft with a problem: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	r = run(t, ws, "promote", "Loud", "--approver", "alice")
+	if r.code != exitFailure || !strings.Contains(r.stderr, "draft Loud is not promoted: 1 problem") || !strings.Contains(r.stderr, "name-not-lowercase") {
+		t.Errorf("promote a draft with a problem: %d %s", r.code, r.stderr)
+	}
+	if r := run(t, ws, "reject", "Loud"); r.code != exitUsage {
+		t.Errorf("reject without a reason: exit %d", r.code)
+	}
+	r = run(t, ws, "reject", "Loud", "--reason", "shouting")
+	if r.code != 0 || !strings.Contains(r.stdout, "rejected Loud: moved to "+filepath.Join(ws, "skills", "_drafts", ".rejected", "Loud-")) {
+		t.Errorf("reject: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	r = run(t, ws, "audit")
+	for _, op := range []string{"proposed", "promoted", "archived", "rejected"} {
+		if !strings.Contains(r.stdout, op) {
+			t.Errorf("audit lacks %s:\n%s", op, r.stdout)
+		}
+	}
+}
+
+// TestPromoteToGitPrintsTheBranchAndCommit: a promotion to a git source
+// says which branch and commit a review starts from.
+func TestPromoteToGitPrintsTheBranchAndCommit(t *testing.T) {
+	up := gittest.NewRepo(t, "main")
+	up.Skill("skills/one", "First.")
+	up.Commit("one")
+	ws := t.TempDir()
+	writeFile(t, filepath.Join(ws, "skillsync.yaml"), "repositories:\n  - name: team\n    git: "+up.URL()+"\npromotion:\n  targets: [team]\n")
+	if r := run(t, ws, "sync"); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	if r := run(t, ws, "propose", newSkill(t, "pdf", "Read PDFs.")); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	r := run(t, ws, "promote", "pdf", "--approver", "alice", "--to", "team", "-m", "Add pdf")
+	commit := up.Git("rev-parse", "skillsync/pdf")
+	if r.code != 0 || !strings.Contains(r.stdout, "branch: skillsync/pdf\ncommit: "+commit+"\n") {
+		t.Fatalf("promote: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	if r := run(t, ws, "drafts"); !strings.Contains(r.stdout, "no drafts") {
+		t.Errorf("the published draft is still listed: %s", r.stdout)
+	}
+	if r := run(t, ws, "audit", "--op", "published", "--json"); !strings.Contains(r.stdout, `"commit": "`+commit+`"`) || !strings.Contains(r.stdout, `"approver": "alice"`) {
+		t.Errorf("audit: %s", r.stdout)
+	}
+}
+
+// The engine takes proposals, so skillsync mcp offers propose_skill.
+var _ mcp.Proposer = (*skillsync.Engine)(nil)
+
+// TestMCPProposeSkillThroughTheEngine: an agent's proposal over MCP lands
+// in the drafts with an audit line, and only a person's promote moves it.
+func TestMCPProposeSkillThroughTheEngine(t *testing.T) {
+	ws := t.TempDir()
+	writeFile(t, filepath.Join(ws, "skillsync.yaml"), "repositories: []\n")
+	cfg, err := config.Load(filepath.Join(ws, "skillsync.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := mcp.New(context.Background(), skillsync.NewEngine(cfg), mcp.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ct, st := sdk.NewInMemoryTransports()
+	if _, err := srv.MCP().Connect(context.Background(), st, nil); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := newClient().Connect(context.Background(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "propose_skill", Arguments: map[string]any{
+		"name": "notes", "files": map[string]any{"SKILL.md": "---\nname: notes\ndescription: Take notes.\n---\n# Notes\n"}}})
+	if err != nil || res.IsError {
+		t.Fatalf("propose_skill: %v %+v", err, res)
+	}
+	if !fileExists(filepath.Join(ws, "skills", "_drafts", "notes", "SKILL.md")) {
+		t.Fatal("the proposal is not in the drafts")
+	}
+	r := run(t, ws, "audit", "--op", "proposed")
+	if !strings.Contains(r.stdout, "drafts/notes") || !strings.Contains(r.stdout, "from an MCP client") {
+		t.Errorf("audit: %s", r.stdout)
+	}
+	if r := run(t, ws, "promote", "notes", "--approver", "alice"); r.code != 0 {
+		t.Errorf("promote: %s", r.stderr)
+	}
+}

@@ -1,0 +1,167 @@
+package curator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/skillsync/skillsync/materialize"
+	"github.com/skillsync/skillsync/skill"
+)
+
+// InvalidDraftError is a draft the gate refuses: strict validation found
+// problems, each of which the message names.
+type InvalidDraftError struct {
+	Name     string
+	Problems []skill.Problem
+}
+
+func (e *InvalidDraftError) Error() string {
+	lines := make([]string, len(e.Problems))
+	for i, p := range e.Problems {
+		lines[i] = "  " + p.String()
+	}
+	return fmt.Sprintf("draft %s is not promoted: %d %s; fix them and promote again, the draft stays in the drafts:\n%s",
+		e.Name, len(e.Problems), plural(len(e.Problems), "problem"), strings.Join(lines, "\n"))
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
+}
+
+// Existing is the skill of a draft's name that already stands in the
+// layer a promotion goes to: it is archived, never deleted.
+type Existing struct {
+	Name string
+	Dir  string
+}
+
+// Promotion is what PromoteLocal did.
+type Promotion struct {
+	Draft Draft
+	// Dir is where the skill now lives.
+	Dir string
+	// Archived is where the skill it replaced went, "" when there was none;
+	// ArchivedHash is that skill's hash.
+	Archived     string
+	ArchivedHash string
+}
+
+// PromoteLocal moves the draft name into the local layer directory
+// layerDir as <layerDir>/<name>, in one rename that never replaces
+// anything. check sees the draft, inspected under its lock, and may
+// refuse it; a draft with a problem is refused with *InvalidDraftError
+// before check is asked. When existing is set, that skill is archived
+// first (Archive: <layerDir>/.archive/<name>-<stamp>/, restorable); when
+// the rename then fails, it is moved back. On any refusal or failure the
+// draft stays where it was.
+func (d *Drafts) PromoteLocal(ctx context.Context, name, layerDir string, existing func() (*Existing, error), check func(Draft) error, now time.Time) (Promotion, error) {
+	lock, err := d.Lock(ctx, name)
+	if err != nil {
+		return Promotion{}, err
+	}
+	defer lock.Close()
+	dr, err := d.Inspect(ctx, name)
+	if err != nil {
+		return Promotion{}, err
+	}
+	if !dr.Valid {
+		return Promotion{Draft: dr}, &InvalidDraftError{Name: name, Problems: dr.Problems}
+	}
+	if check != nil {
+		if err := check(dr); err != nil {
+			return Promotion{Draft: dr}, err
+		}
+	}
+	if err := checkRealDirOrMissing(layerDir); err != nil {
+		return Promotion{Draft: dr}, fmt.Errorf("promote %s: %w", name, err)
+	}
+	if err := os.MkdirAll(layerDir, 0o755); err != nil {
+		return Promotion{Draft: dr}, fmt.Errorf("promote %s: %w", name, err)
+	}
+	p := Promotion{Draft: dr, Dir: filepath.Join(layerDir, name)}
+	var old *Existing
+	if existing != nil {
+		if old, err = existing(); err != nil {
+			return p, fmt.Errorf("promote %s: %w", name, err)
+		}
+	}
+	if old != nil {
+		if h, err := dirHash(ctx, old.Dir); err == nil {
+			p.ArchivedHash = h
+		}
+		if p.Archived, err = Archive(layerDir, old.Dir, old.Name, now); err != nil {
+			return p, fmt.Errorf("promote %s: the skill standing there is not archived, so nothing changed: %w", name, err)
+		}
+	}
+	if err := renameNoReplace(dr.Dir, p.Dir); err != nil {
+		if p.Archived != "" {
+			if rerr := renameNoReplace(p.Archived, old.Dir); rerr != nil {
+				err = fmt.Errorf("%w; the replaced skill stays archived in %s (skillsync restore %s)", err, p.Archived, old.Name)
+			}
+		}
+		if errors.Is(err, fs.ErrExist) {
+			return p, fmt.Errorf("promote %s: %s exists and is not a skill of that name in the catalog; move it away, the draft stays in the drafts", name, p.Dir)
+		}
+		return p, fmt.Errorf("promote %s: %w; the draft stays in the drafts", name, err)
+	}
+	return p, nil
+}
+
+// checkRealDirOrMissing refuses a layer directory that is a link or not
+// a directory; a missing one is made by the caller.
+func checkRealDirOrMissing(dir string) error {
+	err := checkRealDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	return err
+}
+
+// dirHash is the skill hash of a local skill directory.
+func dirHash(ctx context.Context, dir string) (string, error) {
+	d := &Drafts{}
+	fsys, err := (&Draft{Dir: dir}).FS()
+	if err != nil {
+		return "", err
+	}
+	files, _, complete := d.scan(ctx, fsys)
+	if !complete {
+		return "", errors.New("incomplete")
+	}
+	h, err := materialize.SkillHash(ctx, fsys, files)
+	return h.String(), err
+}
+
+// PromoteElsewhere takes the draft name under its lock, refuses it with
+// *InvalidDraftError when it has a problem, and hands it to send, which
+// puts the skill outside the workspace (a git source). When send succeeds
+// the draft moves to .published/<name>-<stamp>/ and moved says where;
+// when it fails the draft stays where it was. A draft that cannot be
+// moved after send succeeded stays too, and keepErr says why.
+func (d *Drafts) PromoteElsewhere(ctx context.Context, name string, send func(Draft) error, now time.Time) (dr Draft, moved string, keepErr, err error) {
+	lock, err := d.Lock(ctx, name)
+	if err != nil {
+		return Draft{}, "", nil, err
+	}
+	defer lock.Close()
+	if dr, err = d.Inspect(ctx, name); err != nil {
+		return dr, "", nil, err
+	}
+	if !dr.Valid {
+		return dr, "", nil, &InvalidDraftError{Name: name, Problems: dr.Problems}
+	}
+	if err := send(dr); err != nil {
+		return dr, "", nil, err
+	}
+	moved, _, keepErr = d.retireLocked(ctx, name, d.published, now)
+	return dr, moved, keepErr, nil
+}

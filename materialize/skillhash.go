@@ -1,0 +1,57 @@
+package materialize
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"io/fs"
+	"sort"
+
+	"github.com/skillsync/skillsync/skill"
+)
+
+// SkillHash returns the hash the manifest records for a skill whose files
+// are list inside fsys: SHA-256 over the files in path order, each framed
+// as len(path) path len(content) content. Contents stream: the skill is
+// never held in memory whole. A file whose size differs from its listing
+// or changes while it is read is an error, so the hash always describes
+// one consistent set of bytes.
+func SkillHash(ctx context.Context, fsys fs.FS, list []skill.File) (Hash, error) {
+	files := make([]skill.File, len(list))
+	copy(files, list)
+	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
+	h := newSkillHasher()
+	for _, f := range files {
+		if err := ctx.Err(); err != nil {
+			return Hash{}, err
+		}
+		if err := hashFileInto(h, fsys, f); err != nil {
+			return Hash{}, err
+		}
+	}
+	return h.sum(), nil
+}
+
+func hashFileInto(h *skillHasher, fsys fs.FS, f skill.File) error {
+	r, err := fsys.Open(f.Path)
+	if err != nil {
+		return fmt.Errorf("hash %s: %w", f.Path, err)
+	}
+	defer r.Close()
+	info, err := r.Stat()
+	if err != nil {
+		return fmt.Errorf("hash %s: %w", f.Path, err)
+	}
+	if !info.Mode().IsRegular() || info.Size() != f.Size {
+		return fmt.Errorf("hash %s: the file changed since it was listed", f.Path)
+	}
+	h.begin(f.Path, f.Size)
+	copied, err := io.Copy(h, io.LimitReader(r, f.Size+1))
+	if err != nil {
+		return fmt.Errorf("hash %s: %w", f.Path, err)
+	}
+	if copied != f.Size {
+		return fmt.Errorf("hash %s: the file changed while it was read", f.Path)
+	}
+	return nil
+}
