@@ -50,7 +50,11 @@ type GitConfig struct {
 	// Depth limits history fetched; 0 fetches all of it.
 	Depth   int
 	Timeout time.Duration
-	Auth    GitAuth
+	// MaxSourceSize caps the bytes one fetch may download (the packed
+	// size); a larger download fails the fetch and leaves the store as it
+	// was. 0 means DefaultMaxSourceSize, a negative value no limit.
+	MaxSourceSize int64
+	Auth          GitAuth
 	// StoreRoot holds the bare stores, one per remote; "" is
 	// DefaultStoreRoot().
 	StoreRoot string
@@ -74,6 +78,9 @@ func NewGit(cfg GitConfig, opts Options) *Git {
 	}
 	if cfg.StoreRoot == "" {
 		cfg.StoreRoot = DefaultStoreRoot()
+	}
+	if cfg.MaxSourceSize == 0 {
+		cfg.MaxSourceSize = DefaultMaxSourceSize
 	}
 	return &Git{cfg: cfg, opts: opts, store: filepath.Join(cfg.StoreRoot, StoreKey(cfg.URL))}
 }
@@ -164,7 +171,7 @@ func (g *Git) fetch(ctx context.Context) (FetchResult, error) {
 		return FetchResult{}, err
 	}
 	defer lock.Close()
-	repo, err := g.openStore(true)
+	repo, err := g.openStore(true, false)
 	if err != nil {
 		return FetchResult{}, err
 	}
@@ -180,7 +187,6 @@ func (g *Git) fetch(ctx context.Context) (FetchResult, error) {
 		return FetchResult{}, err
 	}
 	remote := git.NewRemote(repo.Storer, &config.RemoteConfig{Name: "origin", URLs: []string{remoteURL}})
-
 	var refs []*plumbing.Reference
 	err = retry(ctx, func() error {
 		var err error
@@ -196,7 +202,7 @@ func (g *Git) fetch(ctx context.Context) (FetchResult, error) {
 	}
 	commit := want.commit
 	if commit.IsZero() || !hasCommit(repo, commit) {
-		if err := g.download(ctx, repo, remote, auth, want, local); err != nil {
+		if err := g.download(ctx, repo, remoteURL, auth, want, local); err != nil {
 			return FetchResult{}, err
 		}
 		if want.remoteRef != "" {
@@ -284,7 +290,7 @@ func (g *Git) localRef() plumbing.ReferenceName {
 // download fetches the wanted ref into local. Pull is never used: a
 // shallow pull in go-git v5 fails with "object not found" after two
 // upstream commits, while a forced fetch into our own ref does not.
-func (g *Git) download(ctx context.Context, repo *git.Repository, remote *git.Remote, auth authMethod, want wanted, local plumbing.ReferenceName) error {
+func (g *Git) download(ctx context.Context, repo *git.Repository, remoteURL string, auth authMethod, want wanted, local plumbing.ReferenceName) error {
 	src := string(want.remoteRef)
 	if src == "" {
 		src = want.commit.String()
@@ -306,13 +312,13 @@ func (g *Git) download(ctx context.Context, repo *git.Repository, remote *git.Re
 		Tags:     git.NoTags,
 		Force:    true,
 	}
-	err := retry(ctx, func() error { return ignoreUpToDate(remote.FetchContext(ctx, opts)) })
+	err := retry(ctx, func() error { return g.fetchPack(ctx, repo, remoteURL, opts) })
 	if errors.Is(err, git.ErrExactSHA1NotSupported) {
 		// The server will not hand out a commit by its hash; fetch every
 		// branch and tag with full history and look for it there.
 		opts.RefSpecs = []config.RefSpec{"+refs/heads/*:refs/skillsync/all/heads/*", "+refs/tags/*:refs/skillsync/all/tags/*"}
 		opts.Depth = 0
-		err = retry(ctx, func() error { return ignoreUpToDate(remote.FetchContext(ctx, opts)) })
+		err = retry(ctx, func() error { return g.fetchPack(ctx, repo, remoteURL, opts) })
 		if err == nil && !hasCommit(repo, want.commit) {
 			return fmt.Errorf("commit %s is on no branch or tag of the remote", want.commit)
 		}
@@ -321,6 +327,35 @@ func (g *Git) download(ctx context.Context, repo *git.Repository, remote *git.Re
 		return fmt.Errorf("fetch %s: %w", src, err)
 	}
 	return nil
+}
+
+// fetchPack runs one fetch into repo. The pack it receives is indexed by
+// a packReceiver, which bounds its size and the memory indexing takes.
+func (g *Git) fetchPack(ctx context.Context, repo *git.Repository, remoteURL string, opts *git.FetchOptions) error {
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	var received []*packReceiver
+	st := &fetchStorer{Storer: repo.Storer, receive: func() (*packReceiver, error) {
+		p, err := newPackReceiver(ctx, stop, g.store, g.cfg.MaxSourceSize)
+		if err == nil {
+			received = append(received, p)
+		}
+		return p, err
+	}}
+	remote := git.NewRemote(st, &config.RemoteConfig{Name: "origin", URLs: []string{remoteURL}})
+	err := ignoreUpToDate(remote.FetchContext(ctx, opts))
+	for _, p := range received {
+		if perr := p.Err(); perr != nil {
+			// The transfer was stopped for this reason; go-git may only
+			// say it was cancelled.
+			err = perr
+		}
+	}
+	if st, ok := repo.Storer.(interface{ Reindex() }); ok {
+		// The receiver wrote the pack behind go-git's back.
+		st.Reindex()
+	}
+	return err
 }
 
 // hasRevisions reports whether the store holds a commit fetched before.
@@ -383,11 +418,14 @@ func hasCommit(repo *git.Repository, h plumbing.Hash) bool {
 
 // openStore opens the bare store, creating it when create is set. Pack
 // files stay open between object reads (up to a bound): reopening one for
-// every blob was a third of a cold sync's time. ExclusiveAccess lets
-// go-git list the store's files once instead of trying to open a loose
-// object before every packed read; writers hold the store's lock, and a
-// reader lists the store after reading its ref under the shared lock.
-func (g *Git) openStore(create bool) (*git.Repository, error) {
+// every blob was a third of a cold sync's time. For a reader,
+// ExclusiveAccess lets go-git list the store's files once instead of
+// trying to open a loose object before every packed read; writers hold
+// the store's lock, and a reader lists the store after reading its ref
+// under the shared lock. A writer lists them again after each fetch.
+// Blobs are read through packedObjects, not go-git, which would hold a
+// large one whole.
+func (g *Git) openStore(create, reader bool) (*git.Repository, error) {
 	if _, err := os.Stat(filepath.Join(g.store, "HEAD")); errors.Is(err, fs.ErrNotExist) {
 		if !create {
 			return nil, ErrNotFetched
@@ -399,7 +437,9 @@ func (g *Git) openStore(create bool) (*git.Repository, error) {
 	// A small object cache: trees are read again and again, blobs once
 	// each, and go-git's default of 96 MiB filled with blobs doubled the
 	// peak memory of a cold sync.
-	st := filesystem.NewStorageWithOptions(osfs.New(g.store), cache.NewObjectLRU(16*cache.MiByte), filesystem.Options{MaxOpenDescriptors: 16, ExclusiveAccess: true})
+	st := filesystem.NewStorageWithOptions(osfs.New(g.store), cache.NewObjectLRU(16*cache.MiByte), filesystem.Options{
+		MaxOpenDescriptors: 16, ExclusiveAccess: reader,
+	})
 	repo, err := git.Open(st, nil)
 	if err != nil {
 		return nil, fmt.Errorf("open git store %s: %w", g.store, err)
@@ -418,7 +458,7 @@ func (g *Git) Current(ctx context.Context) (Revision, error) {
 }
 
 func (g *Git) commit(ctx context.Context) (*git.Repository, *object.Commit, error) {
-	repo, err := g.openStore(false)
+	repo, err := g.openStore(false, true)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -454,7 +494,7 @@ func (g *Git) Skills(ctx context.Context) ([]skill.Skill, []skill.Problem, error
 
 // FS returns the folder of skills at the last fetched commit.
 func (g *Git) FS(ctx context.Context) (*TreeFS, error) {
-	repo, c, err := g.commit(ctx)
+	_, c, err := g.commit(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -463,11 +503,10 @@ func (g *Git) FS(ctx context.Context) (*TreeFS, error) {
 		return nil, fmt.Errorf("read tree of %s: %w", c.Hash, err)
 	}
 	root := NewTreeFS(tree, c.Committer.When)
-	if sizer, ok := repo.Storer.(interface {
-		EncodedObjectSize(plumbing.Hash) (int64, error)
-	}); ok {
-		root.sizer = sizer.EncodedObjectSize
+	if root.blobs, err = openPackedObjects(g.store); err != nil {
+		return nil, fmt.Errorf("read git store %s: %w", g.store, err)
 	}
+	root.maxFileSize = g.opts.MaxFileSize
 	dir := g.cfg.Path
 	if dir == "" {
 		if info, err := root.Stat("skills"); err == nil && info.IsDir() {

@@ -1,0 +1,123 @@
+package repository_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"slices"
+	"testing"
+
+	"github.com/skillsync/skillsync/internal/gittest"
+	"github.com/skillsync/skillsync/repository"
+	"github.com/skillsync/skillsync/skill"
+)
+
+// allocated returns the bytes f allocates on the heap.
+func allocated(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+func skillMD(name string) string {
+	return "---\nname: " + name + "\ndescription: A skill named " + name + ".\n---\n# " + name + "\n"
+}
+
+// A blob that is 256 MiB inflated and a few hundred KiB packed is fetched,
+// listed and refused without ever being held in memory (go-git's own
+// indexing of the pack held it whole).
+func TestGitHugeBlobIsNeverInflated(t *testing.T) {
+	up := gittest.NewRepo(t, "main")
+	zero := up.BlobFrom(gittest.Zeros(256 << 20))
+	big := up.MkTree("100644 blob "+up.Blob(skillMD("big"))+"\tSKILL.md", "100644 blob "+zero+"\tzero.bin")
+	small := up.MkTree("100644 blob " + up.Blob(skillMD("small")) + "\tSKILL.md")
+	skills := up.MkTree("040000 tree "+big+"\tbig", "040000 tree "+small+"\tsmall")
+	up.CommitTree("main", "a huge blob", "040000 tree "+skills+"\tskills")
+
+	g := newGit(t, up.URL(), "")
+	if n := allocated(func() { fetch(t, g) }); n > 32<<20 {
+		t.Errorf("the fetch allocated %d MiB", n>>20)
+	}
+	var got []string
+	var problems []skill.Problem
+	if n := allocated(func() {
+		var list []skill.Skill
+		var err error
+		list, problems, err = g.Skills(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range list {
+			got = append(got, s.Name)
+		}
+	}); n > 8<<20 {
+		t.Errorf("listing allocated %d MiB", n>>20)
+	}
+	if !slices.Equal(got, []string{"small"}) {
+		t.Errorf("skills = %v, want small only", got)
+	}
+	if !slices.ContainsFunc(problems, func(p skill.Problem) bool { return p.Rule == "file-too-large" && p.File == "big/zero.bin" }) {
+		t.Errorf("no file-too-large for big/zero.bin: %v", problems)
+	}
+	fsys, err := g.FS(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := allocated(func() { _, err = fsys.Open("big/zero.bin") }); n > 1<<20 {
+		t.Errorf("refusing the blob allocated %d KiB", n>>10)
+	}
+	if !errors.Is(err, repository.ErrTooLarge) {
+		t.Errorf("open of a blob over max_file_size = %v, want ErrTooLarge", err)
+	}
+}
+
+// One 10 MiB blob named by 300 entries of a skill: each file streams, so
+// reading them never holds one whole. The first two are read to the end,
+// the others in part, which is enough to see what opening one costs.
+func TestGitSharedBlobStreams(t *testing.T) {
+	up := gittest.NewRepo(t, "main")
+	blob := up.BlobFrom(gittest.Zeros(10 << 20))
+	lines := []string{"100644 blob " + up.Blob(skillMD("wide")) + "\tSKILL.md"}
+	for i := 0; i < 300; i++ {
+		lines = append(lines, fmt.Sprintf("100644 blob %s\tf%03d.bin", blob, i))
+	}
+	wide := up.MkTree(lines...)
+	up.CommitTree("main", "wide", "040000 tree "+up.MkTree("040000 tree "+wide+"\twide")+"\tskills")
+
+	g := newGit(t, up.URL(), "")
+	fetch(t, g)
+	list, problems, err := g.Skills(context.Background())
+	if err != nil || len(list) != 1 {
+		t.Fatalf("skills = %v, %v, %v", list, problems, err)
+	}
+	var most uint64
+	for i := 0; i < 300; i++ {
+		name := fmt.Sprintf("f%03d.bin", i)
+		limit, want := int64(64<<10), int64(64<<10)
+		if i < 2 {
+			limit, want = 11<<20, 10<<20
+		}
+		var n int64
+		a := allocated(func() {
+			f, err := list[0].Files.Open(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			if n, err = io.Copy(io.Discard, io.LimitReader(f, limit)); err != nil {
+				t.Fatal(err)
+			}
+		})
+		if n != want {
+			t.Fatalf("%s: read %d bytes, want %d", name, n, want)
+		}
+		most = max(most, a)
+	}
+	if most > 1<<20 {
+		t.Errorf("reading one 10 MiB file allocated up to %d KiB", most>>10)
+	}
+}
