@@ -23,6 +23,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
+	"github.com/go-git/go-git/v5/plumbing/transport"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"github.com/skillsync/skillsync/internal/lockfile"
@@ -186,11 +187,16 @@ func (g *Git) fetch(ctx context.Context) (FetchResult, error) {
 	if err != nil {
 		return FetchResult{}, err
 	}
+	via, done, err := g.route(ctx, remoteURL)
+	if err != nil {
+		return FetchResult{}, err
+	}
+	defer done()
 	remote := git.NewRemote(repo.Storer, &config.RemoteConfig{Name: "origin", URLs: []string{remoteURL}})
 	var refs []*plumbing.Reference
 	err = retry(ctx, func() error {
 		var err error
-		refs, err = remote.ListContext(ctx, &git.ListOptions{Auth: auth, PeelingOption: git.AppendPeeled})
+		refs, err = remote.ListContext(ctx, &git.ListOptions{Auth: auth, PeelingOption: git.AppendPeeled, ProxyOptions: via})
 		return err
 	})
 	if err != nil {
@@ -202,7 +208,7 @@ func (g *Git) fetch(ctx context.Context) (FetchResult, error) {
 	}
 	commit := want.commit
 	if commit.IsZero() || !hasCommit(repo, commit) {
-		if err := g.download(ctx, repo, remoteURL, auth, want, local); err != nil {
+		if err := g.download(ctx, repo, remoteURL, auth, via, want, local); err != nil {
 			return FetchResult{}, err
 		}
 		if want.remoteRef != "" {
@@ -220,6 +226,22 @@ func (g *Git) fetch(ctx context.Context) (FetchResult, error) {
 	}
 	updated := before == nil || before.Hash() != commit
 	return FetchResult{Revision: Revision(commit.String()), Updated: updated}, nil
+}
+
+// route returns the proxy options that bind every connection of a fetch
+// from remoteURL to ctx, and a function to call when the fetch is done.
+// go-git's HTTP and file transports honour the context; its SSH
+// transport does not, so SSH goes through an sshRelay.
+func (g *Git) route(ctx context.Context, remoteURL string) (transport.ProxyOptions, func(), error) {
+	ep, err := transport.NewEndpoint(remoteURL)
+	if err != nil || ep.Protocol != "ssh" {
+		return transport.ProxyOptions{}, func() {}, nil
+	}
+	relay, err := startSSHRelay(ctx)
+	if err != nil {
+		return transport.ProxyOptions{}, nil, err
+	}
+	return relay.Proxy(), relay.Close, nil
 }
 
 // wanted is a resolved ref: what to ask the remote for, and the commit it
@@ -290,7 +312,7 @@ func (g *Git) localRef() plumbing.ReferenceName {
 // download fetches the wanted ref into local. Pull is never used: a
 // shallow pull in go-git v5 fails with "object not found" after two
 // upstream commits, while a forced fetch into our own ref does not.
-func (g *Git) download(ctx context.Context, repo *git.Repository, remoteURL string, auth authMethod, want wanted, local plumbing.ReferenceName) error {
+func (g *Git) download(ctx context.Context, repo *git.Repository, remoteURL string, auth authMethod, via transport.ProxyOptions, want wanted, local plumbing.ReferenceName) error {
 	src := string(want.remoteRef)
 	if src == "" {
 		src = want.commit.String()
@@ -311,6 +333,8 @@ func (g *Git) download(ctx context.Context, repo *git.Repository, remoteURL stri
 		Progress: g.cfg.Progress,
 		Tags:     git.NoTags,
 		Force:    true,
+		// The relay of an SSH fetch, if any.
+		ProxyOptions: via,
 	}
 	err := retry(ctx, func() error { return g.fetchPack(ctx, repo, remoteURL, opts) })
 	if errors.Is(err, git.ErrExactSHA1NotSupported) {

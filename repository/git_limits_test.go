@@ -7,7 +7,9 @@ import (
 	"io"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/skillsync/skillsync/internal/gittest"
 	"github.com/skillsync/skillsync/repository"
@@ -119,5 +121,54 @@ func TestGitSharedBlobStreams(t *testing.T) {
 	}
 	if most > 1<<20 {
 		t.Errorf("reading one 10 MiB file allocated up to %d KiB", most>>10)
+	}
+}
+
+// A host that accepts the connection and never answers (no SSH banner,
+// no HTTP response) ends the fetch at its timeout, or when its context is
+// cancelled, and the connection is closed.
+func TestGitSilentHostEndsWithTheContext(t *testing.T) {
+	for _, tt := range []struct {
+		scheme string
+		cancel bool
+	}{{"ssh", false}, {"http", false}, {"ssh", true}, {"http", true}} {
+		t.Run(fmt.Sprintf("%s/cancel=%v", tt.scheme, tt.cancel), func(t *testing.T) {
+			srv := gittest.StartSilent(t)
+			g := newGit(t, tt.scheme+"://git@"+srv.Addr+"/r", "", func(c *repository.GitConfig) {
+				c.Timeout = time.Second
+				if tt.cancel {
+					c.Timeout = time.Hour
+				}
+				c.Auth.SSHKeyFile, c.Auth.KnownHostsFile = gittest.ClientKey(t)
+			})
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			errc := make(chan error, 1)
+			go func() {
+				_, err := g.Fetch(ctx)
+				errc <- err
+			}()
+			if tt.cancel {
+				// As SIGTERM does, once the host has the connection.
+				for srv.Accepted.Load() == 0 {
+					time.Sleep(10 * time.Millisecond)
+				}
+				cancel()
+			}
+			select {
+			case err := <-errc:
+				switch {
+				case tt.cancel && !errors.Is(err, context.Canceled):
+					t.Errorf("err = %v, want it cancelled", err)
+				case !tt.cancel && (!errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "timeout of 1s")):
+					t.Errorf("err = %v, want the timeout named", err)
+				}
+			case <-time.After(2 * time.Minute): // generous: only a hang gets here
+				t.Fatal("the fetch did not end with its context")
+			}
+			if !srv.WaitClosed(30 * time.Second) {
+				t.Errorf("%d of %d connections to the host were left open", srv.Accepted.Load()-srv.Closed.Load(), srv.Accepted.Load())
+			}
+		})
 	}
 }

@@ -151,12 +151,23 @@ func (g *Git) explain(ctx context.Context, err error) error {
 	switch {
 	case isAuthError(err):
 		err = fmt.Errorf("%w for %s: check %s", ErrAuth, redacted, g.cfg.Auth.setting(inURL))
-	case errors.Is(err, context.DeadlineExceeded) || (ctx.Err() == context.DeadlineExceeded):
-		err = fmt.Errorf("fetch %s: no answer within the timeout of %s: %w", redacted, g.cfg.Timeout, err)
+	case errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded):
+		err = fmt.Errorf("fetch %s: no answer within the timeout of %s: %w", redacted, g.cfg.Timeout, because(err, context.DeadlineExceeded))
+	case ctx.Err() != nil:
+		err = fmt.Errorf("fetch %s: stopped: %w", redacted, because(err, ctx.Err()))
 	default:
 		err = fmt.Errorf("fetch %s: %w", redacted, err)
 	}
 	return redactError(err, secrets...)
+}
+
+// because returns err, made to match cause with errors.Is: a transport
+// that was closed when its context ended reports only the closing.
+func because(err, cause error) error {
+	if errors.Is(err, cause) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", cause, err)
 }
 
 // setting names the config setting to check after a failed login.
