@@ -197,7 +197,8 @@ func isAuthError(err error) bool {
 // permanent reports errors that trying again cannot fix.
 func permanent(err error) bool {
 	if isAuthError(err) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) ||
-		errors.Is(err, transport.ErrRepositoryNotFound) || errors.Is(err, transport.ErrEmptyRemoteRepository) {
+		errors.Is(err, transport.ErrRepositoryNotFound) || errors.Is(err, transport.ErrEmptyRemoteRepository) ||
+		errors.Is(err, ErrSourceTooLarge) || errors.Is(err, errBadPack) {
 		return true
 	}
 	msg := err.Error()
