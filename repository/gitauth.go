@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -37,6 +36,10 @@ func (g *Git) auth() (string, authMethod, error) {
 	a := g.cfg.Auth
 	ep, err := transport.NewEndpoint(g.cfg.URL)
 	if err != nil {
+		if HasInlinePassword(g.cfg.URL) {
+			// The parser's message quotes the password's bad part.
+			return "", nil, fmt.Errorf("remote URL %s does not parse: percent-encode the characters / ? # %% @ and spaces in its password, or set password_env", RedactURL(g.cfg.URL))
+		}
 		return "", nil, fmt.Errorf("remote URL %s: %w", RedactURL(g.cfg.URL), err)
 	}
 	switch ep.Protocol {
@@ -136,14 +139,8 @@ func expandHome(p string) string {
 // explain turns a fetch error into one a user can act on, with every
 // secret removed.
 func (g *Git) explain(ctx context.Context, err error) error {
-	var secrets []string
-	inURL := false
-	if u, perr := url.Parse(g.cfg.URL); perr == nil && u.User != nil {
-		if p, ok := u.User.Password(); ok && p != "" {
-			secrets = append(secrets, g.cfg.URL, u.User.String(), p)
-			inURL = true
-		}
-	}
+	secrets := urlSecrets(g.cfg.URL)
+	inURL := HasInlinePassword(g.cfg.URL)
 	if p, perr := g.cfg.Auth.password(); perr == nil {
 		secrets = append(secrets, p)
 	}
