@@ -240,4 +240,8 @@ func (g *Git) FS(ctx context.Context) (*TreeFS, error) {
 	return sub.(*TreeFS), nil
 }
 
-var _ Repository = (*Git)(nil)
+var (
+	_ Repository = (*Git)(nil)
+	_ Fetcher    = (*Git)(nil)
+	_ Currenter  = (*Git)(nil)
+)
