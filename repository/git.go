@@ -244,4 +244,5 @@ var (
 	_ Repository = (*Git)(nil)
 	_ Fetcher    = (*Git)(nil)
 	_ Currenter  = (*Git)(nil)
+	_ Upstreamer = (*Git)(nil)
 )

@@ -14,6 +14,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/plumbing/transport"
+	"github.com/go-git/go-git/v5/storage"
+	"github.com/go-git/go-git/v5/storage/memory"
 
 	"github.com/skillsync/skillsync/internal/lockfile"
 )
@@ -49,9 +51,64 @@ func (g *Git) Fetch(ctx context.Context) (FetchResult, error) {
 	defer cancel()
 	res, err := g.fetch(ctx)
 	if err != nil {
-		err = g.explain(ctx, err)
+		err = g.explain(ctx, "fetch", err)
 	}
 	return res, err
+}
+
+// Upstream returns the commit the wanted ref names on the remote now,
+// annotated tags peeled, from one listing of the remote's refs: nothing
+// is downloaded and the store is not touched, so it is what a check for
+// updates needs. A ref that is a full commit hash is its own upstream and
+// asks no remote.
+func (g *Git) Upstream(ctx context.Context) (Revision, error) {
+	if fullSHA.MatchString(g.cfg.Ref) {
+		return Revision(g.cfg.Ref), nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, g.cfg.Timeout)
+	defer cancel()
+	rev, err := g.upstream(ctx)
+	if err != nil {
+		err = g.explain(ctx, "list", err)
+	}
+	return rev, err
+}
+
+func (g *Git) upstream(ctx context.Context) (Revision, error) {
+	remoteURL, auth, err := g.auth()
+	if err != nil {
+		return "", err
+	}
+	via, done, err := g.route(ctx, remoteURL)
+	if err != nil {
+		return "", err
+	}
+	defer done()
+	refs, err := g.listRefs(ctx, memory.NewStorage(), remoteURL, auth, via)
+	if err != nil {
+		return "", err
+	}
+	want, err := g.want(refs)
+	if err != nil {
+		return "", err
+	}
+	return Revision(want.commit.String()), nil
+}
+
+// listRefs lists the remote's refs, with annotated tags peeled, retrying
+// transient failures. Listing reads nothing from st.
+func (g *Git) listRefs(ctx context.Context, st storage.Storer, remoteURL string, auth authMethod, via transport.ProxyOptions) ([]*plumbing.Reference, error) {
+	remote := git.NewRemote(st, &config.RemoteConfig{Name: "origin", URLs: []string{remoteURL}})
+	var refs []*plumbing.Reference
+	err := retry(ctx, func() error {
+		var err error
+		refs, err = remote.ListContext(ctx, &git.ListOptions{Auth: auth, PeelingOption: git.AppendPeeled, ProxyOptions: via})
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list remote refs: %w", err)
+	}
+	return refs, nil
 }
 
 func (g *Git) fetch(ctx context.Context) (FetchResult, error) {
@@ -88,15 +145,9 @@ func (g *Git) fetch(ctx context.Context) (FetchResult, error) {
 		return res, err
 	}
 	defer done()
-	remote := git.NewRemote(repo.Storer, &config.RemoteConfig{Name: "origin", URLs: []string{remoteURL}})
-	var refs []*plumbing.Reference
-	err = retry(ctx, func() error {
-		var err error
-		refs, err = remote.ListContext(ctx, &git.ListOptions{Auth: auth, PeelingOption: git.AppendPeeled, ProxyOptions: via})
-		return err
-	})
+	refs, err := g.listRefs(ctx, repo.Storer, remoteURL, auth, via)
 	if err != nil {
-		return res, fmt.Errorf("list remote refs: %w", err)
+		return res, err
 	}
 	want, err := g.want(refs)
 	if err != nil {

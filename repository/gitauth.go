@@ -136,9 +136,9 @@ func expandHome(p string) string {
 	return p
 }
 
-// explain turns a fetch error into one a user can act on, with every
-// secret removed.
-func (g *Git) explain(ctx context.Context, err error) error {
+// explain turns an error of op ("fetch", "list") into one a user can act
+// on, with every secret removed.
+func (g *Git) explain(ctx context.Context, op string, err error) error {
 	secrets := urlSecrets(g.cfg.URL)
 	inURL := HasInlinePassword(g.cfg.URL)
 	if p, perr := g.cfg.Auth.password(); perr == nil {
@@ -149,11 +149,11 @@ func (g *Git) explain(ctx context.Context, err error) error {
 	case isAuthError(err):
 		err = fmt.Errorf("%w for %s: check %s", ErrAuth, redacted, g.cfg.Auth.setting(inURL))
 	case errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded):
-		err = fmt.Errorf("fetch %s: no answer within the timeout of %s: %w", redacted, g.cfg.Timeout, because(err, context.DeadlineExceeded))
+		err = fmt.Errorf("%s %s: no answer within the timeout of %s: %w", op, redacted, g.cfg.Timeout, because(err, context.DeadlineExceeded))
 	case ctx.Err() != nil:
-		err = fmt.Errorf("fetch %s: stopped: %w", redacted, because(err, ctx.Err()))
+		err = fmt.Errorf("%s %s: stopped: %w", op, redacted, because(err, ctx.Err()))
 	default:
-		err = fmt.Errorf("fetch %s: %w", redacted, err)
+		err = fmt.Errorf("%s %s: %w", op, redacted, err)
 	}
 	return redactError(err, secrets...)
 }
