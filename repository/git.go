@@ -224,6 +224,7 @@ func (g *Git) FS(ctx context.Context) (*TreeFS, error) {
 		return nil, fmt.Errorf("read git store %s: %w", g.store, err)
 	}
 	root.maxFileSize = g.opts.MaxFileSize
+	root.blobs.maxBase = 32 * g.opts.MaxFileSize
 	dir := g.cfg.Path
 	if dir == "" {
 		if info, err := root.Stat("skills"); err == nil && info.IsDir() {

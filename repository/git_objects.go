@@ -29,6 +29,10 @@ type packedObjects struct {
 	// inMemory is the largest base held in memory; streamAbove the size
 	// over which a delta's target is streamed rather than built first.
 	inMemory, streamAbove int64
+	// maxBase refuses to rebuild a delta from a larger base, which git
+	// never makes for a small file: a 10-byte blob made from a 1 GiB base
+	// would cost 1 GiB of disk to read. 0 means no limit.
+	maxBase int64
 }
 
 type packIndex struct {
@@ -266,6 +270,9 @@ func (p *packedObjects) content(at packedAt, depth int) (io.ReaderAt, func(), er
 	o, err := p.stat(at)
 	if err != nil {
 		return nil, nil, err
+	}
+	if p.maxBase > 0 && o.size > p.maxBase {
+		return nil, nil, fmt.Errorf("%w: made from a base of %d bytes, over the limit of %d", ErrTooLarge, o.size, p.maxBase)
 	}
 	write := func(w io.Writer) error {
 		r, err := p.stored(at)

@@ -2,12 +2,16 @@ package repository
 
 import (
 	"bytes"
+	"compress/zlib"
 	"context"
+	"crypto/sha1"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -199,4 +203,103 @@ func TestPackedObjectsReadLikeGit(t *testing.T) {
 			t.Errorf("temporary files left: %v", left)
 		}
 	}
+}
+
+// A 10-byte blob stored as a delta on a 64 MiB blob of zeros, as no git
+// makes but anyone can send: indexing streams the base, and reading the
+// small blob is refused when its base is over the limit, before the base
+// is rebuilt.
+func TestPackedObjectsRefuseHugeBases(t *testing.T) {
+	var pack bytes.Buffer
+	pack.WriteString("PACK\x00\x00\x00\x02\x00\x00\x00\x02")
+	base := int64(pack.Len())
+	pack.Write(entryHeader(3, 64<<20)) // a blob
+	zw := zlib.NewWriter(&pack)
+	if _, err := io.Copy(zw, gittest.Zeros(64<<20)); err != nil {
+		t.Fatal(err)
+	}
+	zw.Close()
+	delta := append(append(varint(64<<20), varint(10)...), 0x90, 10) // copy 10 bytes from 0
+	at := int64(pack.Len())
+	pack.Write(entryHeader(6, int64(len(delta)))) // an offset delta
+	pack.Write(ofsDelta(at - base))
+	zw = zlib.NewWriter(&pack)
+	zw.Write(delta)
+	zw.Close()
+	sum := sha1.Sum(pack.Bytes())
+	pack.Write(sum[:])
+
+	store := t.TempDir()
+	dir := filepath.Join(store, "objects", "pack")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tmp := filepath.Join(dir, "tmp_pack_crafted")
+	if err := os.WriteFile(tmp, pack.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var err error
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	err = installPack(context.Background(), tmp, dir)
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 16<<20 {
+		t.Errorf("indexing allocated %d MiB", n>>20)
+	}
+	p, err := openPackedObjects(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	small := plumbing.ComputeHash(plumbing.BlobObject, make([]byte, 10))
+	if size, err := p.Size(small); err != nil || size != 10 {
+		t.Fatalf("size = %d, %v", size, err)
+	}
+	p.maxBase = 32 << 20
+	if _, err := p.Open(small); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("open of a blob made from a 64 MiB base = %v, want ErrTooLarge", err)
+	}
+	p.maxBase = 0
+	r, err := p.Open(small)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := io.ReadAll(r)
+	r.Close()
+	if err != nil || !bytes.Equal(got, make([]byte, 10)) {
+		t.Errorf("without a limit the blob reads %q, %v", got, err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "tmp_*")); len(left) > 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
+}
+
+// entryHeader encodes a pack entry's type and inflated size.
+func entryHeader(typ byte, size int64) []byte {
+	b := []byte{typ<<4 | byte(size&15)}
+	for size >>= 4; size > 0; size >>= 7 {
+		b[len(b)-1] |= 0x80
+		b = append(b, byte(size&0x7f))
+	}
+	return b
+}
+
+// ofsDelta encodes the distance back to an offset delta's base.
+func ofsDelta(n int64) []byte {
+	b := []byte{byte(n & 0x7f)}
+	for n >>= 7; n > 0; n >>= 7 {
+		n--
+		b = append([]byte{0x80 | byte(n&0x7f)}, b...)
+	}
+	return b
+}
+
+func varint(n int64) []byte {
+	var b []byte
+	for ; n >= 0x80; n >>= 7 {
+		b = append(b, byte(n)|0x80)
+	}
+	return append(b, byte(n))
 }
