@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -170,5 +171,29 @@ func TestGitSilentHostEndsWithTheContext(t *testing.T) {
 				t.Errorf("%d of %d connections to the host were left open", srv.Accepted.Load()-srv.Closed.Load(), srv.Accepted.Load())
 			}
 		})
+	}
+}
+
+// go-git reads commits, trees and tags whole, so a fetch refuses one over
+// 16 MiB (real ones are far smaller) and keeps the store as it was.
+func TestGitRefusesHugeCommits(t *testing.T) {
+	up := gittest.NewRepo(t, "main")
+	up.Skill("skills/one", "First.")
+	first := up.Commit("one")
+	g := newGit(t, up.URL(), "main")
+	fetch(t, g)
+	msg := filepath.Join(t.TempDir(), "message")
+	write(t, msg, strings.Repeat("a commit message that goes on ", 600_000)) // 17 MiB
+	huge := up.Git("commit-tree", up.Git("rev-parse", "HEAD^{tree}"), "-p", first, "-F", msg)
+	up.Git("update-ref", "refs/heads/main", huge)
+	var err error
+	if n := allocated(func() { _, err = g.Fetch(context.Background()) }); n > 32<<20 {
+		t.Errorf("the refused fetch allocated %d MiB", n>>20)
+	}
+	if err == nil || !strings.Contains(err.Error(), "over the limit") {
+		t.Errorf("err = %v, want a commit over the limit", err)
+	}
+	if cur, err := g.Current(context.Background()); err != nil || string(cur) != first {
+		t.Errorf("Current = %s, %v; want %s", cur, err, first)
 	}
 }
