@@ -167,37 +167,38 @@ func (g *Git) openStore(create, reader bool) (*git.Repository, error) {
 // Current returns the revision last fetched for the wanted ref, without
 // network.
 func (g *Git) Current(ctx context.Context) (Revision, error) {
-	_, c, err := g.commit(ctx)
+	c, err := g.commit(ctx)
 	if err != nil {
 		return "", err
 	}
 	return Revision(c.Hash.String()), nil
 }
 
-func (g *Git) commit(ctx context.Context) (*git.Repository, *object.Commit, error) {
+// commit reads the commit the wanted ref last fetched.
+func (g *Git) commit(ctx context.Context) (*object.Commit, error) {
 	repo, err := g.openStore(false, true)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	// A shared lock keeps this read from meeting a ref half rewritten by
 	// a fetch in another process.
 	lock, err := lockfile.AcquireShared(ctx, g.store+".lock", g.cfg.Timeout)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	ref, err := repo.Reference(g.localRef(), true)
 	lock.Close()
 	if errors.Is(err, plumbing.ErrReferenceNotFound) {
-		return nil, nil, ErrNotFetched
+		return nil, ErrNotFetched
 	}
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	c, err := repo.CommitObject(ref.Hash())
 	if err != nil {
-		return nil, nil, fmt.Errorf("read commit %s: %w", ref.Hash(), err)
+		return nil, fmt.Errorf("read commit %s: %w", ref.Hash(), err)
 	}
-	return repo, c, nil
+	return c, nil
 }
 
 // Skills reads the skills at the last fetched commit.
@@ -211,7 +212,7 @@ func (g *Git) Skills(ctx context.Context) ([]skill.Skill, []skill.Problem, error
 
 // FS returns the folder of skills at the last fetched commit.
 func (g *Git) FS(ctx context.Context) (*TreeFS, error) {
-	_, c, err := g.commit(ctx)
+	c, err := g.commit(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -50,8 +50,9 @@ const (
 	// maxDeltaChain is git's own bound on delta chains (pack-objects'
 	// OE_DEPTH_BITS); a longer one is a hostile pack.
 	maxDeltaChain = 4095
-	// streamThreshold is the size above which a blob is read from the
-	// store as a stream instead of as one buffer.
+	// streamThreshold is the size over which a blob stored as a delta
+	// streams to its reader as it is rebuilt, rather than being rebuilt
+	// first; a blob stored whole always streams.
 	streamThreshold = 256 << 10
 )
 
