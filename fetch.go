@@ -32,6 +32,9 @@ type FetchReport struct {
 	Error    string `json:"error"`
 	// DurationMS is how long the fetch took, in milliseconds.
 	DurationMS int64 `json:"duration_ms"`
+	// Warnings are things the fetch mended on its way, such as a damaged
+	// store rebuilt.
+	Warnings []string `json:"warnings,omitempty"`
 	// Err is the error behind Error, for errors.Is.
 	Err error `json:"-"`
 }
@@ -101,11 +104,11 @@ func fetchAll(ctx context.Context, repos []repository.Fetcher, jobs int) []Fetch
 func fetchOne(ctx context.Context, r repository.Fetcher) FetchReport {
 	start := time.Now()
 	res, err := r.Fetch(ctx)
-	rep := FetchReport{Source: r.Source(), Revision: string(res.Revision), Status: StatusUnchanged}
+	rep := FetchReport{Source: r.Source(), Revision: string(res.Revision), Status: StatusUnchanged, Warnings: res.Warnings}
 	switch {
 	case err != nil:
 		rep.Status, rep.Error, rep.Err = StatusFailed, err.Error(), err
-		if rev, cerr := r.Current(ctx); cerr == nil {
+		if rev, cerr := repository.Current(ctx, r); cerr == nil {
 			rep.Revision = string(rev)
 		}
 	case res.Updated:
@@ -117,7 +120,7 @@ func fetchOne(ctx context.Context, r repository.Fetcher) FetchReport {
 
 // offline returns r's stored revision as a fetch that changed nothing.
 func offline(ctx context.Context, r repository.Fetcher) FetchReport {
-	rev, err := r.Current(ctx)
+	rev, err := repository.Current(ctx, r)
 	rep := FetchReport{Source: r.Source(), Revision: string(rev), Status: StatusUnchanged}
 	if err != nil {
 		rep.Status, rep.Error, rep.Err = StatusFailed, err.Error(), err

@@ -203,6 +203,7 @@ func (r *syncRun) fetch(ctx context.Context, sources []*sourceRun) {
 	}
 	for i, rep := range fetchAll(ctx, fetchers, r.opts.Jobs) {
 		runs[i].fetched = rep
+		r.report.Warnings = append(r.report.Warnings, rep.Warnings...)
 	}
 }
 

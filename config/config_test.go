@@ -42,6 +42,7 @@ func TestConfigErrors(t *testing.T) {
 		{"bad yaml", "a: [\n", []string{"did not find expected"}},
 		{"user with a slash", "user: a/b\n", []string{"user \"a/b\" must be one directory name"}},
 		{"empty file", "", []string{"the file is empty"}},
+		{"inline password", "repositories:\n  - git: https://bot:s3cr/t#x@git.example.com/acme/skills.git\n", []string{"the git URL holds a password", "allow_inline_credentials: true"}},
 		{"bad skills glob", "repositories:\n  - dir: x\n    skills: [\"[\"]\n", []string{":2: repositories[0]"}},
 		{"schema on a git source", "repositories:\n  - git: file:///x\n    schema: s\n", []string{"schema and create belong to postgres: sources"}},
 		{"postgres and dsn_file", "repositories:\n  - postgres: PG\n    dsn_file: f\n", []string{"not both"}},
@@ -155,5 +156,20 @@ func TestFindConfigOrder(t *testing.T) {
 	t.Setenv("SKILLSYNC_CONFIG", filepath.Join(dir, "missing.yaml"))
 	if _, err := Find(""); err == nil {
 		t.Fatal("a config named by the environment must exist")
+	}
+}
+
+// TestInlinePasswordRefusedWithoutLeaking: a config URL that carries a
+// password is refused without printing it, even when net/url cannot parse
+// it, and accepted when the entry says so.
+func TestInlinePasswordRefusedWithoutLeaking(t *testing.T) {
+	for _, url := range []string{"https://bot:s3cret@git.example.com/a.git", "https://bot:s3cr/t#x y@git.example.com/a.git", "https://bot:s3%zz@git.example.com/a.git"} {
+		_, err := Load(writeConfig(t, "repositories:\n  - git: "+url+"\n"))
+		if err == nil || strings.Contains(err.Error(), "s3cr") || !strings.Contains(err.Error(), "allow_inline_credentials") {
+			t.Errorf("%s: %v", url, err)
+		}
+		if _, err := Load(writeConfig(t, "repositories:\n  - git: "+url+"\n    allow_inline_credentials: true\n")); err != nil {
+			t.Errorf("%s allowed: %v", url, err)
+		}
 	}
 }

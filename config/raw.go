@@ -364,6 +364,10 @@ func (rs rawSource) checkGit(where string) error {
 	if rs.Depth != nil && *rs.Depth < 0 {
 		return fmt.Errorf("%s: depth must be 0 (full history) or more", where)
 	}
+	if repository.HasInlinePassword(rs.Git) && !rs.AllowInlineCredentials {
+		return fmt.Errorf("%s: the git URL holds a password (%s); a config is often committed and shown, so put the secret in auth.password_env or auth.password_file instead, or set allow_inline_credentials: true to accept it",
+			where, repository.RedactURL(rs.Git))
+	}
 	return nil
 }
 

@@ -18,11 +18,9 @@ import (
 
 	"github.com/go-git/go-billy/v5/osfs"
 	git "github.com/go-git/go-git/v5"
-	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/object"
-	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"github.com/skillsync/skillsync/internal/lockfile"
@@ -50,7 +48,11 @@ type GitConfig struct {
 	// Depth limits history fetched; 0 fetches all of it.
 	Depth   int
 	Timeout time.Duration
-	Auth    GitAuth
+	// MaxFetchSize caps the bytes one fetch may download (the packed
+	// size); a larger download fails the fetch and leaves the store as it
+	// was. 0 means DefaultMaxFetchSize, a negative value no limit.
+	MaxFetchSize int64
+	Auth         GitAuth
 	// StoreRoot holds the bare stores, one per remote; "" is
 	// DefaultStoreRoot().
 	StoreRoot string
@@ -74,6 +76,9 @@ func NewGit(cfg GitConfig, opts Options) *Git {
 	}
 	if cfg.StoreRoot == "" {
 		cfg.StoreRoot = DefaultStoreRoot()
+	}
+	if cfg.MaxFetchSize == 0 {
+		cfg.MaxFetchSize = DefaultMaxFetchSize
 	}
 	return &Git{cfg: cfg, opts: opts, store: filepath.Join(cfg.StoreRoot, StoreKey(cfg.URL))}
 }
@@ -128,266 +133,16 @@ func (g *Git) URL() string { return RedactURL(g.cfg.URL) }
 // StoreDir returns the directory of the bare store.
 func (g *Git) StoreDir() string { return g.store }
 
-// FetchResult is what one fetch did.
-type FetchResult struct {
-	Revision Revision
-	// Updated is set when the revision differs from the one fetched before.
-	Updated bool
-}
-
-// Sync fetches and returns the revision; see Fetch.
-func (g *Git) Sync(ctx context.Context) (Revision, error) {
-	r, err := g.Fetch(ctx)
-	return r.Revision, err
-}
-
-// Fetch resolves the wanted ref on the remote and brings its commit into
-// the store. It lists the remote's refs first, and when that commit is
-// already in the store it fetches nothing. A failed fetch leaves the
-// previous revision in place.
-func (g *Git) Fetch(ctx context.Context) (FetchResult, error) {
-	ctx, cancel := context.WithTimeout(ctx, g.cfg.Timeout)
-	defer cancel()
-	res, err := g.fetch(ctx)
-	if err != nil {
-		err = g.explain(ctx, err)
-	}
-	return res, err
-}
-
-func (g *Git) fetch(ctx context.Context) (FetchResult, error) {
-	if err := os.MkdirAll(g.cfg.StoreRoot, 0o755); err != nil {
-		return FetchResult{}, err
-	}
-	lock, err := lockfile.Acquire(ctx, g.store+".lock", g.cfg.Timeout)
-	if err != nil {
-		return FetchResult{}, err
-	}
-	defer lock.Close()
-	repo, err := g.openStore(true)
-	if err != nil {
-		return FetchResult{}, err
-	}
-	local := g.localRef()
-	before, _ := repo.Reference(local, true)
-	if fullSHA.MatchString(g.cfg.Ref) && hasCommit(repo, plumbing.NewHash(g.cfg.Ref)) {
-		// A commit never changes: once it is here, the remote is not asked.
-		commit := plumbing.NewHash(g.cfg.Ref)
-		return FetchResult{Revision: Revision(commit.String()), Updated: before == nil}, g.settle(repo, commit, local)
-	}
-	remoteURL, auth, err := g.auth()
-	if err != nil {
-		return FetchResult{}, err
-	}
-	remote := git.NewRemote(repo.Storer, &config.RemoteConfig{Name: "origin", URLs: []string{remoteURL}})
-
-	var refs []*plumbing.Reference
-	err = retry(ctx, func() error {
-		var err error
-		refs, err = remote.ListContext(ctx, &git.ListOptions{Auth: auth, PeelingOption: git.AppendPeeled})
-		return err
-	})
-	if err != nil {
-		return FetchResult{}, fmt.Errorf("list remote refs: %w", err)
-	}
-	want, err := g.want(refs)
-	if err != nil {
-		return FetchResult{}, err
-	}
-	commit := want.commit
-	if commit.IsZero() || !hasCommit(repo, commit) {
-		if err := g.download(ctx, repo, remote, auth, want, local); err != nil {
-			return FetchResult{}, err
-		}
-		if want.remoteRef != "" {
-			// The ref may have moved since the listing: take what came.
-			if ref, err := repo.Reference(local, true); err == nil {
-				commit, err = peel(repo, ref.Hash())
-				if err != nil {
-					return FetchResult{}, err
-				}
-			}
-		}
-	}
-	if err := g.settle(repo, commit, local); err != nil {
-		return FetchResult{}, err
-	}
-	updated := before == nil || before.Hash() != commit
-	return FetchResult{Revision: Revision(commit.String()), Updated: updated}, nil
-}
-
-// wanted is a resolved ref: what to ask the remote for, and the commit it
-// points to when the listing says so.
-type wanted struct {
-	remoteRef plumbing.ReferenceName // "" for a bare commit SHA
-	commit    plumbing.Hash
-}
-
-var fullSHA = regexp.MustCompile(`^[0-9a-f]{40}$`)
-
-func (g *Git) want(refs []*plumbing.Reference) (wanted, error) {
-	byName := map[plumbing.ReferenceName]*plumbing.Reference{}
-	for _, r := range refs {
-		byName[r.Name()] = r
-	}
-	hashOf := func(name plumbing.ReferenceName) (plumbing.Hash, bool) {
-		if peeled, ok := byName[name+"^{}"]; ok {
-			return peeled.Hash(), true
-		}
-		r, ok := byName[name]
-		if !ok || r.Type() != plumbing.HashReference {
-			return plumbing.ZeroHash, false
-		}
-		return r.Hash(), true
-	}
-	ref := g.cfg.Ref
-	switch {
-	case ref == "":
-		head, ok := byName[plumbing.HEAD]
-		if !ok {
-			return wanted{}, errors.New("the remote has no HEAD: it is empty, or set ref: to a branch")
-		}
-		if head.Type() == plumbing.SymbolicReference {
-			h, ok := hashOf(head.Target())
-			if !ok {
-				return wanted{}, fmt.Errorf("the remote's HEAD points to %s, which does not exist", head.Target())
-			}
-			return wanted{remoteRef: head.Target(), commit: h}, nil
-		}
-		return wanted{remoteRef: plumbing.HEAD, commit: head.Hash()}, nil
-	case fullSHA.MatchString(ref):
-		return wanted{commit: plumbing.NewHash(ref)}, nil
-	}
-	for _, name := range []plumbing.ReferenceName{
-		plumbing.NewBranchReferenceName(ref), plumbing.NewTagReferenceName(ref), plumbing.ReferenceName(ref),
-	} {
-		if h, ok := hashOf(name); ok {
-			return wanted{remoteRef: name, commit: h}, nil
-		}
-	}
-	return wanted{}, fmt.Errorf("ref %q is not on the remote: no such branch or tag (deleted?)", ref)
-}
-
-// localRef is where the store keeps this source's commit. Each wanted ref
-// has its own, since workspaces sharing a store may want different ones.
-func (g *Git) localRef() plumbing.ReferenceName {
-	switch ref := g.cfg.Ref; {
-	case ref == "":
-		return "refs/skillsync/default"
-	case fullSHA.MatchString(ref):
-		return plumbing.ReferenceName("refs/skillsync/commit/" + ref)
-	default:
-		return plumbing.ReferenceName("refs/skillsync/ref/" + strings.TrimPrefix(ref, "refs/"))
-	}
-}
-
-// download fetches the wanted ref into local. Pull is never used: a
-// shallow pull in go-git v5 fails with "object not found" after two
-// upstream commits, while a forced fetch into our own ref does not.
-func (g *Git) download(ctx context.Context, repo *git.Repository, remote *git.Remote, auth authMethod, want wanted, local plumbing.ReferenceName) error {
-	src := string(want.remoteRef)
-	if src == "" {
-		src = want.commit.String()
-	}
-	depth := g.cfg.Depth
-	if hasRevisions(repo) {
-		// The store already holds a commit of this remote. A depth-limited
-		// fetch would make the server send the new commit's whole tree
-		// again; without one, the server stops at the commits the store
-		// has and sends only what is new (380 KiB instead of 32 MiB for a
-		// 1% change of the medium benchmark corpus).
-		depth = 0
-	}
-	opts := &git.FetchOptions{
-		RefSpecs: []config.RefSpec{config.RefSpec("+" + src + ":" + string(local))},
-		Depth:    depth,
-		Auth:     auth,
-		Progress: g.cfg.Progress,
-		Tags:     git.NoTags,
-		Force:    true,
-	}
-	err := retry(ctx, func() error { return ignoreUpToDate(remote.FetchContext(ctx, opts)) })
-	if errors.Is(err, git.ErrExactSHA1NotSupported) {
-		// The server will not hand out a commit by its hash; fetch every
-		// branch and tag with full history and look for it there.
-		opts.RefSpecs = []config.RefSpec{"+refs/heads/*:refs/skillsync/all/heads/*", "+refs/tags/*:refs/skillsync/all/tags/*"}
-		opts.Depth = 0
-		err = retry(ctx, func() error { return ignoreUpToDate(remote.FetchContext(ctx, opts)) })
-		if err == nil && !hasCommit(repo, want.commit) {
-			return fmt.Errorf("commit %s is on no branch or tag of the remote", want.commit)
-		}
-	}
-	if err != nil {
-		return fmt.Errorf("fetch %s: %w", src, err)
-	}
-	return nil
-}
-
-// hasRevisions reports whether the store holds a commit fetched before.
-func hasRevisions(repo *git.Repository) bool {
-	refs, err := repo.References()
-	if err != nil {
-		return false
-	}
-	defer refs.Close()
-	found := false
-	_ = refs.ForEach(func(r *plumbing.Reference) error {
-		if strings.HasPrefix(string(r.Name()), "refs/skillsync/") && r.Type() == plumbing.HashReference && hasCommit(repo, r.Hash()) {
-			found = true
-			return storer.ErrStop
-		}
-		return nil
-	})
-	return found
-}
-
-func ignoreUpToDate(err error) error {
-	if errors.Is(err, git.NoErrAlreadyUpToDate) {
-		return nil
-	}
-	return err
-}
-
-// settle points local at commit, the revision Skills reads from now on.
-func (g *Git) settle(repo *git.Repository, commit plumbing.Hash, local plumbing.ReferenceName) error {
-	if !hasCommit(repo, commit) {
-		return fmt.Errorf("commit %s is not in the store after the fetch", commit)
-	}
-	if err := repo.Storer.SetReference(plumbing.NewHashReference(local, commit)); err != nil {
-		return fmt.Errorf("record revision: %w", err)
-	}
-	return nil
-}
-
-// peel follows annotated tags to the commit they name.
-func peel(repo *git.Repository, h plumbing.Hash) (plumbing.Hash, error) {
-	for i := 0; i < 10; i++ {
-		tag, err := repo.TagObject(h)
-		if err != nil {
-			return h, nil
-		}
-		h = tag.Target
-	}
-	return h, errors.New("tag chain too long")
-}
-
-// hasCommit reports whether the commit and its tree are in the store.
-func hasCommit(repo *git.Repository, h plumbing.Hash) bool {
-	c, err := repo.CommitObject(h)
-	if err != nil {
-		return false
-	}
-	_, err = c.Tree()
-	return err == nil
-}
-
 // openStore opens the bare store, creating it when create is set. Pack
 // files stay open between object reads (up to a bound): reopening one for
-// every blob was a third of a cold sync's time. ExclusiveAccess lets
-// go-git list the store's files once instead of trying to open a loose
-// object before every packed read; writers hold the store's lock, and a
-// reader lists the store after reading its ref under the shared lock.
-func (g *Git) openStore(create bool) (*git.Repository, error) {
+// every blob was a third of a cold sync's time. For a reader,
+// ExclusiveAccess lets go-git list the store's files once instead of
+// trying to open a loose object before every packed read; writers hold
+// the store's lock, and a reader lists the store after reading its ref
+// under the shared lock. A writer lists them again after each fetch.
+// Blobs are read through packedObjects, not go-git, which would hold a
+// large one whole.
+func (g *Git) openStore(create, reader bool) (*git.Repository, error) {
 	if _, err := os.Stat(filepath.Join(g.store, "HEAD")); errors.Is(err, fs.ErrNotExist) {
 		if !create {
 			return nil, ErrNotFetched
@@ -399,7 +154,9 @@ func (g *Git) openStore(create bool) (*git.Repository, error) {
 	// A small object cache: trees are read again and again, blobs once
 	// each, and go-git's default of 96 MiB filled with blobs doubled the
 	// peak memory of a cold sync.
-	st := filesystem.NewStorageWithOptions(osfs.New(g.store), cache.NewObjectLRU(16*cache.MiByte), filesystem.Options{MaxOpenDescriptors: 16, ExclusiveAccess: true})
+	st := filesystem.NewStorageWithOptions(osfs.New(g.store), cache.NewObjectLRU(16*cache.MiByte), filesystem.Options{
+		MaxOpenDescriptors: 16, ExclusiveAccess: reader,
+	})
 	repo, err := git.Open(st, nil)
 	if err != nil {
 		return nil, fmt.Errorf("open git store %s: %w", g.store, err)
@@ -410,37 +167,38 @@ func (g *Git) openStore(create bool) (*git.Repository, error) {
 // Current returns the revision last fetched for the wanted ref, without
 // network.
 func (g *Git) Current(ctx context.Context) (Revision, error) {
-	_, c, err := g.commit(ctx)
+	c, err := g.commit(ctx)
 	if err != nil {
 		return "", err
 	}
 	return Revision(c.Hash.String()), nil
 }
 
-func (g *Git) commit(ctx context.Context) (*git.Repository, *object.Commit, error) {
-	repo, err := g.openStore(false)
+// commit reads the commit the wanted ref last fetched.
+func (g *Git) commit(ctx context.Context) (*object.Commit, error) {
+	repo, err := g.openStore(false, true)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	// A shared lock keeps this read from meeting a ref half rewritten by
 	// a fetch in another process.
 	lock, err := lockfile.AcquireShared(ctx, g.store+".lock", g.cfg.Timeout)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	ref, err := repo.Reference(g.localRef(), true)
 	lock.Close()
 	if errors.Is(err, plumbing.ErrReferenceNotFound) {
-		return nil, nil, ErrNotFetched
+		return nil, ErrNotFetched
 	}
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	c, err := repo.CommitObject(ref.Hash())
 	if err != nil {
-		return nil, nil, fmt.Errorf("read commit %s: %w", ref.Hash(), err)
+		return nil, fmt.Errorf("read commit %s: %w", ref.Hash(), err)
 	}
-	return repo, c, nil
+	return c, nil
 }
 
 // Skills reads the skills at the last fetched commit.
@@ -454,7 +212,7 @@ func (g *Git) Skills(ctx context.Context) ([]skill.Skill, []skill.Problem, error
 
 // FS returns the folder of skills at the last fetched commit.
 func (g *Git) FS(ctx context.Context) (*TreeFS, error) {
-	repo, c, err := g.commit(ctx)
+	c, err := g.commit(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -463,11 +221,11 @@ func (g *Git) FS(ctx context.Context) (*TreeFS, error) {
 		return nil, fmt.Errorf("read tree of %s: %w", c.Hash, err)
 	}
 	root := NewTreeFS(tree, c.Committer.When)
-	if sizer, ok := repo.Storer.(interface {
-		EncodedObjectSize(plumbing.Hash) (int64, error)
-	}); ok {
-		root.sizer = sizer.EncodedObjectSize
+	if root.blobs, err = openPackedObjects(g.store); err != nil {
+		return nil, fmt.Errorf("read git store %s: %w", g.store, err)
 	}
+	root.maxFileSize = g.opts.MaxFileSize
+	root.blobs.maxBase = 32 * g.opts.MaxFileSize
 	dir := g.cfg.Path
 	if dir == "" {
 		if info, err := root.Stat("skills"); err == nil && info.IsDir() {
@@ -484,4 +242,9 @@ func (g *Git) FS(ctx context.Context) (*TreeFS, error) {
 	return sub.(*TreeFS), nil
 }
 
-var _ Repository = (*Git)(nil)
+var (
+	_ Repository = (*Git)(nil)
+	_ Fetcher    = (*Git)(nil)
+	_ Currenter  = (*Git)(nil)
+	_ Upstreamer = (*Git)(nil)
+)

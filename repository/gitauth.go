@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -37,6 +36,10 @@ func (g *Git) auth() (string, authMethod, error) {
 	a := g.cfg.Auth
 	ep, err := transport.NewEndpoint(g.cfg.URL)
 	if err != nil {
+		if HasInlinePassword(g.cfg.URL) {
+			// The parser's message quotes the password's bad part.
+			return "", nil, fmt.Errorf("remote URL %s does not parse: percent-encode the characters / ? # %% @ and spaces in its password, or set password_env", RedactURL(g.cfg.URL))
+		}
 		return "", nil, fmt.Errorf("remote URL %s: %w", RedactURL(g.cfg.URL), err)
 	}
 	switch ep.Protocol {
@@ -133,17 +136,11 @@ func expandHome(p string) string {
 	return p
 }
 
-// explain turns a fetch error into one a user can act on, with every
-// secret removed.
-func (g *Git) explain(ctx context.Context, err error) error {
-	var secrets []string
-	inURL := false
-	if u, perr := url.Parse(g.cfg.URL); perr == nil && u.User != nil {
-		if p, ok := u.User.Password(); ok && p != "" {
-			secrets = append(secrets, g.cfg.URL, u.User.String(), p)
-			inURL = true
-		}
-	}
+// explain turns an error of op ("fetch", "list") into one a user can act
+// on, with every secret removed.
+func (g *Git) explain(ctx context.Context, op string, err error) error {
+	secrets := urlSecrets(g.cfg.URL)
+	inURL := HasInlinePassword(g.cfg.URL)
 	if p, perr := g.cfg.Auth.password(); perr == nil {
 		secrets = append(secrets, p)
 	}
@@ -151,12 +148,23 @@ func (g *Git) explain(ctx context.Context, err error) error {
 	switch {
 	case isAuthError(err):
 		err = fmt.Errorf("%w for %s: check %s", ErrAuth, redacted, g.cfg.Auth.setting(inURL))
-	case errors.Is(err, context.DeadlineExceeded) || (ctx.Err() == context.DeadlineExceeded):
-		err = fmt.Errorf("fetch %s: no answer within the timeout of %s: %w", redacted, g.cfg.Timeout, err)
+	case errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded):
+		err = fmt.Errorf("%s %s: no answer within the timeout of %s: %w", op, redacted, g.cfg.Timeout, because(err, context.DeadlineExceeded))
+	case ctx.Err() != nil:
+		err = fmt.Errorf("%s %s: stopped: %w", op, redacted, because(err, ctx.Err()))
 	default:
-		err = fmt.Errorf("fetch %s: %w", redacted, err)
+		err = fmt.Errorf("%s %s: %w", op, redacted, err)
 	}
 	return redactError(err, secrets...)
+}
+
+// because returns err, made to match cause with errors.Is: a transport
+// that was closed when its context ended reports only the closing.
+func because(err, cause error) error {
+	if errors.Is(err, cause) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", cause, err)
 }
 
 // setting names the config setting to check after a failed login.
@@ -186,7 +194,8 @@ func isAuthError(err error) bool {
 // permanent reports errors that trying again cannot fix.
 func permanent(err error) bool {
 	if isAuthError(err) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) ||
-		errors.Is(err, transport.ErrRepositoryNotFound) || errors.Is(err, transport.ErrEmptyRemoteRepository) {
+		errors.Is(err, transport.ErrRepositoryNotFound) || errors.Is(err, transport.ErrEmptyRemoteRepository) ||
+		errors.Is(err, ErrSourceTooLarge) || errors.Is(err, errBadPack) {
 		return true
 	}
 	msg := err.Error()

@@ -2,6 +2,7 @@ package repository
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"path"
@@ -26,28 +27,59 @@ const maxLinkHops = 40
 // symbolic link whose target stays inside the FS is served as the target's
 // content; one that leads outside gives ErrOutside. Sub returns a TreeFS
 // confined to the subtree, so a skill's links must stay inside the skill.
+//
+// Sizes come from the object headers and contents stream from the packs:
+// a blob is never inflated to learn its size, and one over the FS's size
+// limit is refused by Open with ErrTooLarge before any of it is inflated.
 type TreeFS struct {
 	root  *object.Tree
 	mtime time.Time
-	// sizer reads a blob's size from its object header, without
-	// inflating the blob; nil falls back to reading the blob.
-	sizer func(plumbing.Hash) (int64, error)
+	// blobs reads blobs straight from the store's packs; nil, or an
+	// object that is not packed, falls back to go-git.
+	blobs *packedObjects
+	// maxFileSize is the largest blob Open reads; 0 means no limit.
+	maxFileSize int64
 }
+
+// ErrTooLarge is wrapped by the error of opening a file over the size
+// limit of its source.
+var ErrTooLarge = errors.New("file is over the size limit")
+
+// maxLinkSize bounds a symbolic link's target, as PATH_MAX does.
+const maxLinkSize = 4096
 
 // TreeHash returns the git hash of the tree the FS serves: equal hashes,
 // equal content, so a sync can skip a skill whose tree did not change.
 func (t *TreeFS) TreeHash() string { return t.root.Hash.String() }
 
-// blobSize returns the size of the blob e names.
+// blobSize returns the size of the blob e names, from its header.
 func (t *TreeFS) blobSize(tree *object.Tree, e *object.TreeEntry) (int64, error) {
-	if t.sizer != nil {
-		return t.sizer(e.Hash)
+	if t.blobs != nil {
+		size, err := t.blobs.Size(e.Hash)
+		if !errors.Is(err, plumbing.ErrObjectNotFound) {
+			return size, err
+		}
 	}
 	f, err := tree.TreeEntryFile(e)
 	if err != nil {
 		return 0, err
 	}
 	return f.Size, nil
+}
+
+// openBlob streams the blob e names.
+func (t *TreeFS) openBlob(tree *object.Tree, e *object.TreeEntry) (io.ReadCloser, error) {
+	if t.blobs != nil {
+		r, err := t.blobs.Open(e.Hash)
+		if !errors.Is(err, plumbing.ErrObjectNotFound) {
+			return r, err
+		}
+	}
+	f, err := tree.TreeEntryFile(e)
+	if err != nil {
+		return nil, err
+	}
+	return f.Reader()
 }
 
 // NewTreeFS returns a TreeFS over tree. mtime is what every file reports as
@@ -141,18 +173,24 @@ func findEntry(tree *object.Tree, name string) (*object.TreeEntry, bool) {
 }
 
 func (t *TreeFS) readLink(tree *object.Tree, e *object.TreeEntry) (string, error) {
-	f, err := tree.TreeEntryFile(e)
+	size, err := t.blobSize(tree, e)
 	if err != nil {
 		return "", err
 	}
-	s, err := f.Contents()
+	if size > maxLinkSize {
+		return "", fmt.Errorf("symbolic link target of %d bytes: %w", size, ErrTooLarge)
+	}
+	r, err := t.openBlob(tree, e)
 	if err != nil {
 		return "", err
 	}
-	return s, nil
+	defer r.Close()
+	b, err := io.ReadAll(io.LimitReader(r, maxLinkSize))
+	return string(b), err
 }
 
-// Open opens name for reading.
+// Open opens name for reading. A file's content is streamed from the
+// store, and a file over the FS's size limit is refused with ErrTooLarge.
 func (t *TreeFS) Open(name string) (fs.File, error) {
 	n, err := t.lookup("open", name)
 	if err != nil {
@@ -161,15 +199,18 @@ func (t *TreeFS) Open(name string) (fs.File, error) {
 	if n.tree != nil {
 		return &treeDir{fs: t, node: n, path: name}, nil
 	}
-	blob, err := t.root.TreeEntryFile(&n.entry)
+	size, err := t.blobSize(t.root, &n.entry)
 	if err != nil {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
 	}
-	r, err := blob.Reader()
+	if t.maxFileSize > 0 && size > t.maxFileSize {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fmt.Errorf("%w: %d bytes, over the limit of %d", ErrTooLarge, size, t.maxFileSize)}
+	}
+	r, err := t.openBlob(t.root, &n.entry)
 	if err != nil {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
 	}
-	return &treeFile{rc: r, info: t.info(n, blob.Size)}, nil
+	return &treeFile{rc: r, info: t.info(n, size)}, nil
 }
 
 // Stat returns the FileInfo of name, following symbolic links.
@@ -229,7 +270,7 @@ func (t *TreeFS) Sub(dir string) (fs.FS, error) {
 	if n.tree == nil {
 		return nil, &fs.PathError{Op: "sub", Path: dir, Err: errors.New("not a directory")}
 	}
-	return &TreeFS{root: n.tree, mtime: t.mtime, sizer: t.sizer}, nil
+	return &TreeFS{root: n.tree, mtime: t.mtime, blobs: t.blobs, maxFileSize: t.maxFileSize}, nil
 }
 
 func (t *TreeFS) info(n *node, size int64) *treeInfo {

@@ -111,7 +111,7 @@ func (g *Git) publish(ctx context.Context, req PublishRequest) (Published, error
 		return Published{}, err
 	}
 	defer lock.Close()
-	repo, err := g.openStore(true)
+	repo, err := g.openStore(true, false)
 	if err != nil {
 		return Published{}, err
 	}

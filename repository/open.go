@@ -1,7 +1,6 @@
 package repository
 
 import (
-	"context"
 	"fmt"
 	"io/fs"
 )
@@ -58,23 +57,3 @@ func Open(s Spec) (Repository, error) {
 	}
 	return nil, fmt.Errorf("source %s: unknown kind %q", s.Source, s.Kind)
 }
-
-// Fetcher is a Repository that reads a local copy of a remote: Fetch
-// brings the copy up to date over the network, Current tells the
-// revision the copy holds without any network.
-type Fetcher interface {
-	Repository
-	Fetch(ctx context.Context) (FetchResult, error)
-	Current(ctx context.Context) (Revision, error)
-}
-
-// Fetch brings r's local copy up to date when r is a Fetcher. Any other
-// repository has nothing to fetch: its result is empty and Updated false.
-func Fetch(ctx context.Context, r Repository) (FetchResult, error) {
-	if f, ok := r.(Fetcher); ok {
-		return f.Fetch(ctx)
-	}
-	return FetchResult{}, nil
-}
-
-var _ Fetcher = (*Git)(nil)

@@ -2,38 +2,129 @@ package repository
 
 import (
 	"net/url"
+	"regexp"
+	"slices"
 	"strings"
 )
 
 // RedactURL hides the credentials in a remote URL: "https://user:token@host/x"
 // becomes "https://***@host/x". An SSH user name without a password
 // ("git@host:x", "ssh://git@host/x") is not a secret and is kept.
+//
+// A URL that net/url cannot parse is redacted too: a password holding
+// "/", "#", "?", a space or a bad "%" escape hides everything between
+// "://" and the last "@". When in doubt more is hidden, never less.
 func RedactURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil || u.User == nil || u.Host == "" {
+	start, end, ok := userinfo(raw)
+	if !ok || (!strings.Contains(raw[start:end], ":") && isSSH(raw)) {
 		return raw
 	}
-	_, hasPassword := u.User.Password()
-	if !hasPassword && (u.Scheme == "ssh" || u.Scheme == "git+ssh") {
-		return raw
-	}
-	u.User = nil
-	s := u.String()
-	return strings.Replace(s, "://", "://***@", 1)
+	return raw[:start] + "***" + raw[end:]
 }
 
-// stripCredentials removes user information from an http(s) URL, for keys
-// that must be the same whoever's token fetched them.
+// HasInlinePassword reports whether a remote URL carries a password in
+// it, "scheme://user:password@host/..." or "user:password@host:path",
+// including one that net/url cannot parse. A user name alone does not
+// count, though over http(s) RedactURL hides it as well, since a token
+// is often given as the user name.
+func HasInlinePassword(raw string) bool {
+	start, end, ok := userinfo(raw)
+	return ok && strings.Contains(raw[start:end], ":")
+}
+
+// stripCredentials removes the user information from a remote URL, for
+// keys that must be the same whoever's token fetched them. An SSH user
+// name without a password is kept, as git needs it.
 func stripCredentials(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil || u.User == nil || u.Host == "" {
+	start, end, ok := userinfo(raw)
+	if !ok || (!strings.Contains(raw[start:end], ":") && isSSH(raw)) {
 		return raw
 	}
-	if _, hasPassword := u.User.Password(); !hasPassword && u.Scheme == "ssh" {
-		return raw
+	return raw[:start] + raw[end+1:]
+}
+
+// scpLike matches git's "[user@]host:path": the last "@" that a host name
+// and a ":" follow ends the user information.
+var scpLike = regexp.MustCompile(`^(.+)@[^@:/]+:`)
+
+// userinfo locates the user information of a remote URL: raw[start:end]
+// is what comes before the "@" of the host. ok is false when there is
+// none.
+func userinfo(raw string) (start, end int, ok bool) {
+	i := strings.Index(raw, "://")
+	if i < 0 {
+		// git reads a "/" before the first ":" as a local path.
+		colon := strings.IndexByte(raw, ':')
+		if slash := strings.IndexByte(raw, '/'); colon < 0 || (slash >= 0 && slash < colon) {
+			return 0, 0, false
+		}
+		m := scpLike.FindStringSubmatchIndex(raw)
+		if m == nil {
+			return 0, 0, false
+		}
+		return 0, m[3], true
 	}
-	u.User = nil
-	return u.String()
+	start = i + 3
+	rest := raw[start:]
+	authority := rest
+	if j := strings.IndexAny(rest, "/?#"); j >= 0 {
+		authority = rest[:j]
+	}
+	if at := strings.LastIndex(authority, "@"); at >= 0 {
+		return start, start + at, true
+	}
+	// No "@" before the first "/", "?" or "#": a password holding one of
+	// them ends the authority early, and the "@" comes later. net/url
+	// then fails ("invalid port"), or takes "user:123" for host and port.
+	at := strings.LastIndex(rest, "@")
+	if at < 0 {
+		return 0, 0, false
+	}
+	if _, err := url.Parse(raw); err == nil && !strings.Contains(authority, ":") {
+		return 0, 0, false // "https://host/path@x": an "@" in the path
+	}
+	return start, start + at, true
+}
+
+// isSSH reports whether raw is an SSH remote, where a user name is part
+// of the address rather than a secret.
+func isSSH(raw string) bool {
+	i := strings.Index(raw, "://")
+	if i < 0 {
+		return true // scp-like
+	}
+	switch strings.ToLower(raw[:i]) {
+	case "ssh", "git+ssh", "ssh+git":
+		return true
+	}
+	return false
+}
+
+// urlSecrets returns the forms in which the credentials of raw may appear
+// in an error: the whole URL, its user information and its password, as
+// written, decoded and encoded.
+func urlSecrets(raw string) []string {
+	start, end, ok := userinfo(raw)
+	if !ok {
+		return nil
+	}
+	info := raw[start:end]
+	user, pass, hasPass := strings.Cut(info, ":")
+	if !hasPass && isSSH(raw) {
+		return nil
+	}
+	secrets := []string{raw, info}
+	if u, err := url.Parse(raw); err == nil && u.User != nil {
+		secrets = append(secrets, u.String(), u.User.String())
+	}
+	if hasPass && pass != "" {
+		secrets = append(secrets, pass)
+		if dec, err := url.PathUnescape(pass); err == nil && dec != pass {
+			secrets = append(secrets, dec)
+		}
+		secrets = append(secrets, url.UserPassword(user, pass).String())
+	}
+	return secrets
 }
 
 // redactedError is an error whose message had secrets removed. It still
@@ -46,14 +137,16 @@ type redactedError struct {
 func (e *redactedError) Error() string { return e.msg }
 func (e *redactedError) Unwrap() error { return e.err }
 
-// redactError replaces every non-empty secret in err's message with "***".
+// redactError replaces every non-empty secret in err's message with
+// "***", the longest first, so a secret inside another is not left
+// half shown.
 func redactError(err error, secrets ...string) error {
 	if err == nil {
 		return nil
 	}
 	msg := err.Error()
 	changed := false
-	for _, s := range secrets {
+	for _, s := range longestFirst(secrets) {
 		if s != "" && strings.Contains(msg, s) {
 			msg = strings.ReplaceAll(msg, s, "***")
 			changed = true
@@ -63,4 +156,10 @@ func redactError(err error, secrets ...string) error {
 		return err
 	}
 	return &redactedError{msg: msg, err: err}
+}
+
+func longestFirst(s []string) []string {
+	out := slices.Clone(s)
+	slices.SortStableFunc(out, func(a, b string) int { return len(b) - len(a) })
+	return out
 }

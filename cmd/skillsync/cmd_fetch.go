@@ -76,6 +76,9 @@ func (a *app) printFetch(reports []skillsync.FetchReport) {
 	}
 	tw.Flush()
 	for _, r := range reports {
+		for _, w := range r.Warnings {
+			a.warn("source %s: %s", r.Source, safe(w))
+		}
 		if r.Err != nil {
 			fmt.Fprintf(a.stderr, "skillsync: source %s: %s\n", r.Source, safe(r.Error))
 		}

@@ -4,6 +4,7 @@
 package gittest
 
 import (
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -135,12 +136,29 @@ func (r *Repo) CommitTree(branch, msg string, lines ...string) string {
 // Blob stores data as a blob and returns its hash.
 func (r *Repo) Blob(data string) string {
 	r.t.Helper()
+	return r.BlobFrom(strings.NewReader(data))
+}
+
+// BlobFrom stores what data reads as a blob and returns its hash. The
+// data streams to git, so a blob of any size costs the test no memory.
+func (r *Repo) BlobFrom(data io.Reader) string {
+	r.t.Helper()
 	cmd := exec.Command("git", "hash-object", "-w", "--stdin")
 	cmd.Dir = r.Dir
-	cmd.Stdin = strings.NewReader(data)
+	cmd.Stdin = data
 	out, err := cmd.Output()
 	if err != nil {
 		r.t.Fatalf("git hash-object: %v", err)
 	}
 	return strings.TrimSpace(string(out))
+}
+
+// Zeros reads n zero bytes: a blob that is huge inflated and tiny packed.
+func Zeros(n int64) io.Reader { return io.LimitReader(zeros{}, n) }
+
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) {
+	clear(p)
+	return len(p), nil
 }

@@ -1,0 +1,59 @@
+package repository
+
+import "context"
+
+// Fetcher is a source whose local view is a copy of a remote, brought up
+// to date by Fetch: a git source. A source read in place (a directory,
+// an embedded file system) has nothing to fetch and is not a Fetcher.
+type Fetcher interface {
+	Repository
+	// Fetch brings the local copy up to date with the remote and
+	// returns the revision it now holds.
+	Fetch(ctx context.Context) (FetchResult, error)
+}
+
+// Fetch fetches r when it is a Fetcher. Any other source has nothing to
+// fetch: Fetch does nothing and returns a zero FetchResult.
+func Fetch(ctx context.Context, r Repository) (FetchResult, error) {
+	if f, ok := r.(Fetcher); ok {
+		return f.Fetch(ctx)
+	}
+	return FetchResult{}, nil
+}
+
+// Currenter is a source that can tell, without the network, the revision
+// its local copy holds: what the last fetch brought.
+type Currenter interface {
+	Repository
+	// Current returns the revision of the local copy; ErrNotFetched when
+	// there is none yet.
+	Current(ctx context.Context) (Revision, error)
+}
+
+// Current returns the revision r holds locally, without the network. A
+// source that is not a Currenter is read in place, and its Sync, which is
+// local, gives its revision.
+func Current(ctx context.Context, r Repository) (Revision, error) {
+	if c, ok := r.(Currenter); ok {
+		return c.Current(ctx)
+	}
+	return r.Sync(ctx)
+}
+
+// Upstreamer is a source that can tell the revision its remote holds now,
+// cheaply: one listing of the remote's refs, nothing downloaded.
+type Upstreamer interface {
+	Repository
+	// Upstream returns the revision the remote holds for the wanted ref.
+	Upstream(ctx context.Context) (Revision, error)
+}
+
+// Upstream returns the revision r's remote holds now. A source that is
+// not an Upstreamer has no remote: its upstream is what it holds, as
+// Current says.
+func Upstream(ctx context.Context, r Repository) (Revision, error) {
+	if u, ok := r.(Upstreamer); ok {
+		return u.Upstream(ctx)
+	}
+	return Current(ctx, r)
+}
