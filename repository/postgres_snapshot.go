@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path"
 	"path/filepath"
@@ -41,9 +42,16 @@ import (
 // needs them. Since the spool is content-addressed, a later snapshot
 // downloads only the contents that changed.
 //
-// Limits apply from the listing, before any content is read: a file over
-// max_file_size is not downloaded (discovery reports it from its size), nor
-// is a SKILL.md over skill.MaxSkillFile.
+// Limits apply from the listing, before the contents they rule out are
+// read. The listing itself stops after max_entries rows. Then the download
+// runs in two passes: first the files discovery reads (every SKILL.md and
+// plugin manifest within its size limit, at most max_source_size bytes of
+// them), then discovery runs on the snapshot as Skills will, and only the
+// files of the skills it keeps are read. Discovery takes sizes from the
+// listing, so max_file_size, max_skill_size, max_source_size and the
+// source's selection rule a skill out before any of its other files is
+// downloaded, with the same problems and the same skills kept as on any
+// other adapter: the second discovery, in Skills, sees the same tree.
 
 // chunkSize is the largest piece of content read in one row: larger files
 // are read in slices of it, so memory stays bounded whatever a file's size.
@@ -114,7 +122,7 @@ func (p *Postgres) read(ctx context.Context, pool *pgxpool.Pool) (*pgTree, error
 	if p.tree != nil && p.tree.revision == rev {
 		return p.tree, tx.Commit(ctx)
 	}
-	rows, err := p.listing(ctx, tx)
+	rows, over, err := p.listing(ctx, tx)
 	if err != nil {
 		return nil, opError("list skills", err)
 	}
@@ -126,7 +134,18 @@ func (p *Postgres) read(ctx context.Context, pool *pgxpool.Pool) (*pgTree, error
 		p.spool = dir
 	}
 	tree := buildTree(p.cfg.Source, rev, p.spool, rows)
-	if err := p.download(ctx, tx, tree); err != nil {
+	if over != "" {
+		tree.problems = append(tree.problems, skill.Problem{Level: skill.Error, Rule: "source-too-many-entries", Source: p.cfg.Source, Path: over, File: over,
+			Message: fmt.Sprintf("the source has more than %d files (max_entries): the listing stopped in %s, which and every skill after it in name order are left out", p.opts.maxEntries(), over)})
+	}
+	if err := p.download(ctx, tx, tree, p.heads(tree)); err != nil {
+		return nil, err
+	}
+	kept, err := p.kept(ctx, tree)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.download(ctx, tx, tree, kept); err != nil {
 		return nil, err
 	}
 	if err := tx.Commit(ctx); err != nil {
@@ -137,23 +156,39 @@ func (p *Postgres) read(ctx context.Context, pool *pgxpool.Pool) (*pgTree, error
 	return tree, nil
 }
 
-// listing reads every entry and file, without content.
-func (p *Postgres) listing(ctx context.Context, tx pgx.Tx) ([]pgRow, error) {
+// listing reads every entry and file, without content, in name order, at
+// most max_entries rows: memory stays bounded whatever the tables hold.
+// When there are more, the entry the limit cut into is left out whole, as
+// is every entry after it, and over names it.
+func (p *Postgres) listing(ctx context.Context, tx pgx.Tx) (out []pgRow, over string, err error) {
+	var limit *int64 // nil: LIMIT NULL, no limit
+	if max := p.opts.maxEntries(); max < math.MaxInt {
+		n := int64(max) + 1
+		limit = &n
+	}
 	rows, err := tx.Query(ctx, "SELECT s.name, s.updated_at, f.path, f.mode, f.size, f.sha256 FROM "+p.schema+".skills s LEFT JOIN "+
-		p.schema+".files f ON f.skill = s.name")
+		p.schema+`.files f ON f.skill = s.name ORDER BY s.name COLLATE "C", f.path COLLATE "C" LIMIT $1`, limit)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	defer rows.Close()
-	var out []pgRow
 	for rows.Next() {
 		var r pgRow
 		if err := rows.Scan(&r.entry, &r.updatedAt, &r.path, &r.mode, &r.size, &r.sum); err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		out = append(out, r)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, "", err
+	}
+	if limit != nil && int64(len(out)) == *limit {
+		over = out[len(out)-1].entry
+		for len(out) > 0 && out[len(out)-1].entry == over {
+			out = out[:len(out)-1]
+		}
+	}
+	return out, over, nil
 }
 
 // validEntry reports whether name can be a directory at the root of the
@@ -291,34 +326,92 @@ func deleteNode(nodes []*pgNode, name string) []*pgNode {
 	return out
 }
 
-// wanted reports whether a file's content is read into the spool: not
-// when a limit already rules its skill out.
+// wanted reports whether a file's content may be read into the spool:
+// not when its own size rules its skill out.
 func (p *Postgres) wanted(n *pgNode) bool {
 	if p.opts.MaxFileSize > 0 && n.size > p.opts.MaxFileSize {
 		return false
 	}
-	if (n.name == "SKILL.md" || n.name == "skill.md") && n.size > skill.MaxSkillFile {
+	if skillFileName(n.name) && n.size > skill.MaxSkillFile {
 		return false
 	}
 	return true
 }
 
-// download brings into the spool every wanted content it lacks, reading
-// from the snapshot's transaction: small contents in one streamed query,
-// large ones slice by slice. A content that does not match its hash drops
-// its entry.
-func (p *Postgres) download(ctx context.Context, tx pgx.Tx, t *pgTree) error {
+// skillFileName reports whether name is the file that makes a directory a
+// skill.
+func skillFileName(name string) bool { return name == "SKILL.md" || name == "skill.md" }
+
+// heads returns the paths of the files discovery reads, in path order:
+// every SKILL.md (or skill.md) and plugin manifest within its size limit,
+// up to max_source_size bytes of them in all. A SKILL.md past that is not
+// read, and its skill is reported as unreadable.
+func (p *Postgres) heads(t *pgTree) []string {
+	var out []string
+	var total int64
+	for _, name := range t.paths() {
+		n := t.nodes[name]
+		switch {
+		case n.dir || !p.wanted(n):
+			continue
+		case skillFileName(n.name):
+		case (n.name == path.Base(MarketplaceManifest) || n.name == path.Base(PluginManifest)) &&
+			path.Base(path.Dir(name)) == path.Dir(MarketplaceManifest) && n.size <= maxManifestSize:
+		default:
+			continue
+		}
+		if total += n.size; total > p.opts.maxSourceSize() {
+			break
+		}
+		out = append(out, name)
+	}
+	return out
+}
+
+// kept runs discovery on the snapshot, whose SKILL.md files and manifests
+// are in the spool by now and whose other files have only their listed
+// sizes, and returns the paths of every file of the skills it keeps: the
+// ones to download. Discovery reads no other content, so Skills, running
+// it again over the whole snapshot, keeps the same skills.
+func (p *Postgres) kept(ctx context.Context, t *pgTree) ([]string, error) {
+	found, _, err := Scan(ctx, &pgFS{tree: t}, p.cfg.Source, p.cfg.Source, p.opts)
+	if err != nil {
+		return nil, opError("discover skills", err)
+	}
+	var out []string
+	for _, f := range found {
+		if !f.Valid() {
+			continue
+		}
+		for _, file := range f.Skill.Listing {
+			out = append(out, path.Join(f.Skill.Path, file.Path))
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// paths returns the paths of the tree's nodes in order.
+func (t *pgTree) paths() []string {
+	out := make([]string, 0, len(t.nodes))
+	for name := range t.nodes {
+		out = append(out, name)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// download brings into the spool the contents of the files at paths that
+// it lacks, reading from the snapshot's transaction: small contents in
+// one streamed query, large ones slice by slice. A content that does not
+// match its hash drops its entry.
+func (p *Postgres) download(ctx context.Context, tx pgx.Tx, t *pgTree, paths []string) error {
 	type want struct{ entry, path string }
 	small := map[string]want{} // by hash: one file of each content
 	large := map[string]want{}
-	paths := make([]string, 0, len(t.nodes))
-	for name := range t.nodes {
-		paths = append(paths, name)
-	}
-	sort.Strings(paths)
 	for _, name := range paths {
 		n := t.nodes[name]
-		if n.dir || !p.wanted(n) {
+		if n == nil || n.dir || n.held || !p.wanted(n) {
 			continue
 		}
 		if _, err := os.Stat(filepath.Join(t.spool, n.sum)); err == nil {

@@ -372,7 +372,8 @@ func (q *pgTracer) setOnEnd(f func(conn *pgx.Conn, sql string)) {
 
 // TestPostgresCheapCheck counts queries: Sync runs one, whether or not
 // the source changed; Skills of an unchanged source runs one; Skills after
-// a change of one file reads only that file's content.
+// a change of one file reads only that file's content, in one query, since
+// the SKILL.md it holds already needs no first pass.
 func TestPostgresCheapCheck(t *testing.T) {
 	ctx := context.Background()
 	tracer := &pgTracer{}
@@ -402,8 +403,8 @@ func TestPostgresCheapCheck(t *testing.T) {
 		}
 	}
 	pgSkills(t, s)
-	if q := tracer.take(); len(q) != 3 {
-		t.Errorf("a first Skills ran %d queries, want 3 (revision, listing, contents): %v", len(q), q)
+	if q := tracer.take(); len(q) != 4 {
+		t.Errorf("a first Skills ran %d queries, want 4 (revision, listing, SKILL.md contents, the kept skills' contents): %v", len(q), q)
 	}
 	pgSkills(t, s)
 	if q := tracer.take(); len(q) != 1 {

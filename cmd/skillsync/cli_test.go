@@ -23,6 +23,7 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	code := m.Run()
+	pgCluster.Close()
 	if binDir != "" {
 		os.RemoveAll(binDir)
 	}

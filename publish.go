@@ -1,0 +1,118 @@
+package skillsync
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/skillsync/skillsync/config"
+	"github.com/skillsync/skillsync/repository"
+	"github.com/skillsync/skillsync/skill"
+)
+
+// PublishResult is what Publish wrote.
+type PublishResult struct {
+	Source string `json:"source"`
+	Skill  string `json:"skill"`
+	// Revision is the source's revision with the skill in it: a new one,
+	// or the current one when the source held exactly these files already.
+	Revision string `json:"revision"`
+}
+
+// InvalidSkillError is a skill Publish refused: it fails strict
+// validation, every warning counting as an error. Each problem's File is a
+// path on disk.
+type InvalidSkillError struct {
+	Source, Skill string
+	Problems      []skill.Problem
+}
+
+func (e *InvalidSkillError) Error() string {
+	return fmt.Sprintf("skill %s is not published to %s: it has %d problems under strict validation", e.Skill, e.Source, len(e.Problems))
+}
+
+// Publish writes the skill in the directory dir into the postgres source
+// named source, in one transaction, after strict validation; author is
+// recorded with the change (the engine's actor when ""). The skill's name
+// is the directory's, which its SKILL.md must agree with. Files are read
+// through a confined file system: a symbolic link that leads out of dir is
+// not published.
+//
+// A source that is not configured, or is not a postgres source, is a
+// *UsageError; a skill that fails validation is an *InvalidSkillError.
+// Every daemon listening on the source syncs it as the change commits.
+func (e *Engine) Publish(ctx context.Context, dir, source, author string) (PublishResult, error) {
+	pg, err := e.writable(source)
+	if err != nil {
+		return PublishResult{}, err
+	}
+	defer pg.Close()
+	info, err := os.Stat(dir)
+	if err != nil {
+		return PublishResult{}, fmt.Errorf("publish %s: %w", dir, err)
+	}
+	if !info.IsDir() {
+		if base := filepath.Base(dir); base != "SKILL.md" && base != "skill.md" {
+			return PublishResult{}, fmt.Errorf("publish %s: not a skill directory or its SKILL.md", dir)
+		}
+		dir = filepath.Dir(dir)
+	}
+	fsys, err := repository.NewDirFS(dir)
+	if err != nil {
+		return PublishResult{}, fmt.Errorf("publish %s: %w", dir, err)
+	}
+	name := filepath.Base(fsys.Dir())
+	if author == "" {
+		author = e.actor
+	}
+	rev, err := pg.Publish(ctx, name, fsys, author)
+	var invalid *repository.InvalidSkillError
+	if errors.As(err, &invalid) {
+		problems := make([]skill.Problem, len(invalid.Problems))
+		for i, p := range invalid.Problems {
+			// Problems name files as the source would hold them,
+			// name/path: show where they are on disk.
+			p.Source, p.File = "", onDisk(filepath.Dir(fsys.Dir()), p.File)
+			problems[i] = p
+		}
+		return PublishResult{}, &InvalidSkillError{Source: source, Skill: name, Problems: problems}
+	}
+	if err != nil {
+		return PublishResult{}, err
+	}
+	return PublishResult{Source: source, Skill: name, Revision: string(rev)}, nil
+}
+
+// writable opens the configured source name for writing: it must be a
+// postgres source.
+func (e *Engine) writable(name string) (*repository.Postgres, error) {
+	s, ok := e.source(name)
+	if !ok {
+		return nil, usageErrorf("no source named %q in the config %s", name, e.cfg.File)
+	}
+	if s.Kind != repository.KindPostgres {
+		return nil, usageErrorf("source %s is a %s source: only postgres sources can be published to", name, s.Kind)
+	}
+	repo, err := e.open(s, "")
+	if err != nil {
+		return nil, err
+	}
+	pg, ok := repo.(*repository.Postgres)
+	if !ok {
+		return nil, fmt.Errorf("source %s: a postgres source opened as %T", name, repo)
+	}
+	return pg, nil
+}
+
+// postgresSources returns the config's postgres sources.
+func postgresSources(cfg *config.Config) []config.Source {
+	var out []config.Source
+	for _, s := range cfg.Sources {
+		if s.Kind == repository.KindPostgres {
+			out = append(out, s)
+		}
+	}
+	return out
+}

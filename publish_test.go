@@ -1,0 +1,149 @@
+package skillsync
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/skillsync/skillsync/internal/pgtest"
+)
+
+// lockedBuffer is a log destination that goroutines share.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// writeSkill writes a skill directory name under parent.
+func writeSkill(t *testing.T, parent, name, frontmatter string) string {
+	t.Helper()
+	dir := filepath.Join(parent, name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte("---\n"+frontmatter+"---\n# "+name+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// TestPublishAndListen: Engine.Publish refuses what is not a postgres
+// source of the config and a skill with problems (named on disk), and
+// writes a valid one; Engine.Listen reports a source whose revision the
+// cache lacks, once for a burst of changes, never for a revision the
+// cache holds, and returns nil when ctx ends.
+func TestPublishAndListen(t *testing.T) {
+	ctx := context.Background()
+	if _, err := pgtest.BinDir(); err != nil {
+		t.Skip(err)
+	}
+	c, err := pgtest.Start(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Remove() })
+	dsn := filepath.Join(t.TempDir(), "dsn")
+	if err := os.WriteFile(dsn, []byte(c.DSN("postgres")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e, _ := newWorkspace(t, "repositories:\n  - name: team\n    dsn_file: "+dsn+"\n    create: true\n  - name: local\n    dir: "+t.TempDir()+"\n")
+	skills := t.TempDir()
+
+	good := writeSkill(t, skills, "pdf", "name: pdf\ndescription: Read PDF files.\n")
+	for _, source := range []string{"local", "nope"} {
+		var ue *UsageError
+		if _, err := e.Publish(ctx, good, source, ""); !errors.As(err, &ue) {
+			t.Errorf("publish to %s: %v, want a *UsageError", source, err)
+		}
+	}
+	bad := writeSkill(t, skills, "docx", "name: docx\n")
+	_, err = e.Publish(ctx, bad, "team", "")
+	var invalid *InvalidSkillError
+	if !errors.As(err, &invalid) || len(invalid.Problems) != 1 || invalid.Problems[0].File != filepath.Join(bad, "SKILL.md") || invalid.Problems[0].Source != "" {
+		t.Fatalf("publish of a skill without a description: %#v", err)
+	}
+	res, err := e.Publish(ctx, good, "team", "alice")
+	if err != nil || res.Skill != "pdf" || res.Source != "team" || res.Revision == "" {
+		t.Fatalf("publish: %+v, %v", res, err)
+	}
+	if _, err := e.Sync(ctx, SyncOptions{}); err != nil {
+		t.Fatal(err)
+	}
+
+	var logs lockedBuffer
+	calls := make(chan string, 100)
+	lctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		done <- e.Listen(lctx, ListenOptions{Debounce: time.Second, Logger: slog.New(slog.NewTextHandler(&logs, nil))}, func(source string) { calls <- source })
+	}()
+	waitUntil(t, "the listener", func() bool { return strings.Contains(logs.String(), "listening for changes") })
+	for i := range 5 {
+		dir := writeSkill(t, t.TempDir(), "pdf", "name: pdf\ndescription: Read PDF files, take "+string(rune('a'+i))+".\n")
+		if _, err := e.Publish(ctx, dir, "team", ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := <-calls; got != "team" {
+		t.Errorf("changed(%q), want team", got)
+	}
+	if _, err := e.Sync(ctx, SyncOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	last := writeSkill(t, t.TempDir(), "pdf", "name: pdf\ndescription: Read PDF files, last take.\n")
+	if _, err := e.Publish(ctx, last, "team", ""); err != nil {
+		t.Fatal(err)
+	}
+	<-calls
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("Listen returned %v when its ctx ended, want nil", err)
+	}
+	// The connect-time check found the cache current: no call. The burst
+	// of five was one call, the last publish another.
+	if n := len(calls) + 2; n != 2 {
+		t.Errorf("changed was called %d times, want 2", n)
+	}
+	if n := strings.Count(logs.String(), "msg=\"source changed\""); n != 6 {
+		t.Errorf("%d changes were seen, want the 6 publishes alone, not the revision the cache held at connect:\n%s", n, logs.String())
+	}
+	if strings.Contains(logs.String(), c.Password()) {
+		t.Error("the password was logged")
+	}
+
+	dirOnly, _ := newWorkspace(t, "repositories:\n  - name: local\n    dir: "+t.TempDir()+"\n")
+	if err := dirOnly.Listen(ctx, ListenOptions{}, func(string) { t.Error("a config without postgres sources reported a change") }); err != nil {
+		t.Errorf("Listen without postgres sources: %v", err)
+	}
+}
+
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("gave up waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
