@@ -425,9 +425,12 @@ func (e *Engine) publish(ctx context.Context, name string, src config.Source, op
 	if promo.Direct {
 		how = "tracked branch"
 	}
+	detail := fmt.Sprintf("%s; pushed %s to the %s %s of %s at %s", approvedBy(opts.Approver), shortRev(promo.Commit), how, promo.Branch, repository.RedactURL(src.Git), promo.Path)
+	if src.Kind != repository.KindGit {
+		detail = fmt.Sprintf("%s; written to the %s source %s as revision %s", approvedBy(opts.Approver), src.Kind, src.Name, promo.Commit)
+	}
 	ev := curator.Event{TS: now, Actor: e.actor, Op: curator.OpPublished, Target: "marketplace:" + src.Name + "/" + name,
-		From: "drafts", To: promo.Branch, AfterHash: dr.Hash, Approver: opts.Approver, Commit: promo.Commit,
-		Detail: fmt.Sprintf("%s; pushed %s to the %s %s of %s at %s", approvedBy(opts.Approver), shortRev(promo.Commit), how, promo.Branch, repository.RedactURL(src.Git), promo.Path)}
+		From: "drafts", To: promo.Branch, AfterHash: dr.Hash, Approver: opts.Approver, Commit: promo.Commit, Detail: detail}
 	if err := e.Audit().Append(ev); err != nil {
 		return promo, fmt.Errorf("published %s to %s, but the audit log was not written: %w", name, src.Name, err)
 	}

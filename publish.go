@@ -67,7 +67,7 @@ func (e *Engine) Publish(ctx context.Context, dir, source, author string) (Publi
 	if author == "" {
 		author = e.actor
 	}
-	rev, err := pg.Publish(ctx, name, fsys, author)
+	rev, err := pg.PublishSkill(ctx, name, fsys, author)
 	var invalid *repository.InvalidSkillError
 	if errors.As(err, &invalid) {
 		problems := make([]skill.Problem, len(invalid.Problems))

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/skillsync/skillsync/internal/pgtest"
+	"github.com/skillsync/skillsync/materialize"
 )
 
 // lockedBuffer is a log destination that goroutines share.
@@ -145,5 +146,43 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 			t.Fatalf("gave up waiting for %s", what)
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestPromoteToAPostgresSource: the promotion gate writes an approved
+// draft into a postgres source in one transaction; the audit names the
+// revision, and the next sync brings the skill into the cache with the
+// hash the audit recorded.
+func TestPromoteToAPostgresSource(t *testing.T) {
+	ctx := context.Background()
+	if _, err := pgtest.BinDir(); err != nil {
+		t.Skip(err)
+	}
+	c, err := pgtest.Start(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Remove() })
+	dsn := filepath.Join(t.TempDir(), "dsn")
+	if err := os.WriteFile(dsn, []byte(c.DSN("postgres")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e, _ := newWorkspace(t, "repositories:\n  - name: team\n    dsn_file: "+dsn+"\n    create: true\npromotion:\n  approvers: [alice]\n  targets: [team]\n")
+	propose(t, e, skillDir(t, "pdf", "Read PDFs.", nil))
+	promo, err := e.Promote(ctx, "pdf", PromoteOptions{Approver: "alice", To: "team"})
+	if err != nil || promo.Commit == "" {
+		t.Fatalf("promote to postgres: %+v, %v", promo, err)
+	}
+	r := mustSync(t, e, SyncOptions{})
+	if len(r.Skills.Added) != 1 || r.Skills.Added[0] != "team/pdf" {
+		t.Fatalf("sync after the promotion: %+v", r.Skills)
+	}
+	events, _, err := e.Audit().Read(time.Time{}, "published")
+	if err != nil || len(events) != 1 || events[0].Commit != promo.Commit || !strings.Contains(events[0].Detail, "revision "+promo.Commit) {
+		t.Errorf("audit: %+v, %v", events, err)
+	}
+	m, err := materialize.ReadManifest(filepath.Join(e.Layout().CacheDir()))
+	if err != nil || m.Sources["team"].Skills["pdf"].Hash.String() != events[0].AfterHash {
+		t.Errorf("the cached skill's hash differs from the audited one: %v", err)
 	}
 }

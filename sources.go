@@ -49,7 +49,7 @@ func (e *Engine) spec(s config.Source, rev string) (repository.Spec, error) {
 			progress = e.progress(s.Name)
 		}
 		sp.Git = repository.GitConfig{URL: s.Git, Ref: s.Ref, Path: s.Path, Depth: s.Depth, Timeout: s.Timeout,
-			Auth: s.Auth, StoreRoot: e.gitStore, Progress: progress}
+			Auth: s.Auth, StoreRoot: e.gitStore, Progress: progress, MaxFetchSize: e.cfg.Limits.MaxFetchSize}
 		if rev != "" {
 			sp.Git.Ref = rev
 		}

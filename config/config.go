@@ -135,6 +135,8 @@ type Limits struct {
 	// MaxEntries is how many directory entries discovery reads in one
 	// source.
 	MaxEntries int
+	// MaxFetchSize caps the packed bytes one git fetch may download.
+	MaxFetchSize int64
 }
 
 // Schedule holds the daemon's cron expressions.

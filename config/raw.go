@@ -27,6 +27,7 @@ type rawConfig struct {
 	MaxSkillSize  *int64
 	MaxSourceSize *int64
 	MaxEntries    *int
+	MaxFetchSize  *int64
 	GitHost       string
 	Repositories  []rawSource
 	Targets       []rawTarget
@@ -84,6 +85,7 @@ func (r *rawConfig) fields() fields {
 		"max_skill_size":  &r.MaxSkillSize,
 		"max_source_size": &r.MaxSourceSize,
 		"max_entries":     &r.MaxEntries,
+		"max_fetch_size":  &r.MaxFetchSize,
 		// where skillsync add resolves owner/repo
 		"default_git_host": &r.GitHost,
 		"curator": nested(func(n *yaml.Node) []error {
@@ -170,7 +172,7 @@ func (r *rawConfig) resolve(base string) (*Config, []error) {
 		key string
 		v   *int64
 		dst *int64
-	}{{"max_file_size", r.MaxFileSize, &cfg.Limits.MaxFileSize}, {"max_skill_size", r.MaxSkillSize, &cfg.Limits.MaxSkillSize}, {"max_source_size", r.MaxSourceSize, &cfg.Limits.MaxSourceSize}} {
+	}{{"max_file_size", r.MaxFileSize, &cfg.Limits.MaxFileSize}, {"max_skill_size", r.MaxSkillSize, &cfg.Limits.MaxSkillSize}, {"max_source_size", r.MaxSourceSize, &cfg.Limits.MaxSourceSize}, {"max_fetch_size", r.MaxFetchSize, &cfg.Limits.MaxFetchSize}} {
 		if l.v == nil {
 			continue
 		}

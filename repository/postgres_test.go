@@ -224,11 +224,11 @@ func TestPostgresPublishUpdateDelete(t *testing.T) {
 	}
 	script := pgSkillFS("pdf", "Read PDF files.", map[string]string{"references/format.md": "format v1\n", "old.txt": "old\n"})
 	script["scripts/extract.sh"] = &fstest.MapFile{Data: []byte("#!/bin/sh\n"), Mode: 0o755}
-	r1, err := s.Publish(ctx, "pdf", script, "alice")
+	r1, err := s.PublishSkill(ctx, "pdf", script, "alice")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Publish(ctx, "docs", pgSkillFS("docs", "Write documentation.", nil), "bob"); err != nil {
+	if _, err := s.PublishSkill(ctx, "docs", pgSkillFS("docs", "Write documentation.", nil), "bob"); err != nil {
 		t.Fatal(err)
 	}
 	synced, err := s.Sync(ctx)
@@ -259,11 +259,11 @@ func TestPostgresPublishUpdateDelete(t *testing.T) {
 	delete(script, "old.txt")
 	script["references/format.md"] = &fstest.MapFile{Data: []byte("format v2\n")}
 	script["new.txt"] = &fstest.MapFile{Data: []byte("new\n")}
-	r2, err := s.Publish(ctx, "pdf", script, "alice")
+	r2, err := s.PublishSkill(ctx, "pdf", script, "alice")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if same, err := s.Publish(ctx, "pdf", script, "carol"); err != nil || same != r2 {
+	if same, err := s.PublishSkill(ctx, "pdf", script, "carol"); err != nil || same != r2 {
 		t.Errorf("publishing the same files again = %s, %v; want the unchanged revision %s", same, err, r2)
 	}
 	if rev, _ := s.Sync(ctx); rev != r2 {
@@ -313,7 +313,7 @@ func TestPostgresPublishValidates(t *testing.T) {
 		"../x":   pgSkillFS("x", "Not one component.", nil),
 		"back":   pgSkillFS("back", "A backslash in a path.", map[string]string{`a\b`: "x"}),
 	} {
-		_, err := s.Publish(ctx, name, files, "mallory")
+		_, err := s.PublishSkill(ctx, name, files, "mallory")
 		var invalid *repository.InvalidSkillError
 		if !errors.As(err, &invalid) || len(invalid.Problems) == 0 {
 			t.Errorf("publish %s: %v, want an InvalidSkillError", name, err)
@@ -381,7 +381,7 @@ func TestPostgresCheapCheck(t *testing.T) {
 	untraced := s.cfg
 	untraced.Tracer = nil
 	other := pgOpen(t, s.cluster, untraced, repository.Options{})
-	if _, err := other.Publish(ctx, "pdf", pgSkillFS("pdf", "Read PDF files.", map[string]string{"a.txt": "a", "b.txt": "b"}), "alice"); err != nil {
+	if _, err := other.PublishSkill(ctx, "pdf", pgSkillFS("pdf", "Read PDF files.", map[string]string{"a.txt": "a", "b.txt": "b"}), "alice"); err != nil {
 		t.Fatal(err)
 	}
 	// A new process: create: true costs nothing while the tables are
@@ -410,7 +410,7 @@ func TestPostgresCheapCheck(t *testing.T) {
 	if q := tracer.take(); len(q) != 1 {
 		t.Errorf("Skills of an unchanged source ran %d queries, want 1: %v", len(q), q)
 	}
-	if _, err := other.Publish(ctx, "pdf", pgSkillFS("pdf", "Read PDF files.", map[string]string{"a.txt": "a", "b.txt": "changed"}), "alice"); err != nil {
+	if _, err := other.PublishSkill(ctx, "pdf", pgSkillFS("pdf", "Read PDF files.", map[string]string{"a.txt": "a", "b.txt": "changed"}), "alice"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.Sync(ctx); err != nil {
@@ -439,7 +439,7 @@ func TestPostgresLargeFile(t *testing.T) {
 	tracer := &pgTracer{}
 	s := newPostgres(t, repository.Options{MaxFileSize: 3 << 20}, func(c *repository.PostgresConfig) { c.Tracer = tracer })
 	big := strings.Repeat("0123456789abcdef", (5<<20)/32) // 2.5 MiB
-	if _, err := s.Publish(ctx, "big", pgSkillFS("big", "Holds a large file.", map[string]string{"data.bin": big}), "alice"); err != nil {
+	if _, err := s.PublishSkill(ctx, "big", pgSkillFS("big", "Holds a large file.", map[string]string{"data.bin": big}), "alice"); err != nil {
 		t.Fatal(err)
 	}
 	huge := map[string]repositorytest.File{
@@ -506,7 +506,7 @@ func TestPostgresWrongPassword(t *testing.T) {
 			pgNoSecret(t, err, secret)
 			_, _, err = p.Skills(context.Background())
 			pgNoSecret(t, err, secret)
-			_, err = p.Publish(context.Background(), "x", pgSkillFS("x", "X.", nil), "a")
+			_, err = p.PublishSkill(context.Background(), "x", pgSkillFS("x", "X.", nil), "a")
 			pgNoSecret(t, err, secret)
 		})
 	}
@@ -699,12 +699,12 @@ func TestPostgresServerGoesAway(t *testing.T) {
 	ctx := context.Background()
 	tracer := &pgTracer{}
 	s := newPostgres(t, repository.Options{}, func(c *repository.PostgresConfig) { c.Tracer = tracer })
-	if _, err := s.Publish(ctx, "pdf", pgSkillFS("pdf", "Read PDF files.", map[string]string{"v.txt": "good"}), "alice"); err != nil {
+	if _, err := s.PublishSkill(ctx, "pdf", pgSkillFS("pdf", "Read PDF files.", map[string]string{"v.txt": "good"}), "alice"); err != nil {
 		t.Fatal(err)
 	}
 	good, _ := pgSkills(t, s)
 	goodRev := s.SkillsRevision()
-	if _, err := s.Publish(ctx, "pdf", pgSkillFS("pdf", "Read PDF files.", map[string]string{"v.txt": "newer"}), "alice"); err != nil {
+	if _, err := s.PublishSkill(ctx, "pdf", pgSkillFS("pdf", "Read PDF files.", map[string]string{"v.txt": "newer"}), "alice"); err != nil {
 		t.Fatal(err)
 	}
 
@@ -765,7 +765,7 @@ func TestPostgresPublishRace(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			<-begin
-			_, errs[i] = w.Publish(ctx, "race", version(i), fmt.Sprintf("writer%d", i))
+			_, errs[i] = w.PublishSkill(ctx, "race", version(i), fmt.Sprintf("writer%d", i))
 		}()
 	}
 	close(begin)
@@ -826,7 +826,7 @@ func TestPostgresListen(t *testing.T) {
 
 	current, _ := writer.Sync(ctx)
 	pgWaitFor(t, seen, current)
-	rev, err := writer.Publish(ctx, "pdf", pgSkillFS("pdf", "Read PDF files.", nil), "alice")
+	rev, err := writer.PublishSkill(ctx, "pdf", pgSkillFS("pdf", "Read PDF files.", nil), "alice")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -839,7 +839,7 @@ func TestPostgresListen(t *testing.T) {
 		t.Fatal(err)
 	}
 	writer = pgOpen(t, s.cluster, s.cfg, repository.Options{}) // a new process
-	rev, err = writer.Publish(ctx, "pdf", pgSkillFS("pdf", "Read PDF files, again.", nil), "alice")
+	rev, err = writer.PublishSkill(ctx, "pdf", pgSkillFS("pdf", "Read PDF files, again.", nil), "alice")
 	if err != nil {
 		t.Fatal(err)
 	}

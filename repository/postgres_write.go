@@ -47,7 +47,7 @@ type publishFile struct {
 	sum  string
 }
 
-// Publish writes the skill in files, an FS rooted at the skill's
+// PublishSkill writes the skill in files, an FS rooted at the skill's
 // directory, into the source as name, replacing any skill of that name, in
 // one transaction; author is recorded in the changes table. The skill must
 // pass strict validation, and its name must be name.
@@ -56,7 +56,7 @@ type publishFile struct {
 // publishes and deletes (of any skill) run one after the other, never
 // interleaved: the final state is always one whole version. A publish that
 // changes nothing writes nothing and returns the current revision.
-func (p *Postgres) Publish(ctx context.Context, name string, files fs.FS, author string) (Revision, error) {
+func (p *Postgres) PublishSkill(ctx context.Context, name string, files fs.FS, author string) (Revision, error) {
 	ctx, cancel := context.WithTimeout(ctx, p.cfg.Timeout)
 	defer cancel()
 	list, err := p.checkPublish(name, files)
@@ -358,3 +358,17 @@ func retryConflicts(ctx context.Context, run func() error) error {
 	}
 	return err
 }
+
+// Publish is PublishSkill as the promotion gate asks for it: the skill
+// goes into the database in one transaction and the new revision is the
+// "commit". A database has no branches: Base, Branch and Direct do not
+// apply, and Message stays in the gate's audit line.
+func (p *Postgres) Publish(ctx context.Context, req PublishRequest) (Published, error) {
+	rev, err := p.PublishSkill(ctx, req.Name, req.Files, req.Author)
+	if err != nil {
+		return Published{}, err
+	}
+	return Published{Commit: rev, Path: req.Name, Direct: true}, nil
+}
+
+var _ Publisher = (*Postgres)(nil)

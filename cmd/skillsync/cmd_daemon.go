@@ -130,6 +130,7 @@ func (a *app) daemonSetup(log *slog.Logger) (daemon.Setup, *skillsync.Engine, er
 	jobs := []daemon.Job{
 		daemon.NewJob("sync", cfg.Schedule.Sync, sync(skillsync.SyncOptions{})),
 		daemon.NewJob("curate", cfg.Schedule.Curate, curate),
+		importJob(eng, cfg.Schedule.Import, log),
 	}
 	for _, s := range cfg.Sources {
 		if s.Kind == repository.KindPostgres {
@@ -140,7 +141,7 @@ func (a *app) daemonSetup(log *slog.Logger) (daemon.Setup, *skillsync.Engine, er
 	}
 	return daemon.Setup{
 		Jobs:  jobs,
-		Attrs: []any{"config", cfg.File, "sync", cfg.Schedule.Sync, "curate", cfg.Schedule.Curate},
+		Attrs: []any{"config", cfg.File, "sync", cfg.Schedule.Sync, "curate", cfg.Schedule.Curate, "import", cfg.Schedule.Import},
 	}, eng, nil
 }
 
