@@ -106,6 +106,7 @@ func TestFetchPartialNeverLeaksPassword(t *testing.T) {
       password_env: TEAM_TOKEN
   - name: inline
     git: ` + inline + `/private
+    allow_inline_credentials: true
   - name: public
     git: ` + good.URL() + "\n"
 	if err := os.WriteFile(filepath.Join(ws, "skillsync.yaml"), []byte(config), 0o644); err != nil {
