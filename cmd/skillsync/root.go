@@ -81,6 +81,7 @@ the current directory is the workspace: skillsync sync writes them into
 		newFetchCommand(a, nil),
 		newSyncCommand(a, nil),
 		newUpdateCommand(a, nil),
+		newOutdatedCommand(a, nil),
 		newPublishCommand(a, nil),
 		newVerifyCommand(a, nil),
 		newUseCommand(a, nil),
