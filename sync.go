@@ -63,6 +63,13 @@ func (e *Engine) Sync(ctx context.Context, opts SyncOptions) (*SyncReport, error
 	if err := e.checkNames(opts.Move); err != nil {
 		return nil, err
 	}
+	// A target refused for a planted link is refused before anything is
+	// written, so the cache, the lock and the targets stay in step.
+	for _, t := range e.cfg.Targets {
+		if err := e.checkTargetPath(t.Dir); err != nil {
+			return nil, err
+		}
+	}
 	run := &syncRun{e: e, opts: opts, lock: locked, report: newSyncReport()}
 	if opts.Frozen {
 		if !hasLock {
