@@ -141,10 +141,12 @@ func (r *syncRun) do(ctx context.Context) (*SyncReport, error) {
 	if err != nil {
 		return report, err
 	}
+	// Summarized before the targets, so a report cut short by a target
+	// still says what the cache took in.
+	report.summarize(cat)
 	if err := e.syncTargets(ctx, cat, r.cache.Manifest(), r.opts.Verify, report); err != nil {
 		return report, err
 	}
-	report.summarize(cat)
 	e.recordSync(ctx, cat, report)
 	if r.frozen != nil && len(r.frozen.Diff) > 0 {
 		return report, r.frozen
