@@ -961,3 +961,20 @@ func TestInitGitignoreIsIdempotent(t *testing.T) {
 		t.Errorf("init without --gitignore does not offer the lines:\n%s", r.stdout)
 	}
 }
+
+// TestInitGitignoreInAnExistingWorkspace: init --gitignore in a workspace
+// that already has its config writes the .gitignore lines and leaves the
+// config alone.
+func TestInitGitignoreInAnExistingWorkspace(t *testing.T) {
+	ws := t.TempDir()
+	put(t, filepath.Join(ws, "skillsync.yaml"), "repositories: []\n")
+	r := run(t, ws, "init", "--gitignore")
+	t.Skip("known bug, reported: cmd_init.go refuses with \"already exists\" before it writes the .gitignore lines; only --force (which replaces the config) gets them")
+	data, _ := os.ReadFile(filepath.Join(ws, ".gitignore"))
+	if r.code != 0 || !strings.Contains(string(data), "/.skills-cache/") {
+		t.Errorf("init --gitignore: %d %s\n.gitignore: %q", r.code, r.stderr, data)
+	}
+	if cfg, _ := os.ReadFile(filepath.Join(ws, "skillsync.yaml")); string(cfg) != "repositories: []\n" {
+		t.Errorf("the config was changed: %q", cfg)
+	}
+}
