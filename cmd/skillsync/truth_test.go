@@ -522,7 +522,7 @@ func TestEditedTargetCopyIsPreserved(t *testing.T) {
 	if len(asides) != 1 {
 		t.Fatalf("conflicts folder holds %v", asides)
 	}
-	if !regexpStamp(filepath.Base(asides[0])) {
+	if !stampedName(filepath.Base(asides[0])) {
 		t.Errorf("the edited copy's folder is %s, want notes-YYYYMMDDTHHMMSSZ", filepath.Base(asides[0]))
 	}
 	if data, _ := os.ReadFile(filepath.Join(asides[0], "SKILL.md")); string(data) != edited {
@@ -563,7 +563,9 @@ func TestEditedTargetCopyIsPreserved(t *testing.T) {
 	}
 }
 
-func regexpStamp(base string) bool {
+// stampedName reports whether base is NAME-YYYYMMDDTHHMMSSZ, with an
+// optional -N after it.
+func stampedName(base string) bool {
 	_, stamp, ok := strings.Cut(base, "-")
 	if !ok {
 		return false
