@@ -1,6 +1,7 @@
 package skillsync
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -61,6 +62,13 @@ func (e *Engine) Sync(ctx context.Context, opts SyncOptions) (*SyncReport, error
 	}
 	if err := e.checkNames(opts.Move); err != nil {
 		return nil, err
+	}
+	// A target refused for a planted link is refused before anything is
+	// written, so the cache, the lock and the targets stay in step.
+	for _, t := range e.cfg.Targets {
+		if err := e.checkTargetPath(t.Dir); err != nil {
+			return nil, err
+		}
 	}
 	run := &syncRun{e: e, opts: opts, lock: locked, report: newSyncReport()}
 	if opts.Frozen {
@@ -133,15 +141,17 @@ func (r *syncRun) do(ctx context.Context) (*SyncReport, error) {
 	if err != nil {
 		return report, err
 	}
+	// Summarized before the targets, so a report cut short by a target
+	// still says what the cache took in.
+	report.summarize(cat)
 	if err := e.syncTargets(ctx, cat, r.cache.Manifest(), r.opts.Verify, report); err != nil {
 		return report, err
 	}
-	report.summarize(cat)
 	e.recordSync(ctx, cat, report)
 	if r.frozen != nil && len(r.frozen.Diff) > 0 {
 		return report, r.frozen
 	}
-	if err := e.newLock(r.cache.Manifest(), r.lock).Write(e.layout.LockFile()); err != nil {
+	if err := e.newLock(r.cache.Manifest(), r.lock, report.Sources).Write(e.layout.LockFile()); err != nil {
 		return report, fmt.Errorf("write %s: %w", e.layout.LockFile(), err)
 	}
 	return report, report.err()
@@ -409,19 +419,33 @@ func short(h string) string {
 }
 
 // newLock records the sources as the cache now holds them. A source that
-// failed keeps what the old lock said.
-func (e *Engine) newLock(m *materialize.Manifest, old *lock.File) *lock.File {
+// failed keeps what the old lock said. A source that synced with some
+// skills left at their last good files has no revision in the cache (the
+// next sync looks at it again); it is locked at the revision this sync
+// reached, with the hashes the cache holds, so the lock and the cache
+// agree.
+func (e *Engine) newLock(m *materialize.Manifest, old *lock.File, synced []SourceReport) *lock.File {
+	reached := map[string]string{}
+	for _, s := range synced {
+		if s.Status != StatusFailed {
+			reached[s.Source] = s.Revision
+		}
+	}
 	l := lock.New()
 	for _, s := range e.cfg.Sources {
 		rec, ok := m.Sources[s.Name]
-		if !ok || rec.Revision == "" {
+		rev := ""
+		if ok {
+			rev = cmp.Or(rec.Revision, reached[s.Name])
+		}
+		if rev == "" {
 			if prev, had := old.Sources[s.Name]; had {
 				l.Sources[s.Name] = prev
 			}
 			continue
 		}
 		ls := lock.Describe(s)
-		ls.Revision = rec.Revision
+		ls.Revision = rev
 		for name, sk := range rec.Skills {
 			ls.Skills[name] = sk.Hash.String()
 		}

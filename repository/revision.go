@@ -40,13 +40,20 @@ func treeRevision(ctx context.Context, fsys fs.FS, content bool) (Revision, erro
 		if !info.Mode().IsRegular() {
 			return nil
 		}
+		// A file that cannot be read is one skill's problem, which the
+		// cache reports when it stages that skill; it must not fail the
+		// whole source. It is hashed as unreadable, so the revision
+		// changes once it can be read.
 		f, err := fsys.Open(name)
 		if err != nil {
-			return err
+			h.Write([]byte("\x00unreadable\n"))
+			return nil
 		}
 		defer f.Close()
-		_, err = io.Copy(h, f)
-		return err
+		if _, err := io.Copy(h, f); err != nil {
+			h.Write([]byte("\x00unreadable\n"))
+		}
+		return nil
 	})
 	if err != nil {
 		return "", fmt.Errorf("hash source files: %w", err)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -82,10 +83,12 @@ func (a *app) sync(ctx context.Context, opts skillsync.SyncOptions) error {
 		return err
 	}
 	a.printSyncReport(report)
-	if skillsync.IsFrozen(err) {
-		return err
+	// The report says which sources failed; any other error (a target
+	// refused, the lock not written) it does not say, so it is printed.
+	if errors.Is(err, skillsync.ErrPartial) || errors.Is(err, skillsync.ErrFailed) {
+		return reported(err)
 	}
-	return reported(err)
+	return err
 }
 
 func (a *app) printSyncReport(r *skillsync.SyncReport) {
