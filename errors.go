@@ -10,8 +10,9 @@ import (
 )
 
 // ErrPartial is returned by Sync, with its report, when some sources
-// failed and kept their last good files while the others were synced.
-var ErrPartial = errors.New("some sources failed and kept their last good files")
+// failed, or some skills could not be written, and kept their last good
+// files while the rest was synced.
+var ErrPartial = errors.New("some sources or skills failed and kept their last good files")
 
 // ErrFailed is returned by Sync, with its report, when every source
 // failed.

@@ -22,6 +22,9 @@ const (
 	StatusUpdated   Status = "updated"
 	StatusUnchanged Status = "unchanged"
 	StatusFailed    Status = "failed"
+	// StatusPartial is a source synced but for some skills that could
+	// not be written, which keep their last good files.
+	StatusPartial Status = "partial"
 )
 
 // FetchReport is what fetching one source did.

@@ -80,16 +80,36 @@ func (r *SyncReport) Failed() int {
 	return n
 }
 
-// err is ErrPartial or ErrFailed when sources failed, nil otherwise.
+// err is ErrFailed when every source failed, ErrPartial when some failed
+// or kept some skills at their last good files, nil otherwise.
 func (r *SyncReport) err() error {
-	switch failed := r.Failed(); {
-	case failed == 0:
+	failed, partial := r.Failed(), 0
+	for _, s := range r.Sources {
+		if s.Status == StatusPartial {
+			partial++
+		}
+	}
+	switch {
+	case failed == 0 && partial == 0:
 		return nil
 	case failed == len(r.Sources):
 		return fmt.Errorf("%w (%d of %d)", ErrFailed, failed, len(r.Sources))
 	default:
-		return fmt.Errorf("%w (%d of %d)", ErrPartial, failed, len(r.Sources))
+		return fmt.Errorf("%w (%d failed, %d partly synced, of %d)", ErrPartial, failed, partial, len(r.Sources))
 	}
+}
+
+// unwritable reports whether errs hold a skill that could not be
+// written, which leaves its source partly synced.
+func unwritable(errs []error) bool {
+	for _, err := range errs {
+		var refused *refusedError
+		var se *materialize.SkillError
+		if !errors.As(err, &refused) && errors.As(err, &se) {
+			return true
+		}
+	}
+	return false
 }
 
 // add takes in what the cache did to one source: its changes, its

@@ -144,15 +144,21 @@ func (r *syncRun) do(ctx context.Context) (*SyncReport, error) {
 	// Summarized before the targets, so a report cut short by a target
 	// still says what the cache took in.
 	report.summarize(cat)
+	// The audit and the lock describe the cache, which is committed: they
+	// are written before the targets, so a target that fails leaves them
+	// telling the truth.
+	e.recordSync(ctx, cat, report)
+	frozen := r.frozen != nil && len(r.frozen.Diff) > 0
+	if !frozen {
+		if err := e.newLock(r.cache.Manifest(), r.lock, report.Sources).Write(e.layout.LockFile()); err != nil {
+			return report, fmt.Errorf("write %s: %w", e.layout.LockFile(), err)
+		}
+	}
 	if err := e.syncTargets(ctx, cat, r.cache.Manifest(), r.opts.Verify, report); err != nil {
 		return report, err
 	}
-	e.recordSync(ctx, cat, report)
-	if r.frozen != nil && len(r.frozen.Diff) > 0 {
+	if frozen {
 		return report, r.frozen
-	}
-	if err := e.newLock(r.cache.Manifest(), r.lock, report.Sources).Write(e.layout.LockFile()); err != nil {
-		return report, fmt.Errorf("write %s: %w", e.layout.LockFile(), err)
 	}
 	return report, report.err()
 }
@@ -278,6 +284,9 @@ func (r *syncRun) materialize(ctx context.Context, s *sourceRun, rep SourceRepor
 	rep.Skills = len(r.cache.Manifest().Sources[name].Skills)
 	if len(res.Changes) > 0 {
 		rep.Status = StatusUpdated
+	}
+	if unwritable(res.Errors) {
+		rep.Status = StatusPartial
 	}
 	return rep
 }

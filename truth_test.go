@@ -108,8 +108,8 @@ func TestSyncWithAFailingEmbeddedFS(t *testing.T) {
 	// First sync with the faults on: the bad skills were never written.
 	on.Store(true)
 	r, err := syncNoPanic(t, e)
-	if err != nil {
-		t.Fatalf("sync with two bad skills: %v %+v", err, r.Sources)
+	if !errors.Is(err, ErrPartial) || r.Sources[1].Status != StatusPartial {
+		t.Fatalf("sync with two bad skills = %v %+v, want ErrPartial and app partial", err, r.Sources)
 	}
 	checkBad := func(when string, r *SyncReport) {
 		t.Helper()
@@ -177,8 +177,8 @@ func TestSyncWithAFailingEmbeddedFS(t *testing.T) {
 	fsys["no-read/big.bin"].Data = []byte("version two\n")
 	on.Store(true)
 	r, err = syncNoPanic(t, e)
-	if err != nil {
-		t.Fatalf("second sync with faults: %v", err)
+	if !errors.Is(err, ErrPartial) {
+		t.Fatalf("second sync with faults = %v, want ErrPartial", err)
 	}
 	checkBad("second sync", r)
 	for _, p := range []string{"no-open/data.txt", "no-read/big.bin"} {
@@ -228,8 +228,8 @@ func TestSyncManyBadSkillsNeverPanics(t *testing.T) {
 	cfg.Global = ""
 	e := NewEngine(cfg, append(opts, WithWarnings(func(string) {}))...)
 	r, err := syncNoPanic(t, e)
-	if err != nil {
-		t.Fatal(err)
+	if !errors.Is(err, ErrPartial) {
+		t.Fatalf("sync with unwritable skills = %v, want ErrPartial", err)
 	}
 	n := 0
 	for _, p := range r.Problems {

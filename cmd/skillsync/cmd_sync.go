@@ -37,7 +37,7 @@ its last good files. With no config, the built-in skills are synced into
 refuses unless --prune-all is given.
 
 Exit status: 0 success, 1 failure (another sync holding the lock past --wait
-too), 2 bad usage or config, 3 some sources failed and kept their last good
+too), 2 bad usage or config, 3 some sources (or some skills) failed and kept their last good
 files.`,
 		Example: `  skillsync sync
   skillsync sync --frozen        # exactly the revisions in skillsync.lock
