@@ -122,4 +122,3 @@ func sameContent(ctx context.Context, sk skill.Skill, rec *materialize.SkillReco
 	h, err := materialize.SkillHash(ctx, sk.Files, sk.FileList())
 	return err == nil && h == rec.Hash
 }
-

@@ -42,8 +42,9 @@ type GitConfig struct {
 	// Ref is a branch, a tag or a full commit SHA; "" is the remote's
 	// default branch.
 	Ref string
-	// Path is the folder of skills inside the repository; "" means skills/
-	// when the commit has one, else the root.
+	// Path is the folder of skills inside the repository; "" is the root,
+	// where discovery looks in the places repositories keep skills
+	// (skills/, .claude/skills/, a plugin marketplace, ...).
 	Path string
 	// Depth limits history fetched; 0 fetches all of it.
 	Depth   int
@@ -227,11 +228,6 @@ func (g *Git) FS(ctx context.Context) (*TreeFS, error) {
 	root.maxFileSize = g.opts.MaxFileSize
 	root.blobs.maxBase = 32 * g.opts.MaxFileSize
 	dir := g.cfg.Path
-	if dir == "" {
-		if info, err := root.Stat("skills"); err == nil && info.IsDir() {
-			dir = "skills"
-		}
-	}
 	if dir == "" || dir == "." {
 		return root, nil
 	}

@@ -59,14 +59,14 @@ func TestGitHugeBlobIsNeverInflated(t *testing.T) {
 	if !slices.Equal(got, []string{"small"}) {
 		t.Errorf("skills = %v, want small only", got)
 	}
-	if !slices.ContainsFunc(problems, func(p skill.Problem) bool { return p.Rule == "file-too-large" && p.File == "big/zero.bin" }) {
+	if !slices.ContainsFunc(problems, func(p skill.Problem) bool { return p.Rule == "file-too-large" && p.File == "skills/big/zero.bin" }) {
 		t.Errorf("no file-too-large for big/zero.bin: %v", problems)
 	}
 	fsys, err := g.FS(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := allocated(func() { _, err = fsys.Open("big/zero.bin") }); n > 1<<20 {
+	if n := allocated(func() { _, err = fsys.Open("skills/big/zero.bin") }); n > 1<<20 {
 		t.Errorf("refusing the blob allocated %d KiB", n>>10)
 	}
 	if !errors.Is(err, repository.ErrTooLarge) {

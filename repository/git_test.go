@@ -276,14 +276,14 @@ func TestGitTreeEdgeCases(t *testing.T) {
 	has := func(rule, file string) bool {
 		return slices.ContainsFunc(problems, func(p skill.Problem) bool { return p.Rule == rule && p.File == file })
 	}
-	if !has("file-too-large", "big/assets/blob.bin") {
+	if !has("file-too-large", "skills/big/assets/blob.bin") {
 		t.Errorf("no file-too-large for the 12 MiB file: %v", problems)
 	}
-	if !has("symlink-outside", "escape/outside.md") {
+	if !has("symlink-outside", "skills/escape/outside.md") {
 		t.Errorf("no symlink-outside for a link out of the skill: %v", problems)
 	}
 	if !slices.ContainsFunc(problems, func(p skill.Problem) bool {
-		return p.File == "withsub/vendor" && strings.Contains(p.Message, "submodule")
+		return p.File == "skills/withsub/vendor" && strings.Contains(p.Message, "submodule")
 	}) {
 		t.Errorf("no problem for the submodule: %v", problems)
 	}

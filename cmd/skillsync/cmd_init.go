@@ -102,7 +102,7 @@ func (a *app) runInit(_ context.Context, opts *initOptions) error {
 	if out.Targets, err = addTargets(name, targets); err != nil {
 		return err
 	}
-	if !out.Written && len(targets) == 0 {
+	if !out.Written && len(targets) == 0 && !opts.gitignore && !opts.hooks && !opts.mcp {
 		return fmt.Errorf("%s already exists; edit it, or run skillsync init --force to replace it", name)
 	}
 	project := filepath.Dir(name)

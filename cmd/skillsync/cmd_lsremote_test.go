@@ -68,7 +68,7 @@ func TestLsRemoteChangesNothing(t *testing.T) {
 	// shallow store holds a newer commit is a fetch bug of the git
 	// adapter, reported.
 	human := runEnv(t, ws, team.env(), "add", "acme/team-skills@v1", "--list")
-	if human.code != 0 || !strings.Contains(human.stdout, "release-notes  release-notes  Draft release notes") || strings.Contains(human.stdout, "docx") {
+	if human.code != 0 || !strings.Contains(human.stdout, "release-notes  skills/release-notes  Draft release notes") || strings.Contains(human.stdout, "docx") {
 		t.Errorf("add --list at v1:\n%s%s", human.stdout, human.stderr)
 	}
 	if !strings.Contains(human.stderr, "2 skills") {
@@ -83,7 +83,7 @@ func TestLsRemoteChangesNothing(t *testing.T) {
 	for _, s := range got.Skills {
 		names = append(names, s.Name+"@"+s.Path)
 	}
-	if strings.Join(names, " ") != "docx@docx pdf@pdf release-notes@release-notes" || got.Revision != head || got.Git != team.host+"/acme/team-skills" {
+	if strings.Join(names, " ") != "docx@skills/docx pdf@skills/pdf release-notes@skills/release-notes" || got.Revision != head || got.Git != team.host+"/acme/team-skills" {
 		t.Errorf("ls-remote = %+v", got)
 	}
 	if got.Skills[1].Description != "Fill in PDF forms." {
