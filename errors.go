@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/skillsync/skillsync/config"
-	"github.com/skillsync/skillsync/internal/lockfile"
+	"github.com/skillsync/skillsync/internal/flock"
 )
 
 // ErrPartial is returned by Sync, with its report, when some sources
@@ -20,12 +20,12 @@ var ErrFailed = errors.New("every source failed and kept its last good files")
 
 // IsLocked reports whether err is another process holding the lock of
 // the cache, the usage file or a git store past the wait.
-func IsLocked(err error) bool { return errors.Is(err, lockfile.ErrLocked) }
+func IsLocked(err error) bool { return errors.Is(err, flock.ErrLocked) }
 
 // LockHolder returns the pid that holds the lock err is about, 0 when err
 // is not a held lock or the holder is unknown.
 func LockHolder(err error) int {
-	var held *lockfile.HeldError
+	var held *flock.HeldError
 	if errors.As(err, &held) {
 		return held.PID
 	}

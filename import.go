@@ -14,7 +14,7 @@ import (
 	"github.com/skillsync/skillsync/agent"
 	"github.com/skillsync/skillsync/agent/claude"
 	"github.com/skillsync/skillsync/curator"
-	"github.com/skillsync/skillsync/internal/lockfile"
+	"github.com/skillsync/skillsync/internal/flock"
 	"github.com/skillsync/skillsync/layering"
 )
 
@@ -78,7 +78,7 @@ func (e *Engine) ImportUsage(ctx context.Context, imp agent.Importer, since time
 	if err := os.MkdirAll(filepath.Dir(statePath), 0o755); err != nil {
 		return nil, fmt.Errorf("import usage from %s: %w", imp.Name(), err)
 	}
-	lock, err := lockfile.Acquire(ctx, statePath+".lock", importLockWait)
+	lock, err := flock.Acquire(ctx, statePath+".lock", importLockWait)
 	if err != nil {
 		return nil, fmt.Errorf("lock %s: %w", statePath, err)
 	}

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/skillsync/skillsync/config"
+	"github.com/skillsync/skillsync/internal/flock"
 	"github.com/skillsync/skillsync/internal/gittest"
-	"github.com/skillsync/skillsync/internal/lockfile"
 	"github.com/skillsync/skillsync/lock"
 	"github.com/skillsync/skillsync/workspace"
 )
@@ -188,13 +188,13 @@ func TestSyncLockContention(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(ws, workspace.CacheName), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	held, err := lockfile.Acquire(context.Background(), filepath.Join(ws, workspace.CacheName, ".lock"), 0)
+	held, err := flock.Acquire(context.Background(), filepath.Join(ws, workspace.CacheName, ".lock"), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer held.Close()
 	_, err = e.Sync(context.Background(), SyncOptions{Wait: 100 * time.Millisecond})
-	var he *lockfile.HeldError
+	var he *flock.HeldError
 	if !errors.As(err, &he) || he.PID != os.Getpid() {
 		t.Errorf("sync beside a held lock = %v", err)
 	}

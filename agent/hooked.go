@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/skillsync/skillsync/internal/atomicfile"
-	"github.com/skillsync/skillsync/internal/lockfile"
+	"github.com/skillsync/skillsync/internal/flock"
 )
 
 // Hooked is the journal of the tool calls an agent's hook recorded as
@@ -67,7 +67,7 @@ func (h Hooked) Add(ctx context.Context, agent, id string, at time.Time) error {
 	if !validID(id) || !validID(agent) {
 		return nil
 	}
-	lock, err := lockfile.Acquire(ctx, h.Path+".lock", hookedWait)
+	lock, err := flock.Acquire(ctx, h.Path+".lock", hookedWait)
 	if err != nil {
 		return fmt.Errorf("lock %s: %w", h.Path, err)
 	}
@@ -95,7 +95,7 @@ func (h Hooked) Add(ctx context.Context, agent, id string, at time.Time) error {
 // Lines that do not parse are dropped.
 func (h Hooked) Claim(ctx context.Context, agent string, ids []string, now time.Time) (map[string]bool, error) {
 	claimed := map[string]bool{}
-	lock, err := lockfile.Acquire(ctx, h.Path+".lock", hookedWait)
+	lock, err := flock.Acquire(ctx, h.Path+".lock", hookedWait)
 	if err != nil {
 		return nil, fmt.Errorf("lock %s: %w", h.Path, err)
 	}

@@ -17,7 +17,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/skillsync/skillsync/internal/lockfile"
+	"github.com/skillsync/skillsync/internal/flock"
 	"github.com/skillsync/skillsync/layering"
 	"github.com/skillsync/skillsync/materialize"
 	"github.com/skillsync/skillsync/repository"
@@ -313,7 +313,7 @@ func (d *Drafts) Lock(ctx context.Context, name string) (io.Closer, error) {
 		sum := hex.EncodeToString([]byte(key))
 		key = sum[:min(len(sum), 200)]
 	}
-	l, err := lockfile.Acquire(ctx, filepath.Join(d.locks, key+".lock"), d.LockWait)
+	l, err := flock.Acquire(ctx, filepath.Join(d.locks, key+".lock"), d.LockWait)
 	if err != nil {
 		return nil, fmt.Errorf("draft %s: another skillsync is working on it: %w", name, err)
 	}

@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/skillsync/skillsync/internal/atomicfile"
-	"github.com/skillsync/skillsync/internal/lockfile"
+	"github.com/skillsync/skillsync/internal/flock"
 	"github.com/skillsync/skillsync/layering"
 	"github.com/skillsync/skillsync/skill"
 )
@@ -386,7 +386,7 @@ func (s *Store) Update(ctx context.Context, fn func(*Usage) error) error {
 	if err := os.MkdirAll(filepath.Dir(s.path), 0o755); err != nil {
 		return fmt.Errorf("usage file %s: %w", s.path, err)
 	}
-	lock, err := lockfile.Acquire(ctx, s.path+".lock", lockWait)
+	lock, err := flock.Acquire(ctx, s.path+".lock", lockWait)
 	if err != nil {
 		return fmt.Errorf("lock %s: %w", s.path, err)
 	}

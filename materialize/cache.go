@@ -15,8 +15,8 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/skillsync/skillsync/internal/atomicfile"
+	"github.com/skillsync/skillsync/internal/flock"
 	"github.com/skillsync/skillsync/internal/jsonfile"
-	"github.com/skillsync/skillsync/internal/lockfile"
 )
 
 // The names skillsync keeps in a cache root besides the source folders.
@@ -27,7 +27,7 @@ const (
 )
 
 // ErrLocked is returned when another sync holds the cache.
-var ErrLocked = lockfile.ErrLocked
+var ErrLocked = flock.ErrLocked
 
 // ErrCorrupt is wrapped by the error for a record file (a manifest, a
 // target record) that must not be used: not JSON, an unknown version, a
@@ -38,7 +38,7 @@ var ErrCorrupt = jsonfile.ErrCorrupt
 // area emptied, its manifest loaded.
 type Cache struct {
 	root     string
-	lock     *lockfile.Lock
+	lock     *flock.Lock
 	manifest *Manifest
 	writer   *writer
 	// dirty is set when the manifest changed and must be written.
@@ -131,7 +131,7 @@ func OpenCache(ctx context.Context, root string, wait time.Duration, verify bool
 	if err := atomicfile.MkdirNoFollow(root, 0o755); err != nil {
 		return nil, fmt.Errorf("cache: %w", err)
 	}
-	lock, err := lockfile.Acquire(ctx, filepath.Join(root, lockName), wait)
+	lock, err := flock.Acquire(ctx, filepath.Join(root, lockName), wait)
 	if err != nil {
 		return nil, err
 	}

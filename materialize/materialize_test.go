@@ -13,7 +13,7 @@ import (
 	"testing/fstest"
 	"time"
 
-	"github.com/skillsync/skillsync/internal/lockfile"
+	"github.com/skillsync/skillsync/internal/flock"
 	"github.com/skillsync/skillsync/skill"
 )
 
@@ -224,7 +224,7 @@ func TestLockContention(t *testing.T) {
 	root := t.TempDir()
 	c := open(t, root)
 	_, err := OpenCache(context.Background(), root, 50*time.Millisecond, false)
-	var held *lockfile.HeldError
+	var held *flock.HeldError
 	if !errors.As(err, &held) || held.PID != os.Getpid() {
 		t.Fatalf("second open = %v, want a HeldError naming this process", err)
 	}

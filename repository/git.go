@@ -23,7 +23,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
-	"github.com/skillsync/skillsync/internal/lockfile"
+	"github.com/skillsync/skillsync/internal/flock"
 	"github.com/skillsync/skillsync/skill"
 )
 
@@ -183,7 +183,7 @@ func (g *Git) commit(ctx context.Context) (*object.Commit, error) {
 	}
 	// A shared lock keeps this read from meeting a ref half rewritten by
 	// a fetch in another process.
-	lock, err := lockfile.AcquireShared(ctx, g.store+".lock", g.cfg.Timeout)
+	lock, err := flock.AcquireShared(ctx, g.store+".lock", g.cfg.Timeout)
 	if err != nil {
 		return nil, err
 	}

@@ -17,7 +17,7 @@ import (
 	"github.com/go-git/go-git/v5/storage"
 	"github.com/go-git/go-git/v5/storage/memory"
 
-	"github.com/skillsync/skillsync/internal/lockfile"
+	"github.com/skillsync/skillsync/internal/flock"
 )
 
 // FetchResult is what one fetch did.
@@ -115,7 +115,7 @@ func (g *Git) fetch(ctx context.Context) (FetchResult, error) {
 	if err := os.MkdirAll(g.cfg.StoreRoot, 0o755); err != nil {
 		return FetchResult{}, err
 	}
-	lock, err := lockfile.Acquire(ctx, g.store+".lock", g.cfg.Timeout)
+	lock, err := flock.Acquire(ctx, g.store+".lock", g.cfg.Timeout)
 	if err != nil {
 		return FetchResult{}, err
 	}

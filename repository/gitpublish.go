@@ -19,7 +19,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
-	"github.com/skillsync/skillsync/internal/lockfile"
+	"github.com/skillsync/skillsync/internal/flock"
 	"github.com/skillsync/skillsync/skill"
 )
 
@@ -106,7 +106,7 @@ func (g *Git) publish(ctx context.Context, req PublishRequest) (Published, error
 	if err := os.MkdirAll(g.cfg.StoreRoot, 0o755); err != nil {
 		return Published{}, err
 	}
-	lock, err := lockfile.Acquire(ctx, g.store+".lock", g.cfg.Timeout)
+	lock, err := flock.Acquire(ctx, g.store+".lock", g.cfg.Timeout)
 	if err != nil {
 		return Published{}, err
 	}

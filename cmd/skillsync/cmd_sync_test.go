@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/skillsync/skillsync/internal/lockfile"
+	"github.com/skillsync/skillsync/internal/flock"
 )
 
 type syncJSON struct {
@@ -62,7 +62,7 @@ func TestSyncExitCodes(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(dir, ".skills-cache"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	held, err := lockfile.Acquire(context.Background(), filepath.Join(dir, ".skills-cache", ".lock"), 0)
+	held, err := flock.Acquire(context.Background(), filepath.Join(dir, ".skills-cache", ".lock"), 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,7 @@
-// Package lockfile takes advisory file locks (flock) that say who holds
+// Package flock takes advisory file locks (flock) that say who holds
 // them: the file records the holder's pid, host and start time, so a
 // process that waits can tell the user which process to look at.
-package lockfile
+package flock
 
 import (
 	"context"
