@@ -3,7 +3,6 @@ package skillsync
 import (
 	"context"
 	"fmt"
-	"io"
 
 	"github.com/skillsync/skillsync/config"
 	"github.com/skillsync/skillsync/repository"
@@ -32,9 +31,7 @@ func (e *Engine) Preview(ctx context.Context, s config.Source) (*Offer, error) {
 	if err != nil {
 		return nil, err
 	}
-	if c, ok := r.(io.Closer); ok {
-		defer c.Close()
-	}
+	defer closeRepository(r)
 	rev, err := r.Sync(ctx)
 	if err == nil {
 		var skills []skill.Skill

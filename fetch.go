@@ -53,13 +53,15 @@ func (e *Engine) Fetch(ctx context.Context, names []string, jobs int) ([]FetchRe
 		return nil, err
 	}
 	var repos []repository.Fetcher
+	var broken []FetchReport
 	for _, s := range e.cfg.Sources {
 		if len(names) > 0 && !slices.Contains(names, s.Name) {
 			continue
 		}
 		r, err := e.open(s, "")
 		if err != nil {
-			return nil, err
+			broken = append(broken, FetchReport{Source: s.Name, Status: StatusFailed, Error: err.Error(), Err: err})
+			continue
 		}
 		f, ok := r.(repository.Fetcher)
 		if !ok {
@@ -70,7 +72,7 @@ func (e *Engine) Fetch(ctx context.Context, names []string, jobs int) ([]FetchRe
 		}
 		repos = append(repos, f)
 	}
-	reports := fetchAll(ctx, repos, jobs)
+	reports := append(fetchAll(ctx, repos, jobs), broken...)
 	failed := 0
 	for _, r := range reports {
 		if r.Status == StatusFailed {

@@ -384,6 +384,7 @@ func (e *Engine) publish(ctx context.Context, name string, src config.Source, op
 	if err != nil {
 		return nil, err
 	}
+	defer closeRepository(r)
 	pub, ok := r.(repository.Publisher)
 	if !ok {
 		return nil, fmt.Errorf("promote %s to %s: not supported for this source kind (%s); promote to a git source, workspace or user", name, src.Name, src.Kind)

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"github.com/skillsync/skillsync/agent"
 	"github.com/skillsync/skillsync/agent/claude"
 	"github.com/skillsync/skillsync/curator"
+	"github.com/skillsync/skillsync/internal/atomicfile"
 	"github.com/skillsync/skillsync/internal/flock"
 	"github.com/skillsync/skillsync/layering"
 )
@@ -75,7 +75,7 @@ const importLockWait = 2 * time.Minute
 // which moves no time.
 func (e *Engine) ImportUsage(ctx context.Context, imp agent.Importer, since time.Time) (*ImportReport, error) {
 	statePath := e.layout.ImportedFile()
-	if err := os.MkdirAll(filepath.Dir(statePath), 0o755); err != nil {
+	if err := atomicfile.MkdirNoFollow(filepath.Dir(statePath), 0o755); err != nil {
 		return nil, fmt.Errorf("import usage from %s: %w", imp.Name(), err)
 	}
 	lock, err := flock.Acquire(ctx, statePath+".lock", importLockWait)

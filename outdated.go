@@ -2,7 +2,6 @@ package skillsync
 
 import (
 	"context"
-	"io"
 	"sort"
 
 	"github.com/skillsync/skillsync/config"
@@ -67,9 +66,7 @@ func (e *Engine) compareUpstream(ctx context.Context, s config.Source, rec *mate
 	if err != nil {
 		return err
 	}
-	if c, ok := r.(io.Closer); ok {
-		defer c.Close()
-	}
+	defer closeRepository(r)
 	up, err := repository.Upstream(ctx, r)
 	if err != nil {
 		return err

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -92,7 +93,7 @@ func (e *Engine) checkNames(names []string) error {
 // yields, so that a config change is a change: the source is read and
 // materialized again even at the same revision.
 func (e *Engine) fingerprint(s config.Source) string {
-	desc := lock.Describe(s)
+	desc := lock.Describe(s, e.base())
 	h := sha256.New()
 	for _, part := range []string{string(s.Kind), desc.URL, s.Ref, s.Path, e.sourceOptions(s).Fingerprint()} {
 		fmt.Fprintf(h, "%d:%s;", len(part), part)
@@ -104,4 +105,21 @@ func (e *Engine) fingerprint(s config.Source) string {
 // behind discovery's own.
 func (e *Engine) maxSkillSize() int64 {
 	return cmp.Or(e.cfg.Limits.MaxSkillSize, repository.DefaultMaxSkillSize)
+}
+
+// base is the folder relative paths of the config are taken from: the
+// config file's, or the workspace for the built-in default.
+func (e *Engine) base() string {
+	if e.cfg.File == "" {
+		return e.cfg.Workspace
+	}
+	return filepath.Dir(e.cfg.File)
+}
+
+// closeRepository releases what an open source holds (a database's
+// connections and spool); a source with nothing to release is left be.
+func closeRepository(r repository.Repository) {
+	if c, ok := r.(io.Closer); ok {
+		c.Close()
+	}
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"slices"
 	"sort"
 	"time"
@@ -56,10 +55,6 @@ type SyncOptions struct {
 // did). Other errors stop the whole sync: a held cache lock (IsLocked), a
 // frozen mismatch (IsFrozen), a cache that cannot be written.
 func (e *Engine) Sync(ctx context.Context, opts SyncOptions) (*SyncReport, error) {
-	locked, hasLock, err := lock.Read(e.layout.LockFile())
-	if err != nil {
-		return nil, err
-	}
 	if err := e.checkNames(opts.Move); err != nil {
 		return nil, err
 	}
@@ -70,16 +65,6 @@ func (e *Engine) Sync(ctx context.Context, opts SyncOptions) (*SyncReport, error
 			return nil, err
 		}
 	}
-	run := &syncRun{e: e, opts: opts, lock: locked, report: newSyncReport()}
-	if opts.Frozen {
-		if !hasLock {
-			return nil, &FrozenError{Diff: []string{"there is no " + e.layout.LockFile() + ": run skillsync sync once without --frozen"}}
-		}
-		if diff := locked.Compare(e.cfg.Sources); len(diff) > 0 {
-			return nil, &FrozenError{Diff: diff}
-		}
-		run.frozen = &FrozenError{}
-	}
 	cache, err := materialize.OpenCache(ctx, e.layout.CacheDir(), orDefault(opts.Wait, DefaultWait), opts.Verify)
 	if IsLocked(err) {
 		return nil, fmt.Errorf("another sync holds the cache: %w", err)
@@ -88,7 +73,22 @@ func (e *Engine) Sync(ctx context.Context, opts SyncOptions) (*SyncReport, error
 		return nil, err
 	}
 	defer cache.Close()
-	run.cache = cache
+	// The lock file is read under the cache's lock: a sync that waited
+	// for another one sees the lock that one wrote.
+	locked, hasLock, err := lock.Read(e.layout.LockFile())
+	if err != nil {
+		return nil, err
+	}
+	run := &syncRun{e: e, opts: opts, lock: locked, cache: cache, report: newSyncReport()}
+	if opts.Frozen {
+		if !hasLock {
+			return nil, &FrozenError{Diff: []string{"there is no " + e.layout.LockFile() + ": run skillsync sync once without --frozen"}}
+		}
+		if diff := locked.Compare(e.cfg.Sources, e.base()); len(diff) > 0 {
+			return nil, &FrozenError{Diff: diff}
+		}
+		run.frozen = &FrozenError{}
+	}
 	return run.do(ctx)
 }
 
@@ -195,8 +195,8 @@ func (r *syncRun) open() []*sourceRun {
 // spool). The cache holds their files by now.
 func closeAll(sources []*sourceRun) {
 	for _, s := range sources {
-		if c, ok := s.repo.(io.Closer); ok {
-			c.Close()
+		if s.repo != nil {
+			closeRepository(s.repo)
 		}
 	}
 }
@@ -453,7 +453,7 @@ func (e *Engine) newLock(m *materialize.Manifest, old *lock.File, synced []Sourc
 			}
 			continue
 		}
-		ls := lock.Describe(s)
+		ls := lock.Describe(s, e.base())
 		ls.Revision = rev
 		for name, sk := range rec.Skills {
 			ls.Skills[name] = sk.Hash.String()

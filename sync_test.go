@@ -290,3 +290,29 @@ func readLock(t *testing.T, ws string) *lock.File {
 	}
 	return l
 }
+
+// TestLockIsPortable: a dir source is locked by its path relative to the
+// config, so the workspace copied elsewhere (another checkout, another
+// host) syncs --frozen against the same lock.
+func TestLockIsPortable(t *testing.T) {
+	root := t.TempDir()
+	ws := filepath.Join(root, "a", "ws")
+	writeLocalSkill(t, filepath.Join(ws, "team"), "notes")
+	if err := os.WriteFile(filepath.Join(ws, config.FileName), []byte("repositories:\n  - name: team\n    dir: team\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mustSync(t, reload(t, filepath.Join(ws, config.FileName)), SyncOptions{})
+	if got := readLock(t, ws).Sources["team"].URL; got != "team" {
+		t.Fatalf("the lock records the dir source as %q, want the relative path team", got)
+	}
+	moved := filepath.Join(root, "b", "elsewhere")
+	if err := os.MkdirAll(filepath.Dir(moved), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(ws, moved); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := reload(t, filepath.Join(moved, config.FileName)).Sync(context.Background(), SyncOptions{Frozen: true}); err != nil {
+		t.Errorf("sync --frozen of the moved workspace: %v", err)
+	}
+}

@@ -77,8 +77,14 @@ func (h Hooked) Add(ctx context.Context, agent, id string, at time.Time) error {
 		return fmt.Errorf("open %s: %w", h.Path, err)
 	}
 	defer f.Close()
-	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() || info.Size() > maxHooked {
-		return err
+	info, err := f.Stat()
+	switch {
+	case err != nil:
+		return fmt.Errorf("stat %s: %w", h.Path, err)
+	case !info.Mode().IsRegular():
+		return fmt.Errorf("%s is not a regular file (%s); the call is not journaled", h.Path, info.Mode().Type())
+	case info.Size() > maxHooked:
+		return fmt.Errorf("%s is %d bytes, over the %d it may hold; the call is not journaled", h.Path, info.Size(), maxHooked)
 	}
 	line, err := json.Marshal(hookedEntry{Agent: agent, ID: id, At: at.UTC()})
 	if err != nil {

@@ -371,5 +371,9 @@ func RemoveSkill(file, name, skill string) (*Config, error) {
 // its directory absolute and the defaults filled in.
 func (e Entry) Source(base string) (Source, error) {
 	rs := rawSource{Name: e.Name, Git: e.Git, Ref: e.Ref, Path: e.Path, Dir: e.Dir, Skills: e.Skills}
-	return rs.resolve(base, "source")
+	src, err := rs.resolve(base, "source")
+	if err != nil {
+		return src, &ArgError{Err: err}
+	}
+	return src, nil
 }

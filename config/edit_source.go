@@ -20,6 +20,14 @@ const DefaultGitHost = "https://github.com/"
 // (configured), else GitHub. A bare host name gets https://; the result
 // ends in "/".
 func GitHost(configured string) (string, error) {
+	h, err := gitHost(configured)
+	if err != nil {
+		return "", &ArgError{Err: err}
+	}
+	return h, nil
+}
+
+func gitHost(configured string) (string, error) {
 	h := strings.TrimSpace(cmp.Or(os.Getenv("SKILLSYNC_GIT_HOST"), configured, DefaultGitHost))
 	if !strings.Contains(h, "://") {
 		h = "https://" + h
@@ -52,6 +60,21 @@ var (
 //     or a name without "/" that is a directory here. It comes back
 //     absolute.
 func ParseSource(arg, host string) (Entry, error) {
+	e, err := parseSource(arg, host)
+	if err != nil {
+		return Entry{}, &ArgError{Err: err}
+	}
+	return e, nil
+}
+
+// ArgError is a source named on the command line that cannot be used as
+// given: a usage mistake, for the caller to fix.
+type ArgError struct{ Err error }
+
+func (e *ArgError) Error() string { return e.Err.Error() }
+func (e *ArgError) Unwrap() error { return e.Err }
+
+func parseSource(arg, host string) (Entry, error) {
 	s := strings.TrimSpace(arg)
 	lower := strings.ToLower(s)
 	switch {

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/skillsync/skillsync/internal/atomicfile"
 )
 
 // AuditDir is the audit log's directory inside the workspace's skills/.
@@ -132,9 +134,15 @@ func (a *Audit) Read(since time.Time, op string) (events []Event, bad []string, 
 		if perr == nil && day.Add(24*time.Hour).Before(since) {
 			continue
 		}
-		f, err := os.Open(name)
+		f, err := atomicfile.OpenNoFollow(name, os.O_RDONLY, 0)
 		if err != nil {
-			return nil, nil, err
+			bad = append(bad, fmt.Sprintf("%v; skipped", err))
+			continue
+		}
+		if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() {
+			f.Close()
+			bad = append(bad, name+": not a regular file; skipped")
+			continue
 		}
 		sc := bufio.NewScanner(f)
 		sc.Buffer(make([]byte, 64<<10), 1<<20)
@@ -148,6 +156,9 @@ func (a *Audit) Read(since time.Time, op string) (events []Event, bad []string, 
 				continue
 			}
 			events = append(events, e)
+		}
+		if err := sc.Err(); err != nil {
+			bad = append(bad, fmt.Sprintf("%s: %v; the rest of the file is skipped", name, err))
 		}
 		f.Close()
 	}

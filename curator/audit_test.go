@@ -4,7 +4,9 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -89,4 +91,46 @@ func TestAuditDoesNotFollowLinks(t *testing.T) {
 			t.Errorf("Append into a file = %v", err)
 		}
 	})
+}
+
+// TestAuditReadSkipsWhatIsNotAFile: reading the log never follows a link
+// (to a FIFO, which would block) and says when a line is too long instead
+// of dropping the rest of the day in silence.
+func TestAuditReadSkipsWhatIsNotAFile(t *testing.T) {
+	skills := t.TempDir()
+	dir := filepath.Join(skills, AuditDir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(fifo, filepath.Join(dir, "2026-11-01.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	long := `{"ts":"2026-11-02T00:00:00Z","op":"x","target":"` + strings.Repeat("a", 2<<20) + `"}` + "\n"
+	if err := os.WriteFile(filepath.Join(dir, "2026-11-02.jsonl"), []byte(long), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	var bad []string
+	var err error
+	go func() {
+		defer close(done)
+		_, bad, err = NewAudit(skills).Read(time.Time{}, "")
+	}()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("reading the audit log blocked on a linked FIFO")
+	}
+	if err == nil && len(bad) < 1 {
+		t.Errorf("Read = %v, bad %v: want the link refused or reported", err, bad)
+	}
+	if !slices.ContainsFunc(bad, func(b string) bool {
+		return strings.Contains(b, "2026-11-02.jsonl") && strings.Contains(b, "rest of the file is skipped")
+	}) {
+		t.Errorf("the over-long line is not reported: %v", bad)
+	}
 }

@@ -6,15 +6,15 @@ package lock
 
 import (
 	"cmp"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
+	"path/filepath"
 	"sort"
 
 	"github.com/skillsync/skillsync/config"
 	"github.com/skillsync/skillsync/internal/atomicfile"
+	"github.com/skillsync/skillsync/internal/jsonfile"
 	"github.com/skillsync/skillsync/repository"
 	"github.com/skillsync/skillsync/skill"
 )
@@ -40,29 +40,34 @@ type Source struct {
 // New returns an empty lock.
 func New() *File { return &File{Version: Version, Sources: map[string]*Source{}} }
 
-// Read reads the lock file at name; ok is false when there is none.
+// Read reads the lock file at name; ok is false when there is none. The
+// file is opened without following a link, bounded in size and checked
+// (Validate) before any name in it is used; one that fails is an error
+// naming the file and the fix.
 func Read(name string) (f *File, ok bool, err error) {
-	data, err := os.ReadFile(name)
-	if errors.Is(err, fs.ErrNotExist) {
-		return New(), false, nil
-	}
-	if err != nil {
-		return nil, false, fmt.Errorf("read %s: %w", name, err)
-	}
 	f = New()
-	if err := json.Unmarshal(data, f); err != nil {
-		return nil, false, fmt.Errorf("%s does not parse: %w; delete it and run skillsync sync to write a new one", name, err)
-	}
-	if f.Version != Version {
-		return nil, false, fmt.Errorf("%s has version %d, this skillsync reads %d; delete it and run skillsync sync to write a new one", name, f.Version, Version)
+	err = jsonfile.Read(name, f)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return New(), false, nil
+	case errors.Is(err, jsonfile.ErrCorrupt):
+		return nil, false, fmt.Errorf("%w; it is not used: delete it and run skillsync sync to write a new one", err)
+	case err != nil:
+		return nil, false, err
 	}
 	if f.Sources == nil {
 		f.Sources = map[string]*Source{}
 	}
-	if err := f.check(); err != nil {
-		return nil, false, fmt.Errorf("%s: %w; it is not used: delete it and run skillsync sync to write a new one", name, err)
-	}
 	return f, true, nil
+}
+
+// Validate refuses a lock of another version and one naming anything but
+// one safe path component.
+func (f *File) Validate() error {
+	if f.Version != Version {
+		return fmt.Errorf("version %d, this skillsync reads %d", f.Version, Version)
+	}
+	return f.check()
 }
 
 // check refuses names that are not one safe path component.
@@ -89,35 +94,51 @@ func (f *File) Write(name string) error {
 }
 
 // Describe returns a configured source as the lock records it, with no
-// revision and no skills yet. No credential is ever recorded.
-func Describe(s config.Source) *Source {
+// revision and no skills yet. No credential is ever recorded, and a path
+// is recorded relative to base (the config's folder), so the lock means
+// the same on every checkout.
+func Describe(s config.Source, base string) *Source {
 	ls := &Source{Type: s.Kind, Skills: map[string]string{}}
 	switch s.Kind {
 	case repository.KindGit:
 		ls.URL, ls.Ref = repository.RedactURL(s.Git), s.Ref
 	case repository.KindDir:
-		ls.URL = s.Dir
+		ls.URL = relative(base, s.Dir)
 	case repository.KindEmbedded:
 		ls.URL = s.Embedded
 	case repository.KindPostgres:
 		// Where the connection string is, never the string: it is a secret.
 		where := "env:" + s.Postgres
 		if s.DSNFile != "" {
-			where = "file:" + s.DSNFile
+			where = "file:" + relative(base, s.DSNFile)
 		}
 		ls.URL = where + " schema:" + cmp.Or(s.Schema, repository.DefaultSchema)
 	}
 	return ls
 }
 
+// relative is path as seen from base, slash-separated; an absolute path
+// when base is "" or path is elsewhere on another root.
+func relative(base, path string) string {
+	if base == "" {
+		return filepath.ToSlash(path)
+	}
+	rel, err := filepath.Rel(base, path)
+	if err != nil {
+		return filepath.ToSlash(path)
+	}
+	return filepath.ToSlash(rel)
+}
+
 // Compare lists how the configured sources differ from the lock's, one
-// line each: + in the config only, - in the lock only, ~ changed.
-func (f *File) Compare(sources []config.Source) []string {
+// line each: + in the config only, - in the lock only, ~ changed. base is
+// the config's folder, as for Describe.
+func (f *File) Compare(sources []config.Source, base string) []string {
 	var diff []string
 	seen := map[string]bool{}
 	for _, s := range sources {
 		seen[s.Name] = true
-		want := Describe(s)
+		want := Describe(s, base)
 		got, ok := f.Sources[s.Name]
 		switch {
 		case !ok:

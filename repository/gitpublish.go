@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"net/url"
 	"os"
 	"path"
 	"sort"
@@ -97,7 +96,7 @@ func (g *Git) Publish(ctx context.Context, req PublishRequest) (Published, error
 	defer cancel()
 	res, err := g.publish(ctx, req)
 	if err != nil {
-		err = g.publishError(ctx, err)
+		err = g.explain(ctx, "publish to", err)
 	}
 	return res, err
 }
@@ -490,32 +489,6 @@ func (w *treeWriter) splice(tree *object.Tree, parts []string, leaf plumbing.Has
 	}
 	entries = append(entries, object.TreeEntry{Name: parts[0], Mode: filemode.Dir, Hash: h})
 	return w.writeTree(entries)
-}
-
-// publishError turns a publish error into one a user can act on, with
-// every secret removed: a refused login names the auth setting to check.
-func (g *Git) publishError(ctx context.Context, err error) error {
-	var secrets []string
-	inURL := false
-	if u, perr := url.Parse(g.cfg.URL); perr == nil && u.User != nil {
-		if p, ok := u.User.Password(); ok && p != "" {
-			secrets = append(secrets, g.cfg.URL, u.User.String(), p)
-			inURL = true
-		}
-	}
-	if p, perr := g.cfg.Auth.password(); perr == nil {
-		secrets = append(secrets, p)
-	}
-	redacted := RedactURL(g.cfg.URL)
-	switch {
-	case isAuthError(err):
-		err = fmt.Errorf("%w for %s: check %s", ErrAuth, redacted, g.cfg.Auth.setting(inURL))
-	case errors.Is(err, context.DeadlineExceeded) || ctx.Err() == context.DeadlineExceeded:
-		err = fmt.Errorf("publish to %s: no answer within the timeout of %s: %w", redacted, g.cfg.Timeout, err)
-	default:
-		err = fmt.Errorf("publish to %s: %w", redacted, err)
-	}
-	return redactError(err, secrets...)
 }
 
 var _ Publisher = (*Git)(nil)

@@ -234,3 +234,29 @@ func TestPublishDirectNeedsABranch(t *testing.T) {
 		t.Errorf("direct publish to a tag = %v", err)
 	}
 }
+
+// TestPublishNeverLeaksAnInlinePassword: a password in the URL that
+// net/url cannot parse is redacted from a publish's error as it is from a
+// fetch's.
+func TestPublishNeverLeaksAnInlinePassword(t *testing.T) {
+	root := t.TempDir()
+	up := gittest.NewRepo(t, "main")
+	pushable(up)
+	up.Skill("skills/one", "First.")
+	up.Commit("one")
+	if err := os.Rename(up.Dir, filepath.Join(root, "r")); err != nil {
+		t.Fatal(err)
+	}
+	srv := gittest.ServeHTTP(t, root, "x-access-token", "right-password")
+	for _, secret := range []string{"wr/ong#pw 1", "wr%zzong"} {
+		url := strings.Replace(srv.URL, "http://", "http://bob:"+secret+"@", 1) + "/r"
+		g := newGit(t, url, "")
+		_, err := g.Publish(context.Background(), draftRequest(t, "pdf", "Read PDFs.", nil))
+		if err == nil {
+			t.Fatalf("publish with a wrong inline password succeeded")
+		}
+		if strings.Contains(err.Error(), secret) || strings.Contains(err.Error(), "wr") && strings.Contains(err.Error(), "ong") {
+			t.Errorf("the inline password leaked: %v", err)
+		}
+	}
+}

@@ -53,7 +53,7 @@ func home(t *testing.T) string {
 func environ(t *testing.T, extra []string) []string {
 	h := home(t)
 	return append([]string{"HOME=" + h, "XDG_CONFIG_HOME=" + filepath.Join(h, ".config"),
-		"XDG_CACHE_HOME=" + filepath.Join(h, ".cache"), "SKILLSYNC_CONFIG=", "SKILLSYNC_GIT_HOST=", "PATH=" + os.Getenv("PATH")}, extra...)
+		"XDG_CACHE_HOME=" + filepath.Join(h, ".cache"), "SKILLSYNC_CONFIG=", "SKILLSYNC_GIT_HOST=http://127.0.0.1:1/", "PATH=" + os.Getenv("PATH")}, extra...)
 }
 
 // run runs skillsync in-process, in dir, with a clean environment.

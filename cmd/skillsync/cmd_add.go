@@ -196,7 +196,7 @@ func (a *app) configOrDefault(file string) (*config.Config, error) {
 func (a *app) checkOffer(ctx context.Context, cfg *config.Config, entry config.Entry) error {
 	src, err := entry.Source(cfg.Workspace)
 	if err != nil {
-		return usageError("%w", err)
+		return err
 	}
 	progress := a.progress()
 	eng := skillsync.NewEngine(cfg, append(progress.option(), skillsync.WithWarnings(func(w string) { a.warn("%s", w) }))...)
@@ -248,11 +248,11 @@ func ensureConfig(file string) (bool, error) {
 func (a *app) parseSource(arg, configuredHost, ref, path string) (config.Entry, error) {
 	host, err := config.GitHost(configuredHost)
 	if err != nil {
-		return config.Entry{}, usageError("%w", err)
+		return config.Entry{}, err
 	}
 	e, err := config.ParseSource(arg, host)
 	if err != nil {
-		return config.Entry{}, usageError("%w", err)
+		return config.Entry{}, err
 	}
 	for _, f := range []struct {
 		flag, value string

@@ -319,8 +319,13 @@ func TestDaemonSIGTERMDuringSync(t *testing.T) {
 	}
 	d := startDaemon(t, ws)
 	waitFor(t, d, "the daemon to start", func() bool { return d.count("daemon started", "") == 1 })
-	// The first sync starts right after that line: stop it in the middle.
-	time.Sleep(30 * time.Millisecond)
+	// Stop the first sync in the middle: once it is building skills in
+	// the staging area, before any is swapped in.
+	staging := filepath.Join(ws, ".skills-cache", ".staging")
+	waitFor(t, d, "the first sync to stage skills", func() bool {
+		entries, _ := os.ReadDir(staging)
+		return len(entries) > 0
+	})
 	if err := d.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"syscall"
 	"time"
@@ -74,12 +73,7 @@ func (a *app) runDaemon(ctx context.Context) error {
 		AtStart: []string{"sync"},
 		Logger:  log,
 	})
-	err := d.Run(ctx)
-	var se *daemon.ScheduleError
-	if errors.As(err, &se) {
-		return &usageErr{err: err}
-	}
-	return err
+	return d.Run(ctx)
 }
 
 // pushJob names the job that syncs one postgres source when it changes.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/skillsync/skillsync/agent/claude"
 	"github.com/skillsync/skillsync/config"
+	"github.com/skillsync/skillsync/internal/atomicfile"
 )
 
 type initOptions struct {
@@ -119,8 +121,12 @@ func (a *app) runInit(_ context.Context, opts *initOptions) error {
 		}
 		out.Agent[path] = string(outcome)
 	}
+	cfg, err := config.Load(name)
+	if err != nil {
+		return err
+	}
 	ignore := filepath.Join(project, ".gitignore")
-	missing, err := missingIgnores(ignore)
+	missing, err := missingIgnores(ignore, ignoreLines(cfg, name))
 	if err != nil {
 		return err
 	}
@@ -157,42 +163,68 @@ func (a *app) runInit(_ context.Context, opts *initOptions) error {
 // writeStarter writes the starter config to name, replacing a file there
 // only when force.
 func writeStarter(name string, force bool) error {
-	flags := os.O_WRONLY | os.O_CREATE | os.O_EXCL
-	if force {
-		flags = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
-	}
-	f, err := os.OpenFile(name, flags|syscallNoFollow, 0o644)
-	if errors.Is(err, fs.ErrExist) {
+	if _, err := os.Lstat(name); err == nil && !force {
 		return fmt.Errorf("%s already exists; edit it, or run skillsync init --force to replace it", name)
 	}
-	if err != nil {
+	if err := atomicfile.WriteFile(name, []byte(config.Starter), 0o644); err != nil {
 		return fmt.Errorf("write config: %w", err)
-	}
-	if _, err := f.WriteString(config.Starter); err != nil {
-		f.Close()
-		return fmt.Errorf("write config %s: %w", name, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("write config %s: %w", name, err)
 	}
 	return nil
 }
 
-// ignoreLines are the machine-local files of a workspace.
-var ignoreLines = []string{"/.skills-cache/", "/skills/.usage.json*", "/skills/.audit/", "/skills/.imported.json*", "/skills/.hooked.jsonl*"}
+// ignoreLines are the lines of the .gitignore beside the config at name
+// for the machine-local files of its workspace, anchored at that folder.
+func ignoreLines(cfg *config.Config, name string) []string {
+	l := cfg.Layout()
+	base := filepath.Dir(cfg.File)
+	var out []string
+	for _, p := range []string{l.CacheDir() + "/", l.UsageFile() + "*", l.AuditDir() + "/", l.ImportedFile() + "*", l.HookedFile() + "*"} {
+		rel, err := filepath.Rel(base, p)
+		if err != nil || strings.HasPrefix(rel, "..") {
+			continue // outside the repository the .gitignore is in
+		}
+		if strings.HasSuffix(p, "/") {
+			rel += "/"
+		}
+		out = append(out, "/"+filepath.ToSlash(rel))
+	}
+	return out
+}
 
-// missingIgnores returns the ignore lines the file at name lacks.
-func missingIgnores(name string) ([]string, error) {
-	data, err := os.ReadFile(name)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("read %s: %w", name, err)
+// maxIgnoreFile bounds the .gitignore read.
+const maxIgnoreFile = 1 << 20
+
+// readIgnore reads the .gitignore at name: "" when there is none, and an
+// error for a link, something other than a file, or a file too large.
+func readIgnore(name string) (string, error) {
+	f, err := atomicfile.OpenNoFollow(name, os.O_RDONLY, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("read %s: %w", name, err)
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil || !info.Mode().IsRegular() || info.Size() > maxIgnoreFile {
+		return "", fmt.Errorf("read %s: not a regular file of at most %d bytes", name, maxIgnoreFile)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxIgnoreFile))
+	return string(data), err
+}
+
+// missingIgnores returns which of lines the .gitignore at name lacks.
+func missingIgnores(name string, lines []string) ([]string, error) {
+	text, err := readIgnore(name)
+	if err != nil {
+		return nil, err
 	}
 	have := map[string]bool{}
-	for _, l := range strings.Split(string(data), "\n") {
+	for _, l := range strings.Split(text, "\n") {
 		have[strings.TrimSpace(l)] = true
 	}
 	var out []string
-	for _, l := range ignoreLines {
+	for _, l := range lines {
 		if !have[l] {
 			out = append(out, l)
 		}
@@ -200,22 +232,22 @@ func missingIgnores(name string) ([]string, error) {
 	return out, nil
 }
 
-// appendLines appends lines to the file at name, after a newline when
-// the file does not end in one.
+// appendLines appends lines to the .gitignore at name, after a newline
+// when the file does not end in one.
 func appendLines(name string, lines []string) error {
-	data, err := os.ReadFile(name)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+	text, err := readIgnore(name)
+	if err != nil {
 		return err
 	}
-	text := "# skillsync: machine-local files\n" + strings.Join(lines, "\n") + "\n"
-	if len(data) > 0 && !strings.HasSuffix(string(data), "\n") {
-		text = "\n" + text
+	add := "# skillsync: machine-local files\n" + strings.Join(lines, "\n") + "\n"
+	if text != "" && !strings.HasSuffix(text, "\n") {
+		add = "\n" + add
 	}
-	f, err := os.OpenFile(name, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscallNoFollow, 0o644)
+	f, err := atomicfile.OpenAppend(name, 0o644)
 	if err != nil {
-		return fmt.Errorf("write %s: %w", name, err)
+		return err
 	}
-	if _, err := f.WriteString(text); err != nil {
+	if _, err := f.WriteString(add); err != nil {
 		f.Close()
 		return fmt.Errorf("write %s: %w", name, err)
 	}

@@ -53,3 +53,21 @@ func TestInitHooksAndMCP(t *testing.T) {
 		t.Errorf("--hooks without --agent claude exits %d, want 2", r.code)
 	}
 }
+
+// TestInitGitignoreFollowsTheWorkspace: the .gitignore lines name the
+// workspace the config points at, not the config's own folder.
+func TestInitGitignoreFollowsTheWorkspace(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "skillsync.yaml"), []byte("workspace: ws\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := run(t, dir, "init", "--gitignore"); r.code != 0 {
+		t.Fatalf("init --gitignore: %d %s", r.code, r.stderr)
+	}
+	data, _ := os.ReadFile(filepath.Join(dir, ".gitignore"))
+	for _, want := range []string{"/ws/.skills-cache/\n", "/ws/skills/.usage.json*\n", "/ws/skills/.audit/\n"} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf(".gitignore lacks %q:\n%s", want, data)
+		}
+	}
+}

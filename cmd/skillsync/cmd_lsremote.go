@@ -82,7 +82,7 @@ func (a *app) lsRemote(ctx context.Context, opts *lsRemoteOptions) error {
 	}
 	src, err := entry.Source(wd)
 	if err != nil {
-		return usageError("%w", err)
+		return err
 	}
 	progress := a.progress()
 	eng := skillsync.NewEngine(cfg, append(progress.option(), skillsync.WithWarnings(func(w string) { a.warn("%s", w) }))...)

@@ -32,13 +32,14 @@ description) and the sections it suggests for the body: step-by-step
 instructions, examples of inputs and outputs, and edge cases. Fill them in,
 then check the skill with skillsync validate --strict.
 
-NAME must follow the specification: lower-case letters, digits and single
+DIR defaults to the workspace layer (skills/ of the workspace the config
+names). NAME must follow the specification: lower-case letters, digits and single
 hyphens, at most 64 characters. An existing SKILL.md is never overwritten.`,
 		Example: `  skillsync new release-notes
   skillsync new pdf-forms team-skills --description "Fill in PDF forms. Use when the user asks to complete a PDF form."`,
 		Args: args(cobra.RangeArgs(1, 2)),
 		RunE: func(c *cobra.Command, argv []string) error {
-			opts.name, opts.dir = argv[0], "skills"
+			opts.name = argv[0]
 			if len(argv) == 2 {
 				opts.dir = argv[1]
 			}
@@ -93,6 +94,15 @@ func (a *app) runNew(_ context.Context, opts *newOptions) error {
 	content, err := scaffold(opts.name, desc)
 	if err != nil {
 		return err
+	}
+	if opts.dir == "" {
+		// The workspace layer of the workspace the config names, wherever
+		// the command runs.
+		cfg, err := a.loadConfig()
+		if err != nil {
+			return err
+		}
+		opts.dir = cfg.Layout().SkillsDir()
 	}
 	if err := os.MkdirAll(opts.dir, 0o755); err != nil {
 		return fmt.Errorf("new skill %s: %w", opts.name, err)

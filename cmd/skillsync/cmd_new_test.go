@@ -13,7 +13,7 @@ func TestNewScaffoldsAValidSkill(t *testing.T) {
 	dir := t.TempDir()
 	r := run(t, dir, "new", "release-notes")
 	file := filepath.Join(dir, "skills", "release-notes", "SKILL.md")
-	if r.code != 0 || !strings.Contains(r.stdout, "wrote skills/release-notes/SKILL.md") {
+	if r.code != 0 || !strings.Contains(r.stdout, "wrote "+file) {
 		t.Fatalf("new: %d %s %s", r.code, r.stdout, r.stderr)
 	}
 	text := readFile(t, file)

@@ -76,9 +76,6 @@ func (a *app) runRemove(ctx context.Context, opts *removeOptions) error {
 	left := len(cfg.Sources) - 1
 	if opts.skill != "" {
 		if _, err := config.RemoveSkill(file, name, opts.skill); err != nil {
-			if errors.Is(err, config.ErrNotFound) || errors.Is(err, config.ErrLastSkill) {
-				return usageError("%w", err)
-			}
 			return err
 		}
 		left = len(cfg.Sources)
@@ -121,7 +118,7 @@ func (a *app) sourceNamed(cfg *config.Config, arg string) (string, error) {
 	notFound := usageError("no source %s in %s (it has: %s)", arg, cfg.File, strings.Join(names, ", "))
 	host, err := config.GitHost(cfg.DefaultGitHost)
 	if err != nil {
-		return "", usageError("%w", err)
+		return "", err
 	}
 	e, err := config.ParseSource(arg, host)
 	if err != nil {

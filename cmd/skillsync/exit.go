@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/skillsync/skillsync"
+	"github.com/skillsync/skillsync/config"
+	"github.com/skillsync/skillsync/daemon"
 )
 
 // Exit codes, as DESIGN.md fixes them. exitCode is the one place that
@@ -21,13 +23,16 @@ const (
 func exitCode(err error) int {
 	var ue *usageErr
 	var se *skillsync.UsageError
+	var ae *config.ArgError
+	var sched *daemon.ScheduleError
 	var he *hookErr
 	switch {
 	case err == nil:
 		return exitOK
 	case errors.As(err, &he):
 		return exitFailure
-	case errors.As(err, &ue), errors.As(err, &se), skillsync.IsConfig(err):
+	case errors.As(err, &ue), errors.As(err, &se), errors.As(err, &ae), errors.As(err, &sched), skillsync.IsConfig(err),
+		errors.Is(err, config.ErrNotFound), errors.Is(err, config.ErrLastSkill):
 		return exitUsage
 	case errors.Is(err, skillsync.ErrPartial):
 		return exitPartial

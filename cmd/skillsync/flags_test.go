@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"reflect"
 	"testing"
 	"time"
@@ -10,6 +11,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/skillsync/skillsync"
+	"github.com/skillsync/skillsync/config"
+	"github.com/skillsync/skillsync/daemon"
 )
 
 // parse runs a command line through newCmd and returns the options its
@@ -103,6 +106,10 @@ func TestExitCodes(t *testing.T) {
 		{usageError("bad"), exitUsage},
 		{&skillsync.UsageError{Err: context.Canceled}, exitUsage},
 		{reported(skillsync.ErrPartial), exitPartial},
+		{&config.ArgError{Err: context.Canceled}, exitUsage},
+		{&daemon.ScheduleError{Field: "sync", Spec: "x", Err: context.Canceled}, exitUsage},
+		{fmt.Errorf("remove: %w", config.ErrNotFound), exitUsage},
+		{&config.Error{File: "f"}, exitUsage},
 		{reported(skillsync.ErrFailed), exitFailure},
 		{&skillsync.FrozenError{}, exitFailure},
 		{reported(errDifferences), exitFailure},
