@@ -75,15 +75,16 @@ func (e *Engine) Listen(ctx context.Context, opts ListenOptions, changed func(so
 			log.Error("cannot listen for changes", "source", s.Name, "error", err.Error())
 			continue
 		}
-		pg, ok := repo.(*repository.Postgres)
+		l, ok := repo.(repository.Listener)
 		if !ok {
+			closeRepository(repo)
 			continue
 		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			defer pg.Close()
-			if err := e.listen(ctx, pg, debounce, log, changed); err != nil {
+			defer closeRepository(repo)
+			if err := e.listen(ctx, l, debounce, log, changed); err != nil {
 				errs[i] = err
 				log.Error("stopped listening for changes; the schedule syncs the source", "source", s.Name, "error", err.Error())
 			}
@@ -95,15 +96,17 @@ func (e *Engine) Listen(ctx context.Context, opts ListenOptions, changed func(so
 
 // listen runs one source's listener until ctx ends; it returns an error
 // only when the source cannot listen at all.
-func (e *Engine) listen(ctx context.Context, pg *repository.Postgres, debounce time.Duration, log *slog.Logger, changed func(string)) error {
+func (e *Engine) listen(ctx context.Context, pg repository.Listener, debounce time.Duration, log *slog.Logger, changed func(string)) error {
 	name := pg.Source()
 	var (
-		mu     sync.Mutex
-		timer  *time.Timer // armed: a report is due
-		latest string      // the newest revision seen
+		mu      sync.Mutex
+		timer   *time.Timer // armed: a report is due
+		latest  string      // the newest revision seen
+		stopped bool        // listen returned: no report may follow
 	)
 	defer func() {
 		mu.Lock()
+		stopped = true
 		if timer != nil {
 			timer.Stop()
 		}
@@ -112,11 +115,11 @@ func (e *Engine) listen(ctx context.Context, pg *repository.Postgres, debounce t
 	report := func() {
 		mu.Lock()
 		timer = nil
-		rev := latest
+		rev, done := latest, stopped
 		mu.Unlock()
 		// A sync that ran meanwhile (the first one, a scheduled one) may
 		// have brought the change in already.
-		if ctx.Err() == nil && e.cachedRevision(name) != rev {
+		if !done && ctx.Err() == nil && e.cachedRevision(name) != rev {
 			changed(name)
 		}
 	}

@@ -57,3 +57,18 @@ func Upstream(ctx context.Context, r Repository) (Revision, error) {
 	}
 	return Current(ctx, r)
 }
+
+// Listener is a source that is told of its changes as they happen (a
+// database that NOTIFYs): Listen calls changed with each new revision
+// until ctx ends, reconnecting when the connection drops.
+type Listener interface {
+	Repository
+	Listen(ctx context.Context, changed func(Revision)) error
+}
+
+var (
+	_ Fetcher    = (*Git)(nil)
+	_ Currenter  = (*Git)(nil)
+	_ Upstreamer = (*Git)(nil)
+	_ Listener   = (*Postgres)(nil)
+)
