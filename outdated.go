@@ -113,8 +113,8 @@ func (e *Engine) compareUpstream(ctx context.Context, s config.Source, rec *mate
 // sameContent reports whether sk has the content the cache recorded: by
 // git tree when both have one (nothing is read), else by the skill's hash.
 func sameContent(ctx context.Context, sk skill.Skill, rec *materialize.SkillRecord) bool {
-	if t, ok := sk.Files.(*repository.TreeFS); ok && rec.Fingerprint != "" {
-		return rec.Fingerprint == "git-tree:"+t.TreeHash()
+	if key := repository.ContentKey(sk.Files); key != "" && rec.Fingerprint != "" {
+		return rec.Fingerprint == key
 	}
 	h, err := materialize.SkillHash(ctx, sk.Files, sk.FileList())
 	return err == nil && h == rec.Hash

@@ -44,11 +44,11 @@ func (e *InvalidSkillError) Error() string {
 // *UsageError; a skill that fails validation is an *InvalidSkillError.
 // Every daemon listening on the source syncs it as the change commits.
 func (e *Engine) Publish(ctx context.Context, dir, source, author string) (PublishResult, error) {
-	pg, err := e.writable(source)
+	pub, err := e.writable(source)
 	if err != nil {
 		return PublishResult{}, err
 	}
-	defer pg.Close()
+	defer closeRepository(pub)
 	info, err := os.Stat(dir)
 	if err != nil {
 		return PublishResult{}, fmt.Errorf("publish %s: %w", dir, err)
@@ -67,7 +67,8 @@ func (e *Engine) Publish(ctx context.Context, dir, source, author string) (Publi
 	if author == "" {
 		author = e.actor
 	}
-	rev, err := pg.PublishSkill(ctx, name, fsys, author)
+	// The source lists and checks the files itself, strictly.
+	res, err := pub.Publish(ctx, repository.PublishRequest{Name: name, Files: fsys, Author: author, Direct: true})
 	var invalid *repository.InvalidSkillError
 	if errors.As(err, &invalid) {
 		problems := make([]skill.Problem, len(invalid.Problems))
@@ -82,28 +83,30 @@ func (e *Engine) Publish(ctx context.Context, dir, source, author string) (Publi
 	if err != nil {
 		return PublishResult{}, err
 	}
-	return PublishResult{Source: source, Skill: name, Revision: string(rev)}, nil
+	return PublishResult{Source: source, Skill: name, Revision: string(res.Commit)}, nil
 }
 
 // writable opens the configured source name for writing: it must be a
-// postgres source.
-func (e *Engine) writable(name string) (*repository.Postgres, error) {
+// postgres source (a git source takes a skill through the promotion
+// gate's review branch instead).
+func (e *Engine) writable(name string) (repository.Publisher, error) {
 	s, ok := e.source(name)
 	if !ok {
 		return nil, usageErrorf("no source named %q in the config %s", name, e.cfg.File)
 	}
 	if s.Kind != repository.KindPostgres {
-		return nil, usageErrorf("source %s is a %s source: only postgres sources can be published to", name, s.Kind)
+		return nil, usageErrorf("source %s is a %s source: only postgres sources can be published to (promote a draft to a git source)", name, s.Kind)
 	}
 	repo, err := e.open(s, "")
 	if err != nil {
 		return nil, err
 	}
-	pg, ok := repo.(*repository.Postgres)
+	pub, ok := repo.(repository.Publisher)
 	if !ok {
-		return nil, fmt.Errorf("source %s: a postgres source opened as %T", name, repo)
+		closeRepository(repo)
+		return nil, fmt.Errorf("source %s cannot be written to", name)
 	}
-	return pg, nil
+	return pub, nil
 }
 
 // postgresSources returns the config's postgres sources.

@@ -355,9 +355,7 @@ func materialSkills(skills []skill.Skill, guessModes bool) []materialize.Skill {
 	out := make([]materialize.Skill, 0, len(skills))
 	for _, s := range skills {
 		m := materialize.Skill{Name: s.Name, Files: s.Files, List: s.FileList(), GuessModes: guessModes}
-		if t, ok := s.Files.(*repository.TreeFS); ok {
-			m.Fingerprint = "git-tree:" + t.TreeHash()
-		}
+		m.Fingerprint = repository.ContentKey(s.Files)
 		if meta, err := json.Marshal(s.Meta()); err == nil {
 			m.Meta = meta
 		}

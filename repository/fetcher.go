@@ -1,6 +1,9 @@
 package repository
 
-import "context"
+import (
+	"context"
+	"io/fs"
+)
 
 // Fetcher is a source whose local view is a copy of a remote, brought up
 // to date by Fetch: a git source. A source read in place (a directory,
@@ -72,3 +75,20 @@ var (
 	_ Upstreamer = (*Git)(nil)
 	_ Listener   = (*Postgres)(nil)
 )
+
+// ContentKeyFS is a file system that can name its content without reading
+// it (a git tree by its hash): equal keys, equal files.
+type ContentKeyFS interface {
+	fs.FS
+	ContentKey() string
+}
+
+// ContentKey returns fsys's content key, "" when it has none.
+func ContentKey(fsys fs.FS) string {
+	if k, ok := fsys.(ContentKeyFS); ok {
+		return k.ContentKey()
+	}
+	return ""
+}
+
+var _ ContentKeyFS = (*TreeFS)(nil)

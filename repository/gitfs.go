@@ -52,6 +52,10 @@ const maxLinkSize = 4096
 // equal content, so a sync can skip a skill whose tree did not change.
 func (t *TreeFS) TreeHash() string { return t.root.Hash.String() }
 
+// ContentKey names the content of the tree: two TreeFS with one key hold
+// the same files, byte for byte and mode for mode.
+func (t *TreeFS) ContentKey() string { return "git-tree:" + t.TreeHash() }
+
 // blobSize returns the size of the blob e names, from its header.
 func (t *TreeFS) blobSize(tree *object.Tree, e *object.TreeEntry) (int64, error) {
 	if t.blobs != nil {
