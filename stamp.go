@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/skillsync/skillsync/materialize"
 )
 
 // Stamp returns a value that changes whenever the catalog may have
@@ -16,7 +18,7 @@ import (
 // It costs two stats per local skill.
 func (e *Engine) Stamp() (string, error) {
 	h := fnv.New64a()
-	buf := stampFile(make([]byte, 0, 512), filepath.Join(e.layout.CacheDir(), ".manifest.json"))
+	buf := stampFile(make([]byte, 0, 512), filepath.Join(e.layout.CacheDir(), materialize.ManifestName))
 	for _, l := range e.localLayers() {
 		entries, err := os.ReadDir(l.dir)
 		if err != nil {

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/skillsync/skillsync/workspace"
+
 	"github.com/skillsync/skillsync/lock"
 	"github.com/skillsync/skillsync/materialize"
 )
@@ -41,7 +43,7 @@ func (e *Engine) Verify(ctx context.Context) ([]materialize.Difference, error) {
 func compareLock(locked *lock.File, m *materialize.Manifest) []materialize.Difference {
 	var diffs []materialize.Difference
 	add := func(source, name string, kind materialize.DiffKind) {
-		diffs = append(diffs, materialize.Difference{Path: fmt.Sprintf("%s/%s (skillsync.lock)", source, name), Kind: kind})
+		diffs = append(diffs, materialize.Difference{Path: fmt.Sprintf("%s/%s (%s)", source, name, workspace.LockName), Kind: kind})
 	}
 	for source, ls := range locked.Sources {
 		rec := m.Sources[source]

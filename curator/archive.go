@@ -10,12 +10,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/skillsync/skillsync/workspace"
+
 	"github.com/skillsync/skillsync/layering"
 	"github.com/skillsync/skillsync/skill"
 )
 
 // ArchiveDir is the archive's directory inside a layer directory.
-const ArchiveDir = ".archive"
+const ArchiveDir = workspace.ArchiveName
 
 // archiveStamp is the UTC time format of archive directory names.
 const archiveStamp = "20060102T150405Z"

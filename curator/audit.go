@@ -11,13 +11,15 @@ import (
 	"strings"
 	"time"
 
+	"github.com/skillsync/skillsync/workspace"
+
 	"golang.org/x/sys/unix"
 
 	"github.com/skillsync/skillsync/internal/atomicfile"
 )
 
 // AuditDir is the audit log's directory inside the workspace's skills/.
-const AuditDir = ".audit"
+const AuditDir = workspace.AuditName
 
 // Event is one line of the audit log.
 type Event struct {

@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/skillsync/skillsync/workspace"
+
 	"github.com/skillsync/skillsync/internal/atomicfile"
 	"github.com/skillsync/skillsync/internal/flock"
 	"github.com/skillsync/skillsync/layering"
@@ -24,7 +26,7 @@ import (
 )
 
 // UsageFile is the usage store's name inside the workspace's skills/.
-const UsageFile = ".usage.json"
+const UsageFile = workspace.UsageName
 
 // UsageVersion is the format Store writes: records keyed by Copy.
 const UsageVersion = 2

@@ -19,10 +19,14 @@ import (
 	"github.com/skillsync/skillsync/internal/jsonfile"
 )
 
+// ManifestName is the manifest's file in a cache root, for readers that
+// watch it change.
+const ManifestName = ".manifest.json"
+
 // The names skillsync keeps in a cache root besides the source folders.
 const (
 	lockName     = ".lock"
-	manifestName = ".manifest.json"
+	manifestName = ManifestName
 	stagingName  = ".staging"
 )
 
