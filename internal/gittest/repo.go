@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/skillsync/skillsync/internal/skilltest"
 )
 
 // Repo is a git repository with a work tree, made with the git command.
@@ -50,26 +52,16 @@ func (r *Repo) Git(args ...string) string {
 // Write writes a file of the work tree, making its directories.
 func (r *Repo) Write(name, data string, mode os.FileMode) {
 	r.t.Helper()
-	p := filepath.Join(r.Dir, filepath.FromSlash(name))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		r.t.Fatal(err)
-	}
 	if mode == 0 {
 		mode = 0o644
 	}
-	if err := os.WriteFile(p, []byte(data), mode); err != nil {
-		r.t.Fatal(err)
-	}
-	if err := os.Chmod(p, mode); err != nil {
-		r.t.Fatal(err)
-	}
+	skilltest.WriteFileMode(r.t, filepath.Join(r.Dir, filepath.FromSlash(name)), data, mode)
 }
 
 // Skill writes dir/SKILL.md for a valid skill named after dir's base.
 func (r *Repo) Skill(dir, description string) {
 	r.t.Helper()
-	name := filepath.Base(dir)
-	r.Write(dir+"/SKILL.md", "---\nname: "+name+"\ndescription: "+description+"\n---\n# "+name+"\n", 0)
+	r.Write(dir+"/SKILL.md", skilltest.SkillMD(filepath.Base(dir), description), 0)
 }
 
 // Symlink makes a symbolic link name pointing at target.
@@ -104,6 +96,30 @@ func (r *Repo) Commit(msg string) string {
 func (r *Repo) Head() string {
 	r.t.Helper()
 	return r.Git("rev-parse", "HEAD")
+}
+
+// AcceptPushes lets the repository take pushes: to its checked-out
+// branch (its work tree is left as it is) and over smart HTTP.
+func (r *Repo) AcceptPushes() {
+	r.t.Helper()
+	r.Git("config", "receive.denyCurrentBranch", "ignore")
+	r.Git("config", "http.receivepack", "true")
+}
+
+// ServeHTTP moves the repository into a folder of its own, as name, and
+// serves that folder over smart HTTP as ServeHTTP does (basic auth as
+// user when password is set). It returns the server and the
+// repository's URL on it; Dir follows the move.
+func (r *Repo) ServeHTTP(name, user, password string) (*HTTPServer, string) {
+	r.t.Helper()
+	root := r.t.TempDir()
+	moved := filepath.Join(root, name)
+	if err := os.Rename(r.Dir, moved); err != nil {
+		r.t.Fatal(err)
+	}
+	r.Dir = moved
+	srv := ServeHTTP(r.t, root, user, password)
+	return srv, srv.URL + "/" + name
 }
 
 // URL returns the repository's file:// URL.

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"golang.org/x/crypto/ssh"
+
+	"github.com/skillsync/skillsync/internal/skilltest"
 )
 
 // Silent is a TCP server on 127.0.0.1 that accepts connections and never
@@ -102,7 +104,7 @@ func ClientKey(t testing.TB) (keyFile, knownHosts string) {
 	}
 	dir := t.TempDir()
 	keyFile, knownHosts = filepath.Join(dir, "id_ed25519"), filepath.Join(dir, "known_hosts")
-	writeFile(t, keyFile, pem.EncodeToMemory(block), 0o600)
-	writeFile(t, knownHosts, nil, 0o644)
+	skilltest.WriteFileMode(t, keyFile, string(pem.EncodeToMemory(block)), 0o600)
+	skilltest.WriteFile(t, knownHosts, "")
 	return keyFile, knownHosts
 }

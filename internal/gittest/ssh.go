@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/skillsync/skillsync/internal/skilltest"
 )
 
 // SSHServer is an OpenSSH sshd on 127.0.0.1 that accepts one client key.
@@ -54,7 +56,7 @@ func StartSSH(t testing.TB) *SSHServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, filepath.Join(dir, "authorized_keys"), clientPub, 0o600)
+	skilltest.WriteFileMode(t, filepath.Join(dir, "authorized_keys"), string(clientPub), 0o600)
 	port := freePort(t)
 	hostPub, err := os.ReadFile(filepath.Join(dir, "host.pub"))
 	if err != nil {
@@ -62,7 +64,7 @@ func StartSSH(t testing.TB) *SSHServer {
 	}
 	fields := strings.Fields(string(hostPub))
 	known := fmt.Sprintf("[127.0.0.1]:%d %s %s\n", port, fields[0], fields[1])
-	writeFile(t, filepath.Join(dir, "known_hosts"), []byte(known), 0o644)
+	skilltest.WriteFile(t, filepath.Join(dir, "known_hosts"), known)
 	config := fmt.Sprintf(`Port %d
 ListenAddress 127.0.0.1
 HostKey %s
@@ -77,7 +79,7 @@ PermitRootLogin prohibit-password
 AllowUsers %s
 SetEnv PATH=%s
 `, port, filepath.Join(dir, "host"), filepath.Join(dir, "authorized_keys"), filepath.Join(dir, "sshd.pid"), me.Username, os.Getenv("PATH"))
-	writeFile(t, filepath.Join(dir, "sshd_config"), []byte(config), 0o644)
+	skilltest.WriteFile(t, filepath.Join(dir, "sshd_config"), config)
 	// Privilege separation wants this directory when sshd runs as root.
 	_ = os.MkdirAll("/run/sshd", 0o755)
 
@@ -117,11 +119,4 @@ func freePort(t testing.TB) int {
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port
-}
-
-func writeFile(t testing.TB, name string, data []byte, mode os.FileMode) {
-	t.Helper()
-	if err := os.WriteFile(name, data, mode); err != nil {
-		t.Fatal(err)
-	}
 }

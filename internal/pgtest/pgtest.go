@@ -358,18 +358,40 @@ type Shared struct {
 // other error.
 func (s *Shared) Get(t testing.TB) *Cluster {
 	t.Helper()
-	s.once.Do(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		s.cluster, s.err = Start(ctx)
-	})
-	if errors.Is(s.err, ErrNoServer) {
-		t.Skip(s.err.Error())
-	}
-	if s.err != nil {
-		t.Fatalf("start a postgres cluster: %v", s.err)
-	}
+	s.once.Do(func() { s.cluster, s.err = startForTests() })
+	mustStart(t, s.err)
 	return s.cluster
+}
+
+// Own starts a cluster for the test alone, one it may stop, kill or
+// resume without disturbing the tests that share a Shared cluster, and
+// removes it when the test ends. Like Get, it skips the test when the
+// server binaries are not installed.
+func Own(t testing.TB) *Cluster {
+	t.Helper()
+	c, err := startForTests()
+	mustStart(t, err)
+	t.Cleanup(func() { c.Remove() })
+	return c
+}
+
+// startForTests starts a cluster within the time a test may wait for one.
+func startForTests() (*Cluster, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	return Start(ctx)
+}
+
+// mustStart skips the test when err says the server binaries are missing
+// and fails it on any other error.
+func mustStart(t testing.TB, err error) {
+	t.Helper()
+	if errors.Is(err, ErrNoServer) {
+		t.Skip(err.Error())
+	}
+	if err != nil {
+		t.Fatalf("start a postgres cluster: %v", err)
+	}
 }
 
 // Close removes the cluster if one was started.
