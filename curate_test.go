@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/skillsync/skillsync/config"
 	"github.com/skillsync/skillsync/curator"
+	"github.com/skillsync/skillsync/internal/skilltest"
 	"github.com/skillsync/skillsync/layering"
 )
 
@@ -18,32 +18,12 @@ type clock struct{ t time.Time }
 
 func (c *clock) now() time.Time { return c.t }
 
-func writeLocalSkill(t *testing.T, dir, name string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Join(dir, name), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	data := "---\nname: " + name + "\ndescription: The " + name + " skill.\n---\n"
-	if err := os.WriteFile(filepath.Join(dir, name, "SKILL.md"), []byte(data), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 func curateWorkspace(t *testing.T) (*Engine, *clock, string) {
 	t.Helper()
-	ws := t.TempDir()
-	text := "repositories:\n  - embedded: builtin\ntargets:\n  - dir: .claude/skills\n"
-	if err := os.WriteFile(filepath.Join(ws, config.FileName), []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	writeLocalSkill(t, filepath.Join(ws, "skills"), "notes")
-	writeLocalSkill(t, filepath.Join(ws, "skills"), "kept")
+	cfg, ws := workspaceConfig(t, "repositories:\n  - embedded: builtin\ntargets:\n  - dir: .claude/skills\n")
+	skilltest.Skill(t, filepath.Join(ws, "skills"), "notes", "The notes skill.", nil)
+	skilltest.Skill(t, filepath.Join(ws, "skills"), "kept", "The kept skill.", nil)
 	c := &clock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
-	cfg, err := config.Load(filepath.Join(ws, config.FileName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.Global = ""
 	e := NewEngine(cfg, WithClock(c.now), WithWarnings(func(w string) { t.Log(w) }))
 	mustSync(t, e, SyncOptions{})
 	return e, c, ws
@@ -105,7 +85,7 @@ func TestCurateArchiveAndRestore(t *testing.T) {
 	if plan, _ = e.Curate(ctx, CurateOptions{}); len(plan.Changes) != 3 || state(t, e, "marketplace:builtin/skillsync") != curator.Stale {
 		t.Fatalf("120 days: %+v", plan)
 	}
-	if exists(filepath.Join(ws, "skills", "notes")) {
+	if skilltest.Exists(filepath.Join(ws, "skills", "notes")) {
 		t.Error("an archived local skill was not moved")
 	}
 	copies := e.ArchivedCopies()
@@ -113,16 +93,16 @@ func TestCurateArchiveAndRestore(t *testing.T) {
 		t.Errorf("archived copies = %+v", copies)
 	}
 	for _, p := range []string{".skills-cache/builtin/writing-skills", ".claude/skills/writing-skills", ".claude/skills/notes"} {
-		if exists(filepath.Join(ws, p)) {
+		if skilltest.Exists(filepath.Join(ws, p)) {
 			t.Errorf("%s is still there after archiving", p)
 		}
 	}
-	if !exists(filepath.Join(ws, ".skills-cache/builtin/skillsync")) || !exists(filepath.Join(ws, ".claude/skills/kept")) {
+	if !skilltest.Exists(filepath.Join(ws, ".skills-cache/builtin/skillsync")) || !skilltest.Exists(filepath.Join(ws, ".claude/skills/kept")) {
 		t.Error("a used or pinned skill was archived")
 	}
 	// A sync does not bring the archived marketplace skill back.
 	mustSync(t, e, SyncOptions{})
-	if exists(filepath.Join(ws, ".skills-cache/builtin/writing-skills")) {
+	if skilltest.Exists(filepath.Join(ws, ".skills-cache/builtin/writing-skills")) {
 		t.Error("sync materialized an archived skill")
 	}
 
@@ -130,13 +110,13 @@ func TestCurateArchiveAndRestore(t *testing.T) {
 	if _, err := e.Restore(ctx, "notes"); err != nil {
 		t.Fatal(err)
 	}
-	if !exists(filepath.Join(ws, "skills", "notes", "SKILL.md")) || state(t, e, "workspace/notes") != curator.Active {
+	if !skilltest.Exists(filepath.Join(ws, "skills", "notes", "SKILL.md")) || state(t, e, "workspace/notes") != curator.Active {
 		t.Error("restore did not move the local skill back")
 	}
 	if _, err := e.Restore(ctx, "writing-skills"); err != nil {
 		t.Fatal(err)
 	}
-	if !exists(filepath.Join(ws, ".skills-cache/builtin/writing-skills/SKILL.md")) || !exists(filepath.Join(ws, ".claude/skills/writing-skills/SKILL.md")) {
+	if !skilltest.Exists(filepath.Join(ws, ".skills-cache/builtin/writing-skills/SKILL.md")) || !skilltest.Exists(filepath.Join(ws, ".claude/skills/writing-skills/SKILL.md")) {
 		t.Error("restore did not materialize the marketplace skill again")
 	}
 	events, _, _ := e.Audit().Read(time.Time{}, "")
@@ -158,7 +138,7 @@ func TestRestoreRefusesOverAnExistingSkill(t *testing.T) {
 	if _, err := e.Curate(ctx, CurateOptions{Force: true}); err != nil {
 		t.Fatal(err)
 	}
-	writeLocalSkill(t, filepath.Join(ws, "skills"), "notes")
+	skilltest.Skill(t, filepath.Join(ws, "skills"), "notes", "The notes skill.", nil)
 	_, err := e.Restore(ctx, "notes")
 	if err == nil || !strings.Contains(err.Error(), "already exists") {
 		t.Fatalf("restore over an existing skill = %v", err)
@@ -183,16 +163,8 @@ func TestFirstSeenIsSetBySync(t *testing.T) {
 // clock; write skills into it before calling the returned engine.
 func localWorkspace(t *testing.T) (*Engine, *clock, string) {
 	t.Helper()
-	ws := t.TempDir()
-	if err := os.WriteFile(filepath.Join(ws, config.FileName), []byte("repositories: []\nuser: alice\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	cfg, ws := workspaceConfig(t, "repositories: []\nuser: alice\n")
 	c := &clock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
-	cfg, err := config.Load(filepath.Join(ws, config.FileName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.Global = ""
 	return NewEngine(cfg, WithClock(c.now), WithWarnings(func(w string) { t.Log(w) })), c, ws
 }
 
@@ -201,8 +173,8 @@ func localWorkspace(t *testing.T) (*Engine, *clock, string) {
 func TestCurateNestedSkillArchivesToTheLayerArchive(t *testing.T) {
 	ctx := context.Background()
 	e, c, ws := localWorkspace(t)
-	writeLocalSkill(t, filepath.Join(ws, "skills", "team"), "deep")
-	writeLocalSkill(t, filepath.Join(ws, "skills"), "other")
+	skilltest.Skill(t, filepath.Join(ws, "skills", "team"), "deep", "The deep skill.", nil)
+	skilltest.Skill(t, filepath.Join(ws, "skills"), "other", "The other skill.", nil)
 	mustSync(t, e, SyncOptions{}) // the first sighting of both
 	if _, err := e.Use(ctx, "other", false); err != nil {
 		t.Fatal(err)
@@ -215,7 +187,7 @@ func TestCurateNestedSkillArchivesToTheLayerArchive(t *testing.T) {
 	if _, err := e.Curate(ctx, CurateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if !exists(filepath.Join(ws, "skills", ".archive", "deep-20260411T030000Z", "SKILL.md")) || exists(filepath.Join(ws, "skills", "team", "deep")) {
+	if !skilltest.Exists(filepath.Join(ws, "skills", ".archive", "deep-20260411T030000Z", "SKILL.md")) || skilltest.Exists(filepath.Join(ws, "skills", "team", "deep")) {
 		t.Fatal("the nested skill is not in skills/.archive")
 	}
 	if _, err := e.Restore(ctx, "deep"); err != nil {
@@ -232,7 +204,7 @@ func TestCurateNestedSkillArchivesToTheLayerArchive(t *testing.T) {
 func TestCurateNeverMovesALayerRoot(t *testing.T) {
 	ctx := context.Background()
 	e, c, ws := localWorkspace(t)
-	writeLocalSkill(t, ws, "skills")
+	skilltest.Skill(t, ws, "skills", "The skills skill.", nil)
 	if _, err := e.Use(ctx, "skills", false); err != nil {
 		t.Fatal(err)
 	}
@@ -243,7 +215,7 @@ func TestCurateNeverMovesALayerRoot(t *testing.T) {
 	if err != nil || len(plan.Changes) != 0 {
 		t.Fatalf("plan = %+v %v", plan, err)
 	}
-	if !exists(filepath.Join(ws, "skills", "SKILL.md")) || !exists(filepath.Join(ws, "skills", ".usage.json")) {
+	if !skilltest.Exists(filepath.Join(ws, "skills", "SKILL.md")) || !skilltest.Exists(filepath.Join(ws, "skills", ".usage.json")) {
 		t.Error("the layer directory moved")
 	}
 	if len(warnings) != 1 || !strings.Contains(warnings[0], "layer directory itself") {
@@ -256,8 +228,8 @@ func TestCurateNeverMovesALayerRoot(t *testing.T) {
 func TestCurationActsOnTheCopyItMeans(t *testing.T) {
 	ctx := context.Background()
 	e, c, ws := localWorkspace(t)
-	writeLocalSkill(t, filepath.Join(ws, "skills"), "pdf")
-	writeLocalSkill(t, filepath.Join(ws, "alice", "skills"), "pdf")
+	skilltest.Skill(t, filepath.Join(ws, "skills"), "pdf", "The pdf skill.", nil)
+	skilltest.Skill(t, filepath.Join(ws, "alice", "skills"), "pdf", "The pdf skill.", nil)
 	if _, err := e.Use(ctx, "pdf", false); err != nil {
 		t.Fatal(err)
 	}
@@ -275,7 +247,7 @@ func TestCurationActsOnTheCopyItMeans(t *testing.T) {
 	if w, ok := cat.Lookup("pdf"); !ok || w.Layer != layering.Workspace || w.State != string(curator.Active) || len(cat.Visible()) != 1 {
 		t.Errorf("after archiving alice's pdf the workspace's is %+v", w)
 	}
-	if !exists(filepath.Join(ws, "alice", "skills", ".archive", "pdf-20260411T000000Z")) {
+	if !skilltest.Exists(filepath.Join(ws, "alice", "skills", ".archive", "pdf-20260411T000000Z")) {
 		t.Error("alice's pdf is not in her layer's archive")
 	}
 }
@@ -285,9 +257,9 @@ func TestCurationActsOnTheCopyItMeans(t *testing.T) {
 func TestUsageVersion1IsMigrated(t *testing.T) {
 	ctx := context.Background()
 	e, _, ws := localWorkspace(t)
-	writeLocalSkill(t, filepath.Join(ws, "skills"), "pdf")
-	writeLocalSkill(t, filepath.Join(ws, "alice", "skills"), "pdf")
-	writeLocalSkill(t, filepath.Join(ws, "skills"), "notes")
+	skilltest.Skill(t, filepath.Join(ws, "skills"), "pdf", "The pdf skill.", nil)
+	skilltest.Skill(t, filepath.Join(ws, "alice", "skills"), "pdf", "The pdf skill.", nil)
+	skilltest.Skill(t, filepath.Join(ws, "skills"), "notes", "The notes skill.", nil)
 	v1 := `{"version":1,"skills":{"pdf":{"use_count":5,"view_count":1,"state":"active","pinned":true},"gone":{"use_count":2,"state":"active"}}}`
 	usage := filepath.Join(ws, "skills", ".usage.json")
 	if err := os.WriteFile(usage, []byte(v1), 0o644); err != nil {
@@ -337,7 +309,7 @@ func TestSyncWithABrokenUsageFile(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), usage+" is a directory") {
 		t.Errorf("sync with a directory for usage: %v", err)
 	}
-	if !exists(filepath.Join(ws, ".skills-cache", "builtin", "skillsync", "SKILL.md")) {
+	if !skilltest.Exists(filepath.Join(ws, ".skills-cache", "builtin", "skillsync", "SKILL.md")) {
 		t.Error("the cache lost a skill")
 	}
 }

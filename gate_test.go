@@ -3,6 +3,7 @@ package skillsync
 import (
 	"context"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,30 +14,19 @@ import (
 
 	"github.com/skillsync/skillsync/curator"
 	"github.com/skillsync/skillsync/internal/gittest"
+	"github.com/skillsync/skillsync/internal/skilltest"
 	"github.com/skillsync/skillsync/layering"
 	"github.com/skillsync/skillsync/materialize"
 	"github.com/skillsync/skillsync/workspace"
 )
 
-// skillDir writes a skill named name, with extra files, in a fresh folder
-// and returns the folder.
+// skillDir writes a skill named name by the author agent-7, with extra
+// files, in a fresh folder and returns the folder.
 func skillDir(t *testing.T, name, description string, extra map[string]string) string {
 	t.Helper()
-	dir := filepath.Join(t.TempDir(), name)
-	files := map[string]string{"SKILL.md": "---\nname: " + name + "\ndescription: " + description + "\nmetadata:\n  author: agent-7\n---\n# " + name + "\n"}
-	for p, d := range extra {
-		files[p] = d
-	}
-	for p, d := range files {
-		full := filepath.Join(dir, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(d), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
+	files := map[string]string{"SKILL.md": skilltest.SkillMD(name, description, "metadata:\n  author: agent-7")}
+	maps.Copy(files, extra)
+	return skilltest.Skill(t, t.TempDir(), name, description, files)
 }
 
 func propose(t *testing.T, e *Engine, dir string) *Proposal {
@@ -76,8 +66,8 @@ func lastEvent(t *testing.T, e *Engine, op string) curator.Event {
 // that holds a _drafts folder of its own; the drafts listing has it.
 func TestDraftsStayOutOfEverything(t *testing.T) {
 	team := filepath.Join(t.TempDir(), "team")
-	writeLocalSkill(t, team, "shared")
-	writeLocalSkill(t, filepath.Join(team, workspace.DraftsName), "team-draft")
+	skilltest.Skill(t, team, "shared", "The shared skill.", nil)
+	skilltest.Skill(t, filepath.Join(team, workspace.DraftsName), "team-draft", "The team-draft skill.", nil)
 	e, ws := newWorkspace(t, "repositories:\n  - dir: "+team+"\ntargets:\n  - dir: .claude/skills\n")
 	propose(t, e, skillDir(t, "idea", "An idea.", nil))
 	mustSync(t, e, SyncOptions{})
@@ -98,7 +88,7 @@ func TestDraftsStayOutOfEverything(t *testing.T) {
 		t.Errorf("prompt = %q, %v", prompt, err)
 	}
 	for _, p := range []string{".claude/skills/idea", ".claude/skills/team-draft", ".skills-cache/team/idea", ".skills-cache/team/team-draft"} {
-		if exists(filepath.Join(ws, p)) {
+		if skilltest.Exists(filepath.Join(ws, p)) {
 			t.Errorf("%s exists", p)
 		}
 	}
@@ -114,7 +104,7 @@ func TestDraftsStayOutOfEverything(t *testing.T) {
 func TestPromoteToTheWorkspace(t *testing.T) {
 	ctx := context.Background()
 	e, ws := newWorkspace(t, "repositories: []\npromotion:\n  approvers: [alice]\n")
-	writeLocalSkill(t, filepath.Join(ws, "skills"), "pdf")
+	skilltest.Skill(t, filepath.Join(ws, "skills"), "pdf", "The pdf skill.", nil)
 	p := propose(t, e, skillDir(t, "pdf", "Read and fill PDFs.", map[string]string{"fill.md": "fill\n"}))
 	if !p.Draft.Valid || p.Promotion != nil {
 		t.Fatalf("proposal = %+v", p)
@@ -200,8 +190,7 @@ func TestTheGateRefuses(t *testing.T) {
 	}
 	// A draft an agent wrote straight into the folder, with a link out, a
 	// FIFO and a file over max_file_size, is refused with each problem.
-	bad := filepath.Join(ws, "skills", "_drafts", "evil")
-	writeLocalSkill(t, filepath.Dir(bad), "evil")
+	bad := skilltest.Skill(t, filepath.Join(ws, "skills", "_drafts"), "evil", "The evil skill.", nil)
 	if err := os.Symlink("/etc/passwd", filepath.Join(bad, "leak")); err != nil {
 		t.Fatal(err)
 	}
@@ -222,7 +211,7 @@ func TestTheGateRefuses(t *testing.T) {
 		}
 	}
 	for _, d := range []string{"pdf", "evil"} {
-		if !exists(filepath.Join(ws, "skills", "_drafts", d, "SKILL.md")) {
+		if !skilltest.Exists(filepath.Join(ws, "skills", "_drafts", d, "SKILL.md")) {
 			t.Errorf("draft %s is gone after a refusal", d)
 		}
 	}
@@ -247,19 +236,13 @@ func TestPromoteToADirSourceIsNotSupported(t *testing.T) {
 // served over smart HTTP with basic auth, synced once.
 func gitWorkspace(t *testing.T, publish string) (*Engine, string, *gittest.Repo) {
 	t.Helper()
-	root := t.TempDir()
 	up := gittest.NewRepo(t, "main")
-	up.Git("config", "receive.denyCurrentBranch", "ignore")
-	up.Git("config", "http.receivepack", "true")
-	if err := os.Rename(up.Dir, filepath.Join(root, "skills")); err != nil {
-		t.Fatal(err)
-	}
-	up.Dir = filepath.Join(root, "skills")
+	up.AcceptPushes()
+	_, url := up.ServeHTTP("skills", "x-access-token", "s3cret-token")
 	up.Skill("skills/one", "First.")
 	up.Commit("one")
-	srv := gittest.ServeHTTP(t, root, "x-access-token", "s3cret-token")
 	t.Setenv("TEAM_TOKEN", "s3cret-token")
-	text := "repositories:\n  - name: team\n    git: " + srv.URL + "/skills\n    auth:\n      password_env: TEAM_TOKEN\n"
+	text := "repositories:\n  - name: team\n    git: " + url + "\n    auth:\n      password_env: TEAM_TOKEN\n"
 	if publish != "" {
 		text += "    publish: " + publish + "\n"
 	}
@@ -290,7 +273,7 @@ func TestPromoteToAGitSource(t *testing.T) {
 			t.Errorf("commit message %q lacks %q", msg, want)
 		}
 	}
-	if exists(filepath.Join(ws, "skills", "_drafts", "pdf")) || promo.Published == "" || !exists(filepath.Join(promo.Published, "SKILL.md")) {
+	if skilltest.Exists(filepath.Join(ws, "skills", "_drafts", "pdf")) || promo.Published == "" || !skilltest.Exists(filepath.Join(promo.Published, "SKILL.md")) {
 		t.Errorf("the draft was not moved to .published: %+v", promo)
 	}
 	ev := lastEvent(t, e, curator.OpPublished)
@@ -333,7 +316,7 @@ func TestPromoteDirectAndTheRemoteMovedOn(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "not a fast-forward") || !strings.Contains(err.Error(), "the draft stays in the drafts") {
 		t.Fatalf("promote after the remote moved on = %v", err)
 	}
-	if up.Git("rev-parse", "main") != theirs || !exists(filepath.Join(ws, "skills", "_drafts", "notes", "SKILL.md")) {
+	if up.Git("rev-parse", "main") != theirs || !skilltest.Exists(filepath.Join(ws, "skills", "_drafts", "notes", "SKILL.md")) {
 		t.Fatal("a refused push moved main or lost the draft")
 	}
 	mustSync(t, e, SyncOptions{})
@@ -356,7 +339,7 @@ func TestPromoteWithAWrongToken(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "check password_env TEAM_TOKEN") || strings.Contains(err.Error(), "wrong-token-789") {
 		t.Fatalf("promote with a wrong token = %v", err)
 	}
-	if !exists(filepath.Join(ws, "skills", "_drafts", "pdf", "SKILL.md")) {
+	if !skilltest.Exists(filepath.Join(ws, "skills", "_drafts", "pdf", "SKILL.md")) {
 		t.Error("the draft is gone")
 	}
 	if got := up.Git("branch", "--list", "skillsync/*"); got != "" {
@@ -388,7 +371,7 @@ func TestConcurrentPromotionsOfTwoDrafts(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	if !exists(filepath.Join(ws, "skills", "one-more", "SKILL.md")) {
+	if !skilltest.Exists(filepath.Join(ws, "skills", "one-more", "SKILL.md")) {
 		t.Error("one-more is not in the workspace")
 	}
 	if got := up.Git("branch", "--list", "--format=%(refname:short)", "skillsync/*"); got != "skillsync/three-more\nskillsync/two-more" {
@@ -419,7 +402,7 @@ func TestRejectAndAutoPromote(t *testing.T) {
 
 	e, ws = newWorkspace(t, "repositories: []\npromotion:\n  approvers: [alice]\n  auto: true\n")
 	p := propose(t, e, skillDir(t, "pdf", "Read PDFs.", nil))
-	if p.Promotion == nil || p.Promotion.Target != "workspace" || !exists(filepath.Join(ws, "skills", "pdf", "SKILL.md")) {
+	if p.Promotion == nil || p.Promotion.Target != "workspace" || !skilltest.Exists(filepath.Join(ws, "skills", "pdf", "SKILL.md")) {
 		t.Fatalf("auto proposal = %+v", p)
 	}
 	if ev := lastEvent(t, e, curator.OpPromoted); ev.Approver != AutoApprover {
@@ -427,7 +410,7 @@ func TestRejectAndAutoPromote(t *testing.T) {
 	}
 	// A draft with a problem waits for a person, even with auto.
 	p = propose(t, e, skillDir(t, "Loud", "Upper case.", nil))
-	if p.Promotion != nil || p.Draft.Valid || !exists(filepath.Join(ws, "skills", "_drafts", "Loud")) {
+	if p.Promotion != nil || p.Draft.Valid || !skilltest.Exists(filepath.Join(ws, "skills", "_drafts", "Loud")) {
 		t.Errorf("auto promoted a draft with problems: %+v", p)
 	}
 }

@@ -3,7 +3,6 @@ package skillsync
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -11,28 +10,12 @@ import (
 
 	"github.com/skillsync/skillsync/agent/claude"
 	"github.com/skillsync/skillsync/curator"
+	"github.com/skillsync/skillsync/internal/skilltest"
 )
 
 func claudeLine(at time.Time, cwd, tool, input string) string {
-	return fmt.Sprintf(`{"type":"assistant","timestamp":%q,"cwd":%q,"message":{"content":[{"type":"tool_use","id":"t","name":%q,"input":%s}]}}`+"\n",
+	return fmt.Sprintf(`{"type":"assistant","timestamp":%q,"cwd":%q,"message":{"content":[{"type":"tool_use","id":"t","name":%q,"input":%s}]}}`,
 		at.Format(time.RFC3339), cwd, tool, input)
-}
-
-func writeTranscript(t *testing.T, path string, lines ...string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	for _, l := range lines {
-		if _, err := f.WriteString(l); err != nil {
-			t.Fatal(err)
-		}
-	}
 }
 
 // TestImportUsageConcurrently: imports running at once count every event
@@ -44,7 +27,7 @@ func TestImportUsageConcurrently(t *testing.T) {
 	for i := 0; i < 500; i++ {
 		lines = append(lines, claudeLine(c.t.Add(time.Duration(i)*time.Second), ws, "Skill", `{"skill":"notes"}`))
 	}
-	writeTranscript(t, filepath.Join(projects, claude.FolderName(ws), "s.jsonl"), lines...)
+	skilltest.AppendLines(t, filepath.Join(projects, claude.FolderName(ws), "s.jsonl"), lines...)
 	var wg sync.WaitGroup
 	errs := make(chan error, 8)
 	for g := 0; g < 8; g++ {
@@ -84,7 +67,7 @@ func TestImportUsageReactivatesAndViewsLocalSkills(t *testing.T) {
 		t.Fatal("the skills did not become stale")
 	}
 	staleAt := c.t
-	writeTranscript(t, transcript,
+	skilltest.AppendLines(t, transcript,
 		claudeLine(staleAt.Add(-time.Hour), ws, "Skill", `{"skill":"kept"}`),
 		claudeLine(staleAt.Add(time.Hour), ws, "Read", fmt.Sprintf(`{"file_path":%q}`, filepath.Join(ws, "skills", "notes", "SKILL.md"))))
 	r, err := e.ImportUsage(context.Background(), claude.New(ws, projects), time.Time{})

@@ -1,51 +1,18 @@
 package skillsync
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/skillsync/skillsync/internal/pgtest"
+	"github.com/skillsync/skillsync/internal/skilltest"
 	"github.com/skillsync/skillsync/materialize"
 )
-
-// lockedBuffer is a log destination that goroutines share.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
-// writeSkill writes a skill directory name under parent.
-func writeSkill(t *testing.T, parent, name, frontmatter string) string {
-	t.Helper()
-	dir := filepath.Join(parent, name)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte("---\n"+frontmatter+"---\n# "+name+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
 
 // TestPublishAndListen: Engine.Publish refuses what is not a postgres
 // source of the config and a skill with problems (named on disk), and
@@ -54,30 +21,21 @@ func writeSkill(t *testing.T, parent, name, frontmatter string) string {
 // cache holds, and returns nil when ctx ends.
 func TestPublishAndListen(t *testing.T) {
 	ctx := context.Background()
-	if _, err := pgtest.BinDir(); err != nil {
-		t.Skip(err)
-	}
-	c, err := pgtest.Start(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Remove() })
-	dsn := filepath.Join(t.TempDir(), "dsn")
-	if err := os.WriteFile(dsn, []byte(c.DSN("postgres")), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	c := pgtest.Own(t)
+	dsn := c.DSNFile(t, "postgres")
 	e, _ := newWorkspace(t, "repositories:\n  - name: team\n    dsn_file: "+dsn+"\n    create: true\n  - name: local\n    dir: "+t.TempDir()+"\n")
 	skills := t.TempDir()
 
-	good := writeSkill(t, skills, "pdf", "name: pdf\ndescription: Read PDF files.\n")
+	good := skilltest.Skill(t, skills, "pdf", "Read PDF files.", nil)
 	for _, source := range []string{"local", "nope"} {
 		var ue *UsageError
 		if _, err := e.Publish(ctx, good, source, ""); !errors.As(err, &ue) {
 			t.Errorf("publish to %s: %v, want a *UsageError", source, err)
 		}
 	}
-	bad := writeSkill(t, skills, "docx", "name: docx\n")
-	_, err = e.Publish(ctx, bad, "team", "")
+	bad := filepath.Join(skills, "docx")
+	skilltest.WriteFile(t, filepath.Join(bad, "SKILL.md"), "---\nname: docx\n---\n# docx\n")
+	_, err := e.Publish(ctx, bad, "team", "")
 	var invalid *InvalidSkillError
 	if !errors.As(err, &invalid) || len(invalid.Problems) != 1 || invalid.Problems[0].File != filepath.Join(bad, "SKILL.md") || invalid.Problems[0].Source != "" {
 		t.Fatalf("publish of a skill without a description: %#v", err)
@@ -90,7 +48,7 @@ func TestPublishAndListen(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	var logs lockedBuffer
+	var logs skilltest.Buffer
 	calls := make(chan string, 100)
 	lctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -100,7 +58,7 @@ func TestPublishAndListen(t *testing.T) {
 	}()
 	waitUntil(t, "the listener", func() bool { return strings.Contains(logs.String(), "listening for changes") })
 	for i := range 5 {
-		dir := writeSkill(t, t.TempDir(), "pdf", "name: pdf\ndescription: Read PDF files, take "+string(rune('a'+i))+".\n")
+		dir := skilltest.Skill(t, t.TempDir(), "pdf", "Read PDF files, take "+string(rune('a'+i))+".", nil)
 		if _, err := e.Publish(ctx, dir, "team", ""); err != nil {
 			t.Fatal(err)
 		}
@@ -111,7 +69,7 @@ func TestPublishAndListen(t *testing.T) {
 	if _, err := e.Sync(ctx, SyncOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	last := writeSkill(t, t.TempDir(), "pdf", "name: pdf\ndescription: Read PDF files, last take.\n")
+	last := skilltest.Skill(t, t.TempDir(), "pdf", "Read PDF files, last take.", nil)
 	if _, err := e.Publish(ctx, last, "team", ""); err != nil {
 		t.Fatal(err)
 	}
@@ -155,18 +113,8 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 // hash the audit recorded.
 func TestPromoteToAPostgresSource(t *testing.T) {
 	ctx := context.Background()
-	if _, err := pgtest.BinDir(); err != nil {
-		t.Skip(err)
-	}
-	c, err := pgtest.Start(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Remove() })
-	dsn := filepath.Join(t.TempDir(), "dsn")
-	if err := os.WriteFile(dsn, []byte(c.DSN("postgres")), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	c := pgtest.Own(t)
+	dsn := c.DSNFile(t, "postgres")
 	e, _ := newWorkspace(t, "repositories:\n  - name: team\n    dsn_file: "+dsn+"\n    create: true\npromotion:\n  approvers: [alice]\n  targets: [team]\n")
 	propose(t, e, skillDir(t, "pdf", "Read PDFs.", nil))
 	promo, err := e.Promote(ctx, "pdf", PromoteOptions{Approver: "alice", To: "team"})

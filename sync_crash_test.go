@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"github.com/skillsync/skillsync/config"
+	"github.com/skillsync/skillsync/internal/skilltest"
 	"github.com/skillsync/skillsync/workspace"
 )
 
@@ -76,15 +78,7 @@ func twoVersions(skills int) (version, version) {
 func writeVersion(t *testing.T, dir string, v version) {
 	t.Helper()
 	for name, files := range v {
-		for p, data := range files {
-			full := filepath.Join(dir, name, filepath.FromSlash(p))
-			if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(full, []byte(data), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
+		skilltest.Write(t, filepath.Join(dir, name), files)
 	}
 }
 
@@ -108,18 +102,6 @@ func readSkill(dir string) (map[string]string, error) {
 	return got, err
 }
 
-func equalFiles(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if b[k] != v {
-			return false
-		}
-	}
-	return true
-}
-
 // checkWhole fails when a live skill directory is not exactly one version.
 func checkWhole(t *testing.T, cache string, a, b version) {
 	t.Helper()
@@ -132,7 +114,7 @@ func checkWhole(t *testing.T, cache string, a, b version) {
 		if err != nil {
 			t.Fatalf("read %s: %v", e.Name(), err)
 		}
-		if !equalFiles(got, a[e.Name()]) && !equalFiles(got, b[e.Name()]) {
+		if !maps.Equal(got, a[e.Name()]) && !maps.Equal(got, b[e.Name()]) {
 			t.Fatalf("%s is neither version: %d files", e.Name(), len(got))
 		}
 	}
@@ -250,7 +232,7 @@ func TestReadersNeverSeeAMix(t *testing.T) {
 					continue // the skill is between versions or gone: read again
 				}
 				seen.Add(1)
-				if !equalFiles(got, a[name]) && !equalFiles(got, b[name]) {
+				if !maps.Equal(got, a[name]) && !maps.Equal(got, b[name]) {
 					mixed.Add(1)
 					firstMix.CompareAndSwap(nil, name)
 				}

@@ -13,6 +13,7 @@ import (
 	"github.com/skillsync/skillsync/config"
 	"github.com/skillsync/skillsync/internal/flock"
 	"github.com/skillsync/skillsync/internal/gittest"
+	"github.com/skillsync/skillsync/internal/skilltest"
 	"github.com/skillsync/skillsync/lock"
 	"github.com/skillsync/skillsync/workspace"
 )
@@ -21,22 +22,37 @@ import (
 // it whose git stores live in the test's temporary directory.
 func newWorkspace(t *testing.T, text string) (*Engine, string) {
 	t.Helper()
-	ws := t.TempDir()
-	path := filepath.Join(ws, config.FileName)
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return reload(t, path), ws
+	_, ws := workspaceConfig(t, text)
+	return reload(t, filepath.Join(ws, config.FileName)), ws
 }
 
+// reload returns a new engine over the config at path, as newWorkspace
+// makes it.
 func reload(t *testing.T, path string) *Engine {
+	t.Helper()
+	return NewEngine(loadConfig(t, path), WithGitStore(filepath.Join(filepath.Dir(path), ".git-store")))
+}
+
+// workspaceConfig writes text as the config of a new workspace and loads
+// it as loadConfig does. It returns the config and the workspace.
+func workspaceConfig(t *testing.T, text string) (*config.Config, string) {
+	t.Helper()
+	ws := t.TempDir()
+	path := filepath.Join(ws, config.FileName)
+	skilltest.WriteFile(t, path, text)
+	return loadConfig(t, path), ws
+}
+
+// loadConfig loads the config at path with the global layer off, so that
+// the skills of the machine running the tests stay out of them.
+func loadConfig(t *testing.T, path string) *config.Config {
 	t.Helper()
 	cfg, err := config.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg.Global = ""
-	return NewEngine(cfg, WithGitStore(filepath.Join(filepath.Dir(path), ".git-store")))
+	return cfg
 }
 
 func mustSync(t *testing.T, e *Engine, opts SyncOptions) *SyncReport {
@@ -46,11 +62,6 @@ func mustSync(t *testing.T, e *Engine, opts SyncOptions) *SyncReport {
 		t.Fatalf("sync: %v", err)
 	}
 	return r
-}
-
-func exists(p string) bool {
-	_, err := os.Lstat(p)
-	return err == nil
 }
 
 func TestSyncBuiltinDefault(t *testing.T) {
@@ -65,7 +76,7 @@ func TestSyncBuiltinDefault(t *testing.T) {
 	if len(r.Skills.Added) < 2 || r.Files.Written < 2 || r.Sources[0].Status != StatusUpdated {
 		t.Errorf("first sync: %+v", r)
 	}
-	if !exists(filepath.Join(ws, ".skills-cache", "builtin", "skillsync", "SKILL.md")) || !exists(filepath.Join(ws, workspace.LockName)) {
+	if !skilltest.Exists(filepath.Join(ws, ".skills-cache", "builtin", "skillsync", "SKILL.md")) || !skilltest.Exists(filepath.Join(ws, workspace.LockName)) {
 		t.Error("the built-in skills or the lock were not written")
 	}
 	r = mustSync(t, e, SyncOptions{})
@@ -89,7 +100,7 @@ func TestSyncFailedSourceKeepsLastGood(t *testing.T) {
 	e, ws := newWorkspace(t, "repositories:\n  - embedded: builtin\n  - name: team\n    git: "+up.URL()+"\n")
 	mustSync(t, e, SyncOptions{})
 	cached := filepath.Join(ws, ".skills-cache", "team", "team-one", "SKILL.md")
-	if !exists(cached) {
+	if !skilltest.Exists(cached) {
 		t.Fatal("the git skill was not materialized")
 	}
 	if err := os.RemoveAll(up.Dir); err != nil {
@@ -102,7 +113,7 @@ func TestSyncFailedSourceKeepsLastGood(t *testing.T) {
 	if r.Failed() != 1 || r.Sources[1].Status != StatusFailed || r.Sources[1].Revision != head || r.Sources[1].Error == "" {
 		t.Errorf("sources = %+v", r.Sources)
 	}
-	if !exists(cached) || len(r.Skills.Removed) != 0 {
+	if !skilltest.Exists(cached) || len(r.Skills.Removed) != 0 {
 		t.Errorf("a failed source lost its files: removed %v", r.Skills.Removed)
 	}
 	locked := readLock(t, ws)
@@ -116,16 +127,7 @@ func TestSyncFrozen(t *testing.T) {
 	up.Skill("skills/pinned", "Pinned.")
 	first := up.Commit("one")
 	local := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(local, "loc"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	writeSkill := func(desc string) {
-		data := "---\nname: loc\ndescription: " + desc + "\n---\n"
-		if err := os.WriteFile(filepath.Join(local, "loc", "SKILL.md"), []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	writeSkill("Local.")
+	skilltest.Skill(t, local, "loc", "Local.", nil)
 	text := "repositories:\n  - name: team\n    git: " + up.URL() + "\n  - name: local\n    dir: " + local + "\n"
 	e, ws := newWorkspace(t, text)
 	mustSync(t, e, SyncOptions{})
@@ -134,12 +136,12 @@ func TestSyncFrozen(t *testing.T) {
 	up.Skill("skills/later", "Later.")
 	up.Commit("two")
 	r := mustSync(t, e, SyncOptions{Frozen: true})
-	if r.Sources[0].Revision != first || exists(filepath.Join(ws, ".skills-cache", "team", "later")) {
+	if r.Sources[0].Revision != first || skilltest.Exists(filepath.Join(ws, ".skills-cache", "team", "later")) {
 		t.Errorf("frozen sync moved to %s", r.Sources[0].Revision)
 	}
 
 	// Content that no longer hashes as locked.
-	writeSkill("Changed behind the lock's back.")
+	skilltest.Skill(t, local, "loc", "Changed behind the lock's back.", nil)
 	_, err := e.Sync(context.Background(), SyncOptions{Frozen: true})
 	var fe *FrozenError
 	if !errors.As(err, &fe) || !strings.Contains(err.Error(), "~ skill local/loc: lock has") {
@@ -226,7 +228,7 @@ func TestSyncHostileGitTree(t *testing.T) {
 	if !slices.Equal(names, []string{"PDF", "evil"}) {
 		t.Errorf("cache holds %v", names)
 	}
-	if exists(filepath.Join(ws, workspace.CacheName, "escaped")) || exists(filepath.Join(ws, "escaped")) {
+	if skilltest.Exists(filepath.Join(ws, workspace.CacheName, "escaped")) || skilltest.Exists(filepath.Join(ws, "escaped")) {
 		t.Error("a file escaped the cache")
 	}
 	files, _ := os.ReadDir(filepath.Join(cache, "evil"))
@@ -256,7 +258,7 @@ func TestSyncTargetsAllLayers(t *testing.T) {
 		t.Fatalf("targets = %+v", r.Targets)
 	}
 	for _, name := range []string{"mine", "skillsync", "writing-skills"} {
-		if !exists(filepath.Join(ws, ".claude/skills", name, "SKILL.md")) {
+		if !skilltest.Exists(filepath.Join(ws, ".claude/skills", name, "SKILL.md")) {
 			t.Errorf("copy target lacks %s", name)
 		}
 	}
@@ -271,10 +273,10 @@ func TestSyncTargetsAllLayers(t *testing.T) {
 		t.Fatal(err)
 	}
 	r = mustSync(t, e, SyncOptions{})
-	if exists(filepath.Join(ws, ".claude/skills/mine")) || exists(filepath.Join(ws, "linked/mine")) {
+	if skilltest.Exists(filepath.Join(ws, ".claude/skills/mine")) || skilltest.Exists(filepath.Join(ws, "linked/mine")) {
 		t.Error("a winner that disappeared is still in a target")
 	}
-	if !exists(filepath.Join(ws, ".claude/skills/users-own/SKILL.md")) {
+	if !skilltest.Exists(filepath.Join(ws, ".claude/skills/users-own/SKILL.md")) {
 		t.Error("the user's own skill in the target was removed")
 	}
 	if diffs, err := e.Verify(context.Background()); err != nil || len(diffs) != 0 {
@@ -297,10 +299,8 @@ func readLock(t *testing.T, ws string) *lock.File {
 func TestLockIsPortable(t *testing.T) {
 	root := t.TempDir()
 	ws := filepath.Join(root, "a", "ws")
-	writeLocalSkill(t, filepath.Join(ws, "team"), "notes")
-	if err := os.WriteFile(filepath.Join(ws, config.FileName), []byte("repositories:\n  - name: team\n    dir: team\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	skilltest.Skill(t, filepath.Join(ws, "team"), "notes", "The notes skill.", nil)
+	skilltest.WriteFile(t, filepath.Join(ws, config.FileName), "repositories:\n  - name: team\n    dir: team\n")
 	mustSync(t, reload(t, filepath.Join(ws, config.FileName)), SyncOptions{})
 	if got := readLock(t, ws).Sources["team"].URL; got != "team" {
 		t.Fatalf("the lock records the dir source as %q, want the relative path team", got)

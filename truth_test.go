@@ -17,7 +17,7 @@ import (
 	"testing/fstest"
 	"time"
 
-	"github.com/skillsync/skillsync/config"
+	"github.com/skillsync/skillsync/internal/skilltest"
 	"github.com/skillsync/skillsync/lock"
 	"github.com/skillsync/skillsync/workspace"
 )
@@ -90,16 +90,7 @@ func TestSyncWithAFailingEmbeddedFS(t *testing.T) {
 	on := &atomic.Bool{}
 	faulty := &faultyFS{fsys: fsys, on: on, failOpen: "no-open/data.txt", failRead: "no-read/big.bin"}
 
-	ws := t.TempDir()
-	text := "repositories:\n  - embedded: builtin\n  - name: app\n    embedded: app\ntargets:\n  - dir: .claude/skills\n"
-	if err := os.WriteFile(filepath.Join(ws, config.FileName), []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := config.Load(filepath.Join(ws, config.FileName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.Global = ""
+	cfg, ws := workspaceConfig(t, "repositories:\n  - embedded: builtin\n  - name: app\n    embedded: app\ntargets:\n  - dir: .claude/skills\n")
 	var warnings []string
 	e := NewEngine(cfg, WithEmbedded("app", faulty), WithGitStore(filepath.Join(ws, ".git-store")),
 		WithWarnings(func(w string) { warnings = append(warnings, w) }))
@@ -131,12 +122,12 @@ func TestSyncWithAFailingEmbeddedFS(t *testing.T) {
 			}
 		}
 		for _, p := range []string{"app/good/ref.md", "app/zzz-last/SKILL.md", "builtin/skillsync/SKILL.md"} {
-			if !exists(filepath.Join(cache, p)) {
+			if !skilltest.Exists(filepath.Join(cache, p)) {
 				t.Errorf("%s: the cache lacks %s", when, p)
 			}
 		}
 		for _, p := range []string{"good/ref.md", "zzz-last/SKILL.md", "skillsync/SKILL.md"} {
-			if !exists(filepath.Join(target, p)) {
+			if !skilltest.Exists(filepath.Join(target, p)) {
 				t.Errorf("%s: the target lacks %s", when, p)
 			}
 		}
@@ -147,7 +138,7 @@ func TestSyncWithAFailingEmbeddedFS(t *testing.T) {
 	}
 	checkBad("first sync", r)
 	for _, p := range []string{"app/no-open", "app/no-read"} {
-		if exists(filepath.Join(cache, p)) {
+		if skilltest.Exists(filepath.Join(cache, p)) {
 			t.Errorf("a skill that could not be staged is in the cache: %s", p)
 		}
 	}
@@ -217,15 +208,7 @@ func TestSyncManyBadSkillsNeverPanics(t *testing.T) {
 		opts = append(opts, WithEmbedded(name, f))
 		text += "  - name: " + name + "\n    embedded: " + name + "\n"
 	}
-	ws := t.TempDir()
-	if err := os.WriteFile(filepath.Join(ws, config.FileName), []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := config.Load(filepath.Join(ws, config.FileName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.Global = ""
+	cfg, _ := workspaceConfig(t, text)
 	e := NewEngine(cfg, append(opts, WithWarnings(func(string) {}))...)
 	r, err := syncNoPanic(t, e)
 	if !errors.Is(err, ErrPartial) {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/skillsync/skillsync/internal/skilltest"
 )
 
 func readAll(t *testing.T, path string, prev Mark, max int) ([]string, Read) {
@@ -22,28 +24,16 @@ func readAll(t *testing.T, path string, prev Mark, max int) ([]string, Read) {
 	return got, r
 }
 
-func appendTo(t *testing.T, path, s string) {
-	t.Helper()
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if _, err := f.WriteString(s); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // TestReadNewAppendOnly: each read hands on only the lines added since
 // the last one; a line still being written waits for its newline.
 func TestReadNewAppendOnly(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "s.jsonl")
-	appendTo(t, path, "a\nb\npart")
+	skilltest.Append(t, path, "a\nb\npart")
 	got, r := readAll(t, path, Mark{}, 100)
 	if strings.Join(got, ",") != "a,b" || r.Mark.Offset != 4 || !r.New || r.Rewritten {
 		t.Fatalf("first read: %q %+v", got, r)
 	}
-	appendTo(t, path, "ial\nc\n")
+	skilltest.Append(t, path, "ial\nc\n")
 	got, r2 := readAll(t, path, r.Mark, 100)
 	if strings.Join(got, ",") != "partial,c" || r2.Rewritten {
 		t.Fatalf("second read: %q %+v", got, r2)
@@ -58,7 +48,7 @@ func TestReadNewAppendOnly(t *testing.T) {
 // is read again from the start; so is one that shrank.
 func TestReadNewRewritten(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "s.jsonl")
-	appendTo(t, path, "a\nb\n")
+	skilltest.Append(t, path, "a\nb\n")
 	_, r := readAll(t, path, Mark{}, 100)
 	if err := os.WriteFile(path, []byte("x\ny\nz\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -80,7 +70,7 @@ func TestReadNewRewritten(t *testing.T) {
 // mark is not read, whatever it holds.
 func TestReadNewSkipsUntouchedFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "s.jsonl")
-	appendTo(t, path, "a\nb\n")
+	skilltest.Append(t, path, "a\nb\n")
 	_, r := readAll(t, path, Mark{}, 100)
 	if err := os.WriteFile(path, []byte("c\nd\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -99,19 +89,19 @@ func TestReadNewSkipsUntouchedFile(t *testing.T) {
 func TestReadNewLongLines(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "s.jsonl")
 	big := strings.Repeat("x", 200<<10)
-	appendTo(t, path, "a\n"+big+"\nb\n"+big)
+	skilltest.Append(t, path, "a\n"+big+"\nb\n"+big)
 	got, r := readAll(t, path, Mark{}, 1000)
 	if strings.Join(got, ",") != "a,b" || r.TooLong != 1 || r.Mark.Offset != int64(2+len(big)+1+2) {
 		t.Fatalf("got %q, %+v", got, r)
 	}
-	appendTo(t, path, "\nc\n")
+	skilltest.Append(t, path, "\nc\n")
 	got, r2 := readAll(t, path, r.Mark, 1000)
 	if strings.Join(got, ",") != "c" || r2.TooLong != 1 || r2.Rewritten {
 		t.Errorf("after the long line ended: %q %+v", got, r2)
 	}
 	// A line of exactly the limit is kept.
 	exact := strings.Repeat("y", 1000)
-	appendTo(t, path, exact+"\n")
+	skilltest.Append(t, path, exact+"\n")
 	if got, _ := readAll(t, path, r2.Mark, 1000); len(got) != 1 || got[0] != exact {
 		t.Errorf("a line of the limit was not kept: %d lines", len(got))
 	}
@@ -120,7 +110,7 @@ func TestReadNewLongLines(t *testing.T) {
 // TestReadNewRefusesLinks: a symbolic link is not followed.
 func TestReadNewRefusesLinks(t *testing.T) {
 	dir := t.TempDir()
-	appendTo(t, filepath.Join(dir, "real.jsonl"), "a\n")
+	skilltest.Append(t, filepath.Join(dir, "real.jsonl"), "a\n")
 	if err := os.Symlink("real.jsonl", filepath.Join(dir, "link.jsonl")); err != nil {
 		t.Fatal(err)
 	}

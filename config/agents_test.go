@@ -41,12 +41,20 @@ func TestAgentTable(t *testing.T) {
 	}
 }
 
-func TestAgentTargets(t *testing.T) {
+// agentHome makes a new folder the home directory, with none of the
+// variables that move an agent's folders set, and returns it.
+func agentHome(t *testing.T) string {
+	t.Helper()
 	home := t.TempDir()
 	t.Setenv("HOME", home)
 	t.Setenv("XDG_CONFIG_HOME", "")
 	t.Setenv("CLAUDE_CONFIG_DIR", "")
 	t.Setenv("CODEX_HOME", "")
+	return home
+}
+
+func TestAgentTargets(t *testing.T) {
+	home := agentHome(t)
 
 	got, skipped, err := AgentTargets([]string{"claude", "codex", "gemini-cli", "claude-code", "copilot"}, false)
 	want := []AgentTarget{{".claude/skills", []string{"claude-code"}}, {".agents/skills", []string{"codex", "gemini-cli", "github-copilot"}}}
@@ -94,11 +102,7 @@ func TestAgentTargets(t *testing.T) {
 }
 
 func TestAgentInstalled(t *testing.T) {
-	home := t.TempDir()
-	t.Setenv("HOME", home)
-	t.Setenv("XDG_CONFIG_HOME", "")
-	t.Setenv("CLAUDE_CONFIG_DIR", "")
-	t.Setenv("CODEX_HOME", "")
+	home := agentHome(t)
 	for _, p := range []string{".claude", ".config/goose", ".codeium/windsurf/skills"} {
 		if err := os.MkdirAll(filepath.Join(home, p), 0o755); err != nil {
 			t.Fatal(err)

@@ -2,22 +2,19 @@ package config
 
 import (
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/skillsync/skillsync/internal/skilltest"
 	"github.com/skillsync/skillsync/repository"
 )
 
 func writeConfig(t *testing.T, text string) string {
 	t.Helper()
-	dir := t.TempDir()
-	path := filepath.Join(dir, FileName)
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	path := filepath.Join(t.TempDir(), FileName)
+	skilltest.WriteFile(t, path, text)
 	return path
 }
 

@@ -7,16 +7,9 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-)
 
-func readText(t *testing.T, path string) string {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(data)
-}
+	"github.com/skillsync/skillsync/internal/skilltest"
+)
 
 // oldStarter is the starter of before targets: had a place in it: the
 // file ends with its repositories, as most hand-written configs do.
@@ -54,7 +47,7 @@ func TestAppendAfterAddTarget(t *testing.T) {
 			f.Close()
 			cfg, err := Load(path)
 			if err != nil {
-				t.Fatalf("the config does not load after an entry was appended:\n%v\n%s", err, readText(t, path))
+				t.Fatalf("the config does not load after an entry was appended:\n%v\n%s", err, skilltest.ReadFile(t, path))
 			}
 			if len(cfg.Targets) != 1 || !strings.HasSuffix(cfg.Targets[0].Dir, ".claude/skills") || len(cfg.Sources) != 2 || cfg.Sources[1].Name != "team" {
 				t.Errorf("targets %+v, sources %+v", cfg.Targets, cfg.Sources)
@@ -66,7 +59,7 @@ func TestAppendAfterAddTarget(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := strings.Replace(oldStarter, "# Marketplace sources\n", "targets:\n  - dir: .claude/skills\n\n# Marketplace sources\n", 1)
-	if got := readText(t, path); got != want {
+	if got := skilltest.ReadFile(t, path); got != want {
 		t.Errorf("AddTarget did more than add the target:\n%s\nwant:\n%s", got, want)
 	}
 }
@@ -102,7 +95,7 @@ hidden: [a]
     ref: v1
     skills: [pdf, 'x: y']
 `, 1)
-	if got := readText(t, path); got != want {
+	if got := skilltest.ReadFile(t, path); got != want {
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)
 	}
 	if s := res.Config.Sources[1]; !reflect.DeepEqual(s.Skills, []string{"pdf", "x: y"}) || s.Ref != "v1" {
@@ -117,12 +110,12 @@ hidden: [a]
 			t.Errorf("%s: %+v, %v", spelling, res, err)
 		}
 	}
-	before := readText(t, path)
+	before := skilltest.ReadFile(t, path)
 	res, err = AddRepository(path, Entry{Git: "https://github.com/acme/skills", Ref: "v1", Skills: []string{"pdf", "docx"}})
 	if err != nil || res.Added || !reflect.DeepEqual(res.Skills, []string{"docx"}) {
 		t.Fatalf("adding a skill to the selection: %+v, %v", res, err)
 	}
-	if got := readText(t, path); got != strings.Replace(before, "[pdf, 'x: y']", "[pdf, 'x: y', docx]", 1) {
+	if got := skilltest.ReadFile(t, path); got != strings.Replace(before, "[pdf, 'x: y']", "[pdf, 'x: y', docx]", 1) {
 		t.Errorf("the selection was not extended in place:\n%s", got)
 	}
 
@@ -154,7 +147,7 @@ func TestAddRepositoryShapes(t *testing.T) {
 			if _, err := AddRepository(path, Entry{Git: "file:///r"}); err != nil {
 				t.Fatal(err)
 			}
-			if got := readText(t, path); got != tt.want {
+			if got := skilltest.ReadFile(t, path); got != tt.want {
 				t.Errorf("got:\n%q\nwant:\n%q", got, tt.want)
 			}
 		})
@@ -164,7 +157,7 @@ func TestAddRepositoryShapes(t *testing.T) {
 		t.Errorf("a flow list: %v", err)
 	}
 	broken := writeConfig(t, "repositories:\n  - nmae: x\n")
-	if _, err := AddRepository(broken, Entry{Git: "file:///r"}); err == nil || readText(t, broken) != "repositories:\n  - nmae: x\n" {
+	if _, err := AddRepository(broken, Entry{Git: "file:///r"}); err == nil || skilltest.ReadFile(t, broken) != "repositories:\n  - nmae: x\n" {
 		t.Errorf("a config that does not load was edited: %v", err)
 	}
 }
@@ -178,7 +171,7 @@ func TestEditRefusesALink(t *testing.T) {
 	if _, err := AddRepository(link, Entry{Git: "file:///r"}); err == nil || !strings.Contains(err.Error(), "symbolic link") {
 		t.Errorf("an edit through a link: %v", err)
 	}
-	if info, err := os.Lstat(link); err != nil || info.Mode()&os.ModeSymlink == 0 || readText(t, real) != "repositories: []\n" {
+	if info, err := os.Lstat(link); err != nil || info.Mode()&os.ModeSymlink == 0 || skilltest.ReadFile(t, real) != "repositories: []\n" {
 		t.Error("the link or its file changed")
 	}
 }
@@ -193,7 +186,7 @@ func TestAddRepositoryDir(t *testing.T) {
 	if err != nil || !res.Added || res.Source != "team" {
 		t.Fatalf("%+v, %v", res, err)
 	}
-	if got := readText(t, path); got != "repositories:\n  - name: team\n    dir: team\n" {
+	if got := skilltest.ReadFile(t, path); got != "repositories:\n  - name: team\n    dir: team\n" {
 		t.Errorf("got %q", got)
 	}
 	if res, err := AddRepository(path, Entry{Dir: filepath.Join(base, "team") + "/"}); err != nil || res.Added {
@@ -233,7 +226,7 @@ targets:
 		t.Fatal(err)
 	}
 	want := strings.Replace(text, "    skills:\n      - pdf\n      - docx\n", "    skills: [docx]\n", 1)
-	if got := readText(t, path); got != want {
+	if got := skilltest.ReadFile(t, path); got != want {
 		t.Errorf("remove a skill:\n%s\nwant:\n%s", got, want)
 	}
 	if !reflect.DeepEqual(cfg.Sources[1].Skills, []string{"docx"}) {
@@ -256,13 +249,13 @@ targets:
 targets:
   - dir: .claude/skills
 `
-	if got := readText(t, path); got != want {
+	if got := skilltest.ReadFile(t, path); got != want {
 		t.Errorf("remove team:\n%s\nwant:\n%s", got, want)
 	}
 	if _, _, err := RemoveRepository(path, "builtin"); err != nil {
 		t.Fatal(err)
 	}
-	if got := readText(t, path); !strings.HasPrefix(got, "repositories: []\n  # the built-in ones\n\n  # - name: old\ntargets:") {
+	if got := skilltest.ReadFile(t, path); !strings.HasPrefix(got, "repositories: []\n  # the built-in ones\n\n  # - name: old\ntargets:") {
 		t.Errorf("remove the last source:\n%s", got)
 	}
 }

@@ -9,21 +9,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skillsync/skillsync/internal/skilltest"
 	"github.com/skillsync/skillsync/layering"
 )
 
+// writeSkill writes a valid SKILL.md for name into dir, the skill's own
+// folder, which need not be named after it.
 func writeSkill(t *testing.T, dir, name string) {
 	t.Helper()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	md := "---\nname: " + name + "\ndescription: The " + name + " skill.\n---\n"
-	if err := os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte(md), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	skilltest.WriteFile(t, filepath.Join(dir, "SKILL.md"), skilltest.SkillMD(name, "The "+name+" skill."))
 }
-
-func exists(path string) bool { _, err := os.Lstat(path); return err == nil }
 
 // TestArchiveNestedSkillThenRestore: a skill deep in its layer archives to
 // the layer's own .archive/, where ArchivedCopies finds it and Restore
@@ -36,10 +31,10 @@ func TestArchiveNestedSkillThenRestore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := filepath.Join(layer, ".archive", "deep-20261130T120000Z"); dst != want || !exists(filepath.Join(want, "SKILL.md")) || exists(deep) {
+	if want := filepath.Join(layer, ".archive", "deep-20261130T120000Z"); dst != want || !skilltest.Exists(filepath.Join(want, "SKILL.md")) || skilltest.Exists(deep) {
 		t.Fatalf("archived to %s, want %s", dst, want)
 	}
-	if exists(filepath.Join(layer, "team", ".archive")) {
+	if skilltest.Exists(filepath.Join(layer, "team", ".archive")) {
 		t.Error("an .archive was made beside the skill")
 	}
 	copies := ArchivedCopies(LayerDir{Layer: layering.Workspace, Dir: layer}, LayerDir{Layer: layering.User, Owner: "alice", Dir: filepath.Join(t.TempDir(), "none")})
@@ -47,7 +42,7 @@ func TestArchiveNestedSkillThenRestore(t *testing.T) {
 		t.Fatalf("archived copies = %+v", copies)
 	}
 	back, err := copies[0].Restore()
-	if err != nil || back != filepath.Join(layer, "deep") || !exists(filepath.Join(back, "SKILL.md")) || exists(dst) {
+	if err != nil || back != filepath.Join(layer, "deep") || !skilltest.Exists(filepath.Join(back, "SKILL.md")) || skilltest.Exists(dst) {
 		t.Fatalf("restore = %s, %v", back, err)
 	}
 }
@@ -58,19 +53,17 @@ func TestArchiveNestedSkillThenRestore(t *testing.T) {
 func TestArchiveRefusesTheLayerRoot(t *testing.T) {
 	layer := t.TempDir()
 	writeSkill(t, layer, "root")
-	if err := os.WriteFile(filepath.Join(layer, UsageFile), []byte("{}"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	skilltest.WriteFile(t, filepath.Join(layer, UsageFile), "{}")
 	_, err := Archive(layer, layer+"/", "root", now)
 	if !errors.Is(err, ErrLayerRoot) {
 		t.Fatalf("Archive of the layer root = %v", err)
 	}
-	if !exists(filepath.Join(layer, "SKILL.md")) || !exists(filepath.Join(layer, UsageFile)) || exists(filepath.Join(layer, ArchiveDir)) {
+	if !skilltest.Exists(filepath.Join(layer, "SKILL.md")) || !skilltest.Exists(filepath.Join(layer, UsageFile)) || skilltest.Exists(filepath.Join(layer, ArchiveDir)) {
 		t.Error("the layer root was moved")
 	}
 	outside := filepath.Join(t.TempDir(), "x")
 	writeSkill(t, outside, "x")
-	if _, err := Archive(layer, outside, "x", now); err == nil || !exists(outside) {
+	if _, err := Archive(layer, outside, "x", now); err == nil || !skilltest.Exists(outside) {
 		t.Errorf("Archive of a directory outside the layer = %v", err)
 	}
 	if _, err := Archive(layer, filepath.Join(layer, "a"), "../a", now); err == nil {
@@ -89,7 +82,7 @@ func TestArchiveDoesNotFollowALinkedArchive(t *testing.T) {
 	if _, err := Archive(layer, filepath.Join(layer, "notes"), "notes", now); !errors.Is(err, ErrSymlink) {
 		t.Errorf("Archive into a linked .archive = %v", err)
 	}
-	if entries, _ := os.ReadDir(outside); len(entries) != 0 || !exists(filepath.Join(layer, "notes", "SKILL.md")) {
+	if entries, _ := os.ReadDir(outside); len(entries) != 0 || !skilltest.Exists(filepath.Join(layer, "notes", "SKILL.md")) {
 		t.Error("the skill moved through the link")
 	}
 	if copies := ArchivedCopies(LayerDir{Layer: layering.Workspace, Dir: layer}); len(copies) != 0 {
@@ -105,7 +98,7 @@ func TestRestoreRefusesOverAnExistingDirectory(t *testing.T) {
 	}
 	writeSkill(t, filepath.Join(layer, "notes"), "notes")
 	copies := ArchivedCopies(LayerDir{Layer: layering.Workspace, Dir: layer})
-	if _, err := copies[0].Restore(); err == nil || !strings.Contains(err.Error(), "already exists") || !exists(copies[0].Dir) {
+	if _, err := copies[0].Restore(); err == nil || !strings.Contains(err.Error(), "already exists") || !skilltest.Exists(copies[0].Dir) {
 		t.Errorf("restore over a skill = %v", err)
 	}
 }
@@ -134,7 +127,7 @@ func TestCurateMovesWhatItArchives(t *testing.T) {
 	}
 	cur := Curation{Policy: DefaultPolicy(), Candidates: cands, Now: now, Actor: "test"}
 	cur.DryRun = true
-	if plan, err := s.Curate(ctx, cur); err != nil || len(plan.Changes) != 3 || !exists(filepath.Join(layer, "team", "deep")) {
+	if plan, err := s.Curate(ctx, cur); err != nil || len(plan.Changes) != 3 || !skilltest.Exists(filepath.Join(layer, "team", "deep")) {
 		t.Fatalf("dry run = %+v %v", plan, err)
 	}
 	cur.DryRun = false
@@ -145,7 +138,7 @@ func TestCurateMovesWhatItArchives(t *testing.T) {
 	if len(warnings) != 1 || !strings.Contains(warnings[0], "workspace/top stays active") {
 		t.Errorf("warnings = %q", warnings)
 	}
-	if !exists(filepath.Join(layer, ".archive", "deep-20261130T120000Z", "SKILL.md")) {
+	if !skilltest.Exists(filepath.Join(layer, ".archive", "deep-20261130T120000Z", "SKILL.md")) {
 		t.Error("the nested skill is not in the layer's archive")
 	}
 	u, _ := s.Load()

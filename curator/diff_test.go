@@ -11,6 +11,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/skillsync/skillsync/internal/skilltest"
 	"github.com/skillsync/skillsync/skill"
 )
 
@@ -184,7 +185,7 @@ func TestWriteDiffApplies(t *testing.T) {
 			t.Errorf("%s after apply = %q, %v; want %q", p, got, err, want)
 		}
 	}
-	if exists(filepath.Join(dir, "gone.md")) {
+	if skilltest.Exists(filepath.Join(dir, "gone.md")) {
 		t.Error("gone.md is still there after apply")
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/skillsync/skillsync/internal/skilltest"
 	"github.com/skillsync/skillsync/layering"
 	"github.com/skillsync/skillsync/workspace"
 )
@@ -20,24 +21,6 @@ func newDrafts(t *testing.T) (*Drafts, workspace.Layout) {
 	t.Helper()
 	l := workspace.New(t.TempDir(), "")
 	return NewDrafts(l, 1024), l
-}
-
-// srcSkill writes a valid skill named name in a fresh directory and
-// returns that directory.
-func srcSkill(t *testing.T, name string, files map[string]string) string {
-	t.Helper()
-	dir := filepath.Join(t.TempDir(), name)
-	writeSkill(t, dir, name)
-	for p, data := range files {
-		full := filepath.Join(dir, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
 }
 
 func rules(d Draft) []string {
@@ -51,7 +34,7 @@ func rules(d Draft) []string {
 func TestProposeDirCopiesTheSkill(t *testing.T) {
 	ctx := context.Background()
 	d, l := newDrafts(t)
-	src := srcSkill(t, "pdf", map[string]string{"scripts/run.sh": "#!/bin/sh\n", "ref.md": "notes\n"})
+	src := skilltest.Skill(t, t.TempDir(), "pdf", "The pdf skill.", map[string]string{"scripts/run.sh": "#!/bin/sh\n", "ref.md": "notes\n"})
 	if err := os.Chmod(filepath.Join(src, "scripts/run.sh"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +106,7 @@ func TestProposeRefusesHostileSkills(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			d, l := newDrafts(t)
-			src := srcSkill(t, "pdf", nil)
+			src := skilltest.Skill(t, t.TempDir(), "pdf", "The pdf skill.", nil)
 			tt.plant(t, src)
 			_, err := d.ProposeDir(ctx, src, "pdf", now)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
@@ -229,14 +212,14 @@ func keys(m map[string][]byte) []string {
 func TestRejectMovesTheDraftAside(t *testing.T) {
 	ctx := context.Background()
 	d, l := newDrafts(t)
-	if _, err := d.ProposeDir(ctx, srcSkill(t, "pdf", nil), "pdf", now); err != nil {
+	if _, err := d.ProposeDir(ctx, skilltest.Skill(t, t.TempDir(), "pdf", "The pdf skill.", nil), "pdf", now); err != nil {
 		t.Fatal(err)
 	}
 	dst, dr, err := d.Reject(ctx, "pdf", now)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := filepath.Join(l.RejectedDir(), "pdf-20261130T120000Z"); dst != want || !exists(filepath.Join(dst, "SKILL.md")) || dr.Hash == "" {
+	if want := filepath.Join(l.RejectedDir(), "pdf-20261130T120000Z"); dst != want || !skilltest.Exists(filepath.Join(dst, "SKILL.md")) || dr.Hash == "" {
 		t.Errorf("rejected to %s (hash %q), want %s", dst, dr.Hash, want)
 	}
 	if list, _ := d.List(ctx); len(list) != 0 {
@@ -256,7 +239,7 @@ func TestPromoteLocalArchivesTheSkillItReplaces(t *testing.T) {
 	layer := l.SkillsDir()
 	old := filepath.Join(layer, "team", "pdf")
 	writeSkill(t, old, "pdf")
-	if _, err := d.ProposeDir(ctx, srcSkill(t, "pdf", map[string]string{"new.md": "new\n"}), "pdf", now); err != nil {
+	if _, err := d.ProposeDir(ctx, skilltest.Skill(t, t.TempDir(), "pdf", "The pdf skill.", map[string]string{"new.md": "new\n"}), "pdf", now); err != nil {
 		t.Fatal(err)
 	}
 	existing := func() (*Existing, error) { return &Existing{Name: "pdf", Dir: old}, nil }
@@ -264,7 +247,7 @@ func TestPromoteLocalArchivesTheSkillItReplaces(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Dir != filepath.Join(layer, "pdf") || !exists(filepath.Join(p.Dir, "new.md")) || exists(old) || p.ArchivedHash == "" {
+	if p.Dir != filepath.Join(layer, "pdf") || !skilltest.Exists(filepath.Join(p.Dir, "new.md")) || skilltest.Exists(old) || p.ArchivedHash == "" {
 		t.Fatalf("promotion = %+v", p)
 	}
 	copies := ArchivedCopies(LayerDir{Layer: layering.Workspace, Dir: layer})
@@ -294,7 +277,7 @@ func TestPromoteLocalRefusesAndKeepsTheDraft(t *testing.T) {
 	if _, err := d.PromoteLocal(ctx, "Bad", layer, nil, nil, now); !errors.As(err, &invalid) || !strings.Contains(err.Error(), "name-not-lowercase") {
 		t.Errorf("promote an invalid draft = %v", err)
 	}
-	if _, err := d.ProposeDir(ctx, srcSkill(t, "pdf", nil), "pdf", now); err != nil {
+	if _, err := d.ProposeDir(ctx, skilltest.Skill(t, t.TempDir(), "pdf", "The pdf skill.", nil), "pdf", now); err != nil {
 		t.Fatal(err)
 	}
 	no := errors.New("no")
@@ -312,7 +295,7 @@ func TestPromoteLocalRefusesAndKeepsTheDraft(t *testing.T) {
 	if _, err := d.PromoteLocal(ctx, "pdf", layer, existing, nil, now); err == nil || !strings.Contains(err.Error(), "move it away") {
 		t.Errorf("promote over a folder = %v", err)
 	}
-	if !exists(filepath.Join(l.DraftsDir(), "pdf", "SKILL.md")) || !exists(filepath.Join(other, "SKILL.md")) {
+	if !skilltest.Exists(filepath.Join(l.DraftsDir(), "pdf", "SKILL.md")) || !skilltest.Exists(filepath.Join(other, "SKILL.md")) {
 		t.Error("a refused promotion moved the draft or left the replaced skill archived")
 	}
 }
@@ -323,7 +306,7 @@ func TestConcurrentPromotions(t *testing.T) {
 	ctx := context.Background()
 	d, l := newDrafts(t)
 	for _, n := range []string{"one", "two"} {
-		if _, err := d.ProposeDir(ctx, srcSkill(t, n, nil), n, now); err != nil {
+		if _, err := d.ProposeDir(ctx, skilltest.Skill(t, t.TempDir(), n, "The "+n+" skill.", nil), n, now); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -346,7 +329,7 @@ func TestConcurrentPromotions(t *testing.T) {
 			t.Errorf("promotion failed: %v", err)
 		}
 	}
-	if ok != 2 || !exists(filepath.Join(l.SkillsDir(), "one", "SKILL.md")) || !exists(filepath.Join(l.SkillsDir(), "two", "SKILL.md")) {
+	if ok != 2 || !skilltest.Exists(filepath.Join(l.SkillsDir(), "one", "SKILL.md")) || !skilltest.Exists(filepath.Join(l.SkillsDir(), "two", "SKILL.md")) {
 		t.Errorf("%d promotions succeeded; want one per draft", ok)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -14,6 +15,8 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/skillsync/skillsync/internal/mcptest"
+	"github.com/skillsync/skillsync/internal/skilltest"
 	"github.com/skillsync/skillsync/layering"
 	"github.com/skillsync/skillsync/repository"
 	"github.com/skillsync/skillsync/skill"
@@ -93,24 +96,14 @@ func (d *dirWorkspace) counts(name string) (uses, views int) {
 	return d.uses[name], d.views[name]
 }
 
-// writeSkill writes a skill directory with a SKILL.md and extra files.
+// writeSkill writes the skill folder <root>/<name>: a SKILL.md with the
+// optional fields the tools hand on, body, and files.
 func writeSkill(t testing.TB, root, name, description, body string, files map[string]string) {
 	t.Helper()
-	dir := filepath.Join(root, name)
 	md := fmt.Sprintf("---\nname: %s\ndescription: %s\nlicense: MIT\nallowed-tools: Read Bash(git add:*)\nargument-hint: \"[file]\"\n---\n%s", name, description, body)
 	all := map[string]string{"SKILL.md": md}
-	for p, c := range files {
-		all[p] = c
-	}
-	for p, c := range all {
-		full := filepath.Join(dir, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	maps.Copy(all, files)
+	skilltest.Write(t, filepath.Join(root, name), all)
 }
 
 // fixture is the workspace most tests use: pdf with files, a hidden and an
@@ -143,61 +136,7 @@ func newServer(t testing.TB, ws Workspace, opts Options) *Server {
 // connect opens a client session to s over an in-memory transport.
 func connect(t testing.TB, s *Server) *sdk.ClientSession {
 	t.Helper()
-	ct, st := sdk.NewInMemoryTransports()
-	ctx := context.Background()
-	if _, err := s.MCP().Connect(ctx, st, nil); err != nil {
-		t.Fatal(err)
-	}
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "v0"}, nil).Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cs
-}
-
-// call calls a tool and decodes its structured output into out. It fails
-// the test on a protocol error, not on a tool error.
-func call(t testing.TB, cs *sdk.ClientSession, tool string, args map[string]any, out any) *sdk.CallToolResult {
-	t.Helper()
-	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: tool, Arguments: args})
-	if err != nil {
-		t.Fatalf("%s %v: %v", tool, args, err)
-	}
-	if out != nil && !res.IsError {
-		data, err := json.Marshal(res.StructuredContent)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := json.Unmarshal(data, out); err != nil {
-			t.Fatalf("%s: structured content %s: %v", tool, data, err)
-		}
-	}
-	return res
-}
-
-func text(res *sdk.CallToolResult) string {
-	var b strings.Builder
-	for _, c := range res.Content {
-		if tc, ok := c.(*sdk.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
-	}
-	return b.String()
-}
-
-// toolError checks that res is a tool error whose message holds every
-// part of want.
-func toolError(t *testing.T, res *sdk.CallToolResult, want ...string) {
-	t.Helper()
-	if !res.IsError {
-		t.Fatalf("want a tool error holding %q, got success: %s", want, text(res))
-	}
-	for _, w := range want {
-		if !strings.Contains(text(res), w) {
-			t.Errorf("tool error %q does not say %q", text(res), w)
-		}
-	}
+	return mcptest.Connect(t, s.MCP())
 }
 
 func TestMCPToolsHaveSchemas(t *testing.T) {
@@ -220,28 +159,28 @@ func TestMCPToolsHaveSchemas(t *testing.T) {
 func TestMCPSearchAndList(t *testing.T) {
 	cs := connect(t, newServer(t, fixture(t), Options{}))
 	var found searchOutput
-	call(t, cs, "search_skills", map[string]any{"query": "pdf"}, &found)
+	mcptest.Call(t, cs, "search_skills", map[string]any{"query": "pdf"}, &found)
 	if len(found.Results) == 0 || found.Results[0].Name != "pdf" || found.Results[0].Layer != "workspace" {
 		t.Errorf("search pdf = %+v", found)
 	}
 	found = searchOutput{}
-	call(t, cs, "search_skills", map[string]any{"query": "d", "limit": 1}, &found)
+	mcptest.Call(t, cs, "search_skills", map[string]any{"query": "d", "limit": 1}, &found)
 	if len(found.Results) != 1 {
 		t.Errorf("limit 1 gave %d results", len(found.Results))
 	}
 	// Hidden and archived skills match their own names, yet are not found.
 	for _, q := range []string{"secret-tool", "old-skill", "hides", "archived"} {
 		found = searchOutput{}
-		call(t, cs, "search_skills", map[string]any{"query": q}, &found)
+		mcptest.Call(t, cs, "search_skills", map[string]any{"query": q}, &found)
 		if len(found.Results) != 0 || !strings.Contains(found.Message, "list_skills") {
 			t.Errorf("search %q = %+v", q, found)
 		}
 	}
-	toolError(t, call(t, cs, "search_skills", map[string]any{"query": "  "}, nil), "give a query")
-	toolError(t, call(t, cs, "search_skills", map[string]any{}, nil), "query")
+	mcptest.ToolError(t, mcptest.Call(t, cs, "search_skills", map[string]any{"query": "  "}, nil), "give a query")
+	mcptest.ToolError(t, mcptest.Call(t, cs, "search_skills", map[string]any{}, nil), "query")
 
 	var list listOutput
-	call(t, cs, "list_skills", nil, &list)
+	mcptest.Call(t, cs, "list_skills", nil, &list)
 	var names []string
 	for _, s := range list.Skills {
 		names = append(names, s.Name)
@@ -255,9 +194,9 @@ func TestMCPLoadSkill(t *testing.T) {
 	ws := fixture(t)
 	cs := connect(t, newServer(t, ws, Options{}))
 	var out loadOutput
-	res := call(t, cs, "load_skill", map[string]any{"name": "PDF"}, &out)
+	res := mcptest.Call(t, cs, "load_skill", map[string]any{"name": "PDF"}, &out)
 	if res.IsError {
-		t.Fatal(text(res))
+		t.Fatal(mcptest.Text(res))
 	}
 	if out.Name != "pdf" || out.Body != "# PDF\nRun scripts/extract.py FILE.\n" || out.AlreadyLoaded {
 		t.Errorf("load = %+v", out)
@@ -273,23 +212,23 @@ func TestMCPLoadSkill(t *testing.T) {
 	if got := strings.Join(paths, " "); got != "SKILL.md assets/logo.png reference/big.md scripts/extract.py" {
 		t.Errorf("files = %s", got)
 	}
-	if !strings.Contains(text(res), "scripts/extract.py") || !strings.HasSuffix(text(res), out.Body) {
-		t.Errorf("text content does not carry the file tree and the body:\n%s", text(res))
+	if !strings.Contains(mcptest.Text(res), "scripts/extract.py") || !strings.HasSuffix(mcptest.Text(res), out.Body) {
+		t.Errorf("text content does not carry the file tree and the body:\n%s", mcptest.Text(res))
 	}
 	if uses, views := ws.counts("pdf"); uses != 1 || views != 0 {
 		t.Errorf("after one load: uses %d views %d, want 1 0", uses, views)
 	}
 
-	toolError(t, call(t, cs, "load_skill", map[string]any{"name": "pdff"}, nil), `no skill named "pdff"; did you mean pdf?`)
-	toolError(t, call(t, cs, "load_skill", map[string]any{"name": "zzzzzzzz"}, nil), "search_skills or list_skills")
-	toolError(t, call(t, cs, "load_skill", map[string]any{"name": ""}, nil), "give the name of a skill")
-	toolError(t, call(t, cs, "load_skill", map[string]any{}, nil), "name")
+	mcptest.ToolError(t, mcptest.Call(t, cs, "load_skill", map[string]any{"name": "pdff"}, nil), `no skill named "pdff"; did you mean pdf?`)
+	mcptest.ToolError(t, mcptest.Call(t, cs, "load_skill", map[string]any{"name": "zzzzzzzz"}, nil), "search_skills or list_skills")
+	mcptest.ToolError(t, mcptest.Call(t, cs, "load_skill", map[string]any{"name": ""}, nil), "give the name of a skill")
+	mcptest.ToolError(t, mcptest.Call(t, cs, "load_skill", map[string]any{}, nil), "name")
 	// Hidden and archived skills do not exist here, not even as a guess.
 	for _, name := range []string{"secret-tool", "old-skill", "secret-tol"} {
-		res := call(t, cs, "load_skill", map[string]any{"name": name}, nil)
-		toolError(t, res, "no skill named")
-		if strings.Contains(text(res), "secret-tool") && name != "secret-tool" || strings.Contains(text(res), "did you mean secret") {
-			t.Errorf("a hidden skill leaks as a suggestion: %s", text(res))
+		res := mcptest.Call(t, cs, "load_skill", map[string]any{"name": name}, nil)
+		mcptest.ToolError(t, res, "no skill named")
+		if strings.Contains(mcptest.Text(res), "secret-tool") && name != "secret-tool" || strings.Contains(mcptest.Text(res), "did you mean secret") {
+			t.Errorf("a hidden skill leaks as a suggestion: %s", mcptest.Text(res))
 		}
 	}
 	if uses, _ := ws.counts("pdf"); uses != 1 {
@@ -312,19 +251,19 @@ func TestMCPReadSkillFile(t *testing.T) {
 	}
 	cs := connect(t, newServer(t, ws, Options{}))
 	var out readOutput
-	res := call(t, cs, "read_skill_file", map[string]any{"name": "pdf", "path": "scripts/extract.py"}, &out)
-	if res.IsError || out.Text != "print('extract')\n" || out.Size != 17 || out.Truncated || text(res) != out.Text {
-		t.Errorf("read script = %+v (%s)", out, text(res))
+	res := mcptest.Call(t, cs, "read_skill_file", map[string]any{"name": "pdf", "path": "scripts/extract.py"}, &out)
+	if res.IsError || out.Text != "print('extract')\n" || out.Size != 17 || out.Truncated || mcptest.Text(res) != out.Text {
+		t.Errorf("read script = %+v (%s)", out, mcptest.Text(res))
 	}
 	out = readOutput{}
-	call(t, cs, "read_skill_file", map[string]any{"name": "pdf", "path": "./scripts\\extract.py"}, &out)
+	mcptest.Call(t, cs, "read_skill_file", map[string]any{"name": "pdf", "path": "./scripts\\extract.py"}, &out)
 	if out.Path != "scripts/extract.py" {
 		t.Errorf("a path with ./ and a backslash read %q", out.Path)
 	}
 
 	// 30,000 two-byte characters: cut after 24,000 characters, not bytes.
 	out = readOutput{}
-	call(t, cs, "read_skill_file", map[string]any{"name": "pdf", "path": "reference/big.md"}, &out)
+	mcptest.Call(t, cs, "read_skill_file", map[string]any{"name": "pdf", "path": "reference/big.md"}, &out)
 	body, marker, _ := strings.Cut(out.Text, "\n\n[truncated")
 	if !out.Truncated || out.Size != 60000 || len([]rune(body)) != DefaultMaxChars || strings.Trim(body, "é") != "" ||
 		!strings.Contains(marker, "the first 24000 characters are shown; the whole file is 60000 bytes]") {
@@ -332,10 +271,10 @@ func TestMCPReadSkillFile(t *testing.T) {
 	}
 
 	out = readOutput{}
-	res = call(t, cs, "read_skill_file", map[string]any{"name": "pdf", "path": "assets/logo.png"}, &out)
-	if !out.Binary || out.Text != "" || out.MIMEType != "image/png" || !strings.Contains(text(res), "binary file") ||
-		!strings.Contains(text(res), "skill://pdf/assets/logo.png") {
-		t.Errorf("binary = %+v (%s)", out, text(res))
+	res = mcptest.Call(t, cs, "read_skill_file", map[string]any{"name": "pdf", "path": "assets/logo.png"}, &out)
+	if !out.Binary || out.Text != "" || out.MIMEType != "image/png" || !strings.Contains(mcptest.Text(res), "binary file") ||
+		!strings.Contains(mcptest.Text(res), "skill://pdf/assets/logo.png") {
+		t.Errorf("binary = %+v (%s)", out, mcptest.Text(res))
 	}
 	_, views := ws.counts("pdf")
 	if views != 4 {
@@ -358,10 +297,10 @@ func TestMCPReadSkillFile(t *testing.T) {
 		{"scripts/extrct.py", []string{"skill pdf has no file scripts/extrct.py", "its files include scripts/extract.py"}},
 	}
 	for _, c := range errorsWant {
-		toolError(t, call(t, cs, "read_skill_file", map[string]any{"name": "pdf", "path": c.path}, nil), c.want...)
+		mcptest.ToolError(t, mcptest.Call(t, cs, "read_skill_file", map[string]any{"name": "pdf", "path": c.path}, nil), c.want...)
 	}
-	toolError(t, call(t, cs, "read_skill_file", map[string]any{"name": "secret-tool", "path": "SKILL.md"}, nil), "no skill named")
-	toolError(t, call(t, cs, "read_skill_file", map[string]any{"name": "pdf"}, nil), "path")
+	mcptest.ToolError(t, mcptest.Call(t, cs, "read_skill_file", map[string]any{"name": "secret-tool", "path": "SKILL.md"}, nil), "no skill named")
+	mcptest.ToolError(t, mcptest.Call(t, cs, "read_skill_file", map[string]any{"name": "pdf"}, nil), "path")
 	if _, after := ws.counts("pdf"); after != views {
 		t.Errorf("failed reads recorded views: %d, want %d", after, views)
 	}
@@ -377,8 +316,8 @@ func TestMCPLedger(t *testing.T) {
 	load := func(cs *sdk.ClientSession, name string) loadOutput {
 		t.Helper()
 		var out loadOutput
-		if res := call(t, cs, "load_skill", map[string]any{"name": name}, &out); res.IsError {
-			t.Fatal(text(res))
+		if res := mcptest.Call(t, cs, "load_skill", map[string]any{"name": name}, &out); res.IsError {
+			t.Fatal(mcptest.Text(res))
 		}
 		return out
 	}
@@ -403,13 +342,13 @@ func TestMCPLedger(t *testing.T) {
 		load(cs, fmt.Sprintf("skill-%02d", i))
 	}
 	var loaded loadedOutput
-	res := call(t, cs, "loaded_skills", nil, &loaded)
+	res := mcptest.Call(t, cs, "loaded_skills", nil, &loaded)
 	if len(loaded.Skills) != DefaultLedgerSize || loaded.Skills[0].Name != "skill-02" || loaded.Skills[19].Name != "skill-21" ||
 		loaded.Skills[19].Body != "# body 21\n" || loaded.Skills[19].Description != "Skill number 21" {
 		t.Errorf("loaded_skills = %d skills, first %+v", len(loaded.Skills), loaded.Skills[0])
 	}
-	if !strings.Contains(text(res), "<skill name=\"skill-21\">\n# body 21\n</skill>") {
-		t.Errorf("loaded_skills text:\n%s", text(res))
+	if !strings.Contains(mcptest.Text(res), "<skill name=\"skill-21\">\n# body 21\n</skill>") {
+		t.Errorf("loaded_skills text:\n%s", mcptest.Text(res))
 	}
 	if out := load(cs, "skill-00"); out.AlreadyLoaded {
 		t.Error("a skill that fell out of the ledger was answered already loaded")
@@ -426,20 +365,20 @@ func TestMCPLedger(t *testing.T) {
 		t.Errorf("changed skill = %+v", out)
 	}
 	loaded = loadedOutput{}
-	res = call(t, cs, "loaded_skills", nil, &loaded)
-	if strings.Join(loaded.Gone, " ") != "skill-20" || !strings.Contains(text(res), "no longer offered by the workspace (do not follow them any more): skill-20") {
-		t.Errorf("gone = %v\n%s", loaded.Gone, text(res))
+	res = mcptest.Call(t, cs, "loaded_skills", nil, &loaded)
+	if strings.Join(loaded.Gone, " ") != "skill-20" || !strings.Contains(mcptest.Text(res), "no longer offered by the workspace (do not follow them any more): skill-20") {
+		t.Errorf("gone = %v\n%s", loaded.Gone, mcptest.Text(res))
 	}
 	loaded = loadedOutput{}
-	call(t, cs, "loaded_skills", nil, &loaded)
+	mcptest.Call(t, cs, "loaded_skills", nil, &loaded)
 	if len(loaded.Gone) != 0 {
 		t.Errorf("a gone skill stays in the ledger: %v", loaded.Gone)
 	}
 
 	fresh := connect(t, s)
 	loaded = loadedOutput{}
-	res = call(t, fresh, "loaded_skills", nil, &loaded)
-	if len(loaded.Skills) != 0 || !strings.Contains(text(res), "no skill was loaded in this session") {
+	res = mcptest.Call(t, fresh, "loaded_skills", nil, &loaded)
+	if len(loaded.Skills) != 0 || !strings.Contains(mcptest.Text(res), "no skill was loaded in this session") {
 		t.Errorf("a new connection's ledger = %+v", loaded)
 	}
 }
@@ -450,7 +389,7 @@ func TestMCPReloadOnStamp(t *testing.T) {
 	cs := connect(t, s)
 	listNames := func() string {
 		var list listOutput
-		call(t, cs, "list_skills", nil, &list)
+		mcptest.Call(t, cs, "list_skills", nil, &list)
 		var names []string
 		for _, s := range list.Skills {
 			names = append(names, s.Name)
@@ -460,7 +399,7 @@ func TestMCPReloadOnStamp(t *testing.T) {
 	before := listNames()
 	reads := ws.reads
 	for range 5 {
-		call(t, cs, "search_skills", map[string]any{"query": "pdf"}, nil)
+		mcptest.Call(t, cs, "search_skills", map[string]any{"query": "pdf"}, nil)
 	}
 	if ws.reads != reads {
 		t.Errorf("the catalog was read %d times while the stamp stood still", ws.reads-reads)
@@ -496,7 +435,7 @@ func TestMCPStampEvery(t *testing.T) {
 	stamps, reads := ws.stamps, ws.reads
 	ws.touch()
 	for range 5 {
-		call(t, cs, "list_skills", nil, nil)
+		mcptest.Call(t, cs, "list_skills", nil, nil)
 	}
 	if ws.stamps != stamps || ws.reads != reads {
 		t.Errorf("within StampEvery: %d more stamps, %d more catalog reads", ws.stamps-stamps, ws.reads-reads)
@@ -504,7 +443,7 @@ func TestMCPStampEvery(t *testing.T) {
 	cs = connect(t, newServer(t, ws, Options{}))
 	stamps = ws.stamps
 	for range 5 {
-		call(t, cs, "list_skills", nil, nil)
+		mcptest.Call(t, cs, "list_skills", nil, nil)
 	}
 	if ws.stamps != stamps+5 {
 		t.Errorf("without StampEvery, 5 calls read the stamp %d times", ws.stamps-stamps)

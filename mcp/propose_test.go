@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/skillsync/skillsync/curator"
+	"github.com/skillsync/skillsync/internal/mcptest"
 	"github.com/skillsync/skillsync/skill"
 	"github.com/skillsync/skillsync/workspace"
 )
@@ -40,16 +41,16 @@ func TestMCPProposeSkill(t *testing.T) {
 	cs := connect(t, newServer(t, p, Options{}))
 
 	var out proposeOutput
-	res := call(t, cs, "propose_skill", map[string]any{"name": "notes", "files": map[string]any{
+	res := mcptest.Call(t, cs, "propose_skill", map[string]any{"name": "notes", "files": map[string]any{
 		"SKILL.md":       "---\nname: notes\ndescription: Take notes while working.\n---\n# Notes\n",
 		"scripts/new.sh": "#!/bin/sh\necho note\n",
 	}}, &out)
 	if res.IsError || !out.Valid || out.Draft != filepath.Join(l.DraftsDir(), "notes") || !strings.Contains(out.Message, "skillsync promote notes") {
-		t.Fatalf("propose_skill = %+v (%s)", out, text(res))
+		t.Fatalf("propose_skill = %+v (%s)", out, mcptest.Text(res))
 	}
 	ws.touch()
 	var list listOutput
-	call(t, cs, "list_skills", nil, &list)
+	mcptest.Call(t, cs, "list_skills", nil, &list)
 	for _, s := range list.Skills {
 		if s.Name == "notes" {
 			t.Error("a draft is in list_skills")
@@ -57,13 +58,13 @@ func TestMCPProposeSkill(t *testing.T) {
 	}
 
 	out = proposeOutput{}
-	call(t, cs, "propose_skill", map[string]any{"name": "Loud", "files": map[string]any{"SKILL.md": "---\nname: Loud\ndescription: x\n---\n"}}, &out)
+	mcptest.Call(t, cs, "propose_skill", map[string]any{"name": "Loud", "files": map[string]any{"SKILL.md": "---\nname: Loud\ndescription: x\n---\n"}}, &out)
 	if out.Valid || !slices.ContainsFunc(out.Problems, func(p skill.Problem) bool { return p.Rule == "name-not-lowercase" }) {
 		t.Errorf("a draft with a problem = %+v", out)
 	}
-	toolError(t, call(t, cs, "propose_skill", map[string]any{"name": "notes", "files": map[string]any{"SKILL.md": "x"}}, nil), "waiting already")
-	toolError(t, call(t, cs, "propose_skill", map[string]any{"name": "escape", "files": map[string]any{"SKILL.md": "x", "../../x": "y"}}, nil), "file path")
-	toolError(t, call(t, cs, "propose_skill", map[string]any{"name": "empty"}, nil))
+	mcptest.ToolError(t, mcptest.Call(t, cs, "propose_skill", map[string]any{"name": "notes", "files": map[string]any{"SKILL.md": "x"}}, nil), "waiting already")
+	mcptest.ToolError(t, mcptest.Call(t, cs, "propose_skill", map[string]any{"name": "escape", "files": map[string]any{"SKILL.md": "x", "../../x": "y"}}, nil), "file path")
+	mcptest.ToolError(t, mcptest.Call(t, cs, "propose_skill", map[string]any{"name": "empty"}, nil))
 
 	// Nothing the server offers promotes.
 	for tool, err := range cs.Tools(context.Background(), nil) {

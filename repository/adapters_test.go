@@ -2,11 +2,11 @@ package repository_test
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"testing"
 	"testing/fstest"
 
+	"github.com/skillsync/skillsync/internal/skilltest"
 	"github.com/skillsync/skillsync/repository"
 	"github.com/skillsync/skillsync/repository/repositorytest"
 )
@@ -15,17 +15,11 @@ import (
 func writeTree(t *testing.T, dir string, files map[string]repositorytest.File) {
 	t.Helper()
 	for name, f := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
 		mode := f.Mode
 		if mode == 0 {
 			mode = 0o644
 		}
-		if err := os.WriteFile(p, []byte(f.Data), mode); err != nil {
-			t.Fatal(err)
-		}
+		skilltest.WriteFileMode(t, filepath.Join(dir, filepath.FromSlash(name)), f.Data, mode)
 	}
 }
 

@@ -2,10 +2,9 @@ package repository_test
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
 
+	"github.com/skillsync/skillsync/internal/skilltest"
 	"github.com/skillsync/skillsync/repository"
 )
 
@@ -13,19 +12,11 @@ import (
 // walk, nor made a root by a plugin manifest that declares it.
 func TestDiscoveryNeverLoadsDrafts(t *testing.T) {
 	dir := t.TempDir()
-	for p, data := range map[string]string{
+	skilltest.Write(t, dir, map[string]string{
 		".claude-plugin/plugin.json": `{"name": "p", "skills": ["./_drafts/idea", "./team"]}`,
 		"_drafts/idea/SKILL.md":      "---\nname: idea\ndescription: A draft.\n---\n",
 		"team/kept/SKILL.md":         "---\nname: kept\ndescription: A skill.\n---\n",
-	} {
-		full := filepath.Join(dir, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	skills, _, err := repository.NewLocal("src", dir, repository.Options{}).Skills(context.Background())
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/skillsync/skillsync/internal/gittest"
+	"github.com/skillsync/skillsync/internal/skilltest"
 	"github.com/skillsync/skillsync/repository"
 )
 
@@ -17,7 +18,7 @@ func TestAbilitiesFallBackForLocalSources(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(dir, "one"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	write(t, filepath.Join(dir, "one", "SKILL.md"), "---\nname: one\ndescription: One.\n---\n")
+	skilltest.WriteFile(t, filepath.Join(dir, "one", "SKILL.md"), "---\nname: one\ndescription: One.\n---\n")
 	ctx := context.Background()
 	l := repository.NewLocal("local", dir, repository.Options{})
 	if res, err := repository.Fetch(ctx, l); err != nil || res.Revision != "" || res.Updated || len(res.Warnings) != 0 {

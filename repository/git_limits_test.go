@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/skillsync/skillsync/internal/gittest"
+	"github.com/skillsync/skillsync/internal/skilltest"
 	"github.com/skillsync/skillsync/repository"
 	"github.com/skillsync/skillsync/skill"
 )
@@ -182,7 +183,7 @@ func TestGitRefusesHugeCommits(t *testing.T) {
 	g := newGit(t, up.URL(), "main")
 	fetch(t, g)
 	msg := filepath.Join(t.TempDir(), "message")
-	write(t, msg, strings.Repeat("a commit message that goes on ", 600_000)) // 17 MiB
+	skilltest.WriteFile(t, msg, strings.Repeat("a commit message that goes on ", 600_000)) // 17 MiB
 	huge := up.Git("commit-tree", up.Git("rev-parse", "HEAD^{tree}"), "-p", first, "-F", msg)
 	up.Git("update-ref", "refs/heads/main", huge)
 	var err error

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"math/rand"
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 
@@ -19,20 +17,8 @@ func remoteURL(t *testing.T, up *gittest.Repo, over string) string {
 	if over == "file" {
 		return up.URL()
 	}
-	_, url := serveHTTP(t, up)
+	_, url := up.ServeHTTP("r", "", "")
 	return url
-}
-
-// serveHTTP serves up over smart HTTP and returns the server and up's URL.
-func serveHTTP(t *testing.T, up *gittest.Repo) (*gittest.HTTPServer, string) {
-	t.Helper()
-	root := t.TempDir()
-	if err := os.Rename(up.Dir, filepath.Join(root, "r")); err != nil {
-		t.Fatal(err)
-	}
-	up.Dir = filepath.Join(root, "r")
-	srv := gittest.ServeHTTP(t, root, "", "")
-	return srv, srv.URL + "/r"
 }
 
 // A shallow store lacks the parents of what it fetched. A commit behind

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/skillsync/skillsync/internal/gittest"
+	"github.com/skillsync/skillsync/internal/skilltest"
 	"github.com/skillsync/skillsync/repository"
 )
 
@@ -26,7 +27,7 @@ func TestGitRebuildsDamagedStore(t *testing.T) {
 			}
 		},
 		"ref to a missing commit": func(t *testing.T, store string) {
-			write(t, filepath.Join(store, "refs", "skillsync", "default"), strings.Repeat("ab", 20)+"\n")
+			skilltest.WriteFile(t, filepath.Join(store, "refs", "skillsync", "default"), strings.Repeat("ab", 20)+"\n")
 		},
 		"objects gone": func(t *testing.T, store string) {
 			packs, _ := filepath.Glob(filepath.Join(store, "objects", "pack", "pack-*"))
@@ -79,7 +80,7 @@ func TestGitRemovesLeftoversOfInterruptedFetches(t *testing.T) {
 	fetch(t, g)
 	left := []string{"objects/pack/tmp_pack_123", "objects/pack/tmp_idx_456", "objects/tmp_obj_789"}
 	for _, name := range left {
-		write(t, filepath.Join(g.StoreDir(), name), "half a pack")
+		skilltest.WriteFile(t, filepath.Join(g.StoreDir(), name), "half a pack")
 	}
 	up.Skill("skills/two", "Second.")
 	up.Commit("two")
@@ -124,15 +125,5 @@ func TestGitStoppedDownloadEndsAndKeepsTheStore(t *testing.T) {
 	}
 	if left, _ := filepath.Glob(filepath.Join(g.StoreDir(), "objects", "pack", "tmp_*")); len(left) > 0 {
 		t.Errorf("temporary files left: %v", left)
-	}
-}
-
-func write(t *testing.T, name, data string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(name, []byte(data), 0o644); err != nil {
-		t.Fatal(err)
 	}
 }

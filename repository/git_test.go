@@ -121,18 +121,22 @@ func fetchAnd(t *testing.T, g *repository.Git) *repository.Git {
 	return g
 }
 
-func TestGitFollowsUpstreamOverHTTP(t *testing.T) {
-	root := t.TempDir()
-	up := gittest.NewRepo(t, "main")
-	if err := os.Rename(up.Dir, filepath.Join(root, "skills")); err != nil {
-		t.Fatal(err)
-	}
-	up.Dir = filepath.Join(root, "skills")
+// servedWithToken is a repository whose first commit holds skills/one,
+// served over smart HTTP behind basic auth with the token s3cret-token,
+// and a source following its main branch with the token in TEAM_TOKEN.
+func servedWithToken(t *testing.T) (up *gittest.Repo, first string, srv *gittest.HTTPServer, g *repository.Git) {
+	t.Helper()
+	up = gittest.NewRepo(t, "main")
+	srv, url := up.ServeHTTP("skills", "x-access-token", "s3cret-token")
 	up.Skill("skills/one", "First.")
-	first := up.Commit("one")
-	srv := gittest.ServeHTTP(t, root, "x-access-token", "s3cret-token")
+	first = up.Commit("one")
 	t.Setenv("TEAM_TOKEN", "s3cret-token")
-	g := newGit(t, srv.URL+"/skills", "main", func(c *repository.GitConfig) { c.Auth.PasswordEnv = "TEAM_TOKEN" })
+	g = newGit(t, url, "main", func(c *repository.GitConfig) { c.Auth.PasswordEnv = "TEAM_TOKEN" })
+	return up, first, srv, g
+}
+
+func TestGitFollowsUpstreamOverHTTP(t *testing.T) {
+	up, first, srv, g := servedWithToken(t)
 
 	if res := fetch(t, g); string(res.Revision) != first || !res.Updated {
 		t.Fatalf("first fetch = %+v", res)
@@ -184,16 +188,12 @@ func TestGitFollowsUpstreamOverHTTP(t *testing.T) {
 }
 
 func TestGitWrongPassword(t *testing.T) {
-	root := t.TempDir()
 	up := gittest.NewRepo(t, "main")
 	up.Skill("skills/one", "First.")
 	up.Commit("one")
-	if err := os.Rename(up.Dir, filepath.Join(root, "r")); err != nil {
-		t.Fatal(err)
-	}
-	srv := gittest.ServeHTTP(t, root, "x-access-token", "right-password")
+	srv, url := up.ServeHTTP("r", "x-access-token", "right-password")
 	t.Setenv("TEAM_TOKEN", "wrong-password-123")
-	url := strings.Replace(srv.URL, "http://", "http://user:inline-secret-456@", 1) + "/r"
+	url = strings.Replace(url, "http://", "http://user:inline-secret-456@", 1)
 	g := newGit(t, url, "", func(c *repository.GitConfig) { c.Auth.PasswordEnv = "TEAM_TOKEN" })
 	_, err := g.Fetch(context.Background())
 	if !errors.Is(err, repository.ErrAuth) {
@@ -357,16 +357,12 @@ func TestGitCommitRefFetchedOnce(t *testing.T) {
 }
 
 func TestGitRetriesTransientErrors(t *testing.T) {
-	root := t.TempDir()
 	up := gittest.NewRepo(t, "main")
 	up.Skill("skills/one", "First.")
 	head := up.Commit("one")
-	if err := os.Rename(up.Dir, filepath.Join(root, "r")); err != nil {
-		t.Fatal(err)
-	}
-	srv := gittest.ServeHTTP(t, root, "", "")
+	srv, url := up.ServeHTTP("r", "", "")
 	srv.FailNext.Store(2)
-	g := newGit(t, srv.URL+"/r", "")
+	g := newGit(t, url, "")
 	if res := fetch(t, g); string(res.Revision) != head {
 		t.Fatalf("revision %s, want %s", res.Revision, head)
 	}

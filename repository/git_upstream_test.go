@@ -16,7 +16,7 @@ func TestGitUpstreamListsOnly(t *testing.T) {
 	up.Skill("skills/one", "First.")
 	first := up.Commit("one")
 	up.Git("tag", "-a", "v1", "-m", "release 1")
-	srv, url := serveHTTP(t, up)
+	srv, url := up.ServeHTTP("r", "", "")
 	ctx := context.Background()
 
 	fetched := newGit(t, url, "main")

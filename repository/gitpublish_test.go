@@ -3,46 +3,21 @@ package repository_test
 import (
 	"context"
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/skillsync/skillsync/internal/gittest"
+	"github.com/skillsync/skillsync/internal/skilltest"
 	"github.com/skillsync/skillsync/repository"
 	"github.com/skillsync/skillsync/skill"
 )
-
-// pushable lets a test repository take pushes: to its checked-out branch
-// (its work tree is left as it is) and over smart HTTP.
-func pushable(up *gittest.Repo) {
-	up.Git("config", "receive.denyCurrentBranch", "ignore")
-	up.Git("config", "http.receivepack", "true")
-}
 
 // draftRequest makes the request to publish a skill named name, with a
 // SKILL.md of the description and extra files.
 func draftRequest(t *testing.T, name, description string, extra map[string]string) repository.PublishRequest {
 	t.Helper()
-	dir := filepath.Join(t.TempDir(), name)
-	files := map[string]string{"SKILL.md": "---\nname: " + name + "\ndescription: " + description + "\n---\n# " + name + "\n"}
-	for p, data := range extra {
-		files[p] = data
-	}
-	for p, data := range files {
-		full := filepath.Join(dir, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		mode := os.FileMode(0o644)
-		if strings.HasSuffix(p, ".sh") {
-			mode = 0o755
-		}
-		if err := os.WriteFile(full, []byte(data), mode); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir := skilltest.Skill(t, t.TempDir(), name, description, extra)
 	fsys, err := repository.NewDirFS(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -70,7 +45,7 @@ func publish(t *testing.T, g *repository.Git, req repository.PublishRequest) rep
 // store is shallow, as a sync leaves it.
 func TestPublishToAReviewBranch(t *testing.T) {
 	up := gittest.NewRepo(t, "main")
-	pushable(up)
+	up.AcceptPushes()
 	up.Skill("skills/one", "First.")
 	up.Write("README.md", "readme\n", 0)
 	base := up.Commit("one")
@@ -124,7 +99,7 @@ func TestPublishToAReviewBranch(t *testing.T) {
 // removed; the same files again are nothing to publish.
 func TestPublishReplacesTheSkillWhereItIs(t *testing.T) {
 	up := gittest.NewRepo(t, "main")
-	pushable(up)
+	up.AcceptPushes()
 	up.Skill("team/docs/pdf", "Old.")
 	up.Write("team/docs/pdf/old.md", "old\n", 0)
 	up.Commit("old pdf")
@@ -148,18 +123,8 @@ func TestPublishReplacesTheSkillWhereItIs(t *testing.T) {
 // publish fast-forwards the tracked branch; once the remote moved on past
 // the workspace's revision, it is refused and the remote is untouched.
 func TestPublishDirectOverHTTP(t *testing.T) {
-	root := t.TempDir()
-	up := gittest.NewRepo(t, "main")
-	pushable(up)
-	if err := os.Rename(up.Dir, filepath.Join(root, "skills")); err != nil {
-		t.Fatal(err)
-	}
-	up.Dir = filepath.Join(root, "skills")
-	up.Skill("skills/one", "First.")
-	first := up.Commit("one")
-	srv := gittest.ServeHTTP(t, root, "x-access-token", "s3cret-token")
-	t.Setenv("TEAM_TOKEN", "s3cret-token")
-	g := newGit(t, srv.URL+"/skills", "main", func(c *repository.GitConfig) { c.Auth.PasswordEnv = "TEAM_TOKEN" })
+	up, first, _, g := servedWithToken(t)
+	up.AcceptPushes()
 	fetch(t, g)
 
 	req := draftRequest(t, "pdf", "Read PDFs.", nil)
@@ -196,18 +161,13 @@ func TestPublishDirectOverHTTP(t *testing.T) {
 // TestPublishWrongToken: a refused login names the setting to check and
 // never the token; the remote is untouched.
 func TestPublishWrongToken(t *testing.T) {
-	root := t.TempDir()
 	up := gittest.NewRepo(t, "main")
-	pushable(up)
+	up.AcceptPushes()
 	up.Skill("skills/one", "First.")
 	head := up.Commit("one")
-	if err := os.Rename(up.Dir, filepath.Join(root, "r")); err != nil {
-		t.Fatal(err)
-	}
-	up.Dir = filepath.Join(root, "r")
-	srv := gittest.ServeHTTP(t, root, "x-access-token", "right-password")
+	_, url := up.ServeHTTP("r", "x-access-token", "right-password")
 	t.Setenv("TEAM_TOKEN", "wrong-password-123")
-	g := newGit(t, srv.URL+"/r", "", func(c *repository.GitConfig) { c.Auth.PasswordEnv = "TEAM_TOKEN" })
+	g := newGit(t, url, "", func(c *repository.GitConfig) { c.Auth.PasswordEnv = "TEAM_TOKEN" })
 	_, err := g.Publish(context.Background(), draftRequest(t, "pdf", "Read PDFs.", nil))
 	if !errors.Is(err, repository.ErrAuth) || !strings.Contains(err.Error(), "check password_env TEAM_TOKEN") {
 		t.Fatalf("err = %v, want ErrAuth naming password_env", err)
@@ -239,17 +199,13 @@ func TestPublishDirectNeedsABranch(t *testing.T) {
 // net/url cannot parse is redacted from a publish's error as it is from a
 // fetch's.
 func TestPublishNeverLeaksAnInlinePassword(t *testing.T) {
-	root := t.TempDir()
 	up := gittest.NewRepo(t, "main")
-	pushable(up)
+	up.AcceptPushes()
 	up.Skill("skills/one", "First.")
 	up.Commit("one")
-	if err := os.Rename(up.Dir, filepath.Join(root, "r")); err != nil {
-		t.Fatal(err)
-	}
-	srv := gittest.ServeHTTP(t, root, "x-access-token", "right-password")
+	_, served := up.ServeHTTP("r", "x-access-token", "right-password")
 	for _, secret := range []string{"wr/ong#pw 1", "wr%zzong"} {
-		url := strings.Replace(srv.URL, "http://", "http://bob:"+secret+"@", 1) + "/r"
+		url := strings.Replace(served, "http://", "http://bob:"+secret+"@", 1)
 		g := newGit(t, url, "")
 		_, err := g.Publish(context.Background(), draftRequest(t, "pdf", "Read PDFs.", nil))
 		if err == nil {

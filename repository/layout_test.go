@@ -10,13 +10,14 @@ import (
 	"testing"
 
 	"github.com/skillsync/skillsync/internal/gittest"
+	"github.com/skillsync/skillsync/internal/skilltest"
 	"github.com/skillsync/skillsync/repository"
 	"github.com/skillsync/skillsync/repository/repositorytest"
 	"github.com/skillsync/skillsync/skill"
 )
 
 func skillMD(name string) repositorytest.File {
-	return repositorytest.File{Data: "---\nname: " + name + "\ndescription: The " + name + " skill.\n---\n# " + name + "\n"}
+	return repositorytest.File{Data: skilltest.SkillMD(name, "The "+name+" skill.")}
 }
 
 // localSkills writes files into a new directory and discovers it as a

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -19,6 +20,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/skillsync/skillsync/internal/pgtest"
+	"github.com/skillsync/skillsync/internal/skilltest"
 	"github.com/skillsync/skillsync/repository"
 	"github.com/skillsync/skillsync/repository/repositorytest"
 	"github.com/skillsync/skillsync/skill"
@@ -50,12 +52,8 @@ func newPostgres(t *testing.T, opts repository.Options, tune ...func(*repository
 	t.Helper()
 	c := pgCluster.Get(t)
 	schema := pgtest.Name(t)
-	pgExec(t, c, "DROP SCHEMA IF EXISTS "+schema+" CASCADE")
-	dsnFile := filepath.Join(t.TempDir(), "dsn")
-	if err := os.WriteFile(dsnFile, []byte(c.DSN("postgres")+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cfg := repository.PostgresConfig{Source: "team", DSNFile: dsnFile, Schema: schema, Create: true, SpoolDir: t.TempDir()}
+	pgtest.Exec(t, c, "DROP SCHEMA IF EXISTS "+schema+" CASCADE")
+	cfg := repository.PostgresConfig{Source: "team", DSNFile: c.DSNFile(t, "postgres"), Schema: schema, Create: true, SpoolDir: t.TempDir()}
 	for _, f := range tune {
 		f(&cfg)
 	}
@@ -80,52 +78,13 @@ func pgOpen(t *testing.T, c *pgtest.Cluster, cfg repository.PostgresConfig, opts
 	return &pgSource{Postgres: p, cluster: c, cfg: cfg, spool: cfg.SpoolDir}
 }
 
-// pgExec runs SQL as the superuser on its own connection.
-func pgExec(t *testing.T, c *pgtest.Cluster, sql string, args ...any) {
-	t.Helper()
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, c.DSN("postgres"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, sql, args...); err != nil {
-		t.Fatalf("%s: %v", sql, err)
-	}
-}
-
-// pgQueryInt runs a query returning one number.
-func pgQueryInt(t *testing.T, c *pgtest.Cluster, sql string, args ...any) int64 {
-	t.Helper()
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, c.DSN("postgres"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	var n int64
-	if err := conn.QueryRow(ctx, sql, args...).Scan(&n); err != nil {
-		t.Fatalf("%s: %v", sql, err)
-	}
-	return n
-}
-
 // loadRaw writes files into the tables as a writer that is not skillsync
 // would: the first element of each path is the entry, the rest the file's
 // path in it, nothing validated. The whole load is one transaction.
 func (s *pgSource) loadRaw(t *testing.T, files map[string]repositorytest.File) {
 	t.Helper()
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, s.cluster.DSN("postgres"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	tx, err := conn.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback(ctx)
+	tx := pgtest.Begin(t, s.cluster)
 	schema := s.cfg.Schema
 	for name, f := range files {
 		entry, rest, _ := strings.Cut(name, "/")
@@ -159,7 +118,7 @@ func pgRevNumber(t *testing.T, rev repository.Revision) int64 {
 
 // pgSkillFS is a skill directory to publish.
 func pgSkillFS(name, desc string, extra map[string]string) fstest.MapFS {
-	fsys := fstest.MapFS{"SKILL.md": {Data: []byte("---\nname: " + name + "\ndescription: " + desc + "\n---\n# " + name + "\n")}}
+	fsys := fstest.MapFS{"SKILL.md": {Data: []byte(skilltest.SkillMD(name, desc))}}
 	for p, data := range extra {
 		fsys[p] = &fstest.MapFile{Data: []byte(data), Mode: 0o644}
 	}
@@ -292,10 +251,10 @@ func TestPostgresPublishUpdateDelete(t *testing.T) {
 	}
 
 	// Who changed what: one row per change, none for the no-op.
-	if n := pgQueryInt(t, s.cluster, "SELECT count(*) FROM "+s.cfg.Schema+".changes"); n != 4 {
+	if n := pgtest.QueryValue[int64](t, s.cluster, "SELECT count(*) FROM "+s.cfg.Schema+".changes"); n != 4 {
 		t.Errorf("%d changes recorded, want 4", n)
 	}
-	if n := pgQueryInt(t, s.cluster, "SELECT count(*) FROM "+s.cfg.Schema+".changes WHERE skill = 'docs' AND action = 'delete' AND author = 'bob' AND revision = $1", pgRevNumber(t, r3)); n != 1 {
+	if n := pgtest.QueryValue[int64](t, s.cluster, "SELECT count(*) FROM "+s.cfg.Schema+".changes WHERE skill = 'docs' AND action = 'delete' AND author = 'bob' AND revision = $1", pgRevNumber(t, r3)); n != 1 {
 		t.Error("the deletion is not recorded with its author and revision")
 	}
 }
@@ -583,7 +542,7 @@ func TestPostgresMissingTables(t *testing.T) {
 	if _, err := s.Sync(context.Background()); err != nil {
 		t.Errorf("Sync once the tables exist: %v", err)
 	}
-	pgExec(t, s.cluster, "INSERT INTO "+s.cfg.Schema+".schema_migrations (version) VALUES (999)")
+	pgtest.Exec(t, s.cluster, "INSERT INTO "+s.cfg.Schema+".schema_migrations (version) VALUES (999)")
 	if _, err := s.Sync(context.Background()); !errors.Is(err, repository.ErrSchemaVersion) || !strings.Contains(err.Error(), "upgrade skillsync") {
 		t.Errorf("Sync of a newer schema = %v", err)
 	}
@@ -600,7 +559,7 @@ func TestPostgresForeignWriter(t *testing.T) {
 	if pgRevNumber(t, after) != pgRevNumber(t, before)+1 {
 		t.Errorf("a transaction of four statements moved the revision from %s to %s, want one step", before, after)
 	}
-	pgExec(t, s.cluster, "UPDATE "+s.cfg.Schema+".files SET content = 'y' WHERE path = 'x.txt'")
+	pgtest.Exec(t, s.cluster, "UPDATE "+s.cfg.Schema+".files SET content = 'y' WHERE path = 'x.txt'")
 	if rev, _ := s.Sync(ctx); pgRevNumber(t, rev) != pgRevNumber(t, after)+1 {
 		t.Errorf("an update by hand did not move the revision: %s", rev)
 	}
@@ -632,7 +591,7 @@ func TestPostgresHostileRows(t *testing.T) {
 		"good-too/SKILL.md":       md("good-too"),
 		"good-too/scripts/run.sh": {Data: "#!/bin/sh\n", Mode: 0o755},
 	})
-	pgExec(t, s.cluster, "INSERT INTO "+s.cfg.Schema+".skills (name) VALUES ('a/b')")
+	pgtest.Exec(t, s.cluster, "INSERT INTO "+s.cfg.Schema+".skills (name) VALUES ('a/b')")
 	skills, problems := pgSkills(t, s)
 	var names []string
 	for _, sk := range skills {
@@ -671,7 +630,7 @@ func TestPostgresConsistentSnapshot(t *testing.T) {
 		if !strings.Contains(sql, "LEFT JOIN") || fired.Swap(true) {
 			return
 		}
-		pgExec(t, s.cluster, "UPDATE "+s.cfg.Schema+".files SET content = 'after' WHERE path = 'v.txt'; DELETE FROM "+
+		pgtest.Exec(t, s.cluster, "UPDATE "+s.cfg.Schema+".files SET content = 'after' WHERE path = 'v.txt'; DELETE FROM "+
 			s.cfg.Schema+".files WHERE path = 'gone.txt'")
 	})
 	skills, problems := pgSkills(t, s)
@@ -710,7 +669,7 @@ func TestPostgresServerGoesAway(t *testing.T) {
 
 	tracer.setOnEnd(func(conn *pgx.Conn, sql string) {
 		if strings.Contains(sql, "LEFT JOIN") {
-			pgExec(t, s.cluster, "SELECT pg_terminate_backend($1)", conn.PgConn().PID())
+			pgtest.Exec(t, s.cluster, "SELECT pg_terminate_backend($1)", conn.PgConn().PID())
 		}
 	})
 	if _, _, err := s.Skills(ctx); err == nil {
@@ -790,24 +749,12 @@ func TestPostgresPublishRace(t *testing.T) {
 	for name, f := range version(v) {
 		want["race/"+name] = string(f.Data)
 	}
-	if v < 0 || !pgEqual(got, want) {
+	if v < 0 || !maps.Equal(got, want) {
 		t.Errorf("the final state is not one whole version:\n got %v\nwant %v", got, want)
 	}
-	if n := pgQueryInt(t, s.cluster, "SELECT count(*) FROM "+s.cfg.Schema+".changes WHERE skill = 'race'"); n != writers {
+	if n := pgtest.QueryValue[int64](t, s.cluster, "SELECT count(*) FROM "+s.cfg.Schema+".changes WHERE skill = 'race'"); n != writers {
 		t.Errorf("%d changes recorded, want %d", n, writers)
 	}
-}
-
-func pgEqual(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if b[k] != v {
-			return false
-		}
-	}
-	return true
 }
 
 // TestPostgresListen is told of a publish by another writer, and again

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/skillsync/skillsync/agent"
+	"github.com/skillsync/skillsync/internal/skilltest"
 )
 
 func skillLine(ts, cwd, id, input string) string {
@@ -21,22 +22,12 @@ func readLine(ts, cwd, id, path string) string {
 	return fmt.Sprintf(`{"type":"assistant","timestamp":%q,"cwd":%q,"message":{"content":[{"type":"text","text":"reading"},{"type":"tool_use","id":%q,"name":"Read","input":{"file_path":%q}}]}}`, ts, cwd, id, path)
 }
 
+// transcript appends lines to the transcript name of the project folder
+// folder and returns its path.
 func transcript(t *testing.T, projects, folder, name string, lines ...string) string {
 	t.Helper()
 	path := filepath.Join(projects, folder, name)
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	for _, l := range lines {
-		if _, err := f.WriteString(l + "\n"); err != nil {
-			t.Fatal(err)
-		}
-	}
+	skilltest.AppendLines(t, path, lines...)
 	return path
 }
 

@@ -6,26 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/skillsync/skillsync/internal/skilltest"
 )
-
-func writeFile(t *testing.T, path, data string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func readFile(t *testing.T, path string) string {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(data)
-}
 
 const userSettings = `{
   "permissions": {"allow": ["Bash(npm test)"]},
@@ -43,12 +26,12 @@ const userSettings = `{
 func TestInstallHookKeepsUserSettings(t *testing.T) {
 	project := t.TempDir()
 	path := filepath.Join(project, ".claude", "settings.json")
-	writeFile(t, path, userSettings)
+	skilltest.WriteFileMode(t, path, userSettings, 0o600)
 	got, out, err := InstallHook(project)
 	if err != nil || out != Added || got != path {
 		t.Fatalf("InstallHook = %s %s %v", got, out, err)
 	}
-	text := readFile(t, path)
+	text := skilltest.ReadFile(t, path)
 	var doc struct {
 		Permissions struct{ Allow []string }
 		Model       string
@@ -85,7 +68,7 @@ func TestInstallHookKeepsUserSettings(t *testing.T) {
 	if err != nil || out != Present {
 		t.Errorf("second InstallHook = %s %v", out, err)
 	}
-	if again := readFile(t, path); again != text || strings.Count(again, HookCommand) != 1 {
+	if again := skilltest.ReadFile(t, path); again != text || strings.Count(again, HookCommand) != 1 {
 		t.Errorf("a second run changed the file:\n%s", again)
 	}
 }
@@ -114,7 +97,7 @@ func TestInstallHookNewFile(t *testing.T) {
   }
 }
 `
-	if got := readFile(t, path); got != want {
+	if got := skilltest.ReadFile(t, path); got != want {
 		t.Errorf("new settings:\n%s", got)
 	}
 }
@@ -134,7 +117,7 @@ func TestInstallHookRefusesAndLeavesFile(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			project := t.TempDir()
 			path := filepath.Join(project, ".claude", "settings.json")
-			writeFile(t, path, body)
+			skilltest.WriteFile(t, path, body)
 			_, out, err := InstallHook(project)
 			if name == "empty with spaces" {
 				if err != nil || out != Added {
@@ -143,12 +126,12 @@ func TestInstallHookRefusesAndLeavesFile(t *testing.T) {
 				return
 			}
 			if err == nil {
-				t.Fatalf("accepted, %s:\n%s", out, readFile(t, path))
+				t.Fatalf("accepted, %s:\n%s", out, skilltest.ReadFile(t, path))
 			}
 			if !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "left as it is") {
 				t.Errorf("error does not say which file and that it was left: %v", err)
 			}
-			if got := readFile(t, path); got != body {
+			if got := skilltest.ReadFile(t, path); got != body {
 				t.Errorf("file changed to %s", got)
 			}
 			if entries, _ := os.ReadDir(filepath.Dir(path)); len(entries) != 1 {
@@ -161,7 +144,7 @@ func TestInstallHookRefusesAndLeavesFile(t *testing.T) {
 func TestInstallHookRefusesLinks(t *testing.T) {
 	project, elsewhere := t.TempDir(), t.TempDir()
 	target := filepath.Join(elsewhere, "settings.json")
-	writeFile(t, target, `{"model":"opus"}`)
+	skilltest.WriteFile(t, target, `{"model":"opus"}`)
 	if err := os.MkdirAll(filepath.Join(project, ".claude"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +161,7 @@ func TestInstallHookRefusesLinks(t *testing.T) {
 	if _, _, err := InstallHook(linked); err == nil || !strings.Contains(err.Error(), "symbolic link") {
 		t.Errorf("a linked .claude: %v", err)
 	}
-	if got := readFile(t, target); got != `{"model":"opus"}` {
+	if got := skilltest.ReadFile(t, target); got != `{"model":"opus"}` {
 		t.Errorf("the link's target was written: %s", got)
 	}
 }
@@ -188,7 +171,7 @@ func TestInstallHookRefusesLinks(t *testing.T) {
 func TestInstallHookFindsOwnHookAnywhere(t *testing.T) {
 	project := t.TempDir()
 	body := `{"hooks":{"PostToolUse":[{"matcher":"*","hooks":[{"type":"command","command":"/usr/local/bin/skillsync -q use --hook claude"}]}]}}`
-	writeFile(t, filepath.Join(project, ".claude", "settings.json"), body)
+	skilltest.WriteFile(t, filepath.Join(project, ".claude", "settings.json"), body)
 	if _, out, err := InstallHook(project); err != nil || out != Present {
 		t.Errorf("InstallHook = %s %v", out, err)
 	}
@@ -199,12 +182,12 @@ func TestInstallHookFindsOwnHookAnywhere(t *testing.T) {
 func TestRegisterMCP(t *testing.T) {
 	project := t.TempDir()
 	path := filepath.Join(project, ".mcp.json")
-	writeFile(t, path, `{"mcpServers": {"github": {"command": "gh-mcp", "env": {"TOKEN": "${GH_TOKEN}"}}}, "other": 1}`)
+	skilltest.WriteFile(t, path, `{"mcpServers": {"github": {"command": "gh-mcp", "env": {"TOKEN": "${GH_TOKEN}"}}}, "other": 1}`)
 	got, out, err := RegisterMCP(project)
 	if err != nil || out != Added || got != path {
 		t.Fatalf("RegisterMCP = %s %s %v", got, out, err)
 	}
-	text := readFile(t, path)
+	text := skilltest.ReadFile(t, path)
 	var doc struct {
 		MCPServers map[string]struct {
 			Command string
@@ -220,15 +203,15 @@ func TestRegisterMCP(t *testing.T) {
 	if s.Command != "skillsync" || len(s.Args) != 1 || s.Args[0] != "mcp" || doc.MCPServers["github"].Env["TOKEN"] != "${GH_TOKEN}" || doc.Other != 1 {
 		t.Errorf(".mcp.json = %s", text)
 	}
-	if _, out, err := RegisterMCP(project); err != nil || out != Present || readFile(t, path) != text {
+	if _, out, err := RegisterMCP(project); err != nil || out != Present || skilltest.ReadFile(t, path) != text {
 		t.Errorf("second RegisterMCP = %s %v", out, err)
 	}
 	custom := `{"mcpServers":{"skillsync":{"command":"skillsync","args":["--config","/etc/s.yaml","mcp"]}}}`
-	writeFile(t, path, custom)
-	if _, out, err := RegisterMCP(project); err != nil || out != Kept || readFile(t, path) != custom {
+	skilltest.WriteFile(t, path, custom)
+	if _, out, err := RegisterMCP(project); err != nil || out != Kept || skilltest.ReadFile(t, path) != custom {
 		t.Errorf("a changed entry: %s %v", out, err)
 	}
-	writeFile(t, path, `{"mcpServers": []}`)
+	skilltest.WriteFile(t, path, `{"mcpServers": []}`)
 	if _, _, err := RegisterMCP(project); err == nil {
 		t.Error("mcpServers as a list was accepted")
 	}
@@ -241,7 +224,7 @@ func TestRegisterMCPNewFile(t *testing.T) {
 		t.Fatal(out, err)
 	}
 	want := "{\n  \"mcpServers\": {\n    \"skillsync\": {\n      \"command\": \"skillsync\",\n      \"args\": [\n        \"mcp\"\n      ]\n    }\n  }\n}\n"
-	if got := readFile(t, path); got != want {
+	if got := skilltest.ReadFile(t, path); got != want {
 		t.Errorf(".mcp.json:\n%s", got)
 	}
 }

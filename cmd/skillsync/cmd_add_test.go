@@ -10,6 +10,7 @@ import (
 
 	"github.com/skillsync/skillsync/config"
 	"github.com/skillsync/skillsync/internal/gittest"
+	"github.com/skillsync/skillsync/internal/skilltest"
 )
 
 // teamRepo is a repository of three skills, served over smart HTTP as
@@ -43,20 +44,6 @@ func newTeamRepo(t *testing.T) *teamRepo {
 
 func (r *teamRepo) env() []string { return []string{"SKILLSYNC_GIT_HOST=" + r.host} }
 
-func readFile(t *testing.T, path string) string {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(data)
-}
-
-func exists(path string) bool {
-	_, err := os.Lstat(path)
-	return err == nil
-}
-
 type addResult struct {
 	Config, Source string
 	Created, Added bool
@@ -82,7 +69,7 @@ func TestAddShorthand(t *testing.T) {
 	if !res.Added || res.Source != "team-skills" || res.Created || res.Sync == nil {
 		t.Fatalf("add = %+v", res)
 	}
-	cfgText := readFile(t, filepath.Join(ws, "skillsync.yaml"))
+	cfgText := skilltest.ReadFile(t, filepath.Join(ws, "skillsync.yaml"))
 	if !strings.Contains(cfgText, "  - name: team-skills\n    git: "+team.host+"/acme/team-skills\n") {
 		t.Errorf("the config lacks the entry:\n%s", cfgText)
 	}
@@ -90,7 +77,7 @@ func TestAddShorthand(t *testing.T) {
 		t.Errorf("the starter's text was changed:\n%s", cfgText)
 	}
 	for _, name := range []string{"pdf", "release-notes", "docx"} {
-		if !exists(filepath.Join(ws, ".claude", "skills", name, "SKILL.md")) {
+		if !fileExists(filepath.Join(ws, ".claude", "skills", name, "SKILL.md")) {
 			t.Errorf("%s did not reach the target", name)
 		}
 	}
@@ -100,7 +87,7 @@ func TestAddShorthand(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, "source team-skills is already there") {
 		t.Errorf("add again: %d %s %s", r.code, r.stdout, r.stderr)
 	}
-	if got := readFile(t, filepath.Join(ws, "skillsync.yaml")); got != cfgText {
+	if got := skilltest.ReadFile(t, filepath.Join(ws, "skillsync.yaml")); got != cfgText {
 		t.Errorf("adding a repository already there changed the config:\n%s", got)
 	}
 
@@ -119,7 +106,7 @@ func TestAddShorthand(t *testing.T) {
 				t.Errorf("@v1 synced %s, want the tag's commit %s", s.Revision, team.v1)
 			}
 		}
-		if !strings.Contains(readFile(t, filepath.Join(ws, "skillsync.yaml")), "    ref: v1\n") {
+		if !strings.Contains(skilltest.ReadFile(t, filepath.Join(ws, "skillsync.yaml")), "    ref: v1\n") {
 			t.Error("the ref is not in the config")
 		}
 	})
@@ -192,17 +179,12 @@ func TestAddSkillSelection(t *testing.T) {
 func TestAddLocalAndErrors(t *testing.T) {
 	ws := t.TempDir()
 	shared := filepath.Join(ws, "shared")
-	if err := os.MkdirAll(filepath.Join(shared, "notes"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(shared, "notes", "SKILL.md"), []byte("---\nname: notes\ndescription: Take notes.\n---\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	skilltest.Skill(t, shared, "notes", "Take notes.", nil)
 	r := run(t, ws, "add", "./shared")
-	if r.code != 0 || !strings.Contains(r.stdout, "added source shared") || !exists(filepath.Join(ws, ".skills-cache", "shared", "notes", "SKILL.md")) {
+	if r.code != 0 || !strings.Contains(r.stdout, "added source shared") || !fileExists(filepath.Join(ws, ".skills-cache", "shared", "notes", "SKILL.md")) {
 		t.Fatalf("add a directory: %d %s %s", r.code, r.stdout, r.stderr)
 	}
-	if !strings.Contains(readFile(t, filepath.Join(ws, "skillsync.yaml")), "    dir: shared\n") {
+	if !strings.Contains(skilltest.ReadFile(t, filepath.Join(ws, "skillsync.yaml")), "    dir: shared\n") {
 		t.Error("the directory is not written relative to the config")
 	}
 	for _, tt := range []struct {
@@ -244,16 +226,11 @@ func TestRemove(t *testing.T) {
 	}
 	target := filepath.Join(ws, ".claude", "skills")
 	mine := filepath.Join(target, "mine", "SKILL.md")
-	if err := os.MkdirAll(filepath.Dir(mine), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(mine, []byte("---\nname: mine\ndescription: Mine.\n---\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if !exists(filepath.Join(target, "pdf")) {
+	skilltest.WriteFile(t, mine, "---\nname: mine\ndescription: Mine.\n---\n")
+	if !fileExists(filepath.Join(target, "pdf")) {
 		t.Fatal("pdf is not in the target")
 	}
-	before := readFile(t, filepath.Join(ws, "skillsync.yaml"))
+	before := skilltest.ReadFile(t, filepath.Join(ws, "skillsync.yaml"))
 
 	if r := run(t, ws, "remove", "nope"); r.code != 2 || !strings.Contains(r.stderr, "it has: builtin, team") {
 		t.Errorf("remove an unknown source: %d %s", r.code, r.stderr)
@@ -270,18 +247,18 @@ func TestRemove(t *testing.T) {
 		t.Errorf("remove = %+v", out)
 	}
 	for _, p := range []string{filepath.Join(target, "pdf"), filepath.Join(target, "docx"), filepath.Join(ws, ".skills-cache", "team")} {
-		if exists(p) {
+		if fileExists(p) {
 			t.Errorf("%s is still there", p)
 		}
 	}
-	if got := readFile(t, mine); !strings.Contains(got, "name: mine") {
+	if got := skilltest.ReadFile(t, mine); !strings.Contains(got, "name: mine") {
 		t.Errorf("a folder skillsync did not write was touched: %q", got)
 	}
-	if !exists(filepath.Join(target, "skillsync")) {
+	if !fileExists(filepath.Join(target, "skillsync")) {
 		t.Error("the built-in skills left the target too")
 	}
 	want := strings.Replace(before, "  - name: team\n    git: "+up.URL()+"\n", "", 1)
-	if got := readFile(t, filepath.Join(ws, "skillsync.yaml")); got != want {
+	if got := skilltest.ReadFile(t, filepath.Join(ws, "skillsync.yaml")); got != want {
 		t.Errorf("remove changed more than the entry:\n%s", got)
 	}
 
@@ -290,7 +267,7 @@ func TestRemove(t *testing.T) {
 	if r := run(t, ws, "rm", "builtin"); r.code != 0 {
 		t.Fatalf("remove the last source: %d %s", r.code, r.stderr)
 	}
-	if exists(filepath.Join(ws, ".skills-cache", "builtin")) || exists(filepath.Join(target, "skillsync")) || !exists(mine) {
+	if fileExists(filepath.Join(ws, ".skills-cache", "builtin")) || fileExists(filepath.Join(target, "skillsync")) || !fileExists(mine) {
 		t.Error("removing the last source left its skills, or took a folder skillsync did not write")
 	}
 	if r := run(t, t.TempDir(), "remove", "x"); r.code != 2 || !strings.Contains(r.stderr, "no config") {
@@ -375,7 +352,7 @@ func TestAddChecksFirst(t *testing.T) {
 	if r := runEnv(t, ws, team.env(), "add", "acme/missing"); r.code != 1 || !strings.Contains(r.stderr, "nothing was added") {
 		t.Errorf("a missing repository: %d %s", r.code, r.stderr)
 	}
-	if exists(filepath.Join(ws, "skillsync.yaml")) {
+	if fileExists(filepath.Join(ws, "skillsync.yaml")) {
 		t.Error("a failed add wrote the starter config")
 	}
 	if r := runEnv(t, ws, team.env(), "add", "acme/team-skills", "--skill", "pfd"); r.code != 2 || !strings.Contains(r.stderr, "offers no skill pfd (it has: docx, pdf, release-notes)") {
@@ -391,7 +368,7 @@ func TestAddChecksFirst(t *testing.T) {
 	if r := run(t, ws, "add", "./empty"); r.code != 1 || !strings.Contains(r.stderr, "offers no skill") {
 		t.Errorf("an empty directory: %d %s", r.code, r.stderr)
 	}
-	if exists(filepath.Join(ws, "skillsync.yaml")) {
+	if fileExists(filepath.Join(ws, "skillsync.yaml")) {
 		t.Error("a refused add wrote the config")
 	}
 	if r := runEnv(t, ws, team.env(), "add", "acme/team-skills", "--skill", "PDF*", "--skill", "docx"); r.code != 0 {

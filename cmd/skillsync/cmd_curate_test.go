@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/skillsync/skillsync/internal/gittest"
+	"github.com/skillsync/skillsync/internal/skilltest"
 )
 
 func TestUseCountsEveryCallAcrossProcesses(t *testing.T) {
@@ -56,19 +57,7 @@ func TestUseCountsEveryCallAcrossProcesses(t *testing.T) {
 	for e := range errs {
 		t.Fatal(e)
 	}
-	data, err := os.ReadFile(filepath.Join(ws, "skills", ".usage.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var u struct {
-		Skills map[string]struct {
-			UseCount int `json:"use_count"`
-		}
-	}
-	if err := json.Unmarshal(data, &u); err != nil {
-		t.Fatal(err)
-	}
-	if got := u.Skills["marketplace:builtin/skillsync"].UseCount; got != procs*calls {
+	if got := usageOf(t, ws)["marketplace:builtin/skillsync"].UseCount; got != procs*calls {
 		t.Errorf("use_count = %d, want %d", got, procs*calls)
 	}
 }
@@ -81,12 +70,7 @@ func TestUseUnknownAndCorruptUsage(t *testing.T) {
 	if r := run(t, ws, "use", "skilsync"); r.code != 1 || !strings.Contains(r.stderr, "did you mean skillsync") {
 		t.Errorf("unknown name: %d %s", r.code, r.stderr)
 	}
-	if err := os.MkdirAll(filepath.Join(ws, "skills"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(ws, "skills", ".usage.json"), []byte(`{"version":1,"skills":`), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	skilltest.WriteFile(t, filepath.Join(ws, "skills", ".usage.json"), `{"version":1,"skills":`)
 	r := run(t, ws, "use", "--view", "skillsync")
 	if r.code != 0 || !strings.Contains(r.stderr, "warning: ") || !strings.Contains(r.stderr, ".usage.json.corrupt-") {
 		t.Errorf("corrupt usage: %d %s", r.code, r.stderr)
@@ -102,12 +86,7 @@ func TestUseUnknownAndCorruptUsage(t *testing.T) {
 
 func TestCurateCLI(t *testing.T) {
 	ws := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(ws, "skills", "notes"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(ws, "skills", "notes", "SKILL.md"), []byte("---\nname: notes\ndescription: Notes.\n---\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	skilltest.Skill(t, filepath.Join(ws, "skills"), "notes", "Notes.", nil)
 	if r := run(t, ws, "sync"); r.code != 0 {
 		t.Fatal(r.stderr)
 	}
@@ -165,15 +144,23 @@ func TestCurateCLI(t *testing.T) {
 	}
 }
 
-func TestStaleSkillsInPrompt(t *testing.T) {
+// staleWorkspace is a synced workspace curated as if 40 days had passed
+// since, so its built-in skills, never used, are stale.
+func staleWorkspace(t *testing.T) string {
+	t.Helper()
 	ws := t.TempDir()
 	if r := run(t, ws, "sync"); r.code != 0 {
 		t.Fatal(r.stderr)
 	}
-	future := time.Now().UTC().Add(40 * 24 * time.Hour).Format(time.RFC3339)
-	if r := run(t, ws, "curate", "--now", future); r.code != 0 {
+	later := time.Now().UTC().Add(40 * 24 * time.Hour).Format(time.RFC3339)
+	if r := run(t, ws, "curate", "--now", later); r.code != 0 {
 		t.Fatal(r.stderr)
 	}
+	return ws
+}
+
+func TestStaleSkillsInPrompt(t *testing.T) {
+	ws := staleWorkspace(t)
 	if r := run(t, ws, "list"); !strings.Contains(r.stdout, "skillsync (stale)") {
 		t.Errorf("list does not mark stale skills:\n%s", r.stdout)
 	}
@@ -297,21 +284,12 @@ func TestDaemonFollowsUpstreamWithinTwoTicks(t *testing.T) {
 
 func TestDaemonSIGTERMDuringSync(t *testing.T) {
 	ws := t.TempDir()
-	src := filepath.Join(ws, "big")
+	refs := map[string]string{}
+	for f := 0; f < 8; f++ {
+		refs[fmt.Sprintf("ref-%d.md", f)] = strings.Repeat("x", 4096)
+	}
 	for i := 0; i < 400; i++ {
-		dir := filepath.Join(src, fmt.Sprintf("skill-%03d", i))
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		md := fmt.Sprintf("---\nname: skill-%03d\ndescription: Skill %d.\n---\n", i, i)
-		if err := os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte(md), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		for f := 0; f < 8; f++ {
-			if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("ref-%d.md", f)), []byte(strings.Repeat("x", 4096)), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
+		skilltest.Skill(t, filepath.Join(ws, "big"), fmt.Sprintf("skill-%03d", i), fmt.Sprintf("Skill %d.", i), refs)
 	}
 	config := "repositories:\n  - name: big\n    dir: big\n"
 	if err := os.WriteFile(filepath.Join(ws, "skillsync.yaml"), []byte(config), 0o644); err != nil {

@@ -85,27 +85,23 @@ func TestFetchChangesNothingUntilSync(t *testing.T) {
 }
 
 func TestFetchPartialNeverLeaksPassword(t *testing.T) {
-	root := t.TempDir()
 	up := gittest.NewRepo(t, "main")
 	up.Skill("skills/private", "Behind a password.")
 	up.Commit("first")
-	if err := os.Rename(up.Dir, filepath.Join(root, "private")); err != nil {
-		t.Fatal(err)
-	}
-	srv := gittest.ServeHTTP(t, root, "x-access-token", "the-right-one")
+	_, private := up.ServeHTTP("private", "x-access-token", "the-right-one")
 	good := gittest.NewRepo(t, "main")
 	good.Skill("skills/public", "No password.")
 	good.Commit("first")
 
 	ws := t.TempDir()
-	inline := strings.Replace(srv.URL, "http://", "http://bob:inline-pw-777@", 1)
+	inline := strings.Replace(private, "http://", "http://bob:inline-pw-777@", 1)
 	config := `repositories:
   - name: private
-    git: ` + srv.URL + `/private
+    git: ` + private + `
     auth:
       password_env: TEAM_TOKEN
   - name: inline
-    git: ` + inline + `/private
+    git: ` + inline + `
     allow_inline_credentials: true
   - name: public
     git: ` + good.URL() + "\n"
@@ -124,7 +120,7 @@ func TestFetchPartialNeverLeaksPassword(t *testing.T) {
 				t.Errorf("%v printed the secret %s:\n%s", args, secret, all)
 			}
 		}
-		if !strings.Contains(all, "authentication failed for "+srv.URL+"/private: check password_env TEAM_TOKEN") {
+		if !strings.Contains(all, "authentication failed for "+private+": check password_env TEAM_TOKEN") {
 			t.Errorf("%v lacks the auth message:\n%s", args, all)
 		}
 		if !strings.Contains(all, "http://***@127.0.0.1") {

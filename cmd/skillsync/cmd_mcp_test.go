@@ -2,9 +2,7 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -18,29 +16,14 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/skillsync/skillsync/internal/mcptest"
+	"github.com/skillsync/skillsync/internal/skilltest"
 )
-
-// lockedBuffer collects a process's stderr while the test reads it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // mcpCommand is the built binary running skillsync mcp in dir, with the
 // test's home as run gives it.
-func mcpCommand(t testing.TB, dir string, args ...string) (*exec.Cmd, *lockedBuffer) {
+func mcpCommand(t testing.TB, dir string, args ...string) (*exec.Cmd, *skilltest.Buffer) {
 	t.Helper()
 	cmd := exec.Command(binary(t), append([]string{"mcp"}, args...)...)
 	cmd.Dir = dir
@@ -48,13 +31,9 @@ func mcpCommand(t testing.TB, dir string, args ...string) (*exec.Cmd, *lockedBuf
 	home := h.(string)
 	cmd.Env = []string{"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
 		"XDG_CACHE_HOME=" + filepath.Join(home, ".cache"), "PATH=" + os.Getenv("PATH")}
-	stderr := &lockedBuffer{}
+	stderr := &skilltest.Buffer{}
 	cmd.Stderr = stderr
 	return cmd, stderr
-}
-
-func newClient() *sdk.Client {
-	return sdk.NewClient(&sdk.Implementation{Name: "skillsync-test", Version: "v0"}, nil)
 }
 
 // startStdio runs skillsync mcp in dir and connects the SDK's client to
@@ -63,7 +42,7 @@ func newClient() *sdk.Client {
 func startStdio(t testing.TB, dir string) *sdk.ClientSession {
 	t.Helper()
 	cmd, stderr := mcpCommand(t, dir)
-	cs, err := newClient().Connect(context.Background(), &sdk.CommandTransport{Command: cmd}, nil)
+	cs, err := mcptest.NewClient().Connect(context.Background(), &sdk.CommandTransport{Command: cmd}, nil)
 	if err != nil {
 		t.Fatalf("connect: %v\nstderr: %s", err, stderr)
 	}
@@ -77,40 +56,6 @@ func startStdio(t testing.TB, dir string) *sdk.ClientSession {
 	return cs
 }
 
-// callTool calls a tool and decodes its structured output into out when
-// the call succeeded.
-func callTool(t *testing.T, cs *sdk.ClientSession, tool string, args map[string]any, out any) *sdk.CallToolResult {
-	t.Helper()
-	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: tool, Arguments: args})
-	if err != nil {
-		t.Fatalf("%s %v: %v", tool, args, err)
-	}
-	if out != nil && !res.IsError {
-		data, _ := json.Marshal(res.StructuredContent)
-		if err := json.Unmarshal(data, out); err != nil {
-			t.Fatalf("%s: %s: %v", tool, data, err)
-		}
-	}
-	return res
-}
-
-func resultText(res *sdk.CallToolResult) string {
-	var b strings.Builder
-	for _, c := range res.Content {
-		if tc, ok := c.(*sdk.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
-	}
-	return b.String()
-}
-
-func wantToolError(t *testing.T, res *sdk.CallToolResult, want string) {
-	t.Helper()
-	if !res.IsError || !strings.Contains(resultText(res), want) {
-		t.Errorf("want a tool error saying %q, got error=%v %q", want, res.IsError, resultText(res))
-	}
-}
-
 type mcpSkill struct {
 	Name, Description, Layer, Source string
 	Body                             string
@@ -121,7 +66,7 @@ type mcpSkill struct {
 func listNames(t *testing.T, cs *sdk.ClientSession) string {
 	t.Helper()
 	var out struct{ Skills []mcpSkill }
-	callTool(t, cs, "list_skills", nil, &out)
+	mcptest.Call(t, cs, "list_skills", nil, &out)
 	var names []string
 	for _, s := range out.Skills {
 		names = append(names, s.Name)
@@ -134,20 +79,7 @@ func listNames(t *testing.T, cs *sdk.ClientSession) string {
 // (layer:source/name).
 func usageCounts(t *testing.T, ws, name string) (uses, views int) {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(ws, "skills", ".usage.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var u struct {
-		Skills map[string]struct {
-			UseCount  int `json:"use_count"`
-			ViewCount int `json:"view_count"`
-		}
-	}
-	if err := json.Unmarshal(data, &u); err != nil {
-		t.Fatal(err)
-	}
-	for key, s := range u.Skills {
+	for key, s := range usageOf(t, ws) {
 		if key == name || strings.HasSuffix(key, "/"+name) {
 			uses += s.UseCount
 			views += s.ViewCount
@@ -174,48 +106,48 @@ func TestMCPStdio(t *testing.T) {
 		t.Errorf("list_skills = %s (hidden-one, manual and broken must not be there)", got)
 	}
 	var found struct{ Results []mcpSkill }
-	callTool(t, cs, "search_skills", map[string]any{"query": "release notes", "limit": 5}, &found)
+	mcptest.Call(t, cs, "search_skills", map[string]any{"query": "release notes", "limit": 5}, &found)
 	if len(found.Results) == 0 || found.Results[0].Name != "release-notes" || found.Results[0].Source != "team" {
 		t.Errorf("search = %+v", found.Results)
 	}
-	wantToolError(t, callTool(t, cs, "search_skills", map[string]any{"query": ""}, nil), "give a query")
+	mcptest.ToolError(t, mcptest.Call(t, cs, "search_skills", map[string]any{"query": ""}, nil), "give a query")
 
 	var pdf mcpSkill
-	res := callTool(t, cs, "load_skill", map[string]any{"name": "pdf"}, &pdf)
-	if pdf.Layer != "user" || pdf.Source != "user" || pdf.Body == "" || pdf.AlreadyLoaded || !strings.Contains(resultText(res), pdf.Body) {
+	res := mcptest.Call(t, cs, "load_skill", map[string]any{"name": "pdf"}, &pdf)
+	if pdf.Layer != "user" || pdf.Source != "user" || pdf.Body == "" || pdf.AlreadyLoaded || !strings.Contains(mcptest.Text(res), pdf.Body) {
 		t.Errorf("load pdf = %+v", pdf)
 	}
 	pdf = mcpSkill{}
-	callTool(t, cs, "load_skill", map[string]any{"name": "pdf"}, &pdf)
+	mcptest.Call(t, cs, "load_skill", map[string]any{"name": "pdf"}, &pdf)
 	if !pdf.AlreadyLoaded || pdf.Body != "" {
 		t.Errorf("second load = %+v", pdf)
 	}
 	var notes mcpSkill
-	callTool(t, cs, "load_skill", map[string]any{"name": "release-notes"}, &notes)
+	mcptest.Call(t, cs, "load_skill", map[string]any{"name": "release-notes"}, &notes)
 	if len(notes.Files) != 2 || notes.Files[1].Path != "scripts/draft.sh" {
 		t.Errorf("release-notes files = %+v", notes.Files)
 	}
-	wantToolError(t, callTool(t, cs, "load_skill", map[string]any{"name": "pdff"}, nil), `no skill named "pdff"; did you mean pdf?`)
-	wantToolError(t, callTool(t, cs, "load_skill", map[string]any{"name": "hidden-one"}, nil), `no skill named "hidden-one"`)
-	wantToolError(t, callTool(t, cs, "load_skill", map[string]any{"name": "manual"}, nil), `no skill named "manual"`)
+	mcptest.ToolError(t, mcptest.Call(t, cs, "load_skill", map[string]any{"name": "pdff"}, nil), `no skill named "pdff"; did you mean pdf?`)
+	mcptest.ToolError(t, mcptest.Call(t, cs, "load_skill", map[string]any{"name": "hidden-one"}, nil), `no skill named "hidden-one"`)
+	mcptest.ToolError(t, mcptest.Call(t, cs, "load_skill", map[string]any{"name": "manual"}, nil), `no skill named "manual"`)
 
 	var file struct {
 		Text string
 		Size int64
 	}
-	callTool(t, cs, "read_skill_file", map[string]any{"name": "release-notes", "path": "scripts/draft.sh"}, &file)
+	mcptest.Call(t, cs, "read_skill_file", map[string]any{"name": "release-notes", "path": "scripts/draft.sh"}, &file)
 	script, _ := os.ReadFile(filepath.Join(ws, "team", "release-notes", "scripts", "draft.sh"))
 	if file.Text != string(script) || file.Size != int64(len(script)) {
 		t.Errorf("read draft.sh = %+v", file)
 	}
-	wantToolError(t, callTool(t, cs, "read_skill_file", map[string]any{"name": "release-notes", "path": "../pdf/SKILL.md"}, nil), "leads out of skill release-notes")
-	wantToolError(t, callTool(t, cs, "read_skill_file", map[string]any{"name": "release-notes", "path": "/etc/passwd"}, nil), "absolute")
-	wantToolError(t, callTool(t, cs, "read_skill_file", map[string]any{"name": "release-notes", "path": "scripts/nope.sh"}, nil),
+	mcptest.ToolError(t, mcptest.Call(t, cs, "read_skill_file", map[string]any{"name": "release-notes", "path": "../pdf/SKILL.md"}, nil), "leads out of skill release-notes")
+	mcptest.ToolError(t, mcptest.Call(t, cs, "read_skill_file", map[string]any{"name": "release-notes", "path": "/etc/passwd"}, nil), "absolute")
+	mcptest.ToolError(t, mcptest.Call(t, cs, "read_skill_file", map[string]any{"name": "release-notes", "path": "scripts/nope.sh"}, nil),
 		"skill release-notes has no file scripts/nope.sh; its files include scripts/draft.sh")
-	wantToolError(t, callTool(t, cs, "read_skill_file", map[string]any{"name": "hidden-one", "path": "SKILL.md"}, nil), "no skill named")
+	mcptest.ToolError(t, mcptest.Call(t, cs, "read_skill_file", map[string]any{"name": "hidden-one", "path": "SKILL.md"}, nil), "no skill named")
 
 	var loaded struct{ Skills []mcpSkill }
-	callTool(t, cs, "loaded_skills", nil, &loaded)
+	mcptest.Call(t, cs, "loaded_skills", nil, &loaded)
 	if len(loaded.Skills) != 2 || loaded.Skills[0].Name != "pdf" || loaded.Skills[1].Name != "release-notes" || loaded.Skills[0].Body == "" {
 		t.Errorf("loaded_skills = %+v", loaded.Skills)
 	}
@@ -272,25 +204,25 @@ func TestMCPReloadsAfterSync(t *testing.T) {
 
 	// A skill added to the team source reaches the workspace with a sync,
 	// which the server sees without a restart.
-	writeFile(t, filepath.Join(ws, "team", "xlsx", "SKILL.md"), "---\nname: xlsx\ndescription: Edit spreadsheets\n---\n# XLSX\n")
+	skilltest.WriteFile(t, filepath.Join(ws, "team", "xlsx", "SKILL.md"), "---\nname: xlsx\ndescription: Edit spreadsheets\n---\n# XLSX\n")
 	if r := run(t, ws, "sync"); r.code != 0 {
 		t.Fatalf("sync: %d %s", r.code, r.stderr)
 	}
 	eventually(t, "xlsx in list_skills after a sync", func() bool { return strings.Contains(listNames(t, cs), "xlsx") })
 	var x mcpSkill
-	callTool(t, cs, "load_skill", map[string]any{"name": "xlsx"}, &x)
+	mcptest.Call(t, cs, "load_skill", map[string]any{"name": "xlsx"}, &x)
 	if x.Body != "# XLSX\n" || x.Source != "team" {
 		t.Errorf("load xlsx after sync = %+v", x)
 	}
 
 	// The workspace layer is read in place: a new skill there is seen, and
 	// an edit of one, without a sync.
-	writeFile(t, filepath.Join(ws, "skills", "notes", "SKILL.md"), "---\nname: notes\ndescription: Take notes\n---\n# v1\n")
+	skilltest.WriteFile(t, filepath.Join(ws, "skills", "notes", "SKILL.md"), "---\nname: notes\ndescription: Take notes\n---\n# v1\n")
 	eventually(t, "a new workspace skill", func() bool { return slices.Contains(strings.Fields(listNames(t, cs)), "notes") })
-	writeFile(t, filepath.Join(ws, "skills", "notes", "SKILL.md"), "---\nname: notes\ndescription: Take notes\n---\n# v2, longer\n")
+	skilltest.WriteFile(t, filepath.Join(ws, "skills", "notes", "SKILL.md"), "---\nname: notes\ndescription: Take notes\n---\n# v2, longer\n")
 	eventually(t, "an edited workspace skill", func() bool {
 		x = mcpSkill{}
-		callTool(t, cs, "load_skill", map[string]any{"name": "notes"}, &x)
+		mcptest.Call(t, cs, "load_skill", map[string]any{"name": "notes"}, &x)
 		return x.Body == "# v2, longer\n"
 	})
 
@@ -312,16 +244,6 @@ func eventually(t *testing.T, what string, done func() bool) {
 		}
 	}
 	t.Fatalf("never saw %s", what)
-}
-
-func writeFile(t *testing.T, p, content string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // TestMCPUsageUnderConcurrentClients runs 8 servers at once on one
@@ -413,7 +335,7 @@ func startHTTP(t *testing.T, dir string) string {
 
 func connectHTTP(t *testing.T, endpoint string) *sdk.ClientSession {
 	t.Helper()
-	cs, err := newClient().Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: endpoint}, nil)
+	cs, err := mcptest.NewClient().Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: endpoint}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -430,29 +352,29 @@ func TestMCPOverHTTP(t *testing.T) {
 		t.Errorf("list over HTTP = %s", got)
 	}
 	var s mcpSkill
-	callTool(t, a, "load_skill", map[string]any{"name": "pdf"}, &s)
+	mcptest.Call(t, a, "load_skill", map[string]any{"name": "pdf"}, &s)
 	if s.AlreadyLoaded || s.Body == "" {
 		t.Errorf("first load = %+v", s)
 	}
 	s = mcpSkill{}
-	callTool(t, a, "load_skill", map[string]any{"name": "pdf"}, &s)
+	mcptest.Call(t, a, "load_skill", map[string]any{"name": "pdf"}, &s)
 	if !s.AlreadyLoaded {
 		t.Error("the second load in one HTTP session was sent again")
 	}
 	s = mcpSkill{}
-	callTool(t, b, "load_skill", map[string]any{"name": "pdf"}, &s)
+	mcptest.Call(t, b, "load_skill", map[string]any{"name": "pdf"}, &s)
 	if s.AlreadyLoaded || s.Body == "" {
 		t.Error("a second HTTP session shares the first one's ledger")
 	}
 	var loaded struct{ Skills []mcpSkill }
-	callTool(t, b, "loaded_skills", nil, &loaded)
+	mcptest.Call(t, b, "loaded_skills", nil, &loaded)
 	if len(loaded.Skills) != 1 || loaded.Skills[0].Name != "pdf" {
 		t.Errorf("loaded_skills over HTTP = %+v", loaded)
 	}
-	wantToolError(t, callTool(t, a, "load_skill", map[string]any{"name": "pdff"}, nil), "did you mean pdf?")
-	wantToolError(t, callTool(t, a, "read_skill_file", map[string]any{"name": "pdf", "path": "../../skillsync.yaml"}, nil), "leads out of skill pdf")
+	mcptest.ToolError(t, mcptest.Call(t, a, "load_skill", map[string]any{"name": "pdff"}, nil), "did you mean pdf?")
+	mcptest.ToolError(t, mcptest.Call(t, a, "read_skill_file", map[string]any{"name": "pdf", "path": "../../skillsync.yaml"}, nil), "leads out of skill pdf")
 	var file struct{ Text string }
-	callTool(t, b, "read_skill_file", map[string]any{"name": "release-notes", "path": "scripts/draft.sh"}, &file)
+	mcptest.Call(t, b, "read_skill_file", map[string]any{"name": "release-notes", "path": "scripts/draft.sh"}, &file)
 	if file.Text == "" {
 		t.Error("read over HTTP returned no text")
 	}
@@ -502,13 +424,7 @@ func BenchmarkMCPSearchOverStdio(b *testing.B) {
 		if i%1000 == 0 {
 			name, desc = fmt.Sprintf("pdf-tools-%05d", i), "Extract text and tables from PDF files, fill PDF forms"
 		}
-		p := filepath.Join(ws, "big", name, "SKILL.md")
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			b.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte("---\nname: "+name+"\ndescription: "+desc+"\n---\n# "+name+"\n"), 0o644); err != nil {
-			b.Fatal(err)
-		}
+		skilltest.Skill(b, filepath.Join(ws, "big"), name, desc, nil)
 	}
 	if err := os.WriteFile(filepath.Join(ws, "skillsync.yaml"), []byte("repositories:\n  - name: big\n    dir: big\n"), 0o644); err != nil {
 		b.Fatal(err)
@@ -516,7 +432,7 @@ func BenchmarkMCPSearchOverStdio(b *testing.B) {
 	cs := startStdio(b, ws)
 	ctx := context.Background()
 	params := &sdk.CallToolParams{Name: "search_skills", Arguments: map[string]any{"query": "pdf forms", "limit": 10}}
-	if res, err := cs.CallTool(ctx, params); err != nil || res.IsError || !strings.Contains(resultText(res), "pdf-tools-00000") {
+	if res, err := cs.CallTool(ctx, params); err != nil || res.IsError || !strings.Contains(mcptest.Text(res), "pdf-tools-00000") {
 		b.Fatalf("search: %v %v", err, res)
 	}
 	b.ResetTimer()

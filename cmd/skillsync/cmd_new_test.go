@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/skillsync/skillsync/config"
+	"github.com/skillsync/skillsync/internal/skilltest"
 )
 
 func TestNewScaffoldsAValidSkill(t *testing.T) {
@@ -16,7 +17,7 @@ func TestNewScaffoldsAValidSkill(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, "wrote "+file) {
 		t.Fatalf("new: %d %s %s", r.code, r.stdout, r.stderr)
 	}
-	text := readFile(t, file)
+	text := skilltest.ReadFile(t, file)
 	for _, want := range []string{"---\nname: release-notes\ndescription: ", "## Instructions", "## Examples", "## Edge cases"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("SKILL.md lacks %q:\n%s", want, text)
@@ -30,7 +31,7 @@ func TestNewScaffoldsAValidSkill(t *testing.T) {
 	if err := os.WriteFile(file, []byte("mine"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if r := run(t, dir, "new", "release-notes"); r.code != 1 || !strings.Contains(r.stderr, "already exists") || readFile(t, file) != "mine" {
+	if r := run(t, dir, "new", "release-notes"); r.code != 1 || !strings.Contains(r.stderr, "already exists") || skilltest.ReadFile(t, file) != "mine" {
 		t.Errorf("new over an existing skill: %d %s", r.code, r.stderr)
 	}
 
@@ -120,10 +121,10 @@ func TestInitAgents(t *testing.T) {
 	if r := run(t, ws, "init", "-a", "claude", "--global"); r.code != 0 || !strings.Contains(r.stdout, "added target ~/.claude/skills (claude-code)") {
 		t.Fatalf("init --global: %d %s %s", r.code, r.stdout, r.stderr)
 	}
-	if !strings.Contains(readFile(t, filepath.Join(ws, "skillsync.yaml")), "  - dir: ~/.claude/skills\n") {
+	if !strings.Contains(skilltest.ReadFile(t, filepath.Join(ws, "skillsync.yaml")), "  - dir: ~/.claude/skills\n") {
 		t.Error("the config lacks ~/.claude/skills")
 	}
-	if r := run(t, ws, "sync"); r.code != 0 || !exists(filepath.Join(home(t), ".claude", "skills", "skillsync", "SKILL.md")) {
+	if r := run(t, ws, "sync"); r.code != 0 || !fileExists(filepath.Join(home(t), ".claude", "skills", "skillsync", "SKILL.md")) {
 		t.Errorf("sync into the user folder: %d %s", r.code, r.stderr)
 	}
 	if r := run(t, ws, "init", "--global"); r.code != 2 {

@@ -7,11 +7,11 @@ import (
 	"strings"
 	"testing"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/skillsync/skillsync"
 	"github.com/skillsync/skillsync/config"
 	"github.com/skillsync/skillsync/internal/gittest"
+	"github.com/skillsync/skillsync/internal/mcptest"
+	"github.com/skillsync/skillsync/internal/skilltest"
 	"github.com/skillsync/skillsync/mcp"
 )
 
@@ -43,12 +43,11 @@ func TestGateFlags(t *testing.T) {
 	}
 }
 
-// newSkill writes a skill folder outside the workspace and returns it.
+// newSkill writes a skill folder outside the workspace, by the author
+// agent-7 that drafts lists, and returns it.
 func newSkill(t *testing.T, name, description string) string {
 	t.Helper()
-	dir := filepath.Join(t.TempDir(), name)
-	writeFile(t, filepath.Join(dir, "SKILL.md"), "---\nname: "+name+"\ndescription: "+description+"\nmetadata:\n  author: agent-7\n---\n# "+name+"\n")
-	return dir
+	return skilltest.Skill(t, t.TempDir(), name, description, map[string]string{"SKILL.md": skilltest.SkillMD(name, description, "metadata:\n  author: agent-7")})
 }
 
 // TestGateSession: propose, list, diff, a refused promotion (exit 1 with
@@ -56,8 +55,8 @@ func newSkill(t *testing.T, name, description string) string {
 // user types them.
 func TestGateSession(t *testing.T) {
 	ws := t.TempDir()
-	writeFile(t, filepath.Join(ws, "skillsync.yaml"), "repositories: []\ntargets:\n  - dir: .claude/skills\npromotion:\n  approvers: [alice]\n")
-	writeFile(t, filepath.Join(ws, "skills", "pdf", "SKILL.md"), "---\nname: pdf\ndescription: Old.\n---\n")
+	skilltest.WriteFile(t, filepath.Join(ws, "skillsync.yaml"), "repositories: []\ntargets:\n  - dir: .claude/skills\npromotion:\n  approvers: [alice]\n")
+	skilltest.WriteFile(t, filepath.Join(ws, "skills", "pdf", "SKILL.md"), "---\nname: pdf\ndescription: Old.\n---\n")
 
 	r := run(t, ws, "propose", newSkill(t, "pdf", "New."))
 	if r.code != 0 || !strings.Contains(r.stdout, "proposed pdf in "+filepath.Join(ws, "skills", "_drafts", "pdf")+" (no problem)") {
@@ -139,7 +138,7 @@ func TestPromoteToGitPrintsTheBranchAndCommit(t *testing.T) {
 	up.Skill("skills/one", "First.")
 	up.Commit("one")
 	ws := t.TempDir()
-	writeFile(t, filepath.Join(ws, "skillsync.yaml"), "repositories:\n  - name: team\n    git: "+up.URL()+"\npromotion:\n  targets: [team]\n")
+	skilltest.WriteFile(t, filepath.Join(ws, "skillsync.yaml"), "repositories:\n  - name: team\n    git: "+up.URL()+"\npromotion:\n  targets: [team]\n")
 	if r := run(t, ws, "sync"); r.code != 0 {
 		t.Fatal(r.stderr)
 	}
@@ -166,7 +165,7 @@ var _ mcp.Proposer = (*skillsync.Engine)(nil)
 // in the drafts with an audit line, and only a person's promote moves it.
 func TestMCPProposeSkillThroughTheEngine(t *testing.T) {
 	ws := t.TempDir()
-	writeFile(t, filepath.Join(ws, "skillsync.yaml"), "repositories: []\n")
+	skilltest.WriteFile(t, filepath.Join(ws, "skillsync.yaml"), "repositories: []\n")
 	cfg, err := config.Load(filepath.Join(ws, "skillsync.yaml"))
 	if err != nil {
 		t.Fatal(err)
@@ -175,19 +174,11 @@ func TestMCPProposeSkillThroughTheEngine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ct, st := sdk.NewInMemoryTransports()
-	if _, err := srv.MCP().Connect(context.Background(), st, nil); err != nil {
-		t.Fatal(err)
-	}
-	cs, err := newClient().Connect(context.Background(), ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
-	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "propose_skill", Arguments: map[string]any{
-		"name": "notes", "files": map[string]any{"SKILL.md": "---\nname: notes\ndescription: Take notes.\n---\n# Notes\n"}}})
-	if err != nil || res.IsError {
-		t.Fatalf("propose_skill: %v %+v", err, res)
+	cs := mcptest.Connect(t, srv.MCP())
+	res := mcptest.Call(t, cs, "propose_skill", map[string]any{
+		"name": "notes", "files": map[string]any{"SKILL.md": "---\nname: notes\ndescription: Take notes.\n---\n# Notes\n"}}, nil)
+	if res.IsError {
+		t.Fatalf("propose_skill: %s", mcptest.Text(res))
 	}
 	if !fileExists(filepath.Join(ws, "skills", "_drafts", "notes", "SKILL.md")) {
 		t.Fatal("the proposal is not in the drafts")

@@ -5,6 +5,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/skillsync/skillsync/internal/pgtest"
+	"github.com/skillsync/skillsync/internal/skilltest"
 )
 
 func TestPublishFlags(t *testing.T) {
@@ -25,7 +28,7 @@ func TestPublishFlags(t *testing.T) {
 // be published to.
 func TestPublish(t *testing.T) {
 	w := newPGWorkspace(t, pgCluster.Get(t), "", "  - name: local\n    dir: "+t.TempDir()+"\n")
-	dir := skillDir(t, "pdf", "Read PDF files.", map[string]string{"scripts/run.sh": "#!/bin/sh\n"})
+	dir := skilltest.Skill(t, t.TempDir(), "pdf", "Read PDF files.", map[string]string{"scripts/run.sh": "#!/bin/sh\n"})
 
 	r := run(t, w.dir, "publish", dir, "--to", "team", "--author", "alice")
 	if r.code != 0 || !strings.HasPrefix(r.stdout, "published pdf to team at revision ") {
@@ -41,13 +44,13 @@ func TestPublish(t *testing.T) {
 	if again.Source != "team" || again.Skill != "pdf" || again.Revision != rev || !again.Published || len(again.Problems) != 0 {
 		t.Errorf("the same files again: %+v, want revision %s unchanged", again, rev)
 	}
-	if got := pgQueryString(t, w.cluster, "SELECT author FROM "+w.schema+".changes ORDER BY id DESC LIMIT 1"); got != "alice" {
+	if got := pgtest.QueryValue[string](t, w.cluster, "SELECT author FROM "+w.schema+".changes ORDER BY id DESC LIMIT 1"); got != "alice" {
 		t.Errorf("the change is recorded as made by %q, want alice", got)
 	}
 
 	// Strict: a warning (a name that is not lower case and differs from
 	// the directory) refuses the skill as an error would.
-	bad := skillDir(t, "docx", "Write Word files.", nil)
+	bad := skilltest.Skill(t, t.TempDir(), "docx", "Write Word files.", nil)
 	if err := os.WriteFile(filepath.Join(bad, "SKILL.md"), []byte("---\nname: Docx\ndescription: Write Word files.\n---\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +92,7 @@ func TestPublishKeepsToTheDirectory(t *testing.T) {
 	if err := os.WriteFile(secret, []byte("not for the registry"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	dir := skillDir(t, "pdf", "Read PDF files.", nil)
+	dir := skilltest.Skill(t, t.TempDir(), "pdf", "Read PDF files.", nil)
 	if err := os.Symlink(secret, filepath.Join(dir, "leak.txt")); err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/skillsync/skillsync/agent/claude"
+	"github.com/skillsync/skillsync/internal/skilltest"
 )
 
 // claudeWorkspace is a synced workspace with Claude Code's target, and the
@@ -29,23 +30,6 @@ func claudeWorkspace(t *testing.T) (ws, projects string) {
 // noClaudeEnv keeps the environment of whoever runs the tests (perhaps
 // Claude Code itself) out of them.
 var noClaudeEnv = []string{"CLAUDE_CONFIG_DIR=", "CLAUDE_PROJECT_DIR="}
-
-func appendTranscript(t *testing.T, path string, lines ...string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	for _, l := range lines {
-		if _, err := f.WriteString(l + "\n"); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
 
 func toolLine(ts, cwd, tool, input string) string {
 	return fmt.Sprintf(`{"type":"assistant","timestamp":%q,"cwd":%q,"sessionId":"s1","message":{"role":"assistant","content":[{"type":"tool_use","id":"toolu_%s","name":%q,"input":%s}]}}`,
@@ -94,7 +78,7 @@ func TestUsageImportClaude(t *testing.T) {
 	ws, projects := claudeWorkspace(t)
 	session := filepath.Join(projects, "0b6c-session.jsonl")
 	target := filepath.Join(ws, ".claude", "skills")
-	appendTranscript(t, session,
+	skilltest.AppendLines(t, session,
 		`{"type":"user","timestamp":"2026-03-01T09:59:00Z","cwd":"`+ws+`","message":{"role":"user","content":"write a skill"}}`,
 		toolLine("2026-03-01T10:00:00.500Z", ws, "Skill", `{"skill":"writing-skills"}`),
 		toolLine("2026-03-01T10:01:00Z", ws, "Read", `{"file_path":"`+filepath.Join(target, "skillsync", "SKILL.md")+`"}`),
@@ -133,9 +117,9 @@ func TestUsageImportClaude(t *testing.T) {
 	}
 
 	// The session goes on; a new one starts in a folder of the workspace.
-	appendTranscript(t, session, toolLine("2026-03-02T08:00:00Z", ws, "Skill", `{"skill":"skillsync"}`))
+	skilltest.AppendLines(t, session, toolLine("2026-03-02T08:00:00Z", ws, "Skill", `{"skill":"skillsync"}`))
 	docs := filepath.Join(ws, "docs")
-	appendTranscript(t, filepath.Join(filepath.Dir(projects), claude.FolderName(docs), "s2.jsonl"),
+	skilltest.AppendLines(t, filepath.Join(filepath.Dir(projects), claude.FolderName(docs), "s2.jsonl"),
 		toolLine("2026-03-02T09:00:00Z", docs, "Read", `{"file_path":"../.claude/skills/skillsync/SKILL.md"}`))
 	r = runEnv(t, ws, noClaudeEnv, "usage", "import", "claude")
 	if r.code != 0 || !strings.Contains(r.stdout, "imported from claude: 1 use and 1 view from 2 transcripts") {
@@ -166,7 +150,7 @@ func TestUsageImportClaude(t *testing.T) {
 // clear error that changes nothing.
 func TestUsageImportSinceAndErrors(t *testing.T) {
 	ws, projects := claudeWorkspace(t)
-	appendTranscript(t, filepath.Join(projects, "s.jsonl"),
+	skilltest.AppendLines(t, filepath.Join(projects, "s.jsonl"),
 		toolLine("2026-01-10T10:00:00Z", ws, "Skill", `{"skill":"skillsync"}`),
 		toolLine("2026-02-10T10:00:00Z", ws, "Skill", `{"skill":"writing-skills"}`))
 	for _, args := range [][]string{
@@ -306,7 +290,7 @@ func TestHookThenImportCountsOnce(t *testing.T) {
 	if r := runIn(t, ws, noClaudeEnv, in, "use", "--hook", "claude"); r.code != 0 {
 		t.Fatal(r.stderr)
 	}
-	appendTranscript(t, filepath.Join(projects, "s.jsonl"),
+	skilltest.AppendLines(t, filepath.Join(projects, "s.jsonl"),
 		`{"type":"assistant","timestamp":"2026-03-01T10:00:00Z","cwd":"`+ws+`","message":{"content":[{"type":"tool_use","id":"toolu_abc","name":"Skill","input":{"skill":"skillsync"}}]}}`,
 		`{"type":"assistant","timestamp":"2026-03-01T10:05:00Z","cwd":"`+ws+`","message":{"content":[{"type":"tool_use","id":"toolu_def","name":"Skill","input":{"skill":"skillsync"}}]}}`)
 	r := runEnv(t, ws, noClaudeEnv, "usage", "import", "claude")

@@ -10,13 +10,14 @@ import (
 
 	"github.com/skillsync/skillsync"
 	"github.com/skillsync/skillsync/config"
+	"github.com/skillsync/skillsync/internal/skilltest"
 )
 
 // TestImportJob: the daemon's import job records what the transcripts
 // hold and logs it; run again it records nothing more.
 func TestImportJob(t *testing.T) {
 	ws, projects := claudeWorkspace(t)
-	appendTranscript(t, filepath.Join(projects, "s.jsonl"), toolLine("2026-03-01T10:00:00Z", ws, "Skill", `{"skill":"skillsync"}`))
+	skilltest.AppendLines(t, filepath.Join(projects, "s.jsonl"), toolLine("2026-03-01T10:00:00Z", ws, "Skill", `{"skill":"skillsync"}`))
 	for _, kv := range append(environ(t, nil), noClaudeEnv...) {
 		k, v, _ := strings.Cut(kv, "=")
 		t.Setenv(k, v)

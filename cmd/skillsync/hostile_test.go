@@ -17,13 +17,14 @@ import (
 	"time"
 
 	"github.com/skillsync/skillsync/internal/gittest"
+	"github.com/skillsync/skillsync/internal/skilltest"
 )
 
 // victimDir makes a folder outside the workspace holding one file, which
 // no sync may touch.
 func victimDir(t *testing.T, dir string) string {
 	t.Helper()
-	put(t, filepath.Join(dir, "keep.txt"), "precious\n")
+	skilltest.WriteFile(t, filepath.Join(dir, "keep.txt"), "precious\n")
 	return dir
 }
 
@@ -53,7 +54,7 @@ func auditToday(ws string) bool {
 func TestUnstageableSkillsAreSkipped(t *testing.T) {
 	up := gittest.NewRepo(t, "main")
 	md := func(name string) string {
-		return up.Blob(skillText(name, "Hostile "+name+"."))
+		return up.Blob(skilltest.SkillMD(name, "Hostile "+name+"."))
 	}
 	blob := up.Blob("data\n")
 	tree := func(name string, extra ...string) string {
@@ -69,8 +70,8 @@ func TestUnstageableSkillsAreSkipped(t *testing.T) {
 	up.CommitTree("main", "hostile", "040000 tree "+skills+"\tskills")
 
 	ws := t.TempDir()
-	put(t, filepath.Join(ws, "local", "loc", "SKILL.md"), skillText("loc", "A local skill."))
-	put(t, filepath.Join(ws, "skillsync.yaml"), "repositories:\n  - name: team\n    git: "+up.URL()+"\n  - name: local\n    dir: local\ntargets:\n  - dir: .claude/skills\n")
+	skilltest.WriteFile(t, filepath.Join(ws, "local", "loc", "SKILL.md"), skilltest.SkillMD("loc", "A local skill."))
+	skilltest.WriteFile(t, filepath.Join(ws, "skillsync.yaml"), "repositories:\n  - name: team\n    git: "+up.URL()+"\n  - name: local\n    dir: local\ntargets:\n  - dir: .claude/skills\n")
 	r := run(t, ws, "sync", "--json")
 	js := decode[syncJSON](t, r)
 	if r.code != 0 && r.code != 3 {
@@ -125,8 +126,8 @@ func TestFailedSourceWithoutItsStoreKeepsItsTargets(t *testing.T) {
 	up.Write("skills/remote-one/run.sh", "#!/bin/sh\n", 0o755)
 	up.Commit("one")
 	ws := t.TempDir()
-	put(t, filepath.Join(ws, "local", "loc", "SKILL.md"), skillText("loc", "A local skill."))
-	put(t, filepath.Join(ws, "skillsync.yaml"), "repositories:\n  - name: team\n    git: "+up.URL()+"\n  - name: local\n    dir: local\ntargets:\n  - dir: .claude/skills\n  - dir: linked\n    mode: symlink\n")
+	skilltest.WriteFile(t, filepath.Join(ws, "local", "loc", "SKILL.md"), skilltest.SkillMD("loc", "A local skill."))
+	skilltest.WriteFile(t, filepath.Join(ws, "skillsync.yaml"), "repositories:\n  - name: team\n    git: "+up.URL()+"\n  - name: local\n    dir: local\ntargets:\n  - dir: .claude/skills\n  - dir: linked\n    mode: symlink\n")
 	if r := run(t, ws, "sync"); r.code != 0 {
 		t.Fatalf("sync: %d %s", r.code, r.stderr)
 	}
@@ -139,7 +140,7 @@ func TestFailedSourceWithoutItsStoreKeepsItsTargets(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	put(t, filepath.Join(ws, "local", "loc2", "SKILL.md"), skillText("loc2", "Added since."))
+	skilltest.WriteFile(t, filepath.Join(ws, "local", "loc2", "SKILL.md"), skilltest.SkillMD("loc2", "Added since."))
 	r := run(t, ws, "sync")
 	if r.code != 3 || !strings.Contains(r.stderr, "source team failed and kept its last good files") {
 		t.Errorf("sync: %d\n%s%s", r.code, r.stdout, r.stderr)
@@ -176,7 +177,7 @@ func TestTargetConfigErrors(t *testing.T) {
 		ws := t.TempDir()
 		cfg := filepath.Join(ws, "skillsync.yaml")
 		text := "user: alice\nrepositories:\n  - embedded: builtin\ntargets:\n" + c.targets
-		put(t, cfg, text)
+		skilltest.WriteFile(t, cfg, text)
 		line := strings.Count(text[:strings.LastIndex(text, "  - dir:")], "\n") + 1
 		r := run(t, ws, "sync")
 		if r.code != 2 || !strings.Contains(r.stderr, cfg+":"+strconv.Itoa(line)+": targets[") || !strings.Contains(r.stderr, c.want) {
@@ -198,7 +199,7 @@ func TestTargetThroughAPlantedLink(t *testing.T) {
 		ws := filepath.Join(base, "ws")
 		out := filepath.Join(base, "outside")
 		victimDir(t, out)
-		put(t, filepath.Join(ws, "skillsync.yaml"), "repositories:\n  - embedded: builtin\ntargets:\n  - dir: .claude/skills\n")
+		skilltest.WriteFile(t, filepath.Join(ws, "skillsync.yaml"), "repositories:\n  - embedded: builtin\ntargets:\n  - dir: .claude/skills\n")
 		if err := os.MkdirAll(filepath.Dir(filepath.Join(ws, link)), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -229,9 +230,9 @@ func TestTargetThroughAPlantedLink(t *testing.T) {
 func TestCarelessInput(t *testing.T) {
 	ws := t.TempDir()
 	cfg := filepath.Join(ws, "skillsync.yaml")
-	put(t, filepath.Join(ws, "team", "one", "SKILL.md"), skillText("one", "The team's."))
+	skilltest.WriteFile(t, filepath.Join(ws, "team", "one", "SKILL.md"), skilltest.SkillMD("one", "The team's."))
 	good := "repositories:\n  - embedded: builtin\n  - name: team\n    dir: team\n"
-	put(t, cfg, good)
+	skilltest.WriteFile(t, cfg, good)
 	if r := run(t, ws, "sync"); r.code != 0 {
 		t.Fatalf("sync: %s", r.stderr)
 	}
@@ -255,8 +256,8 @@ func TestCarelessInput(t *testing.T) {
 		}
 	}
 
-	put(t, filepath.Join(ws, "afile"), "not a folder\n")
-	put(t, cfg, "workspace: afile\n"+good)
+	skilltest.WriteFile(t, filepath.Join(ws, "afile"), "not a folder\n")
+	skilltest.WriteFile(t, cfg, "workspace: afile\n"+good)
 	for _, cmd := range []string{"sync", "list"} {
 		r := run(t, ws, cmd)
 		if r.code != 2 || !strings.Contains(r.stderr, cfg+": workspace "+filepath.Join(ws, "afile")+" is not a directory") {
@@ -266,7 +267,7 @@ func TestCarelessInput(t *testing.T) {
 	cacheIntact("a workspace that is a file")
 
 	for _, empty := range []string{"", "\n\n", "# only a comment\n"} {
-		put(t, cfg, empty)
+		skilltest.WriteFile(t, cfg, empty)
 		r := run(t, ws, "sync")
 		if r.code != 2 || !strings.Contains(r.stderr, cfg+": the file is empty") {
 			t.Errorf("config %q: %d %s", empty, r.code, r.stderr)
@@ -274,7 +275,7 @@ func TestCarelessInput(t *testing.T) {
 		cacheIntact("an empty config")
 	}
 
-	put(t, cfg, good)
+	skilltest.WriteFile(t, cfg, good)
 	usage := filepath.Join(ws, "skills", ".usage.json")
 	if err := os.Remove(usage); err != nil {
 		t.Fatal(err)
@@ -293,14 +294,14 @@ func TestCarelessInput(t *testing.T) {
 	if err := os.Remove(usage); err != nil {
 		t.Fatal(err)
 	}
-	put(t, usage, "{broken")
+	skilltest.WriteFile(t, usage, "{broken")
 	if r := run(t, ws, "sync"); r.code != 0 || !strings.Contains(r.stderr, "warning: ") || !strings.Contains(r.stderr, usage) {
 		t.Errorf("a broken usage file must warn, and sync go on: %d %s", r.code, r.stderr)
 	}
 	before = content()
 
 	for _, text := range []string{"repositories: []\n", "workspace: .\n"} {
-		put(t, cfg, text)
+		skilltest.WriteFile(t, cfg, text)
 		r := run(t, ws, "sync")
 		if r.code != 2 || !strings.Contains(r.stderr, "--prune-all") || !strings.Contains(r.stderr, cfg) {
 			t.Errorf("%q: %d %s", text, r.code, r.stderr)
@@ -328,11 +329,11 @@ func TestHostileRecordFilesThroughTheCLI(t *testing.T) {
 	victim := victimDir(t, filepath.Join(base, "victim"))
 	near := victimDir(t, filepath.Join(ws, ".claude", "x"))
 	cacheNear := victimDir(t, filepath.Join(ws, ".skills-cache", "x"))
-	put(t, filepath.Join(ws, "team", "one", "SKILL.md"), skillText("one", "The team's."))
-	put(t, filepath.Join(ws, "skillsync.yaml"), "repositories:\n  - name: team\n    dir: team\ntargets:\n  - dir: .claude/skills\n")
-	put(t, filepath.Join(ws, ".claude", "skills", ".skillsync.json"),
+	skilltest.WriteFile(t, filepath.Join(ws, "team", "one", "SKILL.md"), skilltest.SkillMD("one", "The team's."))
+	skilltest.WriteFile(t, filepath.Join(ws, "skillsync.yaml"), "repositories:\n  - name: team\n    dir: team\ntargets:\n  - dir: .claude/skills\n")
+	skilltest.WriteFile(t, filepath.Join(ws, ".claude", "skills", ".skillsync.json"),
 		`{"version":1,"skills":{"../../../victim":{"hash":"","mode":"copy"},"../x":{"hash":"","mode":"copy"}}}`)
-	put(t, filepath.Join(ws, ".skills-cache", ".manifest.json"),
+	skilltest.WriteFile(t, filepath.Join(ws, ".skills-cache", ".manifest.json"),
 		`{"version":1,"sources":{"team":{"revision":"x","skills":{"../x":{"hash":"","files":{}},"../../../victim":{"hash":"","files":{}}}},"../victim":{"revision":"y","skills":{}}}}`)
 	r := run(t, ws, "sync")
 	if r.code != 0 {
@@ -363,11 +364,11 @@ func TestHostileRecordFilesThroughTheCLI(t *testing.T) {
 func TestUnreadableFileSkipsOneSkill(t *testing.T) {
 	base := t.TempDir()
 	ws := filepath.Join(base, "ws")
-	put(t, filepath.Join(ws, "team", "fine", "SKILL.md"), skillText("fine", "Readable."))
-	put(t, filepath.Join(ws, "team", "locked", "SKILL.md"), skillText("locked", "One file is not readable."))
-	put(t, filepath.Join(ws, "team", "locked", "secret.txt"), "no one may read this\n")
-	put(t, filepath.Join(ws, "team", "zz-last", "SKILL.md"), skillText("zz-last", "After the bad one."))
-	put(t, filepath.Join(ws, "skillsync.yaml"), "repositories:\n  - embedded: builtin\n  - name: team\n    dir: team\ntargets:\n  - dir: .claude/skills\n")
+	skilltest.WriteFile(t, filepath.Join(ws, "team", "fine", "SKILL.md"), skilltest.SkillMD("fine", "Readable."))
+	skilltest.WriteFile(t, filepath.Join(ws, "team", "locked", "SKILL.md"), skilltest.SkillMD("locked", "One file is not readable."))
+	skilltest.WriteFile(t, filepath.Join(ws, "team", "locked", "secret.txt"), "no one may read this\n")
+	skilltest.WriteFile(t, filepath.Join(ws, "team", "zz-last", "SKILL.md"), skilltest.SkillMD("zz-last", "After the bad one."))
+	skilltest.WriteFile(t, filepath.Join(ws, "skillsync.yaml"), "repositories:\n  - embedded: builtin\n  - name: team\n    dir: team\ntargets:\n  - dir: .claude/skills\n")
 	if err := os.Chmod(filepath.Join(ws, "team", "locked", "secret.txt"), 0); err != nil {
 		t.Fatal(err)
 	}
@@ -454,8 +455,8 @@ func runAsNobody(t *testing.T, base, ws string, args ...string) result {
 // report, which says what the cache took in, and exits 1.
 func TestSyncErrorsAfterTheReportArePrinted(t *testing.T) {
 	ws := t.TempDir()
-	put(t, filepath.Join(ws, ".claude", "skills"), "a file where the target should be\n")
-	put(t, filepath.Join(ws, "skillsync.yaml"), "repositories:\n  - embedded: builtin\ntargets:\n  - dir: .claude/skills\n")
+	skilltest.WriteFile(t, filepath.Join(ws, ".claude", "skills"), "a file where the target should be\n")
+	skilltest.WriteFile(t, filepath.Join(ws, "skillsync.yaml"), "repositories:\n  - embedded: builtin\ntargets:\n  - dir: .claude/skills\n")
 	r := run(t, ws, "sync")
 	if r.code != 1 || !strings.Contains(r.stderr, "skillsync: target: "+filepath.Join(ws, ".claude", "skills")+" is not a directory") {
 		t.Errorf("sync: exit %d, stderr %q", r.code, r.stderr)

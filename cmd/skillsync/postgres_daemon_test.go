@@ -13,6 +13,7 @@ import (
 
 	"github.com/skillsync/skillsync"
 	"github.com/skillsync/skillsync/internal/pgtest"
+	"github.com/skillsync/skillsync/internal/skilltest"
 )
 
 // hourly keeps the daemon's schedule out of a test: only the first sync
@@ -101,7 +102,7 @@ func TestDaemonSyncsOnPublish(t *testing.T) {
 	// the README; the test asserts what cannot be flaky on a loaded
 	// machine: the push, not the hourly schedule, brought the file, well
 	// within a bound that no schedule explains.
-	took := publishProcess(t, w.dir, skillDir(t, "pdf", "Read PDF files.", nil), "team", "pdf/SKILL.md")
+	took := publishProcess(t, w.dir, skilltest.Skill(t, t.TempDir(), "pdf", "Read PDF files.", nil), "team", "pdf/SKILL.md")
 	t.Logf("publish to cache: %v", took)
 	if took >= pushBound {
 		t.Errorf("the published skill took %v to reach the daemon's cache, want well under %v", took, pushBound)
@@ -112,7 +113,7 @@ func TestDaemonSyncsOnPublish(t *testing.T) {
 		t.Errorf("the scheduled sync ran %d times, want only the first", n)
 	}
 
-	took = publishProcess(t, w.dir, skillDir(t, "pdf", "Read PDF files.", map[string]string{"notes.md": "two\n"}), "team", "pdf/notes.md")
+	took = publishProcess(t, w.dir, skilltest.Skill(t, t.TempDir(), "pdf", "Read PDF files.", map[string]string{"notes.md": "two\n"}), "team", "pdf/notes.md")
 	t.Logf("publish of an update to cache: %v", took)
 	if took >= pushBound {
 		t.Errorf("the update took %v to reach the daemon's cache, want well under %v", took, pushBound)
@@ -121,14 +122,14 @@ func TestDaemonSyncsOnPublish(t *testing.T) {
 	// Reload onto another source in another schema: the new one is
 	// listened to.
 	crew := pgtest.Name(t) + "_crew"
-	pgExec(t, w.cluster, "DROP SCHEMA IF EXISTS "+crew+" CASCADE")
+	pgtest.Exec(t, w.cluster, "DROP SCHEMA IF EXISTS "+crew+" CASCADE")
 	w.writeConfig(t, "crew", crew, "", hourly)
 	if err := d.cmd.Process.Signal(syscall.SIGHUP); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, d, "the reload", func() bool { return d.count("config reloaded", "") == 1 })
 	waitFor(t, d, "the new listener", func() bool { return d.logged("listening for changes", "source", "crew") == 1 })
-	took = publishProcess(t, w.dir, skillDir(t, "docx", "Write Word files.", nil), "crew", "docx/SKILL.md")
+	took = publishProcess(t, w.dir, skilltest.Skill(t, t.TempDir(), "docx", "Write Word files.", nil), "crew", "docx/SKILL.md")
 	t.Logf("publish to cache after a reload: %v", took)
 	waitFor(t, d, "the new source's push job", func() bool { return d.count("job done", "sync:crew") >= 1 })
 
@@ -149,14 +150,7 @@ func TestDaemonSyncsOnPublish(t *testing.T) {
 // publish made after the restart still reaches the cache by push.
 func TestDaemonListensAgainAfterRestart(t *testing.T) {
 	ctx := context.Background()
-	if _, err := pgtest.BinDir(); err != nil {
-		t.Skip(err)
-	}
-	c, err := pgtest.Start(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Remove() })
+	c := pgtest.Own(t)
 	w := newPGWorkspace(t, c, "", "")
 	w.writeConfig(t, "team", w.schema, "", hourly)
 	d := startDaemon(t, w.dir)
@@ -175,7 +169,7 @@ func TestDaemonListensAgainAfterRestart(t *testing.T) {
 	waitFor(t, d, "the lost connection to be logged", func() bool {
 		return d.logged("lost the connection that listens for changes; the schedule syncs the source until it is back", "source", "team") >= 1
 	})
-	took := publishProcess(t, w.dir, skillDir(t, "pdf", "Read PDF files.", nil), "team", "pdf/SKILL.md")
+	took := publishProcess(t, w.dir, skilltest.Skill(t, t.TempDir(), "pdf", "Read PDF files.", nil), "team", "pdf/SKILL.md")
 	t.Logf("publish to cache after the server restarted: %v", took)
 	if n := d.count("job done", "sync"); n != 1 {
 		t.Errorf("the scheduled sync ran %d times, want only the first: the push must have brought the skill", n)

@@ -12,9 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/skillsync/skillsync/internal/pgtest"
+	"github.com/skillsync/skillsync/internal/skilltest"
 	"github.com/skillsync/skillsync/repository"
 )
 
@@ -36,11 +35,8 @@ type pgWorkspace struct {
 func newPGWorkspace(t *testing.T, c *pgtest.Cluster, suffix, extra string) *pgWorkspace {
 	t.Helper()
 	w := &pgWorkspace{dir: t.TempDir(), cluster: c, schema: pgtest.Name(t) + suffix}
-	pgExec(t, c, "DROP SCHEMA IF EXISTS "+w.schema+" CASCADE")
-	w.dsnFile = filepath.Join(t.TempDir(), "dsn")
-	if err := os.WriteFile(w.dsnFile, []byte(c.DSN("postgres")+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	pgtest.Exec(t, c, "DROP SCHEMA IF EXISTS "+w.schema+" CASCADE")
+	w.dsnFile = c.DSNFile(t, "postgres")
 	w.writeConfig(t, "team", w.schema, extra, "")
 	return w
 }
@@ -63,62 +59,6 @@ func (w *pgWorkspace) source(t *testing.T) *repository.Postgres {
 	}
 	t.Cleanup(func() { p.Close() })
 	return p
-}
-
-// pgExec runs SQL as the superuser on its own connection.
-func pgExec(t *testing.T, c *pgtest.Cluster, sql string, args ...any) {
-	t.Helper()
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, c.DSN("postgres"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, sql, args...); err != nil {
-		t.Fatalf("%s: %v", sql, err)
-	}
-}
-
-// pgQueryString runs a query returning one text value.
-func pgQueryString(t *testing.T, c *pgtest.Cluster, sql string, args ...any) string {
-	t.Helper()
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, c.DSN("postgres"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	var s string
-	if err := conn.QueryRow(ctx, sql, args...).Scan(&s); err != nil {
-		t.Fatalf("%s: %v", sql, err)
-	}
-	return s
-}
-
-// skillDir writes a skill directory name under a new temporary directory
-// and returns its path; files maps extra paths to contents, a path ending
-// in .sh being executable.
-func skillDir(t *testing.T, name, desc string, files map[string]string) string {
-	t.Helper()
-	dir := filepath.Join(t.TempDir(), name)
-	all := map[string]string{"SKILL.md": "---\nname: " + name + "\ndescription: " + desc + "\n---\n# " + name + "\n"}
-	for p, data := range files {
-		all[p] = data
-	}
-	for p, data := range all {
-		full := filepath.Join(dir, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		mode := os.FileMode(0o644)
-		if strings.HasSuffix(p, ".sh") {
-			mode = 0o755
-		}
-		if err := os.WriteFile(full, []byte(data), mode); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
 }
 
 // publish publishes dir to source with the CLI and returns the revision.
@@ -160,7 +100,7 @@ func lockedRevision(t *testing.T, ws, source string) string {
 // seen in the cache, the lock recording the revision and verify clean.
 func TestPostgresSyncLifecycle(t *testing.T) {
 	w := newPGWorkspace(t, pgCluster.Get(t), "", "")
-	rev := publish(t, w.dir, skillDir(t, "pdf", "Read PDF files.", map[string]string{"scripts/run.sh": "#!/bin/sh\necho one\n"}), "team")
+	rev := publish(t, w.dir, skilltest.Skill(t, t.TempDir(), "pdf", "Read PDF files.", map[string]string{"scripts/run.sh": "#!/bin/sh\necho one\n"}), "team")
 
 	if r := run(t, w.dir, "sync"); r.code != 0 {
 		t.Fatalf("first sync: exit %d: %s", r.code, r.stderr)
@@ -178,8 +118,8 @@ func TestPostgresSyncLifecycle(t *testing.T) {
 		t.Errorf("verify after the first sync: exit %d: %s%s", r.code, r.stdout, r.stderr)
 	}
 
-	rev2 := publish(t, w.dir, skillDir(t, "pdf", "Read PDF files.", map[string]string{"scripts/run.sh": "#!/bin/sh\necho two\n"}), "team")
-	publish(t, w.dir, skillDir(t, "docx", "Write Word files.", nil), "team")
+	rev2 := publish(t, w.dir, skilltest.Skill(t, t.TempDir(), "pdf", "Read PDF files.", map[string]string{"scripts/run.sh": "#!/bin/sh\necho two\n"}), "team")
+	publish(t, w.dir, skilltest.Skill(t, t.TempDir(), "docx", "Write Word files.", nil), "team")
 	if r := run(t, w.dir, "sync", "--json"); r.code != 0 || !strings.Contains(r.stdout, `"team/pdf"`) {
 		t.Fatalf("update: exit %d: %s%s", r.code, r.stdout, r.stderr)
 	}
@@ -215,7 +155,7 @@ func TestPostgresSyncLifecycle(t *testing.T) {
 // skill changed in the database, keeping the cached one.
 func TestPostgresSyncFrozen(t *testing.T) {
 	w := newPGWorkspace(t, pgCluster.Get(t), "", "")
-	rev := publish(t, w.dir, skillDir(t, "pdf", "Read PDF files.", nil), "team")
+	rev := publish(t, w.dir, skilltest.Skill(t, t.TempDir(), "pdf", "Read PDF files.", nil), "team")
 	if r := run(t, w.dir, "sync"); r.code != 0 {
 		t.Fatalf("sync: exit %d: %s", r.code, r.stderr)
 	}
@@ -226,7 +166,7 @@ func TestPostgresSyncFrozen(t *testing.T) {
 		t.Fatalf("sync --frozen with nothing changed: exit %d: %s", r.code, r.stderr)
 	}
 	before := cached(w.dir, "team", "pdf/SKILL.md")
-	publish(t, w.dir, skillDir(t, "pdf", "Read PDF files, changed.", nil), "team")
+	publish(t, w.dir, skilltest.Skill(t, t.TempDir(), "pdf", "Read PDF files, changed.", nil), "team")
 	r := run(t, w.dir, "sync", "--frozen")
 	if r.code != 1 || !strings.Contains(r.stderr, "~ skill team/pdf") {
 		t.Errorf("sync --frozen over a changed skill: exit %d, want 1 naming team/pdf: %s", r.code, r.stderr)
@@ -244,32 +184,25 @@ func TestPostgresSyncFrozen(t *testing.T) {
 // last good files and the other source syncs: exit 3.
 func TestPostgresServerGoesAway(t *testing.T) {
 	ctx := context.Background()
-	if _, err := pgtest.BinDir(); err != nil {
-		t.Skip(err)
-	}
 	// A cluster of its own: stopping the shared one would break the
 	// tests that run beside this one.
-	c, err := pgtest.Start(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Remove() })
+	c := pgtest.Own(t)
 	local := t.TempDir()
 	w := newPGWorkspace(t, c, "", "  - name: local\n    dir: "+local+"\n")
-	publish(t, w.dir, skillDir(t, "pdf", "Version one.", nil), "team")
+	publish(t, w.dir, skilltest.Skill(t, t.TempDir(), "pdf", "Version one.", nil), "team")
 	if r := run(t, w.dir, "sync"); r.code != 0 {
 		t.Fatalf("sync: exit %d: %s", r.code, r.stderr)
 	}
 	good := cached(w.dir, "team", "pdf/SKILL.md")
 	addLocal := func(name string) {
-		src := skillDir(t, name, "A local skill.", nil)
+		src := skilltest.Skill(t, t.TempDir(), name, "A local skill.", nil)
 		if err := os.Rename(src, filepath.Join(local, name)); err != nil {
 			t.Fatal(err)
 		}
 	}
 
 	t.Run("before", func(t *testing.T) {
-		publish(t, w.dir, skillDir(t, "pdf", "Version two.", nil), "team")
+		publish(t, w.dir, skilltest.Skill(t, t.TempDir(), "pdf", "Version two.", nil), "team")
 		if err := c.Stop(); err != nil {
 			t.Fatal(err)
 		}
@@ -298,15 +231,7 @@ func TestPostgresServerGoesAway(t *testing.T) {
 		}
 		// Hold the files table so that the sync's snapshot waits on it,
 		// then kill the server under the waiting sync.
-		conn, err := pgx.Connect(ctx, c.DSN("postgres"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer conn.Close(ctx)
-		tx, err := conn.Begin(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
+		tx := pgtest.Begin(t, c)
 		if _, err := tx.Exec(ctx, "LOCK TABLE "+w.schema+".files IN ACCESS EXCLUSIVE MODE"); err != nil {
 			t.Fatal(err)
 		}
@@ -322,11 +247,7 @@ func TestPostgresServerGoesAway(t *testing.T) {
 		go func() { done <- cmd.Wait() }()
 		// Another connection watches: inside the transaction the activity
 		// view would be read once and never change.
-		watch, err := pgx.Connect(ctx, c.DSN("postgres"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer watch.Close(ctx)
+		watch := pgtest.Connect(t, c)
 		deadline := time.Now().Add(time.Minute)
 		for {
 			var waiting int
@@ -345,7 +266,7 @@ func TestPostgresServerGoesAway(t *testing.T) {
 		if err := c.Kill(); err != nil {
 			t.Fatal(err)
 		}
-		err = <-done
+		err := <-done
 		var ee *exec.ExitError
 		if !errors.As(err, &ee) || ee.ExitCode() != 3 {
 			t.Fatalf("sync with the server killed mid-snapshot: %v, want exit 3: %s", err, stderr.String())
@@ -377,7 +298,7 @@ func TestPostgresWrongPassword(t *testing.T) {
 		t.Fatal(err)
 	}
 	env := []string{"TEAM_DSN=" + bad}
-	dir := skillDir(t, "pdf", "Read PDF files.", nil)
+	dir := skilltest.Skill(t, t.TempDir(), "pdf", "Read PDF files.", nil)
 	var outputs []result
 	for _, args := range [][]string{
 		{"publish", dir, "--to", "team"},

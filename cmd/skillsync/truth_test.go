@@ -19,23 +19,8 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/skillsync/skillsync/internal/gittest"
+	"github.com/skillsync/skillsync/internal/skilltest"
 )
-
-// put writes data to the file at name, making its directories.
-func put(t *testing.T, name, data string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(name, []byte(data), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// skillText is a valid SKILL.md for name.
-func skillText(name, description string) string {
-	return "---\nname: " + name + "\ndescription: " + description + "\n---\n# " + name + "\n"
-}
 
 // entryState is what a write would change about one path: its type and
 // mode, its size, its modification time and its inode.
@@ -135,12 +120,12 @@ func TestReadCommandsShowWhatTheCacheHolds(t *testing.T) {
 	first := up.Commit("one")
 	config := "repositories:\n  - name: team\n    git: " + up.URL() + "\n"
 	ws := t.TempDir()
-	put(t, filepath.Join(ws, "skillsync.yaml"), config)
+	skilltest.WriteFile(t, filepath.Join(ws, "skillsync.yaml"), config)
 	if r := run(t, ws, "sync"); r.code != 0 {
 		t.Fatalf("sync: %d %s", r.code, r.stderr)
 	}
 	up.Skill("skills/beta", "Beta, only upstream.")
-	up.Write("skills/alpha/SKILL.md", skillText("alpha", "Alpha as changed upstream."), 0)
+	up.Write("skills/alpha/SKILL.md", skilltest.SkillMD("alpha", "Alpha as changed upstream."), 0)
 	up.Write("skills/alpha/notes.txt", "second notes\n", 0)
 	second := up.Commit("two")
 
@@ -192,7 +177,7 @@ func TestReadCommandsShowWhatTheCacheHolds(t *testing.T) {
 	// Another workspace on the same machine syncs the newer commit from
 	// the shared store.
 	ws2 := t.TempDir()
-	put(t, filepath.Join(ws2, "skillsync.yaml"), config)
+	skilltest.WriteFile(t, filepath.Join(ws2, "skillsync.yaml"), config)
 	if r := run(t, ws2, "sync"); r.code != 0 {
 		t.Fatalf("sync of the second workspace: %d %s", r.code, r.stderr)
 	}
@@ -220,14 +205,14 @@ func TestNeverSyncedSourceIsOneProblem(t *testing.T) {
 	up.Skill("skills/later", "Not synced yet.")
 	up.Commit("one")
 	ws := t.TempDir()
-	put(t, filepath.Join(ws, "team", "shared", "SKILL.md"), skillText("shared", "From the team folder."))
-	put(t, filepath.Join(ws, "skills", "mine", "SKILL.md"), skillText("mine", "The workspace's own."))
+	skilltest.WriteFile(t, filepath.Join(ws, "team", "shared", "SKILL.md"), skilltest.SkillMD("shared", "From the team folder."))
+	skilltest.WriteFile(t, filepath.Join(ws, "skills", "mine", "SKILL.md"), skilltest.SkillMD("mine", "The workspace's own."))
 	config := "repositories:\n  - name: team\n    dir: team\n"
-	put(t, filepath.Join(ws, "skillsync.yaml"), config)
+	skilltest.WriteFile(t, filepath.Join(ws, "skillsync.yaml"), config)
 	if r := run(t, ws, "sync"); r.code != 0 {
 		t.Fatalf("sync: %d %s", r.code, r.stderr)
 	}
-	put(t, filepath.Join(ws, "skillsync.yaml"), config+"  - name: late\n    git: "+up.URL()+"\n")
+	skilltest.WriteFile(t, filepath.Join(ws, "skillsync.yaml"), config+"  - name: late\n    git: "+up.URL()+"\n")
 
 	r := run(t, ws, "list", "--json")
 	if names := namesOf(decode[[]listed](t, r)); r.code != 0 || !slices.Equal(names, []string{"mine", "shared"}) {
@@ -297,7 +282,7 @@ func TestReadCommandsWriteNothing(t *testing.T) {
 	t.Run("synced workspace", func(t *testing.T) {
 		ws := workspace(t)
 		cfg, _ := os.ReadFile(filepath.Join(ws, "skillsync.yaml"))
-		put(t, filepath.Join(ws, "skillsync.yaml"), string(cfg)+"targets:\n  - dir: .claude/skills\n")
+		skilltest.WriteFile(t, filepath.Join(ws, "skillsync.yaml"), string(cfg)+"targets:\n  - dir: .claude/skills\n")
 		if r := run(t, ws, "sync"); r.code != 0 {
 			t.Fatalf("sync: %s", r.stderr)
 		}
@@ -306,12 +291,12 @@ func TestReadCommandsWriteNothing(t *testing.T) {
 		}
 		// A skill new since the sync: its first sighting is for the next
 		// sync to record, not for a read command.
-		put(t, filepath.Join(ws, "skills", "fresh", "SKILL.md"), skillText("fresh", "Added after the sync."))
+		skilltest.WriteFile(t, filepath.Join(ws, "skills", "fresh", "SKILL.md"), skilltest.SkillMD("fresh", "Added after the sync."))
 		check(t, ws)
 	})
 	t.Run("version-1 usage file", func(t *testing.T) {
 		ws := workspace(t)
-		put(t, filepath.Join(ws, "skills", ".usage.json"), `{"version":1,"skills":{"pdf":{"use_count":3,"state":"active"}}}`)
+		skilltest.WriteFile(t, filepath.Join(ws, "skills", ".usage.json"), `{"version":1,"skills":{"pdf":{"use_count":3,"state":"active"}}}`)
 		check(t, ws)
 	})
 }
@@ -363,7 +348,7 @@ func TestConfigChangeIsAChange(t *testing.T) {
 	ws := t.TempDir()
 	cache, target := filepath.Join(ws, ".skills-cache"), filepath.Join(ws, ".claude", "skills")
 	configWith := func(selection string) {
-		put(t, filepath.Join(ws, "skillsync.yaml"), "repositories:\n  - name: other\n    git: "+other.URL()+
+		skilltest.WriteFile(t, filepath.Join(ws, "skillsync.yaml"), "repositories:\n  - name: other\n    git: "+other.URL()+
 			"\n  - name: openai\n    git: "+up.URL()+"\n"+selection+"targets:\n  - dir: .claude/skills\n")
 	}
 	configWith("    path: skills/.system\n")
@@ -426,7 +411,7 @@ func TestEmptySourceSaysSo(t *testing.T) {
 	up.Write("docs/guide.md", "# Guide\n", 0)
 	up.Commit("no skills")
 	ws := t.TempDir()
-	put(t, filepath.Join(ws, "skillsync.yaml"), "repositories:\n  - embedded: builtin\n  - name: bare\n    git: "+up.URL()+"\n")
+	skilltest.WriteFile(t, filepath.Join(ws, "skillsync.yaml"), "repositories:\n  - embedded: builtin\n  - name: bare\n    git: "+up.URL()+"\n")
 	r := run(t, ws, "sync")
 	if r.code != 0 || !strings.Contains(r.stderr, "source bare yields no skills") || !strings.Contains(r.stderr, "(source-empty)") {
 		t.Errorf("sync: %d\n%s%s", r.code, r.stdout, r.stderr)
@@ -455,7 +440,7 @@ func TestGitSourceLaidOutAsOpenAISkills(t *testing.T) {
 	}
 	up.Commit("sets")
 	ws := t.TempDir()
-	put(t, filepath.Join(ws, "skillsync.yaml"), "repositories:\n  - name: openai\n    git: "+up.URL()+"\n  - name: local\n    dir: "+up.Dir+"\n")
+	skilltest.WriteFile(t, filepath.Join(ws, "skillsync.yaml"), "repositories:\n  - name: openai\n    git: "+up.URL()+"\n  - name: local\n    dir: "+up.Dir+"\n")
 	js := decode[syncJSON](t, run(t, ws, "sync", "--json"))
 	skills := map[string]int{}
 	for _, s := range js.Sources {
@@ -481,16 +466,16 @@ type preservedJSON struct {
 func TestEditedTargetCopyIsPreserved(t *testing.T) {
 	ws := t.TempDir()
 	team := filepath.Join(ws, "team")
-	put(t, filepath.Join(team, "notes", "SKILL.md"), skillText("notes", "Version one."))
-	put(t, filepath.Join(team, "gone", "SKILL.md"), skillText("gone", "Leaves the source."))
-	put(t, filepath.Join(ws, "skillsync.yaml"), "repositories:\n  - name: team\n    dir: team\ntargets:\n  - dir: .claude/skills\n")
+	skilltest.WriteFile(t, filepath.Join(team, "notes", "SKILL.md"), skilltest.SkillMD("notes", "Version one."))
+	skilltest.WriteFile(t, filepath.Join(team, "gone", "SKILL.md"), skilltest.SkillMD("gone", "Leaves the source."))
+	skilltest.WriteFile(t, filepath.Join(ws, "skillsync.yaml"), "repositories:\n  - name: team\n    dir: team\ntargets:\n  - dir: .claude/skills\n")
 	if r := run(t, ws, "sync"); r.code != 0 {
 		t.Fatalf("sync: %d %s", r.code, r.stderr)
 	}
 	target := filepath.Join(ws, ".claude", "skills")
 	edited := "---\nname: notes\ndescription: Version one.\n---\n# notes\nMy own line.\n"
-	put(t, filepath.Join(target, "notes", "SKILL.md"), edited)
-	put(t, filepath.Join(target, "notes", "mine.txt"), "added by me\n")
+	skilltest.WriteFile(t, filepath.Join(target, "notes", "SKILL.md"), edited)
+	skilltest.WriteFile(t, filepath.Join(target, "notes", "mine.txt"), "added by me\n")
 
 	// Nothing new upstream: the copy is put back as recorded, and the
 	// edit moved aside with a warning, never lost.
@@ -508,11 +493,11 @@ func TestEditedTargetCopyIsPreserved(t *testing.T) {
 	if err := os.RemoveAll(filepath.Join(target, ".skillsync-conflicts")); err != nil {
 		t.Fatal(err)
 	}
-	put(t, filepath.Join(target, "notes", "SKILL.md"), edited)
-	put(t, filepath.Join(target, "notes", "mine.txt"), "added by me\n")
+	skilltest.WriteFile(t, filepath.Join(target, "notes", "SKILL.md"), edited)
+	skilltest.WriteFile(t, filepath.Join(target, "notes", "mine.txt"), "added by me\n")
 
 	// A new version: the edit is moved aside, the new version written.
-	put(t, filepath.Join(team, "notes", "SKILL.md"), skillText("notes", "Version two."))
+	skilltest.WriteFile(t, filepath.Join(team, "notes", "SKILL.md"), skilltest.SkillMD("notes", "Version two."))
 	r = run(t, ws, "sync")
 	if r.code != 0 || !strings.Contains(r.stderr, "warning: a copy in "+target+" was edited: it was moved to "+filepath.Join(target, ".skillsync-conflicts", "notes-")) {
 		t.Errorf("sync over an edit: %d\n%s", r.code, r.stderr)
@@ -539,7 +524,7 @@ func TestEditedTargetCopyIsPreserved(t *testing.T) {
 
 	// The skill leaves the source while its copy is edited: kept aside,
 	// reported in --json.
-	put(t, filepath.Join(target, "gone", "SKILL.md"), skillText("gone", "Edited before it left."))
+	skilltest.WriteFile(t, filepath.Join(target, "gone", "SKILL.md"), skilltest.SkillMD("gone", "Edited before it left."))
 	if err := os.RemoveAll(filepath.Join(team, "gone")); err != nil {
 		t.Fatal(err)
 	}
@@ -579,7 +564,7 @@ func stampedName(base string) bool {
 func TestUsagePerCopyThroughTheCLI(t *testing.T) {
 	ws := workspace(t)
 	cfg, _ := os.ReadFile(filepath.Join(ws, "skillsync.yaml"))
-	put(t, filepath.Join(ws, "skillsync.yaml"), string(cfg)+"targets:\n  - dir: .claude/skills\n")
+	skilltest.WriteFile(t, filepath.Join(ws, "skillsync.yaml"), string(cfg)+"targets:\n  - dir: .claude/skills\n")
 	if r := run(t, ws, "sync"); r.code != 0 {
 		t.Fatalf("sync: %s", r.stderr)
 	}
@@ -651,7 +636,7 @@ func TestUsageVersion1IsMigratedOnce(t *testing.T) {
 	ws := workspace(t)
 	v1 := `{"version":1,"skills":{"pdf":{"use_count":5,"view_count":2,"state":"active"},"release-notes":{"use_count":1,"state":"active"}}}`
 	usage := filepath.Join(ws, "skills", ".usage.json")
-	put(t, usage, v1)
+	skilltest.WriteFile(t, usage, v1)
 	if r := run(t, ws, "use", "manual"); r.code != 0 || !strings.Contains(r.stderr, "version 1") {
 		t.Fatalf("use: %d %s", r.code, r.stderr)
 	}
@@ -692,14 +677,7 @@ func TestUsageVersion1IsMigratedOnce(t *testing.T) {
 // TestUseReactivatesAStaleSkill: use of a skill the curator marked stale
 // makes it active at once, with a reactivated event in the audit log.
 func TestUseReactivatesAStaleSkill(t *testing.T) {
-	ws := t.TempDir()
-	if r := run(t, ws, "sync"); r.code != 0 {
-		t.Fatal(r.stderr)
-	}
-	later := time.Now().UTC().Add(40 * 24 * time.Hour).Format(time.RFC3339)
-	if r := run(t, ws, "curate", "--now", later); r.code != 0 {
-		t.Fatal(r.stderr)
-	}
+	ws := staleWorkspace(t)
 	if r := run(t, ws, "list"); !strings.Contains(r.stdout, "skillsync (stale)") {
 		t.Fatalf("not stale after curate:\n%s", r.stdout)
 	}
@@ -748,11 +726,11 @@ func TestHiddenSkillsAreRefused(t *testing.T) {
 // top-level spaces, so a tool with spaces inside its parentheses is one.
 func TestShowKeepsAllowedToolsAsWritten(t *testing.T) {
 	ws := t.TempDir()
-	put(t, filepath.Join(ws, "skills", "commit", "SKILL.md"),
+	skilltest.WriteFile(t, filepath.Join(ws, "skills", "commit", "SKILL.md"),
 		"---\nname: commit\ndescription: Commits.\nallowed-tools: Bash(git add:*) Bash(npm run test:*) Read\n---\n")
-	put(t, filepath.Join(ws, "skills", "listed", "SKILL.md"),
+	skilltest.WriteFile(t, filepath.Join(ws, "skills", "listed", "SKILL.md"),
 		"---\nname: listed\ndescription: Commas.\nallowed-tools: Read, Grep, Bash(ls -la)\n---\n")
-	put(t, filepath.Join(ws, "skillsync.yaml"), "repositories: []\n")
+	skilltest.WriteFile(t, filepath.Join(ws, "skillsync.yaml"), "repositories: []\n")
 	for name, want := range map[string][]string{
 		"commit": {"Bash(git add:*)", "Bash(npm run test:*)", "Read"},
 		"listed": {"Read", "Grep", "Bash(ls -la)"},
@@ -773,14 +751,14 @@ func TestShowKeepsAllowedToolsAsWritten(t *testing.T) {
 // exits 1 and says so, as the reference validator does.
 func TestValidateWithoutAnySkill(t *testing.T) {
 	dir := t.TempDir()
-	put(t, filepath.Join(dir, "docs", "README.md"), "# not a skill\n")
+	skilltest.WriteFile(t, filepath.Join(dir, "docs", "README.md"), "# not a skill\n")
 	for _, args := range [][]string{{"validate", dir}, {"validate", "--json", dir}} {
 		r := run(t, dir, args...)
 		if r.code != 1 || !strings.Contains(r.stderr, "validate "+dir+": no skill found") {
 			t.Errorf("%v: %d\n%s%s", args, r.code, r.stdout, r.stderr)
 		}
 	}
-	put(t, filepath.Join(dir, "docs", "one", "SKILL.md"), skillText("one", "Now there is one."))
+	skilltest.WriteFile(t, filepath.Join(dir, "docs", "one", "SKILL.md"), skilltest.SkillMD("one", "Now there is one."))
 	if r := run(t, dir, "validate", dir); r.code != 0 {
 		t.Errorf("with one valid skill: %d %s", r.code, r.stderr)
 	}
@@ -851,9 +829,9 @@ func drain(f *os.File) string {
 func TestReadBinaryToATerminal(t *testing.T) {
 	ws := t.TempDir()
 	binary := "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x01\xff\xfe"
-	put(t, filepath.Join(ws, "skills", "logo", "SKILL.md"), skillText("logo", "Has a picture."))
-	put(t, filepath.Join(ws, "skills", "logo", "assets", "logo.png"), binary)
-	put(t, filepath.Join(ws, "skillsync.yaml"), "repositories: []\n")
+	skilltest.WriteFile(t, filepath.Join(ws, "skills", "logo", "SKILL.md"), skilltest.SkillMD("logo", "Has a picture."))
+	skilltest.WriteFile(t, filepath.Join(ws, "skills", "logo", "assets", "logo.png"), binary)
+	skilltest.WriteFile(t, filepath.Join(ws, "skillsync.yaml"), "repositories: []\n")
 	master, slave := openPTY(t)
 	if !isTerminal(slave) {
 		t.Fatal("the pseudo-terminal is not taken for a terminal")
@@ -909,11 +887,11 @@ func TestReadBinaryToATerminal(t *testing.T) {
 func TestSyncSummarizesShadowedAndDuplicateNames(t *testing.T) {
 	newWorkspace := func() string {
 		ws := t.TempDir()
-		put(t, filepath.Join(ws, "low", "common", "SKILL.md"), skillText("common", "The lower source's."))
-		put(t, filepath.Join(ws, "high", "common", "SKILL.md"), skillText("common", "The higher source's."))
-		put(t, filepath.Join(ws, "high", "a", "twice", "SKILL.md"), skillText("twice", "First by path."))
-		put(t, filepath.Join(ws, "high", "b", "twice", "SKILL.md"), skillText("twice", "Second by path."))
-		put(t, filepath.Join(ws, "skillsync.yaml"), "repositories:\n  - name: low\n    dir: low\n  - name: high\n    dir: high\n")
+		skilltest.WriteFile(t, filepath.Join(ws, "low", "common", "SKILL.md"), skilltest.SkillMD("common", "The lower source's."))
+		skilltest.WriteFile(t, filepath.Join(ws, "high", "common", "SKILL.md"), skilltest.SkillMD("common", "The higher source's."))
+		skilltest.WriteFile(t, filepath.Join(ws, "high", "a", "twice", "SKILL.md"), skilltest.SkillMD("twice", "First by path."))
+		skilltest.WriteFile(t, filepath.Join(ws, "high", "b", "twice", "SKILL.md"), skilltest.SkillMD("twice", "Second by path."))
+		skilltest.WriteFile(t, filepath.Join(ws, "skillsync.yaml"), "repositories:\n  - name: low\n    dir: low\n  - name: high\n    dir: high\n")
 		return ws
 	}
 	ws := newWorkspace()
@@ -968,7 +946,7 @@ func TestInitGitignoreIsIdempotent(t *testing.T) {
 // config alone.
 func TestInitGitignoreInAnExistingWorkspace(t *testing.T) {
 	ws := t.TempDir()
-	put(t, filepath.Join(ws, "skillsync.yaml"), "repositories: []\n")
+	skilltest.WriteFile(t, filepath.Join(ws, "skillsync.yaml"), "repositories: []\n")
 	r := run(t, ws, "init", "--gitignore")
 	data, _ := os.ReadFile(filepath.Join(ws, ".gitignore"))
 	if r.code != 0 || !strings.Contains(string(data), "/.skills-cache/") {

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/skillsync/skillsync/internal/skilltest"
 	"github.com/skillsync/skillsync/repository"
 	"github.com/skillsync/skillsync/skill"
 )
@@ -25,7 +26,7 @@ type File struct {
 // Fixture is the source every adapter is asked to serve, by path.
 func Fixture() map[string]File {
 	md := func(name, desc string) File {
-		return File{Data: "---\nname: " + name + "\ndescription: " + desc + "\n---\n# " + name + "\n"}
+		return File{Data: skilltest.SkillMD(name, desc)}
 	}
 	return map[string]File{
 		"pdf/SKILL.md":              md("pdf", "Read PDF files."),
