@@ -3,6 +3,8 @@ package layering
 import (
 	"sort"
 	"strings"
+
+	"github.com/skillsync/skillsync/internal/editdistance"
 )
 
 // Nearest returns up to n names of winners that look like name: those
@@ -16,7 +18,7 @@ func Nearest(winners []*Winner, name string, n int) []string {
 	var cands []cand
 	for _, w := range winners {
 		k := Key(w.Skill.Name)
-		d := distance(key, k)
+		d := editdistance.Levenshtein(key, k)
 		if strings.Contains(k, key) || strings.Contains(key, k) {
 			d = min(d, 1)
 		}
@@ -35,26 +37,4 @@ func Nearest(winners []*Winner, name string, n int) []string {
 		out = append(out, cands[i].name)
 	}
 	return out
-}
-
-// distance is the Levenshtein distance between a and b, in runes.
-func distance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }

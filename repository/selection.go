@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/skillsync/skillsync/internal/editdistance"
 	"github.com/skillsync/skillsync/skill"
 )
 
@@ -142,7 +143,7 @@ func nearest(target string, names []string, n int) []string {
 			continue
 		}
 		seen[lower] = true
-		all = append(all, scored{name, editDistance(target, lower[:min(len(lower), 64)])})
+		all = append(all, scored{name, editdistance.Levenshtein(target, lower[:min(len(lower), 64)])})
 	}
 	slices.SortFunc(all, func(a, b scored) int { return cmp.Or(a.d-b.d, strings.Compare(a.name, b.name)) })
 	var out []string
@@ -150,26 +151,4 @@ func nearest(target string, names []string, n int) []string {
 		out = append(out, s.name)
 	}
 	return out
-}
-
-// editDistance is the Levenshtein distance between a and b, in bytes:
-// skill names are ASCII where it matters.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
