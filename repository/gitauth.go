@@ -136,8 +136,9 @@ func expandHome(p string) string {
 	return p
 }
 
-// explain turns an error of op ("fetch", "list") into one a user can act
-// on, with every secret removed.
+// explain turns an error of op ("fetch", "list", "publish to") into one a
+// user can act on, with every secret removed: a refused login names the
+// auth setting to check.
 func (g *Git) explain(ctx context.Context, op string, err error) error {
 	secrets := urlSecrets(g.cfg.URL)
 	inURL := HasInlinePassword(g.cfg.URL)

@@ -67,22 +67,9 @@ func (p *Postgres) PublishSkill(ctx context.Context, name string, files fs.FS, a
 	if err != nil {
 		return "", fmt.Errorf("source %s: publish %s: %w", p.cfg.Source, name, err)
 	}
-	pool, err := p.connect(ctx)
-	if err != nil {
-		return "", err
-	}
-	var rev Revision
-	err = retryConflicts(ctx, func() error {
-		return p.withSchema(ctx, pool, func() error {
-			var err error
-			rev, err = p.publish(ctx, pool, name, files, list, skillHash, author)
-			return err
-		})
+	return p.write(ctx, "publish "+name, func(pool *pgxpool.Pool) (Revision, error) {
+		return p.publish(ctx, pool, name, files, list, skillHash, author)
 	})
-	if err != nil {
-		return "", p.fail("publish "+name, err)
-	}
-	return rev, nil
 }
 
 // checkPublish validates the skill strictly and lists its files.
@@ -299,6 +286,15 @@ var ErrNoSkill = errors.New("no such skill")
 func (p *Postgres) Delete(ctx context.Context, name, author string) (Revision, error) {
 	ctx, cancel := context.WithTimeout(ctx, p.cfg.Timeout)
 	defer cancel()
+	return p.write(ctx, "delete "+name, func(pool *pgxpool.Pool) (Revision, error) {
+		return p.delete(ctx, pool, name, author)
+	})
+}
+
+// write runs tx, one writer's transaction, on the source's pool with the
+// schema checked, again after a serialization conflict, and returns the
+// revision it made. An error names op ("publish pdf").
+func (p *Postgres) write(ctx context.Context, op string, tx func(*pgxpool.Pool) (Revision, error)) (Revision, error) {
 	pool, err := p.connect(ctx)
 	if err != nil {
 		return "", err
@@ -307,12 +303,12 @@ func (p *Postgres) Delete(ctx context.Context, name, author string) (Revision, e
 	err = retryConflicts(ctx, func() error {
 		return p.withSchema(ctx, pool, func() error {
 			var err error
-			rev, err = p.delete(ctx, pool, name, author)
+			rev, err = tx(pool)
 			return err
 		})
 	})
 	if err != nil {
-		return "", p.fail("delete "+name, err)
+		return "", p.fail(op, err)
 	}
 	return rev, nil
 }
