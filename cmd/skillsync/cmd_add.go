@@ -198,10 +198,7 @@ func (a *app) checkOffer(ctx context.Context, cfg *config.Config, entry config.E
 	if err != nil {
 		return err
 	}
-	progress := a.progress()
-	eng := skillsync.NewEngine(cfg, append(progress.option(), skillsync.WithWarnings(func(w string) { a.warn("%s", w) }))...)
-	offer, err := eng.Preview(ctx, src)
-	progress.clear()
+	offer, err := a.preview(ctx, cfg, src)
 	if err != nil {
 		return fmt.Errorf("%w; nothing was added (--no-sync adds it unchecked)", err)
 	}

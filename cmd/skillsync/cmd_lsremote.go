@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/skillsync/skillsync"
+	"github.com/skillsync/skillsync/config"
 	"github.com/skillsync/skillsync/repository"
 	"github.com/skillsync/skillsync/skill"
 )
@@ -84,10 +85,7 @@ func (a *app) lsRemote(ctx context.Context, opts *lsRemoteOptions) error {
 	if err != nil {
 		return err
 	}
-	progress := a.progress()
-	eng := skillsync.NewEngine(cfg, append(progress.option(), skillsync.WithWarnings(func(w string) { a.warn("%s", w) }))...)
-	offer, err := eng.Preview(ctx, src)
-	progress.clear()
+	offer, err := a.preview(ctx, cfg, src)
 	if err != nil {
 		return err
 	}
@@ -128,4 +126,13 @@ func firstLine(s string, n int) string {
 		return s + " …"
 	}
 	return s
+}
+
+// preview reads what src offers, with the progress line while it fetches:
+// what ls-remote lists and what add checks before it writes.
+func (a *app) preview(ctx context.Context, cfg *config.Config, src config.Source) (*skillsync.Offer, error) {
+	progress := a.progress()
+	defer progress.clear()
+	eng := skillsync.NewEngine(cfg, append(progress.option(), skillsync.WithWarnings(func(w string) { a.warn("%s", w) }))...)
+	return eng.Preview(ctx, src)
 }
