@@ -19,6 +19,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/storage"
+
+	"github.com/skillsync/skillsync/internal/atomicfile"
 )
 
 // A fetched pack is received and indexed here rather than by go-git, whose
@@ -226,16 +228,7 @@ func installPack(ctx context.Context, name, dir string) error {
 			return err
 		}
 	}
-	return syncDir(dir)
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
+	return atomicfile.SyncDir(dir)
 }
 
 // packObject is one entry of a pack being indexed.
