@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -148,7 +150,7 @@ func (a *app) runInit(_ context.Context, opts *initOptions) error {
 	if len(targets) > 0 && len(out.Targets) == 0 {
 		fmt.Fprintf(a.stdout, "%s: the targets were already there\n", name)
 	}
-	for _, path := range sortedKeys(out.Agent) {
+	for _, path := range slices.Sorted(maps.Keys(out.Agent)) {
 		fmt.Fprintf(a.stdout, "%s: %s\n", path, out.Agent[path])
 	}
 	switch {

@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -112,7 +114,7 @@ func (a *app) printShow(out *showJSON, w *layering.Winner) {
 	p("Tags", strings.Join(out.Tags, ", "))
 	p("Triggers", strings.Join(out.Triggers, "; "))
 	p("Allowed tools", strings.Join(out.AllowedTools, " "))
-	for _, k := range sortedKeys(out.Metadata) {
+	for _, k := range slices.Sorted(maps.Keys(out.Metadata)) {
 		p("Metadata", k+"="+out.Metadata[k])
 	}
 	p("Layer", out.Layer.String())
