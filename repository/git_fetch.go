@@ -111,11 +111,17 @@ func (g *Git) listRefs(ctx context.Context, st storage.Storer, remoteURL string,
 	return refs, nil
 }
 
-func (g *Git) fetch(ctx context.Context) (FetchResult, error) {
+// lockStore takes the store's lock for a writer of the store (a fetch, a
+// publish), making the folder of the stores first.
+func (g *Git) lockStore(ctx context.Context) (*flock.Lock, error) {
 	if err := os.MkdirAll(g.cfg.StoreRoot, 0o755); err != nil {
-		return FetchResult{}, err
+		return nil, err
 	}
-	lock, err := flock.Acquire(ctx, g.store+".lock", g.cfg.Timeout)
+	return flock.Acquire(ctx, g.store+".lock", g.cfg.Timeout)
+}
+
+func (g *Git) fetch(ctx context.Context) (FetchResult, error) {
+	lock, err := g.lockStore(ctx)
 	if err != nil {
 		return FetchResult{}, err
 	}

@@ -42,11 +42,7 @@ func names(t *testing.T, g *repository.Git) []string {
 	if err != nil {
 		t.Fatalf("skills: %v", err)
 	}
-	var out []string
-	for _, s := range skills {
-		out = append(out, s.Name)
-	}
-	return out
+	return skillNames(skills)
 }
 
 func TestGitConformance(t *testing.T) {

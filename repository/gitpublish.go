@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path"
 	"sort"
 	"strings"
@@ -18,7 +17,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
-	"github.com/skillsync/skillsync/internal/flock"
 	"github.com/skillsync/skillsync/skill"
 )
 
@@ -102,10 +100,7 @@ func (g *Git) Publish(ctx context.Context, req PublishRequest) (Published, error
 }
 
 func (g *Git) publish(ctx context.Context, req PublishRequest) (Published, error) {
-	if err := os.MkdirAll(g.cfg.StoreRoot, 0o755); err != nil {
-		return Published{}, err
-	}
-	lock, err := flock.Acquire(ctx, g.store+".lock", g.cfg.Timeout)
+	lock, err := g.lockStore(ctx)
 	if err != nil {
 		return Published{}, err
 	}

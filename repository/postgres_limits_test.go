@@ -61,10 +61,7 @@ func TestPostgresLimitsBeforeDownload(t *testing.T) {
 	})
 	tracer.take()
 	skills, problems := pgSkills(t, s)
-	var names []string
-	for _, sk := range skills {
-		names = append(names, sk.Name)
-	}
+	names := skillNames(skills)
 	if !slices.Equal(names, []string{"a-small", "c-mid"}) {
 		t.Errorf("kept %v, want a-small and c-mid", names)
 	}

@@ -593,10 +593,7 @@ func TestPostgresHostileRows(t *testing.T) {
 	})
 	pgtest.Exec(t, s.cluster, "INSERT INTO "+s.cfg.Schema+".skills (name) VALUES ('a/b')")
 	skills, problems := pgSkills(t, s)
-	var names []string
-	for _, sk := range skills {
-		names = append(names, sk.Name)
-	}
+	names := skillNames(skills)
 	if !slices.Equal(names, []string{"good", "good-too"}) {
 		t.Errorf("skills = %v, want good and good-too", names)
 	}
