@@ -2,43 +2,80 @@ package skillsync
 
 import (
 	"hash/fnv"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
+	"github.com/skillsync/skillsync/repository"
+	"github.com/skillsync/skillsync/workspace"
+
 	"github.com/skillsync/skillsync/materialize"
 )
 
 // Stamp returns a value that changes whenever the catalog may have
-// changed: a sync rewrote the cache's manifest, or a skill directory of a
-// layer read in place came, went or changed its SKILL.md. A server
-// re-reads the catalog when the stamp moves. Dot files are left out: the
-// usage file changes with every use and says nothing about the catalog.
-// It costs two stats per local skill.
+// changed: a sync rewrote the cache's manifest, or in a layer read in
+// place a folder gained or lost an entry or a SKILL.md changed, at any
+// depth discovery looks. A server re-reads the catalog when the stamp
+// moves. The layer's own records (usage, audit, archive, drafts) are left
+// out: they change with every use and say nothing about the catalog. It
+// costs one stat per folder and per SKILL.md, up to stampBudget entries.
 func (e *Engine) Stamp() (string, error) {
 	h := fnv.New64a()
-	buf := stampFile(make([]byte, 0, 512), filepath.Join(e.layout.CacheDir(), materialize.ManifestName))
+	h.Write(stampFile(nil, filepath.Join(e.layout.CacheDir(), materialize.ManifestName)))
 	for _, l := range e.localLayers() {
-		entries, err := os.ReadDir(l.dir)
-		if err != nil {
-			buf = append(buf, l.dir...)
-			buf = append(buf, " -\n"...)
-			continue
+		budget := stampBudget
+		stampTree(h, l.dir, 0, &budget)
+	}
+	return strconv.FormatUint(h.Sum64(), 16), nil
+}
+
+// stampBudget bounds the entries one layer's stamp reads.
+const stampBudget = 50000
+
+// stampDepth is how deep a stamp looks: as deep as discovery reports.
+const stampDepth = repository.MaxDepth + 2
+
+// stampTree writes the stat data of dir, of every SKILL.md below it and of
+// its folders, to h.
+func stampTree(h io.Writer, dir string, depth int, budget *int) {
+	if depth > 0 {
+		// The layer's own folder changes with its records; what it holds
+		// is stamped entry by entry below.
+		h.Write(stampFile(nil, dir))
+	}
+	if depth > stampDepth || *budget <= 0 {
+		return
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, en := range entries {
+		if *budget--; *budget <= 0 {
+			return
 		}
-		for _, en := range entries {
-			if strings.HasPrefix(en.Name(), ".") {
-				continue
-			}
-			p := filepath.Join(l.dir, en.Name())
-			buf = stampFile(buf, p)
-			buf = stampFile(buf, filepath.Join(p, "SKILL.md"))
-			h.Write(buf)
-			buf = buf[:0]
+		name := en.Name()
+		p := filepath.Join(dir, name)
+		switch {
+		case depth == 0 && layerRecord(name):
+		case en.IsDir():
+			stampTree(h, p, depth+1, budget)
+		case name == "SKILL.md" || name == "skill.md":
+			h.Write(stampFile(nil, p))
 		}
 	}
-	h.Write(buf)
-	return strconv.FormatUint(h.Sum64(), 16), nil
+}
+
+// layerRecord reports whether name, at the top of a layer folder, is one
+// of the layer's own records rather than skills.
+func layerRecord(name string) bool {
+	switch name {
+	case workspace.AuditName, workspace.ArchiveName, workspace.DraftsName:
+		return true
+	}
+	return strings.HasPrefix(name, workspace.UsageName) || strings.HasPrefix(name, workspace.ImportedName) || strings.HasPrefix(name, workspace.HookedName)
 }
 
 // stampFile appends p's size and modification time to buf, or a dash when
