@@ -385,7 +385,7 @@ const lockWait = 2 * time.Minute
 // (a directory, a symbolic link) is refused with an *UnusableError and
 // nothing is written.
 func (s *Store) Update(ctx context.Context, fn func(*Usage) error) error {
-	if err := os.MkdirAll(filepath.Dir(s.path), 0o755); err != nil {
+	if err := ownDir(filepath.Dir(s.path)); err != nil {
 		return fmt.Errorf("usage file %s: %w", s.path, err)
 	}
 	lock, err := flock.Acquire(ctx, s.path+".lock", lockWait)

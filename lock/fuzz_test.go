@@ -110,3 +110,31 @@ func TestHostileLockIsRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestLockTextIsChecked: a lock whose URL, revision or hash is not what
+// skillsync writes (a control character a terminal would act on, a hash
+// that is not hex, an unknown kind) is refused, not printed.
+func TestLockTextIsChecked(t *testing.T) {
+	good := strings.Repeat("ab", 32)
+	for _, body := range []string{
+		`{"version":1,"sources":{"team":{"type":"git","url":"x\u001b]0;PWNED\u0007","revision":"r","skills":{}}}}`,
+		`{"version":1,"sources":{"team":{"type":"git","revision":"\u001b[2J","skills":{}}}}`,
+		`{"version":1,"sources":{"team":{"type":"git","revision":"r","skills":{"pdf":"not-hex"}}}}`,
+		`{"version":1,"sources":{"team":{"type":"sftp","revision":"r","skills":{}}}}`,
+	} {
+		name := filepath.Join(t.TempDir(), "skillsync.lock")
+		if err := os.WriteFile(name, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := Read(name); err == nil {
+			t.Errorf("accepted %s", body)
+		}
+	}
+	name := filepath.Join(t.TempDir(), "skillsync.lock")
+	if err := os.WriteFile(name, []byte(`{"version":1,"sources":{"team":{"type":"git","url":"https://x/y.git","revision":"abc","skills":{"pdf":"`+good+`"}}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, err := Read(name); err != nil || !ok {
+		t.Errorf("a good lock: %v", err)
+	}
+}

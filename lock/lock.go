@@ -11,6 +11,10 @@ import (
 	"io/fs"
 	"path/filepath"
 	"sort"
+	"strings"
+
+	"github.com/skillsync/skillsync/internal/termtext"
+	"github.com/skillsync/skillsync/materialize"
 
 	"github.com/skillsync/skillsync/config"
 	"github.com/skillsync/skillsync/internal/atomicfile"
@@ -70,7 +74,10 @@ func (f *File) Validate() error {
 	return f.check()
 }
 
-// check refuses names that are not one safe path component.
+// check refuses names that are not one safe path component, and text
+// that is not what skillsync writes: a kind it does not know, a URL or a
+// revision with a control character, a skill hash that is not SHA-256 in
+// hex. A lock is committed and shared; what it says is printed.
 func (f *File) check() error {
 	for name, s := range f.Sources {
 		if !skill.ValidName(name) {
@@ -79,9 +86,22 @@ func (f *File) check() error {
 		if s == nil {
 			return fmt.Errorf("source %q has no record", name)
 		}
-		for sk := range s.Skills {
+		switch s.Type {
+		case repository.KindGit, repository.KindDir, repository.KindEmbedded, repository.KindPostgres:
+		default:
+			return fmt.Errorf("source %s: type %q is not a kind of source", name, s.Type)
+		}
+		for _, field := range []string{s.URL, s.Ref, s.Revision} {
+			if len(field) > 4096 || strings.IndexFunc(field, termtext.Unsafe) >= 0 {
+				return fmt.Errorf("source %s: a url, ref or revision holds a control character or is too long", name)
+			}
+		}
+		for sk, hash := range s.Skills {
 			if !skill.ValidName(sk) {
 				return fmt.Errorf("source %s: skill %q is not one safe path component", name, sk)
+			}
+			if _, err := materialize.ParseHash(hash); err != nil {
+				return fmt.Errorf("source %s: skill %s: hash %q is not SHA-256 in hex", name, sk, hash)
 			}
 		}
 	}

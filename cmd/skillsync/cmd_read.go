@@ -8,6 +8,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/spf13/cobra"
+
+	"github.com/skillsync/skillsync/internal/termtext"
 )
 
 type readOptions struct {
@@ -24,8 +26,9 @@ func newReadCommand(a *app, runF func(context.Context, *readOptions) error) *cob
 
 FILE is relative to the skill's directory and must stay inside it: "..",
 absolute paths and symbolic links that lead out of the skill are refused.
-Hidden skills are refused. A binary file is not printed to a terminal unless
---raw is given; to a pipe its bytes are written as they are.`,
+Hidden skills are refused. On a terminal, control characters are shown
+escaped and a binary file is not printed unless --raw is given; to a pipe
+the bytes are written as they are.`,
 		Example: `  skillsync read pdf
   skillsync read pdf scripts/extract.py
   skillsync read pdf assets/logo.png > logo.png`,
@@ -61,13 +64,24 @@ func (a *app) runRead(ctx context.Context, opts *readOptions) error {
 		return fmt.Errorf("read %s %s: %w", w.Skill.Name, opts.file, err)
 	}
 	head = head[:n]
-	if !opts.raw && isTerminal(a.stdout) && looksBinary(head) {
-		return fmt.Errorf("read %s %s: a binary file is not printed to a terminal; redirect it to a file, or give --raw", w.Skill.Name, opts.file)
-	}
-	if _, err := a.stdout.Write(head); err != nil {
+	if opts.raw || !isTerminal(a.stdout) {
+		if _, err := a.stdout.Write(head); err != nil {
+			return err
+		}
+		_, err = io.Copy(a.stdout, f)
 		return err
 	}
-	_, err = io.Copy(a.stdout, f)
+	if looksBinary(head) {
+		return fmt.Errorf("read %s %s: a binary file is not printed to a terminal; redirect it to a file, or give --raw", w.Skill.Name, opts.file)
+	}
+	// Text from a source reaches a terminal escaped: an escape sequence in
+	// a SKILL.md cannot retitle the window, write the clipboard or clear
+	// the screen. The file is at most max_file_size.
+	rest, err := io.ReadAll(f)
+	if err != nil {
+		return fmt.Errorf("read %s %s: %w", w.Skill.Name, opts.file, err)
+	}
+	_, err = io.WriteString(a.stdout, termtext.EscapeLines(string(head)+string(rest)))
 	return err
 }
 

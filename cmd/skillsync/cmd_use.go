@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/skillsync/skillsync"
+	"github.com/skillsync/skillsync/agent"
 	"github.com/skillsync/skillsync/agent/claude"
 	"github.com/skillsync/skillsync/config"
 )
@@ -104,7 +106,7 @@ func (a *app) runUseHook(ctx context.Context, opts *useOptions) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, hookTimeout)
 	defer cancel()
-	ev, err := claude.ReadHook(a.stdin)
+	ev, err := readHook(ctx, a.stdin)
 	if errors.Is(err, claude.ErrNoSkill) {
 		return nil
 	}
@@ -142,4 +144,25 @@ func (a *app) runUseHook(ctx context.Context, opts *useOptions) error {
 func fileExists(name string) bool {
 	_, err := os.Lstat(name)
 	return err == nil
+}
+
+// readHook reads the hook's input, giving up when ctx ends: an agent that
+// keeps stdin open must not hold the hook, or the process, past its time
+// or a signal.
+func readHook(ctx context.Context, r io.Reader) (agent.Event, error) {
+	type read struct {
+		ev  agent.Event
+		err error
+	}
+	done := make(chan read, 1)
+	go func() {
+		ev, err := claude.ReadHook(r)
+		done <- read{ev, err}
+	}()
+	select {
+	case got := <-done:
+		return got.ev, got.err
+	case <-ctx.Done():
+		return agent.Event{}, fmt.Errorf("the hook input did not end within %s: %w", hookTimeout, ctx.Err())
+	}
 }

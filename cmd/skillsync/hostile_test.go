@@ -468,3 +468,34 @@ func TestSyncErrorsAfterTheReportArePrinted(t *testing.T) {
 		t.Errorf("the file in the target's place was changed: %q", data)
 	}
 }
+
+// TestLinkedLayerFolderIsNotWrittenThrough: a skills/ planted as a link to
+// a folder outside the workspace is read (its skills are the user's), but
+// no record (usage, audit, drafts, import state) is written through it.
+func TestLinkedLayerFolderIsNotWrittenThrough(t *testing.T) {
+	ws := t.TempDir()
+	outside := victimDir(t, t.TempDir())
+	skilltest.Skill(t, outside, "notes", "Take notes.", nil)
+	if err := os.Symlink(outside, filepath.Join(ws, "skills")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(outside, "keep.txt")); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadDir(outside)
+	run(t, ws, "sync")
+	run(t, ws, "use", "notes")
+	draft := skilltest.Skill(t, t.TempDir(), "draft", "A draft.", nil)
+	run(t, ws, "propose", draft)
+	after, _ := os.ReadDir(outside)
+	if len(after) != len(before) {
+		var names []string
+		for _, e := range after {
+			names = append(names, e.Name())
+		}
+		t.Errorf("records were written through the linked skills/: %v", names)
+	}
+	if r := run(t, ws, "use", "notes"); r.code == 0 || !strings.Contains(r.stderr, "symbolic link") {
+		t.Errorf("use through a linked layer folder: %d %s", r.code, r.stderr)
+	}
+}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/skillsync/skillsync"
 	"github.com/skillsync/skillsync/config"
+	"github.com/skillsync/skillsync/internal/termtext"
 )
 
 // app is what every command shares: the global flags and the streams.
@@ -41,7 +42,9 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if err != nil {
 		if msg := message(err); msg != "" {
-			fmt.Fprintf(stderr, "skillsync: %s\n", msg)
+			// An error may quote a source, a record file or an argument:
+			// escaped, it cannot act on a terminal.
+			fmt.Fprintf(stderr, "skillsync: %s\n", termtext.EscapeLines(msg))
 		}
 	}
 	return exitCode(err)

@@ -84,7 +84,9 @@ func (s *sourceProgress) Write(b []byte) (int, error) {
 			continue
 		}
 		s.line.mu.Lock()
-		fmt.Fprintf(s.line.out, "\r\x1b[K%s: %s", s.source, msg)
+		// The message comes from the remote: escaped, it cannot move the
+		// cursor, clear the screen or retitle the window.
+		fmt.Fprintf(s.line.out, "\r\x1b[K%s: %s", s.source, safe(string(msg)))
 		s.line.mu.Unlock()
 	}
 }

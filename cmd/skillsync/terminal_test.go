@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"os"
+	"strings"
 	"testing"
 )
 
@@ -41,5 +42,19 @@ func TestPipesAreNotTerminals(t *testing.T) {
 	defer w.Close()
 	if isTerminal(w) || isTerminal(&bytes.Buffer{}) {
 		t.Error("a pipe or a buffer was taken for a terminal: progress would garble it")
+	}
+}
+
+// TestProgressFromTheRemoteIsEscaped: a server's progress message cannot
+// retitle the window or clear the screen.
+func TestProgressFromTheRemoteIsEscaped(t *testing.T) {
+	var out bytes.Buffer
+	p := &progressLine{out: &out}
+	if _, err := p.writer("evil").Write([]byte("\x1b]0;PWNED\x07\x1b[2Jcounting\n")); err != nil {
+		t.Fatal(err)
+	}
+	got := out.String()
+	if strings.Contains(got[len("\r\x1b[K"):], "\x1b") || strings.Contains(got, "\x07") || !strings.Contains(got, "counting") {
+		t.Errorf("progress printed control characters raw: %q", got)
 	}
 }

@@ -956,3 +956,25 @@ func TestInitGitignoreInAnExistingWorkspace(t *testing.T) {
 		t.Errorf("the config was changed: %q", cfg)
 	}
 }
+
+// TestReadEscapesTextOnATerminal: an escape sequence in a skill's text is
+// shown escaped on a terminal (it cannot retitle the window or clear the
+// screen) and written as it is to a pipe.
+func TestReadEscapesTextOnATerminal(t *testing.T) {
+	ws := t.TempDir()
+	evil := "notes\x1b]0;PWNED\x07\x1b[2J\n"
+	skilltest.WriteFile(t, filepath.Join(ws, "skills", "notes", "SKILL.md"), skilltest.SkillMD("notes", "Takes notes."))
+	skilltest.WriteFile(t, filepath.Join(ws, "skills", "notes", "notes.txt"), evil)
+	skilltest.WriteFile(t, filepath.Join(ws, "skillsync.yaml"), "repositories: []\n")
+	master, slave := openPTY(t)
+	if r := runTo(t, ws, slave, "read", "notes", "notes.txt"); r.code != 0 {
+		t.Fatalf("read to a terminal: %d %s", r.code, r.stderr)
+	}
+	got := drain(master)
+	if strings.ContainsAny(got, "\x1b\x07") || !strings.Contains(got, `\x1b]0;PWNED`) {
+		t.Errorf("the terminal got %q", got)
+	}
+	if r := run(t, ws, "read", "notes", "notes.txt"); r.stdout != evil {
+		t.Errorf("to a pipe the bytes changed: %q", r.stdout)
+	}
+}
