@@ -384,3 +384,17 @@ func TestSkillsAndExcludeLoad(t *testing.T) {
 		t.Errorf("source = %+v", s)
 	}
 }
+
+// A configured remote whose password net/url cannot parse (allowed with
+// allow_inline_credentials) is compared and named without a panic and
+// without any piece of the password.
+func TestRemoteKeyWithUnparsablePassword(t *testing.T) {
+	for _, remote := range []string{"https://user:S3/x@host/acme/skills.git", "https://user:S3@x@host/acme/skills.git", "user:S3/x@host:acme/skills.git"} {
+		if got := remoteKey(remote); got != "host/acme/skills" {
+			t.Errorf("remoteKey(%q) = %q, want host/acme/skills", remote, got)
+		}
+		if got := ownerOf(remote); got != "acme" {
+			t.Errorf("ownerOf(%q) = %q, want acme", remote, got)
+		}
+	}
+}
