@@ -5,9 +5,10 @@
 // maps them to catalog skills, records them and then saves the importer's
 // marks, so an import that runs again reads only what was added since.
 //
-// Every record an importer reads is untrusted input: lines are bounded,
-// malformed ones are skipped and counted, and no path read from a record
-// or from the saved marks is ever opened.
+// Every record an importer reads is untrusted input: lines and files are
+// bounded, a read ends with its context even inside a line, malformed
+// lines are skipped and counted, and no path read from a record or from
+// the saved marks is ever opened.
 package agent
 
 import (

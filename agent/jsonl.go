@@ -19,6 +19,27 @@ import (
 // longer than the limit is skipped and counted, never held in memory.
 const MaxLine = 4 << 20
 
+// MaxFile is the largest record file ReadNew reads by default. Every read
+// of a file hashes what was read of it before, so a larger one would cost
+// its whole size at every import; it is not read at all.
+const MaxFile = 1 << 30
+
+// Limits bound what ReadNew reads of one file.
+type Limits struct {
+	// Line is the longest line handed on; longer ones are skipped.
+	Line int
+	// File is the largest file read; a larger one is refused with
+	// ErrTooLarge.
+	File int64
+}
+
+// DefaultLimits returns MaxLine and MaxFile.
+func DefaultLimits() Limits { return Limits{Line: MaxLine, File: MaxFile} }
+
+// ErrTooLarge is wrapped by the error of ReadNew for a file over its
+// limit.
+var ErrTooLarge = errors.New("record too large")
+
 // Read is what ReadNew did with one file.
 type Read struct {
 	// Mark is where the next read starts.
@@ -39,11 +60,12 @@ type Read struct {
 // checked to still begin with the bytes prev consumed (by their hash); one
 // that does not, or that shrank below them, is read from the start. A
 // last line without its newline is left for the next read, as the agent
-// may be writing it. Lines longer than maxLine bytes are skipped. The
-// file is opened without following a symbolic link and read only up to
-// the size it had when opened. An error from fn stops the read, and the
-// returned mark is then prev.
-func ReadNew(ctx context.Context, path string, prev Mark, maxLine int, fn func(line []byte, offset int64) error) (Read, error) {
+// may be writing it. Lines longer than lim.Line bytes are skipped; a
+// file larger than lim.File is not read (ErrTooLarge). The file is opened
+// without following a symbolic link and read only up to the size it had
+// when opened. The read stops when ctx ends, within a line too. An error
+// from fn stops the read, and the returned mark is then prev.
+func ReadNew(ctx context.Context, path string, prev Mark, lim Limits, fn func(line []byte, offset int64) error) (Read, error) {
 	fail := func(err error) (Read, error) { return Read{Mark: prev}, err }
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
 	if err != nil {
@@ -61,11 +83,15 @@ func ReadNew(ctx context.Context, path string, prev Mark, maxLine int, fn func(l
 	if prev.Hash != "" && size == prev.Size && mtime.Equal(prev.ModTime) {
 		return Read{Mark: prev}, nil
 	}
+	if size > lim.File {
+		return fail(fmt.Errorf("%w: %s is %d MiB, over the limit of %d MiB", ErrTooLarge, path, size>>20, lim.File>>20))
+	}
+	src := ctxReader{ctx: ctx, r: f}
 	h := sha256.New()
 	var out Read
 	start := int64(0)
 	if prev.Hash != "" && prev.Offset > 0 && prev.Offset <= size {
-		if _, err := io.CopyN(h, f, prev.Offset); err != nil {
+		if _, err := io.CopyN(h, src, prev.Offset); err != nil {
 			return fail(fmt.Errorf("read %s: %w", path, err))
 		}
 		if hex.EncodeToString(h.Sum(nil)) == prev.Hash {
@@ -80,7 +106,7 @@ func ReadNew(ctx context.Context, path string, prev Mark, maxLine int, fn func(l
 		}
 	}
 	out.New = size > start
-	lines := lineReader{r: bufio.NewReaderSize(io.LimitReader(f, size-start), 64<<10), h: h, max: maxLine}
+	lines := lineReader{r: bufio.NewReaderSize(io.LimitReader(src, size-start), 64<<10), h: h, max: lim.Line}
 	offset := start
 	for {
 		if err := ctx.Err(); err != nil {
@@ -102,6 +128,20 @@ func ReadNew(ctx context.Context, path string, prev Mark, maxLine int, fn func(l
 	}
 	out.Mark = Mark{Offset: offset, Size: size, ModTime: mtime, Hash: hex.EncodeToString(h.Sum(nil))}
 	return out, nil
+}
+
+// ctxReader reads from r until ctx ends, then fails with ctx's error. A
+// line may be gigabytes long: reads end with ctx, not only lines.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
 }
 
 // lineReader splits a stream into lines of at most max bytes, feeding

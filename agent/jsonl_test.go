@@ -2,9 +2,12 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -14,7 +17,7 @@ import (
 func readAll(t *testing.T, path string, prev Mark, max int) ([]string, Read) {
 	t.Helper()
 	var got []string
-	r, err := ReadNew(context.Background(), path, prev, max, func(line []byte, off int64) error {
+	r, err := ReadNew(context.Background(), path, prev, Limits{Line: max, File: MaxFile}, func(line []byte, off int64) error {
 		got = append(got, string(line))
 		return nil
 	})
@@ -114,8 +117,96 @@ func TestReadNewRefusesLinks(t *testing.T) {
 	if err := os.Symlink("real.jsonl", filepath.Join(dir, "link.jsonl")); err != nil {
 		t.Fatal(err)
 	}
-	_, err := ReadNew(context.Background(), filepath.Join(dir, "link.jsonl"), Mark{}, 100, func([]byte, int64) error { return nil })
+	_, err := ReadNew(context.Background(), filepath.Join(dir, "link.jsonl"), Mark{}, DefaultLimits(), func([]byte, int64) error { return nil })
 	if err == nil {
 		t.Error("a link was followed")
+	}
+}
+
+// bytesRead returns how many bytes this process has read (rchar in
+// /proc/self/io), skipping the test where that is not known.
+func bytesRead(t *testing.T) int64 {
+	t.Helper()
+	data, err := os.ReadFile("/proc/self/io")
+	if err != nil {
+		t.Skipf("bytes read are not known here: %v", err)
+	}
+	for _, l := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(l, "rchar: "); ok {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+	}
+	t.Skip("no rchar in /proc/self/io")
+	return 0
+}
+
+// sparse makes a file of size bytes of NULs, one line with no newline,
+// taking no disk.
+func sparse(t *testing.T, size int64) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	if err := os.WriteFile(path, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(path, size); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// endsAfter is a context that ends once its Err has been asked n times:
+// the read under test is then inside its one long line, however fast the
+// machine.
+type endsAfter struct {
+	context.Context
+	n atomic.Int64
+}
+
+func (c *endsAfter) Err() error {
+	if c.n.Add(-1) < 0 {
+		return context.Canceled
+	}
+	return nil
+}
+
+// TestReadNewStopsInsideALine: a context that ends while a line of a
+// gigabyte is being read (and skipped as too long) stops the read there;
+// it was checked only between lines, so SIGTERM waited for the whole line.
+func TestReadNewStopsInsideALine(t *testing.T) {
+	path := sparse(t, 1<<30)
+	ctx := &endsAfter{Context: context.Background()}
+	ctx.n.Store(2)
+	before := bytesRead(t)
+	_, err := ReadNew(ctx, path, Mark{}, Limits{Line: MaxLine, File: 2 << 30}, func([]byte, int64) error { return nil })
+	if n := bytesRead(t) - before; n > 64<<20 {
+		t.Errorf("read %d MiB after the context ended", n>>20)
+	}
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("err = %v, want context.Canceled", err)
+	}
+}
+
+// TestReadNewRefusesHugeFile: a file over the limit is not read at all,
+// and the error says why.
+func TestReadNewRefusesHugeFile(t *testing.T) {
+	path := sparse(t, MaxFile+1)
+	called := false
+	before := bytesRead(t)
+	r, err := ReadNew(context.Background(), path, Mark{Offset: 3, Hash: "h"}, DefaultLimits(), func([]byte, int64) error {
+		called = true
+		return nil
+	})
+	if n := bytesRead(t) - before; n > 1<<20 {
+		t.Errorf("read %d MiB of a file over the limit", n>>20)
+	}
+	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "over the limit of 1024 MiB") || called {
+		t.Errorf("err = %v, fn called %v", err, called)
+	}
+	if r.Mark != (Mark{Offset: 3, Hash: "h"}) {
+		t.Errorf("mark = %+v, want the previous one kept", r.Mark)
 	}
 }

@@ -202,14 +202,16 @@ func ownerOf(remote string) string {
 // an ssh user, a trailing "/" or ".git" and the case of the host are
 // dropped ("git@github.com:acme/skills.git" and
 // "https://github.com/acme/skills" both give "github.com/acme/skills").
+// The credentials go first, also those net/url cannot parse: a password
+// holding "/" made the owner a piece of it.
 func remoteKey(remote string) string {
-	r := strings.TrimSpace(remote)
+	r := repository.RedactURL(strings.TrimSpace(remote))
 	host, p := "", r
 	if u, err := url.Parse(r); err == nil && u.Scheme != "" && u.Host != "" {
 		host, p = u.Hostname(), u.Path
 	} else if strings.HasPrefix(r, "file://") {
 		p = strings.TrimPrefix(r, "file://")
-	} else if at, colon := strings.Index(r, "@"), strings.Index(r, ":"); colon > 0 && !strings.Contains(r[:colon], "/") {
+	} else if at, colon := strings.Index(r, "@"), strings.Index(r, ":"); colon > 0 && at < colon && !strings.Contains(r[:colon], "/") {
 		// scp-like: [user@]host:path
 		host, p = r[at+1:colon], r[colon+1:]
 	}

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/skillsync/skillsync/repository"
 )
 
 // DefaultGitHost is where owner/repo points when neither
@@ -34,7 +36,7 @@ func gitHost(configured string) (string, error) {
 	}
 	u, err := url.Parse(h)
 	if err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") || u.RawQuery != "" || u.Fragment != "" {
-		return "", fmt.Errorf("git host %q: want https://HOST/ (from SKILLSYNC_GIT_HOST or default_git_host:)", h)
+		return "", fmt.Errorf("git host %q: want https://HOST/ (from SKILLSYNC_GIT_HOST or default_git_host:)", redactArg(h))
 	}
 	return strings.TrimRight(h, "/") + "/", nil
 }
@@ -96,7 +98,7 @@ func parseSource(arg, host string) (Entry, error) {
 		e := Entry{Git: host + m[1] + "/" + repo, Ref: m[4], Path: strings.Trim(m[3], "/")}
 		if e.Path != "" {
 			if err := checkRepoPath(e.Path); err != nil {
-				return Entry{}, fmt.Errorf("source %s: %w", s, err)
+				return Entry{}, fmt.Errorf("source %s: %w", redactArg(s), err)
 			}
 		}
 		return e, nil
@@ -111,8 +113,12 @@ func parseSource(arg, host string) (Entry, error) {
 
 // hasCredentials reports whether a URL carries a secret: any user
 // information in an http(s) URL (a token may stand where the user name
-// does), a password in any other.
+// does), a password in any other, also one net/url cannot parse
+// ("https://user:pa/ss@host/x").
 func hasCredentials(s string) bool {
+	if repository.HasInlinePassword(s) {
+		return true
+	}
 	scheme, rest, ok := strings.Cut(s, "://")
 	if !ok {
 		// scp-like user:password@host:path
@@ -128,34 +134,23 @@ func hasCredentials(s string) bool {
 	return scheme == "http" || scheme == "https" || strings.Contains(user, ":")
 }
 
-// redactArg hides what stands before an "@" in the host part of s, so no
-// message repeats a credential.
-func redactArg(s string) string {
-	head, rest, ok := strings.Cut(s, "://")
-	if !ok {
-		head, rest = "", s
-	} else {
-		head += "://"
-	}
-	host, _, _ := strings.Cut(rest, "/")
-	if at := strings.LastIndex(host, "@"); at >= 0 {
-		return head + "***" + rest[at:]
-	}
-	return s
-}
+// redactArg hides the credentials of s, as repository.RedactURL does (the
+// user information, also where net/url cannot parse it, every query
+// value and the fragment), so no message repeats one.
+func redactArg(s string) string { return repository.RedactURL(s) }
 
 func localEntry(s string) (Entry, error) {
 	p := s
 	if p == "~" || strings.HasPrefix(p, "~/") {
 		home, err := os.UserHomeDir()
 		if err != nil {
-			return Entry{}, fmt.Errorf("source %s: %w", s, err)
+			return Entry{}, fmt.Errorf("source %s: %w", redactArg(s), err)
 		}
 		p = filepath.Join(home, p[1:])
 	}
 	abs, err := filepath.Abs(p)
 	if err != nil {
-		return Entry{}, fmt.Errorf("source %s: %w", s, err)
+		return Entry{}, fmt.Errorf("source %s: %w", redactArg(s), err)
 	}
 	return Entry{Dir: abs}, nil
 }
@@ -193,7 +188,7 @@ func webEntry(s string) (Entry, error) {
 	}
 	if p != "." && p != "" {
 		if err := checkRepoPath(p); err != nil {
-			return Entry{}, fmt.Errorf("source %s: %w", s, err)
+			return Entry{}, fmt.Errorf("source %s: %w", redactArg(s), err)
 		}
 		e.Path = p
 	}

@@ -316,6 +316,39 @@ func TestParseSource(t *testing.T) {
 	if _, err := ParseSource("ssh://git@host/a/b", host); err != nil {
 		t.Errorf("an ssh user name is no secret: %v", err)
 	}
+	// A password net/url cannot parse is a credential too.
+	for _, secret := range []string{"https://user:s3cret/x@127.0.0.1:1/x.git", "https://user:s3c#ret@host/x", "https://user:s3c ret@host/x"} {
+		_, err := ParseSource(secret, host)
+		if err == nil || !strings.Contains(err.Error(), "credentials") || strings.Contains(err.Error(), "s3c") {
+			t.Errorf("ParseSource(%q): %v", secret, err)
+		}
+	}
+}
+
+// Every error of ParseSource and GitHost hides the credentials of the
+// argument, wherever they are in it.
+func TestParseSourceErrorsHideSecrets(t *testing.T) {
+	const host = "https://github.com/"
+	for _, arg := range []string{
+		"https://github.com/a/b/tree/main/../x#s3cret", // leaves the repository
+		"https://host/x.git?access_token=s3cret\nmore", // a control character
+		"https://host/x.git#s3cret\x00",
+		"https://u:s3cret/x@host/x.git\rmore",
+		"https://[bad?access_token=s3cret", // not a URL
+		"https://[bad#s3cret",
+		"nosuch?access_token=s3cret", // not a source
+	} {
+		_, err := ParseSource(arg, host)
+		if err == nil || strings.Contains(err.Error(), "s3cret") {
+			t.Errorf("ParseSource(%q): %v", arg, err)
+		}
+	}
+	for _, h := range []string{"https://host/?access_token=s3cret", "https://host/#s3cret"} {
+		t.Setenv("SKILLSYNC_GIT_HOST", h)
+		if _, err := GitHost(""); err == nil || strings.Contains(err.Error(), "s3cret") {
+			t.Errorf("GitHost(%q): %v", h, err)
+		}
+	}
 }
 
 func TestGitHost(t *testing.T) {
@@ -349,5 +382,19 @@ func TestSkillsAndExcludeLoad(t *testing.T) {
 	}
 	if s := cfg.Sources[0]; !reflect.DeepEqual(s.Skills, []string{"a", "pdf-*"}) || !reflect.DeepEqual(s.Exclude, []string{"c"}) {
 		t.Errorf("source = %+v", s)
+	}
+}
+
+// A configured remote whose password net/url cannot parse (allowed with
+// allow_inline_credentials) is compared and named without a panic and
+// without any piece of the password.
+func TestRemoteKeyWithUnparsablePassword(t *testing.T) {
+	for _, remote := range []string{"https://user:S3/x@host/acme/skills.git", "https://user:S3@x@host/acme/skills.git", "user:S3/x@host:acme/skills.git"} {
+		if got := remoteKey(remote); got != "host/acme/skills" {
+			t.Errorf("remoteKey(%q) = %q, want host/acme/skills", remote, got)
+		}
+		if got := ownerOf(remote); got != "acme" {
+			t.Errorf("ownerOf(%q) = %q, want acme", remote, got)
+		}
 	}
 }

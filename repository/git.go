@@ -108,6 +108,9 @@ func StoreKey(remote string) string {
 	} else if i := strings.Index(clean, "@"); i >= 0 {
 		label = clean[i+1:]
 	}
+	if i := strings.IndexAny(label, "?#"); i >= 0 {
+		label = label[:i] // a token may be in the query or the fragment
+	}
 	label = strings.Trim(unsafeKey.ReplaceAllString(strings.ToLower(label), "-"), "-.")
 	if len(label) > 60 {
 		label = label[len(label)-60:]
@@ -116,9 +119,14 @@ func StoreKey(remote string) string {
 }
 
 // RepoName derives a source name from a remote: "acme/skills.git" gives
-// "skills".
+// "skills". The credentials, the query and the fragment are left out
+// first: a name is printed and written into the config.
 func RepoName(remote string) string {
-	s := strings.TrimRight(remote, "/")
+	s := stripCredentials(remote)
+	if i := strings.IndexAny(s, "?#"); i >= 0 {
+		s = s[:i]
+	}
+	s = strings.TrimRight(s, "/")
 	if i := strings.LastIndexAny(s, "/:"); i >= 0 {
 		s = s[i+1:]
 	}

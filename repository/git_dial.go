@@ -12,6 +12,7 @@ import (
 	"net"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	"golang.org/x/net/proxy"
@@ -35,6 +36,11 @@ type sshRelay struct {
 	closed   bool
 	stop     chan struct{} // closed by shut
 	wg       sync.WaitGroup
+	// budget bounds the bytes the server may send on each connection
+	// opened while it is set (0: no bound); over is set when a connection
+	// was cut at it.
+	budget atomic.Int64
+	over   atomic.Bool
 }
 
 // startSSHRelay starts a relay that lives until ctx ends or Close.
@@ -62,17 +68,33 @@ func startSSHRelay(ctx context.Context) (*sshRelay, error) {
 	return r, nil
 }
 
-// Proxy returns the options that route go-git through the relay.
+// Proxy returns the options that route go-git through the relay; those
+// of a nil relay route nowhere.
 func (r *sshRelay) Proxy() transport.ProxyOptions {
+	if r == nil {
+		return transport.ProxyOptions{}
+	}
 	return transport.ProxyOptions{URL: "socks5://" + r.ln.Addr().String(), Username: "skillsync", Password: r.password}
 }
 
 // Close closes the relay and every connection through it, and waits for
-// its goroutines.
+// its goroutines. Closing a nil relay does nothing.
 func (r *sshRelay) Close() {
+	if r == nil {
+		return
+	}
 	r.shut()
 	r.wg.Wait()
 }
+
+// limit bounds the bytes the server may send on each connection opened
+// from now on: past n the connection is cut and cut reports true. 0 lifts
+// the bound. The bytes counted are SSH's, encrypted: a relay cannot see
+// what they carry.
+func (r *sshRelay) limit(n int64) { r.budget.Store(n) }
+
+// cut reports whether a connection was cut at its limit.
+func (r *sshRelay) cut() bool { return r.over.Load() }
 
 func (r *sshRelay) shut() {
 	r.mu.Lock()
@@ -147,9 +169,17 @@ func (r *sshRelay) relay(c net.Conn) {
 	if _, err := c.Write([]byte{5, 0, 0, 1, 0, 0, 0, 0, 0, 0}); err != nil {
 		return
 	}
+	budget := r.budget.Load()
 	done := make(chan struct{}, 2)
 	go func() { io.Copy(up, c); done <- struct{}{} }()
-	go func() { io.Copy(c, up); done <- struct{}{} }()
+	go func() {
+		if budget <= 0 {
+			io.Copy(c, up)
+		} else if n, _ := io.Copy(c, io.LimitReader(up, budget+1)); n > budget {
+			r.over.Store(true)
+		}
+		done <- struct{}{}
+	}()
 	<-done
 	// One side is gone: closing both ends the other copy.
 	up.Close()

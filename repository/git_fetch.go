@@ -14,8 +14,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/plumbing/transport"
-	"github.com/go-git/go-git/v5/storage"
-	"github.com/go-git/go-git/v5/storage/memory"
 
 	"github.com/skillsync/skillsync/internal/flock"
 )
@@ -79,12 +77,12 @@ func (g *Git) upstream(ctx context.Context) (Revision, error) {
 	if err != nil {
 		return "", err
 	}
-	via, done, err := g.route(ctx, remoteURL)
+	relay, err := g.route(ctx, remoteURL)
 	if err != nil {
 		return "", err
 	}
-	defer done()
-	refs, err := g.listRefs(ctx, memory.NewStorage(), remoteURL, auth, via)
+	defer relay.Close()
+	refs, err := g.listRefs(ctx, remoteURL, auth, relay)
 	if err != nil {
 		return "", err
 	}
@@ -93,22 +91,6 @@ func (g *Git) upstream(ctx context.Context) (Revision, error) {
 		return "", err
 	}
 	return Revision(want.commit.String()), nil
-}
-
-// listRefs lists the remote's refs, with annotated tags peeled, retrying
-// transient failures. Listing reads nothing from st.
-func (g *Git) listRefs(ctx context.Context, st storage.Storer, remoteURL string, auth authMethod, via transport.ProxyOptions) ([]*plumbing.Reference, error) {
-	remote := git.NewRemote(st, &config.RemoteConfig{Name: "origin", URLs: []string{remoteURL}})
-	var refs []*plumbing.Reference
-	err := retry(ctx, func() error {
-		var err error
-		refs, err = remote.ListContext(ctx, &git.ListOptions{Auth: auth, PeelingOption: git.AppendPeeled, ProxyOptions: via})
-		return err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("list remote refs: %w", err)
-	}
-	return refs, nil
 }
 
 // lockStore takes the store's lock for a writer of the store (a fetch, a
@@ -146,12 +128,12 @@ func (g *Git) fetch(ctx context.Context) (FetchResult, error) {
 	if err != nil {
 		return res, err
 	}
-	via, done, err := g.route(ctx, remoteURL)
+	relay, err := g.route(ctx, remoteURL)
 	if err != nil {
 		return res, err
 	}
-	defer done()
-	refs, err := g.listRefs(ctx, repo.Storer, remoteURL, auth, via)
+	defer relay.Close()
+	refs, err := g.listRefs(ctx, remoteURL, auth, relay)
 	if err != nil {
 		return res, err
 	}
@@ -161,7 +143,7 @@ func (g *Git) fetch(ctx context.Context) (FetchResult, error) {
 	}
 	commit := want.commit
 	if commit.IsZero() || !hasCommit(repo, commit) {
-		d := download{g: g, repo: repo, url: remoteURL, auth: auth, via: via}
+		d := download{g: g, repo: repo, url: remoteURL, auth: auth, via: relay.Proxy()}
 		if commit, err = d.get(ctx, want); err != nil {
 			return res, err
 		}
@@ -173,20 +155,17 @@ func (g *Git) fetch(ctx context.Context) (FetchResult, error) {
 	return res, nil
 }
 
-// route returns the proxy options that bind every connection of a fetch
-// from remoteURL to ctx, and a function to call when the fetch is done.
-// go-git's HTTP and file transports honour the context; its SSH
+// route returns the relay that binds every connection of a fetch from
+// remoteURL to ctx, to be closed when the fetch is done, or nil when none
+// is needed (a nil relay's Proxy routes nowhere and its Close does
+// nothing). go-git's HTTP and file transports honour the context; its SSH
 // transport does not, so SSH goes through an sshRelay.
-func (g *Git) route(ctx context.Context, remoteURL string) (transport.ProxyOptions, func(), error) {
+func (g *Git) route(ctx context.Context, remoteURL string) (*sshRelay, error) {
 	ep, err := transport.NewEndpoint(remoteURL)
 	if err != nil || ep.Protocol != "ssh" {
-		return transport.ProxyOptions{}, func() {}, nil
+		return nil, nil
 	}
-	relay, err := startSSHRelay(ctx)
-	if err != nil {
-		return transport.ProxyOptions{}, nil, err
-	}
-	return relay.Proxy(), relay.Close, nil
+	return startSSHRelay(ctx)
 }
 
 // prepareStore opens the store for a fetch. Temporary files of a fetch

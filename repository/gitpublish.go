@@ -114,14 +114,14 @@ func (g *Git) publish(ctx context.Context, req PublishRequest) (Published, error
 		return Published{}, err
 	}
 	remote := git.NewRemote(repo.Storer, &config.RemoteConfig{Name: "origin", URLs: []string{remoteURL}})
-	var refs []*plumbing.Reference
-	err = retry(ctx, func() error {
-		var err error
-		refs, err = remote.ListContext(ctx, &git.ListOptions{Auth: auth, PeelingOption: git.AppendPeeled})
-		return err
-	})
+	relay, err := g.route(ctx, remoteURL)
 	if err != nil {
-		return Published{}, fmt.Errorf("list remote refs: %w", err)
+		return Published{}, err
+	}
+	defer relay.Close()
+	refs, err := g.listRefs(ctx, remoteURL, auth, relay)
+	if err != nil {
+		return Published{}, err
 	}
 	want, err := g.want(refs)
 	if err != nil {

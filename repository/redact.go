@@ -9,17 +9,57 @@ import (
 
 // RedactURL hides the credentials in a remote URL: "https://user:token@host/x"
 // becomes "https://***@host/x". An SSH user name without a password
-// ("git@host:x", "ssh://git@host/x") is not a secret and is kept.
+// ("git@host:x", "ssh://git@host/x") is not a secret and is kept. Tokens
+// also travel in the query string or the fragment, so every query value
+// and the fragment are hidden as well: "https://host/x?access_token=t#f"
+// becomes "https://host/x?access_token=***#***".
 //
 // A URL that net/url cannot parse is redacted too: a password holding
 // "/", "#", "?", a space or a bad "%" escape hides everything between
 // "://" and the last "@". When in doubt more is hidden, never less.
 func RedactURL(raw string) string {
+	out := raw
 	start, end, ok := userinfo(raw)
-	if !ok || (!strings.Contains(raw[start:end], ":") && isSSH(raw)) {
-		return raw
+	if ok && (strings.Contains(raw[start:end], ":") || !isSSH(raw)) {
+		out = raw[:start] + "***" + raw[end:]
 	}
-	return raw[:start] + "***" + raw[end:]
+	// With the user information gone, the first "?" or "#" left starts
+	// the query or the fragment.
+	i := strings.IndexAny(out, "?#")
+	if i < 0 {
+		return out
+	}
+	query, fragment, hasFragment := out[i:], "", false
+	if j := strings.IndexByte(query, '#'); j >= 0 {
+		query, fragment, hasFragment = query[:j], query[j+1:], true
+	}
+	var b strings.Builder
+	b.WriteString(out[:i])
+	if query != "" {
+		b.WriteByte('?')
+		for n, item := range strings.Split(query[1:], "&") {
+			if n > 0 {
+				b.WriteByte('&')
+			}
+			key, value, hasValue := strings.Cut(item, "=")
+			switch {
+			case !hasValue && item != "":
+				b.WriteString("***") // a bare token
+			case !hasValue:
+			case value == "":
+				b.WriteString(key + "=")
+			default:
+				b.WriteString(key + "=***")
+			}
+		}
+	}
+	if hasFragment {
+		b.WriteByte('#')
+		if fragment != "" {
+			b.WriteString("***")
+		}
+	}
+	return b.String()
 }
 
 // HasInlinePassword reports whether a remote URL carries a password in
@@ -101,9 +141,46 @@ func isSSH(raw string) bool {
 }
 
 // urlSecrets returns the forms in which the credentials of raw may appear
-// in an error: the whole URL, its user information and its password, as
-// written, decoded and encoded.
+// in an error: the whole URL; its user information and its password, as
+// written, decoded and encoded; its query string (with its "?") and its
+// fragment (with its "#"), as written and decoded. A query is hidden
+// whole, with its "?", never value by value: a short value ("?v=1") would
+// blank out every "1" of a message.
 func urlSecrets(raw string) []string {
+	secrets := slices.Concat(userSecrets(raw), querySecrets(raw))
+	if len(secrets) > 0 {
+		secrets = append(secrets, raw)
+	}
+	return secrets
+}
+
+// querySecrets returns the query string and the fragment of raw, each
+// with the character that starts it. The user information is taken out
+// first, as a password may hold "?" or "#".
+func querySecrets(raw string) []string {
+	rest := stripCredentials(raw)
+	i := strings.IndexAny(rest, "?#")
+	if i < 0 {
+		return nil
+	}
+	query, fragment := rest[i:], ""
+	if j := strings.IndexByte(query, '#'); j >= 0 {
+		query, fragment = query[:j], query[j:]
+	}
+	var secrets []string
+	for _, s := range []string{query, fragment} {
+		if len(s) < 2 {
+			continue // "?" or "#" alone hides nothing
+		}
+		secrets = append(secrets, s)
+		if dec, err := url.QueryUnescape(s); err == nil && dec != s {
+			secrets = append(secrets, dec)
+		}
+	}
+	return secrets
+}
+
+func userSecrets(raw string) []string {
 	start, end, ok := userinfo(raw)
 	if !ok {
 		return nil

@@ -64,9 +64,9 @@ const maxDepth = 3
 type Importer struct {
 	workspace []string // the workspace as given and as its links resolve
 	projects  string
-	maxLine   int
+	limits    agent.Limits
 	// read is agent.ReadNew; tests make it fail.
-	read func(ctx context.Context, path string, prev agent.Mark, maxLine int, fn func([]byte, int64) error) (agent.Read, error)
+	read func(ctx context.Context, path string, prev agent.Mark, lim agent.Limits, fn func([]byte, int64) error) (agent.Read, error)
 }
 
 // ProjectsDir is where Claude Code keeps its transcripts for a user:
@@ -86,7 +86,7 @@ func ProjectsDir() (string, error) {
 // absolute path) whose transcripts are under projects (ProjectsDir).
 func New(root, projects string) *Importer {
 	root = filepath.Clean(root)
-	im := &Importer{workspace: []string{root}, projects: projects, maxLine: agent.MaxLine, read: agent.ReadNew}
+	im := &Importer{workspace: []string{root}, projects: projects, limits: agent.DefaultLimits(), read: agent.ReadNew}
 	if real, err := filepath.EvalSymlinks(root); err == nil && real != root {
 		im.workspace = append(im.workspace, real)
 	}
@@ -197,7 +197,7 @@ func (im *Importer) Import(ctx context.Context, since time.Time, done agent.Mark
 		for _, rel := range files {
 			key := filepath.ToSlash(rel)
 			path := filepath.Join(im.projects, rel)
-			r, err := im.read(ctx, path, done[key], im.maxLine, func(line []byte, off int64) error {
+			r, err := im.read(ctx, path, done[key], im.limits, func(line []byte, off int64) error {
 				im.parse(b, line, fmt.Sprintf("%s@%d", path, off), fo, since)
 				return nil
 			})

@@ -146,7 +146,7 @@ func TestImportHostileLines(t *testing.T) {
 		skillLine("2026-03-01T10:00:01Z", ws, "ok", `{"skill":"pdf"}`),
 	)
 	im := New(ws, projects)
-	im.maxLine = 1000
+	im.limits.Line = 1000
 	b, err := im.Import(context.Background(), time.Time{}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -231,11 +231,11 @@ func TestImportPassesOverUnreadable(t *testing.T) {
 	transcript(t, projects, folder, "b.jsonl", skillLine("2026-03-01T10:00:00Z", ws, "t2", `{"skill":"xlsx"}`))
 	im := New(ws, projects)
 	old := agent.Mark{Offset: 1, Hash: "kept"}
-	im.read = func(ctx context.Context, path string, prev agent.Mark, max int, fn func([]byte, int64) error) (agent.Read, error) {
+	im.read = func(ctx context.Context, path string, prev agent.Mark, lim agent.Limits, fn func([]byte, int64) error) (agent.Read, error) {
 		if strings.HasSuffix(path, "b.jsonl") {
 			return agent.Read{Mark: prev}, errors.New("open " + path + ": input/output error")
 		}
-		return agent.ReadNew(ctx, path, prev, max, fn)
+		return agent.ReadNew(ctx, path, prev, lim, fn)
 	}
 	b, err := im.Import(context.Background(), time.Time{}, agent.Marks{folder + "/b.jsonl": old})
 	if err != nil {
@@ -243,5 +243,23 @@ func TestImportPassesOverUnreadable(t *testing.T) {
 	}
 	if summary(b.Events) != "use:pdf" || len(b.Unreadable) != 1 || !strings.Contains(b.Unreadable[0], "b.jsonl") || b.Marks[folder+"/b.jsonl"] != old {
 		t.Errorf("events %s, unreadable %v, marks %v", summary(b.Events), b.Unreadable, b.Marks)
+	}
+}
+
+// TestImportPassesOverHugeTranscript: a transcript over the size limit is
+// not read; it is listed with the reason, and the others are imported.
+func TestImportPassesOverHugeTranscript(t *testing.T) {
+	ws, projects := t.TempDir(), t.TempDir()
+	folder := FolderName(ws)
+	transcript(t, projects, folder, "a.jsonl", skillLine("2026-03-01T10:00:00Z", ws, "t1", `{"skill":"pdf"}`))
+	transcript(t, projects, folder, "b.jsonl", skillLine("2026-03-01T10:00:00Z", ws, "t2", `{"skill":"xlsx"}`), strings.Repeat("x", 4<<20))
+	im := New(ws, projects)
+	im.limits.File = 2 << 20
+	b, err := im.Import(context.Background(), time.Time{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if summary(b.Events) != "use:pdf" || len(b.Unreadable) != 1 || !strings.Contains(b.Unreadable[0], "b.jsonl is 4 MiB, over the limit of 2 MiB") {
+		t.Errorf("events %s, unreadable %v", summary(b.Events), b.Unreadable)
 	}
 }

@@ -69,6 +69,11 @@ type sourceProgress struct {
 	buf    []byte
 }
 
+// maxProgressMessage bounds what is kept of a progress message whose \r
+// or \n has not come: a server that never sends one grew the buffer
+// without limit. The newest bytes are kept.
+const maxProgressMessage = 4 << 10
+
 // Write takes git's sideband stream, whose messages end in \r or \n, and
 // shows each complete one.
 func (s *sourceProgress) Write(b []byte) (int, error) {
@@ -76,6 +81,9 @@ func (s *sourceProgress) Write(b []byte) (int, error) {
 	for {
 		i := bytes.IndexAny(s.buf, "\r\n")
 		if i < 0 {
+			if len(s.buf) > maxProgressMessage {
+				s.buf = append(s.buf[:0], s.buf[len(s.buf)-maxProgressMessage:]...)
+			}
 			return len(b), nil
 		}
 		msg := bytes.TrimSpace(s.buf[:i])

@@ -58,3 +58,27 @@ func TestProgressFromTheRemoteIsEscaped(t *testing.T) {
 		t.Errorf("progress printed control characters raw: %q", got)
 	}
 }
+
+// A server that never ends its progress message cannot grow the buffer
+// without limit: the newest bytes of the message are kept, and shown
+// when it ends.
+func TestProgressMessageIsBounded(t *testing.T) {
+	var out bytes.Buffer
+	p := &progressLine{out: &out}
+	w := p.writer("team").(*sourceProgress)
+	chunk := bytes.Repeat([]byte("x"), 64<<10)
+	for range 256 { // 16 MiB without \r or \n
+		if _, err := w.Write(chunk); err != nil {
+			t.Fatal(err)
+		}
+		if cap(w.buf) > 2*len(chunk)+maxProgressMessage {
+			t.Fatalf("the buffer holds %d bytes", cap(w.buf))
+		}
+	}
+	if _, err := w.Write([]byte("end\n")); err != nil {
+		t.Fatal(err)
+	}
+	if want := "\r\x1b[Kteam: " + strings.Repeat("x", maxProgressMessage) + "end"; out.String() != want {
+		t.Errorf("progress = %d bytes, want its last %d and \"end\"", out.Len(), maxProgressMessage)
+	}
+}
