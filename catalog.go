@@ -2,13 +2,13 @@ package skillsync
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"path/filepath"
 	"slices"
 
 	"github.com/skillsync/skillsync/curator"
+	"github.com/skillsync/skillsync/internal/skillmeta"
 	"github.com/skillsync/skillsync/layering"
 	"github.com/skillsync/skillsync/materialize"
 	"github.com/skillsync/skillsync/repository"
@@ -21,7 +21,7 @@ import (
 // no git store and writes nothing. A configured source the cache does not
 // hold is a problem ("not synced yet"); the other layers still count.
 func (e *Engine) Catalog(ctx context.Context) (*layering.Catalog, error) {
-	m, err := materialize.ReadManifest(e.layout.CacheDir())
+	m, err := materialize.ReadSkills(e.layout.CacheDir())
 	var problems []skill.Problem
 	if err != nil {
 		problems = append(problems, skill.Problem{Level: skill.Error, Rule: "cache-unreadable", Message: err.Error() + "; run skillsync sync"})
@@ -112,9 +112,10 @@ func (e *Engine) cachedInput(ctx context.Context, m *materialize.Manifest, sourc
 }
 
 // cachedSkill rebuilds a cached skill from its manifest record: the
-// frontmatter kept at sync time and the file listing, with its files read
-// from the cache on demand. A record without frontmatter (written by an
-// older skillsync) is parsed from the cached SKILL.md instead.
+// frontmatter kept at sync time, with its files read from the cache on
+// demand (FileList walks them: only show and the targets ask). A record
+// without frontmatter (written by an older skillsync) is parsed from the
+// cached SKILL.md instead.
 func cachedSkill(source *repository.DirFS, name string, rec *materialize.SkillRecord) (skill.Skill, error) {
 	files, err := source.Sub(name)
 	if err != nil {
@@ -122,8 +123,8 @@ func cachedSkill(source *repository.DirFS, name string, rec *materialize.SkillRe
 	}
 	var s skill.Skill
 	if len(rec.Meta) > 0 {
-		var meta skill.Meta
-		if err := json.Unmarshal(rec.Meta, &meta); err != nil {
+		meta, err := skillmeta.Decode(rec.Meta)
+		if err != nil {
 			return skill.Skill{}, fmt.Errorf("skill %s: its record in the manifest: %w", name, err)
 		}
 		s = skill.FromMeta(meta, files)
@@ -136,11 +137,6 @@ func cachedSkill(source *repository.DirFS, name string, rec *materialize.SkillRe
 	}
 	if s.Name != name {
 		return skill.Skill{}, fmt.Errorf("skill %s: the manifest records it as %q", name, s.Name)
-	}
-	s.Listing = make([]skill.File, 0, len(rec.Files))
-	for _, p := range slices.Sorted(maps.Keys(rec.Files)) {
-		f := rec.Files[p]
-		s.Listing = append(s.Listing, skill.File{Path: p, Size: f.Size, Mode: f.Perm()})
 	}
 	return s, nil
 }

@@ -2,7 +2,6 @@ package skillsync
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/skillsync/skillsync/config"
 	"github.com/skillsync/skillsync/curator"
+	"github.com/skillsync/skillsync/internal/skillmeta"
 	"github.com/skillsync/skillsync/layering"
 	"github.com/skillsync/skillsync/lock"
 	"github.com/skillsync/skillsync/materialize"
@@ -39,6 +39,12 @@ type SyncOptions struct {
 	// Verify hashes every cached file instead of trusting stat data, and
 	// rewrites whatever differs.
 	Verify bool
+	// StatCheck compares every cached and target file's size, mtime and
+	// mode with its record (lstat) before trusting it, as every sync did
+	// before records were trusted; a daemon runs one every so many syncs.
+	// Without it (and without Verify) a source at its recorded revision
+	// and config is current without a look at its files.
+	StatCheck bool
 	// Offline fetches nothing: sources with a local copy are materialized
 	// at the revision the copy holds. Curation and restore use it.
 	Offline bool
@@ -72,7 +78,7 @@ func (e *Engine) Sync(ctx context.Context, opts SyncOptions) (*SyncReport, error
 		}
 		run.frozen = &FrozenError{}
 	}
-	cache, err := materialize.OpenCache(ctx, e.layout.CacheDir(), orDefault(opts.Wait, DefaultWait), opts.Verify)
+	cache, err := materialize.OpenCache(ctx, e.layout.CacheDir(), orDefault(opts.Wait, DefaultWait), opts.check())
 	if IsLocked(err) {
 		return nil, fmt.Errorf("another sync holds the cache: %w", err)
 	}
@@ -82,6 +88,17 @@ func (e *Engine) Sync(ctx context.Context, opts SyncOptions) (*SyncReport, error
 	defer cache.Close()
 	run.cache = cache
 	return run.do(ctx)
+}
+
+// check is how far the sync trusts recorded state.
+func (o SyncOptions) check() materialize.Check {
+	switch {
+	case o.Verify:
+		return materialize.CheckHash
+	case o.StatCheck:
+		return materialize.CheckStat
+	}
+	return materialize.CheckRecord
 }
 
 // syncRun is one sync: what it was asked, what it holds open, and what it
@@ -133,7 +150,7 @@ func (r *syncRun) do(ctx context.Context) (*SyncReport, error) {
 	if err != nil {
 		return report, err
 	}
-	if err := e.syncTargets(ctx, cat, r.cache.Manifest(), r.opts.Verify, report); err != nil {
+	if err := e.syncTargets(ctx, cat, r.cache.Manifest(), r.opts.check(), report); err != nil {
 		return report, err
 	}
 	report.summarize(cat)
@@ -335,10 +352,10 @@ func materialSkills(skills []skill.Skill, guessModes bool) []materialize.Skill {
 	out := make([]materialize.Skill, 0, len(skills))
 	for _, s := range skills {
 		m := materialize.Skill{Name: s.Name, Files: s.Files, List: s.FileList(), GuessModes: guessModes}
-		if t, ok := s.Files.(*repository.TreeFS); ok {
+		if t, ok := s.Files.(interface{ TreeHash() string }); ok {
 			m.Fingerprint = "git-tree:" + t.TreeHash()
 		}
-		if meta, err := json.Marshal(s.Meta()); err == nil {
+		if meta, err := skillmeta.Encode(s.Meta()); err == nil {
 			m.Meta = meta
 		}
 		out = append(out, m)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -17,6 +16,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/skillsync/skillsync/internal/atomicfile"
 	"github.com/skillsync/skillsync/skill"
 )
 
@@ -24,7 +24,9 @@ import (
 type Skill struct {
 	Name  string
 	Files fs.FS
-	// List is the files to write, from skill.ListFiles.
+	// List is the files to write, from skill.ListFiles; nil lists Files
+	// with skill.ListFiles when the skill is looked at, so a caller that
+	// has no listing at hand pays for one only then.
 	List []skill.File
 	// GuessModes is set for sources without file modes (an embedded FS): a
 	// file starting with "#!" becomes 0755, every other 0644.
@@ -35,7 +37,7 @@ type Skill struct {
 	Fingerprint string
 	// Meta is stored with the skill's record as given (its parsed
 	// frontmatter, for readers that must not parse SKILL.md again).
-	Meta json.RawMessage
+	Meta []byte
 }
 
 // Stats counts what a run wrote.
@@ -66,9 +68,17 @@ func (s *Stats) add(o Stats) {
 // the size of a skill.
 type writer struct {
 	staging string
-	// verify hashes every live file instead of trusting its stat data, and
-	// counts files nobody recorded as differences.
-	verify bool
+	// check says how far recorded state is trusted. CheckHash hashes
+	// every live file instead of trusting its stat data, and counts files
+	// nobody recorded as differences.
+	check Check
+	// marker is the file written before the first change of a live entry
+	// and removed (clean) once the destination's record says what is
+	// live. unclean is set when it was there at the start: a run stopped
+	// halfway, and no record is trusted without a stat check.
+	marker  string
+	unclean bool
+	marked  bool
 	// keepOld leaves the versions swapped out in staging, for the next run
 	// to remove, instead of removing them at once: a reader that opened an
 	// old directory just before the swap can finish reading it.
@@ -105,13 +115,17 @@ type swap struct {
 
 // newWriter returns a writer that builds in staging, which must be on the
 // same file system as the destinations. Whatever staging holds is left
-// over from an interrupted run and is removed.
-func newWriter(staging string) (*writer, error) {
+// over from an interrupted run and is removed. marker is the destination's
+// mark of a run that stopped halfway.
+func newWriter(staging, marker string) (*writer, error) {
 	if err := replaceWithDir(staging); err != nil {
 		return nil, err
 	}
+	_, err := os.Lstat(marker)
 	return &writer{
 		staging: staging,
+		marker:  marker,
+		unclean: !errors.Is(err, fs.ErrNotExist),
 		slots:   make(chan struct{}, parallelBuilds),
 		free:    make(chan *[]byte, parallelBuilds*(queueLen+1)+1),
 	}, nil
@@ -168,6 +182,41 @@ func ensureDir(path string) error {
 	return os.Mkdir(path, 0o755)
 }
 
+// trusts reports whether a record may be taken as what is live without a
+// look at the files.
+func (w *writer) trusts() bool { return w.check == CheckRecord && !w.unclean }
+
+// hashes reports whether every live file is hashed, stat data ignored.
+func (w *writer) hashes() bool { return w.check == CheckHash }
+
+// markLive writes the marker before the first change of a live entry.
+func (w *writer) markLive() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.marked {
+		return nil
+	}
+	if err := atomicfile.WriteFile(w.marker, []byte("a sync is changing this folder; if it stopped halfway, the next one checks every file\n"), 0o644); err != nil {
+		return fmt.Errorf("mark the change: %w", err)
+	}
+	w.marked = true
+	return nil
+}
+
+// clean removes the marker: the record now says what is live.
+func (w *writer) clean() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.marked && !w.unclean {
+		return nil
+	}
+	if err := os.Remove(w.marker); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("remove %s: %w", w.marker, err)
+	}
+	w.marked, w.unclean = false, false
+	return nil
+}
+
 func (w *writer) count(st Stats) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -219,7 +268,7 @@ func (w *writer) liveFile(path string, rec *FileRecord) (fs.FileInfo, Hash) {
 	if err != nil || !info.Mode().IsRegular() {
 		return nil, Hash{}
 	}
-	if rec != nil && !w.verify && info.Size() == rec.Size && info.ModTime().UnixNano() == rec.MTime && info.Mode().Perm() == rec.Perm() {
+	if rec != nil && !w.hashes() && info.Size() == rec.Size && info.ModTime().UnixNano() == rec.MTime && info.Mode().Perm() == rec.Perm() {
 		return info, rec.SHA256
 	}
 	sha, err := hashFile(path)
@@ -309,6 +358,9 @@ func (w *writer) remove(live string, rec *SkillRecord) error {
 
 // moveOut renames live to dest and, when del is set, deletes it there.
 func (w *writer) moveOut(live, dest string, rec *SkillRecord, del bool) error {
+	if err := w.markLive(); err != nil {
+		return err
+	}
 	if err := os.Rename(live, dest); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("remove %s: %w", live, err)
 	}
@@ -348,6 +400,9 @@ func (w *writer) commit(ctx context.Context) (failed, err error) {
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := w.markLive(); err != nil {
 		return nil, err
 	}
 	parents := map[string]bool{}
