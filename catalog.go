@@ -27,7 +27,7 @@ func (e *Engine) Catalog(ctx context.Context) (*layering.Catalog, error) {
 		problems = append(problems, skill.Problem{Level: skill.Error, Rule: "cache-unreadable", Message: err.Error() + "; run skillsync sync"})
 		m = materialize.NewManifest()
 	}
-	cat, err := e.catalogFrom(ctx, m)
+	cat, err := e.catalogFrom(ctx, m, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -36,13 +36,20 @@ func (e *Engine) Catalog(ctx context.Context) (*layering.Catalog, error) {
 }
 
 // catalogFrom merges the layers with the marketplace layer as m records
-// it, and marks each winner with its curation state.
-func (e *Engine) catalogFrom(ctx context.Context, m *materialize.Manifest) (*layering.Catalog, error) {
+// it, and marks each winner with its curation state: from u when the
+// caller has the usage at hand (a sync loaded it already, and decoding it
+// again costs as much as the rest of a sync with nothing new), else from
+// the usage file.
+func (e *Engine) catalogFrom(ctx context.Context, m *materialize.Manifest, u *curator.Usage) (*layering.Catalog, error) {
 	cat, err := e.buildCatalog(ctx, m)
 	if err != nil {
 		return nil, err
 	}
-	e.applyUsage(cat)
+	if u != nil {
+		e.markStates(cat, u)
+	} else {
+		e.applyUsage(cat)
+	}
 	return cat, nil
 }
 
@@ -153,6 +160,11 @@ func (e *Engine) applyUsage(cat *layering.Catalog) {
 			return
 		}
 	}
+	e.markStates(cat, u)
+}
+
+// markStates marks each winner of cat with its curation state in u.
+func (e *Engine) markStates(cat *layering.Catalog, u *curator.Usage) {
 	for _, w := range cat.Winners {
 		if c, ok := e.copyOf(&w.Entry); ok {
 			w.State = string(u.StateOf(c))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"reflect"
 	"slices"
 	"sort"
 	"time"
@@ -68,7 +69,7 @@ func (e *Engine) Sync(ctx context.Context, opts SyncOptions) (*SyncReport, error
 	if err := e.checkNames(opts.Move); err != nil {
 		return nil, err
 	}
-	run := &syncRun{e: e, opts: opts, lock: locked, report: newSyncReport()}
+	run := &syncRun{e: e, opts: opts, lock: locked, hasLock: hasLock, report: newSyncReport()}
 	if opts.Frozen {
 		if !hasLock {
 			return nil, &FrozenError{Diff: []string{"there is no " + e.layout.LockFile() + ": run skillsync sync once without --frozen"}}
@@ -104,11 +105,13 @@ func (o SyncOptions) check() materialize.Check {
 // syncRun is one sync: what it was asked, what it holds open, and what it
 // has done so far.
 type syncRun struct {
-	e      *Engine
-	opts   SyncOptions
-	lock   *lock.File
-	frozen *FrozenError
-	cache  *materialize.Cache
+	e    *Engine
+	opts SyncOptions
+	lock *lock.File
+	// hasLock is set when lock was read from skillsync.lock.
+	hasLock bool
+	frozen  *FrozenError
+	cache   *materialize.Cache
 	// usage is the curator's state: archived copies stay out of the cache.
 	usage  *curator.Usage
 	report *SyncReport
@@ -146,7 +149,9 @@ func (r *syncRun) do(ctx context.Context) (*SyncReport, error) {
 		return report, fmt.Errorf("write cache %s: %w", e.layout.CacheDir(), err)
 	}
 	report.Files = r.cache.Stats()
-	cat, err := e.catalogFrom(ctx, r.cache.Manifest())
+	// The states are those of the usage this sync read at its start, which
+	// also decided what the cache leaves out as archived.
+	cat, err := e.catalogFrom(ctx, r.cache.Manifest(), r.usage)
 	if err != nil {
 		return report, err
 	}
@@ -158,8 +163,13 @@ func (r *syncRun) do(ctx context.Context) (*SyncReport, error) {
 	if r.frozen != nil && len(r.frozen.Diff) > 0 {
 		return report, r.frozen
 	}
-	if err := e.newLock(r.cache.Manifest(), r.lock).Write(e.layout.LockFile()); err != nil {
-		return report, fmt.Errorf("write %s: %w", e.layout.LockFile(), err)
+	// A lock that says what it said is not written, nor encoded to find
+	// out: with thousands of skills that is most of a sync with nothing
+	// new.
+	if next := e.newLock(r.cache.Manifest(), r.lock); !r.hasLock || !reflect.DeepEqual(next, r.lock) {
+		if err := next.Write(e.layout.LockFile()); err != nil {
+			return report, fmt.Errorf("write %s: %w", e.layout.LockFile(), err)
+		}
 	}
 	return report, report.err()
 }
