@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"reflect"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/skillsync/skillsync/config"
@@ -196,10 +198,47 @@ func (r *syncRun) open() []*sourceRun {
 		if pinned, ok := r.lock.Sources[s.Name]; ok && (r.opts.Frozen || (r.opts.Locked && !slices.Contains(r.opts.Move, s.Name))) {
 			rev = pinned.Revision
 		}
-		repo, err := r.e.open(s, rev)
+		sp, err := r.e.spec(s, rev)
+		var repo repository.Repository
+		if err == nil {
+			sp.Options.Known = r.known(s)
+			repo, err = repository.Open(sp)
+		}
 		out = append(out, &sourceRun{cfg: s, repo: repo, broken: err})
 	}
 	return out
+}
+
+// known answers discovery's Options.Known for source s from what the
+// cache recorded the last time the source was read with the same
+// discovery settings: a skill whose git tree did not change is taken from
+// its record, its SKILL.md not parsed and its folder not listed, whatever
+// the commit or ref. A sync that verifies reads everything again.
+func (r *syncRun) known(s config.Source) func(string) (skill.Meta, []skill.File, bool) {
+	if r.opts.Verify || r.cache.Manifest().Sources[s.Name] == nil {
+		return nil
+	}
+	discovery := r.e.discovery(s)
+	return func(key string) (skill.Meta, []skill.File, bool) {
+		hash, ok := strings.CutPrefix(key, "tree:")
+		if !ok {
+			return skill.Meta{}, nil, false
+		}
+		name, sk, ok := r.cache.Recorded(s.Name, discovery, "git-tree:"+hash)
+		if !ok || len(sk.Meta) == 0 {
+			return skill.Meta{}, nil, false
+		}
+		meta, err := skillmeta.Decode(sk.Meta)
+		if err != nil || meta.Name != name {
+			return skill.Meta{}, nil, false
+		}
+		files := make([]skill.File, 0, len(sk.Files))
+		for _, p := range slices.Sorted(maps.Keys(sk.Files)) {
+			f := sk.Files[p]
+			files = append(files, skill.File{Path: p, Size: f.Size, Mode: f.Perm()})
+		}
+		return meta, files, true
+	}
 }
 
 // closeAll releases what open sources hold (a database's connections and
@@ -259,7 +298,7 @@ func (r *syncRun) materialize(ctx context.Context, s *sourceRun, rep SourceRepor
 	name := s.cfg.Name
 	rec := r.cache.Manifest().Sources[name]
 	archived := r.usage.ArchivedIn(layering.Marketplace, name)
-	src := materialize.Source{Name: name, Revision: rep.Revision, Fingerprint: r.e.fingerprint(s.cfg),
+	src := materialize.Source{Name: name, Revision: rep.Revision, Fingerprint: r.e.fingerprint(s.cfg), Discovery: r.e.discovery(s.cfg),
 		Excluded: excludedIn(rec, archived), MaxSkillSize: r.e.maxSkillSize()}
 	if r.frozen == nil && r.cache.Current(src) {
 		rep.Skills = len(rec.Skills)

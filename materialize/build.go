@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"sync/atomic"
 
@@ -46,6 +47,8 @@ type build struct {
 	files     map[string]FileRecord
 	stats     Stats
 	aside     string
+	// dirs are the folders made in dir so far, by slash path.
+	dirs map[string]bool
 }
 
 // errAborted is the error of a build its stager gave up.
@@ -61,6 +64,7 @@ func (w *writer) startBuild(live string) *build {
 		ops:   make(chan op, queueLen),
 		done:  make(chan struct{}),
 		files: map[string]FileRecord{},
+		dirs:  map[string]bool{".": true},
 	}
 	w.builds.Add(1)
 	go b.run()
@@ -111,7 +115,7 @@ func (b *build) run() {
 		switch o.kind {
 		case opCreate:
 			dst := b.staged(o.path)
-			err := os.MkdirAll(filepath.Dir(dst), 0o755)
+			err := b.mkdirs(o.path)
 			if err == nil {
 				f, err = os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o644)
 			}
@@ -147,6 +151,24 @@ func (b *build) run() {
 	}
 }
 
+// mkdirs makes the folders of a file's path in the build, each once: the
+// build is the only writer of its folder, so what it made it need not
+// look at again.
+func (b *build) mkdirs(file string) error {
+	dir := path.Dir(file)
+	if b.dirs[dir] {
+		return nil
+	}
+	if err := b.mkdirs(dir); err != nil {
+		return err
+	}
+	if err := os.Mkdir(b.staged(dir), 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	b.dirs[dir] = true
+	return nil
+}
+
 // staged is where path goes in the build.
 func (b *build) staged(path string) string {
 	return filepath.Join(b.dir, filepath.FromSlash(path))
@@ -176,7 +198,7 @@ func (b *build) close(f *os.File, o op) error {
 // still hash as recorded.
 func (b *build) link(o op) error {
 	src, dst := filepath.Join(b.live, filepath.FromSlash(o.path)), b.staged(o.path)
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+	if err := b.mkdirs(o.path); err != nil {
 		return err
 	}
 	if err := os.Link(src, dst); err == nil {

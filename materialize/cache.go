@@ -61,7 +61,8 @@ var ErrLocked = lockfile.ErrLocked
 var ErrCorrupt = jsonfile.ErrCorrupt
 
 // Cache is an open .skills-cache: locked against other syncs, its staging
-// area emptied, its manifest loaded.
+// area emptied, its manifest loaded. It is used from one goroutine at a
+// time.
 type Cache struct {
 	root     string
 	lock     *lockfile.Lock
@@ -78,6 +79,9 @@ type Cache struct {
 	examined map[string]bool
 	// opened are the warnings of OpenCache.
 	opened []string
+	// byFingerprint indexes each source's records by skill fingerprint,
+	// built on the first Recorded of the source.
+	byFingerprint map[string]map[string]string
 }
 
 // ChangeOp is what happened to a skill.
@@ -110,6 +114,9 @@ type Source struct {
 	// changes what the source yields (kind, ref, path, strict, limits,
 	// filters). A change of it makes the source not current.
 	Fingerprint string
+	// Discovery is the caller's digest of the settings that decide what a
+	// skill's content is read as; see SourceRecord.Discovery.
+	Discovery string
 	// Skills are the skills to materialize, each name once.
 	Skills []Skill
 	// Excluded names the skills left out on purpose (archived), sorted.
@@ -209,6 +216,40 @@ func (c *Cache) load() {
 	}
 }
 
+// Recorded returns the name and record, files included, of the skill of
+// source whose Fingerprint is fingerprint, when the source was last read
+// under discovery settings discovery: what the source yielded the last
+// time that content was read that way. ok is false when there is none,
+// or when the source's file records cannot be read. The record is the
+// cache's own: the caller must not change it.
+func (c *Cache) Recorded(source, discovery, fingerprint string) (name string, rec *SkillRecord, ok bool) {
+	src := c.manifest.Sources[source]
+	if src == nil || fingerprint == "" || discovery == "" || src.Discovery != discovery {
+		return "", nil, false
+	}
+	if src = c.filesOf(source, src); src.filesLost {
+		return "", nil, false
+	}
+	if c.byFingerprint == nil {
+		c.byFingerprint = map[string]map[string]string{}
+	}
+	index := c.byFingerprint[source]
+	if index == nil {
+		index = make(map[string]string, len(src.Skills))
+		for name, sk := range src.Skills {
+			if sk.Fingerprint != "" {
+				index[sk.Fingerprint] = name
+			}
+		}
+		c.byFingerprint[source] = index
+	}
+	name, ok = index[fingerprint]
+	if !ok {
+		return "", nil, false
+	}
+	return name, src.Skills[name], true
+}
+
 // filesOf returns rec with its file records loaded. Records that cannot
 // be read are a warning; the source's live files are then hashed again
 // (filesLost), never trusted.
@@ -231,8 +272,12 @@ func (c *Cache) filesOf(source string, rec *SourceRecord) *SourceRecord {
 // manifest that was unreadable or set aside.
 func (c *Cache) OpenWarnings() []string { return slices.Clone(c.opened) }
 
-// Close releases the lock.
-func (c *Cache) Close() error { return c.lock.Close() }
+// Close waits for the staging area's leftovers to be removed and
+// releases the lock.
+func (c *Cache) Close() error {
+	c.writer.tidy()
+	return c.lock.Close()
+}
 
 // Root returns the cache directory.
 func (c *Cache) Root() string { return c.root }
@@ -311,7 +356,7 @@ func (c *Cache) SyncSource(ctx context.Context, src Source) Result {
 	}
 	old = c.filesOf(src.Name, old)
 	c.examined[src.Name] = true
-	next := &SourceRecord{Revision: src.Revision, Fingerprint: src.Fingerprint, Skills: map[string]*SkillRecord{}, Excluded: src.Excluded, filesLoaded: true}
+	next := &SourceRecord{Revision: src.Revision, Fingerprint: src.Fingerprint, Discovery: src.Discovery, Skills: map[string]*SkillRecord{}, Excluded: src.Excluded, filesLoaded: true}
 	fail := func(name string, err error) {
 		res.Errors = append(res.Errors, skillError(src.Name, name, err))
 	}
@@ -387,6 +432,7 @@ func (c *Cache) SyncSource(ctx context.Context, src Source) Result {
 		next.Revision = ""
 	}
 	c.manifest.Sources[src.Name] = next
+	delete(c.byFingerprint, src.Name)
 	c.dirty = true
 	res.Warnings = foreign(filepath.Join(c.root, src.Name), func(name string) bool { return next.Skills[name] != nil })
 	return res

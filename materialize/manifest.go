@@ -40,6 +40,11 @@ type SourceRecord struct {
 	// changes what the source yields: a source whose fingerprint changed
 	// is not current even at the same revision.
 	Fingerprint string
+	// Discovery is the caller's digest of the settings that decide what a
+	// skill's content is read as (strictness, discovery rules): the skill
+	// records stand for reading that content again only under the same
+	// Discovery (see Cache.Recorded).
+	Discovery string
 	// Excluded are skills of the source deliberately not materialized
 	// (archived by the curator), sorted; a change to them is a change of
 	// the source even at the same revision.
@@ -128,6 +133,7 @@ type index struct {
 type indexSource struct {
 	Revision    string   `json:"revision"`
 	Fingerprint string   `json:"fingerprint,omitempty"`
+	Discovery   string   `json:"discovery,omitempty"`
 	Excluded    []string `json:"excluded,omitempty"`
 	// Skills and Files count what the records hold.
 	Skills int `json:"skills"`
@@ -271,7 +277,7 @@ func loadIndex(root string) (m *Manifest, legacyFile bool, err error) {
 	if err == nil {
 		m := NewManifest()
 		for source, s := range x.Sources {
-			m.Sources[source] = &SourceRecord{Revision: s.Revision, Fingerprint: s.Fingerprint, Excluded: s.Excluded,
+			m.Sources[source] = &SourceRecord{Revision: s.Revision, Fingerprint: s.Fingerprint, Discovery: s.Discovery, Excluded: s.Excluded,
 				files: s.Files, skillsRef: s.SkillRecords, filesRef: s.FileRecords}
 		}
 		return m, false, nil
@@ -310,7 +316,7 @@ func (m *Manifest) saveIndex(root string) error {
 		if rec.skillsRef.IsZero() || rec.filesRef.IsZero() {
 			return fmt.Errorf("source %s: its records are not written", source)
 		}
-		x.Sources[source] = &indexSource{Revision: rec.Revision, Fingerprint: rec.Fingerprint, Excluded: rec.Excluded,
+		x.Sources[source] = &indexSource{Revision: rec.Revision, Fingerprint: rec.Fingerprint, Discovery: rec.Discovery, Excluded: rec.Excluded,
 			Skills: len(rec.Skills), Files: rec.Files(), SkillRecords: rec.skillsRef, FileRecords: rec.filesRef}
 	}
 	return jsonfile.Write(filepath.Join(root, manifestName), &x, 0o644)

@@ -263,3 +263,37 @@ func TestTargetTrustsItsRecord(t *testing.T) {
 		t.Error("the removed file was not put back")
 	}
 }
+
+func TestRecordedNeedsTheSameDiscovery(t *testing.T) {
+	root := t.TempDir()
+	a := mkSkill("a", v1)
+	a.Fingerprint = "git-tree:1"
+	c := open(t, root)
+	if res := c.SyncSource(context.Background(), Source{Name: "src", Revision: "r1", Discovery: "d1", Skills: []Skill{a}}); len(res.Errors) > 0 {
+		t.Fatal(res.Errors)
+	}
+	if err := c.Commit(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	c = open(t, root)
+	if name, rec, ok := c.Recorded("src", "d1", "git-tree:1"); !ok || name != "a" || len(rec.Files) != len(v1) {
+		t.Errorf("Recorded = %q %+v %v", name, rec, ok)
+	}
+	for _, tt := range [][2]string{{"d2", "git-tree:1"}, {"d1", "git-tree:2"}, {"", "git-tree:1"}, {"d1", ""}} {
+		if _, _, ok := c.Recorded("src", tt[0], tt[1]); ok {
+			t.Errorf("Recorded(%q, %q) found a record", tt[0], tt[1])
+		}
+	}
+	// A new sync of the source answers from its new records.
+	a.Fingerprint = "git-tree:2"
+	if res := c.SyncSource(context.Background(), Source{Name: "src", Revision: "r2", Discovery: "d1", Skills: []Skill{a}}); len(res.Errors) > 0 {
+		t.Fatal(res.Errors)
+	}
+	if _, _, ok := c.Recorded("src", "d1", "git-tree:1"); ok {
+		t.Error("a record the source no longer has was found")
+	}
+	if name, _, ok := c.Recorded("src", "d1", "git-tree:2"); !ok || name != "a" {
+		t.Error("the new record was not found")
+	}
+}

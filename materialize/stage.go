@@ -198,11 +198,12 @@ func (st *stager) run(o stageOptions) (*staged, error) {
 	}
 	b := st.build()
 	b.aside = res.preserved
+	realDirs := map[string]bool{}
 	for _, sf := range same {
 		// An edited copy is kept whole, so nothing of it is linked into the
 		// new version: the two would share inodes, and an edit of one
 		// would change the other.
-		if res.preserved == "" && linkable(st.live, sf.path) {
+		if res.preserved == "" && linkable(st.live, sf.path, realDirs) {
 			b.send(op{kind: opLink, path: sf.path, rec: sf.rec})
 			continue
 		}
@@ -256,7 +257,7 @@ func (st *stager) file(f skill.File) (sameFile, bool, error) {
 			prev = &r
 		}
 	}
-	info, liveSHA := st.w.liveFile(livePath, prev)
+	info, liveSHA := st.w.liveHash(livePath, liveInfo, prev)
 	if info != nil && liveSHA == sha && info.Mode().Perm() == mode {
 		return sameFile{f.Path, FileRecord{SHA256: sha, Size: info.Size(), Mode: modeString(mode), MTime: info.ModTime().UnixNano()}}, true, nil
 	}

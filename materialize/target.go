@@ -177,7 +177,10 @@ func SyncTarget(ctx context.Context, t Target) (TargetReport, error) {
 	if err != nil {
 		return report, err
 	}
-	defer os.RemoveAll(w.staging)
+	defer func() {
+		w.tidy()
+		os.RemoveAll(w.staging)
+	}()
 	w.check = t.Check
 	next := newTargetRecord()
 	for _, name := range t.Keep {

@@ -84,9 +84,10 @@ type writer struct {
 	// old directory just before the swap can finish reading it.
 	keepOld bool
 
-	slots  chan struct{} // one token per running build
-	free   chan *[]byte  // chunks to reuse
-	builds sync.WaitGroup
+	slots   chan struct{} // one token per running build
+	free    chan *[]byte  // chunks to reuse
+	builds  sync.WaitGroup
+	tidying sync.WaitGroup // the removal of what staging held
 
 	mu      sync.Mutex // guards stats and pending while builds run
 	stats   Stats
@@ -115,20 +116,55 @@ type swap struct {
 
 // newWriter returns a writer that builds in staging, which must be on the
 // same file system as the destinations. Whatever staging holds is left
-// over from an interrupted run and is removed. marker is the destination's
-// mark of a run that stopped halfway.
+// over from an earlier run (the versions it swapped out, or an
+// interrupted run's work) and is removed in the background while this
+// run works: call tidy before the staging folder itself goes. marker is
+// the destination's mark of a run that stopped halfway.
 func newWriter(staging, marker string) (*writer, error) {
-	if err := replaceWithDir(staging); err != nil {
+	leftover, err := stagingDir(staging)
+	if err != nil {
 		return nil, err
 	}
-	_, err := os.Lstat(marker)
-	return &writer{
+	_, err = os.Lstat(marker)
+	w := &writer{
 		staging: staging,
 		marker:  marker,
 		unclean: !errors.Is(err, fs.ErrNotExist),
 		slots:   make(chan struct{}, parallelBuilds),
 		free:    make(chan *[]byte, parallelBuilds*(queueLen+1)+1),
-	}, nil
+	}
+	if len(leftover) > 0 {
+		w.tidying.Add(1)
+		go func() {
+			defer w.tidying.Done()
+			for _, name := range leftover {
+				_ = os.RemoveAll(filepath.Join(staging, name))
+			}
+		}()
+	}
+	return w, nil
+}
+
+// tidy waits for the removal of what staging held at the start.
+func (w *writer) tidy() { w.tidying.Wait() }
+
+// stagingDir makes path a real directory and returns the names it holds.
+// Anything else in its place, a symbolic link included, is removed (the
+// link itself, never its target).
+func stagingDir(path string) ([]string, error) {
+	if info, err := os.Lstat(path); err == nil && info.IsDir() {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", path, err)
+		}
+		defer f.Close()
+		names, err := f.Readdirnames(-1)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", path, err)
+		}
+		return names, nil
+	}
+	return nil, replaceWithDir(path)
 }
 
 // chunk returns a buffer of chunkSize bytes.
@@ -262,10 +298,18 @@ func fileMode(m fs.FileMode, head []byte, guess bool) fs.FileMode {
 
 // liveFile returns the stat data and content hash of a live file, or nil
 // when it is not a regular file. The hash comes from the record when the
-// stat data still match it, unless the writer verifies.
+// stat data still match it, unless the writer hashes everything.
 func (w *writer) liveFile(path string, rec *FileRecord) (fs.FileInfo, Hash) {
 	info, err := os.Lstat(path)
-	if err != nil || !info.Mode().IsRegular() {
+	if err != nil {
+		return nil, Hash{}
+	}
+	return w.liveHash(path, info, rec)
+}
+
+// liveHash is liveFile for a file already lstat'ed as info.
+func (w *writer) liveHash(path string, info fs.FileInfo, rec *FileRecord) (fs.FileInfo, Hash) {
+	if !info.Mode().IsRegular() {
 		return nil, Hash{}
 	}
 	if rec != nil && !w.hashes() && info.Size() == rec.Size && info.ModTime().UnixNano() == rec.MTime && info.Mode().Perm() == rec.Perm() {
@@ -321,21 +365,35 @@ func realDir(path string) bool {
 
 // linkable reports whether the live file at rel can be hard-linked into a
 // new version: live is a real directory and no element of rel is a
-// symbolic link, which could lead out of the destination.
-func linkable(live, rel string) bool {
+// symbolic link, which could lead out of the destination. dirs remembers
+// the directories of live already found real (nil: remember nothing), so
+// the files of one folder cost one lstat of it between them.
+func linkable(live, rel string, dirs map[string]bool) bool {
 	p := live
-	if !realDir(p) {
-		return false
+	if !dirs["."] {
+		if !realDir(p) {
+			return false
+		}
+		if dirs != nil {
+			dirs["."] = true
+		}
 	}
 	elems := strings.Split(rel, "/")
 	for i, e := range elems {
 		p = filepath.Join(p, e)
+		last := i == len(elems)-1
+		if !last && dirs[strings.Join(elems[:i+1], "/")] {
+			continue
+		}
 		info, err := os.Lstat(p)
 		if err != nil {
 			return false
 		}
-		if last := i == len(elems)-1; (last && !info.Mode().IsRegular()) || (!last && !info.IsDir()) {
+		if (last && !info.Mode().IsRegular()) || (!last && !info.IsDir()) {
 			return false
+		}
+		if !last && dirs != nil {
+			dirs[strings.Join(elems[:i+1], "/")] = true
 		}
 	}
 	return true

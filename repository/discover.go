@@ -145,7 +145,7 @@ func (d *discovery) discover(ctx context.Context, rootName string) error {
 		return err
 	}
 	if slices.ContainsFunc(top, isSkillFile) {
-		return d.walk(ctx, ".", rootName, 0)
+		return d.walk(ctx, ".", rootName, 0, "")
 	}
 	roots, err := d.roots(ctx, top)
 	if err != nil {
@@ -158,23 +158,26 @@ func (d *discovery) discover(ctx context.Context, rootName string) error {
 		if d.visits[d.key(dir)] != nil {
 			continue
 		}
-		if err := d.walk(ctx, dir, path.Base(dir), 0); err != nil {
+		if err := d.walk(ctx, dir, path.Base(dir), 0, ""); err != nil {
 			return err
 		}
 	}
 	if len(d.found) > 0 {
 		return nil
 	}
-	return d.walk(ctx, ".", rootName, 0)
+	return d.walk(ctx, ".", rootName, 0, "")
 }
 
 func isSkillFile(e fs.DirEntry) bool { return e.Name() == "SKILL.md" || e.Name() == "skill.md" }
 
 // walk looks for skills in dir and below it. A directory holding a
 // SKILL.md is a skill and is not entered further; past MaxDepth a skill is
-// reported as too deep instead of loaded.
-func (d *discovery) walk(ctx context.Context, dir, name string, depth int) error {
-	key := d.key(dir)
+// reported as too deep instead of loaded. key is dir's identity when its
+// parent's listing gave it, else "".
+func (d *discovery) walk(ctx context.Context, dir, name string, depth int, key string) error {
+	if key == "" {
+		key = d.key(dir)
+	}
 	if v := d.visits[key]; v != nil {
 		switch {
 		case v.path == dir:
@@ -197,6 +200,11 @@ func (d *discovery) walk(ctx context.Context, dir, name string, depth int) error
 		v.skills = len(d.found) > before
 	}()
 
+	if depth <= MaxDepth {
+		if ok, err := d.known(key, dir); ok || err != nil {
+			return err
+		}
+	}
 	entries, err := d.readDir(ctx, d.fsys, dir, dir)
 	if err != nil {
 		if dir == "." || errors.Is(err, errBudget) || ctx.Err() != nil {
@@ -223,7 +231,7 @@ func (d *discovery) walk(ctx context.Context, dir, name string, depth int) error
 		if !d.isDir(e, child) {
 			continue
 		}
-		if err := d.walk(ctx, child, e.Name(), depth+1); err != nil {
+		if err := d.walk(ctx, child, e.Name(), depth+1, entryKey(e)); err != nil {
 			return err
 		}
 	}
