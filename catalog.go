@@ -101,6 +101,7 @@ func (e *Engine) cachedInput(ctx context.Context, m *materialize.Manifest, sourc
 		return nil, []skill.Problem{sourceProblem(source, fmt.Errorf("the cache of source %s is unreadable (%w); run skillsync sync", source, err))}
 	}
 	var problems []skill.Problem
+	in.Skills = make([]skill.Skill, 0, len(rec.Skills)+len(rec.Excluded))
 	for _, name := range slices.Sorted(maps.Keys(rec.Skills)) {
 		s, err := cachedSkill(fsys, name, rec.Skills[name])
 		if err != nil {
