@@ -127,6 +127,9 @@ type sourceRun struct {
 	// alone and keeps its last good files.
 	broken  error
 	fetched FetchReport
+	// ready is closed once fetched is set; nil when there is nothing to
+	// wait for.
+	ready chan struct{}
 }
 
 func (r *syncRun) do(ctx context.Context) (*SyncReport, error) {
@@ -142,7 +145,9 @@ func (r *syncRun) do(ctx context.Context) (*SyncReport, error) {
 	}
 	sources := r.open()
 	defer closeAll(sources)
-	r.fetch(ctx, sources)
+	wait := r.fetch(ctx, sources)
+	// Every fetch has ended before the sources are closed.
+	defer wait()
 	for _, s := range sources {
 		report.Sources = append(report.Sources, r.syncSource(ctx, s))
 	}
@@ -251,25 +256,49 @@ func closeAll(sources []*sourceRun) {
 	}
 }
 
-// fetch brings the sources with a local copy up to date, jobs at a time;
-// offline, it reads the revision each copy holds.
-func (r *syncRun) fetch(ctx context.Context, sources []*sourceRun) {
+// fetch starts bringing the sources with a local copy up to date, jobs
+// at a time, and returns at once: each source's report is ready when its
+// ready channel closes, so the first source is materialized while the
+// others still fetch. Sources that share a git store are all fetched
+// before any is read, since a fetch writes the store another reads.
+// Offline, it reads the revision each copy holds. wait waits for every
+// fetch.
+func (r *syncRun) fetch(ctx context.Context, sources []*sourceRun) (wait func()) {
 	var fetchers []repository.Fetcher
 	var runs []*sourceRun
+	stores := map[string]bool{}
+	shared := false
 	for _, s := range sources {
 		if f, ok := s.repo.(repository.Fetcher); ok {
 			fetchers, runs = append(fetchers, f), append(runs, s)
+			key := repository.StoreKey(s.cfg.Git)
+			shared = shared || stores[key]
+			stores[key] = true
 		}
 	}
 	if r.opts.Offline {
 		for i, f := range fetchers {
 			runs[i].fetched = offline(ctx, f)
 		}
-		return
+		return func() {}
 	}
-	for i, rep := range fetchAll(ctx, fetchers, r.opts.Jobs) {
-		runs[i].fetched = rep
+	all := make(chan struct{})
+	for _, s := range runs {
+		s.ready = make(chan struct{})
+		if shared {
+			s.ready = all
+		}
 	}
+	go func() {
+		defer close(all)
+		fetchEach(ctx, fetchers, r.opts.Jobs, func(i int, rep FetchReport) {
+			runs[i].fetched = rep
+			if !shared {
+				close(runs[i].ready)
+			}
+		})
+	}()
+	return func() { <-all }
 }
 
 // syncSource materializes one source, or reports why it could not.
@@ -351,6 +380,9 @@ func (r *syncRun) failed(rep SourceReport, err error) SourceReport {
 // fetch found for a source with a local copy, else what Sync says.
 func (r *syncRun) revision(ctx context.Context, s *sourceRun) (repository.Revision, error) {
 	if _, ok := s.repo.(repository.Fetcher); ok {
+		if s.ready != nil {
+			<-s.ready
+		}
 		if s.fetched.Err != nil {
 			return "", s.fetched.Err
 		}
