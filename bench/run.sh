@@ -3,7 +3,10 @@
 # corpus against what a user would do by hand, and prints a table. Each
 # figure is the median of $RUNS runs (default 5; 3 for large). Results go
 # to bench/out/<size>/results.json. It asserts no timing: it exits
-# non-zero only when it cannot run.
+# non-zero only when it cannot run. PCT_GAP=N waits N seconds before each
+# timed 1% sync, as a daemon's syncs are minutes apart: the folders the
+# sync before swapped out are then recycled (see materialize's
+# recycleAfter, a minute) instead of removed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH=$PATH:/usr/local/go/bin
@@ -135,6 +138,7 @@ mapfile -t changed_paths < <(git -C "$corpus" diff --name-only --diff-filter=AM 
 pct=(); pct_rss=(); pct_written=0; pct_bytes=0; wr=()
 for i in $(seq "$runs"); do
   ws "$d" v2
+  [ "${PCT_GAP:-0}" -gt 0 ] && sleep "$PCT_GAP"
   read -r t r < <(sync_timed "$d"); pct+=("$t"); pct_rss+=("$r")
   pct_written=$(field "$d/sync.json" written); pct_bytes=$(field "$d/sync.json" bytes_written)
   ws "$d" v1; sync_timed "$d" > /dev/null

@@ -169,6 +169,12 @@ func (e *SkillError) Unwrap() error { return e.Err }
 // source is looked at). check says how far recorded state is trusted.
 // The lock is held until Close.
 func OpenCache(ctx context.Context, root string, wait time.Duration, check Check) (*Cache, error) {
+	return openCache(ctx, root, wait, check, recycleAfter)
+}
+
+// openCache is OpenCache with the age at which folders left in staging
+// are recycled.
+func openCache(ctx context.Context, root string, wait time.Duration, check Check, settle time.Duration) (*Cache, error) {
 	// A cache that is a link would have skillsync write and delete
 	// wherever it points.
 	if err := atomicfile.MkdirNoFollow(root, 0o755); err != nil {
@@ -179,7 +185,7 @@ func OpenCache(ctx context.Context, root string, wait time.Duration, check Check
 		return nil, err
 	}
 	c := &Cache{root: root, lock: lock, oldRefs: map[string]bool{}, examined: map[string]bool{}}
-	c.writer, err = newWriter(filepath.Join(root, stagingName), filepath.Join(root, dirtyName))
+	c.writer, err = newWriter(filepath.Join(root, stagingName), filepath.Join(root, dirtyName), settle)
 	if err != nil {
 		lock.Close()
 		return nil, err

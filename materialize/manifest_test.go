@@ -3,9 +3,11 @@ package materialize
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -295,5 +297,69 @@ func TestRecordedNeedsTheSameDiscovery(t *testing.T) {
 	}
 	if name, _, ok := c.Recorded("src", "d1", "git-tree:2"); !ok || name != "a" {
 		t.Error("the new record was not found")
+	}
+}
+
+// TestOldFoldersAreRecycled: the folder of a version swapped out by one
+// sync becomes the folder the next sync builds a new version in, emptied
+// of its files, its folders reused or removed as the new version needs.
+func TestOldFoldersAreRecycled(t *testing.T) {
+	root := t.TempDir()
+	v := func(files map[string]string) Skill { return mkSkill("a", files) }
+	syncOnce(t, root, "r1", v(map[string]string{"SKILL.md": "1", "x/y/deep.md": "d", "z/notes.md": "n"}))
+	syncOnce(t, root, "r2", v(map[string]string{"SKILL.md": "2", "x/y/deep.md": "d", "z/notes.md": "n"}))
+	left := map[uint64]bool{}
+	entries, err := os.ReadDir(filepath.Join(root, stagingName))
+	if err != nil || len(entries) != 1 {
+		t.Fatalf("staging holds %v, %v; want the version r2 swapped out", entries, err)
+	}
+	left[stat(t, filepath.Join(root, stagingName, entries[0].Name())).ino] = true
+
+	// A sync right after does not recycle it: a reader may be in it.
+	c := open(t, root)
+	if len(c.writer.pool) != 0 {
+		t.Errorf("a folder swapped out moments ago is up for recycling: %v", c.writer.pool)
+	}
+	c.Close()
+
+	// r3, once it has settled, needs no x/, a file where z/ was, and a
+	// new folder w/.
+	want := map[string]string{"SKILL.md": "3", "z": "now a file", "w/new.md": "w"}
+	c, err = openCache(context.Background(), root, time.Second, CheckRecord, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := c.SyncSource(context.Background(), Source{Name: "src", Revision: "r3", Skills: []Skill{v(want)}})
+	if err := c.Commit(context.Background()); err != nil || len(res.Errors) > 0 {
+		t.Fatal(err, res.Errors)
+	}
+	changes, st := res.Changes, c.Stats()
+	c.Close()
+	if len(changes) != 1 || st.Written != 3 {
+		t.Errorf("changes %v, stats %+v", changes, st)
+	}
+	live := filepath.Join(root, "src", "a")
+	if !left[stat(t, live).ino] {
+		t.Error("the new version was not built in the folder left in staging")
+	}
+	got := map[string]string{}
+	var dirs []string
+	err = filepath.WalkDir(live, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(live, p)
+		if d.IsDir() {
+			dirs = append(dirs, filepath.ToSlash(rel))
+			return nil
+		}
+		got[filepath.ToSlash(rel)] = readFile(t, p)
+		return nil
+	})
+	if err != nil || !reflect.DeepEqual(got, want) || !slices.Equal(dirs, []string{".", "w"}) {
+		t.Errorf("live: files %v, folders %v, %v", got, dirs, err)
+	}
+	if diffs := verifyCache(t, root); len(diffs) > 0 {
+		t.Errorf("verify: %v", diffs)
 	}
 }

@@ -173,7 +173,7 @@ func SyncTarget(ctx context.Context, t Target) (TargetReport, error) {
 	} else if err != nil {
 		return report, err
 	}
-	w, err := newWriter(filepath.Join(dir, targetStaging), filepath.Join(dir, targetDirty))
+	w, err := newWriter(filepath.Join(dir, targetStaging), filepath.Join(dir, targetDirty), recycleAfter)
 	if err != nil {
 		return report, err
 	}

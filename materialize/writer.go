@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -89,9 +90,11 @@ type writer struct {
 	builds  sync.WaitGroup
 	tidying sync.WaitGroup // the removal of what staging held
 
-	mu      sync.Mutex // guards stats and pending while builds run
+	mu      sync.Mutex // guards stats, pending and pool while builds run
 	stats   Stats
 	pending []*swap
+	// pool are folders left in staging by an earlier run, to build in.
+	pool []string
 }
 
 const (
@@ -115,12 +118,17 @@ type swap struct {
 }
 
 // newWriter returns a writer that builds in staging, which must be on the
-// same file system as the destinations. Whatever staging holds is left
-// over from an earlier run (the versions it swapped out, or an
-// interrupted run's work) and is removed in the background while this
-// run works: call tidy before the staging folder itself goes. marker is
-// the destination's mark of a run that stopped halfway.
-func newWriter(staging, marker string) (*writer, error) {
+// same file system as the destinations. What staging holds is left over
+// from an earlier run: the versions it swapped out, or an interrupted
+// run's work. Its folders are kept to be recycled as the folders of new
+// builds (see take): removing a folder costs the file system far more
+// than emptying one, and a skill's next version mostly has the same
+// folders. A folder is recycled only once it has been out of use for
+// settle; folders past maxPool, and anything else, are removed in the
+// background while this run works: call tidy before the staging folder
+// itself goes. marker is the destination's mark of a run that stopped
+// halfway.
+func newWriter(staging, marker string, settle time.Duration) (*writer, error) {
 	leftover, err := stagingDir(staging)
 	if err != nil {
 		return nil, err
@@ -133,11 +141,23 @@ func newWriter(staging, marker string) (*writer, error) {
 		slots:   make(chan struct{}, parallelBuilds),
 		free:    make(chan *[]byte, parallelBuilds*(queueLen+1)+1),
 	}
-	if len(leftover) > 0 {
+	var remove []string
+	for _, e := range leftover {
+		switch {
+		case !e.IsDir() || len(w.pool) >= maxPool:
+			remove = append(remove, e.Name())
+		case settled(e, settle):
+			w.pool = append(w.pool, filepath.Join(staging, e.Name()))
+		}
+		// A folder swapped out moments ago is left for a later run: a
+		// reader may still be in it, and must see it whole or lose it,
+		// never see it filled with another skill's files.
+	}
+	if len(remove) > 0 {
 		w.tidying.Add(1)
 		go func() {
 			defer w.tidying.Done()
-			for _, name := range leftover {
+			for _, name := range remove {
 				_ = os.RemoveAll(filepath.Join(staging, name))
 			}
 		}()
@@ -145,24 +165,47 @@ func newWriter(staging, marker string) (*writer, error) {
 	return w, nil
 }
 
+// maxPool is how many folders left in staging are kept for recycling.
+const maxPool = 1024
+
+// recycleAfter is how long a folder of the cache's staging must have
+// been out of use (swapped out, by its ctime) before it is recycled.
+// Readers take milliseconds; syncs come minutes apart.
+const recycleAfter = time.Minute
+
+// settled reports whether a folder in staging was last moved or changed
+// more than settle ago.
+func settled(e fs.DirEntry, settle time.Duration) bool {
+	info, err := e.Info()
+	return err == nil && time.Since(changedAt(info)) > settle
+}
+
+// take returns a folder left in staging to build in, or "" when none is
+// left.
+func (w *writer) take() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.pool) == 0 {
+		return ""
+	}
+	dir := w.pool[len(w.pool)-1]
+	w.pool = w.pool[:len(w.pool)-1]
+	return dir
+}
+
 // tidy waits for the removal of what staging held at the start.
 func (w *writer) tidy() { w.tidying.Wait() }
 
-// stagingDir makes path a real directory and returns the names it holds.
+// stagingDir makes path a real directory and returns what it holds.
 // Anything else in its place, a symbolic link included, is removed (the
 // link itself, never its target).
-func stagingDir(path string) ([]string, error) {
+func stagingDir(path string) ([]fs.DirEntry, error) {
 	if info, err := os.Lstat(path); err == nil && info.IsDir() {
-		f, err := os.Open(path)
+		entries, err := os.ReadDir(path)
 		if err != nil {
 			return nil, fmt.Errorf("read %s: %w", path, err)
 		}
-		defer f.Close()
-		names, err := f.Readdirnames(-1)
-		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", path, err)
-		}
-		return names, nil
+		return entries, nil
 	}
 	return nil, replaceWithDir(path)
 }
