@@ -45,6 +45,9 @@ var errBudget = errors.New("the source's max_entries is spent")
 // read, and opts.Timeout bounds it in time. A source over a limit gives a
 // problem, not an endless walk.
 //
+// With opts.Known set, a skill directory whose git tree is known is taken
+// from the answer instead of being read (see Options.Known).
+//
 // Discover returns the usable skills in lexical order of their paths, and
 // every problem found, each naming source. A skill with an error, or with
 // a warning under opts.Strict, is left out, and so is one that opts'
