@@ -2,13 +2,13 @@ package skillsync
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"path/filepath"
 	"slices"
 
 	"github.com/skillsync/skillsync/curator"
+	"github.com/skillsync/skillsync/internal/skillmeta"
 	"github.com/skillsync/skillsync/layering"
 	"github.com/skillsync/skillsync/materialize"
 	"github.com/skillsync/skillsync/repository"
@@ -21,13 +21,13 @@ import (
 // no git store and writes nothing. A configured source the cache does not
 // hold is a problem ("not synced yet"); the other layers still count.
 func (e *Engine) Catalog(ctx context.Context) (*layering.Catalog, error) {
-	m, err := materialize.ReadManifest(e.layout.CacheDir())
+	m, err := materialize.ReadSkills(e.layout.CacheDir())
 	var problems []skill.Problem
 	if err != nil {
 		problems = append(problems, skill.Problem{Level: skill.Error, Rule: "cache-unreadable", Message: err.Error() + "; run skillsync sync"})
 		m = materialize.NewManifest()
 	}
-	cat, err := e.catalogFrom(ctx, m)
+	cat, err := e.catalogFrom(ctx, m, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -36,13 +36,20 @@ func (e *Engine) Catalog(ctx context.Context) (*layering.Catalog, error) {
 }
 
 // catalogFrom merges the layers with the marketplace layer as m records
-// it, and marks each winner with its curation state.
-func (e *Engine) catalogFrom(ctx context.Context, m *materialize.Manifest) (*layering.Catalog, error) {
+// it, and marks each winner with its curation state: from u when the
+// caller has the usage at hand (a sync loaded it already, and decoding it
+// again costs as much as the rest of a sync with nothing new), else from
+// the usage file.
+func (e *Engine) catalogFrom(ctx context.Context, m *materialize.Manifest, u *curator.Usage) (*layering.Catalog, error) {
 	cat, err := e.buildCatalog(ctx, m)
 	if err != nil {
 		return nil, err
 	}
-	e.applyUsage(cat)
+	if u != nil {
+		e.markStates(cat, u)
+	} else {
+		e.applyUsage(cat)
+	}
 	return cat, nil
 }
 
@@ -94,6 +101,7 @@ func (e *Engine) cachedInput(ctx context.Context, m *materialize.Manifest, sourc
 		return nil, []skill.Problem{sourceProblem(source, fmt.Errorf("the cache of source %s is unreadable (%w); run skillsync sync", source, err))}
 	}
 	var problems []skill.Problem
+	in.Skills = make([]skill.Skill, 0, len(rec.Skills)+len(rec.Excluded))
 	for _, name := range slices.Sorted(maps.Keys(rec.Skills)) {
 		s, err := cachedSkill(fsys, name, rec.Skills[name])
 		if err != nil {
@@ -112,9 +120,10 @@ func (e *Engine) cachedInput(ctx context.Context, m *materialize.Manifest, sourc
 }
 
 // cachedSkill rebuilds a cached skill from its manifest record: the
-// frontmatter kept at sync time and the file listing, with its files read
-// from the cache on demand. A record without frontmatter (written by an
-// older skillsync) is parsed from the cached SKILL.md instead.
+// frontmatter kept at sync time, with its files read from the cache on
+// demand (FileList walks them: only show and the targets ask). A record
+// without frontmatter (written by an older skillsync) is parsed from the
+// cached SKILL.md instead.
 func cachedSkill(source *repository.DirFS, name string, rec *materialize.SkillRecord) (skill.Skill, error) {
 	files, err := source.Sub(name)
 	if err != nil {
@@ -122,8 +131,8 @@ func cachedSkill(source *repository.DirFS, name string, rec *materialize.SkillRe
 	}
 	var s skill.Skill
 	if len(rec.Meta) > 0 {
-		var meta skill.Meta
-		if err := json.Unmarshal(rec.Meta, &meta); err != nil {
+		meta, err := skillmeta.Decode(rec.Meta)
+		if err != nil {
 			return skill.Skill{}, fmt.Errorf("skill %s: its record in the manifest: %w", name, err)
 		}
 		s = skill.FromMeta(meta, files)
@@ -136,11 +145,6 @@ func cachedSkill(source *repository.DirFS, name string, rec *materialize.SkillRe
 	}
 	if s.Name != name {
 		return skill.Skill{}, fmt.Errorf("skill %s: the manifest records it as %q", name, s.Name)
-	}
-	s.Listing = make([]skill.File, 0, len(rec.Files))
-	for _, p := range slices.Sorted(maps.Keys(rec.Files)) {
-		f := rec.Files[p]
-		s.Listing = append(s.Listing, skill.File{Path: p, Size: f.Size, Mode: f.Perm()})
 	}
 	return s, nil
 }
@@ -157,6 +161,11 @@ func (e *Engine) applyUsage(cat *layering.Catalog) {
 			return
 		}
 	}
+	e.markStates(cat, u)
+}
+
+// markStates marks each winner of cat with its curation state in u.
+func (e *Engine) markStates(cat *layering.Catalog, u *curator.Usage) {
 	for _, w := range cat.Winners {
 		if c, ok := e.copyOf(&w.Entry); ok {
 			w.State = string(u.StateOf(c))

@@ -61,7 +61,7 @@ func (e *Engine) lazyResolver() func(string) (curator.Copy, bool) {
 	resolve := func(string) (curator.Copy, bool) { return curator.Copy{}, false }
 	return func(name string) (curator.Copy, bool) {
 		once.Do(func() {
-			m, err := materialize.ReadManifest(e.layout.CacheDir())
+			m, err := materialize.ReadSkills(e.layout.CacheDir())
 			if err != nil {
 				m = materialize.NewManifest()
 			}

@@ -90,20 +90,26 @@ func (e *Engine) Fetch(ctx context.Context, names []string, jobs int) ([]FetchRe
 
 // fetchAll fetches repos, jobs at a time.
 func fetchAll(ctx context.Context, repos []repository.Fetcher, jobs int) []FetchReport {
+	out := make([]FetchReport, len(repos))
+	fetchEach(ctx, repos, jobs, func(i int, rep FetchReport) { out[i] = rep })
+	return out
+}
+
+// fetchEach fetches repos, jobs at a time, and hands each report to done
+// as soon as its fetch ends, from the fetch's goroutine.
+func fetchEach(ctx context.Context, repos []repository.Fetcher, jobs int, done func(int, FetchReport)) {
 	if jobs <= 0 {
 		jobs = DefaultJobs
 	}
-	out := make([]FetchReport, len(repos))
 	var g errgroup.Group
 	g.SetLimit(jobs)
 	for i, r := range repos {
 		g.Go(func() error {
-			out[i] = fetchOne(ctx, r)
+			done(i, fetchOne(ctx, r))
 			return nil
 		})
 	}
 	_ = g.Wait()
-	return out
 }
 
 func fetchOne(ctx context.Context, r repository.Fetcher) FetchReport {

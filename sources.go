@@ -101,6 +101,15 @@ func (e *Engine) fingerprint(s config.Source) string {
 	return hex.EncodeToString(h.Sum(nil))[:32]
 }
 
+// discovery digests the settings that decide what a skill's content is
+// read as (strictness, discovery rules, limits, selection): skill records
+// made under the same digest stand for reading the same content again,
+// whatever the ref, commit or path the source is at.
+func (e *Engine) discovery(s config.Source) string {
+	sum := sha256.Sum256([]byte(e.sourceOptions(s).Fingerprint()))
+	return hex.EncodeToString(sum[:16])
+}
+
 // maxSkillSize is the cap the cache and the targets enforce on one skill,
 // behind discovery's own.
 func (e *Engine) maxSkillSize() int64 {

@@ -3,14 +3,17 @@ package skillsync
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
+	"maps"
+	"reflect"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/skillsync/skillsync/config"
 	"github.com/skillsync/skillsync/curator"
+	"github.com/skillsync/skillsync/internal/skillmeta"
 	"github.com/skillsync/skillsync/layering"
 	"github.com/skillsync/skillsync/lock"
 	"github.com/skillsync/skillsync/materialize"
@@ -39,6 +42,12 @@ type SyncOptions struct {
 	// Verify hashes every cached file instead of trusting stat data, and
 	// rewrites whatever differs.
 	Verify bool
+	// StatCheck compares every cached and target file's size, mtime and
+	// mode with its record (lstat) before trusting it, as every sync did
+	// before records were trusted; a daemon runs one every so many syncs.
+	// Without it (and without Verify) a source at its recorded revision
+	// and config is current without a look at its files.
+	StatCheck bool
 	// Offline fetches nothing: sources with a local copy are materialized
 	// at the revision the copy holds. Curation and restore use it.
 	Offline bool
@@ -65,7 +74,7 @@ func (e *Engine) Sync(ctx context.Context, opts SyncOptions) (*SyncReport, error
 			return nil, err
 		}
 	}
-	cache, err := materialize.OpenCache(ctx, e.layout.CacheDir(), orDefault(opts.Wait, DefaultWait), opts.Verify)
+	cache, err := materialize.OpenCache(ctx, e.layout.CacheDir(), orDefault(opts.Wait, DefaultWait), opts.check())
 	if IsLocked(err) {
 		return nil, fmt.Errorf("another sync holds the cache: %w", err)
 	}
@@ -79,7 +88,7 @@ func (e *Engine) Sync(ctx context.Context, opts SyncOptions) (*SyncReport, error
 	if err != nil {
 		return nil, err
 	}
-	run := &syncRun{e: e, opts: opts, lock: locked, cache: cache, report: newSyncReport()}
+	run := &syncRun{e: e, opts: opts, lock: locked, hasLock: hasLock, cache: cache, report: newSyncReport()}
 	if opts.Frozen {
 		if !hasLock {
 			return nil, &FrozenError{Diff: []string{"there is no " + e.layout.LockFile() + ": run skillsync sync once without --frozen"}}
@@ -92,14 +101,27 @@ func (e *Engine) Sync(ctx context.Context, opts SyncOptions) (*SyncReport, error
 	return run.do(ctx)
 }
 
+// check is how far the sync trusts recorded state.
+func (o SyncOptions) check() materialize.Check {
+	switch {
+	case o.Verify:
+		return materialize.CheckHash
+	case o.StatCheck:
+		return materialize.CheckStat
+	}
+	return materialize.CheckRecord
+}
+
 // syncRun is one sync: what it was asked, what it holds open, and what it
 // has done so far.
 type syncRun struct {
-	e      *Engine
-	opts   SyncOptions
-	lock   *lock.File
-	frozen *FrozenError
-	cache  *materialize.Cache
+	e    *Engine
+	opts SyncOptions
+	lock *lock.File
+	// hasLock is set when lock was read from skillsync.lock.
+	hasLock bool
+	frozen  *FrozenError
+	cache   *materialize.Cache
 	// usage is the curator's state: archived copies stay out of the cache.
 	usage  *curator.Usage
 	report *SyncReport
@@ -113,6 +135,9 @@ type sourceRun struct {
 	// alone and keeps its last good files.
 	broken  error
 	fetched FetchReport
+	// ready is closed once fetched is set; nil when there is nothing to
+	// wait for.
+	ready chan struct{}
 }
 
 func (r *syncRun) do(ctx context.Context) (*SyncReport, error) {
@@ -128,7 +153,9 @@ func (r *syncRun) do(ctx context.Context) (*SyncReport, error) {
 	}
 	sources := r.open()
 	defer closeAll(sources)
-	r.fetch(ctx, sources)
+	wait := r.fetch(ctx, sources)
+	// Every fetch has ended before the sources are closed.
+	defer wait()
 	for _, s := range sources {
 		report.Sources = append(report.Sources, r.syncSource(ctx, s))
 	}
@@ -137,7 +164,9 @@ func (r *syncRun) do(ctx context.Context) (*SyncReport, error) {
 		return report, fmt.Errorf("write cache %s: %w", e.layout.CacheDir(), err)
 	}
 	report.Files = r.cache.Stats()
-	cat, err := e.catalogFrom(ctx, r.cache.Manifest())
+	// The states are those of the usage this sync read at its start, which
+	// also decided what the cache leaves out as archived.
+	cat, err := e.catalogFrom(ctx, r.cache.Manifest(), r.usage)
 	if err != nil {
 		return report, err
 	}
@@ -150,11 +179,16 @@ func (r *syncRun) do(ctx context.Context) (*SyncReport, error) {
 	e.recordSync(ctx, cat, report)
 	frozen := r.frozen != nil && len(r.frozen.Diff) > 0
 	if !frozen {
-		if err := e.newLock(r.cache.Manifest(), r.lock, report.Sources).Write(e.layout.LockFile()); err != nil {
-			return report, fmt.Errorf("write %s: %w", e.layout.LockFile(), err)
+		// A lock that says what it said is not written, nor encoded to
+		// find out: with thousands of skills that is most of a sync with
+		// nothing new.
+		if next := e.newLock(r.cache.Manifest(), r.lock, report.Sources); !r.hasLock || !reflect.DeepEqual(next, r.lock) {
+			if err := next.Write(e.layout.LockFile()); err != nil {
+				return report, fmt.Errorf("write %s: %w", e.layout.LockFile(), err)
+			}
 		}
 	}
-	if err := e.syncTargets(ctx, cat, r.cache.Manifest(), r.opts.Verify, report); err != nil {
+	if err := e.syncTargets(ctx, cat, r.cache.Manifest(), r.opts.check(), report); err != nil {
 		return report, err
 	}
 	if frozen {
@@ -185,10 +219,47 @@ func (r *syncRun) open() []*sourceRun {
 		if pinned, ok := r.lock.Sources[s.Name]; ok && (r.opts.Frozen || (r.opts.Locked && !slices.Contains(r.opts.Move, s.Name))) {
 			rev = pinned.Revision
 		}
-		repo, err := r.e.open(s, rev)
+		sp, err := r.e.spec(s, rev)
+		var repo repository.Repository
+		if err == nil {
+			sp.Options.Known = r.known(s)
+			repo, err = repository.Open(sp)
+		}
 		out = append(out, &sourceRun{cfg: s, repo: repo, broken: err})
 	}
 	return out
+}
+
+// known answers discovery's Options.Known for source s from what the
+// cache recorded the last time the source was read with the same
+// discovery settings: a skill whose git tree did not change is taken from
+// its record, its SKILL.md not parsed and its folder not listed, whatever
+// the commit or ref. A sync that verifies reads everything again.
+func (r *syncRun) known(s config.Source) func(string) (skill.Meta, []skill.File, bool) {
+	if r.opts.Verify || r.cache.Manifest().Sources[s.Name] == nil {
+		return nil
+	}
+	discovery := r.e.discovery(s)
+	return func(key string) (skill.Meta, []skill.File, bool) {
+		hash, ok := strings.CutPrefix(key, "tree:")
+		if !ok {
+			return skill.Meta{}, nil, false
+		}
+		name, sk, ok := r.cache.Recorded(s.Name, discovery, "git-tree:"+hash)
+		if !ok || len(sk.Meta) == 0 {
+			return skill.Meta{}, nil, false
+		}
+		meta, err := skillmeta.Decode(sk.Meta)
+		if err != nil || meta.Name != name {
+			return skill.Meta{}, nil, false
+		}
+		files := make([]skill.File, 0, len(sk.Files))
+		for _, p := range slices.Sorted(maps.Keys(sk.Files)) {
+			f := sk.Files[p]
+			files = append(files, skill.File{Path: p, Size: f.Size, Mode: f.Perm()})
+		}
+		return meta, files, true
+	}
 }
 
 // closeAll releases what open sources hold (a database's connections and
@@ -201,26 +272,49 @@ func closeAll(sources []*sourceRun) {
 	}
 }
 
-// fetch brings the sources with a local copy up to date, jobs at a time;
-// offline, it reads the revision each copy holds.
-func (r *syncRun) fetch(ctx context.Context, sources []*sourceRun) {
+// fetch starts bringing the sources with a local copy up to date, jobs
+// at a time, and returns at once: each source's report is ready when its
+// ready channel closes, so the first source is materialized while the
+// others still fetch. Sources that share a git store are all fetched
+// before any is read, since a fetch writes the store another reads.
+// Offline, it reads the revision each copy holds. wait waits for every
+// fetch.
+func (r *syncRun) fetch(ctx context.Context, sources []*sourceRun) (wait func()) {
 	var fetchers []repository.Fetcher
 	var runs []*sourceRun
+	stores := map[string]bool{}
+	shared := false
 	for _, s := range sources {
 		if f, ok := s.repo.(repository.Fetcher); ok {
 			fetchers, runs = append(fetchers, f), append(runs, s)
+			key := repository.StoreKey(s.cfg.Git)
+			shared = shared || stores[key]
+			stores[key] = true
 		}
 	}
 	if r.opts.Offline {
 		for i, f := range fetchers {
 			runs[i].fetched = offline(ctx, f)
 		}
-		return
+		return func() {}
 	}
-	for i, rep := range fetchAll(ctx, fetchers, r.opts.Jobs) {
-		runs[i].fetched = rep
-		r.report.Warnings = append(r.report.Warnings, rep.Warnings...)
+	all := make(chan struct{})
+	for _, s := range runs {
+		s.ready = make(chan struct{})
+		if shared {
+			s.ready = all
+		}
 	}
+	go func() {
+		defer close(all)
+		fetchEach(ctx, fetchers, r.opts.Jobs, func(i int, rep FetchReport) {
+			runs[i].fetched = rep
+			if !shared {
+				close(runs[i].ready)
+			}
+		})
+	}()
+	return func() { <-all }
 }
 
 // syncSource materializes one source, or reports why it could not.
@@ -249,7 +343,7 @@ func (r *syncRun) materialize(ctx context.Context, s *sourceRun, rep SourceRepor
 	name := s.cfg.Name
 	rec := r.cache.Manifest().Sources[name]
 	archived := r.usage.ArchivedIn(layering.Marketplace, name)
-	src := materialize.Source{Name: name, Revision: rep.Revision, Fingerprint: r.e.fingerprint(s.cfg),
+	src := materialize.Source{Name: name, Revision: rep.Revision, Fingerprint: r.e.fingerprint(s.cfg), Discovery: r.e.discovery(s.cfg),
 		Excluded: excludedIn(rec, archived), MaxSkillSize: r.e.maxSkillSize()}
 	if r.frozen == nil && r.cache.Current(src) {
 		rep.Skills = len(rec.Skills)
@@ -305,6 +399,10 @@ func (r *syncRun) failed(rep SourceReport, err error) SourceReport {
 // fetch found for a source with a local copy, else what Sync says.
 func (r *syncRun) revision(ctx context.Context, s *sourceRun) (repository.Revision, error) {
 	if _, ok := s.repo.(repository.Fetcher); ok {
+		if s.ready != nil {
+			<-s.ready
+		}
+		r.report.Warnings = append(r.report.Warnings, s.fetched.Warnings...)
 		if s.fetched.Err != nil {
 			return "", s.fetched.Err
 		}
@@ -356,7 +454,7 @@ func materialSkills(skills []skill.Skill, guessModes bool) []materialize.Skill {
 	for _, s := range skills {
 		m := materialize.Skill{Name: s.Name, Files: s.Files, List: s.FileList(), GuessModes: guessModes}
 		m.Fingerprint = repository.ContentKey(s.Files)
-		if meta, err := json.Marshal(s.Meta()); err == nil {
+		if meta, err := skillmeta.Encode(s.Meta()); err == nil {
 			m.Meta = meta
 		}
 		out = append(out, m)

@@ -14,14 +14,16 @@ import (
 // syncTargets places every visible winner of cat in each target. cat
 // takes the marketplace layer from the cache as m records it, so a source that failed
 // keeps its skills in the targets as it keeps them in the cache.
-func (e *Engine) syncTargets(ctx context.Context, cat *layering.Catalog, m *materialize.Manifest, verify bool, report *SyncReport) error {
+func (e *Engine) syncTargets(ctx context.Context, cat *layering.Catalog, m *materialize.Manifest, check materialize.Check, report *SyncReport) error {
 	var skills []materialize.TargetSkill
 	for _, w := range cat.Winners {
 		if w.Hidden || w.State == layering.Archived {
 			continue
 		}
 		ts := materialize.TargetSkill{
-			Skill: materialize.Skill{Name: w.Skill.Name, Files: w.Skill.Files, List: w.Skill.FileList()},
+			// A nil List is walked only if the skill is written: an
+			// unchanged one costs no walk of its files.
+			Skill: materialize.Skill{Name: w.Skill.Name, Files: w.Skill.Files, List: w.Skill.Listing},
 			Dir:   w.Dir,
 		}
 		if w.Layer == layering.Marketplace {
@@ -35,7 +37,7 @@ func (e *Engine) syncTargets(ctx context.Context, cat *layering.Catalog, m *mate
 		if err := e.checkTargetPath(t.Dir); err != nil {
 			return err
 		}
-		tr, err := materialize.SyncTarget(ctx, materialize.Target{Dir: t.Dir, Mode: t.Mode, Skills: skills, Verify: verify, MaxSkillSize: e.maxSkillSize()})
+		tr, err := materialize.SyncTarget(ctx, materialize.Target{Dir: t.Dir, Mode: t.Mode, Skills: skills, Check: check, MaxSkillSize: e.maxSkillSize()})
 		if err != nil {
 			return err
 		}

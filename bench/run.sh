@@ -1,19 +1,26 @@
 #!/usr/bin/env bash
-# bench/run.sh small|medium — measures skillsync on a generated corpus
-# against what a user would do by hand, and prints a table. Each figure is
-# the median of $RUNS runs (default 5). Results go to bench/out/<size>/results.json.
-# It asserts no timing: it exits non-zero only when it cannot run.
+# bench/run.sh small|medium|large — measures skillsync on a generated
+# corpus against what a user would do by hand, and prints a table. Each
+# figure is the median of $RUNS runs (default 5; 3 for large). Results go
+# to bench/out/<size>/results.json. It asserts no timing: it exits
+# non-zero only when it cannot run. PCT_GAP=N waits N seconds before each
+# timed 1% sync, as a daemon's syncs are minutes apart: the folders the
+# sync before swapped out are then recycled (see materialize's
+# recycleAfter, a minute) instead of removed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH=$PATH:/usr/local/go/bin
 
 size=${1:-}
 case "$size" in
-  small) skills=200; files=10 ;;
-  medium) skills=2000; files=10 ;;
-  *) echo "usage: bench/run.sh small|medium" >&2; exit 2 ;;
+  small) skills=200; files=10; defruns=5 ;;
+  medium) skills=2000; files=10; defruns=5 ;;
+  large) skills=10000; files=10; defruns=3 ;;
+  *) echo "usage: bench/run.sh small|medium|large" >&2; exit 2 ;;
 esac
-runs=${RUNS:-5}
+runs=${RUNS:-$defruns}
+# Read commands are quick: more runs for a steady median.
+readruns=$(( runs < 10 ? 10 : runs ))
 
 # What the comparisons need.
 need=()
@@ -51,24 +58,37 @@ median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 maxof() { sort -n | tail -1; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (b>0) printf "%.2f", a/b; else print "-"}'; }
 
-# ws DIR REF: a workspace whose one source is the corpus at REF.
+# ws DIR REF: a workspace whose one source is the corpus at REF. The
+# large corpus holds more directory entries than discovery reads by
+# default (max_entries 100,000).
 ws() {
   mkdir -p "$1"
-  printf 'repositories:\n  - name: corpus\n    git: file://%s\n    ref: %s\n' "$corpus" "$2" > "$1/skillsync.yaml"
+  printf 'max_entries: 1000000\nrepositories:\n  - name: corpus\n    git: file://%s\n    ref: %s\n' "$corpus" "$2" > "$1/skillsync.yaml"
 }
-# sync_timed DIR: one sync; prints "ms rss_kib" and leaves the JSON in DIR/sync.json.
+# sync_timed DIR [FLAGS]: one sync; prints "ms rss_kib" and leaves the JSON in DIR/sync.json.
 sync_timed() {
-  local t0 t1
+  local d=$1 t0 t1
+  shift
   settle
   t0=$(now)
-  (cd "$1" && XDG_CACHE_HOME="$1/.xdg" /usr/bin/time -f %M -o "$1/rss" "$bin" sync --quiet --json > "$1/sync.json")
+  (cd "$d" && XDG_CACHE_HOME="$d/.xdg" /usr/bin/time -f %M -o "$d/rss" "$bin" sync --quiet --json "$@" > "$d/sync.json")
   t1=$(now)
-  echo "$(ms "$t0" "$t1") $(cat "$1/rss")"
+  echo "$(ms "$t0" "$t1") $(cat "$d/rss")"
+}
+# read_timed DIR ARGS...: one read command in a new process; prints "ms rss_kib".
+read_timed() {
+  local d=$1 t0 t1
+  shift
+  t0=$(now)
+  (cd "$d" && XDG_CACHE_HOME="$d/.xdg" /usr/bin/time -f %M -o "$d/rss" "$bin" "$@" > /dev/null)
+  t1=$(now)
+  echo "$(ms "$t0" "$t1") $(cat "$d/rss")"
 }
 field() { grep -o "\"$2\": [0-9]*" "$1" | head -1 | awk '{print $2}'; }
 
-echo "1/4 cold sync vs git clone --depth 1 + cp -r ($runs runs each)" >&2
-cold=(); cold_rss=(); clone=()
+echo "1/6 cold sync vs git clone --depth 1 + cp -r, and vs tar -x + sync ($runs runs each)" >&2
+git -C "$corpus" archive --format=tar v1 skills > "$out/v1.tar"
+cold=(); cold_rss=(); clone=(); untar=()
 for i in $(seq "$runs"); do
   d=$work/cold-$i; ws "$d" v1
   read -r t r < <(sync_timed "$d"); cold+=("$t"); cold_rss+=("$r")
@@ -77,25 +97,35 @@ for i in $(seq "$runs"); do
   t0=$(now)
   git clone -q --depth 1 --branch v1 "file://$corpus" "$c/repo" 2>/dev/null && cp -r "$c/repo/skills" "$c/copy"
   t1=$(now); clone+=("$(ms "$t0" "$t1")")
+  x=$work/untar-$i; mkdir -p "$x"
+  settle
+  t0=$(now); tar -xf "$out/v1.tar" -C "$x" && sync; t1=$(now); untar+=("$(ms "$t0" "$t1")")
+  rm -rf "$x"
   [ "$i" -gt 1 ] && rm -rf "$d" "$c"
 done
 cold_ms=$(printf '%s\n' "${cold[@]}" | median)
 clone_ms=$(printf '%s\n' "${clone[@]}" | median)
+untar_ms=$(printf '%s\n' "${untar[@]}" | median)
 cold_written=$(field "$work/cold-1/sync.json" written)
-if [ "${cold_written:-0}" -eq 0 ]; then
-  echo "bench: the cold sync wrote no file; its report is below" >&2
+if [ "${cold_written:-0}" -ne "$nfiles" ]; then
+  echo "bench: the cold sync wrote ${cold_written:-0} of the corpus's $nfiles files; its report is below" >&2
   cat "$work/cold-1/sync.json" >&2
   exit 1
 fi
 
-echo "2/4 sync with nothing new vs rsync -a quick check" >&2
+echo "2/6 sync with nothing new, trusting the records and with --verify, vs rsync -a quick check" >&2
 d=$work/cold-1
-noop=(); noop_rss=()
+noop=(); noop_rss=(); noopv=(); noopv_rss=()
 for i in $(seq "$runs"); do
   read -r t r < <(sync_timed "$d"); noop+=("$t"); noop_rss+=("$r")
 done
-noop_ms=$(printf '%s\n' "${noop[@]}" | median)
 noop_written=$(field "$d/sync.json" written)
+for i in $(seq "$runs"); do
+  read -r t r < <(sync_timed "$d" --verify); noopv+=("$t"); noopv_rss+=("$r")
+done
+noopv_written=$(field "$d/sync.json" written)
+noop_ms=$(printf '%s\n' "${noop[@]}" | median)
+noopv_ms=$(printf '%s\n' "${noopv[@]}" | median)
 src=$work/clone-1/repo/skills; dst=$work/clone-1/copy
 rsync -a "$src/" "$dst/"
 rs=()
@@ -104,19 +134,26 @@ for i in $(seq "$runs"); do
 done
 rsync_ms=$(printf '%s\n' "${rs[@]}" | median)
 
-echo "3/4 sync of the 1% commit" >&2
-pct=(); pct_rss=(); pct_written=0; pct_bytes=0
+echo "3/6 sync of the 1% commit vs writing the changed files (cp + sync)" >&2
+git -C "$work/clone-1/repo" fetch -q --depth 1 origin tag v2 2>/dev/null && git -C "$work/clone-1/repo" checkout -q v2
+mapfile -t changed_paths < <(git -C "$corpus" diff --name-only --diff-filter=AM v1 v2)
+pct=(); pct_rss=(); pct_written=0; pct_bytes=0; wr=()
 for i in $(seq "$runs"); do
   ws "$d" v2
+  [ "${PCT_GAP:-0}" -gt 0 ] && sleep "$PCT_GAP"
   read -r t r < <(sync_timed "$d"); pct+=("$t"); pct_rss+=("$r")
   pct_written=$(field "$d/sync.json" written); pct_bytes=$(field "$d/sync.json" bytes_written)
   ws "$d" v1; sync_timed "$d" > /dev/null
+  w=$work/write-$i; mkdir -p "$w"
+  settle
+  t0=$(now); (cd "$work/clone-1/repo" && cp --parents "${changed_paths[@]}" "$w/") && sync; t1=$(now); wr+=("$(ms "$t0" "$t1")")
+  rm -rf "$w"
 done
 pct_ms=$(printf '%s\n' "${pct[@]}" | median)
+write_ms=$(printf '%s\n' "${wr[@]}" | median)
 ws "$d" v2; sync_timed "$d" > /dev/null
 
-echo "4/4 verify vs rsync -a --checksum --dry-run" >&2
-git -C "$work/clone-1/repo" fetch -q --depth 1 origin tag v2 2>/dev/null && git -C "$work/clone-1/repo" checkout -q v2
+echo "4/6 verify vs rsync -a --checksum --dry-run" >&2
 rsync -a --delete "$src/" "$dst/"
 ver=(); ver_rss=(); rsc=()
 for i in $(seq "$runs"); do
@@ -128,39 +165,70 @@ done
 verify_ms=$(printf '%s\n' "${ver[@]}" | median)
 rsyncc_ms=$(printf '%s\n' "${rsc[@]}" | median)
 
-echo "Go benchmarks (catalog build, search, prompt over 10,000 skills)" >&2
-gob=$(go test -run '^$' -bench 'Benchmark(CatalogBuild|Search|Prompt)$' -benchmem -benchtime "${BENCHTIME:-1s}" . ./layering/ 2>/dev/null | awk '/^Benchmark/ {printf "%s %s\n", $1, $3}')
+echo "5/6 read commands in new processes: prompt, list, search ($readruns runs each)" >&2
+settle
+declare -A read_ms read_rss
+for cmd in prompt list search; do
+  args=("$cmd")
+  [ "$cmd" = search ] && args=(search "deploy review")
+  ts=(); rss=()
+  for i in $(seq "$readruns"); do
+    read -r t r < <(read_timed "$d" "${args[@]}"); ts+=("$t"); rss+=("$r")
+  done
+  read_ms[$cmd]=$(printf '%s\n' "${ts[@]}" | median)
+  read_rss[$cmd]=$(printf '%s\n' "${rss[@]}" | maxof)
+done
+
+echo "6/6 Go benchmarks (catalog build, search, prompt over 10,000 skills; prompt and no-op sync over a synced cache)" >&2
+cachebench=$(( skills < 2000 ? skills : 2000 ))
+gob=$(SKILLSYNC_BENCH_SKILLS=$cachebench go test -run '^$' -bench 'Benchmark(CatalogBuild|Search|Prompt|PromptFromCache|NoOpSync)$' -benchmem -benchtime "${BENCHTIME:-1s}" . ./layering/ 2>/dev/null | awk '/^Benchmark/ {printf "%s %s\n", $1, $3}')
 bench_ns() { echo "$gob" | awk -v n="$1" '$1 ~ "^"n"(-[0-9]+)?$" {print $2}'; }
 catalog_ns=$(bench_ns BenchmarkCatalogBuild); search_ns=$(bench_ns BenchmarkSearch); prompt_ns=$(bench_ns BenchmarkPrompt)
+pfc_ns=$(bench_ns BenchmarkPromptFromCache); noop_ns=$(bench_ns BenchmarkNoOpSync)
 
 kib() { printf '%s\n' "$@" | maxof; }
-cold_rss_kib=$(kib "${cold_rss[@]}"); noop_rss_kib=$(kib "${noop_rss[@]}"); pct_rss_kib=$(kib "${pct_rss[@]}"); ver_rss_kib=$(kib "${ver_rss[@]}")
+cold_rss_kib=$(kib "${cold_rss[@]}"); noop_rss_kib=$(kib "${noop_rss[@]}"); noopv_rss_kib=$(kib "${noopv_rss[@]}")
+pct_rss_kib=$(kib "${pct_rss[@]}"); ver_rss_kib=$(kib "${ver_rss[@]}")
 
 machine="$(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -sr), $(go env GOVERSION)"
+load=$(cut -d' ' -f1-3 /proc/loadavg)
 {
 printf '\nskillsync benchmark: %s corpus (%s skills, %s files, 1%% commit changes %s), median of %s runs\n' "$size" "$skills" "$nfiles" "$changed" "$runs"
-printf 'machine: %s\n\n' "$machine"
+printf 'machine: %s; load average at the end: %s\n\n' "$machine" "$load"
 printf '%-44s %12s %12s %8s\n' "measure" "skillsync" "baseline" "ratio"
 printf '%-44s %10s ms %10s ms %8s\n' "cold sync vs clone --depth 1 + cp -r" "$cold_ms" "$clone_ms" "$(ratio "$cold_ms" "$clone_ms")"
+printf '%-44s %10s ms %10s ms %8s\n' "cold sync vs tar -x + sync" "$cold_ms" "$untar_ms" "$(ratio "$cold_ms" "$untar_ms")"
 printf '%-44s %10s ms %10s ms %8s\n' "no-op sync vs rsync -a" "$noop_ms" "$rsync_ms" "$(ratio "$noop_ms" "$rsync_ms")"
-printf '%-44s %10s ms %12s %8s\n' "1% sync" "$pct_ms" "-" "-"
+printf '%-44s %10s ms %10s ms %8s\n' "no-op sync --verify vs rsync -a" "$noopv_ms" "$rsync_ms" "$(ratio "$noopv_ms" "$rsync_ms")"
+printf '%-44s %10s ms %10s ms %8s\n' "1% sync vs cp of the changed files + sync" "$pct_ms" "$write_ms" "$(ratio "$pct_ms" "$write_ms")"
 printf '%-44s %10s ms %10s ms %8s\n' "verify vs rsync -a --checksum --dry-run" "$verify_ms" "$rsyncc_ms" "$(ratio "$verify_ms" "$rsyncc_ms")"
-printf '\nfiles written: cold %s, no-op %s, 1%% sync %s (the commit changed %s), 1%% bytes written %s\n' "$cold_written" "$noop_written" "$pct_written" "$changed" "$pct_bytes"
-printf 'peak RSS (MiB): cold %s, no-op %s, 1%% %s, verify %s\n' \
-  "$((cold_rss_kib/1024))" "$((noop_rss_kib/1024))" "$((pct_rss_kib/1024))" "$((ver_rss_kib/1024))"
+printf '%-44s %10s ms %12s %8s\n' "prompt, new process" "${read_ms[prompt]}" "-" "-"
+printf '%-44s %10s ms %12s %8s\n' "list, new process" "${read_ms[list]}" "-" "-"
+printf '%-44s %10s ms %12s %8s\n' "search, new process" "${read_ms[search]}" "-" "-"
+printf '\nfiles written: cold %s, no-op %s, no-op --verify %s, 1%% sync %s (the commit changed %s), 1%% bytes written %s\n' \
+  "$cold_written" "$noop_written" "$noopv_written" "$pct_written" "$changed" "$pct_bytes"
+printf 'peak RSS (MiB): cold %s, no-op %s, no-op --verify %s, 1%% %s, verify %s, prompt %s, list %s, search %s\n' \
+  "$((cold_rss_kib/1024))" "$((noop_rss_kib/1024))" "$((noopv_rss_kib/1024))" "$((pct_rss_kib/1024))" "$((ver_rss_kib/1024))" \
+  "$((read_rss[prompt]/1024))" "$((read_rss[list]/1024))" "$((read_rss[search]/1024))"
 printf 'Go benchmarks over 10,000 skills: catalog build %s ns/op, search %s ns/op, prompt %s ns/op\n' "${catalog_ns:--}" "${search_ns:--}" "${prompt_ns:--}"
+printf 'Go benchmarks over a synced cache of %s skills: prompt %s ns/op, no-op sync %s ns/op\n' "$cachebench" "${pfc_ns:--}" "${noop_ns:--}"
 } | tee "$out/results.txt"
 
 cat > "$out/results.json" <<JSON
 {
   "size": "$size", "skills": $skills, "files": $nfiles, "changed_files": $changed, "runs": $runs,
-  "machine": "$machine",
+  "machine": "$machine", "load_average": "$load",
   "cold_sync_ms": $cold_ms, "clone_cp_ms": $clone_ms, "cold_ratio": $(ratio "$cold_ms" "$clone_ms"),
+  "untar_sync_ms": $untar_ms, "cold_untar_ratio": $(ratio "$cold_ms" "$untar_ms"),
   "noop_sync_ms": $noop_ms, "rsync_ms": $rsync_ms, "noop_ratio": $(ratio "$noop_ms" "$rsync_ms"),
-  "pct_sync_ms": $pct_ms, "pct_files_written": ${pct_written:-0}, "pct_bytes_written": ${pct_bytes:-0},
+  "noop_verify_sync_ms": $noopv_ms,
+  "pct_sync_ms": $pct_ms, "pct_files_written": ${pct_written:-0}, "pct_bytes_written": ${pct_bytes:-0}, "write_changed_ms": $write_ms,
   "verify_ms": $verify_ms, "rsync_checksum_ms": $rsyncc_ms, "verify_ratio": $(ratio "$verify_ms" "$rsyncc_ms"),
-  "peak_rss_kib": {"cold": $cold_rss_kib, "noop": $noop_rss_kib, "pct": $pct_rss_kib, "verify": $ver_rss_kib},
-  "go_bench_ns": {"catalog_build": ${catalog_ns:-null}, "search": ${search_ns:-null}, "prompt": ${prompt_ns:-null}}
+  "read_ms": {"prompt": ${read_ms[prompt]}, "list": ${read_ms[list]}, "search": ${read_ms[search]}},
+  "peak_rss_kib": {"cold": $cold_rss_kib, "noop": $noop_rss_kib, "noop_verify": $noopv_rss_kib, "pct": $pct_rss_kib, "verify": $ver_rss_kib,
+    "prompt": ${read_rss[prompt]}, "list": ${read_rss[list]}, "search": ${read_rss[search]}},
+  "go_bench_ns": {"catalog_build": ${catalog_ns:-null}, "search": ${search_ns:-null}, "prompt": ${prompt_ns:-null},
+    "prompt_from_cache": ${pfc_ns:-null}, "noop_sync": ${noop_ns:-null}, "cache_bench_skills": $cachebench}
 }
 JSON
 echo "wrote $out/results.json" >&2

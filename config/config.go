@@ -146,6 +146,10 @@ type Schedule struct {
 	// Import is when the daemon imports the usage agents recorded
 	// themselves (Claude Code's transcripts).
 	Import string
+	// StatCheckEvery makes every n-th daemon sync (and the first) compare
+	// the stat data of every cached and target file with its record; 0
+	// never does.
+	StatCheckEvery int
 }
 
 // The daemon's default schedules.
@@ -153,6 +157,8 @@ const (
 	DefaultSyncSchedule   = "@every 15m"
 	DefaultCurateSchedule = "0 3 * * *"
 	DefaultImportSchedule = "@every 1h"
+	// DefaultStatCheckEvery is about daily at the default sync schedule.
+	DefaultStatCheckEvery = 96
 )
 
 // Target is one entry of targets:.
@@ -207,7 +213,7 @@ func Default() (*Config, error) {
 		Sources:   []Source{{Name: "builtin", Kind: repository.KindEmbedded, Embedded: "builtin"}},
 		Limits:    Limits{MaxFileSize: DefaultMaxFileSize},
 		Curator:   curator.DefaultPolicy(),
-		Schedule:  Schedule{Sync: DefaultSyncSchedule, Curate: DefaultCurateSchedule, Import: DefaultImportSchedule},
+		Schedule:  Schedule{Sync: DefaultSyncSchedule, Curate: DefaultCurateSchedule, Import: DefaultImportSchedule, StatCheckEvery: DefaultStatCheckEvery},
 	}
 	if err := checkWorkspace(cfg.Workspace); err != nil {
 		return nil, &Error{File: "the default config", Errs: []error{err}}

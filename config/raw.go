@@ -38,6 +38,7 @@ type rawConfig struct {
 	}
 	Schedule struct {
 		Sync, Curate, Import string
+		StatCheckEvery       *int
 		line                 int
 	}
 	Promotion struct {
@@ -97,7 +98,7 @@ func (r *rawConfig) fields() fields {
 		}),
 		"schedule": nested(func(n *yaml.Node) []error {
 			r.Schedule.line = n.Line
-			return decodeMapping(n, "schedule", fields{"sync": &r.Schedule.Sync, "curate": &r.Schedule.Curate, "import": &r.Schedule.Import})
+			return decodeMapping(n, "schedule", fields{"sync": &r.Schedule.Sync, "curate": &r.Schedule.Curate, "import": &r.Schedule.Import, "stat_check_every": &r.Schedule.StatCheckEvery})
 		}),
 		"promotion": nested(func(n *yaml.Node) []error {
 			p := &r.Promotion
@@ -277,7 +278,13 @@ func (r *rawConfig) resolveCurator(cfg *Config) []error {
 		}
 	}
 	cfg.Schedule = Schedule{Sync: cmp.Or(r.Schedule.Sync, DefaultSyncSchedule), Curate: cmp.Or(r.Schedule.Curate, DefaultCurateSchedule),
-		Import: cmp.Or(r.Schedule.Import, DefaultImportSchedule)}
+		Import: cmp.Or(r.Schedule.Import, DefaultImportSchedule), StatCheckEvery: DefaultStatCheckEvery}
+	if n := r.Schedule.StatCheckEvery; n != nil {
+		if *n < 0 {
+			errs = append(errs, fmt.Errorf("line %d: schedule: stat_check_every must be 0 (never) or more", r.Schedule.line))
+		}
+		cfg.Schedule.StatCheckEvery = *n
+	}
 	for _, f := range [][2]string{{"sync", cfg.Schedule.Sync}, {"curate", cfg.Schedule.Curate}, {"import", cfg.Schedule.Import}} {
 		if err := daemon.ParseSchedule(f[0], f[1]); err != nil {
 			errs = append(errs, fmt.Errorf("line %d: %w", r.Schedule.line, err))

@@ -27,13 +27,14 @@ func TestHashText(t *testing.T) {
 	}
 }
 
-// TestManifestShape pins the manifest's JSON: other tools and the lock
-// read it.
+// TestManifestShape pins the manifest's JSON, an index of sources that
+// other tools read, and checks that the records it names give back what
+// was written.
 func TestManifestShape(t *testing.T) {
 	root := t.TempDir()
 	s := mkSkill("a", map[string]string{"SKILL.md": "s"})
 	s.Fingerprint = "git-tree:abc"
-	s.Meta = json.RawMessage(`{"name":"a","description":"d"}`)
+	s.Meta = []byte(`{"name":"a","description":"d"}`)
 	c := open(t, root)
 	res := c.SyncSource(context.Background(), Source{Name: "src", Revision: "r1", Fingerprint: "cfg1", Skills: []Skill{s}, Excluded: []string{"old"}})
 	if len(res.Errors) > 0 {
@@ -47,10 +48,11 @@ func TestManifestShape(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := m.Sources["src"].Skills["a"]
+	src := m.Sources["src"]
+	rec := src.Skills["a"]
 	f := rec.Files["SKILL.md"]
 	want := `{
-  "version": 2,
+  "version": 3,
   "sources": {
     "src": {
       "revision": "r1",
@@ -58,24 +60,10 @@ func TestManifestShape(t *testing.T) {
       "excluded": [
         "old"
       ],
-      "skills": {
-        "a": {
-          "hash": "` + rec.Hash.String() + `",
-          "fingerprint": "git-tree:abc",
-          "meta": {
-            "name": "a",
-            "description": "d"
-          },
-          "files": {
-            "SKILL.md": {
-              "sha256": "` + f.SHA256.String() + `",
-              "size": 1,
-              "mode": "0644",
-              "mtime_ns": ` + jsonInt(f.MTime) + `
-            }
-          }
-        }
-      }
+      "skills": 1,
+      "files": 1,
+      "skill_records": "` + src.skillsRef.String() + `",
+      "file_records": "` + src.filesRef.String() + `"
     }
   }
 }
@@ -83,8 +71,23 @@ func TestManifestShape(t *testing.T) {
 	if got := readFile(t, filepath.Join(root, manifestName)); got != want {
 		t.Errorf("manifest:\n%s\nwant:\n%s", got, want)
 	}
-	if rec.Hash.IsZero() || f.SHA256.IsZero() {
-		t.Error("hashes are missing")
+	if rec.Hash.IsZero() || f.SHA256.IsZero() || f.Size != 1 || f.Mode != "0644" || f.MTime == 0 {
+		t.Errorf("file record %+v", f)
+	}
+	if rec.Fingerprint != "git-tree:abc" || string(rec.Meta) != string(s.Meta) {
+		t.Errorf("skill record %+v", rec)
+	}
+	light, err := ReadSkills(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sk := light.Sources["src"].Skills["a"]; sk == nil || sk.Hash != rec.Hash || sk.Files != nil || string(sk.Meta) != string(s.Meta) {
+		t.Errorf("ReadSkills: %+v", sk)
+	}
+	for _, ref := range []string{src.skillsRef.String() + skillsExt, src.filesRef.String() + filesExt} {
+		if _, err := os.Stat(filepath.Join(root, recordsName, ref)); err != nil {
+			t.Errorf("record file: %v", err)
+		}
 	}
 }
 
@@ -112,19 +115,63 @@ func TestFingerprintChangeIsAChange(t *testing.T) {
 	}
 }
 
-func TestVersionOneManifestIsRead(t *testing.T) {
-	root := t.TempDir()
-	syncOnce(t, root, "r1", mkSkill("a", v1))
-	data := readFile(t, filepath.Join(root, manifestName))
-	old := strings.Replace(data, `"version": 2`, `"version": 1`, 1)
-	if err := os.WriteFile(filepath.Join(root, manifestName), []byte(old), 0o644); err != nil {
+// legacyJSON returns the cache's manifest as version 1 or 2 wrote it.
+func legacyJSON(t *testing.T, root string, version int) []byte {
+	t.Helper()
+	m, err := ReadManifest(root)
+	if err != nil {
 		t.Fatal(err)
 	}
-	c := open(t, root)
-	if w := c.OpenWarnings(); len(w) > 0 {
-		t.Errorf("a version-1 manifest gave warnings: %v", w)
+	old := legacy{Version: version, Sources: map[string]*legacySource{}}
+	for source, rec := range m.Sources {
+		ls := &legacySource{Revision: rec.Revision, Fingerprint: rec.Fingerprint, Excluded: rec.Excluded, Skills: map[string]*legacySkill{}}
+		for name, sk := range rec.Skills {
+			ls.Skills[name] = &legacySkill{Hash: sk.Hash, Fingerprint: sk.Fingerprint, Meta: sk.Meta, Files: sk.Files}
+		}
+		old.Sources[source] = ls
 	}
-	if !c.Current(Source{Name: "src", Revision: "r1"}) {
-		t.Error("a version-1 manifest lost its sources")
+	data, err := json.MarshalIndent(old, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+func TestOlderManifestsAreReadAndRewritten(t *testing.T) {
+	for _, version := range []int{1, 2} {
+		root := t.TempDir()
+		syncOnce(t, root, "r1", mkSkill("a", v1))
+		dir := filepath.Join(root, "src", "a")
+		before := stat(t, filepath.Join(dir, "SKILL.md"))
+		if err := os.WriteFile(filepath.Join(root, manifestName), legacyJSON(t, root, version), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.RemoveAll(filepath.Join(root, recordsName)); err != nil {
+			t.Fatal(err)
+		}
+		if m, err := ReadSkills(root); err != nil || m.Sources["src"].Skills["a"] == nil {
+			t.Fatalf("version %d: a reader lost the sources: %v", version, err)
+		}
+		c := open(t, root)
+		if w := c.OpenWarnings(); len(w) > 0 {
+			t.Errorf("version %d gave warnings: %v", version, w)
+		}
+		if !c.Current(Source{Name: "src", Revision: "r1"}) {
+			t.Errorf("version %d lost its sources", version)
+		}
+		if err := c.Commit(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		c.Close()
+		if got := readFile(t, filepath.Join(root, manifestName)); !strings.Contains(got, `"version": 3`) {
+			t.Errorf("version %d was not rewritten: %s", version, got)
+		}
+		m, err := ReadManifest(root)
+		if err != nil || len(m.Sources["src"].Skills["a"].Files) != len(v1) {
+			t.Errorf("version %d after the rewrite: %v", version, err)
+		}
+		if stat(t, filepath.Join(dir, "SKILL.md")) != before {
+			t.Errorf("version %d: a cached file was rewritten", version)
+		}
 	}
 }

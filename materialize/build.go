@@ -5,8 +5,12 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
+	"path"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync/atomic"
 
 	"golang.org/x/sys/unix"
@@ -46,21 +50,36 @@ type build struct {
 	files     map[string]FileRecord
 	stats     Stats
 	aside     string
+	// dirs are the folders in dir so far, by slash path.
+	dirs map[string]bool
+	// recycled is set when dir is a folder an earlier run left in
+	// staging; unused are its folders the new version has not needed
+	// (yet), removed when the build ends.
+	recycled bool
+	unused   map[string]bool
 }
 
 // errAborted is the error of a build its stager gave up.
 var errAborted = errors.New("staging abandoned")
 
 // startBuild starts a build for live, waiting while parallelBuilds run.
+// It builds in a folder left in staging where there is one.
 func (w *writer) startBuild(live string) *build {
 	w.slots <- struct{}{}
+	dir := w.take()
+	recycled := dir != ""
+	if !recycled {
+		dir = filepath.Join(w.staging, randomName())
+	}
 	b := &build{
-		w:     w,
-		live:  live,
-		dir:   filepath.Join(w.staging, randomName()),
-		ops:   make(chan op, queueLen),
-		done:  make(chan struct{}),
-		files: map[string]FileRecord{},
+		w:        w,
+		live:     live,
+		dir:      dir,
+		recycled: recycled,
+		ops:      make(chan op, queueLen),
+		done:     make(chan struct{}),
+		files:    map[string]FileRecord{},
+		dirs:     map[string]bool{".": true},
 	}
 	w.builds.Add(1)
 	go b.run()
@@ -99,7 +118,7 @@ func (b *build) run() {
 			f = nil
 		}
 	}
-	if err := os.Mkdir(b.dir, 0o755); err != nil {
+	if err := b.prepare(); err != nil {
 		fail(".", err)
 	}
 	for o := range b.ops {
@@ -111,7 +130,10 @@ func (b *build) run() {
 		switch o.kind {
 		case opCreate:
 			dst := b.staged(o.path)
-			err := os.MkdirAll(filepath.Dir(dst), 0o755)
+			err := b.mkdirs(o.path)
+			if err == nil {
+				err = b.clearPath(o.path)
+			}
 			if err == nil {
 				f, err = os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o644)
 			}
@@ -138,6 +160,11 @@ func (b *build) run() {
 	if f != nil {
 		f.Close()
 	}
+	if b.err == nil && !b.aborted {
+		if err := b.dropUnused(); err != nil {
+			fail(".", err)
+		}
+	}
 	if b.err == nil && b.aborted {
 		b.err = errAborted
 		b.bad.Store(true)
@@ -145,6 +172,115 @@ func (b *build) run() {
 	if b.err != nil {
 		_ = os.RemoveAll(b.dir)
 	}
+}
+
+// prepare makes the build's folder: a new one, or a recycled one emptied
+// of its files, its folders kept for the new version to reuse. A
+// recycled folder that cannot be emptied is replaced by a new one.
+func (b *build) prepare() error {
+	if b.recycled {
+		dirs, err := emptyTree(b.dir)
+		if err == nil {
+			err = os.Chmod(b.dir, 0o755)
+		}
+		if err == nil {
+			b.dirs, b.unused = dirs, maps.Clone(dirs)
+			delete(b.unused, ".")
+			return nil
+		}
+		b.recycled = false
+		if err := os.RemoveAll(b.dir); err != nil {
+			return err
+		}
+		b.dir = filepath.Join(b.w.staging, randomName())
+	}
+	return os.Mkdir(b.dir, 0o755)
+}
+
+// emptyTree removes every entry below dir that is not a folder, never
+// following a link, and returns dir's folders by slash path, "."
+// included.
+func emptyTree(dir string) (map[string]bool, error) {
+	dirs := map[string]bool{".": true}
+	var walk func(rel string) error
+	walk = func(rel string) error {
+		full := filepath.Join(dir, filepath.FromSlash(rel))
+		entries, err := os.ReadDir(full)
+		if err != nil {
+			return err
+		}
+		for _, e := range entries {
+			child := path.Join(rel, e.Name())
+			if e.IsDir() {
+				dirs[child] = true
+				if err := walk(child); err != nil {
+					return err
+				}
+				continue
+			}
+			if err := os.Remove(filepath.Join(full, e.Name())); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return dirs, walk(".")
+}
+
+// clearPath removes a recycled folder where the new version has a file.
+func (b *build) clearPath(file string) error {
+	if !b.dirs[file] {
+		return nil
+	}
+	if err := os.RemoveAll(b.staged(file)); err != nil {
+		return err
+	}
+	for d := range b.dirs {
+		if d == file || strings.HasPrefix(d, file+"/") {
+			delete(b.dirs, d)
+			delete(b.unused, d)
+		}
+	}
+	return nil
+}
+
+// dropUnused removes the recycled folders the new version has no file
+// in, deepest first.
+func (b *build) dropUnused() error {
+	if len(b.unused) == 0 {
+		return nil
+	}
+	dirs := slices.SortedFunc(maps.Keys(b.unused), func(x, y string) int {
+		return strings.Count(y, "/") - strings.Count(x, "/")
+	})
+	for _, d := range dirs {
+		if err := os.Remove(b.staged(d)); err != nil {
+			return err
+		}
+	}
+	b.unused = nil
+	return nil
+}
+
+// mkdirs makes the folders of a file's path in the build, each once: the
+// build is the only writer of its folder, so what it made it need not
+// look at again.
+func (b *build) mkdirs(file string) error {
+	dir := path.Dir(file)
+	for p := dir; p != "." && b.unused[p]; p = path.Dir(p) {
+		delete(b.unused, p)
+	}
+	if b.dirs[dir] {
+		return nil
+	}
+	if err := b.mkdirs(dir); err != nil {
+		return err
+	}
+	if err := os.Mkdir(b.staged(dir), 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	b.dirs[dir] = true
+	return nil
 }
 
 // staged is where path goes in the build.
@@ -176,7 +312,10 @@ func (b *build) close(f *os.File, o op) error {
 // still hash as recorded.
 func (b *build) link(o op) error {
 	src, dst := filepath.Join(b.live, filepath.FromSlash(o.path)), b.staged(o.path)
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+	if err := b.mkdirs(o.path); err != nil {
+		return err
+	}
+	if err := b.clearPath(o.path); err != nil {
 		return err
 	}
 	if err := os.Link(src, dst); err == nil {

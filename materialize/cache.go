@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -28,6 +29,31 @@ const (
 	lockName     = ".lock"
 	manifestName = ManifestName
 	stagingName  = ".staging"
+	// dirtyName is written before a sync first changes a live directory
+	// and removed once the manifest says what is live: found by the next
+	// sync, it says a sync stopped halfway, so no record is trusted
+	// without a stat check.
+	dirtyName = ".dirty"
+)
+
+// Check is how closely a sync looks at what a record says is in place
+// before it trusts it.
+type Check uint8
+
+const (
+	// CheckRecord trusts the record: a source at its recorded revision
+	// and fingerprint is current, and a skill whose content did not
+	// change is in place, without a look at a file. The cache is
+	// skillsync's own; a target copy is checked for edits when it is
+	// about to be rewritten. After a sync that stopped halfway, a stat
+	// check is made instead.
+	CheckRecord Check = iota
+	// CheckStat compares every recorded file's size, mtime and mode with
+	// the live one (lstat), and looks at what differs.
+	CheckStat
+	// CheckHash hashes every live file and trusts no stat data: what
+	// sync --verify and repair do.
+	CheckHash
 )
 
 // ErrLocked is returned when another sync holds the cache.
@@ -39,16 +65,27 @@ var ErrLocked = flock.ErrLocked
 var ErrCorrupt = jsonfile.ErrCorrupt
 
 // Cache is an open .skills-cache: locked against other syncs, its staging
-// area emptied, its manifest loaded.
+// area emptied, its manifest loaded. It is used from one goroutine at a
+// time.
 type Cache struct {
 	root     string
 	lock     *flock.Lock
 	manifest *Manifest
 	writer   *writer
+	// oldRefs names the records the manifest named when the cache was
+	// opened: kept one sync longer for readers that read that manifest.
+	oldRefs map[string]bool
 	// dirty is set when the manifest changed and must be written.
 	dirty bool
+	// examined are the sources this sync looked at file by file, or
+	// removed: after a sync that stopped halfway, the mark that says so
+	// is removed only once every recorded source has been examined.
+	examined map[string]bool
 	// opened are the warnings of OpenCache.
 	opened []string
+	// byFingerprint indexes each source's records by skill fingerprint,
+	// built on the first Recorded of the source.
+	byFingerprint map[string]map[string]string
 }
 
 // ChangeOp is what happened to a skill.
@@ -81,6 +118,9 @@ type Source struct {
 	// changes what the source yields (kind, ref, path, strict, limits,
 	// filters). A change of it makes the source not current.
 	Fingerprint string
+	// Discovery is the caller's digest of the settings that decide what a
+	// skill's content is read as; see SourceRecord.Discovery.
+	Discovery string
 	// Skills are the skills to materialize, each name once.
 	Skills []Skill
 	// Excluded names the skills left out on purpose (archived), sorted.
@@ -128,8 +168,17 @@ func (e *SkillError) Error() string {
 func (e *SkillError) Unwrap() error { return e.Err }
 
 // OpenCache locks the cache at root, waiting up to wait for another sync
-// to finish, and prepares it. The lock is held until Close.
-func OpenCache(ctx context.Context, root string, wait time.Duration, verify bool) (*Cache, error) {
+// to finish, and prepares it: its staging area emptied, the manifest and
+// every source's skill records loaded (file records are loaded when a
+// source is looked at). check says how far recorded state is trusted.
+// The lock is held until Close.
+func OpenCache(ctx context.Context, root string, wait time.Duration, check Check) (*Cache, error) {
+	return openCache(ctx, root, wait, check, recycleAfter)
+}
+
+// openCache is OpenCache with the age at which folders left in staging
+// are recycled.
+func openCache(ctx context.Context, root string, wait time.Duration, check Check, settle time.Duration) (*Cache, error) {
 	// A cache that is a link would have skillsync write and delete
 	// wherever it points.
 	if err := atomicfile.MkdirNoFollow(root, 0o755); err != nil {
@@ -139,27 +188,106 @@ func OpenCache(ctx context.Context, root string, wait time.Duration, verify bool
 	if err != nil {
 		return nil, err
 	}
-	c := &Cache{root: root, lock: lock}
-	c.writer, err = newWriter(filepath.Join(root, stagingName))
+	c := &Cache{root: root, lock: lock, oldRefs: map[string]bool{}, examined: map[string]bool{}}
+	c.writer, err = newWriter(filepath.Join(root, stagingName), filepath.Join(root, dirtyName), settle)
 	if err != nil {
 		lock.Close()
 		return nil, err
 	}
-	c.writer.verify = verify
+	c.writer.check = check
 	c.writer.keepOld = true
-	c.manifest, err = LoadManifest(filepath.Join(root, manifestName))
-	if err != nil {
-		c.opened = append(c.opened, recoverRecord(filepath.Join(root, manifestName), err, "every cached file will be hashed again"))
-	}
+	c.load()
 	return c, nil
+}
+
+// load reads the manifest and the skill records of its sources. A source
+// whose records cannot be used is dropped from the manifest, with a
+// warning: its files are hashed again by the next look at it.
+func (c *Cache) load() {
+	name := filepath.Join(c.root, manifestName)
+	m, legacyFile, err := loadIndex(c.root)
+	if err != nil {
+		c.opened = append(c.opened, recoverRecord(name, err, "every cached file will be hashed again"))
+	}
+	c.manifest = m
+	if legacyFile {
+		// Written as version 3 by this sync, whatever else it does.
+		c.dirty = true
+		return
+	}
+	refNames(m, c.oldRefs)
+	for _, source := range sortedNames(m.Sources) {
+		rec := m.Sources[source]
+		if err := rec.loadSkills(c.root); err != nil {
+			c.opened = append(c.opened, fmt.Sprintf("the records of source %s cannot be used (%v); its cached files will be hashed again", source, err))
+			delete(m.Sources, source)
+			c.dirty = true
+		}
+	}
+}
+
+// Recorded returns the name and record, files included, of the skill of
+// source whose Fingerprint is fingerprint, when the source was last read
+// under discovery settings discovery: what the source yielded the last
+// time that content was read that way. ok is false when there is none,
+// or when the source's file records cannot be read. The record is the
+// cache's own: the caller must not change it.
+func (c *Cache) Recorded(source, discovery, fingerprint string) (name string, rec *SkillRecord, ok bool) {
+	src := c.manifest.Sources[source]
+	if src == nil || fingerprint == "" || discovery == "" || src.Discovery != discovery {
+		return "", nil, false
+	}
+	if src = c.filesOf(source, src); src.filesLost {
+		return "", nil, false
+	}
+	if c.byFingerprint == nil {
+		c.byFingerprint = map[string]map[string]string{}
+	}
+	index := c.byFingerprint[source]
+	if index == nil {
+		index = make(map[string]string, len(src.Skills))
+		for name, sk := range src.Skills {
+			if sk.Fingerprint != "" {
+				index[sk.Fingerprint] = name
+			}
+		}
+		c.byFingerprint[source] = index
+	}
+	name, ok = index[fingerprint]
+	if !ok {
+		return "", nil, false
+	}
+	return name, src.Skills[name], true
+}
+
+// filesOf returns rec with its file records loaded. Records that cannot
+// be read are a warning; the source's live files are then hashed again
+// (filesLost), never trusted.
+func (c *Cache) filesOf(source string, rec *SourceRecord) *SourceRecord {
+	if rec.filesLoaded || rec.filesLost {
+		return rec
+	}
+	if err := rec.loadFiles(c.root); err != nil {
+		c.opened = append(c.opened, fmt.Sprintf("the file records of source %s cannot be used (%v); its cached files will be hashed again", source, err))
+		rec.filesLost = true
+		rec.Revision = ""
+		for _, sk := range rec.Skills {
+			sk.Files = map[string]FileRecord{}
+		}
+	}
+	return rec
 }
 
 // OpenWarnings are what OpenCache found and the user should know: a
 // manifest that was unreadable or set aside.
 func (c *Cache) OpenWarnings() []string { return slices.Clone(c.opened) }
 
-// Close releases the lock.
-func (c *Cache) Close() error { return c.lock.Close() }
+// Close waits for the staging area's leftovers to be removed and
+// releases the lock.
+func (c *Cache) Close() error {
+	c.writer.tidy()
+	return c.lock.Close()
+}
 
 // Root returns the cache directory.
 func (c *Cache) Root() string { return c.root }
@@ -176,24 +304,37 @@ func (c *Cache) SkillDir(source, name string) string {
 }
 
 // Current reports whether src (its Name, Revision, Fingerprint and
-// Excluded; Skills are not looked at) is cached with every file as
-// recorded, judged by stat data alone: the no-op fast path, which reads
-// and hashes nothing.
+// Excluded; Skills are not looked at) is cached as recorded: the no-op
+// fast path. Under CheckRecord it compares the source's record and looks
+// at no file: its cost does not grow with the number of files. Under
+// CheckStat, or after a sync that stopped halfway, every recorded file is
+// lstat'ed as well; under CheckHash no source is current.
 func (c *Cache) Current(src Source) bool {
 	rec, ok := c.manifest.Sources[src.Name]
 	if !ok || src.Revision == "" || rec.Revision != src.Revision || rec.Fingerprint != src.Fingerprint ||
-		c.writer.verify || !slices.Equal(rec.Excluded, src.Excluded) {
+		c.writer.check == CheckHash || !slices.Equal(rec.Excluded, src.Excluded) {
 		return false
 	}
+	if !c.writer.trusts() {
+		if rec = c.filesOf(src.Name, rec); rec.filesLost || !c.statCurrent(src.Name, rec) {
+			return false
+		}
+		c.examined[src.Name] = true
+	}
+	c.writer.count(Stats{Unchanged: rec.Files()})
+	return true
+}
+
+// statCurrent reports whether every recorded file of a source still has
+// the stat data it was written with.
+func (c *Cache) statCurrent(source string, rec *SourceRecord) bool {
 	// Stat calls are cheap alone and many together: spread them over the
 	// cores, and stop at the first file that does not match.
 	var stale atomic.Bool
 	var g errgroup.Group
 	g.SetLimit(2 * runtime.NumCPU())
-	files := 0
 	for name, sk := range rec.Skills {
-		files += len(sk.Files)
-		dir := c.SkillDir(src.Name, name)
+		dir := c.SkillDir(source, name)
 		g.Go(func() error {
 			if !stale.Load() && !statMatches(dir, sk) {
 				stale.Store(true)
@@ -202,11 +343,7 @@ func (c *Cache) Current(src Source) bool {
 		})
 	}
 	_ = g.Wait()
-	if stale.Load() {
-		return false
-	}
-	c.writer.count(Stats{Unchanged: files})
-	return true
+	return !stale.Load()
 }
 
 // SyncSource stages every skill of src and removes the skills it no
@@ -227,7 +364,9 @@ func (c *Cache) SyncSource(ctx context.Context, src Source) Result {
 	if old == nil {
 		old = &SourceRecord{Skills: map[string]*SkillRecord{}}
 	}
-	next := &SourceRecord{Revision: src.Revision, Fingerprint: src.Fingerprint, Skills: map[string]*SkillRecord{}, Excluded: src.Excluded}
+	old = c.filesOf(src.Name, old)
+	c.examined[src.Name] = true
+	next := &SourceRecord{Revision: src.Revision, Fingerprint: src.Fingerprint, Discovery: src.Discovery, Skills: map[string]*SkillRecord{}, Excluded: src.Excluded, filesLoaded: true}
 	fail := func(name string, err error) {
 		res.Errors = append(res.Errors, skillError(src.Name, name, err))
 	}
@@ -247,11 +386,15 @@ func (c *Cache) SyncSource(ctx context.Context, src Source) Result {
 			continue
 		}
 		prev := old.Skills[s.Name]
+		compare := prev
+		if old.filesLost {
+			compare = nil // its files are not known: hash the live ones
+		}
 		opts := stageOptions{maxSize: src.MaxSkillSize}
 		if src.Check != nil {
 			opts.check = func(h Hash) error { return src.Check(s.Name, h) }
 		}
-		st, err := c.writer.stage(ctx, c.SkillDir(src.Name, s.Name), s, prev, opts)
+		st, err := c.writer.stage(ctx, c.SkillDir(src.Name, s.Name), s, compare, opts)
 		if err != nil {
 			fail(s.Name, err)
 			if prev != nil {
@@ -299,6 +442,7 @@ func (c *Cache) SyncSource(ctx context.Context, src Source) Result {
 		next.Revision = ""
 	}
 	c.manifest.Sources[src.Name] = next
+	delete(c.byFingerprint, src.Name)
 	c.dirty = true
 	res.Warnings = foreign(filepath.Join(c.root, src.Name), func(name string) bool { return next.Skills[name] != nil })
 	return res
@@ -318,6 +462,7 @@ func (c *Cache) revert(source, name string, prev *SkillRecord) {
 		delete(rec.Skills, name)
 	}
 	rec.Revision = ""
+	rec.skillsRef, rec.filesRef = Hash{}, Hash{}
 }
 
 // skillError names the source, skill and, where known, file of err.
@@ -355,7 +500,7 @@ func (c *Cache) Prune(keep []string) Result {
 		if wanted[source] {
 			continue
 		}
-		rec := c.manifest.Sources[source]
+		rec := c.filesOf(source, c.manifest.Sources[source])
 		if err := c.writer.remove(filepath.Join(c.root, source), nil); err != nil {
 			res.Errors = append(res.Errors, fmt.Errorf("remove source %s: %w", source, err))
 			continue
@@ -368,12 +513,16 @@ func (c *Cache) Prune(keep []string) Result {
 		c.dirty = true
 	}
 	res.Warnings = foreign(c.root, func(name string) bool {
-		return name == lockName || name == manifestName || name == stagingName || wanted[name] || c.manifest.Sources[name] != nil
+		return name == lockName || name == manifestName || name == stagingName || name == recordsName || name == dirtyName ||
+			wanted[name] || c.manifest.Sources[name] != nil
 	})
 	return res
 }
 
-// Commit swaps the staged skills in and saves the manifest.
+// Commit swaps the staged skills in and saves the manifest: first the
+// records of the sources that changed, each in a new file, then
+// .manifest.json, which switches to them in one rename; then the records
+// that neither it nor the manifest before it names are removed.
 func (c *Cache) Commit(ctx context.Context) error {
 	// A skill that could not be swapped in has its record put back, and
 	// the manifest is saved all the same: it must say what is on disk.
@@ -382,20 +531,51 @@ func (c *Cache) Commit(ctx context.Context) error {
 		return err
 	}
 	if !c.dirty {
-		return swapErr
+		return errors.Join(swapErr, c.clean())
 	}
-	if err := c.manifest.Save(filepath.Join(c.root, manifestName)); err != nil {
+	if err := c.manifest.writeRecords(c.root); err != nil {
 		return errors.Join(swapErr, err)
 	}
-	return swapErr
+	if err := c.manifest.saveIndex(c.root); err != nil {
+		return errors.Join(swapErr, err)
+	}
+	c.dirty = false
+	keep := maps.Clone(c.oldRefs)
+	refNames(c.manifest, keep)
+	// A record left behind is only disk space: no error of this step
+	// fails the sync.
+	_ = pruneRecords(c.root, keep)
+	return errors.Join(swapErr, c.clean())
 }
 
-// ReadManifest loads a cache's manifest without locking the cache, for
-// readers such as the catalog. A missing manifest is empty; a corrupt one
-// is an error wrapping jsonfile.ErrCorrupt, and is left where it is: a
-// reader writes nothing. The next sync sets it aside.
+// clean removes the mark of a sync that stopped halfway once the
+// manifest says what is live: the mark this sync made, or one it found
+// and has now examined every recorded source of.
+func (c *Cache) clean() error {
+	if c.writer.unclean {
+		for source := range c.manifest.Sources {
+			if !c.examined[source] {
+				return nil
+			}
+		}
+	}
+	return c.writer.clean()
+}
+
+// ReadManifest loads a cache's manifest and every record of it, files
+// included, without locking the cache, for readers such as verify. A
+// missing manifest is empty; a corrupt one is an error wrapping
+// jsonfile.ErrCorrupt, and is left where it is: a reader writes nothing.
+// The next sync sets it aside.
 func ReadManifest(root string) (*Manifest, error) {
-	return LoadManifest(filepath.Join(root, manifestName))
+	return readManifest(root, true)
+}
+
+// ReadSkills is ReadManifest without the files of each skill: every
+// SkillRecord's Files is nil. It is what the catalog needs, and reads a
+// few hundred bytes per skill instead of a record per file.
+func ReadSkills(root string) (*Manifest, error) {
+	return readManifest(root, false)
 }
 
 // recoverRecord handles a record file that could not be used: a corrupt

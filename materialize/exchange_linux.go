@@ -3,7 +3,10 @@ package materialize
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -40,4 +43,13 @@ func syncFS(dir string) error {
 		return fmt.Errorf("syncfs %s: %w", dir, err)
 	}
 	return nil
+}
+
+// changedAt is when info's inode last changed: its ctime, which a rename
+// sets too.
+func changedAt(info fs.FileInfo) time.Time {
+	if st, ok := info.Sys().(*syscall.Stat_t); ok {
+		return time.Unix(st.Ctim.Unix())
+	}
+	return info.ModTime()
 }

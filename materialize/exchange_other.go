@@ -2,7 +2,12 @@
 
 package materialize
 
-import "golang.org/x/sys/unix"
+import (
+	"io/fs"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
 
 // exchange puts staged in place of live with two renames; see the Linux
 // version for the one-step exchange.
@@ -15,3 +20,7 @@ func syncFS(string) error {
 	unix.Sync()
 	return nil
 }
+
+// changedAt is when info last changed, as far as this system tells
+// portably: its mtime.
+func changedAt(info fs.FileInfo) time.Time { return info.ModTime() }

@@ -9,50 +9,75 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path/filepath"
 	"strconv"
 
 	"github.com/skillsync/skillsync/internal/jsonfile"
 )
 
 // ManifestVersion is the format version of .manifest.json that this
-// build writes. It reads version 1 too: a version-1 source has no
-// fingerprint, so its next sync looks at it again (and rewrites nothing
-// that is unchanged).
-const ManifestVersion = 2
+// build writes. Version 3 keeps the manifest an index of sources, a few
+// hundred bytes each, and each source's skill and file records in files
+// of their own (see records.go), so that a sync with nothing new and the
+// read commands never decode a record per file. Versions 1 and 2 (every
+// record in .manifest.json) are read, and rewritten as version 3 by the
+// next sync; a version-1 source has no fingerprint, so that sync looks at
+// it again (and rewrites nothing that is unchanged).
+const ManifestVersion = 3
 
 // Manifest records what skillsync wrote into a cache: per source its
 // revision and configuration fingerprint, per skill its hash, stored
 // metadata and files.
 type Manifest struct {
-	Version int                      `json:"version"`
-	Sources map[string]*SourceRecord `json:"sources"`
+	Version int
+	Sources map[string]*SourceRecord
 }
 
 // SourceRecord is one source in the manifest.
 type SourceRecord struct {
-	Revision string `json:"revision"`
+	Revision string
 	// Fingerprint is the caller's digest of every config setting that
 	// changes what the source yields: a source whose fingerprint changed
 	// is not current even at the same revision.
-	Fingerprint string `json:"fingerprint,omitempty"`
+	Fingerprint string
+	// Discovery is the caller's digest of the settings that decide what a
+	// skill's content is read as (strictness, discovery rules): the skill
+	// records stand for reading that content again only under the same
+	// Discovery (see Cache.Recorded).
+	Discovery string
 	// Excluded are skills of the source deliberately not materialized
 	// (archived by the curator), sorted; a change to them is a change of
 	// the source even at the same revision.
-	Excluded []string                `json:"excluded,omitempty"`
-	Skills   map[string]*SkillRecord `json:"skills"`
+	Excluded []string
+	Skills   map[string]*SkillRecord
+
+	// files is how many files the source's skills hold together.
+	files int
+	// skillsRef and filesRef name the source's record files in the
+	// records folder (the SHA-256 of their content); zero when the record
+	// changed in memory and is not written yet.
+	skillsRef, filesRef Hash
+	// filesLoaded is set once every skill's Files is in memory.
+	filesLoaded bool
+	// filesLost is set when the file records could not be read: the
+	// skills' live files are then hashed again, never trusted.
+	filesLost bool
 }
 
 // SkillRecord is one materialized skill.
 type SkillRecord struct {
 	// Hash is the skill hash of its files.
-	Hash Hash `json:"hash"`
+	Hash Hash
 	// Fingerprint is the source's own identity of the skill's content (a
 	// git tree hash), when it has one.
-	Fingerprint string `json:"fingerprint,omitempty"`
+	Fingerprint string
 	// Meta is what the caller stored with the skill (its parsed
 	// frontmatter), kept as given: materialize does not read it.
-	Meta  json.RawMessage       `json:"meta,omitempty"`
-	Files map[string]FileRecord `json:"files"`
+	Meta []byte
+	// Files are the skill's files by path. It is nil in a manifest read
+	// without them (ReadSkills) and, in Cache.Manifest, for a source the
+	// sync did not look at.
+	Files map[string]FileRecord
 }
 
 // FileRecord is one materialized file. Size, Mode and MTime are the stat
@@ -71,20 +96,123 @@ func (r FileRecord) Perm() fs.FileMode {
 	return fs.FileMode(m)
 }
 
-func modeString(m fs.FileMode) string { return fmt.Sprintf("%04o", m.Perm()) }
+func modeString(m fs.FileMode) string {
+	switch m.Perm() {
+	case 0o644:
+		return "0644"
+	case 0o755:
+		return "0755"
+	}
+	return fmt.Sprintf("%04o", m.Perm())
+}
 
 // NewManifest returns an empty manifest.
 func NewManifest() *Manifest {
 	return &Manifest{Version: ManifestVersion, Sources: map[string]*SourceRecord{}}
 }
 
-// Validate reports why a decoded manifest must not be used: a version
-// this build does not read, a source or skill name that is not one safe
-// path component, or a file path that leaves its skill. A manifest is a
-// file in the workspace like any other, so nothing in it is trusted.
-func (m *Manifest) Validate() error {
-	if err := jsonfile.CheckVersion(m.Version, 1, ManifestVersion); err != nil {
+// Files returns how many files the source's skills hold.
+func (r *SourceRecord) Files() int {
+	if r.filesLoaded {
+		n := 0
+		for _, sk := range r.Skills {
+			n += len(sk.Files)
+		}
+		return n
+	}
+	return r.files
+}
+
+// index is .manifest.json as version 3 writes it: one small entry per
+// source, naming the files that hold its records.
+type index struct {
+	Version int                     `json:"version"`
+	Sources map[string]*indexSource `json:"sources"`
+}
+
+type indexSource struct {
+	Revision    string   `json:"revision"`
+	Fingerprint string   `json:"fingerprint,omitempty"`
+	Discovery   string   `json:"discovery,omitempty"`
+	Excluded    []string `json:"excluded,omitempty"`
+	// Skills and Files count what the records hold.
+	Skills int `json:"skills"`
+	Files  int `json:"files"`
+	// SkillRecords and FileRecords are the SHA-256 of the two record
+	// files, which is also their name in the records folder.
+	SkillRecords Hash `json:"skill_records"`
+	FileRecords  Hash `json:"file_records"`
+}
+
+// Validate reports why a decoded index must not be used. The manifest
+// is a file in the workspace like any other, so nothing in it is
+// trusted: every source name must be one safe path component and every
+// record file must be named.
+func (x *index) Validate() error {
+	if x.Version != ManifestVersion {
+		// Older versions are decoded as legacy; this only sees version 3.
+		return jsonfile.CheckVersion(x.Version, ManifestVersion)
+	}
+	for _, source := range sortedNames(x.Sources) {
+		rec := x.Sources[source]
+		if err := checkName("source", source); err != nil {
+			return err
+		}
+		if rec == nil {
+			return fmt.Errorf("source %q has no record", source)
+		}
+		if err := checkExcluded(source, rec.Excluded); err != nil {
+			return err
+		}
+		if rec.Skills < 0 || rec.Files < 0 {
+			return fmt.Errorf("source %s: negative counts", source)
+		}
+		if rec.SkillRecords.IsZero() || rec.FileRecords.IsZero() {
+			return fmt.Errorf("source %s names no record files", source)
+		}
+	}
+	return nil
+}
+
+func checkExcluded(source string, names []string) error {
+	for _, name := range names {
+		if err := checkName("excluded skill", name); err != nil {
+			return fmt.Errorf("source %s: %w", source, err)
+		}
+	}
+	return nil
+}
+
+// legacy is .manifest.json as versions 1 and 2 wrote it: every record
+// of every file in one JSON document.
+type legacy struct {
+	Version int                      `json:"version"`
+	Sources map[string]*legacySource `json:"sources"`
+}
+
+type legacySource struct {
+	Revision    string                  `json:"revision"`
+	Fingerprint string                  `json:"fingerprint,omitempty"`
+	Excluded    []string                `json:"excluded,omitempty"`
+	Skills      map[string]*legacySkill `json:"skills"`
+}
+
+type legacySkill struct {
+	Hash        Hash                  `json:"hash"`
+	Fingerprint string                `json:"fingerprint,omitempty"`
+	Meta        json.RawMessage       `json:"meta,omitempty"`
+	Files       map[string]FileRecord `json:"files"`
+}
+
+// Validate reports why a decoded version-1 or -2 manifest must not be
+// used: a source or skill name that is not one safe path component, or a
+// file path that leaves its skill.
+func (m *legacy) Validate() error {
+	if err := jsonfile.CheckVersion(m.Version, 1, 2, ManifestVersion); err != nil {
 		return err
+	}
+	if m.Version == ManifestVersion {
+		return nil // read as an index
 	}
 	for _, source := range sortedNames(m.Sources) {
 		rec := m.Sources[source]
@@ -94,10 +222,8 @@ func (m *Manifest) Validate() error {
 		if rec == nil {
 			return fmt.Errorf("source %q has no record", source)
 		}
-		for _, name := range rec.Excluded {
-			if err := checkName("excluded skill", name); err != nil {
-				return fmt.Errorf("source %s: %w", source, err)
-			}
+		if err := checkExcluded(source, rec.Excluded); err != nil {
+			return err
 		}
 		for _, name := range sortedNames(rec.Skills) {
 			if err := checkName("skill", name); err != nil {
@@ -127,29 +253,71 @@ func checkFiles(files map[string]FileRecord) error {
 	return nil
 }
 
-// LoadManifest reads a manifest. A missing file is an empty manifest. A
-// file that is unreadable or corrupt (see Validate) gives an empty
-// manifest and the error; a corrupt one's error wraps
-// jsonfile.ErrCorrupt. Every cached file is then hashed again, nothing is
-// lost.
-func LoadManifest(name string) (*Manifest, error) {
-	m := NewManifest()
-	err := jsonfile.Read(name, m)
-	if errors.Is(err, fs.ErrNotExist) {
-		return NewManifest(), nil
-	}
-	if err != nil {
-		return NewManifest(), err
-	}
-	if m.Sources == nil {
-		m.Sources = map[string]*SourceRecord{}
-	}
-	m.Version = ManifestVersion
-	return m, nil
+// versionOnly reads just the version of a manifest.
+type versionOnly struct {
+	Version int `json:"version"`
 }
 
-// Save writes the manifest atomically, unless the file already holds
-// exactly this: a sync with nothing new writes nothing.
-func (m *Manifest) Save(name string) error {
-	return jsonfile.Write(name, m, 0o644)
+func (v *versionOnly) Validate() error {
+	return jsonfile.CheckVersion(v.Version, 1, 2, ManifestVersion)
+}
+
+// loadIndex reads the manifest at root: the index of a version-3 file
+// (legacy false, no record loaded), or the whole of a version-1 or -2
+// file (legacy true, every record loaded). A missing file is an empty
+// manifest; an unreadable or corrupt one gives an empty manifest and the
+// error, a corrupt one's error wrapping jsonfile.ErrCorrupt.
+func loadIndex(root string) (m *Manifest, legacyFile bool, err error) {
+	name := filepath.Join(root, manifestName)
+	var x index
+	err = jsonfile.Read(name, &x)
+	if errors.Is(err, fs.ErrNotExist) {
+		return NewManifest(), false, nil
+	}
+	if err == nil {
+		m := NewManifest()
+		for source, s := range x.Sources {
+			m.Sources[source] = &SourceRecord{Revision: s.Revision, Fingerprint: s.Fingerprint, Discovery: s.Discovery, Excluded: s.Excluded,
+				files: s.Files, skillsRef: s.SkillRecords, filesRef: s.FileRecords}
+		}
+		return m, false, nil
+	}
+	// Not a version-3 index: an older manifest, or corrupt.
+	var v versionOnly
+	if verr := jsonfile.Read(name, &v); verr != nil || v.Version == ManifestVersion {
+		return NewManifest(), false, err
+	}
+	var old legacy
+	if err := jsonfile.Read(name, &old); err != nil {
+		return NewManifest(), false, err
+	}
+	m = NewManifest()
+	for source, s := range old.Sources {
+		rec := &SourceRecord{Revision: s.Revision, Fingerprint: s.Fingerprint, Excluded: s.Excluded,
+			Skills: map[string]*SkillRecord{}, filesLoaded: true}
+		for name, sk := range s.Skills {
+			files := sk.Files
+			if files == nil {
+				files = map[string]FileRecord{}
+			}
+			rec.Skills[name] = &SkillRecord{Hash: sk.Hash, Fingerprint: sk.Fingerprint, Meta: sk.Meta, Files: files}
+		}
+		m.Sources[source] = rec
+	}
+	return m, true, nil
+}
+
+// saveIndex writes the manifest's index atomically, unless the file
+// already holds exactly this. Every source must have its record files
+// written (see writeRecords).
+func (m *Manifest) saveIndex(root string) error {
+	x := index{Version: ManifestVersion, Sources: map[string]*indexSource{}}
+	for source, rec := range m.Sources {
+		if rec.skillsRef.IsZero() || rec.filesRef.IsZero() {
+			return fmt.Errorf("source %s: its records are not written", source)
+		}
+		x.Sources[source] = &indexSource{Revision: rec.Revision, Fingerprint: rec.Fingerprint, Discovery: rec.Discovery, Excluded: rec.Excluded,
+			Skills: len(rec.Skills), Files: rec.Files(), SkillRecords: rec.skillsRef, FileRecords: rec.filesRef}
+	}
+	return jsonfile.Write(filepath.Join(root, manifestName), &x, 0o644)
 }

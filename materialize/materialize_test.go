@@ -34,7 +34,7 @@ func mkSkill(name string, files map[string]string) Skill {
 
 func open(t *testing.T, root string) *Cache {
 	t.Helper()
-	c, err := OpenCache(context.Background(), root, time.Second, false)
+	c, err := OpenCache(context.Background(), root, time.Second, CheckRecord)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,7 +223,7 @@ func TestFileAndDirectorySwapPlaces(t *testing.T) {
 func TestLockContention(t *testing.T) {
 	root := t.TempDir()
 	c := open(t, root)
-	_, err := OpenCache(context.Background(), root, 50*time.Millisecond, false)
+	_, err := OpenCache(context.Background(), root, 50*time.Millisecond, CheckRecord)
 	var held *flock.HeldError
 	if !errors.As(err, &held) || held.PID != os.Getpid() {
 		t.Fatalf("second open = %v, want a HeldError naming this process", err)
@@ -273,7 +273,7 @@ func TestVerifyAndRepair(t *testing.T) {
 	if len(kinds) != 3 || kinds["ref/notes.md"] != want["ref/notes.md"] || kinds["scripts/run.sh"] != "missing" || kinds["extra.txt"] != "extra" {
 		t.Errorf("differences = %v, want %v", kinds, want)
 	}
-	c, err := OpenCache(context.Background(), root, time.Second, true)
+	c, err := OpenCache(context.Background(), root, time.Second, CheckHash)
 	if err != nil {
 		t.Fatal(err)
 	}

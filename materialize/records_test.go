@@ -49,55 +49,89 @@ func setAside(t *testing.T, dir, base string) []string {
 }
 
 func TestHostileManifestNamesAreNeverObeyed(t *testing.T) {
-	ws := t.TempDir()
-	root := filepath.Join(ws, ".skills-cache")
-	syncOnce(t, root, "r1", mkSkill("a", v1))
-	outSource := victim(t, filepath.Join(ws, "x"))
-	outSkill := victim(t, filepath.Join(ws, "y"))
+	for _, tt := range []struct {
+		name string
+		// plant replaces the cache's records with ones naming the source
+		// "../x" and the skill "../../y", and says what the sync must warn.
+		plant func(t *testing.T, root string) string
+	}{
+		{"version-2 manifest", func(t *testing.T, root string) string {
+			hostile := `{"version":2,"sources":{"../x":{"revision":"r0","skills":{}},` +
+				`"src":{"revision":"r1","skills":{"../../y":{"hash":"","files":{}}}}}}`
+			if err := os.WriteFile(filepath.Join(root, manifestName), []byte(hostile), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return "set aside"
+		}},
+		{"index", func(t *testing.T, root string) string {
+			data := strings.Replace(readFile(t, filepath.Join(root, manifestName)), `"src"`, `"../x"`, 1)
+			if err := os.WriteFile(filepath.Join(root, manifestName), []byte(data), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return "set aside"
+		}},
+		{"skill records", func(t *testing.T, root string) string {
+			m, err := ReadManifest(root)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec := m.Sources["src"]
+			rec.Skills["../../y"] = &SkillRecord{Files: map[string]FileRecord{}}
+			rec.skillsRef, rec.filesRef = Hash{}, Hash{}
+			// Written as a sync would, names unchecked.
+			if err := m.writeRecords(root); err != nil {
+				t.Fatal(err)
+			}
+			if err := m.saveIndex(root); err != nil {
+				t.Fatal(err)
+			}
+			return "records of source src cannot be used"
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ws := t.TempDir()
+			root := filepath.Join(ws, ".skills-cache")
+			syncOnce(t, root, "r1", mkSkill("a", v1))
+			outSource := victim(t, filepath.Join(ws, "x"))
+			outSkill := victim(t, filepath.Join(ws, "y"))
+			want := tt.plant(t, root)
 
-	// Someone commits a manifest naming paths outside the cache.
-	var m map[string]any
-	data := readFile(t, filepath.Join(root, manifestName))
-	if err := json.Unmarshal([]byte(data), &m); err != nil {
-		t.Fatal(err)
-	}
-	sources := m["sources"].(map[string]any)
-	src := sources["src"].(map[string]any)
-	src["skills"].(map[string]any)["../../y"] = map[string]any{"hash": "", "files": map[string]any{}}
-	sources["../x"] = map[string]any{"revision": "r0", "skills": map[string]any{}}
-	hostile, _ := json.Marshal(m)
-	if err := os.WriteFile(filepath.Join(root, manifestName), hostile, 0o644); err != nil {
-		t.Fatal(err)
-	}
-
-	c := open(t, root)
-	if w := c.OpenWarnings(); len(w) != 1 || !strings.Contains(w[0], "set aside") {
-		t.Errorf("warnings = %q, want one saying the manifest was set aside", w)
-	}
-	if res := c.SyncSource(context.Background(), Source{Name: "src", Revision: "r2", Skills: []Skill{mkSkill("a", v1)}}); len(res.Errors) > 0 {
-		t.Fatal(res.Errors)
-	}
-	if res := c.Prune([]string{"src"}); len(res.Errors) > 0 {
-		t.Fatal(res.Errors)
-	}
-	if err := c.Commit(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	c.Close()
-	assertIntact(t, outSource)
-	assertIntact(t, outSkill)
-	if got := setAside(t, root, manifestName); len(got) != 1 {
-		t.Errorf("set-aside copies of the manifest: %v", got)
-	}
-	after, err := ReadManifest(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if names := sortedNames(after.Sources); !slices.Equal(names, []string{"src"}) || len(after.Sources["src"].Skills) != 1 {
-		t.Errorf("rebuilt manifest: sources %v, skills %v", names, sortedNames(after.Sources["src"].Skills))
-	}
-	if readFile(t, filepath.Join(root, "src", "a", "ref/notes.md")) != v1["ref/notes.md"] {
-		t.Error("the cached skill was lost")
+			c := open(t, root)
+			if w := c.OpenWarnings(); len(w) != 1 || !strings.Contains(w[0], want) {
+				t.Errorf("warnings = %q, want one saying %q", w, want)
+			}
+			if res := c.SyncSource(context.Background(), Source{Name: "src", Revision: "r2", Skills: []Skill{mkSkill("a", v1)}}); len(res.Errors) > 0 {
+				t.Fatal(res.Errors)
+			}
+			if res := c.Prune([]string{"src"}); len(res.Errors) > 0 {
+				t.Fatal(res.Errors)
+			}
+			if err := c.Commit(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			st := c.Stats()
+			c.Close()
+			assertIntact(t, outSource)
+			assertIntact(t, outSkill)
+			if want == "set aside" {
+				if got := setAside(t, root, manifestName); len(got) != 1 {
+					t.Errorf("set-aside copies of the manifest: %v", got)
+				}
+			}
+			after, err := ReadManifest(root)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if names := sortedNames(after.Sources); !slices.Equal(names, []string{"src"}) || len(after.Sources["src"].Skills) != 1 {
+				t.Errorf("rebuilt manifest: sources %v, skills %v", names, sortedNames(after.Sources["src"].Skills))
+			}
+			if readFile(t, filepath.Join(root, "src", "a", "ref/notes.md")) != v1["ref/notes.md"] {
+				t.Error("the cached skill was lost")
+			}
+			if st.Written != 0 {
+				t.Errorf("stats %+v: the cached files were rewritten", st)
+			}
+		})
 	}
 }
 
@@ -134,12 +168,19 @@ func TestHostileTargetRecordIsNeverObeyed(t *testing.T) {
 	}
 }
 
-// FuzzRecords decodes arbitrary bytes as a manifest and as a target record:
+// FuzzRecords decodes arbitrary bytes as a version-2 manifest, as a
+// source's binary skill and file records, and as a target record:
 // whatever passes validation names only paths inside its destination.
 func FuzzRecords(f *testing.F) {
 	f.Add([]byte(`{"version":1,"sources":{"s":{"revision":"r","skills":{"a":{"hash":"","files":{"x/y":{"sha256":"","size":1,"mode":"0644"}}}}}}}`))
 	f.Add([]byte(`{"version":1,"sources":{"..":{"skills":{"../b":{"files":{"/etc/passwd":{"mode":"0644"}}}}}}}`))
 	f.Add([]byte(`{"version":1,"skills":{"a":{"mode":"copy","files":{"a/../../b":{"mode":"0644"}}}}}`))
+	good := &SourceRecord{Skills: map[string]*SkillRecord{
+		"a": {Fingerprint: "git-tree:1", Meta: []byte("m"), Files: map[string]FileRecord{"SKILL.md": {Size: 3, Mode: "0644", MTime: 7}, "x/y.sh": {Mode: "0755"}}},
+		"b": {Files: map[string]FileRecord{}},
+	}, filesLoaded: true}
+	f.Add(encodeSkills(good))
+	f.Add(encodeFiles(good))
 	const root = "/dest"
 	inside := func(t *testing.T, parts ...string) {
 		p := filepath.Join(append([]string{root}, parts...)...)
@@ -149,14 +190,37 @@ func FuzzRecords(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		m := NewManifest()
-		if json.Unmarshal(data, m) == nil && m.Validate() == nil {
+		var m legacy
+		if json.Unmarshal(data, &m) == nil && m.Validate() == nil {
 			for source, rec := range m.Sources {
 				inside(t, source)
 				for name, sk := range rec.Skills {
 					inside(t, source, name)
 					for p := range sk.Files {
 						inside(t, source, name, filepath.FromSlash(p))
+					}
+				}
+			}
+		}
+		var x index
+		if json.Unmarshal(data, &x) == nil && x.Validate() == nil {
+			for source := range x.Sources {
+				inside(t, source)
+			}
+		}
+		if skills, err := decodeSkills(data); err == nil {
+			for name := range skills {
+				inside(t, "src", name)
+			}
+		}
+		// The file records of the good skill records, as data says.
+		skills, _ := decodeSkills(encodeSkills(good))
+		if decodeFiles(data, skills) == nil {
+			for name, sk := range skills {
+				for p, rec := range sk.Files {
+					inside(t, "src", name, filepath.FromSlash(p))
+					if rec.Perm()&^0o777 != 0 || rec.Size < 0 {
+						t.Fatalf("file %s: mode %s size %d", p, rec.Mode, rec.Size)
 					}
 				}
 			}
@@ -207,7 +271,7 @@ func TestPlantedLinksAreNeverFollowed(t *testing.T) {
 	if err := os.Symlink(out, linked); err != nil {
 		t.Fatal(err)
 	}
-	if c, err := OpenCache(ctx, linked, time.Second, false); err == nil || !strings.Contains(err.Error(), linked) {
+	if c, err := OpenCache(ctx, linked, time.Second, CheckRecord); err == nil || !strings.Contains(err.Error(), linked) {
 		if c != nil {
 			c.Close()
 		}
@@ -243,7 +307,12 @@ func TestALinkedSkillIsReplacedEvenWhenItsContentMatches(t *testing.T) {
 	if err := os.Symlink(outside, live); err != nil {
 		t.Fatal(err)
 	}
-	c := open(t, root)
+	// A stat check sees it; the record alone does not look (the cache is
+	// skillsync's own), but nothing is written through the link either.
+	c, err := OpenCache(context.Background(), root, time.Second, CheckStat)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if c.Current(Source{Name: "src", Revision: "r1"}) {
 		t.Error("a cache with a linked skill is current")
 	}

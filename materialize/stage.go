@@ -71,7 +71,7 @@ func (e *fileError) Unwrap() error { return e.err }
 // read that fails, more bytes than allowed) is an error, and nothing of it
 // is staged.
 func (w *writer) stage(ctx context.Context, live string, s Skill, old *SkillRecord, o stageOptions) (*staged, error) {
-	if s.Fingerprint != "" && old != nil && old.Fingerprint == s.Fingerprint && !w.verify && statMatches(live, old) {
+	if s.Fingerprint != "" && old != nil && old.Fingerprint == s.Fingerprint && !w.hashes() && (w.trusts() || statMatches(live, old)) {
 		if o.check != nil {
 			if err := o.check(old.Hash); err != nil {
 				return nil, err
@@ -117,6 +117,9 @@ var errDiffers = errors.New("differs")
 
 func (w *writer) newStager(ctx context.Context, live string, s Skill, old *SkillRecord, maxSize int64) (*stager, error) {
 	list := s.List
+	if list == nil && s.Files != nil {
+		list, _ = skill.ListFiles(s.Files, s.Name, 0)
+	}
 	if !slices.IsSortedFunc(list, func(a, b skill.File) int { return strings.Compare(a.Path, b.Path) }) {
 		list = slices.SortedFunc(slices.Values(list), func(a, b skill.File) int { return strings.Compare(a.Path, b.Path) })
 	}
@@ -174,7 +177,7 @@ func (st *stager) run(o stageOptions) (*staged, error) {
 		rec.Files[sf.path] = sf.rec
 	}
 	changed := st.b != nil || !st.liveDir
-	if !changed && (st.old == nil || len(st.old.Files) != len(st.list) || st.w.verify || st.dryRun) {
+	if !changed && (st.old == nil || len(st.old.Files) != len(st.list) || st.w.hashes() || st.dryRun) {
 		// Every wanted file is in place; a file that should be gone may not be.
 		changed = len(extraFiles(st.live, rec.Files)) > 0
 	}
@@ -195,11 +198,12 @@ func (st *stager) run(o stageOptions) (*staged, error) {
 	}
 	b := st.build()
 	b.aside = res.preserved
+	realDirs := map[string]bool{}
 	for _, sf := range same {
 		// An edited copy is kept whole, so nothing of it is linked into the
 		// new version: the two would share inodes, and an edit of one
 		// would change the other.
-		if res.preserved == "" && linkable(st.live, sf.path) {
+		if res.preserved == "" && linkable(st.live, sf.path, realDirs) {
 			b.send(op{kind: opLink, path: sf.path, rec: sf.rec})
 			continue
 		}
@@ -253,7 +257,7 @@ func (st *stager) file(f skill.File) (sameFile, bool, error) {
 			prev = &r
 		}
 	}
-	info, liveSHA := st.w.liveFile(livePath, prev)
+	info, liveSHA := st.w.liveHash(livePath, liveInfo, prev)
 	if info != nil && liveSHA == sha && info.Mode().Perm() == mode {
 		return sameFile{f.Path, FileRecord{SHA256: sha, Size: info.Size(), Mode: modeString(mode), MTime: info.ModTime().UnixNano()}}, true, nil
 	}

@@ -29,6 +29,9 @@ const RecordName = ".skillsync.json"
 
 const targetStaging = ".skillsync-staging"
 
+// targetDirty marks a target a sync is changing; see Cache's dirtyName.
+const targetDirty = ".skillsync-dirty"
+
 // ConflictsName is the folder of a target where a copy the user edited is
 // moved, as <name>-<UTC stamp>, before a new version takes its place.
 const ConflictsName = ".skillsync-conflicts"
@@ -138,8 +141,11 @@ type Target struct {
 	// source failed and the cache cannot give them either): their
 	// entries stay exactly as they are, neither rewritten nor removed.
 	Keep []string
-	// Verify hashes every file instead of trusting stat data.
-	Verify bool
+	// Check says how far the target's record is trusted: under
+	// CheckRecord (the zero value) a skill whose hash is the recorded one
+	// is taken as in place without a look at its files; a copy is
+	// checked for the user's edits when it is about to be rewritten.
+	Check Check
 	// MaxSkillSize, when above zero, caps the bytes of one skill's files.
 	MaxSkillSize int64
 }
@@ -167,12 +173,15 @@ func SyncTarget(ctx context.Context, t Target) (TargetReport, error) {
 	} else if err != nil {
 		return report, err
 	}
-	w, err := newWriter(filepath.Join(dir, targetStaging))
+	w, err := newWriter(filepath.Join(dir, targetStaging), filepath.Join(dir, targetDirty), recycleAfter)
 	if err != nil {
 		return report, err
 	}
-	defer os.RemoveAll(w.staging)
-	w.verify = t.Verify
+	defer func() {
+		w.tidy()
+		os.RemoveAll(w.staging)
+	}()
+	w.check = t.Check
 	next := newTargetRecord()
 	for _, name := range t.Keep {
 		if e, ok := rec.Skills[name]; ok {
@@ -291,7 +300,14 @@ func SyncTarget(ctx context.Context, t Target) (TargetReport, error) {
 	for _, name := range sortedNames(preserved) {
 		report.Preserved = append(report.Preserved, preserved[name])
 	}
-	return report, jsonfile.Write(filepath.Join(dir, RecordName), next, 0o644)
+	if err := jsonfile.Write(filepath.Join(dir, RecordName), next, 0o644); err != nil {
+		return report, err
+	}
+	if w.unclean && len(t.Keep) > 0 {
+		// Entries kept as they were were not looked at: the next run must.
+		return report, nil
+	}
+	return report, w.clean()
 }
 
 // stageTarget stages one skill in a target. The staged result, when not
@@ -311,7 +327,7 @@ func stageTarget(ctx context.Context, w *writer, live string, t Target, s Target
 		// The caller knows the skill's hash (from the cache's manifest):
 		// when it is what the record says and the files are as written,
 		// nothing needs to be read.
-		if !s.Hash.IsZero() && s.Hash == prev.Hash && !w.verify && statMatches(live, old) {
+		if !s.Hash.IsZero() && s.Hash == prev.Hash && !w.hashes() && (w.trusts() || statMatches(live, old)) {
 			w.count(Stats{Unchanged: len(prev.Files)})
 			return prev, nil, nil
 		}

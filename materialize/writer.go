@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -14,9 +13,11 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/skillsync/skillsync/internal/atomicfile"
 	"github.com/skillsync/skillsync/skill"
 )
 
@@ -24,7 +25,9 @@ import (
 type Skill struct {
 	Name  string
 	Files fs.FS
-	// List is the files to write, from skill.ListFiles.
+	// List is the files to write, from skill.ListFiles; nil lists Files
+	// with skill.ListFiles when the skill is looked at, so a caller that
+	// has no listing at hand pays for one only then.
 	List []skill.File
 	// GuessModes is set for sources without file modes (an embedded FS): a
 	// file starting with "#!" becomes 0755, every other 0644.
@@ -35,7 +38,7 @@ type Skill struct {
 	Fingerprint string
 	// Meta is stored with the skill's record as given (its parsed
 	// frontmatter, for readers that must not parse SKILL.md again).
-	Meta json.RawMessage
+	Meta []byte
 }
 
 // Stats counts what a run wrote.
@@ -66,21 +69,32 @@ func (s *Stats) add(o Stats) {
 // the size of a skill.
 type writer struct {
 	staging string
-	// verify hashes every live file instead of trusting its stat data, and
-	// counts files nobody recorded as differences.
-	verify bool
+	// check says how far recorded state is trusted. CheckHash hashes
+	// every live file instead of trusting its stat data, and counts files
+	// nobody recorded as differences.
+	check Check
+	// marker is the file written before the first change of a live entry
+	// and removed (clean) once the destination's record says what is
+	// live. unclean is set when it was there at the start: a run stopped
+	// halfway, and no record is trusted without a stat check.
+	marker  string
+	unclean bool
+	marked  bool
 	// keepOld leaves the versions swapped out in staging, for the next run
 	// to remove, instead of removing them at once: a reader that opened an
 	// old directory just before the swap can finish reading it.
 	keepOld bool
 
-	slots  chan struct{} // one token per running build
-	free   chan *[]byte  // chunks to reuse
-	builds sync.WaitGroup
+	slots   chan struct{} // one token per running build
+	free    chan *[]byte  // chunks to reuse
+	builds  sync.WaitGroup
+	tidying sync.WaitGroup // the removal of what staging held
 
-	mu      sync.Mutex // guards stats and pending while builds run
+	mu      sync.Mutex // guards stats, pending and pool while builds run
 	stats   Stats
 	pending []*swap
+	// pool are folders left in staging by an earlier run, to build in.
+	pool []string
 }
 
 const (
@@ -104,17 +118,96 @@ type swap struct {
 }
 
 // newWriter returns a writer that builds in staging, which must be on the
-// same file system as the destinations. Whatever staging holds is left
-// over from an interrupted run and is removed.
-func newWriter(staging string) (*writer, error) {
-	if err := replaceWithDir(staging); err != nil {
+// same file system as the destinations. What staging holds is left over
+// from an earlier run: the versions it swapped out, or an interrupted
+// run's work. Its folders are kept to be recycled as the folders of new
+// builds (see take): removing a folder costs the file system far more
+// than emptying one, and a skill's next version mostly has the same
+// folders. A folder is recycled only once it has been out of use for
+// settle; folders past maxPool, and anything else, are removed in the
+// background while this run works: call tidy before the staging folder
+// itself goes. marker is the destination's mark of a run that stopped
+// halfway.
+func newWriter(staging, marker string, settle time.Duration) (*writer, error) {
+	leftover, err := stagingDir(staging)
+	if err != nil {
 		return nil, err
 	}
-	return &writer{
+	_, err = os.Lstat(marker)
+	w := &writer{
 		staging: staging,
+		marker:  marker,
+		unclean: !errors.Is(err, fs.ErrNotExist),
 		slots:   make(chan struct{}, parallelBuilds),
 		free:    make(chan *[]byte, parallelBuilds*(queueLen+1)+1),
-	}, nil
+	}
+	var remove []string
+	for _, e := range leftover {
+		switch {
+		case !e.IsDir() || len(w.pool) >= maxPool:
+			remove = append(remove, e.Name())
+		case settled(e, settle):
+			w.pool = append(w.pool, filepath.Join(staging, e.Name()))
+		}
+		// A folder swapped out moments ago is left for a later run: a
+		// reader may still be in it, and must see it whole or lose it,
+		// never see it filled with another skill's files.
+	}
+	if len(remove) > 0 {
+		w.tidying.Add(1)
+		go func() {
+			defer w.tidying.Done()
+			for _, name := range remove {
+				_ = os.RemoveAll(filepath.Join(staging, name))
+			}
+		}()
+	}
+	return w, nil
+}
+
+// maxPool is how many folders left in staging are kept for recycling.
+const maxPool = 1024
+
+// recycleAfter is how long a folder of the cache's staging must have
+// been out of use (swapped out, by its ctime) before it is recycled.
+// Readers take milliseconds; syncs come minutes apart.
+const recycleAfter = time.Minute
+
+// settled reports whether a folder in staging was last moved or changed
+// more than settle ago.
+func settled(e fs.DirEntry, settle time.Duration) bool {
+	info, err := e.Info()
+	return err == nil && time.Since(changedAt(info)) > settle
+}
+
+// take returns a folder left in staging to build in, or "" when none is
+// left.
+func (w *writer) take() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.pool) == 0 {
+		return ""
+	}
+	dir := w.pool[len(w.pool)-1]
+	w.pool = w.pool[:len(w.pool)-1]
+	return dir
+}
+
+// tidy waits for the removal of what staging held at the start.
+func (w *writer) tidy() { w.tidying.Wait() }
+
+// stagingDir makes path a real directory and returns what it holds.
+// Anything else in its place, a symbolic link included, is removed (the
+// link itself, never its target).
+func stagingDir(path string) ([]fs.DirEntry, error) {
+	if info, err := os.Lstat(path); err == nil && info.IsDir() {
+		entries, err := os.ReadDir(path)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", path, err)
+		}
+		return entries, nil
+	}
+	return nil, replaceWithDir(path)
 }
 
 // chunk returns a buffer of chunkSize bytes.
@@ -168,6 +261,41 @@ func ensureDir(path string) error {
 	return os.Mkdir(path, 0o755)
 }
 
+// trusts reports whether a record may be taken as what is live without a
+// look at the files.
+func (w *writer) trusts() bool { return w.check == CheckRecord && !w.unclean }
+
+// hashes reports whether every live file is hashed, stat data ignored.
+func (w *writer) hashes() bool { return w.check == CheckHash }
+
+// markLive writes the marker before the first change of a live entry.
+func (w *writer) markLive() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.marked {
+		return nil
+	}
+	if err := atomicfile.WriteFile(w.marker, []byte("a sync is changing this folder; if it stopped halfway, the next one checks every file\n"), 0o644); err != nil {
+		return fmt.Errorf("mark the change: %w", err)
+	}
+	w.marked = true
+	return nil
+}
+
+// clean removes the marker: the record now says what is live.
+func (w *writer) clean() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.marked && !w.unclean {
+		return nil
+	}
+	if err := os.Remove(w.marker); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("remove %s: %w", w.marker, err)
+	}
+	w.marked, w.unclean = false, false
+	return nil
+}
+
 func (w *writer) count(st Stats) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -213,13 +341,21 @@ func fileMode(m fs.FileMode, head []byte, guess bool) fs.FileMode {
 
 // liveFile returns the stat data and content hash of a live file, or nil
 // when it is not a regular file. The hash comes from the record when the
-// stat data still match it, unless the writer verifies.
+// stat data still match it, unless the writer hashes everything.
 func (w *writer) liveFile(path string, rec *FileRecord) (fs.FileInfo, Hash) {
 	info, err := os.Lstat(path)
-	if err != nil || !info.Mode().IsRegular() {
+	if err != nil {
 		return nil, Hash{}
 	}
-	if rec != nil && !w.verify && info.Size() == rec.Size && info.ModTime().UnixNano() == rec.MTime && info.Mode().Perm() == rec.Perm() {
+	return w.liveHash(path, info, rec)
+}
+
+// liveHash is liveFile for a file already lstat'ed as info.
+func (w *writer) liveHash(path string, info fs.FileInfo, rec *FileRecord) (fs.FileInfo, Hash) {
+	if !info.Mode().IsRegular() {
+		return nil, Hash{}
+	}
+	if rec != nil && !w.hashes() && info.Size() == rec.Size && info.ModTime().UnixNano() == rec.MTime && info.Mode().Perm() == rec.Perm() {
 		return info, rec.SHA256
 	}
 	sha, err := hashFile(path)
@@ -272,21 +408,35 @@ func realDir(path string) bool {
 
 // linkable reports whether the live file at rel can be hard-linked into a
 // new version: live is a real directory and no element of rel is a
-// symbolic link, which could lead out of the destination.
-func linkable(live, rel string) bool {
+// symbolic link, which could lead out of the destination. dirs remembers
+// the directories of live already found real (nil: remember nothing), so
+// the files of one folder cost one lstat of it between them.
+func linkable(live, rel string, dirs map[string]bool) bool {
 	p := live
-	if !realDir(p) {
-		return false
+	if !dirs["."] {
+		if !realDir(p) {
+			return false
+		}
+		if dirs != nil {
+			dirs["."] = true
+		}
 	}
 	elems := strings.Split(rel, "/")
 	for i, e := range elems {
 		p = filepath.Join(p, e)
+		last := i == len(elems)-1
+		if !last && dirs[strings.Join(elems[:i+1], "/")] {
+			continue
+		}
 		info, err := os.Lstat(p)
 		if err != nil {
 			return false
 		}
-		if last := i == len(elems)-1; (last && !info.Mode().IsRegular()) || (!last && !info.IsDir()) {
+		if (last && !info.Mode().IsRegular()) || (!last && !info.IsDir()) {
 			return false
+		}
+		if !last && dirs != nil {
+			dirs[strings.Join(elems[:i+1], "/")] = true
 		}
 	}
 	return true
@@ -309,6 +459,9 @@ func (w *writer) remove(live string, rec *SkillRecord) error {
 
 // moveOut renames live to dest and, when del is set, deletes it there.
 func (w *writer) moveOut(live, dest string, rec *SkillRecord, del bool) error {
+	if err := w.markLive(); err != nil {
+		return err
+	}
 	if err := os.Rename(live, dest); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("remove %s: %w", live, err)
 	}
@@ -348,6 +501,9 @@ func (w *writer) commit(ctx context.Context) (failed, err error) {
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := w.markLive(); err != nil {
 		return nil, err
 	}
 	parents := map[string]bool{}

@@ -47,6 +47,9 @@ var errBudget = errors.New("the source's max_entries is spent")
 // read, and opts.Timeout bounds it in time. A source over a limit gives a
 // problem, not an endless walk.
 //
+// With opts.Known set, a skill directory whose git tree is known is taken
+// from the answer instead of being read (see Options.Known).
+//
 // Discover returns the usable skills in lexical order of their paths, and
 // every problem found, each naming source. A skill with an error, or with
 // a warning under opts.Strict, is left out, and so is one that opts'
@@ -147,7 +150,7 @@ func (d *discovery) discover(ctx context.Context, rootName string) error {
 		return err
 	}
 	if slices.ContainsFunc(top, isSkillFile) {
-		return d.walk(ctx, ".", rootName, 0)
+		return d.walk(ctx, ".", rootName, 0, "")
 	}
 	roots, err := d.roots(ctx, top)
 	if err != nil {
@@ -160,14 +163,14 @@ func (d *discovery) discover(ctx context.Context, rootName string) error {
 		if d.visits[d.key(dir)] != nil || inDrafts(dir) {
 			continue
 		}
-		if err := d.walk(ctx, dir, path.Base(dir), 0); err != nil {
+		if err := d.walk(ctx, dir, path.Base(dir), 0, ""); err != nil {
 			return err
 		}
 	}
 	if len(d.found) > 0 {
 		return nil
 	}
-	return d.walk(ctx, ".", rootName, 0)
+	return d.walk(ctx, ".", rootName, 0, "")
 }
 
 // inDrafts reports whether a path lies in a _drafts folder, which a
@@ -178,9 +181,12 @@ func isSkillFile(e fs.DirEntry) bool { return e.Name() == "SKILL.md" || e.Name()
 
 // walk looks for skills in dir and below it. A directory holding a
 // SKILL.md is a skill and is not entered further; past MaxDepth a skill is
-// reported as too deep instead of loaded.
-func (d *discovery) walk(ctx context.Context, dir, name string, depth int) error {
-	key := d.key(dir)
+// reported as too deep instead of loaded. key is dir's identity when its
+// parent's listing gave it, else "".
+func (d *discovery) walk(ctx context.Context, dir, name string, depth int, key string) error {
+	if key == "" {
+		key = d.key(dir)
+	}
 	if v := d.visits[key]; v != nil {
 		switch {
 		case v.path == dir:
@@ -203,6 +209,11 @@ func (d *discovery) walk(ctx context.Context, dir, name string, depth int) error
 		v.skills = len(d.found) > before
 	}()
 
+	if depth <= MaxDepth {
+		if ok, err := d.known(key, dir); ok || err != nil {
+			return err
+		}
+	}
 	entries, err := d.readDir(ctx, d.fsys, dir, dir)
 	if err != nil {
 		if dir == "." || errors.Is(err, errBudget) || ctx.Err() != nil {
@@ -229,7 +240,7 @@ func (d *discovery) walk(ctx context.Context, dir, name string, depth int) error
 		if !d.isDir(e, child) {
 			continue
 		}
-		if err := d.walk(ctx, child, e.Name(), depth+1); err != nil {
+		if err := d.walk(ctx, child, e.Name(), depth+1, entryKey(e)); err != nil {
 			return err
 		}
 	}

@@ -71,6 +71,15 @@ type Options struct {
 	// Exclude leaves out the skills whose names match one of these
 	// (exclude:), whatever Include says.
 	Exclude []string
+	// Known, when set, gives what an earlier discovery with the same
+	// settings found in a skill directory whose content key it recorded:
+	// the frontmatter and the files. Discovery then takes them instead of
+	// parsing SKILL.md and listing the directory. It is asked only with
+	// the key of a git tree ("tree:<hash>", see DirKeyFS), which names the
+	// content; a skill it answers for is taken only at the path the answer
+	// records. Problems that were warnings when the skill was read are not
+	// reported again.
+	Known func(key string) (skill.Meta, []skill.File, bool)
 }
 
 // The effective limits: 0 takes the default and below 0 is no limit.

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"log/slog"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -122,7 +123,7 @@ func (a *app) daemonSetup(log *slog.Logger) (daemon.Setup, *skillsync.Engine, er
 		return nil
 	}
 	jobs := []daemon.Job{
-		daemon.NewJob("sync", cfg.Schedule.Sync, sync(skillsync.SyncOptions{})),
+		daemon.NewJob("sync", cfg.Schedule.Sync, statChecked(cfg.Schedule.StatCheckEvery, sync)),
 		daemon.NewJob("curate", cfg.Schedule.Curate, curate),
 		importJob(eng, cfg.Schedule.Import, log),
 	}
@@ -190,5 +191,21 @@ func triggerPush(ctx context.Context, d *daemon.Daemon, job string, log *slog.Lo
 			return
 		case <-time.After(50 * time.Millisecond):
 		}
+	}
+}
+
+// statChecked runs sync with a stat check of every cached and target file
+// on its first run and every every-th run after (never when every is 0):
+// a sync with nothing new trusts its records, and this is how a daemon
+// still notices files changed behind its back.
+func statChecked(every int, sync func(skillsync.SyncOptions) func(context.Context) error) func(context.Context) error {
+	plain, checked := sync(skillsync.SyncOptions{}), sync(skillsync.SyncOptions{StatCheck: true})
+	var runs atomic.Int64
+	return func(ctx context.Context) error {
+		n := runs.Add(1) - 1
+		if every > 0 && n%int64(every) == 0 {
+			return checked(ctx)
+		}
+		return plain(ctx)
 	}
 }

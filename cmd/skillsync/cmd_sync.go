@@ -16,6 +16,7 @@ import (
 type syncOptions struct {
 	frozen   bool
 	verify   bool
+	stat     bool
 	pruneAll bool
 	wait     time.Duration
 	jobs     int
@@ -36,6 +37,12 @@ its last good files. With no config, the built-in skills are synced into
 ./.skills-cache/builtin/. A config without sources would empty the cache: sync
 refuses unless --prune-all is given.
 
+A source whose revision and settings match its record costs nothing per
+file: the records are trusted. --check-stat compares every cached and target
+file's size and time with its record (the daemon does so on its first sync
+and every schedule.stat_check_every-th after), and --verify hashes them all;
+either rewrites what differs.
+
 Exit status: 0 success, 1 failure (another sync holding the lock past --wait
 too), 2 bad usage or config, 3 some sources (or some skills) failed and kept their last good
 files.`,
@@ -49,7 +56,8 @@ files.`,
 	}
 	addSyncFlags(cmd, opts)
 	cmd.Flags().BoolVar(&opts.frozen, "frozen", false, "sync the locked revisions; fail when the config or content differs from skillsync.lock")
-	cmd.Flags().BoolVar(&opts.verify, "verify", false, "hash every cached file instead of trusting its stat data")
+	cmd.Flags().BoolVar(&opts.verify, "verify", false, "hash every cached and target file instead of trusting the records")
+	cmd.Flags().BoolVar(&opts.stat, "check-stat", false, "compare every cached and target file's size and time with its record")
 	cmd.Flags().BoolVar(&opts.pruneAll, "prune-all", false, "let a config without sources empty the cache")
 	return cmd
 }
@@ -60,7 +68,7 @@ func addSyncFlags(cmd *cobra.Command, opts *syncOptions) {
 }
 
 func (o *syncOptions) engineOptions() skillsync.SyncOptions {
-	return skillsync.SyncOptions{Frozen: o.frozen, Verify: o.verify, PruneAll: o.pruneAll, Wait: o.wait, Jobs: o.jobs}
+	return skillsync.SyncOptions{Frozen: o.frozen, Verify: o.verify, StatCheck: o.stat, PruneAll: o.pruneAll, Wait: o.wait, Jobs: o.jobs}
 }
 
 func (a *app) runSync(ctx context.Context, opts *syncOptions) error {

@@ -38,6 +38,7 @@ func TestSyncFlags(t *testing.T) {
 		{nil, syncOptions{wait: skillsync.DefaultWait, jobs: skillsync.DefaultJobs}},
 		{[]string{"--frozen", "--jobs", "2", "--wait", "2m"}, syncOptions{frozen: true, jobs: 2, wait: 2 * time.Minute}},
 		{[]string{"--verify", "--prune-all"}, syncOptions{verify: true, pruneAll: true, wait: skillsync.DefaultWait, jobs: skillsync.DefaultJobs}},
+		{[]string{"--check-stat"}, syncOptions{stat: true, wait: skillsync.DefaultWait, jobs: skillsync.DefaultJobs}},
 	}
 	for _, tt := range tests {
 		got, err := parse(t, newSyncCommand, tt.argv...)

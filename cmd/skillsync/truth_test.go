@@ -477,24 +477,18 @@ func TestEditedTargetCopyIsPreserved(t *testing.T) {
 	skilltest.WriteFile(t, filepath.Join(target, "notes", "SKILL.md"), edited)
 	skilltest.WriteFile(t, filepath.Join(target, "notes", "mine.txt"), "added by me\n")
 
-	// Nothing new upstream: the copy is put back as recorded, and the
-	// edit moved aside with a warning, never lost.
+	// Nothing new upstream: nothing is rewritten, so the edit stays where
+	// it is (a sync with nothing new reads no target file).
 	r := run(t, ws, "sync")
-	if r.code != 0 || !strings.Contains(r.stderr, "warning: a copy in "+target+" was edited: it was moved to "+filepath.Join(target, ".skillsync-conflicts", "notes-")) {
+	if r.code != 0 || strings.Contains(r.stderr, "was edited") {
 		t.Errorf("sync over an edit with nothing new: %d\n%s", r.code, r.stderr)
 	}
-	asides, _ := filepath.Glob(filepath.Join(target, ".skillsync-conflicts", "notes-*"))
-	if len(asides) != 1 {
-		t.Fatalf("conflicts folder holds %v", asides)
+	if data, _ := os.ReadFile(filepath.Join(target, "notes", "SKILL.md")); string(data) != edited {
+		t.Errorf("an edit with nothing new to write was touched: %q", data)
 	}
-	if data, _ := os.ReadFile(filepath.Join(asides[0], "SKILL.md")); string(data) != edited {
-		t.Errorf("the edit was not kept: %q", data)
+	if asides, _ := filepath.Glob(filepath.Join(target, ".skillsync-conflicts", "*")); len(asides) != 0 {
+		t.Errorf("a conflicts folder with nothing new: %v", asides)
 	}
-	if err := os.RemoveAll(filepath.Join(target, ".skillsync-conflicts")); err != nil {
-		t.Fatal(err)
-	}
-	skilltest.WriteFile(t, filepath.Join(target, "notes", "SKILL.md"), edited)
-	skilltest.WriteFile(t, filepath.Join(target, "notes", "mine.txt"), "added by me\n")
 
 	// A new version: the edit is moved aside, the new version written.
 	skilltest.WriteFile(t, filepath.Join(team, "notes", "SKILL.md"), skilltest.SkillMD("notes", "Version two."))
@@ -502,7 +496,7 @@ func TestEditedTargetCopyIsPreserved(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stderr, "warning: a copy in "+target+" was edited: it was moved to "+filepath.Join(target, ".skillsync-conflicts", "notes-")) {
 		t.Errorf("sync over an edit: %d\n%s", r.code, r.stderr)
 	}
-	asides, _ = filepath.Glob(filepath.Join(target, ".skillsync-conflicts", "notes-*"))
+	asides, _ := filepath.Glob(filepath.Join(target, ".skillsync-conflicts", "notes-*"))
 	if len(asides) != 1 {
 		t.Fatalf("conflicts folder holds %v", asides)
 	}

@@ -1,0 +1,503 @@
+package materialize
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/skillsync/skillsync/internal/atomicfile"
+	"github.com/skillsync/skillsync/internal/jsonfile"
+)
+
+// The records of each source live in the cache's records folder, two
+// files per source, each named by the SHA-256 of its content:
+//
+//   - <sha256>.skills: per skill (in name order) its name, skill hash,
+//     fingerprint and stored metadata. The read commands and a sync with
+//     nothing new read this one.
+//   - <sha256>.files: per skill (in name order) its files (in path
+//     order): path, SHA-256, size, permission bits, mtime in ns. Only a
+//     sync that looks at the source, and verify, read this one.
+//
+// Both are binary: a magic line, then unsigned varints, length-prefixed
+// strings and raw 32-byte hashes; decoding them costs a fraction of
+// decoding the same records as JSON. A name that is the hash of the
+// content lets a reader check what it read, and lets a sync write new
+// records beside the old ones and switch to them by rewriting
+// .manifest.json, the one file that says which records are current.
+// Records that neither the manifest nor the one before it names are
+// removed after the switch, so a reader that read the previous manifest
+// still finds its records.
+const (
+	recordsName = ".records"
+	skillsMagic = "skillsync skill records 1\n"
+	filesMagic  = "skillsync file records 1\n"
+	skillsExt   = ".skills"
+	filesExt    = ".files"
+	// maxRecordSize bounds a record file as jsonfile.MaxSize bounds a JSON
+	// record: decoding a bigger one could exhaust memory.
+	maxRecordSize = jsonfile.MaxSize
+)
+
+// errRecordGone is a record file the manifest names that is not there: a
+// sync replaced it between a reader's read of the manifest and of the
+// record. The reader reads the manifest again.
+var errRecordGone = errors.New("record file is gone")
+
+// encodeSkills encodes a source's skill records.
+func encodeSkills(rec *SourceRecord) []byte {
+	names := sortedNames(rec.Skills)
+	b := make([]byte, 0, 64+len(names)*96)
+	b = append(b, skillsMagic...)
+	b = binary.AppendUvarint(b, uint64(len(names)))
+	for _, name := range names {
+		sk := rec.Skills[name]
+		b = appendString(b, name)
+		b = append(b, sk.Hash[:]...)
+		b = appendString(b, sk.Fingerprint)
+		b = binary.AppendUvarint(b, uint64(len(sk.Meta)))
+		b = append(b, sk.Meta...)
+	}
+	return b
+}
+
+// encodeFiles encodes the file records of a source's skills.
+func encodeFiles(rec *SourceRecord) []byte {
+	names := sortedNames(rec.Skills)
+	b := make([]byte, 0, 64+rec.Files()*72)
+	b = append(b, filesMagic...)
+	b = binary.AppendUvarint(b, uint64(len(names)))
+	for _, name := range names {
+		files := rec.Skills[name].Files
+		b = appendString(b, name)
+		b = binary.AppendUvarint(b, uint64(len(files)))
+		for _, p := range sortedNames(files) {
+			f := files[p]
+			b = appendString(b, p)
+			b = append(b, f.SHA256[:]...)
+			b = binary.AppendUvarint(b, uint64(f.Size))
+			b = binary.AppendUvarint(b, uint64(f.Perm()))
+			b = binary.AppendVarint(b, f.MTime)
+		}
+	}
+	return b
+}
+
+func appendString(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+// decoder reads a record file. Strings are cut from one copy of the
+// content, so a record of 20,000 paths costs two allocations, not
+// 20,000. Every read is bounds-checked: the first error sticks and every
+// later read returns zero values.
+type decoder struct {
+	b   []byte
+	s   string // the same bytes as b
+	off int
+	err error
+}
+
+func newDecoder(data []byte, magic string) *decoder {
+	d := &decoder{b: data, s: string(data)}
+	if !strings.HasPrefix(d.s, magic) {
+		d.fail("it does not start with %q", strings.TrimSpace(magic))
+	}
+	d.off = len(magic)
+	return d
+}
+
+func (d *decoder) fail(format string, args ...any) {
+	if d.err == nil {
+		d.err = fmt.Errorf("at byte %d: %s", d.off, fmt.Sprintf(format, args...))
+	}
+}
+
+func (d *decoder) uvarint() uint64 {
+	if d.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(d.b[d.off:])
+	if n <= 0 {
+		d.fail("bad number")
+		return 0
+	}
+	d.off += n
+	return v
+}
+
+func (d *decoder) varint() int64 {
+	if d.err != nil {
+		return 0
+	}
+	v, n := binary.Varint(d.b[d.off:])
+	if n <= 0 {
+		d.fail("bad number")
+		return 0
+	}
+	d.off += n
+	return v
+}
+
+// count reads a number of items that take at least min bytes each, so a
+// forged count cannot make the reader allocate more than the file holds.
+func (d *decoder) count(min int) int {
+	n := d.uvarint()
+	if d.err == nil && n > uint64(len(d.b)-d.off)/uint64(min) {
+		d.fail("count %d is more than the file can hold", n)
+		return 0
+	}
+	return int(n)
+}
+
+// span returns the next n bytes' offsets.
+func (d *decoder) span(n uint64) (int, int) {
+	if d.err != nil {
+		return 0, 0
+	}
+	if n > uint64(len(d.b)-d.off) {
+		d.fail("length %d runs past the end", n)
+		return 0, 0
+	}
+	start := d.off
+	d.off += int(n)
+	return start, d.off
+}
+
+func (d *decoder) str() string {
+	i, j := d.span(d.uvarint())
+	return d.s[i:j]
+}
+
+func (d *decoder) bytes() []byte {
+	i, j := d.span(d.uvarint())
+	if i == j {
+		return nil
+	}
+	return d.b[i:j:j]
+}
+
+func (d *decoder) hash() Hash {
+	var h Hash
+	i, j := d.span(uint64(len(h)))
+	copy(h[:], d.b[i:j])
+	return h
+}
+
+func (d *decoder) end() error {
+	if d.err == nil && d.off != len(d.b) {
+		d.fail("%d bytes follow the records", len(d.b)-d.off)
+	}
+	return d.err
+}
+
+// decodeSkills decodes a source's skill records; their Files are nil.
+// Names must be safe path components, in strictly increasing order.
+func decodeSkills(data []byte) (map[string]*SkillRecord, error) {
+	d := newDecoder(data, skillsMagic)
+	n := d.count(1 + 32 + 1 + 1)
+	skills := make(map[string]*SkillRecord, n)
+	prev := ""
+	for i := 0; i < n && d.err == nil; i++ {
+		name := d.str()
+		if d.err == nil {
+			if err := checkName("skill", name); err != nil {
+				return nil, err
+			}
+			if i > 0 && name <= prev {
+				d.fail("skill %s is out of order", name)
+			}
+		}
+		prev = name
+		sk := &SkillRecord{Hash: d.hash(), Fingerprint: d.str(), Meta: d.bytes()}
+		skills[name] = sk
+	}
+	if err := d.end(); err != nil {
+		return nil, err
+	}
+	return skills, nil
+}
+
+// decodeFiles decodes the file records of a source and sets the Files of
+// its skills, which must be exactly the skills the records name. Paths
+// must be clean relative paths inside the skill, in strictly increasing
+// order.
+func decodeFiles(data []byte, skills map[string]*SkillRecord) error {
+	d := newDecoder(data, filesMagic)
+	n := d.count(1 + 1)
+	if d.err == nil && n != len(skills) {
+		d.fail("%d skills, the skill records hold %d", n, len(skills))
+	}
+	names := sortedNames(skills)
+	files := make([]map[string]FileRecord, 0, n)
+	for i := 0; i < n && d.err == nil; i++ {
+		if name := d.str(); d.err == nil && name != names[i] {
+			d.fail("skill %q where the skill records have %q", name, names[i])
+		}
+		count := d.count(1 + 32 + 1 + 1 + 1)
+		m := make(map[string]FileRecord, count)
+		prev := ""
+		for j := 0; j < count && d.err == nil; j++ {
+			p := d.str()
+			if d.err != nil {
+				break
+			}
+			if err := checkFilePath(p); err != nil {
+				return fmt.Errorf("skill %s: %w", names[i], err)
+			}
+			if j > 0 && p <= prev {
+				d.fail("skill %s file %s is out of order", names[i], p)
+			}
+			prev = p
+			f := FileRecord{SHA256: d.hash()}
+			size, perm := d.uvarint(), d.uvarint()
+			f.MTime = d.varint()
+			if d.err == nil && (size > math.MaxInt64 || perm&^0o777 != 0) {
+				d.fail("skill %s file %s: size %d or mode %o out of range", names[i], p, size, perm)
+			}
+			f.Size, f.Mode = int64(size), modeString(fs.FileMode(perm))
+			m[p] = f
+		}
+		files = append(files, m)
+	}
+	if err := d.end(); err != nil {
+		return err
+	}
+	for i, name := range names {
+		skills[name].Files = files[i]
+	}
+	return nil
+}
+
+// recordPath is where the record file named by ref lives.
+func recordPath(root string, ref Hash, ext string) string {
+	return filepath.Join(root, recordsName, ref.String()+ext)
+}
+
+// readRecord reads the record file ref names and checks that its content
+// hashes to ref. It follows no symbolic link and reads nothing but a
+// regular file of at most maxRecordSize bytes. A missing file is
+// errRecordGone; a file that does not check out is a
+// *jsonfile.CorruptError.
+func readRecord(root string, ref Hash, ext string) ([]byte, error) {
+	name := recordPath(root, ref, ext)
+	f, err := os.OpenFile(name, os.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("%s: %w", name, errRecordGone)
+	case errors.Is(err, unix.ELOOP):
+		return nil, &jsonfile.CorruptError{Path: name, Err: errors.New("it is a symbolic link")}
+	case err != nil:
+		return nil, fmt.Errorf("read %s: %w", name, err)
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", name, err)
+	}
+	if !info.Mode().IsRegular() || info.Size() > maxRecordSize {
+		return nil, &jsonfile.CorruptError{Path: name, Err: fmt.Errorf("it is not a regular file of at most %d bytes", maxRecordSize)}
+	}
+	data := make([]byte, 0, info.Size()+1)
+	data, err = readAll(io.LimitReader(f, maxRecordSize+1), data)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", name, err)
+	}
+	if Hash(sha256.Sum256(data)) != ref {
+		return nil, &jsonfile.CorruptError{Path: name, Err: errors.New("its content does not hash to its name")}
+	}
+	return data, nil
+}
+
+// readAll is io.ReadAll into b's spare capacity.
+func readAll(r io.Reader, b []byte) ([]byte, error) {
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+	}
+}
+
+// writeRecord writes data as a record file named by its hash, durably,
+// and returns the hash. A file of that name is replaced whole (it holds
+// the same bytes unless someone changed it), never written through.
+func writeRecord(root string, data []byte, ext string) (Hash, error) {
+	ref := Hash(sha256.Sum256(data))
+	if err := atomicfile.MkdirNoFollow(filepath.Join(root, recordsName), 0o755); err != nil {
+		return Hash{}, err
+	}
+	if err := atomicfile.WriteFile(recordPath(root, ref, ext), data, 0o644); err != nil {
+		return Hash{}, err
+	}
+	return ref, nil
+}
+
+// isRecordName reports whether name is a record file (or a temporary
+// one atomicfile left behind) that the records folder may lose once
+// nothing names it.
+func isRecordName(name string) bool {
+	base, ext := name, ""
+	switch {
+	case strings.HasSuffix(name, skillsExt):
+		base, ext = strings.TrimSuffix(name, skillsExt), skillsExt
+	case strings.HasSuffix(name, filesExt):
+		base, ext = strings.TrimSuffix(name, filesExt), filesExt
+	}
+	if ext != "" {
+		h, err := ParseHash(base)
+		return err == nil && !h.IsZero()
+	}
+	// atomicfile's temporary files: ".<name>.tmp-<random>".
+	i := strings.Index(name, ".tmp-")
+	return strings.HasPrefix(name, ".") && i > 0 && isRecordName(name[1:i])
+}
+
+// pruneRecords removes the record files of root that keep does not name.
+// Anything else in the folder is left alone.
+func pruneRecords(root string, keep map[string]bool) error {
+	dir := filepath.Join(root, recordsName)
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, e := range entries {
+		if keep[e.Name()] || !e.Type().IsRegular() || !isRecordName(e.Name()) {
+			continue
+		}
+		if err := os.Remove(filepath.Join(dir, e.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// refNames adds the file names of m's records to keep.
+func refNames(m *Manifest, keep map[string]bool) {
+	for _, rec := range m.Sources {
+		if !rec.skillsRef.IsZero() {
+			keep[rec.skillsRef.String()+skillsExt] = true
+		}
+		if !rec.filesRef.IsZero() {
+			keep[rec.filesRef.String()+filesExt] = true
+		}
+	}
+}
+
+// loadSkills reads the skill records of every source of an index.
+func loadSkills(root string, m *Manifest) error {
+	for _, source := range sortedNames(m.Sources) {
+		rec := m.Sources[source]
+		if rec.Skills != nil {
+			continue
+		}
+		if err := rec.loadSkills(root); err != nil {
+			return fmt.Errorf("source %s: %w", source, err)
+		}
+	}
+	return nil
+}
+
+func (rec *SourceRecord) loadSkills(root string) error {
+	data, err := readRecord(root, rec.skillsRef, skillsExt)
+	if err != nil {
+		return err
+	}
+	skills, err := decodeSkills(data)
+	if err != nil {
+		return &jsonfile.CorruptError{Path: recordPath(root, rec.skillsRef, skillsExt), Err: err}
+	}
+	rec.Skills = skills
+	return nil
+}
+
+// loadFiles reads the file records of one source whose skill records are
+// loaded.
+func (rec *SourceRecord) loadFiles(root string) error {
+	if rec.filesLoaded {
+		return nil
+	}
+	data, err := readRecord(root, rec.filesRef, filesExt)
+	if err != nil {
+		return err
+	}
+	if err := decodeFiles(data, rec.Skills); err != nil {
+		return &jsonfile.CorruptError{Path: recordPath(root, rec.filesRef, filesExt), Err: err}
+	}
+	rec.filesLoaded = true
+	return nil
+}
+
+// writeRecords writes the record files of every source whose records
+// changed in memory.
+func (m *Manifest) writeRecords(root string) error {
+	for _, source := range sortedNames(m.Sources) {
+		rec := m.Sources[source]
+		if !rec.skillsRef.IsZero() && !rec.filesRef.IsZero() {
+			continue
+		}
+		if !rec.filesLoaded {
+			return fmt.Errorf("source %s: its file records are not loaded", source)
+		}
+		var err error
+		if rec.skillsRef, err = writeRecord(root, encodeSkills(rec), skillsExt); err != nil {
+			return fmt.Errorf("source %s: %w", source, err)
+		}
+		if rec.filesRef, err = writeRecord(root, encodeFiles(rec), filesExt); err != nil {
+			return fmt.Errorf("source %s: %w", source, err)
+		}
+		rec.files = rec.Files()
+	}
+	return nil
+}
+
+// readManifest reads the manifest at root and the records of its
+// sources: with every skill's files when files is set. A record replaced
+// by a sync while it was being read is read again from the new manifest.
+func readManifest(root string, files bool) (*Manifest, error) {
+	var lastErr error
+	for range 5 {
+		m, legacyFile, err := loadIndex(root)
+		if err != nil || legacyFile {
+			return m, err
+		}
+		err = loadSkills(root, m)
+		if err == nil && files {
+			for _, source := range sortedNames(m.Sources) {
+				if err = m.Sources[source].loadFiles(root); err != nil {
+					err = fmt.Errorf("source %s: %w", source, err)
+					break
+				}
+			}
+		}
+		if err == nil {
+			return m, nil
+		}
+		if !errors.Is(err, errRecordGone) {
+			return NewManifest(), err
+		}
+		lastErr = err
+	}
+	return NewManifest(), lastErr
+}

@@ -1,0 +1,179 @@
+package repository_test
+
+import (
+	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/skillsync/skillsync/internal/gittest"
+	"github.com/skillsync/skillsync/repository"
+	"github.com/skillsync/skillsync/skill"
+)
+
+// knownRepo is a fetched git source of two skills and its skills folder.
+func knownRepo(t *testing.T) *repository.TreeFS {
+	t.Helper()
+	up := gittest.NewRepo(t, "main")
+	up.Skill("skills/alpha", "Alpha.")
+	up.Write("skills/alpha/scripts/run.sh", "#!/bin/sh\necho alpha\n", 0o755)
+	up.Write("skills/alpha/ref/deep/notes.md", "notes", 0o644)
+	up.Skill("skills/beta", "Beta.")
+	up.Commit("two skills")
+	g := newGit(t, up.URL(), "")
+	fetch(t, g)
+	fsys, err := g.FS(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fsys
+}
+
+type record struct {
+	meta  skill.Meta
+	files []skill.File
+}
+
+// recordsOf is what a sync keeps of discovered skills, by content key.
+func recordsOf(t *testing.T, skills []skill.Skill) map[string]record {
+	t.Helper()
+	out := map[string]record{}
+	for _, s := range skills {
+		tree, ok := s.Files.(interface{ TreeHash() string })
+		if !ok {
+			t.Fatalf("skill %s: its files name no tree", s.Name)
+		}
+		out["tree:"+tree.TreeHash()] = record{s.Meta(), s.FileList()}
+	}
+	return out
+}
+
+func TestKnownSkillsAreTakenFromTheirRecord(t *testing.T) {
+	ctx := context.Background()
+	fsys := knownRepo(t)
+	first, _, err := repository.Discover(ctx, fsys, "team", "repo", repository.Options{})
+	if err != nil || len(first) != 2 {
+		t.Fatalf("discover: %v %v", skillNames(first), err)
+	}
+	records := recordsOf(t, first)
+	// The record says something SKILL.md does not: what discovery returns
+	// shows where it came from.
+	for key, r := range records {
+		if r.meta.Name == "alpha" {
+			r.meta.Description = "From the record."
+			records[key] = r
+		}
+	}
+	var asked []string
+	opts := repository.Options{Known: func(key string) (skill.Meta, []skill.File, bool) {
+		asked = append(asked, key)
+		r, ok := records[key]
+		return r.meta, r.files, ok
+	}}
+	got, problems, err := repository.Discover(ctx, fsys, "team", "repo", opts)
+	if err != nil || len(problems) > 0 || !slices.Equal(skillNames(got), []string{"alpha", "beta"}) {
+		t.Fatalf("discover with records: %v %v %v", skillNames(got), problems, err)
+	}
+	if len(asked) == 0 {
+		t.Fatal("Known was never asked")
+	}
+	alpha := got[0]
+	if alpha.Description != "From the record." {
+		t.Errorf("alpha was read again: %q", alpha.Description)
+	}
+	if !slices.Equal(alpha.Listing, first[0].Listing) {
+		t.Errorf("listing %v, want %v", alpha.Listing, first[0].Listing)
+	}
+	// Its files are there to read all the same, and name their tree.
+	data, err := fs.ReadFile(alpha.Files, "scripts/run.sh")
+	if err != nil || string(data) != "#!/bin/sh\necho alpha\n" {
+		t.Errorf("read a known skill's file: %q %v", data, err)
+	}
+	if info, err := fs.Stat(alpha.Files, "ref/deep"); err != nil || !info.IsDir() {
+		t.Errorf("stat a known skill's folder: %v", err)
+	}
+	if tree := alpha.Files.(interface{ TreeHash() string }).TreeHash(); "tree:"+tree != keyOf(records, "alpha") {
+		t.Errorf("tree %s", tree)
+	}
+
+	// A record of the same content at another path is not taken.
+	for key, r := range records {
+		r.meta.Path = "elsewhere/" + r.meta.Name
+		r.meta.Description = "From the record."
+		records[key] = r
+	}
+	got, _, err = repository.Discover(ctx, fsys, "team", "repo", opts)
+	if err != nil || len(got) != 2 || got[0].Description != "Alpha." {
+		t.Errorf("a record of another path was taken: %v %v", got, err)
+	}
+}
+
+func keyOf(records map[string]record, name string) string {
+	for key, r := range records {
+		if r.meta.Name == name {
+			return key
+		}
+	}
+	return ""
+}
+
+// TestKnownIsAskedOnlyForContentKeys: a directory's inode says nothing
+// of its content, so a local source is always read.
+func TestKnownIsAskedOnlyForContentKeys(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"alpha", "beta"} {
+		p := filepath.Join(dir, "skills", name, "SKILL.md")
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("---\nname: "+name+"\ndescription: D.\n---\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	asked := 0
+	opts := repository.Options{Known: func(string) (skill.Meta, []skill.File, bool) {
+		asked++
+		return skill.Meta{Name: "x", Description: "x", File: "SKILL.md", Path: "skills/alpha"}, []skill.File{{Path: "SKILL.md"}}, true
+	}}
+	skills, _, err := repository.NewLocal("local", dir, opts).Skills(context.Background())
+	if err != nil || !slices.Equal(skillNames(skills), []string{"alpha", "beta"}) || asked != 0 {
+		t.Errorf("skills %v, Known asked %d times: %v", skillNames(skills), asked, err)
+	}
+}
+
+// TestKnownSkillsSpendTheBudget: a source comes out of max_entries as it
+// does when every skill is read, so which skills are kept does not
+// depend on what the cache remembers.
+func TestKnownSkillsSpendTheBudget(t *testing.T) {
+	ctx := context.Background()
+	fsys := knownRepo(t)
+	first, _, err := repository.Discover(ctx, fsys, "team", "repo", repository.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	records := recordsOf(t, first)
+	known := func(key string) (skill.Meta, []skill.File, bool) {
+		r, ok := records[key]
+		return r.meta, r.files, ok
+	}
+	// The smallest budget a full read fits in.
+	fits := func(opts repository.Options) bool {
+		skills, _, err := repository.Discover(ctx, fsys, "team", "repo", opts)
+		return err == nil && len(skills) == 2
+	}
+	need := 0
+	for n := 1; n < 500; n++ {
+		if fits(repository.Options{MaxEntries: n}) {
+			need = n
+			break
+		}
+	}
+	if need == 0 {
+		t.Fatal("no budget fits the source")
+	}
+	if !fits(repository.Options{MaxEntries: need, Known: known}) || fits(repository.Options{MaxEntries: need - 1, Known: known}) {
+		t.Errorf("with records the source does not need exactly %d entries", need)
+	}
+}
