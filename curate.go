@@ -100,7 +100,7 @@ func (e *Engine) Curate(ctx context.Context, opts CurateOptions) (curator.Plan, 
 	if !opts.DryRun {
 		// Skills never seen before are first seen now: their idle time
 		// starts here.
-		if err := e.seen(ctx, cat, now); err != nil {
+		if err := e.seen(ctx, cat, now, nil); err != nil {
 			return curator.Plan{}, err
 		}
 	}

@@ -176,7 +176,7 @@ func (r *syncRun) do(ctx context.Context) (*SyncReport, error) {
 	// The audit and the lock describe the cache, which is committed: they
 	// are written before the targets, so a target that fails leaves them
 	// telling the truth.
-	e.recordSync(ctx, cat, report)
+	e.recordSync(ctx, cat, r.usage, report)
 	frozen := r.frozen != nil && len(r.frozen.Diff) > 0
 	if !frozen {
 		// A lock that says what it said is not written, nor encoded to
@@ -465,7 +465,7 @@ func materialSkills(skills []skill.Skill, guessModes bool) []materialize.Skill {
 // recordSync appends the sync's changes to the audit log and marks the
 // first sighting of the catalog's skills. Neither may fail the sync: the
 // files are already in place, so a failure is a warning.
-func (e *Engine) recordSync(ctx context.Context, cat *layering.Catalog, report *SyncReport) {
+func (e *Engine) recordSync(ctx context.Context, cat *layering.Catalog, usage *curator.Usage, report *SyncReport) {
 	now := e.now()
 	var events []curator.Event
 	for _, c := range report.Changes {
@@ -475,19 +475,24 @@ func (e *Engine) recordSync(ctx context.Context, cat *layering.Catalog, report *
 	if err := e.Audit().Append(events...); err != nil {
 		report.Warnings = append(report.Warnings, err.Error())
 	}
-	if err := e.seen(ctx, cat, now); err != nil {
+	if err := e.seen(ctx, cat, now, usage); err != nil {
 		report.Warnings = append(report.Warnings, err.Error())
 	}
 }
 
 // seen records the first sighting of every winning copy in cat. Only the
 // jobs that change the workspace call it: a read command writes nothing.
-func (e *Engine) seen(ctx context.Context, cat *layering.Catalog, now time.Time) error {
+// known, the usage the caller read already (nil when none), spares
+// reading it again when every copy was seen before: the common case.
+func (e *Engine) seen(ctx context.Context, cat *layering.Catalog, now time.Time, known *curator.Usage) error {
 	copies := make([]curator.Copy, 0, len(cat.Winners))
 	for _, w := range cat.Winners {
 		if c, ok := e.copyOf(&w.Entry); ok {
 			copies = append(copies, c)
 		}
+	}
+	if known != nil && known.AllSeen(copies) {
+		return nil
 	}
 	store := e.Usage()
 	store.Resolve = e.resolverFrom(cat)

@@ -504,6 +504,20 @@ func (s *Store) Record(ctx context.Context, use Use) (reactivated bool, err erro
 	return true, nil
 }
 
+// AllSeen reports whether u, in the current format, has a first sighting
+// for every copy: then Seen has nothing to write.
+func (u *Usage) AllSeen(copies []Copy) bool {
+	if u.from < UsageVersion {
+		return false
+	}
+	for _, c := range copies {
+		if sk, ok := u.Skills[c]; !ok || sk.FirstSeenAt == nil {
+			return false
+		}
+	}
+	return true
+}
+
 // Seen sets first_seen_at for the copies that have none. It writes only
 // when one of them is new.
 func (s *Store) Seen(ctx context.Context, copies []Copy, now time.Time) error {
@@ -511,14 +525,7 @@ func (s *Store) Seen(ctx context.Context, copies []Copy, now time.Time) error {
 	if err != nil && !IsCorrupt(err) {
 		return err
 	}
-	fresh := u.from < UsageVersion
-	for _, c := range copies {
-		if sk, ok := u.Skills[c]; !ok || sk.FirstSeenAt == nil {
-			fresh = true
-			break
-		}
-	}
-	if !fresh {
+	if u.AllSeen(copies) {
 		return nil
 	}
 	return s.Update(ctx, func(u *Usage) error {
