@@ -148,12 +148,23 @@ func (h Hooked) read() ([]hookedEntry, error) {
 		return nil, fmt.Errorf("%s is not a regular file", h.Path)
 	}
 	var out []hookedEntry
-	sc := bufio.NewScanner(io.LimitReader(f, maxHooked+64<<10))
-	for sc.Scan() {
+	r := bufio.NewReaderSize(io.LimitReader(f, maxHooked+64<<10), 64<<10)
+	for {
+		line, err := r.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			// A line no entry could be: skipped to its end, so the
+			// entries after it are kept.
+			for errors.Is(err, bufio.ErrBufferFull) {
+				_, err = r.ReadSlice('\n')
+			}
+			continue
+		}
 		var e hookedEntry
-		if json.Unmarshal(sc.Bytes(), &e) == nil && validID(e.ID) && validID(e.Agent) {
+		if json.Unmarshal(line, &e) == nil && validID(e.ID) && validID(e.Agent) {
 			out = append(out, e)
 		}
+		if err != nil {
+			return out, nil
+		}
 	}
-	return out, nil
 }

@@ -71,3 +71,21 @@ func TestHookedRefusesLinks(t *testing.T) {
 		t.Errorf("the link's target was written: %s", data)
 	}
 }
+
+// TestHookedSkipsAnOverlongLine: a line no entry could be, planted in the
+// journal, is skipped; the entries after it are still claimed.
+func TestHookedSkipsAnOverlongLine(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	h := Hooked{Path: filepath.Join(t.TempDir(), ".hooked.jsonl"), Keep: 30 * 24 * time.Hour}
+	if err := os.WriteFile(h.Path, []byte(strings.Repeat("x", 200<<10)+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Add(ctx, "claude", "toolu_after", now); err != nil {
+		t.Fatal(err)
+	}
+	got, err := h.Claim(ctx, "claude", []string{"toolu_after"}, now)
+	if err != nil || !got["toolu_after"] {
+		t.Errorf("the entry after an overlong line: %v %v", got, err)
+	}
+}

@@ -374,6 +374,11 @@ func isRecordName(name string) bool {
 // Anything else in the folder is left alone.
 func pruneRecords(root string, keep map[string]bool) error {
 	dir := filepath.Join(root, recordsName)
+	if info, err := os.Lstat(dir); err == nil && !info.IsDir() {
+		// A link (or a file) planted in its place: nothing through it is
+		// the cache's to remove.
+		return nil
+	}
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil

@@ -406,7 +406,10 @@ func (t *pgTree) paths() []string {
 // one streamed query, large ones slice by slice. A content that does not
 // match its hash drops its entry.
 func (p *Postgres) download(ctx context.Context, tx pgx.Tx, t *pgTree, paths []string) error {
-	type want struct{ entry, path string }
+	type want struct {
+		entry, path string
+		size        int64 // as listed: what the content may be, no more
+	}
 	small := map[string]want{} // by hash: one file of each content
 	large := map[string]want{}
 	for _, name := range paths {
@@ -418,7 +421,7 @@ func (p *Postgres) download(ctx context.Context, tx pgx.Tx, t *pgTree, paths []s
 			n.held = true
 			continue
 		}
-		w := want{n.entry, strings.TrimPrefix(name, n.entry+"/")}
+		w := want{n.entry, strings.TrimPrefix(name, n.entry+"/"), n.size}
 		if n.size > chunkSize {
 			large[n.sum] = w
 		} else if _, ok := small[n.sum]; !ok {
@@ -428,11 +431,15 @@ func (p *Postgres) download(ctx context.Context, tx pgx.Tx, t *pgTree, paths []s
 	failed := map[string]string{} // hash -> why
 	if len(small) > 0 {
 		var entries, files []string
-		for _, w := range small {
+		sizes := map[string]int64{}
+		for sum, w := range small {
 			entries, files = append(entries, w.entry), append(files, w.path)
+			sizes[sum] = w.size
 		}
-		rows, err := tx.Query(ctx, "SELECT f.sha256, f.content FROM "+p.schema+".files f JOIN unnest($1::text[], $2::text[]) AS w (skill, path) ON f.skill = w.skill AND f.path = w.path",
-			entries, files)
+		// At most one byte past a small file's limit comes back, whatever
+		// a row claims its size to be.
+		rows, err := tx.Query(ctx, "SELECT f.sha256, substring(f.content FROM 1 FOR $3) FROM "+p.schema+".files f JOIN unnest($1::text[], $2::text[]) AS w (skill, path) ON f.skill = w.skill AND f.path = w.path",
+			entries, files, chunkSize+1)
 		if err != nil {
 			return opError("read file contents", err)
 		}
@@ -443,7 +450,8 @@ func (p *Postgres) download(ctx context.Context, tx pgx.Tx, t *pgTree, paths []s
 				rows.Close()
 				return opError("read file contents", err)
 			}
-			err := t.store(hex.EncodeToString(sum), func(w io.Writer) error { _, err := w.Write(content); return err })
+			key := hex.EncodeToString(sum)
+			err := t.store(key, sizes[key], func(w io.Writer) error { _, err := w.Write(content); return err })
 			var bad *hashError
 			if errors.As(err, &bad) {
 				failed[bad.want] = err.Error()
@@ -464,7 +472,7 @@ func (p *Postgres) download(ctx context.Context, tx pgx.Tx, t *pgTree, paths []s
 	sort.Strings(sums)
 	for _, sum := range sums {
 		w := large[sum]
-		err := t.store(sum, func(f io.Writer) error {
+		err := t.store(sum, w.size, func(f io.Writer) error {
 			for off := int64(1); ; off += chunkSize {
 				var part []byte
 				err := tx.QueryRow(ctx, "SELECT substring(content FROM $3 FOR $4) FROM "+p.schema+".files WHERE skill = $1 AND path = $2",
@@ -519,17 +527,23 @@ func (e *readError) Error() string { return e.err.Error() }
 // store writes a content into the spool under its hash: into a temporary
 // file, hashed on the way, then renamed, so the spool never holds a
 // partial or wrong content under a hash. A content that does not match
-// its hash is a *hashError.
-func (t *pgTree) store(sum string, write func(io.Writer) error) error {
+// its hash, or is longer than size (the listed size, which the limits
+// were checked against), is a *hashError: a database that lies about a
+// size cannot spend more memory or disk than the limits allow.
+func (t *pgTree) store(sum string, size int64, write func(io.Writer) error) error {
 	f, err := os.CreateTemp(t.spool, ".part-")
 	if err != nil {
 		return err
 	}
 	defer os.Remove(f.Name())
 	h := sha256.New()
-	err = write(io.MultiWriter(f, h))
+	lw := &limitedWriter{w: io.MultiWriter(f, h), left: size}
+	err = write(lw)
 	if cerr := f.Close(); err == nil {
 		err = cerr
+	}
+	if lw.over {
+		return &hashError{got: "longer than listed", want: sum}
 	}
 	if err != nil {
 		return err
@@ -540,10 +554,29 @@ func (t *pgTree) store(sum string, write func(io.Writer) error) error {
 	return os.Rename(f.Name(), filepath.Join(t.spool, sum))
 }
 
+// limitedWriter takes at most left bytes and then refuses, marking over.
+type limitedWriter struct {
+	w    io.Writer
+	left int64
+	over bool
+}
+
+func (l *limitedWriter) Write(b []byte) (int, error) {
+	if int64(len(b)) > l.left {
+		l.over = true
+		return 0, errors.New("the content is longer than its listed size")
+	}
+	l.left -= int64(len(b))
+	return l.w.Write(b)
+}
+
 // hashError is a content that does not hash to the value stored with it.
 type hashError struct{ got, want string }
 
 func (e *hashError) Error() string {
+	if len(e.got) != len(e.want) {
+		return fmt.Sprintf("content %s is %s", e.want[:12], e.got)
+	}
 	return fmt.Sprintf("content hashes to %s, not to the stored %s", e.got[:12], e.want[:12])
 }
 

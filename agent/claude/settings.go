@@ -201,7 +201,9 @@ func edit(path string, change func(*object) (Outcome, error)) (Outcome, error) {
 		return "", fmt.Errorf("encode %s: %w", path, err)
 	}
 	pretty.WriteByte('\n')
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	// Made and checked again: a link planted between the check above and
+	// now is refused, not written through.
+	if err := atomicfile.MkdirNoFollow(dir, 0o755); err != nil {
 		return "", fmt.Errorf("write %s: %w", path, err)
 	}
 	// What was read is what is replaced: a change made meanwhile (Claude
