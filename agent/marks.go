@@ -4,10 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
-	"syscall"
 	"time"
 
 	"github.com/skillsync/skillsync/internal/atomicfile"
@@ -49,29 +46,18 @@ type State struct {
 // naming it: skillsync does not guess how far an import got.
 func LoadState(path string) (*State, error) {
 	empty := &State{Version: StateVersion, Agents: map[string]Marks{}}
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	data, err := atomicfile.ReadBounded(path, maxStateSize)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return empty, nil
-	case errors.Is(err, syscall.ELOOP):
+	case errors.Is(err, atomicfile.ErrSymlink):
 		return nil, fmt.Errorf("import state %s is a symbolic link; skillsync does not follow links in the workspace, remove it", path)
-	case err != nil:
-		return nil, fmt.Errorf("import state %s: %w", path, err)
-	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("import state %s: %w", path, err)
-	}
-	if !info.Mode().IsRegular() {
-		return nil, fmt.Errorf("import state %s is not a regular file (%s); move it away", path, info.Mode().Type())
-	}
-	data, err := io.ReadAll(io.LimitReader(f, maxStateSize+1))
-	if err != nil {
-		return nil, fmt.Errorf("import state %s: %w", path, err)
-	}
-	if len(data) > maxStateSize {
+	case errors.Is(err, atomicfile.ErrNotRegular):
+		return nil, fmt.Errorf("import state: %w; move it away", err)
+	case errors.Is(err, atomicfile.ErrTooLarge):
 		return nil, fmt.Errorf("import state %s is larger than %d bytes; remove it to import every record again", path, maxStateSize)
+	case err != nil:
+		return nil, fmt.Errorf("import state: %w", err)
 	}
 	var s State
 	if err := json.Unmarshal(data, &s); err != nil {

@@ -9,12 +9,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
-	"syscall"
 	"time"
 
 	"github.com/skillsync/skillsync/workspace"
@@ -241,32 +239,22 @@ func (s *Store) Load() (*Usage, error) {
 // read opens the usage file without following a symbolic link and checks
 // it is a regular file before reading it.
 func (s *Store) read() (*Usage, error) {
-	f, err := os.OpenFile(s.path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	data, err := atomicfile.ReadBounded(s.path, maxUsageSize)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return newUsage(), nil
-	case errors.Is(err, syscall.ELOOP):
+	case errors.Is(err, atomicfile.ErrSymlink):
 		return nil, &UnusableError{Path: s.path, Reason: "is a symbolic link; skillsync does not follow links in the workspace, replace it with a file or remove it"}
-	case err != nil:
-		return nil, &UnusableError{Path: s.path, Reason: "cannot be opened", Err: err}
-	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return nil, &UnusableError{Path: s.path, Reason: "cannot be read", Err: err}
-	}
-	if info.IsDir() {
-		return nil, &UnusableError{Path: s.path, Reason: "is a directory, not a file; move it away"}
-	}
-	if !info.Mode().IsRegular() {
-		return nil, &UnusableError{Path: s.path, Reason: fmt.Sprintf("is not a regular file (%s); move it away", info.Mode().Type())}
-	}
-	data, err := io.ReadAll(io.LimitReader(f, maxUsageSize+1))
-	if err != nil {
-		return nil, &UnusableError{Path: s.path, Reason: "cannot be read", Err: err}
-	}
-	if len(data) > maxUsageSize {
+	case errors.Is(err, atomicfile.ErrTooLarge):
 		return nil, &CorruptError{Path: s.path, Err: fmt.Errorf("larger than %d bytes", maxUsageSize)}
+	case errors.Is(err, atomicfile.ErrNotRegular):
+		reason := "is not a regular file; move it away"
+		if info, lerr := os.Lstat(s.path); lerr == nil && info.IsDir() {
+			reason = "is a directory, not a file; move it away"
+		}
+		return nil, &UnusableError{Path: s.path, Reason: reason}
+	case err != nil:
+		return nil, &UnusableError{Path: s.path, Reason: "cannot be read", Err: err}
 	}
 	return s.decode(data)
 }

@@ -5,14 +5,11 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/skillsync/skillsync/internal/atomicfile"
 	"github.com/skillsync/skillsync/internal/jsonfile"
@@ -291,49 +288,21 @@ func recordPath(root string, ref Hash, ext string) string {
 // *jsonfile.CorruptError.
 func readRecord(root string, ref Hash, ext string) ([]byte, error) {
 	name := recordPath(root, ref, ext)
-	f, err := os.OpenFile(name, os.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	data, err := atomicfile.ReadBounded(name, maxRecordSize)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, fmt.Errorf("%s: %w", name, errRecordGone)
-	case errors.Is(err, unix.ELOOP):
+	case errors.Is(err, atomicfile.ErrSymlink):
 		return nil, &jsonfile.CorruptError{Path: name, Err: errors.New("it is a symbolic link")}
+	case errors.Is(err, atomicfile.ErrNotRegular), errors.Is(err, atomicfile.ErrTooLarge):
+		return nil, &jsonfile.CorruptError{Path: name, Err: err}
 	case err != nil:
-		return nil, fmt.Errorf("read %s: %w", name, err)
-	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", name, err)
-	}
-	if !info.Mode().IsRegular() || info.Size() > maxRecordSize {
-		return nil, &jsonfile.CorruptError{Path: name, Err: fmt.Errorf("it is not a regular file of at most %d bytes", maxRecordSize)}
-	}
-	data := make([]byte, 0, info.Size()+1)
-	data, err = readAll(io.LimitReader(f, maxRecordSize+1), data)
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", name, err)
+		return nil, err
 	}
 	if Hash(sha256.Sum256(data)) != ref {
 		return nil, &jsonfile.CorruptError{Path: name, Err: errors.New("its content does not hash to its name")}
 	}
 	return data, nil
-}
-
-// readAll is io.ReadAll into b's spare capacity.
-func readAll(r io.Reader, b []byte) ([]byte, error) {
-	for {
-		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)]
-		}
-		n, err := r.Read(b[len(b):cap(b)])
-		b = b[:len(b)+n]
-		if err == io.EOF {
-			return b, nil
-		}
-		if err != nil {
-			return b, err
-		}
-	}
 }
 
 // writeRecord writes data as a record file named by its hash, durably,

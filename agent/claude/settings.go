@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"github.com/skillsync/skillsync/internal/atomicfile"
 )
@@ -220,31 +219,24 @@ func edit(path string, change func(*object) (Outcome, error)) (Outcome, error) {
 // readConfig reads a settings file without following a link. A missing
 // file reads as nil with mode 0644.
 func readConfig(path string) ([]byte, os.FileMode, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	data, err := atomicfile.ReadBounded(path, maxConfigSize)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, 0o644, nil
-	case errors.Is(err, syscall.ELOOP):
+	case errors.Is(err, atomicfile.ErrSymlink):
 		return nil, 0, fmt.Errorf("%s is a symbolic link; skillsync does not write through links, add the entry by hand", path)
-	case err != nil:
-		return nil, 0, fmt.Errorf("read %s: %w", path, err)
-	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return nil, 0, fmt.Errorf("read %s: %w", path, err)
-	}
-	if !info.Mode().IsRegular() {
-		return nil, 0, fmt.Errorf("%s is not a regular file", path)
-	}
-	data, err := io.ReadAll(io.LimitReader(f, maxConfigSize+1))
-	if err != nil {
-		return nil, 0, fmt.Errorf("read %s: %w", path, err)
-	}
-	if len(data) > maxConfigSize {
+	case errors.Is(err, atomicfile.ErrTooLarge):
 		return nil, 0, fmt.Errorf("%s is larger than %d bytes; add the entry by hand", path, maxConfigSize)
+	case err != nil:
+		return nil, 0, err
 	}
-	return data, info.Mode().Perm(), nil
+	// The mode the rewritten file keeps: the one just read, which is no
+	// link (ReadBounded refused that).
+	perm := os.FileMode(0o644)
+	if info, err := os.Lstat(path); err == nil {
+		perm = info.Mode().Perm()
+	}
+	return data, perm, nil
 }
 
 // object is a JSON object that keeps its keys in the order they came and

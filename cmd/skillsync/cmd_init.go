@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"maps"
 	"os"
@@ -199,19 +198,10 @@ const maxIgnoreFile = 1 << 20
 // readIgnore reads the .gitignore at name: "" when there is none, and an
 // error for a link, something other than a file, or a file too large.
 func readIgnore(name string) (string, error) {
-	f, err := atomicfile.OpenNoFollow(name, os.O_RDONLY, 0)
+	data, err := atomicfile.ReadBounded(name, maxIgnoreFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", nil
 	}
-	if err != nil {
-		return "", fmt.Errorf("read %s: %w", name, err)
-	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil || !info.Mode().IsRegular() || info.Size() > maxIgnoreFile {
-		return "", fmt.Errorf("read %s: not a regular file of at most %d bytes", name, maxIgnoreFile)
-	}
-	data, err := io.ReadAll(io.LimitReader(f, maxIgnoreFile))
 	return string(data), err
 }
 

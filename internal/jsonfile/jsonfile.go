@@ -10,12 +10,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"time"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/skillsync/skillsync/internal/atomicfile"
 )
@@ -55,30 +52,14 @@ func (e *CorruptError) Is(target error) bool { return target == ErrCorrupt }
 // refuses gives a *CorruptError: the caller must not use v then. Other
 // errors (permission) are returned as they come.
 func Read(name string, v Record) error {
-	f, err := os.OpenFile(name, os.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
-	if errors.Is(err, unix.ELOOP) {
+	data, err := atomicfile.ReadBounded(name, MaxSize)
+	switch {
+	case errors.Is(err, atomicfile.ErrSymlink):
 		return &CorruptError{Path: name, Err: errors.New("it is a symbolic link")}
-	}
-	if err != nil {
-		return fmt.Errorf("read %s: %w", name, err)
-	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return fmt.Errorf("read %s: %w", name, err)
-	}
-	if !info.Mode().IsRegular() {
-		return &CorruptError{Path: name, Err: fmt.Errorf("it is not a regular file (%s)", info.Mode().Type())}
-	}
-	if info.Size() > MaxSize {
-		return &CorruptError{Path: name, Err: fmt.Errorf("it is %d bytes, over the limit of %d", info.Size(), MaxSize)}
-	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxSize+1))
-	if err != nil {
-		return fmt.Errorf("read %s: %w", name, err)
-	}
-	if len(data) > MaxSize {
-		return &CorruptError{Path: name, Err: fmt.Errorf("it grew over the limit of %d bytes while read", MaxSize)}
+	case errors.Is(err, atomicfile.ErrNotRegular), errors.Is(err, atomicfile.ErrTooLarge):
+		return &CorruptError{Path: name, Err: err}
+	case err != nil:
+		return err
 	}
 	if err := json.Unmarshal(data, v); err != nil {
 		return &CorruptError{Path: name, Err: err}
