@@ -426,7 +426,7 @@ func (e *Engine) publish(ctx context.Context, name string, src config.Source, op
 	if promo.Direct {
 		how = "tracked branch"
 	}
-	detail := fmt.Sprintf("%s; pushed %s to the %s %s of %s at %s", approvedBy(opts.Approver), shortRev(promo.Commit), how, promo.Branch, repository.RedactURL(src.Git), promo.Path)
+	detail := fmt.Sprintf("%s; pushed %s to the %s %s of %s at %s", approvedBy(opts.Approver), short(promo.Commit), how, promo.Branch, repository.RedactURL(src.Git), promo.Path)
 	if src.Kind != repository.KindGit {
 		detail = fmt.Sprintf("%s; written to the %s source %s as revision %s", approvedBy(opts.Approver), src.Kind, src.Name, promo.Commit)
 	}
@@ -441,13 +441,6 @@ func (e *Engine) publish(ctx context.Context, name string, src config.Source, op
 // approvedBy is the audit's words for an approval, which the text of
 // skillsync audit shows.
 func approvedBy(who string) string { return "approved by " + who }
-
-func shortRev(rev string) string {
-	if len(rev) > 12 {
-		return rev[:12]
-	}
-	return rev
-}
 
 // commitMessage is the message given (or "Add skill NAME") followed by
 // trailers a review and a script can read.

@@ -55,7 +55,7 @@ func (e *Engine) Listen(ctx context.Context, opts ListenOptions, changed func(so
 	if debounce <= 0 {
 		debounce = DefaultDebounce
 	}
-	sources := postgresSources(e.cfg)
+	sources := pushSources(e.cfg)
 	errs := make([]error, len(sources))
 	var wg sync.WaitGroup
 	for i, s := range sources {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/skillsync/skillsync/config"
@@ -49,17 +48,7 @@ func (e *Engine) Publish(ctx context.Context, dir, source, author string) (Publi
 		return PublishResult{}, err
 	}
 	defer closeRepository(pub)
-	info, err := os.Stat(dir)
-	if err != nil {
-		return PublishResult{}, fmt.Errorf("publish %s: %w", dir, err)
-	}
-	if !info.IsDir() {
-		if base := filepath.Base(dir); base != "SKILL.md" && base != "skill.md" {
-			return PublishResult{}, fmt.Errorf("publish %s: not a skill directory or its SKILL.md", dir)
-		}
-		dir = filepath.Dir(dir)
-	}
-	fsys, err := repository.NewDirFS(dir)
+	fsys, _, err := openSkillDir(dir)
 	if err != nil {
 		return PublishResult{}, fmt.Errorf("publish %s: %w", dir, err)
 	}
@@ -71,12 +60,11 @@ func (e *Engine) Publish(ctx context.Context, dir, source, author string) (Publi
 	res, err := pub.Publish(ctx, repository.PublishRequest{Name: name, Files: fsys, Author: author, Direct: true})
 	var invalid *repository.InvalidSkillError
 	if errors.As(err, &invalid) {
-		problems := make([]skill.Problem, len(invalid.Problems))
-		for i, p := range invalid.Problems {
-			// Problems name files as the source would hold them,
-			// name/path: show where they are on disk.
-			p.Source, p.File = "", onDisk(filepath.Dir(fsys.Dir()), p.File)
-			problems[i] = p
+		// Problems name files as the source would hold them, name/path:
+		// show where they are on disk.
+		problems := problemsOnDisk(filepath.Dir(fsys.Dir()), invalid.Problems)
+		for i := range problems {
+			problems[i].Source = ""
 		}
 		return PublishResult{}, &InvalidSkillError{Source: source, Skill: name, Problems: problems}
 	}
@@ -109,8 +97,9 @@ func (e *Engine) writable(name string) (repository.Publisher, error) {
 	return pub, nil
 }
 
-// postgresSources returns the config's postgres sources.
-func postgresSources(cfg *config.Config) []config.Source {
+// pushSources returns the config's sources that announce their changes
+// (a database that NOTIFYs), which a daemon listens to.
+func pushSources(cfg *config.Config) []config.Source {
 	var out []config.Source
 	for _, s := range cfg.Sources {
 		if s.Kind == repository.KindPostgres {
@@ -118,4 +107,15 @@ func postgresSources(cfg *config.Config) []config.Source {
 		}
 	}
 	return out
+}
+
+// PushSources names the sources that announce their changes as they
+// happen; Listen listens to them, and a daemon syncs each on its own when
+// it changes.
+func (e *Engine) PushSources() []string {
+	var names []string
+	for _, s := range pushSources(e.cfg) {
+		names = append(names, s.Name)
+	}
+	return names
 }

@@ -521,6 +521,7 @@ func frozenCheck(source string, locked *lock.Source, frozen *FrozenError) func(n
 	}
 }
 
+// short is a revision or a hash cut to the 12 characters messages show.
 func short(h string) string {
 	if len(h) > 12 {
 		return h[:12]

@@ -29,18 +29,7 @@ var ErrNoSkill = errors.New("no skill found")
 // error (with strict, no warning either). Each problem's File is a path
 // on disk.
 func Validate(ctx context.Context, path string, strict bool) ([]Checked, error) {
-	info, err := os.Stat(path)
-	if err != nil {
-		return nil, fmt.Errorf("validate %s: %w", path, err)
-	}
-	dir := path
-	if !info.IsDir() {
-		if base := filepath.Base(path); base != "SKILL.md" && base != "skill.md" {
-			return nil, fmt.Errorf("validate %s: not a directory or a SKILL.md", path)
-		}
-		dir = filepath.Dir(path)
-	}
-	fsys, err := repository.NewDirFS(dir)
+	fsys, dir, err := openSkillDir(path)
 	if err != nil {
 		return nil, fmt.Errorf("validate %s: %w", path, err)
 	}
@@ -72,4 +61,23 @@ func problemsOnDisk(dir string, problems []skill.Problem) []skill.Problem {
 		out[i] = p
 	}
 	return out
+}
+
+// openSkillDir opens path, a folder or a skill's SKILL.md (then its
+// folder), confined: no link out of it is followed. dir is that folder as
+// the caller named it, for messages.
+func openSkillDir(path string) (fsys *repository.DirFS, dir string, err error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, "", err
+	}
+	dir = path
+	if !info.IsDir() {
+		if base := filepath.Base(path); base != "SKILL.md" && base != "skill.md" {
+			return nil, "", errors.New("not a directory or a SKILL.md")
+		}
+		dir = filepath.Dir(path)
+	}
+	fsys, err = repository.NewDirFS(dir)
+	return fsys, dir, err
 }

@@ -11,7 +11,6 @@ import (
 
 	"github.com/skillsync/skillsync"
 	"github.com/skillsync/skillsync/daemon"
-	"github.com/skillsync/skillsync/repository"
 )
 
 func (a *app) daemonCommand() *cobra.Command {
@@ -25,7 +24,7 @@ run; a panic in a job is logged and the daemon goes on.
 
 Each postgres source is also watched for changes: when one commits (a
 skillsync publish, any writer of its tables), that source alone is synced
-within a second, the other sources staying at their locked revisions. When
+within a second, git sources staying at their locked commits. When
 the connection drops, the schedule syncs it until the connection is back.
 
 SIGINT or SIGTERM stops scheduling, cancels fetches in flight, lets a
@@ -127,12 +126,10 @@ func (a *app) daemonSetup(log *slog.Logger) (daemon.Setup, *skillsync.Engine, er
 		daemon.NewJob("curate", cfg.Schedule.Curate, curate),
 		importJob(eng, cfg.Schedule.Import, log),
 	}
-	for _, s := range cfg.Sources {
-		if s.Kind == repository.KindPostgres {
-			// The other sources stay at their locked revisions: a git
-			// source at its locked commit costs no network.
-			jobs = append(jobs, daemon.NewJob(pushJob(s.Name), "", sync(skillsync.SyncOptions{Locked: true, Move: []string{s.Name}})))
-		}
+	for _, name := range eng.PushSources() {
+		// The git sources stay at their locked commits, which costs no
+		// network.
+		jobs = append(jobs, daemon.NewJob(pushJob(name), "", sync(skillsync.SyncOptions{Locked: true, Move: []string{name}})))
 	}
 	return daemon.Setup{
 		Jobs:  jobs,
