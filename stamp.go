@@ -31,6 +31,18 @@ func (e *Engine) Stamp() (string, error) {
 	return strconv.FormatUint(h.Sum64(), 16), nil
 }
 
+// WatchDirs returns the directories whose entries change when the
+// catalog does: the cache, where a sync replaces the manifest, and each
+// layer read in place, where promotion adds a skill and curation archives
+// one. A server watches them to hear of a change when it happens.
+func (e *Engine) WatchDirs() []string {
+	dirs := []string{e.layout.CacheDir()}
+	for _, l := range e.localLayers() {
+		dirs = append(dirs, l.dir)
+	}
+	return dirs
+}
+
 // stampBudget bounds the entries one layer's stamp reads.
 const stampBudget = 50000
 

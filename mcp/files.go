@@ -130,6 +130,9 @@ func readText(fsys fs.FS, p string, maxChars int) (fileText, error) {
 
 var errIsDir = errors.New("is a directory")
 
+// errTooLarge is a binary file over the resource limit.
+var errTooLarge = errors.New("too large to send as a resource")
+
 // trimPartialRune drops an incomplete UTF-8 sequence at the end of data.
 func trimPartialRune(data []byte) []byte {
 	for i := 1; i <= utf8.UTFMax && i <= len(data); i++ {
@@ -174,7 +177,7 @@ func readAll(fsys fs.FS, p string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("%s is over %d bytes; read_skill_file shows its start", p, limit)
+		return nil, fmt.Errorf("%s is over %d bytes: %w", p, limit, errTooLarge)
 	}
 	return data, nil
 }

@@ -64,6 +64,12 @@ type Options struct {
 	// MaxResourceBytes is the largest file a resource read returns;
 	// DefaultMaxResourceBytes when zero.
 	MaxResourceBytes int64
+	// SessionIdle closes an HTTP session that sent no request for this
+	// long; DefaultSessionIdle when zero.
+	SessionIdle time.Duration
+	// MaxSessions is how many sessions may be open at once: a new session
+	// past it closes the one idle longest. DefaultMaxSessions when zero.
+	MaxSessions int
 	// StampEvery is how long the server trusts the stamp it last read:
 	// Workspace.Stamp is called at most once per StampEvery, so a change
 	// is seen within that time. Zero calls Stamp on every request.
@@ -87,6 +93,7 @@ type Server struct {
 	registered map[string]string // resource URI -> description, under reload
 
 	ledgers ledgers
+	live    liveSessions
 }
 
 // New returns a server over ws. It reads the catalog once, so a workspace
@@ -107,16 +114,25 @@ func New(ctx context.Context, ws Workspace, opts Options) (*Server, error) {
 	if opts.MaxResourceBytes <= 0 {
 		opts.MaxResourceBytes = DefaultMaxResourceBytes
 	}
+	if opts.SessionIdle <= 0 {
+		opts.SessionIdle = DefaultSessionIdle
+	}
+	if opts.MaxSessions <= 0 {
+		opts.MaxSessions = DefaultMaxSessions
+	}
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{ws: ws, opts: opts, log: log, registered: map[string]string{}, started: time.Now()}
 	s.ledgers.m = map[*sdk.ServerSession]*ledger{}
+	s.live.last = map[*sdk.ServerSession]time.Time{}
 	s.mcp = sdk.NewServer(&sdk.Implementation{Name: opts.Name, Title: "Agent Skills from skillsync", Version: opts.Version},
 		&sdk.ServerOptions{Instructions: instructions})
-	s.mcp.AddReceivingMiddleware(s.refresh)
-	s.addTools()
+	s.mcp.AddReceivingMiddleware(s.track, s.refresh)
+	if err := s.addTools(); err != nil {
+		return nil, err
+	}
 	s.addProposeTool()
 	s.addResources()
 	s.addPrompt()
@@ -137,9 +153,10 @@ func (s *Server) MCP() *sdk.Server { return s.mcp }
 
 // Run serves one connection over t, such as &sdk.StdioTransport{}, until
 // the client disconnects or ctx ends. A client that closes the connection
-// is a normal end: Run returns nil.
+// is a normal end: Run returns nil, once every request it sent was
+// answered.
 func (s *Server) Run(ctx context.Context, t sdk.Transport) error {
-	err := s.mcp.Run(ctx, t)
+	err := s.mcp.Run(ctx, drainTransport{t})
 	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
 		return nil
 	}
@@ -147,9 +164,11 @@ func (s *Server) Run(ctx context.Context, t sdk.Transport) error {
 }
 
 // Handler returns an http.Handler that serves MCP over streamable HTTP,
-// one session per client.
+// one session per client. A session idle for SessionIdle is closed, and
+// at most MaxSessions are open at once.
 func (s *Server) Handler() http.Handler {
-	return sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.mcp }, nil)
+	return sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.mcp },
+		&sdk.StreamableHTTPOptions{SessionTimeout: s.opts.SessionIdle})
 }
 
 // refresh makes sure every request that reads the catalog sees the current
@@ -180,13 +199,20 @@ func (s *Server) catalog(ctx context.Context) (*snapshot, error) {
 }
 
 // current returns the catalog snapshot for the workspace's stamp now,
-// reading the catalog again when the stamp moved. When the stamp or the
-// catalog cannot be read, the last good snapshot goes on serving.
+// reading the catalog again when the stamp moved. Within StampEvery of the
+// last look it trusts the snapshot it has.
 func (s *Server) current(ctx context.Context) (*snapshot, error) {
 	old := s.snap.Load()
 	if old != nil && s.opts.StampEvery > 0 && time.Since(s.started)-time.Duration(s.stamped.Load()) < s.opts.StampEvery {
 		return old, nil
 	}
+	return s.look(ctx)
+}
+
+// look reads the stamp and, when it moved, the catalog. When the stamp or
+// the catalog cannot be read, the last good snapshot goes on serving.
+func (s *Server) look(ctx context.Context) (*snapshot, error) {
+	old := s.snap.Load()
 	s.stamped.Store(int64(time.Since(s.started)))
 	stamp, err := s.ws.Stamp()
 	if err != nil {
@@ -214,7 +240,11 @@ func (s *Server) current(ctx context.Context) (*snapshot, error) {
 	}
 	snap := newSnapshot(stamp, cat)
 	s.snap.Store(snap)
-	s.registerResources(snap)
+	if s.registerResources(snap) && old != nil {
+		// The prompt renders the same list: adding it again tells clients
+		// (notifications/prompts/list_changed) to fetch it anew.
+		s.addPrompt()
+	}
 	if old != nil {
 		s.log.Info("catalog reloaded", "skills", len(snap.visible))
 	}

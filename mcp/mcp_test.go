@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/skillsync/skillsync/internal/mcptest"
@@ -153,6 +155,29 @@ func TestMCPToolsHaveSchemas(t *testing.T) {
 	}
 	if got := strings.Join(names, " "); got != "list_skills load_skill loaded_skills read_skill_file search_skills" {
 		t.Errorf("tools = %s", got)
+	}
+	// search_skills' limit carries its bounds, and a call outside them is
+	// refused before it runs.
+	for tool, err := range cs.Tools(context.Background(), nil) {
+		if err != nil || tool.Name != "search_skills" {
+			continue
+		}
+		data, _ := json.Marshal(tool.InputSchema)
+		var schema struct {
+			Properties map[string]struct {
+				Minimum, Maximum *float64
+			}
+		}
+		json.Unmarshal(data, &schema)
+		if l := schema.Properties["limit"]; l.Minimum == nil || *l.Minimum != 1 || l.Maximum == nil || *l.Maximum != 100 {
+			t.Errorf("search_skills' schema: %s", data)
+		}
+	}
+	for _, limit := range []int{0, 101} {
+		res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "search_skills", Arguments: map[string]any{"query": "pdf", "limit": limit}})
+		if err == nil && !res.IsError {
+			t.Errorf("search_skills with limit %d was answered", limit)
+		}
 	}
 }
 
@@ -327,8 +352,9 @@ func TestMCPLedger(t *testing.T) {
 	if out := load(cs, "skill-00"); !out.AlreadyLoaded || out.Body != "" || !strings.Contains(out.Message, "already loaded") {
 		t.Errorf("second load = %+v", out)
 	}
-	if uses, _ := ws.counts("skill-00"); uses != 2 {
-		t.Errorf("two loads recorded %d uses", uses)
+	// The repeat was answered "already loaded": it is no new use.
+	if uses, _ := ws.counts("skill-00"); uses != 1 {
+		t.Errorf("two loads recorded %d uses, want 1", uses)
 	}
 	// Another connection has a ledger of its own.
 	other := connect(t, s)
@@ -492,20 +518,45 @@ func TestMCPResources(t *testing.T) {
 	if err != nil || c.Text != "hash" {
 		t.Errorf("read escaped = %+v, %v", c, err)
 	}
+	// A large text file is cut where read_skill_file cuts it.
+	c, err = read("skill://pdf/reference/big.md")
+	if err != nil || !strings.HasPrefix(c.Text, strings.Repeat("é", DefaultMaxChars)+"\n\n[truncated: the first 24000 characters") {
+		t.Errorf("read big.md = %d characters, %v", len([]rune(c.Text)), err)
+	}
 	for uri, want := range map[string]string{
 		"skill://secret-tool/SKILL.md":     "not found",
 		"skill://old-skill/SKILL.md":       "not found",
 		"skill://pdf/nothing.md":           "not found",
+		"skill://pdf/scripts":              "is a directory",
 		"skill://pdf/../docx/SKILL.md":     "leads out of skill pdf",
 		"skill://pdf/%2e%2e/docx/SKILL.md": "leads out of skill pdf",
+		"skill://x/../../etc/passwd":       "not found",
+		"skill://pdf/../../etc/passwd":     "leads out of skill pdf",
+		"skill://pdf%zz/SKILL.md":          "not found",
+		"file:///etc/passwd":               "",
 	} {
-		if _, err := read(uri); err == nil || !strings.Contains(strings.ToLower(err.Error()), want) {
+		_, err := read(uri)
+		if err == nil || !strings.Contains(strings.ToLower(err.Error()), want) {
 			t.Errorf("read %s: %v, want %q", uri, err, want)
 		}
+		if code := rpcCode(err); code != jsonrpc.CodeInvalidParams {
+			t.Errorf("read %s: code %d, want %d (invalid params)", uri, code, jsonrpc.CodeInvalidParams)
+		}
 	}
-	if uses, views := ws.counts("pdf"); uses+views != 0 {
-		t.Errorf("resource reads were recorded: %d uses, %d views", uses, views)
+	// Each read that answered is a view, as read_skill_file's are.
+	if uses, views := ws.counts("pdf"); uses != 0 || views != 3 {
+		t.Errorf("resource reads were recorded as %d uses, %d views; want 0 and 3", uses, views)
 	}
+}
+
+// rpcCode is the JSON-RPC error code of a client call's error, 0 when it
+// has none.
+func rpcCode(err error) int64 {
+	var we *jsonrpc.Error
+	if errors.As(err, &we) {
+		return we.Code
+	}
+	return 0
 }
 
 func TestMCPPrompt(t *testing.T) {
@@ -532,8 +583,14 @@ func TestMCPPrompt(t *testing.T) {
 		t.Errorf("json prompt within 120 characters: %+v, %v", doc, err)
 	}
 	if _, err := cs.GetPrompt(ctx, &sdk.GetPromptParams{Name: "available_skills", Arguments: map[string]string{"format": "yaml"}}); err == nil ||
-		!strings.Contains(err.Error(), "use xml or json") {
-		t.Errorf("bad format: %v", err)
+		!strings.Contains(err.Error(), "use xml or json") || rpcCode(err) != jsonrpc.CodeInvalidParams {
+		t.Errorf("bad format: %v (code %d)", err, rpcCode(err))
+	}
+	for _, v := range []string{"many", "-1", "1e3"} {
+		_, err := cs.GetPrompt(ctx, &sdk.GetPromptParams{Name: "available_skills", Arguments: map[string]string{"max_chars": v}})
+		if err == nil || !strings.Contains(err.Error(), "not a number of characters") || rpcCode(err) != jsonrpc.CodeInvalidParams {
+			t.Errorf("max_chars %q: %v (code %d)", v, err, rpcCode(err))
+		}
 	}
 }
 
@@ -564,8 +621,10 @@ func TestMCPRecordsExactlyOncePerCall(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if uses, views := ws.counts("pdf"); uses != clients*calls || views != clients*calls {
-		t.Errorf("uses %d views %d, want %d each", uses, views, clients*calls)
+	// Each connection's first load is a use; its repeats are answered
+	// "already loaded" and are not. Every read is a view.
+	if uses, views := ws.counts("pdf"); uses != clients || views != clients*calls {
+		t.Errorf("uses %d views %d, want %d and %d", uses, views, clients, clients*calls)
 	}
 }
 

@@ -60,8 +60,8 @@ func (s *Server) addResources() {
 // registerResources makes the resource list the SKILL.md of every visible
 // skill in snap: skills that are gone are removed and new or changed ones
 // added, so connected clients are told the list changed only when it did.
-// It runs under s.reload.
-func (s *Server) registerResources(snap *snapshot) {
+// It runs under s.reload, and reports whether the list changed.
+func (s *Server) registerResources(snap *snapshot) (changed bool) {
 	want := make(map[string]*layering.Winner, len(snap.visible))
 	for _, w := range snap.visible {
 		uri := resourceURI(w.Skill.Name, w.Skill.File)
@@ -79,6 +79,7 @@ func (s *Server) registerResources(snap *snapshot) {
 	}
 	if len(gone) > 0 {
 		s.mcp.RemoveResources(gone...)
+		changed = true
 	}
 	for uri, w := range want {
 		if desc, ok := s.registered[uri]; ok && desc == w.Skill.Description {
@@ -89,17 +90,21 @@ func (s *Server) registerResources(snap *snapshot) {
 			URI: uri, Name: w.Skill.Name, Title: w.Skill.Name + " (skill)", Description: w.Skill.Description,
 			MIMEType: "text/markdown",
 		}, s.readResource)
+		changed = true
 	}
+	return changed
 }
 
 // readResource serves any file of a visible skill. Text comes as text,
-// anything else as a blob. A read is not counted as a use: clients may
-// read resources to index them, without a model asking for the skill.
+// cut at the character limit read_skill_file keeps, anything else as a
+// blob of at most MaxResourceBytes. A read records a view, as
+// read_skill_file does. A request for something that is not there, or
+// that leads out of its skill, is refused as invalid parameters.
 func (s *Server) readResource(ctx context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
 	uri := req.Params.URI
 	name, p, err := parseResourceURI(uri)
 	if err != nil {
-		return nil, err
+		return nil, invalidParams("%v", err)
 	}
 	snap, err := s.catalog(ctx)
 	if err != nil {
@@ -107,32 +112,52 @@ func (s *Server) readResource(ctx context.Context, req *sdk.ReadResourceRequest)
 	}
 	w, err := snap.lookup(name)
 	if err != nil {
-		return nil, sdk.ResourceNotFoundError(uri)
+		return nil, invalidParams("resource %s not found: %v", uri, err)
 	}
 	rel, err := skillPath(w.Skill.Name, p)
 	if err != nil {
-		return nil, err
+		return nil, invalidParams("resource %s: %v", uri, err)
 	}
 	fsys, err := snap.filesOf(w)
 	if err != nil {
 		return nil, err
 	}
-	data, err := readAll(fsys, rel, s.opts.MaxResourceBytes)
+	c, err := s.resourceContents(fsys, rel)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return nil, sdk.ResourceNotFoundError(uri)
+		return nil, invalidParams("resource %s not found: skill %s has no file %s", uri, w.Skill.Name, rel)
 	case errors.Is(err, errIsDir):
-		return nil, fmt.Errorf("%s in skill %s is a directory", rel, w.Skill.Name)
+		return nil, invalidParams("resource %s: %s in skill %s is a directory", uri, rel, w.Skill.Name)
+	case errors.Is(err, errTooLarge):
+		return nil, invalidParams("resource %s: %v", uri, err)
 	case err != nil:
 		return nil, fileError(w, rel, err)
 	}
-	c := &sdk.ResourceContents{URI: uri, MIMEType: mimeOf(rel, data)}
-	if isText(data) {
-		c.Text = string(data)
-	} else {
-		c.Blob = data
-	}
+	c.URI = uri
+	s.record(ctx, w.Skill.Name, true)
 	return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{c}}, nil
+}
+
+// resourceContents reads the file at rel as a resource: text up to the
+// character limit, with the same [truncated] line read_skill_file adds,
+// or the whole file as a blob.
+func (s *Server) resourceContents(fsys fs.FS, rel string) (*sdk.ResourceContents, error) {
+	ft, err := readText(fsys, rel, s.opts.MaxChars)
+	if err != nil {
+		return nil, err
+	}
+	if !ft.binary {
+		text := ft.text
+		if ft.truncated {
+			text += fmt.Sprintf("\n\n[truncated: the first %d characters are shown; the whole file is %d bytes]", s.opts.MaxChars, ft.size)
+		}
+		return &sdk.ResourceContents{MIMEType: mimeOf(rel, []byte(ft.text)), Text: text}, nil
+	}
+	data, err := readAll(fsys, rel, s.opts.MaxResourceBytes)
+	if err != nil {
+		return nil, err
+	}
+	return &sdk.ResourceContents{MIMEType: mimeOf(rel, data), Blob: data}, nil
 }
 
 func mimeOf(p string, data []byte) string {
@@ -173,12 +198,13 @@ func (s *Server) getPrompt(ctx context.Context, req *sdk.GetPromptRequest) (*sdk
 	maxChars := 0
 	if v := strings.TrimSpace(args["max_chars"]); v != "" {
 		if maxChars, err = strconv.Atoi(v); err != nil || maxChars < 0 {
-			return nil, fmt.Errorf("max_chars %q is not a number of characters", v)
+			return nil, invalidParams("max_chars %q is not a number of characters", v)
 		}
 	}
 	block, err := layering.Prompt(layering.PromptSkills(snap.visible), layering.PromptFormat(args["format"]), maxChars)
 	if err != nil {
-		return nil, err
+		// The skills are rendered already; only the format can be wrong.
+		return nil, invalidParams("%v", err)
 	}
 	return &sdk.GetPromptResult{
 		Description: "the skills of this workspace; load one with the load_skill tool before following it",

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/skillsync/skillsync/layering"
@@ -98,12 +99,17 @@ func readOnly() *sdk.ToolAnnotations {
 	return &sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: &closed}
 }
 
-func (s *Server) addTools() {
+func (s *Server) addTools() error {
+	search, err := searchSchema()
+	if err != nil {
+		return err
+	}
 	sdk.AddTool(s.mcp, &sdk.Tool{
 		Name:        "search_skills",
 		Title:       "Search skills",
 		Description: "Find the skills that fit a task: ranks skills by name, description, tags and triggers against the query. Load one with load_skill.",
 		Annotations: readOnly(),
+		InputSchema: search,
 	}, s.searchSkills)
 	sdk.AddTool(s.mcp, &sdk.Tool{
 		Name:        "list_skills",
@@ -131,6 +137,21 @@ func (s *Server) addTools() {
 		Description: "Give back the instructions of every skill loaded in this session, to re-attach them after the context was compacted.",
 		Annotations: readOnly(),
 	}, s.loadedSkills)
+	return nil
+}
+
+// searchSchema is search_skills' input schema with the bounds of limit,
+// which struct tags cannot express: a client that validates arguments
+// learns them before it calls.
+func searchSchema() (*jsonschema.Schema, error) {
+	schema, err := jsonschema.For[searchInput](nil)
+	if err != nil {
+		return nil, fmt.Errorf("search_skills' input schema: %w", err)
+	}
+	lo, hi := 1.0, float64(maxSearchLimit)
+	schema.Properties["limit"].Minimum = &lo
+	schema.Properties["limit"].Maximum = &hi
+	return schema, nil
 }
 
 func summary(w *layering.Winner, score int) skillSummary {
@@ -192,13 +213,15 @@ func (s *Server) loadSkill(ctx context.Context, req *sdk.CallToolRequest, in nam
 	}
 	l := s.ledgers.of(req.Session, s.opts.LedgerSize)
 	already := l.load(layering.Key(w.Skill.Name), w.Skill.Name, digest(text+"\x00"+fileTree(files)))
-	s.record(ctx, w.Skill.Name, false)
 	if already {
+		// A model that loads a skill again (after its context was
+		// compacted, say) is still on the use it was counted for.
 		out.AlreadyLoaded = true
 		out.Message = fmt.Sprintf("skill %s is already loaded in this session and has not changed: follow the instructions you were sent; "+
 			"if they are no longer in your context, call loaded_skills", w.Skill.Name)
 		return textResult(out.Message), out, nil
 	}
+	s.record(ctx, w.Skill.Name, false)
 	out.Frontmatter = frontmatter(&w.Skill)
 	out.Body = text
 	out.Files = files

@@ -38,11 +38,17 @@ load_skill records a use and read_skill_file a view in skills/.usage.json,
 as skillsync use does, so curation sees what agents really use. A skill
 loaded twice in one session is answered "already loaded"; loaded_skills
 gives back what the session loaded. When a sync lands while the server
-runs, the next call sees the new catalog. Hidden and archived skills are
-invisible. Changes to skillsync.yaml need a restart.
+runs, the next call sees the new catalog, and connected clients are told
+within a second (notifications/resources/list_changed and
+prompts/list_changed). A skill loaded again in the same session is no new
+use. Hidden and archived skills are invisible. Changes to skillsync.yaml
+need a restart.
 
 --http serves without authentication, so it only listens on a loopback
-address; the endpoint is http://ADDR/mcp. SIGINT or SIGTERM stops it.`,
+address; the endpoint is http://ADDR/mcp. A session idle for 30 minutes is
+closed, and at most 256 are open at once (a new one closes the one idle
+longest). Over stdio, every request read before the input ends is answered
+before the server exits. SIGINT or SIGTERM stops it.`,
 		Example: `  skillsync mcp
   skillsync mcp --http 127.0.0.1:8765
   claude mcp add skillsync -- skillsync mcp`,
@@ -78,6 +84,7 @@ func (a *app) runMCP(ctx context.Context, opts *mcpOptions) error {
 	if err != nil {
 		return err
 	}
+	go srv.Watch(ctx)
 	if httpAddr == "" {
 		return srv.Run(ctx, &sdk.StdioTransport{})
 	}
@@ -127,4 +134,7 @@ func serveMCPHTTP(ctx context.Context, srv *mcp.Server, addr string, stderr io.W
 	return err
 }
 
-var _ mcp.Workspace = (*skillsync.Engine)(nil)
+var (
+	_ mcp.Workspace = (*skillsync.Engine)(nil)
+	_ mcp.Watched   = (*skillsync.Engine)(nil)
+)
