@@ -16,6 +16,13 @@ import (
 func treeRevision(ctx context.Context, fsys fs.FS, content bool) (Revision, error) {
 	h := sha256.New()
 	err := fs.WalkDir(fsys, ".", func(name string, d fs.DirEntry, err error) error {
+		if err != nil && name != "." && d != nil && d.IsDir() {
+			// A directory that cannot be read is one skill's problem,
+			// which discovery reports; the rest of the source syncs. It is
+			// hashed as unreadable, so the revision changes once it can be.
+			fmt.Fprintf(h, "%d:%s \x00unreadable dir\n", len(name), name)
+			return fs.SkipDir
+		}
 		if err != nil {
 			return err
 		}

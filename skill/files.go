@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io/fs"
 	"sort"
+
+	"github.com/skillsync/skillsync/internal/termtext"
 )
 
 // File is one regular file of a skill.
@@ -28,8 +30,19 @@ func ListFiles(fsys fs.FS, skillPath string, maxSize int64) ([]File, []Problem) 
 	}
 	err := fs.WalkDir(fsys, ".", func(name string, d fs.DirEntry, err error) error {
 		if err != nil {
-			skip(Warning, "file-unreadable", name, "cannot read %s: %v", name, err)
 			if d != nil && d.IsDir() && name != "." {
+				// Its files would be missing from every copy, unseen.
+				skip(Error, "dir-unreadable", name, "cannot read folder %s: %v; the whole skill is skipped", name, err)
+				return fs.SkipDir
+			}
+			skip(Warning, "file-unreadable", name, "cannot read %s: %v", name, err)
+			return nil
+		}
+		if r := unsafeRune(d.Name()); r >= 0 {
+			// Written as it is, such a name would reach every listing of a
+			// target and act on the terminal that shows it.
+			skip(Error, "file-name-control-char", name, "%s holds the control or formatting character %U in its name; the whole skill is skipped: rename the file", termtext.Escape(name), r)
+			if d.IsDir() {
 				return fs.SkipDir
 			}
 			return nil

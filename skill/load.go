@@ -184,6 +184,11 @@ func (o Options) parse(s *Skill, head []byte, capped bool, dirName string) []Pro
 			Message: "frontmatter must be a YAML mapping of keys to values (name: ..., description: ...)"}}
 	}
 	d := decoder{s: s, strict: o.Strict, offset: fmLine - 1, budget: maxYAMLNodes}
+	if o.Strict && bytes.HasPrefix(head, bom) {
+		// skills-ref, the specification's reference validator, refuses a
+		// SKILL.md that does not start with "---".
+		d.add(Warning, "frontmatter-bom", 1, "SKILL.md starts with a UTF-8 byte order mark, which the Agent Skills reference validator refuses; save it as UTF-8 without a BOM")
+	}
 	d.mapping(doc.Content[0])
 	if d.fatal {
 		return d.problems
@@ -256,6 +261,11 @@ func (d *decoder) set(f field, key string, v *yaml.Node, line int) {
 			d.s.Description = strings.TrimSpace(str)
 		}
 	case fieldLicense:
+		if v.Kind == yaml.SequenceNode {
+			// Several licenses, as skills-ref accepts them.
+			d.s.License = strings.Join(d.list(key, v, line, ""), ", ")
+			return
+		}
 		d.s.License, _ = d.scalar(key, v, line, Warning)
 	case fieldCompatibility:
 		d.s.Compatibility, _ = d.scalar(key, v, line, Warning)
@@ -369,6 +379,9 @@ func SplitTools(s string) []string {
 }
 
 func (d *decoder) metadata(key string, v *yaml.Node, line int) {
+	if v.Kind == yaml.ScalarNode && v.Tag == "!!null" {
+		return // "metadata:" with nothing under it is empty, as skills-ref reads it
+	}
 	if v.Kind != yaml.MappingNode {
 		d.add(Warning, "field-type", line, "field %q must be a mapping of keys to values, not a %s", key, kindName(v))
 		return

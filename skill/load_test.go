@@ -358,3 +358,53 @@ func TestStrictReportsFieldsOutsideSpec(t *testing.T) {
 		t.Errorf("Options.Load does not pass Strict on: %v", rules(problems))
 	}
 }
+
+// TestStrictAgreesWithSkillsRef checks the cases where skills-ref, the
+// specification's reference validator, decides: a BOM before the opening
+// "---" is invalid there, a license list and an empty metadata are valid.
+func TestStrictAgreesWithSkillsRef(t *testing.T) {
+	tests := []struct {
+		name, text string
+		lenient    []string // level:rule without --strict
+		strict     []string // with it
+	}{
+		{"bom", "\xef\xbb\xbf---\nname: pdf\ndescription: x\n---\n", nil, []string{"warning:frontmatter-bom"}},
+		{"license list", "---\nname: pdf\ndescription: x\nlicense:\n  - MIT\n  - Apache-2.0\n---\n", nil, nil},
+		{"empty metadata", "---\nname: pdf\ndescription: x\nmetadata:\n---\n", nil, nil},
+		{"metadata a list", "---\nname: pdf\ndescription: x\nmetadata: [a]\n---\n", []string{"warning:field-type"}, []string{"warning:field-type"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, lenient := Parse([]byte(tt.text), "pdf")
+			if got := rules(lenient); !slices.Equal(got, tt.lenient) {
+				t.Errorf("lenient: %v, want %v", got, tt.lenient)
+			}
+			_, strict := Options{Strict: true}.Parse([]byte(tt.text), "pdf")
+			if got := rules(strict); !slices.Equal(got, tt.strict) {
+				t.Errorf("strict: %v, want %v", got, tt.strict)
+			}
+			if tt.name == "license list" && s.License != "MIT, Apache-2.0" {
+				t.Errorf("license = %q", s.License)
+			}
+		})
+	}
+}
+
+func TestListFilesRefusesControlCharacters(t *testing.T) {
+	for _, name := range []string{"scripts/run\x1b[2J.sh", "bad\ndir/x.md", "a\u202eb.txt"} {
+		fsys := fstest.MapFS{"SKILL.md": {Data: []byte("x")}, name: {Data: []byte("y")}, ".env.example": {Data: []byte("z")}}
+		files, problems := ListFiles(fsys, "skills/pdf", 0)
+		if !HasError(problems, false) || !strings.Contains(problems[0].Rule, "file-name-control-char") {
+			t.Errorf("%q: problems %v", name, rules(problems))
+		}
+		for _, f := range files {
+			if f.Path == name {
+				t.Errorf("%q was listed", name)
+			}
+		}
+		// Dot files stay allowed.
+		if !slices.ContainsFunc(files, func(f File) bool { return f.Path == ".env.example" }) {
+			t.Errorf("%q: a dot file was left out: %v", name, files)
+		}
+	}
+}

@@ -362,14 +362,27 @@ func TestHostileRecordFilesThroughTheCLI(t *testing.T) {
 // are synced. Root reads every file whatever its mode, so as root the
 // sync runs as the user nobody in a workspace that nobody owns.
 func TestUnreadableFileSkipsOneSkill(t *testing.T) {
+	unreadableSkipsOneSkill(t, "secret.txt")
+}
+
+// TestUnreadableDirSkipsOneSkill (issue 24): a folder of a local skill
+// that cannot be read skips that skill only, on a fresh cache too.
+func TestUnreadableDirSkipsOneSkill(t *testing.T) {
+	unreadableSkipsOneSkill(t, "secret")
+}
+
+// unreadableSkipsOneSkill syncs a local source whose skill locked holds
+// what cannot be read: secret.txt, a file, or secret, a folder.
+func unreadableSkipsOneSkill(t *testing.T, what string) {
 	base := t.TempDir()
 	ws := filepath.Join(base, "ws")
 	skilltest.WriteFile(t, filepath.Join(ws, "team", "fine", "SKILL.md"), skilltest.SkillMD("fine", "Readable."))
 	skilltest.WriteFile(t, filepath.Join(ws, "team", "locked", "SKILL.md"), skilltest.SkillMD("locked", "One file is not readable."))
 	skilltest.WriteFile(t, filepath.Join(ws, "team", "locked", "secret.txt"), "no one may read this\n")
+	skilltest.WriteFile(t, filepath.Join(ws, "team", "locked", "secret", "inside.txt"), "nor this\n")
 	skilltest.WriteFile(t, filepath.Join(ws, "team", "zz-last", "SKILL.md"), skilltest.SkillMD("zz-last", "After the bad one."))
 	skilltest.WriteFile(t, filepath.Join(ws, "skillsync.yaml"), "repositories:\n  - embedded: builtin\n  - name: team\n    dir: team\ntargets:\n  - dir: .claude/skills\n")
-	if err := os.Chmod(filepath.Join(ws, "team", "locked", "secret.txt"), 0); err != nil {
+	if err := os.Chmod(filepath.Join(ws, "team", "locked", what), 0); err != nil {
 		t.Fatal(err)
 	}
 	var r result
@@ -384,12 +397,12 @@ func TestUnreadableFileSkipsOneSkill(t *testing.T) {
 	js := decode[syncJSON](t, r)
 	var named bool
 	for _, p := range js.Problems {
-		if p.Skill == "locked" && p.Source == "team" && strings.Contains(p.Message, "secret.txt") {
+		if p.Skill == "locked" && p.Source == "team" && strings.Contains(p.Message, what) {
 			named = true
 		}
 	}
 	if !named {
-		t.Errorf("no problem names locked's secret.txt: %+v", js.Problems)
+		t.Errorf("no problem names locked's %s: %+v", what, js.Problems)
 	}
 	for _, s := range js.Sources {
 		if s.Status == "failed" {
@@ -401,8 +414,8 @@ func TestUnreadableFileSkipsOneSkill(t *testing.T) {
 			t.Errorf("a good skill was not synced: %v", err)
 		}
 	}
-	if _, err := os.Lstat(filepath.Join(ws, ".skills-cache", "team", "locked", "secret.txt")); err == nil {
-		t.Error("the unreadable file is in the cache")
+	if _, err := os.Lstat(filepath.Join(ws, ".skills-cache", "team", "locked")); err == nil {
+		t.Error("the skill with an unreadable part is in the cache, incomplete")
 	}
 	if lockData, _ := os.ReadFile(filepath.Join(ws, "skillsync.lock")); !strings.Contains(string(lockData), `"zz-last"`) {
 		t.Errorf("the lock lacks the good skills:\n%s", lockData)
