@@ -514,7 +514,7 @@ func (c *Cache) Prune(keep []string) Result {
 	}
 	res.Warnings = foreign(c.root, func(name string) bool {
 		return name == lockName || name == manifestName || name == stagingName || name == recordsName || name == dirtyName ||
-			wanted[name] || c.manifest.Sources[name] != nil
+			jsonfile.IsSetAside(name, manifestName) || wanted[name] || c.manifest.Sources[name] != nil
 	})
 	return res
 }

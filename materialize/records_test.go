@@ -328,3 +328,33 @@ func TestALinkedSkillIsReplacedEvenWhenItsContentMatches(t *testing.T) {
 		t.Error("the files behind the link were touched")
 	}
 }
+
+// TestOwnSetAsideIsNotForeign (issue 24): a manifest skillsync set aside
+// itself is not reported as "not made by skillsync" by later syncs.
+func TestOwnSetAsideIsNotForeign(t *testing.T) {
+	root := filepath.Join(t.TempDir(), ".skills-cache")
+	syncOnce(t, root, "r1", mkSkill("a", v1))
+	if err := os.WriteFile(filepath.Join(root, manifestName), []byte("{not json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "stranger.txt"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 {
+		c := open(t, root)
+		if res := c.SyncSource(context.Background(), Source{Name: "src", Revision: "r1", Skills: []Skill{mkSkill("a", v1)}}); len(res.Errors) > 0 {
+			t.Fatal(res.Errors)
+		}
+		res := c.Prune([]string{"src"})
+		if err := c.Commit(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		c.Close()
+		if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "stranger.txt") {
+			t.Errorf("sync %d warned %q, want only stranger.txt", i+1, res.Warnings)
+		}
+	}
+	if got := setAside(t, root, manifestName); len(got) != 1 {
+		t.Errorf("set-aside manifests: %v", got)
+	}
+}

@@ -12,6 +12,8 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/skillsync/skillsync/internal/atomicfile"
@@ -78,11 +80,33 @@ func Write(name string, v any, perm fs.FileMode) error {
 	return atomicfile.WriteJSONIfChanged(name, v, perm)
 }
 
+// setAsideStamp is the UTC time format of a set-aside file's suffix.
+const setAsideStamp = "20060102T150405Z"
+
+// IsSetAside reports whether name is what SetAside made of the record file
+// named record: record.corrupt-<UTC stamp>, or with -N after the stamp
+// when that name was taken.
+func IsSetAside(name, record string) bool {
+	rest, ok := strings.CutPrefix(name, record+".corrupt-")
+	if !ok || len(rest) < len(setAsideStamp) {
+		return false
+	}
+	if _, err := time.Parse(setAsideStamp, rest[:len(setAsideStamp)]); err != nil {
+		return false
+	}
+	n, ok := strings.CutPrefix(rest[len(setAsideStamp):], "-")
+	if !ok {
+		return rest == rest[:len(setAsideStamp)]
+	}
+	_, err := strconv.ParseUint(n, 10, 32)
+	return err == nil
+}
+
 // SetAside renames a corrupt record file, or a symbolic link in its place,
 // to <name>.corrupt-<UTC stamp> so nothing is lost and the next write
 // starts afresh. It returns the new name.
 func SetAside(name string, now time.Time) (string, error) {
-	base := name + ".corrupt-" + now.UTC().Format("20060102T150405Z")
+	base := name + ".corrupt-" + now.UTC().Format(setAsideStamp)
 	aside := base
 	for i := 2; ; i++ {
 		if _, err := os.Lstat(aside); errors.Is(err, fs.ErrNotExist) {

@@ -111,3 +111,34 @@ func TestWriteOnlyWhenChanged(t *testing.T) {
 		t.Errorf("read back: %+v %v", back, err)
 	}
 }
+
+func TestIsSetAside(t *testing.T) {
+	now := time.Date(2026, 12, 1, 10, 2, 3, 0, time.UTC)
+	dir := t.TempDir()
+	name := filepath.Join(dir, ".manifest.json")
+	var made []string
+	for range 3 {
+		if err := os.WriteFile(name, []byte("{"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		aside, err := SetAside(name, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		made = append(made, filepath.Base(aside))
+	}
+	for _, m := range made {
+		if !IsSetAside(m, ".manifest.json") {
+			t.Errorf("%s, made by SetAside, is not recognised", m)
+		}
+	}
+	for _, other := range []string{
+		".manifest.json", ".manifest.json.corrupt-", ".manifest.json.corrupt-yesterday",
+		".manifest.json.corrupt-20261201T100203Z-x", ".manifest.json.corrupt-20261201T100203Zjunk",
+		".usage.json.corrupt-20261201T100203Z", "team",
+	} {
+		if IsSetAside(other, ".manifest.json") {
+			t.Errorf("%s is taken for a set-aside manifest", other)
+		}
+	}
+}
