@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/skillsync/skillsync/internal/atomicfile"
 	"github.com/skillsync/skillsync/workspace"
 
 	"github.com/skillsync/skillsync/layering"
@@ -69,7 +70,42 @@ func Archive(layerDir, dir, name string, now time.Time) (string, error) {
 	if err := os.Rename(dir, dst); err != nil {
 		return "", fmt.Errorf("archive %s: %w", name, err)
 	}
+	if from := filepath.ToSlash(rel); from != name {
+		// Restore puts a nested skill back where it was; without this
+		// note it comes back at the layer's top.
+		if err := atomicfile.WriteFile(dst+originSuffix, []byte(from+"\n"), 0o644); err != nil {
+			return dst, fmt.Errorf("archive %s: note where it came from (%s): %w", name, from, err)
+		}
+	}
 	return dst, nil
+}
+
+// originSuffix names the note beside an archived directory that says
+// where in its layer it lay, slash-separated, when that was not
+// <layer>/<name>.
+const originSuffix = ".from"
+
+// maxOrigin bounds what is read of an origin note.
+const maxOrigin = 4096
+
+// origin reads the note beside the archived directory dir. A note that is
+// missing, unreadable, or names a place outside the layer or in its
+// records is no note: the copy goes back to the layer's top.
+func origin(dir string) string {
+	data, err := atomicfile.ReadBounded(dir+originSuffix, maxOrigin)
+	if err != nil {
+		return ""
+	}
+	from := strings.TrimSuffix(string(data), "\n")
+	if !fs.ValidPath(from) || from == "." {
+		return ""
+	}
+	for _, part := range strings.Split(from, "/") {
+		if !skill.ValidName(part) || part == workspace.DraftsName {
+			return ""
+		}
+	}
+	return from
 }
 
 // LayerDir is a local layer's directory and whose it is: the workspace's
@@ -87,6 +123,9 @@ type ArchivedCopy struct {
 	Dir      string
 	LayerDir string
 	At       time.Time
+	// From is where in its layer the copy lay, slash-separated, when that
+	// was not the layer's top; empty otherwise.
+	From string
 }
 
 // ArchivedCopies lists the archived copies in the layers' .archive/
@@ -114,7 +153,8 @@ func ArchivedCopies(layers ...LayerDir) []ArchivedCopy {
 			if err != nil {
 				continue
 			}
-			out = append(out, ArchivedCopy{Copy: c, Dir: filepath.Join(archive, en.Name()), LayerDir: l.Dir, At: at})
+			dir := filepath.Join(archive, en.Name())
+			out = append(out, ArchivedCopy{Copy: c, Dir: dir, LayerDir: l.Dir, At: at, From: origin(dir)})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool {
@@ -126,19 +166,27 @@ func ArchivedCopies(layers ...LayerDir) []ArchivedCopy {
 	return out
 }
 
-// RestorePath is where Restore moves an archived copy back to: its layer
-// directory's top, <LayerDir>/<name>.
-func (a ArchivedCopy) RestorePath() string { return filepath.Join(a.LayerDir, a.Name) }
+// RestorePath is where Restore moves an archived copy back to: where it
+// lay in its layer (From), or the layer directory's top, <LayerDir>/<name>.
+func (a ArchivedCopy) RestorePath() string {
+	if a.From != "" {
+		return filepath.Join(a.LayerDir, filepath.FromSlash(a.From))
+	}
+	return filepath.Join(a.LayerDir, a.Name)
+}
 
 // CanRestore says why Restore would refuse: something already stands at
 // RestorePath, or the archived entry is no longer a real directory. The
 // error says where the archived copy stays.
 func (a ArchivedCopy) CanRestore() error {
-	dst := a.RestorePath()
-	if _, err := os.Lstat(dst); err == nil {
-		return fmt.Errorf("restore %s: %s already exists; move it away first, the archived copy stays in %s", a.Name, dst, a.Dir)
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("restore %s: %w", a.Name, err)
+	// A skill of the same name at the layer's top (where promotion puts
+	// one) would stand beside the restored copy, two of one name.
+	for _, dst := range []string{a.RestorePath(), filepath.Join(a.LayerDir, a.Name)} {
+		if _, err := os.Lstat(dst); err == nil {
+			return fmt.Errorf("restore %s: %s already exists; move it away first, the archived copy stays in %s", a.Name, dst, a.Dir)
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("restore %s: %w", a.Name, err)
+		}
 	}
 	if err := checkRealDir(a.Dir); err != nil {
 		return fmt.Errorf("restore %s: %w", a.Name, err)
@@ -153,8 +201,33 @@ func (a ArchivedCopy) Restore() (string, error) {
 		return "", err
 	}
 	dst := a.RestorePath()
+	if err := realParents(a.LayerDir, filepath.Dir(dst)); err != nil {
+		return "", fmt.Errorf("restore %s: %w; the archived copy stays in %s", a.Name, err, a.Dir)
+	}
 	if err := os.Rename(a.Dir, dst); err != nil {
 		return "", fmt.Errorf("restore %s: %w", a.Name, err)
 	}
+	os.Remove(a.Dir + originSuffix)
 	return dst, nil
+}
+
+// realParents makes the folders from layer down to dir, refusing any that
+// is a symbolic link, so a restore never moves a skill through a link
+// planted where its folder was.
+func realParents(layer, dir string) error {
+	rel, err := filepath.Rel(layer, dir)
+	if err != nil || rel == "." {
+		return err
+	}
+	at := layer
+	for _, part := range strings.Split(rel, string(filepath.Separator)) {
+		at = filepath.Join(at, part)
+		if err := os.Mkdir(at, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("create %s: %w", at, err)
+		}
+		if err := checkRealDir(at); err != nil {
+			return err
+		}
+	}
+	return nil
 }

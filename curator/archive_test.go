@@ -22,7 +22,7 @@ func writeSkill(t *testing.T, dir, name string) {
 
 // TestArchiveNestedSkillThenRestore: a skill deep in its layer archives to
 // the layer's own .archive/, where ArchivedCopies finds it and Restore
-// brings it back.
+// brings it back where it was (issue 24).
 func TestArchiveNestedSkillThenRestore(t *testing.T) {
 	layer := t.TempDir()
 	deep := filepath.Join(layer, "team", "deep")
@@ -41,9 +41,54 @@ func TestArchiveNestedSkillThenRestore(t *testing.T) {
 	if len(copies) != 1 || copies[0].Copy != mustCopy(t, "workspace/deep") || copies[0].Dir != dst || !copies[0].At.Equal(now) {
 		t.Fatalf("archived copies = %+v", copies)
 	}
+	// Its folder is gone by the time it comes back: it is made again.
+	if err := os.Remove(filepath.Join(layer, "team")); err != nil {
+		t.Fatal(err)
+	}
 	back, err := copies[0].Restore()
-	if err != nil || back != filepath.Join(layer, "deep") || !skilltest.Exists(filepath.Join(back, "SKILL.md")) || skilltest.Exists(dst) {
+	if err != nil || back != deep || !skilltest.Exists(filepath.Join(back, "SKILL.md")) || skilltest.Exists(dst) || skilltest.Exists(dst+originSuffix) {
 		t.Fatalf("restore = %s, %v", back, err)
+	}
+}
+
+// TestRestoreDistrustsTheOriginNote: the note beside an archived copy is
+// workspace input; one that leads out of the layer or into its records
+// sends the copy to the layer's top, and a link planted where its folder
+// was is never moved through.
+func TestRestoreDistrustsTheOriginNote(t *testing.T) {
+	for _, note := range []string{"../../outside/deep", "/etc/deep", ".archive/deep", "_drafts/deep", "a//deep", "team/\x1b[2J"} {
+		layer := t.TempDir()
+		writeSkill(t, filepath.Join(layer, "deep"), "deep")
+		dst, err := Archive(layer, filepath.Join(layer, "deep"), "deep", now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		skilltest.WriteFile(t, dst+originSuffix, note+"\n")
+		copies := ArchivedCopies(LayerDir{Layer: layering.Workspace, Dir: layer})
+		if back, err := copies[0].Restore(); err != nil || back != filepath.Join(layer, "deep") {
+			t.Errorf("note %q: restored to %s, %v; want the layer's top", note, back, err)
+		}
+	}
+
+	layer := t.TempDir()
+	deep := filepath.Join(layer, "team", "deep")
+	writeSkill(t, deep, "deep")
+	if _, err := Archive(layer, deep, "deep", now); err != nil {
+		t.Fatal(err)
+	}
+	elsewhere := t.TempDir()
+	if err := os.Remove(filepath.Join(layer, "team")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(elsewhere, filepath.Join(layer, "team")); err != nil {
+		t.Fatal(err)
+	}
+	copies := ArchivedCopies(LayerDir{Layer: layering.Workspace, Dir: layer})
+	if _, err := copies[0].Restore(); err == nil || skilltest.Exists(filepath.Join(elsewhere, "deep")) {
+		t.Errorf("restore through a planted link: %v", err)
+	}
+	if !skilltest.Exists(filepath.Join(copies[0].Dir, "SKILL.md")) {
+		t.Error("the archived copy was lost")
 	}
 }
 
