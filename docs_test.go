@@ -3,6 +3,9 @@ package skillsync
 import (
 	"bufio"
 	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -126,5 +129,43 @@ func TestDocsCrontab(t *testing.T) {
 	}
 	if lines != 1 {
 		t.Errorf("crontab has %d entries, want 1", lines)
+	}
+}
+
+// TestReadmeLinksResolve checks that every relative link of the README
+// and of the pages under docs/ names a file that exists, and that the
+// README keeps what a newcomer needs near its top.
+func TestReadmeLinksResolve(t *testing.T) {
+	pages, err := filepath.Glob("docs/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	link := regexp.MustCompile(`\]\(([^)#\s]+)(#[^)]*)?\)`)
+	for _, page := range append(pages, "README.md") {
+		data, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range link.FindAllStringSubmatch(string(data), -1) {
+			target := m[1]
+			if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+				continue
+			}
+			if _, err := os.Stat(filepath.Join(filepath.Dir(page), target)); err != nil {
+				t.Errorf("%s links to %s, which does not exist", page, target)
+			}
+		}
+	}
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(readme), "\n")
+	if len(lines) > 300 {
+		t.Errorf("README.md has %d lines; keep it under 300 and move reference text to docs/", len(lines))
+	}
+	table := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, "| command | what it does |") })
+	if table < 0 || table > 120 {
+		t.Errorf("the everyday commands table is at line %d of README.md; keep it within the first 120", table+1)
 	}
 }
