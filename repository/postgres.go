@@ -221,7 +221,7 @@ func (p *Postgres) connect(ctx context.Context) (*pgxpool.Pool, error) {
 		}
 		pool, err := pgxpool.NewWithConfig(ctx, cfg)
 		if err != nil {
-			return nil, redactError(fmt.Errorf("source %s (%s): connect: %w", p.cfg.Source, p.Location(), err), secrets...)
+			return nil, RedactError(fmt.Errorf("source %s (%s): connect: %w", p.cfg.Source, p.Location(), err), secrets...)
 		}
 		p.pool, p.secrets = pool, secrets
 	}
@@ -278,7 +278,7 @@ func (p *Postgres) failLocked(op string, err error) error {
 		// undefined_table, invalid_schema_name
 		err = fmt.Errorf("%w (%s)", ErrNoTables, pgErr.Message)
 	}
-	return redactError(fmt.Errorf("source %s (%s): %s: %w", p.cfg.Source, p.Location(), op, err), p.secrets...)
+	return RedactError(fmt.Errorf("source %s (%s): %s: %w", p.cfg.Source, p.Location(), op, err), p.secrets...)
 }
 
 // querier is what a pool, a connection and a transaction share.

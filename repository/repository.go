@@ -30,6 +30,9 @@ type Repository interface {
 	Skills(ctx context.Context) ([]skill.Skill, []skill.Problem, error)
 }
 
+// DefaultTimeout bounds one source's network operations (a git fetch, a database query) when the config sets none.
+const DefaultTimeout = 60 * time.Second
+
 // Limits that bound discovery whatever a source holds. Options take them
 // when a field is zero.
 const (

@@ -1,4 +1,4 @@
-package repository
+package git
 
 import (
 	"errors"
@@ -13,6 +13,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/skillsync/skillsync/repository"
 )
 
 // ErrSubmodule is returned for a tree entry that is a git submodule:
@@ -20,7 +22,7 @@ import (
 var ErrSubmodule = errors.New("is a git submodule, which skillsync does not fetch")
 
 // maxLinkHops bounds symbolic link resolution, as the kernel's ELOOP does.
-const maxLinkHops = 40
+const maxLinkHops = repository.MaxLinkHops
 
 // TreeFS is an fs.FS over a git tree, read straight from the object store:
 // no worktree, no checkout. Modes come from git (100755 is executable). A
@@ -147,7 +149,7 @@ func (t *TreeFS) resolve(name string, hops int) (*node, error) {
 			dir := path.Join(parts[:i]...)
 			next := path.Join(dir, target)
 			if path.IsAbs(target) || next == ".." || strings.HasPrefix(next, "../") {
-				return nil, ErrOutside
+				return nil, repository.ErrOutside
 			}
 			rest := append([]string{next}, parts[i+1:]...)
 			return t.resolve(path.Join(rest...), hops+1)

@@ -1,4 +1,4 @@
-package repository_test
+package git_test
 
 import (
 	"bufio"
@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/skillsync/skillsync/internal/gittest"
-	"github.com/skillsync/skillsync/repository"
+	"github.com/skillsync/skillsync/repository/git"
 )
 
 // refFlood serves, over smart HTTP, a ref advertisement of HEAD, main and
@@ -57,9 +57,9 @@ func TestGitRefAdvertisementIsBounded(t *testing.T) {
 		want     string
 		fetching bool
 	}{
-		{"refs", 500_000, 20, fmt.Sprintf("more than %d refs", repository.MaxAdvertisedRefs), true},
-		{"refs", 500_000, 20, fmt.Sprintf("more than %d refs", repository.MaxAdvertisedRefs), false},
-		{"bytes", 2_000, 60_000, fmt.Sprintf("over %d bytes", repository.MaxAdvertisementSize), true},
+		{"refs", 500_000, 20, fmt.Sprintf("more than %d refs", git.MaxAdvertisedRefs), true},
+		{"refs", 500_000, 20, fmt.Sprintf("more than %d refs", git.MaxAdvertisedRefs), false},
+		{"bytes", 2_000, 60_000, fmt.Sprintf("over %d bytes", git.MaxAdvertisementSize), true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			g := newGit(t, refFlood(t, c.refs, c.pad), "")
@@ -71,7 +71,7 @@ func TestGitRefAdvertisementIsBounded(t *testing.T) {
 					_, err = g.Upstream(context.Background())
 				}
 			})
-			if !errors.Is(err, repository.ErrSourceTooLarge) || !strings.Contains(err.Error(), c.want) {
+			if !errors.Is(err, git.ErrSourceTooLarge) || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("err = %v, want ErrSourceTooLarge naming %q", err, c.want)
 			}
 			if n > 160<<20 {
@@ -90,7 +90,7 @@ func TestGitLocalRefAdvertisementIsBounded(t *testing.T) {
 	var refs strings.Builder
 	refs.WriteString("# pack-refs with: peeled fully-peeled sorted \n")
 	fmt.Fprintf(&refs, "%s refs/heads/main\n", head)
-	for i := 0; i <= repository.MaxAdvertisedRefs; i++ {
+	for i := 0; i <= git.MaxAdvertisedRefs; i++ {
 		fmt.Fprintf(&refs, "%s refs/tags/t%07d\n", head, i)
 	}
 	if err := os.WriteFile(filepath.Join(up.Dir, ".git", "packed-refs"), []byte(refs.String()), 0o644); err != nil {
@@ -98,8 +98,8 @@ func TestGitLocalRefAdvertisementIsBounded(t *testing.T) {
 	}
 	g := newGit(t, up.URL(), "")
 	_, err := g.Fetch(context.Background())
-	want := fmt.Sprintf("more than %d refs", repository.MaxAdvertisedRefs)
-	if !errors.Is(err, repository.ErrSourceTooLarge) || !strings.Contains(err.Error(), want) {
+	want := fmt.Sprintf("more than %d refs", git.MaxAdvertisedRefs)
+	if !errors.Is(err, git.ErrSourceTooLarge) || !strings.Contains(err.Error(), want) {
 		t.Errorf("err = %v, want ErrSourceTooLarge naming %q", err, want)
 	}
 }

@@ -1,4 +1,4 @@
-package repository_test
+package git_test
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/skillsync/skillsync/repository"
+	"github.com/skillsync/skillsync/repository/git"
 )
 
 func TestRedactURL(t *testing.T) {
@@ -51,7 +52,7 @@ func TestRedactURL(t *testing.T) {
 		if got := repository.HasInlinePassword(tt.url); got != tt.password {
 			t.Errorf("HasInlinePassword(%q) = %v, want %v", tt.url, got, tt.password)
 		}
-		key := repository.StoreKey(tt.url)
+		key := git.StoreKey(tt.url)
 		for _, secret := range []string{"s3cret", "pa", "pw", "tok3n", "zz", "34"} {
 			if secret == "zz" && strings.Contains(tt.url, "x%zz?") {
 				continue // part of the path, not a secret

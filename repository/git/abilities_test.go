@@ -1,4 +1,4 @@
-package repository_test
+package git_test
 
 import (
 	"context"

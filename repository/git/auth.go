@@ -1,4 +1,4 @@
-package repository
+package git
 
 import (
 	"context"
@@ -12,6 +12,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
 	gitssh "github.com/go-git/go-git/v5/plumbing/transport/ssh"
+
+	"github.com/skillsync/skillsync/repository"
 )
 
 // GitAuth holds where a git source's credentials are. Secrets are read at
@@ -36,11 +38,11 @@ func (g *Git) auth() (string, authMethod, error) {
 	a := g.cfg.Auth
 	ep, err := transport.NewEndpoint(g.cfg.URL)
 	if err != nil {
-		if HasInlinePassword(g.cfg.URL) {
+		if repository.HasInlinePassword(g.cfg.URL) {
 			// The parser's message quotes the password's bad part.
-			return "", nil, fmt.Errorf("remote URL %s does not parse: percent-encode the characters / ? # %% @ and spaces in its password, or set password_env", RedactURL(g.cfg.URL))
+			return "", nil, fmt.Errorf("remote URL %s does not parse: percent-encode the characters / ? # %% @ and spaces in its password, or set password_env", repository.RedactURL(g.cfg.URL))
 		}
-		return "", nil, fmt.Errorf("remote URL %s: %w", RedactURL(g.cfg.URL), err)
+		return "", nil, fmt.Errorf("remote URL %s: %w", repository.RedactURL(g.cfg.URL), err)
 	}
 	switch ep.Protocol {
 	case "http", "https":
@@ -53,7 +55,7 @@ func (g *Git) auth() (string, authMethod, error) {
 				return "", nil, err
 			}
 		}
-		dial := stripCredentials(g.cfg.URL)
+		dial := repository.StripCredentials(g.cfg.URL)
 		if pass == "" {
 			return dial, nil, nil
 		}
@@ -140,12 +142,12 @@ func expandHome(p string) string {
 // user can act on, with every secret removed: a refused login names the
 // auth setting to check.
 func (g *Git) explain(ctx context.Context, op string, err error) error {
-	secrets := urlSecrets(g.cfg.URL)
-	inURL := HasInlinePassword(g.cfg.URL)
+	secrets := repository.URLSecrets(g.cfg.URL)
+	inURL := repository.HasInlinePassword(g.cfg.URL)
 	if p, perr := g.cfg.Auth.password(); perr == nil {
 		secrets = append(secrets, p)
 	}
-	redacted := RedactURL(g.cfg.URL)
+	redacted := repository.RedactURL(g.cfg.URL)
 	switch {
 	case isAuthError(err):
 		err = fmt.Errorf("%w for %s: check %s", ErrAuth, redacted, g.cfg.Auth.setting(inURL))
@@ -156,7 +158,7 @@ func (g *Git) explain(ctx context.Context, op string, err error) error {
 	default:
 		err = fmt.Errorf("%s %s: %w", op, redacted, err)
 	}
-	return redactError(err, secrets...)
+	return repository.RedactError(err, secrets...)
 }
 
 // because returns err, made to match cause with errors.Is: a transport

@@ -1,8 +1,10 @@
-package repository
+package git
 
 import (
 	"errors"
 	"io/fs"
+
+	"github.com/skillsync/skillsync/repository"
 )
 
 // DirKey returns the git hash of the tree at name, following symbolic
@@ -19,4 +21,4 @@ func (t *TreeFS) DirKey(name string) (string, error) {
 	return "tree:" + n.tree.Hash.String(), nil
 }
 
-var _ DirKeyFS = (*TreeFS)(nil)
+var _ repository.DirKeyFS = (*TreeFS)(nil)

@@ -1,4 +1,4 @@
-package repository
+package git
 
 import (
 	"context"
@@ -17,66 +17,9 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"github.com/skillsync/skillsync/repository"
 	"github.com/skillsync/skillsync/skill"
 )
-
-// ErrNonFastForward is a direct publish whose base is no longer the tip
-// of the tracked branch: the remote moved on, and pushing would drop what
-// others pushed.
-var ErrNonFastForward = errors.New("not a fast-forward: the remote branch moved on")
-
-// ErrBranchExists is a publish to a review branch the remote already has.
-var ErrBranchExists = errors.New("the branch already exists on the remote")
-
-// ErrNothingToPublish is a skill the base commit already holds exactly.
-var ErrNothingToPublish = errors.New("nothing to publish: the repository already holds the skill as it is")
-
-// Publisher is a Repository that takes a skill back: it commits the
-// skill's files into the source and sends the commit to the remote.
-type Publisher interface {
-	Repository
-	Publish(ctx context.Context, req PublishRequest) (Published, error)
-}
-
-// PublishRequest is one skill to commit and push.
-type PublishRequest struct {
-	// Name is the skill's name: its folder under the source's path, unless
-	// the base commit has a skill of that name elsewhere, which is then
-	// replaced where it is.
-	Name string
-	// Files holds the skill's regular files, List names them (in any
-	// order); nothing else is committed.
-	Files fs.FS
-	List  []skill.File
-	// Base is the commit to build on, the revision the workspace has; ""
-	// is the tip of the tracked ref.
-	Base Revision
-	// Branch is the branch to push a new commit to: a new review branch,
-	// never one the remote has. "" is skillsync/<name>, or with Direct the
-	// tracked branch.
-	Branch string
-	// Direct pushes to the tracked branch (ref:, or the remote's default
-	// branch). It is refused with ErrNonFastForward when the tip is not
-	// Base.
-	Direct bool
-	// Message is the whole commit message.
-	Message string
-	// Author is the commit's author and committer; When its time.
-	Author, Email string
-	When          time.Time
-}
-
-// Published is what a publish did.
-type Published struct {
-	// Branch is the branch pushed, without refs/heads/.
-	Branch string
-	Commit Revision
-	// Base is the commit the new one builds on.
-	Base Revision
-	// Path is the skill's folder in the repository.
-	Path   string
-	Direct bool
-}
 
 // Publish commits the skill on top of req.Base and pushes the commit to
 // the remote with the source's own auth: to a new branch (ErrBranchExists
@@ -86,9 +29,9 @@ type Published struct {
 // built in the source's store under its lock, from the store's objects,
 // without a checkout. It is bounded by the source's timeout, and its
 // errors name the auth setting to check and hold no secret.
-func (g *Git) Publish(ctx context.Context, req PublishRequest) (Published, error) {
+func (g *Git) Publish(ctx context.Context, req repository.PublishRequest) (repository.Published, error) {
 	if !skill.ValidName(req.Name) {
-		return Published{}, fmt.Errorf("publish %q: the name is not one safe path component", req.Name)
+		return repository.Published{}, fmt.Errorf("publish %q: the name is not one safe path component", req.Name)
 	}
 	ctx, cancel := context.WithTimeout(ctx, g.cfg.Timeout)
 	defer cancel()
@@ -99,39 +42,39 @@ func (g *Git) Publish(ctx context.Context, req PublishRequest) (Published, error
 	return res, err
 }
 
-func (g *Git) publish(ctx context.Context, req PublishRequest) (Published, error) {
+func (g *Git) publish(ctx context.Context, req repository.PublishRequest) (repository.Published, error) {
 	lock, err := g.lockStore(ctx)
 	if err != nil {
-		return Published{}, err
+		return repository.Published{}, err
 	}
 	defer lock.Close()
 	repo, err := g.openStore(true, false)
 	if err != nil {
-		return Published{}, err
+		return repository.Published{}, err
 	}
 	remoteURL, auth, err := g.auth()
 	if err != nil {
-		return Published{}, err
+		return repository.Published{}, err
 	}
 	remote := git.NewRemote(repo.Storer, &config.RemoteConfig{Name: "origin", URLs: []string{remoteURL}})
 	relay, err := g.route(ctx, remoteURL)
 	if err != nil {
-		return Published{}, err
+		return repository.Published{}, err
 	}
 	defer relay.Close()
 	refs, err := g.listRefs(ctx, remoteURL, auth, relay)
 	if err != nil {
-		return Published{}, err
+		return repository.Published{}, err
 	}
 	want, err := g.want(refs)
 	if err != nil {
-		return Published{}, err
+		return repository.Published{}, err
 	}
 	tracked := want.remoteRef
 	if !tracked.IsBranch() {
 		tracked = ""
 	}
-	out := Published{Direct: req.Direct && req.Branch == ""}
+	out := repository.Published{Direct: req.Direct && req.Branch == ""}
 	target := req.Branch
 	switch {
 	case out.Direct && tracked == "":
@@ -149,7 +92,7 @@ func (g *Git) publish(ctx context.Context, req PublishRequest) (Published, error
 	if !out.Direct {
 		for _, r := range refs {
 			if r.Name() == targetRef {
-				return out, fmt.Errorf("branch %s: %w; give another with --branch, or delete it on the remote", target, ErrBranchExists)
+				return out, fmt.Errorf("branch %s: %w; give another with --branch, or delete it on the remote", target, repository.ErrBranchExists)
 			}
 		}
 	}
@@ -170,21 +113,21 @@ func (g *Git) publish(ctx context.Context, req PublishRequest) (Published, error
 		base = plumbing.NewHash(string(req.Base))
 		if !hasCommit(repo, base) {
 			if out.Direct {
-				return out, fmt.Errorf("the workspace's revision %s is not on %s any more (the remote was rewritten): %w", short(base), target, ErrNonFastForward)
+				return out, fmt.Errorf("the workspace's revision %s is not on %s any more (the remote was rewritten): %w", short(base), target, repository.ErrNonFastForward)
 			}
 			base = tip
 		}
 	}
 	if out.Direct && base != tip {
-		return out, fmt.Errorf("%s is at %s, not at %s where this workspace has it: %w", target, short(tip), short(base), ErrNonFastForward)
+		return out, fmt.Errorf("%s is at %s, not at %s where this workspace has it: %w", target, short(tip), short(base), repository.ErrNonFastForward)
 	}
-	out.Base = Revision(base.String())
+	out.Base = repository.Revision(base.String())
 
 	commit, dir, err := g.commitSkill(ctx, repo, base, req)
 	if err != nil {
 		return out, err
 	}
-	out.Path, out.Commit = dir, Revision(commit.String())
+	out.Path, out.Commit = dir, repository.Revision(commit.String())
 
 	opts := &git.PushOptions{
 		RemoteName: "origin",
@@ -200,7 +143,7 @@ func (g *Git) publish(ctx context.Context, req PublishRequest) (Published, error
 		msg := err.Error()
 		switch {
 		case strings.Contains(msg, "non-fast-forward"), strings.Contains(msg, "remote ref") && strings.Contains(msg, "required to be"):
-			return out, fmt.Errorf("push to %s: %w", target, ErrNonFastForward)
+			return out, fmt.Errorf("push to %s: %w", target, repository.ErrNonFastForward)
 		case errors.Is(err, git.NoErrAlreadyUpToDate):
 			return out, nil
 		}
@@ -258,7 +201,7 @@ func short(h plumbing.Hash) string { return h.String()[:12] }
 
 // commitSkill writes the skill's blobs and trees and a commit on base, and
 // returns the commit and the skill's folder in the repository.
-func (g *Git) commitSkill(ctx context.Context, repo *git.Repository, base plumbing.Hash, req PublishRequest) (plumbing.Hash, string, error) {
+func (g *Git) commitSkill(ctx context.Context, repo *git.Repository, base plumbing.Hash, req repository.PublishRequest) (plumbing.Hash, string, error) {
 	baseCommit, err := repo.CommitObject(base)
 	if err != nil {
 		return plumbing.ZeroHash, "", fmt.Errorf("read commit %s: %w", short(base), err)
@@ -281,7 +224,7 @@ func (g *Git) commitSkill(ctx context.Context, repo *git.Repository, base plumbi
 		return plumbing.ZeroHash, "", err
 	}
 	if newRoot == root.Hash {
-		return plumbing.ZeroHash, dir, fmt.Errorf("%s at %s: %w", dir, short(base), ErrNothingToPublish)
+		return plumbing.ZeroHash, dir, fmt.Errorf("%s at %s: %w", dir, short(base), repository.ErrNothingToPublish)
 	}
 	sig := object.Signature{Name: req.Author, Email: req.Email, When: req.When}
 	c := &object.Commit{Author: sig, Committer: sig, Message: req.Message, TreeHash: newRoot, ParentHashes: []plumbing.Hash{base}}
@@ -321,7 +264,7 @@ func (g *Git) skillDir(ctx context.Context, root *object.Tree, when time.Time, n
 		sub = s
 	}
 	rel := name
-	found, _, err := Scan(ctx, sub, g.cfg.Source, dir, Options{})
+	found, _, err := repository.Scan(ctx, sub, g.cfg.Source, dir, repository.Options{})
 	if err != nil {
 		return "", err
 	}
@@ -486,4 +429,4 @@ func (w *treeWriter) splice(tree *object.Tree, parts []string, leaf plumbing.Has
 	return w.writeTree(entries)
 }
 
-var _ Publisher = (*Git)(nil)
+var _ repository.Publisher = (*Git)(nil)

@@ -1,4 +1,4 @@
-package repository_test
+package git_test
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 
 	"github.com/skillsync/skillsync/internal/gittest"
 	"github.com/skillsync/skillsync/internal/skilltest"
-	"github.com/skillsync/skillsync/repository"
+	"github.com/skillsync/skillsync/repository/git"
 )
 
 // A store left in a bad state is rebuilt by the next fetch, which says so
@@ -100,7 +100,7 @@ func TestGitStoppedDownloadEndsAndKeepsTheStore(t *testing.T) {
 	up := gittest.NewRepo(t, "main")
 	up.Skill("skills/one", "First.")
 	first := up.Commit("one")
-	g := newGit(t, up.URL(), "main", func(c *repository.GitConfig) { c.MaxFetchSize = 256 << 10 })
+	g := newGit(t, up.URL(), "main", func(c *git.GitConfig) { c.MaxFetchSize = 256 << 10 })
 	fetch(t, g)
 	// 4 MiB that do not compress: far more than a pipe holds.
 	noise := up.BlobFrom(io.LimitReader(rand.New(rand.NewSource(1)), 4<<20))
@@ -114,7 +114,7 @@ func TestGitStoppedDownloadEndsAndKeepsTheStore(t *testing.T) {
 	}()
 	select {
 	case err := <-errc:
-		if !errors.Is(err, repository.ErrSourceTooLarge) {
+		if !errors.Is(err, git.ErrSourceTooLarge) {
 			t.Errorf("err = %v, want ErrSourceTooLarge", err)
 		}
 	case <-time.After(2 * time.Minute): // generous: only a hang gets here

@@ -1,4 +1,4 @@
-package repository_test
+package git_test
 
 import (
 	"context"
@@ -14,20 +14,21 @@ import (
 
 	"github.com/skillsync/skillsync/internal/gittest"
 	"github.com/skillsync/skillsync/repository"
+	"github.com/skillsync/skillsync/repository/git"
 	"github.com/skillsync/skillsync/repository/repositorytest"
 	"github.com/skillsync/skillsync/skill"
 )
 
-func newGit(t *testing.T, url, ref string, mut ...func(*repository.GitConfig)) *repository.Git {
+func newGit(t *testing.T, url, ref string, mut ...func(*git.GitConfig)) *git.Git {
 	t.Helper()
-	cfg := repository.GitConfig{Source: "team", URL: url, Ref: ref, Depth: 1, Timeout: 30 * time.Second, StoreRoot: t.TempDir()}
+	cfg := git.GitConfig{Source: "team", URL: url, Ref: ref, Depth: 1, Timeout: 30 * time.Second, StoreRoot: t.TempDir()}
 	for _, m := range mut {
 		m(&cfg)
 	}
-	return repository.NewGit(cfg, repository.Options{MaxFileSize: 10 << 20})
+	return git.NewGit(cfg, repository.Options{MaxFileSize: 10 << 20})
 }
 
-func fetch(t *testing.T, g *repository.Git) repository.FetchResult {
+func fetch(t *testing.T, g *git.Git) repository.FetchResult {
 	t.Helper()
 	res, err := g.Fetch(context.Background())
 	if err != nil {
@@ -36,7 +37,7 @@ func fetch(t *testing.T, g *repository.Git) repository.FetchResult {
 	return res
 }
 
-func names(t *testing.T, g *repository.Git) []string {
+func names(t *testing.T, g *git.Git) []string {
 	t.Helper()
 	skills, _, err := g.Skills(context.Background())
 	if err != nil {
@@ -52,7 +53,7 @@ func TestGitConformance(t *testing.T) {
 			up.Write(name, f.Data, f.Mode)
 		}
 		up.Commit("fixture")
-		g := repository.NewGit(repository.GitConfig{Source: "git", URL: up.URL(), Depth: 1, StoreRoot: t.TempDir()}, opts)
+		g := git.NewGit(git.GitConfig{Source: "git", URL: up.URL(), Depth: 1, StoreRoot: t.TempDir()}, opts)
 		fetch(t, g)
 		return g
 	}, true)
@@ -102,7 +103,7 @@ func TestGitPath(t *testing.T) {
 	if got := names(t, fetchAnd(t, newGit(t, up.URL(), ""))); !slices.Equal(got, []string{"in-skills"}) {
 		t.Errorf("default path = %v, want skills/ only", got)
 	}
-	if got := names(t, fetchAnd(t, newGit(t, up.URL(), "", func(c *repository.GitConfig) { c.Path = "other" }))); !slices.Equal(got, []string{"elsewhere"}) {
+	if got := names(t, fetchAnd(t, newGit(t, up.URL(), "", func(c *git.GitConfig) { c.Path = "other" }))); !slices.Equal(got, []string{"elsewhere"}) {
 		t.Errorf("path: other = %v", got)
 	}
 	up.Remove("skills")
@@ -112,7 +113,7 @@ func TestGitPath(t *testing.T) {
 	}
 }
 
-func fetchAnd(t *testing.T, g *repository.Git) *repository.Git {
+func fetchAnd(t *testing.T, g *git.Git) *git.Git {
 	fetch(t, g)
 	return g
 }
@@ -120,14 +121,14 @@ func fetchAnd(t *testing.T, g *repository.Git) *repository.Git {
 // servedWithToken is a repository whose first commit holds skills/one,
 // served over smart HTTP behind basic auth with the token s3cret-token,
 // and a source following its main branch with the token in TEAM_TOKEN.
-func servedWithToken(t *testing.T) (up *gittest.Repo, first string, srv *gittest.HTTPServer, g *repository.Git) {
+func servedWithToken(t *testing.T) (up *gittest.Repo, first string, srv *gittest.HTTPServer, g *git.Git) {
 	t.Helper()
 	up = gittest.NewRepo(t, "main")
 	srv, url := up.ServeHTTP("skills", "x-access-token", "s3cret-token")
 	up.Skill("skills/one", "First.")
 	first = up.Commit("one")
 	t.Setenv("TEAM_TOKEN", "s3cret-token")
-	g = newGit(t, url, "main", func(c *repository.GitConfig) { c.Auth.PasswordEnv = "TEAM_TOKEN" })
+	g = newGit(t, url, "main", func(c *git.GitConfig) { c.Auth.PasswordEnv = "TEAM_TOKEN" })
 	return up, first, srv, g
 }
 
@@ -190,9 +191,9 @@ func TestGitWrongPassword(t *testing.T) {
 	srv, url := up.ServeHTTP("r", "x-access-token", "right-password")
 	t.Setenv("TEAM_TOKEN", "wrong-password-123")
 	url = strings.Replace(url, "http://", "http://user:inline-secret-456@", 1)
-	g := newGit(t, url, "", func(c *repository.GitConfig) { c.Auth.PasswordEnv = "TEAM_TOKEN" })
+	g := newGit(t, url, "", func(c *git.GitConfig) { c.Auth.PasswordEnv = "TEAM_TOKEN" })
 	_, err := g.Fetch(context.Background())
-	if !errors.Is(err, repository.ErrAuth) {
+	if !errors.Is(err, git.ErrAuth) {
 		t.Fatalf("err = %v, want ErrAuth", err)
 	}
 	msg := err.Error()
@@ -310,7 +311,7 @@ func TestGitOverSSH(t *testing.T) {
 	up := gittest.NewRepo(t, "main")
 	up.Skill("skills/remote", "Fetched over SSH.")
 	head := up.Commit("ssh")
-	g := newGit(t, srv.URL(up.Dir), "", func(c *repository.GitConfig) {
+	g := newGit(t, srv.URL(up.Dir), "", func(c *git.GitConfig) {
 		c.Auth.SSHKeyFile = srv.ClientKey
 		c.Auth.KnownHostsFile = srv.KnownHostsFile
 	})
@@ -326,7 +327,7 @@ func TestGitOverSSH(t *testing.T) {
 	if err := os.WriteFile(other, []byte("[127.0.0.1]:1 ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIB7ZgUlzKnD3S0wHtKGvBrsCgB3XUg0n3cCT8zTBKkFM\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	bad := newGit(t, srv.URL(up.Dir), "", func(c *repository.GitConfig) {
+	bad := newGit(t, srv.URL(up.Dir), "", func(c *git.GitConfig) {
 		c.Auth.SSHKeyFile = srv.ClientKey
 		c.Auth.KnownHostsFile = other
 	})

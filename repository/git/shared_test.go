@@ -1,4 +1,4 @@
-package repository_test
+package git_test
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/skillsync/skillsync/internal/gittest"
-	"github.com/skillsync/skillsync/repository"
+	"github.com/skillsync/skillsync/repository/git"
 )
 
 // remoteURL returns a URL for up over file:// or smart HTTP.
@@ -50,7 +50,7 @@ func TestGitFetchesCommitsBehindTheShallowBoundary(t *testing.T) {
 			up.Skill("skills/two", "Second.")
 			second := up.Commit("two")
 			url, store := remoteURL(t, up, over), t.TempDir()
-			shared := func(c *repository.GitConfig) { c.StoreRoot = store }
+			shared := func(c *git.GitConfig) { c.StoreRoot = store }
 			newer := newGit(t, url, "", shared)
 			fetch(t, newer)
 			// Another workspace, frozen at the first commit.
@@ -74,7 +74,7 @@ func TestGitFetchesCommitsBehindTheShallowBoundary(t *testing.T) {
 		up.Skill("skills/two", "Second.")
 		up.Commit("two")
 		store := t.TempDir()
-		shared := func(c *repository.GitConfig) { c.StoreRoot = store }
+		shared := func(c *git.GitConfig) { c.StoreRoot = store }
 		fetch(t, newGit(t, up.URL(), "", shared))
 		older := newGit(t, up.URL(), first, shared)
 		if res := fetch(t, older); string(res.Revision) != first {
@@ -97,10 +97,10 @@ func TestGitFailedFetchLeavesTheRef(t *testing.T) {
 	up.Remove("skills/one/noise.bin")
 	up.Skill("skills/two", "Second.")
 	second := up.Commit("two, without the noise")
-	g := newGit(t, up.URL(), "main", func(c *repository.GitConfig) { c.MaxFetchSize = 512 << 10 })
+	g := newGit(t, up.URL(), "main", func(c *git.GitConfig) { c.MaxFetchSize = 512 << 10 })
 	fetch(t, g)
 	up.Git("reset", "-q", "--hard", first)
-	if _, err := g.Fetch(context.Background()); !errors.Is(err, repository.ErrSourceTooLarge) {
+	if _, err := g.Fetch(context.Background()); !errors.Is(err, git.ErrSourceTooLarge) {
 		t.Fatalf("err = %v, want ErrSourceTooLarge", err)
 	}
 	if cur, err := g.Current(context.Background()); err != nil || string(cur) != second {

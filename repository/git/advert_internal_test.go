@@ -1,4 +1,4 @@
-package repository
+package git
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/skillsync/skillsync/internal/gittest"
+	"github.com/skillsync/skillsync/repository"
 )
 
 // Over SSH the relay cuts a listing whose connection carries more than
@@ -30,7 +31,7 @@ func TestGitSSHRefAdvertisementIsBounded(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(up.Dir, ".git", "packed-refs"), []byte(refs.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	g := NewGit(GitConfig{URL: srv.URL(up.Dir), StoreRoot: t.TempDir(), Auth: GitAuth{SSHKeyFile: srv.ClientKey, KnownHostsFile: srv.KnownHostsFile}}, Options{})
+	g := NewGit(GitConfig{URL: srv.URL(up.Dir), StoreRoot: t.TempDir(), Auth: GitAuth{SSHKeyFile: srv.ClientKey, KnownHostsFile: srv.KnownHostsFile}}, repository.Options{})
 	remoteURL, auth, err := g.auth()
 	if err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package repository_test
+package git_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/skillsync/skillsync/internal/gittest"
 	"github.com/skillsync/skillsync/internal/skilltest"
 	"github.com/skillsync/skillsync/repository"
+	"github.com/skillsync/skillsync/repository/git"
 	"github.com/skillsync/skillsync/skill"
 )
 
@@ -30,7 +31,7 @@ func draftRequest(t *testing.T, name, description string, extra map[string]strin
 		Author: "alice", Email: "alice@example.com", When: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}
 }
 
-func publish(t *testing.T, g *repository.Git, req repository.PublishRequest) repository.Published {
+func publish(t *testing.T, g *git.Git, req repository.PublishRequest) repository.Published {
 	t.Helper()
 	res, err := g.Publish(context.Background(), req)
 	if err != nil {
@@ -103,7 +104,7 @@ func TestPublishReplacesTheSkillWhereItIs(t *testing.T) {
 	up.Skill("team/docs/pdf", "Old.")
 	up.Write("team/docs/pdf/old.md", "old\n", 0)
 	up.Commit("old pdf")
-	g := newGit(t, up.URL(), "", func(c *repository.GitConfig) { c.Path = "team" })
+	g := newGit(t, up.URL(), "", func(c *git.GitConfig) { c.Path = "team" })
 	req := draftRequest(t, "pdf", "New.", nil)
 	res := publish(t, g, req)
 	if res.Path != "team/docs/pdf" {
@@ -167,9 +168,9 @@ func TestPublishWrongToken(t *testing.T) {
 	head := up.Commit("one")
 	_, url := up.ServeHTTP("r", "x-access-token", "right-password")
 	t.Setenv("TEAM_TOKEN", "wrong-password-123")
-	g := newGit(t, url, "", func(c *repository.GitConfig) { c.Auth.PasswordEnv = "TEAM_TOKEN" })
+	g := newGit(t, url, "", func(c *git.GitConfig) { c.Auth.PasswordEnv = "TEAM_TOKEN" })
 	_, err := g.Publish(context.Background(), draftRequest(t, "pdf", "Read PDFs.", nil))
-	if !errors.Is(err, repository.ErrAuth) || !strings.Contains(err.Error(), "check password_env TEAM_TOKEN") {
+	if !errors.Is(err, git.ErrAuth) || !strings.Contains(err.Error(), "check password_env TEAM_TOKEN") {
 		t.Fatalf("err = %v, want ErrAuth naming password_env", err)
 	}
 	if strings.Contains(err.Error(), "wrong-password-123") {

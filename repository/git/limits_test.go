@@ -1,4 +1,4 @@
-package repository_test
+package git_test
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"github.com/skillsync/skillsync/internal/gittest"
 	"github.com/skillsync/skillsync/internal/skilltest"
 	"github.com/skillsync/skillsync/repository"
+	"github.com/skillsync/skillsync/repository/git"
 	"github.com/skillsync/skillsync/skill"
 )
 
@@ -70,7 +71,7 @@ func TestGitHugeBlobIsNeverInflated(t *testing.T) {
 	if n := allocated(func() { _, err = fsys.Open("skills/big/zero.bin") }); n > 1<<20 {
 		t.Errorf("refusing the blob allocated %d KiB", n>>10)
 	}
-	if !errors.Is(err, repository.ErrTooLarge) {
+	if !errors.Is(err, git.ErrTooLarge) {
 		t.Errorf("open of a blob over max_file_size = %v, want ErrTooLarge", err)
 	}
 }
@@ -90,7 +91,7 @@ func TestGitSharedBlobStreams(t *testing.T) {
 
 	// No cap on the totals: this is about streaming, and 300 x
 	// 10 MiB is over the skill and source caps (tested on their own).
-	g := repository.NewGit(repository.GitConfig{Source: "team", URL: up.URL(), Depth: 1, Timeout: 30 * time.Second, StoreRoot: t.TempDir()},
+	g := git.NewGit(git.GitConfig{Source: "team", URL: up.URL(), Depth: 1, Timeout: 30 * time.Second, StoreRoot: t.TempDir()},
 		repository.Options{MaxFileSize: 10 << 20, MaxSkillSize: -1, MaxSourceSize: -1})
 	fetch(t, g)
 	list, problems, err := g.Skills(context.Background())
@@ -135,7 +136,7 @@ func TestGitSilentHostEndsWithTheContext(t *testing.T) {
 	}{{"ssh", false}, {"http", false}, {"ssh", true}, {"http", true}} {
 		t.Run(fmt.Sprintf("%s/cancel=%v", tt.scheme, tt.cancel), func(t *testing.T) {
 			srv := gittest.StartSilent(t)
-			g := newGit(t, tt.scheme+"://git@"+srv.Addr+"/r", "", func(c *repository.GitConfig) {
+			g := newGit(t, tt.scheme+"://git@"+srv.Addr+"/r", "", func(c *git.GitConfig) {
 				c.Timeout = time.Second
 				if tt.cancel {
 					c.Timeout = time.Hour

@@ -1,4 +1,4 @@
-package repository
+package git
 
 import (
 	"context"
@@ -16,20 +16,11 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/transport"
 
 	"github.com/skillsync/skillsync/internal/flock"
+	"github.com/skillsync/skillsync/repository"
 )
 
-// FetchResult is what one fetch did.
-type FetchResult struct {
-	Revision Revision
-	// Updated is set when the revision differs from the one fetched before.
-	Updated bool
-	// Warnings are things the fetch repaired on its way that a user may
-	// want to know, such as a damaged store it rebuilt.
-	Warnings []string
-}
-
 // Sync fetches and returns the revision; see Fetch.
-func (g *Git) Sync(ctx context.Context) (Revision, error) {
+func (g *Git) Sync(ctx context.Context) (repository.Revision, error) {
 	r, err := g.Fetch(ctx)
 	return r.Revision, err
 }
@@ -44,7 +35,7 @@ func (g *Git) Sync(ctx context.Context) (Revision, error) {
 // empty or names a missing commit, unreadable objects) is removed and
 // fetched again, with a warning in the result; temporary files of an
 // interrupted fetch are removed.
-func (g *Git) Fetch(ctx context.Context) (FetchResult, error) {
+func (g *Git) Fetch(ctx context.Context) (repository.FetchResult, error) {
 	ctx, cancel := context.WithTimeout(ctx, g.cfg.Timeout)
 	defer cancel()
 	res, err := g.fetch(ctx)
@@ -59,9 +50,9 @@ func (g *Git) Fetch(ctx context.Context) (FetchResult, error) {
 // is downloaded and the store is not touched, so it is what a check for
 // updates needs. A ref that is a full commit hash is its own upstream and
 // asks no remote.
-func (g *Git) Upstream(ctx context.Context) (Revision, error) {
+func (g *Git) Upstream(ctx context.Context) (repository.Revision, error) {
 	if fullSHA.MatchString(g.cfg.Ref) {
-		return Revision(g.cfg.Ref), nil
+		return repository.Revision(g.cfg.Ref), nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, g.cfg.Timeout)
 	defer cancel()
@@ -72,7 +63,7 @@ func (g *Git) Upstream(ctx context.Context) (Revision, error) {
 	return rev, err
 }
 
-func (g *Git) upstream(ctx context.Context) (Revision, error) {
+func (g *Git) upstream(ctx context.Context) (repository.Revision, error) {
 	remoteURL, auth, err := g.auth()
 	if err != nil {
 		return "", err
@@ -90,7 +81,7 @@ func (g *Git) upstream(ctx context.Context) (Revision, error) {
 	if err != nil {
 		return "", err
 	}
-	return Revision(want.commit.String()), nil
+	return repository.Revision(want.commit.String()), nil
 }
 
 // lockStore takes the store's lock for a writer of the store (a fetch, a
@@ -102,13 +93,13 @@ func (g *Git) lockStore(ctx context.Context) (*flock.Lock, error) {
 	return flock.Acquire(ctx, g.store+".lock", g.cfg.Timeout)
 }
 
-func (g *Git) fetch(ctx context.Context) (FetchResult, error) {
+func (g *Git) fetch(ctx context.Context) (repository.FetchResult, error) {
 	lock, err := g.lockStore(ctx)
 	if err != nil {
-		return FetchResult{}, err
+		return repository.FetchResult{}, err
 	}
 	defer lock.Close()
-	var res FetchResult
+	var res repository.FetchResult
 	repo, warning, err := g.prepareStore()
 	if err != nil {
 		return res, err
@@ -121,7 +112,7 @@ func (g *Git) fetch(ctx context.Context) (FetchResult, error) {
 	if fullSHA.MatchString(g.cfg.Ref) && hasCommit(repo, plumbing.NewHash(g.cfg.Ref)) {
 		// A commit never changes: once it is here, the remote is not asked.
 		commit := plumbing.NewHash(g.cfg.Ref)
-		res.Revision, res.Updated = Revision(commit.String()), before == nil
+		res.Revision, res.Updated = repository.Revision(commit.String()), before == nil
 		return res, g.settle(repo, commit, local)
 	}
 	remoteURL, auth, err := g.auth()
@@ -151,7 +142,7 @@ func (g *Git) fetch(ctx context.Context) (FetchResult, error) {
 	if err := g.settle(repo, commit, local); err != nil {
 		return res, err
 	}
-	res.Revision, res.Updated = Revision(commit.String()), before == nil || before.Hash() != commit
+	res.Revision, res.Updated = repository.Revision(commit.String()), before == nil || before.Hash() != commit
 	return res, nil
 }
 

@@ -1,4 +1,4 @@
-package repository
+package git
 
 import (
 	"context"
@@ -24,15 +24,9 @@ import (
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"github.com/skillsync/skillsync/internal/flock"
+	"github.com/skillsync/skillsync/repository"
 	"github.com/skillsync/skillsync/skill"
 )
-
-// DefaultTimeout bounds one source's fetch when the config sets none.
-const DefaultTimeout = 60 * time.Second
-
-// ErrNotFetched is returned by Skills for a git source whose wanted ref
-// has never been fetched on this machine.
-var ErrNotFetched = errors.New("not fetched yet: run skillsync fetch")
 
 // GitConfig describes one git source.
 type GitConfig struct {
@@ -66,14 +60,14 @@ type GitConfig struct {
 // from the store, with no network and no checkout.
 type Git struct {
 	cfg   GitConfig
-	opts  Options
+	opts  repository.Options
 	store string
 }
 
 // NewGit returns a Git source. Nothing is read until Fetch or Skills.
-func NewGit(cfg GitConfig, opts Options) *Git {
+func NewGit(cfg GitConfig, opts repository.Options) *Git {
 	if cfg.Timeout <= 0 {
-		cfg.Timeout = DefaultTimeout
+		cfg.Timeout = repository.DefaultTimeout
 	}
 	if cfg.StoreRoot == "" {
 		cfg.StoreRoot = DefaultStoreRoot()
@@ -100,7 +94,7 @@ var unsafeKey = regexp.MustCompile(`[^a-z0-9._-]+`)
 // hash of the URL without credentials, so two tokens for one remote share
 // a store and no token ever appears in a path.
 func StoreKey(remote string) string {
-	clean := stripCredentials(remote)
+	clean := repository.StripCredentials(remote)
 	sum := sha256.Sum256([]byte(clean))
 	label := clean
 	if u, err := url.Parse(clean); err == nil && u.Host != "" {
@@ -118,26 +112,11 @@ func StoreKey(remote string) string {
 	return label + "-" + hex.EncodeToString(sum[:6])
 }
 
-// RepoName derives a source name from a remote: "acme/skills.git" gives
-// "skills". The credentials, the query and the fragment are left out
-// first: a name is printed and written into the config.
-func RepoName(remote string) string {
-	s := stripCredentials(remote)
-	if i := strings.IndexAny(s, "?#"); i >= 0 {
-		s = s[:i]
-	}
-	s = strings.TrimRight(s, "/")
-	if i := strings.LastIndexAny(s, "/:"); i >= 0 {
-		s = s[i+1:]
-	}
-	return strings.TrimSuffix(s, ".git")
-}
-
 // Source returns the source's name.
 func (g *Git) Source() string { return g.cfg.Source }
 
 // URL returns the remote with its credentials redacted.
-func (g *Git) URL() string { return RedactURL(g.cfg.URL) }
+func (g *Git) URL() string { return repository.RedactURL(g.cfg.URL) }
 
 // StoreDir returns the directory of the bare store.
 func (g *Git) StoreDir() string { return g.store }
@@ -154,7 +133,7 @@ func (g *Git) StoreDir() string { return g.store }
 func (g *Git) openStore(create, reader bool) (*git.Repository, error) {
 	if _, err := os.Stat(filepath.Join(g.store, "HEAD")); errors.Is(err, fs.ErrNotExist) {
 		if !create {
-			return nil, ErrNotFetched
+			return nil, repository.ErrNotFetched
 		}
 		if _, err := git.PlainInit(g.store, true); err != nil && !errors.Is(err, git.ErrRepositoryAlreadyExists) {
 			return nil, fmt.Errorf("create git store %s: %w", g.store, err)
@@ -175,12 +154,12 @@ func (g *Git) openStore(create, reader bool) (*git.Repository, error) {
 
 // Current returns the revision last fetched for the wanted ref, without
 // network.
-func (g *Git) Current(ctx context.Context) (Revision, error) {
+func (g *Git) Current(ctx context.Context) (repository.Revision, error) {
 	c, err := g.commit(ctx)
 	if err != nil {
 		return "", err
 	}
-	return Revision(c.Hash.String()), nil
+	return repository.Revision(c.Hash.String()), nil
 }
 
 // commit reads the commit the wanted ref last fetched.
@@ -198,7 +177,7 @@ func (g *Git) commit(ctx context.Context) (*object.Commit, error) {
 	ref, err := repo.Reference(g.localRef(), true)
 	lock.Close()
 	if errors.Is(err, plumbing.ErrReferenceNotFound) {
-		return nil, ErrNotFetched
+		return nil, repository.ErrNotFetched
 	}
 	if err != nil {
 		return nil, err
@@ -216,7 +195,7 @@ func (g *Git) Skills(ctx context.Context) ([]skill.Skill, []skill.Problem, error
 	if err != nil {
 		return nil, nil, err
 	}
-	return Discover(ctx, fsys, g.cfg.Source, RepoName(g.cfg.URL), g.opts)
+	return repository.Discover(ctx, fsys, g.cfg.Source, repository.RepoName(g.cfg.URL), g.opts)
 }
 
 // FS returns the folder of skills at the last fetched commit.
@@ -247,8 +226,8 @@ func (g *Git) FS(ctx context.Context) (*TreeFS, error) {
 }
 
 var (
-	_ Repository = (*Git)(nil)
-	_ Fetcher    = (*Git)(nil)
-	_ Currenter  = (*Git)(nil)
-	_ Upstreamer = (*Git)(nil)
+	_ repository.Repository = (*Git)(nil)
+	_ repository.Fetcher    = (*Git)(nil)
+	_ repository.Currenter  = (*Git)(nil)
+	_ repository.Upstreamer = (*Git)(nil)
 )
