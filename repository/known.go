@@ -30,7 +30,7 @@ func (d *discovery) known(key, dir string) (bool, error) {
 			return false, nil // not what a listing gives: read the skill
 		}
 	}
-	if listingSize(files) > d.opts.maxSkillSize() {
+	if listingSize(files) > d.opts.SkillSizeLimit() {
 		return false, nil
 	}
 	// The entries a listing of these files reads, so a source comes out

@@ -85,16 +85,17 @@ type Options struct {
 	Known func(key string) (skill.Meta, []skill.File, bool)
 }
 
-// The effective limits: 0 takes the default and below 0 is no limit.
-func (o Options) maxEntries() int {
+// EntryLimit, SkillSizeLimit and SourceSizeLimit are the effective limits:
+// 0 takes the default and below 0 is no limit.
+func (o Options) EntryLimit() int {
 	return int(limit(int64(o.MaxEntries), DefaultMaxEntries, math.MaxInt))
 }
 
-func (o Options) maxSkillSize() int64 {
+func (o Options) SkillSizeLimit() int64 {
 	return limit(o.MaxSkillSize, DefaultMaxSkillSize, math.MaxInt64)
 }
 
-func (o Options) maxSourceSize() int64 {
+func (o Options) SourceSizeLimit() int64 {
 	return limit(o.MaxSourceSize, DefaultMaxSourceSize, math.MaxInt64)
 }
 

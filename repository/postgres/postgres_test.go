@@ -1,4 +1,4 @@
-package repository_test
+package postgres_test
 
 import (
 	"context"
@@ -22,6 +22,7 @@ import (
 	"github.com/skillsync/skillsync/internal/pgtest"
 	"github.com/skillsync/skillsync/internal/skilltest"
 	"github.com/skillsync/skillsync/repository"
+	"github.com/skillsync/skillsync/repository/postgres"
 	"github.com/skillsync/skillsync/repository/repositorytest"
 	"github.com/skillsync/skillsync/skill"
 )
@@ -40,20 +41,20 @@ func TestMain(m *testing.M) {
 
 // pgSource is a Postgres source of one test, in a schema of its own.
 type pgSource struct {
-	*repository.Postgres
+	*postgres.Postgres
 	cluster *pgtest.Cluster
-	cfg     repository.PostgresConfig
+	cfg     postgres.PostgresConfig
 	spool   string
 }
 
 // newPostgres makes a source over a fresh schema named after the test, its
 // tables created.
-func newPostgres(t *testing.T, opts repository.Options, tune ...func(*repository.PostgresConfig)) *pgSource {
+func newPostgres(t *testing.T, opts repository.Options, tune ...func(*postgres.PostgresConfig)) *pgSource {
 	t.Helper()
 	c := pgCluster.Get(t)
 	schema := pgtest.Name(t)
 	pgtest.Exec(t, c, "DROP SCHEMA IF EXISTS "+schema+" CASCADE")
-	cfg := repository.PostgresConfig{Source: "team", DSNFile: c.DSNFile(t, "postgres"), Schema: schema, Create: true, SpoolDir: t.TempDir()}
+	cfg := postgres.PostgresConfig{Source: "team", DSNFile: c.DSNFile(t, "postgres"), Schema: schema, Create: true, SpoolDir: t.TempDir()}
 	for _, f := range tune {
 		f(&cfg)
 	}
@@ -68,9 +69,9 @@ func newPostgres(t *testing.T, opts repository.Options, tune ...func(*repository
 
 // pgOpen returns another source over the same config, as another process
 // would have.
-func pgOpen(t *testing.T, c *pgtest.Cluster, cfg repository.PostgresConfig, opts repository.Options) *pgSource {
+func pgOpen(t *testing.T, c *pgtest.Cluster, cfg postgres.PostgresConfig, opts repository.Options) *pgSource {
 	t.Helper()
-	p, err := repository.NewPostgres(cfg, opts)
+	p, err := postgres.NewPostgres(cfg, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,7 +247,7 @@ func TestPostgresPublishUpdateDelete(t *testing.T) {
 	if len(skills) != 1 || skills[0].Name != "pdf" {
 		t.Errorf("after the deletion: %v", skills)
 	}
-	if _, err := s.Delete(ctx, "docs", "bob"); !errors.Is(err, repository.ErrNoSkill) {
+	if _, err := s.Delete(ctx, "docs", "bob"); !errors.Is(err, postgres.ErrNoSkill) {
 		t.Errorf("deleting a missing skill: %v", err)
 	}
 
@@ -273,7 +274,7 @@ func TestPostgresPublishValidates(t *testing.T) {
 		"back":   pgSkillFS("back", "A backslash in a path.", map[string]string{`a\b`: "x"}),
 	} {
 		_, err := s.PublishSkill(ctx, name, files, "mallory")
-		var invalid *repository.InvalidSkillError
+		var invalid *postgres.InvalidSkillError
 		if !errors.As(err, &invalid) || len(invalid.Problems) == 0 {
 			t.Errorf("publish %s: %v, want an InvalidSkillError", name, err)
 		}
@@ -336,7 +337,7 @@ func (q *pgTracer) setOnEnd(f func(conn *pgx.Conn, sql string)) {
 func TestPostgresCheapCheck(t *testing.T) {
 	ctx := context.Background()
 	tracer := &pgTracer{}
-	s := newPostgres(t, repository.Options{}, func(c *repository.PostgresConfig) { c.Tracer = tracer })
+	s := newPostgres(t, repository.Options{}, func(c *postgres.PostgresConfig) { c.Tracer = tracer })
 	untraced := s.cfg
 	untraced.Tracer = nil
 	other := pgOpen(t, s.cluster, untraced, repository.Options{})
@@ -396,7 +397,7 @@ func TestPostgresCheapCheck(t *testing.T) {
 func TestPostgresLargeFile(t *testing.T) {
 	ctx := context.Background()
 	tracer := &pgTracer{}
-	s := newPostgres(t, repository.Options{MaxFileSize: 3 << 20}, func(c *repository.PostgresConfig) { c.Tracer = tracer })
+	s := newPostgres(t, repository.Options{MaxFileSize: 3 << 20}, func(c *postgres.PostgresConfig) { c.Tracer = tracer })
 	big := strings.Repeat("0123456789abcdef", (5<<20)/32) // 2.5 MiB
 	if _, err := s.PublishSkill(ctx, "big", pgSkillFS("big", "Holds a large file.", map[string]string{"data.bin": big}), "alice"); err != nil {
 		t.Fatal(err)
@@ -450,7 +451,7 @@ func TestPostgresWrongPassword(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Setenv("SKILLSYNC_TEST_DSN", dsn)
-			p, err := repository.NewPostgres(repository.PostgresConfig{Source: "team", DSNEnv: "SKILLSYNC_TEST_DSN", Create: true}, repository.Options{})
+			p, err := postgres.NewPostgres(postgres.PostgresConfig{Source: "team", DSNEnv: "SKILLSYNC_TEST_DSN", Create: true}, repository.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -474,22 +475,22 @@ func TestPostgresWrongPassword(t *testing.T) {
 		// redaction of the string in its parse error: what follows the
 		// "@" would be shown.
 		t.Setenv("SKILLSYNC_TEST_DSN", "postgres://postgres:se@"+secret+"@127.0.0.1:notaport/db")
-		p, err := repository.NewPostgres(repository.PostgresConfig{Source: "team", DSNEnv: "SKILLSYNC_TEST_DSN"}, repository.Options{})
+		p, err := postgres.NewPostgres(postgres.PostgresConfig{Source: "team", DSNEnv: "SKILLSYNC_TEST_DSN"}, repository.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		_, err = p.Sync(context.Background())
-		if !errors.Is(err, repository.ErrDSN) {
+		if !errors.Is(err, postgres.ErrDSN) {
 			t.Errorf("Sync = %v, want ErrDSN", err)
 		}
 		pgNoSecret(t, err, secret)
-		if err := p.Listen(context.Background(), func(repository.Revision) {}); !errors.Is(err, repository.ErrDSN) {
+		if err := p.Listen(context.Background(), func(repository.Revision) {}); !errors.Is(err, postgres.ErrDSN) {
 			t.Errorf("Listen = %v, want ErrDSN at once", err)
 		}
 	})
 	t.Run("unset", func(t *testing.T) {
-		p, _ := repository.NewPostgres(repository.PostgresConfig{Source: "team", DSNEnv: "SKILLSYNC_TEST_NO_SUCH_VAR"}, repository.Options{})
-		if _, err := p.Sync(context.Background()); !errors.Is(err, repository.ErrDSN) || !strings.Contains(err.Error(), "SKILLSYNC_TEST_NO_SUCH_VAR") {
+		p, _ := postgres.NewPostgres(postgres.PostgresConfig{Source: "team", DSNEnv: "SKILLSYNC_TEST_NO_SUCH_VAR"}, repository.Options{})
+		if _, err := p.Sync(context.Background()); !errors.Is(err, postgres.ErrDSN) || !strings.Contains(err.Error(), "SKILLSYNC_TEST_NO_SUCH_VAR") {
 			t.Errorf("Sync = %v, want ErrDSN naming the variable", err)
 		}
 	})
@@ -526,16 +527,16 @@ func pgNoSecret(t *testing.T, err error, secret string) {
 // TestPostgresMissingTables names the create flag, and a schema version
 // this skillsync does not know is refused.
 func TestPostgresMissingTables(t *testing.T) {
-	s := newPostgres(t, repository.Options{}, func(c *repository.PostgresConfig) { c.Create = false })
+	s := newPostgres(t, repository.Options{}, func(c *postgres.PostgresConfig) { c.Create = false })
 	_, err := s.Sync(context.Background())
-	if !errors.Is(err, repository.ErrNoTables) || !strings.Contains(err.Error(), "create: true") {
+	if !errors.Is(err, postgres.ErrNoTables) || !strings.Contains(err.Error(), "create: true") {
 		t.Errorf("Sync of a schema without tables = %v", err)
 	}
-	if _, _, err := s.Skills(context.Background()); !errors.Is(err, repository.ErrNoTables) {
+	if _, _, err := s.Skills(context.Background()); !errors.Is(err, postgres.ErrNoTables) {
 		t.Errorf("Skills of a schema without tables = %v", err)
 	}
 
-	created := pgOpen(t, s.cluster, func() repository.PostgresConfig { c := s.cfg; c.Create = true; return c }(), repository.Options{})
+	created := pgOpen(t, s.cluster, func() postgres.PostgresConfig { c := s.cfg; c.Create = true; return c }(), repository.Options{})
 	if _, err := created.Sync(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -543,7 +544,7 @@ func TestPostgresMissingTables(t *testing.T) {
 		t.Errorf("Sync once the tables exist: %v", err)
 	}
 	pgtest.Exec(t, s.cluster, "INSERT INTO "+s.cfg.Schema+".schema_migrations (version) VALUES (999)")
-	if _, err := s.Sync(context.Background()); !errors.Is(err, repository.ErrSchemaVersion) || !strings.Contains(err.Error(), "upgrade skillsync") {
+	if _, err := s.Sync(context.Background()); !errors.Is(err, postgres.ErrSchemaVersion) || !strings.Contains(err.Error(), "upgrade skillsync") {
 		t.Errorf("Sync of a newer schema = %v", err)
 	}
 }
@@ -614,7 +615,7 @@ func TestPostgresHostileRows(t *testing.T) {
 // read sees all of before, the next one all of after.
 func TestPostgresConsistentSnapshot(t *testing.T) {
 	tracer := &pgTracer{}
-	s := newPostgres(t, repository.Options{}, func(c *repository.PostgresConfig) { c.Tracer = tracer })
+	s := newPostgres(t, repository.Options{}, func(c *postgres.PostgresConfig) { c.Tracer = tracer })
 	md := func(name string) repositorytest.File {
 		return repositorytest.File{Data: "---\nname: " + name + "\ndescription: D.\n---\n"}
 	}
@@ -654,7 +655,7 @@ func TestPostgresConsistentSnapshot(t *testing.T) {
 func TestPostgresServerGoesAway(t *testing.T) {
 	ctx := context.Background()
 	tracer := &pgTracer{}
-	s := newPostgres(t, repository.Options{}, func(c *repository.PostgresConfig) { c.Tracer = tracer })
+	s := newPostgres(t, repository.Options{}, func(c *postgres.PostgresConfig) { c.Tracer = tracer })
 	if _, err := s.PublishSkill(ctx, "pdf", pgSkillFS("pdf", "Read PDF files.", map[string]string{"v.txt": "good"}), "alice"); err != nil {
 		t.Fatal(err)
 	}
@@ -760,7 +761,7 @@ func TestPostgresListen(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var logged atomic.Int64
-	s := newPostgres(t, repository.Options{}, func(c *repository.PostgresConfig) {
+	s := newPostgres(t, repository.Options{}, func(c *postgres.PostgresConfig) {
 		c.Logf = func(string, ...any) { logged.Add(1) }
 	})
 	writer := pgOpen(t, s.cluster, s.cfg, repository.Options{})

@@ -1,4 +1,4 @@
-package repository_test
+package postgres_test
 
 import (
 	"slices"
@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/skillsync/skillsync/repository"
+	"github.com/skillsync/skillsync/repository/postgres"
 	"github.com/skillsync/skillsync/repository/repositorytest"
 	"github.com/skillsync/skillsync/skill"
 )
@@ -40,7 +41,7 @@ func pgRead(queries []pgx.TraceQueryStartData) []string {
 func TestPostgresLimitsBeforeDownload(t *testing.T) {
 	tracer := &pgTracer{}
 	opts := repository.Options{MaxSkillSize: 1000, MaxSourceSize: 1500, Exclude: []string{"e-*"}}
-	s := newPostgres(t, opts, func(c *repository.PostgresConfig) { c.Tracer = tracer })
+	s := newPostgres(t, opts, func(c *postgres.PostgresConfig) { c.Tracer = tracer })
 	skillMD := func(name, desc string) repositorytest.File {
 		return repositorytest.File{Data: "---\nname: " + name + "\ndescription: " + desc + "\n---\n"}
 	}
@@ -100,7 +101,7 @@ func TestPostgresLimitsBeforeDownload(t *testing.T) {
 // it stops earlier still and says so too.)
 func TestPostgresMaxEntries(t *testing.T) {
 	tracer := &pgTracer{}
-	s := newPostgres(t, repository.Options{MaxEntries: 5}, func(c *repository.PostgresConfig) { c.Tracer = tracer })
+	s := newPostgres(t, repository.Options{MaxEntries: 5}, func(c *postgres.PostgresConfig) { c.Tracer = tracer })
 	files := map[string]repositorytest.File{}
 	for _, name := range []string{"a", "b", "c"} {
 		files[name+"/SKILL.md"] = repositorytest.File{Data: "---\nname: " + name + "\ndescription: Skill " + name + ".\n---\n"}

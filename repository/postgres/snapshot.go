@@ -1,4 +1,4 @@
-package repository
+package postgres
 
 import (
 	"context"
@@ -20,6 +20,7 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/skillsync/skillsync/repository"
 	"github.com/skillsync/skillsync/skill"
 )
 
@@ -59,7 +60,7 @@ const chunkSize = 1 << 20
 
 // pgTree is one snapshot of a Postgres source.
 type pgTree struct {
-	revision Revision
+	revision repository.Revision
 	nodes    map[string]*pgNode // by slash-separated path; "." is the root
 	spool    string
 	problems []skill.Problem
@@ -127,7 +128,7 @@ func (p *Postgres) read(ctx context.Context, pool *pgxpool.Pool) (*pgTree, error
 		return nil, opError("list skills", err)
 	}
 	if p.spool == "" {
-		dir, err := os.MkdirTemp(p.cfg.SpoolDir, "skillsync-pg-"+SourceName(p.cfg.Source)+"-")
+		dir, err := os.MkdirTemp(p.cfg.SpoolDir, "skillsync-pg-"+repository.SourceName(p.cfg.Source)+"-")
 		if err != nil {
 			return nil, opError("make spool directory", err)
 		}
@@ -136,7 +137,7 @@ func (p *Postgres) read(ctx context.Context, pool *pgxpool.Pool) (*pgTree, error
 	tree := buildTree(p.cfg.Source, rev, p.spool, rows)
 	if over != "" {
 		tree.problems = append(tree.problems, skill.Problem{Level: skill.Error, Rule: "source-too-many-entries", Source: p.cfg.Source, Path: over, File: over,
-			Message: fmt.Sprintf("the source has more than %d files (max_entries): the listing stopped in %s, which and every skill after it in name order are left out", p.opts.maxEntries(), over)})
+			Message: fmt.Sprintf("the source has more than %d files (max_entries): the listing stopped in %s, which and every skill after it in name order are left out", p.opts.EntryLimit(), over)})
 	}
 	if err := p.download(ctx, tx, tree, p.heads(tree)); err != nil {
 		return nil, err
@@ -162,7 +163,7 @@ func (p *Postgres) read(ctx context.Context, pool *pgxpool.Pool) (*pgTree, error
 // is every entry after it, and over names it.
 func (p *Postgres) listing(ctx context.Context, tx pgx.Tx) (out []pgRow, over string, err error) {
 	var limit *int64 // nil: LIMIT NULL, no limit
-	if max := p.opts.maxEntries(); max < math.MaxInt {
+	if max := p.opts.EntryLimit(); max < math.MaxInt {
 		n := int64(max) + 1
 		limit = &n
 	}
@@ -217,7 +218,7 @@ func validFilePath(p string) bool {
 // bad name, or a file path that is invalid or collides with a directory,
 // is left out whole with an error problem: one bad entry never stops the
 // others.
-func buildTree(source string, rev Revision, spool string, rows []pgRow) *pgTree {
+func buildTree(source string, rev repository.Revision, spool string, rows []pgRow) *pgTree {
 	t := &pgTree{revision: rev, spool: spool, nodes: map[string]*pgNode{".": {name: ".", dir: true, mode: fs.ModeDir | 0o755}}}
 	byEntry := map[string][]pgRow{}
 	for _, r := range rows {
@@ -355,12 +356,12 @@ func (p *Postgres) heads(t *pgTree) []string {
 		case n.dir || !p.wanted(n):
 			continue
 		case skillFileName(n.name):
-		case (n.name == path.Base(MarketplaceManifest) || n.name == path.Base(PluginManifest)) &&
-			path.Base(path.Dir(name)) == path.Dir(MarketplaceManifest) && n.size <= maxManifestSize:
+		case (n.name == path.Base(repository.MarketplaceManifest) || n.name == path.Base(repository.PluginManifest)) &&
+			path.Base(path.Dir(name)) == path.Dir(repository.MarketplaceManifest) && n.size <= repository.MaxManifestSize:
 		default:
 			continue
 		}
-		if total += n.size; total > p.opts.maxSourceSize() {
+		if total += n.size; total > p.opts.SourceSizeLimit() {
 			break
 		}
 		out = append(out, name)
@@ -374,7 +375,7 @@ func (p *Postgres) heads(t *pgTree) []string {
 // ones to download. Discovery reads no other content, so Skills, running
 // it again over the whole snapshot, keeps the same skills.
 func (p *Postgres) kept(ctx context.Context, t *pgTree) ([]string, error) {
-	found, _, err := Scan(ctx, &pgFS{tree: t}, p.cfg.Source, p.cfg.Source, p.opts)
+	found, _, err := repository.Scan(ctx, &pgFS{tree: t}, p.cfg.Source, p.cfg.Source, p.opts)
 	if err != nil {
 		return nil, opError("discover skills", err)
 	}

@@ -1,4 +1,4 @@
-package repository
+package postgres
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/skillsync/skillsync/repository"
 )
 
 // Backoff of Listen between connection attempts: it starts at
@@ -35,7 +37,7 @@ var revisionPayload = regexp.MustCompile(`^[0-9]+-[0-9a-f]{12}$`)
 // returns at once only when the connection string cannot be had: no retry
 // would help then. changed runs on Listen's goroutine: a slow one delays
 // the next notification, never loses it.
-func (p *Postgres) Listen(ctx context.Context, changed func(Revision)) error {
+func (p *Postgres) Listen(ctx context.Context, changed func(repository.Revision)) error {
 	backoff := listenBackoffMin
 	for {
 		connected, err := p.listen(ctx, changed)
@@ -70,7 +72,7 @@ const listenCheck = time.Minute
 // listen is one connection's life: connect, LISTEN, report the current
 // revision, then every change until the connection fails. connected says
 // whether it got as far as listening.
-func (p *Postgres) listen(ctx context.Context, changed func(Revision)) (connected bool, err error) {
+func (p *Postgres) listen(ctx context.Context, changed func(repository.Revision)) (connected bool, err error) {
 	conn, pool, err := p.dedicated(ctx)
 	if err != nil {
 		return false, err
@@ -85,7 +87,7 @@ func (p *Postgres) listen(ctx context.Context, changed func(Revision)) (connecte
 	if _, err := conn.Exec(setup, "LISTEN "+p.schema); err != nil {
 		return false, p.fail("listen", err)
 	}
-	var last Revision
+	var last repository.Revision
 	err = p.withSchema(setup, pool, func() error {
 		last, err = p.revision(setup, conn)
 		return err
@@ -101,9 +103,9 @@ func (p *Postgres) listen(ctx context.Context, changed func(Revision)) (connecte
 		if ctx.Err() != nil {
 			return true, ctx.Err()
 		}
-		rev := Revision("")
+		rev := repository.Revision("")
 		if err == nil && revisionPayload.MatchString(n.Payload) {
-			rev = Revision(n.Payload)
+			rev = repository.Revision(n.Payload)
 		} else if err == nil || errors.Is(err, context.DeadlineExceeded) {
 			// Quiet for a while, or someone else notified the channel:
 			// ask the table.

@@ -1,4 +1,4 @@
-package repository
+package postgres
 
 import (
 	"context"
@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/skillsync/skillsync/repository"
 	"github.com/skillsync/skillsync/skill"
 )
 
@@ -56,7 +57,7 @@ type publishFile struct {
 // publishes and deletes (of any skill) run one after the other, never
 // interleaved: the final state is always one whole version. A publish that
 // changes nothing writes nothing and returns the current revision.
-func (p *Postgres) PublishSkill(ctx context.Context, name string, files fs.FS, author string) (Revision, error) {
+func (p *Postgres) PublishSkill(ctx context.Context, name string, files fs.FS, author string) (repository.Revision, error) {
 	ctx, cancel := context.WithTimeout(ctx, p.cfg.Timeout)
 	defer cancel()
 	list, err := p.checkPublish(name, files)
@@ -67,7 +68,7 @@ func (p *Postgres) PublishSkill(ctx context.Context, name string, files fs.FS, a
 	if err != nil {
 		return "", fmt.Errorf("source %s: publish %s: %w", p.cfg.Source, name, err)
 	}
-	return p.write(ctx, "publish "+name, func(pool *pgxpool.Pool) (Revision, error) {
+	return p.write(ctx, "publish "+name, func(pool *pgxpool.Pool) (repository.Revision, error) {
 		return p.publish(ctx, pool, name, files, list, skillHash, author)
 	})
 }
@@ -152,7 +153,7 @@ func hashFile(files fs.FS, name string, size int64, also hash.Hash) (string, err
 
 // lockRevision takes the revision row's lock, which every writer takes
 // first, and returns the current revision.
-func (p *Postgres) lockRevision(ctx context.Context, tx pgx.Tx) (Revision, error) {
+func (p *Postgres) lockRevision(ctx context.Context, tx pgx.Tx) (repository.Revision, error) {
 	var value int64
 	var registry string
 	err := tx.QueryRow(ctx, "SELECT value, registry::text FROM "+p.schema+".revision FOR UPDATE").Scan(&value, &registry)
@@ -163,7 +164,7 @@ func (p *Postgres) lockRevision(ctx context.Context, tx pgx.Tx) (Revision, error
 }
 
 // bump moves the revision on (once per transaction) and returns it.
-func (p *Postgres) bump(ctx context.Context, tx pgx.Tx) (Revision, int64, error) {
+func (p *Postgres) bump(ctx context.Context, tx pgx.Tx) (repository.Revision, int64, error) {
 	var value int64
 	var registry string
 	err := tx.QueryRow(ctx, "SELECT "+p.schema+".bump(), registry::text FROM "+p.schema+".revision").Scan(&value, &registry)
@@ -173,7 +174,7 @@ func (p *Postgres) bump(ctx context.Context, tx pgx.Tx) (Revision, int64, error)
 	return formatRevision(value, registry), value, nil
 }
 
-func (p *Postgres) publish(ctx context.Context, pool *pgxpool.Pool, name string, files fs.FS, list []publishFile, skillHash, author string) (Revision, error) {
+func (p *Postgres) publish(ctx context.Context, pool *pgxpool.Pool, name string, files fs.FS, list []publishFile, skillHash, author string) (repository.Revision, error) {
 	tx, err := pool.Begin(ctx)
 	if err != nil {
 		return "", err
@@ -283,10 +284,10 @@ var ErrNoSkill = errors.New("no such skill")
 // Delete removes the skill name and its files from the source in one
 // transaction, serialized with every other writer as Publish is, and
 // records author in the changes table.
-func (p *Postgres) Delete(ctx context.Context, name, author string) (Revision, error) {
+func (p *Postgres) Delete(ctx context.Context, name, author string) (repository.Revision, error) {
 	ctx, cancel := context.WithTimeout(ctx, p.cfg.Timeout)
 	defer cancel()
-	return p.write(ctx, "delete "+name, func(pool *pgxpool.Pool) (Revision, error) {
+	return p.write(ctx, "delete "+name, func(pool *pgxpool.Pool) (repository.Revision, error) {
 		return p.delete(ctx, pool, name, author)
 	})
 }
@@ -294,12 +295,12 @@ func (p *Postgres) Delete(ctx context.Context, name, author string) (Revision, e
 // write runs tx, one writer's transaction, on the source's pool with the
 // schema checked, again after a serialization conflict, and returns the
 // revision it made. An error names op ("publish pdf").
-func (p *Postgres) write(ctx context.Context, op string, tx func(*pgxpool.Pool) (Revision, error)) (Revision, error) {
+func (p *Postgres) write(ctx context.Context, op string, tx func(*pgxpool.Pool) (repository.Revision, error)) (repository.Revision, error) {
 	pool, err := p.connect(ctx)
 	if err != nil {
 		return "", err
 	}
-	var rev Revision
+	var rev repository.Revision
 	err = retryConflicts(ctx, func() error {
 		return p.withSchema(ctx, pool, func() error {
 			var err error
@@ -314,7 +315,7 @@ func (p *Postgres) write(ctx context.Context, op string, tx func(*pgxpool.Pool) 
 }
 
 // delete is Delete's transaction.
-func (p *Postgres) delete(ctx context.Context, pool *pgxpool.Pool, name, author string) (Revision, error) {
+func (p *Postgres) delete(ctx context.Context, pool *pgxpool.Pool, name, author string) (repository.Revision, error) {
 	tx, err := pool.Begin(ctx)
 	if err != nil {
 		return "", err
@@ -359,12 +360,12 @@ func retryConflicts(ctx context.Context, run func() error) error {
 // goes into the database in one transaction and the new revision is the
 // "commit". A database has no branches: Base, Branch and Direct do not
 // apply, and Message stays in the gate's audit line.
-func (p *Postgres) Publish(ctx context.Context, req PublishRequest) (Published, error) {
+func (p *Postgres) Publish(ctx context.Context, req repository.PublishRequest) (repository.Published, error) {
 	rev, err := p.PublishSkill(ctx, req.Name, req.Files, req.Author)
 	if err != nil {
-		return Published{}, err
+		return repository.Published{}, err
 	}
-	return Published{Commit: rev, Path: req.Name, Direct: true}, nil
+	return repository.Published{Commit: rev, Path: req.Name, Direct: true}, nil
 }
 
-var _ Publisher = (*Postgres)(nil)
+var _ repository.Publisher = (*Postgres)(nil)

@@ -1,4 +1,4 @@
-package repository
+package postgres
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/skillsync/skillsync/repository"
 	"github.com/skillsync/skillsync/skill"
 )
 
@@ -79,7 +80,7 @@ var schemaName = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
 // reports every change as it commits.
 type Postgres struct {
 	cfg    PostgresConfig
-	opts   Options
+	opts   repository.Options
 	schema string // quoted identifier
 
 	poolMu  sync.Mutex
@@ -93,7 +94,7 @@ type Postgres struct {
 
 // NewPostgres returns a Postgres source. It checks the config but does not
 // connect: nothing is read until the first operation.
-func NewPostgres(cfg PostgresConfig, opts Options) (*Postgres, error) {
+func NewPostgres(cfg PostgresConfig, opts repository.Options) (*Postgres, error) {
 	if cfg.Schema == "" {
 		cfg.Schema = DefaultSchema
 	}
@@ -104,7 +105,7 @@ func NewPostgres(cfg PostgresConfig, opts Options) (*Postgres, error) {
 		return nil, fmt.Errorf("source %s: set exactly one of postgres: (an environment variable holding the connection string) and dsn_file:", cfg.Source)
 	}
 	if cfg.Timeout <= 0 {
-		cfg.Timeout = DefaultTimeout
+		cfg.Timeout = repository.DefaultTimeout
 	}
 	return &Postgres{cfg: cfg, opts: opts, schema: pgx.Identifier{cfg.Schema}.Sanitize()}, nil
 }
@@ -125,14 +126,14 @@ func (p *Postgres) Location() string {
 // Sync returns the source's revision. It runs exactly one query, which
 // also checks the schema's version, and reads nothing else: comparing its
 // result with the recorded revision is the cheap update check.
-func (p *Postgres) Sync(ctx context.Context) (Revision, error) {
+func (p *Postgres) Sync(ctx context.Context) (repository.Revision, error) {
 	ctx, cancel := context.WithTimeout(ctx, p.cfg.Timeout)
 	defer cancel()
 	pool, err := p.connect(ctx)
 	if err != nil {
 		return "", err
 	}
-	var rev Revision
+	var rev repository.Revision
 	err = p.withSchema(ctx, pool, func() error {
 		rev, err = p.revision(ctx, pool)
 		return err
@@ -156,7 +157,7 @@ func (p *Postgres) Skills(ctx context.Context) ([]skill.Skill, []skill.Problem, 
 	if err != nil {
 		return nil, nil, err
 	}
-	skills, problems, err := Discover(ctx, &pgFS{tree: tree}, p.cfg.Source, p.cfg.Source, p.opts)
+	skills, problems, err := repository.Discover(ctx, &pgFS{tree: tree}, p.cfg.Source, p.cfg.Source, p.opts)
 	if err != nil {
 		return nil, nil, p.fail("discover skills", err)
 	}
@@ -165,7 +166,7 @@ func (p *Postgres) Skills(ctx context.Context) ([]skill.Skill, []skill.Problem, 
 
 // SkillsRevision returns the revision of the snapshot the last Skills read, or ""
 // before the first.
-func (p *Postgres) SkillsRevision() Revision {
+func (p *Postgres) SkillsRevision() repository.Revision {
 	p.readMu.Lock()
 	defer p.readMu.Unlock()
 	if p.tree == nil {
@@ -221,7 +222,7 @@ func (p *Postgres) connect(ctx context.Context) (*pgxpool.Pool, error) {
 		}
 		pool, err := pgxpool.NewWithConfig(ctx, cfg)
 		if err != nil {
-			return nil, RedactError(fmt.Errorf("source %s (%s): connect: %w", p.cfg.Source, p.Location(), err), secrets...)
+			return nil, repository.RedactError(fmt.Errorf("source %s (%s): connect: %w", p.cfg.Source, p.Location(), err), secrets...)
 		}
 		p.pool, p.secrets = pool, secrets
 	}
@@ -278,7 +279,7 @@ func (p *Postgres) failLocked(op string, err error) error {
 		// undefined_table, invalid_schema_name
 		err = fmt.Errorf("%w (%s)", ErrNoTables, pgErr.Message)
 	}
-	return RedactError(fmt.Errorf("source %s (%s): %s: %w", p.cfg.Source, p.Location(), op, err), p.secrets...)
+	return repository.RedactError(fmt.Errorf("source %s (%s): %s: %w", p.cfg.Source, p.Location(), op, err), p.secrets...)
 }
 
 // querier is what a pool, a connection and a transaction share.
@@ -288,7 +289,7 @@ type querier interface {
 
 // revision reads the source's revision and checks the schema version, in
 // one query.
-func (p *Postgres) revision(ctx context.Context, q querier) (Revision, error) {
+func (p *Postgres) revision(ctx context.Context, q querier) (repository.Revision, error) {
 	var (
 		value    int64
 		registry string
@@ -311,12 +312,12 @@ func (p *Postgres) revision(ctx context.Context, q querier) (Revision, error) {
 // formatRevision renders a revision as its counter and the first twelve
 // hex digits of the registry's random id, as the bump function does in
 // SQL: two databases whose counters agree still differ.
-func formatRevision(value int64, registry string) Revision {
+func formatRevision(value int64, registry string) repository.Revision {
 	id := strings.ReplaceAll(registry, "-", "")
 	if len(id) > 12 {
 		id = id[:12]
 	}
-	return Revision(fmt.Sprintf("%d-%s", value, id))
+	return repository.Revision(fmt.Sprintf("%d-%s", value, id))
 }
 
-var _ Repository = (*Postgres)(nil)
+var _ repository.Repository = (*Postgres)(nil)
