@@ -327,11 +327,11 @@ func (d *discovery) manifest(name string) ([]byte, bool) {
 	return data, true
 }
 
-// layoutRevision is treeRevision of fsys, extended by the directories
+// LayoutRevision is treeRevision of fsys, extended by the directories
 // discovery reads that treeRevision's walk leaves out: .claude-plugin/ and
 // the dot-folders of other tools (.claude/skills, skills/.curated, ...).
 // A change there then changes the revision as a change anywhere else does.
-func layoutRevision(ctx context.Context, fsys fs.FS, content bool) (Revision, error) {
+func LayoutRevision(ctx context.Context, fsys fs.FS, content bool) (Revision, error) {
 	rev, err := treeRevision(ctx, fsys, content)
 	if err != nil {
 		return "", err

@@ -9,6 +9,7 @@ import (
 	"github.com/skillsync/skillsync/internal/gittest"
 	"github.com/skillsync/skillsync/internal/skilltest"
 	"github.com/skillsync/skillsync/repository"
+	dirsource "github.com/skillsync/skillsync/repository/dir"
 )
 
 // Sources read in place have nothing to fetch, and their revision is the
@@ -20,7 +21,7 @@ func TestAbilitiesFallBackForLocalSources(t *testing.T) {
 	}
 	skilltest.WriteFile(t, filepath.Join(dir, "one", "SKILL.md"), "---\nname: one\ndescription: One.\n---\n")
 	ctx := context.Background()
-	l := repository.NewLocal("local", dir, repository.Options{})
+	l := dirsource.NewLocal("local", dir, repository.Options{})
 	if res, err := repository.Fetch(ctx, l); err != nil || res.Revision != "" || res.Updated || len(res.Warnings) != 0 {
 		t.Errorf("Fetch of a local source = %+v, %v; want nothing done", res, err)
 	}

@@ -1,9 +1,10 @@
-package repository
+package dir
 
 import (
 	"context"
 	"io/fs"
 
+	"github.com/skillsync/skillsync/repository"
 	"github.com/skillsync/skillsync/skill"
 )
 
@@ -13,11 +14,11 @@ import (
 type Embedded struct {
 	source string
 	fsys   fs.FS
-	opts   Options
+	opts   repository.Options
 }
 
 // NewEmbedded returns an Embedded source named source over fsys.
-func NewEmbedded(source string, fsys fs.FS, opts Options) *Embedded {
+func NewEmbedded(source string, fsys fs.FS, opts repository.Options) *Embedded {
 	return &Embedded{source: source, fsys: fsys, opts: opts}
 }
 
@@ -25,13 +26,13 @@ func NewEmbedded(source string, fsys fs.FS, opts Options) *Embedded {
 func (e *Embedded) Source() string { return e.source }
 
 // Sync returns the hash of the FS's content.
-func (e *Embedded) Sync(ctx context.Context) (Revision, error) {
-	return layoutRevision(ctx, e.fsys, true)
+func (e *Embedded) Sync(ctx context.Context) (repository.Revision, error) {
+	return repository.LayoutRevision(ctx, e.fsys, true)
 }
 
 // Skills discovers the skills in the FS.
 func (e *Embedded) Skills(ctx context.Context) ([]skill.Skill, []skill.Problem, error) {
-	return Discover(ctx, e.fsys, e.source, e.source, e.opts)
+	return repository.Discover(ctx, e.fsys, e.source, e.source, e.opts)
 }
 
-var _ Repository = (*Embedded)(nil)
+var _ repository.Repository = (*Embedded)(nil)

@@ -1,4 +1,4 @@
-package repository_test
+package dir_test
 
 import (
 	"context"
@@ -6,28 +6,16 @@ import (
 	"testing"
 	"testing/fstest"
 
-	"github.com/skillsync/skillsync/internal/skilltest"
 	"github.com/skillsync/skillsync/repository"
+	"github.com/skillsync/skillsync/repository/dir"
 	"github.com/skillsync/skillsync/repository/repositorytest"
 )
 
-// writeTree writes files below dir.
-func writeTree(t *testing.T, dir string, files map[string]repositorytest.File) {
-	t.Helper()
-	for name, f := range files {
-		mode := f.Mode
-		if mode == 0 {
-			mode = 0o644
-		}
-		skilltest.WriteFileMode(t, filepath.Join(dir, filepath.FromSlash(name)), f.Data, mode)
-	}
-}
-
 func TestLocalConformance(t *testing.T) {
 	repositorytest.Run(t, func(t *testing.T, files map[string]repositorytest.File, opts repository.Options) repository.Repository {
-		dir := t.TempDir()
-		writeTree(t, dir, files)
-		r := repository.NewLocal("local", dir, opts)
+		root := t.TempDir()
+		repositorytest.WriteTree(t, root, files)
+		r := dir.NewLocal("local", root, opts)
 		if _, err := r.Sync(context.Background()); err != nil {
 			t.Fatal(err)
 		}
@@ -41,7 +29,7 @@ func TestEmbeddedConformance(t *testing.T) {
 		for name, f := range files {
 			fsys[name] = &fstest.MapFile{Data: []byte(f.Data), Mode: f.Mode}
 		}
-		r := repository.NewEmbedded("builtin", fsys, opts)
+		r := dir.NewEmbedded("builtin", fsys, opts)
 		if _, err := r.Sync(context.Background()); err != nil {
 			t.Fatal(err)
 		}
@@ -50,7 +38,7 @@ func TestEmbeddedConformance(t *testing.T) {
 }
 
 func TestLocalMissingDirIsEmpty(t *testing.T) {
-	r := repository.NewLocal("ws", filepath.Join(t.TempDir(), "nope"), repository.Options{})
+	r := dir.NewLocal("ws", filepath.Join(t.TempDir(), "nope"), repository.Options{})
 	skills, problems, err := r.Skills(context.Background())
 	if err != nil || len(skills) != 0 || len(problems) != 0 {
 		t.Fatalf("missing dir: %v %v %v", skills, problems, err)
@@ -62,15 +50,15 @@ func TestLocalMissingDirIsEmpty(t *testing.T) {
 
 func TestRevisionChangesWithContent(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	writeTree(t, dir, repositorytest.Fixture())
-	r := repository.NewLocal("l", dir, repository.Options{})
+	root := t.TempDir()
+	repositorytest.WriteTree(t, root, repositorytest.Fixture())
+	r := dir.NewLocal("l", root, repository.Options{})
 	a, _ := r.Sync(ctx)
 	b, _ := r.Sync(ctx)
 	if a == "" || a != b {
 		t.Fatalf("revision not stable: %q %q", a, b)
 	}
-	writeTree(t, dir, map[string]repositorytest.File{"pdf/new.txt": {Data: "new"}})
+	repositorytest.WriteTree(t, root, map[string]repositorytest.File{"pdf/new.txt": {Data: "new"}})
 	if c, _ := r.Sync(ctx); c == a {
 		t.Error("revision did not change when a file was added")
 	}

@@ -1,4 +1,4 @@
-package repository
+package dir
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/skillsync/skillsync/repository"
 	"github.com/skillsync/skillsync/skill"
 )
 
@@ -16,11 +17,11 @@ import (
 type Local struct {
 	source string
 	dir    string
-	opts   Options
+	opts   repository.Options
 }
 
 // NewLocal returns a Local source named source over dir.
-func NewLocal(source, dir string, opts Options) *Local {
+func NewLocal(source, dir string, opts repository.Options) *Local {
 	return &Local{source: source, dir: dir, opts: opts}
 }
 
@@ -34,12 +35,12 @@ func (l *Local) Dir() string { return l.dir }
 // modification times of the directory's files, those in the folders of
 // other tools (.claude/skills, ...) included: it changes when a file does,
 // without reading any content but the plugin manifests'.
-func (l *Local) Sync(ctx context.Context) (Revision, error) {
+func (l *Local) Sync(ctx context.Context) (repository.Revision, error) {
 	fsys, err := l.open()
 	if fsys == nil || err != nil {
 		return "", err
 	}
-	return layoutRevision(ctx, fsys, false)
+	return repository.LayoutRevision(ctx, fsys, false)
 }
 
 // Skills discovers the skills in the directory.
@@ -48,12 +49,12 @@ func (l *Local) Skills(ctx context.Context) ([]skill.Skill, []skill.Problem, err
 	if fsys == nil || err != nil {
 		return nil, nil, err
 	}
-	return Discover(ctx, fsys, l.source, filepath.Base(fsys.Dir()), l.opts)
+	return repository.Discover(ctx, fsys, l.source, filepath.Base(fsys.Dir()), l.opts)
 }
 
 // open returns the confined FS, or nil when the directory does not exist.
-func (l *Local) open() (*DirFS, error) {
-	fsys, err := NewDirFS(l.dir)
+func (l *Local) open() (*repository.DirFS, error) {
+	fsys, err := repository.NewDirFS(l.dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -70,4 +71,4 @@ func (l *Local) open() (*DirFS, error) {
 	return fsys, nil
 }
 
-var _ Repository = (*Local)(nil)
+var _ repository.Repository = (*Local)(nil)
