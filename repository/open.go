@@ -3,6 +3,7 @@ package repository
 import (
 	"fmt"
 	"io"
+	"io/fs"
 	"slices"
 	"strings"
 )
@@ -38,6 +39,9 @@ type Host struct {
 	// MaxFetchSize caps the bytes one fetch may download; 0 is the kind's
 	// default.
 	MaxFetchSize int64
+	// FS are the file systems compiled into the program, by name
+	// ("builtin"), which embedded sources read.
+	FS map[string]fs.FS
 }
 
 // Driver is one kind of source, as an rclone backend is: its name, the
@@ -46,11 +50,45 @@ type Host struct {
 // Driver; the program lists the drivers it wants in a Registry.
 type Driver struct {
 	Kind Kind
-	// Key is the config key that holds the source's location (git: URL,
-	// dir: PATH); an entry without kind: is of the kind whose Key it sets.
-	Key string
+	// Keys are the config keys that hold a source's location (git: URL,
+	// dir: PATH; postgres: ENV or dsn_file: PATH): a repositories: entry
+	// is of the kind whose location key it sets.
+	Keys []string
+	// Usage shows the location key in a message: "git: URL".
+	Usage string
+	// Settings returns empty settings of the kind, which a config entry
+	// decodes into; Open is given them back in Spec.Settings.
+	Settings func() Settings
 	// Open returns a source of the kind; nothing is read until it is used.
 	Open func(s Spec) (Repository, error)
+}
+
+// Settings are one kind's own settings of a source, decoded from its
+// config entry. The config decodes the keys Keys names; Resolve then checks
+// them. A kind's settings may have abilities the program asks for
+// (Locator, ...).
+type Settings interface {
+	// Keys lists the config keys the kind reads, its location keys
+	// first, each with where its value goes.
+	Keys() []Key
+	// Resolve checks the decoded settings, makes their paths absolute
+	// from base (the config's folder) and returns the name a source of
+	// them takes when its entry names none.
+	Resolve(base string) (name string, err error)
+}
+
+// Key is one config key a kind reads: Value is a pointer that YAML
+// decodes into, or a []Key for a nested mapping.
+type Key struct {
+	Name  string
+	Value any
+}
+
+// Locator is settings that can say where a source is, as a lock records
+// it: a remote with its credentials redacted, a path relative to base, the
+// place of a secret but never the secret. Ref is the ref tracked, if any.
+type Locator interface {
+	Location(base string) (url, ref string)
 }
 
 // Registry is the set of kinds a program reads. It is built once, by the
@@ -64,12 +102,17 @@ type Registry struct {
 func NewRegistry(drivers ...Driver) (*Registry, error) {
 	r := &Registry{}
 	for _, d := range drivers {
-		if d.Kind == "" || d.Open == nil {
-			return nil, fmt.Errorf("register a source kind: no name or no Open (%q)", d.Kind)
+		if d.Kind == "" || d.Open == nil || d.Settings == nil || len(d.Keys) == 0 {
+			return nil, fmt.Errorf("register source kind %q: a kind needs a name, location keys, Settings and Open", d.Kind)
 		}
 		for _, o := range r.drivers {
-			if o.Kind == d.Kind || (d.Key != "" && o.Key == d.Key) {
-				return nil, fmt.Errorf("register source kind %q: kind or key %q is registered twice", d.Kind, d.Key)
+			if o.Kind == d.Kind {
+				return nil, fmt.Errorf("register source kind %q: registered twice", d.Kind)
+			}
+			for _, k := range d.Keys {
+				if slices.Contains(o.Keys, k) {
+					return nil, fmt.Errorf("register source kind %q: location key %q is %q's", d.Kind, k, o.Kind)
+				}
 			}
 		}
 		r.drivers = append(r.drivers, d)
@@ -94,6 +137,16 @@ func (r *Registry) Lookup(k Kind) (Driver, bool) {
 		return Driver{}, false
 	}
 	return r.drivers[i], true
+}
+
+// KindOfKey returns the kind whose location key is key, "" when none.
+func (r *Registry) KindOfKey(key string) Kind {
+	for _, d := range r.drivers {
+		if slices.Contains(d.Keys, key) {
+			return d.Kind
+		}
+	}
+	return ""
 }
 
 // Kinds returns the registered kinds in the order they were given.
