@@ -82,12 +82,15 @@ func (e *Engine) writable(name string) (repository.Publisher, error) {
 	if !ok {
 		return nil, usageErrorf("no source named %q in the config %s", name, e.cfg.File)
 	}
-	if s.Kind != repository.KindPostgres {
-		return nil, usageErrorf("source %s is a %s source: only postgres sources can be published to (promote a draft to a git source)", name, s.Kind)
-	}
 	repo, err := e.open(s, "")
 	if err != nil {
 		return nil, err
+	}
+	if _, review := repo.(repository.Fetcher); review {
+		// A source with a remote copy takes skills through a review
+		// branch, which the promotion gate makes.
+		closeRepository(repo)
+		return nil, usageErrorf("source %s is a %s source: only postgres sources can be published to (promote a draft to a git source)", name, s.Kind)
 	}
 	pub, ok := repo.(repository.Publisher)
 	if !ok {
@@ -98,13 +101,19 @@ func (e *Engine) writable(name string) (repository.Publisher, error) {
 }
 
 // pushSources returns the config's sources that announce their changes
-// (a database that NOTIFYs), which a daemon listens to.
-func pushSources(cfg *config.Config) []config.Source {
+// (a database that NOTIFYs: a repository.Listener), which a daemon
+// listens to. Opening a source reads nothing.
+func (e *Engine) pushSources() []config.Source {
 	var out []config.Source
-	for _, s := range cfg.Sources {
-		if s.Kind == repository.KindPostgres {
+	for _, s := range e.cfg.Sources {
+		r, err := e.open(s, "")
+		if err != nil {
+			continue
+		}
+		if _, ok := r.(repository.Listener); ok {
 			out = append(out, s)
 		}
+		closeRepository(r)
 	}
 	return out
 }
@@ -114,7 +123,7 @@ func pushSources(cfg *config.Config) []config.Source {
 // it changes.
 func (e *Engine) PushSources() []string {
 	var names []string
-	for _, s := range pushSources(e.cfg) {
+	for _, s := range e.pushSources() {
 		names = append(names, s.Name)
 	}
 	return names

@@ -84,6 +84,14 @@ type Listener interface {
 	Listen(ctx context.Context, changed func(Revision)) error
 }
 
+// ModeGuesser is a source whose files carry no permission bits (an
+// embed.FS): what it yields is written with modes guessed from the
+// content (a script is executable).
+type ModeGuesser interface {
+	Repository
+	GuessModes() bool
+}
+
 // ContentKeyFS is a file system that can name its content without reading
 // it (a git tree by its hash): equal keys, equal files.
 type ContentKeyFS interface {

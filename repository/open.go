@@ -42,6 +42,9 @@ type Host struct {
 	// FS are the file systems compiled into the program, by name
 	// ("builtin"), which embedded sources read.
 	FS map[string]fs.FS
+	// Logf receives what a source has to say while it runs on its own
+	// (a listener's lost connection); nil discards it.
+	Logf func(format string, args ...any)
 }
 
 // Driver is one kind of source, as an rclone backend is: its name, the
@@ -130,8 +133,11 @@ func MustRegistry(drivers ...Driver) *Registry {
 	return r
 }
 
-// Lookup returns the driver of kind k.
+// Lookup returns the driver of kind k; a nil Registry has none.
 func (r *Registry) Lookup(k Kind) (Driver, bool) {
+	if r == nil {
+		return Driver{}, false
+	}
 	i := slices.IndexFunc(r.drivers, func(d Driver) bool { return d.Kind == k })
 	if i < 0 {
 		return Driver{}, false

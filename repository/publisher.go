@@ -3,7 +3,9 @@ package repository
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
+	"strings"
 	"time"
 
 	"github.com/skillsync/skillsync/skill"
@@ -65,4 +67,19 @@ type Published struct {
 	// Path is the skill's folder in the repository.
 	Path   string
 	Direct bool
+}
+
+// InvalidSkillError is returned by a Publisher for a skill that fails strict
+// validation: every warning counts as an error.
+type InvalidSkillError struct {
+	Source, Skill string
+	Problems      []skill.Problem
+}
+
+func (e *InvalidSkillError) Error() string {
+	msgs := make([]string, len(e.Problems))
+	for i, p := range e.Problems {
+		msgs[i] = p.Message + " (" + p.Rule + ")"
+	}
+	return fmt.Sprintf("skill %s is not published to %s: %s", e.Skill, e.Source, strings.Join(msgs, "; "))
 }

@@ -35,4 +35,7 @@ func (e *Embedded) Skills(ctx context.Context) ([]skill.Skill, []skill.Problem, 
 	return repository.Discover(ctx, e.fsys, e.source, e.source, e.opts)
 }
 
-var _ repository.Repository = (*Embedded)(nil)
+// GuessModes is true: an embedded file system holds no permission bits.
+func (e *Embedded) GuessModes() bool { return true }
+
+var _ repository.ModeGuesser = (*Embedded)(nil)

@@ -128,3 +128,6 @@ func open(sp repository.Spec) (repository.Repository, error) {
 	}
 	return NewGit(cfg, sp.Options), nil
 }
+
+// Tracks is the ref tracked and the folder read.
+func (s *Settings) Tracks() (ref, path string) { return s.Ref, s.Path }

@@ -83,5 +83,5 @@ func open(sp repository.Spec) (repository.Repository, error) {
 		return nil, fmt.Errorf("source %s: the settings of a postgres source are %T", sp.Source, sp.Settings)
 	}
 	return NewPostgres(PostgresConfig{Source: sp.Source, DSNEnv: s.DSNEnv, DSNFile: s.DSNFile, Schema: s.Schema, Create: s.Create,
-		Timeout: sp.Options.Timeout}, sp.Options)
+		Timeout: sp.Options.Timeout, Logf: sp.Host.Logf}, sp.Options)
 }

@@ -274,7 +274,7 @@ func TestPostgresPublishValidates(t *testing.T) {
 		"back":   pgSkillFS("back", "A backslash in a path.", map[string]string{`a\b`: "x"}),
 	} {
 		_, err := s.PublishSkill(ctx, name, files, "mallory")
-		var invalid *postgres.InvalidSkillError
+		var invalid *repository.InvalidSkillError
 		if !errors.As(err, &invalid) || len(invalid.Problems) == 0 {
 			t.Errorf("publish %s: %v, want an InvalidSkillError", name, err)
 		}

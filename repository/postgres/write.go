@@ -10,7 +10,6 @@ import (
 	"hash"
 	"io"
 	"io/fs"
-	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -23,21 +22,6 @@ import (
 // maxPublishFile bounds one file of a published skill when the source has
 // no max_file_size: a file is held in memory while it is sent.
 const maxPublishFile = 256 << 20
-
-// InvalidSkillError is returned by Publish for a skill that fails strict
-// validation: every warning counts as an error.
-type InvalidSkillError struct {
-	Source, Skill string
-	Problems      []skill.Problem
-}
-
-func (e *InvalidSkillError) Error() string {
-	msgs := make([]string, len(e.Problems))
-	for i, p := range e.Problems {
-		msgs[i] = p.Message + " (" + p.Rule + ")"
-	}
-	return fmt.Sprintf("skill %s is not published to %s: %s", e.Skill, e.Source, strings.Join(msgs, "; "))
-}
 
 // publishFile is one file of a skill being published, as the first pass
 // over it found it.
@@ -79,7 +63,7 @@ func (p *Postgres) checkPublish(name string, files fs.FS) ([]publishFile, error)
 		for i := range problems {
 			problems[i].Source, problems[i].Level = p.cfg.Source, skill.Error
 		}
-		return &InvalidSkillError{Source: p.cfg.Source, Skill: name, Problems: problems}
+		return &repository.InvalidSkillError{Source: p.cfg.Source, Skill: name, Problems: problems}
 	}
 	if !skill.ValidName(name) {
 		return nil, invalid([]skill.Problem{{Rule: "name-invalid", Path: name, Message: fmt.Sprintf("name %q is not one safe path component", name)}})
