@@ -15,8 +15,6 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/skillsync/skillsync/curator"
-	"github.com/skillsync/skillsync/materialize"
 	"github.com/skillsync/skillsync/repository"
 	"github.com/skillsync/skillsync/workspace"
 )
@@ -46,7 +44,7 @@ type Config struct {
 	// Targets are the directories agents read, which receive every winner.
 	Targets []Target
 	// Curator is when idle skills become stale and archived.
-	Curator curator.Policy
+	Curator Curation
 	// Schedule is when the daemon syncs and curates.
 	Schedule Schedule
 	// DefaultGitHost is where skillsync add looks for owner/repo;
@@ -119,6 +117,35 @@ type Limits struct {
 	MaxFetchSize int64
 }
 
+// Curation is the curator: section: when idle skills become stale and
+// archived, and which layers are curated. The root hands it to the
+// curator.
+type Curation struct {
+	StaleAfter   time.Duration
+	ArchiveAfter time.Duration
+	// MinIdle holds curation back while any copy was used this recently.
+	MinIdle time.Duration
+	// Layers are the catalog layers curated: workspace, user, marketplace.
+	Layers []string
+}
+
+// DefaultCuration is 30 days to stale, 90 to archived, 2 hours of quiet,
+// every layer.
+func DefaultCuration() Curation {
+	return Curation{StaleAfter: 720 * time.Hour, ArchiveAfter: 2160 * time.Hour, MinIdle: 2 * time.Hour,
+		Layers: []string{"workspace", "user", "marketplace"}}
+}
+
+// TargetMode is how a target receives skills: ModeCopy (the default) or
+// ModeSymlink.
+type TargetMode string
+
+// The target modes of targets[].mode.
+const (
+	ModeCopy    TargetMode = "copy"
+	ModeSymlink TargetMode = "symlink"
+)
+
 // Schedule holds the daemon's cron expressions.
 type Schedule struct {
 	Sync   string
@@ -145,7 +172,7 @@ const (
 type Target struct {
 	// Dir is absolute.
 	Dir  string
-	Mode materialize.TargetMode
+	Mode TargetMode
 	// Line is where the entry starts in the config file; 0 when it was not
 	// read from one.
 	Line int
@@ -192,7 +219,7 @@ func Default(kinds *repository.Registry) (*Config, error) {
 		Global:    defaultGlobal(),
 		Sources:   []Source{builtin},
 		Limits:    Limits{MaxFileSize: DefaultMaxFileSize},
-		Curator:   curator.DefaultPolicy(),
+		Curator:   DefaultCuration(),
 		Schedule:  Schedule{Sync: DefaultSyncSchedule, Curate: DefaultCurateSchedule, Import: DefaultImportSchedule, StatCheckEvery: DefaultStatCheckEvery},
 	}
 	if err := checkWorkspace(cfg.Workspace); err != nil {

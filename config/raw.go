@@ -9,9 +9,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/skillsync/skillsync/curator"
-	"github.com/skillsync/skillsync/daemon"
-	"github.com/skillsync/skillsync/materialize"
+	"github.com/skillsync/skillsync/internal/cronspec"
 	"github.com/skillsync/skillsync/repository"
 )
 
@@ -223,11 +221,11 @@ func (r *rawConfig) resolve(base string) (*Config, []error) {
 	cfg.Warnings = warnings
 	for i, t := range r.Targets {
 		where := fmt.Sprintf("line %d: targets[%d]", t.line, i)
-		mode := materialize.TargetMode(cmp.Or(t.Mode, string(materialize.Copy)))
+		mode := TargetMode(cmp.Or(t.Mode, string(ModeCopy)))
 		switch {
 		case t.Dir == "":
 			errs = append(errs, fmt.Errorf("%s: dir is required", where))
-		case mode != materialize.Copy && mode != materialize.Symlink:
+		case mode != ModeCopy && mode != ModeSymlink:
 			errs = append(errs, fmt.Errorf("%s: mode %q: use copy or symlink", where, t.Mode))
 		default:
 			cfg.Targets = append(cfg.Targets, Target{Dir: absPath(cfg.Workspace, t.Dir, ""), Mode: mode, Line: t.line})
@@ -269,7 +267,7 @@ func (r *rawConfig) resolvePromotion(cfg *Config) []error {
 func (r *rawConfig) resolveCurator(cfg *Config) []error {
 	var errs []error
 	c := r.Curator
-	cfg.Curator = curator.DefaultPolicy()
+	cfg.Curator = DefaultCuration()
 	for _, d := range []struct {
 		v   *time.Duration
 		dst *time.Duration
@@ -301,8 +299,8 @@ func (r *rawConfig) resolveCurator(cfg *Config) []error {
 		cfg.Schedule.StatCheckEvery = *n
 	}
 	for _, f := range [][2]string{{"sync", cfg.Schedule.Sync}, {"curate", cfg.Schedule.Curate}, {"import", cfg.Schedule.Import}} {
-		if err := daemon.ParseSchedule(f[0], f[1]); err != nil {
-			errs = append(errs, fmt.Errorf("line %d: %w", r.Schedule.line, err))
+		if err := cronspec.Check(f[1]); err != nil {
+			errs = append(errs, fmt.Errorf("line %d: schedule.%s %q does not parse: %w", r.Schedule.line, f[0], f[1], err))
 		}
 	}
 	return errs
