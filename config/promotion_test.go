@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/skillsync/skillsync/repository/all"
 	"github.com/skillsync/skillsync/repository/git"
 )
 
@@ -22,7 +23,7 @@ promotion:
   approvers: [alice, bob]
   targets: [workspace, team, user]
   auto: true
-`), testKinds())
+`), all.Kinds())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +44,7 @@ promotion:
 }
 
 func TestPromotionDefaults(t *testing.T) {
-	cfg, err := Load(writeConfig(t, "strict: false\n"), testKinds())
+	cfg, err := Load(writeConfig(t, "strict: false\n"), all.Kinds())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +77,7 @@ func TestPromotionErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			path := writeConfig(t, tt.text)
-			_, err := Load(path, testKinds())
+			_, err := Load(path, all.Kinds())
 			var ce *Error
 			if !errors.As(err, &ce) || !strings.Contains(err.Error(), path+tt.want) {
 				t.Errorf("err = %v, want %q", err, tt.want)

@@ -6,16 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/skillsync/skillsync/repository"
-	"github.com/skillsync/skillsync/repository/dir"
-	"github.com/skillsync/skillsync/repository/git"
-	"github.com/skillsync/skillsync/repository/postgres"
+	"github.com/skillsync/skillsync/repository/all"
 )
-
-// testKinds are the kinds skillsync reads, as its wiring lists them.
-func testKinds() *repository.Registry {
-	return repository.MustRegistry(dir.EmbeddedDriver(), dir.LocalDriver(), git.Driver(), postgres.Driver())
-}
 
 // oneComponent reports whether name, joined to dir, names a direct child
 // of dir and nothing else: the use sync makes of every name in a lock.
@@ -52,7 +44,7 @@ func FuzzLockRead(f *testing.F) {
 		if err := os.WriteFile(name, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		lf, ok, err := Read(name, testKinds())
+		lf, ok, err := Read(name, all.Kinds())
 		if err != nil {
 			if lf != nil || ok {
 				t.Fatalf("Read failed (%v) yet returned a lock", err)
@@ -80,7 +72,7 @@ func FuzzLockRead(f *testing.F) {
 		if err := lf.Write(again); err != nil {
 			t.Fatalf("write what Read accepted: %v", err)
 		}
-		back, ok, err := Read(again, testKinds())
+		back, ok, err := Read(again, all.Kinds())
 		if err != nil || !ok {
 			t.Fatalf("read back what Write wrote: %v", err)
 		}
@@ -114,7 +106,7 @@ func TestHostileLockIsRefused(t *testing.T) {
 		if err := os.WriteFile(name, []byte(data), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		_, _, err := Read(name, testKinds())
+		_, _, err := Read(name, all.Kinds())
 		if err == nil || !strings.Contains(err.Error(), name) || !strings.Contains(err.Error(), "delete it and run skillsync sync") {
 			t.Errorf("%s: %v", data, err)
 		}
@@ -136,7 +128,7 @@ func TestLockTextIsChecked(t *testing.T) {
 		if err := os.WriteFile(name, []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if _, _, err := Read(name, testKinds()); err == nil {
+		if _, _, err := Read(name, all.Kinds()); err == nil {
 			t.Errorf("accepted %s", body)
 		}
 	}
@@ -144,7 +136,7 @@ func TestLockTextIsChecked(t *testing.T) {
 	if err := os.WriteFile(name, []byte(`{"version":1,"sources":{"team":{"type":"git","url":"https://x/y.git","revision":"abc","skills":{"pdf":"`+good+`"}}}}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok, err := Read(name, testKinds()); err != nil || !ok {
+	if _, ok, err := Read(name, all.Kinds()); err != nil || !ok {
 		t.Errorf("a good lock: %v", err)
 	}
 }
