@@ -86,16 +86,12 @@ func (e *Engine) writable(name string) (repository.Publisher, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, review := repo.(repository.Fetcher); review {
-		// A source with a remote copy takes skills through a review
-		// branch, which the promotion gate makes.
+	// A source with a remote copy (git) takes skills through the review
+	// branch the promotion gate makes; one read in place takes none.
+	pub, ok := repo.(repository.Publisher)
+	if _, review := repo.(repository.Fetcher); !ok || review {
 		closeRepository(repo)
 		return nil, usageErrorf("source %s is a %s source: only postgres sources can be published to (promote a draft to a git source)", name, s.Kind)
-	}
-	pub, ok := repo.(repository.Publisher)
-	if !ok {
-		closeRepository(repo)
-		return nil, fmt.Errorf("source %s cannot be written to", name)
 	}
 	return pub, nil
 }
