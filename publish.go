@@ -98,12 +98,14 @@ func (e *Engine) writable(name string) (repository.Publisher, error) {
 
 // pushSources returns the config's sources that announce their changes
 // (a database that NOTIFYs: a repository.Listener), which a daemon
-// listens to. Opening a source reads nothing.
+// listens to. Opening a source reads nothing. A source that does not open
+// is kept, so that Listen reports why.
 func (e *Engine) pushSources() []config.Source {
 	var out []config.Source
 	for _, s := range e.cfg.Sources {
 		r, err := e.open(s, "")
 		if err != nil {
+			out = append(out, s)
 			continue
 		}
 		if _, ok := r.(repository.Listener); ok {
