@@ -40,7 +40,7 @@ func (e *Engine) Preview(ctx context.Context, s config.Source) (*Offer, error) {
 			return &Offer{Source: s.Name, Revision: string(rev), Skills: skills, Problems: problems}, nil
 		}
 	}
-	if s.Kind == repository.KindGit {
+	if _, remote := r.(repository.Fetcher); remote {
 		// The local adapters name their source in their errors already.
 		err = fmt.Errorf("source %s: %w", s.Name, err)
 	}

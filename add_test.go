@@ -8,6 +8,7 @@ import (
 
 	"github.com/skillsync/skillsync/config"
 	"github.com/skillsync/skillsync/internal/gittest"
+	"github.com/skillsync/skillsync/repository/git"
 )
 
 // TestPreviewWritesNothingInTheWorkspace reads what a repository offers
@@ -19,7 +20,7 @@ func TestPreviewWritesNothingInTheWorkspace(t *testing.T) {
 	up.Write("skills/bad/SKILL.md", "---\nname: bad\n---\n", 0)
 	head := up.Commit("first")
 	e, ws := newWorkspace(t, "repositories: []\n")
-	src, err := config.Entry{Git: up.URL()}.Source(ws)
+	src, err := config.Entry{Git: up.URL()}.Source(ws, Kinds())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +39,7 @@ func TestPreviewWritesNothingInTheWorkspace(t *testing.T) {
 	if len(names) != 2 || names[0] != ".git-store" || names[1] != config.FileName {
 		t.Errorf("the workspace holds %v; want the config and the test's git store only", names)
 	}
-	if _, err := e.Preview(context.Background(), config.Source{Name: "gone", Kind: "git", Git: "file://" + filepath.Join(ws, "nope")}); err == nil {
+	if _, err := e.Preview(context.Background(), config.Source{Name: "gone", Kind: git.Kind, Settings: &git.Settings{URL: "file://" + filepath.Join(ws, "nope")}}); err == nil {
 		t.Error("a missing remote previewed")
 	}
 }

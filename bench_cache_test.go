@@ -60,7 +60,7 @@ func benchWorkspace(b *testing.B, n int) string {
 
 func benchEngine(b *testing.B, path string) *Engine {
 	b.Helper()
-	cfg, err := config.Load(path)
+	cfg, err := config.Load(path, Kinds())
 	if err != nil {
 		b.Fatal(err)
 	}

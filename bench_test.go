@@ -58,7 +58,7 @@ func BenchmarkSyncCorpus(b *testing.B) {
 			if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 				b.Fatal(err)
 			}
-			cfg, err := config.Load(path)
+			cfg, err := config.Load(path, Kinds())
 			if err != nil {
 				b.Fatal(err)
 			}

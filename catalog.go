@@ -12,6 +12,7 @@ import (
 	"github.com/skillsync/skillsync/layering"
 	"github.com/skillsync/skillsync/materialize"
 	"github.com/skillsync/skillsync/repository"
+	dirsource "github.com/skillsync/skillsync/repository/dir"
 	"github.com/skillsync/skillsync/skill"
 )
 
@@ -65,7 +66,7 @@ func (e *Engine) buildCatalog(ctx context.Context, m *materialize.Manifest) (*la
 		}
 	}
 	for _, l := range e.localLayers() {
-		skills, ps, err := repository.NewLocal(l.source, l.dir, e.options()).Skills(ctx)
+		skills, ps, err := dirsource.NewLocal(l.source, l.dir, e.options()).Skills(ctx)
 		problems = append(problems, ps...)
 		if err != nil {
 			problems = append(problems, sourceProblem(l.source, err))

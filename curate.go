@@ -122,7 +122,7 @@ func (e *Engine) Curate(ctx context.Context, opts CurateOptions) (curator.Plan, 
 	}
 	store := e.Usage()
 	store.Resolve = e.resolverFrom(cat)
-	plan, err := store.Curate(ctx, curator.Curation{Policy: e.cfg.Curator, Candidates: candidates, Now: now,
+	plan, err := store.Curate(ctx, curator.Curation{Policy: curatorPolicy(e.cfg.Curator), Candidates: candidates, Now: now,
 		Force: opts.Force, DryRun: opts.DryRun, Actor: e.actor})
 	if err != nil || opts.DryRun {
 		return plan, err

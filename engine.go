@@ -17,6 +17,7 @@ import (
 
 	"github.com/skillsync/skillsync/config"
 	"github.com/skillsync/skillsync/curator"
+	"github.com/skillsync/skillsync/repository"
 	"github.com/skillsync/skillsync/workspace"
 )
 
@@ -26,6 +27,7 @@ import (
 type Engine struct {
 	cfg      *config.Config
 	layout   workspace.Layout
+	kinds    *repository.Registry
 	embedded map[string]fs.FS
 	gitStore string
 	progress func(source string) io.Writer
@@ -75,7 +77,7 @@ func WithWarnings(warn func(string)) Option {
 // NewEngine returns an Engine for cfg. The built-in skills are available
 // as embedded: builtin.
 func NewEngine(cfg *config.Config, opts ...Option) *Engine {
-	e := &Engine{cfg: cfg, layout: cfg.Layout(), embedded: map[string]fs.FS{"builtin": Builtin()}}
+	e := &Engine{cfg: cfg, layout: cfg.Layout(), kinds: Kinds(), embedded: map[string]fs.FS{"builtin": Builtin()}}
 	for _, o := range opts {
 		o(e)
 	}

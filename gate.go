@@ -391,7 +391,8 @@ func (e *Engine) publish(ctx context.Context, name string, src config.Source, op
 	}
 	var base repository.Revision
 	if m, err := materialize.ReadManifest(e.layout.CacheDir()); err == nil {
-		if rec, ok := m.Sources[src.Name]; ok && src.Kind == repository.KindGit {
+		// The base is a commit only where the source is a copy of a remote.
+		if rec, ok := m.Sources[src.Name]; ok && isRemote(r) {
 			base = repository.Revision(rec.Revision)
 		}
 	}
@@ -404,7 +405,7 @@ func (e *Engine) publish(ctx context.Context, name string, src config.Source, op
 		}
 		res, err := pub.Publish(ctx, repository.PublishRequest{
 			Name: dr.Name, Files: fsys, List: dr.Files, Base: base, Branch: opts.Branch,
-			Direct: src.PublishDirect, Message: commitMessage(dr, opts), Author: opts.Approver, Email: emailOf(opts.Approver), When: now,
+			Direct: publishesDirect(src), Message: commitMessage(dr, opts), Author: opts.Approver, Email: emailOf(opts.Approver), When: now,
 		})
 		if err != nil {
 			if errors.Is(err, repository.ErrNonFastForward) {
@@ -426,8 +427,9 @@ func (e *Engine) publish(ctx context.Context, name string, src config.Source, op
 	if promo.Direct {
 		how = "tracked branch"
 	}
-	detail := fmt.Sprintf("%s; pushed %s to the %s %s of %s at %s", approvedBy(opts.Approver), short(promo.Commit), how, promo.Branch, repository.RedactURL(src.Git), promo.Path)
-	if src.Kind != repository.KindGit {
+	where, _ := location(src, e.base())
+	detail := fmt.Sprintf("%s; pushed %s to the %s %s of %s at %s", approvedBy(opts.Approver), short(promo.Commit), how, promo.Branch, where, promo.Path)
+	if !isRemote(r) {
 		detail = fmt.Sprintf("%s; written to the %s source %s as revision %s", approvedBy(opts.Approver), src.Kind, src.Name, promo.Commit)
 	}
 	ev := curator.Event{TS: now, Actor: e.actor, Op: curator.OpPublished, Target: "marketplace:" + src.Name + "/" + name,

@@ -37,7 +37,7 @@ type ListenOptions struct {
 // instead of at its next scheduled time.
 //
 // Each source holds a connection of its own. A lost connection is
-// retried with a backoff (see repository.Postgres.Listen) and the source
+// retried with a backoff (see postgres.Postgres.Listen in repository/postgres) and the source
 // is checked again once it is back, so a change made meanwhile is
 // reported then; until then the caller's schedule is what syncs it.
 // changed may be called from several goroutines, one source at a time.
@@ -55,21 +55,16 @@ func (e *Engine) Listen(ctx context.Context, opts ListenOptions, changed func(so
 	if debounce <= 0 {
 		debounce = DefaultDebounce
 	}
-	sources := pushSources(e.cfg)
+	sources := e.pushSources()
 	errs := make([]error, len(sources))
 	var wg sync.WaitGroup
 	for i, s := range sources {
-		sp, err := e.spec(s, "")
-		if err != nil {
-			errs[i] = err
-			log.Error("cannot listen for changes", "source", s.Name, "error", err.Error())
-			continue
-		}
-		sp.Postgres.Logf = func(format string, args ...any) {
+		sp := e.spec(s, "")
+		sp.Host.Logf = func(format string, args ...any) {
 			log.Warn("lost the connection that listens for changes; the schedule syncs the source until it is back",
 				"source", s.Name, "error", fmt.Sprintf(format, args...))
 		}
-		repo, err := repository.Open(sp)
+		repo, err := e.kinds.Open(sp)
 		if err != nil {
 			errs[i] = err
 			log.Error("cannot listen for changes", "source", s.Name, "error", err.Error())

@@ -34,7 +34,7 @@ type Outdated struct {
 // cache, lock, targets) is not changed. One source's error is its
 // report's Error; the others go on.
 func (e *Engine) Outdated(ctx context.Context) ([]Outdated, error) {
-	locked, _, err := lock.Read(e.layout.LockFile())
+	locked, _, err := lock.Read(e.layout.LockFile(), e.kinds)
 	if err != nil {
 		return nil, err
 	}

@@ -82,29 +82,36 @@ func (e *Engine) writable(name string) (repository.Publisher, error) {
 	if !ok {
 		return nil, usageErrorf("no source named %q in the config %s", name, e.cfg.File)
 	}
-	if s.Kind != repository.KindPostgres {
-		return nil, usageErrorf("source %s is a %s source: only postgres sources can be published to (promote a draft to a git source)", name, s.Kind)
-	}
 	repo, err := e.open(s, "")
 	if err != nil {
 		return nil, err
 	}
+	// A source with a remote copy (git) takes skills through the review
+	// branch the promotion gate makes; one read in place takes none.
 	pub, ok := repo.(repository.Publisher)
-	if !ok {
+	if _, review := repo.(repository.Fetcher); !ok || review {
 		closeRepository(repo)
-		return nil, fmt.Errorf("source %s cannot be written to", name)
+		return nil, usageErrorf("source %s is a %s source: only postgres sources can be published to (promote a draft to a git source)", name, s.Kind)
 	}
 	return pub, nil
 }
 
 // pushSources returns the config's sources that announce their changes
-// (a database that NOTIFYs), which a daemon listens to.
-func pushSources(cfg *config.Config) []config.Source {
+// (a database that NOTIFYs: a repository.Listener), which a daemon
+// listens to. Opening a source reads nothing. A source that does not open
+// is kept, so that Listen reports why.
+func (e *Engine) pushSources() []config.Source {
 	var out []config.Source
-	for _, s := range cfg.Sources {
-		if s.Kind == repository.KindPostgres {
+	for _, s := range e.cfg.Sources {
+		r, err := e.open(s, "")
+		if err != nil {
+			out = append(out, s)
+			continue
+		}
+		if _, ok := r.(repository.Listener); ok {
 			out = append(out, s)
 		}
+		closeRepository(r)
 	}
 	return out
 }
@@ -114,7 +121,7 @@ func pushSources(cfg *config.Config) []config.Source {
 // it changes.
 func (e *Engine) PushSources() []string {
 	var names []string
-	for _, s := range pushSources(e.cfg) {
+	for _, s := range e.pushSources() {
 		names = append(names, s.Name)
 	}
 	return names

@@ -6,10 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
-	"maps"
 	"path/filepath"
-	"slices"
-	"strings"
 
 	"github.com/skillsync/skillsync/config"
 	"github.com/skillsync/skillsync/lock"
@@ -32,41 +29,20 @@ func (e *Engine) sourceOptions(s config.Source) repository.Options {
 	return o
 }
 
-// spec turns a configured source into what repository.Open takes. rev,
-// when not "", pins a git source to that commit.
-func (e *Engine) spec(s config.Source, rev string) (repository.Spec, error) {
-	sp := repository.Spec{Source: s.Name, Kind: s.Kind, Dir: s.Dir, Options: e.sourceOptions(s)}
-	switch s.Kind {
-	case repository.KindEmbedded:
-		fsys, ok := e.embedded[s.Embedded]
-		if !ok {
-			return sp, fmt.Errorf("source %s: no embedded file system named %q (this program has: %s)",
-				s.Name, s.Embedded, strings.Join(slices.Sorted(maps.Keys(e.embedded)), ", "))
-		}
-		sp.FS = fsys
-	case repository.KindGit:
-		var progress io.Writer
-		if e.progress != nil {
-			progress = e.progress(s.Name)
-		}
-		sp.Git = repository.GitConfig{URL: s.Git, Ref: s.Ref, Path: s.Path, Depth: s.Depth, Timeout: s.Timeout,
-			Auth: s.Auth, StoreRoot: e.gitStore, Progress: progress, MaxFetchSize: e.cfg.Limits.MaxFetchSize}
-		if rev != "" {
-			sp.Git.Ref = rev
-		}
-	case repository.KindPostgres:
-		sp.Postgres = repository.PostgresConfig{DSNEnv: s.Postgres, DSNFile: s.DSNFile, Schema: s.Schema, Create: s.Create, Timeout: s.Timeout}
+// spec turns a configured source into what the kinds' registry opens.
+// rev, when not "", pins the source to that revision (a locked commit).
+func (e *Engine) spec(s config.Source, rev string) repository.Spec {
+	host := repository.Host{StoreRoot: e.gitStore, MaxFetchSize: e.cfg.Limits.MaxFetchSize, FS: e.embedded}
+	if e.progress != nil {
+		host.Progress = e.progress(s.Name)
 	}
-	return sp, nil
+	return repository.Spec{Source: s.Name, Kind: s.Kind, Settings: s.Settings, Options: e.sourceOptions(s),
+		Pin: repository.Revision(rev), Host: host}
 }
 
 // open opens one configured source, pinned to rev when it is not "".
 func (e *Engine) open(s config.Source, rev string) (repository.Repository, error) {
-	sp, err := e.spec(s, rev)
-	if err != nil {
-		return nil, err
-	}
-	return repository.Open(sp)
+	return e.kinds.Open(e.spec(s, rev))
 }
 
 // source returns the configured source named name.
@@ -94,8 +70,12 @@ func (e *Engine) checkNames(names []string) error {
 // materialized again even at the same revision.
 func (e *Engine) fingerprint(s config.Source) string {
 	desc := lock.Describe(s, e.base())
+	var folder string // the folder read inside the source, for a kind that has one
+	if f, ok := s.Settings.(interface{ Fingerprint() string }); ok {
+		folder = f.Fingerprint()
+	}
 	h := sha256.New()
-	for _, part := range []string{string(s.Kind), desc.URL, s.Ref, s.Path, e.sourceOptions(s).Fingerprint()} {
+	for _, part := range []string{string(s.Kind), desc.URL, desc.Ref, folder, e.sourceOptions(s).Fingerprint()} {
 		fmt.Fprintf(h, "%d:%s;", len(part), part)
 	}
 	return hex.EncodeToString(h.Sum(nil))[:32]
@@ -131,4 +111,26 @@ func closeRepository(r repository.Repository) {
 	if c, ok := r.(io.Closer); ok {
 		c.Close()
 	}
+}
+
+// isRemote reports whether r is a copy of a remote (a git source), whose
+// revisions are commits a publish can build on.
+func isRemote(r repository.Repository) bool {
+	_, ok := r.(repository.Fetcher)
+	return ok
+}
+
+// publishesDirect reports whether a promotion to s goes straight to what
+// it tracks (publish: direct) instead of a review branch.
+func publishesDirect(s config.Source) bool {
+	d, ok := s.Settings.(interface{ PublishesDirect() bool })
+	return ok && d.PublishesDirect()
+}
+
+// location is where s is, as the lock records it: no credential.
+func location(s config.Source, base string) (url, ref string) {
+	if l, ok := s.Settings.(repository.Locator); ok {
+		return l.Location(base)
+	}
+	return "", ""
 }

@@ -84,7 +84,7 @@ func (e *Engine) Sync(ctx context.Context, opts SyncOptions) (*SyncReport, error
 	defer cache.Close()
 	// The lock file is read under the cache's lock: a sync that waited
 	// for another one sees the lock that one wrote.
-	locked, hasLock, err := lock.Read(e.layout.LockFile())
+	locked, hasLock, err := lock.Read(e.layout.LockFile(), e.kinds)
 	if err != nil {
 		return nil, err
 	}
@@ -219,12 +219,9 @@ func (r *syncRun) open() []*sourceRun {
 		if pinned, ok := r.lock.Sources[s.Name]; ok && (r.opts.Frozen || (r.opts.Locked && !slices.Contains(r.opts.Move, s.Name))) {
 			rev = pinned.Revision
 		}
-		sp, err := r.e.spec(s, rev)
-		var repo repository.Repository
-		if err == nil {
-			sp.Options.Known = r.known(s)
-			repo, err = repository.Open(sp)
-		}
+		sp := r.e.spec(s, rev)
+		sp.Options.Known = r.known(s)
+		repo, err := r.e.kinds.Open(sp)
 		out = append(out, &sourceRun{cfg: s, repo: repo, broken: err})
 	}
 	return out
@@ -287,9 +284,11 @@ func (r *syncRun) fetch(ctx context.Context, sources []*sourceRun) (wait func())
 	for _, s := range sources {
 		if f, ok := s.repo.(repository.Fetcher); ok {
 			fetchers, runs = append(fetchers, f), append(runs, s)
-			key := repository.StoreKey(s.cfg.Git)
-			shared = shared || stores[key]
-			stores[key] = true
+			if st, ok := f.(interface{ StoreDir() string }); ok {
+				key := st.StoreDir()
+				shared = shared || stores[key]
+				stores[key] = true
+			}
 		}
 	}
 	if r.opts.Offline {
@@ -372,7 +371,7 @@ func (r *syncRun) materialize(ctx context.Context, s *sourceRun, rep SourceRepor
 	if r.frozen != nil {
 		src.Check = frozenCheck(name, r.lock.Sources[name], r.frozen)
 	}
-	src.Skills, src.Excluded = materialSkills(kept, s.cfg.Kind == repository.KindEmbedded), left
+	src.Skills, src.Excluded = materialSkills(kept, guessesModes(s.repo)), left
 	res := r.cache.SyncSource(ctx, src)
 	r.report.add(res)
 	rep.Skills = len(r.cache.Manifest().Sources[name].Skills)
@@ -444,6 +443,13 @@ func dedupe(skills []skill.Skill) (kept, dropped []skill.Skill) {
 		}
 	}
 	return kept, dropped
+}
+
+// guessesModes reports whether r's files carry no permission bits (a file
+// system compiled into the program), whose modes the cache then guesses.
+func guessesModes(r repository.Repository) bool {
+	g, ok := r.(repository.ModeGuesser)
+	return ok && g.GuessModes()
 }
 
 // materialSkills turns discovered skills into what the cache writes, each

@@ -33,7 +33,7 @@ func TestMain(m *testing.M) {
 }
 
 func childSync(path string) int {
-	cfg, err := config.Load(path)
+	cfg, err := config.Load(path, Kinds())
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2

@@ -47,7 +47,7 @@ func workspaceConfig(t *testing.T, text string) (*config.Config, string) {
 // the skills of the machine running the tests stay out of them.
 func loadConfig(t *testing.T, path string) *config.Config {
 	t.Helper()
-	cfg, err := config.Load(path)
+	cfg, err := config.Load(path, Kinds())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +67,7 @@ func mustSync(t *testing.T, e *Engine, opts SyncOptions) *SyncReport {
 func TestSyncBuiltinDefault(t *testing.T) {
 	ws := t.TempDir()
 	t.Chdir(ws)
-	cfg, err := config.Default()
+	cfg, err := config.Default(Kinds())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -286,7 +286,7 @@ func TestSyncTargetsAllLayers(t *testing.T) {
 
 func readLock(t *testing.T, ws string) *lock.File {
 	t.Helper()
-	l, _, err := lock.Read(filepath.Join(ws, workspace.LockName))
+	l, _, err := lock.Read(filepath.Join(ws, workspace.LockName), Kinds())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,7 +37,7 @@ func (e *Engine) syncTargets(ctx context.Context, cat *layering.Catalog, m *mate
 		if err := e.checkTargetPath(t.Dir); err != nil {
 			return err
 		}
-		tr, err := materialize.SyncTarget(ctx, materialize.Target{Dir: t.Dir, Mode: t.Mode, Skills: skills, Check: check, MaxSkillSize: e.maxSkillSize()})
+		tr, err := materialize.SyncTarget(ctx, materialize.Target{Dir: t.Dir, Mode: targetMode(t.Mode), Skills: skills, Check: check, MaxSkillSize: e.maxSkillSize()})
 		if err != nil {
 			return err
 		}

@@ -227,7 +227,7 @@ func TestSyncManyBadSkillsNeverPanics(t *testing.T) {
 
 func readLockFile(t *testing.T, ws string) *lock.File {
 	t.Helper()
-	l, ok, err := lock.Read(filepath.Join(ws, workspace.LockName))
+	l, ok, err := lock.Read(filepath.Join(ws, workspace.LockName), Kinds())
 	if err != nil || !ok {
 		t.Fatalf("read the lock: %v %v", ok, err)
 	}

@@ -31,7 +31,7 @@ func (e *Engine) Verify(ctx context.Context) ([]materialize.Difference, error) {
 		}
 		diffs = append(diffs, td...)
 	}
-	locked, ok, err := lock.Read(e.layout.LockFile())
+	locked, ok, err := lock.Read(e.layout.LockFile(), e.kinds)
 	if err != nil || !ok {
 		return diffs, err
 	}

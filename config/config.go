@@ -15,8 +15,6 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/skillsync/skillsync/curator"
-	"github.com/skillsync/skillsync/materialize"
 	"github.com/skillsync/skillsync/repository"
 	"github.com/skillsync/skillsync/workspace"
 )
@@ -46,7 +44,7 @@ type Config struct {
 	// Targets are the directories agents read, which receive every winner.
 	Targets []Target
 	// Curator is when idle skills become stale and archived.
-	Curator curator.Policy
+	Curator Curation
 	// Schedule is when the daemon syncs and curates.
 	Schedule Schedule
 	// DefaultGitHost is where skillsync add looks for owner/repo;
@@ -66,28 +64,14 @@ type Source struct {
 	// Name is the source name, unique in the config and one safe path
 	// component.
 	Name string
+	// Kind is the kind whose location key the entry sets (git:, dir:, ...).
 	Kind repository.Kind
-	// Embedded names a file system compiled into the program ("builtin").
-	Embedded string
-	// Dir is a local directory, absolute.
-	Dir string
-	// Git is a remote URL; Ref, Path, Depth, Timeout and Auth go with it.
-	Git     string
-	Ref     string
-	Path    string
-	Depth   int
+	// Settings are the kind's own keys, decoded and checked by the kind;
+	// what they can tell (a location for the lock, ...) they tell through
+	// abilities (repository.Locator, ...).
+	Settings repository.Settings
+	// Timeout bounds the source's network operations and its discovery.
 	Timeout time.Duration
-	Auth    repository.GitAuth
-	// PublishDirect (publish: direct) makes a promotion to this source
-	// push to the tracked branch instead of a review branch.
-	PublishDirect bool
-	// Postgres names the environment variable holding a postgres source's
-	// connection string; DSNFile a file holding it instead. Schema and
-	// Create go with them.
-	Postgres string
-	DSNFile  string
-	Schema   string
-	Create   bool
 	// Skills selects the source's skills by name or glob (skills:), and
 	// Exclude leaves some out (exclude:); empty Skills keeps every skill.
 	Skills  []string
@@ -95,12 +79,6 @@ type Source struct {
 	// Line is where the entry starts in the config file.
 	Line int
 }
-
-// The values of a git source's publish: key.
-const (
-	PublishBranch = "branch"
-	PublishDirect = "direct"
-)
 
 // Promotion is the promotion: section, the gate between a draft and a
 // skill.
@@ -139,6 +117,35 @@ type Limits struct {
 	MaxFetchSize int64
 }
 
+// Curation is the curator: section: when idle skills become stale and
+// archived, and which layers are curated. The root hands it to the
+// curator.
+type Curation struct {
+	StaleAfter   time.Duration
+	ArchiveAfter time.Duration
+	// MinIdle holds curation back while any copy was used this recently.
+	MinIdle time.Duration
+	// Layers are the catalog layers curated: workspace, user, marketplace.
+	Layers []string
+}
+
+// DefaultCuration is 30 days to stale, 90 to archived, 2 hours of quiet,
+// every layer.
+func DefaultCuration() Curation {
+	return Curation{StaleAfter: 720 * time.Hour, ArchiveAfter: 2160 * time.Hour, MinIdle: 2 * time.Hour,
+		Layers: []string{"workspace", "user", "marketplace"}}
+}
+
+// TargetMode is how a target receives skills: ModeCopy (the default) or
+// ModeSymlink.
+type TargetMode string
+
+// The target modes of targets[].mode.
+const (
+	ModeCopy    TargetMode = "copy"
+	ModeSymlink TargetMode = "symlink"
+)
+
 // Schedule holds the daemon's cron expressions.
 type Schedule struct {
 	Sync   string
@@ -165,7 +172,7 @@ const (
 type Target struct {
 	// Dir is absolute.
 	Dir  string
-	Mode materialize.TargetMode
+	Mode TargetMode
 	// Line is where the entry starts in the config file; 0 when it was not
 	// read from one.
 	Line int
@@ -174,10 +181,6 @@ type Target struct {
 // DefaultMaxFileSize is the largest file a skill may hold when the config
 // does not say.
 const DefaultMaxFileSize = 10 << 20
-
-// DefaultDepth is the history fetched when a git source does not say: one
-// commit is all skillsync reads.
-const DefaultDepth = 1
 
 // Error is a config that does not load. Its message names the file and
 // the line of every mistake.
@@ -202,17 +205,21 @@ func (e *Error) Error() string {
 // Default is the configuration used when there is no config file: the
 // current directory as the workspace and the built-in skills as the only
 // marketplace source.
-func Default() (*Config, error) {
+func Default(kinds *repository.Registry) (*Config, error) {
 	wd, err := os.Getwd()
 	if err != nil {
 		return nil, fmt.Errorf("find the current directory: %w", err)
 	}
+	builtin, err := defaultSource(wd, kinds)
+	if err != nil {
+		return nil, &Error{File: "the default config", Errs: []error{err}}
+	}
 	cfg := &Config{
 		Workspace: wd,
 		Global:    defaultGlobal(),
-		Sources:   []Source{{Name: "builtin", Kind: repository.KindEmbedded, Embedded: "builtin"}},
+		Sources:   []Source{builtin},
 		Limits:    Limits{MaxFileSize: DefaultMaxFileSize},
-		Curator:   curator.DefaultPolicy(),
+		Curator:   DefaultCuration(),
 		Schedule:  Schedule{Sync: DefaultSyncSchedule, Curate: DefaultCurateSchedule, Import: DefaultImportSchedule, StatCheckEvery: DefaultStatCheckEvery},
 	}
 	if err := checkWorkspace(cfg.Workspace); err != nil {
@@ -224,20 +231,36 @@ func Default() (*Config, error) {
 // Find loads the config named by explicit, else by $SKILLSYNC_CONFIG, else
 // ./skillsync.yaml; with none of them it returns Default. A file named
 // explicitly or by the environment must exist.
-func Find(explicit string) (*Config, error) {
+func Find(explicit string, kinds *repository.Registry) (*Config, error) {
 	name := cmp.Or(explicit, os.Getenv("SKILLSYNC_CONFIG"))
 	if name != "" {
-		return Load(name)
+		return Load(name, kinds)
 	}
 	if _, err := os.Lstat(FileName); err == nil {
-		return Load(FileName)
+		return Load(FileName, kinds)
 	}
-	return Default()
+	return Default(kinds)
+}
+
+// defaultEntry is the one source of the built-in default.
+const defaultEntry = "embedded: builtin"
+
+// defaultSource decodes defaultEntry as a config entry would be.
+func defaultSource(base string, kinds *repository.Registry) (Source, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte(defaultEntry), &doc); err != nil {
+		return Source{}, err
+	}
+	var rs rawSource
+	if errs := rs.decode(doc.Content[0], "the default source", kinds); len(errs) > 0 {
+		return Source{}, errors.Join(errs...)
+	}
+	return rs.resolve(base, "the default source", kinds)
 }
 
 // Load reads and checks the config file at name. Relative paths in it are
-// taken from the file's directory.
-func Load(name string) (*Config, error) {
+// taken from the file's directory; its sources are of the kinds given.
+func Load(name string, kinds *repository.Registry) (*Config, error) {
 	abs, err := filepath.Abs(name)
 	if err != nil {
 		return nil, fmt.Errorf("config %s: %w", name, err)
@@ -246,11 +269,11 @@ func Load(name string) (*Config, error) {
 	if err != nil {
 		return nil, &Error{File: abs, Errs: []error{err}}
 	}
-	return parse(abs, data)
+	return parse(abs, data, kinds)
 }
 
 // parse checks data as the config file at abs, an absolute path.
-func parse(abs string, data []byte) (*Config, error) {
+func parse(abs string, data []byte, kinds *repository.Registry) (*Config, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, &Error{File: abs, Errs: []error{errors.New(strings.TrimPrefix(err.Error(), "yaml: "))}}
@@ -258,7 +281,7 @@ func parse(abs string, data []byte) (*Config, error) {
 	if len(doc.Content) == 0 {
 		return nil, &Error{File: abs, Errs: []error{errors.New("the file is empty; run skillsync init --force to write a starter config, or delete it to use the built-in default")}}
 	}
-	var raw rawConfig
+	raw := rawConfig{kinds: kinds}
 	if errs := decodeMapping(doc.Content[0], "the config", raw.fields()); len(errs) > 0 {
 		return nil, &Error{File: abs, Errs: errs}
 	}

@@ -8,7 +8,9 @@ import (
 	"time"
 
 	"github.com/skillsync/skillsync/internal/skilltest"
-	"github.com/skillsync/skillsync/repository"
+	"github.com/skillsync/skillsync/repository/all"
+	dirsource "github.com/skillsync/skillsync/repository/dir"
+	"github.com/skillsync/skillsync/repository/git"
 )
 
 func writeConfig(t *testing.T, text string) string {
@@ -61,7 +63,7 @@ func TestConfigErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			path := writeConfig(t, tt.text)
-			_, err := Load(path)
+			_, err := Load(path, all.Kinds())
 			var ce *Error
 			if !errors.As(err, &ce) {
 				t.Fatalf("err = %v, want an *Error", err)
@@ -95,7 +97,7 @@ repositories:
       ssh_key_file: keys/id
 max_file_size: 1024
 `)
-	cfg, err := Load(path)
+	cfg, err := Load(path, all.Kinds())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,18 +115,19 @@ max_file_size: 1024
 	if len(cfg.Warnings) != 1 || !strings.Contains(cfg.Warnings[0], "builtin_2") {
 		t.Errorf("warnings = %v", cfg.Warnings)
 	}
-	if cfg.Sources[1].Dir != filepath.Join(filepath.Dir(base), "Team Skills") {
-		t.Errorf("dir = %s", cfg.Sources[1].Dir)
+	if d := cfg.Sources[1].Settings.(Directory).Directory(); d != filepath.Join(filepath.Dir(base), "Team Skills") {
+		t.Errorf("dir = %s", d)
 	}
 	g := cfg.Sources[3]
-	if g.Kind != repository.KindGit || g.Ref != "v1" || g.Depth != 0 || g.Timeout != 5*time.Second ||
-		g.Auth.PasswordEnv != "TEAM_TOKEN" || g.Auth.SSHKeyFile != filepath.Join(base, "keys", "id") || cfg.Limits.MaxFileSize != 1024 {
-		t.Errorf("git source = %+v, max_file_size %d", g, cfg.Limits.MaxFileSize)
+	gs, _ := g.Settings.(*git.Settings)
+	if g.Kind != git.Kind || gs == nil || gs.Ref != "v1" || gs.Depth == nil || *gs.Depth != 0 || g.Timeout != 5*time.Second ||
+		gs.Auth.PasswordEnv != "TEAM_TOKEN" || gs.Auth.SSHKeyFile != filepath.Join(base, "keys", "id") || cfg.Limits.MaxFileSize != 1024 {
+		t.Errorf("git source = %+v %+v, max_file_size %d", g, gs, cfg.Limits.MaxFileSize)
 	}
 }
 
 func TestStarterLoads(t *testing.T) {
-	cfg, err := Load(writeConfig(t, Starter))
+	cfg, err := Load(writeConfig(t, Starter), all.Kinds())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,21 +140,21 @@ func TestFindConfigOrder(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)
 	t.Setenv("SKILLSYNC_CONFIG", "")
-	cfg, err := Find("")
-	if err != nil || cfg.File != "" || cfg.Workspace != dir || cfg.Sources[0].Embedded != "builtin" {
+	cfg, err := Find("", all.Kinds())
+	if err != nil || cfg.File != "" || cfg.Workspace != dir || cfg.Sources[0].Settings.(*dirsource.EmbeddedSettings).Name != "builtin" {
 		t.Fatalf("default config = %+v, %v", cfg, err)
 	}
 	env := writeConfig(t, "strict: true\n")
 	t.Setenv("SKILLSYNC_CONFIG", env)
-	if cfg, err = Find(""); err != nil || cfg.File != env {
+	if cfg, err = Find("", all.Kinds()); err != nil || cfg.File != env {
 		t.Fatalf("env config = %+v, %v", cfg, err)
 	}
 	flag := writeConfig(t, "strict: false\n")
-	if cfg, err = Find(flag); err != nil || cfg.File != flag {
+	if cfg, err = Find(flag, all.Kinds()); err != nil || cfg.File != flag {
 		t.Fatalf("flag config = %+v, %v", cfg, err)
 	}
 	t.Setenv("SKILLSYNC_CONFIG", filepath.Join(dir, "missing.yaml"))
-	if _, err := Find(""); err == nil {
+	if _, err := Find("", all.Kinds()); err == nil {
 		t.Fatal("a config named by the environment must exist")
 	}
 }
@@ -161,11 +164,11 @@ func TestFindConfigOrder(t *testing.T) {
 // it, and accepted when the entry says so.
 func TestInlinePasswordRefusedWithoutLeaking(t *testing.T) {
 	for _, url := range []string{"https://bot:s3cret@git.example.com/a.git", "https://bot:s3cr/t#x y@git.example.com/a.git", "https://bot:s3%zz@git.example.com/a.git"} {
-		_, err := Load(writeConfig(t, "repositories:\n  - git: "+url+"\n"))
+		_, err := Load(writeConfig(t, "repositories:\n  - git: "+url+"\n"), all.Kinds())
 		if err == nil || strings.Contains(err.Error(), "s3cr") || !strings.Contains(err.Error(), "allow_inline_credentials") {
 			t.Errorf("%s: %v", url, err)
 		}
-		if _, err := Load(writeConfig(t, "repositories:\n  - git: "+url+"\n    allow_inline_credentials: true\n")); err != nil {
+		if _, err := Load(writeConfig(t, "repositories:\n  - git: "+url+"\n    allow_inline_credentials: true\n"), all.Kinds()); err != nil {
 			t.Errorf("%s allowed: %v", url, err)
 		}
 	}

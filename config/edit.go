@@ -11,6 +11,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/skillsync/skillsync/internal/atomicfile"
+	"github.com/skillsync/skillsync/repository"
 )
 
 // The editing functions (AddTarget, AddRepository, RemoveRepository,
@@ -31,11 +32,12 @@ type document struct {
 	perm  fs.FileMode
 	root  *yaml.Node // the top mapping; nil for a file without content
 	cfg   *Config    // the file as it loaded before the edit
+	kinds *repository.Registry
 }
 
 // openDocument reads the config at name for an edit. The file must load:
 // an edit of a config that does not would hide its mistakes.
-func openDocument(name string) (*document, error) {
+func openDocument(name string, kinds *repository.Registry) (*document, error) {
 	abs, err := filepath.Abs(name)
 	if err != nil {
 		return nil, fmt.Errorf("config %s: %w", name, err)
@@ -49,7 +51,7 @@ func openDocument(name string) (*document, error) {
 	if err != nil {
 		return nil, &Error{File: abs, Errs: []error{err}}
 	}
-	cfg, err := parse(abs, data)
+	cfg, err := parse(abs, data, kinds)
 	if err != nil {
 		return nil, err
 	}
@@ -57,7 +59,7 @@ func openDocument(name string) (*document, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read config: %w", err)
 	}
-	d := &document{file: abs, eol: "\n", perm: info.Mode().Perm(), cfg: cfg}
+	d := &document{file: abs, eol: "\n", perm: info.Mode().Perm(), cfg: cfg, kinds: kinds}
 	text := string(data)
 	if strings.Contains(text, "\r\n") {
 		d.eol = "\r\n"
@@ -87,7 +89,7 @@ func (d *document) bytes() []byte {
 // save checks the edited text loads and replaces the file with it.
 func (d *document) save() (*Config, error) {
 	data := d.bytes()
-	cfg, err := parse(d.file, data)
+	cfg, err := parse(d.file, data, d.kinds)
 	if err != nil {
 		return nil, fmt.Errorf("the edit would leave a config that does not load, so %s is unchanged: %w", d.file, err)
 	}
@@ -319,8 +321,8 @@ func flowList(names []string) (string, error) {
 // whether the file changed. A config without targets: gets them above
 // its repositories:, so a file that ended with its repositories still
 // does.
-func AddTarget(name, dir string) (added bool, err error) {
-	d, err := openDocument(name)
+func AddTarget(name, dir string, kinds *repository.Registry) (added bool, err error) {
+	d, err := openDocument(name, kinds)
 	if err != nil {
 		return false, err
 	}

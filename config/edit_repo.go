@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"net/url"
 	"path"
@@ -8,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"gopkg.in/yaml.v3"
 
 	"github.com/skillsync/skillsync/repository"
 )
@@ -48,8 +51,8 @@ type AddResult struct {
 // (the same remote, ref and path, or the same directory) is not added
 // again: when both select skills, the names it lacks are added to its
 // skills:, else nothing changes and Added is false.
-func AddRepository(file string, e Entry) (AddResult, error) {
-	d, err := openDocument(file)
+func AddRepository(file string, e Entry, kinds *repository.Registry) (AddResult, error) {
+	d, err := openDocument(file, kinds)
 	if err != nil {
 		return AddResult{}, err
 	}
@@ -219,27 +222,42 @@ func remoteKey(remote string) string {
 	return strings.ToLower(host) + "/" + strings.TrimLeft(path.Clean("/"+p), "/")
 }
 
-// Match returns the indexes in c.Sources of the sources e names: a git
-// source with the same remote, or a dir source with the same directory
-// (e.Dir absolute). With exact, ref and path must be the same too (an
-// empty one is the default branch and the whole repository); without, an
-// empty ref or path in e matches any.
+// Remote is the ability of settings that track a git remote: its URL as
+// configured, the ref and the folder read.
+type Remote interface {
+	Remote() string
+	Tracks() (ref, path string)
+}
+
+// Directory is the ability of settings that read a local directory.
+type Directory interface {
+	Directory() string
+}
+
+// Match returns the indexes in c.Sources of the sources e names: a source
+// that tracks the same remote, or one that reads the same directory (e.Dir
+// absolute). With exact, ref and path must be the same too (an empty one
+// is the default branch and the whole repository); without, an empty ref
+// or path in e matches any.
 func (c *Config) Match(e Entry, exact bool) []int {
 	var out []int
 	for i, s := range c.Sources {
+		remote, isRemote := s.Settings.(Remote)
+		dir, isDir := s.Settings.(Directory)
 		switch {
-		case e.Git != "" && s.Kind == repository.KindGit:
-			if remoteKey(e.Git) != remoteKey(s.Git) {
+		case e.Git != "" && isRemote:
+			ref, p := remote.Tracks()
+			if remoteKey(e.Git) != remoteKey(remote.Remote()) {
 				continue
 			}
-			if (exact || e.Ref != "") && e.Ref != s.Ref {
+			if (exact || e.Ref != "") && e.Ref != ref {
 				continue
 			}
-			if (exact || e.Path != "") && cleanRepoPath(e.Path) != cleanRepoPath(s.Path) {
+			if (exact || e.Path != "") && cleanRepoPath(e.Path) != cleanRepoPath(p) {
 				continue
 			}
-		case e.Dir != "" && s.Kind == repository.KindDir:
-			if filepath.Clean(e.Dir) != s.Dir {
+		case e.Dir != "" && isDir:
+			if filepath.Clean(e.Dir) != dir.Directory() {
 				continue
 			}
 		default:
@@ -313,8 +331,8 @@ func (d *document) sourceIndex(name string) (int, error) {
 // repositories: of the config file at file, keeping everything else as
 // it was, and returns the source it removed. Removing the last entry
 // leaves "repositories: []".
-func RemoveRepository(file, name string) (Source, *Config, error) {
-	d, err := openDocument(file)
+func RemoveRepository(file, name string, kinds *repository.Registry) (Source, *Config, error) {
+	d, err := openDocument(file, kinds)
 	if err != nil {
 		return Source{}, nil, err
 	}
@@ -342,8 +360,8 @@ func RemoveRepository(file, name string) (Source, *Config, error) {
 // the config file at file. A source that takes every skill, or whose
 // skills: does not name skill, is an error wrapping ErrNotFound; removing
 // its last name is ErrLastSkill.
-func RemoveSkill(file, name, skill string) (*Config, error) {
-	d, err := openDocument(file)
+func RemoveSkill(file, name, skill string, kinds *repository.Registry) (*Config, error) {
+	d, err := openDocument(file, kinds)
 	if err != nil {
 		return nil, err
 	}
@@ -371,9 +389,19 @@ func RemoveSkill(file, name, skill string) (*Config, error) {
 // Source resolves e as a config entry of a file in the folder base would
 // be: named (derived as the config derives it when e.Name is ""), with
 // its directory absolute and the defaults filled in.
-func (e Entry) Source(base string) (Source, error) {
-	rs := rawSource{Name: e.Name, Git: e.Git, Ref: e.Ref, Path: e.Path, Dir: e.Dir, Skills: e.Skills}
-	src, err := rs.resolve(base, "source")
+func (e Entry) Source(base string, kinds *repository.Registry) (Source, error) {
+	m := &yaml.Node{Kind: yaml.MappingNode}
+	for _, kv := range [][2]string{{"name", e.Name}, {"git", e.Git}, {"ref", e.Ref}, {"path", e.Path}, {"dir", e.Dir}} {
+		if kv[1] != "" {
+			m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: kv[0]}, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: kv[1]})
+		}
+	}
+	var rs rawSource
+	if errs := rs.decode(m, "source", kinds); len(errs) > 0 {
+		return Source{}, &ArgError{Err: errors.Join(errs...)}
+	}
+	rs.Skills = e.Skills
+	src, err := rs.resolve(base, "source", kinds)
 	if err != nil {
 		return src, &ArgError{Err: err}
 	}

@@ -5,6 +5,9 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/skillsync/skillsync/repository/all"
+	"github.com/skillsync/skillsync/repository/git"
 )
 
 func TestPromotionResolves(t *testing.T) {
@@ -20,7 +23,7 @@ promotion:
   approvers: [alice, bob]
   targets: [workspace, team, user]
   auto: true
-`))
+`), all.Kinds())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,8 +31,9 @@ promotion:
 	if !reflect.DeepEqual(p.Approvers, []string{"alice", "bob"}) || !reflect.DeepEqual(p.Targets, []string{"workspace", "team", "user"}) || !p.Auto || p.Line != 10 {
 		t.Errorf("promotion = %+v", p)
 	}
-	if !cfg.Sources[0].PublishDirect || cfg.Sources[1].PublishDirect {
-		t.Errorf("publish = %v, %v", cfg.Sources[0].PublishDirect, cfg.Sources[1].PublishDirect)
+	direct := func(s Source) bool { return s.Settings.(*git.Settings).PublishesDirect() }
+	if !direct(cfg.Sources[0]) || direct(cfg.Sources[1]) {
+		t.Errorf("publish = %v, %v", direct(cfg.Sources[0]), direct(cfg.Sources[1]))
 	}
 	if !p.AllowsApprover("alice") || p.AllowsApprover("mallory") || p.AllowsApprover("") {
 		t.Error("approvers are not enforced")
@@ -40,7 +44,7 @@ promotion:
 }
 
 func TestPromotionDefaults(t *testing.T) {
-	cfg, err := Load(writeConfig(t, "strict: false\n"))
+	cfg, err := Load(writeConfig(t, "strict: false\n"), all.Kinds())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +77,7 @@ func TestPromotionErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			path := writeConfig(t, tt.text)
-			_, err := Load(path)
+			_, err := Load(path, all.Kinds())
 			var ce *Error
 			if !errors.As(err, &ce) || !strings.Contains(err.Error(), path+tt.want) {
 				t.Errorf("err = %v, want %q", err, tt.want)

@@ -3,21 +3,19 @@ package config
 import (
 	"cmp"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/skillsync/skillsync/curator"
-	"github.com/skillsync/skillsync/daemon"
-	"github.com/skillsync/skillsync/materialize"
+	"github.com/skillsync/skillsync/internal/cronspec"
 	"github.com/skillsync/skillsync/repository"
 )
 
 // rawConfig mirrors the file's keys.
 type rawConfig struct {
+	kinds         *repository.Registry
 	Workspace     string
 	User          string
 	Global        string
@@ -55,24 +53,19 @@ type rawTarget struct {
 }
 
 type rawSource struct {
-	Name                   string
-	Embedded               string
-	Dir                    string
-	Git                    string
-	Ref                    string
-	Path                   string
-	Depth                  *int
-	Timeout                time.Duration
-	Auth                   repository.GitAuth
-	AllowInlineCredentials bool
-	Publish                string
-	Postgres               string
-	DSNFile                string
-	Schema                 string
-	Create                 bool
-	Skills                 []string
-	Exclude                []string
-	line                   int
+	Name    string
+	Timeout time.Duration
+	Skills  []string
+	Exclude []string
+	line    int
+	// kind is the one kind whose location key the entry sets, with the
+	// settings its keys decoded into; kinds counts the kinds whose
+	// location keys it sets, and others names the other kinds whose own
+	// keys it sets.
+	kind     repository.Driver
+	settings repository.Settings
+	kinds    int
+	others   []repository.Driver
 }
 
 func (r *rawConfig) fields() fields {
@@ -115,42 +108,62 @@ func (r *rawConfig) fields() fields {
 		"repositories": nested(func(n *yaml.Node) []error {
 			return decodeList(n, "repositories", func(i int, n *yaml.Node) []error {
 				r.Repositories = append(r.Repositories, rawSource{line: n.Line})
-				return r.Repositories[len(r.Repositories)-1].decode(n, fmt.Sprintf("repositories[%d]", i))
+				return r.Repositories[len(r.Repositories)-1].decode(n, fmt.Sprintf("repositories[%d]", i), r.kinds)
 			})
 		}),
 	}
 }
 
-func (rs *rawSource) decode(n *yaml.Node, where string) []error {
-	return decodeMapping(n, where, fields{
-		"name":                     &rs.Name,
-		"embedded":                 &rs.Embedded,
-		"dir":                      &rs.Dir,
-		"git":                      &rs.Git,
-		"ref":                      &rs.Ref,
-		"path":                     &rs.Path,
-		"depth":                    &rs.Depth,
-		"timeout":                  &rs.Timeout,
-		"allow_inline_credentials": &rs.AllowInlineCredentials,
-		"publish":                  &rs.Publish,
-		"postgres":                 &rs.Postgres,
-		"dsn_file":                 &rs.DSNFile,
-		"schema":                   &rs.Schema,
-		"create":                   &rs.Create,
-		"skills":                   &rs.Skills,
-		"exclude":                  &rs.Exclude,
-		"auth": nested(func(n *yaml.Node) []error {
-			a := &rs.Auth
-			return decodeMapping(n, where+".auth", fields{
-				"username":               &a.Username,
-				"password_env":           &a.PasswordEnv,
-				"password_file":          &a.PasswordFile,
-				"ssh_key_file":           &a.SSHKeyFile,
-				"ssh_key_passphrase_env": &a.SSHKeyPassphraseEnv,
-				"known_hosts_file":       &a.KnownHostsFile,
-			})
-		}),
-	})
+// decode decodes one repositories: entry: its common keys, and the keys
+// of its kind, the one whose location key it sets. The keys of the other
+// kinds are decoded too, so that a key of the wrong kind is named as such
+// (resolve reports it), not as unknown.
+func (rs *rawSource) decode(n *yaml.Node, where string, kinds *repository.Registry) []error {
+	f := fields{
+		"name":    &rs.Name,
+		"timeout": &rs.Timeout,
+		"skills":  &rs.Skills,
+		"exclude": &rs.Exclude,
+	}
+	set := map[string]bool{}
+	if m := n; m.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(m.Content); i += 2 {
+			set[m.Content[i].Value] = true
+		}
+	}
+	for _, k := range kinds.Kinds() {
+		d, _ := kinds.Lookup(k)
+		st := d.Settings()
+		keys := st.Keys()
+		mine := slices.ContainsFunc(d.Keys, func(k string) bool { return set[k] })
+		if mine {
+			rs.kinds++
+			rs.kind, rs.settings = d, st
+		} else if slices.ContainsFunc(keys, func(k repository.Key) bool { return set[k.Name] }) {
+			rs.others = append(rs.others, d)
+		}
+		for name, v := range keyFields(keys, where) {
+			if _, taken := f[name]; !taken || mine {
+				f[name] = v
+			}
+		}
+	}
+	return decodeMapping(n, where, f)
+}
+
+// keyFields turns a kind's keys into fields, a nested mapping into a
+// nested decoder.
+func keyFields(keys []repository.Key, where string) fields {
+	f := fields{}
+	for _, k := range keys {
+		if sub, ok := k.Value.([]repository.Key); ok {
+			at := where + "." + k.Name
+			f[k.Name] = nested(func(n *yaml.Node) []error { return decodeMapping(n, at, keyFields(sub, at)) })
+			continue
+		}
+		f[k.Name] = k.Value
+	}
+	return f
 }
 
 // resolve checks the raw config and makes its paths absolute.
@@ -193,7 +206,7 @@ func (r *rawConfig) resolve(base string) (*Config, []error) {
 	}
 	var names []string
 	for i, rs := range r.Repositories {
-		src, err := rs.resolve(base, fmt.Sprintf("line %d: repositories[%d]", rs.line, i))
+		src, err := rs.resolve(base, fmt.Sprintf("line %d: repositories[%d]", rs.line, i), r.kinds)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -208,11 +221,11 @@ func (r *rawConfig) resolve(base string) (*Config, []error) {
 	cfg.Warnings = warnings
 	for i, t := range r.Targets {
 		where := fmt.Sprintf("line %d: targets[%d]", t.line, i)
-		mode := materialize.TargetMode(cmp.Or(t.Mode, string(materialize.Copy)))
+		mode := TargetMode(cmp.Or(t.Mode, string(ModeCopy)))
 		switch {
 		case t.Dir == "":
 			errs = append(errs, fmt.Errorf("%s: dir is required", where))
-		case mode != materialize.Copy && mode != materialize.Symlink:
+		case mode != ModeCopy && mode != ModeSymlink:
 			errs = append(errs, fmt.Errorf("%s: mode %q: use copy or symlink", where, t.Mode))
 		default:
 			cfg.Targets = append(cfg.Targets, Target{Dir: absPath(cfg.Workspace, t.Dir, ""), Mode: mode, Line: t.line})
@@ -254,7 +267,7 @@ func (r *rawConfig) resolvePromotion(cfg *Config) []error {
 func (r *rawConfig) resolveCurator(cfg *Config) []error {
 	var errs []error
 	c := r.Curator
-	cfg.Curator = curator.DefaultPolicy()
+	cfg.Curator = DefaultCuration()
 	for _, d := range []struct {
 		v   *time.Duration
 		dst *time.Duration
@@ -286,41 +299,32 @@ func (r *rawConfig) resolveCurator(cfg *Config) []error {
 		cfg.Schedule.StatCheckEvery = *n
 	}
 	for _, f := range [][2]string{{"sync", cfg.Schedule.Sync}, {"curate", cfg.Schedule.Curate}, {"import", cfg.Schedule.Import}} {
-		if err := daemon.ParseSchedule(f[0], f[1]); err != nil {
-			errs = append(errs, fmt.Errorf("line %d: %w", r.Schedule.line, err))
+		if err := cronspec.Check(f[1]); err != nil {
+			errs = append(errs, fmt.Errorf("line %d: schedule.%s %q does not parse: %w", r.Schedule.line, f[0], f[1], err))
 		}
 	}
 	return errs
 }
 
 // resolve checks one repositories: entry and names it.
-func (rs rawSource) resolve(base, where string) (Source, error) {
-	src := Source{Embedded: rs.Embedded, Git: rs.Git, Ref: rs.Ref, Path: rs.Path,
-		Depth: DefaultDepth, Timeout: rs.Timeout, Auth: rs.Auth, Line: rs.line,
-		Postgres: rs.Postgres, Schema: rs.Schema, Create: rs.Create, Skills: rs.Skills, Exclude: rs.Exclude}
-	kinds := 0
-	for _, v := range []string{rs.Embedded, rs.Dir, rs.Git, rs.Postgres + rs.DSNFile} {
-		if v != "" {
-			kinds++
+func (rs rawSource) resolve(base, where string, kinds *repository.Registry) (Source, error) {
+	src := Source{Kind: rs.kind.Kind, Settings: rs.settings, Timeout: rs.Timeout, Line: rs.line, Skills: rs.Skills, Exclude: rs.Exclude}
+	if rs.kinds != 1 {
+		var usage []string
+		for _, k := range kinds.Kinds() {
+			d, _ := kinds.Lookup(k)
+			usage = append(usage, d.Usage)
 		}
+		return src, fmt.Errorf("%s: set exactly one of %s", where, orList(usage))
 	}
-	if kinds != 1 {
-		return src, fmt.Errorf("%s: set exactly one of embedded: builtin, dir: PATH, git: URL or postgres: ENV_NAME (or dsn_file: PATH)", where)
-	}
-	gitOnly := rs.Ref != "" || rs.Path != "" || rs.Depth != nil || rs.Auth != (repository.GitAuth{}) || rs.AllowInlineCredentials || rs.Publish != ""
-	if rs.Git == "" && gitOnly {
-		return src, fmt.Errorf("%s: ref, path, depth, auth, allow_inline_credentials and publish belong to git: sources", where)
-	}
-	switch rs.Publish {
-	case "", PublishBranch:
-	case PublishDirect:
-		src.PublishDirect = true
-	default:
-		return src, fmt.Errorf("%s: publish %q: use branch (a review branch per skill, the default) or direct (push to the tracked branch)", where, rs.Publish)
-	}
-	pgOnly := rs.Schema != "" || rs.Create
-	if rs.Postgres+rs.DSNFile == "" && pgOnly {
-		return src, fmt.Errorf("%s: schema and create belong to postgres: sources", where)
+	for _, d := range rs.others {
+		var own []string
+		for _, k := range d.Settings().Keys() {
+			if !slices.Contains(d.Keys, k.Name) {
+				own = append(own, k.Name)
+			}
+		}
+		return src, fmt.Errorf("%s: %s belong to %s: sources", where, andList(own), d.Keys[0])
 	}
 	if rs.Timeout < 0 {
 		return src, fmt.Errorf("%s: timeout must be positive", where)
@@ -329,55 +333,23 @@ func (rs rawSource) resolve(base, where string) (Source, error) {
 	if err := sel.Validate(); err != nil {
 		return src, fmt.Errorf("%s: %w", where, err)
 	}
-	var derived string
-	switch {
-	case rs.Dir != "":
-		src.Kind, src.Dir = repository.KindDir, absPath(base, rs.Dir, "")
-		derived = filepath.Base(src.Dir)
-	case rs.Git != "":
-		src.Kind = repository.KindGit
-		if err := rs.checkGit(where); err != nil {
-			return src, err
-		}
-		if rs.Depth != nil {
-			src.Depth = *rs.Depth
-		}
-		for _, f := range []*string{&src.Auth.PasswordFile, &src.Auth.SSHKeyFile, &src.Auth.KnownHostsFile} {
-			if *f != "" {
-				*f = absPath(base, *f, "")
-			}
-		}
-		derived = repository.RepoName(rs.Git)
-	case rs.Postgres != "" || rs.DSNFile != "":
-		if rs.Postgres != "" && rs.DSNFile != "" {
-			return src, fmt.Errorf("%s: set one of postgres: ENV_NAME and dsn_file: PATH, not both", where)
-		}
-		src.Kind = repository.KindPostgres
-		if rs.DSNFile != "" {
-			src.DSNFile = absPath(base, rs.DSNFile, "")
-		}
-		derived = cmp.Or(rs.Schema, "postgres")
-	default:
-		src.Kind = repository.KindEmbedded
-		derived = rs.Embedded
+	derived, err := rs.settings.Resolve(base)
+	if err != nil {
+		return src, fmt.Errorf("%s: %w", where, err)
 	}
 	src.Name = repository.SourceName(cmp.Or(rs.Name, derived))
 	return src, nil
 }
 
-// checkGit checks the settings of a git source.
-func (rs rawSource) checkGit(where string) error {
-	if p := rs.Path; p != "" && (filepath.IsAbs(p) || strings.HasPrefix(p, "/") || slices.Contains(strings.Split(filepath.ToSlash(p), "/"), "..")) {
-		return fmt.Errorf("%s: path %q must stay inside the repository: no .., not absolute", where, p)
+// andList joins "a, b and c"; orList "a, b or c".
+func andList(s []string) string { return joinLast(s, " and ") }
+func orList(s []string) string  { return joinLast(s, " or ") }
+
+func joinLast(s []string, last string) string {
+	if len(s) < 2 {
+		return strings.Join(s, "")
 	}
-	if rs.Depth != nil && *rs.Depth < 0 {
-		return fmt.Errorf("%s: depth must be 0 (full history) or more", where)
-	}
-	if repository.HasInlinePassword(rs.Git) && !rs.AllowInlineCredentials {
-		return fmt.Errorf("%s: the git URL holds a password (%s); a config is often committed and shown, so put the secret in auth.password_env or auth.password_file instead, or set allow_inline_credentials: true to accept it",
-			where, repository.RedactURL(rs.Git))
-	}
-	return nil
+	return strings.Join(s[:len(s)-1], ", ") + last + s[len(s)-1]
 }
 
 // oneComponent reports whether s is one directory name.

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/robfig/cron/v3"
+
+	"github.com/skillsync/skillsync/internal/cronspec"
 )
 
 // Job is work the daemon runs.
@@ -83,9 +85,7 @@ func (e *ScheduleError) Unwrap() error { return e.Err }
 
 // parser reads standard five-field expressions and descriptors such as
 // @every 15m and @daily; CRON_TZ= picks a time zone.
-func parser() cron.Parser {
-	return cron.NewParser(cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
-}
+func parser() cron.Parser { return cronspec.Parser() }
 
 // ParseSchedule checks a schedule expression; field names it in the error
 // (schedule.<field>).

@@ -5,11 +5,9 @@
 package lock
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -30,6 +28,9 @@ const Version = 1
 type File struct {
 	Version int                `json:"version"`
 	Sources map[string]*Source `json:"sources"`
+	// kinds are the kinds of source a type may name, as Read was given
+	// them; without them a type need only be a plain name.
+	kinds *repository.Registry
 }
 
 // Source pins one source.
@@ -48,8 +49,9 @@ func New() *File { return &File{Version: Version, Sources: map[string]*Source{}}
 // file is opened without following a link, bounded in size and checked
 // (Validate) before any name in it is used; one that fails is an error
 // naming the file and the fix.
-func Read(name string) (f *File, ok bool, err error) {
+func Read(name string, kinds *repository.Registry) (f *File, ok bool, err error) {
 	f = New()
+	f.kinds = kinds
 	err = jsonfile.Read(name, f)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -86,9 +88,7 @@ func (f *File) check() error {
 		if s == nil {
 			return fmt.Errorf("source %q has no record", name)
 		}
-		switch s.Type {
-		case repository.KindGit, repository.KindDir, repository.KindEmbedded, repository.KindPostgres:
-		default:
+		if _, known := f.kinds.Lookup(s.Type); !known && (f.kinds != nil || !skill.ValidName(string(s.Type))) {
 			return fmt.Errorf("source %s: type %q is not a kind of source", name, s.Type)
 		}
 		for _, field := range []string{s.URL, s.Ref, s.Revision} {
@@ -119,35 +119,10 @@ func (f *File) Write(name string) error {
 // the same on every checkout.
 func Describe(s config.Source, base string) *Source {
 	ls := &Source{Type: s.Kind, Skills: map[string]string{}}
-	switch s.Kind {
-	case repository.KindGit:
-		ls.URL, ls.Ref = repository.RedactURL(s.Git), s.Ref
-	case repository.KindDir:
-		ls.URL = relative(base, s.Dir)
-	case repository.KindEmbedded:
-		ls.URL = s.Embedded
-	case repository.KindPostgres:
-		// Where the connection string is, never the string: it is a secret.
-		where := "env:" + s.Postgres
-		if s.DSNFile != "" {
-			where = "file:" + relative(base, s.DSNFile)
-		}
-		ls.URL = where + " schema:" + cmp.Or(s.Schema, repository.DefaultSchema)
+	if l, ok := s.Settings.(repository.Locator); ok {
+		ls.URL, ls.Ref = l.Location(base)
 	}
 	return ls
-}
-
-// relative is path as seen from base, slash-separated; an absolute path
-// when base is "" or path is elsewhere on another root.
-func relative(base, path string) string {
-	if base == "" {
-		return filepath.ToSlash(path)
-	}
-	rel, err := filepath.Rel(base, path)
-	if err != nil {
-		return filepath.ToSlash(path)
-	}
-	return filepath.ToSlash(rel)
 }
 
 // Compare lists how the configured sources differ from the lock's, one

@@ -21,6 +21,7 @@ import (
 	"github.com/skillsync/skillsync/internal/skilltest"
 	"github.com/skillsync/skillsync/layering"
 	"github.com/skillsync/skillsync/repository"
+	dirsource "github.com/skillsync/skillsync/repository/dir"
 	"github.com/skillsync/skillsync/skill"
 )
 
@@ -48,7 +49,7 @@ func (d *dirWorkspace) Catalog(ctx context.Context) (*layering.Catalog, error) {
 	d.mu.Lock()
 	d.reads++
 	d.mu.Unlock()
-	skills, problems, err := repository.NewLocal("workspace", d.dir, repository.Options{}).Skills(ctx)
+	skills, problems, err := dirsource.NewLocal("workspace", d.dir, repository.Options{}).Skills(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,10 @@ import (
 	"syscall"
 )
 
+// MaxLinkHops bounds symbolic link resolution, as the kernel's ELOOP
+// does, in every file system a source is read through.
+const MaxLinkHops = 40
+
 // ErrOutside is returned for a path whose symbolic links resolve outside
 // the root of a DirFS.
 var ErrOutside = errors.New("resolves outside the source directory")
@@ -122,7 +126,7 @@ func (d *DirFS) resolve(op, name string) (string, error) {
 			done = append(done, c)
 			continue
 		}
-		if hops++; hops > maxLinkHops {
+		if hops++; hops > MaxLinkHops {
 			return fail(errors.New("too many levels of symbolic links"))
 		}
 		target, err := d.beneath.Readlink(cur)

@@ -25,7 +25,7 @@ func TestDirFSSwapToOutsideLinkNeverLeaks(t *testing.T) {
 	secret := filepath.Join(outside, "secret.txt")
 	must(t, os.WriteFile(secret, []byte("SECRET"), 0o644))
 	root := t.TempDir()
-	writeTree(t, root, map[string]repositorytest.File{"skill/SKILL.md": {Data: "---\nname: skill\ndescription: d\n---\n"}})
+	repositorytest.WriteTree(t, root, map[string]repositorytest.File{"skill/SKILL.md": {Data: "---\nname: skill\ndescription: d\n---\n"}})
 	// A deeper name widens the window between resolving a name and
 	// opening it, so the race shows within a few thousand reads.
 	name := "skill/a/b/c/d/e/f/g/h/data.txt"

@@ -13,13 +13,14 @@ import (
 	"time"
 
 	"github.com/skillsync/skillsync/repository"
+	dirsource "github.com/skillsync/skillsync/repository/dir"
 	"github.com/skillsync/skillsync/repository/repositorytest"
 	"github.com/skillsync/skillsync/skill"
 )
 
 func TestDirFSConformsToIOFS(t *testing.T) {
 	dir := t.TempDir()
-	writeTree(t, dir, repositorytest.Fixture())
+	repositorytest.WriteTree(t, dir, repositorytest.Fixture())
 	fsys, err := repository.NewDirFS(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -31,9 +32,9 @@ func TestDirFSConformsToIOFS(t *testing.T) {
 
 func TestDirFSRefusesEscapes(t *testing.T) {
 	outside := t.TempDir()
-	writeTree(t, outside, map[string]repositorytest.File{"secret.txt": {Data: "secret"}})
+	repositorytest.WriteTree(t, outside, map[string]repositorytest.File{"secret.txt": {Data: "secret"}})
 	root := t.TempDir()
-	writeTree(t, root, map[string]repositorytest.File{"skill/SKILL.md": {Data: "---\nname: skill\ndescription: d\n---\n"}, "shared.txt": {Data: "shared"}})
+	repositorytest.WriteTree(t, root, map[string]repositorytest.File{"skill/SKILL.md": {Data: "---\nname: skill\ndescription: d\n---\n"}, "shared.txt": {Data: "shared"}})
 	must(t, os.Symlink(filepath.Join(outside, "secret.txt"), filepath.Join(root, "skill", "leak.txt")))
 	must(t, os.Symlink("../shared.txt", filepath.Join(root, "skill", "inside.txt")))
 	must(t, os.Symlink(outside, filepath.Join(root, "outdir")))
@@ -66,7 +67,7 @@ func TestDirFSRefusesEscapes(t *testing.T) {
 		t.Errorf("Lstat through a link inside = %v, %v; want the link itself", info, err)
 	}
 
-	r := repository.NewLocal("l", root, repository.Options{})
+	r := dirsource.NewLocal("l", root, repository.Options{})
 	skills, problems, err := r.Skills(context.Background())
 	if err != nil || len(skills) != 1 {
 		t.Fatalf("skills %v, %v", skills, err)
@@ -90,7 +91,7 @@ func TestFIFOSkillFileDoesNotBlock(t *testing.T) {
 	root := t.TempDir()
 	must(t, os.MkdirAll(filepath.Join(root, "fifo"), 0o755))
 	must(t, syscall.Mkfifo(filepath.Join(root, "fifo", "SKILL.md"), 0o644))
-	writeTree(t, root, map[string]repositorytest.File{
+	repositorytest.WriteTree(t, root, map[string]repositorytest.File{
 		"ok/SKILL.md": {Data: "---\nname: ok\ndescription: d\n---\n"},
 	})
 	must(t, syscall.Mkfifo(filepath.Join(root, "ok", "pipe"), 0o644))
@@ -100,7 +101,7 @@ func TestFIFOSkillFileDoesNotBlock(t *testing.T) {
 	var problems []skill.Problem
 	go func() {
 		defer close(done)
-		skills, problems, _ = repository.NewLocal("l", root, repository.Options{}).Skills(context.Background())
+		skills, problems, _ = dirsource.NewLocal("l", root, repository.Options{}).Skills(context.Background())
 	}()
 	select {
 	case <-done:

@@ -32,3 +32,21 @@ func (d *DirFS) DirKey(name string) (string, error) {
 }
 
 var _ DirKeyFS = (*DirFS)(nil)
+
+// KeyedEntry is a directory entry that names the identity of the
+// directory it lists, as DirKeyFS.DirKey would, without a lookup (a git
+// tree entry holds its tree's hash).
+type KeyedEntry interface {
+	DirKey() (string, bool)
+}
+
+// entryKey returns the key of the directory e names when its entry
+// carries it, else "".
+func entryKey(e fs.DirEntry) string {
+	if k, ok := e.(KeyedEntry); ok {
+		if key, ok := k.DirKey(); ok {
+			return key
+		}
+	}
+	return ""
+}

@@ -98,7 +98,7 @@ func Scan(ctx context.Context, fsys fs.FS, source, rootName string, opts Options
 		return nil, nil, err
 	}
 	sort.SliceStable(d.found, func(i, j int) bool { return d.found[i].Skill.Path < d.found[j].Skill.Path })
-	capSource(d.found, opts.maxSourceSize())
+	capSource(d.found, opts.SourceSizeLimit())
 	d.problems = append(d.problems, opts.Unmatched(d.names)...)
 	for i := range d.problems {
 		d.problems[i].Source = source
@@ -134,7 +134,7 @@ type visit struct {
 }
 
 func newDiscovery(fsys fs.FS, opts Options) *discovery {
-	d := &discovery{fsys: fsys, opts: opts, visits: map[string]*visit{}, maxEntries: opts.maxEntries()}
+	d := &discovery{fsys: fsys, opts: opts, visits: map[string]*visit{}, maxEntries: opts.EntryLimit()}
 	d.keys, _ = fsys.(DirKeyFS)
 	return d
 }
@@ -350,9 +350,9 @@ func (d *discovery) load(ctx context.Context, dir, name string) error {
 			fileProblems[i].Skill = s.Name
 		}
 		problems = append(problems, fileProblems...)
-		if size := listingSize(s.Listing); size > d.opts.maxSkillSize() {
+		if size := listingSize(s.Listing); size > d.opts.SkillSizeLimit() {
 			problems = append(problems, skill.Problem{Level: skill.Error, Rule: "skill-too-large", Skill: s.Name, Path: dir, File: dir,
-				Message: fmt.Sprintf("the skill's files add up to %d bytes, over max_skill_size %d; the skill is skipped", size, d.opts.maxSkillSize())})
+				Message: fmt.Sprintf("the skill's files add up to %d bytes, over max_skill_size %d; the skill is skipped", size, d.opts.SkillSizeLimit())})
 		}
 	}
 	if d.opts.Strict {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/skillsync/skillsync/internal/gittest"
 	"github.com/skillsync/skillsync/repository"
+	dirsource "github.com/skillsync/skillsync/repository/dir"
 	"github.com/skillsync/skillsync/repository/repositorytest"
 	"github.com/skillsync/skillsync/skill"
 )
@@ -112,7 +113,7 @@ func TestDiscoverReadsARepeatedGitTreeOnce(t *testing.T) {
 // root, which is read once.
 func TestDiscoverStopsAtLinksToAParent(t *testing.T) {
 	root := t.TempDir()
-	writeTree(t, root, map[string]repositorytest.File{"real/SKILL.md": {Data: "---\nname: real\ndescription: d\n---\n"}})
+	repositorytest.WriteTree(t, root, map[string]repositorytest.File{"real/SKILL.md": {Data: "---\nname: real\ndescription: d\n---\n"}})
 	for i := 0; i < 20; i++ {
 		must(t, os.Symlink(".", filepath.Join(root, fmt.Sprintf("self%02d", i))))
 	}
@@ -136,7 +137,7 @@ func TestDiscoverStopsAtLinksToAParent(t *testing.T) {
 	}
 
 	// Through the adapter as well, which is what list runs.
-	skills, _, err = repository.NewLocal("ws", root, repository.Options{}).Skills(context.Background())
+	skills, _, err = dirsource.NewLocal("ws", root, repository.Options{}).Skills(context.Background())
 	if err != nil || !slices.Equal(skillNames(skills), []string{"real"}) {
 		t.Errorf("Local.Skills = %v, %v", skillNames(skills), err)
 	}
@@ -150,7 +151,7 @@ func TestDiscoverStopsAtMaxEntries(t *testing.T) {
 	for i := 0; i < 200; i++ {
 		files[fmt.Sprintf("wide/d%03d/README.md", i)] = repositorytest.File{Data: "x"}
 	}
-	writeTree(t, root, files)
+	repositorytest.WriteTree(t, root, files)
 	fsys, err := repository.NewDirFS(root)
 	if err != nil {
 		t.Fatal(err)
@@ -180,8 +181,8 @@ func TestDiscoverStopsAtMaxEntries(t *testing.T) {
 	for i := 0; i < 100; i++ {
 		files[fmt.Sprintf("many/refs/r%03d/x.md", i)] = repositorytest.File{Data: "x"}
 	}
-	writeTree(t, root, files)
-	skills, problems, err = repository.NewLocal("big", root, repository.Options{MaxEntries: 50}).Skills(context.Background())
+	repositorytest.WriteTree(t, root, files)
+	skills, problems, err = dirsource.NewLocal("big", root, repository.Options{MaxEntries: 50}).Skills(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,14 +195,14 @@ func TestDiscoverStopsAtMaxEntries(t *testing.T) {
 // it with an error, never a partial list passed off as the whole.
 func TestDiscoverHonoursTimeout(t *testing.T) {
 	root := t.TempDir()
-	writeTree(t, root, repositorytest.Fixture())
-	_, _, err := repository.NewLocal("l", root, repository.Options{Timeout: 1}).Skills(context.Background())
+	repositorytest.WriteTree(t, root, repositorytest.Fixture())
+	_, _, err := dirsource.NewLocal("l", root, repository.Options{Timeout: 1}).Skills(context.Background())
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("Skills with a timeout of 1ns = %v, want DeadlineExceeded", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, _, err := repository.NewLocal("l", root, repository.Options{}).Skills(ctx); !errors.Is(err, context.Canceled) {
+	if _, _, err := dirsource.NewLocal("l", root, repository.Options{}).Skills(ctx); !errors.Is(err, context.Canceled) {
 		t.Errorf("Skills with a cancelled context = %v", err)
 	}
 }

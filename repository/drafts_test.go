@@ -6,6 +6,7 @@ import (
 
 	"github.com/skillsync/skillsync/internal/skilltest"
 	"github.com/skillsync/skillsync/repository"
+	dirsource "github.com/skillsync/skillsync/repository/dir"
 )
 
 // TestDiscoveryNeverLoadsDrafts: a _drafts folder is not entered by the
@@ -17,7 +18,7 @@ func TestDiscoveryNeverLoadsDrafts(t *testing.T) {
 		"_drafts/idea/SKILL.md":      "---\nname: idea\ndescription: A draft.\n---\n",
 		"team/kept/SKILL.md":         "---\nname: kept\ndescription: A skill.\n---\n",
 	})
-	skills, _, err := repository.NewLocal("src", dir, repository.Options{}).Skills(context.Background())
+	skills, _, err := dirsource.NewLocal("src", dir, repository.Options{}).Skills(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

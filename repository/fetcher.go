@@ -2,8 +2,23 @@ package repository
 
 import (
 	"context"
+	"errors"
 	"io/fs"
 )
+
+// ErrNotFetched is returned by Skills for a git source whose wanted ref
+// has never been fetched on this machine.
+var ErrNotFetched = errors.New("not fetched yet: run skillsync fetch")
+
+// FetchResult is what one fetch did.
+type FetchResult struct {
+	Revision Revision
+	// Updated is set when the revision differs from the one fetched before.
+	Updated bool
+	// Warnings are things the fetch repaired on its way that a user may
+	// want to know, such as a damaged store it rebuilt.
+	Warnings []string
+}
 
 // Fetcher is a source whose local view is a copy of a remote, brought up
 // to date by Fetch: a git source. A source read in place (a directory,
@@ -69,12 +84,13 @@ type Listener interface {
 	Listen(ctx context.Context, changed func(Revision)) error
 }
 
-var (
-	_ Fetcher    = (*Git)(nil)
-	_ Currenter  = (*Git)(nil)
-	_ Upstreamer = (*Git)(nil)
-	_ Listener   = (*Postgres)(nil)
-)
+// ModeGuesser is a source whose files carry no permission bits (an
+// embed.FS): what it yields is written with modes guessed from the
+// content (a script is executable).
+type ModeGuesser interface {
+	Repository
+	GuessModes() bool
+}
 
 // ContentKeyFS is a file system that can name its content without reading
 // it (a git tree by its hash): equal keys, equal files.
@@ -90,5 +106,3 @@ func ContentKey(fsys fs.FS) string {
 	}
 	return ""
 }
-
-var _ ContentKeyFS = (*TreeFS)(nil)

@@ -10,15 +10,15 @@ import (
 	"github.com/skillsync/skillsync/skill"
 )
 
-// treeKeyPrefix starts the DirKey of a git tree: a key that names the
+// TreeKeyPrefix starts the DirKey of a git tree: a key that names the
 // directory's content, which is what Options.Known is asked with.
-const treeKeyPrefix = "tree:"
+const TreeKeyPrefix = "tree:"
 
 // known takes the skill at dir from Options.Known when its content key
 // is known there: no SKILL.md is parsed and no directory of it is read.
 // It reports whether it took the skill; the error is a spent budget.
 func (d *discovery) known(key, dir string) (bool, error) {
-	if d.opts.Known == nil || !strings.HasPrefix(key, treeKeyPrefix) {
+	if d.opts.Known == nil || !strings.HasPrefix(key, TreeKeyPrefix) {
 		return false, nil
 	}
 	meta, files, ok := d.opts.Known(key)
@@ -30,7 +30,7 @@ func (d *discovery) known(key, dir string) (bool, error) {
 			return false, nil // not what a listing gives: read the skill
 		}
 	}
-	if listingSize(files) > d.opts.maxSkillSize() {
+	if listingSize(files) > d.opts.SkillSizeLimit() {
 		return false, nil
 	}
 	// The entries a listing of these files reads, so a source comes out
@@ -104,7 +104,7 @@ func (l *lazySub) sub() (fs.FS, error) {
 }
 
 // TreeHash returns the git hash of the tree the FS serves.
-func (l *lazySub) TreeHash() string { return strings.TrimPrefix(l.key, treeKeyPrefix) }
+func (l *lazySub) TreeHash() string { return strings.TrimPrefix(l.key, TreeKeyPrefix) }
 
 // Open opens name in the skill's directory.
 func (l *lazySub) Open(name string) (fs.File, error) {

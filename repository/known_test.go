@@ -10,11 +10,13 @@ import (
 
 	"github.com/skillsync/skillsync/internal/gittest"
 	"github.com/skillsync/skillsync/repository"
+	dirsource "github.com/skillsync/skillsync/repository/dir"
+	"github.com/skillsync/skillsync/repository/git"
 	"github.com/skillsync/skillsync/skill"
 )
 
 // knownRepo is a fetched git source of two skills and its skills folder.
-func knownRepo(t *testing.T) *repository.TreeFS {
+func knownRepo(t *testing.T) *git.TreeFS {
 	t.Helper()
 	up := gittest.NewRepo(t, "main")
 	up.Skill("skills/alpha", "Alpha.")
@@ -137,7 +139,7 @@ func TestKnownIsAskedOnlyForContentKeys(t *testing.T) {
 		asked++
 		return skill.Meta{Name: "x", Description: "x", File: "SKILL.md", Path: "skills/alpha"}, []skill.File{{Path: "SKILL.md"}}, true
 	}}
-	skills, _, err := repository.NewLocal("local", dir, opts).Skills(context.Background())
+	skills, _, err := dirsource.NewLocal("local", dir, opts).Skills(context.Background())
 	if err != nil || !slices.Equal(skillNames(skills), []string{"alpha", "beta"}) || asked != 0 {
 		t.Errorf("skills %v, Known asked %d times: %v", skillNames(skills), asked, err)
 	}

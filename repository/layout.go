@@ -65,9 +65,9 @@ const (
 	PluginManifest      = ".claude-plugin/plugin.json"
 )
 
-// maxManifestSize bounds a plugin manifest read from a source: a real one
+// MaxManifestSize bounds a plugin manifest read from a source: a real one
 // is a few KiB, and a source is untrusted.
-const maxManifestSize = 1 << 20
+const MaxManifestSize = 1 << 20
 
 // roots returns the directories to look for skills in, in order, before
 // the walk of the whole source: the skill paths the plugin manifests
@@ -292,7 +292,7 @@ func manifestPath(base, p string) (string, error) {
 	return joined, nil
 }
 
-// manifest reads the manifest at name, up to maxManifestSize bytes. It
+// manifest reads the manifest at name, up to MaxManifestSize bytes. It
 // reports false, with a problem where one is due, when there is none to
 // read.
 func (d *discovery) manifest(name string) ([]byte, bool) {
@@ -306,8 +306,8 @@ func (d *discovery) manifest(name string) ([]byte, bool) {
 	case !info.Mode().IsRegular():
 		d.problem(skill.Warning, "plugin-manifest-invalid", name, name+" is not a regular file")
 		return nil, false
-	case info.Size() > maxManifestSize:
-		d.problem(skill.Warning, "plugin-manifest-too-large", name, fmt.Sprintf("%s is %d bytes, over the %d read; it is ignored", name, info.Size(), maxManifestSize))
+	case info.Size() > MaxManifestSize:
+		d.problem(skill.Warning, "plugin-manifest-too-large", name, fmt.Sprintf("%s is %d bytes, over the %d read; it is ignored", name, info.Size(), MaxManifestSize))
 		return nil, false
 	}
 	f, err := d.fsys.Open(name)
@@ -316,8 +316,8 @@ func (d *discovery) manifest(name string) ([]byte, bool) {
 		return nil, false
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxManifestSize+1))
-	if err == nil && len(data) > maxManifestSize {
+	data, err := io.ReadAll(io.LimitReader(f, MaxManifestSize+1))
+	if err == nil && len(data) > MaxManifestSize {
 		err = errors.New("it grew while being read")
 	}
 	if err != nil {
@@ -327,11 +327,11 @@ func (d *discovery) manifest(name string) ([]byte, bool) {
 	return data, true
 }
 
-// layoutRevision is treeRevision of fsys, extended by the directories
+// LayoutRevision is treeRevision of fsys, extended by the directories
 // discovery reads that treeRevision's walk leaves out: .claude-plugin/ and
 // the dot-folders of other tools (.claude/skills, skills/.curated, ...).
 // A change there then changes the revision as a change anywhere else does.
-func layoutRevision(ctx context.Context, fsys fs.FS, content bool) (Revision, error) {
+func LayoutRevision(ctx context.Context, fsys fs.FS, content bool) (Revision, error) {
 	rev, err := treeRevision(ctx, fsys, content)
 	if err != nil {
 		return "", err

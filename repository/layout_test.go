@@ -12,6 +12,7 @@ import (
 	"github.com/skillsync/skillsync/internal/gittest"
 	"github.com/skillsync/skillsync/internal/skilltest"
 	"github.com/skillsync/skillsync/repository"
+	dirsource "github.com/skillsync/skillsync/repository/dir"
 	"github.com/skillsync/skillsync/repository/repositorytest"
 	"github.com/skillsync/skillsync/skill"
 )
@@ -25,8 +26,8 @@ func skillMD(name string) repositorytest.File {
 func localSkills(t *testing.T, files map[string]repositorytest.File, opts repository.Options) ([]skill.Skill, []skill.Problem) {
 	t.Helper()
 	dir := t.TempDir()
-	writeTree(t, dir, files)
-	skills, problems, err := repository.NewLocal("src", dir, opts).Skills(context.Background())
+	repositorytest.WriteTree(t, dir, files)
+	skills, problems, err := dirsource.NewLocal("src", dir, opts).Skills(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,10 +67,10 @@ func TestDiscoverToolFolders(t *testing.T) {
 // with no warning.
 func TestDiscoverLinkedToolFolderIsReadOnce(t *testing.T) {
 	dir := t.TempDir()
-	writeTree(t, dir, map[string]repositorytest.File{"skills/pdf/SKILL.md": skillMD("pdf")})
+	repositorytest.WriteTree(t, dir, map[string]repositorytest.File{"skills/pdf/SKILL.md": skillMD("pdf")})
 	must(t, os.MkdirAll(filepath.Join(dir, ".claude"), 0o755))
 	must(t, os.Symlink("../skills", filepath.Join(dir, ".claude", "skills")))
-	skills, problems, err := repository.NewLocal("src", dir, repository.Options{}).Skills(context.Background())
+	skills, problems, err := dirsource.NewLocal("src", dir, repository.Options{}).Skills(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,11 +181,11 @@ func TestDiscoverHostileManifests(t *testing.T) {
 	})
 	t.Run("LinkOut", func(t *testing.T) {
 		outside := t.TempDir()
-		writeTree(t, outside, map[string]repositorytest.File{"secret/SKILL.md": skillMD("secret")})
+		repositorytest.WriteTree(t, outside, map[string]repositorytest.File{"secret/SKILL.md": skillMD("secret")})
 		dir := t.TempDir()
-		writeTree(t, dir, map[string]repositorytest.File{".claude-plugin/plugin.json": {Data: `{"skills": "./out"}`}})
+		repositorytest.WriteTree(t, dir, map[string]repositorytest.File{".claude-plugin/plugin.json": {Data: `{"skills": "./out"}`}})
 		must(t, os.Symlink(outside, filepath.Join(dir, "out")))
-		skills, problems, err := repository.NewLocal("src", dir, repository.Options{}).Skills(context.Background())
+		skills, problems, err := dirsource.NewLocal("src", dir, repository.Options{}).Skills(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -211,13 +212,13 @@ func TestDiscoverHostileManifests(t *testing.T) {
 func TestLocalRevisionCoversToolFolders(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	writeTree(t, dir, map[string]repositorytest.File{".claude/skills/pdf/SKILL.md": skillMD("pdf")})
-	r := repository.NewLocal("l", dir, repository.Options{})
+	repositorytest.WriteTree(t, dir, map[string]repositorytest.File{".claude/skills/pdf/SKILL.md": skillMD("pdf")})
+	r := dirsource.NewLocal("l", dir, repository.Options{})
 	a, err := r.Sync(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeTree(t, dir, map[string]repositorytest.File{".claude/skills/pdf/notes.md": {Data: "new"}})
+	repositorytest.WriteTree(t, dir, map[string]repositorytest.File{".claude/skills/pdf/notes.md": {Data: "new"}})
 	if b, _ := r.Sync(ctx); b == a {
 		t.Error("adding .claude/skills/pdf/notes.md did not change the revision")
 	}

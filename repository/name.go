@@ -54,3 +54,18 @@ func UniqueNames(names []string) ([]string, []string) {
 	}
 	return out, warnings
 }
+
+// RepoName derives a source name from a remote: "acme/skills.git" gives
+// "skills". The credentials, the query and the fragment are left out
+// first: a name is printed and written into the config.
+func RepoName(remote string) string {
+	s := StripCredentials(remote)
+	if i := strings.IndexAny(s, "?#"); i >= 0 {
+		s = s[:i]
+	}
+	s = strings.TrimRight(s, "/")
+	if i := strings.LastIndexAny(s, "/:"); i >= 0 {
+		s = s[i+1:]
+	}
+	return strings.TrimSuffix(s, ".git")
+}

@@ -72,10 +72,10 @@ func HasInlinePassword(raw string) bool {
 	return ok && strings.Contains(raw[start:end], ":")
 }
 
-// stripCredentials removes the user information from a remote URL, for
+// StripCredentials removes the user information from a remote URL, for
 // keys that must be the same whoever's token fetched them. An SSH user
 // name without a password is kept, as git needs it.
-func stripCredentials(raw string) string {
+func StripCredentials(raw string) string {
 	start, end, ok := userinfo(raw)
 	if !ok || (!strings.Contains(raw[start:end], ":") && isSSH(raw)) {
 		return raw
@@ -140,13 +140,13 @@ func isSSH(raw string) bool {
 	return false
 }
 
-// urlSecrets returns the forms in which the credentials of raw may appear
+// URLSecrets returns the forms in which the credentials of raw may appear
 // in an error: the whole URL; its user information and its password, as
 // written, decoded and encoded; its query string (with its "?") and its
 // fragment (with its "#"), as written and decoded. A query is hidden
 // whole, with its "?", never value by value: a short value ("?v=1") would
 // blank out every "1" of a message.
-func urlSecrets(raw string) []string {
+func URLSecrets(raw string) []string {
 	secrets := slices.Concat(userSecrets(raw), querySecrets(raw))
 	if len(secrets) > 0 {
 		secrets = append(secrets, raw)
@@ -158,7 +158,7 @@ func urlSecrets(raw string) []string {
 // with the character that starts it. The user information is taken out
 // first, as a password may hold "?" or "#".
 func querySecrets(raw string) []string {
-	rest := stripCredentials(raw)
+	rest := StripCredentials(raw)
 	i := strings.IndexAny(rest, "?#")
 	if i < 0 {
 		return nil
@@ -214,10 +214,10 @@ type redactedError struct {
 func (e *redactedError) Error() string { return e.msg }
 func (e *redactedError) Unwrap() error { return e.err }
 
-// redactError replaces every non-empty secret in err's message with
+// RedactError replaces every non-empty secret in err's message with
 // "***", the longest first, so a secret inside another is not left
 // half shown.
-func redactError(err error, secrets ...string) error {
+func RedactError(err error, secrets ...string) error {
 	if err == nil {
 		return nil
 	}

@@ -30,6 +30,9 @@ type Repository interface {
 	Skills(ctx context.Context) ([]skill.Skill, []skill.Problem, error)
 }
 
+// DefaultTimeout bounds one source's network operations (a git fetch, a database query) when the config sets none.
+const DefaultTimeout = 60 * time.Second
+
 // Limits that bound discovery whatever a source holds. Options take them
 // when a field is zero.
 const (
@@ -82,16 +85,17 @@ type Options struct {
 	Known func(key string) (skill.Meta, []skill.File, bool)
 }
 
-// The effective limits: 0 takes the default and below 0 is no limit.
-func (o Options) maxEntries() int {
+// EntryLimit, SkillSizeLimit and SourceSizeLimit are the effective limits:
+// 0 takes the default and below 0 is no limit.
+func (o Options) EntryLimit() int {
 	return int(limit(int64(o.MaxEntries), DefaultMaxEntries, math.MaxInt))
 }
 
-func (o Options) maxSkillSize() int64 {
+func (o Options) SkillSizeLimit() int64 {
 	return limit(o.MaxSkillSize, DefaultMaxSkillSize, math.MaxInt64)
 }
 
-func (o Options) maxSourceSize() int64 {
+func (o Options) SourceSizeLimit() int64 {
 	return limit(o.MaxSourceSize, DefaultMaxSourceSize, math.MaxInt64)
 }
 

@@ -93,7 +93,7 @@ func (o Options) Validate() error {
 // whether discovery ends, not what it finds.
 func (o Options) Fingerprint() string {
 	return fmt.Sprintf("discovery=%d strict=%t max_file_size=%d max_skill_size=%d max_source_size=%d max_entries=%d skills=%s exclude=%s",
-		discoveryRules, o.Strict, max(o.MaxFileSize, 0), o.maxSkillSize(), o.maxSourceSize(), o.maxEntries(),
+		discoveryRules, o.Strict, max(o.MaxFileSize, 0), o.SkillSizeLimit(), o.SourceSizeLimit(), o.EntryLimit(),
 		patternList(o.Include), patternList(o.Exclude))
 }
 

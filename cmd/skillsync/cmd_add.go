@@ -139,7 +139,7 @@ func (a *app) runAdd(ctx context.Context, opts *addOptions) error {
 	if out.Created, err = ensureConfig(file); err != nil {
 		return err
 	}
-	res, err := config.AddRepository(file, entry)
+	res, err := config.AddRepository(file, entry, skillsync.Kinds())
 	if err != nil {
 		return err
 	}
@@ -186,15 +186,15 @@ func (a *app) runAdd(ctx context.Context, opts *addOptions) error {
 // there is none yet (add writes the starter then).
 func (a *app) configOrDefault(file string) (*config.Config, error) {
 	if _, err := os.Lstat(file); errors.Is(err, fs.ErrNotExist) {
-		return config.Default()
+		return config.Default(skillsync.Kinds())
 	}
-	return config.Load(file)
+	return config.Load(file, skillsync.Kinds())
 }
 
 // checkOffer reads what entry offers, as ls-remote does, and refuses a
 // source without skills or without a skill --skill names.
 func (a *app) checkOffer(ctx context.Context, cfg *config.Config, entry config.Entry) error {
-	src, err := entry.Source(cfg.Workspace)
+	src, err := entry.Source(cfg.Workspace, skillsync.Kinds())
 	if err != nil {
 		return err
 	}
@@ -299,7 +299,7 @@ func describeEntry(e config.Entry) string {
 func addTargets(file string, targets []config.AgentTarget) ([]string, error) {
 	added := []string{}
 	for _, t := range targets {
-		ok, err := config.AddTarget(file, t.Dir)
+		ok, err := config.AddTarget(file, t.Dir, skillsync.Kinds())
 		if err != nil {
 			return nil, err
 		}

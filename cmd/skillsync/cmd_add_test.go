@@ -8,9 +8,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/skillsync/skillsync"
 	"github.com/skillsync/skillsync/config"
 	"github.com/skillsync/skillsync/internal/gittest"
 	"github.com/skillsync/skillsync/internal/skilltest"
+	"github.com/skillsync/skillsync/repository/git"
 )
 
 // teamRepo is a repository of three skills, served over smart HTTP as
@@ -122,12 +124,12 @@ func TestAddShorthand(t *testing.T) {
 			t.Errorf("the tree URL's source has %d skills, want pdf alone", s.Skills)
 		}
 	}
-	cfg, err := config.Load(filepath.Join(ws, "skillsync.yaml"))
+	cfg, err := config.Load(filepath.Join(ws, "skillsync.yaml"), skillsync.Kinds())
 	if err != nil {
 		t.Fatal(err)
 	}
-	last := cfg.Sources[len(cfg.Sources)-1]
-	if last.Ref != "main" || last.Path != "skills/pdf" || last.Git != team.host+"/acme/team-skills" {
+	last, _ := cfg.Sources[len(cfg.Sources)-1].Settings.(*git.Settings)
+	if last == nil || last.Ref != "main" || last.Path != "skills/pdf" || last.URL != team.host+"/acme/team-skills" {
 		t.Errorf("tree URL entry = %+v", last)
 	}
 
@@ -158,7 +160,7 @@ func TestAddSkillSelection(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, "takes docx too") {
 		t.Errorf("add another skill: %d %s %s", r.code, r.stdout, r.stderr)
 	}
-	cfg, err := config.Load(filepath.Join(ws, "skillsync.yaml"))
+	cfg, err := config.Load(filepath.Join(ws, "skillsync.yaml"), skillsync.Kinds())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/skillsync/skillsync"
 	"github.com/skillsync/skillsync/agent/claude"
 	"github.com/skillsync/skillsync/config"
 	"github.com/skillsync/skillsync/internal/atomicfile"
@@ -122,7 +123,7 @@ func (a *app) runInit(_ context.Context, opts *initOptions) error {
 		}
 		out.Agent[path] = string(outcome)
 	}
-	cfg, err := config.Load(name)
+	cfg, err := config.Load(name, skillsync.Kinds())
 	if err != nil {
 		return err
 	}

@@ -81,7 +81,7 @@ func (a *app) lsRemote(ctx context.Context, opts *lsRemoteOptions) error {
 	if err != nil {
 		return err
 	}
-	src, err := entry.Source(wd)
+	src, err := entry.Source(wd, skillsync.Kinds())
 	if err != nil {
 		return err
 	}
@@ -89,10 +89,10 @@ func (a *app) lsRemote(ctx context.Context, opts *lsRemoteOptions) error {
 	if err != nil {
 		return err
 	}
-	out := lsRemoteJSON{Source: offer.Source, Git: repository.RedactURL(src.Git), Ref: src.Ref, Path: src.Path, Revision: offer.Revision,
+	out := lsRemoteJSON{Source: offer.Source, Git: repository.RedactURL(entry.Git), Ref: entry.Ref, Path: entry.Path, Revision: offer.Revision,
 		Skills: []offeredSkill{}, Problems: orEmpty(offer.Problems)}
-	if src.Dir != "" {
-		out.Dir = filepath.Clean(src.Dir)
+	if d, ok := src.Settings.(config.Directory); ok {
+		out.Dir = filepath.Clean(d.Directory())
 	}
 	for _, s := range offer.Skills {
 		out.Skills = append(out.Skills, offeredSkill{Name: s.Name, Description: s.Description, Path: s.Path})

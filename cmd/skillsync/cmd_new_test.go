@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/skillsync/skillsync"
 	"github.com/skillsync/skillsync/config"
 	"github.com/skillsync/skillsync/internal/skilltest"
 )
@@ -102,7 +103,7 @@ func TestInitAgents(t *testing.T) {
 		t.Fatalf("init --agent '*': %d %s", r.code, r.stderr)
 	}
 	out := decode[struct{ Targets []string }](t, r)
-	cfg, err := config.Load(filepath.Join(ws, "skillsync.yaml"))
+	cfg, err := config.Load(filepath.Join(ws, "skillsync.yaml"), skillsync.Kinds())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -166,7 +166,7 @@ var _ mcp.Proposer = (*skillsync.Engine)(nil)
 func TestMCPProposeSkillThroughTheEngine(t *testing.T) {
 	ws := t.TempDir()
 	skilltest.WriteFile(t, filepath.Join(ws, "skillsync.yaml"), "repositories: []\n")
-	cfg, err := config.Load(filepath.Join(ws, "skillsync.yaml"))
+	cfg, err := config.Load(filepath.Join(ws, "skillsync.yaml"), skillsync.Kinds())
 	if err != nil {
 		t.Fatal(err)
 	}

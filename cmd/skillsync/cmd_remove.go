@@ -64,7 +64,7 @@ func (a *app) runRemove(ctx context.Context, opts *removeOptions) error {
 	if _, err := os.Lstat(file); errors.Is(err, fs.ErrNotExist) {
 		return usageError("no config at %s: there is nothing to remove", file)
 	}
-	cfg, err := config.Load(file)
+	cfg, err := config.Load(file, skillsync.Kinds())
 	if err != nil {
 		return err
 	}
@@ -75,11 +75,11 @@ func (a *app) runRemove(ctx context.Context, opts *removeOptions) error {
 	out := removeJSON{Config: file, Source: name, Skill: opts.skill}
 	left := len(cfg.Sources) - 1
 	if opts.skill != "" {
-		if _, err := config.RemoveSkill(file, name, opts.skill); err != nil {
+		if _, err := config.RemoveSkill(file, name, opts.skill, skillsync.Kinds()); err != nil {
 			return err
 		}
 		left = len(cfg.Sources)
-	} else if _, _, err := config.RemoveRepository(file, name); err != nil {
+	} else if _, _, err := config.RemoveRepository(file, name, skillsync.Kinds()); err != nil {
 		return err
 	}
 	if !a.json {

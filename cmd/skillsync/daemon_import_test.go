@@ -22,7 +22,7 @@ func TestImportJob(t *testing.T) {
 		k, v, _ := strings.Cut(kv, "=")
 		t.Setenv(k, v)
 	}
-	cfg, err := config.Load(filepath.Join(ws, "skillsync.yaml"))
+	cfg, err := config.Load(filepath.Join(ws, "skillsync.yaml"), skillsync.Kinds())
 	if err != nil {
 		t.Fatal(err)
 	}

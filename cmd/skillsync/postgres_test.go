@@ -15,6 +15,7 @@ import (
 	"github.com/skillsync/skillsync/internal/pgtest"
 	"github.com/skillsync/skillsync/internal/skilltest"
 	"github.com/skillsync/skillsync/repository"
+	"github.com/skillsync/skillsync/repository/postgres"
 )
 
 // pgCluster is the PostgreSQL server of this test binary, started by the
@@ -51,9 +52,9 @@ func (w *pgWorkspace) writeConfig(t *testing.T, name, schema, extra, tail string
 }
 
 // source opens the workspace's postgres source as another writer would.
-func (w *pgWorkspace) source(t *testing.T) *repository.Postgres {
+func (w *pgWorkspace) source(t *testing.T) *postgres.Postgres {
 	t.Helper()
-	p, err := repository.NewPostgres(repository.PostgresConfig{Source: "team", DSNFile: w.dsnFile, Schema: w.schema, Create: true, SpoolDir: t.TempDir()}, repository.Options{})
+	p, err := postgres.NewPostgres(postgres.PostgresConfig{Source: "team", DSNFile: w.dsnFile, Schema: w.schema, Create: true, SpoolDir: t.TempDir()}, repository.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -107,7 +107,7 @@ the current directory is the workspace: skillsync sync writes them into
 
 // loadConfig finds and loads the config, passing its warnings on.
 func (a *app) loadConfig() (*config.Config, error) {
-	cfg, err := config.Find(a.configPath)
+	cfg, err := config.Find(a.configPath, skillsync.Kinds())
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,25 @@
+package skillsync
+
+import (
+	"github.com/skillsync/skillsync/config"
+	"github.com/skillsync/skillsync/curator"
+	"github.com/skillsync/skillsync/materialize"
+)
+
+// The config has plain types of its own, so that it sits below the
+// domain it configures; these turn them into the domain's.
+
+// curatorPolicy is the config's curator: section as the curator takes it.
+func curatorPolicy(c config.Curation) curator.Policy {
+	return curator.Policy{StaleAfter: c.StaleAfter, ArchiveAfter: c.ArchiveAfter, MinIdle: c.MinIdle, Layers: c.Layers}
+}
+
+// targetMode is a target's mode as materialize takes it.
+func targetMode(m config.TargetMode) materialize.TargetMode {
+	switch m {
+	case config.ModeSymlink:
+		return materialize.Symlink
+	default:
+		return materialize.Copy
+	}
+}

@@ -1,0 +1,74 @@
+package dir
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/skillsync/skillsync/repository"
+	"github.com/skillsync/skillsync/skill"
+)
+
+// Local is a source that is a directory on this machine. A directory that
+// does not exist is an empty source, so a workspace without skills/ works.
+type Local struct {
+	source string
+	dir    string
+	opts   repository.Options
+}
+
+// NewLocal returns a Local source named source over dir.
+func NewLocal(source, dir string, opts repository.Options) *Local {
+	return &Local{source: source, dir: dir, opts: opts}
+}
+
+// Source returns the source's name.
+func (l *Local) Source() string { return l.source }
+
+// Dir returns the directory the source reads.
+func (l *Local) Dir() string { return l.dir }
+
+// Sync returns a revision derived from the names, sizes, modes and
+// modification times of the directory's files, those in the folders of
+// other tools (.claude/skills, ...) included: it changes when a file does,
+// without reading any content but the plugin manifests'.
+func (l *Local) Sync(ctx context.Context) (repository.Revision, error) {
+	fsys, err := l.open()
+	if fsys == nil || err != nil {
+		return "", err
+	}
+	return repository.LayoutRevision(ctx, fsys, false)
+}
+
+// Skills discovers the skills in the directory.
+func (l *Local) Skills(ctx context.Context) ([]skill.Skill, []skill.Problem, error) {
+	fsys, err := l.open()
+	if fsys == nil || err != nil {
+		return nil, nil, err
+	}
+	return repository.Discover(ctx, fsys, l.source, filepath.Base(fsys.Dir()), l.opts)
+}
+
+// open returns the confined FS, or nil when the directory does not exist.
+func (l *Local) open() (*repository.DirFS, error) {
+	fsys, err := repository.NewDirFS(l.dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("source %s: open %s: %w", l.source, l.dir, err)
+	}
+	info, err := os.Stat(fsys.Dir())
+	if err != nil {
+		return nil, fmt.Errorf("source %s: %w", l.source, err)
+	}
+	if !info.IsDir() {
+		return nil, fmt.Errorf("source %s: %s is not a directory", l.source, l.dir)
+	}
+	return fsys, nil
+}
+
+var _ repository.Repository = (*Local)(nil)

@@ -1,0 +1,105 @@
+package git_test
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/skillsync/skillsync/internal/gittest"
+	"github.com/skillsync/skillsync/repository/git"
+)
+
+// refFlood serves, over smart HTTP, a ref advertisement of HEAD, main and
+// n tags, each tag's name padded to pad bytes, made as it is sent; the
+// server holds none of it.
+func refFlood(t *testing.T, n, pad int) string {
+	t.Helper()
+	const sha = "49a8f6b659fc25ef9b55b48cee69f4a17fbefda2"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet || !strings.HasSuffix(r.URL.Path, "/info/refs") {
+			http.Error(w, "no packs here", http.StatusForbidden)
+			return
+		}
+		w.Header().Set("Content-Type", "application/x-git-upload-pack-advertisement")
+		b := bufio.NewWriter(w)
+		pkt := func(s string) { fmt.Fprintf(b, "%04x%s", len(s)+4, s) }
+		pkt("# service=git-upload-pack\n")
+		b.WriteString("0000")
+		pkt(sha + " HEAD\x00multi_ack side-band-64k ofs-delta symref=HEAD:refs/heads/main\n")
+		pkt(sha + " refs/heads/main\n")
+		for i := 0; i < n; i++ {
+			pkt(fmt.Sprintf("%s refs/tags/%0*d\n", sha, pad, i))
+		}
+		b.WriteString("0000")
+		b.Flush()
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL + "/x.git"
+}
+
+// A server that advertises half a million refs (go-git held them all, 850
+// bytes each: 2,000,000 took 1.8 GB) is refused once it is past the limit
+// of refs, having cost a bounded read; so is one whose advertisement is
+// past the limit of bytes in fewer, longer refs. The listing that checks
+// for updates and the one that starts a fetch are both bounded.
+func TestGitRefAdvertisementIsBounded(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		refs     int
+		pad      int
+		want     string
+		fetching bool
+	}{
+		{"refs", 500_000, 20, fmt.Sprintf("more than %d refs", git.MaxAdvertisedRefs), true},
+		{"refs", 500_000, 20, fmt.Sprintf("more than %d refs", git.MaxAdvertisedRefs), false},
+		{"bytes", 2_000, 60_000, fmt.Sprintf("over %d bytes", git.MaxAdvertisementSize), true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			g := newGit(t, refFlood(t, c.refs, c.pad), "")
+			var err error
+			n := allocated(func() {
+				if c.fetching {
+					_, err = g.Fetch(context.Background())
+				} else {
+					_, err = g.Upstream(context.Background())
+				}
+			})
+			if !errors.Is(err, git.ErrSourceTooLarge) || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("err = %v, want ErrSourceTooLarge naming %q", err, c.want)
+			}
+			if n > 160<<20 {
+				t.Errorf("the listing allocated %d MiB", n>>20)
+			}
+		})
+	}
+}
+
+// A local repository's advertisement, read from git upload-pack, is
+// bounded too: its output is counted and the process stopped.
+func TestGitLocalRefAdvertisementIsBounded(t *testing.T) {
+	up := gittest.NewRepo(t, "main")
+	up.Skill("skills/one", "First.")
+	head := up.Commit("one")
+	var refs strings.Builder
+	refs.WriteString("# pack-refs with: peeled fully-peeled sorted \n")
+	fmt.Fprintf(&refs, "%s refs/heads/main\n", head)
+	for i := 0; i <= git.MaxAdvertisedRefs; i++ {
+		fmt.Fprintf(&refs, "%s refs/tags/t%07d\n", head, i)
+	}
+	if err := os.WriteFile(filepath.Join(up.Dir, ".git", "packed-refs"), []byte(refs.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	g := newGit(t, up.URL(), "")
+	_, err := g.Fetch(context.Background())
+	want := fmt.Sprintf("more than %d refs", git.MaxAdvertisedRefs)
+	if !errors.Is(err, git.ErrSourceTooLarge) || !strings.Contains(err.Error(), want) {
+		t.Errorf("err = %v, want ErrSourceTooLarge naming %q", err, want)
+	}
+}

@@ -1,0 +1,400 @@
+package git
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/skillsync/skillsync/repository"
+)
+
+// ErrSubmodule is returned for a tree entry that is a git submodule:
+// skillsync reads one repository and does not fetch others.
+var ErrSubmodule = errors.New("is a git submodule, which skillsync does not fetch")
+
+// maxLinkHops bounds symbolic link resolution, as the kernel's ELOOP does.
+const maxLinkHops = repository.MaxLinkHops
+
+// TreeFS is an fs.FS over a git tree, read straight from the object store:
+// no worktree, no checkout. Modes come from git (100755 is executable). A
+// symbolic link whose target stays inside the FS is served as the target's
+// content; one that leads outside gives ErrOutside. Sub returns a TreeFS
+// confined to the subtree, so a skill's links must stay inside the skill.
+//
+// Sizes come from the object headers and contents stream from the packs:
+// a blob is never inflated to learn its size, and one over the FS's size
+// limit is refused by Open with ErrTooLarge before any of it is inflated.
+type TreeFS struct {
+	root  *object.Tree
+	mtime time.Time
+	// blobs reads blobs straight from the store's packs; nil, or an
+	// object that is not packed, falls back to go-git.
+	blobs *packedObjects
+	// maxFileSize is the largest blob Open reads; 0 means no limit.
+	maxFileSize int64
+}
+
+// ErrTooLarge is wrapped by the error of opening a file over the size
+// limit of its source.
+var ErrTooLarge = errors.New("file is over the size limit")
+
+// maxLinkSize bounds a symbolic link's target, as PATH_MAX does.
+const maxLinkSize = 4096
+
+// TreeHash returns the git hash of the tree the FS serves: equal hashes,
+// equal content, so a sync can skip a skill whose tree did not change.
+func (t *TreeFS) TreeHash() string { return t.root.Hash.String() }
+
+// ContentKey names the content of the tree: two TreeFS with one key hold
+// the same files, byte for byte and mode for mode.
+func (t *TreeFS) ContentKey() string { return "git-tree:" + t.TreeHash() }
+
+// blobSize returns the size of the blob e names, from its header.
+func (t *TreeFS) blobSize(tree *object.Tree, e *object.TreeEntry) (int64, error) {
+	if t.blobs != nil {
+		size, err := t.blobs.Size(e.Hash)
+		if !errors.Is(err, plumbing.ErrObjectNotFound) {
+			return size, err
+		}
+	}
+	f, err := tree.TreeEntryFile(e)
+	if err != nil {
+		return 0, err
+	}
+	return f.Size, nil
+}
+
+// openBlob streams the blob e names.
+func (t *TreeFS) openBlob(tree *object.Tree, e *object.TreeEntry) (io.ReadCloser, error) {
+	if t.blobs != nil {
+		r, err := t.blobs.Open(e.Hash)
+		if !errors.Is(err, plumbing.ErrObjectNotFound) {
+			return r, err
+		}
+	}
+	f, err := tree.TreeEntryFile(e)
+	if err != nil {
+		return nil, err
+	}
+	return f.Reader()
+}
+
+// NewTreeFS returns a TreeFS over tree. mtime is what every file reports as
+// its modification time, typically the commit's time.
+func NewTreeFS(tree *object.Tree, mtime time.Time) *TreeFS {
+	return &TreeFS{root: tree, mtime: mtime}
+}
+
+// node is a resolved path: a tree, or a file entry with its blob.
+type node struct {
+	name  string
+	tree  *object.Tree // set for directories
+	entry object.TreeEntry
+}
+
+// lookup resolves name, following symbolic links in every component.
+func (t *TreeFS) lookup(op, name string) (*node, error) {
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: op, Path: name, Err: fs.ErrInvalid}
+	}
+	n, err := t.resolve(name, 0)
+	if err != nil {
+		return nil, &fs.PathError{Op: op, Path: name, Err: err}
+	}
+	if name != "." {
+		// A followed link keeps its own name, as stat(2) reports it.
+		n.name = path.Base(name)
+	}
+	return n, nil
+}
+
+func (t *TreeFS) resolve(name string, hops int) (*node, error) {
+	cur := &node{name: ".", tree: t.root}
+	if name == "." {
+		return cur, nil
+	}
+	parts := strings.Split(name, "/")
+	for i, part := range parts {
+		if cur.tree == nil {
+			return nil, fs.ErrNotExist
+		}
+		e, ok := findEntry(cur.tree, part)
+		if !ok {
+			return nil, fs.ErrNotExist
+		}
+		switch e.Mode {
+		case filemode.Dir:
+			sub, err := cur.tree.Tree(e.Name)
+			if err != nil {
+				return nil, err
+			}
+			cur = &node{name: part, tree: sub, entry: *e}
+		case filemode.Symlink:
+			if hops >= maxLinkHops {
+				return nil, errors.New("too many levels of symbolic links")
+			}
+			target, err := t.readLink(cur.tree, e)
+			if err != nil {
+				return nil, err
+			}
+			dir := path.Join(parts[:i]...)
+			next := path.Join(dir, target)
+			if path.IsAbs(target) || next == ".." || strings.HasPrefix(next, "../") {
+				return nil, repository.ErrOutside
+			}
+			rest := append([]string{next}, parts[i+1:]...)
+			return t.resolve(path.Join(rest...), hops+1)
+		case filemode.Submodule:
+			return nil, ErrSubmodule
+		default:
+			if i != len(parts)-1 {
+				return nil, fs.ErrNotExist
+			}
+			cur = &node{name: part, entry: *e}
+		}
+	}
+	return cur, nil
+}
+
+func validEntryName(name string) bool {
+	return name != "" && name != "." && name != ".." && !strings.ContainsAny(name, "/\\\x00")
+}
+
+func findEntry(tree *object.Tree, name string) (*object.TreeEntry, bool) {
+	for i := range tree.Entries {
+		if tree.Entries[i].Name == name {
+			return &tree.Entries[i], true
+		}
+	}
+	return nil, false
+}
+
+func (t *TreeFS) readLink(tree *object.Tree, e *object.TreeEntry) (string, error) {
+	size, err := t.blobSize(tree, e)
+	if err != nil {
+		return "", err
+	}
+	if size > maxLinkSize {
+		return "", fmt.Errorf("symbolic link target of %d bytes: %w", size, ErrTooLarge)
+	}
+	r, err := t.openBlob(tree, e)
+	if err != nil {
+		return "", err
+	}
+	defer r.Close()
+	b, err := io.ReadAll(io.LimitReader(r, maxLinkSize))
+	return string(b), err
+}
+
+// Open opens name for reading. A file's content is streamed from the
+// store, and a file over the FS's size limit is refused with ErrTooLarge.
+func (t *TreeFS) Open(name string) (fs.File, error) {
+	n, err := t.lookup("open", name)
+	if err != nil {
+		return nil, err
+	}
+	if n.tree != nil {
+		return &treeDir{fs: t, node: n, path: name}, nil
+	}
+	size, err := t.blobSize(t.root, &n.entry)
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
+	}
+	if t.maxFileSize > 0 && size > t.maxFileSize {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fmt.Errorf("%w: %d bytes, over the limit of %d", ErrTooLarge, size, t.maxFileSize)}
+	}
+	r, err := t.openBlob(t.root, &n.entry)
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
+	}
+	return &treeFile{rc: r, info: t.info(n, size)}, nil
+}
+
+// Stat returns the FileInfo of name, following symbolic links.
+func (t *TreeFS) Stat(name string) (fs.FileInfo, error) {
+	n, err := t.lookup("stat", name)
+	if err != nil {
+		return nil, err
+	}
+	return t.nodeInfo(n)
+}
+
+func (t *TreeFS) nodeInfo(n *node) (fs.FileInfo, error) {
+	if n.tree != nil {
+		return t.info(n, 0), nil
+	}
+	size, err := t.blobSize(t.root, &n.entry)
+	if err != nil {
+		return nil, err
+	}
+	return t.info(n, size), nil
+}
+
+// ReadDir lists the directory name in lexical order. Symbolic links are
+// reported as links and submodules as irregular entries.
+func (t *TreeFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	n, err := t.lookup("readdir", name)
+	if err != nil {
+		return nil, err
+	}
+	if n.tree == nil {
+		return nil, &fs.PathError{Op: "readdir", Path: name, Err: errors.New("not a directory")}
+	}
+	return t.entries(n.tree), nil
+}
+
+func (t *TreeFS) entries(tree *object.Tree) []fs.DirEntry {
+	out := make([]fs.DirEntry, 0, len(tree.Entries))
+	for _, e := range tree.Entries {
+		// git stores whatever a tree object says; a name such as ".." or
+		// one holding "/" could lead a walker out of the tree. Such an
+		// entry cannot be a file of a skill and is not listed.
+		if !validEntryName(e.Name) {
+			continue
+		}
+		out = append(out, &treeEntry{fs: t, tree: tree, entry: e})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name() < out[j].Name() })
+	return out
+}
+
+// Sub returns a TreeFS rooted at dir, whose links must stay inside dir.
+func (t *TreeFS) Sub(dir string) (fs.FS, error) {
+	n, err := t.lookup("sub", dir)
+	if err != nil {
+		return nil, err
+	}
+	if n.tree == nil {
+		return nil, &fs.PathError{Op: "sub", Path: dir, Err: errors.New("not a directory")}
+	}
+	return &TreeFS{root: n.tree, mtime: t.mtime, blobs: t.blobs, maxFileSize: t.maxFileSize}, nil
+}
+
+func (t *TreeFS) info(n *node, size int64) *treeInfo {
+	mode := fs.FileMode(0o644)
+	switch {
+	case n.tree != nil:
+		mode = fs.ModeDir | 0o755
+	case n.entry.Mode == filemode.Executable:
+		mode = 0o755
+	}
+	return &treeInfo{name: n.name, size: size, mode: mode, mtime: t.mtime}
+}
+
+// treeEntry is a DirEntry that reports the entry's own type.
+type treeEntry struct {
+	fs    *TreeFS
+	tree  *object.Tree
+	entry object.TreeEntry
+}
+
+func (e *treeEntry) Name() string { return e.entry.Name }
+func (e *treeEntry) IsDir() bool  { return e.entry.Mode == filemode.Dir }
+
+func (e *treeEntry) Type() fs.FileMode {
+	switch e.entry.Mode {
+	case filemode.Dir:
+		return fs.ModeDir
+	case filemode.Symlink:
+		return fs.ModeSymlink
+	case filemode.Submodule:
+		return fs.ModeIrregular
+	}
+	return 0
+}
+
+func (e *treeEntry) Info() (fs.FileInfo, error) {
+	switch e.entry.Mode {
+	case filemode.Submodule:
+		return nil, &fs.PathError{Op: "stat", Path: e.entry.Name, Err: ErrSubmodule}
+	case filemode.Dir:
+		return &treeInfo{name: e.entry.Name, mode: fs.ModeDir | 0o755, mtime: e.fs.mtime}, nil
+	}
+	size, err := e.fs.blobSize(e.tree, &e.entry)
+	if err != nil {
+		return nil, err
+	}
+	mode := fs.FileMode(0o644)
+	switch e.entry.Mode {
+	case filemode.Executable:
+		mode = 0o755
+	case filemode.Symlink:
+		mode = fs.ModeSymlink | 0o777
+	}
+	return &treeInfo{name: e.entry.Name, size: size, mode: mode, mtime: e.fs.mtime}, nil
+}
+
+func (e *treeEntry) String() string { return fs.FormatDirEntry(e) }
+
+type treeInfo struct {
+	name  string
+	size  int64
+	mode  fs.FileMode
+	mtime time.Time
+}
+
+func (i *treeInfo) Name() string       { return i.name }
+func (i *treeInfo) Size() int64        { return i.size }
+func (i *treeInfo) Mode() fs.FileMode  { return i.mode }
+func (i *treeInfo) ModTime() time.Time { return i.mtime }
+func (i *treeInfo) IsDir() bool        { return i.mode.IsDir() }
+func (i *treeInfo) Sys() any           { return nil }
+
+type treeFile struct {
+	rc   io.ReadCloser
+	info *treeInfo
+}
+
+func (f *treeFile) Stat() (fs.FileInfo, error) { return f.info, nil }
+func (f *treeFile) Read(p []byte) (int, error) { return f.rc.Read(p) }
+func (f *treeFile) Close() error               { return f.rc.Close() }
+
+// treeDir is an open directory; ReadDir pages through its entries.
+type treeDir struct {
+	fs      *TreeFS
+	node    *node
+	path    string
+	entries []fs.DirEntry
+	offset  int
+}
+
+func (d *treeDir) Stat() (fs.FileInfo, error) { return d.fs.info(d.node, 0), nil }
+func (d *treeDir) Close() error               { return nil }
+
+func (d *treeDir) Read([]byte) (int, error) {
+	return 0, &fs.PathError{Op: "read", Path: d.path, Err: errors.New("is a directory")}
+}
+
+func (d *treeDir) ReadDir(n int) ([]fs.DirEntry, error) {
+	if d.entries == nil {
+		d.entries = d.fs.entries(d.node.tree)
+	}
+	rest := d.entries[d.offset:]
+	if n <= 0 {
+		d.offset = len(d.entries)
+		return rest, nil
+	}
+	if len(rest) == 0 {
+		return nil, io.EOF
+	}
+	if n > len(rest) {
+		n = len(rest)
+	}
+	d.offset += n
+	return rest[:n], nil
+}
+
+var (
+	_ fs.StatFS    = (*TreeFS)(nil)
+	_ fs.ReadDirFS = (*TreeFS)(nil)
+	_ fs.SubFS     = (*TreeFS)(nil)
+)

@@ -1,0 +1,233 @@
+package git
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-billy/v5/osfs"
+	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/cache"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/storage/filesystem"
+
+	"github.com/skillsync/skillsync/internal/flock"
+	"github.com/skillsync/skillsync/repository"
+	"github.com/skillsync/skillsync/skill"
+)
+
+// GitConfig describes one git source.
+type GitConfig struct {
+	Source string
+	// URL is the remote: https://, ssh://, git@host:path or file://.
+	URL string
+	// Ref is a branch, a tag or a full commit SHA; "" is the remote's
+	// default branch.
+	Ref string
+	// Path is the folder of skills inside the repository; "" is the root,
+	// where discovery looks in the places repositories keep skills
+	// (skills/, .claude/skills/, a plugin marketplace, ...).
+	Path string
+	// Depth limits history fetched; 0 fetches all of it.
+	Depth   int
+	Timeout time.Duration
+	// MaxFetchSize caps the bytes one fetch may download (the packed
+	// size); a larger download fails the fetch and leaves the store as it
+	// was. 0 means DefaultMaxFetchSize, a negative value no limit.
+	MaxFetchSize int64
+	Auth         GitAuth
+	// StoreRoot holds the bare stores, one per remote; "" is
+	// DefaultStoreRoot().
+	StoreRoot string
+	// Progress receives git's progress messages; nil discards them.
+	Progress io.Writer
+}
+
+// Git is a source read from a git remote. Fetch brings a bare store under
+// StoreRoot up to date; Skills reads the fetched commit's tree straight
+// from the store, with no network and no checkout.
+type Git struct {
+	cfg   GitConfig
+	opts  repository.Options
+	store string
+}
+
+// NewGit returns a Git source. Nothing is read until Fetch or Skills.
+func NewGit(cfg GitConfig, opts repository.Options) *Git {
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = repository.DefaultTimeout
+	}
+	if cfg.StoreRoot == "" {
+		cfg.StoreRoot = DefaultStoreRoot()
+	}
+	if cfg.MaxFetchSize == 0 {
+		cfg.MaxFetchSize = DefaultMaxFetchSize
+	}
+	return &Git{cfg: cfg, opts: opts, store: filepath.Join(cfg.StoreRoot, StoreKey(cfg.URL))}
+}
+
+// DefaultStoreRoot is $XDG_CACHE_HOME/skillsync/git, shared by every
+// workspace of the user on this machine.
+func DefaultStoreRoot() string {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		dir = os.TempDir()
+	}
+	return filepath.Join(dir, "skillsync", "git")
+}
+
+var unsafeKey = regexp.MustCompile(`[^a-z0-9._-]+`)
+
+// StoreKey names the store of a remote: readable host and path, then a
+// hash of the URL without credentials, so two tokens for one remote share
+// a store and no token ever appears in a path.
+func StoreKey(remote string) string {
+	clean := repository.StripCredentials(remote)
+	sum := sha256.Sum256([]byte(clean))
+	label := clean
+	if u, err := url.Parse(clean); err == nil && u.Host != "" {
+		label = u.Host + u.Path
+	} else if i := strings.Index(clean, "@"); i >= 0 {
+		label = clean[i+1:]
+	}
+	if i := strings.IndexAny(label, "?#"); i >= 0 {
+		label = label[:i] // a token may be in the query or the fragment
+	}
+	label = strings.Trim(unsafeKey.ReplaceAllString(strings.ToLower(label), "-"), "-.")
+	if len(label) > 60 {
+		label = label[len(label)-60:]
+	}
+	return label + "-" + hex.EncodeToString(sum[:6])
+}
+
+// Source returns the source's name.
+func (g *Git) Source() string { return g.cfg.Source }
+
+// URL returns the remote with its credentials redacted.
+func (g *Git) URL() string { return repository.RedactURL(g.cfg.URL) }
+
+// StoreDir returns the directory of the bare store.
+func (g *Git) StoreDir() string { return g.store }
+
+// openStore opens the bare store, creating it when create is set. Pack
+// files stay open between object reads (up to a bound): reopening one for
+// every blob was a third of a cold sync's time. For a reader,
+// ExclusiveAccess lets go-git list the store's files once instead of
+// trying to open a loose object before every packed read; writers hold
+// the store's lock, and a reader lists the store after reading its ref
+// under the shared lock. A writer lists them again after each fetch.
+// Blobs are read through packedObjects, not go-git, which would hold a
+// large one whole.
+func (g *Git) openStore(create, reader bool) (*git.Repository, error) {
+	if _, err := os.Stat(filepath.Join(g.store, "HEAD")); errors.Is(err, fs.ErrNotExist) {
+		if !create {
+			return nil, repository.ErrNotFetched
+		}
+		if _, err := git.PlainInit(g.store, true); err != nil && !errors.Is(err, git.ErrRepositoryAlreadyExists) {
+			return nil, fmt.Errorf("create git store %s: %w", g.store, err)
+		}
+	}
+	// A small object cache: trees are read again and again, blobs once
+	// each, and go-git's default of 96 MiB filled with blobs doubled the
+	// peak memory of a cold sync.
+	st := filesystem.NewStorageWithOptions(osfs.New(g.store), cache.NewObjectLRU(16*cache.MiByte), filesystem.Options{
+		MaxOpenDescriptors: 16, ExclusiveAccess: reader,
+	})
+	repo, err := git.Open(st, nil)
+	if err != nil {
+		return nil, fmt.Errorf("open git store %s: %w", g.store, err)
+	}
+	return repo, nil
+}
+
+// Current returns the revision last fetched for the wanted ref, without
+// network.
+func (g *Git) Current(ctx context.Context) (repository.Revision, error) {
+	c, err := g.commit(ctx)
+	if err != nil {
+		return "", err
+	}
+	return repository.Revision(c.Hash.String()), nil
+}
+
+// commit reads the commit the wanted ref last fetched.
+func (g *Git) commit(ctx context.Context) (*object.Commit, error) {
+	repo, err := g.openStore(false, true)
+	if err != nil {
+		return nil, err
+	}
+	// A shared lock keeps this read from meeting a ref half rewritten by
+	// a fetch in another process.
+	lock, err := flock.AcquireShared(ctx, g.store+".lock", g.cfg.Timeout)
+	if err != nil {
+		return nil, err
+	}
+	ref, err := repo.Reference(g.localRef(), true)
+	lock.Close()
+	if errors.Is(err, plumbing.ErrReferenceNotFound) {
+		return nil, repository.ErrNotFetched
+	}
+	if err != nil {
+		return nil, err
+	}
+	c, err := repo.CommitObject(ref.Hash())
+	if err != nil {
+		return nil, fmt.Errorf("read commit %s: %w", ref.Hash(), err)
+	}
+	return c, nil
+}
+
+// Skills reads the skills at the last fetched commit.
+func (g *Git) Skills(ctx context.Context) ([]skill.Skill, []skill.Problem, error) {
+	fsys, err := g.FS(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	return repository.Discover(ctx, fsys, g.cfg.Source, repository.RepoName(g.cfg.URL), g.opts)
+}
+
+// FS returns the folder of skills at the last fetched commit.
+func (g *Git) FS(ctx context.Context) (*TreeFS, error) {
+	c, err := g.commit(ctx)
+	if err != nil {
+		return nil, err
+	}
+	tree, err := c.Tree()
+	if err != nil {
+		return nil, fmt.Errorf("read tree of %s: %w", c.Hash, err)
+	}
+	root := NewTreeFS(tree, c.Committer.When)
+	if root.blobs, err = openPackedObjects(g.store); err != nil {
+		return nil, fmt.Errorf("read git store %s: %w", g.store, err)
+	}
+	root.maxFileSize = g.opts.MaxFileSize
+	root.blobs.maxBase = 32 * g.opts.MaxFileSize
+	dir := g.cfg.Path
+	if dir == "" || dir == "." {
+		return root, nil
+	}
+	sub, err := root.Sub(path.Clean(dir))
+	if err != nil {
+		return nil, fmt.Errorf("path %s at %s: %w", dir, c.Hash.String()[:12], err)
+	}
+	return sub.(*TreeFS), nil
+}
+
+var (
+	_ repository.Repository = (*Git)(nil)
+	_ repository.Fetcher    = (*Git)(nil)
+	_ repository.Currenter  = (*Git)(nil)
+	_ repository.Upstreamer = (*Git)(nil)
+)

@@ -1,0 +1,318 @@
+package git
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
+	"github.com/go-git/go-git/v5/plumbing/format/packfile"
+)
+
+// packedObjects reads blobs straight from a store's packs. go-git reads a
+// packed delta's whole data to learn its size, and loads a delta's whole
+// base to apply it: a 10-byte blob made from a 1 GiB base cost 1 GiB.
+// Here a size comes from the headers alone, a whole object streams from
+// the pack, and a delta's base is held in memory only when it is small,
+// else spooled to a temporary file.
+//
+// It is safe for concurrent use; every read opens its own file handle.
+type packedObjects struct {
+	dir   string // objects/pack: the packs, and spooled bases
+	packs []*packIndex
+	cache byteCache[packedAt]
+	// inMemory is the largest base held in memory; streamAbove the size
+	// over which a delta's target is streamed rather than built first.
+	inMemory, streamAbove int64
+	// maxBase refuses to rebuild a delta from a larger base, which git
+	// never makes for a small file: a 10-byte blob made from a 1 GiB base
+	// would cost 1 GiB of disk to read. 0 means no limit.
+	maxBase int64
+}
+
+type packIndex struct {
+	path string
+	size int64
+	idx  *idxfile.MemoryIndex
+}
+
+// packedAt is the place of an object in a pack.
+type packedAt struct {
+	pack   *packIndex
+	offset int64
+}
+
+// openPackedObjects reads the indexes of the packs in store.
+func openPackedObjects(store string) (*packedObjects, error) {
+	dir := filepath.Join(store, "objects", "pack")
+	entries, err := os.ReadDir(dir)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	p := &packedObjects{dir: dir, cache: byteCache[packedAt]{max: deltaBaseBudget / 2}, inMemory: inMemoryObject, streamAbove: streamThreshold}
+	for _, e := range entries {
+		name := e.Name()
+		if !strings.HasPrefix(name, "pack-") || !strings.HasSuffix(name, ".pack") {
+			continue
+		}
+		pi, err := readPackIndex(filepath.Join(dir, name))
+		if err != nil {
+			return nil, err
+		}
+		p.packs = append(p.packs, pi)
+	}
+	return p, nil
+}
+
+func readPackIndex(pack string) (*packIndex, error) {
+	info, err := os.Stat(pack)
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.Open(strings.TrimSuffix(pack, ".pack") + ".idx")
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	idx := idxfile.NewMemoryIndex()
+	if err := idxfile.NewDecoder(f).Decode(idx); err != nil {
+		return nil, fmt.Errorf("read index of %s: %w", filepath.Base(pack), err)
+	}
+	return &packIndex{path: pack, size: info.Size(), idx: idx}, nil
+}
+
+func (p *packedObjects) find(h plumbing.Hash) (packedAt, bool) {
+	for _, pi := range p.packs {
+		if off, err := pi.idx.FindOffset(h); err == nil {
+			return packedAt{pi, off}, true
+		}
+	}
+	return packedAt{}, false
+}
+
+// storedObject is what a pack holds at one offset.
+type storedObject struct {
+	kind   plumbing.ObjectType // a delta kind, or the object's own type
+	length int64               // inflated length of what is stored
+	base   packedAt            // a delta's base
+	// size is the object's own size: length, or a delta's target size;
+	// srcSize is a delta's declared base size.
+	size, srcSize int64
+}
+
+// stat reads the header at at, and a delta's first bytes for its sizes.
+func (p *packedObjects) stat(at packedAt) (storedObject, error) {
+	f, err := os.Open(at.pack.path)
+	if err != nil {
+		return storedObject{}, err
+	}
+	defer f.Close()
+	sc := packfile.NewScanner(io.NewSectionReader(f, 0, at.pack.size))
+	h, err := sc.SeekObjectHeader(at.offset)
+	if err != nil {
+		return storedObject{}, err
+	}
+	o := storedObject{kind: h.Type, length: h.Length, size: h.Length}
+	switch h.Type {
+	case plumbing.CommitObject, plumbing.TreeObject, plumbing.BlobObject, plumbing.TagObject:
+		return o, nil
+	case plumbing.OFSDeltaObject:
+		o.base = packedAt{at.pack, h.OffsetReference}
+	case plumbing.REFDeltaObject:
+		base, ok := p.find(h.Reference)
+		if !ok {
+			return o, fmt.Errorf("base %s of delta %d is not in the store", h.Reference, at.offset)
+		}
+		o.base = base
+	default:
+		return o, fmt.Errorf("object at %d has unknown type %d", at.offset, h.Type)
+	}
+	r, err := sc.ReadObject()
+	if err != nil {
+		return o, err
+	}
+	var head prefix
+	_, err = io.CopyN(&head, r, int64(len(head.b)))
+	r.Close()
+	if err != nil && err != io.EOF {
+		return o, err
+	}
+	src, target, ok := head.deltaSizes()
+	if !ok {
+		return o, fmt.Errorf("delta at %d has no valid header", at.offset)
+	}
+	o.srcSize, o.size = src, target
+	return o, nil
+}
+
+// Size returns the size of object h from the pack headers, without
+// inflating the object. It returns plumbing.ErrObjectNotFound for an
+// object that is not in a pack.
+func (p *packedObjects) Size(h plumbing.Hash) (int64, error) {
+	at, ok := p.find(h)
+	if !ok {
+		return 0, plumbing.ErrObjectNotFound
+	}
+	o, err := p.stat(at)
+	return o.size, err
+}
+
+// Open streams the content of object h; the caller checks its size first.
+// It returns plumbing.ErrObjectNotFound for an object that is not in a
+// pack.
+func (p *packedObjects) Open(h plumbing.Hash) (io.ReadCloser, error) {
+	at, ok := p.find(h)
+	if !ok {
+		return nil, plumbing.ErrObjectNotFound
+	}
+	o, err := p.stat(at)
+	if err != nil {
+		return nil, err
+	}
+	if typ, err := p.objectType(o); err != nil {
+		return nil, err
+	} else if typ != plumbing.BlobObject {
+		return nil, fmt.Errorf("object %s is a %s, not a blob", h, typ)
+	}
+	if !o.kind.IsDelta() {
+		return p.stored(at)
+	}
+	base, release, err := p.content(o.base, 1)
+	if err != nil {
+		return nil, err
+	}
+	delta, err := p.stored(at)
+	if err != nil {
+		release()
+		return nil, err
+	}
+	if o.size <= p.streamAbove {
+		defer release()
+		defer delta.Close()
+		buf := bytes.NewBuffer(make([]byte, 0, o.size))
+		if err := applyDelta(buf, base, o.srcSize, delta, o.size); err != nil {
+			return nil, fmt.Errorf("object %s: %w", h, err)
+		}
+		return io.NopCloser(buf), nil
+	}
+	// A large target streams: the delta is applied as it is read.
+	pr, pw := io.Pipe()
+	go func() {
+		defer release()
+		defer delta.Close()
+		pw.CloseWithError(applyDelta(pw, base, o.srcSize, delta, o.size))
+	}()
+	return pr, nil
+}
+
+// objectType follows o's deltas down to the whole object they start from,
+// whose type is theirs.
+func (p *packedObjects) objectType(o storedObject) (plumbing.ObjectType, error) {
+	for depth := 0; o.kind.IsDelta(); depth++ {
+		if depth > maxDeltaChain {
+			return 0, fmt.Errorf("delta chain longer than %d", maxDeltaChain)
+		}
+		var err error
+		if o, err = p.stat(o.base); err != nil {
+			return 0, err
+		}
+	}
+	return o.kind, nil
+}
+
+// stored streams what the pack holds at at: an object or a delta.
+func (p *packedObjects) stored(at packedAt) (io.ReadCloser, error) {
+	f, err := os.Open(at.pack.path)
+	if err != nil {
+		return nil, err
+	}
+	sc := packfile.NewScanner(io.NewSectionReader(f, 0, at.pack.size))
+	if _, err := sc.SeekObjectHeader(at.offset); err != nil {
+		f.Close()
+		return nil, err
+	}
+	r, err := sc.ReadObject()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return &storedReader{ReadCloser: r, file: f}, nil
+}
+
+type storedReader struct {
+	io.ReadCloser
+	file *os.File
+}
+
+func (s *storedReader) Close() error {
+	err := s.ReadCloser.Close()
+	if ferr := s.file.Close(); err == nil {
+		err = ferr
+	}
+	return err
+}
+
+// content returns the object at at for random access, and a function to
+// call when done with it: from the cache or memory when it is small,
+// else from a temporary file.
+func (p *packedObjects) content(at packedAt, depth int) (io.ReaderAt, func(), error) {
+	if depth > maxDeltaChain {
+		return nil, nil, fmt.Errorf("delta chain longer than %d", maxDeltaChain)
+	}
+	if b, ok := p.cache.get(at); ok {
+		return bytes.NewReader(b), func() {}, nil
+	}
+	o, err := p.stat(at)
+	if err != nil {
+		return nil, nil, err
+	}
+	if p.maxBase > 0 && o.size > p.maxBase {
+		return nil, nil, fmt.Errorf("%w: made from a base of %d bytes, over the limit of %d", ErrTooLarge, o.size, p.maxBase)
+	}
+	write := func(w io.Writer) error {
+		r, err := p.stored(at)
+		if err != nil {
+			return err
+		}
+		defer r.Close()
+		if !o.kind.IsDelta() {
+			n, err := io.Copy(w, r)
+			if err == nil && n != o.size {
+				err = fmt.Errorf("object at %d is %d bytes, its header says %d", at.offset, n, o.size)
+			}
+			return err
+		}
+		base, release, err := p.content(o.base, depth+1)
+		if err != nil {
+			return err
+		}
+		defer release()
+		return applyDelta(w, base, o.srcSize, r, o.size)
+	}
+	if o.size <= p.inMemory {
+		b := make([]byte, 0, o.size)
+		if err := write((*appender)(&b)); err != nil {
+			return nil, nil, err
+		}
+		p.cache.put(at, b)
+		return bytes.NewReader(b), func() {}, nil
+	}
+	f, err := os.CreateTemp(p.dir, "tmp_spool_")
+	if err != nil {
+		return nil, nil, err
+	}
+	release := func() {
+		f.Close()
+		os.Remove(f.Name())
+	}
+	if err := write(f); err != nil {
+		release()
+		return nil, nil, err
+	}
+	return f, release, nil
+}

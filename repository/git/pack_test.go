@@ -1,0 +1,305 @@
+package git
+
+import (
+	"bytes"
+	"compress/zlib"
+	"context"
+	"crypto/sha1"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
+
+	"github.com/skillsync/skillsync/internal/gittest"
+)
+
+// TestIndexPackMatchesGit indexes packs made by git, full of deltas, and
+// compares the index byte for byte with the one git index-pack writes:
+// in memory, streaming every object, and with no cache at all.
+func TestIndexPackMatchesGit(t *testing.T) {
+	r := gittest.NewRepo(t, "main")
+	var lines []string
+	for i := 0; i < 400; i++ {
+		lines = append(lines, fmt.Sprintf("line %d of a file that changes a little in every commit", i))
+	}
+	for c := 0; c < 30; c++ {
+		lines[(c*37)%len(lines)] = fmt.Sprintf("changed in commit %d", c)
+		r.Write("a.txt", strings.Join(lines, "\n"), 0)
+		r.Write(fmt.Sprintf("dir%d/b.txt", c%3), strings.Repeat(fmt.Sprintf("b%d ", c), 50+c), 0)
+		r.Write("empty", "", 0)
+		r.Commit(fmt.Sprintf("commit %d", c))
+	}
+	for _, offsets := range []bool{true, false} {
+		pack := packOf(t, r.Dir, offsets)
+		want := gitIndex(t, pack)
+		for _, lim := range []struct {
+			inMemory int64
+			cache    int
+		}{{inMemoryObject, deltaBaseBudget}, {1, 0}, {4 << 10, 16 << 10}} {
+			t.Run(fmt.Sprintf("ofs=%v/mem=%d/cache=%d", offsets, lim.inMemory, lim.cache), func(t *testing.T) {
+				f, err := os.Open(pack)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer f.Close()
+				info, _ := f.Stat()
+				idx, _, err := indexPackWithin(context.Background(), f, info.Size(), t.TempDir(), lim.inMemory, lim.cache)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var got bytes.Buffer
+				if _, err := idxfile.NewEncoder(&got).Encode(idx); err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(got.Bytes(), want) {
+					t.Errorf("index differs from git's (%d bytes, git %d)", got.Len(), len(want))
+				}
+			})
+		}
+	}
+}
+
+func TestIndexPackRefusesBrokenPacks(t *testing.T) {
+	r := gittest.NewRepo(t, "main")
+	r.Write("a.txt", strings.Repeat("some text\n", 100), 0)
+	r.Commit("one")
+	data, err := os.ReadFile(packOf(t, r.Dir, true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	flipped := bytes.Clone(data)
+	flipped[len(flipped)/2] ^= 0xff
+	for name, pack := range map[string][]byte{
+		"truncated": data[:len(data)-30],
+		"flipped":   flipped,
+		"empty":     nil,
+		"count":     append(append(bytes.Clone(data[:8]), 0xff, 0xff, 0xff, 0xff), data[12:]...),
+	} {
+		if _, _, err := indexPack(context.Background(), bytes.NewReader(pack), int64(len(pack)), t.TempDir()); err == nil {
+			t.Errorf("%s: a broken pack was indexed", name)
+		}
+	}
+}
+
+func packOf(t *testing.T, dir string, offsets bool) string {
+	t.Helper()
+	args := []string{"pack-objects", "--revs", "--stdout", "-q"}
+	if offsets {
+		args = append(args, "--delta-base-offset")
+	}
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Stdin = strings.NewReader("HEAD\n")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("git pack-objects: %v", err)
+	}
+	name := filepath.Join(t.TempDir(), "test.pack")
+	if err := os.WriteFile(name, out, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return name
+}
+
+func gitIndex(t *testing.T, pack string) []byte {
+	t.Helper()
+	idx := strings.TrimSuffix(pack, ".pack") + ".idx"
+	if out, err := exec.Command("git", "index-pack", "--index-version=2", "-o", idx, pack).CombinedOutput(); err != nil {
+		t.Fatalf("git index-pack: %v\n%s", err, out)
+	}
+	data, err := os.ReadFile(idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A pack without chains of deltas would test little.
+	if out, err := exec.Command("git", "verify-pack", "-s", idx).CombinedOutput(); err != nil || !strings.Contains(string(out), "chain length = 3") {
+		t.Fatalf("the test pack has no delta chains: %v\n%s", err, out)
+	}
+	if err := os.Remove(idx); err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// TestPackedObjectsReadLikeGit reads every blob of a pack full of deltas
+// and compares size and content with git cat-file: in memory, and with
+// every base spooled to disk and every target streamed.
+func TestPackedObjectsReadLikeGit(t *testing.T) {
+	r := gittest.NewRepo(t, "main")
+	var lines []string
+	for i := 0; i < 3000; i++ {
+		lines = append(lines, fmt.Sprintf("line %d of a large file that changes a little in every commit", i))
+	}
+	for c := 0; c < 12; c++ {
+		lines[(c*997)%len(lines)] = fmt.Sprintf("changed in commit %d", c)
+		lines = append(lines[:c*50], lines[c*50+40:]...) // moved and dropped blocks: copies from anywhere in the base
+		lines = append(lines, fmt.Sprintf("appended %d", c))
+		r.Write("big.txt", strings.Join(lines, "\n"), 0)
+		r.Write("small.txt", strings.Repeat(fmt.Sprintf("s%d ", c), 20), 0)
+		r.Commit(fmt.Sprintf("commit %d", c))
+	}
+	store := t.TempDir()
+	dir := filepath.Join(store, "objects", "pack")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	pack := packOf(t, r.Dir, true)
+	gitIndex(t, pack)
+	data, err := os.ReadFile(pack)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := filepath.Join(dir, "tmp_pack_test")
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := installPack(context.Background(), tmp, dir); err != nil {
+		t.Fatal(err)
+	}
+	blobs := strings.Fields(r.Git("log", "--all", "--format=", "--raw", "--no-abbrev", "--diff-filter=AM"))
+	for _, lim := range []struct{ inMemory, streamAbove int64 }{{inMemoryObject, streamThreshold}, {1, 0}} {
+		p, err := openPackedObjects(store)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.inMemory, p.streamAbove = lim.inMemory, lim.streamAbove
+		checked := 0
+		for _, f := range blobs {
+			if len(f) != 40 || strings.Trim(f, "0") == "" {
+				continue
+			}
+			want := r.Git("cat-file", "blob", f)
+			h := plumbing.NewHash(f)
+			size, err := p.Size(h)
+			if err != nil {
+				t.Fatalf("size of %s: %v", f, err)
+			}
+			rc, err := p.Open(h)
+			if err != nil {
+				t.Fatalf("open %s: %v", f, err)
+			}
+			got, err := io.ReadAll(rc)
+			rc.Close()
+			if err != nil {
+				t.Fatalf("read %s: %v", f, err)
+			}
+			if strings.TrimSpace(string(got)) != want || size != int64(len(got)) {
+				t.Errorf("blob %s: %d bytes (size %d) differ from git's %d", f, len(got), size, len(want))
+			}
+			checked++
+		}
+		if checked < 20 {
+			t.Fatalf("only %d blobs checked", checked)
+		}
+		if left, _ := filepath.Glob(filepath.Join(dir, "tmp_*")); len(left) > 0 {
+			t.Errorf("temporary files left: %v", left)
+		}
+	}
+}
+
+// A 10-byte blob stored as a delta on a 64 MiB blob of zeros, as no git
+// makes but anyone can send: indexing streams the base, and reading the
+// small blob is refused when its base is over the limit, before the base
+// is rebuilt.
+func TestPackedObjectsRefuseHugeBases(t *testing.T) {
+	var pack bytes.Buffer
+	pack.WriteString("PACK\x00\x00\x00\x02\x00\x00\x00\x02")
+	base := int64(pack.Len())
+	pack.Write(entryHeader(3, 64<<20)) // a blob
+	zw := zlib.NewWriter(&pack)
+	if _, err := io.Copy(zw, gittest.Zeros(64<<20)); err != nil {
+		t.Fatal(err)
+	}
+	zw.Close()
+	delta := append(append(varint(64<<20), varint(10)...), 0x90, 10) // copy 10 bytes from 0
+	at := int64(pack.Len())
+	pack.Write(entryHeader(6, int64(len(delta)))) // an offset delta
+	pack.Write(ofsDelta(at - base))
+	zw = zlib.NewWriter(&pack)
+	zw.Write(delta)
+	zw.Close()
+	sum := sha1.Sum(pack.Bytes())
+	pack.Write(sum[:])
+
+	store := t.TempDir()
+	dir := filepath.Join(store, "objects", "pack")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tmp := filepath.Join(dir, "tmp_pack_crafted")
+	if err := os.WriteFile(tmp, pack.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var err error
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	err = installPack(context.Background(), tmp, dir)
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 16<<20 {
+		t.Errorf("indexing allocated %d MiB", n>>20)
+	}
+	p, err := openPackedObjects(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	small := plumbing.ComputeHash(plumbing.BlobObject, make([]byte, 10))
+	if size, err := p.Size(small); err != nil || size != 10 {
+		t.Fatalf("size = %d, %v", size, err)
+	}
+	p.maxBase = 32 << 20
+	if _, err := p.Open(small); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("open of a blob made from a 64 MiB base = %v, want ErrTooLarge", err)
+	}
+	p.maxBase = 0
+	r, err := p.Open(small)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := io.ReadAll(r)
+	r.Close()
+	if err != nil || !bytes.Equal(got, make([]byte, 10)) {
+		t.Errorf("without a limit the blob reads %q, %v", got, err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "tmp_*")); len(left) > 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
+}
+
+// entryHeader encodes a pack entry's type and inflated size.
+func entryHeader(typ byte, size int64) []byte {
+	b := []byte{typ<<4 | byte(size&15)}
+	for size >>= 4; size > 0; size >>= 7 {
+		b[len(b)-1] |= 0x80
+		b = append(b, byte(size&0x7f))
+	}
+	return b
+}
+
+// ofsDelta encodes the distance back to an offset delta's base.
+func ofsDelta(n int64) []byte {
+	b := []byte{byte(n & 0x7f)}
+	for n >>= 7; n > 0; n >>= 7 {
+		n--
+		b = append([]byte{0x80 | byte(n&0x7f)}, b...)
+	}
+	return b
+}
+
+func varint(n int64) []byte {
+	var b []byte
+	for ; n >= 0x80; n >>= 7 {
+		b = append(b, byte(n)|0x80)
+	}
+	return append(b, byte(n))
+}
