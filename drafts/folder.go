@@ -317,13 +317,6 @@ func (d *Folder) Reject(ctx context.Context, name string, now time.Time) (string
 	return d.retire(ctx, name, d.rejected, now)
 }
 
-// Published moves the draft name, once its skill is in a git source, to
-// .published/<name>-<UTC stamp>/ and returns that path.
-func (d *Folder) Published(ctx context.Context, name string, now time.Time) (string, error) {
-	dst, _, err := d.retire(ctx, name, d.published, now)
-	return dst, err
-}
-
 func (d *Folder) retire(ctx context.Context, name, into string, now time.Time) (string, Draft, error) {
 	lock, err := d.Lock(ctx, name)
 	if err != nil {

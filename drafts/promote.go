@@ -145,7 +145,7 @@ func dirHash(ctx context.Context, dir string) (string, error) {
 
 // PromoteElsewhere takes the draft name under its lock, refuses it with
 // *InvalidError when it has a problem, and hands it to send, which
-// puts the skill outside the workspace (a git source). When send succeeds
+// puts the skill outside the workspace (into a source). When send succeeds
 // the draft moves to .published/<name>-<stamp>/ and moved says where;
 // when it fails the draft stays where it was. A draft that cannot be
 // moved after send succeeded stays too, and keepErr says why.
