@@ -88,7 +88,7 @@ func (e *HiddenError) Error() string {
 
 // UsageError is a request that cannot be met as asked: an unknown source
 // name. It is the caller's to fix. (A promotion the gate's policy refuses
-// is a *GateError, a failure, not a usage mistake.)
+// is a *drafts.GateError, a failure, not a usage mistake.)
 type UsageError struct{ Err error }
 
 func (e *UsageError) Error() string { return e.Err.Error() }

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/skillsync/skillsync/curator"
+	"github.com/skillsync/skillsync/drafts"
 	"github.com/skillsync/skillsync/internal/gittest"
 	"github.com/skillsync/skillsync/internal/skilltest"
 	"github.com/skillsync/skillsync/layering"
@@ -29,9 +30,9 @@ func skillDir(t *testing.T, name, description string, extra map[string]string) s
 	return skilltest.Skill(t, t.TempDir(), name, description, files)
 }
 
-func propose(t *testing.T, e *Engine, dir string) *Proposal {
+func propose(t *testing.T, e *Engine, dir string) *drafts.Proposal {
 	t.Helper()
-	p, err := e.Propose(context.Background(), dir, ProposeOptions{})
+	p, err := e.Propose(context.Background(), dir, drafts.ProposeOptions{})
 	if err != nil {
 		t.Fatalf("propose: %v", err)
 	}
@@ -92,9 +93,9 @@ func TestDraftsStayOutOfEverything(t *testing.T) {
 			t.Errorf("%s exists", p)
 		}
 	}
-	drafts, err := e.Drafts(context.Background())
-	if err != nil || len(drafts) != 1 || drafts[0].Name != "idea" || !drafts[0].Valid || drafts[0].Author != "agent-7" || drafts[0].Diff != nil {
-		t.Errorf("drafts = %+v, %v", drafts, err)
+	list, err := e.Drafts(context.Background())
+	if err != nil || len(list) != 1 || list[0].Name != "idea" || !list[0].Valid || list[0].Author != "agent-7" || list[0].Diff != nil {
+		t.Errorf("drafts = %+v, %v", list, err)
 	}
 }
 
@@ -109,11 +110,11 @@ func TestPromoteToTheWorkspace(t *testing.T) {
 	if !p.Draft.Valid || p.Promotion != nil {
 		t.Fatalf("proposal = %+v", p)
 	}
-	drafts, err := e.Drafts(ctx)
-	if err != nil || len(drafts) != 1 || drafts[0].Diff == nil {
-		t.Fatalf("drafts = %+v, %v", drafts, err)
+	list, err := e.Drafts(ctx)
+	if err != nil || len(list) != 1 || list[0].Diff == nil {
+		t.Fatalf("drafts = %+v, %v", list, err)
 	}
-	if d := drafts[0].Diff; d.Against != "workspace/pdf" || !slices.Equal(d.Added, []string{"fill.md"}) || !slices.Equal(d.Changed, []string{"SKILL.md"}) {
+	if d := list[0].Diff; d.Against != "workspace/pdf" || !slices.Equal(d.Added, []string{"fill.md"}) || !slices.Equal(d.Changed, []string{"SKILL.md"}) {
 		t.Errorf("diff summary = %+v", d)
 	}
 	var diff strings.Builder
@@ -122,7 +123,7 @@ func TestPromoteToTheWorkspace(t *testing.T) {
 		t.Errorf("diff against %s = %q, %v", against, diff.String(), err)
 	}
 
-	promo, err := e.Promote(ctx, "pdf", PromoteOptions{Approver: "alice", Message: "reviewed"})
+	promo, err := e.Promote(ctx, "pdf", drafts.PromoteOptions{Approver: "alice", Message: "reviewed"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,11 +134,11 @@ func TestPromoteToTheWorkspace(t *testing.T) {
 	if err != nil || w.Skill.Description != "Read and fill PDFs." || w.Layer != layering.Workspace {
 		t.Fatalf("pdf after the promotion = %+v, %v", w, err)
 	}
-	ev := lastEvent(t, e, curator.OpPromoted)
+	ev := lastEvent(t, e, drafts.OpPromoted)
 	if ev.Approver != "alice" || ev.AfterHash != p.Draft.Hash || ev.BeforeHash == "" || ev.Target != "workspace/pdf" {
 		t.Errorf("promoted event = %+v", ev)
 	}
-	if ev := lastEvent(t, e, curator.OpProposed); ev.AfterHash != p.Draft.Hash {
+	if ev := lastEvent(t, e, drafts.OpProposed); ev.AfterHash != p.Draft.Hash {
 		t.Errorf("proposed event = %+v", ev)
 	}
 	if ev := lastEvent(t, e, curator.OpArchived); ev.Approver != "alice" || !strings.Contains(ev.Detail, promo.Archived) {
@@ -169,18 +170,18 @@ func TestTheGateRefuses(t *testing.T) {
 	e, ws := newWorkspace(t, "repositories:\n  - name: team\n    git: "+up.URL()+"\n  - name: other\n    git: "+up.URL()+"\npromotion:\n  approvers: [alice, bob]\n  targets: [workspace, team]\n")
 	propose(t, e, skillDir(t, "pdf", "Read PDFs.", nil))
 	tests := []struct {
-		opts PromoteOptions
+		opts drafts.PromoteOptions
 		want string
 	}{
-		{PromoteOptions{}, "no approver"},
-		{PromoteOptions{Approver: "mallory"}, "mallory is not an approver in promotion.approvers"},
-		{PromoteOptions{Approver: "alice", To: "user"}, "target user is not in promotion.targets"},
-		{PromoteOptions{Approver: "alice", To: "other"}, "target other is not in promotion.targets"},
+		{drafts.PromoteOptions{}, "no approver"},
+		{drafts.PromoteOptions{Approver: "mallory"}, "mallory is not an approver in promotion.approvers"},
+		{drafts.PromoteOptions{Approver: "alice", To: "user"}, "target user is not in promotion.targets"},
+		{drafts.PromoteOptions{Approver: "alice", To: "other"}, "target other is not in promotion.targets"},
 	}
 	for _, tt := range tests {
 		_, err := e.Promote(ctx, "pdf", tt.opts)
-		var ge *GateError
-		if !errors.As(err, &ge) || !IsRefused(err) || !strings.Contains(err.Error(), tt.want) {
+		var ge *drafts.GateError
+		if !errors.As(err, &ge) || !drafts.IsRefused(err) || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("promote %+v = %v, want a refusal saying %q", tt.opts, err, tt.want)
 		}
 		var ue *UsageError
@@ -200,9 +201,9 @@ func TestTheGateRefuses(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(bad, "big"), make([]byte, e.Config().Limits.MaxFileSize+1), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err := e.Promote(ctx, "evil", PromoteOptions{Approver: "alice"})
-	var invalid *curator.InvalidDraftError
-	if !errors.As(err, &invalid) || !IsRefused(err) {
+	_, err := e.Promote(ctx, "evil", drafts.PromoteOptions{Approver: "alice"})
+	var invalid *drafts.InvalidError
+	if !errors.As(err, &invalid) || !drafts.IsRefused(err) {
 		t.Fatalf("promote a hostile draft = %v", err)
 	}
 	for _, rule := range []string{"draft-symlink", "file-not-regular", "file-too-large"} {
@@ -216,7 +217,7 @@ func TestTheGateRefuses(t *testing.T) {
 		}
 	}
 	for _, ev := range auditOps(t, e) {
-		if ev.Op == curator.OpPromoted || ev.Op == curator.OpPublished {
+		if ev.Op == drafts.OpPromoted || ev.Op == drafts.OpPublished {
 			t.Errorf("a refusal was audited as %+v", ev)
 		}
 	}
@@ -226,8 +227,8 @@ func TestPromoteToADirSourceIsNotSupported(t *testing.T) {
 	team := t.TempDir()
 	e, _ := newWorkspace(t, "repositories:\n  - name: team\n    dir: "+team+"\npromotion:\n  targets: [team]\n")
 	propose(t, e, skillDir(t, "pdf", "Read PDFs.", nil))
-	_, err := e.Promote(context.Background(), "pdf", PromoteOptions{Approver: "alice", To: "team"})
-	if err == nil || !strings.Contains(err.Error(), "not supported for this source kind (dir)") || IsRefused(err) {
+	_, err := e.Promote(context.Background(), "pdf", drafts.PromoteOptions{Approver: "alice", To: "team"})
+	if err == nil || !strings.Contains(err.Error(), "not supported for this source kind (dir)") || drafts.IsRefused(err) {
 		t.Errorf("promote to a dir source = %v", err)
 	}
 }
@@ -260,7 +261,7 @@ func TestPromoteToAGitSource(t *testing.T) {
 	ctx := context.Background()
 	e, ws, up := gitWorkspace(t, "")
 	p := propose(t, e, skillDir(t, "pdf", "Read PDFs.", nil))
-	promo, err := e.Promote(ctx, "pdf", PromoteOptions{Approver: "alice", To: "team", Message: "Add the PDF skill"})
+	promo, err := e.Promote(ctx, "pdf", drafts.PromoteOptions{Approver: "alice", To: "team", Message: "Add the PDF skill"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,7 +277,7 @@ func TestPromoteToAGitSource(t *testing.T) {
 	if skilltest.Exists(filepath.Join(ws, "skills", "_drafts", "pdf")) || promo.Published == "" || !skilltest.Exists(filepath.Join(promo.Published, "SKILL.md")) {
 		t.Errorf("the draft was not moved to .published: %+v", promo)
 	}
-	ev := lastEvent(t, e, curator.OpPublished)
+	ev := lastEvent(t, e, drafts.OpPublished)
 	if ev.Commit != promo.Commit || ev.Approver != "alice" || ev.AfterHash != p.Draft.Hash || ev.To != "skillsync/pdf" {
 		t.Errorf("published event = %+v", ev)
 	}
@@ -300,7 +301,7 @@ func TestPromoteDirectAndTheRemoteMovedOn(t *testing.T) {
 	ctx := context.Background()
 	e, ws, up := gitWorkspace(t, "direct")
 	propose(t, e, skillDir(t, "pdf", "Read PDFs.", nil))
-	promo, err := e.Promote(ctx, "pdf", PromoteOptions{Approver: "bob", To: "team"})
+	promo, err := e.Promote(ctx, "pdf", drafts.PromoteOptions{Approver: "bob", To: "team"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -312,7 +313,7 @@ func TestPromoteDirectAndTheRemoteMovedOn(t *testing.T) {
 	up.Skill("skills/theirs", "Someone else's.")
 	theirs := up.Commit("theirs")
 	propose(t, e, skillDir(t, "notes", "Take notes.", nil))
-	_, err = e.Promote(ctx, "notes", PromoteOptions{Approver: "bob", To: "team"})
+	_, err = e.Promote(ctx, "notes", drafts.PromoteOptions{Approver: "bob", To: "team"})
 	if err == nil || !strings.Contains(err.Error(), "not a fast-forward") || !strings.Contains(err.Error(), "the draft stays in the drafts") {
 		t.Fatalf("promote after the remote moved on = %v", err)
 	}
@@ -320,7 +321,7 @@ func TestPromoteDirectAndTheRemoteMovedOn(t *testing.T) {
 		t.Fatal("a refused push moved main or lost the draft")
 	}
 	mustSync(t, e, SyncOptions{})
-	if _, err := e.Promote(ctx, "notes", PromoteOptions{Approver: "bob", To: "team"}); err != nil {
+	if _, err := e.Promote(ctx, "notes", drafts.PromoteOptions{Approver: "bob", To: "team"}); err != nil {
 		t.Fatalf("promote after a sync: %v", err)
 	}
 	if got := up.Git("rev-parse", "main^"); got != theirs {
@@ -335,7 +336,7 @@ func TestPromoteWithAWrongToken(t *testing.T) {
 	e, ws, up := gitWorkspace(t, "")
 	propose(t, e, skillDir(t, "pdf", "Read PDFs.", nil))
 	t.Setenv("TEAM_TOKEN", "wrong-token-789")
-	_, err := e.Promote(context.Background(), "pdf", PromoteOptions{Approver: "alice", To: "team"})
+	_, err := e.Promote(context.Background(), "pdf", drafts.PromoteOptions{Approver: "alice", To: "team"})
 	if err == nil || !strings.Contains(err.Error(), "check password_env TEAM_TOKEN") || strings.Contains(err.Error(), "wrong-token-789") {
 		t.Fatalf("promote with a wrong token = %v", err)
 	}
@@ -362,7 +363,7 @@ func TestConcurrentPromotionsOfTwoDrafts(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, errs[i] = e.Promote(ctx, job.name, PromoteOptions{Approver: "alice", To: job.to})
+			_, errs[i] = e.Promote(ctx, job.name, drafts.PromoteOptions{Approver: "alice", To: job.to})
 		}()
 	}
 	wg.Wait()
@@ -379,7 +380,7 @@ func TestConcurrentPromotionsOfTwoDrafts(t *testing.T) {
 	}
 	n := 0
 	for _, ev := range auditOps(t, e) {
-		if ev.Op == curator.OpPromoted || ev.Op == curator.OpPublished {
+		if ev.Op == drafts.OpPromoted || ev.Op == drafts.OpPublished {
 			n++
 		}
 	}
@@ -392,11 +393,11 @@ func TestRejectAndAutoPromote(t *testing.T) {
 	ctx := context.Background()
 	e, ws := newWorkspace(t, "repositories: []\n")
 	propose(t, e, skillDir(t, "pdf", "Read PDFs.", nil))
-	dst, err := e.Reject(ctx, "pdf", RejectOptions{Reason: "duplicates docs", Approver: "alice"})
+	dst, err := e.Reject(ctx, "pdf", drafts.RejectOptions{Reason: "duplicates docs", Approver: "alice"})
 	if err != nil || !strings.HasPrefix(dst, filepath.Join(ws, "skills", "_drafts", ".rejected", "pdf-")) {
 		t.Fatalf("reject = %s, %v", dst, err)
 	}
-	if ev := lastEvent(t, e, curator.OpRejected); !strings.Contains(ev.Detail, "duplicates docs") || ev.Approver != "alice" || ev.AfterHash == "" {
+	if ev := lastEvent(t, e, drafts.OpRejected); !strings.Contains(ev.Detail, "duplicates docs") || ev.Approver != "alice" || ev.AfterHash == "" {
 		t.Errorf("rejected event = %+v", ev)
 	}
 
@@ -405,7 +406,7 @@ func TestRejectAndAutoPromote(t *testing.T) {
 	if p.Promotion == nil || p.Promotion.Target != "workspace" || !skilltest.Exists(filepath.Join(ws, "skills", "pdf", "SKILL.md")) {
 		t.Fatalf("auto proposal = %+v", p)
 	}
-	if ev := lastEvent(t, e, curator.OpPromoted); ev.Approver != AutoApprover {
+	if ev := lastEvent(t, e, drafts.OpPromoted); ev.Approver != drafts.AutoApprover {
 		t.Errorf("auto promoted event = %+v", ev)
 	}
 	// A draft with a problem waits for a person, even with auto.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 
 	"github.com/skillsync/skillsync/config"
@@ -57,7 +58,7 @@ func (e *Engine) Publish(ctx context.Context, dir, source, author string) (Publi
 		author = e.actor
 	}
 	// The source lists and checks the files itself, strictly.
-	res, err := pub.Publish(ctx, repository.PublishRequest{Name: name, Files: fsys, Author: author, Direct: true})
+	rev, err := pub.PublishSkill(ctx, name, fsys, author)
 	var invalid *repository.InvalidSkillError
 	if errors.As(err, &invalid) {
 		// Problems name files as the source would hold them, name/path:
@@ -71,13 +72,20 @@ func (e *Engine) Publish(ctx context.Context, dir, source, author string) (Publi
 	if err != nil {
 		return PublishResult{}, err
 	}
-	return PublishResult{Source: source, Skill: name, Revision: string(res.Commit)}, nil
+	return PublishResult{Source: source, Skill: name, Revision: string(rev)}, nil
+}
+
+// skillWriter is a source that takes a skill in as it is, in one
+// transaction and without a review: a database. A git source takes a
+// skill through the promotion gate's review branch instead.
+type skillWriter interface {
+	repository.Repository
+	PublishSkill(ctx context.Context, name string, files fs.FS, author string) (repository.Revision, error)
 }
 
 // writable opens the configured source name for writing: it must be a
-// postgres source (a git source takes a skill through the promotion
-// gate's review branch instead).
-func (e *Engine) writable(name string) (repository.Publisher, error) {
+// skillWriter.
+func (e *Engine) writable(name string) (skillWriter, error) {
 	s, ok := e.source(name)
 	if !ok {
 		return nil, usageErrorf("no source named %q in the config %s", name, e.cfg.File)
@@ -86,14 +94,12 @@ func (e *Engine) writable(name string) (repository.Publisher, error) {
 	if err != nil {
 		return nil, err
 	}
-	// A source with a remote copy (git) takes skills through the review
-	// branch the promotion gate makes; one read in place takes none.
-	pub, ok := repo.(repository.Publisher)
-	if _, review := repo.(repository.Fetcher); !ok || review {
+	w, ok := repo.(skillWriter)
+	if !ok {
 		closeRepository(repo)
 		return nil, usageErrorf("source %s is a %s source: only postgres sources can be published to (promote a draft to a git source)", name, s.Kind)
 	}
-	return pub, nil
+	return w, nil
 }
 
 // pushSources returns the config's sources that announce their changes

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skillsync/skillsync/drafts"
 	"github.com/skillsync/skillsync/internal/pgtest"
 	"github.com/skillsync/skillsync/internal/skilltest"
 	"github.com/skillsync/skillsync/materialize"
@@ -117,7 +118,7 @@ func TestPromoteToAPostgresSource(t *testing.T) {
 	dsn := c.DSNFile(t, "postgres")
 	e, _ := newWorkspace(t, "repositories:\n  - name: team\n    dsn_file: "+dsn+"\n    create: true\npromotion:\n  approvers: [alice]\n  targets: [team]\n")
 	propose(t, e, skillDir(t, "pdf", "Read PDFs.", nil))
-	promo, err := e.Promote(ctx, "pdf", PromoteOptions{Approver: "alice", To: "team"})
+	promo, err := e.Promote(ctx, "pdf", drafts.PromoteOptions{Approver: "alice", To: "team"})
 	if err != nil || promo.Commit == "" {
 		t.Fatalf("promote to postgres: %+v, %v", promo, err)
 	}

@@ -20,8 +20,9 @@ import (
 // ArchiveDir is the archive's directory inside a layer directory.
 const ArchiveDir = workspace.ArchiveName
 
-// archiveStamp is the UTC time format of archive directory names.
-const archiveStamp = "20060102T150405Z"
+// ArchiveStamp is the UTC time format of archive directory names, and of
+// the folders rejected and published drafts are moved to.
+const ArchiveStamp = "20060102T150405Z"
 
 // ErrLayerRoot is a skill whose SKILL.md lies at its layer directory's
 // top: moving it would move the whole layer, with the usage file, the
@@ -33,7 +34,7 @@ var ErrLayerRoot = errors.New("the skill is its layer directory itself (SKILL.md
 // stamp>, however deep the skill lay in the layer. It is the one place the
 // archive's layout is spelled; ArchivedCopies reads the same.
 func ArchivePath(layerDir, name string, now time.Time) string {
-	return filepath.Join(layerDir, ArchiveDir, name+"-"+now.UTC().Format(archiveStamp))
+	return filepath.Join(layerDir, ArchiveDir, name+"-"+now.UTC().Format(ArchiveStamp))
 }
 
 // Archive moves the local skill directory dir, which lies inside
@@ -145,7 +146,7 @@ func ArchivedCopies(layers ...LayerDir) []ArchivedCopy {
 			if i < 0 || !en.IsDir() { // IsDir is false for a link
 				continue
 			}
-			at, err := time.Parse(archiveStamp, en.Name()[i+1:])
+			at, err := time.Parse(ArchiveStamp, en.Name()[i+1:])
 			if err != nil {
 				continue
 			}

@@ -7,7 +7,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/skillsync/skillsync/curator"
+	"github.com/skillsync/skillsync/drafts"
 	"github.com/skillsync/skillsync/skill"
 )
 
@@ -20,7 +20,7 @@ type Proposer interface {
 	// ProposeSkill writes files (slash-separated path to text) as the
 	// draft name and returns it, validated strictly. Promoted is set when
 	// promotion.auto moved it on at once.
-	ProposeSkill(ctx context.Context, name string, files map[string]string) (curator.Draft, error)
+	ProposeSkill(ctx context.Context, name string, files map[string]string) (drafts.Draft, error)
 }
 
 type proposeInput struct {

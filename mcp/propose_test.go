@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/skillsync/skillsync/curator"
+	"github.com/skillsync/skillsync/drafts"
 	"github.com/skillsync/skillsync/internal/mcptest"
 	"github.com/skillsync/skillsync/skill"
 	"github.com/skillsync/skillsync/workspace"
@@ -18,15 +18,15 @@ import (
 // folder beside its skills.
 type proposingWorkspace struct {
 	*dirWorkspace
-	drafts *curator.Drafts
+	folder *drafts.Folder
 }
 
-func (p *proposingWorkspace) ProposeSkill(ctx context.Context, name string, files map[string]string) (curator.Draft, error) {
+func (p *proposingWorkspace) ProposeSkill(ctx context.Context, name string, files map[string]string) (drafts.Draft, error) {
 	data := map[string][]byte{}
 	for k, v := range files {
 		data[k] = []byte(v)
 	}
-	return p.drafts.ProposeFiles(ctx, name, data, time.Now())
+	return p.folder.ProposeFiles(ctx, name, data, time.Now())
 }
 
 func TestMCPProposeSkill(t *testing.T) {
@@ -37,7 +37,7 @@ func TestMCPProposeSkill(t *testing.T) {
 	l.Root = filepath.Dir(ws.dir)
 	ws.dir = l.SkillsDir()
 	writeSkill(t, ws.dir, "pdf", "Extract text and tables from PDF files", "# PDF\n", nil)
-	p := &proposingWorkspace{dirWorkspace: ws, drafts: curator.NewDrafts(l, 1<<20)}
+	p := &proposingWorkspace{dirWorkspace: ws, folder: drafts.NewFolder(l, 1<<20)}
 	cs := connect(t, newServer(t, p, Options{}))
 
 	var out proposeOutput

@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/skillsync/skillsync"
+	"github.com/skillsync/skillsync/drafts"
 )
 
 type promoteOptions struct {
@@ -67,7 +67,7 @@ func (a *app) runPromote(ctx context.Context, opts *promoteOptions) error {
 	if err != nil {
 		return err
 	}
-	p, err := eng.Promote(ctx, opts.name, skillsync.PromoteOptions{Approver: opts.approver, To: opts.to, Message: opts.message, Branch: opts.branch})
+	p, err := eng.Promote(ctx, opts.name, drafts.PromoteOptions{Approver: opts.approver, To: opts.to, Message: opts.message, Branch: opts.branch})
 	if err != nil {
 		return err
 	}
@@ -80,7 +80,7 @@ func (a *app) runPromote(ctx context.Context, opts *promoteOptions) error {
 
 // printPromotion says what a promotion did, for promote and for
 // propose's automatic one.
-func printPromotion(a *app, p *skillsync.Promotion, auto bool) {
+func printPromotion(a *app, p *drafts.Promotion, auto bool) {
 	how := "approved by " + safe(p.Approver)
 	if auto {
 		how = "automatically, promotion.auto"

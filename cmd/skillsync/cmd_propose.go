@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/skillsync/skillsync"
+	"github.com/skillsync/skillsync/drafts"
 )
 
 type proposeOptions struct {
@@ -51,7 +51,7 @@ func (a *app) runPropose(ctx context.Context, opts *proposeOptions) error {
 	if err != nil {
 		return err
 	}
-	p, err := eng.Propose(ctx, opts.dir, skillsync.ProposeOptions{Name: opts.name})
+	p, err := eng.Propose(ctx, opts.dir, drafts.ProposeOptions{Name: opts.name})
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,7 @@
-package curator
+// Package diff compares two sets of skill files: which files one adds,
+// changes and removes against the other, and the unified diff between
+// them in git's format, with Myers' line diff bounded in time and memory.
+package diff
 
 import (
 	"bufio"
@@ -16,35 +19,25 @@ import (
 	"github.com/skillsync/skillsync/skill"
 )
 
-// DiffSummary is a file-level comparison of a draft with the skill of its
-// name: which files the draft adds, changes and removes.
-type DiffSummary struct {
-	// Against names the copy compared with: <layer>[:<source>]/<name>.
-	Against string   `json:"against"`
-	Added   []string `json:"added"`
-	Changed []string `json:"changed"`
-	Removed []string `json:"removed"`
-}
-
-// Same reports whether the draft's files are the skill's files.
-func (d DiffSummary) Same() bool { return len(d.Added)+len(d.Changed)+len(d.Removed) == 0 }
-
-// String is the summary in a few words: "+1 ~2 -0 against workspace/pdf".
-func (d DiffSummary) String() string {
-	return fmt.Sprintf("+%d ~%d -%d against %s", len(d.Added), len(d.Changed), len(d.Removed), d.Against)
-}
-
-// SkillFiles is a skill's files: where to read them and which they are.
-type SkillFiles struct {
+// Files is a skill's files: where to read them and which they are. The
+// zero Files is a skill with no file.
+type Files struct {
 	FS   fs.FS
 	List []skill.File
 }
 
+// Changes is which files one side adds, changes and removes against the
+// other, each list in path order and never nil.
+type Changes struct {
+	Added   []string
+	Changed []string
+	Removed []string
+}
+
 // Compare returns which files new adds to old, changes (content or the
-// executable bit) and removes, each list in path order. Contents are
-// compared as streams.
-func Compare(ctx context.Context, old, new SkillFiles) (DiffSummary, error) {
-	var d DiffSummary
+// executable bit) and removes. Contents are compared as streams.
+func Compare(ctx context.Context, old, new Files) (Changes, error) {
+	var d Changes
 	err := pairs(old, new, func(p string, o, n *skill.File) error {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -78,7 +71,7 @@ func orEmpty(s []string) []string {
 
 // pairs calls fn for every path of old and new in path order, with nil
 // for the side that lacks it.
-func pairs(old, new SkillFiles, fn func(p string, o, n *skill.File) error) error {
+func pairs(old, new Files, fn func(p string, o, n *skill.File) error) error {
 	byPath := map[string][2]*skill.File{}
 	for i := range old.List {
 		e := byPath[old.List[i].Path]
@@ -150,11 +143,11 @@ const (
 	diffContext = 3
 )
 
-// WriteDiff writes the unified diff from old to new, file by file in path
+// Write writes the unified diff from old to new, file by file in path
 // order, in git's format (diff --git a/P b/P, ---/+++ headers, hunks with
 // three lines of context), so it can be read as a review or applied with
 // git apply. A binary file, or one over 1 MiB, is named without its lines.
-func WriteDiff(ctx context.Context, w io.Writer, old, new SkillFiles) error {
+func Write(ctx context.Context, w io.Writer, old, new Files) error {
 	bw := bufio.NewWriter(w)
 	err := pairs(old, new, func(p string, o, n *skill.File) error {
 		if err := ctx.Err(); err != nil {

@@ -1,4 +1,4 @@
-package curator
+package drafts
 
 import (
 	"context"
@@ -10,17 +10,29 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
+	"github.com/skillsync/skillsync/curator"
 	"github.com/skillsync/skillsync/internal/skilltest"
 	"github.com/skillsync/skillsync/layering"
 	"github.com/skillsync/skillsync/workspace"
 )
 
+// now is the clock of every test: proposals are made at it.
+var now = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+
 // newDrafts returns the drafts of a fresh workspace and its layout.
-func newDrafts(t *testing.T) (*Drafts, workspace.Layout) {
+func newDrafts(t *testing.T) (*Folder, workspace.Layout) {
 	t.Helper()
 	l := workspace.New(t.TempDir(), "")
-	return NewDrafts(l, 1024), l
+	return NewFolder(l, 1024), l
+}
+
+// writeSkill writes a valid SKILL.md for name into dir, the skill's own
+// folder, which need not be named after it.
+func writeSkill(t *testing.T, dir, name string) {
+	t.Helper()
+	skilltest.WriteFile(t, filepath.Join(dir, "SKILL.md"), skilltest.SkillMD(name, "The "+name+" skill."))
 }
 
 func rules(d Draft) []string {
@@ -32,6 +44,7 @@ func rules(d Draft) []string {
 }
 
 func TestProposeDirCopiesTheSkill(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	d, l := newDrafts(t)
 	src := skilltest.Skill(t, t.TempDir(), "pdf", "The pdf skill.", map[string]string{"scripts/run.sh": "#!/bin/sh\n", "ref.md": "notes\n"})
@@ -56,8 +69,8 @@ func TestProposeDirCopiesTheSkill(t *testing.T) {
 	if info, err := os.Stat(filepath.Join(dr.Dir, "scripts/run.sh")); err != nil || info.Mode().Perm() != 0o755 {
 		t.Errorf("run.sh lost its executable bit: %v, %v", info, err)
 	}
-	if _, err := d.ProposeDir(ctx, src, "pdf", now); !errors.Is(err, ErrDraftExists) {
-		t.Errorf("a second proposal of pdf = %v, want ErrDraftExists", err)
+	if _, err := d.ProposeDir(ctx, src, "pdf", now); !errors.Is(err, ErrExists) {
+		t.Errorf("a second proposal of pdf = %v, want ErrExists", err)
 	}
 	list, err := d.List(ctx)
 	if err != nil || len(list) != 1 || list[0].Name != "pdf" {
@@ -72,6 +85,7 @@ func TestProposeDirCopiesTheSkill(t *testing.T) {
 // file over max_file_size each refuse the whole proposal, and nothing is
 // left in the drafts.
 func TestProposeRefusesHostileSkills(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	secret := filepath.Join(t.TempDir(), "secret")
 	if err := os.WriteFile(secret, []byte("token"), 0o600); err != nil {
@@ -105,6 +119,7 @@ func TestProposeRefusesHostileSkills(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			d, l := newDrafts(t)
 			src := skilltest.Skill(t, t.TempDir(), "pdf", "The pdf skill.", nil)
 			tt.plant(t, src)
@@ -126,6 +141,7 @@ func TestProposeRefusesHostileSkills(t *testing.T) {
 // (by an agent) with a link out, a FIFO or an oversized file is listed
 // with the problem and is not valid. Reading it never blocks on the FIFO.
 func TestInspectFindsHostileDrafts(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	d, l := newDrafts(t)
 	dir := filepath.Join(l.DraftsDir(), "evil")
@@ -153,7 +169,7 @@ func TestInspectFindsHostileDrafts(t *testing.T) {
 		t.Error("a hostile draft is valid")
 	}
 	for _, p := range dr.Problems {
-		if p.Source != DraftsSource || !strings.HasPrefix(p.File, "evil") {
+		if p.Source != ProblemSource || !strings.HasPrefix(p.File, "evil") {
 			t.Errorf("problem %v does not say where", p)
 		}
 	}
@@ -162,6 +178,7 @@ func TestInspectFindsHostileDrafts(t *testing.T) {
 // TestInspectIsStrict: a warning of the Agent Skills rules is a problem
 // that stops the promotion.
 func TestInspectIsStrict(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	d, l := newDrafts(t)
 	writeSkill(t, filepath.Join(l.DraftsDir(), "Odd"), "Odd")
@@ -178,6 +195,7 @@ func TestInspectIsStrict(t *testing.T) {
 }
 
 func TestProposeFiles(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	d, _ := newDrafts(t)
 	md := "---\nname: notes\ndescription: Take notes.\nmetadata:\n  author: agent-7\n---\n# Notes\n"
@@ -210,6 +228,7 @@ func keys(m map[string][]byte) []string {
 }
 
 func TestRejectMovesTheDraftAside(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	d, l := newDrafts(t)
 	if _, err := d.ProposeDir(ctx, skilltest.Skill(t, t.TempDir(), "pdf", "The pdf skill.", nil), "pdf", now); err != nil {
@@ -234,6 +253,7 @@ func TestRejectMovesTheDraftAside(t *testing.T) {
 // layer is archived (restorable), never deleted, and the draft takes its
 // place in one rename.
 func TestPromoteLocalArchivesTheSkillItReplaces(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	d, l := newDrafts(t)
 	layer := l.SkillsDir()
@@ -250,7 +270,7 @@ func TestPromoteLocalArchivesTheSkillItReplaces(t *testing.T) {
 	if p.Dir != filepath.Join(layer, "pdf") || !skilltest.Exists(filepath.Join(p.Dir, "new.md")) || skilltest.Exists(old) || p.ArchivedHash == "" {
 		t.Fatalf("promotion = %+v", p)
 	}
-	copies := ArchivedCopies(LayerDir{Layer: layering.Workspace, Dir: layer})
+	copies := curator.ArchivedCopies(curator.LayerDir{Layer: layering.Workspace, Dir: layer})
 	if len(copies) != 1 || copies[0].Dir != p.Archived {
 		t.Fatalf("archived = %+v", copies)
 	}
@@ -269,11 +289,12 @@ func TestPromoteLocalArchivesTheSkillItReplaces(t *testing.T) {
 // that refuses, and a path that is taken by something else all leave the
 // draft where it was and the layer as it was.
 func TestPromoteLocalRefusesAndKeepsTheDraft(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	d, l := newDrafts(t)
 	layer := l.SkillsDir()
 	writeSkill(t, filepath.Join(l.DraftsDir(), "Bad"), "Bad")
-	var invalid *InvalidDraftError
+	var invalid *InvalidError
 	if _, err := d.PromoteLocal(ctx, "Bad", layer, nil, nil, now); !errors.As(err, &invalid) || !strings.Contains(err.Error(), "name-not-lowercase") {
 		t.Errorf("promote an invalid draft = %v", err)
 	}
@@ -303,6 +324,7 @@ func TestPromoteLocalRefusesAndKeepsTheDraft(t *testing.T) {
 // TestConcurrentPromotions: two drafts promoted at once both land, and
 // two promotions of one draft give it to exactly one of them.
 func TestConcurrentPromotions(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	d, l := newDrafts(t)
 	for _, n := range []string{"one", "two"} {

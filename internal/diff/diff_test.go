@@ -1,4 +1,4 @@
-package curator
+package diff
 
 import (
 	"bytes"
@@ -88,7 +88,7 @@ func TestLineEditsGiveUpBounded(t *testing.T) {
 	}
 }
 
-func mapFiles(files map[string]string) SkillFiles {
+func mapFiles(files map[string]string) Files {
 	fsys := fstest.MapFS{}
 	for p, data := range files {
 		mode := os.FileMode(0o644)
@@ -98,7 +98,7 @@ func mapFiles(files map[string]string) SkillFiles {
 		fsys[p] = &fstest.MapFile{Data: []byte(data), Mode: mode}
 	}
 	list, _ := skill.ListFiles(fsys, ".", 0)
-	return SkillFiles{FS: fsys, List: list}
+	return Files{FS: fsys, List: list}
 }
 
 func TestCompare(t *testing.T) {
@@ -113,9 +113,9 @@ func TestCompare(t *testing.T) {
 	}
 }
 
-// TestWriteDiffApplies: the diff git apply reads turns the old files into
+// TestWriteApplies: the diff git apply reads turns the old files into
 // the new ones, line endings, missing final newlines and modes included.
-func TestWriteDiffApplies(t *testing.T) {
+func TestWriteApplies(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed")
 	}
@@ -146,7 +146,7 @@ func TestWriteDiffApplies(t *testing.T) {
 	}
 	oldFiles, newFiles := mapFiles(old), mapFiles(new)
 	var buf bytes.Buffer
-	if err := WriteDiff(context.Background(), &buf, oldFiles, newFiles); err != nil {
+	if err := Write(context.Background(), &buf, oldFiles, newFiles); err != nil {
 		t.Fatal(err)
 	}
 	diff := buf.String()

@@ -1,4 +1,4 @@
-package curator
+package drafts
 
 import (
 	"context"
@@ -10,18 +10,20 @@ import (
 	"strings"
 	"time"
 
+	"github.com/skillsync/skillsync/curator"
+	"github.com/skillsync/skillsync/internal/realdir"
 	"github.com/skillsync/skillsync/materialize"
 	"github.com/skillsync/skillsync/skill"
 )
 
-// InvalidDraftError is a draft the gate refuses: strict validation found
+// InvalidError is a draft the gate refuses: strict validation found
 // problems, each of which the message names.
-type InvalidDraftError struct {
+type InvalidError struct {
 	Name     string
 	Problems []skill.Problem
 }
 
-func (e *InvalidDraftError) Error() string {
+func (e *InvalidError) Error() string {
 	lines := make([]string, len(e.Problems))
 	for i, p := range e.Problems {
 		lines[i] = "  " + p.String()
@@ -44,8 +46,8 @@ type Existing struct {
 	Dir  string
 }
 
-// Promotion is what PromoteLocal did.
-type Promotion struct {
+// Moved is what PromoteLocal did.
+type Moved struct {
 	Draft Draft
 	// Dir is where the skill now lives.
 	Dir string
@@ -58,36 +60,36 @@ type Promotion struct {
 // PromoteLocal moves the draft name into the local layer directory
 // layerDir as <layerDir>/<name>, in one rename that never replaces
 // anything. check sees the draft, inspected under its lock, and may
-// refuse it; a draft with a problem is refused with *InvalidDraftError
+// refuse it; a draft with a problem is refused with *InvalidError
 // before check is asked. When existing is set, that skill is archived
 // first (Archive: <layerDir>/.archive/<name>-<stamp>/, restorable); when
 // the rename then fails, it is moved back. On any refusal or failure the
 // draft stays where it was.
-func (d *Drafts) PromoteLocal(ctx context.Context, name, layerDir string, existing func() (*Existing, error), check func(Draft) error, now time.Time) (Promotion, error) {
+func (d *Folder) PromoteLocal(ctx context.Context, name, layerDir string, existing func() (*Existing, error), check func(Draft) error, now time.Time) (Moved, error) {
 	lock, err := d.Lock(ctx, name)
 	if err != nil {
-		return Promotion{}, err
+		return Moved{}, err
 	}
 	defer lock.Close()
 	dr, err := d.Inspect(ctx, name)
 	if err != nil {
-		return Promotion{}, err
+		return Moved{}, err
 	}
 	if !dr.Valid {
-		return Promotion{Draft: dr}, &InvalidDraftError{Name: name, Problems: dr.Problems}
+		return Moved{Draft: dr}, &InvalidError{Name: name, Problems: dr.Problems}
 	}
 	if check != nil {
 		if err := check(dr); err != nil {
-			return Promotion{Draft: dr}, err
+			return Moved{Draft: dr}, err
 		}
 	}
 	if err := checkRealDirOrMissing(layerDir); err != nil {
-		return Promotion{Draft: dr}, fmt.Errorf("promote %s: %w", name, err)
+		return Moved{Draft: dr}, fmt.Errorf("promote %s: %w", name, err)
 	}
 	if err := os.MkdirAll(layerDir, 0o755); err != nil {
-		return Promotion{Draft: dr}, fmt.Errorf("promote %s: %w", name, err)
+		return Moved{Draft: dr}, fmt.Errorf("promote %s: %w", name, err)
 	}
-	p := Promotion{Draft: dr, Dir: filepath.Join(layerDir, name)}
+	p := Moved{Draft: dr, Dir: filepath.Join(layerDir, name)}
 	var old *Existing
 	if existing != nil {
 		if old, err = existing(); err != nil {
@@ -98,7 +100,7 @@ func (d *Drafts) PromoteLocal(ctx context.Context, name, layerDir string, existi
 		if h, err := dirHash(ctx, old.Dir); err == nil {
 			p.ArchivedHash = h
 		}
-		if p.Archived, err = Archive(layerDir, old.Dir, old.Name, now); err != nil {
+		if p.Archived, err = curator.Archive(layerDir, old.Dir, old.Name, now); err != nil {
 			return p, fmt.Errorf("promote %s: the skill standing there is not archived, so nothing changed: %w", name, err)
 		}
 	}
@@ -119,7 +121,7 @@ func (d *Drafts) PromoteLocal(ctx context.Context, name, layerDir string, existi
 // checkRealDirOrMissing refuses a layer directory that is a link or not
 // a directory; a missing one is made by the caller.
 func checkRealDirOrMissing(dir string) error {
-	err := checkRealDir(dir)
+	err := realdir.Check(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -128,7 +130,7 @@ func checkRealDirOrMissing(dir string) error {
 
 // dirHash is the skill hash of a local skill directory.
 func dirHash(ctx context.Context, dir string) (string, error) {
-	d := &Drafts{}
+	d := &Folder{}
 	fsys, err := (&Draft{Dir: dir}).FS()
 	if err != nil {
 		return "", err
@@ -142,12 +144,12 @@ func dirHash(ctx context.Context, dir string) (string, error) {
 }
 
 // PromoteElsewhere takes the draft name under its lock, refuses it with
-// *InvalidDraftError when it has a problem, and hands it to send, which
-// puts the skill outside the workspace (a git source). When send succeeds
+// *InvalidError when it has a problem, and hands it to send, which
+// puts the skill outside the workspace (into a source). When send succeeds
 // the draft moves to .published/<name>-<stamp>/ and moved says where;
 // when it fails the draft stays where it was. A draft that cannot be
 // moved after send succeeded stays too, and keepErr says why.
-func (d *Drafts) PromoteElsewhere(ctx context.Context, name string, send func(Draft) error, now time.Time) (dr Draft, moved string, keepErr, err error) {
+func (d *Folder) PromoteElsewhere(ctx context.Context, name string, send func(Draft) error, now time.Time) (dr Draft, moved string, keepErr, err error) {
 	lock, err := d.Lock(ctx, name)
 	if err != nil {
 		return Draft{}, "", nil, err
@@ -157,7 +159,7 @@ func (d *Drafts) PromoteElsewhere(ctx context.Context, name string, send func(Dr
 		return dr, "", nil, err
 	}
 	if !dr.Valid {
-		return dr, "", nil, &InvalidDraftError{Name: name, Problems: dr.Problems}
+		return dr, "", nil, &InvalidError{Name: name, Problems: dr.Problems}
 	}
 	if err := send(dr); err != nil {
 		return dr, "", nil, err
