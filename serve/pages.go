@@ -240,10 +240,10 @@ type curationRow struct {
 }
 
 type curationData struct {
-	Policy                   Policy
+	Policy                    Policy
 	Stale, Candidates, Pinned []curationRow
-	LastRun                  *time.Time
-	LastSummary              string
+	LastRun                   *time.Time
+	LastSummary               string
 }
 
 func (s *Server) curation(w http.ResponseWriter, r *http.Request) {

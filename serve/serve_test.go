@@ -91,7 +91,9 @@ func (d *dirBackend) Status(context.Context) (*Status, error) {
 	return &Status{Workspace: d.dir, Sources: []SourceStatus{{Name: "team", Kind: "git", Revision: "0123456789abcdef0123", SyncedAt: now, LastError: "fetch: connection refused"}}}, nil
 }
 
-func (d *dirBackend) Curation() Policy { return Policy{StaleAfter: 30 * 24 * time.Hour, ArchiveAfter: 90 * 24 * time.Hour} }
+func (d *dirBackend) Curation() Policy {
+	return Policy{StaleAfter: 30 * 24 * time.Hour, ArchiveAfter: 90 * 24 * time.Hour}
+}
 
 func (d *dirBackend) Drafts(context.Context) ([]Draft, error) { return d.drafts, nil }
 
