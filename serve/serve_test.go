@@ -72,6 +72,11 @@ func (d *dirBackend) Open(ctx context.Context, name, file string) (fs.File, *lay
 	if err != nil {
 		return nil, nil, err
 	}
+	return openIn(cat, name, file)
+}
+
+// openIn opens a file of a skill of cat, confined to the skill.
+func openIn(cat *layering.Catalog, name, file string) (fs.File, *layering.Winner, error) {
 	w, ok := cat.Lookup(name)
 	if !ok {
 		return nil, nil, fmt.Errorf("no skill named %s: %w", name, fs.ErrNotExist)
