@@ -55,6 +55,44 @@ type SkillUsage struct {
 	State      State      `json:"state"`
 	StateSince *time.Time `json:"state_since,omitempty"`
 	Pinned     bool       `json:"pinned"`
+	// Days counts uses and views per UTC day (DayLayout), for the last
+	// KeepDays days: what a chart of use over time is drawn from.
+	Days map[string]DayCount `json:"days,omitempty"`
+}
+
+// DayCount is one day's uses and views of a copy.
+type DayCount struct {
+	Uses  int `json:"uses,omitempty"`
+	Views int `json:"views,omitempty"`
+}
+
+// DayLayout is the format of the keys of SkillUsage.Days.
+const DayLayout = "2006-01-02"
+
+// KeepDays is how many days of SkillUsage.Days are kept: twelve weeks.
+const KeepDays = 84
+
+// count adds a use or a view at t to the day buckets and drops the days
+// older than KeepDays, and any key that is not a day, so the record stays
+// small whatever the file held.
+func (s *SkillUsage) count(t time.Time, view bool) {
+	if s.Days == nil {
+		s.Days = map[string]DayCount{}
+	}
+	oldest := t.UTC().AddDate(0, 0, -KeepDays+1).Format(DayLayout)
+	for day := range s.Days {
+		if _, err := time.Parse(DayLayout, day); err != nil || day < oldest {
+			delete(s.Days, day)
+		}
+	}
+	day := t.UTC().Format(DayLayout)
+	c := s.Days[day]
+	if view {
+		c.Views++
+	} else {
+		c.Uses++
+	}
+	s.Days[day] = c
 }
 
 // CuratorState records the last curation.
@@ -473,6 +511,7 @@ func (s *Store) Record(ctx context.Context, use Use) (reactivated bool, err erro
 			sk.UseCount++
 			sk.LastUsedAt = stamp(use.At)
 		}
+		sk.count(use.At, use.View)
 		sk.LastSource = use.From
 		if sk.State == Stale {
 			u.SetState(use.Copy, Active, use.At)

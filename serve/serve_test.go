@@ -1,0 +1,353 @@
+package serve
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/skillsync/skillsync/curator"
+	"github.com/skillsync/skillsync/internal/skilltest"
+	"github.com/skillsync/skillsync/layering"
+	"github.com/skillsync/skillsync/repository"
+	"github.com/skillsync/skillsync/skill"
+)
+
+// now is the tests' clock.
+var now = time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+
+// dirBackend is a Backend over one folder of skills read in place, as the
+// workspace layer is, with a real usage store: real files, real discovery,
+// real records.
+type dirBackend struct {
+	dir    string
+	store  *curator.Store
+	drafts []Draft
+	fleet  *Fleet
+}
+
+func newDirBackend(t testing.TB) *dirBackend {
+	dir := t.TempDir()
+	return &dirBackend{dir: filepath.Join(dir, "skills"), store: curator.NewStore(filepath.Join(dir, "skills"))}
+}
+
+func (d *dirBackend) Catalog(ctx context.Context) (*layering.Catalog, error) {
+	skills, problems, err := repository.NewLocal("workspace", d.dir, repository.Options{}).Skills(ctx)
+	if err != nil {
+		return nil, err
+	}
+	cat := layering.Build([]layering.Input{{
+		Layer: layering.Workspace, Source: "workspace", Skills: skills,
+		Dir: func(s skill.Skill) string { return filepath.Join(d.dir, filepath.FromSlash(s.Path)) },
+	}}, layering.Options{})
+	cat.Problems = append(cat.Problems, problems...)
+	u, err := d.store.Load()
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range cat.Winners {
+		if c, ok := d.CopyOf(w); ok && u.Skills[c] != nil {
+			w.State = string(u.Skills[c].State)
+		}
+	}
+	return cat, nil
+}
+
+func (d *dirBackend) Usage(context.Context) (*curator.Usage, error) { return d.store.Load() }
+
+func (d *dirBackend) CopyOf(w *layering.Winner) (curator.Copy, bool) {
+	c, err := curator.NewCopy(w.Layer, "", w.Skill.Name)
+	return c, err == nil
+}
+
+func (d *dirBackend) Open(ctx context.Context, name, file string) (fs.File, *layering.Winner, error) {
+	cat, err := d.Catalog(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	return openIn(cat, name, file)
+}
+
+// openIn opens a file of a skill of cat, confined to the skill.
+func openIn(cat *layering.Catalog, name, file string) (fs.File, *layering.Winner, error) {
+	w, ok := cat.Lookup(name)
+	if !ok {
+		return nil, nil, fmt.Errorf("no skill named %s: %w", name, fs.ErrNotExist)
+	}
+	fsys, err := repository.NewDirFS(w.Dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !fs.ValidPath(file) {
+		return nil, nil, fmt.Errorf("%s leads out of the skill: %w", file, fs.ErrNotExist)
+	}
+	f, err := fsys.Open(file)
+	return f, w, err
+}
+
+func (d *dirBackend) Status(context.Context) (*Status, error) {
+	return &Status{Workspace: d.dir, Sources: []SourceStatus{{Name: "team", Kind: "git", Revision: "0123456789abcdef0123", SyncedAt: now, LastError: "fetch: connection refused"}}}, nil
+}
+
+func (d *dirBackend) Curation() Policy {
+	return Policy{StaleAfter: 30 * 24 * time.Hour, ArchiveAfter: 90 * 24 * time.Hour}
+}
+
+func (d *dirBackend) Drafts(context.Context) ([]Draft, error) { return d.drafts, nil }
+
+func (d *dirBackend) Fleet(context.Context) (*Fleet, error) { return d.fleet, nil }
+
+func (d *dirBackend) History(_ context.Context, w *layering.Winner, since time.Time) ([]Day, error) {
+	u, err := d.store.Load()
+	if err != nil {
+		return nil, err
+	}
+	c, _ := d.CopyOf(w)
+	return DaysOf(u.Skills[c], since), nil
+}
+
+// writeSkill writes <dir>/<name>/SKILL.md with body, and files.
+func (d *dirBackend) writeSkill(t testing.TB, name, description, body string, files map[string]string) {
+	t.Helper()
+	all := map[string]string{"SKILL.md": fmt.Sprintf("---\nname: %s\ndescription: %s\n---\n%s", name, description, body)}
+	for k, v := range files {
+		all[k] = v
+	}
+	skilltest.Write(t, filepath.Join(d.dir, name), all)
+}
+
+func (d *dirBackend) use(t testing.TB, name string, at time.Time, view bool) {
+	t.Helper()
+	c, err := curator.NewCopy(layering.Workspace, "", name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.store.Record(context.Background(), curator.Use{Copy: c, View: view, From: curator.FromCLI, At: at}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// hostileBody is a skill body that tries to run script in every way
+// Markdown lets one try.
+const hostileBody = `# Evil
+
+<script>document.title = "pwned-script"</script>
+
+<img src=x onerror="document.title='pwned-img'">
+
+[click me](javascript:document.title='pwned-link')
+
+[data](data:text/html,<script>alert(1)</script>)
+
+<a href="javascript:alert(1)">raw link</a>
+
+[fine](https://example.com/docs) and [relative](references/guide.md)
+`
+
+// fixture is a workspace of a few skills with usage, one hostile.
+func fixture(t testing.TB) *dirBackend {
+	d := newDirBackend(t)
+	d.writeSkill(t, "pdf", "Extract text and tables from PDF files", "# PDF\n\nRun `scripts/extract.py FILE`.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n",
+		map[string]string{"scripts/extract.py": "print('extract')\n", "assets/logo.png": "\x89PNG\r\n\x1a\n\x00\x00"})
+	d.writeSkill(t, "docx", "Write Word documents", "# DOCX\n", nil)
+	d.writeSkill(t, "release-notes", "Draft release notes from git history", "# Release notes\n", nil)
+	d.writeSkill(t, "evil", "A skill whose body tries to run script", hostileBody, nil)
+	for i := range 5 {
+		d.use(t, "pdf", now.AddDate(0, 0, -7*i), false)
+	}
+	d.use(t, "pdf", now.AddDate(0, 0, -1), true)
+	d.use(t, "docx", now.AddDate(0, 0, -60), false)
+	return d
+}
+
+func newServer(t testing.TB, b Backend, opts Options) *httptest.Server {
+	t.Helper()
+	if opts.Now == nil {
+		opts.Now = func() time.Time { return now }
+	}
+	s, err := New(b, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(s.Handler())
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func get(t testing.TB, url string, header ...string) (int, http.Header, string) {
+	t.Helper()
+	req, err := http.NewRequest("GET", url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		if header[i] == "Host" {
+			req.Host = header[i+1]
+		} else {
+			req.Header.Set(header[i], header[i+1])
+		}
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	body, _ := io.ReadAll(res.Body)
+	return res.StatusCode, res.Header, string(body)
+}
+
+func TestPages(t *testing.T) {
+	t.Parallel()
+	b := fixture(t)
+	b.drafts = []Draft{{Name: "pdf", Description: "Better PDFs", Against: "workspace/pdf",
+		Diff: "--- a/SKILL.md\n+++ b/SKILL.md\n@@ -1 +1 @@\n-# PDF\n+# PDF, better\n"}}
+	srv := newServer(t, b, Options{})
+	for _, c := range []struct {
+		path string
+		want []string
+	}{
+		{"/", []string{">pdf</a>", "Extract text and tables", "release-notes", `<td class="num">5</td>`, `<td class="num">0</td>`}},
+		{"/?q=release", []string{"release-notes"}},
+		{"/?layer=workspace&state=active", []string{"pdf", "docx"}},
+		{"/skills/pdf", []string{"<h1>pdf</h1>", "<table>", "<code>scripts/extract.py FILE</code>", "scripts/extract.py", "<svg class=\"chart\"", "5 uses and 1 views in all"}},
+		{"/skills/pdf/files/scripts/extract.py", []string{"print(&#39;extract&#39;)"}},
+		{"/skills/pdf/files/assets/logo.png", []string{"a binary file"}},
+		{"/sources", []string{"team", "0123456789ab", "connection refused", "no target"}},
+		{"/curation", []string{"Curation", "docx", "idle for 30 days"}},
+		{"/drafts", []string{"skillsync promote pdf", "skillsync reject pdf", `<span class="add">&#43;# PDF, better</span>`}},
+		{"/fleet", []string{"No fleet is configured"}},
+	} {
+		code, h, body := get(t, srv.URL+c.path)
+		if code != http.StatusOK {
+			t.Errorf("GET %s: %d\n%s", c.path, code, body)
+			continue
+		}
+		if csp := h.Get("Content-Security-Policy"); !strings.HasPrefix(csp, "default-src 'self'") {
+			t.Errorf("GET %s: Content-Security-Policy %q", c.path, csp)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(body, w) {
+				t.Errorf("GET %s: no %q in\n%s", c.path, w, body)
+			}
+		}
+	}
+	if _, _, body := get(t, srv.URL+"/?q=release"); strings.Contains(body, ">pdf</a>") {
+		t.Error("a search for release lists pdf")
+	}
+}
+
+func TestUntrustedMarkdownRunsNothing(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t, fixture(t), Options{})
+	_, _, body := get(t, srv.URL+"/skills/evil")
+	article := body[strings.Index(body, `<article`):strings.Index(body, `</article>`)]
+	for _, bad := range []string{"<script", "onerror", "javascript:", "data:text/html"} {
+		if strings.Contains(strings.ToLower(article), bad) {
+			t.Errorf("the rendered body keeps %q:\n%s", bad, article)
+		}
+	}
+	for _, good := range []string{`href="https://example.com/docs"`, `href="references/guide.md"`} {
+		if !strings.Contains(article, good) {
+			t.Errorf("the rendered body lost %s:\n%s", good, article)
+		}
+	}
+}
+
+func TestReadOnlyAndConfined(t *testing.T) {
+	t.Parallel()
+	b := fixture(t)
+	if err := os.WriteFile(filepath.Join(filepath.Dir(b.dir), "secret.txt"), []byte("secret"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(filepath.Dir(b.dir), "secret.txt"), filepath.Join(b.dir, "pdf", "link.txt")); err != nil {
+		t.Fatal(err)
+	}
+	srv := newServer(t, b, Options{})
+	for _, method := range []string{"POST", "PUT", "DELETE", "PATCH"} {
+		req, _ := http.NewRequest(method, srv.URL+"/", strings.NewReader("x"))
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusMethodNotAllowed {
+			t.Errorf("%s /: %d, want 405", method, res.StatusCode)
+		}
+	}
+	for _, p := range []string{"/skills/pdf/files/../../secret.txt", "/skills/pdf/files/%2e%2e/%2e%2e/secret.txt", "/skills/pdf/files/link.txt", "/skills/nope"} {
+		code, _, body := get(t, srv.URL+p)
+		if code == http.StatusOK || strings.Contains(body, "secret") && !strings.Contains(body, "secret.txt") {
+			t.Errorf("GET %s: %d\n%s", p, code, body)
+		}
+	}
+}
+
+func TestHostAndToken(t *testing.T) {
+	t.Parallel()
+	b := fixture(t)
+	open := newServer(t, b, Options{})
+	if code, _, _ := get(t, open.URL+"/", "Host", "evil.example:80"); code != http.StatusForbidden {
+		t.Errorf("a foreign Host header: %d, want 403", code)
+	}
+	if code, _, _ := get(t, open.URL+"/", "Host", "localhost:8080"); code != http.StatusOK {
+		t.Errorf("Host localhost: %d", code)
+	}
+
+	locked := newServer(t, b, Options{Token: "s3cret", Hosts: []string{"catalog.internal"}})
+	if code, _, _ := get(t, locked.URL+"/"); code != http.StatusUnauthorized {
+		t.Errorf("no token: %d, want 401", code)
+	}
+	if code, _, _ := get(t, locked.URL+"/", "Authorization", "Bearer wrong"); code != http.StatusUnauthorized {
+		t.Errorf("a wrong token: %d, want 401", code)
+	}
+	if code, _, _ := get(t, locked.URL+"/", "Authorization", "Bearer s3cret", "Host", "catalog.internal"); code != http.StatusOK {
+		t.Errorf("the bearer token on the named host: %d", code)
+	}
+	// /login sets a cookie that later requests carry.
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	res, err := client.Get(locked.URL + "/login?token=s3cret")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	cookies := res.Cookies()
+	if res.StatusCode != http.StatusSeeOther || len(cookies) != 1 || !cookies[0].HttpOnly {
+		t.Fatalf("login: %d, cookies %v", res.StatusCode, cookies)
+	}
+	req, _ := http.NewRequest("GET", locked.URL+"/sources", nil)
+	req.AddCookie(cookies[0])
+	res, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		t.Errorf("with the cookie: %d", res.StatusCode)
+	}
+	if code, _, _ := get(t, locked.URL+"/login?token=nope"); code != http.StatusUnauthorized {
+		t.Errorf("login with a wrong token: %d", code)
+	}
+}
+
+func TestChartCountsWeeks(t *testing.T) {
+	t.Parallel()
+	start := weekStart(now).AddDate(0, 0, -7*(weeks-1))
+	svg := string(chart([]Day{
+		{Date: now, Uses: 3, Views: 1},
+		{Date: now.AddDate(0, 0, -1), Uses: 2},
+		{Date: start.AddDate(0, 0, -1), Uses: 99}, // before the window
+	}, start, weeks))
+	if strings.Count(svg, "<rect") != 2*weeks {
+		t.Errorf("%d bars, want %d", strings.Count(svg, "<rect"), 2*weeks)
+	}
+	if !strings.Contains(svg, "week of 30 Nov: 5 uses") || !strings.Contains(svg, "week of 30 Nov: 1 views") || strings.Contains(svg, "99") {
+		t.Errorf("chart:\n%s", svg)
+	}
+}
