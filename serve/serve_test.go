@@ -17,6 +17,7 @@ import (
 	"github.com/skillsync/skillsync/internal/skilltest"
 	"github.com/skillsync/skillsync/layering"
 	"github.com/skillsync/skillsync/repository"
+	dirsource "github.com/skillsync/skillsync/repository/dir"
 	"github.com/skillsync/skillsync/skill"
 )
 
@@ -39,7 +40,7 @@ func newDirBackend(t testing.TB) *dirBackend {
 }
 
 func (d *dirBackend) Catalog(ctx context.Context) (*layering.Catalog, error) {
-	skills, problems, err := repository.NewLocal("workspace", d.dir, repository.Options{}).Skills(ctx)
+	skills, problems, err := dirsource.NewLocal("workspace", d.dir, repository.Options{}).Skills(ctx)
 	if err != nil {
 		return nil, err
 	}
