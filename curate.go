@@ -27,6 +27,10 @@ func (e *Engine) copyOf(en *layering.Entry) (curator.Copy, bool) {
 	return c, err == nil
 }
 
+// CopyOf names the copy an entry's usage is kept under, as curation and
+// usage recording name it; ok is false for a name the curator cannot key.
+func (e *Engine) CopyOf(en *layering.Entry) (curator.Copy, bool) { return e.copyOf(en) }
+
 // layerDirs returns the local layers whose skills curation moves into
 // their .archive/: the workspace's and the user's.
 func (e *Engine) layerDirs() []curator.LayerDir {

@@ -100,6 +100,7 @@ the current directory is the workspace: skillsync sync writes them into
 		newAuditCommand(a, nil),
 		a.daemonCommand(),
 		newMCPCommand(a, nil),
+		newServeCommand(a, nil),
 		newVersionCommand(a),
 	)
 	return root

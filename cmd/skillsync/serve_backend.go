@@ -1,0 +1,118 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/skillsync/skillsync"
+	"github.com/skillsync/skillsync/curator"
+	"github.com/skillsync/skillsync/layering"
+	"github.com/skillsync/skillsync/materialize"
+	"github.com/skillsync/skillsync/serve"
+)
+
+// serveBackend is what the web catalog reads of a workspace, through the
+// Engine: every method only reads.
+type serveBackend struct {
+	eng *skillsync.Engine
+}
+
+var _ serve.Backend = serveBackend{}
+
+func (b serveBackend) Catalog(ctx context.Context) (*layering.Catalog, error) { return b.eng.Catalog(ctx) }
+
+func (b serveBackend) Usage(context.Context) (*curator.Usage, error) { return b.eng.Usage().Load() }
+
+func (b serveBackend) CopyOf(w *layering.Winner) (curator.Copy, bool) { return b.eng.CopyOf(&w.Entry) }
+
+func (b serveBackend) Open(ctx context.Context, name, file string) (fs.File, *layering.Winner, error) {
+	return b.eng.Read(ctx, name, file)
+}
+
+func (b serveBackend) Curation() serve.Policy {
+	c := b.eng.Config().Curator
+	return serve.Policy{StaleAfter: c.StaleAfter, ArchiveAfter: c.ArchiveAfter}
+}
+
+// Status reads the sources' records and the targets' folders: no source
+// is asked anything over the network.
+func (b serveBackend) Status(context.Context) (*serve.Status, error) {
+	cfg := b.eng.Config()
+	ly := b.eng.Layout()
+	st := &serve.Status{Workspace: cfg.Workspace}
+	m, err := materialize.ReadSkills(ly.CacheDir())
+	if err != nil {
+		return nil, err
+	}
+	var synced time.Time
+	if info, err := os.Stat(filepath.Join(ly.CacheDir(), materialize.ManifestName)); err == nil {
+		synced = info.ModTime()
+	}
+	for _, s := range cfg.Sources {
+		ss := serve.SourceStatus{Name: s.Name, Kind: string(s.Kind)}
+		if rec, ok := m.Sources[s.Name]; ok {
+			ss.Revision, ss.Skills, ss.SyncedAt = rec.Revision, len(rec.Skills), synced
+		} else {
+			ss.LastError = "not synced yet: run skillsync sync"
+		}
+		st.Sources = append(st.Sources, ss)
+	}
+	for _, t := range cfg.Targets {
+		ts := serve.TargetStatus{Dir: t.Dir}
+		if entries, err := os.ReadDir(t.Dir); err == nil {
+			for _, e := range entries {
+				if e.IsDir() && e.Name()[0] != '.' {
+					ts.Skills++
+				}
+			}
+		}
+		if entries, err := os.ReadDir(filepath.Join(t.Dir, materialize.ConflictsName)); err == nil {
+			for _, e := range entries {
+				ts.Conflicts = append(ts.Conflicts, e.Name())
+			}
+		}
+		st.Targets = append(st.Targets, ts)
+	}
+	return st, nil
+}
+
+func (b serveBackend) Drafts(ctx context.Context) ([]serve.Draft, error) {
+	list, err := b.eng.Drafts(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]serve.Draft, 0, len(list))
+	for _, d := range list {
+		var diff bytes.Buffer
+		against, err := b.eng.DraftDiff(ctx, &diff, d.Name)
+		if err != nil {
+			diff.WriteString(fmt.Sprintf("(no diff: %v)", err))
+		}
+		sd := serve.Draft{Name: d.Name, Description: d.Description, Against: against, Diff: diff.String(), ProposedAt: d.Created}
+		for _, p := range d.Problems {
+			sd.Problems = append(sd.Problems, p.String())
+		}
+		out = append(out, sd)
+	}
+	return out, nil
+}
+
+// Fleet is nil: the fleet page says how to configure one.
+func (b serveBackend) Fleet(context.Context) (*serve.Fleet, error) { return nil, nil }
+
+func (b serveBackend) History(_ context.Context, w *layering.Winner, since time.Time) ([]serve.Day, error) {
+	c, ok := b.eng.CopyOf(&w.Entry)
+	if !ok {
+		return nil, nil
+	}
+	u, err := b.eng.Usage().Load()
+	if err != nil {
+		return nil, err
+	}
+	return serve.DaysOf(u.Skills[c], since), nil
+}
