@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -30,8 +31,16 @@ func (b serveBackend) Usage(context.Context) (*curator.Usage, error) { return b.
 
 func (b serveBackend) CopyOf(w *layering.Winner) (curator.Copy, bool) { return b.eng.CopyOf(&w.Entry) }
 
+// Open reads as the read command does; a skill the catalog does not offer
+// is not found, for a 404.
 func (b serveBackend) Open(ctx context.Context, name, file string) (fs.File, *layering.Winner, error) {
-	return b.eng.Read(ctx, name, file)
+	f, w, err := b.eng.Read(ctx, name, file)
+	var unknown *skillsync.UnknownSkillError
+	var hidden *skillsync.HiddenError
+	if errors.As(err, &unknown) || errors.As(err, &hidden) {
+		err = fmt.Errorf("%w (%w)", err, fs.ErrNotExist)
+	}
+	return f, w, err
 }
 
 func (b serveBackend) Curation() serve.Policy {
