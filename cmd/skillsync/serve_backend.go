@@ -25,7 +25,9 @@ type serveBackend struct {
 
 var _ serve.Backend = serveBackend{}
 
-func (b serveBackend) Catalog(ctx context.Context) (*layering.Catalog, error) { return b.eng.Catalog(ctx) }
+func (b serveBackend) Catalog(ctx context.Context) (*layering.Catalog, error) {
+	return b.eng.Catalog(ctx)
+}
 
 func (b serveBackend) Usage(context.Context) (*curator.Usage, error) { return b.eng.Usage().Load() }
 
