@@ -3,6 +3,7 @@ package skillsync
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"time"
 
 	"github.com/skillsync/skillsync/curator"
@@ -21,8 +22,17 @@ type daemonEngine struct{ e *Engine }
 
 func (d daemonEngine) Settings() daemon.Settings {
 	cfg := d.e.cfg
+	names := make([]string, 0, len(cfg.Sources))
+	for _, s := range cfg.Sources {
+		names = append(names, s.Name)
+	}
+	targets := make([]string, 0, len(cfg.Targets))
+	for _, t := range cfg.Targets {
+		targets = append(targets, d.target(t.Dir))
+	}
 	return daemon.Settings{Sync: cfg.Schedule.Sync, Curate: cfg.Schedule.Curate, Import: cfg.Schedule.Import,
-		StatCheckEvery: cfg.Schedule.StatCheckEvery, Attrs: []any{"config", cfg.File}}
+		StatCheckEvery: cfg.Schedule.StatCheckEvery, Listen: cfg.Daemon.Listen, Sources: names, Targets: targets,
+		StateFile: d.e.layout.DaemonFile(), LockFile: d.e.layout.DaemonLockFile(), Attrs: []any{"config", cfg.File}}
 }
 
 func (d daemonEngine) Sync(ctx context.Context, req daemon.SyncRequest) (*daemon.SyncResult, error) {
@@ -35,9 +45,10 @@ func (d daemonEngine) Sync(ctx context.Context, req daemon.SyncRequest) (*daemon
 		return nil, err
 	}
 	res := &daemon.SyncResult{Added: len(rep.Skills.Added), Updated: len(rep.Skills.Updated), Removed: len(rep.Skills.Removed),
-		FilesWritten: rep.Files.Written, BytesWritten: rep.Files.BytesWritten, Warnings: rep.Warnings, Conflicts: map[string]int{}}
+		FilesWritten: rep.Files.Written, BytesWritten: rep.Files.BytesWritten, Warnings: rep.Warnings, Conflicts: map[string]int{},
+		CacheDirty: materialize.Dirty(d.e.layout.CacheDir())}
 	for _, t := range rep.Targets {
-		res.Conflicts[t.Dir] += len(t.Conflicts) + len(t.Preserved)
+		res.Conflicts[d.target(t.Dir)] += len(t.Conflicts) + len(t.Preserved)
 	}
 	usage, _ := d.e.Usage().Load()                          // unreadable: every skill counts as active
 	m, _ := materialize.ReadManifest(d.e.layout.CacheDir()) // unreadable: no skill counts
@@ -47,6 +58,15 @@ func (d daemonEngine) Sync(ctx context.Context, req daemon.SyncRequest) (*daemon
 		res.Sources = append(res.Sources, sr)
 	}
 	return res, err
+}
+
+// target names a target's folder for the metrics: relative to the
+// workspace when inside it.
+func (d daemonEngine) target(dir string) string {
+	if rel, err := filepath.Rel(d.e.layout.Root, dir); err == nil && filepath.IsLocal(rel) {
+		return filepath.ToSlash(rel)
+	}
+	return dir
 }
 
 // skillStates counts source's cached skills by their curation state, and

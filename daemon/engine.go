@@ -43,6 +43,13 @@ type Settings struct {
 	// Listen is the address of the metrics and health server; "" serves
 	// none unless the daemon's caller gives one.
 	Listen string
+	// Sources name every source of the config, in its order; Targets
+	// every target as SyncResult.Conflicts does.
+	Sources, Targets []string
+	// StateFile is where the daemon writes its State for skillsync
+	// status, and LockFile the lock it holds on the workspace while it
+	// runs; "" writes and holds none.
+	StateFile, LockFile string
 	// Attrs are logged when the daemon starts or reloads (the config file).
 	Attrs []any
 }
@@ -68,6 +75,9 @@ type SyncResult struct {
 	Conflicts map[string]int
 	// Warnings are lines to log.
 	Warnings []string
+	// CacheDirty is set when the cache is left marked as a sync stopped
+	// halfway.
+	CacheDirty bool
 }
 
 // Failed counts the sources that failed.

@@ -1,10 +1,16 @@
 package daemon
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"sync/atomic"
 	"time"
+
+	"github.com/skillsync/skillsync/internal/flock"
 )
 
 // The names of the daemon's standard jobs. A push source's job is
@@ -32,48 +38,139 @@ type Config struct {
 	// before it syncs it; 0 is DefaultDebounce.
 	Debounce time.Duration
 	// Jobs returns more jobs to run over an engine besides the standard
-	// ones (a fleet push, say); nil adds none.
+	// ones (a fleet push, named JobFleetPush, say); nil adds none.
 	Jobs func(Engine) ([]Job, error)
+	// Listen is the address of /metrics, /healthz and /readyz; "" takes
+	// the config's (Settings.Listen), and with both "" none is served. A
+	// port alone is on the loopback interface (ListenAddr).
+	Listen string
+	// Serving, when set, is told the address served once it listens.
+	Serving func(addr string)
 }
 
 // Serve runs the daemon over the engines Open returns until ctx is done:
-// the standard jobs (Jobs), a first sync at start, and a sync of each push
-// source as soon as it changes. It returns nil once the running jobs
-// ended, or at once the error of a first Open or of a schedule that does
-// not parse (*ScheduleError).
+// the standard jobs (Jobs), a first sync at start, a sync of each push
+// source as soon as it changes, and the metrics and health server when an
+// address is given. While it runs it holds the workspace's lock file and
+// keeps its state file (Settings) for skillsync status. It returns nil
+// once the running jobs ended, or at once the error of a first Open, of a
+// schedule that does not parse (*ScheduleError) or of an address it
+// cannot serve (*ListenError).
 func Serve(ctx context.Context, cfg Config) error {
 	log := cfg.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	m := newMonitor(log)
+	eng, err := cfg.Open(ctx)
+	if err != nil {
+		return err
+	}
+	first, err := jobSetup(eng, cfg, log, m)
+	if err != nil {
+		return err
+	}
+	st := eng.Settings()
+	if st.LockFile != "" {
+		l, err := holdWorkspace(ctx, st.LockFile)
+		switch {
+		case errors.Is(err, flock.ErrLocked):
+			log.Warn("another daemon holds this workspace; skillsync status shows that one", "error", err.Error())
+		case err != nil:
+			log.Warn("cannot hold the workspace's daemon lock; skillsync status will not see this daemon", "error", err.Error())
+		default:
+			defer l.Close()
+			m.stateFile = st.StateFile
+		}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var served chan error
+	if addr := cmp.Or(cfg.Listen, st.Listen); addr != "" {
+		ln, err := listen(addr, log)
+		if err != nil {
+			return err
+		}
+		m.update(func(s *State) { s.Listen = ln.Addr().String() })
+		if cfg.Serving != nil {
+			cfg.Serving(ln.Addr().String())
+		}
+		served = make(chan error, 1)
+		go func() { served <- m.serveHTTP(ctx, ln) }()
+	}
+	m.configured(st)
 	push := &pushWatch{log: log, debounce: cfg.Debounce}
 	defer push.stop()
 	var d *Daemon
 	d = New(Options{
 		Load: func(ctx context.Context) (Setup, error) {
-			eng, err := cfg.Open(ctx)
+			if first != nil { // the engine Serve opened
+				s := *first
+				first = nil
+				push.restart(ctx, eng, d)
+				return s, nil
+			}
+			next, err := cfg.Open(ctx)
 			if err != nil {
 				return Setup{}, err
 			}
-			setup, err := Jobs(eng, log)
+			s, err := jobSetup(next, cfg, log, m)
 			if err != nil {
 				return Setup{}, err
 			}
-			if cfg.Jobs != nil {
-				more, err := cfg.Jobs(eng)
-				if err != nil {
-					return Setup{}, err
-				}
-				setup.Jobs = append(setup.Jobs, more...)
+			if l := next.Settings().Listen; l != st.Listen && cfg.Listen == "" {
+				log.Warn("the metrics address changed in the config; it takes a restart", "listen", l)
 			}
-			push.restart(ctx, eng, d)
-			return setup, nil
+			m.configured(next.Settings())
+			push.restart(ctx, next, d)
+			return *s, nil
 		},
 		Reload:  cfg.Reload,
 		AtStart: []string{JobSync},
 		Logger:  log,
 	})
-	return d.Run(ctx)
+	err = d.Run(ctx)
+	cancel()
+	if served != nil {
+		if serr := <-served; serr != nil {
+			log.Error("the metrics server stopped", "error", serr.Error())
+		}
+	}
+	return err
+}
+
+// holdWorkspace takes the daemon's lock on its workspace, making its
+// folder when needed.
+func holdWorkspace(ctx context.Context, path string) (*flock.Lock, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, err
+	}
+	return flock.Acquire(ctx, path, 0)
+}
+
+// jobSetup is eng's jobs, the standard ones and cfg's, reporting to m.
+func jobSetup(eng Engine, cfg Config, log *slog.Logger, m *monitor) (*Setup, error) {
+	s, err := jobs(eng, log, m)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Jobs != nil {
+		more, err := cfg.Jobs(eng)
+		if err != nil {
+			return nil, err
+		}
+		for _, j := range more {
+			if j.Name() == JobFleetPush {
+				j = NewJob(j.Name(), j.Schedule(), func(ctx context.Context) error {
+					err := j.Run(ctx)
+					m.pushed(err)
+					return err
+				})
+			}
+			s.Jobs = append(s.Jobs, j)
+		}
+	}
+	return &s, nil
 }
 
 // Jobs returns the standard jobs over eng: sync and curate on their
@@ -86,6 +183,11 @@ func Jobs(eng Engine, log *slog.Logger) (Setup, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	return jobs(eng, log, nil)
+}
+
+// jobs is Jobs reporting to m, unless nil.
+func jobs(eng Engine, log *slog.Logger, m *monitor) (Setup, error) {
 	st := eng.Settings()
 	for _, s := range [][2]string{{JobSync, st.Sync}, {JobCurate, st.Curate}, {JobImport, st.Import}} {
 		if s[1] == "" {
@@ -95,24 +197,34 @@ func Jobs(eng Engine, log *slog.Logger) (Setup, error) {
 			return Setup{}, err
 		}
 	}
-	jobs := []Job{
+	list := []Job{
 		NewJob(JobSync, st.Sync, statChecked(st.StatCheckEvery, func(req SyncRequest) func(context.Context) error {
-			return syncJob(eng, req, log)
+			return syncJob(eng, req, log, m)
 		})),
-		NewJob(JobCurate, st.Curate, func(ctx context.Context) error { return curateRun(ctx, eng, log) }),
-		ImportJob(eng, st.Import, log),
+		NewJob(JobCurate, st.Curate, func(ctx context.Context) error {
+			res, err := curateRun(ctx, eng, log)
+			if m != nil {
+				m.curated(res, NextRun(st.Curate, time.Now()))
+			}
+			return err
+		}),
+		importJob(eng, st.Import, log, m),
 	}
 	for _, name := range eng.PushSources() {
-		jobs = append(jobs, NewJob(PushJob(name), "", syncJob(eng, SyncRequest{Only: []string{name}}, log)))
+		list = append(list, NewJob(PushJob(name), "", syncJob(eng, SyncRequest{Only: []string{name}}, log, m)))
 	}
 	attrs := append(append([]any(nil), st.Attrs...), "sync", st.Sync, "curate", st.Curate, "import", st.Import)
-	return Setup{Jobs: jobs, Attrs: attrs}, nil
+	return Setup{Jobs: list, Attrs: attrs}, nil
 }
 
 // syncJob runs one kind of sync and logs what it did.
-func syncJob(eng Engine, req SyncRequest, log *slog.Logger) func(context.Context) error {
+func syncJob(eng Engine, req SyncRequest, log *slog.Logger, m *monitor) func(context.Context) error {
 	return func(ctx context.Context) error {
+		start := time.Now()
 		res, err := eng.Sync(ctx, req)
+		if m != nil {
+			m.synced(req, res, err, time.Since(start))
+		}
 		if res == nil {
 			return err
 		}
@@ -125,13 +237,13 @@ func syncJob(eng Engine, req SyncRequest, log *slog.Logger) func(context.Context
 	}
 }
 
-func curateRun(ctx context.Context, eng Engine, log *slog.Logger) error {
+func curateRun(ctx context.Context, eng Engine, log *slog.Logger) (*CurateResult, error) {
 	res, err := eng.Curate(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	log.Info("curated", "checked", res.Checked, "changes", res.ChangeCount(), "skipped", res.Skipped, "archive_held", res.ArchiveHeld)
-	return nil
+	return res, nil
 }
 
 // ImportJob is the job "import": on spec (schedule.import) it imports
@@ -142,8 +254,15 @@ func ImportJob(eng Engine, spec string, log *slog.Logger) Job {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	return importJob(eng, spec, log, nil)
+}
+
+func importJob(eng Engine, spec string, log *slog.Logger, m *monitor) Job {
 	return NewJob(JobImport, spec, func(ctx context.Context) error {
 		results, err := eng.Import(ctx)
+		if m != nil {
+			m.imported(results)
+		}
 		for _, r := range results {
 			for _, u := range r.Unreadable {
 				log.Warn("import passed over a record; it is tried again next time", "agent", r.Agent, "error", u)

@@ -12,7 +12,8 @@ import (
 )
 
 func (a *app) daemonCommand() *cobra.Command {
-	return &cobra.Command{
+	var listen string
+	c := &cobra.Command{
 		Use:   "daemon",
 		Short: "Run sync and curation on their schedules",
 		Long: `Run sync on schedule.sync (default "@every 15m") and curation on
@@ -30,19 +31,30 @@ materialization reach a consistent point, and exits 0. SIGHUP reloads the
 config, and watches the postgres sources of the new one; a config that does
 not load keeps the old one and logs why.
 
-Logs go to stderr through log/slog, as JSON when stderr is not a terminal,
-one line per job run with its duration and outcome.`,
+With --listen (or daemon: {listen: ...} in the config) it serves Prometheus
+metrics on /metrics, /healthz (200 while it serves) and /readyz (200 when
+every source synced within three sync intervals and the cache is clean, else
+503 with JSON naming what is not); a port alone is on 127.0.0.1. An address
+in use exits 2. See docs/operations.md.
+
+Logs go to stderr through log/slog, one line per job run with its duration
+and outcome: as JSON when stderr is not a terminal, or as --log-format says.`,
 		Example: `  skillsync daemon
+  skillsync daemon --listen 127.0.0.1:9464
   SKILLSYNC_CONFIG=/etc/skillsync.yaml skillsync daemon`,
 		Args: args(cobra.NoArgs),
 		RunE: func(c *cobra.Command, _ []string) error {
-			return a.runDaemon(c.Context())
+			return a.runDaemon(c.Context(), listen)
 		},
 	}
+	c.Flags().StringVar(&listen, "listen", "", "serve /metrics, /healthz and /readyz on host:port (a port alone: on 127.0.0.1)")
+	return c
 }
 
+// newLogger is the daemon's: --log-format's, else text on a terminal
+// and JSON elsewhere.
 func (a *app) newLogger() *slog.Logger {
-	if isTerminal(a.stderr) {
+	if a.logFormat == logText || (a.logFormat == "" && isTerminal(a.stderr)) {
 		return slog.New(slog.NewTextHandler(a.stderr, nil))
 	}
 	return slog.New(slog.NewJSONHandler(a.stderr, nil))
@@ -52,7 +64,7 @@ func (a *app) newLogger() *slog.Logger {
 // at each reload. SIGINT and SIGTERM cancel ctx (Main set that up before
 // any work); SIGHUP is caught here before the first sync, so it reloads
 // instead of killing.
-func (a *app) runDaemon(ctx context.Context) error {
+func (a *app) runDaemon(ctx context.Context, listen string) error {
 	return daemon.Serve(ctx, daemon.Config{
 		Open: func(context.Context) (daemon.Engine, error) {
 			eng, err := a.engine(skillsync.WithActor("daemon"))
@@ -63,5 +75,6 @@ func (a *app) runDaemon(ctx context.Context) error {
 		},
 		Reload: daemon.SignalReload(ctx, syscall.SIGHUP),
 		Logger: a.newLogger(),
+		Listen: listen,
 	})
 }
