@@ -87,11 +87,18 @@ func TestLogFormatJSON(t *testing.T) {
 	if r.code == 0 {
 		t.Fatalf("show nope succeeded: %s", r.stdout)
 	}
-	var line struct{ Level, Msg string }
-	if err := json.Unmarshal([]byte(strings.TrimSpace(r.stderr)), &line); err != nil || line.Level != "ERROR" || !strings.Contains(line.Msg, "nope") {
-		t.Errorf("stderr is not one JSON error line naming nope: %v\n%s", err, r.stderr)
+	found := false
+	for _, l := range strings.Split(strings.TrimSpace(r.stderr), "\n") {
+		var line struct{ Level, Msg string }
+		if err := json.Unmarshal([]byte(l), &line); err != nil {
+			t.Errorf("not a JSON line: %v: %s", err, l)
+		}
+		found = found || (line.Level == "ERROR" && strings.Contains(line.Msg, "nope"))
 	}
-	if r := run(t, ws, "show", "nope"); !strings.HasPrefix(r.stderr, "skillsync: ") {
+	if !found {
+		t.Errorf("no JSON error line names nope:\n%s", r.stderr)
+	}
+	if r := run(t, ws, "show", "nope"); !strings.Contains("\n"+r.stderr, "\nskillsync: ") || strings.Contains(r.stderr, `"level"`) {
 		t.Errorf("text is not the default: %s", r.stderr)
 	}
 	if r := run(t, ws, "list", "--log-format", "xml"); r.code != exitUsage {

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 
 	"github.com/skillsync/skillsync/internal/termtext"
+	"github.com/skillsync/skillsync/skill"
 )
 
 // The values of --log-format.
@@ -46,4 +48,14 @@ func (a *app) logError(msg string) {
 		return
 	}
 	fmt.Fprintf(a.stderr, "skillsync: %s\n", termtext.EscapeLines(msg))
+}
+
+// logProblem writes a skill's problem as a JSON line: a warning or an
+// error, with where it is as attributes.
+func logProblem(l *slog.Logger, p skill.Problem) {
+	level := slog.LevelWarn
+	if p.Level == skill.Error {
+		level = slog.LevelError
+	}
+	l.Log(context.Background(), level, p.Message, "source", p.Source, "skill", p.Skill, "file", p.File, "line", p.Line, "rule", p.Rule)
 }
