@@ -138,13 +138,13 @@ func (e *Engine) Status(ctx context.Context, opts StatusOptions) (*WorkspaceStat
 		}
 		diffs, err := materialize.VerifyTarget(t.Dir)
 		if err != nil {
-			return nil, err
+			st.Attention = append(st.Attention, fmt.Sprintf("target %s: %v", t.Dir, err))
 		}
-		ts.Differences, ts.InSync = len(diffs), len(diffs) == 0
+		ts.Differences, ts.InSync = len(diffs), err == nil && len(diffs) == 0
 		if len(ts.Conflicts) > 0 {
 			st.Attention = append(st.Attention, fmt.Sprintf("target %s: %d edited copies wait in %s", t.Dir, len(ts.Conflicts), materialize.ConflictsName))
 		}
-		if !ts.InSync {
+		if len(diffs) > 0 {
 			st.Attention = append(st.Attention, fmt.Sprintf("target %s: %d files differ from its record (skillsync verify)", t.Dir, len(diffs)))
 		}
 		st.Targets = append(st.Targets, ts)

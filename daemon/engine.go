@@ -32,6 +32,14 @@ type Engine interface {
 	CachedRevision(source string) string
 }
 
+// Jobber is an Engine with jobs of its own besides the standard ones
+// (Jobs): the daemon runs them too, over each engine it opens. A fleet
+// push is one, named JobFleetPush so that its runs are counted and shown.
+type Jobber interface {
+	Engine
+	MoreJobs() ([]Job, error)
+}
+
 // Settings are what the daemon needs of the config.
 type Settings struct {
 	// Sync, Curate and Import are cron expressions (see Job.Schedule);

@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"strings"
@@ -118,5 +119,48 @@ func TestNotReadyAfterThreeIntervals(t *testing.T) {
 	}
 	if Interval("@every 10m") != 10*time.Minute || Interval("") != 0 {
 		t.Errorf("Interval: %v %v", Interval("@every 10m"), Interval(""))
+	}
+}
+
+// fleetEngine has a fleet push job of its own (Jobber) that fails.
+type fleetEngine struct{ stuckEngine }
+
+func (e *fleetEngine) MoreJobs() ([]Job, error) {
+	return []Job{NewJob(JobFleetPush, "@every 1s", func(context.Context) error { return errors.New("fleet store unreachable") })}, nil
+}
+
+// TestFleetPushJobIsCountedAndShown: an engine's own fleet push job runs
+// on its schedule; its failures are counted and the state says why.
+func TestFleetPushJobIsCountedAndShown(t *testing.T) {
+	eng := &fleetEngine{stuckEngine{started: make(chan struct{}, 1), release: make(chan struct{})}}
+	close(eng.release)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	addr := make(chan string, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- Serve(ctx, Config{Open: func(context.Context) (Engine, error) { return eng, nil }, Listen: "127.0.0.1:0",
+			Serving: func(a string) { addr <- a }})
+	}()
+	base := "http://" + <-addr
+	deadline := time.Now().Add(time.Minute)
+	for {
+		resp, err := http.Get(base + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if strings.Contains(string(b), `skillsync_fleet_push_total{result="failure"} 1`) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no failed fleet push counted:\n%s", b)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("Serve: %v", err)
 	}
 }

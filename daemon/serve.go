@@ -148,27 +148,38 @@ func holdWorkspace(ctx context.Context, path string) (*flock.Lock, error) {
 	return flock.Acquire(ctx, path, 0)
 }
 
-// jobSetup is eng's jobs, the standard ones and cfg's, reporting to m.
+// jobSetup is eng's jobs, the standard ones, the engine's own (Jobber)
+// and cfg's, reporting to m.
 func jobSetup(eng Engine, cfg Config, log *slog.Logger, m *monitor) (*Setup, error) {
 	s, err := jobs(eng, log, m)
 	if err != nil {
 		return nil, err
 	}
-	if cfg.Jobs != nil {
-		more, err := cfg.Jobs(eng)
+	var more []Job
+	if j, ok := eng.(Jobber); ok {
+		list, err := j.MoreJobs()
 		if err != nil {
 			return nil, err
 		}
-		for _, j := range more {
-			if j.Name() == JobFleetPush {
-				j = NewJob(j.Name(), j.Schedule(), func(ctx context.Context) error {
-					err := j.Run(ctx)
-					m.pushed(err)
-					return err
-				})
-			}
-			s.Jobs = append(s.Jobs, j)
+		more = append(more, list...)
+	}
+	if cfg.Jobs != nil {
+		list, err := cfg.Jobs(eng)
+		if err != nil {
+			return nil, err
 		}
+		more = append(more, list...)
+	}
+	for _, j := range more {
+		if j.Name() == JobFleetPush {
+			push := j
+			j = NewJob(push.Name(), push.Schedule(), func(ctx context.Context) error {
+				err := push.Run(ctx)
+				m.pushed(err)
+				return err
+			})
+		}
+		s.Jobs = append(s.Jobs, j)
 	}
 	return &s, nil
 }
