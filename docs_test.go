@@ -64,7 +64,64 @@ func TestDocsSystemd(t *testing.T) {
 		t.Errorf("timer = %v", timer)
 	}
 	d := unitFile(t, "docs/systemd/skillsync-daemon.service")
-	runsSkillsync(t, "skillsync-daemon.service", d["Service"]["ExecStart"][0], "daemon")
+	runsSkillsync(t, "skillsync-daemon.service", d["Service"]["ExecStart"][0], "daemon --listen 127.0.0.1:9464")
+	// Started means ready: the unit asks /readyz where the daemon listens.
+	if post := d["Service"]["ExecStartPost"]; len(post) != 1 || !strings.Contains(post[0], "http://127.0.0.1:9464/readyz") {
+		t.Errorf("skillsync-daemon.service does not check readiness after start: %v", post)
+	}
+}
+
+// TestDocsKubernetesDaemon: the daemon's Deployment probes /healthz and
+// /readyz on the port it serves, and Prometheus is told to scrape it.
+func TestDocsKubernetesDaemon(t *testing.T) {
+	data, err := os.ReadFile("docs/kubernetes/daemon.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	type probe struct {
+		HTTPGet struct {
+			Path string
+			Port string
+		} `yaml:"httpGet"`
+	}
+	var dep struct {
+		Kind string
+		Spec struct {
+			Template struct {
+				Metadata struct {
+					Annotations map[string]string
+				}
+				Spec struct {
+					Containers []struct {
+						Command []string
+						Ports   []struct {
+							Name          string
+							ContainerPort int `yaml:"containerPort"`
+						}
+						Liveness  probe `yaml:"livenessProbe"`
+						Readiness probe `yaml:"readinessProbe"`
+					}
+				}
+			}
+		}
+	}
+	if err := yaml.Unmarshal(data, &dep); err != nil {
+		t.Fatal(err)
+	}
+	cs := dep.Spec.Template.Spec.Containers
+	if dep.Kind != "Deployment" || len(cs) != 1 || len(cs[0].Ports) != 1 {
+		t.Fatalf("deployment = %+v", dep)
+	}
+	c := cs[0]
+	runsSkillsync(t, "daemon.yaml", strings.Join(c.Command, " "), "daemon --listen 0.0.0.0:9464")
+	if c.Ports[0].ContainerPort != 9464 || c.Liveness.HTTPGet.Path != "/healthz" || c.Readiness.HTTPGet.Path != "/readyz" ||
+		c.Liveness.HTTPGet.Port != c.Ports[0].Name || c.Readiness.HTTPGet.Port != c.Ports[0].Name {
+		t.Errorf("probes = %+v %+v, ports %+v", c.Liveness, c.Readiness, c.Ports)
+	}
+	a := dep.Spec.Template.Metadata.Annotations
+	if a["prometheus.io/scrape"] != "true" || a["prometheus.io/port"] != "9464" || a["prometheus.io/path"] != "/metrics" {
+		t.Errorf("scrape annotations = %v", a)
+	}
 }
 
 func TestDocsKubernetesCronJob(t *testing.T) {

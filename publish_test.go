@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skillsync/skillsync/daemon"
 	"github.com/skillsync/skillsync/drafts"
 	"github.com/skillsync/skillsync/internal/pgtest"
 	"github.com/skillsync/skillsync/internal/skilltest"
@@ -17,7 +18,7 @@ import (
 
 // TestPublishAndListen: Engine.Publish refuses what is not a postgres
 // source of the config and a skill with problems (named on disk), and
-// writes a valid one; Engine.Listen reports a source whose revision the
+// writes a valid one; daemon.Listen over the Engine reports a source whose revision the
 // cache lacks, once for a burst of changes, never for a revision the
 // cache holds, and returns nil when ctx ends.
 func TestPublishAndListen(t *testing.T) {
@@ -55,7 +56,7 @@ func TestPublishAndListen(t *testing.T) {
 	defer cancel()
 	done := make(chan error, 1)
 	go func() {
-		done <- e.Listen(lctx, ListenOptions{Debounce: time.Second, Logger: slog.New(slog.NewTextHandler(&logs, nil))}, func(source string) { calls <- source })
+		done <- daemon.Listen(lctx, e.Daemon(), daemon.ListenOptions{Debounce: time.Second, Logger: slog.New(slog.NewTextHandler(&logs, nil))}, func(source string) { calls <- source })
 	}()
 	waitUntil(t, "the listener", func() bool { return strings.Contains(logs.String(), "listening for changes") })
 	for i := range 5 {
@@ -92,7 +93,7 @@ func TestPublishAndListen(t *testing.T) {
 	}
 
 	dirOnly, _ := newWorkspace(t, "repositories:\n  - name: local\n    dir: "+t.TempDir()+"\n")
-	if err := dirOnly.Listen(ctx, ListenOptions{}, func(string) { t.Error("a config without postgres sources reported a change") }); err != nil {
+	if err := daemon.Listen(ctx, dirOnly.Daemon(), daemon.ListenOptions{}, func(string) { t.Error("a config without postgres sources reported a change") }); err != nil {
 		t.Errorf("Listen without postgres sources: %v", err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"time"
 
 	"github.com/skillsync/skillsync/layering"
 	"github.com/skillsync/skillsync/materialize"
@@ -20,6 +21,11 @@ type SourceReport struct {
 	Status   Status          `json:"status"`
 	Error    string          `json:"error"`
 	Skills   int             `json:"skills"`
+	// fetch is how long the source's fetch took; brought is the size of
+	// the skills the sync wrote into the cache from it. The daemon's
+	// metrics count them.
+	fetch   time.Duration
+	brought int64
 }
 
 // SkillChanges lists skills by what happened to them, as source/name.

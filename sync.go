@@ -328,6 +328,9 @@ func (r *syncRun) syncSource(ctx context.Context, s *sourceRun) SourceReport {
 		return r.failed(rep, err)
 	}
 	rep.Revision = string(rev)
+	if _, ok := s.repo.(repository.Fetcher); ok {
+		rep.fetch = fetchTime(s.fetched)
+	}
 	rep = r.materialize(ctx, s, rep)
 	if rep.Status != StatusFailed && rep.Skills == 0 {
 		r.report.Problems = append(r.report.Problems, ProblemReport{Source: name, Level: skill.Warning, Rule: "source-empty",
@@ -375,6 +378,7 @@ func (r *syncRun) materialize(ctx context.Context, s *sourceRun, rep SourceRepor
 	res := r.cache.SyncSource(ctx, src)
 	r.report.add(res)
 	rep.Skills = len(r.cache.Manifest().Sources[name].Skills)
+	rep.brought = broughtIn(r.cache.Manifest().Sources[name], res.Changes)
 	if len(res.Changes) > 0 {
 		rep.Status = StatusUpdated
 	}

@@ -47,6 +47,8 @@ type Config struct {
 	Curator Curation
 	// Schedule is when the daemon syncs and curates.
 	Schedule Schedule
+	// Daemon configures skillsync daemon beyond its schedules.
+	Daemon Daemon
 	// DefaultGitHost is where skillsync add looks for owner/repo;
 	// "" means GitHub (see GitHost).
 	DefaultGitHost string
@@ -157,6 +159,14 @@ type Schedule struct {
 	// the stat data of every cached and target file with its record; 0
 	// never does.
 	StatCheckEvery int
+}
+
+// Daemon is the daemon: block.
+type Daemon struct {
+	// Listen is where the daemon serves /metrics, /healthz and /readyz
+	// (host:port, or a port alone on the loopback interface); "" serves
+	// none unless skillsync daemon --listen asks.
+	Listen string
 }
 
 // The daemon's default schedules.

@@ -3,6 +3,7 @@ package config
 import (
 	"cmp"
 	"fmt"
+	"net"
 	"slices"
 	"strings"
 	"time"
@@ -38,6 +39,10 @@ type rawConfig struct {
 		Sync, Curate, Import string
 		StatCheckEvery       *int
 		line                 int
+	}
+	Daemon struct {
+		Listen string
+		line   int
 	}
 	Promotion struct {
 		Approvers, Targets []string
@@ -92,6 +97,10 @@ func (r *rawConfig) fields() fields {
 		"schedule": nested(func(n *yaml.Node) []error {
 			r.Schedule.line = n.Line
 			return decodeMapping(n, "schedule", fields{"sync": &r.Schedule.Sync, "curate": &r.Schedule.Curate, "import": &r.Schedule.Import, "stat_check_every": &r.Schedule.StatCheckEvery})
+		}),
+		"daemon": nested(func(n *yaml.Node) []error {
+			r.Daemon.line = n.Line
+			return decodeMapping(n, "daemon", fields{"listen": &r.Daemon.Listen})
 		}),
 		"promotion": nested(func(n *yaml.Node) []error {
 			p := &r.Promotion
@@ -301,6 +310,14 @@ func (r *rawConfig) resolveCurator(cfg *Config) []error {
 	for _, f := range [][2]string{{"sync", cfg.Schedule.Sync}, {"curate", cfg.Schedule.Curate}, {"import", cfg.Schedule.Import}} {
 		if err := cronspec.Check(f[1]); err != nil {
 			errs = append(errs, fmt.Errorf("line %d: schedule.%s %q does not parse: %w", r.Schedule.line, f[0], f[1], err))
+		}
+	}
+	cfg.Daemon.Listen = r.Daemon.Listen
+	if l := r.Daemon.Listen; l != "" {
+		if _, _, err := net.SplitHostPort(l); err != nil {
+			if _, _, err2 := net.SplitHostPort(":" + l); err2 != nil {
+				errs = append(errs, fmt.Errorf("line %d: daemon: listen %q is not host:port or a port: %w", r.Daemon.line, l, err))
+			}
 		}
 	}
 	return errs

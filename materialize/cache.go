@@ -36,6 +36,13 @@ const (
 	dirtyName = ".dirty"
 )
 
+// Dirty reports whether the cache at root is marked as a sync stopped
+// halfway (a sync in progress marks it too).
+func Dirty(root string) bool {
+	_, err := os.Lstat(filepath.Join(root, dirtyName))
+	return err == nil
+}
+
 // Check is how closely a sync looks at what a record says is in place
 // before it trusts it.
 type Check uint8

@@ -10,6 +10,8 @@
 //	    .usage.json             usage and curation state
 //	    .imported.json          how far each agent's records were imported
 //	    .hooked.jsonl           tool calls hooks recorded, not yet imported
+//	    .daemon.json            what a running daemon knows, for status
+//	    .daemon.lock            held by a running daemon
 //	    .audit/YYYY-MM-DD.jsonl audit log
 //	    .archive/<name>-<stamp>/ archived local skills
 //	    _drafts/<name>/         proposed skills; .rejected/, .published/
@@ -35,6 +37,8 @@ const (
 	RejectedName   = ".rejected"
 	PublishedName  = ".published"
 	DraftLocksName = ".locks"
+	DaemonName     = ".daemon.json"
+	DaemonLockName = ".daemon.lock"
 )
 
 // Layout is a workspace on disk: its root directory and, when the user
@@ -80,6 +84,12 @@ func (l Layout) ImportedFile() string { return filepath.Join(l.SkillsDir(), Impo
 // HookedFile is the journal of the tool calls agents' hooks recorded, so
 // an import of the same calls does not count them again.
 func (l Layout) HookedFile() string { return filepath.Join(l.SkillsDir(), HookedName) }
+
+// DaemonFile is where a running daemon writes its state for status.
+func (l Layout) DaemonFile() string { return filepath.Join(l.SkillsDir(), DaemonName) }
+
+// DaemonLockFile is the lock a running daemon holds.
+func (l Layout) DaemonLockFile() string { return filepath.Join(l.SkillsDir(), DaemonLockName) }
 
 // AuditDir holds the audit log, one file a day.
 func (l Layout) AuditDir() string { return filepath.Join(l.SkillsDir(), AuditName) }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/skillsync/skillsync"
 	"github.com/skillsync/skillsync/config"
+	"github.com/skillsync/skillsync/daemon"
 	"github.com/skillsync/skillsync/internal/skilltest"
 )
 
@@ -27,7 +28,7 @@ func TestImportJob(t *testing.T) {
 		t.Fatal(err)
 	}
 	var logs bytes.Buffer
-	job := importJob(skillsync.NewEngine(cfg), "@every 1h", slog.New(slog.NewTextHandler(&logs, nil)))
+	job := daemon.ImportJob(skillsync.NewEngine(cfg).Daemon(), "@every 1h", slog.New(slog.NewTextHandler(&logs, nil)))
 	if job.Name() != "import" || job.Schedule() != "@every 1h" {
 		t.Errorf("job %s %q", job.Name(), job.Schedule())
 	}

@@ -25,13 +25,14 @@ func exitCode(err error) int {
 	var se *skillsync.UsageError
 	var ae *config.ArgError
 	var sched *daemon.ScheduleError
+	var le *daemon.ListenError
 	var he *hookErr
 	switch {
 	case err == nil:
 		return exitOK
 	case errors.As(err, &he):
 		return exitFailure
-	case errors.As(err, &ue), errors.As(err, &se), errors.As(err, &ae), errors.As(err, &sched), skillsync.IsConfig(err),
+	case errors.As(err, &ue), errors.As(err, &se), errors.As(err, &ae), errors.As(err, &sched), errors.As(err, &le), skillsync.IsConfig(err),
 		errors.Is(err, config.ErrNotFound), errors.Is(err, config.ErrLastSkill):
 		return exitUsage
 	case errors.Is(err, skillsync.ErrPartial):

@@ -34,6 +34,10 @@ func (a *app) reportProblems(problems []skill.Problem) {
 		return
 	}
 	for _, p := range problems {
+		if l := a.jsonLog(); l != nil {
+			logProblem(l, p)
+			continue
+		}
 		fmt.Fprintln(a.stderr, p.String())
 	}
 }

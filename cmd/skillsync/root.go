@@ -13,7 +13,6 @@ import (
 
 	"github.com/skillsync/skillsync"
 	"github.com/skillsync/skillsync/config"
-	"github.com/skillsync/skillsync/internal/termtext"
 )
 
 // app is what every command shares: the global flags and the streams.
@@ -23,6 +22,7 @@ type app struct {
 	configPath     string
 	json           bool
 	quiet          bool
+	logFormat      string
 }
 
 // Main runs the command line and returns the exit status. Tests call it
@@ -44,7 +44,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if msg := message(err); msg != "" {
 			// An error may quote a source, a record file or an argument:
 			// escaped, it cannot act on a terminal.
-			fmt.Fprintf(stderr, "skillsync: %s\n", termtext.EscapeLines(msg))
+			a.logError(msg)
 		}
 	}
 	return exitCode(err)
@@ -69,6 +69,8 @@ the current directory is the workspace: skillsync sync writes them into
 	root.PersistentFlags().StringVar(&a.configPath, "config", "", "config file (default $SKILLSYNC_CONFIG, then ./skillsync.yaml)")
 	root.PersistentFlags().BoolVar(&a.json, "json", false, "print JSON for machines instead of text")
 	root.PersistentFlags().BoolVarP(&a.quiet, "quiet", "q", false, "print no warnings or progress")
+	root.PersistentFlags().StringVar(&a.logFormat, "log-format", "", "warnings and errors (and the daemon's log) as text or json (default text; the daemon: json when stderr is not a terminal)")
+	root.PersistentPreRunE = func(*cobra.Command, []string) error { return a.checkLogFormat() }
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageError("%w\nRun '%s --help' for usage", err, c.CommandPath())
 	})
@@ -85,6 +87,7 @@ the current directory is the workspace: skillsync sync writes them into
 		newSyncCommand(a, nil),
 		newUpdateCommand(a, nil),
 		newOutdatedCommand(a, nil),
+		newStatusCommand(a, nil),
 		newPublishCommand(a, nil),
 		newVerifyCommand(a, nil),
 		newUseCommand(a, nil),
@@ -131,7 +134,7 @@ func (a *app) engine(opts ...skillsync.Option) (*skillsync.Engine, error) {
 // warn writes a warning to stderr unless --quiet.
 func (a *app) warn(format string, args ...any) {
 	if !a.quiet {
-		fmt.Fprintf(a.stderr, "warning: "+format+"\n", args...)
+		a.logWarn(fmt.Sprintf(format, args...))
 	}
 }
 

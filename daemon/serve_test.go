@@ -1,24 +1,22 @@
-package main
+package daemon
 
 import (
 	"context"
 	"testing"
-
-	"github.com/skillsync/skillsync"
 )
 
-// TestDaemonStatChecksOnItsFirstAndEveryNthSync: the daemon's sync trusts
-// its records except on the first run and every n-th, which compare stat
+// TestStatChecksOnItsFirstAndEveryNthSync: the daemon's sync trusts its
+// records except on the first run and every n-th, which compare stat
 // data; with 0 it never does.
-func TestDaemonStatChecksOnItsFirstAndEveryNthSync(t *testing.T) {
+func TestStatChecksOnItsFirstAndEveryNthSync(t *testing.T) {
 	for _, tt := range []struct {
 		every int
 		want  string
 	}{{3, "SssSssS"}, {1, "SSSSSSS"}, {0, "sssssss"}} {
 		var got []byte
-		sync := func(o skillsync.SyncOptions) func(context.Context) error {
+		sync := func(req SyncRequest) func(context.Context) error {
 			return func(context.Context) error {
-				got = append(got, map[bool]byte{true: 'S', false: 's'}[o.StatCheck])
+				got = append(got, map[bool]byte{true: 'S', false: 's'}[req.StatCheck])
 				return nil
 			}
 		}

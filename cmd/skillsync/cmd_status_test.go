@@ -1,0 +1,107 @@
+package main
+
+import (
+	"encoding/json"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/skillsync/skillsync"
+	"github.com/skillsync/skillsync/internal/gittest"
+	"github.com/skillsync/skillsync/internal/skilltest"
+)
+
+// TestStatusNamesAFailingSource: with a daemon over a git remote, status
+// says all is well (exit 0) and which daemon holds the workspace; once the
+// remote is gone and the daemon's sync failed, status --json names the
+// source and its error and exits 1.
+func TestStatusNamesAFailingSource(t *testing.T) {
+	repo := gittest.NewRepo(t, "main")
+	repo.Skill("pdf", "Read PDF files.")
+	repo.Commit("one")
+	_, url := repo.ServeHTTP("skills", "", "")
+	ws := t.TempDir()
+	skilltest.WriteFile(t, filepath.Join(ws, "skillsync.yaml"), "repositories:\n  - name: team\n    git: "+url+"\n    timeout: 10s\n"+
+		"schedule:\n  sync: \"@every 1s\"\n")
+	d := startDaemon(t, ws)
+	waitFor(t, d, "the first sync", func() bool { return d.count("job done", "sync") >= 1 })
+
+	r := run(t, ws, "status", "--json")
+	st := decode[skillsync.WorkspaceStatus](t, r)
+	if r.code != 0 || len(st.Attention) != 0 || len(st.Sources) != 1 || st.Sources[0].Revision != repo.Head() || st.Sources[0].SyncedAt == nil {
+		t.Fatalf("status of a healthy workspace: exit %d %+v\n%s", r.code, st, r.stderr)
+	}
+	if st.Daemon == nil || st.Daemon.PID != d.cmd.Process.Pid {
+		t.Errorf("status does not see the daemon (pid %d): %+v", d.cmd.Process.Pid, st.Daemon)
+	}
+	if r := run(t, ws, "status"); r.code != 0 || !strings.Contains(r.stdout, "daemon    pid") || !strings.Contains(r.stdout, "team") {
+		t.Errorf("status: %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+
+	if err := os.Rename(repo.Dir, repo.Dir+".gone"); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		r = run(t, ws, "status", "--json")
+		st = decode[skillsync.WorkspaceStatus](t, r)
+		if st.Sources[0].Error != "" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("status never named the failing source:\n%s", r.stdout)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if r.code != 1 || len(st.Attention) != 1 || !strings.Contains(st.Attention[0], "source team fails") {
+		t.Errorf("status with a failing source: exit %d, attention %q", r.code, st.Attention)
+	}
+}
+
+// TestDaemonListenInUseExits2: an address in use ends the daemon with
+// exit 2 and a message naming it.
+func TestDaemonListenInUseExits2(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	ws := t.TempDir()
+	skilltest.WriteFile(t, filepath.Join(ws, "skillsync.yaml"), "repositories:\n  - name: local\n    dir: "+t.TempDir()+"\n")
+	r := runProcess(t, ws, nil, "daemon", "--listen", ln.Addr().String())
+	if r.code != exitUsage || !strings.Contains(r.stderr, ln.Addr().String()) {
+		t.Errorf("daemon on an address in use: exit %d, stderr %s", r.code, r.stderr)
+	}
+}
+
+// TestLogFormatJSON: --log-format json makes a command's warnings and
+// its error JSON lines (log/slog's), text the default; another value is
+// bad usage.
+func TestLogFormatJSON(t *testing.T) {
+	ws := t.TempDir()
+	skilltest.WriteFile(t, filepath.Join(ws, "skillsync.yaml"), "repositories:\n  - name: local\n    dir: "+t.TempDir()+"\n")
+	r := run(t, ws, "show", "nope", "--log-format", "json")
+	if r.code == 0 {
+		t.Fatalf("show nope succeeded: %s", r.stdout)
+	}
+	found := false
+	for _, l := range strings.Split(strings.TrimSpace(r.stderr), "\n") {
+		var line struct{ Level, Msg string }
+		if err := json.Unmarshal([]byte(l), &line); err != nil {
+			t.Errorf("not a JSON line: %v: %s", err, l)
+		}
+		found = found || (line.Level == "ERROR" && strings.Contains(line.Msg, "nope"))
+	}
+	if !found {
+		t.Errorf("no JSON error line names nope:\n%s", r.stderr)
+	}
+	if r := run(t, ws, "show", "nope"); !strings.Contains("\n"+r.stderr, "\nskillsync: ") || strings.Contains(r.stderr, `"level"`) {
+		t.Errorf("text is not the default: %s", r.stderr)
+	}
+	if r := run(t, ws, "list", "--log-format", "xml"); r.code != exitUsage {
+		t.Errorf("--log-format xml: exit %d %s", r.code, r.stderr)
+	}
+}

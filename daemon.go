@@ -1,0 +1,174 @@
+package skillsync
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/skillsync/skillsync/curator"
+	"github.com/skillsync/skillsync/daemon"
+	"github.com/skillsync/skillsync/layering"
+	"github.com/skillsync/skillsync/materialize"
+	"github.com/skillsync/skillsync/repository"
+)
+
+// Daemon returns e as the daemon package's Engine: what daemon.Serve and
+// daemon.Jobs run their jobs on.
+func (e *Engine) Daemon() daemon.Engine { return daemonEngine{e} }
+
+// daemonEngine converts between the Engine and the daemon's narrow view.
+type daemonEngine struct{ e *Engine }
+
+func (d daemonEngine) Settings() daemon.Settings {
+	cfg := d.e.cfg
+	names := make([]string, 0, len(cfg.Sources))
+	for _, s := range cfg.Sources {
+		names = append(names, s.Name)
+	}
+	targets := make([]string, 0, len(cfg.Targets))
+	for _, t := range cfg.Targets {
+		targets = append(targets, d.target(t.Dir))
+	}
+	return daemon.Settings{Sync: cfg.Schedule.Sync, Curate: cfg.Schedule.Curate, Import: cfg.Schedule.Import,
+		StatCheckEvery: cfg.Schedule.StatCheckEvery, Listen: cfg.Daemon.Listen, Sources: names, Targets: targets,
+		StateFile: d.e.layout.DaemonFile(), LockFile: d.e.layout.DaemonLockFile(), Attrs: []any{"config", cfg.File}}
+}
+
+func (d daemonEngine) Sync(ctx context.Context, req daemon.SyncRequest) (*daemon.SyncResult, error) {
+	opts := SyncOptions{StatCheck: req.StatCheck}
+	if len(req.Only) > 0 {
+		opts.Locked, opts.Move = true, req.Only
+	}
+	rep, err := d.e.Sync(ctx, opts)
+	if rep == nil {
+		return nil, err
+	}
+	res := &daemon.SyncResult{Added: len(rep.Skills.Added), Updated: len(rep.Skills.Updated), Removed: len(rep.Skills.Removed),
+		FilesWritten: rep.Files.Written, BytesWritten: rep.Files.BytesWritten, Warnings: rep.Warnings, Conflicts: map[string]int{},
+		CacheDirty: materialize.Dirty(d.e.layout.CacheDir())}
+	for _, t := range rep.Targets {
+		res.Conflicts[d.target(t.Dir)] += len(t.Conflicts) + len(t.Preserved)
+	}
+	usage, _ := d.e.Usage().Load()                          // unreadable: every skill counts as active
+	m, _ := materialize.ReadManifest(d.e.layout.CacheDir()) // unreadable: no skill counts
+	for _, s := range rep.Sources {
+		sr := daemon.SourceResult{Name: s.Source, Revision: s.Revision, Err: s.Error, FetchDuration: s.fetch, FetchBytes: s.brought,
+			Skills: skillStates(m, s.Source, usage)}
+		res.Sources = append(res.Sources, sr)
+	}
+	return res, err
+}
+
+// target names a target's folder for the metrics: relative to the
+// workspace when inside it.
+func (d daemonEngine) target(dir string) string {
+	if rel, err := filepath.Rel(d.e.layout.Root, dir); err == nil && filepath.IsLocal(rel) {
+		return filepath.ToSlash(rel)
+	}
+	return dir
+}
+
+// skillStates counts source's cached skills by their curation state, and
+// its archived ones.
+func skillStates(m *materialize.Manifest, source string, usage *curator.Usage) map[string]int {
+	out := map[string]int{string(curator.Active): 0, string(curator.Stale): 0, string(curator.Archived): 0}
+	if m == nil {
+		return out
+	}
+	rec, ok := m.Sources[source]
+	if !ok {
+		return out
+	}
+	for name := range rec.Skills {
+		state := curator.Active
+		if usage != nil {
+			state = usage.StateOf(curator.Copy{Layer: layering.Marketplace, Owner: source, Name: name})
+		}
+		out[string(state)]++
+	}
+	if usage != nil {
+		out[string(curator.Archived)] += len(usage.ArchivedIn(layering.Marketplace, source))
+	}
+	return out
+}
+
+func (d daemonEngine) Curate(ctx context.Context) (*daemon.CurateResult, error) {
+	plan, err := d.e.Curate(ctx, CurateOptions{})
+	if err != nil {
+		return nil, err
+	}
+	res := &daemon.CurateResult{Checked: plan.Checked, Skipped: plan.Skipped, ArchiveHeld: plan.ArchiveHeld, Changes: map[string]int{}}
+	for _, c := range plan.Changes {
+		res.Changes[string(c.To)]++
+	}
+	return res, nil
+}
+
+func (d daemonEngine) Import(ctx context.Context) ([]daemon.ImportResult, error) {
+	reports, err := d.e.ImportAll(ctx)
+	out := make([]daemon.ImportResult, 0, len(reports))
+	for _, r := range reports {
+		out = append(out, daemon.ImportResult{Agent: r.Agent, Files: r.Files, Uses: r.Uses, Views: r.Views, Unknown: r.Unknown,
+			Malformed: r.Malformed, TooLong: r.TooLong, Reactivated: len(r.Reactivated), Unreadable: r.Unreadable})
+	}
+	return out, err
+}
+
+func (d daemonEngine) PushSources() []string { return d.e.PushSources() }
+
+func (d daemonEngine) OpenListener(source string, lost func(msg string)) (repository.Listener, error) {
+	s, ok := d.e.source(source)
+	if !ok {
+		return nil, fmt.Errorf("no source named %s", source)
+	}
+	sp := d.e.spec(s, "")
+	sp.Host.Logf = func(format string, args ...any) { lost(fmt.Sprintf(format, args...)) }
+	repo, err := d.e.kinds.Open(sp)
+	if err != nil {
+		return nil, err
+	}
+	l, ok := repo.(repository.Listener)
+	if !ok {
+		closeRepository(repo)
+		return nil, nil
+	}
+	return l, nil
+}
+
+// CachedRevision is the revision of source the cache holds, "" when it
+// holds none or cannot be read: then every change is reported.
+func (d daemonEngine) CachedRevision(source string) string {
+	m, err := materialize.ReadManifest(d.e.layout.CacheDir())
+	if err != nil {
+		return ""
+	}
+	if rec, ok := m.Sources[source]; ok {
+		return rec.Revision
+	}
+	return ""
+}
+
+// fetchTime is how long a source's fetch took, from its report.
+func fetchTime(rep FetchReport) time.Duration {
+	return time.Duration(rep.DurationMS) * time.Millisecond
+}
+
+// broughtIn is the size of the skills changes added or updated in rec.
+func broughtIn(rec *materialize.SourceRecord, changes []materialize.Change) int64 {
+	if rec == nil {
+		return 0
+	}
+	var n int64
+	for _, c := range changes {
+		if c.Op == materialize.Removed {
+			continue
+		}
+		if sk, ok := rec.Skills[c.Name]; ok && sk != nil {
+			for _, f := range sk.Files {
+				n += f.Size
+			}
+		}
+	}
+	return n
+}

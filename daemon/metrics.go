@@ -1,0 +1,285 @@
+package daemon
+
+import (
+	"log/slog"
+	"maps"
+	"os"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+)
+
+// The names of the daemon's metrics, as /metrics exposes them (the Go and
+// process collectors' besides). docs/grafana-dashboard.json uses them.
+const (
+	MetricSyncRuns          = "skillsync_sync_runs_total"
+	MetricSyncDuration      = "skillsync_sync_duration_seconds"
+	MetricSourceLastSuccess = "skillsync_source_last_success_timestamp_seconds"
+	MetricSourceRevision    = "skillsync_source_revision_info"
+	MetricSourceFetchTime   = "skillsync_source_fetch_duration_seconds"
+	MetricSourceFetchBytes  = "skillsync_source_fetch_bytes_total"
+	MetricSkills            = "skillsync_skills"
+	MetricFilesWritten      = "skillsync_files_written_total"
+	MetricBytesWritten      = "skillsync_bytes_written_total"
+	MetricTargetConflicts   = "skillsync_target_conflicts_total"
+	MetricCurateChanges     = "skillsync_curate_changes_total"
+	MetricUsageRecords      = "skillsync_usage_records_total"
+	MetricFleetPush         = "skillsync_fleet_push_total"
+)
+
+// JobFleetPush is the name a fleet push job takes (Config.Jobs): its
+// runs are counted in skillsync_fleet_push_total and shown by status.
+const JobFleetPush = "fleet push"
+
+// The values of the result label.
+const (
+	resultSuccess = "success"
+	resultPartial = "partial"
+	resultFailure = "failure"
+)
+
+// monitor keeps the daemon's metrics and State up to date from the jobs'
+// results. Counters are prometheus's own; what describes the sources now
+// is a State snapshot swapped in whole after each job, so a scrape or a
+// readiness check reads the last one and never waits for a job.
+type monitor struct {
+	reg *prometheus.Registry
+	log *slog.Logger
+	now func() time.Time
+
+	syncRuns      *prometheus.CounterVec
+	syncDuration  prometheus.Histogram
+	fetchBytes    *prometheus.CounterVec
+	filesWritten  prometheus.Counter
+	bytesWritten  prometheus.Counter
+	conflicts     *prometheus.CounterVec
+	curateChanges *prometheus.CounterVec
+	usageRecords  *prometheus.CounterVec
+	fleetPush     *prometheus.CounterVec
+
+	mu        sync.Mutex // serializes the writers of state
+	state     atomic.Pointer[State]
+	stateFile string // "" writes none
+}
+
+func newMonitor(log *slog.Logger) *monitor {
+	m := &monitor{reg: prometheus.NewRegistry(), log: log, now: time.Now}
+	counter := func(name, help string, labels ...string) *prometheus.CounterVec {
+		c := prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, labels)
+		m.reg.MustRegister(c)
+		return c
+	}
+	m.syncRuns = counter(MetricSyncRuns, "Syncs run by the daemon, by result (success, partial, failure).", "result")
+	m.fetchBytes = counter(MetricSourceFetchBytes, "Bytes of skills a source's syncs brought into the cache.", "source")
+	m.conflicts = counter(MetricTargetConflicts, "Skills a target could not take as they were because of a user's own copy, moved aside or left in place.", "target")
+	m.curateChanges = counter(MetricCurateChanges, "Copies curation moved, by the state they went to.", "to")
+	m.usageRecords = counter(MetricUsageRecords, "Usage records imported from the agents, by kind (use, view).", "kind")
+	m.fleetPush = counter(MetricFleetPush, "Fleet pushes, by result (success, failure).", "result")
+	m.syncDuration = prometheus.NewHistogram(prometheus.HistogramOpts{Name: MetricSyncDuration, Help: "How long a sync took.",
+		Buckets: []float64{0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300}})
+	m.filesWritten = prometheus.NewCounter(prometheus.CounterOpts{Name: MetricFilesWritten, Help: "Files syncs wrote into the cache."})
+	m.bytesWritten = prometheus.NewCounter(prometheus.CounterOpts{Name: MetricBytesWritten, Help: "Bytes syncs wrote into the cache."})
+	m.reg.MustRegister(m.syncDuration, m.filesWritten, m.bytesWritten, (*sourceCollector)(m),
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	// Every series with a fixed set of label values exists from the start.
+	for _, r := range []string{resultSuccess, resultPartial, resultFailure} {
+		m.syncRuns.WithLabelValues(r)
+	}
+	for _, r := range []string{resultSuccess, resultFailure} {
+		m.fleetPush.WithLabelValues(r)
+	}
+	for _, to := range []string{"active", "stale", "archived"} {
+		m.curateChanges.WithLabelValues(to)
+	}
+	for _, k := range []string{"use", "view"} {
+		m.usageRecords.WithLabelValues(k)
+	}
+	m.state.Store(&State{PID: os.Getpid(), StartedAt: m.now().UTC(), Sources: map[string]SourceState{}})
+	return m
+}
+
+// Snapshot returns the current State; it is never changed.
+func (m *monitor) Snapshot() *State { return m.state.Load() }
+
+// update applies change to a copy of the state and publishes it.
+func (m *monitor) update(change func(*State)) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	next := m.state.Load().clone()
+	change(next)
+	next.UpdatedAt = m.now().UTC()
+	m.state.Store(next)
+	if m.stateFile != "" {
+		if err := writeState(m.stateFile, next); err != nil {
+			m.log.Warn("cannot write the daemon's state; skillsync status will not see it", "error", err.Error())
+		}
+	}
+}
+
+// configured takes a new engine's settings: its sources (a source gone
+// from the config leaves the metrics and readiness), its sync interval
+// and its next curation.
+func (m *monitor) configured(st Settings) {
+	m.update(func(s *State) {
+		next := make(map[string]SourceState, len(st.Sources))
+		for _, name := range st.Sources {
+			next[name] = s.Sources[name]
+		}
+		for name := range s.Sources {
+			if _, ok := next[name]; !ok {
+				m.fetchBytes.DeleteLabelValues(name)
+			}
+		}
+		s.Sources = next
+		for _, name := range st.Sources {
+			m.fetchBytes.WithLabelValues(name)
+		}
+		for _, t := range st.Targets {
+			m.conflicts.WithLabelValues(t)
+		}
+		s.SyncEvery = Seconds(Interval(st.Sync).Seconds())
+		s.NextCurate = NextRun(st.Curate, m.now())
+	})
+}
+
+// synced records a sync of the sources of req (all when req names none).
+func (m *monitor) synced(req SyncRequest, res *SyncResult, err error, took time.Duration) {
+	m.syncDuration.Observe(took.Seconds())
+	switch {
+	case res == nil || (err != nil && res.Failed() == len(res.Sources)):
+		m.syncRuns.WithLabelValues(resultFailure).Inc()
+	case err != nil || res.Failed() > 0:
+		m.syncRuns.WithLabelValues(resultPartial).Inc()
+	default:
+		m.syncRuns.WithLabelValues(resultSuccess).Inc()
+	}
+	if res == nil {
+		return
+	}
+	m.filesWritten.Add(float64(res.FilesWritten))
+	m.bytesWritten.Add(float64(res.BytesWritten))
+	for _, t := range slices.Sorted(maps.Keys(res.Conflicts)) {
+		m.conflicts.WithLabelValues(t).Add(float64(res.Conflicts[t]))
+	}
+	now := m.now().UTC()
+	m.update(func(s *State) {
+		s.CacheDirty = res.CacheDirty
+		for _, r := range res.Sources {
+			prev, ok := s.Sources[r.Name]
+			if !ok || (len(req.Only) > 0 && !slices.Contains(req.Only, r.Name)) {
+				continue // a source not of this config, or left at its locked revision
+			}
+			m.fetchBytes.WithLabelValues(r.Name).Add(float64(r.FetchBytes))
+			next := SourceState{Revision: r.Revision, LastAttempt: &now, LastSuccess: prev.LastSuccess, LastError: r.Err,
+				FetchSeconds: Seconds(r.FetchDuration.Seconds()), Skills: r.Skills}
+			next.Moved = prev.Revision != "" && r.Revision != prev.Revision
+			if r.Err == "" {
+				next.LastSuccess = &now
+			} else if next.Revision == "" {
+				next.Revision = prev.Revision
+			}
+			s.Sources[r.Name] = next
+		}
+	})
+}
+
+// curated records a curation.
+func (m *monitor) curated(res *CurateResult, next *time.Time) {
+	if res != nil {
+		for _, to := range slices.Sorted(maps.Keys(res.Changes)) {
+			m.curateChanges.WithLabelValues(to).Add(float64(res.Changes[to]))
+		}
+	}
+	now := m.now().UTC()
+	m.update(func(s *State) { s.LastCurate, s.NextCurate = &now, next })
+}
+
+// imported records an import.
+func (m *monitor) imported(results []ImportResult) {
+	for _, r := range results {
+		m.usageRecords.WithLabelValues("use").Add(float64(r.Uses))
+		m.usageRecords.WithLabelValues("view").Add(float64(r.Views))
+	}
+}
+
+// pushed records a fleet push.
+func (m *monitor) pushed(err error) {
+	js := &JobState{At: m.now().UTC()}
+	if err != nil {
+		js.Error = err.Error()
+		m.fleetPush.WithLabelValues(resultFailure).Inc()
+	} else {
+		m.fleetPush.WithLabelValues(resultSuccess).Inc()
+	}
+	m.update(func(s *State) { s.FleetPush = js })
+}
+
+// sourceCollector exposes the per-source gauges from the state snapshot:
+// one series per source (its revision a label of a series that replaces
+// the last), and none for a source gone from the config.
+type sourceCollector monitor
+
+var (
+	descLastSuccess = prometheus.NewDesc(MetricSourceLastSuccess, "When the source last synced without an error, as a Unix time.", []string{"source"}, nil)
+	descRevision    = prometheus.NewDesc(MetricSourceRevision, "The revision the source is at; always 1.", []string{"source", "revision"}, nil)
+	descFetchTime   = prometheus.NewDesc(MetricSourceFetchTime, "How long the source's last fetch took.", []string{"source"}, nil)
+	descSkills      = prometheus.NewDesc(MetricSkills, "The source's skills, by curation state (active, stale, archived).", []string{"source", "state"}, nil)
+)
+
+func (c *sourceCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{descLastSuccess, descRevision, descFetchTime, descSkills} {
+		ch <- d
+	}
+}
+
+func (c *sourceCollector) Collect(ch chan<- prometheus.Metric) {
+	st := (*monitor)(c).Snapshot()
+	for _, name := range slices.Sorted(maps.Keys(st.Sources)) {
+		s := st.Sources[name]
+		if s.LastSuccess != nil {
+			ch <- prometheus.MustNewConstMetric(descLastSuccess, prometheus.GaugeValue, float64(s.LastSuccess.UnixNano())/1e9, name)
+		}
+		if s.Revision != "" {
+			ch <- prometheus.MustNewConstMetric(descRevision, prometheus.GaugeValue, 1, name, s.Revision)
+		}
+		if s.LastAttempt != nil {
+			ch <- prometheus.MustNewConstMetric(descFetchTime, prometheus.GaugeValue, float64(s.FetchSeconds), name)
+		}
+		for _, state := range slices.Sorted(maps.Keys(s.Skills)) {
+			ch <- prometheus.MustNewConstMetric(descSkills, prometheus.GaugeValue, float64(s.Skills[state]), name, state)
+		}
+	}
+}
+
+// Interval is the time between two runs of a schedule: between its next
+// two times from now. 0 for "" (only triggered) or a spec that does not
+// parse.
+func Interval(spec string) time.Duration {
+	if spec == "" {
+		return 0
+	}
+	s, err := parser().Parse(spec)
+	if err != nil {
+		return 0
+	}
+	a := s.Next(time.Now())
+	return s.Next(a).Sub(a)
+}
+
+// NextRun is when spec next fires after now; nil for "" or a spec that
+// does not parse.
+func NextRun(spec string, now time.Time) *time.Time {
+	if spec == "" {
+		return nil
+	}
+	s, err := parser().Parse(spec)
+	if err != nil {
+		return nil
+	}
+	t := s.Next(now).UTC()
+	return &t
+}

@@ -1,0 +1,166 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/skillsync/skillsync/repository"
+)
+
+// stuckEngine's syncs wait until release is closed; it is the engine a
+// slow fetch makes, without a network.
+type stuckEngine struct {
+	started chan struct{}
+	release chan struct{}
+}
+
+func (e *stuckEngine) Settings() Settings {
+	return Settings{Sync: "@every 1h", Sources: []string{"team"}, Targets: []string{".claude/skills"}}
+}
+
+func (e *stuckEngine) Sync(ctx context.Context, _ SyncRequest) (*SyncResult, error) {
+	select {
+	case e.started <- struct{}{}:
+	default:
+	}
+	select {
+	case <-e.release:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	return &SyncResult{Sources: []SourceResult{{Name: "team", Revision: "abc"}}}, nil
+}
+
+func (e *stuckEngine) Curate(context.Context) (*CurateResult, error)  { return &CurateResult{}, nil }
+func (e *stuckEngine) Import(context.Context) ([]ImportResult, error) { return nil, nil }
+func (e *stuckEngine) PushSources() []string                          { return nil }
+func (e *stuckEngine) OpenListener(string, func(string)) (repository.Listener, error) {
+	return nil, nil
+}
+func (e *stuckEngine) CachedRevision(string) string { return "" }
+
+// TestScrapeNeverWaitsForASync: while the first sync hangs, /metrics,
+// /healthz and /readyz answer at once (not ready: never synced), and once
+// it ends the source is ready and its revision exposed.
+func TestScrapeNeverWaitsForASync(t *testing.T) {
+	eng := &stuckEngine{started: make(chan struct{}, 1), release: make(chan struct{})}
+	ctx, cancel := context.WithCancel(context.Background())
+	addr := make(chan string, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- Serve(ctx, Config{Open: func(context.Context) (Engine, error) { return eng, nil }, Listen: "127.0.0.1:0",
+			Serving: func(a string) { addr <- a }})
+	}()
+	base := "http://" + <-addr
+	<-eng.started
+	client := &http.Client{Timeout: 5 * time.Second}
+	get := func(path string) (int, string) {
+		t.Helper()
+		resp, err := client.Get(base + path)
+		if err != nil {
+			t.Fatalf("%s while a sync runs: %v", path, err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	if code, body := get("/metrics"); code != 200 || !strings.Contains(body, `skillsync_sync_runs_total{result="success"} 0`) ||
+		!strings.Contains(body, `skillsync_target_conflicts_total{target=".claude/skills"} 0`) {
+		t.Errorf("/metrics during a sync: %d\n%s", code, body)
+	}
+	if code, _ := get("/healthz"); code != 200 {
+		t.Errorf("/healthz: %d", code)
+	}
+	if code, body := get("/readyz"); code != 503 || !strings.Contains(body, `"source":"team","reason":"not synced yet"`) {
+		t.Errorf("/readyz before the first sync: %d %s", code, body)
+	}
+	close(eng.release)
+	deadline := time.Now().Add(time.Minute)
+	for {
+		code, _ := get("/readyz")
+		if code == 200 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("never ready after the sync")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if _, body := get("/metrics"); !strings.Contains(body, `skillsync_source_revision_info{revision="abc",source="team"} 1`) {
+		t.Errorf("/metrics after the sync:\n%s", body)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("Serve: %v", err)
+	}
+}
+
+// TestNotReadyAfterThreeIntervals: a source whose last success is older
+// than three sync intervals is not ready; a dirty cache is not either.
+func TestNotReadyAfterThreeIntervals(t *testing.T) {
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	recent, old := now.Add(-29*time.Minute), now.Add(-31*time.Minute)
+	s := &State{SyncEvery: Seconds(600), Sources: map[string]SourceState{
+		"a": {LastSuccess: &recent}, "b": {LastSuccess: &old}, "c": {LastSuccess: &recent, LastError: "boom"}}}
+	got := s.NotReady(now)
+	if len(got) != 2 || got[0].Source != "b" || !strings.Contains(got[0].Reason, "more than 3 sync intervals") ||
+		got[1].Source != "c" || got[1].Reason != "last sync failed: boom" {
+		t.Errorf("NotReady = %+v", got)
+	}
+	s.Sources = map[string]SourceState{"a": {LastSuccess: &recent}}
+	s.CacheDirty = true
+	if got := s.NotReady(now); len(got) != 1 || got[0].Source != "" {
+		t.Errorf("dirty cache: %+v", got)
+	}
+	if Interval("@every 10m") != 10*time.Minute || Interval("") != 0 {
+		t.Errorf("Interval: %v %v", Interval("@every 10m"), Interval(""))
+	}
+}
+
+// fleetEngine has a fleet push job of its own (Jobber) that fails.
+type fleetEngine struct{ stuckEngine }
+
+func (e *fleetEngine) MoreJobs() ([]Job, error) {
+	return []Job{NewJob(JobFleetPush, "@every 1s", func(context.Context) error { return errors.New("fleet store unreachable") })}, nil
+}
+
+// TestFleetPushJobIsCountedAndShown: an engine's own fleet push job runs
+// on its schedule; its failures are counted and the state says why.
+func TestFleetPushJobIsCountedAndShown(t *testing.T) {
+	eng := &fleetEngine{stuckEngine{started: make(chan struct{}, 1), release: make(chan struct{})}}
+	close(eng.release)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	addr := make(chan string, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- Serve(ctx, Config{Open: func(context.Context) (Engine, error) { return eng, nil }, Listen: "127.0.0.1:0",
+			Serving: func(a string) { addr <- a }})
+	}()
+	base := "http://" + <-addr
+	deadline := time.Now().Add(time.Minute)
+	for {
+		resp, err := http.Get(base + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if strings.Contains(string(b), `skillsync_fleet_push_total{result="failure"} 1`) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no failed fleet push counted:\n%s", b)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("Serve: %v", err)
+	}
+}

@@ -1,0 +1,302 @@
+package daemon
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"time"
+
+	"github.com/skillsync/skillsync/internal/flock"
+)
+
+// The names of the daemon's standard jobs. A push source's job is
+// PushJob(source).
+const (
+	JobSync   = "sync"
+	JobCurate = "curate"
+	JobImport = "import"
+)
+
+// PushJob names the job that syncs one push source when it changes.
+func PushJob(source string) string { return "sync:" + source }
+
+// Config configures Serve.
+type Config struct {
+	// Open returns an engine over the current config. It is called at
+	// start, where an error ends Serve, and at every reload, where an
+	// error is logged and the old engine's jobs keep running.
+	Open func(ctx context.Context) (Engine, error)
+	// Reload asks for a reload each time it receives (SignalReload).
+	Reload <-chan struct{}
+	// Logger receives the daemon's lines; nil discards.
+	Logger *slog.Logger
+	// Debounce is how long the push listening gathers a source's changes
+	// before it syncs it; 0 is DefaultDebounce.
+	Debounce time.Duration
+	// Jobs returns more jobs to run over an engine besides the standard
+	// ones (a fleet push, named JobFleetPush, say); nil adds none.
+	Jobs func(Engine) ([]Job, error)
+	// Listen is the address of /metrics, /healthz and /readyz; "" takes
+	// the config's (Settings.Listen), and with both "" none is served. A
+	// port alone is on the loopback interface (ListenAddr).
+	Listen string
+	// Serving, when set, is told the address served once it listens.
+	Serving func(addr string)
+}
+
+// Serve runs the daemon over the engines Open returns until ctx is done:
+// the standard jobs (Jobs), a first sync at start, a sync of each push
+// source as soon as it changes, and the metrics and health server when an
+// address is given. While it runs it holds the workspace's lock file and
+// keeps its state file (Settings) for skillsync status. It returns nil
+// once the running jobs ended, or at once the error of a first Open, of a
+// schedule that does not parse (*ScheduleError) or of an address it
+// cannot serve (*ListenError).
+func Serve(ctx context.Context, cfg Config) error {
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	m := newMonitor(log)
+	eng, err := cfg.Open(ctx)
+	if err != nil {
+		return err
+	}
+	first, err := jobSetup(eng, cfg, log, m)
+	if err != nil {
+		return err
+	}
+	st := eng.Settings()
+	if st.LockFile != "" {
+		l, err := holdWorkspace(ctx, st.LockFile)
+		switch {
+		case errors.Is(err, flock.ErrLocked):
+			log.Warn("another daemon holds this workspace; skillsync status shows that one", "error", err.Error())
+		case err != nil:
+			log.Warn("cannot hold the workspace's daemon lock; skillsync status will not see this daemon", "error", err.Error())
+		default:
+			defer l.Close()
+			m.stateFile = st.StateFile
+		}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var served chan error
+	if addr := cmp.Or(cfg.Listen, st.Listen); addr != "" {
+		ln, err := listen(addr, log)
+		if err != nil {
+			return err
+		}
+		m.update(func(s *State) { s.Listen = ln.Addr().String() })
+		if cfg.Serving != nil {
+			cfg.Serving(ln.Addr().String())
+		}
+		served = make(chan error, 1)
+		go func() { served <- m.serveHTTP(ctx, ln) }()
+	}
+	m.configured(st)
+	push := &pushWatch{log: log, debounce: cfg.Debounce}
+	defer push.stop()
+	var d *Daemon
+	d = New(Options{
+		Load: func(ctx context.Context) (Setup, error) {
+			if first != nil { // the engine Serve opened
+				s := *first
+				first = nil
+				push.restart(ctx, eng, d)
+				return s, nil
+			}
+			next, err := cfg.Open(ctx)
+			if err != nil {
+				return Setup{}, err
+			}
+			s, err := jobSetup(next, cfg, log, m)
+			if err != nil {
+				return Setup{}, err
+			}
+			if l := next.Settings().Listen; l != st.Listen && cfg.Listen == "" {
+				log.Warn("the metrics address changed in the config; it takes a restart", "listen", l)
+			}
+			m.configured(next.Settings())
+			push.restart(ctx, next, d)
+			return *s, nil
+		},
+		Reload:  cfg.Reload,
+		AtStart: []string{JobSync},
+		Logger:  log,
+	})
+	err = d.Run(ctx)
+	cancel()
+	if served != nil {
+		if serr := <-served; serr != nil {
+			log.Error("the metrics server stopped", "error", serr.Error())
+		}
+	}
+	return err
+}
+
+// holdWorkspace takes the daemon's lock on its workspace, making its
+// folder when needed.
+func holdWorkspace(ctx context.Context, path string) (*flock.Lock, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, err
+	}
+	return flock.Acquire(ctx, path, 0)
+}
+
+// jobSetup is eng's jobs, the standard ones, the engine's own (Jobber)
+// and cfg's, reporting to m.
+func jobSetup(eng Engine, cfg Config, log *slog.Logger, m *monitor) (*Setup, error) {
+	s, err := jobs(eng, log, m)
+	if err != nil {
+		return nil, err
+	}
+	var more []Job
+	if j, ok := eng.(Jobber); ok {
+		list, err := j.MoreJobs()
+		if err != nil {
+			return nil, err
+		}
+		more = append(more, list...)
+	}
+	if cfg.Jobs != nil {
+		list, err := cfg.Jobs(eng)
+		if err != nil {
+			return nil, err
+		}
+		more = append(more, list...)
+	}
+	for _, j := range more {
+		if j.Name() == JobFleetPush {
+			push := j
+			j = NewJob(push.Name(), push.Schedule(), func(ctx context.Context) error {
+				err := push.Run(ctx)
+				m.pushed(err)
+				return err
+			})
+		}
+		s.Jobs = append(s.Jobs, j)
+	}
+	return &s, nil
+}
+
+// Jobs returns the standard jobs over eng: sync and curate on their
+// schedules, the usage import on its own, and for each push source a job
+// without a schedule that syncs that source alone, the others staying at
+// their locked revisions (which costs no network). The schedules are
+// checked here, so that a config whose schedule does not parse is refused
+// before anything is swapped.
+func Jobs(eng Engine, log *slog.Logger) (Setup, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return jobs(eng, log, nil)
+}
+
+// jobs is Jobs reporting to m, unless nil.
+func jobs(eng Engine, log *slog.Logger, m *monitor) (Setup, error) {
+	st := eng.Settings()
+	for _, s := range [][2]string{{JobSync, st.Sync}, {JobCurate, st.Curate}, {JobImport, st.Import}} {
+		if s[1] == "" {
+			continue // run only when triggered
+		}
+		if err := ParseSchedule(s[0], s[1]); err != nil {
+			return Setup{}, err
+		}
+	}
+	list := []Job{
+		NewJob(JobSync, st.Sync, statChecked(st.StatCheckEvery, func(req SyncRequest) func(context.Context) error {
+			return syncJob(eng, req, log, m)
+		})),
+		NewJob(JobCurate, st.Curate, func(ctx context.Context) error {
+			res, err := curateRun(ctx, eng, log)
+			if m != nil {
+				m.curated(res, NextRun(st.Curate, time.Now()))
+			}
+			return err
+		}),
+		importJob(eng, st.Import, log, m),
+	}
+	for _, name := range eng.PushSources() {
+		list = append(list, NewJob(PushJob(name), "", syncJob(eng, SyncRequest{Only: []string{name}}, log, m)))
+	}
+	attrs := append(append([]any(nil), st.Attrs...), "sync", st.Sync, "curate", st.Curate, "import", st.Import)
+	return Setup{Jobs: list, Attrs: attrs}, nil
+}
+
+// syncJob runs one kind of sync and logs what it did.
+func syncJob(eng Engine, req SyncRequest, log *slog.Logger, m *monitor) func(context.Context) error {
+	return func(ctx context.Context) error {
+		start := time.Now()
+		res, err := eng.Sync(ctx, req)
+		if m != nil {
+			m.synced(req, res, err, time.Since(start))
+		}
+		if res == nil {
+			return err
+		}
+		for _, w := range res.Warnings {
+			log.Warn(w)
+		}
+		log.Info("synced", "added", res.Added, "updated", res.Updated, "removed", res.Removed,
+			"files_written", res.FilesWritten, "failed_sources", res.Failed())
+		return err
+	}
+}
+
+func curateRun(ctx context.Context, eng Engine, log *slog.Logger) (*CurateResult, error) {
+	res, err := eng.Curate(ctx)
+	if err != nil {
+		return nil, err
+	}
+	log.Info("curated", "checked", res.Checked, "changes", res.ChangeCount(), "skipped", res.Skipped, "archive_held", res.ArchiveHeld)
+	return res, nil
+}
+
+// ImportJob is the job "import": on spec (schedule.import) it imports
+// every known agent's records of eng's workspace, logging one line per
+// agent. Run it before curation, so curation sees what agents did since
+// the last import.
+func ImportJob(eng Engine, spec string, log *slog.Logger) Job {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return importJob(eng, spec, log, nil)
+}
+
+func importJob(eng Engine, spec string, log *slog.Logger, m *monitor) Job {
+	return NewJob(JobImport, spec, func(ctx context.Context) error {
+		results, err := eng.Import(ctx)
+		if m != nil {
+			m.imported(results)
+		}
+		for _, r := range results {
+			for _, u := range r.Unreadable {
+				log.Warn("import passed over a record; it is tried again next time", "agent", r.Agent, "error", u)
+			}
+			log.Info("imported", "agent", r.Agent, "files", r.Files, "uses", r.Uses, "views", r.Views,
+				"unknown", r.Unknown, "malformed", r.Malformed, "too_long", r.TooLong, "reactivated", r.Reactivated)
+		}
+		return err
+	})
+}
+
+// statChecked runs sync with a stat check of every cached and target file
+// on its first run and every every-th run after (never when every is 0):
+// a sync with nothing new trusts its records, and this is how a daemon
+// still notices files changed behind its back.
+func statChecked(every int, sync func(SyncRequest) func(context.Context) error) func(context.Context) error {
+	plain, checked := sync(SyncRequest{}), sync(SyncRequest{StatCheck: true})
+	var runs atomic.Int64
+	return func(ctx context.Context) error {
+		n := runs.Add(1) - 1
+		if every > 0 && n%int64(every) == 0 {
+			return checked(ctx)
+		}
+		return plain(ctx)
+	}
+}

@@ -1,0 +1,158 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"slices"
+	"time"
+
+	"github.com/skillsync/skillsync/internal/atomicfile"
+	"github.com/skillsync/skillsync/internal/flock"
+)
+
+// State is what a running daemon knows of its workspace: what /readyz
+// and the per-source metrics report, and what it writes to its state file
+// after every job for skillsync status. It is a snapshot, never changed
+// once published.
+type State struct {
+	PID       int       `json:"pid"`
+	StartedAt time.Time `json:"started_at"`
+	// Listen is the address of the metrics and health server, if any.
+	Listen string `json:"listen,omitempty"`
+	// SyncEvery is the interval of the sync schedule (0: only triggered).
+	SyncEvery Seconds `json:"sync_every_seconds"`
+	// Sources are the current config's sources, by name.
+	Sources map[string]SourceState `json:"sources"`
+	// CacheDirty is set when the last sync left the cache marked as
+	// stopped halfway.
+	CacheDirty bool `json:"cache_dirty"`
+	// LastCurate and NextCurate are when curation last ran and runs next.
+	LastCurate *time.Time `json:"last_curate,omitempty"`
+	NextCurate *time.Time `json:"next_curate,omitempty"`
+	// FleetPush is the last run of the fleet push job, when there is one.
+	FleetPush *JobState `json:"fleet_push,omitempty"`
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// Seconds is a duration written as seconds.
+type Seconds float64
+
+// Duration is s as a time.Duration.
+func (s Seconds) Duration() time.Duration { return time.Duration(float64(s) * float64(time.Second)) }
+
+// SourceState is what the daemon's syncs found of one source.
+type SourceState struct {
+	Revision string `json:"revision,omitempty"`
+	// LastAttempt is when a sync last fetched it; LastSuccess when one
+	// last brought it in without an error.
+	LastAttempt *time.Time `json:"last_attempt,omitempty"`
+	LastSuccess *time.Time `json:"last_success,omitempty"`
+	// Moved is set when the last sync found a revision the one before did
+	// not have: upstream moved.
+	Moved bool `json:"moved"`
+	// LastError is why the last sync of it failed; "" when it did not.
+	LastError    string         `json:"last_error,omitempty"`
+	FetchSeconds Seconds        `json:"fetch_seconds"`
+	Skills       map[string]int `json:"skills,omitempty"`
+}
+
+// JobState is the outcome of a job's last run.
+type JobState struct {
+	At    time.Time `json:"at"`
+	Error string    `json:"error,omitempty"`
+}
+
+// NotReady says what keeps the daemon from being ready.
+type NotReady struct {
+	// Source is the source at fault; "" for the cache.
+	Source string `json:"source,omitempty"`
+	Reason string `json:"reason"`
+}
+
+// staleAfter is how many sync intervals a source may go without a
+// successful sync before it is not ready.
+const staleAfter = 3
+
+// NotReady lists, sorted by source, what keeps the workspace from being
+// ready at now: a source whose last sync failed, that never synced, or
+// whose last success is older than three sync intervals, and a cache
+// marked dirty. Empty: ready.
+func (s *State) NotReady(now time.Time) []NotReady {
+	var out []NotReady
+	for _, name := range slices.Sorted(maps.Keys(s.Sources)) {
+		src := s.Sources[name]
+		switch {
+		case src.LastError != "":
+			out = append(out, NotReady{Source: name, Reason: "last sync failed: " + src.LastError})
+		case src.LastSuccess == nil:
+			out = append(out, NotReady{Source: name, Reason: "not synced yet"})
+		case s.SyncEvery > 0 && now.Sub(*src.LastSuccess) > staleAfter*s.SyncEvery.Duration():
+			out = append(out, NotReady{Source: name, Reason: fmt.Sprintf("last synced %s ago, more than %d sync intervals",
+				now.Sub(*src.LastSuccess).Round(time.Second), staleAfter)})
+		}
+	}
+	if s.CacheDirty {
+		out = append(out, NotReady{Reason: "the cache is marked dirty: a sync stopped halfway"})
+	}
+	return out
+}
+
+// clone copies s deeply enough to change it into the next snapshot.
+func (s *State) clone() *State {
+	c := *s
+	c.Sources = make(map[string]SourceState, len(s.Sources))
+	for k, v := range s.Sources {
+		v.Skills = maps.Clone(v.Skills)
+		c.Sources[k] = v
+	}
+	return &c
+}
+
+// maxStateSize bounds what ReadState reads.
+const maxStateSize = 1 << 20
+
+// ReadState reads the state file a daemon writes, and whether a daemon
+// holds the lock file beside it now (held). A missing state file is a nil
+// State and no error. It takes no lock and writes nothing.
+func ReadState(ctx context.Context, stateFile, lockFile string) (st *State, held bool, err error) {
+	data, err := atomicfile.ReadBounded(stateFile, maxStateSize)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("read daemon state %s: %w", stateFile, err)
+	}
+	st = &State{}
+	if err := json.Unmarshal(data, st); err != nil {
+		return nil, false, fmt.Errorf("read daemon state %s: %w", stateFile, err)
+	}
+	if _, err := os.Lstat(lockFile); err == nil {
+		l, err := flock.AcquireShared(ctx, lockFile, 0)
+		if err == nil {
+			_ = l.Close()
+		} else if errors.Is(err, flock.ErrLocked) {
+			held = true
+		}
+	}
+	return st, held, nil
+}
+
+// writeState writes st to path atomically.
+func writeState(path string, st *State) error {
+	return atomicfile.WriteJSON(path, st, 0o644)
+}
+
+// Source returns what s knows of the named source; false when s is nil
+// or knows nothing of it.
+func (s *State) Source(name string) (SourceState, bool) {
+	if s == nil {
+		return SourceState{}, false
+	}
+	src, ok := s.Sources[name]
+	return src, ok
+}
