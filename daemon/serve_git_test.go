@@ -54,7 +54,7 @@ func startGitDaemon(t *testing.T) *gitDaemon {
 	go func() {
 		done <- daemon.Serve(ctx, daemon.Config{
 			Open: func(context.Context) (daemon.Engine, error) {
-				cfg, err := config.Load(filepath.Join(ws, config.FileName))
+				cfg, err := config.Load(filepath.Join(ws, config.FileName), skillsync.Kinds())
 				if err != nil {
 					return nil, err
 				}
@@ -298,7 +298,7 @@ func TestListenAddressInUse(t *testing.T) {
 	skilltest.WriteFile(t, filepath.Join(ws, config.FileName), "repositories:\n  - name: local\n    dir: "+t.TempDir()+"\n")
 	err = daemon.Serve(context.Background(), daemon.Config{
 		Open: func(context.Context) (daemon.Engine, error) {
-			cfg, err := config.Load(filepath.Join(ws, config.FileName))
+			cfg, err := config.Load(filepath.Join(ws, config.FileName), skillsync.Kinds())
 			if err != nil {
 				return nil, err
 			}
