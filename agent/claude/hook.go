@@ -2,7 +2,6 @@ package claude
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 
@@ -23,9 +22,8 @@ type hookInput struct {
 	Cwd           string          `json:"cwd"`
 }
 
-// ErrNoSkill is a hook input about a tool call that neither uses a skill
-// nor reads a SKILL.md: nothing to record, and no failure.
-var ErrNoSkill = errors.New("the tool call uses no skill")
+// ErrNoSkill is agent.ErrNoSkill.
+var ErrNoSkill = agent.ErrNoSkill
 
 // ReadHook reads the JSON a Claude Code hook gets on stdin and returns
 // the event it reports: a call of the skill tool is a use of the skill it

@@ -27,7 +27,7 @@ skillsync. See also skillsync use (and its --hook) and skillsync mcp.`,
 	}
 	opts := &usageImportOptions{}
 	imp := &cobra.Command{
-		Use:   "import AGENT",
+		Use:   "import [AGENT]",
 		Short: "Import the skill uses and views in an agent's session records",
 		Long: `Read an agent's session records of this workspace and record each call of its
 skill tool as a use and each read of a skill's SKILL.md (where the catalog or
@@ -46,9 +46,11 @@ are skipped and counted. Skills of plugins or of ~/.claude/skills are not
 this workspace's and are counted as unknown.`,
 		Example: `  skillsync usage import claude
   skillsync usage import claude --since 2026-01-01 --json`,
-		Args: args(cobra.ExactArgs(1)),
+		Args: args(cobra.MaximumNArgs(1)),
 		RunE: func(c *cobra.Command, names []string) error {
-			opts.agent = names[0]
+			if len(names) == 1 {
+				opts.agent = names[0]
+			}
 			return pick(runF, a.runUsageImport)(c.Context(), opts)
 		},
 	}
@@ -78,6 +80,22 @@ func (a *app) runUsageImport(ctx context.Context, opts *usageImportOptions) erro
 	}
 	eng, err := a.engine()
 	if err != nil {
+		return err
+	}
+	if opts.agent == "" {
+		reports, err := eng.ImportAllSince(ctx, since)
+		if a.json {
+			if jerr := writeJSON(a.stdout, orEmpty(reports)); jerr != nil {
+				return jerr
+			}
+		} else {
+			if len(reports) == 0 && err == nil {
+				fmt.Fprintf(a.stderr, "no agent's records found on this machine (%s)\n", strings.Join(skillsync.ImporterNames(), ", "))
+			}
+			for _, r := range reports {
+				a.printImport(r)
+			}
+		}
 		return err
 	}
 	imp, err := eng.Importer(opts.agent)

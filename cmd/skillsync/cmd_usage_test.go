@@ -155,8 +155,8 @@ func TestUsageImportSinceAndErrors(t *testing.T) {
 		toolLine("2026-02-10T10:00:00Z", ws, "Skill", `{"skill":"writing-skills"}`))
 	for _, args := range [][]string{
 		{"usage", "import", "claude", "--since", "last week"},
-		{"usage", "import", "codex"},
-		{"usage", "import"},
+		{"usage", "import", "cursor"},
+		{"usage", "import", "claude", "claude"},
 	} {
 		if r := runEnv(t, ws, noClaudeEnv, args...); r.code != 2 {
 			t.Errorf("%v: exit %d, want 2: %s", args, r.code, r.stderr)

@@ -7,13 +7,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/skillsync/skillsync"
 	"github.com/skillsync/skillsync/agent"
-	"github.com/skillsync/skillsync/agent/claude"
 	"github.com/skillsync/skillsync/config"
 )
 
@@ -65,7 +65,7 @@ folder. The hook gives up after 10 seconds.`,
 		},
 	}
 	cmd.Flags().BoolVar(&opts.view, "view", false, "record a view instead of a use")
-	cmd.Flags().StringVar(&opts.hook, "hook", "", "read the hook input of this agent on stdin: claude")
+	cmd.Flags().StringVar(&opts.hook, "hook", "", "read the hook input of this agent on stdin: "+strings.Join(hookAgents(), ", "))
 	return cmd
 }
 
@@ -98,16 +98,17 @@ func (a *app) printUse(recorded string, view bool) error {
 // runUseHook records what an agent's hook reports. Every failure is a
 // hookError (exit 1, never 2); see the command's help for why.
 func (a *app) runUseHook(ctx context.Context, opts *useOptions) error {
-	if opts.hook != claude.Name {
-		return hookFailure(fmt.Errorf("--hook %q: the agents known are %s", opts.hook, claude.Name))
+	reg, ok := skillsync.Agents().Lookup(opts.hook)
+	if !ok || reg.ReadHook == nil {
+		return hookFailure(fmt.Errorf("--hook %q: the agents known are %s", opts.hook, strings.Join(hookAgents(), ", ")))
 	}
 	if opts.view {
 		return hookFailure(errors.New("--view does not go with --hook: the hook input says whether it was a use or a view"))
 	}
 	ctx, cancel := context.WithTimeout(ctx, hookTimeout)
 	defer cancel()
-	ev, err := readHook(ctx, a.stdin)
-	if errors.Is(err, claude.ErrNoSkill) {
+	ev, err := readHook(ctx, a.stdin, reg.ReadHook)
+	if errors.Is(err, agent.ErrNoSkill) {
 		return nil
 	}
 	if err != nil {
@@ -124,7 +125,7 @@ func (a *app) runUseHook(ctx context.Context, opts *useOptions) error {
 	if err != nil {
 		return hookFailure(err)
 	}
-	recorded, err := eng.RecordHook(ctx, claude.Name, ev)
+	recorded, err := eng.RecordHook(ctx, reg.Key, ev)
 	var unknown *skillsync.UnknownSkillError
 	if errors.As(err, &unknown) {
 		if !a.quiet {
@@ -141,6 +142,11 @@ func (a *app) runUseHook(ctx context.Context, opts *useOptions) error {
 	return nil
 }
 
+// hookAgents are the agents whose hook input --hook reads.
+func hookAgents() []string {
+	return skillsync.Agents().Keys(func(r agent.Registration) bool { return r.ReadHook != nil })
+}
+
 func fileExists(name string) bool {
 	_, err := os.Lstat(name)
 	return err == nil
@@ -149,14 +155,14 @@ func fileExists(name string) bool {
 // readHook reads the hook's input, giving up when ctx ends: an agent that
 // keeps stdin open must not hold the hook, or the process, past its time
 // or a signal.
-func readHook(ctx context.Context, r io.Reader) (agent.Event, error) {
+func readHook(ctx context.Context, r io.Reader, parse func(io.Reader) (agent.Event, error)) (agent.Event, error) {
 	type read struct {
 		ev  agent.Event
 		err error
 	}
 	done := make(chan read, 1)
 	go func() {
-		ev, err := claude.ReadHook(r)
+		ev, err := parse(r)
 		done <- read{ev, err}
 	}()
 	select {
