@@ -40,21 +40,22 @@ func (e *Engine) ImportUsage(ctx context.Context, imp agent.Importer, since time
 // skill's name, or an *UnknownSkillError when the event names no visible
 // skill of the catalog. The call's id goes to the hooked journal, so an
 // import of the agent's records does not count it again; a journal that
-// cannot be written is a warning, the use is counted.
-func (e *Engine) RecordHook(ctx context.Context, agentName string, ev agent.Event) (string, error) {
+// cannot be written is a warning, the use is counted. A call whose id the
+// hook reported before is not counted again: dup is set.
+func (e *Engine) RecordHook(ctx context.Context, agentName string, ev agent.Event) (name string, dup bool, err error) {
 	rec, err := e.recorder(ctx)
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
-	name, err := e.journal().RecordHook(ctx, rec, agentName, ev, func(err error) { e.warnf("%v", err) })
+	name, dup, err = e.journal().RecordHook(ctx, rec, agentName, ev, func(err error) { e.warnf("%v", err) })
 	var unknown *agent.UnknownError
 	if errors.As(err, &unknown) {
 		if ev.Skill != "" {
-			return "", &UnknownSkillError{Name: ev.Skill, Near: layering.Nearest(rec.cat.Visible(), ev.Skill, 3)}
+			return "", false, &UnknownSkillError{Name: ev.Skill, Near: layering.Nearest(rec.cat.Visible(), ev.Skill, 3)}
 		}
-		return "", &UnknownSkillError{Name: ev.Path}
+		return "", false, &UnknownSkillError{Name: ev.Path}
 	}
-	return name, err
+	return name, dup, err
 }
 
 // recorder is the workspace's usage as package agent records into it: the

@@ -41,6 +41,9 @@ type Event struct {
 	// not its own choice (FromSlash: the user typed /name); "" is the
 	// source of the import or hook that found the event.
 	Source Source
+	// Dir is the directory the agent worked in, when its record says (a
+	// hook's cwd): where the workspace's config is looked for.
+	Dir string
 	// Where says where the event was found, such as a transcript and the
 	// byte offset of its line, for messages.
 	Where string

@@ -75,6 +75,10 @@ type Report struct {
 	// Hooked events were recorded already, as they happened, by the
 	// agent's hook; they are not counted again.
 	Hooked int `json:"hooked"`
+	// Duplicates are calls counted before, by an earlier import or from
+	// another record holding the same call (a resumed or forked session, a
+	// rewritten transcript); they are not counted again.
+	Duplicates int `json:"duplicates"`
 	// Malformed and TooLong lines were skipped; Before events were older
 	// than --since.
 	Malformed int `json:"malformed"`
@@ -144,9 +148,13 @@ func (j Journal) Import(ctx context.Context, rec Recorder, imp Importer, since t
 	report := &Report{Agent: imp.Name(), Files: batch.Files, Rewritten: batch.Rewritten, Malformed: batch.Malformed,
 		TooLong: batch.TooLong, Before: batch.Before, UnknownNames: []string{}, Reactivated: []string{},
 		Unreadable: append([]string{}, batch.Unreadable...)}
+	seen := state.Seen[imp.Name()]
+	if seen == nil {
+		seen = &Seen{}
+	}
 	var ids []string
 	for _, ev := range batch.Events {
-		if ev.ID != "" {
+		if ev.ID != "" && !seen.has(ev.ID, ev.At) {
 			ids = append(ids, ev.ID)
 		}
 	}
@@ -159,23 +167,36 @@ func (j Journal) Import(ctx context.Context, rec Recorder, imp Importer, since t
 	unknown := map[string]bool{}
 	var uses []Use
 	for _, ev := range batch.Events {
-		if ev.ID != "" && hooked[ev.ID] {
-			report.Hooked++
-			continue
+		if ev.ID != "" {
+			if seen.has(ev.ID, ev.At) {
+				report.Duplicates++
+				continue
+			}
+			seen.add(ev.ID, ev.At)
+			if hooked[ev.ID] {
+				report.Hooked++
+				continue
+			}
 		}
 		name, ok := rec.Resolve(ev)
-		if !ok {
+		switch {
+		case !ok && ev.Source == FromSlash:
+			// Most slash commands are the agent's own (/clear, /model):
+			// only those naming a workspace skill are uses.
+			continue
+		case !ok:
 			report.Unknown++
 			unknown[cmp.Or(ev.Skill, ev.Path)] = true
 			continue
-		}
-		if ev.View {
+		case ev.View:
 			report.Views++
-		} else {
+		default:
 			report.Uses++
 		}
 		uses = append(uses, Use{Skill: name, View: ev.View, At: ev.At, From: cmp.Or(ev.Source, FromImport)})
 	}
+	seen.trim(MaxSeen)
+	state.Seen[imp.Name()] = seen
 	for name := range unknown {
 		report.UnknownNames = append(report.UnknownNames, name)
 	}
@@ -198,26 +219,31 @@ func (j Journal) Import(ctx context.Context, rec Recorder, imp Importer, since t
 // RecordHook records one event the hook of the agent keyed key reported
 // as it happened, at the event's time or now: a use of the skill it names
 // or a view of the SKILL.md it read. It returns the skill's name, or an
-// *UnknownError when the event names no skill of the workspace. The
+// *UnknownError when the event names no skill of the workspace. A call
+// whose id the hook reported before is not recorded again (dup). The
 // call's id goes to the hooked journal, so an import of the agent's
 // records does not count it again; warn is told when the journal cannot
-// be written (the use is counted).
-func (j Journal) RecordHook(ctx context.Context, rec Recorder, key string, ev Event, warn func(error)) (string, error) {
+// be used (the use is counted).
+func (j Journal) RecordHook(ctx context.Context, rec Recorder, key string, ev Event, warn func(error)) (name string, dup bool, err error) {
 	name, ok := rec.Resolve(ev)
 	if !ok {
-		return "", &UnknownError{Name: cmp.Or(ev.Skill, ev.Path)}
+		return "", false, &UnknownError{Name: cmp.Or(ev.Skill, ev.Path)}
 	}
 	at := ev.At
 	if at.IsZero() {
 		at = j.now()
 	}
-	if _, err := rec.Record(ctx, []Use{{Skill: name, View: ev.View, At: at, From: FromHook}}); err != nil {
-		return "", err
+	dup, journalErr, err := j.Hooked.Once(ctx, key, ev.ID, at, func() error {
+		_, err := rec.Record(ctx, []Use{{Skill: name, View: ev.View, At: at, From: cmp.Or(ev.Source, FromHook)}})
+		return err
+	})
+	if err != nil {
+		return "", false, err
 	}
-	if err := j.Hooked.Add(ctx, key, ev.ID, at); err != nil && warn != nil {
-		warn(fmt.Errorf("recorded the use of %s; an import of %s's records may count it again: %w", name, key, err))
+	if journalErr != nil && warn != nil {
+		warn(fmt.Errorf("recorded the use of %s; an import of %s's records may count it again: %w", name, key, journalErr))
 	}
-	return name, nil
+	return name, dup, nil
 }
 
 // errNoImporter is wrapped when a registration has no importer.

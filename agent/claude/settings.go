@@ -17,6 +17,10 @@ import (
 // HookCommand is the command the hook runs.
 const HookCommand = "skillsync use --hook claude"
 
+// HookMatcher is the tools the hook runs for: the skill tool (a use) and
+// Read (a view, when the file is a SKILL.md).
+const HookMatcher = SkillTool + "|" + ReadTool
+
 // SettingsFile and MCPFile are where a project keeps its Claude Code
 // settings and its MCP servers, relative to the project.
 const (
@@ -68,19 +72,32 @@ func PlanHook(project string) (agent.Change, error) {
 				return "", fmt.Errorf("hooks.PostToolUse is not a list of matcher groups: %w", err)
 			}
 		}
-		for _, g := range groups {
-			if hasHook(g) {
+		upgraded := false
+		for i, g := range groups {
+			if !hasHook(g) {
+				continue
+			}
+			// A hook skillsync installed before matched the skill tool
+			// only, so reads of a SKILL.md were never seen: its matcher
+			// is widened; any other matcher is the user's.
+			ng, ok := widenMatcher(g)
+			if !ok {
 				return Present, nil
 			}
+			groups[i], upgraded = ng, true
+			break
 		}
-		group, err := marshal(hookGroup{Matcher: SkillTool, Hooks: []hook{{Type: "command", Command: HookCommand}}})
-		if err != nil {
-			return "", err
+		if !upgraded {
+			group, err := marshal(hookGroup{Matcher: HookMatcher, Hooks: []hook{{Type: "command", Command: HookCommand}}})
+			if err != nil {
+				return "", err
+			}
+			groups = append(groups, group)
 		}
 		// The user's groups go back as they were written: json.Marshal
 		// would escape their & < > as \u0026.
 		list := []byte("[")
-		for i, g := range append(groups, group) {
+		for i, g := range groups {
 			if i > 0 {
 				list = append(list, ',')
 			}
@@ -113,6 +130,27 @@ func marshal(v any) ([]byte, error) {
 		return nil, err
 	}
 	return bytes.TrimRight(b.Bytes(), "\n"), nil
+}
+
+// widenMatcher returns group with its matcher "Skill" made HookMatcher,
+// or false when the matcher is anything else.
+func widenMatcher(group json.RawMessage) (json.RawMessage, bool) {
+	g, err := parseObject(group)
+	if err != nil {
+		return nil, false
+	}
+	raw, ok := g.get("matcher")
+	var m string
+	if !ok || json.Unmarshal(raw, &m) != nil || m != SkillTool {
+		return nil, false
+	}
+	v, err := marshal(HookMatcher)
+	if err != nil {
+		return nil, false
+	}
+	g.set("matcher", v)
+	out, err := g.MarshalJSON()
+	return out, err == nil
 }
 
 // hasHook reports whether a matcher group runs skillsync's hook command,

@@ -46,8 +46,11 @@ a tool call that is no skill's, or a skill that is not this workspace's (a
 plugin's, a personal one), exits 0 and records nothing; input that is not
 a hook's, a config that does not load or a usage file that cannot be
 written exits 1, which Claude Code shows the user and goes on. With
-$CLAUDE_PROJECT_DIR set and no --config, the config is taken from that
-folder. The hook gives up after 10 seconds.`,
+no --config, the config is taken from the project the hook input names
+(Claude Code's $CLAUDE_PROJECT_DIR, else the session's cwd) or the nearest
+folder above it that has one. A PreToolUse input records nothing (only a
+call that ran is a use), and a call whose tool_use_id was recorded before
+is not counted again. The hook gives up after 10 seconds.`,
 		Example: `  skillsync use release-notes
   skillsync use --view pdf
   echo '{"tool_name":"Skill","tool_input":{"skill":"pdf"}}' | skillsync use --hook claude`,
@@ -114,18 +117,16 @@ func (a *app) runUseHook(ctx context.Context, opts *useOptions) error {
 	if err != nil {
 		return hookFailure(err)
 	}
-	if a.configPath == "" && os.Getenv("SKILLSYNC_CONFIG") == "" {
-		if dir := os.Getenv("CLAUDE_PROJECT_DIR"); filepath.IsAbs(dir) {
-			if name := filepath.Join(dir, config.FileName); fileExists(name) {
-				a.configPath = name
-			}
+	if a.configPath == "" && os.Getenv("SKILLSYNC_CONFIG") == "" && ev.Dir != "" {
+		if name, ok := findConfig(ev.Dir); ok {
+			a.configPath = name
 		}
 	}
 	eng, err := a.engine()
 	if err != nil {
 		return hookFailure(err)
 	}
-	recorded, err := eng.RecordHook(ctx, reg.Key, ev)
+	recorded, dup, err := eng.RecordHook(ctx, reg.Key, ev)
 	var unknown *skillsync.UnknownSkillError
 	if errors.As(err, &unknown) {
 		if !a.quiet {
@@ -136,6 +137,12 @@ func (a *app) runUseHook(ctx context.Context, opts *useOptions) error {
 	if err != nil {
 		return hookFailure(err)
 	}
+	if dup {
+		if a.json {
+			return writeJSON(a.stdout, map[string]string{"name": recorded, "recorded": "none: the call was recorded before"})
+		}
+		return nil
+	}
 	if a.json {
 		return a.printUse(recorded, ev.View)
 	}
@@ -145,6 +152,26 @@ func (a *app) runUseHook(ctx context.Context, opts *useOptions) error {
 // hookAgents are the agents whose hook input --hook reads.
 func hookAgents() []string {
 	return skillsync.Agents().Keys(func(r agent.Registration) bool { return r.ReadHook != nil })
+}
+
+// maxConfigDepth bounds how many folders findConfig climbs.
+const maxConfigDepth = 64
+
+// findConfig looks for the config in dir, the project the agent says it
+// works in, and then in the folders above it (a session's cwd may be a
+// folder inside the workspace).
+func findConfig(dir string) (string, bool) {
+	for i := 0; i < maxConfigDepth; i++ {
+		if name := filepath.Join(dir, config.FileName); fileExists(name) {
+			return name, true
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			break
+		}
+		dir = parent
+	}
+	return "", false
 }
 
 func fileExists(name string) bool {
