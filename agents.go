@@ -3,6 +3,7 @@ package skillsync
 import (
 	"github.com/skillsync/skillsync/agent"
 	"github.com/skillsync/skillsync/agent/claude"
+	"github.com/skillsync/skillsync/agent/codex"
 )
 
 // registrations is the explicit list of the agent packages skillsync is
@@ -12,6 +13,7 @@ import (
 func registrations() []agent.Registration {
 	return []agent.Registration{
 		claude.Register(),
+		codex.Register(),
 	}
 }
 

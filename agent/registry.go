@@ -81,7 +81,11 @@ func NewRegistry(regs ...Registration) (*Registry, error) {
 		if r.Key == "" {
 			return nil, fmt.Errorf("registration of %s: no key", r.Agent)
 		}
-		for _, k := range []string{r.Agent, r.Key} {
+		names := []string{r.Agent}
+		if r.Key != r.Agent {
+			names = append(names, r.Key)
+		}
+		for _, k := range names {
 			if seen[k] {
 				return nil, fmt.Errorf("registration of %s: %s registered twice", r.Agent, k)
 			}
