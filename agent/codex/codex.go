@@ -291,8 +291,8 @@ type item struct {
 }
 
 var (
-	skillTag = []byte(`<skill>`)
-	skillDoc = []byte(`SKILL.md`)
+	skillTag    = []byte(`<skill>`)
+	skillDoc    = []byte(`SKILL.md`)
 	turnContext = []byte(`"turn_context"`)
 )
 
