@@ -4,6 +4,7 @@ import (
 	"github.com/skillsync/skillsync/agent"
 	"github.com/skillsync/skillsync/agent/claude"
 	"github.com/skillsync/skillsync/agent/codex"
+	"github.com/skillsync/skillsync/agent/opencode"
 )
 
 // registrations is the explicit list of the agent packages skillsync is
@@ -14,6 +15,7 @@ func registrations() []agent.Registration {
 	return []agent.Registration{
 		claude.Register(),
 		codex.Register(),
+		opencode.Register(),
 	}
 }
 
