@@ -117,6 +117,11 @@ func TestImportCountsEachCallOnce(t *testing.T) {
 		t.Errorf("notes after the rewrite: %+v", n)
 	}
 
+	// The hook sent again a call an import counted (and so took out of
+	// the hook's journal): still once.
+	if _, dup, err := e.RecordHook(ctx, claude.Name, agent.Event{Skill: "notes", ID: "toolu_04"}); err != nil || !dup {
+		t.Fatalf("a call imported before: %v %v", dup, err)
+	}
 	// A new call the hook reports is counted.
 	if _, dup, err := e.RecordHook(ctx, claude.Name, agent.Event{Skill: "notes", ID: "toolu_07"}); err != nil || dup {
 		t.Fatalf("a new hooked call: %v %v", dup, err)

@@ -233,6 +233,18 @@ func (j Journal) RecordHook(ctx context.Context, rec Recorder, key string, ev Ev
 	if at.IsZero() {
 		at = j.now()
 	}
+	if ev.ID != "" {
+		// A call an import counted already (it claimed the hook's entry)
+		// is not counted again either. The file is replaced whole when it
+		// is written, so it reads consistently without the import's lock.
+		if state, err := LoadState(j.StatePath); err == nil {
+			if seen := state.Seen[key]; seen != nil {
+				if _, ok := seen.IDs[seenKey(ev.ID)]; ok {
+					return name, true, nil
+				}
+			}
+		}
+	}
 	dup, journalErr, err := j.Hooked.Once(ctx, key, ev.ID, at, func() error {
 		_, err := rec.Record(ctx, []Use{{Skill: name, View: ev.View, At: at, From: cmp.Or(ev.Source, FromHook)}})
 		return err

@@ -44,9 +44,11 @@ share one target. With --global the targets are the agents' user folders
 (~/.claude/skills), which every project of this user sees.
 
 With --agent claude, --hooks adds a PostToolUse hook for Claude Code's Skill
-tool to .claude/settings.json that runs skillsync use --hook claude, so every
-skill Claude Code loads counts as a use, and --mcp registers skillsync mcp in
-.mcp.json. Both keep every other setting, hook and server of yours, and do
+and Read tools to .claude/settings.json that runs skillsync use --hook claude,
+so every skill Claude Code loads counts as a use and every read of a skill's
+SKILL.md as a view, and --mcp registers skillsync mcp in .mcp.json. Nothing
+is written unless every change can be: a settings file that cannot be merged
+leaves skillsync.yaml as it was. Both keep every other setting, hook and server of yours, and do
 nothing when the entry is there already.
 
 Commit skillsync.yaml and skillsync.lock; the cache, the usage file and the
