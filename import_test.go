@@ -13,9 +13,11 @@ import (
 	"github.com/skillsync/skillsync/internal/skilltest"
 )
 
+// claudeLine is a transcript line with one tool call, whose id is made of
+// its time and tool: calls at different times are different calls.
 func claudeLine(at time.Time, cwd, tool, input string) string {
-	return fmt.Sprintf(`{"type":"assistant","timestamp":%q,"cwd":%q,"message":{"content":[{"type":"tool_use","id":"t","name":%q,"input":%s}]}}`,
-		at.Format(time.RFC3339), cwd, tool, input)
+	return fmt.Sprintf(`{"type":"assistant","timestamp":%q,"cwd":%q,"message":{"content":[{"type":"tool_use","id":"toolu_%d_%s","name":%q,"input":%s}]}}`,
+		at.Format(time.RFC3339), cwd, at.Unix(), tool, tool, input)
 }
 
 // TestImportUsageConcurrently: imports running at once count every event

@@ -13,8 +13,13 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"time"
 )
+
+// ErrNoSkill is a hook input about a tool call that neither uses a skill
+// nor reads a SKILL.md: nothing to record, and no failure.
+var ErrNoSkill = errors.New("the tool call uses no skill")
 
 // Event is one thing an agent did with a skill.
 type Event struct {
@@ -32,6 +37,13 @@ type Event struct {
 	At time.Time
 	// ID is the agent's id of the tool call, when it has one.
 	ID string
+	// Source says how the agent was told to use the skill when that is
+	// not its own choice (FromSlash: the user typed /name); "" is the
+	// source of the import or hook that found the event.
+	Source Source
+	// Dir is the directory the agent worked in, when its record says (a
+	// hook's cwd): where the workspace's config is looked for.
+	Dir string
 	// Where says where the event was found, such as a transcript and the
 	// byte offset of its line, for messages.
 	Where string

@@ -64,14 +64,42 @@ func validID(id string) bool {
 // empty, too long or not printable is not kept. The file is opened
 // without following a link.
 func (h Hooked) Add(ctx context.Context, agent, id string, at time.Time) error {
+	_, journalErr, err := h.Once(ctx, agent, id, at, func() error { return nil })
+	return errors.Join(journalErr, err)
+}
+
+// Once records the call id the hook of agent reported at at, once: under
+// the journal's lock it runs record unless the journal holds the call
+// already (dup), then journals it. An id that cannot be kept (empty, too
+// long, not printable) is recorded with no check. A journal that cannot
+// be locked, read or written does not stop the call from being recorded:
+// journalErr says what failed, and the call may be counted again.
+func (h Hooked) Once(ctx context.Context, agent, id string, at time.Time, record func() error) (dup bool, journalErr, err error) {
 	if !validID(id) || !validID(agent) {
-		return nil
+		return false, nil, record()
 	}
-	lock, err := flock.Acquire(ctx, h.Path+".lock", hookedWait)
-	if err != nil {
-		return fmt.Errorf("lock %s: %w", h.Path, err)
+	lock, lerr := flock.Acquire(ctx, h.Path+".lock", hookedWait)
+	if lerr != nil {
+		return false, fmt.Errorf("lock %s: %w", h.Path, lerr), record()
 	}
 	defer lock.Close()
+	entries, rerr := h.read()
+	for _, e := range entries {
+		if e.Agent == agent && e.ID == id {
+			return true, nil, nil
+		}
+	}
+	if err := record(); err != nil {
+		return false, nil, err
+	}
+	if rerr != nil {
+		return false, rerr, nil
+	}
+	return false, h.appendEntry(agent, id, at), nil
+}
+
+// appendEntry appends one entry; the caller holds the lock.
+func (h Hooked) appendEntry(agent, id string, at time.Time) error {
 	f, err := os.OpenFile(h.Path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0o644)
 	if err != nil {
 		return fmt.Errorf("open %s: %w", h.Path, err)

@@ -27,17 +27,20 @@ type Mark struct {
 // found itself, never opened.
 type Marks map[string]Mark
 
-// StateVersion is the format of the imported file.
+// StateVersion is the format of the imported file. Seen was added within
+// version 1: a file without it has no calls seen, and an older skillsync
+// ignores it.
 const StateVersion = 1
 
 // maxStateSize bounds what LoadState reads.
 const maxStateSize = 32 << 20
 
 // State is the content of the workspace's imported file: each agent's
-// marks.
+// marks, and the calls of each agent already counted.
 type State struct {
 	Version int              `json:"version"`
 	Agents  map[string]Marks `json:"agents"`
+	Seen    map[string]*Seen `json:"seen,omitempty"`
 }
 
 // LoadState reads the imported file at path without following a symbolic
@@ -45,7 +48,7 @@ type State struct {
 // file, is too large, does not parse or is of a newer version is an error
 // naming it: skillsync does not guess how far an import got.
 func LoadState(path string) (*State, error) {
-	empty := &State{Version: StateVersion, Agents: map[string]Marks{}}
+	empty := &State{Version: StateVersion, Agents: map[string]Marks{}, Seen: map[string]*Seen{}}
 	data, err := atomicfile.ReadBounded(path, maxStateSize)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -69,6 +72,14 @@ func LoadState(path string) (*State, error) {
 	s.Version = StateVersion
 	if s.Agents == nil {
 		s.Agents = map[string]Marks{}
+	}
+	if s.Seen == nil {
+		s.Seen = map[string]*Seen{}
+	}
+	for k, v := range s.Seen {
+		if v == nil {
+			delete(s.Seen, k)
+		}
 	}
 	return &s, nil
 }

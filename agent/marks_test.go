@@ -60,3 +60,25 @@ func TestStateRefusesWhatItCannotTrust(t *testing.T) {
 		t.Error("a directory was read as state")
 	}
 }
+
+// TestSeenIsBounded: past its bound the set forgets the oldest calls and
+// treats any call at or before them as seen.
+func TestSeenIsBounded(t *testing.T) {
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	s := &Seen{}
+	for i := 0; i < 10; i++ {
+		s.add(string(rune('a'+i)), base.Add(time.Duration(i)*time.Hour))
+	}
+	s.trim(4)
+	if len(s.IDs) != 4 || !s.Floor.Equal(base.Add(5*time.Hour)) {
+		t.Fatalf("trimmed to %d, floor %v", len(s.IDs), s.Floor)
+	}
+	if !s.has("a", base) || !s.has("new", base.Add(5*time.Hour)) || s.has("new", base.Add(6*time.Hour)) || !s.has("j", base.Add(9*time.Hour)) {
+		t.Error("has() after trim")
+	}
+	long := strings.Repeat("x", 300)
+	s.add(long, base.Add(10*time.Hour))
+	if !s.has(long, base.Add(10*time.Hour)) || len(seenKey(long)) > 64 {
+		t.Error("a long id")
+	}
+}

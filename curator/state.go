@@ -45,17 +45,20 @@ const (
 	FromHook Source = "hook"
 	// FromImport is skillsync usage import reading an agent's transcripts.
 	FromImport Source = "import"
+	// FromSlash is a skill a user started by typing /name, read from an
+	// agent's transcripts.
+	FromSlash Source = "slash"
 )
 
 func (s Source) valid() bool {
 	switch s {
-	case FromCLI, FromMCP, FromHook, FromImport:
+	case FromCLI, FromMCP, FromHook, FromImport, FromSlash:
 		return true
 	}
 	return false
 }
 
-// UnmarshalText accepts the four sources and the empty one (no use yet).
+// UnmarshalText accepts the five sources and the empty one (no use yet).
 func (s *Source) UnmarshalText(b []byte) error {
 	if v := Source(b); v != "" && !v.valid() {
 		return fmt.Errorf("unknown usage source %q", b)

@@ -13,49 +13,26 @@ import (
 	"path"
 	"strings"
 
+	"github.com/skillsync/skillsync/agent"
 	"github.com/skillsync/skillsync/skill"
 )
 
-// folders is where the tools that install skills look for them in a
-// repository, in the order discovery reads them: the skills/ convention
-// with the curated, experimental and system sets of openai/skills, then
-// the agents' project folders. Taken from vercel-labs/skills (src/skills.ts,
-// the priority search of discoverSkills, and each agent's skillsDir in
-// src/agents.ts), which is what `npx skills add` reads.
-var folders = [...]string{
+// conventions are where repositories keep skills by their own choice, in
+// the order discovery reads them: the skills/ convention with the curated,
+// experimental and system sets of openai/skills (vercel-labs/skills
+// src/skills.ts, the priority search of discoverSkills).
+var conventions = [...]string{
 	"skills",
 	"skills/.curated",
 	"skills/.experimental",
 	"skills/.system",
-	".agents/skills", // Codex, Amp, Cursor, Gemini CLI, GitHub Copilot, OpenCode, Cline, ...
-	".agent/skills",
-	".claude/skills",
-	".codex/skills",
-	".cursor/skills",
-	".github/skills",
-	".gemini/skills",
-	".goose/skills",
-	".windsurf/skills",
-	".roo/skills",
-	".kiro/skills",
-	".kilocode/skills",
-	".opencode/skills",
-	".openhands/skills",
-	".trae/skills",
-	".continue/skills",
-	".augment/skills",
-	".junie/skills",
-	".qwen/skills",
-	".qoder/skills",
-	".codebuddy/skills",
-	".crush/skills",
-	".zencoder/skills",
-	".pi/skills",
-	".vibe/skills",
-	".rovodev/skills",
-	".neovate/skills",
-	".pochi/skills",
-	".adal/skills",
+}
+
+// folders is where the tools that install skills look for them in a
+// repository, in the order discovery reads them: the conventions, then
+// every agent's project folders from the one agent table (agent.Agents).
+func folders() []string {
+	return append(conventions[:], agent.ProjectFolders()...)
 }
 
 // Claude Code's plugin manifests, relative to the directory holding
@@ -86,7 +63,7 @@ func (d *discovery) roots(ctx context.Context, top []fs.DirEntry) ([]string, err
 		}
 		roots = append(roots, declared...)
 	}
-	for _, dir := range folders {
+	for _, dir := range folders() {
 		first, _, _ := strings.Cut(dir, "/")
 		if !present[first] {
 			continue

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/skillsync/skillsync/agent"
 	"github.com/skillsync/skillsync/internal/gittest"
 	"github.com/skillsync/skillsync/internal/skilltest"
 	"github.com/skillsync/skillsync/repository"
@@ -57,6 +58,37 @@ func TestDiscoverToolFolders(t *testing.T) {
 	want = append(want, "skills/office/pdf")
 	slices.Sort(want)
 
+	skills, problems := localSkills(t, files, repository.Options{})
+	if got := skillPaths(skills); !slices.Equal(got, want) {
+		t.Errorf("skills at %v, want %v (problems %v)", got, want, problems)
+	}
+}
+
+// Every project folder of the agent table is a folder discovery reads,
+// the ones only the table names too (.bob/skills, .factory/skills,
+// .rovodev/skills were once read by one and not the other).
+func TestDiscoverEveryAgentFolder(t *testing.T) {
+	files := map[string]repositorytest.File{"loose/SKILL.md": skillMD("loose")}
+	var want []string
+	for _, a := range agent.Agents() {
+		for _, dir := range append([]string{a.Project}, a.Also...) {
+			if dir == "skills" {
+				continue
+			}
+			name := "s" + strings.NewReplacer("/", "-", ".", "").Replace(dir)
+			if _, dup := files[dir+"/"+name+"/SKILL.md"]; dup {
+				continue
+			}
+			files[dir+"/"+name+"/SKILL.md"] = skillMD(name)
+			want = append(want, dir+"/"+name)
+		}
+	}
+	slices.Sort(want)
+	for _, dir := range []string{".bob/skills", ".factory/skills", ".rovodev/skills", ".codex/skills", ".gemini/skills"} {
+		if !slices.ContainsFunc(want, func(p string) bool { return strings.HasPrefix(p, dir+"/") }) {
+			t.Fatalf("%s is no agent's folder in the table", dir)
+		}
+	}
 	skills, problems := localSkills(t, files, repository.Options{})
 	if got := skillPaths(skills); !slices.Equal(got, want) {
 		t.Errorf("skills at %v, want %v (problems %v)", got, want, problems)

@@ -29,6 +29,8 @@ package claude
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -228,6 +230,7 @@ func (im *Importer) Import(ctx context.Context, since time.Time, done agent.Mark
 
 // line is what a transcript line holds that matters here.
 type line struct {
+	Type      string `json:"type"`
 	Timestamp string `json:"timestamp"`
 	Cwd       string `json:"cwd"`
 	Message   struct {
@@ -243,18 +246,30 @@ type block struct {
 	Input json.RawMessage `json:"input"`
 }
 
-var toolUse = []byte(`"tool_use"`)
+var (
+	toolUse     = []byte(`"tool_use"`)
+	commandName = []byte(`<command-name>/`)
+)
 
 // parse adds the events of one transcript line to b. Lines without a tool
-// call are passed over before any decoding; a line that does not parse,
-// or has a tool call but no valid timestamp, counts as malformed.
+// call or a slash command are passed over before any decoding; a line that
+// does not parse, or has an event but no valid timestamp, counts as
+// malformed.
 func (im *Importer) parse(b *agent.Batch, raw []byte, where string, fo folder, since time.Time) {
-	if !bytes.Contains(raw, toolUse) {
+	hasTool, hasCommand := bytes.Contains(raw, toolUse), bytes.Contains(raw, commandName)
+	if !hasTool && !hasCommand {
 		return
 	}
 	var l line
 	if err := json.Unmarshal(raw, &l); err != nil {
 		b.Malformed++
+		return
+	}
+	if !im.belongs(l.Cwd, fo) {
+		return
+	}
+	if hasCommand && l.Type == "user" {
+		im.slash(b, l, where, since)
 		return
 	}
 	var blocks []block
@@ -263,9 +278,6 @@ func (im *Importer) parse(b *agent.Batch, raw []byte, where string, fo folder, s
 	}
 	if err := json.Unmarshal(l.Message.Content, &blocks); err != nil {
 		b.Malformed++
-		return
-	}
-	if !im.belongs(l.Cwd, fo) {
 		return
 	}
 	var at time.Time
@@ -296,6 +308,63 @@ func (im *Importer) parse(b *agent.Batch, raw []byte, where string, fo folder, s
 		ev.Path = im.inWorkspace(ev.Path)
 		b.Events = append(b.Events, ev)
 	}
+}
+
+// slash adds the skill a user started by typing /name: Claude Code
+// writes a user line whose content (a string, or text blocks) holds
+// <command-name>/name</command-name>, and runs no skill tool for it. The
+// call has no tool_use id; its id is made of the name and the line's
+// timestamp, which copies of the line into a resumed or forked session
+// keep.
+func (im *Importer) slash(b *agent.Batch, l line, where string, since time.Time) {
+	var text string
+	if err := json.Unmarshal(l.Message.Content, &text); err != nil {
+		var blocks []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		}
+		if json.Unmarshal(l.Message.Content, &blocks) != nil {
+			b.Malformed++
+			return
+		}
+		for _, bl := range blocks {
+			if bl.Type == "text" && strings.Contains(bl.Text, string(commandName)) {
+				text = bl.Text
+				break
+			}
+		}
+	}
+	name := commandSkill(text)
+	if name == "" {
+		return
+	}
+	t, err := time.Parse(time.RFC3339Nano, l.Timestamp)
+	if err != nil {
+		b.Malformed++
+		return
+	}
+	if t.Before(since) {
+		b.Before++
+		return
+	}
+	sum := sha256.Sum256([]byte(name + "\x00" + l.Timestamp))
+	b.Events = append(b.Events, agent.Event{Skill: name, Source: agent.FromSlash, At: t.UTC(),
+		ID: "slash-" + hex.EncodeToString(sum[:16]), Where: where})
+}
+
+// commandSkill returns the name in the first <command-name>/name
+// </command-name> of text, "" for none or for a name that could be no
+// skill's.
+func commandSkill(text string) string {
+	_, rest, ok := strings.Cut(text, string(commandName))
+	if !ok {
+		return ""
+	}
+	name, _, ok := strings.Cut(rest, "</command-name>")
+	if !ok || name == "" || len(name) > maxNameLen || strings.ContainsAny(name, " \t\n/<>") {
+		return ""
+	}
+	return name
 }
 
 // belongs reports whether a line of folder fo is the workspace's: a line

@@ -263,3 +263,51 @@ func TestImportPassesOverHugeTranscript(t *testing.T) {
 		t.Errorf("events %s, unreadable %v", summary(b.Events), b.Unreadable)
 	}
 }
+
+// TestReadHookEvents: only a PostToolUse input is a use; the project is
+// $CLAUDE_PROJECT_DIR, else the input's cwd.
+func TestReadHookEvents(t *testing.T) {
+	t.Setenv("CLAUDE_PROJECT_DIR", "")
+	pre := `{"hook_event_name":"PreToolUse","tool_name":"Skill","tool_input":{"skill":"pdf"},"tool_use_id":"toolu_1","cwd":"/w"}`
+	if _, err := ReadHook(strings.NewReader(pre)); !errors.Is(err, ErrNoSkill) {
+		t.Errorf("PreToolUse: %v", err)
+	}
+	post := strings.Replace(pre, "PreToolUse", "PostToolUse", 1)
+	ev, err := ReadHook(strings.NewReader(post))
+	if err != nil || ev.Skill != "pdf" || ev.ID != "toolu_1" || ev.Dir != "/w" {
+		t.Errorf("PostToolUse: %+v %v", ev, err)
+	}
+	t.Setenv("CLAUDE_PROJECT_DIR", "/project")
+	if ev, _ := ReadHook(strings.NewReader(post)); ev.Dir != "/project" {
+		t.Errorf("with CLAUDE_PROJECT_DIR: %+v", ev)
+	}
+}
+
+// TestImportSlashCommands: /name in a user line, as a string or in text
+// blocks, is a use from the slash source with an id made of its name and
+// time; a name with a space or none is not.
+func TestImportSlashCommands(t *testing.T) {
+	ws := filepath.Join(t.TempDir(), "w")
+	projects := t.TempDir()
+	transcript(t, projects, FolderName(ws), "a.jsonl",
+		`{"type":"user","timestamp":"2026-03-01T10:00:00Z","cwd":"`+ws+`","message":{"role":"user","content":"<command-message>pdf</command-message>\n<command-name>/pdf</command-name>\n<command-args></command-args>"}}`,
+		`{"type":"user","timestamp":"2026-03-01T10:01:00Z","cwd":"`+ws+`","message":{"role":"user","content":[{"type":"text","text":"<command-name>/docs:review</command-name>"}]}}`,
+		`{"type":"user","timestamp":"2026-03-01T10:02:00Z","cwd":"`+ws+`","message":{"role":"user","content":"<command-name>/a b</command-name>"}}`,
+		`{"type":"assistant","timestamp":"2026-03-01T10:03:00Z","cwd":"`+ws+`","message":{"content":[{"type":"text","text":"<command-name>/pdf</command-name>"}]}}`,
+	)
+	b, err := New(ws, projects).Import(context.Background(), time.Time{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := summary(b.Events); got != "use:pdf use:docs:review" {
+		t.Fatalf("events %s", got)
+	}
+	for _, ev := range b.Events {
+		if ev.Source != agent.FromSlash || !strings.HasPrefix(ev.ID, "slash-") {
+			t.Errorf("event %+v", ev)
+		}
+	}
+	if b.Events[0].ID == b.Events[1].ID {
+		t.Error("two commands share an id")
+	}
+}

@@ -2,9 +2,10 @@ package claude
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 
 	"github.com/skillsync/skillsync/agent"
 )
@@ -23,9 +24,8 @@ type hookInput struct {
 	Cwd           string          `json:"cwd"`
 }
 
-// ErrNoSkill is a hook input about a tool call that neither uses a skill
-// nor reads a SKILL.md: nothing to record, and no failure.
-var ErrNoSkill = errors.New("the tool call uses no skill")
+// ErrNoSkill is agent.ErrNoSkill.
+var ErrNoSkill = agent.ErrNoSkill
 
 // ReadHook reads the JSON a Claude Code hook gets on stdin and returns
 // the event it reports: a call of the skill tool is a use of the skill it
@@ -45,6 +45,11 @@ func ReadHook(r io.Reader) (agent.Event, error) {
 	if err := json.Unmarshal(data, &in); err != nil {
 		return agent.Event{}, fmt.Errorf("the hook input is not Claude Code's hook JSON: %w", err)
 	}
+	if in.HookEventName != "" && in.HookEventName != "PostToolUse" {
+		// A PreToolUse hook runs before the call, which may be refused or
+		// fail: only a call that ran is a use.
+		return agent.Event{}, ErrNoSkill
+	}
 	if in.ToolName == "" {
 		return agent.Event{}, fmt.Errorf("the hook input names no tool (tool_name); is this a PostToolUse hook with matcher %q?", SkillTool)
 	}
@@ -57,5 +62,12 @@ func ReadHook(r io.Reader) (agent.Event, error) {
 	}
 	ev.ID = in.ToolUseID
 	ev.Where = "Claude Code hook"
+	// The project: $CLAUDE_PROJECT_DIR, which Claude Code sets for the
+	// hooks it runs, else the session's cwd the payload gives.
+	if dir := os.Getenv("CLAUDE_PROJECT_DIR"); filepath.IsAbs(dir) {
+		ev.Dir = filepath.Clean(dir)
+	} else if filepath.IsAbs(in.Cwd) {
+		ev.Dir = filepath.Clean(in.Cwd)
+	}
 	return ev, nil
 }

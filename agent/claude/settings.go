@@ -11,11 +11,15 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/skillsync/skillsync/internal/atomicfile"
+	"github.com/skillsync/skillsync/agent"
 )
 
 // HookCommand is the command the hook runs.
 const HookCommand = "skillsync use --hook claude"
+
+// HookMatcher is the tools the hook runs for: the skill tool (a use) and
+// Read (a view, when the file is a SKILL.md).
+const HookMatcher = SkillTool + "|" + ReadTool
 
 // SettingsFile and MCPFile are where a project keeps its Claude Code
 // settings and its MCP servers, relative to the project.
@@ -28,17 +32,13 @@ const (
 const maxConfigSize = 4 << 20
 
 // Outcome says what a registration did.
-type Outcome string
+type Outcome = agent.Outcome
 
 // What a registration can do.
 const (
-	// Added: the entry was written.
-	Added Outcome = "added"
-	// Present: the entry was there already; nothing was written.
-	Present Outcome = "present"
-	// Kept: an entry of that name with other settings was there; it was
-	// left as the user has it and nothing was written.
-	Kept Outcome = "kept"
+	Added   = agent.Added
+	Present = agent.Present
+	Kept    = agent.Kept
 )
 
 // InstallHook adds to the project's .claude/settings.json a PostToolUse
@@ -51,8 +51,17 @@ const (
 // error and left untouched. The file is replaced atomically; a symbolic
 // link at .claude or at the file is refused, never followed.
 func InstallHook(project string) (string, Outcome, error) {
+	ch, err := PlanHook(project)
+	if err != nil {
+		return ch.Path, "", err
+	}
+	return ch.Path, ch.Outcome, ch.Write()
+}
+
+// PlanHook returns the change InstallHook writes, writing nothing.
+func PlanHook(project string) (agent.Change, error) {
 	path := filepath.Join(project, filepath.FromSlash(SettingsFile))
-	out, err := edit(path, func(doc *object) (Outcome, error) {
+	return plan(path, func(doc *object) (Outcome, error) {
 		hooks, err := doc.object("hooks")
 		if err != nil {
 			return "", err
@@ -63,19 +72,32 @@ func InstallHook(project string) (string, Outcome, error) {
 				return "", fmt.Errorf("hooks.PostToolUse is not a list of matcher groups: %w", err)
 			}
 		}
-		for _, g := range groups {
-			if hasHook(g) {
+		upgraded := false
+		for i, g := range groups {
+			if !hasHook(g) {
+				continue
+			}
+			// A hook skillsync installed before matched the skill tool
+			// only, so reads of a SKILL.md were never seen: its matcher
+			// is widened; any other matcher is the user's.
+			ng, ok := widenMatcher(g)
+			if !ok {
 				return Present, nil
 			}
+			groups[i], upgraded = ng, true
+			break
 		}
-		group, err := marshal(hookGroup{Matcher: SkillTool, Hooks: []hook{{Type: "command", Command: HookCommand}}})
-		if err != nil {
-			return "", err
+		if !upgraded {
+			group, err := marshal(hookGroup{Matcher: HookMatcher, Hooks: []hook{{Type: "command", Command: HookCommand}}})
+			if err != nil {
+				return "", err
+			}
+			groups = append(groups, group)
 		}
 		// The user's groups go back as they were written: json.Marshal
 		// would escape their & < > as \u0026.
 		list := []byte("[")
-		for i, g := range append(groups, group) {
+		for i, g := range groups {
 			if i > 0 {
 				list = append(list, ',')
 			}
@@ -85,7 +107,6 @@ func InstallHook(project string) (string, Outcome, error) {
 		doc.setObject("hooks", hooks)
 		return Added, nil
 	})
-	return path, out, err
 }
 
 // hookGroup and hook are a PostToolUse matcher group as InstallHook
@@ -109,6 +130,27 @@ func marshal(v any) ([]byte, error) {
 		return nil, err
 	}
 	return bytes.TrimRight(b.Bytes(), "\n"), nil
+}
+
+// widenMatcher returns group with its matcher "Skill" made HookMatcher,
+// or false when the matcher is anything else.
+func widenMatcher(group json.RawMessage) (json.RawMessage, bool) {
+	g, err := parseObject(group)
+	if err != nil {
+		return nil, false
+	}
+	raw, ok := g.get("matcher")
+	var m string
+	if !ok || json.Unmarshal(raw, &m) != nil || m != SkillTool {
+		return nil, false
+	}
+	v, err := marshal(HookMatcher)
+	if err != nil {
+		return nil, false
+	}
+	g.set("matcher", v)
+	out, err := g.MarshalJSON()
+	return out, err == nil
 }
 
 // hasHook reports whether a matcher group runs skillsync's hook command,
@@ -142,9 +184,18 @@ type mcpServer struct {
 // existing skillsync entry is left as it is (Present when it is the same,
 // Kept when the user changed it). The file follows InstallHook's rules.
 func RegisterMCP(project string) (string, Outcome, error) {
+	ch, err := PlanMCP(project)
+	if err != nil {
+		return ch.Path, "", err
+	}
+	return ch.Path, ch.Outcome, ch.Write()
+}
+
+// PlanMCP returns the change RegisterMCP writes, writing nothing.
+func PlanMCP(project string) (agent.Change, error) {
 	path := filepath.Join(project, MCPFile)
 	want := mcpServer{Command: "skillsync", Args: []string{"mcp"}}
-	out, err := edit(path, func(doc *object) (Outcome, error) {
+	return plan(path, func(doc *object) (Outcome, error) {
 		servers, err := doc.object("mcpServers")
 		if err != nil {
 			return "", err
@@ -164,79 +215,43 @@ func RegisterMCP(project string) (string, Outcome, error) {
 		doc.setObject("mcpServers", servers)
 		return Added, nil
 	})
-	return path, out, err
 }
 
-// edit reads the JSON object at path (an empty object when there is no
-// file), lets change edit it, and writes it back when change added
-// something. The file is read without following a link; its directory is
-// made when missing, and must not be a link either.
-func edit(path string, change func(*object) (Outcome, error)) (Outcome, error) {
+// plan reads the JSON object at path (an empty object when there is no
+// file), lets change edit it, and returns the change that writes it back
+// when change added something. The file is read without following a link,
+// and its directory must not be a link either.
+func plan(path string, change func(*object) (Outcome, error)) (agent.Change, error) {
+	none := agent.Change{Path: path}
 	dir := filepath.Dir(path)
 	if info, err := os.Lstat(dir); err == nil && info.Mode()&fs.ModeSymlink != 0 {
-		return "", fmt.Errorf("%s is a symbolic link; skillsync does not write through links, add the entry by hand", dir)
+		return none, fmt.Errorf("%s is a symbolic link; skillsync does not write through links, add the entry by hand", dir)
 	}
-	data, perm, err := readConfig(path)
+	data, perm, err := agent.ReadSettings(path, maxConfigSize)
 	if err != nil {
-		return "", err
+		return none, err
 	}
 	doc, err := parseObject(data)
 	if err != nil {
-		return "", fmt.Errorf("%s does not parse as a JSON object (%v); fix it or add the entry by hand, it was left as it is", path, err)
+		return none, fmt.Errorf("%s does not parse as a JSON object (%v); fix it or add the entry by hand, it was left as it is", path, err)
 	}
 	out, err := change(doc)
 	if err != nil {
-		return "", fmt.Errorf("%s: %w; it was left as it is", path, err)
+		return none, fmt.Errorf("%s: %w; it was left as it is", path, err)
 	}
 	if out != Added {
-		return out, nil
+		return agent.Change{Path: path, Outcome: out}, nil
 	}
 	body, err := doc.MarshalJSON()
 	if err != nil {
-		return "", fmt.Errorf("encode %s: %w", path, err)
+		return none, fmt.Errorf("encode %s: %w", path, err)
 	}
 	var pretty bytes.Buffer
 	if err := json.Indent(&pretty, body, "", "  "); err != nil {
-		return "", fmt.Errorf("encode %s: %w", path, err)
+		return none, fmt.Errorf("encode %s: %w", path, err)
 	}
 	pretty.WriteByte('\n')
-	// Made and checked again: a link planted between the check above and
-	// now is refused, not written through.
-	if err := atomicfile.MkdirNoFollow(dir, 0o755); err != nil {
-		return "", fmt.Errorf("write %s: %w", path, err)
-	}
-	// What was read is what is replaced: a change made meanwhile (Claude
-	// Code writes its settings too) is not lost silently.
-	if now, _, err := readConfig(path); err != nil || !bytes.Equal(now, data) {
-		return "", fmt.Errorf("%s changed while skillsync edited it; run the command again", path)
-	}
-	if err := atomicfile.WriteFile(path, pretty.Bytes(), perm); err != nil {
-		return "", err
-	}
-	return Added, nil
-}
-
-// readConfig reads a settings file without following a link. A missing
-// file reads as nil with mode 0644.
-func readConfig(path string) ([]byte, os.FileMode, error) {
-	data, err := atomicfile.ReadBounded(path, maxConfigSize)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil, 0o644, nil
-	case errors.Is(err, atomicfile.ErrSymlink):
-		return nil, 0, fmt.Errorf("%s is a symbolic link; skillsync does not write through links, add the entry by hand", path)
-	case errors.Is(err, atomicfile.ErrTooLarge):
-		return nil, 0, fmt.Errorf("%s is larger than %d bytes; add the entry by hand", path, maxConfigSize)
-	case err != nil:
-		return nil, 0, err
-	}
-	// The mode the rewritten file keeps: the one just read, which is no
-	// link (ReadBounded refused that).
-	perm := os.FileMode(0o644)
-	if info, err := os.Lstat(path); err == nil {
-		perm = info.Mode().Perm()
-	}
-	return data, perm, nil
+	return agent.NewChange(path, data, pretty.Bytes(), perm, maxConfigSize), nil
 }
 
 // object is a JSON object that keeps its keys in the order they came and

@@ -49,7 +49,7 @@ func TestInstallHookKeepsUserSettings(t *testing.T) {
 	}
 	post := doc.Hooks["PostToolUse"]
 	if len(post) != 2 || post[0].Matcher != "Edit|Write" || post[0].Hooks[0].Timeout != 30 ||
-		post[1].Matcher != "Skill" || post[1].Hooks[0].Command != HookCommand || post[1].Hooks[0].Type != "command" {
+		post[1].Matcher != "Skill|Read" || post[1].Hooks[0].Command != HookCommand || post[1].Hooks[0].Type != "command" {
 		t.Errorf("PostToolUse = %+v", post)
 	}
 	if doc.Model != "opus" || doc.Permissions.Allow[0] != "Bash(npm test)" || doc.Hooks["PreToolUse"][0].Hooks[0].Command != "guard.sh && echo <ok>" {
@@ -85,7 +85,7 @@ func TestInstallHookNewFile(t *testing.T) {
   "hooks": {
     "PostToolUse": [
       {
-        "matcher": "Skill",
+        "matcher": "Skill|Read",
         "hooks": [
           {
             "type": "command",
@@ -226,5 +226,23 @@ func TestRegisterMCPNewFile(t *testing.T) {
 	want := "{\n  \"mcpServers\": {\n    \"skillsync\": {\n      \"command\": \"skillsync\",\n      \"args\": [\n        \"mcp\"\n      ]\n    }\n  }\n}\n"
 	if got := skilltest.ReadFile(t, path); got != want {
 		t.Errorf(".mcp.json:\n%s", got)
+	}
+}
+
+// TestInstallHookWidensItsOldMatcher: a hook skillsync installed with the
+// matcher "Skill" is made "Skill|Read"; a matcher the user chose is kept.
+func TestInstallHookWidensItsOldMatcher(t *testing.T) {
+	project := t.TempDir()
+	path := filepath.Join(project, ".claude", "settings.json")
+	skilltest.WriteFile(t, path, `{"hooks":{"PostToolUse":[{"matcher":"Edit","hooks":[{"type":"command","command":"fmt"}]},{"matcher":"Skill","hooks":[{"type":"command","command":"skillsync use --hook claude"}]}]}}`)
+	if _, out, err := InstallHook(project); err != nil || out != Added {
+		t.Fatalf("InstallHook = %s %v", out, err)
+	}
+	got := skilltest.ReadFile(t, path)
+	if strings.Count(got, "skillsync use --hook claude") != 1 || !strings.Contains(got, `"matcher": "Skill|Read"`) || !strings.Contains(got, `"matcher": "Edit"`) {
+		t.Errorf("settings:\n%s", got)
+	}
+	if _, out, err := InstallHook(project); err != nil || out != Present {
+		t.Errorf("second InstallHook = %s %v", out, err)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/skillsync/skillsync"
+	"github.com/skillsync/skillsync/agent"
 	"github.com/skillsync/skillsync/config"
 	"github.com/skillsync/skillsync/repository"
 	"github.com/skillsync/skillsync/skill"
@@ -114,7 +115,7 @@ func (a *app) runAdd(ctx context.Context, opts *addOptions) error {
 			return usageError("--skill %q is not a skill name", n)
 		}
 	}
-	targets, skipped, err := config.AgentTargets(opts.agents, opts.global)
+	targets, skipped, err := agent.Targets(opts.agents, opts.global)
 	if err != nil {
 		return usageError("--agent: %w", err)
 	}
@@ -296,7 +297,7 @@ func describeEntry(e config.Entry) string {
 
 // addTargets adds each folder as a target of the config at file and
 // returns the ones that were not there yet.
-func addTargets(file string, targets []config.AgentTarget) ([]string, error) {
+func addTargets(file string, targets []agent.Target) ([]string, error) {
 	added := []string{}
 	for _, t := range targets {
 		ok, err := config.AddTarget(file, t.Dir, skillsync.Kinds())

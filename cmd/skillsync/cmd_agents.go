@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/skillsync/skillsync/config"
+	"github.com/skillsync/skillsync/agent"
 )
 
 type agentsOptions struct{}
@@ -52,7 +52,7 @@ type agentJSON struct {
 
 func (a *app) runAgents(_ context.Context, _ *agentsOptions) error {
 	var out []agentJSON
-	for _, ag := range config.Agents() {
+	for _, ag := range agent.Agents() {
 		dir, err := ag.UserDir()
 		if err != nil {
 			return err

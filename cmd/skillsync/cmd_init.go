@@ -14,7 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/skillsync/skillsync"
-	"github.com/skillsync/skillsync/agent/claude"
+	"github.com/skillsync/skillsync/agent"
 	"github.com/skillsync/skillsync/config"
 	"github.com/skillsync/skillsync/internal/atomicfile"
 )
@@ -44,9 +44,11 @@ share one target. With --global the targets are the agents' user folders
 (~/.claude/skills), which every project of this user sees.
 
 With --agent claude, --hooks adds a PostToolUse hook for Claude Code's Skill
-tool to .claude/settings.json that runs skillsync use --hook claude, so every
-skill Claude Code loads counts as a use, and --mcp registers skillsync mcp in
-.mcp.json. Both keep every other setting, hook and server of yours, and do
+and Read tools to .claude/settings.json that runs skillsync use --hook claude,
+so every skill Claude Code loads counts as a use and every read of a skill's
+SKILL.md as a view, and --mcp registers skillsync mcp in .mcp.json. Nothing
+is written unless every change can be: a settings file that cannot be merged
+leaves skillsync.yaml as it was. Both keep every other setting, hook and server of yours, and do
 nothing when the entry is there already.
 
 Commit skillsync.yaml and skillsync.lock; the cache, the usage file and the
@@ -85,18 +87,26 @@ func (a *app) runInit(_ context.Context, opts *initOptions) error {
 	if opts.global && len(opts.agents) == 0 {
 		return usageError("--global goes with --agent: it picks the agents' user folders")
 	}
-	if (opts.hooks || opts.mcp) && !claudeAmong(opts.agents) {
-		return usageError("--hooks and --mcp go with --agent claude: they write Claude Code's own settings")
-	}
-	targets, skipped, err := config.AgentTargets(opts.agents, opts.global)
+	project := filepath.Dir(name)
+	targets, skipped, err := agent.Targets(opts.agents, opts.global)
 	if err != nil {
 		return usageError("--agent: %w", err)
 	}
 	for _, s := range skipped {
 		a.warn("agent %s reads skills/ in a project, skillsync's workspace layer: left out (use --global for its user folder)", s)
 	}
+	// Every agent settings change is computed before anything is written:
+	// a settings file that cannot be merged leaves skillsync.yaml as it
+	// was too.
+	changes, err := agentChanges(opts, project)
+	if err != nil {
+		return err
+	}
 	out := initJSON{Config: name, Targets: []string{}, Gitignore: []string{}, Agent: map[string]string{}}
 	_, statErr := os.Lstat(name)
+	if !(statErr != nil || opts.force) && len(targets) == 0 && !opts.gitignore && !opts.hooks && !opts.mcp {
+		return fmt.Errorf("%s already exists; edit it, or run skillsync init --force to replace it", name)
+	}
 	if statErr != nil || opts.force {
 		if err := writeStarter(name, opts.force); err != nil {
 			return err
@@ -106,22 +116,11 @@ func (a *app) runInit(_ context.Context, opts *initOptions) error {
 	if out.Targets, err = addTargets(name, targets); err != nil {
 		return err
 	}
-	if !out.Written && len(targets) == 0 && !opts.gitignore && !opts.hooks && !opts.mcp {
-		return fmt.Errorf("%s already exists; edit it, or run skillsync init --force to replace it", name)
-	}
-	project := filepath.Dir(name)
-	for _, step := range []struct {
-		on  bool
-		run func(string) (string, claude.Outcome, error)
-	}{{opts.hooks, claude.InstallHook}, {opts.mcp, claude.RegisterMCP}} {
-		if !step.on {
-			continue
-		}
-		path, outcome, err := step.run(project)
-		if err != nil {
+	for _, ch := range changes {
+		if err := ch.Write(); err != nil {
 			return err
 		}
-		out.Agent[path] = string(outcome)
+		out.Agent[ch.Path] = string(ch.Outcome)
 	}
 	cfg, err := config.Load(name, skillsync.Kinds())
 	if err != nil {
@@ -248,7 +247,7 @@ func appendLines(name string, lines []string) error {
 }
 
 // readers names the agents that read the target dir.
-func readers(targets []config.AgentTarget, dir string) string {
+func readers(targets []agent.Target, dir string) string {
 	for _, t := range targets {
 		if t.Dir == dir {
 			return strings.Join(t.Agents, ", ")
@@ -257,12 +256,60 @@ func readers(targets []config.AgentTarget, dir string) string {
 	return ""
 }
 
-// claudeAmong reports whether agents names Claude Code (or all agents).
-func claudeAmong(agents []string) bool {
-	for _, name := range agents {
-		if ag, ok := config.LookupAgent(name); name == "*" || ok && ag.Name == "claude-code" {
-			return true
+// agentChanges computes the settings changes --hooks and --mcp ask of the
+// agents --agent names (every agent with such settings for '*'), writing
+// nothing.
+func agentChanges(opts *initOptions, project string) ([]agent.Change, error) {
+	if !opts.hooks && !opts.mcp {
+		return nil, nil
+	}
+	var regs []agent.Registration
+	seen := map[string]bool{}
+	for _, n := range opts.agents {
+		for _, reg := range skillsync.Agents().All() {
+			if seen[reg.Agent] {
+				continue
+			}
+			if a, ok := agent.Lookup(n); n == agent.All || ok && a.Name == reg.Agent {
+				seen[reg.Agent] = true
+				regs = append(regs, reg)
+			}
 		}
 	}
-	return false
+	var changes []agent.Change
+	for _, step := range []struct {
+		on   bool
+		flag string
+		plan func(agent.Registration) func(string) (agent.Change, error)
+	}{
+		{opts.hooks, "--hooks", func(r agent.Registration) func(string) (agent.Change, error) { return r.InstallHook }},
+		{opts.mcp, "--mcp", func(r agent.Registration) func(string) (agent.Change, error) { return r.RegisterMCP }},
+	} {
+		if !step.on {
+			continue
+		}
+		n := 0
+		for _, reg := range regs {
+			plan := step.plan(reg)
+			if plan == nil {
+				continue
+			}
+			ch, err := plan(project)
+			if err != nil {
+				return nil, err
+			}
+			changes = append(changes, ch)
+			n++
+		}
+		if n == 0 {
+			var can []string
+			for _, reg := range skillsync.Agents().All() {
+				if step.plan(reg) != nil {
+					can = append(can, reg.Key)
+				}
+			}
+			return nil, usageError("%s goes with --agent %s: it writes that agent's own settings", step.flag, strings.Join(can, " or --agent "))
+		}
+	}
+	return changes, nil
 }

@@ -71,3 +71,30 @@ func TestInitGitignoreFollowsTheWorkspace(t *testing.T) {
 		}
 	}
 }
+
+// TestInitHooksWritesAllOrNothing: a settings file the hook cannot be
+// merged into fails init before anything is written: no skillsync.yaml,
+// no target, no .mcp.json; and --hooks without an agent that has a hook
+// is a usage error.
+func TestInitHooksWritesAllOrNothing(t *testing.T) {
+	ws := t.TempDir()
+	settings := filepath.Join(ws, ".claude", "settings.json")
+	if err := os.MkdirAll(filepath.Dir(settings), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(settings, []byte(`{"hooks": {"PostToolUse": {"matcher": "Skill"}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := run(t, ws, "init", "--agent", "claude", "--hooks", "--mcp")
+	if r.code != 1 || !strings.Contains(r.stderr, "settings.json") {
+		t.Errorf("init with settings it cannot merge: %d %s", r.code, r.stderr)
+	}
+	for _, name := range []string{"skillsync.yaml", ".mcp.json", ".claude/skills"} {
+		if _, err := os.Lstat(filepath.Join(ws, name)); err == nil {
+			t.Errorf("%s was written", name)
+		}
+	}
+	if r := run(t, ws, "init", "--agent", "cursor", "--hooks"); r.code != 2 || !strings.Contains(r.stderr, "--agent claude") {
+		t.Errorf("--hooks for an agent without a hook: %d %s", r.code, r.stderr)
+	}
+}

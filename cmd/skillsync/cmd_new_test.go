@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/skillsync/skillsync"
+	"github.com/skillsync/skillsync/agent"
 	"github.com/skillsync/skillsync/config"
 	"github.com/skillsync/skillsync/internal/skilltest"
 )
@@ -68,7 +69,7 @@ func TestAgentsCommand(t *testing.T) {
 		}
 	}
 	r := run(t, dir, "agents", "--json")
-	type agent struct {
+	type agentRow struct {
 		Name    string
 		Display string `json:"display_name"`
 		Project string `json:"project_dir"`
@@ -77,14 +78,14 @@ func TestAgentsCommand(t *testing.T) {
 		Found   bool
 		Aliases []string
 	}
-	list := decode[[]agent](t, r)
+	list := decode[[]agentRow](t, r)
 	found := map[string]bool{}
-	byName := map[string]agent{}
+	byName := map[string]agentRow{}
 	for _, a := range list {
 		found[a.Name] = a.Found
 		byName[a.Name] = a
 	}
-	if len(list) != len(config.Agents()) || !found["claude-code"] || !found["cursor"] || !found["opencode"] || found["codex"] || found["windsurf"] {
+	if len(list) != len(agent.Agents()) || !found["claude-code"] || !found["cursor"] || !found["opencode"] || found["codex"] || found["windsurf"] {
 		t.Errorf("found = %v", found)
 	}
 	if c := byName["claude-code"]; c.User != "~/.claude/skills" || c.UserDir != filepath.Join(h, ".claude", "skills") || c.Project != ".claude/skills" || c.Aliases[0] != "claude" {

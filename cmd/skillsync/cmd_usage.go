@@ -27,28 +27,41 @@ skillsync. See also skillsync use (and its --hook) and skillsync mcp.`,
 	}
 	opts := &usageImportOptions{}
 	imp := &cobra.Command{
-		Use:   "import AGENT",
+		Use:   "import [AGENT]",
 		Short: "Import the skill uses and views in an agent's session records",
-		Long: `Read an agent's session records of this workspace and record each call of its
-skill tool as a use and each read of a skill's SKILL.md (where the catalog or
-a target has it) as a view, at the time the record gives (source "import").
+		Long: `Read an agent's session records of this workspace and record the skills it
+used, at the time the record gives (source "import"; "slash" for a skill the
+user started with /name). Without AGENT, every agent whose records exist on
+this machine is imported. docs/usage.md says what each agent's records are.
 
 claude reads Claude Code's transcripts: the JSONL files in
 ~/.claude/projects/<workspace path with every character other than a letter
-or digit as ->/ (and of sessions started in a folder inside the workspace),
-or under $CLAUDE_CONFIG_DIR/projects when that is set.
+or digit as -> (and of sessions started in a folder inside the workspace),
+or under $CLAUDE_CONFIG_DIR/projects. A Skill call is a use, a Read of a
+skill's SKILL.md (where the catalog or a target has it) a view, a /name
+command naming a skill a use.
+
+codex reads the Codex CLI's rollouts in $CODEX_HOME/sessions (~/.codex):
+a skill the user names ($name) and a SKILL.md the model reads with a shell
+command are uses. opencode reads OpenCode's sessions in
+$XDG_DATA_HOME/opencode/storage: a skill tool call is a use, a read of a
+SKILL.md a view.
 
 Importing twice counts nothing twice: skills/.imported.json remembers how far
-each transcript was read, so the next import reads only lines added since,
-and a transcript that was rewritten is read again. Events older than --since
-are passed over for good. Lines that do not parse or are longer than 4 MiB
-are skipped and counted. Skills of plugins or of ~/.claude/skills are not
-this workspace's and are counted as unknown.`,
-		Example: `  skillsync usage import claude
+each record was read and which calls were counted, so a call copied into a
+resumed or forked session, or read again from a rewritten transcript, or
+recorded already by a hook, counts once. Events older than --since are
+passed over for good. Lines that do not parse or are longer than 4 MiB are
+skipped and counted. Skills of plugins or of ~/.claude/skills are not this
+workspace's and are counted as unknown.`,
+		Example: `  skillsync usage import
+  skillsync usage import claude
   skillsync usage import claude --since 2026-01-01 --json`,
-		Args: args(cobra.ExactArgs(1)),
+		Args: args(cobra.MaximumNArgs(1)),
 		RunE: func(c *cobra.Command, names []string) error {
-			opts.agent = names[0]
+			if len(names) == 1 {
+				opts.agent = names[0]
+			}
 			return pick(runF, a.runUsageImport)(c.Context(), opts)
 		},
 	}
@@ -78,6 +91,22 @@ func (a *app) runUsageImport(ctx context.Context, opts *usageImportOptions) erro
 	}
 	eng, err := a.engine()
 	if err != nil {
+		return err
+	}
+	if opts.agent == "" {
+		reports, err := eng.ImportAllSince(ctx, since)
+		if a.json {
+			if jerr := writeJSON(a.stdout, orEmpty(reports)); jerr != nil {
+				return jerr
+			}
+		} else {
+			if len(reports) == 0 && err == nil {
+				fmt.Fprintf(a.stderr, "no agent's records found on this machine (%s)\n", strings.Join(skillsync.ImporterNames(), ", "))
+			}
+			for _, r := range reports {
+				a.printImport(r)
+			}
+		}
 		return err
 	}
 	imp, err := eng.Importer(opts.agent)
@@ -113,6 +142,9 @@ func (a *app) printImport(r *skillsync.ImportReport) {
 			names[i] = safe(n)
 		}
 		fmt.Fprintf(a.stderr, "not recorded, no skill of this workspace: %s (%s)\n", strings.Join(names, ", "), plural(r.Unknown, "event"))
+	}
+	if r.Duplicates > 0 {
+		fmt.Fprintf(a.stderr, "%s counted before (copied into another session, or read again), not counted again\n", plural(r.Duplicates, "call"))
 	}
 	if r.Hooked > 0 {
 		fmt.Fprintf(a.stderr, "%s recorded already by the hook, not counted again\n", plural(r.Hooked, "call"))

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -155,8 +156,8 @@ func TestUsageImportSinceAndErrors(t *testing.T) {
 		toolLine("2026-02-10T10:00:00Z", ws, "Skill", `{"skill":"writing-skills"}`))
 	for _, args := range [][]string{
 		{"usage", "import", "claude", "--since", "last week"},
-		{"usage", "import", "codex"},
-		{"usage", "import"},
+		{"usage", "import", "cursor"},
+		{"usage", "import", "claude", "claude"},
 	} {
 		if r := runEnv(t, ws, noClaudeEnv, args...); r.code != 2 {
 			t.Errorf("%v: exit %d, want 2: %s", args, r.code, r.stderr)
@@ -194,8 +195,15 @@ func TestUsageImportNoTranscripts(t *testing.T) {
 	}
 }
 
+// hookInput is a PostToolUse hook's input for one call; calls with
+// different inputs have different tool_use ids.
 func hookInput(tool, input string) string {
-	return fmt.Sprintf(`{"session_id":"s1","transcript_path":"/x/s1.jsonl","cwd":"/x","permission_mode":"default","hook_event_name":"PostToolUse","tool_name":%q,"tool_input":%s,"tool_response":{"success":true},"tool_use_id":"toolu_1"}`, tool, input)
+	return hookEvent("PostToolUse", "/x", tool, input)
+}
+
+func hookEvent(event, cwd, tool, input string) string {
+	sum := sha256.Sum256([]byte(tool + input))
+	return fmt.Sprintf(`{"session_id":"s1","transcript_path":"/x/s1.jsonl","cwd":%q,"permission_mode":"default","hook_event_name":%q,"tool_name":%q,"tool_input":%s,"tool_response":{"success":true},"tool_use_id":"toolu_%x"}`, cwd, event, tool, input, sum[:8])
 }
 
 // TestUseHookClaude: the hook records a use of the skill Claude Code's
@@ -226,6 +234,16 @@ func TestUseHookClaude(t *testing.T) {
 	r = runIn(t, ws, noClaudeEnv, hookInput("Bash", `{"command":"ls"}`), "use", "--hook", "claude")
 	if r.code != 0 || r.stderr != "" {
 		t.Errorf("another tool: %d %s", r.code, r.stderr)
+	}
+	// The same call sent again (two hooks registered, a retry), and a
+	// PreToolUse input: nothing more is counted.
+	for _, in := range []string{
+		hookInput("Skill", `{"skill":"writing-skills","args":"x"}`),
+		hookEvent("PreToolUse", "/x", "Skill", `{"skill":"writing-skills","args":"y"}`),
+	} {
+		if r := runIn(t, ws, noClaudeEnv, in, "use", "--hook", "claude"); r.code != 0 {
+			t.Errorf("%s: %d %s", in, r.code, r.stderr)
+		}
 	}
 	if u2 := usageOf(t, ws); !reflect.DeepEqual(u2, u) {
 		t.Errorf("nothing was to be recorded, usage is now %+v", u2)
@@ -279,6 +297,16 @@ func TestUseHookFindsProjectConfig(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(sub, "skills")); err == nil {
 		t.Error("the hook wrote usage into the folder it ran in")
+	}
+	// Without $CLAUDE_PROJECT_DIR, the session's cwd in the input says
+	// where the project is, run from anywhere.
+	elsewhere := t.TempDir()
+	r = runIn(t, elsewhere, []string{"CLAUDE_CONFIG_DIR=", "CLAUDE_PROJECT_DIR="}, hookEvent("PostToolUse", sub, "Skill", `{"skill":"skillsync","args":"again"}`), "use", "--hook", "claude")
+	if r.code != 0 {
+		t.Fatalf("%d %s", r.code, r.stderr)
+	}
+	if s := usageOf(t, ws)["marketplace:builtin/skillsync"]; s.UseCount != 2 {
+		t.Errorf("the payload's cwd did not lead to the project: %+v", s)
 	}
 }
 

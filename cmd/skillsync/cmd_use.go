@@ -7,13 +7,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/skillsync/skillsync"
 	"github.com/skillsync/skillsync/agent"
-	"github.com/skillsync/skillsync/agent/claude"
 	"github.com/skillsync/skillsync/config"
 )
 
@@ -46,8 +46,11 @@ a tool call that is no skill's, or a skill that is not this workspace's (a
 plugin's, a personal one), exits 0 and records nothing; input that is not
 a hook's, a config that does not load or a usage file that cannot be
 written exits 1, which Claude Code shows the user and goes on. With
-$CLAUDE_PROJECT_DIR set and no --config, the config is taken from that
-folder. The hook gives up after 10 seconds.`,
+no --config, the config is taken from the project the hook input names
+(Claude Code's $CLAUDE_PROJECT_DIR, else the session's cwd) or the nearest
+folder above it that has one. A PreToolUse input records nothing (only a
+call that ran is a use), and a call whose tool_use_id was recorded before
+is not counted again. The hook gives up after 10 seconds.`,
 		Example: `  skillsync use release-notes
   skillsync use --view pdf
   echo '{"tool_name":"Skill","tool_input":{"skill":"pdf"}}' | skillsync use --hook claude`,
@@ -65,7 +68,7 @@ folder. The hook gives up after 10 seconds.`,
 		},
 	}
 	cmd.Flags().BoolVar(&opts.view, "view", false, "record a view instead of a use")
-	cmd.Flags().StringVar(&opts.hook, "hook", "", "read the hook input of this agent on stdin: claude")
+	cmd.Flags().StringVar(&opts.hook, "hook", "", "read the hook input of this agent on stdin: "+strings.Join(hookAgents(), ", "))
 	return cmd
 }
 
@@ -98,33 +101,32 @@ func (a *app) printUse(recorded string, view bool) error {
 // runUseHook records what an agent's hook reports. Every failure is a
 // hookError (exit 1, never 2); see the command's help for why.
 func (a *app) runUseHook(ctx context.Context, opts *useOptions) error {
-	if opts.hook != claude.Name {
-		return hookFailure(fmt.Errorf("--hook %q: the agents known are %s", opts.hook, claude.Name))
+	reg, ok := skillsync.Agents().Lookup(opts.hook)
+	if !ok || reg.ReadHook == nil {
+		return hookFailure(fmt.Errorf("--hook %q: the agents known are %s", opts.hook, strings.Join(hookAgents(), ", ")))
 	}
 	if opts.view {
 		return hookFailure(errors.New("--view does not go with --hook: the hook input says whether it was a use or a view"))
 	}
 	ctx, cancel := context.WithTimeout(ctx, hookTimeout)
 	defer cancel()
-	ev, err := readHook(ctx, a.stdin)
-	if errors.Is(err, claude.ErrNoSkill) {
+	ev, err := readHook(ctx, a.stdin, reg.ReadHook)
+	if errors.Is(err, agent.ErrNoSkill) {
 		return nil
 	}
 	if err != nil {
 		return hookFailure(err)
 	}
-	if a.configPath == "" && os.Getenv("SKILLSYNC_CONFIG") == "" {
-		if dir := os.Getenv("CLAUDE_PROJECT_DIR"); filepath.IsAbs(dir) {
-			if name := filepath.Join(dir, config.FileName); fileExists(name) {
-				a.configPath = name
-			}
+	if a.configPath == "" && os.Getenv("SKILLSYNC_CONFIG") == "" && ev.Dir != "" {
+		if name, ok := findConfig(ev.Dir); ok {
+			a.configPath = name
 		}
 	}
 	eng, err := a.engine()
 	if err != nil {
 		return hookFailure(err)
 	}
-	recorded, err := eng.RecordHook(ctx, claude.Name, ev)
+	recorded, dup, err := eng.RecordHook(ctx, reg.Key, ev)
 	var unknown *skillsync.UnknownSkillError
 	if errors.As(err, &unknown) {
 		if !a.quiet {
@@ -135,10 +137,41 @@ func (a *app) runUseHook(ctx context.Context, opts *useOptions) error {
 	if err != nil {
 		return hookFailure(err)
 	}
+	if dup {
+		if a.json {
+			return writeJSON(a.stdout, map[string]string{"name": recorded, "recorded": "none: the call was recorded before"})
+		}
+		return nil
+	}
 	if a.json {
 		return a.printUse(recorded, ev.View)
 	}
 	return nil
+}
+
+// hookAgents are the agents whose hook input --hook reads.
+func hookAgents() []string {
+	return skillsync.Agents().Keys(func(r agent.Registration) bool { return r.ReadHook != nil })
+}
+
+// maxConfigDepth bounds how many folders findConfig climbs.
+const maxConfigDepth = 64
+
+// findConfig looks for the config in dir, the project the agent says it
+// works in, and then in the folders above it (a session's cwd may be a
+// folder inside the workspace).
+func findConfig(dir string) (string, bool) {
+	for i := 0; i < maxConfigDepth; i++ {
+		if name := filepath.Join(dir, config.FileName); fileExists(name) {
+			return name, true
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			break
+		}
+		dir = parent
+	}
+	return "", false
 }
 
 func fileExists(name string) bool {
@@ -149,14 +182,14 @@ func fileExists(name string) bool {
 // readHook reads the hook's input, giving up when ctx ends: an agent that
 // keeps stdin open must not hold the hook, or the process, past its time
 // or a signal.
-func readHook(ctx context.Context, r io.Reader) (agent.Event, error) {
+func readHook(ctx context.Context, r io.Reader, parse func(io.Reader) (agent.Event, error)) (agent.Event, error) {
 	type read struct {
 		ev  agent.Event
 		err error
 	}
 	done := make(chan read, 1)
 	go func() {
-		ev, err := claude.ReadHook(r)
+		ev, err := parse(r)
 		done <- read{ev, err}
 	}()
 	select {

@@ -5,6 +5,8 @@ import (
 	"io"
 	"testing"
 	"time"
+
+	"github.com/skillsync/skillsync/agent/claude"
 )
 
 // TestHookInputThatNeverEnds: an agent that keeps the hook's stdin open
@@ -16,7 +18,7 @@ func TestHookInputThatNeverEnds(t *testing.T) {
 	defer cancel()
 	done := make(chan error, 1)
 	go func() {
-		_, err := readHook(ctx, r)
+		_, err := readHook(ctx, r, claude.ReadHook)
 		done <- err
 	}()
 	select {

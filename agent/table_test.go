@@ -1,4 +1,4 @@
-package config
+package agent
 
 import (
 	"os"
@@ -32,11 +32,11 @@ func TestAgentTable(t *testing.T) {
 		t.Errorf("%d names; npx skills alone knows about forty agents", len(names))
 	}
 	for name, want := range map[string]string{"claude": ".claude/skills", "Claude-Code": ".claude/skills", "codex": ".agents/skills", "cursor": ".cursor/skills", "copilot": ".agents/skills", "windsurf": ".windsurf/skills"} {
-		if a, ok := LookupAgent(name); !ok || a.Project != want {
-			t.Errorf("LookupAgent(%s) = %+v, %v", name, a, ok)
+		if a, ok := Lookup(name); !ok || a.Project != want {
+			t.Errorf("Lookup(%s) = %+v, %v", name, a, ok)
 		}
 	}
-	if _, ok := LookupAgent("nope"); ok {
+	if _, ok := Lookup("nope"); ok {
 		t.Error("an unknown agent was found")
 	}
 }
@@ -56,14 +56,14 @@ func agentHome(t *testing.T) string {
 func TestAgentTargets(t *testing.T) {
 	home := agentHome(t)
 
-	got, skipped, err := AgentTargets([]string{"claude", "codex", "gemini-cli", "claude-code", "copilot"}, false)
-	want := []AgentTarget{{".claude/skills", []string{"claude-code"}}, {".agents/skills", []string{"codex", "gemini-cli", "github-copilot"}}}
+	got, skipped, err := Targets([]string{"claude", "codex", "gemini-cli", "claude-code", "copilot"}, false)
+	want := []Target{{".claude/skills", []string{"claude-code"}}, {".agents/skills", []string{"codex", "gemini-cli", "github-copilot"}}}
 	if err != nil || len(skipped) != 0 || !reflect.DeepEqual(got, want) {
 		t.Errorf("project targets = %+v, %v, %v", got, skipped, err)
 	}
 
-	got, _, err = AgentTargets([]string{"claude", "codex", "goose", "amp", "replit"}, true)
-	want = []AgentTarget{{"~/.claude/skills", []string{"claude-code"}}, {"~/.codex/skills", []string{"codex"}},
+	got, _, err = Targets([]string{"claude", "codex", "goose", "amp", "replit"}, true)
+	want = []Target{{"~/.claude/skills", []string{"claude-code"}}, {"~/.codex/skills", []string{"codex"}},
 		{"~/.config/goose/skills", []string{"goose"}}, {"~/.config/agents/skills", []string{"amp", "replit"}}}
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Errorf("user targets = %+v, %v", got, err)
@@ -71,12 +71,12 @@ func TestAgentTargets(t *testing.T) {
 	elsewhere := t.TempDir()
 	t.Setenv("CLAUDE_CONFIG_DIR", elsewhere)
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, "cfg"))
-	got, _, _ = AgentTargets([]string{"claude", "goose"}, true)
+	got, _, _ = Targets([]string{"claude", "goose"}, true)
 	if got[0].Dir != filepath.Join(elsewhere, "skills") || got[1].Dir != "~/cfg/goose/skills" {
 		t.Errorf("with CLAUDE_CONFIG_DIR and XDG_CONFIG_HOME: %+v", got)
 	}
 
-	all, skipped, err := AgentTargets([]string{"*"}, false)
+	all, skipped, err := Targets([]string{"*"}, false)
 	if err != nil || !reflect.DeepEqual(skipped, []string{"openclaw"}) {
 		t.Fatalf("'*': skipped %v, %v", skipped, err)
 	}
@@ -90,13 +90,13 @@ func TestAgentTargets(t *testing.T) {
 	if !dirs[".trae/skills"] || !dirs[".claude/skills"] || len(dirs) >= len(Agents()) {
 		t.Errorf("'*' gave %d folders for %d agents", len(dirs), len(Agents()))
 	}
-	if _, _, err := AgentTargets([]string{"openclaw"}, false); err == nil || !strings.Contains(err.Error(), "workspace layer") {
+	if _, _, err := Targets([]string{"openclaw"}, false); err == nil || !strings.Contains(err.Error(), "workspace layer") {
 		t.Errorf("openclaw's project folder: %v", err)
 	}
-	if got, _, err := AgentTargets([]string{"openclaw"}, true); err != nil || got[0].Dir != "~/.openclaw/skills" {
+	if got, _, err := Targets([]string{"openclaw"}, true); err != nil || got[0].Dir != "~/.openclaw/skills" {
 		t.Errorf("openclaw --global: %+v, %v", got, err)
 	}
-	if _, _, err := AgentTargets([]string{"clod"}, false); err == nil || !strings.Contains(err.Error(), "claude-code") {
+	if _, _, err := Targets([]string{"clod"}, false); err == nil || !strings.Contains(err.Error(), "claude-code") {
 		t.Errorf("an unknown agent: %v", err)
 	}
 }
@@ -117,7 +117,7 @@ func TestAgentInstalled(t *testing.T) {
 	if !reflect.DeepEqual(found, []string{"claude-code", "goose", "windsurf"}) {
 		t.Errorf("found = %v", found)
 	}
-	codex, _ := LookupAgent("codex")
+	codex, _ := Lookup("codex")
 	t.Setenv("CODEX_HOME", filepath.Join(home, "codex-home"))
 	if err := os.MkdirAll(filepath.Join(home, "codex-home", "skills"), 0o755); err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package config
+package agent
 
 import (
 	"fmt"
@@ -19,8 +19,13 @@ type Agent struct {
 	// Display is the agent's product name.
 	Display string
 	// Project is the folder the agent reads in a project, relative to the
-	// workspace, slash-separated.
+	// workspace, slash-separated: the one a target for the agent is.
 	Project string
+	// Also are other folders the agent reads in a project (or read in
+	// earlier releases), in Project's form. Discovery looks for skills in
+	// a source's Project and Also folders of every agent; targets use
+	// Project only.
+	Also []string
 	// User is the folder the agent reads for its user on any project:
 	// "~/..." below the home directory, or "$XDG_CONFIG_HOME/..." below
 	// $XDG_CONFIG_HOME (~/.config when unset, on every system, as the
@@ -64,8 +69,9 @@ var agents = []Agent{
 	// [npx] codebuddy.
 	{Name: "codebuddy", Display: "CodeBuddy", Project: ".codebuddy/skills", User: "~/.codebuddy/skills", Detect: []string{"~/.codebuddy"}},
 	// [npx] codex, [gh] codex; [docs] developers.openai.com/codex/skills
-	// (.agents/skills in a repository). CODEX_HOME moves ~/.codex.
-	{Name: "codex", Display: "Codex", Project: ".agents/skills", User: "~/.codex/skills", UserEnv: "CODEX_HOME", Detect: []string{"~/.codex"}},
+	// (.agents/skills in a repository). CODEX_HOME moves ~/.codex. Also:
+	// .codex/skills, where [npx] installed for Codex before .agents/skills.
+	{Name: "codex", Display: "Codex", Project: ".agents/skills", Also: []string{".codex/skills"}, User: "~/.codex/skills", UserEnv: "CODEX_HOME", Detect: []string{"~/.codex"}},
 	// [npx] command-code.
 	{Name: "command-code", Display: "Command Code", Project: ".commandcode/skills", User: "~/.commandcode/skills", Detect: []string{"~/.commandcode"}},
 	// [npx] continue.
@@ -82,10 +88,13 @@ var agents = []Agent{
 	{Name: "droid", Display: "Droid", Project: ".factory/skills", User: "~/.factory/skills", Detect: []string{"~/.factory"}},
 	// [gh] firebender.
 	{Name: "firebender", Display: "Firebender", Project: ".agents/skills", User: "~/.firebender/skills", Detect: []string{"~/.firebender"}},
-	// [npx] gemini-cli, [gh] gemini-cli.
-	{Name: "gemini-cli", Aliases: []string{"gemini"}, Display: "Gemini CLI", Project: ".agents/skills", User: "~/.gemini/skills", Detect: []string{"~/.gemini"}},
-	// [npx] github-copilot, [gh] github-copilot.
-	{Name: "github-copilot", Aliases: []string{"copilot"}, Display: "GitHub Copilot", Project: ".agents/skills", User: "~/.copilot/skills", Detect: []string{"~/.copilot"}},
+	// [npx] gemini-cli, [gh] gemini-cli. Also: .gemini/skills, the
+	// workspace skills folder of geminicli.com/docs/cli/using-agent-skills.
+	{Name: "gemini-cli", Aliases: []string{"gemini"}, Display: "Gemini CLI", Project: ".agents/skills", Also: []string{".gemini/skills"}, User: "~/.gemini/skills", Detect: []string{"~/.gemini"}},
+	// [npx] github-copilot, [gh] github-copilot. Also: .github/skills and
+	// .claude/skills, the project folders of docs.github.com/en/copilot/
+	// concepts/agents/about-agent-skills.
+	{Name: "github-copilot", Aliases: []string{"copilot"}, Display: "GitHub Copilot", Project: ".agents/skills", Also: []string{".github/skills", ".claude/skills"}, User: "~/.copilot/skills", Detect: []string{"~/.copilot"}},
 	// [npx] goose, [gh] goose.
 	{Name: "goose", Display: "Goose", Project: ".goose/skills", User: "$XDG_CONFIG_HOME/goose/skills", Detect: []string{"$XDG_CONFIG_HOME/goose"}},
 	// [npx] iflow-cli.
@@ -116,7 +125,7 @@ var agents = []Agent{
 	// [docs] opencode.ai/docs/skills: .opencode/skills in a project and
 	// $XDG_CONFIG_HOME/opencode/skills for the user (it also reads
 	// .claude/skills and .agents/skills, which [npx] and [gh] install to).
-	{Name: "opencode", Display: "OpenCode", Project: ".opencode/skills", User: "$XDG_CONFIG_HOME/opencode/skills", Detect: []string{"$XDG_CONFIG_HOME/opencode"}},
+	{Name: "opencode", Display: "OpenCode", Project: ".opencode/skills", Also: []string{".claude/skills", ".agents/skills"}, User: "$XDG_CONFIG_HOME/opencode/skills", Detect: []string{"$XDG_CONFIG_HOME/opencode"}},
 	// [npx] openhands.
 	{Name: "openhands", Display: "OpenHands", Project: ".openhands/skills", User: "~/.openhands/skills", Detect: []string{"~/.openhands"}},
 	// [npx] pi.
@@ -131,6 +140,10 @@ var agents = []Agent{
 	{Name: "replit", Display: "Replit", Project: ".agents/skills", User: "$XDG_CONFIG_HOME/agents/skills"},
 	// [npx] roo, [gh] roo.
 	{Name: "roo", Aliases: []string{"roo-code"}, Display: "Roo Code", Project: ".roo/skills", User: "~/.roo/skills", Detect: []string{"~/.roo"}},
+	// [docs] support.atlassian.com/rovo/docs/extend-rovo-dev-cli-with-agent-skills
+	// (.rovodev/skills or .agents/skills in a project, ~/.rovodev/skills
+	// for the user); [npx] rovodev in earlier releases of src/agents.ts.
+	{Name: "rovodev", Aliases: []string{"rovo-dev"}, Display: "Rovo Dev", Project: ".rovodev/skills", Also: []string{".agents/skills"}, User: "~/.rovodev/skills", Detect: []string{"~/.rovodev"}},
 	// [npx] trae.
 	{Name: "trae", Display: "Trae", Project: ".trae/skills", User: "~/.trae/skills", Detect: []string{"~/.trae"}},
 	// [npx] trae-cn: the project folder is Trae's.
@@ -143,22 +156,23 @@ var agents = []Agent{
 	{Name: "zencoder", Display: "Zencoder", Project: ".zencoder/skills", User: "~/.zencoder/skills", Detect: []string{"~/.zencoder"}},
 }
 
-// AllAgents is the --agent value that names every agent in the table.
-const AllAgents = "*"
+// All is the --agent value that names every agent in the table.
+const All = "*"
 
 // Agents returns the known agents, sorted by name.
 func Agents() []Agent {
 	out := make([]Agent, len(agents))
 	for i, a := range agents {
 		a.Aliases = slices.Clone(a.Aliases)
+		a.Also = slices.Clone(a.Also)
 		a.Detect = slices.Clone(a.Detect)
 		out[i] = a
 	}
 	return out
 }
 
-// LookupAgent finds an agent by name or alias, ignoring case.
-func LookupAgent(name string) (Agent, bool) {
+// Lookup finds an agent by name or alias, ignoring case.
+func Lookup(name string) (Agent, bool) {
 	for _, a := range Agents() {
 		if strings.EqualFold(a.Name, name) || slices.ContainsFunc(a.Aliases, func(s string) bool { return strings.EqualFold(s, name) }) {
 			return a, true
@@ -167,8 +181,8 @@ func LookupAgent(name string) (Agent, bool) {
 	return Agent{}, false
 }
 
-// AgentNames returns every name --agent takes, aliases included, sorted.
-func AgentNames() []string {
+// Names returns every name --agent takes, aliases included, sorted.
+func Names() []string {
 	var out []string
 	for _, a := range agents {
 		out = append(out, a.Name)
@@ -239,9 +253,9 @@ func expandAgentPath(p string) (string, error) {
 	return filepath.Clean(p), nil
 }
 
-// AgentTarget is one folder to add as a target and the agents that read
+// Target is one folder to add as a target and the agents that read
 // it.
-type AgentTarget struct {
+type Target struct {
 	// Dir is as the config gets it: relative to the workspace for a
 	// project folder; for a user folder "~/..." when it is below the home
 	// directory, else absolute.
@@ -249,24 +263,24 @@ type AgentTarget struct {
 	Agents []string
 }
 
-// AgentTargets returns the folders the named agents read, in the order
+// Targets returns the folders the named agents read, in the order
 // named, one target per folder however many agents share it. With
 // global they are the user folders, else the project folders. "*" names
 // every agent; then an agent whose project folder skillsync cannot write
 // (OpenClaw's skills/, the workspace layer) is left out and named in
 // skipped, while naming it alone is an error.
-func AgentTargets(names []string, global bool) (targets []AgentTarget, skipped []string, err error) {
+func Targets(names []string, global bool) (targets []Target, skipped []string, err error) {
 	var list []Agent
 	all := false
 	for _, n := range names {
-		if n == AllAgents {
+		if n == All {
 			all = true
 			list = append(list, Agents()...)
 			continue
 		}
-		a, ok := LookupAgent(n)
+		a, ok := Lookup(n)
 		if !ok {
-			return nil, nil, fmt.Errorf("unknown agent %q; skillsync agents lists them: %s", n, strings.Join(AgentNames(), ", "))
+			return nil, nil, fmt.Errorf("unknown agent %q; skillsync agents lists them: %s", n, strings.Join(Names(), ", "))
 		}
 		list = append(list, a)
 	}
@@ -283,7 +297,7 @@ func AgentTargets(names []string, global bool) (targets []AgentTarget, skipped [
 				return nil, nil, fmt.Errorf("agent %s: %w", a.Name, err)
 			}
 		} else if dir == "skills" {
-			if all && !slices.ContainsFunc(names, func(n string) bool { m, _ := LookupAgent(n); return m.Name == a.Name }) {
+			if all && !slices.ContainsFunc(names, func(n string) bool { m, _ := Lookup(n); return m.Name == a.Name }) {
 				skipped = append(skipped, a.Name)
 				continue
 			}
@@ -294,7 +308,7 @@ func AgentTargets(names []string, global bool) (targets []AgentTarget, skipped [
 			continue
 		}
 		index[dir] = len(targets)
-		targets = append(targets, AgentTarget{Dir: dir, Agents: []string{a.Name}})
+		targets = append(targets, Target{Dir: dir, Agents: []string{a.Name}})
 	}
 	return targets, skipped, nil
 }
@@ -312,4 +326,24 @@ func (a Agent) UserTarget() (string, error) {
 		}
 	}
 	return dir, nil
+}
+
+// ProjectFolders returns every folder an agent of the table reads in a
+// project (each agent's Project and Also), once each, sorted: where
+// discovery looks for skills in a source besides its own skills/ folders.
+// OpenClaw's "skills" is the workspace layer and a repository's own
+// convention, not an agent's folder, and is left out.
+func ProjectFolders() []string {
+	seen := map[string]bool{"skills": true}
+	var out []string
+	for _, a := range agents {
+		for _, dir := range append([]string{a.Project}, a.Also...) {
+			if !seen[dir] {
+				seen[dir] = true
+				out = append(out, dir)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
 }

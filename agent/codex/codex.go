@@ -1,0 +1,525 @@
+// Package codex reads what the Codex CLI did with skills from its session
+// records ("rollouts").
+//
+// Formats followed (openai/codex, codex-rs; see testdata/agents/codex/README.md
+// for the files each rule comes from):
+//
+//   - Sessions are JSONL files $CODEX_HOME/sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl
+//     (CODEX_HOME is ~/.codex unless set). Each line is {timestamp, type,
+//     payload}; the first is a "session_meta" whose payload has the
+//     session's cwd; "turn_context" lines give the cwd of later turns.
+//   - A skill the user names ($name, or picked in the composer) is injected
+//     as a "response_item" user message whose text is
+//     <skill>\n<name>NAME</name>\n<path>PATH</path>\n... (SkillInstructions).
+//   - Otherwise the model uses a skill by reading its SKILL.md with a shell
+//     command (cat, sed, head, tail, less, more, bat, awk), which Codex
+//     itself counts as an implicit invocation: a "function_call" (shell:
+//     {"command": [...], "workdir"}; shell_command: {"command": "...",
+//     "workdir"}; exec_command: {"cmd": "...", "workdir"}) or a
+//     "local_shell_call" ({"action": {"command": [...],
+//     "working_directory"}}), each with a call_id.
+package codex
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/skillsync/skillsync/agent"
+)
+
+// Name is the agent's name in the table, on the command line and in the
+// import state.
+const Name = "codex"
+
+// maxDepth is how deep below the sessions folder rollouts are:
+// YYYY/MM/DD/rollout.jsonl.
+const maxDepth = 4
+
+// maxMeta bounds the first line read to learn a session's cwd; a
+// session_meta carries the instructions, tens of KiB at most.
+const maxMeta = 1 << 20
+
+// maxNameLen bounds a skill name taken from a record.
+const maxNameLen = 255
+
+// SessionsDir is where Codex keeps its rollouts for a user:
+// $CODEX_HOME/sessions, else ~/.codex/sessions.
+func SessionsDir() (string, error) {
+	if dir := os.Getenv("CODEX_HOME"); dir != "" {
+		return filepath.Join(dir, "sessions"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("find Codex's sessions: %w", err)
+	}
+	return filepath.Join(home, ".codex", "sessions"), nil
+}
+
+// Register returns what skillsync knows of the Codex CLI: its rollouts.
+func Register() agent.Registration {
+	return agent.Registration{
+		Agent: Name,
+		Key:   Name,
+		Importer: func(root string) (agent.Importer, bool, error) {
+			dir, err := SessionsDir()
+			if err != nil {
+				return nil, false, err
+			}
+			info, err := os.Stat(dir)
+			return New(root, dir), err == nil && info.IsDir(), nil
+		},
+	}
+}
+
+// Importer reads the rollouts of the Codex sessions of one workspace.
+type Importer struct {
+	workspace []string // as given and as its links resolve
+	sessions  string
+	limits    agent.Limits
+}
+
+// New returns an importer of the sessions of the workspace at root (an
+// absolute path) whose rollouts are under sessions (SessionsDir).
+func New(root, sessions string) *Importer {
+	root = filepath.Clean(root)
+	im := &Importer{workspace: []string{root}, sessions: sessions, limits: agent.DefaultLimits()}
+	if real, err := filepath.EvalSymlinks(root); err == nil && real != root {
+		im.workspace = append(im.workspace, real)
+	}
+	return im
+}
+
+// Name returns "codex".
+func (im *Importer) Name() string { return Name }
+
+// rollouts lists the JSONL files below the sessions folder, relative to
+// it, sorted; links and anything deeper than maxDepth are left alone.
+func (im *Importer) rollouts() ([]string, error) {
+	var out []string
+	err := filepath.WalkDir(im.sessions, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == im.sessions {
+				if errors.Is(err, fs.ErrNotExist) {
+					return filepath.SkipAll
+				}
+				return err
+			}
+			return nil
+		}
+		rel, _ := filepath.Rel(im.sessions, p)
+		if d.IsDir() {
+			if rel != "." && strings.Count(rel, string(filepath.Separator)) >= maxDepth-1 {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.Type().IsRegular() && strings.HasSuffix(d.Name(), ".jsonl") {
+			out = append(out, rel)
+		}
+		return nil
+	})
+	sort.Strings(out)
+	return out, err
+}
+
+// Import reads every rollout of a session started in the workspace from
+// where done left it, and returns the skills the user named (uses) and the
+// SKILL.md files the model read with a shell command (uses too: that is
+// how Codex uses a skill it picked). Rollouts of other folders are passed
+// over without being read past their first line.
+func (im *Importer) Import(ctx context.Context, since time.Time, done agent.Marks) (*agent.Batch, error) {
+	files, err := im.rollouts()
+	if err != nil {
+		return nil, fmt.Errorf("list Codex sessions in %s: %w", im.sessions, err)
+	}
+	b := &agent.Batch{Marks: agent.Marks{}}
+	for _, rel := range files {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		key := filepath.ToSlash(rel)
+		path := filepath.Join(im.sessions, rel)
+		cwd, err := sessionCwd(path)
+		if err != nil || !im.within(cwd) {
+			if m, ok := done[key]; ok && err != nil {
+				b.Marks[key] = m
+			}
+			continue
+		}
+		s := &session{im: im, b: b, cwd: cwd, since: since}
+		r, err := agent.ReadNew(ctx, path, done[key], im.limits, func(line []byte, off int64) error {
+			s.parse(line, fmt.Sprintf("%s@%d", path, off))
+			return nil
+		})
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if err != nil {
+			b.Unreadable = append(b.Unreadable, err.Error())
+			if m, ok := done[key]; ok {
+				b.Marks[key] = m
+			}
+			continue
+		}
+		b.Marks[key] = r.Mark
+		b.TooLong += r.TooLong
+		if r.New {
+			b.Files++
+		}
+		if r.Rewritten {
+			b.Rewritten++
+		}
+	}
+	return b, nil
+}
+
+// sessionCwd reads the cwd of the session_meta on the first line of a
+// rollout, reading at most maxMeta bytes, without following a link.
+func sessionCwd(path string) (string, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() {
+		return "", fmt.Errorf("%s is not a regular file", path)
+	}
+	line, err := bufio.NewReaderSize(io.LimitReader(f, maxMeta), 64<<10).ReadSlice('\n')
+	if err != nil && !errors.Is(err, io.EOF) {
+		line, err = readLine(f)
+		if err != nil {
+			return "", err
+		}
+	}
+	var l struct {
+		Type    string `json:"type"`
+		Payload struct {
+			Cwd string `json:"cwd"`
+		} `json:"payload"`
+	}
+	if json.Unmarshal(bytes.TrimSpace(line), &l) != nil || l.Type != "session_meta" || !filepath.IsAbs(l.Payload.Cwd) {
+		return "", fmt.Errorf("%s does not begin with a session_meta line", path)
+	}
+	return filepath.Clean(l.Payload.Cwd), nil
+}
+
+// readLine reads the first line of f, up to maxMeta bytes.
+func readLine(f *os.File) ([]byte, error) {
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil, err
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxMeta))
+	if err != nil {
+		return nil, err
+	}
+	line, _, ok := bytes.Cut(data, []byte("\n"))
+	if !ok {
+		return nil, errors.New("the first line is over 1 MiB")
+	}
+	return line, nil
+}
+
+func (im *Importer) within(p string) bool {
+	if p == "" {
+		return false
+	}
+	for _, ws := range im.workspace {
+		if p == ws || strings.HasPrefix(p, ws+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
+}
+
+// inWorkspace writes a path under the workspace's resolved form under the
+// workspace as configured.
+func (im *Importer) inWorkspace(p string) string {
+	if len(im.workspace) < 2 {
+		return p
+	}
+	if rest, ok := strings.CutPrefix(p, im.workspace[1]+string(filepath.Separator)); ok {
+		return filepath.Join(im.workspace[0], rest)
+	}
+	return p
+}
+
+// session is the reading of one rollout.
+type session struct {
+	im    *Importer
+	b     *agent.Batch
+	cwd   string
+	since time.Time
+}
+
+// line is a rollout line.
+type line struct {
+	Timestamp string          `json:"timestamp"`
+	Type      string          `json:"type"`
+	Payload   json.RawMessage `json:"payload"`
+}
+
+// item is the part of a response_item (or a turn_context) read here.
+type item struct {
+	Type      string `json:"type"`
+	Role      string `json:"role"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+	CallID    string `json:"call_id"`
+	Cwd       string `json:"cwd"`
+	Content   []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	} `json:"content"`
+	Action struct {
+		Command          []string `json:"command"`
+		WorkingDirectory string   `json:"working_directory"`
+	} `json:"action"`
+}
+
+var (
+	skillTag    = []byte(`<skill>`)
+	skillDoc    = []byte(`SKILL.md`)
+	turnContext = []byte(`"turn_context"`)
+)
+
+// parse adds the events of one rollout line. Lines that can hold none are
+// passed over before decoding.
+func (s *session) parse(raw []byte, where string) {
+	if !bytes.Contains(raw, skillTag) && !bytes.Contains(raw, skillDoc) && !bytes.Contains(raw, turnContext) {
+		return
+	}
+	var l line
+	var it item
+	if json.Unmarshal(raw, &l) != nil || json.Unmarshal(l.Payload, &it) != nil {
+		s.b.Malformed++
+		return
+	}
+	if l.Type == "turn_context" {
+		if filepath.IsAbs(it.Cwd) {
+			s.cwd = filepath.Clean(it.Cwd)
+		}
+		return
+	}
+	if l.Type != "response_item" {
+		return
+	}
+	var evs []agent.Event
+	switch it.Type {
+	case "message":
+		if it.Role != "user" {
+			return
+		}
+		for _, c := range it.Content {
+			if name, path, ok := injected(c.Text); ok {
+				sum := sha256.Sum256([]byte(name + "\x00" + path + "\x00" + l.Timestamp))
+				evs = append(evs, agent.Event{Skill: name, ID: "skill-" + hex.EncodeToString(sum[:16])})
+			}
+		}
+	case "function_call":
+		var args struct {
+			Command json.RawMessage `json:"command"`
+			Cmd     string          `json:"cmd"`
+			Workdir string          `json:"workdir"`
+		}
+		if json.Unmarshal([]byte(it.Arguments), &args) != nil {
+			return // a tool whose arguments are not JSON reads no file here
+		}
+		script := args.Cmd
+		var argv []string
+		if json.Unmarshal(args.Command, &argv) != nil {
+			json.Unmarshal(args.Command, &script)
+		}
+		for _, p := range skillReads(argv, script, s.dir(args.Workdir)) {
+			evs = append(evs, agent.Event{Path: s.im.inWorkspace(p), ID: it.CallID})
+		}
+	case "local_shell_call":
+		for _, p := range skillReads(it.Action.Command, "", s.dir(it.Action.WorkingDirectory)) {
+			evs = append(evs, agent.Event{Path: s.im.inWorkspace(p), ID: it.CallID})
+		}
+	}
+	if len(evs) == 0 {
+		return
+	}
+	t, err := time.Parse(time.RFC3339Nano, l.Timestamp)
+	if err != nil {
+		s.b.Malformed++
+		return
+	}
+	if t.Before(s.since) {
+		s.b.Before += len(evs)
+		return
+	}
+	for i, ev := range evs {
+		ev.At, ev.Where = t.UTC(), where
+		if i > 0 && ev.ID != "" {
+			ev.ID = fmt.Sprintf("%s#%d", ev.ID, i) // one call reading two SKILL.md files
+		}
+		s.b.Events = append(s.b.Events, ev)
+	}
+}
+
+// dir is the directory a command ran in: its workdir, relative to the
+// session's cwd.
+func (s *session) dir(workdir string) string {
+	switch {
+	case workdir == "":
+		return s.cwd
+	case filepath.IsAbs(workdir):
+		return filepath.Clean(workdir)
+	default:
+		return filepath.Join(s.cwd, workdir)
+	}
+}
+
+// injected reads a skill Codex injected for the user:
+// <skill>\n<name>NAME</name>\n<path>PATH</path>...
+func injected(text string) (name, path string, ok bool) {
+	rest, found := strings.CutPrefix(strings.TrimLeft(text, " \n"), "<skill>")
+	if !found {
+		return "", "", false
+	}
+	rest = strings.TrimLeft(rest, "\n")
+	after, found := strings.CutPrefix(rest, "<name>")
+	if !found {
+		return "", "", false
+	}
+	name, rest, found = strings.Cut(after, "</name>")
+	if !found || name == "" || len(name) > maxNameLen || strings.ContainsAny(name, "\n<>") {
+		return "", "", false
+	}
+	if after, found := strings.CutPrefix(strings.TrimLeft(rest, "\n"), "<path>"); found {
+		path, _, _ = strings.Cut(after, "</path>")
+	}
+	return name, path, true
+}
+
+// readers are the programs Codex takes a read of a SKILL.md from
+// (codex-rs core/src/skills/invocation_utils.rs, command_reads_file).
+var readers = map[string]bool{"cat": true, "sed": true, "head": true, "tail": true, "less": true, "more": true, "bat": true, "awk": true}
+
+// shells are the programs whose -c/-lc script is the command.
+var shells = map[string]bool{"bash": true, "sh": true, "zsh": true}
+
+// skillReads returns the SKILL.md files a command reads with one of the
+// readers, absolute and cleaned: argv as given, or script split into its
+// simple commands. A shell's -c/-lc script is read as script.
+func skillReads(argv []string, script, dir string) []string {
+	if len(argv) >= 3 && shells[filepath.Base(argv[0])] && (argv[1] == "-c" || argv[1] == "-lc") {
+		script, argv = argv[2], nil
+	}
+	var cmds [][]string
+	if argv != nil {
+		cmds = [][]string{argv}
+	} else {
+		cmds = splitScript(script)
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, c := range cmds {
+		if len(c) < 2 || !readers[filepath.Base(c[0])] {
+			continue
+		}
+		for _, tok := range c[1:] {
+			if strings.HasPrefix(tok, "-") || filepath.Base(tok) != "SKILL.md" {
+				continue
+			}
+			p := tok
+			if !filepath.IsAbs(p) {
+				if !filepath.IsAbs(dir) {
+					continue
+				}
+				p = filepath.Join(dir, p)
+			}
+			p = filepath.Clean(p)
+			if !seen[p] {
+				seen[p] = true
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+// maxScript bounds the script split into words.
+const maxScript = 64 << 10
+
+// splitScript splits a shell script into simple commands of words, with
+// single and double quotes and backslashes as the shell reads them, and
+// ; & | and newlines between commands. Anything else a shell does
+// (expansions, redirections' targets) is left as words, which at worst
+// names no SKILL.md.
+func splitScript(script string) [][]string {
+	if len(script) > maxScript {
+		script = script[:maxScript]
+	}
+	var cmds [][]string
+	var cur []string
+	var word strings.Builder
+	inWord := false
+	flushWord := func() {
+		if inWord {
+			cur = append(cur, word.String())
+			word.Reset()
+			inWord = false
+		}
+	}
+	flushCmd := func() {
+		flushWord()
+		if len(cur) > 0 {
+			cmds = append(cmds, cur)
+			cur = nil
+		}
+	}
+	for i := 0; i < len(script); i++ {
+		c := script[i]
+		switch {
+		case c == '\'':
+			inWord = true
+			j := strings.IndexByte(script[i+1:], '\'')
+			if j < 0 {
+				word.WriteString(script[i+1:])
+				i = len(script)
+				break
+			}
+			word.WriteString(script[i+1 : i+1+j])
+			i += j + 1
+		case c == '"':
+			inWord = true
+			for i++; i < len(script) && script[i] != '"'; i++ {
+				if script[i] == '\\' && i+1 < len(script) {
+					i++
+				}
+				word.WriteByte(script[i])
+			}
+		case c == '\\' && i+1 < len(script):
+			inWord = true
+			i++
+			word.WriteByte(script[i])
+		case c == ';' || c == '&' || c == '|' || c == '\n' || c == '(' || c == ')':
+			flushCmd()
+		case c == ' ' || c == '\t':
+			flushWord()
+		default:
+			inWord = true
+			word.WriteByte(c)
+		}
+	}
+	flushCmd()
+	return cmds
+}
+
+var _ agent.Importer = (*Importer)(nil)

@@ -1,0 +1,288 @@
+// Package opencode reads what OpenCode did with skills from the sessions
+// it keeps as JSON files.
+//
+// Formats followed (sst/opencode, now anomalyco/opencode; see
+// testdata/agents/opencode/README.md for the files each rule comes from):
+//
+//   - Up to release 1.1, OpenCode keeps its data in
+//     $XDG_DATA_HOME/opencode/storage (~/.local/share/opencode/storage):
+//     session/<projectID>/<sessionID>.json (with "directory", the folder the
+//     session ran in), message/<sessionID>/<messageID>.json and
+//     part/<messageID>/<partID>.json. A tool call is a part of type "tool"
+//     with "callID", "tool" and "state" {status, input, time {start, end}
+//     in milliseconds}; the file is rewritten as the call runs.
+//   - The skill tool is "skill" with input {"name": NAME}: a use. The read
+//     tool is "read" with input {"filePath": PATH}: a read of a SKILL.md is
+//     a view. Only calls whose state is "completed" ran.
+//   - From release 1.2 OpenCode moves these records into a SQLite database,
+//     opencode.db beside storage/, which this package does not read: an
+//     import says so.
+package opencode
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/skillsync/skillsync/agent"
+	"github.com/skillsync/skillsync/internal/atomicfile"
+)
+
+// Name is the agent's name in the table, on the command line and in the
+// import state.
+const Name = "opencode"
+
+// maxRecord bounds one session or part file; a part holds a tool's output,
+// and a skill's is the skill.
+const maxRecord = 8 << 20
+
+// maxNameLen bounds a skill name taken from a record.
+const maxNameLen = 255
+
+// DataDir is OpenCode's data folder: $XDG_DATA_HOME/opencode, else
+// ~/.local/share/opencode (on every system, as OpenCode does).
+func DataDir() (string, error) {
+	if dir := os.Getenv("XDG_DATA_HOME"); filepath.IsAbs(dir) {
+		return filepath.Join(dir, "opencode"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("find OpenCode's data: %w", err)
+	}
+	return filepath.Join(home, ".local", "share", "opencode"), nil
+}
+
+// Register returns what skillsync knows of OpenCode: its sessions.
+func Register() agent.Registration {
+	return agent.Registration{
+		Agent: Name,
+		Key:   Name,
+		Importer: func(root string) (agent.Importer, bool, error) {
+			dir, err := DataDir()
+			if err != nil {
+				return nil, false, err
+			}
+			info, err := os.Stat(dir)
+			return New(root, dir), err == nil && info.IsDir(), nil
+		},
+	}
+}
+
+// Importer reads the sessions OpenCode ran in one workspace.
+type Importer struct {
+	workspace []string
+	data      string
+}
+
+// New returns an importer of the sessions of the workspace at root (an
+// absolute path) that OpenCode keeps under data (DataDir).
+func New(root, data string) *Importer {
+	root = filepath.Clean(root)
+	im := &Importer{workspace: []string{root}, data: data}
+	if real, err := filepath.EvalSymlinks(root); err == nil && real != root {
+		im.workspace = append(im.workspace, real)
+	}
+	return im
+}
+
+// Name returns "opencode".
+func (im *Importer) Name() string { return Name }
+
+func (im *Importer) within(p string) bool {
+	if !filepath.IsAbs(p) {
+		return false
+	}
+	p = filepath.Clean(p)
+	for _, ws := range im.workspace {
+		if p == ws || strings.HasPrefix(p, ws+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
+}
+
+// dirs lists the names of the folders in dir, sorted; links and files are
+// left alone, and a missing dir is empty.
+func dirs(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	var out []string
+	for _, e := range entries {
+		if e.IsDir() {
+			out = append(out, e.Name())
+		}
+	}
+	return out, err
+}
+
+// files lists the regular .json files in dir, sorted.
+func files(dir string) []string {
+	entries, _ := os.ReadDir(dir)
+	var out []string
+	for _, e := range entries {
+		if e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".json") {
+			out = append(out, e.Name())
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// readJSON reads a record of at most maxRecord bytes without following a
+// link.
+func readJSON(path string, v any) error {
+	data, err := atomicfile.ReadBounded(path, maxRecord)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(data, v)
+}
+
+// Import reads the tool calls of every session OpenCode ran in the
+// workspace: the skill tool's are uses, the read tool's of a SKILL.md
+// views. A part file is read again only when its size or time changed.
+func (im *Importer) Import(ctx context.Context, since time.Time, done agent.Marks) (*agent.Batch, error) {
+	b := &agent.Batch{Marks: agent.Marks{}}
+	if _, err := os.Lstat(filepath.Join(im.data, "opencode.db")); err == nil {
+		b.Unreadable = append(b.Unreadable, filepath.Join(im.data, "opencode.db")+": OpenCode 1.2 and later keep sessions in this SQLite database, which skillsync does not read yet; only the JSON files of storage/ are imported")
+	}
+	storage := filepath.Join(im.data, "storage")
+	projects, err := dirs(filepath.Join(storage, "session"))
+	if err != nil {
+		return nil, fmt.Errorf("list OpenCode sessions in %s: %w", storage, err)
+	}
+	for _, project := range projects {
+		for _, name := range files(filepath.Join(storage, "session", project)) {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			var ses struct {
+				ID        string `json:"id"`
+				Directory string `json:"directory"`
+			}
+			if err := readJSON(filepath.Join(storage, "session", project, name), &ses); err != nil {
+				b.Malformed++
+				continue
+			}
+			if !im.within(ses.Directory) || ses.ID != strings.TrimSuffix(name, ".json") || !fs.ValidPath(ses.ID) || strings.Contains(ses.ID, "/") {
+				continue
+			}
+			if err := im.session(ctx, b, storage, ses.ID, since, done); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return b, nil
+}
+
+// session reads the parts of the messages of one session.
+func (im *Importer) session(ctx context.Context, b *agent.Batch, storage, id string, since time.Time, done agent.Marks) error {
+	for _, msg := range files(filepath.Join(storage, "message", id)) {
+		msgID := strings.TrimSuffix(msg, ".json")
+		for _, part := range files(filepath.Join(storage, "part", msgID)) {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			key := "part/" + msgID + "/" + part
+			path := filepath.Join(storage, "part", msgID, part)
+			info, err := os.Lstat(path)
+			if err != nil || !info.Mode().IsRegular() {
+				continue
+			}
+			mark := agent.Mark{Size: info.Size(), ModTime: info.ModTime().UTC(), Offset: info.Size(), Hash: "whole"}
+			if prev, ok := done[key]; ok && prev.Size == mark.Size && prev.ModTime.Equal(mark.ModTime) {
+				b.Marks[key] = prev
+				continue
+			}
+			var p partRecord
+			if err := readJSON(path, &p); err != nil {
+				if errors.Is(err, atomicfile.ErrTooLarge) {
+					b.TooLong++
+				} else {
+					b.Malformed++
+				}
+				b.Marks[key] = mark
+				continue
+			}
+			b.Marks[key] = mark
+			b.Files++
+			if _, ok := done[key]; ok {
+				b.Rewritten++
+			}
+			if ev, ok := p.event(); ok {
+				if ev.At.Before(since) {
+					b.Before++
+					continue
+				}
+				ev.Where = path
+				ev.Path = im.inWorkspace(ev.Path)
+				b.Events = append(b.Events, ev)
+			}
+		}
+	}
+	return nil
+}
+
+func (im *Importer) inWorkspace(p string) string {
+	if p == "" || len(im.workspace) < 2 {
+		return p
+	}
+	if rest, ok := strings.CutPrefix(p, im.workspace[1]+string(filepath.Separator)); ok {
+		return filepath.Join(im.workspace[0], rest)
+	}
+	return p
+}
+
+// partRecord is the part of a part file read here.
+type partRecord struct {
+	Type   string `json:"type"`
+	CallID string `json:"callID"`
+	Tool   string `json:"tool"`
+	State  struct {
+		Status string `json:"status"`
+		Input  struct {
+			Name     string `json:"name"`
+			FilePath string `json:"filePath"`
+		} `json:"input"`
+		Time struct {
+			Start int64 `json:"start"`
+			End   int64 `json:"end"`
+		} `json:"time"`
+	} `json:"state"`
+}
+
+// event reads a completed skill or read call.
+func (p *partRecord) event() (agent.Event, bool) {
+	if p.Type != "tool" || p.State.Status != "completed" || p.State.Time.Start <= 0 {
+		return agent.Event{}, false
+	}
+	ev := agent.Event{ID: p.CallID, At: time.UnixMilli(p.State.Time.Start).UTC()}
+	switch p.Tool {
+	case "skill":
+		name := strings.TrimSpace(p.State.Input.Name)
+		if name == "" || len(name) > maxNameLen {
+			return agent.Event{}, false
+		}
+		ev.Skill = name
+	case "read":
+		fp := p.State.Input.FilePath
+		if !filepath.IsAbs(fp) || !strings.EqualFold(filepath.Base(fp), "SKILL.md") {
+			return agent.Event{}, false
+		}
+		ev.Path, ev.View = filepath.Clean(fp), true
+	default:
+		return agent.Event{}, false
+	}
+	return ev, true
+}
+
+var _ agent.Importer = (*Importer)(nil)

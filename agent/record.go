@@ -1,0 +1,262 @@
+package agent
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/skillsync/skillsync/internal/atomicfile"
+	"github.com/skillsync/skillsync/internal/flock"
+)
+
+// Source says how a recorded use reached skillsync; the workspace's
+// usage file keeps it as the skill's last_source.
+type Source string
+
+// Where the uses an agent package finds come from.
+const (
+	// FromImport is a use or view read from an agent's own records.
+	FromImport Source = "import"
+	// FromHook is a use or view an agent's hook reported as it happened.
+	FromHook Source = "hook"
+	// FromSlash is a skill the user started by typing /name, read from
+	// the agent's records.
+	FromSlash Source = "slash"
+)
+
+// Use is one use (or view) of a workspace skill, ready to record.
+type Use struct {
+	// Skill is the name Recorder.Resolve gave.
+	Skill string
+	View  bool
+	At    time.Time
+	From  Source
+}
+
+// Recorder is the workspace's usage as this package sees it: the root
+// package implements it over its catalog and usage file, so agent/ never
+// imports the root.
+type Recorder interface {
+	// Resolve returns the name of the workspace skill an event names, by
+	// its skill name or by the path of its SKILL.md; false when the event
+	// names none (a plugin's skill, a personal one, a hidden one).
+	Resolve(ev Event) (string, bool)
+	// Record records the uses, each at its time, and returns the skills a
+	// use made active again.
+	Record(ctx context.Context, uses []Use) (reactivated []string, err error)
+}
+
+// UnknownError is an event that names no skill of the workspace.
+type UnknownError struct{ Name string }
+
+func (e *UnknownError) Error() string {
+	return fmt.Sprintf("%s is not a skill of this workspace", e.Name)
+}
+
+// Report is what an import of an agent's records did.
+type Report struct {
+	Agent string `json:"agent"`
+	// Files is how many records had something new; Rewritten how many of
+	// them were read again from the start.
+	Files     int `json:"files"`
+	Rewritten int `json:"rewritten"`
+	// Uses and Views were recorded.
+	Uses  int `json:"uses"`
+	Views int `json:"views"`
+	// Unknown events named no visible skill of the catalog (a plugin's
+	// skill, a personal one, a SKILL.md outside the workspace's targets);
+	// UnknownNames lists the first of them, sorted.
+	Unknown      int      `json:"unknown"`
+	UnknownNames []string `json:"unknown_names"`
+	// Hooked events were recorded already, as they happened, by the
+	// agent's hook; they are not counted again.
+	Hooked int `json:"hooked"`
+	// Duplicates are calls counted before, by an earlier import or from
+	// another record holding the same call (a resumed or forked session, a
+	// rewritten transcript); they are not counted again.
+	Duplicates int `json:"duplicates"`
+	// Malformed and TooLong lines were skipped; Before events were older
+	// than --since.
+	Malformed int `json:"malformed"`
+	TooLong   int `json:"too_long"`
+	Before    int `json:"before_since"`
+	// Unreadable records were passed over this time, with why.
+	Unreadable []string `json:"unreadable"`
+	// Reactivated are the stale skills a recorded use made active again.
+	Reactivated []string `json:"reactivated"`
+}
+
+// maxUnknownNames bounds the unknown names a report lists.
+const maxUnknownNames = 20
+
+// importLockWait bounds how long an import waits for another.
+const importLockWait = 2 * time.Minute
+
+// HookedKeep is how long a call a hook recorded waits in the journal for
+// the import that would count it again.
+const HookedKeep = 30 * 24 * time.Hour
+
+// Journal is one workspace's record of what was imported: how far each
+// agent's records were read (State, at StatePath) and the calls hooks
+// reported (Hooked).
+type Journal struct {
+	// StatePath is the workspace's imported file.
+	StatePath string
+	Hooked    Hooked
+	// Now is the clock; nil is time.Now.
+	Now func() time.Time
+}
+
+func (j Journal) now() time.Time {
+	if j.Now != nil {
+		return j.Now()
+	}
+	return time.Now()
+}
+
+// Import records the skill uses and views the records imp reads hold,
+// each at the time the record gives: a use names a skill, a view the
+// SKILL.md of one, as rec resolves them; events naming anything else are
+// counted as unknown. Events before since (zero: none) are passed over
+// for good.
+//
+// Imports of one workspace serialize on a lock, and each remembers per
+// record how far it read, so importing twice counts nothing twice. The
+// marks are saved after the events are recorded: a crash between the two
+// counts those events again on the next import, which moves no time.
+func (j Journal) Import(ctx context.Context, rec Recorder, imp Importer, since time.Time) (*Report, error) {
+	if err := atomicfile.MkdirNoFollow(filepath.Dir(j.StatePath), 0o755); err != nil {
+		return nil, fmt.Errorf("import usage from %s: %w", imp.Name(), err)
+	}
+	lock, err := flock.Acquire(ctx, j.StatePath+".lock", importLockWait)
+	if err != nil {
+		return nil, fmt.Errorf("lock %s: %w", j.StatePath, err)
+	}
+	defer lock.Close()
+	state, err := LoadState(j.StatePath)
+	if err != nil {
+		return nil, err
+	}
+	batch, err := imp.Import(ctx, since, state.Agents[imp.Name()])
+	if err != nil {
+		return nil, fmt.Errorf("import usage from %s: %w", imp.Name(), err)
+	}
+	report := &Report{Agent: imp.Name(), Files: batch.Files, Rewritten: batch.Rewritten, Malformed: batch.Malformed,
+		TooLong: batch.TooLong, Before: batch.Before, UnknownNames: []string{}, Reactivated: []string{},
+		Unreadable: append([]string{}, batch.Unreadable...)}
+	seen := state.Seen[imp.Name()]
+	if seen == nil {
+		seen = &Seen{}
+	}
+	var ids []string
+	for _, ev := range batch.Events {
+		if ev.ID != "" && !seen.has(ev.ID, ev.At) {
+			ids = append(ids, ev.ID)
+		}
+	}
+	// Claimed before the uses are recorded: should recording fail, the
+	// next import counts the claimed calls again, which moves no time.
+	hooked, err := j.Hooked.Claim(ctx, imp.Name(), ids, j.now())
+	if err != nil {
+		return nil, err
+	}
+	unknown := map[string]bool{}
+	var uses []Use
+	for _, ev := range batch.Events {
+		if ev.ID != "" {
+			if seen.has(ev.ID, ev.At) {
+				report.Duplicates++
+				continue
+			}
+			seen.add(ev.ID, ev.At)
+			if hooked[ev.ID] {
+				report.Hooked++
+				continue
+			}
+		}
+		name, ok := rec.Resolve(ev)
+		switch {
+		case !ok && ev.Source == FromSlash:
+			// Most slash commands are the agent's own (/clear, /model):
+			// only those naming a workspace skill are uses.
+			continue
+		case !ok:
+			report.Unknown++
+			unknown[cmp.Or(ev.Skill, ev.Path)] = true
+			continue
+		case ev.View:
+			report.Views++
+		default:
+			report.Uses++
+		}
+		uses = append(uses, Use{Skill: name, View: ev.View, At: ev.At, From: cmp.Or(ev.Source, FromImport)})
+	}
+	seen.trim(MaxSeen)
+	state.Seen[imp.Name()] = seen
+	for name := range unknown {
+		report.UnknownNames = append(report.UnknownNames, name)
+	}
+	sort.Strings(report.UnknownNames)
+	if len(report.UnknownNames) > maxUnknownNames {
+		report.UnknownNames = report.UnknownNames[:maxUnknownNames]
+	}
+	re, err := rec.Record(ctx, uses)
+	if err != nil {
+		return nil, err
+	}
+	report.Reactivated = append(report.Reactivated, re...)
+	state.Agents[imp.Name()] = batch.Marks
+	if err := state.Save(j.StatePath); err != nil {
+		return report, fmt.Errorf("save how far the import read (the events are recorded; the next import counts them again): %w", err)
+	}
+	return report, nil
+}
+
+// RecordHook records one event the hook of the agent keyed key reported
+// as it happened, at the event's time or now: a use of the skill it names
+// or a view of the SKILL.md it read. It returns the skill's name, or an
+// *UnknownError when the event names no skill of the workspace. A call
+// whose id the hook reported before is not recorded again (dup). The
+// call's id goes to the hooked journal, so an import of the agent's
+// records does not count it again; warn is told when the journal cannot
+// be used (the use is counted).
+func (j Journal) RecordHook(ctx context.Context, rec Recorder, key string, ev Event, warn func(error)) (name string, dup bool, err error) {
+	name, ok := rec.Resolve(ev)
+	if !ok {
+		return "", false, &UnknownError{Name: cmp.Or(ev.Skill, ev.Path)}
+	}
+	at := ev.At
+	if at.IsZero() {
+		at = j.now()
+	}
+	if ev.ID != "" {
+		// A call an import counted already (it claimed the hook's entry)
+		// is not counted again either. The file is replaced whole when it
+		// is written, so it reads consistently without the import's lock.
+		if state, err := LoadState(j.StatePath); err == nil {
+			if seen := state.Seen[key]; seen != nil {
+				if _, ok := seen.IDs[seenKey(ev.ID)]; ok {
+					return name, true, nil
+				}
+			}
+		}
+	}
+	dup, journalErr, err := j.Hooked.Once(ctx, key, ev.ID, at, func() error {
+		_, err := rec.Record(ctx, []Use{{Skill: name, View: ev.View, At: at, From: cmp.Or(ev.Source, FromHook)}})
+		return err
+	})
+	if err != nil {
+		return "", false, err
+	}
+	if journalErr != nil && warn != nil {
+		warn(fmt.Errorf("recorded the use of %s; an import of %s's records may count it again: %w", name, key, journalErr))
+	}
+	return name, dup, nil
+}
+
+// errNoImporter is wrapped when a registration has no importer.
+var errNoImporter = errors.New("skillsync reads no records of this agent")

@@ -1,0 +1,132 @@
+package skillsync
+
+import (
+	"context"
+	"encoding/json"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/skillsync/skillsync/agent"
+	"github.com/skillsync/skillsync/agent/claude"
+	"github.com/skillsync/skillsync/curator"
+)
+
+// claudeFixture copies testdata/agents/claude/-WS (see its README) to the
+// project folder Claude Code keeps ws's sessions in, under projects, with
+// {{WS}} made ws.
+func claudeFixture(t *testing.T, ws, projects string) string {
+	t.Helper()
+	quoted, _ := json.Marshal(ws)
+	esc := string(quoted[1 : len(quoted)-1])
+	src := filepath.Join("testdata", "agents", "claude", "-WS")
+	dst := filepath.Join(projects, claude.FolderName(ws))
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		out := filepath.Join(dst, rel)
+		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(out, []byte(strings.ReplaceAll(string(data), "{{WS}}", esc)), 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+func usageRecord(t *testing.T, e *Engine, key string) curator.SkillUsage {
+	t.Helper()
+	u, err := e.Usage().Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := curator.ParseCopy(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := u.Skills[c]; r != nil {
+		return *r
+	}
+	return curator.SkillUsage{}
+}
+
+// TestImportCountsEachCallOnce: a resumed session and a fork hold copies
+// of the calls of the session they continue, a subagent's calls are in a
+// file of their own, a call the hook recorded is in the transcript too, a
+// user starts a skill with /name, and a transcript is rewritten shorter:
+// every call is counted exactly once.
+func TestImportCountsEachCallOnce(t *testing.T) {
+	ctx := context.Background()
+	e, _, ws := curateWorkspace(t)
+	projects := t.TempDir()
+	dir := claudeFixture(t, ws, projects)
+
+	// The hook saw toolu_04 as it happened, and was sent it twice.
+	for i := 0; i < 2; i++ {
+		name, dup, err := e.RecordHook(ctx, claude.Name, agent.Event{Skill: "notes", ID: "toolu_04"})
+		if err != nil || name != "notes" || dup != (i == 1) {
+			t.Fatalf("hook %d: %s %v %v", i, name, dup, err)
+		}
+	}
+	r, err := e.ImportUsage(ctx, claude.New(ws, projects), time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// notes: /notes, toolu_01, toolu_06 (and toolu_04 by the hook); kept:
+	// toolu_02 (the "command" input), toolu_05 (the subagent); a view:
+	// toolu_03. The copies in b.jsonl (4) and c.jsonl (1) are duplicates;
+	// /clear is Claude Code's own command.
+	if r.Uses != 5 || r.Views != 1 || r.Hooked != 1 || r.Duplicates != 5 || r.Unknown != 0 || r.Files != 4 {
+		t.Errorf("first import: %+v", r)
+	}
+	notes, kept := usageRecord(t, e, "workspace/notes"), usageRecord(t, e, "workspace/kept")
+	if notes.UseCount != 4 || notes.ViewCount != 1 || kept.UseCount != 2 || kept.ViewCount != 0 {
+		t.Errorf("after the import: notes %+v, kept %+v", notes, kept)
+	}
+	if notes.LastSource != curator.FromImport && notes.LastSource != curator.FromSlash {
+		t.Errorf("notes last_source %s", notes.LastSource)
+	}
+
+	// a.jsonl rewritten shorter (Claude Code compacts and rewrites): read
+	// again from its start, nothing in it is counted again.
+	a := filepath.Join(dir, "a.jsonl")
+	data, _ := os.ReadFile(a)
+	lines := strings.SplitAfter(string(data), "\n")
+	if err := os.WriteFile(a, []byte(lines[0]+lines[1]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err = e.ImportUsage(ctx, claude.New(ws, projects), time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Uses != 0 || r.Views != 0 || r.Rewritten != 1 || r.Duplicates != 2 {
+		t.Errorf("after the rewrite: %+v", r)
+	}
+	if n := usageRecord(t, e, "workspace/notes"); n.UseCount != 4 {
+		t.Errorf("notes after the rewrite: %+v", n)
+	}
+
+	// The hook sent again a call an import counted (and so took out of
+	// the hook's journal): still once.
+	if _, dup, err := e.RecordHook(ctx, claude.Name, agent.Event{Skill: "notes", ID: "toolu_04"}); err != nil || !dup {
+		t.Fatalf("a call imported before: %v %v", dup, err)
+	}
+	// A new call the hook reports is counted.
+	if _, dup, err := e.RecordHook(ctx, claude.Name, agent.Event{Skill: "notes", ID: "toolu_07"}); err != nil || dup {
+		t.Fatalf("a new hooked call: %v %v", dup, err)
+	}
+	if n := usageRecord(t, e, "workspace/notes"); n.UseCount != 5 {
+		t.Errorf("notes after a new hooked call: %+v", n)
+	}
+}
