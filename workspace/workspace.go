@@ -10,6 +10,8 @@
 //	    .usage.json             usage and curation state
 //	    .imported.json          how far each agent's records were imported
 //	    .hooked.jsonl           tool calls hooks recorded, not yet imported
+//	    .fleet-sync.json        the last sync's result, for the fleet heartbeat
+//	    .fleet-pushed.json      the usage the fleet store acknowledged
 //	    .audit/YYYY-MM-DD.jsonl audit log
 //	    .archive/<name>-<stamp>/ archived local skills
 //	    _drafts/<name>/         proposed skills; .rejected/, .published/
@@ -22,19 +24,21 @@ import "path/filepath"
 
 // The names of a workspace's files and folders.
 const (
-	ConfigName     = "skillsync.yaml"
-	LockName       = "skillsync.lock"
-	SkillsName     = "skills"
-	CacheName      = ".skills-cache"
-	UsageName      = ".usage.json"
-	ImportedName   = ".imported.json"
-	HookedName     = ".hooked.jsonl"
-	AuditName      = ".audit"
-	ArchiveName    = ".archive"
-	DraftsName     = "_drafts"
-	RejectedName   = ".rejected"
-	PublishedName  = ".published"
-	DraftLocksName = ".locks"
+	ConfigName      = "skillsync.yaml"
+	LockName        = "skillsync.lock"
+	SkillsName      = "skills"
+	CacheName       = ".skills-cache"
+	UsageName       = ".usage.json"
+	ImportedName    = ".imported.json"
+	HookedName      = ".hooked.jsonl"
+	AuditName       = ".audit"
+	ArchiveName     = ".archive"
+	DraftsName      = "_drafts"
+	RejectedName    = ".rejected"
+	PublishedName   = ".published"
+	DraftLocksName  = ".locks"
+	FleetSyncName   = ".fleet-sync.json"
+	FleetPushedName = ".fleet-pushed.json"
 )
 
 // Layout is a workspace on disk: its root directory and, when the user
@@ -101,3 +105,10 @@ func (l Layout) DraftLocksDir() string { return filepath.Join(l.DraftsDir(), Dra
 // ArchiveDir is where a layer directory's archived skills go: always
 // directly in the layer directory, whatever the depth of the skill.
 func ArchiveDir(layerDir string) string { return filepath.Join(layerDir, ArchiveName) }
+
+// FleetSyncFile is where a sync leaves its result for the next fleet push.
+func (l Layout) FleetSyncFile() string { return filepath.Join(l.SkillsDir(), FleetSyncName) }
+
+// FleetPushedFile records the usage the fleet store acknowledged, so a
+// push sends only what changed since.
+func (l Layout) FleetPushedFile() string { return filepath.Join(l.SkillsDir(), FleetPushedName) }

@@ -86,7 +86,7 @@ func pushJob(source string) string { return "sync:" + source }
 // The schedules are checked here, so that a config whose schedule does not
 // parse is refused before anything is swapped.
 func (a *app) daemonSetup(log *slog.Logger) (daemon.Setup, *skillsync.Engine, error) {
-	eng, err := a.engine(skillsync.WithActor("daemon"))
+	eng, err := a.engine(skillsync.WithActor("daemon"), skillsync.WithVersion(buildVersion()))
 	if err != nil {
 		return daemon.Setup{}, nil, err
 	}
@@ -110,6 +110,7 @@ func (a *app) daemonSetup(log *slog.Logger) (daemon.Setup, *skillsync.Engine, er
 			}
 			log.Info("synced", "added", len(report.Skills.Added), "updated", len(report.Skills.Updated),
 				"removed", len(report.Skills.Removed), "files_written", report.Files.Written, "failed_sources", report.Failed())
+			fleetPush(ctx, eng, log)
 			return err
 		}
 	}
@@ -125,6 +126,9 @@ func (a *app) daemonSetup(log *slog.Logger) (daemon.Setup, *skillsync.Engine, er
 		daemon.NewJob("sync", cfg.Schedule.Sync, statChecked(cfg.Schedule.StatCheckEvery, sync)),
 		daemon.NewJob("curate", cfg.Schedule.Curate, curate),
 		importJob(eng, cfg.Schedule.Import, log),
+	}
+	if cfg.Fleet != nil {
+		jobs = append(jobs, daemon.NewJob("fleet_push", cfg.Fleet.Push, func(ctx context.Context) error { fleetPush(ctx, eng, log); return nil }))
 	}
 	for _, name := range eng.PushSources() {
 		// The git sources stay at their locked commits, which costs no

@@ -98,6 +98,7 @@ the current directory is the workspace: skillsync sync writes them into
 		newPinCommand(a, true, nil),
 		newPinCommand(a, false, nil),
 		newAuditCommand(a, nil),
+		newFleetCommand(a),
 		a.daemonCommand(),
 		newMCPCommand(a, nil),
 		newVersionCommand(a),

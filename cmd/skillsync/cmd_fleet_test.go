@@ -1,0 +1,225 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/skillsync/skillsync/fleet"
+	"github.com/skillsync/skillsync/internal/pgtest"
+	"github.com/skillsync/skillsync/internal/skilltest"
+)
+
+// fleetHost is a workspace that reports to the fleet store as host.
+type fleetHost struct {
+	dir, host string
+}
+
+// newFleetHosts makes hosts workspaces sharing one dir source of skills
+// (pdf, docs) and one fleet schema on c, the DSN in a file.
+func newFleetHosts(t *testing.T, c *pgtest.Cluster, hosts ...string) (skills string, out []fleetHost, schema, dsnFile string) {
+	t.Helper()
+	skills = t.TempDir()
+	for _, name := range []string{"pdf", "docs"} {
+		skilltest.WriteFile(t, filepath.Join(skills, name, "SKILL.md"), "---\nname: "+name+"\ndescription: The "+name+" skill.\n---\n# "+name+"\n")
+	}
+	schema = pgtest.Name(t)
+	pgtest.Exec(t, c, "DROP SCHEMA IF EXISTS "+schema+" CASCADE")
+	dsnFile = c.DSNFile(t, "postgres")
+	for _, h := range hosts {
+		ws := t.TempDir()
+		skilltest.WriteFile(t, filepath.Join(ws, "skillsync.yaml"), fmt.Sprintf(`repositories:
+  - name: team
+    dir: %s
+fleet:
+  dsn_file: %s
+  schema: %s
+  create: true
+  host: %s
+  environment: prod
+  timeout: 5s
+schedule:
+  sync: "@every 1h"
+  fleet_push: "@every 1h"
+`, skills, dsnFile, schema, h))
+		if r := run(t, ws, "sync"); r.code != 0 {
+			t.Fatalf("sync %s: %d %s", h, r.code, r.stderr)
+		}
+		out = append(out, fleetHost{dir: ws, host: h})
+	}
+	return skills, out, schema, dsnFile
+}
+
+type fleetUsageRow struct {
+	Name, Source string
+	Uses, Views  int64
+	Hosts        int
+	LastUsedAt   *time.Time `json:"last_used_at"`
+}
+
+func fleetUsage(t *testing.T, ws string, args ...string) map[string]fleetUsageRow {
+	t.Helper()
+	r := run(t, ws, append([]string{"fleet", "usage", "--json"}, args...)...)
+	if r.code != 0 {
+		t.Fatalf("fleet usage: %d %s", r.code, r.stderr)
+	}
+	out := map[string]fleetUsageRow{}
+	for _, u := range decode[[]fleetUsageRow](t, r) {
+		out[u.Source+"/"+u.Name] = u
+	}
+	return out
+}
+
+// checkNoSecret fails when a command's output holds the cluster's password.
+func checkNoSecret(t *testing.T, c *pgtest.Cluster, r result) {
+	t.Helper()
+	if strings.Contains(r.stdout+r.stderr, c.Password()) {
+		t.Fatalf("the DSN's password is in the output:\n%s%s", r.stdout, r.stderr)
+	}
+}
+
+func TestFleetTwoHosts(t *testing.T) {
+	c := pgtest.Own(t)
+	_, hosts, schema, dsnFile := newFleetHosts(t, c, "alpha", "beta")
+	alpha, beta := hosts[0].dir, hosts[1].dir
+	use := func(ws, name string, n int) {
+		t.Helper()
+		for range n {
+			if r := run(t, ws, "use", name); r.code != 0 {
+				t.Fatalf("use %s: %d %s", name, r.code, r.stderr)
+			}
+		}
+	}
+	use(alpha, "pdf", 2)
+	use(beta, "pdf", 1)
+	for _, h := range hosts {
+		r := run(t, h.dir, "fleet", "push")
+		checkNoSecret(t, c, r)
+		if r.code != 0 || !strings.Contains(r.stdout, "pushed host "+h.host) {
+			t.Fatalf("fleet push %s: %d %s%s", h.host, r.code, r.stdout, r.stderr)
+		}
+	}
+	// Nothing changed: the next push sends no record and counts nothing.
+	r := run(t, alpha, "fleet", "push", "--json")
+	if got := decode[fleet.PushResult](t, r); got.Uses != 0 || got.Records != 0 {
+		t.Fatalf("a push with nothing new: %s", r.stdout)
+	}
+	// Forget what was acknowledged, as after a lost answer: everything is
+	// sent again and still counts once.
+	if err := os.Remove(filepath.Join(alpha, "skills", ".fleet-pushed.json")); err != nil {
+		t.Fatal(err)
+	}
+	r = run(t, alpha, "fleet", "push", "--json")
+	if got := decode[fleet.PushResult](t, r); got.Uses != 0 || got.Records == 0 {
+		t.Fatalf("a resent push: %s", r.stdout)
+	}
+	u := fleetUsage(t, alpha, "--source", "team", "--since", "30d")
+	if u["team/pdf"].Uses != 3 || u["team/pdf"].Hosts != 2 || u["team/pdf"].LastUsedAt == nil || u["team/docs"].Uses != 0 || u["team/docs"].Hosts != 0 {
+		t.Fatalf("fleet usage: %+v", u)
+	}
+	r = run(t, beta, "fleet", "usage")
+	if lines := strings.Split(strings.TrimSpace(r.stdout), "\n"); len(lines) != 3 || !strings.HasPrefix(lines[1], "pdf") || !strings.HasPrefix(lines[2], "docs") {
+		t.Fatalf("fleet usage, idle last:\n%s", r.stdout)
+	}
+
+	r = run(t, alpha, "fleet", "status", "--json")
+	if r.code != 0 {
+		t.Fatalf("fleet status: %d %s%s", r.code, r.stdout, r.stderr)
+	}
+	st := decode[[]fleet.HostStatus](t, r)
+	if len(st) != 2 || st[0].Host != "alpha" || st[1].Host != "beta" || st[0].Environment != "prod" || len(st[0].Sources) != 1 ||
+		st[0].Sources[0].Source != "team" || st[0].Sources[0].Revision == "" || st[0].Sources[0].Behind || st[0].Skills != 2 {
+		t.Fatalf("fleet status: %s", r.stdout)
+	}
+	r = run(t, alpha, "fleet", "status", "--skill", "pdf", "--json")
+	if st := decode[[]fleet.HostStatus](t, r); len(st) != 2 || st[0].Uses != 2 || st[1].Uses != 1 {
+		t.Fatalf("fleet status --skill pdf: %s", r.stdout)
+	}
+
+	// The database goes away: a sync still works, the usage stays local,
+	// the push fails without the secret, and the next push carries it.
+	if err := c.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if r := run(t, alpha, "sync"); r.code != 0 {
+		t.Fatalf("sync with the fleet store down: %d %s", r.code, r.stderr)
+	}
+	use(alpha, "pdf", 1)
+	r = run(t, alpha, "fleet", "push")
+	checkNoSecret(t, c, r)
+	if r.code != 1 || !strings.Contains(r.stderr, dsnFile) {
+		t.Fatalf("push with the store down: %d %s%s", r.code, r.stdout, r.stderr)
+	}
+	if err := c.Resume(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dsnFile, []byte(c.DSN("postgres")), 0o600); err != nil { // the port may have moved
+		t.Fatal(err)
+	}
+	if r := run(t, alpha, "fleet", "push"); r.code != 0 {
+		t.Fatalf("push after the restart: %d %s", r.code, r.stderr)
+	}
+	if u := fleetUsage(t, beta); u["team/pdf"].Uses != 4 {
+		t.Fatalf("after the restart: %+v", u)
+	}
+
+	// Beta goes silent: status exits 1 for an alert.
+	pgtest.Exec(t, c, "UPDATE "+schema+".hosts SET last_seen_at = now() - interval '3 hours' WHERE host = 'beta'")
+	r = run(t, alpha, "fleet", "status", "--stale-after", "2h")
+	if r.code != 1 || !strings.Contains(r.stdout, "silent") || !strings.Contains(r.stderr, "1 host silent") {
+		t.Fatalf("status with a silent host: %d %s%s", r.code, r.stdout, r.stderr)
+	}
+	if r := run(t, alpha, "fleet", "status", "--stale-after", "4h"); r.code != 0 {
+		t.Fatalf("status within the window: %d %s%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+func TestFleetUsageErrors(t *testing.T) {
+	ws := t.TempDir()
+	skilltest.WriteFile(t, filepath.Join(ws, "skillsync.yaml"), "fleet:\n  postgres: SKILLSYNC_TEST_FLEET_DSN\n")
+	for _, args := range [][]string{
+		{"fleet", "usage", "--since", "yesterday"},
+		{"fleet", "status", "--stale-after", "-1h"},
+		{"fleet", "usage", "--source", "nope"},
+	} {
+		if r := run(t, ws, args...); r.code != 2 {
+			t.Errorf("%v: exit %d, want 2: %s", args, r.code, r.stderr)
+		}
+	}
+	// No fleet: section.
+	plain := t.TempDir()
+	if r := run(t, plain, "fleet", "push"); r.code != 2 || !strings.Contains(r.stderr, "fleet:") {
+		t.Errorf("push without fleet: %d %s", r.code, r.stderr)
+	}
+	// An unset variable: named, exit 1.
+	r := run(t, ws, "fleet", "push")
+	if r.code != 1 || !strings.Contains(r.stderr, "SKILLSYNC_TEST_FLEET_DSN") {
+		t.Errorf("push with the variable unset: %d %s", r.code, r.stderr)
+	}
+	// A DSN with a password that does not parse is never echoed.
+	r = runEnv(t, ws, []string{"SKILLSYNC_TEST_FLEET_DSN=postgres://u:hunter2@[::1"}, "fleet", "status")
+	if r.code != 1 || strings.Contains(r.stderr, "hunter2") {
+		t.Errorf("a DSN that does not parse: %d %s", r.code, r.stderr)
+	}
+}
+
+// The daemon pushes after its first sync.
+func TestFleetDaemonPushes(t *testing.T) {
+	c := pgCluster.Get(t)
+	_, hosts, _, _ := newFleetHosts(t, c, "daemon-host")
+	ws := hosts[0].dir
+	if r := run(t, ws, "use", "docs"); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	d := startDaemon(t, ws)
+	waitFor(t, d, "a fleet push", func() bool { return d.logged("fleet pushed", "host", "daemon-host") > 0 })
+	if u := fleetUsage(t, ws); u["team/docs"].Uses != 1 || u["team/docs"].Hosts != 1 {
+		t.Fatalf("usage the daemon pushed: %+v\n%s", u, d.dump())
+	}
+	if strings.Contains(d.dump(), c.Password()) {
+		t.Fatal("the daemon's log shows the DSN's password")
+	}
+}
