@@ -238,6 +238,10 @@ type PromoteOptions struct {
 	// Branch is the branch a git promotion pushes to instead of
 	// skillsync/<name> (or, with publish: direct, the tracked branch).
 	Branch string
+	// Rollout ("10%") and Environments, when set, are written into the
+	// draft's metadata.rollout and metadata.environments first (a canary).
+	Rollout      string
+	Environments []string
 }
 
 // Promotion is what Promote did.
@@ -301,6 +305,9 @@ func (e *Engine) promote(ctx context.Context, name string, opts PromoteOptions, 
 		return nil, refuse("%s is not an approver in promotion.approvers of %s (%s)", opts.Approver, e.configName(), strings.Join(policy.Approvers, ", "))
 	case !policy.AllowsTarget(to):
 		return nil, refuse("target %s is not in promotion.targets of %s (allowed: %s)", to, e.configName(), strings.Join(policy.AllowedTargets(), ", "))
+	}
+	if err := e.stageRollout(name, opts); err != nil {
+		return nil, err
 	}
 	switch to {
 	case config.PromoteWorkspace:

@@ -99,6 +99,7 @@ the current directory is the workspace: skillsync sync writes them into
 		newPinCommand(a, false, nil),
 		newAuditCommand(a, nil),
 		newFleetCommand(a),
+		newRolloutCommand(a, nil),
 		a.daemonCommand(),
 		newMCPCommand(a, nil),
 		newVersionCommand(a),
