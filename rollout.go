@@ -177,4 +177,3 @@ func rolledOut(s skill.Skill, p float64) (fstest.MapFS, error) {
 	md.Data = data
 	return out, nil
 }
-
