@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"slices"
@@ -303,4 +304,41 @@ func (e *Engine) FleetUsage(ctx context.Context, opts fleet.UsageOptions) ([]fle
 	}
 	defer store.Close()
 	return store.Usage(ctx, opts)
+}
+
+// fleetLastUses returns, with fleet: set and the marketplace layer
+// curated, the fleet's last use of each marketplace copy; or why curation
+// must wait (too few hosts reported within stale_after).
+func (e *Engine) fleetLastUses(ctx context.Context, now time.Time) (map[curator.Copy]time.Time, string, error) {
+	f := e.cfg.Fleet
+	if f == nil || !slices.Contains(e.cfg.Curator.Layers, layering.Marketplace.String()) {
+		return nil, "", nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, f.Timeout)
+	defer cancel()
+	store, err := e.openFleet(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	defer store.Close()
+	since := now.Add(-e.cfg.Curator.StaleAfter)
+	hosts, err := store.Reporting(ctx, since)
+	if err != nil {
+		return nil, "", err
+	}
+	if hosts < f.MinHosts {
+		return nil, fmt.Sprintf("fleet: %d hosts reported within stale_after %s, fewer than curator.min_hosts %d: curation on fleet data waits",
+			hosts, e.cfg.Curator.StaleAfter, f.MinHosts), nil
+	}
+	list, err := store.Usage(ctx, fleet.UsageOptions{Since: since})
+	if err != nil {
+		return nil, "", err
+	}
+	out := map[curator.Copy]time.Time{}
+	for _, u := range list {
+		if u.Copy.Layer == layering.Marketplace && u.LastUsedAt != nil {
+			out[u.Copy] = *u.LastUsedAt
+		}
+	}
+	return out, "", nil
 }

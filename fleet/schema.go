@@ -71,6 +71,7 @@ CREATE TABLE {S}.host_copies (
 	PRIMARY KEY (host, layer, owner, name)
 );
 CREATE INDEX host_copies_skill ON {S}.host_copies (layer, owner, name);
+CREATE INDEX host_copies_name ON {S}.host_copies (lower(name));
 
 CREATE TABLE {S}.usage_days (
 	host text NOT NULL,

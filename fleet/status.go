@@ -182,3 +182,26 @@ func checkSourceRow(src SourceStatus) error {
 	}
 	return nil
 }
+
+// Reporting returns how many valid hosts sent a heartbeat since since.
+func (s *Store) Reporting(ctx context.Context, since time.Time) (int, error) {
+	if err := s.ready(ctx); err != nil {
+		return 0, err
+	}
+	rows, err := s.pool.Query(ctx, `SELECT host FROM `+s.schema+`.hosts WHERE last_seen_at >= $1 AND last_seen_at <= now() + interval '1 day'`, since)
+	if err != nil {
+		return 0, s.fail("count the hosts reporting", err)
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		var host string
+		if err := rows.Scan(&host); err != nil {
+			return 0, s.fail("count the hosts reporting", err)
+		}
+		if ValidHostID(host) {
+			n++
+		}
+	}
+	return n, s.fail("count the hosts reporting", rows.Err())
+}

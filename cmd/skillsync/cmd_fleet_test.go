@@ -22,6 +22,12 @@ type fleetHost struct {
 // (pdf, docs) and one fleet schema on c, the DSN in a file.
 func newFleetHosts(t *testing.T, c *pgtest.Cluster, hosts ...string) (skills string, out []fleetHost, schema, dsnFile string) {
 	t.Helper()
+	return newFleetHostsWith(t, c, "", hosts...)
+}
+
+// newFleetHostsWith is newFleetHosts with extra appended to each config.
+func newFleetHostsWith(t *testing.T, c *pgtest.Cluster, extra string, hosts ...string) (skills string, out []fleetHost, schema, dsnFile string) {
+	t.Helper()
 	skills = t.TempDir()
 	for _, name := range []string{"pdf", "docs"} {
 		skilltest.WriteFile(t, filepath.Join(skills, name, "SKILL.md"), "---\nname: "+name+"\ndescription: The "+name+" skill.\n---\n# "+name+"\n")
@@ -44,7 +50,7 @@ fleet:
 schedule:
   sync: "@every 1h"
   fleet_push: "@every 1h"
-`, skills, dsnFile, schema, h))
+`, skills, dsnFile, schema, h)+extra)
 		if r := run(t, ws, "sync"); r.code != 0 {
 			t.Fatalf("sync %s: %d %s", h, r.code, r.stderr)
 		}
@@ -221,5 +227,51 @@ func TestFleetDaemonPushes(t *testing.T) {
 	}
 	if strings.Contains(d.dump(), c.Password()) {
 		t.Fatal("the daemon's log shows the DSN's password")
+	}
+}
+
+// Curation with fleet: judges a marketplace copy by its last use on any
+// host, and waits while too few hosts report.
+func TestFleetCuration(t *testing.T) {
+	c := pgCluster.Get(t)
+	_, hosts, schema, _ := newFleetHostsWith(t, c, "curator:\n  stale_after: 1h\n  archive_after: 2h\n  min_idle: 0s\n", "alpha", "beta")
+	alpha, beta := hosts[0].dir, hosts[1].dir
+	for _, h := range []struct{ dir, skill string }{{alpha, "pdf"}, {beta, "docs"}} {
+		if r := run(t, h.dir, "use", h.skill); r.code != 0 {
+			t.Fatal(r.stderr)
+		}
+		if r := run(t, h.dir, "fleet", "push"); r.code != 0 {
+			t.Fatal(r.stderr)
+		}
+	}
+	// Ninety minutes on: beta used docs and both hosts reported since.
+	later := time.Now().Add(90 * time.Minute).UTC()
+	pgtest.Exec(t, c, "UPDATE "+schema+".hosts SET last_seen_at = $1", later)
+	pgtest.Exec(t, c, "UPDATE "+schema+".host_copies SET last_used_at = $1 WHERE host = 'beta' AND name = 'docs'", later)
+	type plan struct {
+		Changes []struct{ Name, To, Reason string }
+		Skipped string
+	}
+	curate := func(dir string) plan {
+		t.Helper()
+		r := run(t, dir, "curate", "--dry-run", "--json", "--now", later.Format(time.RFC3339))
+		if r.code != 0 {
+			t.Fatalf("curate: %d %s", r.code, r.stderr)
+		}
+		return decode[plan](t, r)
+	}
+	p := curate(alpha)
+	if len(p.Changes) != 1 || p.Changes[0].Name != "pdf" || p.Changes[0].To != "stale" {
+		t.Fatalf("alpha's plan: docs is used on beta, pdf idle 90m everywhere: %+v", p)
+	}
+	// Beta used docs ninety minutes "from now"; alpha's pdf use is 90m
+	// old: on beta, pdf goes stale too, docs stays.
+	if p := curate(beta); len(p.Changes) != 1 || p.Changes[0].Name != "pdf" {
+		t.Fatalf("beta's plan: %+v", p)
+	}
+	// Too few hosts reported: curation waits and says why.
+	pgtest.Exec(t, c, "UPDATE "+schema+".hosts SET last_seen_at = now() - interval '1 day' WHERE host = 'beta'")
+	if p := curate(alpha); len(p.Changes) != 0 || !strings.Contains(p.Skipped, "fewer than curator.min_hosts 2") {
+		t.Fatalf("with one host reporting: %+v", p)
 	}
 }
