@@ -27,6 +27,10 @@ type SkillUsage struct {
 	Pinned bool `json:"-"`
 	// Placed is how many hosts hold it, in any state but archived.
 	Placed int `json:"-"`
+	// FirstSeenAt is when a host first reported it; LastViewedAt its last
+	// view anywhere.
+	FirstSeenAt  time.Time  `json:"-"`
+	LastViewedAt *time.Time `json:"-"`
 }
 
 // UsageOptions narrow fleet usage.
@@ -54,69 +58,91 @@ func (s *Store) Usage(ctx context.Context, opts UsageOptions) ([]SkillUsage, err
 		layer, owner = layering.Marketplace.String(), opts.Source
 	}
 	type key struct{ layer, owner, name string }
+	type sums struct{ uses, views string }
+	// The two aggregates read different tables: run them at once.
+	var daySums map[key]sums
+	var dayErr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		rows, err := s.pool.Query(ctx, `SELECT layer, owner, name, sum(uses)::numeric::text, sum(views)::numeric::text FROM `+s.schema+`.usage_days
+WHERE day >= ($1::timestamptz AT TIME ZONE 'UTC')::date AND ($2 = '' OR layer = $2 AND owner = $3)
+GROUP BY layer, owner, name`, since, layer, owner)
+		if err != nil {
+			dayErr = err
+			return
+		}
+		defer rows.Close()
+		daySums = map[key]sums{}
+		for rows.Next() {
+			var k key
+			var v sums
+			if err := rows.Scan(&k.layer, &k.owner, &k.name, &v.uses, &v.views); err != nil {
+				dayErr = err
+				return
+			}
+			daySums[k] = v
+		}
+		dayErr = rows.Err()
+	}()
 	byKey := map[key]*SkillUsage{}
-	rows, err := s.pool.Query(ctx, `SELECT layer, owner, name,
-	count(*) FILTER (WHERE last_used_at >= $1)::int, max(last_used_at), bool_or(pinned), count(*) FILTER (WHERE state <> 'archived')::int
+	err := func() error {
+		rows, err := s.pool.Query(ctx, `SELECT layer, owner, name,
+	count(*) FILTER (WHERE last_used_at >= $1)::int, max(last_used_at), bool_or(pinned), count(*) FILTER (WHERE state <> 'archived')::int,
+	min(first_seen_at), max(last_viewed_at)
 FROM `+s.schema+`.host_copies
 WHERE ($2 = '' OR layer = $2 AND owner = $3)
 GROUP BY layer, owner, name`, since, layer, owner)
-	if err != nil {
-		return nil, s.fail("read fleet usage", err)
-	}
-	now := time.Now()
-	for rows.Next() {
-		var k key
-		var u SkillUsage
-		if err := rows.Scan(&k.layer, &k.owner, &k.name, &u.Hosts, &u.LastUsedAt, &u.Pinned, &u.Placed); err != nil {
-			rows.Close()
-			return nil, s.fail("read fleet usage", err)
-		}
-		c, err := copyOf(k.layer, k.owner, k.name)
-		if err == nil && u.LastUsedAt != nil {
-			err = checkTime("last use", *u.LastUsedAt, now)
-		}
 		if err != nil {
-			s.warn("fleet: skipped a usage row: %v", err)
-			continue
+			return err
 		}
-		if u.LastUsedAt != nil {
-			t := u.LastUsedAt.UTC()
-			u.LastUsedAt = &t
+		defer rows.Close()
+		now := time.Now()
+		for rows.Next() {
+			var k key
+			var u SkillUsage
+			if err := rows.Scan(&k.layer, &k.owner, &k.name, &u.Hosts, &u.LastUsedAt, &u.Pinned, &u.Placed, &u.FirstSeenAt, &u.LastViewedAt); err != nil {
+				return err
+			}
+			c, err := copyOf(k.layer, k.owner, k.name)
+			if err == nil && u.LastUsedAt != nil {
+				err = checkTime("last use", *u.LastUsedAt, now)
+			}
+			if err == nil && u.LastViewedAt != nil {
+				err = checkTime("last view", *u.LastViewedAt, now)
+			}
+			if err != nil {
+				s.warn("fleet: skipped a usage row: %v", err)
+				continue
+			}
+			if u.LastUsedAt != nil {
+				t := u.LastUsedAt.UTC()
+				u.LastUsedAt = &t
+			}
+			u.Copy, u.Name, u.Source = c, c.Name, sourceOf(c)
+			byKey[k] = &u
 		}
-		u.Copy, u.Name, u.Source = c, c.Name, sourceOf(c)
-		byKey[k] = &u
+		return rows.Err()
+	}()
+	<-done
+	if err == nil {
+		err = dayErr
 	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, s.fail("read fleet usage", err)
-	}
-	rows, err = s.pool.Query(ctx, `SELECT layer, owner, name, sum(uses)::numeric::text, sum(views)::numeric::text FROM `+s.schema+`.usage_days
-WHERE day >= ($1::timestamptz AT TIME ZONE 'UTC')::date AND ($2 = '' OR layer = $2 AND owner = $3)
-GROUP BY layer, owner, name`, since, layer, owner)
 	if err != nil {
 		return nil, s.fail("read fleet usage", err)
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var k key
-		var uses, views string
-		if err := rows.Scan(&k.layer, &k.owner, &k.name, &uses, &views); err != nil {
-			return nil, s.fail("read fleet usage", err)
-		}
+	for k, v := range daySums {
 		u, ok := byKey[k]
 		if !ok {
 			continue // its copy row was skipped or is gone
 		}
-		nu, err1 := parseCount(uses)
-		nv, err2 := parseCount(views)
+		nu, err1 := parseCount(v.uses)
+		nv, err2 := parseCount(v.views)
 		if err1 != nil || err2 != nil {
 			s.warn("fleet: skipped the day buckets of %s: a sum is outside 0..%d", u.Copy, int64(MaxCount))
 			continue
 		}
 		u.Uses, u.Views = nu, nv
-	}
-	if err := rows.Err(); err != nil {
-		return nil, s.fail("read fleet usage", err)
 	}
 	out := make([]SkillUsage, 0, len(byKey))
 	for _, u := range byKey {

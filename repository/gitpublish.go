@@ -64,6 +64,11 @@ type PublishRequest struct {
 	// Author is the commit's author and committer; When its time.
 	Author, Email string
 	When          time.Time
+	// Archive, when set, makes the commit move these skills (by name)
+	// into .archive/<their folder> instead of writing Name's files: a
+	// reversible retirement (see gitarchive.go). Files and List are
+	// unused then, and Branch must be given unless Direct.
+	Archive []string
 }
 
 // Published is what a publish did.
@@ -87,7 +92,12 @@ type Published struct {
 // without a checkout. It is bounded by the source's timeout, and its
 // errors name the auth setting to check and hold no secret.
 func (g *Git) Publish(ctx context.Context, req PublishRequest) (Published, error) {
-	if !skill.ValidName(req.Name) {
+	for _, name := range req.Archive {
+		if !skill.ValidName(name) {
+			return Published{}, fmt.Errorf("archive %q: the name is not one safe path component", name)
+		}
+	}
+	if len(req.Archive) == 0 && !skill.ValidName(req.Name) {
 		return Published{}, fmt.Errorf("publish %q: the name is not one safe path component", req.Name)
 	}
 	ctx, cancel := context.WithTimeout(ctx, g.cfg.Timeout)
@@ -180,7 +190,11 @@ func (g *Git) publish(ctx context.Context, req PublishRequest) (Published, error
 	}
 	out.Base = Revision(base.String())
 
-	commit, dir, err := g.commitSkill(ctx, repo, base, req)
+	commitOf := g.commitSkill
+	if len(req.Archive) > 0 {
+		commitOf = g.commitArchive
+	}
+	commit, dir, err := commitOf(ctx, repo, base, req)
 	if err != nil {
 		return out, err
 	}
