@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/skillsync/skillsync/fleet"
+	"github.com/skillsync/skillsync/internal/gittest"
 	"github.com/skillsync/skillsync/internal/pgtest"
 	"github.com/skillsync/skillsync/internal/skilltest"
 )
@@ -273,5 +274,100 @@ func TestFleetCuration(t *testing.T) {
 	pgtest.Exec(t, c, "UPDATE "+schema+".hosts SET last_seen_at = now() - interval '1 day' WHERE host = 'beta'")
 	if p := curate(alpha); len(p.Changes) != 0 || !strings.Contains(p.Skipped, "fewer than curator.min_hosts 2") {
 		t.Fatalf("with one host reporting: %+v", p)
+	}
+}
+
+// The team's scheduled job retires the marketplace skills the whole fleet
+// left idle, on a branch of the real remote that moves them into .archive/.
+func TestFleetCurateSourceGit(t *testing.T) {
+	c := pgCluster.Get(t)
+	up := gittest.NewRepo(t, "main")
+	for _, n := range []string{"pdf", "docs", "old"} {
+		up.Skill("skills/"+n, "The "+n+" skill.")
+	}
+	up.Commit("three skills")
+	up.AcceptPushes()
+	schema := pgtest.Name(t)
+	pgtest.Exec(t, c, "DROP SCHEMA IF EXISTS "+schema+" CASCADE")
+	dsnFile := c.DSNFile(t, "postgres")
+	host := func(id, extra string) string {
+		ws := t.TempDir()
+		skilltest.WriteFile(t, filepath.Join(ws, "skillsync.yaml"), fmt.Sprintf(`repositories:
+  - name: team
+    git: %s
+%sfleet:
+  dsn_file: %s
+  schema: %s
+  create: true
+  host: %s
+curator:
+  stale_after: 1h
+  archive_after: 2h
+  min_idle: 0s
+`, up.URL(), extra, dsnFile, schema, id))
+		if r := run(t, ws, "sync"); r.code != 0 {
+			t.Fatalf("sync %s: %s", id, r.stderr)
+		}
+		return ws
+	}
+	alpha, beta := host("alpha", ""), host("beta", "")
+	for _, h := range []struct{ dir, skill string }{{alpha, "pdf"}, {beta, "docs"}} {
+		if r := run(t, h.dir, "use", h.skill); r.code != 0 {
+			t.Fatal(r.stderr)
+		}
+		if r := run(t, h.dir, "fleet", "push"); r.code != 0 {
+			t.Fatal(r.stderr)
+		}
+	}
+	// Three hours pass for pdf and old; docs was used just now on beta.
+	pgtest.Exec(t, c, "UPDATE "+schema+".host_copies SET first_seen_at = now() - interval '3 hours'")
+	pgtest.Exec(t, c, "UPDATE "+schema+".host_copies SET last_used_at = now() - interval '3 hours' WHERE name = 'pdf'")
+	type result struct {
+		Hosts   int
+		Retired []struct {
+			Name  string
+			Hosts int
+		}
+		Kept           int
+		Skipped        string
+		Branch, Commit string
+	}
+	r := run(t, alpha, "curate", "--source", "team", "--fleet", "--dry-run", "--json")
+	plan := decode[result](t, r)
+	if r.code != 0 || plan.Hosts != 2 || plan.Kept != 1 || len(plan.Retired) != 2 || plan.Retired[0].Name != "old" || plan.Retired[1].Name != "pdf" || plan.Retired[1].Hosts != 2 || plan.Branch != "" {
+		t.Fatalf("dry run: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	if refs := up.Git("for-each-ref", "--format=%(refname)"); strings.Contains(refs, "curate") {
+		t.Fatalf("a dry run pushed: %s", refs)
+	}
+	r = run(t, alpha, "curate", "--source", "team", "--fleet")
+	branch := "skillsync/curate-" + time.Now().UTC().Format(time.DateOnly)
+	if r.code != 0 || !strings.Contains(r.stdout, "retired 2, kept 1") || !strings.Contains(r.stdout, "branch: "+branch) {
+		t.Fatalf("curate --source: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	tree := up.Git("ls-tree", "-r", "--name-only", branch)
+	if strings.TrimSpace(tree) != ".archive/skills/old/SKILL.md\n.archive/skills/pdf/SKILL.md\nskills/docs/SKILL.md" {
+		t.Fatalf("the curation branch holds:\n%s", tree)
+	}
+	if msg := up.Git("log", "-1", "--format=%B", branch); !strings.Contains(msg, "- old: never used, on 2 hosts") || !strings.Contains(msg, "- pdf: last used ") {
+		t.Fatalf("commit message:\n%s", msg)
+	}
+	if main := up.Git("ls-tree", "-r", "--name-only", "main"); !strings.Contains(main, "skills/pdf/SKILL.md") {
+		t.Fatalf("main changed without publish: direct:\n%s", main)
+	}
+	if r := run(t, alpha, "audit", "--op", "archived", "--json"); strings.Count(r.stdout, "moved into .archive/ upstream") != 2 {
+		t.Fatalf("audit: %s", r.stdout)
+	}
+	// A host on the curation branch never sees the archived skills.
+	gamma := host("gamma", "    ref: "+branch+"\n")
+	if r := run(t, gamma, "list"); !strings.Contains(r.stdout, "docs") || strings.Contains(r.stdout, "pdf") || strings.Contains(r.stdout, "old") {
+		t.Fatalf("list on the curation branch:\n%s", r.stdout)
+	}
+	// A second run the same day: the branch exists, nothing is overwritten.
+	if r := run(t, alpha, "curate", "--source", "team", "--fleet"); r.code == 0 {
+		t.Fatalf("a second curation over the same branch: %s", r.stdout)
+	}
+	if r := run(t, alpha, "curate", "--source", "team"); r.code != 2 {
+		t.Fatalf("--source without --fleet: %d", r.code)
 	}
 }
