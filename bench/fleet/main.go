@@ -60,8 +60,12 @@ func main() {
 	conns := flag.Int("conns", 32, "connections of the pushing pool")
 	dsnFile := flag.String("dsn-file", "", "use this server instead of a throw-away cluster")
 	out := flag.String("out", "", "write the result as JSON here too")
+	sharedBuffers := flag.String("shared-buffers", "512MB", "shared_buffers of the throw-away cluster (pgtest starts it with 16MB)")
 	flag.Parse()
 	ctx := context.Background()
+	if !validSize(*sharedBuffers) {
+		log.Fatalf("-shared-buffers %q: want a size such as 512MB", *sharedBuffers)
+	}
 
 	if *dsnFile == "" {
 		c, err := pgtest.Start(ctx)
@@ -69,6 +73,22 @@ func main() {
 			log.Fatal(err)
 		}
 		defer c.Remove()
+		// A server as a team would run it: more than pgtest's 16MB of
+		// shared buffers.
+		conn, err := pgx.Connect(ctx, c.DSN("postgres"))
+		if err != nil {
+			log.Fatal(err)
+		}
+		if _, err := conn.Exec(ctx, "ALTER SYSTEM SET shared_buffers = '"+*sharedBuffers+"'"); err != nil {
+			log.Fatal(err)
+		}
+		conn.Close(ctx)
+		if err := c.Stop(); err != nil {
+			log.Fatal(err)
+		}
+		if err := c.Resume(ctx); err != nil {
+			log.Fatal(err)
+		}
 		dir, err := os.MkdirTemp("", "fleet-bench")
 		if err != nil {
 			log.Fatal(err)
@@ -257,4 +277,17 @@ func main() {
 			log.Fatal(err)
 		}
 	}
+}
+
+// validSize accepts what shared_buffers takes: digits and a unit.
+func validSize(s string) bool {
+	n := 0
+	for n < len(s) && s[n] >= '0' && s[n] <= '9' {
+		n++
+	}
+	switch s[n:] {
+	case "kB", "MB", "GB":
+		return n > 0
+	}
+	return false
 }
