@@ -2,6 +2,7 @@ package skillsync
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -140,28 +141,35 @@ func (e *Engine) CurateSource(ctx context.Context, name string, opts SourceCurat
 			why = "last used " + lastUse.UTC().Format(time.DateOnly)
 		}
 		out.Retired = append(out.Retired, RetiredSkill{Name: n, LastUsedAt: lastUse, Hosts: u.Placed,
-			Reason: fmt.Sprintf("idle %dd across the fleet (%s, held by %d hosts); archive_after %s", int(idle.Hours()/24), why, u.Placed, policy.ArchiveAfter)})
+			Reason: fmt.Sprintf("idle %s across the fleet (%s, held by %d hosts); archive_after %s", idleText(idle), why, u.Placed, policy.ArchiveAfter)})
 	}
 	if opts.DryRun || len(out.Retired) == 0 {
 		return out, nil
-	}
-	if src.Kind != repository.KindGit {
-		return out, fmt.Errorf("curate source %s: retiring skills upstream is supported for git sources only, not %s; --dry-run shows the plan", name, src.Kind)
 	}
 	r, err := e.open(src, "")
 	if err != nil {
 		return out, err
 	}
 	defer closeRepository(r)
-	pub, ok := r.(repository.Publisher)
-	if !ok {
-		return out, fmt.Errorf("curate source %s: it takes no publications", name)
-	}
 	retire := make([]string, len(out.Retired))
-	var msg strings.Builder
-	fmt.Fprintf(&msg, "Retire %d skills idle across the fleet\n\nMoved into %s/ by skillsync curate --source %s --fleet (%d hosts reporting).\nRevert this commit to bring them back.\n\n", len(retire), repository.ArchiveDir, name, out.Hosts)
 	for i, s := range out.Retired {
 		retire[i] = s.Name
+	}
+	if ar, ok := r.(repository.Archiver); ok && src.Kind != repository.KindGit {
+		rev, err := ar.Archive(ctx, retire, e.actor)
+		if err != nil {
+			return out, fmt.Errorf("curate source %s: %w", name, err)
+		}
+		out.Commit = string(rev)
+		return out, e.auditRetired(out, now, fmt.Sprintf("archived in source %s at revision %s (skillsync restore --source %s NAME brings one back)", name, rev, name))
+	}
+	pub, ok := r.(repository.Publisher)
+	if src.Kind != repository.KindGit || !ok {
+		return out, fmt.Errorf("curate source %s: retiring skills upstream is supported for git and postgres sources, not %s; --dry-run shows the plan", name, src.Kind)
+	}
+	var msg strings.Builder
+	fmt.Fprintf(&msg, "Retire %d skills idle across the fleet\n\nMoved into %s/ by skillsync curate --source %s --fleet (%d hosts reporting).\nRevert this commit to bring them back.\n\n", len(retire), repository.ArchiveDir, name, out.Hosts)
+	for _, s := range out.Retired {
 		last := "never used"
 		if s.LastUsedAt != nil {
 			last = "last used " + s.LastUsedAt.UTC().Format(time.RFC3339)
@@ -182,14 +190,61 @@ func (e *Engine) CurateSource(ctx context.Context, name string, opts SourceCurat
 		return out, fmt.Errorf("curate source %s: %w", name, err)
 	}
 	out.Branch, out.Commit, out.Direct = res.Branch, string(res.Commit), res.Direct
+	return out, e.auditRetired(out, now, fmt.Sprintf("moved into %s/ upstream on branch %s", repository.ArchiveDir, out.Branch))
+}
+
+// auditRetired writes a line of the audit log for each retired skill.
+func (e *Engine) auditRetired(out *SourceCuration, now time.Time, how string) error {
 	var events []curator.Event
 	for _, s := range out.Retired {
-		events = append(events, curator.Event{TS: now, Actor: e.actor, Op: curator.OpArchived, Target: "marketplace:" + name + "/" + s.Name,
-			From: "active", To: "archived", Commit: out.Commit,
-			Detail: fmt.Sprintf("%s; moved into %s/ upstream on branch %s", s.Reason, repository.ArchiveDir, out.Branch)})
+		events = append(events, curator.Event{TS: now, Actor: e.actor, Op: curator.OpArchived, Target: "marketplace:" + out.Source + "/" + s.Name,
+			From: "active", To: "archived", Commit: out.Commit, Detail: s.Reason + "; " + how})
 	}
 	if err := e.Audit().Append(events...); err != nil {
-		return out, fmt.Errorf("retired %d skills of %s, but the audit log was not written: %w", len(events), name, err)
+		return fmt.Errorf("retired %d skills of %s, but the audit log was not written: %w", len(events), out.Source, err)
 	}
-	return out, nil
+	return nil
+}
+
+// RestoreSource brings the skill name, retired by curate --source, back
+// into the postgres source source, in one transaction, and syncs. (A git
+// source's retirement is undone by reverting its commit.)
+func (e *Engine) RestoreSource(ctx context.Context, source, name string) (string, error) {
+	src, ok := e.source(source)
+	if !ok {
+		return "", usageErrorf("source %q is not in the config", source)
+	}
+	r, err := e.open(src, "")
+	if err != nil {
+		return "", err
+	}
+	defer closeRepository(r)
+	ar, ok := r.(repository.Archiver)
+	if !ok || src.Kind == repository.KindGit {
+		return "", fmt.Errorf("restore %s in source %s: a %s source's retirement is undone upstream (revert the curation commit)", name, source, src.Kind)
+	}
+	rev, err := ar.RestoreArchived(ctx, name, e.actor)
+	if err != nil {
+		return "", err
+	}
+	now := e.now()
+	ev := curator.Event{TS: now, Actor: e.actor, Op: curator.OpRestored, Target: "marketplace:" + source + "/" + name,
+		From: "archived", To: "active", Commit: string(rev), Detail: fmt.Sprintf("brought back into source %s at revision %s", source, rev)}
+	if err := e.Audit().Append(ev); err != nil {
+		return string(rev), err
+	}
+	_, err = e.Sync(ctx, SyncOptions{Locked: true, Move: []string{source}})
+	if errors.Is(err, ErrPartial) || errors.Is(err, ErrFailed) {
+		e.warnf("restored %s in source %s, but the sync after it failed: %v", name, source, err)
+		err = nil
+	}
+	return string(rev), err
+}
+
+// idleText is an idle time in days, or hours under two days.
+func idleText(d time.Duration) string {
+	if d < 48*time.Hour {
+		return fmt.Sprintf("%dh", int(d.Hours()))
+	}
+	return fmt.Sprintf("%dd", int(d.Hours()/24))
 }

@@ -371,3 +371,52 @@ curator:
 		t.Fatalf("--source without --fleet: %d", r.code)
 	}
 }
+
+// A postgres source's fleet-idle skills are archived in one transaction,
+// and restore --source brings one back.
+func TestFleetCurateSourcePostgres(t *testing.T) {
+	c := pgCluster.Get(t)
+	w := newPGWorkspace(t, c, "", "")
+	fleetSchema := pgtest.Name(t) + "_fleet"
+	pgtest.Exec(t, c, "DROP SCHEMA IF EXISTS "+fleetSchema+" CASCADE")
+	w.writeConfig(t, "team", w.schema, "", fmt.Sprintf("fleet:\n  dsn_file: %s\n  schema: %s\n  create: true\n  host: solo\ncurator:\n  stale_after: 1h\n  archive_after: 2h\n  min_idle: 0s\n  min_hosts: 1\n", w.dsnFile, fleetSchema))
+	for _, n := range []string{"keep", "old"} {
+		publish(t, w.dir, newSkill(t, n, "The "+n+" skill."), "team")
+	}
+	if r := run(t, w.dir, "sync"); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	if r := run(t, w.dir, "use", "keep"); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	if r := run(t, w.dir, "fleet", "push"); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	pgtest.Exec(t, c, "UPDATE "+fleetSchema+".host_copies SET first_seen_at = now() - interval '3 hours'")
+	r := run(t, w.dir, "curate", "--source", "team", "--fleet")
+	if r.code != 0 || !strings.Contains(r.stdout, "old: idle 3h across the fleet (never used on any host") || !strings.Contains(r.stdout, "retired 1, kept 1") {
+		t.Fatalf("curate --source team --fleet: %d %s%s", r.code, r.stdout, r.stderr)
+	}
+	if n := pgtest.QueryValue[int64](t, c, "SELECT count(*) FROM "+w.schema+".skills WHERE name = '.archive.old'"); n != 1 {
+		t.Fatalf("archived rows: %d", n)
+	}
+	if r := run(t, w.dir, "sync"); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	if r := run(t, w.dir, "list"); strings.Contains(r.stdout, "old") || !strings.Contains(r.stdout, "keep") {
+		t.Fatalf("list after the retirement:\n%s", r.stdout)
+	}
+	r = run(t, w.dir, "restore", "--source", "team", "old")
+	if r.code != 0 || !strings.Contains(r.stdout, "restored old in source team") {
+		t.Fatalf("restore --source: %d %s%s", r.code, r.stdout, r.stderr)
+	}
+	if r := run(t, w.dir, "list"); !strings.Contains(r.stdout, "old") {
+		t.Fatalf("list after the restore:\n%s", r.stdout)
+	}
+	if r := run(t, w.dir, "restore", "--source", "team", "old"); r.code == 0 {
+		t.Fatal("a second restore of a skill that is back succeeded")
+	}
+	if r := run(t, w.dir, "audit", "--json"); !strings.Contains(r.stdout, "archived in source team") || !strings.Contains(r.stdout, "brought back into source team") {
+		t.Fatalf("audit: %s", r.stdout)
+	}
+}
