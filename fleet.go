@@ -251,7 +251,6 @@ func (p *pushedFile) Validate() error { return jsonfile.CheckVersion(p.Version, 
 // fleetSyncFile is skills/.fleet-sync.json: the last sync's result.
 type fleetSyncFile struct {
 	Version int                 `json:"version"`
-	At      time.Time           `json:"at"`
 	Error   string              `json:"error"`
 	Sources []fleet.SourceState `json:"sources"`
 }
@@ -264,13 +263,18 @@ func (e *Engine) noteSync(report *SyncReport, err error) {
 	if e.cfg.Fleet == nil || report == nil && err == nil {
 		return
 	}
-	out := fleetSyncFile{Version: 1, At: e.now()}
+	// No time in it: a sync with the same outcome writes nothing.
+	out := fleetSyncFile{Version: 1}
 	if err != nil {
 		out.Error = err.Error()
 	}
 	if report != nil {
 		for _, s := range report.Sources {
-			out.Sources = append(out.Sources, fleet.SourceState{Source: s.Source, Revision: s.Revision, Status: string(s.Status), Error: s.Error, SyncedAt: out.At})
+			status := string(s.Status)
+			if s.Status == StatusUpdated || s.Status == StatusUnchanged {
+				status = "ok"
+			}
+			out.Sources = append(out.Sources, fleet.SourceState{Source: s.Source, Revision: s.Revision, Status: status, Error: s.Error})
 		}
 	}
 	if werr := jsonfile.Write(e.layout.FleetSyncFile(), &out, 0o644); werr != nil {
