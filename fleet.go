@@ -143,6 +143,9 @@ func (e *Engine) FleetPush(ctx context.Context) (*FleetPushReport, error) {
 	if err != nil && !curator.IsCorrupt(err) {
 		return nil, err
 	}
+	if u == nil {
+		return nil, fmt.Errorf("fleet push: read usage: %w", err)
+	}
 	pushed := &pushedFile{}
 	if err := jsonfile.Read(e.layout.FleetPushedFile(), pushed); err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
