@@ -190,7 +190,7 @@ func redact(err error, secrets []string) error {
 	msg := err.Error()
 	changed := false
 	for _, sec := range secrets {
-		if len(sec) >= 4 && strings.Contains(msg, sec) {
+		if sec != "" && strings.Contains(msg, sec) {
 			msg, changed = strings.ReplaceAll(msg, sec, "***"), true
 		}
 	}
