@@ -77,8 +77,10 @@ func (e *Engine) buildCatalog(ctx context.Context, m *materialize.Manifest) (*la
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	held := e.holdBack(inputs)
 	cat := layering.Build(inputs, layering.Options{Hidden: e.cfg.Hidden})
 	cat.Problems = append(problems, cat.Problems...)
+	cat.Held = held
 	return cat, nil
 }
 

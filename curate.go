@@ -89,7 +89,10 @@ type CurateOptions struct {
 }
 
 // Curate marks idle copies stale, archives long-idle ones, and makes
-// stale copies that were used since active again. Archiving a local skill
+// stale copies that were used since active again. With fleet: set, a
+// marketplace copy is judged by its last use on any host of the fleet,
+// and curation refuses, saying why, while fewer than curator.min_hosts
+// hosts reported within stale_after. Archiving a local skill
 // moves its directory to <layer dir>/.archive/<name>-<stamp>/; archiving a
 // marketplace skill takes it out of the cache and the targets.
 func (e *Engine) Curate(ctx context.Context, opts CurateOptions) (curator.Plan, error) {
@@ -124,10 +127,17 @@ func (e *Engine) Curate(ctx context.Context, opts CurateOptions) (curator.Plan, 
 		}
 		candidates = append(candidates, cand)
 	}
+	elsewhere, skipped, err := e.fleetLastUses(ctx, now)
+	if err != nil {
+		return curator.Plan{}, err
+	}
+	if skipped != "" {
+		return curator.Plan{Changes: []curator.Change{}, Skills: []curator.Checked{}, Skipped: skipped}, nil
+	}
 	store := e.Usage()
 	store.Resolve = e.resolverFrom(cat)
 	plan, err := store.Curate(ctx, curator.Curation{Policy: curatorPolicy(e.cfg.Curator), Candidates: candidates, Now: now,
-		Force: opts.Force, DryRun: opts.DryRun, Actor: e.actor})
+		Force: opts.Force, DryRun: opts.DryRun, Actor: e.actor, Elsewhere: elsewhere})
 	if err != nil || opts.DryRun {
 		return plan, err
 	}

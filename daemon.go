@@ -44,8 +44,16 @@ func (d daemonEngine) Sync(ctx context.Context, req daemon.SyncRequest) (*daemon
 	if rep == nil {
 		return nil, err
 	}
+	var pushed []string
+	if d.e.cfg.Fleet != nil {
+		// The fleet hears of every sync; a store that cannot be reached
+		// leaves usage local until the next push, and fails nothing here.
+		if _, perr := d.e.FleetPush(ctx); perr != nil {
+			pushed = append(pushed, "fleet push after the sync: "+perr.Error())
+		}
+	}
 	res := &daemon.SyncResult{Added: len(rep.Skills.Added), Updated: len(rep.Skills.Updated), Removed: len(rep.Skills.Removed),
-		FilesWritten: rep.Files.Written, BytesWritten: rep.Files.BytesWritten, Warnings: rep.Warnings, Conflicts: map[string]int{},
+		FilesWritten: rep.Files.Written, BytesWritten: rep.Files.BytesWritten, Warnings: append(rep.Warnings, pushed...), Conflicts: map[string]int{},
 		CacheDirty: materialize.Dirty(d.e.layout.CacheDir())}
 	for _, t := range rep.Targets {
 		res.Conflicts[d.target(t.Dir)] += len(t.Conflicts) + len(t.Preserved)
@@ -59,6 +67,21 @@ func (d daemonEngine) Sync(ctx context.Context, req daemon.SyncRequest) (*daemon
 	}
 	return res, err
 }
+
+// MoreJobs is the fleet push on schedule.fleet_push, when the config has
+// a fleet.
+func (d daemonEngine) MoreJobs() ([]daemon.Job, error) {
+	f := d.e.cfg.Fleet
+	if f == nil {
+		return nil, nil
+	}
+	return []daemon.Job{daemon.NewJob(daemon.JobFleetPush, f.Push, func(ctx context.Context) error {
+		_, err := d.e.FleetPush(ctx)
+		return err
+	})}, nil
+}
+
+var _ daemon.Jobber = daemonEngine{}
 
 // target names a target's folder for the metrics: relative to the
 // workspace when inside it.

@@ -34,6 +34,7 @@ type Engine struct {
 	actor    string
 	clock    func() time.Time
 	warn     func(string)
+	version  string
 }
 
 // Option configures an Engine.

@@ -88,6 +88,9 @@ func (e *Engine) DraftDiff(ctx context.Context, w io.Writer, name string) (again
 // Promote lets the draft name through the gate, as promotion: in the
 // config allows, into a local layer or a source. See drafts.Gate.Promote.
 func (e *Engine) Promote(ctx context.Context, name string, opts drafts.PromoteOptions) (*drafts.Promotion, error) {
+	if err := e.stageRollout(name, opts); err != nil {
+		return nil, err
+	}
 	return e.gate().Promote(ctx, name, opts)
 }
 

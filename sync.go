@@ -98,7 +98,9 @@ func (e *Engine) Sync(ctx context.Context, opts SyncOptions) (*SyncReport, error
 		}
 		run.frozen = &FrozenError{}
 	}
-	return run.do(ctx)
+	report, err := run.do(ctx)
+	e.noteSync(report, err)
+	return report, err
 }
 
 // check is how far the sync trusts recorded state.

@@ -54,6 +54,8 @@ type Config struct {
 	DefaultGitHost string
 	// Promotion is the gate drafts pass to become skills.
 	Promotion Promotion
+	// Fleet is the fleet store; nil without a fleet: section.
+	Fleet *Fleet
 	// Warnings found while loading that did not stop it.
 	Warnings []string
 }

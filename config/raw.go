@@ -33,10 +33,12 @@ type rawConfig struct {
 	Curator       struct {
 		StaleAfter, ArchiveAfter, MinIdle *time.Duration
 		Layers                            []string
+		MinHosts                          *int
 		line                              int
 	}
 	Schedule struct {
 		Sync, Curate, Import string
+		FleetPush            string
 		StatCheckEvery       *int
 		line                 int
 	}
@@ -49,6 +51,7 @@ type rawConfig struct {
 		Auto               bool
 		line               int
 	}
+	Fleet rawFleet
 }
 
 type rawTarget struct {
@@ -91,12 +94,12 @@ func (r *rawConfig) fields() fields {
 			c := &r.Curator
 			c.line = n.Line
 			return decodeMapping(n, "curator", fields{
-				"stale_after": &c.StaleAfter, "archive_after": &c.ArchiveAfter, "min_idle": &c.MinIdle, "layers": &c.Layers,
+				"stale_after": &c.StaleAfter, "archive_after": &c.ArchiveAfter, "min_idle": &c.MinIdle, "layers": &c.Layers, "min_hosts": &c.MinHosts,
 			})
 		}),
 		"schedule": nested(func(n *yaml.Node) []error {
 			r.Schedule.line = n.Line
-			return decodeMapping(n, "schedule", fields{"sync": &r.Schedule.Sync, "curate": &r.Schedule.Curate, "import": &r.Schedule.Import, "stat_check_every": &r.Schedule.StatCheckEvery})
+			return decodeMapping(n, "schedule", fields{"sync": &r.Schedule.Sync, "curate": &r.Schedule.Curate, "import": &r.Schedule.Import, "stat_check_every": &r.Schedule.StatCheckEvery, "fleet_push": &r.Schedule.FleetPush})
 		}),
 		"daemon": nested(func(n *yaml.Node) []error {
 			r.Daemon.line = n.Line
@@ -107,6 +110,7 @@ func (r *rawConfig) fields() fields {
 			p.line = n.Line
 			return decodeMapping(n, "promotion", fields{"approvers": &p.Approvers, "targets": &p.Targets, "auto": &p.Auto})
 		}),
+		"fleet": nested(r.Fleet.decode),
 		"targets": nested(func(n *yaml.Node) []error {
 			return decodeList(n, "targets", func(i int, n *yaml.Node) []error {
 				r.Targets = append(r.Targets, rawTarget{line: n.Line})
@@ -243,6 +247,7 @@ func (r *rawConfig) resolve(base string) (*Config, []error) {
 	errs = append(errs, checkTargets(cfg)...)
 	errs = append(errs, r.resolveCurator(cfg)...)
 	errs = append(errs, r.resolvePromotion(cfg)...)
+	errs = append(errs, r.resolveFleet(base, cfg)...)
 	return cfg, errs
 }
 

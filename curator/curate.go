@@ -20,6 +20,41 @@ type Curation struct {
 	DryRun bool
 	// Actor names who curates, for the audit log.
 	Actor string
+	// Elsewhere is the last use of copies on other hosts (the fleet's):
+	// a copy used elsewhere more recently than here is judged by that use.
+	// Min_idle still looks at this host's uses alone.
+	Elsewhere map[Copy]time.Time
+}
+
+// ElsewhereSource is the LastSource a plan gives a copy judged by its use
+// on another host.
+const ElsewhereSource Source = "fleet"
+
+// planned returns the usage a plan judges: u with the copies used more
+// recently elsewhere given that use. u itself is not changed.
+func (c Curation) planned(u *Usage) *Usage {
+	if len(c.Elsewhere) == 0 {
+		return u
+	}
+	pu := *u
+	pu.Skills = make(map[Copy]*SkillUsage, len(u.Skills))
+	for k, v := range u.Skills {
+		pu.Skills[k] = v
+	}
+	for k, at := range c.Elsewhere {
+		s, ok := u.Skills[k]
+		if !ok {
+			s = &SkillUsage{State: Active}
+		}
+		if !at.After(s.LastActive()) {
+			continue
+		}
+		clone := *s
+		t := at
+		clone.LastUsedAt, clone.LastSource = &t, ElsewhereSource
+		pu.Skills[k] = &clone
+	}
+	return &pu
 }
 
 var errDryRun = errors.New("dry run")
@@ -39,7 +74,15 @@ func (s *Store) Curate(ctx context.Context, c Curation) (Plan, error) {
 	var plan Plan
 	var events []Event
 	err := s.Update(ctx, func(u *Usage) error {
-		plan = c.Policy.Plan(u, c.Candidates, c.Now, c.Force)
+		if len(c.Elsewhere) == 0 {
+			plan = c.Policy.Plan(u, c.Candidates, c.Now, c.Force)
+		} else if plan = c.Policy.Plan(u, nil, c.Now, c.Force); plan.Skipped == "" {
+			// min_idle was checked on this host's uses; the plan judges
+			// idle time by the latest use anywhere.
+			p := c.Policy
+			p.MinIdle = 0
+			plan = p.Plan(c.planned(u), c.Candidates, c.Now, c.Force)
+		}
 		if c.DryRun {
 			return errDryRun
 		}

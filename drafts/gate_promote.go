@@ -26,6 +26,11 @@ type PromoteOptions struct {
 	// Branch is the branch a promotion to a git source pushes to instead
 	// of skillsync/<name> (or, with publish: direct, the tracked branch).
 	Branch string
+	// Rollout ("10%") and Environments, when set, are written into the
+	// draft's metadata.rollout and metadata.environments before it is let
+	// through: a canary.
+	Rollout      string
+	Environments []string
 }
 
 // Promotion is what Promote did.

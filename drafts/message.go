@@ -33,6 +33,10 @@ func commitMessage(dr Draft, message, approver string) string {
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // emailOf is who's address when who is one, else empty.
+// EmailOf is who when who is an address, else empty: the commit's
+// author email.
+func EmailOf(who string) string { return emailOf(who) }
+
 func emailOf(who string) string {
 	if strings.Contains(who, "@") && !strings.ContainsAny(who, " <>") {
 		return who

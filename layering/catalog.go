@@ -95,7 +95,16 @@ type Catalog struct {
 	// Winners in order of their lower-cased names.
 	Winners  []*Winner
 	Problems []skill.Problem
-	byKey    map[string]*Winner
+	// Held are the entries this host does not take (staged rollout),
+	// each with why; they take no part in the merge.
+	Held  []Held
+	byKey map[string]*Winner
+}
+
+// Held is an entry left out of the merge on this host, with the reason.
+type Held struct {
+	Entry
+	Reason string
 }
 
 // Key is how names compare: case-insensitively, after NFKC.

@@ -55,6 +55,11 @@ type PublishRequest struct {
 	// Author is the commit's author and committer; When its time.
 	Author, Email string
 	When          time.Time
+	// Archive, when set, makes the commit move these skills (by name)
+	// into .archive/<their folder> instead of writing Name's files: a
+	// reversible retirement. Files and List are unused then, and Branch
+	// must be given unless Direct.
+	Archive []string
 }
 
 // Published is what a publish did.

@@ -12,6 +12,8 @@
 //	    .hooked.jsonl           tool calls hooks recorded, not yet imported
 //	    .daemon.json            what a running daemon knows, for status
 //	    .daemon.lock            held by a running daemon
+//	    .fleet-sync.json        the last sync's result, for the fleet heartbeat
+//	    .fleet-pushed.json      the usage the fleet store acknowledged
 //	    .audit/YYYY-MM-DD.jsonl audit log
 //	    .archive/<name>-<stamp>/ archived local skills
 //	    _drafts/<name>/         proposed skills; .rejected/, .published/
@@ -39,6 +41,8 @@ const (
 	DraftLocksName = ".locks"
 	DaemonName     = ".daemon.json"
 	DaemonLockName = ".daemon.lock"
+	FleetSyncName   = ".fleet-sync.json"
+	FleetPushedName = ".fleet-pushed.json"
 )
 
 // Layout is a workspace on disk: its root directory and, when the user
@@ -111,3 +115,10 @@ func (l Layout) DraftLocksDir() string { return filepath.Join(l.DraftsDir(), Dra
 // ArchiveDir is where a layer directory's archived skills go: always
 // directly in the layer directory, whatever the depth of the skill.
 func ArchiveDir(layerDir string) string { return filepath.Join(layerDir, ArchiveName) }
+
+// FleetSyncFile is where a sync leaves its result for the next fleet push.
+func (l Layout) FleetSyncFile() string { return filepath.Join(l.SkillsDir(), FleetSyncName) }
+
+// FleetPushedFile records the usage the fleet store acknowledged, so a
+// push sends only what changed since.
+func (l Layout) FleetPushedFile() string { return filepath.Join(l.SkillsDir(), FleetPushedName) }

@@ -14,6 +14,8 @@ type curateOptions struct {
 	dryRun bool
 	now    string
 	force  bool
+	source string
+	fleet  bool
 }
 
 func newCurateCommand(a *app, runF func(context.Context, *curateOptions) error) *cobra.Command {
@@ -31,10 +33,22 @@ Idle time runs from the latest use, view or first sighting. Pinned skills
 never change. A local skill is archived by moving it to
 <layer dir>/.archive/<name>-<UTC stamp>/; a marketplace skill leaves the cache
 and the targets. skillsync restore undoes either. Nothing changes while any
-skill was used within curator.min_idle, unless --force.`,
+skill was used within curator.min_idle, unless --force.
+
+With fleet: in the config, a marketplace skill is judged by its last use on
+any host, and curation waits while fewer than curator.min_hosts hosts
+reported within stale_after.
+
+--source NAME --fleet is the team's scheduled job: the source's skills idle
+on every host past archive_after, and pinned nowhere, are retired upstream.
+For a git source one commit moves them into .archive/ (which discovery never
+reads), with each one's last use and host count in the message, pushed to
+the branch skillsync/curate-YYYY-MM-DD (to the tracked branch with publish:
+direct); reverting it brings them back. --dry-run prints the plan.`,
 		Example: `  skillsync curate --dry-run
   skillsync curate --now 2027-03-01T00:00:00Z --dry-run
-  skillsync curate --json`,
+  skillsync curate --json
+  skillsync curate --source team --fleet --dry-run`,
 		Args: args(cobra.NoArgs),
 		RunE: func(c *cobra.Command, _ []string) error {
 			return pick(runF, a.runCurate)(c.Context(), opts)
@@ -43,10 +57,18 @@ skill was used within curator.min_idle, unless --force.`,
 	cmd.Flags().BoolVar(&opts.dryRun, "dry-run", false, "print the plan and change nothing")
 	cmd.Flags().StringVar(&opts.now, "now", "", "judge idle time at this RFC3339 time instead of now")
 	cmd.Flags().BoolVar(&opts.force, "force", false, "curate even when a skill was used within min_idle")
+	cmd.Flags().StringVar(&opts.source, "source", "", "with --fleet, retire this marketplace source's fleet-idle skills upstream")
+	cmd.Flags().BoolVar(&opts.fleet, "fleet", false, "with --source, decide on the whole fleet's usage (see docs/fleet.md)")
 	return cmd
 }
 
 func (a *app) runCurate(ctx context.Context, opts *curateOptions) error {
+	if (opts.source != "") != opts.fleet {
+		return usageError("--source and --fleet go together: curate --source NAME --fleet retires a source's fleet-idle skills upstream")
+	}
+	if opts.source != "" {
+		return a.runCurateSource(ctx, opts)
+	}
 	co := skillsync.CurateOptions{DryRun: opts.dryRun, Force: opts.force}
 	if opts.now != "" {
 		t, err := time.Parse(time.RFC3339, opts.now)
@@ -80,6 +102,47 @@ func (a *app) runCurate(ctx context.Context, opts *curateOptions) error {
 	fmt.Fprintf(a.stdout, "checked %s, %s %d\n", plural(plan.Checked, "skill"), verb, len(plan.Changes))
 	if plan.ArchiveHeld != "" {
 		fmt.Fprintf(a.stderr, "nothing archived: %s\n", plan.ArchiveHeld)
+	}
+	return nil
+}
+
+func (a *app) runCurateSource(ctx context.Context, opts *curateOptions) error {
+	so := skillsync.SourceCurateOptions{DryRun: opts.dryRun}
+	if opts.now != "" {
+		t, err := time.Parse(time.RFC3339, opts.now)
+		if err != nil {
+			return usageError("--now %q: want an RFC3339 time such as 2027-03-01T00:00:00Z", opts.now)
+		}
+		so.Now = t
+	}
+	eng, err := a.engine()
+	if err != nil {
+		return err
+	}
+	res, err := eng.CurateSource(ctx, opts.source, so)
+	if res != nil && a.json {
+		if werr := writeJSON(a.stdout, res); werr != nil {
+			return werr
+		}
+		return err
+	}
+	if err != nil {
+		return err
+	}
+	if res.Skipped != "" {
+		fmt.Fprintln(a.stdout, "curation skipped: "+res.Skipped)
+		return nil
+	}
+	verb := "retired"
+	if opts.dryRun {
+		verb = "would retire"
+	}
+	for _, s := range res.Retired {
+		fmt.Fprintf(a.stdout, "%s: %s\n", safe(s.Name), safe(s.Reason))
+	}
+	fmt.Fprintf(a.stdout, "source %s: %d hosts reporting, %s %d, kept %d\n", safe(res.Source), res.Hosts, verb, len(res.Retired), res.Kept)
+	if res.Commit != "" {
+		fmt.Fprintf(a.stdout, "branch: %s\ncommit: %s\n", safe(res.Branch), safe(res.Commit))
 	}
 	return nil
 }

@@ -27,7 +27,9 @@ state when it is not active. Marketplace skills are listed as the last sync
 wrote them into .skills-cache/: what agents read.
 
 Hidden and archived skills are left out unless --all is given; --all also
-lists the archived copies of local skills.`,
+lists the archived copies of local skills and the skills this host does not
+take yet by their staged rollout (metadata.rollout, metadata.environments),
+with the reason.`,
 		Example: `  skillsync list
   skillsync list --all --json`,
 		Args: args(cobra.NoArgs),
@@ -48,7 +50,10 @@ type listEntry struct {
 	Revision    string         `json:"revision,omitempty"`
 	Hidden      bool           `json:"hidden,omitempty"`
 	State       string         `json:"state"`
-	Shadowed    []entryJSON    `json:"shadowed"`
+	// HeldBack says why this host does not take the skill (staged
+	// rollout); only list --all shows such skills.
+	HeldBack string      `json:"held_back,omitempty"`
+	Shadowed []entryJSON `json:"shadowed"`
 }
 
 func (a *app) runList(ctx context.Context, opts *listOptions) error {
@@ -70,6 +75,10 @@ func (a *app) runList(ctx context.Context, opts *listOptions) error {
 	}
 	if opts.all {
 		out = append(out, archivedEntries(eng, cat)...)
+		for _, h := range cat.Held {
+			out = append(out, listEntry{Name: h.Skill.Name, Description: h.Skill.Description, Layer: h.Layer, Source: h.Source,
+				Path: entryPath(&h.Entry), Revision: h.Revision, State: "held back", HeldBack: h.Reason, Shadowed: []entryJSON{}})
+		}
 	}
 	if a.json {
 		return writeJSON(a.stdout, out)
@@ -81,7 +90,10 @@ func (a *app) runList(ctx context.Context, opts *listOptions) error {
 		if e.Hidden {
 			name += " (hidden)"
 		}
-		if e.State != "" && e.State != "active" {
+		switch {
+		case e.HeldBack != "":
+			name += " (held back: " + e.HeldBack + ")"
+		case e.State != "" && e.State != "active":
 			name += " (" + e.State + ")"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", safe(name), e.Layer, safe(e.Source), safe(layering.Shorten(e.Description, 60)))

@@ -10,11 +10,13 @@ import (
 )
 
 type promoteOptions struct {
-	name     string
-	approver string
-	to       string
-	message  string
-	branch   string
+	name         string
+	approver     string
+	to           string
+	message      string
+	branch       string
+	canary       string
+	environments string
 }
 
 func newPromoteCommand(a *app, runF func(context.Context, *promoteOptions) error) *cobra.Command {
@@ -48,7 +50,8 @@ Every promotion is a line of the audit log with the approver, the skill
 hash and, for git, the commit.`,
 		Example: `  skillsync promote pdf --approver alice
   skillsync promote pdf --approver alice --to user
-  skillsync promote pdf --approver alice --to team --message "Add the PDF skill"`,
+  skillsync promote pdf --approver alice --to team --message "Add the PDF skill"
+  skillsync promote pdf --approver alice --to team --canary 10% --environments prod`,
 		Args: args(cobra.ExactArgs(1)),
 		RunE: func(c *cobra.Command, argv []string) error {
 			opts.name = argv[0]
@@ -59,6 +62,8 @@ hash and, for git, the commit.`,
 	cmd.Flags().StringVar(&opts.to, "to", "workspace", "where the draft goes: workspace, user or a git source's name")
 	cmd.Flags().StringVarP(&opts.message, "message", "m", "", "the commit message for a git source, a note in the audit log otherwise")
 	cmd.Flags().StringVar(&opts.branch, "branch", "", "for a git source, the new branch to push to (default skillsync/NAME)")
+	cmd.Flags().StringVar(&opts.canary, "canary", "", "stage the skill: only this share of hosts take it (metadata.rollout, e.g. 10%); skillsync rollout raises it")
+	cmd.Flags().StringVar(&opts.environments, "environments", "", "with --canary, only hosts of these environments take it (metadata.environments, e.g. \"prod staging\")")
 	return cmd
 }
 
@@ -67,7 +72,8 @@ func (a *app) runPromote(ctx context.Context, opts *promoteOptions) error {
 	if err != nil {
 		return err
 	}
-	p, err := eng.Promote(ctx, opts.name, drafts.PromoteOptions{Approver: opts.approver, To: opts.to, Message: opts.message, Branch: opts.branch})
+	p, err := eng.Promote(ctx, opts.name, drafts.PromoteOptions{Approver: opts.approver, To: opts.to, Message: opts.message, Branch: opts.branch,
+		Rollout: opts.canary, Environments: environmentList(opts.environments)})
 	if err != nil {
 		return err
 	}

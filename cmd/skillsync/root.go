@@ -101,6 +101,8 @@ the current directory is the workspace: skillsync sync writes them into
 		newPinCommand(a, true, nil),
 		newPinCommand(a, false, nil),
 		newAuditCommand(a, nil),
+		newFleetCommand(a),
+		newRolloutCommand(a, nil),
 		a.daemonCommand(),
 		newMCPCommand(a, nil),
 		newServeCommand(a, nil),

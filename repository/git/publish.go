@@ -123,7 +123,11 @@ func (g *Git) publish(ctx context.Context, req repository.PublishRequest) (repos
 	}
 	out.Base = repository.Revision(base.String())
 
-	commit, dir, err := g.commitSkill(ctx, repo, base, req)
+	commitOf := g.commitSkill
+	if len(req.Archive) > 0 {
+		commitOf = g.commitArchive
+	}
+	commit, dir, err := commitOf(ctx, repo, base, req)
 	if err != nil {
 		return out, err
 	}

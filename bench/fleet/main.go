@@ -1,0 +1,293 @@
+// Command fleet measures the fleet store on a real PostgreSQL: it starts a
+// throw-away cluster (or uses -dsn-file), loads -hosts simulated hosts
+// with -skills usage records each, then has every host push once a minute
+// for -minutes minutes, -changed of its records changed per push, paced
+// as the fleet would push (hosts/60 pushes a second), and prints push
+// latency, rows, bytes and the time of fleet usage and fleet status.
+//
+//	go run ./bench/fleet -hosts 1000 -skills 2000
+//
+// It asserts no timing; it exits non-zero only when it cannot run.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"log"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/skillsync/skillsync/curator"
+	"github.com/skillsync/skillsync/fleet"
+	"github.com/skillsync/skillsync/internal/pgtest"
+	"github.com/skillsync/skillsync/layering"
+)
+
+type result struct {
+	Hosts, Skills int
+	Changed       float64
+	LoadSeconds   float64 `json:"load_seconds"`
+	Pushes        int     `json:"pushes"`
+	PushRate      float64 `json:"push_rate_per_second"`
+	PushP50       float64 `json:"push_ms_p50"`
+	PushP99       float64 `json:"push_ms_p99"`
+	PushMax       float64 `json:"push_ms_max"`
+	Late          int     `json:"late_pushes"`
+	PayloadBytes  int     `json:"payload_bytes_per_push"`
+	UsageMS       float64 `json:"usage_ms"`
+	StatusMS      float64 `json:"status_ms"`
+	StatusSkillMS float64 `json:"status_skill_ms"`
+	Rows          map[string]int64
+	Bytes         map[string]int64
+	DatabaseBytes int64 `json:"database_bytes"`
+}
+
+func main() {
+	hosts := flag.Int("hosts", 1000, "simulated hosts")
+	skills := flag.Int("skills", 2000, "usage records per host")
+	changed := flag.Float64("changed", 0.10, "share of a host's records changed per push")
+	minutes := flag.Float64("minutes", 2, "minutes of pushes after the load (each host pushes once a minute)")
+	loaders := flag.Int("load-concurrency", 4, "concurrent pushes while loading")
+	conns := flag.Int("conns", 32, "connections of the pushing pool")
+	dsnFile := flag.String("dsn-file", "", "use this server instead of a throw-away cluster")
+	out := flag.String("out", "", "write the result as JSON here too")
+	sharedBuffers := flag.String("shared-buffers", "512MB", "shared_buffers of the throw-away cluster (pgtest starts it with 16MB)")
+	flag.Parse()
+	ctx := context.Background()
+	if !validSize(*sharedBuffers) {
+		log.Fatalf("-shared-buffers %q: want a size such as 512MB", *sharedBuffers)
+	}
+
+	if *dsnFile == "" {
+		c, err := pgtest.Start(ctx)
+		if err != nil {
+			log.Fatal(err)
+		}
+		defer c.Remove()
+		// A server as a team would run it: more than pgtest's 16MB of
+		// shared buffers.
+		conn, err := pgx.Connect(ctx, c.DSN("postgres"))
+		if err != nil {
+			log.Fatal(err)
+		}
+		if _, err := conn.Exec(ctx, "ALTER SYSTEM SET shared_buffers = '"+*sharedBuffers+"'"); err != nil {
+			log.Fatal(err)
+		}
+		conn.Close(ctx)
+		if err := c.Stop(); err != nil {
+			log.Fatal(err)
+		}
+		if err := c.Resume(ctx); err != nil {
+			log.Fatal(err)
+		}
+		dir, err := os.MkdirTemp("", "fleet-bench")
+		if err != nil {
+			log.Fatal(err)
+		}
+		defer os.RemoveAll(dir)
+		*dsnFile = filepath.Join(dir, "dsn")
+		if err := os.WriteFile(*dsnFile, []byte(c.DSN("postgres")), 0o600); err != nil {
+			log.Fatal(err)
+		}
+	}
+	schema := fmt.Sprintf("bench_%d_%d", *hosts, *skills)
+	store, err := fleet.Open(ctx, fleet.Config{DSNFile: *dsnFile, Schema: schema, Create: true, MaxConns: int32(*conns), Timeout: 30 * time.Second})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer store.Close()
+	dsn, _ := fleet.ReadDSN("", *dsnFile)
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, "DROP SCHEMA IF EXISTS "+schema+" CASCADE"); err != nil {
+		log.Fatal(err)
+	}
+
+	copies := make([]curator.Copy, *skills)
+	for i := range copies {
+		copies[i] = curator.Copy{Layer: layering.Marketplace, Owner: "team", Name: fmt.Sprintf("skill-%05d", i)}
+	}
+	type host struct {
+		mu   sync.Mutex
+		hb   fleet.Heartbeat
+		uses []int64
+		rng  *rand.Rand
+	}
+	hs := make([]*host, *hosts)
+	for i := range hs {
+		hs[i] = &host{
+			hb: fleet.Heartbeat{Host: fmt.Sprintf("host-%05d.ci.example", i), Environment: "prod", Version: "v1.0.0", Skills: *skills,
+				Sources: []fleet.SourceState{{Source: "team", Revision: "9f2c1e0b7a3d", Status: "unchanged"}}},
+			uses: make([]int64, *skills),
+			rng:  rand.New(rand.NewPCG(uint64(i), 7)),
+		}
+	}
+	now := time.Now().UTC()
+	records := func(h *host, all bool) []fleet.Record {
+		var idx []int
+		if all {
+			idx = make([]int, len(h.uses))
+			for i := range idx {
+				idx[i] = i
+			}
+		} else {
+			idx = h.rng.Perm(len(h.uses))[:int(float64(len(h.uses))**changed)]
+		}
+		out := make([]fleet.Record, 0, len(idx))
+		for _, i := range idx {
+			h.uses[i] += 1 + int64(h.rng.IntN(3))
+			out = append(out, fleet.Record{Copy: copies[i], Uses: h.uses[i], Views: h.uses[i] / 2, LastUsedAt: now, LastViewedAt: now, State: "active"})
+		}
+		return out
+	}
+	payload := func(recs []fleet.Record) int {
+		n := 200 // heartbeat
+		for _, r := range recs {
+			n += len(r.Copy.Name) + len(r.Copy.Owner) + len("marketplace") + len(r.State) + 8*4 + 1
+		}
+		return n
+	}
+
+	res := result{Hosts: *hosts, Skills: *skills, Changed: *changed, Rows: map[string]int64{}, Bytes: map[string]int64{}}
+	log.Printf("loading %d hosts x %d records", *hosts, *skills)
+	start := time.Now()
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range *loaders {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(hs) {
+					return
+				}
+				h := hs[i]
+				h.mu.Lock()
+				recs := records(h, true)
+				h.mu.Unlock()
+				if _, err := store.Push(ctx, h.hb, recs); err != nil {
+					log.Fatal(err)
+				}
+				if (i+1)%max(1, len(hs)/10) == 0 {
+					log.Printf("loaded %d hosts", i+1)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	res.LoadSeconds = time.Since(start).Seconds()
+	for _, table := range []string{"host_copies", "usage_days", "hosts"} {
+		if _, err := conn.Exec(ctx, "VACUUM ANALYZE "+schema+"."+table); err != nil {
+			log.Fatal(err)
+		}
+	}
+
+	// Paced pushes: each host once a minute, spread evenly.
+	total := int(float64(*hosts) * *minutes)
+	interval := time.Duration(float64(time.Minute) / float64(*hosts))
+	log.Printf("pushing: %d pushes, one every %s", total, interval)
+	lat := make([]time.Duration, total)
+	var late atomic.Int64
+	begin := time.Now()
+	sem := make(chan struct{}, *conns*2)
+	for i := range total {
+		at := begin.Add(time.Duration(i) * interval)
+		if d := time.Until(at); d > 0 {
+			time.Sleep(d)
+		} else if d < -time.Second {
+			late.Add(1)
+		}
+		sem <- struct{}{}
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			h := hs[i%len(hs)]
+			h.mu.Lock()
+			recs := records(h, false)
+			h.mu.Unlock()
+			if i == 0 {
+				res.PayloadBytes = payload(recs)
+			}
+			t0 := time.Now()
+			if _, err := store.Push(ctx, h.hb, recs); err != nil {
+				log.Fatal(err)
+			}
+			lat[i] = time.Since(t0)
+		}(i)
+	}
+	wg.Wait()
+	elapsed := time.Since(begin)
+	res.Pushes, res.PushRate, res.Late = total, float64(total)/elapsed.Seconds(), int(late.Load())
+	slices.Sort(lat)
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	res.PushP50, res.PushP99, res.PushMax = ms(lat[len(lat)/2]), ms(lat[len(lat)*99/100]), ms(lat[len(lat)-1])
+
+	median := func(f func() error) float64 {
+		var ds []time.Duration
+		for range 5 {
+			t0 := time.Now()
+			if err := f(); err != nil {
+				log.Fatal(err)
+			}
+			ds = append(ds, time.Since(t0))
+		}
+		slices.Sort(ds)
+		return ms(ds[2])
+	}
+	res.UsageMS = median(func() error {
+		_, err := store.Usage(ctx, fleet.UsageOptions{Since: time.Now().Add(-30 * 24 * time.Hour)})
+		return err
+	})
+	res.StatusMS = median(func() error {
+		_, err := store.Status(ctx, fleet.StatusOptions{StaleAfter: 2 * time.Hour})
+		return err
+	})
+	res.StatusSkillMS = median(func() error {
+		_, err := store.Status(ctx, fleet.StatusOptions{StaleAfter: 2 * time.Hour, Skill: "skill-00042"})
+		return err
+	})
+	for _, table := range []string{"hosts", "host_sources", "revisions", "host_copies", "usage_days"} {
+		var rows, bytes int64
+		if err := conn.QueryRow(ctx, "SELECT count(*), pg_total_relation_size($1::regclass) FROM "+schema+"."+table, schema+"."+table).Scan(&rows, &bytes); err != nil {
+			log.Fatal(err)
+		}
+		res.Rows[table], res.Bytes[table] = rows, bytes
+	}
+	if err := conn.QueryRow(ctx, "SELECT pg_database_size(current_database())").Scan(&res.DatabaseBytes); err != nil {
+		log.Fatal(err)
+	}
+	data, _ := json.MarshalIndent(res, "", "  ")
+	fmt.Println(string(data))
+	if *out != "" {
+		if err := os.WriteFile(*out, append(data, '\n'), 0o644); err != nil {
+			log.Fatal(err)
+		}
+	}
+}
+
+// validSize accepts what shared_buffers takes: digits and a unit.
+func validSize(s string) bool {
+	n := 0
+	for n < len(s) && s[n] >= '0' && s[n] <= '9' {
+		n++
+	}
+	switch s[n:] {
+	case "kB", "MB", "GB":
+		return n > 0
+	}
+	return false
+}

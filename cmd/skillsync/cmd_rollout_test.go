@@ -1,0 +1,139 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/skillsync/skillsync/fleet"
+	"github.com/skillsync/skillsync/internal/gittest"
+	"github.com/skillsync/skillsync/internal/skilltest"
+)
+
+// hostIDs returns one host id that takes skill at percent and one that
+// does not.
+func hostIDs(t *testing.T, skill string, percent int) (in, out string) {
+	t.Helper()
+	for i := 0; in == "" || out == ""; i++ {
+		id := fmt.Sprintf("host-%d", i)
+		if fleet.Bucket(id, skill) < percent*100 {
+			if in == "" {
+				in = id
+			}
+		} else if out == "" {
+			out = id
+		}
+	}
+	return in, out
+}
+
+func TestRolloutHoldsSkillsBack(t *testing.T) {
+	src := t.TempDir()
+	write := func(name, meta string) {
+		skilltest.WriteFile(t, filepath.Join(src, name, "SKILL.md"), "---\nname: "+name+"\ndescription: The "+name+" skill.\n"+meta+"---\n# "+name+"\n")
+	}
+	write("plain", "")
+	write("half", "metadata:\n  rollout: \"50%\"\n")
+	write("staging-only", "metadata:\n  environments: staging\n")
+	write("broken", "metadata:\n  rollout: lots\n")
+	in, out := hostIDs(t, "half", 50)
+	ws := func(host string) string {
+		dir := t.TempDir()
+		skilltest.WriteFile(t, filepath.Join(dir, "skillsync.yaml"), fmt.Sprintf(`repositories:
+  - name: team
+    dir: %s
+targets:
+  - dir: .claude/skills
+fleet:
+  postgres: SKILLSYNC_UNUSED_FLEET_DSN
+  host: %s
+  environment: prod
+`, src, host))
+		if r := run(t, dir, "sync"); r.code != 0 {
+			t.Fatalf("sync on %s: %d %s", host, r.code, r.stderr)
+		}
+		return dir
+	}
+	a, b := ws(in), ws(out)
+	listed := func(dir string, args ...string) string {
+		t.Helper()
+		r := run(t, dir, append([]string{"list"}, args...)...)
+		if r.code != 0 {
+			t.Fatalf("list: %d %s", r.code, r.stderr)
+		}
+		return r.stdout
+	}
+	has := func(dir, name string) bool {
+		_, err := os.Stat(filepath.Join(dir, ".claude", "skills", name, "SKILL.md"))
+		return err == nil
+	}
+	if l := listed(a); !strings.Contains(l, "half") || !strings.Contains(l, "plain") || strings.Contains(l, "staging-only") || strings.Contains(l, "broken") || !has(a, "half") {
+		t.Fatalf("host %s (in at 50%%):\n%s", in, l)
+	}
+	if l := listed(b); strings.Contains(l, "half") || !strings.Contains(l, "plain") || has(b, "half") || has(b, "staging-only") || has(b, "broken") {
+		t.Fatalf("host %s (out at 50%%):\n%s", out, l)
+	}
+	all := listed(b, "--all")
+	for _, want := range []string{"half (held back: rollout: 50% of hosts, not this one yet)", "staging-only (held back: rollout: environments staging only, this host is in prod)", "broken (held back: rollout: metadata.rollout"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("list --all misses %q:\n%s", want, all)
+		}
+	}
+	for _, args := range [][]string{{"search", "half"}, {"prompt"}, {"show", "half"}, {"read", "half"}} {
+		r := run(t, b, args...)
+		if strings.Contains(r.stdout, "The half skill") {
+			t.Errorf("%v on a host out of the rollout shows it:\n%s", args, r.stdout)
+		}
+	}
+	if r := run(t, a, "prompt"); !strings.Contains(r.stdout, "half") {
+		t.Errorf("prompt on a host in the rollout misses it:\n%s", r.stdout)
+	}
+}
+
+func TestPromoteCanaryAndRollout(t *testing.T) {
+	up := gittest.NewRepo(t, "main")
+	up.Skill("skills/one", "First.")
+	up.Commit("one")
+	up.AcceptPushes()
+	ws := t.TempDir()
+	skilltest.WriteFile(t, filepath.Join(ws, "skillsync.yaml"), "repositories:\n  - name: team\n    git: "+up.URL()+"\n    publish: direct\npromotion:\n  targets: [team]\n")
+	if r := run(t, ws, "sync"); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	if r := run(t, ws, "propose", newSkill(t, "pdf", "Read PDFs.")); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	if r := run(t, ws, "promote", "pdf", "--approver", "alice", "--to", "team", "--canary", "ten"); r.code != 2 {
+		t.Fatalf("--canary ten: %d %s", r.code, r.stderr)
+	}
+	r := run(t, ws, "promote", "pdf", "--approver", "alice", "--to", "team", "--canary", "10%", "--environments", "prod staging")
+	if r.code != 0 {
+		t.Fatalf("promote --canary: %d %s%s", r.code, r.stdout, r.stderr)
+	}
+	md := up.Git("show", "main:skills/pdf/SKILL.md")
+	if !strings.Contains(md, `rollout: "10%"`) || !strings.Contains(md, `environments: "prod staging"`) || !strings.Contains(md, "author: agent-7") {
+		t.Fatalf("the promoted SKILL.md:\n%s", md)
+	}
+	if r := run(t, ws, "sync"); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	r = run(t, ws, "rollout", "pdf", "50%", "--approver", "bob")
+	if r.code != 0 || !strings.Contains(r.stdout, "rolled out pdf to 50% of hosts") {
+		t.Fatalf("rollout: %d %s%s", r.code, r.stdout, r.stderr)
+	}
+	md = up.Git("show", "main:skills/pdf/SKILL.md")
+	if !strings.Contains(md, `rollout: "50%"`) || !strings.Contains(md, "prod staging") || strings.Contains(md, "10%") {
+		t.Fatalf("after rollout 50%%:\n%s", md)
+	}
+	if log := up.Git("log", "-1", "--format=%an %s", "main"); !strings.Contains(log, "bob Roll out skill pdf to 50% of hosts") {
+		t.Fatalf("commit: %s", log)
+	}
+	if r := run(t, ws, "rollout", "nope", "50%"); r.code == 0 {
+		t.Fatalf("rollout of an unknown skill: %s", r.stdout)
+	}
+	if r := run(t, ws, "rollout", "pdf", "150%"); r.code != 2 {
+		t.Fatalf("rollout 150%%: %d %s", r.code, r.stderr)
+	}
+}

@@ -1,0 +1,136 @@
+package config
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/skillsync/skillsync/daemon"
+	"github.com/skillsync/skillsync/fleet"
+)
+
+// Fleet is the fleet: section: the PostgreSQL store every host of a team
+// pushes its heartbeat and usage to. Nil when the config has none.
+type Fleet struct {
+	// Postgres names the environment variable holding the connection
+	// string; DSNFile a file holding it instead. Exactly one is set. The
+	// connection string itself is a secret and never kept here.
+	Postgres string
+	DSNFile  string
+	// Schema holds the fleet's tables (default skillsync_fleet).
+	Schema string
+	// Create makes skillsync create or migrate the schema.
+	Create bool
+	// Host is this machine's id; "" means the default (host name and a
+	// short hash of the workspace path), decided by the engine.
+	Host string
+	// Environment is this host's environment (prod, staging...), for
+	// staged rollout.
+	Environment string
+	// Timeout bounds one push or query (default 10s).
+	Timeout time.Duration
+	// Push is the daemon's schedule for pushes (schedule.fleet_push).
+	Push string
+	// MinHosts is how many hosts must have reported in the window before
+	// curation decides on fleet data (curator.min_hosts).
+	MinHosts int
+	// Line is where the section starts in the config file.
+	Line int
+}
+
+// Fleet defaults.
+const (
+	DefaultFleetSchema   = "skillsync_fleet"
+	DefaultFleetPush     = "@every 5m"
+	DefaultFleetTimeout  = 10 * time.Second
+	DefaultFleetMinHosts = 2
+)
+
+// rawFleet mirrors the fleet: keys.
+type rawFleet struct {
+	set         bool
+	Postgres    string
+	DSNFile     string
+	Schema      string
+	Create      bool
+	Host        string
+	Environment string
+	Timeout     time.Duration
+	line        int
+}
+
+func (f *rawFleet) decode(n *yaml.Node) []error {
+	f.set, f.line = true, n.Line
+	return decodeMapping(n, "fleet", fields{
+		"postgres":    &f.Postgres,
+		"dsn_file":    &f.DSNFile,
+		"schema":      &f.Schema,
+		"create":      &f.Create,
+		"host":        &f.Host,
+		"environment": &f.Environment,
+		"timeout":     &f.Timeout,
+	})
+}
+
+var fleetSchemaName = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
+
+// resolveFleet checks the fleet: section, schedule.fleet_push and
+// curator.min_hosts.
+func (r *rawConfig) resolveFleet(base string, cfg *Config) []error {
+	f := r.Fleet
+	if !f.set {
+		if r.Schedule.FleetPush != "" || r.Curator.MinHosts != nil {
+			return []error{fmt.Errorf("line %d: schedule.fleet_push and curator.min_hosts need a fleet: section", max(r.Schedule.line, r.Curator.line))}
+		}
+		return nil
+	}
+	var errs []error
+	where := fmt.Sprintf("line %d: fleet", f.line)
+	out := &Fleet{Postgres: f.Postgres, Schema: f.Schema, Create: f.Create, Host: f.Host, Environment: f.Environment,
+		Timeout: f.Timeout, Push: r.Schedule.FleetPush, MinHosts: DefaultFleetMinHosts, Line: f.line}
+	if (f.Postgres == "") == (f.DSNFile == "") {
+		errs = append(errs, fmt.Errorf("%s: set exactly one of postgres: (an environment variable holding the connection string) and dsn_file:", where))
+	}
+	if f.DSNFile != "" {
+		out.DSNFile = absPath(base, f.DSNFile, "")
+	}
+	if strings.Contains(f.Postgres, "://") || strings.Contains(f.Postgres, "=") {
+		// Never echo it: it may be the connection string itself.
+		errs = append(errs, fmt.Errorf("%s: postgres: names an environment variable holding the connection string, not the string itself", where))
+	}
+	if out.Schema == "" {
+		out.Schema = DefaultFleetSchema
+	}
+	if !fleetSchemaName.MatchString(out.Schema) {
+		errs = append(errs, fmt.Errorf("%s: schema %q: use lower-case letters, digits and _ (at most 63)", where, out.Schema))
+	}
+	if f.Host != "" && !fleet.ValidHostID(f.Host) {
+		errs = append(errs, fmt.Errorf("%s: host %q: use 1 to 200 printable characters, no control characters", where, f.Host))
+	}
+	if f.Environment != "" && (!fleet.ValidHostID(f.Environment) || strings.ContainsAny(f.Environment, " \t,")) {
+		errs = append(errs, fmt.Errorf("%s: environment %q: use one word of printable characters", where, f.Environment))
+	}
+	if f.Timeout < 0 {
+		errs = append(errs, fmt.Errorf("%s: timeout must be positive", where))
+	}
+	if out.Timeout == 0 {
+		out.Timeout = DefaultFleetTimeout
+	}
+	if out.Push == "" {
+		out.Push = DefaultFleetPush
+	}
+	if err := daemon.ParseSchedule("fleet_push", out.Push); err != nil {
+		errs = append(errs, fmt.Errorf("line %d: %w", r.Schedule.line, err))
+	}
+	if n := r.Curator.MinHosts; n != nil {
+		if *n < 1 {
+			errs = append(errs, fmt.Errorf("line %d: curator: min_hosts must be 1 or more", r.Curator.line))
+		}
+		out.MinHosts = *n
+	}
+	cfg.Fleet = out
+	return errs
+}

@@ -1,0 +1,381 @@
+package fleet_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/skillsync/skillsync/curator"
+	"github.com/skillsync/skillsync/fleet"
+	"github.com/skillsync/skillsync/internal/pgtest"
+	"github.com/skillsync/skillsync/layering"
+)
+
+var pgCluster pgtest.Shared
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	pgCluster.Close()
+	os.Exit(code)
+}
+
+// warnings collects what a store skipped.
+type warnings struct {
+	mu   sync.Mutex
+	msgs []string
+}
+
+func (w *warnings) add(s string) { w.mu.Lock(); w.msgs = append(w.msgs, s); w.mu.Unlock() }
+func (w *warnings) all() string  { w.mu.Lock(); defer w.mu.Unlock(); return strings.Join(w.msgs, "\n") }
+
+// open opens a store on a fresh schema of c, named for the test.
+func open(t *testing.T, c *pgtest.Cluster, w *warnings) (*fleet.Store, string) {
+	t.Helper()
+	schema := pgtest.Name(t)
+	pgtest.Exec(t, c, "DROP SCHEMA IF EXISTS "+schema+" CASCADE")
+	cfg := fleet.Config{DSNFile: c.DSNFile(t, "postgres"), Schema: schema, Create: true, Timeout: 5 * time.Second}
+	if w != nil {
+		cfg.Warn = w.add
+	}
+	s, err := fleet.Open(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	return s, schema
+}
+
+func mcopy(t *testing.T, source, name string) curator.Copy {
+	t.Helper()
+	c, err := curator.NewCopy(layering.Marketplace, source, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func hb(host string) fleet.Heartbeat {
+	return fleet.Heartbeat{Host: host, Environment: "prod", Version: "v1.2.3", Skills: 3,
+		Sources: []fleet.SourceState{{Source: "team", Revision: "aaa", Status: "updated"}}}
+}
+
+func usageOf(t *testing.T, s *fleet.Store, opts fleet.UsageOptions) map[string]fleet.SkillUsage {
+	t.Helper()
+	list, err := s.Usage(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]fleet.SkillUsage{}
+	for _, u := range list {
+		out[u.Copy.String()] = u
+	}
+	return out
+}
+
+func TestPushIsIdempotent(t *testing.T) {
+	c := pgCluster.Get(t)
+	s, _ := open(t, c, nil)
+	ctx := context.Background()
+	now := time.Now().UTC().Truncate(time.Second)
+	pdf := mcopy(t, "team", "pdf")
+	rec := []fleet.Record{{Copy: pdf, Uses: 5, Views: 2, LastUsedAt: now, LastViewedAt: now, State: "active"}}
+	res, err := s.Push(ctx, hb("a"), rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Uses != 5 || res.Views != 2 || res.Records != 1 || res.Seq != 1 {
+		t.Fatalf("first push: %+v", res)
+	}
+	// The same state again, as a retry after a lost answer would send it.
+	for range 2 {
+		res, err = s.Push(ctx, hb("a"), rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Uses != 0 || res.Views != 0 {
+			t.Fatalf("a repeated push added %+v", res)
+		}
+	}
+	// An older state (counters lower) arriving late counts nothing and
+	// lowers nothing.
+	if _, err := s.Push(ctx, hb("a"), []fleet.Record{{Copy: pdf, Uses: 3, Views: 1, LastUsedAt: now.Add(-time.Hour), State: "active"}}); err != nil {
+		t.Fatal(err)
+	}
+	rec[0].Uses = 8
+	if res, err = s.Push(ctx, hb("a"), rec); err != nil || res.Uses != 3 || res.Seq != 5 {
+		t.Fatalf("growth: %+v %v", res, err)
+	}
+	// A second host.
+	if _, err := s.Push(ctx, hb("b"), []fleet.Record{{Copy: pdf, Uses: 1, LastUsedAt: now, State: "active"}}); err != nil {
+		t.Fatal(err)
+	}
+	u := usageOf(t, s, fleet.UsageOptions{Since: now.Add(-24 * time.Hour)})[pdf.String()]
+	if u.Uses != 9 || u.Views != 2 || u.Hosts != 2 || u.LastUsedAt == nil || !u.LastUsedAt.Equal(now) || u.Source != "team" || u.Name != "pdf" {
+		t.Fatalf("usage of pdf: %+v", u)
+	}
+}
+
+// Concurrent retries of the same push, as a daemon and a user running
+// fleet push at once, still count once.
+func TestConcurrentPushesCountOnce(t *testing.T) {
+	c := pgCluster.Get(t)
+	s, _ := open(t, c, nil)
+	ctx := context.Background()
+	now := time.Now().UTC()
+	var recs []fleet.Record
+	for i := range 50 {
+		recs = append(recs, fleet.Record{Copy: mcopy(t, "team", fmt.Sprintf("s%d", i)), Uses: 2, Views: 1, LastUsedAt: now, LastViewedAt: now})
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := s.Push(ctx, hb("same"), recs)
+			errs <- err
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	var total int64
+	for _, u := range usageOf(t, s, fleet.UsageOptions{}) {
+		total += u.Uses
+	}
+	if total != 100 {
+		t.Fatalf("8 concurrent pushes of 50 records with 2 uses each counted %d uses, want 100", total)
+	}
+}
+
+func TestUsageWindowAndOrder(t *testing.T) {
+	c := pgCluster.Get(t)
+	s, _ := open(t, c, nil)
+	ctx := context.Background()
+	now := time.Now().UTC()
+	old := now.Add(-40 * 24 * time.Hour)
+	push := func(host string, recs ...fleet.Record) {
+		t.Helper()
+		if _, err := s.Push(ctx, hb(host), recs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	push("a", fleet.Record{Copy: mcopy(t, "team", "busy"), Uses: 10, LastUsedAt: now},
+		fleet.Record{Copy: mcopy(t, "team", "idle"), Uses: 4, LastUsedAt: old},
+		fleet.Record{Copy: mcopy(t, "other", "busy"), Uses: 1, LastUsedAt: now},
+		fleet.Record{Copy: curator.Copy{Layer: layering.Workspace, Name: "mine"}, Uses: 2, LastUsedAt: now})
+	push("b", fleet.Record{Copy: mcopy(t, "team", "busy"), Uses: 3, LastUsedAt: now},
+		fleet.Record{Copy: mcopy(t, "team", "never")})
+	list, err := s.Usage(ctx, fleet.UsageOptions{Source: "team", Since: now.Add(-30 * 24 * time.Hour)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, u := range list {
+		got = append(got, fmt.Sprintf("%s:%d/%d", u.Name, u.Uses, u.Hosts))
+	}
+	// idle's 4 uses are 40 days old: outside the window.
+	if want := "busy:13/2 idle:0/0 never:0/0"; strings.Join(got, " ") != want {
+		t.Fatalf("fleet usage --source team = %q, want %q", strings.Join(got, " "), want)
+	}
+	if u := usageOf(t, s, fleet.UsageOptions{})["workspace/mine"]; u.Source != "workspace" || u.Uses != 2 {
+		t.Fatalf("workspace copy: %+v", u)
+	}
+}
+
+func TestStatus(t *testing.T) {
+	c := pgCluster.Get(t)
+	s, schema := open(t, c, nil)
+	ctx := context.Background()
+	a := hb("a")
+	if _, err := s.Push(ctx, a, nil); err != nil {
+		t.Fatal(err)
+	}
+	b := hb("b")
+	b.Sources = []fleet.SourceState{{Source: "team", Revision: "bbb", Status: "updated"}, {Source: "pg", Status: "failed", Error: "connect: refused"}}
+	if _, err := s.Push(ctx, b, []fleet.Record{{Copy: mcopy(t, "team", "pdf"), Uses: 4, State: "active"}}); err != nil {
+		t.Fatal(err)
+	}
+	// Host c went silent three hours ago.
+	if _, err := s.Push(ctx, hb("c"), nil); err != nil {
+		t.Fatal(err)
+	}
+	pgtest.Exec(t, c, "UPDATE "+schema+".hosts SET last_seen_at = now() - interval '3 hours' WHERE host = 'c'")
+	hosts, err := s.Status(ctx, fleet.StatusOptions{StaleAfter: 2 * time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hosts) != 3 {
+		t.Fatalf("hosts: %+v", hosts)
+	}
+	ha, hbs, hc := hosts[0], hosts[1], hosts[2]
+	if ha.Host != "a" || ha.Silent || ha.Failing || len(ha.Sources) != 1 || !ha.Sources[0].Behind || ha.Environment != "prod" || ha.Version != "v1.2.3" {
+		t.Fatalf("host a (at aaa while b has bbb): %+v", ha)
+	}
+	if hbs.Silent || !hbs.Failing || len(hbs.Sources) != 2 || hbs.Sources[1].Behind || hbs.Sources[0].Error != "connect: refused" {
+		t.Fatalf("host b: %+v", hbs)
+	}
+	if !hc.Silent || hc.Failing {
+		t.Fatalf("host c: %+v", hc)
+	}
+	// A host that drops a source no longer reports it.
+	b.Sources = b.Sources[:1]
+	if _, err := s.Push(ctx, b, nil); err != nil {
+		t.Fatal(err)
+	}
+	hosts, err = s.Status(ctx, fleet.StatusOptions{Skill: "PDF"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hosts) != 1 || hosts[0].Host != "b" || hosts[0].Uses != 4 || hosts[0].Failing || len(hosts[0].Sources) != 1 {
+		t.Fatalf("status --skill PDF: %+v", hosts)
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	c := pgCluster.Get(t)
+	w := &warnings{}
+	s, schema := open(t, c, w)
+	ctx := context.Background()
+	now := time.Now().UTC()
+	for _, host := range []string{"", "evil\x1b[31m", "new\nline", " padded", strings.Repeat("h", 201), "bidi\u202e"} {
+		if _, err := s.Push(ctx, hb(host), nil); err == nil {
+			t.Errorf("host id %q was accepted", host)
+		}
+	}
+	bad := hb("ok")
+	bad.Sources[0].Revision = "rev\x00"
+	if _, err := s.Push(ctx, bad, nil); err == nil {
+		t.Error("a revision with NUL was accepted")
+	}
+	res, err := s.Push(ctx, hb("ok"), []fleet.Record{
+		{Copy: mcopy(t, "team", "good"), Uses: 1, LastUsedAt: now},
+		{Copy: curator.Copy{Layer: layering.Marketplace, Owner: "team", Name: "../escape"}, Uses: 1},
+		{Copy: mcopy(t, "team", "huge"), Uses: fleet.MaxCount + 1},
+		{Copy: mcopy(t, "team", "negative"), Views: -1},
+		{Copy: mcopy(t, "team", "future"), Uses: 1, LastUsedAt: now.Add(48 * time.Hour)},
+		{Copy: mcopy(t, "team", "good"), Uses: 1, LastUsedAt: now},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Records != 1 || len(res.Skipped) != 5 {
+		t.Fatalf("push of hostile records: %+v", res)
+	}
+	// Rows written straight into the tables by someone holding the DSN.
+	pgtest.Exec(t, c, "INSERT INTO "+schema+".hosts (host, version) VALUES ('bad\x07host', 'x'), ('farfuture', 'x')")
+	pgtest.Exec(t, c, "UPDATE "+schema+".hosts SET last_seen_at = now() + interval '3 days' WHERE host = 'farfuture'")
+	pgtest.Exec(t, c, "INSERT INTO "+schema+".host_copies (host, layer, owner, name, uses) VALUES ('ok', 'marketplace', 'team', '../../etc', 5), ('ok', 'bogus', '', 'x', 1), ('ok', 'marketplace', 'team', 'many', 1)")
+	pgtest.Exec(t, c, "INSERT INTO "+schema+".usage_days (host, layer, owner, name, day, uses) VALUES ('ok', 'marketplace', 'team', 'many', current_date, 9000000000000000000), ('x', 'marketplace', 'team', 'many', current_date, 9000000000000000000)")
+	hosts, err := s.Status(ctx, fleet.StatusOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hosts) != 1 || hosts[0].Host != "ok" {
+		t.Fatalf("status with hostile host rows: %+v", hosts)
+	}
+	u := usageOf(t, s, fleet.UsageOptions{})
+	if len(u) != 2 || u["marketplace:team/good"].Uses != 1 || u["marketplace:team/many"].Uses != 0 {
+		t.Fatalf("usage with hostile rows: %+v", u)
+	}
+	for _, want := range []string{`bad\ahost`, "farfuture", "../../etc", "bogus", "many"} {
+		if !strings.Contains(w.all(), want) {
+			t.Errorf("no warning names %q:\n%s", want, w.all())
+		}
+	}
+}
+
+func TestSchemaAndSecrets(t *testing.T) {
+	c := pgCluster.Get(t)
+	ctx := context.Background()
+	schema := pgtest.Name(t)
+	pgtest.Exec(t, c, "DROP SCHEMA IF EXISTS "+schema+" CASCADE")
+	dsnFile := c.DSNFile(t, "postgres")
+	s, err := fleet.Open(ctx, fleet.Config{DSNFile: dsnFile, Schema: schema})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.Status(ctx, fleet.StatusOptions{}); !errors.Is(err, fleet.ErrSchemaVersion) || !strings.Contains(err.Error(), "create: true") {
+		t.Fatalf("missing tables without create: %v", err)
+	}
+	// A wrong password: the error names the file, never the secret.
+	wrong := strings.Replace(c.DSN("postgres"), c.Password(), "sekrit-"+c.Password()[3:], 1)
+	t.Setenv("FLEET_TEST_DSN", wrong)
+	s2, err := fleet.Open(ctx, fleet.Config{DSNEnv: "FLEET_TEST_DSN", Schema: schema, Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	_, err = s2.Push(ctx, hb("a"), nil)
+	if err == nil {
+		t.Fatal("a wrong password connected")
+	}
+	if strings.Contains(err.Error(), c.Password()[3:]) || strings.Contains(err.Error(), wrong) || !strings.Contains(err.Error(), "$FLEET_TEST_DSN") {
+		t.Fatalf("error leaks or does not say where: %v", err)
+	}
+	t.Setenv("FLEET_TEST_DSN", "postgres://u:p@[bad")
+	if _, err := fleet.Open(ctx, fleet.Config{DSNEnv: "FLEET_TEST_DSN", Schema: schema}); !errors.Is(err, fleet.ErrDSN) || strings.Contains(err.Error(), "[bad") {
+		t.Fatalf("unparsable DSN: %v", err)
+	}
+	// A schema newer than this skillsync is refused, even with create.
+	s3, schema3 := open(t, c, nil)
+	if _, err := s3.Push(ctx, hb("a"), nil); err != nil {
+		t.Fatal(err)
+	}
+	pgtest.Exec(t, c, "INSERT INTO "+schema3+".schema_migrations (version) VALUES (999)")
+	s4, err := fleet.Open(ctx, fleet.Config{DSNFile: dsnFile, Schema: schema3, Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s4.Close()
+	if _, err := s4.Push(ctx, hb("a"), nil); !errors.Is(err, fleet.ErrSchemaVersion) || !strings.Contains(err.Error(), "upgrade skillsync") {
+		t.Fatalf("a newer schema: %v", err)
+	}
+}
+
+// The database stopped in the middle of a run: the push fails as
+// unreachable, and the next push after it is back sends everything.
+func TestDatabaseStopsAndStarts(t *testing.T) {
+	c := pgtest.Own(t)
+	s, _ := open(t, c, nil)
+	ctx := context.Background()
+	now := time.Now().UTC()
+	pdf := mcopy(t, "team", "pdf")
+	if _, err := s.Push(ctx, hb("a"), []fleet.Record{{Copy: pdf, Uses: 1, LastUsedAt: now}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	tctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	_, err := s.Push(tctx, hb("a"), []fleet.Record{{Copy: pdf, Uses: 3, LastUsedAt: now}})
+	cancel()
+	if err == nil || !fleet.IsUnreachable(err) {
+		t.Fatalf("push to a stopped database: %v", err)
+	}
+	if err := c.Resume(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// The port may have changed: open again as a new process would.
+	s2, err := fleet.Open(ctx, fleet.Config{DSNFile: c.DSNFile(t, "postgres"), Schema: pgtest.Name(t), Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	if _, err := s2.Push(ctx, hb("a"), []fleet.Record{{Copy: pdf, Uses: 3, LastUsedAt: now}}); err != nil {
+		t.Fatal(err)
+	}
+	if u := usageOf(t, s2, fleet.UsageOptions{})[pdf.String()]; u.Uses != 3 {
+		t.Fatalf("after the restart: %+v", u)
+	}
+}

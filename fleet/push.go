@@ -1,0 +1,261 @@
+package fleet
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/skillsync/skillsync/curator"
+)
+
+// Heartbeat is what a host says of itself on every push.
+type Heartbeat struct {
+	Host        string
+	Environment string
+	Version     string
+	// Skills is how many skills the host places.
+	Skills int
+	// LastError is the last sync's error, "" when it succeeded.
+	LastError string
+	Sources   []SourceState
+	// At is the host's clock when it pushed (the store keeps its own
+	// time as the heartbeat's).
+	At time.Time
+}
+
+// SourceState is one source on a host.
+type SourceState struct {
+	Source   string `json:"source"`
+	Revision string `json:"revision"`
+	// Status is the last sync's result for the source: ok, partial,
+	// failed, unchanged...
+	Status   string    `json:"status"`
+	Error    string    `json:"error"`
+	SyncedAt time.Time `json:"synced_at"`
+}
+
+// Record is a host's usage of one copy: absolute counters since the host
+// first saw it, and the last times.
+type Record struct {
+	Copy         curator.Copy
+	Uses, Views  int64
+	LastUsedAt   time.Time
+	LastViewedAt time.Time
+	// State is the host's curation state of the copy (active, stale,
+	// archived).
+	State  string
+	Pinned bool
+}
+
+// PushResult is what a push did.
+type PushResult struct {
+	// Seq is the host's push count after this one.
+	Seq int64 `json:"seq"`
+	// Records is how many usage records were written; Skipped are the
+	// ones refused, each with why.
+	Records int      `json:"records"`
+	Skipped []string `json:"skipped,omitempty"`
+	// Uses and Views are what the push added to the fleet's buckets.
+	Uses  int64 `json:"uses"`
+	Views int64 `json:"views"`
+}
+
+// Push records hb and recs in one transaction. It is idempotent: counters
+// only grow, and only their growth is added to the per-day buckets, so
+// sending the same state again adds nothing. A record that fails its
+// checks is skipped and named in the result; a heartbeat that fails them
+// refuses the whole push.
+func (s *Store) Push(ctx context.Context, hb Heartbeat, recs []Record) (PushResult, error) {
+	var res PushResult
+	now := time.Now()
+	if err := checkHeartbeat(&hb, now); err != nil {
+		return res, fmt.Errorf("fleet push: %w", err)
+	}
+	if len(recs) > maxRecords {
+		return res, fmt.Errorf("fleet push: %d records, more than the %d one push may send", len(recs), maxRecords)
+	}
+	good := make([]Record, 0, len(recs))
+	seen := make(map[curator.Copy]bool, len(recs))
+	for _, r := range recs {
+		if err := checkRecord(r, now); err != nil {
+			res.Skipped = append(res.Skipped, err.Error())
+			continue
+		}
+		if seen[r.Copy] {
+			res.Skipped = append(res.Skipped, fmt.Sprintf("copy %s: sent twice", r.Copy))
+			continue
+		}
+		seen[r.Copy] = true
+		good = append(good, r)
+	}
+	if err := s.ready(ctx); err != nil {
+		return res, err
+	}
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		var err error
+		res.Seq, err = s.heartbeat(ctx, tx, hb)
+		if err != nil {
+			return err
+		}
+		res.Uses, res.Views, err = s.records(ctx, tx, hb.Host, good)
+		return err
+	})
+	if err != nil {
+		return PushResult{}, s.fail("push of host "+hb.Host, err)
+	}
+	res.Records = len(good)
+	return res, nil
+}
+
+func checkHeartbeat(hb *Heartbeat, now time.Time) error {
+	if !ValidHostID(hb.Host) {
+		return fmt.Errorf("host id %q: use 1 to %d printable characters, no control characters", hb.Host, maxText)
+	}
+	for _, f := range []struct{ what, v string }{{"environment", hb.Environment}, {"version", hb.Version}} {
+		if err := checkText(f.what, f.v, maxText); err != nil {
+			return fmt.Errorf("host %s: %w", hb.Host, err)
+		}
+	}
+	if hb.Skills < 0 || int64(hb.Skills) > MaxCount {
+		return fmt.Errorf("host %s: skill count %d is out of range", hb.Host, hb.Skills)
+	}
+	if len(hb.Sources) > maxSources {
+		return fmt.Errorf("host %s: %d sources, more than %d", hb.Host, len(hb.Sources), maxSources)
+	}
+	hb.LastError = cleanError(hb.LastError)
+	names := map[string]bool{}
+	for i := range hb.Sources {
+		src := &hb.Sources[i]
+		for _, f := range []struct{ what, v string }{{"source name", src.Source}, {"revision", src.Revision}, {"status", src.Status}} {
+			if err := checkText(f.what, f.v, maxText); err != nil {
+				return fmt.Errorf("host %s: %w", hb.Host, err)
+			}
+		}
+		if src.Source == "" || names[src.Source] {
+			return fmt.Errorf("host %s: source name %q is empty or repeated", hb.Host, src.Source)
+		}
+		names[src.Source] = true
+		if err := checkTime("sync time of source "+src.Source, src.SyncedAt, now); err != nil {
+			return fmt.Errorf("host %s: %w", hb.Host, err)
+		}
+		src.Error = cleanError(src.Error)
+	}
+	return checkTime("heartbeat time", hb.At, now)
+}
+
+// heartbeat upserts the host's row, which locks it to the end of the
+// transaction, and replaces its sources.
+func (s *Store) heartbeat(ctx context.Context, tx pgx.Tx, hb Heartbeat) (int64, error) {
+	var seq int64
+	err := tx.QueryRow(ctx, `INSERT INTO `+s.schema+`.hosts AS h (host, environment, version, skills, last_error, reported_at, seq)
+VALUES ($1, $2, $3, $4, $5, $6, 1)
+ON CONFLICT (host) DO UPDATE SET environment = EXCLUDED.environment, version = EXCLUDED.version, skills = EXCLUDED.skills,
+	last_error = EXCLUDED.last_error, reported_at = EXCLUDED.reported_at, last_seen_at = now(), seq = h.seq + 1
+RETURNING seq`, hb.Host, hb.Environment, hb.Version, hb.Skills, hb.LastError, nullTime(hb.At)).Scan(&seq)
+	if err != nil {
+		return 0, fmt.Errorf("heartbeat: %w", err)
+	}
+	n := len(hb.Sources)
+	names, revs, statuses, errs := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	synced := make([]*time.Time, n)
+	for i, src := range hb.Sources {
+		names[i], revs[i], statuses[i], errs[i], synced[i] = src.Source, src.Revision, src.Status, src.Error, nullTime(src.SyncedAt)
+	}
+	b := &pgx.Batch{}
+	b.Queue(`DELETE FROM `+s.schema+`.host_sources WHERE host = $1 AND NOT source = ANY($2)`, hb.Host, names)
+	b.Queue(`INSERT INTO `+s.schema+`.host_sources (host, source, revision, status, error, synced_at)
+SELECT $1, * FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::timestamptz[])
+ON CONFLICT (host, source) DO UPDATE SET revision = EXCLUDED.revision, status = EXCLUDED.status, error = EXCLUDED.error, synced_at = EXCLUDED.synced_at
+WHERE (host_sources.revision, host_sources.status, host_sources.error, host_sources.synced_at) IS DISTINCT FROM (EXCLUDED.revision, EXCLUDED.status, EXCLUDED.error, EXCLUDED.synced_at)`,
+		hb.Host, names, revs, statuses, errs, synced)
+	b.Queue(`INSERT INTO `+s.schema+`.revisions (source, revision)
+SELECT * FROM unnest($1::text[], $2::text[]) AS t(source, revision) WHERE revision <> ''
+ON CONFLICT DO NOTHING`, names, revs)
+	if err := tx.SendBatch(ctx, b).Close(); err != nil {
+		return 0, fmt.Errorf("sources: %w", err)
+	}
+	return seq, nil
+}
+
+// records writes the counters and adds their growth to the day buckets:
+// the uses to the day of the last use, the views to the day of the last
+// view (with pushes minutes apart, that is the day they happened).
+func (s *Store) records(ctx context.Context, tx pgx.Tx, host string, recs []Record) (uses, views int64, err error) {
+	if len(recs) == 0 {
+		return 0, 0, nil
+	}
+	n := len(recs)
+	layers, owners, names, states := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	useN, viewN := make([]int64, n), make([]int64, n)
+	lastUsed, lastViewed := make([]*time.Time, n), make([]*time.Time, n)
+	pinned := make([]bool, n)
+	for i, r := range recs {
+		layers[i], owners[i], names[i], states[i] = r.Copy.Layer.String(), r.Copy.Owner, r.Copy.Name, r.State
+		useN[i], viewN[i], pinned[i] = r.Uses, r.Views, r.Pinned
+		lastUsed[i], lastViewed[i] = nullTime(r.LastUsedAt), nullTime(r.LastViewedAt)
+	}
+	// One statement: read the old counters (the host's row lock keeps
+	// them still), upsert the new ones, add the growth to the buckets.
+	// Every part sees the table as it was before the statement, so old
+	// is the state before this push.
+	rows, err := tx.Query(ctx, `WITH input AS (
+	SELECT * FROM unnest($2::text[], $3::text[], $4::text[], $5::bigint[], $6::bigint[], $7::timestamptz[], $8::timestamptz[], $9::text[], $10::bool[])
+		AS t(layer, owner, name, uses, views, last_used_at, last_viewed_at, state, pinned)
+), old AS (
+	SELECT c.layer, c.owner, c.name, c.uses, c.views FROM `+s.schema+`.host_copies c JOIN input i USING (layer, owner, name) WHERE c.host = $1
+), up AS (
+	INSERT INTO `+s.schema+`.host_copies AS c (host, layer, owner, name, uses, views, last_used_at, last_viewed_at, state, pinned)
+	SELECT $1, layer, owner, name, uses, views, last_used_at, last_viewed_at, state, pinned FROM input
+	ON CONFLICT (host, layer, owner, name) DO UPDATE SET
+		uses = GREATEST(c.uses, EXCLUDED.uses), views = GREATEST(c.views, EXCLUDED.views),
+		last_used_at = GREATEST(c.last_used_at, EXCLUDED.last_used_at), last_viewed_at = GREATEST(c.last_viewed_at, EXCLUDED.last_viewed_at),
+		state = EXCLUDED.state, pinned = EXCLUDED.pinned, updated_at = now()
+	WHERE (c.uses, c.views, c.last_used_at, c.last_viewed_at, c.state, c.pinned) IS DISTINCT FROM
+		(GREATEST(c.uses, EXCLUDED.uses), GREATEST(c.views, EXCLUDED.views), GREATEST(c.last_used_at, EXCLUDED.last_used_at),
+		 GREATEST(c.last_viewed_at, EXCLUDED.last_viewed_at), EXCLUDED.state, EXCLUDED.pinned)
+	RETURNING 1
+), growth AS (
+	SELECT i.layer, i.owner, i.name,
+		GREATEST(i.uses - coalesce(o.uses, 0), 0) AS du, GREATEST(i.views - coalesce(o.views, 0), 0) AS dv,
+		(coalesce(i.last_used_at, now()) AT TIME ZONE 'UTC')::date AS use_day,
+		(coalesce(i.last_viewed_at, now()) AT TIME ZONE 'UTC')::date AS view_day
+	FROM input i LEFT JOIN old o USING (layer, owner, name)
+), buckets AS (
+	SELECT layer, owner, name, day, sum(u)::bigint AS uses, sum(v)::bigint AS views FROM (
+		SELECT layer, owner, name, use_day AS day, du AS u, 0 AS v FROM growth WHERE du > 0
+		UNION ALL
+		SELECT layer, owner, name, view_day, 0, dv FROM growth WHERE dv > 0
+	) g GROUP BY layer, owner, name, day
+), added AS (
+	INSERT INTO `+s.schema+`.usage_days AS d (host, layer, owner, name, day, uses, views)
+	SELECT $1, layer, owner, name, day, uses, views FROM buckets
+	ON CONFLICT (host, layer, owner, name, day) DO UPDATE SET uses = d.uses + EXCLUDED.uses, views = d.views + EXCLUDED.views
+	RETURNING 1
+)
+SELECT coalesce(sum(du), 0)::bigint, coalesce(sum(dv), 0)::bigint, (SELECT count(*) FROM up), (SELECT count(*) FROM added) FROM growth`,
+		host, layers, owners, names, useN, viewN, lastUsed, lastViewed, states, pinned)
+	if err != nil {
+		return 0, 0, fmt.Errorf("usage records: %w", err)
+	}
+	defer rows.Close()
+	var upN, addedN int64
+	for rows.Next() {
+		if err := rows.Scan(&uses, &views, &upN, &addedN); err != nil {
+			return 0, 0, fmt.Errorf("usage records: %w", err)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return 0, 0, fmt.Errorf("usage records: %w", err)
+	}
+	return uses, views, nil
+}
+
+func nullTime(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}

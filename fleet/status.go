@@ -1,0 +1,207 @@
+package fleet
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"time"
+)
+
+// HostStatus is one host as fleet status shows it.
+type HostStatus struct {
+	Host        string    `json:"host"`
+	Environment string    `json:"environment"`
+	Version     string    `json:"version"`
+	LastSeenAt  time.Time `json:"last_seen_at"`
+	Skills      int       `json:"skills"`
+	LastError   string    `json:"last_error"`
+	// Silent is set when the last heartbeat is older than the window
+	// asked for; Failing when the last sync or a source failed.
+	Silent  bool           `json:"silent"`
+	Failing bool           `json:"failing"`
+	Sources []SourceStatus `json:"sources"`
+	// Uses and Views of the skill asked for (--skill), else zero.
+	Uses  int64 `json:"uses,omitempty"`
+	Views int64 `json:"views,omitempty"`
+}
+
+// SourceStatus is one source on one host.
+type SourceStatus struct {
+	Source   string `json:"source"`
+	Revision string `json:"revision"`
+	// Behind is set when a newer revision of the source was reported by
+	// some host (the newest is the one first reported last).
+	Behind bool   `json:"behind"`
+	Status string `json:"status"`
+	Error  string `json:"error"`
+}
+
+// StatusOptions narrow fleet status.
+type StatusOptions struct {
+	// StaleAfter makes a host whose last heartbeat is older silent.
+	StaleAfter time.Duration
+	// Skill lists only the hosts that place the skill, with their uses.
+	Skill string
+}
+
+// Status returns every host, sorted by id, with its sources.
+func (s *Store) Status(ctx context.Context, opts StatusOptions) ([]HostStatus, error) {
+	if err := s.ready(ctx); err != nil {
+		return nil, err
+	}
+	var now time.Time
+	if err := s.pool.QueryRow(ctx, "SELECT now()").Scan(&now); err != nil {
+		return nil, s.fail("read the time", err)
+	}
+	hosts := map[string]*HostStatus{}
+	var placed map[string][2]int64
+	if opts.Skill != "" {
+		var err error
+		if placed, err = s.placing(ctx, opts.Skill); err != nil {
+			return nil, err
+		}
+	}
+	rows, err := s.pool.Query(ctx, `SELECT host, environment, version, skills, last_error, last_seen_at FROM `+s.schema+`.hosts`)
+	if err != nil {
+		return nil, s.fail("read hosts", err)
+	}
+	for rows.Next() {
+		var h HostStatus
+		if err := rows.Scan(&h.Host, &h.Environment, &h.Version, &h.Skills, &h.LastError, &h.LastSeenAt); err != nil {
+			rows.Close()
+			return nil, s.fail("read hosts", err)
+		}
+		if err := checkHostRow(h, now); err != nil {
+			s.warn("fleet: skipped a host row: %v", err)
+			continue
+		}
+		if placed != nil {
+			u, ok := placed[h.Host]
+			if !ok {
+				continue
+			}
+			h.Uses, h.Views = u[0], u[1]
+		}
+		h.LastSeenAt = h.LastSeenAt.UTC()
+		h.Silent = opts.StaleAfter > 0 && now.Sub(h.LastSeenAt) > opts.StaleAfter
+		h.Failing = h.LastError != ""
+		h.Sources = []SourceStatus{}
+		hosts[h.Host] = &h
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, s.fail("read hosts", err)
+	}
+	rows, err = s.pool.Query(ctx, `SELECT hs.host, hs.source, hs.revision, hs.status, hs.error,
+	hs.revision <> '' AND EXISTS (SELECT 1 FROM `+s.schema+`.revisions r
+		WHERE r.source = hs.source AND r.first_seen_at > (SELECT first_seen_at FROM `+s.schema+`.revisions m WHERE m.source = hs.source AND m.revision = hs.revision))
+FROM `+s.schema+`.host_sources hs`)
+	if err != nil {
+		return nil, s.fail("read sources", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var host string
+		var src SourceStatus
+		if err := rows.Scan(&host, &src.Source, &src.Revision, &src.Status, &src.Error, &src.Behind); err != nil {
+			return nil, s.fail("read sources", err)
+		}
+		h, ok := hosts[host]
+		if !ok {
+			continue
+		}
+		if err := checkSourceRow(src); err != nil {
+			s.warn("fleet: skipped a source row of host %q: %v", host, err)
+			continue
+		}
+		if src.Status == "failed" || src.Error != "" {
+			h.Failing = true
+		}
+		h.Sources = append(h.Sources, src)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, s.fail("read sources", err)
+	}
+	out := make([]HostStatus, 0, len(hosts))
+	for _, h := range hosts {
+		sort.Slice(h.Sources, func(i, j int) bool { return h.Sources[i].Source < h.Sources[j].Source })
+		out = append(out, *h)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Host < out[j].Host })
+	return out, nil
+}
+
+// placing returns the hosts that place a skill (any copy not archived),
+// with their uses and views of it.
+func (s *Store) placing(ctx context.Context, name string) (map[string][2]int64, error) {
+	rows, err := s.pool.Query(ctx, `SELECT host, sum(uses)::bigint, sum(views)::bigint FROM `+s.schema+`.host_copies
+WHERE lower(name) = lower($1) AND state <> 'archived' GROUP BY host`, name)
+	if err != nil {
+		return nil, s.fail("read the hosts of skill "+name, err)
+	}
+	defer rows.Close()
+	out := map[string][2]int64{}
+	for rows.Next() {
+		var host string
+		var uses, views int64
+		if err := rows.Scan(&host, &uses, &views); err != nil {
+			return nil, s.fail("read the hosts of skill "+name, err)
+		}
+		if checkCount("uses", uses) != nil || checkCount("views", views) != nil {
+			s.warn("fleet: skipped host %q's usage of %s: counters out of range", host, name)
+			continue
+		}
+		out[host] = [2]int64{uses, views}
+	}
+	return out, s.fail("read the hosts of skill "+name, rows.Err())
+}
+
+func checkHostRow(h HostStatus, now time.Time) error {
+	if !ValidHostID(h.Host) {
+		return fmt.Errorf("host id %q is not a valid host id", h.Host)
+	}
+	for _, f := range []struct{ what, v string }{{"environment", h.Environment}, {"version", h.Version}} {
+		if err := checkText(f.what, f.v, maxText); err != nil {
+			return fmt.Errorf("host %s: %w", h.Host, err)
+		}
+	}
+	if len(h.LastError) > maxError {
+		return fmt.Errorf("host %s: last error is %d bytes, more than %d", h.Host, len(h.LastError), maxError)
+	}
+	return checkTime("host "+h.Host+" last heartbeat", h.LastSeenAt, now)
+}
+
+func checkSourceRow(src SourceStatus) error {
+	for _, f := range []struct{ what, v string }{{"source name", src.Source}, {"revision", src.Revision}, {"status", src.Status}} {
+		if err := checkText(f.what, f.v, maxText); err != nil {
+			return err
+		}
+	}
+	if len(src.Error) > maxError {
+		return fmt.Errorf("source %s: error is %d bytes, more than %d", src.Source, len(src.Error), maxError)
+	}
+	return nil
+}
+
+// Reporting returns how many valid hosts sent a heartbeat since since.
+func (s *Store) Reporting(ctx context.Context, since time.Time) (int, error) {
+	if err := s.ready(ctx); err != nil {
+		return 0, err
+	}
+	rows, err := s.pool.Query(ctx, `SELECT host FROM `+s.schema+`.hosts WHERE last_seen_at >= $1 AND last_seen_at <= now() + interval '1 day'`, since)
+	if err != nil {
+		return 0, s.fail("count the hosts reporting", err)
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		var host string
+		if err := rows.Scan(&host); err != nil {
+			return 0, s.fail("count the hosts reporting", err)
+		}
+		if ValidHostID(host) {
+			n++
+		}
+	}
+	return n, s.fail("count the hosts reporting", rows.Err())
+}
