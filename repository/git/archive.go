@@ -14,7 +14,6 @@ import (
 	"github.com/skillsync/skillsync/repository"
 )
 
-
 // commitArchive writes a commit on base that moves each skill of
 // req.Archive into .archive/<its folder>, and returns it with the folders
 // moved, comma-separated. A name the tree does not have is an error: the

@@ -18,7 +18,6 @@ import (
 // back.
 const PostgresArchivePrefix = ".archive."
 
-
 // Archive renames each skill's entry to .archive.<name> in one
 // transaction, which moves the revision on once. A name the source does
 // not have, or one already archived under that name, fails the whole
