@@ -3,10 +3,20 @@
 # corpus against what a user would do by hand, and prints a table. Each
 # figure is the median of $RUNS runs (default 5; 3 for large). Results go
 # to bench/out/<size>/results.json. It asserts no timing: it exits
-# non-zero only when it cannot run. PCT_GAP=N waits N seconds before each
+# non-zero only when it cannot run. GOBENCH=0 skips the Go benchmarks.
+# PCT_GAP=N waits N seconds before each
 # timed 1% sync, as a daemon's syncs are minutes apart: the folders the
 # sync before swapped out are then recycled (see materialize's
 # recycleAfter, a minute) instead of removed.
+#
+# It takes a daemon's path: the workspace follows a branch of an upstream
+# bare repository with the default depth-1 store; the cold sync is at
+# revision A (v1), then upstream moves to B (v2, 1% changed), and the
+# fetch and the sync are timed apart, then the way back to A. Next to
+# wall time it reports CPU seconds (user + system, steadier than wall
+# time on a shared machine) for skillsync and for the git baseline, and
+# the files each opened (strace -f, on one extra untimed run; 0 when
+# strace is missing).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH=$PATH:/usr/local/go/bin
@@ -27,6 +37,7 @@ need=()
 command -v rsync >/dev/null || need+=(rsync)
 [ -x /usr/bin/time ] || need+=(time)
 command -v git >/dev/null || need+=(git)
+command -v strace >/dev/null || need+=(strace)
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing: ${need[*]}" >&2
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
@@ -58,22 +69,48 @@ median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 maxof() { sort -n | tail -1; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (b>0) printf "%.2f", a/b; else print "-"}'; }
 
-# ws DIR REF: a workspace whose one source is the corpus at REF. The
-# large corpus holds more directory entries than discovery reads by
-# default (max_entries 100,000).
+# The upstream a daemon follows: a bare copy of the corpus whose main
+# branch is moved between v1 (A) and v2 (B).
+up=$work/up.git
+git clone -q --bare "$corpus" "$up"
+git -C "$up" symbolic-ref HEAD refs/heads/main
+upstream() { git -C "$up" update-ref refs/heads/main "$1"; }
+upstream v1
+# ws DIR: a workspace whose one source follows upstream's default branch
+# (depth 1, the default). The large corpus holds more directory entries
+# than discovery reads by default (max_entries 100,000).
 ws() {
   mkdir -p "$1"
-  printf 'max_entries: 1000000\nrepositories:\n  - name: corpus\n    git: file://%s\n    ref: %s\n' "$corpus" "$2" > "$1/skillsync.yaml"
+  printf 'max_entries: 1000000\nrepositories:\n  - name: corpus\n    git: file://%s\n' "$up" > "$1/skillsync.yaml"
 }
-# sync_timed DIR [FLAGS]: one sync; prints "ms rss_kib" and leaves the JSON in DIR/sync.json.
-sync_timed() {
+# cpu_ms FILE: user + system milliseconds from /usr/bin/time -f "%U %S %M".
+cpu_ms() { awk '{printf "%.0f", ($1+$2)*1000}' "$1"; }
+# run_timed DIR CMD...: one skillsync command in DIR; prints "wall_ms
+# rss_kib cpu_ms" and leaves its output in DIR/out.json.
+run_timed() {
   local d=$1 t0 t1
   shift
   settle
   t0=$(now)
-  (cd "$d" && XDG_CACHE_HOME="$d/.xdg" /usr/bin/time -f %M -o "$d/rss" "$bin" sync --quiet --json "$@" > "$d/sync.json")
+  (cd "$d" && XDG_CACHE_HOME="$d/.xdg" /usr/bin/time -f "%U %S %M" -o "$d/time" "$bin" "$@" > "$d/out.json")
   t1=$(now)
-  echo "$(ms "$t0" "$t1") $(cat "$d/rss")"
+  echo "$(ms "$t0" "$t1") $(awk '{print $3}' "$d/time") $(cpu_ms "$d/time")"
+}
+# sync_timed DIR [FLAGS]: one sync; prints "ms rss_kib cpu_ms" and leaves the JSON in DIR/sync.json.
+sync_timed() {
+  local d=$1
+  shift
+  run_timed "$d" sync --quiet --json "$@"
+  mv "$d/out.json" "$d/sync.json"
+}
+# opens DIR CMD...: the files one skillsync command opens (open and
+# openat calls, strace -f), on an untimed run.
+opens() {
+  local d=$1
+  shift
+  command -v strace >/dev/null || { echo 0; return; }
+  (cd "$d" && XDG_CACHE_HOME="$d/.xdg" strace -f -c -o "$d/strace" -e trace=open,openat "$bin" "$@" > /dev/null)
+  awk '$NF == "total" {print $4+0; found=1} END {if (!found) print 0}' "$d/strace"
 }
 # read_timed DIR ARGS...: one read command in a new process; prints "ms rss_kib".
 read_timed() {
@@ -86,17 +123,17 @@ read_timed() {
 }
 field() { grep -o "\"$2\": [0-9]*" "$1" | head -1 | awk '{print $2}'; }
 
-echo "1/6 cold sync vs git clone --depth 1 + cp -r, and vs tar -x + sync ($runs runs each)" >&2
+echo "1/6 cold sync at A vs git clone --depth 1 + cp -r, and vs tar -x + sync ($runs runs each)" >&2
 git -C "$corpus" archive --format=tar v1 skills > "$out/v1.tar"
-cold=(); cold_rss=(); clone=(); untar=()
+cold=(); cold_rss=(); cold_cpu=(); clone=(); clone_cpu=(); untar=()
 for i in $(seq "$runs"); do
-  d=$work/cold-$i; ws "$d" v1
-  read -r t r < <(sync_timed "$d"); cold+=("$t"); cold_rss+=("$r")
+  d=$work/cold-$i; ws "$d"
+  read -r t r c < <(sync_timed "$d"); cold+=("$t"); cold_rss+=("$r"); cold_cpu+=("$c")
   c=$work/clone-$i; mkdir -p "$c"
   settle
   t0=$(now)
-  git clone -q --depth 1 --branch v1 "file://$corpus" "$c/repo" 2>/dev/null && cp -r "$c/repo/skills" "$c/copy"
-  t1=$(now); clone+=("$(ms "$t0" "$t1")")
+  /usr/bin/time -f "%U %S %M" -o "$c.time" bash -c 'git clone -q --depth 1 "file://$1" "$2/repo" 2>/dev/null && cp -r "$2/repo/skills" "$2/copy"' _ "$up" "$c"
+  t1=$(now); clone+=("$(ms "$t0" "$t1")"); clone_cpu+=("$(cpu_ms "$c.time")")
   x=$work/untar-$i; mkdir -p "$x"
   settle
   t0=$(now); tar -xf "$out/v1.tar" -C "$x" && sync; t1=$(now); untar+=("$(ms "$t0" "$t1")")
@@ -104,8 +141,21 @@ for i in $(seq "$runs"); do
   [ "$i" -gt 1 ] && rm -rf "$d" "$c"
 done
 cold_ms=$(printf '%s\n' "${cold[@]}" | median)
+cold_cpu_ms=$(printf '%s\n' "${cold_cpu[@]}" | median)
 clone_ms=$(printf '%s\n' "${clone[@]}" | median)
+clone_cpu_ms=$(printf '%s\n' "${clone_cpu[@]}" | median)
 untar_ms=$(printf '%s\n' "${untar[@]}" | median)
+# Opens, on one more cold sync and one more clone + copy.
+d=$work/cold-opens; ws "$d"
+cold_opens=$(opens "$d" sync --quiet)
+rm -rf "$d"
+clone_opens=0
+if command -v strace >/dev/null; then
+  c=$work/clone-opens; mkdir -p "$c"
+  strace -f -c -o "$c.strace" -e trace=open,openat bash -c 'git clone -q --depth 1 "file://$1" "$2/repo" 2>/dev/null && cp -r "$2/repo/skills" "$2/copy"' _ "$up" "$c"
+  clone_opens=$(awk '$NF == "total" {print $4+0}' "$c.strace")
+  rm -rf "$c"
+fi
 cold_written=$(field "$work/cold-1/sync.json" written)
 if [ "${cold_written:-0}" -ne "$nfiles" ]; then
   echo "bench: the cold sync wrote ${cold_written:-0} of the corpus's $nfiles files; its report is below" >&2
@@ -116,12 +166,15 @@ fi
 echo "2/6 sync with nothing new, trusting the records and with --verify, vs rsync -a quick check" >&2
 d=$work/cold-1
 noop=(); noop_rss=(); noopv=(); noopv_rss=()
+noop_cpu=()
 for i in $(seq "$runs"); do
-  read -r t r < <(sync_timed "$d"); noop+=("$t"); noop_rss+=("$r")
+  read -r t r c < <(sync_timed "$d"); noop+=("$t"); noop_rss+=("$r"); noop_cpu+=("$c")
 done
 noop_written=$(field "$d/sync.json" written)
+noop_cpu_ms=$(printf '%s\n' "${noop_cpu[@]}" | median)
+noop_opens=$(opens "$d" sync --quiet)
 for i in $(seq "$runs"); do
-  read -r t r < <(sync_timed "$d" --verify); noopv+=("$t"); noopv_rss+=("$r")
+  read -r t r _ < <(sync_timed "$d" --verify); noopv+=("$t"); noopv_rss+=("$r")
 done
 noopv_written=$(field "$d/sync.json" written)
 noop_ms=$(printf '%s\n' "${noop[@]}" | median)
@@ -134,24 +187,36 @@ for i in $(seq "$runs"); do
 done
 rsync_ms=$(printf '%s\n' "${rs[@]}" | median)
 
-echo "3/6 sync of the 1% commit vs writing the changed files (cp + sync)" >&2
+echo "3/6 upstream moves A -> B (1%): fetch, then sync, vs writing the changed files (cp + sync); and back to A" >&2
 git -C "$work/clone-1/repo" fetch -q --depth 1 origin tag v2 2>/dev/null && git -C "$work/clone-1/repo" checkout -q v2
 mapfile -t changed_paths < <(git -C "$corpus" diff --name-only --diff-filter=AM v1 v2)
-pct=(); pct_rss=(); pct_written=0; pct_bytes=0; wr=()
+pct=(); pct_rss=(); pct_cpu=(); pct_written=0; pct_bytes=0; wr=()
+fetchb=(); fetchb_cpu=(); back=(); back_cpu=()
 for i in $(seq "$runs"); do
-  ws "$d" v2
+  upstream v2
+  read -r t _ c < <(run_timed "$d" fetch --quiet); fetchb+=("$t"); fetchb_cpu+=("$c")
   [ "${PCT_GAP:-0}" -gt 0 ] && sleep "$PCT_GAP"
-  read -r t r < <(sync_timed "$d"); pct+=("$t"); pct_rss+=("$r")
+  read -r t r c < <(sync_timed "$d"); pct+=("$t"); pct_rss+=("$r"); pct_cpu+=("$c")
   pct_written=$(field "$d/sync.json" written); pct_bytes=$(field "$d/sync.json" bytes_written)
-  ws "$d" v1; sync_timed "$d" > /dev/null
+  upstream v1
+  run_timed "$d" fetch --quiet > /dev/null
+  [ "${PCT_GAP:-0}" -gt 0 ] && sleep "$PCT_GAP"
+  read -r t _ c < <(sync_timed "$d"); back+=("$t"); back_cpu+=("$c")
   w=$work/write-$i; mkdir -p "$w"
   settle
   t0=$(now); (cd "$work/clone-1/repo" && cp --parents "${changed_paths[@]}" "$w/") && sync; t1=$(now); wr+=("$(ms "$t0" "$t1")")
   rm -rf "$w"
 done
 pct_ms=$(printf '%s\n' "${pct[@]}" | median)
+pct_cpu_ms=$(printf '%s\n' "${pct_cpu[@]}" | median)
+fetchb_ms=$(printf '%s\n' "${fetchb[@]}" | median)
+fetchb_cpu_ms=$(printf '%s\n' "${fetchb_cpu[@]}" | median)
+back_ms=$(printf '%s\n' "${back[@]}" | median)
+back_cpu_ms=$(printf '%s\n' "${back_cpu[@]}" | median)
 write_ms=$(printf '%s\n' "${wr[@]}" | median)
-ws "$d" v2; sync_timed "$d" > /dev/null
+upstream v2
+(cd "$d" && XDG_CACHE_HOME="$d/.xdg" "$bin" fetch --quiet > /dev/null)
+pct_opens=$(opens "$d" sync --quiet)
 
 echo "4/6 verify vs rsync -a --checksum --dry-run" >&2
 rsync -a --delete "$src/" "$dst/"
@@ -181,7 +246,8 @@ done
 
 echo "6/6 Go benchmarks (catalog build, search, prompt over 10,000 skills; prompt and no-op sync over a synced cache)" >&2
 cachebench=$(( skills < 2000 ? skills : 2000 ))
-gob=$(SKILLSYNC_BENCH_SKILLS=$cachebench go test -run '^$' -bench 'Benchmark(CatalogBuild|Search|Prompt|PromptFromCache|NoOpSync)$' -benchmem -benchtime "${BENCHTIME:-1s}" . ./layering/ 2>/dev/null | awk '/^Benchmark/ {printf "%s %s\n", $1, $3}')
+gob=
+[ "${GOBENCH:-1}" = 0 ] || gob=$(SKILLSYNC_BENCH_SKILLS=$cachebench go test -run '^$' -bench 'Benchmark(CatalogBuild|Search|Prompt|PromptFromCache|NoOpSync)$' -benchmem -benchtime "${BENCHTIME:-1s}" . ./layering/ 2>/dev/null | awk '/^Benchmark/ {printf "%s %s\n", $1, $3}' || true)
 bench_ns() { echo "$gob" | awk -v n="$1" '$1 ~ "^"n"(-[0-9]+)?$" {print $2}'; }
 catalog_ns=$(bench_ns BenchmarkCatalogBuild); search_ns=$(bench_ns BenchmarkSearch); prompt_ns=$(bench_ns BenchmarkPrompt)
 pfc_ns=$(bench_ns BenchmarkPromptFromCache); noop_ns=$(bench_ns BenchmarkNoOpSync)
@@ -197,10 +263,20 @@ printf '\nskillsync benchmark: %s corpus (%s skills, %s files, 1%% commit change
 printf 'machine: %s; load average at the end: %s\n\n' "$machine" "$load"
 printf '%-44s %12s %12s %8s\n' "measure" "skillsync" "baseline" "ratio"
 printf '%-44s %10s ms %10s ms %8s\n' "cold sync vs clone --depth 1 + cp -r" "$cold_ms" "$clone_ms" "$(ratio "$cold_ms" "$clone_ms")"
+printf '%-44s %10s ms %10s ms %8s\n' "  CPU (user + system)" "$cold_cpu_ms" "$clone_cpu_ms" "$(ratio "$cold_cpu_ms" "$clone_cpu_ms")"
+printf '%-44s %13s %13s %8s\n' "  files opened" "$cold_opens" "$clone_opens" "$(ratio "$cold_opens" "$clone_opens")"
 printf '%-44s %10s ms %10s ms %8s\n' "cold sync vs tar -x + sync" "$cold_ms" "$untar_ms" "$(ratio "$cold_ms" "$untar_ms")"
 printf '%-44s %10s ms %10s ms %8s\n' "no-op sync vs rsync -a" "$noop_ms" "$rsync_ms" "$(ratio "$noop_ms" "$rsync_ms")"
+printf '%-44s %10s ms %12s %8s\n' "  CPU (user + system)" "$noop_cpu_ms" "-" "-"
+printf '%-44s %13s %12s %8s\n' "  files opened" "$noop_opens" "-" "-"
 printf '%-44s %10s ms %10s ms %8s\n' "no-op sync --verify vs rsync -a" "$noopv_ms" "$rsync_ms" "$(ratio "$noopv_ms" "$rsync_ms")"
-printf '%-44s %10s ms %10s ms %8s\n' "1% sync vs cp of the changed files + sync" "$pct_ms" "$write_ms" "$(ratio "$pct_ms" "$write_ms")"
+printf '%-44s %10s ms %12s %8s\n' "fetch of the 1% commit (B)" "$fetchb_ms" "-" "-"
+printf '%-44s %10s ms %12s %8s\n' "  CPU (user + system)" "$fetchb_cpu_ms" "-" "-"
+printf '%-44s %10s ms %10s ms %8s\n' "1% sync (after its fetch) vs cp of the changed files + sync" "$pct_ms" "$write_ms" "$(ratio "$pct_ms" "$write_ms")"
+printf '%-44s %10s ms %12s %8s\n' "  CPU (user + system)" "$pct_cpu_ms" "-" "-"
+printf '%-44s %13s %12s %8s\n' "  files opened" "$pct_opens" "-" "-"
+printf '%-44s %10s ms %10s ms %8s\n' "sync back to A (after its fetch)" "$back_ms" "$write_ms" "$(ratio "$back_ms" "$write_ms")"
+printf '%-44s %10s ms %12s %8s\n' "  CPU (user + system)" "$back_cpu_ms" "-" "-"
 printf '%-44s %10s ms %10s ms %8s\n' "verify vs rsync -a --checksum --dry-run" "$verify_ms" "$rsyncc_ms" "$(ratio "$verify_ms" "$rsyncc_ms")"
 printf '%-44s %10s ms %12s %8s\n' "prompt, new process" "${read_ms[prompt]}" "-" "-"
 printf '%-44s %10s ms %12s %8s\n' "list, new process" "${read_ms[list]}" "-" "-"
@@ -219,10 +295,14 @@ cat > "$out/results.json" <<JSON
   "size": "$size", "skills": $skills, "files": $nfiles, "changed_files": $changed, "runs": $runs,
   "machine": "$machine", "load_average": "$load",
   "cold_sync_ms": $cold_ms, "clone_cp_ms": $clone_ms, "cold_ratio": $(ratio "$cold_ms" "$clone_ms"),
+  "cold_sync_cpu_ms": $cold_cpu_ms, "clone_cp_cpu_ms": $clone_cpu_ms, "cold_cpu_ratio": $(ratio "$cold_cpu_ms" "$clone_cpu_ms"),
+  "cold_sync_opens": $cold_opens, "clone_cp_opens": $clone_opens,
   "untar_sync_ms": $untar_ms, "cold_untar_ratio": $(ratio "$cold_ms" "$untar_ms"),
   "noop_sync_ms": $noop_ms, "rsync_ms": $rsync_ms, "noop_ratio": $(ratio "$noop_ms" "$rsync_ms"),
-  "noop_verify_sync_ms": $noopv_ms,
+  "noop_verify_sync_ms": $noopv_ms, "noop_sync_cpu_ms": $noop_cpu_ms, "noop_sync_opens": $noop_opens,
   "pct_sync_ms": $pct_ms, "pct_files_written": ${pct_written:-0}, "pct_bytes_written": ${pct_bytes:-0}, "write_changed_ms": $write_ms,
+  "pct_sync_cpu_ms": $pct_cpu_ms, "pct_sync_opens": $pct_opens, "pct_fetch_ms": $fetchb_ms, "pct_fetch_cpu_ms": $fetchb_cpu_ms,
+  "back_sync_ms": $back_ms, "back_sync_cpu_ms": $back_cpu_ms,
   "verify_ms": $verify_ms, "rsync_checksum_ms": $rsyncc_ms, "verify_ratio": $(ratio "$verify_ms" "$rsyncc_ms"),
   "read_ms": {"prompt": ${read_ms[prompt]}, "list": ${read_ms[list]}, "search": ${read_ms[search]}},
   "peak_rss_kib": {"cold": $cold_rss_kib, "noop": $noop_rss_kib, "noop_verify": $noopv_rss_kib, "pct": $pct_rss_kib, "verify": $ver_rss_kib,

@@ -106,6 +106,11 @@ func (l *lazySub) sub() (fs.FS, error) {
 // TreeHash returns the git hash of the tree the FS serves.
 func (l *lazySub) TreeHash() string { return strings.TrimPrefix(l.key, TreeKeyPrefix) }
 
+// ContentKey names the skill's content as the TreeFS it stands for does,
+// without looking its tree up: a known skill keeps its fingerprint, so a
+// sync does not read its files to find it unchanged.
+func (l *lazySub) ContentKey() string { return "git-tree:" + l.TreeHash() }
+
 // Open opens name in the skill's directory.
 func (l *lazySub) Open(name string) (fs.File, error) {
 	fsys, err := l.sub()
@@ -136,4 +141,5 @@ func (l *lazySub) ReadDir(name string) ([]fs.DirEntry, error) {
 var (
 	_ fs.StatFS    = (*lazySub)(nil)
 	_ fs.ReadDirFS = (*lazySub)(nil)
+	_ ContentKeyFS = (*lazySub)(nil)
 )

@@ -99,6 +99,12 @@ func TestKnownSkillsAreTakenFromTheirRecord(t *testing.T) {
 	if tree := alpha.Files.(interface{ TreeHash() string }).TreeHash(); "tree:"+tree != keyOf(records, "alpha") {
 		t.Errorf("tree %s", tree)
 	}
+	// It names its content as the skill read whole does: the fingerprint
+	// a sync compares, so an unchanged known skill is not read to be
+	// found unchanged.
+	if key, want := repository.ContentKey(alpha.Files), repository.ContentKey(first[0].Files); key == "" || key != want {
+		t.Errorf("content key of a known skill %q, read whole %q", key, want)
+	}
 
 	// A record of the same content at another path is not taken.
 	for key, r := range records {

@@ -8,6 +8,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -41,6 +42,45 @@ type TreeFS struct {
 	blobs *packedObjects
 	// maxFileSize is the largest blob Open reads; 0 means no limit.
 	maxFileSize int64
+	// trees holds the trees read so far, shared with every Sub: a path
+	// is resolved from the root at each call, and go-git decodes a tree
+	// again at every read of it.
+	trees *treeCache
+}
+
+// treeCache keeps decoded trees by hash, up to a number of entries.
+type treeCache struct {
+	mu      sync.Mutex
+	trees   map[plumbing.Hash]*object.Tree
+	entries int
+}
+
+// maxCachedEntries bounds the tree entries a treeCache keeps: some 100
+// bytes each, so a few tens of MiB for a repository of 10,000 skills.
+const maxCachedEntries = 400_000
+
+func newTreeCache() *treeCache { return &treeCache{trees: map[plumbing.Hash]*object.Tree{}} }
+
+// subtree returns the tree entry e of tree names. go-git's Tree builds
+// an index of its entries at the first lookup, so a tree shared by
+// several readers is only asked under the cache's lock.
+func (c *treeCache) subtree(tree *object.Tree, e *object.TreeEntry) (*object.Tree, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if sub, ok := c.trees[e.Hash]; ok {
+		return sub, nil
+	}
+	sub, err := tree.Tree(e.Name)
+	if err != nil {
+		return nil, err
+	}
+	// go-git finds the entry by name again: a hostile tree naming two
+	// entries alike may give another tree than e's, kept for nobody.
+	if sub.Hash == e.Hash && c.entries+len(sub.Entries) <= maxCachedEntries {
+		c.trees[e.Hash] = sub
+		c.entries += len(sub.Entries)
+	}
+	return sub, nil
 }
 
 // ErrTooLarge is wrapped by the error of opening a file over the size
@@ -91,7 +131,7 @@ func (t *TreeFS) openBlob(tree *object.Tree, e *object.TreeEntry) (io.ReadCloser
 // NewTreeFS returns a TreeFS over tree. mtime is what every file reports as
 // its modification time, typically the commit's time.
 func NewTreeFS(tree *object.Tree, mtime time.Time) *TreeFS {
-	return &TreeFS{root: tree, mtime: mtime}
+	return &TreeFS{root: tree, mtime: mtime, trees: newTreeCache()}
 }
 
 // node is a resolved path: a tree, or a file entry with its blob.
@@ -133,7 +173,7 @@ func (t *TreeFS) resolve(name string, hops int) (*node, error) {
 		}
 		switch e.Mode {
 		case filemode.Dir:
-			sub, err := cur.tree.Tree(e.Name)
+			sub, err := t.trees.subtree(cur.tree, e)
 			if err != nil {
 				return nil, err
 			}
@@ -276,7 +316,7 @@ func (t *TreeFS) Sub(dir string) (fs.FS, error) {
 	if n.tree == nil {
 		return nil, &fs.PathError{Op: "sub", Path: dir, Err: errors.New("not a directory")}
 	}
-	return &TreeFS{root: n.tree, mtime: t.mtime, blobs: t.blobs, maxFileSize: t.maxFileSize}, nil
+	return &TreeFS{root: n.tree, mtime: t.mtime, blobs: t.blobs, maxFileSize: t.maxFileSize, trees: t.trees}, nil
 }
 
 func (t *TreeFS) info(n *node, size int64) *treeInfo {

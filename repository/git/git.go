@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-git/go-billy/v5/osfs"
@@ -62,6 +63,11 @@ type Git struct {
 	cfg   GitConfig
 	opts  repository.Options
 	store string
+
+	mu sync.Mutex
+	// packs are the store's packs as FS last found them, their indexes
+	// read and their files kept open for every read until Close.
+	packs *packedObjects
 }
 
 // NewGit returns a Git source. Nothing is read until Fetch or Skills.
@@ -209,11 +215,10 @@ func (g *Git) FS(ctx context.Context) (*TreeFS, error) {
 		return nil, fmt.Errorf("read tree of %s: %w", c.Hash, err)
 	}
 	root := NewTreeFS(tree, c.Committer.When)
-	if root.blobs, err = openPackedObjects(g.store); err != nil {
+	if root.blobs, err = g.openPacks(); err != nil {
 		return nil, fmt.Errorf("read git store %s: %w", g.store, err)
 	}
 	root.maxFileSize = g.opts.MaxFileSize
-	root.blobs.maxBase = 32 * g.opts.MaxFileSize
 	dir := g.cfg.Path
 	if dir == "" || dir == "." {
 		return root, nil
@@ -225,7 +230,39 @@ func (g *Git) FS(ctx context.Context) (*TreeFS, error) {
 	return sub.(*TreeFS), nil
 }
 
+// openPacks returns the store's packs, their indexes read once for as
+// long as the store holds the same packs (a fetch adds one).
+func (g *Git) openPacks() (*packedObjects, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.packs != nil {
+		if same, err := g.packs.current(); err != nil || same {
+			return g.packs, err
+		}
+		g.packs.Close() // an FS still reading them opens them again
+	}
+	p, err := openPackedObjects(g.store)
+	if err != nil {
+		return nil, err
+	}
+	p.maxBase = 32 * g.opts.MaxFileSize
+	g.packs = p
+	return p, nil
+}
+
+// Close closes the pack files the FS it returned hold open. An FS read
+// after Close opens them again.
+func (g *Git) Close() error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.packs == nil {
+		return nil
+	}
+	return g.packs.Close()
+}
+
 var (
+	_ io.Closer             = (*Git)(nil)
 	_ repository.Repository = (*Git)(nil)
 	_ repository.Fetcher    = (*Git)(nil)
 	_ repository.Currenter  = (*Git)(nil)

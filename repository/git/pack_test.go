@@ -133,6 +133,13 @@ func gitIndex(t *testing.T, pack string) []byte {
 // and compares size and content with git cat-file: in memory, and with
 // every base spooled to disk and every target streamed.
 func TestPackedObjectsReadLikeGit(t *testing.T) {
+	// Deltas naming their base by offset, and by hash.
+	for _, offsets := range []bool{true, false} {
+		t.Run(fmt.Sprintf("offsets=%v", offsets), func(t *testing.T) { testPackedObjectsReadLikeGit(t, offsets) })
+	}
+}
+
+func testPackedObjectsReadLikeGit(t *testing.T, offsets bool) {
 	r := gittest.NewRepo(t, "main")
 	var lines []string
 	for i := 0; i < 3000; i++ {
@@ -151,7 +158,7 @@ func TestPackedObjectsReadLikeGit(t *testing.T) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	pack := packOf(t, r.Dir, true)
+	pack := packOf(t, r.Dir, offsets)
 	gitIndex(t, pack)
 	data, err := os.ReadFile(pack)
 	if err != nil {
@@ -172,6 +179,7 @@ func TestPackedObjectsReadLikeGit(t *testing.T) {
 		}
 		p.inMemory, p.streamAbove = lim.inMemory, lim.streamAbove
 		checked := 0
+		var last plumbing.Hash
 		for _, f := range blobs {
 			if len(f) != 40 || strings.Trim(f, "0") == "" {
 				continue
@@ -195,10 +203,20 @@ func TestPackedObjectsReadLikeGit(t *testing.T) {
 				t.Errorf("blob %s: %d bytes (size %d) differ from git's %d", f, len(got), size, len(want))
 			}
 			checked++
+			last = h
 		}
 		if checked < 20 {
 			t.Fatalf("only %d blobs checked", checked)
 		}
+		// The packs stay open between reads; once closed, a read opens
+		// them again.
+		if err := p.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if size, err := p.Size(last); err != nil || size == 0 {
+			t.Errorf("size after Close: %d %v", size, err)
+		}
+		p.Close()
 		if left, _ := filepath.Glob(filepath.Join(dir, "tmp_*")); len(left) > 0 {
 			t.Errorf("temporary files left: %v", left)
 		}
@@ -302,4 +320,50 @@ func varint(n int64) []byte {
 		b = append(b, byte(n)|0x80)
 	}
 	return append(b, byte(n))
+}
+
+// A blob whose header declares one byte more, or one less, than its data
+// inflates to is refused, not cut or padded.
+func TestPackedObjectsRefuseAWrongSize(t *testing.T) {
+	r := gittest.NewRepo(t, "main")
+	content := strings.Repeat("sixteen bytes!!\n", 4) // 64 bytes: the size's low bits are 0
+	r.Write("a.txt", content, 0)
+	r.Commit("one blob")
+	blob := plumbing.NewHash(strings.TrimSpace(r.Git("rev-parse", "HEAD:a.txt")))
+	for _, delta := range []byte{1, 0xf} { // 65 bytes, and 79
+		pack := packOf(t, r.Dir, true)
+		if out, err := exec.Command("git", "index-pack", pack).CombinedOutput(); err != nil {
+			t.Fatalf("git index-pack: %v\n%s", err, out)
+		}
+		pi, err := readPackIndex(pack)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := &packedObjects{packs: []*packIndex{pi}}
+		at, ok := p.find(blob)
+		if !ok {
+			t.Fatal("blob not in the pack")
+		}
+		p.Close()
+		data, err := os.ReadFile(pack)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if data[at.offset]&0x0f != 0 {
+			t.Fatalf("header byte %#x", data[at.offset])
+		}
+		data[at.offset] |= delta
+		if err := os.WriteFile(pack, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		rc, err := p.Open(blob)
+		if err == nil {
+			_, err = io.ReadAll(rc)
+			rc.Close()
+		}
+		if !errors.Is(err, errInflatedSize) {
+			t.Errorf("size off by %d: %v, want errInflatedSize", delta, err)
+		}
+		p.Close()
+	}
 }
