@@ -12,12 +12,10 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/skillsync/skillsync/internal/flock"
+	"github.com/skillsync/skillsync/internal/platform"
 	"github.com/skillsync/skillsync/layering"
 	"github.com/skillsync/skillsync/materialize"
 	"github.com/skillsync/skillsync/repository"
@@ -526,9 +524,9 @@ func mkdirs(root *os.Root, dir string) error {
 }
 
 // writeNew creates name in root, never through a link and never over an
-// existing file, and copies exactly size bytes from r into it.
+// existing file (O_EXCL: os.Root never follows a link then, on any system), and copies exactly size bytes from r into it.
 func writeNew(root *os.Root, name string, mode fs.FileMode, r io.Reader, size int64) error {
-	f, err := root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, mode)
+	f, err := root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
 	if err != nil {
 		return err
 	}
@@ -588,20 +586,4 @@ func (d *Drafts) retireLocked(ctx context.Context, name, into string, now time.T
 // renameNoReplace renames from to to, failing with fs.ErrExist when to
 // exists, even as an empty directory, which plain rename(2) would
 // replace.
-func renameNoReplace(from, to string) error {
-	err := unix.Renameat2(unix.AT_FDCWD, from, unix.AT_FDCWD, to, unix.RENAME_NOREPLACE)
-	if errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.EINVAL) {
-		// A file system without RENAME_NOREPLACE: check, then rename.
-		if _, lerr := os.Lstat(to); lerr == nil {
-			return &os.LinkError{Op: "rename", Old: from, New: to, Err: fs.ErrExist}
-		}
-		return os.Rename(from, to)
-	}
-	if errors.Is(err, unix.EEXIST) || errors.Is(err, unix.ENOTEMPTY) {
-		return &os.LinkError{Op: "rename", Old: from, New: to, Err: fs.ErrExist}
-	}
-	if err != nil {
-		return &os.LinkError{Op: "rename", Old: from, New: to, Err: err}
-	}
-	return nil
-}
+func renameNoReplace(from, to string) error { return platform.RenameNoReplace(from, to) }

@@ -15,9 +15,8 @@ import (
 	"sync"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/skillsync/skillsync/internal/atomicfile"
+	"github.com/skillsync/skillsync/internal/platform"
 	"github.com/skillsync/skillsync/skill"
 )
 
@@ -129,6 +128,11 @@ type swap struct {
 // itself goes. marker is the destination's mark of a run that stopped
 // halfway.
 func newWriter(staging, marker string, settle time.Duration) (*writer, error) {
+	// Where a run swapped by two renames and stopped between them, the
+	// old version goes back first (exchange.go).
+	if _, err := recoverExchanges(staging); err != nil {
+		return nil, err
+	}
 	leftover, err := stagingDir(staging)
 	if err != nil {
 		return nil, err
@@ -367,7 +371,7 @@ func (w *writer) liveHash(path string, info fs.FileInfo, rec *FileRecord) (fs.Fi
 
 // hashFile hashes a regular file without following a final symbolic link.
 func hashFile(path string) (Hash, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	f, err := platform.OpenFile(path, os.O_RDONLY, 0)
 	if err != nil {
 		return Hash{}, err
 	}
