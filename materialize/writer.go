@@ -83,6 +83,9 @@ type writer struct {
 	// to remove, instead of removing them at once: a reader that opened an
 	// old directory just before the swap can finish reading it.
 	keepOld bool
+	// rules are what the destination's file system cannot hold
+	// (portable.go).
+	rules fsRules
 
 	slots   chan struct{} // one token per running build
 	free    chan *[]byte  // chunks to reuse
@@ -142,6 +145,7 @@ func newWriter(staging, marker string, settle time.Duration) (*writer, error) {
 		staging: staging,
 		marker:  marker,
 		unclean: !errors.Is(err, fs.ErrNotExist),
+		rules:   hostRules(),
 		slots:   make(chan struct{}, parallelBuilds),
 		free:    make(chan *[]byte, parallelBuilds*(queueLen+1)+1),
 	}
@@ -323,7 +327,7 @@ func statMatches(live string, rec *SkillRecord) bool {
 	for path, f := range rec.Files {
 		info, err := os.Lstat(filepath.Join(live, filepath.FromSlash(path)))
 		if err != nil || !info.Mode().IsRegular() || info.Size() != f.Size ||
-			info.ModTime().UnixNano() != f.MTime || info.Mode().Perm() != f.Perm() {
+			info.ModTime().UnixNano() != f.MTime || !samePerm(info.Mode(), f.Perm()) {
 			return false
 		}
 	}
@@ -359,7 +363,7 @@ func (w *writer) liveHash(path string, info fs.FileInfo, rec *FileRecord) (fs.Fi
 	if !info.Mode().IsRegular() {
 		return nil, Hash{}
 	}
-	if rec != nil && !w.hashes() && info.Size() == rec.Size && info.ModTime().UnixNano() == rec.MTime && info.Mode().Perm() == rec.Perm() {
+	if rec != nil && !w.hashes() && info.Size() == rec.Size && info.ModTime().UnixNano() == rec.MTime && w.rules.permMatches(info.Mode(), rec.Perm()) {
 		return info, rec.SHA256
 	}
 	sha, err := hashFile(path)
@@ -397,7 +401,7 @@ func (w *writer) edited(live string, rec *SkillRecord) bool {
 	}
 	for path, f := range rec.Files {
 		info, sha := w.liveFile(filepath.Join(live, filepath.FromSlash(path)), &f)
-		if info == nil || sha != f.SHA256 || info.Mode().Perm() != f.Perm() {
+		if info == nil || sha != f.SHA256 || !w.rules.permMatches(info.Mode(), f.Perm()) {
 			return true
 		}
 	}
