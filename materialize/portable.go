@@ -5,7 +5,6 @@ import (
 	"io/fs"
 	"runtime"
 	"strings"
-	"unicode"
 
 	"github.com/skillsync/skillsync/skill"
 )
@@ -62,26 +61,22 @@ func (r fsRules) checkFiles(list []skill.File) error {
 	if !r.foldCase && !r.windowsNames {
 		return nil
 	}
-	seen := map[string]string{} // folded path or folder -> as spelled
-	for _, f := range list {
-		if r.windowsNames {
+	if r.windowsNames {
+		for _, f := range list {
 			for elem := range strings.SplitSeq(f.Path, "/") {
-				if why := WindowsNameProblem(elem); why != "" {
+				if why := skill.WindowsNameProblem(elem); why != "" {
 					return &fileError{f.Path, fmt.Errorf("cannot be written on Windows: %q %s", elem, why)}
 				}
 			}
 		}
-		if !r.foldCase {
-			continue
+	}
+	if r.foldCase {
+		paths := make([]string, len(list))
+		for i, f := range list {
+			paths[i] = f.Path
 		}
-		elems := strings.Split(f.Path, "/")
-		for i := range elems {
-			prefix := strings.Join(elems[:i+1], "/")
-			key := foldName(prefix)
-			if other, ok := seen[key]; ok && other != prefix {
-				return &fileError{f.Path, fmt.Errorf("%q differs only in case from %q: a case-insensitive file system (macOS, Windows) holds one of them", prefix, other)}
-			}
-			seen[key] = prefix
+		if p, other := skill.CaseCollision(paths); p != "" {
+			return &fileError{p, fmt.Errorf("differs only in case from %q: a case-insensitive file system (macOS, Windows) holds one of them", other)}
 		}
 	}
 	return nil
@@ -93,58 +88,10 @@ func (r fsRules) checkSkillName(name string) error {
 	if !r.windowsNames {
 		return nil
 	}
-	if why := WindowsNameProblem(name); why != "" {
-		return fmt.Errorf("skill name %q cannot be a folder on Windows: %s", name, why)
+	if why := skill.WindowsNameProblem(name); why != "" {
+		return fmt.Errorf("skill name %q cannot be a folder on Windows: it %s", name, why)
 	}
 	return nil
-}
-
-// foldName is name with case folded the way case-insensitive file
-// systems compare: each letter becomes the smallest of its case-folding
-// orbit (so K, k and the Kelvin sign, or Σ, σ and ς, are one).
-func foldName(name string) string {
-	return strings.Map(func(r rune) rune {
-		low := r
-		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
-			if f < low {
-				low = f
-			}
-		}
-		return low
-	}, name)
-}
-
-// windowsDevices are the names Windows reserves in every folder, with or
-// without an extension.
-var windowsDevices = map[string]bool{
-	"CON": true, "PRN": true, "AUX": true, "NUL": true, "CONIN$": true, "CONOUT$": true,
-	"COM1": true, "COM2": true, "COM3": true, "COM4": true, "COM5": true, "COM6": true, "COM7": true, "COM8": true, "COM9": true,
-	"COM¹": true, "COM²": true, "COM³": true,
-	"LPT1": true, "LPT2": true, "LPT3": true, "LPT4": true, "LPT5": true, "LPT6": true, "LPT7": true, "LPT8": true, "LPT9": true,
-	"LPT¹": true, "LPT²": true, "LPT³": true,
-}
-
-// WindowsNameProblem says why elem, one path element, cannot be a file or
-// folder name on Windows, or "" when it can: a reserved device name (CON,
-// PRN, AUX, NUL, COM1-9, LPT1-9, also with an extension: nul.txt), a
-// trailing dot or space, a control character, or one of < > : " / \ | ? *.
-func WindowsNameProblem(elem string) string {
-	for _, r := range elem {
-		switch {
-		case r < 0x20:
-			return "holds a control character"
-		case strings.ContainsRune(`<>:"/\|?*`, r):
-			return fmt.Sprintf("holds %q", r)
-		}
-	}
-	if strings.HasSuffix(elem, ".") || strings.HasSuffix(elem, " ") {
-		return "ends in a dot or a space"
-	}
-	base, _, _ := strings.Cut(elem, ".")
-	if windowsDevices[strings.ToUpper(strings.TrimRight(base, " "))] {
-		return "is a device name Windows reserves"
-	}
-	return ""
 }
 
 // skillNames checks the skill names of one destination folder as they
@@ -165,7 +112,7 @@ func (n *skillNames) check(name string) error {
 	if !n.rules.foldCase {
 		return nil
 	}
-	key := foldName(name)
+	key := skill.FoldName(name)
 	if other, ok := n.seen[key]; ok && other != name {
 		return fmt.Errorf("skill %q differs only in case from skill %q: a case-insensitive file system (macOS, Windows) holds one of them; the first is kept", name, other)
 	}

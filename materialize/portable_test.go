@@ -9,30 +9,6 @@ import (
 	"testing"
 )
 
-func TestWindowsNameProblem(t *testing.T) {
-	for _, bad := range []string{"CON", "con", "nul.txt", "Aux.md", "COM1", "lpt9.log", "com¹", "a:b", "what?", "x*", `q"`, "a<b", "a>b", "p|q", "trail.", "trail ", "tab\there", "CON .txt"} {
-		if WindowsNameProblem(bad) == "" {
-			t.Errorf("%q passes, want a problem", bad)
-		}
-	}
-	for _, good := range []string{"SKILL.md", "console.md", "nullable", "com10", "COM0", "lpt", "a.b.c", ".env.example", "ünïcode", "com1x.txt"} {
-		if why := WindowsNameProblem(good); why != "" {
-			t.Errorf("%q: %s, want none", good, why)
-		}
-	}
-}
-
-func TestFoldName(t *testing.T) {
-	for _, same := range [][2]string{{"README.md", "readme.md"}, {"K", "\u212a"}, {"Σ", "ς"}, {"σ", "ς"}, {"Docs/A", "docs/a"}} {
-		if foldName(same[0]) != foldName(same[1]) {
-			t.Errorf("%q and %q fold apart", same[0], same[1])
-		}
-	}
-	if foldName("a.md") == foldName("b.md") {
-		t.Error("different names fold together")
-	}
-}
-
 // portableCache is a cache whose writer has the rules of a
 // case-insensitive Windows file system forced on, on this system.
 func portableCache(t *testing.T, root string) *Cache {
