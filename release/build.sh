@@ -40,7 +40,9 @@ targets=${TARGETS:-"linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/am
 
 rm -rf "$dist"
 mkdir -p "$dist/build"
-go build -o "$dist/build/pack" ./release/pack
+tools=$(mktemp -d)
+trap 'rm -rf "$tools"' EXIT
+go build -o "$tools/pack" ./release/pack
 
 for t in $targets; do
   os=${t%/*} arch=${t#*/}
@@ -53,13 +55,13 @@ for t in $targets; do
     -ldflags "-s -w -buildid= -X main.version=$version" -o "$dir/$exe" ./cmd/skillsync
   cp README.md "$dir/"
   if [ "$os" = windows ]; then
-    "$dist/build/pack" -o "$dist/$name.zip" -prefix "$name/" "$dir/$exe" "$dir/README.md"
+    "$tools/pack" -o "$dist/$name.zip" -prefix "$name/" "$dir/$exe" "$dir/README.md"
   else
-    "$dist/build/pack" -o "$dist/$name.tar.gz" -prefix "$name/" "$dir/$exe" "$dir/README.md"
+    "$tools/pack" -o "$dist/$name.tar.gz" -prefix "$name/" "$dir/$exe" "$dir/README.md"
   fi
 done
 
-(cd "$dist" && sha256sum -- *.tar.gz *.zip 2>/dev/null | sort -k2 > SHA256SUMS)
+(cd "$dist" && shopt -s nullglob && sha256sum -- *.tar.gz *.zip | sort -k2 > SHA256SUMS)
 sum() { awk -v f="$1" '$2 == f { print $1 }' "$dist/SHA256SUMS"; }
 archive() { echo "skillsync_${version}_$1"; }
 
@@ -137,7 +139,7 @@ ls -l "$dist"
 if $snapshot; then
   echo "--- snapshot checks"
   (cd "$dist" && sha256sum --quiet -c SHA256SUMS)
-  go run ./release/pack -checkjson "$dist/skillsync.json"
+  "$tools/pack" -checkjson "$dist/skillsync.json"
   for f in "$dist"/*.tar.gz "$dist"/*.zip; do
     grep -q "$(basename "$f")" "$dist/skillsync.rb" "$dist/skillsync.json" \
       || { echo "$f is in neither the formula nor the manifest"; exit 1; }
@@ -145,8 +147,8 @@ if $snapshot; then
   grep -c '^      sha256 "[0-9a-f]\{64\}"$' "$dist/skillsync.rb" | grep -qx 4 \
     || { echo "the formula lacks a hash"; exit 1; }
   host="linux_$(go env GOHOSTARCH)"
-  tmp=$(mktemp -d)
-  trap 'rm -rf "$tmp"' EXIT
+  tmp=$tools/unpacked
+  mkdir "$tmp"
   tar -xzf "$dist/$(archive "$host").tar.gz" -C "$tmp"
   got=$("$tmp/$(archive "$host")/skillsync" version)
   echo "$got"
