@@ -9,12 +9,12 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 
 	"github.com/skillsync/skillsync/curator"
 	"github.com/skillsync/skillsync/drafts"
 	"github.com/skillsync/skillsync/internal/gittest"
+	"github.com/skillsync/skillsync/internal/platform"
 	"github.com/skillsync/skillsync/internal/skilltest"
 	"github.com/skillsync/skillsync/layering"
 	"github.com/skillsync/skillsync/materialize"
@@ -195,7 +195,7 @@ func TestTheGateRefuses(t *testing.T) {
 	if err := os.Symlink("/etc/passwd", filepath.Join(bad, "leak")); err != nil {
 		t.Fatal(err)
 	}
-	if err := syscall.Mkfifo(filepath.Join(bad, "pipe"), 0o644); err != nil {
+	if err := platform.Mkfifo(filepath.Join(bad, "pipe")); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(bad, "big"), make([]byte, e.Config().Limits.MaxFileSize+1), 0o644); err != nil {

@@ -10,11 +10,11 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"syscall"
 	"time"
 
 	"github.com/skillsync/skillsync/internal/atomicfile"
 	"github.com/skillsync/skillsync/internal/flock"
+	"github.com/skillsync/skillsync/internal/platform"
 )
 
 // Hooked is the journal of the tool calls an agent's hook recorded as
@@ -100,7 +100,7 @@ func (h Hooked) Once(ctx context.Context, agent, id string, at time.Time, record
 
 // appendEntry appends one entry; the caller holds the lock.
 func (h Hooked) appendEntry(agent, id string, at time.Time) error {
-	f, err := os.OpenFile(h.Path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0o644)
+	f, err := platform.OpenFile(h.Path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return fmt.Errorf("open %s: %w", h.Path, err)
 	}
@@ -164,7 +164,7 @@ func (h Hooked) Claim(ctx context.Context, agent string, ids []string, now time.
 
 // read returns the journal's valid lines; a missing journal is empty.
 func (h Hooked) read() ([]hookedEntry, error) {
-	f, err := os.OpenFile(h.Path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	f, err := platform.OpenFile(h.Path, os.O_RDONLY, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

@@ -11,7 +11,8 @@ import (
 	"hash"
 	"io"
 	"os"
-	"syscall"
+
+	"github.com/skillsync/skillsync/internal/platform"
 )
 
 // MaxLine is the longest record line ReadNew hands on by default. Agents
@@ -67,7 +68,7 @@ type Read struct {
 // from fn stops the read, and the returned mark is then prev.
 func ReadNew(ctx context.Context, path string, prev Mark, lim Limits, fn func(line []byte, offset int64) error) (Read, error) {
 	fail := func(err error) (Read, error) { return Read{Mark: prev}, err }
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	f, err := platform.OpenFile(path, os.O_RDONLY, 0)
 	if err != nil {
 		return fail(fmt.Errorf("open %s: %w", path, err))
 	}

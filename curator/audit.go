@@ -11,11 +11,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/skillsync/skillsync/workspace"
-
-	"golang.org/x/sys/unix"
-
 	"github.com/skillsync/skillsync/internal/atomicfile"
+	"github.com/skillsync/skillsync/internal/platform"
+	"github.com/skillsync/skillsync/workspace"
 )
 
 // AuditDir is the audit log's directory inside the workspace's skills/.
@@ -73,33 +71,32 @@ func (a *Audit) Append(events ...Event) error {
 	// Open the directory itself without following a link, and the files
 	// beneath it by descriptor: a link swapped in after the check above is
 	// refused as well.
-	dfd, err := unix.Open(a.dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	dir, err := platform.OpenDir(a.dir)
 	if err != nil {
 		return fmt.Errorf("audit log: open %s: %w", a.dir, linkErr(err))
 	}
-	defer unix.Close(dfd)
+	defer dir.Close()
 	days := make([]string, 0, len(byDay))
 	for day := range byDay {
 		days = append(days, day)
 	}
 	sort.Strings(days)
 	for _, day := range days {
-		if err := appendAt(dfd, filepath.Join(a.dir, day+".jsonl"), byDay[day]); err != nil {
+		if err := appendAt(dir, filepath.Join(a.dir, day+".jsonl"), byDay[day]); err != nil {
 			return fmt.Errorf("audit log: %w", err)
 		}
 	}
 	return nil
 }
 
-// appendAt appends data to the regular file name in the directory dfd,
+// appendAt appends data to the regular file name in the directory dir,
 // creating it, never through a symbolic link, and never blocking on a
 // FIFO planted in its place.
-func appendAt(dfd int, name string, data []byte) error {
-	fd, err := unix.Openat(dfd, filepath.Base(name), unix.O_WRONLY|unix.O_CREAT|unix.O_APPEND|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0o644)
+func appendAt(dir *platform.Dir, name string, data []byte) error {
+	f, err := dir.OpenFile(filepath.Base(name), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
 		return fmt.Errorf("open %s: %w", name, linkErr(err))
 	}
-	f := os.NewFile(uintptr(fd), name)
 	defer f.Close()
 	info, err := f.Stat()
 	if err != nil {
@@ -114,9 +111,9 @@ func appendAt(dfd int, name string, data []byte) error {
 	return f.Close()
 }
 
-// linkErr turns the ELOOP of an O_NOFOLLOW open into ErrSymlink.
+// linkErr turns the refusal of a no-follow open into ErrSymlink.
 func linkErr(err error) error {
-	if errors.Is(err, unix.ELOOP) {
+	if errors.Is(err, platform.ErrLink) {
 		return ErrSymlink
 	}
 	return err

@@ -6,9 +6,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/skillsync/skillsync/internal/platform"
 )
 
 func TestAudit(t *testing.T) {
@@ -103,7 +104,7 @@ func TestAuditReadSkipsWhatIsNotAFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	fifo := filepath.Join(t.TempDir(), "fifo")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+	if err := platform.Mkfifo(fifo); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Symlink(fifo, filepath.Join(dir, "2026-11-01.jsonl")); err != nil {

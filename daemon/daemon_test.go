@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -300,8 +302,15 @@ func TestScheduleErrorsNameFieldAndExpression(t *testing.T) {
 func TestSignalReload(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	if runtime.GOOS == "windows" {
+		t.Skip("Windows has no SIGHUP to send")
+	}
 	ch := SignalReload(ctx, syscall.SIGHUP)
-	if err := syscall.Kill(syscall.Getpid(), syscall.SIGHUP); err != nil {
+	self, err := os.FindProcess(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := self.Signal(syscall.SIGHUP); err != nil {
 		t.Fatal(err)
 	}
 	select {

@@ -8,11 +8,11 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/skillsync/skillsync/curator"
+	"github.com/skillsync/skillsync/internal/platform"
 	"github.com/skillsync/skillsync/internal/skilltest"
 	"github.com/skillsync/skillsync/layering"
 	"github.com/skillsync/skillsync/workspace"
@@ -107,7 +107,7 @@ func TestProposeRefusesHostileSkills(t *testing.T) {
 			}
 		}, "symbolic link to a directory"},
 		{"fifo", func(t *testing.T, dir string) {
-			if err := syscall.Mkfifo(filepath.Join(dir, "pipe"), 0o644); err != nil {
+			if err := platform.Mkfifo(filepath.Join(dir, "pipe")); err != nil {
 				t.Skip(err)
 			}
 		}, "pipe is a FIFO"},
@@ -149,7 +149,7 @@ func TestInspectFindsHostileDrafts(t *testing.T) {
 	if err := os.Symlink("/etc/passwd", filepath.Join(dir, "leak")); err != nil {
 		t.Fatal(err)
 	}
-	if err := syscall.Mkfifo(filepath.Join(dir, "pipe"), 0o644); err != nil {
+	if err := platform.Mkfifo(filepath.Join(dir, "pipe")); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "big"), make([]byte, 2000), 0o644); err != nil {

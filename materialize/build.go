@@ -13,7 +13,7 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"golang.org/x/sys/unix"
+	"github.com/skillsync/skillsync/internal/platform"
 )
 
 // opKind is one step of a build.
@@ -135,7 +135,7 @@ func (b *build) run() {
 				err = b.clearPath(o.path)
 			}
 			if err == nil {
-				f, err = os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o644)
+				f, err = platform.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 			}
 			if err != nil {
 				fail(o.path, err)
@@ -323,12 +323,12 @@ func (b *build) link(o op) error {
 		b.stats.Unchanged++
 		return nil
 	}
-	in, err := os.OpenFile(src, os.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	in, err := platform.OpenFile(src, os.O_RDONLY, 0)
 	if err != nil {
 		return err
 	}
 	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o644)
+	out, err := platform.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return err
 	}

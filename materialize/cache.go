@@ -383,8 +383,13 @@ func (c *Cache) SyncSource(ctx context.Context, src Source) Result {
 		st   *staged
 	}
 	var builds []waiting
+	names := newSkillNames(c.writer.rules)
 	for _, s := range src.Skills {
 		if err := checkName("skill", s.Name); err != nil {
+			fail(s.Name, err)
+			continue
+		}
+		if err := names.check(s.Name); err != nil {
 			fail(s.Name, err)
 			continue
 		}

@@ -1,24 +1,238 @@
 package materialize
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/skillsync/skillsync/internal/atomicfile"
+	"github.com/skillsync/skillsync/internal/platform"
 )
 
-// exchangeByRenames moves live aside and staged into its place. Between
-// the two renames live is missing for a moment; systems with an exchange
-// call avoid that.
-func exchangeByRenames(staged, live string) (string, error) {
-	old := staged + ".old"
-	if err := os.Rename(live, old); err != nil {
-		if errors.Is(err, os.ErrNotExist) {
+// exchange puts staged in place of live in one step where the system can
+// (platform.Exchange: Linux renameat2(RENAME_EXCHANGE), macOS
+// renamex_np(RENAME_SWAP)), so a reader opening live sees the old
+// directory or the new, never neither; elsewhere (Windows, a file system
+// without the call) by two renames, journalled for the next run. It
+// returns the path now holding the old version, or "" when live did not
+// exist.
+func exchange(staged, live string) (string, error) {
+	return exchangeWith(platform.Exchange, staged, live)
+}
+
+// exchangeWith is exchange with the one-step call given: tests pass one
+// that always answers platform.ErrNoExchange, forcing the two renames
+// Windows makes.
+func exchangeWith(swap func(a, b string) error, staged, live string) (string, error) {
+	err := swap(staged, live)
+	switch {
+	case err == nil:
+		return staged, nil
+	case errors.Is(err, platform.ErrNoExchange):
+		return exchangeByRenames(staged, live)
+	case errors.Is(err, fs.ErrNotExist):
+		if _, lerr := os.Lstat(live); errors.Is(lerr, fs.ErrNotExist) {
 			return "", os.Rename(staged, live)
 		}
-		return "", err
 	}
-	if err := os.Rename(staged, live); err != nil {
-		_ = os.Rename(old, live)
-		return "", err
-	}
-	return old, nil
+	return "", err
 }
+
+// The two-rename exchange and its recovery rule.
+//
+// Without a one-step exchange, live is moved aside to staged+".old" and
+// staged moved into its place. Between the two renames live is missing;
+// a crash there would leave the skill gone until a later sync rebuilt
+// it, and a source that failed on that sync could not. So before the
+// first rename a journal, staged+".exchange", records live (relative to
+// the destination, the folder holding staging), made durable. The rule
+// the next run applies (recoverExchanges, at the start of every writer,
+// under the destination's lock): for each journal in staging, when live
+// is missing and staged+".old" is there, the old version is renamed back
+// to live; in every case the journal is then removed. The staged new
+// version is left for the writer's ordinary cleanup. A journal is a file
+// anyone may have planted: its path must be one or two safe names below
+// the destination, through real directories, or it is ignored.
+
+const (
+	oldSuffix     = ".old"
+	journalSuffix = ".exchange"
+	// maxJournal bounds what is read of a journal.
+	maxJournal = 4 << 10
+)
+
+// exchangeJournal is what a journal holds.
+type exchangeJournal struct {
+	// Live is the entry being replaced, slash-separated, relative to the
+	// destination.
+	Live string `json:"live"`
+}
+
+// exchangeByRenames moves live aside and staged into its place, under a
+// journal (see above).
+func exchangeByRenames(staged, live string) (string, error) {
+	old, journal, err := beginExchange(staged, live)
+	if err != nil || old == "" {
+		return old, err
+	}
+	return old, finishExchange(staged, live, old, journal)
+}
+
+// beginExchange writes the journal and moves live aside. old is "" when
+// live did not exist: staged has then been renamed to live and nothing
+// remains to do.
+func beginExchange(staged, live string) (old, journal string, err error) {
+	if _, err := os.Lstat(live); errors.Is(err, fs.ErrNotExist) {
+		return "", "", os.Rename(staged, live)
+	}
+	root := filepath.Dir(filepath.Dir(staged))
+	rel, err := filepath.Rel(root, live)
+	if err != nil || !filepath.IsLocal(rel) {
+		return "", "", fmt.Errorf("exchange %s: not inside %s", live, root)
+	}
+	journal = staged + journalSuffix
+	data, err := json.Marshal(exchangeJournal{Live: filepath.ToSlash(rel)})
+	if err != nil {
+		return "", "", err
+	}
+	if err := atomicfile.WriteFile(journal, data, 0o644); err != nil {
+		return "", "", fmt.Errorf("exchange %s: journal: %w", live, err)
+	}
+	old = staged + oldSuffix
+	if err := os.Rename(live, old); err != nil {
+		_ = os.Remove(journal)
+		if errors.Is(err, fs.ErrNotExist) {
+			return "", "", os.Rename(staged, live)
+		}
+		return "", "", err
+	}
+	return old, journal, nil
+}
+
+// finishExchange moves staged into live's place and drops the journal. A
+// failed rename puts the old version back.
+func finishExchange(staged, live, old, journal string) error {
+	if err := os.Rename(staged, live); err != nil {
+		if rerr := os.Rename(old, live); rerr == nil {
+			_ = os.Remove(journal)
+		}
+		return err
+	}
+	if err := os.Remove(journal); err != nil {
+		return fmt.Errorf("exchange %s: remove journal: %w", live, err)
+	}
+	return nil
+}
+
+// recoverExchanges applies the recovery rule to what staging holds: each
+// old version whose live entry a two-rename exchange left missing is put
+// back. It returns what it put back, for tests. A journal that does not
+// parse or names a path it may not is removed and ignored; one whose old
+// version cannot be put back is kept, with its old version, and reported,
+// the others recovered all the same. A staging folder that is not a real
+// directory holds nothing to recover.
+func recoverExchanges(staging string) (restored []string, err error) {
+	if info, lerr := os.Lstat(staging); lerr != nil || !info.IsDir() {
+		return nil, nil
+	}
+	entries, err := os.ReadDir(staging)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", staging, err)
+	}
+	root := filepath.Dir(staging)
+	var errs []error
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || !strings.HasSuffix(name, journalSuffix) {
+			continue
+		}
+		journal := filepath.Join(staging, name)
+		live, jerr := readJournal(root, journal)
+		if jerr == nil {
+			old := filepath.Join(staging, strings.TrimSuffix(name, journalSuffix)+oldSuffix)
+			put, perr := putBack(old, live)
+			if perr != nil {
+				// The journal stays, and with it the old version: the
+				// next run tries again.
+				errs = append(errs, fmt.Errorf("recover %s from %s: %w", live, old, perr))
+				continue
+			}
+			if put {
+				restored = append(restored, live)
+			}
+		}
+		// Done, or not a journal of ours: either way it goes.
+		if rerr := os.Remove(journal); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
+			errs = append(errs, rerr)
+		}
+	}
+	return restored, errors.Join(errs...)
+}
+
+// readJournal returns the live path a journal names, checked: one or two
+// safe names below root, each parent a real directory.
+func readJournal(root, journal string) (string, error) {
+	data, err := atomicfile.ReadBounded(journal, maxJournal)
+	if err != nil {
+		return "", err
+	}
+	var j exchangeJournal
+	if err := json.Unmarshal(data, &j); err != nil {
+		return "", fmt.Errorf("not a journal: %w", err)
+	}
+	parts := strings.Split(j.Live, "/")
+	if len(parts) == 0 || len(parts) > 2 {
+		return "", fmt.Errorf("live entry %q is not one or two names", j.Live)
+	}
+	for _, p := range parts {
+		if err := checkName("entry", p); err != nil {
+			return "", err
+		}
+	}
+	dir := root
+	for _, p := range parts[:len(parts)-1] {
+		dir = filepath.Join(dir, p)
+		info, err := os.Lstat(dir)
+		if err != nil {
+			return "", err
+		}
+		if !info.IsDir() {
+			return "", fmt.Errorf("%s is not a directory", dir)
+		}
+	}
+	return filepath.Join(dir, parts[len(parts)-1]), nil
+}
+
+// putBack renames old to live when live is missing and old is a real
+// directory; put says whether it did.
+func putBack(old, live string) (put bool, err error) {
+	if _, err := os.Lstat(live); !errors.Is(err, fs.ErrNotExist) {
+		return false, err // live is there (the exchange finished or never began), or cannot be told
+	}
+	info, err := os.Lstat(old)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if !info.IsDir() {
+		return false, fmt.Errorf("%s is not a directory", old)
+	}
+	if err := platform.RenameNoReplace(old, live); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// syncFS flushes what was written to the file system holding dir.
+func syncFS(dir string) error { return platform.SyncFS(dir) }
+
+// changedAt is when info last changed: its ctime where the system tells,
+// which a rename sets too, else its mtime.
+func changedAt(info fs.FileInfo) time.Time { return platform.ChangeTime(info) }

@@ -8,12 +8,12 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"testing/fstest"
 	"time"
 
 	"github.com/skillsync/skillsync/internal/flock"
+	"github.com/skillsync/skillsync/internal/platform"
 	"github.com/skillsync/skillsync/skill"
 )
 
@@ -69,7 +69,8 @@ func stat(t *testing.T, p string) stamp {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return stamp{info.Sys().(*syscall.Stat_t).Ino, info.ModTime().UnixNano()}
+	_, ino, _ := platform.FileKey(info)
+	return stamp{ino, info.ModTime().UnixNano()}
 }
 
 func readFile(t *testing.T, p string) string {

@@ -133,6 +133,9 @@ func (w *writer) newStager(ctx context.Context, live string, s Skill, old *Skill
 		}
 		total += f.Size
 	}
+	if err := w.rules.checkFiles(list); err != nil {
+		return nil, err
+	}
 	if maxSize > 0 && total > maxSize {
 		return nil, fmt.Errorf("the skill's files are %d bytes, over the limit of %d", total, maxSize)
 	}
@@ -258,7 +261,7 @@ func (st *stager) file(f skill.File) (sameFile, bool, error) {
 		}
 	}
 	info, liveSHA := st.w.liveHash(livePath, liveInfo, prev)
-	if info != nil && liveSHA == sha && info.Mode().Perm() == mode {
+	if info != nil && liveSHA == sha && st.w.rules.permMatches(info.Mode(), mode) {
 		return sameFile{f.Path, FileRecord{SHA256: sha, Size: info.Size(), Mode: modeString(mode), MTime: info.ModTime().UnixNano()}}, true, nil
 	}
 	if st.dryRun {

@@ -222,8 +222,13 @@ func SyncTarget(ctx context.Context, t Target) (TargetReport, error) {
 		st    *staged
 	}
 	var builds []waiting
+	names := newSkillNames(w.rules)
 	for _, s := range t.Skills {
 		if err := checkName("skill", s.Name); err != nil {
+			fail(s.Name, err)
+			continue
+		}
+		if err := names.check(s.Name); err != nil {
 			fail(s.Name, err)
 			continue
 		}

@@ -94,7 +94,7 @@ func verifySkill(dir string, files map[string]FileRecord) []Difference {
 			continue
 		}
 		sha, err := hashFile(p)
-		if err != nil || sha != f.SHA256 || info.Mode().Perm() != f.Perm() {
+		if err != nil || sha != f.SHA256 || !samePerm(info.Mode(), f.Perm()) {
 			diffs = append(diffs, Difference{Path: p, Kind: Modified})
 		}
 	}

@@ -15,9 +15,8 @@ import (
 	"sync"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/skillsync/skillsync/internal/atomicfile"
+	"github.com/skillsync/skillsync/internal/platform"
 	"github.com/skillsync/skillsync/skill"
 )
 
@@ -84,6 +83,9 @@ type writer struct {
 	// to remove, instead of removing them at once: a reader that opened an
 	// old directory just before the swap can finish reading it.
 	keepOld bool
+	// rules are what the destination's file system cannot hold
+	// (portable.go).
+	rules fsRules
 
 	slots   chan struct{} // one token per running build
 	free    chan *[]byte  // chunks to reuse
@@ -129,6 +131,11 @@ type swap struct {
 // itself goes. marker is the destination's mark of a run that stopped
 // halfway.
 func newWriter(staging, marker string, settle time.Duration) (*writer, error) {
+	// Where a run swapped by two renames and stopped between them, the
+	// old version goes back first (exchange.go).
+	if _, err := recoverExchanges(staging); err != nil {
+		return nil, err
+	}
 	leftover, err := stagingDir(staging)
 	if err != nil {
 		return nil, err
@@ -138,6 +145,7 @@ func newWriter(staging, marker string, settle time.Duration) (*writer, error) {
 		staging: staging,
 		marker:  marker,
 		unclean: !errors.Is(err, fs.ErrNotExist),
+		rules:   hostRules(),
 		slots:   make(chan struct{}, parallelBuilds),
 		free:    make(chan *[]byte, parallelBuilds*(queueLen+1)+1),
 	}
@@ -319,7 +327,7 @@ func statMatches(live string, rec *SkillRecord) bool {
 	for path, f := range rec.Files {
 		info, err := os.Lstat(filepath.Join(live, filepath.FromSlash(path)))
 		if err != nil || !info.Mode().IsRegular() || info.Size() != f.Size ||
-			info.ModTime().UnixNano() != f.MTime || info.Mode().Perm() != f.Perm() {
+			info.ModTime().UnixNano() != f.MTime || !samePerm(info.Mode(), f.Perm()) {
 			return false
 		}
 	}
@@ -355,7 +363,7 @@ func (w *writer) liveHash(path string, info fs.FileInfo, rec *FileRecord) (fs.Fi
 	if !info.Mode().IsRegular() {
 		return nil, Hash{}
 	}
-	if rec != nil && !w.hashes() && info.Size() == rec.Size && info.ModTime().UnixNano() == rec.MTime && info.Mode().Perm() == rec.Perm() {
+	if rec != nil && !w.hashes() && info.Size() == rec.Size && info.ModTime().UnixNano() == rec.MTime && w.rules.permMatches(info.Mode(), rec.Perm()) {
 		return info, rec.SHA256
 	}
 	sha, err := hashFile(path)
@@ -367,7 +375,7 @@ func (w *writer) liveHash(path string, info fs.FileInfo, rec *FileRecord) (fs.Fi
 
 // hashFile hashes a regular file without following a final symbolic link.
 func hashFile(path string) (Hash, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	f, err := platform.OpenFile(path, os.O_RDONLY, 0)
 	if err != nil {
 		return Hash{}, err
 	}
@@ -393,7 +401,7 @@ func (w *writer) edited(live string, rec *SkillRecord) bool {
 	}
 	for path, f := range rec.Files {
 		info, sha := w.liveFile(filepath.Join(live, filepath.FromSlash(path)), &f)
-		if info == nil || sha != f.SHA256 || info.Mode().Perm() != f.Perm() {
+		if info == nil || sha != f.SHA256 || !w.rules.permMatches(info.Mode(), f.Perm()) {
 			return true
 		}
 	}

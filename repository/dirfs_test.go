@@ -7,11 +7,11 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"syscall"
 	"testing"
 	"testing/fstest"
 	"time"
 
+	"github.com/skillsync/skillsync/internal/platform"
 	"github.com/skillsync/skillsync/repository"
 	dirsource "github.com/skillsync/skillsync/repository/dir"
 	"github.com/skillsync/skillsync/repository/repositorytest"
@@ -90,11 +90,11 @@ func TestDirFSRefusesEscapes(t *testing.T) {
 func TestFIFOSkillFileDoesNotBlock(t *testing.T) {
 	root := t.TempDir()
 	must(t, os.MkdirAll(filepath.Join(root, "fifo"), 0o755))
-	must(t, syscall.Mkfifo(filepath.Join(root, "fifo", "SKILL.md"), 0o644))
+	must(t, platform.Mkfifo(filepath.Join(root, "fifo", "SKILL.md")))
 	repositorytest.WriteTree(t, root, map[string]repositorytest.File{
 		"ok/SKILL.md": {Data: "---\nname: ok\ndescription: d\n---\n"},
 	})
-	must(t, syscall.Mkfifo(filepath.Join(root, "ok", "pipe"), 0o644))
+	must(t, platform.Mkfifo(filepath.Join(root, "ok", "pipe")))
 
 	done := make(chan struct{})
 	var skills []skill.Skill

@@ -4,7 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"syscall"
+
+	"github.com/skillsync/skillsync/internal/platform"
 )
 
 // DirKeyFS is an fs.FS that names the identity of a directory: two names
@@ -24,11 +25,11 @@ func (d *DirFS) DirKey(name string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	st, ok := info.Sys().(*syscall.Stat_t)
+	dev, ino, ok := platform.FileKey(info)
 	if !ok || !info.IsDir() {
 		return "", &fs.PathError{Op: "dirkey", Path: name, Err: errors.New("not a directory with an inode")}
 	}
-	return fmt.Sprintf("inode:%d:%d", st.Dev, st.Ino), nil
+	return fmt.Sprintf("inode:%d:%d", dev, ino), nil
 }
 
 var _ DirKeyFS = (*DirFS)(nil)

@@ -356,6 +356,8 @@ func (d *discovery) load(ctx context.Context, dir, name string) error {
 		}
 	}
 	if d.opts.Strict {
+		// A portable skill holds nothing another system cannot write.
+		problems = append(problems, skill.Portability(s.Name, dir, s.Listing)...)
 		problems = skill.Strict(problems)
 	}
 	d.found = append(d.found, Found{Skill: s, Problems: problems})

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"gopkg.in/yaml.v3"
 
+	"github.com/skillsync/skillsync/internal/platform"
 	"github.com/skillsync/skillsync/skill"
 )
 
@@ -115,7 +116,7 @@ func (a *app) runNew(_ context.Context, opts *newOptions) error {
 		return fmt.Errorf("new skill %s: %s is not a directory", opts.name, dir)
 	}
 	file := filepath.Join(dir, "SKILL.md")
-	f, err := os.OpenFile(file, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscallNoFollow, 0o644)
+	f, err := platform.OpenFile(file, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if errors.Is(err, fs.ErrExist) {
 		return fmt.Errorf("%s already exists; it is left as it is", file)
 	}

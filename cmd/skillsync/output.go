@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"syscall"
 
 	"github.com/skillsync/skillsync/internal/termtext"
 	"github.com/skillsync/skillsync/skill"
@@ -81,7 +80,3 @@ func bytesString(n int64) string {
 	}
 	return fmt.Sprintf("%d B", n)
 }
-
-// syscallNoFollow makes an open fail on a symbolic link: skillsync never
-// writes through a link it did not make.
-const syscallNoFollow = syscall.O_NOFOLLOW

@@ -7,9 +7,8 @@ import (
 	"os"
 	"sync"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/skillsync/skillsync"
+	"github.com/skillsync/skillsync/internal/platform"
 )
 
 // isTerminal reports whether w is a terminal, where progress and colour
@@ -19,8 +18,7 @@ func isTerminal(w io.Writer) bool {
 	if !ok {
 		return false
 	}
-	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
-	return err == nil
+	return platform.IsTerminal(f)
 }
 
 // progressLine shows git's progress messages for several sources on one

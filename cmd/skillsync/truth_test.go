@@ -12,13 +12,11 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/skillsync/skillsync/internal/gittest"
+	"github.com/skillsync/skillsync/internal/platform"
 	"github.com/skillsync/skillsync/internal/skilltest"
 )
 
@@ -49,9 +47,7 @@ func treeState(t *testing.T, root string) map[string]entryState {
 			return err
 		}
 		st := entryState{mode: info.Mode(), size: info.Size(), mtime: info.ModTime()}
-		if sys, ok := info.Sys().(*syscall.Stat_t); ok {
-			st.ino = sys.Ino
-		}
+		_, st.ino, _ = platform.FileKey(info)
 		if info.Mode()&fs.ModeSymlink != 0 {
 			st.link, _ = os.Readlink(p)
 		}
@@ -756,38 +752,6 @@ func TestValidateWithoutAnySkill(t *testing.T) {
 	if r := run(t, dir, "validate", dir); r.code != 0 {
 		t.Errorf("with one valid skill: %d %s", r.code, r.stderr)
 	}
-}
-
-// openPTY returns the two ends of a new pseudo-terminal.
-func openPTY(t *testing.T) (master, slave *os.File) {
-	t.Helper()
-	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
-	if err != nil {
-		t.Skipf("no pseudo-terminals here: %v", err)
-	}
-	t.Cleanup(func() { m.Close() })
-	// Through the raw connection: m.Fd would put the master in blocking
-	// mode, where a read deadline no longer ends a read.
-	conn, err := m.SyscallConn()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var n int
-	var ioctlErr error
-	err = conn.Control(func(fd uintptr) {
-		if ioctlErr = unix.IoctlSetPointerInt(int(fd), unix.TIOCSPTLCK, 0); ioctlErr == nil {
-			n, ioctlErr = unix.IoctlGetInt(int(fd), unix.TIOCGPTN)
-		}
-	})
-	if err != nil || ioctlErr != nil {
-		t.Skipf("set up the pseudo-terminal: %v %v", err, ioctlErr)
-	}
-	s, err := os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|syscall.O_NOCTTY, 0)
-	if err != nil {
-		t.Skipf("open the pseudo-terminal's other end: %v", err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return m, s
 }
 
 // runTo is run with stdout going to out, a real file.

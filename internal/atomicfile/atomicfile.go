@@ -17,16 +17,12 @@ import (
 	"os"
 	"path/filepath"
 
-	"golang.org/x/sys/unix"
+	"github.com/skillsync/skillsync/internal/platform"
 )
 
 // ErrSymlink is wrapped by the errors for a path that is a symbolic link
 // where skillsync writes: such a path is refused, never followed.
 var ErrSymlink = errors.New("is a symbolic link; skillsync does not write through links")
-
-// flags every open of a file skillsync writes carries: no final symbolic
-// link followed, no wait on a FIFO planted in its place.
-const noFollow = unix.O_NOFOLLOW | unix.O_NONBLOCK | unix.O_CLOEXEC
 
 // WriteFile replaces name with data atomically. A symbolic link at name is
 // refused. On any error the target is untouched and the temporary file is
@@ -72,7 +68,7 @@ func createTemp(dir, prefix string) (*os.File, error) {
 	for range 100 {
 		var b [8]byte
 		_, _ = rand.Read(b[:])
-		f, err := os.OpenFile(filepath.Join(dir, prefix+hex.EncodeToString(b[:])), os.O_RDWR|os.O_CREATE|os.O_EXCL|noFollow, 0o600)
+		f, err := platform.OpenFile(filepath.Join(dir, prefix+hex.EncodeToString(b[:])), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
 		if errors.Is(err, fs.ErrExist) {
 			continue
 		}
@@ -107,7 +103,7 @@ func WriteJSONIfChanged(name string, v any, perm os.FileMode) error {
 
 // same reports whether the regular file name holds exactly data.
 func same(name string, data []byte) bool {
-	f, err := os.OpenFile(name, os.O_RDONLY|noFollow, 0)
+	f, err := platform.OpenFile(name, os.O_RDONLY, 0)
 	if err != nil {
 		return false
 	}
@@ -127,16 +123,15 @@ func same(name string, data []byte) bool {
 // link swapped in between is refused too.
 func OpenAppend(path string, perm os.FileMode) (*os.File, error) {
 	dir := filepath.Dir(path)
-	d, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	d, err := platform.OpenDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, refusal(dir, err))
 	}
-	defer unix.Close(d)
-	fd, err := unix.Openat(d, filepath.Base(path), unix.O_WRONLY|unix.O_APPEND|unix.O_CREAT|noFollow, uint32(perm.Perm()))
+	defer d.Close()
+	f, err := d.OpenFile(filepath.Base(path), os.O_WRONLY|os.O_APPEND|os.O_CREATE, perm)
 	if err != nil {
 		return nil, refusal(path, err)
 	}
-	f := os.NewFile(uintptr(fd), path)
 	if err := regular(f); err != nil {
 		f.Close()
 		return nil, err
@@ -171,13 +166,11 @@ func MkdirNoFollow(path string, perm os.FileMode) error {
 	return nil
 }
 
-// refusal names what an open of path refused: ELOOP under O_NOFOLLOW, or
-// ENOTDIR under O_DIRECTORY, means path is a link.
+// refusal names what an open of path refused: a link the no-follow open
+// met is ErrSymlink.
 func refusal(path string, err error) error {
-	if errors.Is(err, unix.ELOOP) || errors.Is(err, unix.ENOTDIR) {
-		if info, lerr := os.Lstat(path); lerr == nil && info.Mode()&fs.ModeSymlink != 0 {
-			return fmt.Errorf("%s %w", path, ErrSymlink)
-		}
+	if errors.Is(err, platform.ErrLink) {
+		return fmt.Errorf("%s %w", path, ErrSymlink)
 	}
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
@@ -204,7 +197,7 @@ func regular(f *os.File) error {
 // wrapping ErrSymlink and naming path, and so is anything that is not a
 // regular file.
 func OpenNoFollow(path string, flag int, perm os.FileMode) (*os.File, error) {
-	f, err := os.OpenFile(path, flag|noFollow, perm)
+	f, err := platform.OpenFile(path, flag, perm)
 	if err != nil {
 		return nil, refusal(path, err)
 	}

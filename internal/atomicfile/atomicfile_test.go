@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"golang.org/x/sys/unix"
+	"github.com/skillsync/skillsync/internal/platform"
 )
 
 func TestWriteFileReplacesAndCleansUp(t *testing.T) {
@@ -124,7 +124,7 @@ func TestOpenAppendAndMkdir(t *testing.T) {
 		t.Errorf("appended %q", data)
 	}
 	fifo := filepath.Join(dir, "fifo")
-	if err := unix.Mkfifo(fifo, 0o644); err != nil {
+	if err := platform.Mkfifo(fifo); err != nil {
 		t.Fatal(err)
 	}
 	if f, err := OpenAppend(fifo, 0o644); err == nil {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/skillsync/skillsync/internal/platform"
 )
 
 // ErrNotRegular is wrapped by ReadBounded's error for a path that holds a
@@ -20,7 +22,7 @@ var ErrTooLarge = errors.New("is larger than skillsync reads")
 // (ErrNotRegular), and a file over max is refused (ErrTooLarge). A missing
 // file wraps fs.ErrNotExist. Every error names path.
 func ReadBounded(path string, max int64) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|noFollow, 0)
+	f, err := platform.OpenFile(path, os.O_RDONLY, 0)
 	if err != nil {
 		return nil, refusal(path, err)
 	}

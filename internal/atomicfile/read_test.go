@@ -5,8 +5,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
+
+	"github.com/skillsync/skillsync/internal/platform"
 )
 
 // TestReadBounded: a file is read whole; a missing one, a link, a FIFO
@@ -25,7 +26,7 @@ func TestReadBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	fifo := filepath.Join(dir, "fifo")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+	if err := platform.Mkfifo(fifo); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {

@@ -1,4 +1,5 @@
-// Package flock takes advisory file locks (flock) that say who holds
+// Package flock takes file locks (flock on Unix, LockFileEx on Windows,
+// through internal/platform) that say who holds
 // them: the file records the holder's pid, host and start time, so a
 // process that waits can tell the user which process to look at.
 package flock
@@ -12,9 +13,8 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/skillsync/skillsync/internal/atomicfile"
+	"github.com/skillsync/skillsync/internal/platform"
 )
 
 // ErrLocked is returned, wrapped in a *HeldError, when the lock is still
@@ -51,16 +51,16 @@ const pollInterval = 25 * time.Millisecond
 // path is refused with an error naming it. It waits up to wait (0: try once) or until ctx is
 // done. A lock that stays held gives a *HeldError.
 func Acquire(ctx context.Context, path string, wait time.Duration) (*Lock, error) {
-	return acquire(ctx, path, wait, unix.LOCK_EX)
+	return acquire(ctx, path, wait, true)
 }
 
 // AcquireShared takes a shared lock on path: many readers may hold it at
 // once, never alongside an exclusive holder.
 func AcquireShared(ctx context.Context, path string, wait time.Duration) (*Lock, error) {
-	return acquire(ctx, path, wait, unix.LOCK_SH)
+	return acquire(ctx, path, wait, false)
 }
 
-func acquire(ctx context.Context, path string, wait time.Duration, how int) (*Lock, error) {
+func acquire(ctx context.Context, path string, wait time.Duration, exclusive bool) (*Lock, error) {
 	// A link planted at path would have the holder's record truncated
 	// into whatever it points to: it is refused, never followed.
 	f, err := atomicfile.OpenNoFollow(path, os.O_RDWR|os.O_CREATE, 0o644)
@@ -69,11 +69,11 @@ func acquire(ctx context.Context, path string, wait time.Duration, how int) (*Lo
 	}
 	deadline := time.Now().Add(wait)
 	for {
-		err = unix.Flock(int(f.Fd()), how|unix.LOCK_NB)
+		err = platform.TryLock(f, exclusive)
 		if err == nil {
 			break
 		}
-		if !errors.Is(err, unix.EWOULDBLOCK) {
+		if !errors.Is(err, platform.ErrWouldBlock) {
 			f.Close()
 			return nil, fmt.Errorf("lock %s: %w", path, err)
 		}
@@ -89,7 +89,7 @@ func acquire(ctx context.Context, path string, wait time.Duration, how int) (*Lo
 		case <-time.After(pollInterval):
 		}
 	}
-	if how == unix.LOCK_EX {
+	if exclusive {
 		host, _ := os.Hostname()
 		record := fmt.Sprintf("%d %s %s\n", os.Getpid(), host, time.Now().UTC().Format(time.RFC3339))
 		if err := f.Truncate(0); err == nil {

@@ -31,6 +31,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/skillsync/skillsync/internal/platform"
 )
 
 // ErrNoServer is returned when the PostgreSQL server binaries are not
@@ -48,7 +50,7 @@ type Cluster struct {
 	logPath  string
 	port     int
 	password string
-	cred     *syscall.Credential // nil when not root
+	cred     *credential // nil when not root
 
 	mu   sync.Mutex
 	cmd  *exec.Cmd
@@ -136,7 +138,7 @@ func Start(ctx context.Context) (*Cluster, error) {
 
 // serverUser returns the credentials of nobody, creating a system user
 // when the machine has no nobody.
-func serverUser() (*syscall.Credential, error) {
+func serverUser() (*credential, error) {
 	u, err := user.Lookup("nobody")
 	if err != nil {
 		const name = "skillsync-pgtest"
@@ -158,7 +160,20 @@ func serverUser() (*syscall.Credential, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid), NoSetGroups: true}, nil
+	return &credential{uid: uint32(uid), gid: uint32(gid)}, nil
+}
+
+// credential is the user the server runs as.
+type credential struct{ uid, gid uint32 }
+
+// procAttr sets cmd to run as the server's user and, where the system
+// can, to get dieWith when the test process dies.
+func (c *Cluster) procAttr(cmd *exec.Cmd, dieWith syscall.Signal) {
+	if c.cred != nil {
+		platform.SetProcAttr(cmd, true, c.cred.uid, c.cred.gid, dieWith)
+		return
+	}
+	platform.SetProcAttr(cmd, false, 0, 0, dieWith)
 }
 
 // command runs a server binary as the server's user, in a clean
@@ -167,7 +182,7 @@ func (c *Cluster) command(name string, args ...string) *exec.Cmd {
 	cmd := exec.Command(filepath.Join(c.bin, name), args...)
 	cmd.Dir = c.base
 	cmd.Env = []string{"PATH=/usr/bin:/bin", "LC_ALL=C", "TZ=UTC", "HOME=" + c.base}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: c.cred}
+	c.procAttr(cmd, 0)
 	return cmd
 }
 
@@ -182,7 +197,7 @@ func (c *Cluster) initdb(ctx context.Context) error {
 	}
 	if c.cred != nil {
 		for _, p := range []string{pwfile, c.data} {
-			if err := os.Chown(p, int(c.cred.Uid), int(c.cred.Gid)); err != nil {
+			if err := os.Chown(p, int(c.cred.uid), int(c.cred.gid)); err != nil {
 				return err
 			}
 		}
@@ -240,8 +255,9 @@ func (c *Cluster) start(ctx context.Context) error {
 		"-c", "fsync=off", "-c", "full_page_writes=off",
 		"-c", "max_connections=100", "-c", "shared_buffers=16MB")
 	cmd.Stdout, cmd.Stderr = logf, logf
-	// Fast shutdown when the test process dies, whatever the cause.
-	cmd.SysProcAttr.Pdeathsig = syscall.SIGINT
+	// Fast shutdown when the test process dies, whatever the cause (on
+	// Linux; elsewhere the kernel cannot be asked to).
+	c.procAttr(cmd, syscall.SIGINT)
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("start postgres: %w", err)
 	}

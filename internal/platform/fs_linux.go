@@ -1,0 +1,49 @@
+package platform
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// SyncFS makes everything written on the file system holding dir
+// durable: one syncfs(2) instead of an fsync per file.
+func SyncFS(dir string) error {
+	f, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := unix.Syncfs(int(f.Fd())); err != nil {
+		return fmt.Errorf("syncfs %s: %w", dir, err)
+	}
+	return nil
+}
+
+// ChangeTime is when info's inode last changed: its ctime, which a rename
+// sets too.
+func ChangeTime(info fs.FileInfo) time.Time {
+	if st, ok := info.Sys().(*syscall.Stat_t); ok {
+		return time.Unix(st.Ctim.Unix())
+	}
+	return info.ModTime()
+}
+
+// FileKey returns the device and inode of info, which came from Stat or
+// Lstat; ok is false where the system does not tell.
+func FileKey(info fs.FileInfo) (dev, ino uint64, ok bool) {
+	if st, is := info.Sys().(*syscall.Stat_t); is {
+		return uint64(st.Dev), uint64(st.Ino), true
+	}
+	return 0, 0, false
+}
+
+// IsTerminal reports whether f is a terminal.
+func IsTerminal(f *os.File) bool {
+	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	return err == nil
+}

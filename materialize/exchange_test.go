@@ -1,0 +1,217 @@
+package materialize
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/skillsync/skillsync/internal/platform"
+)
+
+// noExchange is a system without a one-step exchange, as Windows is.
+func noExchange(a, b string) error {
+	return &os.LinkError{Op: "exchange", Old: a, New: b, Err: platform.ErrNoExchange}
+}
+
+// exchangeDirs makes a destination root with staging, a live skill
+// holding "old" and a staged one holding "new".
+func exchangeDirs(t *testing.T) (root, staged, live string) {
+	t.Helper()
+	root = t.TempDir()
+	staged = filepath.Join(root, stagingName, "b1")
+	live = filepath.Join(root, "src", "pdf")
+	for dir, content := range map[string]string{staged: "new", live: "old"} {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root, staged, live
+}
+
+func entries(t *testing.T, dir string) []string {
+	t.Helper()
+	es, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range es {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+// TestTwoRenameExchange forces the exchange Windows makes (two renames
+// under a journal) on this system.
+func TestTwoRenameExchange(t *testing.T) {
+	_, staged, live := exchangeDirs(t)
+	old, err := exchangeWith(noExchange, staged, live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := readFile(t, filepath.Join(live, "SKILL.md")); got != "new" {
+		t.Errorf("live holds %q after the exchange", got)
+	}
+	if old == "" || readFile(t, filepath.Join(old, "SKILL.md")) != "old" {
+		t.Errorf("the old version is not at %q", old)
+	}
+	if got := entries(t, filepath.Dir(staged)); len(got) != 1 || got[0] != "b1.old" {
+		t.Errorf("staging holds %v, want only the old version (no journal)", got)
+	}
+
+	// A live entry that is not there yet: staged simply moves in.
+	_, staged, live = exchangeDirs(t)
+	if err := os.RemoveAll(live); err != nil {
+		t.Fatal(err)
+	}
+	if old, err := exchangeWith(noExchange, staged, live); err != nil || old != "" {
+		t.Fatalf("exchange into nothing = %q, %v", old, err)
+	}
+	if readFile(t, filepath.Join(live, "SKILL.md")) != "new" {
+		t.Error("the staged version did not move in")
+	}
+
+	// A second rename that fails puts the old version back.
+	_, staged, live = exchangeDirs(t)
+	if err := os.RemoveAll(staged); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := exchangeWith(noExchange, staged, live); err == nil {
+		t.Fatal("exchanging in a missing staged directory succeeded")
+	}
+	if readFile(t, filepath.Join(live, "SKILL.md")) != "old" {
+		t.Error("a failed exchange left live without its old version")
+	}
+	if got := entries(t, filepath.Dir(staged)); len(got) != 0 {
+		t.Errorf("a failed exchange left %v in staging", got)
+	}
+}
+
+// TestExchangeRecovery stops a two-rename exchange between its renames,
+// as a crash would, and has the next run apply the recovery rule: the
+// old version goes back, and a sync then works as usual.
+func TestExchangeRecovery(t *testing.T) {
+	root := t.TempDir()
+	syncOnce(t, root, "r1", mkSkill("pdf", map[string]string{"SKILL.md": "v1", "ref.md": "ref"}))
+	live := filepath.Join(root, "src", "pdf")
+	staged := filepath.Join(root, stagingName, "crashed")
+	if err := os.MkdirAll(staged, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(staged, "SKILL.md"), []byte("v2"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old, journal, err := beginExchange(staged, live)
+	if err != nil || old == "" {
+		t.Fatalf("beginExchange = %q, %v", old, err)
+	}
+	if _, err := os.Lstat(live); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("live is still there between the renames: %v", err)
+	}
+	// The crash: nothing more of this run happens. The next opens the
+	// cache.
+	c := open(t, root)
+	if got := readFile(t, filepath.Join(live, "SKILL.md")); got != "v1" {
+		t.Errorf("after recovery live holds %q, want the old version", got)
+	}
+	if _, err := os.Lstat(journal); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the journal is still there: %v", err)
+	}
+	if d := verifyCache(t, root); len(d) != 0 {
+		c.Close()
+		t.Fatalf("the recovered cache differs from its record: %v", d)
+	}
+	c.Close()
+	syncOnce(t, root, "r2", mkSkill("pdf", map[string]string{"SKILL.md": "v3", "ref.md": "ref"}))
+	if got := readFile(t, filepath.Join(live, "SKILL.md")); got != "v3" {
+		t.Errorf("the sync after recovery wrote %q", got)
+	}
+}
+
+// TestExchangeRecoveryAfterTheSecondRename: a crash after both renames
+// and before the journal went leaves the new version live; recovery only
+// drops the journal.
+func TestExchangeRecoveryAfterTheSecondRename(t *testing.T) {
+	root, staged, live := exchangeDirs(t)
+	old, journal, err := beginExchange(staged, live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(staged, live); err != nil {
+		t.Fatal(err)
+	}
+	restored, err := recoverExchanges(filepath.Join(root, stagingName))
+	if err != nil || len(restored) != 0 {
+		t.Fatalf("recover = %v, %v; want nothing put back", restored, err)
+	}
+	if readFile(t, filepath.Join(live, "SKILL.md")) != "new" || readFile(t, filepath.Join(old, "SKILL.md")) != "old" {
+		t.Error("recovery moved a finished exchange")
+	}
+	if _, err := os.Lstat(journal); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the journal is still there: %v", err)
+	}
+}
+
+// TestExchangeJournalIsUntrusted plants journals in staging: none may
+// move anything outside the destination or through a link, and each is
+// removed.
+func TestExchangeJournalIsUntrusted(t *testing.T) {
+	root := t.TempDir()
+	staging := filepath.Join(root, stagingName)
+	outside := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "src"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(root, "linked")); err != nil {
+		t.Fatal(err)
+	}
+	journals := map[string]string{
+		"up":      `{"live":"../escaped"}`,
+		"abs":     `{"live":"` + filepath.Join(outside, "abs") + `"}`,
+		"deep":    `{"live":"src/a/b"}`,
+		"dot":     `{"live":"src/.hidden"}`,
+		"link":    `{"live":"linked/pdf"}`,
+		"garbage": `not json`,
+		"empty":   `{"live":""}`,
+	}
+	for name, content := range journals {
+		old := filepath.Join(staging, name+oldSuffix)
+		if err := os.MkdirAll(old, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(staging, name+journalSuffix), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A journal that is a link to a file elsewhere is not read.
+	secret := filepath.Join(outside, "secret.json")
+	if err := os.WriteFile(secret, []byte(`{"live":"src/pdf"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(staging, "viaLink"+oldSuffix), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(secret, filepath.Join(staging, "viaLink"+journalSuffix)); err != nil {
+		t.Fatal(err)
+	}
+	restored, err := recoverExchanges(staging)
+	if err != nil || len(restored) != 0 {
+		t.Fatalf("recover = %v, %v; want nothing put back", restored, err)
+	}
+	if got := entries(t, outside); len(got) != 1 || got[0] != "secret.json" {
+		t.Errorf("something was moved outside the destination: %v", got)
+	}
+	if got := entries(t, filepath.Join(root, "src")); len(got) != 0 {
+		t.Errorf("something was moved into the destination: %v", got)
+	}
+	for _, name := range entries(t, staging) {
+		if filepath.Ext(name) == journalSuffix {
+			t.Errorf("journal %s was kept", name)
+		}
+	}
+}
