@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/skillsync/skillsync/repository"
@@ -226,7 +225,8 @@ func mkdirs(root *os.Root, dir string) error {
 // writeNew creates name in root, never through a link and never over an
 // existing file, and copies exactly size bytes from r into it.
 func writeNew(root *os.Root, name string, mode fs.FileMode, r io.Reader, size int64) error {
-	f, err := root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, mode)
+	// O_EXCL never follows a link at name, and os.Root none out of root.
+	f, err := root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
 	if err != nil {
 		return err
 	}

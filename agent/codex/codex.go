@@ -29,13 +29,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/skillsync/skillsync/internal/platform"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/skillsync/skillsync/agent"
@@ -190,7 +190,7 @@ func (im *Importer) Import(ctx context.Context, since time.Time, done agent.Mark
 // sessionCwd reads the cwd of the session_meta on the first line of a
 // rollout, reading at most maxMeta bytes, without following a link.
 func sessionCwd(path string) (string, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	f, err := platform.OpenFile(path, os.O_RDONLY, 0)
 	if err != nil {
 		return "", err
 	}
