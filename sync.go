@@ -377,11 +377,13 @@ func (r *syncRun) materialize(ctx context.Context, s *sourceRun, rep SourceRepor
 		src.Check = frozenCheck(name, r.lock.Sources[name], r.frozen)
 	}
 	src.Skills, src.Excluded = materialSkills(kept, guessesModes(s.repo)), left
+	_, known := r.cache.Manifest().Sources[name]
 	res := r.cache.SyncSource(ctx, src)
 	r.report.add(res)
 	rep.Skills = len(r.cache.Manifest().Sources[name].Skills)
 	rep.brought = broughtIn(r.cache.Manifest().Sources[name], res.Changes)
-	if len(res.Changes) > 0 {
+	// A source's first sync is an update, even one that changed no skill.
+	if _, now := r.cache.Manifest().Sources[name]; len(res.Changes) > 0 || (!known && now) {
 		rep.Status = StatusUpdated
 	}
 	if unwritable(res.Errors) {

@@ -357,9 +357,10 @@ func RemoveRepository(file, name string, kinds *repository.Registry) (Source, *C
 }
 
 // RemoveSkill removes skill from the skills: of the source named name in
-// the config file at file. A source that takes every skill, or whose
-// skills: does not name skill, is an error wrapping ErrNotFound; removing
-// its last name is ErrLastSkill.
+// the config file at file; a source with no skills: list (it takes every
+// skill) gets skill added to its exclude: instead. A skills: that does not
+// name skill, or an exclude: that already does, is an error wrapping
+// ErrNotFound; removing the last name of skills: is ErrLastSkill.
 func RemoveSkill(file, name, skill string, kinds *repository.Registry) (*Config, error) {
 	d, err := openDocument(file, kinds)
 	if err != nil {
@@ -371,7 +372,14 @@ func RemoveSkill(file, name, skill string, kinds *repository.Registry) (*Config,
 	}
 	s := d.cfg.Sources[i]
 	if len(s.Skills) == 0 {
-		return nil, fmt.Errorf("source %s takes every skill it has (it has no skills: list): %w; to leave %s out, add it to its exclude: list", name, ErrNotFound, skill)
+		// The source takes every skill it has: leave this one out.
+		if slices.Contains(s.Exclude, skill) {
+			return nil, fmt.Errorf("source %s already leaves %s out (exclude: %s): %w", name, skill, strings.Join(s.Exclude, ", "), ErrNotFound)
+		}
+		if err := d.setSourceList(i, "exclude", append(slices.Clone(s.Exclude), skill)); err != nil {
+			return nil, &Error{File: d.file, Errs: []error{err}}
+		}
+		return d.save()
 	}
 	if !slices.Contains(s.Skills, skill) {
 		return nil, fmt.Errorf("skill %s is not in the skills: of source %s (%s): %w", skill, name, strings.Join(s.Skills, ", "), ErrNotFound)

@@ -89,9 +89,14 @@ func parseSource(arg, host string) (Entry, error) {
 	case s == "." || s == ".." || strings.HasPrefix(s, "/") || strings.HasPrefix(s, "./") || strings.HasPrefix(s, "../") || s == "~" || strings.HasPrefix(s, "~/"):
 		return localEntry(s)
 	case strings.HasPrefix(lower, "file://"), strings.HasPrefix(lower, "ssh://"), strings.HasPrefix(lower, "git://"), scpLike.MatchString(s):
-		return Entry{Git: s}, nil
+		u, ref := splitRef(s)
+		return Entry{Git: u, Ref: ref}, nil
 	case strings.HasPrefix(lower, "https://"), strings.HasPrefix(lower, "http://"):
-		return webEntry(s)
+		e, err := webEntry(s)
+		if err == nil && e.Ref == "" && e.Path == "" {
+			e.Git, e.Ref = splitRef(e.Git)
+		}
+		return e, err
 	}
 	if m := shorthand.FindStringSubmatch(s); m != nil {
 		repo := strings.TrimSuffix(m[2], ".git")
@@ -193,6 +198,34 @@ func webEntry(s string) (Entry, error) {
 		e.Path = p
 	}
 	return e, nil
+}
+
+// splitRef splits URL@ref, the form add prints, into the URL and the ref:
+// the ref is what follows the last "@" of the URL's path (after the host,
+// or after the ":" of git@host:path), so a user in the host part is kept.
+func splitRef(s string) (string, string) {
+	if strings.ContainsAny(s, "?#") {
+		return s, ""
+	}
+	start := 0
+	if i := strings.Index(s, "://"); i >= 0 {
+		slash := strings.Index(s[i+3:], "/")
+		if slash < 0 {
+			return s, ""
+		}
+		start = i + 3 + slash
+	} else if i := strings.Index(s, ":"); i >= 0 {
+		start = i + 1
+	}
+	at := strings.LastIndex(s[start:], "@")
+	if at < 0 {
+		return s, ""
+	}
+	u, ref := s[:start+at], s[start+at+1:]
+	if ref == "" || strings.HasSuffix(u, "/") || strings.HasSuffix(u, ":") {
+		return s, ""
+	}
+	return u, ref
 }
 
 // checkRepoPath refuses a path that would leave the repository.

@@ -217,8 +217,18 @@ targets:
 	if _, _, err := RemoveRepository(path, "nope", all.Kinds()); !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "builtin, team") {
 		t.Errorf("an unknown source: %v", err)
 	}
-	if _, err := RemoveSkill(path, "builtin", "pdf", all.Kinds()); !errors.Is(err, ErrNotFound) {
+	if _, err := RemoveSkill(path, "builtin", "pdf", all.Kinds()); err != nil {
 		t.Errorf("a skill of a source without skills: %v", err)
+	}
+	withExclude := strings.Replace(text, "    embedded: builtin\n", "    embedded: builtin\n    exclude: [pdf]\n", 1)
+	if got := skilltest.ReadFile(t, path); got != withExclude {
+		t.Errorf("exclude a skill:\n%s\nwant:\n%s", got, withExclude)
+	}
+	if _, err := RemoveSkill(path, "builtin", "pdf", all.Kinds()); !errors.Is(err, ErrNotFound) {
+		t.Errorf("a skill already excluded: %v", err)
+	}
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
 	}
 	if _, err := RemoveSkill(path, "team", "xlsx", all.Kinds()); !errors.Is(err, ErrNotFound) {
 		t.Errorf("a skill not selected: %v", err)
@@ -289,6 +299,11 @@ func TestParseSource(t *testing.T) {
 		{"git@github.com:acme/skills.git", Entry{Git: "git@github.com:acme/skills.git"}},
 		{"ssh://git@host:2222/acme/skills.git", Entry{Git: "ssh://git@host:2222/acme/skills.git"}},
 		{"file:///srv/git/skills", Entry{Git: "file:///srv/git/skills"}},
+		{"file:///srv/git/team@v2", Entry{Git: "file:///srv/git/team", Ref: "v2"}},
+		{"https://github.com/acme/skills@v2", Entry{Git: "https://github.com/acme/skills", Ref: "v2"}},
+		{"https://github.com/acme/skills.git@release/v2", Entry{Git: "https://github.com/acme/skills.git", Ref: "release/v2"}},
+		{"git@github.com:acme/skills.git@v2", Entry{Git: "git@github.com:acme/skills.git", Ref: "v2"}},
+		{"ssh://git@host:2222/acme/skills.git@main", Entry{Git: "ssh://git@host:2222/acme/skills.git", Ref: "main"}},
 		{"./team-skills", Entry{Dir: filepath.Join(cwd, "team-skills")}},
 		{"team-skills", Entry{Dir: filepath.Join(cwd, "team-skills")}},
 		{"../x", Entry{Dir: filepath.Join(filepath.Dir(cwd), "x")}},
@@ -398,5 +413,23 @@ func TestRemoteKeyWithUnparsablePassword(t *testing.T) {
 		if got := ownerOf(remote); got != "acme" {
 			t.Errorf("ownerOf(%q) = %q, want acme", remote, got)
 		}
+	}
+}
+
+// TestRemoveSkillAppendsToExclude: a source with an exclude: list and no
+// skills: gets the skill added to that list; the comments stay.
+func TestRemoveSkillAppendsToExclude(t *testing.T) {
+	text := "repositories:\n  - name: team # ours\n    git: https://example.com/acme/team\n    exclude:\n      - old # gone\n    # after\ntargets:\n  - dir: .claude/skills\n"
+	path := writeConfig(t, text)
+	cfg, err := RemoveSkill(path, "team", "pdf", all.Kinds())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(cfg.Sources[0].Exclude, []string{"old", "pdf"}) {
+		t.Errorf("exclude = %v", cfg.Sources[0].Exclude)
+	}
+	got := skilltest.ReadFile(t, path)
+	if !strings.Contains(got, "  - name: team # ours\n") || !strings.Contains(got, "    # after\n") || !strings.Contains(got, "exclude: [old, pdf]") {
+		t.Errorf("config:\n%s", got)
 	}
 }

@@ -114,7 +114,9 @@ func (g *Gate) Propose(ctx context.Context, dir string, opts ProposeOptions) (*P
 	if name == "" {
 		name = nameIn(dir)
 	}
-	dr, err := g.Folder.ProposeDir(ctx, dir, name, g.Now())
+	// A name given is the draft's name, in its frontmatter too: else the
+	// draft could never be promoted (name-mismatch).
+	dr, err := g.Folder.proposeDir(ctx, dir, name, g.Now(), opts.Name != "" && opts.Name != nameIn(dir))
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/skillsync/skillsync/curator"
 	"github.com/skillsync/skillsync/layering"
@@ -80,6 +81,9 @@ func (g *Gate) Promote(ctx context.Context, name string, opts PromoteOptions) (*
 
 func (g *Gate) promote(ctx context.Context, name string, opts PromoteOptions, auto bool) (*Promotion, error) {
 	to := cmp.Or(opts.To, TargetWorkspace)
+	if err := checkBranch(opts.Branch); err != nil {
+		return nil, fmt.Errorf("promote %s: %w", name, err)
+	}
 	if err := g.Policy.Check(name, opts.Approver, to, auto); err != nil {
 		return nil, err
 	}
@@ -103,6 +107,30 @@ func (g *Gate) promote(ctx context.Context, name string, opts PromoteOptions, au
 		defer c.Close()
 	}
 	return g.publish(ctx, name, t, opts)
+}
+
+// checkBranch refuses a --branch that is not a plain branch name: a full
+// ref such as refs/heads/main would become refs/heads/refs/heads/main on
+// the remote, and a name git itself refuses would fail only at the push.
+func checkBranch(b string) error {
+	if b == "" {
+		return nil
+	}
+	if strings.HasPrefix(b, "refs/") {
+		return fmt.Errorf("--branch %q is a full ref name; give the branch name alone (%q)", b, strings.TrimPrefix(strings.TrimPrefix(b, "refs/"), "heads/"))
+	}
+	bad := b == "@" || strings.HasPrefix(b, "-") || strings.HasPrefix(b, "/") || strings.HasSuffix(b, "/") ||
+		strings.HasSuffix(b, ".") || strings.HasSuffix(b, ".lock") || strings.Contains(b, "..") ||
+		strings.Contains(b, "//") || strings.Contains(b, "@{") || strings.Contains(b, "/.") || strings.HasPrefix(b, ".")
+	for _, r := range b {
+		if r < 0x20 || r == 0x7f || strings.ContainsRune(" ~^:?*[\\", r) {
+			bad = true
+		}
+	}
+	if bad {
+		return fmt.Errorf("--branch %q is not a valid git branch name", b)
+	}
+	return nil
 }
 
 // promoteLocal moves the draft into a local layer.

@@ -364,3 +364,38 @@ func TestReject(t *testing.T) {
 		t.Errorf("reject again = %v", err)
 	}
 }
+
+// TestPromoteRefusesAFullRefAsBranch: --branch refs/heads/main would push
+// to refs/heads/refs/heads/main; it is refused before anything is pushed,
+// naming the branch to give instead, and the draft stays.
+func TestPromoteRefusesAFullRefAsBranch(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	up := gittest.NewRepo(t, "main")
+	up.AcceptPushes()
+	up.Skill("skills/one", "First.")
+	base := up.Commit("one")
+	g := git.NewGit(git.GitConfig{Source: "team", URL: up.URL(), StoreRoot: t.TempDir()}, repository.Options{})
+	if _, err := g.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	gt := newGate(t, Policy{Targets: []string{"team"}})
+	gt.sources["team"] = func() (*Target, error) {
+		return &Target{Name: "team", Kind: "git", Location: "file:///team.git", Repository: g, Base: repository.Revision(base)}, nil
+	}
+	gt.propose(t, "pdf", "Read PDFs.")
+	for _, b := range []string{"refs/heads/main", "a..b", "has space"} {
+		_, err := gt.Promote(ctx, "pdf", PromoteOptions{Approver: "alice@example.com", To: "team", Branch: b})
+		if err == nil || !strings.Contains(err.Error(), b) {
+			t.Errorf("branch %q: err = %v", b, err)
+		}
+	}
+	_, err := gt.Promote(ctx, "pdf", PromoteOptions{Approver: "alice@example.com", To: "team", Branch: "refs/heads/main"})
+	if err == nil || !strings.Contains(err.Error(), `give the branch name alone ("main")`) {
+		t.Errorf("err = %v", err)
+	}
+	if refs := up.Git("for-each-ref", "--format=%(refname)"); strings.Contains(refs, "refs/heads/refs/") {
+		t.Errorf("the remote has %s", refs)
+	}
+	gt.draftStays(t, "pdf")
+}

@@ -1,6 +1,7 @@
 package drafts
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -27,6 +28,13 @@ import (
 // appears under its name in one rename, so a reader never sees half a
 // draft. now becomes the draft's created time.
 func (d *Folder) ProposeDir(ctx context.Context, src, name string, now time.Time) (Draft, error) {
+	return d.proposeDir(ctx, src, name, now, false)
+}
+
+// proposeDir is ProposeDir; with rename, the copy's SKILL.md frontmatter
+// gives name as the skill's name (every other byte as in src), so a draft
+// proposed under a new name can be promoted under it.
+func (d *Folder) proposeDir(ctx context.Context, src, name string, now time.Time, rename bool) (Draft, error) {
 	srcFS, err := repository.NewDirFS(src)
 	if err != nil {
 		return Draft{}, fmt.Errorf("propose %s: %w", src, err)
@@ -34,7 +42,35 @@ func (d *Folder) ProposeDir(ctx context.Context, src, name string, now time.Time
 	if info, err := srcFS.Stat("SKILL.md"); err != nil || !info.Mode().IsRegular() {
 		return Draft{}, fmt.Errorf("propose %s: no SKILL.md in it", src)
 	}
-	return d.propose(ctx, name, now, func(dst *os.Root) error { return d.copyDir(ctx, srcFS, src, dst) })
+	return d.propose(ctx, name, now, func(dst *os.Root) error {
+		if err := d.copyDir(ctx, srcFS, src, dst); err != nil {
+			return err
+		}
+		if rename {
+			return renameIn(dst, name)
+		}
+		return nil
+	})
+}
+
+// renameIn writes name into the frontmatter of the SKILL.md in dst.
+func renameIn(dst *os.Root, name string) error {
+	data, err := dst.ReadFile("SKILL.md")
+	if err != nil {
+		return fmt.Errorf("read SKILL.md: %w", err)
+	}
+	out, ok := withName(data, name)
+	if !ok || string(out) == string(data) {
+		return nil // no frontmatter: the draft's problems will say so
+	}
+	info, err := dst.Lstat("SKILL.md")
+	if err != nil {
+		return err
+	}
+	if err := dst.Remove("SKILL.md"); err != nil {
+		return fmt.Errorf("rename in SKILL.md: %w", err)
+	}
+	return writeNew(dst, "SKILL.md", info.Mode().Perm(), bytes.NewReader(out), int64(len(out)))
 }
 
 // ProposeFiles writes files (slash-separated path to content) into the

@@ -124,6 +124,10 @@ func (d *discovery) pluginRoots(ctx context.Context) ([]string, error) {
 			if !ok {
 				continue
 			}
+			if info, err := fs.Stat(d.fsys, base); err != nil || !info.IsDir() {
+				d.problem(skill.Warning, "plugin-missing", MarketplaceManifest, fmt.Sprintf("plugin %q: its folder %s is not a directory of this source; its skills are not synced", p.Name, base))
+				continue
+			}
 			declared, ok := d.skillPaths(MarketplaceManifest, p.Name, p.Skills)
 			if !ok {
 				continue

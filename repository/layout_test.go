@@ -143,7 +143,8 @@ func TestDiscoverMarketplaceManifest(t *testing.T) {
     {"name": "own", "source": "./plugins/own"},
     {"name": "remote", "source": {"source": "github", "repo": "acme/other"}},
     {"name": "escape", "source": "../outside"},
-    {"name": "bad-paths", "source": "./", "skills": ["/etc", "./tools/../../x", "./nowhere"]}
+    {"name": "bad-paths", "source": "./", "skills": ["/etc", "./tools/../../x", "./nowhere"]},
+    {"name": "gone", "source": "./plugins/gone"}
   ]
 }`},
 		"plugins/docs-plugin/skills/write/SKILL.md":    skillMD("write"),
@@ -165,6 +166,11 @@ func TestDiscoverMarketplaceManifest(t *testing.T) {
 		if !hasProblem(problems, rule, repository.MarketplaceManifest) {
 			t.Errorf("no %s problem naming %s: %v", rule, repository.MarketplaceManifest, problems)
 		}
+	}
+	if !slices.ContainsFunc(problems, func(p skill.Problem) bool {
+		return p.Rule == "plugin-missing" && strings.Contains(p.Message, `plugin "gone"`) && strings.Contains(p.Message, "plugins/gone")
+	}) {
+		t.Errorf("the missing plugin folder is not reported: %v", problems)
 	}
 	invalid := 0
 	for _, p := range problems {

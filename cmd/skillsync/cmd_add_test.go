@@ -291,10 +291,11 @@ func TestRemoveAmbiguous(t *testing.T) {
 	if r := run(t, ws, "remove", up.URL(), "--no-sync"); r.code != 2 || !strings.Contains(r.stderr, "names 2 sources (a, b)") {
 		t.Errorf("an ambiguous remove: %d %s", r.code, r.stderr)
 	}
-	if r := run(t, ws, "remove", up.URL()+"@dev", "--no-sync"); r.code == 0 {
-		t.Errorf("a file URL with @ is not a ref: %d", r.code)
+	// URL@ref names the source at that ref, for a file URL too (issue 24).
+	if r := run(t, ws, "remove", up.URL()+"@dev", "--no-sync"); r.code != 0 || !strings.Contains(r.stdout, "removed source b") {
+		t.Errorf("remove URL@ref: %d %s %s", r.code, r.stdout, r.stderr)
 	}
-	if r := run(t, ws, "remove", "b", "--no-sync"); r.code != 0 || !strings.Contains(r.stdout, "removed source b") {
+	if r := run(t, ws, "remove", "a", "--no-sync"); r.code != 0 || !strings.Contains(r.stdout, "removed source a") {
 		t.Errorf("remove by name: %d %s %s", r.code, r.stdout, r.stderr)
 	}
 }

@@ -29,6 +29,14 @@ type HTTPServer struct {
 // With a non-empty password every request needs basic auth as user.
 func ServeHTTP(t testing.TB, root, user, password string) *HTTPServer {
 	t.Helper()
+	return ServeHTTPEnv(t, root, user, password)
+}
+
+// ServeHTTPEnv is ServeHTTP with env added to git http-backend's
+// environment: GIT_CONFIG_COUNT/KEY_n/VALUE_n set protected config such
+// as uploadpack.packObjectsHook, to make the server misbehave.
+func ServeHTTPEnv(t testing.TB, root, user, password string, env ...string) *HTTPServer {
+	t.Helper()
 	backend, err := exec.Command("git", "--exec-path").Output()
 	if err != nil {
 		t.Skipf("git --exec-path: %v", err)
@@ -36,7 +44,7 @@ func ServeHTTP(t testing.TB, root, user, password string) *HTTPServer {
 	s := &HTTPServer{}
 	h := &cgi.Handler{
 		Path: filepath.Join(strings.TrimSpace(string(backend)), "git-http-backend"),
-		Env:  []string{"GIT_PROJECT_ROOT=" + root, "GIT_HTTP_EXPORT_ALL=1"},
+		Env:  append([]string{"GIT_PROJECT_ROOT=" + root, "GIT_HTTP_EXPORT_ALL=1"}, env...),
 	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.Requests.Add(1)

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
@@ -402,10 +403,28 @@ func (d download) fetch(ctx context.Context, depth int, specs ...config.RefSpec)
 		Force:        true,
 		ProxyOptions: d.via,
 	}
-	return retry(ctx, func() error { return d.fetchOnce(ctx, opts) })
+	err := retry(ctx, func() error { return d.fetchOnce(ctx, opts, nil) })
+	if err == nil || opts.Progress != nil || ctx.Err() != nil || isAuthError(err) ||
+		errors.Is(err, ErrSourceTooLarge) || errors.Is(err, transport.ErrRepositoryNotFound) {
+		return err
+	}
+	// go-git's own error ("checksum does not match") hides what the
+	// remote said went wrong, on the progress channel that a fetch
+	// without progress turns off: ask once more, listening, and add the
+	// remote's words. (Listening always slows a large fetch down.)
+	said := &remoteTail{}
+	if again := d.fetchOnce(ctx, opts, said); again == nil {
+		return nil
+	}
+	if msg := said.message(); msg != "" {
+		return fmt.Errorf("%w (the remote said: %s)", err, msg)
+	}
+	return err
 }
 
-func (d download) fetchOnce(ctx context.Context, opts *git.FetchOptions) error {
+// fetchOnce runs one fetch; said, when not nil, hears the remote's
+// progress channel.
+func (d download) fetchOnce(ctx context.Context, opts *git.FetchOptions, said *remoteTail) (err error) {
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
 	var received []*packReceiver
@@ -417,7 +436,11 @@ func (d download) fetchOnce(ctx context.Context, opts *git.FetchOptions) error {
 		return p, err
 	}}
 	remote := git.NewRemote(st, &config.RemoteConfig{Name: "origin", URLs: []string{d.url}})
-	err := ignoreUpToDate(remote.FetchContext(ctx, opts))
+	o := *opts
+	if said != nil {
+		o.Progress = said
+	}
+	err = ignoreUpToDate(remote.FetchContext(ctx, &o))
 	for _, p := range received {
 		if perr := p.Err(); perr != nil {
 			// The transfer was stopped for this reason; go-git may only
@@ -495,3 +518,65 @@ func hasCommit(repo *git.Repository, h plumbing.Hash) bool {
 	_, err = c.Tree()
 	return err == nil
 }
+
+// remoteTail keeps the last lines of what the remote wrote on its progress
+// channel that are not progress counters: the remote's own error text.
+type remoteTail struct {
+	mu      sync.Mutex
+	partial []byte
+	lines   []string
+}
+
+// maxRemoteLines and maxRemoteLine bound what a remote can make an error
+// say.
+const (
+	maxRemoteLines = 3
+	maxRemoteLine  = 300
+)
+
+func (r *remoteTail) Write(p []byte) (int, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, b := range p {
+		if b != '\n' && b != '\r' {
+			if len(r.partial) < maxRemoteLine {
+				r.partial = append(r.partial, b)
+			}
+			continue
+		}
+		r.line()
+	}
+	return len(p), nil
+}
+
+// line ends the partial line, keeping it unless it is progress.
+func (r *remoteTail) line() {
+	l := strings.TrimSpace(strings.ToValidUTF8(string(r.partial), "?"))
+	r.partial = r.partial[:0]
+	if l == "" || progressLine.MatchString(l) {
+		return
+	}
+	l = strings.Map(func(c rune) rune {
+		if c < 0x20 || c == 0x7f {
+			return '?'
+		}
+		return c
+	}, l)
+	r.lines = append(r.lines, l)
+	if len(r.lines) > maxRemoteLines {
+		r.lines = r.lines[len(r.lines)-maxRemoteLines:]
+	}
+}
+
+func (r *remoteTail) message() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.partial) > 0 {
+		r.line()
+	}
+	return strings.Join(r.lines, "; ")
+}
+
+// progressLine is one of git's progress counters ("Counting objects:
+// 42% (5/12)", "Total 12 (delta 0), reused 0 (delta 0), pack-reused 0").
+var progressLine = regexp.MustCompile(`^(remote: )?([A-Z][a-z]+( [a-z]+)*: +\d+(% \(\d+/\d+\))?|Total \d+ \(delta \d+\))`)

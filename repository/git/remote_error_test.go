@@ -1,0 +1,43 @@
+package git_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/skillsync/skillsync/internal/gittest"
+)
+
+// TestFetchShowsTheRemotesError: a remote that sends a broken pack after
+// saying why (on its progress channel, as upload-pack relays
+// pack-objects' stderr) fails the fetch with its own words, not only
+// go-git's "checksum does not match".
+func TestFetchShowsTheRemotesError(t *testing.T) {
+	up := gittest.NewRepo(t, "main")
+	up.Skill("skills/one", "First.")
+	up.Commit("one")
+	root := filepath.Dir(up.Dir)
+	name := filepath.Base(up.Dir)
+	hook := filepath.Join(t.TempDir(), "hook.sh")
+	script := `#!/bin/sh
+echo "fatal: pack volume is out of quota (ticket 4711)" >&2
+tmp=$(mktemp)
+"$@" > "$tmp"
+size=$(wc -c < "$tmp")
+head -c $((size - 1)) "$tmp"
+printf 'Z'
+rm -f "$tmp"
+`
+	if err := os.WriteFile(hook, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	srv := gittest.ServeHTTPEnv(t, root, "", "", "GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=uploadpack.packObjectsHook", "GIT_CONFIG_VALUE_0="+hook)
+	g := newGit(t, srv.URL+"/"+name, "")
+	_, err := g.Fetch(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "pack volume is out of quota (ticket 4711)") {
+		t.Fatalf("err = %v, want the remote's own message", err)
+	}
+	t.Log(err)
+}
