@@ -164,7 +164,7 @@ func TestAddSkillSelection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s := cfg.Sources[1]; !reflect.DeepEqual(s.Skills, []string{"pdf", "docx"}) {
+	if s := cfg.Sources[0]; !reflect.DeepEqual(s.Skills, []string{"pdf", "docx"}) {
 		t.Errorf("skills = %v", s.Skills)
 	}
 	if r := run(t, ws, "remove", "team-skills", "--skill", "pdf", "--no-sync"); r.code != 0 {
@@ -223,6 +223,10 @@ func TestRemove(t *testing.T) {
 	if r := run(t, ws, "init", "--agent", "claude-code"); r.code != 0 {
 		t.Fatal(r.stderr)
 	}
+	// The built-in skills, enabled by their one commented line, are the
+	// other source.
+	cfgFile := filepath.Join(ws, "skillsync.yaml")
+	skilltest.WriteFile(t, cfgFile, strings.Replace(skilltest.ReadFile(t, cfgFile), "  # - embedded: builtin\n", "  - embedded: builtin\n", 1))
 	if r := run(t, ws, "add", up.URL(), "--name", "team"); r.code != 0 {
 		t.Fatalf("add: %s", r.stderr)
 	}
