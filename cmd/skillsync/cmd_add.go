@@ -68,6 +68,7 @@ targets, as init --agent does.
 		Args: args(cobra.ExactArgs(1)),
 		RunE: func(c *cobra.Command, argv []string) error {
 			opts.source = argv[0]
+			opts.global = a.global
 			return pick(runF, a.runAdd)(c.Context(), opts)
 		},
 	}
@@ -77,7 +78,6 @@ targets, as init --agent does.
 	f.StringVar(&opts.path, "path", "", "folder of skills inside the repository")
 	f.StringArrayVarP(&opts.skills, "skill", "s", nil, "take only this skill (a name or a glob such as 'pdf-*'); repeat for more")
 	f.StringArrayVarP(&opts.agents, "agent", "a", nil, "also add this agent's skills folder as a target ('*' for every agent; see skillsync agents)")
-	f.BoolVarP(&opts.global, "global", "g", false, "with --agent, target the agents' user folders (~/.claude/skills) instead of the project's")
 	f.BoolVar(&opts.noSync, "no-sync", false, "edit the config only; run skillsync sync later")
 	f.BoolVarP(&opts.list, "list", "l", false, "list the skills SOURCE offers and change nothing")
 	return cmd
@@ -106,15 +106,16 @@ func (a *app) runAdd(ctx context.Context, opts *addOptions) error {
 	if opts.list {
 		return a.lsRemote(ctx, &lsRemoteOptions{source: opts.source, ref: opts.ref, path: opts.path})
 	}
-	if opts.global && len(opts.agents) == 0 {
-		return usageError("--global goes with --agent: it picks the agents' user folders")
-	}
 	for _, n := range opts.skills {
 		if !skill.ValidName(n) {
 			return usageError("--skill %q is not a skill name", n)
 		}
 	}
-	targets, skipped, err := config.AgentTargets(opts.agents, opts.global)
+	named, agents, err := explicitAgents(opts.agents)
+	if err != nil {
+		return err
+	}
+	targets, skipped, err := config.AgentTargets(agents, opts.global)
 	if err != nil {
 		return usageError("--agent: %w", err)
 	}
@@ -136,7 +137,12 @@ func (a *app) runAdd(ctx context.Context, opts *addOptions) error {
 			return err
 		}
 	}
-	if out.Created, err = ensureConfig(file); err != nil {
+	if !named && len(cfg.Targets) == 0 {
+		if targets, err = a.detectTargets("add " + opts.source); err != nil {
+			return err
+		}
+	}
+	if out.Created, err = a.ensureConfig(file); err != nil {
 		return err
 	}
 	res, err := config.AddRepository(file, entry, skillsync.Kinds())
@@ -230,13 +236,13 @@ func selects(want, name string) bool {
 
 // ensureConfig writes the starter config at file when there is none and
 // reports whether it did.
-func ensureConfig(file string) (bool, error) {
+func (a *app) ensureConfig(file string) (bool, error) {
 	if _, err := os.Lstat(file); err == nil {
 		return false, nil
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return false, fmt.Errorf("config %s: %w", file, err)
 	}
-	return true, writeStarter(file, false)
+	return true, a.writeStarter(file, false)
 }
 
 // parseSource reads SOURCE as add, remove and ls-remote take it, with

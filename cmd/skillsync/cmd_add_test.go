@@ -198,7 +198,7 @@ func TestAddLocalAndErrors(t *testing.T) {
 		{[]string{"add", "./shared", "--ref", "v1"}, "local directory"},
 		{[]string{"add", "acme/x@v1", "--ref", "v2"}, "contradicts"},
 		{[]string{"add", "acme/x", "--agent", "nobody"}, "unknown agent"},
-		{[]string{"add", "acme/x", "--global"}, "--global goes with --agent"},
+		{[]string{"add", "acme/x", "--global", "--config", "x.yaml"}, "-g and --config name two configs"},
 		{[]string{"add", "acme/x", "--skill", "../x"}, "not a skill name"},
 		{[]string{"add"}, "accepts 1 arg"},
 	} {
@@ -305,9 +305,9 @@ func TestRemoveAmbiguous(t *testing.T) {
 
 func TestAddFlags(t *testing.T) {
 	got, err := parse(t, newAddCommand, "acme/skills", "--name", "team", "--ref", "v1", "--path", "skills", "-s", "pdf", "--skill", "docx",
-		"-a", "claude", "--agent", "codex", "-g", "--no-sync")
+		"-a", "claude", "--agent", "codex", "--no-sync")
 	want := addOptions{source: "acme/skills", name: "team", ref: "v1", path: "skills", skills: []string{"pdf", "docx"},
-		agents: []string{"claude", "codex"}, global: true, noSync: true}
+		agents: []string{"claude", "codex"}, noSync: true} // -g is the root's: TestGlobalWorkspace
 	if err != nil || !reflect.DeepEqual(*got, want) {
 		t.Errorf("add = %+v, %v", got, err)
 	}
@@ -329,8 +329,8 @@ func TestAddFlags(t *testing.T) {
 	if n, err := parse(t, newNewCommand, "pdf"); err != nil || n.dir != "" { // the workspace layer, resolved when it runs
 		t.Errorf("new without DIR = %+v, %v", n, err)
 	}
-	in, err := parse(t, newInitCommand, "-a", "*", "--global", "--gitignore")
-	if err != nil || !reflect.DeepEqual(in.agents, []string{"*"}) || !in.global || !in.gitignore {
+	in, err := parse(t, newInitCommand, "-a", "*", "--gitignore")
+	if err != nil || !reflect.DeepEqual(in.agents, []string{"*"}) || !in.gitignore {
 		t.Errorf("init = %+v, %v", in, err)
 	}
 	for _, argv := range [][]string{{}, {"a", "b"}} {

@@ -60,12 +60,12 @@ so, and --gitignore appends the missing ones to .gitignore.`,
   skillsync init --config ~/work/skillsync.yaml`,
 		Args: args(cobra.NoArgs),
 		RunE: func(c *cobra.Command, _ []string) error {
+			opts.global = a.global
 			return pick(runF, a.runInit)(c.Context(), opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.force, "force", false, "overwrite an existing config")
 	cmd.Flags().StringArrayVarP(&opts.agents, "agent", "a", nil, "add this agent's skills folder as a target ('*' for every agent; see skillsync agents)")
-	cmd.Flags().BoolVarP(&opts.global, "global", "g", false, "with --agent, target the agents' user folders (~/.claude/skills) instead of the project's")
 	cmd.Flags().BoolVar(&opts.gitignore, "gitignore", false, "append the lines for skillsync's machine-local files to .gitignore")
 	cmd.Flags().BoolVar(&opts.hooks, "hooks", false, "with --agent claude: record each skill Claude Code loads, through a hook in .claude/settings.json")
 	cmd.Flags().BoolVar(&opts.mcp, "mcp", false, "with --agent claude: register skillsync mcp in .mcp.json")
@@ -82,13 +82,17 @@ type initJSON struct {
 
 func (a *app) runInit(_ context.Context, opts *initOptions) error {
 	name := a.configFile()
-	if opts.global && len(opts.agents) == 0 {
-		return usageError("--global goes with --agent: it picks the agents' user folders")
+	if opts.global && (opts.hooks || opts.mcp || opts.gitignore) {
+		return usageError("--hooks, --mcp and --gitignore are for a project, not for -g")
 	}
 	if (opts.hooks || opts.mcp) && !claudeAmong(opts.agents) {
 		return usageError("--hooks and --mcp go with --agent claude: they write Claude Code's own settings")
 	}
-	targets, skipped, err := config.AgentTargets(opts.agents, opts.global)
+	named, agents, err := explicitAgents(opts.agents)
+	if err != nil {
+		return err
+	}
+	targets, skipped, err := config.AgentTargets(agents, opts.global)
 	if err != nil {
 		return usageError("--agent: %w", err)
 	}
@@ -98,7 +102,12 @@ func (a *app) runInit(_ context.Context, opts *initOptions) error {
 	out := initJSON{Config: name, Targets: []string{}, Gitignore: []string{}, Agent: map[string]string{}}
 	_, statErr := os.Lstat(name)
 	if statErr != nil || opts.force {
-		if err := writeStarter(name, opts.force); err != nil {
+		if !named {
+			if targets, err = a.detectTargets("init --force"); err != nil {
+				return err
+			}
+		}
+		if err := a.writeStarter(name, opts.force); err != nil {
 			return err
 		}
 		out.Written = true
@@ -164,11 +173,15 @@ func (a *app) runInit(_ context.Context, opts *initOptions) error {
 
 // writeStarter writes the starter config to name, replacing a file there
 // only when force.
-func writeStarter(name string, force bool) error {
+func (a *app) writeStarter(name string, force bool) error {
 	if _, err := os.Lstat(name); err == nil && !force {
 		return fmt.Errorf("%s already exists; edit it, or run skillsync init --force to replace it", name)
 	}
-	if err := atomicfile.WriteFile(name, []byte(config.Starter), 0o644); err != nil {
+	text, err := a.starter()
+	if err != nil {
+		return err
+	}
+	if err := atomicfile.WriteFile(name, []byte(text), 0o644); err != nil {
 		return fmt.Errorf("write config: %w", err)
 	}
 	return nil

@@ -3,8 +3,11 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/skillsync/skillsync/config"
 )
 
 // A workspace at the file system root or the home directory is refused at
@@ -102,4 +105,98 @@ func readFile(t *testing.T, name string) string {
 		t.Fatal(err)
 	}
 	return string(data)
+}
+
+// -g: one user-wide config in $XDG_CONFIG_HOME/skillsync, its cache and
+// lock in $XDG_DATA_HOME/skillsync, usable from any folder, never mixed
+// with the project's config in the current folder.
+func TestGlobalWorkspace(t *testing.T) {
+	src := t.TempDir()
+	writeSkill(t, src, "pdf", "pdf forms")
+	project := t.TempDir()
+	writeSkill(t, filepath.Join(project, "mine"), "local-only", "the project's")
+	if r := run(t, project, "add", "./mine", "--agent", "none"); r.code != 0 {
+		t.Fatalf("project add: %d %s", r.code, r.stderr)
+	}
+	before := readFile(t, filepath.Join(project, "skillsync.yaml"))
+	data := filepath.Join(home(t), "data")
+	env := []string{"XDG_DATA_HOME=" + data}
+	if r := runEnv(t, project, env, "-g", "add", src, "--agent", "claude"); r.code != 0 {
+		t.Fatalf("-g add: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	if got := readFile(t, filepath.Join(project, "skillsync.yaml")); got != before {
+		t.Errorf("-g add changed the project's config:\n%s", got)
+	}
+	global := filepath.Join(home(t), ".config", "skillsync", "skillsync.yaml")
+	if !strings.Contains(readFile(t, global), "workspace: ~/data/skillsync\n") {
+		t.Errorf("the global config's workspace is not the data folder:\n%s", readFile(t, global))
+	}
+	for _, p := range []string{filepath.Join(data, "skillsync", "skillsync.lock"), filepath.Join(data, "skillsync", ".skills-cache"), filepath.Join(home(t), ".claude", "skills", "pdf", "SKILL.md")} {
+		if !fileExists(p) {
+			t.Errorf("%s is missing", p)
+		}
+	}
+	// From any folder: list sees the global skills only.
+	r := runEnv(t, t.TempDir(), env, "-g", "list")
+	if r.code != 0 || !strings.Contains(r.stdout, "pdf") || strings.Contains(r.stdout, "local-only") {
+		t.Errorf("-g list: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	if r := run(t, project, "list"); !strings.Contains(r.stdout, "local-only") || strings.Contains(r.stdout, "pdf") {
+		t.Errorf("the project's list mixes in the global skills: %s", r.stdout)
+	}
+	if r := runEnv(t, t.TempDir(), env, "-g", "remove", filepath.Base(src)); r.code != 0 || fileExists(filepath.Join(home(t), ".claude", "skills", "pdf")) {
+		t.Errorf("-g remove: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	if r := runEnv(t, t.TempDir(), env, "-g", "sync"); r.code != 0 {
+		t.Errorf("-g sync: %d %s", r.code, r.stderr)
+	}
+	// Without a global config, -g says how to make one.
+	if err := os.Remove(global); err != nil {
+		t.Fatal(err)
+	}
+	if r := run(t, project, "-g", "list"); r.code != 2 || !strings.Contains(r.stderr, "no global config") {
+		t.Errorf("-g list without a global config: %d %s", r.code, r.stderr)
+	}
+}
+
+// add in a folder without targets: the agents found are named with the
+// --agent line that adds them; with none found, it says no agent will
+// see the skills; --agent none keeps it so without a word.
+func TestAddFindsAgents(t *testing.T) {
+	src := t.TempDir()
+	writeSkill(t, src, "pdf", "pdf forms")
+	ws := t.TempDir()
+	r := run(t, ws, "add", src)
+	if r.code != 0 || !strings.Contains(r.stderr, "no agent found") || !strings.Contains(r.stderr, "no agent will see these skills") {
+		t.Errorf("add with no agent: %d %s", r.code, r.stderr)
+	}
+	if err := os.MkdirAll(filepath.Join(home(t), ".claude"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ws = t.TempDir()
+	r = run(t, ws, "add", src)
+	if r.code != 0 || !strings.Contains(r.stderr, "Agents found here: claude-code") || !strings.Contains(r.stderr, "skillsync add "+src+" --agent claude-code") {
+		t.Errorf("add with Claude Code installed: %d %s", r.code, r.stderr)
+	}
+	ws = t.TempDir()
+	if r := run(t, ws, "add", src, "--agent", "none"); r.code != 0 || strings.Contains(r.stderr, "agent") {
+		t.Errorf("add --agent none: %d %s", r.code, r.stderr)
+	}
+	if r := run(t, ws, "init", "--force", "--agent", "none", "--agent", "codex"); r.code != 2 {
+		t.Errorf("--agent none with another: %d %s", r.code, r.stderr)
+	}
+}
+
+func TestParseChoice(t *testing.T) {
+	found := []config.Agent{{Name: "claude-code"}, {Name: "codex"}, {Name: "cursor"}}
+	for in, want := range map[string][]string{"": {"claude-code", "codex", "cursor"}, "none": {}, "3 1": {"cursor", "claude-code"}, "2,2": {"codex"}} {
+		if got, ok := parseChoice(in, found); !ok || !slices.Equal(got, want) {
+			t.Errorf("%q = %v %v", in, got, ok)
+		}
+	}
+	for _, in := range []string{"0", "4", "x"} {
+		if _, ok := parseChoice(in, found); ok {
+			t.Errorf("%q accepted", in)
+		}
+	}
 }

@@ -23,6 +23,7 @@ type app struct {
 	configPath     string
 	json           bool
 	quiet          bool
+	global         bool
 }
 
 // Main runs the command line and returns the exit status. Tests call it
@@ -69,6 +70,8 @@ the current directory is the workspace: skillsync sync writes them into
 	root.PersistentFlags().StringVar(&a.configPath, "config", "", "config file (default $SKILLSYNC_CONFIG, then ./skillsync.yaml)")
 	root.PersistentFlags().BoolVar(&a.json, "json", false, "print JSON for machines instead of text")
 	root.PersistentFlags().BoolVarP(&a.quiet, "quiet", "q", false, "print no warnings or progress")
+	root.PersistentFlags().BoolVarP(&a.global, "global", "g", false, "use the user-wide config, cache and lock, and the agents' user folders (see docs/configuration.md)")
+	root.PersistentPreRunE = a.useGlobal
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageError("%w\nRun '%s --help' for usage", err, c.CommandPath())
 	})
