@@ -55,7 +55,9 @@ SOURCE is one of:
 every skill of the repository is taken. A repository already in the config
 (the same remote, ref and path) is not added twice: its selection grows by
 the --skill names it lacks. --agent adds the folders those agents read as
-targets, as init --agent does.
+targets, as init --agent does; without --agent, a workspace without targets
+looks for the installed agents as init does. With -g (--global) add edits
+the user-wide config and syncs into the agents' user folders.
 
 --list shows the skills SOURCE offers and changes nothing, like ls-remote.`,
 		Example: `  skillsync add anthropics/skills --skill pdf --skill docx

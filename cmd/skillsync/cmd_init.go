@@ -40,8 +40,16 @@ names). An existing file is never overwritten unless --force is given.
 target, to a new config or to the existing one: claude-code (or claude) adds
 .claude/skills, codex .agents/skills, cursor .cursor/skills; skillsync agents
 lists all of them, and '*' names every one. Agents that read the same folder
-share one target. With --global the targets are the agents' user folders
-(~/.claude/skills), which every project of this user sees.
+share one target. With -g (--global) init writes the user-wide config,
+$XDG_CONFIG_HOME/skillsync/skillsync.yaml, whose targets are the agents' user
+folders (~/.claude/skills), which every project of this user sees.
+
+Without --agent, init looks for the agents installed here: on a terminal it
+asks which to use, the found ones preselected; otherwise it names them and
+the --agent line that adds them. --agent none asks for no target.
+
+The config it writes leaves out the skills built into skillsync: its one
+commented line '# - embedded: builtin' enables them.
 
 With --agent claude, --hooks adds a PostToolUse hook for Claude Code's Skill
 tool to .claude/settings.json that runs skillsync use --hook claude, so every
