@@ -131,8 +131,20 @@ func TestStarterLoads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if len(cfg.Sources) != 0 {
+		t.Errorf("starter repositories = %+v, want none: the built-in skills are asked for", cfg.Sources)
+	}
+	// One commented line enables the built-in skills.
+	on := strings.Replace(Starter, "  # - embedded: builtin\n", "  - embedded: builtin\n", 1)
+	if on == Starter {
+		t.Fatal("the starter has no commented line for the built-in skills")
+	}
+	cfg, err = Load(writeConfig(t, on), all.Kinds())
+	if err != nil {
+		t.Fatal(err)
+	}
 	if len(cfg.Sources) != 1 || cfg.Sources[0].Name != "builtin" {
-		t.Errorf("starter repositories = %+v", cfg.Sources)
+		t.Errorf("starter with the built-in line = %+v", cfg.Sources)
 	}
 }
 

@@ -53,10 +53,14 @@ func decodeMapping(n *yaml.Node, where string, f fields) []error {
 	return errs
 }
 
-// decodeList decodes a sequence, each item with item.
+// decodeList decodes a sequence, each item with item; an empty value
+// (null) is an empty list.
 func decodeList(n *yaml.Node, where string, item func(i int, n *yaml.Node) []error) []error {
 	if n.Kind == yaml.AliasNode {
 		n = n.Alias
+	}
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
+		return nil // a key with every item commented out: an empty list
 	}
 	if n.Kind != yaml.SequenceNode {
 		return []error{fmt.Errorf("line %d: %s must be a list", n.Line, where)}

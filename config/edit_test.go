@@ -32,7 +32,13 @@ repositories:
 // (where the repositories were) became a target: unknown key "name" in
 // targets[1]. Targets now go above the repositories, which stay last.
 func TestAppendAfterAddTarget(t *testing.T) {
-	for name, text := range map[string]string{"old starter": oldStarter, "starter": Starter} {
+	// The old starter lists the built-in skills; the starter has them
+	// commented out.
+	for name, c := range map[string]struct {
+		text    string
+		sources int
+	}{"old starter": {oldStarter, 2}, "starter": {Starter, 1}} {
+		text := c.text
 		t.Run(name, func(t *testing.T) {
 			path := writeConfig(t, text)
 			if added, err := AddTarget(path, ".claude/skills", all.Kinds()); err != nil || !added {
@@ -51,7 +57,7 @@ func TestAppendAfterAddTarget(t *testing.T) {
 			if err != nil {
 				t.Fatalf("the config does not load after an entry was appended:\n%v\n%s", err, skilltest.ReadFile(t, path))
 			}
-			if len(cfg.Targets) != 1 || !strings.HasSuffix(cfg.Targets[0].Dir, ".claude/skills") || len(cfg.Sources) != 2 || cfg.Sources[1].Name != "team" {
+			if len(cfg.Targets) != 1 || !strings.HasSuffix(cfg.Targets[0].Dir, ".claude/skills") || len(cfg.Sources) != c.sources || cfg.Sources[c.sources-1].Name != "team" {
 				t.Errorf("targets %+v, sources %+v", cfg.Targets, cfg.Sources)
 			}
 		})

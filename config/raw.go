@@ -18,6 +18,7 @@ import (
 type rawConfig struct {
 	kinds         *repository.Registry
 	Workspace     string
+	workspaceLine int
 	User          string
 	Global        string
 	Strict        bool
@@ -78,7 +79,13 @@ type rawSource struct {
 
 func (r *rawConfig) fields() fields {
 	return fields{
-		"workspace":       &r.Workspace,
+		"workspace": nested(func(n *yaml.Node) []error {
+			r.workspaceLine = n.Line
+			if err := n.Decode(&r.Workspace); err != nil {
+				return []error{fmt.Errorf("line %d: key \"workspace\" in the config: %s", n.Line, yamlMessage(err))}
+			}
+			return nil
+		}),
 		"user":            &r.User,
 		"global":          &r.Global,
 		"strict":          &r.Strict,
@@ -194,6 +201,13 @@ func (r *rawConfig) resolve(base string) (*Config, []error) {
 	}
 	if err := checkWorkspace(cfg.Workspace); err != nil {
 		errs = append(errs, err)
+	}
+	if err := checkWorkspaceRoot(cfg.Workspace); err != nil {
+		if r.workspaceLine > 0 {
+			errs = append(errs, fmt.Errorf("line %d: workspace %s %w; name a folder of its own, such as a project's", r.workspaceLine, cfg.Workspace, err))
+		} else {
+			errs = append(errs, fmt.Errorf("the workspace, the config's folder %s, %w; move the config into a folder of its own, or set workspace:", cfg.Workspace, err))
+		}
 	}
 	for _, l := range []struct {
 		key string

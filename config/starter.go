@@ -29,9 +29,10 @@ targets: []
 
 # Marketplace sources, lowest priority first: a later one wins on a name.
 # skillsync add owner/repo appends one here; skillsync remove NAME drops it.
+# The skills built into skillsync (skillsync, writing-skills) are off here;
+# uncomment the next line to take them, below every other source.
 repositories:
-  - name: builtin
-    embedded: builtin     # the skills compiled into skillsync
+  # - embedded: builtin
   # - name: team
   #   git: https://github.com/acme/skills   # or git@github.com:acme/skills.git
   #   ref: v1.2.0                           # a branch, tag or commit

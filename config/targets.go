@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -70,4 +71,17 @@ func within(path, dir string) bool {
 		return true
 	}
 	return strings.HasPrefix(path, dir+string(filepath.Separator))
+}
+
+// checkWorkspaceRoot refuses a workspace that is the file system root or
+// the home directory: skillsync writes its cache, its lock and skills/
+// into the workspace, which must not land there.
+func checkWorkspaceRoot(dir string) error {
+	if dir == string(filepath.Separator) {
+		return errors.New("is the file system root")
+	}
+	if home, err := os.UserHomeDir(); err == nil && dir == filepath.Clean(home) {
+		return errors.New("is the home directory")
+	}
+	return nil
 }

@@ -56,7 +56,9 @@ SOURCE is one of:
 every skill of the repository is taken. A repository already in the config
 (the same remote, ref and path) is not added twice: its selection grows by
 the --skill names it lacks. --agent adds the folders those agents read as
-targets, as init --agent does.
+targets, as init --agent does; without --agent, a workspace without targets
+looks for the installed agents as init does. With -g (--global) add edits
+the user-wide config and syncs into the agents' user folders.
 
 --list shows the skills SOURCE offers and changes nothing, like ls-remote.`,
 		Example: `  skillsync add anthropics/skills --skill pdf --skill docx
@@ -69,6 +71,7 @@ targets, as init --agent does.
 		Args: args(cobra.ExactArgs(1)),
 		RunE: func(c *cobra.Command, argv []string) error {
 			opts.source = argv[0]
+			opts.global = a.global
 			return pick(runF, a.runAdd)(c.Context(), opts)
 		},
 	}
@@ -78,7 +81,6 @@ targets, as init --agent does.
 	f.StringVar(&opts.path, "path", "", "folder of skills inside the repository")
 	f.StringArrayVarP(&opts.skills, "skill", "s", nil, "take only this skill (a name or a glob such as 'pdf-*'); repeat for more")
 	f.StringArrayVarP(&opts.agents, "agent", "a", nil, "also add this agent's skills folder as a target ('*' for every agent; see skillsync agents)")
-	f.BoolVarP(&opts.global, "global", "g", false, "with --agent, target the agents' user folders (~/.claude/skills) instead of the project's")
 	f.BoolVar(&opts.noSync, "no-sync", false, "edit the config only; run skillsync sync later")
 	f.BoolVarP(&opts.list, "list", "l", false, "list the skills SOURCE offers and change nothing")
 	return cmd
@@ -107,15 +109,16 @@ func (a *app) runAdd(ctx context.Context, opts *addOptions) error {
 	if opts.list {
 		return a.lsRemote(ctx, &lsRemoteOptions{source: opts.source, ref: opts.ref, path: opts.path})
 	}
-	if opts.global && len(opts.agents) == 0 {
-		return usageError("--global goes with --agent: it picks the agents' user folders")
-	}
 	for _, n := range opts.skills {
 		if !skill.ValidName(n) {
 			return usageError("--skill %q is not a skill name", n)
 		}
 	}
-	targets, skipped, err := agent.Targets(opts.agents, opts.global)
+	named, agents, err := explicitAgents(opts.agents)
+	if err != nil {
+		return err
+	}
+	targets, skipped, err := agent.Targets(agents, opts.global)
 	if err != nil {
 		return usageError("--agent: %w", err)
 	}
@@ -137,7 +140,12 @@ func (a *app) runAdd(ctx context.Context, opts *addOptions) error {
 			return err
 		}
 	}
-	if out.Created, err = ensureConfig(file); err != nil {
+	if !named && len(cfg.Targets) == 0 {
+		if targets, err = a.detectTargets("add " + opts.source); err != nil {
+			return err
+		}
+	}
+	if out.Created, err = a.ensureConfig(file); err != nil {
 		return err
 	}
 	res, err := config.AddRepository(file, entry, skillsync.Kinds())
@@ -231,13 +239,13 @@ func selects(want, name string) bool {
 
 // ensureConfig writes the starter config at file when there is none and
 // reports whether it did.
-func ensureConfig(file string) (bool, error) {
+func (a *app) ensureConfig(file string) (bool, error) {
 	if _, err := os.Lstat(file); err == nil {
 		return false, nil
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return false, fmt.Errorf("config %s: %w", file, err)
 	}
-	return true, writeStarter(file, false)
+	return true, a.writeStarter(file, false)
 }
 
 // parseSource reads SOURCE as add, remove and ls-remote take it, with

@@ -164,7 +164,7 @@ func TestAddSkillSelection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s := cfg.Sources[1]; !reflect.DeepEqual(s.Skills, []string{"pdf", "docx"}) {
+	if s := cfg.Sources[0]; !reflect.DeepEqual(s.Skills, []string{"pdf", "docx"}) {
 		t.Errorf("skills = %v", s.Skills)
 	}
 	if r := run(t, ws, "remove", "team-skills", "--skill", "pdf", "--no-sync"); r.code != 0 {
@@ -198,7 +198,7 @@ func TestAddLocalAndErrors(t *testing.T) {
 		{[]string{"add", "./shared", "--ref", "v1"}, "local directory"},
 		{[]string{"add", "acme/x@v1", "--ref", "v2"}, "contradicts"},
 		{[]string{"add", "acme/x", "--agent", "nobody"}, "unknown agent"},
-		{[]string{"add", "acme/x", "--global"}, "--global goes with --agent"},
+		{[]string{"add", "acme/x", "--global", "--config", "x.yaml"}, "-g and --config name two configs"},
 		{[]string{"add", "acme/x", "--skill", "../x"}, "not a skill name"},
 		{[]string{"add"}, "accepts 1 arg"},
 	} {
@@ -223,6 +223,10 @@ func TestRemove(t *testing.T) {
 	if r := run(t, ws, "init", "--agent", "claude-code"); r.code != 0 {
 		t.Fatal(r.stderr)
 	}
+	// The built-in skills, enabled by their one commented line, are the
+	// other source.
+	cfgFile := filepath.Join(ws, "skillsync.yaml")
+	skilltest.WriteFile(t, cfgFile, strings.Replace(skilltest.ReadFile(t, cfgFile), "  # - embedded: builtin\n", "  - embedded: builtin\n", 1))
 	if r := run(t, ws, "add", up.URL(), "--name", "team"); r.code != 0 {
 		t.Fatalf("add: %s", r.stderr)
 	}
@@ -302,9 +306,9 @@ func TestRemoveAmbiguous(t *testing.T) {
 
 func TestAddFlags(t *testing.T) {
 	got, err := parse(t, newAddCommand, "acme/skills", "--name", "team", "--ref", "v1", "--path", "skills", "-s", "pdf", "--skill", "docx",
-		"-a", "claude", "--agent", "codex", "-g", "--no-sync")
+		"-a", "claude", "--agent", "codex", "--no-sync")
 	want := addOptions{source: "acme/skills", name: "team", ref: "v1", path: "skills", skills: []string{"pdf", "docx"},
-		agents: []string{"claude", "codex"}, global: true, noSync: true}
+		agents: []string{"claude", "codex"}, noSync: true} // -g is the root's: TestGlobalWorkspace
 	if err != nil || !reflect.DeepEqual(*got, want) {
 		t.Errorf("add = %+v, %v", got, err)
 	}
@@ -326,8 +330,8 @@ func TestAddFlags(t *testing.T) {
 	if n, err := parse(t, newNewCommand, "pdf"); err != nil || n.dir != "" { // the workspace layer, resolved when it runs
 		t.Errorf("new without DIR = %+v, %v", n, err)
 	}
-	in, err := parse(t, newInitCommand, "-a", "*", "--global", "--gitignore")
-	if err != nil || !reflect.DeepEqual(in.agents, []string{"*"}) || !in.global || !in.gitignore {
+	in, err := parse(t, newInitCommand, "-a", "*", "--gitignore")
+	if err != nil || !reflect.DeepEqual(in.agents, []string{"*"}) || !in.gitignore {
 		t.Errorf("init = %+v, %v", in, err)
 	}
 	for _, argv := range [][]string{{}, {"a", "b"}} {

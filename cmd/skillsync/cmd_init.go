@@ -40,8 +40,16 @@ names). An existing file is never overwritten unless --force is given.
 target, to a new config or to the existing one: claude-code (or claude) adds
 .claude/skills, codex .agents/skills, cursor .cursor/skills; skillsync agents
 lists all of them, and '*' names every one. Agents that read the same folder
-share one target. With --global the targets are the agents' user folders
-(~/.claude/skills), which every project of this user sees.
+share one target. With -g (--global) init writes the user-wide config,
+$XDG_CONFIG_HOME/skillsync/skillsync.yaml, whose targets are the agents' user
+folders (~/.claude/skills), which every project of this user sees.
+
+Without --agent, init looks for the agents installed here: on a terminal it
+asks which to use, the found ones preselected; otherwise it names them and
+the --agent line that adds them. --agent none asks for no target.
+
+The config it writes leaves out the skills built into skillsync: its one
+commented line '# - embedded: builtin' enables them.
 
 With --agent claude, --hooks adds a PostToolUse hook for Claude Code's Skill
 and Read tools to .claude/settings.json that runs skillsync use --hook claude,
@@ -62,12 +70,12 @@ so, and --gitignore appends the missing ones to .gitignore.`,
   skillsync init --config ~/work/skillsync.yaml`,
 		Args: args(cobra.NoArgs),
 		RunE: func(c *cobra.Command, _ []string) error {
+			opts.global = a.global
 			return pick(runF, a.runInit)(c.Context(), opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.force, "force", false, "overwrite an existing config")
 	cmd.Flags().StringArrayVarP(&opts.agents, "agent", "a", nil, "add this agent's skills folder as a target ('*' for every agent; see skillsync agents)")
-	cmd.Flags().BoolVarP(&opts.global, "global", "g", false, "with --agent, target the agents' user folders (~/.claude/skills) instead of the project's")
 	cmd.Flags().BoolVar(&opts.gitignore, "gitignore", false, "append the lines for skillsync's machine-local files to .gitignore")
 	cmd.Flags().BoolVar(&opts.hooks, "hooks", false, "with --agent claude: record each skill Claude Code loads, through a hook in .claude/settings.json")
 	cmd.Flags().BoolVar(&opts.mcp, "mcp", false, "with --agent claude: register skillsync mcp in .mcp.json")
@@ -84,11 +92,15 @@ type initJSON struct {
 
 func (a *app) runInit(_ context.Context, opts *initOptions) error {
 	name := a.configFile()
-	if opts.global && len(opts.agents) == 0 {
-		return usageError("--global goes with --agent: it picks the agents' user folders")
+	if opts.global && (opts.hooks || opts.mcp || opts.gitignore) {
+		return usageError("--hooks, --mcp and --gitignore are for a project, not for -g")
 	}
 	project := filepath.Dir(name)
-	targets, skipped, err := agent.Targets(opts.agents, opts.global)
+	named, agents, err := explicitAgents(opts.agents)
+	if err != nil {
+		return err
+	}
+	targets, skipped, err := agent.Targets(agents, opts.global)
 	if err != nil {
 		return usageError("--agent: %w", err)
 	}
@@ -108,7 +120,12 @@ func (a *app) runInit(_ context.Context, opts *initOptions) error {
 		return fmt.Errorf("%s already exists; edit it, or run skillsync init --force to replace it", name)
 	}
 	if statErr != nil || opts.force {
-		if err := writeStarter(name, opts.force); err != nil {
+		if !named {
+			if targets, err = a.detectTargets("init --force"); err != nil {
+				return err
+			}
+		}
+		if err := a.writeStarter(name, opts.force); err != nil {
 			return err
 		}
 		out.Written = true
@@ -163,11 +180,15 @@ func (a *app) runInit(_ context.Context, opts *initOptions) error {
 
 // writeStarter writes the starter config to name, replacing a file there
 // only when force.
-func writeStarter(name string, force bool) error {
+func (a *app) writeStarter(name string, force bool) error {
 	if _, err := os.Lstat(name); err == nil && !force {
 		return fmt.Errorf("%s already exists; edit it, or run skillsync init --force to replace it", name)
 	}
-	if err := atomicfile.WriteFile(name, []byte(config.Starter), 0o644); err != nil {
+	text, err := a.starter()
+	if err != nil {
+		return err
+	}
+	if err := atomicfile.WriteFile(name, []byte(text), 0o644); err != nil {
 		return fmt.Errorf("write config: %w", err)
 	}
 	return nil

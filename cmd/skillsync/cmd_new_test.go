@@ -118,18 +118,22 @@ func TestInitAgents(t *testing.T) {
 		t.Errorf("openclaw's project folder: %d %s", r.code, r.stderr)
 	}
 
-	// --global: the user folder, ~ in the config, expanded by sync.
+	// --global: the user-wide config, its target the user folder, ~ in
+	// the config, expanded by sync.
 	ws = t.TempDir()
 	if r := run(t, ws, "init", "-a", "claude", "--global"); r.code != 0 || !strings.Contains(r.stdout, "added target ~/.claude/skills (claude-code)") {
 		t.Fatalf("init --global: %d %s %s", r.code, r.stdout, r.stderr)
 	}
-	if !strings.Contains(skilltest.ReadFile(t, filepath.Join(ws, "skillsync.yaml")), "  - dir: ~/.claude/skills\n") {
+	global := filepath.Join(home(t), ".config", "skillsync", "skillsync.yaml")
+	text := skilltest.ReadFile(t, global)
+	if !strings.Contains(text, "  - dir: ~/.claude/skills\n") {
 		t.Error("the config lacks ~/.claude/skills")
 	}
-	if r := run(t, ws, "sync"); r.code != 0 || !fileExists(filepath.Join(home(t), ".claude", "skills", "skillsync", "SKILL.md")) {
+	skilltest.WriteFile(t, global, strings.Replace(text, "  # - embedded: builtin\n", "  - embedded: builtin\n", 1))
+	if r := run(t, ws, "-g", "sync"); r.code != 0 || !fileExists(filepath.Join(home(t), ".claude", "skills", "skillsync", "SKILL.md")) {
 		t.Errorf("sync into the user folder: %d %s", r.code, r.stderr)
 	}
-	if r := run(t, ws, "init", "--global"); r.code != 2 {
-		t.Errorf("--global alone: %d", r.code)
+	if r := run(t, ws, "init", "--global"); r.code != 1 || !strings.Contains(r.stderr, "already exists") {
+		t.Errorf("--global again: %d %s", r.code, r.stderr)
 	}
 }

@@ -22,6 +22,9 @@ func claudeWorkspace(t *testing.T) (ws, projects string) {
 	if r := run(t, ws, "init", "--agent", "claude"); r.code != 0 {
 		t.Fatal(r.stderr)
 	}
+	// The built-in skills, enabled by their one commented line.
+	cfgFile := filepath.Join(ws, "skillsync.yaml")
+	skilltest.WriteFile(t, cfgFile, strings.Replace(skilltest.ReadFile(t, cfgFile), "  # - embedded: builtin\n", "  - embedded: builtin\n", 1))
 	if r := run(t, ws, "sync"); r.code != 0 {
 		t.Fatal(r.stderr)
 	}

@@ -23,6 +23,7 @@ type app struct {
 	json           bool
 	quiet          bool
 	logFormat      string
+	global         bool
 }
 
 // Main runs the command line and returns the exit status. Tests call it
@@ -70,7 +71,13 @@ the current directory is the workspace: skillsync sync writes them into
 	root.PersistentFlags().BoolVar(&a.json, "json", false, "print JSON for machines instead of text")
 	root.PersistentFlags().BoolVarP(&a.quiet, "quiet", "q", false, "print no warnings or progress")
 	root.PersistentFlags().StringVar(&a.logFormat, "log-format", "", "warnings and errors (and the daemon's log) as text or json (default text; the daemon: json when stderr is not a terminal)")
-	root.PersistentPreRunE = func(*cobra.Command, []string) error { return a.checkLogFormat() }
+	root.PersistentFlags().BoolVarP(&a.global, "global", "g", false, "use the user-wide config, cache and lock, and the agents' user folders (see docs/configuration.md)")
+	root.PersistentPreRunE = func(c *cobra.Command, args []string) error {
+		if err := a.checkLogFormat(); err != nil {
+			return err
+		}
+		return a.useGlobal(c, args)
+	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageError("%w\nRun '%s --help' for usage", err, c.CommandPath())
 	})

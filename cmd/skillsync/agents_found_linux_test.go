@@ -1,0 +1,42 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// On a terminal init asks which of the agents found to use, all of them
+// preselected; the answer picks their folders as targets.
+func TestInitAsksOnATerminal(t *testing.T) {
+	ws := t.TempDir()
+	run(t, ws, "version") // sets up the environment's home
+	for _, d := range []string{".claude", ".codex"} {
+		if err := os.MkdirAll(filepath.Join(home(t), d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for answer, want := range map[string][]string{"\n": {".claude/skills", ".agents/skills"}, "2\n": {".agents/skills"}} {
+		ctl, tty := openPTY(t)
+		if _, err := ctl.WriteString(answer); err != nil {
+			t.Fatal(err)
+		}
+		t.Chdir(ws)
+		t.Setenv("HOME", home(t))
+		t.Setenv("XDG_CONFIG_HOME", filepath.Join(home(t), ".config"))
+		var out, errb bytes.Buffer
+		code := Main([]string{"init", "--force"}, tty, &out, &errb)
+		if code != 0 || !strings.Contains(errb.String(), "[x] Claude Code (claude-code)") {
+			t.Fatalf("init on a terminal: %d %s %s", code, out.String(), errb.String())
+		}
+		cfg := readFile(t, filepath.Join(ws, "skillsync.yaml"))
+		for _, dir := range []string{".claude/skills", ".agents/skills"} {
+			has := strings.Contains(cfg, "  - dir: "+dir+"\n")
+			if has != strings.Contains(strings.Join(want, " "), dir) {
+				t.Errorf("answer %q: target %s present %v:\n%s", answer, dir, has, out.String())
+			}
+		}
+	}
+}
