@@ -226,3 +226,33 @@ func TestReadmeLinksResolve(t *testing.T) {
 		t.Errorf("the everyday commands table is at line %d of README.md; keep it within the first 120", table+1)
 	}
 }
+
+// TestArchitectureNamesRealPackages checks that every package the
+// architecture page names in its table is a folder of the module.
+func TestArchitectureNamesRealPackages(t *testing.T) {
+	data, err := os.ReadFile("ARCHITECTURE.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(data), "\n"); n > 200 {
+		t.Errorf("ARCHITECTURE.md has %d lines; keep it under 200", n)
+	}
+	cell := regexp.MustCompile("^\\| (`[a-z/]+/`(?:, `[a-z/]+/`)*) \\|")
+	named := 0
+	for _, line := range strings.Split(string(data), "\n") {
+		m := cell.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		for _, p := range strings.Split(m[1], ", ") {
+			dir := strings.Trim(p, "`/")
+			if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+				t.Errorf("ARCHITECTURE.md names package %s, which is not a folder", dir)
+			}
+			named++
+		}
+	}
+	if named < 20 {
+		t.Errorf("found %d packages in ARCHITECTURE.md's table, want the whole tree", named)
+	}
+}
