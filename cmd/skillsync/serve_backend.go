@@ -12,6 +12,7 @@ import (
 
 	"github.com/skillsync/skillsync"
 	"github.com/skillsync/skillsync/curator"
+	"github.com/skillsync/skillsync/fleet"
 	"github.com/skillsync/skillsync/layering"
 	"github.com/skillsync/skillsync/materialize"
 	"github.com/skillsync/skillsync/serve"
@@ -113,8 +114,26 @@ func (b serveBackend) Drafts(ctx context.Context) ([]serve.Draft, error) {
 	return out, nil
 }
 
-// Fleet is nil: the fleet page says how to configure one.
-func (b serveBackend) Fleet(context.Context) (*serve.Fleet, error) { return nil, nil }
+// Fleet is the hosts the fleet store knows, nil without a fleet: section
+// (the page then says how to configure one).
+func (b serveBackend) Fleet(ctx context.Context) (*serve.Fleet, error) {
+	if b.eng.Config().Fleet == nil {
+		return nil, nil
+	}
+	hosts, err := b.eng.FleetStatus(ctx, fleet.StatusOptions{})
+	if err != nil {
+		return nil, err
+	}
+	out := &serve.Fleet{}
+	for _, h := range hosts {
+		sh := serve.Host{ID: h.Host, Environment: h.Environment, Version: h.Version, LastSeen: h.LastSeenAt}
+		for _, s := range h.Sources {
+			sh.Sources = append(sh.Sources, serve.HostSource{Source: s.Source, Revision: s.Revision, Status: s.Status, Error: s.Error, Behind: s.Behind})
+		}
+		out.Hosts = append(out.Hosts, sh)
+	}
+	return out, nil
+}
 
 func (b serveBackend) History(_ context.Context, w *layering.Winner, since time.Time) ([]serve.Day, error) {
 	c, ok := b.eng.CopyOf(&w.Entry)
