@@ -244,6 +244,24 @@ func TestPages(t *testing.T) {
 	}
 }
 
+func TestFleetPage(t *testing.T) {
+	t.Parallel()
+	b := fixture(t)
+	b.fleet = &Fleet{Hosts: []Host{
+		{ID: "ci-runner-7", Environment: "prod", Version: "1.4.0", LastSeen: now,
+			Sources: []HostSource{{Source: "team", Revision: "0123456789abcdef", Status: "updated"}}},
+		{ID: "laptop-9", Environment: "dev", Version: "1.3.0", LastSeen: now.Add(-3 * time.Hour),
+			Sources: []HostSource{{Source: "team", Revision: "fedcba9876543210", Status: "failed", Error: "fetch: timeout", Behind: true}}},
+	}, Rollouts: []Rollout{{Skill: "pdf", Percent: "10%", Environments: "prod", Placed: 1, Hosts: 2}}}
+	srv := newServer(t, b, Options{})
+	code, _, body := get(t, srv.URL+"/fleet")
+	for _, want := range []string{"ci-runner-7", "prod", "0123456789ab", "laptop-9", "(behind)", "fetch: timeout", "1 of 2"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("fleet page (%d) lacks %q", code, want)
+		}
+	}
+}
+
 func TestUntrustedMarkdownRunsNothing(t *testing.T) {
 	t.Parallel()
 	srv := newServer(t, fixture(t), Options{})
