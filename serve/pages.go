@@ -37,16 +37,25 @@ type catalogData struct {
 // recent is how far back the catalog counts uses.
 const recent = 30 * 24 * time.Hour
 
-func (s *Server) catalog(w http.ResponseWriter, r *http.Request) {
-	ctx := r.Context()
-	cat, err := s.b.Catalog(ctx)
+// catalogAndUsage reads what the catalog and curation pages both start from;
+// on failure it has answered the request already.
+func (s *Server) catalogAndUsage(w http.ResponseWriter, r *http.Request) (*layering.Catalog, *curator.Usage, bool) {
+	cat, err := s.b.Catalog(r.Context())
 	if err != nil {
 		s.fail(w, "read the catalog", err)
-		return
+		return nil, nil, false
 	}
-	usage, err := s.b.Usage(ctx)
+	usage, err := s.b.Usage(r.Context())
 	if err != nil {
 		s.fail(w, "read usage", err)
+		return nil, nil, false
+	}
+	return cat, usage, true
+}
+
+func (s *Server) catalog(w http.ResponseWriter, r *http.Request) {
+	cat, usage, ok := s.catalogAndUsage(w, r)
+	if !ok {
 		return
 	}
 	q := r.URL.Query()
@@ -247,15 +256,8 @@ type curationData struct {
 }
 
 func (s *Server) curation(w http.ResponseWriter, r *http.Request) {
-	ctx := r.Context()
-	cat, err := s.b.Catalog(ctx)
-	if err != nil {
-		s.fail(w, "read the catalog", err)
-		return
-	}
-	usage, err := s.b.Usage(ctx)
-	if err != nil {
-		s.fail(w, "read usage", err)
+	cat, usage, ok := s.catalogAndUsage(w, r)
+	if !ok {
 		return
 	}
 	pol := s.b.Curation()
