@@ -4,6 +4,8 @@
 package config
 
 import (
+	"github.com/skillsync/skillsync/internal/hostenv"
+
 	"cmp"
 	"errors"
 	"fmt"
@@ -202,14 +204,17 @@ func (e *Error) Error() string {
 // Default is the configuration used when there is no config file: the
 // current directory as the workspace and the built-in skills as the only
 // marketplace source.
-func Default() (*Config, error) {
-	wd, err := os.Getwd()
+func Default() (*Config, error) { return DefaultIn(hostenv.Env{}) }
+
+// DefaultIn is Default in env's working directory and environment.
+func DefaultIn(env hostenv.Env) (*Config, error) {
+	wd, err := env.Getwd()
 	if err != nil {
 		return nil, fmt.Errorf("find the current directory: %w", err)
 	}
 	cfg := &Config{
 		Workspace: wd,
-		Global:    defaultGlobal(),
+		Global:    defaultGlobal(env),
 		Sources:   []Source{{Name: "builtin", Kind: repository.KindEmbedded, Embedded: "builtin"}},
 		Limits:    Limits{MaxFileSize: DefaultMaxFileSize},
 		Curator:   curator.DefaultPolicy(),
@@ -224,21 +229,32 @@ func Default() (*Config, error) {
 // Find loads the config named by explicit, else by $SKILLSYNC_CONFIG, else
 // ./skillsync.yaml; with none of them it returns Default. A file named
 // explicitly or by the environment must exist.
-func Find(explicit string) (*Config, error) {
-	name := cmp.Or(explicit, os.Getenv("SKILLSYNC_CONFIG"))
+func Find(explicit string) (*Config, error) { return FindIn(hostenv.Env{}, explicit) }
+
+// FindIn is Find in env's working directory and environment.
+func FindIn(env hostenv.Env, explicit string) (*Config, error) {
+	name := cmp.Or(explicit, env.Getenv("SKILLSYNC_CONFIG"))
 	if name != "" {
-		return Load(name)
+		return LoadIn(env, name)
 	}
-	if _, err := os.Lstat(FileName); err == nil {
-		return Load(FileName)
+	here, err := env.Abs(FileName)
+	if err != nil {
+		return nil, fmt.Errorf("find the current directory: %w", err)
 	}
-	return Default()
+	if _, err := os.Lstat(here); err == nil {
+		return LoadIn(env, here)
+	}
+	return DefaultIn(env)
 }
 
 // Load reads and checks the config file at name. Relative paths in it are
 // taken from the file's directory.
-func Load(name string) (*Config, error) {
-	abs, err := filepath.Abs(name)
+func Load(name string) (*Config, error) { return LoadIn(hostenv.Env{}, name) }
+
+// LoadIn is Load in env's working directory and environment: a relative
+// name, "~" and the default global folder are taken from them.
+func LoadIn(env hostenv.Env, name string) (*Config, error) {
+	abs, err := env.Abs(name)
 	if err != nil {
 		return nil, fmt.Errorf("config %s: %w", name, err)
 	}
@@ -246,11 +262,11 @@ func Load(name string) (*Config, error) {
 	if err != nil {
 		return nil, &Error{File: abs, Errs: []error{err}}
 	}
-	return parse(abs, data)
+	return parse(env, abs, data)
 }
 
 // parse checks data as the config file at abs, an absolute path.
-func parse(abs string, data []byte) (*Config, error) {
+func parse(env hostenv.Env, abs string, data []byte) (*Config, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, &Error{File: abs, Errs: []error{errors.New(strings.TrimPrefix(err.Error(), "yaml: "))}}
@@ -262,7 +278,7 @@ func parse(abs string, data []byte) (*Config, error) {
 	if errs := decodeMapping(doc.Content[0], "the config", raw.fields()); len(errs) > 0 {
 		return nil, &Error{File: abs, Errs: errs}
 	}
-	cfg, errs := raw.resolve(filepath.Dir(abs))
+	cfg, errs := raw.resolve(env, filepath.Dir(abs))
 	if len(errs) > 0 {
 		return nil, &Error{File: abs, Errs: errs}
 	}
@@ -293,12 +309,12 @@ func readFile(name string) ([]byte, error) {
 }
 
 // absPath expands ~ and makes p absolute from base; "" gives def.
-func absPath(base, p, def string) string {
+func absPath(env hostenv.Env, base, p, def string) string {
 	if p == "" {
 		return def
 	}
 	if p == "~" || strings.HasPrefix(p, "~/") {
-		if home, err := os.UserHomeDir(); err == nil {
+		if home, err := env.HomeDir(); err == nil {
 			p = filepath.Join(home, p[1:])
 		}
 	}
@@ -309,8 +325,8 @@ func absPath(base, p, def string) string {
 }
 
 // defaultGlobal is $XDG_CONFIG_HOME/skillsync/skills.
-func defaultGlobal() string {
-	dir, err := os.UserConfigDir()
+func defaultGlobal(env hostenv.Env) string {
+	dir, err := env.ConfigDir()
 	if err != nil {
 		return ""
 	}

@@ -1,6 +1,8 @@
 package config
 
 import (
+	"github.com/skillsync/skillsync/internal/hostenv"
+
 	"errors"
 	"fmt"
 	"io/fs"
@@ -25,6 +27,7 @@ import (
 
 // document is a config file open for one edit.
 type document struct {
+	env   hostenv.Env // whose home "~" and the default global folder are
 	file  string
 	lines []string // without their line ends
 	eol   string
@@ -49,7 +52,7 @@ func openDocument(name string) (*document, error) {
 	if err != nil {
 		return nil, &Error{File: abs, Errs: []error{err}}
 	}
-	cfg, err := parse(abs, data)
+	cfg, err := parse(hostenv.Env{}, abs, data)
 	if err != nil {
 		return nil, err
 	}
@@ -87,7 +90,7 @@ func (d *document) bytes() []byte {
 // save checks the edited text loads and replaces the file with it.
 func (d *document) save() (*Config, error) {
 	data := d.bytes()
-	cfg, err := parse(d.file, data)
+	cfg, err := parse(d.env, d.file, data)
 	if err != nil {
 		return nil, fmt.Errorf("the edit would leave a config that does not load, so %s is unchanged: %w", d.file, err)
 	}
@@ -324,7 +327,7 @@ func AddTarget(name, dir string) (added bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	want := absPath(d.cfg.Workspace, dir, "")
+	want := absPath(d.env, d.cfg.Workspace, dir, "")
 	for _, t := range d.cfg.Targets {
 		if t.Dir == want {
 			return false, nil

@@ -1,6 +1,8 @@
 package config
 
 import (
+	"github.com/skillsync/skillsync/internal/hostenv"
+
 	"fmt"
 	"net/url"
 	"path"
@@ -373,7 +375,7 @@ func RemoveSkill(file, name, skill string) (*Config, error) {
 // its directory absolute and the defaults filled in.
 func (e Entry) Source(base string) (Source, error) {
 	rs := rawSource{Name: e.Name, Git: e.Git, Ref: e.Ref, Path: e.Path, Dir: e.Dir, Skills: e.Skills}
-	src, err := rs.resolve(base, "source")
+	src, err := rs.resolve(hostenv.Env{}, base, "source")
 	if err != nil {
 		return src, &ArgError{Err: err}
 	}

@@ -1,6 +1,8 @@
 package config
 
 import (
+	"github.com/skillsync/skillsync/internal/hostenv"
+
 	"errors"
 	"os"
 	"path/filepath"
@@ -30,6 +32,7 @@ repositories:
 // (where the repositories were) became a target: unknown key "name" in
 // targets[1]. Targets now go above the repositories, which stay last.
 func TestAppendAfterAddTarget(t *testing.T) {
+	t.Parallel()
 	for name, text := range map[string]string{"old starter": oldStarter, "starter": Starter} {
 		t.Run(name, func(t *testing.T) {
 			path := writeConfig(t, text)
@@ -65,6 +68,7 @@ func TestAppendAfterAddTarget(t *testing.T) {
 }
 
 func TestAddRepositoryKeepsTheText(t *testing.T) {
+	t.Parallel()
 	text := `# comment at the top
 
 repositories:   # the sources
@@ -134,6 +138,7 @@ hidden: [a]
 }
 
 func TestAddRepositoryShapes(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ name, text, want string }{
 		{"no key", "strict: true\n", "strict: true\n\nrepositories:\n  - name: r\n    git: file:///r\n"},
 		{"empty flow", "repositories: [] # none yet\nstrict: true\n", "repositories: # none yet\n  - name: r\n    git: file:///r\nstrict: true\n"},
@@ -163,6 +168,7 @@ func TestAddRepositoryShapes(t *testing.T) {
 }
 
 func TestEditRefusesALink(t *testing.T) {
+	t.Parallel()
 	real := writeConfig(t, "repositories: []\n")
 	link := filepath.Join(t.TempDir(), FileName)
 	if err := os.Symlink(real, link); err != nil {
@@ -177,6 +183,7 @@ func TestEditRefusesALink(t *testing.T) {
 }
 
 func TestAddRepositoryDir(t *testing.T) {
+	t.Parallel()
 	path := writeConfig(t, "repositories: []\n")
 	base := filepath.Dir(path)
 	if err := os.MkdirAll(filepath.Join(base, "team"), 0o755); err != nil {
@@ -195,6 +202,7 @@ func TestAddRepositoryDir(t *testing.T) {
 }
 
 func TestRemoveRepository(t *testing.T) {
+	t.Parallel()
 	text := `repositories:
   # the built-in ones
   - name: builtin
@@ -261,11 +269,11 @@ targets:
 }
 
 func TestParseSource(t *testing.T) {
+	t.Parallel()
 	cwd := t.TempDir()
-	t.Chdir(cwd)
 	home := t.TempDir()
-	t.Setenv("HOME", home)
-	if err := os.Mkdir("team-skills", 0o755); err != nil {
+	env := hostenv.New(cwd, []string{"HOME=" + home})
+	if err := os.Mkdir(filepath.Join(cwd, "team-skills"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	host := "https://git.example.com/"
@@ -294,13 +302,13 @@ func TestParseSource(t *testing.T) {
 		{"/abs/dir", Entry{Dir: "/abs/dir"}},
 	}
 	for _, tt := range tests {
-		got, err := ParseSource(tt.arg, host)
+		got, err := ParseSource(env, tt.arg, host)
 		if err != nil || !reflect.DeepEqual(got, tt.want) {
 			t.Errorf("ParseSource(%q) = %+v, %v; want %+v", tt.arg, got, err, tt.want)
 		}
 	}
 	for _, bad := range []string{"", "nosuchdir", "a/b/../../etc", "https://github.com/a/b/tree/main/../x", "a\nb/c"} {
-		if got, err := ParseSource(bad, host); err == nil {
+		if got, err := ParseSource(env, bad, host); err == nil {
 			t.Errorf("ParseSource(%q) = %+v, want an error", bad, got)
 		}
 	}
@@ -308,17 +316,17 @@ func TestParseSource(t *testing.T) {
 	// committed and shared: refused, and never repeated in the message.
 	for _, secret := range []string{"https://x-access-token:s3cret@github.com/a/b", "https://s3cret@github.com/a/b/tree/main/x",
 		"ssh://git:s3cret@host/a/b", "git:s3cret@host:a/b", "HTTP://s3cret@host/a"} {
-		_, err := ParseSource(secret, host)
+		_, err := ParseSource(env, secret, host)
 		if err == nil || !strings.Contains(err.Error(), "credentials") || strings.Contains(err.Error(), "s3cret") {
 			t.Errorf("ParseSource(%q): %v", secret, err)
 		}
 	}
-	if _, err := ParseSource("ssh://git@host/a/b", host); err != nil {
+	if _, err := ParseSource(env, "ssh://git@host/a/b", host); err != nil {
 		t.Errorf("an ssh user name is no secret: %v", err)
 	}
 	// A password net/url cannot parse is a credential too.
 	for _, secret := range []string{"https://user:s3cret/x@127.0.0.1:1/x.git", "https://user:s3c#ret@host/x", "https://user:s3c ret@host/x"} {
-		_, err := ParseSource(secret, host)
+		_, err := ParseSource(env, secret, host)
 		if err == nil || !strings.Contains(err.Error(), "credentials") || strings.Contains(err.Error(), "s3c") {
 			t.Errorf("ParseSource(%q): %v", secret, err)
 		}
@@ -328,6 +336,7 @@ func TestParseSource(t *testing.T) {
 // Every error of ParseSource and GitHost hides the credentials of the
 // argument, wherever they are in it.
 func TestParseSourceErrorsHideSecrets(t *testing.T) {
+	t.Parallel()
 	const host = "https://github.com/"
 	for _, arg := range []string{
 		"https://github.com/a/b/tree/main/../x#s3cret", // leaves the repository
@@ -338,37 +347,34 @@ func TestParseSourceErrorsHideSecrets(t *testing.T) {
 		"https://[bad#s3cret",
 		"nosuch?access_token=s3cret", // not a source
 	} {
-		_, err := ParseSource(arg, host)
+		_, err := ParseSource(hostenv.Env{}, arg, host)
 		if err == nil || strings.Contains(err.Error(), "s3cret") {
 			t.Errorf("ParseSource(%q): %v", arg, err)
 		}
 	}
 	for _, h := range []string{"https://host/?access_token=s3cret", "https://host/#s3cret"} {
-		t.Setenv("SKILLSYNC_GIT_HOST", h)
-		if _, err := GitHost(""); err == nil || strings.Contains(err.Error(), "s3cret") {
+		if _, err := GitHost(hostenv.New("/", []string{"SKILLSYNC_GIT_HOST=" + h}), ""); err == nil || strings.Contains(err.Error(), "s3cret") {
 			t.Errorf("GitHost(%q): %v", h, err)
 		}
 	}
 }
 
 func TestGitHost(t *testing.T) {
-	t.Setenv("SKILLSYNC_GIT_HOST", "")
+	t.Parallel()
+	hostIs := func(h string) hostenv.Env { return hostenv.New("/", []string{"SKILLSYNC_GIT_HOST=" + h}) }
 	for _, tt := range []struct{ env, configured, want string }{
 		{"", "", "https://github.com/"},
 		{"", "gitlab.example.com", "https://gitlab.example.com/"},
 		{"http://127.0.0.1:99", "gitlab.example.com", "http://127.0.0.1:99/"},
 		{"https://git.example.com/mirror/", "", "https://git.example.com/mirror/"},
 	} {
-		t.Setenv("SKILLSYNC_GIT_HOST", tt.env)
-		if got, err := GitHost(tt.configured); err != nil || got != tt.want {
+		if got, err := GitHost(hostIs(tt.env), tt.configured); err != nil || got != tt.want {
 			t.Errorf("GitHost(env %q, config %q) = %q, %v; want %q", tt.env, tt.configured, got, err, tt.want)
 		}
 	}
-	t.Setenv("SKILLSYNC_GIT_HOST", "ftp://x")
-	if _, err := GitHost(""); err == nil {
+	if _, err := GitHost(hostIs("ftp://x"), ""); err == nil {
 		t.Error("an ftp host was taken")
 	}
-	t.Setenv("SKILLSYNC_GIT_HOST", "")
 	cfg, err := Load(writeConfig(t, "default_git_host: https://git.example.com/\n"))
 	if err != nil || cfg.DefaultGitHost != "https://git.example.com/" {
 		t.Errorf("default_git_host: %+v, %v", cfg, err)
@@ -376,6 +382,7 @@ func TestGitHost(t *testing.T) {
 }
 
 func TestSkillsAndExcludeLoad(t *testing.T) {
+	t.Parallel()
 	cfg, err := Load(writeConfig(t, "repositories:\n  - embedded: builtin\n    skills: [a, 'pdf-*']\n    exclude:\n      - c\n"))
 	if err != nil {
 		t.Fatal(err)
@@ -389,6 +396,7 @@ func TestSkillsAndExcludeLoad(t *testing.T) {
 // allow_inline_credentials) is compared and named without a panic and
 // without any piece of the password.
 func TestRemoteKeyWithUnparsablePassword(t *testing.T) {
+	t.Parallel()
 	for _, remote := range []string{"https://user:S3/x@host/acme/skills.git", "https://user:S3@x@host/acme/skills.git", "user:S3/x@host:acme/skills.git"} {
 		if got := remoteKey(remote); got != "host/acme/skills" {
 			t.Errorf("remoteKey(%q) = %q, want host/acme/skills", remote, got)

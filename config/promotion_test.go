@@ -8,6 +8,7 @@ import (
 )
 
 func TestPromotionResolves(t *testing.T) {
+	t.Parallel()
 	cfg, err := Load(writeConfig(t, `user: ann
 repositories:
   - name: team
@@ -40,6 +41,7 @@ promotion:
 }
 
 func TestPromotionDefaults(t *testing.T) {
+	t.Parallel()
 	cfg, err := Load(writeConfig(t, "strict: false\n"))
 	if err != nil {
 		t.Fatal(err)
@@ -59,6 +61,7 @@ func TestPromotionDefaults(t *testing.T) {
 }
 
 func TestPromotionErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, text, want string
 	}{

@@ -1,6 +1,8 @@
 package config
 
 import (
+	"github.com/skillsync/skillsync/internal/hostenv"
+
 	"cmp"
 	"fmt"
 	"path/filepath"
@@ -154,12 +156,12 @@ func (rs *rawSource) decode(n *yaml.Node, where string) []error {
 }
 
 // resolve checks the raw config and makes its paths absolute.
-func (r *rawConfig) resolve(base string) (*Config, []error) {
+func (r *rawConfig) resolve(env hostenv.Env, base string) (*Config, []error) {
 	var errs []error
 	cfg := &Config{
-		Workspace: absPath(base, r.Workspace, base),
+		Workspace: absPath(env, base, r.Workspace, base),
 		User:      r.User,
-		Global:    absPath(base, r.Global, defaultGlobal()),
+		Global:    absPath(env, base, r.Global, defaultGlobal(env)),
 		Strict:    r.Strict,
 		Hidden:    r.Hidden,
 		Limits:    Limits{MaxFileSize: DefaultMaxFileSize},
@@ -193,7 +195,7 @@ func (r *rawConfig) resolve(base string) (*Config, []error) {
 	}
 	var names []string
 	for i, rs := range r.Repositories {
-		src, err := rs.resolve(base, fmt.Sprintf("line %d: repositories[%d]", rs.line, i))
+		src, err := rs.resolve(env, base, fmt.Sprintf("line %d: repositories[%d]", rs.line, i))
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -215,10 +217,10 @@ func (r *rawConfig) resolve(base string) (*Config, []error) {
 		case mode != materialize.Copy && mode != materialize.Symlink:
 			errs = append(errs, fmt.Errorf("%s: mode %q: use copy or symlink", where, t.Mode))
 		default:
-			cfg.Targets = append(cfg.Targets, Target{Dir: absPath(cfg.Workspace, t.Dir, ""), Mode: mode, Line: t.line})
+			cfg.Targets = append(cfg.Targets, Target{Dir: absPath(env, cfg.Workspace, t.Dir, ""), Mode: mode, Line: t.line})
 		}
 	}
-	errs = append(errs, checkTargets(cfg)...)
+	errs = append(errs, checkTargets(env, cfg)...)
 	errs = append(errs, r.resolveCurator(cfg)...)
 	errs = append(errs, r.resolvePromotion(cfg)...)
 	return cfg, errs
@@ -294,7 +296,7 @@ func (r *rawConfig) resolveCurator(cfg *Config) []error {
 }
 
 // resolve checks one repositories: entry and names it.
-func (rs rawSource) resolve(base, where string) (Source, error) {
+func (rs rawSource) resolve(env hostenv.Env, base, where string) (Source, error) {
 	src := Source{Embedded: rs.Embedded, Git: rs.Git, Ref: rs.Ref, Path: rs.Path,
 		Depth: DefaultDepth, Timeout: rs.Timeout, Auth: rs.Auth, Line: rs.line,
 		Postgres: rs.Postgres, Schema: rs.Schema, Create: rs.Create, Skills: rs.Skills, Exclude: rs.Exclude}
@@ -332,7 +334,7 @@ func (rs rawSource) resolve(base, where string) (Source, error) {
 	var derived string
 	switch {
 	case rs.Dir != "":
-		src.Kind, src.Dir = repository.KindDir, absPath(base, rs.Dir, "")
+		src.Kind, src.Dir = repository.KindDir, absPath(env, base, rs.Dir, "")
 		derived = filepath.Base(src.Dir)
 	case rs.Git != "":
 		src.Kind = repository.KindGit
@@ -344,7 +346,7 @@ func (rs rawSource) resolve(base, where string) (Source, error) {
 		}
 		for _, f := range []*string{&src.Auth.PasswordFile, &src.Auth.SSHKeyFile, &src.Auth.KnownHostsFile} {
 			if *f != "" {
-				*f = absPath(base, *f, "")
+				*f = absPath(env, base, *f, "")
 			}
 		}
 		derived = repository.RepoName(rs.Git)
@@ -354,7 +356,7 @@ func (rs rawSource) resolve(base, where string) (Source, error) {
 		}
 		src.Kind = repository.KindPostgres
 		if rs.DSNFile != "" {
-			src.DSNFile = absPath(base, rs.DSNFile, "")
+			src.DSNFile = absPath(env, base, rs.DSNFile, "")
 		}
 		derived = cmp.Or(rs.Schema, "postgres")
 	default:

@@ -1,6 +1,8 @@
 package repository_test
 
 import (
+	"github.com/skillsync/skillsync/internal/hostenv"
+
 	"context"
 	"errors"
 	"fmt"
@@ -151,6 +153,7 @@ func pgSkills(t *testing.T, r repository.Repository) ([]skill.Skill, []skill.Pro
 }
 
 func TestPostgresConformance(t *testing.T) {
+	t.Parallel()
 	repositorytest.Run(t, func(t *testing.T, files map[string]repositorytest.File, opts repository.Options) repository.Repository {
 		s := newPostgres(t, opts)
 		s.loadRaw(t, files)
@@ -163,6 +166,7 @@ func TestPostgresConformance(t *testing.T) {
 
 // TestPostgresSkillFS runs the standard FS checks on a skill's files.
 func TestPostgresSkillFS(t *testing.T) {
+	t.Parallel()
 	s := newPostgres(t, repository.Options{})
 	s.loadRaw(t, repositorytest.Fixture())
 	skills, _ := pgSkills(t, s)
@@ -175,6 +179,7 @@ func TestPostgresSkillFS(t *testing.T) {
 // TestPostgresPublishUpdateDelete follows a source through its life: a
 // first sync, an update, a publish that changes nothing, a deletion.
 func TestPostgresPublishUpdateDelete(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s := newPostgres(t, repository.Options{})
 	start, err := s.Sync(ctx)
@@ -262,6 +267,7 @@ func TestPostgresPublishUpdateDelete(t *testing.T) {
 // TestPostgresPublishValidates refuses a skill that strict validation
 // refuses, and writes nothing.
 func TestPostgresPublishValidates(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s := newPostgres(t, repository.Options{})
 	before, _ := s.Sync(ctx)
@@ -334,6 +340,7 @@ func (q *pgTracer) setOnEnd(f func(conn *pgx.Conn, sql string)) {
 // a change of one file reads only that file's content, in one query, since
 // the SKILL.md it holds already needs no first pass.
 func TestPostgresCheapCheck(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	tracer := &pgTracer{}
 	s := newPostgres(t, repository.Options{}, func(c *repository.PostgresConfig) { c.Tracer = tracer })
@@ -394,6 +401,7 @@ func TestPostgresCheapCheck(t *testing.T) {
 // TestPostgresLargeFile reads a file larger than one chunk in slices, and
 // never downloads a file over max_file_size.
 func TestPostgresLargeFile(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	tracer := &pgTracer{}
 	s := newPostgres(t, repository.Options{MaxFileSize: 3 << 20}, func(c *repository.PostgresConfig) { c.Tracer = tracer })
@@ -441,6 +449,7 @@ func pgHasProblem(problems []skill.Problem, rule, file string) bool {
 // TestPostgresWrongPassword fails with a clear error that holds no part
 // of the secret, whichever form the connection string has.
 func TestPostgresWrongPassword(t *testing.T) {
+	t.Parallel()
 	c := pgCluster.Get(t)
 	secret := "hunter2-" + strconv.FormatInt(time.Now().UnixNano(), 36)
 	port := strconv.Itoa(c.Port())
@@ -449,8 +458,8 @@ func TestPostgresWrongPassword(t *testing.T) {
 		"keyvalue": "host=127.0.0.1 port=" + port + " user=postgres password=" + secret + " dbname=postgres sslmode=disable",
 	} {
 		t.Run(name, func(t *testing.T) {
-			t.Setenv("SKILLSYNC_TEST_DSN", dsn)
-			p, err := repository.NewPostgres(repository.PostgresConfig{Source: "team", DSNEnv: "SKILLSYNC_TEST_DSN", Create: true}, repository.Options{})
+			env := hostenv.New(t.TempDir(), []string{"SKILLSYNC_TEST_DSN=" + dsn})
+			p, err := repository.NewPostgres(repository.PostgresConfig{Source: "team", DSNEnv: "SKILLSYNC_TEST_DSN", Create: true}, repository.Options{Env: env})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -473,8 +482,8 @@ func TestPostgresWrongPassword(t *testing.T) {
 		// An "@" in a password that is not escaped defeats pgx's own
 		// redaction of the string in its parse error: what follows the
 		// "@" would be shown.
-		t.Setenv("SKILLSYNC_TEST_DSN", "postgres://postgres:se@"+secret+"@127.0.0.1:notaport/db")
-		p, err := repository.NewPostgres(repository.PostgresConfig{Source: "team", DSNEnv: "SKILLSYNC_TEST_DSN"}, repository.Options{})
+		env := hostenv.New(t.TempDir(), []string{"SKILLSYNC_TEST_DSN=postgres://postgres:se@" + secret + "@127.0.0.1:notaport/db"})
+		p, err := repository.NewPostgres(repository.PostgresConfig{Source: "team", DSNEnv: "SKILLSYNC_TEST_DSN"}, repository.Options{Env: env})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -526,6 +535,7 @@ func pgNoSecret(t *testing.T, err error, secret string) {
 // TestPostgresMissingTables names the create flag, and a schema version
 // this skillsync does not know is refused.
 func TestPostgresMissingTables(t *testing.T) {
+	t.Parallel()
 	s := newPostgres(t, repository.Options{}, func(c *repository.PostgresConfig) { c.Create = false })
 	_, err := s.Sync(context.Background())
 	if !errors.Is(err, repository.ErrNoTables) || !strings.Contains(err.Error(), "create: true") {
@@ -551,6 +561,7 @@ func TestPostgresMissingTables(t *testing.T) {
 // TestPostgresForeignWriter: a writer that knows nothing of skillsync
 // still moves the revision, once per transaction.
 func TestPostgresForeignWriter(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s := newPostgres(t, repository.Options{})
 	before, _ := s.Sync(ctx)
@@ -572,6 +583,7 @@ func TestPostgresForeignWriter(t *testing.T) {
 // TestPostgresHostileRows: rows no skillsync would write are each skipped
 // with a problem, and the other skills are served.
 func TestPostgresHostileRows(t *testing.T) {
+	t.Parallel()
 	s := newPostgres(t, repository.Options{})
 	md := func(name string) repositorytest.File {
 		return repositorytest.File{Data: "---\nname: " + name + "\ndescription: D.\n---\n"}
@@ -613,6 +625,7 @@ func TestPostgresHostileRows(t *testing.T) {
 // skills while Skills reads, between its listing and its contents: the
 // read sees all of before, the next one all of after.
 func TestPostgresConsistentSnapshot(t *testing.T) {
+	t.Parallel()
 	tracer := &pgTracer{}
 	s := newPostgres(t, repository.Options{}, func(c *repository.PostgresConfig) { c.Tracer = tracer })
 	md := func(name string) repositorytest.File {
@@ -652,6 +665,8 @@ func TestPostgresConsistentSnapshot(t *testing.T) {
 // then the whole server: each is an error, and the skills of the last good
 // read stay readable.
 func TestPostgresServerGoesAway(t *testing.T) {
+	// Not parallel: it stops the shared cluster, which the parallel tests
+	// run on after the sequential ones are done.
 	ctx := context.Background()
 	tracer := &pgTracer{}
 	s := newPostgres(t, repository.Options{}, func(c *repository.PostgresConfig) { c.Tracer = tracer })
@@ -701,6 +716,7 @@ func TestPostgresServerGoesAway(t *testing.T) {
 // each with its own connections as separate processes would: every publish
 // is one step of the revision, and the final state is one whole version.
 func TestPostgresPublishRace(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s := newPostgres(t, repository.Options{})
 	start, _ := s.Sync(ctx)
@@ -757,6 +773,8 @@ func TestPostgresPublishRace(t *testing.T) {
 // TestPostgresListen is told of a publish by another writer, and again
 // after the server restarted under it.
 func TestPostgresListen(t *testing.T) {
+	// Not parallel: it stops the shared cluster, which the parallel tests
+	// run on after the sequential ones are done.
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var logged atomic.Int64

@@ -52,6 +52,7 @@ func auditToday(ws string) bool {
 // each; every other skill and source is committed, and the targets, the
 // audit log and the lock are written.
 func TestUnstageableSkillsAreSkipped(t *testing.T) {
+	t.Parallel()
 	up := gittest.NewRepo(t, "main")
 	md := func(name string) string {
 		return up.Blob(skilltest.SkillMD(name, "Hostile "+name+"."))
@@ -121,6 +122,7 @@ func TestUnstageableSkillsAreSkipped(t *testing.T) {
 // gone keeps its skills in the cache and in the targets, as the message
 // says it does.
 func TestFailedSourceWithoutItsStoreKeepsItsTargets(t *testing.T) {
+	t.Parallel()
 	up := gittest.NewRepo(t, "main")
 	up.Skill("skills/remote-one", "From a remote that will go.")
 	up.Write("skills/remote-one/run.sh", "#!/bin/sh\n", 0o755)
@@ -162,6 +164,7 @@ func TestFailedSourceWithoutItsStoreKeepsItsTargets(t *testing.T) {
 // write where it must not are config errors, exit 2 with file:line, and
 // nothing is written.
 func TestTargetConfigErrors(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ targets, want string }{
 		{"  - dir: .skills-cache\n", "is the cache or inside it"},
 		{"  - dir: .skills-cache/builtin\n", "is the cache or inside it"},
@@ -194,6 +197,7 @@ func TestTargetConfigErrors(t *testing.T) {
 // or a parent of it, is a symbolic link planted in the workspace is
 // refused, and nothing is written where the link points.
 func TestTargetThroughAPlantedLink(t *testing.T) {
+	t.Parallel()
 	for _, link := range []string{".claude", ".claude/skills"} {
 		base := t.TempDir()
 		ws := filepath.Join(base, "ws")
@@ -228,6 +232,7 @@ func TestTargetThroughAPlantedLink(t *testing.T) {
 // path, exit 2 for a config, and the cache as it was. A config whose
 // sources are all gone asks for --prune-all and keeps the cache.
 func TestCarelessInput(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	cfg := filepath.Join(ws, "skillsync.yaml")
 	skilltest.WriteFile(t, filepath.Join(ws, "team", "one", "SKILL.md"), skilltest.SkillMD("one", "The team's."))
@@ -324,6 +329,7 @@ func TestCarelessInput(t *testing.T) {
 // record and a manifest that name paths out of their folders are never
 // obeyed; the folders they point at are intact after a sync.
 func TestHostileRecordFilesThroughTheCLI(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	ws := filepath.Join(base, "ws")
 	victim := victimDir(t, filepath.Join(base, "victim"))
@@ -362,6 +368,7 @@ func TestHostileRecordFilesThroughTheCLI(t *testing.T) {
 // are synced. Root reads every file whatever its mode, so as root the
 // sync runs as the user nobody in a workspace that nobody owns.
 func TestUnreadableFileSkipsOneSkill(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	ws := filepath.Join(base, "ws")
 	skilltest.WriteFile(t, filepath.Join(ws, "team", "fine", "SKILL.md"), skilltest.SkillMD("fine", "Readable."))
@@ -454,6 +461,7 @@ func runAsNobody(t *testing.T, base, ws string, args ...string) result {
 // the cache was written (here a target that is a file) is printed with the
 // report, which says what the cache took in, and exits 1.
 func TestSyncErrorsAfterTheReportArePrinted(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	skilltest.WriteFile(t, filepath.Join(ws, ".claude", "skills"), "a file where the target should be\n")
 	skilltest.WriteFile(t, filepath.Join(ws, "skillsync.yaml"), "repositories:\n  - embedded: builtin\ntargets:\n  - dir: .claude/skills\n")
@@ -473,6 +481,7 @@ func TestSyncErrorsAfterTheReportArePrinted(t *testing.T) {
 // a folder outside the workspace is read (its skills are the user's), but
 // no record (usage, audit, drafts, import state) is written through it.
 func TestLinkedLayerFolderIsNotWrittenThrough(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	outside := victimDir(t, t.TempDir())
 	skilltest.Skill(t, outside, "notes", "Take notes.", nil)

@@ -87,6 +87,7 @@ func publishProcess(t *testing.T, ws, dir, source, file string) (took time.Durat
 // daemon's schedule is an hour. A reload moves the listening to the
 // sources of the new config.
 func TestDaemonSyncsOnPublish(t *testing.T) {
+	t.Parallel()
 	w := newPGWorkspace(t, pgCluster.Get(t), "", "")
 	w.writeConfig(t, "team", w.schema, "", hourly)
 	d := startDaemon(t, w.dir)
@@ -149,6 +150,7 @@ func TestDaemonSyncsOnPublish(t *testing.T) {
 // listening daemon; it logs the lost connection, listens again, and a
 // publish made after the restart still reaches the cache by push.
 func TestDaemonListensAgainAfterRestart(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	c := pgtest.Own(t)
 	w := newPGWorkspace(t, c, "", "")

@@ -1,16 +1,16 @@
 // Package hostenv is what a run of skillsync takes from its host: the
 // working directory, the environment variables and the user's folders
-// found from them. The command line builds one Env and hands it down, so
+// found from them. The command line builds one Env and hands it down (an Engine takes it with WithHost), so
 // tests run commands side by side, each with its own directory and
 // environment, and no code reads the process's own state behind their
 // back.
 package hostenv
 
 import (
-	"context"
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 )
 
 // Env is a working directory and an environment. The zero Env is the
@@ -37,6 +37,20 @@ func New(dir string, environ []string) Env {
 		}
 	}
 	return Env{Dir: dir, Vars: vars}
+}
+
+// Environ returns the environment as KEY=VALUE pairs, sorted; the
+// process's when e has no variables of its own.
+func (e Env) Environ() []string {
+	if e.Vars == nil {
+		return os.Environ()
+	}
+	out := make([]string, 0, len(e.Vars))
+	for k, v := range e.Vars {
+		out = append(out, k+"="+v)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // Getwd returns the working directory.
@@ -121,18 +135,4 @@ func (e Env) userDir(variable, below string) (string, error) {
 		return "", err
 	}
 	return filepath.Join(home, below), nil
-}
-
-type ctxKey struct{}
-
-// NewContext returns ctx carrying e, for the library code that runs below
-// a command: a source's credentials, the git stores, an agent's folders.
-func NewContext(ctx context.Context, e Env) context.Context {
-	return context.WithValue(ctx, ctxKey{}, e)
-}
-
-// FromContext returns the Env ctx carries, else the process's.
-func FromContext(ctx context.Context) Env {
-	e, _ := ctx.Value(ctxKey{}).(Env)
-	return e
 }
