@@ -1,6 +1,7 @@
 package skillsync
 
-// Tests of issue 11 through the Go API, as a program that embeds
+// Tests of one truth on disk (what a workspace has is what its cache
+// records and its lock say) through the Go API, as a program that embeds
 // skillsync meets them.
 
 import (

@@ -27,7 +27,7 @@ repositories:
   #   dir: ../team-skills
 `
 
-// TestAppendAfterAddTarget is the bug of issue 12: init --agent wrote
+// TestAppendAfterAddTarget is a bug init --agent had: it wrote
 // targets: last, so the entry a person appends at the end of the file
 // (where the repositories were) became a target: unknown key "name" in
 // targets[1]. Targets now go above the repositories, which stay last.

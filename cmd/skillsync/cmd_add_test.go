@@ -133,7 +133,7 @@ func TestAddShorthand(t *testing.T) {
 	}
 
 	// Appending by hand at the end of the file still lands in the
-	// repositories (the init --agent bug of issue 12).
+	// repositories (init --agent once wrote targets: last, so it did not).
 	f, err := os.OpenFile(filepath.Join(ws, "skillsync.yaml"), os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)

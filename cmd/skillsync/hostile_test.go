@@ -1,7 +1,7 @@
 package main
 
-// Tests of issue 9 ("hostile repositories, hostile workspaces and broken
-// networks") as a user meets them: through the command line, with hostile
+// Tests of hostile repositories, hostile workspaces and broken networks
+// as a user meets them: through the command line, with hostile
 // repositories built by git mktree and hostile workspaces built by hand.
 
 import (
@@ -46,7 +46,7 @@ func auditToday(ws string) bool {
 	return err == nil
 }
 
-// TestUnstageableSkillsAreSkipped (issue 9 item 6): skills of a git source
+// TestUnstageableSkillsAreSkipped: skills of a git source
 // that cannot be staged (a file name that is not UTF-8, one over 255
 // bytes, a tree with one name twice) are skipped with a problem naming
 // each; every other skill and source is committed, and the targets, the
@@ -117,7 +117,7 @@ func TestUnstageableSkillsAreSkipped(t *testing.T) {
 	}
 }
 
-// TestFailedSourceWithoutItsStoreKeepsItsTargets (issue 9 item 7): a git
+// TestFailedSourceWithoutItsStoreKeepsItsTargets: a git
 // source whose store was deleted by a cache cleaner and whose remote is
 // gone keeps its skills in the cache and in the targets, as the message
 // says it does.
@@ -160,7 +160,7 @@ func TestFailedSourceWithoutItsStoreKeepsItsTargets(t *testing.T) {
 	}
 }
 
-// TestTargetConfigErrors (issue 9 item 3): targets that would let a sync
+// TestTargetConfigErrors: targets that would let a sync
 // write where it must not are config errors, exit 2 with file:line, and
 // nothing is written.
 func TestTargetConfigErrors(t *testing.T) {
@@ -193,7 +193,7 @@ func TestTargetConfigErrors(t *testing.T) {
 	}
 }
 
-// TestTargetThroughAPlantedLink (issue 9 item 3): a target whose folder,
+// TestTargetThroughAPlantedLink: a target whose folder,
 // or a parent of it, is a symbolic link planted in the workspace is
 // refused, and nothing is written where the link points.
 func TestTargetThroughAPlantedLink(t *testing.T) {
@@ -227,7 +227,7 @@ func TestTargetThroughAPlantedLink(t *testing.T) {
 	}
 }
 
-// TestCarelessInput (issue 9 item 15): a workspace that is a file, an
+// TestCarelessInput: a workspace that is a file, an
 // empty config, a usage file that is a folder: a clear error naming the
 // path, exit 2 for a config, and the cache as it was. A config whose
 // sources are all gone asks for --prune-all and keeps the cache.
@@ -325,7 +325,7 @@ func TestCarelessInput(t *testing.T) {
 	}
 }
 
-// TestHostileRecordFilesThroughTheCLI (issue 9 item 1): a committed target
+// TestHostileRecordFilesThroughTheCLI: a committed target
 // record and a manifest that name paths out of their folders are never
 // obeyed; the folders they point at are intact after a sync.
 func TestHostileRecordFilesThroughTheCLI(t *testing.T) {
@@ -363,7 +363,7 @@ func TestHostileRecordFilesThroughTheCLI(t *testing.T) {
 	}
 }
 
-// TestUnreadableFileSkipsOneSkill (issue 11): a file of a local skill that
+// TestUnreadableFileSkipsOneSkill: a file of a local skill that
 // cannot be read makes that skill a problem; the other skills and sources
 // are synced. Root reads every file whatever its mode, so as root the
 // sync runs as the user nobody in a workspace that nobody owns.

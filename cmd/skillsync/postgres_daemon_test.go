@@ -99,9 +99,8 @@ func TestDaemonSyncsOnPublish(t *testing.T) {
 	// depends on it.)
 	time.Sleep(2 * skillsync.DefaultDebounce)
 
-	// The figure the issue asks for (under 2 s) is logged and reported in
-	// the README; the test asserts what cannot be flaky on a loaded
-	// machine: the push, not the hourly schedule, brought the file, well
+	// The figure wanted (under 2 s) is logged; the test asserts what
+	// cannot be flaky on a loaded machine: the push, not the hourly schedule, brought the file, well
 	// within a bound that no schedule explains.
 	took := publishProcess(t, w.dir, skilltest.Skill(t, t.TempDir(), "pdf", "Read PDF files.", nil), "team", "pdf/SKILL.md")
 	t.Logf("publish to cache: %v", took)

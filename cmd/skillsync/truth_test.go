@@ -1,6 +1,7 @@
 package main
 
-// Tests of issue 11 ("one truth on disk") as a user meets it: through the
+// Tests of one truth on disk (what a workspace has is what its cache
+// records and its lock say) as a user meets it: through the
 // command line, against real git repositories and real workspaces.
 
 import (
