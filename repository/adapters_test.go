@@ -24,6 +24,7 @@ func writeTree(t *testing.T, dir string, files map[string]repositorytest.File) {
 }
 
 func TestLocalConformance(t *testing.T) {
+	t.Parallel()
 	repositorytest.Run(t, func(t *testing.T, files map[string]repositorytest.File, opts repository.Options) repository.Repository {
 		dir := t.TempDir()
 		writeTree(t, dir, files)
@@ -36,6 +37,7 @@ func TestLocalConformance(t *testing.T) {
 }
 
 func TestEmbeddedConformance(t *testing.T) {
+	t.Parallel()
 	repositorytest.Run(t, func(t *testing.T, files map[string]repositorytest.File, opts repository.Options) repository.Repository {
 		fsys := fstest.MapFS{}
 		for name, f := range files {
@@ -50,6 +52,7 @@ func TestEmbeddedConformance(t *testing.T) {
 }
 
 func TestLocalMissingDirIsEmpty(t *testing.T) {
+	t.Parallel()
 	r := repository.NewLocal("ws", filepath.Join(t.TempDir(), "nope"), repository.Options{})
 	skills, problems, err := r.Skills(context.Background())
 	if err != nil || len(skills) != 0 || len(problems) != 0 {
@@ -61,6 +64,7 @@ func TestLocalMissingDirIsEmpty(t *testing.T) {
 }
 
 func TestRevisionChangesWithContent(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	writeTree(t, dir, repositorytest.Fixture())
