@@ -32,6 +32,7 @@ func rules(d Draft) []string {
 }
 
 func TestProposeDirCopiesTheSkill(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	d, l := newDrafts(t)
 	src := skilltest.Skill(t, t.TempDir(), "pdf", "The pdf skill.", map[string]string{"scripts/run.sh": "#!/bin/sh\n", "ref.md": "notes\n"})
@@ -72,6 +73,7 @@ func TestProposeDirCopiesTheSkill(t *testing.T) {
 // file over max_file_size each refuse the whole proposal, and nothing is
 // left in the drafts.
 func TestProposeRefusesHostileSkills(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	secret := filepath.Join(t.TempDir(), "secret")
 	if err := os.WriteFile(secret, []byte("token"), 0o600); err != nil {
@@ -126,6 +128,7 @@ func TestProposeRefusesHostileSkills(t *testing.T) {
 // (by an agent) with a link out, a FIFO or an oversized file is listed
 // with the problem and is not valid. Reading it never blocks on the FIFO.
 func TestInspectFindsHostileDrafts(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	d, l := newDrafts(t)
 	dir := filepath.Join(l.DraftsDir(), "evil")
@@ -162,6 +165,7 @@ func TestInspectFindsHostileDrafts(t *testing.T) {
 // TestInspectIsStrict: a warning of the Agent Skills rules is a problem
 // that stops the promotion.
 func TestInspectIsStrict(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	d, l := newDrafts(t)
 	writeSkill(t, filepath.Join(l.DraftsDir(), "Odd"), "Odd")
@@ -178,6 +182,7 @@ func TestInspectIsStrict(t *testing.T) {
 }
 
 func TestProposeFiles(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	d, _ := newDrafts(t)
 	md := "---\nname: notes\ndescription: Take notes.\nmetadata:\n  author: agent-7\n---\n# Notes\n"
@@ -210,6 +215,7 @@ func keys(m map[string][]byte) []string {
 }
 
 func TestRejectMovesTheDraftAside(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	d, l := newDrafts(t)
 	if _, err := d.ProposeDir(ctx, skilltest.Skill(t, t.TempDir(), "pdf", "The pdf skill.", nil), "pdf", now); err != nil {
@@ -234,6 +240,7 @@ func TestRejectMovesTheDraftAside(t *testing.T) {
 // layer is archived (restorable), never deleted, and the draft takes its
 // place in one rename.
 func TestPromoteLocalArchivesTheSkillItReplaces(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	d, l := newDrafts(t)
 	layer := l.SkillsDir()
@@ -269,6 +276,7 @@ func TestPromoteLocalArchivesTheSkillItReplaces(t *testing.T) {
 // that refuses, and a path that is taken by something else all leave the
 // draft where it was and the layer as it was.
 func TestPromoteLocalRefusesAndKeepsTheDraft(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	d, l := newDrafts(t)
 	layer := l.SkillsDir()
@@ -303,6 +311,7 @@ func TestPromoteLocalRefusesAndKeepsTheDraft(t *testing.T) {
 // TestConcurrentPromotions: two drafts promoted at once both land, and
 // two promotions of one draft give it to exactly one of them.
 func TestConcurrentPromotions(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	d, l := newDrafts(t)
 	for _, n := range []string{"one", "two"} {

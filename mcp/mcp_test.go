@@ -140,6 +140,7 @@ func connect(t testing.TB, s *Server) *sdk.ClientSession {
 }
 
 func TestMCPToolsHaveSchemas(t *testing.T) {
+	t.Parallel()
 	cs := connect(t, newServer(t, fixture(t), Options{}))
 	var names []string
 	for tool, err := range cs.Tools(context.Background(), nil) {
@@ -157,6 +158,7 @@ func TestMCPToolsHaveSchemas(t *testing.T) {
 }
 
 func TestMCPSearchAndList(t *testing.T) {
+	t.Parallel()
 	cs := connect(t, newServer(t, fixture(t), Options{}))
 	var found searchOutput
 	mcptest.Call(t, cs, "search_skills", map[string]any{"query": "pdf"}, &found)
@@ -191,6 +193,7 @@ func TestMCPSearchAndList(t *testing.T) {
 }
 
 func TestMCPLoadSkill(t *testing.T) {
+	t.Parallel()
 	ws := fixture(t)
 	cs := connect(t, newServer(t, ws, Options{}))
 	var out loadOutput
@@ -240,6 +243,7 @@ func TestMCPLoadSkill(t *testing.T) {
 }
 
 func TestMCPReadSkillFile(t *testing.T) {
+	t.Parallel()
 	ws := fixture(t)
 	// A link to a sibling skill stays inside the workspace directory but
 	// leads out of the skill; a link to /etc leads out of everything.
@@ -307,6 +311,7 @@ func TestMCPReadSkillFile(t *testing.T) {
 }
 
 func TestMCPLedger(t *testing.T) {
+	t.Parallel()
 	ws := newDirWorkspace(t)
 	for i := range 22 {
 		writeSkill(t, ws.dir, fmt.Sprintf("skill-%02d", i), "Skill number "+strconv.Itoa(i), fmt.Sprintf("# body %d\n", i), nil)
@@ -384,6 +389,7 @@ func TestMCPLedger(t *testing.T) {
 }
 
 func TestMCPReloadOnStamp(t *testing.T) {
+	t.Parallel()
 	ws := fixture(t)
 	s := newServer(t, ws, Options{})
 	cs := connect(t, s)
@@ -430,6 +436,7 @@ func TestMCPReloadOnStamp(t *testing.T) {
 // TestMCPStampEvery checks that the server trusts a stamp for StampEvery:
 // within it, requests neither read the stamp nor the catalog.
 func TestMCPStampEvery(t *testing.T) {
+	t.Parallel()
 	ws := fixture(t)
 	cs := connect(t, newServer(t, ws, Options{StampEvery: time.Hour}))
 	stamps, reads := ws.stamps, ws.reads
@@ -463,6 +470,7 @@ func resourceURIs(t *testing.T, cs *sdk.ClientSession) string {
 }
 
 func TestMCPResources(t *testing.T) {
+	t.Parallel()
 	ws := fixture(t)
 	writeSkill(t, ws.dir, "odd name%", "A name that needs escaping in a URI", "# odd\n", map[string]string{"a b/c#d.txt": "hash"})
 	cs := connect(t, newServer(t, ws, Options{}))
@@ -509,6 +517,7 @@ func TestMCPResources(t *testing.T) {
 }
 
 func TestMCPPrompt(t *testing.T) {
+	t.Parallel()
 	cs := connect(t, newServer(t, fixture(t), Options{}))
 	ctx := context.Background()
 	res, err := cs.GetPrompt(ctx, &sdk.GetPromptParams{Name: "available_skills"})
@@ -540,6 +549,7 @@ func TestMCPPrompt(t *testing.T) {
 // TestMCPRecordsExactlyOncePerCall runs loads and reads from many
 // connections at once and checks every call counted once.
 func TestMCPRecordsExactlyOncePerCall(t *testing.T) {
+	t.Parallel()
 	ws := fixture(t)
 	s := newServer(t, ws, Options{})
 	const clients, calls = 8, 10
@@ -570,6 +580,7 @@ func TestMCPRecordsExactlyOncePerCall(t *testing.T) {
 }
 
 func TestMCPNewFailsOnAnUnreadableWorkspace(t *testing.T) {
+	t.Parallel()
 	_, err := New(context.Background(), failingWorkspace{}, Options{})
 	if err == nil || !strings.Contains(err.Error(), "read the catalog: no config") {
 		t.Errorf("New = %v", err)
