@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -38,8 +37,8 @@ type document struct {
 
 // openDocument reads the config at name for an edit. The file must load:
 // an edit of a config that does not would hide its mistakes.
-func openDocument(name string) (*document, error) {
-	abs, err := filepath.Abs(name)
+func openDocument(env hostenv.Env, name string) (*document, error) {
+	abs, err := env.Abs(name)
 	if err != nil {
 		return nil, fmt.Errorf("config %s: %w", name, err)
 	}
@@ -52,7 +51,7 @@ func openDocument(name string) (*document, error) {
 	if err != nil {
 		return nil, &Error{File: abs, Errs: []error{err}}
 	}
-	cfg, err := parse(hostenv.Env{}, abs, data)
+	cfg, err := parse(env, abs, data)
 	if err != nil {
 		return nil, err
 	}
@@ -60,7 +59,7 @@ func openDocument(name string) (*document, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read config: %w", err)
 	}
-	d := &document{file: abs, eol: "\n", perm: info.Mode().Perm(), cfg: cfg}
+	d := &document{env: env, file: abs, eol: "\n", perm: info.Mode().Perm(), cfg: cfg}
 	text := string(data)
 	if strings.Contains(text, "\r\n") {
 		d.eol = "\r\n"
@@ -322,8 +321,8 @@ func flowList(names []string) (string, error) {
 // whether the file changed. A config without targets: gets them above
 // its repositories:, so a file that ended with its repositories still
 // does.
-func AddTarget(name, dir string) (added bool, err error) {
-	d, err := openDocument(name)
+func AddTarget(env hostenv.Env, name, dir string) (added bool, err error) {
+	d, err := openDocument(env, name)
 	if err != nil {
 		return false, err
 	}

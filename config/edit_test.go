@@ -36,10 +36,10 @@ func TestAppendAfterAddTarget(t *testing.T) {
 	for name, text := range map[string]string{"old starter": oldStarter, "starter": Starter} {
 		t.Run(name, func(t *testing.T) {
 			path := writeConfig(t, text)
-			if added, err := AddTarget(path, ".claude/skills"); err != nil || !added {
+			if added, err := AddTarget(hostenv.Env{}, path, ".claude/skills"); err != nil || !added {
 				t.Fatalf("AddTarget = %v, %v", added, err)
 			}
-			if added, err := AddTarget(path, "./.claude/skills/"); err != nil || added {
+			if added, err := AddTarget(hostenv.Env{}, path, "./.claude/skills/"); err != nil || added {
 				t.Fatalf("the same folder spelled differently was added again: %v, %v", added, err)
 			}
 			f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
@@ -58,7 +58,7 @@ func TestAppendAfterAddTarget(t *testing.T) {
 		})
 	}
 	path := writeConfig(t, oldStarter)
-	if _, err := AddTarget(path, ".claude/skills"); err != nil {
+	if _, err := AddTarget(hostenv.Env{}, path, ".claude/skills"); err != nil {
 		t.Fatal(err)
 	}
 	want := strings.Replace(oldStarter, "# Marketplace sources\n", "targets:\n  - dir: .claude/skills\n\n# Marketplace sources\n", 1)
@@ -86,7 +86,7 @@ targets:
 hidden: [a]
 `
 	path := writeConfig(t, text)
-	res, err := AddRepository(path, Entry{Git: "https://github.com/acme/skills", Ref: "v1", Skills: []string{"pdf", "x: y"}})
+	res, err := AddRepository(hostenv.Env{}, path, Entry{Git: "https://github.com/acme/skills", Ref: "v1", Skills: []string{"pdf", "x: y"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,13 +109,13 @@ hidden: [a]
 	// The same repository spelled another way is not added twice; with a
 	// selection, the new names join the selection.
 	for _, spelling := range []string{"https://GitHub.com/acme/skills.git", "git@github.com:acme/skills.git", "ssh://git@github.com/acme/skills/"} {
-		res, err = AddRepository(path, Entry{Git: spelling, Ref: "v1", Skills: []string{"pdf"}})
+		res, err = AddRepository(hostenv.Env{}, path, Entry{Git: spelling, Ref: "v1", Skills: []string{"pdf"}})
 		if err != nil || res.Added || res.Source != "skills" || len(res.Skills) != 0 {
 			t.Errorf("%s: %+v, %v", spelling, res, err)
 		}
 	}
 	before := skilltest.ReadFile(t, path)
-	res, err = AddRepository(path, Entry{Git: "https://github.com/acme/skills", Ref: "v1", Skills: []string{"pdf", "docx"}})
+	res, err = AddRepository(hostenv.Env{}, path, Entry{Git: "https://github.com/acme/skills", Ref: "v1", Skills: []string{"pdf", "docx"}})
 	if err != nil || res.Added || !reflect.DeepEqual(res.Skills, []string{"docx"}) {
 		t.Fatalf("adding a skill to the selection: %+v, %v", res, err)
 	}
@@ -124,15 +124,15 @@ hidden: [a]
 	}
 
 	// Another ref is another source, with a name of its own.
-	res, err = AddRepository(path, Entry{Git: "https://github.com/acme/skills", Ref: "v2"})
+	res, err = AddRepository(hostenv.Env{}, path, Entry{Git: "https://github.com/acme/skills", Ref: "v2"})
 	if err != nil || !res.Added || res.Source != "acme-skills" {
 		t.Errorf("another ref: %+v, %v", res, err)
 	}
-	res, err = AddRepository(path, Entry{Git: "https://github.com/acme/skills", Path: "more"})
+	res, err = AddRepository(hostenv.Env{}, path, Entry{Git: "https://github.com/acme/skills", Path: "more"})
 	if err != nil || !res.Added || res.Source != "acme-skills-2" {
 		t.Errorf("a third: %+v, %v", res, err)
 	}
-	if _, err := AddRepository(path, Entry{Name: "builtin", Git: "https://example.com/x"}); err == nil || !strings.Contains(err.Error(), "already") {
+	if _, err := AddRepository(hostenv.Env{}, path, Entry{Name: "builtin", Git: "https://example.com/x"}); err == nil || !strings.Contains(err.Error(), "already") {
 		t.Errorf("a taken --name: %v", err)
 	}
 }
@@ -149,7 +149,7 @@ func TestAddRepositoryShapes(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			path := writeConfig(t, tt.text)
-			if _, err := AddRepository(path, Entry{Git: "file:///r"}); err != nil {
+			if _, err := AddRepository(hostenv.Env{}, path, Entry{Git: "file:///r"}); err != nil {
 				t.Fatal(err)
 			}
 			if got := skilltest.ReadFile(t, path); got != tt.want {
@@ -158,11 +158,11 @@ func TestAddRepositoryShapes(t *testing.T) {
 		})
 	}
 	path := writeConfig(t, "repositories: [{embedded: builtin}]\n")
-	if _, err := AddRepository(path, Entry{Git: "file:///r"}); err == nil || !strings.Contains(err.Error(), "flow list") {
+	if _, err := AddRepository(hostenv.Env{}, path, Entry{Git: "file:///r"}); err == nil || !strings.Contains(err.Error(), "flow list") {
 		t.Errorf("a flow list: %v", err)
 	}
 	broken := writeConfig(t, "repositories:\n  - nmae: x\n")
-	if _, err := AddRepository(broken, Entry{Git: "file:///r"}); err == nil || skilltest.ReadFile(t, broken) != "repositories:\n  - nmae: x\n" {
+	if _, err := AddRepository(hostenv.Env{}, broken, Entry{Git: "file:///r"}); err == nil || skilltest.ReadFile(t, broken) != "repositories:\n  - nmae: x\n" {
 		t.Errorf("a config that does not load was edited: %v", err)
 	}
 }
@@ -174,7 +174,7 @@ func TestEditRefusesALink(t *testing.T) {
 	if err := os.Symlink(real, link); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := AddRepository(link, Entry{Git: "file:///r"}); err == nil || !strings.Contains(err.Error(), "symbolic link") {
+	if _, err := AddRepository(hostenv.Env{}, link, Entry{Git: "file:///r"}); err == nil || !strings.Contains(err.Error(), "symbolic link") {
 		t.Errorf("an edit through a link: %v", err)
 	}
 	if info, err := os.Lstat(link); err != nil || info.Mode()&os.ModeSymlink == 0 || skilltest.ReadFile(t, real) != "repositories: []\n" {
@@ -189,14 +189,14 @@ func TestAddRepositoryDir(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(base, "team"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	res, err := AddRepository(path, Entry{Dir: filepath.Join(base, "team")})
+	res, err := AddRepository(hostenv.Env{}, path, Entry{Dir: filepath.Join(base, "team")})
 	if err != nil || !res.Added || res.Source != "team" {
 		t.Fatalf("%+v, %v", res, err)
 	}
 	if got := skilltest.ReadFile(t, path); got != "repositories:\n  - name: team\n    dir: team\n" {
 		t.Errorf("got %q", got)
 	}
-	if res, err := AddRepository(path, Entry{Dir: filepath.Join(base, "team") + "/"}); err != nil || res.Added {
+	if res, err := AddRepository(hostenv.Env{}, path, Entry{Dir: filepath.Join(base, "team") + "/"}); err != nil || res.Added {
 		t.Errorf("the same directory again: %+v, %v", res, err)
 	}
 }
@@ -220,16 +220,16 @@ targets:
   - dir: .claude/skills
 `
 	path := writeConfig(t, text)
-	if _, _, err := RemoveRepository(path, "nope"); !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "builtin, team") {
+	if _, _, err := RemoveRepository(hostenv.Env{}, path, "nope"); !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "builtin, team") {
 		t.Errorf("an unknown source: %v", err)
 	}
-	if _, err := RemoveSkill(path, "builtin", "pdf"); !errors.Is(err, ErrNotFound) {
+	if _, err := RemoveSkill(hostenv.Env{}, path, "builtin", "pdf"); !errors.Is(err, ErrNotFound) {
 		t.Errorf("a skill of a source without skills: %v", err)
 	}
-	if _, err := RemoveSkill(path, "team", "xlsx"); !errors.Is(err, ErrNotFound) {
+	if _, err := RemoveSkill(hostenv.Env{}, path, "team", "xlsx"); !errors.Is(err, ErrNotFound) {
 		t.Errorf("a skill not selected: %v", err)
 	}
-	cfg, err := RemoveSkill(path, "team", "pdf")
+	cfg, err := RemoveSkill(hostenv.Env{}, path, "team", "pdf")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -240,11 +240,11 @@ targets:
 	if !reflect.DeepEqual(cfg.Sources[1].Skills, []string{"docx"}) {
 		t.Errorf("skills = %v", cfg.Sources[1].Skills)
 	}
-	if _, err := RemoveSkill(path, "team", "docx"); err == nil || !strings.Contains(err.Error(), "remove the source instead") {
+	if _, err := RemoveSkill(hostenv.Env{}, path, "team", "docx"); err == nil || !strings.Contains(err.Error(), "remove the source instead") {
 		t.Errorf("removing the last selected skill: %v", err)
 	}
 
-	src, cfg, err := RemoveRepository(path, "team")
+	src, cfg, err := RemoveRepository(hostenv.Env{}, path, "team")
 	if err != nil || src.Name != "team" || len(cfg.Sources) != 1 {
 		t.Fatalf("remove team: %+v %v", src, err)
 	}
@@ -260,7 +260,7 @@ targets:
 	if got := skilltest.ReadFile(t, path); got != want {
 		t.Errorf("remove team:\n%s\nwant:\n%s", got, want)
 	}
-	if _, _, err := RemoveRepository(path, "builtin"); err != nil {
+	if _, _, err := RemoveRepository(hostenv.Env{}, path, "builtin"); err != nil {
 		t.Fatal(err)
 	}
 	if got := skilltest.ReadFile(t, path); !strings.HasPrefix(got, "repositories: []\n  # the built-in ones\n\n  # - name: old\ntargets:") {

@@ -163,7 +163,7 @@ func (a *app) runAdd(ctx context.Context, opts *addOptions) error {
 	if out.Created, err = ensureConfig(file); err != nil {
 		return err
 	}
-	res, err := config.AddRepository(file, entry)
+	res, err := config.AddRepository(a.env, file, entry)
 	if err != nil {
 		return err
 	}
@@ -171,7 +171,7 @@ func (a *app) runAdd(ctx context.Context, opts *addOptions) error {
 	for _, s := range skipped {
 		a.warn("agent %s reads skills/ in a project, skillsync's workspace layer: left out (use --global for its user folder)", s)
 	}
-	if out.Targets, err = addTargets(file, targets); err != nil {
+	if out.Targets, err = a.addTargets(file, targets); err != nil {
 		return err
 	}
 	if !a.json {
@@ -322,10 +322,10 @@ func describeEntry(e config.Entry) string {
 
 // addTargets adds each folder as a target of the config at file and
 // returns the ones that were not there yet.
-func addTargets(file string, targets []config.AgentTarget) ([]string, error) {
+func (a *app) addTargets(file string, targets []config.AgentTarget) ([]string, error) {
 	added := []string{}
 	for _, t := range targets {
-		ok, err := config.AddTarget(file, t.Dir)
+		ok, err := config.AddTarget(a.env, file, t.Dir)
 		if err != nil {
 			return nil, err
 		}

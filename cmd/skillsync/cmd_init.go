@@ -105,7 +105,7 @@ func (a *app) runInit(_ context.Context, opts *initOptions) error {
 		}
 		out.Written = true
 	}
-	if out.Targets, err = addTargets(file, targets); err != nil {
+	if out.Targets, err = a.addTargets(file, targets); err != nil {
 		return err
 	}
 	if !out.Written && len(targets) == 0 && !opts.gitignore && !opts.hooks && !opts.mcp {

@@ -95,12 +95,11 @@ func (a *app) runNew(_ context.Context, opts *newOptions) error {
 	if err != nil {
 		return err
 	}
-	given := opts.dir // for messages: relative stays relative
+	given := opts.dir // as typed: the messages keep a relative DIR relative
 	if opts.dir, err = a.abs(opts.dir); err != nil {
 		return err
 	}
 	if opts.dir == "" {
-		given = "/"
 		// The workspace layer of the workspace the config names, wherever
 		// the command runs.
 		cfg, err := a.loadConfig()
@@ -108,6 +107,7 @@ func (a *app) runNew(_ context.Context, opts *newOptions) error {
 			return err
 		}
 		opts.dir = cfg.Layout().SkillsDir()
+		given = opts.dir
 	}
 	if err := os.MkdirAll(opts.dir, 0o755); err != nil {
 		return fmt.Errorf("new skill %s: %w", opts.name, err)

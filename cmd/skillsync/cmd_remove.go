@@ -78,11 +78,11 @@ func (a *app) runRemove(ctx context.Context, opts *removeOptions) error {
 	out := removeJSON{Config: shown, Source: name, Skill: opts.skill}
 	left := len(cfg.Sources) - 1
 	if opts.skill != "" {
-		if _, err := config.RemoveSkill(file, name, opts.skill); err != nil {
+		if _, err := config.RemoveSkill(a.env, file, name, opts.skill); err != nil {
 			return err
 		}
 		left = len(cfg.Sources)
-	} else if _, _, err := config.RemoveRepository(file, name); err != nil {
+	} else if _, _, err := config.RemoveRepository(a.env, file, name); err != nil {
 		return err
 	}
 	if !a.json {
