@@ -242,7 +242,7 @@ func ImporterNames() []string { return []string{claude.Name} }
 func (e *Engine) Importer(name string) (agent.Importer, error) {
 	switch name {
 	case claude.Name:
-		projects, err := claude.ProjectsDir()
+		projects, err := claude.ProjectsDir(e.env)
 		if err != nil {
 			return nil, err
 		}

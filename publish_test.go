@@ -21,6 +21,7 @@ import (
 // cache lacks, once for a burst of changes, never for a revision the
 // cache holds, and returns nil when ctx ends.
 func TestPublishAndListen(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	c := pgtest.Own(t)
 	dsn := c.DSNFile(t, "postgres")
@@ -113,6 +114,7 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 // revision, and the next sync brings the skill into the cache with the
 // hash the audit recorded.
 func TestPromoteToAPostgresSource(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	c := pgtest.Own(t)
 	dsn := c.DSNFile(t, "postgres")

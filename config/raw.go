@@ -1,6 +1,8 @@
 package config
 
 import (
+	"github.com/skillsync/skillsync/internal/hostenv"
+
 	"cmp"
 	"fmt"
 	"slices"
@@ -167,12 +169,12 @@ func keyFields(keys []repository.Key, where string) fields {
 }
 
 // resolve checks the raw config and makes its paths absolute.
-func (r *rawConfig) resolve(base string) (*Config, []error) {
+func (r *rawConfig) resolve(env hostenv.Env, base string) (*Config, []error) {
 	var errs []error
 	cfg := &Config{
-		Workspace: absPath(base, r.Workspace, base),
+		Workspace: absPath(env, base, r.Workspace, base),
 		User:      r.User,
-		Global:    absPath(base, r.Global, defaultGlobal()),
+		Global:    absPath(env, base, r.Global, defaultGlobal(env)),
 		Strict:    r.Strict,
 		Hidden:    r.Hidden,
 		Limits:    Limits{MaxFileSize: DefaultMaxFileSize},
@@ -228,10 +230,10 @@ func (r *rawConfig) resolve(base string) (*Config, []error) {
 		case mode != ModeCopy && mode != ModeSymlink:
 			errs = append(errs, fmt.Errorf("%s: mode %q: use copy or symlink", where, t.Mode))
 		default:
-			cfg.Targets = append(cfg.Targets, Target{Dir: absPath(cfg.Workspace, t.Dir, ""), Mode: mode, Line: t.line})
+			cfg.Targets = append(cfg.Targets, Target{Dir: absPath(env, cfg.Workspace, t.Dir, ""), Mode: mode, Line: t.line})
 		}
 	}
-	errs = append(errs, checkTargets(cfg)...)
+	errs = append(errs, checkTargets(env, cfg)...)
 	errs = append(errs, r.resolveCurator(cfg)...)
 	errs = append(errs, r.resolvePromotion(cfg)...)
 	return cfg, errs

@@ -1,8 +1,9 @@
 package config
 
 import (
+	"github.com/skillsync/skillsync/internal/hostenv"
+
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 )
@@ -10,7 +11,7 @@ import (
 // checkTargets refuses targets that would let a sync write where it must
 // not: into the cache or a layer skillsync reads, over the workspace, the
 // home directory or the file system root, or into another target.
-func checkTargets(cfg *Config) []error {
+func checkTargets(env hostenv.Env, cfg *Config) []error {
 	var errs []error
 	l := cfg.Layout()
 	guarded := []struct{ dir, what string }{
@@ -20,7 +21,7 @@ func checkTargets(cfg *Config) []error {
 		{cfg.Global, "the global layer"},
 	}
 	roots := []struct{ dir, what string }{{"/", "the file system root"}, {cfg.Workspace, "the workspace"}}
-	if home, err := os.UserHomeDir(); err == nil {
+	if home, err := env.HomeDir(); err == nil {
 		roots = append(roots, struct{ dir, what string }{filepath.Clean(home), "the home directory"})
 	}
 	for i, t := range cfg.Targets {

@@ -44,6 +44,7 @@ func summary(evs []agent.Event) string {
 }
 
 func TestFolderName(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"/home/al/my_proj.v2":   "-home-al-my-proj-v2",
 		"/Users/a b/Code/x-y":   "-Users-a-b-Code-x-y",
@@ -61,6 +62,7 @@ func TestFolderName(t *testing.T) {
 // are uses and reads of a SKILL.md views, with the transcript's times;
 // sessions started in a subfolder count, other projects' do not.
 func TestImportFindsUsesAndViews(t *testing.T) {
+	t.Parallel()
 	ws := filepath.Join(t.TempDir(), "my_ws")
 	projects := t.TempDir()
 	folder := FolderName(ws)
@@ -103,6 +105,7 @@ func TestImportFindsUsesAndViews(t *testing.T) {
 // TestImportIsIncremental: with the marks of the last import only lines
 // added since are read; a rewritten transcript is read again whole.
 func TestImportIsIncremental(t *testing.T) {
+	t.Parallel()
 	ws, projects := t.TempDir(), t.TempDir()
 	folder := FolderName(ws)
 	path := transcript(t, projects, folder, "s.jsonl", skillLine("2026-03-01T10:00:00Z", ws, "t1", `{"skill":"pdf"}`))
@@ -132,6 +135,7 @@ func TestImportIsIncremental(t *testing.T) {
 // TestImportHostileLines: malformed lines are skipped and counted, long
 // ones too, and the good lines around them still count.
 func TestImportHostileLines(t *testing.T) {
+	t.Parallel()
 	ws, projects := t.TempDir(), t.TempDir()
 	folder := FolderName(ws)
 	transcript(t, projects, folder, "s.jsonl",
@@ -162,6 +166,7 @@ func TestImportHostileLines(t *testing.T) {
 // TestImportSince: events before since are dropped and counted, and the
 // marks move past them.
 func TestImportSince(t *testing.T) {
+	t.Parallel()
 	ws, projects := t.TempDir(), t.TempDir()
 	transcript(t, projects, FolderName(ws), "s.jsonl",
 		skillLine("2026-02-01T10:00:00Z", ws, "old", `{"skill":"pdf"}`),
@@ -176,6 +181,7 @@ func TestImportSince(t *testing.T) {
 // TestImportLeavesLinksAndMissingFolder: no projects folder is no error;
 // links to transcripts elsewhere are not read.
 func TestImportLeavesLinksAndMissingFolder(t *testing.T) {
+	t.Parallel()
 	ws, projects := t.TempDir(), t.TempDir()
 	im := New(ws, filepath.Join(projects, "missing"))
 	if b, err := im.Import(context.Background(), time.Time{}, nil); err != nil || len(b.Events) != 0 {
@@ -195,6 +201,7 @@ func TestImportLeavesLinksAndMissingFolder(t *testing.T) {
 }
 
 func TestReadHook(t *testing.T) {
+	t.Parallel()
 	ev, err := ReadHook(strings.NewReader(`{"session_id":"s","transcript_path":"/x.jsonl","cwd":"/w","permission_mode":"default","hook_event_name":"PostToolUse","tool_name":"Skill","tool_input":{"skill":"pdf","args":"a.pdf"},"tool_response":{"success":true},"tool_use_id":"toolu_1"}`))
 	if err != nil || ev.Skill != "pdf" || ev.View || ev.ID != "toolu_1" || !ev.At.IsZero() {
 		t.Errorf("skill call: %+v %v", ev, err)
@@ -225,6 +232,7 @@ func TestReadHook(t *testing.T) {
 // TestImportPassesOverUnreadable: a transcript that cannot be read is
 // listed and keeps its mark; the others are imported.
 func TestImportPassesOverUnreadable(t *testing.T) {
+	t.Parallel()
 	ws, projects := t.TempDir(), t.TempDir()
 	folder := FolderName(ws)
 	transcript(t, projects, folder, "a.jsonl", skillLine("2026-03-01T10:00:00Z", ws, "t1", `{"skill":"pdf"}`))
@@ -249,6 +257,7 @@ func TestImportPassesOverUnreadable(t *testing.T) {
 // TestImportPassesOverHugeTranscript: a transcript over the size limit is
 // not read; it is listed with the reason, and the others are imported.
 func TestImportPassesOverHugeTranscript(t *testing.T) {
+	t.Parallel()
 	ws, projects := t.TempDir(), t.TempDir()
 	folder := FolderName(ws)
 	transcript(t, projects, folder, "a.jsonl", skillLine("2026-03-01T10:00:00Z", ws, "t1", `{"skill":"pdf"}`))

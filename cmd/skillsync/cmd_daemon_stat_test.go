@@ -11,6 +11,7 @@ import (
 // its records except on the first run and every n-th, which compare stat
 // data; with 0 it never does.
 func TestDaemonStatChecksOnItsFirstAndEveryNthSync(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		every int
 		want  string

@@ -81,14 +81,17 @@ type initJSON struct {
 }
 
 func (a *app) runInit(_ context.Context, opts *initOptions) error {
-	name := a.configFile()
+	name, file, err := a.configFile()
+	if err != nil {
+		return err
+	}
 	if opts.global && len(opts.agents) == 0 {
 		return usageError("--global goes with --agent: it picks the agents' user folders")
 	}
 	if (opts.hooks || opts.mcp) && !claudeAmong(opts.agents) {
 		return usageError("--hooks and --mcp go with --agent claude: they write Claude Code's own settings")
 	}
-	targets, skipped, err := config.AgentTargets(opts.agents, opts.global)
+	targets, skipped, err := config.AgentTargets(a.env, opts.agents, opts.global)
 	if err != nil {
 		return usageError("--agent: %w", err)
 	}
@@ -96,20 +99,20 @@ func (a *app) runInit(_ context.Context, opts *initOptions) error {
 		a.warn("agent %s reads skills/ in a project, skillsync's workspace layer: left out (use --global for its user folder)", s)
 	}
 	out := initJSON{Config: name, Targets: []string{}, Gitignore: []string{}, Agent: map[string]string{}}
-	_, statErr := os.Lstat(name)
+	_, statErr := os.Lstat(file)
 	if statErr != nil || opts.force {
-		if err := writeStarter(name, opts.force); err != nil {
+		if err := writeStarter(file, opts.force); err != nil {
 			return err
 		}
 		out.Written = true
 	}
-	if out.Targets, err = addTargets(name, targets); err != nil {
+	if out.Targets, err = a.addTargets(file, targets); err != nil {
 		return err
 	}
 	if !out.Written && len(targets) == 0 && !opts.gitignore && !opts.hooks && !opts.mcp {
 		return fmt.Errorf("%s already exists; edit it, or run skillsync init --force to replace it", name)
 	}
-	project := filepath.Dir(name)
+	project := filepath.Dir(file)
 	for _, step := range []struct {
 		on  bool
 		run func(string) (string, claude.Outcome, error)
@@ -121,14 +124,14 @@ func (a *app) runInit(_ context.Context, opts *initOptions) error {
 		if err != nil {
 			return err
 		}
-		out.Agent[path] = string(outcome)
+		out.Agent[a.shown(name, path)] = string(outcome)
 	}
-	cfg, err := config.Load(name, skillsync.Kinds())
+	cfg, err := config.LoadIn(a.env, file, skillsync.Kinds())
 	if err != nil {
 		return err
 	}
 	ignore := filepath.Join(project, ".gitignore")
-	missing, err := missingIgnores(ignore, ignoreLines(cfg, name))
+	missing, err := missingIgnores(ignore, ignoreLines(cfg, file))
 	if err != nil {
 		return err
 	}
@@ -155,7 +158,7 @@ func (a *app) runInit(_ context.Context, opts *initOptions) error {
 	}
 	switch {
 	case len(out.Gitignore) > 0:
-		fmt.Fprintf(a.stdout, "%s: added %s\n", ignore, strings.Join(out.Gitignore, " "))
+		fmt.Fprintf(a.stdout, "%s: added %s\n", a.shown(name, ignore), strings.Join(out.Gitignore, " "))
 	case len(missing) > 0:
 		fmt.Fprintf(a.stdout, "\nskillsync.yaml and skillsync.lock belong in git; these do not. Add to .gitignore\n(or run skillsync init --gitignore):\n  %s\n", strings.Join(missing, "\n  "))
 	}

@@ -12,6 +12,7 @@ import (
 )
 
 func TestNewScaffoldsAValidSkill(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	r := run(t, dir, "new", "release-notes")
 	file := filepath.Join(dir, "skills", "release-notes", "SKILL.md")
@@ -60,6 +61,7 @@ func TestNewScaffoldsAValidSkill(t *testing.T) {
 }
 
 func TestAgentsCommand(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	h := home(t)
 	for _, p := range []string{".claude", ".cursor/skills", ".config/opencode"} {
@@ -97,6 +99,7 @@ func TestAgentsCommand(t *testing.T) {
 }
 
 func TestInitAgents(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	r := run(t, ws, "init", "--agent", "*", "--json")
 	if r.code != 0 || !strings.Contains(r.stderr, "agent openclaw reads skills/") {

@@ -113,8 +113,8 @@ func (a *app) runUseHook(ctx context.Context, opts *useOptions) error {
 	if err != nil {
 		return hookFailure(err)
 	}
-	if a.configPath == "" && os.Getenv("SKILLSYNC_CONFIG") == "" {
-		if dir := os.Getenv("CLAUDE_PROJECT_DIR"); filepath.IsAbs(dir) {
+	if a.configPath == "" && a.env.Getenv("SKILLSYNC_CONFIG") == "" {
+		if dir := a.env.Getenv("CLAUDE_PROJECT_DIR"); filepath.IsAbs(dir) {
 			if name := filepath.Join(dir, config.FileName); fileExists(name) {
 				a.configPath = name
 			}

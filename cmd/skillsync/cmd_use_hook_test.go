@@ -10,6 +10,7 @@ import (
 // TestHookInputThatNeverEnds: an agent that keeps the hook's stdin open
 // does not hold it: reading gives up when its context ends.
 func TestHookInputThatNeverEnds(t *testing.T) {
+	t.Parallel()
 	r, w := io.Pipe()
 	defer w.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)

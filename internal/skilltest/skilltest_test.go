@@ -9,6 +9,7 @@ import (
 )
 
 func TestSkillWritesTheFolder(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	got := Skill(t, dir, "pdf", "Read PDFs.", map[string]string{"scripts/run.sh": "#!/bin/sh\n", "ref/notes.md": "notes\n"})
 	if got != filepath.Join(dir, "pdf") {
@@ -30,6 +31,7 @@ func TestSkillWritesTheFolder(t *testing.T) {
 }
 
 func TestSkillMDExtraFields(t *testing.T) {
+	t.Parallel()
 	got := SkillMD("pdf", "Read PDFs.", "metadata:\n  author: agent-7", "license: MIT")
 	if want := "---\nname: pdf\ndescription: Read PDFs.\nmetadata:\n  author: agent-7\nlicense: MIT\n---\n# pdf\n"; got != want {
 		t.Errorf("SkillMD = %q, want %q", got, want)
@@ -39,6 +41,7 @@ func TestSkillMDExtraFields(t *testing.T) {
 // TestWriteFileModeIgnoresUmask: the mode asked for is the mode the file
 // has, whatever the umask and whatever mode the file had before.
 func TestWriteFileModeIgnoresUmask(t *testing.T) {
+	t.Parallel()
 	old := syscall.Umask(0o077)
 	defer syscall.Umask(old)
 	p := filepath.Join(t.TempDir(), "a", "b", "f")
@@ -51,6 +54,7 @@ func TestWriteFileModeIgnoresUmask(t *testing.T) {
 }
 
 func TestAppend(t *testing.T) {
+	t.Parallel()
 	p := filepath.Join(t.TempDir(), "dir", "s.jsonl")
 	Append(t, p, "a")
 	AppendLines(t, p, "b", "c")
