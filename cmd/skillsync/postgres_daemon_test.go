@@ -149,7 +149,8 @@ func TestDaemonSyncsOnPublish(t *testing.T) {
 // listening daemon; it logs the lost connection, listens again, and a
 // publish made after the restart still reaches the cache by push.
 func TestDaemonListensAgainAfterRestart(t *testing.T) {
-	t.Parallel()
+	// Not parallel: it starts a PostgreSQL cluster of its own, and several
+	// starting at once on a busy machine time out.
 	ctx := context.Background()
 	c := pgtest.Own(t)
 	w := newPGWorkspace(t, c, "", "")
