@@ -22,7 +22,7 @@ func writeSkill(t *testing.T, dir, name string) {
 
 // TestArchiveNestedSkillThenRestore: a skill deep in its layer archives to
 // the layer's own .archive/, where ArchivedCopies finds it and Restore
-// brings it back where it was (issue 24).
+// brings it back where it was.
 func TestArchiveNestedSkillThenRestore(t *testing.T) {
 	t.Parallel()
 	layer := t.TempDir()

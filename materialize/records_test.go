@@ -333,7 +333,7 @@ func TestALinkedSkillIsReplacedEvenWhenItsContentMatches(t *testing.T) {
 	}
 }
 
-// TestOwnSetAsideIsNotForeign (issue 24): a manifest skillsync set aside
+// TestOwnSetAsideIsNotForeign: a manifest skillsync set aside
 // itself is not reported as "not made by skillsync" by later syncs.
 func TestOwnSetAsideIsNotForeign(t *testing.T) {
 	root := filepath.Join(t.TempDir(), ".skills-cache")

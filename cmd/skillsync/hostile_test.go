@@ -372,7 +372,7 @@ func TestUnreadableFileSkipsOneSkill(t *testing.T) {
 	unreadableSkipsOneSkill(t, "secret.txt")
 }
 
-// TestUnreadableDirSkipsOneSkill (issue 24): a folder of a local skill
+// TestUnreadableDirSkipsOneSkill: a folder of a local skill
 // that cannot be read skips that skill only, on a fresh cache too.
 func TestUnreadableDirSkipsOneSkill(t *testing.T) {
 	t.Parallel()
