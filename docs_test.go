@@ -54,6 +54,7 @@ func runsSkillsync(t *testing.T, where, cmd string, commands ...string) {
 }
 
 func TestDocsSystemd(t *testing.T) {
+	t.Parallel()
 	svc := unitFile(t, "docs/systemd/skillsync.service")
 	runsSkillsync(t, "skillsync.service", strings.Join(svc["Service"]["ExecStart"], " "), "sync")
 	if svc["Service"]["Type"][0] != "oneshot" || svc["Service"]["SuccessExitStatus"][0] != "3" {
@@ -125,6 +126,7 @@ func TestDocsKubernetesDaemon(t *testing.T) {
 }
 
 func TestDocsKubernetesCronJob(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile("docs/kubernetes/cronjob.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -165,6 +167,7 @@ func TestDocsKubernetesCronJob(t *testing.T) {
 }
 
 func TestDocsCrontab(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile("docs/crontab")
 	if err != nil {
 		t.Fatal(err)

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/skillsync/skillsync/internal/hostenv"
+
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -74,21 +76,8 @@ func runIn(t *testing.T, dir string, extra []string, stdin string, args ...strin
 	if !filepath.IsAbs(dir) {
 		dir = filepath.Join(pkgDir, dir)
 	}
-	t.Chdir(dir)
-	for _, kv := range environ(t, extra) {
-		k, v, _ := strings.Cut(kv, "=")
-		old, had := os.LookupEnv(k)
-		t.Setenv(k, v)
-		defer func() {
-			if had {
-				os.Setenv(k, old)
-			} else {
-				os.Unsetenv(k)
-			}
-		}()
-	}
 	var out, errb bytes.Buffer
-	code := Main(args, strings.NewReader(stdin), &out, &errb)
+	code := execute(factory{env: hostenv.New(dir, environ(t, extra)), stdin: strings.NewReader(stdin), stdout: &out, stderr: &errb}, args)
 	return result{out.String(), errb.String(), code}
 }
 
@@ -180,6 +169,7 @@ func decode[T any](t *testing.T, r result) T {
 }
 
 func TestListLayers(t *testing.T) {
+	t.Parallel()
 	ws := workspace(t)
 	r := run(t, ws, "list", "--json")
 	if r.code != 0 {
@@ -218,6 +208,7 @@ func TestListLayers(t *testing.T) {
 }
 
 func TestShowAndRead(t *testing.T) {
+	t.Parallel()
 	ws := workspace(t)
 	r := run(t, ws, "show", "release-notes")
 	for _, want := range []string{"Name:          release-notes", "Source:        team", "scripts/draft.sh", "marketplace layer wins over the global layer"} {
@@ -243,6 +234,7 @@ func TestShowAndRead(t *testing.T) {
 }
 
 func TestReadRefusesEscapes(t *testing.T) {
+	t.Parallel()
 	ws := workspace(t)
 	// Links planted in the cache, where read takes the skill from: read
 	// still never leaves the skill.
@@ -272,6 +264,7 @@ func TestReadRefusesEscapes(t *testing.T) {
 }
 
 func TestSearchAndPrompt(t *testing.T) {
+	t.Parallel()
 	ws := workspace(t)
 	res := decode[[]struct {
 		Name  string
@@ -300,6 +293,7 @@ func TestSearchAndPrompt(t *testing.T) {
 }
 
 func TestValidate(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join("..", "..", "testdata", "validate")
 	r := run(t, ".", "validate", filepath.Join(dir, "good"))
 	if r.code != 0 || r.stdout != "" {
@@ -334,6 +328,7 @@ func TestValidate(t *testing.T) {
 }
 
 func TestDefaultConfigAndInit(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	r := run(t, dir, "list", "--json")
 	if r.code != 0 || !strings.Contains(r.stderr, "source builtin is not synced yet: run skillsync sync") {
@@ -368,6 +363,7 @@ func TestDefaultConfigAndInit(t *testing.T) {
 }
 
 func TestUsageErrors(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{{"nope"}, {"list", "--nope"}, {"show"}, {"read", "a", "b", "c"}} {
 		if r := run(t, t.TempDir(), args...); r.code != 2 {
 			t.Errorf("%v exits %d, want 2: %s", args, r.code, r.stderr)

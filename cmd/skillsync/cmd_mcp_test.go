@@ -98,6 +98,7 @@ func archive(t *testing.T, ws, name string) {
 }
 
 func TestMCPStdio(t *testing.T) {
+	t.Parallel()
 	ws := workspace(t)
 	archive(t, ws, "manual")
 	cs := startStdio(t, ws)
@@ -194,6 +195,7 @@ func TestMCPStdio(t *testing.T) {
 }
 
 func TestMCPReloadsAfterSync(t *testing.T) {
+	t.Parallel()
 	ws := workspace(t)
 	if r := run(t, ws, "sync"); r.code != 0 {
 		t.Fatalf("sync: %d %s", r.code, r.stderr)
@@ -251,6 +253,7 @@ func eventually(t *testing.T, what string, done func() bool) {
 // workspace, each with its own client loading and reading skills, and
 // checks that the usage file counted every call exactly once.
 func TestMCPUsageUnderConcurrentClients(t *testing.T) {
+	t.Parallel()
 	ws := workspace(t)
 	const clients, calls = 8, 5
 	sessions := make([]*sdk.ClientSession, clients)
@@ -347,6 +350,7 @@ func connectHTTP(t *testing.T, endpoint string) *sdk.ClientSession {
 }
 
 func TestMCPOverHTTP(t *testing.T) {
+	t.Parallel()
 	ws := workspace(t)
 	endpoint := startHTTP(t, ws)
 	a, b := connectHTTP(t, endpoint), connectHTTP(t, endpoint)
@@ -406,6 +410,7 @@ func TestMCPOverHTTP(t *testing.T) {
 }
 
 func TestMCPRefusesAnOpenAddress(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, addr := range []string{"0.0.0.0:8765", ":8765", "example.com:80", "nonsense"} {
 		r := run(t, dir, "mcp", "--http", addr)
