@@ -75,6 +75,7 @@ func TestDocsSystemd(t *testing.T) {
 // TestDocsKubernetesDaemon: the daemon's Deployment probes /healthz and
 // /readyz on the port it serves, and Prometheus is told to scrape it.
 func TestDocsKubernetesDaemon(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile("docs/kubernetes/daemon.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -196,6 +197,7 @@ func TestDocsCrontab(t *testing.T) {
 // and of the pages under docs/ names a file that exists, and that the
 // README keeps what a newcomer needs near its top.
 func TestReadmeLinksResolve(t *testing.T) {
+	t.Parallel()
 	pages, err := filepath.Glob("docs/*.md")
 	if err != nil {
 		t.Fatal(err)
@@ -233,6 +235,7 @@ func TestReadmeLinksResolve(t *testing.T) {
 // TestArchitectureNamesRealPackages checks that every package the
 // architecture page names in its table is a folder of the module.
 func TestArchitectureNamesRealPackages(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile("ARCHITECTURE.md")
 	if err != nil {
 		t.Fatal(err)

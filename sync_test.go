@@ -333,12 +333,12 @@ func TestLockIsPortable(t *testing.T) {
 // TestSyncNewSourceIsUpdated: a source's first sync says updated, even
 // when it yields no skill to add; the next says unchanged.
 func TestSyncNewSourceIsUpdated(t *testing.T) {
+	t.Parallel()
 	cfg, ws := workspaceConfig(t, "repositories:\n  - name: team\n    dir: team\ntargets: []\n")
 	if err := os.Mkdir(filepath.Join(ws, "team"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	t.Chdir(ws)
-	e := NewEngine(cfg)
+	e := NewEngine(cfg, WithHost(ws, os.Environ()))
 	r := mustSync(t, e, SyncOptions{})
 	if len(r.Sources) != 1 || r.Sources[0].Status != StatusUpdated {
 		t.Errorf("first sync: %+v", r.Sources)

@@ -66,6 +66,7 @@ func TestStateRefusesWhatItCannotTrust(t *testing.T) {
 // TestSeenIsBounded: past its bound the set forgets the oldest calls and
 // treats any call at or before them as seen.
 func TestSeenIsBounded(t *testing.T) {
+	t.Parallel()
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	s := &Seen{}
 	for i := 0; i < 10; i++ {

@@ -433,6 +433,7 @@ func TestRemoteKeyWithUnparsablePassword(t *testing.T) {
 // TestRemoveSkillAppendsToExclude: a source with an exclude: list and no
 // skills: gets the skill added to that list; the comments stay.
 func TestRemoveSkillAppendsToExclude(t *testing.T) {
+	t.Parallel()
 	text := "repositories:\n  - name: team # ours\n    git: https://example.com/acme/team\n    exclude:\n      - old # gone\n    # after\ntargets:\n  - dir: .claude/skills\n"
 	path := writeConfig(t, text)
 	cfg, err := RemoveSkill(hostenv.Env{}, path, "team", "pdf", all.Kinds())

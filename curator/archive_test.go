@@ -57,6 +57,7 @@ func TestArchiveNestedSkillThenRestore(t *testing.T) {
 // sends the copy to the layer's top, and a link planted where its folder
 // was is never moved through.
 func TestRestoreDistrustsTheOriginNote(t *testing.T) {
+	t.Parallel()
 	for _, note := range []string{"../../outside/deep", "/etc/deep", ".archive/deep", "_drafts/deep", "a//deep", "team/\x1b[2J"} {
 		layer := t.TempDir()
 		writeSkill(t, filepath.Join(layer, "deep"), "deep")

@@ -336,6 +336,7 @@ func TestALinkedSkillIsReplacedEvenWhenItsContentMatches(t *testing.T) {
 // TestOwnSetAsideIsNotForeign: a manifest skillsync set aside
 // itself is not reported as "not made by skillsync" by later syncs.
 func TestOwnSetAsideIsNotForeign(t *testing.T) {
+	t.Parallel()
 	root := filepath.Join(t.TempDir(), ".skills-cache")
 	syncOnce(t, root, "r1", mkSkill("a", v1))
 	if err := os.WriteFile(filepath.Join(root, manifestName), []byte("{not json"), 0o644); err != nil {

@@ -69,6 +69,7 @@ func TestDiscoverToolFolders(t *testing.T) {
 // the ones only the table names too (.bob/skills, .factory/skills,
 // .rovodev/skills were once read by one and not the other).
 func TestDiscoverEveryAgentFolder(t *testing.T) {
+	t.Parallel()
 	files := map[string]repositorytest.File{"loose/SKILL.md": skillMD("loose")}
 	var want []string
 	for _, a := range agent.Agents() {

@@ -375,6 +375,7 @@ func TestStrictReportsFieldsOutsideSpec(t *testing.T) {
 // specification's reference validator, decides: a BOM before the opening
 // "---" is invalid there, a license list and an empty metadata are valid.
 func TestStrictAgreesWithSkillsRef(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, text string
 		lenient    []string // level:rule without --strict
@@ -403,6 +404,7 @@ func TestStrictAgreesWithSkillsRef(t *testing.T) {
 }
 
 func TestListFilesRefusesControlCharacters(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"scripts/run\x1b[2J.sh", "bad\ndir/x.md", "a\u202eb.txt"} {
 		fsys := fstest.MapFS{"SKILL.md": {Data: []byte("x")}, name: {Data: []byte("y")}, ".env.example": {Data: []byte("z")}}
 		files, problems := ListFiles(fsys, "skills/pdf", 0)

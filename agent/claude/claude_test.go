@@ -298,6 +298,7 @@ func TestReadHookEvents(t *testing.T) {
 // blocks, is a use from the slash source with an id made of its name and
 // time; a name with a space or none is not.
 func TestImportSlashCommands(t *testing.T) {
+	t.Parallel()
 	ws := filepath.Join(t.TempDir(), "w")
 	projects := t.TempDir()
 	transcript(t, projects, FolderName(ws), "a.jsonl",

@@ -239,6 +239,7 @@ func TestRegisterMCPNewFile(t *testing.T) {
 // TestInstallHookWidensItsOldMatcher: a hook skillsync installed with the
 // matcher "Skill" is made "Skill|Read"; a matcher the user chose is kept.
 func TestInstallHookWidensItsOldMatcher(t *testing.T) {
+	t.Parallel()
 	project := t.TempDir()
 	path := filepath.Join(project, ".claude", "settings.json")
 	skilltest.WriteFile(t, path, `{"hooks":{"PostToolUse":[{"matcher":"Edit","hooks":[{"type":"command","command":"fmt"}]},{"matcher":"Skill","hooks":[{"type":"command","command":"skillsync use --hook claude"}]}]}}`)

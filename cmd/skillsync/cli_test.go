@@ -1,18 +1,23 @@
 package main
 
 import (
-	"github.com/skillsync/skillsync/internal/hostenv"
-
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
+
+	"github.com/skillsync/skillsync/internal/hostenv"
 )
 
 // pkgDir is the package's directory, which relative test directories
@@ -124,6 +129,55 @@ func runProcess(t *testing.T, dir string, extra []string, args ...string) result
 		t.Fatal(err)
 	}
 	return result{out.String(), errb.String(), code}
+}
+
+// startServer runs skillsync with args (serve or mcp --http on port 0) in
+// dir as its own process, and returns what the first stderr line
+// matching ready captures: where it serves. The server gets SIGTERM at the
+// end of the test and must exit 0 within 30 s.
+func startServer(t *testing.T, dir string, ready *regexp.Regexp, args ...string) string {
+	t.Helper()
+	name := "skillsync " + strings.Join(args, " ")
+	cmd, _ := command(t, dir, args...)
+	cmd.Stderr = nil
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := bufio.NewScanner(stderr)
+	var addr string
+	var seen []string
+	for lines.Scan() {
+		seen = append(seen, lines.Text())
+		if m := ready.FindStringSubmatch(lines.Text()); m != nil {
+			addr = m[1]
+			break
+		}
+	}
+	if addr == "" {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("%s did not say where it serves:\n%s", name, strings.Join(seen, "\n"))
+	}
+	go io.Copy(io.Discard, stderr) // keep the pipe drained
+	t.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("%s did not exit 0 on SIGTERM: %v", name, err)
+			}
+		case <-time.After(30 * time.Second):
+			cmd.Process.Kill()
+			t.Errorf("%s did not stop on SIGTERM", name)
+		}
+	})
+	return addr
 }
 
 // workspace copies testdata/workspace into a temporary directory.

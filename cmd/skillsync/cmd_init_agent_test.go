@@ -79,6 +79,7 @@ func TestInitGitignoreFollowsTheWorkspace(t *testing.T) {
 // no target, no .mcp.json; and --hooks without an agent that has a hook
 // is a usage error.
 func TestInitHooksWritesAllOrNothing(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	settings := filepath.Join(ws, ".claude", "settings.json")
 	if err := os.MkdirAll(filepath.Dir(settings), 0o755); err != nil {

@@ -116,6 +116,7 @@ func TestWriteOnlyWhenChanged(t *testing.T) {
 }
 
 func TestIsSetAside(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 12, 1, 10, 2, 3, 0, time.UTC)
 	dir := t.TempDir()
 	name := filepath.Join(dir, ".manifest.json")

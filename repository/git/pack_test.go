@@ -332,6 +332,7 @@ func varint(n int64) []byte {
 // A blob whose header declares one byte more, or one less, than its data
 // inflates to is refused, not cut or padded.
 func TestPackedObjectsRefuseAWrongSize(t *testing.T) {
+	t.Parallel()
 	r := gittest.NewRepo(t, "main")
 	content := strings.Repeat("sixteen bytes!!\n", 4) // 64 bytes: the size's low bits are 0
 	r.Write("a.txt", content, 0)
