@@ -15,6 +15,7 @@ import (
 // through the Go API: the fetch lands in the git store, the workspace
 // stays empty but for its config.
 func TestPreviewWritesNothingInTheWorkspace(t *testing.T) {
+	t.Parallel()
 	up := gittest.NewRepo(t, "main")
 	up.Skill("skills/pdf", "Fill in PDF forms.")
 	up.Write("skills/bad/SKILL.md", "---\nname: bad\n---\n", 0)

@@ -10,6 +10,7 @@ import (
 // agents are rows of the table, each found by its key and by every name
 // the table gives it.
 func TestAgentsRegistry(t *testing.T) {
+	t.Parallel()
 	r, err := agent.NewRegistry(registrations()...)
 	if err != nil {
 		t.Fatal(err)

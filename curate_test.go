@@ -45,6 +45,7 @@ func state(t *testing.T, e *Engine, key string) curator.State {
 }
 
 func TestCurateArchiveAndRestore(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	e, c, ws := curateWorkspace(t)
 	if _, err := e.Pin(ctx, "kept", true); err != nil {
@@ -132,6 +133,7 @@ func TestCurateArchiveAndRestore(t *testing.T) {
 }
 
 func TestRestoreRefusesOverAnExistingSkill(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	e, c, ws := curateWorkspace(t)
 	c.t = c.t.Add(100 * 24 * time.Hour)
@@ -149,6 +151,7 @@ func TestRestoreRefusesOverAnExistingSkill(t *testing.T) {
 }
 
 func TestFirstSeenIsSetBySync(t *testing.T) {
+	t.Parallel()
 	e, c, _ := curateWorkspace(t)
 	u, _ := e.Usage().Load()
 	for _, key := range []string{"marketplace:builtin/skillsync", "marketplace:builtin/writing-skills"} {
@@ -171,6 +174,7 @@ func localWorkspace(t *testing.T) (*Engine, *clock, string) {
 // TestCurateNestedSkillArchivesToTheLayerArchive: a skill deep in the
 // workspace layer archives to skills/.archive/, and restore brings it back.
 func TestCurateNestedSkillArchivesToTheLayerArchive(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	e, c, ws := localWorkspace(t)
 	skilltest.Skill(t, filepath.Join(ws, "skills", "team"), "deep", "The deep skill.", nil)
@@ -202,6 +206,7 @@ func TestCurateNestedSkillArchivesToTheLayerArchive(t *testing.T) {
 // the layer itself a skill; archiving it would move the usage file and the
 // audit log, so curation refuses and the skill stays.
 func TestCurateNeverMovesALayerRoot(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	e, c, ws := localWorkspace(t)
 	skilltest.Skill(t, ws, "skills", "The skills skill.", nil)
@@ -226,6 +231,7 @@ func TestCurateNeverMovesALayerRoot(t *testing.T) {
 // TestCurationActsOnTheCopyItMeans: archiving alice's pdf leaves the
 // workspace's pdf, which now wins, active and listed.
 func TestCurationActsOnTheCopyItMeans(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	e, c, ws := localWorkspace(t)
 	skilltest.Skill(t, filepath.Join(ws, "skills"), "pdf", "The pdf skill.", nil)
@@ -255,6 +261,7 @@ func TestCurationActsOnTheCopyItMeans(t *testing.T) {
 // TestUsageVersion1IsMigrated: a version-1 file's counts go to the copy
 // that wins now, and the old file is kept as .usage.json.v1.
 func TestUsageVersion1IsMigrated(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	e, _, ws := localWorkspace(t)
 	skilltest.Skill(t, filepath.Join(ws, "skills"), "pdf", "The pdf skill.", nil)
@@ -286,6 +293,7 @@ func TestUsageVersion1IsMigrated(t *testing.T) {
 // warns and sync goes on, a directory in its place is an error that names
 // the path and leaves the cache as it was.
 func TestSyncWithABrokenUsageFile(t *testing.T) {
+	t.Parallel()
 	e, _, ws := curateWorkspace(t)
 	usage := filepath.Join(ws, "skills", ".usage.json")
 	if err := os.WriteFile(usage, []byte("{not json"), 0o644); err != nil {

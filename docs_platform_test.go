@@ -133,6 +133,7 @@ func plistElement(d *xml.Decoder, name string) (any, error) {
 type plistKey string
 
 func TestPlistReader(t *testing.T) {
+	t.Parallel()
 	for _, bad := range []string{
 		`<plist><dict><key>a</key></dict></plist>`,
 		`<plist><dict><string>a</string><string>b</string></dict></plist>`,
@@ -157,6 +158,7 @@ func TestPlistReader(t *testing.T) {
 }
 
 func TestDocsLaunchdAgent(t *testing.T) {
+	t.Parallel()
 	f, err := os.Open("docs/launchd/com.skillsync.daemon.plist")
 	if err != nil {
 		t.Fatal(err)
@@ -196,6 +198,7 @@ func TestDocsLaunchdAgent(t *testing.T) {
 }
 
 func TestDocsWindowsTask(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile("docs/windows/skillsync-task.xml")
 	if err != nil {
 		t.Fatal(err)

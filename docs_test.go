@@ -54,6 +54,7 @@ func runsSkillsync(t *testing.T, where, cmd string, commands ...string) {
 }
 
 func TestDocsSystemd(t *testing.T) {
+	t.Parallel()
 	svc := unitFile(t, "docs/systemd/skillsync.service")
 	runsSkillsync(t, "skillsync.service", strings.Join(svc["Service"]["ExecStart"], " "), "sync")
 	if svc["Service"]["Type"][0] != "oneshot" || svc["Service"]["SuccessExitStatus"][0] != "3" {
@@ -74,6 +75,7 @@ func TestDocsSystemd(t *testing.T) {
 // TestDocsKubernetesDaemon: the daemon's Deployment probes /healthz and
 // /readyz on the port it serves, and Prometheus is told to scrape it.
 func TestDocsKubernetesDaemon(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile("docs/kubernetes/daemon.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -125,6 +127,7 @@ func TestDocsKubernetesDaemon(t *testing.T) {
 }
 
 func TestDocsKubernetesCronJob(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile("docs/kubernetes/cronjob.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -165,6 +168,7 @@ func TestDocsKubernetesCronJob(t *testing.T) {
 }
 
 func TestDocsCrontab(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile("docs/crontab")
 	if err != nil {
 		t.Fatal(err)
@@ -193,6 +197,7 @@ func TestDocsCrontab(t *testing.T) {
 // and of the pages under docs/ names a file that exists, and that the
 // README keeps what a newcomer needs near its top.
 func TestReadmeLinksResolve(t *testing.T) {
+	t.Parallel()
 	pages, err := filepath.Glob("docs/*.md")
 	if err != nil {
 		t.Fatal(err)
@@ -230,6 +235,7 @@ func TestReadmeLinksResolve(t *testing.T) {
 // TestArchitectureNamesRealPackages checks that every package the
 // architecture page names in its table is a folder of the module.
 func TestArchitectureNamesRealPackages(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile("ARCHITECTURE.md")
 	if err != nil {
 		t.Fatal(err)

@@ -9,6 +9,8 @@
 package skillsync
 
 import (
+	"github.com/skillsync/skillsync/internal/hostenv"
+
 	"fmt"
 	"io"
 	"io/fs"
@@ -30,6 +32,7 @@ type Engine struct {
 	kinds    *repository.Registry
 	embedded map[string]fs.FS
 	gitStore string
+	env      hostenv.Env
 	progress func(source string) io.Writer
 	actor    string
 	clock    func() time.Time
@@ -50,6 +53,16 @@ func WithEmbedded(name string, fsys fs.FS) Option {
 // $XDG_CACHE_HOME/skillsync/git.
 func WithGitStore(dir string) Option {
 	return func(e *Engine) { e.gitStore = dir }
+}
+
+// WithHost runs the engine as if in the working directory dir with
+// environ (KEY=VALUE pairs) as its whole environment: the home directory,
+// the XDG folders, credentials named by variable and the agents' folders
+// are taken from them instead of the process's. The command line passes
+// what it was started with; tests pass their own, so they run side by
+// side.
+func WithHost(dir string, environ []string) Option {
+	return func(e *Engine) { e.env = hostenv.New(dir, environ) }
 }
 
 // WithProgress sends each git source's fetch progress to the writer

@@ -112,7 +112,7 @@ func (e *Engine) openFleet(ctx context.Context) (*fleet.Store, error) {
 	if f == nil {
 		return nil, noFleet()
 	}
-	return fleet.Open(ctx, fleet.Config{DSNEnv: f.Postgres, DSNFile: f.DSNFile, Schema: f.Schema, Create: f.Create,
+	return fleet.Open(ctx, fleet.Config{DSNEnv: f.Postgres, DSNFile: f.DSNFile, Schema: f.Schema, Create: f.Create, Env: e.env,
 		Timeout: f.Timeout, Warn: e.warn})
 }
 

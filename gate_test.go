@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/skillsync/skillsync/config"
 	"github.com/skillsync/skillsync/curator"
 	"github.com/skillsync/skillsync/drafts"
 	"github.com/skillsync/skillsync/internal/gittest"
@@ -66,6 +67,7 @@ func lastEvent(t *testing.T, e *Engine, op string) curator.Event {
 // prompt, the targets or the cache, from the workspace or from a source
 // that holds a _drafts folder of its own; the drafts listing has it.
 func TestDraftsStayOutOfEverything(t *testing.T) {
+	t.Parallel()
 	team := filepath.Join(t.TempDir(), "team")
 	skilltest.Skill(t, team, "shared", "The shared skill.", nil)
 	skilltest.Skill(t, filepath.Join(team, workspace.DraftsName), "team-draft", "The team-draft skill.", nil)
@@ -103,6 +105,7 @@ func TestDraftsStayOutOfEverything(t *testing.T) {
 // replaces is archived and restorable, the drafts listing showed the diff
 // against it, and each step is one audit line with the approver and hash.
 func TestPromoteToTheWorkspace(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	e, ws := newWorkspace(t, "repositories: []\npromotion:\n  approvers: [alice]\n")
 	skilltest.Skill(t, filepath.Join(ws, "skills"), "pdf", "The pdf skill.", nil)
@@ -163,6 +166,7 @@ func TestPromoteToTheWorkspace(t *testing.T) {
 // policy, and a draft with problems are each refused with the reason, and
 // the draft stays.
 func TestTheGateRefuses(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	up := gittest.NewRepo(t, "main")
 	up.Skill("skills/one", "First.")
@@ -224,6 +228,7 @@ func TestTheGateRefuses(t *testing.T) {
 }
 
 func TestPromoteToADirSourceIsNotSupported(t *testing.T) {
+	t.Parallel()
 	team := t.TempDir()
 	e, _ := newWorkspace(t, "repositories:\n  - name: team\n    dir: "+team+"\npromotion:\n  targets: [team]\n")
 	propose(t, e, skillDir(t, "pdf", "Read PDFs.", nil))
@@ -242,15 +247,25 @@ func gitWorkspace(t *testing.T, publish string) (*Engine, string, *gittest.Repo)
 	_, url := up.ServeHTTP("skills", "x-access-token", "s3cret-token")
 	up.Skill("skills/one", "First.")
 	up.Commit("one")
-	t.Setenv("TEAM_TOKEN", "s3cret-token")
 	text := "repositories:\n  - name: team\n    git: " + url + "\n    auth:\n      password_env: TEAM_TOKEN\n"
 	if publish != "" {
 		text += "    publish: " + publish + "\n"
 	}
 	text += "promotion:\n  approvers: [alice, bob]\n  targets: [workspace, team]\n"
-	e, ws := newWorkspace(t, text)
+	_, ws := workspaceConfig(t, text)
+	e := withToken(t, ws, "s3cret-token")
 	mustSync(t, e, SyncOptions{})
 	return e, ws, up
+}
+
+// withToken is the engine over ws's config, as newWorkspace makes it,
+// run in an environment that holds TEAM_TOKEN=token: the token reaches
+// the source without changing the process's environment.
+func withToken(t *testing.T, ws, token string) *Engine {
+	t.Helper()
+	path := filepath.Join(ws, config.FileName)
+	return NewEngine(loadConfig(t, path), WithGitStore(filepath.Join(ws, ".git-store")),
+		WithHost(ws, []string{"HOME=" + t.TempDir(), "TEAM_TOKEN=" + token}))
 }
 
 // TestPromoteToAGitSource: the skill goes to a review branch with the
@@ -258,6 +273,7 @@ func gitWorkspace(t *testing.T, publish string) (*Engine, string, *gittest.Repo)
 // has the commit and no token; after a merge and a sync the skill is in
 // the catalog with the hash the audit recorded.
 func TestPromoteToAGitSource(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	e, ws, up := gitWorkspace(t, "")
 	p := propose(t, e, skillDir(t, "pdf", "Read PDFs.", nil))
@@ -298,6 +314,7 @@ func TestPromoteToAGitSource(t *testing.T) {
 // once someone else pushed, the next promotion is refused as a
 // non-fast-forward with the draft kept; after a sync it goes through.
 func TestPromoteDirectAndTheRemoteMovedOn(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	e, ws, up := gitWorkspace(t, "direct")
 	propose(t, e, skillDir(t, "pdf", "Read PDFs.", nil))
@@ -333,9 +350,10 @@ func TestPromoteDirectAndTheRemoteMovedOn(t *testing.T) {
 // TestPromoteWithAWrongToken: the push is refused, the message names the
 // setting to check and not the token, and the draft stays.
 func TestPromoteWithAWrongToken(t *testing.T) {
+	t.Parallel()
 	e, ws, up := gitWorkspace(t, "")
 	propose(t, e, skillDir(t, "pdf", "Read PDFs.", nil))
-	t.Setenv("TEAM_TOKEN", "wrong-token-789")
+	e = withToken(t, ws, "wrong-token-789")
 	_, err := e.Promote(context.Background(), "pdf", drafts.PromoteOptions{Approver: "alice", To: "team"})
 	if err == nil || !strings.Contains(err.Error(), "check password_env TEAM_TOKEN") || strings.Contains(err.Error(), "wrong-token-789") {
 		t.Fatalf("promote with a wrong token = %v", err)
@@ -352,6 +370,7 @@ func TestPromoteWithAWrongToken(t *testing.T) {
 // TestConcurrentPromotionsOfTwoDrafts: two drafts promoted at once, one to
 // the workspace and one to the git source, both land and both are audited.
 func TestConcurrentPromotionsOfTwoDrafts(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	e, ws, up := gitWorkspace(t, "")
 	for _, n := range []string{"one-more", "two-more", "three-more"} {
@@ -390,6 +409,7 @@ func TestConcurrentPromotionsOfTwoDrafts(t *testing.T) {
 }
 
 func TestRejectAndAutoPromote(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	e, ws := newWorkspace(t, "repositories: []\n")
 	propose(t, e, skillDir(t, "pdf", "Read PDFs.", nil))

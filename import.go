@@ -148,7 +148,7 @@ func ImporterNames() []string {
 // workspace (a name of Agents: "claude" reads Claude Code's session
 // transcripts under $CLAUDE_CONFIG_DIR/projects or ~/.claude/projects).
 func (e *Engine) Importer(name string) (agent.Importer, error) {
-	imp, err := Agents().Importer(name, e.cfg.Workspace)
+	imp, err := Agents().Importer(e.env, name, e.cfg.Workspace)
 	if err != nil {
 		return nil, usageErrorf("%v", err)
 	}
@@ -171,7 +171,7 @@ func (e *Engine) ImportAllSince(ctx context.Context, since time.Time) ([]*Import
 		if reg.Importer == nil {
 			continue
 		}
-		imp, found, err := reg.Importer(e.cfg.Workspace)
+		imp, found, err := reg.Importer(e.env, e.cfg.Workspace)
 		if err == nil && !found {
 			continue
 		}

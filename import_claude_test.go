@@ -67,6 +67,7 @@ func usageRecord(t *testing.T, e *Engine, key string) curator.SkillUsage {
 // user starts a skill with /name, and a transcript is rewritten shorter:
 // every call is counted exactly once.
 func TestImportCountsEachCallOnce(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	e, _, ws := curateWorkspace(t)
 	projects := t.TempDir()

@@ -44,6 +44,7 @@ func copyFixture(t *testing.T, src, dst, ws string) {
 // copies, reads of other files, other tools and another folder's sessions
 // are not; a second import counts nothing.
 func TestImportCodexSessions(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	e, _, ws := curateWorkspace(t)
 	sessions := t.TempDir()

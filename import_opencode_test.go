@@ -18,6 +18,7 @@ import (
 // not counted twice. A SQLite database beside storage/ is said to be
 // left unread.
 func TestImportOpenCodeSessions(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	e, _, ws := curateWorkspace(t)
 	data := t.TempDir()

@@ -23,6 +23,7 @@ func claudeLine(at time.Time, cwd, tool, input string) string {
 // TestImportUsageConcurrently: imports running at once count every event
 // exactly once.
 func TestImportUsageConcurrently(t *testing.T) {
+	t.Parallel()
 	e, c, ws := curateWorkspace(t)
 	projects := t.TempDir()
 	var lines []string
@@ -58,6 +59,7 @@ func TestImportUsageConcurrently(t *testing.T) {
 // own SKILL.md is a view; an imported use newer than a staleness makes
 // the skill active again, an older one does not.
 func TestImportUsageReactivatesAndViewsLocalSkills(t *testing.T) {
+	t.Parallel()
 	e, c, ws := curateWorkspace(t)
 	projects := t.TempDir()
 	transcript := filepath.Join(projects, claude.FolderName(ws), "s.jsonl")

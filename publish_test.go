@@ -22,6 +22,8 @@ import (
 // cache lacks, once for a burst of changes, never for a revision the
 // cache holds, and returns nil when ctx ends.
 func TestPublishAndListen(t *testing.T) {
+	// Not parallel: it starts a PostgreSQL cluster of its own, and several
+	// starting at once on a busy machine time out.
 	ctx := context.Background()
 	c := pgtest.Own(t)
 	dsn := c.DSNFile(t, "postgres")
@@ -114,6 +116,8 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 // revision, and the next sync brings the skill into the cache with the
 // hash the audit recorded.
 func TestPromoteToAPostgresSource(t *testing.T) {
+	// Not parallel: it starts a PostgreSQL cluster of its own, and several
+	// starting at once on a busy machine time out.
 	ctx := context.Background()
 	c := pgtest.Own(t)
 	dsn := c.DSNFile(t, "postgres")

@@ -18,7 +18,7 @@ import (
 func (e *Engine) options() repository.Options {
 	l := e.cfg.Limits
 	return repository.Options{Strict: e.cfg.Strict, MaxFileSize: l.MaxFileSize, MaxSkillSize: l.MaxSkillSize,
-		MaxSourceSize: l.MaxSourceSize, MaxEntries: l.MaxEntries}
+		MaxSourceSize: l.MaxSourceSize, MaxEntries: l.MaxEntries, Env: e.env}
 }
 
 // sourceOptions returns the discovery settings of one marketplace source:

@@ -14,6 +14,7 @@ import (
 // when a skill deep in a layer is added or its SKILL.md changes, and stays
 // when only the layer's own records (usage, audit) do.
 func TestStampMovesWithNestedSkillsOnly(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	e := NewEngine(&config.Config{Workspace: ws})
 	deep := filepath.Join(ws, "skills", "team", "docs")

@@ -121,6 +121,7 @@ func checkWhole(t *testing.T, cache string, a, b version) {
 }
 
 func TestSyncSurvivesSIGKILL(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("kills 50 syncs")
 	}
@@ -188,6 +189,7 @@ func TestSyncSurvivesSIGKILL(t *testing.T) {
 }
 
 func TestReadersNeverSeeAMix(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("flips the cache 10 times")
 	}

@@ -20,6 +20,7 @@ func hasSkillProblem(r *SyncReport, skillName string) bool {
 // parsed again (its warnings, which only a parse finds, are not repeated);
 // a verifying sync, or other discovery settings, read it again.
 func TestSyncReadsOnlyChangedSkills(t *testing.T) {
+	t.Parallel()
 	up := gittest.NewRepo(t, "main")
 	up.Skill("skills/alpha", "Alpha.")
 	// Not lower-case: a warning, or an error under strict.

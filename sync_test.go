@@ -1,6 +1,8 @@
 package skillsync
 
 import (
+	"github.com/skillsync/skillsync/internal/hostenv"
+
 	"context"
 	"errors"
 	"os"
@@ -65,13 +67,17 @@ func mustSync(t *testing.T, e *Engine, opts SyncOptions) *SyncReport {
 }
 
 func TestSyncBuiltinDefault(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
-	t.Chdir(ws)
-	cfg, err := config.Default(Kinds())
+	env := []string{"HOME=" + t.TempDir()}
+	cfg, err := config.DefaultIn(hostenv.New(ws, env), Kinds())
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := NewEngine(cfg)
+	if cfg.Workspace != ws {
+		t.Fatalf("the default workspace is %s, want the working directory %s", cfg.Workspace, ws)
+	}
+	e := NewEngine(cfg, WithHost(ws, env))
 	r := mustSync(t, e, SyncOptions{})
 	if len(r.Skills.Added) < 2 || r.Files.Written < 2 || r.Sources[0].Status != StatusUpdated {
 		t.Errorf("first sync: %+v", r)
@@ -94,6 +100,7 @@ func TestSyncBuiltinDefault(t *testing.T) {
 }
 
 func TestSyncFailedSourceKeepsLastGood(t *testing.T) {
+	t.Parallel()
 	up := gittest.NewRepo(t, "main")
 	up.Skill("skills/team-one", "From git.")
 	head := up.Commit("one")
@@ -123,6 +130,7 @@ func TestSyncFailedSourceKeepsLastGood(t *testing.T) {
 }
 
 func TestSyncFrozen(t *testing.T) {
+	t.Parallel()
 	up := gittest.NewRepo(t, "main")
 	up.Skill("skills/pinned", "Pinned.")
 	first := up.Commit("one")
@@ -163,6 +171,7 @@ func TestSyncFrozen(t *testing.T) {
 }
 
 func TestUpdateMovesOnlyTheNamedSource(t *testing.T) {
+	t.Parallel()
 	a, b := gittest.NewRepo(t, "main"), gittest.NewRepo(t, "main")
 	a.Skill("skills/from-a", "A.")
 	a.Commit("a1")
@@ -186,6 +195,7 @@ func TestUpdateMovesOnlyTheNamedSource(t *testing.T) {
 }
 
 func TestSyncLockContention(t *testing.T) {
+	t.Parallel()
 	e, ws := newWorkspace(t, "repositories:\n  - embedded: builtin\n")
 	if err := os.MkdirAll(filepath.Join(ws, workspace.CacheName), 0o755); err != nil {
 		t.Fatal(err)
@@ -203,6 +213,7 @@ func TestSyncLockContention(t *testing.T) {
 }
 
 func TestSyncHostileGitTree(t *testing.T) {
+	t.Parallel()
 	up := gittest.NewRepo(t, "main")
 	skillMD := func(name string) string {
 		return up.Blob("---\nname: " + name + "\ndescription: Hostile.\n---\n")
@@ -241,6 +252,7 @@ func TestSyncHostileGitTree(t *testing.T) {
 }
 
 func TestSyncTargetsAllLayers(t *testing.T) {
+	t.Parallel()
 	e, ws := newWorkspace(t, "repositories:\n  - embedded: builtin\ntargets:\n  - dir: .claude/skills\n  - dir: linked\n    mode: symlink\n")
 	for _, d := range []string{"skills/mine", ".claude/skills/users-own"} {
 		if err := os.MkdirAll(filepath.Join(ws, d), 0o755); err != nil {
@@ -297,6 +309,7 @@ func readLock(t *testing.T, ws string) *lock.File {
 // config, so the workspace copied elsewhere (another checkout, another
 // host) syncs --frozen against the same lock.
 func TestLockIsPortable(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	ws := filepath.Join(root, "a", "ws")
 	skilltest.Skill(t, filepath.Join(ws, "team"), "notes", "The notes skill.", nil)
@@ -320,12 +333,12 @@ func TestLockIsPortable(t *testing.T) {
 // TestSyncNewSourceIsUpdated: a source's first sync says updated, even
 // when it yields no skill to add; the next says unchanged.
 func TestSyncNewSourceIsUpdated(t *testing.T) {
+	t.Parallel()
 	cfg, ws := workspaceConfig(t, "repositories:\n  - name: team\n    dir: team\ntargets: []\n")
 	if err := os.Mkdir(filepath.Join(ws, "team"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	t.Chdir(ws)
-	e := NewEngine(cfg)
+	e := NewEngine(cfg, WithHost(ws, os.Environ()))
 	r := mustSync(t, e, SyncOptions{})
 	if len(r.Sources) != 1 || r.Sources[0].Status != StatusUpdated {
 		t.Errorf("first sync: %+v", r.Sources)

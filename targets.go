@@ -57,7 +57,7 @@ func (e *Engine) syncTargets(ctx context.Context, cat *layering.Catalog, m *mate
 func (e *Engine) checkTargetPath(dir string) error {
 	base := e.cfg.Workspace
 	if !strings.HasPrefix(dir, base+string(filepath.Separator)) {
-		home, err := os.UserHomeDir()
+		home, err := e.env.HomeDir()
 		if err != nil || !strings.HasPrefix(dir, home+string(filepath.Separator)) {
 			return nil
 		}

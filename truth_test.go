@@ -1,6 +1,7 @@
 package skillsync
 
-// Tests of issue 11 through the Go API, as a program that embeds
+// Tests of one truth on disk (what a workspace has is what its cache
+// records and its lock say) through the Go API, as a program that embeds
 // skillsync meets them.
 
 import (
@@ -82,6 +83,7 @@ func syncNoPanic(t *testing.T, e *Engine) (report *SyncReport, err error) {
 // problem naming its file. A bad skill synced before keeps its last good
 // files.
 func TestSyncWithAFailingEmbeddedFS(t *testing.T) {
+	t.Parallel()
 	fsys := fstest.MapFS{}
 	embeddedSkill(fsys, "good", "# good\n", map[string]string{"ref.md": "fine\n"})
 	embeddedSkill(fsys, "no-open", "# no-open\n", map[string]string{"data.txt": "version one\n"})
@@ -193,6 +195,7 @@ func TestSyncWithAFailingEmbeddedFS(t *testing.T) {
 // warnings, in several sources at once, which a report reconciled by
 // index could not survive.
 func TestSyncManyBadSkillsNeverPanics(t *testing.T) {
+	t.Parallel()
 	on := &atomic.Bool{}
 	on.Store(true)
 	var opts []Option

@@ -12,6 +12,7 @@ import (
 // TestHookedClaim: an import claims the calls the hook recorded, once;
 // other agents' calls and recent unclaimed ones stay, old ones go.
 func TestHookedClaim(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	now := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
 	h := Hooked{Path: filepath.Join(t.TempDir(), ".hooked.jsonl"), Keep: 30 * 24 * time.Hour}
@@ -52,6 +53,7 @@ func TestHookedClaim(t *testing.T) {
 }
 
 func TestHookedRefusesLinks(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	victim := filepath.Join(t.TempDir(), "victim")
 	if err := os.WriteFile(victim, nil, 0o644); err != nil {
@@ -75,6 +77,7 @@ func TestHookedRefusesLinks(t *testing.T) {
 // TestHookedSkipsAnOverlongLine: a line no entry could be, planted in the
 // journal, is skipped; the entries after it are still claimed.
 func TestHookedSkipsAnOverlongLine(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	now := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
 	h := Hooked{Path: filepath.Join(t.TempDir(), ".hooked.jsonl"), Keep: 30 * 24 * time.Hour}

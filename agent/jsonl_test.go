@@ -30,6 +30,7 @@ func readAll(t *testing.T, path string, prev Mark, max int) ([]string, Read) {
 // TestReadNewAppendOnly: each read hands on only the lines added since
 // the last one; a line still being written waits for its newline.
 func TestReadNewAppendOnly(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "s.jsonl")
 	skilltest.Append(t, path, "a\nb\npart")
 	got, r := readAll(t, path, Mark{}, 100)
@@ -50,6 +51,7 @@ func TestReadNewAppendOnly(t *testing.T) {
 // TestReadNewRewritten: a file that no longer starts with what was read
 // is read again from the start; so is one that shrank.
 func TestReadNewRewritten(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "s.jsonl")
 	skilltest.Append(t, path, "a\nb\n")
 	_, r := readAll(t, path, Mark{}, 100)
@@ -72,6 +74,7 @@ func TestReadNewRewritten(t *testing.T) {
 // TestReadNewSkipsUntouchedFile: a file with the size and time of its
 // mark is not read, whatever it holds.
 func TestReadNewSkipsUntouchedFile(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "s.jsonl")
 	skilltest.Append(t, path, "a\nb\n")
 	_, r := readAll(t, path, Mark{}, 100)
@@ -90,6 +93,7 @@ func TestReadNewSkipsUntouchedFile(t *testing.T) {
 // also when it spans many buffer fills, and the hash still covers it so
 // the next read goes on after it; an unterminated long line waits.
 func TestReadNewLongLines(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "s.jsonl")
 	big := strings.Repeat("x", 200<<10)
 	skilltest.Append(t, path, "a\n"+big+"\nb\n"+big)
@@ -112,6 +116,7 @@ func TestReadNewLongLines(t *testing.T) {
 
 // TestReadNewRefusesLinks: a symbolic link is not followed.
 func TestReadNewRefusesLinks(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	skilltest.Append(t, filepath.Join(dir, "real.jsonl"), "a\n")
 	if err := os.Symlink("real.jsonl", filepath.Join(dir, "link.jsonl")); err != nil {
@@ -177,6 +182,7 @@ func (c *endsAfter) Err() error {
 // gigabyte is being read (and skipped as too long) stops the read there;
 // it was checked only between lines, so SIGTERM waited for the whole line.
 func TestReadNewStopsInsideALine(t *testing.T) {
+	t.Parallel()
 	path := sparse(t, 1<<30)
 	ctx := &endsAfter{Context: context.Background()}
 	ctx.n.Store(2)
@@ -193,6 +199,7 @@ func TestReadNewStopsInsideALine(t *testing.T) {
 // TestReadNewRefusesHugeFile: a file over the limit is not read at all,
 // and the error says why.
 func TestReadNewRefusesHugeFile(t *testing.T) {
+	t.Parallel()
 	path := sparse(t, MaxFile+1)
 	called := false
 	before := bytesRead(t)

@@ -9,6 +9,7 @@ import (
 )
 
 func TestStateRoundTrip(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), ".imported.json")
 	s, err := LoadState(path)
 	if err != nil || len(s.Agents) != 0 {
@@ -28,6 +29,7 @@ func TestStateRoundTrip(t *testing.T) {
 // does not parse or of a newer version is an error naming the file; a
 // link is never followed, on reading or on saving.
 func TestStateRefusesWhatItCannotTrust(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	elsewhere := filepath.Join(t.TempDir(), "victim")
 	if err := os.WriteFile(elsewhere, []byte(`{"version":1,"agents":{}}`), 0o644); err != nil {
@@ -64,6 +66,7 @@ func TestStateRefusesWhatItCannotTrust(t *testing.T) {
 // TestSeenIsBounded: past its bound the set forgets the oldest calls and
 // treats any call at or before them as seen.
 func TestSeenIsBounded(t *testing.T) {
+	t.Parallel()
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	s := &Seen{}
 	for i := 0; i < 10; i++ {

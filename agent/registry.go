@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"slices"
 	"strings"
+
+	"github.com/skillsync/skillsync/internal/hostenv"
 )
 
 // Outcome says what a registration in an agent's settings did.
@@ -49,11 +51,13 @@ type Registration struct {
 	Key string
 	// Importer returns the importer of the agent's records of the
 	// workspace at root, and whether the agent keeps records on this
-	// machine at all (its folder exists).
-	Importer func(root string) (imp Importer, found bool, err error)
+	// machine at all (its folder exists), reading the user's folders from
+	// env.
+	Importer func(env hostenv.Env, root string) (imp Importer, found bool, err error)
 	// ReadHook reads what the agent's hook gets on stdin and returns the
-	// event it reports; ErrNoSkill for a call that uses no skill.
-	ReadHook func(r io.Reader) (Event, error)
+	// event it reports; ErrNoSkill for a call that uses no skill. env is
+	// the environment the hook runs in.
+	ReadHook func(env hostenv.Env, r io.Reader) (Event, error)
 	// InstallHook returns the change that registers the hook in the
 	// project's settings.
 	InstallHook func(project string) (Change, error)
@@ -126,13 +130,13 @@ func (r *Registry) Keys(has func(Registration) bool) []string {
 }
 
 // Importer returns the importer of the named agent's records of the
-// workspace at root.
-func (r *Registry) Importer(name, root string) (Importer, error) {
+// workspace at root, the user's folders read from env.
+func (r *Registry) Importer(env hostenv.Env, name, root string) (Importer, error) {
 	reg, ok := r.Lookup(name)
 	if !ok || reg.Importer == nil {
 		return nil, fmt.Errorf("%w: %q; the agents whose records it reads are %s", errNoImporter, name,
 			strings.Join(r.Keys(func(g Registration) bool { return g.Importer != nil }), ", "))
 	}
-	imp, _, err := reg.Importer(root)
+	imp, _, err := reg.Importer(env, root)
 	return imp, err
 }

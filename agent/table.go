@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"github.com/skillsync/skillsync/internal/hostenv"
+
 	"fmt"
 	"os"
 	"path/filepath"
@@ -194,28 +196,28 @@ func Names() []string {
 
 // UserDir returns the agent's user folder, absolute: $UserEnv/skills when
 // that variable is set, else User expanded.
-func (a Agent) UserDir() (string, error) {
+func (a Agent) UserDir(env hostenv.Env) (string, error) {
 	if a.UserEnv != "" {
-		if v := os.Getenv(a.UserEnv); v != "" {
-			p, err := expandAgentPath(v)
+		if v := env.Getenv(a.UserEnv); v != "" {
+			p, err := expandAgentPath(env, v)
 			if err != nil {
 				return "", err
 			}
 			return filepath.Join(p, "skills"), nil
 		}
 	}
-	return expandAgentPath(a.User)
+	return expandAgentPath(env, a.User)
 }
 
 // Installed reports whether the agent looks installed for this user: one
 // of its Detect paths, or its user folder, exists.
-func (a Agent) Installed() bool {
+func (a Agent) Installed(env hostenv.Env) bool {
 	paths := slices.Clone(a.Detect)
-	if dir, err := a.UserDir(); err == nil {
+	if dir, err := a.UserDir(env); err == nil {
 		paths = append(paths, dir)
 	}
 	for _, p := range paths {
-		abs, err := expandAgentPath(p)
+		abs, err := expandAgentPath(env, p)
 		if err != nil {
 			continue
 		}
@@ -228,11 +230,11 @@ func (a Agent) Installed() bool {
 
 // expandAgentPath expands a leading "~" or "$XDG_CONFIG_HOME" of p; an
 // absolute p is returned as it is.
-func expandAgentPath(p string) (string, error) {
+func expandAgentPath(env hostenv.Env, p string) (string, error) {
 	if rest, ok := strings.CutPrefix(p, "$XDG_CONFIG_HOME"); ok {
-		base := os.Getenv("XDG_CONFIG_HOME")
+		base := env.Getenv("XDG_CONFIG_HOME")
 		if !filepath.IsAbs(base) { // the XDG spec ignores a relative value
-			home, err := os.UserHomeDir()
+			home, err := env.HomeDir()
 			if err != nil {
 				return "", fmt.Errorf("find the home directory: %w", err)
 			}
@@ -241,7 +243,7 @@ func expandAgentPath(p string) (string, error) {
 		return filepath.Join(base, filepath.FromSlash(rest)), nil
 	}
 	if p == "~" || strings.HasPrefix(p, "~/") {
-		home, err := os.UserHomeDir()
+		home, err := env.HomeDir()
 		if err != nil {
 			return "", fmt.Errorf("find the home directory: %w", err)
 		}
@@ -269,7 +271,7 @@ type Target struct {
 // every agent; then an agent whose project folder skillsync cannot write
 // (OpenClaw's skills/, the workspace layer) is left out and named in
 // skipped, while naming it alone is an error.
-func Targets(names []string, global bool) (targets []Target, skipped []string, err error) {
+func Targets(env hostenv.Env, names []string, global bool) (targets []Target, skipped []string, err error) {
 	var list []Agent
 	all := false
 	for _, n := range names {
@@ -293,7 +295,7 @@ func Targets(names []string, global bool) (targets []Target, skipped []string, e
 		seen[a.Name] = true
 		dir := a.Project
 		if global {
-			if dir, err = a.UserTarget(); err != nil {
+			if dir, err = a.UserTarget(env); err != nil {
 				return nil, nil, fmt.Errorf("agent %s: %w", a.Name, err)
 			}
 		} else if dir == "skills" {
@@ -315,12 +317,12 @@ func Targets(names []string, global bool) (targets []Target, skipped []string, e
 
 // UserTarget is the agent's user folder as a config target: "~/..." when
 // it is below the home directory, else absolute.
-func (a Agent) UserTarget() (string, error) {
-	dir, err := a.UserDir()
+func (a Agent) UserTarget(env hostenv.Env) (string, error) {
+	dir, err := a.UserDir(env)
 	if err != nil {
 		return "", err
 	}
-	if home, err := os.UserHomeDir(); err == nil {
+	if home, err := env.HomeDir(); err == nil {
 		if rel, err := filepath.Rel(home, dir); err == nil && rel != "." && !strings.HasPrefix(rel, "..") {
 			return "~/" + filepath.ToSlash(rel), nil
 		}

@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"github.com/skillsync/skillsync/internal/hostenv"
+
 	"os"
 	"path/filepath"
 	"reflect"
@@ -10,6 +12,7 @@ import (
 )
 
 func TestAgentTable(t *testing.T) {
+	t.Parallel()
 	names := map[string]string{}
 	for i, a := range Agents() {
 		if i > 0 && Agents()[i-1].Name >= a.Name {
@@ -41,42 +44,39 @@ func TestAgentTable(t *testing.T) {
 	}
 }
 
-// agentHome makes a new folder the home directory, with none of the
-// variables that move an agent's folders set, and returns it.
-func agentHome(t *testing.T) string {
+// agentHome makes a new folder the home directory of an environment
+// with none of the variables that move an agent's folders set (extra adds
+// KEY=VALUE pairs), and returns both.
+func agentHome(t *testing.T, extra ...string) (string, hostenv.Env) {
 	t.Helper()
 	home := t.TempDir()
-	t.Setenv("HOME", home)
-	t.Setenv("XDG_CONFIG_HOME", "")
-	t.Setenv("CLAUDE_CONFIG_DIR", "")
-	t.Setenv("CODEX_HOME", "")
-	return home
+	return home, hostenv.New(home, append([]string{"HOME=" + home}, extra...))
 }
 
 func TestAgentTargets(t *testing.T) {
-	home := agentHome(t)
+	t.Parallel()
+	home, env := agentHome(t)
 
-	got, skipped, err := Targets([]string{"claude", "codex", "gemini-cli", "claude-code", "copilot"}, false)
+	got, skipped, err := Targets(env, []string{"claude", "codex", "gemini-cli", "claude-code", "copilot"}, false)
 	want := []Target{{".claude/skills", []string{"claude-code"}}, {".agents/skills", []string{"codex", "gemini-cli", "github-copilot"}}}
 	if err != nil || len(skipped) != 0 || !reflect.DeepEqual(got, want) {
 		t.Errorf("project targets = %+v, %v, %v", got, skipped, err)
 	}
 
-	got, _, err = Targets([]string{"claude", "codex", "goose", "amp", "replit"}, true)
+	got, _, err = Targets(env, []string{"claude", "codex", "goose", "amp", "replit"}, true)
 	want = []Target{{"~/.claude/skills", []string{"claude-code"}}, {"~/.codex/skills", []string{"codex"}},
 		{"~/.config/goose/skills", []string{"goose"}}, {"~/.config/agents/skills", []string{"amp", "replit"}}}
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Errorf("user targets = %+v, %v", got, err)
 	}
 	elsewhere := t.TempDir()
-	t.Setenv("CLAUDE_CONFIG_DIR", elsewhere)
-	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, "cfg"))
-	got, _, _ = Targets([]string{"claude", "goose"}, true)
+	moved := hostenv.New(home, []string{"HOME=" + home, "CLAUDE_CONFIG_DIR=" + elsewhere, "XDG_CONFIG_HOME=" + filepath.Join(home, "cfg")})
+	got, _, _ = Targets(moved, []string{"claude", "goose"}, true)
 	if got[0].Dir != filepath.Join(elsewhere, "skills") || got[1].Dir != "~/cfg/goose/skills" {
 		t.Errorf("with CLAUDE_CONFIG_DIR and XDG_CONFIG_HOME: %+v", got)
 	}
 
-	all, skipped, err := Targets([]string{"*"}, false)
+	all, skipped, err := Targets(env, []string{"*"}, false)
 	if err != nil || !reflect.DeepEqual(skipped, []string{"openclaw"}) {
 		t.Fatalf("'*': skipped %v, %v", skipped, err)
 	}
@@ -90,19 +90,20 @@ func TestAgentTargets(t *testing.T) {
 	if !dirs[".trae/skills"] || !dirs[".claude/skills"] || len(dirs) >= len(Agents()) {
 		t.Errorf("'*' gave %d folders for %d agents", len(dirs), len(Agents()))
 	}
-	if _, _, err := Targets([]string{"openclaw"}, false); err == nil || !strings.Contains(err.Error(), "workspace layer") {
+	if _, _, err := Targets(env, []string{"openclaw"}, false); err == nil || !strings.Contains(err.Error(), "workspace layer") {
 		t.Errorf("openclaw's project folder: %v", err)
 	}
-	if got, _, err := Targets([]string{"openclaw"}, true); err != nil || got[0].Dir != "~/.openclaw/skills" {
+	if got, _, err := Targets(env, []string{"openclaw"}, true); err != nil || got[0].Dir != "~/.openclaw/skills" {
 		t.Errorf("openclaw --global: %+v, %v", got, err)
 	}
-	if _, _, err := Targets([]string{"clod"}, false); err == nil || !strings.Contains(err.Error(), "claude-code") {
+	if _, _, err := Targets(env, []string{"clod"}, false); err == nil || !strings.Contains(err.Error(), "claude-code") {
 		t.Errorf("an unknown agent: %v", err)
 	}
 }
 
 func TestAgentInstalled(t *testing.T) {
-	home := agentHome(t)
+	t.Parallel()
+	home, env := agentHome(t)
 	for _, p := range []string{".claude", ".config/goose", ".codeium/windsurf/skills"} {
 		if err := os.MkdirAll(filepath.Join(home, p), 0o755); err != nil {
 			t.Fatal(err)
@@ -110,7 +111,7 @@ func TestAgentInstalled(t *testing.T) {
 	}
 	var found []string
 	for _, a := range Agents() {
-		if a.Installed() {
+		if a.Installed(env) {
 			found = append(found, a.Name)
 		}
 	}
@@ -118,11 +119,11 @@ func TestAgentInstalled(t *testing.T) {
 		t.Errorf("found = %v", found)
 	}
 	codex, _ := Lookup("codex")
-	t.Setenv("CODEX_HOME", filepath.Join(home, "codex-home"))
+	env = hostenv.New(home, []string{"HOME=" + home, "CODEX_HOME=" + filepath.Join(home, "codex-home")})
 	if err := os.MkdirAll(filepath.Join(home, "codex-home", "skills"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if !codex.Installed() || slices.Contains(found, "codex") {
+	if !codex.Installed(env) || slices.Contains(found, "codex") {
 		t.Error("codex under CODEX_HOME is not found")
 	}
 }

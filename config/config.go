@@ -4,6 +4,8 @@
 package config
 
 import (
+	"github.com/skillsync/skillsync/internal/hostenv"
+
 	"cmp"
 	"errors"
 	"fmt"
@@ -218,7 +220,12 @@ func (e *Error) Error() string {
 // current directory as the workspace and the built-in skills as the only
 // marketplace source.
 func Default(kinds *repository.Registry) (*Config, error) {
-	wd, err := os.Getwd()
+	return DefaultIn(hostenv.Env{}, kinds)
+}
+
+// DefaultIn is Default in env's working directory and environment.
+func DefaultIn(env hostenv.Env, kinds *repository.Registry) (*Config, error) {
+	wd, err := env.Getwd()
 	if err != nil {
 		return nil, fmt.Errorf("find the current directory: %w", err)
 	}
@@ -228,7 +235,7 @@ func Default(kinds *repository.Registry) (*Config, error) {
 	}
 	cfg := &Config{
 		Workspace: wd,
-		Global:    defaultGlobal(),
+		Global:    defaultGlobal(env),
 		Sources:   []Source{builtin},
 		Limits:    Limits{MaxFileSize: DefaultMaxFileSize},
 		Curator:   DefaultCuration(),
@@ -244,14 +251,23 @@ func Default(kinds *repository.Registry) (*Config, error) {
 // ./skillsync.yaml; with none of them it returns Default. A file named
 // explicitly or by the environment must exist.
 func Find(explicit string, kinds *repository.Registry) (*Config, error) {
-	name := cmp.Or(explicit, os.Getenv("SKILLSYNC_CONFIG"))
+	return FindIn(hostenv.Env{}, explicit, kinds)
+}
+
+// FindIn is Find in env's working directory and environment.
+func FindIn(env hostenv.Env, explicit string, kinds *repository.Registry) (*Config, error) {
+	name := cmp.Or(explicit, env.Getenv("SKILLSYNC_CONFIG"))
 	if name != "" {
-		return Load(name, kinds)
+		return LoadIn(env, name, kinds)
 	}
-	if _, err := os.Lstat(FileName); err == nil {
-		return Load(FileName, kinds)
+	here, err := env.Abs(FileName)
+	if err != nil {
+		return nil, fmt.Errorf("find the current directory: %w", err)
 	}
-	return Default(kinds)
+	if _, err := os.Lstat(here); err == nil {
+		return LoadIn(env, here, kinds)
+	}
+	return DefaultIn(env, kinds)
 }
 
 // defaultEntry is the one source of the built-in default.
@@ -273,7 +289,14 @@ func defaultSource(base string, kinds *repository.Registry) (Source, error) {
 // Load reads and checks the config file at name. Relative paths in it are
 // taken from the file's directory; its sources are of the kinds given.
 func Load(name string, kinds *repository.Registry) (*Config, error) {
-	abs, err := filepath.Abs(name)
+	return LoadIn(hostenv.Env{}, name, kinds)
+}
+
+// LoadIn is Load in env's working directory and environment: a relative
+// name, "~" in the workspace, global and targets, and the default global
+// folder are taken from them.
+func LoadIn(env hostenv.Env, name string, kinds *repository.Registry) (*Config, error) {
+	abs, err := env.Abs(name)
 	if err != nil {
 		return nil, fmt.Errorf("config %s: %w", name, err)
 	}
@@ -281,11 +304,11 @@ func Load(name string, kinds *repository.Registry) (*Config, error) {
 	if err != nil {
 		return nil, &Error{File: abs, Errs: []error{err}}
 	}
-	return parse(abs, data, kinds)
+	return parse(env, abs, data, kinds)
 }
 
 // parse checks data as the config file at abs, an absolute path.
-func parse(abs string, data []byte, kinds *repository.Registry) (*Config, error) {
+func parse(env hostenv.Env, abs string, data []byte, kinds *repository.Registry) (*Config, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, &Error{File: abs, Errs: []error{errors.New(strings.TrimPrefix(err.Error(), "yaml: "))}}
@@ -297,7 +320,7 @@ func parse(abs string, data []byte, kinds *repository.Registry) (*Config, error)
 	if errs := decodeMapping(doc.Content[0], "the config", raw.fields()); len(errs) > 0 {
 		return nil, &Error{File: abs, Errs: errs}
 	}
-	cfg, errs := raw.resolve(filepath.Dir(abs))
+	cfg, errs := raw.resolve(env, filepath.Dir(abs))
 	if len(errs) > 0 {
 		return nil, &Error{File: abs, Errs: errs}
 	}
@@ -328,12 +351,12 @@ func readFile(name string) ([]byte, error) {
 }
 
 // absPath expands ~ and makes p absolute from base; "" gives def.
-func absPath(base, p, def string) string {
+func absPath(env hostenv.Env, base, p, def string) string {
 	if p == "" {
 		return def
 	}
 	if p == "~" || strings.HasPrefix(p, "~/") {
-		if home, err := os.UserHomeDir(); err == nil {
+		if home, err := env.HomeDir(); err == nil {
 			p = filepath.Join(home, p[1:])
 		}
 	}
@@ -344,8 +367,8 @@ func absPath(base, p, def string) string {
 }
 
 // defaultGlobal is $XDG_CONFIG_HOME/skillsync/skills.
-func defaultGlobal() string {
-	dir, err := os.UserConfigDir()
+func defaultGlobal(env hostenv.Env) string {
+	dir, err := env.ConfigDir()
 	if err != nil {
 		return ""
 	}

@@ -1,6 +1,10 @@
 package config
 
 import (
+	"os"
+
+	"github.com/skillsync/skillsync/internal/hostenv"
+
 	"errors"
 	"path/filepath"
 	"strings"
@@ -21,6 +25,7 @@ func writeConfig(t *testing.T, text string) string {
 }
 
 func TestConfigErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		text string
@@ -78,6 +83,7 @@ func TestConfigErrors(t *testing.T) {
 }
 
 func TestConfigResolves(t *testing.T) {
+	t.Parallel()
 	path := writeConfig(t, `workspace: ws
 user: ann
 global: g
@@ -127,6 +133,7 @@ max_file_size: 1024
 }
 
 func TestStarterLoads(t *testing.T) {
+	t.Parallel()
 	cfg, err := Load(writeConfig(t, Starter), all.Kinds())
 	if err != nil {
 		t.Fatal(err)
@@ -149,25 +156,30 @@ func TestStarterLoads(t *testing.T) {
 }
 
 func TestFindConfigOrder(t *testing.T) {
-	dir := t.TempDir()
-	t.Chdir(dir)
-	t.Setenv("SKILLSYNC_CONFIG", "")
-	cfg, err := Find("", all.Kinds())
+	t.Parallel()
+	dir, home := t.TempDir(), t.TempDir()
+	in := func(vars ...string) hostenv.Env { return hostenv.New(dir, append([]string{"HOME=" + home}, vars...)) }
+	cfg, err := FindIn(in(), "", all.Kinds())
 	if err != nil || cfg.File != "" || cfg.Workspace != dir || cfg.Sources[0].Settings.(*dirsource.EmbeddedSettings).Name != "builtin" {
 		t.Fatalf("default config = %+v, %v", cfg, err)
 	}
 	env := writeConfig(t, "strict: true\n")
-	t.Setenv("SKILLSYNC_CONFIG", env)
-	if cfg, err = Find("", all.Kinds()); err != nil || cfg.File != env {
+	if cfg, err = FindIn(in("SKILLSYNC_CONFIG="+env), "", all.Kinds()); err != nil || cfg.File != env {
 		t.Fatalf("env config = %+v, %v", cfg, err)
 	}
 	flag := writeConfig(t, "strict: false\n")
-	if cfg, err = Find(flag, all.Kinds()); err != nil || cfg.File != flag {
+	if cfg, err = FindIn(in("SKILLSYNC_CONFIG="+env), flag, all.Kinds()); err != nil || cfg.File != flag {
 		t.Fatalf("flag config = %+v, %v", cfg, err)
 	}
-	t.Setenv("SKILLSYNC_CONFIG", filepath.Join(dir, "missing.yaml"))
-	if _, err := Find("", all.Kinds()); err == nil {
+	if _, err := FindIn(in("SKILLSYNC_CONFIG="+filepath.Join(dir, "missing.yaml")), "", all.Kinds()); err == nil {
 		t.Fatal("a config named by the environment must exist")
+	}
+	here := filepath.Join(dir, FileName)
+	if err := os.WriteFile(here, []byte("strict: true\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if cfg, err = FindIn(in(), "", all.Kinds()); err != nil || cfg.File != here {
+		t.Fatalf("the working directory's config = %+v, %v", cfg, err)
 	}
 }
 
@@ -175,6 +187,7 @@ func TestFindConfigOrder(t *testing.T) {
 // password is refused without printing it, even when net/url cannot parse
 // it, and accepted when the entry says so.
 func TestInlinePasswordRefusedWithoutLeaking(t *testing.T) {
+	t.Parallel()
 	for _, url := range []string{"https://bot:s3cret@git.example.com/a.git", "https://bot:s3cr/t#x y@git.example.com/a.git", "https://bot:s3%zz@git.example.com/a.git"} {
 		_, err := Load(writeConfig(t, "repositories:\n  - git: "+url+"\n"), all.Kinds())
 		if err == nil || strings.Contains(err.Error(), "s3cr") || !strings.Contains(err.Error(), "allow_inline_credentials") {

@@ -10,6 +10,7 @@ import (
 // TestDaemonListen: daemon.listen is kept as written; one that is not
 // host:port or a port is refused with its line.
 func TestDaemonListen(t *testing.T) {
+	t.Parallel()
 	cfg, err := Load(writeConfig(t, "daemon:\n  listen: 127.0.0.1:9464\n"), all.Kinds())
 	if err != nil || cfg.Daemon.Listen != "127.0.0.1:9464" {
 		t.Fatalf("listen = %+v, %v", cfg, err)

@@ -1,11 +1,12 @@
 package config
 
 import (
+	"github.com/skillsync/skillsync/internal/hostenv"
+
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -26,6 +27,7 @@ import (
 
 // document is a config file open for one edit.
 type document struct {
+	env   hostenv.Env // whose home "~" and the default global folder are
 	file  string
 	lines []string // without their line ends
 	eol   string
@@ -37,8 +39,8 @@ type document struct {
 
 // openDocument reads the config at name for an edit. The file must load:
 // an edit of a config that does not would hide its mistakes.
-func openDocument(name string, kinds *repository.Registry) (*document, error) {
-	abs, err := filepath.Abs(name)
+func openDocument(env hostenv.Env, name string, kinds *repository.Registry) (*document, error) {
+	abs, err := env.Abs(name)
 	if err != nil {
 		return nil, fmt.Errorf("config %s: %w", name, err)
 	}
@@ -51,7 +53,7 @@ func openDocument(name string, kinds *repository.Registry) (*document, error) {
 	if err != nil {
 		return nil, &Error{File: abs, Errs: []error{err}}
 	}
-	cfg, err := parse(abs, data, kinds)
+	cfg, err := parse(env, abs, data, kinds)
 	if err != nil {
 		return nil, err
 	}
@@ -59,7 +61,7 @@ func openDocument(name string, kinds *repository.Registry) (*document, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read config: %w", err)
 	}
-	d := &document{file: abs, eol: "\n", perm: info.Mode().Perm(), cfg: cfg, kinds: kinds}
+	d := &document{env: env, file: abs, eol: "\n", perm: info.Mode().Perm(), cfg: cfg, kinds: kinds}
 	text := string(data)
 	if strings.Contains(text, "\r\n") {
 		d.eol = "\r\n"
@@ -89,7 +91,7 @@ func (d *document) bytes() []byte {
 // save checks the edited text loads and replaces the file with it.
 func (d *document) save() (*Config, error) {
 	data := d.bytes()
-	cfg, err := parse(d.file, data, d.kinds)
+	cfg, err := parse(d.env, d.file, data, d.kinds)
 	if err != nil {
 		return nil, fmt.Errorf("the edit would leave a config that does not load, so %s is unchanged: %w", d.file, err)
 	}
@@ -321,12 +323,12 @@ func flowList(names []string) (string, error) {
 // whether the file changed. A config without targets: gets them above
 // its repositories:, so a file that ended with its repositories still
 // does.
-func AddTarget(name, dir string, kinds *repository.Registry) (added bool, err error) {
-	d, err := openDocument(name, kinds)
+func AddTarget(env hostenv.Env, name, dir string, kinds *repository.Registry) (added bool, err error) {
+	d, err := openDocument(env, name, kinds)
 	if err != nil {
 		return false, err
 	}
-	want := absPath(d.cfg.Workspace, dir, "")
+	want := absPath(d.env, d.cfg.Workspace, dir, "")
 	for _, t := range d.cfg.Targets {
 		if t.Dir == want {
 			return false, nil

@@ -12,6 +12,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/skillsync/skillsync/internal/hostenv"
 	"github.com/skillsync/skillsync/repository"
 )
 
@@ -51,13 +52,13 @@ type AddResult struct {
 // (the same remote, ref and path, or the same directory) is not added
 // again: when both select skills, the names it lacks are added to its
 // skills:, else nothing changes and Added is false.
-func AddRepository(file string, e Entry, kinds *repository.Registry) (AddResult, error) {
-	d, err := openDocument(file, kinds)
+func AddRepository(env hostenv.Env, file string, e Entry, kinds *repository.Registry) (AddResult, error) {
+	d, err := openDocument(env, file, kinds)
 	if err != nil {
 		return AddResult{}, err
 	}
 	if e.Dir != "" {
-		if e.Dir, err = filepath.Abs(e.Dir); err != nil {
+		if e.Dir, err = env.Abs(e.Dir); err != nil {
 			return AddResult{}, err
 		}
 	}
@@ -331,8 +332,8 @@ func (d *document) sourceIndex(name string) (int, error) {
 // repositories: of the config file at file, keeping everything else as
 // it was, and returns the source it removed. Removing the last entry
 // leaves "repositories: []".
-func RemoveRepository(file, name string, kinds *repository.Registry) (Source, *Config, error) {
-	d, err := openDocument(file, kinds)
+func RemoveRepository(env hostenv.Env, file, name string, kinds *repository.Registry) (Source, *Config, error) {
+	d, err := openDocument(env, file, kinds)
 	if err != nil {
 		return Source{}, nil, err
 	}
@@ -361,8 +362,8 @@ func RemoveRepository(file, name string, kinds *repository.Registry) (Source, *C
 // skill) gets skill added to its exclude: instead. A skills: that does not
 // name skill, or an exclude: that already does, is an error wrapping
 // ErrNotFound; removing the last name of skills: is ErrLastSkill.
-func RemoveSkill(file, name, skill string, kinds *repository.Registry) (*Config, error) {
-	d, err := openDocument(file, kinds)
+func RemoveSkill(env hostenv.Env, file, name, skill string, kinds *repository.Registry) (*Config, error) {
+	d, err := openDocument(env, file, kinds)
 	if err != nil {
 		return nil, err
 	}

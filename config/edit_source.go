@@ -1,6 +1,8 @@
 package config
 
 import (
+	"github.com/skillsync/skillsync/internal/hostenv"
+
 	"cmp"
 	"fmt"
 	"net/url"
@@ -21,16 +23,16 @@ const DefaultGitHost = "https://github.com/"
 // environment's SKILLSYNC_GIT_HOST, else the config's default_git_host:
 // (configured), else GitHub. A bare host name gets https://; the result
 // ends in "/".
-func GitHost(configured string) (string, error) {
-	h, err := gitHost(configured)
+func GitHost(env hostenv.Env, configured string) (string, error) {
+	h, err := gitHost(env, configured)
 	if err != nil {
 		return "", &ArgError{Err: err}
 	}
 	return h, nil
 }
 
-func gitHost(configured string) (string, error) {
-	h := strings.TrimSpace(cmp.Or(os.Getenv("SKILLSYNC_GIT_HOST"), configured, DefaultGitHost))
+func gitHost(env hostenv.Env, configured string) (string, error) {
+	h := strings.TrimSpace(cmp.Or(env.Getenv("SKILLSYNC_GIT_HOST"), configured, DefaultGitHost))
 	if !strings.Contains(h, "://") {
 		h = "https://" + h
 	}
@@ -61,8 +63,8 @@ var (
 //   - a local directory: a path starting with /, ./, ../ or ~/, ".", "..",
 //     or a name without "/" that is a directory here. It comes back
 //     absolute.
-func ParseSource(arg, host string) (Entry, error) {
-	e, err := parseSource(arg, host)
+func ParseSource(env hostenv.Env, arg, host string) (Entry, error) {
+	e, err := parseSource(env, arg, host)
 	if err != nil {
 		return Entry{}, &ArgError{Err: err}
 	}
@@ -76,7 +78,7 @@ type ArgError struct{ Err error }
 func (e *ArgError) Error() string { return e.Err.Error() }
 func (e *ArgError) Unwrap() error { return e.Err }
 
-func parseSource(arg, host string) (Entry, error) {
+func parseSource(env hostenv.Env, arg, host string) (Entry, error) {
 	s := strings.TrimSpace(arg)
 	lower := strings.ToLower(s)
 	switch {
@@ -87,7 +89,7 @@ func parseSource(arg, host string) (Entry, error) {
 	case hasCredentials(s):
 		return Entry{}, fmt.Errorf("source %s holds credentials, which would be written into the config and shared with it; give the URL without them and set auth.password_env (or password_file, ssh_key_file) on the entry", redactArg(s))
 	case s == "." || s == ".." || strings.HasPrefix(s, "/") || strings.HasPrefix(s, "./") || strings.HasPrefix(s, "../") || s == "~" || strings.HasPrefix(s, "~/"):
-		return localEntry(s)
+		return localEntry(env, s)
 	case strings.HasPrefix(lower, "file://"), strings.HasPrefix(lower, "ssh://"), strings.HasPrefix(lower, "git://"), scpLike.MatchString(s):
 		u, ref := splitRef(s)
 		return Entry{Git: u, Ref: ref}, nil
@@ -109,8 +111,10 @@ func parseSource(arg, host string) (Entry, error) {
 		return e, nil
 	}
 	if !strings.Contains(s, "/") {
-		if info, err := os.Stat(s); err == nil && info.IsDir() {
-			return localEntry(s)
+		if abs, err := env.Abs(s); err != nil {
+			return Entry{}, fmt.Errorf("source %s: %w", redactArg(s), err)
+		} else if info, err := os.Stat(abs); err == nil && info.IsDir() {
+			return localEntry(env, s)
 		}
 	}
 	return Entry{}, fmt.Errorf("source %q: not owner/repo, a git URL or a directory (write ./%s for a directory here)", redactArg(s), redactArg(s))
@@ -144,16 +148,16 @@ func hasCredentials(s string) bool {
 // value and the fragment), so no message repeats one.
 func redactArg(s string) string { return repository.RedactURL(s) }
 
-func localEntry(s string) (Entry, error) {
+func localEntry(env hostenv.Env, s string) (Entry, error) {
 	p := s
 	if p == "~" || strings.HasPrefix(p, "~/") {
-		home, err := os.UserHomeDir()
+		home, err := env.HomeDir()
 		if err != nil {
 			return Entry{}, fmt.Errorf("source %s: %w", redactArg(s), err)
 		}
 		p = filepath.Join(home, p[1:])
 	}
-	abs, err := filepath.Abs(p)
+	abs, err := env.Abs(p)
 	if err != nil {
 		return Entry{}, fmt.Errorf("source %s: %w", redactArg(s), err)
 	}

@@ -1,6 +1,8 @@
 package config
 
 import (
+	"github.com/skillsync/skillsync/internal/hostenv"
+
 	"errors"
 	"os"
 	"path/filepath"
@@ -27,11 +29,12 @@ repositories:
   #   dir: ../team-skills
 `
 
-// TestAppendAfterAddTarget is the bug of issue 12: init --agent wrote
+// TestAppendAfterAddTarget is a bug init --agent had: it wrote
 // targets: last, so the entry a person appends at the end of the file
 // (where the repositories were) became a target: unknown key "name" in
 // targets[1]. Targets now go above the repositories, which stay last.
 func TestAppendAfterAddTarget(t *testing.T) {
+	t.Parallel()
 	// The old starter lists the built-in skills; the starter has them
 	// commented out.
 	for name, c := range map[string]struct {
@@ -41,10 +44,10 @@ func TestAppendAfterAddTarget(t *testing.T) {
 		text := c.text
 		t.Run(name, func(t *testing.T) {
 			path := writeConfig(t, text)
-			if added, err := AddTarget(path, ".claude/skills", all.Kinds()); err != nil || !added {
+			if added, err := AddTarget(hostenv.Env{}, path, ".claude/skills", all.Kinds()); err != nil || !added {
 				t.Fatalf("AddTarget = %v, %v", added, err)
 			}
-			if added, err := AddTarget(path, "./.claude/skills/", all.Kinds()); err != nil || added {
+			if added, err := AddTarget(hostenv.Env{}, path, "./.claude/skills/", all.Kinds()); err != nil || added {
 				t.Fatalf("the same folder spelled differently was added again: %v, %v", added, err)
 			}
 			f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
@@ -63,7 +66,7 @@ func TestAppendAfterAddTarget(t *testing.T) {
 		})
 	}
 	path := writeConfig(t, oldStarter)
-	if _, err := AddTarget(path, ".claude/skills", all.Kinds()); err != nil {
+	if _, err := AddTarget(hostenv.Env{}, path, ".claude/skills", all.Kinds()); err != nil {
 		t.Fatal(err)
 	}
 	want := strings.Replace(oldStarter, "# Marketplace sources\n", "targets:\n  - dir: .claude/skills\n\n# Marketplace sources\n", 1)
@@ -73,6 +76,7 @@ func TestAppendAfterAddTarget(t *testing.T) {
 }
 
 func TestAddRepositoryKeepsTheText(t *testing.T) {
+	t.Parallel()
 	text := `# comment at the top
 
 repositories:   # the sources
@@ -90,7 +94,7 @@ targets:
 hidden: [a]
 `
 	path := writeConfig(t, text)
-	res, err := AddRepository(path, Entry{Git: "https://github.com/acme/skills", Ref: "v1", Skills: []string{"pdf", "x: y"}}, all.Kinds())
+	res, err := AddRepository(hostenv.Env{}, path, Entry{Git: "https://github.com/acme/skills", Ref: "v1", Skills: []string{"pdf", "x: y"}}, all.Kinds())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,13 +117,13 @@ hidden: [a]
 	// The same repository spelled another way is not added twice; with a
 	// selection, the new names join the selection.
 	for _, spelling := range []string{"https://GitHub.com/acme/skills.git", "git@github.com:acme/skills.git", "ssh://git@github.com/acme/skills/"} {
-		res, err = AddRepository(path, Entry{Git: spelling, Ref: "v1", Skills: []string{"pdf"}}, all.Kinds())
+		res, err = AddRepository(hostenv.Env{}, path, Entry{Git: spelling, Ref: "v1", Skills: []string{"pdf"}}, all.Kinds())
 		if err != nil || res.Added || res.Source != "skills" || len(res.Skills) != 0 {
 			t.Errorf("%s: %+v, %v", spelling, res, err)
 		}
 	}
 	before := skilltest.ReadFile(t, path)
-	res, err = AddRepository(path, Entry{Git: "https://github.com/acme/skills", Ref: "v1", Skills: []string{"pdf", "docx"}}, all.Kinds())
+	res, err = AddRepository(hostenv.Env{}, path, Entry{Git: "https://github.com/acme/skills", Ref: "v1", Skills: []string{"pdf", "docx"}}, all.Kinds())
 	if err != nil || res.Added || !reflect.DeepEqual(res.Skills, []string{"docx"}) {
 		t.Fatalf("adding a skill to the selection: %+v, %v", res, err)
 	}
@@ -128,20 +132,21 @@ hidden: [a]
 	}
 
 	// Another ref is another source, with a name of its own.
-	res, err = AddRepository(path, Entry{Git: "https://github.com/acme/skills", Ref: "v2"}, all.Kinds())
+	res, err = AddRepository(hostenv.Env{}, path, Entry{Git: "https://github.com/acme/skills", Ref: "v2"}, all.Kinds())
 	if err != nil || !res.Added || res.Source != "acme-skills" {
 		t.Errorf("another ref: %+v, %v", res, err)
 	}
-	res, err = AddRepository(path, Entry{Git: "https://github.com/acme/skills", Path: "more"}, all.Kinds())
+	res, err = AddRepository(hostenv.Env{}, path, Entry{Git: "https://github.com/acme/skills", Path: "more"}, all.Kinds())
 	if err != nil || !res.Added || res.Source != "acme-skills-2" {
 		t.Errorf("a third: %+v, %v", res, err)
 	}
-	if _, err := AddRepository(path, Entry{Name: "builtin", Git: "https://example.com/x"}, all.Kinds()); err == nil || !strings.Contains(err.Error(), "already") {
+	if _, err := AddRepository(hostenv.Env{}, path, Entry{Name: "builtin", Git: "https://example.com/x"}, all.Kinds()); err == nil || !strings.Contains(err.Error(), "already") {
 		t.Errorf("a taken --name: %v", err)
 	}
 }
 
 func TestAddRepositoryShapes(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ name, text, want string }{
 		{"no key", "strict: true\n", "strict: true\n\nrepositories:\n  - name: r\n    git: file:///r\n"},
 		{"empty flow", "repositories: [] # none yet\nstrict: true\n", "repositories: # none yet\n  - name: r\n    git: file:///r\nstrict: true\n"},
@@ -152,7 +157,7 @@ func TestAddRepositoryShapes(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			path := writeConfig(t, tt.text)
-			if _, err := AddRepository(path, Entry{Git: "file:///r"}, all.Kinds()); err != nil {
+			if _, err := AddRepository(hostenv.Env{}, path, Entry{Git: "file:///r"}, all.Kinds()); err != nil {
 				t.Fatal(err)
 			}
 			if got := skilltest.ReadFile(t, path); got != tt.want {
@@ -161,22 +166,23 @@ func TestAddRepositoryShapes(t *testing.T) {
 		})
 	}
 	path := writeConfig(t, "repositories: [{embedded: builtin}]\n")
-	if _, err := AddRepository(path, Entry{Git: "file:///r"}, all.Kinds()); err == nil || !strings.Contains(err.Error(), "flow list") {
+	if _, err := AddRepository(hostenv.Env{}, path, Entry{Git: "file:///r"}, all.Kinds()); err == nil || !strings.Contains(err.Error(), "flow list") {
 		t.Errorf("a flow list: %v", err)
 	}
 	broken := writeConfig(t, "repositories:\n  - nmae: x\n")
-	if _, err := AddRepository(broken, Entry{Git: "file:///r"}, all.Kinds()); err == nil || skilltest.ReadFile(t, broken) != "repositories:\n  - nmae: x\n" {
+	if _, err := AddRepository(hostenv.Env{}, broken, Entry{Git: "file:///r"}, all.Kinds()); err == nil || skilltest.ReadFile(t, broken) != "repositories:\n  - nmae: x\n" {
 		t.Errorf("a config that does not load was edited: %v", err)
 	}
 }
 
 func TestEditRefusesALink(t *testing.T) {
+	t.Parallel()
 	real := writeConfig(t, "repositories: []\n")
 	link := filepath.Join(t.TempDir(), FileName)
 	if err := os.Symlink(real, link); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := AddRepository(link, Entry{Git: "file:///r"}, all.Kinds()); err == nil || !strings.Contains(err.Error(), "symbolic link") {
+	if _, err := AddRepository(hostenv.Env{}, link, Entry{Git: "file:///r"}, all.Kinds()); err == nil || !strings.Contains(err.Error(), "symbolic link") {
 		t.Errorf("an edit through a link: %v", err)
 	}
 	if info, err := os.Lstat(link); err != nil || info.Mode()&os.ModeSymlink == 0 || skilltest.ReadFile(t, real) != "repositories: []\n" {
@@ -185,24 +191,26 @@ func TestEditRefusesALink(t *testing.T) {
 }
 
 func TestAddRepositoryDir(t *testing.T) {
+	t.Parallel()
 	path := writeConfig(t, "repositories: []\n")
 	base := filepath.Dir(path)
 	if err := os.MkdirAll(filepath.Join(base, "team"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	res, err := AddRepository(path, Entry{Dir: filepath.Join(base, "team")}, all.Kinds())
+	res, err := AddRepository(hostenv.Env{}, path, Entry{Dir: filepath.Join(base, "team")}, all.Kinds())
 	if err != nil || !res.Added || res.Source != "team" {
 		t.Fatalf("%+v, %v", res, err)
 	}
 	if got := skilltest.ReadFile(t, path); got != "repositories:\n  - name: team\n    dir: team\n" {
 		t.Errorf("got %q", got)
 	}
-	if res, err := AddRepository(path, Entry{Dir: filepath.Join(base, "team") + "/"}, all.Kinds()); err != nil || res.Added {
+	if res, err := AddRepository(hostenv.Env{}, path, Entry{Dir: filepath.Join(base, "team") + "/"}, all.Kinds()); err != nil || res.Added {
 		t.Errorf("the same directory again: %+v, %v", res, err)
 	}
 }
 
 func TestRemoveRepository(t *testing.T) {
+	t.Parallel()
 	text := `repositories:
   # the built-in ones
   - name: builtin
@@ -220,26 +228,26 @@ targets:
   - dir: .claude/skills
 `
 	path := writeConfig(t, text)
-	if _, _, err := RemoveRepository(path, "nope", all.Kinds()); !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "builtin, team") {
+	if _, _, err := RemoveRepository(hostenv.Env{}, path, "nope", all.Kinds()); !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "builtin, team") {
 		t.Errorf("an unknown source: %v", err)
 	}
-	if _, err := RemoveSkill(path, "builtin", "pdf", all.Kinds()); err != nil {
+	if _, err := RemoveSkill(hostenv.Env{}, path, "builtin", "pdf", all.Kinds()); err != nil {
 		t.Errorf("a skill of a source without skills: %v", err)
 	}
 	withExclude := strings.Replace(text, "    embedded: builtin\n", "    embedded: builtin\n    exclude: [pdf]\n", 1)
 	if got := skilltest.ReadFile(t, path); got != withExclude {
 		t.Errorf("exclude a skill:\n%s\nwant:\n%s", got, withExclude)
 	}
-	if _, err := RemoveSkill(path, "builtin", "pdf", all.Kinds()); !errors.Is(err, ErrNotFound) {
+	if _, err := RemoveSkill(hostenv.Env{}, path, "builtin", "pdf", all.Kinds()); !errors.Is(err, ErrNotFound) {
 		t.Errorf("a skill already excluded: %v", err)
 	}
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := RemoveSkill(path, "team", "xlsx", all.Kinds()); !errors.Is(err, ErrNotFound) {
+	if _, err := RemoveSkill(hostenv.Env{}, path, "team", "xlsx", all.Kinds()); !errors.Is(err, ErrNotFound) {
 		t.Errorf("a skill not selected: %v", err)
 	}
-	cfg, err := RemoveSkill(path, "team", "pdf", all.Kinds())
+	cfg, err := RemoveSkill(hostenv.Env{}, path, "team", "pdf", all.Kinds())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,11 +258,11 @@ targets:
 	if !reflect.DeepEqual(cfg.Sources[1].Skills, []string{"docx"}) {
 		t.Errorf("skills = %v", cfg.Sources[1].Skills)
 	}
-	if _, err := RemoveSkill(path, "team", "docx", all.Kinds()); err == nil || !strings.Contains(err.Error(), "remove the source instead") {
+	if _, err := RemoveSkill(hostenv.Env{}, path, "team", "docx", all.Kinds()); err == nil || !strings.Contains(err.Error(), "remove the source instead") {
 		t.Errorf("removing the last selected skill: %v", err)
 	}
 
-	src, cfg, err := RemoveRepository(path, "team", all.Kinds())
+	src, cfg, err := RemoveRepository(hostenv.Env{}, path, "team", all.Kinds())
 	if err != nil || src.Name != "team" || len(cfg.Sources) != 1 {
 		t.Fatalf("remove team: %+v %v", src, err)
 	}
@@ -270,7 +278,7 @@ targets:
 	if got := skilltest.ReadFile(t, path); got != want {
 		t.Errorf("remove team:\n%s\nwant:\n%s", got, want)
 	}
-	if _, _, err := RemoveRepository(path, "builtin", all.Kinds()); err != nil {
+	if _, _, err := RemoveRepository(hostenv.Env{}, path, "builtin", all.Kinds()); err != nil {
 		t.Fatal(err)
 	}
 	if got := skilltest.ReadFile(t, path); !strings.HasPrefix(got, "repositories: []\n  # the built-in ones\n\n  # - name: old\ntargets:") {
@@ -279,11 +287,11 @@ targets:
 }
 
 func TestParseSource(t *testing.T) {
+	t.Parallel()
 	cwd := t.TempDir()
-	t.Chdir(cwd)
 	home := t.TempDir()
-	t.Setenv("HOME", home)
-	if err := os.Mkdir("team-skills", 0o755); err != nil {
+	env := hostenv.New(cwd, []string{"HOME=" + home})
+	if err := os.Mkdir(filepath.Join(cwd, "team-skills"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	host := "https://git.example.com/"
@@ -317,13 +325,13 @@ func TestParseSource(t *testing.T) {
 		{"/abs/dir", Entry{Dir: "/abs/dir"}},
 	}
 	for _, tt := range tests {
-		got, err := ParseSource(tt.arg, host)
+		got, err := ParseSource(env, tt.arg, host)
 		if err != nil || !reflect.DeepEqual(got, tt.want) {
 			t.Errorf("ParseSource(%q) = %+v, %v; want %+v", tt.arg, got, err, tt.want)
 		}
 	}
 	for _, bad := range []string{"", "nosuchdir", "a/b/../../etc", "https://github.com/a/b/tree/main/../x", "a\nb/c"} {
-		if got, err := ParseSource(bad, host); err == nil {
+		if got, err := ParseSource(env, bad, host); err == nil {
 			t.Errorf("ParseSource(%q) = %+v, want an error", bad, got)
 		}
 	}
@@ -331,17 +339,17 @@ func TestParseSource(t *testing.T) {
 	// committed and shared: refused, and never repeated in the message.
 	for _, secret := range []string{"https://x-access-token:s3cret@github.com/a/b", "https://s3cret@github.com/a/b/tree/main/x",
 		"ssh://git:s3cret@host/a/b", "git:s3cret@host:a/b", "HTTP://s3cret@host/a"} {
-		_, err := ParseSource(secret, host)
+		_, err := ParseSource(env, secret, host)
 		if err == nil || !strings.Contains(err.Error(), "credentials") || strings.Contains(err.Error(), "s3cret") {
 			t.Errorf("ParseSource(%q): %v", secret, err)
 		}
 	}
-	if _, err := ParseSource("ssh://git@host/a/b", host); err != nil {
+	if _, err := ParseSource(env, "ssh://git@host/a/b", host); err != nil {
 		t.Errorf("an ssh user name is no secret: %v", err)
 	}
 	// A password net/url cannot parse is a credential too.
 	for _, secret := range []string{"https://user:s3cret/x@127.0.0.1:1/x.git", "https://user:s3c#ret@host/x", "https://user:s3c ret@host/x"} {
-		_, err := ParseSource(secret, host)
+		_, err := ParseSource(env, secret, host)
 		if err == nil || !strings.Contains(err.Error(), "credentials") || strings.Contains(err.Error(), "s3c") {
 			t.Errorf("ParseSource(%q): %v", secret, err)
 		}
@@ -351,6 +359,7 @@ func TestParseSource(t *testing.T) {
 // Every error of ParseSource and GitHost hides the credentials of the
 // argument, wherever they are in it.
 func TestParseSourceErrorsHideSecrets(t *testing.T) {
+	t.Parallel()
 	const host = "https://github.com/"
 	for _, arg := range []string{
 		"https://github.com/a/b/tree/main/../x#s3cret", // leaves the repository
@@ -361,37 +370,34 @@ func TestParseSourceErrorsHideSecrets(t *testing.T) {
 		"https://[bad#s3cret",
 		"nosuch?access_token=s3cret", // not a source
 	} {
-		_, err := ParseSource(arg, host)
+		_, err := ParseSource(hostenv.Env{}, arg, host)
 		if err == nil || strings.Contains(err.Error(), "s3cret") {
 			t.Errorf("ParseSource(%q): %v", arg, err)
 		}
 	}
 	for _, h := range []string{"https://host/?access_token=s3cret", "https://host/#s3cret"} {
-		t.Setenv("SKILLSYNC_GIT_HOST", h)
-		if _, err := GitHost(""); err == nil || strings.Contains(err.Error(), "s3cret") {
+		if _, err := GitHost(hostenv.New("/", []string{"SKILLSYNC_GIT_HOST=" + h}), ""); err == nil || strings.Contains(err.Error(), "s3cret") {
 			t.Errorf("GitHost(%q): %v", h, err)
 		}
 	}
 }
 
 func TestGitHost(t *testing.T) {
-	t.Setenv("SKILLSYNC_GIT_HOST", "")
+	t.Parallel()
+	hostIs := func(h string) hostenv.Env { return hostenv.New("/", []string{"SKILLSYNC_GIT_HOST=" + h}) }
 	for _, tt := range []struct{ env, configured, want string }{
 		{"", "", "https://github.com/"},
 		{"", "gitlab.example.com", "https://gitlab.example.com/"},
 		{"http://127.0.0.1:99", "gitlab.example.com", "http://127.0.0.1:99/"},
 		{"https://git.example.com/mirror/", "", "https://git.example.com/mirror/"},
 	} {
-		t.Setenv("SKILLSYNC_GIT_HOST", tt.env)
-		if got, err := GitHost(tt.configured); err != nil || got != tt.want {
+		if got, err := GitHost(hostIs(tt.env), tt.configured); err != nil || got != tt.want {
 			t.Errorf("GitHost(env %q, config %q) = %q, %v; want %q", tt.env, tt.configured, got, err, tt.want)
 		}
 	}
-	t.Setenv("SKILLSYNC_GIT_HOST", "ftp://x")
-	if _, err := GitHost(""); err == nil {
+	if _, err := GitHost(hostIs("ftp://x"), ""); err == nil {
 		t.Error("an ftp host was taken")
 	}
-	t.Setenv("SKILLSYNC_GIT_HOST", "")
 	cfg, err := Load(writeConfig(t, "default_git_host: https://git.example.com/\n"), all.Kinds())
 	if err != nil || cfg.DefaultGitHost != "https://git.example.com/" {
 		t.Errorf("default_git_host: %+v, %v", cfg, err)
@@ -399,6 +405,7 @@ func TestGitHost(t *testing.T) {
 }
 
 func TestSkillsAndExcludeLoad(t *testing.T) {
+	t.Parallel()
 	cfg, err := Load(writeConfig(t, "repositories:\n  - embedded: builtin\n    skills: [a, 'pdf-*']\n    exclude:\n      - c\n"), all.Kinds())
 	if err != nil {
 		t.Fatal(err)
@@ -412,6 +419,7 @@ func TestSkillsAndExcludeLoad(t *testing.T) {
 // allow_inline_credentials) is compared and named without a panic and
 // without any piece of the password.
 func TestRemoteKeyWithUnparsablePassword(t *testing.T) {
+	t.Parallel()
 	for _, remote := range []string{"https://user:S3/x@host/acme/skills.git", "https://user:S3@x@host/acme/skills.git", "user:S3/x@host:acme/skills.git"} {
 		if got := remoteKey(remote); got != "host/acme/skills" {
 			t.Errorf("remoteKey(%q) = %q, want host/acme/skills", remote, got)
@@ -425,9 +433,10 @@ func TestRemoteKeyWithUnparsablePassword(t *testing.T) {
 // TestRemoveSkillAppendsToExclude: a source with an exclude: list and no
 // skills: gets the skill added to that list; the comments stay.
 func TestRemoveSkillAppendsToExclude(t *testing.T) {
+	t.Parallel()
 	text := "repositories:\n  - name: team # ours\n    git: https://example.com/acme/team\n    exclude:\n      - old # gone\n    # after\ntargets:\n  - dir: .claude/skills\n"
 	path := writeConfig(t, text)
-	cfg, err := RemoveSkill(path, "team", "pdf", all.Kinds())
+	cfg, err := RemoveSkill(hostenv.Env{}, path, "team", "pdf", all.Kinds())
 	if err != nil {
 		t.Fatal(err)
 	}

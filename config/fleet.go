@@ -10,6 +10,7 @@ import (
 
 	"github.com/skillsync/skillsync/daemon"
 	"github.com/skillsync/skillsync/fleet"
+	"github.com/skillsync/skillsync/internal/hostenv"
 )
 
 // Fleet is the fleet: section: the PostgreSQL store every host of a team
@@ -79,7 +80,7 @@ var fleetSchemaName = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
 
 // resolveFleet checks the fleet: section, schedule.fleet_push and
 // curator.min_hosts.
-func (r *rawConfig) resolveFleet(base string, cfg *Config) []error {
+func (r *rawConfig) resolveFleet(env hostenv.Env, base string, cfg *Config) []error {
 	f := r.Fleet
 	if !f.set {
 		if r.Schedule.FleetPush != "" || r.Curator.MinHosts != nil {
@@ -95,7 +96,7 @@ func (r *rawConfig) resolveFleet(base string, cfg *Config) []error {
 		errs = append(errs, fmt.Errorf("%s: set exactly one of postgres: (an environment variable holding the connection string) and dsn_file:", where))
 	}
 	if f.DSNFile != "" {
-		out.DSNFile = absPath(base, f.DSNFile, "")
+		out.DSNFile = absPath(env, base, f.DSNFile, "")
 	}
 	if strings.Contains(f.Postgres, "://") || strings.Contains(f.Postgres, "=") {
 		// Never echo it: it may be the connection string itself.

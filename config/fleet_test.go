@@ -8,6 +8,7 @@ import (
 )
 
 func TestFleetSection(t *testing.T) {
+	t.Parallel()
 	cfg, err := Load(writeConfig(t, `
 fleet:
   postgres: SKILLSYNC_FLEET_DSN

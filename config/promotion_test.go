@@ -11,6 +11,7 @@ import (
 )
 
 func TestPromotionResolves(t *testing.T) {
+	t.Parallel()
 	cfg, err := Load(writeConfig(t, `user: ann
 repositories:
   - name: team
@@ -44,6 +45,7 @@ promotion:
 }
 
 func TestPromotionDefaults(t *testing.T) {
+	t.Parallel()
 	cfg, err := Load(writeConfig(t, "strict: false\n"), all.Kinds())
 	if err != nil {
 		t.Fatal(err)
@@ -63,6 +65,7 @@ func TestPromotionDefaults(t *testing.T) {
 }
 
 func TestPromotionErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, text, want string
 	}{

@@ -1,6 +1,8 @@
 package config
 
 import (
+	"github.com/skillsync/skillsync/internal/hostenv"
+
 	"cmp"
 	"fmt"
 	"net"
@@ -187,12 +189,12 @@ func keyFields(keys []repository.Key, where string) fields {
 }
 
 // resolve checks the raw config and makes its paths absolute.
-func (r *rawConfig) resolve(base string) (*Config, []error) {
+func (r *rawConfig) resolve(env hostenv.Env, base string) (*Config, []error) {
 	var errs []error
 	cfg := &Config{
-		Workspace: absPath(base, r.Workspace, base),
+		Workspace: absPath(env, base, r.Workspace, base),
 		User:      r.User,
-		Global:    absPath(base, r.Global, defaultGlobal()),
+		Global:    absPath(env, base, r.Global, defaultGlobal(env)),
 		Strict:    r.Strict,
 		Hidden:    r.Hidden,
 		Limits:    Limits{MaxFileSize: DefaultMaxFileSize},
@@ -202,7 +204,7 @@ func (r *rawConfig) resolve(base string) (*Config, []error) {
 	if err := checkWorkspace(cfg.Workspace); err != nil {
 		errs = append(errs, err)
 	}
-	if err := checkWorkspaceRoot(cfg.Workspace); err != nil {
+	if err := checkWorkspaceRoot(env, cfg.Workspace); err != nil {
 		if r.workspaceLine > 0 {
 			errs = append(errs, fmt.Errorf("line %d: workspace %s %w; name a folder of its own, such as a project's", r.workspaceLine, cfg.Workspace, err))
 		} else {
@@ -255,13 +257,13 @@ func (r *rawConfig) resolve(base string) (*Config, []error) {
 		case mode != ModeCopy && mode != ModeSymlink:
 			errs = append(errs, fmt.Errorf("%s: mode %q: use copy or symlink", where, t.Mode))
 		default:
-			cfg.Targets = append(cfg.Targets, Target{Dir: absPath(cfg.Workspace, t.Dir, ""), Mode: mode, Line: t.line})
+			cfg.Targets = append(cfg.Targets, Target{Dir: absPath(env, cfg.Workspace, t.Dir, ""), Mode: mode, Line: t.line})
 		}
 	}
-	errs = append(errs, checkTargets(cfg)...)
+	errs = append(errs, checkTargets(env, cfg)...)
 	errs = append(errs, r.resolveCurator(cfg)...)
 	errs = append(errs, r.resolvePromotion(cfg)...)
-	errs = append(errs, r.resolveFleet(base, cfg)...)
+	errs = append(errs, r.resolveFleet(env, base, cfg)...)
 	return cfg, errs
 }
 

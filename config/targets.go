@@ -3,15 +3,16 @@ package config
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/skillsync/skillsync/internal/hostenv"
 )
 
 // checkTargets refuses targets that would let a sync write where it must
 // not: into the cache or a layer skillsync reads, over the workspace, the
 // home directory or the file system root, or into another target.
-func checkTargets(cfg *Config) []error {
+func checkTargets(env hostenv.Env, cfg *Config) []error {
 	var errs []error
 	l := cfg.Layout()
 	guarded := []struct{ dir, what string }{
@@ -21,7 +22,7 @@ func checkTargets(cfg *Config) []error {
 		{cfg.Global, "the global layer"},
 	}
 	roots := []struct{ dir, what string }{{"/", "the file system root"}, {cfg.Workspace, "the workspace"}}
-	if home, err := os.UserHomeDir(); err == nil {
+	if home, err := env.HomeDir(); err == nil {
 		roots = append(roots, struct{ dir, what string }{filepath.Clean(home), "the home directory"})
 	}
 	for i, t := range cfg.Targets {
@@ -76,11 +77,11 @@ func within(path, dir string) bool {
 // checkWorkspaceRoot refuses a workspace that is the file system root or
 // the home directory: skillsync writes its cache, its lock and skills/
 // into the workspace, which must not land there.
-func checkWorkspaceRoot(dir string) error {
+func checkWorkspaceRoot(env hostenv.Env, dir string) error {
 	if dir == string(filepath.Separator) {
 		return errors.New("is the file system root")
 	}
-	if home, err := os.UserHomeDir(); err == nil && dir == filepath.Clean(home) {
+	if home, err := env.HomeDir(); err == nil && dir == filepath.Clean(home) {
 		return errors.New("is the home directory")
 	}
 	return nil

@@ -22,8 +22,9 @@ func writeSkill(t *testing.T, dir, name string) {
 
 // TestArchiveNestedSkillThenRestore: a skill deep in its layer archives to
 // the layer's own .archive/, where ArchivedCopies finds it and Restore
-// brings it back where it was (issue 24).
+// brings it back where it was.
 func TestArchiveNestedSkillThenRestore(t *testing.T) {
+	t.Parallel()
 	layer := t.TempDir()
 	deep := filepath.Join(layer, "team", "deep")
 	writeSkill(t, deep, "deep")
@@ -56,6 +57,7 @@ func TestArchiveNestedSkillThenRestore(t *testing.T) {
 // sends the copy to the layer's top, and a link planted where its folder
 // was is never moved through.
 func TestRestoreDistrustsTheOriginNote(t *testing.T) {
+	t.Parallel()
 	for _, note := range []string{"../../outside/deep", "/etc/deep", ".archive/deep", "_drafts/deep", "a//deep", "team/\x1b[2J"} {
 		layer := t.TempDir()
 		writeSkill(t, filepath.Join(layer, "deep"), "deep")
@@ -96,6 +98,7 @@ func TestRestoreDistrustsTheOriginNote(t *testing.T) {
 // top is never moved: that would take the usage file, the audit log and
 // the archive with it.
 func TestArchiveRefusesTheLayerRoot(t *testing.T) {
+	t.Parallel()
 	layer := t.TempDir()
 	writeSkill(t, layer, "root")
 	skilltest.WriteFile(t, filepath.Join(layer, UsageFile), "{}")
@@ -119,6 +122,7 @@ func TestArchiveRefusesTheLayerRoot(t *testing.T) {
 // TestArchiveDoesNotFollowALinkedArchive: an .archive planted as a link to
 // an outside directory gets no skill moved into it.
 func TestArchiveDoesNotFollowALinkedArchive(t *testing.T) {
+	t.Parallel()
 	layer, outside := t.TempDir(), t.TempDir()
 	writeSkill(t, filepath.Join(layer, "notes"), "notes")
 	if err := os.Symlink(outside, filepath.Join(layer, ArchiveDir)); err != nil {
@@ -136,6 +140,7 @@ func TestArchiveDoesNotFollowALinkedArchive(t *testing.T) {
 }
 
 func TestRestoreRefusesOverAnExistingDirectory(t *testing.T) {
+	t.Parallel()
 	layer := t.TempDir()
 	writeSkill(t, filepath.Join(layer, "notes"), "notes")
 	if _, err := Archive(layer, filepath.Join(layer, "notes"), "notes", now); err != nil {
@@ -151,6 +156,7 @@ func TestRestoreRefusesOverAnExistingDirectory(t *testing.T) {
 // TestCurateMovesWhatItArchives runs a curation over a workspace layer
 // with a nested skill, a layer-root skill and a marketplace copy.
 func TestCurateMovesWhatItArchives(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	root := t.TempDir()
 	layer := filepath.Join(root, "skills")
@@ -210,6 +216,7 @@ func TestCurateMovesWhatItArchives(t *testing.T) {
 }
 
 func TestPin(t *testing.T) {
+	t.Parallel()
 	s := NewStore(t.TempDir())
 	c := mustCopy(t, "workspace/kept")
 	for i, want := range []bool{true, false} {

@@ -13,6 +13,7 @@ import (
 )
 
 func TestAudit(t *testing.T) {
+	t.Parallel()
 	a := NewAudit(t.TempDir())
 	day1 := time.Date(2026, 11, 1, 10, 0, 0, 0, time.UTC)
 	day2 := day1.Add(24 * time.Hour)
@@ -45,6 +46,7 @@ func TestAudit(t *testing.T) {
 // outside file, and an .audit/ planted as a link to an outside directory,
 // make Append refuse with the path; what they point at is untouched.
 func TestAuditDoesNotFollowLinks(t *testing.T) {
+	t.Parallel()
 	day := time.Date(2026, 11, 1, 10, 0, 0, 0, time.UTC)
 	ev := Event{TS: day, Actor: "x", Op: OpArchived, Target: "workspace/a"}
 
@@ -98,6 +100,7 @@ func TestAuditDoesNotFollowLinks(t *testing.T) {
 // (to a FIFO, which would block) and says when a line is too long instead
 // of dropping the rest of the day in silence.
 func TestAuditReadSkipsWhatIsNotAFile(t *testing.T) {
+	t.Parallel()
 	skills := t.TempDir()
 	dir := filepath.Join(skills, AuditDir)
 	if err := os.MkdirAll(dir, 0o755); err != nil {

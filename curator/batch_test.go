@@ -11,6 +11,7 @@ import (
 // every one, move times only forward, and leave the last source with the
 // latest event; recording them again changes no time.
 func TestRecordAllOutOfOrder(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	s := NewStore(dir)
 	pdf := mustCopy(t, "workspace/pdf")
@@ -52,6 +53,7 @@ func TestRecordAllOutOfOrder(t *testing.T) {
 // TestRecordAllReactivatesOnlyNewerUse: a stale copy becomes active only
 // through a use newer than its staleness, with one audit line.
 func TestRecordAllReactivatesOnlyNewerUse(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	s := NewStore(dir)
 	pdf, old := mustCopy(t, "workspace/pdf"), mustCopy(t, "workspace/old")
@@ -87,6 +89,7 @@ func TestRecordAllReactivatesOnlyNewerUse(t *testing.T) {
 // TestRecordAllRefusesBadInput: one bad use refuses the batch and writes
 // nothing.
 func TestRecordAllRefusesBadInput(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	s := NewStore(dir)
 	_, err := s.RecordAll(context.Background(), []Use{

@@ -25,6 +25,7 @@ func mustCopy(t *testing.T, key string) Copy {
 }
 
 func TestCopyKeys(t *testing.T) {
+	t.Parallel()
 	for _, key := range []string{"marketplace:team/pdf", "workspace/pdf", "user:alice/pdf", "global/pdf", "marketplace:a:b/c:d"} {
 		c, err := ParseCopy(key)
 		if err != nil || c.String() != key {
@@ -52,6 +53,7 @@ func TestCopyKeys(t *testing.T) {
 }
 
 func TestPlan(t *testing.T) {
+	t.Parallel()
 	p := DefaultPolicy()
 	tests := []struct {
 		name  string
@@ -90,6 +92,7 @@ func TestPlan(t *testing.T) {
 }
 
 func TestPlanActsOnOneCopy(t *testing.T) {
+	t.Parallel()
 	u := newUsage()
 	alice, ws := mustCopy(t, "user:alice/pdf"), mustCopy(t, "workspace/pdf")
 	u.Skills[alice] = &SkillUsage{FirstSeenAt: ago(200), LastUsedAt: ago(150), LastSource: FromMCP, State: Active}
@@ -107,6 +110,7 @@ func TestPlanActsOnOneCopy(t *testing.T) {
 }
 
 func TestMinIdleHoldsCurationBack(t *testing.T) {
+	t.Parallel()
 	p := DefaultPolicy()
 	u := newUsage()
 	recent := now.Add(-30 * time.Minute)
@@ -127,6 +131,7 @@ func TestMinIdleHoldsCurationBack(t *testing.T) {
 // skill to the curator; idle copies only become stale, and the plan says
 // why.
 func TestNoUsageNoArchive(t *testing.T) {
+	t.Parallel()
 	p := DefaultPolicy()
 	u := newUsage()
 	a, b := mustCopy(t, "workspace/a"), mustCopy(t, "marketplace:team/b")

@@ -9,6 +9,7 @@ import (
 )
 
 func TestRecordCountsDays(t *testing.T) {
+	t.Parallel()
 	store := NewStore(t.TempDir())
 	c, err := NewCopy(layering.Workspace, "", "pdf")
 	if err != nil {

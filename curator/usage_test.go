@@ -24,6 +24,7 @@ func record(t *testing.T, s *Store, key string, view bool, from Source) bool {
 }
 
 func TestRecordConcurrently(t *testing.T) {
+	t.Parallel()
 	s := NewStore(t.TempDir())
 	c := mustCopy(t, "marketplace:team/shared")
 	var wg sync.WaitGroup
@@ -49,6 +50,7 @@ func TestRecordConcurrently(t *testing.T) {
 // TestRecordAcrossProcesses: eight processes counting into one file lose
 // no increment.
 func TestRecordAcrossProcesses(t *testing.T) {
+	t.Parallel()
 	if dir := os.Getenv("CURATOR_TEST_RECORD_DIR"); dir != "" {
 		s := NewStore(dir)
 		for i := 0; i < 40; i++ {
@@ -84,6 +86,7 @@ func TestRecordAcrossProcesses(t *testing.T) {
 }
 
 func TestUsageFileShape(t *testing.T) {
+	t.Parallel()
 	s := NewStore(t.TempDir())
 	record(t, s, "user:alice/pdf", false, FromCLI)
 	if err := s.Seen(context.Background(), []Copy{mustCopy(t, "marketplace:team/pdf")}, now); err != nil {
@@ -108,6 +111,7 @@ func TestUsageFileShape(t *testing.T) {
 // TestRecordReactivatesStale: a use of a stale copy makes it active at
 // once and says so in the audit log.
 func TestRecordReactivatesStale(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	s := NewStore(dir)
 	pdf := mustCopy(t, "workspace/pdf")
@@ -136,6 +140,7 @@ func TestRecordReactivatesStale(t *testing.T) {
 }
 
 func TestRecordRefusesBadInput(t *testing.T) {
+	t.Parallel()
 	s := NewStore(t.TempDir())
 	if _, err := s.Record(context.Background(), Use{Copy: Copy{Layer: 3, Name: "../x"}, From: FromCLI, At: now}); err == nil {
 		t.Error("recorded a copy whose name leaves its directory")
@@ -160,6 +165,7 @@ const v1File = `{"version":1,"skills":{
 // Resolve, is not written by a read, and the first write migrates it in
 // place, keeping the old file once as .usage.json.v1.
 func TestMigrateVersion1(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	s := NewStore(dir)
 	var warnings []string
@@ -211,6 +217,7 @@ func TestMigrateVersion1(t *testing.T) {
 }
 
 func TestVersion1WithoutResolve(t *testing.T) {
+	t.Parallel()
 	s := NewStore(t.TempDir())
 	if err := os.WriteFile(s.Path(), []byte(v1File), 0o644); err != nil {
 		t.Fatal(err)
@@ -228,6 +235,7 @@ func TestVersion1WithoutResolve(t *testing.T) {
 }
 
 func TestCorruptUsageIsSetAside(t *testing.T) {
+	t.Parallel()
 	for name, content := range map[string]string{
 		"not json":      "{not json",
 		"escaping key":  `{"version":2,"skills":{"workspace/../../victim":{"use_count":1}}}`,
@@ -265,6 +273,7 @@ func TestCorruptUsageIsSetAside(t *testing.T) {
 // is not corrupt usage to set aside but an error naming the path, and
 // nothing in it is touched.
 func TestUsageDirectoryIsAClearError(t *testing.T) {
+	t.Parallel()
 	s := NewStore(t.TempDir())
 	if err := os.MkdirAll(filepath.Join(s.Path(), "inside"), 0o755); err != nil {
 		t.Fatal(err)
@@ -285,6 +294,7 @@ func TestUsageDirectoryIsAClearError(t *testing.T) {
 // TestUsageSymlinkIsNotFollowed: a usage file planted as a link to a file
 // outside the workspace is neither read nor written through.
 func TestUsageSymlinkIsNotFollowed(t *testing.T) {
+	t.Parallel()
 	outside := filepath.Join(t.TempDir(), "victim.json")
 	content := `{"version":2,"skills":{"workspace/a":{"use_count":41,"state":"active"}}}`
 	if err := os.WriteFile(outside, []byte(content), 0o600); err != nil {

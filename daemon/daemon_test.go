@@ -116,6 +116,7 @@ func (g *gate) counts() (runs, most int) {
 // TestScheduledRunsNeverOverlap: while a run is blocked, the schedule's
 // ticks are skipped, never started beside it.
 func TestScheduledRunsNeverOverlap(t *testing.T) {
+	t.Parallel()
 	var l logs
 	g := newGate()
 	d := New(Options{Load: setup(NewJob("slow", "@every 1s", g.run)), Logger: l.logger()})
@@ -137,6 +138,7 @@ func TestScheduledRunsNeverOverlap(t *testing.T) {
 // TestTriggerDuringARunRunsOnceMore: triggers during a run fold into one
 // more run after it, never beside it.
 func TestTriggerDuringARunRunsOnceMore(t *testing.T) {
+	t.Parallel()
 	var l logs
 	g := newGate()
 	d := New(Options{Load: setup(NewJob("import", "", g.run)), Logger: l.logger(), AtStart: []string{"import"}})
@@ -163,6 +165,7 @@ func TestTriggerDuringARunRunsOnceMore(t *testing.T) {
 }
 
 func TestAPanickingJobIsLoggedAndRunsAgain(t *testing.T) {
+	t.Parallel()
 	var l logs
 	d := New(Options{Load: setup(NewJob("boom", "", func(context.Context) error { panic("job exploded") }),
 		NewJob("fails", "", func(context.Context) error { return errors.New("no network") })), Logger: l.logger(), AtStart: []string{"boom", "fails"}})
@@ -188,6 +191,7 @@ func TestAPanickingJobIsLoggedAndRunsAgain(t *testing.T) {
 // TestStopCancelsAndWaits: cancelling Run cancels the running job's
 // context and returns only once the job returned.
 func TestStopCancelsAndWaits(t *testing.T) {
+	t.Parallel()
 	var l logs
 	var mu sync.Mutex
 	finished := false
@@ -217,6 +221,7 @@ func TestStopCancelsAndWaits(t *testing.T) {
 // TestReload: a reload that fails keeps the old jobs; one that works
 // swaps them, keeping a job's slot across the swap.
 func TestReload(t *testing.T) {
+	t.Parallel()
 	var l logs
 	reload := make(chan struct{})
 	var mu sync.Mutex
@@ -277,6 +282,7 @@ func TestReload(t *testing.T) {
 }
 
 func TestBadScheduleAtStart(t *testing.T) {
+	t.Parallel()
 	err := Run(context.Background(), Options{Load: setup(NewJob("curate", "at three", nil))})
 	var se *ScheduleError
 	if !errors.As(err, &se) || !strings.Contains(err.Error(), `schedule.curate "at three" does not parse`) {
@@ -288,6 +294,7 @@ func TestBadScheduleAtStart(t *testing.T) {
 }
 
 func TestScheduleErrorsNameFieldAndExpression(t *testing.T) {
+	t.Parallel()
 	err := ParseSchedule("sync", "every fifteen minutes")
 	if err == nil || !strings.Contains(err.Error(), `schedule.sync "every fifteen minutes" does not parse`) {
 		t.Errorf("err = %v", err)
@@ -300,6 +307,7 @@ func TestScheduleErrorsNameFieldAndExpression(t *testing.T) {
 }
 
 func TestSignalReload(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	if runtime.GOOS == "windows" {

@@ -48,6 +48,7 @@ func (e *stuckEngine) CachedRevision(string) string { return "" }
 // /healthz and /readyz answer at once (not ready: never synced), and once
 // it ends the source is ready and its revision exposed.
 func TestScrapeNeverWaitsForASync(t *testing.T) {
+	t.Parallel()
 	eng := &stuckEngine{started: make(chan struct{}, 1), release: make(chan struct{})}
 	ctx, cancel := context.WithCancel(context.Background())
 	addr := make(chan string, 1)
@@ -103,6 +104,7 @@ func TestScrapeNeverWaitsForASync(t *testing.T) {
 // TestNotReadyAfterThreeIntervals: a source whose last success is older
 // than three sync intervals is not ready; a dirty cache is not either.
 func TestNotReadyAfterThreeIntervals(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	recent, old := now.Add(-29*time.Minute), now.Add(-31*time.Minute)
 	s := &State{SyncEvery: Seconds(600), Sources: map[string]SourceState{
@@ -132,6 +134,7 @@ func (e *fleetEngine) MoreJobs() ([]Job, error) {
 // TestFleetPushJobIsCountedAndShown: an engine's own fleet push job runs
 // on its schedule; its failures are counted and the state says why.
 func TestFleetPushJobIsCountedAndShown(t *testing.T) {
+	t.Parallel()
 	eng := &fleetEngine{stuckEngine{started: make(chan struct{}, 1), release: make(chan struct{})}}
 	close(eng.release)
 	ctx, cancel := context.WithCancel(context.Background())

@@ -155,6 +155,7 @@ func eventually(t *testing.T, what string, cond func() bool) {
 // 200 when it comes back; /metrics parses with Prometheus's parser and
 // holds every metric the dashboard in docs/ queries.
 func TestDaemonMetricsAndReadiness(t *testing.T) {
+	t.Parallel()
 	g := startGitDaemon(t)
 	if code, body := g.get(t, "/healthz"); code != http.StatusOK {
 		t.Errorf("/healthz: %d %s", code, body)
@@ -289,6 +290,7 @@ func checkDashboard(t *testing.T, fams map[string]*dto.MetricFamily) {
 // TestListenAddressInUse: an address in use is a *ListenError naming it,
 // before any job runs.
 func TestListenAddressInUse(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -317,6 +319,7 @@ func TestListenAddressInUse(t *testing.T) {
 
 // TestListenAddr: a port alone is loopback; another host is kept.
 func TestListenAddr(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		in, want string
 		loopback bool

@@ -9,6 +9,7 @@ import (
 // records except on the first run and every n-th, which compare stat
 // data; with 0 it never does.
 func TestStatChecksOnItsFirstAndEveryNthSync(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		every int
 		want  string

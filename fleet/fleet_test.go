@@ -12,6 +12,7 @@ import (
 
 	"github.com/skillsync/skillsync/curator"
 	"github.com/skillsync/skillsync/fleet"
+	"github.com/skillsync/skillsync/internal/hostenv"
 	"github.com/skillsync/skillsync/internal/pgtest"
 	"github.com/skillsync/skillsync/layering"
 )
@@ -78,6 +79,7 @@ func usageOf(t *testing.T, s *fleet.Store, opts fleet.UsageOptions) map[string]f
 }
 
 func TestPushIsIdempotent(t *testing.T) {
+	t.Parallel()
 	c := pgCluster.Get(t)
 	s, _ := open(t, c, nil)
 	ctx := context.Background()
@@ -123,6 +125,7 @@ func TestPushIsIdempotent(t *testing.T) {
 // Concurrent retries of the same push, as a daemon and a user running
 // fleet push at once, still count once.
 func TestConcurrentPushesCountOnce(t *testing.T) {
+	t.Parallel()
 	c := pgCluster.Get(t)
 	s, _ := open(t, c, nil)
 	ctx := context.Background()
@@ -158,6 +161,7 @@ func TestConcurrentPushesCountOnce(t *testing.T) {
 }
 
 func TestUsageWindowAndOrder(t *testing.T) {
+	t.Parallel()
 	c := pgCluster.Get(t)
 	s, _ := open(t, c, nil)
 	ctx := context.Background()
@@ -193,6 +197,7 @@ func TestUsageWindowAndOrder(t *testing.T) {
 }
 
 func TestStatus(t *testing.T) {
+	t.Parallel()
 	c := pgCluster.Get(t)
 	s, schema := open(t, c, nil)
 	ctx := context.Background()
@@ -242,6 +247,7 @@ func TestStatus(t *testing.T) {
 }
 
 func TestBadInput(t *testing.T) {
+	t.Parallel()
 	c := pgCluster.Get(t)
 	w := &warnings{}
 	s, schema := open(t, c, w)
@@ -295,6 +301,7 @@ func TestBadInput(t *testing.T) {
 }
 
 func TestSchemaAndSecrets(t *testing.T) {
+	t.Parallel()
 	c := pgCluster.Get(t)
 	ctx := context.Background()
 	schema := pgtest.Name(t)
@@ -310,8 +317,8 @@ func TestSchemaAndSecrets(t *testing.T) {
 	}
 	// A wrong password: the error names the file, never the secret.
 	wrong := strings.Replace(c.DSN("postgres"), c.Password(), "sekrit-"+c.Password()[3:], 1)
-	t.Setenv("FLEET_TEST_DSN", wrong)
-	s2, err := fleet.Open(ctx, fleet.Config{DSNEnv: "FLEET_TEST_DSN", Schema: schema, Create: true})
+	s2, err := fleet.Open(ctx, fleet.Config{DSNEnv: "FLEET_TEST_DSN", Schema: schema, Create: true,
+		Env: hostenv.New("", []string{"FLEET_TEST_DSN=" + wrong})})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -323,8 +330,8 @@ func TestSchemaAndSecrets(t *testing.T) {
 	if strings.Contains(err.Error(), c.Password()[3:]) || strings.Contains(err.Error(), wrong) || !strings.Contains(err.Error(), "$FLEET_TEST_DSN") {
 		t.Fatalf("error leaks or does not say where: %v", err)
 	}
-	t.Setenv("FLEET_TEST_DSN", "postgres://u:p@[bad")
-	if _, err := fleet.Open(ctx, fleet.Config{DSNEnv: "FLEET_TEST_DSN", Schema: schema}); !errors.Is(err, fleet.ErrDSN) || strings.Contains(err.Error(), "[bad") {
+	bad := hostenv.New("", []string{"FLEET_TEST_DSN=postgres://u:p@[bad"})
+	if _, err := fleet.Open(ctx, fleet.Config{DSNEnv: "FLEET_TEST_DSN", Schema: schema, Env: bad}); !errors.Is(err, fleet.ErrDSN) || strings.Contains(err.Error(), "[bad") {
 		t.Fatalf("unparsable DSN: %v", err)
 	}
 	// A schema newer than this skillsync is refused, even with create.
@@ -346,6 +353,8 @@ func TestSchemaAndSecrets(t *testing.T) {
 // The database stopped in the middle of a run: the push fails as
 // unreachable, and the next push after it is back sends everything.
 func TestDatabaseStopsAndStarts(t *testing.T) {
+	// Not parallel: it starts a PostgreSQL cluster of its own, and several
+	// starting at once on a busy machine time out.
 	c := pgtest.Own(t)
 	s, _ := open(t, c, nil)
 	ctx := context.Background()

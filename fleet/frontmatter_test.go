@@ -8,6 +8,7 @@ import (
 )
 
 func TestSetRollout(t *testing.T) {
+	t.Parallel()
 	in := "---\nname: pdf\ndescription: Read PDFs. # short\nmetadata:\n  owner: docs-team\n---\n# PDF\n\nBody.\n"
 	out, err := fleet.SetRollout([]byte(in), 10, []string{"prod", "staging"})
 	if err != nil {

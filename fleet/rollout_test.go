@@ -8,6 +8,7 @@ import (
 )
 
 func TestRolloutOverManyHosts(t *testing.T) {
+	t.Parallel()
 	const hosts = 20000
 	for _, skill := range []string{"pdf", "deploy-checklist", "Review"} {
 		in := map[int]int{}
@@ -50,6 +51,7 @@ func TestRolloutOverManyHosts(t *testing.T) {
 }
 
 func TestRolloutEnvironments(t *testing.T) {
+	t.Parallel()
 	meta := map[string]string{"environments": "prod staging"}
 	for env, want := range map[string]bool{"prod": true, "staging": true, "dev": false, "": false} {
 		if got := fleet.HeldBack("h", env, "pdf", meta) == ""; got != want {

@@ -28,6 +28,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/skillsync/skillsync/internal/hostenv"
 )
 
 // ErrDSN is returned when the connection string cannot be read or parsed.
@@ -52,6 +54,9 @@ type Config struct {
 	MaxConns int32
 	// Warn receives what is skipped (a hostile row); nil drops it.
 	Warn func(string)
+	// Env is the environment DSNEnv is read from; the zero Env is the
+	// process's.
+	Env hostenv.Env
 }
 
 // Store is an open fleet store. Its methods are safe for concurrent use.
@@ -77,7 +82,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = 10 * time.Second
 	}
-	dsn, err := ReadDSN(cfg.DSNEnv, cfg.DSNFile)
+	dsn, err := readDSN(cfg.Env, cfg.DSNEnv, cfg.DSNFile)
 	if err != nil {
 		return nil, fmt.Errorf("fleet (%s): %w", cfg.location(), err)
 	}
@@ -131,8 +136,13 @@ const maxDSNFile = 64 << 10
 // or the file file. Its errors name where it was looked for, never what
 // was found.
 func ReadDSN(env, file string) (string, error) {
+	return readDSN(hostenv.Env{}, env, file)
+}
+
+// readDSN is ReadDSN reading the variable from vars.
+func readDSN(vars hostenv.Env, env, file string) (string, error) {
 	if env != "" {
-		dsn := strings.TrimSpace(os.Getenv(env))
+		dsn := strings.TrimSpace(vars.Getenv(env))
 		if dsn == "" {
 			return "", fmt.Errorf("%w: environment variable %s is not set or empty", ErrDSN, env)
 		}

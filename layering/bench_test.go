@@ -93,6 +93,7 @@ func BenchmarkPrompt(b *testing.B) {
 
 // The index must find exactly what scoring every winner finds.
 func TestIndexMatchesBruteForce(t *testing.T) {
+	t.Parallel()
 	ws := benchCatalog().Visible()
 	ix := NewIndex(ws)
 	for _, raw := range []string{"release notes", "pdf", "go", "deploy service cluster", "k8", "use when", "helm chart upgrade now", "x", "tables pdf-forms", "  Release NOTES  "} {

@@ -96,6 +96,7 @@ func FuzzLockRead(f *testing.F) {
 // TestHostileLockIsRefused: the names a hostile lock carries make Read
 // refuse the whole file, saying which name and what to do.
 func TestHostileLockIsRefused(t *testing.T) {
+	t.Parallel()
 	for _, data := range []string{
 		`{"version":1,"sources":{"../../victim":{"revision":"x","skills":{}}}}`,
 		`{"version":1,"sources":{"team":{"revision":"x","skills":{"../x":"00"}}}}`,
@@ -117,6 +118,7 @@ func TestHostileLockIsRefused(t *testing.T) {
 // skillsync writes (a control character a terminal would act on, a hash
 // that is not hex, an unknown kind) is refused, not printed.
 func TestLockTextIsChecked(t *testing.T) {
+	t.Parallel()
 	good := strings.Repeat("ab", 32)
 	for _, body := range []string{
 		`{"version":1,"sources":{"team":{"type":"git","url":"x\u001b]0;PWNED\u0007","revision":"r","skills":{}}}}`,

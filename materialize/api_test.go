@@ -10,6 +10,7 @@ import (
 )
 
 func TestHashText(t *testing.T) {
+	t.Parallel()
 	h := newSkillHasher()
 	h.add("SKILL.md", []byte("x"))
 	sum := h.sum()
@@ -31,6 +32,7 @@ func TestHashText(t *testing.T) {
 // other tools read, and checks that the records it names give back what
 // was written.
 func TestManifestShape(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	s := mkSkill("a", map[string]string{"SKILL.md": "s"})
 	s.Fingerprint = "git-tree:abc"
@@ -97,6 +99,7 @@ func jsonInt(n int64) string {
 }
 
 func TestFingerprintChangeIsAChange(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	c := open(t, root)
 	src := Source{Name: "src", Revision: "r1", Fingerprint: "path=skills/.system", Skills: []Skill{mkSkill("a", v1)}}
@@ -138,6 +141,7 @@ func legacyJSON(t *testing.T, root string, version int) []byte {
 }
 
 func TestOlderManifestsAreReadAndRewritten(t *testing.T) {
+	t.Parallel()
 	for _, version := range []int{1, 2} {
 		root := t.TempDir()
 		syncOnce(t, root, "r1", mkSkill("a", v1))

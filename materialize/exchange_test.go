@@ -49,6 +49,7 @@ func entries(t *testing.T, dir string) []string {
 // TestTwoRenameExchange forces the exchange Windows makes (two renames
 // under a journal) on this system.
 func TestTwoRenameExchange(t *testing.T) {
+	t.Parallel()
 	_, staged, live := exchangeDirs(t)
 	old, err := exchangeWith(noExchange, staged, live)
 	if err != nil {
@@ -96,6 +97,7 @@ func TestTwoRenameExchange(t *testing.T) {
 // as a crash would, and has the next run apply the recovery rule: the
 // old version goes back, and a sync then works as usual.
 func TestExchangeRecovery(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	syncOnce(t, root, "r1", mkSkill("pdf", map[string]string{"SKILL.md": "v1", "ref.md": "ref"}))
 	live := filepath.Join(root, "src", "pdf")
@@ -137,6 +139,7 @@ func TestExchangeRecovery(t *testing.T) {
 // and before the journal went leaves the new version live; recovery only
 // drops the journal.
 func TestExchangeRecoveryAfterTheSecondRename(t *testing.T) {
+	t.Parallel()
 	root, staged, live := exchangeDirs(t)
 	old, journal, err := beginExchange(staged, live)
 	if err != nil {
@@ -161,6 +164,7 @@ func TestExchangeRecoveryAfterTheSecondRename(t *testing.T) {
 // move anything outside the destination or through a link, and each is
 // removed.
 func TestExchangeJournalIsUntrusted(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	staging := filepath.Join(root, stagingName)
 	outside := t.TempDir()

@@ -67,6 +67,7 @@ func unstageable() map[string]Skill {
 }
 
 func TestOneBadSkillNeverStopsTheOthers(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	root := t.TempDir()
 	bad := unstageable()
@@ -141,6 +142,7 @@ func TestOneBadSkillNeverStopsTheOthers(t *testing.T) {
 }
 
 func TestOneBadSkillNeverStopsATarget(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	bad := unstageable()

@@ -208,11 +208,8 @@ type legacySkill struct {
 // used: a source or skill name that is not one safe path component, or a
 // file path that leaves its skill.
 func (m *legacy) Validate() error {
-	if err := jsonfile.CheckVersion(m.Version, 1, 2, ManifestVersion); err != nil {
+	if err := jsonfile.CheckVersion(m.Version, 1, 2); err != nil {
 		return err
-	}
-	if m.Version == ManifestVersion {
-		return nil // read as an index
 	}
 	for _, source := range sortedNames(m.Sources) {
 		rec := m.Sources[source]
@@ -253,13 +250,40 @@ func checkFiles(files map[string]FileRecord) error {
 	return nil
 }
 
-// versionOnly reads just the version of a manifest.
-type versionOnly struct {
-	Version int `json:"version"`
+// manifestFile is .manifest.json in any version this build reads. The
+// file is read once; its version picks the shape it decodes into, and
+// only that shape is validated.
+type manifestFile struct {
+	version int
+	index   index  // version 3
+	legacy  legacy // versions 1 and 2
 }
 
-func (v *versionOnly) Validate() error {
-	return jsonfile.CheckVersion(v.Version, 1, 2, ManifestVersion)
+func (f *manifestFile) UnmarshalJSON(data []byte) error {
+	var v struct {
+		Version int `json:"version"`
+	}
+	if err := json.Unmarshal(data, &v); err != nil {
+		return err
+	}
+	f.version = v.Version
+	switch v.Version {
+	case ManifestVersion:
+		return json.Unmarshal(data, &f.index)
+	case 1, 2:
+		return json.Unmarshal(data, &f.legacy)
+	}
+	return nil // Validate refuses the version
+}
+
+func (f *manifestFile) Validate() error {
+	switch f.version {
+	case ManifestVersion:
+		return f.index.Validate()
+	case 1, 2:
+		return f.legacy.Validate()
+	}
+	return jsonfile.CheckVersion(f.version, 1, 2, ManifestVersion)
 }
 
 // loadIndex reads the manifest at root: the index of a version-3 file
@@ -269,30 +293,23 @@ func (v *versionOnly) Validate() error {
 // error, a corrupt one's error wrapping jsonfile.ErrCorrupt.
 func loadIndex(root string) (m *Manifest, legacyFile bool, err error) {
 	name := filepath.Join(root, manifestName)
-	var x index
-	err = jsonfile.Read(name, &x)
+	var file manifestFile
+	err = jsonfile.Read(name, &file)
 	if errors.Is(err, fs.ErrNotExist) {
 		return NewManifest(), false, nil
 	}
-	if err == nil {
-		m := NewManifest()
-		for source, s := range x.Sources {
+	if err != nil {
+		return NewManifest(), false, err
+	}
+	m = NewManifest()
+	if file.version == ManifestVersion {
+		for source, s := range file.index.Sources {
 			m.Sources[source] = &SourceRecord{Revision: s.Revision, Fingerprint: s.Fingerprint, Discovery: s.Discovery, Excluded: s.Excluded,
 				files: s.Files, skillsRef: s.SkillRecords, filesRef: s.FileRecords}
 		}
 		return m, false, nil
 	}
-	// Not a version-3 index: an older manifest, or corrupt.
-	var v versionOnly
-	if verr := jsonfile.Read(name, &v); verr != nil || v.Version == ManifestVersion {
-		return NewManifest(), false, err
-	}
-	var old legacy
-	if err := jsonfile.Read(name, &old); err != nil {
-		return NewManifest(), false, err
-	}
-	m = NewManifest()
-	for source, s := range old.Sources {
+	for source, s := range file.legacy.Sources {
 		rec := &SourceRecord{Revision: s.Revision, Fingerprint: s.Fingerprint, Excluded: s.Excluded,
 			Skills: map[string]*SkillRecord{}, filesLoaded: true}
 		for name, sk := range s.Skills {

@@ -40,6 +40,7 @@ func records(t *testing.T, root string) []string {
 }
 
 func TestRecordsRoundTrip(t *testing.T) {
+	t.Parallel()
 	rec := &SourceRecord{Skills: map[string]*SkillRecord{
 		"b": {Hash: Hash{1}, Fingerprint: "git-tree:2", Meta: []byte{0, 1, 2}, Files: map[string]FileRecord{
 			"SKILL.md":    {SHA256: Hash{3}, Size: 1 << 40, Mode: "0644", MTime: -5},
@@ -75,6 +76,7 @@ func TestRecordsRoundTrip(t *testing.T) {
 }
 
 func TestARecordFileMustHashToItsName(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	syncOnce(t, root, "r1", mkSkill("a", v1))
 	m, err := ReadManifest(root)
@@ -103,6 +105,7 @@ func TestARecordFileMustHashToItsName(t *testing.T) {
 // revision is current without a look at its files or their records; a
 // stat check sees what changed.
 func TestNoOpLooksAtNoFile(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	syncOnce(t, root, "r1", mkSkill("a", v1), mkSkill("b", v1))
 	m, err := ReadManifest(root)
@@ -161,6 +164,7 @@ func TestNoOpLooksAtNoFile(t *testing.T) {
 // stopped before its manifest was written leaves a mark, and the next
 // sync checks stat data instead of trusting the old records.
 func TestAStoppedSyncIsNotTrusted(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	syncOnce(t, root, "r1", mkSkill("a", v1))
 	v2 := map[string]string{"SKILL.md": v1["SKILL.md"], "ref/notes.md": "notes v2"}
@@ -212,6 +216,7 @@ func TestAStoppedSyncIsNotTrusted(t *testing.T) {
 // TestRecordsOutliveOneSync: a reader that read the manifest before a
 // sync still finds its records; the ones two syncs old are removed.
 func TestRecordsOutliveOneSync(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	syncOnce(t, root, "r1", mkSkill("a", v1))
 	first := records(t, root)
@@ -238,6 +243,7 @@ func TestRecordsOutliveOneSync(t *testing.T) {
 // one is not looked at under CheckRecord; a stat check puts back what the
 // user removed.
 func TestTargetTrustsItsRecord(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	s := TargetSkill{Skill: mkSkill("a", v1)}
@@ -267,6 +273,7 @@ func TestTargetTrustsItsRecord(t *testing.T) {
 }
 
 func TestRecordedNeedsTheSameDiscovery(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	a := mkSkill("a", v1)
 	a.Fingerprint = "git-tree:1"
@@ -304,6 +311,7 @@ func TestRecordedNeedsTheSameDiscovery(t *testing.T) {
 // sync becomes the folder the next sync builds a new version in, emptied
 // of its files, its folders reused or removed as the new version needs.
 func TestOldFoldersAreRecycled(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	v := func(files map[string]string) Skill { return mkSkill("a", files) }
 	syncOnce(t, root, "r1", v(map[string]string{"SKILL.md": "1", "x/y/deep.md": "d", "z/notes.md": "n"}))

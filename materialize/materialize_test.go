@@ -85,6 +85,7 @@ func readFile(t *testing.T, p string) string {
 var v1 = map[string]string{"SKILL.md": "---\nname: a\ndescription: d\n---\n", "scripts/run.sh": "#!/bin/sh\n", "ref/notes.md": "notes v1"}
 
 func TestUnchangedFilesAreNeverRewritten(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	syncOnce(t, root, "r1", mkSkill("a", v1))
 	dir := filepath.Join(root, "src", "a")
@@ -141,6 +142,7 @@ func TestUnchangedFilesAreNeverRewritten(t *testing.T) {
 }
 
 func TestOrphansAreRemoved(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	syncOnce(t, root, "r1", mkSkill("a", v1), mkSkill("b", map[string]string{"SKILL.md": "b", "old.md": "x"}))
 	changes, st := syncOnce(t, root, "r2", mkSkill("b", map[string]string{"SKILL.md": "b"}))
@@ -179,6 +181,7 @@ func TestOrphansAreRemoved(t *testing.T) {
 }
 
 func TestSymlinksInTheCacheAreNeverFollowed(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	outside := t.TempDir()
 	if err := os.WriteFile(filepath.Join(outside, "SKILL.md"), []byte("outside"), 0o644); err != nil {
@@ -212,6 +215,7 @@ func TestSymlinksInTheCacheAreNeverFollowed(t *testing.T) {
 }
 
 func TestFileAndDirectorySwapPlaces(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	syncOnce(t, root, "r1", mkSkill("a", map[string]string{"SKILL.md": "s", "x": "file", "y/z": "in dir"}))
 	syncOnce(t, root, "r2", mkSkill("a", map[string]string{"SKILL.md": "s", "x/inner": "now a dir", "y": "now a file"}))
@@ -222,6 +226,7 @@ func TestFileAndDirectorySwapPlaces(t *testing.T) {
 }
 
 func TestLockContention(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	c := open(t, root)
 	_, err := OpenCache(context.Background(), root, 50*time.Millisecond, CheckRecord)
@@ -243,6 +248,7 @@ func verifyCache(t *testing.T, root string) []Difference {
 }
 
 func TestVerifyAndRepair(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	syncOnce(t, root, "r1", mkSkill("a", v1))
 	dir := filepath.Join(root, "src", "a")
@@ -291,6 +297,7 @@ func TestVerifyAndRepair(t *testing.T) {
 }
 
 func TestGuessModes(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	s := mkSkill("a", map[string]string{"SKILL.md": "s", "tool": "#!/usr/bin/env python3\n", "data.sh": "not a script"})
 	s.GuessModes = true
@@ -304,6 +311,7 @@ func TestGuessModes(t *testing.T) {
 }
 
 func TestTargets(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(dir, "mine"), 0o755); err != nil {
@@ -355,6 +363,7 @@ func TestTargets(t *testing.T) {
 }
 
 func TestSkillHashFraming(t *testing.T) {
+	t.Parallel()
 	a := newSkillHasher()
 	a.add("ab", []byte("c"))
 	b := newSkillHasher()

@@ -19,6 +19,7 @@ func portableCache(t *testing.T, root string) *Cache {
 }
 
 func TestCaseAndWindowsNamesForced(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	c := portableCache(t, root)
 	res := c.SyncSource(context.Background(), Source{Name: "src", Revision: "r1", Skills: []Skill{
@@ -82,6 +83,7 @@ func TestCaseAndWindowsNamesForced(t *testing.T) {
 // executable bit (Windows), a live file whose mode differs from its
 // record is not a change; where it keeps one, it is.
 func TestExecutableBitIsNoDriftWithoutOne(t *testing.T) {
+	t.Parallel()
 	sk := mkSkill("tool", map[string]string{"SKILL.md": "x", "run.sh": "#!/bin/sh\n"})
 	for _, forced := range []bool{false, true} {
 		root := t.TempDir()

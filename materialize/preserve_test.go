@@ -33,6 +33,7 @@ func onePreserved(t *testing.T, rep TargetReport, dir, name string) string {
 }
 
 func TestEditedTargetCopyIsKept(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	sync := func(files map[string]string) TargetReport {
@@ -110,6 +111,7 @@ func statOf(t *testing.T, p string) os.FileInfo {
 }
 
 func TestEditedLinkIsKept(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	from1, from2 := t.TempDir(), t.TempDir()
@@ -144,6 +146,7 @@ func TestEditedLinkIsKept(t *testing.T) {
 }
 
 func TestTargetsKeepWhatTheCallerCannotProvide(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	a, b := mkSkill("a", v1), mkSkill("b", v1)

@@ -1,6 +1,8 @@
 package materialize
 
 import (
+	"github.com/skillsync/skillsync/internal/binrec"
+
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
@@ -58,9 +60,9 @@ func encodeSkills(rec *SourceRecord) []byte {
 	b = binary.AppendUvarint(b, uint64(len(names)))
 	for _, name := range names {
 		sk := rec.Skills[name]
-		b = appendString(b, name)
+		b = binrec.AppendString(b, name)
 		b = append(b, sk.Hash[:]...)
-		b = appendString(b, sk.Fingerprint)
+		b = binrec.AppendString(b, sk.Fingerprint)
 		b = binary.AppendUvarint(b, uint64(len(sk.Meta)))
 		b = append(b, sk.Meta...)
 	}
@@ -75,11 +77,11 @@ func encodeFiles(rec *SourceRecord) []byte {
 	b = binary.AppendUvarint(b, uint64(len(names)))
 	for _, name := range names {
 		files := rec.Skills[name].Files
-		b = appendString(b, name)
+		b = binrec.AppendString(b, name)
 		b = binary.AppendUvarint(b, uint64(len(files)))
 		for _, p := range sortedNames(files) {
 			f := files[p]
-			b = appendString(b, p)
+			b = binrec.AppendString(b, p)
 			b = append(b, f.SHA256[:]...)
 			b = binary.AppendUvarint(b, uint64(f.Size))
 			b = binary.AppendUvarint(b, uint64(f.Perm()))
@@ -89,137 +91,35 @@ func encodeFiles(rec *SourceRecord) []byte {
 	return b
 }
 
-func appendString(b []byte, s string) []byte {
-	b = binary.AppendUvarint(b, uint64(len(s)))
-	return append(b, s...)
-}
-
-// decoder reads a record file. Strings are cut from one copy of the
-// content, so a record of 20,000 paths costs two allocations, not
-// 20,000. Every read is bounds-checked: the first error sticks and every
-// later read returns zero values.
-type decoder struct {
-	b   []byte
-	s   string // the same bytes as b
-	off int
-	err error
-}
-
-func newDecoder(data []byte, magic string) *decoder {
-	d := &decoder{b: data, s: string(data)}
-	if !strings.HasPrefix(d.s, magic) {
-		d.fail("it does not start with %q", strings.TrimSpace(magic))
-	}
-	d.off = len(magic)
-	return d
-}
-
-func (d *decoder) fail(format string, args ...any) {
-	if d.err == nil {
-		d.err = fmt.Errorf("at byte %d: %s", d.off, fmt.Sprintf(format, args...))
-	}
-}
-
-func (d *decoder) uvarint() uint64 {
-	if d.err != nil {
-		return 0
-	}
-	v, n := binary.Uvarint(d.b[d.off:])
-	if n <= 0 {
-		d.fail("bad number")
-		return 0
-	}
-	d.off += n
-	return v
-}
-
-func (d *decoder) varint() int64 {
-	if d.err != nil {
-		return 0
-	}
-	v, n := binary.Varint(d.b[d.off:])
-	if n <= 0 {
-		d.fail("bad number")
-		return 0
-	}
-	d.off += n
-	return v
-}
-
-// count reads a number of items that take at least min bytes each, so a
-// forged count cannot make the reader allocate more than the file holds.
-func (d *decoder) count(min int) int {
-	n := d.uvarint()
-	if d.err == nil && n > uint64(len(d.b)-d.off)/uint64(min) {
-		d.fail("count %d is more than the file can hold", n)
-		return 0
-	}
-	return int(n)
-}
-
-// span returns the next n bytes' offsets.
-func (d *decoder) span(n uint64) (int, int) {
-	if d.err != nil {
-		return 0, 0
-	}
-	if n > uint64(len(d.b)-d.off) {
-		d.fail("length %d runs past the end", n)
-		return 0, 0
-	}
-	start := d.off
-	d.off += int(n)
-	return start, d.off
-}
-
-func (d *decoder) str() string {
-	i, j := d.span(d.uvarint())
-	return d.s[i:j]
-}
-
-func (d *decoder) bytes() []byte {
-	i, j := d.span(d.uvarint())
-	if i == j {
-		return nil
-	}
-	return d.b[i:j:j]
-}
-
-func (d *decoder) hash() Hash {
+// readHash reads a fixed-size hash.
+func readHash(d *binrec.Decoder) Hash {
 	var h Hash
-	i, j := d.span(uint64(len(h)))
-	copy(h[:], d.b[i:j])
+	d.Fixed(h[:])
 	return h
-}
-
-func (d *decoder) end() error {
-	if d.err == nil && d.off != len(d.b) {
-		d.fail("%d bytes follow the records", len(d.b)-d.off)
-	}
-	return d.err
 }
 
 // decodeSkills decodes a source's skill records; their Files are nil.
 // Names must be safe path components, in strictly increasing order.
 func decodeSkills(data []byte) (map[string]*SkillRecord, error) {
-	d := newDecoder(data, skillsMagic)
-	n := d.count(1 + 32 + 1 + 1)
+	d := binrec.NewDecoder(data, skillsMagic)
+	n := d.Count(1 + 32 + 1 + 1)
 	skills := make(map[string]*SkillRecord, n)
 	prev := ""
-	for i := 0; i < n && d.err == nil; i++ {
-		name := d.str()
-		if d.err == nil {
+	for i := 0; i < n && d.Err() == nil; i++ {
+		name := d.String()
+		if d.Err() == nil {
 			if err := checkName("skill", name); err != nil {
 				return nil, err
 			}
 			if i > 0 && name <= prev {
-				d.fail("skill %s is out of order", name)
+				d.Fail("skill %s is out of order", name)
 			}
 		}
 		prev = name
-		sk := &SkillRecord{Hash: d.hash(), Fingerprint: d.str(), Meta: d.bytes()}
+		sk := &SkillRecord{Hash: readHash(d), Fingerprint: d.String(), Meta: d.Bytes()}
 		skills[name] = sk
 	}
-	if err := d.end(); err != nil {
+	if err := d.End(); err != nil {
 		return nil, err
 	}
 	return skills, nil
@@ -230,44 +130,44 @@ func decodeSkills(data []byte) (map[string]*SkillRecord, error) {
 // must be clean relative paths inside the skill, in strictly increasing
 // order.
 func decodeFiles(data []byte, skills map[string]*SkillRecord) error {
-	d := newDecoder(data, filesMagic)
-	n := d.count(1 + 1)
-	if d.err == nil && n != len(skills) {
-		d.fail("%d skills, the skill records hold %d", n, len(skills))
+	d := binrec.NewDecoder(data, filesMagic)
+	n := d.Count(1 + 1)
+	if d.Err() == nil && n != len(skills) {
+		d.Fail("%d skills, the skill records hold %d", n, len(skills))
 	}
 	names := sortedNames(skills)
 	files := make([]map[string]FileRecord, 0, n)
-	for i := 0; i < n && d.err == nil; i++ {
-		if name := d.str(); d.err == nil && name != names[i] {
-			d.fail("skill %q where the skill records have %q", name, names[i])
+	for i := 0; i < n && d.Err() == nil; i++ {
+		if name := d.String(); d.Err() == nil && name != names[i] {
+			d.Fail("skill %q where the skill records have %q", name, names[i])
 		}
-		count := d.count(1 + 32 + 1 + 1 + 1)
+		count := d.Count(1 + 32 + 1 + 1 + 1)
 		m := make(map[string]FileRecord, count)
 		prev := ""
-		for j := 0; j < count && d.err == nil; j++ {
-			p := d.str()
-			if d.err != nil {
+		for j := 0; j < count && d.Err() == nil; j++ {
+			p := d.String()
+			if d.Err() != nil {
 				break
 			}
 			if err := checkFilePath(p); err != nil {
 				return fmt.Errorf("skill %s: %w", names[i], err)
 			}
 			if j > 0 && p <= prev {
-				d.fail("skill %s file %s is out of order", names[i], p)
+				d.Fail("skill %s file %s is out of order", names[i], p)
 			}
 			prev = p
-			f := FileRecord{SHA256: d.hash()}
-			size, perm := d.uvarint(), d.uvarint()
-			f.MTime = d.varint()
-			if d.err == nil && (size > math.MaxInt64 || perm&^0o777 != 0) {
-				d.fail("skill %s file %s: size %d or mode %o out of range", names[i], p, size, perm)
+			f := FileRecord{SHA256: readHash(d)}
+			size, perm := d.Uvarint(), d.Uvarint()
+			f.MTime = d.Varint()
+			if d.Err() == nil && (size > math.MaxInt64 || perm&^0o777 != 0) {
+				d.Fail("skill %s file %s: size %d or mode %o out of range", names[i], p, size, perm)
 			}
 			f.Size, f.Mode = int64(size), modeString(fs.FileMode(perm))
 			m[p] = f
 		}
 		files = append(files, m)
 	}
-	if err := d.end(); err != nil {
+	if err := d.End(); err != nil {
 		return err
 	}
 	for i, name := range names {

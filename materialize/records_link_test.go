@@ -10,6 +10,7 @@ import (
 // TestPruneNeverFollowsARecordsLink: a .records folder planted as a link to
 // another cache is not pruned through.
 func TestPruneNeverFollowsARecordsLink(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	root := t.TempDir()
 	c := open(t, root)

@@ -49,6 +49,7 @@ func setAside(t *testing.T, dir, base string) []string {
 }
 
 func TestHostileManifestNamesAreNeverObeyed(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name string
 		// plant replaces the cache's records with ones naming the source
@@ -136,6 +137,7 @@ func TestHostileManifestNamesAreNeverObeyed(t *testing.T) {
 }
 
 func TestHostileTargetRecordIsNeverObeyed(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	dir := filepath.Join(base, "ws", ".claude", "skills")
 	out := victim(t, filepath.Join(base, "victim"))
@@ -245,6 +247,7 @@ func outsideDir(t *testing.T) (dir, file string) {
 }
 
 func TestPlantedLinksAreNeverFollowed(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	out, keep := outsideDir(t)
 
@@ -295,6 +298,7 @@ func TestPlantedLinksAreNeverFollowed(t *testing.T) {
 }
 
 func TestALinkedSkillIsReplacedEvenWhenItsContentMatches(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	syncOnce(t, root, "r1", mkSkill("a", v1))
 	// Someone moves the skill out and links it back: every file still
@@ -329,9 +333,10 @@ func TestALinkedSkillIsReplacedEvenWhenItsContentMatches(t *testing.T) {
 	}
 }
 
-// TestOwnSetAsideIsNotForeign (issue 24): a manifest skillsync set aside
+// TestOwnSetAsideIsNotForeign: a manifest skillsync set aside
 // itself is not reported as "not made by skillsync" by later syncs.
 func TestOwnSetAsideIsNotForeign(t *testing.T) {
+	t.Parallel()
 	root := filepath.Join(t.TempDir(), ".skills-cache")
 	syncOnce(t, root, "r1", mkSkill("a", v1))
 	if err := os.WriteFile(filepath.Join(root, manifestName), []byte("{not json"), 0o644); err != nil {

@@ -12,6 +12,7 @@ import (
 // SkillHash is the manifest's hash: a skill hashed on its own and the
 // same skill written into the cache agree.
 func TestSkillHashIsTheManifestHash(t *testing.T) {
+	t.Parallel()
 	s := mkSkill("pdf", map[string]string{"SKILL.md": "---\nname: pdf\n---\n", "scripts/run.sh": "#!/bin/sh\n", "a.txt": ""})
 	root := filepath.Join(t.TempDir(), "cache")
 	syncOnce(t, root, "r1", s)
@@ -29,6 +30,7 @@ func TestSkillHashIsTheManifestHash(t *testing.T) {
 }
 
 func TestSkillHashRefusesAFileThatChanged(t *testing.T) {
+	t.Parallel()
 	fsys := fstest.MapFS{"SKILL.md": {Data: []byte("longer now")}}
 	_, err := SkillHash(context.Background(), fsys, []skill.File{{Path: "SKILL.md", Size: 3}})
 	if err == nil {

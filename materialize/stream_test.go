@@ -52,6 +52,7 @@ func expectedHash(t *testing.T, s Skill) Hash {
 }
 
 func TestStreamingBoundsMemory(t *testing.T) {
+	// Not parallel: it measures the memory of the whole process, which parallel tests would add to.
 	const n, size = 16, 4 << 20 // 64 MiB in all
 	ctx := context.Background()
 	root := t.TempDir()
@@ -102,6 +103,7 @@ func TestStreamingBoundsMemory(t *testing.T) {
 }
 
 func TestSkillSizeCap(t *testing.T) {
+	// Not parallel: it measures the memory of the whole process, which parallel tests would add to.
 	ctx := context.Background()
 	root := t.TempDir()
 	// 300 entries of one 10 MiB blob: 3 GiB declared, refused before a

@@ -143,6 +143,7 @@ func connect(t testing.TB, s *Server) *sdk.ClientSession {
 }
 
 func TestMCPToolsHaveSchemas(t *testing.T) {
+	t.Parallel()
 	cs := connect(t, newServer(t, fixture(t), Options{}))
 	var names []string
 	for tool, err := range cs.Tools(context.Background(), nil) {
@@ -183,6 +184,7 @@ func TestMCPToolsHaveSchemas(t *testing.T) {
 }
 
 func TestMCPSearchAndList(t *testing.T) {
+	t.Parallel()
 	cs := connect(t, newServer(t, fixture(t), Options{}))
 	var found searchOutput
 	mcptest.Call(t, cs, "search_skills", map[string]any{"query": "pdf"}, &found)
@@ -217,6 +219,7 @@ func TestMCPSearchAndList(t *testing.T) {
 }
 
 func TestMCPLoadSkill(t *testing.T) {
+	t.Parallel()
 	ws := fixture(t)
 	cs := connect(t, newServer(t, ws, Options{}))
 	var out loadOutput
@@ -266,6 +269,7 @@ func TestMCPLoadSkill(t *testing.T) {
 }
 
 func TestMCPReadSkillFile(t *testing.T) {
+	t.Parallel()
 	ws := fixture(t)
 	// A link to a sibling skill stays inside the workspace directory but
 	// leads out of the skill; a link to /etc leads out of everything.
@@ -333,6 +337,7 @@ func TestMCPReadSkillFile(t *testing.T) {
 }
 
 func TestMCPLedger(t *testing.T) {
+	t.Parallel()
 	ws := newDirWorkspace(t)
 	for i := range 22 {
 		writeSkill(t, ws.dir, fmt.Sprintf("skill-%02d", i), "Skill number "+strconv.Itoa(i), fmt.Sprintf("# body %d\n", i), nil)
@@ -411,6 +416,7 @@ func TestMCPLedger(t *testing.T) {
 }
 
 func TestMCPReloadOnStamp(t *testing.T) {
+	t.Parallel()
 	ws := fixture(t)
 	s := newServer(t, ws, Options{})
 	cs := connect(t, s)
@@ -457,6 +463,7 @@ func TestMCPReloadOnStamp(t *testing.T) {
 // TestMCPStampEvery checks that the server trusts a stamp for StampEvery:
 // within it, requests neither read the stamp nor the catalog.
 func TestMCPStampEvery(t *testing.T) {
+	t.Parallel()
 	ws := fixture(t)
 	cs := connect(t, newServer(t, ws, Options{StampEvery: time.Hour}))
 	stamps, reads := ws.stamps, ws.reads
@@ -490,6 +497,7 @@ func resourceURIs(t *testing.T, cs *sdk.ClientSession) string {
 }
 
 func TestMCPResources(t *testing.T) {
+	t.Parallel()
 	ws := fixture(t)
 	writeSkill(t, ws.dir, "odd name%", "A name that needs escaping in a URI", "# odd\n", map[string]string{"a b/c#d.txt": "hash"})
 	cs := connect(t, newServer(t, ws, Options{}))
@@ -561,6 +569,7 @@ func rpcCode(err error) int64 {
 }
 
 func TestMCPPrompt(t *testing.T) {
+	t.Parallel()
 	cs := connect(t, newServer(t, fixture(t), Options{}))
 	ctx := context.Background()
 	res, err := cs.GetPrompt(ctx, &sdk.GetPromptParams{Name: "available_skills"})
@@ -598,6 +607,7 @@ func TestMCPPrompt(t *testing.T) {
 // TestMCPRecordsExactlyOncePerCall runs loads and reads from many
 // connections at once and checks every call counted once.
 func TestMCPRecordsExactlyOncePerCall(t *testing.T) {
+	t.Parallel()
 	ws := fixture(t)
 	s := newServer(t, ws, Options{})
 	const clients, calls = 8, 10
@@ -630,6 +640,7 @@ func TestMCPRecordsExactlyOncePerCall(t *testing.T) {
 }
 
 func TestMCPNewFailsOnAnUnreadableWorkspace(t *testing.T) {
+	t.Parallel()
 	_, err := New(context.Background(), failingWorkspace{}, Options{})
 	if err == nil || !strings.Contains(err.Error(), "read the catalog: no config") {
 		t.Errorf("New = %v", err)

@@ -30,6 +30,7 @@ func (p *proposingWorkspace) ProposeSkill(ctx context.Context, name string, file
 }
 
 func TestMCPProposeSkill(t *testing.T) {
+	t.Parallel()
 	ws := fixture(t)
 	l := workspace.New(t.TempDir(), "")
 	// The drafts live in the very folder the catalog reads, as in a real

@@ -55,6 +55,7 @@ func ping(t testing.TB, url, id string) int {
 }
 
 func TestMCPHTTPSessionsAreBounded(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, fixture(t), Options{MaxSessions: 8})
 	srv := httptest.NewServer(s.Handler())
 	defer srv.Close()
@@ -132,6 +133,7 @@ func (s *Server) liveCount() int {
 // the input at once, as `printf ... | skillsync mcp` does, and expects an
 // answer to every request.
 func TestMCPStdioAnswersEverythingReadBeforeEOF(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, fixture(t), Options{})
 	var in bytes.Buffer
 	in.WriteString(initializeBody + "\n")

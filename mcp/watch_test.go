@@ -40,6 +40,7 @@ func (w watchedWorkspace) WatchDirs() []string { return []string{w.dir} }
 // hears of a new skill, through file notifications and through the poll
 // that stands in for them.
 func TestMCPWatchNotifiesIdleClients(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name string
 		ws   Workspace
@@ -99,6 +100,7 @@ func TestMCPWatchNotifiesIdleClients(t *testing.T) {
 func (d *dirWorkspace) root() string { return d.dir }
 
 func TestMCPWatchStopsWithItsContext(t *testing.T) {
+	t.Parallel()
 	ws := watchedWorkspace{listedWorkspace{dirWorkspace: fixture(t)}}
 	s := newServer(t, ws, Options{})
 	ctx, cancel := context.WithCancel(context.Background())

@@ -20,6 +20,7 @@ import (
 // while the source is read: no read may ever return the secret. Resolving
 // a path and then opening it by name lets the swap land in between.
 func TestDirFSSwapToOutsideLinkNeverLeaks(t *testing.T) {
+	t.Parallel()
 	outside := t.TempDir()
 	secret := filepath.Join(outside, "secret.txt")
 	must(t, os.WriteFile(secret, []byte("SECRET"), 0o644))

@@ -19,6 +19,7 @@ import (
 )
 
 func TestDirFSConformsToIOFS(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	repositorytest.WriteTree(t, dir, repositorytest.Fixture())
 	fsys, err := repository.NewDirFS(dir)
@@ -31,6 +32,7 @@ func TestDirFSConformsToIOFS(t *testing.T) {
 }
 
 func TestDirFSRefusesEscapes(t *testing.T) {
+	t.Parallel()
 	outside := t.TempDir()
 	repositorytest.WriteTree(t, outside, map[string]repositorytest.File{"secret.txt": {Data: "secret"}})
 	root := t.TempDir()
@@ -88,6 +90,7 @@ func TestDirFSRefusesEscapes(t *testing.T) {
 
 // A SKILL.md that is a FIFO must be refused without waiting for a writer.
 func TestFIFOSkillFileDoesNotBlock(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	must(t, os.MkdirAll(filepath.Join(root, "fifo"), 0o755))
 	must(t, platform.Mkfifo(filepath.Join(root, "fifo", "SKILL.md")))
@@ -125,6 +128,7 @@ func TestFIFOSkillFileDoesNotBlock(t *testing.T) {
 }
 
 func TestSourceName(t *testing.T) {
+	t.Parallel()
 	for raw, want := range map[string]string{
 		"Team Skills": "team-skills", "acme/skills.git": "acme-skills.git", "..": "source..",
 		".": "source.", "": "source", "ok_name-1.2": "ok_name-1.2", "Ünicode!": "nicode",
@@ -136,6 +140,7 @@ func TestSourceName(t *testing.T) {
 }
 
 func TestUniqueNames(t *testing.T) {
+	t.Parallel()
 	got, warnings := repository.UniqueNames([]string{"a", "b", "a", "a", "a_2"})
 	want := []string{"a", "b", "a_2", "a_3", "a_2_2"}
 	if !slices.Equal(got, want) || len(warnings) != 3 {

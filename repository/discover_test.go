@@ -69,6 +69,7 @@ func skillNames(skills []skill.Skill) []string {
 // subtree, eight levels deep. Read path by path it is 20^8 directories;
 // read tree by tree it is a few hundred entries.
 func TestDiscoverReadsARepeatedGitTreeOnce(t *testing.T) {
+	t.Parallel()
 	const fanout, depth = 20, 8
 	up := gittest.NewRepo(t, "main")
 	md := up.Blob("---\nname: leaf\ndescription: d\n---\n")
@@ -112,6 +113,7 @@ func TestDiscoverReadsARepeatedGitTreeOnce(t *testing.T) {
 // A local skills/ holding 20 links to itself: each link leads back to the
 // root, which is read once.
 func TestDiscoverStopsAtLinksToAParent(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	repositorytest.WriteTree(t, root, map[string]repositorytest.File{"real/SKILL.md": {Data: "---\nname: real\ndescription: d\n---\n"}})
 	for i := 0; i < 20; i++ {
@@ -146,6 +148,7 @@ func TestDiscoverStopsAtLinksToAParent(t *testing.T) {
 // A wide source over max_entries is a problem naming the source and the
 // place discovery stopped, not a long walk.
 func TestDiscoverStopsAtMaxEntries(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	files := map[string]repositorytest.File{"aaa/SKILL.md": {Data: "---\nname: aaa\ndescription: d\n---\n"}}
 	for i := 0; i < 200; i++ {
@@ -194,6 +197,7 @@ func TestDiscoverStopsAtMaxEntries(t *testing.T) {
 // The source's timeout covers discovery: a context that has ended stops
 // it with an error, never a partial list passed off as the whole.
 func TestDiscoverHonoursTimeout(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	repositorytest.WriteTree(t, root, repositorytest.Fixture())
 	_, _, err := dirsource.NewLocal("l", root, repository.Options{Timeout: 1}).Skills(context.Background())

@@ -12,6 +12,7 @@ import (
 // TestDiscoveryNeverLoadsDrafts: a _drafts folder is not entered by the
 // walk, nor made a root by a plugin manifest that declares it.
 func TestDiscoveryNeverLoadsDrafts(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	skilltest.Write(t, dir, map[string]string{
 		".claude-plugin/plugin.json": `{"name": "p", "skills": ["./_drafts/idea", "./team"]}`,

@@ -53,6 +53,7 @@ func recordsOf(t *testing.T, skills []skill.Skill) map[string]record {
 }
 
 func TestKnownSkillsAreTakenFromTheirRecord(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	fsys := knownRepo(t)
 	first, _, err := repository.Discover(ctx, fsys, "team", "repo", repository.Options{})
@@ -130,6 +131,7 @@ func keyOf(records map[string]record, name string) string {
 // TestKnownIsAskedOnlyForContentKeys: a directory's inode says nothing
 // of its content, so a local source is always read.
 func TestKnownIsAskedOnlyForContentKeys(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, name := range []string{"alpha", "beta"} {
 		p := filepath.Join(dir, "skills", name, "SKILL.md")
@@ -155,6 +157,7 @@ func TestKnownIsAskedOnlyForContentKeys(t *testing.T) {
 // does when every skill is read, so which skills are kept does not
 // depend on what the cache remembers.
 func TestKnownSkillsSpendTheBudget(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	fsys := knownRepo(t)
 	first, _, err := repository.Discover(ctx, fsys, "team", "repo", repository.Options{})

@@ -46,6 +46,7 @@ func skillPaths(skills []skill.Skill) []string {
 // The folders other tools read are found without a path:, and a skill
 // elsewhere is then not looked for.
 func TestDiscoverToolFolders(t *testing.T) {
+	t.Parallel()
 	files := map[string]repositorytest.File{"loose/SKILL.md": skillMD("loose")}
 	var want []string
 	for _, dir := range []string{"skills", "skills/.curated", "skills/.experimental", "skills/.system", ".agents/skills", ".claude/skills", ".cursor/skills", ".github/skills"} {
@@ -68,6 +69,7 @@ func TestDiscoverToolFolders(t *testing.T) {
 // the ones only the table names too (.bob/skills, .factory/skills,
 // .rovodev/skills were once read by one and not the other).
 func TestDiscoverEveryAgentFolder(t *testing.T) {
+	t.Parallel()
 	files := map[string]repositorytest.File{"loose/SKILL.md": skillMD("loose")}
 	var want []string
 	for _, a := range agent.Agents() {
@@ -98,6 +100,7 @@ func TestDiscoverEveryAgentFolder(t *testing.T) {
 // A folder linked to another (.claude/skills -> ../skills) is read once,
 // with no warning.
 func TestDiscoverLinkedToolFolderIsReadOnce(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	repositorytest.WriteTree(t, dir, map[string]repositorytest.File{"skills/pdf/SKILL.md": skillMD("pdf")})
 	must(t, os.MkdirAll(filepath.Join(dir, ".claude"), 0o755))
@@ -114,6 +117,7 @@ func TestDiscoverLinkedToolFolderIsReadOnce(t *testing.T) {
 // Without any known folder, the whole source is walked as before, and a
 // skill below the depth limit is reported.
 func TestDiscoverFallsBackToTheWalk(t *testing.T) {
+	t.Parallel()
 	skills, problems := localSkills(t, map[string]repositorytest.File{
 		"group/docs/SKILL.md":         skillMD("docs"),
 		"a/b/c/d/too-deep/SKILL.md":   skillMD("too-deep"),
@@ -133,6 +137,7 @@ func TestDiscoverFallsBackToTheWalk(t *testing.T) {
 // each plugin's declared skill paths (a skill, or a folder of skills), and
 // its skills/ folder when it declares none.
 func TestDiscoverMarketplaceManifest(t *testing.T) {
+	t.Parallel()
 	files := map[string]repositorytest.File{
 		".claude-plugin/marketplace.json": {Data: `{
   "name": "acme",
@@ -185,6 +190,7 @@ func TestDiscoverMarketplaceManifest(t *testing.T) {
 
 // plugin.json at the root: its declared skill paths.
 func TestDiscoverPluginManifest(t *testing.T) {
+	t.Parallel()
 	skills, problems := localSkills(t, map[string]repositorytest.File{
 		".claude-plugin/plugin.json": {Data: `{"name": "p", "skills": ["./custom", "./lib/x/y/z/one"]}`},
 		"custom/a/SKILL.md":          skillMD("a"),
@@ -200,6 +206,7 @@ func TestDiscoverPluginManifest(t *testing.T) {
 // The manifests are hostile input: too large, not JSON, a link out of the
 // source, a path list longer than the budget.
 func TestDiscoverHostileManifests(t *testing.T) {
+	t.Parallel()
 	t.Run("TooLarge", func(t *testing.T) {
 		big := `{"name": "p", "skills": "./s", "pad": "` + strings.Repeat("x", 2<<20) + `"}`
 		_, problems := localSkills(t, map[string]repositorytest.File{
@@ -248,6 +255,7 @@ func TestDiscoverHostileManifests(t *testing.T) {
 // A change in a tool folder that the plain walk skips (.claude/skills)
 // changes a local source's revision.
 func TestLocalRevisionCoversToolFolders(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	repositorytest.WriteTree(t, dir, map[string]repositorytest.File{".claude/skills/pdf/SKILL.md": skillMD("pdf")})
@@ -264,6 +272,7 @@ func TestLocalRevisionCoversToolFolders(t *testing.T) {
 
 // The layouts hold in a git source too.
 func TestGitDiscoversPluginAndToolFolders(t *testing.T) {
+	t.Parallel()
 	up := gittest.NewRepo(t, "main")
 	up.Write(".claude-plugin/marketplace.json", `{"plugins": [{"name": "x", "source": "./plugins/x"}]}`, 0)
 	up.Skill("plugins/x/skills/review", "Review.")

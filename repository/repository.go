@@ -5,6 +5,8 @@
 package repository
 
 import (
+	"github.com/skillsync/skillsync/internal/hostenv"
+
 	"context"
 	"math"
 	"time"
@@ -83,6 +85,10 @@ type Options struct {
 	// records. Problems that were warnings when the skill was read are not
 	// reported again.
 	Known func(key string) (skill.Meta, []skill.File, bool)
+	// Env is where credentials named by variable (password_env, a DSN's
+	// variable), the home directory of "~" and the default git store are
+	// read from; the zero Env is the process's.
+	Env hostenv.Env
 }
 
 // EntryLimit, SkillSizeLimit and SourceSizeLimit are the effective limits:

@@ -10,6 +10,7 @@ import (
 )
 
 func TestSelectIsUsableOutsideDiscovery(t *testing.T) {
+	t.Parallel()
 	skills := []skill.Skill{
 		{Name: "pdf"}, {Name: "pdf-extract"}, {Name: "docs"},
 		{Name: "secret", Metadata: map[string]string{"internal": "true"}},
@@ -30,6 +31,7 @@ func TestSelectIsUsableOutsideDiscovery(t *testing.T) {
 }
 
 func TestFingerprint(t *testing.T) {
+	t.Parallel()
 	base := repository.Options{Include: []string{"b", "A"}, Exclude: []string{"x"}}
 	same := []repository.Options{
 		{Include: []string{"a", "b", "a"}, Exclude: []string{"X"}},
@@ -59,6 +61,7 @@ func TestFingerprint(t *testing.T) {
 }
 
 func TestValidateRefusesBadPatterns(t *testing.T) {
+	t.Parallel()
 	if err := (repository.Options{Include: []string{"pdf-*", "docs"}, Exclude: []string{"x?"}}).Validate(); err != nil {
 		t.Errorf("valid patterns refused: %v", err)
 	}

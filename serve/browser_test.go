@@ -68,6 +68,7 @@ func screenshot(t *testing.T, ctx context.Context, name string) {
 const rowNames = `Array.from(document.querySelectorAll('#rows tr.skill')).map(r => r.dataset.name)`
 
 func TestBrowser(t *testing.T) {
+	t.Parallel()
 	ctx := browser(t)
 	b := fixture(t)
 	b.drafts = []Draft{{Name: "pdf", Description: "Better PDFs", Against: "workspace/pdf",

@@ -46,6 +46,7 @@ func (c countingFile) Read(p []byte) (int, error) {
 
 // Loading reads the frontmatter, not the body.
 func TestLoadReadsOnlyFrontmatter(t *testing.T) {
+	t.Parallel()
 	data := bigSkill()
 	var read int64
 	fsys := countingFS{fstest.MapFS{"SKILL.md": {Data: data}}, &read}
@@ -63,8 +64,9 @@ func TestLoadReadsOnlyFrontmatter(t *testing.T) {
 }
 
 // 400 skill directories sharing one 4 MiB SKILL.md: a catalog of them
-// costs their frontmatter, not 400 copies of the body (issue 9, item 9).
+// costs their frontmatter, not 400 copies of the body.
 func TestLoadManyLargeSkillsAllocatesLittle(t *testing.T) {
+	// Not parallel: it measures the memory of the whole process, which parallel tests would add to.
 	data := bigSkill()
 	fsys := fstest.MapFS{}
 	for i := 0; i < 400; i++ {
@@ -94,6 +96,7 @@ func TestLoadManyLargeSkillsAllocatesLittle(t *testing.T) {
 
 // scanHead finds the same head however the reader hands out its bytes.
 func TestScanHeadChunking(t *testing.T) {
+	t.Parallel()
 	inputs := []string{
 		"---\nname: a\ndescription: b\n---\nbody\n---\nmore",
 		"\ufeff\r\n\r\n---\r\nname: a\r\ndescription: b\r\n--- \r\nbody",
@@ -127,6 +130,7 @@ func TestScanHeadChunking(t *testing.T) {
 // A frontmatter never closed within what is read is too large, however
 // long its lines.
 func TestHugeFrontmatterLines(t *testing.T) {
+	t.Parallel()
 	for _, in := range []string{
 		"---\nname: a\ndescription: " + strings.Repeat("x", 3*MaxFrontmatter) + "\n---\n",
 		"---\n" + strings.Repeat("y", 3*MaxFrontmatter),
@@ -148,6 +152,7 @@ func TestHugeFrontmatterLines(t *testing.T) {
 }
 
 func TestReadBodyErrors(t *testing.T) {
+	t.Parallel()
 	fsys := fstest.MapFS{"SKILL.md": {Data: []byte("---\nname: a\ndescription: b\n---\nbody")}}
 	s, _ := Load(fsys, "a", "a")
 	fsys["SKILL.md"] = &fstest.MapFile{Data: []byte("no frontmatter any more")}

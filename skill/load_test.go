@@ -16,6 +16,7 @@ func rules(problems []Problem) []string {
 }
 
 func TestParseRules(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("a", 65)
 	tests := []struct {
 		name string
@@ -89,6 +90,7 @@ func TestParseRules(t *testing.T) {
 }
 
 func TestParseFields(t *testing.T) {
+	t.Parallel()
 	text := "\ufeff\r\n\r\n---\r\n" +
 		"name: pdf\r\n" +
 		"summary: Extract text.\r\n" +
@@ -141,6 +143,7 @@ func TestParseFields(t *testing.T) {
 }
 
 func TestAliasesMapToFields(t *testing.T) {
+	t.Parallel()
 	for alias, f := range keys {
 		text := "---\nname: n\ndescription: d\n" + alias + ": v\n---\n"
 		if f == fieldName {
@@ -164,6 +167,7 @@ func TestAliasesMapToFields(t *testing.T) {
 }
 
 func TestProblemLines(t *testing.T) {
+	t.Parallel()
 	text := "\n\n---\nname: Bad_Name\ndescription: x\ncolour: blue\n---\n"
 	_, problems := Parse([]byte(text), "Bad_Name")
 	want := map[string]int{"name-not-lowercase": 4, "name-invalid-chars": 4, "field-unknown": 6}
@@ -185,6 +189,7 @@ func TestProblemLines(t *testing.T) {
 }
 
 func TestBillionLaughsRefused(t *testing.T) {
+	t.Parallel()
 	var b strings.Builder
 	b.WriteString("---\nname: lol\ndescription: x\na0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\n")
 	for i := 1; i < 10; i++ {
@@ -213,6 +218,7 @@ func TestBillionLaughsRefused(t *testing.T) {
 func itoa(i int) string { return string(rune('0' + i)) }
 
 func TestLoadFromFS(t *testing.T) {
+	t.Parallel()
 	fsys := fstest.MapFS{
 		"SKILL.md":         {Data: []byte("---\nname: pdf\ndescription: x\n---\n")},
 		"scripts/run.sh":   {Data: []byte("#!/bin/sh\n"), Mode: 0o755},
@@ -239,6 +245,7 @@ func TestLoadFromFS(t *testing.T) {
 }
 
 func TestLoadMissingAndLowercase(t *testing.T) {
+	t.Parallel()
 	_, problems := Load(fstest.MapFS{"README.md": {Data: []byte("x")}}, "a", "a")
 	if got := rules(problems); len(got) != 1 || got[0] != "error:skill-md-missing" {
 		t.Errorf("problems = %v", got)
@@ -254,6 +261,7 @@ func TestLoadMissingAndLowercase(t *testing.T) {
 }
 
 func TestValidName(t *testing.T) {
+	t.Parallel()
 	for name, want := range map[string]bool{
 		"pdf": true, "a-b": true, "Ünï": true, "": false, ".x": false, "a/b": false, "a\\b": false,
 		"a\x00b": false, strings.Repeat("x", 255): true, strings.Repeat("x", 256): false,
@@ -269,6 +277,7 @@ func TestValidName(t *testing.T) {
 // A problem printed on a terminal shows a hostile path or message as
 // escapes, never as control sequences or extra lines.
 func TestProblemStringEscapes(t *testing.T) {
+	t.Parallel()
 	p := Problem{Level: Warning, Rule: "r", Source: "team", Path: "skills/\x1b[2Jx", File: "skills/\x1b[2Jx/SKILL.md\nfake: row", Line: 3, Message: "bad \u202e thing"}
 	got := p.String()
 	want := `team:skills/\x1b[2Jx/SKILL.md\nfake: row:3: warning: bad \u202e thing (r)`
@@ -278,6 +287,7 @@ func TestProblemStringEscapes(t *testing.T) {
 }
 
 func TestAllowedTools(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, yaml, raw string
 		want            []string
@@ -318,6 +328,7 @@ func TestAllowedTools(t *testing.T) {
 // Claude Code's when_to_use is its own field: it is not merged into
 // description, and its text is kept.
 func TestWhenToUseKept(t *testing.T) {
+	t.Parallel()
 	s, problems := Parse([]byte("---\nname: pdf\ndescription: Read PDFs.\nwhen_to_use: When the user drops a PDF.\n---\n"), "pdf")
 	if len(problems) != 0 {
 		t.Fatalf("problems: %v", problems)
@@ -334,6 +345,7 @@ func TestWhenToUseKept(t *testing.T) {
 // Only strict mode reports fields outside the specification: clients'
 // fields and skillsync's extensions alike, each on its line.
 func TestStrictReportsFieldsOutsideSpec(t *testing.T) {
+	t.Parallel()
 	text := "---\nname: pdf\ndescription: x\nlicense: MIT\ncompatibility: any\nmetadata: {a: b}\nallowed-tools: Read\n" +
 		"version: 1\nwhen_to_use: y\nmodel: haiku\ncolour: blue\nsummary: z\n---\n"
 	_, lenient := Parse([]byte(text), "pdf")
@@ -363,6 +375,7 @@ func TestStrictReportsFieldsOutsideSpec(t *testing.T) {
 // specification's reference validator, decides: a BOM before the opening
 // "---" is invalid there, a license list and an empty metadata are valid.
 func TestStrictAgreesWithSkillsRef(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, text string
 		lenient    []string // level:rule without --strict
@@ -391,6 +404,7 @@ func TestStrictAgreesWithSkillsRef(t *testing.T) {
 }
 
 func TestListFilesRefusesControlCharacters(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"scripts/run\x1b[2J.sh", "bad\ndir/x.md", "a\u202eb.txt"} {
 		fsys := fstest.MapFS{"SKILL.md": {Data: []byte("x")}, name: {Data: []byte("y")}, ".env.example": {Data: []byte("z")}}
 		files, problems := ListFiles(fsys, "skills/pdf", 0)

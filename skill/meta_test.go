@@ -58,6 +58,7 @@ unicode: "日本 😀 \x1b"
 `
 
 func TestMetaRoundTrip(t *testing.T) {
+	t.Parallel()
 	s, problems := Load(fstest.MapFS{"SKILL.md": {Data: []byte(everyType)}}, "skills/pdf", "pdf")
 	if HasError(problems, false) {
 		t.Fatal(problems)
@@ -116,6 +117,7 @@ func TestMetaRoundTrip(t *testing.T) {
 
 // The JSON of a Meta does not depend on the order of the frontmatter.
 func TestMetaJSONSorted(t *testing.T) {
+	t.Parallel()
 	a, _ := Parse([]byte("---\nname: a\ndescription: d\nz: 1\nb: {y: 1, c: 2}\nmetadata: {q: 1, e: 2}\n---\n"), "a")
 	b, _ := Parse([]byte("---\nmetadata: {e: 2, q: 1}\nb: {c: 2, y: 1}\nz: 1\ndescription: d\nname: a\n---\n"), "a")
 	a.File, b.File = "SKILL.md", "SKILL.md"
@@ -131,6 +133,7 @@ func TestMetaJSONSorted(t *testing.T) {
 // A record read back is untrusted: a name that is not a safe directory
 // name, or a path out of the source, is refused.
 func TestMetaDecodeChecks(t *testing.T) {
+	t.Parallel()
 	for _, doc := range []string{
 		`{"name":"../../victim","description":"d","file":"SKILL.md","path":"x"}`,
 		`{"name":"a\u001b[2J","description":"d","file":"SKILL.md","path":"x"}`,

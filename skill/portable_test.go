@@ -3,6 +3,7 @@ package skill
 import "testing"
 
 func TestWindowsNameProblem(t *testing.T) {
+	t.Parallel()
 	for _, bad := range []string{"CON", "con", "nul.txt", "Aux.md", "COM1", "lpt9.log", "com¹", "a:b", "what?", "x*", `q"`, "a<b", "a>b", "p|q", "trail.", "trail ", "tab\there", "CON .txt"} {
 		if WindowsNameProblem(bad) == "" {
 			t.Errorf("%q passes, want a problem", bad)
@@ -16,6 +17,7 @@ func TestWindowsNameProblem(t *testing.T) {
 }
 
 func TestFoldName(t *testing.T) {
+	t.Parallel()
 	for _, same := range [][2]string{{"README.md", "readme.md"}, {"K", "\u212a"}, {"Σ", "ς"}, {"σ", "ς"}, {"Docs/A", "docs/a"}} {
 		if FoldName(same[0]) != FoldName(same[1]) {
 			t.Errorf("%q and %q fold apart", same[0], same[1])
@@ -27,6 +29,7 @@ func TestFoldName(t *testing.T) {
 }
 
 func TestCaseCollisionAndPortability(t *testing.T) {
+	t.Parallel()
 	if p, o := CaseCollision([]string{"Docs/a.md", "SKILL.md", "docs/b.md"}); p != "docs/b.md" || o != "Docs" {
 		t.Errorf("CaseCollision = %q, %q", p, o)
 	}

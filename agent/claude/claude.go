@@ -27,6 +27,8 @@
 package claude
 
 import (
+	"github.com/skillsync/skillsync/internal/hostenv"
+
 	"bytes"
 	"context"
 	"crypto/sha256"
@@ -73,11 +75,11 @@ type Importer struct {
 
 // ProjectsDir is where Claude Code keeps its transcripts for a user:
 // $CLAUDE_CONFIG_DIR/projects when that is set, else ~/.claude/projects.
-func ProjectsDir() (string, error) {
-	if dir := os.Getenv("CLAUDE_CONFIG_DIR"); dir != "" {
+func ProjectsDir(env hostenv.Env) (string, error) {
+	if dir := env.Getenv("CLAUDE_CONFIG_DIR"); dir != "" {
 		return filepath.Join(dir, "projects"), nil
 	}
-	home, err := os.UserHomeDir()
+	home, err := env.HomeDir()
 	if err != nil {
 		return "", fmt.Errorf("find Claude Code's transcripts: %w", err)
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/skillsync/skillsync/agent"
+	"github.com/skillsync/skillsync/internal/hostenv"
 	"github.com/skillsync/skillsync/internal/skilltest"
 )
 
@@ -44,6 +45,7 @@ func summary(evs []agent.Event) string {
 }
 
 func TestFolderName(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"/home/al/my_proj.v2":   "-home-al-my-proj-v2",
 		"/Users/a b/Code/x-y":   "-Users-a-b-Code-x-y",
@@ -61,6 +63,7 @@ func TestFolderName(t *testing.T) {
 // are uses and reads of a SKILL.md views, with the transcript's times;
 // sessions started in a subfolder count, other projects' do not.
 func TestImportFindsUsesAndViews(t *testing.T) {
+	t.Parallel()
 	ws := filepath.Join(t.TempDir(), "my_ws")
 	projects := t.TempDir()
 	folder := FolderName(ws)
@@ -103,6 +106,7 @@ func TestImportFindsUsesAndViews(t *testing.T) {
 // TestImportIsIncremental: with the marks of the last import only lines
 // added since are read; a rewritten transcript is read again whole.
 func TestImportIsIncremental(t *testing.T) {
+	t.Parallel()
 	ws, projects := t.TempDir(), t.TempDir()
 	folder := FolderName(ws)
 	path := transcript(t, projects, folder, "s.jsonl", skillLine("2026-03-01T10:00:00Z", ws, "t1", `{"skill":"pdf"}`))
@@ -132,6 +136,7 @@ func TestImportIsIncremental(t *testing.T) {
 // TestImportHostileLines: malformed lines are skipped and counted, long
 // ones too, and the good lines around them still count.
 func TestImportHostileLines(t *testing.T) {
+	t.Parallel()
 	ws, projects := t.TempDir(), t.TempDir()
 	folder := FolderName(ws)
 	transcript(t, projects, folder, "s.jsonl",
@@ -162,6 +167,7 @@ func TestImportHostileLines(t *testing.T) {
 // TestImportSince: events before since are dropped and counted, and the
 // marks move past them.
 func TestImportSince(t *testing.T) {
+	t.Parallel()
 	ws, projects := t.TempDir(), t.TempDir()
 	transcript(t, projects, FolderName(ws), "s.jsonl",
 		skillLine("2026-02-01T10:00:00Z", ws, "old", `{"skill":"pdf"}`),
@@ -176,6 +182,7 @@ func TestImportSince(t *testing.T) {
 // TestImportLeavesLinksAndMissingFolder: no projects folder is no error;
 // links to transcripts elsewhere are not read.
 func TestImportLeavesLinksAndMissingFolder(t *testing.T) {
+	t.Parallel()
 	ws, projects := t.TempDir(), t.TempDir()
 	im := New(ws, filepath.Join(projects, "missing"))
 	if b, err := im.Import(context.Background(), time.Time{}, nil); err != nil || len(b.Events) != 0 {
@@ -195,15 +202,16 @@ func TestImportLeavesLinksAndMissingFolder(t *testing.T) {
 }
 
 func TestReadHook(t *testing.T) {
-	ev, err := ReadHook(strings.NewReader(`{"session_id":"s","transcript_path":"/x.jsonl","cwd":"/w","permission_mode":"default","hook_event_name":"PostToolUse","tool_name":"Skill","tool_input":{"skill":"pdf","args":"a.pdf"},"tool_response":{"success":true},"tool_use_id":"toolu_1"}`))
+	t.Parallel()
+	ev, err := ReadHook(hostenv.New("", nil), strings.NewReader(`{"session_id":"s","transcript_path":"/x.jsonl","cwd":"/w","permission_mode":"default","hook_event_name":"PostToolUse","tool_name":"Skill","tool_input":{"skill":"pdf","args":"a.pdf"},"tool_response":{"success":true},"tool_use_id":"toolu_1"}`))
 	if err != nil || ev.Skill != "pdf" || ev.View || ev.ID != "toolu_1" || !ev.At.IsZero() {
 		t.Errorf("skill call: %+v %v", ev, err)
 	}
-	ev, err = ReadHook(strings.NewReader(`{"tool_name":"Read","cwd":"/w","tool_input":{"file_path":"skills/pdf/SKILL.md"}}`))
+	ev, err = ReadHook(hostenv.New("", nil), strings.NewReader(`{"tool_name":"Read","cwd":"/w","tool_input":{"file_path":"skills/pdf/SKILL.md"}}`))
 	if err != nil || !ev.View || ev.Path != "/w/skills/pdf/SKILL.md" {
 		t.Errorf("read: %+v %v", ev, err)
 	}
-	if _, err := ReadHook(strings.NewReader(`{"tool_name":"Bash","tool_input":{"command":"ls"}}`)); !errors.Is(err, ErrNoSkill) {
+	if _, err := ReadHook(hostenv.New("", nil), strings.NewReader(`{"tool_name":"Bash","tool_input":{"command":"ls"}}`)); !errors.Is(err, ErrNoSkill) {
 		t.Errorf("another tool: %v", err)
 	}
 	for name, in := range map[string]string{
@@ -216,7 +224,7 @@ func TestReadHook(t *testing.T) {
 		"too large":  `{"tool_name":"Skill","tool_input":{"skill":"pdf"},"x":"` + strings.Repeat("a", MaxHookInput) + `"}`,
 		"nul in key": "{\"tool_name\":\"Skill\",\"tool_input\":{\"skill\":\"pdf\"}}\x00",
 	} {
-		if _, err := ReadHook(strings.NewReader(in)); err == nil || errors.Is(err, ErrNoSkill) {
+		if _, err := ReadHook(hostenv.New("", nil), strings.NewReader(in)); err == nil || errors.Is(err, ErrNoSkill) {
 			t.Errorf("%s: err = %v", name, err)
 		}
 	}
@@ -225,6 +233,7 @@ func TestReadHook(t *testing.T) {
 // TestImportPassesOverUnreadable: a transcript that cannot be read is
 // listed and keeps its mark; the others are imported.
 func TestImportPassesOverUnreadable(t *testing.T) {
+	t.Parallel()
 	ws, projects := t.TempDir(), t.TempDir()
 	folder := FolderName(ws)
 	transcript(t, projects, folder, "a.jsonl", skillLine("2026-03-01T10:00:00Z", ws, "t1", `{"skill":"pdf"}`))
@@ -249,6 +258,7 @@ func TestImportPassesOverUnreadable(t *testing.T) {
 // TestImportPassesOverHugeTranscript: a transcript over the size limit is
 // not read; it is listed with the reason, and the others are imported.
 func TestImportPassesOverHugeTranscript(t *testing.T) {
+	t.Parallel()
 	ws, projects := t.TempDir(), t.TempDir()
 	folder := FolderName(ws)
 	transcript(t, projects, folder, "a.jsonl", skillLine("2026-03-01T10:00:00Z", ws, "t1", `{"skill":"pdf"}`))
@@ -267,18 +277,19 @@ func TestImportPassesOverHugeTranscript(t *testing.T) {
 // TestReadHookEvents: only a PostToolUse input is a use; the project is
 // $CLAUDE_PROJECT_DIR, else the input's cwd.
 func TestReadHookEvents(t *testing.T) {
-	t.Setenv("CLAUDE_PROJECT_DIR", "")
+	t.Parallel()
+	env := hostenv.New("", []string{"CLAUDE_PROJECT_DIR="})
 	pre := `{"hook_event_name":"PreToolUse","tool_name":"Skill","tool_input":{"skill":"pdf"},"tool_use_id":"toolu_1","cwd":"/w"}`
-	if _, err := ReadHook(strings.NewReader(pre)); !errors.Is(err, ErrNoSkill) {
+	if _, err := ReadHook(env, strings.NewReader(pre)); !errors.Is(err, ErrNoSkill) {
 		t.Errorf("PreToolUse: %v", err)
 	}
 	post := strings.Replace(pre, "PreToolUse", "PostToolUse", 1)
-	ev, err := ReadHook(strings.NewReader(post))
+	ev, err := ReadHook(env, strings.NewReader(post))
 	if err != nil || ev.Skill != "pdf" || ev.ID != "toolu_1" || ev.Dir != "/w" {
 		t.Errorf("PostToolUse: %+v %v", ev, err)
 	}
-	t.Setenv("CLAUDE_PROJECT_DIR", "/project")
-	if ev, _ := ReadHook(strings.NewReader(post)); ev.Dir != "/project" {
+	env = hostenv.New("", []string{"CLAUDE_PROJECT_DIR=/project"})
+	if ev, _ := ReadHook(env, strings.NewReader(post)); ev.Dir != "/project" {
 		t.Errorf("with CLAUDE_PROJECT_DIR: %+v", ev)
 	}
 }
@@ -287,6 +298,7 @@ func TestReadHookEvents(t *testing.T) {
 // blocks, is a use from the slash source with an id made of its name and
 // time; a name with a space or none is not.
 func TestImportSlashCommands(t *testing.T) {
+	t.Parallel()
 	ws := filepath.Join(t.TempDir(), "w")
 	projects := t.TempDir()
 	transcript(t, projects, FolderName(ws), "a.jsonl",

@@ -4,10 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/skillsync/skillsync/agent"
+	"github.com/skillsync/skillsync/internal/hostenv"
 )
 
 // MaxHookInput bounds what ReadHook reads from stdin. A Skill call's input
@@ -33,7 +33,7 @@ var ErrNoSkill = agent.ErrNoSkill
 // zero: now). Any other tool call is ErrNoSkill. Input over MaxHookInput,
 // input that is not one JSON object, and a skill or read call that names
 // nothing are errors that say so.
-func ReadHook(r io.Reader) (agent.Event, error) {
+func ReadHook(env hostenv.Env, r io.Reader) (agent.Event, error) {
 	data, err := io.ReadAll(io.LimitReader(r, MaxHookInput+1))
 	if err != nil {
 		return agent.Event{}, fmt.Errorf("read the hook input: %w", err)
@@ -64,7 +64,7 @@ func ReadHook(r io.Reader) (agent.Event, error) {
 	ev.Where = "Claude Code hook"
 	// The project: $CLAUDE_PROJECT_DIR, which Claude Code sets for the
 	// hooks it runs, else the session's cwd the payload gives.
-	if dir := os.Getenv("CLAUDE_PROJECT_DIR"); filepath.IsAbs(dir) {
+	if dir := env.Getenv("CLAUDE_PROJECT_DIR"); filepath.IsAbs(dir) {
 		ev.Dir = filepath.Clean(dir)
 	} else if filepath.IsAbs(in.Cwd) {
 		ev.Dir = filepath.Clean(in.Cwd)

@@ -4,6 +4,7 @@ import (
 	"os"
 
 	"github.com/skillsync/skillsync/agent"
+	"github.com/skillsync/skillsync/internal/hostenv"
 )
 
 // AgentName is Claude Code's name in the agent table.
@@ -16,8 +17,8 @@ func Register() agent.Registration {
 	return agent.Registration{
 		Agent: AgentName,
 		Key:   Name,
-		Importer: func(root string) (agent.Importer, bool, error) {
-			projects, err := ProjectsDir()
+		Importer: func(env hostenv.Env, root string) (agent.Importer, bool, error) {
+			projects, err := ProjectsDir(env)
 			if err != nil {
 				return nil, false, err
 			}

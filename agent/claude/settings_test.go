@@ -24,6 +24,7 @@ const userSettings = `{
 // hooks; every other setting, unknown keys, their order and the user's
 // spelling of values stay; a second run adds nothing.
 func TestInstallHookKeepsUserSettings(t *testing.T) {
+	t.Parallel()
 	project := t.TempDir()
 	path := filepath.Join(project, ".claude", "settings.json")
 	skilltest.WriteFileMode(t, path, userSettings, 0o600)
@@ -76,6 +77,7 @@ func TestInstallHookKeepsUserSettings(t *testing.T) {
 // TestInstallHookNewFile: without settings, .claude/settings.json is made
 // with the hook alone.
 func TestInstallHookNewFile(t *testing.T) {
+	t.Parallel()
 	project := t.TempDir()
 	path, out, err := InstallHook(project)
 	if err != nil || out != Added {
@@ -105,6 +107,7 @@ func TestInstallHookNewFile(t *testing.T) {
 // TestInstallHookRefusesAndLeavesFile: a file that does not parse, hooks
 // of the wrong shape and links are refused; the file stays as it was.
 func TestInstallHookRefusesAndLeavesFile(t *testing.T) {
+	t.Parallel()
 	for name, body := range map[string]string{
 		"not json":          `{"model": "opus",`,
 		"not an object":     `["hooks"]`,
@@ -142,6 +145,7 @@ func TestInstallHookRefusesAndLeavesFile(t *testing.T) {
 }
 
 func TestInstallHookRefusesLinks(t *testing.T) {
+	t.Parallel()
 	project, elsewhere := t.TempDir(), t.TempDir()
 	target := filepath.Join(elsewhere, "settings.json")
 	skilltest.WriteFile(t, target, `{"model":"opus"}`)
@@ -169,6 +173,7 @@ func TestInstallHookRefusesLinks(t *testing.T) {
 // TestInstallHookFindsOwnHookAnywhere: a skillsync hook the user moved
 // into another group or spelled with a path counts as present.
 func TestInstallHookFindsOwnHookAnywhere(t *testing.T) {
+	t.Parallel()
 	project := t.TempDir()
 	body := `{"hooks":{"PostToolUse":[{"matcher":"*","hooks":[{"type":"command","command":"/usr/local/bin/skillsync -q use --hook claude"}]}]}}`
 	skilltest.WriteFile(t, filepath.Join(project, ".claude", "settings.json"), body)
@@ -180,6 +185,7 @@ func TestInstallHookFindsOwnHookAnywhere(t *testing.T) {
 // TestRegisterMCP: the server is added beside the user's servers, a second
 // run writes nothing, and a skillsync entry the user changed is kept.
 func TestRegisterMCP(t *testing.T) {
+	t.Parallel()
 	project := t.TempDir()
 	path := filepath.Join(project, ".mcp.json")
 	skilltest.WriteFile(t, path, `{"mcpServers": {"github": {"command": "gh-mcp", "env": {"TOKEN": "${GH_TOKEN}"}}}, "other": 1}`)
@@ -218,6 +224,7 @@ func TestRegisterMCP(t *testing.T) {
 }
 
 func TestRegisterMCPNewFile(t *testing.T) {
+	t.Parallel()
 	project := t.TempDir()
 	path, out, err := RegisterMCP(project)
 	if err != nil || out != Added {
@@ -232,6 +239,7 @@ func TestRegisterMCPNewFile(t *testing.T) {
 // TestInstallHookWidensItsOldMatcher: a hook skillsync installed with the
 // matcher "Skill" is made "Skill|Read"; a matcher the user chose is kept.
 func TestInstallHookWidensItsOldMatcher(t *testing.T) {
+	t.Parallel()
 	project := t.TempDir()
 	path := filepath.Join(project, ".claude", "settings.json")
 	skilltest.WriteFile(t, path, `{"hooks":{"PostToolUse":[{"matcher":"Edit","hooks":[{"type":"command","command":"fmt"}]},{"matcher":"Skill","hooks":[{"type":"command","command":"skillsync use --hook claude"}]}]}}`)

@@ -39,6 +39,7 @@ import (
 	"time"
 
 	"github.com/skillsync/skillsync/agent"
+	"github.com/skillsync/skillsync/internal/hostenv"
 )
 
 // Name is the agent's name in the table, on the command line and in the
@@ -58,11 +59,11 @@ const maxNameLen = 255
 
 // SessionsDir is where Codex keeps its rollouts for a user:
 // $CODEX_HOME/sessions, else ~/.codex/sessions.
-func SessionsDir() (string, error) {
-	if dir := os.Getenv("CODEX_HOME"); dir != "" {
+func SessionsDir(env hostenv.Env) (string, error) {
+	if dir := env.Getenv("CODEX_HOME"); dir != "" {
 		return filepath.Join(dir, "sessions"), nil
 	}
-	home, err := os.UserHomeDir()
+	home, err := env.HomeDir()
 	if err != nil {
 		return "", fmt.Errorf("find Codex's sessions: %w", err)
 	}
@@ -74,8 +75,8 @@ func Register() agent.Registration {
 	return agent.Registration{
 		Agent: Name,
 		Key:   Name,
-		Importer: func(root string) (agent.Importer, bool, error) {
-			dir, err := SessionsDir()
+		Importer: func(env hostenv.Env, root string) (agent.Importer, bool, error) {
+			dir, err := SessionsDir(env)
 			if err != nil {
 				return nil, false, err
 			}

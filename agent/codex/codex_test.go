@@ -13,6 +13,7 @@ import (
 )
 
 func TestSkillReads(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		argv   []string
 		script string
@@ -37,6 +38,7 @@ func TestSkillReads(t *testing.T) {
 // like a rollout, lines that do not parse and a huge script: none stops
 // the import or holds it.
 func TestImportSurvivesHostileRollouts(t *testing.T) {
+	t.Parallel()
 	ws := filepath.Join(t.TempDir(), "w")
 	sessions := t.TempDir()
 	day := filepath.Join(sessions, "2026", "03", "01")

@@ -33,6 +33,7 @@ import (
 
 	"github.com/skillsync/skillsync/agent"
 	"github.com/skillsync/skillsync/internal/atomicfile"
+	"github.com/skillsync/skillsync/internal/hostenv"
 )
 
 // Name is the agent's name in the table, on the command line and in the
@@ -48,11 +49,11 @@ const maxNameLen = 255
 
 // DataDir is OpenCode's data folder: $XDG_DATA_HOME/opencode, else
 // ~/.local/share/opencode (on every system, as OpenCode does).
-func DataDir() (string, error) {
-	if dir := os.Getenv("XDG_DATA_HOME"); filepath.IsAbs(dir) {
+func DataDir(env hostenv.Env) (string, error) {
+	if dir := env.Getenv("XDG_DATA_HOME"); filepath.IsAbs(dir) {
 		return filepath.Join(dir, "opencode"), nil
 	}
-	home, err := os.UserHomeDir()
+	home, err := env.HomeDir()
 	if err != nil {
 		return "", fmt.Errorf("find OpenCode's data: %w", err)
 	}
@@ -64,8 +65,8 @@ func Register() agent.Registration {
 	return agent.Registration{
 		Agent: Name,
 		Key:   Name,
-		Importer: func(root string) (agent.Importer, bool, error) {
-			dir, err := DataDir()
+		Importer: func(env hostenv.Env, root string) (agent.Importer, bool, error) {
+			dir, err := DataDir(env)
 			if err != nil {
 				return nil, false, err
 			}

@@ -16,6 +16,7 @@ import (
 // that is too large and one that does not parse: none stops the import,
 // and the good call is found.
 func TestImportSurvivesHostileStorage(t *testing.T) {
+	t.Parallel()
 	ws := filepath.Join(t.TempDir(), "w")
 	data := t.TempDir()
 	st := filepath.Join(data, "storage")

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/skillsync/skillsync/agent"
+	"github.com/skillsync/skillsync/internal/hostenv"
 )
 
 // noAgent is the --agent value that asks for no target on purpose.
@@ -29,13 +30,13 @@ func explicitAgents(names []string) (named bool, rest []string, err error) {
 // foundAgents returns the agents installed for this user (their user or
 // config folder is there, as npx skills detects them) whose folder can
 // be a target, in the table's order.
-func foundAgents(global bool) []agent.Agent {
+func foundAgents(env hostenv.Env, global bool) []agent.Agent {
 	var out []agent.Agent
 	for _, ag := range agent.Agents() {
-		if !ag.Installed() {
+		if !ag.Installed(env) {
 			continue
 		}
-		if _, _, err := agent.Targets([]string{ag.Name}, global); err != nil {
+		if _, _, err := agent.Targets(env, []string{ag.Name}, global); err != nil {
 			continue // a folder skillsync cannot write, such as skills/
 		}
 		out = append(out, ag)
@@ -50,7 +51,7 @@ func foundAgents(global bool) []agent.Agent {
 // without --agent. It never leaves the user thinking an agent sees the
 // skills when none does.
 func (a *app) detectTargets(redo string) ([]agent.Target, error) {
-	found := foundAgents(a.global)
+	found := foundAgents(a.env, a.global)
 	prefix := "skillsync "
 	if a.global {
 		prefix = "skillsync -g "
@@ -69,7 +70,7 @@ func (a *app) detectTargets(redo string) ([]agent.Target, error) {
 		if err != nil {
 			return nil, err
 		}
-		targets, _, err := agent.Targets(chosen, a.global)
+		targets, _, err := agent.Targets(a.env, chosen, a.global)
 		return targets, err
 	}
 	line := prefix + redo
@@ -85,7 +86,7 @@ func (a *app) detectTargets(redo string) ([]agent.Target, error) {
 func askAgents(in *bufio.Reader, a *app, found []agent.Agent) ([]string, error) {
 	fmt.Fprintln(a.stderr, "Agents found on this machine; their folders become targets:")
 	for i, ag := range found {
-		targets, _, _ := agent.Targets([]string{ag.Name}, a.global)
+		targets, _, _ := agent.Targets(a.env, []string{ag.Name}, a.global)
 		dir := ""
 		if len(targets) > 0 {
 			dir = targets[0].Dir

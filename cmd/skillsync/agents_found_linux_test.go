@@ -6,11 +6,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/skillsync/skillsync/internal/hostenv"
 )
 
 // On a terminal init asks which of the agents found to use, all of them
 // preselected; the answer picks their folders as targets.
 func TestInitAsksOnATerminal(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	run(t, ws, "version") // sets up the environment's home
 	for _, d := range []string{".claude", ".codex"} {
@@ -23,11 +26,8 @@ func TestInitAsksOnATerminal(t *testing.T) {
 		if _, err := ctl.WriteString(answer); err != nil {
 			t.Fatal(err)
 		}
-		t.Chdir(ws)
-		t.Setenv("HOME", home(t))
-		t.Setenv("XDG_CONFIG_HOME", filepath.Join(home(t), ".config"))
 		var out, errb bytes.Buffer
-		code := Main([]string{"init", "--force"}, tty, &out, &errb)
+		code := execute(factory{env: hostenv.New(ws, environ(t, nil)), stdin: tty, stdout: &out, stderr: &errb}, []string{"init", "--force"})
 		if code != 0 || !strings.Contains(errb.String(), "[x] Claude Code (claude-code)") {
 			t.Fatalf("init on a terminal: %d %s %s", code, out.String(), errb.String())
 		}

@@ -1,16 +1,23 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
+
+	"github.com/skillsync/skillsync/internal/hostenv"
 )
 
 // pkgDir is the package's directory, which relative test directories
@@ -74,21 +81,8 @@ func runIn(t *testing.T, dir string, extra []string, stdin string, args ...strin
 	if !filepath.IsAbs(dir) {
 		dir = filepath.Join(pkgDir, dir)
 	}
-	t.Chdir(dir)
-	for _, kv := range environ(t, extra) {
-		k, v, _ := strings.Cut(kv, "=")
-		old, had := os.LookupEnv(k)
-		t.Setenv(k, v)
-		defer func() {
-			if had {
-				os.Setenv(k, old)
-			} else {
-				os.Unsetenv(k)
-			}
-		}()
-	}
 	var out, errb bytes.Buffer
-	code := Main(args, strings.NewReader(stdin), &out, &errb)
+	code := execute(factory{env: hostenv.New(dir, environ(t, extra)), stdin: strings.NewReader(stdin), stdout: &out, stderr: &errb}, args)
 	return result{out.String(), errb.String(), code}
 }
 
@@ -137,6 +131,55 @@ func runProcess(t *testing.T, dir string, extra []string, args ...string) result
 	return result{out.String(), errb.String(), code}
 }
 
+// startServer runs skillsync with args (serve or mcp --http on port 0) in
+// dir as its own process, and returns what the first stderr line
+// matching ready captures: where it serves. The server gets SIGTERM at the
+// end of the test and must exit 0 within 30 s.
+func startServer(t *testing.T, dir string, ready *regexp.Regexp, args ...string) string {
+	t.Helper()
+	name := "skillsync " + strings.Join(args, " ")
+	cmd, _ := command(t, dir, args...)
+	cmd.Stderr = nil
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := bufio.NewScanner(stderr)
+	var addr string
+	var seen []string
+	for lines.Scan() {
+		seen = append(seen, lines.Text())
+		if m := ready.FindStringSubmatch(lines.Text()); m != nil {
+			addr = m[1]
+			break
+		}
+	}
+	if addr == "" {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("%s did not say where it serves:\n%s", name, strings.Join(seen, "\n"))
+	}
+	go io.Copy(io.Discard, stderr) // keep the pipe drained
+	t.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("%s did not exit 0 on SIGTERM: %v", name, err)
+			}
+		case <-time.After(30 * time.Second):
+			cmd.Process.Kill()
+			t.Errorf("%s did not stop on SIGTERM", name)
+		}
+	})
+	return addr
+}
+
 // workspace copies testdata/workspace into a temporary directory.
 func workspace(t *testing.T) string {
 	t.Helper()
@@ -180,6 +223,7 @@ func decode[T any](t *testing.T, r result) T {
 }
 
 func TestListLayers(t *testing.T) {
+	t.Parallel()
 	ws := workspace(t)
 	r := run(t, ws, "list", "--json")
 	if r.code != 0 {
@@ -218,6 +262,7 @@ func TestListLayers(t *testing.T) {
 }
 
 func TestShowAndRead(t *testing.T) {
+	t.Parallel()
 	ws := workspace(t)
 	r := run(t, ws, "show", "release-notes")
 	for _, want := range []string{"Name:          release-notes", "Source:        team", "scripts/draft.sh", "marketplace layer wins over the global layer"} {
@@ -243,6 +288,7 @@ func TestShowAndRead(t *testing.T) {
 }
 
 func TestReadRefusesEscapes(t *testing.T) {
+	t.Parallel()
 	ws := workspace(t)
 	// Links planted in the cache, where read takes the skill from: read
 	// still never leaves the skill.
@@ -272,6 +318,7 @@ func TestReadRefusesEscapes(t *testing.T) {
 }
 
 func TestSearchAndPrompt(t *testing.T) {
+	t.Parallel()
 	ws := workspace(t)
 	res := decode[[]struct {
 		Name  string
@@ -300,6 +347,7 @@ func TestSearchAndPrompt(t *testing.T) {
 }
 
 func TestValidate(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join("..", "..", "testdata", "validate")
 	r := run(t, ".", "validate", filepath.Join(dir, "good"))
 	if r.code != 0 || r.stdout != "" {
@@ -334,6 +382,7 @@ func TestValidate(t *testing.T) {
 }
 
 func TestDefaultConfigAndInit(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	r := run(t, dir, "list", "--json")
 	if r.code != 0 || !strings.Contains(r.stderr, "source builtin is not synced yet: run skillsync sync") {
@@ -368,6 +417,7 @@ func TestDefaultConfigAndInit(t *testing.T) {
 }
 
 func TestUsageErrors(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{{"nope"}, {"list", "--nope"}, {"show"}, {"read", "a", "b", "c"}} {
 		if r := run(t, t.TempDir(), args...); r.code != 2 {
 			t.Errorf("%v exits %d, want 2: %s", args, r.code, r.stderr)

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -87,9 +88,29 @@ the user-wide config and syncs into the agents' user folders.
 }
 
 // configFile is the config file the editing commands change: --config,
-// else $SKILLSYNC_CONFIG, else ./skillsync.yaml.
-func (a *app) configFile() string {
-	return cmp.Or(a.configPath, os.Getenv("SKILLSYNC_CONFIG"), config.FileName)
+// else $SKILLSYNC_CONFIG, else ./skillsync.yaml. name is as given, for
+// messages; file is absolute, for the edits.
+func (a *app) configFile() (name, file string, err error) {
+	name = cmp.Or(a.configPath, a.env.Getenv("SKILLSYNC_CONFIG"), config.FileName)
+	file, err = a.abs(name)
+	return name, file, err
+}
+
+// shown is p, a path the command worked out from the config file it was
+// given as name, as the user would write it: relative to the working
+// directory when name was.
+func (a *app) shown(name, p string) string {
+	if filepath.IsAbs(name) {
+		return p
+	}
+	wd, err := a.env.Getwd()
+	if err != nil {
+		return p
+	}
+	if rel, err := filepath.Rel(wd, p); err == nil {
+		return rel
+	}
+	return p
 }
 
 // addJSON is add's --json output.
@@ -118,12 +139,15 @@ func (a *app) runAdd(ctx context.Context, opts *addOptions) error {
 	if err != nil {
 		return err
 	}
-	targets, skipped, err := agent.Targets(agents, opts.global)
+	targets, skipped, err := agent.Targets(a.env, agents, opts.global)
 	if err != nil {
 		return usageError("--agent: %w", err)
 	}
-	file := a.configFile()
-	out := addJSON{Config: file, Skills: []string{}, Targets: []string{}}
+	name, file, err := a.configFile()
+	if err != nil {
+		return err
+	}
+	out := addJSON{Config: name, Skills: []string{}, Targets: []string{}}
 	cfg, err := a.configOrDefault(file)
 	if err != nil {
 		return err
@@ -148,7 +172,7 @@ func (a *app) runAdd(ctx context.Context, opts *addOptions) error {
 	if out.Created, err = a.ensureConfig(file); err != nil {
 		return err
 	}
-	res, err := config.AddRepository(file, entry, skillsync.Kinds())
+	res, err := config.AddRepository(a.env, file, entry, skillsync.Kinds())
 	if err != nil {
 		return err
 	}
@@ -156,23 +180,23 @@ func (a *app) runAdd(ctx context.Context, opts *addOptions) error {
 	for _, s := range skipped {
 		a.warn("agent %s reads skills/ in a project, skillsync's workspace layer: left out (use --global for its user folder)", s)
 	}
-	if out.Targets, err = addTargets(file, targets); err != nil {
+	if out.Targets, err = a.addTargets(file, targets); err != nil {
 		return err
 	}
 	if !a.json {
 		if out.Created {
-			fmt.Fprintf(a.stdout, "wrote %s\n", file)
+			fmt.Fprintf(a.stdout, "wrote %s\n", name)
 		}
 		switch {
 		case res.Added:
-			fmt.Fprintf(a.stdout, "%s: added source %s (%s)\n", file, res.Source, safe(describeEntry(entry)))
+			fmt.Fprintf(a.stdout, "%s: added source %s (%s)\n", name, res.Source, safe(describeEntry(entry)))
 		case len(res.Skills) > 0:
-			fmt.Fprintf(a.stdout, "%s: source %s is already there; its skills: now takes %s too\n", file, res.Source, safe(strings.Join(res.Skills, ", ")))
+			fmt.Fprintf(a.stdout, "%s: source %s is already there; its skills: now takes %s too\n", name, res.Source, safe(strings.Join(res.Skills, ", ")))
 		default:
-			fmt.Fprintf(a.stdout, "%s: source %s is already there (%s); nothing to add\n", file, res.Source, safe(describeEntry(entry)))
+			fmt.Fprintf(a.stdout, "%s: source %s is already there (%s); nothing to add\n", name, res.Source, safe(describeEntry(entry)))
 		}
 		for _, t := range out.Targets {
-			fmt.Fprintf(a.stdout, "%s: added target %s (%s)\n", file, t, readers(targets, t))
+			fmt.Fprintf(a.stdout, "%s: added target %s (%s)\n", name, t, readers(targets, t))
 		}
 	}
 	if opts.noSync {
@@ -195,9 +219,9 @@ func (a *app) runAdd(ctx context.Context, opts *addOptions) error {
 // there is none yet (add writes the starter then).
 func (a *app) configOrDefault(file string) (*config.Config, error) {
 	if _, err := os.Lstat(file); errors.Is(err, fs.ErrNotExist) {
-		return config.Default(skillsync.Kinds())
+		return config.DefaultIn(a.env, skillsync.Kinds())
 	}
-	return config.Load(file, skillsync.Kinds())
+	return config.LoadIn(a.env, file, skillsync.Kinds())
 }
 
 // checkOffer reads what entry offers, as ls-remote does, and refuses a
@@ -252,11 +276,11 @@ func (a *app) ensureConfig(file string) (bool, error) {
 // --ref and --path applied: a flag may fill in what SOURCE leaves out, not
 // contradict it.
 func (a *app) parseSource(arg, configuredHost, ref, path string) (config.Entry, error) {
-	host, err := config.GitHost(configuredHost)
+	host, err := config.GitHost(a.env, configuredHost)
 	if err != nil {
 		return config.Entry{}, err
 	}
-	e, err := config.ParseSource(arg, host)
+	e, err := config.ParseSource(a.env, arg, host)
 	if err != nil {
 		return config.Entry{}, err
 	}
@@ -281,7 +305,9 @@ func (a *app) parseSource(arg, configuredHost, ref, path string) (config.Entry, 
 		}
 	case !strings.Contains(arg, ":") && !strings.HasPrefix(arg, "."):
 		// owner/repo that is also a folder here: say which one was meant.
-		if info, err := os.Stat(arg); err == nil && info.IsDir() {
+		if here, err := a.abs(arg); err != nil {
+			return config.Entry{}, err
+		} else if info, err := os.Stat(here); err == nil && info.IsDir() {
 			a.warn("%s is read as a repository on %s; write ./%s for the local folder", arg, host, arg)
 		}
 	}
@@ -305,10 +331,10 @@ func describeEntry(e config.Entry) string {
 
 // addTargets adds each folder as a target of the config at file and
 // returns the ones that were not there yet.
-func addTargets(file string, targets []agent.Target) ([]string, error) {
+func (a *app) addTargets(file string, targets []agent.Target) ([]string, error) {
 	added := []string{}
 	for _, t := range targets {
-		ok, err := config.AddTarget(file, t.Dir, skillsync.Kinds())
+		ok, err := config.AddTarget(a.env, file, t.Dir, skillsync.Kinds())
 		if err != nil {
 			return nil, err
 		}

@@ -58,6 +58,7 @@ type addResult struct {
 // server named by SKILLSYNC_GIT_HOST, the way a team adds its repository
 // from GitHub, after init --agent wrote its target.
 func TestAddShorthand(t *testing.T) {
+	t.Parallel()
 	team := newTeamRepo(t)
 	ws := t.TempDir()
 	if r := run(t, ws, "init", "--agent", "claude"); r.code != 0 {
@@ -134,7 +135,7 @@ func TestAddShorthand(t *testing.T) {
 	}
 
 	// Appending by hand at the end of the file still lands in the
-	// repositories (the init --agent bug of issue 12).
+	// repositories (init --agent once wrote targets: last, so it did not).
 	f, err := os.OpenFile(filepath.Join(ws, "skillsync.yaml"), os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -149,6 +150,7 @@ func TestAddShorthand(t *testing.T) {
 // TestAddSkillSelection writes skills: and extends it; what the selection
 // selects is the repository package's business.
 func TestAddSkillSelection(t *testing.T) {
+	t.Parallel()
 	team := newTeamRepo(t)
 	ws := t.TempDir()
 	r := runEnv(t, ws, team.env(), "add", "acme/team-skills", "--skill", "pdf", "--no-sync", "--json")
@@ -179,6 +181,7 @@ func TestAddSkillSelection(t *testing.T) {
 }
 
 func TestAddLocalAndErrors(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	shared := filepath.Join(ws, "shared")
 	skilltest.Skill(t, shared, "notes", "Take notes.", nil)
@@ -215,6 +218,7 @@ func TestAddLocalAndErrors(t *testing.T) {
 // skills out of the cache and the target, and a folder in the target that
 // skillsync did not write stays.
 func TestRemove(t *testing.T) {
+	t.Parallel()
 	up := gittest.NewRepo(t, "main")
 	up.Skill("skills/pdf", "Fill in PDF forms.")
 	up.Skill("skills/docx", "Edit Word documents.")
@@ -282,6 +286,7 @@ func TestRemove(t *testing.T) {
 }
 
 func TestRemoveAmbiguous(t *testing.T) {
+	t.Parallel()
 	up := gittest.NewRepo(t, "main")
 	up.Skill("skills/pdf", "Fill in PDF forms.")
 	up.Commit("first")
@@ -305,6 +310,7 @@ func TestRemoveAmbiguous(t *testing.T) {
 }
 
 func TestAddFlags(t *testing.T) {
+	t.Parallel()
 	got, err := parse(t, newAddCommand, "acme/skills", "--name", "team", "--ref", "v1", "--path", "skills", "-s", "pdf", "--skill", "docx",
 		"-a", "claude", "--agent", "codex", "--no-sync")
 	want := addOptions{source: "acme/skills", name: "team", ref: "v1", path: "skills", skills: []string{"pdf", "docx"},
@@ -354,6 +360,7 @@ func TestAddFlags(t *testing.T) {
 // lacks a skill --skill names is not written into the config, where every
 // later sync would fail on it.
 func TestAddChecksFirst(t *testing.T) {
+	t.Parallel()
 	team := newTeamRepo(t)
 	ws := t.TempDir()
 	if r := runEnv(t, ws, team.env(), "add", "acme/missing"); r.code != 1 || !strings.Contains(r.stderr, "nothing was added") {

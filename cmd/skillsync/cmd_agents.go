@@ -53,16 +53,16 @@ type agentJSON struct {
 func (a *app) runAgents(_ context.Context, _ *agentsOptions) error {
 	var out []agentJSON
 	for _, ag := range agent.Agents() {
-		dir, err := ag.UserDir()
+		dir, err := ag.UserDir(a.env)
 		if err != nil {
 			return err
 		}
-		user, err := ag.UserTarget()
+		user, err := ag.UserTarget(a.env)
 		if err != nil {
 			return err
 		}
 		out = append(out, agentJSON{Name: ag.Name, Aliases: orEmpty(ag.Aliases), Display: ag.Display,
-			Project: ag.Project, User: user, UserDir: dir, Found: ag.Installed()})
+			Project: ag.Project, User: user, UserDir: dir, Found: ag.Installed(a.env)})
 	}
 	if a.json {
 		return writeJSON(a.stdout, out)

@@ -19,6 +19,7 @@ import (
 )
 
 func TestUseCountsEveryCallAcrossProcesses(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs 4000 processes")
 	}
@@ -63,6 +64,7 @@ func TestUseCountsEveryCallAcrossProcesses(t *testing.T) {
 }
 
 func TestUseUnknownAndCorruptUsage(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	if r := run(t, ws, "sync"); r.code != 0 {
 		t.Fatal(r.stderr)
@@ -85,6 +87,7 @@ func TestUseUnknownAndCorruptUsage(t *testing.T) {
 }
 
 func TestCurateCLI(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	skilltest.Skill(t, filepath.Join(ws, "skills"), "notes", "Notes.", nil)
 	if r := run(t, ws, "sync"); r.code != 0 {
@@ -160,6 +163,7 @@ func staleWorkspace(t *testing.T) string {
 }
 
 func TestStaleSkillsInPrompt(t *testing.T) {
+	t.Parallel()
 	ws := staleWorkspace(t)
 	if r := run(t, ws, "list"); !strings.Contains(r.stdout, "skillsync (stale)") {
 		t.Errorf("list does not mark stale skills:\n%s", r.stdout)
@@ -250,6 +254,7 @@ func waitFor(t *testing.T, d *daemonProc, what string, cond func() bool) {
 }
 
 func TestDaemonFollowsUpstreamWithinTwoTicks(t *testing.T) {
+	t.Parallel()
 	up := gittest.NewRepo(t, "main")
 	up.Skill("skills/first", "First.")
 	up.Commit("first")
@@ -283,6 +288,7 @@ func TestDaemonFollowsUpstreamWithinTwoTicks(t *testing.T) {
 }
 
 func TestDaemonSIGTERMDuringSync(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	refs := map[string]string{}
 	for f := 0; f < 8; f++ {
@@ -323,6 +329,7 @@ func TestDaemonSIGTERMDuringSync(t *testing.T) {
 }
 
 func TestDaemonBadScheduleExits2(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	if err := os.WriteFile(filepath.Join(ws, "skillsync.yaml"), []byte("schedule:\n  curate: \"at three\"\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -334,6 +341,7 @@ func TestDaemonBadScheduleExits2(t *testing.T) {
 }
 
 func TestDaemonSIGHUPReloads(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	config := filepath.Join(ws, "skillsync.yaml")
 	if err := os.WriteFile(config, []byte("schedule:\n  sync: \"@every 1h\"\n"), 0o644); err != nil {

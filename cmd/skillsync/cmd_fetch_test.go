@@ -13,6 +13,7 @@ import (
 // workspace unchanged, syncs, and then reads everything from the cache
 // with the remote gone.
 func TestFetchChangesNothingUntilSync(t *testing.T) {
+	t.Parallel()
 	up := gittest.NewRepo(t, "main")
 	up.Skill("skills/team-skill", "A skill from git.")
 	up.Write("skills/team-skill/run.sh", "#!/bin/sh\n", 0o755)
@@ -85,6 +86,7 @@ func TestFetchChangesNothingUntilSync(t *testing.T) {
 }
 
 func TestFetchPartialNeverLeaksPassword(t *testing.T) {
+	t.Parallel()
 	up := gittest.NewRepo(t, "main")
 	up.Skill("skills/private", "Behind a password.")
 	up.Commit("first")

@@ -89,6 +89,8 @@ func checkNoSecret(t *testing.T, c *pgtest.Cluster, r result) {
 }
 
 func TestFleetTwoHosts(t *testing.T) {
+	// Not parallel: it starts a PostgreSQL cluster of its own, and several
+	// starting at once on a busy machine time out.
 	c := pgtest.Own(t)
 	_, hosts, schema, dsnFile := newFleetHosts(t, c, "alpha", "beta")
 	alpha, beta := hosts[0].dir, hosts[1].dir
@@ -185,6 +187,7 @@ func TestFleetTwoHosts(t *testing.T) {
 }
 
 func TestFleetUsageErrors(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	skilltest.WriteFile(t, filepath.Join(ws, "skillsync.yaml"), "fleet:\n  postgres: SKILLSYNC_TEST_FLEET_DSN\n")
 	for _, args := range [][]string{
@@ -215,6 +218,7 @@ func TestFleetUsageErrors(t *testing.T) {
 
 // The daemon pushes after its first sync.
 func TestFleetDaemonPushes(t *testing.T) {
+	t.Parallel()
 	c := pgCluster.Get(t)
 	_, hosts, _, _ := newFleetHosts(t, c, "daemon-host")
 	ws := hosts[0].dir
@@ -236,6 +240,7 @@ func TestFleetDaemonPushes(t *testing.T) {
 // Curation with fleet: judges a marketplace copy by its last use on any
 // host, and waits while too few hosts report.
 func TestFleetCuration(t *testing.T) {
+	t.Parallel()
 	c := pgCluster.Get(t)
 	_, hosts, schema, _ := newFleetHostsWith(t, c, "curator:\n  stale_after: 1h\n  archive_after: 2h\n  min_idle: 0s\n", "alpha", "beta")
 	alpha, beta := hosts[0].dir, hosts[1].dir
@@ -282,6 +287,7 @@ func TestFleetCuration(t *testing.T) {
 // The team's scheduled job retires the marketplace skills the whole fleet
 // left idle, on a branch of the real remote that moves them into .archive/.
 func TestFleetCurateSourceGit(t *testing.T) {
+	t.Parallel()
 	c := pgCluster.Get(t)
 	up := gittest.NewRepo(t, "main")
 	for _, n := range []string{"pdf", "docs", "old"} {
@@ -377,6 +383,7 @@ curator:
 // A postgres source's fleet-idle skills are archived in one transaction,
 // and restore --source brings one back.
 func TestFleetCurateSourcePostgres(t *testing.T) {
+	t.Parallel()
 	c := pgCluster.Get(t)
 	w := newPGWorkspace(t, c, "", "")
 	fleetSchema := pgtest.Name(t) + "_fleet"

@@ -91,16 +91,19 @@ type initJSON struct {
 }
 
 func (a *app) runInit(_ context.Context, opts *initOptions) error {
-	name := a.configFile()
+	name, file, err := a.configFile()
+	if err != nil {
+		return err
+	}
 	if opts.global && (opts.hooks || opts.mcp || opts.gitignore) {
 		return usageError("--hooks, --mcp and --gitignore are for a project, not for -g")
 	}
-	project := filepath.Dir(name)
+	project := filepath.Dir(file)
 	named, agents, err := explicitAgents(opts.agents)
 	if err != nil {
 		return err
 	}
-	targets, skipped, err := agent.Targets(agents, opts.global)
+	targets, skipped, err := agent.Targets(a.env, agents, opts.global)
 	if err != nil {
 		return usageError("--agent: %w", err)
 	}
@@ -115,7 +118,7 @@ func (a *app) runInit(_ context.Context, opts *initOptions) error {
 		return err
 	}
 	out := initJSON{Config: name, Targets: []string{}, Gitignore: []string{}, Agent: map[string]string{}}
-	_, statErr := os.Lstat(name)
+	_, statErr := os.Lstat(file)
 	if !(statErr != nil || opts.force) && len(targets) == 0 && !opts.gitignore && !opts.hooks && !opts.mcp {
 		return fmt.Errorf("%s already exists; edit it, or run skillsync init --force to replace it", name)
 	}
@@ -125,26 +128,26 @@ func (a *app) runInit(_ context.Context, opts *initOptions) error {
 				return err
 			}
 		}
-		if err := a.writeStarter(name, opts.force); err != nil {
+		if err := a.writeStarter(file, opts.force); err != nil {
 			return err
 		}
 		out.Written = true
 	}
-	if out.Targets, err = addTargets(name, targets); err != nil {
+	if out.Targets, err = a.addTargets(file, targets); err != nil {
 		return err
 	}
 	for _, ch := range changes {
 		if err := ch.Write(); err != nil {
 			return err
 		}
-		out.Agent[ch.Path] = string(ch.Outcome)
+		out.Agent[a.shown(name, ch.Path)] = string(ch.Outcome)
 	}
-	cfg, err := config.Load(name, skillsync.Kinds())
+	cfg, err := config.LoadIn(a.env, file, skillsync.Kinds())
 	if err != nil {
 		return err
 	}
 	ignore := filepath.Join(project, ".gitignore")
-	missing, err := missingIgnores(ignore, ignoreLines(cfg, name))
+	missing, err := missingIgnores(ignore, ignoreLines(cfg, file))
 	if err != nil {
 		return err
 	}
@@ -171,7 +174,7 @@ func (a *app) runInit(_ context.Context, opts *initOptions) error {
 	}
 	switch {
 	case len(out.Gitignore) > 0:
-		fmt.Fprintf(a.stdout, "%s: added %s\n", ignore, strings.Join(out.Gitignore, " "))
+		fmt.Fprintf(a.stdout, "%s: added %s\n", a.shown(name, ignore), strings.Join(out.Gitignore, " "))
 	case len(missing) > 0:
 		fmt.Fprintf(a.stdout, "\nskillsync.yaml and skillsync.lock belong in git; these do not. Add to .gitignore\n(or run skillsync init --gitignore):\n  %s\n", strings.Join(missing, "\n  "))
 	}

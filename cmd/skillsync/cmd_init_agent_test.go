@@ -12,6 +12,7 @@ import (
 // hook and server into the user's Claude Code settings, keeps the rest, and
 // a second run adds nothing.
 func TestInitHooksAndMCP(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(ws, ".claude"), 0o755); err != nil {
 		t.Fatal(err)
@@ -57,6 +58,7 @@ func TestInitHooksAndMCP(t *testing.T) {
 // TestInitGitignoreFollowsTheWorkspace: the .gitignore lines name the
 // workspace the config points at, not the config's own folder.
 func TestInitGitignoreFollowsTheWorkspace(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "skillsync.yaml"), []byte("workspace: ws\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -77,6 +79,7 @@ func TestInitGitignoreFollowsTheWorkspace(t *testing.T) {
 // no target, no .mcp.json; and --hooks without an agent that has a hook
 // is a usage error.
 func TestInitHooksWritesAllOrNothing(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	settings := filepath.Join(ws, ".claude", "settings.json")
 	if err := os.MkdirAll(filepath.Dir(settings), 0o755); err != nil {

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
@@ -77,7 +76,7 @@ func (a *app) lsRemote(ctx context.Context, opts *lsRemoteOptions) error {
 	if err != nil {
 		return err
 	}
-	wd, err := os.Getwd()
+	wd, err := a.env.Getwd()
 	if err != nil {
 		return err
 	}
@@ -133,6 +132,6 @@ func firstLine(s string, n int) string {
 func (a *app) preview(ctx context.Context, cfg *config.Config, src config.Source) (*skillsync.Offer, error) {
 	progress := a.progress()
 	defer progress.clear()
-	eng := skillsync.NewEngine(cfg, append(progress.option(), skillsync.WithWarnings(func(w string) { a.warn("%s", w) }))...)
+	eng := a.engineOver(cfg, progress.option()...)
 	return eng.Preview(ctx, src)
 }

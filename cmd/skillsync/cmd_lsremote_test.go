@@ -50,6 +50,7 @@ type lsRemoteResult struct {
 // synced workspace: the config, the cache and the lock stay as they were,
 // and the fetch lands in the machine's git store.
 func TestLsRemoteChangesNothing(t *testing.T) {
+	t.Parallel()
 	team := newTeamRepo(t)
 	team.repo.Write("skills/broken/SKILL.md", "---\nname: broken\n---\nno description\n", 0)
 	head := team.repo.Commit("a broken skill")
@@ -127,6 +128,7 @@ func pushTo(t *testing.T, team *teamRepo) {
 }
 
 func TestLsRemoteLocal(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if r := run(t, dir, "new", "notes", "shared"); r.code != 0 {
 		t.Fatal(r.stderr)

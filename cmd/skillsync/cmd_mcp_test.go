@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"os"
@@ -11,7 +10,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -25,7 +23,14 @@ import (
 // test's home as run gives it.
 func mcpCommand(t testing.TB, dir string, args ...string) (*exec.Cmd, *skilltest.Buffer) {
 	t.Helper()
-	cmd := exec.Command(binary(t), append([]string{"mcp"}, args...)...)
+	return command(t, dir, append([]string{"mcp"}, args...)...)
+}
+
+// command is the built binary running skillsync with args in dir, with
+// the test's home as run gives it; stderr is kept in the buffer.
+func command(t testing.TB, dir string, args ...string) (*exec.Cmd, *skilltest.Buffer) {
+	t.Helper()
+	cmd := exec.Command(binary(t), args...)
 	cmd.Dir = dir
 	h, _ := homes.LoadOrStore(t, t.TempDir())
 	home := h.(string)
@@ -98,6 +103,7 @@ func archive(t *testing.T, ws, name string) {
 }
 
 func TestMCPStdio(t *testing.T) {
+	t.Parallel()
 	ws := workspace(t)
 	archive(t, ws, "manual")
 	cs := startStdio(t, ws)
@@ -194,6 +200,7 @@ func TestMCPStdio(t *testing.T) {
 }
 
 func TestMCPReloadsAfterSync(t *testing.T) {
+	t.Parallel()
 	ws := workspace(t)
 	if r := run(t, ws, "sync"); r.code != 0 {
 		t.Fatalf("sync: %d %s", r.code, r.stderr)
@@ -251,6 +258,7 @@ func eventually(t *testing.T, what string, done func() bool) {
 // workspace, each with its own client loading and reading skills, and
 // checks that the usage file counted every call exactly once.
 func TestMCPUsageUnderConcurrentClients(t *testing.T) {
+	t.Parallel()
 	ws := workspace(t)
 	const clients, calls = 8, 5
 	sessions := make([]*sdk.ClientSession, clients)
@@ -286,56 +294,6 @@ func TestMCPUsageUnderConcurrentClients(t *testing.T) {
 
 var servingLine = regexp.MustCompile(`serving (http://127\.0\.0\.1:\d+/mcp)`)
 
-// startHTTP runs skillsync mcp --http on a free port and returns its
-// endpoint; the server is stopped with SIGTERM at the end of the test and
-// must exit 0.
-func startHTTP(t *testing.T, dir string) string {
-	t.Helper()
-	cmd, _ := mcpCommand(t, dir, "--http", "127.0.0.1:0")
-	cmd.Stderr = nil
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	lines := bufio.NewScanner(stderr)
-	var endpoint string
-	var seen []string
-	for lines.Scan() {
-		seen = append(seen, lines.Text())
-		if m := servingLine.FindStringSubmatch(lines.Text()); m != nil {
-			endpoint = m[1]
-			break
-		}
-	}
-	if endpoint == "" {
-		cmd.Process.Kill()
-		cmd.Wait()
-		t.Fatalf("skillsync mcp --http did not say where it serves:\n%s", strings.Join(seen, "\n"))
-	}
-	go func() {
-		for lines.Scan() { // keep the pipe drained
-		}
-	}()
-	t.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("skillsync mcp --http did not exit 0 on SIGTERM: %v", err)
-			}
-		case <-time.After(30 * time.Second):
-			cmd.Process.Kill()
-			t.Error("skillsync mcp --http did not stop on SIGTERM")
-		}
-	})
-	return endpoint
-}
-
 func connectHTTP(t *testing.T, endpoint string) *sdk.ClientSession {
 	t.Helper()
 	cs, err := mcptest.NewClient().Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: endpoint}, nil)
@@ -347,8 +305,9 @@ func connectHTTP(t *testing.T, endpoint string) *sdk.ClientSession {
 }
 
 func TestMCPOverHTTP(t *testing.T) {
+	t.Parallel()
 	ws := workspace(t)
-	endpoint := startHTTP(t, ws)
+	endpoint := startServer(t, ws, servingLine, "mcp", "--http", "127.0.0.1:0")
 	a, b := connectHTTP(t, endpoint), connectHTTP(t, endpoint)
 
 	if got := listNames(t, a); got != "manual pdf release-notes skillsync writing-skills" {
@@ -406,6 +365,7 @@ func TestMCPOverHTTP(t *testing.T) {
 }
 
 func TestMCPRefusesAnOpenAddress(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, addr := range []string{"0.0.0.0:8765", ":8765", "example.com:80", "nonsense"} {
 		r := run(t, dir, "mcp", "--http", addr)

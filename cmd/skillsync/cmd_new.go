@@ -96,6 +96,10 @@ func (a *app) runNew(_ context.Context, opts *newOptions) error {
 	if err != nil {
 		return err
 	}
+	given := opts.dir // as typed: the messages keep a relative DIR relative
+	if opts.dir, err = a.abs(opts.dir); err != nil {
+		return err
+	}
 	if opts.dir == "" {
 		// The workspace layer of the workspace the config names, wherever
 		// the command runs.
@@ -104,6 +108,7 @@ func (a *app) runNew(_ context.Context, opts *newOptions) error {
 			return err
 		}
 		opts.dir = cfg.Layout().SkillsDir()
+		given = opts.dir
 	}
 	if err := os.MkdirAll(opts.dir, 0o755); err != nil {
 		return fmt.Errorf("new skill %s: %w", opts.name, err)
@@ -131,11 +136,11 @@ func (a *app) runNew(_ context.Context, opts *newOptions) error {
 		return fmt.Errorf("write %s: %w", file, err)
 	}
 	if a.json {
-		return writeJSON(a.stdout, newJSON{Name: opts.name, Path: file})
+		return writeJSON(a.stdout, newJSON{Name: opts.name, Path: a.shown(given, file)})
 	}
-	fmt.Fprintf(a.stdout, "wrote %s\n", file)
+	fmt.Fprintf(a.stdout, "wrote %s\n", a.shown(given, file))
 	if opts.description == "" {
-		fmt.Fprintln(a.stdout, "replace its description and fill in its sections, then: skillsync validate --strict "+dir)
+		fmt.Fprintln(a.stdout, "replace its description and fill in its sections, then: skillsync validate --strict "+a.shown(given, dir))
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 )
 
 func TestNewScaffoldsAValidSkill(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	r := run(t, dir, "new", "release-notes")
 	file := filepath.Join(dir, "skills", "release-notes", "SKILL.md")
@@ -61,6 +62,7 @@ func TestNewScaffoldsAValidSkill(t *testing.T) {
 }
 
 func TestAgentsCommand(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	h := home(t)
 	for _, p := range []string{".claude", ".cursor/skills", ".config/opencode"} {
@@ -98,6 +100,7 @@ func TestAgentsCommand(t *testing.T) {
 }
 
 func TestInitAgents(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	r := run(t, ws, "init", "--agent", "*", "--json")
 	if r.code != 0 || !strings.Contains(r.stderr, "agent openclaw reads skills/") {

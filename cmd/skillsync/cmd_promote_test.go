@@ -16,6 +16,7 @@ import (
 )
 
 func TestGateFlags(t *testing.T) {
+	t.Parallel()
 	p, err := parse(t, newPromoteCommand, "pdf", "--approver", "alice", "--to", "team", "-m", "why", "--branch", "b")
 	if err != nil || *p != (promoteOptions{name: "pdf", approver: "alice", to: "team", message: "why", branch: "b"}) {
 		t.Errorf("promote = %+v, %v", p, err)
@@ -54,6 +55,7 @@ func newSkill(t *testing.T, name, description string) string {
 // the reason), a promotion over an existing skill, and a rejection, as a
 // user types them.
 func TestGateSession(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	skilltest.WriteFile(t, filepath.Join(ws, "skillsync.yaml"), "repositories: []\ntargets:\n  - dir: .claude/skills\npromotion:\n  approvers: [alice]\n")
 	skilltest.WriteFile(t, filepath.Join(ws, "skills", "pdf", "SKILL.md"), "---\nname: pdf\ndescription: Old.\n---\n")
@@ -134,6 +136,7 @@ func TestGateSession(t *testing.T) {
 // TestPromoteToGitPrintsTheBranchAndCommit: a promotion to a git source
 // says which branch and commit a review starts from.
 func TestPromoteToGitPrintsTheBranchAndCommit(t *testing.T) {
+	t.Parallel()
 	up := gittest.NewRepo(t, "main")
 	up.Skill("skills/one", "First.")
 	up.Commit("one")
@@ -164,6 +167,7 @@ var _ mcp.Proposer = (*skillsync.Engine)(nil)
 // TestMCPProposeSkillThroughTheEngine: an agent's proposal over MCP lands
 // in the drafts with an audit line, and only a person's promote moves it.
 func TestMCPProposeSkillThroughTheEngine(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	skilltest.WriteFile(t, filepath.Join(ws, "skillsync.yaml"), "repositories: []\n")
 	cfg, err := config.Load(filepath.Join(ws, "skillsync.yaml"), skillsync.Kinds())

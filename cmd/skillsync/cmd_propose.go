@@ -51,7 +51,11 @@ func (a *app) runPropose(ctx context.Context, opts *proposeOptions) error {
 	if err != nil {
 		return err
 	}
-	p, err := eng.Propose(ctx, opts.dir, drafts.ProposeOptions{Name: opts.name})
+	dir, err := a.abs(opts.dir)
+	if err != nil {
+		return err
+	}
+	p, err := eng.Propose(ctx, dir, drafts.ProposeOptions{Name: opts.name})
 	if err != nil {
 		return err
 	}

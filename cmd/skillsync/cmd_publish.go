@@ -63,7 +63,11 @@ func (a *app) runPublish(ctx context.Context, opts *publishOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := eng.Publish(ctx, opts.dir, opts.to, opts.author)
+	dir, err := a.abs(opts.dir)
+	if err != nil {
+		return err
+	}
+	res, err := eng.Publish(ctx, dir, opts.to, opts.author)
 	var invalid *skillsync.InvalidSkillError
 	if errors.As(err, &invalid) {
 		return a.publishRefused(invalid)

@@ -11,6 +11,7 @@ import (
 )
 
 func TestPublishFlags(t *testing.T) {
+	t.Parallel()
 	got, err := parse(t, newPublishCommand, "skills/pdf", "--to", "team", "--author", "alice")
 	if err != nil || *got != (publishOptions{dir: "skills/pdf", to: "team", author: "alice"}) {
 		t.Errorf("publish = %+v, %v", got, err)
@@ -27,6 +28,7 @@ func TestPublishFlags(t *testing.T) {
 // is refused with its problems; only a postgres source of the config can
 // be published to.
 func TestPublish(t *testing.T) {
+	t.Parallel()
 	w := newPGWorkspace(t, pgCluster.Get(t), "", "  - name: local\n    dir: "+t.TempDir()+"\n")
 	dir := skilltest.Skill(t, t.TempDir(), "pdf", "Read PDF files.", map[string]string{"scripts/run.sh": "#!/bin/sh\n"})
 
@@ -87,6 +89,7 @@ func TestPublish(t *testing.T) {
 // TestPublishKeepsToTheDirectory: a symbolic link that leads out of the
 // skill's directory is not published; the skill is refused, strict.
 func TestPublishKeepsToTheDirectory(t *testing.T) {
+	t.Parallel()
 	w := newPGWorkspace(t, pgCluster.Get(t), "", "")
 	secret := filepath.Join(t.TempDir(), "secret.txt")
 	if err := os.WriteFile(secret, []byte("not for the registry"), 0o600); err != nil {

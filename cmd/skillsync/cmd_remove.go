@@ -60,11 +60,14 @@ type removeJSON struct {
 }
 
 func (a *app) runRemove(ctx context.Context, opts *removeOptions) error {
-	file := a.configFile()
-	if _, err := os.Lstat(file); errors.Is(err, fs.ErrNotExist) {
-		return usageError("no config at %s: there is nothing to remove", file)
+	shown, file, err := a.configFile()
+	if err != nil {
+		return err
 	}
-	cfg, err := config.Load(file, skillsync.Kinds())
+	if _, err := os.Lstat(file); errors.Is(err, fs.ErrNotExist) {
+		return usageError("no config at %s: there is nothing to remove", shown)
+	}
+	cfg, err := config.LoadIn(a.env, file, skillsync.Kinds())
 	if err != nil {
 		return err
 	}
@@ -72,21 +75,21 @@ func (a *app) runRemove(ctx context.Context, opts *removeOptions) error {
 	if err != nil {
 		return err
 	}
-	out := removeJSON{Config: file, Source: name, Skill: opts.skill}
+	out := removeJSON{Config: shown, Source: name, Skill: opts.skill}
 	left := len(cfg.Sources) - 1
 	if opts.skill != "" {
-		if _, err := config.RemoveSkill(file, name, opts.skill, skillsync.Kinds()); err != nil {
+		if _, err := config.RemoveSkill(a.env, file, name, opts.skill, skillsync.Kinds()); err != nil {
 			return err
 		}
 		left = len(cfg.Sources)
-	} else if _, _, err := config.RemoveRepository(file, name, skillsync.Kinds()); err != nil {
+	} else if _, _, err := config.RemoveRepository(a.env, file, name, skillsync.Kinds()); err != nil {
 		return err
 	}
 	if !a.json {
 		if opts.skill != "" {
-			fmt.Fprintf(a.stdout, "%s: source %s no longer takes %s\n", file, name, safe(opts.skill))
+			fmt.Fprintf(a.stdout, "%s: source %s no longer takes %s\n", shown, name, safe(opts.skill))
 		} else {
-			fmt.Fprintf(a.stdout, "%s: removed source %s\n", file, name)
+			fmt.Fprintf(a.stdout, "%s: removed source %s\n", shown, name)
 		}
 	}
 	if opts.noSync {
@@ -116,11 +119,11 @@ func (a *app) sourceNamed(cfg *config.Config, arg string) (string, error) {
 		names = append(names, s.Name)
 	}
 	notFound := usageError("no source %s in %s (it has: %s)", arg, cfg.File, strings.Join(names, ", "))
-	host, err := config.GitHost(cfg.DefaultGitHost)
+	host, err := config.GitHost(a.env, cfg.DefaultGitHost)
 	if err != nil {
 		return "", err
 	}
-	e, err := config.ParseSource(arg, host)
+	e, err := config.ParseSource(a.env, arg, host)
 	if err != nil {
 		return "", notFound
 	}

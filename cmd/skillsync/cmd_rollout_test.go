@@ -30,6 +30,7 @@ func hostIDs(t *testing.T, skill string, percent int) (in, out string) {
 }
 
 func TestRolloutHoldsSkillsBack(t *testing.T) {
+	t.Parallel()
 	src := t.TempDir()
 	write := func(name, meta string) {
 		skilltest.WriteFile(t, filepath.Join(src, name, "SKILL.md"), "---\nname: "+name+"\ndescription: The "+name+" skill.\n"+meta+"---\n# "+name+"\n")
@@ -93,6 +94,7 @@ fleet:
 }
 
 func TestPromoteCanaryAndRollout(t *testing.T) {
+	t.Parallel()
 	up := gittest.NewRepo(t, "main")
 	up.Skill("skills/one", "First.")
 	up.Commit("one")

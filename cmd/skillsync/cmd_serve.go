@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -60,7 +59,7 @@ func (a *app) runServe(ctx context.Context, opts *serveOptions) error {
 	if err != nil {
 		return usageError("--listen %s: %w; give HOST:PORT such as 127.0.0.1:8080", opts.listen, err)
 	}
-	token := os.Getenv(serveTokenEnv)
+	token := a.env.Getenv(serveTokenEnv)
 	sopts := serve.Options{Token: token}
 	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
 		if token == "" {

@@ -1,73 +1,19 @@
 package main
 
 import (
-	"bufio"
 	"io"
 	"net/http"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 )
 
 var serveLine = regexp.MustCompile(`skillsync serve: (http://127\.0\.0\.1:\d+)/`)
 
-// startServe runs skillsync serve on a free loopback port in dir and
-// returns its address; SIGTERM stops it at the end of the test, with exit 0.
-func startServe(t *testing.T, dir string) string {
-	t.Helper()
-	cmd := exec.Command(binary(t), "serve", "--listen", "127.0.0.1:0")
-	cmd.Dir = dir
-	home := t.TempDir()
-	cmd.Env = []string{"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
-		"XDG_CACHE_HOME=" + filepath.Join(home, ".cache"), "PATH=" + os.Getenv("PATH")}
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	lines := bufio.NewScanner(stderr)
-	var addr string
-	var seen []string
-	for lines.Scan() {
-		seen = append(seen, lines.Text())
-		if m := serveLine.FindStringSubmatch(lines.Text()); m != nil {
-			addr = m[1]
-			break
-		}
-	}
-	if addr == "" {
-		cmd.Process.Kill()
-		cmd.Wait()
-		t.Fatalf("skillsync serve did not say where it serves:\n%s", strings.Join(seen, "\n"))
-	}
-	go io.Copy(io.Discard, stderr)
-	t.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("skillsync serve did not exit 0 on SIGTERM: %v", err)
-			}
-		case <-time.After(30 * time.Second):
-			cmd.Process.Kill()
-			t.Error("skillsync serve did not stop on SIGTERM")
-		}
-	})
-	return addr
-}
-
 // TestServe runs the web catalog over a synced workspace: the catalog,
 // a skill page, the sources, and no route that writes.
 func TestServe(t *testing.T) {
+	t.Parallel()
 	ws := workspace(t)
 	if r := run(t, ws, "sync"); r.code != 0 && r.code != 3 {
 		t.Fatalf("sync: %d\n%s", r.code, r.stderr)
@@ -75,7 +21,7 @@ func TestServe(t *testing.T) {
 	if r := run(t, ws, "use", "release-notes"); r.code != 0 {
 		t.Fatalf("use: %d\n%s", r.code, r.stderr)
 	}
-	addr := startServe(t, ws)
+	addr := startServer(t, ws, serveLine, "serve", "--listen", "127.0.0.1:0")
 	get := func(p string) (int, string) {
 		t.Helper()
 		res, err := http.Get(addr + p)
@@ -121,6 +67,7 @@ func TestServe(t *testing.T) {
 }
 
 func TestServeNeedsATokenOffLoopback(t *testing.T) {
+	t.Parallel()
 	r := run(t, t.TempDir(), "serve", "--listen", "0.0.0.0:0")
 	if r.code != 2 || !strings.Contains(r.stderr, "SKILLSYNC_SERVE_TOKEN") {
 		t.Errorf("serve on 0.0.0.0 without a token: exit %d\n%s", r.code, r.stderr)

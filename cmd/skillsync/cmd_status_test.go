@@ -19,6 +19,7 @@ import (
 // remote is gone and the daemon's sync failed, status --json names the
 // source and its error and exits 1.
 func TestStatusNamesAFailingSource(t *testing.T) {
+	t.Parallel()
 	repo := gittest.NewRepo(t, "main")
 	repo.Skill("pdf", "Read PDF files.")
 	repo.Commit("one")
@@ -64,6 +65,7 @@ func TestStatusNamesAFailingSource(t *testing.T) {
 // TestDaemonListenInUseExits2: an address in use ends the daemon with
 // exit 2 and a message naming it.
 func TestDaemonListenInUseExits2(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -81,6 +83,7 @@ func TestDaemonListenInUseExits2(t *testing.T) {
 // its error JSON lines (log/slog's), text the default; another value is
 // bad usage.
 func TestLogFormatJSON(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	skilltest.WriteFile(t, filepath.Join(ws, "skillsync.yaml"), "repositories:\n  - name: local\n    dir: "+t.TempDir()+"\n")
 	r := run(t, ws, "show", "nope", "--log-format", "json")

@@ -30,6 +30,7 @@ type syncJSON struct {
 }
 
 func TestSyncOnTheBuiltInDefault(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	r := run(t, dir, "sync")
 	if r.code != 0 || !strings.Contains(r.stdout, "skills: 2 added") {
@@ -49,6 +50,7 @@ func TestSyncOnTheBuiltInDefault(t *testing.T) {
 }
 
 func TestSyncExitCodes(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	config := "repositories:\n  - embedded: builtin\n  - name: gone\n    git: file://" + filepath.Join(dir, "no-such-repo") + "\n"
 	if err := os.WriteFile(filepath.Join(dir, "skillsync.yaml"), []byte(config), 0o644); err != nil {
@@ -74,6 +76,7 @@ func TestSyncExitCodes(t *testing.T) {
 }
 
 func TestFrozenVerifyRepair(t *testing.T) {
+	t.Parallel()
 	ws := workspace(t)
 	if r := run(t, ws, "sync"); r.code != 0 {
 		t.Fatalf("sync: %d %s", r.code, r.stderr)

@@ -79,6 +79,7 @@ type importJSON struct {
 // runs; lines added later are imported by the next run; curate then says
 // where the last use came from.
 func TestUsageImportClaude(t *testing.T) {
+	t.Parallel()
 	ws, projects := claudeWorkspace(t)
 	session := filepath.Join(projects, "0b6c-session.jsonl")
 	target := filepath.Join(ws, ".claude", "skills")
@@ -153,6 +154,7 @@ func TestUsageImportClaude(t *testing.T) {
 // good; bad flags and agents are usage errors; a corrupt state file is a
 // clear error that changes nothing.
 func TestUsageImportSinceAndErrors(t *testing.T) {
+	t.Parallel()
 	ws, projects := claudeWorkspace(t)
 	skilltest.AppendLines(t, filepath.Join(projects, "s.jsonl"),
 		toolLine("2026-01-10T10:00:00Z", ws, "Skill", `{"skill":"skillsync"}`),
@@ -191,6 +193,7 @@ func TestUsageImportSinceAndErrors(t *testing.T) {
 // TestUsageImportNoTranscripts: a workspace Claude Code never ran in
 // imports nothing and says so.
 func TestUsageImportNoTranscripts(t *testing.T) {
+	t.Parallel()
 	ws, _ := claudeWorkspace(t)
 	r := runEnv(t, ws, noClaudeEnv, "usage", "import", "claude")
 	if r.code != 0 || !strings.Contains(r.stdout, "0 uses and 0 views from 0 transcripts") {
@@ -214,6 +217,7 @@ func hookEvent(event, cwd, tool, input string) string {
 // hook; a skill that is not the workspace's, or another tool, records
 // nothing and exits 0.
 func TestUseHookClaude(t *testing.T) {
+	t.Parallel()
 	ws, _ := claudeWorkspace(t)
 	r := runIn(t, ws, noClaudeEnv, hookInput("Skill", `{"skill":"writing-skills","args":"x"}`), "use", "--hook", "claude")
 	if r.code != 0 || r.stdout != "" {
@@ -258,6 +262,7 @@ func TestUseHookClaude(t *testing.T) {
 // error: not even for a config that does not load, which is exit 2
 // everywhere else.
 func TestUseHookNeverBlocks(t *testing.T) {
+	t.Parallel()
 	ws, _ := claudeWorkspace(t)
 	for name, stdin := range map[string]string{
 		"empty":     "",
@@ -286,6 +291,7 @@ func TestUseHookNeverBlocks(t *testing.T) {
 // TestUseHookFindsProjectConfig: Claude Code may run the hook in a folder
 // of the project; $CLAUDE_PROJECT_DIR says which workspace it is.
 func TestUseHookFindsProjectConfig(t *testing.T) {
+	t.Parallel()
 	ws, _ := claudeWorkspace(t)
 	sub := filepath.Join(ws, "src", "deep")
 	if err := os.MkdirAll(sub, 0o755); err != nil {
@@ -316,6 +322,7 @@ func TestUseHookFindsProjectConfig(t *testing.T) {
 // TestHookThenImportCountsOnce: a Skill call the hook recorded is not
 // counted again when the transcript that holds it is imported.
 func TestHookThenImportCountsOnce(t *testing.T) {
+	t.Parallel()
 	ws, projects := claudeWorkspace(t)
 	in := `{"hook_event_name":"PostToolUse","tool_name":"Skill","tool_input":{"skill":"skillsync"},"tool_use_id":"toolu_abc","cwd":"` + ws + `"}`
 	if r := runIn(t, ws, noClaudeEnv, in, "use", "--hook", "claude"); r.code != 0 {

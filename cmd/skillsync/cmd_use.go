@@ -110,14 +110,14 @@ func (a *app) runUseHook(ctx context.Context, opts *useOptions) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, hookTimeout)
 	defer cancel()
-	ev, err := readHook(ctx, a.stdin, reg.ReadHook)
+	ev, err := readHook(ctx, a.stdin, func(r io.Reader) (agent.Event, error) { return reg.ReadHook(a.env, r) })
 	if errors.Is(err, agent.ErrNoSkill) {
 		return nil
 	}
 	if err != nil {
 		return hookFailure(err)
 	}
-	if a.configPath == "" && os.Getenv("SKILLSYNC_CONFIG") == "" && ev.Dir != "" {
+	if a.configPath == "" && a.env.Getenv("SKILLSYNC_CONFIG") == "" && ev.Dir != "" {
 		if name, ok := findConfig(ev.Dir); ok {
 			a.configPath = name
 		}

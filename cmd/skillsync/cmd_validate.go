@@ -60,11 +60,20 @@ type validateProblem struct {
 func (a *app) runValidate(ctx context.Context, opts *validateOptions) error {
 	var results []validateResult
 	for _, p := range opts.paths {
-		checked, err := skillsync.Validate(ctx, p, opts.strict)
+		abs, err := a.abs(p)
+		if err != nil {
+			return err
+		}
+		checked, err := skillsync.Validate(ctx, abs, opts.strict)
 		if err != nil {
 			return err
 		}
 		for _, c := range checked {
+			// Said as the user gave the path: relative stays relative.
+			c.Path = a.shown(p, c.Path)
+			for i := range c.Problems {
+				c.Problems[i].File = a.shown(p, c.Problems[i].File)
+			}
 			results = append(results, newValidateResult(c))
 		}
 	}

@@ -17,18 +17,15 @@ import (
 // TestImportJob: the daemon's import job records what the transcripts
 // hold and logs it; run again it records nothing more.
 func TestImportJob(t *testing.T) {
+	t.Parallel()
 	ws, projects := claudeWorkspace(t)
 	skilltest.AppendLines(t, filepath.Join(projects, "s.jsonl"), toolLine("2026-03-01T10:00:00Z", ws, "Skill", `{"skill":"skillsync"}`))
-	for _, kv := range append(environ(t, nil), noClaudeEnv...) {
-		k, v, _ := strings.Cut(kv, "=")
-		t.Setenv(k, v)
-	}
 	cfg, err := config.Load(filepath.Join(ws, "skillsync.yaml"), skillsync.Kinds())
 	if err != nil {
 		t.Fatal(err)
 	}
 	var logs bytes.Buffer
-	job := daemon.ImportJob(skillsync.NewEngine(cfg).Daemon(), "@every 1h", slog.New(slog.NewTextHandler(&logs, nil)))
+	job := daemon.ImportJob(skillsync.NewEngine(cfg, skillsync.WithHost(ws, append(environ(t, nil), noClaudeEnv...))).Daemon(), "@every 1h", slog.New(slog.NewTextHandler(&logs, nil)))
 	if job.Name() != "import" || job.Schedule() != "@every 1h" {
 		t.Errorf("job %s %q", job.Name(), job.Schedule())
 	}

@@ -10,7 +10,7 @@ import (
 	"github.com/skillsync/skillsync/daemon"
 )
 
-// Exit codes, as DESIGN.md fixes them. exitCode is the one place that
+// Exit codes, as the README lists them. exitCode is the one place that
 // picks them, from the error a command returns.
 const (
 	exitOK      = 0

@@ -20,7 +20,7 @@ import (
 func parse[O any](t *testing.T, newCmd func(*app, func(context.Context, *O) error) *cobra.Command, argv ...string) (*O, error) {
 	t.Helper()
 	var got *O
-	a := &app{stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}}
+	a := &app{factory: factory{stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}}}
 	cmd := newCmd(a, func(_ context.Context, o *O) error { got = o; return nil })
 	cmd.SetArgs(argv)
 	cmd.SetOut(&bytes.Buffer{})
@@ -31,6 +31,7 @@ func parse[O any](t *testing.T, newCmd func(*app, func(context.Context, *O) erro
 }
 
 func TestSyncFlags(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		argv []string
 		want syncOptions
@@ -52,6 +53,7 @@ func TestSyncFlags(t *testing.T) {
 }
 
 func TestUpdateFlagsMoveTheNamedSources(t *testing.T) {
+	t.Parallel()
 	got, err := parse(t, newUpdateCommand, "team", "docs", "--jobs", "1")
 	if err != nil || !reflect.DeepEqual(got.sources, []string{"team", "docs"}) || got.sync.jobs != 1 {
 		t.Errorf("update = %+v, %v", got, err)
@@ -59,6 +61,7 @@ func TestUpdateFlagsMoveTheNamedSources(t *testing.T) {
 }
 
 func TestReadSearchPromptFlags(t *testing.T) {
+	t.Parallel()
 	r, err := parse(t, newReadCommand, "pdf", "scripts/x.py", "--raw")
 	if err != nil || *r != (readOptions{name: "pdf", file: "scripts/x.py", raw: true}) {
 		t.Errorf("read = %+v, %v", r, err)
@@ -77,6 +80,7 @@ func TestReadSearchPromptFlags(t *testing.T) {
 }
 
 func TestCurationFlags(t *testing.T) {
+	t.Parallel()
 	c, err := parse(t, newCurateCommand, "--dry-run", "--now", "2027-01-01T00:00:00Z", "--force")
 	if err != nil || *c != (curateOptions{dryRun: true, now: "2027-01-01T00:00:00Z", force: true}) {
 		t.Errorf("curate = %+v, %v", c, err)
@@ -99,6 +103,7 @@ func TestCurationFlags(t *testing.T) {
 }
 
 func TestExitCodes(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		err  error
 		want int
@@ -127,6 +132,7 @@ func TestExitCodes(t *testing.T) {
 }
 
 func TestUsageAndHookFlags(t *testing.T) {
+	t.Parallel()
 	got, err := parse(t, newUsageCommand, "import", "claude", "--since", "2026-01-31")
 	if err != nil || *got != (usageImportOptions{agent: "claude", since: "2026-01-31"}) {
 		t.Errorf("usage import = %+v, %v", got, err)

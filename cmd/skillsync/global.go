@@ -9,19 +9,20 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/skillsync/skillsync/config"
+	"github.com/skillsync/skillsync/internal/hostenv"
 )
 
 // globalDirs returns the user-wide config file of -g and its workspace,
 // where the cache and the lock go: $XDG_CONFIG_HOME/skillsync/skillsync.yaml
 // and $XDG_DATA_HOME/skillsync (~/.config and ~/.local/share when unset or
 // not absolute, on every system).
-func globalDirs() (file, data string, err error) {
-	home, err := os.UserHomeDir()
+func globalDirs(env hostenv.Env) (file, data string, err error) {
+	home, err := env.HomeDir()
 	if err != nil {
 		return "", "", fmt.Errorf("-g: find the home directory: %w", err)
 	}
 	xdg := func(key, def string) string {
-		if v := os.Getenv(key); filepath.IsAbs(v) {
+		if v := env.Getenv(key); filepath.IsAbs(v) {
 			return v
 		}
 		return filepath.Join(home, def)
@@ -40,7 +41,7 @@ func (a *app) useGlobal(c *cobra.Command, _ []string) error {
 	if a.configPath != "" {
 		return usageError("-g and --config name two configs: give one")
 	}
-	file, _, err := globalDirs()
+	file, _, err := globalDirs(a.env)
 	if err != nil {
 		return err
 	}
@@ -63,11 +64,11 @@ func (a *app) starter() (string, error) {
 	if !a.global {
 		return config.Starter, nil
 	}
-	_, data, err := globalDirs()
+	_, data, err := globalDirs(a.env)
 	if err != nil {
 		return "", err
 	}
-	if home, err := os.UserHomeDir(); err == nil {
+	if home, err := a.env.HomeDir(); err == nil {
 		if rel, err := filepath.Rel(home, data); err == nil && !strings.HasPrefix(rel, "..") {
 			data = "~/" + filepath.ToSlash(rel)
 		}

@@ -1,7 +1,7 @@
 package main
 
-// Tests of issue 9 ("hostile repositories, hostile workspaces and broken
-// networks") as a user meets them: through the command line, with hostile
+// Tests of hostile repositories, hostile workspaces and broken networks
+// as a user meets them: through the command line, with hostile
 // repositories built by git mktree and hostile workspaces built by hand.
 
 import (
@@ -46,12 +46,13 @@ func auditToday(ws string) bool {
 	return err == nil
 }
 
-// TestUnstageableSkillsAreSkipped (issue 9 item 6): skills of a git source
+// TestUnstageableSkillsAreSkipped: skills of a git source
 // that cannot be staged (a file name that is not UTF-8, one over 255
 // bytes, a tree with one name twice) are skipped with a problem naming
 // each; every other skill and source is committed, and the targets, the
 // audit log and the lock are written.
 func TestUnstageableSkillsAreSkipped(t *testing.T) {
+	t.Parallel()
 	up := gittest.NewRepo(t, "main")
 	md := func(name string) string {
 		return up.Blob(skilltest.SkillMD(name, "Hostile "+name+"."))
@@ -116,11 +117,12 @@ func TestUnstageableSkillsAreSkipped(t *testing.T) {
 	}
 }
 
-// TestFailedSourceWithoutItsStoreKeepsItsTargets (issue 9 item 7): a git
+// TestFailedSourceWithoutItsStoreKeepsItsTargets: a git
 // source whose store was deleted by a cache cleaner and whose remote is
 // gone keeps its skills in the cache and in the targets, as the message
 // says it does.
 func TestFailedSourceWithoutItsStoreKeepsItsTargets(t *testing.T) {
+	t.Parallel()
 	up := gittest.NewRepo(t, "main")
 	up.Skill("skills/remote-one", "From a remote that will go.")
 	up.Write("skills/remote-one/run.sh", "#!/bin/sh\n", 0o755)
@@ -158,10 +160,11 @@ func TestFailedSourceWithoutItsStoreKeepsItsTargets(t *testing.T) {
 	}
 }
 
-// TestTargetConfigErrors (issue 9 item 3): targets that would let a sync
+// TestTargetConfigErrors: targets that would let a sync
 // write where it must not are config errors, exit 2 with file:line, and
 // nothing is written.
 func TestTargetConfigErrors(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ targets, want string }{
 		{"  - dir: .skills-cache\n", "is the cache or inside it"},
 		{"  - dir: .skills-cache/builtin\n", "is the cache or inside it"},
@@ -190,10 +193,11 @@ func TestTargetConfigErrors(t *testing.T) {
 	}
 }
 
-// TestTargetThroughAPlantedLink (issue 9 item 3): a target whose folder,
+// TestTargetThroughAPlantedLink: a target whose folder,
 // or a parent of it, is a symbolic link planted in the workspace is
 // refused, and nothing is written where the link points.
 func TestTargetThroughAPlantedLink(t *testing.T) {
+	t.Parallel()
 	for _, link := range []string{".claude", ".claude/skills"} {
 		base := t.TempDir()
 		ws := filepath.Join(base, "ws")
@@ -223,11 +227,12 @@ func TestTargetThroughAPlantedLink(t *testing.T) {
 	}
 }
 
-// TestCarelessInput (issue 9 item 15): a workspace that is a file, an
+// TestCarelessInput: a workspace that is a file, an
 // empty config, a usage file that is a folder: a clear error naming the
 // path, exit 2 for a config, and the cache as it was. A config whose
 // sources are all gone asks for --prune-all and keeps the cache.
 func TestCarelessInput(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	cfg := filepath.Join(ws, "skillsync.yaml")
 	skilltest.WriteFile(t, filepath.Join(ws, "team", "one", "SKILL.md"), skilltest.SkillMD("one", "The team's."))
@@ -320,10 +325,11 @@ func TestCarelessInput(t *testing.T) {
 	}
 }
 
-// TestHostileRecordFilesThroughTheCLI (issue 9 item 1): a committed target
+// TestHostileRecordFilesThroughTheCLI: a committed target
 // record and a manifest that name paths out of their folders are never
 // obeyed; the folders they point at are intact after a sync.
 func TestHostileRecordFilesThroughTheCLI(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	ws := filepath.Join(base, "ws")
 	victim := victimDir(t, filepath.Join(base, "victim"))
@@ -357,17 +363,19 @@ func TestHostileRecordFilesThroughTheCLI(t *testing.T) {
 	}
 }
 
-// TestUnreadableFileSkipsOneSkill (issue 11): a file of a local skill that
+// TestUnreadableFileSkipsOneSkill: a file of a local skill that
 // cannot be read makes that skill a problem; the other skills and sources
 // are synced. Root reads every file whatever its mode, so as root the
 // sync runs as the user nobody in a workspace that nobody owns.
 func TestUnreadableFileSkipsOneSkill(t *testing.T) {
+	t.Parallel()
 	unreadableSkipsOneSkill(t, "secret.txt")
 }
 
-// TestUnreadableDirSkipsOneSkill (issue 24): a folder of a local skill
+// TestUnreadableDirSkipsOneSkill: a folder of a local skill
 // that cannot be read skips that skill only, on a fresh cache too.
 func TestUnreadableDirSkipsOneSkill(t *testing.T) {
+	t.Parallel()
 	unreadableSkipsOneSkill(t, "secret")
 }
 
@@ -467,6 +475,7 @@ func runAsNobody(t *testing.T, base, ws string, args ...string) result {
 // the cache was written (here a target that is a file) is printed with the
 // report, which says what the cache took in, and exits 1.
 func TestSyncErrorsAfterTheReportArePrinted(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	skilltest.WriteFile(t, filepath.Join(ws, ".claude", "skills"), "a file where the target should be\n")
 	skilltest.WriteFile(t, filepath.Join(ws, "skillsync.yaml"), "repositories:\n  - embedded: builtin\ntargets:\n  - dir: .claude/skills\n")
@@ -486,6 +495,7 @@ func TestSyncErrorsAfterTheReportArePrinted(t *testing.T) {
 // a folder outside the workspace is read (its skills are the user's), but
 // no record (usage, audit, drafts, import state) is written through it.
 func TestLinkedLayerFolderIsNotWrittenThrough(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	outside := victimDir(t, t.TempDir())
 	skilltest.Skill(t, outside, "notes", "Take notes.", nil)

@@ -13,6 +13,7 @@ import (
 // load, naming the line, as targets there are: skillsync would write its
 // cache, lock and skills/ there.
 func TestWorkspaceRootOrHomeRefused(t *testing.T) {
+	t.Parallel()
 	for _, ws := range []string{"/", "~/", "'~'", "$HOME"} {
 		dir := t.TempDir()
 		value := ws
@@ -58,6 +59,7 @@ func writeSkill(t *testing.T, dir, name, body string) {
 // config without them, one commented line enables them, and then a
 // marketplace skill of the same name wins over the built-in one.
 func TestBuiltinOnlyWhenAsked(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	writeSkill(t, filepath.Join(ws, "team"), "writing-skills", "the team's own")
 	if r := run(t, ws, "init", "--agent", "claude"); r.code != 0 {
@@ -110,6 +112,7 @@ func readFile(t *testing.T, name string) string {
 // lock in $XDG_DATA_HOME/skillsync, usable from any folder, never mixed
 // with the project's config in the current folder.
 func TestGlobalWorkspace(t *testing.T) {
+	t.Parallel()
 	src := t.TempDir()
 	writeSkill(t, src, "pdf", "pdf forms")
 	project := t.TempDir()
@@ -162,6 +165,7 @@ func TestGlobalWorkspace(t *testing.T) {
 // --agent line that adds them; with none found, it says no agent will
 // see the skills; --agent none keeps it so without a word.
 func TestAddFindsAgents(t *testing.T) {
+	t.Parallel()
 	src := t.TempDir()
 	writeSkill(t, src, "pdf", "pdf forms")
 	ws := t.TempDir()
@@ -187,6 +191,7 @@ func TestAddFindsAgents(t *testing.T) {
 }
 
 func TestParseChoice(t *testing.T) {
+	t.Parallel()
 	found := []agent.Agent{{Name: "claude-code"}, {Name: "codex"}, {Name: "cursor"}}
 	for in, want := range map[string][]string{"": {"claude-code", "codex", "cursor"}, "none": {}, "3 1": {"cursor", "claude-code"}, "2,2": {"codex"}} {
 		if got, ok := parseChoice(in, found); !ok || !slices.Equal(got, want) {

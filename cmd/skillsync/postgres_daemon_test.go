@@ -87,6 +87,7 @@ func publishProcess(t *testing.T, ws, dir, source, file string) (took time.Durat
 // daemon's schedule is an hour. A reload moves the listening to the
 // sources of the new config.
 func TestDaemonSyncsOnPublish(t *testing.T) {
+	t.Parallel()
 	w := newPGWorkspace(t, pgCluster.Get(t), "", "")
 	w.writeConfig(t, "team", w.schema, "", hourly)
 	d := startDaemon(t, w.dir)
@@ -98,9 +99,8 @@ func TestDaemonSyncsOnPublish(t *testing.T) {
 	// depends on it.)
 	time.Sleep(2 * daemon.DefaultDebounce)
 
-	// The figure the issue asks for (under 2 s) is logged and reported in
-	// the README; the test asserts what cannot be flaky on a loaded
-	// machine: the push, not the hourly schedule, brought the file, well
+	// The figure wanted (under 2 s) is logged; the test asserts what
+	// cannot be flaky on a loaded machine: the push, not the hourly schedule, brought the file, well
 	// within a bound that no schedule explains.
 	took := publishProcess(t, w.dir, skilltest.Skill(t, t.TempDir(), "pdf", "Read PDF files.", nil), "team", "pdf/SKILL.md")
 	t.Logf("publish to cache: %v", took)
@@ -149,6 +149,8 @@ func TestDaemonSyncsOnPublish(t *testing.T) {
 // listening daemon; it logs the lost connection, listens again, and a
 // publish made after the restart still reaches the cache by push.
 func TestDaemonListensAgainAfterRestart(t *testing.T) {
+	// Not parallel: it starts a PostgreSQL cluster of its own, and several
+	// starting at once on a busy machine time out.
 	ctx := context.Background()
 	c := pgtest.Own(t)
 	w := newPGWorkspace(t, c, "", "")

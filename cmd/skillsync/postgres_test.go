@@ -100,6 +100,7 @@ func lockedRevision(t *testing.T, ws, source string) string {
 // TestPostgresSyncLifecycle: a first sync, an update, a deletion, each
 // seen in the cache, the lock recording the revision and verify clean.
 func TestPostgresSyncLifecycle(t *testing.T) {
+	t.Parallel()
 	w := newPGWorkspace(t, pgCluster.Get(t), "", "")
 	rev := publish(t, w.dir, skilltest.Skill(t, t.TempDir(), "pdf", "Read PDF files.", map[string]string{"scripts/run.sh": "#!/bin/sh\necho one\n"}), "team")
 
@@ -155,6 +156,7 @@ func TestPostgresSyncLifecycle(t *testing.T) {
 // skills' hashes; sync --frozen passes while they hold and refuses a
 // skill changed in the database, keeping the cached one.
 func TestPostgresSyncFrozen(t *testing.T) {
+	t.Parallel()
 	w := newPGWorkspace(t, pgCluster.Get(t), "", "")
 	rev := publish(t, w.dir, skilltest.Skill(t, t.TempDir(), "pdf", "Read PDF files.", nil), "team")
 	if r := run(t, w.dir, "sync"); r.code != 0 {
@@ -184,6 +186,8 @@ func TestPostgresSyncFrozen(t *testing.T) {
 // killed while a sync reads its snapshot, the postgres source keeps its
 // last good files and the other source syncs: exit 3.
 func TestPostgresServerGoesAway(t *testing.T) {
+	// Not parallel: it starts a PostgreSQL cluster of its own, and several
+	// starting at once on a busy machine time out.
 	ctx := context.Background()
 	// A cluster of its own: stopping the shared one would break the
 	// tests that run beside this one.
@@ -291,6 +295,7 @@ func TestPostgresServerGoesAway(t *testing.T) {
 // the connection string nor the password reaches the output, the JSON,
 // the lock or the cache.
 func TestPostgresWrongPassword(t *testing.T) {
+	t.Parallel()
 	c := pgCluster.Get(t)
 	w := newPGWorkspace(t, c, "", "")
 	bad := strings.Replace(c.DSN("postgres"), c.Password(), "wrong-secret-7f3a", 1)

@@ -13,25 +13,44 @@ import (
 
 	"github.com/skillsync/skillsync"
 	"github.com/skillsync/skillsync/config"
+	"github.com/skillsync/skillsync/internal/hostenv"
 )
 
-// app is what every command shares: the global flags and the streams.
-type app struct {
+// factory is what one run of the command line takes from its host, as
+// gh's cmdutil.Factory: the streams, and the working directory and
+// environment (env) every command and the library below it read instead
+// of the process's. main passes the process's own; tests pass their own
+// directory and variables, so they run side by side.
+type factory struct {
+	env            hostenv.Env
 	stdin          io.Reader
 	stdout, stderr io.Writer
-	configPath     string
-	json           bool
-	quiet          bool
-	logFormat      string
-	global         bool
 }
 
-// Main runs the command line and returns the exit status. Tests call it
-// in-process with buffers.
+// app is what every command shares: the factory and the global flags.
+type app struct {
+	factory
+	configPath string
+	json       bool
+	quiet      bool
+	logFormat  string
+	global     bool
+}
+
+// Main runs the command line in the process's directory and environment
+// and returns the exit status.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return execute(factory{stdin: stdin, stdout: stdout, stderr: stderr}, args)
+}
+
+// execute runs the command line with what f gives and returns the exit
+// status. Tests call it in-process with buffers and their own directory
+// and environment.
+func execute(f factory, args []string) int {
+	stdin, stdout, stderr := f.stdin, f.stdout, f.stderr
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	a := &app{stdin: stdin, stdout: stdout, stderr: stderr}
+	a := &app{factory: f}
 	root := a.newRootCommand()
 	root.SetArgs(args)
 	root.SetIn(stdin)
@@ -120,7 +139,7 @@ the current directory is the workspace: skillsync sync writes them into
 
 // loadConfig finds and loads the config, passing its warnings on.
 func (a *app) loadConfig() (*config.Config, error) {
-	cfg, err := config.Find(a.configPath, skillsync.Kinds())
+	cfg, err := config.FindIn(a.env, a.configPath, skillsync.Kinds())
 	if err != nil {
 		return nil, err
 	}
@@ -136,8 +155,30 @@ func (a *app) engine(opts ...skillsync.Option) (*skillsync.Engine, error) {
 	if err != nil {
 		return nil, err
 	}
+	return a.engineOver(cfg, opts...), nil
+}
+
+// engineOver returns an engine over cfg that passes its warnings on and
+// runs in the factory's directory and environment.
+func (a *app) engineOver(cfg *config.Config, opts ...skillsync.Option) *skillsync.Engine {
 	opts = append([]skillsync.Option{skillsync.WithWarnings(func(w string) { a.warn("%s", w) })}, opts...)
-	return skillsync.NewEngine(cfg, opts...), nil
+	if a.env.Vars != nil {
+		opts = append(opts, skillsync.WithHost(a.env.Dir, a.env.Environ()))
+	}
+	return skillsync.NewEngine(cfg, opts...)
+}
+
+// abs makes a path the command line was given absolute from the working
+// directory; "" stays "".
+func (a *app) abs(p string) (string, error) {
+	if p == "" {
+		return "", nil
+	}
+	abs, err := a.env.Abs(p)
+	if err != nil {
+		return "", fmt.Errorf("find the current directory: %w", err)
+	}
+	return abs, nil
 }
 
 // warn writes a warning to stderr unless --quiet.

@@ -8,6 +8,7 @@ import (
 )
 
 func TestProgressLineShowsEachMessageOnOneLine(t *testing.T) {
+	t.Parallel()
 	var out bytes.Buffer
 	p := &progressLine{out: &out}
 	team, vendor := p.writer("team"), p.writer("vendor")
@@ -34,6 +35,7 @@ func TestProgressLineShowsEachMessageOnOneLine(t *testing.T) {
 }
 
 func TestPipesAreNotTerminals(t *testing.T) {
+	t.Parallel()
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
@@ -48,6 +50,7 @@ func TestPipesAreNotTerminals(t *testing.T) {
 // TestProgressFromTheRemoteIsEscaped: a server's progress message cannot
 // retitle the window or clear the screen.
 func TestProgressFromTheRemoteIsEscaped(t *testing.T) {
+	t.Parallel()
 	var out bytes.Buffer
 	p := &progressLine{out: &out}
 	if _, err := p.writer("evil").Write([]byte("\x1b]0;PWNED\x07\x1b[2Jcounting\n")); err != nil {
@@ -63,6 +66,7 @@ func TestProgressFromTheRemoteIsEscaped(t *testing.T) {
 // without limit: the newest bytes of the message are kept, and shown
 // when it ends.
 func TestProgressMessageIsBounded(t *testing.T) {
+	t.Parallel()
 	var out bytes.Buffer
 	p := &progressLine{out: &out}
 	w := p.writer("team").(*sourceProgress)

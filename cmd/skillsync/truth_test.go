@@ -1,9 +1,12 @@
 package main
 
-// Tests of issue 11 ("one truth on disk") as a user meets it: through the
+// Tests of one truth on disk (what a workspace has is what its cache
+// records and its lock say) as a user meets it: through the
 // command line, against real git repositories and real workspaces.
 
 import (
+	"github.com/skillsync/skillsync/internal/hostenv"
+
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -110,6 +113,7 @@ func namesOf(entries []listed) []string {
 // holds; under another home, with no git store at all, every synced git
 // skill is still listed and readable.
 func TestReadCommandsShowWhatTheCacheHolds(t *testing.T) {
+	t.Parallel()
 	up := gittest.NewRepo(t, "main")
 	up.Skill("skills/alpha", "Alpha as first synced.")
 	up.Write("skills/alpha/notes.txt", "first notes\n", 0)
@@ -197,6 +201,7 @@ func TestReadCommandsShowWhatTheCacheHolds(t *testing.T) {
 // TestNeverSyncedSourceIsOneProblem: a source added to the config since
 // the last sync is one problem line; the other sources and layers work.
 func TestNeverSyncedSourceIsOneProblem(t *testing.T) {
+	t.Parallel()
 	up := gittest.NewRepo(t, "main")
 	up.Skill("skills/later", "Not synced yet.")
 	up.Commit("one")
@@ -252,6 +257,7 @@ var readCommands = [][]string{
 // a version-1 usage file) and sees no path below them, nor in the home,
 // created, removed or touched.
 func TestReadCommandsWriteNothing(t *testing.T) {
+	t.Parallel()
 	check := func(t *testing.T, dir string) {
 		t.Helper()
 		roots := []string{dir, home(t)}
@@ -332,6 +338,7 @@ func dirNames(t *testing.T, dir string) []string {
 // git source re-materializes that source, and only that one, in the cache
 // and the target; verify is clean after each change.
 func TestConfigChangeIsAChange(t *testing.T) {
+	t.Parallel()
 	up := gittest.NewRepo(t, "main")
 	for _, p := range []string{"skills/.system/sys-a", "skills/.system/sys-b", "skills/.experimental/exp-c", "skills/.experimental/exp-d"} {
 		up.Skill(p, "Skill "+filepath.Base(p)+".")
@@ -402,6 +409,7 @@ func TestConfigChangeIsAChange(t *testing.T) {
 // TestEmptySourceSaysSo: a source that yields no skill is reported on
 // stderr and in --json, as the problem rule source-empty.
 func TestEmptySourceSaysSo(t *testing.T) {
+	t.Parallel()
 	up := gittest.NewRepo(t, "main")
 	up.Write("README.md", "Skills live elsewhere.\n", 0)
 	up.Write("docs/guide.md", "# Guide\n", 0)
@@ -430,6 +438,7 @@ func TestEmptySourceSaysSo(t *testing.T) {
 // openai/skills does, yields them without a path:, as the same folder
 // given as a dir: source does.
 func TestGitSourceLaidOutAsOpenAISkills(t *testing.T) {
+	t.Parallel()
 	up := gittest.NewRepo(t, "main")
 	for _, p := range []string{"skills/.curated/cur-a", "skills/.experimental/exp-b", "skills/.system/sys-c"} {
 		up.Skill(p, "Skill "+filepath.Base(p)+".")
@@ -460,6 +469,7 @@ type preservedJSON struct {
 // and the path in --json targets[].preserved; an edit with nothing new to
 // write stays where it is.
 func TestEditedTargetCopyIsPreserved(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	team := filepath.Join(ws, "team")
 	skilltest.WriteFile(t, filepath.Join(team, "notes", "SKILL.md"), skilltest.SkillMD("notes", "Version one."))
@@ -552,6 +562,7 @@ func stampedName(base string) bool {
 // archiving it leaves the workspace's pdf the active winner for everyone
 // and team/pdf in the cache, also after the next sync.
 func TestUsagePerCopyThroughTheCLI(t *testing.T) {
+	t.Parallel()
 	ws := workspace(t)
 	cfg, _ := os.ReadFile(filepath.Join(ws, "skillsync.yaml"))
 	skilltest.WriteFile(t, filepath.Join(ws, "skillsync.yaml"), string(cfg)+"targets:\n  - dir: .claude/skills\n")
@@ -623,6 +634,7 @@ func TestUsagePerCopyThroughTheCLI(t *testing.T) {
 // that wins now; the old file is kept once as .usage.json.v1 and never
 // replaced by later commands.
 func TestUsageVersion1IsMigratedOnce(t *testing.T) {
+	t.Parallel()
 	ws := workspace(t)
 	v1 := `{"version":1,"skills":{"pdf":{"use_count":5,"view_count":2,"state":"active"},"release-notes":{"use_count":1,"state":"active"}}}`
 	usage := filepath.Join(ws, "skills", ".usage.json")
@@ -667,6 +679,7 @@ func TestUsageVersion1IsMigratedOnce(t *testing.T) {
 // TestUseReactivatesAStaleSkill: use of a skill the curator marked stale
 // makes it active at once, with a reactivated event in the audit log.
 func TestUseReactivatesAStaleSkill(t *testing.T) {
+	t.Parallel()
 	ws := staleWorkspace(t)
 	if r := run(t, ws, "list"); !strings.Contains(r.stdout, "skillsync (stale)") {
 		t.Fatalf("not stale after curate:\n%s", r.stdout)
@@ -686,6 +699,7 @@ func TestUseReactivatesAStaleSkill(t *testing.T) {
 // TestHiddenSkillsAreRefused: read and use refuse a hidden: skill, naming
 // the config that hides it, and record nothing.
 func TestHiddenSkillsAreRefused(t *testing.T) {
+	t.Parallel()
 	ws := workspace(t)
 	cfg := filepath.Join(ws, "skillsync.yaml")
 	for _, args := range [][]string{{"read", "hidden-one"}, {"read", "HIDDEN-ONE", "SKILL.md"}, {"use", "hidden-one"}, {"use", "--view", "hidden-one"}} {
@@ -715,6 +729,7 @@ func TestHiddenSkillsAreRefused(t *testing.T) {
 // TestShowKeepsAllowedToolsAsWritten: allowed-tools splits only on
 // top-level spaces, so a tool with spaces inside its parentheses is one.
 func TestShowKeepsAllowedToolsAsWritten(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	skilltest.WriteFile(t, filepath.Join(ws, "skills", "commit", "SKILL.md"),
 		"---\nname: commit\ndescription: Commits.\nallowed-tools: Bash(git add:*) Bash(npm run test:*) Read\n---\n")
@@ -740,6 +755,7 @@ func TestShowKeepsAllowedToolsAsWritten(t *testing.T) {
 // TestValidateWithoutAnySkill: validate of a folder holding no SKILL.md
 // exits 1 and says so, as the reference validator does.
 func TestValidateWithoutAnySkill(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	skilltest.WriteFile(t, filepath.Join(dir, "docs", "README.md"), "# not a skill\n")
 	for _, args := range [][]string{{"validate", dir}, {"validate", "--json", dir}} {
@@ -757,13 +773,8 @@ func TestValidateWithoutAnySkill(t *testing.T) {
 // runTo is run with stdout going to out, a real file.
 func runTo(t *testing.T, dir string, out *os.File, args ...string) result {
 	t.Helper()
-	t.Chdir(dir)
-	for _, kv := range environ(t, nil) {
-		k, v, _ := strings.Cut(kv, "=")
-		t.Setenv(k, v)
-	}
 	var errb strings.Builder
-	code := Main(args, strings.NewReader(""), out, &errb)
+	code := execute(factory{env: hostenv.New(dir, environ(t, nil)), stdin: strings.NewReader(""), stdout: out, stderr: &errb}, args)
 	return result{"", errb.String(), code}
 }
 
@@ -785,6 +796,7 @@ func drain(f *os.File) string {
 // terminal and names --raw; --raw prints it; to a pipe the bytes go out
 // as they are; a text file goes to the terminal.
 func TestReadBinaryToATerminal(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	binary := "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x01\xff\xfe"
 	skilltest.WriteFile(t, filepath.Join(ws, "skills", "logo", "SKILL.md"), skilltest.SkillMD("logo", "Has a picture."))
@@ -843,6 +855,7 @@ func TestReadBinaryToATerminal(t *testing.T) {
 // sources and names a source has twice get one summary line from sync;
 // the details are in --json and show.
 func TestSyncSummarizesShadowedAndDuplicateNames(t *testing.T) {
+	t.Parallel()
 	newWorkspace := func() string {
 		ws := t.TempDir()
 		skilltest.WriteFile(t, filepath.Join(ws, "low", "common", "SKILL.md"), skilltest.SkillMD("common", "The lower source's."))
@@ -874,6 +887,7 @@ func TestSyncSummarizesShadowedAndDuplicateNames(t *testing.T) {
 // for machine-local files once, keeps what .gitignore had, and adds
 // nothing on a second run.
 func TestInitGitignoreIsIdempotent(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	ignore := filepath.Join(ws, ".gitignore")
 	if err := os.WriteFile(ignore, []byte("node_modules/\n/skills/.audit/"), 0o644); err != nil {
@@ -903,6 +917,7 @@ func TestInitGitignoreIsIdempotent(t *testing.T) {
 // that already has its config writes the .gitignore lines and leaves the
 // config alone.
 func TestInitGitignoreInAnExistingWorkspace(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	skilltest.WriteFile(t, filepath.Join(ws, "skillsync.yaml"), "repositories: []\n")
 	r := run(t, ws, "init", "--gitignore")
@@ -919,6 +934,7 @@ func TestInitGitignoreInAnExistingWorkspace(t *testing.T) {
 // shown escaped on a terminal (it cannot retitle the window or clear the
 // screen) and written as it is to a pipe.
 func TestReadEscapesTextOnATerminal(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	evil := "notes\x1b]0;PWNED\x07\x1b[2J\n"
 	skilltest.WriteFile(t, filepath.Join(ws, "skills", "notes", "SKILL.md"), skilltest.SkillMD("notes", "Takes notes."))

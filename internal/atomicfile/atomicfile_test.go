@@ -11,6 +11,7 @@ import (
 )
 
 func TestWriteFileReplacesAndCleansUp(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	name := filepath.Join(dir, "f.json")
 	if err := WriteJSON(name, map[string]int{"b": 2, "a": 1}, 0o644); err != nil {
@@ -34,6 +35,7 @@ func TestWriteFileReplacesAndCleansUp(t *testing.T) {
 }
 
 func TestWriteJSONSortsKeys(t *testing.T) {
+	t.Parallel()
 	name := filepath.Join(t.TempDir(), "f.json")
 	if err := WriteJSON(name, map[string]int{"b": 2, "a": 1}, 0o644); err != nil {
 		t.Fatal(err)
@@ -62,6 +64,7 @@ func refused(t *testing.T, what string, err error, path string) {
 }
 
 func TestPlantedLinksAreRefused(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	outside := outsideFile(t)
 	link := filepath.Join(dir, "usage.json")
@@ -102,6 +105,7 @@ func TestPlantedLinksAreRefused(t *testing.T) {
 }
 
 func TestOpenAppendAndMkdir(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "a", "b")
 	if err := MkdirNoFollow(dir, 0o755); err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 // TestReadBounded: a file is read whole; a missing one, a link, a FIFO
 // (without blocking) and a file over the limit are each told apart.
 func TestReadBounded(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	file := filepath.Join(dir, "f")
 	if err := os.WriteFile(file, []byte("hello"), 0o644); err != nil {

@@ -36,6 +36,7 @@ func lcs(a, b []string) int {
 // TestLineEditsAreShortestAndCorrect: on random texts the edits rebuild
 // both sides, and the number of changed lines is the least possible.
 func TestLineEditsAreShortestAndCorrect(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(1, 2))
 	words := []string{"a\n", "b\n", "c\n", "d\n", "e"}
 	gen := func() []string {
@@ -77,6 +78,7 @@ func TestLineEditsAreShortestAndCorrect(t *testing.T) {
 // TestLineEditsGiveUpBounded: two texts with nothing in common cost a
 // whole replacement, not a quadratic search.
 func TestLineEditsGiveUpBounded(t *testing.T) {
+	t.Parallel()
 	var a, b []string
 	for i := range 3000 {
 		a = append(a, "a"+strings.Repeat("x", i%7)+"\n")
@@ -102,6 +104,7 @@ func mapFiles(files map[string]string) Files {
 }
 
 func TestCompare(t *testing.T) {
+	t.Parallel()
 	old := mapFiles(map[string]string{"SKILL.md": "one\n", "gone.md": "x", "same.md": "s", "run": "#!"})
 	new := mapFiles(map[string]string{"SKILL.md": "two\n", "new.md": "y", "same.md": "s", "run.sh": "#!"})
 	d, err := Compare(context.Background(), old, new)
@@ -116,6 +119,7 @@ func TestCompare(t *testing.T) {
 // TestWriteApplies: the diff git apply reads turns the old files into
 // the new ones, line endings, missing final newlines and modes included.
 func TestWriteApplies(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed")
 	}

@@ -3,6 +3,7 @@ package editdistance
 import "testing"
 
 func TestLevenshtein(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		a, b string
 		want int

@@ -13,6 +13,7 @@ import (
 )
 
 func TestExclusiveAndShared(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), ".lock")
 	first, err := Acquire(ctx, path, 0)
@@ -41,6 +42,7 @@ func TestExclusiveAndShared(t *testing.T) {
 }
 
 func TestWaitEndsWhenReleased(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), ".lock")
 	first, err := Acquire(ctx, path, 0)
@@ -59,6 +61,7 @@ func TestWaitEndsWhenReleased(t *testing.T) {
 }
 
 func TestWaitHonoursContext(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), ".lock")
 	first, err := Acquire(context.Background(), path, 0)
 	if err != nil {
@@ -73,6 +76,7 @@ func TestWaitHonoursContext(t *testing.T) {
 }
 
 func TestPlantedLinkIsRefused(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	outside := filepath.Join(t.TempDir(), "precious")
 	if err := os.WriteFile(outside, []byte("precious"), 0o644); err != nil {

@@ -29,6 +29,7 @@ func (r *rec) Validate() error {
 }
 
 func TestReadRefusesWhatCannotBeTrusted(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	outside := filepath.Join(t.TempDir(), "outside.json")
 	if err := os.WriteFile(outside, []byte(`{"version":1}`), 0o644); err != nil {
@@ -69,6 +70,7 @@ func TestReadRefusesWhatCannotBeTrusted(t *testing.T) {
 }
 
 func TestSetAsideKeepsEveryCopy(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	p := filepath.Join(dir, "r.json")
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -92,6 +94,7 @@ func TestSetAsideKeepsEveryCopy(t *testing.T) {
 }
 
 func TestWriteOnlyWhenChanged(t *testing.T) {
+	t.Parallel()
 	p := filepath.Join(t.TempDir(), "r.json")
 	v := &rec{Version: 1, Names: map[string]string{"b": "2", "a": "1"}}
 	if err := Write(p, v, 0o644); err != nil {
@@ -113,6 +116,7 @@ func TestWriteOnlyWhenChanged(t *testing.T) {
 }
 
 func TestIsSetAside(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 12, 1, 10, 2, 3, 0, time.UTC)
 	dir := t.TempDir()
 	name := filepath.Join(dir, ".manifest.json")

@@ -14,6 +14,7 @@ import (
 // TestStopResume starts a cluster, checks that it answers, that it stops
 // answering when stopped and answers again, with its data, when resumed.
 func TestStopResume(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	c, err := pgtest.Start(ctx)
 	if err != nil {

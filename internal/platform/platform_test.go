@@ -122,6 +122,7 @@ func TestRenameNoReplace(t *testing.T) { renameCases(t, RenameNoReplace) }
 func TestRenameNoReplaceByLink(t *testing.T) { renameCases(t, RenameNoReplaceByLink) }
 
 func TestExchange(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
 	write(t, filepath.Join(a, "f"), "A")
@@ -145,6 +146,7 @@ func TestExchange(t *testing.T) {
 }
 
 func TestOpenFileNeverFollowsALink(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	secret := filepath.Join(t.TempDir(), "secret")
 	write(t, secret, "secret")
@@ -185,6 +187,7 @@ func TestOpenFileNeverFollowsALink(t *testing.T) {
 }
 
 func TestOpenFileDoesNotWaitOnAFIFO(t *testing.T) {
+	t.Parallel()
 	fifo := filepath.Join(t.TempDir(), "fifo")
 	if err := Mkfifo(fifo); errors.Is(err, errors.ErrUnsupported) {
 		t.Skip("no FIFOs here")
@@ -215,6 +218,7 @@ func TestOpenFileDoesNotWaitOnAFIFO(t *testing.T) {
 }
 
 func TestOpenDir(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	real := filepath.Join(dir, "real")
 	write(t, filepath.Join(real, "f"), "F")
@@ -275,6 +279,7 @@ func TestOpenDir(t *testing.T) {
 }
 
 func TestTryLock(t *testing.T) {
+	t.Parallel()
 	p := filepath.Join(t.TempDir(), "lock")
 	open := func() *os.File {
 		f, err := OpenFile(p, os.O_RDWR|os.O_CREATE, 0o644)
@@ -309,6 +314,7 @@ func TestTryLock(t *testing.T) {
 }
 
 func TestFileKeyAndChangeTime(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
 	write(t, a, "A")

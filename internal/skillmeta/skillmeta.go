@@ -15,6 +15,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/skillsync/skillsync/internal/binrec"
 	"github.com/skillsync/skillsync/skill"
 )
 
@@ -34,26 +35,21 @@ func Encode(m skill.Meta) ([]byte, error) {
 	b := make([]byte, 0, 64+len(m.Name)+len(m.Description)+len(m.Path)+len(extra))
 	b = append(b, version)
 	for _, s := range []string{m.Name, m.Description, m.License, m.Compatibility, m.Version, m.Author, m.AllowedToolsRaw, m.File, m.Path} {
-		b = appendString(b, s)
+		b = binrec.AppendString(b, s)
 	}
 	for _, list := range [][]string{m.Tags, m.Triggers, m.AllowedTools} {
 		b = binary.AppendUvarint(b, uint64(len(list)))
 		for _, s := range list {
-			b = appendString(b, s)
+			b = binrec.AppendString(b, s)
 		}
 	}
 	b = binary.AppendUvarint(b, uint64(len(m.Metadata)))
 	for _, k := range slices.Sorted(maps.Keys(m.Metadata)) {
-		b = appendString(b, k)
-		b = appendString(b, m.Metadata[k])
+		b = binrec.AppendString(b, k)
+		b = binrec.AppendString(b, m.Metadata[k])
 	}
 	b = binary.AppendUvarint(b, uint64(len(extra)))
 	return append(b, extra...), nil
-}
-
-func appendString(b []byte, s string) []byte {
-	b = binary.AppendUvarint(b, uint64(len(s)))
-	return append(b, s...)
 }
 
 // Decode reads a Meta that Encode wrote, or the JSON of skill.Meta that
@@ -65,39 +61,35 @@ func Decode(data []byte) (skill.Meta, error) {
 		err := json.Unmarshal(data, &m)
 		return m, err
 	}
-	d := decoder{b: data}
 	if len(data) == 0 || data[0] != version {
 		return skill.Meta{}, errors.New("skill metadata: unknown encoding")
 	}
-	d.off = 1
+	d := binrec.NewDecoder(data, string(rune(version)))
 	var m skill.Meta
 	for _, p := range []*string{&m.Name, &m.Description, &m.License, &m.Compatibility, &m.Version, &m.Author, &m.AllowedToolsRaw, &m.File, &m.Path} {
-		*p = d.str()
+		*p = d.String()
 	}
 	for _, p := range []*[]string{&m.Tags, &m.Triggers, &m.AllowedTools} {
-		n := d.count(1)
+		n := d.Count(1)
 		if n == 0 {
 			continue
 		}
 		list := make([]string, n)
 		for i := range list {
-			list[i] = d.str()
+			list[i] = d.String()
 		}
 		*p = list
 	}
-	if n := d.count(2); n > 0 {
+	if n := d.Count(2); n > 0 {
 		m.Metadata = make(map[string]string, n)
 		for range n {
-			k := d.str()
-			m.Metadata[k] = d.str()
+			k := d.String()
+			m.Metadata[k] = d.String()
 		}
 	}
-	extra := d.bytes()
-	if d.err == nil && d.off != len(d.b) {
-		d.err = errors.New("bytes follow the record")
-	}
-	if d.err != nil {
-		return skill.Meta{}, fmt.Errorf("skill metadata: %w", d.err)
+	extra := d.Bytes()
+	if err := d.End(); err != nil {
+		return skill.Meta{}, fmt.Errorf("skill metadata: %w", err)
 	}
 	if len(extra) > 0 {
 		dec := json.NewDecoder(bytes.NewReader(extra))
@@ -114,51 +106,3 @@ func Decode(data []byte) (skill.Meta, error) {
 	}
 	return m, nil
 }
-
-// decoder reads the binary form with every read bounds-checked; the
-// first error sticks and later reads give zero values.
-type decoder struct {
-	b   []byte
-	off int
-	err error
-}
-
-func (d *decoder) uvarint() uint64 {
-	if d.err != nil {
-		return 0
-	}
-	v, n := binary.Uvarint(d.b[d.off:])
-	if n <= 0 {
-		d.err = fmt.Errorf("bad number at byte %d", d.off)
-		return 0
-	}
-	d.off += n
-	return v
-}
-
-// count reads a number of items of at least min bytes each, refusing one
-// the record cannot hold.
-func (d *decoder) count(min int) int {
-	n := d.uvarint()
-	if d.err == nil && n > uint64(len(d.b)-d.off)/uint64(min) {
-		d.err = fmt.Errorf("count %d at byte %d is more than the record holds", n, d.off)
-		return 0
-	}
-	return int(n)
-}
-
-func (d *decoder) bytes() []byte {
-	n := d.uvarint()
-	if d.err != nil {
-		return nil
-	}
-	if n > uint64(len(d.b)-d.off) {
-		d.err = fmt.Errorf("length %d at byte %d runs past the end", n, d.off)
-		return nil
-	}
-	out := d.b[d.off : d.off+int(n)]
-	d.off += int(n)
-	return out
-}
-
-func (d *decoder) str() string { return string(d.bytes()) }

@@ -42,6 +42,7 @@ func parsed(t testing.TB, md string) skill.Meta {
 // TestRoundTrip: what Encode writes, Decode gives back as the JSON that
 // earlier versions stored gives it back.
 func TestRoundTrip(t *testing.T) {
+	t.Parallel()
 	for _, md := range []string{rich, "---\nname: pdf-tools\ndescription: d\n---\n"} {
 		m := parsed(t, md)
 		data, err := Encode(m)
@@ -70,6 +71,7 @@ func TestRoundTrip(t *testing.T) {
 // TestDecodeChecks: a record is untrusted; a name that is not a safe
 // directory name, or a cut record, is refused.
 func TestDecodeChecks(t *testing.T) {
+	t.Parallel()
 	m := parsed(t, rich)
 	m.Name = "../x"
 	data, _ := Encode(m)

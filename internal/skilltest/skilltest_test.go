@@ -8,6 +8,7 @@ import (
 )
 
 func TestSkillWritesTheFolder(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	got := Skill(t, dir, "pdf", "Read PDFs.", map[string]string{"scripts/run.sh": "#!/bin/sh\n", "ref/notes.md": "notes\n"})
 	if got != filepath.Join(dir, "pdf") {
@@ -29,6 +30,7 @@ func TestSkillWritesTheFolder(t *testing.T) {
 }
 
 func TestSkillMDExtraFields(t *testing.T) {
+	t.Parallel()
 	got := SkillMD("pdf", "Read PDFs.", "metadata:\n  author: agent-7", "license: MIT")
 	if want := "---\nname: pdf\ndescription: Read PDFs.\nmetadata:\n  author: agent-7\nlicense: MIT\n---\n# pdf\n"; got != want {
 		t.Errorf("SkillMD = %q, want %q", got, want)
@@ -36,6 +38,7 @@ func TestSkillMDExtraFields(t *testing.T) {
 }
 
 func TestAppend(t *testing.T) {
+	t.Parallel()
 	p := filepath.Join(t.TempDir(), "dir", "s.jsonl")
 	Append(t, p, "a")
 	AppendLines(t, p, "b", "c")

@@ -8,6 +8,7 @@ import (
 )
 
 func TestEscape(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ in, want, lines string }{
 		{"pdf", "pdf", "pdf"},
 		{"café ünïcode 日本 😀", "café ünïcode 日本 😀", "café ünïcode 日本 😀"},
@@ -46,6 +47,7 @@ func TestEscape(t *testing.T) {
 // Whatever the input, the output of Escape holds no character a terminal
 // acts on, is valid UTF-8 and is one line.
 func TestEscapeLeavesNothingUnsafe(t *testing.T) {
+	t.Parallel()
 	var all strings.Builder
 	for r := rune(0); r < 0x3000; r++ {
 		all.WriteRune(r)
@@ -75,6 +77,7 @@ func TestEscapeLeavesNothingUnsafe(t *testing.T) {
 }
 
 func TestUnsafe(t *testing.T) {
+	t.Parallel()
 	for _, r := range []rune{0, 7, 0x1b, '\n', 0x7f, 0x80, 0x9b, 0x9f, 0xad, 0x61c, 0x200b, 0x200e, 0x200f, 0x202a, 0x202e, 0x2066, 0x2069, 0x2028, 0x2029, 0xfeff, 0xe0001} {
 		if !Unsafe(r) {
 			t.Errorf("Unsafe(%U) = false", r)
@@ -88,6 +91,7 @@ func TestUnsafe(t *testing.T) {
 }
 
 func TestEscapeDoesNotAllocateForSafeText(t *testing.T) {
+	// Not parallel: testing.AllocsPerRun counts the allocations of the whole process.
 	s := strings.Repeat("Extract text and tables from PDF files. Ünïcode ok. ", 20)
 	if n := testing.AllocsPerRun(100, func() { _ = Escape(s) }); n != 0 {
 		t.Errorf("Escape allocated %v times for text with nothing to escape", n)
@@ -95,6 +99,7 @@ func TestEscapeDoesNotAllocateForSafeText(t *testing.T) {
 }
 
 func TestEscapeJSON(t *testing.T) {
+	t.Parallel()
 	in := map[string]any{
 		"name":        "a\x1b[2Jb",
 		"description": "gpj.\u202eexe \u0085 \u009b \x7f \u2028 tag\U000e0041 😀 café",

@@ -13,6 +13,7 @@ import (
 )
 
 func TestPackIsReproducibleAndReadable(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	exe := filepath.Join(dir, "skillsync")
 	readme := filepath.Join(dir, "README.md")

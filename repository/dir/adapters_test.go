@@ -12,6 +12,7 @@ import (
 )
 
 func TestLocalConformance(t *testing.T) {
+	t.Parallel()
 	repositorytest.Run(t, func(t *testing.T, files map[string]repositorytest.File, opts repository.Options) repository.Repository {
 		root := t.TempDir()
 		repositorytest.WriteTree(t, root, files)
@@ -24,6 +25,7 @@ func TestLocalConformance(t *testing.T) {
 }
 
 func TestEmbeddedConformance(t *testing.T) {
+	t.Parallel()
 	repositorytest.Run(t, func(t *testing.T, files map[string]repositorytest.File, opts repository.Options) repository.Repository {
 		fsys := fstest.MapFS{}
 		for name, f := range files {
@@ -38,6 +40,7 @@ func TestEmbeddedConformance(t *testing.T) {
 }
 
 func TestLocalMissingDirIsEmpty(t *testing.T) {
+	t.Parallel()
 	r := dir.NewLocal("ws", filepath.Join(t.TempDir(), "nope"), repository.Options{})
 	skills, problems, err := r.Skills(context.Background())
 	if err != nil || len(skills) != 0 || len(problems) != 0 {
@@ -49,6 +52,7 @@ func TestLocalMissingDirIsEmpty(t *testing.T) {
 }
 
 func TestRevisionChangesWithContent(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	root := t.TempDir()
 	repositorytest.WriteTree(t, root, repositorytest.Fixture())

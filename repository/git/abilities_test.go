@@ -15,6 +15,7 @@ import (
 // Sources read in place have nothing to fetch, and their revision is the
 // one Sync gives, upstream as locally.
 func TestAbilitiesFallBackForLocalSources(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(dir, "one"), 0o755); err != nil {
 		t.Fatal(err)

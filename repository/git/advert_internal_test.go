@@ -17,6 +17,7 @@ import (
 // the advertisement's limit and SSH's own overhead; the limit is made
 // small here so that the repository can be.
 func TestGitSSHRefAdvertisementIsBounded(t *testing.T) {
+	t.Parallel()
 	srv := gittest.StartSSH(t)
 	up := gittest.NewRepo(t, "main")
 	up.Skill("skills/one", "First.")

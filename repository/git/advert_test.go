@@ -50,6 +50,7 @@ func refFlood(t *testing.T, n, pad int) string {
 // past the limit of bytes in fewer, longer refs. The listing that checks
 // for updates and the one that starts a fetch are both bounded.
 func TestGitRefAdvertisementIsBounded(t *testing.T) {
+	// Not parallel: it measures the memory of the whole process, which parallel tests would add to.
 	for _, c := range []struct {
 		name     string
 		refs     int
@@ -84,6 +85,7 @@ func TestGitRefAdvertisementIsBounded(t *testing.T) {
 // A local repository's advertisement, read from git upload-pack, is
 // bounded too: its output is counted and the process stopped.
 func TestGitLocalRefAdvertisementIsBounded(t *testing.T) {
+	t.Parallel()
 	up := gittest.NewRepo(t, "main")
 	up.Skill("skills/one", "First.")
 	head := up.Commit("one")

@@ -1,6 +1,8 @@
 package git
 
 import (
+	"github.com/skillsync/skillsync/internal/hostenv"
+
 	"context"
 	"errors"
 	"fmt"
@@ -51,7 +53,7 @@ func (g *Git) auth() (string, authMethod, error) {
 			user = ep.User
 		}
 		if a.PasswordEnv != "" || a.PasswordFile != "" {
-			if pass, err = a.password(); err != nil {
+			if pass, err = a.password(g.opts.Env); err != nil {
 				return "", nil, err
 			}
 		}
@@ -71,28 +73,28 @@ func (g *Git) auth() (string, authMethod, error) {
 		if user == "" {
 			user = "git"
 		}
-		m, err := a.sshAuth(user)
+		m, err := a.sshAuth(g.opts.Env, user)
 		return g.cfg.URL, m, err
 	}
 	return g.cfg.URL, nil, nil
 }
 
-func (a GitAuth) password() (string, error) {
+func (a GitAuth) password(env hostenv.Env) (string, error) {
 	if a.PasswordEnv != "" {
-		v, ok := os.LookupEnv(a.PasswordEnv)
+		v, ok := env.LookupEnv(a.PasswordEnv)
 		if !ok || v == "" {
 			return "", fmt.Errorf("auth: password_env %s is not set in the environment", a.PasswordEnv)
 		}
 		return v, nil
 	}
-	data, err := os.ReadFile(expandHome(a.PasswordFile))
+	data, err := os.ReadFile(expandHome(env, a.PasswordFile))
 	if err != nil {
 		return "", fmt.Errorf("auth: read password_file: %w", err)
 	}
 	return strings.TrimSpace(string(data)), nil
 }
 
-func (a GitAuth) sshAuth(user string) (authMethod, error) {
+func (a GitAuth) sshAuth(env hostenv.Env, user string) (authMethod, error) {
 	var (
 		m   *gitssh.PublicKeys
 		err error
@@ -101,9 +103,9 @@ func (a GitAuth) sshAuth(user string) (authMethod, error) {
 	if a.SSHKeyFile != "" {
 		pass := ""
 		if a.SSHKeyPassphraseEnv != "" {
-			pass = os.Getenv(a.SSHKeyPassphraseEnv)
+			pass = env.Getenv(a.SSHKeyPassphraseEnv)
 		}
-		m, err = gitssh.NewPublicKeysFromFile(user, expandHome(a.SSHKeyFile), pass)
+		m, err = gitssh.NewPublicKeysFromFile(user, expandHome(env, a.SSHKeyFile), pass)
 		if err != nil {
 			return nil, fmt.Errorf("auth: ssh_key_file %s: %w", a.SSHKeyFile, err)
 		}
@@ -113,9 +115,9 @@ func (a GitAuth) sshAuth(user string) (authMethod, error) {
 			return nil, fmt.Errorf("auth: no ssh_key_file is set and the ssh-agent cannot be used: %w", err)
 		}
 	}
-	known := expandHome(a.KnownHostsFile)
+	known := expandHome(env, a.KnownHostsFile)
 	if known == "" {
-		known = expandHome("~/.ssh/known_hosts")
+		known = expandHome(env, "~/.ssh/known_hosts")
 	}
 	callback, err := gitssh.NewKnownHostsCallback(known)
 	if err != nil {
@@ -129,9 +131,9 @@ func (a GitAuth) sshAuth(user string) (authMethod, error) {
 	return agent, nil
 }
 
-func expandHome(p string) string {
+func expandHome(env hostenv.Env, p string) string {
 	if p == "~" || strings.HasPrefix(p, "~/") {
-		if home, err := os.UserHomeDir(); err == nil {
+		if home, err := env.HomeDir(); err == nil {
 			return filepath.Join(home, p[1:])
 		}
 	}
@@ -144,7 +146,7 @@ func expandHome(p string) string {
 func (g *Git) explain(ctx context.Context, op string, err error) error {
 	secrets := repository.URLSecrets(g.cfg.URL)
 	inURL := repository.HasInlinePassword(g.cfg.URL)
-	if p, perr := g.cfg.Auth.password(); perr == nil {
+	if p, perr := g.cfg.Auth.password(g.opts.Env); perr == nil {
 		secrets = append(secrets, p)
 	}
 	redacted := repository.RedactURL(g.cfg.URL)

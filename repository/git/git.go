@@ -1,6 +1,8 @@
 package git
 
 import (
+	"github.com/skillsync/skillsync/internal/hostenv"
+
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -76,7 +78,7 @@ func NewGit(cfg GitConfig, opts repository.Options) *Git {
 		cfg.Timeout = repository.DefaultTimeout
 	}
 	if cfg.StoreRoot == "" {
-		cfg.StoreRoot = DefaultStoreRoot()
+		cfg.StoreRoot = storeRoot(opts.Env)
 	}
 	if cfg.MaxFetchSize == 0 {
 		cfg.MaxFetchSize = DefaultMaxFetchSize
@@ -86,8 +88,11 @@ func NewGit(cfg GitConfig, opts repository.Options) *Git {
 
 // DefaultStoreRoot is $XDG_CACHE_HOME/skillsync/git, shared by every
 // workspace of the user on this machine.
-func DefaultStoreRoot() string {
-	dir, err := os.UserCacheDir()
+func DefaultStoreRoot() string { return storeRoot(hostenv.Env{}) }
+
+// storeRoot is DefaultStoreRoot in env.
+func storeRoot(env hostenv.Env) string {
+	dir, err := env.CacheDir()
 	if err != nil {
 		dir = os.TempDir()
 	}

@@ -1,6 +1,8 @@
 package git_test
 
 import (
+	"github.com/skillsync/skillsync/internal/hostenv"
+
 	"context"
 	"errors"
 	"io/fs"
@@ -21,11 +23,22 @@ import (
 
 func newGit(t *testing.T, url, ref string, mut ...func(*git.GitConfig)) *git.Git {
 	t.Helper()
+	return newGitIn(t, nil, url, ref, mut...)
+}
+
+// newGitIn is newGit whose credentials named by variable come from
+// environ (KEY=VALUE pairs) alone.
+func newGitIn(t *testing.T, environ []string, url, ref string, mut ...func(*git.GitConfig)) *git.Git {
+	t.Helper()
 	cfg := git.GitConfig{Source: "team", URL: url, Ref: ref, Depth: 1, Timeout: 30 * time.Second, StoreRoot: t.TempDir()}
 	for _, m := range mut {
 		m(&cfg)
 	}
-	return git.NewGit(cfg, repository.Options{MaxFileSize: 10 << 20})
+	opts := repository.Options{MaxFileSize: 10 << 20}
+	if environ != nil {
+		opts.Env = hostenv.New(t.TempDir(), environ)
+	}
+	return git.NewGit(cfg, opts)
 }
 
 func fetch(t *testing.T, g *git.Git) repository.FetchResult {
@@ -47,6 +60,7 @@ func names(t *testing.T, g *git.Git) []string {
 }
 
 func TestGitConformance(t *testing.T) {
+	t.Parallel()
 	repositorytest.Run(t, func(t *testing.T, files map[string]repositorytest.File, opts repository.Options) repository.Repository {
 		up := gittest.NewRepo(t, "main")
 		for name, f := range files {
@@ -60,6 +74,7 @@ func TestGitConformance(t *testing.T) {
 }
 
 func TestGitRefs(t *testing.T) {
+	t.Parallel()
 	up := gittest.NewRepo(t, "trunk")
 	up.Skill("skills/one", "First.")
 	first := up.Commit("one")
@@ -95,6 +110,7 @@ func TestGitRefs(t *testing.T) {
 }
 
 func TestGitPath(t *testing.T) {
+	t.Parallel()
 	up := gittest.NewRepo(t, "main")
 	up.Skill("skills/in-skills", "Under skills/.")
 	up.Skill("other/elsewhere", "Under other/.")
@@ -127,12 +143,12 @@ func servedWithToken(t *testing.T) (up *gittest.Repo, first string, srv *gittest
 	srv, url := up.ServeHTTP("skills", "x-access-token", "s3cret-token")
 	up.Skill("skills/one", "First.")
 	first = up.Commit("one")
-	t.Setenv("TEAM_TOKEN", "s3cret-token")
-	g = newGit(t, url, "main", func(c *git.GitConfig) { c.Auth.PasswordEnv = "TEAM_TOKEN" })
+	g = newGitIn(t, []string{"TEAM_TOKEN=s3cret-token"}, url, "main", func(c *git.GitConfig) { c.Auth.PasswordEnv = "TEAM_TOKEN" })
 	return up, first, srv, g
 }
 
 func TestGitFollowsUpstreamOverHTTP(t *testing.T) {
+	t.Parallel()
 	up, first, srv, g := servedWithToken(t)
 
 	if res := fetch(t, g); string(res.Revision) != first || !res.Updated {
@@ -185,13 +201,13 @@ func TestGitFollowsUpstreamOverHTTP(t *testing.T) {
 }
 
 func TestGitWrongPassword(t *testing.T) {
+	t.Parallel()
 	up := gittest.NewRepo(t, "main")
 	up.Skill("skills/one", "First.")
 	up.Commit("one")
 	srv, url := up.ServeHTTP("r", "x-access-token", "right-password")
-	t.Setenv("TEAM_TOKEN", "wrong-password-123")
 	url = strings.Replace(url, "http://", "http://user:inline-secret-456@", 1)
-	g := newGit(t, url, "", func(c *git.GitConfig) { c.Auth.PasswordEnv = "TEAM_TOKEN" })
+	g := newGitIn(t, []string{"TEAM_TOKEN=wrong-password-123"}, url, "", func(c *git.GitConfig) { c.Auth.PasswordEnv = "TEAM_TOKEN" })
 	_, err := g.Fetch(context.Background())
 	if !errors.Is(err, git.ErrAuth) {
 		t.Fatalf("err = %v, want ErrAuth", err)
@@ -211,6 +227,7 @@ func TestGitWrongPassword(t *testing.T) {
 }
 
 func TestGitDeletedBranchKeepsLastGood(t *testing.T) {
+	t.Parallel()
 	up := gittest.NewRepo(t, "main")
 	up.Skill("skills/one", "First.")
 	up.Commit("one")
@@ -233,6 +250,7 @@ func TestGitDeletedBranchKeepsLastGood(t *testing.T) {
 }
 
 func TestGitNotFetched(t *testing.T) {
+	t.Parallel()
 	g := newGit(t, "file:///nowhere", "")
 	if _, _, err := g.Skills(context.Background()); !errors.Is(err, repository.ErrNotFetched) {
 		t.Errorf("Skills before any fetch = %v, want ErrNotFetched", err)
@@ -240,6 +258,7 @@ func TestGitNotFetched(t *testing.T) {
 }
 
 func TestGitTreeEdgeCases(t *testing.T) {
+	t.Parallel()
 	up := gittest.NewRepo(t, "main")
 	up.Skill("skills/links", "Links.")
 	up.Write("skills/links/real.md", "real content\n", 0)
@@ -307,6 +326,7 @@ func TestGitTreeEdgeCases(t *testing.T) {
 }
 
 func TestGitOverSSH(t *testing.T) {
+	t.Parallel()
 	srv := gittest.StartSSH(t)
 	up := gittest.NewRepo(t, "main")
 	up.Skill("skills/remote", "Fetched over SSH.")
@@ -337,6 +357,7 @@ func TestGitOverSSH(t *testing.T) {
 }
 
 func TestGitCommitRefFetchedOnce(t *testing.T) {
+	t.Parallel()
 	up := gittest.NewRepo(t, "main")
 	up.Skill("skills/one", "First.")
 	sha := up.Commit("one")
@@ -354,6 +375,7 @@ func TestGitCommitRefFetchedOnce(t *testing.T) {
 }
 
 func TestGitRetriesTransientErrors(t *testing.T) {
+	t.Parallel()
 	up := gittest.NewRepo(t, "main")
 	up.Skill("skills/one", "First.")
 	head := up.Commit("one")

@@ -32,6 +32,7 @@ func allocated(f func()) uint64 {
 // listed and refused without ever being held in memory (go-git's own
 // indexing of the pack held it whole).
 func TestGitHugeBlobIsNeverInflated(t *testing.T) {
+	// Not parallel: it measures the memory of the whole process, which parallel tests would add to.
 	up := gittest.NewRepo(t, "main")
 	zero := up.BlobFrom(gittest.Zeros(256 << 20))
 	big := up.MkTree("100644 blob "+up.Blob(skillMD("big").Data)+"\tSKILL.md", "100644 blob "+zero+"\tzero.bin")
@@ -80,6 +81,7 @@ func TestGitHugeBlobIsNeverInflated(t *testing.T) {
 // reading them never holds one whole. The first two are read to the end,
 // the others in part, which is enough to see what opening one costs.
 func TestGitSharedBlobStreams(t *testing.T) {
+	// Not parallel: it measures the memory of the whole process, which parallel tests would add to.
 	up := gittest.NewRepo(t, "main")
 	blob := up.BlobFrom(gittest.Zeros(10 << 20))
 	lines := []string{"100644 blob " + up.Blob(skillMD("wide").Data) + "\tSKILL.md"}
@@ -130,6 +132,7 @@ func TestGitSharedBlobStreams(t *testing.T) {
 // no HTTP response) ends the fetch at its timeout, or when its context is
 // cancelled, and the connection is closed.
 func TestGitSilentHostEndsWithTheContext(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		scheme string
 		cancel bool
@@ -178,6 +181,7 @@ func TestGitSilentHostEndsWithTheContext(t *testing.T) {
 // go-git reads commits, trees and tags whole, so a fetch refuses one over
 // 16 MiB (real ones are far smaller) and keeps the store as it was.
 func TestGitRefusesHugeCommits(t *testing.T) {
+	// Not parallel: it measures the memory of the whole process, which parallel tests would add to.
 	up := gittest.NewRepo(t, "main")
 	up.Skill("skills/one", "First.")
 	first := up.Commit("one")

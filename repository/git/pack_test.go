@@ -25,6 +25,7 @@ import (
 // compares the index byte for byte with the one git index-pack writes:
 // in memory, streaming every object, and with no cache at all.
 func TestIndexPackMatchesGit(t *testing.T) {
+	t.Parallel()
 	r := gittest.NewRepo(t, "main")
 	var lines []string
 	for i := 0; i < 400; i++ {
@@ -68,6 +69,7 @@ func TestIndexPackMatchesGit(t *testing.T) {
 }
 
 func TestIndexPackRefusesBrokenPacks(t *testing.T) {
+	t.Parallel()
 	r := gittest.NewRepo(t, "main")
 	r.Write("a.txt", strings.Repeat("some text\n", 100), 0)
 	r.Commit("one")
@@ -133,9 +135,13 @@ func gitIndex(t *testing.T, pack string) []byte {
 // and compares size and content with git cat-file: in memory, and with
 // every base spooled to disk and every target streamed.
 func TestPackedObjectsReadLikeGit(t *testing.T) {
+	t.Parallel()
 	// Deltas naming their base by offset, and by hash.
 	for _, offsets := range []bool{true, false} {
-		t.Run(fmt.Sprintf("offsets=%v", offsets), func(t *testing.T) { testPackedObjectsReadLikeGit(t, offsets) })
+		t.Run(fmt.Sprintf("offsets=%v", offsets), func(t *testing.T) {
+			t.Parallel()
+			testPackedObjectsReadLikeGit(t, offsets)
+		})
 	}
 }
 
@@ -228,6 +234,7 @@ func testPackedObjectsReadLikeGit(t *testing.T, offsets bool) {
 // small blob is refused when its base is over the limit, before the base
 // is rebuilt.
 func TestPackedObjectsRefuseHugeBases(t *testing.T) {
+	// Not parallel: it measures the memory of the whole process, which parallel tests would add to.
 	var pack bytes.Buffer
 	pack.WriteString("PACK\x00\x00\x00\x02\x00\x00\x00\x02")
 	base := int64(pack.Len())
@@ -325,6 +332,7 @@ func varint(n int64) []byte {
 // A blob whose header declares one byte more, or one less, than its data
 // inflates to is refused, not cut or padded.
 func TestPackedObjectsRefuseAWrongSize(t *testing.T) {
+	t.Parallel()
 	r := gittest.NewRepo(t, "main")
 	content := strings.Repeat("sixteen bytes!!\n", 4) // 64 bytes: the size's low bits are 0
 	r.Write("a.txt", content, 0)

@@ -45,6 +45,7 @@ func publish(t *testing.T, g *git.Git, req repository.PublishRequest) repository
 // approver and the message, and the tracked branch is left alone. The
 // store is shallow, as a sync leaves it.
 func TestPublishToAReviewBranch(t *testing.T) {
+	t.Parallel()
 	up := gittest.NewRepo(t, "main")
 	up.AcceptPushes()
 	up.Skill("skills/one", "First.")
@@ -99,6 +100,7 @@ func TestPublishToAReviewBranch(t *testing.T) {
 // repository is replaced in its own folder, with files it no longer has
 // removed; the same files again are nothing to publish.
 func TestPublishReplacesTheSkillWhereItIs(t *testing.T) {
+	t.Parallel()
 	up := gittest.NewRepo(t, "main")
 	up.AcceptPushes()
 	up.Skill("team/docs/pdf", "Old.")
@@ -124,6 +126,7 @@ func TestPublishReplacesTheSkillWhereItIs(t *testing.T) {
 // publish fast-forwards the tracked branch; once the remote moved on past
 // the workspace's revision, it is refused and the remote is untouched.
 func TestPublishDirectOverHTTP(t *testing.T) {
+	t.Parallel()
 	up, first, _, g := servedWithToken(t)
 	up.AcceptPushes()
 	fetch(t, g)
@@ -162,13 +165,13 @@ func TestPublishDirectOverHTTP(t *testing.T) {
 // TestPublishWrongToken: a refused login names the setting to check and
 // never the token; the remote is untouched.
 func TestPublishWrongToken(t *testing.T) {
+	t.Parallel()
 	up := gittest.NewRepo(t, "main")
 	up.AcceptPushes()
 	up.Skill("skills/one", "First.")
 	head := up.Commit("one")
 	_, url := up.ServeHTTP("r", "x-access-token", "right-password")
-	t.Setenv("TEAM_TOKEN", "wrong-password-123")
-	g := newGit(t, url, "", func(c *git.GitConfig) { c.Auth.PasswordEnv = "TEAM_TOKEN" })
+	g := newGitIn(t, []string{"TEAM_TOKEN=wrong-password-123"}, url, "", func(c *git.GitConfig) { c.Auth.PasswordEnv = "TEAM_TOKEN" })
 	_, err := g.Publish(context.Background(), draftRequest(t, "pdf", "Read PDFs.", nil))
 	if !errors.Is(err, git.ErrAuth) || !strings.Contains(err.Error(), "check password_env TEAM_TOKEN") {
 		t.Fatalf("err = %v, want ErrAuth naming password_env", err)
@@ -184,6 +187,7 @@ func TestPublishWrongToken(t *testing.T) {
 // TestPublishDirectNeedsABranch: a source pinned to a tag cannot take a
 // direct publish.
 func TestPublishDirectNeedsABranch(t *testing.T) {
+	t.Parallel()
 	up := gittest.NewRepo(t, "main")
 	up.Skill("skills/one", "First.")
 	up.Commit("one")
@@ -200,6 +204,7 @@ func TestPublishDirectNeedsABranch(t *testing.T) {
 // net/url cannot parse is redacted from a publish's error as it is from a
 // fetch's.
 func TestPublishNeverLeaksAnInlinePassword(t *testing.T) {
+	t.Parallel()
 	up := gittest.NewRepo(t, "main")
 	up.AcceptPushes()
 	up.Skill("skills/one", "First.")

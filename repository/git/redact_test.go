@@ -10,6 +10,7 @@ import (
 )
 
 func TestRedactURL(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		url, want string
 		password  bool
@@ -68,6 +69,7 @@ func TestRedactURL(t *testing.T) {
 // a token in its query string or fragment, fails without showing any of
 // the secret, in its message or anywhere else.
 func TestGitErrorsHideUnparsablePasswords(t *testing.T) {
+	t.Parallel()
 	for _, url := range []string{
 		"https://user:Sup3r/Secr#t@127.0.0.1:1/r",
 		"https://user:Sup3r%zzSecr@127.0.0.1:1/r",
@@ -96,6 +98,7 @@ func TestGitErrorsHideUnparsablePasswords(t *testing.T) {
 // A name derived from a remote leaves out its credentials, query and
 // fragment: it is printed and written into the config.
 func TestRepoName(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct{ url, want string }{
 		{"https://host/acme/skills.git", "skills"},
 		{"git@host:acme/skills.git", "skills"},

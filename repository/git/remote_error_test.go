@@ -15,6 +15,7 @@ import (
 // pack-objects' stderr) fails the fetch with its own words, not only
 // go-git's "checksum does not match".
 func TestFetchShowsTheRemotesError(t *testing.T) {
+	t.Parallel()
 	up := gittest.NewRepo(t, "main")
 	up.Skill("skills/one", "First.")
 	up.Commit("one")

@@ -26,6 +26,7 @@ func remoteURL(t *testing.T, up *gittest.Repo, over string) string {
 // commit a workspace locked while another fetched a newer one) is fetched
 // by its hash, telling the server where the store's history ends.
 func TestGitFetchesCommitsBehindTheShallowBoundary(t *testing.T) {
+	t.Parallel()
 	for _, over := range []string{"file", "http"} {
 		t.Run(over+"/force-push to the parent", func(t *testing.T) {
 			up := gittest.NewRepo(t, "main")
@@ -88,6 +89,7 @@ func TestGitFetchesCommitsBehindTheShallowBoundary(t *testing.T) {
 // thinks the store has the parent) and the second is over the size
 // limit. The source stays at its last good commit, readable.
 func TestGitFailedFetchLeavesTheRef(t *testing.T) {
+	t.Parallel()
 	up := gittest.NewRepo(t, "main")
 	up.Skill("skills/one", "First.")
 	noise := make([]byte, 1<<20) // does not compress

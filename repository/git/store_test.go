@@ -20,6 +20,7 @@ import (
 // A store left in a bad state is rebuilt by the next fetch, which says so
 // in a warning, and the source reads as before.
 func TestGitRebuildsDamagedStore(t *testing.T) {
+	t.Parallel()
 	for name, damage := range map[string]func(t *testing.T, store string){
 		"empty ref file": func(t *testing.T, store string) {
 			if err := os.Truncate(filepath.Join(store, "refs", "skillsync", "default"), 0); err != nil {
@@ -73,6 +74,7 @@ func TestGitRebuildsDamagedStore(t *testing.T) {
 
 // What an interrupted fetch leaves in the store is removed by the next.
 func TestGitRemovesLeftoversOfInterruptedFetches(t *testing.T) {
+	t.Parallel()
 	up := gittest.NewRepo(t, "main")
 	up.Skill("skills/one", "First.")
 	up.Commit("one")
@@ -97,6 +99,7 @@ func TestGitRemovesLeftoversOfInterruptedFetches(t *testing.T) {
 // blocked writing to a pipe nobody reads any more, is not waited for. The
 // store keeps its last good revision and no temporary file.
 func TestGitStoppedDownloadEndsAndKeepsTheStore(t *testing.T) {
+	t.Parallel()
 	up := gittest.NewRepo(t, "main")
 	up.Skill("skills/one", "First.")
 	first := up.Commit("one")

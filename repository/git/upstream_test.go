@@ -12,6 +12,7 @@ import (
 // Upstream lists the remote's refs and downloads nothing: the server sees
 // no upload-pack request and the store is not touched.
 func TestGitUpstreamListsOnly(t *testing.T) {
+	t.Parallel()
 	up := gittest.NewRepo(t, "main")
 	up.Skill("skills/one", "First.")
 	first := up.Commit("one")

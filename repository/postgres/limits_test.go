@@ -39,6 +39,7 @@ func pgRead(queries []pgx.TraceQueryStartData) []string {
 // their files are read; the problems and the skills kept are what
 // discovery says on any adapter.
 func TestPostgresLimitsBeforeDownload(t *testing.T) {
+	t.Parallel()
 	tracer := &pgTracer{}
 	opts := repository.Options{MaxSkillSize: 1000, MaxSourceSize: 1500, Exclude: []string{"e-*"}}
 	s := newPostgres(t, opts, func(c *postgres.PostgresConfig) { c.Tracer = tracer })
@@ -100,6 +101,7 @@ func TestPostgresLimitsBeforeDownload(t *testing.T) {
 // counts every directory entry it reads, a skill's listing included, so
 // it stops earlier still and says so too.)
 func TestPostgresMaxEntries(t *testing.T) {
+	t.Parallel()
 	tracer := &pgTracer{}
 	s := newPostgres(t, repository.Options{MaxEntries: 5}, func(c *postgres.PostgresConfig) { c.Tracer = tracer })
 	files := map[string]repositorytest.File{}

@@ -236,7 +236,7 @@ const maxDSNFile = 64 << 10
 // Its errors name where it was looked for, never what was found.
 func (p *Postgres) readDSN() (string, error) {
 	if p.cfg.DSNEnv != "" {
-		dsn := strings.TrimSpace(os.Getenv(p.cfg.DSNEnv))
+		dsn := strings.TrimSpace(p.opts.Env.Getenv(p.cfg.DSNEnv))
 		if dsn == "" {
 			return "", fmt.Errorf("%w: environment variable %s is not set or empty", ErrDSN, p.cfg.DSNEnv)
 		}

@@ -1,6 +1,8 @@
 package postgres_test
 
 import (
+	"github.com/skillsync/skillsync/internal/hostenv"
+
 	"context"
 	"errors"
 	"fmt"
@@ -152,6 +154,7 @@ func pgSkills(t *testing.T, r repository.Repository) ([]skill.Skill, []skill.Pro
 }
 
 func TestPostgresConformance(t *testing.T) {
+	t.Parallel()
 	repositorytest.Run(t, func(t *testing.T, files map[string]repositorytest.File, opts repository.Options) repository.Repository {
 		s := newPostgres(t, opts)
 		s.loadRaw(t, files)
@@ -164,6 +167,7 @@ func TestPostgresConformance(t *testing.T) {
 
 // TestPostgresSkillFS runs the standard FS checks on a skill's files.
 func TestPostgresSkillFS(t *testing.T) {
+	t.Parallel()
 	s := newPostgres(t, repository.Options{})
 	s.loadRaw(t, repositorytest.Fixture())
 	skills, _ := pgSkills(t, s)
@@ -176,6 +180,7 @@ func TestPostgresSkillFS(t *testing.T) {
 // TestPostgresPublishUpdateDelete follows a source through its life: a
 // first sync, an update, a publish that changes nothing, a deletion.
 func TestPostgresPublishUpdateDelete(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s := newPostgres(t, repository.Options{})
 	start, err := s.Sync(ctx)
@@ -263,6 +268,7 @@ func TestPostgresPublishUpdateDelete(t *testing.T) {
 // TestPostgresPublishValidates refuses a skill that strict validation
 // refuses, and writes nothing.
 func TestPostgresPublishValidates(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s := newPostgres(t, repository.Options{})
 	before, _ := s.Sync(ctx)
@@ -335,6 +341,7 @@ func (q *pgTracer) setOnEnd(f func(conn *pgx.Conn, sql string)) {
 // a change of one file reads only that file's content, in one query, since
 // the SKILL.md it holds already needs no first pass.
 func TestPostgresCheapCheck(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	tracer := &pgTracer{}
 	s := newPostgres(t, repository.Options{}, func(c *postgres.PostgresConfig) { c.Tracer = tracer })
@@ -395,6 +402,7 @@ func TestPostgresCheapCheck(t *testing.T) {
 // TestPostgresLargeFile reads a file larger than one chunk in slices, and
 // never downloads a file over max_file_size.
 func TestPostgresLargeFile(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	tracer := &pgTracer{}
 	s := newPostgres(t, repository.Options{MaxFileSize: 3 << 20}, func(c *postgres.PostgresConfig) { c.Tracer = tracer })
@@ -442,6 +450,7 @@ func pgHasProblem(problems []skill.Problem, rule, file string) bool {
 // TestPostgresWrongPassword fails with a clear error that holds no part
 // of the secret, whichever form the connection string has.
 func TestPostgresWrongPassword(t *testing.T) {
+	t.Parallel()
 	c := pgCluster.Get(t)
 	secret := "hunter2-" + strconv.FormatInt(time.Now().UnixNano(), 36)
 	port := strconv.Itoa(c.Port())
@@ -450,8 +459,8 @@ func TestPostgresWrongPassword(t *testing.T) {
 		"keyvalue": "host=127.0.0.1 port=" + port + " user=postgres password=" + secret + " dbname=postgres sslmode=disable",
 	} {
 		t.Run(name, func(t *testing.T) {
-			t.Setenv("SKILLSYNC_TEST_DSN", dsn)
-			p, err := postgres.NewPostgres(postgres.PostgresConfig{Source: "team", DSNEnv: "SKILLSYNC_TEST_DSN", Create: true}, repository.Options{})
+			env := hostenv.New(t.TempDir(), []string{"SKILLSYNC_TEST_DSN=" + dsn})
+			p, err := postgres.NewPostgres(postgres.PostgresConfig{Source: "team", DSNEnv: "SKILLSYNC_TEST_DSN", Create: true}, repository.Options{Env: env})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -474,8 +483,8 @@ func TestPostgresWrongPassword(t *testing.T) {
 		// An "@" in a password that is not escaped defeats pgx's own
 		// redaction of the string in its parse error: what follows the
 		// "@" would be shown.
-		t.Setenv("SKILLSYNC_TEST_DSN", "postgres://postgres:se@"+secret+"@127.0.0.1:notaport/db")
-		p, err := postgres.NewPostgres(postgres.PostgresConfig{Source: "team", DSNEnv: "SKILLSYNC_TEST_DSN"}, repository.Options{})
+		env := hostenv.New(t.TempDir(), []string{"SKILLSYNC_TEST_DSN=postgres://postgres:se@" + secret + "@127.0.0.1:notaport/db"})
+		p, err := postgres.NewPostgres(postgres.PostgresConfig{Source: "team", DSNEnv: "SKILLSYNC_TEST_DSN"}, repository.Options{Env: env})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -527,6 +536,7 @@ func pgNoSecret(t *testing.T, err error, secret string) {
 // TestPostgresMissingTables names the create flag, and a schema version
 // this skillsync does not know is refused.
 func TestPostgresMissingTables(t *testing.T) {
+	t.Parallel()
 	s := newPostgres(t, repository.Options{}, func(c *postgres.PostgresConfig) { c.Create = false })
 	_, err := s.Sync(context.Background())
 	if !errors.Is(err, postgres.ErrNoTables) || !strings.Contains(err.Error(), "create: true") {
@@ -552,6 +562,7 @@ func TestPostgresMissingTables(t *testing.T) {
 // TestPostgresForeignWriter: a writer that knows nothing of skillsync
 // still moves the revision, once per transaction.
 func TestPostgresForeignWriter(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s := newPostgres(t, repository.Options{})
 	before, _ := s.Sync(ctx)
@@ -573,6 +584,7 @@ func TestPostgresForeignWriter(t *testing.T) {
 // TestPostgresHostileRows: rows no skillsync would write are each skipped
 // with a problem, and the other skills are served.
 func TestPostgresHostileRows(t *testing.T) {
+	t.Parallel()
 	s := newPostgres(t, repository.Options{})
 	md := func(name string) repositorytest.File {
 		return repositorytest.File{Data: "---\nname: " + name + "\ndescription: D.\n---\n"}
@@ -614,6 +626,7 @@ func TestPostgresHostileRows(t *testing.T) {
 // skills while Skills reads, between its listing and its contents: the
 // read sees all of before, the next one all of after.
 func TestPostgresConsistentSnapshot(t *testing.T) {
+	t.Parallel()
 	tracer := &pgTracer{}
 	s := newPostgres(t, repository.Options{}, func(c *postgres.PostgresConfig) { c.Tracer = tracer })
 	md := func(name string) repositorytest.File {
@@ -653,6 +666,8 @@ func TestPostgresConsistentSnapshot(t *testing.T) {
 // then the whole server: each is an error, and the skills of the last good
 // read stay readable.
 func TestPostgresServerGoesAway(t *testing.T) {
+	// Not parallel: it stops the shared cluster, which the parallel tests
+	// run on after the sequential ones are done.
 	ctx := context.Background()
 	tracer := &pgTracer{}
 	s := newPostgres(t, repository.Options{}, func(c *postgres.PostgresConfig) { c.Tracer = tracer })
@@ -702,6 +717,7 @@ func TestPostgresServerGoesAway(t *testing.T) {
 // each with its own connections as separate processes would: every publish
 // is one step of the revision, and the final state is one whole version.
 func TestPostgresPublishRace(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s := newPostgres(t, repository.Options{})
 	start, _ := s.Sync(ctx)
@@ -758,6 +774,8 @@ func TestPostgresPublishRace(t *testing.T) {
 // TestPostgresListen is told of a publish by another writer, and again
 // after the server restarted under it.
 func TestPostgresListen(t *testing.T) {
+	// Not parallel: it stops the shared cluster, which the parallel tests
+	// run on after the sequential ones are done.
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var logged atomic.Int64

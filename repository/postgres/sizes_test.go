@@ -15,6 +15,7 @@ import (
 // its content (a database is untrusted) cannot bring more than the limits
 // allow into the spool.
 func TestPostgresSizeThatLiesIsNotTrusted(t *testing.T) {
+	t.Parallel()
 	s := newPostgres(t, repository.Options{MaxFileSize: 1000})
 	schema := s.cfg.Schema
 	pgtest.Exec(t, s.cluster, "ALTER TABLE "+schema+".files DROP COLUMN size")
