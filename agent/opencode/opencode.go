@@ -82,36 +82,18 @@ func Register() agent.Registration {
 
 // Importer reads the sessions OpenCode ran in one workspace.
 type Importer struct {
-	workspace []string
-	data      string
+	ws   agent.Workspace // the workspace as given and as its links resolve
+	data string
 }
 
 // New returns an importer of the sessions of the workspace at root (an
 // absolute path) that OpenCode keeps under data (DataDir).
 func New(root, data string) *Importer {
-	root = filepath.Clean(root)
-	im := &Importer{workspace: []string{root}, data: data}
-	if real, err := filepath.EvalSymlinks(root); err == nil && real != root {
-		im.workspace = append(im.workspace, real)
-	}
-	return im
+	return &Importer{ws: agent.NewWorkspace(root), data: data}
 }
 
 // Name returns "opencode".
 func (im *Importer) Name() string { return Name }
-
-func (im *Importer) within(p string) bool {
-	if !filepath.IsAbs(p) {
-		return false
-	}
-	p = filepath.Clean(p)
-	for _, ws := range im.workspace {
-		if p == ws || strings.HasPrefix(p, ws+string(filepath.Separator)) {
-			return true
-		}
-	}
-	return false
-}
 
 // dirs lists the names of the folders in dir, sorted; links and files are
 // left alone, and a missing dir is empty.
@@ -179,7 +161,7 @@ func (im *Importer) Import(ctx context.Context, since time.Time, done agent.Mark
 				b.Malformed++
 				continue
 			}
-			if !im.within(ses.Directory) || ses.ID != strings.TrimSuffix(name, ".json") || !fs.ValidPath(ses.ID) || strings.Contains(ses.ID, "/") {
+			if !im.ws.Within(ses.Directory) || ses.ID != strings.TrimSuffix(name, ".json") || !fs.ValidPath(ses.ID) || strings.Contains(ses.ID, "/") {
 				continue
 			}
 			if err := im.session(ctx, b, storage, ses.ID, since, done); err != nil {
@@ -233,22 +215,12 @@ func (im *Importer) session(ctx context.Context, b *agent.Batch, storage, id str
 					continue
 				}
 				ev.Where = path
-				ev.Path = im.inWorkspace(ev.Path)
+				ev.Path = im.ws.Configured(ev.Path)
 				b.Events = append(b.Events, ev)
 			}
 		}
 	}
 	return nil
-}
-
-func (im *Importer) inWorkspace(p string) string {
-	if p == "" || len(im.workspace) < 2 {
-		return p
-	}
-	if rest, ok := strings.CutPrefix(p, im.workspace[1]+string(filepath.Separator)); ok {
-		return filepath.Join(im.workspace[0], rest)
-	}
-	return p
 }
 
 // partRecord is the part of a part file read here.

@@ -247,7 +247,7 @@ func (im *Importer) readParts(ctx context.Context, db *sql.DB, path string, curs
 				return
 			}
 			ev.Where = path + "#part/" + id
-			ev.Path = im.inWorkspace(ev.Path)
+			ev.Path = im.ws.Configured(ev.Path)
 			r.events = append(r.events, ev)
 		})
 		if err != nil {
@@ -266,7 +266,7 @@ func (im *Importer) readParts(ctx context.Context, db *sql.DB, path string, curs
 func (im *Importer) sessions(ctx context.Context, db *sql.DB) ([]string, error) {
 	var where []string
 	var args []any
-	for _, ws := range im.workspace {
+	for _, ws := range im.ws.Paths() {
 		prefix := ws + string(filepath.Separator)
 		where = append(where, "directory = ? OR substr(directory, 1, ?) = ?")
 		args = append(args, ws, len(prefix), prefix)
@@ -282,7 +282,7 @@ func (im *Importer) sessions(ctx context.Context, db *sql.DB) ([]string, error) 
 		if err := rows.Scan(&id, &dir); err != nil {
 			return nil, err
 		}
-		if id.Valid && id.String != "" && im.within(dir.String) {
+		if id.Valid && id.String != "" && im.ws.Within(dir.String) {
 			out = append(out, id.String)
 		}
 	}
