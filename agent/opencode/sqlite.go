@@ -39,10 +39,10 @@ const maxDirLen = 4096
 // sqliteMagic begins every SQLite database file.
 var sqliteMagic = []byte("SQLite format 3\x00")
 
-// databases lists the SQLite databases OpenCode keeps in data, as marks'
-// keys (the name for a file in data, else the absolute path) and paths:
+// databases maps the marks' keys of the SQLite databases OpenCode keeps
+// (a file's name in data, else its absolute path) to their paths:
 // opencode.db, the databases of other release channels
-// (opencode-<channel>.db) and $OPENCODE_DB, sorted by key.
+// (opencode-<channel>.db) and $OPENCODE_DB when that file exists.
 func (im *Importer) databases() map[string]string {
 	out := map[string]string{}
 	entries, _ := os.ReadDir(im.data)
@@ -52,16 +52,17 @@ func (im *Importer) databases() map[string]string {
 			out[name] = filepath.Join(im.data, name)
 		}
 	}
-	switch db := os.Getenv("OPENCODE_DB"); {
-	case db == "" || db == ":memory:":
-	case filepath.IsAbs(db):
-		if rel, err := filepath.Rel(im.data, db); err == nil && filepath.IsLocal(rel) {
-			out[filepath.ToSlash(rel)] = filepath.Clean(db)
-		} else {
-			out[filepath.Clean(db)] = filepath.Clean(db)
-		}
-	case filepath.IsLocal(db):
-		out[filepath.ToSlash(filepath.Clean(db))] = filepath.Join(im.data, db)
+	db := os.Getenv("OPENCODE_DB")
+	if filepath.IsLocal(db) {
+		db = filepath.Join(im.data, db)
+	}
+	if _, err := os.Lstat(db); err != nil || !filepath.IsAbs(db) {
+		return out
+	}
+	if rel, err := filepath.Rel(im.data, db); err == nil && filepath.IsLocal(rel) {
+		out[filepath.ToSlash(rel)] = filepath.Clean(db)
+	} else {
+		out[filepath.Clean(db)] = filepath.Clean(db)
 	}
 	return out
 }
