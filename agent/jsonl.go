@@ -10,7 +10,11 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
+	"sort"
+	"strings"
 
 	"github.com/skillsync/skillsync/internal/platform"
 )
@@ -200,4 +204,71 @@ func (l *lineReader) next() (line []byte, n int64, long bool, err error) {
 		l.h.Write(l.buf)
 		return l.buf[:len(l.buf)-1], n, false, nil
 	}
+}
+
+// ReadFunc reads the new lines of a record file: ReadNew, or a stand-in
+// that fails in tests.
+type ReadFunc func(ctx context.Context, path string, prev Mark, lim Limits, fn func(line []byte, offset int64) error) (Read, error)
+
+// ReadRecord reads with read the lines of the record file at path that
+// follow its mark in done (under key), handing each to fn, and notes in b
+// what was done: the new mark, the lines over the limit, whether the file
+// had anything new and whether it was read again from its start. A file
+// that cannot be read is said in b.Unreadable and keeps its mark, so it is
+// tried again next time, and the import goes on: the error returned is
+// only ctx's, once it ended.
+func (b *Batch) ReadRecord(ctx context.Context, read ReadFunc, lim Limits, done Marks, key, path string, fn func(line []byte, offset int64) error) error {
+	prev, known := done[key]
+	r, err := read(ctx, path, prev, lim, fn)
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if err != nil {
+		b.Unreadable = append(b.Unreadable, err.Error())
+		if known {
+			b.Marks[key] = prev
+		}
+		return nil
+	}
+	b.Marks[key] = r.Mark
+	b.TooLong += r.TooLong
+	if r.New {
+		b.Files++
+	}
+	if r.Rewritten {
+		b.Rewritten++
+	}
+	return nil
+}
+
+// ListJSONL lists the regular .jsonl files below root, relative to it and
+// sorted, at most depth path elements below it (the file's own name
+// included). Deeper folders, links and folders that cannot be read are
+// passed over; a missing root holds none.
+func ListJSONL(root string, depth int) ([]string, error) {
+	var out []string
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p != root {
+				return nil // an unreadable corner is not the workspace's loss
+			}
+			if errors.Is(err, fs.ErrNotExist) {
+				return filepath.SkipAll
+			}
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		if d.IsDir() {
+			if rel != "." && strings.Count(rel, string(filepath.Separator))+2 > depth {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.Type().IsRegular() && strings.HasSuffix(d.Name(), ".jsonl") {
+			out = append(out, rel)
+		}
+		return nil
+	})
+	sort.Strings(out)
+	return out, err
 }

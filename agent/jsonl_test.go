@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -215,5 +216,32 @@ func TestReadNewRefusesHugeFile(t *testing.T) {
 	}
 	if r.Mark != (Mark{Offset: 3, Hash: "h"}) {
 		t.Errorf("mark = %+v, want the previous one kept", r.Mark)
+	}
+}
+
+// TestListJSONL: the .jsonl files down to the depth, sorted, relative to
+// the root; deeper ones, other files and links are not listed, and a
+// missing root lists none.
+func TestListJSONL(t *testing.T) {
+	root := t.TempDir()
+	for _, p := range []string{"a.jsonl", "x/b.jsonl", "x/y/c.jsonl", "x/y/z/d.jsonl", "x/e.json"} {
+		full := filepath.Join(root, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte("{}\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(filepath.Join(root, "a.jsonl"), filepath.Join(root, "x", "l.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ListJSONL(root, 3)
+	want := []string{"a.jsonl", filepath.Join("x", "b.jsonl"), filepath.Join("x", "y", "c.jsonl")}
+	if err != nil || !slices.Equal(got, want) {
+		t.Errorf("ListJSONL = %q, %v; want %q", got, err, want)
+	}
+	if got, err := ListJSONL(filepath.Join(root, "none"), 3); err != nil || len(got) != 0 {
+		t.Errorf("missing root: %q, %v", got, err)
 	}
 }

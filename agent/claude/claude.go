@@ -39,7 +39,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
@@ -66,11 +65,11 @@ const maxDepth = 3
 // Importer reads the transcripts of the Claude Code sessions of one
 // workspace.
 type Importer struct {
-	workspace []string // the workspace as given and as its links resolve
-	projects  string
-	limits    agent.Limits
+	ws       agent.Workspace // the workspace as given and as its links resolve
+	projects string
+	limits   agent.Limits
 	// read is agent.ReadNew; tests make it fail.
-	read func(ctx context.Context, path string, prev agent.Mark, lim agent.Limits, fn func([]byte, int64) error) (agent.Read, error)
+	read agent.ReadFunc
 }
 
 // ProjectsDir is where Claude Code keeps its transcripts for a user:
@@ -89,12 +88,7 @@ func ProjectsDir(env hostenv.Env) (string, error) {
 // New returns an importer of the sessions of the workspace at root (an
 // absolute path) whose transcripts are under projects (ProjectsDir).
 func New(root, projects string) *Importer {
-	root = filepath.Clean(root)
-	im := &Importer{workspace: []string{root}, projects: projects, limits: agent.DefaultLimits(), read: agent.ReadNew}
-	if real, err := filepath.EvalSymlinks(root); err == nil && real != root {
-		im.workspace = append(im.workspace, real)
-	}
-	return im
+	return &Importer{ws: agent.NewWorkspace(root), projects: projects, limits: agent.DefaultLimits(), read: agent.ReadNew}
 }
 
 // Name returns "claude".
@@ -143,7 +137,7 @@ func (im *Importer) folders() ([]folder, error) {
 		if !e.IsDir() {
 			continue
 		}
-		for _, ws := range im.workspace {
+		for _, ws := range im.ws.Paths() {
 			want := FolderName(ws)
 			if e.Name() == want || strings.HasPrefix(e.Name(), want+"-") {
 				out = append(out, folder{name: e.Name(), exact: e.Name() == want})
@@ -152,34 +146,6 @@ func (im *Importer) folders() ([]folder, error) {
 		}
 	}
 	return out, nil
-}
-
-// transcripts lists the JSONL files of a folder, relative to the projects
-// folder, sorted; links and anything deeper than maxDepth are left alone.
-func (im *Importer) transcripts(dir string) ([]string, error) {
-	var out []string
-	root := filepath.Join(im.projects, dir)
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if p == root {
-				return err
-			}
-			return nil // an unreadable corner is not the workspace's loss
-		}
-		rel, _ := filepath.Rel(im.projects, p)
-		if d.IsDir() {
-			if strings.Count(rel, string(filepath.Separator)) >= maxDepth {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if d.Type().IsRegular() && strings.HasSuffix(d.Name(), ".jsonl") {
-			out = append(out, rel)
-		}
-		return nil
-	})
-	sort.Strings(out)
-	return out, err
 }
 
 // Import reads every transcript of the workspace's sessions from where
@@ -194,36 +160,19 @@ func (im *Importer) Import(ctx context.Context, since time.Time, done agent.Mark
 	}
 	b := &agent.Batch{Marks: agent.Marks{}}
 	for _, fo := range folders {
-		files, err := im.transcripts(fo.name)
+		files, err := agent.ListJSONL(filepath.Join(im.projects, fo.name), maxDepth)
 		if err != nil {
 			return nil, fmt.Errorf("list Claude Code transcripts in %s: %w", filepath.Join(im.projects, fo.name), err)
 		}
 		for _, rel := range files {
-			key := filepath.ToSlash(rel)
-			path := filepath.Join(im.projects, rel)
-			r, err := im.read(ctx, path, done[key], im.limits, func(line []byte, off int64) error {
+			key := fo.name + "/" + filepath.ToSlash(rel)
+			path := filepath.Join(im.projects, fo.name, rel)
+			err := b.ReadRecord(ctx, im.read, im.limits, done, key, path, func(line []byte, off int64) error {
 				im.parse(b, line, fmt.Sprintf("%s@%d", path, off), fo, since)
 				return nil
 			})
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
-			}
 			if err != nil {
-				// One transcript that cannot be read must not stop every
-				// import: it keeps its mark and is tried again next time.
-				b.Unreadable = append(b.Unreadable, err.Error())
-				if m, ok := done[key]; ok {
-					b.Marks[key] = m
-				}
-				continue
-			}
-			b.Marks[key] = r.Mark
-			b.TooLong += r.TooLong
-			if r.New {
-				b.Files++
-			}
-			if r.Rewritten {
-				b.Rewritten++
+				return nil, err
 			}
 		}
 	}
@@ -307,7 +256,7 @@ func (im *Importer) parse(b *agent.Batch, raw []byte, where string, fo folder, s
 			continue
 		}
 		ev.At, ev.ID, ev.Where = at, bl.ID, where
-		ev.Path = im.inWorkspace(ev.Path)
+		ev.Path = im.ws.Configured(ev.Path)
 		b.Events = append(b.Events, ev)
 	}
 }
@@ -374,35 +323,13 @@ func commandSkill(text string) string {
 // is one whose cwd is elsewhere (the session changed directory), unless
 // that cwd is another project whose folder name is the same.
 func (im *Importer) belongs(cwd string, fo folder) bool {
-	if cwd != "" && im.within(cwd) {
+	if cwd != "" && im.ws.Within(cwd) {
 		return true
 	}
 	if !fo.exact {
 		return false
 	}
 	return cwd == "" || FolderName(filepath.Clean(cwd)) != fo.name
-}
-
-func (im *Importer) within(p string) bool {
-	p = filepath.Clean(p)
-	for _, ws := range im.workspace {
-		if p == ws || strings.HasPrefix(p, ws+string(filepath.Separator)) {
-			return true
-		}
-	}
-	return false
-}
-
-// inWorkspace writes a path under the workspace's resolved form under the
-// workspace as configured, so it compares with the catalog's paths.
-func (im *Importer) inWorkspace(p string) string {
-	if p == "" || len(im.workspace) < 2 {
-		return p
-	}
-	if rest, ok := strings.CutPrefix(p, im.workspace[1]+string(filepath.Separator)); ok {
-		return filepath.Join(im.workspace[0], rest)
-	}
-	return p
 }
 
 // event reads one tool call: the skill tool is a use of the skill it

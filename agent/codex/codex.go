@@ -29,17 +29,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/skillsync/skillsync/internal/platform"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
 	"github.com/skillsync/skillsync/agent"
 	"github.com/skillsync/skillsync/internal/hostenv"
+	"github.com/skillsync/skillsync/internal/platform"
 )
 
 // Name is the agent's name in the table, on the command line and in the
@@ -88,54 +86,19 @@ func Register() agent.Registration {
 
 // Importer reads the rollouts of the Codex sessions of one workspace.
 type Importer struct {
-	workspace []string // as given and as its links resolve
-	sessions  string
-	limits    agent.Limits
+	ws       agent.Workspace // the workspace as given and as its links resolve
+	sessions string
+	limits   agent.Limits
 }
 
 // New returns an importer of the sessions of the workspace at root (an
 // absolute path) whose rollouts are under sessions (SessionsDir).
 func New(root, sessions string) *Importer {
-	root = filepath.Clean(root)
-	im := &Importer{workspace: []string{root}, sessions: sessions, limits: agent.DefaultLimits()}
-	if real, err := filepath.EvalSymlinks(root); err == nil && real != root {
-		im.workspace = append(im.workspace, real)
-	}
-	return im
+	return &Importer{ws: agent.NewWorkspace(root), sessions: sessions, limits: agent.DefaultLimits()}
 }
 
 // Name returns "codex".
 func (im *Importer) Name() string { return Name }
-
-// rollouts lists the JSONL files below the sessions folder, relative to
-// it, sorted; links and anything deeper than maxDepth are left alone.
-func (im *Importer) rollouts() ([]string, error) {
-	var out []string
-	err := filepath.WalkDir(im.sessions, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if p == im.sessions {
-				if errors.Is(err, fs.ErrNotExist) {
-					return filepath.SkipAll
-				}
-				return err
-			}
-			return nil
-		}
-		rel, _ := filepath.Rel(im.sessions, p)
-		if d.IsDir() {
-			if rel != "." && strings.Count(rel, string(filepath.Separator)) >= maxDepth-1 {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if d.Type().IsRegular() && strings.HasSuffix(d.Name(), ".jsonl") {
-			out = append(out, rel)
-		}
-		return nil
-	})
-	sort.Strings(out)
-	return out, err
-}
 
 // Import reads every rollout of a session started in the workspace from
 // where done left it, and returns the skills the user named (uses) and the
@@ -143,7 +106,7 @@ func (im *Importer) rollouts() ([]string, error) {
 // how Codex uses a skill it picked). Rollouts of other folders are passed
 // over without being read past their first line.
 func (im *Importer) Import(ctx context.Context, since time.Time, done agent.Marks) (*agent.Batch, error) {
-	files, err := im.rollouts()
+	files, err := agent.ListJSONL(im.sessions, maxDepth)
 	if err != nil {
 		return nil, fmt.Errorf("list Codex sessions in %s: %w", im.sessions, err)
 	}
@@ -155,34 +118,19 @@ func (im *Importer) Import(ctx context.Context, since time.Time, done agent.Mark
 		key := filepath.ToSlash(rel)
 		path := filepath.Join(im.sessions, rel)
 		cwd, err := sessionCwd(path)
-		if err != nil || !im.within(cwd) {
+		if err != nil || !im.ws.Within(cwd) {
 			if m, ok := done[key]; ok && err != nil {
 				b.Marks[key] = m
 			}
 			continue
 		}
 		s := &session{im: im, b: b, cwd: cwd, since: since}
-		r, err := agent.ReadNew(ctx, path, done[key], im.limits, func(line []byte, off int64) error {
+		err = b.ReadRecord(ctx, agent.ReadNew, im.limits, done, key, path, func(line []byte, off int64) error {
 			s.parse(line, fmt.Sprintf("%s@%d", path, off))
 			return nil
 		})
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
 		if err != nil {
-			b.Unreadable = append(b.Unreadable, err.Error())
-			if m, ok := done[key]; ok {
-				b.Marks[key] = m
-			}
-			continue
-		}
-		b.Marks[key] = r.Mark
-		b.TooLong += r.TooLong
-		if r.New {
-			b.Files++
-		}
-		if r.Rewritten {
-			b.Rewritten++
+			return nil, err
 		}
 	}
 	return b, nil
@@ -232,30 +180,6 @@ func readLine(f *os.File) ([]byte, error) {
 		return nil, errors.New("the first line is over 1 MiB")
 	}
 	return line, nil
-}
-
-func (im *Importer) within(p string) bool {
-	if p == "" {
-		return false
-	}
-	for _, ws := range im.workspace {
-		if p == ws || strings.HasPrefix(p, ws+string(filepath.Separator)) {
-			return true
-		}
-	}
-	return false
-}
-
-// inWorkspace writes a path under the workspace's resolved form under the
-// workspace as configured.
-func (im *Importer) inWorkspace(p string) string {
-	if len(im.workspace) < 2 {
-		return p
-	}
-	if rest, ok := strings.CutPrefix(p, im.workspace[1]+string(filepath.Separator)); ok {
-		return filepath.Join(im.workspace[0], rest)
-	}
-	return p
 }
 
 // session is the reading of one rollout.
@@ -345,11 +269,11 @@ func (s *session) parse(raw []byte, where string) {
 			json.Unmarshal(args.Command, &script)
 		}
 		for _, p := range skillReads(argv, script, s.dir(args.Workdir)) {
-			evs = append(evs, agent.Event{Path: s.im.inWorkspace(p), ID: it.CallID})
+			evs = append(evs, agent.Event{Path: s.im.ws.Configured(p), ID: it.CallID})
 		}
 	case "local_shell_call":
 		for _, p := range skillReads(it.Action.Command, "", s.dir(it.Action.WorkingDirectory)) {
-			evs = append(evs, agent.Event{Path: s.im.inWorkspace(p), ID: it.CallID})
+			evs = append(evs, agent.Event{Path: s.im.ws.Configured(p), ID: it.CallID})
 		}
 	}
 	if len(evs) == 0 {

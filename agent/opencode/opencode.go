@@ -1,5 +1,5 @@
 // Package opencode reads what OpenCode did with skills from the sessions
-// it keeps as JSON files.
+// it keeps: JSON files up to release 1.1, a SQLite database from 1.2.
 //
 // Formats followed (sst/opencode, now anomalyco/opencode; see
 // testdata/agents/opencode/README.md for the files each rule comes from):
@@ -14,9 +14,14 @@
 //   - The skill tool is "skill" with input {"name": NAME}: a use. The read
 //     tool is "read" with input {"filePath": PATH}: a read of a SKILL.md is
 //     a view. Only calls whose state is "completed" ran.
-//   - From release 1.2 OpenCode moves these records into a SQLite database,
-//     opencode.db beside storage/, which this package does not read: an
-//     import says so.
+//   - From release 1.2 OpenCode keeps these records in a SQLite database
+//     beside storage/: opencode.db (opencode-<channel>.db for other release
+//     channels, or $OPENCODE_DB), tables session (id, directory), message
+//     and part (id, message_id, session_id, time_created, time_updated in
+//     milliseconds, data: the part file's JSON without its ids). Its first
+//     start copies storage/ into it, keeping every id, so a call found in
+//     both is the same call (its callID) and is counted once. The database
+//     is read-only here, from a cursor on time_updated (see sqlite.go).
 package opencode
 
 import (
@@ -78,36 +83,18 @@ func Register() agent.Registration {
 
 // Importer reads the sessions OpenCode ran in one workspace.
 type Importer struct {
-	workspace []string
-	data      string
+	ws   agent.Workspace // the workspace as given and as its links resolve
+	data string
 }
 
 // New returns an importer of the sessions of the workspace at root (an
 // absolute path) that OpenCode keeps under data (DataDir).
 func New(root, data string) *Importer {
-	root = filepath.Clean(root)
-	im := &Importer{workspace: []string{root}, data: data}
-	if real, err := filepath.EvalSymlinks(root); err == nil && real != root {
-		im.workspace = append(im.workspace, real)
-	}
-	return im
+	return &Importer{ws: agent.NewWorkspace(root), data: data}
 }
 
 // Name returns "opencode".
 func (im *Importer) Name() string { return Name }
-
-func (im *Importer) within(p string) bool {
-	if !filepath.IsAbs(p) {
-		return false
-	}
-	p = filepath.Clean(p)
-	for _, ws := range im.workspace {
-		if p == ws || strings.HasPrefix(p, ws+string(filepath.Separator)) {
-			return true
-		}
-	}
-	return false
-}
 
 // dirs lists the names of the folders in dir, sorted; links and files are
 // left alone, and a missing dir is empty.
@@ -149,13 +136,14 @@ func readJSON(path string, v any) error {
 }
 
 // Import reads the tool calls of every session OpenCode ran in the
-// workspace: the skill tool's are uses, the read tool's of a SKILL.md
-// views. A part file is read again only when its size or time changed.
+// workspace, from its JSON files and its databases: the skill tool's are
+// uses, the read tool's of a SKILL.md views. A part file is read again
+// only when its size or time changed, a database only from the parts
+// written since the last import. A database that cannot be read (not
+// SQLite, corrupt, of another schema) is said in the batch's Unreadable,
+// and the rest is read.
 func (im *Importer) Import(ctx context.Context, since time.Time, done agent.Marks) (*agent.Batch, error) {
 	b := &agent.Batch{Marks: agent.Marks{}}
-	if _, err := os.Lstat(filepath.Join(im.data, "opencode.db")); err == nil {
-		b.Unreadable = append(b.Unreadable, filepath.Join(im.data, "opencode.db")+": OpenCode 1.2 and later keep sessions in this SQLite database, which skillsync does not read yet; only the JSON files of storage/ are imported")
-	}
 	storage := filepath.Join(im.data, "storage")
 	projects, err := dirs(filepath.Join(storage, "session"))
 	if err != nil {
@@ -174,13 +162,16 @@ func (im *Importer) Import(ctx context.Context, since time.Time, done agent.Mark
 				b.Malformed++
 				continue
 			}
-			if !im.within(ses.Directory) || ses.ID != strings.TrimSuffix(name, ".json") || !fs.ValidPath(ses.ID) || strings.Contains(ses.ID, "/") {
+			if !im.ws.Within(ses.Directory) || ses.ID != strings.TrimSuffix(name, ".json") || !fs.ValidPath(ses.ID) || strings.Contains(ses.ID, "/") {
 				continue
 			}
 			if err := im.session(ctx, b, storage, ses.ID, since, done); err != nil {
 				return nil, err
 			}
 		}
+	}
+	if err := im.importDatabases(ctx, b, since, done); err != nil {
+		return nil, err
 	}
 	return b, nil
 }
@@ -225,22 +216,12 @@ func (im *Importer) session(ctx context.Context, b *agent.Batch, storage, id str
 					continue
 				}
 				ev.Where = path
-				ev.Path = im.inWorkspace(ev.Path)
+				ev.Path = im.ws.Configured(ev.Path)
 				b.Events = append(b.Events, ev)
 			}
 		}
 	}
 	return nil
-}
-
-func (im *Importer) inWorkspace(p string) string {
-	if p == "" || len(im.workspace) < 2 {
-		return p
-	}
-	if rest, ok := strings.CutPrefix(p, im.workspace[1]+string(filepath.Separator)); ok {
-		return filepath.Join(im.workspace[0], rest)
-	}
-	return p
 }
 
 // partRecord is the part of a part file read here.

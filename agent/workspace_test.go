@@ -1,0 +1,45 @@
+package agent
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestWorkspace: a path is in the workspace by the folder as configured
+// or as its link resolves, never by a relative path or one that leaves it
+// with ".."; a path under the resolved folder is written under the
+// configured one.
+func TestWorkspace(t *testing.T) {
+	real := filepath.Join(t.TempDir(), "real")
+	if err := os.Mkdir(real, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(real, link); err != nil {
+		t.Skip(err)
+	}
+	real, _ = filepath.EvalSymlinks(real)
+	w := NewWorkspace(link + string(filepath.Separator))
+	for p, want := range map[string]bool{
+		link:                           true,
+		filepath.Join(link, "a", "b"):  true,
+		real:                           true,
+		filepath.Join(real, "sub"):     true,
+		link + "-other":                false,
+		filepath.Join(link, "..", "x"): false,
+		link + string(filepath.Separator) + filepath.Join("..", "x"): false,
+		"":         false,
+		"real/sub": false,
+	} {
+		if got := w.Within(p); got != want {
+			t.Errorf("Within(%q) = %v", p, got)
+		}
+	}
+	if got := w.Configured(filepath.Join(real, "s", "SKILL.md")); got != filepath.Join(link, "s", "SKILL.md") {
+		t.Errorf("Configured = %q", got)
+	}
+	if got := w.Configured("/elsewhere/SKILL.md"); got != "/elsewhere/SKILL.md" {
+		t.Errorf("Configured elsewhere = %q", got)
+	}
+}
