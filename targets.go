@@ -23,8 +23,12 @@ func (e *Engine) syncTargets(ctx context.Context, cat *layering.Catalog, m *mate
 		ts := materialize.TargetSkill{
 			// A nil List is walked only if the skill is written: an
 			// unchanged one costs no walk of its files.
-			Skill: materialize.Skill{Name: w.Skill.Name, Files: w.Skill.Files, List: w.Skill.Listing},
-			Dir:   w.Dir,
+			Skill:  materialize.Skill{Name: w.Skill.Name, Files: w.Skill.Files, List: w.Skill.Listing},
+			Dir:    w.Dir,
+			Source: w.Layer.String(),
+		}
+		if w.Source != "" {
+			ts.Source = "source " + w.Source
 		}
 		if w.Layer == layering.Marketplace {
 			if sk := m.Sources[w.Source].Skills[w.Skill.Name]; sk != nil {
