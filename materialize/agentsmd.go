@@ -122,6 +122,16 @@ func WriteAgentsMD(root, path, block string) (changed bool, err error) {
 	return true, nil
 }
 
+// CheckAgentsMD returns the error WriteAgentsMD would return for path
+// below root for a link that leads out of root, before anything is
+// written.
+func CheckAgentsMD(root, path string) error {
+	if _, err := resolveWithin(root, path); err != nil {
+		return fmt.Errorf("agents_md %s: %w", path, err)
+	}
+	return nil
+}
+
 // resolveWithin returns path with every symbolic link on the way (path
 // itself included) resolved, when the result stays within root; a path
 // that does not exist yet resolves through its longest existing parent.
