@@ -99,7 +99,10 @@ var agents = []Agent{
 	{Name: "continue", Display: "Continue", Project: ".continue/skills", User: "~/.continue/skills", Detect: []string{"~/.continue"}},
 	// [gh] cortex.
 	{Name: "cortex", Display: "Cortex Code", Project: ".cortex/skills", User: "~/.snowflake/cortex/skills", Detect: []string{"~/.snowflake/cortex"}},
-	// [npx] crush (~/.config written out, not $XDG_CONFIG_HOME).
+	// [npx] crush (~/.config written out, not $XDG_CONFIG_HOME). On Windows
+	// too: charmbracelet/crush docs/config/README.md puts the global config
+	// in %USERPROFILE%\.config\crush (earlier releases documented
+	// %LOCALAPPDATA%\crush; this row follows the current one).
 	{Name: "crush", Display: "Crush", Project: ".crush/skills", User: "~/.config/crush/skills", Detect: []string{"~/.config/crush"}},
 	// [npx] cursor; [gh] has .agents/skills in a project.
 	{Name: "cursor", Display: "Cursor", Project: ".cursor/skills", User: "~/.cursor/skills", Detect: []string{"~/.cursor"}},
