@@ -1,12 +1,14 @@
 package skillsync
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/skillsync/skillsync/agent/claude"
 	"github.com/skillsync/skillsync/internal/skilltest"
 	"github.com/skillsync/skillsync/materialize"
 )
@@ -90,5 +92,25 @@ func TestSyncAgentsMDCreatesAndRefusesLinks(t *testing.T) {
 	}
 	if skilltest.ReadFile(t, outside) != "not yours\n" || skilltest.Exists(filepath.Join(ws, ".skills-cache")) {
 		t.Error("the sync wrote something")
+	}
+}
+
+// TestImportFindsNormalizedFolders: a read of a skill's SKILL.md in a
+// target counts for that skill when its folder there is its normalized
+// name, not its name.
+func TestImportFindsNormalizedFolders(t *testing.T) {
+	e, ws := newWorkspace(t, "targets:\n  - dir: .claude/skills\n")
+	skilltest.WriteFile(t, filepath.Join(ws, "skills", "big-tool", "SKILL.md"), "---\nname: Big Tool\ndescription: A skill with a space in its name.\n---\n")
+	mustSync(t, e, SyncOptions{})
+	read := filepath.Join(ws, ".claude", "skills", "big-tool", "SKILL.md")
+	if !skilltest.Exists(read) {
+		t.Fatal("Big Tool is not in its normalized folder")
+	}
+	projects := t.TempDir()
+	transcript := filepath.Join(projects, claude.FolderName(ws), "s.jsonl")
+	skilltest.AppendLines(t, transcript, claudeLine(time.Now().Add(-time.Minute), ws, "Read", fmt.Sprintf(`{"file_path":%q}`, read)))
+	r, err := e.ImportUsage(t.Context(), claude.New(ws, projects), time.Time{})
+	if err != nil || r.Views != 1 {
+		t.Errorf("import of a read in the normalized folder: %+v %v", r, err)
 	}
 }
