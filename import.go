@@ -11,6 +11,7 @@ import (
 	"github.com/skillsync/skillsync/agent"
 	"github.com/skillsync/skillsync/curator"
 	"github.com/skillsync/skillsync/layering"
+	"github.com/skillsync/skillsync/materialize"
 )
 
 // ImportReport is what an import of an agent's records did.
@@ -127,13 +128,23 @@ func (r *recorder) Record(ctx context.Context, uses []agent.Use) ([]string, erro
 
 func (r *recorder) skillFiles() map[string]*layering.Winner {
 	out := map[string]*layering.Winner{}
+	// A skill's folder in a target is its name unless the target's record
+	// says otherwise (a normalized folder name, or the _2 rule).
+	records := make([]*materialize.TargetRecord, len(r.e.cfg.Targets))
+	for i, t := range r.e.cfg.Targets {
+		records[i], _ = materialize.LoadTargetRecord(t.Dir) // unreadable: an empty record
+	}
 	for _, w := range r.cat.Visible() {
 		file := cmp.Or(w.Skill.File, "SKILL.md")
 		if loc := w.Location(); loc != "" {
 			out[filepath.Clean(loc)] = w
 		}
-		for _, t := range r.e.cfg.Targets {
-			out[filepath.Join(t.Dir, w.Skill.Name, file)] = w
+		for i, t := range r.e.cfg.Targets {
+			folder, ok := records[i].TargetFolder(w.Skill.Name)
+			if !ok {
+				folder = w.Skill.Name
+			}
+			out[filepath.Join(t.Dir, folder, file)] = w
 		}
 	}
 	return out

@@ -74,6 +74,11 @@ func (e *Engine) Sync(ctx context.Context, opts SyncOptions) (*SyncReport, error
 			return nil, err
 		}
 	}
+	for _, a := range e.cfg.AgentsMD {
+		if err := materialize.CheckAgentsMD(e.cfg.Workspace, a.Path); err != nil {
+			return nil, err
+		}
+	}
 	cache, err := materialize.OpenCache(ctx, e.layout.CacheDir(), orDefault(opts.Wait, DefaultWait), opts.check())
 	if IsLocked(err) {
 		return nil, fmt.Errorf("another sync holds the cache: %w", err)

@@ -23,8 +23,12 @@ func (e *Engine) syncTargets(ctx context.Context, cat *layering.Catalog, m *mate
 		ts := materialize.TargetSkill{
 			// A nil List is walked only if the skill is written: an
 			// unchanged one costs no walk of its files.
-			Skill: materialize.Skill{Name: w.Skill.Name, Files: w.Skill.Files, List: w.Skill.Listing},
-			Dir:   w.Dir,
+			Skill:  materialize.Skill{Name: w.Skill.Name, Files: w.Skill.Files, List: w.Skill.Listing},
+			Dir:    w.Dir,
+			Source: w.Layer.String(),
+		}
+		if w.Source != "" {
+			ts.Source = "source " + w.Source
 		}
 		if w.Layer == layering.Marketplace {
 			if sk := m.Sources[w.Source].Skills[w.Skill.Name]; sk != nil {
@@ -48,7 +52,53 @@ func (e *Engine) syncTargets(ctx context.Context, cat *layering.Catalog, m *mate
 		}
 		report.Targets = append(report.Targets, tr)
 	}
+	return e.syncAgentsMD(cat, report)
+}
+
+// agentsMDIntro opens skillsync's block in an AGENTS.md file.
+const agentsMDIntro = "## Skills\n\nThe skills below are available in this project (kept current by skillsync sync).\n" +
+	"When a task matches a skill's description, read the SKILL.md at its location and follow it.\n\n"
+
+// syncAgentsMD keeps each agents_md file's block current: the skills
+// skillsync prompt lists, each located relative to the file's folder.
+func (e *Engine) syncAgentsMD(cat *layering.Catalog, report *SyncReport) error {
+	for _, a := range e.cfg.AgentsMD {
+		base := filepath.Dir(a.Path)
+		list, err := layering.PromptAt(layering.PromptSkills(cat.Winners), layering.PromptXML, 0, func(w *layering.Winner) string {
+			return relLocation(base, w.Location())
+		})
+		if err != nil {
+			return err
+		}
+		changed, err := materialize.WriteAgentsMD(e.cfg.Workspace, a.Path, materialize.AgentsMDBlock(agentsMDIntro+list))
+		if err != nil {
+			return err
+		}
+		tr := materialize.TargetReport{Dir: a.Path, Conflicts: []string{}, Preserved: []string{}}
+		if changed {
+			tr.Written = 1
+		}
+		report.Targets = append(report.Targets, tr)
+	}
 	return nil
+}
+
+// relLocation is loc as an AGENTS.md in base names it: relative and
+// slash-separated below base, "~/..." below the home directory, else as
+// it is, so the file reads the same on every machine of a team.
+func relLocation(base, loc string) string {
+	if loc == "" {
+		return ""
+	}
+	if rel, err := filepath.Rel(base, loc); err == nil && filepath.IsLocal(rel) {
+		return filepath.ToSlash(rel)
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		if rel, err := filepath.Rel(home, loc); err == nil && filepath.IsLocal(rel) {
+			return "~/" + filepath.ToSlash(rel)
+		}
+	}
+	return filepath.ToSlash(loc)
 }
 
 // checkTargetPath refuses a target reached through a symbolic link below

@@ -39,6 +39,21 @@ type Agent struct {
 	// Detect are paths, in User's form, whose presence means the agent is
 	// installed here; the user folder itself counts too.
 	Detect []string
+	// AgentsMD is, for an agent that reads no skills folder but reads a
+	// project's AGENTS.md (Project and User are ""), that file: its
+	// target is an agents_md: entry, where skillsync keeps the list of
+	// skills.
+	AgentsMD string
+	// On holds, by GOOS, where the agent keeps its user folder on that
+	// system when it is not User (and Detect) there: "$APPDATA/..." is
+	// %APPDATA% on Windows.
+	On map[string]Place
+}
+
+// Place is an agent's user folder on one system.
+type Place struct {
+	User   string
+	Detect []string
 }
 
 // agents is the table, sorted by name. Each row cites where its folders
@@ -54,6 +69,12 @@ type Agent struct {
 var agents = []Agent{
 	// [npx] adal, [gh] adal.
 	{Name: "adal", Display: "AdaL", Project: ".adal/skills", User: "~/.adal/skills", Detect: []string{"~/.adal"}},
+	// [docs] aider.chat/docs/usage/conventions.html and agents.md (the
+	// AGENTS.md site lists Aider, loading it with read: AGENTS.md in
+	// .aider.conf.yml): Aider reads no skills folder, so its target is the
+	// project's AGENTS.md. ~/.aider holds its caches and analytics;
+	// ~/.aider.conf.yml its user config.
+	{Name: "aider", Display: "Aider", AgentsMD: "AGENTS.md", Detect: []string{"~/.aider", "~/.aider.conf.yml"}},
 	// [npx] amp: global $XDG_CONFIG_HOME/agents/skills, installed when $XDG_CONFIG_HOME/amp exists.
 	{Name: "amp", Display: "Amp", Project: ".agents/skills", User: "$XDG_CONFIG_HOME/agents/skills", Detect: []string{"$XDG_CONFIG_HOME/amp"}},
 	// [npx] antigravity (.agent/skills in a project); [gh] has .agents/skills there.
@@ -80,7 +101,10 @@ var agents = []Agent{
 	{Name: "continue", Display: "Continue", Project: ".continue/skills", User: "~/.continue/skills", Detect: []string{"~/.continue"}},
 	// [gh] cortex.
 	{Name: "cortex", Display: "Cortex Code", Project: ".cortex/skills", User: "~/.snowflake/cortex/skills", Detect: []string{"~/.snowflake/cortex"}},
-	// [npx] crush (~/.config written out, not $XDG_CONFIG_HOME).
+	// [npx] crush (~/.config written out, not $XDG_CONFIG_HOME). On Windows
+	// too: charmbracelet/crush docs/config/README.md puts the global config
+	// in %USERPROFILE%\.config\crush (earlier releases documented
+	// %LOCALAPPDATA%\crush; this row follows the current one).
 	{Name: "crush", Display: "Crush", Project: ".crush/skills", User: "~/.config/crush/skills", Detect: []string{"~/.config/crush"}},
 	// [npx] cursor; [gh] has .agents/skills in a project.
 	{Name: "cursor", Display: "Cursor", Project: ".cursor/skills", User: "~/.cursor/skills", Detect: []string{"~/.cursor"}},
@@ -97,8 +121,13 @@ var agents = []Agent{
 	// .claude/skills, the project folders of docs.github.com/en/copilot/
 	// concepts/agents/about-agent-skills.
 	{Name: "github-copilot", Aliases: []string{"copilot"}, Display: "GitHub Copilot", Project: ".agents/skills", Also: []string{".github/skills", ".claude/skills"}, User: "~/.copilot/skills", Detect: []string{"~/.copilot"}},
-	// [npx] goose, [gh] goose.
-	{Name: "goose", Display: "Goose", Project: ".goose/skills", User: "$XDG_CONFIG_HOME/goose/skills", Detect: []string{"$XDG_CONFIG_HOME/goose"}},
+	// [npx] goose, [gh] goose. [docs] block.github.io/goose/docs/guides/
+	// context-engineering/using-skills (skills in goose's config folder,
+	// ~/.config/goose/skills) and .../guides/config-files (that folder is
+	// %APPDATA%\Block\goose\config on Windows, where goose uses the
+	// platform's folders, not XDG's).
+	{Name: "goose", Display: "Goose", Project: ".goose/skills", User: "$XDG_CONFIG_HOME/goose/skills", Detect: []string{"$XDG_CONFIG_HOME/goose"},
+		On: map[string]Place{"windows": {User: "$APPDATA/Block/goose/config/skills", Detect: []string{"$APPDATA/Block/goose"}}}},
 	// [npx] iflow-cli.
 	{Name: "iflow-cli", Aliases: []string{"iflow"}, Display: "iFlow CLI", Project: ".iflow/skills", User: "~/.iflow/skills", Detect: []string{"~/.iflow"}},
 	// [npx] junie.
@@ -127,6 +156,8 @@ var agents = []Agent{
 	// [docs] opencode.ai/docs/skills: .opencode/skills in a project and
 	// $XDG_CONFIG_HOME/opencode/skills for the user (it also reads
 	// .claude/skills and .agents/skills, which [npx] and [gh] install to).
+	// sst/opencode packages/opencode/src/global/index.ts takes its config
+	// folder from xdg-basedir, which is ~/.config on Windows too.
 	{Name: "opencode", Display: "OpenCode", Project: ".opencode/skills", Also: []string{".claude/skills", ".agents/skills"}, User: "$XDG_CONFIG_HOME/opencode/skills", Detect: []string{"$XDG_CONFIG_HOME/opencode"}},
 	// [npx] openhands.
 	{Name: "openhands", Display: "OpenHands", Project: ".openhands/skills", User: "~/.openhands/skills", Detect: []string{"~/.openhands"}},
@@ -168,6 +199,13 @@ func Agents() []Agent {
 		a.Aliases = slices.Clone(a.Aliases)
 		a.Also = slices.Clone(a.Also)
 		a.Detect = slices.Clone(a.Detect)
+		if a.On != nil {
+			on := make(map[string]Place, len(a.On))
+			for goos, p := range a.On {
+				on[goos] = Place{User: p.User, Detect: slices.Clone(p.Detect)}
+			}
+			a.On = on
+		}
 		out[i] = a
 	}
 	return out
@@ -194,65 +232,62 @@ func Names() []string {
 	return out
 }
 
-// UserDir returns the agent's user folder, absolute: $UserEnv/skills when
-// that variable is set, else User expanded.
-func (a Agent) UserDir(env hostenv.Env) (string, error) {
+// UserDir returns the agent's user folder on this system, absolute
+// (UserDirOn(SystemOf(env))); "" for an agent that keeps none.
+func (a Agent) UserDir(env hostenv.Env) (string, error) { return a.UserDirOn(SystemOf(env)) }
+
+// place is the agent's user folder and detect paths on sys.
+func (a Agent) place(sys System) Place {
+	if p, ok := a.On[sys.GOOS]; ok {
+		return p
+	}
+	return Place{User: a.User, Detect: a.Detect}
+}
+
+// UserDirOn returns the agent's user folder on sys, absolute:
+// $UserEnv/skills when that variable is set, else the folder the table
+// gives for sys's GOOS, expanded there; "" for an agent that keeps none.
+func (a Agent) UserDirOn(sys System) (string, error) {
 	if a.UserEnv != "" {
-		if v := env.Getenv(a.UserEnv); v != "" {
-			p, err := expandAgentPath(env, v)
+		if v := sys.getenv(a.UserEnv); v != "" {
+			p, err := sys.expand(v)
 			if err != nil {
 				return "", err
 			}
-			return filepath.Join(p, "skills"), nil
+			return sys.join(p, "skills"), nil
 		}
 	}
-	return expandAgentPath(env, a.User)
+	user := a.place(sys).User
+	if user == "" {
+		return "", nil
+	}
+	return sys.expand(user)
+}
+
+// DetectOn returns, absolute on sys, the paths whose presence means the
+// agent is installed there: its Detect paths and its user folder.
+func (a Agent) DetectOn(sys System) []string {
+	var out []string
+	for _, p := range a.place(sys).Detect {
+		if abs, err := sys.expand(p); err == nil {
+			out = append(out, abs)
+		}
+	}
+	if dir, err := a.UserDirOn(sys); err == nil && dir != "" {
+		out = append(out, dir)
+	}
+	return out
 }
 
 // Installed reports whether the agent looks installed for this user: one
 // of its Detect paths, or its user folder, exists.
 func (a Agent) Installed(env hostenv.Env) bool {
-	paths := slices.Clone(a.Detect)
-	if dir, err := a.UserDir(env); err == nil {
-		paths = append(paths, dir)
-	}
-	for _, p := range paths {
-		abs, err := expandAgentPath(env, p)
-		if err != nil {
-			continue
-		}
-		if _, err := os.Stat(abs); err == nil {
+	for _, p := range a.DetectOn(SystemOf(env)) {
+		if _, err := os.Stat(p); err == nil {
 			return true
 		}
 	}
 	return false
-}
-
-// expandAgentPath expands a leading "~" or "$XDG_CONFIG_HOME" of p; an
-// absolute p is returned as it is.
-func expandAgentPath(env hostenv.Env, p string) (string, error) {
-	if rest, ok := strings.CutPrefix(p, "$XDG_CONFIG_HOME"); ok {
-		base := env.Getenv("XDG_CONFIG_HOME")
-		if !filepath.IsAbs(base) { // the XDG spec ignores a relative value
-			home, err := env.HomeDir()
-			if err != nil {
-				return "", fmt.Errorf("find the home directory: %w", err)
-			}
-			base = filepath.Join(home, ".config")
-		}
-		return filepath.Join(base, filepath.FromSlash(rest)), nil
-	}
-	if p == "~" || strings.HasPrefix(p, "~/") {
-		home, err := env.HomeDir()
-		if err != nil {
-			return "", fmt.Errorf("find the home directory: %w", err)
-		}
-		return filepath.Join(home, filepath.FromSlash(p[1:])), nil
-	}
-	if !filepath.IsAbs(p) {
-		return "", fmt.Errorf("agent folder %q is not absolute", p)
-	}
-	return filepath.Clean(p), nil
 }
 
 // Target is one folder to add as a target and the agents that read
@@ -260,17 +295,21 @@ func expandAgentPath(env hostenv.Env, p string) (string, error) {
 type Target struct {
 	// Dir is as the config gets it: relative to the workspace for a
 	// project folder; for a user folder "~/..." when it is below the home
-	// directory, else absolute.
+	// directory, else absolute. "" for an AGENTS.md target.
 	Dir    string
 	Agents []string
+	// AgentsMD is, instead of Dir, the project file (AGENTS.md) an
+	// agents_md: target keeps the list of skills in.
+	AgentsMD string
 }
 
 // Targets returns the folders the named agents read, in the order
 // named, one target per folder however many agents share it. With
-// global they are the user folders, else the project folders. "*" names
-// every agent; then an agent whose project folder skillsync cannot write
-// (OpenClaw's skills/, the workspace layer) is left out and named in
-// skipped, while naming it alone is an error.
+// global they are the user folders, else the project folders (or, for an
+// agent that reads only AGENTS.md, that file). "*" names every agent;
+// then an agent whose project folder skillsync cannot write (OpenClaw's
+// skills/, the workspace layer) or that has no user folder under global
+// is left out and named in skipped, while naming it alone is an error.
 func Targets(env hostenv.Env, names []string, global bool) (targets []Target, skipped []string, err error) {
 	var list []Agent
 	all := false
@@ -293,13 +332,31 @@ func Targets(env hostenv.Env, names []string, global bool) (targets []Target, sk
 			continue
 		}
 		seen[a.Name] = true
+		named := slices.ContainsFunc(names, func(n string) bool { m, _ := Lookup(n); return m.Name == a.Name })
+		if a.AgentsMD != "" {
+			switch {
+			case global && all && !named:
+				skipped = append(skipped, a.Name)
+				continue
+			case global:
+				return nil, nil, fmt.Errorf("agent %s reads a project's %s and %w; run skillsync init --agent %s in the project", a.Name, a.AgentsMD, errNoUserFolder, a.Name)
+			}
+			key := "agents_md:" + a.AgentsMD
+			if i, ok := index[key]; ok {
+				targets[i].Agents = append(targets[i].Agents, a.Name)
+				continue
+			}
+			index[key] = len(targets)
+			targets = append(targets, Target{AgentsMD: a.AgentsMD, Agents: []string{a.Name}})
+			continue
+		}
 		dir := a.Project
 		if global {
 			if dir, err = a.UserTarget(env); err != nil {
 				return nil, nil, fmt.Errorf("agent %s: %w", a.Name, err)
 			}
 		} else if dir == "skills" {
-			if all && !slices.ContainsFunc(names, func(n string) bool { m, _ := Lookup(n); return m.Name == a.Name }) {
+			if all && !named {
 				skipped = append(skipped, a.Name)
 				continue
 			}
@@ -315,14 +372,24 @@ func Targets(env hostenv.Env, names []string, global bool) (targets []Target, sk
 	return targets, skipped, nil
 }
 
+// WhySkipped says why Targets left the named agent out of "*" (it is in
+// skipped), as a sentence that follows "agent NAME ".
+func WhySkipped(name string, global bool) string {
+	a, _ := Lookup(name)
+	if a.AgentsMD != "" && global {
+		return fmt.Sprintf("reads a project's %s and %s: left out", a.AgentsMD, errNoUserFolder)
+	}
+	return "reads skills/ in a project, skillsync's workspace layer: left out (use --global for its user folder)"
+}
+
 // UserTarget is the agent's user folder as a config target: "~/..." when
 // it is below the home directory, else absolute.
 func (a Agent) UserTarget(env hostenv.Env) (string, error) {
 	dir, err := a.UserDir(env)
-	if err != nil {
+	if err != nil || dir == "" {
 		return "", err
 	}
-	if home, err := env.HomeDir(); err == nil {
+	if home, err := SystemOf(env).Home(); err == nil {
 		if rel, err := filepath.Rel(home, dir); err == nil && rel != "." && !strings.HasPrefix(rel, "..") {
 			return "~/" + filepath.ToSlash(rel), nil
 		}
@@ -340,7 +407,7 @@ func ProjectFolders() []string {
 	var out []string
 	for _, a := range agents {
 		for _, dir := range append([]string{a.Project}, a.Also...) {
-			if !seen[dir] {
+			if dir != "" && !seen[dir] {
 				seen[dir] = true
 				out = append(out, dir)
 			}

@@ -45,6 +45,10 @@ type Config struct {
 	Limits Limits
 	// Targets are the directories agents read, which receive every winner.
 	Targets []Target
+	// AgentsMD are the files (targets entries with agents_md:) where the
+	// list of skills is kept for agents that read AGENTS.md and no skills
+	// folder; in the order of targets:.
+	AgentsMD []AgentsMDTarget
 	// Curator is when idle skills become stale and archived.
 	Curator Curation
 	// Schedule is when the daemon syncs and curates.
@@ -187,6 +191,15 @@ type Target struct {
 	// Dir is absolute.
 	Dir  string
 	Mode TargetMode
+	// Line is where the entry starts in the config file; 0 when it was not
+	// read from one.
+	Line int
+}
+
+// AgentsMDTarget is one entry of targets: with agents_md: FILE.
+type AgentsMDTarget struct {
+	// Path is absolute, within the workspace.
+	Path string
 	// Line is where the entry starts in the config file; 0 when it was not
 	// read from one.
 	Line int

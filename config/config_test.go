@@ -7,6 +7,7 @@ import (
 
 	"errors"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -53,6 +54,14 @@ func TestConfigErrors(t *testing.T) {
 		{"negative max_skill_size", "max_skill_size: -1\n", []string{"max_skill_size must be a positive number of bytes"}},
 		{"only comments", "# nothing yet\n", []string{"the file is empty"}},
 		{"workspace is a file", "workspace: skillsync.yaml\n", []string{"is not a directory"}},
+		{"agents_md with dir", "targets:\n  - agents_md: AGENTS.md\n    dir: x\n", []string{":2: targets[0]: agents_md names a file and takes no dir or mode"}},
+		{"agents_md with mode", "targets:\n  - agents_md: AGENTS.md\n    mode: copy\n", []string{"takes no dir or mode"}},
+		{"target with neither", "targets:\n  - mode: copy\n", []string{"dir (a folder agents read) or agents_md (a file such as AGENTS.md) is required"}},
+		{"agents_md outside", "targets:\n  - agents_md: ../AGENTS.md\n", []string{":2: agents_md", "is not a file within the workspace"}},
+		{"agents_md is the workspace", "targets:\n  - agents_md: .\n", []string{"is not a file within the workspace"}},
+		{"agents_md in the cache", "targets:\n  - agents_md: .skills-cache/AGENTS.md\n", []string{"is in the cache"}},
+		{"agents_md in a target", "targets:\n  - dir: .claude/skills\n  - agents_md: .claude/skills/AGENTS.md\n", []string{":3: agents_md", "is in targets[0] (line 2)"}},
+		{"agents_md twice", "targets:\n  - agents_md: AGENTS.md\n  - agents_md: ./AGENTS.md\n", []string{":3: agents_md", "repeats the entry of line 2"}},
 		{"target is the cache", "targets:\n  - dir: .skills-cache\n", []string{":2: targets[0]", "is the cache or inside it"}},
 		{"target inside the cache", "targets:\n  - dir: .skills-cache/x\n", []string{"is the cache or inside it"}},
 		{"target in the workspace layer", "targets:\n  - dir: skills/claude\n", []string{"is the workspace layer or inside it"}},
@@ -79,6 +88,19 @@ func TestConfigErrors(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestAgentsMDTarget(t *testing.T) {
+	path := writeConfig(t, "targets:\n  - dir: .claude/skills\n  - agents_md: AGENTS.md\n  - agents_md: docs/agents/AGENTS.md\n")
+	cfg, err := Load(path, all.Kinds())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := filepath.Dir(path)
+	want := []AgentsMDTarget{{Path: filepath.Join(ws, "AGENTS.md"), Line: 3}, {Path: filepath.Join(ws, "docs", "agents", "AGENTS.md"), Line: 4}}
+	if len(cfg.Targets) != 1 || !slices.Equal(cfg.AgentsMD, want) {
+		t.Errorf("targets %+v, agents_md %+v, want %+v", cfg.Targets, cfg.AgentsMD, want)
 	}
 }
 

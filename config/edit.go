@@ -347,6 +347,33 @@ func AddTarget(env hostenv.Env, name, dir string, kinds *repository.Registry) (a
 	return true, nil
 }
 
+// AddAgentsMD adds {agents_md: FILE} to the targets of the config file at
+// name, as AddTarget adds a folder: an entry for the same file is left as
+// it is, and added reports whether the file changed.
+func AddAgentsMD(env hostenv.Env, name, file string, kinds *repository.Registry) (added bool, err error) {
+	d, err := openDocument(env, name, kinds)
+	if err != nil {
+		return false, err
+	}
+	want := absPath(d.env, d.cfg.Workspace, file, "")
+	for _, a := range d.cfg.AgentsMD {
+		if a.Path == want {
+			return false, nil
+		}
+	}
+	v, err := scalar(file)
+	if err != nil {
+		return false, fmt.Errorf("agents_md %s: %w", file, err)
+	}
+	if err := d.appendEntry("targets", []string{"- agents_md: " + v}, "repositories"); err != nil {
+		return false, &Error{File: d.file, Errs: []error{err}}
+	}
+	if _, err := d.save(); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
 // ErrNotFound is returned by the editing functions for a source or skill
 // the config does not name.
 var ErrNotFound = errors.New("not in the config")

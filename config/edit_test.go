@@ -75,6 +75,29 @@ func TestAppendAfterAddTarget(t *testing.T) {
 	}
 }
 
+func TestAddAgentsMD(t *testing.T) {
+	path := writeConfig(t, Starter)
+	if added, err := AddAgentsMD(hostenv.Env{}, path, "AGENTS.md", all.Kinds()); err != nil || !added {
+		t.Fatalf("AddAgentsMD = %v, %v", added, err)
+	}
+	if added, err := AddAgentsMD(hostenv.Env{}, path, "./AGENTS.md", all.Kinds()); err != nil || added {
+		t.Fatalf("the same file spelled differently was added again: %v, %v", added, err)
+	}
+	if added, err := AddTarget(hostenv.Env{}, path, ".claude/skills", all.Kinds()); err != nil || !added {
+		t.Fatalf("AddTarget after AddAgentsMD = %v, %v", added, err)
+	}
+	cfg, err := Load(path, all.Kinds())
+	if err != nil {
+		t.Fatalf("%v\n%s", err, skilltest.ReadFile(t, path))
+	}
+	if len(cfg.AgentsMD) != 1 || cfg.AgentsMD[0].Path != filepath.Join(filepath.Dir(path), "AGENTS.md") || len(cfg.Targets) != 1 {
+		t.Errorf("agents_md %+v, targets %+v", cfg.AgentsMD, cfg.Targets)
+	}
+	if got := skilltest.ReadFile(t, path); !strings.Contains(got, "targets:\n  - agents_md: AGENTS.md\n  - dir: .claude/skills\n") {
+		t.Errorf("config:\n%s", got)
+	}
+}
+
 func TestAddRepositoryKeepsTheText(t *testing.T) {
 	t.Parallel()
 	text := `# comment at the top

@@ -58,9 +58,10 @@ type rawConfig struct {
 }
 
 type rawTarget struct {
-	Dir  string
-	Mode string
-	line int
+	Dir      string
+	Mode     string
+	AgentsMD string
+	line     int
 }
 
 type rawSource struct {
@@ -124,7 +125,7 @@ func (r *rawConfig) fields() fields {
 			return decodeList(n, "targets", func(i int, n *yaml.Node) []error {
 				r.Targets = append(r.Targets, rawTarget{line: n.Line})
 				t := &r.Targets[len(r.Targets)-1]
-				return decodeMapping(n, fmt.Sprintf("targets[%d]", i), fields{"dir": &t.Dir, "mode": &t.Mode})
+				return decodeMapping(n, fmt.Sprintf("targets[%d]", i), fields{"dir": &t.Dir, "mode": &t.Mode, "agents_md": &t.AgentsMD})
 			})
 		}),
 		"repositories": nested(func(n *yaml.Node) []error {
@@ -252,8 +253,12 @@ func (r *rawConfig) resolve(env hostenv.Env, base string) (*Config, []error) {
 		where := fmt.Sprintf("line %d: targets[%d]", t.line, i)
 		mode := TargetMode(cmp.Or(t.Mode, string(ModeCopy)))
 		switch {
+		case t.AgentsMD != "" && (t.Dir != "" || t.Mode != ""):
+			errs = append(errs, fmt.Errorf("%s: agents_md names a file and takes no dir or mode; make them two entries", where))
+		case t.AgentsMD != "":
+			cfg.AgentsMD = append(cfg.AgentsMD, AgentsMDTarget{Path: absPath(env, cfg.Workspace, t.AgentsMD, ""), Line: t.line})
 		case t.Dir == "":
-			errs = append(errs, fmt.Errorf("%s: dir is required", where))
+			errs = append(errs, fmt.Errorf("%s: dir (a folder agents read) or agents_md (a file such as AGENTS.md) is required", where))
 		case mode != ModeCopy && mode != ModeSymlink:
 			errs = append(errs, fmt.Errorf("%s: mode %q: use copy or symlink", where, t.Mode))
 		default:

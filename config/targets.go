@@ -59,6 +59,38 @@ func checkTargets(env hostenv.Env, cfg *Config) []error {
 			}
 		}
 	}
+	return append(errs, checkAgentsMD(cfg, guarded)...)
+}
+
+// checkAgentsMD refuses an agents_md file outside the workspace, in the
+// cache, a layer or a target folder, or named twice.
+func checkAgentsMD(cfg *Config, guarded []struct{ dir, what string }) []error {
+	var errs []error
+	seen := map[string]int{}
+	for _, a := range cfg.AgentsMD {
+		where := fmt.Sprintf("line %d: agents_md %s", a.Line, a.Path)
+		bad := ""
+		if a.Path == cfg.Workspace || !within(a.Path, cfg.Workspace) {
+			bad = "is not a file within the workspace"
+		}
+		for _, g := range guarded {
+			if bad == "" && g.dir != "" && within(a.Path, g.dir) {
+				bad = "is in " + g.what
+			}
+		}
+		for i, t := range cfg.Targets {
+			if bad == "" && within(a.Path, t.Dir) {
+				bad = fmt.Sprintf("is in targets[%d] (line %d), a folder of skills", i, t.Line)
+			}
+		}
+		if line, dup := seen[a.Path]; bad == "" && dup {
+			bad = fmt.Sprintf("repeats the entry of line %d", line)
+		}
+		seen[a.Path] = a.Line
+		if bad != "" {
+			errs = append(errs, fmt.Errorf("%s %s; an agents_md file is a file of the project, such as AGENTS.md", where, bad))
+		}
+	}
 	return errs
 }
 

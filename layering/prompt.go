@@ -47,6 +47,12 @@ func PromptSkills(winners []*Winner) []*Winner {
 // characters first, then the last skills are dropped and a final line says
 // how many are left out.
 func Prompt(winners []*Winner, format PromptFormat, maxChars int) (string, error) {
+	return PromptAt(winners, format, maxChars, (*Winner).Location)
+}
+
+// PromptAt is Prompt with each skill's location given by location
+// (an AGENTS.md file names them relative to its folder).
+func PromptAt(winners []*Winner, format PromptFormat, maxChars int, location func(*Winner) string) (string, error) {
 	render := renderXML
 	switch format {
 	case PromptXML, "":
@@ -57,7 +63,7 @@ func Prompt(winners []*Winner, format PromptFormat, maxChars int) (string, error
 	}
 	skills := make([]promptSkill, len(winners))
 	for i, w := range winners {
-		skills[i] = promptSkill{Name: w.Skill.Name, Description: w.Skill.Description, Location: w.Location()}
+		skills[i] = promptSkill{Name: w.Skill.Name, Description: w.Skill.Description, Location: location(w)}
 	}
 	out := render(skills, 0)
 	if maxChars <= 0 || utf8.RuneCountInString(out) <= maxChars {

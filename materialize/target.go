@@ -1,6 +1,7 @@
 package materialize
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -45,15 +46,41 @@ type TargetRecord struct {
 // TargetEntry is one entry skillsync made: a copied skill with its files,
 // or a symbolic link.
 type TargetEntry struct {
-	Hash  Hash                  `json:"hash"`
-	Mode  TargetMode            `json:"mode"`
-	Link  string                `json:"link,omitempty"`
-	Files map[string]FileRecord `json:"files,omitempty"`
+	Hash Hash       `json:"hash"`
+	Mode TargetMode `json:"mode"`
+	// Folder is the entry's folder in the target when it is not the
+	// skill's name (FolderName, or the _2 rule): the record keeps the
+	// skill's real name as its key. Records before this field hold every
+	// entry under its name.
+	Folder string                `json:"folder,omitempty"`
+	Link   string                `json:"link,omitempty"`
+	Files  map[string]FileRecord `json:"files,omitempty"`
+}
+
+// folder is where the entry of the skill name is in its target.
+func (e *TargetEntry) folder(name string) string {
+	if e != nil && e.Folder != "" {
+		return e.Folder
+	}
+	return name
+}
+
+// TargetFolder returns the folder the record gives the skill name in its
+// target, and whether the record has the skill.
+func (r *TargetRecord) TargetFolder(name string) (string, bool) {
+	e, ok := r.Skills[name]
+	if !ok {
+		return "", false
+	}
+	return e.folder(name), true
 }
 
 // TargetSkill is one catalog winner to place in a target.
 type TargetSkill struct {
 	Skill
+	// Source is where the skill comes from, for messages: a source's name
+	// or a layer.
+	Source string
 	// Hash is the skill's hash, recorded for verify.
 	Hash Hash
 	// Dir is the winner's directory on disk, what a symlink points to; ""
@@ -86,14 +113,16 @@ func newTargetRecord() *TargetRecord {
 }
 
 // Validate reports why a decoded target record must not be used: a
-// version this build does not read, a skill name that is not one safe
-// path component, an unknown mode, or a file path that leaves its skill.
+// version this build does not read, a skill name or folder that is not
+// one safe path component, two entries in one folder, an
+// unknown mode, or a file path that leaves its skill.
 // A target record is often committed with the target, so nothing in it is
 // trusted.
 func (r *TargetRecord) Validate() error {
 	if err := jsonfile.CheckVersion(r.Version, TargetRecordVersion); err != nil {
 		return err
 	}
+	folders := map[string]string{}
 	for _, name := range sortedNames(r.Skills) {
 		e := r.Skills[name]
 		if err := checkName("skill", name); err != nil {
@@ -102,6 +131,14 @@ func (r *TargetRecord) Validate() error {
 		if e == nil {
 			return fmt.Errorf("skill %s has no record", name)
 		}
+		if err := checkName("folder", e.folder(name)); err != nil {
+			return fmt.Errorf("skill %s: %w", name, err)
+		}
+		key := e.folder(name)
+		if other, dup := folders[key]; dup {
+			return fmt.Errorf("skills %s and %s have one folder %s", other, name, e.folder(name))
+		}
+		folders[key] = name
 		if e.Mode != Copy && e.Mode != Symlink {
 			return fmt.Errorf("skill %s: unknown mode %q", name, e.Mode)
 		}
@@ -148,6 +185,10 @@ type Target struct {
 	Check Check
 	// MaxSkillSize, when above zero, caps the bytes of one skill's files.
 	MaxSkillSize int64
+
+	// rules, when set, replace the host's file system rules (tests force
+	// another system's with it).
+	rules *fsRules
 }
 
 // SyncTarget places t.Skills in t.Dir as t.Mode says. A name in the
@@ -182,61 +223,83 @@ func SyncTarget(ctx context.Context, t Target) (TargetReport, error) {
 		os.RemoveAll(w.staging)
 	}()
 	w.check = t.Check
+	if t.rules != nil {
+		w.rules = *t.rules
+	}
 	next := newTargetRecord()
 	for _, name := range t.Keep {
 		if e, ok := rec.Skills[name]; ok {
 			next.Skills[name] = e
 		}
 	}
+	// byFolder is what the record has in each folder: an entry belongs to
+	// its folder, so a skill that moves (a new folder name) leaves its old
+	// folder to be removed, and a skill that comes to a folder another
+	// skill had takes that entry's place.
+	byFolder := map[string]string{}
+	for name, e := range rec.Skills {
+		byFolder[e.folder(name)] = name
+	}
+	folders, moved := planFolders(t, rec)
 	fail := func(name string, err error) {
 		report.Errors = append(report.Errors, fmt.Sprintf("target %s: %v", dir, skillError("", name, err)))
 	}
-	// preserved are the edited copies to be moved aside, by name; a skill
-	// whose new version fails keeps its copy where it is.
+	// preserved are the edited copies to be moved aside, by folder; a
+	// skill whose new version fails keeps its copy where it is.
 	preserved := map[string]string{}
-	// undo puts name's entry back as the record had it.
-	undo := func(name string, prev *TargetEntry) {
-		if prev != nil {
-			next.Skills[name] = prev
-		} else {
-			delete(next.Skills, name)
-		}
-		delete(preserved, name)
+	owner := map[string]string{} // folder -> the skill planned there
+	for name, f := range folders {
+		owner[f] = name
 	}
-	keep := func(name string, prev *TargetEntry) func() (string, error) {
+	// restore puts name's entry back as the record had it, unless its
+	// folder now belongs to another skill.
+	restore := func(name string) {
+		e, ok := rec.Skills[name]
+		if o := owner[e.folder(name)]; !ok || o != "" && o != name {
+			delete(next.Skills, name)
+			return
+		}
+		next.Skills[name] = e
+	}
+	// undo puts name's entry back as the record had it.
+	undo := func(name, folder string) {
+		restore(name)
+		delete(preserved, folder)
+	}
+	keep := func(folder string, prev *TargetEntry) func() (string, error) {
 		return func() (string, error) {
-			if prev == nil || !w.entryEdited(filepath.Join(dir, name), prev) {
+			if prev == nil || !w.entryEdited(filepath.Join(dir, folder), prev) {
 				return "", nil
 			}
-			aside, err := conflictPath(dir, name)
+			aside, err := conflictPath(dir, folder)
 			if err == nil {
-				preserved[name] = aside
+				preserved[folder] = aside
 			}
 			return aside, err
 		}
 	}
 	type waiting struct {
-		name  string
-		prev  *TargetEntry
-		entry *TargetEntry
-		st    *staged
+		name, folder string
+		entry        *TargetEntry
+		st           *staged
 	}
 	var builds []waiting
-	names := newSkillNames(w.rules)
 	for _, s := range t.Skills {
 		if err := checkName("skill", s.Name); err != nil {
-			fail(s.Name, err)
-			continue
-		}
-		if err := names.check(s.Name); err != nil {
 			fail(s.Name, err)
 			continue
 		}
 		if _, dup := next.Skills[s.Name]; dup {
 			continue
 		}
-		live := filepath.Join(dir, s.Name)
-		prev, ours := rec.Skills[s.Name]
+		folder := folders[s.Name]
+		if err := w.rules.checkSkillName(folder); err != nil {
+			fail(s.Name, err)
+			continue
+		}
+		live := filepath.Join(dir, folder)
+		prevName, ours := byFolder[folder]
+		prev := rec.Skills[prevName]
 		if !ours {
 			if _, err := os.Lstat(live); err == nil {
 				// Not in the record but there: the user's own, unless it
@@ -247,53 +310,74 @@ func SyncTarget(ctx context.Context, t Target) (TargetReport, error) {
 					report.Conflicts = append(report.Conflicts, s.Name)
 					continue
 				}
+				entry.Folder = folderField(s.Name, folder)
 				next.Skills[s.Name] = entry
 				continue
 			}
 		}
+		if why, ok := moved[s.Name]; ok {
+			if e, had := rec.Skills[s.Name]; !had || e.folder(s.Name) != folder {
+				report.Warnings = append(report.Warnings, fmt.Sprintf("skill %q of %s is placed in %s as %s: %s",
+					s.Name, cmp.Or(s.Source, "its source"), dir, folder, why))
+			}
+		}
 		name := s.Name
-		entry, st, err := stageTarget(ctx, w, live, t, s, prev, keep(name, prev), func(err error) {
+		entry, st, err := stageTarget(ctx, w, live, t, s, prev, keep(folder, prev), func(err error) {
 			fail(name, err)
-			undo(name, prev)
+			undo(name, folder)
 		})
 		if err != nil {
 			fail(s.Name, err)
-			undo(s.Name, prev)
+			undo(s.Name, folder)
 			continue
 		}
+		if entry == prev {
+			c := *prev // the record's entry is read below, as it was
+			entry = &c
+		}
+		entry.Folder = folderField(s.Name, folder)
 		next.Skills[s.Name] = entry
 		if st != nil {
-			builds = append(builds, waiting{s.Name, prev, entry, st})
+			builds = append(builds, waiting{s.Name, folder, entry, st})
 		}
 	}
 	for _, b := range builds {
-		name, prev := b.name, b.prev
+		name, folder := b.name, b.folder
 		err := b.st.wait(func(err error) {
 			fail(name, err)
-			undo(name, prev)
+			undo(name, folder)
 		})
 		if err != nil {
 			fail(name, err)
-			undo(name, prev)
+			undo(name, folder)
 			continue
 		}
 		b.entry.Files = b.st.rec.Files
 	}
+	// What the record had in a folder that no entry holds now is removed.
+	inUse := map[string]bool{}
+	for name, e := range next.Skills {
+		inUse[e.folder(name)] = true
+	}
 	for _, name := range sortedNames(rec.Skills) {
-		if _, keep := next.Skills[name]; keep {
+		e := rec.Skills[name]
+		folder := e.folder(name)
+		if inUse[folder] {
 			continue
 		}
 		// A copy the user edited is moved aside, never deleted.
-		aside, err := keep(name, rec.Skills[name])()
+		aside, err := keep(folder, e)()
 		if err == nil && aside != "" {
-			err = w.moveOut(filepath.Join(dir, name), aside, &SkillRecord{Files: rec.Skills[name].Files}, false)
+			err = w.moveOut(filepath.Join(dir, folder), aside, &SkillRecord{Files: e.Files}, false)
 		} else if err == nil {
-			err = w.remove(filepath.Join(dir, name), &SkillRecord{Files: rec.Skills[name].Files})
+			err = w.remove(filepath.Join(dir, folder), &SkillRecord{Files: e.Files})
 		}
 		if err != nil {
 			fail(name, err)
-			next.Skills[name] = rec.Skills[name]
-			delete(preserved, name)
+			if _, placed := next.Skills[name]; !placed {
+				restore(name)
+			}
+			delete(preserved, folder)
 			continue
 		}
 		report.Removed++
@@ -313,6 +397,15 @@ func SyncTarget(ctx context.Context, t Target) (TargetReport, error) {
 		return report, nil
 	}
 	return report, w.clean()
+}
+
+// folderField is what a record entry of name in folder says of its
+// folder: nothing when the folder is the name.
+func folderField(name, folder string) string {
+	if folder == name {
+		return ""
+	}
+	return folder
 }
 
 // stageTarget stages one skill in a target. The staged result, when not

@@ -68,7 +68,7 @@ func VerifyTarget(dir string) ([]Difference, error) {
 	var diffs []Difference
 	for _, name := range sortedNames(rec.Skills) {
 		e := rec.Skills[name]
-		live := filepath.Join(dir, name)
+		live := filepath.Join(dir, e.folder(name))
 		if e.Mode == Symlink {
 			if cur, err := os.Readlink(live); err != nil {
 				diffs = append(diffs, Difference{Path: live, Kind: Missing})

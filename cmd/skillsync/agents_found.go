@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"fmt"
 	"os"
 	"slices"
@@ -89,7 +90,7 @@ func askAgents(in *bufio.Reader, a *app, found []agent.Agent) ([]string, error) 
 		targets, _, _ := agent.Targets(a.env, []string{ag.Name}, a.global)
 		dir := ""
 		if len(targets) > 0 {
-			dir = targets[0].Dir
+			dir = cmp.Or(targets[0].Dir, targets[0].AgentsMD)
 		}
 		fmt.Fprintf(a.stderr, "  %d. [x] %s (%s) %s\n", i+1, ag.Display, ag.Name, dir)
 	}

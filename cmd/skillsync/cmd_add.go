@@ -164,7 +164,7 @@ func (a *app) runAdd(ctx context.Context, opts *addOptions) error {
 			return err
 		}
 	}
-	if !named && len(cfg.Targets) == 0 {
+	if !named && len(cfg.Targets) == 0 && len(cfg.AgentsMD) == 0 {
 		if targets, err = a.detectTargets("add " + opts.source); err != nil {
 			return err
 		}
@@ -178,7 +178,7 @@ func (a *app) runAdd(ctx context.Context, opts *addOptions) error {
 	}
 	out.Source, out.Added, out.Skills = res.Source, res.Added, orEmpty(res.Skills)
 	for _, s := range skipped {
-		a.warn("agent %s reads skills/ in a project, skillsync's workspace layer: left out (use --global for its user folder)", s)
+		a.warn("agent %s %s", s, agent.WhySkipped(s, opts.global))
 	}
 	if out.Targets, err = a.addTargets(file, targets); err != nil {
 		return err
@@ -334,12 +334,16 @@ func describeEntry(e config.Entry) string {
 func (a *app) addTargets(file string, targets []agent.Target) ([]string, error) {
 	added := []string{}
 	for _, t := range targets {
-		ok, err := config.AddTarget(a.env, file, t.Dir, skillsync.Kinds())
+		add, what := config.AddTarget, t.Dir
+		if t.AgentsMD != "" {
+			add, what = config.AddAgentsMD, t.AgentsMD
+		}
+		ok, err := add(a.env, file, what, skillsync.Kinds())
 		if err != nil {
 			return nil, err
 		}
 		if ok {
-			added = append(added, t.Dir)
+			added = append(added, what)
 		}
 	}
 	return added, nil

@@ -43,6 +43,9 @@ type agentJSON struct {
 	Aliases []string `json:"aliases"`
 	Display string   `json:"display_name"`
 	Project string   `json:"project_dir"`
+	// AgentsMD is the project file an agent that reads no skills folder
+	// gets the list of skills in (an agents_md: target).
+	AgentsMD string `json:"agents_md,omitempty"`
 	// User is the user folder as the config gets it (~/...), UserDir the
 	// same folder absolute.
 	User    string `json:"user"`
@@ -62,7 +65,7 @@ func (a *app) runAgents(_ context.Context, _ *agentsOptions) error {
 			return err
 		}
 		out = append(out, agentJSON{Name: ag.Name, Aliases: orEmpty(ag.Aliases), Display: ag.Display,
-			Project: ag.Project, User: user, UserDir: dir, Found: ag.Installed(a.env)})
+			Project: ag.Project, AgentsMD: ag.AgentsMD, User: user, UserDir: dir, Found: ag.Installed(a.env)})
 	}
 	if a.json {
 		return writeJSON(a.stdout, out)
@@ -80,7 +83,11 @@ func (a *app) runAgents(_ context.Context, _ *agentsOptions) error {
 		if len(ag.Aliases) > 0 {
 			name += " (" + strings.Join(ag.Aliases, ", ") + ")"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", name, ag.Display, ag.Project, ag.User, mark)
+		project := ag.Project
+		if ag.AgentsMD != "" {
+			project = ag.AgentsMD + " (agents_md)"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", name, ag.Display, project, ag.User, mark)
 	}
 	tw.Flush()
 	fmt.Fprintf(a.stderr, "%s known, %d found on this machine\n", plural(len(out), "agent"), found)

@@ -108,7 +108,7 @@ func (a *app) runInit(_ context.Context, opts *initOptions) error {
 		return usageError("--agent: %w", err)
 	}
 	for _, s := range skipped {
-		a.warn("agent %s reads skills/ in a project, skillsync's workspace layer: left out (use --global for its user folder)", s)
+		a.warn("agent %s %s", s, agent.WhySkipped(s, opts.global))
 	}
 	// Every agent settings change is computed before anything is written:
 	// a settings file that cannot be merged leaves skillsync.yaml as it
@@ -273,7 +273,7 @@ func appendLines(name string, lines []string) error {
 // readers names the agents that read the target dir.
 func readers(targets []agent.Target, dir string) string {
 	for _, t := range targets {
-		if t.Dir == dir {
+		if t.Dir == dir || t.AgentsMD == dir {
 			return strings.Join(t.Agents, ", ")
 		}
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -111,14 +112,32 @@ func TestInitAgents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(cfg.Targets) != len(out.Targets) || len(out.Targets) < 30 {
-		t.Errorf("%d targets in the config, %d reported", len(cfg.Targets), len(out.Targets))
+	if len(cfg.Targets)+len(cfg.AgentsMD) != len(out.Targets) || len(out.Targets) < 30 || !slices.Contains(out.Targets, "AGENTS.md") {
+		t.Errorf("%d targets and %d agents_md in the config, %d reported: %v", len(cfg.Targets), len(cfg.AgentsMD), len(out.Targets), out.Targets)
 	}
 	if r := run(t, ws, "init", "--agent", "codex", "--agent", "gemini"); r.code != 0 || !strings.Contains(r.stdout, "the targets were already there") {
 		t.Errorf("init --agent for targets already there: %d %s %s", r.code, r.stdout, r.stderr)
 	}
 	if r := run(t, ws, "init", "--agent", "openclaw"); r.code != 2 || !strings.Contains(r.stderr, "workspace layer") {
 		t.Errorf("openclaw's project folder: %d %s", r.code, r.stderr)
+	}
+
+	// aider reads only AGENTS.md: init adds an agents_md: target, and
+	// the next sync writes the list of skills into the file.
+	ws = t.TempDir()
+	if r := run(t, ws, "init", "--agent", "aider"); r.code != 0 || !strings.Contains(r.stdout, "added target AGENTS.md (aider)") {
+		t.Fatalf("init --agent aider: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	text := skilltest.ReadFile(t, filepath.Join(ws, "skillsync.yaml"))
+	if !strings.Contains(text, "  - agents_md: AGENTS.md\n") {
+		t.Errorf("the config lacks the agents_md target:\n%s", text)
+	}
+	skilltest.WriteFile(t, filepath.Join(ws, "skillsync.yaml"), strings.Replace(text, "  # - embedded: builtin\n", "  - embedded: builtin\n", 1))
+	if r := run(t, ws, "sync"); r.code != 0 || !strings.Contains(skilltest.ReadFile(t, filepath.Join(ws, "AGENTS.md")), "<name>\nskillsync\n</name>") {
+		t.Errorf("sync into AGENTS.md: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	if r := run(t, ws, "init", "--agent", "aider", "--global"); r.code != 2 || !strings.Contains(r.stderr, "AGENTS.md") {
+		t.Errorf("init --agent aider --global: %d %s", r.code, r.stderr)
 	}
 
 	// --global: the user-wide config, its target the user folder, ~ in
@@ -128,7 +147,7 @@ func TestInitAgents(t *testing.T) {
 		t.Fatalf("init --global: %d %s %s", r.code, r.stdout, r.stderr)
 	}
 	global := filepath.Join(home(t), ".config", "skillsync", "skillsync.yaml")
-	text := skilltest.ReadFile(t, global)
+	text = skilltest.ReadFile(t, global)
 	if !strings.Contains(text, "  - dir: ~/.claude/skills\n") {
 		t.Error("the config lacks ~/.claude/skills")
 	}

@@ -1,0 +1,167 @@
+package materialize
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/skillsync/skillsync/internal/atomicfile"
+)
+
+// An AGENTS.md target: for agents that read no skills folder of their own
+// but do read AGENTS.md (Aider with read: AGENTS.md, and others), the list
+// of skills goes into that file between two markers, as OpenSkills' sync
+// does, and nothing else of the file is touched.
+
+// The markers around skillsync's block in an AGENTS.md file.
+const (
+	AgentsMDBegin = "<!-- skillsync:begin -->"
+	AgentsMDEnd   = "<!-- skillsync:end -->"
+)
+
+// maxAgentsMD bounds what is read of an AGENTS.md file.
+const maxAgentsMD = 8 << 20
+
+// ErrOutsideWorkspace is wrapped by WriteAgentsMD's error for a link that
+// leads out of the workspace.
+var ErrOutsideWorkspace = errors.New("leads outside the workspace")
+
+// AgentsMDBlock is the block WriteAgentsMD keeps in the file: the
+// markers around body, which ends in a line break.
+func AgentsMDBlock(body string) string {
+	if body != "" && !strings.HasSuffix(body, "\n") {
+		body += "\n"
+	}
+	return AgentsMDBegin + "\n" + body + AgentsMDEnd + "\n"
+}
+
+// SpliceAgentsMD returns old with skillsync's block made block: the text
+// from the first begin marker to the end marker after it (and the line
+// break that ends it) is replaced, every other byte stays; a file without
+// the markers gets the block appended after a blank line, and an empty one
+// is the block. A begin marker without an end marker is an error: where
+// the user's text starts again is not known.
+func SpliceAgentsMD(old []byte, block string) ([]byte, error) {
+	i := bytes.Index(old, []byte(AgentsMDBegin))
+	if i < 0 {
+		if bytes.Contains(old, []byte(AgentsMDEnd)) {
+			return nil, fmt.Errorf("it has %s without %s before it", AgentsMDEnd, AgentsMDBegin)
+		}
+		var b bytes.Buffer
+		b.Write(old)
+		switch {
+		case len(old) == 0:
+		case bytes.HasSuffix(old, []byte("\n\n")):
+		case bytes.HasSuffix(old, []byte("\n")):
+			b.WriteByte('\n')
+		default:
+			b.WriteString("\n\n")
+		}
+		b.WriteString(block)
+		return b.Bytes(), nil
+	}
+	j := bytes.Index(old[i:], []byte(AgentsMDEnd))
+	if j < 0 {
+		return nil, fmt.Errorf("it has %s without %s after it; remove the marker or close it", AgentsMDBegin, AgentsMDEnd)
+	}
+	end := i + j + len(AgentsMDEnd)
+	if bytes.HasPrefix(old[end:], []byte("\r\n")) {
+		end += 2
+	} else if bytes.HasPrefix(old[end:], []byte("\n")) {
+		end++
+	}
+	var b bytes.Buffer
+	b.Write(old[:i])
+	b.WriteString(block)
+	b.Write(old[end:])
+	return b.Bytes(), nil
+}
+
+// WriteAgentsMD keeps block (AgentsMDBlock) current in the file at path,
+// below the workspace root: the file is made when missing, the block
+// appended when the file has none, and replaced when it differs. A file
+// that already holds the block is not written at all (same bytes, same
+// modification time). The write is atomic and keeps the file's mode. A
+// symbolic link at path (or on the way) is followed only when it stays
+// within root; otherwise the error wraps ErrOutsideWorkspace. changed
+// reports whether the file was written.
+func WriteAgentsMD(root, path, block string) (changed bool, err error) {
+	real, err := resolveWithin(root, path)
+	if err != nil {
+		return false, fmt.Errorf("agents_md %s: %w", path, err)
+	}
+	perm := fs.FileMode(0o644)
+	old, err := atomicfile.ReadBounded(real, maxAgentsMD)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		old = nil
+		if err := os.MkdirAll(filepath.Dir(real), 0o755); err != nil {
+			return false, fmt.Errorf("agents_md %s: %w", path, err)
+		}
+	case err != nil:
+		return false, fmt.Errorf("agents_md %s: %w", path, err)
+	default:
+		if info, err := os.Lstat(real); err == nil {
+			perm = info.Mode().Perm()
+		}
+	}
+	next, err := SpliceAgentsMD(old, block)
+	if err != nil {
+		return false, fmt.Errorf("agents_md %s: %w", path, err)
+	}
+	if old != nil && bytes.Equal(old, next) {
+		return false, nil
+	}
+	if err := atomicfile.WriteFile(real, next, perm); err != nil {
+		return false, fmt.Errorf("agents_md %s: %w", path, err)
+	}
+	return true, nil
+}
+
+// CheckAgentsMD returns the error WriteAgentsMD would return for path
+// below root for a link that leads out of root, before anything is
+// written.
+func CheckAgentsMD(root, path string) error {
+	if _, err := resolveWithin(root, path); err != nil {
+		return fmt.Errorf("agents_md %s: %w", path, err)
+	}
+	return nil
+}
+
+// resolveWithin returns path with every symbolic link on the way (path
+// itself included) resolved, when the result stays within root; a path
+// that does not exist yet resolves through its longest existing parent.
+func resolveWithin(root, path string) (string, error) {
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return "", err
+	}
+	existing, rest := filepath.Clean(path), ""
+	for {
+		if _, err := os.Lstat(existing); err == nil {
+			break
+		}
+		parent := filepath.Dir(existing)
+		if parent == existing {
+			return "", fmt.Errorf("no part of it exists")
+		}
+		rest = filepath.Join(filepath.Base(existing), rest)
+		existing = parent
+	}
+	real, err := filepath.EvalSymlinks(existing)
+	if err != nil {
+		return "", err
+	}
+	real = filepath.Join(real, rest)
+	if real != realRoot && !strings.HasPrefix(real, realRoot+string(filepath.Separator)) {
+		return "", fmt.Errorf("%w: it resolves to %s", ErrOutsideWorkspace, real)
+	}
+	if real == realRoot {
+		return "", errors.New("is the workspace itself")
+	}
+	return real, nil
+}
