@@ -161,7 +161,8 @@ func (d *discovery) discover(ctx context.Context, rootName string) error {
 	if err != nil {
 		return err
 	}
-	if slices.ContainsFunc(top, isSkillFile) {
+	picked := len(d.opts.Plugins) > 0
+	if slices.ContainsFunc(top, isSkillFile) && !picked {
 		return d.walk(ctx, ".", rootName, 0, "")
 	}
 	roots, err := d.roots(ctx, top)
@@ -179,8 +180,8 @@ func (d *discovery) discover(ctx context.Context, rootName string) error {
 			return err
 		}
 	}
-	if len(d.found) > 0 {
-		return nil
+	if len(d.found) > 0 || picked {
+		return nil // plugins: reads the plugins picked and nothing else
 	}
 	return d.walk(ctx, ".", rootName, 0, "")
 }
