@@ -24,7 +24,9 @@ type Offer struct {
 // fetched commit. Nothing in the workspace is written: not the config,
 // the cache or the lock. s need not be in the engine's config; its name
 // only labels problems. Its skills: and exclude: are not applied: the
-// offer is everything the source holds, for the caller to choose from.
+// offer is everything the source holds, for the caller to choose from;
+// its plugins: is, and a plugin it names that the source lacks is a
+// plugin-unknown problem.
 func (e *Engine) Preview(ctx context.Context, s config.Source) (*Offer, error) {
 	s.Skills, s.Exclude = nil, nil
 	r, err := e.open(s, "")

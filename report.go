@@ -26,6 +26,9 @@ type SourceReport struct {
 	// metrics count them.
 	fetch   time.Duration
 	brought int64
+	// skipped counts the skills the source has that this sync could not
+	// bring, overSize those of them past max_source_size.
+	skipped, overSize int
 }
 
 // SkillChanges lists skills by what happened to them, as source/name.

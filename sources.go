@@ -25,7 +25,7 @@ func (e *Engine) options() repository.Options {
 // the shared ones, its selection and its timeout.
 func (e *Engine) sourceOptions(s config.Source) repository.Options {
 	o := e.options()
-	o.Include, o.Exclude, o.Timeout = s.Skills, s.Exclude, s.Timeout
+	o.Include, o.Exclude, o.Plugins, o.Timeout = s.Skills, s.Exclude, s.Plugins, s.Timeout
 	return o
 }
 

@@ -339,11 +339,41 @@ func (r *syncRun) syncSource(ctx context.Context, s *sourceRun) SourceReport {
 		rep.fetch = fetchTime(s.fetched)
 	}
 	rep = r.materialize(ctx, s, rep)
-	if rep.Status != StatusFailed && rep.Skills == 0 {
+	switch {
+	case rep.Status == StatusFailed || rep.Skills > 0:
+	case rep.overSize > 0:
+		limit := r.e.sourceOptions(s.cfg).SourceSizeLimit()
+		r.report.Problems = append(r.report.Problems, ProblemReport{Source: name, Level: skill.Error, Rule: "source-too-large",
+			Message: fmt.Sprintf("source %s yields no skills: all %d of them are skipped, since they add up to more than max_source_size %d bytes; raise max_source_size or pick fewer with skills:", name, rep.overSize, limit)})
+	case rep.skipped == 0:
 		r.report.Problems = append(r.report.Problems, ProblemReport{Source: name, Level: skill.Warning, Rule: "source-empty",
 			Message: fmt.Sprintf("source %s yields no skills: no valid SKILL.md where discovery looks; set path: to the folder that holds them", name)})
 	}
 	return rep
+}
+
+// skippedIn counts the skills problems say the source has and this sync
+// could not bring: past max_source_size (over), or not read whole (a
+// file or folder that could not be read, a content that did not match).
+// Such a source is partly synced, whatever its kind; a skill that is
+// invalid or too large on its own is the skill's fault, not the sync's.
+func skippedIn(problems []skill.Problem) (skipped, over int) {
+	seen := map[string]bool{}
+	for _, p := range problems {
+		if p.Level != skill.Error || seen[p.Path] {
+			continue
+		}
+		switch p.Rule {
+		case "source-too-large":
+			over++
+		case "file-unreadable", "dir-unreadable":
+		default:
+			continue
+		}
+		seen[p.Path] = true
+		skipped++
+	}
+	return skipped, over
 }
 
 // materialize writes one source's skills into the cache at the revision
@@ -362,6 +392,11 @@ func (r *syncRun) materialize(ctx context.Context, s *sourceRun, rep SourceRepor
 	r.report.addProblems(problems)
 	if err != nil {
 		return r.failed(rep, err)
+	}
+	if rep.skipped, rep.overSize = skippedIn(problems); rep.skipped > 0 {
+		// Not all of the revision is here: the next sync looks again, and
+		// says so again.
+		src.Revision = ""
 	}
 	unique, dups := dedupe(skills)
 	for _, d := range dups {
@@ -391,7 +426,7 @@ func (r *syncRun) materialize(ctx context.Context, s *sourceRun, rep SourceRepor
 	if _, now := r.cache.Manifest().Sources[name]; len(res.Changes) > 0 || (!known && now) {
 		rep.Status = StatusUpdated
 	}
-	if unwritable(res.Errors) {
+	if unwritable(res.Errors) || rep.skipped > 0 {
 		rep.Status = StatusPartial
 	}
 	return rep

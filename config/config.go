@@ -86,6 +86,10 @@ type Source struct {
 	// Exclude leaves some out (exclude:); empty Skills keeps every skill.
 	Skills  []string
 	Exclude []string
+	// Plugins keeps only the skills of these plugin groups of the
+	// source's .claude-plugin/marketplace.json (plugins:); empty reads
+	// the whole source.
+	Plugins []string
 	// Line is where the entry starts in the config file.
 	Line int
 }

@@ -31,6 +31,9 @@ type Entry struct {
 	Dir string
 	// Skills selects skills by name or glob; nil takes them all.
 	Skills []string
+	// Plugins keeps the skills of these plugin groups of the source's
+	// marketplace.json (plugins:); nil reads the whole source.
+	Plugins []string
 }
 
 // AddResult says what AddRepository did.
@@ -42,6 +45,9 @@ type AddResult struct {
 	// Skills are the names added to the skills: of an entry that was
 	// already there.
 	Skills []string
+	// Plugins are the names added to the plugins: of an entry that was
+	// already there.
+	Plugins []string
 	// Config is the config as it loads now.
 	Config *Config
 }
@@ -66,6 +72,9 @@ func AddRepository(env hostenv.Env, file string, e Entry, kinds *repository.Regi
 		i := found[0]
 		s := d.cfg.Sources[i]
 		res := AddResult{Source: s.Name, Config: d.cfg}
+		if len(e.Plugins) > 0 && len(s.Plugins) > 0 {
+			return d.addPlugins(i, res, e.Plugins)
+		}
 		if len(e.Skills) == 0 || len(s.Skills) == 0 {
 			return res, nil
 		}
@@ -137,6 +146,13 @@ func (d *document) entryLines(name string, e Entry) ([]string, error) {
 			return nil, fmt.Errorf("source %s: skills: %w", name, err)
 		}
 		lines = append(lines, "  skills: "+v)
+	}
+	if len(e.Plugins) > 0 {
+		v, err := flowList(e.Plugins)
+		if err != nil {
+			return nil, fmt.Errorf("source %s: plugins: %w", name, err)
+		}
+		lines = append(lines, "  plugins: "+v)
 	}
 	lines[0] = "- " + lines[0][2:]
 	return lines, nil
@@ -409,10 +425,33 @@ func (e Entry) Source(base string, kinds *repository.Registry) (Source, error) {
 	if errs := rs.decode(m, "source", kinds); len(errs) > 0 {
 		return Source{}, &ArgError{Err: errors.Join(errs...)}
 	}
-	rs.Skills = e.Skills
+	rs.Skills, rs.Plugins = e.Skills, e.Plugins
 	src, err := rs.resolve(base, "source", kinds)
 	if err != nil {
 		return src, &ArgError{Err: err}
 	}
 	return src, nil
+}
+
+// addPlugins adds the plugins an entry already there lacks to its
+// plugins:, as AddRepository grows a skills: list; Plugins in the result
+// names them.
+func (d *document) addPlugins(i int, res AddResult, plugins []string) (AddResult, error) {
+	s := d.cfg.Sources[i]
+	for _, n := range plugins {
+		if !slices.Contains(s.Plugins, n) && !slices.Contains(res.Plugins, n) {
+			res.Plugins = append(res.Plugins, n)
+		}
+	}
+	if len(res.Plugins) == 0 {
+		return res, nil
+	}
+	if err := d.setSourceList(i, "plugins", append(slices.Clone(s.Plugins), res.Plugins...)); err != nil {
+		return AddResult{}, err
+	}
+	var err error
+	if res.Config, err = d.save(); err != nil {
+		return AddResult{}, err
+	}
+	return res, nil
 }

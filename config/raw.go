@@ -69,6 +69,7 @@ type rawSource struct {
 	Timeout time.Duration
 	Skills  []string
 	Exclude []string
+	Plugins []string
 	line    int
 	// kind is the one kind whose location key the entry sets, with the
 	// settings its keys decoded into; kinds counts the kinds whose
@@ -147,6 +148,7 @@ func (rs *rawSource) decode(n *yaml.Node, where string, kinds *repository.Regist
 		"timeout": &rs.Timeout,
 		"skills":  &rs.Skills,
 		"exclude": &rs.Exclude,
+		"plugins": &rs.Plugins,
 	}
 	set := map[string]bool{}
 	if m := n; m.Kind == yaml.MappingNode {
@@ -351,7 +353,7 @@ func (r *rawConfig) resolveCurator(cfg *Config) []error {
 
 // resolve checks one repositories: entry and names it.
 func (rs rawSource) resolve(base, where string, kinds *repository.Registry) (Source, error) {
-	src := Source{Kind: rs.kind.Kind, Settings: rs.settings, Timeout: rs.Timeout, Line: rs.line, Skills: rs.Skills, Exclude: rs.Exclude}
+	src := Source{Kind: rs.kind.Kind, Settings: rs.settings, Timeout: rs.Timeout, Line: rs.line, Skills: rs.Skills, Exclude: rs.Exclude, Plugins: rs.Plugins}
 	if rs.kinds != 1 {
 		var usage []string
 		for _, k := range kinds.Kinds() {
@@ -372,7 +374,7 @@ func (rs rawSource) resolve(base, where string, kinds *repository.Registry) (Sou
 	if rs.Timeout < 0 {
 		return src, fmt.Errorf("%s: timeout must be positive", where)
 	}
-	sel := repository.Options{Include: rs.Skills, Exclude: rs.Exclude}
+	sel := repository.Options{Include: rs.Skills, Exclude: rs.Exclude, Plugins: rs.Plugins}
 	if err := sel.Validate(); err != nil {
 		return src, fmt.Errorf("%s: %w", where, err)
 	}

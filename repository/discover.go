@@ -120,6 +120,7 @@ type discovery struct {
 	names    []string // of every skill loaded, selected or not
 
 	visits     map[string]*visit // by directory identity
+	walking    []*visit          // the directories being walked, outermost first
 	entries    int               // directory entries read so far
 	maxEntries int
 	over       bool // the entries are spent; the problem is recorded
@@ -131,6 +132,17 @@ type visit struct {
 	depth  int
 	active bool // still being walked: a way back to it from below is a loop
 	skills bool // held a skill
+	// held are the skill directories found below it, loaded or too deep,
+	// so that the same tree reached again at another path (a git tree
+	// repeated, a link) reports the ones too deep there.
+	held []heldSkill
+}
+
+// heldSkill is a skill directory below a visited directory: its path and
+// depth relative to that directory.
+type heldSkill struct {
+	rel   string
+	depth int
 }
 
 func newDiscovery(fsys fs.FS, opts Options) *discovery {
@@ -149,7 +161,8 @@ func (d *discovery) discover(ctx context.Context, rootName string) error {
 	if err != nil {
 		return err
 	}
-	if slices.ContainsFunc(top, isSkillFile) {
+	picked := len(d.opts.Plugins) > 0
+	if slices.ContainsFunc(top, isSkillFile) && !picked {
 		return d.walk(ctx, ".", rootName, 0, "")
 	}
 	roots, err := d.roots(ctx, top)
@@ -167,8 +180,8 @@ func (d *discovery) discover(ctx context.Context, rootName string) error {
 			return err
 		}
 	}
-	if len(d.found) > 0 {
-		return nil
+	if len(d.found) > 0 || picked {
+		return nil // plugins: reads the plugins picked and nothing else
 	}
 	return d.walk(ctx, ".", rootName, 0, "")
 }
@@ -195,22 +208,24 @@ func (d *discovery) walk(ctx context.Context, dir, name string, depth int, key s
 			d.problem(skill.Warning, "dir-loop", dir, fmt.Sprintf("%s leads back to %s, which contains it, and is not entered", dir, v.path))
 			return nil
 		case depth >= v.depth:
-			if v.skills {
-				d.problem(skill.Warning, "dir-repeated", dir, fmt.Sprintf("%s is the same directory as %s (a link, or an identical tree); its skills are read there", dir, v.path))
-			}
-			return nil
+			return d.repeated(v, dir, depth)
 		}
 	}
 	v := &visit{path: dir, depth: depth, active: true}
 	d.visits[key] = v
+	d.walking = append(d.walking, v)
 	before := len(d.found)
 	defer func() {
+		d.walking = d.walking[:len(d.walking)-1]
 		v.active = false
 		v.skills = len(d.found) > before
 	}()
 
 	if depth <= MaxDepth {
 		if ok, err := d.known(key, dir); ok || err != nil {
+			if ok {
+				d.hold(dir, depth)
+			}
 			return err
 		}
 	}
@@ -223,8 +238,9 @@ func (d *discovery) walk(ctx context.Context, dir, name string, depth int, key s
 		return nil
 	}
 	if slices.ContainsFunc(entries, isSkillFile) {
+		d.hold(dir, depth)
 		if depth > MaxDepth {
-			d.problem(skill.Warning, "skill-too-deep", dir, fmt.Sprintf("%s holds a skill %d directories below where discovery started, deeper than the %d it looks; it is not loaded (set path: to a folder above it)", dir, depth, MaxDepth))
+			d.tooDeep(dir, depth)
 			return nil
 		}
 		return d.load(ctx, dir, name)
@@ -243,6 +259,50 @@ func (d *discovery) walk(ctx context.Context, dir, name string, depth int, key s
 		if err := d.walk(ctx, child, e.Name(), depth+1, entryKey(e)); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// tooDeep reports the skill at dir, depth directories below where
+// discovery started, as not loaded.
+func (d *discovery) tooDeep(dir string, depth int) {
+	d.problem(skill.Warning, "skill-too-deep", dir, fmt.Sprintf("%s holds a skill %d directories below where discovery started, deeper than the %d it looks; it is not loaded (set path: to a folder above it)", dir, depth, MaxDepth))
+}
+
+// hold notes the skill directory dir, found at depth, in every directory
+// being walked, for repeated.
+func (d *discovery) hold(dir string, depth int) {
+	for _, v := range d.walking {
+		rel := "."
+		if dir != v.path {
+			rel = strings.TrimPrefix(dir, v.path+"/")
+			if v.path == "." {
+				rel = dir
+			}
+		}
+		v.held = append(v.held, heldSkill{rel: rel, depth: depth - v.depth})
+	}
+}
+
+// repeated handles dir, at depth, being the directory v walked already at
+// a depth no greater: its skills are read there, and the ones that lie
+// too deep at dir are reported as a deep skill is, each charged to the
+// source's budget as a listing would be.
+func (d *discovery) repeated(v *visit, dir string, depth int) error {
+	within := false
+	for _, h := range v.held {
+		if depth+h.depth <= MaxDepth {
+			within = true
+			continue
+		}
+		at := path.Join(dir, h.rel)
+		if err := d.charge(1, at); err != nil {
+			return err
+		}
+		d.tooDeep(at, depth+h.depth)
+	}
+	if v.skills && within {
+		d.problem(skill.Warning, "dir-repeated", dir, fmt.Sprintf("%s is the same directory as %s (a link, or an identical tree); its skills are read there", dir, v.path))
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"io"
 	"io/fs"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/skillsync/skillsync/agent"
@@ -63,6 +64,12 @@ func (d *discovery) roots(ctx context.Context, top []fs.DirEntry) ([]string, err
 		}
 		roots = append(roots, declared...)
 	}
+	if len(d.opts.Plugins) > 0 {
+		if !present[".claude-plugin"] {
+			d.problem(skill.Error, "plugin-unknown", MarketplaceManifest, fmt.Sprintf("plugins: %s: the source has no %s, so it has no plugins to pick", strings.Join(d.opts.Plugins, ", "), MarketplaceManifest))
+		}
+		return roots, nil
+	}
 	for _, dir := range folders() {
 		first, _, _ := strings.Cut(dir, "/")
 		if !present[first] {
@@ -91,8 +98,15 @@ func (d *discovery) roots(ctx context.Context, top []fs.DirEntry) ([]string, err
 //
 // The manifests are hostile input: bounded in size, every path relative,
 // without "..", and charged to the source's budget.
-func (d *discovery) pluginRoots(ctx context.Context) ([]string, error) {
-	var roots []string
+func (d *discovery) pluginRoots(ctx context.Context) (roots []string, err error) {
+	var names []string // of every plugin the manifests have
+	if len(d.opts.Plugins) > 0 {
+		defer func() {
+			if err == nil {
+				d.unknownPlugins(names)
+			}
+		}()
+	}
 	if data, ok := d.manifest(MarketplaceManifest); ok {
 		var m struct {
 			Metadata struct {
@@ -119,6 +133,10 @@ func (d *discovery) pluginRoots(ctx context.Context) ([]string, error) {
 		for _, p := range m.Plugins {
 			if err := d.charge(1, MarketplaceManifest); err != nil {
 				return roots, err
+			}
+			names = append(names, p.Name)
+			if !d.picks(p.Name) {
+				continue
 			}
 			base, ok := d.pluginSource(p.Name, p.Source, pluginRoot)
 			if !ok {
@@ -159,6 +177,8 @@ func (d *discovery) pluginRoots(ctx context.Context) ([]string, error) {
 		}
 		if err := json.Unmarshal(data, &pm); err != nil {
 			d.problem(skill.Warning, "plugin-manifest-invalid", PluginManifest, "cannot parse "+PluginManifest+": "+err.Error())
+		} else if names = append(names, pm.Name); !d.picks(pm.Name) {
+			// plugins: names other plugins
 		} else if declared, ok := d.skillPaths(PluginManifest, pm.Name, pm.Skills); ok {
 			more, err := d.resolveSkillPaths(ctx, PluginManifest, ".", declared)
 			roots = append(roots, more...)
@@ -352,4 +372,34 @@ func LayoutRevision(ctx context.Context, fsys fs.FS, content bool) (Revision, er
 		fmt.Fprintf(h, "%d:%s %s\n", len(dir), dir, r)
 	}
 	return Revision(hex.EncodeToString(h.Sum(nil))), nil
+}
+
+// picks reports whether plugins: keeps the plugin named name: always when
+// plugins: is not set; names compare without case.
+func (d *discovery) picks(name string) bool {
+	if len(d.opts.Plugins) == 0 {
+		return true
+	}
+	return slices.ContainsFunc(d.opts.Plugins, func(p string) bool { return strings.EqualFold(p, name) })
+}
+
+// maxPluginsNamed bounds the plugins a plugin-unknown problem lists.
+const maxPluginsNamed = 30
+
+// unknownPlugins reports each name of plugins: that no manifest has,
+// listing the plugins there are (names).
+func (d *discovery) unknownPlugins(names []string) {
+	for _, want := range d.opts.Plugins {
+		if slices.ContainsFunc(names, func(n string) bool { return strings.EqualFold(n, want) }) {
+			continue
+		}
+		have := slices.Compact(slices.Sorted(slices.Values(names)))
+		list := "none"
+		if len(have) > maxPluginsNamed {
+			list = strings.Join(have[:maxPluginsNamed], ", ") + fmt.Sprintf(" and %d more", len(have)-maxPluginsNamed)
+		} else if len(have) > 0 {
+			list = strings.Join(have, ", ")
+		}
+		d.problem(skill.Error, "plugin-unknown", MarketplaceManifest, fmt.Sprintf("plugins: %q is not a plugin of this source; it has: %s", want, list))
+	}
 }

@@ -289,3 +289,33 @@ func TestGitDiscoversPluginAndToolFolders(t *testing.T) {
 		t.Errorf("skills at %v (problems %v)", got, problems)
 	}
 }
+
+// plugins: keeps discovery to the named plugins of the marketplace
+// (names without case): no other plugin, tool folder, root skill or
+// walk; a name the marketplace lacks is an error listing the ones it has,
+// and a source without a marketplace says it has no plugins.
+func TestDiscoverPickedPlugins(t *testing.T) {
+	files := map[string]repositorytest.File{
+		".claude-plugin/marketplace.json": {Data: `{"plugins": [
+  {"name": "docs", "source": "./plugins/docs"},
+  {"name": "dev", "source": "./plugins/dev", "skills": "./tools"}]}`},
+		"plugins/docs/skills/pdf/SKILL.md": skillMD("pdf"),
+		"plugins/dev/tools/lint/SKILL.md":  skillMD("lint"),
+		"skills/loose/SKILL.md":            skillMD("loose"),
+	}
+	skills, problems := localSkills(t, files, repository.Options{Plugins: []string{"DOCS"}})
+	if got := skillPaths(skills); !slices.Equal(got, []string{"plugins/docs/skills/pdf"}) || len(problems) != 0 {
+		t.Errorf("plugins: [DOCS] found %v, problems %v", got, problems)
+	}
+	skills, problems = localSkills(t, files, repository.Options{Plugins: []string{"dev", "nope"}})
+	if got := skillPaths(skills); !slices.Equal(got, []string{"plugins/dev/tools/lint"}) {
+		t.Errorf("plugins: [dev, nope] found %v", got)
+	}
+	if !hasProblem(problems, "plugin-unknown", repository.MarketplaceManifest) || !strings.Contains(fmt.Sprint(problems), `"nope" is not a plugin of this source; it has: dev, docs`) {
+		t.Errorf("problems = %v", problems)
+	}
+	skills, problems = localSkills(t, map[string]repositorytest.File{"skills/loose/SKILL.md": skillMD("loose")}, repository.Options{Plugins: []string{"docs"}})
+	if len(skills) != 0 || !hasProblem(problems, "plugin-unknown", repository.MarketplaceManifest) {
+		t.Errorf("without a marketplace: %v %v", skillPaths(skills), problems)
+	}
+}

@@ -76,6 +76,11 @@ type Options struct {
 	// Exclude leaves out the skills whose names match one of these
 	// (exclude:), whatever Include says.
 	Exclude []string
+	// Plugins, when set (plugins:), keeps discovery to the skills of these
+	// plugin groups of .claude-plugin/marketplace.json, by name without
+	// case; a name the manifest lacks is an error-level problem,
+	// plugin-unknown, listing the plugins it has.
+	Plugins []string
 	// Known, when set, gives what an earlier discovery with the same
 	// settings found in a skill directory whose content key it recorded:
 	// the frontmatter and the files. Discovery then takes them instead of

@@ -82,6 +82,11 @@ func (o Options) Validate() error {
 			}
 		}
 	}
+	for _, p := range o.Plugins {
+		if strings.TrimSpace(p) == "" {
+			return fmt.Errorf("plugins: a plugin name is empty")
+		}
+	}
 	return nil
 }
 
@@ -92,9 +97,15 @@ func (o Options) Validate() error {
 // change even at the same revision. Timeout is left out: it decides
 // whether discovery ends, not what it finds.
 func (o Options) Fingerprint() string {
-	return fmt.Sprintf("discovery=%d strict=%t max_file_size=%d max_skill_size=%d max_source_size=%d max_entries=%d skills=%s exclude=%s",
+	fp := fmt.Sprintf("discovery=%d strict=%t max_file_size=%d max_skill_size=%d max_source_size=%d max_entries=%d skills=%s exclude=%s",
 		discoveryRules, o.Strict, max(o.MaxFileSize, 0), o.SkillSizeLimit(), o.SourceSizeLimit(), o.EntryLimit(),
 		patternList(o.Include), patternList(o.Exclude))
+	if len(o.Plugins) > 0 {
+		// Only when set, so that every source recorded before plugins:
+		// existed keeps its fingerprint.
+		fp += " plugins=" + patternList(o.Plugins)
+	}
+	return fp
 }
 
 // patternList is patterns lower-cased, sorted, without duplicates, each

@@ -22,15 +22,16 @@ import (
 )
 
 type addOptions struct {
-	source string
-	name   string
-	ref    string
-	path   string
-	skills []string
-	agents []string
-	global bool
-	noSync bool
-	list   bool
+	source  string
+	name    string
+	ref     string
+	path    string
+	skills  []string
+	plugins []string
+	agents  []string
+	global  bool
+	noSync  bool
+	list    bool
 }
 
 func newAddCommand(a *app, runF func(context.Context, *addOptions) error) *cobra.Command {
@@ -54,15 +55,19 @@ SOURCE is one of:
       a local directory of skills, read in place
 
 --skill selects skills by name or glob (skills: in the config); without it
-every skill of the repository is taken. A repository already in the config
-(the same remote, ref and path) is not added twice: its selection grows by
-the --skill names it lacks. --agent adds the folders those agents read as
-targets, as init --agent does; without --agent, a workspace without targets
-looks for the installed agents as init does. With -g (--global) add edits
+every skill of the repository is taken. --plugin NAME takes the skills of
+one plugin group of the repository's .claude-plugin/marketplace.json
+(plugins: in the config, so every sync keeps to it); repeat it for more.
+A repository already in the config (the same remote, ref and path) is not
+added twice: its selection grows by the --skill or --plugin names it
+lacks. --agent adds the folders those agents read as targets, as init
+--agent does; without --agent, a workspace without targets looks for the
+installed agents as init does. With -g (--global) add edits
 the user-wide config and syncs into the agents' user folders.
 
 --list shows the skills SOURCE offers and changes nothing, like ls-remote.`,
 		Example: `  skillsync add anthropics/skills --skill pdf --skill docx
+  skillsync add anthropics/skills --plugin document-skills
   skillsync add acme/team-skills@v1.4.0 --agent claude-code --agent cursor
   skillsync add https://github.com/acme/skills/tree/main/skills/release-notes
   skillsync add git@gitlab.example.com:platform/skills.git --name platform
@@ -81,6 +86,7 @@ the user-wide config and syncs into the agents' user folders.
 	f.StringVar(&opts.ref, "ref", "", "branch, tag or commit to take (default: the remote's default branch)")
 	f.StringVar(&opts.path, "path", "", "folder of skills inside the repository")
 	f.StringArrayVarP(&opts.skills, "skill", "s", nil, "take only this skill (a name or a glob such as 'pdf-*'); repeat for more")
+	f.StringArrayVar(&opts.plugins, "plugin", nil, "take only the skills of this plugin of the source's .claude-plugin/marketplace.json; repeat for more")
 	f.StringArrayVarP(&opts.agents, "agent", "a", nil, "also add this agent's skills folder as a target ('*' for every agent; see skillsync agents)")
 	f.BoolVar(&opts.noSync, "no-sync", false, "edit the config only; run skillsync sync later")
 	f.BoolVarP(&opts.list, "list", "l", false, "list the skills SOURCE offers and change nothing")
@@ -135,6 +141,11 @@ func (a *app) runAdd(ctx context.Context, opts *addOptions) error {
 			return usageError("--skill %q is not a skill name", n)
 		}
 	}
+	for _, n := range opts.plugins {
+		if strings.TrimSpace(n) == "" {
+			return usageError("--plugin needs a plugin name")
+		}
+	}
 	named, agents, err := explicitAgents(opts.agents)
 	if err != nil {
 		return err
@@ -156,7 +167,7 @@ func (a *app) runAdd(ctx context.Context, opts *addOptions) error {
 	if err != nil {
 		return err
 	}
-	entry.Name, entry.Skills = opts.name, opts.skills
+	entry.Name, entry.Skills, entry.Plugins = opts.name, opts.skills, opts.plugins
 	if !opts.noSync {
 		// A source that cannot be read, or lacks a skill asked for, is not
 		// written into the config, where every later sync would fail on it.
@@ -192,6 +203,8 @@ func (a *app) runAdd(ctx context.Context, opts *addOptions) error {
 			fmt.Fprintf(a.stdout, "%s: added source %s (%s)\n", name, res.Source, safe(describeEntry(entry)))
 		case len(res.Skills) > 0:
 			fmt.Fprintf(a.stdout, "%s: source %s is already there; its skills: now takes %s too\n", name, res.Source, safe(strings.Join(res.Skills, ", ")))
+		case len(res.Plugins) > 0:
+			fmt.Fprintf(a.stdout, "%s: source %s is already there; its plugins: now takes %s too\n", name, res.Source, safe(strings.Join(res.Plugins, ", ")))
 		default:
 			fmt.Fprintf(a.stdout, "%s: source %s is already there (%s); nothing to add\n", name, res.Source, safe(describeEntry(entry)))
 		}
@@ -234,6 +247,11 @@ func (a *app) checkOffer(ctx context.Context, cfg *config.Config, entry config.E
 	offer, err := a.preview(ctx, cfg, src)
 	if err != nil {
 		return fmt.Errorf("%w; nothing was added (--no-sync adds it unchecked)", err)
+	}
+	for _, p := range offer.Problems {
+		if p.Rule == "plugin-unknown" {
+			return usageError("%s: %s; nothing was added", safe(describeEntry(entry)), safe(p.Message))
+		}
 	}
 	var names []string
 	for _, s := range offer.Skills {

@@ -150,7 +150,10 @@ func (g *Git) explain(ctx context.Context, op string, err error) error {
 		secrets = append(secrets, p)
 	}
 	redacted := repository.RedactURL(g.cfg.URL)
+	var refused *loginRefused
 	switch {
+	case errors.As(err, &refused):
+		err = fmt.Errorf("source %s: %w for %s: %s", g.cfg.Source, ErrAuth, redacted, refused.advice())
 	case isAuthError(err):
 		err = fmt.Errorf("%w for %s: check %s", ErrAuth, redacted, g.cfg.Auth.setting(inURL))
 	case errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded):
@@ -184,7 +187,7 @@ func (a GitAuth) setting(inURL bool) string {
 	case a.SSHKeyFile != "":
 		return "ssh_key_file " + a.SSHKeyFile
 	}
-	return "auth: no credentials are configured (set password_env or ssh_key_file)"
+	return "auth: no credentials are configured and git's credential helpers gave none (set password_env or ssh_key_file, or sign in with git)"
 }
 
 func isAuthError(err error) bool {

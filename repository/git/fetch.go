@@ -74,7 +74,7 @@ func (g *Git) upstream(ctx context.Context) (repository.Revision, error) {
 		return "", err
 	}
 	defer relay.Close()
-	refs, err := g.listRefs(ctx, remoteURL, auth, relay)
+	refs, _, err := g.login(ctx, remoteURL, auth, relay)
 	if err != nil {
 		return "", err
 	}
@@ -125,7 +125,7 @@ func (g *Git) fetch(ctx context.Context) (repository.FetchResult, error) {
 		return res, err
 	}
 	defer relay.Close()
-	refs, err := g.listRefs(ctx, remoteURL, auth, relay)
+	refs, auth, err := g.login(ctx, remoteURL, auth, relay)
 	if err != nil {
 		return res, err
 	}

@@ -56,6 +56,10 @@ type GitConfig struct {
 	StoreRoot string
 	// Progress receives git's progress messages; nil discards them.
 	Progress io.Writer
+	// Env is the environment git's credential helpers run in and
+	// GH_TOKEN/GITHUB_TOKEN are read from, for a remote whose config
+	// gives no login; nil is the program's.
+	Env []string
 }
 
 // Git is a source read from a git remote. Fetch brings a bare store under

@@ -62,7 +62,7 @@ func (g *Git) publish(ctx context.Context, req repository.PublishRequest) (repos
 		return repository.Published{}, err
 	}
 	defer relay.Close()
-	refs, err := g.listRefs(ctx, remoteURL, auth, relay)
+	refs, auth, err := g.login(ctx, remoteURL, auth, relay)
 	if err != nil {
 		return repository.Published{}, err
 	}
