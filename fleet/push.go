@@ -2,10 +2,12 @@ package fleet
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/skillsync/skillsync/curator"
 )
@@ -93,20 +95,40 @@ func (s *Store) Push(ctx context.Context, hb Heartbeat, recs []Record) (PushResu
 	if err := s.ready(ctx); err != nil {
 		return res, err
 	}
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		var err error
-		res.Seq, err = s.heartbeat(ctx, tx, hb)
-		if err != nil {
+	var err error
+	for attempt := 1; ; attempt++ {
+		err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+			var err error
+			res.Seq, err = s.heartbeat(ctx, tx, hb)
+			if err != nil {
+				return err
+			}
+			res.Uses, res.Views, err = s.records(ctx, tx, hb.Host, good)
 			return err
+		})
+		// Pushes of different hosts share the rollups' rows: one
+		// chosen as a deadlock's victim is rolled back whole and runs
+		// again (it counted nothing).
+		if attempt == maxAttempts || !retryable(err) || ctx.Err() != nil {
+			break
 		}
-		res.Uses, res.Views, err = s.records(ctx, tx, hb.Host, good)
-		return err
-	})
+	}
 	if err != nil {
 		return PushResult{}, s.fail("push of host "+hb.Host, err)
 	}
 	res.Records = len(good)
 	return res, nil
+}
+
+// maxAttempts bounds the runs of one push that a deadlock or a
+// serialization failure rolled back.
+const maxAttempts = 4
+
+// retryable reports whether err rolled a transaction back that may simply
+// run again: a deadlock or a serialization failure.
+func retryable(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && (pgErr.Code == "40P01" || pgErr.Code == "40001")
 }
 
 func checkHeartbeat(hb *Heartbeat, now time.Time) error {
@@ -179,9 +201,10 @@ ON CONFLICT DO NOTHING`, names, revs)
 	return seq, nil
 }
 
-// records writes the counters and adds their growth to the day buckets:
-// the uses to the day of the last use, the views to the day of the last
-// view (with pushes minutes apart, that is the day they happened).
+// records writes the counters; host_copies' triggers add their growth to
+// the day buckets: the uses to the day of the last use, the views to the
+// day of the last view (with pushes minutes apart, that is the day they
+// happened). It returns the growth.
 func (s *Store) records(ctx context.Context, tx pgx.Tx, host string, recs []Record) (uses, views int64, err error) {
 	if len(recs) == 0 {
 		return 0, 0, nil
@@ -196,18 +219,19 @@ func (s *Store) records(ctx context.Context, tx pgx.Tx, host string, recs []Reco
 		useN[i], viewN[i], pinned[i] = r.Uses, r.Views, r.Pinned
 		lastUsed[i], lastViewed[i] = nullTime(r.LastUsedAt), nullTime(r.LastViewedAt)
 	}
-	// One statement: read the old counters (the host's row lock keeps
-	// them still), upsert the new ones, add the growth to the buckets.
-	// Every part sees the table as it was before the statement, so old
-	// is the state before this push.
+	// One statement: upsert the new counters, and read the old ones (the
+	// host's row lock keeps them still) for the growth, what the push
+	// adds: every part of a statement sees the table as it was before
+	// it, so the join reads the state before this push, one index lookup
+	// a record. host_copies' triggers add the growth to the per-copy
+	// rollups (migration 2) at the statement's end. The input goes in key
+	// order, the order the triggers lock the rollups' rows in.
 	rows, err := tx.Query(ctx, `WITH input AS (
 	SELECT * FROM unnest($2::text[], $3::text[], $4::text[], $5::bigint[], $6::bigint[], $7::timestamptz[], $8::timestamptz[], $9::text[], $10::bool[])
 		AS t(layer, owner, name, uses, views, last_used_at, last_viewed_at, state, pinned)
-), old AS (
-	SELECT c.layer, c.owner, c.name, c.uses, c.views FROM `+s.schema+`.host_copies c JOIN input i USING (layer, owner, name) WHERE c.host = $1
 ), up AS (
 	INSERT INTO `+s.schema+`.host_copies AS c (host, layer, owner, name, uses, views, last_used_at, last_viewed_at, state, pinned)
-	SELECT $1, layer, owner, name, uses, views, last_used_at, last_viewed_at, state, pinned FROM input
+	SELECT $1, layer, owner, name, uses, views, last_used_at, last_viewed_at, state, pinned FROM input ORDER BY layer, owner, name
 	ON CONFLICT (host, layer, owner, name) DO UPDATE SET
 		uses = GREATEST(c.uses, EXCLUDED.uses), views = GREATEST(c.views, EXCLUDED.views),
 		last_used_at = GREATEST(c.last_used_at, EXCLUDED.last_used_at), last_viewed_at = GREATEST(c.last_viewed_at, EXCLUDED.last_viewed_at),
@@ -216,33 +240,18 @@ func (s *Store) records(ctx context.Context, tx pgx.Tx, host string, recs []Reco
 		(GREATEST(c.uses, EXCLUDED.uses), GREATEST(c.views, EXCLUDED.views), GREATEST(c.last_used_at, EXCLUDED.last_used_at),
 		 GREATEST(c.last_viewed_at, EXCLUDED.last_viewed_at), EXCLUDED.state, EXCLUDED.pinned)
 	RETURNING 1
-), growth AS (
-	SELECT i.layer, i.owner, i.name,
-		GREATEST(i.uses - coalesce(o.uses, 0), 0) AS du, GREATEST(i.views - coalesce(o.views, 0), 0) AS dv,
-		(coalesce(i.last_used_at, now()) AT TIME ZONE 'UTC')::date AS use_day,
-		(coalesce(i.last_viewed_at, now()) AT TIME ZONE 'UTC')::date AS view_day
-	FROM input i LEFT JOIN old o USING (layer, owner, name)
-), buckets AS (
-	SELECT layer, owner, name, day, sum(u)::bigint AS uses, sum(v)::bigint AS views FROM (
-		SELECT layer, owner, name, use_day AS day, du AS u, 0 AS v FROM growth WHERE du > 0
-		UNION ALL
-		SELECT layer, owner, name, view_day, 0, dv FROM growth WHERE dv > 0
-	) g GROUP BY layer, owner, name, day
-), added AS (
-	INSERT INTO `+s.schema+`.usage_days AS d (host, layer, owner, name, day, uses, views)
-	SELECT $1, layer, owner, name, day, uses, views FROM buckets
-	ON CONFLICT (host, layer, owner, name, day) DO UPDATE SET uses = d.uses + EXCLUDED.uses, views = d.views + EXCLUDED.views
-	RETURNING 1
 )
-SELECT coalesce(sum(du), 0)::bigint, coalesce(sum(dv), 0)::bigint, (SELECT count(*) FROM up), (SELECT count(*) FROM added) FROM growth`,
+SELECT coalesce(sum(GREATEST(i.uses - coalesce(o.uses, 0), 0)), 0)::bigint, coalesce(sum(GREATEST(i.views - coalesce(o.views, 0), 0)), 0)::bigint,
+	(SELECT count(*) FROM up)
+FROM input i LEFT JOIN `+s.schema+`.host_copies o ON o.host = $1 AND o.layer = i.layer AND o.owner = i.owner AND o.name = i.name`,
 		host, layers, owners, names, useN, viewN, lastUsed, lastViewed, states, pinned)
 	if err != nil {
 		return 0, 0, fmt.Errorf("usage records: %w", err)
 	}
 	defer rows.Close()
-	var upN, addedN int64
+	var upN int64
 	for rows.Next() {
-		if err := rows.Scan(&uses, &views, &upN, &addedN); err != nil {
+		if err := rows.Scan(&uses, &views, &upN); err != nil {
 			return 0, 0, fmt.Errorf("usage records: %w", err)
 		}
 	}

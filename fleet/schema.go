@@ -2,11 +2,10 @@ package fleet
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
-	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/skillsync/skillsync/internal/pgschema"
 )
 
 // migrations are the schema's versions in order: version N is
@@ -88,16 +87,154 @@ CREATE TABLE {S}.usage_days (
 	PRIMARY KEY (host, layer, owner, name, day)
 ) WITH (fillfactor = 70);
 CREATE INDEX usage_days_day ON {S}.usage_days (day);
+`,
+	// Version 2: fleet usage reads per-copy rollups, O(copies × days in
+	// the window) rows, instead of aggregating every host's rows.
+	//   - copy_stats: per copy, over every host: how many hosts hold a
+	//     row of it, hold it not archived, pin it; its last use and view
+	//     and first report anywhere.
+	//   - copy_days: per copy and UTC day, the uses and views added that
+	//     day (the growth of the hosts' counters), and last_users, how
+	//     many hosts last used it that day, so that the hosts that used
+	//     it since a day are a sum.
+	// Both are kept by statement triggers on host_copies, from its
+	// transition tables, so that every write to host_copies (a push, an
+	// operator's fix, a host's rows deleted with it) keeps them exact.
+	// usage_days, per host, copy and day, is folded into copy_days and
+	// dropped: nothing read it per host, and it was half the writes of
+	// a push and half the database.
+	//
+	// Sums saturate at the largest bigint rather than fail, so a hostile
+	// row cannot stop every host's pushes; reads refuse sums over
+	// MaxCount.
+	`
+CREATE TABLE {S}.copy_stats (
+	layer text NOT NULL,
+	owner text NOT NULL DEFAULT '',
+	name text NOT NULL,
+	hosts integer NOT NULL DEFAULT 0,
+	placed integer NOT NULL DEFAULT 0,
+	pinned integer NOT NULL DEFAULT 0,
+	last_used_at timestamptz,
+	last_viewed_at timestamptz,
+	first_seen_at timestamptz,
+	PRIMARY KEY (layer, owner, name)
+) WITH (fillfactor = 50);
+
+CREATE TABLE {S}.copy_days (
+	day date NOT NULL,
+	layer text NOT NULL,
+	owner text NOT NULL DEFAULT '',
+	name text NOT NULL,
+	uses bigint NOT NULL DEFAULT 0,
+	views bigint NOT NULL DEFAULT 0,
+	last_users integer NOT NULL DEFAULT 0,
+	PRIMARY KEY (day, layer, owner, name)
+) WITH (fillfactor = 50);
+
+INSERT INTO {S}.copy_stats (layer, owner, name, hosts, placed, pinned, last_used_at, last_viewed_at, first_seen_at)
+SELECT layer, owner, name, count(*), count(*) FILTER (WHERE state <> 'archived'), count(*) FILTER (WHERE pinned),
+	max(last_used_at), max(last_viewed_at), min(first_seen_at)
+FROM {S}.host_copies GROUP BY layer, owner, name;
+
+INSERT INTO {S}.copy_days (day, layer, owner, name, uses, views, last_users)
+SELECT day, layer, owner, name, LEAST(sum(uses), 9223372036854775807)::bigint, LEAST(sum(views), 9223372036854775807)::bigint, sum(last_users)::integer FROM (
+	SELECT day, layer, owner, name, uses::numeric AS uses, views::numeric AS views, 0 AS last_users FROM {S}.usage_days
+	UNION ALL
+	SELECT (last_used_at AT TIME ZONE 'UTC')::date, layer, owner, name, 0, 0, 1 FROM {S}.host_copies WHERE last_used_at IS NOT NULL
+) u GROUP BY day, layer, owner, name;
+
+DROP TABLE {S}.usage_days;
+
+-- copies_changed folds a change of host_copies into the rollups: olds
+-- are the rows before, news the rows after (pairs share a key).
+CREATE FUNCTION {S}.copies_changed(olds {S}.host_copies[], news {S}.host_copies[]) RETURNS void
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+	-- The day buckets, in key order: concurrent pushes lock the rows
+	-- they share in the same order.
+	INSERT INTO {S}.copy_days AS d (day, layer, owner, name, uses, views, last_users)
+	SELECT day, layer, owner, name, LEAST(sum(du), 9223372036854775807)::bigint, LEAST(sum(dv), 9223372036854775807)::bigint, sum(dl)::integer FROM (
+		SELECT (coalesce(n.last_used_at, now()) AT TIME ZONE 'UTC')::date AS day, n.layer, n.owner, n.name,
+			n.uses::numeric - coalesce(o.uses, 0) AS du, 0::numeric AS dv, 0 AS dl
+		FROM unnest(news) n LEFT JOIN unnest(olds) o USING (host, layer, owner, name)
+		WHERE n.uses > coalesce(o.uses, 0)
+		UNION ALL
+		SELECT (coalesce(n.last_viewed_at, now()) AT TIME ZONE 'UTC')::date, n.layer, n.owner, n.name,
+			0, n.views::numeric - coalesce(o.views, 0), 0
+		FROM unnest(news) n LEFT JOIN unnest(olds) o USING (host, layer, owner, name)
+		WHERE n.views > coalesce(o.views, 0)
+		UNION ALL
+		SELECT (last_used_at AT TIME ZONE 'UTC')::date, layer, owner, name, 0, 0, -1 FROM unnest(olds) WHERE last_used_at IS NOT NULL
+		UNION ALL
+		SELECT (last_used_at AT TIME ZONE 'UTC')::date, layer, owner, name, 0, 0, 1 FROM unnest(news) WHERE last_used_at IS NOT NULL
+	) g GROUP BY day, layer, owner, name
+	HAVING sum(du) <> 0 OR sum(dv) <> 0 OR sum(dl) <> 0
+	ORDER BY day, layer, owner, name
+	ON CONFLICT (day, layer, owner, name) DO UPDATE SET
+		uses = LEAST(d.uses::numeric + EXCLUDED.uses, 9223372036854775807)::bigint,
+		views = LEAST(d.views::numeric + EXCLUDED.views, 9223372036854775807)::bigint,
+		last_users = d.last_users + EXCLUDED.last_users;
+
+	INSERT INTO {S}.copy_stats AS s (layer, owner, name, hosts, placed, pinned, last_used_at, last_viewed_at, first_seen_at)
+	SELECT layer, owner, name, sum(sign)::integer, sum(sign * (state <> 'archived')::int)::integer, sum(sign * pinned::int)::integer,
+		max(last_used_at) FILTER (WHERE sign > 0), max(last_viewed_at) FILTER (WHERE sign > 0), min(first_seen_at) FILTER (WHERE sign > 0)
+	FROM (SELECT -1 AS sign, * FROM unnest(olds) UNION ALL SELECT 1, * FROM unnest(news)) r
+	GROUP BY layer, owner, name
+	ORDER BY layer, owner, name
+	ON CONFLICT (layer, owner, name) DO UPDATE SET
+		hosts = s.hosts + EXCLUDED.hosts, placed = s.placed + EXCLUDED.placed, pinned = s.pinned + EXCLUDED.pinned,
+		last_used_at = GREATEST(s.last_used_at, EXCLUDED.last_used_at), last_viewed_at = GREATEST(s.last_viewed_at, EXCLUDED.last_viewed_at),
+		first_seen_at = LEAST(s.first_seen_at, EXCLUDED.first_seen_at)
+	WHERE (s.hosts, s.placed, s.pinned, s.last_used_at, s.last_viewed_at, s.first_seen_at) IS DISTINCT FROM
+		(s.hosts + EXCLUDED.hosts, s.placed + EXCLUDED.placed, s.pinned + EXCLUDED.pinned,
+		 GREATEST(s.last_used_at, EXCLUDED.last_used_at), GREATEST(s.last_viewed_at, EXCLUDED.last_viewed_at), LEAST(s.first_seen_at, EXCLUDED.first_seen_at));
+
+	-- A row that held a copy's last use, last view or first report may
+	-- have lowered or raised it, or be gone (never on a push: a push
+	-- only raises the times): those copies' times are read again.
+	UPDATE {S}.copy_stats s SET last_used_at = m.lu, last_viewed_at = m.lv, first_seen_at = m.fs
+	FROM (SELECT DISTINCT o.layer, o.owner, o.name FROM unnest(olds) o LEFT JOIN unnest(news) n USING (host, layer, owner, name)
+		WHERE n.host IS NULL OR n.first_seen_at > o.first_seen_at
+			OR o.last_used_at IS NOT NULL AND (n.last_used_at IS NULL OR n.last_used_at < o.last_used_at)
+			OR o.last_viewed_at IS NOT NULL AND (n.last_viewed_at IS NULL OR n.last_viewed_at < o.last_viewed_at)) g,
+		LATERAL (SELECT max(c.last_used_at) AS lu, max(c.last_viewed_at) AS lv, min(c.first_seen_at) AS fs FROM {S}.host_copies c
+			WHERE lower(c.name) = lower(g.name) AND c.name = g.name AND c.layer = g.layer AND c.owner = g.owner) m
+	WHERE s.layer = g.layer AND s.owner = g.owner AND s.name = g.name;
+END
+$$;
+
+CREATE FUNCTION {S}.host_copies_inserted() RETURNS trigger LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+	PERFORM {S}.copies_changed('{}', ARRAY(SELECT n::{S}.host_copies FROM new_rows n));
+	RETURN NULL;
+END
+$$;
+CREATE FUNCTION {S}.host_copies_updated() RETURNS trigger LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+	PERFORM {S}.copies_changed(ARRAY(SELECT o::{S}.host_copies FROM old_rows o), ARRAY(SELECT n::{S}.host_copies FROM new_rows n));
+	RETURN NULL;
+END
+$$;
+CREATE FUNCTION {S}.host_copies_deleted() RETURNS trigger LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+	PERFORM {S}.copies_changed(ARRAY(SELECT o::{S}.host_copies FROM old_rows o), '{}');
+	RETURN NULL;
+END
+$$;
+CREATE TRIGGER rollup_insert AFTER INSERT ON {S}.host_copies REFERENCING NEW TABLE AS new_rows
+	FOR EACH STATEMENT EXECUTE FUNCTION {S}.host_copies_inserted();
+CREATE TRIGGER rollup_update AFTER UPDATE ON {S}.host_copies REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+	FOR EACH STATEMENT EXECUTE FUNCTION {S}.host_copies_updated();
+CREATE TRIGGER rollup_delete AFTER DELETE ON {S}.host_copies REFERENCING OLD TABLE AS old_rows
+	FOR EACH STATEMENT EXECUTE FUNCTION {S}.host_copies_deleted();
 `}
 
 // migrationLock is the first key of the advisory lock that serializes
 // migrations of one schema across processes ("flee").
 const migrationLock = 0x666c6565
 
-func needsSchema(err error) bool {
-	var pgErr *pgconn.PgError
-	return errors.As(err, &pgErr) && (pgErr.Code == "42P01" || pgErr.Code == "3F000")
-}
+func needsSchema(err error) bool { return pgschema.Missing(err) }
 
 // Migrate creates the schema and applies the migrations it lacks, in one
 // transaction under an advisory lock, so two hosts starting at once do not
@@ -108,46 +245,18 @@ func (s *Store) Migrate(ctx context.Context) error {
 	if s.migrated {
 		return nil
 	}
-	err := s.migrate(ctx)
+	err := pgschema.Migrate(ctx, s.pool, pgschema.Spec{
+		Name: s.cfg.Schema, Quoted: s.schema, Lock: migrationLock, Migrations: migrations,
+		Expand: func(sql string) string { return strings.ReplaceAll(sql, "{S}", s.schema) },
+		Newer: func(version int32) error {
+			return fmt.Errorf("%w: schema %s is at version %d, newer than this skillsync knows (%d): upgrade skillsync", ErrSchemaVersion, s.cfg.Schema, version, len(migrations))
+		},
+	})
 	if err != nil {
 		return s.fail("create or migrate the schema", err)
 	}
 	s.migrated = true
 	return nil
-}
-
-func (s *Store) migrate(ctx context.Context) error {
-	tx, err := s.pool.Begin(ctx)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback(ctx)
-	if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1, hashtext($2))", migrationLock, s.cfg.Schema); err != nil {
-		return err
-	}
-	if _, err := tx.Exec(ctx, "CREATE SCHEMA IF NOT EXISTS "+s.schema+`;
-CREATE TABLE IF NOT EXISTS `+s.schema+`.schema_migrations (
-	version integer PRIMARY KEY,
-	applied_at timestamptz NOT NULL DEFAULT now()
-)`); err != nil {
-		return err
-	}
-	var version int32
-	if err := tx.QueryRow(ctx, "SELECT coalesce(max(version), 0) FROM "+s.schema+".schema_migrations").Scan(&version); err != nil {
-		return err
-	}
-	if int(version) > len(migrations) {
-		return fmt.Errorf("%w: schema %s is at version %d, newer than this skillsync knows (%d): upgrade skillsync", ErrSchemaVersion, s.cfg.Schema, version, len(migrations))
-	}
-	for v := int(version) + 1; v <= len(migrations); v++ {
-		if _, err := tx.Exec(ctx, strings.ReplaceAll(migrations[v-1], "{S}", s.schema)); err != nil {
-			return fmt.Errorf("migration %d: %w", v, err)
-		}
-		if _, err := tx.Exec(ctx, "INSERT INTO "+s.schema+".schema_migrations (version) VALUES ($1)", v); err != nil {
-			return err
-		}
-	}
-	return tx.Commit(ctx)
 }
 
 // ready checks, once per Store, that the schema is at this skillsync's

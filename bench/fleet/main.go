@@ -20,6 +20,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -49,6 +50,16 @@ type result struct {
 	Rows          map[string]int64
 	Bytes         map[string]int64
 	DatabaseBytes int64 `json:"database_bytes"`
+	// CPU seconds of the bench process and of the server while pushing
+	// (PushWallSeconds of wall time), and while loading.
+	PushWallSeconds float64 `json:"push_wall_seconds"`
+	PushCPUBench    float64 `json:"push_cpu_seconds_bench,omitempty"`
+	PushCPUServer   float64 `json:"push_cpu_seconds_server,omitempty"`
+	LoadCPUBench    float64 `json:"load_cpu_seconds_bench,omitempty"`
+	LoadCPUServer   float64 `json:"load_cpu_seconds_server,omitempty"`
+	// LoadAvg is /proc/loadavg before the pushes and at the end: other
+	// work on the machine.
+	LoadAvg []string `json:"loadavg,omitempty"`
 }
 
 func main() {
@@ -61,6 +72,7 @@ func main() {
 	dsnFile := flag.String("dsn-file", "", "use this server instead of a throw-away cluster")
 	out := flag.String("out", "", "write the result as JSON here too")
 	sharedBuffers := flag.String("shared-buffers", "512MB", "shared_buffers of the throw-away cluster (pgtest starts it with 16MB)")
+	explain := flag.Duration("explain", 0, "log the plans (EXPLAIN ANALYZE, BUFFERS) of statements slower than this with auto_explain, and print them at the end (throw-away cluster only)")
 	flag.Parse()
 	ctx := context.Background()
 	if !validSize(*sharedBuffers) {
@@ -81,6 +93,22 @@ func main() {
 		}
 		if _, err := conn.Exec(ctx, "ALTER SYSTEM SET shared_buffers = '"+*sharedBuffers+"'"); err != nil {
 			log.Fatal(err)
+		}
+		if *explain > 0 {
+			// Loaded here so that ALTER SYSTEM knows its settings.
+			if _, err := conn.Exec(ctx, "LOAD 'auto_explain'"); err != nil {
+				log.Fatal(err)
+			}
+			for _, set := range []string{
+				"session_preload_libraries = 'auto_explain'",
+				fmt.Sprintf("auto_explain.log_min_duration = %d", explain.Milliseconds()),
+				"auto_explain.log_analyze = on", "auto_explain.log_buffers = on",
+				"auto_explain.log_nested_statements = on", "auto_explain.log_triggers = on",
+			} {
+				if _, err := conn.Exec(ctx, "ALTER SYSTEM SET "+set); err != nil {
+					log.Fatal(err)
+				}
+			}
 		}
 		conn.Close(ctx)
 		if err := c.Stop(); err != nil {
@@ -161,8 +189,25 @@ func main() {
 	}
 
 	res := result{Hosts: *hosts, Skills: *skills, Changed: *changed, Rows: map[string]int64{}, Bytes: map[string]int64{}}
+	var backend int
+	if err := conn.QueryRow(ctx, "SELECT pg_backend_pid()").Scan(&backend); err != nil {
+		log.Fatal(err)
+	}
+	// cpu returns the CPU seconds so far of the bench and the server;
+	// zeros where /proc is not there.
+	cpu := func() (bench, server float64) {
+		bench, _ = selfCPU()
+		server, _ = serverCPU(backend)
+		return bench, server
+	}
+	loadavg := func() {
+		if data, err := os.ReadFile("/proc/loadavg"); err == nil {
+			res.LoadAvg = append(res.LoadAvg, strings.TrimSpace(string(data)))
+		}
+	}
 	log.Printf("loading %d hosts x %d records", *hosts, *skills)
 	start := time.Now()
+	b0, s0 := cpu()
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range *loaders {
@@ -189,6 +234,8 @@ func main() {
 	}
 	wg.Wait()
 	res.LoadSeconds = time.Since(start).Seconds()
+	b1, s1 := cpu()
+	res.LoadCPUBench, res.LoadCPUServer = b1-b0, s1-s0
 	for _, table := range []string{"host_copies", "usage_days", "hosts"} {
 		if _, err := conn.Exec(ctx, "VACUUM ANALYZE "+schema+"."+table); err != nil {
 			log.Fatal(err)
@@ -201,6 +248,8 @@ func main() {
 	log.Printf("pushing: %d pushes, one every %s", total, interval)
 	lat := make([]time.Duration, total)
 	var late atomic.Int64
+	loadavg()
+	b0, s0 = cpu()
 	begin := time.Now()
 	sem := make(chan struct{}, *conns*2)
 	for i := range total {
@@ -231,6 +280,8 @@ func main() {
 	}
 	wg.Wait()
 	elapsed := time.Since(begin)
+	b1, s1 = cpu()
+	res.PushWallSeconds, res.PushCPUBench, res.PushCPUServer = elapsed.Seconds(), b1-b0, s1-s0
 	res.Pushes, res.PushRate, res.Late = total, float64(total)/elapsed.Seconds(), int(late.Load())
 	slices.Sort(lat)
 	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
@@ -269,6 +320,15 @@ func main() {
 	}
 	if err := conn.QueryRow(ctx, "SELECT pg_database_size(current_database())").Scan(&res.DatabaseBytes); err != nil {
 		log.Fatal(err)
+	}
+	loadavg()
+	if *explain > 0 {
+		// The server's log is next to its data directory.
+		var plans string
+		if err := conn.QueryRow(ctx, "SELECT pg_read_file(current_setting('data_directory') || '/../server.log')").Scan(&plans); err != nil {
+			log.Printf("read the server log: %v", err)
+		}
+		fmt.Fprintln(os.Stderr, plans)
 	}
 	data, _ := json.MarshalIndent(res, "", "  ")
 	fmt.Println(string(data))
