@@ -68,6 +68,7 @@ func main() {
 	changed := flag.Float64("changed", 0.10, "share of a host's records changed per push")
 	minutes := flag.Float64("minutes", 2, "minutes of pushes after the load (each host pushes once a minute)")
 	loaders := flag.Int("load-concurrency", 4, "concurrent pushes while loading")
+	loadCopy := flag.Bool("load-copy", true, "load each host's first records in bulk (a heartbeat push per host, then COPY into host_copies and the rollups computed once); false loads with a push of all records per host")
 	conns := flag.Int("conns", 32, "connections of the pushing pool")
 	dsnFile := flag.String("dsn-file", "", "use this server instead of a throw-away cluster")
 	out := flag.String("out", "", "write the result as JSON here too")
@@ -221,8 +222,11 @@ func main() {
 				}
 				h := hs[i]
 				h.mu.Lock()
-				recs := records(h, true)
+				recs := records(h, !*loadCopy)
 				h.mu.Unlock()
+				if *loadCopy {
+					recs = nil
+				}
 				if _, err := store.Push(ctx, h.hb, recs); err != nil {
 					log.Fatal(err)
 				}
@@ -233,10 +237,52 @@ func main() {
 		}()
 	}
 	wg.Wait()
+	if *loadCopy {
+		// A bulk load: COPY without the rollup triggers, then the
+		// rollups computed once from the rows, as the triggers would
+		// have kept them (every record's uses and views on the day of
+		// its last use and view).
+		if _, err := conn.Exec(ctx, "ALTER TABLE "+schema+".host_copies DISABLE TRIGGER rollup_insert"); err != nil {
+			log.Fatal(err)
+		}
+		const chunk = 100
+		cols := []string{"host", "layer", "owner", "name", "uses", "views", "last_used_at", "last_viewed_at", "state", "pinned"}
+		for first := 0; first < len(hs); first += chunk {
+			var rows [][]any
+			for _, h := range hs[first:min(first+chunk, len(hs))] {
+				for _, r := range records(h, true) {
+					rows = append(rows, []any{h.hb.Host, r.Copy.Layer.String(), r.Copy.Owner, r.Copy.Name, r.Uses, r.Views, r.LastUsedAt, r.LastViewedAt, r.State, r.Pinned})
+				}
+			}
+			if _, err := conn.CopyFrom(ctx, pgx.Identifier{schema, "host_copies"}, cols, pgx.CopyFromRows(rows)); err != nil {
+				log.Fatal(err)
+			}
+			if n := first + chunk; n%max(chunk, len(hs)/10/chunk*chunk) == 0 {
+				log.Printf("copied the records of %d hosts", n)
+			}
+		}
+		for _, sql := range []string{
+			"ALTER TABLE " + schema + ".host_copies ENABLE TRIGGER rollup_insert",
+			`INSERT INTO ` + schema + `.copy_stats (layer, owner, name, hosts, placed, pinned, last_used_at, last_viewed_at, first_seen_at)
+SELECT layer, owner, name, count(*), count(*) FILTER (WHERE state <> 'archived'), count(*) FILTER (WHERE pinned),
+	max(last_used_at), max(last_viewed_at), min(first_seen_at)
+FROM ` + schema + `.host_copies GROUP BY layer, owner, name`,
+			`INSERT INTO ` + schema + `.copy_days (day, layer, owner, name, uses, views, last_users)
+SELECT day, layer, owner, name, sum(uses), sum(views), sum(last_users) FROM (
+	SELECT (last_used_at AT TIME ZONE 'UTC')::date AS day, layer, owner, name, uses, 0 AS views, 1 AS last_users FROM ` + schema + `.host_copies
+	UNION ALL
+	SELECT (last_viewed_at AT TIME ZONE 'UTC')::date, layer, owner, name, 0, views, 0 FROM ` + schema + `.host_copies
+) r GROUP BY day, layer, owner, name`,
+		} {
+			if _, err := conn.Exec(ctx, sql); err != nil {
+				log.Fatal(err)
+			}
+		}
+	}
 	res.LoadSeconds = time.Since(start).Seconds()
 	b1, s1 := cpu()
 	res.LoadCPUBench, res.LoadCPUServer = b1-b0, s1-s0
-	for _, table := range []string{"host_copies", "usage_days", "hosts"} {
+	for _, table := range []string{"host_copies", "copy_stats", "copy_days", "hosts"} {
 		if _, err := conn.Exec(ctx, "VACUUM ANALYZE "+schema+"."+table); err != nil {
 			log.Fatal(err)
 		}
@@ -311,7 +357,7 @@ func main() {
 		_, err := store.Status(ctx, fleet.StatusOptions{StaleAfter: 2 * time.Hour, Skill: "skill-00042"})
 		return err
 	})
-	for _, table := range []string{"hosts", "host_sources", "revisions", "host_copies", "usage_days"} {
+	for _, table := range []string{"hosts", "host_sources", "revisions", "host_copies", "copy_stats", "copy_days"} {
 		var rows, bytes int64
 		if err := conn.QueryRow(ctx, "SELECT count(*), pg_total_relation_size($1::regclass) FROM "+schema+"."+table, schema+"."+table).Scan(&rows, &bytes); err != nil {
 			log.Fatal(err)
