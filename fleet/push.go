@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -106,9 +107,9 @@ func (s *Store) Push(ctx context.Context, hb Heartbeat, recs []Record) (PushResu
 			res.Uses, res.Views, err = s.records(ctx, tx, hb.Host, good)
 			return err
 		})
-		// Pushes of different hosts share the rollups' rows: one
-		// chosen as a deadlock's victim is rolled back whole and runs
-		// again (it counted nothing).
+		// A push chosen as a deadlock's victim (an operator's change
+		// of host_copies folds at once, locking the rollups' rows) is
+		// rolled back whole and runs again: it counted nothing.
 		if attempt == maxAttempts || !retryable(err) || ctx.Err() != nil {
 			break
 		}
@@ -117,7 +118,43 @@ func (s *Store) Push(ctx context.Context, hb Heartbeat, recs []Record) (PushResu
 		return PushResult{}, s.fail("push of host "+hb.Host, err)
 	}
 	res.Records = len(good)
+	// One push in FoldEvery folds the rollups' deltas, after its own
+	// commit: the push is done whatever the fold does.
+	every := s.cfg.FoldEvery
+	if every == 0 {
+		every = foldEvery
+	}
+	if len(good) > 0 && every > 0 && rand.IntN(every) == 0 {
+		if err := s.Fold(ctx); err != nil {
+			s.warn("fleet: %v", err)
+		}
+	}
 	return res, nil
+}
+
+// foldEvery is Config.FoldEvery's default.
+const foldEvery = 16
+
+// foldLock is the first key of the advisory lock one fold holds ("fold").
+const foldLock = 0x666f6c64
+
+// Fold moves the changes pushes appended (copy_deltas) into the per-copy
+// rollups fleet usage reads. Pushes fold now and then by themselves;
+// readers add what is not folded yet, so Fold changes no answer, only
+// how much a read adds up. It returns at once when another fold runs.
+func (s *Store) Fold(ctx context.Context) error {
+	if err := s.ready(ctx); err != nil {
+		return err
+	}
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		var mine bool
+		if err := tx.QueryRow(ctx, "SELECT pg_try_advisory_xact_lock($1, hashtext($2))", int32(foldLock), s.cfg.Schema).Scan(&mine); err != nil || !mine {
+			return err
+		}
+		_, err := tx.Exec(ctx, "SELECT "+s.schema+".fold_rollups()")
+		return err
+	})
+	return s.fail("fold the usage rollups", err)
 }
 
 // maxAttempts bounds the runs of one push that a deadlock or a
@@ -223,15 +260,14 @@ func (s *Store) records(ctx context.Context, tx pgx.Tx, host string, recs []Reco
 	// host's row lock keeps them still) for the growth, what the push
 	// adds: every part of a statement sees the table as it was before
 	// it, so the join reads the state before this push, one index lookup
-	// a record. host_copies' triggers add the growth to the per-copy
-	// rollups (migration 2) at the statement's end. The input goes in key
-	// order, the order the triggers lock the rollups' rows in.
+	// a record. host_copies' triggers append the growth to the per-copy
+	// rollups' deltas (migration 2) at the statement's end.
 	rows, err := tx.Query(ctx, `WITH input AS (
 	SELECT * FROM unnest($2::text[], $3::text[], $4::text[], $5::bigint[], $6::bigint[], $7::timestamptz[], $8::timestamptz[], $9::text[], $10::bool[])
 		AS t(layer, owner, name, uses, views, last_used_at, last_viewed_at, state, pinned)
 ), up AS (
 	INSERT INTO `+s.schema+`.host_copies AS c (host, layer, owner, name, uses, views, last_used_at, last_viewed_at, state, pinned)
-	SELECT $1, layer, owner, name, uses, views, last_used_at, last_viewed_at, state, pinned FROM input ORDER BY layer, owner, name
+	SELECT $1, layer, owner, name, uses, views, last_used_at, last_viewed_at, state, pinned FROM input
 	ON CONFLICT (host, layer, owner, name) DO UPDATE SET
 		uses = GREATEST(c.uses, EXCLUDED.uses), views = GREATEST(c.views, EXCLUDED.views),
 		last_used_at = GREATEST(c.last_used_at, EXCLUDED.last_used_at), last_viewed_at = GREATEST(c.last_viewed_at, EXCLUDED.last_viewed_at),

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -77,14 +78,29 @@ func TestMigrateFromVersion1(t *testing.T) {
 // rows (an operator's fix, a host deleted with its rows).
 func TestRollupsMatchTheRows(t *testing.T) {
 	c := pgCluster.Get(t)
-	s, schema := open(t, c, nil)
+	_, schema := open(t, c, nil)
 	ctx := context.Background()
+	// Pushes that never fold by themselves, so that the reads below
+	// add deltas to the rollups.
+	s, err := fleet.Open(ctx, fleet.Config{DSNFile: c.DSNFile(t, "postgres"), Schema: schema, Create: true, FoldEvery: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
 	now := time.Now().UTC().Truncate(time.Second)
 	rng := rand.New(rand.NewPCG(1, 2))
 	counts := map[string][]int64{}
 	for round := range 4 {
+		if round == 3 {
+			// A host retired with its rows (it pushes no more: one
+			// that pushed again would count its counters anew).
+			pgtest.Exec(t, c, "DELETE FROM "+schema+".hosts WHERE host = 'h4'")
+		}
 		for h := range 5 {
 			host := fmt.Sprintf("h%d", h)
+			if round == 3 && h == 4 {
+				continue
+			}
 			if counts[host] == nil {
 				counts[host] = make([]int64, 12)
 			}
@@ -111,14 +127,24 @@ func TestRollupsMatchTheRows(t *testing.T) {
 			// An operator moves a last use back, and one forward.
 			pgtest.Exec(t, c, "UPDATE "+schema+".host_copies SET last_used_at = last_used_at - interval '20 days', first_seen_at = first_seen_at + interval '1 hour' WHERE name IN ('s1', 's2')")
 			pgtest.Exec(t, c, "UPDATE "+schema+".host_copies SET last_used_at = now() WHERE name = 's3' AND host = 'h0'")
-		case 3:
-			// A host retired with its rows (after its last push: one
-			// that pushed again would count its counters anew).
-			pgtest.Exec(t, c, "DELETE FROM "+schema+".hosts WHERE host = 'h4'")
 		}
 	}
 	since := now.Add(-30 * 24 * time.Hour)
 	got := usageOf(t, s, fleet.UsageOptions{Since: since})
+	// Folding the deltas into the rollups changes no answer.
+	if n := pgtest.QueryValue[int64](t, c, "SELECT count(*) FROM "+schema+".copy_deltas"); n == 0 {
+		t.Fatal("no deltas wait for a fold: the test reads only folded rollups")
+	}
+	if err := s.Fold(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := pgtest.QueryValue[int64](t, c, "SELECT count(*) FROM "+schema+".copy_deltas"); n != 0 {
+		t.Fatalf("%d deltas left after a fold", n)
+	}
+	folded := usageOf(t, s, fleet.UsageOptions{Since: since})
+	if show(folded) != show(got) {
+		t.Fatalf("fleet usage before the fold:\n%s\nafter:\n%s", show(got), show(folded))
+	}
 	type agg struct {
 		hosts, placed int
 		pinned        bool
@@ -169,4 +195,26 @@ FROM `+schema+`.host_copies GROUP BY name`, since)
 	if total != pushed {
 		t.Fatalf("the buckets hold %d uses, the hosts pushed %d", total, pushed)
 	}
+}
+
+// show prints a fleet usage answer by value, in key order.
+func show(m map[string]fleet.SkillUsage) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	t := func(p *time.Time) string {
+		if p == nil {
+			return "-"
+		}
+		return p.UTC().Format(time.RFC3339)
+	}
+	var b strings.Builder
+	for _, k := range keys {
+		u := m[k]
+		fmt.Fprintf(&b, "%s uses %d views %d hosts %d placed %d pinned %v last use %s view %s first %s\n",
+			k, u.Uses, u.Views, u.Hosts, u.Placed, u.Pinned, t(u.LastUsedAt), t(u.LastViewedAt), u.FirstSeenAt.UTC().Format(time.RFC3339))
+	}
+	return b.String()
 }

@@ -97,24 +97,39 @@ CREATE INDEX usage_days_day ON {S}.usage_days (day);
 	//     day (the growth of the hosts' counters), and last_users, how
 	//     many hosts last used it that day, so that the hosts that used
 	//     it since a day are a sum.
-	// Both are kept by statement triggers on host_copies, from its
-	// transition tables, so that every write to host_copies (a push, an
-	// operator's fix, a host's rows deleted with it) keeps them exact.
+	//   - copy_deltas: changes not yet folded into the two: day is NULL
+	//     for a change of copy_stats. Append-only and without an index.
+	// Statement triggers on host_copies turn every write to it (a push,
+	// an operator's fix, a host's rows deleted with it) into rows of
+	// copy_deltas, from its transition tables, so that the rollups stay
+	// exact. Every host pushes the same copies: were a push to update
+	// the rollups' rows, concurrent pushes would queue on their row
+	// locks. A push appends instead, and fold_rollups(), run by one push
+	// in foldEvery (one at a time) and by Store.Fold, moves the deltas
+	// into the rollups. Readers add the deltas not yet folded, in the
+	// same statement (one snapshot: a fold is seen whole or not at all).
+	//
+	// A change that may lower a copy's last use or view or raise its
+	// first report (never a push: a push only raises the times) folds
+	// at once and reads those times again from host_copies.
+	//
 	// usage_days, per host, copy and day, is folded into copy_days and
 	// dropped: nothing read it per host, and it was half the writes of
 	// a push and half the database.
 	//
-	// Sums saturate at the largest bigint rather than fail, so a hostile
-	// row cannot stop every host's pushes; reads refuse sums over
-	// MaxCount.
+	// Sums saturate (sat) rather than fail, so a hostile row cannot stop
+	// every host's pushes; reads refuse sums over MaxCount.
 	`
+CREATE FUNCTION {S}.sat(numeric) RETURNS bigint LANGUAGE sql IMMUTABLE
+	AS 'SELECT LEAST(GREATEST($1, -9223372036854775807), 9223372036854775807)::bigint';
+
 CREATE TABLE {S}.copy_stats (
 	layer text NOT NULL,
 	owner text NOT NULL DEFAULT '',
 	name text NOT NULL,
-	hosts integer NOT NULL DEFAULT 0,
-	placed integer NOT NULL DEFAULT 0,
-	pinned integer NOT NULL DEFAULT 0,
+	hosts bigint NOT NULL DEFAULT 0,
+	placed bigint NOT NULL DEFAULT 0,
+	pinned bigint NOT NULL DEFAULT 0,
 	last_used_at timestamptz,
 	last_viewed_at timestamptz,
 	first_seen_at timestamptz,
@@ -128,9 +143,25 @@ CREATE TABLE {S}.copy_days (
 	name text NOT NULL,
 	uses bigint NOT NULL DEFAULT 0,
 	views bigint NOT NULL DEFAULT 0,
-	last_users integer NOT NULL DEFAULT 0,
+	last_users bigint NOT NULL DEFAULT 0,
 	PRIMARY KEY (day, layer, owner, name)
 ) WITH (fillfactor = 50);
+
+CREATE TABLE {S}.copy_deltas (
+	day date,
+	layer text NOT NULL,
+	owner text NOT NULL DEFAULT '',
+	name text NOT NULL,
+	uses bigint NOT NULL DEFAULT 0,
+	views bigint NOT NULL DEFAULT 0,
+	last_users bigint NOT NULL DEFAULT 0,
+	hosts bigint NOT NULL DEFAULT 0,
+	placed bigint NOT NULL DEFAULT 0,
+	pinned bigint NOT NULL DEFAULT 0,
+	last_used_at timestamptz,
+	last_viewed_at timestamptz,
+	first_seen_at timestamptz
+);
 
 INSERT INTO {S}.copy_stats (layer, owner, name, hosts, placed, pinned, last_used_at, last_viewed_at, first_seen_at)
 SELECT layer, owner, name, count(*), count(*) FILTER (WHERE state <> 'archived'), count(*) FILTER (WHERE pinned),
@@ -138,7 +169,7 @@ SELECT layer, owner, name, count(*), count(*) FILTER (WHERE state <> 'archived')
 FROM {S}.host_copies GROUP BY layer, owner, name;
 
 INSERT INTO {S}.copy_days (day, layer, owner, name, uses, views, last_users)
-SELECT day, layer, owner, name, LEAST(sum(uses), 9223372036854775807)::bigint, LEAST(sum(views), 9223372036854775807)::bigint, sum(last_users)::integer FROM (
+SELECT day, layer, owner, name, {S}.sat(sum(uses)), {S}.sat(sum(views)), sum(last_users) FROM (
 	SELECT day, layer, owner, name, uses::numeric AS uses, views::numeric AS views, 0 AS last_users FROM {S}.usage_days
 	UNION ALL
 	SELECT (last_used_at AT TIME ZONE 'UTC')::date, layer, owner, name, 0, 0, 1 FROM {S}.host_copies WHERE last_used_at IS NOT NULL
@@ -146,15 +177,50 @@ SELECT day, layer, owner, name, LEAST(sum(uses), 9223372036854775807)::bigint, L
 
 DROP TABLE {S}.usage_days;
 
--- copies_changed folds a change of host_copies into the rollups: olds
--- are the rows before, news the rows after (pairs share a key).
+-- fold_rollups moves the deltas into the rollups and returns how many
+-- it moved. Rows inserted after its snapshot stay for the next fold.
+CREATE FUNCTION {S}.fold_rollups() RETURNS bigint
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+	n bigint;
+BEGIN
+	WITH moved AS (
+		DELETE FROM {S}.copy_deltas RETURNING *
+	), days AS (
+		INSERT INTO {S}.copy_days AS d (day, layer, owner, name, uses, views, last_users)
+		SELECT day, layer, owner, name, {S}.sat(sum(uses)), {S}.sat(sum(views)), {S}.sat(sum(last_users))
+		FROM moved WHERE day IS NOT NULL
+		GROUP BY day, layer, owner, name
+		ORDER BY day, layer, owner, name
+		ON CONFLICT (day, layer, owner, name) DO UPDATE SET
+			uses = {S}.sat(d.uses::numeric + EXCLUDED.uses), views = {S}.sat(d.views::numeric + EXCLUDED.views),
+			last_users = {S}.sat(d.last_users::numeric + EXCLUDED.last_users)
+		RETURNING 1
+	), stats AS (
+		INSERT INTO {S}.copy_stats AS s (layer, owner, name, hosts, placed, pinned, last_used_at, last_viewed_at, first_seen_at)
+		SELECT layer, owner, name, {S}.sat(sum(hosts)), {S}.sat(sum(placed)), {S}.sat(sum(pinned)), max(last_used_at), max(last_viewed_at), min(first_seen_at)
+		FROM moved WHERE day IS NULL
+		GROUP BY layer, owner, name
+		ORDER BY layer, owner, name
+		ON CONFLICT (layer, owner, name) DO UPDATE SET
+			hosts = {S}.sat(s.hosts::numeric + EXCLUDED.hosts), placed = {S}.sat(s.placed::numeric + EXCLUDED.placed),
+			pinned = {S}.sat(s.pinned::numeric + EXCLUDED.pinned),
+			last_used_at = GREATEST(s.last_used_at, EXCLUDED.last_used_at), last_viewed_at = GREATEST(s.last_viewed_at, EXCLUDED.last_viewed_at),
+			first_seen_at = LEAST(s.first_seen_at, EXCLUDED.first_seen_at)
+		RETURNING 1
+	)
+	SELECT count(*) INTO n FROM moved;
+	RETURN n;
+END
+$$;
+
+-- copies_changed turns a change of host_copies into deltas: olds are
+-- the rows before, news the rows after (pairs share a key).
 CREATE FUNCTION {S}.copies_changed(olds {S}.host_copies[], news {S}.host_copies[]) RETURNS void
 LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
-	-- The day buckets, in key order: concurrent pushes lock the rows
-	-- they share in the same order.
-	INSERT INTO {S}.copy_days AS d (day, layer, owner, name, uses, views, last_users)
-	SELECT day, layer, owner, name, LEAST(sum(du), 9223372036854775807)::bigint, LEAST(sum(dv), 9223372036854775807)::bigint, sum(dl)::integer FROM (
+	INSERT INTO {S}.copy_deltas (day, layer, owner, name, uses, views, last_users)
+	SELECT day, layer, owner, name, {S}.sat(sum(du)), {S}.sat(sum(dv)), sum(dl) FROM (
 		SELECT (coalesce(n.last_used_at, now()) AT TIME ZONE 'UTC')::date AS day, n.layer, n.owner, n.name,
 			n.uses::numeric - coalesce(o.uses, 0) AS du, 0::numeric AS dv, 0 AS dl
 		FROM unnest(news) n LEFT JOIN unnest(olds) o USING (host, layer, owner, name)
@@ -169,38 +235,31 @@ BEGIN
 		UNION ALL
 		SELECT (last_used_at AT TIME ZONE 'UTC')::date, layer, owner, name, 0, 0, 1 FROM unnest(news) WHERE last_used_at IS NOT NULL
 	) g GROUP BY day, layer, owner, name
-	HAVING sum(du) <> 0 OR sum(dv) <> 0 OR sum(dl) <> 0
-	ORDER BY day, layer, owner, name
-	ON CONFLICT (day, layer, owner, name) DO UPDATE SET
-		uses = LEAST(d.uses::numeric + EXCLUDED.uses, 9223372036854775807)::bigint,
-		views = LEAST(d.views::numeric + EXCLUDED.views, 9223372036854775807)::bigint,
-		last_users = d.last_users + EXCLUDED.last_users;
+	HAVING sum(du) <> 0 OR sum(dv) <> 0 OR sum(dl) <> 0;
 
-	INSERT INTO {S}.copy_stats AS s (layer, owner, name, hosts, placed, pinned, last_used_at, last_viewed_at, first_seen_at)
-	SELECT layer, owner, name, sum(sign)::integer, sum(sign * (state <> 'archived')::int)::integer, sum(sign * pinned::int)::integer,
+	INSERT INTO {S}.copy_deltas (day, layer, owner, name, hosts, placed, pinned, last_used_at, last_viewed_at, first_seen_at)
+	SELECT NULL, layer, owner, name, sum(sign), sum(sign * (state <> 'archived')::int), sum(sign * pinned::int),
 		max(last_used_at) FILTER (WHERE sign > 0), max(last_viewed_at) FILTER (WHERE sign > 0), min(first_seen_at) FILTER (WHERE sign > 0)
 	FROM (SELECT -1 AS sign, * FROM unnest(olds) UNION ALL SELECT 1, * FROM unnest(news)) r
-	GROUP BY layer, owner, name
-	ORDER BY layer, owner, name
-	ON CONFLICT (layer, owner, name) DO UPDATE SET
-		hosts = s.hosts + EXCLUDED.hosts, placed = s.placed + EXCLUDED.placed, pinned = s.pinned + EXCLUDED.pinned,
-		last_used_at = GREATEST(s.last_used_at, EXCLUDED.last_used_at), last_viewed_at = GREATEST(s.last_viewed_at, EXCLUDED.last_viewed_at),
-		first_seen_at = LEAST(s.first_seen_at, EXCLUDED.first_seen_at)
-	WHERE (s.hosts, s.placed, s.pinned, s.last_used_at, s.last_viewed_at, s.first_seen_at) IS DISTINCT FROM
-		(s.hosts + EXCLUDED.hosts, s.placed + EXCLUDED.placed, s.pinned + EXCLUDED.pinned,
-		 GREATEST(s.last_used_at, EXCLUDED.last_used_at), GREATEST(s.last_viewed_at, EXCLUDED.last_viewed_at), LEAST(s.first_seen_at, EXCLUDED.first_seen_at));
+	GROUP BY layer, owner, name;
 
 	-- A row that held a copy's last use, last view or first report may
-	-- have lowered or raised it, or be gone (never on a push: a push
-	-- only raises the times): those copies' times are read again.
-	UPDATE {S}.copy_stats s SET last_used_at = m.lu, last_viewed_at = m.lv, first_seen_at = m.fs
-	FROM (SELECT DISTINCT o.layer, o.owner, o.name FROM unnest(olds) o LEFT JOIN unnest(news) n USING (host, layer, owner, name)
+	-- have lowered or raised it, or be gone: fold, and read those
+	-- copies' times again.
+	IF EXISTS (SELECT 1 FROM unnest(olds) o LEFT JOIN unnest(news) n USING (host, layer, owner, name)
 		WHERE n.host IS NULL OR n.first_seen_at > o.first_seen_at
 			OR o.last_used_at IS NOT NULL AND (n.last_used_at IS NULL OR n.last_used_at < o.last_used_at)
-			OR o.last_viewed_at IS NOT NULL AND (n.last_viewed_at IS NULL OR n.last_viewed_at < o.last_viewed_at)) g,
-		LATERAL (SELECT max(c.last_used_at) AS lu, max(c.last_viewed_at) AS lv, min(c.first_seen_at) AS fs FROM {S}.host_copies c
-			WHERE lower(c.name) = lower(g.name) AND c.name = g.name AND c.layer = g.layer AND c.owner = g.owner) m
-	WHERE s.layer = g.layer AND s.owner = g.owner AND s.name = g.name;
+			OR o.last_viewed_at IS NOT NULL AND (n.last_viewed_at IS NULL OR n.last_viewed_at < o.last_viewed_at)) THEN
+		PERFORM {S}.fold_rollups();
+		UPDATE {S}.copy_stats s SET last_used_at = m.lu, last_viewed_at = m.lv, first_seen_at = m.fs
+		FROM (SELECT DISTINCT o.layer, o.owner, o.name FROM unnest(olds) o LEFT JOIN unnest(news) n USING (host, layer, owner, name)
+			WHERE n.host IS NULL OR n.first_seen_at > o.first_seen_at
+				OR o.last_used_at IS NOT NULL AND (n.last_used_at IS NULL OR n.last_used_at < o.last_used_at)
+				OR o.last_viewed_at IS NOT NULL AND (n.last_viewed_at IS NULL OR n.last_viewed_at < o.last_viewed_at)) g,
+			LATERAL (SELECT max(c.last_used_at) AS lu, max(c.last_viewed_at) AS lv, min(c.first_seen_at) AS fs FROM {S}.host_copies c
+				WHERE lower(c.name) = lower(g.name) AND c.name = g.name AND c.layer = g.layer AND c.owner = g.owner) m
+		WHERE s.layer = g.layer AND s.owner = g.owner AND s.name = g.name;
+	END IF;
 END
 $$;
 

@@ -52,6 +52,10 @@ type Config struct {
 	MaxConns int32
 	// Warn receives what is skipped (a hostile row); nil drops it.
 	Warn func(string)
+	// FoldEvery is how many pushes with records there are, on average,
+	// to one fold of the usage rollups' deltas (Store.Fold); 0 means
+	// 16, a negative number never.
+	FoldEvery int
 }
 
 // Store is an open fleet store. Its methods are safe for concurrent use.

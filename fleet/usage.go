@@ -60,17 +60,31 @@ func (s *Store) Usage(ctx context.Context, opts UsageOptions) ([]SkillUsage, err
 	if opts.Source != "" {
 		layer, owner = layering.Marketplace.String(), opts.Source
 	}
-	// One row per copy from the rollups (migration 2): its totals, and
-	// the sums of its day buckets in the window. The window starts at
-	// the UTC day of since, for the uses, the views and the hosts alike.
-	rows, err := s.pool.Query(ctx, `SELECT s.layer, s.owner, s.name, s.last_used_at, s.pinned > 0, s.placed, s.first_seen_at, s.last_viewed_at,
-	coalesce(d.uses, 0)::text, coalesce(d.views, 0)::text, coalesce(d.users, 0)::text
-FROM `+s.schema+`.copy_stats s LEFT JOIN (
-	SELECT layer, owner, name, sum(uses) AS uses, sum(views) AS views, sum(last_users) AS users FROM `+s.schema+`.copy_days
-	WHERE day >= ($1::timestamptz AT TIME ZONE 'UTC')::date AND ($2 = '' OR layer = $2 AND owner = $3)
+	// One row per copy from the rollups (migration 2) and the deltas not
+	// folded yet, in one statement: its totals, and the sums of its day
+	// buckets in the window. The window starts at the UTC day of since,
+	// for the uses, the views and the hosts alike.
+	rows, err := s.pool.Query(ctx, `WITH st AS (
+	SELECT layer, owner, name, sum(hosts) AS hosts, sum(placed) AS placed, sum(pinned) AS pinned,
+		max(last_used_at) AS last_used_at, max(last_viewed_at) AS last_viewed_at, min(first_seen_at) AS first_seen_at
+	FROM (
+		SELECT layer, owner, name, hosts, placed, pinned, last_used_at, last_viewed_at, first_seen_at FROM `+s.schema+`.copy_stats
+		UNION ALL
+		SELECT layer, owner, name, hosts, placed, pinned, last_used_at, last_viewed_at, first_seen_at FROM `+s.schema+`.copy_deltas WHERE day IS NULL
+	) x WHERE ($2 = '' OR layer = $2 AND owner = $3)
 	GROUP BY layer, owner, name
-) d USING (layer, owner, name)
-WHERE s.hosts > 0 AND ($2 = '' OR s.layer = $2 AND s.owner = $3)`, since, layer, owner)
+), d AS (
+	SELECT layer, owner, name, sum(uses) AS uses, sum(views) AS views, sum(last_users) AS users FROM (
+		SELECT layer, owner, name, uses, views, last_users FROM `+s.schema+`.copy_days WHERE day >= ($1::timestamptz AT TIME ZONE 'UTC')::date
+		UNION ALL
+		SELECT layer, owner, name, uses, views, last_users FROM `+s.schema+`.copy_deltas WHERE day >= ($1::timestamptz AT TIME ZONE 'UTC')::date
+	) y WHERE ($2 = '' OR layer = $2 AND owner = $3)
+	GROUP BY layer, owner, name
+)
+SELECT st.layer, st.owner, st.name, st.last_used_at, st.pinned > 0, st.placed::text, st.first_seen_at, st.last_viewed_at,
+	coalesce(d.uses, 0)::text, coalesce(d.views, 0)::text, coalesce(d.users, 0)::text
+FROM st LEFT JOIN d USING (layer, owner, name)
+WHERE st.hosts > 0`, since, layer, owner)
 	if err != nil {
 		return nil, s.fail("read fleet usage", err)
 	}
@@ -78,10 +92,10 @@ WHERE s.hosts > 0 AND ($2 = '' OR s.layer = $2 AND s.owner = $3)`, since, layer,
 	now := time.Now()
 	var out []SkillUsage
 	for rows.Next() {
-		var layer, owner, name, uses, views, users string
+		var layer, owner, name, placed, uses, views, users string
 		var u SkillUsage
 		var first *time.Time
-		if err := rows.Scan(&layer, &owner, &name, &u.LastUsedAt, &u.Pinned, &u.Placed, &first, &u.LastViewedAt, &uses, &views, &users); err != nil {
+		if err := rows.Scan(&layer, &owner, &name, &u.LastUsedAt, &u.Pinned, &placed, &first, &u.LastViewedAt, &uses, &views, &users); err != nil {
 			return nil, s.fail("read fleet usage", err)
 		}
 		c, err := copyOf(layer, owner, name)
@@ -91,8 +105,12 @@ WHERE s.hosts > 0 AND ($2 = '' OR s.layer = $2 AND s.owner = $3)`, since, layer,
 		if err == nil && u.LastViewedAt != nil {
 			err = checkTime("last view", *u.LastViewedAt, now)
 		}
-		if err == nil && (u.Placed < 0 || u.Placed > maxHosts) {
-			err = fmt.Errorf("copy %s: %d hosts hold it, outside 0..%d", c, u.Placed, maxHosts)
+		if err == nil {
+			if n, perr := parseCount(placed); perr != nil || n > maxHosts {
+				err = fmt.Errorf("copy %s: the count of hosts holding it, %s, is outside 0..%d", c, placed, maxHosts)
+			} else {
+				u.Placed = int(n)
+			}
 		}
 		if err != nil {
 			s.warn("fleet: skipped a usage row: %v", err)
