@@ -119,21 +119,30 @@ func (s *Store) Push(ctx context.Context, hb Heartbeat, recs []Record) (PushResu
 	}
 	res.Records = len(good)
 	// One push in FoldEvery folds the rollups' deltas, after its own
-	// commit: the push is done whatever the fold does.
+	// commit and after it returns: the push is done whatever the fold
+	// does. Close waits for the fold.
 	every := s.cfg.FoldEvery
 	if every == 0 {
 		every = foldEvery
 	}
 	if len(good) > 0 && every > 0 && rand.IntN(every) == 0 {
-		if err := s.Fold(ctx); err != nil {
-			s.warn("fleet: %v", err)
-		}
+		s.folds.Add(1)
+		go func() {
+			defer s.folds.Done()
+			fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.Timeout)
+			defer cancel()
+			if err := s.Fold(fctx); err != nil {
+				s.warn("fleet: %v", err)
+			}
+		}()
 	}
 	return res, nil
 }
 
-// foldEvery is Config.FoldEvery's default.
-const foldEvery = 16
+// foldEvery is Config.FoldEvery's default: a fold's cost is mostly one
+// update per copy it touches, so larger folds cost less per push, and
+// readers add at most about this many pushes' deltas.
+const foldEvery = 64
 
 // foldLock is the first key of the advisory lock one fold holds ("fold").
 const foldLock = 0x666f6c64

@@ -54,7 +54,7 @@ type Config struct {
 	Warn func(string)
 	// FoldEvery is how many pushes with records there are, on average,
 	// to one fold of the usage rollups' deltas (Store.Fold); 0 means
-	// 16, a negative number never.
+	// 64, a negative number never.
 	FoldEvery int
 }
 
@@ -67,6 +67,9 @@ type Store struct {
 
 	migrateOnce sync.Mutex
 	migrated    bool
+
+	// folds are the folds pushes started (Push), for Close to wait.
+	folds sync.WaitGroup
 }
 
 // Open reads the connection string and makes a pool. It does not connect
@@ -109,8 +112,9 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	return s, nil
 }
 
-// Close closes the pool.
+// Close waits for a fold a push started, then closes the pool.
 func (s *Store) Close() {
+	s.folds.Wait()
 	if s.pool != nil {
 		s.pool.Close()
 	}

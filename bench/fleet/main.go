@@ -47,6 +47,10 @@ type result struct {
 	UsageMS       float64 `json:"usage_ms"`
 	StatusMS      float64 `json:"status_ms"`
 	StatusSkillMS float64 `json:"status_skill_ms"`
+	// FoldMS is one fold of the deltas the pushes left (pushes fold one
+	// time in 64, after they return).
+	FoldMS        float64 `json:"fold_ms"`
+	PendingDeltas int64   `json:"pending_deltas"`
 	Rows          map[string]int64
 	Bytes         map[string]int64
 	DatabaseBytes int64 `json:"database_bytes"`
@@ -345,6 +349,9 @@ SELECT day, layer, owner, name, sum(uses), sum(views), sum(last_users) FROM (
 		slices.Sort(ds)
 		return ms(ds[2])
 	}
+	if err := conn.QueryRow(ctx, "SELECT count(*) FROM "+schema+".copy_deltas").Scan(&res.PendingDeltas); err != nil {
+		log.Fatal(err)
+	}
 	res.UsageMS = median(func() error {
 		_, err := store.Usage(ctx, fleet.UsageOptions{Since: time.Now().Add(-30 * 24 * time.Hour)})
 		return err
@@ -357,7 +364,12 @@ SELECT day, layer, owner, name, sum(uses), sum(views), sum(last_users) FROM (
 		_, err := store.Status(ctx, fleet.StatusOptions{StaleAfter: 2 * time.Hour, Skill: "skill-00042"})
 		return err
 	})
-	for _, table := range []string{"hosts", "host_sources", "revisions", "host_copies", "copy_stats", "copy_days"} {
+	t0 := time.Now()
+	if err := store.Fold(ctx); err != nil {
+		log.Fatal(err)
+	}
+	res.FoldMS = ms(time.Since(t0))
+	for _, table := range []string{"hosts", "host_sources", "revisions", "host_copies", "copy_stats", "copy_days", "copy_deltas"} {
 		var rows, bytes int64
 		if err := conn.QueryRow(ctx, "SELECT count(*), pg_total_relation_size($1::regclass) FROM "+schema+"."+table, schema+"."+table).Scan(&rows, &bytes); err != nil {
 			log.Fatal(err)
