@@ -98,7 +98,8 @@ CREATE INDEX usage_days_day ON {S}.usage_days (day);
 	//     many hosts last used it that day, so that the hosts that used
 	//     it since a day are a sum.
 	//   - copy_deltas: changes not yet folded into the two: day is NULL
-	//     for a change of copy_stats. Append-only and without an index.
+	//     for a change of copy_stats. Append-only and without an index;
+	//     vacuumed after every 50,000 dead rows, as folds empty it.
 	// Statement triggers on host_copies turn every write to it (a push,
 	// an operator's fix, a host's rows deleted with it) into rows of
 	// copy_deltas, from its transition tables, so that the rollups stay
@@ -161,7 +162,7 @@ CREATE TABLE {S}.copy_deltas (
 	last_used_at timestamptz,
 	last_viewed_at timestamptz,
 	first_seen_at timestamptz
-);
+) WITH (autovacuum_vacuum_scale_factor = 0, autovacuum_vacuum_threshold = 50000, autovacuum_vacuum_cost_delay = 0);
 
 INSERT INTO {S}.copy_stats (layer, owner, name, hosts, placed, pinned, last_used_at, last_viewed_at, first_seen_at)
 SELECT layer, owner, name, count(*), count(*) FILTER (WHERE state <> 'archived'), count(*) FILTER (WHERE pinned),

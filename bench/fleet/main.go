@@ -251,20 +251,37 @@ func main() {
 		}
 		const chunk = 100
 		cols := []string{"host", "layer", "owner", "name", "uses", "views", "last_used_at", "last_viewed_at", "state", "pinned"}
-		for first := 0; first < len(hs); first += chunk {
-			var rows [][]any
-			for _, h := range hs[first:min(first+chunk, len(hs))] {
-				for _, r := range records(h, true) {
-					rows = append(rows, []any{h.hb.Host, r.Copy.Layer.String(), r.Copy.Owner, r.Copy.Name, r.Uses, r.Views, r.LastUsedAt, r.LastViewedAt, r.State, r.Pinned})
+		var nextChunk atomic.Int64
+		for range 2 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				cc, err := pgx.Connect(ctx, dsn)
+				if err != nil {
+					log.Fatal(err)
 				}
-			}
-			if _, err := conn.CopyFrom(ctx, pgx.Identifier{schema, "host_copies"}, cols, pgx.CopyFromRows(rows)); err != nil {
-				log.Fatal(err)
-			}
-			if n := first + chunk; n%max(chunk, len(hs)/10/chunk*chunk) == 0 {
-				log.Printf("copied the records of %d hosts", n)
-			}
+				defer cc.Close(ctx)
+				for {
+					first := int(nextChunk.Add(chunk)) - chunk
+					if first >= len(hs) {
+						return
+					}
+					var rows [][]any
+					for _, h := range hs[first:min(first+chunk, len(hs))] {
+						for _, r := range records(h, true) {
+							rows = append(rows, []any{h.hb.Host, r.Copy.Layer.String(), r.Copy.Owner, r.Copy.Name, r.Uses, r.Views, r.LastUsedAt, r.LastViewedAt, r.State, r.Pinned})
+						}
+					}
+					if _, err := cc.CopyFrom(ctx, pgx.Identifier{schema, "host_copies"}, cols, pgx.CopyFromRows(rows)); err != nil {
+						log.Fatal(err)
+					}
+					if n := first + chunk; n%max(chunk, len(hs)/10/chunk*chunk) == 0 {
+						log.Printf("copied the records of %d hosts", n)
+					}
+				}
+			}()
 		}
+		wg.Wait()
 		for _, sql := range []string{
 			"ALTER TABLE " + schema + ".host_copies ENABLE TRIGGER rollup_insert",
 			`INSERT INTO ` + schema + `.copy_stats (layer, owner, name, hosts, placed, pinned, last_used_at, last_viewed_at, first_seen_at)
