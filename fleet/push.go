@@ -99,13 +99,12 @@ func (s *Store) Push(ctx context.Context, hb Heartbeat, recs []Record) (PushResu
 	var err error
 	for attempt := 1; ; attempt++ {
 		err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-			var err error
-			res.Seq, err = s.heartbeat(ctx, tx, hb)
-			if err != nil {
-				return err
-			}
-			res.Uses, res.Views, err = s.records(ctx, tx, hb.Host, good)
-			return err
+			// Every statement in one round trip, the heartbeat's
+			// first: it locks the host's row.
+			b := &pgx.Batch{}
+			s.heartbeat(b, hb, &res.Seq)
+			s.records(b, hb.Host, good, &res.Uses, &res.Views)
+			return tx.SendBatch(ctx, b).Close()
 		})
 		// A push chosen as a deadlock's victim (an operator's change
 		// of host_copies folds at once, locking the rollups' rows) is
@@ -213,47 +212,45 @@ func checkHeartbeat(hb *Heartbeat, now time.Time) error {
 	return checkTime("heartbeat time", hb.At, now)
 }
 
-// heartbeat upserts the host's row, which locks it to the end of the
-// transaction, and replaces its sources.
-func (s *Store) heartbeat(ctx context.Context, tx pgx.Tx, hb Heartbeat) (int64, error) {
-	var seq int64
-	err := tx.QueryRow(ctx, `INSERT INTO `+s.schema+`.hosts AS h (host, environment, version, skills, last_error, reported_at, seq)
+// heartbeat queues the upsert of the host's row, which locks it to the
+// end of the transaction, and the replacement of its sources; the row's
+// push count goes to seq.
+func (s *Store) heartbeat(b *pgx.Batch, hb Heartbeat, seq *int64) {
+	b.Queue(`INSERT INTO `+s.schema+`.hosts AS h (host, environment, version, skills, last_error, reported_at, seq)
 VALUES ($1, $2, $3, $4, $5, $6, 1)
 ON CONFLICT (host) DO UPDATE SET environment = EXCLUDED.environment, version = EXCLUDED.version, skills = EXCLUDED.skills,
 	last_error = EXCLUDED.last_error, reported_at = EXCLUDED.reported_at, last_seen_at = now(), seq = h.seq + 1
-RETURNING seq`, hb.Host, hb.Environment, hb.Version, hb.Skills, hb.LastError, nullTime(hb.At)).Scan(&seq)
-	if err != nil {
-		return 0, fmt.Errorf("heartbeat: %w", err)
-	}
+RETURNING seq`, hb.Host, hb.Environment, hb.Version, hb.Skills, hb.LastError, nullTime(hb.At)).QueryRow(func(row pgx.Row) error {
+		if err := row.Scan(seq); err != nil {
+			return fmt.Errorf("heartbeat: %w", err)
+		}
+		return nil
+	})
 	n := len(hb.Sources)
 	names, revs, statuses, errs := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 	synced := make([]*time.Time, n)
 	for i, src := range hb.Sources {
 		names[i], revs[i], statuses[i], errs[i], synced[i] = src.Source, src.Revision, src.Status, src.Error, nullTime(src.SyncedAt)
 	}
-	b := &pgx.Batch{}
-	b.Queue(`DELETE FROM `+s.schema+`.host_sources WHERE host = $1 AND NOT source = ANY($2)`, hb.Host, names)
+	sources := func(pgconn.CommandTag) error { return nil }
+	b.Queue(`DELETE FROM `+s.schema+`.host_sources WHERE host = $1 AND NOT source = ANY($2)`, hb.Host, names).Exec(sources)
 	b.Queue(`INSERT INTO `+s.schema+`.host_sources (host, source, revision, status, error, synced_at)
 SELECT $1, * FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::timestamptz[])
 ON CONFLICT (host, source) DO UPDATE SET revision = EXCLUDED.revision, status = EXCLUDED.status, error = EXCLUDED.error, synced_at = EXCLUDED.synced_at
 WHERE (host_sources.revision, host_sources.status, host_sources.error, host_sources.synced_at) IS DISTINCT FROM (EXCLUDED.revision, EXCLUDED.status, EXCLUDED.error, EXCLUDED.synced_at)`,
-		hb.Host, names, revs, statuses, errs, synced)
+		hb.Host, names, revs, statuses, errs, synced).Exec(sources)
 	b.Queue(`INSERT INTO `+s.schema+`.revisions (source, revision)
 SELECT * FROM unnest($1::text[], $2::text[]) AS t(source, revision) WHERE revision <> ''
-ON CONFLICT DO NOTHING`, names, revs)
-	if err := tx.SendBatch(ctx, b).Close(); err != nil {
-		return 0, fmt.Errorf("sources: %w", err)
-	}
-	return seq, nil
+ON CONFLICT DO NOTHING`, names, revs).Exec(sources)
 }
 
-// records writes the counters; host_copies' triggers add their growth to
-// the day buckets: the uses to the day of the last use, the views to the
-// day of the last view (with pushes minutes apart, that is the day they
-// happened). It returns the growth.
-func (s *Store) records(ctx context.Context, tx pgx.Tx, host string, recs []Record) (uses, views int64, err error) {
+// records queues the write of the counters; host_copies' triggers add
+// their growth to the day buckets: the uses to the day of the last use,
+// the views to the day of the last view (with pushes minutes apart, that
+// is the day they happened). The growth goes to uses and views.
+func (s *Store) records(b *pgx.Batch, host string, recs []Record, uses, views *int64) {
 	if len(recs) == 0 {
-		return 0, 0, nil
+		return
 	}
 	n := len(recs)
 	layers, owners, names, states := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
@@ -271,7 +268,7 @@ func (s *Store) records(ctx context.Context, tx pgx.Tx, host string, recs []Reco
 	// it, so the join reads the state before this push, one index lookup
 	// a record. host_copies' triggers append the growth to the per-copy
 	// rollups' deltas (migration 2) at the statement's end.
-	rows, err := tx.Query(ctx, `WITH input AS (
+	b.Queue(`WITH input AS (
 	SELECT * FROM unnest($2::text[], $3::text[], $4::text[], $5::bigint[], $6::bigint[], $7::timestamptz[], $8::timestamptz[], $9::text[], $10::bool[])
 		AS t(layer, owner, name, uses, views, last_used_at, last_viewed_at, state, pinned)
 ), up AS (
@@ -289,21 +286,13 @@ func (s *Store) records(ctx context.Context, tx pgx.Tx, host string, recs []Reco
 SELECT coalesce(sum(GREATEST(i.uses - coalesce(o.uses, 0), 0)), 0)::bigint, coalesce(sum(GREATEST(i.views - coalesce(o.views, 0), 0)), 0)::bigint,
 	(SELECT count(*) FROM up)
 FROM input i LEFT JOIN `+s.schema+`.host_copies o ON o.host = $1 AND o.layer = i.layer AND o.owner = i.owner AND o.name = i.name`,
-		host, layers, owners, names, useN, viewN, lastUsed, lastViewed, states, pinned)
-	if err != nil {
-		return 0, 0, fmt.Errorf("usage records: %w", err)
-	}
-	defer rows.Close()
-	var upN int64
-	for rows.Next() {
-		if err := rows.Scan(&uses, &views, &upN); err != nil {
-			return 0, 0, fmt.Errorf("usage records: %w", err)
+		host, layers, owners, names, useN, viewN, lastUsed, lastViewed, states, pinned).QueryRow(func(row pgx.Row) error {
+		var upN int64
+		if err := row.Scan(uses, views, &upN); err != nil {
+			return fmt.Errorf("usage records: %w", err)
 		}
-	}
-	if err := rows.Err(); err != nil {
-		return 0, 0, fmt.Errorf("usage records: %w", err)
-	}
-	return uses, views, nil
+		return nil
+	})
 }
 
 func nullTime(t time.Time) *time.Time {
