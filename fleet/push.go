@@ -143,13 +143,19 @@ func (s *Store) Push(ctx context.Context, hb Heartbeat, recs []Record) (PushResu
 // readers add at most about this many pushes' deltas.
 const foldEvery = 64
 
+// maxFold bounds the deltas one fold moves, so that a fold ends within a
+// push's timeout however far the folds fell behind; the next folds move
+// the rest.
+const maxFold = 100_000
+
 // foldLock is the first key of the advisory lock one fold holds ("fold").
 const foldLock = 0x666f6c64
 
 // Fold moves the changes pushes appended (copy_deltas) into the per-copy
 // rollups fleet usage reads. Pushes fold now and then by themselves;
 // readers add what is not folded yet, so Fold changes no answer, only
-// how much a read adds up. It returns at once when another fold runs.
+// how much a read adds up. It moves at most 100,000 deltas, and returns
+// at once when another fold runs.
 func (s *Store) Fold(ctx context.Context) error {
 	if err := s.ready(ctx); err != nil {
 		return err
@@ -159,7 +165,7 @@ func (s *Store) Fold(ctx context.Context) error {
 		if err := tx.QueryRow(ctx, "SELECT pg_try_advisory_xact_lock($1, hashtext($2))", int32(foldLock), s.cfg.Schema).Scan(&mine); err != nil || !mine {
 			return err
 		}
-		_, err := tx.Exec(ctx, "SELECT "+s.schema+".fold_rollups()")
+		_, err := tx.Exec(ctx, "SELECT "+s.schema+".fold_rollups($1)", maxFold)
 		return err
 	})
 	return s.fail("fold the usage rollups", err)

@@ -178,15 +178,16 @@ SELECT day, layer, owner, name, {S}.sat(sum(uses)), {S}.sat(sum(views)), sum(las
 
 DROP TABLE {S}.usage_days;
 
--- fold_rollups moves the deltas into the rollups and returns how many
--- it moved. Rows inserted after its snapshot stay for the next fold.
-CREATE FUNCTION {S}.fold_rollups() RETURNS bigint
+-- fold_rollups moves at most lim deltas (NULL: all) into the rollups
+-- and returns how many it moved. Rows inserted after its snapshot stay
+-- for the next fold.
+CREATE FUNCTION {S}.fold_rollups(lim bigint) RETURNS bigint
 LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
 	n bigint;
 BEGIN
 	WITH moved AS (
-		DELETE FROM {S}.copy_deltas RETURNING *
+		DELETE FROM {S}.copy_deltas WHERE ctid = ANY (ARRAY(SELECT ctid FROM {S}.copy_deltas LIMIT lim)) RETURNING *
 	), days AS (
 		INSERT INTO {S}.copy_days AS d (day, layer, owner, name, uses, views, last_users)
 		SELECT day, layer, owner, name, {S}.sat(sum(uses)), {S}.sat(sum(views)), {S}.sat(sum(last_users))
@@ -251,7 +252,7 @@ BEGIN
 		WHERE n.host IS NULL OR n.first_seen_at > o.first_seen_at
 			OR o.last_used_at IS NOT NULL AND (n.last_used_at IS NULL OR n.last_used_at < o.last_used_at)
 			OR o.last_viewed_at IS NOT NULL AND (n.last_viewed_at IS NULL OR n.last_viewed_at < o.last_viewed_at)) THEN
-		PERFORM {S}.fold_rollups();
+		PERFORM {S}.fold_rollups(NULL);
 		UPDATE {S}.copy_stats s SET last_used_at = m.lu, last_viewed_at = m.lv, first_seen_at = m.fs
 		FROM (SELECT DISTINCT o.layer, o.owner, o.name FROM unnest(olds) o LEFT JOIN unnest(news) n USING (host, layer, owner, name)
 			WHERE n.host IS NULL OR n.first_seen_at > o.first_seen_at
