@@ -25,6 +25,8 @@ const (
 	maxRecords = 50_000
 	// maxSources bounds the sources of one heartbeat.
 	maxSources = 1000
+	// maxHosts bounds a count of hosts read from a rollup row.
+	maxHosts = 100_000_000
 )
 
 // ValidHostID reports whether id can name a host: 1 to 200 bytes of

@@ -281,7 +281,7 @@ func TestBadInput(t *testing.T) {
 	pgtest.Exec(t, c, "INSERT INTO "+schema+".hosts (host, version) VALUES ('bad\x07host', 'x'), ('farfuture', 'x')")
 	pgtest.Exec(t, c, "UPDATE "+schema+".hosts SET last_seen_at = now() + interval '3 days' WHERE host = 'farfuture'")
 	pgtest.Exec(t, c, "INSERT INTO "+schema+".host_copies (host, layer, owner, name, uses) VALUES ('ok', 'marketplace', 'team', '../../etc', 5), ('ok', 'bogus', '', 'x', 1), ('ok', 'marketplace', 'team', 'many', 1)")
-	pgtest.Exec(t, c, "INSERT INTO "+schema+".usage_days (host, layer, owner, name, day, uses) VALUES ('ok', 'marketplace', 'team', 'many', current_date, 9000000000000000000), ('x', 'marketplace', 'team', 'many', current_date, 9000000000000000000)")
+	pgtest.Exec(t, c, "INSERT INTO "+schema+".copy_days (layer, owner, name, day, uses) VALUES ('marketplace', 'team', 'many', current_date - 1, 9000000000000000000), ('marketplace', 'team', 'many', current_date - 2, 9000000000000000000)")
 	hosts, err := s.Status(ctx, fleet.StatusOptions{})
 	if err != nil {
 		t.Fatal(err)

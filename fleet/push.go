@@ -2,10 +2,13 @@ package fleet
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"math/rand/v2"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/skillsync/skillsync/curator"
 )
@@ -93,20 +96,90 @@ func (s *Store) Push(ctx context.Context, hb Heartbeat, recs []Record) (PushResu
 	if err := s.ready(ctx); err != nil {
 		return res, err
 	}
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		var err error
-		res.Seq, err = s.heartbeat(ctx, tx, hb)
-		if err != nil {
-			return err
+	var err error
+	for attempt := 1; ; attempt++ {
+		err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+			// Every statement in one round trip, the heartbeat's
+			// first: it locks the host's row.
+			b := &pgx.Batch{}
+			s.heartbeat(b, hb, &res.Seq)
+			s.records(b, hb.Host, good, &res.Uses, &res.Views)
+			return tx.SendBatch(ctx, b).Close()
+		})
+		// A push chosen as a deadlock's victim (an operator's change
+		// of host_copies folds at once, locking the rollups' rows) is
+		// rolled back whole and runs again: it counted nothing.
+		if attempt == maxAttempts || !retryable(err) || ctx.Err() != nil {
+			break
 		}
-		res.Uses, res.Views, err = s.records(ctx, tx, hb.Host, good)
-		return err
-	})
+	}
 	if err != nil {
 		return PushResult{}, s.fail("push of host "+hb.Host, err)
 	}
 	res.Records = len(good)
+	// One push in FoldEvery folds the rollups' deltas, after its own
+	// commit and after it returns: the push is done whatever the fold
+	// does. Close waits for the fold.
+	every := s.cfg.FoldEvery
+	if every == 0 {
+		every = foldEvery
+	}
+	if len(good) > 0 && every > 0 && rand.IntN(every) == 0 {
+		s.folds.Add(1)
+		go func() {
+			defer s.folds.Done()
+			fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.Timeout)
+			defer cancel()
+			if err := s.Fold(fctx); err != nil {
+				s.warn("fleet: %v", err)
+			}
+		}()
+	}
 	return res, nil
+}
+
+// foldEvery is Config.FoldEvery's default: a fold's cost is mostly one
+// update per copy it touches, so larger folds cost less per push, and
+// readers add at most about this many pushes' deltas.
+const foldEvery = 64
+
+// maxFold bounds the deltas one fold moves, so that a fold ends within a
+// push's timeout however far the folds fell behind; the next folds move
+// the rest.
+const maxFold = 100_000
+
+// foldLock is the first key of the advisory lock one fold holds ("fold").
+const foldLock = 0x666f6c64
+
+// Fold moves the changes pushes appended (copy_deltas) into the per-copy
+// rollups fleet usage reads. Pushes fold now and then by themselves;
+// readers add what is not folded yet, so Fold changes no answer, only
+// how much a read adds up. It moves at most 100,000 deltas, and returns
+// at once when another fold runs.
+func (s *Store) Fold(ctx context.Context) error {
+	if err := s.ready(ctx); err != nil {
+		return err
+	}
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		var mine bool
+		if err := tx.QueryRow(ctx, "SELECT pg_try_advisory_xact_lock($1, hashtext($2))", int32(foldLock), s.cfg.Schema).Scan(&mine); err != nil || !mine {
+			return err
+		}
+		_, err := tx.Exec(ctx, "SELECT "+s.schema+".fold_rollups($1)", maxFold)
+		return err
+	})
+	return s.fail("fold the usage rollups", err)
+}
+
+// maxAttempts bounds the runs of one push that a deadlock or a
+// serialization failure rolled back.
+const maxAttempts = 4
+
+// retryable reports whether err rolled a transaction back that may simply
+// run again: a deadlock or a serialization failure.
+func retryable(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && (pgErr.Code == "40P01" || pgErr.Code == "40001")
 }
 
 func checkHeartbeat(hb *Heartbeat, now time.Time) error {
@@ -145,46 +218,45 @@ func checkHeartbeat(hb *Heartbeat, now time.Time) error {
 	return checkTime("heartbeat time", hb.At, now)
 }
 
-// heartbeat upserts the host's row, which locks it to the end of the
-// transaction, and replaces its sources.
-func (s *Store) heartbeat(ctx context.Context, tx pgx.Tx, hb Heartbeat) (int64, error) {
-	var seq int64
-	err := tx.QueryRow(ctx, `INSERT INTO `+s.schema+`.hosts AS h (host, environment, version, skills, last_error, reported_at, seq)
+// heartbeat queues the upsert of the host's row, which locks it to the
+// end of the transaction, and the replacement of its sources; the row's
+// push count goes to seq.
+func (s *Store) heartbeat(b *pgx.Batch, hb Heartbeat, seq *int64) {
+	b.Queue(`INSERT INTO `+s.schema+`.hosts AS h (host, environment, version, skills, last_error, reported_at, seq)
 VALUES ($1, $2, $3, $4, $5, $6, 1)
 ON CONFLICT (host) DO UPDATE SET environment = EXCLUDED.environment, version = EXCLUDED.version, skills = EXCLUDED.skills,
 	last_error = EXCLUDED.last_error, reported_at = EXCLUDED.reported_at, last_seen_at = now(), seq = h.seq + 1
-RETURNING seq`, hb.Host, hb.Environment, hb.Version, hb.Skills, hb.LastError, nullTime(hb.At)).Scan(&seq)
-	if err != nil {
-		return 0, fmt.Errorf("heartbeat: %w", err)
-	}
+RETURNING seq`, hb.Host, hb.Environment, hb.Version, hb.Skills, hb.LastError, nullTime(hb.At)).QueryRow(func(row pgx.Row) error {
+		if err := row.Scan(seq); err != nil {
+			return fmt.Errorf("heartbeat: %w", err)
+		}
+		return nil
+	})
 	n := len(hb.Sources)
 	names, revs, statuses, errs := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 	synced := make([]*time.Time, n)
 	for i, src := range hb.Sources {
 		names[i], revs[i], statuses[i], errs[i], synced[i] = src.Source, src.Revision, src.Status, src.Error, nullTime(src.SyncedAt)
 	}
-	b := &pgx.Batch{}
-	b.Queue(`DELETE FROM `+s.schema+`.host_sources WHERE host = $1 AND NOT source = ANY($2)`, hb.Host, names)
+	sources := func(pgconn.CommandTag) error { return nil }
+	b.Queue(`DELETE FROM `+s.schema+`.host_sources WHERE host = $1 AND NOT source = ANY($2)`, hb.Host, names).Exec(sources)
 	b.Queue(`INSERT INTO `+s.schema+`.host_sources (host, source, revision, status, error, synced_at)
 SELECT $1, * FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::timestamptz[])
 ON CONFLICT (host, source) DO UPDATE SET revision = EXCLUDED.revision, status = EXCLUDED.status, error = EXCLUDED.error, synced_at = EXCLUDED.synced_at
 WHERE (host_sources.revision, host_sources.status, host_sources.error, host_sources.synced_at) IS DISTINCT FROM (EXCLUDED.revision, EXCLUDED.status, EXCLUDED.error, EXCLUDED.synced_at)`,
-		hb.Host, names, revs, statuses, errs, synced)
+		hb.Host, names, revs, statuses, errs, synced).Exec(sources)
 	b.Queue(`INSERT INTO `+s.schema+`.revisions (source, revision)
 SELECT * FROM unnest($1::text[], $2::text[]) AS t(source, revision) WHERE revision <> ''
-ON CONFLICT DO NOTHING`, names, revs)
-	if err := tx.SendBatch(ctx, b).Close(); err != nil {
-		return 0, fmt.Errorf("sources: %w", err)
-	}
-	return seq, nil
+ON CONFLICT DO NOTHING`, names, revs).Exec(sources)
 }
 
-// records writes the counters and adds their growth to the day buckets:
-// the uses to the day of the last use, the views to the day of the last
-// view (with pushes minutes apart, that is the day they happened).
-func (s *Store) records(ctx context.Context, tx pgx.Tx, host string, recs []Record) (uses, views int64, err error) {
+// records queues the write of the counters; host_copies' triggers add
+// their growth to the day buckets: the uses to the day of the last use,
+// the views to the day of the last view (with pushes minutes apart, that
+// is the day they happened). The growth goes to uses and views.
+func (s *Store) records(b *pgx.Batch, host string, recs []Record, uses, views *int64) {
 	if len(recs) == 0 {
-		return 0, 0, nil
+		return
 	}
 	n := len(recs)
 	layers, owners, names, states := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
@@ -196,15 +268,15 @@ func (s *Store) records(ctx context.Context, tx pgx.Tx, host string, recs []Reco
 		useN[i], viewN[i], pinned[i] = r.Uses, r.Views, r.Pinned
 		lastUsed[i], lastViewed[i] = nullTime(r.LastUsedAt), nullTime(r.LastViewedAt)
 	}
-	// One statement: read the old counters (the host's row lock keeps
-	// them still), upsert the new ones, add the growth to the buckets.
-	// Every part sees the table as it was before the statement, so old
-	// is the state before this push.
-	rows, err := tx.Query(ctx, `WITH input AS (
+	// One statement: upsert the new counters, and read the old ones (the
+	// host's row lock keeps them still) for the growth, what the push
+	// adds: every part of a statement sees the table as it was before
+	// it, so the join reads the state before this push, one index lookup
+	// a record. host_copies' triggers append the growth to the per-copy
+	// rollups' deltas (migration 2) at the statement's end.
+	b.Queue(`WITH input AS (
 	SELECT * FROM unnest($2::text[], $3::text[], $4::text[], $5::bigint[], $6::bigint[], $7::timestamptz[], $8::timestamptz[], $9::text[], $10::bool[])
 		AS t(layer, owner, name, uses, views, last_used_at, last_viewed_at, state, pinned)
-), old AS (
-	SELECT c.layer, c.owner, c.name, c.uses, c.views FROM `+s.schema+`.host_copies c JOIN input i USING (layer, owner, name) WHERE c.host = $1
 ), up AS (
 	INSERT INTO `+s.schema+`.host_copies AS c (host, layer, owner, name, uses, views, last_used_at, last_viewed_at, state, pinned)
 	SELECT $1, layer, owner, name, uses, views, last_used_at, last_viewed_at, state, pinned FROM input
@@ -216,40 +288,17 @@ func (s *Store) records(ctx context.Context, tx pgx.Tx, host string, recs []Reco
 		(GREATEST(c.uses, EXCLUDED.uses), GREATEST(c.views, EXCLUDED.views), GREATEST(c.last_used_at, EXCLUDED.last_used_at),
 		 GREATEST(c.last_viewed_at, EXCLUDED.last_viewed_at), EXCLUDED.state, EXCLUDED.pinned)
 	RETURNING 1
-), growth AS (
-	SELECT i.layer, i.owner, i.name,
-		GREATEST(i.uses - coalesce(o.uses, 0), 0) AS du, GREATEST(i.views - coalesce(o.views, 0), 0) AS dv,
-		(coalesce(i.last_used_at, now()) AT TIME ZONE 'UTC')::date AS use_day,
-		(coalesce(i.last_viewed_at, now()) AT TIME ZONE 'UTC')::date AS view_day
-	FROM input i LEFT JOIN old o USING (layer, owner, name)
-), buckets AS (
-	SELECT layer, owner, name, day, sum(u)::bigint AS uses, sum(v)::bigint AS views FROM (
-		SELECT layer, owner, name, use_day AS day, du AS u, 0 AS v FROM growth WHERE du > 0
-		UNION ALL
-		SELECT layer, owner, name, view_day, 0, dv FROM growth WHERE dv > 0
-	) g GROUP BY layer, owner, name, day
-), added AS (
-	INSERT INTO `+s.schema+`.usage_days AS d (host, layer, owner, name, day, uses, views)
-	SELECT $1, layer, owner, name, day, uses, views FROM buckets
-	ON CONFLICT (host, layer, owner, name, day) DO UPDATE SET uses = d.uses + EXCLUDED.uses, views = d.views + EXCLUDED.views
-	RETURNING 1
 )
-SELECT coalesce(sum(du), 0)::bigint, coalesce(sum(dv), 0)::bigint, (SELECT count(*) FROM up), (SELECT count(*) FROM added) FROM growth`,
-		host, layers, owners, names, useN, viewN, lastUsed, lastViewed, states, pinned)
-	if err != nil {
-		return 0, 0, fmt.Errorf("usage records: %w", err)
-	}
-	defer rows.Close()
-	var upN, addedN int64
-	for rows.Next() {
-		if err := rows.Scan(&uses, &views, &upN, &addedN); err != nil {
-			return 0, 0, fmt.Errorf("usage records: %w", err)
+SELECT coalesce(sum(GREATEST(i.uses - coalesce(o.uses, 0), 0)), 0)::bigint, coalesce(sum(GREATEST(i.views - coalesce(o.views, 0), 0)), 0)::bigint,
+	(SELECT count(*) FROM up)
+FROM input i LEFT JOIN `+s.schema+`.host_copies o ON o.host = $1 AND o.layer = i.layer AND o.owner = i.owner AND o.name = i.name`,
+		host, layers, owners, names, useN, viewN, lastUsed, lastViewed, states, pinned).QueryRow(func(row pgx.Row) error {
+		var upN int64
+		if err := row.Scan(uses, views, &upN); err != nil {
+			return fmt.Errorf("usage records: %w", err)
 		}
-	}
-	if err := rows.Err(); err != nil {
-		return 0, 0, fmt.Errorf("usage records: %w", err)
-	}
-	return uses, views, nil
+		return nil
+	})
 }
 
 func nullTime(t time.Time) *time.Time {

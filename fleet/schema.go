@@ -2,11 +2,10 @@ package fleet
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
-	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/skillsync/skillsync/internal/pgschema"
 )
 
 // migrations are the schema's versions in order: version N is
@@ -88,16 +87,215 @@ CREATE TABLE {S}.usage_days (
 	PRIMARY KEY (host, layer, owner, name, day)
 ) WITH (fillfactor = 70);
 CREATE INDEX usage_days_day ON {S}.usage_days (day);
+`,
+	// Version 2: fleet usage reads per-copy rollups, O(copies × days in
+	// the window) rows, instead of aggregating every host's rows.
+	//   - copy_stats: per copy, over every host: how many hosts hold a
+	//     row of it, hold it not archived, pin it; its last use and view
+	//     and first report anywhere.
+	//   - copy_days: per copy and UTC day, the uses and views added that
+	//     day (the growth of the hosts' counters), and last_users, how
+	//     many hosts last used it that day, so that the hosts that used
+	//     it since a day are a sum.
+	//   - copy_deltas: changes not yet folded into the two: day is NULL
+	//     for a change of copy_stats. Append-only and without an index;
+	//     vacuumed after every 50,000 dead rows, as folds empty it.
+	// Statement triggers on host_copies turn every write to it (a push,
+	// an operator's fix, a host's rows deleted with it) into rows of
+	// copy_deltas, from its transition tables, so that the rollups stay
+	// exact. Every host pushes the same copies: were a push to update
+	// the rollups' rows, concurrent pushes would queue on their row
+	// locks. A push appends instead, and fold_rollups(), run by one push
+	// in foldEvery (one at a time) and by Store.Fold, moves the deltas
+	// into the rollups. Readers add the deltas not yet folded, in the
+	// same statement (one snapshot: a fold is seen whole or not at all).
+	//
+	// A change that may lower a copy's last use or view or raise its
+	// first report (never a push: a push only raises the times) folds
+	// at once and reads those times again from host_copies.
+	//
+	// usage_days, per host, copy and day, is folded into copy_days and
+	// dropped: nothing read it per host, and it was half the writes of
+	// a push and half the database.
+	//
+	// Sums saturate (sat) rather than fail, so a hostile row cannot stop
+	// every host's pushes; reads refuse sums over MaxCount.
+	`
+CREATE FUNCTION {S}.sat(numeric) RETURNS bigint LANGUAGE sql IMMUTABLE
+	AS 'SELECT LEAST(GREATEST($1, -9223372036854775807), 9223372036854775807)::bigint';
+
+CREATE TABLE {S}.copy_stats (
+	layer text NOT NULL,
+	owner text NOT NULL DEFAULT '',
+	name text NOT NULL,
+	hosts bigint NOT NULL DEFAULT 0,
+	placed bigint NOT NULL DEFAULT 0,
+	pinned bigint NOT NULL DEFAULT 0,
+	last_used_at timestamptz,
+	last_viewed_at timestamptz,
+	first_seen_at timestamptz,
+	PRIMARY KEY (layer, owner, name)
+) WITH (fillfactor = 50);
+
+CREATE TABLE {S}.copy_days (
+	day date NOT NULL,
+	layer text NOT NULL,
+	owner text NOT NULL DEFAULT '',
+	name text NOT NULL,
+	uses bigint NOT NULL DEFAULT 0,
+	views bigint NOT NULL DEFAULT 0,
+	last_users bigint NOT NULL DEFAULT 0,
+	PRIMARY KEY (day, layer, owner, name)
+) WITH (fillfactor = 50);
+
+CREATE TABLE {S}.copy_deltas (
+	day date,
+	layer text NOT NULL,
+	owner text NOT NULL DEFAULT '',
+	name text NOT NULL,
+	uses bigint NOT NULL DEFAULT 0,
+	views bigint NOT NULL DEFAULT 0,
+	last_users bigint NOT NULL DEFAULT 0,
+	hosts bigint NOT NULL DEFAULT 0,
+	placed bigint NOT NULL DEFAULT 0,
+	pinned bigint NOT NULL DEFAULT 0,
+	last_used_at timestamptz,
+	last_viewed_at timestamptz,
+	first_seen_at timestamptz
+) WITH (autovacuum_vacuum_scale_factor = 0, autovacuum_vacuum_threshold = 50000, autovacuum_vacuum_cost_delay = 0);
+
+INSERT INTO {S}.copy_stats (layer, owner, name, hosts, placed, pinned, last_used_at, last_viewed_at, first_seen_at)
+SELECT layer, owner, name, count(*), count(*) FILTER (WHERE state <> 'archived'), count(*) FILTER (WHERE pinned),
+	max(last_used_at), max(last_viewed_at), min(first_seen_at)
+FROM {S}.host_copies GROUP BY layer, owner, name;
+
+INSERT INTO {S}.copy_days (day, layer, owner, name, uses, views, last_users)
+SELECT day, layer, owner, name, {S}.sat(sum(uses)), {S}.sat(sum(views)), sum(last_users) FROM (
+	SELECT day, layer, owner, name, uses::numeric AS uses, views::numeric AS views, 0 AS last_users FROM {S}.usage_days
+	UNION ALL
+	SELECT (last_used_at AT TIME ZONE 'UTC')::date, layer, owner, name, 0, 0, 1 FROM {S}.host_copies WHERE last_used_at IS NOT NULL
+) u GROUP BY day, layer, owner, name;
+
+DROP TABLE {S}.usage_days;
+
+-- fold_rollups moves at most lim deltas (NULL: all) into the rollups
+-- and returns how many it moved. Rows inserted after its snapshot stay
+-- for the next fold.
+CREATE FUNCTION {S}.fold_rollups(lim bigint) RETURNS bigint
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+	n bigint;
+BEGIN
+	WITH moved AS (
+		DELETE FROM {S}.copy_deltas WHERE ctid = ANY (ARRAY(SELECT ctid FROM {S}.copy_deltas LIMIT lim)) RETURNING *
+	), days AS (
+		INSERT INTO {S}.copy_days AS d (day, layer, owner, name, uses, views, last_users)
+		SELECT day, layer, owner, name, {S}.sat(sum(uses)), {S}.sat(sum(views)), {S}.sat(sum(last_users))
+		FROM moved WHERE day IS NOT NULL
+		GROUP BY day, layer, owner, name
+		ORDER BY day, layer, owner, name
+		ON CONFLICT (day, layer, owner, name) DO UPDATE SET
+			uses = {S}.sat(d.uses::numeric + EXCLUDED.uses), views = {S}.sat(d.views::numeric + EXCLUDED.views),
+			last_users = {S}.sat(d.last_users::numeric + EXCLUDED.last_users)
+		RETURNING 1
+	), stats AS (
+		INSERT INTO {S}.copy_stats AS s (layer, owner, name, hosts, placed, pinned, last_used_at, last_viewed_at, first_seen_at)
+		SELECT layer, owner, name, {S}.sat(sum(hosts)), {S}.sat(sum(placed)), {S}.sat(sum(pinned)), max(last_used_at), max(last_viewed_at), min(first_seen_at)
+		FROM moved WHERE day IS NULL
+		GROUP BY layer, owner, name
+		ORDER BY layer, owner, name
+		ON CONFLICT (layer, owner, name) DO UPDATE SET
+			hosts = {S}.sat(s.hosts::numeric + EXCLUDED.hosts), placed = {S}.sat(s.placed::numeric + EXCLUDED.placed),
+			pinned = {S}.sat(s.pinned::numeric + EXCLUDED.pinned),
+			last_used_at = GREATEST(s.last_used_at, EXCLUDED.last_used_at), last_viewed_at = GREATEST(s.last_viewed_at, EXCLUDED.last_viewed_at),
+			first_seen_at = LEAST(s.first_seen_at, EXCLUDED.first_seen_at)
+		RETURNING 1
+	)
+	SELECT count(*) INTO n FROM moved;
+	RETURN n;
+END
+$$;
+
+-- copies_changed turns a change of host_copies into deltas: olds are
+-- the rows before, news the rows after (pairs share a key).
+CREATE FUNCTION {S}.copies_changed(olds {S}.host_copies[], news {S}.host_copies[]) RETURNS void
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+	INSERT INTO {S}.copy_deltas (day, layer, owner, name, uses, views, last_users)
+	SELECT day, layer, owner, name, {S}.sat(sum(du)), {S}.sat(sum(dv)), sum(dl) FROM (
+		SELECT (coalesce(n.last_used_at, now()) AT TIME ZONE 'UTC')::date AS day, n.layer, n.owner, n.name,
+			n.uses::numeric - coalesce(o.uses, 0) AS du, 0::numeric AS dv, 0 AS dl
+		FROM unnest(news) n LEFT JOIN unnest(olds) o USING (host, layer, owner, name)
+		WHERE n.uses > coalesce(o.uses, 0)
+		UNION ALL
+		SELECT (coalesce(n.last_viewed_at, now()) AT TIME ZONE 'UTC')::date, n.layer, n.owner, n.name,
+			0, n.views::numeric - coalesce(o.views, 0), 0
+		FROM unnest(news) n LEFT JOIN unnest(olds) o USING (host, layer, owner, name)
+		WHERE n.views > coalesce(o.views, 0)
+		UNION ALL
+		SELECT (last_used_at AT TIME ZONE 'UTC')::date, layer, owner, name, 0, 0, -1 FROM unnest(olds) WHERE last_used_at IS NOT NULL
+		UNION ALL
+		SELECT (last_used_at AT TIME ZONE 'UTC')::date, layer, owner, name, 0, 0, 1 FROM unnest(news) WHERE last_used_at IS NOT NULL
+	) g GROUP BY day, layer, owner, name
+	HAVING sum(du) <> 0 OR sum(dv) <> 0 OR sum(dl) <> 0;
+
+	INSERT INTO {S}.copy_deltas (day, layer, owner, name, hosts, placed, pinned, last_used_at, last_viewed_at, first_seen_at)
+	SELECT NULL, layer, owner, name, sum(sign), sum(sign * (state <> 'archived')::int), sum(sign * pinned::int),
+		max(last_used_at) FILTER (WHERE sign > 0), max(last_viewed_at) FILTER (WHERE sign > 0), min(first_seen_at) FILTER (WHERE sign > 0)
+	FROM (SELECT -1 AS sign, * FROM unnest(olds) UNION ALL SELECT 1, * FROM unnest(news)) r
+	GROUP BY layer, owner, name;
+
+	-- A row that held a copy's last use, last view or first report may
+	-- have lowered or raised it, or be gone: fold, and read those
+	-- copies' times again.
+	IF EXISTS (SELECT 1 FROM unnest(olds) o LEFT JOIN unnest(news) n USING (host, layer, owner, name)
+		WHERE n.host IS NULL OR n.first_seen_at > o.first_seen_at
+			OR o.last_used_at IS NOT NULL AND (n.last_used_at IS NULL OR n.last_used_at < o.last_used_at)
+			OR o.last_viewed_at IS NOT NULL AND (n.last_viewed_at IS NULL OR n.last_viewed_at < o.last_viewed_at)) THEN
+		PERFORM {S}.fold_rollups(NULL);
+		UPDATE {S}.copy_stats s SET last_used_at = m.lu, last_viewed_at = m.lv, first_seen_at = m.fs
+		FROM (SELECT DISTINCT o.layer, o.owner, o.name FROM unnest(olds) o LEFT JOIN unnest(news) n USING (host, layer, owner, name)
+			WHERE n.host IS NULL OR n.first_seen_at > o.first_seen_at
+				OR o.last_used_at IS NOT NULL AND (n.last_used_at IS NULL OR n.last_used_at < o.last_used_at)
+				OR o.last_viewed_at IS NOT NULL AND (n.last_viewed_at IS NULL OR n.last_viewed_at < o.last_viewed_at)) g,
+			LATERAL (SELECT max(c.last_used_at) AS lu, max(c.last_viewed_at) AS lv, min(c.first_seen_at) AS fs FROM {S}.host_copies c
+				WHERE lower(c.name) = lower(g.name) AND c.name = g.name AND c.layer = g.layer AND c.owner = g.owner) m
+		WHERE s.layer = g.layer AND s.owner = g.owner AND s.name = g.name;
+	END IF;
+END
+$$;
+
+CREATE FUNCTION {S}.host_copies_inserted() RETURNS trigger LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+	PERFORM {S}.copies_changed('{}', ARRAY(SELECT n::{S}.host_copies FROM new_rows n));
+	RETURN NULL;
+END
+$$;
+CREATE FUNCTION {S}.host_copies_updated() RETURNS trigger LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+	PERFORM {S}.copies_changed(ARRAY(SELECT o::{S}.host_copies FROM old_rows o), ARRAY(SELECT n::{S}.host_copies FROM new_rows n));
+	RETURN NULL;
+END
+$$;
+CREATE FUNCTION {S}.host_copies_deleted() RETURNS trigger LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+	PERFORM {S}.copies_changed(ARRAY(SELECT o::{S}.host_copies FROM old_rows o), '{}');
+	RETURN NULL;
+END
+$$;
+CREATE TRIGGER rollup_insert AFTER INSERT ON {S}.host_copies REFERENCING NEW TABLE AS new_rows
+	FOR EACH STATEMENT EXECUTE FUNCTION {S}.host_copies_inserted();
+CREATE TRIGGER rollup_update AFTER UPDATE ON {S}.host_copies REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+	FOR EACH STATEMENT EXECUTE FUNCTION {S}.host_copies_updated();
+CREATE TRIGGER rollup_delete AFTER DELETE ON {S}.host_copies REFERENCING OLD TABLE AS old_rows
+	FOR EACH STATEMENT EXECUTE FUNCTION {S}.host_copies_deleted();
 `}
 
 // migrationLock is the first key of the advisory lock that serializes
 // migrations of one schema across processes ("flee").
 const migrationLock = 0x666c6565
 
-func needsSchema(err error) bool {
-	var pgErr *pgconn.PgError
-	return errors.As(err, &pgErr) && (pgErr.Code == "42P01" || pgErr.Code == "3F000")
-}
+func needsSchema(err error) bool { return pgschema.Missing(err) }
 
 // Migrate creates the schema and applies the migrations it lacks, in one
 // transaction under an advisory lock, so two hosts starting at once do not
@@ -108,46 +306,18 @@ func (s *Store) Migrate(ctx context.Context) error {
 	if s.migrated {
 		return nil
 	}
-	err := s.migrate(ctx)
+	err := pgschema.Migrate(ctx, s.pool, pgschema.Spec{
+		Name: s.cfg.Schema, Quoted: s.schema, Lock: migrationLock, Migrations: migrations,
+		Expand: func(sql string) string { return strings.ReplaceAll(sql, "{S}", s.schema) },
+		Newer: func(version int32) error {
+			return fmt.Errorf("%w: schema %s is at version %d, newer than this skillsync knows (%d): upgrade skillsync", ErrSchemaVersion, s.cfg.Schema, version, len(migrations))
+		},
+	})
 	if err != nil {
 		return s.fail("create or migrate the schema", err)
 	}
 	s.migrated = true
 	return nil
-}
-
-func (s *Store) migrate(ctx context.Context) error {
-	tx, err := s.pool.Begin(ctx)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback(ctx)
-	if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1, hashtext($2))", migrationLock, s.cfg.Schema); err != nil {
-		return err
-	}
-	if _, err := tx.Exec(ctx, "CREATE SCHEMA IF NOT EXISTS "+s.schema+`;
-CREATE TABLE IF NOT EXISTS `+s.schema+`.schema_migrations (
-	version integer PRIMARY KEY,
-	applied_at timestamptz NOT NULL DEFAULT now()
-)`); err != nil {
-		return err
-	}
-	var version int32
-	if err := tx.QueryRow(ctx, "SELECT coalesce(max(version), 0) FROM "+s.schema+".schema_migrations").Scan(&version); err != nil {
-		return err
-	}
-	if int(version) > len(migrations) {
-		return fmt.Errorf("%w: schema %s is at version %d, newer than this skillsync knows (%d): upgrade skillsync", ErrSchemaVersion, s.cfg.Schema, version, len(migrations))
-	}
-	for v := int(version) + 1; v <= len(migrations); v++ {
-		if _, err := tx.Exec(ctx, strings.ReplaceAll(migrations[v-1], "{S}", s.schema)); err != nil {
-			return fmt.Errorf("migration %d: %w", v, err)
-		}
-		if _, err := tx.Exec(ctx, "INSERT INTO "+s.schema+".schema_migrations (version) VALUES ($1)", v); err != nil {
-			return err
-		}
-	}
-	return tx.Commit(ctx)
 }
 
 // ready checks, once per Store, that the schema is at this skillsync's

@@ -92,10 +92,13 @@ func (s *Store) Status(ctx context.Context, opts StatusOptions) ([]HostStatus, e
 	if err := rows.Err(); err != nil {
 		return nil, s.fail("read hosts", err)
 	}
+	// Behind: the host's revision was first reported before the newest
+	// of its source (one hash join, not a look-up per host).
 	rows, err = s.pool.Query(ctx, `SELECT hs.host, hs.source, hs.revision, hs.status, hs.error,
-	hs.revision <> '' AND EXISTS (SELECT 1 FROM `+s.schema+`.revisions r
-		WHERE r.source = hs.source AND r.first_seen_at > (SELECT first_seen_at FROM `+s.schema+`.revisions m WHERE m.source = hs.source AND m.revision = hs.revision))
-FROM `+s.schema+`.host_sources hs`)
+	coalesce(hs.revision <> '' AND m.first_seen_at < n.newest, false)
+FROM `+s.schema+`.host_sources hs
+LEFT JOIN `+s.schema+`.revisions m ON m.source = hs.source AND m.revision = hs.revision
+LEFT JOIN (SELECT source, max(first_seen_at) AS newest FROM `+s.schema+`.revisions GROUP BY source) n ON n.source = hs.source`)
 	if err != nil {
 		return nil, s.fail("read sources", err)
 	}

@@ -57,6 +57,10 @@ type Config struct {
 	// Env is the environment DSNEnv is read from; the zero Env is the
 	// process's.
 	Env hostenv.Env
+	// FoldEvery is how many pushes with records there are, on average,
+	// to one fold of the usage rollups' deltas (Store.Fold); 0 means
+	// 64, a negative number never.
+	FoldEvery int
 }
 
 // Store is an open fleet store. Its methods are safe for concurrent use.
@@ -68,6 +72,9 @@ type Store struct {
 
 	migrateOnce sync.Mutex
 	migrated    bool
+
+	// folds are the folds pushes started (Push), for Close to wait.
+	folds sync.WaitGroup
 }
 
 // Open reads the connection string and makes a pool. It does not connect
@@ -110,8 +117,9 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	return s, nil
 }
 
-// Close closes the pool.
+// Close waits for a fold a push started, then closes the pool.
 func (s *Store) Close() {
+	s.folds.Wait()
 	if s.pool != nil {
 		s.pool.Close()
 	}

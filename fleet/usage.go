@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"context"
+	"fmt"
 	"sort"
 	"time"
 
@@ -41,9 +42,11 @@ type UsageOptions struct {
 	Since time.Time
 }
 
-// Usage returns per copy the fleet's uses and views since opts.Since, the
-// hosts that used it then, and its last use anywhere; the most used first,
-// the idle ones last.
+// Usage returns per copy the fleet's uses and views since the UTC day of
+// opts.Since, the hosts whose last use of it is on that day or later, and
+// its last use anywhere; the most used first, the idle ones last. It reads
+// the per-copy rollups: one row per copy and per copy and day of the
+// window, however many hosts report.
 func (s *Store) Usage(ctx context.Context, opts UsageOptions) ([]SkillUsage, error) {
 	if err := s.ready(ctx); err != nil {
 		return nil, err
@@ -57,96 +60,89 @@ func (s *Store) Usage(ctx context.Context, opts UsageOptions) ([]SkillUsage, err
 	if opts.Source != "" {
 		layer, owner = layering.Marketplace.String(), opts.Source
 	}
-	type key struct{ layer, owner, name string }
-	type sums struct{ uses, views string }
-	// The two aggregates read different tables: run them at once.
-	var daySums map[key]sums
-	var dayErr error
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		rows, err := s.pool.Query(ctx, `SELECT layer, owner, name, sum(uses)::numeric::text, sum(views)::numeric::text FROM `+s.schema+`.usage_days
-WHERE day >= ($1::timestamptz AT TIME ZONE 'UTC')::date AND ($2 = '' OR layer = $2 AND owner = $3)
-GROUP BY layer, owner, name`, since, layer, owner)
-		if err != nil {
-			dayErr = err
-			return
-		}
-		defer rows.Close()
-		daySums = map[key]sums{}
-		for rows.Next() {
-			var k key
-			var v sums
-			if err := rows.Scan(&k.layer, &k.owner, &k.name, &v.uses, &v.views); err != nil {
-				dayErr = err
-				return
-			}
-			daySums[k] = v
-		}
-		dayErr = rows.Err()
-	}()
-	byKey := map[key]*SkillUsage{}
-	err := func() error {
-		rows, err := s.pool.Query(ctx, `SELECT layer, owner, name,
-	count(*) FILTER (WHERE last_used_at >= $1)::int, max(last_used_at), bool_or(pinned), count(*) FILTER (WHERE state <> 'archived')::int,
-	min(first_seen_at), max(last_viewed_at)
-FROM `+s.schema+`.host_copies
-WHERE ($2 = '' OR layer = $2 AND owner = $3)
-GROUP BY layer, owner, name`, since, layer, owner)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		now := time.Now()
-		for rows.Next() {
-			var k key
-			var u SkillUsage
-			if err := rows.Scan(&k.layer, &k.owner, &k.name, &u.Hosts, &u.LastUsedAt, &u.Pinned, &u.Placed, &u.FirstSeenAt, &u.LastViewedAt); err != nil {
-				return err
-			}
-			c, err := copyOf(k.layer, k.owner, k.name)
-			if err == nil && u.LastUsedAt != nil {
-				err = checkTime("last use", *u.LastUsedAt, now)
-			}
-			if err == nil && u.LastViewedAt != nil {
-				err = checkTime("last view", *u.LastViewedAt, now)
-			}
-			if err != nil {
-				s.warn("fleet: skipped a usage row: %v", err)
-				continue
-			}
-			if u.LastUsedAt != nil {
-				t := u.LastUsedAt.UTC()
-				u.LastUsedAt = &t
-			}
-			u.Copy, u.Name, u.Source = c, c.Name, sourceOf(c)
-			byKey[k] = &u
-		}
-		return rows.Err()
-	}()
-	<-done
-	if err == nil {
-		err = dayErr
-	}
+	// One row per copy from the rollups (migration 2) and the deltas not
+	// folded yet, in one statement: its totals, and the sums of its day
+	// buckets in the window. The window starts at the UTC day of since,
+	// for the uses, the views and the hosts alike.
+	rows, err := s.pool.Query(ctx, `WITH st AS (
+	SELECT layer, owner, name, sum(hosts) AS hosts, sum(placed) AS placed, sum(pinned) AS pinned,
+		max(last_used_at) AS last_used_at, max(last_viewed_at) AS last_viewed_at, min(first_seen_at) AS first_seen_at
+	FROM (
+		SELECT layer, owner, name, hosts, placed, pinned, last_used_at, last_viewed_at, first_seen_at FROM `+s.schema+`.copy_stats
+		UNION ALL
+		SELECT layer, owner, name, hosts, placed, pinned, last_used_at, last_viewed_at, first_seen_at FROM `+s.schema+`.copy_deltas WHERE day IS NULL
+	) x WHERE ($2 = '' OR layer = $2 AND owner = $3)
+	GROUP BY layer, owner, name
+), d AS (
+	SELECT layer, owner, name, sum(uses) AS uses, sum(views) AS views, sum(last_users) AS users FROM (
+		SELECT layer, owner, name, uses, views, last_users FROM `+s.schema+`.copy_days WHERE day >= ($1::timestamptz AT TIME ZONE 'UTC')::date
+		UNION ALL
+		SELECT layer, owner, name, uses, views, last_users FROM `+s.schema+`.copy_deltas WHERE day >= ($1::timestamptz AT TIME ZONE 'UTC')::date
+	) y WHERE ($2 = '' OR layer = $2 AND owner = $3)
+	GROUP BY layer, owner, name
+)
+SELECT st.layer, st.owner, st.name, st.last_used_at, st.pinned > 0, st.placed::text, st.first_seen_at, st.last_viewed_at,
+	coalesce(d.uses, 0)::text, coalesce(d.views, 0)::text, coalesce(d.users, 0)::text
+FROM st LEFT JOIN d USING (layer, owner, name)
+WHERE st.hosts > 0`, since, layer, owner)
 	if err != nil {
 		return nil, s.fail("read fleet usage", err)
 	}
-	for k, v := range daySums {
-		u, ok := byKey[k]
-		if !ok {
-			continue // its copy row was skipped or is gone
+	defer rows.Close()
+	now := time.Now()
+	var out []SkillUsage
+	for rows.Next() {
+		var layer, owner, name, placed, uses, views, users string
+		var u SkillUsage
+		var first *time.Time
+		if err := rows.Scan(&layer, &owner, &name, &u.LastUsedAt, &u.Pinned, &placed, &first, &u.LastViewedAt, &uses, &views, &users); err != nil {
+			return nil, s.fail("read fleet usage", err)
 		}
-		nu, err1 := parseCount(v.uses)
-		nv, err2 := parseCount(v.views)
-		if err1 != nil || err2 != nil {
-			s.warn("fleet: skipped the day buckets of %s: a sum is outside 0..%d", u.Copy, int64(MaxCount))
+		c, err := copyOf(layer, owner, name)
+		if err == nil && u.LastUsedAt != nil {
+			err = checkTime("last use", *u.LastUsedAt, now)
+		}
+		if err == nil && u.LastViewedAt != nil {
+			err = checkTime("last view", *u.LastViewedAt, now)
+		}
+		if err == nil {
+			if n, perr := parseCount(placed); perr != nil || n > maxHosts {
+				err = fmt.Errorf("copy %s: the count of hosts holding it, %s, is outside 0..%d", c, placed, maxHosts)
+			} else {
+				u.Placed = int(n)
+			}
+		}
+		if err != nil {
+			s.warn("fleet: skipped a usage row: %v", err)
 			continue
 		}
-		u.Uses, u.Views = nu, nv
+		if first != nil {
+			u.FirstSeenAt = *first
+		}
+		if u.LastUsedAt != nil {
+			t := u.LastUsedAt.UTC()
+			u.LastUsedAt = &t
+		}
+		u.Copy, u.Name, u.Source = c, c.Name, sourceOf(c)
+		nu, err1 := parseCount(uses)
+		nv, err2 := parseCount(views)
+		nh, err3 := parseCount(users)
+		switch {
+		case err1 != nil || err2 != nil:
+			s.warn("fleet: skipped the day buckets of %s: a sum is outside 0..%d", u.Copy, int64(MaxCount))
+		case err3 != nil || nh > maxHosts:
+			s.warn("fleet: skipped the host count of %s: outside 0..%d", u.Copy, maxHosts)
+			u.Uses, u.Views = nu, nv
+		default:
+			u.Uses, u.Views, u.Hosts = nu, nv, int(nh)
+		}
+		out = append(out, u)
 	}
-	out := make([]SkillUsage, 0, len(byKey))
-	for _, u := range byKey {
-		out = append(out, *u)
+	if err := rows.Err(); err != nil {
+		return nil, s.fail("read fleet usage", err)
+	}
+	if out == nil {
+		out = []SkillUsage{}
 	}
 	sort.Slice(out, func(i, j int) bool {
 		a, b := out[i], out[j]

@@ -20,6 +20,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -46,9 +47,23 @@ type result struct {
 	UsageMS       float64 `json:"usage_ms"`
 	StatusMS      float64 `json:"status_ms"`
 	StatusSkillMS float64 `json:"status_skill_ms"`
+	// FoldMS is one fold of the deltas the pushes left (pushes fold one
+	// time in 64, after they return).
+	FoldMS        float64 `json:"fold_ms"`
+	PendingDeltas int64   `json:"pending_deltas"`
 	Rows          map[string]int64
 	Bytes         map[string]int64
 	DatabaseBytes int64 `json:"database_bytes"`
+	// CPU seconds of the bench process and of the server while pushing
+	// (PushWallSeconds of wall time), and while loading.
+	PushWallSeconds float64 `json:"push_wall_seconds"`
+	PushCPUBench    float64 `json:"push_cpu_seconds_bench,omitempty"`
+	PushCPUServer   float64 `json:"push_cpu_seconds_server,omitempty"`
+	LoadCPUBench    float64 `json:"load_cpu_seconds_bench,omitempty"`
+	LoadCPUServer   float64 `json:"load_cpu_seconds_server,omitempty"`
+	// LoadAvg is /proc/loadavg before the pushes and at the end: other
+	// work on the machine.
+	LoadAvg []string `json:"loadavg,omitempty"`
 }
 
 func main() {
@@ -57,10 +72,12 @@ func main() {
 	changed := flag.Float64("changed", 0.10, "share of a host's records changed per push")
 	minutes := flag.Float64("minutes", 2, "minutes of pushes after the load (each host pushes once a minute)")
 	loaders := flag.Int("load-concurrency", 4, "concurrent pushes while loading")
+	loadCopy := flag.Bool("load-copy", true, "load each host's first records in bulk (a heartbeat push per host, then COPY into host_copies and the rollups computed once); false loads with a push of all records per host")
 	conns := flag.Int("conns", 32, "connections of the pushing pool")
 	dsnFile := flag.String("dsn-file", "", "use this server instead of a throw-away cluster")
 	out := flag.String("out", "", "write the result as JSON here too")
 	sharedBuffers := flag.String("shared-buffers", "512MB", "shared_buffers of the throw-away cluster (pgtest starts it with 16MB)")
+	explain := flag.Duration("explain", 0, "log the plans (EXPLAIN ANALYZE, BUFFERS) of statements slower than this with auto_explain, and print them at the end (throw-away cluster only)")
 	flag.Parse()
 	ctx := context.Background()
 	if !validSize(*sharedBuffers) {
@@ -81,6 +98,22 @@ func main() {
 		}
 		if _, err := conn.Exec(ctx, "ALTER SYSTEM SET shared_buffers = '"+*sharedBuffers+"'"); err != nil {
 			log.Fatal(err)
+		}
+		if *explain > 0 {
+			// Loaded here so that ALTER SYSTEM knows its settings.
+			if _, err := conn.Exec(ctx, "LOAD 'auto_explain'"); err != nil {
+				log.Fatal(err)
+			}
+			for _, set := range []string{
+				"session_preload_libraries = 'auto_explain'",
+				fmt.Sprintf("auto_explain.log_min_duration = %d", explain.Milliseconds()),
+				"auto_explain.log_analyze = on", "auto_explain.log_buffers = on",
+				"auto_explain.log_nested_statements = on", "auto_explain.log_triggers = on",
+			} {
+				if _, err := conn.Exec(ctx, "ALTER SYSTEM SET "+set); err != nil {
+					log.Fatal(err)
+				}
+			}
 		}
 		conn.Close(ctx)
 		if err := c.Stop(); err != nil {
@@ -161,8 +194,25 @@ func main() {
 	}
 
 	res := result{Hosts: *hosts, Skills: *skills, Changed: *changed, Rows: map[string]int64{}, Bytes: map[string]int64{}}
+	var backend int
+	if err := conn.QueryRow(ctx, "SELECT pg_backend_pid()").Scan(&backend); err != nil {
+		log.Fatal(err)
+	}
+	// cpu returns the CPU seconds so far of the bench and the server;
+	// zeros where /proc is not there.
+	cpu := func() (bench, server float64) {
+		bench, _ = selfCPU()
+		server, _ = serverCPU(backend)
+		return bench, server
+	}
+	loadavg := func() {
+		if data, err := os.ReadFile("/proc/loadavg"); err == nil {
+			res.LoadAvg = append(res.LoadAvg, strings.TrimSpace(string(data)))
+		}
+	}
 	log.Printf("loading %d hosts x %d records", *hosts, *skills)
 	start := time.Now()
+	b0, s0 := cpu()
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range *loaders {
@@ -176,8 +226,11 @@ func main() {
 				}
 				h := hs[i]
 				h.mu.Lock()
-				recs := records(h, true)
+				recs := records(h, !*loadCopy)
 				h.mu.Unlock()
+				if *loadCopy {
+					recs = nil
+				}
 				if _, err := store.Push(ctx, h.hb, recs); err != nil {
 					log.Fatal(err)
 				}
@@ -188,8 +241,69 @@ func main() {
 		}()
 	}
 	wg.Wait()
+	if *loadCopy {
+		// A bulk load: COPY without the rollup triggers, then the
+		// rollups computed once from the rows, as the triggers would
+		// have kept them (every record's uses and views on the day of
+		// its last use and view).
+		if _, err := conn.Exec(ctx, "ALTER TABLE "+schema+".host_copies DISABLE TRIGGER rollup_insert"); err != nil {
+			log.Fatal(err)
+		}
+		const chunk = 100
+		cols := []string{"host", "layer", "owner", "name", "uses", "views", "last_used_at", "last_viewed_at", "state", "pinned"}
+		var nextChunk atomic.Int64
+		for range 2 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				cc, err := pgx.Connect(ctx, dsn)
+				if err != nil {
+					log.Fatal(err)
+				}
+				defer cc.Close(ctx)
+				for {
+					first := int(nextChunk.Add(chunk)) - chunk
+					if first >= len(hs) {
+						return
+					}
+					var rows [][]any
+					for _, h := range hs[first:min(first+chunk, len(hs))] {
+						for _, r := range records(h, true) {
+							rows = append(rows, []any{h.hb.Host, r.Copy.Layer.String(), r.Copy.Owner, r.Copy.Name, r.Uses, r.Views, r.LastUsedAt, r.LastViewedAt, r.State, r.Pinned})
+						}
+					}
+					if _, err := cc.CopyFrom(ctx, pgx.Identifier{schema, "host_copies"}, cols, pgx.CopyFromRows(rows)); err != nil {
+						log.Fatal(err)
+					}
+					if n := first + chunk; n%max(chunk, len(hs)/10/chunk*chunk) == 0 {
+						log.Printf("copied the records of %d hosts", n)
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		for _, sql := range []string{
+			"ALTER TABLE " + schema + ".host_copies ENABLE TRIGGER rollup_insert",
+			`INSERT INTO ` + schema + `.copy_stats (layer, owner, name, hosts, placed, pinned, last_used_at, last_viewed_at, first_seen_at)
+SELECT layer, owner, name, count(*), count(*) FILTER (WHERE state <> 'archived'), count(*) FILTER (WHERE pinned),
+	max(last_used_at), max(last_viewed_at), min(first_seen_at)
+FROM ` + schema + `.host_copies GROUP BY layer, owner, name`,
+			`INSERT INTO ` + schema + `.copy_days (day, layer, owner, name, uses, views, last_users)
+SELECT day, layer, owner, name, sum(uses), sum(views), sum(last_users) FROM (
+	SELECT (last_used_at AT TIME ZONE 'UTC')::date AS day, layer, owner, name, uses, 0 AS views, 1 AS last_users FROM ` + schema + `.host_copies
+	UNION ALL
+	SELECT (last_viewed_at AT TIME ZONE 'UTC')::date, layer, owner, name, 0, views, 0 FROM ` + schema + `.host_copies
+) r GROUP BY day, layer, owner, name`,
+		} {
+			if _, err := conn.Exec(ctx, sql); err != nil {
+				log.Fatal(err)
+			}
+		}
+	}
 	res.LoadSeconds = time.Since(start).Seconds()
-	for _, table := range []string{"host_copies", "usage_days", "hosts"} {
+	b1, s1 := cpu()
+	res.LoadCPUBench, res.LoadCPUServer = b1-b0, s1-s0
+	for _, table := range []string{"host_copies", "copy_stats", "copy_days", "hosts"} {
 		if _, err := conn.Exec(ctx, "VACUUM ANALYZE "+schema+"."+table); err != nil {
 			log.Fatal(err)
 		}
@@ -201,6 +315,8 @@ func main() {
 	log.Printf("pushing: %d pushes, one every %s", total, interval)
 	lat := make([]time.Duration, total)
 	var late atomic.Int64
+	loadavg()
+	b0, s0 = cpu()
 	begin := time.Now()
 	sem := make(chan struct{}, *conns*2)
 	for i := range total {
@@ -231,6 +347,8 @@ func main() {
 	}
 	wg.Wait()
 	elapsed := time.Since(begin)
+	b1, s1 = cpu()
+	res.PushWallSeconds, res.PushCPUBench, res.PushCPUServer = elapsed.Seconds(), b1-b0, s1-s0
 	res.Pushes, res.PushRate, res.Late = total, float64(total)/elapsed.Seconds(), int(late.Load())
 	slices.Sort(lat)
 	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
@@ -248,6 +366,9 @@ func main() {
 		slices.Sort(ds)
 		return ms(ds[2])
 	}
+	if err := conn.QueryRow(ctx, "SELECT count(*) FROM "+schema+".copy_deltas").Scan(&res.PendingDeltas); err != nil {
+		log.Fatal(err)
+	}
 	res.UsageMS = median(func() error {
 		_, err := store.Usage(ctx, fleet.UsageOptions{Since: time.Now().Add(-30 * 24 * time.Hour)})
 		return err
@@ -260,7 +381,12 @@ func main() {
 		_, err := store.Status(ctx, fleet.StatusOptions{StaleAfter: 2 * time.Hour, Skill: "skill-00042"})
 		return err
 	})
-	for _, table := range []string{"hosts", "host_sources", "revisions", "host_copies", "usage_days"} {
+	t0 := time.Now()
+	if err := store.Fold(ctx); err != nil {
+		log.Fatal(err)
+	}
+	res.FoldMS = ms(time.Since(t0))
+	for _, table := range []string{"hosts", "host_sources", "revisions", "host_copies", "copy_stats", "copy_days", "copy_deltas"} {
 		var rows, bytes int64
 		if err := conn.QueryRow(ctx, "SELECT count(*), pg_total_relation_size($1::regclass) FROM "+schema+"."+table, schema+"."+table).Scan(&rows, &bytes); err != nil {
 			log.Fatal(err)
@@ -269,6 +395,15 @@ func main() {
 	}
 	if err := conn.QueryRow(ctx, "SELECT pg_database_size(current_database())").Scan(&res.DatabaseBytes); err != nil {
 		log.Fatal(err)
+	}
+	loadavg()
+	if *explain > 0 {
+		// The server's log is next to its data directory.
+		var plans string
+		if err := conn.QueryRow(ctx, "SELECT pg_read_file(current_setting('data_directory') || '/../server.log')").Scan(&plans); err != nil {
+			log.Printf("read the server log: %v", err)
+		}
+		fmt.Fprintln(os.Stderr, plans)
 	}
 	data, _ := json.MarshalIndent(res, "", "  ")
 	fmt.Println(string(data))

@@ -6,8 +6,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/skillsync/skillsync/internal/pgschema"
 )
 
 // postgresMigrations are the schema's versions in order: version N is
@@ -123,8 +124,7 @@ func (p *Postgres) withSchema(ctx context.Context, pool *pgxpool.Pool, op func()
 // needsSchema reports whether err says the tables are missing or older.
 func needsSchema(err error) bool {
 	var old *schemaOldError
-	var pgErr *pgconn.PgError
-	return errors.As(err, &old) || errors.As(err, &pgErr) && (pgErr.Code == "42P01" || pgErr.Code == "3F000")
+	return errors.As(err, &old) || pgschema.Missing(err)
 }
 
 // schemaOldError is a schema older than this skillsync: an
@@ -142,37 +142,10 @@ const migrationLock = 0x736b6c73
 // transaction under an advisory lock, so two processes starting at once do
 // not both create the tables.
 func (p *Postgres) migrate(ctx context.Context, pool *pgxpool.Pool) error {
-	tx, err := pool.Begin(ctx)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback(ctx)
-	if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1, hashtext($2))", migrationLock, p.cfg.Schema); err != nil {
-		return err
-	}
-	if _, err := tx.Exec(ctx, "CREATE SCHEMA IF NOT EXISTS "+p.schema+`;
-CREATE TABLE IF NOT EXISTS `+p.schema+`.schema_migrations (
-	version integer PRIMARY KEY,
-	applied_at timestamptz NOT NULL DEFAULT now()
-)`); err != nil {
-		return err
-	}
-	var version int32
-	if err := tx.QueryRow(ctx, "SELECT coalesce(max(version), 0) FROM "+p.schema+".schema_migrations").Scan(&version); err != nil {
-		return err
-	}
-	if err := p.checkNewer(version); err != nil {
-		return err
-	}
-	for v := int(version) + 1; v <= len(postgresMigrations); v++ {
-		if _, err := tx.Exec(ctx, p.expand(postgresMigrations[v-1])); err != nil {
-			return fmt.Errorf("migration %d: %w", v, err)
-		}
-		if _, err := tx.Exec(ctx, "INSERT INTO "+p.schema+".schema_migrations (version) VALUES ($1)", v); err != nil {
-			return err
-		}
-	}
-	return tx.Commit(ctx)
+	return pgschema.Migrate(ctx, pool, pgschema.Spec{
+		Name: p.cfg.Schema, Quoted: p.schema, Lock: migrationLock, Migrations: postgresMigrations,
+		Expand: p.expand, Newer: p.checkNewer,
+	})
 }
 
 // expand puts the schema and channel names into a migration. Both are

@@ -1,0 +1,5 @@
+package fleet
+
+// Migrations are the schema's versions, for the test that upgrades a
+// schema made by an older skillsync.
+var Migrations = migrations
