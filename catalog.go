@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/skillsync/skillsync/curator"
+	"github.com/skillsync/skillsync/fleet"
 	"github.com/skillsync/skillsync/internal/skillmeta"
 	"github.com/skillsync/skillsync/layering"
 	"github.com/skillsync/skillsync/materialize"
@@ -77,7 +78,7 @@ func (e *Engine) buildCatalog(ctx context.Context, m *materialize.Manifest) (*la
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	held := e.holdBack(inputs)
+	held := fleet.HoldBack(inputs, func() (string, string) { return e.HostID(), e.Environment() })
 	cat := layering.Build(inputs, layering.Options{Hidden: e.cfg.Hidden})
 	cat.Problems = append(problems, cat.Problems...)
 	cat.Held = held
