@@ -176,22 +176,3 @@ func (d daemonEngine) CachedRevision(source string) string {
 func fetchTime(rep FetchReport) time.Duration {
 	return time.Duration(rep.DurationMS) * time.Millisecond
 }
-
-// broughtIn is the size of the skills changes added or updated in rec.
-func broughtIn(rec *materialize.SourceRecord, changes []materialize.Change) int64 {
-	if rec == nil {
-		return 0
-	}
-	var n int64
-	for _, c := range changes {
-		if c.Op == materialize.Removed {
-			continue
-		}
-		if sk, ok := rec.Skills[c.Name]; ok && sk != nil {
-			for _, f := range sk.Files {
-				n += f.Size
-			}
-		}
-	}
-	return n
-}

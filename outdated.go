@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/skillsync/skillsync/config"
+	"github.com/skillsync/skillsync/layering"
 	"github.com/skillsync/skillsync/lock"
 	"github.com/skillsync/skillsync/materialize"
 	"github.com/skillsync/skillsync/repository"
@@ -83,7 +84,7 @@ func (e *Engine) compareUpstream(ctx context.Context, s config.Source, rec *mate
 	if err != nil {
 		return err
 	}
-	skills, _ = dedupe(skills)
+	skills, _ = layering.Dedupe(skills)
 	old := map[string]*materialize.SkillRecord{}
 	if rec != nil {
 		old = rec.Skills
