@@ -9,7 +9,6 @@ import (
 
 	"github.com/skillsync/skillsync/config"
 	"github.com/skillsync/skillsync/curator"
-	"github.com/skillsync/skillsync/internal/skillmeta"
 	"github.com/skillsync/skillsync/layering"
 	"github.com/skillsync/skillsync/lock"
 	"github.com/skillsync/skillsync/materialize"
@@ -344,7 +343,7 @@ func (r *syncRun) materialize(ctx context.Context, s *sourceRun, rep SourceRepor
 	if r.frozen != nil {
 		src.Check = lock.FrozenCheck(name, r.lock.Sources[name], &r.frozen.Diff)
 	}
-	src.Skills, src.Excluded = materialSkills(kept, guessesModes(s.repo)), left
+	src.Skills, src.Excluded = materialize.FromSkills(kept, guessesModes(s.repo)), left
 	_, known := r.cache.Manifest().Sources[name]
 	res := r.cache.SyncSource(ctx, src)
 	r.report.add(res)
@@ -391,22 +390,6 @@ func (r *syncRun) revision(ctx context.Context, s *sourceRun) (repository.Revisi
 func guessesModes(r repository.Repository) bool {
 	g, ok := r.(repository.ModeGuesser)
 	return ok && g.GuessModes()
-}
-
-// materialSkills turns discovered skills into what the cache writes, each
-// with its frontmatter to keep in the manifest: the read commands take it
-// from there and parse no SKILL.md.
-func materialSkills(skills []skill.Skill, guessModes bool) []materialize.Skill {
-	out := make([]materialize.Skill, 0, len(skills))
-	for _, s := range skills {
-		m := materialize.Skill{Name: s.Name, Files: s.Files, List: s.FileList(), GuessModes: guessModes}
-		m.Fingerprint = repository.ContentKey(s.Files)
-		if meta, err := skillmeta.Encode(s.Meta()); err == nil {
-			m.Meta = meta
-		}
-		out = append(out, m)
-	}
-	return out
 }
 
 // recordSync appends the sync's changes to the audit log and marks the
