@@ -59,22 +59,7 @@ func (e *Engine) Curate(ctx context.Context, opts CurateOptions) (curator.Plan, 
 			return curator.Plan{}, err
 		}
 	}
-	layerDir := map[layering.Layer]string{}
-	for _, l := range e.layerDirs() {
-		layerDir[l.Layer] = l.Dir
-	}
-	var candidates []curator.Candidate
-	for _, w := range cat.Winners {
-		c, ok := e.copyOf(&w.Entry)
-		if !ok {
-			continue
-		}
-		cand := curator.Candidate{Copy: c}
-		if w.Layer != layering.Marketplace {
-			cand.Dir, cand.LayerDir = w.Dir, layerDir[w.Layer]
-		}
-		candidates = append(candidates, cand)
-	}
+	candidates := curator.CandidatesOf(cat.Winners, e.copyOf, e.layerDirs())
 	elsewhere, skipped, err := e.fleetLastUses(ctx, now)
 	if err != nil {
 		return curator.Plan{}, err
