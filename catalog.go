@@ -3,15 +3,12 @@ package skillsync
 import (
 	"context"
 	"fmt"
-	"maps"
 	"path/filepath"
-	"slices"
 
 	"github.com/skillsync/skillsync/curator"
-	"github.com/skillsync/skillsync/internal/skillmeta"
+	"github.com/skillsync/skillsync/fleet"
 	"github.com/skillsync/skillsync/layering"
 	"github.com/skillsync/skillsync/materialize"
-	"github.com/skillsync/skillsync/repository"
 	dirsource "github.com/skillsync/skillsync/repository/dir"
 	"github.com/skillsync/skillsync/skill"
 )
@@ -77,16 +74,16 @@ func (e *Engine) buildCatalog(ctx context.Context, m *materialize.Manifest) (*la
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	held := e.holdBack(inputs)
+	held := fleet.HoldBack(inputs, func() (string, string) { return e.HostID(), e.Environment() })
 	cat := layering.Build(inputs, layering.Options{Hidden: e.cfg.Hidden})
 	cat.Problems = append(problems, cat.Problems...)
 	cat.Held = held
 	return cat, nil
 }
 
-// cachedInput reads one marketplace source's skills from the cache: the
-// ones its manifest record names, each with the frontmatter the record
-// keeps (no SKILL.md is parsed) and its files in its own cache directory.
+// cachedInput reads one marketplace source's skills from the cache
+// (materialize.CachedSkills): the ones its manifest record names, each in
+// its own cache directory.
 func (e *Engine) cachedInput(ctx context.Context, m *materialize.Manifest, source string) (*layering.Input, []skill.Problem) {
 	rec, ok := m.Sources[source]
 	if !ok {
@@ -96,60 +93,12 @@ func (e *Engine) cachedInput(ctx context.Context, m *materialize.Manifest, sourc
 	root := filepath.Join(e.layout.CacheDir(), source)
 	in := &layering.Input{Layer: layering.Marketplace, Source: source, Revision: rec.Revision,
 		Dir: func(s skill.Skill) string { return filepath.Join(root, s.Name) }}
-	if len(rec.Skills) == 0 && len(rec.Excluded) == 0 {
-		return in, nil
-	}
-	fsys, err := repository.NewDirFS(root)
+	skills, problems, err := materialize.CachedSkills(root, source, rec)
 	if err != nil {
 		return nil, []skill.Problem{sourceProblem(source, fmt.Errorf("the cache of source %s is unreadable (%w); run skillsync sync", source, err))}
 	}
-	var problems []skill.Problem
-	in.Skills = make([]skill.Skill, 0, len(rec.Skills)+len(rec.Excluded))
-	for _, name := range slices.Sorted(maps.Keys(rec.Skills)) {
-		s, err := cachedSkill(fsys, name, rec.Skills[name])
-		if err != nil {
-			problems = append(problems, skill.Problem{Level: skill.Error, Rule: "cache-unreadable", Source: source, Skill: name,
-				Message: fmt.Sprintf("%v; run skillsync sync", err)})
-			continue
-		}
-		in.Skills = append(in.Skills, s)
-	}
-	// Skills the curator archived are not in the cache, yet the catalog
-	// knows them, so list --all and restore can name them.
-	for _, name := range rec.Excluded {
-		in.Skills = append(in.Skills, skill.Skill{Name: name, Path: name, File: "SKILL.md"})
-	}
+	in.Skills = skills
 	return in, problems
-}
-
-// cachedSkill rebuilds a cached skill from its manifest record: the
-// frontmatter kept at sync time, with its files read from the cache on
-// demand (FileList walks them: only show and the targets ask). A record
-// without frontmatter (written by an older skillsync) is parsed from the
-// cached SKILL.md instead.
-func cachedSkill(source *repository.DirFS, name string, rec *materialize.SkillRecord) (skill.Skill, error) {
-	files, err := source.Sub(name)
-	if err != nil {
-		return skill.Skill{}, err
-	}
-	var s skill.Skill
-	if len(rec.Meta) > 0 {
-		meta, err := skillmeta.Decode(rec.Meta)
-		if err != nil {
-			return skill.Skill{}, fmt.Errorf("skill %s: its record in the manifest: %w", name, err)
-		}
-		s = skill.FromMeta(meta, files)
-	} else {
-		parsed, problems := skill.Load(files, name, name)
-		if skill.HasError(problems, false) {
-			return skill.Skill{}, fmt.Errorf("skill %s: its cached SKILL.md does not load", name)
-		}
-		s = parsed
-	}
-	if s.Name != name {
-		return skill.Skill{}, fmt.Errorf("skill %s: the manifest records it as %q", name, s.Name)
-	}
-	return s, nil
 }
 
 // applyUsage marks each winner with its curation state. The usage file is

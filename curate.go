@@ -4,32 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/skillsync/skillsync/curator"
 	"github.com/skillsync/skillsync/layering"
-	"github.com/skillsync/skillsync/materialize"
 )
-
-// copyOf names the copy an entry is: its layer, its source (marketplace)
-// or the configured user (user layer), and its name. ok is false for a
-// name the curator cannot key, which then has no usage.
-func (e *Engine) copyOf(en *layering.Entry) (curator.Copy, bool) {
-	owner := ""
-	switch en.Layer {
-	case layering.Marketplace:
-		owner = en.Source
-	case layering.User:
-		owner = e.cfg.User
-	}
-	c, err := curator.NewCopy(en.Layer, owner, en.Skill.Name)
-	return c, err == nil
-}
-
-// CopyOf names the copy an entry's usage is kept under, as curation and
-// usage recording name it; ok is false for a name the curator cannot key.
-func (e *Engine) CopyOf(en *layering.Entry) (curator.Copy, bool) { return e.copyOf(en) }
 
 // layerDirs returns the local layers whose skills curation moves into
 // their .archive/: the workspace's and the user's.
@@ -44,37 +23,6 @@ func (e *Engine) layerDirs() []curator.LayerDir {
 		}
 	}
 	return out
-}
-
-// resolverFrom maps a bare name of a version-1 usage file to the copy that
-// wins it in cat.
-func (e *Engine) resolverFrom(cat *layering.Catalog) func(string) (curator.Copy, bool) {
-	return func(name string) (curator.Copy, bool) {
-		w, ok := cat.Lookup(name)
-		if !ok {
-			return curator.Copy{}, false
-		}
-		return e.copyOf(&w.Entry)
-	}
-}
-
-// lazyResolver is resolverFrom over a catalog built, once and only when a
-// version-1 usage file is met, without reading usage.
-func (e *Engine) lazyResolver() func(string) (curator.Copy, bool) {
-	var once sync.Once
-	resolve := func(string) (curator.Copy, bool) { return curator.Copy{}, false }
-	return func(name string) (curator.Copy, bool) {
-		once.Do(func() {
-			m, err := materialize.ReadSkills(e.layout.CacheDir())
-			if err != nil {
-				m = materialize.NewManifest()
-			}
-			if cat, err := e.buildCatalog(context.Background(), m); err == nil {
-				resolve = e.resolverFrom(cat)
-			}
-		})
-		return resolve(name)
-	}
 }
 
 // CurateOptions change a curation.
@@ -111,22 +59,7 @@ func (e *Engine) Curate(ctx context.Context, opts CurateOptions) (curator.Plan, 
 			return curator.Plan{}, err
 		}
 	}
-	layerDir := map[layering.Layer]string{}
-	for _, l := range e.layerDirs() {
-		layerDir[l.Layer] = l.Dir
-	}
-	var candidates []curator.Candidate
-	for _, w := range cat.Winners {
-		c, ok := e.copyOf(&w.Entry)
-		if !ok {
-			continue
-		}
-		cand := curator.Candidate{Copy: c}
-		if w.Layer != layering.Marketplace {
-			cand.Dir, cand.LayerDir = w.Dir, layerDir[w.Layer]
-		}
-		candidates = append(candidates, cand)
-	}
+	candidates := curator.CandidatesOf(cat.Winners, e.copyOf, e.layerDirs())
 	elsewhere, skipped, err := e.fleetLastUses(ctx, now)
 	if err != nil {
 		return curator.Plan{}, err

@@ -3,12 +3,13 @@ package skillsync
 import (
 	"context"
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/skillsync/skillsync/curator"
 	"github.com/skillsync/skillsync/daemon"
-	"github.com/skillsync/skillsync/layering"
 	"github.com/skillsync/skillsync/materialize"
 	"github.com/skillsync/skillsync/repository"
 )
@@ -58,11 +59,18 @@ func (d daemonEngine) Sync(ctx context.Context, req daemon.SyncRequest) (*daemon
 	for _, t := range rep.Targets {
 		res.Conflicts[d.target(t.Dir)] += len(t.Conflicts) + len(t.Preserved)
 	}
-	usage, _ := d.e.Usage().Load()                          // unreadable: every skill counts as active
-	m, _ := materialize.ReadManifest(d.e.layout.CacheDir()) // unreadable: no skill counts
+	usage, _ := d.e.Usage().Load() // unreadable: every skill counts as active
+	m, merr := materialize.ReadManifest(d.e.layout.CacheDir())
+	if merr != nil {
+		m = materialize.NewManifest() // unreadable: no skill counts
+	}
 	for _, s := range rep.Sources {
+		var cached []string
+		if rec := m.Sources[s.Source]; rec != nil {
+			cached = slices.Collect(maps.Keys(rec.Skills))
+		}
 		sr := daemon.SourceResult{Name: s.Source, Revision: s.Revision, Err: s.Error, FetchDuration: s.fetch, FetchBytes: s.brought,
-			Skills: skillStates(m, s.Source, usage)}
+			Skills: curator.CountStates(usage, s.Source, cached)}
 		res.Sources = append(res.Sources, sr)
 	}
 	return res, err
@@ -90,30 +98,6 @@ func (d daemonEngine) target(dir string) string {
 		return filepath.ToSlash(rel)
 	}
 	return dir
-}
-
-// skillStates counts source's cached skills by their curation state, and
-// its archived ones.
-func skillStates(m *materialize.Manifest, source string, usage *curator.Usage) map[string]int {
-	out := map[string]int{string(curator.Active): 0, string(curator.Stale): 0, string(curator.Archived): 0}
-	if m == nil {
-		return out
-	}
-	rec, ok := m.Sources[source]
-	if !ok {
-		return out
-	}
-	for name := range rec.Skills {
-		state := curator.Active
-		if usage != nil {
-			state = usage.StateOf(curator.Copy{Layer: layering.Marketplace, Owner: source, Name: name})
-		}
-		out[string(state)]++
-	}
-	if usage != nil {
-		out[string(curator.Archived)] += len(usage.ArchivedIn(layering.Marketplace, source))
-	}
-	return out
 }
 
 func (d daemonEngine) Curate(ctx context.Context) (*daemon.CurateResult, error) {
@@ -175,23 +159,4 @@ func (d daemonEngine) CachedRevision(source string) string {
 // fetchTime is how long a source's fetch took, from its report.
 func fetchTime(rep FetchReport) time.Duration {
 	return time.Duration(rep.DurationMS) * time.Millisecond
-}
-
-// broughtIn is the size of the skills changes added or updated in rec.
-func broughtIn(rec *materialize.SourceRecord, changes []materialize.Change) int64 {
-	if rec == nil {
-		return 0
-	}
-	var n int64
-	for _, c := range changes {
-		if c.Op == materialize.Removed {
-			continue
-		}
-		if sk, ok := rec.Skills[c.Name]; ok && sk != nil {
-			for _, f := range sk.Files {
-				n += f.Size
-			}
-		}
-	}
-	return n
 }

@@ -110,17 +110,6 @@ func (e *Engine) Config() *config.Config { return e.cfg }
 // Layout returns the workspace's on-disk layout.
 func (e *Engine) Layout() workspace.Layout { return e.layout }
 
-// Usage returns the workspace's usage store. A version-1 usage file is
-// migrated to the copies that win now.
-func (e *Engine) Usage() *curator.Store {
-	s := curator.NewStore(e.layout.SkillsDir())
-	if e.warn != nil {
-		s.Warn = e.warn
-	}
-	s.Resolve = e.lazyResolver()
-	return s
-}
-
 // Audit returns the workspace's audit log.
 func (e *Engine) Audit() *curator.Audit { return curator.NewAudit(e.layout.SkillsDir()) }
 

@@ -2,22 +2,24 @@ package skillsync
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
+	"maps"
 	"slices"
 	"time"
 
 	"github.com/skillsync/skillsync/curator"
 	"github.com/skillsync/skillsync/fleet"
-	"github.com/skillsync/skillsync/internal/jsonfile"
 	"github.com/skillsync/skillsync/layering"
 	"github.com/skillsync/skillsync/lock"
+	"github.com/skillsync/skillsync/materialize"
+	"github.com/skillsync/skillsync/repository"
 	"github.com/skillsync/skillsync/skill"
 )
+
+// The fleet's policy (host ids, staged rollout, push bookkeeping, the
+// curation of a source on fleet data) is package fleet's; these wire it
+// to the workspace.
 
 // ErrNoFleet is returned by the fleet methods when the config has no
 // fleet: section.
@@ -31,19 +33,15 @@ func WithVersion(v string) Option {
 	return func(e *Engine) { e.version = v }
 }
 
-// HostID is this host's id in the fleet and for staged rollout: fleet.host
-// from the config, else the host name and a short hash of the workspace
-// path, so two workspaces on one machine are two hosts.
+// HostID is this host's id in the fleet and for staged rollout
+// (fleet.HostID): fleet.host from the config, else one made from the
+// host name and the workspace path.
 func (e *Engine) HostID() string {
-	if f := e.cfg.Fleet; f != nil && f.Host != "" {
-		return f.Host
+	host := ""
+	if f := e.cfg.Fleet; f != nil {
+		host = f.Host
 	}
-	name, err := os.Hostname()
-	if err != nil || !fleet.ValidHostID(name) {
-		name = "host"
-	}
-	sum := sha256.Sum256([]byte(e.layout.Root))
-	return name + "-" + hex.EncodeToString(sum[:4])
+	return fleet.HostID(host, e.layout.Root)
 }
 
 // Environment is this host's environment for staged rollout ("" when the
@@ -53,57 +51,6 @@ func (e *Engine) Environment() string {
 		return f.Environment
 	}
 	return ""
-}
-
-// holdBack takes out of inputs the skills this host does not take by
-// their staged rollout (metadata.rollout, metadata.environments) and
-// returns them with the reason.
-func (e *Engine) holdBack(inputs []layering.Input) []layering.Held {
-	var held []layering.Held
-	host, env := "", ""
-	for i := range inputs {
-		in := &inputs[i]
-		kept := in.Skills[:0:0]
-		for _, s := range in.Skills {
-			if len(s.Metadata) == 0 {
-				kept = append(kept, s)
-				continue
-			}
-			if host == "" {
-				host, env = e.HostID(), e.Environment()
-			}
-			reason := fleet.HeldBack(host, env, s.Name, s.Metadata)
-			if reason == "" {
-				kept = append(kept, s)
-				continue
-			}
-			en := layering.Entry{Skill: s, Layer: in.Layer, Source: in.Source, Revision: in.Revision}
-			if in.Dir != nil {
-				en.Dir = in.Dir(s)
-			}
-			held = append(held, layering.Held{Entry: en, Reason: reason})
-		}
-		if len(kept) != len(in.Skills) {
-			in.Skills = kept
-		}
-	}
-	slices.SortFunc(held, func(a, b layering.Held) int {
-		if c := cmpString(layering.Key(a.Skill.Name), layering.Key(b.Skill.Name)); c != 0 {
-			return c
-		}
-		return int(a.Layer) - int(b.Layer)
-	})
-	return held
-}
-
-func cmpString(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // openFleet opens the fleet store of the config.
@@ -117,20 +64,13 @@ func (e *Engine) openFleet(ctx context.Context) (*fleet.Store, error) {
 }
 
 // FleetPushReport is what a push sent.
-type FleetPushReport struct {
-	Host string `json:"host"`
-	fleet.PushResult
-	// Sent is how many usage records went: the ones changed since the
-	// last acknowledged push.
-	Sent int `json:"sent"`
-}
+type FleetPushReport = fleet.PushReport
 
 // FleetPush sends this workspace's heartbeat and the usage records that
-// changed since the last push the store acknowledged. Counters are sent
-// whole, so a push repeated after a lost answer counts nothing twice. When
-// the store cannot be reached the usage stays local and goes with the next
-// push (fleet.IsUnreachable tells that error apart). A sync never waits for
-// a push.
+// changed since the last push the store acknowledged (fleet.PreparePush).
+// When the store cannot be reached the usage stays local and goes with
+// the next push (fleet.IsUnreachable tells that error apart). A sync
+// never waits for a push.
 func (e *Engine) FleetPush(ctx context.Context) (*FleetPushReport, error) {
 	f := e.cfg.Fleet
 	if f == nil {
@@ -146,119 +86,33 @@ func (e *Engine) FleetPush(ctx context.Context) (*FleetPushReport, error) {
 	if u == nil {
 		return nil, fmt.Errorf("fleet push: read usage: %w", err)
 	}
-	pushed := &pushedFile{}
-	if err := jsonfile.Read(e.layout.FleetPushedFile(), pushed); err != nil {
-		if !errors.Is(err, fs.ErrNotExist) {
-			e.warnf("%v: sending every usage record", err)
-		}
-		pushed = &pushedFile{}
-	}
-	if pushed.Host != hb.Host {
-		// Another host id: the store has none of this usage under it.
-		pushed = &pushedFile{}
-	}
-	var recs []fleet.Record
-	next := map[string]pushedRecord{}
-	for c, su := range u.Skills {
-		if su == nil {
-			continue
-		}
-		r := fleet.Record{Copy: c, Uses: int64(su.UseCount), Views: int64(su.ViewCount), State: string(su.State), Pinned: su.Pinned}
-		if su.LastUsedAt != nil {
-			r.LastUsedAt = *su.LastUsedAt
-		}
-		if su.LastViewedAt != nil {
-			r.LastViewedAt = *su.LastViewedAt
-		}
-		p := pushedRecord{Uses: r.Uses, Views: r.Views, LastUsed: r.LastUsedAt.Unix(), LastViewed: r.LastViewedAt.Unix(), State: r.State, Pinned: r.Pinned}
-		next[c.String()] = p
-		if old, ok := pushed.Records[c.String()]; ok && old == p {
-			continue
-		}
-		recs = append(recs, r)
-	}
-	slices.SortFunc(recs, func(a, b fleet.Record) int { return cmpString(a.Copy.String(), b.Copy.String()) })
+	push := fleet.PreparePush(hb, u, e.layout.FleetPushedFile(), func(msg string) { e.warnf("%s", msg) })
 	store, err := e.openFleet(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer store.Close()
-	res, err := store.Push(ctx, hb, recs)
-	if err != nil {
-		return nil, err
-	}
-	for _, s := range res.Skipped {
-		e.warnf("fleet push: skipped %s", s)
-	}
-	if err := jsonfile.Write(e.layout.FleetPushedFile(), &pushedFile{Version: 1, Host: hb.Host, Records: next}, 0o644); err != nil {
-		// The store has the usage; the next push sends it again, which
-		// counts nothing twice.
-		e.warnf("fleet push: remember what was pushed: %v", err)
-	}
-	return &FleetPushReport{Host: hb.Host, PushResult: res, Sent: len(recs)}, nil
+	return push.Send(ctx, store)
 }
 
-// heartbeat gathers what this host says of itself: its sources' revisions
-// from the lock and their last sync results from the last sync.
+// heartbeat gathers what this host says of itself: its sources'
+// revisions from the lock and their results from the last sync.
 func (e *Engine) heartbeat(ctx context.Context) fleet.Heartbeat {
-	hb := fleet.Heartbeat{Host: e.HostID(), Environment: e.Environment(), Version: e.version, At: time.Now()}
-	last := &fleetSyncFile{}
-	if err := jsonfile.Read(e.layout.FleetSyncFile(), last); err != nil {
-		last = &fleetSyncFile{}
-	}
-	hb.LastError = last.Error
-	results := map[string]fleet.SourceState{}
-	for _, s := range last.Sources {
-		results[s.Source] = s
-	}
 	locked, _, err := lock.Read(e.layout.LockFile(), e.kinds)
 	if err != nil {
 		locked = lock.New()
 	}
-	for _, s := range e.cfg.Sources {
-		st := results[s.Name]
-		st.Source = s.Name
-		if rec, ok := locked.Sources[s.Name]; ok && rec.Revision != "" {
-			st.Revision = rec.Revision
-		}
-		if st.Status == "" {
-			st.Status = "unknown"
-		}
-		hb.Sources = append(hb.Sources, st)
+	revisions := map[string]string{}
+	for name, rec := range locked.Sources {
+		revisions[name] = rec.Revision
 	}
+	hb := fleet.NewHeartbeat(fleet.Heartbeat{Host: e.HostID(), Environment: e.Environment(), Version: e.version, At: time.Now()},
+		e.layout.FleetSyncFile(), sourceNames(e.cfg.Sources), revisions)
 	if cat, err := e.Catalog(ctx); err == nil {
 		hb.Skills = len(cat.Visible())
 	}
 	return hb
 }
-
-// pushedFile is skills/.fleet-pushed.json: per copy, what the store has
-// acknowledged.
-type pushedFile struct {
-	Version int                     `json:"version"`
-	Host    string                  `json:"host"`
-	Records map[string]pushedRecord `json:"records"`
-}
-
-type pushedRecord struct {
-	Uses       int64  `json:"u"`
-	Views      int64  `json:"v"`
-	LastUsed   int64  `json:"lu"`
-	LastViewed int64  `json:"lv"`
-	State      string `json:"s,omitempty"`
-	Pinned     bool   `json:"p,omitempty"`
-}
-
-func (p *pushedFile) Validate() error { return jsonfile.CheckVersion(p.Version, 1) }
-
-// fleetSyncFile is skills/.fleet-sync.json: the last sync's result.
-type fleetSyncFile struct {
-	Version int                 `json:"version"`
-	Error   string              `json:"error"`
-	Sources []fleet.SourceState `json:"sources"`
-}
-
-func (f *fleetSyncFile) Validate() error { return jsonfile.CheckVersion(f.Version, 1) }
 
 // noteSync leaves a sync's result for the next fleet push, when the config
 // has a fleet. It never fails the sync.
@@ -266,21 +120,21 @@ func (e *Engine) noteSync(report *SyncReport, err error) {
 	if e.cfg.Fleet == nil || report == nil && err == nil {
 		return
 	}
-	// No time in it: a sync with the same outcome writes nothing.
-	out := fleetSyncFile{Version: 1}
+	var errText string
 	if err != nil {
-		out.Error = err.Error()
+		errText = err.Error()
 	}
+	var states []fleet.SourceState
 	if report != nil {
 		for _, s := range report.Sources {
 			status := string(s.Status)
 			if s.Status == StatusUpdated || s.Status == StatusUnchanged {
 				status = "ok"
 			}
-			out.Sources = append(out.Sources, fleet.SourceState{Source: s.Source, Revision: s.Revision, Status: status, Error: s.Error})
+			states = append(states, fleet.SourceState{Source: s.Source, Revision: s.Revision, Status: status, Error: s.Error})
 		}
 	}
-	if werr := jsonfile.Write(e.layout.FleetSyncFile(), &out, 0o644); werr != nil {
+	if werr := fleet.NoteSync(e.layout.FleetSyncFile(), errText, states); werr != nil {
 		e.warnf("fleet: record the sync's result: %v", werr)
 	}
 }
@@ -315,7 +169,7 @@ func (e *Engine) FleetUsage(ctx context.Context, opts fleet.UsageOptions) ([]fle
 
 // fleetLastUses returns, with fleet: set and the marketplace layer
 // curated, the fleet's last use of each marketplace copy; or why curation
-// must wait (too few hosts reported within stale_after).
+// must wait (fleet.LastUses).
 func (e *Engine) fleetLastUses(ctx context.Context, now time.Time) (map[curator.Copy]time.Time, string, error) {
 	f := e.cfg.Fleet
 	if f == nil || !slices.Contains(e.cfg.Curator.Layers, layering.Marketplace.String()) {
@@ -328,24 +182,94 @@ func (e *Engine) fleetLastUses(ctx context.Context, now time.Time) (map[curator.
 		return nil, "", err
 	}
 	defer store.Close()
-	since := now.Add(-e.cfg.Curator.StaleAfter)
-	hosts, err := store.Reporting(ctx, since)
+	return fleet.LastUses(ctx, store, now.Add(-e.cfg.Curator.StaleAfter), e.cfg.Curator.StaleAfter, f.MinHosts)
+}
+
+// SourceCurateOptions change a curation of a marketplace source itself.
+type SourceCurateOptions struct {
+	// Now is the moment idle time is judged at; zero means now.
+	Now time.Time
+	// DryRun plans and changes nothing.
+	DryRun bool
+}
+
+// RetiredSkill is a skill a source curation retires (or would).
+type RetiredSkill = fleet.RetiredSkill
+
+// SourceCuration is what a curation of a marketplace source did.
+type SourceCuration = fleet.SourceCuration
+
+// CurateSource retires, upstream, the skills of the marketplace source
+// name that the whole fleet left idle past curator.archive_after and no
+// host pins: the team's scheduled job (fleet.CurateSource says how). It
+// refuses, saying why, while fewer than curator.min_hosts hosts reported
+// within stale_after.
+func (e *Engine) CurateSource(ctx context.Context, name string, opts SourceCurateOptions) (*SourceCuration, error) {
+	f := e.cfg.Fleet
+	if f == nil {
+		return nil, noFleet()
+	}
+	src, ok := e.source(name)
+	if !ok {
+		return nil, usageErrorf("source %q is not in the config", name)
+	}
+	now := opts.Now
+	if now.IsZero() {
+		now = e.now()
+	}
+	m, err := materialize.ReadManifest(e.layout.CacheDir())
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
-	if hosts < f.MinHosts {
-		return nil, fmt.Sprintf("fleet: %d hosts reported within stale_after %s, fewer than curator.min_hosts %d: curation on fleet data waits",
-			hosts, e.cfg.Curator.StaleAfter, f.MinHosts), nil
+	rec, ok := m.Sources[name]
+	if !ok {
+		return nil, fmt.Errorf("curate source %s: it is not synced yet: run skillsync sync", name)
 	}
-	list, err := store.Usage(ctx, fleet.UsageOptions{Since: since})
+	names := append(slices.Sorted(maps.Keys(rec.Skills)), rec.Excluded...)
+	slices.Sort(names)
+	store, err := e.openFleet(ctx)
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
-	out := map[curator.Copy]time.Time{}
-	for _, u := range list {
-		if u.Copy.Layer == layering.Marketplace && u.LastUsedAt != nil {
-			out[u.Copy] = *u.LastUsedAt
-		}
+	defer store.Close()
+	policy := e.cfg.Curator
+	return fleet.CurateSource(ctx, store, fleet.SourceCurationRequest{Source: name, Kind: string(src.Kind), Skills: names,
+		Base: rec.Revision, Direct: publishesDirect(src), StaleAfter: policy.StaleAfter, ArchiveAfter: policy.ArchiveAfter,
+		MinHosts: f.MinHosts, Now: now, DryRun: opts.DryRun, Actor: e.actor, Audit: e.Audit(),
+		Open: func() (repository.Repository, error) { return e.open(src, "") }})
+}
+
+// RestoreSource brings the skill name, retired by curate --source, back
+// into the postgres source source, in one transaction, and syncs. (A git
+// source's retirement is undone by reverting its commit.)
+func (e *Engine) RestoreSource(ctx context.Context, source, name string) (string, error) {
+	src, ok := e.source(source)
+	if !ok {
+		return "", usageErrorf("source %q is not in the config", source)
 	}
-	return out, "", nil
+	r, err := e.open(src, "")
+	if err != nil {
+		return "", err
+	}
+	defer closeRepository(r)
+	ar, ok := r.(repository.Archiver)
+	if !ok || isRemote(r) {
+		return "", fmt.Errorf("restore %s in source %s: a %s source's retirement is undone upstream (revert the curation commit)", name, source, src.Kind)
+	}
+	rev, err := ar.RestoreArchived(ctx, name, e.actor)
+	if err != nil {
+		return "", err
+	}
+	now := e.now()
+	ev := curator.Event{TS: now, Actor: e.actor, Op: curator.OpRestored, Target: "marketplace:" + source + "/" + name,
+		From: "archived", To: "active", Commit: string(rev), Detail: fmt.Sprintf("brought back into source %s at revision %s", source, rev)}
+	if err := e.Audit().Append(ev); err != nil {
+		return string(rev), err
+	}
+	_, err = e.Sync(ctx, SyncOptions{Locked: true, Move: []string{source}})
+	if errors.Is(err, ErrPartial) || errors.Is(err, ErrFailed) {
+		e.warnf("restored %s in source %s, but the sync after it failed: %v", name, source, err)
+		err = nil
+	}
+	return string(rev), err
 }

@@ -2,6 +2,7 @@ package skillsync
 
 import (
 	"context"
+	"errors"
 	"io"
 
 	"github.com/skillsync/skillsync/drafts"
@@ -88,14 +89,40 @@ func (e *Engine) DraftDiff(ctx context.Context, w io.Writer, name string) (again
 // Promote lets the draft name through the gate, as promotion: in the
 // config allows, into a local layer or a source. See drafts.Gate.Promote.
 func (e *Engine) Promote(ctx context.Context, name string, opts drafts.PromoteOptions) (*drafts.Promotion, error) {
-	if err := e.stageRollout(name, opts); err != nil {
-		return nil, err
-	}
-	return e.gate().Promote(ctx, name, opts)
+	p, err := e.gate().Promote(ctx, name, opts)
+	return p, gateError(err)
 }
 
 // Reject moves the draft name to skills/_drafts/.rejected/ and records
 // the reason in the audit log; it returns where the draft went.
 func (e *Engine) Reject(ctx context.Context, name string, opts drafts.RejectOptions) (string, error) {
 	return e.gate().Reject(ctx, name, opts)
+}
+
+// RolloutOptions say how a rollout change is published.
+type RolloutOptions = drafts.RolloutOptions
+
+// RolloutResult is what Rollout published.
+type RolloutResult = drafts.RolloutResult
+
+// Rollout sets the marketplace skill name's metadata.rollout to percent in
+// its source, published the way a promotion is. See drafts.Gate.Rollout.
+func (e *Engine) Rollout(ctx context.Context, name, percent string, opts RolloutOptions) (*RolloutResult, error) {
+	res, err := e.gate().Rollout(ctx, name, percent, opts)
+	return res, gateError(err)
+}
+
+// gateError gives the gate's errors the root's types: a request that
+// cannot be met is a *UsageError, a name no catalog has an
+// *UnknownSkillError.
+func gateError(err error) error {
+	var req *drafts.RequestError
+	var unknown *drafts.UnknownSkillError
+	switch {
+	case errors.As(err, &req):
+		return &UsageError{Err: err}
+	case errors.As(err, &unknown):
+		return &UnknownSkillError{Name: unknown.Name}
+	}
+	return err
 }

@@ -1,11 +1,9 @@
 package skillsync
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"time"
 
 	"github.com/skillsync/skillsync/agent"
@@ -28,7 +26,7 @@ func (e *Engine) journal() agent.Journal {
 // how). A use names a skill; a view is a read of the SKILL.md of a visible
 // skill, where the catalog has it or in one of the targets.
 func (e *Engine) ImportUsage(ctx context.Context, imp agent.Importer, since time.Time) (*ImportReport, error) {
-	rec, err := e.recorder(ctx)
+	rec, _, err := e.recorder(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -44,7 +42,7 @@ func (e *Engine) ImportUsage(ctx context.Context, imp agent.Importer, since time
 // cannot be written is a warning, the use is counted. A call whose id the
 // hook reported before is not counted again: dup is set.
 func (e *Engine) RecordHook(ctx context.Context, agentName string, ev agent.Event) (name string, dup bool, err error) {
-	rec, err := e.recorder(ctx)
+	rec, cat, err := e.recorder(ctx)
 	if err != nil {
 		return "", false, err
 	}
@@ -52,102 +50,29 @@ func (e *Engine) RecordHook(ctx context.Context, agentName string, ev agent.Even
 	var unknown *agent.UnknownError
 	if errors.As(err, &unknown) {
 		if ev.Skill != "" {
-			return "", false, &UnknownSkillError{Name: ev.Skill, Near: layering.Nearest(rec.cat.Visible(), ev.Skill, 3)}
+			return "", false, &UnknownSkillError{Name: ev.Skill, Near: layering.Nearest(cat.Visible(), ev.Skill, 3)}
 		}
 		return "", false, &UnknownSkillError{Name: ev.Path}
 	}
 	return name, dup, err
 }
 
-// recorder is the workspace's usage as package agent records into it: the
-// visible winners of one catalog and the usage file.
-type recorder struct {
-	e   *Engine
-	cat *layering.Catalog
-	// paths maps each SKILL.md an agent may read (where the catalog has
-	// the skill, and in every target) to its winner; made on first use.
-	paths map[string]*layering.Winner
-	// copies are the copies Resolve gave, by name.
-	copies map[string]curator.Copy
-}
-
-func (e *Engine) recorder(ctx context.Context) (*recorder, error) {
+// recorder is the workspace's usage as package agent records into it
+// (curator.Recorder) over the catalog that stands now, which it returns
+// too.
+func (e *Engine) recorder(ctx context.Context) (*curator.Recorder, *layering.Catalog, error) {
 	cat, err := e.Catalog(ctx)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return &recorder{e: e, cat: cat, copies: map[string]curator.Copy{}}, nil
-}
-
-// Resolve returns the copy an event names: by name for a use of the skill
-// tool, by the path of its SKILL.md for a read. Hidden and archived skills
-// are no skills here: they are in no target.
-func (r *recorder) Resolve(ev agent.Event) (string, bool) {
-	var w *layering.Winner
-	if ev.Skill != "" {
-		w, _ = r.cat.Lookup(ev.Skill)
-	} else if ev.Path != "" {
-		if r.paths == nil {
-			r.paths = r.skillFiles()
-		}
-		w = r.paths[filepath.Clean(ev.Path)]
+	store := e.Usage()
+	store.Resolve = e.resolverFrom(cat)
+	targets := make([]curator.RecorderTarget, len(e.cfg.Targets))
+	for i, t := range e.cfg.Targets {
+		rec, _ := materialize.LoadTargetRecord(t.Dir) // unreadable: an empty record, folders by name
+		targets[i] = curator.RecorderTarget{Dir: t.Dir, Folder: rec.TargetFolder}
 	}
-	if w == nil || w.Hidden || w.State == layering.Archived {
-		return "", false
-	}
-	c, ok := r.e.copyOf(&w.Entry)
-	if !ok {
-		return "", false
-	}
-	r.copies[c.Name] = c
-	return c.Name, true
-}
-
-// Record records uses Resolve named in the usage file, by its actor.
-func (r *recorder) Record(ctx context.Context, uses []agent.Use) ([]string, error) {
-	out := make([]curator.Use, 0, len(uses))
-	for _, u := range uses {
-		c, ok := r.copies[u.Skill]
-		if !ok {
-			return nil, fmt.Errorf("record a use of %q: not a skill the import resolved", u.Skill)
-		}
-		out = append(out, curator.Use{Copy: c, View: u.View, From: curator.Source(u.From), At: u.At, Actor: r.e.actor})
-	}
-	store := r.e.Usage()
-	store.Resolve = r.e.resolverFrom(r.cat)
-	re, err := store.RecordAll(ctx, out)
-	if err != nil {
-		return nil, err
-	}
-	names := make([]string, 0, len(re))
-	for _, c := range re {
-		names = append(names, c.Name)
-	}
-	return names, nil
-}
-
-func (r *recorder) skillFiles() map[string]*layering.Winner {
-	out := map[string]*layering.Winner{}
-	// A skill's folder in a target is its name unless the target's record
-	// says otherwise (a normalized folder name, or the _2 rule).
-	records := make([]*materialize.TargetRecord, len(r.e.cfg.Targets))
-	for i, t := range r.e.cfg.Targets {
-		records[i], _ = materialize.LoadTargetRecord(t.Dir) // unreadable: an empty record
-	}
-	for _, w := range r.cat.Visible() {
-		file := cmp.Or(w.Skill.File, "SKILL.md")
-		if loc := w.Location(); loc != "" {
-			out[filepath.Clean(loc)] = w
-		}
-		for i, t := range r.e.cfg.Targets {
-			folder, ok := records[i].TargetFolder(w.Skill.Name)
-			if !ok {
-				folder = w.Skill.Name
-			}
-			out[filepath.Join(t.Dir, folder, file)] = w
-		}
-	}
-	return out
+	return curator.NewRecorder(cat, store, e.copyOf, targets, e.actor), cat, nil
 }
 
 // ImporterNames returns the agents whose records Engine.Importer reads.

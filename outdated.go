@@ -2,13 +2,12 @@ package skillsync
 
 import (
 	"context"
-	"sort"
 
 	"github.com/skillsync/skillsync/config"
+	"github.com/skillsync/skillsync/layering"
 	"github.com/skillsync/skillsync/lock"
 	"github.com/skillsync/skillsync/materialize"
 	"github.com/skillsync/skillsync/repository"
-	"github.com/skillsync/skillsync/skill"
 )
 
 // Outdated is how far one source is behind its upstream.
@@ -83,39 +82,7 @@ func (e *Engine) compareUpstream(ctx context.Context, s config.Source, rec *mate
 	if err != nil {
 		return err
 	}
-	skills, _ = dedupe(skills)
-	old := map[string]*materialize.SkillRecord{}
-	if rec != nil {
-		old = rec.Skills
-	}
-	seen := map[string]bool{}
-	for _, sk := range skills {
-		seen[sk.Name] = true
-		prev, had := old[sk.Name]
-		switch {
-		case !had:
-			o.Added = append(o.Added, sk.Name)
-		case !sameContent(ctx, sk, prev):
-			o.Changed = append(o.Changed, sk.Name)
-		}
-	}
-	for name := range old {
-		if !seen[name] {
-			o.Removed = append(o.Removed, name)
-		}
-	}
-	sort.Strings(o.Added)
-	sort.Strings(o.Changed)
-	sort.Strings(o.Removed)
+	skills, _ = layering.Dedupe(skills)
+	o.Added, o.Changed, o.Removed = materialize.Compare(ctx, skills, rec)
 	return nil
-}
-
-// sameContent reports whether sk has the content the cache recorded: by
-// git tree when both have one (nothing is read), else by the skill's hash.
-func sameContent(ctx context.Context, sk skill.Skill, rec *materialize.SkillRecord) bool {
-	if key := repository.ContentKey(sk.Files); key != "" && rec.Fingerprint != "" {
-		return rec.Fingerprint == key
-	}
-	h, err := materialize.SkillHash(ctx, sk.Files, sk.FileList())
-	return err == nil && h == rec.Hash
 }

@@ -49,7 +49,7 @@ func (e *Engine) Publish(ctx context.Context, dir, source, author string) (Publi
 		return PublishResult{}, err
 	}
 	defer closeRepository(pub)
-	fsys, _, err := openSkillDir(dir)
+	fsys, _, err := repository.OpenSkillDir(dir)
 	if err != nil {
 		return PublishResult{}, fmt.Errorf("publish %s: %w", dir, err)
 	}
@@ -63,7 +63,7 @@ func (e *Engine) Publish(ctx context.Context, dir, source, author string) (Publi
 	if errors.As(err, &invalid) {
 		// Problems name files as the source would hold them, name/path:
 		// show where they are on disk.
-		problems := problemsOnDisk(filepath.Dir(fsys.Dir()), invalid.Problems)
+		problems := repository.ProblemsOnDisk(filepath.Dir(fsys.Dir()), invalid.Problems)
 		for i := range problems {
 			problems[i].Source = ""
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/skillsync/skillsync/layering"
+	"github.com/skillsync/skillsync/lock"
 	"github.com/skillsync/skillsync/materialize"
 	"github.com/skillsync/skillsync/repository"
 	"github.com/skillsync/skillsync/skill"
@@ -112,9 +113,8 @@ func (r *SyncReport) err() error {
 // written, which leaves its source partly synced.
 func unwritable(errs []error) bool {
 	for _, err := range errs {
-		var refused *refusedError
 		var se *materialize.SkillError
-		if !errors.As(err, &refused) && errors.As(err, &se) {
+		if !lock.IsRefused(err) && errors.As(err, &se) {
 			return true
 		}
 	}
@@ -128,10 +128,9 @@ func (r *SyncReport) add(res materialize.Result) {
 	r.Changes = append(r.Changes, res.Changes...)
 	r.Warnings = append(r.Warnings, res.Warnings...)
 	for _, err := range res.Errors {
-		var refused *refusedError
 		var se *materialize.SkillError
 		switch {
-		case errors.As(err, &refused):
+		case lock.IsRefused(err):
 		case errors.As(err, &se):
 			r.Problems = append(r.Problems, ProblemReport{Source: se.Source, Skill: se.Skill, Path: se.Path, Level: skill.Error,
 				Rule: "skill-unwritable", Message: err.Error() + "; it keeps its last good files"})

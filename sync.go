@@ -1,19 +1,14 @@
 package skillsync
 
 import (
-	"cmp"
 	"context"
 	"fmt"
-	"maps"
 	"reflect"
 	"slices"
-	"sort"
-	"strings"
 	"time"
 
 	"github.com/skillsync/skillsync/config"
 	"github.com/skillsync/skillsync/curator"
-	"github.com/skillsync/skillsync/internal/skillmeta"
 	"github.com/skillsync/skillsync/layering"
 	"github.com/skillsync/skillsync/lock"
 	"github.com/skillsync/skillsync/materialize"
@@ -227,43 +222,15 @@ func (r *syncRun) open() []*sourceRun {
 			rev = pinned.Revision
 		}
 		sp := r.e.spec(s, rev)
-		sp.Options.Known = r.known(s)
+		if !r.opts.Verify {
+			// A skill whose git tree did not change is taken from its
+			// record; a sync that verifies reads everything again.
+			sp.Options.Known = r.cache.Known(s.Name, r.e.discovery(s))
+		}
 		repo, err := r.e.kinds.Open(sp)
 		out = append(out, &sourceRun{cfg: s, repo: repo, broken: err})
 	}
 	return out
-}
-
-// known answers discovery's Options.Known for source s from what the
-// cache recorded the last time the source was read with the same
-// discovery settings: a skill whose git tree did not change is taken from
-// its record, its SKILL.md not parsed and its folder not listed, whatever
-// the commit or ref. A sync that verifies reads everything again.
-func (r *syncRun) known(s config.Source) func(string) (skill.Meta, []skill.File, bool) {
-	if r.opts.Verify || r.cache.Manifest().Sources[s.Name] == nil {
-		return nil
-	}
-	discovery := r.e.discovery(s)
-	return func(key string) (skill.Meta, []skill.File, bool) {
-		hash, ok := strings.CutPrefix(key, "tree:")
-		if !ok {
-			return skill.Meta{}, nil, false
-		}
-		name, sk, ok := r.cache.Recorded(s.Name, discovery, "git-tree:"+hash)
-		if !ok || len(sk.Meta) == 0 {
-			return skill.Meta{}, nil, false
-		}
-		meta, err := skillmeta.Decode(sk.Meta)
-		if err != nil || meta.Name != name {
-			return skill.Meta{}, nil, false
-		}
-		files := make([]skill.File, 0, len(sk.Files))
-		for _, p := range slices.Sorted(maps.Keys(sk.Files)) {
-			f := sk.Files[p]
-			files = append(files, skill.File{Path: p, Size: f.Size, Mode: f.Perm()})
-		}
-		return meta, files, true
-	}
 }
 
 // closeAll releases what open sources hold (a database's connections and
@@ -383,7 +350,7 @@ func (r *syncRun) materialize(ctx context.Context, s *sourceRun, rep SourceRepor
 	rec := r.cache.Manifest().Sources[name]
 	archived := r.usage.ArchivedIn(layering.Marketplace, name)
 	src := materialize.Source{Name: name, Revision: rep.Revision, Fingerprint: r.e.fingerprint(s.cfg), Discovery: r.e.discovery(s.cfg),
-		Excluded: excludedIn(rec, archived), MaxSkillSize: r.e.maxSkillSize()}
+		Excluded: rec.ExcludedOf(archived), MaxSkillSize: r.e.maxSkillSize()}
 	if r.frozen == nil && r.cache.Current(src) {
 		rep.Skills = len(rec.Skills)
 		return rep
@@ -398,7 +365,7 @@ func (r *syncRun) materialize(ctx context.Context, s *sourceRun, rep SourceRepor
 		// says so again.
 		src.Revision = ""
 	}
-	unique, dups := dedupe(skills)
+	unique, dups := layering.Dedupe(skills)
 	for _, d := range dups {
 		r.report.Duplicates = append(r.report.Duplicates, name+"/"+d.Name)
 		r.report.Problems = append(r.report.Problems, ProblemReport{Source: name, Skill: d.Name, Path: d.Path, Level: skill.Warning, Rule: "duplicate-name",
@@ -414,14 +381,14 @@ func (r *syncRun) materialize(ctx context.Context, s *sourceRun, rep SourceRepor
 		kept = append(kept, sk)
 	}
 	if r.frozen != nil {
-		src.Check = frozenCheck(name, r.lock.Sources[name], r.frozen)
+		src.Check = lock.FrozenCheck(name, r.lock.Sources[name], &r.frozen.Diff)
 	}
-	src.Skills, src.Excluded = materialSkills(kept, guessesModes(s.repo)), left
+	src.Skills, src.Excluded = materialize.FromSkills(kept, guessesModes(s.repo)), left
 	_, known := r.cache.Manifest().Sources[name]
 	res := r.cache.SyncSource(ctx, src)
 	r.report.add(res)
 	rep.Skills = len(r.cache.Manifest().Sources[name].Skills)
-	rep.brought = broughtIn(r.cache.Manifest().Sources[name], res.Changes)
+	rep.brought = r.cache.Manifest().Sources[name].Brought(res.Changes)
 	// A source's first sync is an update, even one that changed no skill.
 	if _, now := r.cache.Manifest().Sources[name]; len(res.Changes) > 0 || (!known && now) {
 		rep.Status = StatusUpdated
@@ -458,62 +425,11 @@ func (r *syncRun) revision(ctx context.Context, s *sourceRun) (repository.Revisi
 	return s.repo.Sync(ctx)
 }
 
-// excludedIn returns which archived names the cached source would leave
-// out, as the fast path compares them: the ones it now holds or left out
-// before. A name archived that the source never had changes nothing.
-func excludedIn(rec *materialize.SourceRecord, archived map[string]bool) []string {
-	if rec == nil {
-		return nil
-	}
-	var out []string
-	for name := range archived {
-		if _, cached := rec.Skills[name]; cached || slices.Contains(rec.Excluded, name) {
-			out = append(out, name)
-		}
-	}
-	sort.Strings(out)
-	return out
-}
-
-// dedupe keeps one skill per case-insensitive name, the first by path, as
-// the catalog does: two cache directories differing only by case would
-// collide on some file systems. It returns the ones it dropped too.
-func dedupe(skills []skill.Skill) (kept, dropped []skill.Skill) {
-	sorted := slices.Clone(skills)
-	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Path < sorted[j].Path })
-	seen := map[string]bool{}
-	for _, s := range sorted {
-		if k := layering.Key(s.Name); !seen[k] {
-			seen[k] = true
-			kept = append(kept, s)
-		} else {
-			dropped = append(dropped, s)
-		}
-	}
-	return kept, dropped
-}
-
 // guessesModes reports whether r's files carry no permission bits (a file
 // system compiled into the program), whose modes the cache then guesses.
 func guessesModes(r repository.Repository) bool {
 	g, ok := r.(repository.ModeGuesser)
 	return ok && g.GuessModes()
-}
-
-// materialSkills turns discovered skills into what the cache writes, each
-// with its frontmatter to keep in the manifest: the read commands take it
-// from there and parse no SKILL.md.
-func materialSkills(skills []skill.Skill, guessModes bool) []materialize.Skill {
-	out := make([]materialize.Skill, 0, len(skills))
-	for _, s := range skills {
-		m := materialize.Skill{Name: s.Name, Files: s.Files, List: s.FileList(), GuessModes: guessModes}
-		m.Fingerprint = repository.ContentKey(s.Files)
-		if meta, err := skillmeta.Encode(s.Meta()); err == nil {
-			m.Meta = meta
-		}
-		out = append(out, m)
-	}
-	return out
 }
 
 // recordSync appends the sync's changes to the audit log and marks the
@@ -553,42 +469,8 @@ func (e *Engine) seen(ctx context.Context, cat *layering.Catalog, now time.Time,
 	return store.Seen(ctx, copies, now)
 }
 
-// refusedError is a skill a frozen sync would not write.
-type refusedError struct{ msg string }
-
-func (e *refusedError) Error() string { return e.msg }
-
-// frozenCheck refuses a skill whose hash differs from the lock's, and
-// records the difference.
-func frozenCheck(source string, locked *lock.Source, frozen *FrozenError) func(name string, hash materialize.Hash) error {
-	return func(name string, hash materialize.Hash) error {
-		want, ok := locked.Skills[name]
-		switch {
-		case !ok:
-			frozen.Diff = append(frozen.Diff, fmt.Sprintf("+ skill %s/%s is not in the lock", source, name))
-		case want != hash.String():
-			frozen.Diff = append(frozen.Diff, fmt.Sprintf("~ skill %s/%s: lock has %s, content hashes to %s", source, name, short(want), hash.Short()))
-		default:
-			return nil
-		}
-		return &refusedError{msg: "refused by --frozen"}
-	}
-}
-
-// short is a revision or a hash cut to the 12 characters messages show.
-func short(h string) string {
-	if len(h) > 12 {
-		return h[:12]
-	}
-	return h
-}
-
-// newLock records the sources as the cache now holds them. A source that
-// failed keeps what the old lock said. A source that synced with some
-// skills left at their last good files has no revision in the cache (the
-// next sync looks at it again); it is locked at the revision this sync
-// reached, with the hashes the cache holds, so the lock and the cache
-// agree.
+// newLock records the sources as the cache now holds them (lock.FromCache),
+// each source that did not fail at the revision this sync reached.
 func (e *Engine) newLock(m *materialize.Manifest, old *lock.File, synced []SourceReport) *lock.File {
 	reached := map[string]string{}
 	for _, s := range synced {
@@ -596,27 +478,7 @@ func (e *Engine) newLock(m *materialize.Manifest, old *lock.File, synced []Sourc
 			reached[s.Source] = s.Revision
 		}
 	}
-	l := lock.New()
-	for _, s := range e.cfg.Sources {
-		rec, ok := m.Sources[s.Name]
-		rev := ""
-		if ok {
-			rev = cmp.Or(rec.Revision, reached[s.Name])
-		}
-		if rev == "" {
-			if prev, had := old.Sources[s.Name]; had {
-				l.Sources[s.Name] = prev
-			}
-			continue
-		}
-		ls := lock.Describe(s, e.base())
-		ls.Revision = rev
-		for name, sk := range rec.Skills {
-			ls.Skills[name] = sk.Hash.String()
-		}
-		l.Sources[s.Name] = ls
-	}
-	return l
+	return lock.FromCache(e.cfg.Sources, e.base(), m, old, reached)
 }
 
 func sourceNames(sources []config.Source) []string {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/skillsync/skillsync/internal/hostenv"
 	"github.com/skillsync/skillsync/layering"
 	"github.com/skillsync/skillsync/materialize"
 )
@@ -65,7 +66,7 @@ func (e *Engine) syncAgentsMD(cat *layering.Catalog, report *SyncReport) error {
 	for _, a := range e.cfg.AgentsMD {
 		base := filepath.Dir(a.Path)
 		list, err := layering.PromptAt(layering.PromptSkills(cat.Winners), layering.PromptXML, 0, func(w *layering.Winner) string {
-			return relLocation(base, w.Location())
+			return relLocation(e.env, base, w.Location())
 		})
 		if err != nil {
 			return err
@@ -86,14 +87,14 @@ func (e *Engine) syncAgentsMD(cat *layering.Catalog, report *SyncReport) error {
 // relLocation is loc as an AGENTS.md in base names it: relative and
 // slash-separated below base, "~/..." below the home directory, else as
 // it is, so the file reads the same on every machine of a team.
-func relLocation(base, loc string) string {
+func relLocation(env hostenv.Env, base, loc string) string {
 	if loc == "" {
 		return ""
 	}
 	if rel, err := filepath.Rel(base, loc); err == nil && filepath.IsLocal(rel) {
 		return filepath.ToSlash(rel)
 	}
-	if home, err := os.UserHomeDir(); err == nil {
+	if home, err := env.HomeDir(); err == nil {
 		if rel, err := filepath.Rel(home, loc); err == nil && filepath.IsLocal(rel) {
 			return "~/" + filepath.ToSlash(rel)
 		}

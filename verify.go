@@ -4,10 +4,6 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"fmt"
-	"sort"
-
-	"github.com/skillsync/skillsync/workspace"
 
 	"github.com/skillsync/skillsync/lock"
 	"github.com/skillsync/skillsync/materialize"
@@ -35,37 +31,8 @@ func (e *Engine) Verify(ctx context.Context) ([]materialize.Difference, error) {
 	if err != nil || !ok {
 		return diffs, err
 	}
-	diffs = append(diffs, compareLock(locked, m)...)
+	diffs = append(diffs, locked.Differences(m)...)
 	return diffs, nil
-}
-
-// compareLock lists skills whose cached hash differs from the lock's.
-func compareLock(locked *lock.File, m *materialize.Manifest) []materialize.Difference {
-	var diffs []materialize.Difference
-	add := func(source, name string, kind materialize.DiffKind) {
-		diffs = append(diffs, materialize.Difference{Path: fmt.Sprintf("%s/%s (%s)", source, name, workspace.LockName), Kind: kind})
-	}
-	for source, ls := range locked.Sources {
-		rec := m.Sources[source]
-		for name, hash := range ls.Skills {
-			switch {
-			case rec == nil || rec.Skills[name] == nil:
-				add(source, name, materialize.Missing)
-			case rec.Skills[name].Hash.String() != hash:
-				add(source, name, materialize.Modified)
-			}
-		}
-		if rec == nil {
-			continue
-		}
-		for name := range rec.Skills {
-			if _, ok := ls.Skills[name]; !ok {
-				add(source, name, materialize.Extra)
-			}
-		}
-	}
-	sort.Slice(diffs, func(i, j int) bool { return diffs[i].Path < diffs[j].Path })
-	return diffs
 }
 
 // Repaired is what Repair found and what it left.

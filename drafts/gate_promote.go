@@ -75,7 +75,13 @@ type Promotion struct {
 // only; a database writes it in one transaction. The draft then moves to
 // skills/_drafts/.published/. Every step is a line of the audit log with
 // the approver, the skill hash and, for a source, the commit or revision.
+//
+// With Rollout set, the draft's SKILL.md first takes the canary fields; a
+// rollout asked for wrongly is a *RequestError.
 func (g *Gate) Promote(ctx context.Context, name string, opts PromoteOptions) (*Promotion, error) {
+	if err := g.stageRollout(name, opts); err != nil {
+		return nil, err
+	}
 	return g.promote(ctx, name, opts, false)
 }
 

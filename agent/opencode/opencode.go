@@ -76,7 +76,9 @@ func Register() agent.Registration {
 				return nil, false, err
 			}
 			info, err := os.Stat(dir)
-			return New(root, dir), err == nil && info.IsDir(), nil
+			im := New(root, dir)
+			im.Database = env.Getenv("OPENCODE_DB")
+			return im, err == nil && info.IsDir(), nil
 		},
 	}
 }
@@ -85,6 +87,9 @@ func Register() agent.Registration {
 type Importer struct {
 	ws   agent.Workspace // the workspace as given and as its links resolve
 	data string
+	// Database is $OPENCODE_DB of the run: a database OpenCode was told
+	// to use, absolute or relative to the data folder; "" for none.
+	Database string
 }
 
 // New returns an importer of the sessions of the workspace at root (an

@@ -52,7 +52,10 @@ func (im *Importer) databases() map[string]string {
 			out[name] = filepath.Join(im.data, name)
 		}
 	}
-	db := os.Getenv("OPENCODE_DB")
+	db := im.Database
+	if db == "" {
+		return out
+	}
 	if filepath.IsLocal(db) {
 		db = filepath.Join(im.data, db)
 	}

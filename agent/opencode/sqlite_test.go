@@ -261,6 +261,7 @@ func TestImportSurvivesHostileDatabases(t *testing.T) {
 // elsewhere (absolute) or in the data folder (relative); a name that is
 // no file is passed over.
 func TestImportDatabaseOfOpenCodeDB(t *testing.T) {
+	t.Parallel()
 	ws := filepath.Join(t.TempDir(), "w")
 	data, elsewhere := t.TempDir(), t.TempDir()
 	path := filepath.Join(elsewhere, "oc.sqlite")
@@ -268,21 +269,24 @@ func TestImportDatabaseOfOpenCodeDB(t *testing.T) {
 	db.Session("p1", "ses_1", ws, t0)
 	db.Message("ses_1", "msg_1", t0)
 	db.Part("ses_1", "msg_1", "prt_b", t0+2000, skillPart("call_b", "notes", "completed", t0+1500))
-	t.Setenv("OPENCODE_DB", path)
-	b, err := New(ws, data).Import(context.Background(), time.Time{}, nil)
+	im := New(ws, data)
+	im.Database = path
+	b, err := im.Import(context.Background(), time.Time{}, nil)
 	if _, ok := b.Marks[path]; err != nil || len(b.Events) != 1 || !ok {
 		t.Errorf("absolute: %+v %v", b, err)
 	}
 	if err := os.Rename(path, filepath.Join(data, "oc.sqlite")); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("OPENCODE_DB", "oc.sqlite")
-	b, err = New(ws, data).Import(context.Background(), time.Time{}, nil)
+	im = New(ws, data)
+	im.Database = "oc.sqlite"
+	b, err = im.Import(context.Background(), time.Time{}, nil)
 	if _, ok := b.Marks["oc.sqlite"]; err != nil || len(b.Events) != 1 || !ok {
 		t.Errorf("relative: %+v %v", b, err)
 	}
-	t.Setenv("OPENCODE_DB", "none.db")
-	b, err = New(ws, data).Import(context.Background(), time.Time{}, nil)
+	im = New(ws, data)
+	im.Database = "none.db"
+	b, err = im.Import(context.Background(), time.Time{}, nil)
 	if err != nil || len(b.Events) != 0 || len(b.Unreadable) != 0 {
 		t.Errorf("missing: %+v %v", b, err)
 	}

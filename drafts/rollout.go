@@ -1,10 +1,10 @@
-package skillsync
+package drafts
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/skillsync/skillsync/drafts"
+	"io"
 	"io/fs"
 	"path/filepath"
 	"strings"
@@ -14,34 +14,51 @@ import (
 	"github.com/skillsync/skillsync/fleet"
 	"github.com/skillsync/skillsync/internal/atomicfile"
 	"github.com/skillsync/skillsync/layering"
-	"github.com/skillsync/skillsync/materialize"
 	"github.com/skillsync/skillsync/repository"
 	"github.com/skillsync/skillsync/skill"
 )
 
+// RequestError is a rollout asked for in a way that cannot be met (a
+// percentage that is none, --environments without --canary): the
+// caller's mistake to fix, not a failure of the gate.
+type RequestError struct{ Err error }
+
+func (e *RequestError) Error() string { return e.Err.Error() }
+func (e *RequestError) Unwrap() error { return e.Err }
+
+func requestErrorf(format string, args ...any) error {
+	return &RequestError{Err: fmt.Errorf(format, args...)}
+}
+
+// UnknownSkillError is a rollout of a name the marketplace layer does not
+// have.
+type UnknownSkillError struct{ Name string }
+
+func (e *UnknownSkillError) Error() string { return fmt.Sprintf("no skill named %q", e.Name) }
+
 // stageRollout writes a promotion's canary fields (metadata.rollout and
 // metadata.environments) into the draft's SKILL.md before it goes
 // through the gate, so the skill reaches only that share of hosts.
-func (e *Engine) stageRollout(name string, opts drafts.PromoteOptions) error {
+func (g *Gate) stageRollout(name string, opts PromoteOptions) error {
 	if opts.Rollout == "" {
 		if opts.Environments != nil {
-			return usageErrorf("promote %s: --environments goes with --canary", name)
+			return requestErrorf("promote %s: --environments goes with --canary", name)
 		}
 		return nil
 	}
 	p, err := fleet.ParsePercent(opts.Rollout)
 	if err != nil {
-		return &UsageError{Err: fmt.Errorf("promote %s: --canary: %w", name, err)}
+		return requestErrorf("promote %s: --canary: %w", name, err)
 	}
 	if !skill.ValidName(name) {
-		return usageErrorf("promote %s: not a valid skill name", name)
+		return requestErrorf("promote %s: not a valid skill name", name)
 	}
 	for _, env := range opts.Environments {
 		if !fleet.ValidHostID(env) || strings.ContainsAny(env, " ,") {
-			return usageErrorf("promote %s: environment %q is not one printable word", name, env)
+			return requestErrorf("promote %s: environment %q is not one printable word", name, env)
 		}
 	}
-	path := filepath.Join(e.layout.DraftsDir(), name, "SKILL.md")
+	path := filepath.Join(g.Folder.Dir(), name, "SKILL.md")
 	data, err := atomicfile.ReadBounded(path, 1<<20)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil // the gate says there is no such draft
@@ -49,23 +66,20 @@ func (e *Engine) stageRollout(name string, opts drafts.PromoteOptions) error {
 	if err != nil {
 		return fmt.Errorf("promote %s: read the draft's SKILL.md: %w", name, err)
 	}
-	out, err := fleet.SetRollout(data, p, orNone(opts.Environments))
+	envs := opts.Environments
+	if envs == nil {
+		envs = []string{}
+	}
+	out, err := fleet.SetRollout(data, p, envs)
 	if err != nil {
 		return fmt.Errorf("promote %s: %s: %w", name, path, err)
 	}
 	return atomicfile.WriteFile(path, out, 0o644)
 }
 
-func orNone(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
-}
-
 // RolloutOptions say how a rollout change is published.
 type RolloutOptions struct {
-	// Approver is the commit's author; "" is the engine's actor.
+	// Approver is the commit's author; "" is the gate's actor.
 	Approver string
 	// Branch replaces skillsync/<name>-rollout for a review branch.
 	Branch string
@@ -84,13 +98,13 @@ type RolloutResult struct {
 // Rollout sets the marketplace skill name's metadata.rollout to percent in
 // its source, published the way a promotion is: a review branch, or the
 // tracked branch with publish: direct. The skill's other files are sent as
-// the cache holds them.
-func (e *Engine) Rollout(ctx context.Context, name, percent string, opts RolloutOptions) (*RolloutResult, error) {
+// the catalog holds them. A skill held back from this host is found too.
+func (g *Gate) Rollout(ctx context.Context, name, percent string, opts RolloutOptions) (*RolloutResult, error) {
 	p, err := fleet.ParsePercent(percent)
 	if err != nil {
-		return nil, &UsageError{Err: fmt.Errorf("rollout %s: %w", name, err)}
+		return nil, requestErrorf("rollout %s: %w", name, err)
 	}
-	cat, err := e.Catalog(ctx)
+	cat, err := g.Catalog(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -106,53 +120,51 @@ func (e *Engine) Rollout(ctx context.Context, name, percent string, opts Rollout
 	if entry == nil || entry.Skill.Files == nil {
 		return nil, &UnknownSkillError{Name: name}
 	}
-	src, ok := e.source(entry.Source)
-	if !ok {
-		return nil, fmt.Errorf("rollout %s: source %s is not in the config", name, entry.Source)
-	}
 	files, err := rolledOut(entry.Skill, p)
 	if err != nil {
-		return nil, fmt.Errorf("rollout %s (source %s): %w", name, src.Name, err)
+		return nil, fmt.Errorf("rollout %s (source %s): %w", name, entry.Source, err)
 	}
-	r, err := e.open(src, "")
+	t, err := g.OpenSource(entry.Source)
 	if err != nil {
 		return nil, err
 	}
-	defer closeRepository(r)
-	pub, ok := r.(repository.Publisher)
-	if !ok {
-		return nil, fmt.Errorf("rollout %s: source %s (%s) takes no publications", name, src.Name, src.Kind)
+	if t == nil {
+		return nil, fmt.Errorf("rollout %s: source %s is not in the config", name, entry.Source)
 	}
-	var base repository.Revision
-	if m, err := materialize.ReadManifest(e.layout.CacheDir()); err == nil {
-		if rec, ok := m.Sources[src.Name]; ok && isRemote(r) {
-			base = repository.Revision(rec.Revision)
-		}
+	if c, ok := t.Repository.(io.Closer); ok {
+		defer c.Close()
+	}
+	pub, ok := t.Repository.(repository.Publisher)
+	if !ok {
+		return nil, fmt.Errorf("rollout %s: source %s (%s) takes no publications", name, t.Name, t.Kind)
+	}
+	base := t.Base
+	if _, remote := t.Repository.(repository.Fetcher); !remote {
+		base = "" // a database publishes on its tip
 	}
 	author := opts.Approver
 	if author == "" {
-		author = e.actor
+		author = g.Actor
 	}
-	direct := publishesDirect(src)
 	branch := opts.Branch
-	if branch == "" && !direct {
+	if branch == "" && !t.Direct {
 		branch = "skillsync/" + entry.Skill.Name + "-rollout-" + strings.TrimSuffix(fleet.FormatPercent(p), "%")
 	}
-	now := e.now()
+	now := g.Now()
 	msg := fmt.Sprintf("Roll out skill %s to %s of hosts\n\nSkill: %s\nRollout: %s\n", entry.Skill.Name, fleet.FormatPercent(p), entry.Skill.Name, fleet.FormatPercent(p))
 	list := make([]skill.File, 0, len(files))
 	for path, f := range files {
 		list = append(list, skill.File{Path: path, Mode: f.Mode, Size: int64(len(f.Data))})
 	}
 	res, err := pub.Publish(ctx, repository.PublishRequest{Name: entry.Skill.Name, Files: files, List: list, Base: base, Branch: branch,
-		Direct: direct, Message: msg, Author: author, Email: drafts.EmailOf(author), When: now})
+		Direct: t.Direct, Message: msg, Author: author, Email: EmailOf(author), When: now})
 	if err != nil {
-		return nil, fmt.Errorf("rollout %s to source %s: %w", name, src.Name, err)
+		return nil, fmt.Errorf("rollout %s to source %s: %w", name, t.Name, err)
 	}
-	out := &RolloutResult{Name: entry.Skill.Name, Source: src.Name, Rollout: fleet.FormatPercent(p), Branch: res.Branch, Commit: string(res.Commit), Direct: res.Direct}
-	ev := curator.Event{TS: now, Actor: e.actor, Op: drafts.OpPublished, Target: "marketplace:" + src.Name + "/" + entry.Skill.Name,
+	out := &RolloutResult{Name: entry.Skill.Name, Source: t.Name, Rollout: fleet.FormatPercent(p), Branch: res.Branch, Commit: string(res.Commit), Direct: res.Direct}
+	ev := curator.Event{TS: now, Actor: g.Actor, Op: OpPublished, Target: "marketplace:" + t.Name + "/" + entry.Skill.Name,
 		To: res.Branch, Commit: string(res.Commit), Detail: "rollout " + out.Rollout + " by " + author}
-	if err := e.Audit().Append(ev); err != nil {
+	if err := g.Audit.Append(ev); err != nil {
 		return out, fmt.Errorf("published the rollout of %s, but the audit log was not written: %w", name, err)
 	}
 	return out, nil

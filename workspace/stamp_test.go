@@ -1,4 +1,4 @@
-package skillsync
+package workspace_test
 
 import (
 	"os"
@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/skillsync/skillsync/config"
 	"github.com/skillsync/skillsync/internal/skilltest"
+	"github.com/skillsync/skillsync/workspace"
 )
 
 // TestStampMovesWithNestedSkillsOnly: the stamp a server reloads on moves
@@ -16,20 +16,14 @@ import (
 func TestStampMovesWithNestedSkillsOnly(t *testing.T) {
 	t.Parallel()
 	ws := t.TempDir()
-	e := NewEngine(&config.Config{Workspace: ws})
-	deep := filepath.Join(ws, "skills", "team", "docs")
+	layer := filepath.Join(ws, "skills")
+	manifest := filepath.Join(ws, ".skills-cache", ".manifest.json")
+	deep := filepath.Join(layer, "team", "docs")
 	skilltest.Skill(t, deep, "notes", "Take notes.", nil)
-	stamp := func() string {
-		t.Helper()
-		s, err := e.Stamp()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
-	}
+	stamp := func() string { return workspace.Stamp([]string{manifest}, []string{layer}, 6) }
 	before := stamp()
-	skilltest.WriteFile(t, filepath.Join(ws, "skills", ".usage.json"), `{"version":2,"skills":{}}`)
-	skilltest.WriteFile(t, filepath.Join(ws, "skills", ".audit", "2026-01-01.jsonl"), "{}\n")
+	skilltest.WriteFile(t, filepath.Join(layer, ".usage.json"), `{"version":2,"skills":{}}`)
+	skilltest.WriteFile(t, filepath.Join(layer, ".audit", "2026-01-01.jsonl"), "{}\n")
 	if got := stamp(); got != before {
 		t.Error("the stamp moved for the usage file and the audit log")
 	}
@@ -44,7 +38,12 @@ func TestStampMovesWithNestedSkillsOnly(t *testing.T) {
 		t.Error("the stamp did not move when a nested SKILL.md changed")
 	}
 	skilltest.Skill(t, deep, "todo", "Keep a list.", nil)
-	if stamp() == changed {
+	added := stamp()
+	if added == changed {
 		t.Error("the stamp did not move when a nested skill was added")
+	}
+	skilltest.WriteFile(t, manifest, "{}")
+	if stamp() == added {
+		t.Error("the stamp did not move when the manifest was written")
 	}
 }

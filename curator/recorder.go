@@ -1,0 +1,109 @@
+package curator
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"path/filepath"
+
+	"github.com/skillsync/skillsync/agent"
+	"github.com/skillsync/skillsync/layering"
+)
+
+// Recorder is a workspace's usage as package agent records into it
+// (agent.Recorder): the visible winners of one catalog and a usage store.
+type Recorder struct {
+	cat     *layering.Catalog
+	store   *Store
+	copyOf  func(*layering.Entry) (Copy, bool)
+	targets []RecorderTarget
+	actor   string
+	// paths maps each SKILL.md an agent may read (where the catalog has
+	// the skill, and in every target) to its winner; made on first use.
+	paths map[string]*layering.Winner
+	// copies are the copies Resolve gave, by name.
+	copies map[string]Copy
+}
+
+var _ agent.Recorder = (*Recorder)(nil)
+
+// RecorderTarget is a folder agents read skills from. Folder says which
+// folder in it holds a skill when that is not the skill's name (a
+// normalized name, or the _2 rule); nil, or false, means the name.
+type RecorderTarget struct {
+	Dir    string
+	Folder func(name string) (string, bool)
+}
+
+// NewRecorder records into store the uses of cat's visible skills, each
+// named as copyOf names its copy, found by name or by the path of its
+// SKILL.md where the catalog has it or in one of the target folders;
+// actor is who records them.
+func NewRecorder(cat *layering.Catalog, store *Store, copyOf func(*layering.Entry) (Copy, bool), targets []RecorderTarget, actor string) *Recorder {
+	return &Recorder{cat: cat, store: store, copyOf: copyOf, targets: targets, actor: actor, copies: map[string]Copy{}}
+}
+
+// Resolve returns the copy an event names: by name for a use of the skill
+// tool, by the path of its SKILL.md for a read. Hidden and archived skills
+// are no skills here: they are in no target.
+func (r *Recorder) Resolve(ev agent.Event) (string, bool) {
+	var w *layering.Winner
+	if ev.Skill != "" {
+		w, _ = r.cat.Lookup(ev.Skill)
+	} else if ev.Path != "" {
+		if r.paths == nil {
+			r.paths = r.skillFiles()
+		}
+		w = r.paths[filepath.Clean(ev.Path)]
+	}
+	if w == nil || w.Hidden || w.State == layering.Archived {
+		return "", false
+	}
+	c, ok := r.copyOf(&w.Entry)
+	if !ok {
+		return "", false
+	}
+	r.copies[c.Name] = c
+	return c.Name, true
+}
+
+// Record records uses Resolve named in the usage store, by its actor.
+func (r *Recorder) Record(ctx context.Context, uses []agent.Use) ([]string, error) {
+	out := make([]Use, 0, len(uses))
+	for _, u := range uses {
+		c, ok := r.copies[u.Skill]
+		if !ok {
+			return nil, fmt.Errorf("record a use of %q: not a skill the import resolved", u.Skill)
+		}
+		out = append(out, Use{Copy: c, View: u.View, From: Source(u.From), At: u.At, Actor: r.actor})
+	}
+	re, err := r.store.RecordAll(ctx, out)
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, 0, len(re))
+	for _, c := range re {
+		names = append(names, c.Name)
+	}
+	return names, nil
+}
+
+func (r *Recorder) skillFiles() map[string]*layering.Winner {
+	out := map[string]*layering.Winner{}
+	for _, w := range r.cat.Visible() {
+		file := cmp.Or(w.Skill.File, "SKILL.md")
+		if loc := w.Location(); loc != "" {
+			out[filepath.Clean(loc)] = w
+		}
+		for _, t := range r.targets {
+			folder := w.Skill.Name
+			if t.Folder != nil {
+				if f, ok := t.Folder(w.Skill.Name); ok {
+					folder = f
+				}
+			}
+			out[filepath.Join(t.Dir, folder, file)] = w
+		}
+	}
+	return out
+}

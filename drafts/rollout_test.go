@@ -1,0 +1,64 @@
+package drafts
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestPromoteCanary: the canary fields go into the draft's SKILL.md
+// before the gate lets it through, and a canary asked for wrongly is the
+// caller's mistake, leaving the draft as it was.
+func TestPromoteCanary(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	gt := newGate(t, Policy{})
+	gt.propose(t, "pdf", "Read PDFs.")
+	for _, opts := range []PromoteOptions{
+		{Approver: "alice", Environments: []string{"prod"}},
+		{Approver: "alice", Rollout: "150%"},
+		{Approver: "alice", Rollout: "10%", Environments: []string{"two words"}},
+	} {
+		_, err := gt.Promote(ctx, "pdf", opts)
+		var req *RequestError
+		if !errors.As(err, &req) {
+			t.Errorf("promote with %+v: %v, want a *RequestError", opts, err)
+		}
+		gt.draftStays(t, "pdf")
+	}
+	promo, err := gt.Promote(ctx, "pdf", PromoteOptions{Approver: "alice", Rollout: "10%", Environments: []string{"prod", "staging"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(promo.Dir, "SKILL.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`rollout: "10%"`, `environments: "prod staging"`, "author: agent-7"} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("promoted SKILL.md lacks %q:\n%s", want, data)
+		}
+	}
+}
+
+func TestRolloutRefusals(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	gt := newGate(t, Policy{})
+	var req *RequestError
+	if _, err := gt.Rollout(ctx, "pdf", "half", RolloutOptions{}); !errors.As(err, &req) {
+		t.Errorf("rollout half: %v, want a *RequestError", err)
+	}
+	// A skill of the workspace layer is no marketplace skill to roll out.
+	gt.propose(t, "pdf", "Read PDFs.")
+	if _, err := gt.Promote(ctx, "pdf", PromoteOptions{Approver: "alice"}); err != nil {
+		t.Fatal(err)
+	}
+	var unknown *UnknownSkillError
+	if _, err := gt.Rollout(ctx, "pdf", "50%", RolloutOptions{}); !errors.As(err, &unknown) || unknown.Name != "pdf" {
+		t.Errorf("rollout of a workspace skill: %v, want an *UnknownSkillError", err)
+	}
+}

@@ -1,0 +1,252 @@
+package fleet
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/skillsync/skillsync/curator"
+	"github.com/skillsync/skillsync/internal/jsonfile"
+	"github.com/skillsync/skillsync/layering"
+)
+
+// HostID is a workspace's id in the fleet and for staged rollout:
+// configured (fleet.host) when set, else the host name and a short hash
+// of the workspace's root, so two workspaces on one machine are two
+// hosts.
+func HostID(configured, root string) string {
+	if configured != "" {
+		return configured
+	}
+	name, err := os.Hostname()
+	if err != nil || !ValidHostID(name) {
+		name = "host"
+	}
+	sum := sha256.Sum256([]byte(root))
+	return name + "-" + hex.EncodeToString(sum[:4])
+}
+
+// HoldBack takes out of inputs the skills this host does not take by
+// their staged rollout (metadata.rollout, metadata.environments) and
+// returns them with the reason, sorted by name and layer. whoami gives
+// the host's id and environment; it is called only when a skill has
+// metadata to judge.
+func HoldBack(inputs []layering.Input, whoami func() (host, env string)) []layering.Held {
+	var held []layering.Held
+	host, env, asked := "", "", false
+	for i := range inputs {
+		in := &inputs[i]
+		kept := in.Skills[:0:0]
+		for _, s := range in.Skills {
+			if len(s.Metadata) == 0 {
+				kept = append(kept, s)
+				continue
+			}
+			if !asked {
+				host, env = whoami()
+				asked = true
+			}
+			reason := HeldBack(host, env, s.Name, s.Metadata)
+			if reason == "" {
+				kept = append(kept, s)
+				continue
+			}
+			en := layering.Entry{Skill: s, Layer: in.Layer, Source: in.Source, Revision: in.Revision}
+			if in.Dir != nil {
+				en.Dir = in.Dir(s)
+			}
+			held = append(held, layering.Held{Entry: en, Reason: reason})
+		}
+		if len(kept) != len(in.Skills) {
+			in.Skills = kept
+		}
+	}
+	slices.SortFunc(held, func(a, b layering.Held) int {
+		if c := strings.Compare(layering.Key(a.Skill.Name), layering.Key(b.Skill.Name)); c != 0 {
+			return c
+		}
+		return int(a.Layer) - int(b.Layer)
+	})
+	return held
+}
+
+// syncFile is skills/.fleet-sync.json: the last sync's result, left for
+// the next push's heartbeat.
+type syncFile struct {
+	Version int           `json:"version"`
+	Error   string        `json:"error"`
+	Sources []SourceState `json:"sources"`
+}
+
+func (f *syncFile) Validate() error { return jsonfile.CheckVersion(f.Version, 1) }
+
+// NoteSync writes a sync's result to path (skills/.fleet-sync.json) for
+// the next push: its error ("" when none) and each source's state. It
+// holds no time, so a sync with the same outcome writes the same file.
+func NoteSync(path, syncErr string, sources []SourceState) error {
+	return jsonfile.Write(path, &syncFile{Version: 1, Error: syncErr, Sources: sources}, 0o644)
+}
+
+// NewHeartbeat is what a host says of itself: hb's host, environment
+// and version, with the last sync's result as NoteSync left it in
+// syncPath and a state for each of sources (a source the last sync did
+// not report is "unknown"). revisions, from the lock, win over the
+// revision the last sync reported.
+func NewHeartbeat(hb Heartbeat, syncPath string, sources []string, revisions map[string]string) Heartbeat {
+	last := &syncFile{}
+	if err := jsonfile.Read(syncPath, last); err != nil {
+		last = &syncFile{}
+	}
+	hb.LastError = last.Error
+	results := map[string]SourceState{}
+	for _, s := range last.Sources {
+		results[s.Source] = s
+	}
+	for _, name := range sources {
+		st := results[name]
+		st.Source = name
+		if rev := revisions[name]; rev != "" {
+			st.Revision = rev
+		}
+		if st.Status == "" {
+			st.Status = "unknown"
+		}
+		hb.Sources = append(hb.Sources, st)
+	}
+	return hb
+}
+
+// PushReport is what a push sent.
+type PushReport struct {
+	Host string `json:"host"`
+	PushResult
+	// Sent is how many usage records went: the ones changed since the
+	// last acknowledged push.
+	Sent int `json:"sent"`
+}
+
+// pushedFile is skills/.fleet-pushed.json: per copy, what the store has
+// acknowledged.
+type pushedFile struct {
+	Version int                     `json:"version"`
+	Host    string                  `json:"host"`
+	Records map[string]pushedRecord `json:"records"`
+}
+
+type pushedRecord struct {
+	Uses       int64  `json:"u"`
+	Views      int64  `json:"v"`
+	LastUsed   int64  `json:"lu"`
+	LastViewed int64  `json:"lv"`
+	State      string `json:"s,omitempty"`
+	Pinned     bool   `json:"p,omitempty"`
+}
+
+func (p *pushedFile) Validate() error { return jsonfile.CheckVersion(p.Version, 1) }
+
+// Push is a push made ready: the heartbeat and the usage records that
+// changed since the last push the store acknowledged.
+type Push struct {
+	hb   Heartbeat
+	recs []Record
+	next map[string]pushedRecord
+	path string
+	warn func(string)
+}
+
+// Records are the usage records the push sends.
+func (p *Push) Records() []Record { return p.recs }
+
+// PreparePush compares u with what pushedPath (skills/.fleet-pushed.json)
+// says the store acknowledged, and keeps the records that changed:
+// counters are sent whole, so a push repeated after a lost answer counts
+// nothing twice. A pushed file that cannot be read, or that is another
+// host's, sends every record. warn hears what changes nothing.
+func PreparePush(hb Heartbeat, u *curator.Usage, pushedPath string, warn func(string)) *Push {
+	pushed := &pushedFile{}
+	if err := jsonfile.Read(pushedPath, pushed); err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			warn(err.Error() + ": sending every usage record")
+		}
+		pushed = &pushedFile{}
+	}
+	if pushed.Host != hb.Host {
+		// Another host id: the store has none of this usage under it.
+		pushed = &pushedFile{}
+	}
+	p := &Push{hb: hb, next: map[string]pushedRecord{}, path: pushedPath, warn: warn}
+	for c, su := range u.Skills {
+		if su == nil {
+			continue
+		}
+		r := Record{Copy: c, Uses: int64(su.UseCount), Views: int64(su.ViewCount), State: string(su.State), Pinned: su.Pinned}
+		if su.LastUsedAt != nil {
+			r.LastUsedAt = *su.LastUsedAt
+		}
+		if su.LastViewedAt != nil {
+			r.LastViewedAt = *su.LastViewedAt
+		}
+		rec := pushedRecord{Uses: r.Uses, Views: r.Views, LastUsed: r.LastUsedAt.Unix(), LastViewed: r.LastViewedAt.Unix(), State: r.State, Pinned: r.Pinned}
+		p.next[c.String()] = rec
+		if old, ok := pushed.Records[c.String()]; ok && old == rec {
+			continue
+		}
+		p.recs = append(p.recs, r)
+	}
+	slices.SortFunc(p.recs, func(a, b Record) int { return strings.Compare(a.Copy.String(), b.Copy.String()) })
+	return p
+}
+
+// Send pushes p to store and, once the store acknowledged it, records
+// what it holds in the pushed file.
+func (p *Push) Send(ctx context.Context, store *Store) (*PushReport, error) {
+	res, err := store.Push(ctx, p.hb, p.recs)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range res.Skipped {
+		p.warn("fleet push: skipped " + s)
+	}
+	if err := jsonfile.Write(p.path, &pushedFile{Version: 1, Host: p.hb.Host, Records: p.next}, 0o644); err != nil {
+		// The store has the usage; the next push sends it again, which
+		// counts nothing twice.
+		p.warn("fleet push: remember what was pushed: " + err.Error())
+	}
+	return &PushReport{Host: p.hb.Host, PushResult: res, Sent: len(p.recs)}, nil
+}
+
+// LastUses returns the fleet's last use of each marketplace copy since
+// since (now less stale_after), or why curation on fleet data must wait:
+// fewer than minHosts hosts reported in that window.
+func LastUses(ctx context.Context, store *Store, since time.Time, staleAfter time.Duration, minHosts int) (map[curator.Copy]time.Time, string, error) {
+	hosts, err := store.Reporting(ctx, since)
+	if err != nil {
+		return nil, "", err
+	}
+	if hosts < minHosts {
+		return nil, waitMessage(hosts, staleAfter, minHosts, "curation on fleet data waits"), nil
+	}
+	list, err := store.Usage(ctx, UsageOptions{Since: since})
+	if err != nil {
+		return nil, "", err
+	}
+	out := map[curator.Copy]time.Time{}
+	for _, u := range list {
+		if u.Copy.Layer == layering.Marketplace && u.LastUsedAt != nil {
+			out[u.Copy] = *u.LastUsedAt
+		}
+	}
+	return out, "", nil
+}
+
+// waitMessage says why a curation on fleet data waits, and what waits.
+func waitMessage(hosts int, staleAfter time.Duration, minHosts int, what string) string {
+	return fmt.Sprintf("fleet: %d hosts reported within stale_after %s, fewer than curator.min_hosts %d: %s", hosts, staleAfter, minHosts, what)
+}

@@ -1,0 +1,137 @@
+package fleet_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/skillsync/skillsync/curator"
+	"github.com/skillsync/skillsync/fleet"
+	"github.com/skillsync/skillsync/layering"
+	"github.com/skillsync/skillsync/skill"
+)
+
+func TestHostID(t *testing.T) {
+	if got := fleet.HostID("build-7", "/w"); got != "build-7" {
+		t.Errorf("configured host id: got %q", got)
+	}
+	a, b := fleet.HostID("", "/work/a"), fleet.HostID("", "/work/b")
+	if a == b {
+		t.Errorf("two workspaces on one machine share the host id %q", a)
+	}
+	if !fleet.ValidHostID(a) || a != fleet.HostID("", "/work/a") {
+		t.Errorf("host id %q is not valid or not stable", a)
+	}
+}
+
+func TestHoldBackAsksWhoOnlyWhenNeeded(t *testing.T) {
+	plain := skill.Skill{Name: "plain", Path: "plain"}
+	asked := 0
+	who := func() (string, string) { asked++; return "host-1", "prod" }
+	inputs := []layering.Input{{Layer: layering.Marketplace, Source: "team", Skills: []skill.Skill{plain}}}
+	if held := fleet.HoldBack(inputs, who); len(held) != 0 || asked != 0 || len(inputs[0].Skills) != 1 {
+		t.Fatalf("a skill without metadata: held %v, asked %d times, kept %d", held, asked, len(inputs[0].Skills))
+	}
+	staged := []skill.Skill{
+		{Name: "zeta", Path: "zeta", Metadata: map[string]string{"rollout": "0%"}},
+		{Name: "alpha", Path: "alpha", Metadata: map[string]string{"environments": "staging"}},
+		{Name: "everyone", Path: "everyone", Metadata: map[string]string{"rollout": "100%"}},
+	}
+	inputs = []layering.Input{{Layer: layering.Marketplace, Source: "team", Skills: append([]skill.Skill{plain}, staged...),
+		Dir: func(s skill.Skill) string { return filepath.Join("/cache/team", s.Name) }}}
+	held := fleet.HoldBack(inputs, who)
+	if asked != 1 {
+		t.Errorf("who was asked %d times, want once", asked)
+	}
+	if len(held) != 2 || held[0].Skill.Name != "alpha" || held[1].Skill.Name != "zeta" {
+		t.Fatalf("held %+v, want alpha then zeta", held)
+	}
+	if held[0].Dir != "/cache/team/alpha" || !strings.Contains(held[0].Reason, "environments staging") {
+		t.Errorf("held alpha: dir %q, reason %q", held[0].Dir, held[0].Reason)
+	}
+	if len(inputs[0].Skills) != 2 {
+		t.Errorf("kept %d skills, want plain and everyone", len(inputs[0].Skills))
+	}
+}
+
+func TestHeartbeatFromTheLastSync(t *testing.T) {
+	path := filepath.Join(t.TempDir(), ".fleet-sync.json")
+	if err := fleet.NoteSync(path, "boom", []fleet.SourceState{{Source: "team", Revision: "aaa", Status: "failed", Error: "no route"}}); err != nil {
+		t.Fatal(err)
+	}
+	hb := fleet.NewHeartbeat(fleet.Heartbeat{Host: "h"}, path, []string{"team", "new"}, map[string]string{"team": "bbb"})
+	if hb.Host != "h" || hb.LastError != "boom" || len(hb.Sources) != 2 {
+		t.Fatalf("heartbeat %+v", hb)
+	}
+	if s := hb.Sources[0]; s.Revision != "bbb" || s.Status != "failed" || s.Error != "no route" {
+		t.Errorf("source team: %+v, want the lock's revision and the last sync's result", s)
+	}
+	if s := hb.Sources[1]; s.Source != "new" || s.Status != "unknown" {
+		t.Errorf("a source the last sync did not report: %+v", s)
+	}
+	// A file that does not parse is no last sync at all.
+	if err := os.WriteFile(path, []byte("{"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if hb := fleet.NewHeartbeat(fleet.Heartbeat{}, path, []string{"team"}, nil); hb.LastError != "" || hb.Sources[0].Status != "unknown" {
+		t.Errorf("heartbeat from a corrupt file: %+v", hb)
+	}
+}
+
+func TestPreparePushSendsOnlyWhatChanged(t *testing.T) {
+	pushed := filepath.Join(t.TempDir(), ".fleet-pushed.json")
+	at := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	a := curator.Copy{Layer: layering.Marketplace, Owner: "team", Name: "a"}
+	b := curator.Copy{Layer: layering.Workspace, Name: "b"}
+	u := &curator.Usage{Skills: map[curator.Copy]*curator.SkillUsage{
+		a: {UseCount: 2, LastUsedAt: &at, State: curator.Active},
+		b: {ViewCount: 1, LastViewedAt: &at, State: curator.Stale},
+	}}
+	var warnings []string
+	warn := func(s string) { warnings = append(warnings, s) }
+	p := fleet.PreparePush(fleet.Heartbeat{Host: "h"}, u, pushed, warn)
+	if recs := p.Records(); len(recs) != 2 || recs[0].Copy != a || recs[0].Uses != 2 || !recs[0].LastUsedAt.Equal(at) || recs[1].State != "stale" {
+		t.Fatalf("first push: %+v", recs)
+	}
+	if len(warnings) != 0 {
+		t.Errorf("a missing pushed file warned: %v", warnings)
+	}
+	// A pushed file that does not parse sends everything, and says so.
+	if err := os.WriteFile(pushed, []byte("not json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if p := fleet.PreparePush(fleet.Heartbeat{Host: "h"}, u, pushed, warn); len(p.Records()) != 2 || len(warnings) != 1 ||
+		!strings.HasSuffix(warnings[0], ": sending every usage record") {
+		t.Errorf("corrupt pushed file: %d records, warnings %v", len(p.Records()), warnings)
+	}
+}
+
+func TestPushRemembersWhatTheStoreAcknowledged(t *testing.T) {
+	s, _ := open(t, pgCluster.Get(t), nil)
+	pushed := filepath.Join(t.TempDir(), ".fleet-pushed.json")
+	at := time.Now().UTC().Truncate(time.Second)
+	pdf := mcopy(t, "team", "pdf")
+	u := &curator.Usage{Skills: map[curator.Copy]*curator.SkillUsage{pdf: {UseCount: 3, LastUsedAt: &at, State: curator.Active}}}
+	warn := func(s string) { t.Errorf("warning: %s", s) }
+	rep, err := fleet.PreparePush(hb("host-a"), u, pushed, warn).Send(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Host != "host-a" || rep.Sent != 1 || rep.Uses != 3 {
+		t.Fatalf("first push: %+v", rep)
+	}
+	if p := fleet.PreparePush(hb("host-a"), u, pushed, warn); len(p.Records()) != 0 {
+		t.Errorf("nothing changed, yet %d records would go", len(p.Records()))
+	}
+	u.Skills[pdf].UseCount = 4
+	if p := fleet.PreparePush(hb("host-a"), u, pushed, warn); len(p.Records()) != 1 || p.Records()[0].Uses != 4 {
+		t.Errorf("one use more: %+v", p.Records())
+	}
+	// Under another host id the store has none of it.
+	if p := fleet.PreparePush(hb("host-b"), u, pushed, warn); len(p.Records()) != 1 {
+		t.Errorf("another host sends %d records, want every one", len(p.Records()))
+	}
+}

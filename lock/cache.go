@@ -1,0 +1,110 @@
+package lock
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/skillsync/skillsync/config"
+	"github.com/skillsync/skillsync/materialize"
+	"github.com/skillsync/skillsync/workspace"
+)
+
+// FromCache records sources as the cache m now holds them. A source that
+// failed (no revision in reached) keeps what old said. A source that
+// synced with some skills left at their last good files has no revision
+// in the cache (the next sync looks at it again); it is locked at the
+// revision the sync reached, with the hashes the cache holds, so the lock
+// and the cache agree. base is the config's folder, as for Describe.
+func FromCache(sources []config.Source, base string, m *materialize.Manifest, old *File, reached map[string]string) *File {
+	l := New()
+	for _, s := range sources {
+		rec, ok := m.Sources[s.Name]
+		rev := ""
+		if ok {
+			rev = cmp.Or(rec.Revision, reached[s.Name])
+		}
+		if rev == "" {
+			if prev, had := old.Sources[s.Name]; had {
+				l.Sources[s.Name] = prev
+			}
+			continue
+		}
+		ls := Describe(s, base)
+		ls.Revision = rev
+		for name, sk := range rec.Skills {
+			ls.Skills[name] = sk.Hash.String()
+		}
+		l.Sources[s.Name] = ls
+	}
+	return l
+}
+
+// Differences lists the skills whose cached hash in m differs from the
+// lock's: missing from the cache, modified, or cached but not locked.
+func (f *File) Differences(m *materialize.Manifest) []materialize.Difference {
+	var diffs []materialize.Difference
+	add := func(source, name string, kind materialize.DiffKind) {
+		diffs = append(diffs, materialize.Difference{Path: fmt.Sprintf("%s/%s (%s)", source, name, workspace.LockName), Kind: kind})
+	}
+	for source, ls := range f.Sources {
+		rec := m.Sources[source]
+		for name, hash := range ls.Skills {
+			switch {
+			case rec == nil || rec.Skills[name] == nil:
+				add(source, name, materialize.Missing)
+			case rec.Skills[name].Hash.String() != hash:
+				add(source, name, materialize.Modified)
+			}
+		}
+		if rec == nil {
+			continue
+		}
+		for name := range rec.Skills {
+			if _, ok := ls.Skills[name]; !ok {
+				add(source, name, materialize.Extra)
+			}
+		}
+	}
+	sort.Slice(diffs, func(i, j int) bool { return diffs[i].Path < diffs[j].Path })
+	return diffs
+}
+
+// refusedError is a skill a frozen sync would not write.
+type refusedError struct{}
+
+func (refusedError) Error() string { return "refused by --frozen" }
+
+// IsRefused reports whether err is a skill a FrozenCheck refused: its
+// difference is in the frozen diff already.
+func IsRefused(err error) bool {
+	var r refusedError
+	return errors.As(err, &r)
+}
+
+// FrozenCheck is the cache's check of each skill of source in a frozen
+// sync: it refuses a skill whose hash differs from locked's (or that
+// locked does not have), and adds the difference to diff.
+func FrozenCheck(source string, locked *Source, diff *[]string) func(name string, hash materialize.Hash) error {
+	return func(name string, hash materialize.Hash) error {
+		want, ok := locked.Skills[name]
+		switch {
+		case !ok:
+			*diff = append(*diff, fmt.Sprintf("+ skill %s/%s is not in the lock", source, name))
+		case want != hash.String():
+			*diff = append(*diff, fmt.Sprintf("~ skill %s/%s: lock has %s, content hashes to %s", source, name, short(want), hash.Short()))
+		default:
+			return nil
+		}
+		return refusedError{}
+	}
+}
+
+// short is a hash cut to the 12 characters messages show.
+func short(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
+}

@@ -1,0 +1,84 @@
+package lock
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/skillsync/skillsync/config"
+	"github.com/skillsync/skillsync/materialize"
+)
+
+func hashOf(b byte) materialize.Hash {
+	var h materialize.Hash
+	h[0] = b
+	return h
+}
+
+func TestFromCache(t *testing.T) {
+	t.Parallel()
+	m := materialize.NewManifest()
+	m.Sources["synced"] = &materialize.SourceRecord{Revision: "r2", Skills: map[string]*materialize.SkillRecord{"pdf": {Hash: hashOf(1)}}}
+	m.Sources["partial"] = &materialize.SourceRecord{Skills: map[string]*materialize.SkillRecord{"doc": {Hash: hashOf(2)}}}
+	old := New()
+	old.Sources["failed"] = &Source{Type: "git", Revision: "r0", Skills: map[string]string{"x": "y"}}
+	sources := []config.Source{{Name: "synced", Kind: "git"}, {Name: "partial", Kind: "git"}, {Name: "failed", Kind: "git"}, {Name: "never", Kind: "git"}}
+	l := FromCache(sources, "/ws", m, old, map[string]string{"synced": "r2", "partial": "r9"})
+	if s := l.Sources["synced"]; s == nil || s.Revision != "r2" || s.Skills["pdf"] != hashOf(1).String() {
+		t.Errorf("synced: %+v", s)
+	}
+	if s := l.Sources["partial"]; s == nil || s.Revision != "r9" || s.Skills["doc"] != hashOf(2).String() {
+		t.Errorf("a source partly synced is locked at the revision reached: %+v", s)
+	}
+	if l.Sources["failed"] != old.Sources["failed"] {
+		t.Errorf("a failed source keeps what the old lock said: %+v", l.Sources["failed"])
+	}
+	if _, ok := l.Sources["never"]; ok || len(l.Sources) != 3 {
+		t.Errorf("lock %+v", l.Sources)
+	}
+}
+
+func TestDifferences(t *testing.T) {
+	t.Parallel()
+	m := materialize.NewManifest()
+	m.Sources["team"] = &materialize.SourceRecord{Skills: map[string]*materialize.SkillRecord{
+		"same": {Hash: hashOf(1)}, "changed": {Hash: hashOf(2)}, "extra": {Hash: hashOf(3)}}}
+	l := New()
+	l.Sources["team"] = &Source{Skills: map[string]string{"same": hashOf(1).String(), "changed": hashOf(9).String(), "gone": hashOf(4).String()}}
+	l.Sources["other"] = &Source{Skills: map[string]string{"a": hashOf(5).String()}}
+	var got []string
+	for _, d := range l.Differences(m) {
+		got = append(got, fmt.Sprintf("%s %v", d.Path, d.Kind))
+	}
+	want := []string{
+		fmt.Sprintf("other/a (skillsync.lock) %v", materialize.Missing),
+		fmt.Sprintf("team/changed (skillsync.lock) %v", materialize.Modified),
+		fmt.Sprintf("team/extra (skillsync.lock) %v", materialize.Extra),
+		fmt.Sprintf("team/gone (skillsync.lock) %v", materialize.Missing),
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("differences:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestFrozenCheck(t *testing.T) {
+	t.Parallel()
+	var diff []string
+	check := FrozenCheck("team", &Source{Skills: map[string]string{"pdf": hashOf(1).String()}}, &diff)
+	if err := check("pdf", hashOf(1)); err != nil {
+		t.Errorf("the locked hash was refused: %v", err)
+	}
+	for _, name := range []string{"pdf", "new"} {
+		err := check(name, hashOf(2))
+		if !IsRefused(err) || !IsRefused(fmt.Errorf("wrapped: %w", err)) {
+			t.Errorf("%s: %v, want refused", name, err)
+		}
+	}
+	if IsRefused(fmt.Errorf("other")) {
+		t.Error("any error is refused")
+	}
+	if len(diff) != 2 || !strings.HasPrefix(diff[0], "~ skill team/pdf: lock has 010000000000, content hashes to 020000000000") ||
+		diff[1] != "+ skill team/new is not in the lock" {
+		t.Errorf("diff %q", diff)
+	}
+}

@@ -1,0 +1,134 @@
+package materialize
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/skillsync/skillsync/internal/skillmeta"
+	"github.com/skillsync/skillsync/repository"
+	"github.com/skillsync/skillsync/skill"
+)
+
+// FromSkills turns discovered skills into what the cache writes, each
+// with its frontmatter to keep in the manifest (the read commands take it
+// from there and parse no SKILL.md) and the source's own content key (a
+// git tree) when it has one. guessModes is set for files that carry no
+// permission bits (a file system compiled into the program).
+func FromSkills(skills []skill.Skill, guessModes bool) []Skill {
+	out := make([]Skill, 0, len(skills))
+	for _, s := range skills {
+		m := Skill{Name: s.Name, Files: s.Files, List: s.FileList(), GuessModes: guessModes}
+		m.Fingerprint = repository.ContentKey(s.Files)
+		if meta, err := skillmeta.Encode(s.Meta()); err == nil {
+			m.Meta = meta
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// CachedSkills reads source's skills back from dir, its folder in the
+// cache, as rec records them: each with the frontmatter the record keeps
+// (no SKILL.md is parsed) and its files read from the cache on demand. A
+// skill whose record does not hold is a problem; the skills the curator
+// archived, which are not in the cache, come as names only, so that list
+// --all and restore can name them. err is a cache folder that cannot be
+// opened.
+func CachedSkills(dir, source string, rec *SourceRecord) ([]skill.Skill, []skill.Problem, error) {
+	if len(rec.Skills) == 0 && len(rec.Excluded) == 0 {
+		return nil, nil, nil
+	}
+	fsys, err := repository.NewDirFS(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	var problems []skill.Problem
+	out := make([]skill.Skill, 0, len(rec.Skills)+len(rec.Excluded))
+	for _, name := range slices.Sorted(maps.Keys(rec.Skills)) {
+		s, err := cachedSkill(fsys, name, rec.Skills[name])
+		if err != nil {
+			problems = append(problems, skill.Problem{Level: skill.Error, Rule: "cache-unreadable", Source: source, Skill: name,
+				Message: fmt.Sprintf("%v; run skillsync sync", err)})
+			continue
+		}
+		out = append(out, s)
+	}
+	for _, name := range rec.Excluded {
+		out = append(out, skill.Skill{Name: name, Path: name, File: "SKILL.md"})
+	}
+	return out, problems, nil
+}
+
+// cachedSkill rebuilds a cached skill from its record: the frontmatter
+// kept at sync time, with its files read from the cache on demand
+// (FileList walks them: only show and the targets ask). A record without
+// frontmatter (written by an older skillsync) is parsed from the cached
+// SKILL.md instead.
+func cachedSkill(source *repository.DirFS, name string, rec *SkillRecord) (skill.Skill, error) {
+	files, err := source.Sub(name)
+	if err != nil {
+		return skill.Skill{}, err
+	}
+	var s skill.Skill
+	if len(rec.Meta) > 0 {
+		meta, err := skillmeta.Decode(rec.Meta)
+		if err != nil {
+			return skill.Skill{}, fmt.Errorf("skill %s: its record in the manifest: %w", name, err)
+		}
+		s = skill.FromMeta(meta, files)
+	} else {
+		parsed, problems := skill.Load(files, name, name)
+		if skill.HasError(problems, false) {
+			return skill.Skill{}, fmt.Errorf("skill %s: its cached SKILL.md does not load", name)
+		}
+		s = parsed
+	}
+	if s.Name != name {
+		return skill.Skill{}, fmt.Errorf("skill %s: the manifest records it as %q", name, s.Name)
+	}
+	return s, nil
+}
+
+// Compare lists what skills, a source's skills upstream, would change in
+// rec, what the cache holds of the source (nil: nothing): the names an
+// update would add, change and remove, each sorted. A skill's content is
+// compared by its source's content key (a git tree) when both have one,
+// nothing read, else by its skill hash.
+func Compare(ctx context.Context, skills []skill.Skill, rec *SourceRecord) (added, changed, removed []string) {
+	added, changed, removed = []string{}, []string{}, []string{}
+	old := map[string]*SkillRecord{}
+	if rec != nil {
+		old = rec.Skills
+	}
+	seen := map[string]bool{}
+	for _, sk := range skills {
+		seen[sk.Name] = true
+		prev, had := old[sk.Name]
+		switch {
+		case !had:
+			added = append(added, sk.Name)
+		case !sameContent(ctx, sk, prev):
+			changed = append(changed, sk.Name)
+		}
+	}
+	for name := range old {
+		if !seen[name] {
+			removed = append(removed, name)
+		}
+	}
+	slices.Sort(added)
+	slices.Sort(changed)
+	slices.Sort(removed)
+	return added, changed, removed
+}
+
+// sameContent reports whether sk has the content the cache recorded.
+func sameContent(ctx context.Context, sk skill.Skill, rec *SkillRecord) bool {
+	if key := repository.ContentKey(sk.Files); key != "" && rec.Fingerprint != "" {
+		return rec.Fingerprint == key
+	}
+	h, err := SkillHash(ctx, sk.Files, sk.FileList())
+	return err == nil && h == rec.Hash
+}

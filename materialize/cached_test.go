@@ -1,0 +1,75 @@
+package materialize
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/skillsync/skillsync/internal/skilltest"
+	"github.com/skillsync/skillsync/skill"
+)
+
+func TestCachedSkillsFromTheirRecords(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	skilltest.Skill(t, dir, "pdf", "Read PDFs.", nil)
+	skilltest.Skill(t, dir, "old", "Recorded before frontmatter was kept.", nil)
+	skilltest.Skill(t, dir, "liar", "Says another name.", nil)
+	// The records are what the cache trusts: a frontmatter that says
+	// otherwise than the SKILL.md wins, no SKILL.md is parsed.
+	skills := FromSkills([]skill.Skill{{Name: "pdf", Description: "From the record.", Path: "pdf", File: "SKILL.md", Files: fstest.MapFS{}}}, false)
+	rec := &SourceRecord{Excluded: []string{"archived"}, Skills: map[string]*SkillRecord{
+		"pdf":  {Meta: skills[0].Meta},
+		"old":  {},
+		"liar": {Meta: FromSkills([]skill.Skill{{Name: "other", Description: "x", Path: "other", File: "SKILL.md", Files: fstest.MapFS{}}}, false)[0].Meta},
+		"gone": {Meta: skills[0].Meta},
+	}}
+	got, problems, err := CachedSkills(dir, "team", rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, s := range got {
+		names = append(names, s.Name)
+	}
+	if !slices.Equal(names, []string{"old", "pdf", "archived"}) || got[1].Description != "From the record." || got[0].Description != "Recorded before frontmatter was kept." {
+		t.Errorf("skills %q: %+v", names, got)
+	}
+	var bad []string
+	for _, p := range problems {
+		bad = append(bad, p.Skill+": "+p.Message)
+	}
+	if len(problems) != 2 || !strings.HasPrefix(bad[0], "gone: ") || !strings.Contains(bad[1], `liar: skill liar: the manifest records it as "other"`) {
+		t.Errorf("problems %q", bad)
+	}
+	if _, _, err := CachedSkills(filepath.Join(dir, "missing"), "team", rec); err == nil {
+		t.Error("a cache folder that is not there opened")
+	}
+	if got, _, err := CachedSkills(filepath.Join(dir, "missing"), "team", &SourceRecord{}); got != nil || err != nil {
+		t.Errorf("an empty record reads %v, %v", got, err)
+	}
+}
+
+func TestCompareWithTheCache(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	files := fstest.MapFS{"SKILL.md": {Data: []byte("---\nname: pdf\ndescription: d\n---\n")}}
+	sk := skill.Skill{Name: "pdf", Files: files}
+	h, err := SkillHash(ctx, files, sk.FileList())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &SourceRecord{Skills: map[string]*SkillRecord{"pdf": {Hash: h}, "doc": {Hash: h}, "gone": {}}}
+	other := skill.Skill{Name: "doc", Files: fstest.MapFS{"SKILL.md": {Data: []byte("changed")}}}
+	added, changed, removed := Compare(ctx, []skill.Skill{sk, other, {Name: "new", Files: files}}, rec)
+	if !slices.Equal(added, []string{"new"}) || !slices.Equal(changed, []string{"doc"}) || !slices.Equal(removed, []string{"gone"}) {
+		t.Errorf("added %v changed %v removed %v", added, changed, removed)
+	}
+	added, changed, removed = Compare(ctx, []skill.Skill{sk}, nil)
+	if !slices.Equal(added, []string{"pdf"}) || changed == nil || len(changed) != 0 || removed == nil {
+		t.Errorf("against nothing cached: added %v changed %v removed %v", added, changed, removed)
+	}
+}

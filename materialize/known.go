@@ -1,0 +1,79 @@
+package materialize
+
+import (
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/skillsync/skillsync/internal/skillmeta"
+	"github.com/skillsync/skillsync/skill"
+)
+
+// Known answers discovery's Options.Known for source from what the cache
+// recorded the last time the source was read under the same discovery
+// digest: a skill whose git tree ("tree:<hash>") did not change is taken
+// from its record, its SKILL.md not parsed and its folder not listed,
+// whatever the commit or ref. nil when the cache holds nothing of source.
+func (c *Cache) Known(source, discovery string) func(string) (skill.Meta, []skill.File, bool) {
+	if c.manifest.Sources[source] == nil {
+		return nil
+	}
+	return func(key string) (skill.Meta, []skill.File, bool) {
+		hash, ok := strings.CutPrefix(key, "tree:")
+		if !ok {
+			return skill.Meta{}, nil, false
+		}
+		name, sk, ok := c.Recorded(source, discovery, "git-tree:"+hash)
+		if !ok || len(sk.Meta) == 0 {
+			return skill.Meta{}, nil, false
+		}
+		meta, err := skillmeta.Decode(sk.Meta)
+		if err != nil || meta.Name != name {
+			return skill.Meta{}, nil, false
+		}
+		files := make([]skill.File, 0, len(sk.Files))
+		for _, p := range slices.Sorted(maps.Keys(sk.Files)) {
+			f := sk.Files[p]
+			files = append(files, skill.File{Path: p, Size: f.Size, Mode: f.Perm()})
+		}
+		return meta, files, true
+	}
+}
+
+// ExcludedOf returns which of the archived names the cached source r
+// would leave out, as the fast path compares them: the ones it now holds
+// or left out before, sorted. A name archived that the source never had
+// changes nothing. A nil r has none.
+func (r *SourceRecord) ExcludedOf(archived map[string]bool) []string {
+	if r == nil {
+		return nil
+	}
+	var out []string
+	for name := range archived {
+		if _, cached := r.Skills[name]; cached || slices.Contains(r.Excluded, name) {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Brought is the size of the skills changes added or updated in r, as it
+// holds them now.
+func (r *SourceRecord) Brought(changes []Change) int64 {
+	if r == nil {
+		return 0
+	}
+	var n int64
+	for _, c := range changes {
+		if c.Op == Removed {
+			continue
+		}
+		if sk, ok := r.Skills[c.Name]; ok && sk != nil {
+			for _, f := range sk.Files {
+				n += f.Size
+			}
+		}
+	}
+	return n
+}

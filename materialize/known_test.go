@@ -1,0 +1,24 @@
+package materialize
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestExcludedOfAndBrought(t *testing.T) {
+	t.Parallel()
+	var none *SourceRecord
+	if none.ExcludedOf(map[string]bool{"a": true}) != nil || none.Brought([]Change{{Name: "a"}}) != 0 {
+		t.Error("a source the cache does not hold excludes or brought something")
+	}
+	rec := &SourceRecord{Excluded: []string{"old"}, Skills: map[string]*SkillRecord{
+		"pdf": {Files: map[string]FileRecord{"SKILL.md": {Size: 10}, "ref.md": {Size: 5}}},
+		"doc": {Files: map[string]FileRecord{"SKILL.md": {Size: 7}}},
+	}}
+	if got := rec.ExcludedOf(map[string]bool{"pdf": true, "old": true, "never": true}); !slices.Equal(got, []string{"old", "pdf"}) {
+		t.Errorf("excluded %v, want old and pdf", got)
+	}
+	if got := rec.Brought([]Change{{Name: "pdf", Op: Added}, {Name: "doc", Op: Removed}, {Name: "gone", Op: Updated}}); got != 15 {
+		t.Errorf("brought %d bytes, want 15", got)
+	}
+}

@@ -1,0 +1,145 @@
+package repository
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/skillsync/skillsync/skill"
+)
+
+// Checked is one skill directory Validate looked at.
+type Checked struct {
+	// Path is the skill's directory.
+	Path     string
+	Name     string
+	Valid    bool
+	Problems []skill.Problem
+}
+
+// ErrNoSkill is returned by Validate for a directory that holds no
+// SKILL.md at all.
+var ErrNoSkill = errors.New("no skill found")
+
+// Validate checks every skill at or below path, on disk: a skill
+// directory, a SKILL.md, or a directory of skills. A skill is valid when
+// it has no error (with strict, no warning either). Each problem's File is
+// a path on disk.
+func Validate(ctx context.Context, path string, strict bool) ([]Checked, error) {
+	fsys, dir, err := OpenSkillDir(path)
+	if err != nil {
+		return nil, fmt.Errorf("validate %s: %w", path, err)
+	}
+	found, loose, err := Scan(ctx, fsys, "", filepath.Base(fsys.Dir()), Options{Strict: strict})
+	if err != nil {
+		return nil, fmt.Errorf("validate %s: %w", path, err)
+	}
+	var out []Checked
+	for _, f := range found {
+		out = append(out, Checked{Path: onDisk(dir, f.Skill.Path), Name: f.Skill.Name,
+			Valid: !skill.HasError(f.Problems, strict), Problems: ProblemsOnDisk(dir, f.Problems)})
+	}
+	for _, p := range loose {
+		ps := []skill.Problem{p}
+		out = append(out, Checked{Path: onDisk(dir, p.Path), Valid: !skill.HasError(ps, strict), Problems: ProblemsOnDisk(dir, ps)})
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("validate %s: %w: no SKILL.md in it or in its folders", path, ErrNoSkill)
+	}
+	return out, nil
+}
+
+func onDisk(dir, rel string) string { return filepath.Join(dir, filepath.FromSlash(rel)) }
+
+// ProblemsOnDisk returns problems with each File, relative to dir as
+// discovery names it, turned into a path on disk.
+func ProblemsOnDisk(dir string, problems []skill.Problem) []skill.Problem {
+	out := make([]skill.Problem, len(problems))
+	for i, p := range problems {
+		p.File = onDisk(dir, p.File)
+		out[i] = p
+	}
+	return out
+}
+
+// OpenSkillDir opens path, a folder or a skill's SKILL.md (then its
+// folder), confined: no link out of it is followed. dir is that folder as
+// the caller named it, for messages.
+func OpenSkillDir(path string) (fsys *DirFS, dir string, err error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, "", err
+	}
+	dir = path
+	if !info.IsDir() {
+		if base := filepath.Base(path); base != "SKILL.md" && base != "skill.md" {
+			return nil, "", errors.New("not a directory or a SKILL.md")
+		}
+		dir = filepath.Dir(path)
+	}
+	fsys, err = NewDirFS(dir)
+	return fsys, dir, err
+}
+
+// OpenSkillFile opens file of the skill name, confined to the skill: file
+// is relative to the skill's directory and must stay inside it ("..",
+// absolute paths and symbolic links that lead out of it are refused). The
+// skill's files are read from dir when it is not "" (a source-wide link
+// into another skill is fine for discovery, but a read promises this
+// skill's files), else from files. A directory is refused.
+func OpenSkillFile(name, file, dir string, files fs.FS) (fs.File, error) {
+	rel, err := skillRelative(file)
+	if err != nil {
+		return nil, fmt.Errorf("read %s %s: %w", name, file, err)
+	}
+	if dir != "" {
+		dfs, err := NewDirFS(dir)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", name, err)
+		}
+		files = dfs
+	}
+	f, err := files.Open(rel)
+	if err != nil {
+		return nil, readError(name, file, err)
+	}
+	info, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, readError(name, file, err)
+	}
+	if info.IsDir() {
+		f.Close()
+		return nil, fmt.Errorf("read %s %s: is a directory; skillsync show %s lists the files", name, file, name)
+	}
+	return f, nil
+}
+
+// skillRelative checks that file names a path inside a skill and returns
+// it in io/fs form.
+func skillRelative(file string) (string, error) {
+	slashed := strings.ReplaceAll(file, "\\", "/")
+	if path.IsAbs(slashed) || (len(file) > 1 && file[1] == ':') {
+		return "", errors.New("absolute paths are refused: give a path relative to the skill")
+	}
+	clean := path.Clean(slashed)
+	if clean == ".." || strings.HasPrefix(clean, "../") || !fs.ValidPath(clean) {
+		return "", errors.New("the path leads out of the skill and is refused")
+	}
+	return clean, nil
+}
+
+func readError(name, file string, err error) error {
+	switch {
+	case errors.Is(err, ErrOutside):
+		return fmt.Errorf("read %s %s: a symbolic link leads out of the skill; refused", name, file)
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("read %s %s: no such file in the skill; skillsync show %s lists the files", name, file, name)
+	}
+	return fmt.Errorf("read %s %s: %w", name, file, err)
+}

@@ -1,0 +1,211 @@
+// Package status assembles a workspace's state on one screen, for a
+// person: what the cache holds of each source, how the daemon fares,
+// the targets' differences and conflicts, usage and curation, the drafts
+// waiting. It reads and changes nothing but what its Input names.
+package status
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/skillsync/skillsync/curator"
+	"github.com/skillsync/skillsync/daemon"
+	"github.com/skillsync/skillsync/materialize"
+)
+
+// Workspace is a workspace's state on one screen.
+type Workspace struct {
+	Workspace string   `json:"workspace"`
+	Config    string   `json:"config"`
+	Sources   []Source `json:"sources"`
+	Targets   []Target `json:"targets"`
+	Usage     Usage    `json:"usage"`
+	Curation  Curation `json:"curation"`
+	// Drafts is how many drafts wait for the promotion gate.
+	Drafts int `json:"drafts"`
+	// Daemon is the daemon that holds the workspace; nil when none does.
+	Daemon *Daemon `json:"daemon"`
+	// FleetPush is the daemon's last fleet push, when it runs one.
+	FleetPush *daemon.JobState `json:"fleet_push,omitempty"`
+	// Attention says what needs a person: a failing source, conflicts
+	// waiting, a target that differs from its record.
+	Attention []string `json:"attention"`
+}
+
+// Source is one source: what the cache holds and, from the daemon's last
+// sync of it or a check (Input.Check), how it fares.
+type Source struct {
+	Name     string     `json:"name"`
+	Kind     string     `json:"kind"`
+	Revision string     `json:"revision"`
+	SyncedAt *time.Time `json:"synced_at,omitempty"`
+	// Moved is set when upstream moved at the last check; nil when no
+	// check is known.
+	Moved     *bool      `json:"upstream_moved,omitempty"`
+	CheckedAt *time.Time `json:"checked_at,omitempty"`
+	Error     string     `json:"error,omitempty"`
+}
+
+// Target is one target folder.
+type Target struct {
+	Dir    string `json:"dir"`
+	InSync bool   `json:"in_sync"`
+	// Differences count files that differ from the target's record.
+	Differences int `json:"differences"`
+	// Conflicts are the user's edited copies moved aside into
+	// .skillsync-conflicts/, waiting for a person.
+	Conflicts []string `json:"conflicts"`
+}
+
+// Usage counts the skills used lately.
+type Usage struct {
+	Used7d  int `json:"used_7d"`
+	Used30d int `json:"used_30d"`
+}
+
+// Curation is where curation stands.
+type Curation struct {
+	Stale    int        `json:"stale"`
+	Archived int        `json:"archived"`
+	LastRun  *time.Time `json:"last_run,omitempty"`
+	NextRun  *time.Time `json:"next_run,omitempty"`
+}
+
+// Daemon is the daemon that holds the workspace.
+type Daemon struct {
+	PID    int       `json:"pid"`
+	Since  time.Time `json:"since"`
+	Listen string    `json:"listen,omitempty"`
+}
+
+// Input is what Build reads: the workspace's files and config, and what
+// the caller computes.
+type Input struct {
+	// Root is the workspace, Config its config file.
+	Root, Config string
+	// CacheDir, DaemonFile and DaemonLockFile are the workspace's files.
+	CacheDir, DaemonFile, DaemonLockFile string
+	// Sources name the configured sources (Name and Kind), Targets the
+	// target folders, CurateSchedule the curation schedule.
+	Sources        []Source
+	Targets        []string
+	CurateSchedule string
+	Now            time.Time
+	// Check, when set, asks each source's upstream whether it moved,
+	// instead of trusting the daemon's last sync: one answer per source,
+	// in order.
+	Check func(context.Context) ([]Check, error)
+	// Usage reads the usage file; one that cannot be read counts nothing.
+	Usage func() (*curator.Usage, error)
+	// Drafts counts the drafts; an error counts none.
+	Drafts func(context.Context) (int, error)
+}
+
+// Check is what a look upstream found of one source.
+type Check struct {
+	Behind bool
+	Error  string
+}
+
+// Build assembles the workspace's state; it changes nothing.
+func Build(ctx context.Context, in Input) (*Workspace, error) {
+	now := in.Now
+	st := &Workspace{Workspace: in.Root, Config: in.Config, Sources: []Source{}, Targets: []Target{}, Attention: []string{}}
+	m, err := materialize.ReadManifest(in.CacheDir)
+	if err != nil {
+		return nil, err
+	}
+	ds, held, err := daemon.ReadState(ctx, in.DaemonFile, in.DaemonLockFile)
+	if err != nil {
+		return nil, err
+	}
+	if ds != nil && held {
+		st.Daemon = &Daemon{PID: ds.PID, Since: ds.StartedAt, Listen: ds.Listen}
+		st.FleetPush = ds.FleetPush
+	}
+	for _, s := range in.Sources {
+		ss := Source{Name: s.Name, Kind: s.Kind}
+		if rec, ok := m.Sources[s.Name]; ok {
+			ss.Revision = rec.Revision
+		}
+		if d, ok := ds.Source(s.Name); ok {
+			ss.SyncedAt, ss.CheckedAt, ss.Error = d.LastSuccess, d.LastAttempt, d.LastError
+			if d.LastAttempt != nil {
+				ss.Moved = &d.Moved
+			}
+		}
+		st.Sources = append(st.Sources, ss)
+	}
+	if in.Check != nil {
+		out, err := in.Check(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for i, o := range out {
+			moved := o.Behind
+			st.Sources[i].Moved, st.Sources[i].CheckedAt, st.Sources[i].Error = &moved, &now, o.Error
+		}
+	}
+	for _, s := range st.Sources {
+		if s.Error != "" {
+			st.Attention = append(st.Attention, fmt.Sprintf("source %s fails: %s", s.Name, s.Error))
+		}
+	}
+	for _, dir := range in.Targets {
+		st.Targets = append(st.Targets, st.target(dir))
+	}
+	if u, err := in.Usage(); err == nil {
+		st.usage(u, now)
+	}
+	st.Curation.NextRun = daemon.NextRun(in.CurateSchedule, now)
+	if n, err := in.Drafts(ctx); err == nil {
+		st.Drafts = n
+	}
+	return st, nil
+}
+
+// target looks at one target folder: its conflicts and its differences
+// from its record.
+func (st *Workspace) target(dir string) Target {
+	ts := Target{Dir: dir, Conflicts: []string{}}
+	if entries, err := os.ReadDir(filepath.Join(dir, materialize.ConflictsName)); err == nil {
+		for _, en := range entries {
+			ts.Conflicts = append(ts.Conflicts, filepath.Join(dir, materialize.ConflictsName, en.Name()))
+		}
+	}
+	diffs, err := materialize.VerifyTarget(dir)
+	if err != nil {
+		st.Attention = append(st.Attention, fmt.Sprintf("target %s: %v", dir, err))
+	}
+	ts.Differences, ts.InSync = len(diffs), err == nil && len(diffs) == 0
+	if len(ts.Conflicts) > 0 {
+		st.Attention = append(st.Attention, fmt.Sprintf("target %s: %d edited copies wait in %s", dir, len(ts.Conflicts), materialize.ConflictsName))
+	}
+	if len(diffs) > 0 {
+		st.Attention = append(st.Attention, fmt.Sprintf("target %s: %d files differ from its record (skillsync verify)", dir, len(diffs)))
+	}
+	return ts
+}
+
+// usage counts the skills used within 7 and 30 days of now, and the
+// copies stale and archived.
+func (st *Workspace) usage(u *curator.Usage, now time.Time) {
+	for _, s := range u.Skills {
+		if s.LastUsedAt != nil && now.Sub(*s.LastUsedAt) <= 30*24*time.Hour {
+			st.Usage.Used30d++
+			if now.Sub(*s.LastUsedAt) <= 7*24*time.Hour {
+				st.Usage.Used7d++
+			}
+		}
+		switch s.State {
+		case curator.Stale:
+			st.Curation.Stale++
+		case curator.Archived:
+			st.Curation.Archived++
+		}
+	}
+	st.Curation.LastRun = u.Curator.LastRunAt
+}

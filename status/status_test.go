@@ -1,0 +1,78 @@
+package status_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/skillsync/skillsync/curator"
+	"github.com/skillsync/skillsync/layering"
+	"github.com/skillsync/skillsync/materialize"
+	"github.com/skillsync/skillsync/status"
+)
+
+func TestBuild(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	target := filepath.Join(root, ".claude", "skills")
+	if err := os.MkdirAll(filepath.Join(target, materialize.ConflictsName, "pdf-1"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 3, 10, 0, 0, 0, 0, time.UTC)
+	used := now.Add(-3 * 24 * time.Hour)
+	older := now.Add(-20 * 24 * time.Hour)
+	u := &curator.Usage{Skills: map[curator.Copy]*curator.SkillUsage{
+		{Layer: layering.Workspace, Name: "a"}: {LastUsedAt: &used, State: curator.Active},
+		{Layer: layering.Workspace, Name: "b"}: {LastUsedAt: &older, State: curator.Stale},
+		{Layer: layering.Workspace, Name: "c"}: {State: curator.Archived},
+	}}
+	in := status.Input{Root: root, Config: filepath.Join(root, "skillsync.yaml"), CacheDir: filepath.Join(root, ".skills-cache"),
+		DaemonFile: filepath.Join(root, "skills", ".daemon.json"), DaemonLockFile: filepath.Join(root, "skills", ".daemon.lock"),
+		Sources: []status.Source{{Name: "team", Kind: "git"}, {Name: "db", Kind: "postgres"}}, Targets: []string{target},
+		CurateSchedule: "@daily", Now: now,
+		Usage:  func() (*curator.Usage, error) { return u, nil },
+		Drafts: func(context.Context) (int, error) { return 2, nil },
+		Check: func(context.Context) ([]status.Check, error) {
+			return []status.Check{{Behind: true}, {Error: "no route"}}, nil
+		}}
+	st, err := status.Build(context.Background(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Daemon != nil || st.Drafts != 2 || st.Usage != (status.Usage{Used7d: 1, Used30d: 2}) || st.Curation.Stale != 1 || st.Curation.Archived != 1 {
+		t.Errorf("status %+v", st)
+	}
+	if st.Curation.NextRun == nil || !st.Curation.NextRun.After(now) {
+		t.Errorf("next curation %v, want after %v", st.Curation.NextRun, now)
+	}
+	if s := st.Sources[0]; s.Kind != "git" || s.Moved == nil || !*s.Moved || !s.CheckedAt.Equal(now) {
+		t.Errorf("source team: %+v", s)
+	}
+	if len(st.Targets) != 1 || len(st.Targets[0].Conflicts) != 1 || !st.Targets[0].InSync {
+		t.Errorf("targets %+v", st.Targets)
+	}
+	attention := strings.Join(st.Attention, "\n")
+	for _, want := range []string{"source db fails: no route", "1 edited copies wait in " + materialize.ConflictsName} {
+		if !strings.Contains(attention, want) {
+			t.Errorf("attention lacks %q:\n%s", want, attention)
+		}
+	}
+
+	// A check that fails fails the status; usage and drafts that fail
+	// count nothing.
+	in.Usage = func() (*curator.Usage, error) { return nil, errors.New("unreadable") }
+	in.Drafts = func(context.Context) (int, error) { return 5, errors.New("unreadable") }
+	in.Check = nil
+	st, err = status.Build(context.Background(), in)
+	if err != nil || st.Drafts != 0 || st.Usage.Used30d != 0 || st.Sources[0].Moved != nil {
+		t.Errorf("without usage and drafts: %+v, %v", st, err)
+	}
+	in.Check = func(context.Context) ([]status.Check, error) { return nil, errors.New("offline") }
+	if _, err := status.Build(context.Background(), in); err == nil {
+		t.Error("a check that fails did not fail the status")
+	}
+}
