@@ -21,13 +21,13 @@ import (
 func TestUseCountsEveryCallAcrossProcesses(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
-		t.Skip("runs 4000 processes")
+		t.Skip("runs 1000 processes")
 	}
 	ws := t.TempDir()
 	if r := run(t, ws, "sync"); r.code != 0 {
 		t.Fatal(r.stderr)
 	}
-	const procs, calls = 8, 500
+	const procs, calls = 8, 125
 	var wg sync.WaitGroup
 	errs := make(chan string, procs+1)
 	for p := 0; p < procs; p++ {
