@@ -93,35 +93,44 @@ func (pi *packIndex) header(offset int64) (objectHeader, error) {
 	if err != nil && !(errors.Is(err, io.EOF) && n > 0) {
 		return objectHeader{}, err
 	}
-	b := buf[:n]
+	r := bytes.NewReader(buf[:n])
+	h, err := readHeader(r, offset)
+	h.data = offset + int64(n-r.Len())
+	return h, err
+}
+
+// readHeader reads the header of the object at offset from r, up to its
+// deflated data; data is left for the caller to set.
+func readHeader(r io.ByteReader, offset int64) (objectHeader, error) {
 	bad := fmt.Errorf("object at %d has a malformed header", offset)
-	i := 0
-	c := b[i]
-	i++
+	c, err := r.ReadByte()
+	if err != nil {
+		return objectHeader{}, bad
+	}
 	h := objectHeader{kind: plumbing.ObjectType((c >> 4) & 7), length: int64(c & 0x0f)}
 	for shift := 4; c&0x80 != 0; shift += 7 {
-		if i >= len(b) || shift > 56 {
+		if shift > 56 {
 			return h, bad
 		}
-		c = b[i]
-		i++
+		if c, err = r.ReadByte(); err != nil {
+			return h, bad
+		}
 		h.length |= int64(c&0x7f) << shift
 	}
 	switch h.kind {
 	case plumbing.CommitObject, plumbing.TreeObject, plumbing.BlobObject, plumbing.TagObject:
 	case plumbing.OFSDeltaObject:
-		if i >= len(b) {
+		if c, err = r.ReadByte(); err != nil {
 			return h, bad
 		}
-		c = b[i]
-		i++
 		rel := int64(c & 0x7f)
 		for c&0x80 != 0 {
-			if i >= len(b) || rel > (1<<55) {
+			if rel > (1 << 55) {
 				return h, bad
 			}
-			c = b[i]
-			i++
+			if c, err = r.ReadByte(); err != nil {
+				return h, bad
+			}
 			rel = (rel+1)<<7 | int64(c&0x7f)
 		}
 		if rel <= 0 || rel > offset {
@@ -129,15 +138,14 @@ func (pi *packIndex) header(offset int64) (objectHeader, error) {
 		}
 		h.base = offset - rel
 	case plumbing.REFDeltaObject:
-		if i+len(h.ref) > len(b) {
-			return h, bad
+		for i := range h.ref {
+			if h.ref[i], err = r.ReadByte(); err != nil {
+				return h, bad
+			}
 		}
-		copy(h.ref[:], b[i:])
-		i += len(h.ref)
 	default:
 		return h, fmt.Errorf("object at %d has unknown type %d", offset, h.kind)
 	}
-	h.data = offset + int64(i)
 	return h, nil
 }
 
@@ -149,8 +157,18 @@ func (pi *packIndex) inflate(data, length int64) (io.ReadCloser, error) {
 	if err != nil {
 		return nil, err
 	}
+	return inflateAt(f, pi.size, data, length)
+}
+
+// inflateAt streams the length bytes deflated at data in r, which holds
+// size bytes, and fails on a stream that holds more or fewer.
+func inflateAt(r io.ReaderAt, size, data, length int64) (io.ReadCloser, error) {
+	if data < 0 || data > size {
+		return nil, fmt.Errorf("object data at %d outside the pack", data)
+	}
 	in := inflaters.Get().(*inflater)
-	in.buf.Reset(io.NewSectionReader(f, data, pi.size-data))
+	in.buf.Reset(io.NewSectionReader(r, data, size-data))
+	var err error
 	if in.zr == nil {
 		in.zr, err = zlib.NewReader(&in.buf)
 	} else {
