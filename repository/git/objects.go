@@ -32,6 +32,9 @@ type packedObjects struct {
 	dir   string // objects/pack: the packs, and spooled bases
 	packs []*packIndex
 	cache byteCache[packedAt]
+	// stats keeps the headers read, by place.
+	statMu sync.Mutex
+	stats  map[packedAt]storedObject
 	// inMemory is the largest base held in memory; streamAbove the size
 	// over which a delta's target is streamed rather than built first.
 	inMemory, streamAbove int64
@@ -349,6 +352,32 @@ type storedObject struct {
 
 // stat reads the header at at, and a delta's first bytes for its sizes.
 func (p *packedObjects) stat(at packedAt) (storedObject, error) {
+	p.statMu.Lock()
+	o, ok := p.stats[at]
+	p.statMu.Unlock()
+	if ok {
+		return o, nil
+	}
+	o, err := p.readStat(at)
+	if err == nil {
+		p.statMu.Lock()
+		if p.stats == nil {
+			p.stats = map[packedAt]storedObject{}
+		}
+		if len(p.stats) < maxStats {
+			p.stats[at] = o
+		}
+		p.statMu.Unlock()
+	}
+	return o, err
+}
+
+// maxStats bounds the headers a packedObjects keeps: discovery stats a
+// file for its size and the sync opens it next, and each was a read of
+// the pack. Some 100 bytes each.
+const maxStats = 200_000
+
+func (p *packedObjects) readStat(at packedAt) (storedObject, error) {
 	h, err := at.pack.header(at.offset)
 	if err != nil {
 		return storedObject{}, err
@@ -400,14 +429,35 @@ func (p *packedObjects) Size(h plumbing.Hash) (int64, error) {
 // It returns plumbing.ErrObjectNotFound for an object that is not in a
 // pack.
 func (p *packedObjects) Open(h plumbing.Hash) (io.ReadCloser, error) {
+	r, _, err := p.OpenSized(h, 0)
+	return r, err
+}
+
+// errOverLimit is OpenSized's error for a blob over its limit.
+var errOverLimit = errors.New("over the limit")
+
+// OpenSized streams the content of object h and returns its size, read
+// from the headers once: a blob over limit (when above 0) is refused
+// with errOverLimit and its size before any of it is inflated. It
+// returns plumbing.ErrObjectNotFound for an object that is not in a pack.
+func (p *packedObjects) OpenSized(h plumbing.Hash, limit int64) (io.ReadCloser, int64, error) {
 	at, ok := p.find(h)
 	if !ok {
-		return nil, plumbing.ErrObjectNotFound
+		return nil, 0, plumbing.ErrObjectNotFound
 	}
 	o, err := p.stat(at)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
+	if limit > 0 && o.size > limit {
+		return nil, o.size, errOverLimit
+	}
+	r, err := p.open(h, at, o)
+	return r, o.size, err
+}
+
+// open streams the blob h at at, of which stat read o.
+func (p *packedObjects) open(h plumbing.Hash, at packedAt, o storedObject) (io.ReadCloser, error) {
 	if typ, err := p.objectType(o); err != nil {
 		return nil, err
 	} else if typ != plumbing.BlobObject {
