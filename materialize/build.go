@@ -290,15 +290,18 @@ func (b *build) staged(path string) string {
 
 // close finishes one written file and records it.
 func (b *build) close(f *os.File, o op) error {
-	if err := f.Chmod(o.mode); err != nil {
+	// fstat rather than lstat of the path, and a chmod only where the
+	// umask left another mode than wanted: a cold sync closes every file
+	// of the source.
+	info, err := f.Stat()
+	if err == nil && info.Mode().Perm() != o.mode.Perm() {
+		err = f.Chmod(o.mode) // which changes neither size nor mtime
+	}
+	if err != nil {
 		f.Close()
 		return err
 	}
 	if err := f.Close(); err != nil {
-		return err
-	}
-	info, err := os.Lstat(b.staged(o.path))
-	if err != nil {
 		return err
 	}
 	b.files[o.path] = FileRecord{SHA256: o.sha, Size: info.Size(), Mode: modeString(o.mode), MTime: info.ModTime().UnixNano()}

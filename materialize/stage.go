@@ -241,7 +241,13 @@ func (st *stager) file(f skill.File) (sameFile, bool, error) {
 	defer src.Close()
 	livePath := filepath.Join(st.live, filepath.FromSlash(f.Path))
 	st.hasher.begin(f.Path, size)
-	liveInfo, err := os.Lstat(livePath)
+	// Without a live folder (a new skill, a cold sync) there is nothing
+	// to compare: no lstat.
+	var liveInfo fs.FileInfo
+	err = fs.ErrNotExist
+	if st.liveDir {
+		liveInfo, err = os.Lstat(livePath)
+	}
 	if !st.liveDir || err != nil || !liveInfo.Mode().IsRegular() || liveInfo.Size() != size {
 		if st.dryRun {
 			return sameFile{}, false, errDiffers
