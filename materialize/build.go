@@ -24,6 +24,10 @@ const (
 	opData                 // append chunk[:n] to it
 	opClose                // close it with mode; its content hashed to sha
 	opLink                 // hard-link path from the live copy, recorded as rec
+	// opWhole is a file of one chunk at most: create, chunk[:n] (none
+	// when chunk is nil) and close, in one step rather than three
+	// hand-offs between the stager and the build.
+	opWhole
 )
 
 // op is one step of a build, sent by the stager.
@@ -129,13 +133,20 @@ func (b *build) run() {
 		}
 		switch o.kind {
 		case opCreate:
-			dst := b.staged(o.path)
-			err := b.mkdirs(o.path)
-			if err == nil {
-				err = b.clearPath(o.path)
+			var err error
+			if f, err = b.create(o.path); err != nil {
+				fail(o.path, err)
 			}
+		case opWhole:
+			f, err := b.create(o.path)
+			if err == nil && o.chunk != nil {
+				_, err = f.Write((*o.chunk)[:o.n])
+			}
+			b.w.recycle(o.chunk)
 			if err == nil {
-				f, err = platform.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+				err = b.close(f, o)
+			} else if f != nil {
+				f.Close()
 			}
 			if err != nil {
 				fail(o.path, err)
@@ -172,6 +183,18 @@ func (b *build) run() {
 	if b.err != nil {
 		_ = os.RemoveAll(b.dir)
 	}
+}
+
+// create creates path in the build, and its folders.
+func (b *build) create(path string) (*os.File, error) {
+	err := b.mkdirs(path)
+	if err == nil {
+		err = b.clearPath(path)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return platform.OpenFile(b.staged(path), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 }
 
 // prepare makes the build's folder: a new one, or a recycled one emptied
