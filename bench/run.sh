@@ -1,22 +1,29 @@
 #!/usr/bin/env bash
 # bench/run.sh small|medium|large — measures skillsync on a generated
-# corpus against what a user would do by hand, and prints a table. Each
-# figure is the median of $RUNS runs (default 5; 3 for large). Results go
-# to bench/out/<size>/results.json. It asserts no timing: it exits
-# non-zero only when it cannot run. GOBENCH=0 skips the Go benchmarks.
-# PCT_GAP=N waits N seconds before each
-# timed 1% sync, as a daemon's syncs are minutes apart: the folders the
-# sync before swapped out are then recycled (see materialize's
-# recycleAfter, a minute) instead of removed.
+# corpus against what a user would do by hand with git, and prints a
+# table. Each figure is the median of $RUNS runs (default 5 for small, 3
+# for medium, 1 for large). Results go to bench/out/<size>/results.txt and
+# results.json. It asserts no timing: it exits non-zero only when it
+# cannot run. GOBENCH=0 skips the Go benchmarks. PCT_GAP=N waits N
+# seconds before each timed 1% sync, as a daemon's syncs are minutes
+# apart: the folders the sync before swapped out are then recycled (see
+# materialize's recycleAfter, a minute) instead of removed.
 #
 # It takes a daemon's path: the workspace follows a branch of an upstream
-# bare repository with the default depth-1 store; the cold sync is at
-# revision A (v1), then upstream moves to B (v2, 1% changed), and the
-# fetch and the sync are timed apart, then the way back to A. Next to
-# wall time it reports CPU seconds (user + system, steadier than wall
-# time on a shared machine) for skillsync and for the git baseline, and
-# the files each opened (strace -f, on one extra untimed run; 0 when
-# strace is missing).
+# bare repository (packed, as a server's is) with the default depth-1
+# store; the cold sync is at revision A (v1), then upstream moves to B
+# (v2, 1% changed), and the fetch and the sync are timed apart, then the
+# way back to A. The git baseline takes the same path by hand: git clone
+# --depth 1 + cp -r, then git fetch --depth 1, then git checkout + rsync
+# of the copy.
+#
+# Every step reports, for skillsync and for the baseline: wall time, CPU
+# seconds (user + system, of the process and its children: steadier than
+# wall time on a shared machine), the files opened (open and openat calls
+# under strace -f --seccomp-bpf, which stops at those calls only, on one
+# extra untimed run; "-" when strace is missing or cannot trace),
+# peak RSS (the largest process's, from GNU time) and the 1-minute load
+# average when it ran.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH=$PATH:/usr/local/go/bin
@@ -24,8 +31,8 @@ export PATH=$PATH:/usr/local/go/bin
 size=${1:-}
 case "$size" in
   small) skills=200; files=10; defruns=5 ;;
-  medium) skills=2000; files=10; defruns=5 ;;
-  large) skills=10000; files=10; defruns=3 ;;
+  medium) skills=2000; files=10; defruns=3 ;;
+  large) skills=10000; files=10; defruns=1 ;;
   *) echo "usage: bench/run.sh small|medium|large" >&2; exit 2 ;;
 esac
 runs=${RUNS:-$defruns}
@@ -40,7 +47,7 @@ command -v git >/dev/null || need+=(git)
 command -v strace >/dev/null || need+=(strace)
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing: ${need[*]}" >&2
-  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null || true
 fi
 
 out=$PWD/bench/out/$size
@@ -53,26 +60,37 @@ if [ ! -f "$out/corpus.json" ] || [ ! -d "$corpus/.git" ]; then
   echo "generating the $size corpus ($skills skills x $files files)..." >&2
   go run ./bench/corpus -skills "$skills" -files "$files" -out "$corpus" > "$out/corpus.json"
 fi
+# The generator leaves loose objects. Packed once here: a git server's
+# repository is packed, and upload-pack over loose objects searches for
+# deltas at every clone (over a minute for medium, and git gc --auto
+# would start doing it in the background in the middle of the runs).
+git -C "$corpus" config gc.auto 0
+if [ "$(git -C "$corpus" count-objects | cut -d' ' -f1)" -gt 0 ]; then
+  echo "packing the corpus..." >&2
+  git -C "$corpus" gc -q
+fi
 changed=$(awk -F': ' '/"added"|"edited"/ {gsub(/,/,"",$2); s+=$2} END {print s}' "$out/corpus.json")
 nfiles=$(awk -F': ' '/"files"/ {gsub(/,/,"",$2); print $2}' "$out/corpus.json")
+mib=$(awk -F': ' '/"bytes"/ {gsub(/,/,"",$2); printf "%.0f", $2/1048576}' "$out/corpus.json")
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/m"
 
-# Every timed command starts with the page cache flushed, so none pays for
-# writing back another's files: skillsync's syncfs would otherwise flush
-# the baseline's dirty pages too.
+# Every timed command starts with dirty pages written back, so none pays
+# for writing back another's files: skillsync's syncfs would otherwise
+# flush the baseline's dirty pages too.
 now() { date +%s%N; }
 settle() { sync; }
-ms() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.1f", (b-a)/1e6}'; }
-median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-maxof() { sort -n | tail -1; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (b>0) printf "%.2f", a/b; else print "-"}'; }
+median() { sort -n | awk '{a[NR]=$1} END {if (NR) print a[int((NR+1)/2)]; else print "-"}'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (a != "-" && b != "-" && b > 0) printf "%.2f", a/b; else print "-"}'; }
+load1() { cut -d' ' -f1 /proc/loadavg; }
 
-# The upstream a daemon follows: a bare copy of the corpus whose main
-# branch is moved between v1 (A) and v2 (B).
+# The upstream a daemon follows: a bare, packed copy of the corpus whose
+# main branch is moved between v1 (A) and v2 (B).
 up=$work/up.git
 git clone -q --bare "$corpus" "$up"
+git -C "$up" config gc.auto 0
 git -C "$up" symbolic-ref HEAD refs/heads/main
 upstream() { git -C "$up" update-ref refs/heads/main "$1"; }
 upstream v1
@@ -83,79 +101,63 @@ ws() {
   mkdir -p "$1"
   printf 'max_entries: 1000000\nrepositories:\n  - name: corpus\n    git: file://%s\n' "$up" > "$1/skillsync.yaml"
 }
-# cpu_ms FILE: user + system milliseconds from /usr/bin/time -f "%U %S %M".
-cpu_ms() { awk '{printf "%.0f", ($1+$2)*1000}' "$1"; }
-# run_timed DIR CMD...: one skillsync command in DIR; prints "wall_ms
-# rss_kib cpu_ms" and leaves its output in DIR/out.json.
-run_timed() {
-  local d=$1 t0 t1
-  shift
+
+# measure LABEL DIR CMD...: runs CMD in DIR under GNU time and appends
+# "wall_ms cpu_ms rss_kib load" to $work/m/LABEL; CMD's output goes to
+# $work/m/LABEL.out. A skillsync command is run with its XDG_CACHE_HOME
+# in DIR.
+measure() {
+  local label=$1 d=$2 t0 t1
+  shift 2
   settle
   t0=$(now)
-  (cd "$d" && XDG_CACHE_HOME="$d/.xdg" /usr/bin/time -f "%U %S %M" -o "$d/time" "$bin" "$@" > "$d/out.json")
+  (cd "$d" && XDG_CACHE_HOME="$d/.xdg" /usr/bin/time -f "%U %S %M" -o "$work/time" "$@" > "$work/m/$label.out")
   t1=$(now)
-  echo "$(ms "$t0" "$t1") $(awk '{print $3}' "$d/time") $(cpu_ms "$d/time")"
+  awk -v a="$t0" -v b="$t1" -v l="$(load1)" '{printf "%.1f %.0f %d %s\n", (b-a)/1e6, ($1+$2)*1000, $3, l}' "$work/time" >> "$work/m/$label"
 }
-# sync_timed DIR [FLAGS]: one sync; prints "ms rss_kib cpu_ms" and leaves the JSON in DIR/sync.json.
-sync_timed() {
-  local d=$1
-  shift
-  run_timed "$d" sync --quiet --json "$@"
-  mv "$d/out.json" "$d/sync.json"
-}
-# opens DIR CMD...: the files one skillsync command opens (open and
-# openat calls, strace -f), on an untimed run.
+# opens LABEL DIR CMD...: the files CMD opens (open and openat calls,
+# strace -f), on an untimed run, into $work/m/LABEL.opens.
 opens() {
-  local d=$1
-  shift
-  command -v strace >/dev/null || { echo 0; return; }
-  (cd "$d" && XDG_CACHE_HOME="$d/.xdg" strace -f -c -o "$d/strace" -e trace=open,openat "$bin" "$@" > /dev/null)
-  awk '$NF == "total" {print $4+0; found=1} END {if (!found) print 0}' "$d/strace"
+  local label=$1 d=$2
+  shift 2
+  if ! command -v strace >/dev/null; then echo - > "$work/m/$label.opens"; return; fi
+  # Where strace may not trace (a container without ptrace), no count.
+  if ! (cd "$d" && XDG_CACHE_HOME="$d/.xdg" strace -f --seccomp-bpf -c -o "$work/strace" -e trace=open,openat "$@" > /dev/null 2>&1); then
+    echo - > "$work/m/$label.opens"
+    return
+  fi
+  awk '$NF == "total" {print $4+0; found=1} END {if (!found) print 0}' "$work/strace" > "$work/m/$label.opens"
 }
-# read_timed DIR ARGS...: one read command in a new process; prints "ms rss_kib".
-read_timed() {
-  local d=$1 t0 t1
-  shift
-  t0=$(now)
-  (cd "$d" && XDG_CACHE_HOME="$d/.xdg" /usr/bin/time -f %M -o "$d/rss" "$bin" "$@" > /dev/null)
-  t1=$(now)
-  echo "$(ms "$t0" "$t1") $(cat "$d/rss")"
+# col LABEL N: the median of column N of LABEL's runs (the maximum for
+# RSS, column 3).
+col() {
+  [ -f "$work/m/$1" ] || { echo -; return; }
+  if [ "$2" = 3 ]; then awk '{print $3}' "$work/m/$1" | sort -n | tail -1
+  else awk -v c="$2" '{print $c}' "$work/m/$1" | median; fi
 }
+wall() { col "$1" 1; }
+cpu() { col "$1" 2; }
+rss() { col "$1" 3; }
+load() { col "$1" 4; }
+nopens() { cat "$work/m/$1.opens" 2>/dev/null || echo -; }
 field() { grep -o "\"$2\": [0-9]*" "$1" | head -1 | awk '{print $2}'; }
+clone_cp='git clone -q --depth 1 "file://$1" repo 2>/dev/null && cp -r repo/skills copy'
 
 echo "1/6 cold sync at A vs git clone --depth 1 + cp -r, and vs tar -x + sync ($runs runs each)" >&2
 git -C "$corpus" archive --format=tar v1 skills > "$out/v1.tar"
-cold=(); cold_rss=(); cold_cpu=(); clone=(); clone_cpu=(); untar=()
 for i in $(seq "$runs"); do
   d=$work/cold-$i; ws "$d"
-  read -r t r c < <(sync_timed "$d"); cold+=("$t"); cold_rss+=("$r"); cold_cpu+=("$c")
+  measure cold "$d" "$bin" sync --quiet --json
+  cp "$work/m/cold.out" "$d/sync.json"
   c=$work/clone-$i; mkdir -p "$c"
-  settle
-  t0=$(now)
-  /usr/bin/time -f "%U %S %M" -o "$c.time" bash -c 'git clone -q --depth 1 "file://$1" "$2/repo" 2>/dev/null && cp -r "$2/repo/skills" "$2/copy"' _ "$up" "$c"
-  t1=$(now); clone+=("$(ms "$t0" "$t1")"); clone_cpu+=("$(cpu_ms "$c.time")")
+  measure clone "$c" bash -c "$clone_cp" _ "$up"
   x=$work/untar-$i; mkdir -p "$x"
-  settle
-  t0=$(now); tar -xf "$out/v1.tar" -C "$x" && sync; t1=$(now); untar+=("$(ms "$t0" "$t1")")
+  measure untar "$x" bash -c 'tar -xf "$1" && sync' _ "$out/v1.tar"
   rm -rf "$x"
   [ "$i" -gt 1 ] && rm -rf "$d" "$c"
 done
-cold_ms=$(printf '%s\n' "${cold[@]}" | median)
-cold_cpu_ms=$(printf '%s\n' "${cold_cpu[@]}" | median)
-clone_ms=$(printf '%s\n' "${clone[@]}" | median)
-clone_cpu_ms=$(printf '%s\n' "${clone_cpu[@]}" | median)
-untar_ms=$(printf '%s\n' "${untar[@]}" | median)
-# Opens, on one more cold sync and one more clone + copy.
-d=$work/cold-opens; ws "$d"
-cold_opens=$(opens "$d" sync --quiet)
-rm -rf "$d"
-clone_opens=0
-if command -v strace >/dev/null; then
-  c=$work/clone-opens; mkdir -p "$c"
-  strace -f -c -o "$c.strace" -e trace=open,openat bash -c 'git clone -q --depth 1 "file://$1" "$2/repo" 2>/dev/null && cp -r "$2/repo/skills" "$2/copy"' _ "$up" "$c"
-  clone_opens=$(awk '$NF == "total" {print $4+0}' "$c.strace")
-  rm -rf "$c"
-fi
+d=$work/cold-opens; ws "$d"; opens cold "$d" "$bin" sync --quiet; rm -rf "$d"
+c=$work/clone-opens; mkdir -p "$c"; opens clone "$c" bash -c "$clone_cp" _ "$up"; rm -rf "$c"
 cold_written=$(field "$work/cold-1/sync.json" written)
 if [ "${cold_written:-0}" -ne "$nfiles" ]; then
   echo "bench: the cold sync wrote ${cold_written:-0} of the corpus's $nfiles files; its report is below" >&2
@@ -165,84 +167,75 @@ fi
 
 echo "2/6 sync with nothing new, trusting the records and with --verify, vs rsync -a quick check" >&2
 d=$work/cold-1
-noop=(); noop_rss=(); noopv=(); noopv_rss=()
-noop_cpu=()
+c=$work/clone-1
+rsync -a "$c/repo/skills/" "$c/copy/"
 for i in $(seq "$runs"); do
-  read -r t r c < <(sync_timed "$d"); noop+=("$t"); noop_rss+=("$r"); noop_cpu+=("$c")
+  measure noop "$d" "$bin" sync --quiet --json
+  measure rsync "$c" rsync -a repo/skills/ copy/
 done
-noop_written=$(field "$d/sync.json" written)
-noop_cpu_ms=$(printf '%s\n' "${noop_cpu[@]}" | median)
-noop_opens=$(opens "$d" sync --quiet)
+noop_written=$(field "$work/m/noop.out" written)
+opens noop "$d" "$bin" sync --quiet
+opens rsync "$c" rsync -a repo/skills/ copy/
 for i in $(seq "$runs"); do
-  read -r t r _ < <(sync_timed "$d" --verify); noopv+=("$t"); noopv_rss+=("$r")
+  measure noopv "$d" "$bin" sync --quiet --json --verify
 done
-noopv_written=$(field "$d/sync.json" written)
-noop_ms=$(printf '%s\n' "${noop[@]}" | median)
-noopv_ms=$(printf '%s\n' "${noopv[@]}" | median)
-src=$work/clone-1/repo/skills; dst=$work/clone-1/copy
-rsync -a "$src/" "$dst/"
-rs=()
-for i in $(seq "$runs"); do
-  settle; t0=$(now); rsync -a "$src/" "$dst/"; t1=$(now); rs+=("$(ms "$t0" "$t1")")
-done
-rsync_ms=$(printf '%s\n' "${rs[@]}" | median)
+noopv_written=$(field "$work/m/noopv.out" written)
 
-echo "3/6 upstream moves A -> B (1%): fetch, then sync, vs writing the changed files (cp + sync); and back to A" >&2
-git -C "$work/clone-1/repo" fetch -q --depth 1 origin tag v2 2>/dev/null && git -C "$work/clone-1/repo" checkout -q v2
+echo "3/6 upstream moves A -> B (1%): fetch, then sync, vs git fetch --depth 1, then checkout + rsync; and back to A" >&2
 mapfile -t changed_paths < <(git -C "$corpus" diff --name-only --diff-filter=AM v1 v2)
-pct=(); pct_rss=(); pct_cpu=(); pct_written=0; pct_bytes=0; wr=()
-fetchb=(); fetchb_cpu=(); back=(); back_cpu=()
+git_fetch='git fetch -q --depth 1 origin main 2>/dev/null'
+git_sync='git -C repo checkout -q --detach FETCH_HEAD && rsync -a --delete repo/skills/ copy/'
+pct_written=0; pct_bytes=0
 for i in $(seq "$runs"); do
   upstream v2
-  read -r t _ c < <(run_timed "$d" fetch --quiet); fetchb+=("$t"); fetchb_cpu+=("$c")
+  measure fetchb "$d" "$bin" fetch --quiet
   [ "${PCT_GAP:-0}" -gt 0 ] && sleep "$PCT_GAP"
-  read -r t r c < <(sync_timed "$d"); pct+=("$t"); pct_rss+=("$r"); pct_cpu+=("$c")
-  pct_written=$(field "$d/sync.json" written); pct_bytes=$(field "$d/sync.json" bytes_written)
-  upstream v1
-  run_timed "$d" fetch --quiet > /dev/null
-  [ "${PCT_GAP:-0}" -gt 0 ] && sleep "$PCT_GAP"
-  read -r t _ c < <(sync_timed "$d"); back+=("$t"); back_cpu+=("$c")
+  measure pct "$d" "$bin" sync --quiet --json
+  pct_written=$(field "$work/m/pct.out" written); pct_bytes=$(field "$work/m/pct.out" bytes_written)
+  measure gfetchb "$c/repo" bash -c "$git_fetch"
+  measure gpct "$c" bash -c "$git_sync"
+  # The clone is at B: its changed files are what a sync must write.
   w=$work/write-$i; mkdir -p "$w"
-  settle
-  t0=$(now); (cd "$work/clone-1/repo" && cp --parents "${changed_paths[@]}" "$w/") && sync; t1=$(now); wr+=("$(ms "$t0" "$t1")")
+  measure write "$c/repo" bash -c 'cp --parents "${@:2}" "$1/" && sync' _ "$w" "${changed_paths[@]}"
   rm -rf "$w"
+  upstream v1
+  measure fetcha "$d" "$bin" fetch --quiet
+  [ "${PCT_GAP:-0}" -gt 0 ] && sleep "$PCT_GAP"
+  measure back "$d" "$bin" sync --quiet --json
+  measure gfetcha "$c/repo" bash -c "$git_fetch"
+  measure gback "$c" bash -c "$git_sync"
 done
-pct_ms=$(printf '%s\n' "${pct[@]}" | median)
-pct_cpu_ms=$(printf '%s\n' "${pct_cpu[@]}" | median)
-fetchb_ms=$(printf '%s\n' "${fetchb[@]}" | median)
-fetchb_cpu_ms=$(printf '%s\n' "${fetchb_cpu[@]}" | median)
-back_ms=$(printf '%s\n' "${back[@]}" | median)
-back_cpu_ms=$(printf '%s\n' "${back_cpu[@]}" | median)
-write_ms=$(printf '%s\n' "${wr[@]}" | median)
+# Opens, on one more round trip, untimed.
 upstream v2
-(cd "$d" && XDG_CACHE_HOME="$d/.xdg" "$bin" fetch --quiet > /dev/null)
-pct_opens=$(opens "$d" sync --quiet)
+opens fetchb "$d" "$bin" fetch --quiet
+opens pct "$d" "$bin" sync --quiet
+opens gfetchb "$c/repo" bash -c "$git_fetch"
+opens gpct "$c" bash -c "$git_sync"
+upstream v1
+opens fetcha "$d" "$bin" fetch --quiet
+opens back "$d" "$bin" sync --quiet
+opens gfetcha "$c/repo" bash -c "$git_fetch"
+opens gback "$c" bash -c "$git_sync"
+upstream v2
+(cd "$d" && XDG_CACHE_HOME="$d/.xdg" "$bin" sync --quiet > /dev/null)
+git -C "$c/repo" fetch -q --depth 1 origin main 2>/dev/null && git -C "$c/repo" checkout -q --detach FETCH_HEAD
+rsync -a --delete "$c/repo/skills/" "$c/copy/"
 
 echo "4/6 verify vs rsync -a --checksum --dry-run" >&2
-rsync -a --delete "$src/" "$dst/"
-ver=(); ver_rss=(); rsc=()
 for i in $(seq "$runs"); do
-  settle; t0=$(now)
-  (cd "$d" && XDG_CACHE_HOME="$d/.xdg" /usr/bin/time -f %M -o "$d/rss" "$bin" verify --quiet)
-  t1=$(now); ver+=("$(ms "$t0" "$t1")"); ver_rss+=("$(cat "$d/rss")")
-  settle; t0=$(now); rsync -a --checksum --dry-run "$src/" "$dst/"; t1=$(now); rsc+=("$(ms "$t0" "$t1")")
+  measure verify "$d" "$bin" verify --quiet
+  measure rsyncc "$c" rsync -a --checksum --dry-run repo/skills/ copy/
 done
-verify_ms=$(printf '%s\n' "${ver[@]}" | median)
-rsyncc_ms=$(printf '%s\n' "${rsc[@]}" | median)
 
 echo "5/6 read commands in new processes: prompt, list, search ($readruns runs each)" >&2
-settle
-declare -A read_ms read_rss
-for cmd in prompt list search; do
-  args=("$cmd")
-  [ "$cmd" = search ] && args=(search "deploy review")
-  ts=(); rss=()
-  for i in $(seq "$readruns"); do
-    read -r t r < <(read_timed "$d" "${args[@]}"); ts+=("$t"); rss+=("$r")
-  done
-  read_ms[$cmd]=$(printf '%s\n' "${ts[@]}" | median)
-  read_rss[$cmd]=$(printf '%s\n' "${rss[@]}" | maxof)
+for i in $(seq "$readruns"); do
+  measure prompt "$d" "$bin" prompt
+  measure list "$d" "$bin" list
+  measure search "$d" "$bin" search "deploy review"
 done
+opens prompt "$d" "$bin" prompt
+opens list "$d" "$bin" list
+opens search "$d" "$bin" search "deploy review"
 
 echo "6/6 Go benchmarks (catalog build, search, prompt over 10,000 skills; prompt and no-op sync over a synced cache)" >&2
 cachebench=$(( skills < 2000 ? skills : 2000 ))
@@ -252,63 +245,64 @@ bench_ns() { echo "$gob" | awk -v n="$1" '$1 ~ "^"n"(-[0-9]+)?$" {print $2}'; }
 catalog_ns=$(bench_ns BenchmarkCatalogBuild); search_ns=$(bench_ns BenchmarkSearch); prompt_ns=$(bench_ns BenchmarkPrompt)
 pfc_ns=$(bench_ns BenchmarkPromptFromCache); noop_ns=$(bench_ns BenchmarkNoOpSync)
 
-kib() { printf '%s\n' "$@" | maxof; }
-cold_rss_kib=$(kib "${cold_rss[@]}"); noop_rss_kib=$(kib "${noop_rss[@]}"); noopv_rss_kib=$(kib "${noopv_rss[@]}")
-pct_rss_kib=$(kib "${pct_rss[@]}"); ver_rss_kib=$(kib "${ver_rss[@]}")
-
 machine="$(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -sr), $(go env GOVERSION)"
-load=$(cut -d' ' -f1-3 /proc/loadavg)
+endload=$(cut -d' ' -f1-3 /proc/loadavg)
+mibof() { [ "$1" = - ] && echo - || echo $(( $1 / 1024 )); }
+# row STEP WHO LABEL: one line of the table.
+row() {
+  printf '%-36s %-26s %10s %9s %8s %7s %6s\n' "$1" "$2" "$(wall "$3")" "$(cpu "$3")" "$(nopens "$3")" "$(mibof "$(rss "$3")")" "$(load "$3")"
+}
 {
-printf '\nskillsync benchmark: %s corpus (%s skills, %s files, 1%% commit changes %s), median of %s runs\n' "$size" "$skills" "$nfiles" "$changed" "$runs"
-printf 'machine: %s; load average at the end: %s\n\n' "$machine" "$load"
-printf '%-44s %12s %12s %8s\n' "measure" "skillsync" "baseline" "ratio"
-printf '%-44s %10s ms %10s ms %8s\n' "cold sync vs clone --depth 1 + cp -r" "$cold_ms" "$clone_ms" "$(ratio "$cold_ms" "$clone_ms")"
-printf '%-44s %10s ms %10s ms %8s\n' "  CPU (user + system)" "$cold_cpu_ms" "$clone_cpu_ms" "$(ratio "$cold_cpu_ms" "$clone_cpu_ms")"
-printf '%-44s %13s %13s %8s\n' "  files opened" "$cold_opens" "$clone_opens" "$(ratio "$cold_opens" "$clone_opens")"
-printf '%-44s %10s ms %10s ms %8s\n' "cold sync vs tar -x + sync" "$cold_ms" "$untar_ms" "$(ratio "$cold_ms" "$untar_ms")"
-printf '%-44s %10s ms %10s ms %8s\n' "no-op sync vs rsync -a" "$noop_ms" "$rsync_ms" "$(ratio "$noop_ms" "$rsync_ms")"
-printf '%-44s %10s ms %12s %8s\n' "  CPU (user + system)" "$noop_cpu_ms" "-" "-"
-printf '%-44s %13s %12s %8s\n' "  files opened" "$noop_opens" "-" "-"
-printf '%-44s %10s ms %10s ms %8s\n' "no-op sync --verify vs rsync -a" "$noopv_ms" "$rsync_ms" "$(ratio "$noopv_ms" "$rsync_ms")"
-printf '%-44s %10s ms %12s %8s\n' "fetch of the 1% commit (B)" "$fetchb_ms" "-" "-"
-printf '%-44s %10s ms %12s %8s\n' "  CPU (user + system)" "$fetchb_cpu_ms" "-" "-"
-printf '%-44s %10s ms %10s ms %8s\n' "1% sync (after its fetch) vs cp of the changed files + sync" "$pct_ms" "$write_ms" "$(ratio "$pct_ms" "$write_ms")"
-printf '%-44s %10s ms %12s %8s\n' "  CPU (user + system)" "$pct_cpu_ms" "-" "-"
-printf '%-44s %13s %12s %8s\n' "  files opened" "$pct_opens" "-" "-"
-printf '%-44s %10s ms %10s ms %8s\n' "sync back to A (after its fetch)" "$back_ms" "$write_ms" "$(ratio "$back_ms" "$write_ms")"
-printf '%-44s %10s ms %12s %8s\n' "  CPU (user + system)" "$back_cpu_ms" "-" "-"
-printf '%-44s %10s ms %10s ms %8s\n' "verify vs rsync -a --checksum --dry-run" "$verify_ms" "$rsyncc_ms" "$(ratio "$verify_ms" "$rsyncc_ms")"
-printf '%-44s %10s ms %12s %8s\n' "prompt, new process" "${read_ms[prompt]}" "-" "-"
-printf '%-44s %10s ms %12s %8s\n' "list, new process" "${read_ms[list]}" "-" "-"
-printf '%-44s %10s ms %12s %8s\n' "search, new process" "${read_ms[search]}" "-" "-"
-printf '\nfiles written: cold %s, no-op %s, no-op --verify %s, 1%% sync %s (the commit changed %s), 1%% bytes written %s\n' \
-  "$cold_written" "$noop_written" "$noopv_written" "$pct_written" "$changed" "$pct_bytes"
-printf 'peak RSS (MiB): cold %s, no-op %s, no-op --verify %s, 1%% %s, verify %s, prompt %s, list %s, search %s\n' \
-  "$((cold_rss_kib/1024))" "$((noop_rss_kib/1024))" "$((noopv_rss_kib/1024))" "$((pct_rss_kib/1024))" "$((ver_rss_kib/1024))" \
-  "$((read_rss[prompt]/1024))" "$((read_rss[list]/1024))" "$((read_rss[search]/1024))"
+printf '\nskillsync benchmark: %s corpus (%s skills, %s files, %s MiB; the 1%% commit adds or edits %s files), median of %s runs (%s for read commands)\n' \
+  "$size" "$skills" "$nfiles" "$mib" "$changed" "$runs" "$readruns"
+printf 'command: RUNS=%s bench/run.sh %s; machine: %s; load average at the end: %s\n\n' "$runs" "$size" "$machine" "$endload"
+printf '%-36s %-26s %10s %9s %8s %7s %6s\n' "step" "who" "wall ms" "CPU ms" "opens" "RSS MiB" "load"
+row "cold sync at A (depth-1 store)" "skillsync sync" cold
+row "" "git clone --depth 1 + cp -r" clone
+row "" "tar -x + sync" untar
+row "no-op sync" "skillsync sync" noop
+row "" "rsync -a" rsync
+row "no-op sync --verify" "skillsync sync --verify" noopv
+row "upstream A -> B (1%): fetch" "skillsync fetch" fetchb
+row "" "git fetch --depth 1" gfetchb
+row "upstream A -> B (1%): sync" "skillsync sync" pct
+row "" "git checkout + rsync -a" gpct
+row "" "cp the changed files + sync" write
+row "back to A: fetch" "skillsync fetch" fetcha
+row "" "git fetch --depth 1" gfetcha
+row "back to A: sync" "skillsync sync" back
+row "" "git checkout + rsync -a" gback
+row "verify" "skillsync verify" verify
+row "" "rsync -a --checksum -n" rsyncc
+row "prompt, new process" "skillsync prompt" prompt
+row "list, new process" "skillsync list" list
+row "search, new process" "skillsync search" search
+printf '\nratios: cold wall %s, cold CPU %s (skillsync / clone + cp); 1%% sync / (2 x no-op + write) %s; back / (2 x no-op + write) %s\n' \
+  "$(ratio "$(wall cold)" "$(wall clone)")" "$(ratio "$(cpu cold)" "$(cpu clone)")" \
+  "$(ratio "$(wall pct)" "$(awk -v n="$(wall noop)" -v w="$(wall write)" 'BEGIN {print 2*n+w}')")" \
+  "$(ratio "$(wall back)" "$(awk -v n="$(wall noop)" -v w="$(wall write)" 'BEGIN {print 2*n+w}')")"
+printf 'files written: cold %s, no-op %s, no-op --verify %s, 1%% sync %s (%s bytes; the commit adds or edits %s)\n' \
+  "$cold_written" "$noop_written" "$noopv_written" "$pct_written" "$pct_bytes" "$changed"
 printf 'Go benchmarks over 10,000 skills: catalog build %s ns/op, search %s ns/op, prompt %s ns/op\n' "${catalog_ns:--}" "${search_ns:--}" "${prompt_ns:--}"
 printf 'Go benchmarks over a synced cache of %s skills: prompt %s ns/op, no-op sync %s ns/op\n' "$cachebench" "${pfc_ns:--}" "${noop_ns:--}"
 } | tee "$out/results.txt"
 
-cat > "$out/results.json" <<JSON
+# results.json: per step label, the same figures.
+jnum() { [ "$1" = - ] && echo null || echo "$1"; }
 {
-  "size": "$size", "skills": $skills, "files": $nfiles, "changed_files": $changed, "runs": $runs,
-  "machine": "$machine", "load_average": "$load",
-  "cold_sync_ms": $cold_ms, "clone_cp_ms": $clone_ms, "cold_ratio": $(ratio "$cold_ms" "$clone_ms"),
-  "cold_sync_cpu_ms": $cold_cpu_ms, "clone_cp_cpu_ms": $clone_cpu_ms, "cold_cpu_ratio": $(ratio "$cold_cpu_ms" "$clone_cpu_ms"),
-  "cold_sync_opens": $cold_opens, "clone_cp_opens": $clone_opens,
-  "untar_sync_ms": $untar_ms, "cold_untar_ratio": $(ratio "$cold_ms" "$untar_ms"),
-  "noop_sync_ms": $noop_ms, "rsync_ms": $rsync_ms, "noop_ratio": $(ratio "$noop_ms" "$rsync_ms"),
-  "noop_verify_sync_ms": $noopv_ms, "noop_sync_cpu_ms": $noop_cpu_ms, "noop_sync_opens": $noop_opens,
-  "pct_sync_ms": $pct_ms, "pct_files_written": ${pct_written:-0}, "pct_bytes_written": ${pct_bytes:-0}, "write_changed_ms": $write_ms,
-  "pct_sync_cpu_ms": $pct_cpu_ms, "pct_sync_opens": $pct_opens, "pct_fetch_ms": $fetchb_ms, "pct_fetch_cpu_ms": $fetchb_cpu_ms,
-  "back_sync_ms": $back_ms, "back_sync_cpu_ms": $back_cpu_ms,
-  "verify_ms": $verify_ms, "rsync_checksum_ms": $rsyncc_ms, "verify_ratio": $(ratio "$verify_ms" "$rsyncc_ms"),
-  "read_ms": {"prompt": ${read_ms[prompt]}, "list": ${read_ms[list]}, "search": ${read_ms[search]}},
-  "peak_rss_kib": {"cold": $cold_rss_kib, "noop": $noop_rss_kib, "noop_verify": $noopv_rss_kib, "pct": $pct_rss_kib, "verify": $ver_rss_kib,
-    "prompt": ${read_rss[prompt]}, "list": ${read_rss[list]}, "search": ${read_rss[search]}},
-  "go_bench_ns": {"catalog_build": ${catalog_ns:-null}, "search": ${search_ns:-null}, "prompt": ${prompt_ns:-null},
-    "prompt_from_cache": ${pfc_ns:-null}, "noop_sync": ${noop_ns:-null}, "cache_bench_skills": $cachebench}
-}
-JSON
-echo "wrote $out/results.json" >&2
+  printf '{\n  "size": "%s", "skills": %s, "files": %s, "changed_files": %s, "runs": %s,\n' "$size" "$skills" "$nfiles" "$changed" "$runs"
+  printf '  "machine": "%s", "load_average_end": "%s",\n' "$machine" "$endload"
+  printf '  "files_written": {"cold": %s, "noop": %s, "noop_verify": %s, "pct": %s}, "pct_bytes_written": %s,\n' \
+    "$(jnum "${cold_written:--}")" "$(jnum "${noop_written:--}")" "$(jnum "${noopv_written:--}")" "$(jnum "${pct_written:--}")" "$(jnum "${pct_bytes:--}")"
+  printf '  "go_bench_ns": {"catalog_build": %s, "search": %s, "prompt": %s, "prompt_from_cache": %s, "noop_sync": %s, "cache_bench_skills": %s},\n' \
+    "$(jnum "${catalog_ns:--}")" "$(jnum "${search_ns:--}")" "$(jnum "${prompt_ns:--}")" "$(jnum "${pfc_ns:--}")" "$(jnum "${noop_ns:--}")" "$cachebench"
+  printf '  "steps": {'
+  sep=
+  for l in cold clone untar noop rsync noopv fetchb gfetchb pct gpct write fetcha gfetcha back gback verify rsyncc prompt list search; do
+    printf '%s\n    "%s": {"wall_ms": %s, "cpu_ms": %s, "opens": %s, "peak_rss_kib": %s, "load": %s}' "$sep" "$l" \
+      "$(jnum "$(wall $l)")" "$(jnum "$(cpu $l)")" "$(jnum "$(nopens $l)")" "$(jnum "$(rss $l)")" "$(jnum "$(load $l)")"
+    sep=,
+  done
+  printf '\n  }\n}\n'
+} > "$out/results.json"
+echo "wrote $out/results.txt and $out/results.json" >&2

@@ -24,6 +24,10 @@ const (
 	opData                 // append chunk[:n] to it
 	opClose                // close it with mode; its content hashed to sha
 	opLink                 // hard-link path from the live copy, recorded as rec
+	// opWhole is a file of one chunk at most: create, chunk[:n] (none
+	// when chunk is nil) and close, in one step rather than three
+	// hand-offs between the stager and the build.
+	opWhole
 )
 
 // op is one step of a build, sent by the stager.
@@ -129,13 +133,20 @@ func (b *build) run() {
 		}
 		switch o.kind {
 		case opCreate:
-			dst := b.staged(o.path)
-			err := b.mkdirs(o.path)
-			if err == nil {
-				err = b.clearPath(o.path)
+			var err error
+			if f, err = b.create(o.path); err != nil {
+				fail(o.path, err)
 			}
+		case opWhole:
+			f, err := b.create(o.path)
+			if err == nil && o.chunk != nil {
+				_, err = f.Write((*o.chunk)[:o.n])
+			}
+			b.w.recycle(o.chunk)
 			if err == nil {
-				f, err = platform.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+				err = b.close(f, o)
+			} else if f != nil {
+				f.Close()
 			}
 			if err != nil {
 				fail(o.path, err)
@@ -172,6 +183,18 @@ func (b *build) run() {
 	if b.err != nil {
 		_ = os.RemoveAll(b.dir)
 	}
+}
+
+// create creates path in the build, and its folders.
+func (b *build) create(path string) (*os.File, error) {
+	err := b.mkdirs(path)
+	if err == nil {
+		err = b.clearPath(path)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return platform.OpenFile(b.staged(path), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 }
 
 // prepare makes the build's folder: a new one, or a recycled one emptied
@@ -290,15 +313,18 @@ func (b *build) staged(path string) string {
 
 // close finishes one written file and records it.
 func (b *build) close(f *os.File, o op) error {
-	if err := f.Chmod(o.mode); err != nil {
+	// fstat rather than lstat of the path, and a chmod only where the
+	// umask left another mode than wanted: a cold sync closes every file
+	// of the source.
+	info, err := f.Stat()
+	if err == nil && info.Mode().Perm() != o.mode.Perm() {
+		err = f.Chmod(o.mode) // which changes neither size nor mtime
+	}
+	if err != nil {
 		f.Close()
 		return err
 	}
 	if err := f.Close(); err != nil {
-		return err
-	}
-	info, err := os.Lstat(b.staged(o.path))
-	if err != nil {
 		return err
 	}
 	b.files[o.path] = FileRecord{SHA256: o.sha, Size: info.Size(), Mode: modeString(o.mode), MTime: info.ModTime().UnixNano()}

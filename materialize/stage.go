@@ -241,7 +241,13 @@ func (st *stager) file(f skill.File) (sameFile, bool, error) {
 	defer src.Close()
 	livePath := filepath.Join(st.live, filepath.FromSlash(f.Path))
 	st.hasher.begin(f.Path, size)
-	liveInfo, err := os.Lstat(livePath)
+	// Without a live folder (a new skill, a cold sync) there is nothing
+	// to compare: no lstat.
+	var liveInfo fs.FileInfo
+	err = fs.ErrNotExist
+	if st.liveDir {
+		liveInfo, err = os.Lstat(livePath)
+	}
 	if !st.liveDir || err != nil || !liveInfo.Mode().IsRegular() || liveInfo.Size() != size {
 		if st.dryRun {
 			return sameFile{}, false, errDiffers
@@ -313,17 +319,38 @@ func (st *stager) open(path string, counted bool) (fs.File, int64, error) {
 // the content must have.
 func (st *stager) write(f skill.File, src io.Reader, size int64, want *Hash, hashes ...io.Writer) (Hash, error) {
 	b := st.build()
-	b.send(op{kind: opCreate, path: f.Path})
+	// A file of one chunk (most are) goes to the build in one step, sent
+	// once it is hashed; a longer one streams, chunk by chunk.
+	var held *[]byte
+	heldN, streaming := 0, false
 	sha, head, err := st.pump(src, size, func(chunk *[]byte, n int) {
+		if !streaming && held == nil && size <= chunkSize {
+			held, heldN = chunk, n
+			return
+		}
+		if !streaming {
+			streaming = true
+			b.send(op{kind: opCreate, path: f.Path})
+			if held != nil {
+				b.send(op{kind: opData, path: f.Path, chunk: held, n: heldN})
+				held = nil
+			}
+		}
 		b.send(op{kind: opData, path: f.Path, chunk: chunk, n: n})
 	}, hashes...)
+	if err == nil && want != nil && sha != *want {
+		err = errors.New("its content changed while it was read")
+	}
 	if err != nil {
+		st.w.recycle(held)
 		return sha, err
 	}
-	if want != nil && sha != *want {
-		return sha, errors.New("its content changed while it was read")
+	mode := fileMode(f.Mode, head, st.s.GuessModes)
+	if !streaming {
+		b.send(op{kind: opWhole, path: f.Path, chunk: held, n: heldN, mode: mode, sha: sha})
+		return sha, nil
 	}
-	b.send(op{kind: opClose, path: f.Path, mode: fileMode(f.Mode, head, st.s.GuessModes), sha: sha})
+	b.send(op{kind: opClose, path: f.Path, mode: mode, sha: sha})
 	return sha, nil
 }
 

@@ -245,6 +245,18 @@ func (t *TreeFS) Open(name string) (fs.File, error) {
 	if n.tree != nil {
 		return &treeDir{fs: t, node: n, path: name}, nil
 	}
+	if t.blobs != nil {
+		// One read of the headers for the size and the content.
+		r, size, err := t.blobs.OpenSized(n.entry.Hash, t.maxFileSize)
+		switch {
+		case errors.Is(err, errOverLimit):
+			return nil, &fs.PathError{Op: "open", Path: name, Err: fmt.Errorf("%w: %d bytes, over the limit of %d", ErrTooLarge, size, t.maxFileSize)}
+		case err == nil:
+			return &treeFile{rc: r, info: t.info(n, size)}, nil
+		case !errors.Is(err, plumbing.ErrObjectNotFound):
+			return nil, &fs.PathError{Op: "open", Path: name, Err: err}
+		}
+	}
 	size, err := t.blobSize(t.root, &n.entry)
 	if err != nil {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: err}

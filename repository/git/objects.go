@@ -32,6 +32,9 @@ type packedObjects struct {
 	dir   string // objects/pack: the packs, and spooled bases
 	packs []*packIndex
 	cache byteCache[packedAt]
+	// stats keeps the headers read, by place.
+	statMu sync.Mutex
+	stats  map[packedAt]storedObject
 	// inMemory is the largest base held in memory; streamAbove the size
 	// over which a delta's target is streamed rather than built first.
 	inMemory, streamAbove int64
@@ -93,35 +96,44 @@ func (pi *packIndex) header(offset int64) (objectHeader, error) {
 	if err != nil && !(errors.Is(err, io.EOF) && n > 0) {
 		return objectHeader{}, err
 	}
-	b := buf[:n]
+	r := bytes.NewReader(buf[:n])
+	h, err := readHeader(r, offset)
+	h.data = offset + int64(n-r.Len())
+	return h, err
+}
+
+// readHeader reads the header of the object at offset from r, up to its
+// deflated data; data is left for the caller to set.
+func readHeader(r io.ByteReader, offset int64) (objectHeader, error) {
 	bad := fmt.Errorf("object at %d has a malformed header", offset)
-	i := 0
-	c := b[i]
-	i++
+	c, err := r.ReadByte()
+	if err != nil {
+		return objectHeader{}, bad
+	}
 	h := objectHeader{kind: plumbing.ObjectType((c >> 4) & 7), length: int64(c & 0x0f)}
 	for shift := 4; c&0x80 != 0; shift += 7 {
-		if i >= len(b) || shift > 56 {
+		if shift > 56 {
 			return h, bad
 		}
-		c = b[i]
-		i++
+		if c, err = r.ReadByte(); err != nil {
+			return h, bad
+		}
 		h.length |= int64(c&0x7f) << shift
 	}
 	switch h.kind {
 	case plumbing.CommitObject, plumbing.TreeObject, plumbing.BlobObject, plumbing.TagObject:
 	case plumbing.OFSDeltaObject:
-		if i >= len(b) {
+		if c, err = r.ReadByte(); err != nil {
 			return h, bad
 		}
-		c = b[i]
-		i++
 		rel := int64(c & 0x7f)
 		for c&0x80 != 0 {
-			if i >= len(b) || rel > (1<<55) {
+			if rel > (1 << 55) {
 				return h, bad
 			}
-			c = b[i]
-			i++
+			if c, err = r.ReadByte(); err != nil {
+				return h, bad
+			}
 			rel = (rel+1)<<7 | int64(c&0x7f)
 		}
 		if rel <= 0 || rel > offset {
@@ -129,15 +141,14 @@ func (pi *packIndex) header(offset int64) (objectHeader, error) {
 		}
 		h.base = offset - rel
 	case plumbing.REFDeltaObject:
-		if i+len(h.ref) > len(b) {
-			return h, bad
+		for i := range h.ref {
+			if h.ref[i], err = r.ReadByte(); err != nil {
+				return h, bad
+			}
 		}
-		copy(h.ref[:], b[i:])
-		i += len(h.ref)
 	default:
 		return h, fmt.Errorf("object at %d has unknown type %d", offset, h.kind)
 	}
-	h.data = offset + int64(i)
 	return h, nil
 }
 
@@ -149,8 +160,18 @@ func (pi *packIndex) inflate(data, length int64) (io.ReadCloser, error) {
 	if err != nil {
 		return nil, err
 	}
+	return inflateAt(f, pi.size, data, length)
+}
+
+// inflateAt streams the length bytes deflated at data in r, which holds
+// size bytes, and fails on a stream that holds more or fewer.
+func inflateAt(r io.ReaderAt, size, data, length int64) (io.ReadCloser, error) {
+	if data < 0 || data > size {
+		return nil, fmt.Errorf("object data at %d outside the pack", data)
+	}
 	in := inflaters.Get().(*inflater)
-	in.buf.Reset(io.NewSectionReader(f, data, pi.size-data))
+	in.buf.Reset(io.NewSectionReader(r, data, size-data))
+	var err error
 	if in.zr == nil {
 		in.zr, err = zlib.NewReader(&in.buf)
 	} else {
@@ -331,6 +352,32 @@ type storedObject struct {
 
 // stat reads the header at at, and a delta's first bytes for its sizes.
 func (p *packedObjects) stat(at packedAt) (storedObject, error) {
+	p.statMu.Lock()
+	o, ok := p.stats[at]
+	p.statMu.Unlock()
+	if ok {
+		return o, nil
+	}
+	o, err := p.readStat(at)
+	if err == nil {
+		p.statMu.Lock()
+		if p.stats == nil {
+			p.stats = map[packedAt]storedObject{}
+		}
+		if len(p.stats) < maxStats {
+			p.stats[at] = o
+		}
+		p.statMu.Unlock()
+	}
+	return o, err
+}
+
+// maxStats bounds the headers a packedObjects keeps: discovery stats a
+// file for its size and the sync opens it next, and each was a read of
+// the pack. Some 100 bytes each.
+const maxStats = 200_000
+
+func (p *packedObjects) readStat(at packedAt) (storedObject, error) {
 	h, err := at.pack.header(at.offset)
 	if err != nil {
 		return storedObject{}, err
@@ -382,14 +429,35 @@ func (p *packedObjects) Size(h plumbing.Hash) (int64, error) {
 // It returns plumbing.ErrObjectNotFound for an object that is not in a
 // pack.
 func (p *packedObjects) Open(h plumbing.Hash) (io.ReadCloser, error) {
+	r, _, err := p.OpenSized(h, 0)
+	return r, err
+}
+
+// errOverLimit is OpenSized's error for a blob over its limit.
+var errOverLimit = errors.New("over the limit")
+
+// OpenSized streams the content of object h and returns its size, read
+// from the headers once: a blob over limit (when above 0) is refused
+// with errOverLimit and its size before any of it is inflated. It
+// returns plumbing.ErrObjectNotFound for an object that is not in a pack.
+func (p *packedObjects) OpenSized(h plumbing.Hash, limit int64) (io.ReadCloser, int64, error) {
 	at, ok := p.find(h)
 	if !ok {
-		return nil, plumbing.ErrObjectNotFound
+		return nil, 0, plumbing.ErrObjectNotFound
 	}
 	o, err := p.stat(at)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
+	if limit > 0 && o.size > limit {
+		return nil, o.size, errOverLimit
+	}
+	r, err := p.open(h, at, o)
+	return r, o.size, err
+}
+
+// open streams the blob h at at, of which stat read o.
+func (p *packedObjects) open(h plumbing.Hash, at packedAt, o storedObject) (io.ReadCloser, error) {
 	if typ, err := p.objectType(o); err != nil {
 		return nil, err
 	} else if typ != plumbing.BlobObject {

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -65,6 +66,53 @@ func TestIndexPackMatchesGit(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestIndexPackAcrossBuffers indexes a pack many times the size of the
+// scanner's buffer, whose objects (hundreds of small ones and an
+// incompressible blob of several buffers) start and end anywhere in it:
+// every offset and CRC-32 must still be git's.
+func TestIndexPackAcrossBuffers(t *testing.T) {
+	r := gittest.NewRepo(t, "main")
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := 0; i < 600; i++ {
+		r.Write(fmt.Sprintf("small/%03d.txt", i), fmt.Sprintf("file %d %x\n", i, rng.Uint64()), 0)
+	}
+	big := make([]byte, 300<<10)
+	for i := range big {
+		big[i] = byte(rng.Uint32())
+	}
+	r.Write("big.bin", string(big), 0)
+	r.Commit("one")
+	pack := packOf(t, r.Dir, true)
+	idx := strings.TrimSuffix(pack, ".pack") + ".idx"
+	if out, err := exec.Command("git", "index-pack", "--index-version=2", "-o", idx, pack).CombinedOutput(); err != nil {
+		t.Fatalf("git index-pack: %v\n%s", err, out)
+	}
+	want, err := os.ReadFile(idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(pack)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	info, _ := f.Stat()
+	if info.Size() < 4*(64<<10) {
+		t.Fatalf("the test pack is only %d bytes", info.Size())
+	}
+	got, _, err := indexPack(context.Background(), f, info.Size(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var enc bytes.Buffer
+	if _, err := idxfile.NewEncoder(&enc).Encode(got); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(enc.Bytes(), want) {
+		t.Errorf("index differs from git's (%d bytes, git %d)", enc.Len(), len(want))
 	}
 }
 
