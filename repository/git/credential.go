@@ -107,7 +107,7 @@ func findCredential(ctx context.Context, remoteURL, user string, env []string) *
 	if c := fillCredential(ctx, u, user, env); c != nil {
 		return c
 	}
-	if user, pass, from, ok := envToken(u.Hostname(), env); ok {
+	if user, pass, from, ok := envToken(u, env); ok {
 		return &credential{user: user, pass: pass, from: from}
 	}
 	return nil
@@ -115,9 +115,11 @@ func findCredential(ctx context.Context, remoteURL, user string, env []string) *
 
 // envToken is the fallback for github.com when git has no login: the
 // token gh and GitHub Actions set, GH_TOKEN first, as the user
-// x-access-token. No other host gets it.
-func envToken(host string, env []string) (user, pass, from string, ok bool) {
-	if !strings.EqualFold(host, "github.com") {
+// x-access-token. No other host gets it, and it goes over https only: a
+// 401 from whoever answers a plain-http request must not earn the token
+// in clear text.
+func envToken(u *url.URL, env []string) (user, pass, from string, ok bool) {
+	if u.Scheme != "https" || !strings.EqualFold(u.Hostname(), "github.com") {
 		return "", "", "", false
 	}
 	for _, name := range []string{"GH_TOKEN", "GITHUB_TOKEN"} {
@@ -151,8 +153,11 @@ func fillCredential(ctx context.Context, u *url.URL, user string, env []string) 
 		desc = append(desc, "username="+user)
 	}
 	for _, line := range desc {
-		if strings.ContainsAny(line, "\n\x00") {
-			return nil // git refuses these, and they could smuggle a key
+		// A newline or NUL could smuggle a key into the description; a
+		// carriage return does the same to helpers that end lines at it
+		// (git before 2.47.2 passed it on: CVE-2024-52006).
+		if strings.ContainsAny(line, "\r\n\x00") {
+			return nil
 		}
 	}
 	out, ok := runCredential(ctx, "fill", []byte(strings.Join(desc, "\n")+"\n\n"), env)
