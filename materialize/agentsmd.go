@@ -43,12 +43,14 @@ func AgentsMDBlock(body string) string {
 // from the first begin marker to the end marker after it (and the line
 // break that ends it) is replaced, every other byte stays; a file without
 // the markers gets the block appended after a blank line, and an empty one
-// is the block. A begin marker without an end marker is an error: where
-// the user's text starts again is not known.
+// is the block. A marker is a line of its own: one quoted in the user's
+// prose (inside a sentence, in backticks) is text. A begin marker without
+// an end marker is an error: where the user's text starts again is not
+// known.
 func SpliceAgentsMD(old []byte, block string) ([]byte, error) {
-	i := bytes.Index(old, []byte(AgentsMDBegin))
+	i := markerLine(old, AgentsMDBegin, 0)
 	if i < 0 {
-		if bytes.Contains(old, []byte(AgentsMDEnd)) {
+		if markerLine(old, AgentsMDEnd, 0) >= 0 {
 			return nil, fmt.Errorf("it has %s without %s before it", AgentsMDEnd, AgentsMDBegin)
 		}
 		var b bytes.Buffer
@@ -64,11 +66,11 @@ func SpliceAgentsMD(old []byte, block string) ([]byte, error) {
 		b.WriteString(block)
 		return b.Bytes(), nil
 	}
-	j := bytes.Index(old[i:], []byte(AgentsMDEnd))
+	j := markerLine(old, AgentsMDEnd, i+len(AgentsMDBegin))
 	if j < 0 {
 		return nil, fmt.Errorf("it has %s without %s after it; remove the marker or close it", AgentsMDBegin, AgentsMDEnd)
 	}
-	end := i + j + len(AgentsMDEnd)
+	end := j + len(AgentsMDEnd)
 	if bytes.HasPrefix(old[end:], []byte("\r\n")) {
 		end += 2
 	} else if bytes.HasPrefix(old[end:], []byte("\n")) {
@@ -79,6 +81,26 @@ func SpliceAgentsMD(old []byte, block string) ([]byte, error) {
 	b.WriteString(block)
 	b.Write(old[end:])
 	return b.Bytes(), nil
+}
+
+// markerLine returns where the first line of b at or after from that holds
+// marker alone (before a \n, a \r\n, or the end of b) starts; -1 when
+// there is none.
+func markerLine(b []byte, marker string, from int) int {
+	for from < len(b) {
+		i := bytes.Index(b[from:], []byte(marker))
+		if i < 0 {
+			return -1
+		}
+		start, end := from+i, from+i+len(marker)
+		rest := b[end:]
+		if (start == 0 || b[start-1] == '\n') &&
+			(len(rest) == 0 || rest[0] == '\n' || bytes.HasPrefix(rest, []byte("\r\n")) || string(rest) == "\r") {
+			return start
+		}
+		from = end
+	}
+	return -1
 }
 
 // WriteAgentsMD keeps block (AgentsMDBlock) current in the file at path,

@@ -19,6 +19,13 @@ func TestSpliceAgentsMD(t *testing.T) {
 		{"replaced in the middle", "# P\r\n\r\n" + AgentsMDBegin + "\nold\n" + AgentsMDEnd + "\nafter \xff bytes\r\n",
 			"# P\r\n\r\n" + block + "after \xff bytes\r\n"},
 		{"end marker at the end of the file", "a\n" + AgentsMDBegin + "\nold\n" + AgentsMDEnd, "a\n" + block},
+		// Markers quoted in the user's prose are text: only lines of their
+		// own delimit the block, so the rules between stay.
+		{"markers quoted in prose", "skillsync keeps `" + AgentsMDBegin + "` and `" + AgentsMDEnd + "` lines.\nRULES\n" +
+			AgentsMDBegin + "\nold\n" + AgentsMDEnd + "\nafter\n",
+			"skillsync keeps `" + AgentsMDBegin + "` and `" + AgentsMDEnd + "` lines.\nRULES\n" + block + "after\n"},
+		{"a quoted begin, no block", "Say " + AgentsMDBegin + " here.\n", "Say " + AgentsMDBegin + " here.\n\n" + block},
+		{"a quoted end inside the block", AgentsMDBegin + "\nsee " + AgentsMDEnd + " below\n" + AgentsMDEnd + "\nrest\n", block + "rest\n"},
 	} {
 		got, err := SpliceAgentsMD([]byte(tt.old), block)
 		if err != nil || string(got) != tt.want {
