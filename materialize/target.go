@@ -12,6 +12,7 @@ import (
 
 	"github.com/skillsync/skillsync/internal/atomicfile"
 	"github.com/skillsync/skillsync/internal/jsonfile"
+	"github.com/skillsync/skillsync/skill"
 )
 
 // TargetMode is how a target receives skills.
@@ -299,6 +300,11 @@ func SyncTarget(ctx context.Context, t Target) (TargetReport, error) {
 		}
 		live := filepath.Join(dir, folder)
 		prevName, ours := byFolder[folder]
+		if !ours {
+			// On a file system that folds case, the record's folder whose
+			// name differs only in case is this very folder.
+			prevName, ours = sameFolderIn(dir, folder, byFolder)
+		}
 		prev := rec.Skills[prevName]
 		if !ours {
 			if _, err := os.Lstat(live); err == nil {
@@ -364,6 +370,9 @@ func SyncTarget(ctx context.Context, t Target) (TargetReport, error) {
 		folder := e.folder(name)
 		if inUse[folder] {
 			continue
+		}
+		if _, same := sameFolderIn(dir, folder, inUse); same {
+			continue // the folder in use under another case: never removed
 		}
 		// A copy the user edited is moved aside, never deleted.
 		aside, err := keep(folder, e)()
@@ -508,4 +517,29 @@ func conflictPath(dir, name string) (string, error) {
 		}
 		p = fmt.Sprintf("%s-%d", base, i)
 	}
+}
+
+// sameFolderIn finds, among the keys of m, another name for the folder
+// dir/folder: a name that differs from folder only in case and that the
+// file system resolves to the same directory (it folds case, as macOS's
+// and Windows' do by default). It returns that key's value and true.
+func sameFolderIn[V any](dir, folder string, m map[string]V) (V, bool) {
+	var zero V
+	var here os.FileInfo
+	for k, v := range m {
+		if k == folder || skill.FoldName(k) != skill.FoldName(folder) {
+			continue
+		}
+		if here == nil {
+			info, err := os.Stat(filepath.Join(dir, folder))
+			if err != nil {
+				return zero, false
+			}
+			here = info
+		}
+		if info, err := os.Stat(filepath.Join(dir, k)); err == nil && os.SameFile(here, info) {
+			return v, true
+		}
+	}
+	return zero, false
 }
