@@ -36,6 +36,11 @@ const holdFor = 24 * time.Hour
 // maxDirLen bounds a session's directory read from a database.
 const maxDirLen = 4096
 
+// maxIDLen bounds the session and part ids read from a database: OpenCode's
+// are about 30 characters; a longer one is a hostile file's, and is not
+// read into memory.
+const maxIDLen = 256
+
 // sqliteMagic begins every SQLite database file.
 var sqliteMagic = []byte("SQLite format 3\x00")
 
@@ -275,7 +280,8 @@ func (im *Importer) sessions(ctx context.Context, db *sql.DB) ([]string, error) 
 		where = append(where, "directory = ? OR substr(directory, 1, ?) = ?")
 		args = append(args, ws, len(prefix), prefix)
 	}
-	rows, err := db.QueryContext(ctx, "SELECT CAST(id AS TEXT), CAST(directory AS TEXT) FROM session WHERE length(directory) <= "+fmt.Sprint(maxDirLen)+" AND ("+strings.Join(where, " OR ")+")", args...)
+	rows, err := db.QueryContext(ctx, "SELECT CAST(id AS TEXT), CAST(directory AS TEXT) FROM session WHERE length(directory) <= "+fmt.Sprint(maxDirLen)+
+		" AND length(CAST(id AS TEXT)) <= "+fmt.Sprint(maxIDLen)+" AND ("+strings.Join(where, " OR ")+")", args...)
 	if err != nil {
 		return nil, schemaError(err)
 	}
@@ -298,7 +304,7 @@ func (im *Importer) sessions(ctx context.Context, db *sql.DB) ([]string, error) 
 func eachPart(ctx context.Context, db *sql.DB, ses string, cursor int64, fn func(id string, updated int64, data []byte, tooLong bool)) error {
 	rows, err := db.QueryContext(ctx, `SELECT CAST(id AS TEXT), CAST(time_updated AS INTEGER), coalesce(octet_length(data) > ?, 0),
 		CASE WHEN octet_length(data) <= ? THEN data END
-		FROM part WHERE session_id = ? AND time_updated > ? ORDER BY time_updated, id`, maxRecord, maxRecord, ses, cursor)
+		FROM part WHERE session_id = ? AND time_updated > ? AND length(CAST(id AS TEXT)) <= ? ORDER BY time_updated, id`, maxRecord, maxRecord, ses, cursor, maxIDLen)
 	if err != nil {
 		return schemaError(err)
 	}

@@ -291,3 +291,24 @@ func TestImportDatabaseOfOpenCodeDB(t *testing.T) {
 		t.Errorf("missing: %+v %v", b, err)
 	}
 }
+
+// Ids longer than any OpenCode writes are a hostile file's: such a session
+// or part is not read, and the rest of the database still is.
+func TestImportDatabaseSkipsHugeIDs(t *testing.T) {
+	t.Parallel()
+	ws := filepath.Join(t.TempDir(), "w")
+	data := t.TempDir()
+	db := opencodetest.Create(t, filepath.Join(data, "opencode.db"), false)
+	long := "ses_" + strings.Repeat("x", 100000)
+	db.Session("p1", long, ws, t0)
+	db.Session("p1", "ses_1", ws, t0)
+	db.Message(long, "msg_0", t0)
+	db.Message("ses_1", "msg_1", t0)
+	db.Part(long, "msg_0", "prt_a", t0+1000, skillPart("call_a", "notes", "completed", t0+500))
+	db.Part("ses_1", "msg_1", "prt_"+strings.Repeat("y", 100000), t0+2000, skillPart("call_b", "notes", "completed", t0+1500))
+	db.Part("ses_1", "msg_1", "prt_c", t0+3000, skillPart("call_c", "notes", "completed", t0+2500))
+	b, err := New(ws, data).Import(context.Background(), time.Time{}, nil)
+	if err != nil || len(b.Events) != 1 {
+		t.Fatalf("events %+v, %v: want call_c alone", b.Events, err)
+	}
+}
