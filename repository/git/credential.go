@@ -155,7 +155,7 @@ func fillCredential(ctx context.Context, u *url.URL, user string, env []string) 
 	for _, line := range desc {
 		// A newline or NUL could smuggle a key into the description; a
 		// carriage return does the same to helpers that end lines at it
-		// (git before 2.47.2 passed it on: CVE-2024-52006).
+		// (an unpatched git passes it on: CVE-2024-52006).
 		if strings.ContainsAny(line, "\r\n\x00") {
 			return nil
 		}
