@@ -90,6 +90,9 @@ type Importer struct {
 	// Database is $OPENCODE_DB of the run: a database OpenCode was told
 	// to use, absolute or relative to the data folder; "" for none.
 	Database string
+	// maxRows, when set, bounds the parts one import reads from one
+	// database instead of the package's bound (tests set it small).
+	maxRows int
 }
 
 // New returns an importer of the sessions of the workspace at root (an

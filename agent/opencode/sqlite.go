@@ -41,6 +41,9 @@ const maxDirLen = 4096
 // read into memory.
 const maxIDLen = 256
 
+// maxRows bounds the parts read from one database in one import.
+const maxRows = 100_000
+
 // sqliteMagic begins every SQLite database file.
 var sqliteMagic = []byte("SQLite format 3\x00")
 
@@ -113,6 +116,7 @@ type dbRead struct {
 	mark                             agent.Mark
 	events                           []agent.Event
 	rows, malformed, tooLong, before int
+	more                             bool // stopped at the row limit
 }
 
 // fileState is the size and time of a database and its write-ahead log
@@ -211,56 +215,69 @@ func (im *Importer) readDatabase(ctx context.Context, path string, prev agent.Ma
 		}
 	}
 	r.mark = agent.Mark{Offset: max(cursor, r.mark.Offset), Size: size, ModTime: mtime, Hash: "sqlite"}
+	if r.more {
+		// Not all read: the next import opens the file though unchanged.
+		r.mark.Size = -1
+	}
 	return r, nil
 }
 
 // readParts reads the parts of the workspace's sessions written after
-// cursor. The returned mark's Offset is the next cursor: the newest part
-// read, but no later than settle before now, nor than the oldest skill or
-// read call still running (for at most holdFor), so that both are read
-// again.
+// cursor, at most im.rowLimit() of them, oldest first. The returned mark's
+// Offset is the next cursor: the newest part read, but no later than
+// settle before now, nor than the oldest skill or read call still running
+// (for at most holdFor), so that both are read again. A read that stopped
+// at the limit ends its cursor before the last millisecond it read, whose
+// other parts may be unread; the next import goes on from there.
 func (im *Importer) readParts(ctx context.Context, db *sql.DB, path string, cursor int64, since time.Time) (*dbRead, error) {
 	if err := checkSchema(ctx, db); err != nil {
-		return nil, err
-	}
-	sessions, err := im.sessions(ctx, db)
-	if err != nil {
 		return nil, err
 	}
 	now := time.Now()
 	next := cursor
 	hold := int64(-1)
 	r := &dbRead{}
-	for _, ses := range sessions {
-		err := eachPart(ctx, db, ses, cursor, func(id string, updated int64, data []byte, tooLong bool) {
-			r.rows++
-			next = max(next, updated)
-			if tooLong {
-				r.tooLong++
-				return
-			}
-			var p partRecord
-			if err := json.Unmarshal(data, &p); err != nil {
-				r.malformed++
-				return
-			}
-			if p.running() && time.UnixMilli(updated).After(now.Add(-holdFor)) && (hold < 0 || updated < hold) {
-				hold = updated
-			}
-			ev, ok := p.event()
-			if !ok {
-				return
-			}
-			if ev.At.Before(since) {
-				r.before++
-				return
-			}
-			ev.Where = path + "#part/" + id
-			ev.Path = im.ws.Configured(ev.Path)
-			r.events = append(r.events, ev)
-		})
-		if err != nil {
-			return nil, err
+	read := 0
+	err := im.eachPart(ctx, db, cursor, func(id string, updated int64, data []byte, tooLong, ours bool) {
+		read++
+		next = max(next, updated)
+		if !ours {
+			return
+		}
+		r.rows++
+		if tooLong {
+			r.tooLong++
+			return
+		}
+		var p partRecord
+		if err := json.Unmarshal(data, &p); err != nil {
+			r.malformed++
+			return
+		}
+		if p.running() && time.UnixMilli(updated).After(now.Add(-holdFor)) && (hold < 0 || updated < hold) {
+			hold = updated
+		}
+		ev, ok := p.event()
+		if !ok {
+			return
+		}
+		if ev.At.Before(since) {
+			r.before++
+			return
+		}
+		ev.Where = path + "#part/" + id
+		ev.Path = im.ws.Configured(ev.Path)
+		r.events = append(r.events, ev)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if read >= im.rowLimit() {
+		r.more = true
+		// 100,000 parts in one millisecond are a hostile file's: the
+		// cursor passes them rather than stand still.
+		if next-1 > cursor {
+			next--
 		}
 	}
 	next = min(next, now.Add(-settle).UnixMilli())
@@ -271,53 +288,51 @@ func (im *Importer) readParts(ctx context.Context, db *sql.DB, path string, curs
 	return r, nil
 }
 
-// sessions returns the ids of the sessions that ran in the workspace.
-func (im *Importer) sessions(ctx context.Context, db *sql.DB) ([]string, error) {
-	var where []string
-	var args []any
-	for _, ws := range im.ws.Paths() {
-		prefix := ws + string(filepath.Separator)
-		where = append(where, "directory = ? OR substr(directory, 1, ?) = ?")
-		args = append(args, ws, len(prefix), prefix)
+// rowLimit bounds the parts one import reads from one database, so that
+// a database of millions of parts (a hostile one, or years of sessions
+// never imported) is read over several imports, each in bounded memory.
+func (im *Importer) rowLimit() int {
+	if im.maxRows > 0 {
+		return im.maxRows
 	}
-	rows, err := db.QueryContext(ctx, "SELECT CAST(id AS TEXT), CAST(directory AS TEXT) FROM session WHERE length(directory) <= "+fmt.Sprint(maxDirLen)+
-		" AND length(CAST(id AS TEXT)) <= "+fmt.Sprint(maxIDLen)+" AND ("+strings.Join(where, " OR ")+")", args...)
-	if err != nil {
-		return nil, schemaError(err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var id, dir sql.NullString
-		if err := rows.Scan(&id, &dir); err != nil {
-			return nil, err
-		}
-		if id.Valid && id.String != "" && im.ws.Within(dir.String) {
-			out = append(out, id.String)
-		}
-	}
-	return out, rows.Err()
+	return maxRows
 }
 
-// eachPart hands fn the parts of session ses updated after cursor, oldest
-// first; a part's data over maxRecord bytes is not read (tooLong).
-func eachPart(ctx context.Context, db *sql.DB, ses string, cursor int64, fn func(id string, updated int64, data []byte, tooLong bool)) error {
-	rows, err := db.QueryContext(ctx, `SELECT CAST(id AS TEXT), CAST(time_updated AS INTEGER), coalesce(octet_length(data) > ?, 0),
-		CASE WHEN octet_length(data) <= ? THEN data END
-		FROM part WHERE session_id = ? AND time_updated > ? AND length(CAST(id AS TEXT)) <= ? ORDER BY time_updated, id`, maxRecord, maxRecord, ses, cursor, maxIDLen)
+// eachPart hands fn the parts of the workspace's sessions updated after
+// cursor, oldest first, at most im.rowLimit() of them; a part's data over
+// maxRecord bytes is not read (tooLong), and ours says whether its
+// session ran in the workspace.
+func (im *Importer) eachPart(ctx context.Context, db *sql.DB, cursor int64, fn func(id string, updated int64, data []byte, tooLong, ours bool)) error {
+	var where []string
+	args := []any{maxRecord, maxRecord}
+	for _, ws := range im.ws.Paths() {
+		prefix := ws + string(filepath.Separator)
+		where = append(where, "s.directory = ? OR substr(s.directory, 1, ?) = ?")
+		args = append(args, ws, len(prefix), prefix)
+	}
+	args = append(args, cursor, maxIDLen, im.rowLimit())
+	rows, err := db.QueryContext(ctx, `SELECT CAST(p.id AS TEXT), CAST(p.time_updated AS INTEGER), coalesce(octet_length(p.data) > ?, 0),
+		CASE WHEN octet_length(p.data) <= ? THEN p.data END, CAST(s.directory AS TEXT)
+		FROM part p JOIN session s ON p.session_id = s.id
+		WHERE length(s.directory) <= `+fmt.Sprint(maxDirLen)+` AND length(CAST(s.id AS TEXT)) <= `+fmt.Sprint(maxIDLen)+` AND CAST(s.id AS TEXT) != ''
+		AND (`+strings.Join(where, " OR ")+`)
+		AND p.time_updated > ? AND length(CAST(p.id AS TEXT)) <= ?
+		ORDER BY p.time_updated, p.id LIMIT ?`, args...)
 	if err != nil {
 		return schemaError(err)
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var id sql.NullString
+		var id, dir sql.NullString
 		var updated int64
 		var long bool
 		var data []byte
-		if err := rows.Scan(&id, &updated, &long, &data); err != nil {
+		if err := rows.Scan(&id, &updated, &long, &data, &dir); err != nil {
 			return err
 		}
-		fn(id.String, updated, data, long)
+		// A folder whose name only begins like the workspace's is
+		// read, so the cursor moves past it, but not counted.
+		fn(id.String, updated, data, long, im.ws.Within(dir.String))
 	}
 	return rows.Err()
 }

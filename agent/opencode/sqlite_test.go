@@ -312,3 +312,62 @@ func TestImportDatabaseSkipsHugeIDs(t *testing.T) {
 		t.Fatalf("events %+v, %v: want call_c alone", b.Events, err)
 	}
 }
+
+// TestImportDatabaseInBoundedReads: an import reads at most the row limit
+// from one database; the next imports go on from where it stopped, though
+// the file did not change, until every call is counted exactly once.
+func TestImportDatabaseInBoundedReads(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	ws := filepath.Join(t.TempDir(), "w")
+	data := t.TempDir()
+	db := opencodetest.Create(t, filepath.Join(data, "opencode.db"), false)
+	db.Session("p1", "ses_1", ws, t0)
+	db.Session("p1", "ses_2", ws, t0)
+	db.Message("ses_1", "msg_1", t0)
+	db.Message("ses_2", "msg_2", t0)
+	want := map[string]bool{}
+	for i := range 25 {
+		ses := "ses_" + itoa(int64(1+i%2))
+		call := "call_" + itoa(int64(i))
+		// Parts 10 to 12 share a millisecond across the first limit.
+		at := t0 + int64(i)*1000
+		if i >= 10 && i <= 12 {
+			at = t0 + 9000
+		}
+		db.Part(ses, "msg_"+itoa(int64(1+i%2)), "prt_"+itoa(int64(i)), at, skillPart(call, "notes", "completed", at-100))
+		want[call] = true
+	}
+	im := New(ws, data)
+	im.maxRows = 10
+	got := map[string]int{}
+	var marks agent.Marks
+	imports := 0
+	for ; imports < 10; imports++ {
+		b, err := im.Import(ctx, time.Time{}, marks)
+		if err != nil || len(b.Unreadable) != 0 {
+			t.Fatalf("import %d: %+v %v", imports, b, err)
+		}
+		if b.Files > 10 {
+			t.Fatalf("import %d read %d parts, over the limit of 10", imports, b.Files)
+		}
+		if len(b.Events) == 0 {
+			break
+		}
+		for _, ev := range b.Events {
+			got[ev.ID]++
+		}
+		marks = b.Marks
+	}
+	if imports < 3 {
+		t.Errorf("all read in %d imports: the limit did not hold", imports)
+	}
+	for call := range want {
+		if got[call] == 0 {
+			t.Errorf("%s never read", call)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("read %d calls, want %d: %v", len(got), len(want), got)
+	}
+}
