@@ -7,16 +7,17 @@ import (
 
 	"github.com/skillsync/skillsync/config"
 	"github.com/skillsync/skillsync/internal/flock"
+	"github.com/skillsync/skillsync/syncrun"
 )
 
 // ErrPartial is returned by Sync, with its report, when some sources
 // failed, or some skills could not be written, and kept their last good
 // files while the rest was synced.
-var ErrPartial = errors.New("some sources or skills failed and kept their last good files")
+var ErrPartial = syncrun.ErrPartial
 
 // ErrFailed is returned by Sync, with its report, when every source
 // failed.
-var ErrFailed = errors.New("every source failed and kept its last good files")
+var ErrFailed = syncrun.ErrFailed
 
 // IsLocked reports whether err is another process holding the lock of
 // the cache, the usage file or a git store past the wait.

@@ -14,6 +14,7 @@ import (
 	"github.com/skillsync/skillsync/materialize"
 	"github.com/skillsync/skillsync/repository"
 	"github.com/skillsync/skillsync/skill"
+	"github.com/skillsync/skillsync/syncrun"
 )
 
 // DefaultWait is how long a sync waits for another one to release the
@@ -64,15 +65,8 @@ func (e *Engine) Sync(ctx context.Context, opts SyncOptions) (*SyncReport, error
 	}
 	// A target refused for a planted link is refused before anything is
 	// written, so the cache, the lock and the targets stay in step.
-	for _, t := range e.cfg.Targets {
-		if err := e.checkTargetPath(t.Dir); err != nil {
-			return nil, err
-		}
-	}
-	for _, a := range e.cfg.AgentsMD {
-		if err := materialize.CheckAgentsMD(e.cfg.Workspace, a.Path); err != nil {
-			return nil, err
-		}
+	if err := e.places(opts.check()).CheckPaths(); err != nil {
+		return nil, err
 	}
 	cache, err := materialize.OpenCache(ctx, e.layout.CacheDir(), orDefault(opts.Wait, DefaultWait), opts.check())
 	if IsLocked(err) {
@@ -88,7 +82,7 @@ func (e *Engine) Sync(ctx context.Context, opts SyncOptions) (*SyncReport, error
 	if err != nil {
 		return nil, err
 	}
-	run := &syncRun{e: e, opts: opts, lock: locked, hasLock: hasLock, cache: cache, report: newSyncReport()}
+	run := &syncRun{e: e, opts: opts, lock: locked, hasLock: hasLock, cache: cache, report: syncrun.NewReport()}
 	if opts.Frozen {
 		if !hasLock {
 			return nil, &FrozenError{Diff: []string{"there is no " + e.layout.LockFile() + ": run skillsync sync once without --frozen"}}
@@ -135,11 +129,10 @@ type sourceRun struct {
 	repo repository.Repository
 	// broken is why the source could not even be opened; it then fails
 	// alone and keeps its last good files.
-	broken  error
-	fetched FetchReport
-	// ready is closed once fetched is set; nil when there is nothing to
-	// wait for.
-	ready chan struct{}
+	broken error
+	// fetch is the source's fetch under way, nil for a source read in
+	// place.
+	fetch *syncrun.Pending
 }
 
 func (r *syncRun) do(ctx context.Context) (*SyncReport, error) {
@@ -161,7 +154,7 @@ func (r *syncRun) do(ctx context.Context) (*SyncReport, error) {
 	for _, s := range sources {
 		report.Sources = append(report.Sources, r.syncSource(ctx, s))
 	}
-	report.add(r.cache.Prune(sourceNames(e.cfg.Sources)))
+	report.Add(r.cache.Prune(sourceNames(e.cfg.Sources)))
 	if err := r.cache.Commit(ctx); err != nil {
 		return report, fmt.Errorf("write cache %s: %w", e.layout.CacheDir(), err)
 	}
@@ -174,7 +167,7 @@ func (r *syncRun) do(ctx context.Context) (*SyncReport, error) {
 	}
 	// Summarized before the targets, so a report cut short by a target
 	// still says what the cache took in.
-	report.summarize(cat)
+	report.Summarize(cat)
 	// The audit and the lock describe the cache, which is committed: they
 	// are written before the targets, so a target that fails leaves them
 	// telling the truth.
@@ -184,19 +177,22 @@ func (r *syncRun) do(ctx context.Context) (*SyncReport, error) {
 		// A lock that says what it said is not written, nor encoded to
 		// find out: with thousands of skills that is most of a sync with
 		// nothing new.
-		if next := e.newLock(r.cache.Manifest(), r.lock, report.Sources); !r.hasLock || !reflect.DeepEqual(next, r.lock) {
+		if next := lock.FromCache(e.cfg.Sources, e.base(), r.cache.Manifest(), r.lock, report.Reached()); !r.hasLock || !reflect.DeepEqual(next, r.lock) {
 			if err := next.Write(e.layout.LockFile()); err != nil {
 				return report, fmt.Errorf("write %s: %w", e.layout.LockFile(), err)
 			}
 		}
 	}
-	if err := e.syncTargets(ctx, cat, r.cache.Manifest(), r.opts.check(), report); err != nil {
+	// Every visible winner goes to each target and AGENTS.md file.
+	placed, err := e.places(r.opts.check()).Sync(ctx, cat, r.cache.Manifest())
+	report.Targets, report.Warnings = append(report.Targets, placed.Targets...), append(report.Warnings, placed.Warnings...)
+	if err != nil {
 		return report, err
 	}
 	if frozen {
 		return report, r.frozen
 	}
-	return report, report.err()
+	return report, report.Err()
 }
 
 // loadUsage reads the curator's state. The usage file is a side input:
@@ -244,50 +240,22 @@ func closeAll(sources []*sourceRun) {
 }
 
 // fetch starts bringing the sources with a local copy up to date, jobs
-// at a time, and returns at once: each source's report is ready when its
-// ready channel closes, so the first source is materialized while the
-// others still fetch. Sources that share a git store are all fetched
-// before any is read, since a fetch writes the store another reads.
-// Offline, it reads the revision each copy holds. wait waits for every
+// at a time, and returns at once (syncrun.Start): each source is
+// materialized as soon as its own fetch is done. wait waits for every
 // fetch.
 func (r *syncRun) fetch(ctx context.Context, sources []*sourceRun) (wait func()) {
 	var fetchers []repository.Fetcher
 	var runs []*sourceRun
-	stores := map[string]bool{}
-	shared := false
 	for _, s := range sources {
 		if f, ok := s.repo.(repository.Fetcher); ok {
 			fetchers, runs = append(fetchers, f), append(runs, s)
-			if st, ok := f.(interface{ StoreDir() string }); ok {
-				key := st.StoreDir()
-				shared = shared || stores[key]
-				stores[key] = true
-			}
 		}
 	}
-	if r.opts.Offline {
-		for i, f := range fetchers {
-			runs[i].fetched = offline(ctx, f)
-		}
-		return func() {}
+	pending, wait := syncrun.Start(ctx, fetchers, r.opts.Jobs, r.opts.Offline)
+	for i, p := range pending {
+		runs[i].fetch = p
 	}
-	all := make(chan struct{})
-	for _, s := range runs {
-		s.ready = make(chan struct{})
-		if shared {
-			s.ready = all
-		}
-	}
-	go func() {
-		defer close(all)
-		fetchEach(ctx, fetchers, r.opts.Jobs, func(i int, rep FetchReport) {
-			runs[i].fetched = rep
-			if !shared {
-				close(runs[i].ready)
-			}
-		})
-	}()
-	return func() { <-all }
+	return wait
 }
 
 // syncSource materializes one source, or reports why it could not.
@@ -302,45 +270,12 @@ func (r *syncRun) syncSource(ctx context.Context, s *sourceRun) SourceReport {
 		return r.failed(rep, err)
 	}
 	rep.Revision = string(rev)
-	if _, ok := s.repo.(repository.Fetcher); ok {
-		rep.fetch = fetchTime(s.fetched)
+	if s.fetch != nil {
+		rep.FetchTime = fetchTime(s.fetch.Wait())
 	}
 	rep = r.materialize(ctx, s, rep)
-	switch {
-	case rep.Status == StatusFailed || rep.Skills > 0:
-	case rep.overSize > 0:
-		limit := r.e.sourceOptions(s.cfg).SourceSizeLimit()
-		r.report.Problems = append(r.report.Problems, ProblemReport{Source: name, Level: skill.Error, Rule: "source-too-large",
-			Message: fmt.Sprintf("source %s yields no skills: all %d of them are skipped, since they add up to more than max_source_size %d bytes; raise max_source_size or pick fewer with skills:", name, rep.overSize, limit)})
-	case rep.skipped == 0:
-		r.report.Problems = append(r.report.Problems, ProblemReport{Source: name, Level: skill.Warning, Rule: "source-empty",
-			Message: fmt.Sprintf("source %s yields no skills: no valid SKILL.md where discovery looks; set path: to the folder that holds them", name)})
-	}
+	r.report.CheckYield(rep, r.e.sourceOptions(s.cfg).SourceSizeLimit())
 	return rep
-}
-
-// skippedIn counts the skills problems say the source has and this sync
-// could not bring: past max_source_size (over), or not read whole (a
-// file or folder that could not be read, a content that did not match).
-// Such a source is partly synced, whatever its kind; a skill that is
-// invalid or too large on its own is the skill's fault, not the sync's.
-func skippedIn(problems []skill.Problem) (skipped, over int) {
-	seen := map[string]bool{}
-	for _, p := range problems {
-		if p.Level != skill.Error || seen[p.Path] {
-			continue
-		}
-		switch p.Rule {
-		case "source-too-large":
-			over++
-		case "file-unreadable", "dir-unreadable":
-		default:
-			continue
-		}
-		seen[p.Path] = true
-		skipped++
-	}
-	return skipped, over
 }
 
 // materialize writes one source's skills into the cache at the revision
@@ -356,21 +291,17 @@ func (r *syncRun) materialize(ctx context.Context, s *sourceRun, rep SourceRepor
 		return rep
 	}
 	skills, problems, err := s.repo.Skills(ctx)
-	r.report.addProblems(problems)
+	r.report.AddProblems(problems)
 	if err != nil {
 		return r.failed(rep, err)
 	}
-	if rep.skipped, rep.overSize = skippedIn(problems); rep.skipped > 0 {
+	if rep.Skipped, rep.OverSize = syncrun.Skipped(problems); rep.Skipped > 0 {
 		// Not all of the revision is here: the next sync looks again, and
 		// says so again.
 		src.Revision = ""
 	}
 	unique, dups := layering.Dedupe(skills)
-	for _, d := range dups {
-		r.report.Duplicates = append(r.report.Duplicates, name+"/"+d.Name)
-		r.report.Problems = append(r.report.Problems, ProblemReport{Source: name, Skill: d.Name, Path: d.Path, Level: skill.Warning, Rule: "duplicate-name",
-			Message: fmt.Sprintf("skill %s is also at another path of source %s, which sorts first and wins", d.Name, name)})
-	}
+	r.report.AddDuplicates(name, dups)
 	var kept []skill.Skill
 	var left []string
 	for _, sk := range unique {
@@ -383,17 +314,17 @@ func (r *syncRun) materialize(ctx context.Context, s *sourceRun, rep SourceRepor
 	if r.frozen != nil {
 		src.Check = lock.FrozenCheck(name, r.lock.Sources[name], &r.frozen.Diff)
 	}
-	src.Skills, src.Excluded = materialize.FromSkills(kept, guessesModes(s.repo)), left
+	src.Skills, src.Excluded = materialize.FromSkills(kept, repository.GuessesModes(s.repo)), left
 	_, known := r.cache.Manifest().Sources[name]
 	res := r.cache.SyncSource(ctx, src)
-	r.report.add(res)
+	r.report.Add(res)
 	rep.Skills = len(r.cache.Manifest().Sources[name].Skills)
-	rep.brought = r.cache.Manifest().Sources[name].Brought(res.Changes)
+	rep.Brought = r.cache.Manifest().Sources[name].Brought(res.Changes)
 	// A source's first sync is an update, even one that changed no skill.
 	if _, now := r.cache.Manifest().Sources[name]; len(res.Changes) > 0 || (!known && now) {
 		rep.Status = StatusUpdated
 	}
-	if unwritable(res.Errors) || rep.skipped > 0 {
+	if syncrun.Unwritable(res.Errors) || rep.Skipped > 0 {
 		rep.Status = StatusPartial
 	}
 	return rep
@@ -412,24 +343,15 @@ func (r *syncRun) failed(rep SourceReport, err error) SourceReport {
 // revision is the revision a source is to be materialized at: what its
 // fetch found for a source with a local copy, else what Sync says.
 func (r *syncRun) revision(ctx context.Context, s *sourceRun) (repository.Revision, error) {
-	if _, ok := s.repo.(repository.Fetcher); ok {
-		if s.ready != nil {
-			<-s.ready
+	if s.fetch != nil {
+		fetched := s.fetch.Wait()
+		r.report.Warnings = append(r.report.Warnings, fetched.Warnings...)
+		if fetched.Err != nil {
+			return "", fetched.Err
 		}
-		r.report.Warnings = append(r.report.Warnings, s.fetched.Warnings...)
-		if s.fetched.Err != nil {
-			return "", s.fetched.Err
-		}
-		return repository.Revision(s.fetched.Revision), nil
+		return repository.Revision(fetched.Revision), nil
 	}
 	return s.repo.Sync(ctx)
-}
-
-// guessesModes reports whether r's files carry no permission bits (a file
-// system compiled into the program), whose modes the cache then guesses.
-func guessesModes(r repository.Repository) bool {
-	g, ok := r.(repository.ModeGuesser)
-	return ok && g.GuessModes()
 }
 
 // recordSync appends the sync's changes to the audit log and marks the
@@ -467,18 +389,6 @@ func (e *Engine) seen(ctx context.Context, cat *layering.Catalog, now time.Time,
 	store := e.Usage()
 	store.Resolve = e.resolverFrom(cat)
 	return store.Seen(ctx, copies, now)
-}
-
-// newLock records the sources as the cache now holds them (lock.FromCache),
-// each source that did not fail at the revision this sync reached.
-func (e *Engine) newLock(m *materialize.Manifest, old *lock.File, synced []SourceReport) *lock.File {
-	reached := map[string]string{}
-	for _, s := range synced {
-		if s.Status != StatusFailed {
-			reached[s.Source] = s.Revision
-		}
-	}
-	return lock.FromCache(e.cfg.Sources, e.base(), m, old, reached)
 }
 
 func sourceNames(sources []config.Source) []string {
