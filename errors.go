@@ -7,6 +7,7 @@ import (
 
 	"github.com/skillsync/skillsync/config"
 	"github.com/skillsync/skillsync/internal/flock"
+	"github.com/skillsync/skillsync/lock"
 	"github.com/skillsync/skillsync/syncrun"
 )
 
@@ -49,14 +50,7 @@ func IsFrozen(err error) bool {
 
 // FrozenError is a sync --frozen whose config or content does not match
 // the lock file. Diff has one line per difference.
-type FrozenError struct {
-	Diff []string
-}
-
-func (e *FrozenError) Error() string {
-	return "the lock file does not match:\n  " + strings.Join(e.Diff, "\n  ") +
-		"\nrun skillsync update to move the lock, or restore the config"
-}
+type FrozenError = lock.FrozenError
 
 // UnknownSkillError is a name the catalog does not have.
 type UnknownSkillError struct {
