@@ -359,12 +359,7 @@ func (r *syncRun) revision(ctx context.Context, s *sourceRun) (repository.Revisi
 // files are already in place, so a failure is a warning.
 func (e *Engine) recordSync(ctx context.Context, cat *layering.Catalog, usage *curator.Usage, report *SyncReport) {
 	now := e.now()
-	var events []curator.Event
-	for _, c := range report.Changes {
-		events = append(events, curator.Event{TS: now, Actor: e.actor, Op: string(c.Op), Target: c.Source + "/" + c.Name,
-			BeforeHash: c.Before.String(), AfterHash: c.After.String()})
-	}
-	if err := e.Audit().Append(events...); err != nil {
+	if err := e.Audit().Append(report.Events(now, e.actor)...); err != nil {
 		report.Warnings = append(report.Warnings, err.Error())
 	}
 	if err := e.seen(ctx, cat, now, usage); err != nil {

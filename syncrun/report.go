@@ -12,6 +12,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/skillsync/skillsync/curator"
 	"github.com/skillsync/skillsync/layering"
 	"github.com/skillsync/skillsync/lock"
 	"github.com/skillsync/skillsync/materialize"
@@ -234,6 +235,17 @@ func (r *Report) Reached() map[string]string {
 		}
 	}
 	return reached
+}
+
+// Events are the report's changes as the audit log records them, each
+// made at now by actor.
+func (r *Report) Events(now time.Time, actor string) []curator.Event {
+	var events []curator.Event
+	for _, c := range r.Changes {
+		events = append(events, curator.Event{TS: now, Actor: actor, Op: string(c.Op), Target: c.Source + "/" + c.Name,
+			BeforeHash: c.Before.String(), AfterHash: c.After.String()})
+	}
+	return events
 }
 
 // Summarize fills Skills from Changes and Shadowed from cat, sorted.

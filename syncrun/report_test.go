@@ -2,8 +2,12 @@ package syncrun
 
 import (
 	"errors"
+	"slices"
 	"testing"
+	"time"
 
+	"github.com/skillsync/skillsync/layering"
+	"github.com/skillsync/skillsync/materialize"
 	"github.com/skillsync/skillsync/skill"
 )
 
@@ -69,5 +73,33 @@ func TestCheckYield(t *testing.T) {
 	if len(r.Problems) != 2 || r.Problems[0].Source != "big" || r.Problems[0].Rule != "source-too-large" || r.Problems[0].Level != skill.Error ||
 		r.Problems[1].Source != "empty" || r.Problems[1].Rule != "source-empty" || r.Problems[1].Level != skill.Warning {
 		t.Errorf("problems %+v", r.Problems)
+	}
+}
+
+// TestSummarizeAndEvents: the changes a sync made are listed by what
+// happened, sorted, and each is one audit event naming source/name with
+// its hashes.
+func TestSummarizeAndEvents(t *testing.T) {
+	t.Parallel()
+	r := NewReport()
+	var h materialize.Hash
+	h[0] = 0xab
+	r.Add(materialize.Result{Changes: []materialize.Change{
+		{Source: "team", Name: "pdf", Op: materialize.Updated, Before: h},
+		{Source: "b", Name: "x", Op: materialize.Added, After: h},
+		{Source: "a", Name: "y", Op: materialize.Added, After: h},
+	}})
+	r.Summarize(&layering.Catalog{})
+	if !slices.Equal(r.Skills.Added, []string{"a/y", "b/x"}) || !slices.Equal(r.Skills.Updated, []string{"team/pdf"}) || r.Skills.Removed == nil {
+		t.Errorf("skills %+v", r.Skills)
+	}
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	events := r.Events(now, "daemon")
+	if len(events) != 3 {
+		t.Fatalf("events %+v", events)
+	}
+	e := events[0]
+	if e.Target != "team/pdf" || e.Op != "updated" || e.Actor != "daemon" || !e.TS.Equal(now) || e.BeforeHash != h.String() || e.AfterHash != (materialize.Hash{}).String() {
+		t.Errorf("event %+v", e)
 	}
 }
