@@ -19,39 +19,11 @@ import (
 
 // DefaultWait is how long a sync waits for another one to release the
 // cache.
-const DefaultWait = 30 * time.Second
+const DefaultWait = syncrun.DefaultWait
 
-// SyncOptions change what a sync does. The zero value is skillsync sync:
-// every source moves to its newest revision.
-type SyncOptions struct {
-	// Frozen syncs exactly the revisions in skillsync.lock and fails when
-	// the config or a skill's content disagrees with it.
-	Frozen bool
-	// Locked keeps every source at its revision in skillsync.lock, except
-	// the sources named in Move, which go to their newest revision.
-	Locked bool
-	Move   []string
-	// Wait is how long to wait for another sync; 0 means DefaultWait.
-	Wait time.Duration
-	// Jobs is how many sources are fetched at once; 0 means DefaultJobs.
-	Jobs int
-	// Verify hashes every cached file instead of trusting stat data, and
-	// rewrites whatever differs.
-	Verify bool
-	// StatCheck compares every cached and target file's size, mtime and
-	// mode with its record (lstat) before trusting it, as every sync did
-	// before records were trusted; a daemon runs one every so many syncs.
-	// Without it (and without Verify) a source at its recorded revision
-	// and config is current without a look at its files.
-	StatCheck bool
-	// Offline fetches nothing: sources with a local copy are materialized
-	// at the revision the copy holds. Curation and restore use it.
-	Offline bool
-	// PruneAll lets a config without sources empty a cache that holds
-	// some; without it such a sync refuses, since an emptied config is
-	// more often a mistake than a wish.
-	PruneAll bool
-}
+// SyncOptions change what a sync does (syncrun.Options). The zero value is
+// skillsync sync: every source moves to its newest revision.
+type SyncOptions = syncrun.Options
 
 // Sync is the main job: fetch the sources, materialize every marketplace
 // skill into the cache, refresh the targets, and write skillsync.lock. A
@@ -65,10 +37,10 @@ func (e *Engine) Sync(ctx context.Context, opts SyncOptions) (*SyncReport, error
 	}
 	// A target refused for a planted link is refused before anything is
 	// written, so the cache, the lock and the targets stay in step.
-	if err := e.places(opts.check()).CheckPaths(); err != nil {
+	if err := e.places(opts.Check()).CheckPaths(); err != nil {
 		return nil, err
 	}
-	cache, err := materialize.OpenCache(ctx, e.layout.CacheDir(), orDefault(opts.Wait, DefaultWait), opts.check())
+	cache, err := materialize.OpenCache(ctx, e.layout.CacheDir(), opts.WaitTime(), opts.Check())
 	if IsLocked(err) {
 		return nil, fmt.Errorf("another sync holds the cache: %w", err)
 	}
@@ -95,17 +67,6 @@ func (e *Engine) Sync(ctx context.Context, opts SyncOptions) (*SyncReport, error
 	report, err := run.do(ctx)
 	e.noteSync(report, err)
 	return report, err
-}
-
-// check is how far the sync trusts recorded state.
-func (o SyncOptions) check() materialize.Check {
-	switch {
-	case o.Verify:
-		return materialize.CheckHash
-	case o.StatCheck:
-		return materialize.CheckStat
-	}
-	return materialize.CheckRecord
 }
 
 // syncRun is one sync: what it was asked, what it holds open, and what it
@@ -184,7 +145,7 @@ func (r *syncRun) do(ctx context.Context) (*SyncReport, error) {
 		}
 	}
 	// Every visible winner goes to each target and AGENTS.md file.
-	placed, err := e.places(r.opts.check()).Sync(ctx, cat, r.cache.Manifest())
+	placed, err := e.places(r.opts.Check()).Sync(ctx, cat, r.cache.Manifest())
 	report.Targets, report.Warnings = append(report.Targets, placed.Targets...), append(report.Warnings, placed.Warnings...)
 	if err != nil {
 		return report, err
@@ -392,11 +353,4 @@ func sourceNames(sources []config.Source) []string {
 		names[i] = s.Name
 	}
 	return names
-}
-
-func orDefault(d, def time.Duration) time.Duration {
-	if d <= 0 {
-		return def
-	}
-	return d
 }
