@@ -13,7 +13,6 @@ import (
 	"github.com/skillsync/skillsync/lock"
 	"github.com/skillsync/skillsync/materialize"
 	"github.com/skillsync/skillsync/repository"
-	"github.com/skillsync/skillsync/skill"
 	"github.com/skillsync/skillsync/syncrun"
 )
 
@@ -54,7 +53,7 @@ func (e *Engine) Sync(ctx context.Context, opts SyncOptions) (*SyncReport, error
 	if err != nil {
 		return nil, err
 	}
-	run := &syncRun{e: e, opts: opts, lock: locked, hasLock: hasLock, cache: cache, report: syncrun.NewReport()}
+	run := &syncRun{e: e, opts: opts, hasLock: hasLock, Run: syncrun.Run{Lock: locked, Cache: cache, Report: syncrun.NewReport()}}
 	if opts.Frozen {
 		if !hasLock {
 			return nil, &FrozenError{Diff: []string{"there is no " + e.layout.LockFile() + ": run skillsync sync once without --frozen"}}
@@ -62,26 +61,21 @@ func (e *Engine) Sync(ctx context.Context, opts SyncOptions) (*SyncReport, error
 		if diff := locked.Compare(e.cfg.Sources, e.base()); len(diff) > 0 {
 			return nil, &FrozenError{Diff: diff}
 		}
-		run.frozen = &FrozenError{}
+		run.Frozen = &FrozenError{}
 	}
 	report, err := run.do(ctx)
 	e.noteSync(report, err)
 	return report, err
 }
 
-// syncRun is one sync: what it was asked, what it holds open, and what it
-// has done so far.
+// syncRun is one sync: what it was asked, and what it holds open and has
+// done so far (syncrun.Run).
 type syncRun struct {
 	e    *Engine
 	opts SyncOptions
-	lock *lock.File
-	// hasLock is set when lock was read from skillsync.lock.
+	// hasLock is set when Lock was read from skillsync.lock.
 	hasLock bool
-	frozen  *FrozenError
-	cache   *materialize.Cache
-	// usage is the curator's state: archived copies stay out of the cache.
-	usage  *curator.Usage
-	report *SyncReport
+	syncrun.Run
 }
 
 // sourceRun is one configured source through a sync.
@@ -97,14 +91,14 @@ type sourceRun struct {
 }
 
 func (r *syncRun) do(ctx context.Context) (*SyncReport, error) {
-	e, report := r.e, r.report
+	e, report := r.e, r.Report
 	var err error
-	report.Warnings = append(report.Warnings, r.cache.OpenWarnings()...)
-	if len(e.cfg.Sources) == 0 && len(r.cache.Manifest().Sources) > 0 && !r.opts.PruneAll {
+	report.Warnings = append(report.Warnings, r.Cache.OpenWarnings()...)
+	if len(e.cfg.Sources) == 0 && len(r.Cache.Manifest().Sources) > 0 && !r.opts.PruneAll {
 		return nil, usageErrorf("the config %s has no sources, and the cache holds %d: sync would remove them all; add sources, or run skillsync sync --prune-all to empty the cache",
-			e.cfg.File, len(r.cache.Manifest().Sources))
+			e.cfg.File, len(r.Cache.Manifest().Sources))
 	}
-	if r.usage, err = r.loadUsage(); err != nil {
+	if r.Usage, err = r.loadUsage(); err != nil {
 		return nil, err
 	}
 	sources := r.open()
@@ -115,14 +109,14 @@ func (r *syncRun) do(ctx context.Context) (*SyncReport, error) {
 	for _, s := range sources {
 		report.Sources = append(report.Sources, r.syncSource(ctx, s))
 	}
-	report.Add(r.cache.Prune(sourceNames(e.cfg.Sources)))
-	if err := r.cache.Commit(ctx); err != nil {
+	report.Add(r.Cache.Prune(sourceNames(e.cfg.Sources)))
+	if err := r.Cache.Commit(ctx); err != nil {
 		return report, fmt.Errorf("write cache %s: %w", e.layout.CacheDir(), err)
 	}
-	report.Files = r.cache.Stats()
+	report.Files = r.Cache.Stats()
 	// The states are those of the usage this sync read at its start, which
 	// also decided what the cache leaves out as archived.
-	cat, err := e.catalogFrom(ctx, r.cache.Manifest(), r.usage)
+	cat, err := e.catalogFrom(ctx, r.Cache.Manifest(), r.Usage)
 	if err != nil {
 		return report, err
 	}
@@ -132,26 +126,26 @@ func (r *syncRun) do(ctx context.Context) (*SyncReport, error) {
 	// The audit and the lock describe the cache, which is committed: they
 	// are written before the targets, so a target that fails leaves them
 	// telling the truth.
-	e.recordSync(ctx, cat, r.usage, report)
-	frozen := r.frozen != nil && len(r.frozen.Diff) > 0
+	e.recordSync(ctx, cat, r.Usage, report)
+	frozen := r.Frozen != nil && len(r.Frozen.Diff) > 0
 	if !frozen {
 		// A lock that says what it said is not written, nor encoded to
 		// find out: with thousands of skills that is most of a sync with
 		// nothing new.
-		if next := lock.FromCache(e.cfg.Sources, e.base(), r.cache.Manifest(), r.lock, report.Reached()); !r.hasLock || !reflect.DeepEqual(next, r.lock) {
+		if next := lock.FromCache(e.cfg.Sources, e.base(), r.Cache.Manifest(), r.Lock, report.Reached()); !r.hasLock || !reflect.DeepEqual(next, r.Lock) {
 			if err := next.Write(e.layout.LockFile()); err != nil {
 				return report, fmt.Errorf("write %s: %w", e.layout.LockFile(), err)
 			}
 		}
 	}
 	// Every visible winner goes to each target and AGENTS.md file.
-	placed, err := e.places(r.opts.Check()).Sync(ctx, cat, r.cache.Manifest())
+	placed, err := e.places(r.opts.Check()).Sync(ctx, cat, r.Cache.Manifest())
 	report.Targets, report.Warnings = append(report.Targets, placed.Targets...), append(report.Warnings, placed.Warnings...)
 	if err != nil {
 		return report, err
 	}
 	if frozen {
-		return report, r.frozen
+		return report, r.Frozen
 	}
 	return report, report.Err()
 }
@@ -163,7 +157,7 @@ func (r *syncRun) do(ctx context.Context) (*SyncReport, error) {
 func (r *syncRun) loadUsage() (*curator.Usage, error) {
 	u, err := r.e.Usage().Load()
 	if curator.IsCorrupt(err) {
-		r.report.Warnings = append(r.report.Warnings, fmt.Sprintf("%v; no skill is left out as archived this time", err))
+		r.Report.Warnings = append(r.Report.Warnings, fmt.Sprintf("%v; no skill is left out as archived this time", err))
 		return u, nil
 	}
 	return u, err
@@ -175,14 +169,14 @@ func (r *syncRun) open() []*sourceRun {
 	var out []*sourceRun
 	for _, s := range r.e.cfg.Sources {
 		rev := ""
-		if pinned, ok := r.lock.Sources[s.Name]; ok && (r.opts.Frozen || (r.opts.Locked && !slices.Contains(r.opts.Move, s.Name))) {
+		if pinned, ok := r.Lock.Sources[s.Name]; ok && (r.opts.Frozen || (r.opts.Locked && !slices.Contains(r.opts.Move, s.Name))) {
 			rev = pinned.Revision
 		}
 		sp := r.e.spec(s, rev)
 		if !r.opts.Verify {
 			// A skill whose git tree did not change is taken from its
 			// record; a sync that verifies reads everything again.
-			sp.Options.Known = r.cache.Known(s.Name, r.e.discovery(s))
+			sp.Options.Known = r.Cache.Known(s.Name, r.e.discovery(s))
 		}
 		repo, err := r.e.kinds.Open(sp)
 		out = append(out, &sourceRun{cfg: s, repo: repo, broken: err})
@@ -219,85 +213,29 @@ func (r *syncRun) fetch(ctx context.Context, sources []*sourceRun) (wait func())
 	return wait
 }
 
-// syncSource materializes one source, or reports why it could not.
+// syncSource takes one source through the sync, or reports why it could
+// not: its revision (once its own fetch ends), then Materialize: its
+// skills discovered unless the cache holds that revision under that
+// config, the first of two with one name kept, archived ones left out,
+// the changed ones written.
 func (r *syncRun) syncSource(ctx context.Context, s *sourceRun) SourceReport {
 	name := s.cfg.Name
 	rep := SourceReport{Source: name, Type: s.cfg.Kind, Status: StatusUnchanged}
 	if s.broken != nil {
-		return r.failed(rep, s.broken)
+		return r.Failed(rep, s.broken)
 	}
 	rev, err := r.revision(ctx, s)
 	if err != nil {
-		return r.failed(rep, err)
+		return r.Failed(rep, err)
 	}
 	rep.Revision = string(rev)
 	if s.fetch != nil {
 		rep.FetchTime = fetchTime(s.fetch.Wait())
 	}
-	rep = r.materialize(ctx, s, rep)
-	r.report.CheckYield(rep, r.e.sourceOptions(s.cfg).SourceSizeLimit())
-	return rep
-}
-
-// materialize writes one source's skills into the cache at the revision
-// rep names, unless the cache already holds exactly that.
-func (r *syncRun) materialize(ctx context.Context, s *sourceRun, rep SourceReport) SourceReport {
-	name := s.cfg.Name
-	rec := r.cache.Manifest().Sources[name]
-	archived := r.usage.ArchivedIn(layering.Marketplace, name)
 	src := materialize.Source{Name: name, Revision: rep.Revision, Fingerprint: r.e.fingerprint(s.cfg), Discovery: r.e.discovery(s.cfg),
-		Excluded: rec.ExcludedOf(archived), MaxSkillSize: r.e.maxSkillSize()}
-	if r.frozen == nil && r.cache.Current(src) {
-		rep.Skills = len(rec.Skills)
-		return rep
-	}
-	skills, problems, err := s.repo.Skills(ctx)
-	r.report.AddProblems(problems)
-	if err != nil {
-		return r.failed(rep, err)
-	}
-	if rep.Skipped, rep.OverSize = syncrun.Skipped(problems); rep.Skipped > 0 {
-		// Not all of the revision is here: the next sync looks again, and
-		// says so again.
-		src.Revision = ""
-	}
-	unique, dups := layering.Dedupe(skills)
-	r.report.AddDuplicates(name, dups)
-	var kept []skill.Skill
-	var left []string
-	for _, sk := range unique {
-		if archived[sk.Name] {
-			left = append(left, sk.Name)
-			continue
-		}
-		kept = append(kept, sk)
-	}
-	if r.frozen != nil {
-		src.Check = lock.FrozenCheck(name, r.lock.Sources[name], &r.frozen.Diff)
-	}
-	src.Skills, src.Excluded = materialize.FromSkills(kept, repository.GuessesModes(s.repo)), left
-	_, known := r.cache.Manifest().Sources[name]
-	res := r.cache.SyncSource(ctx, src)
-	r.report.Add(res)
-	rep.Skills = len(r.cache.Manifest().Sources[name].Skills)
-	rep.Brought = r.cache.Manifest().Sources[name].Brought(res.Changes)
-	// A source's first sync is an update, even one that changed no skill.
-	if _, now := r.cache.Manifest().Sources[name]; len(res.Changes) > 0 || (!known && now) {
-		rep.Status = StatusUpdated
-	}
-	if syncrun.Unwritable(res.Errors) || rep.Skipped > 0 {
-		rep.Status = StatusPartial
-	}
-	return rep
-}
-
-// failed reports a source that could not be synced, with the revision and
-// the skills it keeps from the last good sync.
-func (r *syncRun) failed(rep SourceReport, err error) SourceReport {
-	rep.Status, rep.Error, rep.Revision, rep.Skills = StatusFailed, err.Error(), "", 0
-	if rec, ok := r.cache.Manifest().Sources[rep.Source]; ok {
-		rep.Revision, rep.Skills = rec.Revision, len(rec.Skills)
-	}
+		MaxSkillSize: r.e.maxSkillSize()}
+	rep = r.Materialize(ctx, s.repo, src, rep)
+	r.Report.CheckYield(rep, r.e.sourceOptions(s.cfg).SourceSizeLimit())
 	return rep
 }
 
@@ -306,7 +244,7 @@ func (r *syncRun) failed(rep SourceReport, err error) SourceReport {
 func (r *syncRun) revision(ctx context.Context, s *sourceRun) (repository.Revision, error) {
 	if s.fetch != nil {
 		fetched := s.fetch.Wait()
-		r.report.Warnings = append(r.report.Warnings, fetched.Warnings...)
+		r.Report.Warnings = append(r.Report.Warnings, fetched.Warnings...)
 		if fetched.Err != nil {
 			return "", fetched.Err
 		}
