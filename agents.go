@@ -2,29 +2,9 @@ package skillsync
 
 import (
 	"github.com/skillsync/skillsync/agent"
-	"github.com/skillsync/skillsync/agent/claude"
-	"github.com/skillsync/skillsync/agent/codex"
-	"github.com/skillsync/skillsync/agent/opencode"
+	"github.com/skillsync/skillsync/agent/all"
 )
 
-// registrations is the explicit list of the agent packages skillsync is
-// built with, in the order commands list them. Adding an agent's
-// importer, hook or settings is one package under agent/ and one line
-// here; its folders are a row of the table in agent/table.go.
-func registrations() []agent.Registration {
-	return []agent.Registration{
-		claude.Register(),
-		codex.Register(),
-		opencode.Register(),
-	}
-}
-
 // Agents returns the registry of the agents whose records, hooks and
-// settings skillsync knows.
-func Agents() *agent.Registry {
-	r, err := agent.NewRegistry(registrations()...)
-	if err != nil {
-		panic(err) // the list above is fixed; TestAgentsRegistry checks it
-	}
-	return r
-}
+// settings skillsync knows (agent/all lists them).
+func Agents() *agent.Registry { return all.Agents() }

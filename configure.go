@@ -4,6 +4,7 @@ import (
 	"github.com/skillsync/skillsync/config"
 	"github.com/skillsync/skillsync/curator"
 	"github.com/skillsync/skillsync/materialize"
+	"github.com/skillsync/skillsync/targets"
 )
 
 // The config has plain types of its own, so that it sits below the
@@ -22,4 +23,17 @@ func targetMode(m config.TargetMode) materialize.TargetMode {
 	default:
 		return materialize.Copy
 	}
+}
+
+// places are the config's targets and agents_md files as the targets
+// package takes them, trusting records as check says.
+func (e *Engine) places(check materialize.Check) targets.Places {
+	p := targets.Places{Workspace: e.cfg.Workspace, Env: e.env, Check: check, MaxSkillSize: e.maxSkillSize()}
+	for _, t := range e.cfg.Targets {
+		p.Targets = append(p.Targets, materialize.Target{Dir: t.Dir, Mode: targetMode(t.Mode)})
+	}
+	for _, a := range e.cfg.AgentsMD {
+		p.AgentsMD = append(p.AgentsMD, a.Path)
+	}
+	return p
 }

@@ -69,7 +69,7 @@ func (d daemonEngine) Sync(ctx context.Context, req daemon.SyncRequest) (*daemon
 		if rec := m.Sources[s.Source]; rec != nil {
 			cached = slices.Collect(maps.Keys(rec.Skills))
 		}
-		sr := daemon.SourceResult{Name: s.Source, Revision: s.Revision, Err: s.Error, FetchDuration: s.fetch, FetchBytes: s.brought,
+		sr := daemon.SourceResult{Name: s.Source, Revision: s.Revision, Err: s.Error, FetchDuration: s.FetchTime, FetchBytes: s.Brought,
 			Skills: curator.CountStates(usage, s.Source, cached)}
 		res.Sources = append(res.Sources, sr)
 	}

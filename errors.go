@@ -7,16 +7,18 @@ import (
 
 	"github.com/skillsync/skillsync/config"
 	"github.com/skillsync/skillsync/internal/flock"
+	"github.com/skillsync/skillsync/lock"
+	"github.com/skillsync/skillsync/syncrun"
 )
 
 // ErrPartial is returned by Sync, with its report, when some sources
 // failed, or some skills could not be written, and kept their last good
 // files while the rest was synced.
-var ErrPartial = errors.New("some sources or skills failed and kept their last good files")
+var ErrPartial = syncrun.ErrPartial
 
 // ErrFailed is returned by Sync, with its report, when every source
 // failed.
-var ErrFailed = errors.New("every source failed and kept its last good files")
+var ErrFailed = syncrun.ErrFailed
 
 // IsLocked reports whether err is another process holding the lock of
 // the cache, the usage file or a git store past the wait.
@@ -48,14 +50,7 @@ func IsFrozen(err error) bool {
 
 // FrozenError is a sync --frozen whose config or content does not match
 // the lock file. Diff has one line per difference.
-type FrozenError struct {
-	Diff []string
-}
-
-func (e *FrozenError) Error() string {
-	return "the lock file does not match:\n  " + strings.Join(e.Diff, "\n  ") +
-		"\nrun skillsync update to move the lock, or restore the config"
-}
+type FrozenError = lock.FrozenError
 
 // UnknownSkillError is a name the catalog does not have.
 type UnknownSkillError struct {

@@ -2,14 +2,10 @@ package skillsync
 
 import (
 	"cmp"
-	"crypto/sha256"
-	"encoding/hex"
-	"fmt"
 	"io"
 	"path/filepath"
 
 	"github.com/skillsync/skillsync/config"
-	"github.com/skillsync/skillsync/lock"
 	"github.com/skillsync/skillsync/repository"
 )
 
@@ -66,29 +62,14 @@ func (e *Engine) checkNames(names []string) error {
 }
 
 // fingerprint digests every setting of a source that changes what it
-// yields, so that a config change is a change: the source is read and
-// materialized again even at the same revision.
+// yields (repository.Spec.Fingerprint): a config change is a change.
 func (e *Engine) fingerprint(s config.Source) string {
-	desc := lock.Describe(s, e.base())
-	var folder string // the folder read inside the source, for a kind that has one
-	if f, ok := s.Settings.(interface{ Fingerprint() string }); ok {
-		folder = f.Fingerprint()
-	}
-	h := sha256.New()
-	for _, part := range []string{string(s.Kind), desc.URL, desc.Ref, folder, e.sourceOptions(s).Fingerprint()} {
-		fmt.Fprintf(h, "%d:%s;", len(part), part)
-	}
-	return hex.EncodeToString(h.Sum(nil))[:32]
+	return repository.Spec{Kind: s.Kind, Settings: s.Settings, Options: e.sourceOptions(s)}.Fingerprint(e.base())
 }
 
-// discovery digests the settings that decide what a skill's content is
-// read as (strictness, discovery rules, limits, selection): skill records
-// made under the same digest stand for reading the same content again,
-// whatever the ref, commit or path the source is at.
-func (e *Engine) discovery(s config.Source) string {
-	sum := sha256.Sum256([]byte(e.sourceOptions(s).Fingerprint()))
-	return hex.EncodeToString(sum[:16])
-}
+// discovery keys the skill records made under a source's options
+// (repository.Options.DiscoveryKey).
+func (e *Engine) discovery(s config.Source) string { return e.sourceOptions(s).DiscoveryKey() }
 
 // maxSkillSize is the cap the cache and the targets enforce on one skill,
 // behind discovery's own.

@@ -13,44 +13,16 @@ import (
 	"github.com/skillsync/skillsync/lock"
 	"github.com/skillsync/skillsync/materialize"
 	"github.com/skillsync/skillsync/repository"
-	"github.com/skillsync/skillsync/skill"
+	"github.com/skillsync/skillsync/syncrun"
 )
 
 // DefaultWait is how long a sync waits for another one to release the
 // cache.
-const DefaultWait = 30 * time.Second
+const DefaultWait = syncrun.DefaultWait
 
-// SyncOptions change what a sync does. The zero value is skillsync sync:
-// every source moves to its newest revision.
-type SyncOptions struct {
-	// Frozen syncs exactly the revisions in skillsync.lock and fails when
-	// the config or a skill's content disagrees with it.
-	Frozen bool
-	// Locked keeps every source at its revision in skillsync.lock, except
-	// the sources named in Move, which go to their newest revision.
-	Locked bool
-	Move   []string
-	// Wait is how long to wait for another sync; 0 means DefaultWait.
-	Wait time.Duration
-	// Jobs is how many sources are fetched at once; 0 means DefaultJobs.
-	Jobs int
-	// Verify hashes every cached file instead of trusting stat data, and
-	// rewrites whatever differs.
-	Verify bool
-	// StatCheck compares every cached and target file's size, mtime and
-	// mode with its record (lstat) before trusting it, as every sync did
-	// before records were trusted; a daemon runs one every so many syncs.
-	// Without it (and without Verify) a source at its recorded revision
-	// and config is current without a look at its files.
-	StatCheck bool
-	// Offline fetches nothing: sources with a local copy are materialized
-	// at the revision the copy holds. Curation and restore use it.
-	Offline bool
-	// PruneAll lets a config without sources empty a cache that holds
-	// some; without it such a sync refuses, since an emptied config is
-	// more often a mistake than a wish.
-	PruneAll bool
-}
+// SyncOptions change what a sync does (syncrun.Options). The zero value is
+// skillsync sync: every source moves to its newest revision.
+type SyncOptions = syncrun.Options
 
 // Sync is the main job: fetch the sources, materialize every marketplace
 // skill into the cache, refresh the targets, and write skillsync.lock. A
@@ -64,17 +36,10 @@ func (e *Engine) Sync(ctx context.Context, opts SyncOptions) (*SyncReport, error
 	}
 	// A target refused for a planted link is refused before anything is
 	// written, so the cache, the lock and the targets stay in step.
-	for _, t := range e.cfg.Targets {
-		if err := e.checkTargetPath(t.Dir); err != nil {
-			return nil, err
-		}
+	if err := e.places(opts.Check()).CheckPaths(); err != nil {
+		return nil, err
 	}
-	for _, a := range e.cfg.AgentsMD {
-		if err := materialize.CheckAgentsMD(e.cfg.Workspace, a.Path); err != nil {
-			return nil, err
-		}
-	}
-	cache, err := materialize.OpenCache(ctx, e.layout.CacheDir(), orDefault(opts.Wait, DefaultWait), opts.check())
+	cache, err := materialize.OpenCache(ctx, e.layout.CacheDir(), opts.WaitTime(), opts.Check())
 	if IsLocked(err) {
 		return nil, fmt.Errorf("another sync holds the cache: %w", err)
 	}
@@ -88,7 +53,7 @@ func (e *Engine) Sync(ctx context.Context, opts SyncOptions) (*SyncReport, error
 	if err != nil {
 		return nil, err
 	}
-	run := &syncRun{e: e, opts: opts, lock: locked, hasLock: hasLock, cache: cache, report: newSyncReport()}
+	run := &syncRun{e: e, opts: opts, hasLock: hasLock, Run: syncrun.Run{Lock: locked, Cache: cache, Report: syncrun.NewReport()}}
 	if opts.Frozen {
 		if !hasLock {
 			return nil, &FrozenError{Diff: []string{"there is no " + e.layout.LockFile() + ": run skillsync sync once without --frozen"}}
@@ -96,37 +61,21 @@ func (e *Engine) Sync(ctx context.Context, opts SyncOptions) (*SyncReport, error
 		if diff := locked.Compare(e.cfg.Sources, e.base()); len(diff) > 0 {
 			return nil, &FrozenError{Diff: diff}
 		}
-		run.frozen = &FrozenError{}
+		run.Frozen = &FrozenError{}
 	}
 	report, err := run.do(ctx)
 	e.noteSync(report, err)
 	return report, err
 }
 
-// check is how far the sync trusts recorded state.
-func (o SyncOptions) check() materialize.Check {
-	switch {
-	case o.Verify:
-		return materialize.CheckHash
-	case o.StatCheck:
-		return materialize.CheckStat
-	}
-	return materialize.CheckRecord
-}
-
-// syncRun is one sync: what it was asked, what it holds open, and what it
-// has done so far.
+// syncRun is one sync: what it was asked, and what it holds open and has
+// done so far (syncrun.Run).
 type syncRun struct {
 	e    *Engine
 	opts SyncOptions
-	lock *lock.File
-	// hasLock is set when lock was read from skillsync.lock.
+	// hasLock is set when Lock was read from skillsync.lock.
 	hasLock bool
-	frozen  *FrozenError
-	cache   *materialize.Cache
-	// usage is the curator's state: archived copies stay out of the cache.
-	usage  *curator.Usage
-	report *SyncReport
+	syncrun.Run
 }
 
 // sourceRun is one configured source through a sync.
@@ -135,22 +84,21 @@ type sourceRun struct {
 	repo repository.Repository
 	// broken is why the source could not even be opened; it then fails
 	// alone and keeps its last good files.
-	broken  error
-	fetched FetchReport
-	// ready is closed once fetched is set; nil when there is nothing to
-	// wait for.
-	ready chan struct{}
+	broken error
+	// fetch is the source's fetch under way, nil for a source read in
+	// place.
+	fetch *syncrun.Pending
 }
 
 func (r *syncRun) do(ctx context.Context) (*SyncReport, error) {
-	e, report := r.e, r.report
+	e, report := r.e, r.Report
 	var err error
-	report.Warnings = append(report.Warnings, r.cache.OpenWarnings()...)
-	if len(e.cfg.Sources) == 0 && len(r.cache.Manifest().Sources) > 0 && !r.opts.PruneAll {
+	report.Warnings = append(report.Warnings, r.Cache.OpenWarnings()...)
+	if len(e.cfg.Sources) == 0 && len(r.Cache.Manifest().Sources) > 0 && !r.opts.PruneAll {
 		return nil, usageErrorf("the config %s has no sources, and the cache holds %d: sync would remove them all; add sources, or run skillsync sync --prune-all to empty the cache",
-			e.cfg.File, len(r.cache.Manifest().Sources))
+			e.cfg.File, len(r.Cache.Manifest().Sources))
 	}
-	if r.usage, err = r.loadUsage(); err != nil {
+	if r.Usage, err = r.loadUsage(); err != nil {
 		return nil, err
 	}
 	sources := r.open()
@@ -161,42 +109,45 @@ func (r *syncRun) do(ctx context.Context) (*SyncReport, error) {
 	for _, s := range sources {
 		report.Sources = append(report.Sources, r.syncSource(ctx, s))
 	}
-	report.add(r.cache.Prune(sourceNames(e.cfg.Sources)))
-	if err := r.cache.Commit(ctx); err != nil {
+	report.Add(r.Cache.Prune(sourceNames(e.cfg.Sources)))
+	if err := r.Cache.Commit(ctx); err != nil {
 		return report, fmt.Errorf("write cache %s: %w", e.layout.CacheDir(), err)
 	}
-	report.Files = r.cache.Stats()
+	report.Files = r.Cache.Stats()
 	// The states are those of the usage this sync read at its start, which
 	// also decided what the cache leaves out as archived.
-	cat, err := e.catalogFrom(ctx, r.cache.Manifest(), r.usage)
+	cat, err := e.catalogFrom(ctx, r.Cache.Manifest(), r.Usage)
 	if err != nil {
 		return report, err
 	}
 	// Summarized before the targets, so a report cut short by a target
 	// still says what the cache took in.
-	report.summarize(cat)
+	report.Summarize(cat)
 	// The audit and the lock describe the cache, which is committed: they
 	// are written before the targets, so a target that fails leaves them
 	// telling the truth.
-	e.recordSync(ctx, cat, r.usage, report)
-	frozen := r.frozen != nil && len(r.frozen.Diff) > 0
+	e.recordSync(ctx, cat, r.Usage, report)
+	frozen := r.Frozen != nil && len(r.Frozen.Diff) > 0
 	if !frozen {
 		// A lock that says what it said is not written, nor encoded to
 		// find out: with thousands of skills that is most of a sync with
 		// nothing new.
-		if next := e.newLock(r.cache.Manifest(), r.lock, report.Sources); !r.hasLock || !reflect.DeepEqual(next, r.lock) {
+		if next := lock.FromCache(e.cfg.Sources, e.base(), r.Cache.Manifest(), r.Lock, report.Reached()); !r.hasLock || !reflect.DeepEqual(next, r.Lock) {
 			if err := next.Write(e.layout.LockFile()); err != nil {
 				return report, fmt.Errorf("write %s: %w", e.layout.LockFile(), err)
 			}
 		}
 	}
-	if err := e.syncTargets(ctx, cat, r.cache.Manifest(), r.opts.check(), report); err != nil {
+	// Every visible winner goes to each target and AGENTS.md file.
+	placed, err := e.places(r.opts.Check()).Sync(ctx, cat, r.Cache.Manifest())
+	report.Targets, report.Warnings = append(report.Targets, placed.Targets...), append(report.Warnings, placed.Warnings...)
+	if err != nil {
 		return report, err
 	}
 	if frozen {
-		return report, r.frozen
+		return report, r.Frozen
 	}
-	return report, report.err()
+	return report, report.Err()
 }
 
 // loadUsage reads the curator's state. The usage file is a side input:
@@ -206,7 +157,7 @@ func (r *syncRun) do(ctx context.Context) (*SyncReport, error) {
 func (r *syncRun) loadUsage() (*curator.Usage, error) {
 	u, err := r.e.Usage().Load()
 	if curator.IsCorrupt(err) {
-		r.report.Warnings = append(r.report.Warnings, fmt.Sprintf("%v; no skill is left out as archived this time", err))
+		r.Report.Warnings = append(r.Report.Warnings, fmt.Sprintf("%v; no skill is left out as archived this time", err))
 		return u, nil
 	}
 	return u, err
@@ -218,14 +169,14 @@ func (r *syncRun) open() []*sourceRun {
 	var out []*sourceRun
 	for _, s := range r.e.cfg.Sources {
 		rev := ""
-		if pinned, ok := r.lock.Sources[s.Name]; ok && (r.opts.Frozen || (r.opts.Locked && !slices.Contains(r.opts.Move, s.Name))) {
+		if pinned, ok := r.Lock.Sources[s.Name]; ok && (r.opts.Frozen || (r.opts.Locked && !slices.Contains(r.opts.Move, s.Name))) {
 			rev = pinned.Revision
 		}
 		sp := r.e.spec(s, rev)
 		if !r.opts.Verify {
 			// A skill whose git tree did not change is taken from its
 			// record; a sync that verifies reads everything again.
-			sp.Options.Known = r.cache.Known(s.Name, r.e.discovery(s))
+			sp.Options.Known = r.Cache.Known(s.Name, r.e.discovery(s))
 		}
 		repo, err := r.e.kinds.Open(sp)
 		out = append(out, &sourceRun{cfg: s, repo: repo, broken: err})
@@ -244,192 +195,62 @@ func closeAll(sources []*sourceRun) {
 }
 
 // fetch starts bringing the sources with a local copy up to date, jobs
-// at a time, and returns at once: each source's report is ready when its
-// ready channel closes, so the first source is materialized while the
-// others still fetch. Sources that share a git store are all fetched
-// before any is read, since a fetch writes the store another reads.
-// Offline, it reads the revision each copy holds. wait waits for every
+// at a time, and returns at once (syncrun.Start): each source is
+// materialized as soon as its own fetch is done. wait waits for every
 // fetch.
 func (r *syncRun) fetch(ctx context.Context, sources []*sourceRun) (wait func()) {
 	var fetchers []repository.Fetcher
 	var runs []*sourceRun
-	stores := map[string]bool{}
-	shared := false
 	for _, s := range sources {
 		if f, ok := s.repo.(repository.Fetcher); ok {
 			fetchers, runs = append(fetchers, f), append(runs, s)
-			if st, ok := f.(interface{ StoreDir() string }); ok {
-				key := st.StoreDir()
-				shared = shared || stores[key]
-				stores[key] = true
-			}
 		}
 	}
-	if r.opts.Offline {
-		for i, f := range fetchers {
-			runs[i].fetched = offline(ctx, f)
-		}
-		return func() {}
+	pending, wait := syncrun.Start(ctx, fetchers, r.opts.Jobs, r.opts.Offline)
+	for i, p := range pending {
+		runs[i].fetch = p
 	}
-	all := make(chan struct{})
-	for _, s := range runs {
-		s.ready = make(chan struct{})
-		if shared {
-			s.ready = all
-		}
-	}
-	go func() {
-		defer close(all)
-		fetchEach(ctx, fetchers, r.opts.Jobs, func(i int, rep FetchReport) {
-			runs[i].fetched = rep
-			if !shared {
-				close(runs[i].ready)
-			}
-		})
-	}()
-	return func() { <-all }
+	return wait
 }
 
-// syncSource materializes one source, or reports why it could not.
+// syncSource takes one source through the sync, or reports why it could
+// not: its revision (once its own fetch ends), then Materialize: its
+// skills discovered unless the cache holds that revision under that
+// config, the first of two with one name kept, archived ones left out,
+// the changed ones written.
 func (r *syncRun) syncSource(ctx context.Context, s *sourceRun) SourceReport {
 	name := s.cfg.Name
 	rep := SourceReport{Source: name, Type: s.cfg.Kind, Status: StatusUnchanged}
 	if s.broken != nil {
-		return r.failed(rep, s.broken)
+		return r.Failed(rep, s.broken)
 	}
 	rev, err := r.revision(ctx, s)
 	if err != nil {
-		return r.failed(rep, err)
+		return r.Failed(rep, err)
 	}
 	rep.Revision = string(rev)
-	if _, ok := s.repo.(repository.Fetcher); ok {
-		rep.fetch = fetchTime(s.fetched)
+	if s.fetch != nil {
+		rep.FetchTime = fetchTime(s.fetch.Wait())
 	}
-	rep = r.materialize(ctx, s, rep)
-	switch {
-	case rep.Status == StatusFailed || rep.Skills > 0:
-	case rep.overSize > 0:
-		limit := r.e.sourceOptions(s.cfg).SourceSizeLimit()
-		r.report.Problems = append(r.report.Problems, ProblemReport{Source: name, Level: skill.Error, Rule: "source-too-large",
-			Message: fmt.Sprintf("source %s yields no skills: all %d of them are skipped, since they add up to more than max_source_size %d bytes; raise max_source_size or pick fewer with skills:", name, rep.overSize, limit)})
-	case rep.skipped == 0:
-		r.report.Problems = append(r.report.Problems, ProblemReport{Source: name, Level: skill.Warning, Rule: "source-empty",
-			Message: fmt.Sprintf("source %s yields no skills: no valid SKILL.md where discovery looks; set path: to the folder that holds them", name)})
-	}
-	return rep
-}
-
-// skippedIn counts the skills problems say the source has and this sync
-// could not bring: past max_source_size (over), or not read whole (a
-// file or folder that could not be read, a content that did not match).
-// Such a source is partly synced, whatever its kind; a skill that is
-// invalid or too large on its own is the skill's fault, not the sync's.
-func skippedIn(problems []skill.Problem) (skipped, over int) {
-	seen := map[string]bool{}
-	for _, p := range problems {
-		if p.Level != skill.Error || seen[p.Path] {
-			continue
-		}
-		switch p.Rule {
-		case "source-too-large":
-			over++
-		case "file-unreadable", "dir-unreadable":
-		default:
-			continue
-		}
-		seen[p.Path] = true
-		skipped++
-	}
-	return skipped, over
-}
-
-// materialize writes one source's skills into the cache at the revision
-// rep names, unless the cache already holds exactly that.
-func (r *syncRun) materialize(ctx context.Context, s *sourceRun, rep SourceReport) SourceReport {
-	name := s.cfg.Name
-	rec := r.cache.Manifest().Sources[name]
-	archived := r.usage.ArchivedIn(layering.Marketplace, name)
 	src := materialize.Source{Name: name, Revision: rep.Revision, Fingerprint: r.e.fingerprint(s.cfg), Discovery: r.e.discovery(s.cfg),
-		Excluded: rec.ExcludedOf(archived), MaxSkillSize: r.e.maxSkillSize()}
-	if r.frozen == nil && r.cache.Current(src) {
-		rep.Skills = len(rec.Skills)
-		return rep
-	}
-	skills, problems, err := s.repo.Skills(ctx)
-	r.report.addProblems(problems)
-	if err != nil {
-		return r.failed(rep, err)
-	}
-	if rep.skipped, rep.overSize = skippedIn(problems); rep.skipped > 0 {
-		// Not all of the revision is here: the next sync looks again, and
-		// says so again.
-		src.Revision = ""
-	}
-	unique, dups := layering.Dedupe(skills)
-	for _, d := range dups {
-		r.report.Duplicates = append(r.report.Duplicates, name+"/"+d.Name)
-		r.report.Problems = append(r.report.Problems, ProblemReport{Source: name, Skill: d.Name, Path: d.Path, Level: skill.Warning, Rule: "duplicate-name",
-			Message: fmt.Sprintf("skill %s is also at another path of source %s, which sorts first and wins", d.Name, name)})
-	}
-	var kept []skill.Skill
-	var left []string
-	for _, sk := range unique {
-		if archived[sk.Name] {
-			left = append(left, sk.Name)
-			continue
-		}
-		kept = append(kept, sk)
-	}
-	if r.frozen != nil {
-		src.Check = lock.FrozenCheck(name, r.lock.Sources[name], &r.frozen.Diff)
-	}
-	src.Skills, src.Excluded = materialize.FromSkills(kept, guessesModes(s.repo)), left
-	_, known := r.cache.Manifest().Sources[name]
-	res := r.cache.SyncSource(ctx, src)
-	r.report.add(res)
-	rep.Skills = len(r.cache.Manifest().Sources[name].Skills)
-	rep.brought = r.cache.Manifest().Sources[name].Brought(res.Changes)
-	// A source's first sync is an update, even one that changed no skill.
-	if _, now := r.cache.Manifest().Sources[name]; len(res.Changes) > 0 || (!known && now) {
-		rep.Status = StatusUpdated
-	}
-	if unwritable(res.Errors) || rep.skipped > 0 {
-		rep.Status = StatusPartial
-	}
-	return rep
-}
-
-// failed reports a source that could not be synced, with the revision and
-// the skills it keeps from the last good sync.
-func (r *syncRun) failed(rep SourceReport, err error) SourceReport {
-	rep.Status, rep.Error, rep.Revision, rep.Skills = StatusFailed, err.Error(), "", 0
-	if rec, ok := r.cache.Manifest().Sources[rep.Source]; ok {
-		rep.Revision, rep.Skills = rec.Revision, len(rec.Skills)
-	}
+		MaxSkillSize: r.e.maxSkillSize()}
+	rep = r.Materialize(ctx, s.repo, src, rep)
+	r.Report.CheckYield(rep, r.e.sourceOptions(s.cfg).SourceSizeLimit())
 	return rep
 }
 
 // revision is the revision a source is to be materialized at: what its
 // fetch found for a source with a local copy, else what Sync says.
 func (r *syncRun) revision(ctx context.Context, s *sourceRun) (repository.Revision, error) {
-	if _, ok := s.repo.(repository.Fetcher); ok {
-		if s.ready != nil {
-			<-s.ready
+	if s.fetch != nil {
+		fetched := s.fetch.Wait()
+		r.Report.Warnings = append(r.Report.Warnings, fetched.Warnings...)
+		if fetched.Err != nil {
+			return "", fetched.Err
 		}
-		r.report.Warnings = append(r.report.Warnings, s.fetched.Warnings...)
-		if s.fetched.Err != nil {
-			return "", s.fetched.Err
-		}
-		return repository.Revision(s.fetched.Revision), nil
+		return repository.Revision(fetched.Revision), nil
 	}
 	return s.repo.Sync(ctx)
-}
-
-// guessesModes reports whether r's files carry no permission bits (a file
-// system compiled into the program), whose modes the cache then guesses.
-func guessesModes(r repository.Repository) bool {
-	g, ok := r.(repository.ModeGuesser)
-	return ok && g.GuessModes()
 }
 
 // recordSync appends the sync's changes to the audit log and marks the
@@ -437,12 +258,7 @@ func guessesModes(r repository.Repository) bool {
 // files are already in place, so a failure is a warning.
 func (e *Engine) recordSync(ctx context.Context, cat *layering.Catalog, usage *curator.Usage, report *SyncReport) {
 	now := e.now()
-	var events []curator.Event
-	for _, c := range report.Changes {
-		events = append(events, curator.Event{TS: now, Actor: e.actor, Op: string(c.Op), Target: c.Source + "/" + c.Name,
-			BeforeHash: c.Before.String(), AfterHash: c.After.String()})
-	}
-	if err := e.Audit().Append(events...); err != nil {
+	if err := e.Audit().Append(report.Events(now, e.actor)...); err != nil {
 		report.Warnings = append(report.Warnings, err.Error())
 	}
 	if err := e.seen(ctx, cat, now, usage); err != nil {
@@ -469,29 +285,10 @@ func (e *Engine) seen(ctx context.Context, cat *layering.Catalog, now time.Time,
 	return store.Seen(ctx, copies, now)
 }
 
-// newLock records the sources as the cache now holds them (lock.FromCache),
-// each source that did not fail at the revision this sync reached.
-func (e *Engine) newLock(m *materialize.Manifest, old *lock.File, synced []SourceReport) *lock.File {
-	reached := map[string]string{}
-	for _, s := range synced {
-		if s.Status != StatusFailed {
-			reached[s.Source] = s.Revision
-		}
-	}
-	return lock.FromCache(e.cfg.Sources, e.base(), m, old, reached)
-}
-
 func sourceNames(sources []config.Source) []string {
 	names := make([]string, len(sources))
 	for i, s := range sources {
 		names[i] = s.Name
 	}
 	return names
-}
-
-func orDefault(d, def time.Duration) time.Duration {
-	if d <= 0 {
-		return def
-	}
-	return d
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/skillsync/skillsync/config"
 	"github.com/skillsync/skillsync/materialize"
@@ -107,4 +108,15 @@ func short(h string) string {
 		return h[:12]
 	}
 	return h
+}
+
+// FrozenError is a sync --frozen whose config or content does not match
+// the lock file. Diff has one line per difference.
+type FrozenError struct {
+	Diff []string
+}
+
+func (e *FrozenError) Error() string {
+	return "the lock file does not match:\n  " + strings.Join(e.Diff, "\n  ") +
+		"\nrun skillsync update to move the lock, or restore the config"
 }

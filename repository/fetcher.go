@@ -92,6 +92,13 @@ type ModeGuesser interface {
 	GuessModes() bool
 }
 
+// GuessesModes reports whether r's files carry no permission bits (a file
+// system compiled into the program), whose modes are then guessed.
+func GuessesModes(r Repository) bool {
+	g, ok := r.(ModeGuesser)
+	return ok && g.GuessModes()
+}
+
 // ContentKeyFS is a file system that can name its content without reading
 // it (a git tree by its hash): equal keys, equal files.
 type ContentKeyFS interface {

@@ -1,4 +1,4 @@
-package skillsync
+package all
 
 import (
 	"testing"

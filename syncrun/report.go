@@ -1,0 +1,276 @@
+// Package syncrun holds the mechanics of one sync below the Engine: the
+// report of what it did source by source (status, skills changed,
+// problems) and the error that adds up to, and the fetch fan-out that
+// brings sources with a local copy up to date, jobs at a time. The root's
+// sync.go tells the story of a sync; this package keeps its books.
+package syncrun
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/skillsync/skillsync/curator"
+	"github.com/skillsync/skillsync/layering"
+	"github.com/skillsync/skillsync/lock"
+	"github.com/skillsync/skillsync/materialize"
+	"github.com/skillsync/skillsync/repository"
+	"github.com/skillsync/skillsync/skill"
+)
+
+// ErrPartial is returned by a sync, with its report, when some sources
+// failed, or some skills could not be written, and kept their last good
+// files while the rest was synced.
+var ErrPartial = errors.New("some sources or skills failed and kept their last good files")
+
+// ErrFailed is returned by a sync, with its report, when every source
+// failed.
+var ErrFailed = errors.New("every source failed and kept its last good files")
+
+// Status is how a source fared in a fetch or a sync.
+type Status string
+
+// The statuses of a source.
+const (
+	StatusUpdated   Status = "updated"
+	StatusUnchanged Status = "unchanged"
+	StatusFailed    Status = "failed"
+	// StatusPartial is a source synced but for some skills that could
+	// not be written, which keep their last good files.
+	StatusPartial Status = "partial"
+)
+
+// SourceReport is one source in a sync report.
+type SourceReport struct {
+	Source   string          `json:"source"`
+	Type     repository.Kind `json:"type"`
+	Revision string          `json:"revision"`
+	Status   Status          `json:"status"`
+	Error    string          `json:"error"`
+	Skills   int             `json:"skills"`
+	// FetchTime is how long the source's fetch took; Brought is the size
+	// of the skills the sync wrote into the cache from it. The daemon's
+	// metrics count them.
+	FetchTime time.Duration `json:"-"`
+	Brought   int64         `json:"-"`
+	// Skipped counts the skills the source has that this sync could not
+	// bring, OverSize those of them past max_source_size.
+	Skipped, OverSize int `json:"-"`
+}
+
+// SkillChanges lists skills by what happened to them, as source/name.
+type SkillChanges struct {
+	Added   []string `json:"added"`
+	Updated []string `json:"updated"`
+	Removed []string `json:"removed"`
+}
+
+// ProblemReport is a problem as sync reports it.
+type ProblemReport struct {
+	Source  string      `json:"source"`
+	Skill   string      `json:"skill"`
+	Path    string      `json:"path"`
+	Level   skill.Level `json:"level"`
+	Rule    string      `json:"rule"`
+	Message string      `json:"message"`
+}
+
+// Report is what a sync did.
+type Report struct {
+	Sources  []SourceReport             `json:"sources"`
+	Skills   SkillChanges               `json:"skills"`
+	Files    materialize.Stats          `json:"files"`
+	Targets  []materialize.TargetReport `json:"targets"`
+	Problems []ProblemReport            `json:"problems"`
+	// Shadowed names the skills of which more than one source has a copy;
+	// show NAME says which won and why.
+	Shadowed []string `json:"shadowed"`
+	// Duplicates are source/name of skills a source has twice; the copy
+	// whose path sorts first is the one synced.
+	Duplicates []string `json:"duplicates"`
+	// Changes carries the hashes before and after, for the audit log.
+	Changes []materialize.Change `json:"-"`
+	// Warnings are things the user should know that changed nothing.
+	Warnings []string `json:"-"`
+}
+
+// NewReport returns an empty report whose lists encode as [], not null.
+func NewReport() *Report {
+	return &Report{Targets: []materialize.TargetReport{}, Problems: []ProblemReport{}, Shadowed: []string{}, Duplicates: []string{}}
+}
+
+func orEmpty(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// Failed counts the sources that failed.
+func (r *Report) Failed() int {
+	n := 0
+	for _, s := range r.Sources {
+		if s.Status == StatusFailed {
+			n++
+		}
+	}
+	return n
+}
+
+// Err is ErrFailed when every source failed, ErrPartial when some failed
+// or kept some skills at their last good files, nil otherwise.
+func (r *Report) Err() error {
+	failed, partial := r.Failed(), 0
+	for _, s := range r.Sources {
+		if s.Status == StatusPartial {
+			partial++
+		}
+	}
+	switch {
+	case failed == 0 && partial == 0:
+		return nil
+	case failed == len(r.Sources):
+		return fmt.Errorf("%w (%d of %d)", ErrFailed, failed, len(r.Sources))
+	default:
+		return fmt.Errorf("%w (%d failed, %d partly synced, of %d)", ErrPartial, failed, partial, len(r.Sources))
+	}
+}
+
+// Unwritable reports whether errs hold a skill that could not be
+// written, which leaves its source partly synced.
+func Unwritable(errs []error) bool {
+	for _, err := range errs {
+		var se *materialize.SkillError
+		if !lock.IsRefused(err) && errors.As(err, &se) {
+			return true
+		}
+	}
+	return false
+}
+
+// Add takes in what the cache did to one source: its changes, its
+// warnings, and each skill it could not write as a problem. A skill a
+// frozen sync refused is in the frozen diff already.
+func (r *Report) Add(res materialize.Result) {
+	r.Changes = append(r.Changes, res.Changes...)
+	r.Warnings = append(r.Warnings, res.Warnings...)
+	for _, err := range res.Errors {
+		var se *materialize.SkillError
+		switch {
+		case lock.IsRefused(err):
+		case errors.As(err, &se):
+			r.Problems = append(r.Problems, ProblemReport{Source: se.Source, Skill: se.Skill, Path: se.Path, Level: skill.Error,
+				Rule: "skill-unwritable", Message: err.Error() + "; it keeps its last good files"})
+		default:
+			r.Warnings = append(r.Warnings, err.Error())
+		}
+	}
+}
+
+// AddProblems takes in what discovery found wrong in a source.
+func (r *Report) AddProblems(problems []skill.Problem) {
+	for _, p := range problems {
+		r.Problems = append(r.Problems, ProblemReport{Source: p.Source, Skill: p.Skill, Path: cmp.Or(p.File, p.Path), Level: p.Level, Rule: p.Rule, Message: p.Message})
+	}
+}
+
+// AddDuplicates takes in the skills a source has twice, each past the
+// copy whose path sorts first.
+func (r *Report) AddDuplicates(name string, dups []skill.Skill) {
+	for _, d := range dups {
+		r.Duplicates = append(r.Duplicates, name+"/"+d.Name)
+		r.Problems = append(r.Problems, ProblemReport{Source: name, Skill: d.Name, Path: d.Path, Level: skill.Warning, Rule: "duplicate-name",
+			Message: fmt.Sprintf("skill %s is also at another path of source %s, which sorts first and wins", d.Name, name)})
+	}
+}
+
+// CheckYield reports a source that synced and yields no skills: all of
+// them past limit (max_source_size), or none where discovery looks.
+func (r *Report) CheckYield(rep SourceReport, limit int64) {
+	name := rep.Source
+	switch {
+	case rep.Status == StatusFailed || rep.Skills > 0:
+	case rep.OverSize > 0:
+		r.Problems = append(r.Problems, ProblemReport{Source: name, Level: skill.Error, Rule: "source-too-large",
+			Message: fmt.Sprintf("source %s yields no skills: all %d of them are skipped, since they add up to more than max_source_size %d bytes; raise max_source_size or pick fewer with skills:", name, rep.OverSize, limit)})
+	case rep.Skipped == 0:
+		r.Problems = append(r.Problems, ProblemReport{Source: name, Level: skill.Warning, Rule: "source-empty",
+			Message: fmt.Sprintf("source %s yields no skills: no valid SKILL.md where discovery looks; set path: to the folder that holds them", name)})
+	}
+}
+
+// Skipped counts the skills problems say the source has and this sync
+// could not bring: past max_source_size (over), or not read whole (a
+// file or folder that could not be read, a content that did not match).
+// Such a source is partly synced, whatever its kind; a skill that is
+// invalid or too large on its own is the skill's fault, not the sync's.
+func Skipped(problems []skill.Problem) (skipped, over int) {
+	seen := map[string]bool{}
+	for _, p := range problems {
+		if p.Level != skill.Error || seen[p.Path] {
+			continue
+		}
+		switch p.Rule {
+		case "source-too-large":
+			over++
+		case "file-unreadable", "dir-unreadable":
+		default:
+			continue
+		}
+		seen[p.Path] = true
+		skipped++
+	}
+	return skipped, over
+}
+
+// Reached is the revision each source that did not fail reached, as the
+// lock records it (lock.FromCache).
+func (r *Report) Reached() map[string]string {
+	reached := map[string]string{}
+	for _, s := range r.Sources {
+		if s.Status != StatusFailed {
+			reached[s.Source] = s.Revision
+		}
+	}
+	return reached
+}
+
+// Events are the report's changes as the audit log records them, each
+// made at now by actor.
+func (r *Report) Events(now time.Time, actor string) []curator.Event {
+	var events []curator.Event
+	for _, c := range r.Changes {
+		events = append(events, curator.Event{TS: now, Actor: actor, Op: string(c.Op), Target: c.Source + "/" + c.Name,
+			BeforeHash: c.Before.String(), AfterHash: c.After.String()})
+	}
+	return events
+}
+
+// Summarize fills Skills from Changes and Shadowed from cat, sorted.
+func (r *Report) Summarize(cat *layering.Catalog) {
+	r.Shadowed = []string{}
+	for _, w := range cat.Winners {
+		if len(w.Shadowed) > 0 {
+			r.Shadowed = append(r.Shadowed, w.Skill.Name)
+		}
+	}
+	r.Duplicates = orEmpty(r.Duplicates)
+	sort.Strings(r.Duplicates)
+	r.Skills = SkillChanges{Added: []string{}, Updated: []string{}, Removed: []string{}}
+	for _, c := range r.Changes {
+		name := c.Source + "/" + c.Name
+		switch c.Op {
+		case materialize.Added:
+			r.Skills.Added = append(r.Skills.Added, name)
+		case materialize.Updated:
+			r.Skills.Updated = append(r.Skills.Updated, name)
+		case materialize.Removed:
+			r.Skills.Removed = append(r.Skills.Removed, name)
+		}
+	}
+	sort.Strings(r.Skills.Added)
+	sort.Strings(r.Skills.Updated)
+	sort.Strings(r.Skills.Removed)
+}

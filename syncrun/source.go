@@ -1,0 +1,93 @@
+package syncrun
+
+import (
+	"context"
+
+	"github.com/skillsync/skillsync/curator"
+	"github.com/skillsync/skillsync/layering"
+	"github.com/skillsync/skillsync/lock"
+	"github.com/skillsync/skillsync/materialize"
+	"github.com/skillsync/skillsync/repository"
+	"github.com/skillsync/skillsync/skill"
+)
+
+// Run is what one sync holds while it goes through its sources.
+type Run struct {
+	// Cache is the cache, locked for this sync.
+	Cache *materialize.Cache
+	// Usage is the curator's state: archived copies stay out of the
+	// cache.
+	Usage *curator.Usage
+	// Lock is skillsync.lock as the sync read it.
+	Lock *lock.File
+	// Frozen, set for a sync --frozen, gathers the skills whose content
+	// differs from Lock's.
+	Frozen *lock.FrozenError
+	// Report is what the sync did so far.
+	Report *Report
+}
+
+// Materialize writes one source's skills into the cache at the revision
+// rep names, unless the cache already holds exactly that (the source's
+// revision, fingerprint and discovery key as src has them): it discovers
+// them in repo, keeps the first of two with one name, leaves archived
+// ones out, and has the cache write what changed. src names the source
+// and its keys; Materialize fills in the rest.
+func (r *Run) Materialize(ctx context.Context, repo repository.Repository, src materialize.Source, rep SourceReport) SourceReport {
+	name := src.Name
+	rec := r.Cache.Manifest().Sources[name]
+	archived := r.Usage.ArchivedIn(layering.Marketplace, name)
+	src.Excluded = rec.ExcludedOf(archived)
+	if r.Frozen == nil && r.Cache.Current(src) {
+		rep.Skills = len(rec.Skills)
+		return rep
+	}
+	skills, problems, err := repo.Skills(ctx)
+	r.Report.AddProblems(problems)
+	if err != nil {
+		return r.Failed(rep, err)
+	}
+	if rep.Skipped, rep.OverSize = Skipped(problems); rep.Skipped > 0 {
+		// Not all of the revision is here: the next sync looks again, and
+		// says so again.
+		src.Revision = ""
+	}
+	unique, dups := layering.Dedupe(skills)
+	r.Report.AddDuplicates(name, dups)
+	var kept []skill.Skill
+	var left []string
+	for _, sk := range unique {
+		if archived[sk.Name] {
+			left = append(left, sk.Name)
+			continue
+		}
+		kept = append(kept, sk)
+	}
+	if r.Frozen != nil {
+		src.Check = lock.FrozenCheck(name, r.Lock.Sources[name], &r.Frozen.Diff)
+	}
+	src.Skills, src.Excluded = materialize.FromSkills(kept, repository.GuessesModes(repo)), left
+	_, known := r.Cache.Manifest().Sources[name]
+	res := r.Cache.SyncSource(ctx, src)
+	r.Report.Add(res)
+	rep.Skills = len(r.Cache.Manifest().Sources[name].Skills)
+	rep.Brought = r.Cache.Manifest().Sources[name].Brought(res.Changes)
+	// A source's first sync is an update, even one that changed no skill.
+	if _, now := r.Cache.Manifest().Sources[name]; len(res.Changes) > 0 || (!known && now) {
+		rep.Status = StatusUpdated
+	}
+	if Unwritable(res.Errors) || rep.Skipped > 0 {
+		rep.Status = StatusPartial
+	}
+	return rep
+}
+
+// Failed reports a source that could not be synced, with the revision and
+// the skills it keeps from the last good sync.
+func (r *Run) Failed(rep SourceReport, err error) SourceReport {
+	rep.Status, rep.Error, rep.Revision, rep.Skills = StatusFailed, err.Error(), "", 0
+	if rec, ok := r.Cache.Manifest().Sources[rep.Source]; ok {
+		rep.Revision, rep.Skills = rec.Revision, len(rec.Skills)
+	}
+	return rep
+}

@@ -1,0 +1,179 @@
+// Package targets places a catalog's winners where agents read them: each
+// target folder of the config (through materialize.SyncTarget) and each
+// AGENTS.md file's block (the skills skillsync prompt lists, located
+// relative to the file). It refuses a target reached through a symbolic
+// link before anything is written.
+package targets
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/skillsync/skillsync/internal/hostenv"
+	"github.com/skillsync/skillsync/layering"
+	"github.com/skillsync/skillsync/materialize"
+)
+
+// Places are where a sync puts the winners, as the config says, made
+// plain.
+type Places struct {
+	// Workspace is the workspace's folder; Env gives the home directory.
+	Workspace string
+	Env       hostenv.Env
+	// Targets are the target folders, each with its Dir and Mode; Sync
+	// fills in the rest.
+	Targets []materialize.Target
+	// AgentsMD are the AGENTS.md files whose block is kept current.
+	AgentsMD []string
+	// Check says how far a target's record is trusted.
+	Check materialize.Check
+	// MaxSkillSize caps the bytes of one skill's files.
+	MaxSkillSize int64
+}
+
+// Result is what Sync did: one report per target folder and AGENTS.md
+// file, in order, and what the user should know.
+type Result struct {
+	Targets  []materialize.TargetReport
+	Warnings []string
+}
+
+// CheckPaths refuses, before anything is written, a target reached through a
+// planted link and an AGENTS.md file that cannot be written safely, so
+// that the cache, the lock and the targets stay in step.
+func (p Places) CheckPaths() error {
+	for _, t := range p.Targets {
+		if err := p.checkTargetPath(t.Dir); err != nil {
+			return err
+		}
+	}
+	for _, a := range p.AgentsMD {
+		if err := materialize.CheckAgentsMD(p.Workspace, a); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Sync places every visible winner of cat in each target. cat takes the
+// marketplace layer from the cache as m records it, so a source that
+// failed keeps its skills in the targets as it keeps them in the cache.
+// The result holds what was done before an error stopped it.
+func (p Places) Sync(ctx context.Context, cat *layering.Catalog, m *materialize.Manifest) (Result, error) {
+	res := Result{}
+	var skills []materialize.TargetSkill
+	for _, w := range cat.Winners {
+		if w.Hidden || w.State == layering.Archived {
+			continue
+		}
+		ts := materialize.TargetSkill{
+			// A nil List is walked only if the skill is written: an
+			// unchanged one costs no walk of its files.
+			Skill:  materialize.Skill{Name: w.Skill.Name, Files: w.Skill.Files, List: w.Skill.Listing},
+			Dir:    w.Dir,
+			Source: w.Layer.String(),
+		}
+		if w.Source != "" {
+			ts.Source = "source " + w.Source
+		}
+		if w.Layer == layering.Marketplace {
+			if sk := m.Sources[w.Source].Skills[w.Skill.Name]; sk != nil {
+				ts.Hash = sk.Hash
+			}
+		}
+		skills = append(skills, ts)
+	}
+	for _, t := range p.Targets {
+		if err := p.checkTargetPath(t.Dir); err != nil {
+			return res, err
+		}
+		tr, err := materialize.SyncTarget(ctx, materialize.Target{Dir: t.Dir, Mode: t.Mode, Skills: skills, Check: p.Check, MaxSkillSize: p.MaxSkillSize})
+		if err != nil {
+			return res, err
+		}
+		res.Warnings = append(res.Warnings, tr.Warnings...)
+		res.Warnings = append(res.Warnings, tr.Errors...)
+		for _, pr := range tr.Preserved {
+			res.Warnings = append(res.Warnings, "a copy in "+t.Dir+" was edited: it was moved to "+pr+" before the new version was written")
+		}
+		res.Targets = append(res.Targets, tr)
+	}
+	err := p.syncAgentsMD(cat, &res)
+	return res, err
+}
+
+// agentsMDIntro opens skillsync's block in an AGENTS.md file.
+const agentsMDIntro = "## Skills\n\nThe skills below are available in this project (kept current by skillsync sync).\n" +
+	"When a task matches a skill's description, read the SKILL.md at its location and follow it.\n\n"
+
+// syncAgentsMD keeps each agents_md file's block current: the skills
+// skillsync prompt lists, each located relative to the file's folder.
+func (p Places) syncAgentsMD(cat *layering.Catalog, res *Result) error {
+	for _, a := range p.AgentsMD {
+		base := filepath.Dir(a)
+		list, err := layering.PromptAt(layering.PromptSkills(cat.Winners), layering.PromptXML, 0, func(w *layering.Winner) string {
+			return relLocation(p.Env, base, w.Location())
+		})
+		if err != nil {
+			return err
+		}
+		changed, err := materialize.WriteAgentsMD(p.Workspace, a, materialize.AgentsMDBlock(agentsMDIntro+list))
+		if err != nil {
+			return err
+		}
+		tr := materialize.TargetReport{Dir: a, Conflicts: []string{}, Preserved: []string{}}
+		if changed {
+			tr.Written = 1
+		}
+		res.Targets = append(res.Targets, tr)
+	}
+	return nil
+}
+
+// relLocation is loc as an AGENTS.md in base names it: relative and
+// slash-separated below base, "~/..." below the home directory, else as
+// it is, so the file reads the same on every machine of a team.
+func relLocation(env hostenv.Env, base, loc string) string {
+	if loc == "" {
+		return ""
+	}
+	if rel, err := filepath.Rel(base, loc); err == nil && filepath.IsLocal(rel) {
+		return filepath.ToSlash(rel)
+	}
+	if home, err := env.HomeDir(); err == nil {
+		if rel, err := filepath.Rel(home, loc); err == nil && filepath.IsLocal(rel) {
+			return "~/" + filepath.ToSlash(rel)
+		}
+	}
+	return filepath.ToSlash(loc)
+}
+
+// checkTargetPath refuses a target reached through a symbolic link below
+// the workspace or the home directory: skillsync never writes through a
+// link it did not make.
+func (p Places) checkTargetPath(dir string) error {
+	base := p.Workspace
+	if !strings.HasPrefix(dir, base+string(filepath.Separator)) {
+		home, err := p.Env.HomeDir()
+		if err != nil || !strings.HasPrefix(dir, home+string(filepath.Separator)) {
+			return nil
+		}
+		base = home
+	}
+	rel, _ := filepath.Rel(base, dir)
+	part := base
+	for _, name := range strings.Split(rel, string(filepath.Separator)) {
+		part = filepath.Join(part, name)
+		info, err := os.Lstat(part)
+		if err != nil {
+			return nil // the rest is made by SyncTarget
+		}
+		if info.Mode()&os.ModeSymlink != 0 {
+			return fmt.Errorf("target %s: %s is a symbolic link; skillsync writes targets only through folders it can see, so replace the link with a folder or point the target at the real path", dir, part)
+		}
+	}
+	return nil
+}
