@@ -3,6 +3,7 @@ package serve
 import (
 	"bytes"
 	"html/template"
+	"sync"
 
 	"github.com/microcosm-cc/bluemonday"
 	"github.com/yuin/goldmark"
@@ -11,7 +12,9 @@ import (
 
 // markdown renders GitHub-flavoured Markdown without raw HTML: goldmark
 // leaves raw HTML out unless told otherwise.
-var markdown = goldmark.New(goldmark.WithExtensions(extension.GFM))
+// It is made at the first page that needs it, not at every start of the
+// CLI.
+var markdown = sync.OnceValue(func() goldmark.Markdown { return goldmark.New(goldmark.WithExtensions(extension.GFM)) })
 
 // policy is what rendered Markdown may keep: the usual prose, lists,
 // tables and code, links to http(s) and relative addresses only (no
@@ -29,7 +32,7 @@ func policy() *bluemonday.Policy {
 // safe to put in a page.
 func renderMarkdown(md string) template.HTML {
 	var buf bytes.Buffer
-	if err := markdown.Convert([]byte(md), &buf); err != nil {
+	if err := markdown().Convert([]byte(md), &buf); err != nil {
 		return template.HTML("<pre>" + template.HTMLEscapeString(md) + "</pre>")
 	}
 	return template.HTML(policy().SanitizeBytes(buf.Bytes()))

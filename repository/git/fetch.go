@@ -227,7 +227,23 @@ type wanted struct {
 	commit    plumbing.Hash
 }
 
-var fullSHA = regexp.MustCompile(`^[0-9a-f]{40}$`)
+// fullSHA matches a full commit hash, ^[0-9a-f]{40}$, checked by hand: a
+// package-level regexp cost every start of the CLI its compilation.
+var fullSHA = hexString{40}
+
+type hexString struct{ n int }
+
+func (h hexString) MatchString(s string) bool {
+	if len(s) != h.n {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
 
 func (g *Git) want(refs []*plumbing.Reference) (wanted, error) {
 	byName := map[plumbing.ReferenceName]*plumbing.Reference{}
@@ -553,7 +569,7 @@ func (r *remoteTail) Write(p []byte) (int, error) {
 func (r *remoteTail) line() {
 	l := strings.TrimSpace(strings.ToValidUTF8(string(r.partial), "?"))
 	r.partial = r.partial[:0]
-	if l == "" || progressLine.MatchString(l) {
+	if l == "" || progressLine().MatchString(l) {
 		return
 	}
 	l = strings.Map(func(c rune) rune {
@@ -579,4 +595,6 @@ func (r *remoteTail) message() string {
 
 // progressLine is one of git's progress counters ("Counting objects:
 // 42% (5/12)", "Total 12 (delta 0), reused 0 (delta 0), pack-reused 0").
-var progressLine = regexp.MustCompile(`^(remote: )?([A-Z][a-z]+( [a-z]+)*: +\d+(% \(\d+/\d+\))?|Total \d+ \(delta \d+\))`)
+var progressLine = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(remote: )?([A-Z][a-z]+( [a-z]+)*: +\d+(% \(\d+/\d+\))?|Total \d+ \(delta \d+\))`)
+})
