@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"gopkg.in/yaml.v3"
 )
@@ -81,7 +82,11 @@ func knownKeys(f fields) string {
 	return strings.Join(keys, ", ")
 }
 
-var yamlLinePrefix = regexp.MustCompile(`^(yaml: )?(unmarshal errors:\s*)?(line \d+: )?`)
+// yamlLinePrefix is compiled at its first use, not at every start of the
+// CLI.
+var yamlLinePrefix = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(yaml: )?(unmarshal errors:\s*)?(line \d+: )?`)
+})
 
 // yamlMessage strips the prefixes yaml.v3 puts on its errors: the caller
 // already says where.
@@ -90,9 +95,9 @@ func yamlMessage(err error) string {
 	if errors.As(err, &te) {
 		msgs := make([]string, len(te.Errors))
 		for i, m := range te.Errors {
-			msgs[i] = yamlLinePrefix.ReplaceAllString(m, "")
+			msgs[i] = yamlLinePrefix().ReplaceAllString(m, "")
 		}
 		return strings.Join(msgs, "; ")
 	}
-	return yamlLinePrefix.ReplaceAllString(err.Error(), "")
+	return yamlLinePrefix().ReplaceAllString(err.Error(), "")
 }

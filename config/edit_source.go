@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/skillsync/skillsync/repository"
 )
@@ -46,8 +47,11 @@ func gitHost(env hostenv.Env, configured string) (string, error) {
 var (
 	// owner/repo, then any path inside it, then @ref: GitHub's names are
 	// letters, digits, ".", "_" and "-".
-	shorthand = regexp.MustCompile(`^([A-Za-z0-9_.-]+)/([A-Za-z0-9_.-]+)((?:/[^@]+)?)(?:@(.+))?$`)
-	scpLike   = regexp.MustCompile(`^[A-Za-z0-9_.-]+@[A-Za-z0-9_.-]+:`)
+	// Both are compiled at their first use, not at every start of the CLI.
+	shorthand = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^([A-Za-z0-9_.-]+)/([A-Za-z0-9_.-]+)((?:/[^@]+)?)(?:@(.+))?$`)
+	})
+	scpLike = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_.-]+@[A-Za-z0-9_.-]+:`) })
 )
 
 // ParseSource reads what a person types to name a source:
@@ -90,7 +94,7 @@ func parseSource(env hostenv.Env, arg, host string) (Entry, error) {
 		return Entry{}, fmt.Errorf("source %s holds credentials, which would be written into the config and shared with it; give the URL without them and set auth.password_env (or password_file, ssh_key_file) on the entry", redactArg(s))
 	case s == "." || s == ".." || strings.HasPrefix(s, "/") || strings.HasPrefix(s, "./") || strings.HasPrefix(s, "../") || s == "~" || strings.HasPrefix(s, "~/"):
 		return localEntry(env, s)
-	case strings.HasPrefix(lower, "file://"), strings.HasPrefix(lower, "ssh://"), strings.HasPrefix(lower, "git://"), scpLike.MatchString(s):
+	case strings.HasPrefix(lower, "file://"), strings.HasPrefix(lower, "ssh://"), strings.HasPrefix(lower, "git://"), scpLike().MatchString(s):
 		u, ref := splitRef(s)
 		return Entry{Git: u, Ref: ref}, nil
 	case strings.HasPrefix(lower, "https://"), strings.HasPrefix(lower, "http://"):
@@ -100,7 +104,7 @@ func parseSource(env hostenv.Env, arg, host string) (Entry, error) {
 		}
 		return e, err
 	}
-	if m := shorthand.FindStringSubmatch(s); m != nil {
+	if m := shorthand().FindStringSubmatch(s); m != nil {
 		repo := strings.TrimSuffix(m[2], ".git")
 		e := Entry{Git: host + m[1] + "/" + repo, Ref: m[4], Path: strings.Trim(m[3], "/")}
 		if e.Path != "" {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"gopkg.in/yaml.v3"
@@ -76,7 +77,9 @@ func (f *rawFleet) decode(n *yaml.Node) []error {
 	})
 }
 
-var fleetSchemaName = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
+// fleetSchemaName is compiled at its first use: {0,62} made it the
+// costliest regexp of the CLI's start.
+var fleetSchemaName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`) })
 
 // resolveFleet checks the fleet: section, schedule.fleet_push and
 // curator.min_hosts.
@@ -105,7 +108,7 @@ func (r *rawConfig) resolveFleet(env hostenv.Env, base string, cfg *Config) []er
 	if out.Schema == "" {
 		out.Schema = DefaultFleetSchema
 	}
-	if !fleetSchemaName.MatchString(out.Schema) {
+	if !fleetSchemaName().MatchString(out.Schema) {
 		errs = append(errs, fmt.Errorf("%s: schema %q: use lower-case letters, digits and _ (at most 63)", where, out.Schema))
 	}
 	if f.Host != "" && !fleet.ValidHostID(f.Host) {

@@ -3,34 +3,170 @@ package serve
 import (
 	"bytes"
 	"html/template"
+	"net/url"
+	"strings"
+	"sync"
 
-	"github.com/microcosm-cc/bluemonday"
 	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
+	east "github.com/yuin/goldmark/extension/ast"
+	"github.com/yuin/goldmark/renderer"
+	"github.com/yuin/goldmark/renderer/html"
+	"github.com/yuin/goldmark/util"
 )
 
-// markdown renders GitHub-flavoured Markdown without raw HTML: goldmark
-// leaves raw HTML out unless told otherwise.
-var markdown = goldmark.New(goldmark.WithExtensions(extension.GFM))
-
-// policy is what rendered Markdown may keep: the usual prose, lists,
-// tables and code, links to http(s) and relative addresses only (no
-// javascript:, data: or vbscript:), and nothing that runs.
-func policy() *bluemonday.Policy {
-	p := bluemonday.UGCPolicy()
-	p.AllowURLSchemes("http", "https")
-	p.RequireParseableURLs(true)
-	p.AllowRelativeURLs(true)
-	p.RequireNoFollowOnLinks(true)
-	return p
-}
+// markdown renders GitHub-flavoured Markdown with nothing that runs:
+// goldmark leaves raw HTML out (it is not told otherwise), escapes all
+// text and attributes, and safeLinks renders every link and image, so
+// only http(s) and relative addresses that parse are kept (no
+// javascript:, data: or vbscript:), links get rel="nofollow", and task
+// list boxes are left out. This is the policy a bluemonday pass used to
+// apply to goldmark's output; bluemonday, its CSS parser and
+// golang.org/x/net/html cost every start of the CLI some 10 ms of
+// package initialisation (their regexps and tables), for pages only
+// serve renders. It is made at the first page that needs it.
+var markdown = sync.OnceValue(func() goldmark.Markdown {
+	return goldmark.New(
+		// GFM's extensions, the table's alignment as align="" (an inline
+		// style is what the pages' policy forbids).
+		goldmark.WithExtensions(extension.Linkify, extension.NewTable(extension.WithTableCellAlignMethod(extension.TableCellAlignAttribute)),
+			extension.Strikethrough, extension.TaskList),
+		goldmark.WithRendererOptions(renderer.WithNodeRenderers(util.Prioritized(safeLinks{}, 100))),
+	)
+})
 
 // renderMarkdown turns a skill's untrusted Markdown into HTML that is
 // safe to put in a page.
 func renderMarkdown(md string) template.HTML {
 	var buf bytes.Buffer
-	if err := markdown.Convert([]byte(md), &buf); err != nil {
+	if err := markdown().Convert([]byte(md), &buf); err != nil {
 		return template.HTML("<pre>" + template.HTMLEscapeString(md) + "</pre>")
 	}
-	return template.HTML(policy().SanitizeBytes(buf.Bytes()))
+	return template.HTML(buf.String())
+}
+
+// safeURL returns dest as it may appear in a page: an http or https
+// address, or a relative one, that parses; ok is false for any other.
+func safeURL(dest []byte) (string, bool) {
+	raw := strings.TrimSpace(string(util.URLEscape(dest, true)))
+	if raw == "" {
+		return "", false
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", false
+	}
+	switch strings.ToLower(u.Scheme) {
+	case "http", "https":
+	case "":
+		if u.Opaque != "" {
+			return "", false
+		}
+	default:
+		return "", false
+	}
+	return u.String(), true
+}
+
+// safeLinks renders links, autolinks and images under safeURL's policy,
+// and task list boxes as nothing.
+type safeLinks struct{}
+
+func (safeLinks) RegisterFuncs(r renderer.NodeRendererFuncRegisterer) {
+	r.Register(ast.KindLink, renderLink)
+	r.Register(ast.KindAutoLink, renderAutoLink)
+	r.Register(ast.KindImage, renderImage)
+	r.Register(east.KindTaskCheckBox, func(util.BufWriter, []byte, ast.Node, bool) (ast.WalkStatus, error) {
+		return ast.WalkContinue, nil
+	})
+}
+
+// openLink writes <a> for href with its title; not ok, nothing: the
+// link's text stays, as plain text.
+func openLink(w util.BufWriter, href string, title []byte) {
+	w.WriteString(`<a href="`)
+	w.Write(util.EscapeHTML([]byte(href)))
+	w.WriteString(`" rel="nofollow"`)
+	if title != nil {
+		w.WriteString(` title="`)
+		html.DefaultWriter.Write(w, title)
+		w.WriteByte('"')
+	}
+	w.WriteByte('>')
+}
+
+func renderLink(w util.BufWriter, source []byte, node ast.Node, entering bool) (ast.WalkStatus, error) {
+	n := node.(*ast.Link)
+	href, ok := safeURL(n.Destination)
+	switch {
+	case !ok:
+	case entering:
+		openLink(w, href, n.Title)
+	default:
+		w.WriteString("</a>")
+	}
+	return ast.WalkContinue, nil
+}
+
+func renderAutoLink(w util.BufWriter, source []byte, node ast.Node, entering bool) (ast.WalkStatus, error) {
+	if !entering {
+		return ast.WalkContinue, nil
+	}
+	n := node.(*ast.AutoLink)
+	label := util.EscapeHTML(n.Label(source))
+	// An e-mail address stays text: mailto: is not an allowed scheme.
+	href, ok := "", false
+	if n.AutoLinkType != ast.AutoLinkEmail {
+		href, ok = safeURL(n.URL(source))
+	}
+	if !ok {
+		w.Write(label)
+		return ast.WalkContinue, nil
+	}
+	openLink(w, href, nil)
+	w.Write(label)
+	w.WriteString("</a>")
+	return ast.WalkContinue, nil
+}
+
+func renderImage(w util.BufWriter, source []byte, node ast.Node, entering bool) (ast.WalkStatus, error) {
+	if !entering {
+		return ast.WalkContinue, nil
+	}
+	n := node.(*ast.Image)
+	alt := util.EscapeHTML(plainText(n, source))
+	src, ok := safeURL(n.Destination)
+	if !ok {
+		w.Write(alt)
+		return ast.WalkSkipChildren, nil
+	}
+	w.WriteString(`<img src="`)
+	w.Write(util.EscapeHTML([]byte(src)))
+	w.WriteString(`" alt="`)
+	w.Write(alt)
+	w.WriteByte('"')
+	if n.Title != nil {
+		w.WriteString(` title="`)
+		html.DefaultWriter.Write(w, n.Title)
+		w.WriteByte('"')
+	}
+	w.WriteByte('>')
+	return ast.WalkSkipChildren, nil
+}
+
+// plainText is the text below n, for an image's alt.
+func plainText(n ast.Node, source []byte) []byte {
+	var b []byte
+	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+		switch t := c.(type) {
+		case *ast.Text:
+			b = append(b, t.Value(source)...)
+		case *ast.String:
+			b = append(b, t.Value...)
+		default:
+			b = append(b, plainText(c, source)...)
+		}
+	}
+	return b
 }

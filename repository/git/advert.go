@@ -138,10 +138,19 @@ func referencesOf(ar *packp.AdvRefs) ([]*plumbing.Reference, error) {
 	return refs, nil
 }
 
-// fileAdvertisement reads the advertisement of the repository at path as
-// go-git's file transport does, from git upload-pack, with the output
-// counted and the process killed past a limit.
+// fileAdvertisement reads the advertisement of the repository at path:
+// from its files where localAdvertisement can, else as go-git's file
+// transport does, from git upload-pack, with the output counted and the
+// process killed past a limit.
 func fileAdvertisement(ctx context.Context, path string, lim advertisementLimits) (*packp.AdvRefs, error) {
+	if ar, ok := localAdvertisement(path, lim); ok {
+		return ar, nil
+	}
+	return uploadPackAdvertisement(ctx, path, lim)
+}
+
+// uploadPackAdvertisement reads the advertisement from git upload-pack.
+func uploadPackAdvertisement(ctx context.Context, path string, lim advertisementLimits) (*packp.AdvRefs, error) {
 	if strings.HasPrefix(path, "-") {
 		path = "./" + path
 	}

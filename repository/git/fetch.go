@@ -101,20 +101,24 @@ func (g *Git) fetch(ctx context.Context) (repository.FetchResult, error) {
 	}
 	defer lock.Close()
 	var res repository.FetchResult
-	repo, warning, err := g.prepareStore()
+	repo, quick, warning, err := g.prepareStore()
 	if err != nil {
 		return res, err
 	}
+	defer quick.Close()
+	// has asks the packs' indexes in place first: a no-op sync reads no
+	// index whole.
+	has := func(h plumbing.Hash) bool { return quick.hasCommit(h) || hasCommit(repo, h) }
 	if warning != "" {
 		res.Warnings = append(res.Warnings, warning)
 	}
 	local := g.localRef()
 	before, _ := repo.Reference(local, true)
-	if fullSHA.MatchString(g.cfg.Ref) && hasCommit(repo, plumbing.NewHash(g.cfg.Ref)) {
+	if fullSHA.MatchString(g.cfg.Ref) && has(plumbing.NewHash(g.cfg.Ref)) {
 		// A commit never changes: once it is here, the remote is not asked.
 		commit := plumbing.NewHash(g.cfg.Ref)
 		res.Revision, res.Updated = repository.Revision(commit.String()), before == nil
-		return res, g.settle(repo, commit, local)
+		return res, g.settle(repo, commit, local, before, has)
 	}
 	remoteURL, auth, err := g.auth()
 	if err != nil {
@@ -134,13 +138,16 @@ func (g *Git) fetch(ctx context.Context) (repository.FetchResult, error) {
 		return res, err
 	}
 	commit := want.commit
-	if commit.IsZero() || !hasCommit(repo, commit) {
+	if commit.IsZero() || !has(commit) {
+		// The packs quick reads are not all the store will hold, and are
+		// not held open while the store changes.
+		quick.Close()
 		d := download{g: g, repo: repo, url: remoteURL, auth: auth, via: relay.Proxy()}
 		if commit, err = d.get(ctx, want); err != nil {
 			return res, err
 		}
 	}
-	if err := g.settle(repo, commit, local); err != nil {
+	if err := g.settle(repo, commit, local, before, has); err != nil {
 		return res, err
 	}
 	res.Revision, res.Updated = repository.Revision(commit.String()), before == nil || before.Hash() != commit
@@ -165,21 +172,26 @@ func (g *Git) route(ctx context.Context, remoteURL string) (*sshRelay, error) {
 // removed and created afresh, and the warning says why: a fetch that
 // failed half way (a full disk) could leave an empty ref file, after which
 // go-git refused every fetch.
-func (g *Git) prepareStore() (*git.Repository, string, error) {
+//
+// It returns too the store's packs opened for quick questions (see
+// quickObjects), to be closed by the caller.
+func (g *Git) prepareStore() (*git.Repository, *quickObjects, string, error) {
 	removeTemporaries(g.store)
 	repo, err := g.openStore(true, false)
+	quick := openQuickObjects(g.store)
 	if err == nil {
-		err = checkStore(repo)
+		err = checkStore(repo, quick)
 	}
 	if err == nil {
-		return repo, "", nil
+		return repo, quick, "", nil
 	}
+	quick.Close()
 	warning := fmt.Sprintf("the git store %s was damaged (%v): it was removed and is fetched again", g.store, err)
 	if err := os.RemoveAll(g.store); err != nil {
-		return nil, "", fmt.Errorf("remove the damaged git store %s: %w", g.store, err)
+		return nil, nil, "", fmt.Errorf("remove the damaged git store %s: %w", g.store, err)
 	}
 	repo, err = g.openStore(true, false)
-	return repo, warning, err
+	return repo, &quickObjects{}, warning, err
 }
 
 // removeTemporaries removes what an interrupted fetch leaves: packs and
@@ -199,7 +211,7 @@ func removeTemporaries(store string) {
 // checkStore reports what makes the store unusable: a ref that cannot be
 // read, one that names a commit the store does not hold whole, a shallow
 // file that cannot be read.
-func checkStore(repo *git.Repository) error {
+func checkStore(repo *git.Repository, quick *quickObjects) error {
 	if _, err := repo.Storer.Shallow(); err != nil {
 		return fmt.Errorf("read shallow commits: %w", err)
 	}
@@ -210,6 +222,9 @@ func checkStore(repo *git.Repository) error {
 	defer refs.Close()
 	return refs.ForEach(func(r *plumbing.Reference) error {
 		if r.Type() != plumbing.HashReference || !strings.HasPrefix(string(r.Name()), "refs/") {
+			return nil
+		}
+		if commit, ok := quick.peel(r.Hash()); ok && quick.hasCommit(commit) {
 			return nil
 		}
 		commit, err := peel(repo, r.Hash())
@@ -227,7 +242,23 @@ type wanted struct {
 	commit    plumbing.Hash
 }
 
-var fullSHA = regexp.MustCompile(`^[0-9a-f]{40}$`)
+// fullSHA matches a full commit hash, ^[0-9a-f]{40}$, checked by hand: a
+// package-level regexp cost every start of the CLI its compilation.
+var fullSHA = hexString{40}
+
+type hexString struct{ n int }
+
+func (h hexString) MatchString(s string) bool {
+	if len(s) != h.n {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
 
 func (g *Git) want(refs []*plumbing.Reference) (wanted, error) {
 	byName := map[plumbing.ReferenceName]*plumbing.Reference{}
@@ -487,9 +518,13 @@ func ignoreUpToDate(err error) error {
 }
 
 // settle points local at commit, the revision Skills reads from now on.
-func (g *Git) settle(repo *git.Repository, commit plumbing.Hash, local plumbing.ReferenceName) error {
-	if !hasCommit(repo, commit) {
+func (g *Git) settle(repo *git.Repository, commit plumbing.Hash, local plumbing.ReferenceName, before *plumbing.Reference, has func(plumbing.Hash) bool) error {
+	if !has(commit) {
 		return fmt.Errorf("commit %s is not in the store after the fetch", commit)
+	}
+	if before != nil && before.Name() == local && before.Hash() == commit {
+		// Already recorded: a no-op sync writes nothing to the store.
+		return nil
 	}
 	if err := repo.Storer.SetReference(plumbing.NewHashReference(local, commit)); err != nil {
 		return fmt.Errorf("record revision: %w", err)
@@ -553,7 +588,7 @@ func (r *remoteTail) Write(p []byte) (int, error) {
 func (r *remoteTail) line() {
 	l := strings.TrimSpace(strings.ToValidUTF8(string(r.partial), "?"))
 	r.partial = r.partial[:0]
-	if l == "" || progressLine.MatchString(l) {
+	if l == "" || progressLine().MatchString(l) {
 		return
 	}
 	l = strings.Map(func(c rune) rune {
@@ -579,4 +614,6 @@ func (r *remoteTail) message() string {
 
 // progressLine is one of git's progress counters ("Counting objects:
 // 42% (5/12)", "Total 12 (delta 0), reused 0 (delta 0), pack-reused 0").
-var progressLine = regexp.MustCompile(`^(remote: )?([A-Z][a-z]+( [a-z]+)*: +\d+(% \(\d+/\d+\))?|Total \d+ \(delta \d+\))`)
+var progressLine = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(remote: )?([A-Z][a-z]+( [a-z]+)*: +\d+(% \(\d+/\d+\))?|Total \d+ \(delta \d+\))`)
+})

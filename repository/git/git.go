@@ -103,7 +103,7 @@ func storeRoot(env hostenv.Env) string {
 	return filepath.Join(dir, "skillsync", "git")
 }
 
-var unsafeKey = regexp.MustCompile(`[^a-z0-9._-]+`)
+var unsafeKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^a-z0-9._-]+`) })
 
 // StoreKey names the store of a remote: readable host and path, then a
 // hash of the URL without credentials, so two tokens for one remote share
@@ -120,7 +120,7 @@ func StoreKey(remote string) string {
 	if i := strings.IndexAny(label, "?#"); i >= 0 {
 		label = label[:i] // a token may be in the query or the fragment
 	}
-	label = strings.Trim(unsafeKey.ReplaceAllString(strings.ToLower(label), "-"), "-.")
+	label = strings.Trim(unsafeKey().ReplaceAllString(strings.ToLower(label), "-"), "-.")
 	if len(label) > 60 {
 		label = label[len(label)-60:]
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math/rand/v2"
 	"regexp"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -20,7 +21,9 @@ const (
 	listenBackoffMax = 30 * time.Second
 )
 
-var revisionPayload = regexp.MustCompile(`^[0-9]+-[0-9a-f]{12}$`)
+// revisionPayload is compiled at its first use: a package-level regexp
+// cost every start of the CLI its compilation.
+var revisionPayload = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9]+-[0-9a-f]{12}$`) })
 
 // Listen calls changed with the source's revision each time a change to it
 // commits, until ctx ends. It holds a connection of its own, LISTENing on
@@ -104,7 +107,7 @@ func (p *Postgres) listen(ctx context.Context, changed func(repository.Revision)
 			return true, ctx.Err()
 		}
 		rev := repository.Revision("")
-		if err == nil && revisionPayload.MatchString(n.Payload) {
+		if err == nil && revisionPayload().MatchString(n.Payload) {
 			rev = repository.Revision(n.Payload)
 		} else if err == nil || errors.Is(err, context.DeadlineExceeded) {
 			// Quiet for a while, or someone else notified the channel:
