@@ -122,6 +122,25 @@ func (d daemonEngine) Import(ctx context.Context) ([]daemon.ImportResult, error)
 	return out, err
 }
 
+// PushSources names the sources that announce their changes as they
+// happen (a repository.Listener: a database that NOTIFYs), which a daemon
+// listens to and syncs each on its own when it changes. Opening a source
+// reads nothing; a source that does not open is kept, so that listening
+// reports why.
+func (e *Engine) PushSources() []string {
+	var names []string
+	for _, s := range e.cfg.Sources {
+		r, err := e.open(s, "")
+		if _, ok := r.(repository.Listener); ok || err != nil {
+			names = append(names, s.Name)
+		}
+		if err == nil {
+			closeRepository(r)
+		}
+	}
+	return names
+}
+
 func (d daemonEngine) PushSources() []string { return d.e.PushSources() }
 
 func (d daemonEngine) OpenListener(source string, lost func(msg string)) (repository.Listener, error) {

@@ -3,7 +3,6 @@ package skillsync
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/skillsync/skillsync/agent"
@@ -65,8 +64,7 @@ func (e *Engine) recorder(ctx context.Context) (*curator.Recorder, *layering.Cat
 	if err != nil {
 		return nil, nil, err
 	}
-	store := e.Usage()
-	store.Resolve = e.resolverFrom(cat)
+	store := e.view().Store(cat)
 	targets := make([]curator.RecorderTarget, len(e.cfg.Targets))
 	for i, t := range e.cfg.Targets {
 		rec, _ := materialize.LoadTargetRecord(t.Dir) // unreadable: an empty record, folders by name
@@ -99,27 +97,14 @@ func (e *Engine) ImportAll(ctx context.Context) ([]*ImportReport, error) {
 	return e.ImportAllSince(ctx, time.Time{})
 }
 
-// ImportAllSince is ImportAll passing over the events before since.
+// ImportAllSince is ImportAll passing over the events before since
+// (agent.Registry.ImportAll).
 func (e *Engine) ImportAllSince(ctx context.Context, since time.Time) ([]*ImportReport, error) {
-	var reports []*ImportReport
-	var errs []error
-	for _, reg := range Agents().All() {
-		if reg.Importer == nil {
-			continue
-		}
-		imp, found, err := reg.Importer(e.env, e.cfg.Workspace)
-		if err == nil && !found {
-			continue
-		}
-		if err == nil {
-			var r *ImportReport
-			if r, err = e.ImportUsage(ctx, imp, since); r != nil {
-				reports = append(reports, r)
-			}
-		}
+	return Agents().ImportAll(ctx, e.journal(), e.env, e.cfg.Workspace, func(ctx context.Context) (agent.Recorder, error) {
+		rec, _, err := e.recorder(ctx)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", reg.Key, err))
+			return nil, err
 		}
-	}
-	return reports, errors.Join(errs...)
+		return rec, nil
+	}, since)
 }

@@ -10,29 +10,22 @@ import (
 )
 
 // Verify hashes the cache and the targets again and compares them with
-// the manifest, the target records and skillsync.lock. It changes nothing.
+// the manifest, the target records and skillsync.lock (lock.File.Verify).
+// It changes nothing.
 func (e *Engine) Verify(ctx context.Context) ([]materialize.Difference, error) {
-	m, err := materialize.ReadManifest(e.layout.CacheDir())
+	locked, ok, lerr := lock.Read(e.layout.LockFile(), e.kinds)
+	if lerr != nil || !ok {
+		locked = nil
+	}
+	targets := make([]string, len(e.cfg.Targets))
+	for i, t := range e.cfg.Targets {
+		targets[i] = t.Dir
+	}
+	diffs, err := locked.Verify(ctx, e.layout.CacheDir(), targets)
 	if err != nil {
 		return nil, err
 	}
-	diffs := materialize.VerifyCache(e.layout.CacheDir(), m)
-	for _, t := range e.cfg.Targets {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		td, err := materialize.VerifyTarget(t.Dir)
-		if err != nil {
-			return nil, err
-		}
-		diffs = append(diffs, td...)
-	}
-	locked, ok, err := lock.Read(e.layout.LockFile(), e.kinds)
-	if err != nil || !ok {
-		return diffs, err
-	}
-	diffs = append(diffs, locked.Differences(m)...)
-	return diffs, nil
+	return diffs, lerr
 }
 
 // Repaired is what Repair found and what it left.
