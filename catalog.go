@@ -2,11 +2,13 @@ package skillsync
 
 import (
 	"context"
+	"io/fs"
 
 	"github.com/skillsync/skillsync/catalog"
 	"github.com/skillsync/skillsync/curator"
 	"github.com/skillsync/skillsync/layering"
 	"github.com/skillsync/skillsync/materialize"
+	"github.com/skillsync/skillsync/repository"
 )
 
 // view is the workspace as package catalog builds its catalog from it.
@@ -52,6 +54,26 @@ func (e *Engine) find(cat *layering.Catalog, name string, withHidden bool) (*lay
 		return nil, &HiddenError{Name: w.Skill.Name, File: e.cfg.File}
 	}
 	return w, nil
+}
+
+// Read opens file of the catalog skill name: its SKILL.md when file is
+// "". file is relative to the skill's directory and must stay inside it:
+// "..", absolute paths and symbolic links that lead out of the skill are
+// refused. A hidden skill is a *HiddenError. The caller closes the file.
+func (e *Engine) Read(ctx context.Context, name, file string) (fs.File, *layering.Winner, error) {
+	cat, err := e.Catalog(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	w, err := e.find(cat, name, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	if file == "" {
+		file = w.Skill.File
+	}
+	f, err := repository.OpenSkillFile(w.Skill.Name, file, w.Dir, w.Skill.Files)
+	return f, w, err
 }
 
 // Stamp returns a value that changes whenever the catalog may have

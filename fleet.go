@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/skillsync/skillsync/config"
 	"github.com/skillsync/skillsync/curator"
 	"github.com/skillsync/skillsync/fleet"
 	"github.com/skillsync/skillsync/layering"
@@ -15,10 +16,6 @@ import (
 	"github.com/skillsync/skillsync/repository"
 	"github.com/skillsync/skillsync/skill"
 )
-
-// The fleet's policy (host ids, staged rollout, push bookkeeping, the
-// curation of a source on fleet data) is package fleet's; these wire it
-// to the workspace.
 
 // ErrNoFleet is returned by the fleet methods when the config has no
 // fleet: section.
@@ -30,23 +27,19 @@ func WithVersion(v string) Option {
 }
 
 // HostID is this host's id in the fleet and for staged rollout
-// (fleet.HostID): fleet.host from the config, else one made from the
-// host name and the workspace path.
-func (e *Engine) HostID() string {
-	host := ""
-	if f := e.cfg.Fleet; f != nil {
-		host = f.Host
-	}
-	return fleet.HostID(host, e.layout.Root)
-}
+// (fleet.HostID of fleet.host in the config).
+func (e *Engine) HostID() string { return fleet.HostID(e.fleetConfig().Host, e.layout.Root) }
 
 // Environment is this host's environment for staged rollout ("" when the
 // config names none).
-func (e *Engine) Environment() string {
+func (e *Engine) Environment() string { return e.fleetConfig().Environment }
+
+// fleetConfig is the config's fleet: section, the zero one when none.
+func (e *Engine) fleetConfig() config.Fleet {
 	if f := e.cfg.Fleet; f != nil {
-		return f.Environment
+		return *f
 	}
-	return ""
+	return config.Fleet{}
 }
 
 // Fleet returns the workspace's side of the fleet as the config sets it,
@@ -64,10 +57,8 @@ func (e *Engine) Fleet() (*fleet.Workspace, error) {
 // FleetPushReport is what a push sent.
 type FleetPushReport = fleet.PushReport
 
-// FleetPush sends this workspace's heartbeat (its sources' revisions from
-// the lock, their results from the last sync) and the usage records that
-// changed since the last push (fleet.Workspace.Push). A sync never waits
-// for a push.
+// FleetPush sends this workspace's heartbeat and changed usage records
+// (fleet.Workspace.Push). A sync never waits for a push.
 func (e *Engine) FleetPush(ctx context.Context) (*FleetPushReport, error) {
 	w, err := e.Fleet()
 	if err != nil {
@@ -139,9 +130,8 @@ func (e *Engine) FleetUsage(ctx context.Context, opts fleet.UsageOptions) ([]fle
 	return w.Usage(ctx, opts)
 }
 
-// fleetLastUses returns, with fleet: set and the marketplace layer
-// curated, the fleet's last use of each marketplace copy; or why curation
-// must wait (fleet.LastUses).
+// fleetLastUses is fleet.LastUses, with fleet: set and the marketplace
+// layer curated.
 func (e *Engine) fleetLastUses(ctx context.Context, now time.Time) (map[curator.Copy]time.Time, string, error) {
 	w, err := e.Fleet()
 	if err != nil || !slices.Contains(e.cfg.Curator.Layers, layering.Marketplace.String()) {
@@ -166,8 +156,7 @@ type SourceCuration = fleet.SourceCuration
 
 // CurateSource retires, upstream, the skills of the marketplace source
 // name that the whole fleet left idle past curator.archive_after and no
-// host pins (fleet.CurateSource says how). It refuses, saying why, while
-// fewer than curator.min_hosts hosts reported within stale_after.
+// host pins (fleet.CurateSource).
 func (e *Engine) CurateSource(ctx context.Context, name string, opts SourceCurateOptions) (*SourceCuration, error) {
 	w, err := e.Fleet()
 	if err != nil {
@@ -194,9 +183,7 @@ func (e *Engine) CurateSource(ctx context.Context, name string, opts SourceCurat
 }
 
 // RestoreSource brings the skill name, retired by curate --source, back
-// into the postgres source source, in one transaction, and syncs
-// (fleet.RestoreSource). A git source's retirement is undone by reverting
-// its commit.
+// into the postgres source source and syncs (fleet.RestoreSource).
 func (e *Engine) RestoreSource(ctx context.Context, source, name string) (string, error) {
 	src, ok := e.source(source)
 	if !ok {

@@ -7,7 +7,6 @@ import (
 
 	"github.com/skillsync/skillsync/drafts"
 	"github.com/skillsync/skillsync/layering"
-	"github.com/skillsync/skillsync/materialize"
 	"github.com/skillsync/skillsync/repository"
 )
 
@@ -42,13 +41,8 @@ func (e *Engine) promotionTarget(name string) (*drafts.Target, error) {
 		return nil, err
 	}
 	where, _ := location(src, e.base())
-	t := &drafts.Target{Name: src.Name, Kind: string(src.Kind), Location: where, Repository: r, Direct: publishesDirect(src)}
-	if m, err := materialize.ReadManifest(e.layout.CacheDir()); err == nil {
-		if rec, ok := m.Sources[src.Name]; ok {
-			t.Base = repository.Revision(rec.Revision)
-		}
-	}
-	return t, nil
+	return &drafts.Target{Name: src.Name, Kind: string(src.Kind), Location: where, Repository: r, Direct: publishesDirect(src),
+		Base: repository.Revision(e.cachedRevision(src.Name))}, nil
 }
 
 func (e *Engine) copyName(en *layering.Entry) string {

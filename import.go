@@ -8,7 +8,6 @@ import (
 	"github.com/skillsync/skillsync/agent"
 	"github.com/skillsync/skillsync/curator"
 	"github.com/skillsync/skillsync/layering"
-	"github.com/skillsync/skillsync/materialize"
 )
 
 // ImportReport is what an import of an agent's records did.
@@ -56,21 +55,9 @@ func (e *Engine) RecordHook(ctx context.Context, agentName string, ev agent.Even
 	return name, dup, err
 }
 
-// recorder is the workspace's usage as package agent records into it
-// (curator.Recorder) over the catalog that stands now, which it returns
-// too.
+// recorder is catalog.Workspace.Recorder over the config's targets.
 func (e *Engine) recorder(ctx context.Context) (*curator.Recorder, *layering.Catalog, error) {
-	cat, err := e.Catalog(ctx)
-	if err != nil {
-		return nil, nil, err
-	}
-	store := e.view().Store(cat)
-	targets := make([]curator.RecorderTarget, len(e.cfg.Targets))
-	for i, t := range e.cfg.Targets {
-		rec, _ := materialize.LoadTargetRecord(t.Dir) // unreadable: an empty record, folders by name
-		targets[i] = curator.RecorderTarget{Dir: t.Dir, Folder: rec.TargetFolder}
-	}
-	return curator.NewRecorder(cat, store, e.copyOf, targets, e.actor), cat, nil
+	return e.view().Recorder(ctx, e.targetDirs(), e.actor)
 }
 
 // ImporterNames returns the agents whose records Engine.Importer reads.

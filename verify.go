@@ -17,11 +17,7 @@ func (e *Engine) Verify(ctx context.Context) ([]materialize.Difference, error) {
 	if lerr != nil || !ok {
 		locked = nil
 	}
-	targets := make([]string, len(e.cfg.Targets))
-	for i, t := range e.cfg.Targets {
-		targets[i] = t.Dir
-	}
-	diffs, err := locked.Verify(ctx, e.layout.CacheDir(), targets)
+	diffs, err := locked.Verify(ctx, e.layout.CacheDir(), e.targetDirs())
 	if err != nil {
 		return nil, err
 	}
@@ -56,4 +52,13 @@ func (e *Engine) Repair(ctx context.Context, opts SyncOptions) (*Repaired, error
 	left, verr := e.Verify(ctx)
 	out.Left = left
 	return out, cmp.Or(verr, err)
+}
+
+// targetDirs are the configured targets' folders.
+func (e *Engine) targetDirs() []string {
+	dirs := make([]string, len(e.cfg.Targets))
+	for i, t := range e.cfg.Targets {
+		dirs[i] = t.Dir
+	}
+	return dirs
 }
