@@ -16,10 +16,13 @@ import (
 
 // Daemon returns e as the daemon package's Engine: what daemon.Serve and
 // daemon.Jobs run their jobs on.
-func (e *Engine) Daemon() daemon.Engine { return daemonEngine{e} }
+func (e *Engine) Daemon() daemon.Engine { return daemonEngine{e, e.daemonSources()} }
 
 // daemonEngine converts between the Engine and the daemon's narrow view.
-type daemonEngine struct{ e *Engine }
+type daemonEngine struct {
+	e *Engine
+	daemon.Sources
+}
 
 var _ daemon.Jobber = daemonEngine{}
 
@@ -114,43 +117,21 @@ func (d daemonEngine) Import(ctx context.Context) ([]daemon.ImportResult, error)
 }
 
 // PushSources names the sources that announce their changes as they
-// happen (a repository.Listener: a database that NOTIFYs), which a daemon
-// listens to and syncs each on its own when it changes. Opening a source
-// reads nothing; a source that does not open is kept, so that listening
-// reports why.
-func (e *Engine) PushSources() []string {
-	var names []string
-	for _, s := range e.cfg.Sources {
-		r, err := e.open(s, "")
-		if _, ok := r.(repository.Listener); ok || err != nil {
-			names = append(names, s.Name)
-		}
-		if err == nil {
-			closeRepository(r)
-		}
-	}
-	return names
-}
+// happen (daemon.Sources.PushSources); Listen listens to them, and a
+// daemon syncs each on its own when it changes.
+func (e *Engine) PushSources() []string { return e.daemonSources().PushSources() }
 
-func (d daemonEngine) PushSources() []string { return d.e.PushSources() }
-
-func (d daemonEngine) OpenListener(source string, lost func(msg string)) (repository.Listener, error) {
-	s, ok := d.e.source(source)
-	if !ok {
-		return nil, fmt.Errorf("no source named %s", source)
-	}
-	sp := d.e.spec(s, "")
-	sp.Host.Logf = func(format string, args ...any) { lost(fmt.Sprintf(format, args...)) }
-	repo, err := d.e.kinds.Open(sp)
-	if err != nil {
-		return nil, err
-	}
-	l, ok := repo.(repository.Listener)
-	if !ok {
-		closeRepository(repo)
-		return nil, nil
-	}
-	return l, nil
+// daemonSources opens the config's sources for the daemon's listening.
+func (e *Engine) daemonSources() daemon.Sources {
+	return daemon.Sources{Names: sourceNames(e.cfg.Sources), Open: func(name string, logf func(string, ...any)) (repository.Repository, error) {
+		s, ok := e.source(name)
+		if !ok {
+			return nil, fmt.Errorf("no source named %s", name)
+		}
+		sp := e.spec(s, "")
+		sp.Host.Logf = logf
+		return e.kinds.Open(sp)
+	}}
 }
 
 // CachedRevision is the revision of source the cache holds, "" when it
