@@ -3,7 +3,6 @@ package skillsync
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/skillsync/skillsync/curator"
@@ -22,42 +21,20 @@ type CurateOptions struct {
 }
 
 // Curate marks idle copies stale, archives long-idle ones, and makes
-// stale copies that were used since active again (curator.Store.Curate).
+// stale copies that were used since active again (curator.Job.Run).
 // With fleet: set, a marketplace copy is judged by its last use on any
 // host of the fleet, and curation refuses, saying why, while fewer than
 // curator.min_hosts hosts reported within stale_after. Archiving a local
 // skill moves its directory to <layer dir>/.archive/<name>-<stamp>/;
 // archiving a marketplace skill takes it out of the cache and the targets.
 func (e *Engine) Curate(ctx context.Context, opts CurateOptions) (curator.Plan, error) {
-	now := cmpTime(opts.Now, e.now())
-	cat, err := e.Catalog(ctx)
-	if err != nil {
-		return curator.Plan{}, err
-	}
-	if !opts.DryRun {
-		// Skills never seen before are first seen now: their idle time
-		// starts here.
-		if err := e.seen(ctx, cat, now, nil); err != nil {
-			return curator.Plan{}, err
-		}
-	}
 	v := e.view()
-	candidates := curator.CandidatesOf(cat.Winners, v.CopyOf, v.LayerDirs())
-	elsewhere, skipped, err := e.fleetLastUses(ctx, now)
-	if err != nil {
-		return curator.Plan{}, err
-	}
-	if skipped != "" {
-		return curator.Plan{Changes: []curator.Change{}, Skills: []curator.Checked{}, Skipped: skipped}, nil
-	}
-	plan, err := v.Store(cat).Curate(ctx, curator.Curation{Policy: curatorPolicy(e.cfg.Curator), Candidates: candidates, Now: now,
-		Force: opts.Force, DryRun: opts.DryRun, Actor: e.actor, Elsewhere: elsewhere})
-	if err == nil && !opts.DryRun && plan.Archives(layering.Marketplace) {
-		if err := e.resync(ctx); err != nil {
-			return plan, fmt.Errorf("take archived skills out of the cache: %w", err)
-		}
-	}
-	return plan, err
+	job := curator.Job{Catalog: v.Read, CopyOf: v.CopyOf, Store: v.Store, Dirs: v.LayerDirs(), Elsewhere: e.fleetLastUses, Resync: e.resync,
+		Seen: func(ctx context.Context, cat *layering.Catalog, now time.Time) error {
+			return e.seen(ctx, cat, now, nil)
+		}}
+	return job.Run(ctx, curator.Curation{Policy: curatorPolicy(e.cfg.Curator), Now: cmpTime(opts.Now, e.now()), Force: opts.Force,
+		DryRun: opts.DryRun, Actor: e.actor})
 }
 
 // ArchivedCopy is a local skill in its layer's .archive directory.

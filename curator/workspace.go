@@ -64,3 +64,54 @@ func (p Plan) Archives(layer layering.Layer) bool {
 	}
 	return false
 }
+
+// Job is a curation of a workspace with what the workspace gives it.
+type Job struct {
+	// Catalog returns the catalog that stands now; CopyOf names the copy
+	// of each of its entries, and Store the usage store over it.
+	Catalog func(context.Context) (*layering.Catalog, error)
+	CopyOf  func(*layering.Entry) (Copy, bool)
+	Store   func(*layering.Catalog) *Store
+	// Dirs are the local layers whose skills an archive moves.
+	Dirs []LayerDir
+	// Seen records the first sighting of the catalog's copies at now.
+	Seen func(ctx context.Context, cat *layering.Catalog, now time.Time) error
+	// Elsewhere returns the fleet's last uses (nil without a fleet), or
+	// why curation must wait.
+	Elsewhere func(ctx context.Context, now time.Time) (map[Copy]time.Time, string, error)
+	// Resync takes archived marketplace copies out of the cache.
+	Resync func(context.Context) error
+}
+
+// Run curates the catalog's copies with c (whose Candidates and
+// Elsewhere it fills): skills never seen before are first seen now, so
+// their idle time starts here (not on a dry run); a fleet that must wait
+// skips the curation, saying why; a marketplace copy archived asks for a
+// resync.
+func (j Job) Run(ctx context.Context, c Curation) (Plan, error) {
+	cat, err := j.Catalog(ctx)
+	if err != nil {
+		return Plan{}, err
+	}
+	if !c.DryRun {
+		if err := j.Seen(ctx, cat, c.Now); err != nil {
+			return Plan{}, err
+		}
+	}
+	c.Candidates = CandidatesOf(cat.Winners, j.CopyOf, j.Dirs)
+	elsewhere, skipped, err := j.Elsewhere(ctx, c.Now)
+	if err != nil {
+		return Plan{}, err
+	}
+	if skipped != "" {
+		return Plan{Changes: []Change{}, Skills: []Checked{}, Skipped: skipped}, nil
+	}
+	c.Elsewhere = elsewhere
+	plan, err := j.Store(cat).Curate(ctx, c)
+	if err == nil && !c.DryRun && plan.Archives(layering.Marketplace) {
+		if err := j.Resync(ctx); err != nil {
+			return plan, fmt.Errorf("take archived skills out of the cache: %w", err)
+		}
+	}
+	return plan, err
+}
