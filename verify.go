@@ -7,6 +7,7 @@ import (
 
 	"github.com/skillsync/skillsync/lock"
 	"github.com/skillsync/skillsync/materialize"
+	"github.com/skillsync/skillsync/repository"
 )
 
 // Verify hashes the cache and the targets again and compares them with
@@ -61,4 +62,27 @@ func (e *Engine) targetDirs() []string {
 		dirs[i] = t.Dir
 	}
 	return dirs
+}
+
+// Outdated is how far one source is behind its upstream.
+type Outdated = lock.Outdated
+
+// Outdated compares every source's locked revision with its upstream and,
+// for each source that moved, lists the skills an update would add, change
+// and remove (lock.File.Outdated). The workspace (config, cache, lock,
+// targets) is not changed. One source's error is its report's Error; the
+// others go on.
+func (e *Engine) Outdated(ctx context.Context) ([]Outdated, error) {
+	locked, _, err := lock.Read(e.layout.LockFile(), e.kinds)
+	if err != nil {
+		return nil, err
+	}
+	m, err := materialize.ReadManifest(e.layout.CacheDir())
+	if err != nil {
+		return nil, err
+	}
+	return locked.Outdated(ctx, m, sourceNames(e.cfg.Sources), func(name string) (repository.Repository, error) {
+		s, _ := e.source(name)
+		return e.open(s, "")
+	}), nil
 }
