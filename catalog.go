@@ -8,14 +8,13 @@ import (
 	"github.com/skillsync/skillsync/curator"
 	"github.com/skillsync/skillsync/layering"
 	"github.com/skillsync/skillsync/materialize"
-	"github.com/skillsync/skillsync/repository"
 )
 
 // view is the workspace as package catalog builds its catalog from it.
 func (e *Engine) view() *catalog.Workspace {
 	return &catalog.Workspace{CacheDir: e.layout.CacheDir(), SkillsDir: e.layout.SkillsDir(), Sources: sourceNames(e.cfg.Sources),
 		Layers: catalog.Layers(e.cfg.Global, e.layout.SkillsDir(), e.layout.UserSkillsDir()), Options: e.options(),
-		Hidden: e.cfg.Hidden, User: e.cfg.User, Warn: e.warn,
+		Hidden: e.cfg.Hidden, ConfigFile: e.cfg.File, User: e.cfg.User, Warn: e.warn,
 		Host: func() (string, string) { return e.HostID(), e.Environment() }}
 }
 
@@ -39,41 +38,15 @@ func (e *Engine) Lookup(ctx context.Context, name string) (*layering.Winner, *la
 	if err != nil {
 		return nil, nil, err
 	}
-	w, err := e.find(cat, name, true)
+	w, err := e.view().Find(cat, name, true)
 	return w, cat, err
 }
 
-// find looks name up in cat; a hidden skill is a *HiddenError unless
-// withHidden.
-func (e *Engine) find(cat *layering.Catalog, name string, withHidden bool) (*layering.Winner, error) {
-	w, ok := cat.Lookup(name)
-	if !ok {
-		return nil, &UnknownSkillError{Name: name, Near: layering.Nearest(cat.Winners, name, 3)}
-	}
-	if w.Hidden && !withHidden {
-		return nil, &HiddenError{Name: w.Skill.Name, File: e.cfg.File}
-	}
-	return w, nil
-}
-
-// Read opens file of the catalog skill name: its SKILL.md when file is
-// "". file is relative to the skill's directory and must stay inside it:
-// "..", absolute paths and symbolic links that lead out of the skill are
-// refused. A hidden skill is a *HiddenError. The caller closes the file.
+// Read opens file of the catalog skill name, its SKILL.md when file is ""
+// (catalog.Workspace.Open): file must stay inside the skill's directory.
+// A hidden skill is a *HiddenError. The caller closes the file.
 func (e *Engine) Read(ctx context.Context, name, file string) (fs.File, *layering.Winner, error) {
-	cat, err := e.Catalog(ctx)
-	if err != nil {
-		return nil, nil, err
-	}
-	w, err := e.find(cat, name, false)
-	if err != nil {
-		return nil, nil, err
-	}
-	if file == "" {
-		file = w.Skill.File
-	}
-	f, err := repository.OpenSkillFile(w.Skill.Name, file, w.Dir, w.Skill.Files)
-	return f, w, err
+	return e.view().Open(ctx, name, file)
 }
 
 // Stamp returns a value that changes whenever the catalog may have

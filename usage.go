@@ -2,7 +2,6 @@ package skillsync
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/skillsync/skillsync/catalog"
 	"github.com/skillsync/skillsync/curator"
@@ -16,38 +15,16 @@ func (e *Engine) Use(ctx context.Context, name string, view bool) (string, error
 }
 
 // UseFrom records a use (or a view) of the copy of name that wins now,
-// saying where it came from. A stale copy becomes active at once. A hidden
-// skill is refused.
+// saying where it came from (catalog.Workspace.Use). A stale copy becomes
+// active at once. A hidden skill is refused.
 func (e *Engine) UseFrom(ctx context.Context, name string, view bool, from curator.Source) (string, error) {
-	cat, err := e.Catalog(ctx)
-	if err != nil {
-		return "", err
-	}
-	w, err := e.find(cat, name, false)
-	if err != nil {
-		return "", err
-	}
-	c, ok := e.copyOf(&w.Entry)
-	if !ok {
-		return "", fmt.Errorf("record a use of %q: the name cannot be recorded", name)
-	}
-	_, err = e.Usage().Record(ctx, curator.Use{Copy: c, View: view, From: from, At: e.now(), Actor: e.actor})
-	return w.Skill.Name, err
+	return e.view().Use(ctx, name, curator.Use{View: view, From: from, At: e.now(), Actor: e.actor})
 }
 
 // Pin keeps a skill as it is through every curation; unpinned, it is
 // curated again.
 func (e *Engine) Pin(ctx context.Context, name string, pinned bool) (string, error) {
-	w, _, err := e.Lookup(ctx, name)
-	if err != nil {
-		return "", err
-	}
-	c, ok := e.copyOf(&w.Entry)
-	if !ok {
-		return "", fmt.Errorf("pin %q: the name cannot be recorded", name)
-	}
-	_, err = e.Usage().Pin(ctx, c, pinned, e.actor, e.now())
-	return w.Skill.Name, err
+	return e.view().Pin(ctx, name, pinned, e.actor, e.now())
 }
 
 // Record records a use (or, with view, a view) of the catalog skill name

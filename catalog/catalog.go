@@ -41,8 +41,10 @@ type Workspace struct {
 	Layers []Layer
 	// Options are the discovery settings the local layers are read with.
 	Options repository.Options
-	// Hidden are the names the config hides.
-	Hidden []string
+	// Hidden are the names the config hides; ConfigFile is the config,
+	// for messages.
+	Hidden     []string
+	ConfigFile string
 	// User owns the user layer's copies.
 	User string
 	// Host returns this host's id and environment, for staged rollout.

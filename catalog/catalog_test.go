@@ -2,7 +2,9 @@ package catalog_test
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -98,5 +100,56 @@ func TestStampMovesWithALocalSkill(t *testing.T) {
 	skilltest.Append(t, filepath.Join(w.SkillsDir, "pdf", "SKILL.md"), "\nMore.\n")
 	if w.Stamp() == before {
 		t.Error("the stamp did not move when a workspace skill changed")
+	}
+}
+
+func TestFindUseAndPin(t *testing.T) {
+	t.Parallel()
+	w := workspace(t)
+	w.ConfigFile = "/ws/skillsync.yaml"
+	ctx := context.Background()
+	cat, err := w.Read(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var unknown *catalog.UnknownSkillError
+	if _, err := w.Find(cat, "pfd", false); !errors.As(err, &unknown) || !slices.Contains(unknown.Near, "pdf") {
+		t.Errorf("Find(pfd) = %v, want an unknown skill near pdf", err)
+	}
+	var hidden *catalog.HiddenError
+	if _, err := w.Find(cat, "secret", false); !errors.As(err, &hidden) || hidden.File != w.ConfigFile {
+		t.Errorf("Find(secret) = %v, want hidden by %s", err, w.ConfigFile)
+	}
+	if s, err := w.Find(cat, "SECRET", true); err != nil || !s.Hidden {
+		t.Errorf("Find(SECRET, withHidden) = %+v, %v; want it marked hidden", s, err)
+	}
+	if _, err := w.Use(ctx, "secret", curator.Use{From: curator.FromCLI}); !errors.As(err, &hidden) {
+		t.Errorf("Use(secret) = %v, want it refused as hidden", err)
+	}
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	if name, err := w.Use(ctx, "Notes", curator.Use{From: curator.FromCLI, At: at, Actor: "test"}); err != nil || name != "notes" {
+		t.Fatalf("Use(Notes) = %q, %v", name, err)
+	}
+	if _, err := w.Pin(ctx, "secret", true, "test", at); err != nil {
+		t.Fatalf("Pin(secret): %v", err)
+	}
+	u, err := w.Usage().Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes := u.Skill(curator.Copy{Layer: layering.User, Owner: "alice", Name: "notes"})
+	if notes == nil || notes.UseCount != 1 || notes.LastUsedAt == nil || !notes.LastUsedAt.Equal(at) {
+		t.Errorf("alice's notes = %+v, want one use at %s", notes, at)
+	}
+	if s := u.Skill(curator.Copy{Layer: layering.Workspace, Name: "secret"}); s == nil || !s.Pinned {
+		t.Errorf("workspace/secret = %+v, want pinned", s)
+	}
+	f, _, err := w.Open(ctx, "pdf", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if _, _, err := w.Open(ctx, "pdf", "../notes/SKILL.md"); err == nil {
+		t.Error("Open read a file outside the skill's directory")
 	}
 }
