@@ -83,27 +83,19 @@ func (e *Engine) FleetPush(ctx context.Context) (*FleetPushReport, error) {
 }
 
 // noteSync leaves a sync's result for the next fleet push, when the config
-// has a fleet. It never fails the sync.
+// has a fleet (fleet.Workspace.NoteSync). It never fails the sync.
 func (e *Engine) noteSync(report *SyncReport, err error) {
 	w, ferr := e.Fleet()
 	if ferr != nil || report == nil && err == nil {
 		return
 	}
-	var errText string
-	if err != nil {
-		errText = err.Error()
-	}
 	var states []fleet.SourceState
 	if report != nil {
 		for _, s := range report.Sources {
-			status := string(s.Status)
-			if s.Status == StatusUpdated || s.Status == StatusUnchanged {
-				status = "ok"
-			}
-			states = append(states, fleet.SourceState{Source: s.Source, Revision: s.Revision, Status: status, Error: s.Error})
+			states = append(states, fleet.SourceState{Source: s.Source, Revision: s.Revision, Status: string(s.Status), Error: s.Error})
 		}
 	}
-	w.NoteSync(errText, states)
+	w.NoteSync(err, states)
 }
 
 // FleetStatus returns every host of the fleet with its sources.

@@ -86,10 +86,20 @@ func (w *Workspace) Push(ctx context.Context, local Local) (*PushReport, error) 
 }
 
 // NoteSync leaves a sync's result for the next push (see the package
-// function NoteSync); it never fails the sync, a file not written is a
-// warning.
-func (w *Workspace) NoteSync(syncErr string, sources []SourceState) {
-	if err := NoteSync(w.SyncFile, syncErr, sources); err != nil {
+// function NoteSync): its error, nil when none, and each source's state,
+// a source updated or unchanged being "ok". It never fails the sync: a
+// file not written is a warning.
+func (w *Workspace) NoteSync(syncErr error, sources []SourceState) {
+	var text string
+	if syncErr != nil {
+		text = syncErr.Error()
+	}
+	for i, s := range sources {
+		if s.Status == "updated" || s.Status == "unchanged" {
+			sources[i].Status = "ok"
+		}
+	}
+	if err := NoteSync(w.SyncFile, text, sources); err != nil {
 		w.warn(fmt.Sprintf("fleet: record the sync's result: %v", err))
 	}
 }
