@@ -2,20 +2,20 @@ package skillsync
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/skillsync/skillsync/agent"
-	"github.com/skillsync/skillsync/curator"
-	"github.com/skillsync/skillsync/layering"
+	"github.com/skillsync/skillsync/catalog"
 )
 
 // ImportReport is what an import of an agent's records did.
 type ImportReport = agent.Report
 
-// journal is the workspace's import state and hook journal.
-func (e *Engine) journal() agent.Journal {
-	return agent.Journal{StatePath: e.layout.ImportedFile(), Hooked: agent.Hooked{Path: e.layout.HookedFile(), Keep: agent.HookedKeep}, Now: e.now}
+// agents records what agents report into the workspace's usage
+// (catalog.Agents).
+func (e *Engine) agents() catalog.Agents {
+	return catalog.Agents{Workspace: e.view(), Targets: e.targetDirs(), Actor: e.actor,
+		Journal: agent.Journal{StatePath: e.layout.ImportedFile(), Hooked: agent.Hooked{Path: e.layout.HookedFile(), Keep: agent.HookedKeep}, Now: e.now}}
 }
 
 // ImportUsage records the skill uses and views an agent's own records
@@ -24,11 +24,7 @@ func (e *Engine) journal() agent.Journal {
 // how). A use names a skill; a view is a read of the SKILL.md of a visible
 // skill, where the catalog has it or in one of the targets.
 func (e *Engine) ImportUsage(ctx context.Context, imp agent.Importer, since time.Time) (*ImportReport, error) {
-	rec, _, err := e.recorder(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return e.journal().Import(ctx, rec, imp, since)
+	return e.agents().Import(ctx, imp, since)
 }
 
 // RecordHook records one event the hook of the named agent reported as it
@@ -40,24 +36,7 @@ func (e *Engine) ImportUsage(ctx context.Context, imp agent.Importer, since time
 // cannot be written is a warning, the use is counted. A call whose id the
 // hook reported before is not counted again: dup is set.
 func (e *Engine) RecordHook(ctx context.Context, agentName string, ev agent.Event) (name string, dup bool, err error) {
-	rec, cat, err := e.recorder(ctx)
-	if err != nil {
-		return "", false, err
-	}
-	name, dup, err = e.journal().RecordHook(ctx, rec, agentName, ev, func(err error) { e.warnf("%v", err) })
-	var unknown *agent.UnknownError
-	if errors.As(err, &unknown) {
-		if ev.Skill != "" {
-			return "", false, &UnknownSkillError{Name: ev.Skill, Near: layering.Nearest(cat.Visible(), ev.Skill, 3)}
-		}
-		return "", false, &UnknownSkillError{Name: ev.Path}
-	}
-	return name, dup, err
-}
-
-// recorder is catalog.Workspace.Recorder over the config's targets.
-func (e *Engine) recorder(ctx context.Context) (*curator.Recorder, *layering.Catalog, error) {
-	return e.view().Recorder(ctx, e.targetDirs(), e.actor)
+	return e.agents().RecordHook(ctx, agentName, ev, func(err error) { e.warnf("%v", err) })
 }
 
 // ImporterNames returns the agents whose records Engine.Importer reads.
@@ -87,11 +66,6 @@ func (e *Engine) ImportAll(ctx context.Context) ([]*ImportReport, error) {
 // ImportAllSince is ImportAll passing over the events before since
 // (agent.Registry.ImportAll).
 func (e *Engine) ImportAllSince(ctx context.Context, since time.Time) ([]*ImportReport, error) {
-	return Agents().ImportAll(ctx, e.journal(), e.env, e.cfg.Workspace, func(ctx context.Context) (agent.Recorder, error) {
-		rec, _, err := e.recorder(ctx)
-		if err != nil {
-			return nil, err
-		}
-		return rec, nil
-	}, since)
+	a := e.agents()
+	return Agents().ImportAll(ctx, a.Journal, e.env, e.cfg.Workspace, a.Recorder, since)
 }

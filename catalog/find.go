@@ -2,11 +2,13 @@ package catalog
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"strings"
 	"time"
 
+	"github.com/skillsync/skillsync/agent"
 	"github.com/skillsync/skillsync/curator"
 	"github.com/skillsync/skillsync/layering"
 	"github.com/skillsync/skillsync/repository"
@@ -120,4 +122,53 @@ func (w *Workspace) copyOfWinner(win *layering.Winner, what, name string) (curat
 		return c, fmt.Errorf("%s %q: the name cannot be recorded", what, name)
 	}
 	return c, nil
+}
+
+// Agents records what agents report into the workspace's usage: through
+// j, over the catalog that stands now, each SKILL.md an agent may read
+// found where the catalog has it or in one of targets.
+type Agents struct {
+	Workspace *Workspace
+	Journal   agent.Journal
+	Targets   []string
+	Actor     string
+}
+
+// Recorder is the Recorder of a for the catalog that stands now
+// (Workspace.Recorder), as package agent takes it.
+func (a Agents) Recorder(ctx context.Context) (agent.Recorder, error) {
+	rec, _, err := a.Workspace.Recorder(ctx, a.Targets, a.Actor)
+	if err != nil {
+		return nil, err
+	}
+	return rec, nil
+}
+
+// Import records the uses and views imp's records hold since since
+// (agent.Journal.Import).
+func (a Agents) Import(ctx context.Context, imp agent.Importer, since time.Time) (*agent.Report, error) {
+	rec, err := a.Recorder(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return a.Journal.Import(ctx, rec, imp, since)
+}
+
+// RecordHook records one event the hook of the agent keyed agentName
+// reported (agent.Journal.RecordHook). An event that names no visible
+// skill is an *UnknownSkillError, with the names that come close.
+func (a Agents) RecordHook(ctx context.Context, agentName string, ev agent.Event, warn func(error)) (name string, dup bool, err error) {
+	rec, cat, err := a.Workspace.Recorder(ctx, a.Targets, a.Actor)
+	if err != nil {
+		return "", false, err
+	}
+	name, dup, err = a.Journal.RecordHook(ctx, rec, agentName, ev, warn)
+	var unknown *agent.UnknownError
+	if errors.As(err, &unknown) {
+		if ev.Skill != "" {
+			return "", false, &UnknownSkillError{Name: ev.Skill, Near: layering.Nearest(cat.Visible(), ev.Skill, 3)}
+		}
+		return "", false, &UnknownSkillError{Name: ev.Path}
+	}
+	return name, dup, err
 }
