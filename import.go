@@ -28,13 +28,9 @@ func (e *Engine) ImportUsage(ctx context.Context, imp agent.Importer, since time
 }
 
 // RecordHook records one event the hook of the named agent reported as it
-// happened, through curator.FromHook, at the event's time or now: a use of
-// the skill it names or a view of the SKILL.md it read. It returns the
-// skill's name, or an *UnknownSkillError when the event names no visible
-// skill of the catalog. The call's id goes to the hooked journal, so an
-// import of the agent's records does not count it again; a journal that
-// cannot be written is a warning, the use is counted. A call whose id the
-// hook reported before is not counted again: dup is set.
+// happened, through curator.FromHook (agent.Journal.RecordHook: dup is set
+// for a call the hook reported before). An event that names no visible
+// skill of the catalog is an *UnknownSkillError.
 func (e *Engine) RecordHook(ctx context.Context, agentName string, ev agent.Event) (name string, dup bool, err error) {
 	return e.agents().RecordHook(ctx, agentName, ev, func(err error) { e.warnf("%v", err) })
 }
