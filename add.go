@@ -2,30 +2,22 @@ package skillsync
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/skillsync/skillsync/config"
 	"github.com/skillsync/skillsync/repository"
-	"github.com/skillsync/skillsync/skill"
 )
 
 // Offer is what one source holds, read without changing the workspace.
-type Offer struct {
-	Source   string          `json:"source"`
-	Revision string          `json:"revision"`
-	Skills   []skill.Skill   `json:"-"`
-	Problems []skill.Problem `json:"problems"`
-}
+type Offer = repository.Offer
 
 // Preview reads the skills s offers, as skillsync add --list and
-// skillsync ls-remote show them before a source is added: a git source is
-// fetched into the machine's git store (shared by every workspace, so a
-// later add fetches nothing again), then its skills are read at the
-// fetched commit. Nothing in the workspace is written: not the config,
-// the cache or the lock. s need not be in the engine's config; its name
-// only labels problems. Its skills: and exclude: are not applied: the
-// offer is everything the source holds, for the caller to choose from;
-// its plugins: is, and a plugin it names that the source lacks is a
+// skillsync ls-remote show them before a source is added
+// (repository.Preview): a git source is fetched into the machine's git
+// store (shared by every workspace, so a later add fetches nothing
+// again). Nothing in the workspace is written. s need not be in the
+// engine's config; its name only labels problems. Its skills: and
+// exclude: are not applied: the offer is everything the source holds; its
+// plugins: is, and a plugin it names that the source lacks is a
 // plugin-unknown problem.
 func (e *Engine) Preview(ctx context.Context, s config.Source) (*Offer, error) {
 	s.Skills, s.Exclude = nil, nil
@@ -34,17 +26,20 @@ func (e *Engine) Preview(ctx context.Context, s config.Source) (*Offer, error) {
 		return nil, err
 	}
 	defer closeRepository(r)
-	rev, err := r.Sync(ctx)
-	if err == nil {
-		var skills []skill.Skill
-		var problems []skill.Problem
-		if skills, problems, err = r.Skills(ctx); err == nil {
-			return &Offer{Source: s.Name, Revision: string(rev), Skills: skills, Problems: problems}, nil
-		}
-	}
-	if _, remote := r.(repository.Fetcher); remote {
-		// The local adapters name their source in their errors already.
-		err = fmt.Errorf("source %s: %w", s.Name, err)
-	}
-	return nil, err
+	return repository.Preview(ctx, r, s.Name)
+}
+
+// Checked is one skill directory Validate looked at.
+type Checked = repository.Checked
+
+// ErrNoSkill is returned by Validate for a directory that holds no
+// SKILL.md at all.
+var ErrNoSkill = repository.ErrNoSkill
+
+// Validate checks every skill at or below path: a skill directory, a
+// SKILL.md, or a directory of skills. A skill is valid when it has no
+// error (with strict, no warning either). Each problem's File is a path
+// on disk. See repository.Validate.
+func Validate(ctx context.Context, path string, strict bool) ([]Checked, error) {
+	return repository.Validate(ctx, path, strict)
 }

@@ -3,27 +3,11 @@ package skillsync
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/skillsync/skillsync/curator"
 	"github.com/skillsync/skillsync/layering"
 )
-
-// layerDirs returns the local layers whose skills curation moves into
-// their .archive/: the workspace's and the user's.
-func (e *Engine) layerDirs() []curator.LayerDir {
-	var out []curator.LayerDir
-	for _, l := range e.localLayers() {
-		switch l.layer {
-		case layering.Workspace:
-			out = append(out, curator.LayerDir{Layer: l.layer, Dir: l.dir})
-		case layering.User:
-			out = append(out, curator.LayerDir{Layer: l.layer, Owner: e.cfg.User, Dir: l.dir})
-		}
-	}
-	return out
-}
 
 // CurateOptions change a curation.
 type CurateOptions struct {
@@ -37,52 +21,20 @@ type CurateOptions struct {
 }
 
 // Curate marks idle copies stale, archives long-idle ones, and makes
-// stale copies that were used since active again. With fleet: set, a
-// marketplace copy is judged by its last use on any host of the fleet,
-// and curation refuses, saying why, while fewer than curator.min_hosts
-// hosts reported within stale_after. Archiving a local skill
-// moves its directory to <layer dir>/.archive/<name>-<stamp>/; archiving a
-// marketplace skill takes it out of the cache and the targets.
+// stale copies that were used since active again (curator.Job.Run).
+// With fleet: set, a marketplace copy is judged by its last use on any
+// host of the fleet, and curation refuses, saying why, while fewer than
+// curator.min_hosts hosts reported within stale_after. Archiving a local
+// skill moves its directory to <layer dir>/.archive/<name>-<stamp>/;
+// archiving a marketplace skill takes it out of the cache and the targets.
 func (e *Engine) Curate(ctx context.Context, opts CurateOptions) (curator.Plan, error) {
-	now := opts.Now
-	if now.IsZero() {
-		now = e.now()
-	}
-	cat, err := e.Catalog(ctx)
-	if err != nil {
-		return curator.Plan{}, err
-	}
-	if !opts.DryRun {
-		// Skills never seen before are first seen now: their idle time
-		// starts here.
-		if err := e.seen(ctx, cat, now, nil); err != nil {
-			return curator.Plan{}, err
-		}
-	}
-	candidates := curator.CandidatesOf(cat.Winners, e.copyOf, e.layerDirs())
-	elsewhere, skipped, err := e.fleetLastUses(ctx, now)
-	if err != nil {
-		return curator.Plan{}, err
-	}
-	if skipped != "" {
-		return curator.Plan{Changes: []curator.Change{}, Skills: []curator.Checked{}, Skipped: skipped}, nil
-	}
-	store := e.Usage()
-	store.Resolve = e.resolverFrom(cat)
-	plan, err := store.Curate(ctx, curator.Curation{Policy: curatorPolicy(e.cfg.Curator), Candidates: candidates, Now: now,
-		Force: opts.Force, DryRun: opts.DryRun, Actor: e.actor, Elsewhere: elsewhere})
-	if err != nil || opts.DryRun {
-		return plan, err
-	}
-	for _, c := range plan.Changes {
-		if c.To == curator.Archived && c.Copy.Layer == layering.Marketplace {
-			if err := e.resync(ctx); err != nil {
-				return plan, fmt.Errorf("take archived skills out of the cache: %w", err)
-			}
-			break
-		}
-	}
-	return plan, nil
+	v := e.view()
+	job := curator.Job{Catalog: v.Read, CopyOf: v.CopyOf, Store: v.Store, Dirs: v.LayerDirs(), Elsewhere: e.fleetLastUses, Resync: e.resync,
+		Seen: func(ctx context.Context, cat *layering.Catalog, now time.Time) error {
+			return e.seen(ctx, cat, now, nil)
+		}}
+	return job.Run(ctx, curator.Curation{Policy: curatorPolicy(e.cfg.Curator), Now: cmpTime(opts.Now, e.now()), Force: opts.Force,
+		DryRun: opts.DryRun, Actor: e.actor})
 }
 
 // ArchivedCopy is a local skill in its layer's .archive directory.
@@ -91,45 +43,25 @@ type ArchivedCopy = curator.ArchivedCopy
 // ArchivedCopies lists the archived local skills of the workspace and
 // user layers, newest first.
 func (e *Engine) ArchivedCopies() []ArchivedCopy {
-	return curator.ArchivedCopies(e.layerDirs()...)
+	return curator.ArchivedCopies(e.view().LayerDirs()...)
 }
 
 // Restore makes an archived skill active again: a local skill's newest
 // archived copy moves back, and a marketplace skill is materialized again
-// at once. It refuses, saying why, when a skill of that name now stands
-// where the copy would go.
+// at once (curator.Store.Restore).
 func (e *Engine) Restore(ctx context.Context, name string) (string, error) {
-	key := layering.Key(name)
-	for _, c := range e.ArchivedCopies() {
-		if layering.Key(c.Name) != key {
-			continue
-		}
-		if err := c.CanRestore(); err != nil {
-			return "", err
-		}
-		if w, _, err := e.Lookup(ctx, c.Name); err == nil && w.Layer >= c.Layer {
-			return "", fmt.Errorf("restore %s: a skill of that name now comes from %s (%s layer); the archived copy stays in %s", c.Name, w.Source, w.Layer, c.Dir)
-		}
-		dst, err := c.Restore()
-		if err != nil {
-			return "", err
-		}
-		return c.Name, e.Usage().MarkRestored(ctx, c.Copy, e.actor, "moved back from "+c.Dir+" to "+dst, e.now())
+	restored, marketplace, err := e.Usage().Restore(ctx, curator.RestoreRequest{Name: name, Dirs: e.view().LayerDirs(), Actor: e.actor, Now: e.now(),
+		Winner: func(name string) (layering.Layer, string, bool) {
+			w, _, err := e.Lookup(ctx, name)
+			if err != nil {
+				return 0, "", false
+			}
+			return w.Layer, w.Source, true
+		}})
+	if err == nil && marketplace {
+		err = e.resync(ctx)
 	}
-	u, err := e.Usage().Load()
-	if err != nil {
-		return "", err
-	}
-	for _, c := range u.Archived(name) {
-		if c.Layer != layering.Marketplace {
-			continue
-		}
-		if err := e.Usage().MarkRestored(ctx, c, e.actor, "materialized again", e.now()); err != nil {
-			return c.Name, err
-		}
-		return c.Name, e.resync(ctx)
-	}
-	return "", fmt.Errorf("restore %s: no archived skill of that name", name)
+	return restored, err
 }
 
 // resync materializes the cache again at the locked revisions without any

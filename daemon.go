@@ -16,24 +16,34 @@ import (
 
 // Daemon returns e as the daemon package's Engine: what daemon.Serve and
 // daemon.Jobs run their jobs on.
-func (e *Engine) Daemon() daemon.Engine { return daemonEngine{e} }
+func (e *Engine) Daemon() daemon.Engine { return daemonEngine{e, e.daemonSources()} }
 
 // daemonEngine converts between the Engine and the daemon's narrow view.
-type daemonEngine struct{ e *Engine }
+type daemonEngine struct {
+	e *Engine
+	daemon.Sources
+}
+
+var _ daemon.Jobber = daemonEngine{}
 
 func (d daemonEngine) Settings() daemon.Settings {
 	cfg := d.e.cfg
-	names := make([]string, 0, len(cfg.Sources))
-	for _, s := range cfg.Sources {
-		names = append(names, s.Name)
-	}
 	targets := make([]string, 0, len(cfg.Targets))
 	for _, t := range cfg.Targets {
 		targets = append(targets, d.target(t.Dir))
 	}
 	return daemon.Settings{Sync: cfg.Schedule.Sync, Curate: cfg.Schedule.Curate, Import: cfg.Schedule.Import,
-		StatCheckEvery: cfg.Schedule.StatCheckEvery, Listen: cfg.Daemon.Listen, Sources: names, Targets: targets,
+		StatCheckEvery: cfg.Schedule.StatCheckEvery, Listen: cfg.Daemon.Listen, Sources: sourceNames(cfg.Sources), Targets: targets,
 		StateFile: d.e.layout.DaemonFile(), LockFile: d.e.layout.DaemonLockFile(), Attrs: []any{"config", cfg.File}}
+}
+
+// target names a target's folder for the metrics: relative to the
+// workspace when inside it.
+func (d daemonEngine) target(dir string) string {
+	if rel, err := filepath.Rel(d.e.layout.Root, dir); err == nil && filepath.IsLocal(rel) {
+		return filepath.ToSlash(rel)
+	}
+	return dir
 }
 
 func (d daemonEngine) Sync(ctx context.Context, req daemon.SyncRequest) (*daemon.SyncResult, error) {
@@ -45,33 +55,28 @@ func (d daemonEngine) Sync(ctx context.Context, req daemon.SyncRequest) (*daemon
 	if rep == nil {
 		return nil, err
 	}
-	var pushed []string
+	res := &daemon.SyncResult{Added: len(rep.Skills.Added), Updated: len(rep.Skills.Updated), Removed: len(rep.Skills.Removed),
+		FilesWritten: rep.Files.Written, BytesWritten: rep.Files.BytesWritten, Warnings: rep.Warnings, Conflicts: map[string]int{},
+		CacheDirty: materialize.Dirty(d.e.layout.CacheDir())}
 	if d.e.cfg.Fleet != nil {
 		// The fleet hears of every sync; a store that cannot be reached
 		// leaves usage local until the next push, and fails nothing here.
 		if _, perr := d.e.FleetPush(ctx); perr != nil {
-			pushed = append(pushed, "fleet push after the sync: "+perr.Error())
+			res.Warnings = append(res.Warnings, "fleet push after the sync: "+perr.Error())
 		}
 	}
-	res := &daemon.SyncResult{Added: len(rep.Skills.Added), Updated: len(rep.Skills.Updated), Removed: len(rep.Skills.Removed),
-		FilesWritten: rep.Files.Written, BytesWritten: rep.Files.BytesWritten, Warnings: append(rep.Warnings, pushed...), Conflicts: map[string]int{},
-		CacheDirty: materialize.Dirty(d.e.layout.CacheDir())}
 	for _, t := range rep.Targets {
 		res.Conflicts[d.target(t.Dir)] += len(t.Conflicts) + len(t.Preserved)
 	}
 	usage, _ := d.e.Usage().Load() // unreadable: every skill counts as active
-	m, merr := materialize.ReadManifest(d.e.layout.CacheDir())
-	if merr != nil {
-		m = materialize.NewManifest() // unreadable: no skill counts
-	}
+	m := d.e.manifest()
 	for _, s := range rep.Sources {
 		var cached []string
 		if rec := m.Sources[s.Source]; rec != nil {
 			cached = slices.Collect(maps.Keys(rec.Skills))
 		}
-		sr := daemon.SourceResult{Name: s.Source, Revision: s.Revision, Err: s.Error, FetchDuration: s.FetchTime, FetchBytes: s.Brought,
-			Skills: curator.CountStates(usage, s.Source, cached)}
-		res.Sources = append(res.Sources, sr)
+		res.Sources = append(res.Sources, daemon.SourceResult{Name: s.Source, Revision: s.Revision, Err: s.Error,
+			FetchDuration: s.FetchTime, FetchBytes: s.Brought, Skills: curator.CountStates(usage, s.Source, cached)})
 	}
 	return res, err
 }
@@ -87,17 +92,6 @@ func (d daemonEngine) MoreJobs() ([]daemon.Job, error) {
 		_, err := d.e.FleetPush(ctx)
 		return err
 	})}, nil
-}
-
-var _ daemon.Jobber = daemonEngine{}
-
-// target names a target's folder for the metrics: relative to the
-// workspace when inside it.
-func (d daemonEngine) target(dir string) string {
-	if rel, err := filepath.Rel(d.e.layout.Root, dir); err == nil && filepath.IsLocal(rel) {
-		return filepath.ToSlash(rel)
-	}
-	return dir
 }
 
 func (d daemonEngine) Curate(ctx context.Context) (*daemon.CurateResult, error) {
@@ -122,35 +116,40 @@ func (d daemonEngine) Import(ctx context.Context) ([]daemon.ImportResult, error)
 	return out, err
 }
 
-func (d daemonEngine) PushSources() []string { return d.e.PushSources() }
+// PushSources names the sources that announce their changes as they
+// happen (daemon.Sources.PushSources); Listen listens to them, and a
+// daemon syncs each on its own when it changes.
+func (e *Engine) PushSources() []string { return e.daemonSources().PushSources() }
 
-func (d daemonEngine) OpenListener(source string, lost func(msg string)) (repository.Listener, error) {
-	s, ok := d.e.source(source)
-	if !ok {
-		return nil, fmt.Errorf("no source named %s", source)
-	}
-	sp := d.e.spec(s, "")
-	sp.Host.Logf = func(format string, args ...any) { lost(fmt.Sprintf(format, args...)) }
-	repo, err := d.e.kinds.Open(sp)
-	if err != nil {
-		return nil, err
-	}
-	l, ok := repo.(repository.Listener)
-	if !ok {
-		closeRepository(repo)
-		return nil, nil
-	}
-	return l, nil
+// daemonSources opens the config's sources for the daemon's listening.
+func (e *Engine) daemonSources() daemon.Sources {
+	return daemon.Sources{Names: sourceNames(e.cfg.Sources), Open: func(name string, logf func(string, ...any)) (repository.Repository, error) {
+		s, ok := e.source(name)
+		if !ok {
+			return nil, fmt.Errorf("no source named %s", name)
+		}
+		sp := e.spec(s, "")
+		sp.Host.Logf = logf
+		return e.kinds.Open(sp)
+	}}
 }
 
 // CachedRevision is the revision of source the cache holds, "" when it
 // holds none or cannot be read: then every change is reported.
-func (d daemonEngine) CachedRevision(source string) string {
-	m, err := materialize.ReadManifest(d.e.layout.CacheDir())
+func (d daemonEngine) CachedRevision(source string) string { return d.e.cachedRevision(source) }
+
+// manifest is the cache's manifest; an empty one when it cannot be read.
+func (e *Engine) manifest() *materialize.Manifest {
+	m, err := materialize.ReadManifest(e.layout.CacheDir())
 	if err != nil {
-		return ""
+		return materialize.NewManifest()
 	}
-	if rec, ok := m.Sources[source]; ok {
+	return m
+}
+
+// cachedRevision is the revision of source the cache holds, "" when none.
+func (e *Engine) cachedRevision(source string) string {
+	if rec, ok := e.manifest().Sources[source]; ok {
 		return rec.Revision
 	}
 	return ""

@@ -3,8 +3,8 @@ package skillsync
 import (
 	"errors"
 	"fmt"
-	"strings"
 
+	"github.com/skillsync/skillsync/catalog"
 	"github.com/skillsync/skillsync/config"
 	"github.com/skillsync/skillsync/internal/flock"
 	"github.com/skillsync/skillsync/lock"
@@ -53,33 +53,11 @@ func IsFrozen(err error) bool {
 type FrozenError = lock.FrozenError
 
 // UnknownSkillError is a name the catalog does not have.
-type UnknownSkillError struct {
-	Name string
-	Near []string
-}
-
-func (e *UnknownSkillError) Error() string {
-	msg := fmt.Sprintf("no skill named %q", e.Name)
-	if len(e.Near) > 0 {
-		return msg + "; did you mean " + strings.Join(e.Near, ", ") + "?"
-	}
-	return msg + "; run skillsync list to see them all"
-}
+type UnknownSkillError = catalog.UnknownSkillError
 
 // HiddenError is a skill the config hides: read and use refuse it as the
 // catalog leaves it out.
-type HiddenError struct {
-	Name string
-	File string
-}
-
-func (e *HiddenError) Error() string {
-	where := "the config"
-	if e.File != "" {
-		where = e.File
-	}
-	return fmt.Sprintf("skill %s is hidden by %s (hidden:); remove it from hidden: to use it", e.Name, where)
-}
+type HiddenError = catalog.HiddenError
 
 // UsageError is a request that cannot be met as asked: an unknown source
 // name. It is the caller's to fix. (A promotion the gate's policy refuses

@@ -3,11 +3,11 @@ package skillsync
 import (
 	"context"
 	"errors"
-	"fmt"
 	"maps"
 	"slices"
 	"time"
 
+	"github.com/skillsync/skillsync/config"
 	"github.com/skillsync/skillsync/curator"
 	"github.com/skillsync/skillsync/fleet"
 	"github.com/skillsync/skillsync/layering"
@@ -17,16 +17,9 @@ import (
 	"github.com/skillsync/skillsync/skill"
 )
 
-// The fleet's policy (host ids, staged rollout, push bookkeeping, the
-// curation of a source on fleet data) is package fleet's; these wire it
-// to the workspace.
-
 // ErrNoFleet is returned by the fleet methods when the config has no
 // fleet: section.
 var ErrNoFleet = errors.New("the config has no fleet: section: add one naming the fleet's PostgreSQL (see docs/fleet.md)")
-
-// noFleet is ErrNoFleet as the caller's mistake.
-func noFleet() error { return &UsageError{Err: ErrNoFleet} }
 
 // WithVersion names the skillsync version a fleet heartbeat reports.
 func WithVersion(v string) Option {
@@ -34,70 +27,43 @@ func WithVersion(v string) Option {
 }
 
 // HostID is this host's id in the fleet and for staged rollout
-// (fleet.HostID): fleet.host from the config, else one made from the
-// host name and the workspace path.
-func (e *Engine) HostID() string {
-	host := ""
-	if f := e.cfg.Fleet; f != nil {
-		host = f.Host
-	}
-	return fleet.HostID(host, e.layout.Root)
-}
+// (fleet.HostID of fleet.host in the config).
+func (e *Engine) HostID() string { return fleet.HostID(e.fleetConfig().Host, e.layout.Root) }
 
 // Environment is this host's environment for staged rollout ("" when the
 // config names none).
-func (e *Engine) Environment() string {
+func (e *Engine) Environment() string { return e.fleetConfig().Environment }
+
+// fleetConfig is the config's fleet: section, the zero one when none.
+func (e *Engine) fleetConfig() config.Fleet {
 	if f := e.cfg.Fleet; f != nil {
-		return f.Environment
+		return *f
 	}
-	return ""
+	return config.Fleet{}
 }
 
-// openFleet opens the fleet store of the config.
-func (e *Engine) openFleet(ctx context.Context) (*fleet.Store, error) {
+// Fleet returns the workspace's side of the fleet as the config sets it,
+// or an *UsageError wrapping ErrNoFleet when it has no fleet: section.
+func (e *Engine) Fleet() (*fleet.Workspace, error) {
 	f := e.cfg.Fleet
 	if f == nil {
-		return nil, noFleet()
+		return nil, &UsageError{Err: ErrNoFleet}
 	}
-	return fleet.Open(ctx, fleet.Config{DSNEnv: f.Postgres, DSNFile: f.DSNFile, Schema: f.Schema, Create: f.Create, Env: e.env,
-		Timeout: f.Timeout, Warn: e.warn})
+	return &fleet.Workspace{Store: fleet.Config{DSNEnv: f.Postgres, DSNFile: f.DSNFile, Schema: f.Schema, Create: f.Create, Env: e.env,
+		Timeout: f.Timeout, Warn: e.warn}, Host: e.HostID(), Environment: f.Environment, Version: e.version, Timeout: f.Timeout,
+		MinHosts: f.MinHosts, SyncFile: e.layout.FleetSyncFile(), PushedFile: e.layout.FleetPushedFile(), Warn: e.warn}, nil
 }
 
 // FleetPushReport is what a push sent.
 type FleetPushReport = fleet.PushReport
 
-// FleetPush sends this workspace's heartbeat and the usage records that
-// changed since the last push the store acknowledged (fleet.PreparePush).
-// When the store cannot be reached the usage stays local and goes with
-// the next push (fleet.IsUnreachable tells that error apart). A sync
-// never waits for a push.
+// FleetPush sends this workspace's heartbeat and changed usage records
+// (fleet.Workspace.Push). A sync never waits for a push.
 func (e *Engine) FleetPush(ctx context.Context) (*FleetPushReport, error) {
-	f := e.cfg.Fleet
-	if f == nil {
-		return nil, noFleet()
-	}
-	ctx, cancel := context.WithTimeout(ctx, f.Timeout)
-	defer cancel()
-	hb := e.heartbeat(ctx)
-	u, err := e.Usage().Load()
-	if err != nil && !curator.IsCorrupt(err) {
-		return nil, err
-	}
-	if u == nil {
-		return nil, fmt.Errorf("fleet push: read usage: %w", err)
-	}
-	push := fleet.PreparePush(hb, u, e.layout.FleetPushedFile(), func(msg string) { e.warnf("%s", msg) })
-	store, err := e.openFleet(ctx)
+	w, err := e.Fleet()
 	if err != nil {
 		return nil, err
 	}
-	defer store.Close()
-	return push.Send(ctx, store)
-}
-
-// heartbeat gathers what this host says of itself: its sources'
-// revisions from the lock and their results from the last sync.
-func (e *Engine) heartbeat(ctx context.Context) fleet.Heartbeat {
 	locked, _, err := lock.Read(e.layout.LockFile(), e.kinds)
 	if err != nil {
 		locked = lock.New()
@@ -106,37 +72,30 @@ func (e *Engine) heartbeat(ctx context.Context) fleet.Heartbeat {
 	for name, rec := range locked.Sources {
 		revisions[name] = rec.Revision
 	}
-	hb := fleet.NewHeartbeat(fleet.Heartbeat{Host: e.HostID(), Environment: e.Environment(), Version: e.version, At: time.Now()},
-		e.layout.FleetSyncFile(), sourceNames(e.cfg.Sources), revisions)
-	if cat, err := e.Catalog(ctx); err == nil {
-		hb.Skills = len(cat.Visible())
-	}
-	return hb
+	return w.Push(ctx, fleet.Local{Sources: sourceNames(e.cfg.Sources), Revisions: revisions, Usage: e.Usage().Load,
+		Skills: func(ctx context.Context) (int, error) {
+			cat, err := e.Catalog(ctx)
+			if err != nil {
+				return 0, err
+			}
+			return len(cat.Visible()), nil
+		}})
 }
 
 // noteSync leaves a sync's result for the next fleet push, when the config
-// has a fleet. It never fails the sync.
+// has a fleet (fleet.Workspace.NoteSync). It never fails the sync.
 func (e *Engine) noteSync(report *SyncReport, err error) {
-	if e.cfg.Fleet == nil || report == nil && err == nil {
+	w, ferr := e.Fleet()
+	if ferr != nil || report == nil && err == nil {
 		return
-	}
-	var errText string
-	if err != nil {
-		errText = err.Error()
 	}
 	var states []fleet.SourceState
 	if report != nil {
 		for _, s := range report.Sources {
-			status := string(s.Status)
-			if s.Status == StatusUpdated || s.Status == StatusUnchanged {
-				status = "ok"
-			}
-			states = append(states, fleet.SourceState{Source: s.Source, Revision: s.Revision, Status: status, Error: s.Error})
+			states = append(states, fleet.SourceState{Source: s.Source, Revision: s.Revision, Status: string(s.Status), Error: s.Error})
 		}
 	}
-	if werr := fleet.NoteSync(e.layout.FleetSyncFile(), errText, states); werr != nil {
-		e.warnf("fleet: record the sync's result: %v", werr)
-	}
+	w.NoteSync(err, states)
 }
 
 // FleetStatus returns every host of the fleet with its sources.
@@ -144,45 +103,33 @@ func (e *Engine) FleetStatus(ctx context.Context, opts fleet.StatusOptions) ([]f
 	if opts.Skill != "" && !skill.ValidName(opts.Skill) {
 		return nil, usageErrorf("skill %q is not a valid skill name", opts.Skill)
 	}
-	store, err := e.openFleet(ctx)
+	w, err := e.Fleet()
 	if err != nil {
 		return nil, err
 	}
-	defer store.Close()
-	return store.Status(ctx, opts)
+	return w.Status(ctx, opts)
 }
 
 // FleetUsage returns the fleet's use of each copy in a window.
 func (e *Engine) FleetUsage(ctx context.Context, opts fleet.UsageOptions) ([]fleet.SkillUsage, error) {
-	if opts.Source != "" {
-		if _, ok := e.source(opts.Source); !ok {
-			return nil, usageErrorf("source %q is not in the config", opts.Source)
-		}
+	if _, ok := e.source(opts.Source); opts.Source != "" && !ok {
+		return nil, usageErrorf("source %q is not in the config", opts.Source)
 	}
-	store, err := e.openFleet(ctx)
+	w, err := e.Fleet()
 	if err != nil {
 		return nil, err
 	}
-	defer store.Close()
-	return store.Usage(ctx, opts)
+	return w.Usage(ctx, opts)
 }
 
-// fleetLastUses returns, with fleet: set and the marketplace layer
-// curated, the fleet's last use of each marketplace copy; or why curation
-// must wait (fleet.LastUses).
+// fleetLastUses is fleet.LastUses, with fleet: set and the marketplace
+// layer curated.
 func (e *Engine) fleetLastUses(ctx context.Context, now time.Time) (map[curator.Copy]time.Time, string, error) {
-	f := e.cfg.Fleet
-	if f == nil || !slices.Contains(e.cfg.Curator.Layers, layering.Marketplace.String()) {
+	w, err := e.Fleet()
+	if err != nil || !slices.Contains(e.cfg.Curator.Layers, layering.Marketplace.String()) {
 		return nil, "", nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, f.Timeout)
-	defer cancel()
-	store, err := e.openFleet(ctx)
-	if err != nil {
-		return nil, "", err
-	}
-	defer store.Close()
-	return fleet.LastUses(ctx, store, now.Add(-e.cfg.Curator.StaleAfter), e.cfg.Curator.StaleAfter, f.MinHosts)
+	return w.LastUses(ctx, now, e.cfg.Curator.StaleAfter)
 }
 
 // SourceCurateOptions change a curation of a marketplace source itself.
@@ -201,21 +148,15 @@ type SourceCuration = fleet.SourceCuration
 
 // CurateSource retires, upstream, the skills of the marketplace source
 // name that the whole fleet left idle past curator.archive_after and no
-// host pins: the team's scheduled job (fleet.CurateSource says how). It
-// refuses, saying why, while fewer than curator.min_hosts hosts reported
-// within stale_after.
+// host pins (fleet.CurateSource).
 func (e *Engine) CurateSource(ctx context.Context, name string, opts SourceCurateOptions) (*SourceCuration, error) {
-	f := e.cfg.Fleet
-	if f == nil {
-		return nil, noFleet()
+	w, err := e.Fleet()
+	if err != nil {
+		return nil, err
 	}
 	src, ok := e.source(name)
 	if !ok {
 		return nil, usageErrorf("source %q is not in the config", name)
-	}
-	now := opts.Now
-	if now.IsZero() {
-		now = e.now()
 	}
 	m, err := materialize.ReadManifest(e.layout.CacheDir())
 	if err != nil {
@@ -223,25 +164,18 @@ func (e *Engine) CurateSource(ctx context.Context, name string, opts SourceCurat
 	}
 	rec, ok := m.Sources[name]
 	if !ok {
-		return nil, fmt.Errorf("curate source %s: it is not synced yet: run skillsync sync", name)
+		return nil, errors.New("curate source " + name + ": it is not synced yet: run skillsync sync")
 	}
-	names := append(slices.Sorted(maps.Keys(rec.Skills)), rec.Excluded...)
-	slices.Sort(names)
-	store, err := e.openFleet(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer store.Close()
+	names := slices.Sorted(slices.Values(append(slices.Collect(maps.Keys(rec.Skills)), rec.Excluded...)))
 	policy := e.cfg.Curator
-	return fleet.CurateSource(ctx, store, fleet.SourceCurationRequest{Source: name, Kind: string(src.Kind), Skills: names,
+	return w.CurateSource(ctx, fleet.SourceCurationRequest{Source: name, Kind: string(src.Kind), Skills: names,
 		Base: rec.Revision, Direct: publishesDirect(src), StaleAfter: policy.StaleAfter, ArchiveAfter: policy.ArchiveAfter,
-		MinHosts: f.MinHosts, Now: now, DryRun: opts.DryRun, Actor: e.actor, Audit: e.Audit(),
+		Now: cmpTime(opts.Now, e.now()), DryRun: opts.DryRun, Actor: e.actor, Audit: e.Audit(),
 		Open: func() (repository.Repository, error) { return e.open(src, "") }})
 }
 
 // RestoreSource brings the skill name, retired by curate --source, back
-// into the postgres source source, in one transaction, and syncs. (A git
-// source's retirement is undone by reverting its commit.)
+// into the postgres source source and syncs (fleet.RestoreSource).
 func (e *Engine) RestoreSource(ctx context.Context, source, name string) (string, error) {
 	src, ok := e.source(source)
 	if !ok {
@@ -252,18 +186,8 @@ func (e *Engine) RestoreSource(ctx context.Context, source, name string) (string
 		return "", err
 	}
 	defer closeRepository(r)
-	ar, ok := r.(repository.Archiver)
-	if !ok || isRemote(r) {
-		return "", fmt.Errorf("restore %s in source %s: a %s source's retirement is undone upstream (revert the curation commit)", name, source, src.Kind)
-	}
-	rev, err := ar.RestoreArchived(ctx, name, e.actor)
+	rev, err := fleet.RestoreSource(ctx, r, isRemote(r), string(src.Kind), source, name, e.actor, e.Audit(), e.now())
 	if err != nil {
-		return "", err
-	}
-	now := e.now()
-	ev := curator.Event{TS: now, Actor: e.actor, Op: curator.OpRestored, Target: "marketplace:" + source + "/" + name,
-		From: "archived", To: "active", Commit: string(rev), Detail: fmt.Sprintf("brought back into source %s at revision %s", source, rev)}
-	if err := e.Audit().Append(ev); err != nil {
 		return string(rev), err
 	}
 	_, err = e.Sync(ctx, SyncOptions{Locked: true, Move: []string{source}})
@@ -272,4 +196,12 @@ func (e *Engine) RestoreSource(ctx context.Context, source, name string) (string
 		err = nil
 	}
 	return string(rev), err
+}
+
+// cmpTime is t, or def when t is zero.
+func cmpTime(t, def time.Time) time.Time {
+	if t.IsZero() {
+		return def
+	}
+	return t
 }

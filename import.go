@@ -2,22 +2,20 @@ package skillsync
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"time"
 
 	"github.com/skillsync/skillsync/agent"
-	"github.com/skillsync/skillsync/curator"
-	"github.com/skillsync/skillsync/layering"
-	"github.com/skillsync/skillsync/materialize"
+	"github.com/skillsync/skillsync/catalog"
 )
 
 // ImportReport is what an import of an agent's records did.
 type ImportReport = agent.Report
 
-// journal is the workspace's import state and hook journal.
-func (e *Engine) journal() agent.Journal {
-	return agent.Journal{StatePath: e.layout.ImportedFile(), Hooked: agent.Hooked{Path: e.layout.HookedFile(), Keep: agent.HookedKeep}, Now: e.now}
+// agents records what agents report into the workspace's usage
+// (catalog.Agents).
+func (e *Engine) agents() catalog.Agents {
+	return catalog.Agents{Workspace: e.view(), Targets: e.targetDirs(), Actor: e.actor,
+		Journal: agent.Journal{StatePath: e.layout.ImportedFile(), Hooked: agent.Hooked{Path: e.layout.HookedFile(), Keep: agent.HookedKeep}, Now: e.now}}
 }
 
 // ImportUsage records the skill uses and views an agent's own records
@@ -26,53 +24,15 @@ func (e *Engine) journal() agent.Journal {
 // how). A use names a skill; a view is a read of the SKILL.md of a visible
 // skill, where the catalog has it or in one of the targets.
 func (e *Engine) ImportUsage(ctx context.Context, imp agent.Importer, since time.Time) (*ImportReport, error) {
-	rec, _, err := e.recorder(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return e.journal().Import(ctx, rec, imp, since)
+	return e.agents().Import(ctx, imp, since)
 }
 
 // RecordHook records one event the hook of the named agent reported as it
-// happened, through curator.FromHook, at the event's time or now: a use of
-// the skill it names or a view of the SKILL.md it read. It returns the
-// skill's name, or an *UnknownSkillError when the event names no visible
-// skill of the catalog. The call's id goes to the hooked journal, so an
-// import of the agent's records does not count it again; a journal that
-// cannot be written is a warning, the use is counted. A call whose id the
-// hook reported before is not counted again: dup is set.
+// happened, through curator.FromHook (agent.Journal.RecordHook: dup is set
+// for a call the hook reported before). An event that names no visible
+// skill of the catalog is an *UnknownSkillError.
 func (e *Engine) RecordHook(ctx context.Context, agentName string, ev agent.Event) (name string, dup bool, err error) {
-	rec, cat, err := e.recorder(ctx)
-	if err != nil {
-		return "", false, err
-	}
-	name, dup, err = e.journal().RecordHook(ctx, rec, agentName, ev, func(err error) { e.warnf("%v", err) })
-	var unknown *agent.UnknownError
-	if errors.As(err, &unknown) {
-		if ev.Skill != "" {
-			return "", false, &UnknownSkillError{Name: ev.Skill, Near: layering.Nearest(cat.Visible(), ev.Skill, 3)}
-		}
-		return "", false, &UnknownSkillError{Name: ev.Path}
-	}
-	return name, dup, err
-}
-
-// recorder is the workspace's usage as package agent records into it
-// (curator.Recorder) over the catalog that stands now, which it returns
-// too.
-func (e *Engine) recorder(ctx context.Context) (*curator.Recorder, *layering.Catalog, error) {
-	cat, err := e.Catalog(ctx)
-	if err != nil {
-		return nil, nil, err
-	}
-	store := e.Usage()
-	store.Resolve = e.resolverFrom(cat)
-	targets := make([]curator.RecorderTarget, len(e.cfg.Targets))
-	for i, t := range e.cfg.Targets {
-		rec, _ := materialize.LoadTargetRecord(t.Dir) // unreadable: an empty record, folders by name
-		targets[i] = curator.RecorderTarget{Dir: t.Dir, Folder: rec.TargetFolder}
-	}
-	return curator.NewRecorder(cat, store, e.copyOf, targets, e.actor), cat, nil
+	return e.agents().RecordHook(ctx, agentName, ev, func(err error) { e.warnf("%v", err) })
 }
 
 // ImporterNames returns the agents whose records Engine.Importer reads.
@@ -99,27 +59,9 @@ func (e *Engine) ImportAll(ctx context.Context) ([]*ImportReport, error) {
 	return e.ImportAllSince(ctx, time.Time{})
 }
 
-// ImportAllSince is ImportAll passing over the events before since.
+// ImportAllSince is ImportAll passing over the events before since
+// (agent.Registry.ImportAll).
 func (e *Engine) ImportAllSince(ctx context.Context, since time.Time) ([]*ImportReport, error) {
-	var reports []*ImportReport
-	var errs []error
-	for _, reg := range Agents().All() {
-		if reg.Importer == nil {
-			continue
-		}
-		imp, found, err := reg.Importer(e.env, e.cfg.Workspace)
-		if err == nil && !found {
-			continue
-		}
-		if err == nil {
-			var r *ImportReport
-			if r, err = e.ImportUsage(ctx, imp, since); r != nil {
-				reports = append(reports, r)
-			}
-		}
-		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", reg.Key, err))
-		}
-	}
-	return reports, errors.Join(errs...)
+	a := e.agents()
+	return Agents().ImportAll(ctx, a.Journal, e.env, e.cfg.Workspace, a.Recorder, since)
 }

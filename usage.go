@@ -2,12 +2,10 @@ package skillsync
 
 import (
 	"context"
-	"fmt"
-	"sync"
 
+	"github.com/skillsync/skillsync/catalog"
 	"github.com/skillsync/skillsync/curator"
 	"github.com/skillsync/skillsync/layering"
-	"github.com/skillsync/skillsync/materialize"
 )
 
 // Use records that a catalog skill was used (or, with view, looked at)
@@ -17,38 +15,16 @@ func (e *Engine) Use(ctx context.Context, name string, view bool) (string, error
 }
 
 // UseFrom records a use (or a view) of the copy of name that wins now,
-// saying where it came from. A stale copy becomes active at once. A hidden
-// skill is refused.
+// saying where it came from (catalog.Workspace.Use). A stale copy becomes
+// active at once. A hidden skill is refused.
 func (e *Engine) UseFrom(ctx context.Context, name string, view bool, from curator.Source) (string, error) {
-	cat, err := e.Catalog(ctx)
-	if err != nil {
-		return "", err
-	}
-	w, err := e.find(cat, name, false)
-	if err != nil {
-		return "", err
-	}
-	c, ok := e.copyOf(&w.Entry)
-	if !ok {
-		return "", fmt.Errorf("record a use of %q: the name cannot be recorded", name)
-	}
-	_, err = e.Usage().Record(ctx, curator.Use{Copy: c, View: view, From: from, At: e.now(), Actor: e.actor})
-	return w.Skill.Name, err
+	return e.view().Use(ctx, name, curator.Use{View: view, From: from, At: e.now(), Actor: e.actor})
 }
 
 // Pin keeps a skill as it is through every curation; unpinned, it is
 // curated again.
 func (e *Engine) Pin(ctx context.Context, name string, pinned bool) (string, error) {
-	w, _, err := e.Lookup(ctx, name)
-	if err != nil {
-		return "", err
-	}
-	c, ok := e.copyOf(&w.Entry)
-	if !ok {
-		return "", fmt.Errorf("pin %q: the name cannot be recorded", name)
-	}
-	_, err = e.Usage().Pin(ctx, c, pinned, e.actor, e.now())
-	return w.Skill.Name, err
+	return e.view().Pin(ctx, name, pinned, e.actor, e.now())
 }
 
 // Record records a use (or, with view, a view) of the catalog skill name
@@ -59,62 +35,19 @@ func (e *Engine) Record(ctx context.Context, name string, view bool) error {
 }
 
 // Usage returns the workspace's usage store. A version-1 usage file is
-// migrated to the copies that win now.
-func (e *Engine) Usage() *curator.Store {
-	s := curator.NewStore(e.layout.SkillsDir())
-	if e.warn != nil {
-		s.Warn = e.warn
-	}
-	s.Resolve = e.lazyResolver()
-	return s
-}
-
-// copyOf names the copy an entry is: its layer, its source (marketplace)
-// or the configured user (user layer), and its name. ok is false for a
-// name the curator cannot key, which then has no usage.
-func (e *Engine) copyOf(en *layering.Entry) (curator.Copy, bool) {
-	owner := ""
-	switch en.Layer {
-	case layering.Marketplace:
-		owner = en.Source
-	case layering.User:
-		owner = e.cfg.User
-	}
-	c, err := curator.NewCopy(en.Layer, owner, en.Skill.Name)
-	return c, err == nil
-}
+// migrated to the copies that win now (catalog.Workspace.Usage).
+func (e *Engine) Usage() *curator.Store { return e.view().Usage() }
 
 // CopyOf names the copy an entry's usage is kept under, as curation and
 // usage recording name it; ok is false for a name the curator cannot key.
 func (e *Engine) CopyOf(en *layering.Entry) (curator.Copy, bool) { return e.copyOf(en) }
 
+func (e *Engine) copyOf(en *layering.Entry) (curator.Copy, bool) {
+	return catalog.CopyOf(en, e.cfg.User)
+}
+
 // resolverFrom maps a bare name of a version-1 usage file to the copy that
 // wins it in cat.
 func (e *Engine) resolverFrom(cat *layering.Catalog) func(string) (curator.Copy, bool) {
-	return func(name string) (curator.Copy, bool) {
-		w, ok := cat.Lookup(name)
-		if !ok {
-			return curator.Copy{}, false
-		}
-		return e.copyOf(&w.Entry)
-	}
-}
-
-// lazyResolver is resolverFrom over a catalog built, once and only when a
-// version-1 usage file is met, without reading usage.
-func (e *Engine) lazyResolver() func(string) (curator.Copy, bool) {
-	var once sync.Once
-	resolve := func(string) (curator.Copy, bool) { return curator.Copy{}, false }
-	return func(name string) (curator.Copy, bool) {
-		once.Do(func() {
-			m, err := materialize.ReadSkills(e.layout.CacheDir())
-			if err != nil {
-				m = materialize.NewManifest()
-			}
-			if cat, err := e.buildCatalog(context.Background(), m); err == nil {
-				resolve = e.resolverFrom(cat)
-			}
-		})
-		return resolve(name)
-	}
+	return e.view().ResolverFrom(cat)
 }

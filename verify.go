@@ -7,32 +7,22 @@ import (
 
 	"github.com/skillsync/skillsync/lock"
 	"github.com/skillsync/skillsync/materialize"
+	"github.com/skillsync/skillsync/repository"
 )
 
 // Verify hashes the cache and the targets again and compares them with
-// the manifest, the target records and skillsync.lock. It changes nothing.
+// the manifest, the target records and skillsync.lock (lock.File.Verify).
+// It changes nothing.
 func (e *Engine) Verify(ctx context.Context) ([]materialize.Difference, error) {
-	m, err := materialize.ReadManifest(e.layout.CacheDir())
+	locked, ok, lerr := lock.Read(e.layout.LockFile(), e.kinds)
+	if lerr != nil || !ok {
+		locked = nil
+	}
+	diffs, err := locked.Verify(ctx, e.layout.CacheDir(), e.targetDirs())
 	if err != nil {
 		return nil, err
 	}
-	diffs := materialize.VerifyCache(e.layout.CacheDir(), m)
-	for _, t := range e.cfg.Targets {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		td, err := materialize.VerifyTarget(t.Dir)
-		if err != nil {
-			return nil, err
-		}
-		diffs = append(diffs, td...)
-	}
-	locked, ok, err := lock.Read(e.layout.LockFile(), e.kinds)
-	if err != nil || !ok {
-		return diffs, err
-	}
-	diffs = append(diffs, locked.Differences(m)...)
-	return diffs, nil
+	return diffs, lerr
 }
 
 // Repaired is what Repair found and what it left.
@@ -63,4 +53,36 @@ func (e *Engine) Repair(ctx context.Context, opts SyncOptions) (*Repaired, error
 	left, verr := e.Verify(ctx)
 	out.Left = left
 	return out, cmp.Or(verr, err)
+}
+
+// targetDirs are the configured targets' folders.
+func (e *Engine) targetDirs() []string {
+	dirs := make([]string, len(e.cfg.Targets))
+	for i, t := range e.cfg.Targets {
+		dirs[i] = t.Dir
+	}
+	return dirs
+}
+
+// Outdated is how far one source is behind its upstream.
+type Outdated = lock.Outdated
+
+// Outdated compares every source's locked revision with its upstream and,
+// for each source that moved, lists the skills an update would add, change
+// and remove (lock.File.Outdated). The workspace (config, cache, lock,
+// targets) is not changed. One source's error is its report's Error; the
+// others go on.
+func (e *Engine) Outdated(ctx context.Context) ([]Outdated, error) {
+	locked, _, err := lock.Read(e.layout.LockFile(), e.kinds)
+	if err != nil {
+		return nil, err
+	}
+	m, err := materialize.ReadManifest(e.layout.CacheDir())
+	if err != nil {
+		return nil, err
+	}
+	return locked.Outdated(ctx, m, sourceNames(e.cfg.Sources), func(name string) (repository.Repository, error) {
+		s, _ := e.source(name)
+		return e.open(s, "")
+	}), nil
 }

@@ -1,11 +1,14 @@
 package agent
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/skillsync/skillsync/internal/hostenv"
 )
@@ -139,4 +142,36 @@ func (r *Registry) Importer(env hostenv.Env, name, root string) (Importer, error
 	}
 	imp, _, err := reg.Importer(env, root)
 	return imp, err
+}
+
+// ImportAll imports, with j, the records of every agent of r that keeps
+// records on this machine (the workspace at root, the user's folders read
+// from env) and returns a report per agent: as Journal.Import does, each
+// into the recorder rec makes for it. An agent that fails does not stop
+// the others; the errors are joined, each naming its agent.
+func (r *Registry) ImportAll(ctx context.Context, j Journal, env hostenv.Env, root string, rec func(context.Context) (Recorder, error), since time.Time) ([]*Report, error) {
+	var reports []*Report
+	var errs []error
+	for _, reg := range r.regs {
+		if reg.Importer == nil {
+			continue
+		}
+		imp, found, err := reg.Importer(env, root)
+		if err == nil && !found {
+			continue
+		}
+		if err == nil {
+			var rc Recorder
+			if rc, err = rec(ctx); err == nil {
+				var rep *Report
+				if rep, err = j.Import(ctx, rc, imp, since); rep != nil {
+					reports = append(reports, rep)
+				}
+			}
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", reg.Key, err))
+		}
+	}
+	return reports, errors.Join(errs...)
 }

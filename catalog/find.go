@@ -1,0 +1,174 @@
+package catalog
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+	"time"
+
+	"github.com/skillsync/skillsync/agent"
+	"github.com/skillsync/skillsync/curator"
+	"github.com/skillsync/skillsync/layering"
+	"github.com/skillsync/skillsync/repository"
+)
+
+// UnknownSkillError is a name the catalog does not have; Near are the
+// names that come close.
+type UnknownSkillError struct {
+	Name string
+	Near []string
+}
+
+func (e *UnknownSkillError) Error() string {
+	msg := fmt.Sprintf("no skill named %q", e.Name)
+	if len(e.Near) > 0 {
+		return msg + "; did you mean " + strings.Join(e.Near, ", ") + "?"
+	}
+	return msg + "; run skillsync list to see them all"
+}
+
+// HiddenError is a skill the config (File) hides: read and use refuse it
+// as the catalog leaves it out.
+type HiddenError struct {
+	Name string
+	File string
+}
+
+func (e *HiddenError) Error() string {
+	where := "the config"
+	if e.File != "" {
+		where = e.File
+	}
+	return fmt.Sprintf("skill %s is hidden by %s (hidden:); remove it from hidden: to use it", e.Name, where)
+}
+
+// Find looks name up in cat, case-insensitively, or says which names come
+// close (*UnknownSkillError). A hidden skill is a *HiddenError unless
+// withHidden, when it is found marked Hidden.
+func (w *Workspace) Find(cat *layering.Catalog, name string, withHidden bool) (*layering.Winner, error) {
+	win, ok := cat.Lookup(name)
+	if !ok {
+		return nil, &UnknownSkillError{Name: name, Near: layering.Nearest(cat.Winners, name, 3)}
+	}
+	if win.Hidden && !withHidden {
+		return nil, &HiddenError{Name: win.Skill.Name, File: w.ConfigFile}
+	}
+	return win, nil
+}
+
+// Open opens file of the catalog skill name: its SKILL.md when file is
+// "". file is relative to the skill's directory and must stay inside it
+// (repository.OpenSkillFile). A hidden skill is a *HiddenError. The
+// caller closes the file.
+func (w *Workspace) Open(ctx context.Context, name, file string) (fs.File, *layering.Winner, error) {
+	cat, err := w.Read(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	win, err := w.Find(cat, name, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	if file == "" {
+		file = win.Skill.File
+	}
+	f, err := repository.OpenSkillFile(win.Skill.Name, file, win.Dir, win.Skill.Files)
+	return f, win, err
+}
+
+// Use records a use (or a view) of the copy of name that wins now: a
+// stale copy becomes active at once; a hidden skill is refused. It
+// returns the skill's name.
+func (w *Workspace) Use(ctx context.Context, name string, use curator.Use) (string, error) {
+	cat, err := w.Read(ctx)
+	if err != nil {
+		return "", err
+	}
+	win, err := w.Find(cat, name, false)
+	if err != nil {
+		return "", err
+	}
+	if use.Copy, err = w.copyOfWinner(win, "record a use of", name); err != nil {
+		return "", err
+	}
+	_, err = w.Usage().Record(ctx, use)
+	return win.Skill.Name, err
+}
+
+// Pin keeps the copy of name that wins now as it is through every
+// curation; unpinned, it is curated again. Hidden skills are found.
+func (w *Workspace) Pin(ctx context.Context, name string, pinned bool, actor string, now time.Time) (string, error) {
+	cat, err := w.Read(ctx)
+	if err != nil {
+		return "", err
+	}
+	win, err := w.Find(cat, name, true)
+	if err != nil {
+		return "", err
+	}
+	c, err := w.copyOfWinner(win, "pin", name)
+	if err != nil {
+		return "", err
+	}
+	_, err = w.Usage().Pin(ctx, c, pinned, actor, now)
+	return win.Skill.Name, err
+}
+
+func (w *Workspace) copyOfWinner(win *layering.Winner, what, name string) (curator.Copy, error) {
+	c, ok := w.CopyOf(&win.Entry)
+	if !ok {
+		return c, fmt.Errorf("%s %q: the name cannot be recorded", what, name)
+	}
+	return c, nil
+}
+
+// Agents records what agents report into the workspace's usage: through
+// j, over the catalog that stands now, each SKILL.md an agent may read
+// found where the catalog has it or in one of targets.
+type Agents struct {
+	Workspace *Workspace
+	Journal   agent.Journal
+	Targets   []string
+	Actor     string
+}
+
+// Recorder is the Recorder of a for the catalog that stands now
+// (Workspace.Recorder), as package agent takes it.
+func (a Agents) Recorder(ctx context.Context) (agent.Recorder, error) {
+	rec, _, err := a.Workspace.Recorder(ctx, a.Targets, a.Actor)
+	if err != nil {
+		return nil, err
+	}
+	return rec, nil
+}
+
+// Import records the uses and views imp's records hold since since
+// (agent.Journal.Import).
+func (a Agents) Import(ctx context.Context, imp agent.Importer, since time.Time) (*agent.Report, error) {
+	rec, err := a.Recorder(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return a.Journal.Import(ctx, rec, imp, since)
+}
+
+// RecordHook records one event the hook of the agent keyed agentName
+// reported (agent.Journal.RecordHook). An event that names no visible
+// skill is an *UnknownSkillError, with the names that come close.
+func (a Agents) RecordHook(ctx context.Context, agentName string, ev agent.Event, warn func(error)) (name string, dup bool, err error) {
+	rec, cat, err := a.Workspace.Recorder(ctx, a.Targets, a.Actor)
+	if err != nil {
+		return "", false, err
+	}
+	name, dup, err = a.Journal.RecordHook(ctx, rec, agentName, ev, warn)
+	var unknown *agent.UnknownError
+	if errors.As(err, &unknown) {
+		if ev.Skill != "" {
+			return "", false, &UnknownSkillError{Name: ev.Skill, Near: layering.Nearest(cat.Visible(), ev.Skill, 3)}
+		}
+		return "", false, &UnknownSkillError{Name: ev.Path}
+	}
+	return name, dup, err
+}

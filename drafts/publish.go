@@ -1,0 +1,71 @@
+package drafts
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+
+	"github.com/skillsync/skillsync/repository"
+	"github.com/skillsync/skillsync/skill"
+)
+
+// SkillWriter is a source that takes a skill in as it is, in one
+// transaction and without a review: a database. A git source takes a
+// skill through the promotion gate's review branch instead.
+type SkillWriter interface {
+	repository.Repository
+	PublishSkill(ctx context.Context, name string, files fs.FS, author string) (repository.Revision, error)
+}
+
+// PublishResult is what Publish wrote.
+type PublishResult struct {
+	Source string `json:"source"`
+	Skill  string `json:"skill"`
+	// Revision is the source's revision with the skill in it: a new one,
+	// or the current one when the source held exactly these files already.
+	Revision string `json:"revision"`
+}
+
+// InvalidSkillError is a skill Publish refused: it fails strict
+// validation, every warning counting as an error. Each problem's File is a
+// path on disk.
+type InvalidSkillError struct {
+	Source, Skill string
+	Problems      []skill.Problem
+}
+
+func (e *InvalidSkillError) Error() string {
+	return fmt.Sprintf("skill %s is not published to %s: it has %d problems under strict validation", e.Skill, e.Source, len(e.Problems))
+}
+
+// Publish writes the skill in the directory dir into w, the source named
+// source, after strict validation; author is recorded with the change.
+// The skill's name is the directory's, which its SKILL.md must agree
+// with. Files are read through a confined file system: a symbolic link
+// that leads out of dir is not published. A skill that fails validation
+// is an *InvalidSkillError.
+func Publish(ctx context.Context, w SkillWriter, dir, source, author string) (PublishResult, error) {
+	fsys, _, err := repository.OpenSkillDir(dir)
+	if err != nil {
+		return PublishResult{}, fmt.Errorf("publish %s: %w", dir, err)
+	}
+	name := filepath.Base(fsys.Dir())
+	// The source lists and checks the files itself, strictly.
+	rev, err := w.PublishSkill(ctx, name, fsys, author)
+	var invalid *repository.InvalidSkillError
+	if errors.As(err, &invalid) {
+		// Problems name files as the source would hold them, name/path:
+		// show where they are on disk.
+		problems := repository.ProblemsOnDisk(filepath.Dir(fsys.Dir()), invalid.Problems)
+		for i := range problems {
+			problems[i].Source = ""
+		}
+		return PublishResult{}, &InvalidSkillError{Source: source, Skill: name, Problems: problems}
+	}
+	if err != nil {
+		return PublishResult{}, err
+	}
+	return PublishResult{Source: source, Skill: name, Revision: string(rev)}, nil
+}

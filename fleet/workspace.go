@@ -1,0 +1,168 @@
+package fleet
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/skillsync/skillsync/curator"
+	"github.com/skillsync/skillsync/repository"
+)
+
+// Workspace is one workspace's side of the fleet, as its config sets it:
+// the store, this host's names, and the files that keep what a push
+// sends. The root builds it from the config's fleet: section.
+type Workspace struct {
+	// Store says where the fleet store is.
+	Store Config
+	// Host and Environment are this host's id (HostID) and environment.
+	Host, Environment string
+	// Version is the skillsync version a heartbeat reports.
+	Version string
+	// Timeout bounds one push or query.
+	Timeout time.Duration
+	// MinHosts is how many hosts must have reported before curation
+	// decides on fleet data.
+	MinHosts int
+	// SyncFile and PushedFile are skills/.fleet-sync.json and
+	// skills/.fleet-pushed.json.
+	SyncFile, PushedFile string
+	// Warn receives what changes nothing (a push record not kept); nil
+	// drops it.
+	Warn func(string)
+}
+
+// Local is what a push reads of the workspace.
+type Local struct {
+	// Sources are the configured sources, in config order; Revisions
+	// their revisions in the lock.
+	Sources   []string
+	Revisions map[string]string
+	// Skills counts the catalog's visible skills; an error leaves the
+	// heartbeat's count at zero.
+	Skills func(ctx context.Context) (int, error)
+	// Usage reads the workspace's usage; a corrupt file
+	// (curator.IsCorrupt) sends what could be read.
+	Usage func() (*curator.Usage, error)
+}
+
+// Open opens the workspace's fleet store.
+func (w *Workspace) Open(ctx context.Context) (*Store, error) {
+	return Open(ctx, w.Store)
+}
+
+func (w *Workspace) warn(msg string) {
+	if w.Warn != nil {
+		w.Warn(msg)
+	}
+}
+
+// Push sends this workspace's heartbeat and the usage records that
+// changed since the last push the store acknowledged (PreparePush). When
+// the store cannot be reached the usage stays local and goes with the
+// next push (IsUnreachable tells that error apart).
+func (w *Workspace) Push(ctx context.Context, local Local) (*PushReport, error) {
+	ctx, cancel := context.WithTimeout(ctx, w.Timeout)
+	defer cancel()
+	hb := NewHeartbeat(Heartbeat{Host: w.Host, Environment: w.Environment, Version: w.Version, At: time.Now()},
+		w.SyncFile, local.Sources, local.Revisions)
+	if n, err := local.Skills(ctx); err == nil {
+		hb.Skills = n
+	}
+	u, err := local.Usage()
+	if err != nil && !curator.IsCorrupt(err) {
+		return nil, err
+	}
+	if u == nil {
+		return nil, fmt.Errorf("fleet push: read usage: %w", err)
+	}
+	push := PreparePush(hb, u, w.PushedFile, w.warn)
+	store, err := w.Open(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer store.Close()
+	return push.Send(ctx, store)
+}
+
+// NoteSync leaves a sync's result for the next push (see the package
+// function NoteSync): its error, nil when none, and each source's state,
+// a source updated or unchanged being "ok". It never fails the sync: a
+// file not written is a warning.
+func (w *Workspace) NoteSync(syncErr error, sources []SourceState) {
+	var text string
+	if syncErr != nil {
+		text = syncErr.Error()
+	}
+	for i, s := range sources {
+		if s.Status == "updated" || s.Status == "unchanged" {
+			sources[i].Status = "ok"
+		}
+	}
+	if err := NoteSync(w.SyncFile, text, sources); err != nil {
+		w.warn(fmt.Sprintf("fleet: record the sync's result: %v", err))
+	}
+}
+
+// Status returns every host of the fleet with its sources.
+func (w *Workspace) Status(ctx context.Context, opts StatusOptions) ([]HostStatus, error) {
+	store, err := w.Open(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer store.Close()
+	return store.Status(ctx, opts)
+}
+
+// Usage returns the fleet's use of each copy in a window.
+func (w *Workspace) Usage(ctx context.Context, opts UsageOptions) ([]SkillUsage, error) {
+	store, err := w.Open(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer store.Close()
+	return store.Usage(ctx, opts)
+}
+
+// LastUses is the package function LastUses on the workspace's store,
+// over the window stale_after before now.
+func (w *Workspace) LastUses(ctx context.Context, now time.Time, staleAfter time.Duration) (map[curator.Copy]time.Time, string, error) {
+	ctx, cancel := context.WithTimeout(ctx, w.Timeout)
+	defer cancel()
+	store, err := w.Open(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	defer store.Close()
+	return LastUses(ctx, store, now.Add(-staleAfter), staleAfter, w.MinHosts)
+}
+
+// CurateSource is the package function CurateSource on the workspace's
+// store; req.MinHosts is the workspace's.
+func (w *Workspace) CurateSource(ctx context.Context, req SourceCurationRequest) (*SourceCuration, error) {
+	store, err := w.Open(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer store.Close()
+	req.MinHosts = w.MinHosts
+	return CurateSource(ctx, store, req)
+}
+
+// RestoreSource brings the skill name, retired by a source curation, back
+// into the source r (one that archives in place: a database), and
+// records it in audit. remote says r is a copy of a remote (git), whose
+// retirement is undone upstream by reverting the curation commit.
+func RestoreSource(ctx context.Context, r repository.Repository, remote bool, kind, source, name, actor string, audit *curator.Audit, now time.Time) (repository.Revision, error) {
+	ar, ok := r.(repository.Archiver)
+	if !ok || remote {
+		return "", fmt.Errorf("restore %s in source %s: a %s source's retirement is undone upstream (revert the curation commit)", name, source, kind)
+	}
+	rev, err := ar.RestoreArchived(ctx, name, actor)
+	if err != nil {
+		return "", err
+	}
+	ev := curator.Event{TS: now, Actor: actor, Op: curator.OpRestored, Target: "marketplace:" + source + "/" + name,
+		From: "archived", To: "active", Commit: string(rev), Detail: fmt.Sprintf("brought back into source %s at revision %s", source, rev)}
+	return rev, audit.Append(ev)
+}
