@@ -7,16 +7,16 @@ import (
 	"time"
 )
 
-// processCPU is the user + system CPU the process and the children it
+// processCPU is the user and system CPU the process and the children it
 // waited for (git upload-pack for the remote's refs) have spent so far.
-func processCPU() time.Duration {
-	var sum time.Duration
+func processCPU() (user, system time.Duration) {
 	for _, who := range []int{syscall.RUSAGE_SELF, syscall.RUSAGE_CHILDREN} {
 		var ru syscall.Rusage
 		if syscall.Getrusage(who, &ru) != nil {
-			return 0
+			return 0, 0
 		}
-		sum += time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+		user += time.Duration(ru.Utime.Nano())
+		system += time.Duration(ru.Stime.Nano())
 	}
-	return sum
+	return user, system
 }
