@@ -110,7 +110,7 @@ func (g *Git) fetch(ctx context.Context) (repository.FetchResult, error) {
 	}
 	local := g.localRef()
 	before, _ := repo.Reference(local, true)
-	if fullSHA.MatchString(g.cfg.Ref) && g.objects(repo).hasCommit(plumbing.NewHash(g.cfg.Ref)) {
+	if fullSHA.MatchString(g.cfg.Ref) && hasCommit(repo, plumbing.NewHash(g.cfg.Ref)) {
 		// A commit never changes: once it is here, the remote is not asked.
 		commit := plumbing.NewHash(g.cfg.Ref)
 		res.Revision, res.Updated = repository.Revision(commit.String()), before == nil
@@ -134,7 +134,7 @@ func (g *Git) fetch(ctx context.Context) (repository.FetchResult, error) {
 		return res, err
 	}
 	commit := want.commit
-	if commit.IsZero() || !g.objects(repo).hasCommit(commit) {
+	if commit.IsZero() || !hasCommit(repo, commit) {
 		d := download{g: g, repo: repo, url: remoteURL, auth: auth, via: relay.Proxy()}
 		if commit, err = d.get(ctx, want); err != nil {
 			return res, err
@@ -167,12 +167,9 @@ func (g *Git) route(ctx context.Context, remoteURL string) (*sshRelay, error) {
 // go-git refused every fetch.
 func (g *Git) prepareStore() (*git.Repository, string, error) {
 	removeTemporaries(g.store)
-	// The store is checked as it is on disk, not as packs read before
-	// knew it: their indexes are read again.
-	g.dropPacks()
 	repo, err := g.openStore(true, false)
 	if err == nil {
-		err = checkStore(g.objects(repo))
+		err = checkStore(repo)
 	}
 	if err == nil {
 		return repo, "", nil
@@ -181,7 +178,6 @@ func (g *Git) prepareStore() (*git.Repository, string, error) {
 	if err := os.RemoveAll(g.store); err != nil {
 		return nil, "", fmt.Errorf("remove the damaged git store %s: %w", g.store, err)
 	}
-	g.dropPacks()
 	repo, err = g.openStore(true, false)
 	return repo, warning, err
 }
@@ -203,8 +199,7 @@ func removeTemporaries(store string) {
 // checkStore reports what makes the store unusable: a ref that cannot be
 // read, one that names a commit the store does not hold whole, a shallow
 // file that cannot be read.
-func checkStore(o storeObjects) error {
-	repo := o.repo
+func checkStore(repo *git.Repository) error {
 	if _, err := repo.Storer.Shallow(); err != nil {
 		return fmt.Errorf("read shallow commits: %w", err)
 	}
@@ -217,8 +212,8 @@ func checkStore(o storeObjects) error {
 		if r.Type() != plumbing.HashReference || !strings.HasPrefix(string(r.Name()), "refs/") {
 			return nil
 		}
-		commit, err := o.peel(r.Hash())
-		if err != nil || !o.hasCommit(commit) {
+		commit, err := peel(repo, r.Hash())
+		if err != nil || !hasCommit(repo, commit) {
 			return fmt.Errorf("%s names %s, which is missing or unreadable", r.Name(), r.Hash())
 		}
 		return nil
@@ -493,7 +488,7 @@ func ignoreUpToDate(err error) error {
 
 // settle points local at commit, the revision Skills reads from now on.
 func (g *Git) settle(repo *git.Repository, commit plumbing.Hash, local plumbing.ReferenceName) error {
-	if !g.objects(repo).hasCommit(commit) {
+	if !hasCommit(repo, commit) {
 		return fmt.Errorf("commit %s is not in the store after the fetch", commit)
 	}
 	if err := repo.Storer.SetReference(plumbing.NewHashReference(local, commit)); err != nil {

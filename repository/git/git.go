@@ -277,17 +277,6 @@ func (g *Git) openPacks() (*packedObjects, error) {
 	return p, nil
 }
 
-// dropPacks forgets the packs read so far: the store they were in is
-// gone.
-func (g *Git) dropPacks() {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.packs != nil {
-		g.packs.Close()
-		g.packs = nil
-	}
-}
-
 // Close closes the pack files the FS it returned hold open. An FS read
 // after Close opens them again.
 func (g *Git) Close() error {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 
-	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
@@ -114,66 +113,4 @@ func (p *packedObjects) commit(s storer.EncodedObjectStorer, h plumbing.Hash) (*
 		}
 	}
 	return object.GetCommit(s, h)
-}
-
-// tag returns the annotated tag h from the packs, or from s when no pack
-// holds it.
-func (p *packedObjects) tag(s storer.EncodedObjectStorer, h plumbing.Hash) (*object.Tag, error) {
-	if p != nil {
-		mo, err := p.readMeta(h, plumbing.TagObject)
-		if err == nil {
-			return object.DecodeTag(s, mo)
-		}
-		if !errors.Is(err, plumbing.ErrObjectNotFound) {
-			return nil, err
-		}
-	}
-	return object.GetTag(s, h)
-}
-
-// storeObjects answers a fetch's questions about what the store holds
-// from its packs, with go-git's storage for what no pack holds: every
-// sync asks them of every ref, and go-git read every index of the store
-// whole, and built a map of all its objects, to answer the first.
-type storeObjects struct {
-	repo  *git.Repository
-	packs *packedObjects // nil: go-git alone
-}
-
-// objects returns the store's objects as they stand: call it again after
-// a download, which adds a pack.
-func (g *Git) objects(repo *git.Repository) storeObjects {
-	packs, err := g.openPacks()
-	if err != nil {
-		packs = nil // go-git reads them, and says what is wrong
-	}
-	return storeObjects{repo: repo, packs: packs}
-}
-
-// hasCommit reports whether the commit and its tree are in the store.
-func (o storeObjects) hasCommit(h plumbing.Hash) bool {
-	if o.packs == nil {
-		return hasCommit(o.repo, h)
-	}
-	c, err := o.packs.commit(o.repo.Storer, h)
-	if err != nil {
-		return false
-	}
-	_, err = o.packs.tree(o.repo.Storer, c.TreeHash)
-	return err == nil
-}
-
-// peel follows annotated tags to the commit they name.
-func (o storeObjects) peel(h plumbing.Hash) (plumbing.Hash, error) {
-	if o.packs == nil {
-		return peel(o.repo, h)
-	}
-	for i := 0; i < 10; i++ {
-		tag, err := o.packs.tag(o.repo.Storer, h)
-		if err != nil {
-			return h, nil
-		}
-		h = tag.Target
-	}
-	return h, errors.New("tag chain too long")
 }
