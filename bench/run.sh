@@ -237,13 +237,18 @@ opens prompt "$d" "$bin" prompt
 opens list "$d" "$bin" list
 opens search "$d" "$bin" search "deploy review"
 
-echo "6/6 Go benchmarks (catalog build, search, prompt over 10,000 skills; prompt and no-op sync over a synced cache)" >&2
+echo "6/6 Go benchmarks (catalog build, search, prompt over 10,000 skills; prompt and no-op sync over a synced cache; the daemon's 1% sync)" >&2
 cachebench=$(( skills < 2000 ? skills : 2000 ))
 gob=
 [ "${GOBENCH:-1}" = 0 ] || gob=$(SKILLSYNC_BENCH_SKILLS=$cachebench go test -run '^$' -bench 'Benchmark(CatalogBuild|Search|Prompt|PromptFromCache|NoOpSync)$' -benchmem -benchtime "${BENCHTIME:-1s}" . ./layering/ 2>/dev/null | awk '/^Benchmark/ {printf "%s %s\n", $1, $3}' || true)
 bench_ns() { echo "$gob" | awk -v n="$1" '$1 ~ "^"n"(-[0-9]+)?$" {print $2}'; }
 catalog_ns=$(bench_ns BenchmarkCatalogBuild); search_ns=$(bench_ns BenchmarkSearch); prompt_ns=$(bench_ns BenchmarkPrompt)
 pfc_ns=$(bench_ns BenchmarkPromptFromCache); noop_ns=$(bench_ns BenchmarkNoOpSync)
+# The daemon's 1% sync in one process (bench/daemon): the same corpus,
+# the sync after each fetch timed alone, A -> B and back in turn.
+daemon=
+[ "${GOBENCH:-1}" = 0 ] || daemon=$(SKILLSYNC_BENCH_CORPUS=$corpus go test -run '^$' -bench 'BenchmarkDaemonSync$' -benchtime "${DAEMONRUNS:-6}x" ./bench/daemon/ 2>/dev/null | awk '/^BenchmarkDaemonSync/ {for (i = 2; i < NF; i++) if ($(i+1) == "ns/op") w = $i; else if ($(i+1) == "cpu-ms/op") c = $i; printf "%.1f %s\n", w/1e6, c}' || true)
+daemon_ms=$(echo "$daemon" | awk '{print $1}'); daemon_cpu=$(echo "$daemon" | awk '{print $2}')
 
 machine="$(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -sr), $(go env GOVERSION)"
 endload=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -285,6 +290,7 @@ printf 'files written: cold %s, no-op %s, no-op --verify %s, 1%% sync %s (%s byt
   "$cold_written" "$noop_written" "$noopv_written" "$pct_written" "$pct_bytes" "$changed"
 printf 'Go benchmarks over 10,000 skills: catalog build %s ns/op, search %s ns/op, prompt %s ns/op\n' "${catalog_ns:--}" "${search_ns:--}" "${prompt_ns:--}"
 printf 'Go benchmarks over a synced cache of %s skills: prompt %s ns/op, no-op sync %s ns/op\n' "$cachebench" "${pfc_ns:--}" "${noop_ns:--}"
+printf 'Go benchmark of the 1%% sync after its fetch, in one process (BenchmarkDaemonSync): %s ms wall, %s ms CPU per sync\n' "${daemon_ms:--}" "${daemon_cpu:--}"
 } | tee "$out/results.txt"
 
 # results.json: per step label, the same figures.
@@ -296,6 +302,7 @@ jnum() { [ "$1" = - ] && echo null || echo "$1"; }
     "$(jnum "${cold_written:--}")" "$(jnum "${noop_written:--}")" "$(jnum "${noopv_written:--}")" "$(jnum "${pct_written:--}")" "$(jnum "${pct_bytes:--}")"
   printf '  "go_bench_ns": {"catalog_build": %s, "search": %s, "prompt": %s, "prompt_from_cache": %s, "noop_sync": %s, "cache_bench_skills": %s},\n' \
     "$(jnum "${catalog_ns:--}")" "$(jnum "${search_ns:--}")" "$(jnum "${prompt_ns:--}")" "$(jnum "${pfc_ns:--}")" "$(jnum "${noop_ns:--}")" "$cachebench"
+  printf '  "go_bench_daemon_sync": {"wall_ms": %s, "cpu_ms": %s},\n' "$(jnum "${daemon_ms:--}")" "$(jnum "${daemon_cpu:--}")"
   printf '  "steps": {'
   sep=
   for l in cold clone untar noop rsync noopv fetchb gfetchb pct gpct write fetcha gfetcha back gback verify rsyncc prompt list search; do

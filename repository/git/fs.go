@@ -14,6 +14,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/storer"
 
 	"github.com/skillsync/skillsync/repository"
 )
@@ -53,6 +54,11 @@ type treeCache struct {
 	mu      sync.Mutex
 	trees   map[plumbing.Hash]*object.Tree
 	entries int
+	// packs, when set, reads trees from the store's packs, with s (the
+	// store's go-git storage) for what they do not hold; otherwise a
+	// tree is read through its parent's storage.
+	packs *packedObjects
+	s     storer.EncodedObjectStorer
 }
 
 // maxCachedEntries bounds the tree entries a treeCache keeps: some 100
@@ -70,7 +76,13 @@ func (c *treeCache) subtree(tree *object.Tree, e *object.TreeEntry) (*object.Tre
 	if sub, ok := c.trees[e.Hash]; ok {
 		return sub, nil
 	}
-	sub, err := tree.Tree(e.Name)
+	var sub *object.Tree
+	var err error
+	if c.packs != nil {
+		sub, err = c.packs.tree(c.s, e.Hash)
+	} else {
+		sub, err = tree.Tree(e.Name)
+	}
 	if err != nil {
 		return nil, err
 	}

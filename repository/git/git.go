@@ -179,29 +179,39 @@ func (g *Git) Current(ctx context.Context) (repository.Revision, error) {
 
 // commit reads the commit the wanted ref last fetched.
 func (g *Git) commit(ctx context.Context) (*object.Commit, error) {
-	repo, err := g.openStore(false, true)
+	repo, h, err := g.head(ctx)
 	if err != nil {
 		return nil, err
+	}
+	c, err := repo.CommitObject(h)
+	if err != nil {
+		return nil, fmt.Errorf("read commit %s: %w", h, err)
+	}
+	return c, nil
+}
+
+// head opens the store and returns the commit the wanted ref last
+// fetched, unread.
+func (g *Git) head(ctx context.Context) (*git.Repository, plumbing.Hash, error) {
+	repo, err := g.openStore(false, true)
+	if err != nil {
+		return nil, plumbing.ZeroHash, err
 	}
 	// A shared lock keeps this read from meeting a ref half rewritten by
 	// a fetch in another process.
 	lock, err := flock.AcquireShared(ctx, g.store+".lock", g.cfg.Timeout)
 	if err != nil {
-		return nil, err
+		return nil, plumbing.ZeroHash, err
 	}
 	ref, err := repo.Reference(g.localRef(), true)
 	lock.Close()
 	if errors.Is(err, plumbing.ErrReferenceNotFound) {
-		return nil, repository.ErrNotFetched
+		return nil, plumbing.ZeroHash, repository.ErrNotFetched
 	}
 	if err != nil {
-		return nil, err
+		return nil, plumbing.ZeroHash, err
 	}
-	c, err := repo.CommitObject(ref.Hash())
-	if err != nil {
-		return nil, fmt.Errorf("read commit %s: %w", ref.Hash(), err)
-	}
-	return c, nil
+	return repo, ref.Hash(), nil
 }
 
 // Skills reads the skills at the last fetched commit.
@@ -213,20 +223,28 @@ func (g *Git) Skills(ctx context.Context) ([]skill.Skill, []skill.Problem, error
 	return repository.Discover(ctx, fsys, g.cfg.Source, repository.RepoName(g.cfg.URL), g.opts)
 }
 
-// FS returns the folder of skills at the last fetched commit.
+// FS returns the folder of skills at the last fetched commit. The commit
+// and its trees are read from the packs the FS reads blobs from.
 func (g *Git) FS(ctx context.Context) (*TreeFS, error) {
-	c, err := g.commit(ctx)
+	repo, h, err := g.head(ctx)
 	if err != nil {
 		return nil, err
 	}
-	tree, err := c.Tree()
+	packs, err := g.openPacks()
+	if err != nil {
+		return nil, fmt.Errorf("read git store %s: %w", g.store, err)
+	}
+	c, err := packs.commit(repo.Storer, h)
+	if err != nil {
+		return nil, fmt.Errorf("read commit %s: %w", h, err)
+	}
+	tree, err := packs.tree(repo.Storer, c.TreeHash)
 	if err != nil {
 		return nil, fmt.Errorf("read tree of %s: %w", c.Hash, err)
 	}
 	root := NewTreeFS(tree, c.Committer.When)
-	if root.blobs, err = g.openPacks(); err != nil {
-		return nil, fmt.Errorf("read git store %s: %w", g.store, err)
-	}
+	root.blobs = packs
+	root.trees.packs, root.trees.s = packs, repo.Storer
 	root.maxFileSize = g.opts.MaxFileSize
 	dir := g.cfg.Path
 	if dir == "" || dir == "." {

@@ -12,7 +12,6 @@ import (
 	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
 	"github.com/klauspost/compress/zlib"
 )
 
@@ -47,7 +46,7 @@ type packedObjects struct {
 type packIndex struct {
 	path string
 	size int64
-	idx  *idxfile.MemoryIndex
+	idx  *packIdx
 
 	mu   sync.Mutex
 	file *os.File // nil until the first read, and after Close
@@ -318,13 +317,8 @@ func readPackIndex(pack string) (*packIndex, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.Open(strings.TrimSuffix(pack, ".pack") + ".idx")
+	idx, err := readIdx(strings.TrimSuffix(pack, ".pack") + ".idx")
 	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	idx := idxfile.NewMemoryIndex()
-	if err := idxfile.NewDecoder(f).Decode(idx); err != nil {
 		return nil, fmt.Errorf("read index of %s: %w", filepath.Base(pack), err)
 	}
 	return &packIndex{path: pack, size: info.Size(), idx: idx}, nil
