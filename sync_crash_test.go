@@ -17,33 +17,23 @@ import (
 	"time"
 
 	"github.com/skillsync/skillsync/config"
+	"github.com/skillsync/skillsync/internal/buildtest"
 	"github.com/skillsync/skillsync/internal/skilltest"
 	"github.com/skillsync/skillsync/workspace"
 )
 
-// childEnv makes the test binary run one sync of the config it names and
-// exit, for tests that kill a sync from outside.
-const childEnv = "SKILLSYNC_TEST_SYNC_CONFIG"
+// syncChild runs one sync of the config file it is given, as a process
+// of its own that TestSyncSurvivesSIGKILL kills. It is built without
+// -race: a race-built sync runs several times slower, and what the kills
+// check (every skill whole, the next sync repairs) does not depend on the
+// detector; TestReadersNeverSeeAMix and the other in-process syncs run
+// the same code under it.
+var syncChild = buildtest.New("github.com/skillsync/skillsync/internal/buildtest/syncchild")
 
 func TestMain(m *testing.M) {
-	if path := os.Getenv(childEnv); path != "" {
-		os.Exit(childSync(path))
-	}
-	os.Exit(m.Run())
-}
-
-func childSync(path string) int {
-	cfg, err := config.Load(path, Kinds())
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 2
-	}
-	cfg.Global = ""
-	if _, err := NewEngine(cfg).Sync(context.Background(), SyncOptions{}); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	return 0
+	code := m.Run()
+	syncChild.Close()
+	os.Exit(code)
 }
 
 // version is one upstream state: skill name -> file path -> content.
@@ -136,11 +126,8 @@ func TestSyncSurvivesSIGKILL(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	child := func() *exec.Cmd {
-		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(), childEnv+"="+config)
-		return cmd
-	}
+	bin := syncChild.Path(t)
+	child := func() *exec.Cmd { return exec.Command(bin, config) }
 	// One whole flip, to learn how long a sync takes here.
 	point(dirA)
 	if out, err := child().CombinedOutput(); err != nil {
@@ -153,18 +140,27 @@ func TestSyncSurvivesSIGKILL(t *testing.T) {
 	}
 	span := time.Since(start)
 
+	// The kill moments are spread over the sync and a quarter after it:
+	// kill i falls in its own slice of that span, at a random place in
+	// the slice, and the slices are taken in random order, so every part
+	// of the sync (fetch, staging, the swap of each skill, the lock and
+	// record writes) is hit, not only where random draws happen to bunch.
+	const kills = 50
 	seed := uint64(time.Now().UnixNano())
-	t.Logf("a full sync took %s; kill delays drawn with seed %d", span, seed)
+	t.Logf("a full sync took %s; kill moments drawn with seed %d", span, seed)
 	rng := rand.New(rand.NewPCG(seed, 0))
+	window := span + span/4
+	slices := rng.Perm(kills)
 	cache := filepath.Join(ws, workspace.CacheName, "team")
 	killedRunning := 0
-	for i := 0; i < 50; i++ {
+	for i := 0; i < kills; i++ {
 		point([]string{dirA, dirB}[i%2])
 		cmd := child()
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(time.Duration(rng.Int64N(int64(span + span/4))))
+		at := (float64(slices[i]) + rng.Float64()) / kills
+		time.Sleep(time.Duration(at * float64(window)))
 		if cmd.Process.Signal(syscall.SIGKILL) == nil {
 			if err := cmd.Wait(); err != nil {
 				killedRunning++
@@ -174,7 +170,7 @@ func TestSyncSurvivesSIGKILL(t *testing.T) {
 		}
 		checkWhole(t, cache, a, b)
 	}
-	t.Logf("%d of 50 syncs were killed while running", killedRunning)
+	t.Logf("%d of %d syncs were killed while running", killedRunning, kills)
 	if killedRunning < 5 {
 		t.Errorf("only %d kills landed during a sync: the test did not exercise crashes", killedRunning)
 	}

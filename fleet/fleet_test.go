@@ -353,8 +353,9 @@ func TestSchemaAndSecrets(t *testing.T) {
 // The database stopped in the middle of a run: the push fails as
 // unreachable, and the next push after it is back sends everything.
 func TestDatabaseStopsAndStarts(t *testing.T) {
-	// Not parallel: it starts a PostgreSQL cluster of its own, and several
-	// starting at once on a busy machine time out.
+	// A PostgreSQL cluster of its own: pgtest starts the process's
+	// clusters one at a time, so the test runs beside the others.
+	t.Parallel()
 	c := pgtest.Own(t)
 	s, _ := open(t, c, nil)
 	ctx := context.Background()

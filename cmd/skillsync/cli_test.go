@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skillsync/skillsync/internal/buildtest"
 	"github.com/skillsync/skillsync/internal/hostenv"
 )
 
@@ -31,9 +32,7 @@ func TestMain(m *testing.M) {
 	}
 	code := m.Run()
 	pgCluster.Close()
-	if binDir != "" {
-		os.RemoveAll(binDir)
-	}
+	skillsyncBinary.Close()
 	os.Exit(code)
 }
 
@@ -86,30 +85,15 @@ func runIn(t *testing.T, dir string, extra []string, stdin string, args ...strin
 	return result{out.String(), errb.String(), code}
 }
 
-// binDir holds the skillsync binary the tests that need real processes
-// (signals, many processes at once) build once.
-var (
-	binDir   string
-	binOnce  sync.Once
-	binError error
-)
+// skillsyncBinary is the skillsync the tests that need real processes
+// (signals, many processes at once) run, built once and without -race
+// (internal/buildtest says why).
+var skillsyncBinary = buildtest.New("github.com/skillsync/skillsync/cmd/skillsync")
 
 // binary builds skillsync once and returns its path.
 func binary(t testing.TB) string {
 	t.Helper()
-	binOnce.Do(func() {
-		if binDir, binError = os.MkdirTemp("", "skillsync-cli"); binError != nil {
-			return
-		}
-		build := exec.Command("go", "build", "-o", filepath.Join(binDir, "skillsync"), ".")
-		build.Dir = pkgDir
-		build.Stderr = os.Stderr
-		binError = build.Run()
-	})
-	if binError != nil {
-		t.Fatalf("build skillsync: %v", binError)
-	}
-	return filepath.Join(binDir, "skillsync")
+	return skillsyncBinary.Path(t)
 }
 
 // runProcess runs the built binary in dir as its own process.

@@ -19,6 +19,7 @@ import (
 // plugins: on a second --plugin, and refuses a plugin the marketplace
 // lacks, naming the ones it has.
 func TestAddPlugin(t *testing.T) {
+	t.Parallel()
 	up := gittest.NewRepo(t, "main")
 	up.Write(".claude-plugin/marketplace.json", `{"name": "acme", "plugins": [
   {"name": "docs", "source": "./plugins/docs"},

@@ -89,8 +89,9 @@ func checkNoSecret(t *testing.T, c *pgtest.Cluster, r result) {
 }
 
 func TestFleetTwoHosts(t *testing.T) {
-	// Not parallel: it starts a PostgreSQL cluster of its own, and several
-	// starting at once on a busy machine time out.
+	// A PostgreSQL cluster of its own: pgtest starts the process's
+	// clusters one at a time, so the test runs beside the others.
+	t.Parallel()
 	c := pgtest.Own(t)
 	_, hosts, schema, dsnFile := newFleetHosts(t, c, "alpha", "beta")
 	alpha, beta := hosts[0].dir, hosts[1].dir

@@ -149,8 +149,9 @@ func TestDaemonSyncsOnPublish(t *testing.T) {
 // listening daemon; it logs the lost connection, listens again, and a
 // publish made after the restart still reaches the cache by push.
 func TestDaemonListensAgainAfterRestart(t *testing.T) {
-	// Not parallel: it starts a PostgreSQL cluster of its own, and several
-	// starting at once on a busy machine time out.
+	// A PostgreSQL cluster of its own: pgtest starts the process's
+	// clusters one at a time, so the test runs beside the others.
+	t.Parallel()
 	ctx := context.Background()
 	c := pgtest.Own(t)
 	w := newPGWorkspace(t, c, "", "")

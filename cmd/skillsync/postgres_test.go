@@ -186,8 +186,9 @@ func TestPostgresSyncFrozen(t *testing.T) {
 // killed while a sync reads its snapshot, the postgres source keeps its
 // last good files and the other source syncs: exit 3.
 func TestPostgresServerGoesAway(t *testing.T) {
-	// Not parallel: it starts a PostgreSQL cluster of its own, and several
-	// starting at once on a busy machine time out.
+	// A PostgreSQL cluster of its own: pgtest starts the process's
+	// clusters one at a time, so the test runs beside the others.
+	t.Parallel()
 	ctx := context.Background()
 	// A cluster of its own: stopping the shared one would break the
 	// tests that run beside this one.

@@ -94,9 +94,22 @@ func version(bindir string) int {
 	return n
 }
 
+// starting lets one cluster of the process start at a time (initdb and
+// the wait for the first connection): several at once time out on a busy
+// machine. A test that starts a cluster of its own can then run in
+// parallel with the others.
+var starting sync.Mutex
+
 // Start creates a cluster and starts its server. The superuser is User,
 // with a random password that only TCP connections on 127.0.0.1 accept.
 func Start(ctx context.Context) (*Cluster, error) {
+	starting.Lock()
+	defer starting.Unlock()
+	return create(ctx)
+}
+
+// create is Start with starting held.
+func create(ctx context.Context) (*Cluster, error) {
 	bin, err := BinDir()
 	if err != nil {
 		return nil, err
@@ -129,7 +142,10 @@ func Start(ctx context.Context) (*Cluster, error) {
 	if err := c.initdb(ctx); err != nil {
 		return nil, err
 	}
-	if err := c.Resume(ctx); err != nil {
+	c.mu.Lock()
+	err = c.resume(ctx)
+	c.mu.Unlock()
+	if err != nil {
 		return nil, err
 	}
 	ok = true
@@ -213,8 +229,14 @@ func (c *Cluster) initdb(ctx context.Context) error {
 // Resume starts the server again after Stop or Kill, on the same port when
 // it is still free. Start has already called it once.
 func (c *Cluster) Resume(ctx context.Context) error {
+	starting.Lock()
+	defer starting.Unlock()
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	return c.resume(ctx)
+}
+
+func (c *Cluster) resume(ctx context.Context) error {
 	if c.cmd != nil {
 		return errors.New("pgtest: the server is running")
 	}
@@ -392,10 +414,14 @@ func Own(t testing.TB) *Cluster {
 }
 
 // startForTests starts a cluster within the time a test may wait for one.
+// The time it waits for the other clusters of the process to start is
+// not counted.
 func startForTests() (*Cluster, error) {
+	starting.Lock()
+	defer starting.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	return Start(ctx)
+	return create(ctx)
 }
 
 // mustStart skips the test when err says the server binaries are missing

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -18,7 +19,9 @@ import (
 
 // refFlood serves, over smart HTTP, a ref advertisement of HEAD, main and
 // n tags, each tag's name padded to pad bytes, made as it is sent; the
-// server holds none of it.
+// server holds none of it. Each line is made in one reused buffer, and the
+// server stops once the client has hung up: the test binary's memory and
+// CPU are the client's to spend.
 func refFlood(t *testing.T, n, pad int) string {
 	t.Helper()
 	const sha = "49a8f6b659fc25ef9b55b48cee69f4a17fbefda2"
@@ -34,8 +37,25 @@ func refFlood(t *testing.T, n, pad int) string {
 		b.WriteString("0000")
 		pkt(sha + " HEAD\x00multi_ack side-band-64k ofs-delta symref=HEAD:refs/heads/main\n")
 		pkt(sha + " refs/heads/main\n")
+		// The line of tag i, as pkt writes it: "%04x" of its length, then
+		// "<sha> refs/tags/%0*d\n" of pad and i.
+		const hex = "0123456789abcdef"
+		line := []byte("0000" + sha + " refs/tags/")
+		prefix := len(line)
+		zeros := []byte(strings.Repeat("0", pad))
+		var num []byte
 		for i := 0; i < n; i++ {
-			pkt(fmt.Sprintf("%s refs/tags/%0*d\n", sha, pad, i))
+			num = strconv.AppendInt(num[:0], int64(i), 10)
+			line = line[:prefix]
+			if len(num) < pad {
+				line = append(line, zeros[len(num):]...)
+			}
+			line = append(append(line, num...), '\n')
+			l := len(line)
+			line[0], line[1], line[2], line[3] = hex[l>>12&15], hex[l>>8&15], hex[l>>4&15], hex[l&15]
+			if _, err := b.Write(line); err != nil {
+				return // the client hung up
+			}
 		}
 		b.WriteString("0000")
 		b.Flush()
