@@ -36,10 +36,22 @@ var markdown = sync.OnceValue(func() goldmark.Markdown {
 	)
 })
 
+// maxMarkdown is the longest body rendered as Markdown; a longer one is
+// shown as plain text. goldmark's parser is worse than linear on some
+// inputs (a line of "[a](" or "> " repeated, nested list markers): a
+// hostile SKILL.md of maxPage such bytes would hold a core for many
+// minutes on each view, past any request's cancellation. At 64 KiB
+// these inputs take a few seconds at worst; real bodies are far
+// shorter (the Agent Skills guidance is under 500 lines).
+const maxMarkdown = 64 << 10
+
 // renderMarkdown turns a skill's untrusted Markdown into HTML that is
 // safe to put in a page.
 func renderMarkdown(md string) template.HTML {
 	var buf bytes.Buffer
+	if len(md) > maxMarkdown {
+		return template.HTML("<pre>" + template.HTMLEscapeString(md) + "</pre>")
+	}
 	if err := markdown().Convert([]byte(md), &buf); err != nil {
 		return template.HTML("<pre>" + template.HTMLEscapeString(md) + "</pre>")
 	}

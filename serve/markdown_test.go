@@ -3,6 +3,8 @@ package serve
 import (
 	"strings"
 	"testing"
+
+	"golang.org/x/net/html"
 )
 
 // Every way Markdown has to put an address in a page keeps only http(s)
@@ -35,6 +37,44 @@ func TestMarkdownKeepsOnlySafeAddresses(t *testing.T) {
 		{"- [x] done\n- [ ] todo", "<li>done</li>\n<li>todo</li>", "<input"},
 		{"| a | b |\n|:--|--:|\n| 1 | 2 |", `<td align="left">1</td>`, "style="},
 		{"~~gone~~ `x<y`", "<del>gone</del> <code>x&lt;y</code>", ""},
+		// What a reviewer tried on the renderer without bluemonday: each
+		// stays refused, escaped or left out.
+		{"[a](&#106;&#97;&#118;&#97;&#115;&#99;&#114;&#105;&#112;&#116;&#58;alert(1))", "<p>a</p>", "alert"},
+		{"[a](javascript&colon;alert(1))", "<p>a</p>", "alert"},
+		{"[a](&#x6A;avascript:alert(1))", "<p>a</p>", "alert"},
+		{"[a]( \tjavascript:alert(1))", "<p>a</p>", "alert"},
+		{"[a](&#x1;javascript:alert(1))", "<p>a</p>", "alert"},
+		{"[a](&#xFEFF;javascript:alert(1))", "<p>a</p>", "alert"},
+		{"[a](<java script:alert(1)>)", "<p>a</p>", "alert"},
+		{"[a](\\javascript:alert(1))", "<p>a</p>", "alert"},
+		{"[a](javascript%3Aalert(1))", `href="javascript%3Aalert(1)"`, "javascript:"},
+		{"[a](\\\\evil.example)", `href="%5Cevil.example"`, `href="\\`},
+		{"[a](vbscript&colon;x)", "<p>a</p>", "vbscript"},
+		{"[a](data&colon;text/html,x)", "<p>a</p>", "data:"},
+		{`[a](https://x/&quot;onmouseover=&quot;alert(1))`, `href="https://x/%22onmouseover=%22alert(1)"`, `" onmouseover`},
+		{`[a](http://x "a&quot; onmouseover=&#x22;alert(1)")`, `title="a&quot; onmouseover=&quot;alert(1)"`, `" onmouseover`},
+		{"[a][r]\n\n[r]: <javascript:alert(1)> \"t\"", "<p>a</p>", "javascript"},
+		{`![a"b](http://x/a.png "t&quot;>")`, `alt="a&quot;b" title="t&quot;&gt;"`, `"a"b`},
+		{"![<img src=x onerror=alert(1)>](http://x/a.png)", `alt=""`, "onerror"},
+		{"![`<b \"x\">`](http://x/a.png)", `alt="&lt;b &quot;x&quot;&gt;"`, "<b"},
+		{"![x](javascript:alert(1) \"t\")", "<p>x</p>", "javascript"},
+		{"![x](data:image/svg+xml;base64,PHN2Zz4=)", "<p>x</p>", "data:"},
+		{"<JAVASCRIPT:alert(1)>", "<p>JAVASCRIPT:alert(1)</p>", "href"},
+		{"<vbscript:msgbox>", "<p>vbscript:msgbox</p>", "href"},
+		{"<mailto:a@b.c>", "<p>mailto:a@b.c</p>", "href"},
+		{"www.x.example/\"><script>alert(1)</script>", `href="http://www.x.example/%22%3E"`, "<script"},
+		{"http://x/\"onmouseover=\"alert(1)", "http://x/&quot;onmouseover", "<a"},
+		{"<pre>\n<script>alert(1)</script>\n</pre>", "raw HTML omitted", "<script"},
+		{"<style>*{color:red}</style>", "raw HTML omitted", "<style"},
+		{"<!-- x --><?php x ?><!DOCTYPE x><![CDATA[<img src=x onerror=alert(1)>]]>", "raw HTML omitted", "onerror"},
+		{"<custom-el onclick=alert(1)>", "raw HTML omitted", "onclick"},
+		{"a <span onclick=alert(1)>x</span> </p><script>alert(1)</script>", "raw HTML omitted", "<s"},
+		{"# h {#x onclick=\"alert(1)\"}", "<h1>h {#x onclick=&quot;alert(1)&quot;}</h1>", "<h1 "},
+		{"```\"><script>alert(1)</script>\nx\n```", `class="language-&quot;&gt;&lt;script&gt;`, "<script"},
+		{"---\ntitle: <script>alert(1)</script>\n---\n", "raw HTML omitted", "<script"},
+		{"a[^1]\n\n[^1]: <javascript:alert(1)>", "<p>a", "javascript:"},
+		{"| <img src=x onerror=alert(1)> |\n|---|\n| [x](javascript:1) |", "<td>x</td>", "onerror"},
+		{"- [x] <img src=x onerror=alert(1)>", "<li>", "<input"},
 	} {
 		got := string(renderMarkdown(c.md))
 		if !strings.Contains(got, c.want) {
@@ -43,5 +83,105 @@ func TestMarkdownKeepsOnlySafeAddresses(t *testing.T) {
 		if c.refused != "" && strings.Contains(strings.ToLower(got), c.refused) {
 			t.Errorf("%q renders as %q, which keeps %q", c.md, got, c.refused)
 		}
+	}
+}
+
+// Whatever the Markdown, the rendered HTML parses to elements and
+// attributes of a short list, with no comment but goldmark's own and
+// no address with a scheme other than http(s): checked by an HTML
+// parser rather than by looking for strings. The seeds run with go
+// test; go test -fuzz FuzzMarkdownStaysInert ./serve looks further.
+func FuzzMarkdownStaysInert(f *testing.F) {
+	for _, md := range []string{
+		"[a](javascript:alert(1))", "[a](&#106;avascript&colon;alert(1))", "[a](http://x 'a\" onmouseover=\"x')",
+		"![a\"b<c>&quot;](http://x/a.png \"t&quot;>\")", "![<img src=x onerror=alert(1)>](http://x)",
+		"[a][r]\n\n[r]: http://x \"a&quot;>\n<script>alert(1)</script>\"",
+		"<javascript:alert(1)>", "www.x.example/\"><script>alert(1)</script>", "x@y.example\"onmouseover=alert(1)",
+		"<div onclick=alert(1)>\n\n*x*\n\n</div>", "a <img src=x onerror=alert(1)> <!-- c --> <?p?> <![CDATA[x]]>",
+		"```\"><img src=x onerror=alert(1)>\nx\n```", "# h {onclick=alert(1)}",
+		"| a |\n|:-:|\n| <b onclick=x>y</b> |", "- [x] a\n- [ ] <input onfocus=x autofocus>",
+		"[a](//evil.example) [b](\\\\evil.example) [c](https:\\\\evil.example)",
+	} {
+		f.Add(md)
+	}
+	f.Fuzz(func(t *testing.T, md string) {
+		out := string(renderMarkdown(md))
+		if problems := inertProblems(out); len(problems) > 0 {
+			t.Errorf("%q renders as %q: %v", md, out, problems)
+		}
+	})
+}
+
+var inertElements = map[string]bool{
+	"html": true, "head": true, "body": true, "p": true, "a": true, "img": true, "em": true, "strong": true, "code": true,
+	"pre": true, "h1": true, "h2": true, "h3": true, "h4": true, "h5": true, "h6": true, "ul": true, "ol": true, "li": true,
+	"blockquote": true, "hr": true, "br": true, "table": true, "thead": true, "tbody": true, "tr": true, "th": true,
+	"td": true, "del": true,
+}
+
+// inertProblems is what of out is not inert, as a browser would parse it.
+func inertProblems(out string) []string {
+	doc, err := html.Parse(strings.NewReader(out))
+	if err != nil {
+		return []string{err.Error()}
+	}
+	var problems []string
+	for n := range doc.Descendants() {
+		switch n.Type {
+		case html.CommentNode:
+			if n.Data != " raw HTML omitted " {
+				problems = append(problems, "comment "+n.Data)
+			}
+		case html.ElementNode:
+			if !inertElements[n.Data] {
+				problems = append(problems, "element "+n.Data)
+			}
+			for _, a := range n.Attr {
+				switch a.Key {
+				case "href", "src":
+					// As a browser reads it: without tabs, newlines
+					// and leading controls or spaces.
+					v := strings.ToLower(strings.Map(func(r rune) rune {
+						if r <= ' ' {
+							return -1
+						}
+						return r
+					}, a.Val))
+					if i := strings.IndexAny(v, ":/?#"); i >= 0 && v[i] == ':' && !strings.HasPrefix(v, "http:") && !strings.HasPrefix(v, "https:") {
+						problems = append(problems, a.Key+" "+a.Val)
+					}
+				case "alt", "title", "start":
+				case "rel":
+					if a.Val != "nofollow" {
+						problems = append(problems, "rel "+a.Val)
+					}
+				case "align":
+					if a.Val != "left" && a.Val != "right" && a.Val != "center" {
+						problems = append(problems, "align "+a.Val)
+					}
+				case "class":
+					if n.Data != "code" || !strings.HasPrefix(a.Val, "language-") {
+						problems = append(problems, "class "+a.Val)
+					}
+				default:
+					problems = append(problems, "attribute "+a.Key+"="+a.Val)
+				}
+			}
+		}
+	}
+	return problems
+}
+
+// A body longer than maxMarkdown is shown as text: goldmark would take
+// minutes on a megabyte of some inputs, such as "[a](" over and over.
+func TestLongMarkdownIsText(t *testing.T) {
+	t.Parallel()
+	md := strings.Repeat("[a](", maxMarkdown/4+1) + "<script>alert(1)</script>"
+	got := string(renderMarkdown(md))
+	if !strings.HasPrefix(got, "<pre>[a]([a](") || !strings.HasSuffix(got, "&lt;script&gt;alert(1)&lt;/script&gt;</pre>") {
+		t.Errorf("a body of %d bytes renders as %.80q...", len(md), got)
+	}
+	if got := renderMarkdown(strings.Repeat("a", maxMarkdown-4) + " *b*"); !strings.HasSuffix(string(got), "<em>b</em></p>\n") {
+		t.Errorf("a body of maxMarkdown bytes is no longer Markdown: ...%q", got[len(got)-40:])
 	}
 }
