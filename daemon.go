@@ -61,7 +61,7 @@ func (d daemonEngine) Sync(ctx context.Context, req daemon.SyncRequest) (*daemon
 	if d.e.cfg.Fleet != nil {
 		// The fleet hears of every sync; a store that cannot be reached
 		// leaves usage local until the next push, and fails nothing here.
-		if _, perr := d.e.FleetPush(ctx); perr != nil {
+		if _, perr := d.e.fleetPush(ctx); perr != nil {
 			res.Warnings = append(res.Warnings, "fleet push after the sync: "+perr.Error())
 		}
 	}
@@ -89,7 +89,7 @@ func (d daemonEngine) MoreJobs() ([]daemon.Job, error) {
 		return nil, nil
 	}
 	return []daemon.Job{daemon.NewJob(daemon.JobFleetPush, f.Push, func(ctx context.Context) error {
-		_, err := d.e.FleetPush(ctx)
+		_, err := d.e.fleetPush(ctx)
 		return err
 	})}, nil
 }

@@ -117,10 +117,11 @@ func (b serveBackend) Drafts(ctx context.Context) ([]serve.Draft, error) {
 // Fleet is the hosts the fleet store knows, nil without a fleet: section
 // (the page then says how to configure one).
 func (b serveBackend) Fleet(ctx context.Context) (*serve.Fleet, error) {
-	if b.eng.Config().Fleet == nil {
+	w, err := b.eng.Fleet()
+	if err != nil {
 		return nil, nil
 	}
-	hosts, err := b.eng.FleetStatus(ctx, fleet.StatusOptions{})
+	hosts, err := w.Status(ctx, fleet.StatusOptions{})
 	if err != nil {
 		return nil, err
 	}
