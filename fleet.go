@@ -126,16 +126,11 @@ func (e *Engine) fleetLastUses(ctx context.Context, now time.Time) (map[curator.
 // RestoreSource brings the skill name, retired by curate --source, back
 // into the postgres source source and syncs (fleet.RestoreSource).
 func (e *Engine) RestoreSource(ctx context.Context, source, name string) (string, error) {
-	src, ok := e.source(source)
+	src, ok := e.fleetSource(source)
 	if !ok {
 		return "", usageErrorf("source %q is not in the config", source)
 	}
-	r, err := e.open(src, "")
-	if err != nil {
-		return "", err
-	}
-	defer closeRepository(r)
-	rev, err := fleet.RestoreSource(ctx, r, isRemote(r), string(src.Kind), source, name, e.actor, e.Audit(), e.now())
+	rev, err := fleet.RestoreSource(ctx, src, source, name, e.actor, e.Audit(), e.now())
 	if err != nil {
 		return string(rev), err
 	}
@@ -145,13 +140,4 @@ func (e *Engine) RestoreSource(ctx context.Context, source, name string) (string
 		err = nil
 	}
 	return string(rev), err
-}
-
-// fleetPush is fleet.Workspace.Push, when the config has a fleet.
-func (e *Engine) fleetPush(ctx context.Context) (*fleet.PushReport, error) {
-	w, err := e.Fleet()
-	if err != nil {
-		return nil, err
-	}
-	return w.Push(ctx)
 }

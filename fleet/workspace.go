@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/skillsync/skillsync/curator"
@@ -219,10 +220,20 @@ func (w *Workspace) CurateSource(ctx context.Context, name string, opts SourceCu
 }
 
 // RestoreSource brings the skill name, retired by a source curation, back
-// into the source r (one that archives in place: a database), and
-// records it in audit. remote says r is a copy of a remote (git), whose
-// retirement is undone upstream by reverting the curation commit.
-func RestoreSource(ctx context.Context, r repository.Repository, remote bool, kind, source, name, actor string, audit *curator.Audit, now time.Time) (repository.Revision, error) {
+// into the configured source src, named source (one that archives in
+// place: a database), and records it in audit. A copy of a remote (git),
+// whose retirement is undone upstream by reverting the curation commit,
+// is refused.
+func RestoreSource(ctx context.Context, src SourceRef, source, name, actor string, audit *curator.Audit, now time.Time) (repository.Revision, error) {
+	r, err := src.Open()
+	if err != nil {
+		return "", err
+	}
+	if c, ok := r.(io.Closer); ok {
+		defer c.Close()
+	}
+	_, remote := r.(repository.Fetcher)
+	kind := src.Kind
 	ar, ok := r.(repository.Archiver)
 	if !ok || remote {
 		return "", fmt.Errorf("restore %s in source %s: a %s source's retirement is undone upstream (revert the curation commit)", name, source, kind)
