@@ -1,6 +1,7 @@
 package skillsync
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"maps"
@@ -34,12 +35,7 @@ func (e *Engine) HostID() string { return fleet.HostID(e.fleetConfig().Host, e.l
 func (e *Engine) Environment() string { return e.fleetConfig().Environment }
 
 // fleetConfig is the config's fleet: section, the zero one when none.
-func (e *Engine) fleetConfig() config.Fleet {
-	if f := e.cfg.Fleet; f != nil {
-		return *f
-	}
-	return config.Fleet{}
-}
+func (e *Engine) fleetConfig() config.Fleet { return *cmp.Or(e.cfg.Fleet, &config.Fleet{}) }
 
 // Fleet returns the workspace's side of the fleet as the config sets it,
 // or an *UsageError wrapping ErrNoFleet when it has no fleet: section:
