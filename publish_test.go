@@ -16,7 +16,7 @@ import (
 	"github.com/skillsync/skillsync/materialize"
 )
 
-// TestPublishAndListen: Engine.Publish refuses what is not a postgres
+// TestPublishAndListen: the gate's Publish refuses what is not a postgres
 // source of the config and a skill with problems (named on disk), and
 // writes a valid one; daemon.Listen over the Engine reports a source whose revision the
 // cache lacks, once for a burst of changes, never for a revision the
