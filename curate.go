@@ -75,3 +75,11 @@ func (e *Engine) resync(ctx context.Context) error {
 	}
 	return err
 }
+
+// cmpTime is t, or def when t is zero.
+func cmpTime(t, def time.Time) time.Time {
+	if t.IsZero() {
+		return def
+	}
+	return t
+}

@@ -3,14 +3,9 @@ package skillsync
 import (
 	"context"
 	"fmt"
-	"maps"
-	"path/filepath"
-	"slices"
 	"time"
 
-	"github.com/skillsync/skillsync/curator"
 	"github.com/skillsync/skillsync/daemon"
-	"github.com/skillsync/skillsync/materialize"
 	"github.com/skillsync/skillsync/repository"
 )
 
@@ -37,14 +32,8 @@ func (d daemonEngine) Settings() daemon.Settings {
 		StateFile: d.e.layout.DaemonFile(), LockFile: d.e.layout.DaemonLockFile(), Attrs: []any{"config", cfg.File}}
 }
 
-// target names a target's folder for the metrics: relative to the
-// workspace when inside it.
-func (d daemonEngine) target(dir string) string {
-	if rel, err := filepath.Rel(d.e.layout.Root, dir); err == nil && filepath.IsLocal(rel) {
-		return filepath.ToSlash(rel)
-	}
-	return dir
-}
+// target names a target's folder for the metrics (daemon.TargetName).
+func (d daemonEngine) target(dir string) string { return daemon.TargetName(d.e.layout.Root, dir) }
 
 func (d daemonEngine) Sync(ctx context.Context, req daemon.SyncRequest) (*daemon.SyncResult, error) {
 	opts := SyncOptions{StatCheck: req.StatCheck}
@@ -55,28 +44,14 @@ func (d daemonEngine) Sync(ctx context.Context, req daemon.SyncRequest) (*daemon
 	if rep == nil {
 		return nil, err
 	}
-	res := &daemon.SyncResult{Added: len(rep.Skills.Added), Updated: len(rep.Skills.Updated), Removed: len(rep.Skills.Removed),
-		FilesWritten: rep.Files.Written, BytesWritten: rep.Files.BytesWritten, Warnings: rep.Warnings, Conflicts: map[string]int{},
-		CacheDirty: materialize.Dirty(d.e.layout.CacheDir())}
-	if d.e.cfg.Fleet != nil {
+	usage, _ := d.e.Usage().Load() // unreadable: every skill counts as active
+	res := rep.DaemonResult(d.e.layout.CacheDir(), usage, d.target)
+	if w, ferr := d.e.Fleet(); ferr == nil {
 		// The fleet hears of every sync; a store that cannot be reached
 		// leaves usage local until the next push, and fails nothing here.
-		if _, perr := d.e.FleetPush(ctx); perr != nil {
+		if _, perr := w.Push(ctx); perr != nil {
 			res.Warnings = append(res.Warnings, "fleet push after the sync: "+perr.Error())
 		}
-	}
-	for _, t := range rep.Targets {
-		res.Conflicts[d.target(t.Dir)] += len(t.Conflicts) + len(t.Preserved)
-	}
-	usage, _ := d.e.Usage().Load() // unreadable: every skill counts as active
-	m := d.e.manifest()
-	for _, s := range rep.Sources {
-		var cached []string
-		if rec := m.Sources[s.Source]; rec != nil {
-			cached = slices.Collect(maps.Keys(rec.Skills))
-		}
-		res.Sources = append(res.Sources, daemon.SourceResult{Name: s.Source, Revision: s.Revision, Err: s.Error,
-			FetchDuration: s.FetchTime, FetchBytes: s.Brought, Skills: curator.CountStates(usage, s.Source, cached)})
 	}
 	return res, err
 }
@@ -84,12 +59,12 @@ func (d daemonEngine) Sync(ctx context.Context, req daemon.SyncRequest) (*daemon
 // MoreJobs is the fleet push on schedule.fleet_push, when the config has
 // a fleet.
 func (d daemonEngine) MoreJobs() ([]daemon.Job, error) {
-	f := d.e.cfg.Fleet
-	if f == nil {
+	w, err := d.e.Fleet()
+	if err != nil {
 		return nil, nil
 	}
-	return []daemon.Job{daemon.NewJob(daemon.JobFleetPush, f.Push, func(ctx context.Context) error {
-		_, err := d.e.FleetPush(ctx)
+	return []daemon.Job{daemon.NewJob(daemon.JobFleetPush, d.e.cfg.Fleet.Push, func(ctx context.Context) error {
+		_, err := w.Push(ctx)
 		return err
 	})}, nil
 }
@@ -99,21 +74,12 @@ func (d daemonEngine) Curate(ctx context.Context) (*daemon.CurateResult, error) 
 	if err != nil {
 		return nil, err
 	}
-	res := &daemon.CurateResult{Checked: plan.Checked, Skipped: plan.Skipped, ArchiveHeld: plan.ArchiveHeld, Changes: map[string]int{}}
-	for _, c := range plan.Changes {
-		res.Changes[string(c.To)]++
-	}
-	return res, nil
+	return daemon.CurateResultOf(plan), nil
 }
 
 func (d daemonEngine) Import(ctx context.Context) ([]daemon.ImportResult, error) {
 	reports, err := d.e.ImportAll(ctx)
-	out := make([]daemon.ImportResult, 0, len(reports))
-	for _, r := range reports {
-		out = append(out, daemon.ImportResult{Agent: r.Agent, Files: r.Files, Uses: r.Uses, Views: r.Views, Unknown: r.Unknown,
-			Malformed: r.Malformed, TooLong: r.TooLong, Reactivated: len(r.Reactivated), Unreadable: r.Unreadable})
-	}
-	return out, err
+	return daemon.ImportResultsOf(reports), err
 }
 
 // PushSources names the sources that announce their changes as they
@@ -138,21 +104,11 @@ func (e *Engine) daemonSources() daemon.Sources {
 // holds none or cannot be read: then every change is reported.
 func (d daemonEngine) CachedRevision(source string) string { return d.e.cachedRevision(source) }
 
-// manifest is the cache's manifest; an empty one when it cannot be read.
-func (e *Engine) manifest() *materialize.Manifest {
-	m, err := materialize.ReadManifest(e.layout.CacheDir())
-	if err != nil {
-		return materialize.NewManifest()
-	}
-	return m
-}
-
-// cachedRevision is the revision of source the cache holds, "" when none.
+// cachedRevision is the revision of source the cache holds, "" when it
+// holds none or cannot be read.
 func (e *Engine) cachedRevision(source string) string {
-	if rec, ok := e.manifest().Sources[source]; ok {
-		return rec.Revision
-	}
-	return ""
+	rev, _, _, _ := e.cached(source)
+	return rev
 }
 
 // fetchTime is how long a source's fetch took, from its report.

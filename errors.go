@@ -2,11 +2,11 @@ package skillsync
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/skillsync/skillsync/catalog"
 	"github.com/skillsync/skillsync/config"
 	"github.com/skillsync/skillsync/internal/flock"
+	"github.com/skillsync/skillsync/internal/usageerr"
 	"github.com/skillsync/skillsync/lock"
 	"github.com/skillsync/skillsync/syncrun"
 )
@@ -61,12 +61,8 @@ type HiddenError = catalog.HiddenError
 
 // UsageError is a request that cannot be met as asked: an unknown source
 // name. It is the caller's to fix. (A promotion the gate's policy refuses
-// is a *drafts.GateError, a failure, not a usage mistake.)
-type UsageError struct{ Err error }
+// is a *drafts.GateError, a failure, not a usage mistake.) drafts and
+// fleet return the same type.
+type UsageError = usageerr.UsageError
 
-func (e *UsageError) Error() string { return e.Err.Error() }
-func (e *UsageError) Unwrap() error { return e.Err }
-
-func usageErrorf(format string, args ...any) error {
-	return &UsageError{Err: fmt.Errorf(format, args...)}
-}
+func usageErrorf(format string, args ...any) error { return usageerr.Errorf(format, args...) }

@@ -1,6 +1,7 @@
 package skillsync
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"maps"
@@ -14,7 +15,6 @@ import (
 	"github.com/skillsync/skillsync/lock"
 	"github.com/skillsync/skillsync/materialize"
 	"github.com/skillsync/skillsync/repository"
-	"github.com/skillsync/skillsync/skill"
 )
 
 // ErrNoFleet is returned by the fleet methods when the config has no
@@ -35,15 +35,11 @@ func (e *Engine) HostID() string { return fleet.HostID(e.fleetConfig().Host, e.l
 func (e *Engine) Environment() string { return e.fleetConfig().Environment }
 
 // fleetConfig is the config's fleet: section, the zero one when none.
-func (e *Engine) fleetConfig() config.Fleet {
-	if f := e.cfg.Fleet; f != nil {
-		return *f
-	}
-	return config.Fleet{}
-}
+func (e *Engine) fleetConfig() config.Fleet { return *cmp.Or(e.cfg.Fleet, &config.Fleet{}) }
 
 // Fleet returns the workspace's side of the fleet as the config sets it,
-// or an *UsageError wrapping ErrNoFleet when it has no fleet: section.
+// or an *UsageError wrapping ErrNoFleet when it has no fleet: section:
+// push, status, usage and a source's curation are its methods.
 func (e *Engine) Fleet() (*fleet.Workspace, error) {
 	f := e.cfg.Fleet
 	if f == nil {
@@ -51,19 +47,13 @@ func (e *Engine) Fleet() (*fleet.Workspace, error) {
 	}
 	return &fleet.Workspace{Store: fleet.Config{DSNEnv: f.Postgres, DSNFile: f.DSNFile, Schema: f.Schema, Create: f.Create, Env: e.env,
 		Timeout: f.Timeout, Warn: e.warn}, Host: e.HostID(), Environment: f.Environment, Version: e.version, Timeout: f.Timeout,
-		MinHosts: f.MinHosts, SyncFile: e.layout.FleetSyncFile(), PushedFile: e.layout.FleetPushedFile(), Warn: e.warn}, nil
+		MinHosts: f.MinHosts, SyncFile: e.layout.FleetSyncFile(), PushedFile: e.layout.FleetPushedFile(), Warn: e.warn,
+		Local: e.fleetLocal, Source: e.fleetSource, Cached: e.cached, StaleAfter: e.cfg.Curator.StaleAfter,
+		ArchiveAfter: e.cfg.Curator.ArchiveAfter, Actor: e.actor, Audit: e.Audit(), Now: e.now}, nil
 }
 
-// FleetPushReport is what a push sent.
-type FleetPushReport = fleet.PushReport
-
-// FleetPush sends this workspace's heartbeat and changed usage records
-// (fleet.Workspace.Push). A sync never waits for a push.
-func (e *Engine) FleetPush(ctx context.Context) (*FleetPushReport, error) {
-	w, err := e.Fleet()
-	if err != nil {
-		return nil, err
-	}
+// fleetLocal is what a fleet push sends of the workspace.
+func (e *Engine) fleetLocal() fleet.Local {
 	locked, _, err := lock.Read(e.layout.LockFile(), e.kinds)
 	if err != nil {
 		locked = lock.New()
@@ -72,14 +62,35 @@ func (e *Engine) FleetPush(ctx context.Context) (*FleetPushReport, error) {
 	for name, rec := range locked.Sources {
 		revisions[name] = rec.Revision
 	}
-	return w.Push(ctx, fleet.Local{Sources: sourceNames(e.cfg.Sources), Revisions: revisions, Usage: e.Usage().Load,
+	return fleet.Local{Sources: sourceNames(e.cfg.Sources), Revisions: revisions, Usage: e.Usage().Load,
 		Skills: func(ctx context.Context) (int, error) {
 			cat, err := e.Catalog(ctx)
 			if err != nil {
 				return 0, err
 			}
 			return len(cat.Visible()), nil
-		}})
+		}}
+}
+
+// fleetSource is the configured source name as a source curation needs it.
+func (e *Engine) fleetSource(name string) (fleet.SourceRef, bool) {
+	src, ok := e.source(name)
+	return fleet.SourceRef{Kind: string(src.Kind), Direct: publishesDirect(src),
+		Open: func() (repository.Repository, error) { return e.open(src, "") }}, ok
+}
+
+// cached is what the cache holds of source: its revision and its skills'
+// names, archived ones included, sorted.
+func (e *Engine) cached(source string) (string, []string, bool, error) {
+	m, err := materialize.ReadManifest(e.layout.CacheDir())
+	if err != nil {
+		return "", nil, false, err
+	}
+	rec, ok := m.Sources[source]
+	if !ok {
+		return "", nil, false, nil
+	}
+	return rec.Revision, slices.Sorted(slices.Values(append(slices.Collect(maps.Keys(rec.Skills)), rec.Excluded...))), true, nil
 }
 
 // noteSync leaves a sync's result for the next fleet push, when the config
@@ -98,30 +109,6 @@ func (e *Engine) noteSync(report *SyncReport, err error) {
 	w.NoteSync(err, states)
 }
 
-// FleetStatus returns every host of the fleet with its sources.
-func (e *Engine) FleetStatus(ctx context.Context, opts fleet.StatusOptions) ([]fleet.HostStatus, error) {
-	if opts.Skill != "" && !skill.ValidName(opts.Skill) {
-		return nil, usageErrorf("skill %q is not a valid skill name", opts.Skill)
-	}
-	w, err := e.Fleet()
-	if err != nil {
-		return nil, err
-	}
-	return w.Status(ctx, opts)
-}
-
-// FleetUsage returns the fleet's use of each copy in a window.
-func (e *Engine) FleetUsage(ctx context.Context, opts fleet.UsageOptions) ([]fleet.SkillUsage, error) {
-	if _, ok := e.source(opts.Source); opts.Source != "" && !ok {
-		return nil, usageErrorf("source %q is not in the config", opts.Source)
-	}
-	w, err := e.Fleet()
-	if err != nil {
-		return nil, err
-	}
-	return w.Usage(ctx, opts)
-}
-
 // fleetLastUses is fleet.LastUses, with fleet: set and the marketplace
 // layer curated.
 func (e *Engine) fleetLastUses(ctx context.Context, now time.Time) (map[curator.Copy]time.Time, string, error) {
@@ -132,61 +119,14 @@ func (e *Engine) fleetLastUses(ctx context.Context, now time.Time) (map[curator.
 	return w.LastUses(ctx, now, e.cfg.Curator.StaleAfter)
 }
 
-// SourceCurateOptions change a curation of a marketplace source itself.
-type SourceCurateOptions struct {
-	// Now is the moment idle time is judged at; zero means now.
-	Now time.Time
-	// DryRun plans and changes nothing.
-	DryRun bool
-}
-
-// RetiredSkill is a skill a source curation retires (or would).
-type RetiredSkill = fleet.RetiredSkill
-
-// SourceCuration is what a curation of a marketplace source did.
-type SourceCuration = fleet.SourceCuration
-
-// CurateSource retires, upstream, the skills of the marketplace source
-// name that the whole fleet left idle past curator.archive_after and no
-// host pins (fleet.CurateSource).
-func (e *Engine) CurateSource(ctx context.Context, name string, opts SourceCurateOptions) (*SourceCuration, error) {
-	w, err := e.Fleet()
-	if err != nil {
-		return nil, err
-	}
-	src, ok := e.source(name)
-	if !ok {
-		return nil, usageErrorf("source %q is not in the config", name)
-	}
-	m, err := materialize.ReadManifest(e.layout.CacheDir())
-	if err != nil {
-		return nil, err
-	}
-	rec, ok := m.Sources[name]
-	if !ok {
-		return nil, errors.New("curate source " + name + ": it is not synced yet: run skillsync sync")
-	}
-	names := slices.Sorted(slices.Values(append(slices.Collect(maps.Keys(rec.Skills)), rec.Excluded...)))
-	policy := e.cfg.Curator
-	return w.CurateSource(ctx, fleet.SourceCurationRequest{Source: name, Kind: string(src.Kind), Skills: names,
-		Base: rec.Revision, Direct: publishesDirect(src), StaleAfter: policy.StaleAfter, ArchiveAfter: policy.ArchiveAfter,
-		Now: cmpTime(opts.Now, e.now()), DryRun: opts.DryRun, Actor: e.actor, Audit: e.Audit(),
-		Open: func() (repository.Repository, error) { return e.open(src, "") }})
-}
-
 // RestoreSource brings the skill name, retired by curate --source, back
 // into the postgres source source and syncs (fleet.RestoreSource).
 func (e *Engine) RestoreSource(ctx context.Context, source, name string) (string, error) {
-	src, ok := e.source(source)
+	src, ok := e.fleetSource(source)
 	if !ok {
 		return "", usageErrorf("source %q is not in the config", source)
 	}
-	r, err := e.open(src, "")
-	if err != nil {
-		return "", err
-	}
-	defer closeRepository(r)
-	rev, err := fleet.RestoreSource(ctx, r, isRemote(r), string(src.Kind), source, name, e.actor, e.Audit(), e.now())
+	rev, err := fleet.RestoreSource(ctx, src, source, name, e.actor, e.Audit(), e.now())
 	if err != nil {
 		return string(rev), err
 	}
@@ -196,12 +136,4 @@ func (e *Engine) RestoreSource(ctx context.Context, source, name string) (string
 		err = nil
 	}
 	return string(rev), err
-}
-
-// cmpTime is t, or def when t is zero.
-func cmpTime(t, def time.Time) time.Time {
-	if t.IsZero() {
-		return def
-	}
-	return t
 }

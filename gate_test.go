@@ -33,7 +33,7 @@ func skillDir(t *testing.T, name, description string, extra map[string]string) s
 
 func propose(t *testing.T, e *Engine, dir string) *drafts.Proposal {
 	t.Helper()
-	p, err := e.Propose(context.Background(), dir, drafts.ProposeOptions{})
+	p, err := e.Gate().Propose(context.Background(), dir, drafts.ProposeOptions{})
 	if err != nil {
 		t.Fatalf("propose: %v", err)
 	}
@@ -95,7 +95,7 @@ func TestDraftsStayOutOfEverything(t *testing.T) {
 			t.Errorf("%s exists", p)
 		}
 	}
-	list, err := e.Drafts(context.Background())
+	list, err := e.Gate().List(context.Background())
 	if err != nil || len(list) != 1 || list[0].Name != "idea" || !list[0].Valid || list[0].Author != "agent-7" || list[0].Diff != nil {
 		t.Errorf("drafts = %+v, %v", list, err)
 	}
@@ -113,7 +113,7 @@ func TestPromoteToTheWorkspace(t *testing.T) {
 	if !p.Draft.Valid || p.Promotion != nil {
 		t.Fatalf("proposal = %+v", p)
 	}
-	list, err := e.Drafts(ctx)
+	list, err := e.Gate().List(ctx)
 	if err != nil || len(list) != 1 || list[0].Diff == nil {
 		t.Fatalf("drafts = %+v, %v", list, err)
 	}
@@ -121,12 +121,12 @@ func TestPromoteToTheWorkspace(t *testing.T) {
 		t.Errorf("diff summary = %+v", d)
 	}
 	var diff strings.Builder
-	if against, err := e.DraftDiff(ctx, &diff, "pdf"); err != nil || against != "workspace/pdf" ||
+	if against, err := e.Gate().Diff(ctx, &diff, "pdf"); err != nil || against != "workspace/pdf" ||
 		!strings.Contains(diff.String(), "-description: The pdf skill.\n+description: Read and fill PDFs.\n") {
 		t.Errorf("diff against %s = %q, %v", against, diff.String(), err)
 	}
 
-	promo, err := e.Promote(ctx, "pdf", drafts.PromoteOptions{Approver: "alice", Message: "reviewed"})
+	promo, err := e.Gate().Promote(ctx, "pdf", drafts.PromoteOptions{Approver: "alice", Message: "reviewed"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,7 +183,7 @@ func TestTheGateRefuses(t *testing.T) {
 		{drafts.PromoteOptions{Approver: "alice", To: "other"}, "target other is not in promotion.targets"},
 	}
 	for _, tt := range tests {
-		_, err := e.Promote(ctx, "pdf", tt.opts)
+		_, err := e.Gate().Promote(ctx, "pdf", tt.opts)
 		var ge *drafts.GateError
 		if !errors.As(err, &ge) || !drafts.IsRefused(err) || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("promote %+v = %v, want a refusal saying %q", tt.opts, err, tt.want)
@@ -205,7 +205,7 @@ func TestTheGateRefuses(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(bad, "big"), make([]byte, e.Config().Limits.MaxFileSize+1), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err := e.Promote(ctx, "evil", drafts.PromoteOptions{Approver: "alice"})
+	_, err := e.Gate().Promote(ctx, "evil", drafts.PromoteOptions{Approver: "alice"})
 	var invalid *drafts.InvalidError
 	if !errors.As(err, &invalid) || !drafts.IsRefused(err) {
 		t.Fatalf("promote a hostile draft = %v", err)
@@ -232,7 +232,7 @@ func TestPromoteToADirSourceIsNotSupported(t *testing.T) {
 	team := t.TempDir()
 	e, _ := newWorkspace(t, "repositories:\n  - name: team\n    dir: "+team+"\npromotion:\n  targets: [team]\n")
 	propose(t, e, skillDir(t, "pdf", "Read PDFs.", nil))
-	_, err := e.Promote(context.Background(), "pdf", drafts.PromoteOptions{Approver: "alice", To: "team"})
+	_, err := e.Gate().Promote(context.Background(), "pdf", drafts.PromoteOptions{Approver: "alice", To: "team"})
 	if err == nil || !strings.Contains(err.Error(), "not supported for this source kind (dir)") || drafts.IsRefused(err) {
 		t.Errorf("promote to a dir source = %v", err)
 	}
@@ -277,7 +277,7 @@ func TestPromoteToAGitSource(t *testing.T) {
 	ctx := context.Background()
 	e, ws, up := gitWorkspace(t, "")
 	p := propose(t, e, skillDir(t, "pdf", "Read PDFs.", nil))
-	promo, err := e.Promote(ctx, "pdf", drafts.PromoteOptions{Approver: "alice", To: "team", Message: "Add the PDF skill"})
+	promo, err := e.Gate().Promote(ctx, "pdf", drafts.PromoteOptions{Approver: "alice", To: "team", Message: "Add the PDF skill"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -318,7 +318,7 @@ func TestPromoteDirectAndTheRemoteMovedOn(t *testing.T) {
 	ctx := context.Background()
 	e, ws, up := gitWorkspace(t, "direct")
 	propose(t, e, skillDir(t, "pdf", "Read PDFs.", nil))
-	promo, err := e.Promote(ctx, "pdf", drafts.PromoteOptions{Approver: "bob", To: "team"})
+	promo, err := e.Gate().Promote(ctx, "pdf", drafts.PromoteOptions{Approver: "bob", To: "team"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -330,7 +330,7 @@ func TestPromoteDirectAndTheRemoteMovedOn(t *testing.T) {
 	up.Skill("skills/theirs", "Someone else's.")
 	theirs := up.Commit("theirs")
 	propose(t, e, skillDir(t, "notes", "Take notes.", nil))
-	_, err = e.Promote(ctx, "notes", drafts.PromoteOptions{Approver: "bob", To: "team"})
+	_, err = e.Gate().Promote(ctx, "notes", drafts.PromoteOptions{Approver: "bob", To: "team"})
 	if err == nil || !strings.Contains(err.Error(), "not a fast-forward") || !strings.Contains(err.Error(), "the draft stays in the drafts") {
 		t.Fatalf("promote after the remote moved on = %v", err)
 	}
@@ -338,7 +338,7 @@ func TestPromoteDirectAndTheRemoteMovedOn(t *testing.T) {
 		t.Fatal("a refused push moved main or lost the draft")
 	}
 	mustSync(t, e, SyncOptions{})
-	if _, err := e.Promote(ctx, "notes", drafts.PromoteOptions{Approver: "bob", To: "team"}); err != nil {
+	if _, err := e.Gate().Promote(ctx, "notes", drafts.PromoteOptions{Approver: "bob", To: "team"}); err != nil {
 		t.Fatalf("promote after a sync: %v", err)
 	}
 	if got := up.Git("rev-parse", "main^"); got != theirs {
@@ -354,7 +354,7 @@ func TestPromoteWithAWrongToken(t *testing.T) {
 	e, ws, up := gitWorkspace(t, "")
 	propose(t, e, skillDir(t, "pdf", "Read PDFs.", nil))
 	e = withToken(t, ws, "wrong-token-789")
-	_, err := e.Promote(context.Background(), "pdf", drafts.PromoteOptions{Approver: "alice", To: "team"})
+	_, err := e.Gate().Promote(context.Background(), "pdf", drafts.PromoteOptions{Approver: "alice", To: "team"})
 	if err == nil || !strings.Contains(err.Error(), "check password_env TEAM_TOKEN") || strings.Contains(err.Error(), "wrong-token-789") {
 		t.Fatalf("promote with a wrong token = %v", err)
 	}
@@ -382,7 +382,7 @@ func TestConcurrentPromotionsOfTwoDrafts(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, errs[i] = e.Promote(ctx, job.name, drafts.PromoteOptions{Approver: "alice", To: job.to})
+			_, errs[i] = e.Gate().Promote(ctx, job.name, drafts.PromoteOptions{Approver: "alice", To: job.to})
 		}()
 	}
 	wg.Wait()
@@ -413,7 +413,7 @@ func TestRejectAndAutoPromote(t *testing.T) {
 	ctx := context.Background()
 	e, ws := newWorkspace(t, "repositories: []\n")
 	propose(t, e, skillDir(t, "pdf", "Read PDFs.", nil))
-	dst, err := e.Reject(ctx, "pdf", drafts.RejectOptions{Reason: "duplicates docs", Approver: "alice"})
+	dst, err := e.Gate().Reject(ctx, "pdf", drafts.RejectOptions{Reason: "duplicates docs", Approver: "alice"})
 	if err != nil || !strings.HasPrefix(dst, filepath.Join(ws, "skills", "_drafts", ".rejected", "pdf-")) {
 		t.Fatalf("reject = %s, %v", dst, err)
 	}

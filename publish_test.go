@@ -16,7 +16,7 @@ import (
 	"github.com/skillsync/skillsync/materialize"
 )
 
-// TestPublishAndListen: Engine.Publish refuses what is not a postgres
+// TestPublishAndListen: the gate's Publish refuses what is not a postgres
 // source of the config and a skill with problems (named on disk), and
 // writes a valid one; daemon.Listen over the Engine reports a source whose revision the
 // cache lacks, once for a burst of changes, never for a revision the
@@ -33,18 +33,18 @@ func TestPublishAndListen(t *testing.T) {
 	good := skilltest.Skill(t, skills, "pdf", "Read PDF files.", nil)
 	for _, source := range []string{"local", "nope"} {
 		var ue *UsageError
-		if _, err := e.Publish(ctx, good, source, ""); !errors.As(err, &ue) {
+		if _, err := e.Gate().Publish(ctx, good, source, ""); !errors.As(err, &ue) {
 			t.Errorf("publish to %s: %v, want a *UsageError", source, err)
 		}
 	}
 	bad := filepath.Join(skills, "docx")
 	skilltest.WriteFile(t, filepath.Join(bad, "SKILL.md"), "---\nname: docx\n---\n# docx\n")
-	_, err := e.Publish(ctx, bad, "team", "")
-	var invalid *InvalidSkillError
+	_, err := e.Gate().Publish(ctx, bad, "team", "")
+	var invalid *drafts.InvalidSkillError
 	if !errors.As(err, &invalid) || len(invalid.Problems) != 1 || invalid.Problems[0].File != filepath.Join(bad, "SKILL.md") || invalid.Problems[0].Source != "" {
 		t.Fatalf("publish of a skill without a description: %#v", err)
 	}
-	res, err := e.Publish(ctx, good, "team", "alice")
+	res, err := e.Gate().Publish(ctx, good, "team", "alice")
 	if err != nil || res.Skill != "pdf" || res.Source != "team" || res.Revision == "" {
 		t.Fatalf("publish: %+v, %v", res, err)
 	}
@@ -65,7 +65,7 @@ func TestPublishAndListen(t *testing.T) {
 	// loaded machine spreads the five publishes over seconds.
 	for i := range 5 {
 		dir := skilltest.Skill(t, t.TempDir(), "pdf", "Read PDF files, take "+string(rune('a'+i))+".", nil)
-		if _, err := e.Publish(ctx, dir, "team", ""); err != nil {
+		if _, err := e.Gate().Publish(ctx, dir, "team", ""); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -76,7 +76,7 @@ func TestPublishAndListen(t *testing.T) {
 		t.Fatal(err)
 	}
 	last := skilltest.Skill(t, t.TempDir(), "pdf", "Read PDF files, last take.", nil)
-	if _, err := e.Publish(ctx, last, "team", ""); err != nil {
+	if _, err := e.Gate().Publish(ctx, last, "team", ""); err != nil {
 		t.Fatal(err)
 	}
 	<-calls
@@ -125,7 +125,7 @@ func TestPromoteToAPostgresSource(t *testing.T) {
 	dsn := c.DSNFile(t, "postgres")
 	e, _ := newWorkspace(t, "repositories:\n  - name: team\n    dsn_file: "+dsn+"\n    create: true\npromotion:\n  approvers: [alice]\n  targets: [team]\n")
 	propose(t, e, skillDir(t, "pdf", "Read PDFs.", nil))
-	promo, err := e.Promote(ctx, "pdf", drafts.PromoteOptions{Approver: "alice", To: "team"})
+	promo, err := e.Gate().Promote(ctx, "pdf", drafts.PromoteOptions{Approver: "alice", To: "team"})
 	if err != nil || promo.Commit == "" {
 		t.Fatalf("promote to postgres: %+v, %v", promo, err)
 	}

@@ -94,13 +94,6 @@ func closeRepository(r repository.Repository) {
 	}
 }
 
-// isRemote reports whether r is a copy of a remote (a git source), whose
-// revisions are commits a publish can build on.
-func isRemote(r repository.Repository) bool {
-	_, ok := r.(repository.Fetcher)
-	return ok
-}
-
 // publishesDirect reports whether a promotion to s goes straight to what
 // it tracks (publish: direct) instead of a review branch.
 func publishesDirect(s config.Source) bool {

@@ -32,7 +32,7 @@ func TestSyncSkippedSkillsArePartialOnEveryKind(t *testing.T) {
 			extra["data.txt"] = strings.Repeat("b", 3000)
 		}
 		dir := skilltest.Skill(t, t.TempDir(), name, "The "+name+" skill.", extra)
-		if _, err := e.Publish(ctx, dir, "team", "alice"); err != nil {
+		if _, err := e.Gate().Publish(ctx, dir, "team", "alice"); err != nil {
 			t.Fatal(err)
 		}
 	}

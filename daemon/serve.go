@@ -85,6 +85,9 @@ func Serve(ctx context.Context, cfg Config) error {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	// The sources are known before /readyz answers: with none it would
+	// say ready before the first sync.
+	m.configured(st)
 	var served chan error
 	if addr := cmp.Or(cfg.Listen, st.Listen); addr != "" {
 		ln, err := listen(addr, log)
@@ -98,7 +101,6 @@ func Serve(ctx context.Context, cfg Config) error {
 		served = make(chan error, 1)
 		go func() { served <- m.serveHTTP(ctx, ln) }()
 	}
-	m.configured(st)
 	push := &pushWatch{log: log, debounce: cfg.Debounce}
 	defer push.stop()
 	var d *Daemon

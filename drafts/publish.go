@@ -1,9 +1,11 @@
 package drafts
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"path/filepath"
 
@@ -68,4 +70,29 @@ func Publish(ctx context.Context, w SkillWriter, dir, source, author string) (Pu
 		return PublishResult{}, err
 	}
 	return PublishResult{Source: source, Skill: name, Revision: string(rev)}, nil
+}
+
+// Publish writes the skill in the directory dir into the configured
+// postgres source named source, in one transaction, after strict
+// validation (Publish); author is recorded with the change (g.Actor when
+// ""). A source that is not configured, or cannot take a skill as it is
+// (not a SkillWriter), is a *RequestError; a skill that fails validation
+// is an *InvalidSkillError. Every daemon listening on the source syncs it
+// as the change commits.
+func (g *Gate) Publish(ctx context.Context, dir, source, author string) (PublishResult, error) {
+	t, err := g.OpenSource(source)
+	if err != nil {
+		return PublishResult{}, err
+	}
+	if t == nil {
+		return PublishResult{}, requestErrorf("no source named %q in the config %s", source, g.Policy.Config)
+	}
+	if c, ok := t.Repository.(io.Closer); ok {
+		defer c.Close()
+	}
+	w, ok := t.Repository.(SkillWriter)
+	if !ok {
+		return PublishResult{}, requestErrorf("source %s is a %s source: only postgres sources can be published to (promote a draft to a git source)", source, t.Kind)
+	}
+	return Publish(ctx, w, dir, source, cmp.Or(author, g.Actor))
 }

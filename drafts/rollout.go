@@ -10,9 +10,11 @@ import (
 	"strings"
 	"testing/fstest"
 
+	"github.com/skillsync/skillsync/catalog"
 	"github.com/skillsync/skillsync/curator"
 	"github.com/skillsync/skillsync/fleet"
 	"github.com/skillsync/skillsync/internal/atomicfile"
+	"github.com/skillsync/skillsync/internal/usageerr"
 	"github.com/skillsync/skillsync/layering"
 	"github.com/skillsync/skillsync/repository"
 	"github.com/skillsync/skillsync/skill"
@@ -20,21 +22,17 @@ import (
 
 // RequestError is a rollout asked for in a way that cannot be met (a
 // percentage that is none, --environments without --canary): the
-// caller's mistake to fix, not a failure of the gate.
-type RequestError struct{ Err error }
-
-func (e *RequestError) Error() string { return e.Err.Error() }
-func (e *RequestError) Unwrap() error { return e.Err }
+// caller's mistake to fix, not a failure of the gate. It is the root's
+// skillsync.UsageError.
+type RequestError = usageerr.UsageError
 
 func requestErrorf(format string, args ...any) error {
-	return &RequestError{Err: fmt.Errorf(format, args...)}
+	return usageerr.Errorf(format, args...)
 }
 
 // UnknownSkillError is a rollout of a name the marketplace layer does not
-// have.
-type UnknownSkillError struct{ Name string }
-
-func (e *UnknownSkillError) Error() string { return fmt.Sprintf("no skill named %q", e.Name) }
+// have: the catalog's error for a name it does not have.
+type UnknownSkillError = catalog.UnknownSkillError
 
 // stageRollout writes a promotion's canary fields (metadata.rollout and
 // metadata.environments) into the draft's SKILL.md before it goes

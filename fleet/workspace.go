@@ -2,11 +2,15 @@ package fleet
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/skillsync/skillsync/curator"
+	"github.com/skillsync/skillsync/internal/usageerr"
 	"github.com/skillsync/skillsync/repository"
+	"github.com/skillsync/skillsync/skill"
 )
 
 // Workspace is one workspace's side of the fleet, as its config sets it:
@@ -30,6 +34,34 @@ type Workspace struct {
 	// Warn receives what changes nothing (a push record not kept); nil
 	// drops it.
 	Warn func(string)
+
+	// Local reads what a push sends of the workspace.
+	Local func() Local
+	// Source describes the configured source name; false when the config
+	// has none of that name.
+	Source func(name string) (SourceRef, bool)
+	// Cached is what the workspace's cache holds of a source: its revision
+	// and the names of its skills, archived ones included; ok is false
+	// when the source is not synced yet.
+	Cached func(source string) (base string, skills []string, ok bool, err error)
+	// StaleAfter and ArchiveAfter are the curator's policy for a source
+	// curation.
+	StaleAfter, ArchiveAfter time.Duration
+	// Actor is who makes the changes, for the audit log; Audit is the log.
+	Actor string
+	Audit *curator.Audit
+	// Now is the moment a curation judges idle time at when it names none.
+	Now func() time.Time
+}
+
+// SourceRef is a configured source as a source curation needs it.
+type SourceRef struct {
+	// Kind is the source's kind, for messages.
+	Kind string
+	// Direct publishes to the tracked branch (publish: direct).
+	Direct bool
+	// Open opens the source.
+	Open func() (repository.Repository, error)
 }
 
 // Local is what a push reads of the workspace.
@@ -60,8 +92,10 @@ func (w *Workspace) warn(msg string) {
 // Push sends this workspace's heartbeat and the usage records that
 // changed since the last push the store acknowledged (PreparePush). When
 // the store cannot be reached the usage stays local and goes with the
-// next push (IsUnreachable tells that error apart).
-func (w *Workspace) Push(ctx context.Context, local Local) (*PushReport, error) {
+// next push (IsUnreachable tells that error apart). What it sends of the
+// workspace is w.Local's. A sync never waits for a push.
+func (w *Workspace) Push(ctx context.Context) (*PushReport, error) {
+	local := w.Local()
 	ctx, cancel := context.WithTimeout(ctx, w.Timeout)
 	defer cancel()
 	hb := NewHeartbeat(Heartbeat{Host: w.Host, Environment: w.Environment, Version: w.Version, At: time.Now()},
@@ -104,8 +138,12 @@ func (w *Workspace) NoteSync(syncErr error, sources []SourceState) {
 	}
 }
 
-// Status returns every host of the fleet with its sources.
+// Status returns every host of the fleet with its sources. A skill name
+// that is none is a *usageerr.UsageError (skillsync.UsageError).
 func (w *Workspace) Status(ctx context.Context, opts StatusOptions) ([]HostStatus, error) {
+	if opts.Skill != "" && !skill.ValidName(opts.Skill) {
+		return nil, usageerr.Errorf("skill %q is not a valid skill name", opts.Skill)
+	}
 	store, err := w.Open(ctx)
 	if err != nil {
 		return nil, err
@@ -114,8 +152,12 @@ func (w *Workspace) Status(ctx context.Context, opts StatusOptions) ([]HostStatu
 	return store.Status(ctx, opts)
 }
 
-// Usage returns the fleet's use of each copy in a window.
+// Usage returns the fleet's use of each copy in a window. A source the
+// config does not have is a *usageerr.UsageError.
 func (w *Workspace) Usage(ctx context.Context, opts UsageOptions) ([]SkillUsage, error) {
+	if _, ok := w.Source(opts.Source); opts.Source != "" && !ok {
+		return nil, usageerr.Errorf("source %q is not in the config", opts.Source)
+	}
 	store, err := w.Open(ctx)
 	if err != nil {
 		return nil, err
@@ -137,23 +179,61 @@ func (w *Workspace) LastUses(ctx context.Context, now time.Time, staleAfter time
 	return LastUses(ctx, store, now.Add(-staleAfter), staleAfter, w.MinHosts)
 }
 
-// CurateSource is the package function CurateSource on the workspace's
-// store; req.MinHosts is the workspace's.
-func (w *Workspace) CurateSource(ctx context.Context, req SourceCurationRequest) (*SourceCuration, error) {
+// SourceCurateOptions change a curation of a marketplace source itself.
+type SourceCurateOptions struct {
+	// Now is the moment idle time is judged at; zero means w.Now().
+	Now time.Time
+	// DryRun plans and changes nothing.
+	DryRun bool
+}
+
+// CurateSource retires, upstream, the skills of the configured
+// marketplace source name that the whole fleet left idle past
+// archive_after and no host pins: the package function CurateSource on
+// the workspace's store, with the workspace's policy and what its cache
+// holds of the source. A source the config does not have is a
+// *usageerr.UsageError.
+func (w *Workspace) CurateSource(ctx context.Context, name string, opts SourceCurateOptions) (*SourceCuration, error) {
+	src, ok := w.Source(name)
+	if !ok {
+		return nil, usageerr.Errorf("source %q is not in the config", name)
+	}
+	base, skills, ok, err := w.Cached(name)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, errors.New("curate source " + name + ": it is not synced yet: run skillsync sync")
+	}
+	now := opts.Now
+	if now.IsZero() {
+		now = w.Now()
+	}
 	store, err := w.Open(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer store.Close()
-	req.MinHosts = w.MinHosts
-	return CurateSource(ctx, store, req)
+	return CurateSource(ctx, store, SourceCurationRequest{Source: name, Kind: src.Kind, Skills: skills, Base: base, Direct: src.Direct,
+		StaleAfter: w.StaleAfter, ArchiveAfter: w.ArchiveAfter, MinHosts: w.MinHosts, Now: now, DryRun: opts.DryRun, Actor: w.Actor,
+		Audit: w.Audit, Open: src.Open})
 }
 
 // RestoreSource brings the skill name, retired by a source curation, back
-// into the source r (one that archives in place: a database), and
-// records it in audit. remote says r is a copy of a remote (git), whose
-// retirement is undone upstream by reverting the curation commit.
-func RestoreSource(ctx context.Context, r repository.Repository, remote bool, kind, source, name, actor string, audit *curator.Audit, now time.Time) (repository.Revision, error) {
+// into the configured source src, named source (one that archives in
+// place: a database), and records it in audit. A copy of a remote (git),
+// whose retirement is undone upstream by reverting the curation commit,
+// is refused.
+func RestoreSource(ctx context.Context, src SourceRef, source, name, actor string, audit *curator.Audit, now time.Time) (repository.Revision, error) {
+	r, err := src.Open()
+	if err != nil {
+		return "", err
+	}
+	if c, ok := r.(io.Closer); ok {
+		defer c.Close()
+	}
+	_, remote := r.(repository.Fetcher)
+	kind := src.Kind
 	ar, ok := r.(repository.Archiver)
 	if !ok || remote {
 		return "", fmt.Errorf("restore %s in source %s: a %s source's retirement is undone upstream (revert the curation commit)", name, source, kind)

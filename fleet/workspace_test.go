@@ -1,12 +1,14 @@
 package fleet_test
 
 import (
+	"context"
 	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/skillsync/skillsync/fleet"
+	"github.com/skillsync/skillsync/internal/usageerr"
 )
 
 // TestWorkspaceNoteSync: a source updated or unchanged is "ok" to the
@@ -35,5 +37,27 @@ func TestWorkspaceNoteSync(t *testing.T) {
 	w.NoteSync(nil, nil)
 	if len(warned) != 1 || !strings.Contains(warned[0], "record the sync's result") {
 		t.Errorf("warnings %v, want one for the file not written", warned)
+	}
+}
+
+// TestWorkspaceRefusesBadRequests: a skill name that is none and a source
+// the config does not have are usage errors, found before any store is
+// opened (the workspace here names none that could be).
+func TestWorkspaceRefusesBadRequests(t *testing.T) {
+	t.Parallel()
+	w := &fleet.Workspace{Source: func(name string) (fleet.SourceRef, bool) { return fleet.SourceRef{Kind: "git"}, name == "team" }}
+	var ue *usageerr.UsageError
+	if _, err := w.Status(context.Background(), fleet.StatusOptions{Skill: "../pdf"}); !errors.As(err, &ue) || !strings.Contains(err.Error(), "not a valid skill name") {
+		t.Errorf("status of skill ../pdf: %v, want a usage error", err)
+	}
+	if _, err := w.Usage(context.Background(), fleet.UsageOptions{Source: "nope"}); !errors.As(err, &ue) || !strings.Contains(err.Error(), `"nope" is not in the config`) {
+		t.Errorf("usage of source nope: %v, want a usage error", err)
+	}
+	if _, err := w.CurateSource(context.Background(), "nope", fleet.SourceCurateOptions{}); !errors.As(err, &ue) {
+		t.Errorf("curate source nope: %v, want a usage error", err)
+	}
+	w.Cached = func(string) (string, []string, bool, error) { return "", nil, false, nil }
+	if _, err := w.CurateSource(context.Background(), "team", fleet.SourceCurateOptions{}); errors.As(err, &ue) || err == nil || !strings.Contains(err.Error(), "not synced yet") {
+		t.Errorf("curate source team, not synced: %v", err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/skillsync/skillsync"
+	"github.com/skillsync/skillsync/fleet"
 )
 
 type curateOptions struct {
@@ -107,7 +108,7 @@ func (a *app) runCurate(ctx context.Context, opts *curateOptions) error {
 }
 
 func (a *app) runCurateSource(ctx context.Context, opts *curateOptions) error {
-	so := skillsync.SourceCurateOptions{DryRun: opts.dryRun}
+	so := fleet.SourceCurateOptions{DryRun: opts.dryRun}
 	if opts.now != "" {
 		t, err := time.Parse(time.RFC3339, opts.now)
 		if err != nil {
@@ -119,7 +120,11 @@ func (a *app) runCurateSource(ctx context.Context, opts *curateOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := eng.CurateSource(ctx, opts.source, so)
+	w, err := eng.Fleet()
+	if err != nil {
+		return err
+	}
+	res, err := w.CurateSource(ctx, opts.source, so)
 	if res != nil && a.json {
 		if werr := writeJSON(a.stdout, res); werr != nil {
 			return werr

@@ -69,7 +69,7 @@ func (a *app) runDrafts(ctx context.Context, _ *draftsOptions) error {
 	if err != nil {
 		return err
 	}
-	drafts, err := eng.Drafts(ctx)
+	drafts, err := eng.Gate().List(ctx)
 	if err != nil {
 		return err
 	}
@@ -121,7 +121,7 @@ func (a *app) runDraftsDiff(ctx context.Context, opts *draftsDiffOptions) error 
 		return err
 	}
 	var buf bytes.Buffer
-	against, err := eng.DraftDiff(ctx, &buf, opts.name)
+	against, err := eng.Gate().Diff(ctx, &buf, opts.name)
 	if err != nil {
 		return err
 	}

@@ -52,7 +52,11 @@ func (a *app) runFleetPush(ctx context.Context, _ *struct{}) error {
 	if err != nil {
 		return err
 	}
-	rep, err := eng.FleetPush(ctx)
+	w, err := eng.Fleet()
+	if err != nil {
+		return err
+	}
+	rep, err := w.Push(ctx)
 	if err != nil {
 		return err
 	}
@@ -102,7 +106,11 @@ func (a *app) runFleetStatus(ctx context.Context, opts *fleetStatusOptions) erro
 	if err != nil {
 		return err
 	}
-	hosts, err := eng.FleetStatus(ctx, fleet.StatusOptions{StaleAfter: opts.staleAfter, Skill: opts.skill})
+	w, err := eng.Fleet()
+	if err != nil {
+		return err
+	}
+	hosts, err := w.Status(ctx, fleet.StatusOptions{StaleAfter: opts.staleAfter, Skill: opts.skill})
 	if err != nil {
 		return err
 	}
@@ -222,7 +230,11 @@ func (a *app) runFleetUsage(ctx context.Context, opts *fleetUsageOptions) error 
 	if err != nil {
 		return err
 	}
-	list, err := eng.FleetUsage(ctx, fleet.UsageOptions{Source: opts.source, Since: since})
+	w, err := eng.Fleet()
+	if err != nil {
+		return err
+	}
+	list, err := w.Usage(ctx, fleet.UsageOptions{Source: opts.source, Since: since})
 	if err != nil {
 		return err
 	}
@@ -246,10 +258,11 @@ func (a *app) runFleetUsage(ctx context.Context, opts *fleetUsageOptions) error 
 // never returned: an unreachable store must not fail a sync, and the
 // usage goes with the next push.
 func fleetPush(ctx context.Context, eng *skillsync.Engine, log *slog.Logger) {
-	if eng.Config().Fleet == nil {
+	w, err := eng.Fleet()
+	if err != nil {
 		return
 	}
-	rep, err := eng.FleetPush(ctx)
+	rep, err := w.Push(ctx)
 	switch {
 	case err != nil && fleet.IsUnreachable(err):
 		log.Warn("fleet push: the store is unreachable; usage stays local until the next push", "err", err)

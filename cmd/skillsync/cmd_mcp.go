@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/skillsync/skillsync"
+	"github.com/skillsync/skillsync/drafts"
 	"github.com/skillsync/skillsync/mcp"
 )
 
@@ -80,7 +81,7 @@ func (a *app) runMCP(ctx context.Context, opts *mcpOptions) error {
 	if !a.quiet {
 		log = slog.New(slog.NewTextHandler(a.stderr, nil))
 	}
-	srv, err := mcp.New(ctx, eng, mcp.Options{Version: buildVersion(), Logger: log, StampEvery: stampEvery})
+	srv, err := mcp.New(ctx, mcpWorkspace{eng}, mcp.Options{Version: buildVersion(), Logger: log, StampEvery: stampEvery})
 	if err != nil {
 		return err
 	}
@@ -134,7 +135,17 @@ func serveMCPHTTP(ctx context.Context, srv *mcp.Server, addr string, stderr io.W
 	return err
 }
 
+// mcpWorkspace is the engine as the MCP server sees it: a workspace whose
+// catalog changes are watched and whose promotion gate takes proposals.
+type mcpWorkspace struct{ *skillsync.Engine }
+
+// ProposeSkill is propose_skill: the gate's ProposeFiles.
+func (w mcpWorkspace) ProposeSkill(ctx context.Context, name string, files map[string]string) (drafts.Draft, error) {
+	return w.Gate().ProposeFiles(ctx, name, files)
+}
+
 var (
-	_ mcp.Workspace = (*skillsync.Engine)(nil)
-	_ mcp.Watched   = (*skillsync.Engine)(nil)
+	_ mcp.Workspace = mcpWorkspace{}
+	_ mcp.Watched   = mcpWorkspace{}
+	_ mcp.Proposer  = mcpWorkspace{}
 )

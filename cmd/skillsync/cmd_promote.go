@@ -72,7 +72,7 @@ func (a *app) runPromote(ctx context.Context, opts *promoteOptions) error {
 	if err != nil {
 		return err
 	}
-	p, err := eng.Promote(ctx, opts.name, drafts.PromoteOptions{Approver: opts.approver, To: opts.to, Message: opts.message, Branch: opts.branch,
+	p, err := eng.Gate().Promote(ctx, opts.name, drafts.PromoteOptions{Approver: opts.approver, To: opts.to, Message: opts.message, Branch: opts.branch,
 		Rollout: opts.canary, Environments: environmentList(opts.environments)})
 	if err != nil {
 		return err

@@ -161,8 +161,8 @@ func TestPromoteToGitPrintsTheBranchAndCommit(t *testing.T) {
 	}
 }
 
-// The engine takes proposals, so skillsync mcp offers propose_skill.
-var _ mcp.Proposer = (*skillsync.Engine)(nil)
+// The engine's gate takes proposals, so skillsync mcp offers propose_skill.
+var _ mcp.Proposer = mcpWorkspace{}
 
 // TestMCPProposeSkillThroughTheEngine: an agent's proposal over MCP lands
 // in the drafts with an audit line, and only a person's promote moves it.
@@ -174,7 +174,7 @@ func TestMCPProposeSkillThroughTheEngine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := mcp.New(context.Background(), skillsync.NewEngine(cfg), mcp.Options{})
+	srv, err := mcp.New(context.Background(), mcpWorkspace{skillsync.NewEngine(cfg)}, mcp.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -55,7 +55,7 @@ func (a *app) runPropose(ctx context.Context, opts *proposeOptions) error {
 	if err != nil {
 		return err
 	}
-	p, err := eng.Propose(ctx, dir, drafts.ProposeOptions{Name: opts.name})
+	p, err := eng.Gate().Propose(ctx, dir, drafts.ProposeOptions{Name: opts.name})
 	if err != nil {
 		return err
 	}

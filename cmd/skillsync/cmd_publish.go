@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/skillsync/skillsync"
+	"github.com/skillsync/skillsync/drafts"
 )
 
 type publishOptions struct {
@@ -50,7 +50,7 @@ not a postgres source of the config).`,
 // publishOutput is publish's JSON: the result, or the problems that kept
 // the skill out.
 type publishOutput struct {
-	skillsync.PublishResult
+	drafts.PublishResult
 	Published bool              `json:"published"`
 	Problems  []validateProblem `json:"problems"`
 }
@@ -67,8 +67,8 @@ func (a *app) runPublish(ctx context.Context, opts *publishOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := eng.Publish(ctx, dir, opts.to, opts.author)
-	var invalid *skillsync.InvalidSkillError
+	res, err := eng.Gate().Publish(ctx, dir, opts.to, opts.author)
+	var invalid *drafts.InvalidSkillError
 	if errors.As(err, &invalid) {
 		return a.publishRefused(invalid)
 	}
@@ -84,9 +84,9 @@ func (a *app) runPublish(ctx context.Context, opts *publishOptions) error {
 
 // publishRefused prints why a skill was not published and ends with
 // status 1.
-func (a *app) publishRefused(invalid *skillsync.InvalidSkillError) error {
+func (a *app) publishRefused(invalid *drafts.InvalidSkillError) error {
 	if a.json {
-		out := publishOutput{PublishResult: skillsync.PublishResult{Source: invalid.Source, Skill: invalid.Skill}, Problems: []validateProblem{}}
+		out := publishOutput{PublishResult: drafts.PublishResult{Source: invalid.Source, Skill: invalid.Skill}, Problems: []validateProblem{}}
 		for _, p := range invalid.Problems {
 			out.Problems = append(out.Problems, validateProblem{Level: p.Level, Rule: p.Rule, Message: p.Message, Line: p.Line, File: p.File})
 		}

@@ -43,7 +43,7 @@ func (a *app) runReject(ctx context.Context, opts *rejectOptions) error {
 	if err != nil {
 		return err
 	}
-	dst, err := eng.Reject(ctx, opts.name, drafts.RejectOptions{Reason: opts.reason, Approver: opts.approver})
+	dst, err := eng.Gate().Reject(ctx, opts.name, drafts.RejectOptions{Reason: opts.reason, Approver: opts.approver})
 	if err != nil {
 		return err
 	}

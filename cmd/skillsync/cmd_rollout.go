@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/skillsync/skillsync"
+	"github.com/skillsync/skillsync/drafts"
 )
 
 // environmentList splits --environments; "" is none (nil).
@@ -54,7 +54,7 @@ func (a *app) runRollout(ctx context.Context, opts *rolloutOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := eng.Rollout(ctx, opts.name, opts.percent, skillsync.RolloutOptions{Approver: opts.approver, Branch: opts.branch})
+	res, err := eng.Gate().Rollout(ctx, opts.name, opts.percent, drafts.RolloutOptions{Approver: opts.approver, Branch: opts.branch})
 	if err != nil {
 		return err
 	}

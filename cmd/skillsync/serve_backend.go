@@ -94,14 +94,14 @@ func (b serveBackend) Status(context.Context) (*serve.Status, error) {
 }
 
 func (b serveBackend) Drafts(ctx context.Context) ([]serve.Draft, error) {
-	list, err := b.eng.Drafts(ctx)
+	list, err := b.eng.Gate().List(ctx)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]serve.Draft, 0, len(list))
 	for _, d := range list {
 		var diff bytes.Buffer
-		against, err := b.eng.DraftDiff(ctx, &diff, d.Name)
+		against, err := b.eng.Gate().Diff(ctx, &diff, d.Name)
 		if err != nil {
 			diff.WriteString(fmt.Sprintf("(no diff: %v)", err))
 		}
@@ -117,10 +117,11 @@ func (b serveBackend) Drafts(ctx context.Context) ([]serve.Draft, error) {
 // Fleet is the hosts the fleet store knows, nil without a fleet: section
 // (the page then says how to configure one).
 func (b serveBackend) Fleet(ctx context.Context) (*serve.Fleet, error) {
-	if b.eng.Config().Fleet == nil {
+	w, err := b.eng.Fleet()
+	if err != nil {
 		return nil, nil
 	}
-	hosts, err := b.eng.FleetStatus(ctx, fleet.StatusOptions{})
+	hosts, err := w.Status(ctx, fleet.StatusOptions{})
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,36 @@
+package syncrun
+
+import (
+	"maps"
+	"slices"
+
+	"github.com/skillsync/skillsync/curator"
+	"github.com/skillsync/skillsync/daemon"
+	"github.com/skillsync/skillsync/materialize"
+)
+
+// DaemonResult is r as the daemon counts and logs a sync. cacheDir is the
+// cache the sync wrote (whether it is left dirty, which skills it holds of
+// each source); usage is the workspace's, nil when unreadable (every skill
+// then counts as active); target names a target's folder for the metrics.
+func (r *Report) DaemonResult(cacheDir string, usage *curator.Usage, target func(dir string) string) *daemon.SyncResult {
+	res := &daemon.SyncResult{Added: len(r.Skills.Added), Updated: len(r.Skills.Updated), Removed: len(r.Skills.Removed),
+		FilesWritten: r.Files.Written, BytesWritten: r.Files.BytesWritten, Warnings: r.Warnings, Conflicts: map[string]int{},
+		CacheDirty: materialize.Dirty(cacheDir)}
+	for _, t := range r.Targets {
+		res.Conflicts[target(t.Dir)] += len(t.Conflicts) + len(t.Preserved)
+	}
+	m, err := materialize.ReadManifest(cacheDir)
+	if err != nil {
+		m = materialize.NewManifest()
+	}
+	for _, s := range r.Sources {
+		var cached []string
+		if rec := m.Sources[s.Source]; rec != nil {
+			cached = slices.Collect(maps.Keys(rec.Skills))
+		}
+		res.Sources = append(res.Sources, daemon.SourceResult{Name: s.Source, Revision: s.Revision, Err: s.Error,
+			FetchDuration: s.FetchTime, FetchBytes: s.Brought, Skills: curator.CountStates(usage, s.Source, cached)})
+	}
+	return res
+}

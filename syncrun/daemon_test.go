@@ -1,0 +1,32 @@
+package syncrun
+
+import (
+	"testing"
+	"time"
+
+	"github.com/skillsync/skillsync/materialize"
+)
+
+// TestDaemonResult: a report's counts, conflicts per target (named as the
+// daemon's metrics name them) and sources carry over; a cache with no
+// manifest yet holds no skill of any source and is not dirty.
+func TestDaemonResult(t *testing.T) {
+	t.Parallel()
+	r := NewReport()
+	r.Skills = SkillChanges{Added: []string{"team/a", "team/b"}, Updated: []string{"team/c"}}
+	r.Files = materialize.Stats{Written: 4, BytesWritten: 100}
+	r.Warnings = []string{"w"}
+	r.Targets = []materialize.TargetReport{{Dir: "/ws/.claude/skills", Conflicts: []string{"x"}, Preserved: []string{"y", "z"}}}
+	r.Sources = []SourceReport{{Source: "team", Revision: "abc", FetchTime: time.Second, Brought: 7}, {Source: "gone", Status: StatusFailed, Error: "no route"}}
+	res := r.DaemonResult(t.TempDir(), nil, func(dir string) string { return "t:" + dir })
+	if res.Added != 2 || res.Updated != 1 || res.Removed != 0 || res.FilesWritten != 4 || res.BytesWritten != 100 || len(res.Warnings) != 1 || res.CacheDirty {
+		t.Errorf("DaemonResult = %+v", res)
+	}
+	if res.Conflicts["t:/ws/.claude/skills"] != 3 {
+		t.Errorf("conflicts %v", res.Conflicts)
+	}
+	if len(res.Sources) != 2 || res.Sources[0].Revision != "abc" || res.Sources[0].FetchDuration != time.Second || res.Sources[0].FetchBytes != 7 ||
+		res.Sources[1].Err != "no route" || res.Failed() != 1 {
+		t.Errorf("sources %+v", res.Sources)
+	}
+}
