@@ -9,9 +9,9 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/skillsync/skillsync/daemon"
-	"github.com/skillsync/skillsync/fleet"
+	"github.com/skillsync/skillsync/internal/cronspec"
 	"github.com/skillsync/skillsync/internal/hostenv"
+	"github.com/skillsync/skillsync/internal/hostid"
 )
 
 // Fleet is the fleet: section: the PostgreSQL store every host of a team
@@ -111,10 +111,10 @@ func (r *rawConfig) resolveFleet(env hostenv.Env, base string, cfg *Config) []er
 	if !fleetSchemaName().MatchString(out.Schema) {
 		errs = append(errs, fmt.Errorf("%s: schema %q: use lower-case letters, digits and _ (at most 63)", where, out.Schema))
 	}
-	if f.Host != "" && !fleet.ValidHostID(f.Host) {
+	if f.Host != "" && !hostid.Valid(f.Host) {
 		errs = append(errs, fmt.Errorf("%s: host %q: use 1 to 200 printable characters, no control characters", where, f.Host))
 	}
-	if f.Environment != "" && (!fleet.ValidHostID(f.Environment) || strings.ContainsAny(f.Environment, " \t,")) {
+	if f.Environment != "" && (!hostid.Valid(f.Environment) || strings.ContainsAny(f.Environment, " \t,")) {
 		errs = append(errs, fmt.Errorf("%s: environment %q: use one word of printable characters", where, f.Environment))
 	}
 	if f.Timeout < 0 {
@@ -126,8 +126,8 @@ func (r *rawConfig) resolveFleet(env hostenv.Env, base string, cfg *Config) []er
 	if out.Push == "" {
 		out.Push = DefaultFleetPush
 	}
-	if err := daemon.ParseSchedule("fleet_push", out.Push); err != nil {
-		errs = append(errs, fmt.Errorf("line %d: %w", r.Schedule.line, err))
+	if err := cronspec.Check(out.Push); err != nil {
+		errs = append(errs, fmt.Errorf("line %d: schedule.fleet_push %q does not parse: %w", r.Schedule.line, out.Push, err))
 	}
 	if n := r.Curator.MinHosts; n != nil {
 		if *n < 1 {

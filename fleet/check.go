@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/skillsync/skillsync/curator"
+	"github.com/skillsync/skillsync/internal/hostid"
 )
 
 // Limits on what a host may report, checked when written and when read.
@@ -18,7 +19,7 @@ const (
 	MaxAhead = 24 * time.Hour
 	// maxHostID bounds a host id, an environment, a version, a source
 	// name, a revision and a status.
-	maxText = 200
+	maxText = hostid.MaxLen
 	// maxError bounds an error message; longer ones are cut on push.
 	maxError = 2000
 	// maxRecords bounds the records of one push; more go in several.
@@ -32,23 +33,11 @@ const (
 // ValidHostID reports whether id can name a host: 1 to 200 bytes of
 // valid UTF-8, no control or invisible formatting character, no space at
 // its ends.
-func ValidHostID(id string) bool {
-	return id != "" && len(id) <= maxText && strings.TrimSpace(id) == id && printable(id)
-}
+func ValidHostID(id string) bool { return hostid.Valid(id) }
 
 // printable reports whether s is valid UTF-8 without control or format
 // characters.
-func printable(s string) bool {
-	if !utf8.ValidString(s) {
-		return false
-	}
-	for _, r := range s {
-		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
-			return false
-		}
-	}
-	return true
-}
+func printable(s string) bool { return hostid.Printable(s) }
 
 // checkText checks a short field: at most max bytes, printable.
 func checkText(what, s string, max int) error {
