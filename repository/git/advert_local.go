@@ -4,10 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
@@ -41,12 +45,13 @@ func localAdvertisement(path string, lim advertisementLimits) (*packp.AdvRefs, b
 	if _, err := os.Lstat(filepath.Join(dir, "commondir")); err == nil {
 		return nil, false
 	}
-	head, err := os.ReadFile(filepath.Join(dir, "HEAD"))
+	// A symlink HEAD is a symbolic ref to git: left to it.
+	head, err := readRegular(filepath.Join(dir, "HEAD"), maxRefFile, false)
 	if err != nil {
 		return nil, false
 	}
-	refs, ok := packedRefs(filepath.Join(dir, "packed-refs"))
-	if !ok || !looseRefs(dir, "refs", refs) {
+	refs, ok := packedRefs(filepath.Join(dir, "packed-refs"), lim)
+	if !ok || !looseRefs(dir, "refs", refs, lim) {
 		return nil, false
 	}
 	q := openQuickObjects(dir)
@@ -77,7 +82,9 @@ func localAdvertisement(path string, lim advertisementLimits) (*packp.AdvRefs, b
 			count++
 		}
 	}
-	switch s := strings.TrimSpace(string(head)); {
+	// git trims the end only: a detached HEAD after a space is no
+	// repository to it.
+	switch s := strings.TrimRightFunc(string(head), unicode.IsSpace); {
 	case strings.HasPrefix(s, "ref: "):
 		target := strings.TrimPrefix(s, "ref: ")
 		h, ok := ar.References[target]
@@ -134,9 +141,9 @@ func isGitDir(dir string) bool {
 // advertises: hidden refs, includes of other files, another ref format.
 // A file that cannot be read counts as hiding when required.
 func hidesRefs(config string, required bool) bool {
-	b, err := os.ReadFile(config)
+	b, err := readRegular(config, maxConfigFile, true)
 	if err != nil {
-		return required || !os.IsNotExist(err)
+		return required || !errors.Is(err, fs.ErrNotExist)
 	}
 	s := strings.ToLower(string(b))
 	for _, word := range []string{"hiderefs", "include", "refstorage", "worktreeconfig"} {
@@ -183,28 +190,81 @@ type localRef struct {
 	peeled      *plumbing.Hash
 }
 
+// hexHash parses a full hash; the null one, which git takes for a
+// broken ref, is refused.
 func hexHash(s string) (plumbing.Hash, bool) {
 	var h plumbing.Hash
 	if len(s) != 40 || !fullSHA.MatchString(s) {
 		return h, false
 	}
 	_, err := hex.Decode(h[:], []byte(s))
-	return h, err == nil
+	return h, err == nil && !h.IsZero()
 }
 
-// packedRefs reads a packed-refs file; a missing one holds no ref.
-func packedRefs(name string) (map[string]*localRef, bool) {
+// Bounds on a ref file (HEAD, a loose ref) and a config file read here;
+// a larger one is left to git.
+const (
+	maxRefFile    = 4 << 10
+	maxConfigFile = 1 << 20
+)
+
+// readRegular reads name whole when it is a regular file of at most max
+// bytes: a FIFO, a device, or a symlink when follow is false, is refused
+// rather than waited on or read without end.
+func readRegular(name string, max int64, follow bool) ([]byte, error) {
+	f, err := openRegular(name, follow)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err == nil && int64(len(b)) > max {
+		err = fmt.Errorf("%s: over %d bytes", name, max)
+	}
+	return b, err
+}
+
+// refNameOK reports whether git's check-ref-format accepts name (a full
+// name, under refs/); git skips, advertises as broken or dies on any
+// other, so such a ref is left to it.
+func refNameOK(name string) bool {
+	if !strings.HasPrefix(name, "refs/") || strings.Contains(name, "..") || strings.Contains(name, "@{") {
+		return false
+	}
+	for _, c := range []byte(name) {
+		if c < 0x20 || c == 0x7f || strings.IndexByte(" ~^:?*[\\", c) >= 0 {
+			return false
+		}
+	}
+	for _, part := range strings.Split(name, "/") {
+		if part == "" || part[0] == '.' || strings.HasSuffix(part, ".lock") {
+			return false
+		}
+	}
+	return !strings.HasSuffix(name, ".")
+}
+
+// packedRefs reads a packed-refs file; a missing one holds no ref. Its
+// only comment is the first line, git's header, and a peeled line
+// follows the ref it peels, as git requires; a file larger than the
+// advertisement it could make under lim is not read.
+func packedRefs(name string, lim advertisementLimits) (map[string]*localRef, bool) {
 	refs := map[string]*localRef{}
-	f, err := os.Open(name)
-	if os.IsNotExist(err) {
+	f, err := openRegular(name, false)
+	if errors.Is(err, fs.ErrNotExist) {
 		return refs, true
 	}
 	if err != nil {
 		return nil, false
 	}
 	defer f.Close()
+	// Each ref's line is shorter than its lines in the advertisement.
+	if info, err := f.Stat(); err != nil || info.Size() > lim.bytes+4096 {
+		return nil, false
+	}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 0, 64<<10), 64<<10)
+	sc.Split(packedLine)
 	fully := false
 	var last *localRef
 	for first := true; sc.Scan(); first = false {
@@ -212,7 +272,6 @@ func packedRefs(name string) (map[string]*localRef, bool) {
 		switch {
 		case first && bytes.HasPrefix(line, []byte("# pack-refs with:")):
 			fully = bytes.Contains(line, []byte(" fully-peeled"))
-		case len(line) > 0 && line[0] == '#':
 		case len(line) > 0 && line[0] == '^':
 			h, ok := hexHash(string(line[1:]))
 			if !ok || last == nil {
@@ -223,8 +282,8 @@ func packedRefs(name string) (map[string]*localRef, bool) {
 		default:
 			hs, name, ok := strings.Cut(string(line), " ")
 			h, hok := hexHash(hs)
-			if !ok || !hok || !strings.HasPrefix(name, "refs/") {
-				return nil, false
+			if !ok || !hok || !refNameOK(name) || refs[name] != nil || len(refs) >= lim.refs {
+				return nil, false // a comment past the first line too
 			}
 			last = &localRef{hash: h, fullyPeeled: fully}
 			refs[name] = last
@@ -233,9 +292,22 @@ func packedRefs(name string) (map[string]*localRef, bool) {
 	return refs, sc.Err() == nil
 }
 
+// packedLine splits packed-refs at each newline, keeping a carriage
+// return (part of the ref name to git, which refuses it) and failing on
+// an unterminated last line, as git does.
+func packedLine(data []byte, atEOF bool) (int, []byte, error) {
+	if i := bytes.IndexByte(data, '\n'); i >= 0 {
+		return i + 1, data[:i], nil
+	}
+	if atEOF && len(data) > 0 {
+		return 0, nil, errors.New("unterminated line in packed-refs")
+	}
+	return 0, nil, nil
+}
+
 // looseRefs reads the loose refs below dir/rel into refs, over packed
 // ones.
-func looseRefs(dir, rel string, refs map[string]*localRef) bool {
+func looseRefs(dir, rel string, refs map[string]*localRef, lim advertisementLimits) bool {
 	entries, err := os.ReadDir(filepath.Join(dir, filepath.FromSlash(rel)))
 	if err != nil {
 		return false
@@ -245,18 +317,24 @@ func looseRefs(dir, rel string, refs map[string]*localRef) bool {
 		switch {
 		case strings.HasSuffix(name, ".lock"):
 			return false // a ref being written
+		case !refNameOK(name):
+			return false // git skips it, or calls it broken
 		case e.IsDir():
-			if !looseRefs(dir, name, refs) {
+			if !looseRefs(dir, name, refs, lim) {
 				return false
 			}
 		case e.Type()&fs.ModeType == 0:
-			b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(name)))
+			b, err := readRegular(filepath.Join(dir, filepath.FromSlash(name)), maxRefFile, false)
 			if err != nil {
 				return false
 			}
-			h, ok := hexHash(strings.TrimSpace(string(b)))
+			// git trims the end only: leading space makes a broken ref.
+			h, ok := hexHash(strings.TrimRightFunc(string(b), unicode.IsSpace))
 			if !ok {
 				return false // a symbolic ref, a lock, a broken ref: git's to answer
+			}
+			if refs[name] == nil && len(refs) >= lim.refs {
+				return false
 			}
 			refs[name] = &localRef{hash: h}
 		default:

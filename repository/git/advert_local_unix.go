@@ -3,6 +3,7 @@
 package git
 
 import (
+	"fmt"
 	"os"
 	"syscall"
 )
@@ -17,4 +18,27 @@ func ownedByMe(dir string) bool {
 	}
 	st, ok := info.Sys().(*syscall.Stat_t)
 	return ok && int(st.Uid) == os.Getuid()
+}
+
+// openRegular opens name for reading only when it is a regular file: a
+// FIFO put in its place is not waited on (O_NONBLOCK) and a device is
+// refused; with follow false, a symlink is refused too.
+func openRegular(name string, follow bool) (*os.File, error) {
+	flag := os.O_RDONLY | syscall.O_NONBLOCK
+	if !follow {
+		flag |= syscall.O_NOFOLLOW
+	}
+	f, err := os.OpenFile(name, flag, 0)
+	if err != nil {
+		return nil, err
+	}
+	info, err := f.Stat()
+	if err == nil && !info.Mode().IsRegular() {
+		err = fmt.Errorf("%s: not a regular file", name)
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
 }

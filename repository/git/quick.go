@@ -61,7 +61,9 @@ func openQuickObjects(store string) *quickObjects {
 var idxHeader = []byte{0xff, 't', 'O', 'c', 0, 0, 0, 2}
 
 func openQuickPack(pack string) *quickPack {
-	idx, err := os.Open(pack[:len(pack)-len(".pack")] + ".idx")
+	// The packs of a file:// remote are another's: a FIFO or a device in
+	// their place is not opened.
+	idx, err := openRegular(pack[:len(pack)-len(".pack")]+".idx", true)
 	if err != nil {
 		return nil
 	}
@@ -91,7 +93,7 @@ func openQuickPack(pack string) *quickPack {
 		return nil
 	}
 	p.large = (info.Size() - fixed) / 8
-	if p.pack, err = os.Open(pack); err == nil {
+	if p.pack, err = openRegular(pack, true); err == nil {
 		var pi os.FileInfo
 		if pi, err = p.pack.Stat(); err == nil {
 			p.packSize = pi.Size()
