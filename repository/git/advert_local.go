@@ -95,15 +95,27 @@ func localAdvertisement(path string, lim advertisementLimits) (*packp.AdvRefs, b
 		if err := ar.Capabilities.Add(capability.SymRef, "HEAD:"+target); err != nil {
 			return nil, false
 		}
+		if p, ok := ar.Peeled[target]; ok {
+			ar.Peeled["HEAD"] = p
+		}
 	default:
 		h, ok := hexHash(s)
 		if !ok {
 			return nil, false
 		}
-		if _, _, ok := q.find(h); !ok {
+		p, ok := q.peel(h)
+		if !ok {
 			return nil, false
 		}
 		ar.Head = &h
+		if p != h {
+			ar.Peeled["HEAD"] = p
+		}
+	}
+	// upload-pack peels HEAD as it does every ref (HEAD^{}).
+	if _, ok := ar.Peeled["HEAD"]; ok {
+		size += int64(4 + 41 + len("HEAD") + 4)
+		count++
 	}
 	size += int64(4 + 41 + len("HEAD") + 1)
 	count++

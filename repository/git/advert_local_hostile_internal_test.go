@@ -27,6 +27,10 @@ func hostileRepo(t *testing.T) *gittest.Repo {
 	r.Git("tag", "-a", "-m", "tag", "v1")
 	r.Git("branch", "side")
 	r.Git("gc", "-q")
+	// The annotated tag's own hash, for a test to point a ref at.
+	if err := os.WriteFile(filepath.Join(r.Dir, ".tagobj"), []byte(r.Git("rev-parse", "v1")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	return r
 }
 
@@ -155,6 +159,14 @@ func TestLocalAdvertisementHostileRefs(t *testing.T) {
 		},
 		"a detached HEAD after a space": func(t *testing.T, git, head string) {
 			os.WriteFile(filepath.Join(git, "HEAD"), []byte(" "+head+"\n"), 0o644)
+		},
+		"a detached HEAD at a tag": func(t *testing.T, git, head string) {
+			tag, _ := os.ReadFile(filepath.Join(git, "..", ".tagobj"))
+			os.WriteFile(filepath.Join(git, "HEAD"), tag, 0o644)
+		},
+		"a branch at a tag, HEAD's": func(t *testing.T, git, head string) {
+			tag, _ := os.ReadFile(filepath.Join(git, "..", ".tagobj"))
+			os.WriteFile(filepath.Join(git, "refs", "heads", "main"), tag, 0o644)
 		},
 		"the null object": func(t *testing.T, git, head string) {
 			os.WriteFile(filepath.Join(git, "refs", "heads", "null"), []byte(strings.Repeat("0", 40)+"\n"), 0o644)
