@@ -1,6 +1,8 @@
 package git
 
 import (
+	"bytes"
+	"encoding/binary"
 	"os"
 	"path/filepath"
 	"strings"
@@ -117,4 +119,62 @@ func atoi(t *testing.T, s string, line []string) int64 {
 		n = n*10 + int64(c-'0')
 	}
 	return n
+}
+
+// An index whose entry for the commit points past the pack, past its
+// table of large offsets, or at a large offset that is negative as an
+// int64, is not followed: no panic, and no yes.
+func TestQuickObjectsBadOffsets(t *testing.T) {
+	t.Parallel()
+	up := gittest.NewRepo(t, "main")
+	up.Skill("skills/one", "First.")
+	head := plumbing.NewHash(up.Commit("one"))
+	up.Git("gc", "-q")
+	idx, _ := filepath.Glob(filepath.Join(up.Dir, ".git", "objects", "pack", "*.idx"))
+	whole, err := os.ReadFile(idx[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	const namesAt = 8 + 256*4
+	n := int(binary.BigEndian.Uint32(whole[8+255*4:]))
+	at := -1
+	for i := 0; i < n; i++ {
+		if bytes.Equal(whole[namesAt+20*i:namesAt+20*i+20], head[:]) {
+			at = namesAt + n*24 + 4*i
+		}
+	}
+	if at < 0 {
+		t.Fatal("the commit is not in the index")
+	}
+	withOffset := func(off uint32, large []byte) []byte {
+		b := append([]byte{}, whole[:len(whole)-40]...)
+		binary.BigEndian.PutUint32(b[at:], off)
+		return append(append(b, large...), whole[len(whole)-40:]...)
+	}
+	q := openQuickObjects(filepath.Join(up.Dir, ".git"))
+	ok := q.hasCommit(head)
+	q.Close()
+	if !ok {
+		t.Fatal("the sound index does not find the commit")
+	}
+	for name, data := range map[string][]byte{
+		"past the pack":             withOffset(0x7fffffff, nil),
+		"before the pack's objects": withOffset(3, nil),
+		"past the large table":      withOffset(0x80000001, make([]byte, 8)),
+		"a negative large offset":   withOffset(0x80000000, []byte{0x80, 0, 0, 0, 0, 0, 0, 12}),
+		"a large offset past":       withOffset(0x80000000, []byte{0, 0, 0, 1, 0, 0, 0, 0}),
+	} {
+		os.Chmod(idx[0], 0o644)
+		if err := os.WriteFile(idx[0], data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		q := openQuickObjects(filepath.Join(up.Dir, ".git"))
+		if q.hasCommit(head) {
+			t.Errorf("%s: found", name)
+		}
+		if _, _, ok := q.find(head); ok {
+			t.Errorf("%s: found", name)
+		}
+		q.Close()
+	}
 }
