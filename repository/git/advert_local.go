@@ -150,7 +150,8 @@ func isGitDir(dir string) bool {
 }
 
 // hidesRefs reports whether a git config file may change what upload-pack
-// advertises: hidden refs, includes of other files, another ref format.
+// advertises: hidden refs, includes of other files, another ref format,
+// a repository extension (git refuses one it does not know).
 // A file that cannot be read counts as hiding when required.
 func hidesRefs(config string, required bool) bool {
 	b, err := readRegular(config, maxConfigFile, true)
@@ -158,7 +159,7 @@ func hidesRefs(config string, required bool) bool {
 		return required || !errors.Is(err, fs.ErrNotExist)
 	}
 	s := strings.ToLower(string(b))
-	for _, word := range []string{"hiderefs", "include", "refstorage", "worktreeconfig"} {
+	for _, word := range []string{"hiderefs", "include", "refstorage", "worktreeconfig", "extensions"} {
 		if strings.Contains(s, word) {
 			return true
 		}

@@ -168,6 +168,17 @@ func TestLocalAdvertisementHostileRefs(t *testing.T) {
 			tag, _ := os.ReadFile(filepath.Join(git, "..", ".tagobj"))
 			os.WriteFile(filepath.Join(git, "refs", "heads", "main"), tag, 0o644)
 		},
+		"a loose ref over a packed one": func(t *testing.T, git, head string) {
+			tag, _ := os.ReadFile(filepath.Join(git, "..", ".tagobj"))
+			os.WriteFile(filepath.Join(git, "refs", "heads", "side"), tag, 0o644)
+		},
+		"an extension git does not know": func(t *testing.T, git, head string) {
+			appendFile(t, filepath.Join(git, "config"), "[core]\n\trepositoryformatversion = 1\n[extensions]\n\tbogus = true\n")
+		},
+		"HEAD naming HEAD": func(t *testing.T, git, head string) {
+			os.WriteFile(filepath.Join(git, "HEAD"), []byte("ref: refs/heads/loop\n"), 0o644)
+			os.WriteFile(filepath.Join(git, "refs", "heads", "loop"), []byte("ref: refs/heads/loop\n"), 0o644)
+		},
 		"the null object": func(t *testing.T, git, head string) {
 			os.WriteFile(filepath.Join(git, "refs", "heads", "null"), []byte(strings.Repeat("0", 40)+"\n"), 0o644)
 		},
