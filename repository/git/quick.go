@@ -36,6 +36,10 @@ type quickPack struct {
 	large     int64 // entries of the large-offset table
 }
 
+// maxQuickBucket bounds the names of an index read at once (20 bytes
+// each); a store of a million objects has some 4,000 in a fan-out bucket.
+const maxQuickBucket = 1 << 14
+
 // maxQuickObject bounds a commit or tag read here; a larger one is left to
 // go-git.
 const maxQuickObject = 1 << 20
@@ -132,6 +136,27 @@ func (p *quickPack) offset(h plumbing.Hash) (int64, bool) {
 		return 0, false
 	}
 	const namesAt = 8 + 256*4
+	// An index of another's repository can make one fan-out bucket as
+	// large as its (maybe sparse) file: narrowed by single reads first,
+	// the part read whole stays small.
+	var probe [20]byte
+	for hi-lo > maxQuickBucket {
+		m := lo + (hi-lo)/2
+		if _, err := p.idx.ReadAt(probe[:], namesAt+int64(m)*20); err != nil {
+			return 0, false
+		}
+		switch c := bytes.Compare(probe[:], h[:]); {
+		case c == 0:
+			lo, hi = m, m+1
+		case c < 0:
+			lo = m + 1
+		default:
+			hi = m
+		}
+	}
+	if lo >= hi {
+		return 0, false
+	}
 	names := make([]byte, int(hi-lo)*20)
 	if _, err := p.idx.ReadAt(names, namesAt+int64(lo)*20); err != nil {
 		return 0, false

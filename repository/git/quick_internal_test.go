@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -176,5 +177,42 @@ func TestQuickObjectsBadOffsets(t *testing.T) {
 			t.Errorf("%s: found", name)
 		}
 		q.Close()
+	}
+}
+
+// An index whose fan-out puts all its (sparse, zero) names in the bucket
+// of the hash looked up is searched without reading the bucket whole.
+func TestQuickObjectsHugeBucket(t *testing.T) {
+	up := gittest.NewRepo(t, "main")
+	up.Skill("skills/one", "First.")
+	head := plumbing.NewHash(up.Commit("one"))
+	up.Git("gc", "-q")
+	idx, _ := filepath.Glob(filepath.Join(up.Dir, ".git", "objects", "pack", "*.idx"))
+	const n = 10_000_000 // 200 MB of names
+	head8 := make([]byte, 8+256*4)
+	copy(head8, idxHeader)
+	for i := int(head[0]); i < 256; i++ {
+		binary.BigEndian.PutUint32(head8[8+4*i:], n)
+	}
+	os.Chmod(idx[0], 0o644)
+	if err := os.WriteFile(idx[0], head8, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(idx[0], int64(len(head8))+n*(20+4+4)+2*20); err != nil {
+		t.Fatal(err)
+	}
+	q := openQuickObjects(filepath.Join(up.Dir, ".git"))
+	defer q.Close()
+	if len(q.packs) != 1 {
+		t.Fatal("the index was not opened")
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	if _, _, ok := q.find(head); ok {
+		t.Error("found in an index of zeros")
+	}
+	runtime.ReadMemStats(&after)
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 1<<20 {
+		t.Errorf("a lookup allocated %d bytes", grew)
 	}
 }
