@@ -36,6 +36,10 @@ type quickPack struct {
 	large     int64 // entries of the large-offset table
 }
 
+// maxQuickPacks bounds the packs kept open (two files and a fan-out
+// each): a file:// remote's objects/pack can hold any number.
+const maxQuickPacks = 1024
+
 // maxQuickBucket bounds the names of an index read at once (20 bytes
 // each); a store of a million objects has some 4,000 in a fan-out bucket.
 const maxQuickBucket = 1 << 14
@@ -54,6 +58,9 @@ func openQuickObjects(store string) *quickObjects {
 		return q
 	}
 	for _, name := range packNames(entries) {
+		if len(q.packs) == maxQuickPacks {
+			break // the rest are go-git's to search
+		}
 		if p := openQuickPack(filepath.Join(dir, name)); p != nil {
 			q.packs = append(q.packs, p)
 		}

@@ -3,6 +3,7 @@ package git
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -214,5 +215,31 @@ func TestQuickObjectsHugeBucket(t *testing.T) {
 	runtime.ReadMemStats(&after)
 	if grew := after.TotalAlloc - before.TotalAlloc; grew > 1<<20 {
 		t.Errorf("a lookup allocated %d bytes", grew)
+	}
+}
+
+// A folder of more packs than maxQuickPacks does not have them all open.
+func TestQuickObjectsManyPacks(t *testing.T) {
+	t.Parallel()
+	up := gittest.NewRepo(t, "main")
+	up.Skill("skills/one", "First.")
+	up.Commit("one")
+	up.Git("gc", "-q")
+	dir := filepath.Join(up.Dir, ".git", "objects", "pack")
+	idx, _ := filepath.Glob(filepath.Join(dir, "*.idx"))
+	pack := strings.TrimSuffix(idx[0], ".idx") + ".pack"
+	for i := 0; i <= maxQuickPacks; i++ {
+		base := filepath.Join(dir, fmt.Sprintf("pack-%040d", i))
+		if err := os.Link(idx[0], base+".idx"); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Link(pack, base+".pack"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	q := openQuickObjects(filepath.Join(up.Dir, ".git"))
+	defer q.Close()
+	if len(q.packs) != maxQuickPacks {
+		t.Errorf("%d packs open, want %d", len(q.packs), maxQuickPacks)
 	}
 }
