@@ -89,7 +89,8 @@ func (idx *packIdx) FindOffset(h plumbing.Hash) (int64, error) {
 	hi := idx.fanout[h[0]]
 	for lo < hi {
 		mid := lo + (hi-lo)/2
-		switch c := bytes.Compare(idx.names[mid*20:mid*20+20], h[:]); {
+		at := int(mid) * 20 // not in uint32: an index past 4 GiB overflows it
+		switch c := bytes.Compare(idx.names[at:at+20], h[:]); {
 		case c == 0:
 			return idx.offset(mid)
 		case c < 0:
@@ -103,7 +104,7 @@ func (idx *packIdx) FindOffset(h plumbing.Hash) (int64, error) {
 
 // offset is the pack offset of the i-th object.
 func (idx *packIdx) offset(i uint32) (int64, error) {
-	off := binary.BigEndian.Uint32(idx.offsets[i*4:])
+	off := binary.BigEndian.Uint32(idx.offsets[int(i)*4:])
 	if off&0x80000000 == 0 {
 		return int64(off), nil
 	}
