@@ -179,6 +179,13 @@ func TestLocalAdvertisementHostileRefs(t *testing.T) {
 			os.WriteFile(filepath.Join(git, "HEAD"), []byte("ref: refs/heads/loop\n"), 0o644)
 			os.WriteFile(filepath.Join(git, "refs", "heads", "loop"), []byte("ref: refs/heads/loop\n"), 0o644)
 		},
+		"a packed ref under a loose one": func(t *testing.T, git, head string) {
+			os.WriteFile(filepath.Join(git, "refs", "heads", "main"), []byte(head+"\n"), 0o644)
+			appendFile(t, filepath.Join(git, "packed-refs"), head+" refs/heads/main/sub\n")
+		},
+		"a peeled line for a commit": func(t *testing.T, git, head string) {
+			appendFile(t, filepath.Join(git, "packed-refs"), head+" refs/heads/zz\n^"+head+"\n")
+		},
 		"the null object": func(t *testing.T, git, head string) {
 			os.WriteFile(filepath.Join(git, "refs", "heads", "null"), []byte(strings.Repeat("0", 40)+"\n"), 0o644)
 		},
