@@ -356,3 +356,16 @@ func looseRefs(dir, rel string, refs map[string]*localRef, lim advertisementLimi
 	}
 	return true
 }
+
+// keepRegular returns f when it is open on a regular file, else closes it.
+func keepRegular(f *os.File, name string) (*os.File, error) {
+	info, err := f.Stat()
+	if err == nil && !info.Mode().IsRegular() {
+		err = fmt.Errorf("%s: not a regular file", name)
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}

@@ -3,7 +3,6 @@
 package git
 
 import (
-	"fmt"
 	"os"
 	"syscall"
 )
@@ -32,13 +31,5 @@ func openRegular(name string, follow bool) (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	info, err := f.Stat()
-	if err == nil && !info.Mode().IsRegular() {
-		err = fmt.Errorf("%s: not a regular file", name)
-	}
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	return f, nil
+	return keepRegular(f, name)
 }
