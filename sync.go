@@ -3,7 +3,6 @@ package skillsync
 import (
 	"context"
 	"fmt"
-	"reflect"
 	"slices"
 	"time"
 
@@ -132,7 +131,7 @@ func (r *syncRun) do(ctx context.Context) (*SyncReport, error) {
 		// A lock that says what it said is not written, nor encoded to
 		// find out: with thousands of skills that is most of a sync with
 		// nothing new.
-		if next := lock.FromCache(e.cfg.Sources, e.base(), r.Cache.Manifest(), r.Lock, report.Reached()); !r.hasLock || !reflect.DeepEqual(next, r.Lock) {
+		if next := lock.FromCache(e.cfg.Sources, e.base(), r.Cache.Manifest(), r.Lock, report.Reached()); !r.hasLock || !next.Same(r.Lock) {
 			if err := next.Write(e.layout.LockFile()); err != nil {
 				return report, fmt.Errorf("write %s: %w", e.layout.LockFile(), err)
 			}

@@ -2,11 +2,13 @@ package lock
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/skillsync/skillsync/config"
 	"github.com/skillsync/skillsync/materialize"
+	"github.com/skillsync/skillsync/repository/all"
 )
 
 func hashOf(b byte) materialize.Hash {
@@ -80,5 +82,40 @@ func TestFrozenCheck(t *testing.T) {
 	if len(diff) != 2 || !strings.HasPrefix(diff[0], "~ skill team/pdf: lock has 010000000000, content hashes to 020000000000") ||
 		diff[1] != "+ skill team/new is not in the lock" {
 		t.Errorf("diff %q", diff)
+	}
+}
+
+// A lock read back from disk is the same as the one a sync computes from
+// the same cache: a sync with nothing new then writes, and encodes, no
+// lock. (reflect.DeepEqual says they differ: Read keeps the kinds.)
+func TestSameAfterRead(t *testing.T) {
+	t.Parallel()
+	m := materialize.NewManifest()
+	m.Sources["corpus"] = &materialize.SourceRecord{Revision: "r1", Skills: map[string]*materialize.SkillRecord{"pdf": {Hash: hashOf(1)}}}
+	sources := []config.Source{{Name: "corpus", Kind: "git"}}
+	path := filepath.Join(t.TempDir(), "skillsync.lock")
+	if err := FromCache(sources, "/ws", m, New(), nil).Write(path); err != nil {
+		t.Fatal(err)
+	}
+	read, ok, err := Read(path, all.Kinds())
+	if err != nil || !ok {
+		t.Fatalf("read: %v %v", ok, err)
+	}
+	if !FromCache(sources, "/ws", m, read, nil).Same(read) {
+		t.Errorf("the lock read back differs from the one computed again")
+	}
+	for name, change := range map[string]func(*File){
+		"revision":  func(f *File) { f.Sources["corpus"].Revision = "r2" },
+		"skill":     func(f *File) { f.Sources["corpus"].Skills["pdf"] = hashOf(2).String() },
+		"new skill": func(f *File) { f.Sources["corpus"].Skills["doc"] = hashOf(3).String() },
+		"source":    func(f *File) { f.Sources["other"] = &Source{Type: "git"} },
+		"nil":       func(f *File) { f.Sources["corpus"] = nil },
+		"version":   func(f *File) { f.Version++ },
+	} {
+		next := FromCache(sources, "/ws", m, read, nil)
+		change(next)
+		if next.Same(read) || read.Same(next) {
+			t.Errorf("%s: a changed lock is the same", name)
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"sort"
 	"strings"
 
@@ -65,6 +66,21 @@ func Read(name string, kinds *repository.Registry) (f *File, ok bool, err error)
 		f.Sources = map[string]*Source{}
 	}
 	return f, true, nil
+}
+
+// Same reports whether f and g say the same: their version and every
+// source's pins. What Read keeps for checking (the kinds) is no part of
+// it, so a lock read from disk is the same as the one a sync computes.
+func (f *File) Same(g *File) bool {
+	if f.Version != g.Version {
+		return false
+	}
+	return maps.EqualFunc(f.Sources, g.Sources, func(a, b *Source) bool {
+		if a == nil || b == nil {
+			return a == b
+		}
+		return a.Type == b.Type && a.URL == b.URL && a.Ref == b.Ref && a.Revision == b.Revision && maps.Equal(a.Skills, b.Skills)
+	})
 }
 
 // Validate refuses a lock of another version and one naming anything but
