@@ -298,13 +298,29 @@ func (s *Store) read() (*Usage, error) {
 }
 
 // decode reads either version. Every key is validated: a v2 key as a
-// Copy, a v1 key as one safe name.
+// Copy, a v1 key as one safe name. The file is decoded as version 2 at
+// once, as it nearly always is; only when that fails, or the version it
+// names is another, is the version read on its own to tell why.
 func (s *Store) decode(data []byte) (*Usage, error) {
+	u := newUsage()
+	u.Version = 0 // a file that names no version is version 1
+	err := json.Unmarshal(data, u)
+	if err == nil && u.Version == UsageVersion {
+		if u.Skills == nil {
+			u.Skills = map[Copy]*SkillUsage{}
+		}
+		for c, r := range u.Skills {
+			if r == nil {
+				delete(u.Skills, c)
+			}
+		}
+		return u, nil
+	}
 	var head struct {
 		Version int `json:"version"`
 	}
-	if err := json.Unmarshal(data, &head); err != nil {
-		return nil, &CorruptError{Path: s.path, Err: err}
+	if herr := json.Unmarshal(data, &head); herr != nil {
+		return nil, &CorruptError{Path: s.path, Err: herr}
 	}
 	switch {
 	case head.Version > UsageVersion:
@@ -312,19 +328,7 @@ func (s *Store) decode(data []byte) (*Usage, error) {
 	case head.Version < UsageVersion:
 		return s.decodeV1(data)
 	}
-	u := newUsage()
-	if err := json.Unmarshal(data, u); err != nil {
-		return nil, &CorruptError{Path: s.path, Err: err}
-	}
-	if u.Skills == nil {
-		u.Skills = map[Copy]*SkillUsage{}
-	}
-	for c, r := range u.Skills {
-		if r == nil {
-			delete(u.Skills, c)
-		}
-	}
-	return u, nil
+	return nil, &CorruptError{Path: s.path, Err: err}
 }
 
 // usageV1 is the version-1 format: records keyed by bare skill name.

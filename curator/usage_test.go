@@ -325,3 +325,38 @@ func TestUsageSymlinkIsNotFollowed(t *testing.T) {
 		t.Errorf("the link itself was replaced: %q %v", target, err)
 	}
 }
+
+// The version a file names decides how it is read, whether or not its
+// records would decode as this version's.
+func TestUsageVersionRouting(t *testing.T) {
+	t.Parallel()
+	for name, tc := range map[string]struct {
+		content  string
+		unusable bool
+		from     int
+	}{
+		"version 2":          {content: `{"version":2,"skills":{"workspace/a":{"use_count":3}}}`, from: 2},
+		"no version":         {content: `{"skills":{}}`, from: 1},
+		"version 1, empty":   {content: `{"version":1,"skills":{}}`, from: 1},
+		"newer, fits":        {content: `{"version":3,"skills":{"workspace/a":{"use_count":3}}}`, unusable: true},
+		"newer, other shape": {content: `{"version":3,"skills":[1,2]}`, unusable: true},
+	} {
+		t.Run(name, func(t *testing.T) {
+			s := NewStore(t.TempDir())
+			if err := os.WriteFile(s.Path(), []byte(tc.content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			u, err := s.Load()
+			var ue *UnusableError
+			if tc.unusable {
+				if !errors.As(err, &ue) || !strings.Contains(err.Error(), "newer than this skillsync reads") {
+					t.Fatalf("Load = %v, %v; want unusable", u, err)
+				}
+				return
+			}
+			if err != nil || u.from != tc.from {
+				t.Fatalf("Load = %+v, %v; want read as version %d", u, err, tc.from)
+			}
+		})
+	}
+}
