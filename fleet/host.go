@@ -15,6 +15,7 @@ import (
 	"github.com/skillsync/skillsync/curator"
 	"github.com/skillsync/skillsync/internal/jsonfile"
 	"github.com/skillsync/skillsync/layering"
+	"github.com/skillsync/skillsync/skill"
 )
 
 // HostID is a workspace's id in the fleet and for staged rollout:
@@ -43,28 +44,35 @@ func HoldBack(inputs []layering.Input, whoami func() (host, env string)) []layer
 	host, env, asked := "", "", false
 	for i := range inputs {
 		in := &inputs[i]
-		kept := in.Skills[:0:0]
-		for _, s := range in.Skills {
-			if len(s.Metadata) == 0 {
-				kept = append(kept, s)
-				continue
+		// kept is made only once a skill is held back: copying thousands of
+		// skills that all stay was most of this on a large catalog.
+		var kept []skill.Skill
+		for j := range in.Skills {
+			s := &in.Skills[j]
+			reason := ""
+			if len(s.Metadata) > 0 {
+				if !asked {
+					host, env = whoami()
+					asked = true
+				}
+				reason = HeldBack(host, env, s.Name, s.Metadata)
 			}
-			if !asked {
-				host, env = whoami()
-				asked = true
-			}
-			reason := HeldBack(host, env, s.Name, s.Metadata)
 			if reason == "" {
-				kept = append(kept, s)
+				if kept != nil {
+					kept = append(kept, *s)
+				}
 				continue
 			}
-			en := layering.Entry{Skill: s, Layer: in.Layer, Source: in.Source, Revision: in.Revision}
+			if kept == nil {
+				kept = append(make([]skill.Skill, 0, len(in.Skills)-1), in.Skills[:j]...)
+			}
+			en := layering.Entry{Skill: *s, Layer: in.Layer, Source: in.Source, Revision: in.Revision}
 			if in.Dir != nil {
-				en.Dir = in.Dir(s)
+				en.Dir = in.Dir(*s)
 			}
 			held = append(held, layering.Held{Entry: en, Reason: reason})
 		}
-		if len(kept) != len(in.Skills) {
+		if kept != nil {
 			in.Skills = kept
 		}
 	}

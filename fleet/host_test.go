@@ -52,8 +52,8 @@ func TestHoldBackAsksWhoOnlyWhenNeeded(t *testing.T) {
 	if held[0].Dir != "/cache/team/alpha" || !strings.Contains(held[0].Reason, "environments staging") {
 		t.Errorf("held alpha: dir %q, reason %q", held[0].Dir, held[0].Reason)
 	}
-	if len(inputs[0].Skills) != 2 {
-		t.Errorf("kept %d skills, want plain and everyone", len(inputs[0].Skills))
+	if k := inputs[0].Skills; len(k) != 2 || k[0].Name != "plain" || k[1].Name != "everyone" {
+		t.Errorf("kept %+v, want plain and everyone", k)
 	}
 }
 

@@ -6,6 +6,8 @@ package layering
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -121,14 +123,13 @@ func Build(inputs []Input, opts Options) *Catalog {
 
 	c := &Catalog{byKey: map[string]*Winner{}}
 	for _, in := range ordered {
-		for _, e := range c.dedupe(in) {
-			key := Key(e.Skill.Name)
-			if w, ok := c.byKey[key]; ok {
+		for _, k := range c.dedupe(in) {
+			if w, ok := c.byKey[k.key]; ok {
 				w.Shadowed = append([]Entry{w.Entry}, w.Shadowed...)
-				w.Entry = e
+				w.Entry = k.Entry
 				continue
 			}
-			c.byKey[key] = &Winner{Entry: e}
+			c.byKey[k.key] = &Winner{Entry: k.Entry}
 		}
 	}
 	for _, name := range opts.Hidden {
@@ -136,22 +137,34 @@ func Build(inputs []Input, opts Options) *Catalog {
 			w.Hidden = true
 		}
 	}
-	for _, w := range c.byKey {
-		c.Winners = append(c.Winners, w)
+	// Sorted by key once, not by keys computed again in every comparison:
+	// with thousands of skills that was most of a build.
+	c.Winners = make([]*Winner, 0, len(c.byKey))
+	for _, key := range slices.Sorted(maps.Keys(c.byKey)) {
+		c.Winners = append(c.Winners, c.byKey[key])
 	}
-	sort.Slice(c.Winners, func(i, j int) bool { return Key(c.Winners[i].Skill.Name) < Key(c.Winners[j].Skill.Name) })
 	return c
 }
 
+// keyed is an entry with its Key.
+type keyed struct {
+	Entry
+	key string
+}
+
 // dedupe returns the entries of one input with in-source duplicates
-// removed and reported.
-func (c *Catalog) dedupe(in Input) []Entry {
-	skills := make([]skill.Skill, len(in.Skills))
-	copy(skills, in.Skills)
-	sort.SliceStable(skills, func(i, j int) bool { return skills[i].Path < skills[j].Path })
-	first := map[string]string{}
-	var out []Entry
-	for _, s := range skills {
+// removed and reported. The skills are sorted by path through their
+// indexes: a Skill is large to move.
+func (c *Catalog) dedupe(in Input) []keyed {
+	order := make([]int, len(in.Skills))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return strings.Compare(in.Skills[a].Path, in.Skills[b].Path) })
+	first := make(map[string]string, len(order))
+	out := make([]keyed, 0, len(order))
+	for _, i := range order {
+		s := &in.Skills[i]
 		key := Key(s.Name)
 		if winner, dup := first[key]; dup {
 			c.Problems = append(c.Problems, skill.Problem{
@@ -161,9 +174,9 @@ func (c *Catalog) dedupe(in Input) []Entry {
 			continue
 		}
 		first[key] = s.Path
-		e := Entry{Skill: s, Layer: in.Layer, Source: in.Source, Revision: in.Revision}
+		e := keyed{Entry: Entry{Skill: *s, Layer: in.Layer, Source: in.Source, Revision: in.Revision}, key: key}
 		if in.Dir != nil {
-			e.Dir = in.Dir(s)
+			e.Dir = in.Dir(*s)
 		}
 		out = append(out, e)
 	}
