@@ -9,12 +9,11 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/skillsync/skillsync/internal/metrics"
 )
 
-// The names of the daemon's metrics, as /metrics exposes them (the Go and
-// process collectors' besides). docs/grafana-dashboard.json uses them.
+// The names of the daemon's metrics, as /metrics exposes them (a few of
+// the process's besides: metrics.Process). docs/grafana-dashboard.json uses them.
 const (
 	MetricSyncRuns          = "skillsync_sync_runs_total"
 	MetricSyncDuration      = "skillsync_sync_duration_seconds"
@@ -43,23 +42,23 @@ const (
 )
 
 // monitor keeps the daemon's metrics and State up to date from the jobs'
-// results. Counters are prometheus's own; what describes the sources now
+// results. Counters are kept as they go (internal/metrics); what describes the sources now
 // is a State snapshot swapped in whole after each job, so a scrape or a
 // readiness check reads the last one and never waits for a job.
 type monitor struct {
-	reg *prometheus.Registry
+	reg *metrics.Registry
 	log *slog.Logger
 	now func() time.Time
 
-	syncRuns      *prometheus.CounterVec
-	syncDuration  prometheus.Histogram
-	fetchBytes    *prometheus.CounterVec
-	filesWritten  prometheus.Counter
-	bytesWritten  prometheus.Counter
-	conflicts     *prometheus.CounterVec
-	curateChanges *prometheus.CounterVec
-	usageRecords  *prometheus.CounterVec
-	fleetPush     *prometheus.CounterVec
+	syncRuns      *metrics.CounterVec
+	syncDuration  *metrics.Histogram
+	fetchBytes    *metrics.CounterVec
+	filesWritten  *metrics.Counter
+	bytesWritten  *metrics.Counter
+	conflicts     *metrics.CounterVec
+	curateChanges *metrics.CounterVec
+	usageRecords  *metrics.CounterVec
+	fleetPush     *metrics.CounterVec
 
 	mu        sync.Mutex // serializes the writers of state
 	state     atomic.Pointer[State]
@@ -67,36 +66,31 @@ type monitor struct {
 }
 
 func newMonitor(log *slog.Logger) *monitor {
-	m := &monitor{reg: prometheus.NewRegistry(), log: log, now: time.Now}
-	counter := func(name, help string, labels ...string) *prometheus.CounterVec {
-		c := prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, labels)
-		m.reg.MustRegister(c)
-		return c
-	}
-	m.syncRuns = counter(MetricSyncRuns, "Syncs run by the daemon, by result (success, partial, failure).", "result")
-	m.fetchBytes = counter(MetricSourceFetchBytes, "Bytes of skills a source's syncs brought into the cache.", "source")
-	m.conflicts = counter(MetricTargetConflicts, "Skills a target could not take as they were because of a user's own copy, moved aside or left in place.", "target")
-	m.curateChanges = counter(MetricCurateChanges, "Copies curation moved, by the state they went to.", "to")
-	m.usageRecords = counter(MetricUsageRecords, "Usage records imported from the agents, by kind (use, view).", "kind")
-	m.fleetPush = counter(MetricFleetPush, "Fleet pushes, by result (success, failure).", "result")
-	m.syncDuration = prometheus.NewHistogram(prometheus.HistogramOpts{Name: MetricSyncDuration, Help: "How long a sync took.",
-		Buckets: []float64{0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300}})
-	m.filesWritten = prometheus.NewCounter(prometheus.CounterOpts{Name: MetricFilesWritten, Help: "Files syncs wrote into the cache."})
-	m.bytesWritten = prometheus.NewCounter(prometheus.CounterOpts{Name: MetricBytesWritten, Help: "Bytes syncs wrote into the cache."})
-	m.reg.MustRegister(m.syncDuration, m.filesWritten, m.bytesWritten, (*sourceCollector)(m),
-		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	m := &monitor{reg: &metrics.Registry{}, log: log, now: time.Now}
+	m.syncRuns = m.reg.Counter(MetricSyncRuns, "Syncs run by the daemon, by result (success, partial, failure).", "result")
+	m.syncDuration = m.reg.Histogram(MetricSyncDuration, "How long a sync took.",
+		[]float64{0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300})
+	m.fetchBytes = m.reg.Counter(MetricSourceFetchBytes, "Bytes of skills a source's syncs brought into the cache.", "source")
+	m.filesWritten = m.reg.Counter(MetricFilesWritten, "Files syncs wrote into the cache.").With()
+	m.bytesWritten = m.reg.Counter(MetricBytesWritten, "Bytes syncs wrote into the cache.").With()
+	m.conflicts = m.reg.Counter(MetricTargetConflicts, "Skills a target could not take as they were because of a user's own copy, moved aside or left in place.", "target")
+	m.curateChanges = m.reg.Counter(MetricCurateChanges, "Copies curation moved, by the state they went to.", "to")
+	m.usageRecords = m.reg.Counter(MetricUsageRecords, "Usage records imported from the agents, by kind (use, view).", "kind")
+	m.fleetPush = m.reg.Counter(MetricFleetPush, "Fleet pushes, by result (success, failure).", "result")
+	m.reg.Gather(m.sourceGauges)
+	m.reg.Gather(metrics.Process(m.now()))
 	// Every series with a fixed set of label values exists from the start.
 	for _, r := range []string{resultSuccess, resultPartial, resultFailure} {
-		m.syncRuns.WithLabelValues(r)
+		m.syncRuns.With(r)
 	}
 	for _, r := range []string{resultSuccess, resultFailure} {
-		m.fleetPush.WithLabelValues(r)
+		m.fleetPush.With(r)
 	}
 	for _, to := range []string{"active", "stale", "archived"} {
-		m.curateChanges.WithLabelValues(to)
+		m.curateChanges.With(to)
 	}
 	for _, k := range []string{"use", "view"} {
-		m.usageRecords.WithLabelValues(k)
+		m.usageRecords.With(k)
 	}
 	m.state.Store(&State{PID: os.Getpid(), StartedAt: m.now().UTC(), Sources: map[string]SourceState{}})
 	return m
@@ -131,15 +125,15 @@ func (m *monitor) configured(st Settings) {
 		}
 		for name := range s.Sources {
 			if _, ok := next[name]; !ok {
-				m.fetchBytes.DeleteLabelValues(name)
+				m.fetchBytes.Delete(name)
 			}
 		}
 		s.Sources = next
 		for _, name := range st.Sources {
-			m.fetchBytes.WithLabelValues(name)
+			m.fetchBytes.With(name)
 		}
 		for _, t := range st.Targets {
-			m.conflicts.WithLabelValues(t)
+			m.conflicts.With(t)
 		}
 		s.SyncEvery = Seconds(Interval(st.Sync).Seconds())
 		s.NextCurate = NextRun(st.Curate, m.now())
@@ -151,11 +145,11 @@ func (m *monitor) synced(req SyncRequest, res *SyncResult, err error, took time.
 	m.syncDuration.Observe(took.Seconds())
 	switch {
 	case res == nil || (err != nil && res.Failed() == len(res.Sources)):
-		m.syncRuns.WithLabelValues(resultFailure).Inc()
+		m.syncRuns.With(resultFailure).Inc()
 	case err != nil || res.Failed() > 0:
-		m.syncRuns.WithLabelValues(resultPartial).Inc()
+		m.syncRuns.With(resultPartial).Inc()
 	default:
-		m.syncRuns.WithLabelValues(resultSuccess).Inc()
+		m.syncRuns.With(resultSuccess).Inc()
 	}
 	if res == nil {
 		return
@@ -163,7 +157,7 @@ func (m *monitor) synced(req SyncRequest, res *SyncResult, err error, took time.
 	m.filesWritten.Add(float64(res.FilesWritten))
 	m.bytesWritten.Add(float64(res.BytesWritten))
 	for _, t := range slices.Sorted(maps.Keys(res.Conflicts)) {
-		m.conflicts.WithLabelValues(t).Add(float64(res.Conflicts[t]))
+		m.conflicts.With(t).Add(float64(res.Conflicts[t]))
 	}
 	now := m.now().UTC()
 	m.update(func(s *State) {
@@ -173,7 +167,7 @@ func (m *monitor) synced(req SyncRequest, res *SyncResult, err error, took time.
 			if !ok || (len(req.Only) > 0 && !slices.Contains(req.Only, r.Name)) {
 				continue // a source not of this config, or left at its locked revision
 			}
-			m.fetchBytes.WithLabelValues(r.Name).Add(float64(r.FetchBytes))
+			m.fetchBytes.With(r.Name).Add(float64(r.FetchBytes))
 			next := SourceState{Revision: r.Revision, LastAttempt: &now, LastSuccess: prev.LastSuccess, LastError: r.Err,
 				FetchSeconds: Seconds(r.FetchDuration.Seconds()), Skills: r.Skills}
 			next.Moved = prev.Revision != "" && r.Revision != prev.Revision
@@ -191,7 +185,7 @@ func (m *monitor) synced(req SyncRequest, res *SyncResult, err error, took time.
 func (m *monitor) curated(res *CurateResult, next *time.Time) {
 	if res != nil {
 		for _, to := range slices.Sorted(maps.Keys(res.Changes)) {
-			m.curateChanges.WithLabelValues(to).Add(float64(res.Changes[to]))
+			m.curateChanges.With(to).Add(float64(res.Changes[to]))
 		}
 	}
 	now := m.now().UTC()
@@ -201,8 +195,8 @@ func (m *monitor) curated(res *CurateResult, next *time.Time) {
 // imported records an import.
 func (m *monitor) imported(results []ImportResult) {
 	for _, r := range results {
-		m.usageRecords.WithLabelValues("use").Add(float64(r.Uses))
-		m.usageRecords.WithLabelValues("view").Add(float64(r.Views))
+		m.usageRecords.With("use").Add(float64(r.Uses))
+		m.usageRecords.With("view").Add(float64(r.Views))
 	}
 }
 
@@ -211,46 +205,42 @@ func (m *monitor) pushed(err error) {
 	js := &JobState{At: m.now().UTC()}
 	if err != nil {
 		js.Error = err.Error()
-		m.fleetPush.WithLabelValues(resultFailure).Inc()
+		m.fleetPush.With(resultFailure).Inc()
 	} else {
-		m.fleetPush.WithLabelValues(resultSuccess).Inc()
+		m.fleetPush.With(resultSuccess).Inc()
 	}
 	m.update(func(s *State) { s.FleetPush = js })
 }
 
-// sourceCollector exposes the per-source gauges from the state snapshot:
+// sourceGauges exposes the per-source gauges from the state snapshot:
 // one series per source (its revision a label of a series that replaces
 // the last), and none for a source gone from the config.
-type sourceCollector monitor
-
-var (
-	descLastSuccess = prometheus.NewDesc(MetricSourceLastSuccess, "When the source last synced without an error, as a Unix time.", []string{"source"}, nil)
-	descRevision    = prometheus.NewDesc(MetricSourceRevision, "The revision the source is at; always 1.", []string{"source", "revision"}, nil)
-	descFetchTime   = prometheus.NewDesc(MetricSourceFetchTime, "How long the source's last fetch took.", []string{"source"}, nil)
-	descSkills      = prometheus.NewDesc(MetricSkills, "The source's skills, by curation state (active, stale, archived).", []string{"source", "state"}, nil)
-)
-
-func (c *sourceCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descLastSuccess, descRevision, descFetchTime, descSkills} {
-		ch <- d
-	}
-}
-
-func (c *sourceCollector) Collect(ch chan<- prometheus.Metric) {
-	st := (*monitor)(c).Snapshot()
+func (m *monitor) sourceGauges(g *metrics.Gauges) {
+	const (
+		helpLastSuccess = "When the source last synced without an error, as a Unix time."
+		helpRevision    = "The revision the source is at; always 1."
+		helpFetchTime   = "How long the source's last fetch took."
+		helpSkills      = "The source's skills, by curation state (active, stale, archived)."
+	)
+	source, sourceState, sourceRevision := []string{"source"}, []string{"source", "state"}, []string{"source", "revision"}
+	g.Describe(MetricSourceLastSuccess, helpLastSuccess, source...)
+	g.Describe(MetricSourceRevision, helpRevision, sourceRevision...)
+	g.Describe(MetricSourceFetchTime, helpFetchTime, source...)
+	g.Describe(MetricSkills, helpSkills, sourceState...)
+	st := m.Snapshot()
 	for _, name := range slices.Sorted(maps.Keys(st.Sources)) {
 		s := st.Sources[name]
 		if s.LastSuccess != nil {
-			ch <- prometheus.MustNewConstMetric(descLastSuccess, prometheus.GaugeValue, float64(s.LastSuccess.UnixNano())/1e9, name)
+			g.Add(MetricSourceLastSuccess, helpLastSuccess, source, []string{name}, float64(s.LastSuccess.UnixNano())/1e9)
 		}
 		if s.Revision != "" {
-			ch <- prometheus.MustNewConstMetric(descRevision, prometheus.GaugeValue, 1, name, s.Revision)
+			g.Add(MetricSourceRevision, helpRevision, sourceRevision, []string{name, s.Revision}, 1)
 		}
 		if s.LastAttempt != nil {
-			ch <- prometheus.MustNewConstMetric(descFetchTime, prometheus.GaugeValue, float64(s.FetchSeconds), name)
+			g.Add(MetricSourceFetchTime, helpFetchTime, source, []string{name}, float64(s.FetchSeconds))
 		}
 		for _, state := range slices.Sorted(maps.Keys(s.Skills)) {
-			ch <- prometheus.MustNewConstMetric(descSkills, prometheus.GaugeValue, float64(s.Skills[state]), name, state)
+			g.Add(MetricSkills, helpSkills, sourceState, []string{name, state}, float64(s.Skills[state]))
 		}
 	}
 }

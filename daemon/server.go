@@ -10,7 +10,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/skillsync/skillsync/internal/metrics"
 )
 
 // ListenError is a metrics address that cannot be served: one that does
@@ -67,7 +67,12 @@ func listen(addr string, log *slog.Logger) (net.Listener, error) {
 // job.
 func (m *monitor) handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle("GET /metrics", promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{ErrorLog: slog.NewLogLogger(m.log.Handler(), slog.LevelError)}))
+	mux.HandleFunc("GET /metrics", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", metrics.ContentType)
+		if err := m.reg.Write(w); err != nil {
+			m.log.Debug("a /metrics scrape ended early", "error", err.Error())
+		}
+	})
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		_, _ = w.Write([]byte("ok\n"))
