@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -70,7 +69,7 @@ func (a *app) runAgents(_ context.Context, _ *agentsOptions) error {
 	if a.json {
 		return writeJSON(a.stdout, out)
 	}
-	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+	tw := newTable(a.stdout)
 	fmt.Fprintln(tw, "AGENT\tNAME\tPROJECT\tUSER (--global)\tFOUND")
 	found := 0
 	for _, ag := range out {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -80,7 +79,7 @@ func (a *app) runDrafts(ctx context.Context, _ *draftsOptions) error {
 		fmt.Fprintln(a.stdout, "no drafts; skillsync propose DIR adds one")
 		return nil
 	}
-	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+	tw := newTable(a.stdout)
 	fmt.Fprintln(tw, "NAME\tSTATUS\tAUTHOR\tCREATED\tCHANGES")
 	for _, d := range drafts {
 		status := "valid"

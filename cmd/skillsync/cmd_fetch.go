@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -70,7 +69,7 @@ func (a *app) printFetch(reports []skillsync.FetchReport) {
 		fmt.Fprintln(a.stderr, "no git sources in the config: nothing to fetch")
 		return
 	}
-	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+	tw := newTable(a.stdout)
 	for _, r := range reports {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Source, shortRev(r.Revision), r.Status, (time.Duration(r.DurationMS) * time.Millisecond))
 	}

@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -125,7 +124,7 @@ func (a *app) runFleetStatus(ctx context.Context, opts *fleetStatusOptions) erro
 			return err
 		}
 	} else {
-		tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+		tw := newTable(a.stdout)
 		header := "HOST\tENVIRONMENT\tVERSION\tLAST SEEN\tSTATE\tSOURCES"
 		if opts.skill != "" {
 			header += "\tUSES"
@@ -241,7 +240,7 @@ func (a *app) runFleetUsage(ctx context.Context, opts *fleetUsageOptions) error 
 	if a.json {
 		return writeJSON(a.stdout, list)
 	}
-	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+	tw := newTable(a.stdout)
 	fmt.Fprintln(tw, "NAME\tSOURCE\tUSES\tVIEWS\tHOSTS\tLAST USED")
 	for _, u := range list {
 		last := "never"

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"sort"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -83,7 +82,7 @@ func (a *app) runList(ctx context.Context, opts *listOptions) error {
 	if a.json {
 		return writeJSON(a.stdout, out)
 	}
-	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+	tw := newTable(a.stdout)
 	fmt.Fprintln(tw, "NAME\tLAYER\tSOURCE\tDESCRIPTION")
 	for _, e := range out {
 		name := e.Name

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -104,7 +103,7 @@ func (a *app) lsRemote(ctx context.Context, opts *lsRemoteOptions) error {
 		fmt.Fprintf(a.stderr, "%s at %s offers no skill\n", safe(describeEntry(entry)), shortRev(offer.Revision))
 		return nil
 	}
-	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+	tw := newTable(a.stdout)
 	fmt.Fprintln(tw, "NAME\tPATH\tDESCRIPTION")
 	for _, s := range out.Skills {
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", safe(s.Name), safe(s.Path), safe(firstLine(s.Description, 80)))

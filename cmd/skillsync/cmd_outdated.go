@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 )
@@ -46,7 +45,7 @@ func (a *app) runOutdated(ctx context.Context, _ *outdatedOptions) error {
 	if a.json {
 		return writeJSON(a.stdout, out)
 	}
-	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+	tw := newTable(a.stdout)
 	fmt.Fprintln(tw, "SOURCE\tLOCKED\tUPSTREAM\tCHANGES")
 	for _, o := range out {
 		changes := "up to date"

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -75,7 +74,7 @@ func (a *app) runSearch(ctx context.Context, opts *searchOptions) error {
 		fmt.Fprintf(a.stderr, "no skill matches %s\n", safe(strconv.Quote(opts.query)))
 		return nil
 	}
-	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+	tw := newTable(a.stdout)
 	fmt.Fprintln(tw, "SCORE\tNAME\tSOURCE\tDESCRIPTION")
 	for _, r := range results {
 		name := r.Winner.Skill.Name

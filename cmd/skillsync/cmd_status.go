@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -81,7 +80,7 @@ func (a *app) printStatus(st *skillsync.WorkspaceStatus) {
 		fmt.Fprintln(w, "daemon    none holds this workspace")
 	}
 	fmt.Fprintln(w)
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	tw := newTable(w)
 	fmt.Fprintln(tw, "SOURCE\tKIND\tREVISION\tSYNCED\tUPSTREAM\tERROR")
 	for _, s := range st.Sources {
 		moved := "-"

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -112,7 +111,7 @@ func (a *app) printSyncReport(r *skillsync.SyncReport) {
 			fmt.Fprintf(a.stderr, "%s:%s: %s: %s (%s)\n", safe(p.Source), safe(p.Path), p.Level, safe(p.Message), p.Rule)
 		}
 	}
-	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+	tw := newTable(a.stdout)
 	for _, s := range r.Sources {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.Source, shortRev(s.Revision), s.Status, plural(s.Skills, "skill"))
 	}

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
+	"text/tabwriter"
 
 	"github.com/skillsync/skillsync/internal/termtext"
 	"github.com/skillsync/skillsync/skill"
@@ -79,4 +81,25 @@ func bytesString(n int64) string {
 		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
 	}
 	return fmt.Sprintf("%d B", n)
+}
+
+// table aligns columns as tabwriter does, and writes through a buffer:
+// a tabwriter alone writes every cell in its own write, thousands of
+// system calls for a long list.
+type table struct {
+	*tabwriter.Writer
+	buf *bufio.Writer
+}
+
+func newTable(w io.Writer) *table {
+	buf := bufio.NewWriter(w)
+	return &table{Writer: tabwriter.NewWriter(buf, 0, 4, 2, ' ', 0), buf: buf}
+}
+
+// Flush writes out the aligned rows.
+func (t *table) Flush() error {
+	if err := t.Writer.Flush(); err != nil {
+		return err
+	}
+	return t.buf.Flush()
 }
