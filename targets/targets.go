@@ -64,7 +64,11 @@ func (p Places) CheckPaths() error {
 // The result holds what was done before an error stopped it.
 func (p Places) Sync(ctx context.Context, cat *layering.Catalog, m *materialize.Manifest) (Result, error) {
 	res := Result{}
-	var skills []materialize.TargetSkill
+	if len(p.Targets) == 0 {
+		err := p.syncAgentsMD(cat, &res)
+		return res, err
+	}
+	skills := make([]materialize.TargetSkill, 0, len(cat.Winners))
 	for _, w := range cat.Winners {
 		if w.Hidden || w.State == layering.Archived {
 			continue
