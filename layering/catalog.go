@@ -121,7 +121,14 @@ func Build(inputs []Input, opts Options) *Catalog {
 	copy(ordered, inputs)
 	sort.SliceStable(ordered, func(i, j int) bool { return ordered[i].Layer < ordered[j].Layer })
 
-	c := &Catalog{byKey: map[string]*Winner{}}
+	total := 0
+	for _, in := range inputs {
+		total += len(in.Skills)
+	}
+	c := &Catalog{byKey: make(map[string]*Winner, total)}
+	// The winners are cut from one slab, never grown past total: one
+	// allocation, not one per skill.
+	slab := make([]Winner, 0, total)
 	for _, in := range ordered {
 		for _, k := range c.dedupe(in) {
 			if w, ok := c.byKey[k.key]; ok {
@@ -129,7 +136,8 @@ func Build(inputs []Input, opts Options) *Catalog {
 				w.Entry = k.Entry
 				continue
 			}
-			c.byKey[k.key] = &Winner{Entry: k.Entry}
+			slab = append(slab, Winner{Entry: k.Entry})
+			c.byKey[k.key] = &slab[len(slab)-1]
 		}
 	}
 	for _, name := range opts.Hidden {
