@@ -92,6 +92,13 @@ func Shorten(s string, n int) string {
 
 func renderXML(skills []promptSkill, omitted int) string {
 	var b strings.Builder
+	// Sized once for the text and its tags: a prompt of thousands of
+	// skills otherwise grew its buffer by copying a dozen times.
+	size := 64
+	for _, s := range skills {
+		size += len(s.Name) + len(s.Description) + len(s.Location) + 110
+	}
+	b.Grow(size)
 	b.WriteString("<available_skills>\n")
 	for _, s := range skills {
 		b.WriteString("<skill>\n<name>\n")
