@@ -19,6 +19,7 @@ import (
 	"github.com/skillsync/skillsync/config"
 	"github.com/skillsync/skillsync/internal/buildtest"
 	"github.com/skillsync/skillsync/internal/skilltest"
+	"github.com/skillsync/skillsync/internal/testmain"
 	"github.com/skillsync/skillsync/workspace"
 )
 
@@ -31,6 +32,7 @@ import (
 var syncChild = buildtest.New("github.com/skillsync/skillsync/internal/buildtest/syncchild")
 
 func TestMain(m *testing.M) {
+	testmain.NoExitPause()
 	code := m.Run()
 	syncChild.Close()
 	os.Exit(code)

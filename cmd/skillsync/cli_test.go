@@ -19,6 +19,7 @@ import (
 
 	"github.com/skillsync/skillsync/internal/buildtest"
 	"github.com/skillsync/skillsync/internal/hostenv"
+	"github.com/skillsync/skillsync/internal/testmain"
 )
 
 // pkgDir is the package's directory, which relative test directories
@@ -26,6 +27,7 @@ import (
 var pkgDir string
 
 func TestMain(m *testing.M) {
+	testmain.NoExitPause()
 	var err error
 	if pkgDir, err = os.Getwd(); err != nil {
 		panic(err)
