@@ -32,7 +32,7 @@ import (
 var syncChild = buildtest.New("github.com/skillsync/skillsync/internal/buildtest/syncchild")
 
 func TestMain(m *testing.M) {
-	testmain.NoExitPause()
+	testmain.Setup()
 	code := m.Run()
 	syncChild.Close()
 	os.Exit(code)

@@ -21,7 +21,7 @@ import (
 var pgCluster pgtest.Shared
 
 func TestMain(m *testing.M) {
-	testmain.NoExitPause()
+	testmain.Setup()
 	code := m.Run()
 	pgCluster.Close()
 	os.Exit(code)

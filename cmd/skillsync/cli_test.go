@@ -27,7 +27,7 @@ import (
 var pkgDir string
 
 func TestMain(m *testing.M) {
-	testmain.NoExitPause()
+	testmain.Setup()
 	var err error
 	if pkgDir, err = os.Getwd(); err != nil {
 		panic(err)

@@ -1,10 +1,14 @@
 package testmain
 
 import (
+	"flag"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -43,6 +47,19 @@ func TestThisBinaryRunsWithoutPause(t *testing.T) {
 	}
 }
 
+func TestParallelAtLeastFour(t *testing.T) {
+	t.Parallel()
+	for _, arg := range os.Args[1:] {
+		if strings.HasPrefix(arg, "-test.parallel") {
+			t.Skip("the command line sets -parallel")
+		}
+	}
+	want := max(minParallel, runtime.GOMAXPROCS(0))
+	if got := flag.Lookup("test.parallel").Value.String(); got != strconv.Itoa(want) {
+		t.Errorf("-test.parallel = %s, want %d", got, want)
+	}
+}
+
 // TestEveryPackageUsesIt fails when a package of the module has tests
 // and no TestMain that goes through this package: its binary would
 // sleep a second at exit again.
@@ -75,7 +92,7 @@ func TestEveryPackageUsesIt(t *testing.T) {
 		}
 		dir := filepath.Dir(path)
 		src := string(data)
-		tests[dir] = tests[dir] || strings.Contains(src, "testmain.Main(m)") || strings.Contains(src, "testmain.NoExitPause()") ||
+		tests[dir] = tests[dir] || strings.Contains(src, "testmain.Main(m)") || strings.Contains(src, "testmain.Setup()") ||
 			dir == filepath.Join(root, "internal", "testmain")
 		return nil
 	})
@@ -88,7 +105,52 @@ func TestEveryPackageUsesIt(t *testing.T) {
 	for dir, ok := range tests {
 		if !ok {
 			rel, _ := filepath.Rel(root, dir)
-			t.Errorf("%s has tests but no TestMain calling testmain.Main or testmain.NoExitPause", rel)
+			t.Errorf("%s has tests but no TestMain calling testmain.Main or testmain.Setup", rel)
 		}
+	}
+}
+
+// TestOwnProcessMeasuresAlone allocates in the parallel tests beside it;
+// in a process of its own it sees none of that.
+func TestOwnProcessMeasuresAlone(t *testing.T) {
+	if OwnProcess(t) {
+		return
+	}
+	if os.Getenv(ownProcessEnv) != t.Name() {
+		t.Fatal("not in a process of its own")
+	}
+	t.Log("alone")
+}
+
+func TestOwnProcessReportsFailure(t *testing.T) {
+	t.Parallel()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		fail string
+		want string
+	}{{"1", "--- FAIL: TestOwnProcessFails"}, {"0", "--- PASS: TestOwnProcessFails"}} {
+		cmd := exec.Command(exe, "-test.run=^TestOwnProcessFails$", "-test.v")
+		cmd.Env = append(os.Environ(), "SKILLSYNC_TESTMAIN_FAIL="+c.fail, "SKILLSYNC_TESTMAIN_OUTER=1")
+		out, _ := cmd.CombinedOutput()
+		if !strings.Contains(string(out), c.want) || !strings.Contains(string(out), "in a process of its own") {
+			t.Errorf("fail=%s: want %q in:\n%s", c.fail, c.want, out)
+		}
+	}
+}
+
+// TestOwnProcessFails runs only when TestOwnProcessReportsFailure starts
+// it: it fails in its own process when asked to.
+func TestOwnProcessFails(t *testing.T) {
+	if os.Getenv("SKILLSYNC_TESTMAIN_OUTER") != "1" {
+		t.Skip("run by TestOwnProcessReportsFailure")
+	}
+	if OwnProcess(t) {
+		return
+	}
+	if os.Getenv("SKILLSYNC_TESTMAIN_FAIL") == "1" {
+		t.Fatal("failing on purpose")
 	}
 }

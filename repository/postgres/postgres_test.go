@@ -35,7 +35,7 @@ import (
 var pgCluster pgtest.Shared
 
 func TestMain(m *testing.M) {
-	testmain.NoExitPause()
+	testmain.Setup()
 	code := m.Run()
 	if err := pgCluster.Close(); err != nil {
 		fmt.Fprintln(os.Stderr, "stop the postgres cluster:", err)
