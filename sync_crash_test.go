@@ -117,7 +117,10 @@ func TestSyncSurvivesSIGKILL(t *testing.T) {
 	if testing.Short() {
 		t.Skip("kills 50 syncs")
 	}
-	a, b := twoVersions(150)
+	// 60 skills, as TestReadersNeverSeeAMix flips: each of the 50 kill
+	// slices below spans about one skill's swap. With 150 the kills were
+	// as many and as spread, over a sync three times as long to wait for.
+	a, b := twoVersions(60)
 	dirA, dirB, ws := t.TempDir(), t.TempDir(), t.TempDir()
 	writeVersion(t, dirA, a)
 	writeVersion(t, dirB, b)
