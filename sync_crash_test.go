@@ -31,12 +31,8 @@ import (
 // the same code under it.
 var syncChild = buildtest.New("github.com/skillsync/skillsync/internal/buildtest/syncchild")
 
-func TestMain(m *testing.M) {
-	testmain.Setup()
-	code := m.Run()
-	syncChild.Close()
-	os.Exit(code)
-}
+// TestMain runs the tests as internal/testmain says.
+func TestMain(m *testing.M) { testmain.Main(m) }
 
 // version is one upstream state: skill name -> file path -> content.
 type version map[string]map[string]string

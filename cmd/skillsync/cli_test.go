@@ -34,7 +34,6 @@ func TestMain(m *testing.M) {
 	}
 	code := m.Run()
 	pgCluster.Close()
-	skillsyncBinary.Close()
 	os.Exit(code)
 }
 
