@@ -8,11 +8,13 @@
 // still running a last chance to report a race. For a test binary that
 // second is idle: the testing package has already failed the run if the
 // detector reported anything, during a test or outside one, before it
-// returns from m.Run. With 45 test binaries, `go test -race ./...` spent
-// 45 s of its 2 package slots sleeping. Every package's TestMain calls
-// Main (or Setup first, when it has work of its own to do), so the plain
-// `go test -race ./...` runs without the pause; GORACE's other options,
-// and an atexit_sleep_ms the caller sets, are kept.
+// returns from m.Run (the pause could only add a race in a goroutine
+// that outlives every test, in the second after they end). With 45 test
+// binaries, `go test -race ./...` spent 45 s of its 2 package slots
+// sleeping. Every package's TestMain calls Main (or Setup first, when it
+// has work of its own to do), so the plain `go test -race ./...` runs
+// without the pause; GORACE's other options, and an atexit_sleep_ms the
+// caller sets, are kept.
 //
 // go test runs as many parallel tests at once as there are CPUs (its
 // -parallel flag), which suits tests that compute. Many of these wait:
