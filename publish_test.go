@@ -22,8 +22,9 @@ import (
 // cache lacks, once for a burst of changes, never for a revision the
 // cache holds, and returns nil when ctx ends.
 func TestPublishAndListen(t *testing.T) {
-	// Not parallel: it starts a PostgreSQL cluster of its own, and several
-	// starting at once on a busy machine time out.
+	// A PostgreSQL cluster of its own: pgtest starts the process's
+	// clusters one at a time, so the test runs beside the others.
+	t.Parallel()
 	ctx := context.Background()
 	c := pgtest.Own(t)
 	dsn := c.DSNFile(t, "postgres")
@@ -118,8 +119,9 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 // revision, and the next sync brings the skill into the cache with the
 // hash the audit recorded.
 func TestPromoteToAPostgresSource(t *testing.T) {
-	// Not parallel: it starts a PostgreSQL cluster of its own, and several
-	// starting at once on a busy machine time out.
+	// A PostgreSQL cluster of its own: pgtest starts the process's
+	// clusters one at a time, so the test runs beside the others.
+	t.Parallel()
 	ctx := context.Background()
 	c := pgtest.Own(t)
 	dsn := c.DSNFile(t, "postgres")

@@ -19,6 +19,7 @@ import (
 	"github.com/skillsync/skillsync/config"
 	"github.com/skillsync/skillsync/internal/buildtest"
 	"github.com/skillsync/skillsync/internal/skilltest"
+	"github.com/skillsync/skillsync/internal/testmain"
 	"github.com/skillsync/skillsync/workspace"
 )
 
@@ -30,11 +31,8 @@ import (
 // the same code under it.
 var syncChild = buildtest.New("github.com/skillsync/skillsync/internal/buildtest/syncchild")
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	syncChild.Close()
-	os.Exit(code)
-}
+// TestMain runs the tests as internal/testmain says.
+func TestMain(m *testing.M) { testmain.Main(m) }
 
 // version is one upstream state: skill name -> file path -> content.
 type version map[string]map[string]string
@@ -115,7 +113,10 @@ func TestSyncSurvivesSIGKILL(t *testing.T) {
 	if testing.Short() {
 		t.Skip("kills 50 syncs")
 	}
-	a, b := twoVersions(150)
+	// 60 skills, as TestReadersNeverSeeAMix flips: each of the 50 kill
+	// slices below spans about one skill's swap. With 150 the kills were
+	// as many and as spread, over a sync three times as long to wait for.
+	a, b := twoVersions(60)
 	dirA, dirB, ws := t.TempDir(), t.TempDir(), t.TempDir()
 	writeVersion(t, dirA, a)
 	writeVersion(t, dirB, b)

@@ -14,12 +14,14 @@ import (
 	"github.com/skillsync/skillsync/fleet"
 	"github.com/skillsync/skillsync/internal/hostenv"
 	"github.com/skillsync/skillsync/internal/pgtest"
+	"github.com/skillsync/skillsync/internal/testmain"
 	"github.com/skillsync/skillsync/layering"
 )
 
 var pgCluster pgtest.Shared
 
 func TestMain(m *testing.M) {
+	testmain.Setup()
 	code := m.Run()
 	pgCluster.Close()
 	os.Exit(code)

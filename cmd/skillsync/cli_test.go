@@ -19,6 +19,7 @@ import (
 
 	"github.com/skillsync/skillsync/internal/buildtest"
 	"github.com/skillsync/skillsync/internal/hostenv"
+	"github.com/skillsync/skillsync/internal/testmain"
 )
 
 // pkgDir is the package's directory, which relative test directories
@@ -26,13 +27,13 @@ import (
 var pkgDir string
 
 func TestMain(m *testing.M) {
+	testmain.Setup()
 	var err error
 	if pkgDir, err = os.Getwd(); err != nil {
 		panic(err)
 	}
 	code := m.Run()
 	pgCluster.Close()
-	skillsyncBinary.Close()
 	os.Exit(code)
 }
 

@@ -1,5 +1,9 @@
 // Package buildtest builds a program once for the tests that run it as
-// processes of their own (kills, many processes at once).
+// processes of their own (kills, many processes at once), into the
+// user's cache folder, where it stays: go build links it again only when
+// its code changed (linking the skillsync binary costs about 6 s of CPU,
+// the sync child 4 s, on every go test run that used to build them into
+// a temporary folder).
 //
 // The program is built without -race, whatever the test binary was built
 // with: a race-built process starts and runs several times slower, and a
@@ -12,6 +16,8 @@ package buildtest
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"os/exec"
@@ -27,7 +33,6 @@ import (
 type Program struct {
 	pkg  string
 	once sync.Once
-	dir  string
 	path string
 	err  error
 }
@@ -55,17 +60,20 @@ func (p *Program) Path(t testing.TB) string {
 }
 
 func (p *Program) build() (string, error) {
-	dir, err := os.MkdirTemp("", "skillsync-buildtest")
+	dir, err := cacheDir(p.pkg)
 	if err != nil {
 		return "", err
 	}
-	p.dir = dir
 	// The lock only saves work: a build that cannot take it builds all
 	// the same. One lock per user, as each has a build cache of its own.
 	lockPath := filepath.Join(os.TempDir(), fmt.Sprintf("skillsync-buildtest-%d.lock", os.Getuid()))
 	if lock, err := flock.Acquire(context.Background(), lockPath, buildWait); err == nil {
 		defer lock.Close()
 	}
+	// go build leaves a target whose build ID matches what it would
+	// build as it is: the second test binary that asks, and the next
+	// go test run of unchanged code, link nothing. It does not write
+	// over a program that is running (it moves it aside first).
 	path := filepath.Join(dir, filepath.Base(p.pkg))
 	cmd := exec.Command("go", "build", "-o", path, p.pkg)
 	if out, err := cmd.CombinedOutput(); err != nil {
@@ -74,9 +82,33 @@ func (p *Program) build() (string, error) {
 	return path, nil
 }
 
-// Close removes what Path built. TestMain calls it after m.Run.
-func (p *Program) Close() {
-	if p.dir != "" {
-		os.RemoveAll(p.dir)
+// cacheDir is the folder that keeps pkg's program between test binaries
+// and runs: one per program and module folder, so that two copies of
+// the module (worktrees) do not build over each other's. It is in the
+// user's cache folder (the temporary folder when there is none).
+func cacheDir(pkg string) (string, error) {
+	base, err := os.UserCacheDir()
+	if err != nil {
+		base = os.TempDir()
 	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	root := wd
+	for dir := wd; ; dir = filepath.Dir(dir) {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			root = dir
+			break
+		}
+		if filepath.Dir(dir) == dir {
+			break
+		}
+	}
+	sum := sha256.Sum256([]byte(root + "\x00" + pkg))
+	dir := filepath.Join(base, "skillsync-buildtest", hex.EncodeToString(sum[:8]))
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	return dir, nil
 }

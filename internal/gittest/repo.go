@@ -36,6 +36,19 @@ func NewRepo(t testing.TB, branch string) *Repo {
 	return r
 }
 
+// Copy makes a copy of the repository, work tree and .git, in a folder
+// of t's: a test whose subtests each spoil the same repository builds it
+// once and copies it, which is far cheaper than the git commands that
+// made it. The repository holds no symbolic links to copy.
+func (r *Repo) Copy(t testing.TB) *Repo {
+	t.Helper()
+	c := &Repo{t: t, Dir: t.TempDir()}
+	if err := os.CopyFS(c.Dir, os.DirFS(r.Dir)); err != nil {
+		t.Fatalf("copy the repository %s: %v", r.Dir, err)
+	}
+	return c
+}
+
 // Git runs git in the repository and returns its trimmed output.
 func (r *Repo) Git(args ...string) string {
 	r.t.Helper()

@@ -15,12 +15,21 @@ import (
 	"github.com/skillsync/skillsync/internal/gittest"
 )
 
+// hostileRepos builds hostileRepo once, in t, and returns a function that
+// gives each subtest a copy of it to spoil.
+func hostileRepos(t *testing.T) func(t *testing.T) *gittest.Repo {
+	t.Helper()
+	template := hostileRepo(t)
+	return func(t *testing.T) *gittest.Repo {
+		t.Helper()
+		return template.Copy(t)
+	}
+}
+
 // hostileRepo is a repository with its objects and refs packed, for a
 // test to spoil.
 func hostileRepo(t *testing.T) *gittest.Repo {
 	t.Helper()
-	t.Setenv("GIT_CONFIG_GLOBAL", filepath.Join(t.TempDir(), "none"))
-	t.Setenv("GIT_CONFIG_SYSTEM", filepath.Join(t.TempDir(), "none"))
 	r := gittest.NewRepo(t, "main")
 	r.Skill("skills/one", "First.")
 	r.Commit("one")
@@ -75,6 +84,8 @@ func fifo(t *testing.T, path string) {
 // is not waited on nor read without end: git upload-pack is left to
 // answer.
 func TestLocalAdvertisementHostileFiles(t *testing.T) {
+	t.Parallel()
+	newRepo := hostileRepos(t)
 	for name, spoil := range map[string]func(t *testing.T, git string){
 		"HEAD a FIFO": func(t *testing.T, git string) {
 			os.Remove(filepath.Join(git, "HEAD"))
@@ -103,7 +114,8 @@ func TestLocalAdvertisementHostileFiles(t *testing.T) {
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
-			r := hostileRepo(t)
+			t.Parallel()
+			r := newRepo(t)
 			spoil(t, filepath.Join(r.Dir, ".git"))
 			if _, ok := localWithin(t, r.Dir); ok {
 				t.Error("read from the files")
@@ -115,6 +127,8 @@ func TestLocalAdvertisementHostileFiles(t *testing.T) {
 // Refs git would skip, refuse or read otherwise: the files either give
 // git upload-pack's answer or leave it to git.
 func TestLocalAdvertisementHostileRefs(t *testing.T) {
+	t.Parallel()
+	newRepo := hostileRepos(t)
 	for name, spoil := range map[string]func(t *testing.T, git, head string){
 		"HEAD a symlink to the branch": func(t *testing.T, git, head string) {
 			os.Remove(filepath.Join(git, "HEAD"))
@@ -191,7 +205,8 @@ func TestLocalAdvertisementHostileRefs(t *testing.T) {
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
-			r := hostileRepo(t)
+			t.Parallel()
+			r := newRepo(t)
 			spoil(t, filepath.Join(r.Dir, ".git"), r.Head())
 			got, ok := localWithin(t, r.Dir)
 			if !ok {

@@ -53,9 +53,8 @@ func sameAdvertisement(t *testing.T, what string, got, want *packp.AdvRefs) {
 // (a tag of a tag too), a symbolic HEAD and a detached one, a bare
 // repository and a work tree.
 func TestLocalAdvertisementIsUploadPacks(t *testing.T) {
-	// The machine's own git config could hide refs: none here.
-	t.Setenv("GIT_CONFIG_GLOBAL", filepath.Join(t.TempDir(), "none"))
-	t.Setenv("GIT_CONFIG_SYSTEM", filepath.Join(t.TempDir(), "none"))
+	// The machine's own git config could hide refs: TestMain sets none.
+	t.Parallel()
 	up := gittest.NewRepo(t, "main")
 	up.Skill("skills/one", "First.")
 	first := up.Commit("one")
@@ -93,6 +92,7 @@ func TestLocalAdvertisementIsUploadPacks(t *testing.T) {
 // What the files alone cannot answer as git would is left to git
 // upload-pack.
 func TestLocalAdvertisementLeavesOddCasesToGit(t *testing.T) {
+	t.Parallel()
 	for name, setup := range map[string]func(r *gittest.Repo){
 		"loose objects": func(r *gittest.Repo) {},
 		"hidden refs": func(r *gittest.Repo) {
@@ -116,6 +116,7 @@ func TestLocalAdvertisementLeavesOddCasesToGit(t *testing.T) {
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			r := gittest.NewRepo(t, "main")
 			r.Skill("skills/one", "First.")
 			r.Commit("one")

@@ -42,6 +42,7 @@ func readStore(t *testing.T, path string) string {
 // works with no auth: block, and the login the remote took is approved:
 // the second helper, a store file, is handed it as git clone would.
 func TestGitCredentialHelperLogin(t *testing.T) {
+	t.Parallel()
 	up := gittest.NewRepo(t, "main")
 	up.Skill("skills/one", "First.")
 	up.Commit("one")

@@ -23,6 +23,7 @@ import (
 
 	"github.com/skillsync/skillsync/internal/pgtest"
 	"github.com/skillsync/skillsync/internal/skilltest"
+	"github.com/skillsync/skillsync/internal/testmain"
 	"github.com/skillsync/skillsync/repository"
 	"github.com/skillsync/skillsync/repository/postgres"
 	"github.com/skillsync/skillsync/repository/repositorytest"
@@ -34,6 +35,7 @@ import (
 var pgCluster pgtest.Shared
 
 func TestMain(m *testing.M) {
+	testmain.Setup()
 	code := m.Run()
 	if err := pgCluster.Close(); err != nil {
 		fmt.Fprintln(os.Stderr, "stop the postgres cluster:", err)

@@ -1,0 +1,101 @@
+// Package testmain starts a package's tests: without the race
+// detector's pause at exit, with at least four parallel tests at once,
+// and with a way for a test that measures the whole process to run in a
+// process of its own.
+//
+// A program built with -race sleeps one second when it exits with status
+// 0 (ThreadSanitizer's atexit_sleep_ms, 1000 by default), to give threads
+// still running a last chance to report a race. For a test binary that
+// second is idle: the testing package has already failed the run if the
+// detector reported anything, during a test or outside one, before it
+// returns from m.Run (the pause could only add a race in a goroutine
+// that outlives every test, in the second after they end). With 45 test
+// binaries, `go test -race ./...` spent 45 s of its 2 package slots
+// sleeping. Every package's TestMain calls Main (or Setup first, when it
+// has work of its own to do), so the plain `go test -race ./...` runs
+// without the pause; GORACE's other options, and an atexit_sleep_ms the
+// caller sets, are kept.
+//
+// go test runs as many parallel tests at once as there are CPUs (its
+// -parallel flag), which suits tests that compute. Many of these wait:
+// on a server, a daemon, a child process, a retry. On a 2-core machine
+// two such tests held both places and the package's other tests waited
+// behind them with the CPUs idle, so Setup raises the default to
+// minParallel; a -parallel given on the command line is kept.
+package testmain
+
+import (
+	"flag"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// minParallel is the fewest parallel tests a test binary runs at once
+// when the command line does not say.
+const minParallel = 4
+
+// Main runs the tests as Setup prepares them: a package's TestMain with
+// nothing else to do is `func TestMain(m *testing.M) { testmain.Main(m) }`.
+func Main(m *testing.M) {
+	Setup()
+	os.Exit(m.Run())
+}
+
+// Setup prepares the test binary; a TestMain of its own calls it first.
+// It parses the command line's flags, as m.Run would.
+func Setup() {
+	noExitPause()
+	flag.Parse()
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set && runtime.GOMAXPROCS(0) < minParallel {
+		_ = flag.Set("test.parallel", strconv.Itoa(minParallel))
+	}
+}
+
+// noExitPause re-executes the test binary, once, with
+// GORACE=atexit_sleep_ms=0 added, when it is built with -race and GORACE
+// does not set that option. The detector reads GORACE when the process
+// starts, so it cannot be changed later. It returns when there is
+// nothing to do, or when the system cannot replace the process (then the
+// tests run with the pause, as before).
+func noExitPause() {
+	if !raceEnabled {
+		return
+	}
+	env, ok := withoutPause(os.Environ())
+	if !ok {
+		return
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return
+	}
+	reexec(exe, os.Args, env) // returns only when it failed
+}
+
+// withoutPause returns env with atexit_sleep_ms=0 added to GORACE, and
+// false when GORACE already sets atexit_sleep_ms.
+func withoutPause(env []string) ([]string, bool) {
+	out := make([]string, 0, len(env)+1)
+	race := "atexit_sleep_ms=0"
+	for _, kv := range env {
+		v, ok := strings.CutPrefix(kv, "GORACE=")
+		if !ok {
+			out = append(out, kv)
+			continue
+		}
+		for _, opt := range strings.Fields(v) {
+			if strings.HasPrefix(opt, "atexit_sleep_ms=") {
+				return env, false
+			}
+		}
+		if v != "" {
+			race = v + " " + race
+		}
+	}
+	return append(out, "GORACE="+race), true
+}
