@@ -79,7 +79,51 @@ func (p *Program) build() (string, error) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("%w\n%s", err, out)
 	}
-	return path, nil
+	return pin(dir, path)
+}
+
+// keepPinned is how long a pinned program nobody asked for is kept.
+const keepPinned = 24 * time.Hour
+
+// pin returns a path to the program as built now that no later build
+// writes over: a copy named by the program's content (not a hard link:
+// where go build cannot rename, it rewrites its target in place).
+// Another go test run of other code in this folder relinks the build
+// target, while this run's tests still start processes from their path
+// for minutes. Pins unused for a day are removed.
+func pin(dir, path string) (string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(data)
+	pinned := filepath.Join(dir, "pinned", hex.EncodeToString(sum[:12]), filepath.Base(path))
+	if _, err := os.Stat(pinned); err != nil {
+		if err := os.MkdirAll(filepath.Dir(pinned), 0o700); err != nil {
+			return "", err
+		}
+		tmp := pinned + ".tmp"
+		if err := os.WriteFile(tmp, data, 0o700); err != nil {
+			return "", err
+		}
+		if err := os.Rename(tmp, pinned); err != nil {
+			return "", err
+		}
+	}
+	now := time.Now()
+	_ = os.Chtimes(filepath.Dir(pinned), now, now)
+	prune(filepath.Join(dir, "pinned"), now)
+	return pinned, nil
+}
+
+// prune removes the pins not used for keepPinned.
+func prune(dir string, now time.Time) {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if info, err := e.Info(); err == nil && now.Sub(info.ModTime()) > keepPinned {
+			_ = os.RemoveAll(filepath.Join(dir, e.Name()))
+		}
+	}
 }
 
 // cacheDir is the folder that keeps pkg's program between test binaries
