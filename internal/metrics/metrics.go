@@ -7,6 +7,7 @@ package metrics
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"maps"
@@ -58,16 +59,23 @@ func (r *Registry) add(m metric) {
 	r.metrics = append(r.metrics, m)
 }
 
-// Write writes every metric in the text format.
+// Write writes every metric in the text format. The text is rendered in
+// memory first: a slow reader must not hold the locks that the counters'
+// writers wait on.
 func (r *Registry) Write(w io.Writer) error {
 	r.mu.Lock()
 	ms := slices.Clone(r.metrics)
 	r.mu.Unlock()
-	bw := bufio.NewWriter(w)
+	var buf bytes.Buffer
+	bw := bufio.NewWriter(&buf)
 	for _, m := range ms {
 		m.write(bw)
 	}
-	return bw.Flush()
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	_, err := w.Write(buf.Bytes())
+	return err
 }
 
 // family is what every metric family has.
