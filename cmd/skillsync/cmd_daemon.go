@@ -14,8 +14,9 @@ import (
 func (a *app) daemonCommand() *cobra.Command {
 	var listen string
 	c := &cobra.Command{
-		Use:   "daemon",
-		Short: "Run sync and curation on their schedules",
+		Annotations: map[string]string{longRunning: "yes"},
+		Use:         "daemon",
+		Short:       "Run sync and curation on their schedules",
 		Long: `Run sync on schedule.sync (default "@every 15m") and curation on
 schedule.curate (default "0 3 * * *"), cron expressions with CRON_TZ=
 accepted. The first sync runs at start. A job never overlaps its own previous

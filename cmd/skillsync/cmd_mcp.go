@@ -25,8 +25,9 @@ type mcpOptions struct {
 func newMCPCommand(a *app, runF func(context.Context, *mcpOptions) error) *cobra.Command {
 	opts := &mcpOptions{}
 	c := &cobra.Command{
-		Use:   "mcp",
-		Short: "Serve the workspace's skills to agents over the Model Context Protocol",
+		Annotations: map[string]string{longRunning: "yes"},
+		Use:         "mcp",
+		Short:       "Serve the workspace's skills to agents over the Model Context Protocol",
 		Long: `Serve the workspace's skills to agents as an MCP server, over stdio (the
 default) or over streamable HTTP with --http.
 

@@ -24,8 +24,9 @@ const serveTokenEnv = "SKILLSYNC_SERVE_TOKEN"
 func newServeCommand(a *app, runF func(context.Context, *serveOptions) error) *cobra.Command {
 	opts := &serveOptions{}
 	c := &cobra.Command{
-		Use:   "serve",
-		Short: "Serve a read-only web catalog of the workspace's skills",
+		Annotations: map[string]string{longRunning: "yes"},
+		Use:         "serve",
+		Short:       "Serve a read-only web catalog of the workspace's skills",
 		Long: `Serve a web catalog of the workspace: every winning skill with its
 description, layer, source, state and uses in the last 30 days, with search
 and filters; a page per skill (its SKILL.md rendered, its files, where it

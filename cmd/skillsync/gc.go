@@ -15,11 +15,12 @@ const startHeap = 64 << 20
 
 // deferGC leaves the collector off until the Go heap first reaches
 // startHeap, then hands over to the standard collector (GOGC=100, no
-// limit) for the rest of the process: a long sync or the daemon runs as
-// before, a short command never collects. A GOGC or GOMEMLIMIT in the
+// limit) for the rest of the process: a long sync runs as before, a
+// short command never collects. The commands that stay up (longRunning)
+// take the standard collector at once. A GOGC or GOMEMLIMIT in the
 // environment is the user's choice and is left alone.
 func deferGC() {
-	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+	if userGC() {
 		return
 	}
 	debug.SetGCPercent(-1)
@@ -33,3 +34,20 @@ func deferGC() {
 		debug.SetMemoryLimit(math.MaxInt64)
 	}, struct{}{})
 }
+
+// longRunning is the annotation of a command that stays up (the daemon,
+// serve, mcp): with the collector off it would keep up to startHeap of
+// garbage, and an agent may run one mcp server per session.
+const longRunning = "long-running"
+
+// standardGC gives the process the standard collector now.
+func standardGC() {
+	if userGC() {
+		return
+	}
+	debug.SetGCPercent(100)
+	debug.SetMemoryLimit(math.MaxInt64)
+}
+
+// userGC reports whether the environment sets the collector.
+func userGC() bool { return os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/metrics"
+	"strings"
 	"testing"
 	"time"
 )
@@ -45,5 +46,27 @@ func TestDeferGC(t *testing.T) {
 		}
 		runtime.GC()
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// The commands that stay up take the standard collector at once; no
+// other command is marked so.
+func TestLongRunningCommandsCollect(t *testing.T) {
+	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+		t.Skip("GOGC or GOMEMLIMIT is set: standardGC leaves them alone")
+	}
+	var marked []string
+	for _, c := range (&app{}).newRootCommand().Commands() {
+		if c.Annotations[longRunning] != "" {
+			marked = append(marked, c.Name())
+		}
+	}
+	if strings.Join(marked, " ") != "daemon mcp serve" {
+		t.Errorf("long-running commands %v, want daemon, mcp and serve", marked)
+	}
+	deferGC()
+	standardGC()
+	if p, l := gcSettings(); p != 100 || l != math.MaxInt64 {
+		t.Errorf("after standardGC: percent %d, limit %d; want 100 and no limit", p, l)
 	}
 }

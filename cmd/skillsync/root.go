@@ -92,6 +92,9 @@ the current directory is the workspace: skillsync sync writes them into
 	root.PersistentFlags().StringVar(&a.logFormat, "log-format", "", "warnings and errors (and the daemon's log) as text or json (default text; the daemon: json when stderr is not a terminal)")
 	root.PersistentFlags().BoolVarP(&a.global, "global", "g", false, "use the user-wide config, cache and lock, and the agents' user folders (see docs/configuration.md)")
 	root.PersistentPreRunE = func(c *cobra.Command, args []string) error {
+		if c.Annotations[longRunning] != "" {
+			standardGC()
+		}
 		if err := a.checkLogFormat(); err != nil {
 			return err
 		}
