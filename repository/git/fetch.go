@@ -142,6 +142,8 @@ func (g *Git) fetch(ctx context.Context) (repository.FetchResult, error) {
 		// The packs quick reads are not all the store will hold, and are
 		// not held open while the store changes.
 		quick.Close()
+		// What an earlier download spooled is not what this sync reads.
+		g.spools.Close()
 		d := download{g: g, repo: repo, url: remoteURL, auth: auth, via: relay.Proxy()}
 		if commit, err = d.get(ctx, want); err != nil {
 			return res, err
@@ -477,6 +479,17 @@ func (d download) fetchOnce(ctx context.Context, opts *git.FetchOptions, said *r
 			// The transfer was stopped for this reason; go-git may only
 			// say it was cancelled.
 			err = perr
+		}
+	}
+	for _, p := range received {
+		if p.spool == nil {
+			continue
+		}
+		if err == nil {
+			// The sync that follows reads these objects from the spool.
+			d.g.spools.add(p.spool)
+		} else {
+			p.spool.close()
 		}
 	}
 	if st, ok := d.repo.Storer.(interface{ Reindex() }); ok {

@@ -98,6 +98,9 @@ type packReceiver struct {
 	sum   hash.Hash // SHA-1 of everything but the last 20 bytes
 	tail  []byte    // the last 20 bytes seen: the pack's checksum at the end
 	err   error
+	// spool, once Close succeeded, holds the objects indexing inflated
+	// (see objectSpools); nil when none were kept.
+	spool *spoolFile
 }
 
 func newPackReceiver(ctx context.Context, stop context.CancelFunc, store string, limit int64) (*packReceiver, error) {
@@ -175,7 +178,12 @@ func (p *packReceiver) Close() error {
 		if !bytes.Equal(p.sum.Sum(nil), p.tail) {
 			err = fmt.Errorf("%w: its checksum does not match (truncated?)", errBadPack)
 		} else {
-			err = installPack(p.ctx, name, p.dir)
+			sw := newSpoolWriter(p.dir, spoolLimit(p.n))
+			if err = installPack(p.ctx, name, p.dir, sw); err == nil {
+				p.spool = sw.finish()
+			} else {
+				sw.discard()
+			}
 		}
 	}
 	if p.err == nil {
@@ -187,8 +195,8 @@ func (p *packReceiver) Close() error {
 // installPack indexes the pack at name and moves it and its index into
 // dir as pack-<checksum>.pack and .idx. The index goes first: go-git
 // lists packs by their .pack file and cannot read a store where one has
-// no index.
-func installPack(ctx context.Context, name, dir string) error {
+// no index. The objects indexing inflates go to sw too (nil keeps none).
+func installPack(ctx context.Context, name, dir string, sw *spoolWriter) error {
 	f, err := os.Open(name)
 	if err != nil {
 		return err
@@ -198,7 +206,7 @@ func installPack(ctx context.Context, name, dir string) error {
 	if err != nil {
 		return err
 	}
-	idx, sum, err := indexPack(ctx, f, info.Size(), dir)
+	idx, sum, err := indexPackInto(ctx, f, info.Size(), dir, inMemoryObject, deltaBaseBudget, sw)
 	if err != nil {
 		return err
 	}
@@ -269,6 +277,8 @@ type packIndexer struct {
 	spooled   map[int64]*os.File
 	spoolDir  string
 	spoolUsed int64
+	// keep receives every object as it is hashed (see objectSpools).
+	keep *spoolWriter
 }
 
 // indexPack indexes the pack in r and returns its index and checksum.
@@ -280,7 +290,14 @@ func indexPack(ctx context.Context, r io.ReaderAt, size int64, spoolDir string) 
 // indexPackWithin is indexPack holding objects of up to inMemory bytes in
 // memory and up to cache bytes of delta bases.
 func indexPackWithin(ctx context.Context, r io.ReaderAt, size int64, spoolDir string, inMemory int64, cache int) (*idxfile.MemoryIndex, plumbing.Hash, error) {
+	return indexPackInto(ctx, r, size, spoolDir, inMemory, cache, nil)
+}
+
+// indexPackInto is indexPackWithin writing every object it hashes to keep
+// too (nil keeps none).
+func indexPackInto(ctx context.Context, r io.ReaderAt, size int64, spoolDir string, inMemory int64, cache int, keep *spoolWriter) (*idxfile.MemoryIndex, plumbing.Hash, error) {
 	ix := &packIndexer{
+		keep:     keep,
 		ctx:      ctx,
 		spoolDir: spoolDir,
 		spooled:  map[int64]*os.File{},
@@ -351,6 +368,9 @@ func (ix *packIndexer) scan() (plumbing.Hash, error) {
 			}
 			hasher = plumbing.NewHasher(h.kind, h.length)
 			w = hasher
+			if k := ix.keep.begin(h.length); k != nil {
+				w = io.MultiWriter(hasher, k)
+			}
 			o.typ, o.size = h.kind, h.length
 		case plumbing.OFSDeltaObject:
 			b, ok := at[h.base]
@@ -391,6 +411,7 @@ func (ix *packIndexer) scan() (plumbing.Hash, error) {
 		} else {
 			o.hash = hasher.Sum()
 			o.resolved = true
+			ix.keep.end(o.hash, o.typ, o.size)
 		}
 		at[o.offset] = len(ix.objects)
 		ix.objects = append(ix.objects, o)
@@ -572,10 +593,15 @@ func (ix *packIndexer) resolveChildren(i, depth int) error {
 			return fmt.Errorf("delta at %d: %w", o.offset, err)
 		}
 		h := plumbing.NewHasher(o.typ, o.size)
-		if err := ix.produce(c, h, ix.hasChildren(c)); err != nil {
+		var w io.Writer = h
+		if k := ix.keep.begin(o.size); k != nil {
+			w = io.MultiWriter(h, k)
+		}
+		if err := ix.produce(c, w, ix.hasChildren(c)); err != nil {
 			return fmt.Errorf("delta at %d: %w", o.offset, err)
 		}
 		o.hash, o.resolved = h.Sum(), true
+		ix.keep.end(o.hash, o.typ, o.size)
 		if k == len(kids)-1 {
 			ix.release(i)
 		}
