@@ -130,11 +130,13 @@ func (s *objectSpools) Close() {
 // begin, the object's bytes, end. A nil *spoolWriter keeps nothing. A write
 // that fails turns the spool off; the indexing goes on.
 type spoolWriter struct {
-	f       *os.File
-	name    string
-	bw      *bufio.Writer
-	n       int64 // bytes written
-	limit   int64
+	f     *os.File
+	name  string
+	bw    *bufio.Writer
+	n     int64 // bytes written
+	limit int64
+	// bound, when not nil, gives the limit at each object instead.
+	bound   func() int64
 	start   int64 // the current object's offset, or -1
 	objects map[plumbing.Hash]spooledObject
 	failed  bool
@@ -157,7 +159,13 @@ func newSpoolWriter(dir string, limit int64) *spoolWriter {
 // begin starts an object of size bytes and returns where to write it, or
 // nil when it is not to be kept.
 func (s *spoolWriter) begin(size int64) io.Writer {
-	if s == nil || s.failed || size > maxSpoolObject || s.n+size > s.limit {
+	if s == nil || s.failed || size > maxSpoolObject {
+		return nil
+	}
+	if s.bound != nil {
+		s.limit = s.bound()
+	}
+	if s.n+size > s.limit {
 		return nil
 	}
 	s.start = s.n

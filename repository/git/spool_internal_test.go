@@ -254,3 +254,93 @@ func TestFetchSpoolsForTheSyncThatFollows(t *testing.T) {
 		}
 	}
 }
+
+// A pack received in small writes is indexed as it comes: the index is
+// git's, and the objects are spooled. A pack cut short, or a transfer
+// stopped, ends the indexing with the receiver, leaving nothing.
+func TestPackReceiverIndexesAsItReceives(t *testing.T) {
+	t.Parallel()
+	r := gittest.NewRepo(t, "main")
+	var lines []string
+	for i := 0; i < 300; i++ {
+		lines = append(lines, fmt.Sprintf("line %d of a file that changes a little in every commit", i))
+	}
+	for c := 0; c < 12; c++ {
+		lines[(c*37)%len(lines)] = fmt.Sprintf("changed in commit %d", c)
+		r.Write("a.txt", strings.Join(lines, "\n"), 0)
+		r.Write(fmt.Sprintf("dir%d/b.txt", c%3), strings.Repeat(fmt.Sprintf("b%d ", c), 50+c), 0)
+		r.Commit(fmt.Sprintf("commit %d", c))
+	}
+	pack := packOf(t, r.Dir, true)
+	want := gitIndex(t, pack)
+	data, err := os.ReadFile(pack)
+	if err != nil {
+		t.Fatal(err)
+	}
+	receive := func(t *testing.T, data []byte, cancelAt int) (*packReceiver, string, error) {
+		store := t.TempDir()
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		p, err := newPackReceiver(ctx, cancel, store, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < len(data); i += 777 {
+			if i >= cancelAt {
+				cancel()
+			}
+			p.Write(data[i:min(i+777, len(data))])
+		}
+		return p, filepath.Join(store, "objects", "pack"), p.Close()
+	}
+	p, dir, err := receive(t, data, len(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx, _ := filepath.Glob(filepath.Join(dir, "pack-*.idx"))
+	if len(idx) != 1 {
+		t.Fatalf("indexes: %v", idx)
+	}
+	if got, err := os.ReadFile(idx[0]); err != nil || !bytes.Equal(got, want) {
+		t.Errorf("index differs from git's (%d bytes, git %d): %v", len(got), len(want), err)
+	}
+	if p.spool == nil || len(p.spool.objects) < 30 {
+		t.Error("the received pack's objects were not spooled")
+	} else {
+		p.spool.close()
+	}
+	for name, cut := range map[string]struct {
+		data     []byte
+		cancelAt int
+	}{
+		"cut short":      {data[:len(data)/2], len(data)},
+		"no checksum":    {data[:len(data)-20], len(data)},
+		"stopped":        {data, len(data) / 3},
+		"nothing at all": {nil, 1},
+	} {
+		t.Run(name, func(t *testing.T) {
+			done := make(chan struct{})
+			var p *packReceiver
+			var dir string
+			var err error
+			go func() {
+				defer close(done)
+				p, dir, err = receive(t, cut.data, cut.cancelAt)
+			}()
+			select {
+			case <-done:
+			case <-time.After(20 * time.Second):
+				t.Fatal("the receiver did not end")
+			}
+			if (err == nil) != (len(cut.data) == 0) {
+				t.Errorf("close: %v", err)
+			}
+			if p.spool != nil {
+				t.Error("a spool was kept")
+			}
+			if left, _ := filepath.Glob(filepath.Join(dir, "*")); len(left) > 0 {
+				t.Errorf("left in the store: %v", left)
+			}
+		})
+	}
+}
