@@ -100,6 +100,9 @@ func (g *Git) fetch(ctx context.Context) (repository.FetchResult, error) {
 		return repository.FetchResult{}, err
 	}
 	defer lock.Close()
+	// What an earlier download spooled was for the sync that followed it;
+	// dropped first, it holds no file in a store about to be checked.
+	g.spools.Close()
 	var res repository.FetchResult
 	repo, quick, warning, err := g.prepareStore()
 	if err != nil {
@@ -142,8 +145,6 @@ func (g *Git) fetch(ctx context.Context) (repository.FetchResult, error) {
 		// The packs quick reads are not all the store will hold, and are
 		// not held open while the store changes.
 		quick.Close()
-		// What an earlier download spooled is not what this sync reads.
-		g.spools.Close()
 		d := download{g: g, repo: repo, url: remoteURL, auth: auth, via: relay.Proxy()}
 		if commit, err = d.get(ctx, want); err != nil {
 			return res, err
