@@ -441,7 +441,7 @@ var errOverLimit = errors.New("over the limit")
 // with errOverLimit and its size before any of it is inflated. It
 // returns plumbing.ErrObjectNotFound for an object that is not in a pack.
 func (p *packedObjects) OpenSized(h plumbing.Hash, limit int64) (io.ReadCloser, int64, error) {
-	if f, o, ok := p.spools.find(h); ok {
+	if f, o, ok := p.spools.find(h); ok && !p.overBase(o) {
 		if limit > 0 && o.size > limit {
 			return nil, o.size, errOverLimit
 		}
@@ -463,6 +463,13 @@ func (p *packedObjects) OpenSized(h plumbing.Hash, limit int64) (io.ReadCloser, 
 	}
 	r, err := p.open(h, at, o)
 	return r, o.size, err
+}
+
+// overBase reports whether a spooled object was rebuilt from a base over
+// maxBase: such an object is read from the pack, which refuses it, so a
+// sync refuses it whether or not it follows the fetch in its process.
+func (p *packedObjects) overBase(o spooledObject) bool {
+	return p.maxBase > 0 && o.chainBase > p.maxBase
 }
 
 // open streams the blob h at at, of which stat read o.

@@ -375,11 +375,15 @@ type packObject struct {
 	base       int // index of the base once resolved
 	depth      int // deltas between this object and its stored base
 	// typ, size and hash are the object's own, known once resolved.
-	typ      plumbing.ObjectType
-	size     int64
-	srcSize  int64 // a delta's declared base size
-	hash     plumbing.Hash
-	resolved bool
+	typ     plumbing.ObjectType
+	size    int64
+	srcSize int64 // a delta's declared base size
+	// chainBase is the largest base along a delta's chain: a reader that
+	// refuses large bases (packedObjects.maxBase) refuses it from the
+	// spool too.
+	chainBase int64
+	hash      plumbing.Hash
+	resolved  bool
 }
 
 // packIndexer computes the index of a pack: the hash, offset and CRC of
@@ -557,7 +561,7 @@ func (ix *packIndexer) scan() (plumbing.Hash, error) {
 		} else {
 			o.hash = hasher.Sum()
 			o.resolved = true
-			ix.keep.end(o.hash, o.typ, o.size)
+			ix.keep.end(o.hash, o.typ, o.size, 0)
 		}
 		at[o.offset] = len(ix.objects)
 		ix.objects = append(ix.objects, o)
@@ -743,6 +747,7 @@ func (ix *packIndexer) resolveChildren(i, depth int) error {
 			return fmt.Errorf("delta at %d is for a base of %d bytes, not %d", o.offset, o.srcSize, base.size)
 		}
 		o.base, o.typ = i, base.typ
+		o.chainBase = max(base.size, base.chainBase)
 		if err := checkMeta(o.typ, o.size, o.length); err != nil {
 			return fmt.Errorf("delta at %d: %w", o.offset, err)
 		}
@@ -755,7 +760,7 @@ func (ix *packIndexer) resolveChildren(i, depth int) error {
 			return fmt.Errorf("delta at %d: %w", o.offset, err)
 		}
 		o.hash, o.resolved = h.Sum(), true
-		ix.keep.end(o.hash, o.typ, o.size)
+		ix.keep.end(o.hash, o.typ, o.size, o.chainBase)
 		if k == len(kids)-1 {
 			ix.release(i)
 		}

@@ -55,6 +55,9 @@ func spoolLimit(n int64) int64 {
 type spooledObject struct {
 	typ       plumbing.ObjectType
 	off, size int64
+	// chainBase is the largest base it was rebuilt from, 0 for an object
+	// stored whole.
+	chainBase int64
 }
 
 // spoolFile is a finished spool: its objects are never changed.
@@ -190,8 +193,9 @@ func (s *spoolWriter) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
-// end records the object begun last as h, when all its size bytes came.
-func (s *spoolWriter) end(h plumbing.Hash, typ plumbing.ObjectType, size int64) {
+// end records the object begun last as h, when all its size bytes came;
+// chainBase is the largest base it was rebuilt from.
+func (s *spoolWriter) end(h plumbing.Hash, typ plumbing.ObjectType, size, chainBase int64) {
 	if s == nil || s.start < 0 {
 		return
 	}
@@ -199,7 +203,7 @@ func (s *spoolWriter) end(h plumbing.Hash, typ plumbing.ObjectType, size int64) 
 		if s.n-s.start != size {
 			s.failed = true // the caller fails too
 		} else {
-			s.objects[h] = spooledObject{typ: typ, off: s.start, size: size}
+			s.objects[h] = spooledObject{typ: typ, off: s.start, size: size, chainBase: chainBase}
 		}
 	}
 	s.start = -1

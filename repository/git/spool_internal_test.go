@@ -2,7 +2,10 @@ package git
 
 import (
 	"bytes"
+	"compress/zlib"
 	"context"
+	"crypto/sha1"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -197,7 +200,7 @@ func TestSpoolWriterRecordsOnlyWholeObjects(t *testing.T) {
 	sw := newSpoolWriter(t.TempDir(), 1<<20)
 	w := sw.begin(5)
 	w.Write([]byte("abc"))
-	sw.end(plumbing.ComputeHash(plumbing.BlobObject, []byte("abc")), plumbing.BlobObject, 5)
+	sw.end(plumbing.ComputeHash(plumbing.BlobObject, []byte("abc")), plumbing.BlobObject, 5, 0)
 	if len(sw.objects) != 0 || sw.finish() != nil {
 		t.Error("a short object was recorded")
 	}
@@ -206,7 +209,7 @@ func TestSpoolWriterRecordsOnlyWholeObjects(t *testing.T) {
 	w = sw.begin(3)
 	w.Write([]byte("abc"))
 	h := plumbing.ComputeHash(plumbing.BlobObject, []byte("abc"))
-	sw.end(h, plumbing.BlobObject, 3)
+	sw.end(h, plumbing.BlobObject, 3, 0)
 	sw.f.Close() // the next flush fails
 	sw.begin(int64(sw.bw.Available() + 1)).Write(bytes.Repeat([]byte("x"), sw.bw.Available()+1))
 	if f := sw.finish(); f != nil {
@@ -342,5 +345,61 @@ func TestPackReceiverIndexesAsItReceives(t *testing.T) {
 				t.Errorf("left in the store: %v", left)
 			}
 		})
+	}
+}
+
+// A small blob rebuilt from a base over the reader's maxBase is refused
+// from the spool as from the pack: a sync refuses it whether or not it
+// follows the fetch in its process.
+func TestSpoolKeepsTheLimitOnBases(t *testing.T) {
+	t.Parallel()
+	const baseSize = 2 << 20
+	var pack bytes.Buffer
+	pack.WriteString("PACK\x00\x00\x00\x02\x00\x00\x00\x02")
+	base := int64(pack.Len())
+	pack.Write(entryHeader(3, baseSize)) // a blob of zeros
+	zw := zlib.NewWriter(&pack)
+	zw.Write(make([]byte, baseSize))
+	zw.Close()
+	delta := append(append(varint(baseSize), varint(10)...), 0x90, 10) // copy 10 bytes from 0
+	at := int64(pack.Len())
+	pack.Write(entryHeader(6, int64(len(delta)))) // an offset delta
+	pack.Write(ofsDelta(at - base))
+	zw = zlib.NewWriter(&pack)
+	zw.Write(delta)
+	zw.Close()
+	sum := sha1.Sum(pack.Bytes())
+	pack.Write(sum[:])
+	name := filepath.Join(t.TempDir(), "crafted.pack")
+	if err := os.WriteFile(name, pack.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	store, spool := installSpooled(t, name, spoolLimit(int64(pack.Len())))
+	small := plumbing.ComputeHash(plumbing.BlobObject, make([]byte, 10))
+	if o, ok := spool.objects[small]; !ok || o.chainBase != baseSize {
+		t.Fatalf("the small blob's spool entry: %+v %v", o, ok)
+	}
+	p, err := openPackedObjects(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	spools := &objectSpools{}
+	spools.add(spool)
+	defer spools.Close()
+	p.spools = spools
+	p.maxBase = 1 << 20
+	if _, _, err := p.OpenSized(small, 0); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("open of a blob made from a 2 MiB base over a limit of 1 MiB = %v, want ErrTooLarge", err)
+	}
+	p.maxBase = 0
+	rc, _, err := p.OpenSized(small, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := io.ReadAll(rc)
+	rc.Close()
+	if err != nil || !bytes.Equal(got, make([]byte, 10)) {
+		t.Errorf("without a limit the blob reads %q, %v", got, err)
 	}
 }
