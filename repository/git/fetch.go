@@ -100,6 +100,9 @@ func (g *Git) fetch(ctx context.Context) (repository.FetchResult, error) {
 		return repository.FetchResult{}, err
 	}
 	defer lock.Close()
+	// What an earlier download spooled was for the sync that followed it;
+	// dropped first, it holds no file in a store about to be checked.
+	g.spools.Close()
 	var res repository.FetchResult
 	repo, quick, warning, err := g.prepareStore()
 	if err != nil {
@@ -477,6 +480,17 @@ func (d download) fetchOnce(ctx context.Context, opts *git.FetchOptions, said *r
 			// The transfer was stopped for this reason; go-git may only
 			// say it was cancelled.
 			err = perr
+		}
+	}
+	for _, p := range received {
+		if p.spool == nil {
+			continue
+		}
+		if err == nil {
+			// The sync that follows reads these objects from the spool.
+			d.g.spools.add(p.spool)
+		} else {
+			p.spool.close()
 		}
 	}
 	if st, ok := d.repo.Storer.(interface{ Reindex() }); ok {

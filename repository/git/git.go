@@ -74,6 +74,9 @@ type Git struct {
 	// packs are the store's packs as FS last found them, their indexes
 	// read and their files kept open for every read until Close.
 	packs *packedObjects
+	// spools hold, whole, the objects the last download inflated to
+	// index them, for the FS to read them from until Close.
+	spools objectSpools
 }
 
 // NewGit returns a Git source. Nothing is read until Fetch or Skills.
@@ -272,14 +275,17 @@ func (g *Git) openPacks() (*packedObjects, error) {
 	if err != nil {
 		return nil, err
 	}
+	p.spools = &g.spools
 	p.maxBase = 32 * g.opts.MaxFileSize
 	g.packs = p
 	return p, nil
 }
 
-// Close closes the pack files the FS it returned hold open. An FS read
-// after Close opens them again.
+// Close closes the pack files the FS it returned hold open, and drops the
+// objects the last download spooled. An FS read after Close opens the
+// packs again.
 func (g *Git) Close() error {
+	g.spools.Close()
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.packs == nil {

@@ -47,18 +47,28 @@ func TestIdxFindsWhatGitIndexed(t *testing.T) {
 	if len(lines) < 600 {
 		t.Fatalf("%d objects in the pack", len(lines))
 	}
-	for _, line := range lines {
-		f := strings.Fields(line) // offset hash (crc)
-		want, _ := strconv.ParseInt(f[0], 10, 64)
-		got, err := idx.FindOffset(plumbing.NewHash(f[1]))
-		if err != nil || got != want {
-			t.Fatalf("object %s at %d, %v; git says %d", f[1], got, err, want)
+	// Read whole, and read in place from its file.
+	inPlace, err := openIdx(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, idx := range []*packIdx{idx, inPlace} {
+		for _, line := range lines {
+			f := strings.Fields(line) // offset hash (crc)
+			want, _ := strconv.ParseInt(f[0], 10, 64)
+			got, err := idx.FindOffset(plumbing.NewHash(f[1]))
+			if err != nil || got != want {
+				t.Fatalf("object %s at %d, %v; git says %d (whole: %v)", f[1], got, err, want, idx.data != nil)
+			}
+		}
+		for _, missing := range []string{strings.Repeat("00", 20), strings.Repeat("ff", 20), strings.Repeat("7a", 20)} {
+			if _, err := idx.FindOffset(plumbing.NewHash(missing)); !errors.Is(err, plumbing.ErrObjectNotFound) {
+				t.Errorf("object %s: %v, want not found", missing, err)
+			}
 		}
 	}
-	for _, missing := range []string{strings.Repeat("00", 20), strings.Repeat("ff", 20), strings.Repeat("7a", 20)} {
-		if _, err := idx.FindOffset(plumbing.NewHash(missing)); !errors.Is(err, plumbing.ErrObjectNotFound) {
-			t.Errorf("object %s: %v, want not found", missing, err)
-		}
+	if inPlace.data != nil || idx.data == nil {
+		t.Error("the index was not read as asked")
 	}
 }
 

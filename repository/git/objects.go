@@ -41,6 +41,9 @@ type packedObjects struct {
 	// never makes for a small file: a 10-byte blob made from a 1 GiB base
 	// would cost 1 GiB of disk to read. 0 means no limit.
 	maxBase int64
+	// spools, when not nil, hold objects already inflated (see
+	// objectSpools), read before the packs.
+	spools *objectSpools
 }
 
 type packIndex struct {
@@ -411,6 +414,9 @@ func (p *packedObjects) readStat(at packedAt) (storedObject, error) {
 // inflating the object. It returns plumbing.ErrObjectNotFound for an
 // object that is not in a pack.
 func (p *packedObjects) Size(h plumbing.Hash) (int64, error) {
+	if _, o, ok := p.spools.find(h); ok {
+		return o.size, nil
+	}
 	at, ok := p.find(h)
 	if !ok {
 		return 0, plumbing.ErrObjectNotFound
@@ -435,6 +441,15 @@ var errOverLimit = errors.New("over the limit")
 // with errOverLimit and its size before any of it is inflated. It
 // returns plumbing.ErrObjectNotFound for an object that is not in a pack.
 func (p *packedObjects) OpenSized(h plumbing.Hash, limit int64) (io.ReadCloser, int64, error) {
+	if f, o, ok := p.spools.find(h); ok && !p.overBase(o) {
+		if limit > 0 && o.size > limit {
+			return nil, o.size, errOverLimit
+		}
+		if o.typ != plumbing.BlobObject {
+			return nil, 0, fmt.Errorf("object %s is a %s, not a blob", h, o.typ)
+		}
+		return f.open(o), o.size, nil
+	}
 	at, ok := p.find(h)
 	if !ok {
 		return nil, 0, plumbing.ErrObjectNotFound
@@ -448,6 +463,13 @@ func (p *packedObjects) OpenSized(h plumbing.Hash, limit int64) (io.ReadCloser, 
 	}
 	r, err := p.open(h, at, o)
 	return r, o.size, err
+}
+
+// overBase reports whether a spooled object was rebuilt from a base over
+// maxBase: such an object is read from the pack, which refuses it, so a
+// sync refuses it whether or not it follows the fetch in its process.
+func (p *packedObjects) overBase(o spooledObject) bool {
+	return p.maxBase > 0 && o.chainBase > p.maxBase
 }
 
 // open streams the blob h at at, of which stat read o.

@@ -12,6 +12,7 @@ import (
 	"hash"
 	"hash/crc32"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"sync"
@@ -82,7 +83,11 @@ func (s *fetchStorer) PackfileWriter() (io.WriteCloser, error) { return s.receiv
 var _ storer.PackfileWriter = (*fetchStorer)(nil)
 
 // packReceiver writes a pack to a temporary file in the store, checking
-// its size as it comes, then indexes it and moves it into place on Close.
+// its size as it comes, and indexes it as it arrives, on a goroutine of
+// its own that reads what the file holds so far: the indexing overlaps
+// the transfer (and the remote's work to make the pack) instead of
+// following it. Close waits for the index, checks the pack's checksum and
+// moves both into place.
 //
 // A failure while receiving (the size limit, a full disk) is recorded and
 // stops the transfer through stop, and the rest of the data is discarded
@@ -98,6 +103,19 @@ type packReceiver struct {
 	sum   hash.Hash // SHA-1 of everything but the last 20 bytes
 	tail  []byte    // the last 20 bytes seen: the pack's checksum at the end
 	err   error
+	// grow is the file as the indexer reads it; indexed is closed once
+	// the indexer is done, with idx, idxSum and idxErr set; stopIndex
+	// stops it.
+	grow      *growingPack
+	indexed   chan struct{}
+	stopIndex context.CancelFunc
+	idx       *idxfile.MemoryIndex
+	idxSum    plumbing.Hash
+	idxErr    error
+	keep      *spoolWriter
+	// spool, once Close succeeded, holds the objects indexing inflated
+	// (see objectSpools); nil when none were kept.
+	spool *spoolFile
 }
 
 func newPackReceiver(ctx context.Context, stop context.CancelFunc, store string, limit int64) (*packReceiver, error) {
@@ -109,7 +127,22 @@ func newPackReceiver(ctx context.Context, stop context.CancelFunc, store string,
 	if err != nil {
 		return nil, err
 	}
-	return &packReceiver{ctx: ctx, stop: stop, dir: dir, limit: limit, file: f, sum: sha1.New(), tail: make([]byte, 0, 2*sha1.Size)}, nil
+	p := &packReceiver{ctx: ctx, stop: stop, dir: dir, limit: limit, file: f, sum: sha1.New(), tail: make([]byte, 0, 2*sha1.Size)}
+	p.grow = newGrowingPack(f)
+	p.keep = newSpoolWriter(dir, 0)
+	if p.keep != nil {
+		// The spool's limit follows the pack's bytes received so far.
+		p.keep.bound = func() int64 { return spoolLimit(p.grow.received()) }
+	}
+	ictx, cancel := context.WithCancel(ctx)
+	p.stopIndex = cancel
+	p.indexed = make(chan struct{})
+	go func() {
+		defer close(p.indexed)
+		defer context.AfterFunc(ictx, p.grow.stop)()
+		p.idx, p.idxSum, p.idxErr = indexPackGrowing(ictx, p.grow, dir, p.keep)
+	}()
+	return p, nil
 }
 
 // Write always accepts b; see packReceiver.
@@ -126,6 +159,7 @@ func (p *packReceiver) Write(b []byte) (int, error) {
 		return len(b), nil
 	}
 	p.n += int64(len(b))
+	p.grow.grew(int64(len(b)))
 	p.hashAllButTail(b)
 	return len(b), nil
 }
@@ -149,6 +183,7 @@ func (p *packReceiver) fail(err error) {
 	if p.err == nil {
 		p.err = err
 		p.stop()
+		p.grow.stop()
 	}
 }
 
@@ -156,8 +191,9 @@ func (p *packReceiver) fail(err error) {
 // cancelled transfer it caused.
 func (p *packReceiver) Err() error { return p.err }
 
-// Close indexes the received pack and moves it into the store; on any
-// failure the temporary file is removed and the store is as it was.
+// Close waits for the index of the received pack and moves both into the
+// store; on any failure the temporary file is removed and the store is as
+// it was.
 func (p *packReceiver) Close() error {
 	name := p.file.Name()
 	defer os.Remove(name)
@@ -168,15 +204,30 @@ func (p *packReceiver) Close() error {
 	if err == nil && p.n > 0 {
 		err = p.file.Sync()
 	}
+	if err == nil && p.n > 0 {
+		p.grow.finish()
+	} else {
+		p.grow.stop()
+	}
+	<-p.indexed
+	p.stopIndex()
 	if cerr := p.file.Close(); err == nil {
 		err = cerr
 	}
 	if err == nil && p.n > 0 {
-		if !bytes.Equal(p.sum.Sum(nil), p.tail) {
+		switch {
+		case !bytes.Equal(p.sum.Sum(nil), p.tail):
 			err = fmt.Errorf("%w: its checksum does not match (truncated?)", errBadPack)
-		} else {
-			err = installPack(p.ctx, name, p.dir)
+		case p.idxErr != nil:
+			err = p.idxErr
+		default:
+			err = installIndexed(name, p.dir, p.idx, p.idxSum)
 		}
+	}
+	if err == nil {
+		p.spool = p.keep.finish()
+	} else {
+		p.keep.discard()
 	}
 	if p.err == nil {
 		p.err = err
@@ -184,11 +235,84 @@ func (p *packReceiver) Close() error {
 	return err
 }
 
+// growingPack is a pack file being written, read by its indexer as it
+// grows: a read waits for the bytes it asks for, until the writer is done
+// (the end of the pack) or stopped.
+type growingPack struct {
+	f       *os.File
+	mu      sync.Mutex
+	cond    sync.Cond
+	n       int64 // bytes written
+	done    bool  // the writer is done: n is the pack's size
+	stopped bool  // the reader gives up
+}
+
+func newGrowingPack(f *os.File) *growingPack {
+	g := &growingPack{f: f}
+	g.cond.L = &g.mu
+	return g
+}
+
+// errStopped is a growingPack's read once it was stopped.
+var errStopped = errors.New("the pack's transfer stopped")
+
+func (g *growingPack) ReadAt(p []byte, off int64) (int, error) {
+	g.mu.Lock()
+	for !g.done && !g.stopped && g.n < off+int64(len(p)) {
+		g.cond.Wait()
+	}
+	n, stopped := g.n, g.stopped
+	g.mu.Unlock()
+	if stopped {
+		return 0, errStopped
+	}
+	if off >= n {
+		return 0, io.EOF
+	}
+	want := p[:min(int64(len(p)), n-off)]
+	k, err := g.f.ReadAt(want, off)
+	if err == nil && k < len(p) {
+		err = io.EOF
+	}
+	return k, err
+}
+
+// received is the number of bytes written so far.
+func (g *growingPack) received() int64 {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.n
+}
+
+// size waits for the writer and returns the pack's size.
+func (g *growingPack) size() (int64, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for !g.done && !g.stopped {
+		g.cond.Wait()
+	}
+	if g.stopped {
+		return 0, errStopped
+	}
+	return g.n, nil
+}
+
+func (g *growingPack) grew(k int64) { g.update(func() { g.n += k }) }
+func (g *growingPack) finish()      { g.update(func() { g.done = true }) }
+func (g *growingPack) stop()        { g.update(func() { g.stopped = true }) }
+
+func (g *growingPack) update(f func()) {
+	g.mu.Lock()
+	f()
+	g.mu.Unlock()
+	g.cond.Broadcast()
+}
+
 // installPack indexes the pack at name and moves it and its index into
 // dir as pack-<checksum>.pack and .idx. The index goes first: go-git
 // lists packs by their .pack file and cannot read a store where one has
-// no index.
-func installPack(ctx context.Context, name, dir string) error {
+// no index. The objects indexing inflates go to sw too (nil keeps none).
+func installPack(ctx context.Context, name, dir string, sw *spoolWriter) error {
 	f, err := os.Open(name)
 	if err != nil {
 		return err
@@ -198,10 +322,16 @@ func installPack(ctx context.Context, name, dir string) error {
 	if err != nil {
 		return err
 	}
-	idx, sum, err := indexPack(ctx, f, info.Size(), dir)
+	idx, sum, err := indexPackInto(ctx, f, info.Size(), dir, inMemoryObject, deltaBaseBudget, sw)
 	if err != nil {
 		return err
 	}
+	return installIndexed(name, dir, idx, sum)
+}
+
+// installIndexed moves the pack at name, of checksum sum, and its index
+// idx into dir; see installPack.
+func installIndexed(name, dir string, idx *idxfile.MemoryIndex, sum plumbing.Hash) error {
 	base := filepath.Join(dir, "pack-"+sum.String())
 	if _, err := os.Stat(base + ".pack"); err == nil {
 		return nil // the same pack is already here
@@ -245,11 +375,15 @@ type packObject struct {
 	base       int // index of the base once resolved
 	depth      int // deltas between this object and its stored base
 	// typ, size and hash are the object's own, known once resolved.
-	typ      plumbing.ObjectType
-	size     int64
-	srcSize  int64 // a delta's declared base size
-	hash     plumbing.Hash
-	resolved bool
+	typ     plumbing.ObjectType
+	size    int64
+	srcSize int64 // a delta's declared base size
+	// chainBase is the largest base along a delta's chain: a reader that
+	// refuses large bases (packedObjects.maxBase) refuses it from the
+	// spool too.
+	chainBase int64
+	hash      plumbing.Hash
+	resolved  bool
 }
 
 // packIndexer computes the index of a pack: the hash, offset and CRC of
@@ -269,6 +403,11 @@ type packIndexer struct {
 	spooled   map[int64]*os.File
 	spoolDir  string
 	spoolUsed int64
+	// keep receives every object as it is hashed (see objectSpools).
+	keep *spoolWriter
+	// grow, when not nil, is the pack being written: size is known once
+	// its objects are read.
+	grow *growingPack
 }
 
 // indexPack indexes the pack in r and returns its index and checksum.
@@ -280,7 +419,27 @@ func indexPack(ctx context.Context, r io.ReaderAt, size int64, spoolDir string) 
 // indexPackWithin is indexPack holding objects of up to inMemory bytes in
 // memory and up to cache bytes of delta bases.
 func indexPackWithin(ctx context.Context, r io.ReaderAt, size int64, spoolDir string, inMemory int64, cache int) (*idxfile.MemoryIndex, plumbing.Hash, error) {
+	return indexPackInto(ctx, r, size, spoolDir, inMemory, cache, nil)
+}
+
+// indexPackInto is indexPackWithin writing every object it hashes to keep
+// too (nil keeps none).
+func indexPackInto(ctx context.Context, r io.ReaderAt, size int64, spoolDir string, inMemory int64, cache int, keep *spoolWriter) (*idxfile.MemoryIndex, plumbing.Hash, error) {
+	return indexPackOf(ctx, r, size, nil, spoolDir, inMemory, cache, keep)
+}
+
+// indexPackGrowing indexes the pack g as it is written, keeping what it
+// inflates in keep (nil keeps none).
+func indexPackGrowing(ctx context.Context, g *growingPack, spoolDir string, keep *spoolWriter) (*idxfile.MemoryIndex, plumbing.Hash, error) {
+	return indexPackOf(ctx, g, -1, g, spoolDir, inMemoryObject, deltaBaseBudget, keep)
+}
+
+// indexPackOf indexes the pack in r, of size bytes, or of the size grow
+// says once written when grow is not nil.
+func indexPackOf(ctx context.Context, r io.ReaderAt, size int64, grow *growingPack, spoolDir string, inMemory int64, cache int, keep *spoolWriter) (*idxfile.MemoryIndex, plumbing.Hash, error) {
 	ix := &packIndexer{
+		grow:     grow,
+		keep:     keep,
 		ctx:      ctx,
 		spoolDir: spoolDir,
 		spooled:  map[int64]*os.File{},
@@ -320,7 +479,11 @@ func (ix *packIndexer) scan() (plumbing.Hash, error) {
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
-	ps := newPackStream(ix.pack, packHeaderSize, ix.size-sha1.Size)
+	end := ix.size - sha1.Size
+	if ix.grow != nil {
+		end = math.MaxInt64 // read on to the checksum, whose place is not yet known
+	}
+	ps := newPackStream(ix.pack, packHeaderSize, end)
 	zr, err := zlib.NewReader(bytes.NewReader(emptyZlib))
 	if err != nil {
 		return plumbing.ZeroHash, err
@@ -330,7 +493,11 @@ func (ix *packIndexer) scan() (plumbing.Hash, error) {
 	at := map[int64]int{}
 	// Every object takes more than a few bytes: a count beyond that is
 	// not preallocated.
-	ix.objects = make([]packObject, 0, min(int64(count), ix.size/8))
+	preallocate := ix.size / 8
+	if ix.grow != nil {
+		preallocate = 1 << 16
+	}
+	ix.objects = make([]packObject, 0, min(int64(count), preallocate))
 	for i := uint32(0); i < count; i++ {
 		if err := ix.ctx.Err(); err != nil {
 			return plumbing.ZeroHash, err
@@ -351,6 +518,9 @@ func (ix *packIndexer) scan() (plumbing.Hash, error) {
 			}
 			hasher = plumbing.NewHasher(h.kind, h.length)
 			w = hasher
+			if k := ix.keep.begin(h.length); k != nil {
+				w = io.MultiWriter(hasher, k)
+			}
 			o.typ, o.size = h.kind, h.length
 		case plumbing.OFSDeltaObject:
 			b, ok := at[h.base]
@@ -391,9 +561,18 @@ func (ix *packIndexer) scan() (plumbing.Hash, error) {
 		} else {
 			o.hash = hasher.Sum()
 			o.resolved = true
+			ix.keep.end(o.hash, o.typ, o.size, 0)
 		}
 		at[o.offset] = len(ix.objects)
 		ix.objects = append(ix.objects, o)
+	}
+	if ix.grow != nil {
+		if ix.size, err = ix.grow.size(); err != nil {
+			return plumbing.ZeroHash, err
+		}
+		if ix.size < packHeaderSize+sha1.Size {
+			return plumbing.ZeroHash, fmt.Errorf("a pack of %d bytes is too short", ix.size)
+		}
 	}
 	if end := ps.begin(); end != ix.size-sha1.Size {
 		return plumbing.ZeroHash, fmt.Errorf("the pack's %d objects end at %d, not at its checksum (%d)", count, end, ix.size-sha1.Size)
@@ -423,7 +602,7 @@ var emptyZlib = []byte{0x78, 0x9c, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01}
 
 // packHeader reads the pack's header and returns its number of objects.
 func (ix *packIndexer) packHeader() (uint32, error) {
-	if ix.size < packHeaderSize+sha1.Size {
+	if ix.grow == nil && ix.size < packHeaderSize+sha1.Size {
 		return 0, fmt.Errorf("a pack of %d bytes is too short", ix.size)
 	}
 	var b [packHeaderSize]byte
@@ -568,14 +747,20 @@ func (ix *packIndexer) resolveChildren(i, depth int) error {
 			return fmt.Errorf("delta at %d is for a base of %d bytes, not %d", o.offset, o.srcSize, base.size)
 		}
 		o.base, o.typ = i, base.typ
+		o.chainBase = max(base.size, base.chainBase)
 		if err := checkMeta(o.typ, o.size, o.length); err != nil {
 			return fmt.Errorf("delta at %d: %w", o.offset, err)
 		}
 		h := plumbing.NewHasher(o.typ, o.size)
-		if err := ix.produce(c, h, ix.hasChildren(c)); err != nil {
+		var w io.Writer = h
+		if k := ix.keep.begin(o.size); k != nil {
+			w = io.MultiWriter(h, k)
+		}
+		if err := ix.produce(c, w, ix.hasChildren(c)); err != nil {
 			return fmt.Errorf("delta at %d: %w", o.offset, err)
 		}
 		o.hash, o.resolved = h.Sum(), true
+		ix.keep.end(o.hash, o.typ, o.size, o.chainBase)
 		if k == len(kids)-1 {
 			ix.release(i)
 		}

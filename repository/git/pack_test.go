@@ -252,7 +252,7 @@ func testPackedObjectsReadLikeGit(t *testing.T, offsets bool) {
 	if err := os.WriteFile(tmp, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := installPack(context.Background(), tmp, dir); err != nil {
+	if err := installPack(context.Background(), tmp, dir, nil); err != nil {
 		t.Fatal(err)
 	}
 	var blobs []string
@@ -349,7 +349,7 @@ func TestPackedObjectsRefuseHugeBases(t *testing.T) {
 	var err error
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	err = installPack(context.Background(), tmp, dir)
+	err = installPack(context.Background(), tmp, dir, nil)
 	runtime.ReadMemStats(&after)
 	if err != nil {
 		t.Fatal(err)

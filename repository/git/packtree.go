@@ -25,6 +25,20 @@ import (
 // when it is larger than go-git would read whole either. The content is
 // the packs' cache's own when it is there: never written to.
 func (p *packedObjects) readMeta(h plumbing.Hash, want plumbing.ObjectType) (*metaObject, error) {
+	if f, o, ok := p.spools.find(h); ok && !p.overBase(o) && !(p.maxBase > 0 && o.size > p.maxBase) {
+		// Spooled as it was hashed to h: no need to hash it again.
+		if o.typ != want {
+			return nil, fmt.Errorf("object %s is a %s, not a %s", h, o.typ, want)
+		}
+		if o.size > maxMetaObject {
+			return nil, plumbing.ErrObjectNotFound // go-git's to refuse or read
+		}
+		data, err := f.read(o)
+		if err != nil {
+			return nil, fmt.Errorf("object %s: %w", h, err)
+		}
+		return &metaObject{h: h, t: want, b: data}, nil
+	}
 	at, ok := p.find(h)
 	if !ok {
 		return nil, plumbing.ErrObjectNotFound

@@ -2,7 +2,6 @@ package git
 
 import (
 	"bytes"
-	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"io"
@@ -27,22 +26,17 @@ type quickObjects struct {
 	packs []*quickPack
 }
 
-// quickPack is one pack and its index, both open.
+// quickPack is one pack and its index, both open; the index is read in
+// place (see packIdx).
 type quickPack struct {
-	idx, pack *os.File
-	packSize  int64
-	n         uint32
-	fanout    [256]uint32
-	large     int64 // entries of the large-offset table
+	idxFile, pack *os.File
+	idx           *packIdx
+	packSize      int64
 }
 
 // maxQuickPacks bounds the packs kept open (two files and a fan-out
 // each): a file:// remote's objects/pack can hold any number.
 const maxQuickPacks = 1024
-
-// maxQuickBucket bounds the names of an index read at once (20 bytes
-// each); a store of a million objects has some 4,000 in a fan-out bucket.
-const maxQuickBucket = 1 << 14
 
 // maxQuickObject bounds a commit or tag read here; a larger one is left to
 // go-git.
@@ -68,46 +62,24 @@ func openQuickObjects(store string) *quickObjects {
 	return q
 }
 
-// idxHeader is a version 2 index's magic and version.
-var idxHeader = []byte{0xff, 't', 'O', 'c', 0, 0, 0, 2}
-
 func openQuickPack(pack string) *quickPack {
 	// The packs of a file:// remote are another's: a FIFO or a device in
 	// their place is not opened.
-	idx, err := openRegular(pack[:len(pack)-len(".pack")]+".idx", true)
+	f, err := openRegular(pack[:len(pack)-len(".pack")]+".idx", true)
 	if err != nil {
 		return nil
 	}
-	p := &quickPack{idx: idx}
-	var head [8 + 256*4]byte
-	info, err := idx.Stat()
-	if err != nil || info.Size() < int64(len(head)) {
-		idx.Close()
-		return nil
+	p := &quickPack{idxFile: f}
+	info, err := f.Stat()
+	if err == nil {
+		p.idx, err = openIdx(f, info.Size())
 	}
-	if _, err := idx.ReadAt(head[:], 0); err != nil || !bytes.Equal(head[:8], idxHeader) {
-		idx.Close()
-		return nil
-	}
-	for i := range p.fanout {
-		p.fanout[i] = binary.BigEndian.Uint32(head[8+4*i:])
-		if i > 0 && p.fanout[i] < p.fanout[i-1] {
-			idx.Close()
-			return nil
-		}
-	}
-	p.n = p.fanout[255]
-	// Header, fan-out, names, CRCs, offsets, large offsets, two checksums.
-	fixed := int64(len(head)) + int64(p.n)*(20+4+4) + 2*20
-	if info.Size() < fixed || (info.Size()-fixed)%8 != 0 {
-		idx.Close()
-		return nil
-	}
-	p.large = (info.Size() - fixed) / 8
-	if p.pack, err = openRegular(pack, true); err == nil {
-		var pi os.FileInfo
-		if pi, err = p.pack.Stat(); err == nil {
-			p.packSize = pi.Size()
+	if err == nil {
+		if p.pack, err = openRegular(pack, true); err == nil {
+			var pi os.FileInfo
+			if pi, err = p.pack.Stat(); err == nil {
+				p.packSize = pi.Size()
+			}
 		}
 	}
 	if err != nil {
@@ -126,7 +98,7 @@ func (q *quickObjects) Close() {
 }
 
 func (p *quickPack) Close() {
-	p.idx.Close()
+	p.idxFile.Close()
 	if p.pack != nil {
 		p.pack.Close()
 	}
@@ -134,72 +106,8 @@ func (p *quickPack) Close() {
 
 // offset looks h up in the pack's index.
 func (p *quickPack) offset(h plumbing.Hash) (int64, bool) {
-	lo := uint32(0)
-	if h[0] > 0 {
-		lo = p.fanout[h[0]-1]
-	}
-	hi := p.fanout[h[0]]
-	if lo >= hi {
-		return 0, false
-	}
-	const namesAt = 8 + 256*4
-	// An index of another's repository can make one fan-out bucket as
-	// large as its (maybe sparse) file: narrowed by single reads first,
-	// the part read whole stays small.
-	var probe [20]byte
-	for hi-lo > maxQuickBucket {
-		m := lo + (hi-lo)/2
-		if _, err := p.idx.ReadAt(probe[:], namesAt+int64(m)*20); err != nil {
-			return 0, false
-		}
-		switch c := bytes.Compare(probe[:], h[:]); {
-		case c == 0:
-			lo, hi = m, m+1
-		case c < 0:
-			lo = m + 1
-		default:
-			hi = m
-		}
-	}
-	if lo >= hi {
-		return 0, false
-	}
-	names := make([]byte, int(hi-lo)*20)
-	if _, err := p.idx.ReadAt(names, namesAt+int64(lo)*20); err != nil {
-		return 0, false
-	}
-	i, j := 0, int(hi-lo)
-	for i < j {
-		m := int(uint(i+j) >> 1)
-		switch c := bytes.Compare(names[m*20:m*20+20], h[:]); {
-		case c == 0:
-			i, j = m, -1
-		case c < 0:
-			i = m + 1
-		default:
-			j = m
-		}
-	}
-	if j != -1 {
-		return 0, false
-	}
-	at := int64(namesAt) + int64(p.n)*(20+4) + int64(lo+uint32(i))*4
-	var b [8]byte
-	if _, err := p.idx.ReadAt(b[:4], at); err != nil {
-		return 0, false
-	}
-	off := int64(binary.BigEndian.Uint32(b[:4]))
-	if off&0x80000000 != 0 {
-		k := off & 0x7fffffff
-		if k >= p.large {
-			return 0, false
-		}
-		if _, err := p.idx.ReadAt(b[:], int64(namesAt)+int64(p.n)*(20+4+4)+k*8); err != nil {
-			return 0, false
-		}
-		off = int64(binary.BigEndian.Uint64(b[:]))
-	}
-	if off < 12 || off >= p.packSize {
+	off, err := p.idx.FindOffset(h)
+	if err != nil || off < packHeaderSize || off >= p.packSize {
 		return 0, false
 	}
 	return off, true

@@ -191,7 +191,7 @@ func TestQuickObjectsHugeBucket(t *testing.T) {
 	idx, _ := filepath.Glob(filepath.Join(up.Dir, ".git", "objects", "pack", "*.idx"))
 	const n = 10_000_000 // 200 MB of names
 	head8 := make([]byte, 8+256*4)
-	copy(head8, idxHeader)
+	copy(head8, idxMagic)
 	for i := int(head[0]); i < 256; i++ {
 		binary.BigEndian.PutUint32(head8[8+4*i:], n)
 	}
