@@ -315,7 +315,9 @@ func TestOldFoldersAreRecycled(t *testing.T) {
 	root := t.TempDir()
 	v := func(files map[string]string) Skill { return mkSkill("a", files) }
 	syncOnce(t, root, "r1", v(map[string]string{"SKILL.md": "1", "x/y/deep.md": "d", "z/notes.md": "n"}))
-	syncOnce(t, root, "r2", v(map[string]string{"SKILL.md": "2", "x/y/deep.md": "d", "z/notes.md": "n"}))
+	// Two files change, so r2 is built whole (one would be patched in
+	// place, patch.go).
+	syncOnce(t, root, "r2", v(map[string]string{"SKILL.md": "2", "x/y/deep.md": "d2", "z/notes.md": "n"}))
 	left := map[uint64]bool{}
 	entries, err := os.ReadDir(filepath.Join(root, stagingName))
 	if err != nil || len(entries) != 1 {

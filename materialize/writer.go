@@ -117,6 +117,9 @@ type swap struct {
 	// failed, when not nil, is told that the swap could not be made; live
 	// is then as it was.
 	failed func(error)
+	// patch is set for one file of a skill patched in place (patch.go):
+	// live is that file, staged its new content, or remove is set.
+	patch, remove bool
 }
 
 // newWriter returns a writer that builds in staging, which must be on the
@@ -541,6 +544,9 @@ func (w *writer) commit(ctx context.Context) (failed, err error) {
 
 // swapIn puts one staged entry in place.
 func (w *writer) swapIn(s *swap) error {
+	if s.patch {
+		return swapPatch(s)
+	}
 	if s.aside != "" {
 		// The user's copy first goes where it is kept, by one rename; only
 		// then does the new version take its place.
