@@ -1,6 +1,7 @@
 package materialize
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io/fs"
@@ -56,6 +57,17 @@ func TestRecordsRoundTrip(t *testing.T) {
 	}
 	if err := decodeFiles(encodeFiles(rec), skills); err != nil {
 		t.Fatal(err)
+	}
+	// Encoded again from the bytes each skill keeps, the records are the
+	// same bytes.
+	if again := encodeFiles(&SourceRecord{Skills: skills}); !bytes.Equal(again, encodeFiles(rec)) {
+		t.Error("file records encoded from the bytes kept differ from the first encoding")
+	}
+	for name, sk := range skills {
+		if sk.raw == nil {
+			t.Errorf("skill %s keeps no bytes of its file records", name)
+		}
+		sk.raw = nil
 	}
 	if !reflect.DeepEqual(skills, rec.Skills) {
 		t.Errorf("round trip:\n%+v\nwant\n%+v", skills, rec.Skills)
