@@ -56,8 +56,8 @@ type patchPlan struct {
 
 // planPatch compares the new listing with the record of the live copy:
 // a patch is possible only when they differ by one path at most.
-func planPatch(list []skill.File, old *SkillRecord, liveDir, dryRun bool) patchPlan {
-	if old == nil || !liveDir || dryRun {
+func planPatch(list []skill.File, old *SkillRecord, liveDir bool) patchPlan {
+	if old == nil || !liveDir {
 		return patchPlan{}
 	}
 	var p patchPlan
@@ -80,9 +80,9 @@ func planPatch(list []skill.File, old *SkillRecord, liveDir, dryRun bool) patchP
 		for _, f := range list {
 			listed[f.Path] = true
 		}
-		for p2 := range old.Files {
-			if !listed[p2] {
-				p.removed = p2
+		for name := range old.Files {
+			if !listed[name] {
+				p.removed = name
 			}
 		}
 	}

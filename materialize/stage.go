@@ -155,7 +155,7 @@ func (w *writer) newStager(ctx context.Context, live string, s Skill, old *Skill
 		return nil, fmt.Errorf("the skill's files are %d bytes, over the limit of %d", total, maxSize)
 	}
 	st := &stager{w: w, ctx: ctx, live: live, s: s, list: list, old: old, maxSize: maxSize, hasher: newSkillHasher(), liveDir: realDir(live)}
-	st.plan = planPatch(list, old, st.liveDir, false)
+	st.plan = planPatch(list, old, st.liveDir)
 	return st, nil
 }
 
@@ -458,7 +458,7 @@ func (w *writer) matches(ctx context.Context, live string, s Skill, maxSize int6
 	if err != nil {
 		return nil, false
 	}
-	st.dryRun, st.plan = true, patchPlan{}
+	st.dryRun, st.plan = true, patchPlan{} // a dry run writes nothing, a patch neither
 	res, err := st.run(stageOptions{})
 	if err != nil {
 		return nil, false
