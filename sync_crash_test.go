@@ -38,7 +38,9 @@ func TestMain(m *testing.M) { testmain.Main(m) }
 type version map[string]map[string]string
 
 // twoVersions builds two states of a source where every skill differs,
-// files come and go, and some skills exist in one state only.
+// files come and go, and some skills exist in one state only. A third
+// of the skills differ by one file, so both ways a sync puts a new
+// version in (a whole new folder, one file patched) are taken.
 func twoVersions(skills int) (version, version) {
 	a, b := version{}, version{}
 	for i := 0; i < skills; i++ {
@@ -46,6 +48,12 @@ func twoVersions(skills int) (version, version) {
 		for v, ver := range []version{a, b} {
 			if (i%10 == 0 && v == 1) || (i%10 == 1 && v == 0) {
 				continue // present in one version only
+			}
+			if i%6 == 2 || i%6 == 4 {
+				// Versions one file apart, which a sync patches in place
+				// (materialize/patch.go): one file edited, added or removed.
+				ver[name] = oneFileApart(name, i, v)
+				continue
 			}
 			files := map[string]string{
 				"SKILL.md": fmt.Sprintf("---\nname: %s\ndescription: Version %d of skill %d.\n---\n# %s\n", name, v, i, name),
@@ -61,6 +69,28 @@ func twoVersions(skills int) (version, version) {
 		}
 	}
 	return a, b
+}
+
+// oneFileApart is version v of skill i where the two versions differ by
+// one file: part-0 edited, extra.md added, or part-3 removed.
+func oneFileApart(name string, i, v int) map[string]string {
+	files := map[string]string{
+		"SKILL.md": fmt.Sprintf("---\nname: %s\ndescription: Skill %d.\n---\n# %s\n", name, i, name),
+	}
+	for f := 0; f < 5; f++ {
+		files[fmt.Sprintf("references/part-%d.md", f)] = strings.Repeat(fmt.Sprintf("%s %d\n", name, f), 40+i%50)
+	}
+	if v == 1 {
+		switch i % 12 {
+		case 2, 8:
+			files["references/part-0.md"] = strings.Repeat(fmt.Sprintf("v1 %s 0\n", name), 30+i%50)
+		case 4:
+			files["references/extra.md"] = "added in v1\n"
+		default:
+			delete(files, "references/part-3.md")
+		}
+	}
+	return files
 }
 
 func writeVersion(t *testing.T, dir string, v version) {

@@ -28,6 +28,9 @@ const (
 	// when chunk is nil) and close, in one step rather than three
 	// hand-offs between the stager and the build.
 	opWhole
+	// opAdopt moves the file src, written whole in staging as a patch
+	// (patch.go), to path, recorded as rec.
+	opAdopt
 )
 
 // op is one step of a build, sent by the stager.
@@ -39,6 +42,7 @@ type op struct {
 	mode  fs.FileMode
 	sha   Hash
 	rec   FileRecord
+	src   string
 }
 
 // build writes one skill's new version into staging on its own
@@ -129,6 +133,9 @@ func (b *build) run() {
 		if b.err != nil {
 			// Drain, so the stager never blocks on a failed build.
 			b.w.recycle(o.chunk)
+			if o.kind == opAdopt {
+				_ = os.Remove(o.src)
+			}
 			continue
 		}
 		switch o.kind {
@@ -164,6 +171,10 @@ func (b *build) run() {
 			f = nil
 		case opLink:
 			if err := b.link(o); err != nil {
+				fail(o.path, err)
+			}
+		case opAdopt:
+			if err := b.adopt(o); err != nil {
 				fail(o.path, err)
 			}
 		}
@@ -368,6 +379,25 @@ func (b *build) link(o op) error {
 		return fmt.Errorf("the live copy changed while it was copied")
 	}
 	return b.close(out, op{path: o.path, mode: o.rec.Perm(), sha: sum})
+}
+
+// adopt moves a file written whole in staging into the build.
+func (b *build) adopt(o op) error {
+	err := b.mkdirs(o.path)
+	if err == nil {
+		err = b.clearPath(o.path)
+	}
+	if err == nil {
+		err = os.Rename(o.src, b.staged(o.path))
+	}
+	if err != nil {
+		_ = os.Remove(o.src)
+		return err
+	}
+	b.files[o.path] = o.rec
+	b.stats.Written++
+	b.stats.BytesWritten += o.rec.Size
+	return nil
 }
 
 // wait waits for the build and, when it succeeded, queues its swap and

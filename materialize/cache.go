@@ -421,7 +421,7 @@ func (c *Cache) SyncSource(ctx context.Context, src Source) Result {
 	// will be: a skill whose build failed keeps what it had.
 	for _, b := range builds {
 		name, prev := b.name, b.prev
-		if err := b.st.wait(func(error) { c.revert(src.Name, name, prev) }); err != nil {
+		if err := b.st.wait(c.writer, func(error) { c.revert(src.Name, name, prev) }); err != nil {
 			fail(name, err)
 			if prev != nil {
 				next.Skills[name] = prev

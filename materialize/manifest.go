@@ -78,6 +78,12 @@ type SkillRecord struct {
 	// without them (ReadSkills) and, in Cache.Manifest, for a source the
 	// sync did not look at.
 	Files map[string]FileRecord
+	// raw is Files as the file records encode them (their count, then
+	// each file), kept from the records Files was decoded from: a sync
+	// that changes 1% of a source writes the other skills' bytes as
+	// they were instead of encoding them again. Files is never changed
+	// in place: a new version is a new SkillRecord, without raw.
+	raw []byte
 }
 
 // FileRecord is one materialized file. Size, Mode and MTime are the stat

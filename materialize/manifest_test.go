@@ -1,6 +1,7 @@
 package materialize
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io/fs"
@@ -56,6 +57,17 @@ func TestRecordsRoundTrip(t *testing.T) {
 	}
 	if err := decodeFiles(encodeFiles(rec), skills); err != nil {
 		t.Fatal(err)
+	}
+	// Encoded again from the bytes each skill keeps, the records are the
+	// same bytes.
+	if again := encodeFiles(&SourceRecord{Skills: skills}); !bytes.Equal(again, encodeFiles(rec)) {
+		t.Error("file records encoded from the bytes kept differ from the first encoding")
+	}
+	for name, sk := range skills {
+		if sk.raw == nil {
+			t.Errorf("skill %s keeps no bytes of its file records", name)
+		}
+		sk.raw = nil
 	}
 	if !reflect.DeepEqual(skills, rec.Skills) {
 		t.Errorf("round trip:\n%+v\nwant\n%+v", skills, rec.Skills)
@@ -315,7 +327,9 @@ func TestOldFoldersAreRecycled(t *testing.T) {
 	root := t.TempDir()
 	v := func(files map[string]string) Skill { return mkSkill("a", files) }
 	syncOnce(t, root, "r1", v(map[string]string{"SKILL.md": "1", "x/y/deep.md": "d", "z/notes.md": "n"}))
-	syncOnce(t, root, "r2", v(map[string]string{"SKILL.md": "2", "x/y/deep.md": "d", "z/notes.md": "n"}))
+	// Two files change, so r2 is built whole (one would be patched in
+	// place, patch.go).
+	syncOnce(t, root, "r2", v(map[string]string{"SKILL.md": "2", "x/y/deep.md": "d2", "z/notes.md": "n"}))
 	left := map[uint64]bool{}
 	entries, err := os.ReadDir(filepath.Join(root, stagingName))
 	if err != nil || len(entries) != 1 {

@@ -76,8 +76,13 @@ func encodeFiles(rec *SourceRecord) []byte {
 	b = append(b, filesMagic...)
 	b = binary.AppendUvarint(b, uint64(len(names)))
 	for _, name := range names {
-		files := rec.Skills[name].Files
+		sk := rec.Skills[name]
 		b = binrec.AppendString(b, name)
+		if sk.raw != nil {
+			b = append(b, sk.raw...)
+			continue
+		}
+		files := sk.Files
 		b = binary.AppendUvarint(b, uint64(len(files)))
 		for _, p := range sortedNames(files) {
 			f := files[p]
@@ -137,10 +142,12 @@ func decodeFiles(data []byte, skills map[string]*SkillRecord) error {
 	}
 	names := sortedNames(skills)
 	files := make([]map[string]FileRecord, 0, n)
+	raws := make([][]byte, 0, n)
 	for i := 0; i < n && d.Err() == nil; i++ {
 		if name := d.String(); d.Err() == nil && name != names[i] {
 			d.Fail("skill %q where the skill records have %q", name, names[i])
 		}
+		start := d.Offset()
 		count := d.Count(1 + 32 + 1 + 1 + 1)
 		m := make(map[string]FileRecord, count)
 		prev := ""
@@ -166,12 +173,14 @@ func decodeFiles(data []byte, skills map[string]*SkillRecord) error {
 			m[p] = f
 		}
 		files = append(files, m)
+		end := d.Offset()
+		raws = append(raws, data[start:end:end])
 	}
 	if err := d.End(); err != nil {
 		return err
 	}
 	for i, name := range names {
-		skills[name].Files = files[i]
+		skills[name].Files, skills[name].raw = files[i], raws[i]
 	}
 	return nil
 }

@@ -37,12 +37,20 @@ type staged struct {
 	// preserved is where the live copy goes at commit, or "".
 	preserved string
 	build     *build
+	// patch, when set, is the one file that changes (patch.go), put in
+	// place under live instead of a build.
+	patch *patch
+	live  string
 }
 
 // wait waits for the skill's build, if any, queues its swap and
 // completes its record; failed is told if the swap fails at commit. An
 // error means nothing of the skill was staged: live stays as it was.
-func (s *staged) wait(failed func(error)) error {
+func (s *staged) wait(w *writer, failed func(error)) error {
+	if s.patch != nil {
+		w.patchSwap(s.live, s.patch, failed)
+		return nil
+	}
 	if s.build == nil {
 		return nil
 	}
@@ -90,6 +98,9 @@ func (w *writer) stage(ctx context.Context, live string, s Skill, old *SkillReco
 	if err != nil && st.b != nil {
 		st.b.abort()
 	}
+	if err != nil {
+		st.dropPatch()
+	}
 	return res, err
 }
 
@@ -110,6 +121,10 @@ type stager struct {
 	liveDir bool
 	// dryRun never writes: the first difference ends the run.
 	dryRun bool
+	// plan says whether the skill may be patched, and patch is the one
+	// file written so far, when it is (patch.go).
+	plan  patchPlan
+	patch *patch
 }
 
 // errDiffers ends a dry run.
@@ -139,7 +154,9 @@ func (w *writer) newStager(ctx context.Context, live string, s Skill, old *Skill
 	if maxSize > 0 && total > maxSize {
 		return nil, fmt.Errorf("the skill's files are %d bytes, over the limit of %d", total, maxSize)
 	}
-	return &stager{w: w, ctx: ctx, live: live, s: s, list: list, old: old, maxSize: maxSize, hasher: newSkillHasher(), liveDir: realDir(live)}, nil
+	st := &stager{w: w, ctx: ctx, live: live, s: s, list: list, old: old, maxSize: maxSize, hasher: newSkillHasher(), liveDir: realDir(live)}
+	st.plan = planPatch(list, old, st.liveDir)
+	return st, nil
 }
 
 // sameFile is a file whose live copy already is as wanted.
@@ -179,7 +196,7 @@ func (st *stager) run(o stageOptions) (*staged, error) {
 	for _, sf := range same {
 		rec.Files[sf.path] = sf.rec
 	}
-	changed := st.b != nil || !st.liveDir
+	changed := st.b != nil || st.patch != nil || !st.liveDir
 	if !changed && (st.old == nil || len(st.old.Files) != len(st.list) || st.w.hashes() || st.dryRun) {
 		// Every wanted file is in place; a file that should be gone may not be.
 		changed = len(extraFiles(st.live, rec.Files)) > 0
@@ -199,6 +216,19 @@ func (st *stager) run(o stageOptions) (*staged, error) {
 		}
 		res.preserved = aside
 	}
+	if res.preserved == "" {
+		if st.patch != nil {
+			rec.Files[st.patch.path] = st.patch.rec
+		}
+		if p := st.finishPatch(rec.Files); p != nil {
+			st.patch = nil
+			res.patch, res.live = p, st.live
+			st.w.count(Stats{Unchanged: len(same)})
+			return res, nil
+		}
+	}
+	// The skill is built whole, the one file written so far with it.
+	st.unpatch()
 	b := st.build()
 	b.aside = res.preserved
 	realDirs := map[string]bool{}
@@ -318,6 +348,10 @@ func (st *stager) open(path string, counted bool) (fs.File, int64, error) {
 // write streams one file into the build. want, when not nil, is the hash
 // the content must have.
 func (st *stager) write(f skill.File, src io.Reader, size int64, want *Hash, hashes ...io.Writer) (Hash, error) {
+	if st.patchable(f.Path) {
+		return st.writePatch(f, src, size, want, hashes...)
+	}
+	st.unpatch()
 	b := st.build()
 	// A file of one chunk (most are) goes to the build in one step, sent
 	// once it is hashed; a longer one streams, chunk by chunk.
@@ -424,7 +458,7 @@ func (w *writer) matches(ctx context.Context, live string, s Skill, maxSize int6
 	if err != nil {
 		return nil, false
 	}
-	st.dryRun = true
+	st.dryRun, st.plan = true, patchPlan{} // a dry run writes nothing, a patch neither
 	res, err := st.run(stageOptions{})
 	if err != nil {
 		return nil, false

@@ -349,7 +349,7 @@ func SyncTarget(ctx context.Context, t Target) (TargetReport, error) {
 	}
 	for _, b := range builds {
 		name, folder := b.name, b.folder
-		err := b.st.wait(func(err error) {
+		err := b.st.wait(w, func(err error) {
 			fail(name, err)
 			undo(name, folder)
 		})
@@ -444,7 +444,7 @@ func stageTarget(ctx context.Context, w *writer, live string, t Target, s Target
 		return nil, nil, err
 	}
 	entry := &TargetEntry{Hash: st.rec.Hash, Mode: Copy, Files: st.rec.Files}
-	if st.build == nil {
+	if st.build == nil && st.patch == nil {
 		return entry, nil, nil
 	}
 	return entry, st, nil

@@ -117,6 +117,9 @@ type swap struct {
 	// failed, when not nil, is told that the swap could not be made; live
 	// is then as it was.
 	failed func(error)
+	// patch is set for one file of a skill patched in place (patch.go):
+	// live is that file, staged its new content, or remove is set.
+	patch, remove bool
 }
 
 // newWriter returns a writer that builds in staging, which must be on the
@@ -531,16 +534,17 @@ func (w *writer) commit(ctx context.Context) (failed, err error) {
 		}
 	}
 	w.pending = nil
-	for _, p := range slices.Sorted(maps.Keys(parents)) {
-		if err := syncDir(p); err != nil {
-			errs = append(errs, err)
-		}
+	if err := syncDirs(w.staging, parents); err != nil {
+		errs = append(errs, err)
 	}
 	return errors.Join(errs...), nil
 }
 
 // swapIn puts one staged entry in place.
 func (w *writer) swapIn(s *swap) error {
+	if s.patch {
+		return swapPatch(s)
+	}
 	if s.aside != "" {
 		// The user's copy first goes where it is kept, by one rename; only
 		// then does the new version take its place.
@@ -563,6 +567,27 @@ func (w *writer) swapIn(s *swap) error {
 		}
 	}
 	return nil
+}
+
+// manyDirs is how many changed folders commit flushes one by one at most
+// before one syncFS does it: a 1% sync patches files in hundreds of
+// folders, and each fsync waits for the disk on its own.
+const manyDirs = 8
+
+// syncDirs makes the entries of dirs durable: an fsync of each, or one
+// syncFS of the file system holding staging when there are many and it
+// covers them.
+func syncDirs(staging string, dirs map[string]bool) error {
+	if syncFSCoversDirs && len(dirs) > manyDirs {
+		return syncFS(staging)
+	}
+	var errs []error
+	for _, p := range slices.Sorted(maps.Keys(dirs)) {
+		if err := syncDir(p); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
 }
 
 func syncDir(dir string) error {

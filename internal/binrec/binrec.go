@@ -51,6 +51,9 @@ func (d *Decoder) Fail(format string, args ...any) {
 // Err is the first error, nil while every read succeeded.
 func (d *Decoder) Err() error { return d.err }
 
+// Offset is how many bytes of the record have been read.
+func (d *Decoder) Offset() int { return d.off }
+
 // Uvarint reads an unsigned varint.
 func (d *Decoder) Uvarint() uint64 {
 	if d.err != nil {

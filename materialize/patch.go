@@ -1,0 +1,264 @@
+package materialize
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/skillsync/skillsync/internal/platform"
+	"github.com/skillsync/skillsync/skill"
+)
+
+// A skill whose new version differs from the live one by one file (its
+// content or mode changed, or it was added to a folder the skill has, or
+// removed from a folder that keeps other files) is patched rather than
+// built again: the new file is written alone into staging and, at
+// commit, renamed over the live one (or the removed one is unlinked).
+// One rename is as atomic as the exchange of the whole folder, so a
+// reader still sees the old version or the new, never a mix; and the
+// skill's folders and its other files are not touched, where a build
+// creates every folder of the skill again (creating an inode is most of
+// what a 1% sync costs) and links every file. Two changes or more, a
+// change that needs a new folder or empties one, a user's edit kept
+// aside, a live copy that is not a real directory: the whole skill is
+// built as before.
+
+// patchKind is what a patch does to its live file.
+type patchKind uint8
+
+const (
+	patchWrite  patchKind = iota // rename staged onto the live path (replace or add)
+	patchRemove                  // remove the live file
+)
+
+// patch is the one file a skill's new version changes.
+type patch struct {
+	kind patchKind
+	// path is the file's slash path in the skill; staged is where its new
+	// content waits in staging (patchWrite).
+	path   string
+	staged string
+	rec    FileRecord
+}
+
+// patchPlan is what a stager knows before it reads: whether the skill
+// may be patched, and the path the new listing adds or drops.
+type patchPlan struct {
+	ok      bool
+	added   string // a path the listing has and the record does not
+	removed string // a path the record has and the listing does not
+}
+
+// planPatch compares the new listing with the record of the live copy:
+// a patch is possible only when they differ by one path at most.
+func planPatch(list []skill.File, old *SkillRecord, liveDir bool) patchPlan {
+	if old == nil || !liveDir {
+		return patchPlan{}
+	}
+	var p patchPlan
+	n := 0
+	for _, f := range list {
+		if _, ok := old.Files[f.Path]; !ok {
+			if p.added != "" {
+				return patchPlan{}
+			}
+			p.added = f.Path
+			continue
+		}
+		n++
+	}
+	if len(old.Files)-n > 1 {
+		return patchPlan{}
+	}
+	if len(old.Files) > n {
+		listed := make(map[string]bool, len(list))
+		for _, f := range list {
+			listed[f.Path] = true
+		}
+		for name := range old.Files {
+			if !listed[name] {
+				p.removed = name
+			}
+		}
+	}
+	if p.added != "" && p.removed != "" {
+		return patchPlan{}
+	}
+	p.ok = true
+	return p
+}
+
+// patchable reports whether a file about to be written can be the
+// skill's one patch: nothing written yet, and the file is the one path
+// added or one the record has.
+func (st *stager) patchable(p string) bool {
+	if !st.plan.ok || st.b != nil || st.patch != nil || st.plan.removed != "" {
+		return false
+	}
+	if st.plan.added != "" && st.plan.added != p {
+		return false
+	}
+	return true
+}
+
+// writePatch streams one file into a file of its own in staging, the
+// skill's patch. want, when not nil, is the hash the content must have.
+func (st *stager) writePatch(f skill.File, src io.Reader, size int64, want *Hash, hashes ...io.Writer) (Hash, error) {
+	name := filepath.Join(st.w.staging, randomName()+".patch")
+	out, err := platform.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return Hash{}, err
+	}
+	var werr error
+	sha, head, err := st.pump(src, size, func(chunk *[]byte, n int) {
+		if werr == nil {
+			_, werr = out.Write((*chunk)[:n])
+		}
+		st.w.recycle(chunk)
+	}, hashes...)
+	if err == nil {
+		err = werr
+	}
+	if err == nil && want != nil && sha != *want {
+		err = errors.New("its content changed while it was read")
+	}
+	var info fs.FileInfo
+	mode := fileMode(f.Mode, head, st.s.GuessModes)
+	if err == nil {
+		info, err = out.Stat()
+	}
+	if err == nil && info.Mode().Perm() != mode.Perm() {
+		err = out.Chmod(mode)
+	}
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		_ = os.Remove(name)
+		return sha, err
+	}
+	st.patch = &patch{kind: patchWrite, path: f.Path, staged: name,
+		rec: FileRecord{SHA256: sha, Size: info.Size(), Mode: modeString(mode), MTime: info.ModTime().UnixNano()}}
+	return sha, nil
+}
+
+// unpatch gives up the patch: a second file differs, so the skill is
+// built whole, and the file already written goes into the build.
+func (st *stager) unpatch() {
+	if st.patch == nil {
+		return
+	}
+	p := st.patch
+	st.patch = nil
+	st.build().send(op{kind: opAdopt, path: p.path, src: p.staged, rec: p.rec})
+}
+
+// dropPatch removes a patch's staged file when the skill fails.
+func (st *stager) dropPatch() {
+	if st.patch != nil && st.patch.staged != "" {
+		_ = os.Remove(st.patch.staged)
+	}
+	st.patch = nil
+}
+
+// finishPatch decides, once every file is read, whether the skill goes
+// live as its one patch: the patched path must lead through real
+// folders of the live copy (no link, nothing else), a file must be added
+// to a folder that is there and removed from one that keeps other files,
+// and a live copy not trusted must hold no file the record does not
+// know. It returns nil when the skill is to be built whole.
+func (st *stager) finishPatch(files map[string]FileRecord) *patch {
+	p := st.patch
+	switch {
+	case !st.plan.ok || st.b != nil:
+		return nil
+	case p == nil && st.plan.removed != "":
+		dir := path.Dir(st.plan.removed)
+		if dir != "." && !hasFileIn(files, dir) {
+			return nil // the folder would be left empty
+		}
+		p = &patch{kind: patchRemove, path: st.plan.removed}
+	case p == nil:
+		return nil
+	}
+	dirs := map[string]bool{}
+	switch {
+	case p.kind == patchRemove || p.path != st.plan.added:
+		// The live file is there: a regular file through real folders.
+		if !linkable(st.live, p.path, dirs) {
+			return nil
+		}
+	default:
+		// Added: its folder is there, the file is not.
+		if dir := path.Dir(p.path); dir != "." && !realDirs(st.live, dir) {
+			return nil
+		}
+		if _, err := os.Lstat(filepath.Join(st.live, filepath.FromSlash(p.path))); !errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+	}
+	if !st.w.trusts() {
+		for _, extra := range extraFiles(st.live, files) {
+			rel, _ := filepath.Rel(st.live, extra)
+			if p.kind != patchRemove || filepath.ToSlash(rel) != p.path {
+				return nil
+			}
+		}
+	}
+	return p
+}
+
+// realDirs reports whether live and every folder on the slash path rel
+// below it are real directories, none a symbolic link.
+func realDirs(live, rel string) bool {
+	if !realDir(live) {
+		return false
+	}
+	p := live
+	for _, e := range strings.Split(rel, "/") {
+		p = filepath.Join(p, e)
+		if !realDir(p) {
+			return false
+		}
+	}
+	return true
+}
+
+// hasFileIn reports whether files has a file below folder dir.
+func hasFileIn(files map[string]FileRecord, dir string) bool {
+	for p := range files {
+		if strings.HasPrefix(p, dir+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// patchSwap queues a skill's patch for commit.
+func (w *writer) patchSwap(live string, p *patch, failed func(error)) {
+	s := &swap{live: filepath.Join(live, filepath.FromSlash(p.path)), failed: failed, patch: true}
+	if p.kind == patchRemove {
+		s.remove = true
+	} else {
+		s.staged = p.staged
+		w.count(Stats{Written: 1, BytesWritten: p.rec.Size})
+	}
+	w.queue(s)
+}
+
+// swapPatch puts one patch in place: the staged file renamed over the
+// live path, or the live file removed.
+func swapPatch(s *swap) error {
+	if s.remove {
+		if err := os.Remove(s.live); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("remove %s: %w", s.live, err)
+		}
+		return nil
+	}
+	return os.Rename(s.staged, s.live)
+}
