@@ -70,7 +70,7 @@ type build struct {
 // errAborted is the error of a build its stager gave up.
 var errAborted = errors.New("staging abandoned")
 
-// startBuild starts a build for live, waiting while parallelBuilds run.
+// startBuild starts a build for live, waiting while parallelBuilds() run.
 // It builds in a folder left in staging where there is one.
 func (w *writer) startBuild(live string) *build {
 	w.slots <- struct{}{}

@@ -10,6 +10,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -99,9 +100,15 @@ type writer struct {
 	pool []string
 }
 
+// parallelBuilds is how many skills are written to staging at once: one
+// per two cores, up to 4. Creating files is kernel time, and builds
+// running side by side contend for the file system's inode allocation:
+// on a 2-core machine four builds took 2 to 4 s more system time in a
+// cold sync of the medium benchmark corpus than one, for no less wall
+// time (docs/performance.md, round six).
+func parallelBuilds() int { return max(1, min(4, runtime.NumCPU()/2)) }
+
 const (
-	// parallelBuilds is how many skills are written to staging at once.
-	parallelBuilds = 4
 	// chunkSize is the unit file contents are read, hashed and written in.
 	chunkSize = 64 << 10
 	// queueLen chunks at most wait for each build.
@@ -149,8 +156,8 @@ func newWriter(staging, marker string, settle time.Duration) (*writer, error) {
 		marker:  marker,
 		unclean: !errors.Is(err, fs.ErrNotExist),
 		rules:   hostRules(),
-		slots:   make(chan struct{}, parallelBuilds),
-		free:    make(chan *[]byte, parallelBuilds*(queueLen+1)+1),
+		slots:   make(chan struct{}, parallelBuilds()),
+		free:    make(chan *[]byte, parallelBuilds()*(queueLen+1)+1),
 	}
 	var remove []string
 	for _, e := range leftover {
