@@ -29,18 +29,7 @@ import (
 // in memory, streaming every object, and with no cache at all.
 func TestIndexPackMatchesGit(t *testing.T) {
 	t.Parallel()
-	r := gittest.NewRepo(t, "main")
-	var lines []string
-	for i := 0; i < 400; i++ {
-		lines = append(lines, fmt.Sprintf("line %d of a file that changes a little in every commit", i))
-	}
-	for c := 0; c < 30; c++ {
-		lines[(c*37)%len(lines)] = fmt.Sprintf("changed in commit %d", c)
-		r.Write("a.txt", strings.Join(lines, "\n"), 0)
-		r.Write(fmt.Sprintf("dir%d/b.txt", c%3), strings.Repeat(fmt.Sprintf("b%d ", c), 50+c), 0)
-		r.Write("empty", "", 0)
-		r.Commit(fmt.Sprintf("commit %d", c))
-	}
+	r := deltaRepo(t, 400, 30)
 	for _, offsets := range []bool{true, false} {
 		pack := packOf(t, r.Dir, offsets)
 		want := gitIndex(t, pack)
@@ -140,6 +129,26 @@ func TestIndexPackRefusesBrokenPacks(t *testing.T) {
 			t.Errorf("%s: a broken pack was indexed", name)
 		}
 	}
+}
+
+// deltaRepo is a repository of commits that each change a line of a.txt
+// (lineCount lines long) and rewrite a dirN/b.txt, with an empty file:
+// git packs it with chains of deltas.
+func deltaRepo(t *testing.T, lineCount, commits int) *gittest.Repo {
+	t.Helper()
+	r := gittest.NewRepo(t, "main")
+	var lines []string
+	for i := 0; i < lineCount; i++ {
+		lines = append(lines, fmt.Sprintf("line %d of a file that changes a little in every commit", i))
+	}
+	for c := 0; c < commits; c++ {
+		lines[(c*37)%len(lines)] = fmt.Sprintf("changed in commit %d", c)
+		r.Write("a.txt", strings.Join(lines, "\n"), 0)
+		r.Write(fmt.Sprintf("dir%d/b.txt", c%3), strings.Repeat(fmt.Sprintf("b%d ", c), 50+c), 0)
+		r.Write("empty", "", 0)
+		r.Commit(fmt.Sprintf("commit %d", c))
+	}
+	return r
 }
 
 func packOf(t *testing.T, dir string, offsets bool) string {

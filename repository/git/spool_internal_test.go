@@ -55,17 +55,7 @@ func installSpooled(t *testing.T, pack string, limit int64) (string, *spoolFile)
 // serves them. Once the spools are closed, reads go to the packs again.
 func TestSpoolServesTheObjectsIndexingHashed(t *testing.T) {
 	t.Parallel()
-	r := gittest.NewRepo(t, "main")
-	var lines []string
-	for i := 0; i < 300; i++ {
-		lines = append(lines, fmt.Sprintf("line %d of a file that changes a little in every commit", i))
-	}
-	for c := 0; c < 12; c++ {
-		lines[(c*37)%len(lines)] = fmt.Sprintf("changed in commit %d", c)
-		r.Write("a.txt", strings.Join(lines, "\n"), 0)
-		r.Write(fmt.Sprintf("dir%d/b.txt", c%3), strings.Repeat(fmt.Sprintf("b%d ", c), 50+c), 0)
-		r.Commit(fmt.Sprintf("commit %d", c))
-	}
+	r := deltaRepo(t, 300, 12)
 	pack := packOf(t, r.Dir, true)
 	gitIndex(t, pack) // checks the pack has chains of deltas
 	store, spool := installSpooled(t, pack, spoolLimit(1<<20))
@@ -263,17 +253,7 @@ func TestFetchSpoolsForTheSyncThatFollows(t *testing.T) {
 // stopped, ends the indexing with the receiver, leaving nothing.
 func TestPackReceiverIndexesAsItReceives(t *testing.T) {
 	t.Parallel()
-	r := gittest.NewRepo(t, "main")
-	var lines []string
-	for i := 0; i < 300; i++ {
-		lines = append(lines, fmt.Sprintf("line %d of a file that changes a little in every commit", i))
-	}
-	for c := 0; c < 12; c++ {
-		lines[(c*37)%len(lines)] = fmt.Sprintf("changed in commit %d", c)
-		r.Write("a.txt", strings.Join(lines, "\n"), 0)
-		r.Write(fmt.Sprintf("dir%d/b.txt", c%3), strings.Repeat(fmt.Sprintf("b%d ", c), 50+c), 0)
-		r.Commit(fmt.Sprintf("commit %d", c))
-	}
+	r := deltaRepo(t, 300, 12)
 	pack := packOf(t, r.Dir, true)
 	want := gitIndex(t, pack)
 	data, err := os.ReadFile(pack)
