@@ -300,16 +300,8 @@ func TestAPatchThatCannotGoInKeepsTheOld(t *testing.T) {
 // is, and a copy the user edited is still moved aside whole.
 func TestATargetCopyIsPatched(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
 	dir := t.TempDir()
-	sync := func(files map[string]string) TargetReport {
-		t.Helper()
-		rep, err := SyncTarget(ctx, Target{Dir: dir, Mode: Copy, Skills: []TargetSkill{{Skill: mkSkill("a", files)}}})
-		if err != nil || len(rep.Errors) > 0 {
-			t.Fatalf("%+v %v", rep, err)
-		}
-		return rep
-	}
+	sync := copySkillA(t, dir)
 	sync(v1)
 	live := filepath.Join(dir, "a")
 	folder := stat(t, live).ino

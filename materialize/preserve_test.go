@@ -36,14 +36,7 @@ func TestEditedTargetCopyIsKept(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
-	sync := func(files map[string]string) TargetReport {
-		t.Helper()
-		rep, err := SyncTarget(ctx, Target{Dir: dir, Mode: Copy, Skills: []TargetSkill{{Skill: mkSkill("a", files)}}})
-		if err != nil || len(rep.Errors) > 0 {
-			t.Fatalf("sync target: %v %v", err, rep.Errors)
-		}
-		return rep
-	}
+	sync := copySkillA(t, dir)
 	sync(v1)
 	if rep := sync(v1); len(rep.Preserved) != 0 {
 		t.Errorf("an untouched copy was kept: %v", rep.Preserved)
@@ -177,5 +170,18 @@ func TestTargetsKeepWhatTheCallerCannotProvide(t *testing.T) {
 	after, err := LoadTargetRecord(dir)
 	if err != nil || after.Skills["b"] == nil || after.Skills["a"] == nil {
 		t.Errorf("record after: %+v %v", after, err)
+	}
+}
+
+// copySkillA returns a function that syncs skill "a", with the files it
+// is given, into the Copy target dir, failing the test on any error.
+func copySkillA(t *testing.T, dir string) func(files map[string]string) TargetReport {
+	return func(files map[string]string) TargetReport {
+		t.Helper()
+		rep, err := SyncTarget(context.Background(), Target{Dir: dir, Mode: Copy, Skills: []TargetSkill{{Skill: mkSkill("a", files)}}})
+		if err != nil || len(rep.Errors) > 0 {
+			t.Fatalf("sync target: %+v %v", rep, err)
+		}
+		return rep
 	}
 }

@@ -66,13 +66,7 @@ func TestSpoolServesTheObjectsIndexingHashed(t *testing.T) {
 	if left, _ := filepath.Glob(filepath.Join(dir, "tmp_*")); runtime.GOOS != "windows" && len(left) > 0 {
 		t.Errorf("the spool is not unlinked: %v", left)
 	}
-	p, err := openPackedObjects(store)
-	if err != nil {
-		t.Fatal(err)
-	}
-	spools := &objectSpools{}
-	spools.add(spool)
-	p.spools = spools
+	p, spools := spooledObjects(t, store, spool)
 	packs, _ := filepath.Glob(filepath.Join(dir, "pack-*.pack"))
 	for _, name := range packs {
 		if err := os.Remove(name); err != nil {
@@ -157,15 +151,7 @@ func TestSpoolIsBounded(t *testing.T) {
 	if len(spool.objects) < 5 {
 		t.Errorf("only %d objects spooled", len(spool.objects))
 	}
-	p, err := openPackedObjects(store)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	spools := &objectSpools{}
-	spools.add(spool)
-	defer spools.Close()
-	p.spools = spools
+	p, _ := spooledObjects(t, store, spool)
 	for _, name := range []string{"zeros.bin", "small/39.txt"} {
 		h := plumbing.NewHash(strings.TrimSpace(r.Git("rev-parse", "HEAD:"+name)))
 		rc, size, err := p.OpenSized(h, 0)
@@ -359,15 +345,7 @@ func TestSpoolKeepsTheLimitOnBases(t *testing.T) {
 	if o, ok := spool.objects[small]; !ok || o.chainBase != baseSize {
 		t.Fatalf("the small blob's spool entry: %+v %v", o, ok)
 	}
-	p, err := openPackedObjects(store)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	spools := &objectSpools{}
-	spools.add(spool)
-	defer spools.Close()
-	p.spools = spools
+	p, _ := spooledObjects(t, store, spool)
 	p.maxBase = 1 << 20
 	if _, _, err := p.OpenSized(small, 0); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("open of a blob made from a 2 MiB base over a limit of 1 MiB = %v, want ErrTooLarge", err)
@@ -382,4 +360,23 @@ func TestSpoolKeepsTheLimitOnBases(t *testing.T) {
 	if err != nil || !bytes.Equal(got, make([]byte, 10)) {
 		t.Errorf("without a limit the blob reads %q, %v", got, err)
 	}
+}
+
+// spooledObjects opens store's packs with spool attached, as a fetch
+// leaves them for the sync; both are closed when the test ends (closing
+// the spools again is harmless).
+func spooledObjects(t *testing.T, store string, spool *spoolFile) (*packedObjects, *objectSpools) {
+	t.Helper()
+	p, err := openPackedObjects(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spools := &objectSpools{}
+	spools.add(spool)
+	p.spools = spools
+	t.Cleanup(func() {
+		spools.Close()
+		p.Close()
+	})
+	return p, spools
 }
