@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/skillsync/skillsync/internal/flock"
 )
@@ -64,7 +65,10 @@ func TestSyncExitCodes(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(dir, ".skills-cache"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	held, err := flock.Acquire(context.Background(), filepath.Join(dir, ".skills-cache", ".lock"), 0)
+	// The sync above has closed its lock, but a child process another
+	// test forked in that moment shares the open file until it execs:
+	// the lock is taken with a wait, not on the first try.
+	held, err := flock.Acquire(context.Background(), filepath.Join(dir, ".skills-cache", ".lock"), 30*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
