@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -222,6 +223,81 @@ func TestAStoppedSyncIsNotTrusted(t *testing.T) {
 	}
 	if _, err := os.Lstat(filepath.Join(root, dirtyName)); err == nil {
 		t.Error("a sync with nothing new left a mark")
+	}
+}
+
+// TestAStoppedPatchIsNotTrusted: a sync that patched one file of a skill
+// (added, changed or removed it) and stopped before its manifest was
+// written leaves the skill's other files as recorded. Going back to the
+// recorded version, the next sync must find the patch, the added file
+// included, which no recorded file's stat data shows.
+func TestAStoppedPatchIsNotTrusted(t *testing.T) {
+	t.Parallel()
+	base := map[string]string{"SKILL.md": v1["SKILL.md"], "ref/a.md": "a", "ref/b.md": "b"}
+	with := func(path, data string) map[string]string {
+		m := maps.Clone(base)
+		if data == "" {
+			delete(m, path)
+		} else {
+			m[path] = data
+		}
+		return m
+	}
+	for _, tc := range []struct {
+		name  string
+		patch map[string]string
+	}{
+		{"added", with("ref/c.md", "c")},
+		{"changed", with("ref/b.md", "b, longer")},
+		{"removed", with("ref/b.md", "")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			root := t.TempDir()
+			skill := func(files map[string]string, fp string) Skill {
+				s := mkSkill("a", files)
+				s.Fingerprint = fp
+				return s
+			}
+			syncOnce(t, root, "r1", skill(base, "f1"))
+			c := open(t, root)
+			if res := c.SyncSource(context.Background(), Source{Name: "src", Revision: "r2", Skills: []Skill{skill(tc.patch, "f2")}}); len(res.Errors) > 0 {
+				t.Fatal(res.Errors)
+			}
+			// The patch goes live; the process dies before the manifest is saved.
+			if _, err := c.writer.commit(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			live := map[string]string{}
+			dir := filepath.Join(root, "src", "a")
+			_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+				if err == nil && !d.IsDir() {
+					data, _ := os.ReadFile(p)
+					rel, _ := filepath.Rel(dir, p)
+					live[filepath.ToSlash(rel)] = string(data)
+				}
+				return err
+			})
+			if !maps.Equal(live, tc.patch) {
+				t.Fatalf("live after the stopped sync = %v, want the patched version", live)
+			}
+			c.Close()
+
+			c = open(t, root)
+			if c.Current(Source{Name: "src", Revision: "r1"}) {
+				t.Error("the records of a stopped patch were trusted")
+			}
+			if res := c.SyncSource(context.Background(), Source{Name: "src", Revision: "r1", Skills: []Skill{skill(base, "f1")}}); len(res.Errors) > 0 {
+				t.Fatal(res.Errors)
+			}
+			if err := c.Commit(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			c.Close()
+			if diffs := verifyCache(t, root); len(diffs) > 0 {
+				t.Errorf("verify after going back: %v", diffs)
+			}
+		})
 	}
 }
 

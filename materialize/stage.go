@@ -197,8 +197,10 @@ func (st *stager) run(o stageOptions) (*staged, error) {
 		rec.Files[sf.path] = sf.rec
 	}
 	changed := st.b != nil || st.patch != nil || !st.liveDir
-	if !changed && (st.old == nil || len(st.old.Files) != len(st.list) || st.w.hashes() || st.dryRun) {
-		// Every wanted file is in place; a file that should be gone may not be.
+	if !changed && (st.old == nil || len(st.old.Files) != len(st.list) || !st.w.trusts() || st.dryRun) {
+		// Every wanted file is in place; a file that should be gone may not
+		// be: one the record does not know, or one a patch added before
+		// its sync stopped.
 		changed = len(extraFiles(st.live, rec.Files)) > 0
 	}
 	if !changed {

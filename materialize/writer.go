@@ -327,9 +327,11 @@ func (w *writer) Stats() Stats {
 	return w.stats
 }
 
-// statMatches reports whether live is a real directory (not a link) and
+// statMatches reports whether live is a real directory (not a link),
 // every recorded file of it still has the size, mtime and mode it was
-// written with.
+// written with, and it holds no file the record does not know: a patch
+// that added one file (patch.go) and stopped before its record was
+// written changed no recorded file.
 func statMatches(live string, rec *SkillRecord) bool {
 	if !realDir(live) {
 		return false
@@ -341,7 +343,7 @@ func statMatches(live string, rec *SkillRecord) bool {
 			return false
 		}
 	}
-	return true
+	return len(extraFiles(live, rec.Files)) == 0
 }
 
 // fileMode is 0755 for executables and 0644 for the rest. head is the
