@@ -53,7 +53,8 @@ fi
 out=$PWD/bench/out/$size
 mkdir -p "$out"
 bin=$out/skillsync
-go build -o "$bin" ./cmd/skillsync
+# Built as release/build.sh builds what users download: static, no cgo.
+CGO_ENABLED=0 go build -o "$bin" ./cmd/skillsync
 corpus=$out/corpus
 if [ ! -f "$out/corpus.json" ] || [ ! -d "$corpus/.git" ]; then
   rm -rf "$corpus"

@@ -75,7 +75,10 @@ func (p *Program) build() (string, error) {
 	// go test run of unchanged code, link nothing. It does not write
 	// over a program that is running (it moves it aside first).
 	path := filepath.Join(dir, filepath.Base(p.pkg))
+	// Built as release/build.sh builds what ships: without cgo, a static
+	// program that does not start the dynamic loader and libc first.
 	cmd := exec.Command("go", "build", "-o", path, p.pkg)
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("%w\n%s", err, out)
 	}
