@@ -133,10 +133,10 @@ func Build(inputs []Input, opts Options) *Catalog {
 		for _, k := range c.dedupe(in) {
 			if w, ok := c.byKey[k.key]; ok {
 				w.Shadowed = append([]Entry{w.Entry}, w.Shadowed...)
-				w.Entry = k.Entry
+				w.Entry = entryOf(in, k.index)
 				continue
 			}
-			slab = append(slab, Winner{Entry: k.Entry})
+			slab = append(slab, Winner{Entry: entryOf(in, k.index)})
 			c.byKey[k.key] = &slab[len(slab)-1]
 		}
 	}
@@ -154,41 +154,50 @@ func Build(inputs []Input, opts Options) *Catalog {
 	return c
 }
 
-// keyed is an entry with its Key.
-type keyed struct {
-	Entry
-	key string
+// kept is a skill of an input that dedupe keeps: its index in the
+// input's Skills, with its Key.
+type kept struct {
+	index int
+	key   string
 }
 
-// dedupe returns the entries of one input with in-source duplicates
-// removed and reported. The skills are sorted by path through their
-// indexes: a Skill is large to move.
-func (c *Catalog) dedupe(in Input) []keyed {
-	order := make([]int, len(in.Skills))
-	for i := range order {
-		order[i] = i
+// entryOf is the entry of the input's skill at index i.
+func entryOf(in Input, i int) Entry {
+	e := Entry{Skill: in.Skills[i], Layer: in.Layer, Source: in.Source, Revision: in.Revision}
+	if in.Dir != nil {
+		e.Dir = in.Dir(in.Skills[i])
 	}
-	slices.SortStableFunc(order, func(a, b int) int { return strings.Compare(in.Skills[a].Path, in.Skills[b].Path) })
-	first := make(map[string]string, len(order))
-	out := make([]keyed, 0, len(order))
-	for _, i := range order {
-		s := &in.Skills[i]
+	return e
+}
+
+// dedupe returns the skills of one input that remain once in-source
+// duplicates are removed and reported, in path order. It returns
+// indexes, not entries: a Skill is large to move, and each one copied
+// here was copied again into its winner, a megabyte of fresh memory for
+// every 2,000 skills a command reads.
+func (c *Catalog) dedupe(in Input) []kept {
+	out := make([]kept, len(in.Skills))
+	for i := range out {
+		out[i].index = i
+	}
+	slices.SortStableFunc(out, func(a, b kept) int { return strings.Compare(in.Skills[a.index].Path, in.Skills[b.index].Path) })
+	first := make(map[string]int, len(out))
+	n := 0
+	for _, k := range out {
+		s := &in.Skills[k.index]
 		key := Key(s.Name)
 		if winner, dup := first[key]; dup {
 			c.Problems = append(c.Problems, skill.Problem{
 				Level: skill.Warning, Rule: "duplicate-name", Source: in.Source, Skill: s.Name, Path: s.Path, File: s.Path,
-				Message: fmt.Sprintf("skill %q is also at %s, which sorts first and wins; rename or remove one", s.Name, winner),
+				Message: fmt.Sprintf("skill %q is also at %s, which sorts first and wins; rename or remove one", s.Name, in.Skills[winner].Path),
 			})
 			continue
 		}
-		first[key] = s.Path
-		e := keyed{Entry: Entry{Skill: *s, Layer: in.Layer, Source: in.Source, Revision: in.Revision}, key: key}
-		if in.Dir != nil {
-			e.Dir = in.Dir(*s)
-		}
-		out = append(out, e)
+		first[key] = k.index
+		out[n] = kept{index: k.index, key: key}
+		n++
 	}
-	return out
+	return out[:n]
 }
 
 // Lookup returns the winner for name, compared case-insensitively.
