@@ -66,3 +66,26 @@ func TestHostileInput(t *testing.T) {
 		}
 	}
 }
+
+// TestStringsShareTheRecord: reading a record of many strings allocates
+// nothing for them, the record's bytes included.
+func TestStringsShareTheRecord(t *testing.T) {
+	b := []byte("MAGIC\n")
+	b = binary.AppendUvarint(b, 1000)
+	for i := range 1000 {
+		b = AppendString(b, strings.Repeat("x", i%64))
+	}
+	var sum int
+	allocs := testing.AllocsPerRun(20, func() {
+		d := NewDecoder(b, "MAGIC\n")
+		for range d.Count(1) {
+			sum += len(d.String())
+		}
+		if d.End() != nil {
+			t.Fatal(d.End())
+		}
+	})
+	if allocs > 1 {
+		t.Errorf("%v allocations to read 1,000 strings, want at most the decoder's", allocs)
+	}
+}
