@@ -2,6 +2,7 @@ package testmain
 
 import (
 	"flag"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -152,5 +153,57 @@ func TestOwnProcessFails(t *testing.T) {
 	}
 	if os.Getenv("SKILLSYNC_TESTMAIN_FAIL") == "1" {
 		t.Fatal("failing on purpose")
+	}
+}
+
+// reportTempEnv makes TestReportTempDir print the temporary folder.
+const reportTempEnv = "SKILLSYNC_TEST_REPORT_TMPDIR"
+
+func TestReportTempDir(t *testing.T) {
+	if os.Getenv(reportTempEnv) == "" {
+		t.Skip("run by TestTempInRAM")
+	}
+	fmt.Printf("tmpdir=%s\n", os.TempDir())
+}
+
+// TestTempInRAM: a test binary started without TMPDIR keeps its
+// temporary files in RAM where there is a tmpfs with room, and one
+// started with TMPDIR keeps them there.
+func TestTempInRAM(t *testing.T) {
+	t.Parallel()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	mine := t.TempDir()
+	for _, tc := range []struct {
+		tmpdir string
+		want   string
+	}{
+		{"", ramTemp()},
+		{mine, mine},
+	} {
+		env := []string{reportTempEnv + "=1"}
+		for _, kv := range os.Environ() {
+			if !strings.HasPrefix(kv, "TMPDIR=") {
+				env = append(env, kv)
+			}
+		}
+		if tc.tmpdir != "" {
+			env = append(env, "TMPDIR="+tc.tmpdir)
+		}
+		cmd := exec.Command(exe, "-test.run=^TestReportTempDir$", "-test.v")
+		cmd.Env = env
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		want := tc.want
+		if want == "" {
+			want = "/tmp"
+		}
+		if !strings.Contains(string(out), "tmpdir="+want+"\n") {
+			t.Errorf("TMPDIR=%q: the tests' temporary folder is not %s:\n%s", tc.tmpdir, want, out)
+		}
 	}
 }
