@@ -62,6 +62,7 @@ var (
 	_ parser.InlineParser         = taskMarker{}
 	_ parser.InlineParser         = linkify{}
 	_ parser.InlineParser         = strikethrough{}
+	_ parser.CloseBlocker         = strikethrough{}
 	_ parser.DelimiterProcessor   = tildes{}
 	_ renderer.NodeRenderer       = htmlRenderer{}
 )

@@ -21,31 +21,72 @@ func (n *Strikethrough) Dump(source []byte, level int) { ast.DumpHelper(n, sourc
 // longer run is text.
 type strikethrough struct{}
 
+// maxOpenTildes is how many runs of tildes may wait for their closing
+// run in one block; past it a run can only close. goldmark looks for a
+// closing run's opener by going back over every delimiter that waits,
+// so without a bound "~~a~ " repeated (each "~" closes nothing, each
+// "~~" waits) would cost the square of its length: 64 KiB of it, half
+// a second.
+const maxOpenTildes = 128
+
+// tildeKey holds the block's *openTildes while its inlines are parsed.
+var tildeKey = parser.NewContextKey()
+
+// openTildes counts the runs of tildes of a block that can open a
+// strikethrough but not close one: those pushed less those matched.
+// Those goldmark drops unmatched (at the end of a link's text, or
+// inside an emphasis) still count, so the count is never less than
+// the runs that wait. A run that can both open and close ("a~~b") is
+// not counted: it closes the one before it of its length that waits,
+// so at most one of each length waits.
+type openTildes struct{ n int }
+
 // Trigger implements parser.InlineParser.
 func (strikethrough) Trigger() []byte { return []byte{'~'} }
 
 // Parse implements parser.InlineParser.
 func (strikethrough) Parse(_ ast.Node, block text.Reader, pc parser.Context) ast.Node {
+	open, _ := pc.Get(tildeKey).(*openTildes)
+	if open == nil {
+		open = &openTildes{}
+		pc.Set(tildeKey, open)
+	}
 	before := block.PrecendingCharacter()
 	line, seg := block.PeekLine()
-	d := parser.ScanDelimiter(line, before, 1, tildes{})
+	d := parser.ScanDelimiter(line, before, 1, tildes{open: open})
 	if d == nil {
 		return nil
 	}
 	seg = seg.WithStop(seg.Start + d.OriginalLength)
 	block.Advance(d.OriginalLength)
-	if d.OriginalLength > 2 {
-		// The whole run is text (taken at once, not a tilde at a time:
-		// a long run costs its length, not its square).
+	if open.n >= maxOpenTildes {
+		d.CanOpen = false
+	}
+	if d.OriginalLength > 2 || !d.CanOpen && !d.CanClose {
+		// Text, the whole run at once (not a tilde at a time: a long
+		// run costs its length, not its square).
 		return ast.NewTextSegment(seg)
+	}
+	if d.CanOpen && !d.CanClose {
+		open.n++
+		d.Processor = tildes{open: open, counted: true}
 	}
 	d.Segment = seg
 	pc.PushDelimiter(d)
 	return d
 }
 
-// tildes is the delimiter processor of strikethrough.
-type tildes struct{}
+// CloseBlock implements parser.CloseBlocker: the count is the block's.
+func (strikethrough) CloseBlock(_ ast.Node, _ text.Reader, pc parser.Context) {
+	pc.Set(tildeKey, nil)
+}
+
+// tildes is the delimiter processor of strikethrough; an opener's
+// processor says whether openTildes counted it.
+type tildes struct {
+	open    *openTildes
+	counted bool
+}
 
 // IsDelimiter implements parser.DelimiterProcessor.
 func (tildes) IsDelimiter(b byte) bool { return b == '~' }
@@ -55,8 +96,14 @@ func (tildes) CanOpenCloser(opener, closer *parser.Delimiter) bool {
 	return opener.Char == '~' && closer.Char == '~' && opener.OriginalLength == closer.OriginalLength
 }
 
-// OnMatch implements parser.DelimiterProcessor.
-func (tildes) OnMatch(int) ast.Node { return &Strikethrough{} }
+// OnMatch implements parser.DelimiterProcessor; goldmark calls the
+// opener's.
+func (t tildes) OnMatch(int) ast.Node {
+	if t.counted {
+		t.open.n--
+	}
+	return &Strikethrough{}
+}
 
 // TaskCheckBox is a task list item's "[ ]" or "[x]".
 type TaskCheckBox struct {

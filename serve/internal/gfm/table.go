@@ -106,7 +106,7 @@ func (tableParagraph) Transform(node *ast.Paragraph, reader text.Reader, pc pars
 		if aligns == nil {
 			continue
 		}
-		header := splitRow(source, lines.At(i-1))
+		header := splitRow(source, lines.At(i-1), len(aligns)+1)
 		if len(header) != len(aligns) {
 			continue
 		}
@@ -122,12 +122,10 @@ func (tableParagraph) Transform(node *ast.Paragraph, reader text.Reader, pc pars
 			pc.Set(paddingKey, padded)
 		}
 		for j := i + 1; j < lines.Len(); j++ {
-			cells := splitRow(source, lines.At(j))
+			// GFM ignores the cells past the header's.
+			cells := splitRow(source, lines.At(j), len(aligns))
 			row := &TableRow{}
 			for c, seg := range cells {
-				if c == len(aligns) {
-					break // GFM ignores the cells past the header's
-				}
 				row.AppendChild(row, newCell(seg, aligns[c]))
 			}
 			for c := len(cells); c < len(aligns) && *padded < maxPadding; c++ {
@@ -161,10 +159,10 @@ func rowBytes(source []byte, seg text.Segment) []byte {
 	return bytes.Trim(seg.Value(source), " \t\r\n\v\f")
 }
 
-// splitRow is the cells of a row: the line split at each pipe that no
-// backslash escapes, without a leading and a trailing pipe, each cell
-// without the white space around it.
-func splitRow(source []byte, line text.Segment) []text.Segment {
+// splitRow is the first cells, at most limit, of a row: the line split
+// at each pipe that no backslash escapes, without a leading and a
+// trailing pipe, each cell without the white space around it.
+func splitRow(source []byte, line text.Segment, limit int) []text.Segment {
 	start, stop := line.Start, line.Stop
 	for start < stop && isRowSpace(source[start]) {
 		start++
@@ -184,7 +182,7 @@ func splitRow(source []byte, line text.Segment) []text.Segment {
 	}
 	var cells []text.Segment
 	from := start
-	for k := start; k <= stop; k++ {
+	for k := start; k <= stop && len(cells) < limit; k++ {
 		if k < stop && (source[k] != '|' || k > start && source[k-1] == '\\') {
 			continue
 		}
