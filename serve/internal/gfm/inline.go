@@ -22,24 +22,26 @@ func (n *Strikethrough) Dump(source []byte, level int) { ast.DumpHelper(n, sourc
 type strikethrough struct{}
 
 // maxOpenTildes is how many runs of tildes may wait for their closing
-// run in one block; past it a run can only close. goldmark looks for a
-// closing run's opener by going back over every delimiter that waits,
-// so without a bound "~~a~ " repeated (each "~" closes nothing, each
-// "~~" waits) would cost the square of its length: 64 KiB of it, half
-// a second.
+// run in one block; past it a run can only close. goldmark matches
+// delimiters when the block's inlines are parsed, each closing run
+// looking back over every delimiter that waits, so without a bound
+// "~~a~ " repeated (each "~" closes nothing, each "~~" waits) would
+// cost the square of its length: 64 KiB of it, half a second.
 const maxOpenTildes = 128
 
 // tildeKey holds the block's *openTildes while its inlines are parsed.
 var tildeKey = parser.NewContextKey()
 
-// openTildes counts the runs of tildes of a block that can open a
-// strikethrough but not close one: those pushed less those matched.
-// Those goldmark drops unmatched (at the end of a link's text, or
-// inside an emphasis) still count, so the count is never less than
-// the runs that wait. A run that can both open and close ("a~~b") is
-// not counted: it closes the one before it of its length that waits,
-// so at most one of each length waits.
-type openTildes struct{ n int }
+// openTildes counts, by length, the runs of tildes of a block that
+// will wait for a closing run, as the runs are parsed: a run that can
+// close takes one that waits of its length, if any (as goldmark will
+// match them), else, if it can open, it waits. It is never less than
+// what waits: what it takes as matched is matched (goldmark takes the
+// nearest opener of the length), and a run that closes inside a link's
+// text is not taken as matched (its opener may be outside the text,
+// out of its reach). Runs goldmark drops unmatched (at the end of a
+// link's text, inside a matched emphasis) still count.
+type openTildes struct{ n [3]int }
 
 // Trigger implements parser.InlineParser.
 func (strikethrough) Trigger() []byte { return []byte{'~'} }
@@ -53,23 +55,30 @@ func (strikethrough) Parse(_ ast.Node, block text.Reader, pc parser.Context) ast
 	}
 	before := block.PrecendingCharacter()
 	line, seg := block.PeekLine()
-	d := parser.ScanDelimiter(line, before, 1, tildes{open: open})
+	d := parser.ScanDelimiter(line, before, 1, tildes{})
 	if d == nil {
 		return nil
 	}
-	seg = seg.WithStop(seg.Start + d.OriginalLength)
-	block.Advance(d.OriginalLength)
-	if open.n >= maxOpenTildes {
-		d.CanOpen = false
+	length := d.OriginalLength
+	seg = seg.WithStop(seg.Start + length)
+	block.Advance(length)
+	if length <= 2 {
+		switch {
+		case d.CanClose && open.n[length] > 0:
+			if !pc.IsInLinkLabel() {
+				open.n[length]--
+			}
+		case !d.CanOpen:
+		case open.n[1]+open.n[2] >= maxOpenTildes:
+			d.CanOpen = false
+		default:
+			open.n[length]++
+		}
 	}
-	if d.OriginalLength > 2 || !d.CanOpen && !d.CanClose {
+	if length > 2 || !d.CanOpen && !d.CanClose {
 		// Text, the whole run at once (not a tilde at a time: a long
 		// run costs its length, not its square).
 		return ast.NewTextSegment(seg)
-	}
-	if d.CanOpen && !d.CanClose {
-		open.n++
-		d.Processor = tildes{open: open, counted: true}
 	}
 	d.Segment = seg
 	pc.PushDelimiter(d)
@@ -81,12 +90,8 @@ func (strikethrough) CloseBlock(_ ast.Node, _ text.Reader, pc parser.Context) {
 	pc.Set(tildeKey, nil)
 }
 
-// tildes is the delimiter processor of strikethrough; an opener's
-// processor says whether openTildes counted it.
-type tildes struct {
-	open    *openTildes
-	counted bool
-}
+// tildes is the delimiter processor of strikethrough.
+type tildes struct{}
 
 // IsDelimiter implements parser.DelimiterProcessor.
 func (tildes) IsDelimiter(b byte) bool { return b == '~' }
@@ -96,14 +101,8 @@ func (tildes) CanOpenCloser(opener, closer *parser.Delimiter) bool {
 	return opener.Char == '~' && closer.Char == '~' && opener.OriginalLength == closer.OriginalLength
 }
 
-// OnMatch implements parser.DelimiterProcessor; goldmark calls the
-// opener's.
-func (t tildes) OnMatch(int) ast.Node {
-	if t.counted {
-		t.open.n--
-	}
-	return &Strikethrough{}
-}
+// OnMatch implements parser.DelimiterProcessor.
+func (tildes) OnMatch(int) ast.Node { return &Strikethrough{} }
 
 // TaskCheckBox is a task list item's "[ ]" or "[x]".
 type TaskCheckBox struct {
