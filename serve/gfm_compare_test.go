@@ -2,6 +2,7 @@ package serve
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
 	"github.com/yuin/goldmark"
@@ -22,15 +23,24 @@ func (goldmarkBoxes) RegisterFuncs(r renderer.NodeRendererFuncRegisterer) {
 	})
 }
 
-// withGoldmarkExtension renders md as serve did with goldmark's own
+// goldmarkExtension is serve's Markdown as it was with goldmark's own
 // GFM extensions (linked in this test only, never in the binary).
-func withGoldmarkExtension(t *testing.T, md string) string {
-	t.Helper()
-	m := goldmark.New(
+func goldmarkExtension() goldmark.Markdown {
+	return goldmark.New(
 		goldmark.WithExtensions(extension.Linkify, extension.NewTable(extension.WithTableCellAlignMethod(extension.TableCellAlignAttribute)),
 			extension.Strikethrough, extension.TaskList),
 		goldmark.WithRendererOptions(renderer.WithNodeRenderers(util.Prioritized(safeLinks{}, 100), util.Prioritized(goldmarkBoxes{}, 100))),
 	)
+}
+
+// withGoldmarkExtension renders md as serve did with goldmark's own
+// GFM extensions.
+func withGoldmarkExtension(t testing.TB, md string) string {
+	t.Helper()
+	return convert(t, goldmarkExtension(), md)
+}
+
+func convert(t testing.TB, m goldmark.Markdown, md string) string {
 	var buf bytes.Buffer
 	if err := m.Convert([]byte(md), &buf); err != nil {
 		t.Fatalf("goldmark's extension on %q: %v", md, err)
@@ -123,4 +133,23 @@ func TestGFMWhereGoldmarkExtensionDiffers(t *testing.T) {
 			t.Errorf("%s: %q renders as\n%q, want\n%q", c.why, c.md, got, c.want)
 		}
 	}
+}
+
+// A page's GFM by serve's extensions and by goldmark's: a corpus of
+// the GFM examples and a SKILL.md, eight times over.
+func BenchmarkGFM(b *testing.B) {
+	md := strings.Repeat(strings.Join(gfmCorpus, "\n\n")+"\n\n", 8)
+	b.Run("serve", func(b *testing.B) {
+		b.SetBytes(int64(len(md)))
+		for b.Loop() {
+			renderMarkdown(md)
+		}
+	})
+	b.Run("goldmark-extension", func(b *testing.B) {
+		m := goldmarkExtension()
+		b.SetBytes(int64(len(md)))
+		for b.Loop() {
+			convert(b, m, md)
+		}
+	})
 }
