@@ -7,19 +7,26 @@
 // repetitions that expand to large programs): some 5 ms of CPU and
 // some 170 page faults on every start of the CLI, which links serve
 // in the one binary. Nothing here runs at package initialisation but
-// the registration of node kinds, and nothing is compiled: every rule
-// is a plain scan over bytes, linear in its input.
+// the registration of node kinds and parser context keys (constants
+// once made), and nothing is compiled: every rule is a plain scan over
+// bytes, linear in its input.
 //
 // What differs from goldmark's extension, each time to follow the GFM
-// specification (https://github.github.com/gfm/): a table's header row
-// must have as many cells as its delimiter row; strikethrough needs an
-// opening and a closing run of the same length (one or two tildes); a
-// task list marker must be followed by white space; a bare link's
-// domain has no underscore in its last two segments and its path runs
-// to white space or "<" (goldmark stops at ":" or "\"); "HTTP://" is a
-// scheme as "http://" is; e-mail addresses are left as text (serve
-// would show them as text anyway). Task list boxes render as nothing:
-// the pages hold no form inputs.
+// specification (https://github.github.com/gfm/) or cmark-gfm, its
+// reference implementation: a table's header row must have as many
+// cells as its delimiter row; strikethrough needs an opening and a
+// closing run of the same length (one or two tildes); a task list
+// marker must be followed by white space; a bare link's domain has no
+// underscore in its last two segments and its path runs to white space
+// or "<" (goldmark stops at ":" or "\"); "HTTP://" is a scheme as
+// "http://" is; e-mail addresses are left as text (serve would show
+// them as text anyway). A domain is ASCII letters, digits, "-" and "_".
+// Task list boxes render as nothing: the pages hold no form inputs.
+//
+// Hostile input is bounded where GFM would let it grow: the empty cells
+// that pad short rows (maxPadding per document), and the tilde runs
+// waiting for their closer (maxOpenTildes per block), which goldmark's
+// delimiter matching would otherwise go over again for every closer.
 package gfm
 
 import (
