@@ -103,6 +103,8 @@ func FuzzMarkdownStaysInert(f *testing.F) {
 		"```\"><img src=x onerror=alert(1)>\nx\n```", "# h {onclick=alert(1)}",
 		"| a |\n|:-:|\n| <b onclick=x>y</b> |", "- [x] a\n- [ ] <input onfocus=x autofocus>",
 		"[a](//evil.example) [b](\\\\evil.example) [c](https:\\\\evil.example)",
+		"| `a\\|<b>` | www.x.y/(\"><i>) |\n|:-|--:|\n| ~~x~~ | [y](javascript:1) |", "~~a [b~~](javascript:1) c~~ ~x~~ ~~y~",
+		"*www.x.y/<script>* _http://x.y/\"onclick=\"a_ (https://x.y/a&quot;b)) www.x.y/&lt;;",
 	} {
 		f.Add(md)
 	}
