@@ -9,11 +9,11 @@ import (
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
-	"github.com/yuin/goldmark/extension"
-	east "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/renderer"
 	"github.com/yuin/goldmark/renderer/html"
 	"github.com/yuin/goldmark/util"
+
+	"github.com/skillsync/skillsync/serve/internal/gfm"
 )
 
 // markdown renders GitHub-flavoured Markdown with nothing that runs:
@@ -28,10 +28,12 @@ import (
 // serve renders. It is made at the first page that needs it.
 var markdown = sync.OnceValue(func() goldmark.Markdown {
 	return goldmark.New(
-		// GFM's extensions, the table's alignment as align="" (an inline
-		// style is what the pages' policy forbids).
-		goldmark.WithExtensions(extension.Linkify, extension.NewTable(extension.WithTableCellAlignMethod(extension.TableCellAlignAttribute)),
-			extension.Strikethrough, extension.TaskList),
+		// GFM's tables, strikethrough, task lists and bare links, the
+		// table's alignment as align="" (an inline style is what the
+		// pages' policy forbids), task list boxes as nothing. Ours, not
+		// goldmark's extension package: its package initialisation
+		// (linkify's regexps) cost every start of the CLI some 5 ms.
+		goldmark.WithExtensions(gfm.Extension{}),
 		goldmark.WithRendererOptions(renderer.WithNodeRenderers(util.Prioritized(safeLinks{}, 100))),
 	)
 })
@@ -89,7 +91,7 @@ func (safeLinks) RegisterFuncs(r renderer.NodeRendererFuncRegisterer) {
 	r.Register(ast.KindLink, renderLink)
 	r.Register(ast.KindAutoLink, renderAutoLink)
 	r.Register(ast.KindImage, renderImage)
-	r.Register(east.KindTaskCheckBox, func(util.BufWriter, []byte, ast.Node, bool) (ast.WalkStatus, error) {
+	r.Register(gfm.KindTaskCheckBox, func(util.BufWriter, []byte, ast.Node, bool) (ast.WalkStatus, error) {
 		return ast.WalkContinue, nil
 	})
 }

@@ -1,8 +1,10 @@
 package serve
 
 import (
+	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/net/html"
 )
@@ -101,6 +103,8 @@ func FuzzMarkdownStaysInert(f *testing.F) {
 		"```\"><img src=x onerror=alert(1)>\nx\n```", "# h {onclick=alert(1)}",
 		"| a |\n|:-:|\n| <b onclick=x>y</b> |", "- [x] a\n- [ ] <input onfocus=x autofocus>",
 		"[a](//evil.example) [b](\\\\evil.example) [c](https:\\\\evil.example)",
+		"| `a\\|<b>` | www.x.y/(\"><i>) |\n|:-|--:|\n| ~~x~~ | [y](javascript:1) |", "~~a [b~~](javascript:1) c~~ ~x~~ ~~y~",
+		"*www.x.y/<script>* _http://x.y/\"onclick=\"a_ (https://x.y/a&quot;b)) www.x.y/&lt;;",
 	} {
 		f.Add(md)
 	}
@@ -184,4 +188,89 @@ func TestLongMarkdownIsText(t *testing.T) {
 	if got := renderMarkdown(strings.Repeat("a", maxMarkdown-4) + " *b*"); !strings.HasSuffix(string(got), "<em>b</em></p>\n") {
 		t.Errorf("a body of maxMarkdown bytes is no longer Markdown: ...%q", got[len(got)-40:])
 	}
+}
+
+// 64 KiB of what makes tables, strikethrough, task list markers and
+// bare links work hardest renders in time about linear in its length
+// (no worse than ten times the time of a quarter of it, where linear
+// is four and quadratic sixteen), into output of bounded length, and
+// stays inert. Not parallel: the times are the process's CPU time,
+// taken with the package's other tests paused. (goldmark's core has inputs worse than linear,
+// which maxMarkdown bounds: "*a " then as many "b_ " take half a
+// second at 64 KiB, and "a [b*](x) " repeated, or with "~~" for "*",
+// a tenth: each link's end looks back over the whole paragraph.)
+func TestHostileGFMIsLinearAndInert(t *testing.T) {
+	fill := func(prefix, unit string) func(int) string {
+		return func(n int) string { return prefix + strings.Repeat(unit, (n-len(prefix))/len(unit)) }
+	}
+	for _, c := range []struct {
+		name string
+		md   func(n int) string
+	}{
+		{"a wide header over one-byte rows", func(n int) string {
+			return strings.Repeat("|h", n/8) + "\n" + strings.Repeat("|-", n/8) + "\n" + strings.Repeat("x\n", n/4-1)
+		}},
+		{"a row of pipes", fill("|a|\n|-|\n", "|")},
+		{"a row of escaped pipes", fill("|a|\n|-|\n", `\|`)},
+		{"escaped pipes in code", fill("|a|\n|-|\n|`", `\|`)},
+		{"delimiter rows", fill("", "|-|:-:|\n")},
+		{"header candidates", fill("", "|a|b|\n|-|\n")},
+		{"cells of links", fill("| a | b |\n|:-|-:|\n", "| javascript:alert(1) | www.x.y/\"><script>alert(1)</script> |\n")},
+		{"cells of raw HTML", fill("| a |\n|:-:|\n", "| <td style=\"x\" onclick=alert(1)> |\n")},
+		{"tildes that wait", fill("", "~~a~ ")},
+		{"tildes that wait, the other way", fill("", "~a~~ ")},
+		{"openers then closers", func(n int) string { return strings.Repeat("~a ", n/6) + strings.Repeat("b~~ ", n/8) }},
+		{"a run of tildes", fill("a ", "~")},
+		{"tildes in a word", fill("", "a~~a~")},
+		{"bare links", fill("", "www.a.b ")},
+		{"closing parentheses", fill("www.a.b/", ")")},
+		{"opening parentheses", fill("www.a.b/", "(")},
+		{"entity-like endings", fill("www.a.b/", "&a;")},
+		{"trailing punctuation", fill("http://a.b/", ".,:*_~?!")},
+		{"a long domain", fill("www.", "a.")},
+		{"underscored domains", fill("", "www.a_b.c_d ")},
+		{"delimiters before links", fill("", "*_~www.a.b~_* ")},
+		{"brackets around links", fill("", "[www.a.b ")},
+		{"scripts after links", fill("", "http://a.b/<script>alert(1)</script> ")},
+		{"task markers", fill("", "- [x] [ ] [x]\n")},
+		{"nested task lists", fill("", "- [x] - [ ] ")},
+	} {
+		md := c.md(maxMarkdown)
+		if len(md) > maxMarkdown {
+			t.Fatalf("%s: %d bytes, more than maxMarkdown", c.name, len(md))
+		}
+		out := string(renderMarkdown(md))
+		if problems := inertProblems(out); len(problems) > 0 {
+			t.Errorf("%s renders what is not inert: %q", c.name, problems[:min(len(problems), 5)])
+		}
+		if strings.Contains(strings.ToLower(out), "style=") {
+			t.Errorf("%s renders a style attribute", c.name)
+		}
+		if len(out) > 2<<20 {
+			t.Errorf("%s: %d bytes render as %d", c.name, len(md), len(out))
+		}
+		quarter := c.md(maxMarkdown / 4)
+		// Three times at worst: a busy machine can slow a measure.
+		var small, large time.Duration
+		for range 3 {
+			small, large = fastest(quarter), fastest(md)
+			if large < 100*time.Millisecond || large < 10*small {
+				break
+			}
+		}
+		if large >= 100*time.Millisecond && large >= 10*small {
+			t.Errorf("%s: %d bytes take %v, a quarter of them %v", c.name, len(md), large, small)
+		}
+	}
+}
+
+// fastest is the least CPU time of three renderings of md.
+func fastest(md string) time.Duration {
+	best := time.Duration(math.MaxInt64)
+	for range 3 {
+		start := cpuTime()
+		renderMarkdown(md)
+		best = min(best, cpuTime()-start)
+	}
+	return best
 }
