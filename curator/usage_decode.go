@@ -36,17 +36,14 @@ type usageDecoder struct {
 	states  map[string]State
 	sources map[string]Source
 	days    map[string]string
-	// times maps a raw quoted time to what time.Time.UnmarshalJSON made of
-	// it: first sightings and state changes are often one instant.
-	times map[string]time.Time
+	// records and times are what is left of the current blocks.
+	records []SkillUsage
+	times   []time.Time
 }
 
-// recordBlock is a SkillUsage with room for its four times, so a record and
-// its times are one allocation.
-type recordBlock struct {
-	su SkillUsage
-	t  [4]time.Time
-}
+// slab is the size of the blocks records and times are cut from: a few
+// allocations for a whole file instead of one or more per record.
+const slab = 128
 
 // fastDecode decodes a version-2 usage file as json.Unmarshal decodes it
 // into newUsage() with Version 0, or reports false when it is not sure it
@@ -57,7 +54,6 @@ func fastDecode(data []byte) (*Usage, bool) {
 		states:  map[string]State{},
 		sources: map[string]Source{},
 		days:    map[string]string{},
-		times:   map[string]time.Time{},
 	}
 	u := newUsage()
 	u.Version = 0
@@ -87,10 +83,7 @@ func (d *usageDecoder) usage(u *Usage) bool {
 				u.Skills = nil
 				continue
 			}
-			if u.Skills == nil {
-				u.Skills = map[Copy]*SkillUsage{}
-			}
-			if !d.skills(u.Skills) {
+			if !d.skills(&u.Skills) {
 				return false
 			}
 		case "curator":
@@ -111,12 +104,24 @@ func (d *usageDecoder) usage(u *Usage) bool {
 	return d.pos == len(d.data)
 }
 
-// skills reads the skills object into m: each entry replaces the record
-// of its key, a null one with a nil record (decode drops those).
-func (d *usageDecoder) skills(m map[Copy]*SkillUsage) bool {
+// skillEntry is one member of the skills object.
+type skillEntry struct {
+	c Copy
+	r *SkillUsage
+}
+
+// skills reads the skills object into *p: each entry replaces the record
+// of its key, a null one with a nil record (decode drops those). The
+// entries are gathered first, in blocks that are never copied, and put in
+// the map in their order, so the last of a key wins as with encoding/json,
+// and an empty map is replaced by one made to their number rather than
+// grown a dozen times.
+func (d *usageDecoder) skills(p *map[Copy]*SkillUsage) bool {
 	if !d.begin() {
 		return false
 	}
+	var full [][]skillEntry // blocks of slab entries
+	var entries []skillEntry
 	for more := d.first(); more; more = d.next() {
 		raw, ok := d.str()
 		if !ok || !d.colon() {
@@ -124,11 +129,10 @@ func (d *usageDecoder) skills(m map[Copy]*SkillUsage) bool {
 		}
 		var r *SkillUsage
 		if !d.null() {
-			blk := new(recordBlock)
-			if !d.record(blk) {
+			r = d.newRecord()
+			if !d.record(r) {
 				return false
 			}
-			r = &blk.su
 		}
 		text, ok := d.text(raw)
 		if !ok {
@@ -138,17 +142,55 @@ func (d *usageDecoder) skills(m map[Copy]*SkillUsage) bool {
 		if c.UnmarshalText(text) != nil {
 			return false
 		}
-		m[c] = r
+		if len(entries) == slab {
+			full = append(full, entries)
+			entries = nil
+		}
+		if entries == nil {
+			entries = make([]skillEntry, 0, slab)
+		}
+		entries = append(entries, skillEntry{c, r})
 	}
-	return d.pos >= 0
+	if d.pos < 0 {
+		return false
+	}
+	if len(*p) == 0 {
+		*p = make(map[Copy]*SkillUsage, len(full)*slab+len(entries))
+	}
+	m := *p
+	for _, block := range append(full, entries) {
+		for _, e := range block {
+			m[e.c] = e.r
+		}
+	}
+	return true
 }
 
-// record reads one record into a fresh blk.
-func (d *usageDecoder) record(blk *recordBlock) bool {
+// newRecord returns a zero record cut from the current block.
+func (d *usageDecoder) newRecord() *SkillUsage {
+	if len(d.records) == 0 {
+		d.records = make([]SkillUsage, slab)
+	}
+	r := &d.records[0]
+	d.records = d.records[1:]
+	return r
+}
+
+// newTime returns a zero time cut from the current block.
+func (d *usageDecoder) newTime() *time.Time {
+	if len(d.times) == 0 {
+		d.times = make([]time.Time, slab)
+	}
+	t := &d.times[0]
+	d.times = d.times[1:]
+	return t
+}
+
+// record reads one record into su, which is zero.
+func (d *usageDecoder) record(su *SkillUsage) bool {
 	if !d.begin() {
 		return false
 	}
-	su := &blk.su
 	for more := d.first(); more; more = d.next() {
 		key, ok := d.key()
 		if !ok {
@@ -160,13 +202,13 @@ func (d *usageDecoder) record(blk *recordBlock) bool {
 		case "view_count":
 			ok = d.int(&su.ViewCount)
 		case "first_seen_at":
-			ok = d.time(&su.FirstSeenAt, &blk.t[0])
+			ok = d.time(&su.FirstSeenAt)
 		case "last_used_at":
-			ok = d.time(&su.LastUsedAt, &blk.t[1])
+			ok = d.time(&su.LastUsedAt)
 		case "last_viewed_at":
-			ok = d.time(&su.LastViewedAt, &blk.t[2])
+			ok = d.time(&su.LastViewedAt)
 		case "state_since":
-			ok = d.time(&su.StateSince, &blk.t[3])
+			ok = d.time(&su.StateSince)
 		case "last_source":
 			ok = d.source(&su.LastSource)
 		case "state":
@@ -252,7 +294,7 @@ func (d *usageDecoder) curator(c *CuratorState) bool {
 		}
 		switch string(key) {
 		case "last_run_at":
-			ok = d.time(&c.LastRunAt, nil)
+			ok = d.time(&c.LastRunAt)
 		case "last_summary":
 			ok = d.string(&c.LastSummary)
 		default:
@@ -537,9 +579,9 @@ func (d *usageDecoder) string(p *string) bool {
 }
 
 // time reads a time: null sets *p to nil; a string is read by
-// time.Time.UnmarshalJSON from its raw bytes into *p, which is slot when
-// *p is nil (or a new time if slot is nil).
-func (d *usageDecoder) time(p **time.Time, slot *time.Time) bool {
+// time.Time.UnmarshalJSON from its raw bytes into *p, a new time when *p
+// is nil, as encoding/json does.
+func (d *usageDecoder) time(p **time.Time) bool {
 	if d.null() {
 		*p = nil
 		return true
@@ -548,21 +590,15 @@ func (d *usageDecoder) time(p **time.Time, slot *time.Time) bool {
 	if !ok {
 		return false
 	}
-	t, ok := d.times[string(raw)]
-	if !ok {
-		if hasByte(raw, '\\') {
-			return false // unescaping is encoding/json's to do
-		}
-		if t.UnmarshalJSON(raw) != nil {
-			return false
-		}
-		d.times[string(raw)] = t
+	if hasByte(raw, '\\') {
+		return false // unescaping is encoding/json's to do
+	}
+	var t time.Time
+	if t.UnmarshalJSON(raw) != nil {
+		return false
 	}
 	if *p == nil {
-		if slot == nil {
-			slot = new(time.Time)
-		}
-		*p = slot
+		*p = d.newTime()
 	}
 	**p = t
 	return true

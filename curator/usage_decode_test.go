@@ -15,8 +15,9 @@ import (
 )
 
 // writeUsage has a real Store write a usage file of n records, every
-// field set on some of them, and returns its bytes.
-func writeUsage(t testing.TB, n int) []byte {
+// field set on some of them, and returns its bytes. One record in
+// usedEvery has uses and views; the others were only seen.
+func writeUsage(t testing.TB, n, usedEvery int) []byte {
 	t.Helper()
 	s := NewStore(t.TempDir())
 	base := time.Date(2026, 9, 1, 8, 30, 0, 0, time.UTC)
@@ -37,7 +38,7 @@ func writeUsage(t testing.TB, n int) []byte {
 			}
 			sk := u.Skill(c)
 			sk.FirstSeenAt = stamp(base) // Seen stamps a whole sync with one instant
-			if i%3 == 0 {
+			if i%usedEvery != 1 && usedEvery > 1 {
 				continue // seen, never used
 			}
 			at := base.Add(time.Duration(i) * 97 * time.Minute)
@@ -137,7 +138,7 @@ const (
 // writes, what json accepts that Store never writes, and what json
 // refuses.
 func usageCorpus(t testing.TB) []struct{ name, data, path string } {
-	store := string(writeUsage(t, 60))
+	store := string(writeUsage(t, 60, 1))
 	var compact bytes.Buffer
 	if err := json.Compact(&compact, []byte(store)); err != nil {
 		t.Fatal(err)
@@ -319,7 +320,7 @@ func TestFastDecodeMatchesEncodingJSON(t *testing.T) {
 // decodes it.
 func TestFastDecodeTruncated(t *testing.T) {
 	t.Parallel()
-	data := writeUsage(t, 7)
+	data := writeUsage(t, 7, 1)
 	end := strings.LastIndexByte(string(data), '}') + 1
 	for n := 0; n <= len(data); n++ {
 		ok := sameDecode(t, data[:n])
@@ -334,7 +335,7 @@ func TestFastDecodeTruncated(t *testing.T) {
 // state set.
 func TestFastDecodeTakesStoreFile(t *testing.T) {
 	t.Parallel()
-	data := writeUsage(t, 400)
+	data := writeUsage(t, 400, 1)
 	u, ok := fastDecode(data)
 	if !ok {
 		t.Fatal("the fast path gave up on a file Store wrote")
@@ -367,22 +368,28 @@ func TestFastDecodeTakesStoreFile(t *testing.T) {
 
 // BenchmarkUsageDecode decodes 2,000 records as Store writes them, through
 // decode (the fast path) and through encoding/json alone (decodeJSON, the
-// path every command took before).
+// path every command took before). In "seen" one copy in ten was used, as
+// in the 372 KB file of issue #25; in "used" every copy was.
 func BenchmarkUsageDecode(b *testing.B) {
-	data := writeUsage(b, 2000)
 	s := NewStore("skills")
-	for _, path := range []struct {
-		name   string
-		decode func([]byte) (*Usage, error)
-	}{{"fast", s.decode}, {"json", s.decodeJSON}} {
-		b.Run(path.name, func(b *testing.B) {
-			b.ReportAllocs()
-			b.SetBytes(int64(len(data)))
-			for b.Loop() {
-				if u, err := path.decode(data); err != nil || len(u.Skills) != 2000 {
-					b.Fatalf("decoded %v: %v", u, err)
+	for _, file := range []struct {
+		name      string
+		usedEvery int
+	}{{"seen", 10}, {"used", 1}} {
+		data := writeUsage(b, 2000, file.usedEvery)
+		for _, path := range []struct {
+			name   string
+			decode func([]byte) (*Usage, error)
+		}{{"fast", s.decode}, {"json", s.decodeJSON}} {
+			b.Run(file.name+"/"+path.name, func(b *testing.B) {
+				b.ReportAllocs()
+				b.SetBytes(int64(len(data)))
+				for b.Loop() {
+					if u, err := path.decode(data); err != nil || len(u.Skills) != 2000 {
+						b.Fatalf("decoded %v: %v", u, err)
+					}
 				}
-			}
-		})
+			})
+		}
 	}
 }
