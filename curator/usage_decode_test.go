@@ -99,11 +99,11 @@ func sameDecode(t testing.TB, data []byte) bool {
 	s := NewStore("skills")
 	got, gerr := s.decode(data)
 	want, werr := s.decodeJSON(data)
-	if (gerr == nil) != (werr == nil) || gerr != nil && gerr.Error() != werr.Error() {
+	// The messages are not compared: a version-1 file with two bad names
+	// names whichever one map iteration meets first, on either path. An
+	// error comes only from decodeJSON, on both paths, anyway.
+	if (gerr == nil) != (werr == nil) || reflect.TypeOf(gerr) != reflect.TypeOf(werr) {
 		t.Fatalf("decode error %v, encoding/json's %v, on %q", gerr, werr, data)
-	}
-	if gerr != nil && (IsCorrupt(gerr) != IsCorrupt(werr) || reflect.TypeOf(gerr) != reflect.TypeOf(werr)) {
-		t.Fatalf("decode error %T, encoding/json's %T, on %q", gerr, werr, data)
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("decode differs from encoding/json on %q:\nfast %s\njson %s", data, dump(got), dump(want))
