@@ -27,7 +27,8 @@ import (
 // inside skills), and never recurses.
 
 // usageDecoder is the state of one fastDecode: the input, the position,
-// and caches that let equal values share one decoding.
+// caches that let equal values share one decoding, and the blocks records
+// are cut from.
 type usageDecoder struct {
 	data []byte
 	pos  int
@@ -309,8 +310,8 @@ func (d *usageDecoder) curator(c *CuratorState) bool {
 
 // The object walk: begin reads '{', first reports whether a member
 // follows it, next reads ',' (true) or '}' (false). On a syntax error
-// first and next set pos to -1 and report false, which every loop checks
-// after it ends.
+// next sets pos to -1 and reports false, which every loop checks after it
+// ends.
 
 func (d *usageDecoder) begin() bool {
 	d.space()
@@ -512,7 +513,7 @@ const maxDigits = 18
 // int reads an integer into p, or leaves p as it is for null, as
 // encoding/json does for an int field.
 func (d *usageDecoder) int(p *int) bool {
-	if d.null() {
+	if d.null() { // which skipped the whitespace before the value
 		return true
 	}
 	data := d.data
