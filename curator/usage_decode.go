@@ -349,15 +349,15 @@ func (d *usageDecoder) next() bool {
 
 // space skips JSON whitespace.
 func (d *usageDecoder) space() {
-	for d.pos < len(d.data) {
-		switch d.data[d.pos] {
-		case ' ', '\n', '\t', '\r':
-			d.pos++
-		default:
-			return
-		}
+	data, i := d.data, d.pos
+	for i < len(data) && data[i] <= ' ' && spaces&(uint64(1)<<data[i]) != 0 {
+		i++
 	}
+	d.pos = i
 }
+
+// spaces has the bits of the four whitespace bytes JSON has.
+const spaces uint64 = 1<<' ' | 1<<'\n' | 1<<'\t' | 1<<'\r'
 
 func (d *usageDecoder) colon() bool {
 	d.space()
