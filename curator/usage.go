@@ -298,23 +298,39 @@ func (s *Store) read() (*Usage, error) {
 }
 
 // decode reads either version. Every key is validated: a v2 key as a
-// Copy, a v1 key as one safe name. The file is decoded as version 2 at
-// once, as it nearly always is; only when that fails, or the version it
-// names is another, is the version read on its own to tell why.
+// Copy, a v1 key as one safe name. A version-2 file as Store writes it is
+// read by fastDecode (usage_decode.go); anything it is not sure of goes to
+// decodeJSON, which gives the same result more slowly and is the only one
+// to report errors.
 func (s *Store) decode(data []byte) (*Usage, error) {
+	if u, ok := fastDecode(data); ok {
+		return finishV2(u), nil
+	}
+	return s.decodeJSON(data)
+}
+
+// finishV2 completes a decoded version-2 usage: no nil map, no nil record.
+func finishV2(u *Usage) *Usage {
+	if u.Skills == nil {
+		u.Skills = map[Copy]*SkillUsage{}
+	}
+	for c, r := range u.Skills {
+		if r == nil {
+			delete(u.Skills, c)
+		}
+	}
+	return u
+}
+
+// decodeJSON decodes with encoding/json. The file is decoded as version 2
+// at once, as it nearly always is; only when that fails, or the version it
+// names is another, is the version read on its own to tell why.
+func (s *Store) decodeJSON(data []byte) (*Usage, error) {
 	u := newUsage()
 	u.Version = 0 // a file that names no version is version 1
 	err := json.Unmarshal(data, u)
 	if err == nil && u.Version == UsageVersion {
-		if u.Skills == nil {
-			u.Skills = map[Copy]*SkillUsage{}
-		}
-		for c, r := range u.Skills {
-			if r == nil {
-				delete(u.Skills, c)
-			}
-		}
-		return u, nil
+		return finishV2(u), nil
 	}
 	var head struct {
 		Version int `json:"version"`
