@@ -464,7 +464,11 @@ func (s *Store) Update(ctx context.Context, fn func(*Usage) error) error {
 		return err
 	}
 	u.Version = UsageVersion
-	return atomicfile.WriteJSON(s.path, u, 0o644)
+	data, err := encodeUsage(u)
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", s.path, err)
+	}
+	return atomicfile.WriteFile(s.path, data, 0o644)
 }
 
 // keepV1 keeps the version-1 file once as .usage.json.v1, by a hard link
