@@ -1,7 +1,6 @@
 package materialize
 
 import (
-	"maps"
 	"slices"
 	"strings"
 
@@ -31,11 +30,13 @@ func (c *Cache) Known(source, discovery string) func(string) (skill.Meta, []skil
 		if err != nil || meta.Name != name {
 			return skill.Meta{}, nil, false
 		}
+		// Sorted in place: a sorted copy of the keys first was one more
+		// slice for each of the thousands of skills a sync takes from here.
 		files := make([]skill.File, 0, len(sk.Files))
-		for _, p := range slices.Sorted(maps.Keys(sk.Files)) {
-			f := sk.Files[p]
+		for p, f := range sk.Files {
 			files = append(files, skill.File{Path: p, Size: f.Size, Mode: f.Perm()})
 		}
+		slices.SortFunc(files, func(a, b skill.File) int { return strings.Compare(a.Path, b.Path) })
 		return meta, files, true
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"slices"
 	"strings"
 	"sync"
 
@@ -51,33 +52,36 @@ func (d *discovery) known(key, dir string) (bool, error) {
 // listedEntries counts what walking a skill of these files charges: the
 // skill directory read twice (once to find SKILL.md, once to list it),
 // every subdirectory once, one for each read and one for each entry.
+// The files are taken in path order, where the files below a folder come
+// together: a folder is new when the file before is not below it. No
+// set of folders is built, for each of the thousands of skills a sync
+// takes from the cache.
 func listedEntries(files []skill.File) int {
-	dirs := map[string]bool{}
-	n := 0
+	if !slices.IsSortedFunc(files, func(a, b skill.File) int { return strings.Compare(a.Path, b.Path) }) {
+		files = slices.SortedFunc(slices.Values(files), func(a, b skill.File) int { return strings.Compare(a.Path, b.Path) })
+	}
+	n, top, dirs := 0, 0, 0
+	prev := ""
 	for _, f := range files {
 		n++ // the file's own entry
-		for p := path.Dir(f.Path); p != "."; p = path.Dir(p) {
-			if dirs[p] {
-				break
-			}
-			dirs[p] = true
-			n++ // the directory's entry in its parent
-		}
-	}
-	top := 0
-	for _, f := range files {
 		if !strings.Contains(f.Path, "/") {
 			top++
 		}
-	}
-	for p := range dirs {
-		if !strings.Contains(p, "/") {
-			top++
+		for p := path.Dir(f.Path); p != "."; p = path.Dir(p) {
+			if strings.HasPrefix(prev, p+"/") {
+				break
+			}
+			dirs++
+			n++ // the directory's entry in its parent
+			if !strings.Contains(p, "/") {
+				top++
+			}
 		}
+		prev = f.Path
 	}
 	// n covers one read of every entry; the skill directory's entries are
 	// read a second time; each directory read costs one more.
-	return n + top + 2 + len(dirs)
+	return n + top + 2 + dirs
 }
 
 // lazySub is fs.Sub(parent, dir), made on first use: a known skill whose
