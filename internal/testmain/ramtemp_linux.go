@@ -5,8 +5,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"syscall"
-
-	"golang.org/x/sys/unix"
 )
 
 // ramDir is where the tests' temporary folders go when it is a tmpfs
@@ -23,8 +21,8 @@ const tmpfsMagic = 0x01021994
 // ramTemp returns a folder of this user's in ramDir for the tests'
 // temporary files, or "" where there is none with room.
 func ramTemp() string {
-	var st unix.Statfs_t
-	if err := unix.Statfs(ramDir, &st); err != nil || st.Type != tmpfsMagic || st.Bavail*uint64(st.Bsize) < minRAMFree {
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(ramDir, &st); err != nil || st.Type != tmpfsMagic || st.Bavail*uint64(st.Bsize) < minRAMFree {
 		return ""
 	}
 	dir := filepath.Join(ramDir, "skillsync-tests-"+strconv.Itoa(os.Getuid()))
