@@ -66,43 +66,41 @@ func fastDecode(data []byte) (*Usage, bool) {
 
 // usage reads the top-level object and checks nothing follows it.
 func (d *usageDecoder) usage(u *Usage) bool {
+	ok := d.fields(func(key []byte) bool {
+		switch string(key) {
+		case "version":
+			return d.int(&u.Version)
+		case "skills":
+			if d.null() {
+				u.Skills = nil
+				return true
+			}
+			return d.skills(&u.Skills)
+		case "curator":
+			return d.null() || d.curator(&u.Curator)
+		}
+		return false
+	})
+	if !ok {
+		return false
+	}
+	d.space()
+	return d.pos == len(d.data)
+}
+
+// fields reads an object of known fields: field reads the value of each
+// key, and gives up (false) on a key it does not know.
+func (d *usageDecoder) fields(field func(key []byte) bool) bool {
 	if !d.begin() {
 		return false
 	}
 	for more := d.first(); more; more = d.next() {
 		key, ok := d.key()
-		if !ok {
-			return false
-		}
-		switch string(key) {
-		case "version":
-			if !d.int(&u.Version) {
-				return false
-			}
-		case "skills":
-			if d.null() {
-				u.Skills = nil
-				continue
-			}
-			if !d.skills(&u.Skills) {
-				return false
-			}
-		case "curator":
-			if d.null() {
-				continue
-			}
-			if !d.curator(&u.Curator) {
-				return false
-			}
-		default:
+		if !ok || !field(key) {
 			return false
 		}
 	}
-	if d.pos < 0 {
-		return false
-	}
-	d.space()
-	return d.pos == len(d.data)
+	return d.pos >= 0
 }
 
 // skillEntry is one member of the skills object.
@@ -189,43 +187,31 @@ func (d *usageDecoder) newTime() *time.Time {
 
 // record reads one record into su, which is zero.
 func (d *usageDecoder) record(su *SkillUsage) bool {
-	if !d.begin() {
-		return false
-	}
-	for more := d.first(); more; more = d.next() {
-		key, ok := d.key()
-		if !ok {
-			return false
-		}
+	return d.fields(func(key []byte) bool {
 		switch string(key) {
 		case "use_count":
-			ok = d.int(&su.UseCount)
+			return d.int(&su.UseCount)
 		case "view_count":
-			ok = d.int(&su.ViewCount)
+			return d.int(&su.ViewCount)
 		case "first_seen_at":
-			ok = d.time(&su.FirstSeenAt)
+			return d.time(&su.FirstSeenAt)
 		case "last_used_at":
-			ok = d.time(&su.LastUsedAt)
+			return d.time(&su.LastUsedAt)
 		case "last_viewed_at":
-			ok = d.time(&su.LastViewedAt)
+			return d.time(&su.LastViewedAt)
 		case "state_since":
-			ok = d.time(&su.StateSince)
+			return d.time(&su.StateSince)
 		case "last_source":
-			ok = d.source(&su.LastSource)
+			return d.source(&su.LastSource)
 		case "state":
-			ok = d.state(&su.State)
+			return d.state(&su.State)
 		case "pinned":
-			ok = d.bool(&su.Pinned)
+			return d.bool(&su.Pinned)
 		case "days":
-			ok = d.dayMap(&su.Days)
-		default:
-			return false
+			return d.dayMap(&su.Days)
 		}
-		if !ok {
-			return false
-		}
-	}
-	return d.pos >= 0
+		return false
+	})
 }
 
 // dayMap reads days: null clears the map; an object adds to it (made if
@@ -261,51 +247,27 @@ func (d *usageDecoder) dayMap(p *map[string]DayCount) bool {
 }
 
 func (d *usageDecoder) dayCount(c *DayCount) bool {
-	if !d.begin() {
-		return false
-	}
-	for more := d.first(); more; more = d.next() {
-		key, ok := d.key()
-		if !ok {
-			return false
-		}
+	return d.fields(func(key []byte) bool {
 		switch string(key) {
 		case "uses":
-			ok = d.int(&c.Uses)
+			return d.int(&c.Uses)
 		case "views":
-			ok = d.int(&c.Views)
-		default:
-			return false
+			return d.int(&c.Views)
 		}
-		if !ok {
-			return false
-		}
-	}
-	return d.pos >= 0
+		return false
+	})
 }
 
 func (d *usageDecoder) curator(c *CuratorState) bool {
-	if !d.begin() {
-		return false
-	}
-	for more := d.first(); more; more = d.next() {
-		key, ok := d.key()
-		if !ok {
-			return false
-		}
+	return d.fields(func(key []byte) bool {
 		switch string(key) {
 		case "last_run_at":
-			ok = d.time(&c.LastRunAt)
+			return d.time(&c.LastRunAt)
 		case "last_summary":
-			ok = d.string(&c.LastSummary)
-		default:
-			return false
+			return d.string(&c.LastSummary)
 		}
-		if !ok {
-			return false
-		}
-	}
-	return d.pos >= 0
+		return false
+	})
 }
 
 // The object walk: begin reads '{', first reports whether a member
