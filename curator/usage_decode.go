@@ -568,28 +568,18 @@ func (d *usageDecoder) time(p **time.Time) bool {
 }
 
 // state reads a state through State.UnmarshalText; null leaves it.
-func (d *usageDecoder) state(p *State) bool {
-	if d.null() {
-		return true
-	}
-	raw, ok := d.str()
-	if !ok {
-		return false
-	}
-	v, ok := d.states[string(raw)]
-	if !ok {
-		text, ok := d.text(raw)
-		if !ok || v.UnmarshalText(text) != nil {
-			return false
-		}
-		d.states[string(raw)] = v
-	}
-	*p = v
-	return true
-}
+func (d *usageDecoder) state(p *State) bool { return textValue(d, d.states, p) }
 
 // source reads a source through Source.UnmarshalText; null leaves it.
-func (d *usageDecoder) source(p *Source) bool {
+func (d *usageDecoder) source(p *Source) bool { return textValue(d, d.sources, p) }
+
+// textValue reads a string into *p through its type's UnmarshalText,
+// remembered in memo by its raw bytes (a file names a handful of states
+// and sources thousands of times); null leaves *p.
+func textValue[T any, PT interface {
+	*T
+	UnmarshalText([]byte) error
+}](d *usageDecoder, memo map[string]T, p *T) bool {
 	if d.null() {
 		return true
 	}
@@ -597,14 +587,16 @@ func (d *usageDecoder) source(p *Source) bool {
 	if !ok {
 		return false
 	}
-	v, ok := d.sources[string(raw)]
-	if !ok {
-		text, ok := d.text(raw)
-		if !ok || v.UnmarshalText(text) != nil {
-			return false
-		}
-		d.sources[string(raw)] = v
+	if v, ok := memo[string(raw)]; ok {
+		*p = v
+		return true
 	}
+	text, ok := d.text(raw)
+	var v T
+	if !ok || PT(&v).UnmarshalText(text) != nil {
+		return false
+	}
+	memo[string(raw)] = v
 	*p = v
 	return true
 }
