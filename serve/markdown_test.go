@@ -232,6 +232,16 @@ func TestHostileGFMIsLinearAndInert(t *testing.T) {
 		{"delimiters before links", fill("", "*_~www.a.b~_* ")},
 		{"brackets around links", fill("", "[www.a.b ")},
 		{"scripts after links", fill("", "http://a.b/<script>alert(1)</script> ")},
+		{"link candidates with a bad domain after _", fill("", "_www.x")},
+		{"link candidates with a bad domain after ~", fill("", "~www.")},
+		{"link candidates with a bad domain after *", fill("", "*www.x")},
+		{"link candidates with a bad domain after (", fill("", "(www.")},
+		{"schemes with no domain after (", fill("", "(http://")},
+		{"domains valid only once trimmed", fill("", "(www.a.b_/")},
+		{"padded centred cells", func(n int) string {
+			head := strings.Repeat("|h", 1000) + "\n" + strings.Repeat("|:-:", 1000) + "\n" + strings.Repeat("x\n", 66)
+			return head + strings.Repeat(strings.Repeat("|", 1001)+"\n", (n-len(head))/1002)
+		}},
 		{"task markers", fill("", "- [x] [ ] [x]\n")},
 		{"nested task lists", fill("", "- [x] - [ ] ")},
 	} {

@@ -80,8 +80,10 @@ func (n *TableCell) Dump(source []byte, level int) { ast.DumpHelper(n, source, l
 // add to rows shorter than their header. GFM pads each short row to
 // the header's width; without a bound, a header of 10,000 columns
 // over 20,000 one-byte rows (60 KiB) would become 200 million cells.
-// Past the bound a short row is shown as it is.
-const maxPadding = 1 << 16
+// Past the bound a short row is shown as it is. Each padded cell is
+// some 26 bytes of page (an aligned <td>): 16,384 of them are 400 KiB,
+// where 65,536 made 3 MiB of page from 64 KiB of Markdown.
+const maxPadding = 1 << 14
 
 // paddingKey holds the number of empty cells added so far to the
 // document being parsed, an *int.
