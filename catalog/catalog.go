@@ -78,13 +78,25 @@ func (w *Workspace) warn(err error) {
 // source the cache does not hold is a problem ("not synced yet"); the
 // other layers still count.
 func (w *Workspace) Read(ctx context.Context) (*layering.Catalog, error) {
+	return w.read(ctx, true)
+}
+
+// read is Read; without states the winners carry no curation state and
+// the usage file is not read: a use or a pin finds its skill by name, and
+// then reads the usage under its lock to change it.
+func (w *Workspace) read(ctx context.Context, states bool) (*layering.Catalog, error) {
 	m, err := materialize.ReadSkills(w.CacheDir)
 	var problems []skill.Problem
 	if err != nil {
 		problems = append(problems, skill.Problem{Level: skill.Error, Rule: "cache-unreadable", Message: err.Error() + "; run skillsync sync"})
 		m = materialize.NewManifest()
 	}
-	cat, err := w.From(ctx, m, nil)
+	var cat *layering.Catalog
+	if states {
+		cat, err = w.From(ctx, m, nil)
+	} else {
+		cat, err = w.Build(ctx, m)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -82,7 +82,7 @@ func (w *Workspace) Open(ctx context.Context, name, file string) (fs.File, *laye
 // stale copy becomes active at once; a hidden skill is refused. It
 // returns the skill's name.
 func (w *Workspace) Use(ctx context.Context, name string, use curator.Use) (string, error) {
-	cat, err := w.Read(ctx)
+	cat, err := w.read(ctx, false)
 	if err != nil {
 		return "", err
 	}
@@ -100,7 +100,7 @@ func (w *Workspace) Use(ctx context.Context, name string, use curator.Use) (stri
 // Pin keeps the copy of name that wins now as it is through every
 // curation; unpinned, it is curated again. Hidden skills are found.
 func (w *Workspace) Pin(ctx context.Context, name string, pinned bool, actor string, now time.Time) (string, error) {
-	cat, err := w.Read(ctx)
+	cat, err := w.read(ctx, false)
 	if err != nil {
 		return "", err
 	}

@@ -82,6 +82,11 @@ func TestUseUnknownAndCorruptUsage(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stderr, "warning: ") || !strings.Contains(r.stderr, ".usage.json.corrupt-") {
 		t.Errorf("corrupt usage: %d %s", r.code, r.stderr)
 	}
+	// Read once, under the lock, to count the use: one warning, not a
+	// second from a read for the catalog's states, which a use needs not.
+	if n := strings.Count(r.stderr, "warning: "); n != 1 {
+		t.Errorf("corrupt usage: %d warnings, want 1:\n%s", n, r.stderr)
+	}
 	backups, _ := filepath.Glob(filepath.Join(ws, "skills", ".usage.json.corrupt-*"))
 	if len(backups) != 1 {
 		t.Fatalf("backups = %v", backups)
