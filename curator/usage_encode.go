@@ -2,6 +2,7 @@ package curator
 
 import (
 	"encoding/json"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -151,13 +152,7 @@ func appendRecord(b []byte, r *SkillUsage) ([]byte, bool) {
 func appendDays(b []byte, days map[string]DayCount) []byte {
 	const in, inner = "        ", "          "
 	b = append(b, '{')
-	for i, day := range slices.Sorted(func(yield func(string) bool) {
-		for d := range days {
-			if !yield(d) {
-				return
-			}
-		}
-	}) {
+	for i, day := range slices.Sorted(maps.Keys(days)) {
 		if i > 0 {
 			b = append(b, ',')
 		}
