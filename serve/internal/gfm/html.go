@@ -14,32 +14,14 @@ type htmlRenderer struct{}
 
 // RegisterFuncs implements renderer.NodeRenderer.
 func (htmlRenderer) RegisterFuncs(r renderer.NodeRendererFuncRegisterer) {
-	r.Register(KindTable, renderTable)
-	r.Register(KindTableHeader, renderTableHeader)
+	r.Register(KindTable, wrap("<table>\n", "</table>\n"))
+	r.Register(KindTableHeader, wrap("<thead>\n<tr>\n", "</tr>\n</thead>\n"))
 	r.Register(KindTableRow, renderTableRow)
 	r.Register(KindTableCell, renderTableCell)
-	r.Register(KindStrikethrough, renderStrikethrough)
+	r.Register(KindStrikethrough, wrap("<del>", "</del>"))
 	r.Register(KindTaskCheckBox, func(util.BufWriter, []byte, ast.Node, bool) (ast.WalkStatus, error) {
 		return ast.WalkContinue, nil
 	})
-}
-
-func renderTable(w util.BufWriter, _ []byte, _ ast.Node, entering bool) (ast.WalkStatus, error) {
-	if entering {
-		_, _ = w.WriteString("<table>\n")
-	} else {
-		_, _ = w.WriteString("</table>\n")
-	}
-	return ast.WalkContinue, nil
-}
-
-func renderTableHeader(w util.BufWriter, _ []byte, _ ast.Node, entering bool) (ast.WalkStatus, error) {
-	if entering {
-		_, _ = w.WriteString("<thead>\n<tr>\n")
-	} else {
-		_, _ = w.WriteString("</tr>\n</thead>\n")
-	}
-	return ast.WalkContinue, nil
 }
 
 func renderTableRow(w util.BufWriter, _ []byte, n ast.Node, entering bool) (ast.WalkStatus, error) {
@@ -75,11 +57,14 @@ func renderTableCell(w util.BufWriter, _ []byte, node ast.Node, entering bool) (
 	return ast.WalkContinue, nil
 }
 
-func renderStrikethrough(w util.BufWriter, _ []byte, _ ast.Node, entering bool) (ast.WalkStatus, error) {
-	if entering {
-		_, _ = w.WriteString("<del>")
-	} else {
-		_, _ = w.WriteString("</del>")
+// wrap renders a node as its children between open and close.
+func wrap(open, close string) renderer.NodeRendererFunc {
+	return func(w util.BufWriter, _ []byte, _ ast.Node, entering bool) (ast.WalkStatus, error) {
+		if entering {
+			_, _ = w.WriteString(open)
+		} else {
+			_, _ = w.WriteString(close)
+		}
+		return ast.WalkContinue, nil
 	}
-	return ast.WalkContinue, nil
 }
