@@ -31,6 +31,7 @@ reason), and how long it took. One failing source never stops the others: the
 exit status is 3 when some failed and 1 when all did.`,
 		Example: `  skillsync fetch
   skillsync fetch team --json`,
+		Annotations: map[string]string{bigHeap: "yes"},
 		RunE: func(c *cobra.Command, sources []string) error {
 			opts.sources = sources
 			return pick(runF, a.runFetch)(c.Context(), opts)

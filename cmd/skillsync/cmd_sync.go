@@ -48,7 +48,8 @@ files.`,
 		Example: `  skillsync sync
   skillsync sync --frozen        # exactly the revisions in skillsync.lock
   skillsync sync --json --wait 2m`,
-		Args: args(cobra.NoArgs),
+		Args:        args(cobra.NoArgs),
+		Annotations: map[string]string{bigHeap: "yes"},
 		RunE: func(c *cobra.Command, _ []string) error {
 			return pick(runF, a.runSync)(c.Context(), opts)
 		},

@@ -20,6 +20,7 @@ func newUpdateCommand(a *app, runF func(context.Context, *updateOptions) error) 
 kept at the revisions in skillsync.lock. With no SOURCE every source moves.`,
 		Example: `  skillsync update team
   skillsync update`,
+		Annotations: map[string]string{bigHeap: "yes"},
 		RunE: func(c *cobra.Command, sources []string) error {
 			opts.sources = sources
 			return pick(runF, a.runUpdate)(c.Context(), opts)

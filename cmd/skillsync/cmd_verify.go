@@ -26,7 +26,8 @@ extra files are listed; the exit status is 1 when there is any.
 --repair rewrites what differs, at the locked revisions, then verifies again.`,
 		Example: `  skillsync verify
   skillsync verify --repair --json`,
-		Args: args(cobra.NoArgs),
+		Args:        args(cobra.NoArgs),
+		Annotations: map[string]string{bigHeap: "yes"},
 		RunE: func(c *cobra.Command, _ []string) error {
 			return pick(runF, a.runVerify)(c.Context(), opts)
 		},

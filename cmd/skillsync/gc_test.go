@@ -49,24 +49,36 @@ func TestDeferGC(t *testing.T) {
 	}
 }
 
-// The commands that stay up take the standard collector at once; no
-// other command is marked so.
-func TestLongRunningCommandsCollect(t *testing.T) {
-	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
-		t.Skip("GOGC or GOMEMLIMIT is set: standardGC leaves them alone")
+// The commands that stay up keep the standard collector, a sync gets
+// its heap in huge pages first, and every other command defers the
+// collector; the command is found past the global flags.
+func TestMemoryPlan(t *testing.T) {
+	t.Parallel()
+	root := (&app{}).newRootCommand()
+	byPlan := map[string][]string{}
+	for _, c := range root.Commands() {
+		plan := memoryPlan(root, []string{c.Name()})
+		byPlan[plan] = append(byPlan[plan], c.Name())
 	}
-	var marked []string
-	for _, c := range (&app{}).newRootCommand().Commands() {
-		if c.Annotations[longRunning] != "" {
-			marked = append(marked, c.Name())
+	if got := strings.Join(byPlan[standardCollector], " "); got != "daemon mcp serve" {
+		t.Errorf("standard collector for %q, want daemon, mcp and serve", got)
+	}
+	if got := strings.Join(byPlan[hugeThenDeferred], " "); got != "fetch sync update verify" {
+		t.Errorf("huge pages for %q, want fetch, sync, update and verify", got)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--config", "sync", "sync", "--verify"}, hugeThenDeferred},
+		{[]string{"-q", "--log-format", "json", "daemon"}, standardCollector},
+		{[]string{"use", "sync"}, deferredCollector},
+		{[]string{"--help"}, deferredCollector},
+		{[]string{"snyc"}, deferredCollector},
+		{nil, deferredCollector},
+	} {
+		if got := memoryPlan(root, tc.args); got != tc.want {
+			t.Errorf("memoryPlan(%q) = %s, want %s", tc.args, got, tc.want)
 		}
-	}
-	if strings.Join(marked, " ") != "daemon mcp serve" {
-		t.Errorf("long-running commands %v, want daemon, mcp and serve", marked)
-	}
-	deferGC()
-	standardGC()
-	if p, l := gcSettings(); p != 100 || l != math.MaxInt64 {
-		t.Errorf("after standardGC: percent %d, limit %d; want 100 and no limit", p, l)
 	}
 }

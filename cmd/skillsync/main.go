@@ -5,6 +5,5 @@ package main
 import "os"
 
 func main() {
-	deferGC()
 	os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }

@@ -22,6 +22,9 @@ import (
 // of the process's. main passes the process's own; tests pass their own
 // directory and variables, so they run side by side.
 type factory struct {
+	// process is set when the run is the whole process (Main), which
+	// may then set the process's collector for the command (tuneMemory).
+	process        bool
 	env            hostenv.Env
 	stdin          io.Reader
 	stdout, stderr io.Writer
@@ -40,7 +43,7 @@ type app struct {
 // Main runs the command line in the process's directory and environment
 // and returns the exit status.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	return execute(factory{stdin: stdin, stdout: stdout, stderr: stderr}, args)
+	return execute(factory{process: true, stdin: stdin, stdout: stdout, stderr: stderr}, args)
 }
 
 // execute runs the command line with what f gives and returns the exit
@@ -52,6 +55,9 @@ func execute(f factory, args []string) int {
 	defer stop()
 	a := &app{factory: f}
 	root := a.newRootCommand()
+	if f.process {
+		tuneMemory(root, args)
+	}
 	root.SetArgs(args)
 	root.SetIn(stdin)
 	root.SetOut(stdout)
@@ -92,9 +98,6 @@ the current directory is the workspace: skillsync sync writes them into
 	root.PersistentFlags().StringVar(&a.logFormat, "log-format", "", "warnings and errors (and the daemon's log) as text or json (default text; the daemon: json when stderr is not a terminal)")
 	root.PersistentFlags().BoolVarP(&a.global, "global", "g", false, "use the user-wide config, cache and lock, and the agents' user folders (see docs/configuration.md)")
 	root.PersistentPreRunE = func(c *cobra.Command, args []string) error {
-		if c.Annotations[longRunning] != "" {
-			standardGC()
-		}
 		if err := a.checkLogFormat(); err != nil {
 			return err
 		}

@@ -1,0 +1,9 @@
+//go:build !linux
+
+package platform
+
+// AdviseHugePages: this system takes no such advice from a program.
+func AdviseHugePages([]byte) bool { return false }
+
+// HugePagesOnAdvice: not here.
+func HugePagesOnAdvice() bool { return false }
