@@ -175,6 +175,21 @@ func packOf(t *testing.T, dir string, offsets bool) string {
 // --batch reads them.
 func catFileBatch(t *testing.T, dir string, hashes []string) map[string]string {
 	t.Helper()
+	objects := map[string]string{}
+	for h, o := range catFileObjects(t, dir, hashes) {
+		objects[h] = o.data
+	}
+	return objects
+}
+
+// gitObject is an object as git cat-file --batch prints it.
+type gitObject struct{ kind, data string }
+
+// catFileObjects returns the type and content of each object, as one git
+// cat-file --batch reads them (one git process, not one or two per
+// object).
+func catFileObjects(t *testing.T, dir string, hashes []string) map[string]gitObject {
+	t.Helper()
 	cmd := exec.Command("git", "cat-file", "--batch")
 	cmd.Dir = dir
 	cmd.Stdin = strings.NewReader(strings.Join(hashes, "\n") + "\n")
@@ -182,7 +197,7 @@ func catFileBatch(t *testing.T, dir string, hashes []string) map[string]string {
 	if err != nil {
 		t.Fatalf("git cat-file --batch: %v", err)
 	}
-	objects := map[string]string{}
+	objects := map[string]gitObject{}
 	rest := string(out)
 	for _, h := range hashes {
 		header, after, ok := strings.Cut(rest, "\n")
@@ -192,7 +207,7 @@ func catFileBatch(t *testing.T, dir string, hashes []string) map[string]string {
 		if n, err := fmt.Sscanf(header, "%s %s %d", &hash, &kind, &size); !ok || err != nil || n != 3 || hash != h || len(rest) < size+1 {
 			t.Fatalf("git cat-file --batch: %q for %s", header, h)
 		}
-		objects[h] = rest[:size]
+		objects[h] = gitObject{kind, rest[:size]}
 		rest = rest[size+1:]
 	}
 	return objects
