@@ -34,10 +34,16 @@ func NewRepo(t testing.TB, branch string) *Repo {
 	// race-built test 15 to 20 ms of CPU on the project's machine, and
 	// the suite makes hundreds of repositories).
 	// uploadpack.allowReachableSHA1InWant lets a client fetch a commit by
-	// its hash, as hosting services do.
+	// its hash, as hosting services do. maintenance.auto and
+	// receive.autogc off: every git commit started a git maintenance run
+	// --auto (and a push a git gc --auto) that found nothing to do in
+	// repositories this small; a test that wants its repository packed
+	// runs git gc itself.
 	const settings = "[user]\n\tname = Test\n\temail = test@example.com\n" +
 		"[commit]\n\tgpgsign = false\n" +
-		"[uploadpack]\n\tallowReachableSHA1InWant = true\n"
+		"[uploadpack]\n\tallowReachableSHA1InWant = true\n" +
+		"[maintenance]\n\tauto = false\n" +
+		"[receive]\n\tautogc = false\n"
 	f, err := os.OpenFile(filepath.Join(r.Dir, ".git", "config"), os.O_WRONLY|os.O_APPEND, 0)
 	if err == nil {
 		_, err = f.WriteString(settings)
