@@ -238,16 +238,22 @@ func gitIndex(t *testing.T, pack string) []byte {
 // every base spooled to disk and every target streamed.
 func TestPackedObjectsReadLikeGit(t *testing.T) {
 	t.Parallel()
-	// Deltas naming their base by offset, and by hash.
+	// One repository, read-only below, packed two ways: deltas naming
+	// their base by offset, and by hash.
+	r, blobs, wants := bigDeltaRepo(t)
 	for _, offsets := range []bool{true, false} {
 		t.Run(fmt.Sprintf("offsets=%v", offsets), func(t *testing.T) {
 			t.Parallel()
-			testPackedObjectsReadLikeGit(t, offsets)
+			testPackedObjectsReadLikeGit(t, r.Dir, blobs, wants, offsets)
 		})
 	}
 }
 
-func testPackedObjectsReadLikeGit(t *testing.T, offsets bool) {
+// bigDeltaRepo makes the repository TestPackedObjectsReadLikeGit packs:
+// twelve commits of a large file that changes a little and a small one.
+// It returns the repository, the hashes of every blob the commits add or
+// change, and their content as git cat-file reads it.
+func bigDeltaRepo(t *testing.T) (*gittest.Repo, []string, map[string]string) {
 	r := gittest.NewRepo(t, "main")
 	var lines []string
 	for i := 0; i < 3000; i++ {
@@ -261,12 +267,22 @@ func testPackedObjectsReadLikeGit(t *testing.T, offsets bool) {
 		r.Write("small.txt", strings.Repeat(fmt.Sprintf("s%d ", c), 20), 0)
 		r.Commit(fmt.Sprintf("commit %d", c))
 	}
+	var blobs []string
+	for _, f := range strings.Fields(r.Git("log", "--all", "--format=", "--raw", "--no-abbrev", "--diff-filter=AM")) {
+		if len(f) == 40 && strings.Trim(f, "0") != "" {
+			blobs = append(blobs, f)
+		}
+	}
+	return r, blobs, catFileBatch(t, r.Dir, blobs)
+}
+
+func testPackedObjectsReadLikeGit(t *testing.T, repo string, blobs []string, wants map[string]string, offsets bool) {
 	store := t.TempDir()
 	dir := filepath.Join(store, "objects", "pack")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	pack := packOf(t, r.Dir, offsets)
+	pack := packOf(t, repo, offsets)
 	gitIndex(t, pack)
 	data, err := os.ReadFile(pack)
 	if err != nil {
@@ -279,13 +295,6 @@ func testPackedObjectsReadLikeGit(t *testing.T, offsets bool) {
 	if err := installPack(context.Background(), tmp, dir, nil); err != nil {
 		t.Fatal(err)
 	}
-	var blobs []string
-	for _, f := range strings.Fields(r.Git("log", "--all", "--format=", "--raw", "--no-abbrev", "--diff-filter=AM")) {
-		if len(f) == 40 && strings.Trim(f, "0") != "" {
-			blobs = append(blobs, f)
-		}
-	}
-	wants := catFileBatch(t, r.Dir, blobs)
 	for _, lim := range []struct{ inMemory, streamAbove int64 }{{inMemoryObject, streamThreshold}, {1, 0}} {
 		p, err := openPackedObjects(store)
 		if err != nil {
