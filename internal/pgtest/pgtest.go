@@ -211,17 +211,9 @@ const templateVersion = "1"
 // it. It is made in a folder of its own and renamed into place whole:
 // where the name exists, the template is complete.
 func (c *Cluster) template(ctx context.Context) (dir, password string, err error) {
-	info, err := os.Stat(filepath.Join(c.bin, "initdb"))
-	if err != nil {
+	if dir, err = c.templatePath(); err != nil {
 		return "", "", err
 	}
-	owner := os.Geteuid()
-	if c.cred != nil {
-		owner = int(c.cred.uid)
-	}
-	key := fnv.New64a()
-	fmt.Fprintf(key, "%s\n%s\n%d\n%d\n%d\n%d", templateVersion, c.bin, info.Size(), info.ModTime().UnixNano(), os.Geteuid(), owner)
-	dir = filepath.Join(os.TempDir(), fmt.Sprintf("skillsync-pgtest-template-%016x", key.Sum64()))
 	if pw, err := os.ReadFile(filepath.Join(dir, "password")); err == nil {
 		return dir, strings.TrimSpace(string(pw)), nil
 	}
@@ -252,6 +244,22 @@ func (c *Cluster) template(ctx context.Context) (dir, password string, err error
 		return "", "", fmt.Errorf("keep the cluster template: %w", err)
 	}
 	return dir, t.password, nil
+}
+
+// templatePath is where the template for c's server binaries and
+// owner is kept.
+func (c *Cluster) templatePath() (string, error) {
+	info, err := os.Stat(filepath.Join(c.bin, "initdb"))
+	if err != nil {
+		return "", err
+	}
+	owner := os.Geteuid()
+	if c.cred != nil {
+		owner = int(c.cred.uid)
+	}
+	key := fnv.New64a()
+	fmt.Fprintf(key, "%s\n%s\n%d\n%d\n%d\n%d", templateVersion, c.bin, info.Size(), info.ModTime().UnixNano(), os.Geteuid(), owner)
+	return filepath.Join(os.TempDir(), fmt.Sprintf("skillsync-pgtest-template-%016x", key.Sum64())), nil
 }
 
 // copyTree copies the data directory src to dst, which must not exist,
