@@ -309,6 +309,20 @@ func (r *Repo) CommitTree(branch, msg string, lines ...string) string {
 	return commit
 }
 
+// FastImport runs git fast-import on stream: many commits made in one
+// process, packed, where Write and Commit run two processes for each.
+// The work tree is left as it is.
+func (r *Repo) FastImport(stream string) {
+	r.t.Helper()
+	cmd := exec.Command("git", "fast-import", "--quiet")
+	cmd.Dir = r.Dir
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1")
+	cmd.Stdin = strings.NewReader(stream)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		r.t.Fatalf("git fast-import: %v\n%s", err, out)
+	}
+}
+
 // Blob stores data as a blob and returns its hash.
 func (r *Repo) Blob(data string) string {
 	r.t.Helper()
