@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestMain(m *testing.M) { Main(m) }
@@ -36,15 +38,46 @@ func TestWithoutPause(t *testing.T) {
 	}
 }
 
-// TestThisBinaryRunsWithoutPause checks that Main re-executed this
-// race-built binary with the option set.
-func TestThisBinaryRunsWithoutPause(t *testing.T) {
+// TestMainExitsWithoutPause runs this race-built binary, whose TestMain
+// is Main, with no test to run and no GORACE: it exits 0 well within the
+// detector's second of pause. With GORACE setting the pause, the same
+// run takes the second, so the measure can tell, and the caller's
+// setting is kept.
+func TestMainExitsWithoutPause(t *testing.T) {
 	t.Parallel()
 	if !raceEnabled {
 		t.Skip("not built with -race")
 	}
-	if _, set := os.LookupEnv("GORACE"); !set || !strings.Contains(os.Getenv("GORACE"), "atexit_sleep_ms=") {
-		t.Fatalf("GORACE = %q after Main", os.Getenv("GORACE"))
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "GORACE=") {
+			env = append(env, kv)
+		}
+	}
+	// The shortest of a few runs: a busy machine slows a start, it
+	// never hastens one.
+	took := func(tries int, extra ...string) time.Duration {
+		best := time.Duration(math.MaxInt64)
+		for try := 0; try < tries && best >= time.Second; try++ {
+			cmd := exec.Command(exe, "-test.run=^$")
+			cmd.Env = append(slices.Clone(env), extra...)
+			start := time.Now()
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("%s -test.run=^$ %q: %v\n%s", exe, extra, err, out)
+			}
+			best = min(best, time.Since(start))
+		}
+		return best
+	}
+	if d := took(3); d >= time.Second {
+		t.Errorf("a passing run took %v to exit: the detector's pause is back", d)
+	}
+	if d := took(1, "GORACE=atexit_sleep_ms=1000"); d < time.Second {
+		t.Errorf("with GORACE=atexit_sleep_ms=1000 the run took %v: the caller's pause was dropped", d)
 	}
 }
 

@@ -74,20 +74,21 @@ func TestSpoolServesTheObjectsIndexingHashed(t *testing.T) {
 		}
 	}
 	objects := strings.Fields(r.Git("rev-list", "--objects", "--all", "--no-object-names"))
+	gitObjects := catFileObjects(t, r.Dir, objects)
 	blobs, trees := 0, 0
 	var last plumbing.Hash
 	for _, o := range objects {
 		h := plumbing.NewHash(o)
-		switch typ := strings.TrimSpace(r.Git("cat-file", "-t", o)); typ {
+		switch gitObjects[o].kind {
 		case "blob":
-			want := r.Git("cat-file", "blob", o)
+			want := gitObjects[o].data
 			rc, size, err := p.OpenSized(h, 0)
 			if err != nil {
 				t.Fatalf("open %s: %v", o, err)
 			}
 			got, err := io.ReadAll(rc)
 			rc.Close()
-			if err != nil || strings.TrimSpace(string(got)) != want || size != int64(len(got)) {
+			if err != nil || string(got) != want || size != int64(len(got)) {
 				t.Errorf("blob %s: %d bytes (size %d, %v) differ from git's", o, len(got), size, err)
 			}
 			if n, err := p.Size(h); err != nil || n != size {
