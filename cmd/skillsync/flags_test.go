@@ -22,7 +22,8 @@ func parse[O any](t *testing.T, newCmd func(*app, func(context.Context, *O) erro
 	var got *O
 	a := &app{factory: factory{stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}}}
 	cmd := newCmd(a, func(_ context.Context, o *O) error { got = o; return nil })
-	cmd.SetArgs(argv)
+	// Never nil: cobra reads the test binary's own arguments for nil.
+	cmd.SetArgs(append([]string{}, argv...))
 	cmd.SetOut(&bytes.Buffer{})
 	cmd.SetErr(&bytes.Buffer{})
 	cmd.SilenceErrors, cmd.SilenceUsage = true, true

@@ -58,7 +58,9 @@ func execute(f factory, args []string) int {
 	if f.process {
 		tuneMemory(root, args)
 	}
-	root.SetArgs(args)
+	// Never nil: for nil, cobra would read the process's own arguments,
+	// which are not this run's when a test runs it in-process.
+	root.SetArgs(append([]string{}, args...))
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
