@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/skillsync/skillsync/internal/platform"
 	"github.com/skillsync/skillsync/internal/skilltest"
 )
 
@@ -31,7 +32,10 @@ func NewRepo(t testing.TB, branch string) *Repo {
 		t.Skip("git is not installed: the git tests need it to build repositories")
 	}
 	r := &Repo{t: t, Dir: t.TempDir()}
-	if !plainBranch(branch) {
+	// The template is shared through the temporary folder only where no
+	// other user can write it: one planted there could carry hooks that
+	// every test's git would run.
+	if !plainBranch(branch) || !platform.PrivateDir(os.TempDir()) {
 		r.Git("init", "-q", "-b", branch)
 		r.configure()
 		return r

@@ -211,6 +211,11 @@ const templateVersion = "1"
 // it. It is made in a folder of its own and renamed into place whole:
 // where the name exists, the template is complete.
 func (c *Cluster) template(ctx context.Context) (dir, password string, err error) {
+	// Where another user can write the temporary folder, a template
+	// planted there could set an archive_command the server would run.
+	if !platform.PrivateDir(os.TempDir()) {
+		return "", "", fmt.Errorf("the temporary folder %s is open to other users: no cluster template is kept there", os.TempDir())
+	}
 	if dir, err = c.templatePath(); err != nil {
 		return "", "", err
 	}

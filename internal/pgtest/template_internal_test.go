@@ -71,3 +71,49 @@ func TestDamagedTemplateIsReplaced(t *testing.T) {
 		t.Errorf("the damaged template is still there: %v", err)
 	}
 }
+
+// TestNoTemplateInAnOpenFolder: where other users can write the
+// temporary folder (a shared /tmp), a template found there is not used,
+// as one planted there could set commands the server runs, and none is
+// made there. It sets TMPDIR, so it runs alone.
+func TestNoTemplateInAnOpenFolder(t *testing.T) {
+	tmp, err := os.MkdirTemp("", "pgtest-open-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(tmp) })
+	if err := os.Chmod(tmp, 0o1777); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("TMPDIR", tmp)
+	bin, err := BinDir()
+	if errors.Is(err, ErrNoServer) {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &Cluster{bin: bin}
+	planted, err := c.templatePath()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(planted, "data"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(planted, "password"), []byte("pw-planted\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if dir, _, err := c.template(context.Background()); err == nil {
+		t.Fatalf("the template %s was used from a folder open to other users", dir)
+	}
+	entries, err := os.ReadDir(tmp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if filepath.Join(tmp, e.Name()) != planted {
+			t.Errorf("%s was made in the open folder", e.Name())
+		}
+	}
+}

@@ -348,3 +348,49 @@ func TestFileKeyAndChangeTime(t *testing.T) {
 		t.Errorf("ChangeTime = %v after a change just now (mtime %v)", ct, info.ModTime())
 	}
 }
+
+// A folder of one's own that others cannot write is private; the same
+// folder open to others, a link to it, a file and a missing path are not.
+func TestPrivateDir(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	own := filepath.Join(dir, "own")
+	if err := os.Mkdir(own, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(own, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	open := filepath.Join(dir, "open")
+	if err := os.Mkdir(open, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(open, 0o1777); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(own, link); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "file")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{own: runtime.GOOS != "windows", open: false, link: false, file: false, filepath.Join(dir, "missing"): false}
+	if os.Geteuid() == 0 {
+		// Root can show a folder of another user's.
+		theirs := filepath.Join(dir, "theirs")
+		if err := os.Mkdir(theirs, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chown(theirs, 65534, 65534); err != nil {
+			t.Fatal(err)
+		}
+		want[theirs] = false
+	}
+	for path, private := range want {
+		if got := PrivateDir(path); got != private {
+			t.Errorf("PrivateDir(%s) = %v, want %v", filepath.Base(path), got, private)
+		}
+	}
+}
