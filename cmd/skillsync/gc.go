@@ -107,9 +107,11 @@ func hugeHeap() {
 	}
 	// Off, or the allocation would start a collection of its own.
 	debug.SetGCPercent(-1)
-	if platform.AdviseHugePages(make([]byte, startHeap)) {
-		runtime.GC()
-	}
+	platform.AdviseHugePages(make([]byte, startHeap))
+	// Collected even when the advice was refused: left as garbage, it
+	// would count against the deferred collector's limit and end the
+	// deferral at once.
+	runtime.GC()
 }
 
 // userGC reports whether the environment sets the collector.
