@@ -1,13 +1,17 @@
 package main
 
 import (
-	"math"
 	"os"
+	"regexp"
 	"runtime"
+	"runtime/debug"
 	"runtime/metrics"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/skillsync/skillsync/internal/platform"
 )
 
 // gcSettings reads the collector's percent and memory limit.
@@ -17,8 +21,9 @@ func gcSettings() (percent, limit int64) {
 	return int64(s[0].Value.Uint64()), int64(s[1].Value.Uint64())
 }
 
-// The collector stays off until the first collection, which hands over
-// to the defaults. Not parallel: it changes the test process's collector.
+// The collector waits for the start heap, then hands over to the
+// standard percent; the memory limit is not touched. Not parallel: it
+// changes the test process's collector.
 func TestDeferGC(t *testing.T) {
 	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
 		t.Skip("GOGC or GOMEMLIMIT is set: deferGC leaves them alone")
@@ -31,21 +36,51 @@ func TestDeferGC(t *testing.T) {
 		}
 	})
 	deferGC()
-	if p, l := gcSettings(); p != -1 || l != startHeap {
-		t.Fatalf("after deferGC: percent %d, limit %d; want off and %d", p, l, startHeap)
+	if p, l := gcSettings(); p != startPercent || l != beforeLimit {
+		t.Fatalf("after deferGC: percent %d, limit %d; want %d and %d", p, l, startPercent, beforeLimit)
 	}
 	runtime.GC()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		p, l := gcSettings()
-		if p == 100 && l == math.MaxInt64 {
+		if p == 100 && l == beforeLimit {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("after a collection: percent %d, limit %d; want 100 and no limit", p, l)
+			t.Fatalf("after a collection: percent %d, limit %d; want 100 and %d", p, l, beforeLimit)
 		}
 		runtime.GC()
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// Deferred, the collector first runs when the heap nears startHeap: not
+// at the runtime's 4 MiB, not past startHeap. Not parallel: it changes
+// the test process's collector.
+func TestDeferredCollectionComesAtStartHeap(t *testing.T) {
+	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+		t.Skip("GOGC or GOMEMLIMIT is set: deferGC leaves them alone")
+	}
+	before := debug.SetGCPercent(100)
+	t.Cleanup(func() { debug.SetGCPercent(before) })
+	runtime.GC()
+	var stats runtime.MemStats
+	runtime.ReadMemStats(&stats)
+	cycles := stats.NumGC
+	deferGC()
+	var keep [][]byte
+	for {
+		keep = append(keep, make([]byte, 64<<10))
+		runtime.ReadMemStats(&stats)
+		if stats.NumGC != cycles {
+			break
+		}
+		if stats.HeapAlloc > 2*startHeap {
+			t.Fatalf("no collection with %d MiB of heap", stats.HeapAlloc>>20)
+		}
+	}
+	if got := len(keep) * 64 << 10; got < startHeap/2 {
+		t.Errorf("the first collection came after %d MiB, want about %d", got>>20, startHeap>>20)
 	}
 }
 
@@ -80,5 +115,29 @@ func TestMemoryPlan(t *testing.T) {
 		if got := memoryPlan(root, tc.args); got != tc.want {
 			t.Errorf("memoryPlan(%q) = %s, want %s", tc.args, got, tc.want)
 		}
+	}
+}
+
+// forcedGC matches the collection hugeHeap forces, in the runtime's
+// trace (its "MB" are MiB): the heap before it holds the untouched range.
+var forcedGC = regexp.MustCompile(`(?m)^gc 1 .*, (\d+)->\d+->\d+ MB, .*\(forced\)$`)
+
+// A sync, as its own process, grows its heap by the huge range before
+// it reads anything.
+func TestSyncAdvisesItsHeapFirst(t *testing.T) {
+	t.Parallel()
+	if !platform.HugePagesOnAdvice() {
+		t.Skip("this system does not give huge pages on advice")
+	}
+	r := runProcess(t, t.TempDir(), []string{"GODEBUG=gctrace=1"}, "sync", "--quiet")
+	if r.code != 0 {
+		t.Fatalf("sync: %d %s", r.code, r.stderr)
+	}
+	m := forcedGC.FindStringSubmatch(r.stderr)
+	if m == nil {
+		t.Fatalf("no forced first collection in the trace:\n%s", r.stderr)
+	}
+	if got, _ := strconv.Atoi(m[1]); got < hugeRange>>20 || got > hugeRange>>20+8 {
+		t.Errorf("heap of %d MiB at the forced collection, want %d and a few", got, hugeRange>>20)
 	}
 }
