@@ -1,6 +1,7 @@
 package materialize
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -384,38 +385,45 @@ func (c *Cache) SyncSource(ctx context.Context, src Source) Result {
 	}
 	var builds []waiting
 	names := newSkillNames(c.writer.rules)
+	seen := make(map[string]bool, len(src.Skills))
+	var jobs []*stageJob
 	for _, s := range src.Skills {
-		if err := checkName("skill", s.Name); err != nil {
-			fail(s.Name, err)
+		// A skill refused here is reported in its place among the others.
+		if err := cmp.Or(checkName("skill", s.Name), names.check(s.Name)); err != nil {
+			jobs = append(jobs, &stageJob{skill: s, refused: err})
 			continue
 		}
-		if err := names.check(s.Name); err != nil {
-			fail(s.Name, err)
+		if seen[s.Name] {
+			jobs = append(jobs, &stageJob{skill: s, refused: errors.New("the source yields two skills of this name")})
 			continue
 		}
-		if _, dup := next.Skills[s.Name]; dup {
-			fail(s.Name, errors.New("the source yields two skills of this name"))
-			continue
-		}
-		prev := old.Skills[s.Name]
-		compare := prev
+		seen[s.Name] = true
+		j := &stageJob{skill: s, live: c.SkillDir(src.Name, s.Name), prev: old.Skills[s.Name], opts: stageOptions{maxSize: src.MaxSkillSize}}
+		j.compare = j.prev
 		if old.filesLost {
-			compare = nil // its files are not known: hash the live ones
+			j.compare = nil // its files are not known: hash the live ones
 		}
-		opts := stageOptions{maxSize: src.MaxSkillSize}
 		if src.Check != nil {
-			opts.check = func(h Hash) error { return src.Check(s.Name, h) }
+			j.opts.check = func(h Hash) error { return src.Check(s.Name, h) }
 		}
-		st, err := c.writer.stage(ctx, c.SkillDir(src.Name, s.Name), s, compare, opts)
-		if err != nil {
-			fail(s.Name, err)
-			if prev != nil {
-				next.Skills[s.Name] = prev
+		jobs = append(jobs, j)
+	}
+	c.writer.stageAll(ctx, jobs, src.Check == nil)
+	for _, j := range jobs {
+		name := j.skill.Name
+		if j.refused != nil {
+			fail(name, j.refused)
+			continue
+		}
+		if j.err != nil {
+			fail(name, j.err)
+			if j.prev != nil {
+				next.Skills[name] = j.prev
 			}
 			continue
 		}
-		next.Skills[s.Name] = st.rec
-		builds = append(builds, waiting{s.Name, prev, st})
+		next.Skills[name] = j.st.rec
+		builds = append(builds, waiting{name, j.prev, j.st})
 	}
 	// The builds of this source end here, so that what it reports is what
 	// will be: a skill whose build failed keeps what it had.

@@ -9,8 +9,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/skillsync/skillsync/skill"
 )
@@ -103,6 +106,52 @@ func (w *writer) stage(ctx context.Context, live string, s Skill, old *SkillReco
 	}
 	return res, err
 }
+
+// stageJob is one skill of a source to stage, and what staging it gave.
+type stageJob struct {
+	skill Skill
+	live  string
+	// prev is the skill's record; compare, what its live files are
+	// compared with (nil when the source's file records are lost).
+	prev, compare *SkillRecord
+	opts          stageOptions
+	// refused is why the skill is not staged at all (its name).
+	refused error
+	st      *staged
+	err     error
+}
+
+// stageAll stages the jobs not refused, as many at once as
+// parallelStages gives when parallel, else one at a time: what a skill
+// costs to stage is mostly reading its files from the source and hashing
+// them, CPU that skills do not share. Each result stays in its job, so
+// the caller reports them in the jobs' order.
+func (w *writer) stageAll(ctx context.Context, jobs []*stageJob, parallel bool) {
+	workers := 1
+	if parallel {
+		workers = parallelStages()
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(workers, len(jobs)) {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(jobs) {
+					return
+				}
+				if j := jobs[i]; j.refused == nil {
+					j.st, j.err = w.stage(ctx, j.live, j.skill, j.compare, j.opts)
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// parallelStages is how many skills are staged at once: one per core,
+// up to 4.
+func parallelStages() int { return max(1, min(4, runtime.NumCPU())) }
 
 // stager stages one skill on the caller's goroutine.
 type stager struct {
