@@ -105,19 +105,21 @@ func memoryPlan(root *cobra.Command, args []string) string {
 // allocates next fills it. Called before the collector is deferred, as
 // that collection would end the deferral.
 func hugeHeap() {
-	if !platform.HugePagesOnAdvice() {
+	size := platform.HugePageRoom(hugeRange)
+	if size == 0 {
 		return
 	}
 	// Off, or the allocation would start a collection of its own.
 	debug.SetGCPercent(-1)
-	platform.AdviseHugePages(make([]byte, hugeRange))
+	platform.AdviseHugePages(make([]byte, size))
 	runtime.GC()
 }
 
-// hugeRange is the heap hugeHeap advises: a 1% sync of 10,000 skills
-// peaks near 110 MiB, of 2,000 skills near 40 MiB. Memory nothing
-// touches costs no page, only the runtime's records of the range: 30
-// page faults for each 128 MiB.
+// hugeRange is the heap hugeHeap advises, where the system has room for
+// it (platform.HugePageRoom): a 1% sync of 10,000 skills peaks near 110
+// MiB, of 2,000 skills near 40 MiB. Memory nothing touches costs no page,
+// only the runtime's records of the range: 30 page faults for each 128
+// MiB.
 const hugeRange = 256 << 20
 
 // userGC reports whether the environment sets the collector.

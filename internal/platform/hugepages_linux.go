@@ -33,10 +33,42 @@ func AdviseHugePages(b []byte) bool {
 // thpEnabled is where Linux says when it gives transparent huge pages.
 const thpEnabled = "/sys/kernel/mm/transparent_hugepage/enabled"
 
-// HugePagesOnAdvice reports whether the system gives transparent huge
-// pages to memory advised so, and only to it: with "always" every
-// process's memory gets them without advice, with "never" none does.
-func HugePagesOnAdvice() bool {
-	data, err := os.ReadFile(thpEnabled)
-	return err == nil && strings.Contains(string(data), "[madvise]")
+// overcommit is where Linux says how it counts the memory programs map.
+const overcommit = "/proc/sys/vm/overcommit_memory"
+
+// onAdvice reports whether the system, by its setting enabled, gives
+// transparent huge pages to memory advised so, and only to it: with
+// "always" every process's memory gets them without advice, with "never"
+// none does.
+func onAdvice(enabled string) bool { return strings.Contains(enabled, "[madvise]") }
+
+// HugePageRoom returns how much of want a program should map ahead,
+// untouched, to advise huge pages on: none where the system gives none on
+// advice alone (onAdvice) or where it counts every mapping
+// against a commit limit (overcommit_memory 2), as an untouched range
+// would still take its share of it and could leave the program without
+// memory; else want, up to an eighth of the machine's memory.
+func HugePageRoom(want int) int {
+	enabled, err := os.ReadFile(thpEnabled)
+	if err != nil {
+		return 0
+	}
+	mode, err := os.ReadFile(overcommit)
+	if err != nil {
+		return 0
+	}
+	var info unix.Sysinfo_t
+	if err := unix.Sysinfo(&info); err != nil {
+		return 0
+	}
+	return hugePageRoom(want, string(enabled), string(mode), uint64(info.Totalram)*uint64(info.Unit))
+}
+
+// hugePageRoom is HugePageRoom from what the system says: its huge page
+// setting, its overcommit mode and its memory in bytes.
+func hugePageRoom(want int, enabled, overcommitMode string, memory uint64) int {
+	if !onAdvice(enabled) || strings.TrimSpace(overcommitMode) == "2" || want <= 0 {
+		return 0
+	}
+	return int(min(uint64(want), memory/8))
 }

@@ -35,6 +35,49 @@ func TestAdviseHugePages(t *testing.T) {
 	}
 }
 
+// A range is mapped ahead for huge pages only where the system gives
+// them on advice and does not count untouched memory against a limit,
+// and never more than an eighth of the machine's memory.
+func TestHugePageRoom(t *testing.T) {
+	t.Parallel()
+	const gib = 1 << 30
+	for _, tc := range []struct {
+		name, enabled, overcommit string
+		memory                    uint64
+		want                      int
+	}{
+		{"on advice", "always [madvise] never\n", "0\n", 24 * gib, 256 << 20},
+		{"always", "[always] madvise never\n", "0\n", 24 * gib, 0},
+		{"never", "always madvise [never]\n", "0\n", 24 * gib, 0},
+		{"no overcommit", "always [madvise] never\n", "2\n", 24 * gib, 0},
+		{"always overcommit", "always [madvise] never\n", "1\n", 24 * gib, 256 << 20},
+		{"a small machine", "always [madvise] never\n", "0\n", gib, gib / 8},
+	} {
+		if got := hugePageRoom(256<<20, tc.enabled, tc.overcommit, tc.memory); got != tc.want {
+			t.Errorf("%s: hugePageRoom = %d, want %d", tc.name, got, tc.want)
+		}
+	}
+	// This machine's own answer agrees with what it says.
+	enabled, err := os.ReadFile(thpEnabled)
+	if err != nil {
+		t.Skip("this kernel has no transparent huge pages")
+	}
+	mode, err := os.ReadFile(overcommit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := HugePageRoom(256 << 20)
+	if !onAdvice(string(enabled)) || strings.TrimSpace(string(mode)) == "2" {
+		if got != 0 {
+			t.Errorf("HugePageRoom = %d on a system set to %q, overcommit %q", got, enabled, mode)
+		}
+		return
+	}
+	if got <= 0 || got > 256<<20 {
+		t.Errorf("HugePageRoom = %d, want up to 256 MiB", got)
+	}
+}
+
 // vmFlags returns the VmFlags line of the mapping that holds addr.
 func vmFlags(addr uintptr) (string, error) {
 	f, err := os.Open("/proc/self/smaps")

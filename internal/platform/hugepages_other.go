@@ -5,5 +5,5 @@ package platform
 // AdviseHugePages: this system takes no such advice from a program.
 func AdviseHugePages([]byte) bool { return false }
 
-// HugePagesOnAdvice: not here.
-func HugePagesOnAdvice() bool { return false }
+// HugePageRoom: none here.
+func HugePageRoom(int) int { return 0 }
