@@ -44,10 +44,11 @@ func onAdvice(enabled string) bool { return strings.Contains(enabled, "[madvise]
 
 // HugePageRoom returns how much of want a program should map ahead,
 // untouched, to advise huge pages on: none where the system gives none on
-// advice alone (onAdvice) or where it counts every mapping
-// against a commit limit (overcommit_memory 2), as an untouched range
-// would still take its share of it and could leave the program without
-// memory; else want, up to an eighth of the machine's memory.
+// advice alone (onAdvice), where it counts every mapping against a
+// commit limit (overcommit_memory 2), or where the process's address
+// space is capped (RLIMIT_AS): an untouched range still counts there, and
+// a Go program that cannot map memory dies. Else want, up to an eighth
+// of the machine's memory.
 func HugePageRoom(want int) int {
 	enabled, err := os.ReadFile(thpEnabled)
 	if err != nil {
@@ -61,13 +62,19 @@ func HugePageRoom(want int) int {
 	if err := unix.Sysinfo(&info); err != nil {
 		return 0
 	}
-	return hugePageRoom(want, string(enabled), string(mode), uint64(info.Totalram)*uint64(info.Unit))
+	var space unix.Rlimit
+	if err := unix.Getrlimit(unix.RLIMIT_AS, &space); err != nil {
+		return 0
+	}
+	capped := space.Cur != unix.RLIM_INFINITY
+	return hugePageRoom(want, string(enabled), string(mode), capped, uint64(info.Totalram)*uint64(info.Unit))
 }
 
 // hugePageRoom is HugePageRoom from what the system says: its huge page
-// setting, its overcommit mode and its memory in bytes.
-func hugePageRoom(want int, enabled, overcommitMode string, memory uint64) int {
-	if !onAdvice(enabled) || strings.TrimSpace(overcommitMode) == "2" || want <= 0 {
+// setting, its overcommit mode, whether the address space is capped and
+// its memory in bytes.
+func hugePageRoom(want int, enabled, overcommitMode string, capped bool, memory uint64) int {
+	if !onAdvice(enabled) || strings.TrimSpace(overcommitMode) == "2" || capped || want <= 0 {
 		return 0
 	}
 	return int(min(uint64(want), memory/8))

@@ -3,8 +3,10 @@ package platform
 import (
 	"bufio"
 	"fmt"
+	"math"
 	"os"
 	"strings"
+	"syscall"
 	"testing"
 	"unsafe"
 )
@@ -43,17 +45,19 @@ func TestHugePageRoom(t *testing.T) {
 	const gib = 1 << 30
 	for _, tc := range []struct {
 		name, enabled, overcommit string
+		capped                    bool
 		memory                    uint64
 		want                      int
 	}{
-		{"on advice", "always [madvise] never\n", "0\n", 24 * gib, 256 << 20},
-		{"always", "[always] madvise never\n", "0\n", 24 * gib, 0},
-		{"never", "always madvise [never]\n", "0\n", 24 * gib, 0},
-		{"no overcommit", "always [madvise] never\n", "2\n", 24 * gib, 0},
-		{"always overcommit", "always [madvise] never\n", "1\n", 24 * gib, 256 << 20},
-		{"a small machine", "always [madvise] never\n", "0\n", gib, gib / 8},
+		{"on advice", "always [madvise] never\n", "0\n", false, 24 * gib, 256 << 20},
+		{"always", "[always] madvise never\n", "0\n", false, 24 * gib, 0},
+		{"never", "always madvise [never]\n", "0\n", false, 24 * gib, 0},
+		{"no overcommit", "always [madvise] never\n", "2\n", false, 24 * gib, 0},
+		{"always overcommit", "always [madvise] never\n", "1\n", false, 24 * gib, 256 << 20},
+		{"an address space cap", "always [madvise] never\n", "0\n", true, 24 * gib, 0},
+		{"a small machine", "always [madvise] never\n", "0\n", false, gib, gib / 8},
 	} {
-		if got := hugePageRoom(256<<20, tc.enabled, tc.overcommit, tc.memory); got != tc.want {
+		if got := hugePageRoom(256<<20, tc.enabled, tc.overcommit, tc.capped, tc.memory); got != tc.want {
 			t.Errorf("%s: hugePageRoom = %d, want %d", tc.name, got, tc.want)
 		}
 	}
@@ -67,7 +71,11 @@ func TestHugePageRoom(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := HugePageRoom(256 << 20)
-	if !onAdvice(string(enabled)) || strings.TrimSpace(string(mode)) == "2" {
+	var space syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_AS, &space); err != nil {
+		t.Fatal(err)
+	}
+	if !onAdvice(string(enabled)) || strings.TrimSpace(string(mode)) == "2" || space.Cur != math.MaxUint64 {
 		if got != 0 {
 			t.Errorf("HugePageRoom = %d on a system set to %q, overcommit %q", got, enabled, mode)
 		}
