@@ -1,7 +1,6 @@
 package materialize
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -388,8 +387,13 @@ func (c *Cache) SyncSource(ctx context.Context, src Source) Result {
 	seen := make(map[string]bool, len(src.Skills))
 	var jobs []*stageJob
 	for _, s := range src.Skills {
-		// A skill refused here is reported in its place among the others.
-		if err := cmp.Or(checkName("skill", s.Name), names.check(s.Name)); err != nil {
+		// A skill refused here is reported in its place among the others;
+		// a name refused on its own is not held against the ones after it.
+		if err := checkName("skill", s.Name); err != nil {
+			jobs = append(jobs, &stageJob{skill: s, refused: err})
+			continue
+		}
+		if err := names.check(s.Name); err != nil {
 			jobs = append(jobs, &stageJob{skill: s, refused: err})
 			continue
 		}

@@ -93,3 +93,69 @@ func TestSkillsAreStagedSideBySide(t *testing.T) {
 		t.Errorf("errors = %v, want the bad name, then gamma refused", res.Errors)
 	}
 }
+
+// panicFS panics on opening notes.md, as a bug in a source's reader
+// would, once SKILL.md is read (and, in a new skill, written).
+type panicFS struct{ fs.FS }
+
+func (p panicFS) Open(name string) (fs.File, error) {
+	if name == "notes.md" {
+		panic("a bug in the source's reader")
+	}
+	return p.FS.Open(name)
+}
+
+// A panic while staging reaches the caller of SyncSource, as it did when
+// staging ran on its goroutine: the daemon recovers a job's panic. (If
+// it stays on a stager's goroutine, it ends the test binary.) The skill
+// that panicked gives up its build, so the skills staged beside it do
+// not wait for its slot.
+func TestStagingPanicReachesTheCaller(t *testing.T) {
+	t.Parallel()
+	c := open(t, t.TempDir())
+	var skills []Skill
+	for _, name := range []string{"alpha", "beta", "gamma", "delta", "epsilon"} {
+		s := mkSkill(name, map[string]string{"SKILL.md": name, "notes.md": name})
+		if name == "beta" {
+			s.Files = panicFS{s.Files}
+		}
+		skills = append(skills, s)
+	}
+	sync := func(rev string, skills []Skill) (res Result, p any) {
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			defer func() { p = recover() }()
+			res = c.SyncSource(context.Background(), Source{Name: "src", Revision: rev, Skills: skills})
+		}()
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			t.Fatal("the sync is stuck")
+		}
+		return res, p
+	}
+	if _, p := sync("1", skills); p != "a bug in the source's reader" {
+		t.Fatalf("recovered %v, want the reader's panic", p)
+	}
+	if res, p := sync("2", []Skill{skills[0], skills[2]}); p != nil || len(res.Errors) > 0 {
+		t.Errorf("the sync after the panic: %v %v", p, res.Errors)
+	}
+}
+
+// A name refused on its own is not held against a later one that folds
+// to the same on a file system that ignores case.
+func TestRefusedNameTakesNoFoldedName(t *testing.T) {
+	t.Parallel()
+	c := open(t, t.TempDir())
+	c.writer.rules = fsRules{foldCase: true}
+	bad := "\u017f" + strings.Repeat("a", 254) // 256 bytes: too long a name; "ſ" folds to "s"
+	good := "s" + strings.Repeat("a", 254)
+	res := c.SyncSource(context.Background(), Source{Name: "src", Revision: "1", Skills: []Skill{
+		mkSkill(bad, map[string]string{"SKILL.md": "x"}),
+		mkSkill(good, map[string]string{"SKILL.md": "y"}),
+	}})
+	if len(res.Errors) != 1 || len(res.Changes) != 1 || res.Changes[0].Name != good {
+		t.Errorf("errors %v, changes %v; want the long name refused and %s added", res.Errors, res.Changes, good)
+	}
+}

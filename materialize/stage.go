@@ -1,6 +1,7 @@
 package materialize
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"errors"
@@ -97,6 +98,18 @@ func (w *writer) stage(ctx context.Context, live string, s Skill, old *SkillReco
 	if err != nil {
 		return nil, err
 	}
+	defer func() {
+		// A panic (a bug in a source's reader) goes on up, to the caller
+		// of stageAll, but not with a build that holds its slot: the
+		// skills staged beside this one would wait for it for ever.
+		if p := recover(); p != nil {
+			if st.b != nil {
+				st.b.abort()
+			}
+			st.dropPatch()
+			panic(p)
+		}
+	}()
 	res, err := st.run(o)
 	if err != nil && st.b != nil {
 		st.b.abort()
@@ -125,7 +138,9 @@ type stageJob struct {
 // parallelStages gives when parallel, else one at a time: what a skill
 // costs to stage is mostly reading its files from the source and hashing
 // them, CPU that skills do not share. Each result stays in its job, so
-// the caller reports them in the jobs' order.
+// the caller reports them in the jobs' order. A panic in one is raised
+// again on the caller's goroutine once the others have stopped, as it
+// was when staging ran there (the daemon recovers a job's panic).
 func (w *writer) stageAll(ctx context.Context, jobs []*stageJob, parallel bool) {
 	workers := 1
 	if parallel {
@@ -133,8 +148,18 @@ func (w *writer) stageAll(ctx context.Context, jobs []*stageJob, parallel bool) 
 	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var panicked any
 	for range min(workers, len(jobs)) {
 		wg.Go(func() {
+			defer func() {
+				if p := recover(); p != nil {
+					mu.Lock()
+					panicked = cmp.Or(panicked, p)
+					mu.Unlock()
+					next.Store(int64(len(jobs))) // no job starts after it
+				}
+			}()
 			for {
 				i := int(next.Add(1)) - 1
 				if i >= len(jobs) {
@@ -147,13 +172,17 @@ func (w *writer) stageAll(ctx context.Context, jobs []*stageJob, parallel bool) 
 		})
 	}
 	wg.Wait()
+	if panicked != nil {
+		panic(panicked)
+	}
 }
 
-// parallelStages is how many skills are staged at once: one per core,
-// up to 4.
-func parallelStages() int { return max(1, min(4, runtime.NumCPU())) }
+// parallelStages is how many skills are staged at once: one for each
+// thread Go runs code on (GOMAXPROCS, which a container's CPU quota
+// lowers), up to 4.
+func parallelStages() int { return max(1, min(4, runtime.GOMAXPROCS(0))) }
 
-// stager stages one skill on the caller's goroutine.
+// stager stages one skill, on one goroutine (stageAll runs several).
 type stager struct {
 	w       *writer
 	ctx     context.Context

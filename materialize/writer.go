@@ -59,14 +59,14 @@ func (s *Stats) add(o Stats) {
 // writer assembles changed skills in a staging directory and swaps them
 // into place together in commit.
 //
-// File contents stream (stage.go): the caller's goroutine reads each file
+// File contents stream (stage.go): a stager reads each file of a skill
 // from its source in chunks, hashing as it goes, and hands the chunks of
 // a file that must be written to a build goroutine, which writes them
-// into staging (build.go). Creating files is kernel time, and on these
-// machines most of a cold sync, so up to parallelBuilds skills are
-// written while the next is read; reading stays on one goroutine, as
-// go-git wants. A few chunks per build at most are in memory, whatever
-// the size of a skill.
+// into staging (build.go). Up to parallelStages skills are read at once
+// (inflating and hashing is CPU), and up to parallelBuilds written
+// (creating files is kernel time, and on these machines most of a cold
+// sync). A few chunks per build at most are in memory, whatever the
+// size of a skill.
 type writer struct {
 	staging string
 	// check says how far recorded state is trusted. CheckHash hashes
