@@ -95,6 +95,16 @@ func (c *treeCache) subtree(tree *object.Tree, e *object.TreeEntry) (*object.Tre
 	return sub, nil
 }
 
+// storage runs read, a read through go-git's storage (an object the
+// packs do not hold: a loose one), under the cache's lock, as subtree's
+// are: the storage fills its indexes at first use, without locks of its
+// own, and a sync reads several skills at once.
+func (c *treeCache) storage(read func() error) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return read()
+}
+
 // ErrTooLarge is wrapped by the error of opening a file over the size
 // limit of its source.
 var ErrTooLarge = errors.New("file is over the size limit")
@@ -118,11 +128,15 @@ func (t *TreeFS) blobSize(tree *object.Tree, e *object.TreeEntry) (int64, error)
 			return size, err
 		}
 	}
-	f, err := tree.TreeEntryFile(e)
-	if err != nil {
-		return 0, err
-	}
-	return f.Size, nil
+	var size int64
+	err := t.trees.storage(func() error {
+		f, err := tree.TreeEntryFile(e)
+		if err == nil {
+			size = f.Size
+		}
+		return err
+	})
+	return size, err
 }
 
 // openBlob streams the blob e names.
@@ -133,11 +147,15 @@ func (t *TreeFS) openBlob(tree *object.Tree, e *object.TreeEntry) (io.ReadCloser
 			return r, err
 		}
 	}
-	f, err := tree.TreeEntryFile(e)
-	if err != nil {
-		return nil, err
-	}
-	return f.Reader()
+	var r io.ReadCloser
+	err := t.trees.storage(func() error {
+		f, err := tree.TreeEntryFile(e)
+		if err == nil {
+			r, err = f.Reader()
+		}
+		return err
+	})
+	return r, err
 }
 
 // NewTreeFS returns a TreeFS over tree. mtime is what every file reports as
