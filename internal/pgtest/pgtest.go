@@ -243,7 +243,7 @@ func scramVerifier(password string, salt []byte, iterations int) (string, error)
 
 // templateVersion changes whenever initdb's arguments or the template's
 // layout do, so that a template made by older code is not used.
-const templateVersion = "1"
+const templateVersion = "2"
 
 // template returns a data directory made by initdb, and its superuser's
 // password, that a new cluster copies instead of running initdb: initdb
@@ -432,8 +432,11 @@ func (c *Cluster) initdb(ctx context.Context) error {
 			}
 		}
 	}
+	// One-megabyte WAL segments, not sixteen: the template holds its
+	// current segment whole, and every cluster copies the template (28 MB
+	// with them, 39 MB with the default).
 	cmd := c.command("initdb", "-D", c.data, "-U", User, "--pwfile", pwfile,
-		"--auth-host=scram-sha-256", "--auth-local=trust", "-E", "UTF8", "--locale=C", "--no-sync")
+		"--auth-host=scram-sha-256", "--auth-local=trust", "-E", "UTF8", "--locale=C", "--no-sync", "--wal-segsize=1")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("initdb: %v\n%s", err, out)
 	}
