@@ -156,11 +156,12 @@ func create(ctx context.Context) (*Cluster, error) {
 			return nil, err
 		}
 		c.mu.Lock()
-		err = c.resume(ctx)
+		conn, err := c.resume(ctx)
 		c.mu.Unlock()
 		if err != nil {
 			return nil, err
 		}
+		conn.Close(ctx)
 	}
 	ok = true
 	return c, nil
@@ -181,12 +182,16 @@ func (c *Cluster) fromTemplate(ctx context.Context, password string) error {
 	}
 	c.password = templatePassword
 	c.mu.Lock()
-	err = c.resume(ctx)
+	conn, err := c.resume(ctx)
 	c.mu.Unlock()
 	if err != nil {
 		os.RemoveAll(dir)
 		return err
 	}
+	// The connection that found the server ready sets the password: a
+	// connection is a backend process, about 50 ms of CPU on the
+	// project's machine.
+	defer conn.Close(ctx)
 	salt := make([]byte, 16)
 	if _, err := rand.Read(salt); err != nil {
 		c.Stop()
@@ -197,13 +202,9 @@ func (c *Cluster) fromTemplate(ctx context.Context, password string) error {
 		c.Stop()
 		return err
 	}
-	conn, err := pgx.Connect(ctx, c.DSN("postgres"))
-	if err == nil {
-		// The verifier is base64 and hexadecimal: nothing in it needs
-		// quoting.
-		_, err = conn.Exec(ctx, "ALTER ROLE "+pgx.Identifier{User}.Sanitize()+" PASSWORD '"+verifier+"'")
-		conn.Close(ctx)
-	}
+	// The verifier is base64 and hexadecimal: nothing in it needs
+	// quoting.
+	_, err = conn.Exec(ctx, "ALTER ROLE "+pgx.Identifier{User}.Sanitize()+" PASSWORD '"+verifier+"'")
 	if err != nil {
 		c.Stop()
 		return fmt.Errorf("set the password of the cluster made from %s: %w", dir, err)
@@ -450,27 +451,36 @@ func (c *Cluster) Resume(ctx context.Context) error {
 	defer starting.Unlock()
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.resume(ctx)
+	conn, err := c.resume(ctx)
+	if err != nil {
+		return err
+	}
+	return conn.Close(ctx)
 }
 
-func (c *Cluster) resume(ctx context.Context) error {
+// resume starts the server and returns the superuser's connection to
+// the postgres database that found it ready, for the caller to use or
+// close.
+func (c *Cluster) resume(ctx context.Context) (*pgx.Conn, error) {
 	if c.cmd != nil {
-		return errors.New("pgtest: the server is running")
+		return nil, errors.New("pgtest: the server is running")
 	}
 	var last error
 	for attempt := 0; attempt < 5; attempt++ {
 		if c.port == 0 || attempt > 0 {
 			port, err := freePort()
 			if err != nil {
-				return err
+				return nil, err
 			}
 			c.port = port
 		}
-		if last = c.start(ctx); last == nil {
-			return nil
+		conn, err := c.start(ctx)
+		if err == nil {
+			return conn, nil
 		}
+		last = err
 	}
-	return last
+	return nil, last
 }
 
 func freePort() (int, error) {
@@ -482,11 +492,12 @@ func freePort() (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
-// start runs postgres on c.port and waits until it accepts connections.
-func (c *Cluster) start(ctx context.Context) error {
+// start runs postgres on c.port, waits until it accepts connections and
+// returns the first connection it accepted.
+func (c *Cluster) start(ctx context.Context) (*pgx.Conn, error) {
 	logf, err := os.OpenFile(c.logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer logf.Close()
 	cmd := c.command("postgres", "-D", c.data, "-p", strconv.Itoa(c.port),
@@ -498,7 +509,7 @@ func (c *Cluster) start(ctx context.Context) error {
 	// Linux; elsewhere the kernel cannot be asked to).
 	c.procAttr(cmd, syscall.SIGINT)
 	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("start postgres: %w", err)
+		return nil, fmt.Errorf("start postgres: %w", err)
 	}
 	done := make(chan struct{})
 	go func() {
@@ -507,27 +518,65 @@ func (c *Cluster) start(ctx context.Context) error {
 	}()
 	c.cmd, c.done = cmd, done
 
+	// The server says in its postmaster.pid when it accepts connections
+	// (PostgreSQL 10 and later): the file is read until then, and
+	// connections are tried only once it says so, or when it cannot be
+	// read. A connection tried earlier is a backend process started to
+	// refuse it ("the database system is starting up").
 	deadline := time.Now().Add(60 * time.Second)
+	err = errors.New("the server has not said it is ready")
 	for {
-		conn, err := pgx.Connect(ctx, c.DSN("postgres"))
-		if err == nil {
-			conn.Close(ctx)
-			return nil
+		status := c.pidStatus(cmd.Process.Pid)
+		if status == "" || status == "ready" {
+			var conn *pgx.Conn
+			if conn, err = pgx.Connect(ctx, c.DSN("postgres")); err == nil {
+				return conn, nil
+			}
+		}
+		wait := 10 * time.Millisecond
+		if status == "" {
+			wait = 50 * time.Millisecond
 		}
 		select {
 		case <-done:
 			c.cmd, c.done = nil, nil
-			return fmt.Errorf("postgres exited on start:\n%s", c.logTail())
+			return nil, fmt.Errorf("postgres exited on start:\n%s", c.logTail())
 		case <-ctx.Done():
 			c.stop(syscall.SIGQUIT)
-			return ctx.Err()
-		case <-time.After(50 * time.Millisecond):
+			return nil, ctx.Err()
+		case <-time.After(wait):
 		}
 		if time.Now().After(deadline) {
 			c.stop(syscall.SIGQUIT)
-			return fmt.Errorf("postgres did not accept connections within a minute: %v\n%s", err, c.logTail())
+			return nil, fmt.Errorf("postgres did not accept connections within a minute: %v\n%s", err, c.logTail())
 		}
 	}
+}
+
+// pidStatus returns the status the server with process id pid writes on
+// the eighth line of its postmaster.pid ("starting", "ready", ...): "wait"
+// while the file is missing or another process's, and "" when it cannot
+// be read or does not have the line (then the caller tries to connect).
+func (c *Cluster) pidStatus(pid int) string {
+	data, err := os.ReadFile(filepath.Join(c.data, "postmaster.pid"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return "wait"
+	}
+	if err != nil {
+		return ""
+	}
+	lines := strings.Split(string(data), "\n")
+	if len(lines) < 8 {
+		// Written in two steps: the status line comes last.
+		if len(lines) > 0 && strings.TrimSpace(lines[0]) == strconv.Itoa(pid) {
+			return "wait"
+		}
+		return ""
+	}
+	if strings.TrimSpace(lines[0]) != strconv.Itoa(pid) {
+		return "wait"
+	}
+	return strings.TrimSpace(lines[7])
 }
 
 // logTail returns the end of the server's log, for failure messages.
