@@ -61,6 +61,13 @@ type Cluster struct {
 	mu   sync.Mutex
 	cmd  *exec.Cmd
 	done chan struct{} // closed when cmd has exited
+
+	// The connections Exec and QueryValue keep between calls, and the
+	// number of the server's stops so far: a connection borrowed before
+	// a stop is not kept.
+	idleMu sync.Mutex
+	idle   []*pgx.Conn
+	gen    uint64
 }
 
 // BinDir finds the directory of initdb and postgres: $SKILLSYNC_PG_BINDIR,
@@ -616,6 +623,7 @@ func (c *Cluster) Kill() error {
 }
 
 func (c *Cluster) stop(sig syscall.Signal) error {
+	c.dropIdle()
 	if c.cmd == nil {
 		return nil
 	}
