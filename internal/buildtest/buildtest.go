@@ -3,7 +3,10 @@
 // user's cache folder, where it stays: go build links it again only when
 // its code changed (linking the skillsync binary costs about 6 s of CPU,
 // the sync child 4 s, on every go test run that used to build them into
-// a temporary folder).
+// a temporary folder), and is not run at all when nothing it reads has
+// changed since the last build (a go build that finds its target
+// current still costs a second of CPU, and reading the program to pin
+// it another under -race).
 //
 // The program is built without -race, whatever the test binary was built
 // with: a race-built process starts and runs several times slower, and a
