@@ -77,8 +77,16 @@ KbdInteractiveAuthentication no
 PubkeyAuthentication yes
 PermitRootLogin prohibit-password
 AllowUsers %s
-SetEnv PATH=%s
+SetEnv PATH=%s SHLVL=1
 `, port, filepath.Join(dir, "host"), filepath.Join(dir, "authorized_keys"), filepath.Join(dir, "sshd.pid"), me.Username, os.Getenv("PATH"))
+	// sshd runs each session's command with the user's login shell, and
+	// bash, seeing SSH_CLIENT, reads the user's ~/.bashrc first when it
+	// is the top-level shell (SHLVL 1 once it counts itself). That file
+	// is the machine's, not the test's: on the project's machine it
+	// starts pyenv, about ten processes for each git command over SSH.
+	// SHLVL=1 makes the session's bash the second level, which skips it;
+	// only the first SetEnv line counts, so both names are on it. PATH
+	// still finds git's programs.
 	skilltest.WriteFile(t, filepath.Join(dir, "sshd_config"), config)
 	// Privilege separation wants this directory when sshd runs as root.
 	_ = os.MkdirAll("/run/sshd", 0o755)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -26,6 +27,13 @@ func TestStopResume(t *testing.T) {
 	defer c.Remove()
 	if err := c.CreateDatabase(ctx, "kept"); err != nil {
 		t.Fatal(err)
+	}
+	// The superuser's SCRAM verifier takes one PBKDF2 iteration, not
+	// 4096, so that each connection costs its client no more CPU than it
+	// must (pgtest's scramIterations).
+	stored := pgtest.QueryValue[string](t, c, "SELECT rolpassword FROM pg_authid WHERE rolname = $1", pgtest.User)
+	if !strings.HasPrefix(stored, "SCRAM-SHA-256$1:") {
+		t.Errorf("the superuser's verifier is %.20s..., want SCRAM-SHA-256$1:...", stored)
 	}
 	if err := c.Kill(); err != nil {
 		t.Fatal(err)

@@ -2,6 +2,7 @@ package pgtest
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"os"
 	"path/filepath"
@@ -114,6 +115,31 @@ func TestNoTemplateInAnOpenFolder(t *testing.T) {
 	for _, e := range entries {
 		if filepath.Join(tmp, e.Name()) != planted {
 			t.Errorf("%s was made in the open folder", e.Name())
+		}
+	}
+}
+
+// TestScramVerifier compares scramVerifier with verifiers computed by
+// another implementation (Python's hashlib and hmac). TestStopResume
+// checks that a cluster's superuser has the cheap one.
+func TestScramVerifier(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		password, salt string
+		iterations     int
+		want           string
+	}{
+		// The password, salt and iterations of RFC 7677's example.
+		{"pencil", "W22ZaJ0SNY7soEsUEjb6gQ==", 4096, "SCRAM-SHA-256$4096:W22ZaJ0SNY7soEsUEjb6gQ==$WG5d8oPm3OtcPnkdi4Uo7BkeZkBFzpcXkuLmtbsT4qY=:wfPLwcE6nTWhTAmQ7tl2KeoiWGPlZqQxSrmfPwDl2dU="},
+		{"pw-0123", "MDEyMzQ1Njc4OWFiY2RlZg==", 1, "SCRAM-SHA-256$1:MDEyMzQ1Njc4OWFiY2RlZg==$x8ZYdAGd2Vbw7tFIhxSd64TUq05GMK3tHEvsitoT4Bk=:B8kvQAwAz9EmKpGEFVZj+rGphUzfQ3sn9a1GCXAPsig="},
+	} {
+		salt, err := base64.StdEncoding.DecodeString(tc.salt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := scramVerifier(tc.password, salt, tc.iterations)
+		if err != nil || got != tc.want {
+			t.Errorf("scramVerifier(%q, %s, %d) = %s, %v; want %s", tc.password, tc.salt, tc.iterations, got, err, tc.want)
 		}
 	}
 }

@@ -1,0 +1,88 @@
+package buildtest
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// The stamp changes with any file of the module (sources, embedded
+// files, go.sum) and with the GO variables of the environment, and not
+// with .git; a stamp file gives its pin back only for its own stamp and
+// while the pin is there. It sets GOFLAGS, so it runs alone.
+func TestStampFollowsWhatTheBuildReads(t *testing.T) {
+	root := t.TempDir()
+	write := func(name, data string) {
+		t.Helper()
+		p := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("go.mod", "module example.com/m\n")
+	write("main.go", "package main\nfunc main() {}\n")
+	write("assets/page.html", "<p>one</p>\n")
+	write(".git/HEAD", "ref: refs/heads/main\n")
+	stampOf := func() string {
+		t.Helper()
+		st, err := stamp(root, "example.com/m")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+	first := stampOf()
+	if again := stampOf(); again != first {
+		t.Fatalf("the same files stamp %s, then %s", first, again)
+	}
+	write(".git/HEAD", "ref: refs/heads/other\n")
+	if st := stampOf(); st != first {
+		t.Error("a change in .git changed the stamp")
+	}
+	seen := map[string]string{first: "the first files"}
+	for _, c := range []struct{ what, name, data string }{
+		{"an embedded file", "assets/page.html", "<p>two</p>\n"},
+		{"a source", "main.go", "package main\nfunc main() { println() }\n"},
+		{"a new file", "go.sum", "example.org/dep v1.0.0 h1:x\n"},
+	} {
+		write(c.name, c.data)
+		st := stampOf()
+		if before, ok := seen[st]; ok {
+			t.Errorf("%s: the stamp is the one of %s", c.what, before)
+		}
+		seen[st] = c.what
+	}
+	last := stampOf()
+	t.Setenv("GOFLAGS", "-tags=other")
+	if stampOf() == last {
+		t.Error("GOFLAGS did not change the stamp")
+	}
+
+	dir := t.TempDir()
+	pinned := filepath.Join(dir, "pinned", "abc", "prog")
+	if err := os.MkdirAll(filepath.Dir(pinned), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(pinned, []byte("program"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	stampFile := filepath.Join(dir, "prog.stamp")
+	if err := atomicWrite(stampFile, last+"\n"+pinned+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := stamped(stampFile, last); !ok || got != pinned {
+		t.Errorf("stamped = %s, %v; want %s", got, ok, pinned)
+	}
+	if _, ok := stamped(stampFile, first); ok {
+		t.Error("another stamp gave the pin back")
+	}
+	if err := os.Remove(pinned); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := stamped(stampFile, last); ok {
+		t.Error("a pruned pin was given back")
+	}
+}
