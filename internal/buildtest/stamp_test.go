@@ -2,14 +2,16 @@ package buildtest
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 )
 
 // The stamp changes with any file of the module (sources, embedded
 // files, go.sum) and with the GO variables of the environment, and not
-// with .git; a stamp file gives its pin back only for its own stamp and
-// while the pin is there. It sets GOFLAGS, so it runs alone.
+// with .git or a file git ignores; a stamp file gives its pin back only
+// for its own stamp and while the pin is there. It sets GOFLAGS, so it
+// runs alone.
 func TestStampFollowsWhatTheBuildReads(t *testing.T) {
 	root := t.TempDir()
 	write := func(name, data string) {
@@ -22,10 +24,14 @@ func TestStampFollowsWhatTheBuildReads(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	if out, err := exec.Command("git", "init", "-q", root).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
 	write("go.mod", "module example.com/m\n")
 	write("main.go", "package main\nfunc main() {}\n")
 	write("assets/page.html", "<p>one</p>\n")
-	write(".git/HEAD", "ref: refs/heads/main\n")
+	write(".gitignore", "/bench/out/\n")
+	write("bench/out/corpus.json", "{}\n")
 	stampOf := func() string {
 		t.Helper()
 		st, err := stamp(root, "example.com/m")
@@ -38,9 +44,13 @@ func TestStampFollowsWhatTheBuildReads(t *testing.T) {
 	if again := stampOf(); again != first {
 		t.Fatalf("the same files stamp %s, then %s", first, again)
 	}
-	write(".git/HEAD", "ref: refs/heads/other\n")
+	write(".git/description", "another\n")
 	if st := stampOf(); st != first {
 		t.Error("a change in .git changed the stamp")
+	}
+	write("bench/out/corpus.json", "{\"skills\": 2000}\n")
+	if st := stampOf(); st != first {
+		t.Error("a change in a file git ignores changed the stamp")
 	}
 	seen := map[string]string{first: "the first files"}
 	for _, c := range []struct{ what, name, data string }{
