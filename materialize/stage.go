@@ -1,7 +1,6 @@
 package materialize
 
 import (
-	"cmp"
 	"context"
 	"crypto/sha256"
 	"errors"
@@ -155,7 +154,9 @@ func (w *writer) stageAll(ctx context.Context, jobs []*stageJob, parallel bool) 
 			defer func() {
 				if p := recover(); p != nil {
 					mu.Lock()
-					panicked = cmp.Or(panicked, p)
+					if panicked == nil {
+						panicked = p
+					}
 					mu.Unlock()
 					next.Store(int64(len(jobs))) // no job starts after it
 				}

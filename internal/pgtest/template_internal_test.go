@@ -11,20 +11,19 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// TestDamagedTemplateIsReplaced: a template whose data directory the
-// server refuses (here: one file of initdb's, where a whole directory
-// should be) still gives a working cluster, made by initdb, with the
-// password it reports, and is removed so that the next cluster makes a
-// new one. It sets TMPDIR, where templates are kept, so it runs alone.
-func TestDamagedTemplateIsReplaced(t *testing.T) {
-	// Not t.TempDir: its folders are closed to others, and a server run
-	// as nobody (under root) must pass through.
-	tmp, err := os.MkdirTemp("", "pgtest-templates-")
+// templateFolder points TMPDIR, where templates are kept, at a new
+// folder of the given mode for the test, and returns the server's
+// programs' folder; without a server the test is skipped. Not
+// t.TempDir: its folders are closed to others, and a server run as
+// nobody (under root) must pass through.
+func templateFolder(t *testing.T, prefix string, mode os.FileMode) string {
+	t.Helper()
+	tmp, err := os.MkdirTemp("", prefix)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(tmp) })
-	if err := os.Chmod(tmp, 0o755); err != nil {
+	if err := os.Chmod(tmp, mode); err != nil {
 		t.Fatal(err)
 	}
 	t.Setenv("TMPDIR", tmp)
@@ -35,7 +34,17 @@ func TestDamagedTemplateIsReplaced(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	probe := &Cluster{bin: bin}
+	return bin
+}
+
+// TestDamagedTemplateIsReplaced: a template whose data directory the
+// server refuses (here: one file of initdb's, where a whole directory
+// should be) still gives a working cluster, made by initdb, with the
+// password it reports, and is removed so that the next cluster makes a
+// new one. It sets TMPDIR, where templates are kept, so it runs alone.
+func TestDamagedTemplateIsReplaced(t *testing.T) {
+	probe := &Cluster{bin: templateFolder(t, "pgtest-templates-", 0o755)}
+	var err error
 	if os.Geteuid() == 0 {
 		if probe.cred, err = serverUser(); err != nil {
 			t.Fatal(err)
@@ -78,23 +87,7 @@ func TestDamagedTemplateIsReplaced(t *testing.T) {
 // as one planted there could set commands the server runs, and none is
 // made there. It sets TMPDIR, so it runs alone.
 func TestNoTemplateInAnOpenFolder(t *testing.T) {
-	tmp, err := os.MkdirTemp("", "pgtest-open-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(tmp) })
-	if err := os.Chmod(tmp, 0o1777); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("TMPDIR", tmp)
-	bin, err := BinDir()
-	if errors.Is(err, ErrNoServer) {
-		t.Skip(err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := &Cluster{bin: bin}
+	c := &Cluster{bin: templateFolder(t, "pgtest-open-", 0o1777)}
 	planted, err := c.templatePath()
 	if err != nil {
 		t.Fatal(err)
@@ -108,6 +101,7 @@ func TestNoTemplateInAnOpenFolder(t *testing.T) {
 	if dir, _, err := c.template(context.Background()); err == nil {
 		t.Fatalf("the template %s was used from a folder open to other users", dir)
 	}
+	tmp := os.Getenv("TMPDIR")
 	entries, err := os.ReadDir(tmp)
 	if err != nil {
 		t.Fatal(err)
