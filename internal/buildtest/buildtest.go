@@ -35,6 +35,7 @@ import (
 	"time"
 
 	"github.com/skillsync/skillsync/internal/flock"
+	"github.com/skillsync/skillsync/internal/platform"
 )
 
 // Program is one package main, built on first use.
@@ -91,7 +92,7 @@ func (p *Program) build() (string, error) {
 	stampFile := path + ".stamp"
 	st, stampErr := stamp(root, p.pkg)
 	if stampErr == nil {
-		if pinned, ok := stamped(stampFile, st); ok {
+		if pinned, ok := stamped(stampFile, st, filepath.Join(dir, "pinned")); ok {
 			return pinned, nil
 		}
 	}
@@ -115,7 +116,7 @@ func (p *Program) build() (string, error) {
 
 // stamp returns a digest of what a go build of pkg in the module at root
 // reads: the toolchain (its version, and the go command's file), the
-// environment's GO and CGO variables, every file of the module git does
+// environment's GO and CGO variables and go env -w's file, every file of the module git does
 // not ignore (sources, embedded files, go.mod and go.sum, which fix the
 // dependencies' content) and any go.work above it. Two builds with one
 // stamp make the same program.
@@ -136,6 +137,16 @@ func stamp(root, pkg string) (string, error) {
 		if strings.HasPrefix(kv, "GO") || strings.HasPrefix(kv, "CGO_") {
 			fmt.Fprintf(h, "env %q\n", kv)
 		}
+	}
+	// The settings go env -w wrote (GOFLAGS among them) are not in the
+	// environment.
+	goEnv := os.Getenv("GOENV")
+	if config, err := os.UserConfigDir(); goEnv == "" && err == nil {
+		goEnv = filepath.Join(config, "go", "env")
+	}
+	if data, err := os.ReadFile(goEnv); err == nil {
+		fmt.Fprintf(h, "go env %d\n", len(data))
+		h.Write(data)
 	}
 	for dir := filepath.Dir(root); ; dir = filepath.Dir(dir) {
 		if data, err := os.ReadFile(filepath.Join(dir, "go.work")); err == nil {
@@ -193,15 +204,18 @@ func hashFile(h io.Writer, root, rel string) error {
 }
 
 // stamped returns the pinned program the stamp file names when its
-// stamp is st and the pin is still there (pins unused for a day are
-// pruned), marking the pin used.
-func stamped(stampFile, st string) (string, bool) {
+// stamp is st and the pin is still there, in the folder pins (pins
+// unused for a day are pruned), marking the pin used.
+func stamped(stampFile, st, pins string) (string, bool) {
 	data, err := os.ReadFile(stampFile)
 	if err != nil {
 		return "", false
 	}
 	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
 	if len(lines) != 2 || lines[0] != st || !filepath.IsAbs(lines[1]) {
+		return "", false
+	}
+	if rel, err := filepath.Rel(pins, lines[1]); err != nil || !filepath.IsLocal(rel) {
 		return "", false
 	}
 	info, err := os.Stat(lines[1])
@@ -294,6 +308,18 @@ func cacheDir(pkg string) (dir, root string, err error) {
 	dir = filepath.Join(base, "skillsync-buildtest", hex.EncodeToString(sum[:8]))
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", "", err
+	}
+	// The tests run what the folder holds (a pin, or the one a stamp
+	// names): in a folder another user may write, as a shared temporary
+	// folder is, what they planted. There the program is built into a
+	// folder of this process's own, and nothing is kept between runs
+	// (the folder is left to the system's cleaning of its temporary
+	// files: no test owns the build).
+	if !platform.PrivateDir(dir) || !platform.PrivateDir(filepath.Dir(dir)) {
+		dir, err = os.MkdirTemp("", "skillsync-buildtest-")
+		if err != nil {
+			return "", "", err
+		}
 	}
 	return dir, root, nil
 }

@@ -83,16 +83,69 @@ func TestStampFollowsWhatTheBuildReads(t *testing.T) {
 	if err := atomicWrite(stampFile, last+"\n"+pinned+"\n"); err != nil {
 		t.Fatal(err)
 	}
-	if got, ok := stamped(stampFile, last); !ok || got != pinned {
+	if got, ok := stamped(stampFile, last, filepath.Join(dir, "pinned")); !ok || got != pinned {
 		t.Errorf("stamped = %s, %v; want %s", got, ok, pinned)
 	}
-	if _, ok := stamped(stampFile, first); ok {
+	if _, ok := stamped(stampFile, first, filepath.Join(dir, "pinned")); ok {
 		t.Error("another stamp gave the pin back")
+	}
+	// A stamp naming a program outside the pins is not followed.
+	elsewhere := filepath.Join(dir, "prog")
+	if err := os.WriteFile(elsewhere, []byte("planted"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := atomicWrite(stampFile, last+"\n"+elsewhere+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := stamped(stampFile, last, filepath.Join(dir, "pinned")); ok {
+		t.Errorf("stamped gave back %s, outside the pins", got)
+	}
+	if err := atomicWrite(stampFile, last+"\n"+pinned+"\n"); err != nil {
+		t.Fatal(err)
 	}
 	if err := os.Remove(pinned); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := stamped(stampFile, last); ok {
+	if _, ok := stamped(stampFile, last, filepath.Join(dir, "pinned")); ok {
 		t.Error("a pruned pin was given back")
+	}
+}
+
+// In a cache folder other users may write (a shared temporary folder,
+// where there is no cache folder of the user's), nothing is kept: each
+// process builds into a folder of its own, so a program or stamp planted
+// there is never run. It sets XDG_CACHE_HOME, so it runs alone.
+func TestNoBuildKeptInAnOpenFolder(t *testing.T) {
+	open, err := os.MkdirTemp("", "buildtest-open-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(open) })
+	if err := os.Chmod(open, 0o1777); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("XDG_CACHE_HOME", open)
+	if err := os.MkdirAll(filepath.Join(open, "skillsync-buildtest"), 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(filepath.Join(open, "skillsync-buildtest"), 0o777); err != nil {
+		t.Fatal(err)
+	}
+	dir, _, err := cacheDir("example.com/m/cmd/prog")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if rel, err := filepath.Rel(open, dir); err == nil && filepath.IsLocal(rel) {
+		t.Errorf("the program is kept in %s, in a folder others may write", dir)
+	}
+	private := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", private)
+	dir, _, err = cacheDir("example.com/m/cmd/prog")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rel, err := filepath.Rel(private, dir); err != nil || !filepath.IsLocal(rel) {
+		t.Errorf("the program is kept in %s, not in the user's own cache folder %s", dir, private)
 	}
 }
