@@ -4,6 +4,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"sync/atomic"
 
 	"github.com/spf13/cobra"
 
@@ -27,19 +28,34 @@ const startHeap = 24 << 20
 // startHeap (the live heap is a few MiB when deferGC is called).
 const startPercent = startHeap / (4 << 20) * 100
 
+// memory is the collector tuneMemory gave the process: its plan, and
+// whether the heap already has its huge range.
+type memory struct {
+	plan string
+	huge bool
+	// deferrals counts deferGC's calls: the end of a deferral restores
+	// the standard percent only when no later deferral replaced it.
+	deferrals atomic.Int64
+}
+
 // deferGC leaves the collector off until the Go heap first reaches
 // startHeap, then hands over to the standard collector (GOGC=100) for the
 // rest of the process: a long sync runs as before, a short command never
 // collects. A GOGC or GOMEMLIMIT in the environment is the user's choice
 // and is left alone (tuneMemory). Not by a memory limit: that counts the
 // free range hugeHeap leaves, which the runtime would then give back.
-func deferGC() {
+func (m *memory) deferGC() {
 	debug.SetGCPercent(startPercent)
+	n := m.deferrals.Add(1)
 	// The first collection frees the sentinel, and its cleanup restores
 	// the standard percent. (Not a tiny object: the runtime may batch
 	// those and never run their cleanup.)
 	sentinel := new([64]byte)
-	runtime.AddCleanup(sentinel, func(struct{}) { debug.SetGCPercent(100) }, struct{}{})
+	runtime.AddCleanup(sentinel, func(n int64) {
+		if m.deferrals.Load() == n {
+			debug.SetGCPercent(100)
+		}
+	}, n)
 }
 
 // longRunning is the annotation of a command that stays up (the daemon,
@@ -52,23 +68,68 @@ const longRunning = "long-running"
 // of heap in one go, reading thousands of records, skills or objects
 // (fetch, sync, update, verify): it gets its heap in huge pages first
 // (hugeHeap). A short command would not win back the collection that
-// costs.
+// costs, unless its workspace is big (fitWorkspace).
 const bigHeap = "big-heap"
 
 // tuneMemory sets the process's collector for the command that args
 // name, before it runs. Only a run that is the whole process calls it:
-// tests run commands in-process and keep their own collector.
-func tuneMemory(root *cobra.Command, args []string) {
+// tests run commands in-process and keep their own collector. It returns
+// nil when the environment sets the collector.
+func tuneMemory(root *cobra.Command, args []string) *memory {
 	if userGC() {
-		return
+		return nil
 	}
-	switch memoryPlan(root, args) {
+	m := &memory{plan: memoryPlan(root, args)}
+	switch m.plan {
 	case standardCollector:
-		return
+		return m
 	case hugeThenDeferred:
-		hugeHeap()
+		m.huge = hugeHeap(hugeRange)
 	}
-	deferGC()
+	m.deferGC()
+	return m
+}
+
+// fitWorkspace gives a deferred command its heap in huge pages after
+// all, when the workspace it is about to read is big: list, prompt or
+// use reads every skill's lock entry, cache record and usage, and in a
+// workspace of 2,000 skills fills 5 to 8 MiB of fresh heap, 1,300 to
+// 1,900 page faults. The forced collection costs about 200 faults and a
+// few milliseconds, more than a small workspace's command would win.
+// It reads the sizes of the workspace's lock and usage files.
+func (m *memory) fitWorkspace(lockFile, usageFile string) {
+	if m == nil || m.plan != deferredCollector || m.huge {
+		return
+	}
+	size := catalogHeap(fileSize(lockFile) + fileSize(usageFile))
+	if size == 0 {
+		return
+	}
+	if m.huge = hugeHeap(size); m.huge {
+		m.deferGC()
+	}
+}
+
+// catalogHeap is the huge range for a command that reads a catalog
+// whose lock and usage files hold size bytes, or 0 when they are too
+// small for the range to pay: a catalog read allocates about 14 times
+// the bytes of those files (7.5 MiB for 554 KiB), and the range is made
+// three times that, for what the command does with it.
+func catalogHeap(size int64) int {
+	const least = 96 << 10 // about 1,000 skills, 2 to 3 MiB of heap
+	if size < least {
+		return 0
+	}
+	return int(min(size*40, hugeRange))
+}
+
+// fileSize is the size of the file at path, 0 when it cannot be told.
+func fileSize(path string) int64 {
+	info, err := os.Stat(path)
+	if err != nil || !info.Mode().IsRegular() {
+		return 0
+	}
+	return info.Size()
 }
 
 // The collectors tuneMemory gives a command.
@@ -93,7 +154,7 @@ func memoryPlan(root *cobra.Command, args []string) string {
 	return deferredCollector
 }
 
-// hugeHeap has the next hugeRange bytes of heap backed by transparent
+// hugeHeap has the next want bytes of heap backed by transparent
 // huge pages, where the system gives them on advice (Linux set to
 // "madvise"). On the VMs we measure on a page fault costs 20 to 30 us,
 // and a 1% sync of 2,000 skills took 7,400 of them filling 25 MiB of
@@ -102,17 +163,18 @@ func memoryPlan(root *cobra.Command, args []string) string {
 // advice would not reach, so the heap is grown here by one allocation
 // that nothing touches, the advice given on its range, and the
 // allocation collected: the range is free again, and what the command
-// allocates next fills it. Called before the collector is deferred, as
-// that collection would end the deferral.
-func hugeHeap() {
-	size := platform.HugePageRoom(hugeRange)
+// allocates next fills it. It reports whether it did; the collection
+// ends a deferral, so the caller defers again (deferGC).
+func hugeHeap(want int) bool {
+	size := platform.HugePageRoom(want)
 	if size == 0 {
-		return
+		return false
 	}
 	// Off, or the allocation would start a collection of its own.
 	debug.SetGCPercent(-1)
 	platform.AdviseHugePages(make([]byte, size))
 	runtime.GC()
+	return true
 }
 
 // hugeRange is the heap hugeHeap advises, where the system has room for

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"runtime"
 	"runtime/debug"
@@ -12,6 +14,7 @@ import (
 	"time"
 
 	"github.com/skillsync/skillsync/internal/platform"
+	"github.com/skillsync/skillsync/internal/skilltest"
 )
 
 // gcSettings reads the collector's percent and memory limit.
@@ -35,7 +38,7 @@ func TestDeferGC(t *testing.T) {
 			t.Logf("collector left at %d%%, limit %d", p, l)
 		}
 	})
-	deferGC()
+	(&memory{}).deferGC()
 	if p, l := gcSettings(); p != startPercent || l != beforeLimit {
 		t.Fatalf("after deferGC: percent %d, limit %d; want %d and %d", p, l, startPercent, beforeLimit)
 	}
@@ -67,7 +70,7 @@ func TestDeferredCollectionComesAtStartHeap(t *testing.T) {
 	var stats runtime.MemStats
 	runtime.ReadMemStats(&stats)
 	cycles := stats.NumGC
-	deferGC()
+	(&memory{}).deferGC()
 	var keep [][]byte
 	for {
 		keep = append(keep, make([]byte, 64<<10))
@@ -139,5 +142,74 @@ func TestSyncAdvisesItsHeapFirst(t *testing.T) {
 	}
 	if got, _ := strconv.Atoi(m[1]); got < hugeRange>>20 || got > hugeRange>>20+8 {
 		t.Errorf("heap of %d MiB at the forced collection, want %d and a few", got, hugeRange>>20)
+	}
+}
+
+// A command that reads a big workspace's catalog gets its heap in huge
+// pages, sized from the workspace's files, and stays deferred after:
+// the collection that frees the first deferral's sentinel must not end
+// the second deferral. A small workspace's command forces nothing.
+func TestBigCatalogAdvisesItsHeap(t *testing.T) {
+	t.Parallel()
+	ws := t.TempDir()
+	if r := run(t, ws, "sync", "--quiet"); r.code != 0 {
+		t.Fatalf("sync: %d %s", r.code, r.stderr)
+	}
+	trace := []string{"GODEBUG=gctrace=1"}
+	r := runProcess(t, ws, trace, "list", "--quiet")
+	if r.code != 0 || strings.Contains(r.stderr, "(forced)") {
+		t.Fatalf("list in a small workspace: %d, forced a collection:\n%s", r.code, r.stderr)
+	}
+
+	// Usage kept for 12,000 skills no source has any more: the catalog
+	// reads it all.
+	var usage strings.Builder
+	usage.WriteString(`{"version": 2, "skills": {`)
+	for i := range 12000 {
+		if i > 0 {
+			usage.WriteString(",")
+		}
+		fmt.Fprintf(&usage, `"marketplace:gone/skill-%05d": {"use_count": 1, "view_count": 0, "first_seen_at": "2026-11-01T10:00:00Z", "state": "active", "pinned": false}`, i)
+	}
+	usage.WriteString("}}")
+	path := filepath.Join(ws, "skills", ".usage.json")
+	skilltest.WriteFile(t, path, usage.String())
+	want := catalogHeap(fileSize(path) + fileSize(filepath.Join(ws, "skillsync.lock")))
+	if want == 0 || platform.HugePageRoom(want) < want {
+		t.Skipf("no room for a range of %d bytes in huge pages here", want)
+	}
+	r = runProcess(t, ws, trace, "list", "--quiet")
+	if r.code != 0 {
+		t.Fatalf("list: %d %s", r.code, r.stderr)
+	}
+	m := forcedGC.FindStringSubmatch(r.stderr)
+	if m == nil {
+		t.Fatalf("no forced first collection in the trace:\n%s", r.stderr)
+	}
+	if got, _ := strconv.Atoi(m[1]); got < want>>20 || got > want>>20+8 {
+		t.Errorf("heap of %d MiB at the forced collection, want %d and a few", got, want>>20)
+	}
+	if strings.Contains(r.stderr, "\ngc 2 ") {
+		t.Errorf("collected again after the forced collection: the deferral ended\n%s", r.stderr)
+	}
+}
+
+// The range for a catalog read grows with the workspace's files, from
+// the size where it pays, up to the sync's range.
+func TestCatalogHeap(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		size int64
+		want int
+	}{
+		{0, 0},
+		{96<<10 - 1, 0},
+		{96 << 10, 40 * 96 << 10},
+		{554 << 10, 40 * 554 << 10},
+		{64 << 20, hugeRange},
+	} {
+		if got := catalogHeap(tc.size); got != tc.want {
+			t.Errorf("catalogHeap(%d) = %d, want %d", tc.size, got, tc.want)
+		}
 	}
 }

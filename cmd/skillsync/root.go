@@ -30,7 +30,8 @@ type factory struct {
 	stdout, stderr io.Writer
 }
 
-// app is what every command shares: the factory and the global flags.
+// app is what every command shares: the factory, the global flags and
+// the process's collector.
 type app struct {
 	factory
 	configPath string
@@ -38,6 +39,8 @@ type app struct {
 	quiet      bool
 	logFormat  string
 	global     bool
+	// mem is the process's collector, nil in a test's in-process run.
+	mem *memory
 }
 
 // Main runs the command line in the process's directory and environment
@@ -56,7 +59,7 @@ func execute(f factory, args []string) int {
 	a := &app{factory: f}
 	root := a.newRootCommand()
 	if f.process {
-		tuneMemory(root, args)
+		a.mem = tuneMemory(root, args)
 	}
 	// Never nil: for nil, cobra would read the process's own arguments,
 	// which are not this run's when a test runs it in-process.
@@ -169,6 +172,8 @@ func (a *app) engine(opts ...skillsync.Option) (*skillsync.Engine, error) {
 // engineOver returns an engine over cfg that passes its warnings on and
 // runs in the factory's directory and environment.
 func (a *app) engineOver(cfg *config.Config, opts ...skillsync.Option) *skillsync.Engine {
+	l := cfg.Layout()
+	a.mem.fitWorkspace(l.LockFile(), l.UsageFile())
 	opts = append([]skillsync.Option{skillsync.WithWarnings(func(w string) { a.warn("%s", w) })}, opts...)
 	if a.env.Vars != nil {
 		opts = append(opts, skillsync.WithHost(a.env.Dir, a.env.Environ()))
