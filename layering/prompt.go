@@ -86,8 +86,22 @@ func Shorten(s string, n int) string {
 	if utf8.RuneCountInString(s) <= n {
 		return s
 	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
+	// The cut is found in place: a list of thousands of skills otherwise
+	// copied every description into runes, four bytes each.
+	cut, runes := 0, 0
+	for i := range s {
+		if runes == n-1 {
+			cut = i
+			break
+		}
+		runes++
+	}
+	if head := s[:cut]; utf8.ValidString(head) {
+		return head + "…"
+	}
+	// Bytes that are no UTF-8 come out as U+FFFD, as a conversion to
+	// runes gives them.
+	return string([]rune(s)[:n-1]) + "…"
 }
 
 func renderXML(skills []promptSkill, omitted int) string {
