@@ -244,8 +244,18 @@ func (c *Cache) Recorded(source, discovery, fingerprint string) (name string, re
 	if src == nil || fingerprint == "" || discovery == "" || src.Discovery != discovery {
 		return "", nil, false
 	}
-	if src = c.filesOf(source, src); src.filesLost {
+	name, ok = c.fingerprints(source, src)[fingerprint]
+	if !ok {
 		return "", nil, false
+	}
+	return name, src.Skills[name], true
+}
+
+// fingerprints returns source's skills by fingerprint, its file records
+// loaded first; nil when those cannot be read. Built on the first call.
+func (c *Cache) fingerprints(source string, src *SourceRecord) map[string]string {
+	if src = c.filesOf(source, src); src.filesLost {
+		return nil
 	}
 	if c.byFingerprint == nil {
 		c.byFingerprint = map[string]map[string]string{}
@@ -260,11 +270,7 @@ func (c *Cache) Recorded(source, discovery, fingerprint string) (name string, re
 		}
 		c.byFingerprint[source] = index
 	}
-	name, ok = index[fingerprint]
-	if !ok {
-		return "", nil, false
-	}
-	return name, src.Skills[name], true
+	return index
 }
 
 // filesOf returns rec with its file records loaded. Records that cannot

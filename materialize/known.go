@@ -13,9 +13,15 @@ import (
 // digest: a skill whose git tree ("tree:<hash>") did not change is taken
 // from its record, its SKILL.md not parsed and its folder not listed,
 // whatever the commit or ref. nil when the cache holds nothing of source.
+// The answer may be asked from several goroutines at once: what it reads
+// is loaded and indexed here, before the first question.
 func (c *Cache) Known(source, discovery string) func(string) (skill.Meta, []skill.File, bool) {
-	if c.manifest.Sources[source] == nil {
+	src := c.manifest.Sources[source]
+	if src == nil {
 		return nil
+	}
+	if discovery != "" && src.Discovery == discovery {
+		c.fingerprints(source, src)
 	}
 	return func(key string) (skill.Meta, []skill.File, bool) {
 		hash, ok := strings.CutPrefix(key, "tree:")
