@@ -72,6 +72,10 @@ func needsResolve(err error) bool {
 	return err != nil && !errors.Is(err, fs.ErrNotExist)
 }
 
+// ConcurrentReads marks a DirFS as safe to read from several goroutines
+// at once: it holds nothing that changes, and the kernel serves the rest.
+func (d *DirFS) ConcurrentReads() {}
+
 // Dir returns the directory the DirFS serves, with symbolic links of the
 // root resolved.
 func (d *DirFS) Dir() string { return filepath.Join(d.root, filepath.FromSlash(d.prefix)) }

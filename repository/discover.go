@@ -91,7 +91,10 @@ func Scan(ctx context.Context, fsys fs.FS, source, rootName string, opts Options
 		defer cancel()
 	}
 	d := newDiscovery(fsys, opts)
-	if err := d.discover(ctx, rootName); err != nil && !errors.Is(err, errBudget) {
+	d.ahead = newReadAhead(ctx, d)
+	err := d.discover(ctx, rootName)
+	d.ahead.close()
+	if err != nil && !errors.Is(err, errBudget) {
 		if ctx.Err() != nil {
 			return nil, nil, fmt.Errorf("source %s: discovery stopped: %w", source, ctx.Err())
 		}
@@ -124,6 +127,8 @@ type discovery struct {
 	entries    int               // directory entries read so far
 	maxEntries int
 	over       bool // the entries are spent; the problem is recorded
+
+	ahead *readAhead // nil when fsys is not a ConcurrentFS
 }
 
 // visit is what discovery knows of a directory it entered.
@@ -248,6 +253,9 @@ func (d *discovery) walk(ctx context.Context, dir, name string, depth int, key s
 	if depth >= maxSearchDepth {
 		return nil
 	}
+	if depth < MaxDepth {
+		d.ahead.children(dir, entries)
+	}
 	for _, e := range entries {
 		if e.Name()[0] == '.' || e.Name() == "node_modules" || e.Name() == workspace.DraftsName {
 			continue
@@ -321,10 +329,19 @@ func (d *discovery) key(dir string) string {
 // source's budget as it is read, so even a directory of millions of
 // entries costs no more than the budget. at names dir in problems.
 func (d *discovery) readDir(ctx context.Context, fsys fs.FS, dir, at string) ([]fs.DirEntry, error) {
+	return readDir(ctx, fsys, dir, at, d.charge)
+}
+
+// chargeFunc spends n entries of a budget, at naming where; it fails
+// once the budget is spent.
+type chargeFunc func(n int, at string) error
+
+// readDir is discovery.readDir with the budget charge spends.
+func readDir(ctx context.Context, fsys fs.FS, dir, at string, charge chargeFunc) ([]fs.DirEntry, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if err := d.charge(1, at); err != nil {
+	if err := charge(1, at); err != nil {
 		return nil, err
 	}
 	f, err := fsys.Open(dir)
@@ -339,7 +356,7 @@ func (d *discovery) readDir(ctx context.Context, fsys fs.FS, dir, at string) ([]
 	var all []fs.DirEntry
 	for {
 		batch, err := rd.ReadDir(256)
-		if cerr := d.charge(len(batch), at); cerr != nil {
+		if cerr := charge(len(batch), at); cerr != nil {
 			return nil, cerr
 		}
 		all = append(all, batch...)
@@ -387,25 +404,62 @@ func (d *discovery) isDir(e fs.DirEntry, name string) bool {
 	return info.IsDir()
 }
 
-// load reads the skill at dir and lists its files. Only an ended ctx or a
-// spent budget is returned; anything else is a problem of the skill.
+// load reads the skill at dir and lists its files, or takes what was
+// read ahead of it when that still fits the budget. Only an ended ctx or
+// a spent budget is returned; anything else is a problem of the skill.
 func (d *discovery) load(ctx context.Context, dir, name string) error {
-	sub, err := fs.Sub(d.fsys, dir)
-	if err != nil {
-		d.problem(skill.Error, "dir-unreadable", dir, err.Error())
+	l := d.ahead.take(ctx, dir, name)
+	if l != nil && ctx.Err() == nil && d.entries+l.charged <= d.maxEntries {
+		d.entries += l.charged // every charge of the listing succeeds
+	} else {
+		l = d.readSkill(ctx, dir, name, d.charge)
+	}
+	if l.subErr != nil {
+		d.problem(skill.Error, "dir-unreadable", dir, l.subErr.Error())
 		return nil
 	}
-	s, problems := skill.Options{Strict: d.opts.Strict}.Load(sub, dir, name)
-	d.names = append(d.names, selectionName(s))
-	if !d.opts.Selects(s) {
+	d.names = append(d.names, selectionName(l.s))
+	if !l.selected {
 		// Left out by the source's selection: neither listed nor
 		// reported, so excluding a broken skill silences it.
 		return nil
 	}
-	var stop error
+	d.found = append(d.found, Found{Skill: l.s, Problems: l.problems})
+	return l.stop
+}
+
+// loaded is a skill as readSkill read it.
+type loaded struct {
+	s        skill.Skill
+	problems []skill.Problem
+	selected bool
+	subErr   error // the skill's directory could not be opened
+	stop     error // what stopped the listing: an ended ctx, a spent budget
+	charged  int   // entries the listing spent
+}
+
+// readSkill reads the skill at dir and, when it is usable and selected,
+// lists its files, each directory read charged. It reads only d's FS and
+// options, so it may run on another goroutine than the walk's.
+func (d *discovery) readSkill(ctx context.Context, dir, name string, charge chargeFunc) *loaded {
+	l := &loaded{}
+	sub, err := fs.Sub(d.fsys, dir)
+	if err != nil {
+		l.subErr = err
+		return l
+	}
+	s, problems := skill.Options{Strict: d.opts.Strict}.Load(sub, dir, name)
+	l.s, l.selected = s, d.opts.Selects(s)
+	if !l.selected {
+		return l
+	}
+	counted := func(n int, at string) error {
+		l.charged += n
+		return charge(n, at)
+	}
 	if !skill.HasError(problems, d.opts.Strict) {
 		var fileProblems []skill.Problem
-		s.Listing, fileProblems, stop = d.list(ctx, sub, dir)
+		s.Listing, fileProblems, l.stop = d.list(ctx, sub, dir, counted)
 		for i := range fileProblems {
 			fileProblems[i].Skill = s.Name
 		}
@@ -420,8 +474,8 @@ func (d *discovery) load(ctx context.Context, dir, name string) error {
 		problems = append(problems, skill.Portability(s.Name, dir, s.Listing)...)
 		problems = skill.Strict(problems)
 	}
-	d.found = append(d.found, Found{Skill: s, Problems: problems})
-	return stop
+	l.s, l.problems = s, problems
+	return l
 }
 
 // listingSize is the total size of a skill's files, from their listing:
@@ -457,10 +511,10 @@ func capSource(found []Found, max int64) {
 }
 
 // list walks a skill's files with skill.ListFiles, every directory read
-// charged to the source's budget. It returns the error that stopped it,
-// if any: an ended ctx or a spent budget, which stop discovery too.
-func (d *discovery) list(ctx context.Context, sub fs.FS, dir string) ([]skill.File, []skill.Problem, error) {
-	b := &budgetFS{FS: sub, ctx: ctx, d: d, dir: dir}
+// charged. It returns the error that stopped it, if any: an ended ctx or
+// a spent budget, which stop discovery too.
+func (d *discovery) list(ctx context.Context, sub fs.FS, dir string, charge chargeFunc) ([]skill.File, []skill.Problem, error) {
+	b := &budgetFS{FS: sub, ctx: ctx, charge: charge, dir: dir}
 	files, problems := skill.ListFiles(b, dir, d.opts.MaxFileSize)
 	if b.err == nil {
 		return files, problems, nil
@@ -495,10 +549,10 @@ func (d *discovery) list(ctx context.Context, sub fs.FS, dir string) ([]skill.Fi
 // every read fails, so the walk ends at once.
 type budgetFS struct {
 	fs.FS
-	ctx context.Context
-	d   *discovery
-	dir string // the skill's path in the source, for problems
-	err error
+	ctx    context.Context
+	charge chargeFunc
+	dir    string // the skill's path in the source, for problems
+	err    error
 }
 
 func (b *budgetFS) ReadDir(name string) ([]fs.DirEntry, error) {
@@ -509,7 +563,7 @@ func (b *budgetFS) ReadDir(name string) ([]fs.DirEntry, error) {
 		b.err = fmt.Errorf("%s is more than %d directories deep inside the skill; the skill is skipped", path.Join(b.dir, name), maxSearchDepth)
 		return nil, b.err
 	}
-	entries, err := b.d.readDir(b.ctx, b.FS, name, path.Join(b.dir, name))
+	entries, err := readDir(b.ctx, b.FS, name, path.Join(b.dir, name), b.charge)
 	if errors.Is(err, errBudget) || b.ctx.Err() != nil {
 		b.err = err
 	}

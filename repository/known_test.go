@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/skillsync/skillsync/internal/gittest"
@@ -69,8 +70,12 @@ func TestKnownSkillsAreTakenFromTheirRecord(t *testing.T) {
 			records[key] = r
 		}
 	}
+	// Asked from the walk and from the reads ahead of it at once.
+	var mu sync.Mutex
 	var asked []string
 	opts := repository.Options{Known: func(key string) (skill.Meta, []skill.File, bool) {
+		mu.Lock()
+		defer mu.Unlock()
 		asked = append(asked, key)
 		r, ok := records[key]
 		return r.meta, r.files, ok

@@ -88,7 +88,8 @@ type Options struct {
 	// the key of a git tree ("tree:<hash>", see DirKeyFS), which names the
 	// content; a skill it answers for is taken only at the path the answer
 	// records. Problems that were warnings when the skill was read are not
-	// reported again.
+	// reported again. It may be asked from several goroutines at once
+	// (see ConcurrentFS).
 	Known func(key string) (skill.Meta, []skill.File, bool)
 	// Env is where credentials named by variable (password_env, a DSN's
 	// variable), the home directory of "~" and the default git store are

@@ -112,6 +112,11 @@ var ErrTooLarge = errors.New("file is over the size limit")
 // maxLinkSize bounds a symbolic link's target, as PATH_MAX does.
 const maxLinkSize = 4096
 
+// ConcurrentReads marks a TreeFS as safe to read from several goroutines
+// at once: the packs are read with pread, and the tree cache and go-git's
+// storage are used under the cache's lock.
+func (t *TreeFS) ConcurrentReads() {}
+
 // TreeHash returns the git hash of the tree the FS serves: equal hashes,
 // equal content, so a sync can skip a skill whose tree did not change.
 func (t *TreeFS) TreeHash() string { return t.root.Hash.String() }

@@ -1,0 +1,158 @@
+package repository
+
+import (
+	"context"
+	"io/fs"
+	"path"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/skillsync/skillsync/workspace"
+)
+
+// ConcurrentFS is an fs.FS whose reads may run on several goroutines at
+// once. Discovery then reads skills ahead of its walk, side by side, and
+// the walk takes what they found in its own order.
+type ConcurrentFS interface {
+	fs.FS
+	// ConcurrentReads marks the FS; it does nothing.
+	ConcurrentReads()
+}
+
+// readAhead reads, on other goroutines, the skills a walk is about to
+// load: their SKILL.md and the listing of their files. The walk stays
+// the one that decides: it takes a skill read ahead only when the
+// entries its listing spent still fit the source's budget, and reads it
+// itself otherwise, so what discovery finds, reports and charges is what
+// a walk alone gives. The reads ahead charge a budget of their own, the
+// source's max_entries, so a hostile source costs at most twice it.
+type readAhead struct {
+	d       *discovery // only its fsys and opts are read here
+	ctx     context.Context
+	stop    context.CancelFunc
+	workers chan struct{}
+	group   sync.WaitGroup
+	spent   atomic.Int64
+
+	mu     sync.Mutex
+	skills map[string]*aheadSkill // by directory
+}
+
+// aheadSkill is a skill being read ahead; done is closed when loaded is
+// set (nil when the directory holds no skill or the read did not end).
+type aheadSkill struct {
+	name   string
+	done   chan struct{}
+	loaded *loaded
+}
+
+// newReadAhead returns a readAhead for d, or nil when d's FS may not be
+// read from several goroutines.
+func newReadAhead(ctx context.Context, d *discovery) *readAhead {
+	if _, ok := d.fsys.(ConcurrentFS); !ok {
+		return nil
+	}
+	ctx, stop := context.WithCancel(ctx)
+	n := max(1, min(4, runtime.GOMAXPROCS(0)))
+	return &readAhead{d: d, ctx: ctx, stop: stop, workers: make(chan struct{}, n), skills: map[string]*aheadSkill{}}
+}
+
+// children starts reading ahead the subdirectories of dir, in order,
+// that the walk will enter and that Options.Known does not answer for.
+func (r *readAhead) children(dir string, entries []fs.DirEntry) {
+	if r == nil {
+		return
+	}
+	r.group.Go(func() {
+		for _, e := range entries {
+			name := e.Name()
+			if name[0] == '.' || name == "node_modules" || name == workspace.DraftsName || !e.IsDir() || r.known(entryKey(e)) {
+				continue
+			}
+			select {
+			case r.workers <- struct{}{}:
+			case <-r.ctx.Done():
+				return
+			}
+			a := &aheadSkill{name: name, done: make(chan struct{})}
+			child := path.Join(dir, name)
+			r.mu.Lock()
+			_, dup := r.skills[child]
+			if !dup {
+				r.skills[child] = a
+			}
+			r.mu.Unlock()
+			if dup {
+				<-r.workers
+				continue
+			}
+			r.group.Go(func() {
+				defer func() { <-r.workers }()
+				defer close(a.done)
+				a.loaded = r.read(child, name)
+			})
+		}
+	})
+}
+
+// known reports whether Options.Known answers for the directory key.
+func (r *readAhead) known(key string) bool {
+	if r.d.opts.Known == nil || !strings.HasPrefix(key, TreeKeyPrefix) {
+		return false
+	}
+	_, _, ok := r.d.opts.Known(key)
+	return ok
+}
+
+// read loads the skill at dir, or returns nil when dir holds none or
+// the read ended early (the budget of the reads ahead, ctx).
+func (r *readAhead) read(dir, name string) *loaded {
+	charge := func(n int, _ string) error {
+		if r.spent.Add(int64(n)) > int64(r.d.maxEntries) {
+			return errBudget
+		}
+		return nil
+	}
+	entries, err := readDir(r.ctx, r.d.fsys, dir, dir, charge)
+	if err != nil || !slices.ContainsFunc(entries, isSkillFile) {
+		return nil
+	}
+	l := r.d.readSkill(r.ctx, dir, name, charge)
+	if l.stop != nil || r.ctx.Err() != nil {
+		return nil
+	}
+	return l
+}
+
+// take returns what was read ahead of the skill at dir named name,
+// waiting for it, or nil when it was not read ahead.
+func (r *readAhead) take(ctx context.Context, dir, name string) *loaded {
+	if r == nil {
+		return nil
+	}
+	r.mu.Lock()
+	a := r.skills[dir]
+	delete(r.skills, dir)
+	r.mu.Unlock()
+	if a == nil || a.name != name {
+		return nil
+	}
+	select {
+	case <-a.done:
+		return a.loaded
+	case <-ctx.Done():
+		return nil
+	}
+}
+
+// close stops the reads ahead and waits for them.
+func (r *readAhead) close() {
+	if r == nil {
+		return
+	}
+	r.stop()
+	r.group.Wait()
+}

@@ -1,0 +1,166 @@
+package repository_test
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"path"
+	"path/filepath"
+	"reflect"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/skillsync/skillsync/internal/skilltest"
+	"github.com/skillsync/skillsync/repository"
+)
+
+// serialFS is a DirFS that does not say it may be read from several
+// goroutines: the field hides the method, so discovery walks alone.
+type serialFS struct {
+	*repository.DirFS
+	ConcurrentReads struct{}
+}
+
+// readAheadCorpus is a source with what discovery must get right in
+// order: skills in categories, broken ones, a deep one, nested files.
+func readAheadCorpus(t *testing.T) *repository.DirFS {
+	t.Helper()
+	dir := t.TempDir()
+	files := map[string]string{}
+	for i := range 12 {
+		name := fmt.Sprintf("s%02d", i)
+		at := "skills/" + name
+		if i%4 == 3 {
+			at = "skills/cat/" + name
+		}
+		files[at+"/SKILL.md"] = skilltest.SkillMD(name, "Skill "+name+".")
+		files[at+"/references/a.md"] = "a"
+		files[at+"/references/deeper/b.md"] = "b"
+		files[at+"/scripts/run.sh"] = "#!/bin/sh\n"
+	}
+	files["skills/broken/SKILL.md"] = "---\nname: [broken\n---\n"
+	files["skills/misnamed/SKILL.md"] = skilltest.SkillMD("other-name", "Named for another folder.")
+	files["skills/a/b/c/d/deep/SKILL.md"] = skilltest.SkillMD("deep", "Too deep.")
+	skilltest.Write(t, dir, files)
+	fsys, err := repository.NewDirFS(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fsys
+}
+
+// What discovery finds, reports and charges does not depend on reading
+// ahead: at every budget, from one that stops at the root to one that
+// holds the whole source, both give the same skills, listings and
+// problems, in the same order.
+func TestReadAheadFindsWhatAWalkFinds(t *testing.T) {
+	t.Parallel()
+	fsys := readAheadCorpus(t)
+	ctx := context.Background()
+	for limit := 1; limit <= 140; limit++ {
+		opts := repository.Options{MaxEntries: limit}
+		ahead, aheadProblems, aheadErr := repository.Scan(ctx, fsys, "src", "root", opts)
+		walked, walkedProblems, walkedErr := repository.Scan(ctx, serialFS{DirFS: fsys}, "src", "root", opts)
+		if fmt.Sprint(aheadErr) != fmt.Sprint(walkedErr) {
+			t.Fatalf("max_entries %d: error %v, walking alone %v", limit, aheadErr, walkedErr)
+		}
+		if !reflect.DeepEqual(aheadProblems, walkedProblems) {
+			t.Errorf("max_entries %d: problems\n%v\nwalking alone\n%v", limit, aheadProblems, walkedProblems)
+		}
+		if got, want := foundSummary(ahead), foundSummary(walked); !reflect.DeepEqual(got, want) {
+			t.Errorf("max_entries %d: found\n%v\nwalking alone\n%v", limit, got, want)
+		}
+	}
+}
+
+// foundSummary is what a Found says, without its FS.
+func foundSummary(found []repository.Found) []string {
+	var out []string
+	for _, f := range found {
+		out = append(out, fmt.Sprintf("%s %s %q %v %v", f.Skill.Path, f.Skill.Name, f.Skill.Description, f.Skill.Listing, f.Problems))
+	}
+	return out
+}
+
+// gateFS holds the first SKILL.md opened until a second skill's is
+// opened too, or a timeout passes: only skills read side by side get
+// through at once.
+type gateFS struct {
+	*repository.DirFS
+	at   string
+	gate *openGate
+}
+
+type openGate struct {
+	mu     sync.Mutex
+	first  string
+	second chan struct{}
+}
+
+func (g gateFS) Open(name string) (fs.File, error) {
+	if path.Base(name) == "SKILL.md" {
+		g.gate.arrive(path.Join(g.at, name))
+	}
+	return g.DirFS.Open(name)
+}
+
+func (g gateFS) Sub(dir string) (fs.FS, error) {
+	sub, err := g.DirFS.Sub(dir)
+	if err != nil {
+		return nil, err
+	}
+	return gateFS{DirFS: sub.(*repository.DirFS), at: path.Join(g.at, dir), gate: g.gate}, nil
+}
+
+func (o *openGate) arrive(file string) {
+	o.mu.Lock()
+	switch {
+	case o.first == "":
+		o.first = file
+		o.mu.Unlock()
+		select {
+		case <-o.second:
+		case <-time.After(5 * time.Second):
+		}
+		return
+	case o.first != file:
+		select {
+		case <-o.second:
+		default:
+			close(o.second)
+		}
+	}
+	o.mu.Unlock()
+}
+
+// Skills are read ahead of the walk side by side: the first SKILL.md
+// opened is held until another skill's is opened, which a walk alone
+// never does.
+func TestReadAheadReadsSkillsSideBySide(t *testing.T) {
+	t.Parallel()
+	if runtime.GOMAXPROCS(0) < 2 {
+		t.Skip("reads ahead one skill at a time with GOMAXPROCS=1")
+	}
+	dir := t.TempDir()
+	for _, name := range []string{"alpha", "beta", "gamma"} {
+		skilltest.WriteFile(t, filepath.Join(dir, "skills", name, "SKILL.md"), skilltest.SkillMD(name, "Skill "+name+"."))
+	}
+	fsys, err := repository.NewDirFS(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gate := &openGate{second: make(chan struct{})}
+	start := time.Now()
+	skills, problems, err := repository.Discover(context.Background(), gateFS{DirFS: fsys, at: ".", gate: gate}, "src", "root", repository.Options{})
+	if err != nil || len(problems) > 0 || len(skills) != 3 {
+		t.Fatalf("discover: %d skills, %v %v", len(skills), problems, err)
+	}
+	if waited := time.Since(start); waited > 4*time.Second {
+		t.Errorf("the first SKILL.md waited %v: no second skill was read beside it", waited)
+	}
+	if _, ok := any(gateFS{}).(repository.ConcurrentFS); !ok {
+		t.Fatal("gateFS is no ConcurrentFS")
+	}
+}
