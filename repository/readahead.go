@@ -49,6 +49,9 @@ type aheadSkill struct {
 	loaded *loaded
 }
 
+// passed marks a directory the walk has reached.
+var passed = &aheadSkill{}
+
 // newReadAhead returns a readAhead for d, or nil when d's FS may not be
 // read from several goroutines.
 func newReadAhead(ctx context.Context, d *discovery) *readAhead {
@@ -135,9 +138,11 @@ func (r *readAhead) take(ctx context.Context, dir, name string) *loaded {
 	}
 	r.mu.Lock()
 	a := r.skills[dir]
-	delete(r.skills, dir)
+	// Left in place, so a read ahead not yet started is not started
+	// for a skill the walk reads itself.
+	r.skills[dir] = passed
 	r.mu.Unlock()
-	if a == nil || a.name != name {
+	if a == nil || a == passed || a.name != name {
 		return nil
 	}
 	select {
