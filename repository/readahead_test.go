@@ -8,12 +8,14 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"slices"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/skillsync/skillsync/internal/skilltest"
 	"github.com/skillsync/skillsync/repository"
+	"github.com/skillsync/skillsync/skill"
 )
 
 // serialFS is a DirFS that does not say it may be read from several
@@ -29,7 +31,7 @@ func readAheadCorpus(t *testing.T) *repository.DirFS {
 	t.Helper()
 	dir := t.TempDir()
 	files := map[string]string{}
-	for i := range 12 {
+	for i := range 8 {
 		name := fmt.Sprintf("s%02d", i)
 		at := "skills/" + name
 		if i%4 == 3 {
@@ -59,7 +61,7 @@ func TestReadAheadFindsWhatAWalkFinds(t *testing.T) {
 	t.Parallel()
 	fsys := readAheadCorpus(t)
 	ctx := context.Background()
-	for limit := 1; limit <= 140; limit++ {
+	for limit, spent := 1, true; spent; limit++ {
 		opts := repository.Options{MaxEntries: limit}
 		ahead, aheadProblems, aheadErr := repository.Scan(ctx, fsys, "src", "root", opts)
 		walked, walkedProblems, walkedErr := repository.Scan(ctx, serialFS{DirFS: fsys}, "src", "root", opts)
@@ -71,6 +73,13 @@ func TestReadAheadFindsWhatAWalkFinds(t *testing.T) {
 		}
 		if got, want := foundSummary(ahead), foundSummary(walked); !reflect.DeepEqual(got, want) {
 			t.Errorf("max_entries %d: found\n%v\nwalking alone\n%v", limit, got, want)
+		}
+		spent = slices.ContainsFunc(walkedProblems, func(p skill.Problem) bool { return p.Rule == "source-too-many-entries" })
+		for _, f := range walked {
+			spent = spent || slices.ContainsFunc(f.Problems, func(p skill.Problem) bool { return p.Rule == "source-too-many-entries" })
+		}
+		if limit > 1000 {
+			t.Fatal("the budget never holds the whole source")
 		}
 	}
 }
