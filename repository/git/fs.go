@@ -67,24 +67,27 @@ const maxCachedEntries = 400_000
 
 func newTreeCache() *treeCache { return &treeCache{trees: map[plumbing.Hash]*object.Tree{}} }
 
-// subtree returns the tree entry e of tree names. go-git's Tree builds
-// an index of its entries at the first lookup, so a tree shared by
-// several readers is only asked under the cache's lock.
+// subtree returns the tree entry e of tree names. A tree the packs hold
+// is read outside the cache's lock, so several skills' trees are read at
+// once (two readers of one tree may both read it; one is kept). go-git's
+// Tree builds an index of its entries at the first lookup, and its
+// storage fills its own without locks, so a read through go-git is made
+// under the cache's lock.
 func (c *treeCache) subtree(tree *object.Tree, e *object.TreeEntry) (*object.Tree, error) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	if sub, ok := c.trees[e.Hash]; ok {
+	sub, ok := c.trees[e.Hash]
+	c.mu.Unlock()
+	if ok {
 		return sub, nil
 	}
-	var sub *object.Tree
-	var err error
-	if c.packs != nil {
-		sub, err = c.packs.tree(c.s, e.Hash)
-	} else {
-		sub, err = tree.Tree(e.Name)
-	}
+	sub, err := c.read(tree, e)
 	if err != nil {
 		return nil, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if kept, ok := c.trees[e.Hash]; ok {
+		return kept, nil
 	}
 	// go-git finds the entry by name again: a hostile tree naming two
 	// entries alike may give another tree than e's, kept for nobody.
@@ -93,6 +96,31 @@ func (c *treeCache) subtree(tree *object.Tree, e *object.TreeEntry) (*object.Tre
 		c.entries += len(sub.Entries)
 	}
 	return sub, nil
+}
+
+// read reads the tree e of tree names: from the packs without a lock,
+// else through go-git under the cache's lock.
+func (c *treeCache) read(tree *object.Tree, e *object.TreeEntry) (*object.Tree, error) {
+	if c.packs != nil {
+		mo, err := c.packs.readMeta(e.Hash, plumbing.TreeObject)
+		if err == nil {
+			return object.DecodeTree(c.s, mo)
+		}
+		if !errors.Is(err, plumbing.ErrObjectNotFound) {
+			return nil, err
+		}
+	}
+	var sub *object.Tree
+	err := c.storage(func() error {
+		var err error
+		if c.packs != nil {
+			sub, err = object.GetTree(c.s, e.Hash)
+		} else {
+			sub, err = tree.Tree(e.Name)
+		}
+		return err
+	})
+	return sub, err
 }
 
 // storage runs read, a read through go-git's storage (an object the
