@@ -249,10 +249,10 @@ gob=
 bench_ns() { echo "$gob" | awk -v n="$1" '$1 ~ "^"n"(-[0-9]+)?$" {print $2}'; }
 catalog_ns=$(bench_ns BenchmarkCatalogBuild); search_ns=$(bench_ns BenchmarkSearch); prompt_ns=$(bench_ns BenchmarkPrompt)
 pfc_ns=$(bench_ns BenchmarkPromptFromCache); noop_ns=$(bench_ns BenchmarkNoOpSync)
-# The daemon's 1% sync in one process (bench/daemon): the same corpus,
+# The daemon's 1% sync in one process (BenchmarkDaemonSync, in the root package's tests): the same corpus,
 # the sync after each fetch timed alone, A -> B and back in turn.
 daemon=
-[ "${GOBENCH:-1}" = 0 ] || daemon=$(SKILLSYNC_BENCH_CORPUS=$corpus go test -run '^$' -bench 'BenchmarkDaemonSync$' -benchtime "${DAEMONRUNS:-6}x" ./bench/daemon/ 2>/dev/null | awk '/^BenchmarkDaemonSync/ {for (i = 2; i < NF; i++) if ($(i+1) == "ns/op") w = $i; else if ($(i+1) == "cpu-ms/op") c = $i; printf "%.1f %s\n", w/1e6, c}' || true)
+[ "${GOBENCH:-1}" = 0 ] || daemon=$(SKILLSYNC_BENCH_CORPUS=$corpus go test -run '^$' -bench 'BenchmarkDaemonSync$' -benchtime "${DAEMONRUNS:-6}x" . 2>/dev/null | awk '/^BenchmarkDaemonSync/ {for (i = 2; i < NF; i++) if ($(i+1) == "ns/op") w = $i; else if ($(i+1) == "cpu-ms/op") c = $i; printf "%.1f %s\n", w/1e6, c}' || true)
 daemon_ms=$(echo "$daemon" | awk '{print $1}'); daemon_cpu=$(echo "$daemon" | awk '{print $2}')
 
 machine="$(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -sr), $(go env GOVERSION)"

@@ -8,7 +8,6 @@ import (
 
 	"github.com/skillsync/skillsync/config"
 	"github.com/skillsync/skillsync/materialize"
-	"github.com/skillsync/skillsync/repository/all"
 )
 
 func hashOf(b byte) materialize.Hash {
@@ -97,7 +96,7 @@ func TestSameAfterRead(t *testing.T) {
 	if err := FromCache(sources, "/ws", m, New(), nil).Write(path); err != nil {
 		t.Fatal(err)
 	}
-	read, ok, err := Read(path, all.Kinds())
+	read, ok, err := Read(path, kinds())
 	if err != nil || !ok {
 		t.Fatalf("read: %v %v", ok, err)
 	}

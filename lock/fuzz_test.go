@@ -5,8 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/skillsync/skillsync/repository/all"
 )
 
 // oneComponent reports whether name, joined to dir, names a direct child
@@ -44,7 +42,7 @@ func FuzzLockRead(f *testing.F) {
 		if err := os.WriteFile(name, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		lf, ok, err := Read(name, all.Kinds())
+		lf, ok, err := Read(name, kinds())
 		if err != nil {
 			if lf != nil || ok {
 				t.Fatalf("Read failed (%v) yet returned a lock", err)
@@ -72,7 +70,7 @@ func FuzzLockRead(f *testing.F) {
 		if err := lf.Write(again); err != nil {
 			t.Fatalf("write what Read accepted: %v", err)
 		}
-		back, ok, err := Read(again, all.Kinds())
+		back, ok, err := Read(again, kinds())
 		if err != nil || !ok {
 			t.Fatalf("read back what Write wrote: %v", err)
 		}
@@ -107,7 +105,7 @@ func TestHostileLockIsRefused(t *testing.T) {
 		if err := os.WriteFile(name, []byte(data), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		_, _, err := Read(name, all.Kinds())
+		_, _, err := Read(name, kinds())
 		if err == nil || !strings.Contains(err.Error(), name) || !strings.Contains(err.Error(), "delete it and run skillsync sync") {
 			t.Errorf("%s: %v", data, err)
 		}
@@ -130,7 +128,7 @@ func TestLockTextIsChecked(t *testing.T) {
 		if err := os.WriteFile(name, []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if _, _, err := Read(name, all.Kinds()); err == nil {
+		if _, _, err := Read(name, kinds()); err == nil {
 			t.Errorf("accepted %s", body)
 		}
 	}
@@ -138,7 +136,7 @@ func TestLockTextIsChecked(t *testing.T) {
 	if err := os.WriteFile(name, []byte(`{"version":1,"sources":{"team":{"type":"git","url":"https://x/y.git","revision":"abc","skills":{"pdf":"`+good+`"}}}}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok, err := Read(name, all.Kinds()); err != nil || !ok {
+	if _, ok, err := Read(name, kinds()); err != nil || !ok {
 		t.Errorf("a good lock: %v", err)
 	}
 }

@@ -100,9 +100,16 @@ func binary(t testing.TB) string {
 // runProcess runs the built binary in dir as its own process.
 func runProcess(t *testing.T, dir string, extra []string, args ...string) result {
 	t.Helper()
+	return runProcessIn(t, dir, extra, "", args...)
+}
+
+// runProcessIn is runProcess with stdin.
+func runProcessIn(t *testing.T, dir string, extra []string, stdin string, args ...string) result {
+	t.Helper()
 	cmd := exec.Command(binary(t), args...)
 	cmd.Dir = dir
 	cmd.Env = environ(t, extra)
+	cmd.Stdin = strings.NewReader(stdin)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()

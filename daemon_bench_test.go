@@ -1,4 +1,4 @@
-package daemon
+package skillsync_test
 
 import (
 	"context"
@@ -33,11 +33,16 @@ import (
 // The upstream is $SKILLSYNC_BENCH_CORPUS, a repository bench/corpus made
 // (tags v1 and v2), as bench/run.sh leaves them in bench/out/<size>/corpus:
 //
-//	SKILLSYNC_BENCH_CORPUS=$PWD/bench/out/medium/corpus go test -run '^$' -bench DaemonSync -benchtime 6x -cpuprofile cpu.prof ./bench/daemon/
-//	go tool pprof -tagfocus step=sync -top daemon.test cpu.prof
+//	SKILLSYNC_BENCH_CORPUS=$PWD/bench/out/medium/corpus go test -run '^$' -bench DaemonSync -benchtime 6x -cpuprofile cpu.prof -o skillsync.test .
+//	go tool pprof -tagfocus step=sync -top skillsync.test cpu.prof
 //
 // Without it, a repository of $SKILLSYNC_BENCH_SKILLS skills (default
 // 200) of three files each is made, and v2 edits one file in 1% of them.
+//
+// It lives in the root package's test binary, which links everything it
+// needs already: a package of its own (bench/daemon, before) cost every
+// go test ./... run the link of a 40 MB race-built binary that ran no
+// test. go vet and go test ./... still compile it.
 func BenchmarkDaemonSync(b *testing.B) {
 	ctx := context.Background()
 	corpus := os.Getenv("SKILLSYNC_BENCH_CORPUS")

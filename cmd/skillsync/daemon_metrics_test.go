@@ -1,12 +1,10 @@
-package daemon_test
+package main
 
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -26,6 +24,11 @@ import (
 	"github.com/skillsync/skillsync/internal/gittest"
 	"github.com/skillsync/skillsync/internal/skilltest"
 )
+
+// The daemon over the real engine: these tests were daemon's, whose own
+// tests now run over engines of their own making and so do not link the
+// whole program (a 45 MB race-built binary on every go test run); the
+// CLI's test binary links the engine, the daemon and git already.
 
 // gitDaemon is a daemon, in this process, over a workspace whose one
 // source is a git remote served over smart HTTP.
@@ -138,7 +141,9 @@ next:
 	return -1
 }
 
-func eventually(t *testing.T, what string, cond func() bool) {
+// waitUntil polls cond; the deadline, longer than eventually's, leaves
+// room for a sync every second on a busy machine.
+func waitUntil(t *testing.T, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(90 * time.Second)
 	for !cond() {
@@ -161,7 +166,7 @@ func TestDaemonMetricsAndReadiness(t *testing.T) {
 		t.Errorf("/healthz: %d %s", code, body)
 	}
 	team := map[string]string{"source": "team"}
-	eventually(t, "the first sync to be ready", func() bool { code, _ := g.get(t, "/readyz"); return code == http.StatusOK })
+	waitUntil(t, "the first sync to be ready", func() bool { code, _ := g.get(t, "/readyz"); return code == http.StatusOK })
 	fams := g.scrape(t)
 	first := value(fams, daemon.MetricSourceLastSuccess, team)
 	if first <= 0 || value(fams, daemon.MetricSyncRuns, map[string]string{"result": "success"}) < 1 {
@@ -188,7 +193,7 @@ func TestDaemonMetricsAndReadiness(t *testing.T) {
 	// A new commit: the counters and the last success move on.
 	g.repo.Skill("docx", "Write Word files.")
 	head := g.repo.Commit("two")
-	eventually(t, "the new revision", func() bool {
+	waitUntil(t, "the new revision", func() bool {
 		fams = g.scrape(t)
 		return value(fams, daemon.MetricSourceRevision, map[string]string{"source": "team", "revision": head}) == 1
 	})
@@ -208,7 +213,7 @@ func TestDaemonMetricsAndReadiness(t *testing.T) {
 		t.Fatal(err)
 	}
 	var body string
-	eventually(t, "/readyz to turn 503", func() bool {
+	waitUntil(t, "/readyz to turn 503", func() bool {
 		var code int
 		code, body = g.get(t, "/readyz")
 		return code == http.StatusServiceUnavailable
@@ -230,7 +235,7 @@ func TestDaemonMetricsAndReadiness(t *testing.T) {
 	if err := os.Rename(gone, g.repo.Dir); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "/readyz to turn 200 again", func() bool { code, _ := g.get(t, "/readyz"); return code == http.StatusOK })
+	waitUntil(t, "/readyz to turn 200 again", func() bool { code, _ := g.get(t, "/readyz"); return code == http.StatusOK })
 
 	if err := g.stop(); err != nil {
 		t.Errorf("Serve returned %v after its ctx ended", err)
@@ -250,7 +255,7 @@ var issueMetrics = []string{
 // /metrics exposes (a histogram's by its _bucket, _sum and _count).
 func checkDashboard(t *testing.T, fams map[string]*dto.MetricFamily) {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "docs", "grafana-dashboard.json"))
+	data, err := os.ReadFile(filepath.Join("..", "..", "docs", "grafana-dashboard.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -284,53 +289,5 @@ func checkDashboard(t *testing.T, fams map[string]*dto.MetricFamily) {
 	}
 	if seen < len(issueMetrics)-2 {
 		t.Errorf("the dashboard queries %d metrics, want at least every skillsync one", seen)
-	}
-}
-
-// TestListenAddressInUse: an address in use is a *ListenError naming it,
-// before any job runs.
-func TestListenAddressInUse(t *testing.T) {
-	t.Parallel()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	ws := t.TempDir()
-	skilltest.WriteFile(t, filepath.Join(ws, config.FileName), "repositories:\n  - name: local\n    dir: "+t.TempDir()+"\n")
-	err = daemon.Serve(context.Background(), daemon.Config{
-		Open: func(context.Context) (daemon.Engine, error) {
-			cfg, err := config.Load(filepath.Join(ws, config.FileName), skillsync.Kinds())
-			if err != nil {
-				return nil, err
-			}
-			return skillsync.NewEngine(cfg).Daemon(), nil
-		},
-		Listen: ln.Addr().String(),
-	})
-	var le *daemon.ListenError
-	if !errors.As(err, &le) || le.Addr != ln.Addr().String() || !strings.Contains(err.Error(), ln.Addr().String()) {
-		t.Errorf("Serve on an address in use: %v, want a *ListenError naming %s", err, ln.Addr())
-	}
-	if _, err := os.Stat(filepath.Join(ws, ".skills-cache")); err == nil {
-		t.Error("a sync ran although the daemon could not serve")
-	}
-}
-
-// TestListenAddr: a port alone is loopback; another host is kept.
-func TestListenAddr(t *testing.T) {
-	t.Parallel()
-	for _, tt := range []struct {
-		in, want string
-		loopback bool
-	}{{":9464", "127.0.0.1:9464", true}, {"9464", "127.0.0.1:9464", true}, {"127.0.0.1:9464", "127.0.0.1:9464", true},
-		{"localhost:1", "localhost:1", true}, {"0.0.0.0:9464", "0.0.0.0:9464", false}, {"[::1]:9464", "[::1]:9464", true}} {
-		got, lb, err := daemon.ListenAddr(tt.in)
-		if err != nil || got != tt.want || lb != tt.loopback {
-			t.Errorf("ListenAddr(%q) = %q, %v, %v; want %q, %v", tt.in, got, lb, err, tt.want, tt.loopback)
-		}
-	}
-	if _, _, err := daemon.ListenAddr("a:b:c"); err == nil {
-		t.Error("ListenAddr(a:b:c) did not fail")
 	}
 }

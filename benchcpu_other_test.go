@@ -1,6 +1,6 @@
 //go:build !unix
 
-package daemon
+package skillsync_test
 
 import "time"
 
