@@ -27,11 +27,20 @@ type Repo struct {
 // NewRepo makes an empty repository whose first branch is branch.
 func NewRepo(t testing.TB, branch string) *Repo {
 	t.Helper()
+	return NewRepoIn(t, t.TempDir(), branch)
+}
+
+// NewRepoIn is NewRepo in dir, an empty folder that may outlive t: a
+// test whose subtests read the same repository makes it in a folder of
+// its own and builds it in the first subtest that needs it, which its
+// failures then fail.
+func NewRepoIn(t testing.TB, dir, branch string) *Repo {
+	t.Helper()
 	git, err := exec.LookPath("git")
 	if err != nil {
 		t.Skip("git is not installed: the git tests need it to build repositories")
 	}
-	r := &Repo{t: t, Dir: t.TempDir()}
+	r := &Repo{t: t, Dir: dir}
 	// The template is shared through the temporary folder only where no
 	// other user can write it: one planted there could carry hooks that
 	// every test's git would run.
