@@ -494,11 +494,14 @@ func (p *packedObjects) open(h plumbing.Hash, at packedAt, o storedObject) (io.R
 	if o.size <= p.streamAbove {
 		defer release()
 		defer delta.Close()
-		buf := bytes.NewBuffer(make([]byte, 0, o.size))
-		if err := applyDelta(buf, base, o.srcSize, delta, o.size); err != nil {
+		// An appender fills the room made for the target and no more,
+		// where a bytes.Buffer grew (a copy of twice the target) once
+		// its room was under 512 bytes.
+		b := make([]byte, 0, o.size)
+		if err := applyDelta((*appender)(&b), base, o.srcSize, delta, o.size); err != nil {
 			return nil, fmt.Errorf("object %s: %w", h, err)
 		}
-		return io.NopCloser(buf), nil
+		return io.NopCloser(bytes.NewReader(b)), nil
 	}
 	// A large target streams: the delta is applied as it is read.
 	pr, pw := io.Pipe()

@@ -1,6 +1,7 @@
 package git
 
 import (
+	"bufio"
 	"bytes"
 	"compress/zlib"
 	"context"
@@ -171,15 +172,23 @@ func packOf(t *testing.T, dir string, offsets bool) string {
 	if offsets {
 		args = append(args, "--delta-base-offset")
 	}
+	name := filepath.Join(t.TempDir(), "test.pack")
+	f, err := os.Create(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir
 	cmd.Stdin = strings.NewReader("HEAD\n")
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("git pack-objects: %v", err)
+	// Straight into the file: through the test's memory, a pack of
+	// megabytes was a buffer grown and copied under the race detector.
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = f, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("git pack-objects: %v\n%s", err, stderr.Bytes())
 	}
-	name := filepath.Join(t.TempDir(), "test.pack")
-	if err := os.WriteFile(name, out, 0o644); err != nil {
+	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
 	return name
@@ -207,22 +216,39 @@ func catFileObjects(t *testing.T, dir string, hashes []string) map[string]gitObj
 	cmd := exec.Command("git", "cat-file", "--batch")
 	cmd.Dir = dir
 	cmd.Stdin = strings.NewReader(strings.Join(hashes, "\n") + "\n")
-	out, err := cmd.Output()
+	out, err := cmd.StdoutPipe()
 	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
 		t.Fatalf("git cat-file --batch: %v", err)
 	}
+	// Each object is read into a string of its size, as the header
+	// gives it: not the whole output into a buffer grown as it comes.
+	r := bufio.NewReaderSize(out, 64<<10)
 	objects := map[string]gitObject{}
-	rest := string(out)
 	for _, h := range hashes {
-		header, after, ok := strings.Cut(rest, "\n")
-		rest = after
+		header, err := r.ReadString('\n')
 		var hash, kind string
 		var size int
-		if n, err := fmt.Sscanf(header, "%s %s %d", &hash, &kind, &size); !ok || err != nil || n != 3 || hash != h || len(rest) < size+1 {
-			t.Fatalf("git cat-file --batch: %q for %s", header, h)
+		if n, serr := fmt.Sscanf(header, "%s %s %d\n", &hash, &kind, &size); err != nil || serr != nil || n != 3 || hash != h || size < 0 {
+			t.Fatalf("git cat-file --batch: %q for %s: %v", header, h, err)
 		}
-		objects[h] = gitObject{kind, rest[:size]}
-		rest = rest[size+1:]
+		var data strings.Builder
+		data.Grow(size)
+		if n, err := io.CopyN(&data, r, int64(size)); err != nil || n != int64(size) {
+			t.Fatalf("git cat-file --batch: %s: read %d of %d bytes: %v", h, n, size, err)
+		}
+		if b, err := r.ReadByte(); err != nil || b != '\n' {
+			t.Fatalf("git cat-file --batch: %s: no newline after the object: %v", h, err)
+		}
+		objects[h] = gitObject{kind, data.String()}
+	}
+	if _, err := r.ReadByte(); err != io.EOF {
+		t.Fatalf("git cat-file --batch: more output than the %d objects asked: %v", len(hashes), err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("git cat-file --batch: %v", err)
 	}
 	return objects
 }
@@ -328,13 +354,13 @@ func testPackedObjectsReadLikeGit(t *testing.T, repo string, blobs []string, wan
 			if err != nil {
 				t.Fatalf("open %s: %v", f, err)
 			}
-			got, err := io.ReadAll(rc)
+			n, same, err := sameAs(rc, want)
 			rc.Close()
 			if err != nil {
 				t.Fatalf("read %s: %v", f, err)
 			}
-			if string(got) != want || size != int64(len(got)) {
-				t.Errorf("blob %s: %d bytes (size %d) differ from git's %d", f, len(got), size, len(want))
+			if !same || size != n {
+				t.Errorf("blob %s: %d bytes (size %d) differ from git's %d", f, n, size, len(want))
 			}
 			checked++
 			last = h
@@ -353,6 +379,32 @@ func testPackedObjectsReadLikeGit(t *testing.T, repo string, blobs []string, wan
 		p.Close()
 		if left, _ := filepath.Glob(filepath.Join(dir, "tmp_*")); len(left) > 0 {
 			t.Errorf("temporary files left: %v", left)
+		}
+	}
+}
+
+// sameAs reads r to its end and reports how many bytes it read and
+// whether they are want, byte for byte. It compares as it reads, in one
+// small buffer: reading each blob whole into a slice grown as it came
+// was most of TestPackedObjectsReadLikeGit's CPU under the race
+// detector.
+func sameAs(r io.Reader, want string) (int64, bool, error) {
+	var buf [32 << 10]byte
+	var n int64
+	same := true
+	for {
+		k, err := r.Read(buf[:])
+		if k > 0 {
+			if same && (n+int64(k) > int64(len(want)) || string(buf[:k]) != want[n:n+int64(k)]) {
+				same = false
+			}
+			n += int64(k)
+		}
+		if err == io.EOF {
+			return n, same && n == int64(len(want)), nil
+		}
+		if err != nil {
+			return n, false, err
 		}
 	}
 }
