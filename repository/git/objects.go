@@ -503,12 +503,16 @@ func (p *packedObjects) open(h plumbing.Hash, at packedAt, o storedObject) (io.R
 		}
 		return io.NopCloser(bytes.NewReader(b)), nil
 	}
-	// A large target streams: the delta is applied as it is read.
+	// A large target streams: the delta is applied as it is read. The
+	// base's temporary file is gone before the reader sees the end: a
+	// reader that read to the end and closed the store leaves none
+	// behind (it was removed after, some time after).
 	pr, pw := io.Pipe()
 	go func() {
-		defer release()
-		defer delta.Close()
-		pw.CloseWithError(applyDelta(pw, base, o.srcSize, delta, o.size))
+		err := applyDelta(pw, base, o.srcSize, delta, o.size)
+		delta.Close()
+		release()
+		pw.CloseWithError(err)
 	}()
 	return pr, nil
 }
