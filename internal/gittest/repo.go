@@ -196,6 +196,30 @@ func (r *Repo) Write(name, data string, mode os.FileMode) {
 	skilltest.WriteFileMode(r.t, filepath.Join(r.Dir, filepath.FromSlash(name)), data, mode)
 }
 
+// WriteFrom writes a file of the work tree from what data reads, making
+// its directories: a large file never held whole.
+func (r *Repo) WriteFrom(name string, data io.Reader, mode os.FileMode) {
+	r.t.Helper()
+	if mode == 0 {
+		mode = 0o644
+	}
+	p := filepath.Join(r.Dir, filepath.FromSlash(name))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		r.t.Fatal(err)
+	}
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, mode)
+	if err == nil {
+		_, err = io.Copy(f, data)
+		err = errors.Join(err, f.Close())
+	}
+	if err == nil {
+		err = os.Chmod(p, mode)
+	}
+	if err != nil {
+		r.t.Fatalf("write %s: %v", p, err)
+	}
+}
+
 // Skill writes dir/SKILL.md for a valid skill named after dir's base.
 func (r *Repo) Skill(dir, description string) {
 	r.t.Helper()
@@ -354,14 +378,4 @@ func (r *Repo) BlobFrom(data io.Reader) string {
 		r.t.Fatalf("git hash-object: %v", err)
 	}
 	return strings.TrimSpace(string(out))
-}
-
-// Zeros reads n zero bytes: a blob that is huge inflated and tiny packed.
-func Zeros(n int64) io.Reader { return io.LimitReader(zeros{}, n) }
-
-type zeros struct{}
-
-func (zeros) Read(p []byte) (int, error) {
-	clear(p)
-	return len(p), nil
 }

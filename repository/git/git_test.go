@@ -297,7 +297,13 @@ func TestGitTreeEdgeCases(t *testing.T) {
 	up.Symlink("../other/SKILL.md", "skills/escape/outside.md")
 	up.Skill("skills/other", "Other.")
 	up.Skill("skills/big", "Has a 12 MiB file.")
-	up.Write("skills/big/assets/blob.bin", strings.Repeat("z", 12<<20), 0)
+	// The 12 MiB file streams to the work tree, and its blob is in a
+	// pack already, so git add only hashes it: built in the test's
+	// memory and compressed by git add and again by git upload-pack, it
+	// was half of this test's CPU.
+	big := gittest.Repeated{Unit: "z", Size: 12 << 20}
+	up.PackObject("blob", big)
+	up.WriteFrom("skills/big/assets/blob.bin", big.Reader(), 0)
 	up.Skill("skills/withsub", "Has a submodule.")
 	up.Commit("edge cases")
 	sub := gittest.NewRepo(t, "main")

@@ -6,7 +6,6 @@ import (
 	"compress/zlib"
 	"context"
 	"crypto/sha1"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -423,9 +422,9 @@ func TestPackedObjectsRefuseHugeBases(t *testing.T) {
 	pack.WriteString("PACK\x00\x00\x00\x02\x00\x00\x00\x02")
 	base := int64(pack.Len())
 	pack.Write(entryHeader(3, 64<<20)) // a blob
-	// Any zlib stream of the zeros will do: zlibZeros writes one by
-	// hand, where the race-built compressor took seconds over 64 MiB.
-	pack.Write(zlibZeros(64 << 20))
+	// Any zlib stream of the zeros will do: gittest writes one by hand,
+	// where the race-built compressor took seconds over 64 MiB.
+	pack.Write(gittest.ZlibZeros(64 << 20))
 	delta := append(append(varint(64<<20), varint(10)...), 0x90, 10) // copy 10 bytes from 0
 	at := int64(pack.Len())
 	pack.Write(entryHeader(6, int64(len(delta)))) // an offset delta
@@ -484,60 +483,6 @@ func TestPackedObjectsRefuseHugeBases(t *testing.T) {
 }
 
 // entryHeader encodes a pack entry's type and inflated size.
-// zlibZeros returns a zlib stream of n zero bytes (n > 0), written by
-// hand: one block of deflate's fixed codes holding n%258 literal zeros
-// (258 when that is none), then copies of 258 bytes from 1 byte back.
-// Its checksum is known: adler32 of n zeros is n%65521<<16 | 1.
-func zlibZeros(n int64) []byte {
-	out := []byte{0x78, 0x01} // deflate, 32 KiB window; the check bits
-	var acc uint64
-	var bits uint
-	put := func(v uint64, width uint) { // width bits of v, lowest first
-		acc |= v << bits
-		for bits += width; bits >= 8; bits -= 8 {
-			out = append(out, byte(acc))
-			acc >>= 8
-		}
-	}
-	code := func(c uint64, width uint) { // a Huffman code, highest bit first
-		var r uint64
-		for i := uint(0); i < width; i++ {
-			r |= (c >> i & 1) << (width - 1 - i)
-		}
-		put(r, width)
-	}
-	put(1, 1) // the last block
-	put(1, 2) // of fixed codes
-	literals := n % 258
-	if literals == 0 {
-		literals = min(n, 258)
-	}
-	for range literals {
-		code(0x30, 8) // literal 0
-	}
-	for range (n - literals) / 258 {
-		code(0xc5, 8) // length 258 (code 285)
-		code(0, 5)    // distance 1 (code 0)
-	}
-	code(0, 7)         // end of block (code 256)
-	put(0, (8-bits)%8) // to the byte
-	return binary.BigEndian.AppendUint32(out, uint32(n%65521)<<16|1)
-}
-
-func TestZlibZeros(t *testing.T) {
-	t.Parallel()
-	for _, n := range []int64{1, 257, 258, 259, 516, 1000, 100_000} {
-		zr, err := zlib.NewReader(bytes.NewReader(zlibZeros(n)))
-		if err != nil {
-			t.Fatalf("%d: %v", n, err)
-		}
-		data, err := io.ReadAll(zr)
-		if err != nil || int64(len(data)) != n || bytes.ContainsFunc(data, func(r rune) bool { return r != 0 }) {
-			t.Errorf("%d zeros: read %d bytes, %v", n, len(data), err)
-		}
-	}
-}
-
 func entryHeader(typ byte, size int64) []byte {
 	b := []byte{typ<<4 | byte(size&15)}
 	for size >>= 4; size > 0; size >>= 7 {
