@@ -4,6 +4,7 @@
 package gittest
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -11,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -293,6 +295,38 @@ func isHash(s string) bool {
 		}
 	}
 	return true
+}
+
+// PackedTags writes the repository's packed-refs as git pack-refs would:
+// the branch main and n tags, named prefix and i zero-padded to width
+// digits, all at commit head. The file (megabytes for the tests that
+// flood a listing with refs) is written line by line from one reused
+// buffer: made with fmt in the race-built test's memory it cost a second
+// of CPU.
+func (r *Repo) PackedTags(head string, n int, prefix string, width int) {
+	r.t.Helper()
+	if n > 0 && len(strconv.Itoa(n-1)) > width {
+		r.t.Fatalf("PackedTags: %d tags do not fit in %d digits", n, width)
+	}
+	f, err := os.Create(filepath.Join(r.Dir, ".git", "packed-refs"))
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	w := bufio.NewWriterSize(f, 64<<10)
+	w.WriteString("# pack-refs with: peeled fully-peeled sorted \n")
+	w.WriteString(head + " refs/heads/main\n")
+	line := []byte(head + " refs/tags/" + prefix + strings.Repeat("0", width) + "\n")
+	digits := line[len(line)-1-width : len(line)-1]
+	for i := 0; i < n; i++ {
+		for j, v := len(digits)-1, i; j >= 0 && (v > 0 || j == len(digits)-1); j, v = j-1, v/10 {
+			digits[j] = byte('0' + v%10)
+		}
+		w.Write(line)
+	}
+	err = w.Flush()
+	if err = errors.Join(err, f.Close()); err != nil {
+		r.t.Fatal(err)
+	}
 }
 
 // AcceptPushes lets the repository take pushes: to its checked-out

@@ -1,6 +1,7 @@
 package gittest
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -35,5 +36,29 @@ func TestNoTemplateInAnOpenFolder(t *testing.T) {
 		if strings.HasPrefix(e.Name(), "skillsync-gittest-template") {
 			t.Errorf("a template was kept in the open folder: %s", filepath.Join(tmp, e.Name()))
 		}
+	}
+}
+
+// TestPackedTags: the file is what fmt makes of the same refs, and git
+// reads every ref of it.
+func TestPackedTags(t *testing.T) {
+	t.Parallel()
+	r := NewRepo(t, "main")
+	r.Write("a.txt", "a", 0)
+	head := r.Commit("first")
+	r.PackedTags(head, 1234, "t", 5)
+	var want strings.Builder
+	want.WriteString("# pack-refs with: peeled fully-peeled sorted \n")
+	fmt.Fprintf(&want, "%s refs/heads/main\n", head)
+	for i := 0; i < 1234; i++ {
+		fmt.Fprintf(&want, "%s refs/tags/t%05d\n", head, i)
+	}
+	got, err := os.ReadFile(filepath.Join(r.Dir, ".git", "packed-refs"))
+	if err != nil || string(got) != want.String() {
+		t.Errorf("packed-refs differs from fmt's (%d bytes, want %d): %v", len(got), want.Len(), err)
+	}
+	// The loose ref of main is older than the file: git reads the file.
+	if n := strings.Count(r.Git("for-each-ref", "--format=%(refname)", "refs/tags"), "\n") + 1; n != 1234 {
+		t.Errorf("git reads %d tags, want 1234", n)
 	}
 }
