@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -392,6 +393,37 @@ func (r *Repo) FastImport(stream string) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		r.t.Fatalf("git fast-import: %v\n%s", err, out)
 	}
+}
+
+// CommitFiles commits files (path, content; mode 100644) as one commit
+// on branch, on top of what the branch holds, with one git fast-import:
+// hundreds of files written to the work tree and added by git add were
+// that many files written twice and loose objects made, where the test
+// only packs the commit. The work tree and the index are left as they
+// are; the commit's dates are Commit's. It returns the commit's hash.
+func (r *Repo) CommitFiles(branch, msg string, files map[string]string) string {
+	r.t.Helper()
+	const who = "Test <test@example.com> 1767323045 +0000" // 2026-01-02T03:04:05Z, as Git sets it
+	var stream strings.Builder
+	msg += "\n" // as git commit -m ends it
+	fmt.Fprintf(&stream, "commit refs/heads/%s\nauthor %s\ncommitter %s\ndata %d\n%s\n", branch, who, who, len(msg), msg)
+	if head, err := os.ReadFile(filepath.Join(r.Dir, ".git", "refs", "heads", filepath.FromSlash(branch))); err == nil {
+		fmt.Fprintf(&stream, "from %s\n", strings.TrimSpace(string(head)))
+	}
+	names := make([]string, 0, len(files))
+	for name := range files {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		fmt.Fprintf(&stream, "M 100644 inline %s\ndata %d\n%s\n", name, len(files[name]), files[name])
+	}
+	r.FastImport(stream.String())
+	// git fast-import writes the branch's loose ref.
+	if head, err := os.ReadFile(filepath.Join(r.Dir, ".git", "refs", "heads", filepath.FromSlash(branch))); err == nil && isHash(strings.TrimSpace(string(head))) {
+		return strings.TrimSpace(string(head))
+	}
+	return r.Git("rev-parse", "refs/heads/"+branch)
 }
 
 // Blob stores data as a blob and returns its hash.

@@ -62,3 +62,25 @@ func TestPackedTags(t *testing.T) {
 		t.Errorf("git reads %d tags, want 1234", n)
 	}
 }
+
+// TestCommitFiles: the commit git fast-import makes is the one git add
+// and git commit make of the same files.
+func TestCommitFiles(t *testing.T) {
+	t.Parallel()
+	files := map[string]string{"a.txt": "a\n", "dir/b.txt": "b", "dir/sub/c": "", "z": "last\n"}
+	added := NewRepo(t, "main")
+	for name, data := range files {
+		added.Write(name, data, 0)
+	}
+	want := added.Commit("files")
+	imported := NewRepo(t, "main")
+	if got := imported.CommitFiles("main", "files", files); got != want {
+		t.Errorf("git fast-import made %s, git commit %s", got, want)
+	}
+	// On top of the branch, as a second git commit would be.
+	added.Write("more.txt", "more", 0)
+	want = added.Commit("more")
+	if got := imported.CommitFiles("main", "more", map[string]string{"more.txt": "more"}); got != want {
+		t.Errorf("the second commit: git fast-import made %s, git commit %s", got, want)
+	}
+}

@@ -68,15 +68,16 @@ func TestIndexPackAcrossBuffers(t *testing.T) {
 	t.Parallel()
 	r := gittest.NewRepo(t, "main")
 	rng := rand.New(rand.NewPCG(1, 2))
+	files := map[string]string{}
 	for i := 0; i < 600; i++ {
-		r.Write(fmt.Sprintf("small/%03d.txt", i), fmt.Sprintf("file %d %x\n", i, rng.Uint64()), 0)
+		files[fmt.Sprintf("small/%03d.txt", i)] = fmt.Sprintf("file %d %x\n", i, rng.Uint64())
 	}
 	big := make([]byte, 300<<10)
 	for i := range big {
 		big[i] = byte(rng.Uint32())
 	}
-	r.Write("big.bin", string(big), 0)
-	r.Commit("one")
+	files["big.bin"] = string(big)
+	r.CommitFiles("main", "one", files)
 	pack := packOf(t, r.Dir, true)
 	idx := strings.TrimSuffix(pack, ".pack") + ".idx"
 	if out, err := exec.Command("git", "index-pack", "--index-version=2", "-o", idx, pack).CombinedOutput(); err != nil {
