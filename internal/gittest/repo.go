@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -386,7 +387,13 @@ func (r *Repo) CommitTree(branch, msg string, lines ...string) string {
 // The work tree is left as it is.
 func (r *Repo) FastImport(stream string) {
 	r.t.Helper()
-	cmd := exec.Command("git", "fast-import", "--quiet")
+	r.fastImport(stream)
+}
+
+// fastImport runs git fast-import on stream with args before its own.
+func (r *Repo) fastImport(stream string, args ...string) {
+	r.t.Helper()
+	cmd := exec.Command("git", append(args, "fast-import", "--quiet")...)
 	cmd.Dir = r.Dir
 	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1")
 	cmd.Stdin = strings.NewReader(stream)
@@ -403,27 +410,60 @@ func (r *Repo) FastImport(stream string) {
 // are; the commit's dates are Commit's. It returns the commit's hash.
 func (r *Repo) CommitFiles(branch, msg string, files map[string]string) string {
 	r.t.Helper()
+	withModes := make(map[string]File, len(files))
+	for name, data := range files {
+		withModes[name] = File{Data: data}
+	}
+	return r.ImportCommit(branch, msg, withModes)
+}
+
+// File is a file ImportCommit commits: its content, and its mode (any
+// executable bit makes it 100755, as git add does).
+type File struct {
+	Data string
+	Mode os.FileMode
+}
+
+// ImportCommit is CommitFiles with each file's mode: the commit is the
+// one git add -A and git commit make of the same files (TestCommitFiles),
+// and its objects are in a pack of their own, however few.
+func (r *Repo) ImportCommit(branch, msg string, files map[string]File) string {
+	r.t.Helper()
 	const who = "Test <test@example.com> 1767323045 +0000" // 2026-01-02T03:04:05Z, as Git sets it
 	var stream strings.Builder
 	msg += "\n" // as git commit -m ends it
 	fmt.Fprintf(&stream, "commit refs/heads/%s\nauthor %s\ncommitter %s\ndata %d\n%s\n", branch, who, who, len(msg), msg)
-	if head, err := os.ReadFile(filepath.Join(r.Dir, ".git", "refs", "heads", filepath.FromSlash(branch))); err == nil {
-		fmt.Fprintf(&stream, "from %s\n", strings.TrimSpace(string(head)))
+	if r.hasBranch(branch) {
+		// Without it git fast-import starts the branch anew.
+		fmt.Fprintf(&stream, "from refs/heads/%s^0\n", branch)
 	}
-	names := make([]string, 0, len(files))
-	for name := range files {
-		names = append(names, name)
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		f := files[name]
+		mode := "100644"
+		if f.Mode&0o111 != 0 {
+			mode = "100755"
+		}
+		fmt.Fprintf(&stream, "M %s inline %s\ndata %d\n%s\n", mode, name, len(f.Data), f.Data)
 	}
-	slices.Sort(names)
-	for _, name := range names {
-		fmt.Fprintf(&stream, "M 100644 inline %s\ndata %d\n%s\n", name, len(files[name]), files[name])
-	}
-	r.FastImport(stream.String())
+	// Packed, however few the objects: by default git fast-import
+	// unpacks a pack of under 100 objects, in a second process.
+	r.fastImport(stream.String(), "-c", "fastimport.unpackLimit=0")
 	// git fast-import writes the branch's loose ref.
 	if head, err := os.ReadFile(filepath.Join(r.Dir, ".git", "refs", "heads", filepath.FromSlash(branch))); err == nil && isHash(strings.TrimSpace(string(head))) {
 		return strings.TrimSpace(string(head))
 	}
 	return r.Git("rev-parse", "refs/heads/"+branch)
+}
+
+// hasBranch reports whether the branch has a loose ref or a line in
+// packed-refs.
+func (r *Repo) hasBranch(branch string) bool {
+	gitDir := filepath.Join(r.Dir, ".git")
+	if _, err := os.Stat(filepath.Join(gitDir, "refs", "heads", filepath.FromSlash(branch))); err == nil {
+		return true
+	}
+	packed, _ := os.ReadFile(filepath.Join(gitDir, "packed-refs"))
+	return strings.Contains(string(packed), " refs/heads/"+branch+"\n")
 }
 
 // Blob stores data as a blob and returns its hash.

@@ -77,10 +77,20 @@ func TestCommitFiles(t *testing.T) {
 	if got := imported.CommitFiles("main", "files", files); got != want {
 		t.Errorf("git fast-import made %s, git commit %s", got, want)
 	}
+	if loose, _ := filepath.Glob(filepath.Join(imported.Dir, ".git", "objects", "??")); len(loose) > 0 {
+		t.Errorf("the commit's objects are loose: %v", loose)
+	}
 	// On top of the branch, as a second git commit would be.
 	added.Write("more.txt", "more", 0)
 	want = added.Commit("more")
 	if got := imported.CommitFiles("main", "more", map[string]string{"more.txt": "more"}); got != want {
 		t.Errorf("the second commit: git fast-import made %s, git commit %s", got, want)
+	}
+	// An executable file, on a branch whose ref git gc packed.
+	added.Write("run.sh", "#!/bin/sh\n", 0o755)
+	want = added.Commit("exec")
+	imported.Git("gc", "-q")
+	if got := imported.ImportCommit("main", "exec", map[string]File{"run.sh": {Data: "#!/bin/sh\n", Mode: 0o755}}); got != want {
+		t.Errorf("the executable's commit: git fast-import made %s, git commit %s", got, want)
 	}
 }

@@ -68,7 +68,8 @@ func TestGitConformance(t *testing.T) {
 	// Each set is committed once, in a repository that lives as long as
 	// this test, and every source fetches it into a store of its own: a
 	// fetch never writes to its remote, and the two git processes of a
-	// commit were a third of this test's CPU.
+	// commit (and the upload-pack that a repository of loose objects
+	// costs each fetch) were a third of this test's CPU.
 	var mu sync.Mutex
 	upstreams := map[string]string{} // the files, as fixtureKey writes them: a file:// URL
 	repositorytest.Run(t, func(st *testing.T, files map[string]repositorytest.File, opts repository.Options) repository.Repository {
@@ -76,11 +77,16 @@ func TestGitConformance(t *testing.T) {
 		mu.Lock()
 		url, ok := upstreams[key]
 		if !ok {
+			// Committed by git fast-import, the commit git add and git
+			// commit make, in one process; its objects packed, so that
+			// a fetch reads the refs from the files, not from git
+			// upload-pack.
 			up := gittest.NewRepoIn(st, t.TempDir(), "main")
+			imported := map[string]gittest.File{}
 			for name, f := range files {
-				up.Write(name, f.Data, f.Mode)
+				imported[name] = gittest.File{Data: f.Data, Mode: f.Mode}
 			}
-			up.Commit("fixture")
+			up.ImportCommit("main", "fixture", imported)
 			url = up.URL()
 			upstreams[key] = url
 		}
