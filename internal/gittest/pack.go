@@ -7,7 +7,6 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
-	"hash/adler32"
 	"hash/crc32"
 	"io"
 	"math/bits"
@@ -75,10 +74,6 @@ func (c Repeated) Zlib() []byte {
 	if len(c.Unit) > 32<<10 {
 		panic("gittest: a unit over deflate's window")
 	}
-	sum := adler32.New()
-	if _, err := io.Copy(sum, c.Reader()); err != nil {
-		panic(err)
-	}
 	var w bitWriter
 	w.out = []byte{0x78, 0x01} // deflate, 32 KiB window; the check bits
 	w.put(1, 1)                // the last block
@@ -109,7 +104,50 @@ func (c Repeated) Zlib() []byte {
 	}
 	w.code(0, 7)           // end of block (code 256)
 	w.put(0, (8-w.bits)%8) // to the byte
-	return binary.BigEndian.AppendUint32(w.out, sum.Sum32())
+	return binary.BigEndian.AppendUint32(w.out, c.adler32())
+}
+
+// adlerMod is Adler-32's modulus.
+const adlerMod = 65521
+
+// adler32 returns the content's Adler-32 checksum, worked out per unit:
+// the race-built hash/adler32 reads 64 MiB a byte at a time, each read
+// checked by the race detector. A unit of p bytes u_0..u_(p-1) read
+// after a sum a and b adds S = u_0+...+u_(p-1) to a, and p*a + W to b,
+// with W = p*u_0 + (p-1)*u_1 + ... + 1*u_(p-1); k units add k*S to a
+// and k*p*a + p*S*k*(k-1)/2 + k*W to b.
+func (c Repeated) adler32() uint32 {
+	a, b := adlerBytes(1, 0, c.Head)
+	rest := c.Size - int64(len(c.Head))
+	if rest == 0 {
+		return uint32(b<<16 | a)
+	}
+	p := uint64(len(c.Unit))
+	k := uint64(rest) / p
+	var sum, weighted uint64
+	for j := range p {
+		sum += uint64(c.Unit[j])
+		weighted += (p - j) * uint64(c.Unit[j])
+	}
+	sum, weighted = sum%adlerMod, weighted%adlerMod
+	km := k % adlerMod
+	pairs := k / 2 % adlerMod * ((k - 1) % adlerMod) // k*(k-1)/2, halved where it is even
+	if k%2 == 1 {
+		pairs = km * ((k - 1) / 2 % adlerMod)
+	}
+	b = (b + km*(p%adlerMod)%adlerMod*a + p%adlerMod*sum%adlerMod*(pairs%adlerMod) + km*weighted) % adlerMod
+	a = (a + km*sum) % adlerMod
+	a, b = adlerBytes(a, b, c.Unit[:uint64(rest)%p])
+	return uint32(b<<16 | a)
+}
+
+// adlerBytes goes on with an Adler-32 sum a, b over s.
+func adlerBytes(a, b uint64, s string) (uint64, uint64) {
+	for i := 0; i < len(s); i++ {
+		a = (a + uint64(s[i])) % adlerMod
+		b = (b + a) % adlerMod
+	}
+	return a, b
 }
 
 // distanceCode returns deflate's code for a copy from d bytes back (1 to

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/zlib"
 	"fmt"
+	"hash/adler32"
 	"io"
 	"os"
 	"os/exec"
@@ -26,6 +27,8 @@ func repeatedCases() []Repeated {
 	}
 	cases = append(cases,
 		Repeated{Head: "h", Size: 1},
+		Repeated{Head: "x", Unit: "\xff\xfe\xfd", Size: 300_001}, // over 65521 units: every sum wraps
+		Repeated{Unit: "\xff", Size: 65521*2 + 7},
 		Repeated{Unit: strings.Repeat("\xffx", 16<<10), Size: 200_000},
 		Repeated{Unit: "ab\x90", Size: 7},
 	)
@@ -37,18 +40,24 @@ func repeatedCases() []Repeated {
 func TestRepeated(t *testing.T) {
 	t.Parallel()
 	for _, c := range repeatedCases() {
-		var want strings.Builder
-		want.WriteString(c.Head)
-		for int64(want.Len()) < c.Size {
-			want.WriteString(c.Unit)
+		w := c.Head
+		if c.Unit != "" {
+			w += strings.Repeat(c.Unit, int(c.Size)/len(c.Unit)+1)
 		}
-		w := want.String()[:c.Size]
+		w = w[:c.Size]
 		for _, size := range []int{1, 7, 4096} {
+			if size < 4096 && c.Size > 100_100 {
+				continue // a few bytes at a time: seconds under the race detector
+			}
 			var got bytes.Buffer
 			buf := make([]byte, size)
 			if _, err := io.CopyBuffer(struct{ io.Writer }{&got}, struct{ io.Reader }{c.Reader()}, buf); err != nil || got.String() != w {
 				t.Errorf("%q+%q, %d bytes, read %d at a time: %d bytes differ, %v", c.Head, c.Unit[:min(len(c.Unit), 8)], c.Size, size, got.Len(), err)
 			}
+		}
+		sum := adler32.Checksum([]byte(w))
+		if got := c.adler32(); got != sum {
+			t.Errorf("%q+%q, %d bytes: Adler-32 %#x, want %#x", c.Head, c.Unit[:min(len(c.Unit), 8)], c.Size, got, sum)
 		}
 		zr, err := zlib.NewReader(bytes.NewReader(c.Zlib()))
 		if err != nil {
