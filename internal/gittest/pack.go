@@ -95,11 +95,12 @@ func (c Repeated) Zlib() []byte {
 		}
 	}
 	if copies := (rest - literals) / 258; copies > 0 {
+		// One copy's bits, written at once: length 258 (code 285),
+		// then the distance's code and extra bits.
 		dist, extra, width := distanceCode(len(c.Unit))
+		copyBits := reversed(0xc5, 8) | reversed(dist, 5)<<8 | extra<<13
 		for range copies {
-			w.code(0xc5, 8) // length 258 (code 285)
-			w.code(dist, 5)
-			w.put(extra, width)
+			w.put(copyBits, 13+width)
 		}
 	}
 	w.code(0, 7)           // end of block (code 256)
@@ -179,8 +180,11 @@ func (w *bitWriter) put(v uint64, width uint) {
 
 // code writes a Huffman code, highest bit first.
 func (w *bitWriter) code(c uint64, width uint) {
-	w.put(bits.Reverse64(c)>>(64-width), width)
+	w.put(reversed(c, width), width)
 }
+
+// reversed is a Huffman code of width bits as put writes it.
+func reversed(c uint64, width uint) uint64 { return bits.Reverse64(c) >> (64 - width) }
 
 // packTypes are the pack's numbers for the kinds of object.
 var packTypes = map[string]byte{"commit": 1, "tree": 2, "blob": 3, "tag": 4}
