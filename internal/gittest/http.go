@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 )
@@ -37,13 +38,13 @@ func ServeHTTP(t testing.TB, root, user, password string) *HTTPServer {
 // as uploadpack.packObjectsHook, to make the server misbehave.
 func ServeHTTPEnv(t testing.TB, root, user, password string, env ...string) *HTTPServer {
 	t.Helper()
-	backend, err := exec.Command("git", "--exec-path").Output()
+	backend, err := execPath()
 	if err != nil {
 		t.Skipf("git --exec-path: %v", err)
 	}
 	s := &HTTPServer{}
 	h := &cgi.Handler{
-		Path: filepath.Join(strings.TrimSpace(string(backend)), "git-http-backend"),
+		Path: filepath.Join(backend, "git-http-backend"),
 		Env:  append([]string{"GIT_PROJECT_ROOT=" + root, "GIT_HTTP_EXPORT_ALL=1"}, env...),
 	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -70,3 +71,11 @@ func ServeHTTPEnv(t testing.TB, root, user, password string, env ...string) *HTT
 	s.URL = srv.URL
 	return s
 }
+
+// execPath returns where git keeps its programs, asked once per test
+// binary: a process for each server started was a process for each
+// test that serves over HTTP.
+var execPath = sync.OnceValues(func() (string, error) {
+	out, err := exec.Command("git", "--exec-path").Output()
+	return strings.TrimSpace(string(out)), err
+})

@@ -4,13 +4,17 @@
 package gittest
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"hash/fnv"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -27,11 +31,20 @@ type Repo struct {
 // NewRepo makes an empty repository whose first branch is branch.
 func NewRepo(t testing.TB, branch string) *Repo {
 	t.Helper()
+	return NewRepoIn(t, t.TempDir(), branch)
+}
+
+// NewRepoIn is NewRepo in dir, an empty folder that may outlive t: a
+// test whose subtests read the same repository makes it in a folder of
+// its own and builds it in the first subtest that needs it, which its
+// failures then fail.
+func NewRepoIn(t testing.TB, dir, branch string) *Repo {
+	t.Helper()
 	git, err := exec.LookPath("git")
 	if err != nil {
 		t.Skip("git is not installed: the git tests need it to build repositories")
 	}
-	r := &Repo{t: t, Dir: t.TempDir()}
+	r := &Repo{t: t, Dir: dir}
 	// The template is shared through the temporary folder only where no
 	// other user can write it: one planted there could carry hooks that
 	// every test's git would run.
@@ -187,6 +200,30 @@ func (r *Repo) Write(name, data string, mode os.FileMode) {
 	skilltest.WriteFileMode(r.t, filepath.Join(r.Dir, filepath.FromSlash(name)), data, mode)
 }
 
+// WriteFrom writes a file of the work tree from what data reads, making
+// its directories: a large file never held whole.
+func (r *Repo) WriteFrom(name string, data io.Reader, mode os.FileMode) {
+	r.t.Helper()
+	if mode == 0 {
+		mode = 0o644
+	}
+	p := filepath.Join(r.Dir, filepath.FromSlash(name))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		r.t.Fatal(err)
+	}
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, mode)
+	if err == nil {
+		_, err = io.Copy(f, data)
+		err = errors.Join(err, f.Close())
+	}
+	if err == nil {
+		err = os.Chmod(p, mode)
+	}
+	if err != nil {
+		r.t.Fatalf("write %s: %v", p, err)
+	}
+}
+
 // Skill writes dir/SKILL.md for a valid skill named after dir's base.
 func (r *Repo) Skill(dir, description string) {
 	r.t.Helper()
@@ -262,6 +299,38 @@ func isHash(s string) bool {
 	return true
 }
 
+// PackedTags writes the repository's packed-refs as git pack-refs would:
+// the branch main and n tags, named prefix and i zero-padded to width
+// digits, all at commit head. The file (megabytes for the tests that
+// flood a listing with refs) is written line by line from one reused
+// buffer: made with fmt in the race-built test's memory it cost a second
+// of CPU.
+func (r *Repo) PackedTags(head string, n int, prefix string, width int) {
+	r.t.Helper()
+	if n > 0 && len(strconv.Itoa(n-1)) > width {
+		r.t.Fatalf("PackedTags: %d tags do not fit in %d digits", n, width)
+	}
+	f, err := os.Create(filepath.Join(r.Dir, ".git", "packed-refs"))
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	w := bufio.NewWriterSize(f, 64<<10)
+	w.WriteString("# pack-refs with: peeled fully-peeled sorted \n")
+	w.WriteString(head + " refs/heads/main\n")
+	line := []byte(head + " refs/tags/" + prefix + strings.Repeat("0", width) + "\n")
+	digits := line[len(line)-1-width : len(line)-1]
+	for i := 0; i < n; i++ {
+		for j, v := len(digits)-1, i; j >= 0 && (v > 0 || j == len(digits)-1); j, v = j-1, v/10 {
+			digits[j] = byte('0' + v%10)
+		}
+		w.Write(line)
+	}
+	err = w.Flush()
+	if err = errors.Join(err, f.Close()); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
 // AcceptPushes lets the repository take pushes: to its checked-out
 // branch (its work tree is left as it is) and over smart HTTP.
 func (r *Repo) AcceptPushes() {
@@ -318,13 +387,83 @@ func (r *Repo) CommitTree(branch, msg string, lines ...string) string {
 // The work tree is left as it is.
 func (r *Repo) FastImport(stream string) {
 	r.t.Helper()
-	cmd := exec.Command("git", "fast-import", "--quiet")
+	r.fastImport(stream)
+}
+
+// fastImport runs git fast-import on stream with args before its own.
+func (r *Repo) fastImport(stream string, args ...string) {
+	r.t.Helper()
+	cmd := exec.Command("git", append(args, "fast-import", "--quiet")...)
 	cmd.Dir = r.Dir
 	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1")
 	cmd.Stdin = strings.NewReader(stream)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		r.t.Fatalf("git fast-import: %v\n%s", err, out)
 	}
+}
+
+// CommitFiles commits files (path, content; mode 100644) as one commit
+// on branch, on top of what the branch holds, with one git fast-import:
+// hundreds of files written to the work tree and added by git add were
+// that many files written twice and loose objects made, where the test
+// only packs the commit. The work tree and the index are left as they
+// are; the commit's dates are Commit's. It returns the commit's hash.
+func (r *Repo) CommitFiles(branch, msg string, files map[string]string) string {
+	r.t.Helper()
+	withModes := make(map[string]File, len(files))
+	for name, data := range files {
+		withModes[name] = File{Data: data}
+	}
+	return r.ImportCommit(branch, msg, withModes)
+}
+
+// File is a file ImportCommit commits: its content, and its mode (any
+// executable bit makes it 100755, as git add does).
+type File struct {
+	Data string
+	Mode os.FileMode
+}
+
+// ImportCommit is CommitFiles with each file's mode: the commit is the
+// one git add -A and git commit make of the same files (TestCommitFiles),
+// and its objects are in a pack of their own, however few.
+func (r *Repo) ImportCommit(branch, msg string, files map[string]File) string {
+	r.t.Helper()
+	const who = "Test <test@example.com> 1767323045 +0000" // 2026-01-02T03:04:05Z, as Git sets it
+	var stream strings.Builder
+	msg += "\n" // as git commit -m ends it
+	fmt.Fprintf(&stream, "commit refs/heads/%s\nauthor %s\ncommitter %s\ndata %d\n%s\n", branch, who, who, len(msg), msg)
+	if r.hasBranch(branch) {
+		// Without it git fast-import starts the branch anew.
+		fmt.Fprintf(&stream, "from refs/heads/%s^0\n", branch)
+	}
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		f := files[name]
+		mode := "100644"
+		if f.Mode&0o111 != 0 {
+			mode = "100755"
+		}
+		fmt.Fprintf(&stream, "M %s inline %s\ndata %d\n%s\n", mode, name, len(f.Data), f.Data)
+	}
+	// Packed, however few the objects: by default git fast-import
+	// unpacks a pack of under 100 objects, in a second process.
+	r.fastImport(stream.String(), "-c", "fastimport.unpackLimit=0")
+	// git fast-import writes the branch's loose ref.
+	if head, err := os.ReadFile(filepath.Join(r.Dir, ".git", "refs", "heads", filepath.FromSlash(branch))); err == nil && isHash(strings.TrimSpace(string(head))) {
+		return strings.TrimSpace(string(head))
+	}
+	return r.Git("rev-parse", "refs/heads/"+branch)
+}
+
+// hasBranch reports whether the branch has a loose ref or a line in
+// packed-refs.
+func (r *Repo) hasBranch(branch string) bool {
+	gitDir := filepath.Join(r.Dir, ".git")
+	if _, err := os.Stat(filepath.Join(gitDir, "refs", "heads", filepath.FromSlash(branch))); err == nil {
+		return true
+	}
+	packed, _ := os.ReadFile(filepath.Join(gitDir, "packed-refs"))
+	return strings.Contains(string(packed), " refs/heads/"+branch+"\n")
 }
 
 // Blob stores data as a blob and returns its hash.
@@ -345,14 +484,4 @@ func (r *Repo) BlobFrom(data io.Reader) string {
 		r.t.Fatalf("git hash-object: %v", err)
 	}
 	return strings.TrimSpace(string(out))
-}
-
-// Zeros reads n zero bytes: a blob that is huge inflated and tiny packed.
-func Zeros(n int64) io.Reader { return io.LimitReader(zeros{}, n) }
-
-type zeros struct{}
-
-func (zeros) Read(p []byte) (int, error) {
-	clear(p)
-	return len(p), nil
 }

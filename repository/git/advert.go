@@ -1,6 +1,7 @@
 package git
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -164,7 +165,11 @@ func uploadPackAdvertisement(ctx context.Context, path string, lim advertisement
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("git upload-pack: %w", err)
 	}
-	counted := &advertisementCounter{r: out, lim: lim}
+	// Buffered below the counter, which still counts what the decoder
+	// reads: the decoder reads each pkt-line's length and then its
+	// payload, two reads of the pipe a ref (200,000 system calls for
+	// the 100,000 refs of MaxAdvertisedRefs).
+	counted := &advertisementCounter{r: bufio.NewReaderSize(out, 64<<10), lim: lim}
 	ar := packp.NewAdvRefs()
 	err = ar.Decode(counted)
 	if err != nil {

@@ -3,9 +3,6 @@ package git
 import (
 	"context"
 	"errors"
-	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -22,16 +19,8 @@ func TestGitSSHRefAdvertisementIsBounded(t *testing.T) {
 	up := gittest.NewRepo(t, "main")
 	up.Skill("skills/one", "First.")
 	head := up.Commit("one")
-	var refs strings.Builder
-	refs.WriteString("# pack-refs with: peeled fully-peeled sorted \n")
-	fmt.Fprintf(&refs, "%s refs/heads/main\n", head)
 	const tags = 20_000 // each line 251 bytes: 5 MB in all
-	for i := 0; i < tags; i++ {
-		fmt.Fprintf(&refs, "%s refs/tags/%0200d\n", head, i)
-	}
-	if err := os.WriteFile(filepath.Join(up.Dir, ".git", "packed-refs"), []byte(refs.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	up.PackedTags(head, tags, "", 200)
 	g := NewGit(GitConfig{URL: srv.URL(up.Dir), StoreRoot: t.TempDir(), Auth: GitAuth{SSHKeyFile: srv.ClientKey, KnownHostsFile: srv.KnownHostsFile}}, repository.Options{})
 	remoteURL, auth, err := g.auth()
 	if err != nil {

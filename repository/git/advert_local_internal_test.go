@@ -96,30 +96,30 @@ func TestLocalAdvertisementLeavesOddCasesToGit(t *testing.T) {
 	for name, setup := range map[string]func(r *gittest.Repo){
 		"loose objects": func(r *gittest.Repo) {},
 		"hidden refs": func(r *gittest.Repo) {
-			r.Git("gc", "-q")
 			r.Git("config", "uploadpack.hideRefs", "refs/heads/secret")
 		},
 		"a ref being written": func(r *gittest.Repo) {
-			r.Git("gc", "-q")
 			os.WriteFile(filepath.Join(r.Dir, ".git", "refs", "heads", "main.lock"), []byte(r.Head()+"\n"), 0o644)
 		},
 		"a symbolic ref under refs": func(r *gittest.Repo) {
-			r.Git("gc", "-q")
 			r.Git("symbolic-ref", "refs/heads/alias", "refs/heads/main")
 		},
 		"unborn HEAD": func(r *gittest.Repo) {
-			r.Git("gc", "-q")
 			r.Git("symbolic-ref", "HEAD", "refs/heads/none")
 		},
-		"limits": func(r *gittest.Repo) {
-			r.Git("gc", "-q")
-		},
+		"limits": func(r *gittest.Repo) {},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			r := gittest.NewRepo(t, "main")
-			r.Skill("skills/one", "First.")
-			r.Commit("one")
+			// Every case but the first spoils a packed repository.
+			var r *gittest.Repo
+			if name == "loose objects" {
+				r = gittest.NewRepo(t, "main")
+				r.Skill("skills/one", "First.")
+				r.Commit("one")
+			} else {
+				r = packedRepo(t)
+			}
 			setup(r)
 			lim := defaultAdvertisementLimits
 			if name == "limits" {

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -114,15 +112,7 @@ func TestGitLocalRefAdvertisementIsBounded(t *testing.T) {
 	up := gittest.NewRepo(t, "main")
 	up.Skill("skills/one", "First.")
 	head := up.Commit("one")
-	var refs strings.Builder
-	refs.WriteString("# pack-refs with: peeled fully-peeled sorted \n")
-	fmt.Fprintf(&refs, "%s refs/heads/main\n", head)
-	for i := 0; i <= git.MaxAdvertisedRefs; i++ {
-		fmt.Fprintf(&refs, "%s refs/tags/t%07d\n", head, i)
-	}
-	if err := os.WriteFile(filepath.Join(up.Dir, ".git", "packed-refs"), []byte(refs.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	up.PackedTags(head, git.MaxAdvertisedRefs+1, "t", 7)
 	g := newGit(t, up.URL(), "")
 	_, err := g.Fetch(context.Background())
 	want := fmt.Sprintf("more than %d refs", git.MaxAdvertisedRefs)

@@ -21,10 +21,11 @@ import (
 func TestIdxFindsWhatGitIndexed(t *testing.T) {
 	t.Parallel()
 	r := gittest.NewRepo(t, "main")
+	files := map[string]string{}
 	for i := range 300 {
-		r.Write(fmt.Sprintf("skills/s%03d/SKILL.md", i), strings.Repeat(fmt.Sprintf("line %d\n", i), 1+i%7), 0o644)
+		files[fmt.Sprintf("skills/s%03d/SKILL.md", i)] = strings.Repeat(fmt.Sprintf("line %d\n", i), 1+i%7)
 	}
-	r.Commit("many objects")
+	r.CommitFiles("main", "many objects", files)
 	pack := packOf(t, r.Dir, true)
 	if out, err := exec.Command("git", "index-pack", "--index-version=2", pack).CombinedOutput(); err != nil {
 		t.Fatalf("git index-pack: %v\n%s", err, out)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -13,7 +12,6 @@ import (
 	"time"
 
 	"github.com/skillsync/skillsync/internal/gittest"
-	"github.com/skillsync/skillsync/internal/skilltest"
 	"github.com/skillsync/skillsync/internal/testmain"
 	"github.com/skillsync/skillsync/repository"
 	"github.com/skillsync/skillsync/repository/git"
@@ -42,7 +40,9 @@ func TestGitHugeBlobIsNeverInflated(t *testing.T) {
 		return
 	}
 	up := gittest.NewRepo(t, "main")
-	zero := up.BlobFrom(gittest.Zeros(64 << 20))
+	// Packed here, as git would pack it: git hash-object compressing it
+	// and upload-pack compressing it again cost 2 s of CPU.
+	zero := up.PackObject("blob", gittest.Repeated{Unit: "\x00", Size: 64 << 20})
 	big := up.MkTree("100644 blob "+up.Blob(skillMD("big").Data)+"\tSKILL.md", "100644 blob "+zero+"\tzero.bin")
 	small := up.MkTree("100644 blob " + up.Blob(skillMD("small").Data) + "\tSKILL.md")
 	skills := up.MkTree("040000 tree "+big+"\tbig", "040000 tree "+small+"\tsmall")
@@ -99,7 +99,7 @@ func TestGitSharedBlobStreams(t *testing.T) {
 		return
 	}
 	up := gittest.NewRepo(t, "main")
-	blob := up.BlobFrom(gittest.Zeros(10 << 20))
+	blob := up.PackObject("blob", gittest.Repeated{Unit: "\x00", Size: 10 << 20})
 	lines := []string{"100644 blob " + up.Blob(skillMD("wide").Data) + "\tSKILL.md"}
 	for i := 0; i < 300; i++ {
 		lines = append(lines, fmt.Sprintf("100644 blob %s\tf%03d.bin", blob, i))
@@ -207,9 +207,14 @@ func TestGitRefusesHugeCommits(t *testing.T) {
 	first := up.Commit("one")
 	g := newGit(t, up.URL(), "main")
 	fetch(t, g)
-	msg := filepath.Join(t.TempDir(), "message")
-	skilltest.WriteFile(t, msg, strings.Repeat("a commit message that goes on ", 600_000)) // 17 MiB
-	huge := up.Git("commit-tree", up.Git("rev-parse", "HEAD^{tree}"), "-p", first, "-F", msg)
+	// A commit of the same tree with a 17 MiB message, packed here as
+	// git would pack it: made in the test's memory, written out and
+	// compressed by git commit-tree and again by upload-pack, it cost
+	// 2 s of CPU.
+	const who = "Test <test@example.com> 1767323045 +0000"
+	head := "tree " + up.Git("rev-parse", "HEAD^{tree}") + "\nparent " + first + "\nauthor " + who + "\ncommitter " + who + "\n\n"
+	unit := "a commit message that goes on "
+	huge := up.PackObject("commit", gittest.Repeated{Head: head, Unit: unit, Size: int64(len(head) + 600_000*len(unit))}) // 17 MiB
 	up.Git("update-ref", "refs/heads/main", huge)
 	var err error
 	if n := allocated(func() { _, err = g.Fetch(context.Background()) }); n > 32<<20 {

@@ -22,6 +22,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+	sharedDir = dir
 	// A file that does not exist: git reads no config from it.
 	os.Setenv("GIT_CONFIG_GLOBAL", filepath.Join(dir, "none"))
 	os.Setenv("GIT_CONFIG_SYSTEM", filepath.Join(dir, "none"))

@@ -494,18 +494,25 @@ func (p *packedObjects) open(h plumbing.Hash, at packedAt, o storedObject) (io.R
 	if o.size <= p.streamAbove {
 		defer release()
 		defer delta.Close()
-		buf := bytes.NewBuffer(make([]byte, 0, o.size))
-		if err := applyDelta(buf, base, o.srcSize, delta, o.size); err != nil {
+		// An appender fills the room made for the target and no more,
+		// where a bytes.Buffer grew (a copy of twice the target) once
+		// its room was under 512 bytes.
+		b := make([]byte, 0, o.size)
+		if err := applyDelta((*appender)(&b), base, o.srcSize, delta, o.size); err != nil {
 			return nil, fmt.Errorf("object %s: %w", h, err)
 		}
-		return io.NopCloser(buf), nil
+		return io.NopCloser(bytes.NewReader(b)), nil
 	}
-	// A large target streams: the delta is applied as it is read.
+	// A large target streams: the delta is applied as it is read. The
+	// base's temporary file is gone before the reader sees the end: a
+	// reader that read to the end and closed the store leaves none
+	// behind (it was removed after, some time after).
 	pr, pw := io.Pipe()
 	go func() {
-		defer release()
-		defer delta.Close()
-		pw.CloseWithError(applyDelta(pw, base, o.srcSize, delta, o.size))
+		err := applyDelta(pw, base, o.srcSize, delta, o.size)
+		delta.Close()
+		release()
+		pw.CloseWithError(err)
 	}()
 	return pr, nil
 }

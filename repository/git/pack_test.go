@@ -1,11 +1,11 @@
 package git
 
 import (
+	"bufio"
 	"bytes"
 	"compress/zlib"
 	"context"
 	"crypto/sha1"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -68,15 +68,16 @@ func TestIndexPackAcrossBuffers(t *testing.T) {
 	t.Parallel()
 	r := gittest.NewRepo(t, "main")
 	rng := rand.New(rand.NewPCG(1, 2))
+	files := map[string]string{}
 	for i := 0; i < 600; i++ {
-		r.Write(fmt.Sprintf("small/%03d.txt", i), fmt.Sprintf("file %d %x\n", i, rng.Uint64()), 0)
+		files[fmt.Sprintf("small/%03d.txt", i)] = fmt.Sprintf("file %d %x\n", i, rng.Uint64())
 	}
 	big := make([]byte, 300<<10)
 	for i := range big {
 		big[i] = byte(rng.Uint32())
 	}
-	r.Write("big.bin", string(big), 0)
-	r.Commit("one")
+	files["big.bin"] = string(big)
+	r.CommitFiles("main", "one", files)
 	pack := packOf(t, r.Dir, true)
 	idx := strings.TrimSuffix(pack, ".pack") + ".idx"
 	if out, err := exec.Command("git", "index-pack", "--index-version=2", "-o", idx, pack).CombinedOutput(); err != nil {
@@ -171,15 +172,23 @@ func packOf(t *testing.T, dir string, offsets bool) string {
 	if offsets {
 		args = append(args, "--delta-base-offset")
 	}
+	name := filepath.Join(t.TempDir(), "test.pack")
+	f, err := os.Create(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir
 	cmd.Stdin = strings.NewReader("HEAD\n")
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("git pack-objects: %v", err)
+	// Straight into the file: through the test's memory, a pack of
+	// megabytes was a buffer grown and copied under the race detector.
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = f, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("git pack-objects: %v\n%s", err, stderr.Bytes())
 	}
-	name := filepath.Join(t.TempDir(), "test.pack")
-	if err := os.WriteFile(name, out, 0o644); err != nil {
+	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
 	return name
@@ -207,22 +216,39 @@ func catFileObjects(t *testing.T, dir string, hashes []string) map[string]gitObj
 	cmd := exec.Command("git", "cat-file", "--batch")
 	cmd.Dir = dir
 	cmd.Stdin = strings.NewReader(strings.Join(hashes, "\n") + "\n")
-	out, err := cmd.Output()
+	out, err := cmd.StdoutPipe()
 	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
 		t.Fatalf("git cat-file --batch: %v", err)
 	}
+	// Each object is read into a string of its size, as the header
+	// gives it: not the whole output into a buffer grown as it comes.
+	r := bufio.NewReaderSize(out, 64<<10)
 	objects := map[string]gitObject{}
-	rest := string(out)
 	for _, h := range hashes {
-		header, after, ok := strings.Cut(rest, "\n")
-		rest = after
+		header, err := r.ReadString('\n')
 		var hash, kind string
 		var size int
-		if n, err := fmt.Sscanf(header, "%s %s %d", &hash, &kind, &size); !ok || err != nil || n != 3 || hash != h || len(rest) < size+1 {
-			t.Fatalf("git cat-file --batch: %q for %s", header, h)
+		if n, serr := fmt.Sscanf(header, "%s %s %d\n", &hash, &kind, &size); err != nil || serr != nil || n != 3 || hash != h || size < 0 {
+			t.Fatalf("git cat-file --batch: %q for %s: %v", header, h, err)
 		}
-		objects[h] = gitObject{kind, rest[:size]}
-		rest = rest[size+1:]
+		var data strings.Builder
+		data.Grow(size)
+		if n, err := io.CopyN(&data, r, int64(size)); err != nil || n != int64(size) {
+			t.Fatalf("git cat-file --batch: %s: read %d of %d bytes: %v", h, n, size, err)
+		}
+		if b, err := r.ReadByte(); err != nil || b != '\n' {
+			t.Fatalf("git cat-file --batch: %s: no newline after the object: %v", h, err)
+		}
+		objects[h] = gitObject{kind, data.String()}
+	}
+	if _, err := r.ReadByte(); err != io.EOF {
+		t.Fatalf("git cat-file --batch: more output than the %d objects asked: %v", len(hashes), err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("git cat-file --batch: %v", err)
 	}
 	return objects
 }
@@ -328,13 +354,13 @@ func testPackedObjectsReadLikeGit(t *testing.T, repo string, blobs []string, wan
 			if err != nil {
 				t.Fatalf("open %s: %v", f, err)
 			}
-			got, err := io.ReadAll(rc)
+			n, same, err := sameAs(rc, want)
 			rc.Close()
 			if err != nil {
 				t.Fatalf("read %s: %v", f, err)
 			}
-			if string(got) != want || size != int64(len(got)) {
-				t.Errorf("blob %s: %d bytes (size %d) differ from git's %d", f, len(got), size, len(want))
+			if !same || size != n {
+				t.Errorf("blob %s: %d bytes (size %d) differ from git's %d", f, n, size, len(want))
 			}
 			checked++
 			last = h
@@ -357,6 +383,32 @@ func testPackedObjectsReadLikeGit(t *testing.T, repo string, blobs []string, wan
 	}
 }
 
+// sameAs reads r to its end and reports how many bytes it read and
+// whether they are want, byte for byte. It compares as it reads, in one
+// small buffer: reading each blob whole into a slice grown as it came
+// was most of TestPackedObjectsReadLikeGit's CPU under the race
+// detector.
+func sameAs(r io.Reader, want string) (int64, bool, error) {
+	var buf [32 << 10]byte
+	var n int64
+	same := true
+	for {
+		k, err := r.Read(buf[:])
+		if k > 0 {
+			if same && (n+int64(k) > int64(len(want)) || string(buf[:k]) != want[n:n+int64(k)]) {
+				same = false
+			}
+			n += int64(k)
+		}
+		if err == io.EOF {
+			return n, same && n == int64(len(want)), nil
+		}
+		if err != nil {
+			return n, false, err
+		}
+	}
+}
+
 // A 10-byte blob stored as a delta on a 64 MiB blob of zeros, as no git
 // makes but anyone can send: indexing streams the base, and reading the
 // small blob is refused when its base is over the limit, before the base
@@ -371,9 +423,9 @@ func TestPackedObjectsRefuseHugeBases(t *testing.T) {
 	pack.WriteString("PACK\x00\x00\x00\x02\x00\x00\x00\x02")
 	base := int64(pack.Len())
 	pack.Write(entryHeader(3, 64<<20)) // a blob
-	// Any zlib stream of the zeros will do: zlibZeros writes one by
-	// hand, where the race-built compressor took seconds over 64 MiB.
-	pack.Write(zlibZeros(64 << 20))
+	// Any zlib stream of the zeros will do: gittest writes one by hand,
+	// where the race-built compressor took seconds over 64 MiB.
+	pack.Write(gittest.ZlibZeros(64 << 20))
 	delta := append(append(varint(64<<20), varint(10)...), 0x90, 10) // copy 10 bytes from 0
 	at := int64(pack.Len())
 	pack.Write(entryHeader(6, int64(len(delta)))) // an offset delta
@@ -432,60 +484,6 @@ func TestPackedObjectsRefuseHugeBases(t *testing.T) {
 }
 
 // entryHeader encodes a pack entry's type and inflated size.
-// zlibZeros returns a zlib stream of n zero bytes (n > 0), written by
-// hand: one block of deflate's fixed codes holding n%258 literal zeros
-// (258 when that is none), then copies of 258 bytes from 1 byte back.
-// Its checksum is known: adler32 of n zeros is n%65521<<16 | 1.
-func zlibZeros(n int64) []byte {
-	out := []byte{0x78, 0x01} // deflate, 32 KiB window; the check bits
-	var acc uint64
-	var bits uint
-	put := func(v uint64, width uint) { // width bits of v, lowest first
-		acc |= v << bits
-		for bits += width; bits >= 8; bits -= 8 {
-			out = append(out, byte(acc))
-			acc >>= 8
-		}
-	}
-	code := func(c uint64, width uint) { // a Huffman code, highest bit first
-		var r uint64
-		for i := uint(0); i < width; i++ {
-			r |= (c >> i & 1) << (width - 1 - i)
-		}
-		put(r, width)
-	}
-	put(1, 1) // the last block
-	put(1, 2) // of fixed codes
-	literals := n % 258
-	if literals == 0 {
-		literals = min(n, 258)
-	}
-	for range literals {
-		code(0x30, 8) // literal 0
-	}
-	for range (n - literals) / 258 {
-		code(0xc5, 8) // length 258 (code 285)
-		code(0, 5)    // distance 1 (code 0)
-	}
-	code(0, 7)         // end of block (code 256)
-	put(0, (8-bits)%8) // to the byte
-	return binary.BigEndian.AppendUint32(out, uint32(n%65521)<<16|1)
-}
-
-func TestZlibZeros(t *testing.T) {
-	t.Parallel()
-	for _, n := range []int64{1, 257, 258, 259, 516, 1000, 100_000} {
-		zr, err := zlib.NewReader(bytes.NewReader(zlibZeros(n)))
-		if err != nil {
-			t.Fatalf("%d: %v", n, err)
-		}
-		data, err := io.ReadAll(zr)
-		if err != nil || int64(len(data)) != n || bytes.ContainsFunc(data, func(r rune) bool { return r != 0 }) {
-			t.Errorf("%d zeros: read %d bytes, %v", n, len(data), err)
-		}
-	}
-}
-
 func entryHeader(typ byte, size int64) []byte {
 	b := []byte{typ<<4 | byte(size&15)}
 	for size >>= 4; size > 0; size >>= 7 {

@@ -84,10 +84,8 @@ func TestQuickObjectsAgreeWithGit(t *testing.T) {
 // questions go to go-git, which finds the store damaged.
 func TestQuickObjectsSkipBadIndexes(t *testing.T) {
 	t.Parallel()
-	up := gittest.NewRepo(t, "main")
-	up.Skill("skills/one", "First.")
-	head := up.Commit("one")
-	up.Git("gc", "-q")
+	up := packedRepo(t)
+	head := up.Head()
 	idx, _ := filepath.Glob(filepath.Join(up.Dir, ".git", "objects", "pack", "*.idx"))
 	whole, err := os.ReadFile(idx[0])
 	if err != nil {
@@ -128,10 +126,8 @@ func atoi(t *testing.T, s string, line []string) int64 {
 // int64, is not followed: no panic, and no yes.
 func TestQuickObjectsBadOffsets(t *testing.T) {
 	t.Parallel()
-	up := gittest.NewRepo(t, "main")
-	up.Skill("skills/one", "First.")
-	head := plumbing.NewHash(up.Commit("one"))
-	up.Git("gc", "-q")
+	up := packedRepo(t)
+	head := plumbing.NewHash(up.Head())
 	idx, _ := filepath.Glob(filepath.Join(up.Dir, ".git", "objects", "pack", "*.idx"))
 	whole, err := os.ReadFile(idx[0])
 	if err != nil {
@@ -184,10 +180,8 @@ func TestQuickObjectsBadOffsets(t *testing.T) {
 // An index whose fan-out puts all its (sparse, zero) names in the bucket
 // of the hash looked up is searched without reading the bucket whole.
 func TestQuickObjectsHugeBucket(t *testing.T) {
-	up := gittest.NewRepo(t, "main")
-	up.Skill("skills/one", "First.")
-	head := plumbing.NewHash(up.Commit("one"))
-	up.Git("gc", "-q")
+	up := packedRepo(t)
+	head := plumbing.NewHash(up.Head())
 	idx, _ := filepath.Glob(filepath.Join(up.Dir, ".git", "objects", "pack", "*.idx"))
 	const n = 10_000_000 // 200 MB of names
 	head8 := make([]byte, 8+256*4)
@@ -221,10 +215,7 @@ func TestQuickObjectsHugeBucket(t *testing.T) {
 // A folder of more packs than maxQuickPacks does not have them all open.
 func TestQuickObjectsManyPacks(t *testing.T) {
 	t.Parallel()
-	up := gittest.NewRepo(t, "main")
-	up.Skill("skills/one", "First.")
-	up.Commit("one")
-	up.Git("gc", "-q")
+	up := packedRepo(t)
 	dir := filepath.Join(up.Dir, ".git", "objects", "pack")
 	idx, _ := filepath.Glob(filepath.Join(dir, "*.idx"))
 	pack := strings.TrimSuffix(idx[0], ".idx") + ".pack"

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/skillsync/skillsync/internal/gittest"
+	"github.com/skillsync/skillsync/internal/skilltest"
 	"github.com/skillsync/skillsync/repository/git"
 )
 
@@ -21,6 +22,16 @@ func remoteURL(t *testing.T, up *gittest.Repo, over string) string {
 	return url
 }
 
+// twoSkills commits skills/one ("one") and then skills/two ("two") on
+// main: the commits Skill and Commit make, each made by one git
+// fast-import instead of two processes, and packed, so that a fetch
+// reads the refs from the files instead of starting git upload-pack.
+func twoSkills(up *gittest.Repo) (first, second string) {
+	first = up.ImportCommit("main", "one", map[string]gittest.File{"skills/one/SKILL.md": {Data: skilltest.SkillMD("one", "First.")}})
+	second = up.ImportCommit("main", "two", map[string]gittest.File{"skills/two/SKILL.md": {Data: skilltest.SkillMD("two", "Second.")}})
+	return first, second
+}
+
 // A shallow store lacks the parents of what it fetched. A commit behind
 // that boundary (the target of a force-push back to a parent, or an older
 // commit a workspace locked while another fetched a newer one) is fetched
@@ -30,10 +41,7 @@ func TestGitFetchesCommitsBehindTheShallowBoundary(t *testing.T) {
 	for _, over := range []string{"file", "http"} {
 		t.Run(over+"/force-push to the parent", func(t *testing.T) {
 			up := gittest.NewRepo(t, "main")
-			up.Skill("skills/one", "First.")
-			first := up.Commit("one")
-			up.Skill("skills/two", "Second.")
-			up.Commit("two")
+			first, _ := twoSkills(up)
 			g := newGit(t, remoteURL(t, up, over), "main")
 			fetch(t, g)
 			up.Git("reset", "-q", "--hard", first)
@@ -46,10 +54,7 @@ func TestGitFetchesCommitsBehindTheShallowBoundary(t *testing.T) {
 		})
 		t.Run(over+"/older locked commit on a shared store", func(t *testing.T) {
 			up := gittest.NewRepo(t, "main")
-			up.Skill("skills/one", "First.")
-			first := up.Commit("one")
-			up.Skill("skills/two", "Second.")
-			second := up.Commit("two")
+			first, second := twoSkills(up)
 			url, store := remoteURL(t, up, over), t.TempDir()
 			shared := func(c *git.GitConfig) { c.StoreRoot = store }
 			newer := newGit(t, url, "", shared)
@@ -70,10 +75,7 @@ func TestGitFetchesCommitsBehindTheShallowBoundary(t *testing.T) {
 	t.Run("file/server refuses commits by hash", func(t *testing.T) {
 		up := gittest.NewRepo(t, "main")
 		up.Git("config", "uploadpack.allowReachableSHA1InWant", "false")
-		up.Skill("skills/one", "First.")
-		first := up.Commit("one")
-		up.Skill("skills/two", "Second.")
-		up.Commit("two")
+		first, _ := twoSkills(up)
 		store := t.TempDir()
 		shared := func(c *git.GitConfig) { c.StoreRoot = store }
 		fetch(t, newGit(t, up.URL(), "", shared))

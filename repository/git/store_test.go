@@ -50,8 +50,9 @@ func TestGitRebuildsDamagedStore(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			up := gittest.NewRepo(t, "main")
-			up.Skill("skills/one", "First.")
-			head := up.Commit("one")
+			// The commit Skill and Commit make, packed by one git
+			// fast-import: each fetch reads the refs from the files.
+			head := up.ImportCommit("main", "one", map[string]gittest.File{"skills/one/SKILL.md": {Data: skilltest.SkillMD("one", "First.")}})
 			g := newGit(t, up.URL(), "")
 			fetch(t, g)
 			damage(t, g.StoreDir())
