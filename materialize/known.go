@@ -3,6 +3,7 @@ package materialize
 import (
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/skillsync/skillsync/internal/skillmeta"
 	"github.com/skillsync/skillsync/skill"
@@ -14,16 +15,20 @@ import (
 // from its record, its SKILL.md not parsed and its folder not listed,
 // whatever the commit or ref. nil when the cache holds nothing of source.
 // The answer may be asked from several goroutines at once: what it reads
-// is loaded and indexed here, before the first question.
+// is loaded and indexed once, at the first question (a sync that finds
+// its sources unchanged asks none, and loads no file records).
 func (c *Cache) Known(source, discovery string) func(string) (skill.Meta, []skill.File, bool) {
 	src := c.manifest.Sources[source]
 	if src == nil {
 		return nil
 	}
-	if discovery != "" && src.Discovery == discovery {
-		c.fingerprints(source, src)
-	}
+	var load sync.Once
 	return func(key string) (skill.Meta, []skill.File, bool) {
+		load.Do(func() {
+			if discovery != "" && src.Discovery == discovery {
+				c.fingerprints(source, src)
+			}
+		})
 		hash, ok := strings.CutPrefix(key, "tree:")
 		if !ok {
 			return skill.Meta{}, nil, false

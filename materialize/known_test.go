@@ -2,6 +2,7 @@ package materialize
 
 import (
 	"slices"
+	"sync"
 	"testing"
 )
 
@@ -20,5 +21,30 @@ func TestExcludedOfAndBrought(t *testing.T) {
 	}
 	if got := rec.Brought([]Change{{Name: "pdf", Op: Added}, {Name: "doc", Op: Removed}, {Name: "gone", Op: Updated}}); got != 15 {
 		t.Errorf("brought %d bytes, want 15", got)
+	}
+}
+
+// Known reads no file records until it is first asked (a sync whose
+// sources did not change asks nothing), and may then be asked from
+// several goroutines at once.
+func TestKnownLoadsAtTheFirstQuestion(t *testing.T) {
+	t.Parallel()
+	rec := &SourceRecord{Discovery: "d", Skills: map[string]*SkillRecord{}}
+	c := &Cache{root: t.TempDir(), manifest: &Manifest{Sources: map[string]*SourceRecord{"s": rec}}}
+	known := c.Known("s", "d")
+	if rec.filesLoaded || rec.filesLost {
+		t.Fatal("Known read the file records before any question")
+	}
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			if _, _, ok := known("tree:abc"); ok {
+				t.Error("an unknown tree is known")
+			}
+		})
+	}
+	wg.Wait()
+	if !rec.filesLoaded && !rec.filesLost {
+		t.Error("the first question did not read the file records")
 	}
 }
