@@ -136,12 +136,20 @@ func TestSyncAdvisesItsHeapFirst(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("sync: %d %s", r.code, r.stderr)
 	}
-	m := forcedGC.FindStringSubmatch(r.stderr)
+	checkForcedGC(t, r.stderr, hugeRange)
+}
+
+// checkForcedGC checks the runtime's trace for the forced first
+// collection of a range of want bytes: the heap before it holds the
+// range and a few MiB more.
+func checkForcedGC(t *testing.T, trace string, want int) {
+	t.Helper()
+	m := forcedGC.FindStringSubmatch(trace)
 	if m == nil {
-		t.Fatalf("no forced first collection in the trace:\n%s", r.stderr)
+		t.Fatalf("no forced first collection in the trace:\n%s", trace)
 	}
-	if got, _ := strconv.Atoi(m[1]); got < hugeRange>>20 || got > hugeRange>>20+8 {
-		t.Errorf("heap of %d MiB at the forced collection, want %d and a few", got, hugeRange>>20)
+	if got, _ := strconv.Atoi(m[1]); got < want>>20 || got > want>>20+8 {
+		t.Errorf("heap of %d MiB at the forced collection, want %d and a few", got, want>>20)
 	}
 }
 
@@ -182,13 +190,7 @@ func TestBigCatalogAdvisesItsHeap(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("list: %d %s", r.code, r.stderr)
 	}
-	m := forcedGC.FindStringSubmatch(r.stderr)
-	if m == nil {
-		t.Fatalf("no forced first collection in the trace:\n%s", r.stderr)
-	}
-	if got, _ := strconv.Atoi(m[1]); got < want>>20 || got > want>>20+8 {
-		t.Errorf("heap of %d MiB at the forced collection, want %d and a few", got, want>>20)
-	}
+	checkForcedGC(t, r.stderr, want)
 	if strings.Contains(r.stderr, "\ngc 2 ") {
 		t.Errorf("collected again after the forced collection: the deferral ended\n%s", r.stderr)
 	}
