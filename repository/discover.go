@@ -92,6 +92,9 @@ func Scan(ctx context.Context, fsys fs.FS, source, rootName string, opts Options
 	}
 	d := newDiscovery(fsys, opts)
 	d.ahead = newReadAhead(ctx, d)
+	// Deferred: a panic in the walk (which the daemon recovers) must not
+	// leave the reads ahead running.
+	defer d.ahead.close()
 	err := d.discover(ctx, rootName)
 	d.ahead.close()
 	if err != nil && !errors.Is(err, errBudget) {

@@ -15,7 +15,10 @@ import (
 
 // ConcurrentFS is an fs.FS whose reads may run on several goroutines at
 // once. Discovery then reads skills ahead of its walk, side by side, and
-// the walk takes what they found in its own order.
+// the walk takes what they found in its own order; Options.Known is then
+// asked from several goroutines too. A type that embeds a ConcurrentFS
+// (a *DirFS, a *git.TreeFS) inherits the mark: one that keeps state of
+// its own must hide it (a field named ConcurrentReads does) or guard it.
 type ConcurrentFS interface {
 	fs.FS
 	// ConcurrentReads marks the FS; it does nothing.
@@ -70,6 +73,9 @@ func (r *readAhead) children(dir string, entries []fs.DirEntry) {
 		return
 	}
 	r.group.Go(func() {
+		// A panic in Options.Known ends the reads ahead; the walk asks
+		// it again on its own goroutine, where the caller can recover.
+		defer func() { _ = recover() }()
 		for _, e := range entries {
 			name := e.Name()
 			if name[0] == '.' || name == "node_modules" || name == workspace.DraftsName || !e.IsDir() || r.known(entryKey(e)) {
@@ -95,6 +101,15 @@ func (r *readAhead) children(dir string, entries []fs.DirEntry) {
 			r.group.Go(func() {
 				defer func() { <-r.workers }()
 				defer close(a.done)
+				// A panic (a reader's bug, hostile input) leaves the skill
+				// to the walk, which reads it again on its own goroutine:
+				// a panic there reaches Scan's caller, as without reading
+				// ahead.
+				defer func() {
+					if recover() != nil {
+						a.loaded = nil
+					}
+				}()
 				a.loaded = r.read(child, name)
 			})
 		}
@@ -119,6 +134,11 @@ func (r *readAhead) read(dir, name string) *loaded {
 		}
 		return nil
 	}
+	// A folder that is no skill costs a stat or two, not a listing: a
+	// source walked whole may have thousands.
+	if !hasSkillFile(r.d.fsys, dir) {
+		return nil
+	}
 	entries, err := readDir(r.ctx, r.d.fsys, dir, dir, charge)
 	if err != nil || !slices.ContainsFunc(entries, isSkillFile) {
 		return nil
@@ -128,6 +148,17 @@ func (r *readAhead) read(dir, name string) *loaded {
 		return nil
 	}
 	return l
+}
+
+// hasSkillFile reports whether dir may hold a SKILL.md or skill.md; the
+// listing then says for sure, by exact name.
+func hasSkillFile(fsys fs.FS, dir string) bool {
+	for _, name := range []string{"SKILL.md", "skill.md"} {
+		if _, err := fs.Stat(fsys, path.Join(dir, name)); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // take returns what was read ahead of the skill at dir named name,

@@ -4,12 +4,16 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"os"
+	"os/exec"
 	"path"
 	"path/filepath"
 	"reflect"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -171,5 +175,87 @@ func TestReadAheadReadsSkillsSideBySide(t *testing.T) {
 	}
 	if _, ok := any(gateFS{}).(repository.ConcurrentFS); !ok {
 		t.Fatal("gateFS is no ConcurrentFS")
+	}
+}
+
+// panicFS panics when one file is opened (a reader's bug, a parser's
+// panic on hostile input) and counts the opens of everything else.
+type panicFS struct {
+	*repository.DirFS
+	at, panicAt string
+	opens       *atomic.Int64
+}
+
+func (p panicFS) Open(name string) (fs.File, error) {
+	full := path.Join(p.at, name)
+	if full == p.panicAt {
+		panic("reading " + full)
+	}
+	p.opens.Add(1)
+	return p.DirFS.Open(name)
+}
+
+func (p panicFS) Sub(dir string) (fs.FS, error) {
+	sub, err := p.DirFS.Sub(dir)
+	if err != nil {
+		return nil, err
+	}
+	return panicFS{DirFS: sub.(*repository.DirFS), at: path.Join(p.at, dir), panicAt: p.panicAt, opens: p.opens}, nil
+}
+
+// A panic while a skill is read reaches Scan's caller, as when the walk
+// read every skill itself (the daemon recovers a job's panic). In a
+// child process: a panic on another goroutine ends the whole binary.
+func TestReadAheadPanicReachesTheCaller(t *testing.T) {
+	if os.Getenv("READAHEAD_PANIC_CHILD") == "1" {
+		dir := t.TempDir()
+		for _, name := range []string{"alpha", "beta", "gamma"} {
+			skilltest.WriteFile(t, filepath.Join(dir, "skills", name, "SKILL.md"), skilltest.SkillMD(name, "Skill "+name+"."))
+		}
+		fsys, err := repository.NewDirFS(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer func() { fmt.Println("RECOVERED:", recover()) }()
+		_, _, _ = repository.Scan(context.Background(), panicFS{DirFS: fsys, at: ".", panicAt: "skills/gamma/SKILL.md", opens: new(atomic.Int64)}, "src", "root", repository.Options{})
+		return
+	}
+	t.Parallel()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestReadAheadPanicReachesTheCaller$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "READAHEAD_PANIC_CHILD=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "RECOVERED: reading skills/gamma/SKILL.md") {
+		t.Errorf("the panic did not reach Scan's caller: %v\n%.2000s", err, out)
+	}
+}
+
+// A walk that panics (on a folder only it reads, below MaxDepth) stops
+// the reads ahead before Scan's caller gets the panic.
+func TestReadAheadStopsWhenTheWalkPanics(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	files := map[string]string{"skills/a/b/c/d/e/f/x.md": "x"}
+	for i := range 200 {
+		name := fmt.Sprintf("s%03d", i)
+		files["skills/"+name+"/SKILL.md"] = skilltest.SkillMD(name, "Skill "+name+".")
+		for j := range 20 {
+			files[fmt.Sprintf("skills/%s/ref/%02d.md", name, j)] = "r"
+		}
+	}
+	skilltest.Write(t, dir, files)
+	fsys, err := repository.NewDirFS(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var opens atomic.Int64
+	func() {
+		defer func() { _ = recover() }()
+		_, _, _ = repository.Scan(context.Background(), panicFS{DirFS: fsys, at: ".", panicAt: "skills/a/b/c/d/e", opens: &opens}, "src", "root", repository.Options{})
+		t.Fatal("no panic")
+	}()
+	at := opens.Load()
+	time.Sleep(300 * time.Millisecond)
+	if after := opens.Load(); after != at {
+		t.Errorf("Scan panicked; its reads ahead went on reading: %d opens when it returned, %d 300 ms later", at, after)
 	}
 }
