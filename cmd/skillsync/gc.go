@@ -4,7 +4,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
-	"sync/atomic"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -33,9 +33,12 @@ const startPercent = startHeap / (4 << 20) * 100
 type memory struct {
 	plan string
 	huge bool
-	// deferrals counts deferGC's calls: the end of a deferral restores
-	// the standard percent only when no later deferral replaced it.
-	deferrals atomic.Int64
+	// mu guards deferrals and the percent changes that go with it.
+	mu sync.Mutex
+	// deferrals counts the deferrals begun or ended early: a deferral's
+	// end restores the standard percent only when no later one replaced
+	// it.
+	deferrals int64
 }
 
 // deferGC leaves the collector off until the Go heap first reaches
@@ -45,17 +48,31 @@ type memory struct {
 // and is left alone (tuneMemory). Not by a memory limit: that counts the
 // free range hugeHeap leaves, which the runtime would then give back.
 func (m *memory) deferGC() {
+	m.mu.Lock()
 	debug.SetGCPercent(startPercent)
-	n := m.deferrals.Add(1)
+	m.deferrals++
+	n := m.deferrals
+	m.mu.Unlock()
 	// The first collection frees the sentinel, and its cleanup restores
 	// the standard percent. (Not a tiny object: the runtime may batch
 	// those and never run their cleanup.)
 	sentinel := new([64]byte)
 	runtime.AddCleanup(sentinel, func(n int64) {
-		if m.deferrals.Load() == n {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		if m.deferrals == n {
 			debug.SetGCPercent(100)
 		}
 	}, n)
+}
+
+// replaceDeferral ends the current deferral before a collection is
+// forced: its cleanup, which that collection runs, then changes nothing,
+// and the caller defers again.
+func (m *memory) replaceDeferral() {
+	m.mu.Lock()
+	m.deferrals++
+	m.mu.Unlock()
 }
 
 // longRunning is the annotation of a command that stays up (the daemon,
@@ -84,7 +101,10 @@ func tuneMemory(root *cobra.Command, args []string) *memory {
 	case standardCollector:
 		return m
 	case hugeThenDeferred:
-		m.huge = hugeHeap(hugeRange)
+		if room := platform.HugePageRoom(hugeRange); room > 0 {
+			hugeHeap(room)
+			m.huge = true
+		}
 	}
 	m.deferGC()
 	return m
@@ -102,12 +122,14 @@ func (m *memory) fitWorkspace(lockFile, usageFile string) {
 		return
 	}
 	size := catalogHeap(fileSize(lockFile) + fileSize(usageFile))
-	if size == 0 {
+	room := platform.HugePageRoom(size)
+	if size == 0 || room == 0 {
 		return
 	}
-	if m.huge = hugeHeap(size); m.huge {
-		m.deferGC()
-	}
+	m.replaceDeferral()
+	hugeHeap(room)
+	m.huge = true
+	m.deferGC()
 }
 
 // catalogHeap is the huge range for a command that reads a catalog
@@ -117,19 +139,23 @@ func (m *memory) fitWorkspace(lockFile, usageFile string) {
 // three times that, for what the command does with it.
 func catalogHeap(size int64) int {
 	const least = 96 << 10 // about 1,000 skills, 2 to 3 MiB of heap
-	if size < least {
+	switch {
+	case size < least:
 		return 0
+	case size >= hugeRange/40:
+		return hugeRange
 	}
-	return int(min(size*40, hugeRange))
+	return int(size * 40)
 }
 
-// fileSize is the size of the file at path, 0 when it cannot be told.
+// fileSize is the size of the file at path, 0 when it cannot be told,
+// at most 1 TiB (a sparse file may claim more than two can add up to).
 func fileSize(path string) int64 {
 	info, err := os.Stat(path)
 	if err != nil || !info.Mode().IsRegular() {
 		return 0
 	}
-	return info.Size()
+	return min(info.Size(), 1<<40)
 }
 
 // The collectors tuneMemory gives a command.
@@ -154,27 +180,23 @@ func memoryPlan(root *cobra.Command, args []string) string {
 	return deferredCollector
 }
 
-// hugeHeap has the next want bytes of heap backed by transparent
-// huge pages, where the system gives them on advice (Linux set to
-// "madvise"). On the VMs we measure on a page fault costs 20 to 30 us,
-// and a 1% sync of 2,000 skills took 7,400 of them filling 25 MiB of
-// fresh heap 4 KiB at a time; a 2 MiB page costs one. The Go runtime
-// gives no such advice itself, and its heap grows by fresh mappings the
-// advice would not reach, so the heap is grown here by one allocation
-// that nothing touches, the advice given on its range, and the
-// allocation collected: the range is free again, and what the command
-// allocates next fills it. It reports whether it did; the collection
-// ends a deferral, so the caller defers again (deferGC).
-func hugeHeap(want int) bool {
-	size := platform.HugePageRoom(want)
-	if size == 0 {
-		return false
-	}
+// hugeHeap has the next size bytes of heap backed by transparent huge
+// pages; the caller asks platform.HugePageRoom for the size, which is 0
+// where the system gives no huge pages on advice (Linux set to
+// "madvise") or has no room. On the VMs we measure on a page fault costs
+// 20 to 30 us, and a 1% sync of 2,000 skills took 7,400 of them filling
+// 25 MiB of fresh heap 4 KiB at a time; a 2 MiB page costs one. The Go
+// runtime gives no such advice itself, and its heap grows by fresh
+// mappings the advice would not reach, so the heap is grown here by one
+// allocation that nothing touches, the advice given on its range, and
+// the allocation collected: the range is free again, and what the
+// command allocates next fills it. The collection ends a deferral, so
+// the caller defers again (deferGC).
+func hugeHeap(size int) {
 	// Off, or the allocation would start a collection of its own.
 	debug.SetGCPercent(-1)
 	platform.AdviseHugePages(make([]byte, size))
 	runtime.GC()
-	return true
 }
 
 // hugeRange is the heap hugeHeap advises, where the system has room for

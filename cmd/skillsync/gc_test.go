@@ -209,6 +209,7 @@ func TestCatalogHeap(t *testing.T) {
 		{96 << 10, 40 * 96 << 10},
 		{554 << 10, 40 * 554 << 10},
 		{64 << 20, hugeRange},
+		{1 << 62, hugeRange},
 	} {
 		if got := catalogHeap(tc.size); got != tc.want {
 			t.Errorf("catalogHeap(%d) = %d, want %d", tc.size, got, tc.want)
