@@ -17,8 +17,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skillsync/skillsync/internal/gittest"
 	"github.com/skillsync/skillsync/internal/skilltest"
 	"github.com/skillsync/skillsync/repository"
+	"github.com/skillsync/skillsync/repository/git"
 	"github.com/skillsync/skillsync/skill"
 )
 
@@ -257,5 +259,114 @@ func TestReadAheadStopsWhenTheWalkPanics(t *testing.T) {
 	time.Sleep(300 * time.Millisecond)
 	if after := opens.Load(); after != at {
 		t.Errorf("Scan panicked; its reads ahead went on reading: %d opens when it returned, %d 300 ms later", at, after)
+	}
+}
+
+// serialTree is a TreeFS that does not say it may be read concurrently.
+type serialTree struct {
+	*git.TreeFS
+	ConcurrentReads struct{}
+}
+
+// readAheadGitCorpus is a git source with categories, a plugin manifest
+// naming a category and a skill inside skills/, .claude/skills linking
+// to skills/, one git tree at two paths (within MaxDepth at one, too
+// deep at the other), broken, misnamed and internal skills, nested
+// files.
+func readAheadGitCorpus(t *testing.T) *git.TreeFS {
+	t.Helper()
+	up := gittest.NewRepo(t, "main")
+	up.Write(".claude-plugin/marketplace.json", `{"plugins": [{"name": "p", "source": "./", "skills": ["./skills/cat", "./skills/group/x"]}]}`, 0)
+	for i := range 6 {
+		name := fmt.Sprintf("s%d", i)
+		at := "skills/" + name
+		if i%2 == 1 {
+			at = "skills/cat/" + name
+		}
+		up.Write(at+"/SKILL.md", skilltest.SkillMD(name, "Skill "+name+"."), 0)
+		up.Write(at+"/references/a.md", "a", 0)
+		up.Write(at+"/references/deeper/b.md", "b", 0)
+		up.Write(at+"/scripts/run.sh", "#!/bin/sh\n", 0o755)
+	}
+	for _, at := range []string{"skills/group", "skills/a/b/c/group"} {
+		up.Write(at+"/x/SKILL.md", skilltest.SkillMD("x", "X."), 0)
+		up.Write(at+"/x/ref/one.md", "one", 0)
+	}
+	up.Write("skills/broken/SKILL.md", "---\nname: [broken\n---\n", 0)
+	up.Write("skills/misnamed/SKILL.md", skilltest.SkillMD("other", "Other."), 0)
+	up.Write("skills/hidden/SKILL.md", "---\nname: hidden\ndescription: Hidden.\nmetadata:\n  internal: \"true\"\n---\nbody\n", 0)
+	up.Write("skills/warn/SKILL.md", "---\nname: warn\ndescription: Warn.\nunknown-field: 1\n---\nbody\n", 0)
+	up.Symlink("../skills", ".claude/skills")
+	up.Commit("corpus")
+	g := newGit(t, up.URL(), "")
+	fetch(t, g)
+	fsys, err := g.FS(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fsys
+}
+
+// Over a git TreeFS, with every option that changes what a skill's read
+// gives, what discovery finds does not depend on reading ahead.
+func TestReadAheadOnGitFindsWhatAWalkFinds(t *testing.T) {
+	t.Parallel()
+	fsys := readAheadGitCorpus(t)
+	ctx := context.Background()
+	first, _, err := repository.Scan(ctx, serialTree{TreeFS: fsys}, "src", "root", repository.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Records of half the skills, one of them at another path.
+	records := map[string]record{}
+	for i, f := range first {
+		tree, ok := f.Skill.Files.(interface{ TreeHash() string })
+		if !ok || i%2 == 0 {
+			continue
+		}
+		meta := f.Skill.Meta()
+		if i%4 == 3 {
+			meta.Path = "elsewhere/" + meta.Name
+		}
+		records["tree:"+tree.TreeHash()] = record{meta, f.Skill.FileList()}
+	}
+	var asked atomic.Int64
+	known := func(key string) (skill.Meta, []skill.File, bool) {
+		asked.Add(1)
+		r, ok := records[key]
+		return r.meta, r.files, ok
+	}
+	for _, opts := range []repository.Options{
+		{},
+		{Strict: true},
+		{Include: []string{"s*", "x"}},
+		{Exclude: []string{"s2", "broken"}},
+		{Known: known},
+		{Known: known, Strict: true},
+	} {
+		for limit, spent := 1, true; spent; limit++ {
+			opts.MaxEntries = limit
+			ahead, aheadProblems, aheadErr := repository.Scan(ctx, fsys, "src", "root", opts)
+			walked, walkedProblems, walkedErr := repository.Scan(ctx, serialTree{TreeFS: fsys}, "src", "root", opts)
+			if fmt.Sprint(aheadErr) != fmt.Sprint(walkedErr) {
+				t.Fatalf("%+v: error %v, walking alone %v", opts, aheadErr, walkedErr)
+			}
+			if !reflect.DeepEqual(aheadProblems, walkedProblems) {
+				t.Errorf("strict %v include %v exclude %v known %v max_entries %d: problems\n%v\nwalking alone\n%v", opts.Strict, opts.Include, opts.Exclude, opts.Known != nil, limit, aheadProblems, walkedProblems)
+			}
+			if got, want := foundSummary(ahead), foundSummary(walked); !reflect.DeepEqual(got, want) {
+				t.Errorf("max_entries %d: found\n%v\nwalking alone\n%v", limit, got, want)
+			}
+			spent = slices.ContainsFunc(walkedProblems, func(p skill.Problem) bool { return p.Rule == "source-too-many-entries" })
+			for _, f := range walked {
+				spent = spent || slices.ContainsFunc(f.Problems, func(p skill.Problem) bool { return p.Rule == "source-too-many-entries" })
+			}
+			if limit > 5000 {
+				t.Fatal("the budget never holds the whole source")
+			}
+		}
+	}
+	if asked.Load() == 0 {
+		t.Fatal("Known never asked")
 	}
 }
