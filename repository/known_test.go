@@ -25,6 +25,13 @@ func knownRepo(t *testing.T) *git.TreeFS {
 	up.Write("skills/alpha/ref/deep/notes.md", "notes", 0o644)
 	up.Skill("skills/beta", "Beta.")
 	up.Commit("two skills")
+	return fetchedTree(t, up)
+}
+
+// fetchedTree fetches up into a store of its own and returns the tree
+// of its fetched head.
+func fetchedTree(t *testing.T, up *gittest.Repo) *git.TreeFS {
+	t.Helper()
 	g := newGit(t, up.URL(), "")
 	fetch(t, g)
 	fsys, err := g.FS(context.Background())

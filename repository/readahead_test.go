@@ -66,25 +66,34 @@ func readAheadCorpus(t *testing.T) *repository.DirFS {
 func TestReadAheadFindsWhatAWalkFinds(t *testing.T) {
 	t.Parallel()
 	fsys := readAheadCorpus(t)
+	sweepBudgets(t, fsys, serialFS{DirFS: fsys}, repository.Options{})
+}
+
+// sweepBudgets scans ahead (which reads ahead) and alone (which walks
+// alone) under opts at every budget, from one entry to one that holds
+// the whole source, and fails where they differ in error, problems or
+// skills.
+func sweepBudgets(t *testing.T, ahead, alone fs.FS, opts repository.Options) {
+	t.Helper()
 	ctx := context.Background()
 	for limit, spent := 1, true; spent; limit++ {
-		opts := repository.Options{MaxEntries: limit}
-		ahead, aheadProblems, aheadErr := repository.Scan(ctx, fsys, "src", "root", opts)
-		walked, walkedProblems, walkedErr := repository.Scan(ctx, serialFS{DirFS: fsys}, "src", "root", opts)
-		if fmt.Sprint(aheadErr) != fmt.Sprint(walkedErr) {
-			t.Fatalf("max_entries %d: error %v, walking alone %v", limit, aheadErr, walkedErr)
+		opts.MaxEntries = limit
+		found, problems, err := repository.Scan(ctx, ahead, "src", "root", opts)
+		walked, walkedProblems, walkedErr := repository.Scan(ctx, alone, "src", "root", opts)
+		if fmt.Sprint(err) != fmt.Sprint(walkedErr) {
+			t.Fatalf("%+v: error %v, walking alone %v", opts, err, walkedErr)
 		}
-		if !reflect.DeepEqual(aheadProblems, walkedProblems) {
-			t.Errorf("max_entries %d: problems\n%v\nwalking alone\n%v", limit, aheadProblems, walkedProblems)
+		if !reflect.DeepEqual(problems, walkedProblems) {
+			t.Errorf("strict %v include %v exclude %v known %v max_entries %d: problems\n%v\nwalking alone\n%v", opts.Strict, opts.Include, opts.Exclude, opts.Known != nil, limit, problems, walkedProblems)
 		}
-		if got, want := foundSummary(ahead), foundSummary(walked); !reflect.DeepEqual(got, want) {
+		if got, want := foundSummary(found), foundSummary(walked); !reflect.DeepEqual(got, want) {
 			t.Errorf("max_entries %d: found\n%v\nwalking alone\n%v", limit, got, want)
 		}
 		spent = slices.ContainsFunc(walkedProblems, func(p skill.Problem) bool { return p.Rule == "source-too-many-entries" })
 		for _, f := range walked {
 			spent = spent || slices.ContainsFunc(f.Problems, func(p skill.Problem) bool { return p.Rule == "source-too-many-entries" })
 		}
-		if limit > 1000 {
+		if limit > 5000 {
 			t.Fatal("the budget never holds the whole source")
 		}
 	}
@@ -298,13 +307,7 @@ func readAheadGitCorpus(t *testing.T) *git.TreeFS {
 	up.Write("skills/warn/SKILL.md", "---\nname: warn\ndescription: Warn.\nunknown-field: 1\n---\nbody\n", 0)
 	up.Symlink("../skills", ".claude/skills")
 	up.Commit("corpus")
-	g := newGit(t, up.URL(), "")
-	fetch(t, g)
-	fsys, err := g.FS(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return fsys
+	return fetchedTree(t, up)
 }
 
 // Over a git TreeFS, with every option that changes what a skill's read
@@ -344,27 +347,7 @@ func TestReadAheadOnGitFindsWhatAWalkFinds(t *testing.T) {
 		{Known: known},
 		{Known: known, Strict: true},
 	} {
-		for limit, spent := 1, true; spent; limit++ {
-			opts.MaxEntries = limit
-			ahead, aheadProblems, aheadErr := repository.Scan(ctx, fsys, "src", "root", opts)
-			walked, walkedProblems, walkedErr := repository.Scan(ctx, serialTree{TreeFS: fsys}, "src", "root", opts)
-			if fmt.Sprint(aheadErr) != fmt.Sprint(walkedErr) {
-				t.Fatalf("%+v: error %v, walking alone %v", opts, aheadErr, walkedErr)
-			}
-			if !reflect.DeepEqual(aheadProblems, walkedProblems) {
-				t.Errorf("strict %v include %v exclude %v known %v max_entries %d: problems\n%v\nwalking alone\n%v", opts.Strict, opts.Include, opts.Exclude, opts.Known != nil, limit, aheadProblems, walkedProblems)
-			}
-			if got, want := foundSummary(ahead), foundSummary(walked); !reflect.DeepEqual(got, want) {
-				t.Errorf("max_entries %d: found\n%v\nwalking alone\n%v", limit, got, want)
-			}
-			spent = slices.ContainsFunc(walkedProblems, func(p skill.Problem) bool { return p.Rule == "source-too-many-entries" })
-			for _, f := range walked {
-				spent = spent || slices.ContainsFunc(f.Problems, func(p skill.Problem) bool { return p.Rule == "source-too-many-entries" })
-			}
-			if limit > 5000 {
-				t.Fatal("the budget never holds the whole source")
-			}
-		}
+		sweepBudgets(t, fsys, serialTree{TreeFS: fsys}, opts)
 	}
 	if asked.Load() == 0 {
 		t.Fatal("Known never asked")
