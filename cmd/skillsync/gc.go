@@ -122,8 +122,11 @@ func (m *memory) fitWorkspace(lockFile, usageFile string) {
 		return
 	}
 	size := catalogHeap(fileSize(lockFile) + fileSize(usageFile))
+	if size == 0 {
+		return // a small workspace: not even the system's settings are read
+	}
 	room := platform.HugePageRoom(size)
-	if size == 0 || room == 0 {
+	if room == 0 {
 		return
 	}
 	m.replaceDeferral()
