@@ -96,7 +96,6 @@ func Scan(ctx context.Context, fsys fs.FS, source, rootName string, opts Options
 	// leave the reads ahead running.
 	defer d.ahead.close()
 	err := d.discover(ctx, rootName)
-	d.ahead.close()
 	if err != nil && !errors.Is(err, errBudget) {
 		if ctx.Err() != nil {
 			return nil, nil, fmt.Errorf("source %s: discovery stopped: %w", source, ctx.Err())
