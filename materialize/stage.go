@@ -339,12 +339,16 @@ func (st *stager) build() *build {
 	return st.b
 }
 
-// file reads one file of the skill, hashing it into the skill's hash. A
-// file whose live copy has another size is written as it is read; one of
+// file reads one file of the skill, hashing it into the skill's hash,
+// from its live copy when it can (reuse). A file whose live copy has
+// another size is written as it is read; one of
 // the same size is only hashed, then read again to be written if it turns
 // out to differ. It reports a file whose live copy already is as wanted,
 // with its record.
 func (st *stager) file(f skill.File) (sameFile, bool, error) {
+	if sf, ok := st.reuse(f); ok {
+		return sf, true, nil
+	}
 	src, size, err := st.open(f.Path, true)
 	if err != nil {
 		return sameFile{}, false, err

@@ -106,6 +106,23 @@ type ContentKeyFS interface {
 	ContentKey() string
 }
 
+// SameContentFS is a ContentKeyFS that can tell, without reading them,
+// which of its files hold what they held in an earlier version of it,
+// named by that version's content key (a git tree compares blob hashes).
+// A sync then reads such a file from its own copy of that version.
+type SameContentFS interface {
+	ContentKeyFS
+	SameContent(key, name string) bool
+}
+
+// SameContent reports whether the file at name in fsys holds what it held
+// in the version of fsys whose content key is key; false when fsys cannot
+// tell.
+func SameContent(fsys fs.FS, key, name string) bool {
+	s, ok := fsys.(SameContentFS)
+	return ok && key != "" && s.SameContent(key, name)
+}
+
 // ContentKey returns fsys's content key, "" when it has none.
 func ContentKey(fsys fs.FS) string {
 	if k, ok := fsys.(ContentKeyFS); ok {

@@ -115,6 +115,12 @@ func (l *lazySub) TreeHash() string { return strings.TrimPrefix(l.key, TreeKeyPr
 // sync does not read its files to find it unchanged.
 func (l *lazySub) ContentKey() string { return "git-tree:" + l.TreeHash() }
 
+// SameContent answers for the skill's directory, as the parent FS does.
+func (l *lazySub) SameContent(key, name string) bool {
+	fsys, err := l.sub()
+	return err == nil && SameContent(fsys, key, name)
+}
+
 // Open opens name in the skill's directory.
 func (l *lazySub) Open(name string) (fs.File, error) {
 	fsys, err := l.sub()

@@ -84,18 +84,54 @@ func (c *treeCache) subtree(tree *object.Tree, e *object.TreeEntry) (*object.Tre
 	if err != nil {
 		return nil, err
 	}
+	return c.keep(e.Hash, sub), nil
+}
+
+// keep caches tree, read for hash, and returns the tree cached for hash:
+// tree, or one another reader kept first.
+func (c *treeCache) keep(hash plumbing.Hash, tree *object.Tree) *object.Tree {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if kept, ok := c.trees[e.Hash]; ok {
-		return kept, nil
+	if kept, ok := c.trees[hash]; ok {
+		return kept
 	}
 	// go-git finds the entry by name again: a hostile tree naming two
 	// entries alike may give another tree than e's, kept for nobody.
-	if sub.Hash == e.Hash && c.entries+len(sub.Entries) <= maxCachedEntries {
-		c.trees[e.Hash] = sub
-		c.entries += len(sub.Entries)
+	if tree.Hash == hash && c.entries+len(tree.Entries) <= maxCachedEntries {
+		c.trees[hash] = tree
+		c.entries += len(tree.Entries)
 	}
-	return sub, nil
+	return tree
+}
+
+// byHash returns the tree hash names, which need not be below any tree
+// read so far (an earlier version of a skill). It needs the store: a
+// cache without packs reads trees only through their parents.
+func (c *treeCache) byHash(hash plumbing.Hash) (*object.Tree, error) {
+	c.mu.Lock()
+	tree, ok := c.trees[hash]
+	c.mu.Unlock()
+	if ok {
+		return tree, nil
+	}
+	if c.packs == nil {
+		return nil, plumbing.ErrObjectNotFound
+	}
+	mo, err := c.packs.readMeta(hash, plumbing.TreeObject)
+	switch {
+	case err == nil:
+		tree, err = object.DecodeTree(c.s, mo)
+	case errors.Is(err, plumbing.ErrObjectNotFound):
+		err = c.storage(func() error {
+			var err error
+			tree, err = object.GetTree(c.s, hash)
+			return err
+		})
+	}
+	if err != nil {
+		return nil, err
+	}
+	return c.keep(hash, tree), nil
 }
 
 // read reads the tree e of tree names: from the packs without a lock,

@@ -1,0 +1,76 @@
+package materialize
+
+import (
+	"crypto/sha256"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/skillsync/skillsync/internal/platform"
+	"github.com/skillsync/skillsync/repository"
+	"github.com/skillsync/skillsync/skill"
+)
+
+// reuse takes a file of a changed skill from its live copy when the
+// source says the file did not change since the version the record holds
+// (repository.SameContent: a git tree compares blob hashes). The skill's
+// hash covers every file, so a skill with one file edited is hashed
+// whole; reading the others back from the page cache costs a read where
+// the source would inflate them from its packs, most of a 1% sync's CPU.
+//
+// The live bytes are taken only when they hash as the record says: the
+// record was written from the earlier version's content, which the
+// source says is this version's, so bytes with the record's hash are the
+// source's. Anything else (no record, another size, a file edited in the
+// cache, a mode that changed, a hashing run) leaves the file to be read
+// from the source.
+func (st *stager) reuse(f skill.File) (sameFile, bool) {
+	if st.dryRun || !st.liveDir || st.old == nil || st.w.hashes() || f.Size > chunkSize {
+		return sameFile{}, false
+	}
+	prev, ok := st.old.Files[f.Path]
+	if !ok || prev.Size != f.Size || (st.maxSize > 0 && st.read+f.Size > st.maxSize) {
+		return sameFile{}, false
+	}
+	if !repository.SameContent(st.s.Files, st.old.Fingerprint, f.Path) {
+		return sameFile{}, false
+	}
+	chunk := st.w.chunk()
+	defer st.w.recycle(chunk)
+	info, data, ok := readLive(filepath.Join(st.live, filepath.FromSlash(f.Path)), (*chunk)[:f.Size])
+	if !ok || Hash(sha256.Sum256(data)) != prev.SHA256 {
+		return sameFile{}, false
+	}
+	mode := fileMode(f.Mode, data[:min(2, len(data))], st.s.GuessModes)
+	if !st.w.rules.permMatches(info.Mode(), mode) {
+		return sameFile{}, false
+	}
+	st.read += f.Size
+	st.hasher.add(f.Path, data)
+	return sameFile{f.Path, FileRecord{SHA256: prev.SHA256, Size: f.Size, Mode: modeString(mode), MTime: info.ModTime().UnixNano()}}, true
+}
+
+// readLive reads the regular file at path into buf, which must be its
+// size exactly. A link, a file of another size or type, or a failed read
+// is not ok.
+func readLive(path string, buf []byte) (fs.FileInfo, []byte, bool) {
+	f, err := platform.OpenFile(path, os.O_RDONLY, 0)
+	if err != nil {
+		return nil, nil, false
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil || !info.Mode().IsRegular() || info.Size() != int64(len(buf)) {
+		return nil, nil, false
+	}
+	if _, err := io.ReadFull(f, buf); err != nil {
+		return nil, nil, false
+	}
+	// One byte more would be a file that grew since it was looked at.
+	var more [1]byte
+	if n, _ := f.Read(more[:]); n != 0 {
+		return nil, nil, false
+	}
+	return info, buf, true
+}
