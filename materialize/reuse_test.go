@@ -15,27 +15,16 @@ import (
 
 // sameFS is a version of a skill's files, named by key, that says of the
 // files in same that they hold what they held in the version named
-// before (as a git tree says by blob hashes). It notes the files opened.
+// before (as a git tree says by blob hashes).
 type sameFS struct {
-	fstest.MapFS
+	countFS
 	key, before string
 	same        map[string]bool
-	mu          *sync.Mutex
-	opened      *[]string
 }
 
 func (s sameFS) ContentKey() string { return s.key }
 
 func (s sameFS) SameContent(key, name string) bool { return key == s.before && s.same[name] }
-
-func (s sameFS) Open(name string) (fs.File, error) {
-	if name != "." {
-		s.mu.Lock()
-		*s.opened = append(*s.opened, name)
-		s.mu.Unlock()
-	}
-	return s.MapFS.Open(name)
-}
 
 // A changed skill's files that the source says did not change are read
 // from the cache's copy, not from the source, when that copy still hashes
@@ -92,10 +81,10 @@ func TestChangedSkillReadsItsUnchangedFilesFromTheCache(t *testing.T) {
 			var mu sync.Mutex
 			var opened []string
 			second.Fingerprint = "k2"
+			counted := countFS{MapFS: second.Files.(fstest.MapFS), mu: &mu, opened: &opened}
+			second.Files = counted
 			if !tc.plain {
-				second.Files = sameFS{MapFS: second.Files.(fstest.MapFS), key: "k2", before: "k1", same: unchanged, mu: &mu, opened: &opened}
-			} else {
-				second.Files = countFS{MapFS: second.Files.(fstest.MapFS), mu: &mu, opened: &opened}
+				second.Files = sameFS{countFS: counted, key: "k2", before: "k1", same: unchanged}
 			}
 			c, err := OpenCache(context.Background(), root, 0, tc.check) // CheckRecord unless set
 			if err != nil {
@@ -133,8 +122,8 @@ func TestChangedSkillReadsItsUnchangedFilesFromTheCache(t *testing.T) {
 	}
 }
 
-// countFS notes the files opened, and can tell nothing of earlier
-// versions.
+// countFS notes the files opened from it, and can tell nothing of
+// earlier versions.
 type countFS struct {
 	fstest.MapFS
 	mu     *sync.Mutex
