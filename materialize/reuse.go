@@ -24,22 +24,22 @@ import (
 // source says is this version's, so bytes with the record's hash are the
 // source's. Anything else (no record, another size, a file edited in the
 // cache, a mode that changed, a hashing run) leaves the file to be read
-// from the source.
+// from the source; a copy that does not hash as recorded is then hashed
+// again, its stat data not trusted (stale), and a path through a link
+// planted in the cache has the skill built whole, so the link goes.
 func (st *stager) reuse(f skill.File) (sameFile, bool) {
-	if st.dryRun || !st.liveDir || st.old == nil || st.w.hashes() || f.Size > chunkSize {
-		return sameFile{}, false
-	}
-	prev, ok := st.old.Files[f.Path]
-	if !ok || prev.Size != f.Size || (st.maxSize > 0 && st.read+f.Size > st.maxSize) {
-		return sameFile{}, false
-	}
-	if !repository.SameContent(st.s.Files, st.old.Fingerprint, f.Path) {
+	prev, ok := st.reusable(f)
+	if !ok {
 		return sameFile{}, false
 	}
 	chunk := st.w.chunk()
 	defer st.w.recycle(chunk)
 	info, data, ok := readLive(filepath.Join(st.live, filepath.FromSlash(f.Path)), (*chunk)[:f.Size])
-	if !ok || Hash(sha256.Sum256(data)) != prev.SHA256 {
+	if !ok {
+		return sameFile{}, false
+	}
+	if Hash(sha256.Sum256(data)) != prev.SHA256 {
+		st.stale = f.Path
 		return sameFile{}, false
 	}
 	mode := fileMode(f.Mode, data[:min(2, len(data))], st.s.GuessModes)
@@ -51,17 +51,45 @@ func (st *stager) reuse(f skill.File) (sameFile, bool) {
 	return sameFile{f.Path, FileRecord{SHA256: prev.SHA256, Size: f.Size, Mode: modeString(mode), MTime: info.ModTime().UnixNano()}}, true
 }
 
+// reusable returns the record of a file reuse may read from the live
+// copy: the source says it is unchanged, and its live path is a regular
+// file in real folders.
+func (st *stager) reusable(f skill.File) (FileRecord, bool) {
+	if st.dryRun || !st.liveDir || st.old == nil || st.w.hashes() || f.Size > chunkSize {
+		return FileRecord{}, false
+	}
+	prev, ok := st.old.Files[f.Path]
+	if !ok || prev.Size != f.Size || (st.maxSize > 0 && st.read+f.Size > st.maxSize) {
+		return FileRecord{}, false
+	}
+	if !repository.SameContent(st.s.Files, st.old.Fingerprint, f.Path) {
+		return FileRecord{}, false
+	}
+	if st.dirs == nil {
+		st.dirs = map[string]bool{}
+	}
+	if !linkable(st.live, f.Path, st.dirs) {
+		st.plan = patchPlan{} // built whole: nothing planted stays
+		return FileRecord{}, false
+	}
+	return prev, true
+}
+
 // readLive reads the regular file at path into buf, which must be its
 // size exactly. A link, a file of another size or type, or a failed read
 // is not ok.
 func readLive(path string, buf []byte) (fs.FileInfo, []byte, bool) {
+	pre, err := os.Lstat(path)
+	if err != nil || !pre.Mode().IsRegular() || pre.Size() != int64(len(buf)) {
+		return nil, nil, false
+	}
 	f, err := platform.OpenFile(path, os.O_RDONLY, 0)
 	if err != nil {
 		return nil, nil, false
 	}
 	defer f.Close()
 	info, err := f.Stat()
-	if err != nil || !info.Mode().IsRegular() || info.Size() != int64(len(buf)) {
+	if err != nil || !os.SameFile(pre, info) || !info.Mode().IsRegular() || info.Size() != int64(len(buf)) {
 		return nil, nil, false
 	}
 	if _, err := io.ReadFull(f, buf); err != nil {

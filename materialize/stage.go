@@ -204,6 +204,10 @@ type stager struct {
 	// file written so far, when it is (patch.go).
 	plan  patchPlan
 	patch *patch
+	// stale is a file whose live copy reuse read and found not as
+	// recorded: its stat data is not trusted.
+	stale string
+	dirs  map[string]bool // real folders of live seen by reuse
 }
 
 // errDiffers ends a dry run.
@@ -376,7 +380,7 @@ func (st *stager) file(f skill.File) (sameFile, bool, error) {
 	}
 	mode := fileMode(f.Mode, head, st.s.GuessModes)
 	var prev *FileRecord
-	if st.old != nil {
+	if st.old != nil && st.stale != f.Path {
 		if r, ok := st.old.Files[f.Path]; ok {
 			prev = &r
 		}
