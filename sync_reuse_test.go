@@ -74,6 +74,24 @@ func sameAsUpstream(t *testing.T, up *gittest.Repo, dir, live string) {
 	})
 }
 
+// plantDirLink replaces the cache's sub folder with a link to a folder
+// in scratch whose x.md holds content.
+func plantDirLink(t *testing.T, live, scratch, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Join(scratch, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(scratch, "sub", "x.md"), []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Join(live, "sub")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(scratch, "sub"), filepath.Join(live, "sub")); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // plantFIFO puts a named pipe where the file at path was; the test is
 // skipped where the system has none.
 func plantFIFO(t *testing.T, path string) {
@@ -133,20 +151,10 @@ func TestSyncReusesUnchangedFilesOnlyWhenTheyHold(t *testing.T) {
 			os.Chtimes(p, info.ModTime(), info.ModTime())
 		}},
 		{name: "dir link, same content", tamper: func(t *testing.T, live, scratch string) {
-			os.MkdirAll(filepath.Join(scratch, "sub"), 0o755)
-			os.WriteFile(filepath.Join(scratch, "sub", "x.md"), []byte("alpha sub x\n"), 0o644)
-			os.RemoveAll(filepath.Join(live, "sub"))
-			if err := os.Symlink(filepath.Join(scratch, "sub"), filepath.Join(live, "sub")); err != nil {
-				t.Fatal(err)
-			}
+			plantDirLink(t, live, scratch, "alpha sub x\n")
 		}},
 		{name: "dir link, other content", tamper: func(t *testing.T, live, scratch string) {
-			os.MkdirAll(filepath.Join(scratch, "sub"), 0o755)
-			os.WriteFile(filepath.Join(scratch, "sub", "x.md"), []byte("ALPHA SUB X\n"), 0o644)
-			os.RemoveAll(filepath.Join(live, "sub"))
-			if err := os.Symlink(filepath.Join(scratch, "sub"), filepath.Join(live, "sub")); err != nil {
-				t.Fatal(err)
-			}
+			plantDirLink(t, live, scratch, "ALPHA SUB X\n")
 		}},
 		{name: "file link planted", tamper: func(t *testing.T, live, scratch string) {
 			os.WriteFile(filepath.Join(scratch, "a.md"), []byte("alpha file a\n"), 0o644)
