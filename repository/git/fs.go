@@ -95,8 +95,9 @@ func (c *treeCache) keep(hash plumbing.Hash, tree *object.Tree) *object.Tree {
 	if kept, ok := c.trees[hash]; ok {
 		return kept
 	}
-	// go-git finds the entry by name again: a hostile tree naming two
-	// entries alike may give another tree than e's, kept for nobody.
+	// A tree read through its parent is found by name again: a hostile
+	// tree naming two entries alike may give another tree than hash
+	// names, kept for nobody.
 	if tree.Hash == hash && c.entries+len(tree.Entries) <= maxCachedEntries {
 		c.trees[hash] = tree
 		c.entries += len(tree.Entries)
