@@ -44,34 +44,19 @@ func freshHash(t *testing.T, up *gittest.Repo, skill string) string {
 }
 
 // sameAsUpstream checks that the cache's copy of the skill holds exactly
-// the upstream work tree's files at dir (links followed).
+// the upstream work tree's files at dir (links followed), each read as a
+// careful reader reads them (readSkill): a link planted in the cache that
+// leads out of it is an error.
 func sameAsUpstream(t *testing.T, up *gittest.Repo, dir, live string) {
 	t.Helper()
-	src := filepath.Join(up.Dir, filepath.FromSlash(dir))
-	seen := map[string]bool{}
-	filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		seen[rel] = true
-		want, _ := os.ReadFile(p)
-		got, err := os.ReadFile(filepath.Join(live, rel))
-		if err != nil || string(got) != string(want) {
-			t.Errorf("%s in the cache: %q %v, want %q", rel, got, err, want)
-		}
-		return nil
-	})
-	filepath.WalkDir(live, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel(live, p)
-		if !seen[rel] {
-			t.Errorf("%s in the cache is not upstream", rel)
-		}
-		return nil
-	})
+	want, err := readSkill(filepath.Join(up.Dir, filepath.FromSlash(dir)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := readSkill(live)
+	if err != nil || !maps.Equal(got, want) {
+		t.Errorf("the cache's copy: %q, %v\nwant upstream's: %q", got, err, want)
+	}
 }
 
 // plantDirLink replaces the cache's sub folder with a link to a folder
