@@ -28,13 +28,13 @@ import (
 // again, its stat data not trusted (stale), and a path through a link
 // planted in the cache has the skill built whole, so the link goes.
 func (st *stager) reuse(f skill.File) (sameFile, bool) {
-	prev, ok := st.reusable(f)
+	prev, pre, ok := st.reusable(f)
 	if !ok {
 		return sameFile{}, false
 	}
 	chunk := st.w.chunk()
 	defer st.w.recycle(chunk)
-	info, data, ok := readLive(filepath.Join(st.live, filepath.FromSlash(f.Path)), (*chunk)[:f.Size])
+	info, data, ok := readLive(filepath.Join(st.live, filepath.FromSlash(f.Path)), pre, (*chunk)[:f.Size])
 	if !ok {
 		return sameFile{}, false
 	}
@@ -52,35 +52,35 @@ func (st *stager) reuse(f skill.File) (sameFile, bool) {
 }
 
 // reusable returns the record of a file reuse may read from the live
-// copy: the source says it is unchanged, and its live path is a regular
-// file in real folders.
-func (st *stager) reusable(f skill.File) (FileRecord, bool) {
+// copy, and what lstat says of that copy: the source says it is
+// unchanged, and its live path is a regular file in real folders.
+func (st *stager) reusable(f skill.File) (FileRecord, fs.FileInfo, bool) {
 	if st.dryRun || !st.liveDir || st.old == nil || st.w.hashes() || f.Size > chunkSize {
-		return FileRecord{}, false
+		return FileRecord{}, nil, false
 	}
 	prev, ok := st.old.Files[f.Path]
 	if !ok || prev.Size != f.Size || (st.maxSize > 0 && st.read+f.Size > st.maxSize) {
-		return FileRecord{}, false
+		return FileRecord{}, nil, false
 	}
 	if !repository.SameContent(st.s.Files, st.old.Fingerprint, f.Path) {
-		return FileRecord{}, false
+		return FileRecord{}, nil, false
 	}
 	if st.dirs == nil {
 		st.dirs = map[string]bool{}
 	}
-	if !linkable(st.live, f.Path, st.dirs) {
+	info, ok := liveFile(st.live, f.Path, st.dirs)
+	if !ok {
 		st.plan = patchPlan{} // built whole: nothing planted stays
-		return FileRecord{}, false
+		return FileRecord{}, nil, false
 	}
-	return prev, true
+	return prev, info, true
 }
 
-// readLive reads the regular file at path into buf, which must be its
-// size exactly. A link, a file of another size or type, or a failed read
-// is not ok.
-func readLive(path string, buf []byte) (fs.FileInfo, []byte, bool) {
-	pre, err := os.Lstat(path)
-	if err != nil || !pre.Mode().IsRegular() || pre.Size() != int64(len(buf)) {
+// readLive reads the regular file at path, which lstat described as
+// pre, into buf, which must be its size exactly. A file of another size,
+// one that is no longer what pre describes, or a failed read is not ok.
+func readLive(path string, pre fs.FileInfo, buf []byte) (fs.FileInfo, []byte, bool) {
+	if pre.Size() != int64(len(buf)) {
 		return nil, nil, false
 	}
 	f, err := platform.OpenFile(path, os.O_RDONLY, 0)

@@ -432,34 +432,42 @@ func realDir(path string) bool {
 // the directories of live already found real (nil: remember nothing), so
 // the files of one folder cost one lstat of it between them.
 func linkable(live, rel string, dirs map[string]bool) bool {
+	_, ok := liveFile(live, rel, dirs)
+	return ok
+}
+
+// liveFile is linkable, with what lstat said of the file.
+func liveFile(live, rel string, dirs map[string]bool) (fs.FileInfo, bool) {
 	p := live
 	if !dirs["."] {
 		if !realDir(p) {
-			return false
+			return nil, false
 		}
 		if dirs != nil {
 			dirs["."] = true
 		}
 	}
 	elems := strings.Split(rel, "/")
+	var info fs.FileInfo
 	for i, e := range elems {
 		p = filepath.Join(p, e)
 		last := i == len(elems)-1
 		if !last && dirs[strings.Join(elems[:i+1], "/")] {
 			continue
 		}
-		info, err := os.Lstat(p)
+		var err error
+		info, err = os.Lstat(p)
 		if err != nil {
-			return false
+			return nil, false
 		}
 		if (last && !info.Mode().IsRegular()) || (!last && !info.IsDir()) {
-			return false
+			return nil, false
 		}
 		if !last && dirs != nil {
 			dirs[strings.Join(elems[:i+1], "/")] = true
 		}
 	}
-	return true
+	return info, true
 }
 
 func randomName() string {
