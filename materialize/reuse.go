@@ -2,9 +2,7 @@ package materialize
 
 import (
 	"crypto/sha256"
-	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 
 	"github.com/skillsync/skillsync/internal/platform"
@@ -34,7 +32,8 @@ func (st *stager) reuse(f skill.File) (sameFile, bool) {
 	}
 	chunk := st.w.chunk()
 	defer st.w.recycle(chunk)
-	info, data, ok := readLive(filepath.Join(st.live, filepath.FromSlash(f.Path)), pre, (*chunk)[:f.Size])
+	data := (*chunk)[:f.Size]
+	perm, mtime, ok := platform.ReadRegular(filepath.Join(st.live, filepath.FromSlash(f.Path)), pre, data)
 	if !ok {
 		return sameFile{}, false
 	}
@@ -43,12 +42,12 @@ func (st *stager) reuse(f skill.File) (sameFile, bool) {
 		return sameFile{}, false
 	}
 	mode := fileMode(f.Mode, data[:min(2, len(data))], st.s.GuessModes)
-	if !st.w.rules.permMatches(info.Mode(), mode) {
+	if !st.w.rules.permMatches(perm, mode) {
 		return sameFile{}, false
 	}
 	st.read += f.Size
 	st.hasher.add(f.Path, data)
-	return sameFile{f.Path, FileRecord{SHA256: prev.SHA256, Size: f.Size, Mode: modeString(mode), MTime: info.ModTime().UnixNano()}}, true
+	return sameFile{f.Path, FileRecord{SHA256: prev.SHA256, Size: f.Size, Mode: modeString(mode), MTime: mtime.UnixNano()}}, true
 }
 
 // reusable returns the record of a file reuse may read from the live
@@ -74,31 +73,4 @@ func (st *stager) reusable(f skill.File) (FileRecord, fs.FileInfo, bool) {
 		return FileRecord{}, nil, false
 	}
 	return prev, info, true
-}
-
-// readLive reads the regular file at path, which lstat described as
-// pre, into buf, which must be its size exactly. A file of another size,
-// one that is no longer what pre describes, or a failed read is not ok.
-func readLive(path string, pre fs.FileInfo, buf []byte) (fs.FileInfo, []byte, bool) {
-	if pre.Size() != int64(len(buf)) {
-		return nil, nil, false
-	}
-	f, err := platform.OpenFile(path, os.O_RDONLY, 0)
-	if err != nil {
-		return nil, nil, false
-	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil || !os.SameFile(pre, info) || !info.Mode().IsRegular() || info.Size() != int64(len(buf)) {
-		return nil, nil, false
-	}
-	if _, err := io.ReadFull(f, buf); err != nil {
-		return nil, nil, false
-	}
-	// One byte more would be a file that grew since it was looked at.
-	var more [1]byte
-	if n, _ := f.Read(more[:]); n != 0 {
-		return nil, nil, false
-	}
-	return info, buf, true
 }
