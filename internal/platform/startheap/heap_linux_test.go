@@ -1,0 +1,105 @@
+package startheap
+
+import (
+	"bufio"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"unsafe"
+)
+
+// TestHeapIsAdvisedAtInit reads this test process's own mappings: the
+// package's initialiser ran in it, so the heap range that holds a fresh
+// object must carry the huge-page advice (VmFlags "hg", which nothing but
+// MADV_HUGEPAGE sets).
+func TestHeapIsAdvisedAtInit(t *testing.T) {
+	enabled, err := os.ReadFile("/sys/kernel/mm/transparent_hugepage/enabled")
+	if err != nil || strings.Contains(string(enabled), "[never]") {
+		t.Skip("this system gives no transparent huge pages")
+	}
+	addr := heapAddress()
+	m, ok := mappingOf(t, addr)
+	if !ok {
+		t.Fatalf("no mapping holds the heap address %#x", addr)
+	}
+	if !strings.Contains(" "+m.flags+" ", " hg ") {
+		t.Errorf("the heap mapping %s has flags %q, without hg: the initialiser gave no advice", m.span, m.flags)
+	}
+}
+
+type mapping struct {
+	span, flags string
+	huge        int // kB in transparent huge pages
+}
+
+// mappingOf finds the mapping of /proc/self/smaps that holds addr.
+func mappingOf(t *testing.T, addr uintptr) (mapping, bool) {
+	t.Helper()
+	f, err := os.Open("/proc/self/smaps")
+	if err != nil {
+		t.Skip(err)
+	}
+	defer f.Close()
+	var cur mapping
+	in := false
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		if span, _, found := strings.Cut(line, " "); found && strings.Contains(span, "-") && !strings.HasSuffix(span, ":") {
+			lo, hi, _ := strings.Cut(span, "-")
+			a, err1 := strconv.ParseUint(lo, 16, 64)
+			b, err2 := strconv.ParseUint(hi, 16, 64)
+			in = err1 == nil && err2 == nil && uint64(addr) >= a && uint64(addr) < b
+			cur = mapping{span: span}
+			continue
+		}
+		if kb, ok := strings.CutPrefix(line, "AnonHugePages:"); ok && in {
+			cur.huge, _ = strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(kb), "kB")))
+		}
+		if flags, ok := strings.CutPrefix(line, "VmFlags:"); ok && in {
+			cur.flags = strings.TrimSpace(flags)
+			return cur, true
+		}
+	}
+	return mapping{}, false
+}
+
+// TestAdviseHeapCollapsesAroundAddr: the three 2 MiB regions around the
+// address, touched in 4 KiB pages as the runtime leaves its first heap,
+// end up in huge pages (AnonHugePages of the mapping).
+func TestAdviseHeapCollapsesAroundAddr(t *testing.T) {
+	const size = 8 << 20
+	mem, err := syscall.Mmap(-1, 0, size, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Munmap(mem)
+	start := uintptr(unsafe.Pointer(&mem[0]))
+	aligned := (start + hugePage - 1) &^ (hugePage - 1)
+	off := int(aligned - start)
+	for i := off; i < off+3*hugePage; i += 4096 {
+		mem[i] = 1
+	}
+	// Whether this system collapses at all, on memory beside the test's.
+	probe, err := syscall.Mmap(-1, 0, 2*hugePage, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Munmap(probe)
+	p := (uintptr(unsafe.Pointer(&probe[0])) + hugePage - 1) &^ (hugePage - 1)
+	probe[p-uintptr(unsafe.Pointer(&probe[0]))] = 1
+	if _, _, errno := syscall.Syscall(syscall.SYS_MADVISE, p, hugePage, madvCollapse); errno != 0 {
+		t.Skipf("this system does not collapse huge pages: %v", errno)
+	}
+
+	adviseHeap(aligned + hugePage + 100)
+	m, ok := mappingOf(t, aligned+hugePage)
+	if !ok {
+		t.Fatal("the test's mapping is not in /proc/self/smaps")
+	}
+	if m.huge < 3*hugePage>>10 {
+		t.Errorf("%s: %d kB in huge pages, want the 3 regions around the address, %d kB", m.span, m.huge, 3*hugePage>>10)
+	}
+}
