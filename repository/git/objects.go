@@ -44,6 +44,8 @@ type packedObjects struct {
 	// spools, when not nil, hold objects already inflated (see
 	// objectSpools), read before the packs.
 	spools *objectSpools
+	// headers keeps the blocks headers were last read from.
+	headers headerCache
 }
 
 type packIndex struct {
@@ -83,9 +85,10 @@ type objectHeader struct {
 // then a delta's base offset or hash.
 const maxHeader = 10 + 10 + len(plumbing.Hash{})
 
-// header reads the header of the object at offset, with one pread: a
-// scanner per object cost a buffer and a dozen reads.
-func (pi *packIndex) header(offset int64) (objectHeader, error) {
+// header reads the header of the object at offset, with one pread at
+// most (a scanner per object cost a buffer and a dozen reads), none when
+// headers keeps its block.
+func (pi *packIndex) header(headers *headerCache, offset int64) (objectHeader, error) {
 	f, err := pi.open()
 	if err != nil {
 		return objectHeader{}, err
@@ -94,8 +97,8 @@ func (pi *packIndex) header(offset int64) (objectHeader, error) {
 		return objectHeader{}, fmt.Errorf("object offset %d outside the pack", offset)
 	}
 	var buf [maxHeader]byte
-	n, err := f.ReadAt(buf[:], offset)
-	if err != nil && !(errors.Is(err, io.EOF) && n > 0) {
+	n, err := headers.read(pi, f, buf[:], offset)
+	if err != nil {
 		return objectHeader{}, err
 	}
 	r := bytes.NewReader(buf[:n])
@@ -257,6 +260,7 @@ func (p *packedObjects) Close() error {
 		}
 		pi.mu.Unlock()
 	}
+	p.headers.drop()
 	return first
 }
 
@@ -375,7 +379,7 @@ func (p *packedObjects) stat(at packedAt) (storedObject, error) {
 const maxStats = 200_000
 
 func (p *packedObjects) readStat(at packedAt) (storedObject, error) {
-	h, err := at.pack.header(at.offset)
+	h, err := at.pack.header(&p.headers, at.offset)
 	if err != nil {
 		return storedObject{}, err
 	}

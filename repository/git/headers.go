@@ -1,0 +1,97 @@
+package git
+
+import (
+	"errors"
+	"io"
+	"os"
+	"sync"
+)
+
+// A sync reads the headers of thousands of objects (each blob's header
+// for its size, each tree's before it is inflated), and a pack keeps the
+// objects of one folder side by side: in a 1% sync of 2,000 skills, 3,546
+// header reads fell in 411 blocks of 16 KiB. So a header is read with its
+// block, and the last blocks are kept: each read was a pread, a few
+// microseconds on a VM, where a kept block costs a copy of 40 bytes.
+const (
+	headerBlock = 16 << 10
+	// headerBlocks is how many blocks the store keeps, over all its packs
+	// (1 MiB): a sync walks a pack roughly in order, so 64 or 1,024 made
+	// no difference.
+	headerBlocks = 64
+)
+
+// headerCache keeps the last blocks of the packs that headers were read
+// from. Safe for concurrent use.
+type headerCache struct {
+	mu     sync.Mutex
+	blocks map[packedAt][]byte // by pack and block start
+	order  []packedAt          // oldest first
+}
+
+// read fills buf with the pack's bytes at offset, from a kept block when
+// it can, and returns how many it filled: fewer than len(buf) only at the
+// pack's end. A header that straddles two blocks is read on its own.
+func (c *headerCache) read(pi *packIndex, f *os.File, buf []byte, offset int64) (int, error) {
+	n := int64(len(buf))
+	within := offset % headerBlock
+	block := packedAt{pi, offset - within}
+	if within+n > headerBlock {
+		return readAtMost(f, buf, offset)
+	}
+	if b, ok := c.get(block); ok {
+		return copy(buf, b[within:]), nil
+	}
+	b := make([]byte, headerBlock)
+	got, err := readAtMost(f, b, block.offset)
+	if err != nil {
+		return 0, err
+	}
+	if got == headerBlock {
+		c.put(block, b) // the pack's last, short block is not kept
+	}
+	if int64(got) <= within {
+		return 0, io.EOF
+	}
+	return copy(buf, b[within:got]), nil
+}
+
+// readAtMost is ReadAt that takes a short read at the end for an answer.
+func readAtMost(f *os.File, buf []byte, offset int64) (int, error) {
+	n, err := f.ReadAt(buf, offset)
+	if err != nil && !(errors.Is(err, io.EOF) && n > 0) {
+		return 0, err
+	}
+	return n, nil
+}
+
+func (c *headerCache) get(block packedAt) ([]byte, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	b, ok := c.blocks[block]
+	return b, ok
+}
+
+func (c *headerCache) put(block packedAt, b []byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.blocks[block]; ok {
+		return
+	}
+	if c.blocks == nil {
+		c.blocks = make(map[packedAt][]byte, headerBlocks)
+	}
+	if len(c.order) == headerBlocks {
+		delete(c.blocks, c.order[0])
+		c.order = append(c.order[:0], c.order[1:]...)
+	}
+	c.blocks[block] = b
+	c.order = append(c.order, block)
+}
+
+// drop forgets every block.
+func (c *headerCache) drop() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.blocks, c.order = nil, nil
+}

@@ -1,0 +1,81 @@
+package git
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+)
+
+// TestHeaderCacheReadsWhatReadAtReads: from kept blocks or not, at a
+// block's start or end, straddling two, at the pack's short last block
+// and past its end, read gives the bytes ReadAt gives, also with reads
+// side by side (run with -race).
+func TestHeaderCacheReadsWhatReadAtReads(t *testing.T) {
+	size := 3*headerBlock + 1000 // a short last block
+	content := make([]byte, size)
+	rnd := rand.New(rand.NewPCG(1, 2))
+	for i := range content {
+		content[i] = byte(rnd.UintN(256))
+	}
+	path := filepath.Join(t.TempDir(), "pack")
+	if err := os.WriteFile(path, content, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+
+	want := func(offset int64) []byte {
+		end := min(int(offset)+maxHeader, size)
+		return content[offset:end]
+	}
+	var c headerCache
+	pi := &packIndex{path: path}
+	check := func(t *testing.T, offset int64) {
+		var buf [maxHeader]byte
+		n, err := c.read(pi, f, buf[:], offset)
+		if err != nil {
+			t.Errorf("read at %d: %v", offset, err)
+			return
+		}
+		if !bytes.Equal(buf[:n], want(offset)) {
+			t.Errorf("read at %d gave %d bytes unlike the file's", offset, n)
+		}
+	}
+	offsets := []int64{0, 1, headerBlock - int64(maxHeader), headerBlock - int64(maxHeader) + 1, headerBlock - 1, headerBlock,
+		2*headerBlock - 5, 3 * headerBlock, 3*headerBlock + 1, int64(size) - int64(maxHeader), int64(size) - 1}
+	for _, o := range offsets {
+		check(t, o) // a miss, or a block kept by the last
+		check(t, o) // kept now, where it may be
+	}
+	if len(c.blocks) == 0 {
+		t.Error("no block was kept")
+	}
+	if _, ok := c.blocks[packedAt{pi, 3 * headerBlock}]; ok {
+		t.Error("the pack's short last block was kept")
+	}
+	var buf [maxHeader]byte
+	if n, err := c.read(pi, f, buf[:], int64(size)); err == nil && n > 0 {
+		t.Errorf("read past the end gave %d bytes", n)
+	}
+
+	// More blocks than are kept, side by side.
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			r := rand.New(rand.NewPCG(uint64(g), 9))
+			for range 2000 {
+				check(t, int64(r.UintN(uint(size))))
+			}
+		})
+	}
+	wg.Wait()
+	if len(c.blocks) > headerBlocks || len(c.order) != len(c.blocks) {
+		t.Errorf("%d blocks kept, %d in order; at most %d", len(c.blocks), len(c.order), headerBlocks)
+	}
+}
