@@ -95,3 +95,33 @@ func (c *headerCache) drop() {
 	defer c.mu.Unlock()
 	c.blocks, c.order = nil, nil
 }
+
+// packReader reads a pack from off up to end, from the blocks a
+// headerCache keeps where it can: an object's deflated data mostly sits
+// in the block its header was just read from.
+type packReader struct {
+	headers *headerCache
+	pack    *packIndex
+	f       *os.File
+	off     int64
+	end     int64
+}
+
+// Read reads up to the end of a kept block, or with one pread.
+func (r *packReader) Read(p []byte) (int, error) {
+	if r.off >= r.end {
+		return 0, io.EOF
+	}
+	if int64(len(p)) > r.end-r.off {
+		p = p[:r.end-r.off]
+	}
+	within := r.off % headerBlock
+	if b, ok := r.headers.get(packedAt{r.pack, r.off - within}); ok {
+		n := copy(p, b[within:])
+		r.off += int64(n)
+		return n, nil
+	}
+	n, err := readAtMost(r.f, p, r.off)
+	r.off += int64(n)
+	return n, err
+}

@@ -2,6 +2,7 @@ package git
 
 import (
 	"bytes"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -77,5 +78,56 @@ func TestHeaderCacheReadsWhatReadAtReads(t *testing.T) {
 	wg.Wait()
 	if len(c.blocks) > headerBlocks || len(c.order) != len(c.blocks) {
 		t.Errorf("%d blocks kept, %d in order; at most %d", len(c.blocks), len(c.order), headerBlocks)
+	}
+}
+
+// TestPackReaderReadsWhatTheFileHolds: through kept blocks and preads in
+// turn, from any offset to the end, packReader gives the file's bytes.
+func TestPackReaderReadsWhatTheFileHolds(t *testing.T) {
+	size := 5*headerBlock + 777
+	content := make([]byte, size)
+	rnd := rand.New(rand.NewPCG(3, 4))
+	for i := range content {
+		content[i] = byte(rnd.UintN(256))
+	}
+	path := filepath.Join(t.TempDir(), "pack")
+	if err := os.WriteFile(path, content, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var c headerCache
+	pi := &packIndex{path: path, size: int64(size)}
+	var buf [maxHeader]byte
+	for _, o := range []int64{10, 2*headerBlock + 5, 4 * headerBlock} { // blocks 0, 2 and 4 kept
+		if _, err := c.read(pi, f, buf[:], o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, start := range []int64{0, 1, headerBlock - 1, headerBlock, 2*headerBlock + 100, int64(size) - 3, int64(size)} {
+		for _, chunk := range []int{1, 100, 4096, 16 << 10, 64 << 10} {
+			r := &packReader{&c, pi, f, start, int64(size)}
+			var got []byte
+			b := make([]byte, chunk)
+			for {
+				n, err := r.Read(b)
+				got = append(got, b[:n]...)
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					t.Fatalf("from %d in reads of %d: %v", start, chunk, err)
+				}
+				if n == 0 {
+					t.Fatalf("from %d in reads of %d: a read of nothing", start, chunk)
+				}
+			}
+			if !bytes.Equal(got, content[start:]) {
+				t.Errorf("from %d in reads of %d: %d bytes unlike the file's %d", start, chunk, len(got), size-int(start))
+			}
+		}
 	}
 }

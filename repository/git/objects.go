@@ -160,12 +160,16 @@ func readHeader(r io.ByteReader, offset int64) (objectHeader, error) {
 // inflate streams the length bytes deflated at data, and fails on a
 // stream that holds more or fewer. klauspost's inflate is a third faster
 // than the standard library's, and reading a blob is mostly inflating it.
-func (pi *packIndex) inflate(data, length int64) (io.ReadCloser, error) {
+// Its deflated bytes come from the blocks headers keeps where they can.
+func (pi *packIndex) inflate(headers *headerCache, data, length int64) (io.ReadCloser, error) {
 	f, err := pi.open()
 	if err != nil {
 		return nil, err
 	}
-	return inflateAt(f, pi.size, data, length)
+	if data < 0 || data > pi.size {
+		return nil, fmt.Errorf("object data at %d outside the pack", data)
+	}
+	return inflateFrom(&packReader{headers, pi, f, data, pi.size}, data, length)
 }
 
 // inflateAt streams the length bytes deflated at data in r, which holds
@@ -174,8 +178,14 @@ func inflateAt(r io.ReaderAt, size, data, length int64) (io.ReadCloser, error) {
 	if data < 0 || data > size {
 		return nil, fmt.Errorf("object data at %d outside the pack", data)
 	}
+	return inflateFrom(io.NewSectionReader(r, data, size-data), data, length)
+}
+
+// inflateFrom streams the length bytes deflated in src, which starts at
+// data (for errors), and fails on a stream that holds more or fewer.
+func inflateFrom(src io.Reader, data, length int64) (io.ReadCloser, error) {
 	in := inflaters.Get().(*inflater)
-	in.buf.Reset(io.NewSectionReader(r, data, size-data))
+	in.buf.Reset(src)
 	var err error
 	if in.zr == nil {
 		in.zr, err = zlib.NewReader(&in.buf)
@@ -396,7 +406,7 @@ func (p *packedObjects) readStat(at packedAt) (storedObject, error) {
 	default:
 		return o, nil
 	}
-	r, err := at.pack.inflate(h.data, h.length)
+	r, err := at.pack.inflate(&p.headers, h.data, h.length)
 	if err != nil {
 		return o, err
 	}
@@ -539,7 +549,7 @@ func (p *packedObjects) objectType(o storedObject) (plumbing.ObjectType, error) 
 // stored streams what the pack holds at at: an object or a delta.
 // o is what stat read of it.
 func (p *packedObjects) stored(at packedAt, o storedObject) (io.ReadCloser, error) {
-	return at.pack.inflate(o.data, o.length)
+	return at.pack.inflate(&p.headers, o.data, o.length)
 }
 
 // content returns the object at at for random access, and a function to
