@@ -3,7 +3,6 @@ package materialize
 import (
 	"errors"
 	"fmt"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/skillsync/skillsync/skill"
@@ -41,15 +40,24 @@ func checkFilePath(p string) error {
 	case len(p) > maxPathLen:
 		return bad(fmt.Sprintf("is longer than %d bytes", maxPathLen))
 	}
-	for elem := range strings.SplitSeq(p, "/") {
-		switch {
+	// One pass over the bytes: a sync checks every path of its records,
+	// 100,000 for 10,000 skills, and splitting each cost a third of
+	// decoding them.
+	start := 0
+	for i := 0; i <= len(p); i++ {
+		if i < len(p) && p[i] != '/' {
+			if p[i] == '\\' || p[i] == 0 {
+				return bad(`holds "\" or NUL`)
+			}
+			continue
+		}
+		switch elem := p[start:i]; {
 		case elem == "" || elem == "." || elem == "..":
 			return bad("is not a clean relative path")
-		case strings.ContainsAny(elem, "\\\x00"):
-			return bad(`holds "\" or NUL`)
 		case len(elem) > 255:
 			return bad("has an element longer than 255 bytes")
 		}
+		start = i + 1
 	}
 	return nil
 }
