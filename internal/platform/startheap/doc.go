@@ -10,5 +10,7 @@
 // The runtime never advises huge pages itself, and cmd/skillsync's
 // memory tuning runs only once main does.
 //
-// Only Linux has the advice; elsewhere the package does nothing.
+// Only Linux has the advice, and the sizes it assumes (a 64 MiB heap
+// arena, 2 MiB huge pages) are those of 64-bit x86 and ARM; elsewhere
+// the package does nothing.
 package startheap
