@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/skillsync/skillsync/internal/platform"
+	"github.com/skillsync/skillsync/internal/platform/startheap"
 )
 
 // startHeap is how large the process's memory may grow before the first
@@ -78,7 +79,7 @@ func (m *memory) replaceDeferral() {
 // longRunning is the annotation of a command that stays up (the daemon,
 // serve, mcp): with the collector off it would keep up to startHeap of
 // garbage, and an agent may run one mcp server per session. It keeps the
-// standard collector.
+// standard collector, and its heap gives up startheap's advice.
 const longRunning = "long-running"
 
 // bigHeap is the annotation of a command that fills its first startHeap
@@ -99,6 +100,7 @@ func tuneMemory(root *cobra.Command, args []string) *memory {
 	m := &memory{plan: memoryPlan(root, args)}
 	switch m.plan {
 	case standardCollector:
+		startheap.Undo()
 		return m
 	case hugeThenDeferred:
 		if room := platform.HugePageRoom(hugeRange); room > 0 {

@@ -1,7 +1,6 @@
 // Package startheap backs the start of the Go heap with transparent huge
 // pages, from its initialiser, before most packages' initialisers run.
-// Importing it for its side effect is its whole use: the program's main
-// package does, first.
+// cmd/skillsync links it, and calls Undo for a command that stays up.
 //
 // Why: on the VMs we measure on a page fault costs 13 to 35 us, and the
 // 207 package initialisers of skillsync fill about 2 MiB of fresh heap 4
@@ -12,5 +11,7 @@
 //
 // Only Linux has the advice, and the sizes it assumes (a 64 MiB heap
 // arena, 2 MiB huge pages) are those of 64-bit x86 and ARM; elsewhere
-// the package does nothing.
+// the package does nothing. Nor does it where the system's transparent
+// huge pages are set to "never" or "always", or where the environment
+// sets GOGC, GOMEMLIMIT or GODEBUG=disablethp=1.
 package startheap

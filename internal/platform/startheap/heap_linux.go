@@ -7,29 +7,87 @@ import (
 	"unsafe"
 )
 
-// It imports syscall alone, not golang.org/x/sys/unix: Go runs a
-// package's initialiser once its imports are initialised, in import path
-// order among the ready ones, so the fewer its imports the earlier it
-// runs (15th of 207 in skillsync, after 0.1 MB of heap).
+// It imports syscall alone, not golang.org/x/sys/unix, nor even strings
+// (which moved it from 15th to 81st): Go runs a package's initialiser once its
+// imports are initialised, in import path order among the ready ones, so
+// the fewer its imports the earlier it runs (15th of 207 in skillsync,
+// after 0.1 MB of heap).
 
 const (
-	madvHugepage = 14 // MADV_HUGEPAGE
-	madvCollapse = 25 // MADV_COLLAPSE, Linux 6.1
+	madvHugepage   = 14 // MADV_HUGEPAGE
+	madvNohugepage = 15 // MADV_NOHUGEPAGE
+	madvCollapse   = 25 // MADV_COLLAPSE, Linux 6.1
 	// arenaSize is the Go runtime's heap arena on 64-bit Linux: the heap
 	// grows inside 64 MiB ranges aligned to their size.
 	arenaSize = 64 << 20
 	hugePage  = 2 << 20
 )
 
-func init() { adviseHeap(heapAddress()) }
+func init() {
+	if wanted() {
+		adviseHeap(heapAddress())
+	}
+}
 
-// heapAddress is the address of a fresh heap object: it is returned, so
-// it escapes, and not kept, so nothing holds it.
+// Undo withdraws the advice from the heap's arena, for a process that
+// stays up (the daemon, serve, mcp): what it gives back to the system
+// would otherwise be collapsed into huge pages again by khugepaged. The
+// pages already huge stay until the runtime gives them back.
+func Undo() {
+	if wanted() {
+		addr := heapAddress()
+		syscall.Syscall(syscall.SYS_MADVISE, addr&^(arenaSize-1), arenaSize, madvNohugepage)
+	}
+}
+
+// wanted reports whether the heap should be advised: only where Linux
+// gives huge pages on advice alone ("madvise"; with "always" it gives
+// them anyway, and MADV_COLLAPSE would override "never"), and not where
+// the environment sets the memory (GOGC, GOMEMLIMIT: the user's choice,
+// which cmd/skillsync leaves alone too) or asks the runtime for no huge
+// pages (GODEBUG=disablethp=1).
+func wanted() bool {
+	for _, name := range []string{"GOGC", "GOMEMLIMIT"} {
+		if _, set := syscall.Getenv(name); set {
+			return false
+		}
+	}
+	if debug, _ := syscall.Getenv("GODEBUG"); contains(","+debug+",", ",disablethp=1,") {
+		return false
+	}
+	return thpOnAdvice()
+}
+
+// thpOnAdvice reads the system's transparent huge page setting.
+func thpOnAdvice() bool {
+	fd, err := syscall.Open("/sys/kernel/mm/transparent_hugepage/enabled", syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return false
+	}
+	defer syscall.Close(fd)
+	var buf [128]byte
+	n, err := syscall.Read(fd, buf[:])
+	return err == nil && n > 0 && contains(string(buf[:n]), "[madvise]")
+}
+
+// contains is strings.Contains, which this package does not import.
+func contains(s, sub string) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if s[i:i+len(sub)] == sub {
+			return true
+		}
+	}
+	return false
+}
+
+// heapAddress is the address of a fresh heap object.
+func heapAddress() uintptr { return uintptr(unsafe.Pointer(fresh())) }
+
+// fresh allocates on the heap: a pointer a function that is not inlined
+// returns escapes to its caller.
 //
 //go:noinline
-func heapAddress() uintptr {
-	return uintptr(unsafe.Pointer(new([64]byte)))
-}
+func fresh() *[64]byte { return new([64]byte) }
 
 // adviseHeap advises huge pages for the arena that holds addr, and
 // collapses into huge pages the 2 MiB regions around addr, which the
@@ -42,8 +100,8 @@ func heapAddress() uintptr {
 // yet refuses, and a range that held one would be refused whole. The
 // heap the runtime maps later has no advice (a fresh mapping drops it);
 // cmd/skillsync advises what a big command grows into (hugeHeap).
-// Errors change nothing: where the system gives no huge pages (THP off,
-// an old kernel, no free 2 MiB page) the heap is as it would be.
+// Errors change nothing: where the kernel has no MADV_COLLAPSE or no
+// free 2 MiB page, the heap is as it would be.
 func adviseHeap(addr uintptr) {
 	syscall.Syscall(syscall.SYS_MADVISE, addr&^(arenaSize-1), arenaSize, madvHugepage)
 	region := addr &^ (hugePage - 1)

@@ -17,9 +17,8 @@ import (
 // object must carry the huge-page advice (VmFlags "hg", which nothing but
 // MADV_HUGEPAGE sets).
 func TestHeapIsAdvisedAtInit(t *testing.T) {
-	enabled, err := os.ReadFile("/sys/kernel/mm/transparent_hugepage/enabled")
-	if err != nil || strings.Contains(string(enabled), "[never]") {
-		t.Skip("this system gives no transparent huge pages")
+	if !wanted() {
+		t.Skip("huge pages are not given on advice here, or the environment sets the memory")
 	}
 	addr := heapAddress()
 	m, ok := mappingOf(t, addr)
@@ -70,38 +69,62 @@ func mappingOf(t *testing.T, addr uintptr) (mapping, bool) {
 
 // TestAdviseHeapCollapsesAroundAddr: the three 2 MiB regions around the
 // address, touched in 4 KiB pages as the runtime leaves its first heap,
-// end up in huge pages (AnonHugePages of the mapping).
+// end up in huge pages (AnonHugePages of the mapping). The regions sit
+// well inside one 64 MiB arena of the test's own mapping, which the
+// advice splits at the arena's bounds.
 func TestAdviseHeapCollapsesAroundAddr(t *testing.T) {
-	const size = 8 << 20
+	const size = arenaSize + 16<<20
 	mem, err := syscall.Mmap(-1, 0, size, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer syscall.Munmap(mem)
 	start := uintptr(unsafe.Pointer(&mem[0]))
-	aligned := (start + hugePage - 1) &^ (hugePage - 1)
-	off := int(aligned - start)
-	for i := off; i < off+3*hugePage; i += 4096 {
-		mem[i] = 1
-	}
-	// Whether this system collapses at all, on memory beside the test's.
-	probe, err := syscall.Mmap(-1, 0, 2*hugePage, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer syscall.Munmap(probe)
-	p := (uintptr(unsafe.Pointer(&probe[0])) + hugePage - 1) &^ (hugePage - 1)
-	probe[p-uintptr(unsafe.Pointer(&probe[0]))] = 1
-	if _, _, errno := syscall.Syscall(syscall.SYS_MADVISE, p, hugePage, madvCollapse); errno != 0 {
-		t.Skipf("this system does not collapse huge pages: %v", errno)
+	arena := (start + arenaSize - 1) &^ (arenaSize - 1)
+	first := arena + 8<<20
+	for a := first; a < first+3*hugePage; a += 4096 {
+		mem[a-start] = 1
 	}
 
-	adviseHeap(aligned + hugePage + 100)
-	m, ok := mappingOf(t, aligned+hugePage)
+	mid := first + hugePage
+	adviseHeap(mid + 100)
+	m, ok := mappingOf(t, mid)
 	if !ok {
 		t.Fatal("the test's mapping is not in /proc/self/smaps")
 	}
-	if m.huge < 3*hugePage>>10 {
-		t.Errorf("%s: %d kB in huge pages, want the 3 regions around the address, %d kB", m.span, m.huge, 3*hugePage>>10)
+	if m.huge >= 3*hugePage>>10 {
+		return
 	}
+	// Whether the system could have: a region it collapses now, adviseHeap
+	// left alone.
+	for r := first; r < first+3*hugePage; r += hugePage {
+		if _, _, errno := syscall.Syscall(syscall.SYS_MADVISE, r, hugePage, madvCollapse); errno != 0 {
+			t.Skipf("this system does not collapse huge pages now: %v", errno)
+		}
+	}
+	t.Errorf("%s: %d kB in huge pages, want the 3 regions around the address, %d kB", m.span, m.huge, 3*hugePage>>10)
+}
+
+// TestWantedLeavesTheEnvironmentsChoice: GOGC, GOMEMLIMIT and
+// GODEBUG=disablethp=1 each keep the heap as the runtime makes it.
+func TestWantedLeavesTheEnvironmentsChoice(t *testing.T) {
+	for _, env := range [][2]string{
+		{"GOGC", "100"},
+		{"GOMEMLIMIT", "1GiB"},
+		{"GODEBUG", "disablethp=1"},
+		{"GODEBUG", "gctrace=1,disablethp=1"},
+	} {
+		t.Run(env[0]+"="+env[1], func(t *testing.T) {
+			t.Setenv(env[0], env[1])
+			if wanted() {
+				t.Error("wanted the advice")
+			}
+		})
+	}
+	t.Run("GODEBUG=disablethp=10", func(t *testing.T) {
+		t.Setenv("GODEBUG", "disablethp=10")
+		if wanted() != thpOnAdvice() {
+			t.Error("another setting's name was taken for disablethp=1")
+		}
+	})
 }
