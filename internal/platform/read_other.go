@@ -11,7 +11,7 @@ import (
 
 // ReadRegular reads the regular file at path, which lstat described as
 // pre, into buf, whose length must be the file's size: the whole file or
-// nothing. It is not ok when path is no longer the file pre describes,
+// nothing. buf's spare capacity is scratch, as on unix. It is not ok when path is no longer the file pre describes,
 // is not a regular file, has another size or more bytes than that, or
 // cannot be read. It returns what the opened file says of its permission
 // bits and modification time.

@@ -21,6 +21,8 @@ func TestReadRegular(t *testing.T) {
 		change func(t *testing.T, p string)
 		// room is the spare capacity of buf beyond the file's size.
 		room int
+		// keep links the file to f.keep before its lstat.
+		keep bool
 		ok   bool
 	}{
 		{name: "unchanged", room: 100, ok: true},
@@ -40,12 +42,25 @@ func TestReadRegular(t *testing.T) {
 			return os.Symlink(other, p)
 		}), room: 100},
 		{name: "replaced by a FIFO", change: replace(Mkfifo), room: 100},
+		// The link leads to the very inode lstat described: only not
+		// following it refuses it.
+		{name: "replaced by a link to itself, moved", change: replace(func(p string) error {
+			if err := os.Link(p+".keep", p+".moved"); err != nil {
+				return err
+			}
+			return os.Symlink(p+".moved", p)
+		}), keep: true, room: 100},
 		{name: "removed", change: func(t *testing.T, p string) { os.Remove(p) }, room: 100},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			p := filepath.Join(t.TempDir(), "f")
 			write(t, p, content)
+			if tc.keep {
+				if err := os.Link(p, p+".keep"); err != nil {
+					t.Skip(err)
+				}
+			}
 			pre, err := os.Lstat(p)
 			if err != nil {
 				t.Fatal(err)
@@ -82,6 +97,19 @@ func TestReadRegular(t *testing.T) {
 			}
 		})
 	}
+	t.Run("a FIFO that lstat described", func(t *testing.T) {
+		p := filepath.Join(t.TempDir(), "fifo")
+		if err := Mkfifo(p); err != nil {
+			t.Skip(err)
+		}
+		pre, err := os.Lstat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, ok := ReadRegular(p, pre, make([]byte, 0, 10)); ok {
+			t.Error("a FIFO was read as an empty file")
+		}
+	})
 	t.Run("a buf of another size than lstat said", func(t *testing.T) {
 		p := filepath.Join(t.TempDir(), "f")
 		write(t, p, content)

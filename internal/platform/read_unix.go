@@ -12,7 +12,8 @@ import (
 
 // ReadRegular reads the regular file at path, which lstat described as
 // pre, into buf, whose length must be the file's size: the whole file or
-// nothing. It is not ok when path is no longer the file pre describes
+// nothing. buf's spare capacity is scratch: the byte past len(buf) may be
+// written. It is not ok when path is no longer the file pre describes
 // (the same device and inode), is not a regular file, has another size
 // or more bytes than that, or cannot be read. It returns what the opened
 // file says of its permission bits and modification time.
@@ -26,7 +27,7 @@ func ReadRegular(path string, pre fs.FileInfo, buf []byte) (fs.FileMode, time.Ti
 	if !ok || pre.Size() != int64(len(buf)) {
 		return 0, time.Time{}, false
 	}
-	fd, err := unix.Open(path, unix.O_RDONLY|noFollow, 0)
+	fd, err := openRetry(path)
 	if err != nil {
 		return 0, time.Time{}, false
 	}
@@ -45,8 +46,9 @@ func ReadRegular(path string, pre fs.FileInfo, buf []byte) (fs.FileMode, time.Ti
 
 // readExactly fills buf from fd and checks that the file ends there. It
 // asks for one byte more than buf holds, where buf has the room: a
-// regular file's read returns less than asked only at its end, so one
-// read usually both fills buf and shows the end.
+// regular file's read on Linux's file systems returns less than asked
+// only at its end, so one read usually both fills buf and shows the end
+// (POSIX does not promise it; reuse checks the bytes' hash all the same).
 func readExactly(fd int, buf []byte) bool {
 	room := buf[:min(len(buf)+1, cap(buf))]
 	got, short := 0, false
@@ -67,6 +69,18 @@ func readExactly(fd int, buf []byte) bool {
 	var more [1]byte
 	n, err := readRetry(fd, more[:])
 	return err == nil && n == 0
+}
+
+// openRetry opens path for reading, not following a link at it, tried
+// again when a signal interrupted it (as os.Open does: on a network file
+// system the runtime's own preemption signals can).
+func openRetry(path string) (int, error) {
+	for {
+		fd, err := unix.Open(path, unix.O_RDONLY|noFollow, 0)
+		if err != unix.EINTR {
+			return fd, err
+		}
+	}
 }
 
 // readRetry is one read, tried again when a signal interrupted it.
