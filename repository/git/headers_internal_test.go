@@ -16,20 +16,7 @@ import (
 // side by side (run with -race).
 func TestHeaderCacheReadsWhatReadAtReads(t *testing.T) {
 	size := 3*headerBlock + 1000 // a short last block
-	content := make([]byte, size)
-	rnd := rand.New(rand.NewPCG(1, 2))
-	for i := range content {
-		content[i] = byte(rnd.UintN(256))
-	}
-	path := filepath.Join(t.TempDir(), "pack")
-	if err := os.WriteFile(path, content, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	path, content, f := randomPack(t, size, 1)
 
 	want := func(offset int64) []byte {
 		end := min(int(offset)+maxHeader, size)
@@ -85,20 +72,7 @@ func TestHeaderCacheReadsWhatReadAtReads(t *testing.T) {
 // turn, from any offset to the end, packReader gives the file's bytes.
 func TestPackReaderReadsWhatTheFileHolds(t *testing.T) {
 	size := 5*headerBlock + 777
-	content := make([]byte, size)
-	rnd := rand.New(rand.NewPCG(3, 4))
-	for i := range content {
-		content[i] = byte(rnd.UintN(256))
-	}
-	path := filepath.Join(t.TempDir(), "pack")
-	if err := os.WriteFile(path, content, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	path, content, f := randomPack(t, size, 3)
 	var c headerCache
 	pi := &packIndex{path: path, size: int64(size)}
 	var buf [maxHeader]byte
@@ -130,4 +104,25 @@ func TestPackReaderReadsWhatTheFileHolds(t *testing.T) {
 			}
 		}
 	}
+}
+
+// randomPack writes size bytes drawn from seed to a file standing in for
+// a pack, and opens it for the test.
+func randomPack(t *testing.T, size int, seed uint64) (string, []byte, *os.File) {
+	t.Helper()
+	content := make([]byte, size)
+	rnd := rand.New(rand.NewPCG(seed, seed+1))
+	for i := range content {
+		content[i] = byte(rnd.UintN(256))
+	}
+	path := filepath.Join(t.TempDir(), "pack")
+	if err := os.WriteFile(path, content, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return path, content, f
 }
