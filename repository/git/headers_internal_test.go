@@ -126,3 +126,40 @@ func randomPack(t *testing.T, size int, seed uint64) (string, []byte, *os.File) 
 	t.Cleanup(func() { f.Close() })
 	return path, content, f
 }
+
+// TestHeaderCacheRecyclesBlocksSafely: with more blocks read than are
+// kept, the buffer of the block let go holds the next one, while other
+// goroutines copy from kept blocks; every byte read, by a header's read
+// or by a packReader, is still the file's (run with -race).
+func TestHeaderCacheRecyclesBlocksSafely(t *testing.T) {
+	size := (2*headerBlocks+3)*headerBlock + 123
+	path, content, f := randomPack(t, size, 5)
+	var c headerCache
+	pi := &packIndex{path: path, size: int64(size)}
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			r := rand.New(rand.NewPCG(uint64(g), 11))
+			for range 3000 {
+				off := int64(r.UintN(uint(size)))
+				var buf [maxHeader]byte
+				n, err := c.read(pi, f, buf[:], off)
+				if err != nil || !bytes.Equal(buf[:n], content[off:min(int(off)+maxHeader, size)]) {
+					t.Errorf("header read at %d: %d bytes unlike the file's, %v", off, n, err)
+					return
+				}
+				pr := &packReader{&c, pi, f, off, int64(size)}
+				got := make([]byte, 1+r.UintN(20<<10))
+				n, err = io.ReadFull(pr, got)
+				if want := content[off:min(int(off)+len(got), size)]; !bytes.Equal(got[:n], want) || (err != nil && n != len(want)) {
+					t.Errorf("pack read at %d: %d bytes unlike the file's, %v", off, n, err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if len(c.blocks) != headerBlocks || len(c.order) != headerBlocks {
+		t.Errorf("%d blocks kept, %d in order; want %d", len(c.blocks), len(c.order), headerBlocks)
+	}
+}
