@@ -41,8 +41,8 @@ func checkFilePath(p string) error {
 		return bad(fmt.Sprintf("is longer than %d bytes", maxPathLen))
 	}
 	// One pass over the bytes: a sync checks every path of its records,
-	// 100,000 for 10,000 skills, and splitting each cost a third of
-	// decoding them.
+	// 100,000 for 10,000 skills, and splitting each into elements was
+	// 63% of decoding them (BenchmarkDaemonSync's profile).
 	start := 0
 	for i := 0; i <= len(p); i++ {
 		if i < len(p) && p[i] != '/' {

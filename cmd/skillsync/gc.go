@@ -193,11 +193,11 @@ func memoryPlan(root *cobra.Command, args []string) string {
 // 25 MiB of fresh heap 4 KiB at a time; a 2 MiB page costs one. The Go
 // runtime gives no such advice itself, and its heap grows by fresh
 // mappings the advice would not reach (internal/platform/startheap
-// advises only the first few MiB, before main), so the heap is grown here by one
-// allocation that nothing touches, the advice given on its range, and
-// the allocation collected: the range is free again, and what the
-// command allocates next fills it. The collection ends a deferral, so
-// the caller defers again (deferGC).
+// advises only the first few MiB, before main), so the heap is grown
+// here by one allocation that nothing touches, the advice given on its
+// range, and the allocation collected: the range is free again, and what
+// the command allocates next fills it. The collection ends a deferral,
+// so the caller defers again (deferGC).
 func hugeHeap(size int) {
 	// Off, or the allocation would start a collection of its own.
 	debug.SetGCPercent(-1)

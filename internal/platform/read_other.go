@@ -11,10 +11,11 @@ import (
 
 // ReadRegular reads the regular file at path, which lstat described as
 // pre, into buf, whose length must be the file's size: the whole file or
-// nothing. buf's spare capacity is scratch, as on unix. It is not ok when path is no longer the file pre describes,
-// is not a regular file, has another size or more bytes than that, or
-// cannot be read. It returns what the opened file says of its permission
-// bits and modification time.
+// nothing. buf's spare capacity is scratch, as on unix. It is not ok
+// when path is no longer the file pre describes, is not a regular file,
+// has another size or more bytes than that, or cannot be read. It
+// returns what the opened file says of its permission bits and
+// modification time.
 func ReadRegular(path string, pre fs.FileInfo, buf []byte) (fs.FileMode, time.Time, bool) {
 	if pre.Size() != int64(len(buf)) {
 		return 0, time.Time{}, false

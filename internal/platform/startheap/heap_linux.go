@@ -8,10 +8,11 @@ import (
 )
 
 // It imports syscall alone, not golang.org/x/sys/unix, nor even strings
-// (which moved it from 15th to 81st): Go runs a package's initialiser once its
-// imports are initialised, in import path order among the ready ones, so
-// the fewer its imports the earlier it runs (15th of 207 in skillsync,
-// after 0.1 MB of heap).
+// (which moved it from 15th to 81st): Go runs a package's initialiser
+// once its imports are initialised, in import path order among the ready
+// ones, so the fewer its imports the earlier it runs (15th of 207 in
+// skillsync, after 0.1 MB of heap). So it reads the huge page setting
+// itself, as platform.HugePageRoom does, rather than through platform.
 
 const (
 	madvHugepage   = 14 // MADV_HUGEPAGE
