@@ -22,8 +22,9 @@
 # wall time on a shared machine), the files opened (open and openat calls
 # under strace -f --seccomp-bpf, which stops at those calls only, on one
 # extra untimed run; "-" when strace is missing or cannot trace),
-# peak RSS (the largest process's, from GNU time) and the 1-minute load
-# average when it ran.
+# peak RSS (the largest process's) and the 1-minute load average when it
+# ran; bench/timeit takes the first two and the last but one. The timer's
+# own floor, a timed /bin/true, is a row of the table.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH=$PATH:/usr/local/go/bin
@@ -42,7 +43,6 @@ readruns=$(( runs < 10 ? 10 : runs ))
 # What the comparisons need.
 need=()
 command -v rsync >/dev/null || need+=(rsync)
-[ -x /usr/bin/time ] || need+=(time)
 command -v git >/dev/null || need+=(git)
 command -v strace >/dev/null || need+=(strace)
 if [ ${#need[@]} -gt 0 ]; then
@@ -55,6 +55,10 @@ mkdir -p "$out"
 bin=$out/skillsync
 # Built as release/build.sh builds what users download: static, no cgo.
 CGO_ENABLED=0 go build -o "$bin" ./cmd/skillsync
+# The timer every step runs under (bench/timeit: wall time around the
+# command alone, CPU time in microseconds, peak RSS).
+timeit=$out/timeit
+go build -o "$timeit" ./bench/timeit
 corpus=$out/corpus
 if [ ! -f "$out/corpus.json" ] || [ ! -d "$corpus/.git" ]; then
   rm -rf "$corpus"
@@ -81,7 +85,6 @@ mkdir -p "$work/m"
 # Every timed command starts with dirty pages written back, so none pays
 # for writing back another's files: skillsync's syncfs would otherwise
 # flush the baseline's dirty pages too.
-now() { date +%s%N; }
 settle() { sync; }
 median() { sort -n | awk '{a[NR]=$1} END {if (NR) print a[int((NR+1)/2)]; else print "-"}'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (a != "-" && b != "-" && b > 0) printf "%.2f", a/b; else print "-"}'; }
@@ -103,18 +106,19 @@ ws() {
   printf 'max_entries: 1000000\nrepositories:\n  - name: corpus\n    git: file://%s\n' "$up" > "$1/skillsync.yaml"
 }
 
-# measure LABEL DIR CMD...: runs CMD in DIR under GNU time and appends
-# "wall_ms cpu_ms rss_kib load" to $work/m/LABEL; CMD's output goes to
-# $work/m/LABEL.out. A skillsync command is run with its XDG_CACHE_HOME
-# in DIR.
+# measure LABEL DIR CMD...: runs CMD in DIR under bench/timeit and
+# appends "wall_ms cpu_ms rss_kib load" to $work/m/LABEL; CMD's output
+# goes to $work/m/LABEL.out. A skillsync command is run with its
+# XDG_CACHE_HOME in DIR. The clock starts and stops in timeit, around
+# the command alone: timed from this shell (date, a subshell, GNU time)
+# /bin/true took 16 ms on the VMs we measure on, every step's figure
+# that much too high.
 measure() {
-  local label=$1 d=$2 t0 t1
+  local label=$1 d=$2
   shift 2
   settle
-  t0=$(now)
-  (cd "$d" && XDG_CACHE_HOME="$d/.xdg" /usr/bin/time -f "%U %S %M" -o "$work/time" "$@" > "$work/m/$label.out")
-  t1=$(now)
-  awk -v a="$t0" -v b="$t1" -v l="$(load1)" '{printf "%.1f %.0f %d %s\n", (b-a)/1e6, ($1+$2)*1000, $3, l}' "$work/time" >> "$work/m/$label"
+  (cd "$d" && XDG_CACHE_HOME="$d/.xdg" "$timeit" -o "$work/time" "$@" > "$work/m/$label.out")
+  awk -v l="$(load1)" '{printf "%s %.1f %d %s\n", $1, $2, $3, l}' "$work/time" >> "$work/m/$label"
 }
 # opens LABEL DIR CMD...: the files CMD opens (open and openat calls,
 # strace -f), on an untimed run, into $work/m/LABEL.opens.
@@ -237,6 +241,7 @@ for i in $(seq "$readruns"); do
   measure prompt "$d" "$bin" prompt
   measure list "$d" "$bin" list
   measure search "$d" "$bin" search "deploy review"
+  measure floor "$d" /bin/true
 done
 opens prompt "$d" "$bin" prompt
 opens list "$d" "$bin" list
@@ -287,6 +292,7 @@ row "" "rsync -a --checksum -n" rsyncc
 row "prompt, new process" "skillsync prompt" prompt
 row "list, new process" "skillsync list" list
 row "search, new process" "skillsync search" search
+row "the timer's floor" "/bin/true" floor
 printf '\nratios: cold wall %s, cold CPU %s (skillsync / clone + cp); 1%% sync / (2 x no-op + write) %s; back / (2 x no-op + write) %s\n' \
   "$(ratio "$(wall cold)" "$(wall clone)")" "$(ratio "$(cpu cold)" "$(cpu clone)")" \
   "$(ratio "$(wall pct)" "$(awk -v n="$(wall noop)" -v w="$(wall write)" 'BEGIN {print 2*n+w}')")" \
@@ -310,7 +316,7 @@ jnum() { [ "$1" = - ] && echo null || echo "$1"; }
   printf '  "go_bench_daemon_sync": {"wall_ms": %s, "cpu_ms": %s},\n' "$(jnum "${daemon_ms:--}")" "$(jnum "${daemon_cpu:--}")"
   printf '  "steps": {'
   sep=
-  for l in cold clone untar noop rsync noopv fetchb gfetchb pct gpct write fetcha gfetcha back gback verify rsyncc prompt list search; do
+  for l in cold clone untar noop rsync noopv fetchb gfetchb pct gpct write fetcha gfetcha back gback verify rsyncc prompt list search floor; do
     printf '%s\n    "%s": {"wall_ms": %s, "cpu_ms": %s, "opens": %s, "peak_rss_kib": %s, "load": %s}' "$sep" "$l" \
       "$(jnum "$(wall $l)")" "$(jnum "$(cpu $l)")" "$(jnum "$(nopens $l)")" "$(jnum "$(rss $l)")" "$(jnum "$(load $l)")"
     sep=,
