@@ -260,7 +260,25 @@ daemon=
 [ "${GOBENCH:-1}" = 0 ] || daemon=$(SKILLSYNC_BENCH_CORPUS=$corpus go test -run '^$' -bench 'BenchmarkDaemonSync$' -benchtime "${DAEMONRUNS:-6}x" . 2>/dev/null | awk '/^BenchmarkDaemonSync/ {for (i = 2; i < NF; i++) if ($(i+1) == "ns/op") w = $i; else if ($(i+1) == "cpu-ms/op") c = $i; printf "%.1f %s\n", w/1e6, c}' || true)
 daemon_ms=$(echo "$daemon" | awk '{print $1}'); daemon_cpu=$(echo "$daemon" | awk '{print $2}')
 
-machine="$(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -sr), $(go env GOVERSION)"
+# reclaim: the page cache reclaim the machine runs on its own, which
+# decides whether a step finds the files it reads in memory or on disk.
+# The VMs we measure on run DAMON's pageout of file pages idle for a
+# minute: a step that reads what no step touched for a minute reads it
+# from disk (docs/performance.md, round thirteen).
+reclaim() {
+  local c s age aggr
+  for c in /sys/kernel/mm/damon/admin/kdamonds/*/contexts/*; do
+    [ "$(cat "$c/../../state" 2>/dev/null)" = on ] || continue
+    for s in "$c"/schemes/*; do
+      [ "$(cat "$s/action" 2>/dev/null)" = pageout ] || continue
+      age=$(cat "$s/access_pattern/age/min") aggr=$(cat "$c/monitoring_attrs/intervals/aggr_us")
+      echo "DAMON pages out what is idle for $((age * aggr / 1000000)) s"
+      return
+    done
+  done
+  echo "no proactive page reclaim found"
+}
+machine="$(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -sr), $(go env GOVERSION), $(reclaim)"
 endload=$(cut -d' ' -f1-3 /proc/loadavg)
 mibof() { [ "$1" = - ] && echo - || echo $(( $1 / 1024 )); }
 # row STEP WHO LABEL: one line of the table.
