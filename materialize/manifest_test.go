@@ -415,8 +415,8 @@ func TestOldFoldersAreRecycled(t *testing.T) {
 
 	// A sync right after does not recycle it: a reader may be in it.
 	c := open(t, root)
-	if len(c.writer.pool) != 0 {
-		t.Errorf("a folder swapped out moments ago is up for recycling: %v", c.writer.pool)
+	if dir := c.writer.take(); dir != "" {
+		t.Errorf("a folder swapped out moments ago is up for recycling: %s", dir)
 	}
 	c.Close()
 

@@ -96,8 +96,12 @@ type writer struct {
 	mu      sync.Mutex // guards stats, pending and pool while builds run
 	stats   Stats
 	pending []*swap
-	// pool are folders left in staging by an earlier run, to build in.
-	pool []string
+	// pool are folders left in staging by an earlier run, to build in
+	// once they have been out of use for settle. take looks at each when
+	// it comes to it: a run that builds nothing (a sync with nothing new)
+	// stats none of them, where staging holds up to maxPool.
+	pool   []string
+	settle time.Duration
 }
 
 // parallelBuilds is how many skills are written to staging at once: one
@@ -158,18 +162,22 @@ func newWriter(staging, marker string, settle time.Duration) (*writer, error) {
 		rules:   hostRules(),
 		slots:   make(chan struct{}, parallelBuilds()),
 		free:    make(chan *[]byte, parallelBuilds()*(queueLen+1)+1),
+		settle:  settle,
 	}
 	var remove []string
 	for _, e := range leftover {
+		path := filepath.Join(staging, e.Name())
 		switch {
-		case !e.IsDir() || len(w.pool) >= maxPool:
+		case !e.IsDir():
 			remove = append(remove, e.Name())
-		case settled(e, settle):
-			w.pool = append(w.pool, filepath.Join(staging, e.Name()))
+		case len(w.pool) < maxPool:
+			w.pool = append(w.pool, path)
+		case settled(path, settle):
+			remove = append(remove, e.Name())
 		}
-		// A folder swapped out moments ago is left for a later run: a
-		// reader may still be in it, and must see it whole or lose it,
-		// never see it filled with another skill's files.
+		// A folder swapped out moments ago is neither recycled nor removed
+		// by this run: a reader may still be in it, and must see it whole
+		// or lose it, never see it filled with another skill's files.
 	}
 	if len(remove) > 0 {
 		w.tidying.Add(1)
@@ -191,24 +199,29 @@ const maxPool = 1024
 // Readers take milliseconds; syncs come minutes apart.
 const recycleAfter = time.Minute
 
-// settled reports whether a folder in staging was last moved or changed
+// settled reports whether the folder at path was last moved or changed
 // more than settle ago.
-func settled(e fs.DirEntry, settle time.Duration) bool {
-	info, err := e.Info()
-	return err == nil && time.Since(changedAt(info)) > settle
+func settled(path string, settle time.Duration) bool {
+	info, err := os.Lstat(path)
+	return err == nil && info.IsDir() && time.Since(changedAt(info)) > settle
 }
 
-// take returns a folder left in staging to build in, or "" when none is
-// left.
+// take returns a folder left in staging to build in, or "" when none that
+// has settled is left. One that has not is passed over for this run.
 func (w *writer) take() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if len(w.pool) == 0 {
-		return ""
+	for {
+		w.mu.Lock()
+		if len(w.pool) == 0 {
+			w.mu.Unlock()
+			return ""
+		}
+		dir := w.pool[len(w.pool)-1]
+		w.pool = w.pool[:len(w.pool)-1]
+		w.mu.Unlock()
+		if settled(dir, w.settle) {
+			return dir
+		}
 	}
-	dir := w.pool[len(w.pool)-1]
-	w.pool = w.pool[:len(w.pool)-1]
-	return dir
 }
 
 // tidy waits for the removal of what staging held at the start.
