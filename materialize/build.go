@@ -210,7 +210,9 @@ func (b *build) create(path string) (*os.File, error) {
 
 // prepare makes the build's folder: a new one, or a recycled one emptied
 // of its files, its folders kept for the new version to reuse. A
-// recycled folder that cannot be emptied is replaced by a new one.
+// recycled folder that cannot be emptied is left to a later run's
+// removal, and the build takes a new one: whatever is in staging, the
+// skill is built.
 func (b *build) prepare() error {
 	if b.recycled {
 		dirs, err := emptyTree(b.dir)
@@ -223,9 +225,7 @@ func (b *build) prepare() error {
 			return nil
 		}
 		b.recycled = false
-		if err := os.RemoveAll(b.dir); err != nil {
-			return err
-		}
+		_ = os.RemoveAll(b.dir)
 		b.dir = filepath.Join(b.w.staging, randomName())
 	}
 	return os.Mkdir(b.dir, 0o755)

@@ -164,20 +164,31 @@ func newWriter(staging, marker string, settle time.Duration) (*writer, error) {
 		free:    make(chan *[]byte, parallelBuilds()*(queueLen+1)+1),
 		settle:  settle,
 	}
-	var remove []string
+	var remove, dirs []string
 	for _, e := range leftover {
-		path := filepath.Join(staging, e.Name())
-		switch {
-		case !e.IsDir():
-			remove = append(remove, e.Name())
-		case len(w.pool) < maxPool:
-			w.pool = append(w.pool, path)
-		case settled(path, settle):
+		if e.IsDir() {
+			dirs = append(dirs, e.Name())
+		} else {
 			remove = append(remove, e.Name())
 		}
-		// A folder swapped out moments ago is neither recycled nor removed
-		// by this run: a reader may still be in it, and must see it whole
-		// or lose it, never see it filled with another skill's files.
+	}
+	// Up to maxPool folders, take looks at each when a build asks for
+	// one. Past that, which are kept is decided here, by settling: the
+	// first maxPool that have settled, the other settled ones removed.
+	// A folder swapped out moments ago is neither recycled nor removed
+	// by this run: a reader may still be in it, and must see it whole or
+	// lose it, never see it filled with another skill's files.
+	for _, name := range dirs {
+		path := filepath.Join(staging, name)
+		switch {
+		case len(dirs) <= maxPool:
+			w.pool = append(w.pool, path)
+		case !settled(path, settle):
+		case len(w.pool) < maxPool:
+			w.pool = append(w.pool, path)
+		default:
+			remove = append(remove, name)
+		}
 	}
 	if len(remove) > 0 {
 		w.tidying.Add(1)
