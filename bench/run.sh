@@ -266,17 +266,34 @@ daemon_ms=$(echo "$daemon" | awk '{print $1}'); daemon_cpu=$(echo "$daemon" | aw
 # minute: a step that reads what no step touched for a minute reads it
 # from disk (docs/performance.md, round thirteen).
 reclaim() {
-  local c s age aggr
-  for c in /sys/kernel/mm/damon/admin/kdamonds/*/contexts/*; do
-    [ "$(cat "$c/../../state" 2>/dev/null)" = on ] || continue
-    for s in "$c"/schemes/*; do
-      [ "$(cat "$s/action" 2>/dev/null)" = pageout ] || continue
-      age=$(cat "$s/access_pattern/age/min") aggr=$(cat "$c/monitoring_attrs/intervals/aggr_us")
-      echo "DAMON pages out what is idle for $((age * aggr / 1000000)) s"
-      return
+  local k c s age aggr seen=
+  for k in /sys/kernel/mm/damon/admin/kdamonds/[0-9]*; do
+    [ -e "$k" ] || continue
+    seen=1
+    [ "$(cat "$k/state" 2>/dev/null)" = on ] || continue
+    for c in "$k"/contexts/[0-9]*; do
+      # A scheme on physical memory reaches the page cache; one on a
+      # process's memory does not.
+      [ "$(cat "$c/operations" 2>/dev/null)" = paddr ] || continue
+      for s in "$c"/schemes/[0-9]*; do
+        [ "$(cat "$s/action" 2>/dev/null)" = pageout ] || continue
+        age=$(cat "$s/access_pattern/age/min" 2>/dev/null) || age=
+        aggr=$(cat "$c/monitoring_attrs/intervals/aggr_us" 2>/dev/null) || aggr=
+        if [ -n "$age" ] && [ -n "$aggr" ]; then
+          echo "DAMON pages out what is idle for $((age * aggr / 1000000)) s"
+        else
+          echo "DAMON pages out what is idle for a while (unreadable settings)"
+        fi
+        return
+      done
     done
   done
-  echo "no proactive page reclaim found"
+  # DAMON's settings are readable by root only.
+  if [ -n "$seen" ] && [ ! -r /sys/kernel/mm/damon/admin/kdamonds/nr_kdamonds ]; then
+    echo "page reclaim unknown (DAMON runs; its settings need root)"
+  else
+    echo "no proactive page reclaim found"
+  fi
 }
 machine="$(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -sr), $(go env GOVERSION), $(reclaim)"
 endload=$(cut -d' ' -f1-3 /proc/loadavg)

@@ -27,6 +27,8 @@ func TestRun(t *testing.T) {
 		minCPU float64 // ms
 	}{
 		{"exit status", []string{"sh", "-c", "exit 3"}, 3, 0},
+		// As a shell says it: 128 + the signal.
+		{"killed", []string{"sh", "-c", "kill -TERM $$"}, 128 + 15, 0},
 		// The shell's loop runs in the shell itself: its CPU is the
 		// command's own.
 		{"busy", []string{"sh", "-c", "i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done"}, 0, 20},
@@ -46,15 +48,27 @@ func TestRun(t *testing.T) {
 			}
 		})
 	}
-	t.Run("no such command", func(t *testing.T) {
-		out := filepath.Join(t.TempDir(), "time")
-		if code, err := run(out, []string{filepath.Join(t.TempDir(), "missing")}); code != 127 || err == nil {
-			t.Fatalf("run = %d, %v; want 127 and an error", code, err)
-		}
-		if _, err := os.Stat(out); err == nil {
-			t.Error("figures written for a command that never ran")
-		}
-	})
+	notExec := filepath.Join(t.TempDir(), "script")
+	if err := os.WriteFile(notExec, []byte("#!/bin/sh\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, path string
+		code       int
+	}{
+		{"no such command", filepath.Join(t.TempDir(), "missing"), 127},
+		{"not executable", notExec, 126},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "time")
+			if code, err := run(out, []string{c.path}); code != c.code || err == nil {
+				t.Fatalf("run = %d, %v; want %d and an error", code, err, c.code)
+			}
+			if _, err := os.Stat(out); err == nil {
+				t.Error("figures written for a command that never ran")
+			}
+		})
+	}
 }
 
 func readFigures(t *testing.T, path string) (wall, cpu, rss float64) {
