@@ -5,9 +5,11 @@
 # for medium, 1 for large). Results go to bench/out/<size>/results.txt and
 # results.json. It asserts no timing: it exits non-zero only when it
 # cannot run. GOBENCH=0 skips the Go benchmarks. PCT_GAP=N waits N
-# seconds before each timed 1% sync, as a daemon's syncs are minutes
-# apart: the folders the sync before swapped out are then recycled (see
-# materialize's recycleAfter, a minute) instead of removed.
+# seconds before each fetch and 1% sync (and in the Go benchmark of the
+# daemon's sync), as a daemon's rounds are minutes apart: the folders the
+# sync before swapped out are then recycled (see materialize's
+# recycleAfter, a minute) instead of removed, and on a machine that
+# reclaims idle page cache the files a sync reads back are on disk again.
 #
 # It takes a daemon's path: the workspace follows a branch of an upstream
 # bare repository (packed, as a server's is) with the default depth-1
@@ -196,9 +198,9 @@ git_fetch='git fetch -q --depth 1 origin main 2>/dev/null'
 git_sync='git -C repo checkout -q --detach FETCH_HEAD && rsync -a --delete repo/skills/ copy/'
 pct_written=0; pct_bytes=0
 for i in $(seq "$runs"); do
+  [ "${PCT_GAP:-0}" -gt 0 ] && sleep "$PCT_GAP"
   upstream v2
   measure fetchb "$d" "$bin" fetch --quiet
-  [ "${PCT_GAP:-0}" -gt 0 ] && sleep "$PCT_GAP"
   measure pct "$d" "$bin" sync --quiet --json
   pct_written=$(field "$work/m/pct.out" written); pct_bytes=$(field "$work/m/pct.out" bytes_written)
   measure gfetchb "$c/repo" bash -c "$git_fetch"
@@ -207,9 +209,9 @@ for i in $(seq "$runs"); do
   w=$work/write-$i; mkdir -p "$w"
   measure write "$c/repo" bash -c 'cp --parents "${@:2}" "$1/" && sync' _ "$w" "${changed_paths[@]}"
   rm -rf "$w"
+  [ "${PCT_GAP:-0}" -gt 0 ] && sleep "$PCT_GAP"
   upstream v1
   measure fetcha "$d" "$bin" fetch --quiet
-  [ "${PCT_GAP:-0}" -gt 0 ] && sleep "$PCT_GAP"
   measure back "$d" "$bin" sync --quiet --json
   measure gfetcha "$c/repo" bash -c "$git_fetch"
   measure gback "$c" bash -c "$git_sync"
@@ -257,7 +259,8 @@ pfc_ns=$(bench_ns BenchmarkPromptFromCache); noop_ns=$(bench_ns BenchmarkNoOpSyn
 # The daemon's 1% sync in one process (BenchmarkDaemonSync, in the root package's tests): the same corpus,
 # the sync after each fetch timed alone, A -> B and back in turn.
 daemon=
-[ "${GOBENCH:-1}" = 0 ] || daemon=$(SKILLSYNC_BENCH_CORPUS=$corpus go test -run '^$' -bench 'BenchmarkDaemonSync$' -benchtime "${DAEMONRUNS:-6}x" . 2>/dev/null | awk '/^BenchmarkDaemonSync/ {for (i = 2; i < NF; i++) if ($(i+1) == "ns/op") w = $i; else if ($(i+1) == "cpu-ms/op") c = $i; printf "%.1f %s\n", w/1e6, c}' || true)
+[ "${GOBENCH:-1}" = 0 ] || daemon=$(SKILLSYNC_BENCH_CORPUS=$corpus SKILLSYNC_BENCH_GAP=${PCT_GAP:-0}s go test -timeout 0 -run '^$' -bench 'BenchmarkDaemonSync$' -benchtime "${DAEMONRUNS:-6}x" . 2>/dev/null | awk '/^BenchmarkDaemonSync/ {for (i = 2; i < NF; i++) if ($(i+1) == "ns/op") w = $i; else if ($(i+1) == "cpu-ms/op") c = $i; printf "%.1f %s\n", w/1e6, c}' || true)
+gap_note=; [ "${PCT_GAP:-0}" -gt 0 ] && gap_note=", ${PCT_GAP} s before each fetch"
 daemon_ms=$(echo "$daemon" | awk '{print $1}'); daemon_cpu=$(echo "$daemon" | awk '{print $2}')
 
 # reclaim: the page cache reclaim the machine runs on its own, which
@@ -305,7 +308,7 @@ row() {
 {
 printf '\nskillsync benchmark: %s corpus (%s skills, %s files, %s MiB; the 1%% commit adds or edits %s files), median of %s runs (%s for read commands)\n' \
   "$size" "$skills" "$nfiles" "$mib" "$changed" "$runs" "$readruns"
-printf 'command: RUNS=%s bench/run.sh %s; machine: %s; load average at the end: %s\n\n' "$runs" "$size" "$machine" "$endload"
+printf 'command: %sRUNS=%s bench/run.sh %s; machine: %s; load average at the end: %s\n\n' "${PCT_GAP:+PCT_GAP=$PCT_GAP }" "$runs" "$size" "$machine" "$endload"
 printf '%-36s %-26s %10s %9s %8s %7s %6s\n' "step" "who" "wall ms" "CPU ms" "opens" "RSS MiB" "load"
 row "cold sync at A (depth-1 store)" "skillsync sync" cold
 row "" "git clone --depth 1 + cp -r" clone
@@ -336,7 +339,7 @@ printf 'files written: cold %s, no-op %s, no-op --verify %s, 1%% sync %s (%s byt
   "$cold_written" "$noop_written" "$noopv_written" "$pct_written" "$pct_bytes" "$changed"
 printf 'Go benchmarks over 10,000 skills: catalog build %s ns/op, search %s ns/op, prompt %s ns/op\n' "${catalog_ns:--}" "${search_ns:--}" "${prompt_ns:--}"
 printf 'Go benchmarks over a synced cache of %s skills: prompt %s ns/op, no-op sync %s ns/op\n' "$cachebench" "${pfc_ns:--}" "${noop_ns:--}"
-printf 'Go benchmark of the 1%% sync after its fetch, in one process (BenchmarkDaemonSync): %s ms wall, %s ms CPU per sync\n' "${daemon_ms:--}" "${daemon_cpu:--}"
+printf 'Go benchmark of the 1%% sync after its fetch, in one process (BenchmarkDaemonSync%s): %s ms wall, %s ms CPU per sync\n' "$gap_note" "${daemon_ms:--}" "${daemon_cpu:--}"
 } | tee "$out/results.txt"
 
 # results.json: per step label, the same figures.
@@ -348,7 +351,7 @@ jnum() { [ "$1" = - ] && echo null || echo "$1"; }
     "$(jnum "${cold_written:--}")" "$(jnum "${noop_written:--}")" "$(jnum "${noopv_written:--}")" "$(jnum "${pct_written:--}")" "$(jnum "${pct_bytes:--}")"
   printf '  "go_bench_ns": {"catalog_build": %s, "search": %s, "prompt": %s, "prompt_from_cache": %s, "noop_sync": %s, "cache_bench_skills": %s},\n' \
     "$(jnum "${catalog_ns:--}")" "$(jnum "${search_ns:--}")" "$(jnum "${prompt_ns:--}")" "$(jnum "${pfc_ns:--}")" "$(jnum "${noop_ns:--}")" "$cachebench"
-  printf '  "go_bench_daemon_sync": {"wall_ms": %s, "cpu_ms": %s},\n' "$(jnum "${daemon_ms:--}")" "$(jnum "${daemon_cpu:--}")"
+  printf '  "go_bench_daemon_sync": {"wall_ms": %s, "cpu_ms": %s, "gap_s": %s},\n' "$(jnum "${daemon_ms:--}")" "$(jnum "${daemon_cpu:--}")" "${PCT_GAP:-0}"
   printf '  "steps": {'
   sep=
   for l in cold clone untar noop rsync noopv fetchb gfetchb pct gpct write fetcha gfetcha back gback verify rsyncc prompt list search floor; do
