@@ -38,6 +38,11 @@ case "$size" in
   large) skills=10000; files=10; defruns=1 ;;
   *) echo "usage: bench/run.sh small|medium|large" >&2; exit 2 ;;
 esac
+case ${PCT_GAP:-0} in
+  '' | *[!0-9]*) echo "bench/run.sh: PCT_GAP=$PCT_GAP: give whole seconds, such as PCT_GAP=65" >&2; exit 2 ;;
+esac
+# Whole seconds from here on, without leading zeros (results.json takes it as a number).
+PCT_GAP=$((10#${PCT_GAP:-0}))
 runs=${RUNS:-$defruns}
 # Read commands are quick: more runs for a steady median.
 readruns=$(( runs < 10 ? 10 : runs ))
@@ -198,7 +203,7 @@ git_fetch='git fetch -q --depth 1 origin main 2>/dev/null'
 git_sync='git -C repo checkout -q --detach FETCH_HEAD && rsync -a --delete repo/skills/ copy/'
 pct_written=0; pct_bytes=0
 for i in $(seq "$runs"); do
-  [ "${PCT_GAP:-0}" -gt 0 ] && sleep "$PCT_GAP"
+  [ "$PCT_GAP" -gt 0 ] && sleep "$PCT_GAP"
   upstream v2
   measure fetchb "$d" "$bin" fetch --quiet
   measure pct "$d" "$bin" sync --quiet --json
@@ -209,7 +214,7 @@ for i in $(seq "$runs"); do
   w=$work/write-$i; mkdir -p "$w"
   measure write "$c/repo" bash -c 'cp --parents "${@:2}" "$1/" && sync' _ "$w" "${changed_paths[@]}"
   rm -rf "$w"
-  [ "${PCT_GAP:-0}" -gt 0 ] && sleep "$PCT_GAP"
+  [ "$PCT_GAP" -gt 0 ] && sleep "$PCT_GAP"
   upstream v1
   measure fetcha "$d" "$bin" fetch --quiet
   measure back "$d" "$bin" sync --quiet --json
@@ -259,8 +264,8 @@ pfc_ns=$(bench_ns BenchmarkPromptFromCache); noop_ns=$(bench_ns BenchmarkNoOpSyn
 # The daemon's 1% sync in one process (BenchmarkDaemonSync, in the root package's tests): the same corpus,
 # the sync after each fetch timed alone, A -> B and back in turn.
 daemon=
-[ "${GOBENCH:-1}" = 0 ] || daemon=$(SKILLSYNC_BENCH_CORPUS=$corpus SKILLSYNC_BENCH_GAP=${PCT_GAP:-0}s go test -timeout 0 -run '^$' -bench 'BenchmarkDaemonSync$' -benchtime "${DAEMONRUNS:-6}x" . 2>/dev/null | awk '/^BenchmarkDaemonSync/ {for (i = 2; i < NF; i++) if ($(i+1) == "ns/op") w = $i; else if ($(i+1) == "cpu-ms/op") c = $i; printf "%.1f %s\n", w/1e6, c}' || true)
-gap_note=; [ "${PCT_GAP:-0}" -gt 0 ] && gap_note=", ${PCT_GAP} s before each fetch"
+[ "${GOBENCH:-1}" = 0 ] || daemon=$(SKILLSYNC_BENCH_CORPUS=$corpus SKILLSYNC_BENCH_GAP=${PCT_GAP}s go test -timeout 0 -run '^$' -bench 'BenchmarkDaemonSync$' -benchtime "${DAEMONRUNS:-6}x" . 2>/dev/null | awk '/^BenchmarkDaemonSync/ {for (i = 2; i < NF; i++) if ($(i+1) == "ns/op") w = $i; else if ($(i+1) == "cpu-ms/op") c = $i; printf "%.1f %s\n", w/1e6, c}' || true)
+gap_note=; [ -n "$daemon" ] && [ "$PCT_GAP" -gt 0 ] && gap_note=", ${PCT_GAP} s before each fetch"
 daemon_ms=$(echo "$daemon" | awk '{print $1}'); daemon_cpu=$(echo "$daemon" | awk '{print $2}')
 
 # reclaim: the page cache reclaim the machine runs on its own, which
@@ -308,7 +313,7 @@ row() {
 {
 printf '\nskillsync benchmark: %s corpus (%s skills, %s files, %s MiB; the 1%% commit adds or edits %s files), median of %s runs (%s for read commands)\n' \
   "$size" "$skills" "$nfiles" "$mib" "$changed" "$runs" "$readruns"
-printf 'command: %sRUNS=%s bench/run.sh %s; machine: %s; load average at the end: %s\n\n' "${PCT_GAP:+PCT_GAP=$PCT_GAP }" "$runs" "$size" "$machine" "$endload"
+printf 'command: %sRUNS=%s bench/run.sh %s; machine: %s; load average at the end: %s\n\n' "$([ "$PCT_GAP" -gt 0 ] && echo "PCT_GAP=$PCT_GAP ")" "$runs" "$size" "$machine" "$endload"
 printf '%-36s %-26s %10s %9s %8s %7s %6s\n' "step" "who" "wall ms" "CPU ms" "opens" "RSS MiB" "load"
 row "cold sync at A (depth-1 store)" "skillsync sync" cold
 row "" "git clone --depth 1 + cp -r" clone
@@ -351,7 +356,7 @@ jnum() { [ "$1" = - ] && echo null || echo "$1"; }
     "$(jnum "${cold_written:--}")" "$(jnum "${noop_written:--}")" "$(jnum "${noopv_written:--}")" "$(jnum "${pct_written:--}")" "$(jnum "${pct_bytes:--}")"
   printf '  "go_bench_ns": {"catalog_build": %s, "search": %s, "prompt": %s, "prompt_from_cache": %s, "noop_sync": %s, "cache_bench_skills": %s},\n' \
     "$(jnum "${catalog_ns:--}")" "$(jnum "${search_ns:--}")" "$(jnum "${prompt_ns:--}")" "$(jnum "${pfc_ns:--}")" "$(jnum "${noop_ns:--}")" "$cachebench"
-  printf '  "go_bench_daemon_sync": {"wall_ms": %s, "cpu_ms": %s, "gap_s": %s},\n' "$(jnum "${daemon_ms:--}")" "$(jnum "${daemon_cpu:--}")" "${PCT_GAP:-0}"
+  printf '  "go_bench_daemon_sync": {"wall_ms": %s, "cpu_ms": %s, "gap_s": %s},\n' "$(jnum "${daemon_ms:--}")" "$(jnum "${daemon_cpu:--}")" "$PCT_GAP"
   printf '  "steps": {'
   sep=
   for l in cold clone untar noop rsync noopv fetchb gfetchb pct gpct write fetcha gfetcha back gback verify rsyncc prompt list search floor; do
