@@ -110,11 +110,15 @@ func syncWithin(t *testing.T, e *Engine, opts SyncOptions) *SyncReport {
 	}
 }
 
-// A changed skill's unchanged files are read back from the cache only
-// where that gives what the source gives: whatever was done to the
-// cache's copy, or to the skill upstream, the sync locks the hash a sync
-// into an empty workspace locks, leaves the copy as upstream has it, and
-// verify finds nothing.
+// A changed skill's unchanged files are taken from the cache only where
+// that gives what the source gives: whatever was done to the cache's
+// copy, or to the skill upstream, the sync locks the hash a sync into an
+// empty workspace locks, leaves the copy as upstream has it, and verify
+// finds nothing. The one exception is an edit that forges the stat data
+// the cache recorded (same size, mtime set back): a sync trusts stat
+// data, as one with nothing new does, so it keeps that copy, but the
+// lock still has upstream's hash, verify names the file, and a sync
+// --verify puts upstream's bytes back.
 func TestSyncReusesUnchangedFilesOnlyWhenTheyHold(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -124,6 +128,8 @@ func TestSyncReusesUnchangedFilesOnlyWhenTheyHold(t *testing.T) {
 		// change makes the second upstream version; dir is where alpha
 		// is after it.
 		change func(up *gittest.Repo) (dir string)
+		// forged: the tamper keeps the stat data the cache recorded.
+		forged string
 	}{
 		{name: "plain"},
 		{name: "fifo at a live path", tamper: func(t *testing.T, live, _ string) {
@@ -134,7 +140,7 @@ func TestSyncReusesUnchangedFilesOnlyWhenTheyHold(t *testing.T) {
 			info, _ := os.Stat(p)
 			os.WriteFile(p, []byte("ALPHA FILE A\n"), 0o644)
 			os.Chtimes(p, info.ModTime(), info.ModTime())
-		}},
+		}, forged: "a.md"},
 		{name: "dir link, same content", tamper: func(t *testing.T, live, scratch string) {
 			plantDirLink(t, live, scratch, "alpha sub x\n")
 		}},
@@ -195,6 +201,13 @@ func TestSyncReusesUnchangedFilesOnlyWhenTheyHold(t *testing.T) {
 			got := readLock(t, ws).Sources["team"].Skills["alpha"]
 			if want := freshHash(t, up, "alpha"); got != want {
 				t.Errorf("locked hash %s, a fresh sync locks %s", got, want)
+			}
+			if tc.forged != "" {
+				diffs, err := e.Verify(context.Background())
+				if err != nil || len(diffs) != 1 || diffs[0].Path != filepath.Join(live, tc.forged) {
+					t.Errorf("verify after a forged edit: %v %v, want %s named", diffs, err, tc.forged)
+				}
+				mustSync(t, e, SyncOptions{Verify: true})
 			}
 			sameAsUpstream(t, up, dir, live)
 			if diffs, err := e.Verify(context.Background()); err != nil || len(diffs) > 0 {

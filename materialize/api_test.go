@@ -12,7 +12,7 @@ import (
 func TestHashText(t *testing.T) {
 	t.Parallel()
 	h := newSkillHasher()
-	h.add("SKILL.md", []byte("x"))
+	h.addContent("SKILL.md", []byte("x"))
 	sum := h.sum()
 	back, err := ParseHash(sum.String())
 	if err != nil || back != sum || len(sum.String()) != 64 || sum.Short() != sum.String()[:12] {

@@ -2,11 +2,11 @@ package materialize
 
 import (
 	"crypto/sha256"
-	"encoding/binary"
 	"encoding/hex"
 	"fmt"
-	"hash"
 	"io"
+
+	"github.com/skillsync/skillsync/internal/skillhash"
 )
 
 // Hash is a SHA-256 digest: of one file, or of a whole skill (see
@@ -62,41 +62,26 @@ func (h *Hash) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// skillHasher computes a skill's hash: SHA-256 over its files in path
-// order, each framed as len(path) path len(content) content with 8-byte
-// big-endian lengths, so no two different skills share a hash. Content is
-// written in pieces, after its length is known, so it never has to be in
-// memory whole.
+// skillHasher computes a skill's hash (internal/skillhash) from the
+// SHA-256 of each of its files, added in path order.
 type skillHasher struct {
-	h hash.Hash
+	h *skillhash.Hasher
 }
 
-func newSkillHasher() *skillHasher { return &skillHasher{h: sha256.New()} }
+func newSkillHasher() *skillHasher { return &skillHasher{h: skillhash.New()} }
 
-// begin starts one file of size bytes; files must come in path order, and
-// exactly size bytes must follow through Write.
-func (s *skillHasher) begin(path string, size int64) {
-	var n [8]byte
-	binary.BigEndian.PutUint64(n[:], uint64(len(path)))
-	s.h.Write(n[:])
-	s.h.Write([]byte(path))
-	binary.BigEndian.PutUint64(n[:], uint64(size))
-	s.h.Write(n[:])
-}
+// add adds one file of size bytes whose content has SHA-256 sum.
+func (s *skillHasher) add(path string, size int64, sum Hash) { s.h.Add(path, size, sum) }
 
-// Write adds content of the current file.
-func (s *skillHasher) Write(p []byte) (int, error) { return s.h.Write(p) }
+func (s *skillHasher) sum() Hash { return s.h.Sum() }
 
-// add adds one whole file.
-func (s *skillHasher) add(path string, content []byte) {
-	s.begin(path, int64(len(content)))
-	s.h.Write(content)
-}
-
-func (s *skillHasher) sum() Hash {
-	var h Hash
-	s.h.Sum(h[:0])
-	return h
+// filesHash is the hash of a skill whose files are as recorded.
+func filesHash(files map[string]FileRecord) Hash {
+	h := newSkillHasher()
+	for _, p := range sortedNames(files) {
+		h.add(p, files[p].Size, files[p].SHA256)
+	}
+	return h.sum()
 }
 
 // hashReader returns the SHA-256 of everything r yields.

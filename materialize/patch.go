@@ -108,7 +108,7 @@ func (st *stager) patchable(p string) bool {
 
 // writePatch streams one file into a file of its own in staging, the
 // skill's patch. want, when not nil, is the hash the content must have.
-func (st *stager) writePatch(f skill.File, src io.Reader, size int64, want *Hash, hashes ...io.Writer) (Hash, error) {
+func (st *stager) writePatch(f skill.File, src io.Reader, size int64, want *Hash) (Hash, error) {
 	name := filepath.Join(st.w.staging, randomName()+".patch")
 	out, err := platform.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
@@ -120,7 +120,7 @@ func (st *stager) writePatch(f skill.File, src io.Reader, size int64, want *Hash
 			_, werr = out.Write((*chunk)[:n])
 		}
 		st.w.recycle(chunk)
-	}, hashes...)
+	})
 	if err == nil {
 		err = werr
 	}

@@ -26,9 +26,10 @@ func (s sameFS) ContentKey() string { return s.key }
 
 func (s sameFS) SameContent(key, name string) bool { return key == s.before && s.same[name] }
 
-// A changed skill's files that the source says did not change are read
-// from the cache's copy, not from the source, when that copy still hashes
-// as recorded; the skill's hash is what reading the source alone gives.
+// A changed skill's files that the source says did not change are taken
+// from the cache's copy, not from the source, when that copy still has
+// the stat data recorded; the skill's hash is what reading the source
+// alone gives.
 // A copy edited in the cache, a file whose mode changed and a hashing run
 // read the source.
 func TestChangedSkillReadsItsUnchangedFilesFromTheCache(t *testing.T) {

@@ -2,6 +2,7 @@ package materialize
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"io"
 	"io/fs"
@@ -11,9 +12,9 @@ import (
 )
 
 // SkillHash returns the hash the manifest records for a skill whose files
-// are list inside fsys: SHA-256 over the files in path order, each framed
-// as len(path) path len(content) content. Contents stream: the skill is
-// never held in memory whole. A file whose size differs from its listing
+// are list inside fsys (internal/skillhash: SHA-256 over each file's path,
+// size and SHA-256, in path order). Contents stream: the skill is never
+// held in memory whole. A file whose size differs from its listing
 // or changes while it is read is an error, so the hash always describes
 // one consistent set of bytes.
 func SkillHash(ctx context.Context, fsys fs.FS, list []skill.File) (Hash, error) {
@@ -45,13 +46,16 @@ func hashFileInto(h *skillHasher, fsys fs.FS, f skill.File) error {
 	if !info.Mode().IsRegular() || info.Size() != f.Size {
 		return fmt.Errorf("hash %s: the file changed since it was listed", f.Path)
 	}
-	h.begin(f.Path, f.Size)
-	copied, err := io.Copy(h, io.LimitReader(r, f.Size+1))
+	content := sha256.New()
+	copied, err := io.Copy(content, io.LimitReader(r, f.Size+1))
 	if err != nil {
 		return fmt.Errorf("hash %s: %w", f.Path, err)
 	}
 	if copied != f.Size {
 		return fmt.Errorf("hash %s: the file changed while it was read", f.Path)
 	}
+	var sum Hash
+	content.Sum(sum[:0])
+	h.add(f.Path, f.Size, sum)
 	return nil
 }

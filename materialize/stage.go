@@ -204,9 +204,6 @@ type stager struct {
 	// file written so far, when it is (patch.go).
 	plan  patchPlan
 	patch *patch
-	// stale is a file whose live copy reuse read and found not as
-	// recorded: its stat data is not trusted.
-	stale string
 	dirs  map[string]bool // real folders of live seen by reuse
 }
 
@@ -343,8 +340,8 @@ func (st *stager) build() *build {
 	return st.b
 }
 
-// file reads one file of the skill, hashing it into the skill's hash,
-// from its live copy when it can (reuse). A file whose live copy has
+// file reads one file of the skill, adding it to the skill's hash, or
+// takes it from its live copy, unread, when it can (reuse). A file whose live copy has
 // another size is written as it is read; one of
 // the same size is only hashed, then read again to be written if it turns
 // out to differ. It reports a file whose live copy already is as wanted,
@@ -359,7 +356,6 @@ func (st *stager) file(f skill.File) (sameFile, bool, error) {
 	}
 	defer src.Close()
 	livePath := filepath.Join(st.live, filepath.FromSlash(f.Path))
-	st.hasher.begin(f.Path, size)
 	// Without a live folder (a new skill, a cold sync) there is nothing
 	// to compare: no lstat.
 	var liveInfo fs.FileInfo
@@ -371,16 +367,20 @@ func (st *stager) file(f skill.File) (sameFile, bool, error) {
 		if st.dryRun {
 			return sameFile{}, false, errDiffers
 		}
-		_, err := st.write(f, src, size, nil, st.hasher)
+		sha, err := st.write(f, src, size, nil)
+		if err == nil {
+			st.hasher.add(f.Path, size, sha)
+		}
 		return sameFile{}, false, err
 	}
-	sha, head, err := st.pump(src, size, nil, st.hasher)
+	sha, head, err := st.pump(src, size, nil)
 	if err != nil {
 		return sameFile{}, false, err
 	}
+	st.hasher.add(f.Path, size, sha)
 	mode := fileMode(f.Mode, head, st.s.GuessModes)
 	var prev *FileRecord
-	if st.old != nil && st.stale != f.Path {
+	if st.old != nil {
 		if r, ok := st.old.Files[f.Path]; ok {
 			prev = &r
 		}
@@ -436,9 +436,9 @@ func (st *stager) open(path string, counted bool) (fs.File, int64, error) {
 
 // write streams one file into the build. want, when not nil, is the hash
 // the content must have.
-func (st *stager) write(f skill.File, src io.Reader, size int64, want *Hash, hashes ...io.Writer) (Hash, error) {
+func (st *stager) write(f skill.File, src io.Reader, size int64, want *Hash) (Hash, error) {
 	if st.patchable(f.Path) {
-		return st.writePatch(f, src, size, want, hashes...)
+		return st.writePatch(f, src, size, want)
 	}
 	st.unpatch()
 	b := st.build()
@@ -460,7 +460,7 @@ func (st *stager) write(f skill.File, src io.Reader, size int64, want *Hash, has
 			}
 		}
 		b.send(op{kind: opData, path: f.Path, chunk: chunk, n: n})
-	}, hashes...)
+	})
 	if err == nil && want != nil && sha != *want {
 		err = errors.New("its content changed while it was read")
 	}
@@ -478,11 +478,11 @@ func (st *stager) write(f skill.File, src io.Reader, size int64, want *Hash, has
 }
 
 // pump reads src to its end a chunk at a time, hashing each chunk and
-// passing it to hashes and then to sink, which takes the chunk; without
-// a sink the chunk is reused. It returns the content's SHA-256 and its
+// passing it to sink, which takes the chunk; without a sink the chunk is
+// reused. It returns the content's SHA-256 and its
 // first bytes. A source longer or shorter than size is an error: sizes
 // are what the limits were checked against.
-func (st *stager) pump(src io.Reader, size int64, sink func(chunk *[]byte, n int), hashes ...io.Writer) (Hash, []byte, error) {
+func (st *stager) pump(src io.Reader, size int64, sink func(chunk *[]byte, n int)) (Hash, []byte, error) {
 	h := sha256.New()
 	var head []byte
 	var total int64
@@ -505,9 +505,6 @@ func (st *stager) pump(src io.Reader, size int64, sink func(chunk *[]byte, n int
 			}
 			data := (*chunk)[:n]
 			h.Write(data)
-			for _, w := range hashes {
-				w.Write(data)
-			}
 			if len(head) < 2 {
 				head = append(head, data[:min(2-len(head), n)]...)
 			}

@@ -46,7 +46,7 @@ func expectedHash(t *testing.T, s Skill) Hash {
 		if err != nil {
 			t.Fatal(err)
 		}
-		h.add(f.Path, data)
+		h.addContent(f.Path, data)
 	}
 	return h.sum()
 }

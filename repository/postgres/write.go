@@ -3,11 +3,9 @@ package postgres
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"hash"
 	"io"
 	"io/fs"
 
@@ -15,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/skillsync/skillsync/internal/skillhash"
 	"github.com/skillsync/skillsync/repository"
 	"github.com/skillsync/skillsync/skill"
 )
@@ -94,45 +93,42 @@ func (p *Postgres) checkPublish(name string, files fs.FS) ([]publishFile, error)
 }
 
 // hashSkill reads every file once, streaming: it fills in each file's
-// SHA-256 and returns the skill's hash as the cache computes it (files in
-// path order, each framed as len(path) path len(content) content, lengths
-// 8-byte big-endian).
+// SHA-256 and returns the skill's hash as the cache computes it
+// (internal/skillhash; the files are in path order).
 func hashSkill(files fs.FS, list []publishFile) (string, error) {
-	skillHash := sha256.New()
+	skillHash := skillhash.New()
 	for i := range list {
 		f := &list[i]
-		var n [8]byte
-		binary.BigEndian.PutUint64(n[:], uint64(len(f.path)))
-		skillHash.Write(n[:])
-		skillHash.Write([]byte(f.path))
-		binary.BigEndian.PutUint64(n[:], uint64(f.size))
-		skillHash.Write(n[:])
-		sum, err := hashFile(files, f.path, f.size, skillHash)
+		sum, err := hashFile(files, f.path, f.size)
 		if err != nil {
 			return "", err
 		}
-		f.sum = sum
+		f.sum = hex.EncodeToString(sum[:])
+		skillHash.Add(f.path, f.size, sum)
 	}
-	return hex.EncodeToString(skillHash.Sum(nil)), nil
+	sum := skillHash.Sum()
+	return hex.EncodeToString(sum[:]), nil
 }
 
-// hashFile streams one file into also and returns its own SHA-256,
-// checking that it still has the size it was listed with.
-func hashFile(files fs.FS, name string, size int64, also hash.Hash) (string, error) {
+// hashFile returns one file's SHA-256, checking that it still has the
+// size it was listed with.
+func hashFile(files fs.FS, name string, size int64) ([32]byte, error) {
+	var sum [32]byte
 	r, err := files.Open(name)
 	if err != nil {
-		return "", err
+		return sum, err
 	}
 	defer r.Close()
 	h := sha256.New()
-	n, err := io.Copy(io.MultiWriter(h, also), io.LimitReader(r, size+1))
+	n, err := io.Copy(h, io.LimitReader(r, size+1))
 	if err != nil {
-		return "", fmt.Errorf("read %s: %w", name, err)
+		return sum, fmt.Errorf("read %s: %w", name, err)
 	}
 	if n != size {
-		return "", fmt.Errorf("%s changed while it was read: try again", name)
+		return sum, fmt.Errorf("%s changed while it was read: try again", name)
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	h.Sum(sum[:0])
+	return sum, nil
 }
 
 // lockRevision takes the revision row's lock, which every writer takes
