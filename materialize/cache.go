@@ -229,6 +229,8 @@ func (c *Cache) load() {
 			c.opened = append(c.opened, fmt.Sprintf("the records of source %s cannot be used (%v); its cached files will be hashed again", source, err))
 			delete(m.Sources, source)
 			c.dirty = true
+		} else if rec.skillsRef.IsZero() {
+			c.dirty = true // upgraded from the first version: written anew
 		}
 	}
 }

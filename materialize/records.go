@@ -3,6 +3,7 @@ package materialize
 import (
 	"github.com/skillsync/skillsync/internal/binrec"
 
+	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
@@ -38,10 +39,15 @@ import (
 // still finds its records.
 const (
 	recordsName = ".records"
-	skillsMagic = "skillsync skill records 1\n"
-	filesMagic  = "skillsync file records 1\n"
-	skillsExt   = ".skills"
-	filesExt    = ".files"
+	skillsMagic = "skillsync skill records 2\n"
+	// oldSkillsMagic starts the skill records of skillsync.lock version 1,
+	// whose skill hashes were of the first kind (internal/skillhash).
+	// They are read, their hashes computed again from the file records,
+	// and written anew by the next sync.
+	oldSkillsMagic = "skillsync skill records 1\n"
+	filesMagic     = "skillsync file records 1\n"
+	skillsExt      = ".skills"
+	filesExt       = ".files"
 	// maxRecordSize bounds a record file as jsonfile.MaxSize bounds a JSON
 	// record: decoding a bigger one could exhaust memory.
 	maxRecordSize = jsonfile.MaxSize
@@ -104,17 +110,22 @@ func readHash(d *binrec.Decoder) Hash {
 }
 
 // decodeSkills decodes a source's skill records; their Files are nil.
-// Names must be safe path components, in strictly increasing order.
-func decodeSkills(data []byte) (map[string]*SkillRecord, error) {
-	d := binrec.NewDecoder(data, skillsMagic)
+// Names must be safe path components, in strictly increasing order. old
+// reports records of the first version, whose hashes are of the old kind.
+func decodeSkills(data []byte) (skills map[string]*SkillRecord, old bool, err error) {
+	magic := skillsMagic
+	if bytes.HasPrefix(data, []byte(oldSkillsMagic)) {
+		magic, old = oldSkillsMagic, true
+	}
+	d := binrec.NewDecoder(data, magic)
 	n := d.Count(1 + 32 + 1 + 1)
-	skills := make(map[string]*SkillRecord, n)
+	skills = make(map[string]*SkillRecord, n)
 	prev := ""
 	for i := 0; i < n && d.Err() == nil; i++ {
 		name := d.String()
 		if d.Err() == nil {
 			if err := checkName("skill", name); err != nil {
-				return nil, err
+				return nil, false, err
 			}
 			if i > 0 && name <= prev {
 				d.Fail("skill %s is out of order", name)
@@ -125,9 +136,9 @@ func decodeSkills(data []byte) (map[string]*SkillRecord, error) {
 		skills[name] = sk
 	}
 	if err := d.End(); err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	return skills, nil
+	return skills, old, nil
 }
 
 // decodeFiles decodes the file records of a source and sets the Files of
@@ -307,11 +318,29 @@ func (rec *SourceRecord) loadSkills(root string) error {
 	if err != nil {
 		return err
 	}
-	skills, err := decodeSkills(data)
+	skills, old, err := decodeSkills(data)
 	if err != nil {
 		return &jsonfile.CorruptError{Path: recordPath(root, rec.skillsRef, skillsExt), Err: err}
 	}
 	rec.Skills = skills
+	if old {
+		return rec.upgrade(root)
+	}
+	return nil
+}
+
+// upgrade gives the skills of records of the first version the hashes of
+// today's kind, computed from their file records: no cached file is read.
+// The records are then written anew by the next commit (their refs are
+// dropped); until then every reader upgrades them in memory.
+func (rec *SourceRecord) upgrade(root string) error {
+	if err := rec.loadFiles(root); err != nil {
+		return err
+	}
+	for _, sk := range rec.Skills {
+		sk.Hash = filesHash(sk.Files)
+	}
+	rec.skillsRef, rec.filesRef = Hash{}, Hash{}
 	return nil
 }
 

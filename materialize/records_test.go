@@ -210,13 +210,13 @@ func FuzzRecords(f *testing.F) {
 				inside(t, source)
 			}
 		}
-		if skills, err := decodeSkills(data); err == nil {
+		if skills, _, err := decodeSkills(data); err == nil {
 			for name := range skills {
 				inside(t, "src", name)
 			}
 		}
 		// The file records of the good skill records, as data says.
-		skills, _ := decodeSkills(encodeSkills(good))
+		skills, _, _ := decodeSkills(encodeSkills(good))
 		if decodeFiles(data, skills) == nil {
 			for name, sk := range skills {
 				for p, rec := range sk.Files {

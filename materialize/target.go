@@ -107,7 +107,10 @@ type TargetReport struct {
 }
 
 // TargetRecordVersion is the format version of a target's record.
-const TargetRecordVersion = 1
+// Version 1 holds skill hashes of the first kind (internal/skillhash);
+// it is read, each copied skill's hash computed again from its file
+// records (upgrade), and written as version 2 by the next sync.
+const TargetRecordVersion = 2
 
 func newTargetRecord() *TargetRecord {
 	return &TargetRecord{Version: TargetRecordVersion, Skills: map[string]*TargetEntry{}}
@@ -120,7 +123,7 @@ func newTargetRecord() *TargetRecord {
 // A target record is often committed with the target, so nothing in it is
 // trusted.
 func (r *TargetRecord) Validate() error {
-	if err := jsonfile.CheckVersion(r.Version, TargetRecordVersion); err != nil {
+	if err := jsonfile.CheckVersion(r.Version, 1, TargetRecordVersion); err != nil {
 		return err
 	}
 	folders := map[string]string{}
@@ -165,7 +168,23 @@ func LoadTargetRecord(dir string) (*TargetRecord, error) {
 	if rec.Skills == nil {
 		rec.Skills = map[string]*TargetEntry{}
 	}
+	rec.upgrade()
 	return rec, nil
+}
+
+// upgrade gives a version-1 record's copies the hashes of today's kind,
+// from their file records. A link's hash is the skill's, which the next
+// sync records again.
+func (r *TargetRecord) upgrade() {
+	if r.Version != 1 {
+		return
+	}
+	for _, e := range r.Skills {
+		if e.Mode == Copy {
+			e.Hash = filesHash(e.Files)
+		}
+	}
+	r.Version = TargetRecordVersion
 }
 
 // Target is one target directory to bring up to date, as one value.
