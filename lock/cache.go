@@ -43,7 +43,8 @@ func FromCache(sources []config.Source, base string, m *materialize.Manifest, ol
 }
 
 // Differences lists the skills whose cached hash in m differs from the
-// lock's: missing from the cache, modified, or cached but not locked.
+// lock's: missing from the cache, modified (not told for a Legacy lock),
+// or cached but not locked.
 func (f *File) Differences(m *materialize.Manifest) []materialize.Difference {
 	var diffs []materialize.Difference
 	add := func(source, name string, kind materialize.DiffKind) {
@@ -55,7 +56,10 @@ func (f *File) Differences(m *materialize.Manifest) []materialize.Difference {
 			switch {
 			case rec == nil || rec.Skills[name] == nil:
 				add(source, name, materialize.Missing)
-			case rec.Skills[name].Hash.String() != hash:
+			case rec.Skills[name].Hash.String() != hash && !f.Legacy():
+				// A version-1 lock's hashes are of the first kind: only
+				// which skills it names is compared, until a sync writes
+				// version 2.
 				add(source, name, materialize.Modified)
 			}
 		}

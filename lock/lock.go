@@ -22,8 +22,11 @@ import (
 	"github.com/skillsync/skillsync/skill"
 )
 
-// Version is the format version of skillsync.lock.
-const Version = 1
+// Version is the format version of skillsync.lock. Version 1 holds skill
+// hashes of the first kind (internal/skillhash), which cannot be checked
+// against today's without the skills' files: it is read, a sync writes
+// version 2 in its place, and a sync --frozen refuses it (Legacy).
+const Version = 2
 
 // File is the content of skillsync.lock.
 type File struct {
@@ -83,14 +86,18 @@ func (f *File) Same(g *File) bool {
 	})
 }
 
-// Validate refuses a lock of another version and one naming anything but
-// one safe path component.
+// Validate refuses a lock of a version this build does not read and one
+// naming anything but one safe path component.
 func (f *File) Validate() error {
-	if f.Version != Version {
-		return fmt.Errorf("version %d, this skillsync reads %d", f.Version, Version)
+	if f.Version != Version && f.Version != 1 {
+		return fmt.Errorf("version %d, this skillsync reads 1 and %d", f.Version, Version)
 	}
 	return f.check()
 }
+
+// Legacy reports a lock of version 1, whose skill hashes are of the
+// first kind: no skill of today compares equal to them.
+func (f *File) Legacy() bool { return f.Version == 1 }
 
 // check refuses names that are not one safe path component, and text
 // that is not what skillsync writes: a kind it does not know, a URL or a

@@ -1,0 +1,66 @@
+package skillsync
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/skillsync/skillsync/lock"
+	"github.com/skillsync/skillsync/workspace"
+)
+
+// A skillsync.lock of version 1 holds skill hashes of the first kind,
+// which no skill of today hashes to. sync --frozen refuses it, naming the
+// file and the fix; verify does not call every skill modified; a sync
+// writes version 2 with today's hashes and rewrites no cached file; and
+// --frozen then passes.
+func TestLockOfVersionOneIsRewrittenNotFrozen(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	up := reuseUp(t)
+	e, ws := newWorkspace(t, reuseConfig(up))
+	mustSync(t, e, SyncOptions{})
+	fresh := readLock(t, ws)
+	if fresh.Version != lock.Version || fresh.Legacy() {
+		t.Fatalf("a sync wrote lock version %d", fresh.Version)
+	}
+
+	name := filepath.Join(ws, workspace.LockName)
+	raw, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var old map[string]any
+	if err := json.Unmarshal(raw, &old); err != nil {
+		t.Fatal(err)
+	}
+	old["version"] = 1
+	old["sources"].(map[string]any)["team"].(map[string]any)["skills"] = map[string]any{"alpha": strings.Repeat("ab", 32)}
+	raw, _ = json.Marshal(old)
+	if err := os.WriteFile(name, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	_, err = e.Sync(ctx, SyncOptions{Frozen: true})
+	if !IsFrozen(err) || !strings.Contains(err.Error(), "version 1") || !strings.Contains(err.Error(), "without --frozen") || !strings.Contains(err.Error(), name) {
+		t.Errorf("sync --frozen with a version-1 lock: %v", err)
+	}
+	if diffs, err := e.Verify(ctx); err != nil || len(diffs) > 0 {
+		t.Errorf("verify against a version-1 lock: %v %v", diffs, err)
+	}
+
+	r := mustSync(t, e, SyncOptions{})
+	if r.Files.Written != 0 {
+		t.Errorf("the sync that rewrote the lock wrote %d cached files", r.Files.Written)
+	}
+	got := readLock(t, ws)
+	if got.Version != lock.Version || !got.Same(fresh) {
+		t.Errorf("lock after the sync: %+v, want %+v", got, fresh)
+	}
+	if _, err := e.Sync(ctx, SyncOptions{Frozen: true}); err != nil {
+		t.Errorf("sync --frozen with the rewritten lock: %v", err)
+	}
+}
