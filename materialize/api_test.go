@@ -118,22 +118,24 @@ func TestFingerprintChangeIsAChange(t *testing.T) {
 	}
 }
 
-// legacyJSON returns the cache's manifest as version 1 or 2 wrote it.
-func legacyJSON(t *testing.T, root string, version int) []byte {
+// legacyJSON returns the cache's manifest as version 1 or 2 wrote it,
+// with the skill hashes of the first kind that those versions held:
+// old gives each skill's.
+func legacyJSON(t *testing.T, root string, version int, old func(name string) Hash) []byte {
 	t.Helper()
 	m, err := ReadManifest(root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	old := legacy{Version: version, Sources: map[string]*legacySource{}}
+	file := legacy{Version: version, Sources: map[string]*legacySource{}}
 	for source, rec := range m.Sources {
 		ls := &legacySource{Revision: rec.Revision, Fingerprint: rec.Fingerprint, Excluded: rec.Excluded, Skills: map[string]*legacySkill{}}
 		for name, sk := range rec.Skills {
-			ls.Skills[name] = &legacySkill{Hash: sk.Hash, Fingerprint: sk.Fingerprint, Meta: sk.Meta, Files: sk.Files}
+			ls.Skills[name] = &legacySkill{Hash: old(name), Fingerprint: sk.Fingerprint, Meta: sk.Meta, Files: sk.Files}
 		}
-		old.Sources[source] = ls
+		file.Sources[source] = ls
 	}
-	data, err := json.MarshalIndent(old, "", "  ")
+	data, err := json.MarshalIndent(file, "", "  ")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +149,9 @@ func TestOlderManifestsAreReadAndRewritten(t *testing.T) {
 		syncOnce(t, root, "r1", mkSkill("a", v1))
 		dir := filepath.Join(root, "src", "a")
 		before := stat(t, filepath.Join(dir, "SKILL.md"))
-		if err := os.WriteFile(filepath.Join(root, manifestName), legacyJSON(t, root, version), 0o644); err != nil {
+		hash := hashAlone(t, mkSkill("a", v1))
+		first := func(string) Hash { return firstKindHash(t, v1) }
+		if err := os.WriteFile(filepath.Join(root, manifestName), legacyJSON(t, root, version, first), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		if err := os.RemoveAll(filepath.Join(root, recordsName)); err != nil {
@@ -155,6 +159,8 @@ func TestOlderManifestsAreReadAndRewritten(t *testing.T) {
 		}
 		if m, err := ReadSkills(root); err != nil || m.Sources["src"].Skills["a"] == nil {
 			t.Fatalf("version %d: a reader lost the sources: %v", version, err)
+		} else if got := m.Sources["src"].Skills["a"].Hash; got != hash {
+			t.Errorf("version %d: read with the hash %s, today's is %s", version, got, hash)
 		}
 		c := open(t, root)
 		if w := c.OpenWarnings(); len(w) > 0 {
@@ -171,7 +177,7 @@ func TestOlderManifestsAreReadAndRewritten(t *testing.T) {
 			t.Errorf("version %d was not rewritten: %s", version, got)
 		}
 		m, err := ReadManifest(root)
-		if err != nil || len(m.Sources["src"].Skills["a"].Files) != len(v1) {
+		if err != nil || len(m.Sources["src"].Skills["a"].Files) != len(v1) || m.Sources["src"].Skills["a"].Hash != hash {
 			t.Errorf("version %d after the rewrite: %v", version, err)
 		}
 		if stat(t, filepath.Join(dir, "SKILL.md")) != before {

@@ -323,7 +323,9 @@ func loadIndex(root string) (m *Manifest, legacyFile bool, err error) {
 			if files == nil {
 				files = map[string]FileRecord{}
 			}
-			rec.Skills[name] = &SkillRecord{Hash: sk.Hash, Fingerprint: sk.Fingerprint, Meta: sk.Meta, Files: files}
+			// Its hash is of the first kind (internal/skillhash): today's
+			// comes from the file records.
+			rec.Skills[name] = &SkillRecord{Hash: filesHash(files), Fingerprint: sk.Fingerprint, Meta: sk.Meta, Files: files}
 		}
 		m.Sources[source] = rec
 	}
