@@ -28,6 +28,9 @@ const header = "skillsync skill hash 2\n"
 // Hasher computes a skill's hash from its files, added in path order.
 type Hasher struct {
 	h hash.Hash
+	// frame holds one file's frame while it is written: one Write a
+	// file, and no allocation once it has grown to the longest path.
+	frame []byte
 }
 
 // New returns a Hasher with no file added.
@@ -40,13 +43,12 @@ func New() *Hasher {
 // Add adds one file: its path in the skill, its size and the SHA-256 of
 // its content. Files must come in strictly increasing path order.
 func (s *Hasher) Add(path string, size int64, sum [32]byte) {
-	var buf [8]byte
-	binary.BigEndian.PutUint64(buf[:], uint64(len(path)))
-	s.h.Write(buf[:])
-	s.h.Write([]byte(path))
-	binary.BigEndian.PutUint64(buf[:], uint64(size))
-	s.h.Write(buf[:])
-	s.h.Write(sum[:])
+	b := binary.BigEndian.AppendUint64(s.frame[:0], uint64(len(path)))
+	b = append(b, path...)
+	b = binary.BigEndian.AppendUint64(b, uint64(size))
+	b = append(b, sum[:]...)
+	s.h.Write(b)
+	s.frame = b
 }
 
 // Sum returns the hash of the files added so far.
