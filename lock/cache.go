@@ -18,6 +18,10 @@ import (
 // in the cache (the next sync looks at it again); it is locked at the
 // revision the sync reached, with the hashes the cache holds, so the lock
 // and the cache agree. base is the config's folder, as for Describe.
+//
+// A source kept from a Legacy lock keeps hashes of the first kind: the
+// lock is then version 1 still, which tells every reader not to compare
+// its hashes, until a sync that brings every source writes version 2.
 func FromCache(sources []config.Source, base string, m *materialize.Manifest, old *File, reached map[string]string) *File {
 	l := New()
 	for _, s := range sources {
@@ -29,6 +33,9 @@ func FromCache(sources []config.Source, base string, m *materialize.Manifest, ol
 		if rev == "" {
 			if prev, had := old.Sources[s.Name]; had {
 				l.Sources[s.Name] = prev
+				if old.Legacy() && len(prev.Skills) > 0 {
+					l.Version = 1
+				}
 			}
 			continue
 		}
