@@ -229,6 +229,9 @@ func (c *Cache) load() {
 			c.opened = append(c.opened, fmt.Sprintf("the records of source %s cannot be used (%v); its cached files will be hashed again", source, err))
 			delete(m.Sources, source)
 			c.dirty = true
+		} else if rec.filesLost {
+			c.opened = append(c.opened, lostWarning(source, rec)) // records of the first version
+			c.dirty = true
 		} else if rec.skillsRef.IsZero() {
 			c.dirty = true // upgraded from the first version: written anew
 		}
@@ -283,14 +286,15 @@ func (c *Cache) filesOf(source string, rec *SourceRecord) *SourceRecord {
 		return rec
 	}
 	if err := rec.loadFiles(c.root); err != nil {
-		c.opened = append(c.opened, fmt.Sprintf("the file records of source %s cannot be used (%v); its cached files will be hashed again", source, err))
-		rec.filesLost = true
-		rec.Revision = ""
-		for _, sk := range rec.Skills {
-			sk.Files = map[string]FileRecord{}
-		}
+		rec.loseFiles(err)
+		c.opened = append(c.opened, lostWarning(source, rec))
 	}
 	return rec
+}
+
+// lostWarning says that a source's file records cannot be used.
+func lostWarning(source string, rec *SourceRecord) string {
+	return fmt.Sprintf("the file records of source %s cannot be used (%v); its cached files will be hashed again", source, rec.filesErr)
 }
 
 // OpenWarnings are what OpenCache found and the user should know: a

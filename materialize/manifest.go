@@ -59,9 +59,11 @@ type SourceRecord struct {
 	skillsRef, filesRef Hash
 	// filesLoaded is set once every skill's Files is in memory.
 	filesLoaded bool
-	// filesLost is set when the file records could not be read: the
-	// skills' live files are then hashed again, never trusted.
+	// filesLost is set when the file records could not be read (for
+	// filesErr): the skills' live files are then hashed again, never
+	// trusted.
 	filesLost bool
+	filesErr  error
 }
 
 // SkillRecord is one materialized skill.

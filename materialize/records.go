@@ -331,7 +331,7 @@ func (rec *SourceRecord) loadSkills(root string) error {
 	}
 	rec.Skills = skills
 	if old {
-		return rec.upgrade(root)
+		rec.upgrade(root)
 	}
 	return nil
 }
@@ -339,16 +339,33 @@ func (rec *SourceRecord) loadSkills(root string) error {
 // upgrade gives the skills of records of the first version the hashes of
 // today's kind, computed from their file records: no cached file is read.
 // The records are then written anew by the next commit (their refs are
-// dropped); until then every reader upgrades them in memory.
-func (rec *SourceRecord) upgrade(root string) error {
+// dropped); until then every reader upgrades them in memory. When the
+// file records cannot be read, the skills are kept with no hash and their
+// files are hashed again by the next sync (loseFiles), as when today's
+// file records are lost: a reader still lists them.
+func (rec *SourceRecord) upgrade(root string) {
 	if err := rec.loadFiles(root); err != nil {
-		return err
+		rec.loseFiles(err)
+		for _, sk := range rec.Skills {
+			sk.Hash = Hash{} // of the first kind, which nothing could check
+		}
+		return
 	}
 	for _, sk := range rec.Skills {
 		sk.Hash = filesHash(sk.Files)
 	}
 	rec.skillsRef, rec.filesRef = Hash{}, Hash{}
-	return nil
+}
+
+// loseFiles marks a source whose file records cannot be read (err): its
+// revision is forgotten, so the next sync looks at it and hashes its
+// cached files again, never trusted.
+func (rec *SourceRecord) loseFiles(err error) {
+	rec.filesLost, rec.filesErr = true, err
+	rec.Revision = ""
+	for _, sk := range rec.Skills {
+		sk.Files = map[string]FileRecord{}
+	}
 }
 
 // loadFiles reads the file records of one source whose skill records are

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/skillsync/skillsync/internal/jsonfile"
@@ -153,5 +154,57 @@ func TestTargetRecordOfVersionOneIsUpgraded(t *testing.T) {
 	}
 	if _, err := fs.Stat(os.DirFS(dir), "a/SKILL.md"); err != nil {
 		t.Error(err)
+	}
+}
+
+// Records of the first version whose file records are lost still list
+// their skills (a reader needs only the skill records, as with today's),
+// with no hash, since one of the first kind could not be checked; a sync
+// keeps the source, hashes its cached files again, records today's hashes
+// and writes no file.
+func TestRecordsOfTheFirstVersionWithoutFileRecords(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	a := map[string]string{"SKILL.md": "---\nname: a\n---\n", "run.sh": "#!/bin/sh\n"}
+	sa := mkSkill("a", a)
+	syncOnce(t, root, "1", sa)
+	downgrade(t, root, map[string]map[string]string{"a": a})
+	m, _, err := loadIndex(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(recordPath(root, m.Sources["src"].filesRef, filesExt)); err != nil {
+		t.Fatal(err)
+	}
+
+	read, err := ReadSkills(root)
+	if err != nil || read.Sources["src"] == nil || read.Sources["src"].Skills["a"] == nil {
+		t.Fatalf("a reader lost the skills: %v", err)
+	}
+	if h := read.Sources["src"].Skills["a"].Hash; !h.IsZero() {
+		t.Errorf("read with the unchecked hash %s", h)
+	}
+
+	c := open(t, root)
+	if w := c.OpenWarnings(); len(w) != 1 || !strings.Contains(w[0], "hashed again") {
+		t.Errorf("open warnings: %q", w)
+	}
+	if c.Manifest().Sources["src"] == nil || c.Current(Source{Name: "src", Revision: "1"}) {
+		t.Fatal("the source was dropped, or trusted without its file records")
+	}
+	res := c.SyncSource(context.Background(), Source{Name: "src", Revision: "1", Skills: []Skill{sa}})
+	if len(res.Errors) > 0 {
+		t.Fatal(res.Errors)
+	}
+	if err := c.Commit(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if st := c.Stats(); st.Written != 0 {
+		t.Errorf("the sync wrote %d files", st.Written)
+	}
+	c.Close()
+	after, err := readManifest(root, true)
+	if err != nil || after.Sources["src"].Skills["a"].Hash != hashAlone(t, sa) {
+		t.Errorf("after the sync: %v, hash %s", err, after.Sources["src"].Skills["a"].Hash)
 	}
 }
