@@ -32,12 +32,8 @@ cd "$(dirname "$0")/.."
 export PATH=$PATH:/usr/local/go/bin
 
 size=${1:-}
-case "$size" in
-  small) skills=200; files=10; defruns=5 ;;
-  medium) skills=2000; files=10; defruns=3 ;;
-  large) skills=10000; files=10; defruns=1 ;;
-  *) echo "usage: bench/run.sh small|medium|large" >&2; exit 2 ;;
-esac
+. bench/corpus.sh
+sizes "$size" || { echo "usage: bench/run.sh small|medium|large" >&2; exit 2; }
 case ${PCT_GAP:-0} in
   '' | *[!0-9]*) echo "bench/run.sh: PCT_GAP=$PCT_GAP: give whole seconds, such as PCT_GAP=65" >&2; exit 2 ;;
 esac
@@ -67,20 +63,7 @@ CGO_ENABLED=0 go build -o "$bin" ./cmd/skillsync
 timeit=$out/timeit
 go build -o "$timeit" ./bench/timeit
 corpus=$out/corpus
-if [ ! -f "$out/corpus.json" ] || [ ! -d "$corpus/.git" ]; then
-  rm -rf "$corpus"
-  echo "generating the $size corpus ($skills skills x $files files)..." >&2
-  go run ./bench/corpus -skills "$skills" -files "$files" -out "$corpus" > "$out/corpus.json"
-fi
-# The generator leaves loose objects. Packed once here: a git server's
-# repository is packed, and upload-pack over loose objects searches for
-# deltas at every clone (over a minute for medium, and git gc --auto
-# would start doing it in the background in the middle of the runs).
-git -C "$corpus" config gc.auto 0
-if [ "$(git -C "$corpus" count-objects | cut -d' ' -f1)" -gt 0 ]; then
-  echo "packing the corpus..." >&2
-  git -C "$corpus" gc -q
-fi
+make_corpus "$out"
 changed=$(awk -F': ' '/"added"|"edited"/ {gsub(/,/,"",$2); s+=$2} END {print s}' "$out/corpus.json")
 nfiles=$(awk -F': ' '/"files"/ {gsub(/,/,"",$2); print $2}' "$out/corpus.json")
 mib=$(awk -F': ' '/"bytes"/ {gsub(/,/,"",$2); printf "%.0f", $2/1048576}' "$out/corpus.json")
@@ -93,7 +76,6 @@ mkdir -p "$work/m"
 # for writing back another's files: skillsync's syncfs would otherwise
 # flush the baseline's dirty pages too.
 settle() { sync; }
-median() { sort -n | awk '{a[NR]=$1} END {if (NR) print a[int((NR+1)/2)]; else print "-"}'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (a != "-" && b != "-" && b > 0) printf "%.2f", a/b; else print "-"}'; }
 load1() { cut -d' ' -f1 /proc/loadavg; }
 
