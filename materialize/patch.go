@@ -186,16 +186,15 @@ func (st *stager) finishPatch(files map[string]FileRecord) *patch {
 	case p == nil:
 		return nil
 	}
-	dirs := map[string]bool{}
 	switch {
 	case p.kind == patchRemove || p.path != st.plan.added:
 		// The live file is there: a regular file through real folders.
-		if !linkable(st.live, p.path, dirs) {
+		if !linkable(st.live, p.path, st.dirs) {
 			return nil
 		}
 	default:
 		// Added: its folder is there, the file is not.
-		if dir := path.Dir(p.path); dir != "." && !realDirs(st.live, dir) {
+		if dir := path.Dir(p.path); !realDirs(st.live, dir, st.dirs) {
 			return nil
 		}
 		if _, err := os.Lstat(filepath.Join(st.live, filepath.FromSlash(p.path))); !errors.Is(err, fs.ErrNotExist) {
@@ -214,17 +213,28 @@ func (st *stager) finishPatch(files map[string]FileRecord) *patch {
 }
 
 // realDirs reports whether live and every folder on the slash path rel
-// below it are real directories, none a symbolic link.
-func realDirs(live, rel string) bool {
-	if !realDir(live) {
-		return false
-	}
-	p := live
-	for _, e := range strings.Split(rel, "/") {
-		p = filepath.Join(p, e)
-		if !realDir(p) {
+// below it ("." for none) are real directories, none a symbolic link.
+// dirs holds the folders already found real, and gets those found now.
+func realDirs(live, rel string, dirs map[string]bool) bool {
+	if !dirs["."] {
+		if !realDir(live) {
 			return false
 		}
+		dirs["."] = true
+	}
+	if rel == "." {
+		return true
+	}
+	elems := strings.Split(rel, "/")
+	for i := range elems {
+		sub := strings.Join(elems[:i+1], "/")
+		if dirs[sub] {
+			continue
+		}
+		if !realDir(filepath.Join(live, filepath.FromSlash(sub))) {
+			return false
+		}
+		dirs[sub] = true
 	}
 	return true
 }
@@ -260,5 +270,5 @@ func swapPatch(s *swap) error {
 		}
 		return nil
 	}
-	return os.Rename(s.staged, s.live)
+	return platform.ReplaceFile(s.staged, s.live)
 }

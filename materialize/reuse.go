@@ -52,9 +52,6 @@ func (st *stager) reusable(f skill.File) (FileRecord, fs.FileInfo, bool) {
 	if !repository.SameContent(st.s.Files, st.old.Fingerprint, f.Path) {
 		return FileRecord{}, nil, false
 	}
-	if st.dirs == nil {
-		st.dirs = map[string]bool{}
-	}
 	info, ok := liveFile(st.live, f.Path, st.dirs)
 	if !ok {
 		st.plan = patchPlan{} // built whole: nothing planted stays

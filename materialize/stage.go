@@ -204,7 +204,10 @@ type stager struct {
 	// file written so far, when it is (patch.go).
 	plan  patchPlan
 	patch *patch
-	dirs  map[string]bool // real folders of live seen by reuse
+	// dirs are the folders of live found real (no link) while the skill
+	// is staged, by slash path ("." for live): each costs one lstat for
+	// the skill's reuse, patch and links together.
+	dirs map[string]bool
 }
 
 // errDiffers ends a dry run.
@@ -234,7 +237,10 @@ func (w *writer) newStager(ctx context.Context, live string, s Skill, old *Skill
 	if maxSize > 0 && total > maxSize {
 		return nil, fmt.Errorf("the skill's files are %d bytes, over the limit of %d", total, maxSize)
 	}
-	st := &stager{w: w, ctx: ctx, live: live, s: s, list: list, old: old, maxSize: maxSize, hasher: newSkillHasher(), liveDir: realDir(live)}
+	st := &stager{w: w, ctx: ctx, live: live, s: s, list: list, old: old, maxSize: maxSize, hasher: newSkillHasher(), liveDir: realDir(live), dirs: map[string]bool{}}
+	if st.liveDir {
+		st.dirs["."] = true
+	}
 	st.plan = planPatch(list, old, st.liveDir)
 	return st, nil
 }
@@ -313,12 +319,11 @@ func (st *stager) run(o stageOptions) (*staged, error) {
 	st.unpatch()
 	b := st.build()
 	b.aside = res.preserved
-	realDirs := map[string]bool{}
 	for _, sf := range same {
 		// An edited copy is kept whole, so nothing of it is linked into the
 		// new version: the two would share inodes, and an edit of one
 		// would change the other.
-		if res.preserved == "" && linkable(st.live, sf.path, realDirs) {
+		if res.preserved == "" && linkable(st.live, sf.path, st.dirs) {
 			b.send(op{kind: opLink, path: sf.path, rec: sf.rec})
 			continue
 		}

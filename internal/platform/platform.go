@@ -11,6 +11,8 @@
 //     an empty directory (Linux RENAME_NOREPLACE, macOS RENAME_EXCL,
 //     Windows MoveFileEx without MOVEFILE_REPLACE_EXISTING), falling back
 //     to RenameNoReplaceByLink.
+//   - ReplaceFile: rename a file over another, without the lstat of the
+//     target os.Rename adds on Unix.
 //   - OpenFile, OpenDir and Dir.OpenFile: opens that never follow a
 //     symbolic link at the final component (O_NOFOLLOW on Unix,
 //     FILE_FLAG_OPEN_REPARSE_POINT and a check of the opened handle on
