@@ -7,13 +7,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/skillsync/skillsync/internal/skillhash"
 )
 
 func TestHashText(t *testing.T) {
 	t.Parallel()
-	h := newSkillHasher()
-	h.addContent("SKILL.md", []byte("x"))
-	sum := h.sum()
+	h := skillhash.New()
+	addContent(h, "SKILL.md", []byte("x"))
+	sum := Hash(h.Sum())
 	back, err := ParseHash(sum.String())
 	if err != nil || back != sum || len(sum.String()) != 64 || sum.Short() != sum.String()[:12] {
 		t.Errorf("round trip of %s: %s %v", sum, back, err)

@@ -9,8 +9,8 @@ import (
 	"github.com/skillsync/skillsync/internal/skillhash"
 )
 
-// Hash is a SHA-256 digest: of one file, or of a whole skill (see
-// skillHasher). Records hold it as lower-case hex.
+// Hash is a SHA-256 digest: of one file, or of a whole skill
+// (internal/skillhash). Records hold it as lower-case hex.
 type Hash [32]byte
 
 // String returns h in lower-case hex, or "" for the zero Hash, which
@@ -62,26 +62,13 @@ func (h *Hash) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// skillHasher computes a skill's hash (internal/skillhash) from the
-// SHA-256 of each of its files, added in path order.
-type skillHasher struct {
-	h *skillhash.Hasher
-}
-
-func newSkillHasher() *skillHasher { return &skillHasher{h: skillhash.New()} }
-
-// add adds one file of size bytes whose content has SHA-256 sum.
-func (s *skillHasher) add(path string, size int64, sum Hash) { s.h.Add(path, size, sum) }
-
-func (s *skillHasher) sum() Hash { return s.h.Sum() }
-
 // filesHash is the hash of a skill whose files are as recorded.
 func filesHash(files map[string]FileRecord) Hash {
-	h := newSkillHasher()
+	h := skillhash.New()
 	for _, p := range sortedNames(files) {
-		h.add(p, files[p].Size, files[p].SHA256)
+		h.Add(p, files[p].Size, files[p].SHA256)
 	}
-	return h.sum()
+	return h.Sum()
 }
 
 // hashReader returns the SHA-256 of everything r yields.

@@ -34,7 +34,7 @@ func (st *stager) reuse(f skill.File) (sameFile, bool) {
 		return sameFile{}, false
 	}
 	st.read += f.Size
-	st.hasher.add(f.Path, f.Size, prev.SHA256)
+	st.hasher.Add(f.Path, f.Size, prev.SHA256)
 	return sameFile{f.Path, FileRecord{SHA256: prev.SHA256, Size: f.Size, Mode: modeString(mode), MTime: prev.MTime}}, true
 }
 

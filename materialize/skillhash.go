@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"sort"
 
+	"github.com/skillsync/skillsync/internal/skillhash"
 	"github.com/skillsync/skillsync/skill"
 )
 
@@ -21,7 +22,7 @@ func SkillHash(ctx context.Context, fsys fs.FS, list []skill.File) (Hash, error)
 	files := make([]skill.File, len(list))
 	copy(files, list)
 	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
-	h := newSkillHasher()
+	h := skillhash.New()
 	for _, f := range files {
 		if err := ctx.Err(); err != nil {
 			return Hash{}, err
@@ -30,10 +31,10 @@ func SkillHash(ctx context.Context, fsys fs.FS, list []skill.File) (Hash, error)
 			return Hash{}, err
 		}
 	}
-	return h.sum(), nil
+	return h.Sum(), nil
 }
 
-func hashFileInto(h *skillHasher, fsys fs.FS, f skill.File) error {
+func hashFileInto(h *skillhash.Hasher, fsys fs.FS, f skill.File) error {
 	r, err := fsys.Open(f.Path)
 	if err != nil {
 		return fmt.Errorf("hash %s: %w", f.Path, err)
@@ -56,6 +57,6 @@ func hashFileInto(h *skillHasher, fsys fs.FS, f skill.File) error {
 	}
 	var sum Hash
 	content.Sum(sum[:0])
-	h.add(f.Path, f.Size, sum)
+	h.Add(f.Path, f.Size, sum)
 	return nil
 }

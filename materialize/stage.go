@@ -15,6 +15,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/skillsync/skillsync/internal/skillhash"
 	"github.com/skillsync/skillsync/skill"
 )
 
@@ -192,7 +193,7 @@ type stager struct {
 	list    []skill.File // sorted by path
 	old     *SkillRecord
 	maxSize int64
-	hasher  *skillHasher
+	hasher  *skillhash.Hasher
 	read    int64  // bytes of the skill read so far
 	b       *build // started at the first file to write
 	// liveDir is set when live is a real directory; otherwise nothing in
@@ -237,7 +238,7 @@ func (w *writer) newStager(ctx context.Context, live string, s Skill, old *Skill
 	if maxSize > 0 && total > maxSize {
 		return nil, fmt.Errorf("the skill's files are %d bytes, over the limit of %d", total, maxSize)
 	}
-	st := &stager{w: w, ctx: ctx, live: live, s: s, list: list, old: old, maxSize: maxSize, hasher: newSkillHasher(), liveDir: realDir(live), dirs: map[string]bool{}}
+	st := &stager{w: w, ctx: ctx, live: live, s: s, list: list, old: old, maxSize: maxSize, hasher: skillhash.New(), liveDir: realDir(live), dirs: map[string]bool{}}
 	if st.liveDir {
 		st.dirs["."] = true
 	}
@@ -272,7 +273,7 @@ func (st *stager) run(o stageOptions) (*staged, error) {
 			same = append(same, sf)
 		}
 	}
-	hash := st.hasher.sum()
+	hash := st.hasher.Sum()
 	if o.check != nil {
 		if err := o.check(hash); err != nil {
 			return nil, err
@@ -374,7 +375,7 @@ func (st *stager) file(f skill.File) (sameFile, bool, error) {
 		}
 		sha, err := st.write(f, src, size, nil)
 		if err == nil {
-			st.hasher.add(f.Path, size, sha)
+			st.hasher.Add(f.Path, size, sha)
 		}
 		return sameFile{}, false, err
 	}
@@ -382,7 +383,7 @@ func (st *stager) file(f skill.File) (sameFile, bool, error) {
 	if err != nil {
 		return sameFile{}, false, err
 	}
-	st.hasher.add(f.Path, size, sha)
+	st.hasher.Add(f.Path, size, sha)
 	mode := fileMode(f.Mode, head, st.s.GuessModes)
 	var prev *FileRecord
 	if st.old != nil {

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/skillsync/skillsync/internal/skillhash"
 	"github.com/skillsync/skillsync/skill"
 )
 
@@ -40,15 +41,15 @@ func allocated(f func()) uint64 {
 // expectedHash is the skill hash of s computed with every file in memory.
 func expectedHash(t *testing.T, s Skill) Hash {
 	t.Helper()
-	h := newSkillHasher()
+	h := skillhash.New()
 	for _, f := range s.List {
 		data, err := fs.ReadFile(s.Files, f.Path)
 		if err != nil {
 			t.Fatal(err)
 		}
-		h.addContent(f.Path, data)
+		addContent(h, f.Path, data)
 	}
-	return h.sum()
+	return h.Sum()
 }
 
 func TestStreamingBoundsMemory(t *testing.T) {
