@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/skillsync/skillsync/internal/gittest"
 	"github.com/skillsync/skillsync/lock"
 	"github.com/skillsync/skillsync/workspace"
 )
@@ -37,6 +38,21 @@ func writeFirstKindLock(t *testing.T, ws string) string {
 	return name
 }
 
+// firstKindWorkspace syncs a workspace of alpha, keeps the version-2 lock
+// that sync wrote, and turns the lock on disk into version 1
+// (writeFirstKindLock, whose path it returns).
+func firstKindWorkspace(t *testing.T) (up *gittest.Repo, e *Engine, ws string, fresh *lock.File, name string) {
+	t.Helper()
+	up = reuseUp(t)
+	e, ws = newWorkspace(t, reuseConfig(up))
+	mustSync(t, e, SyncOptions{})
+	fresh = readLock(t, ws)
+	if fresh.Version != lock.Version || fresh.Legacy() {
+		t.Fatalf("a sync wrote lock version %d", fresh.Version)
+	}
+	return up, e, ws, fresh, writeFirstKindLock(t, ws)
+}
+
 // A skillsync.lock of version 1 holds skill hashes of the first kind,
 // which no skill of today hashes to. sync --frozen refuses it, naming the
 // file and the fix; verify does not call every skill modified; a sync
@@ -45,15 +61,7 @@ func writeFirstKindLock(t *testing.T, ws string) string {
 func TestLockOfVersionOneIsRewrittenNotFrozen(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	up := reuseUp(t)
-	e, ws := newWorkspace(t, reuseConfig(up))
-	mustSync(t, e, SyncOptions{})
-	fresh := readLock(t, ws)
-	if fresh.Version != lock.Version || fresh.Legacy() {
-		t.Fatalf("a sync wrote lock version %d", fresh.Version)
-	}
-
-	name := writeFirstKindLock(t, ws)
+	_, e, ws, fresh, name := firstKindWorkspace(t)
 
 	_, err := e.Sync(ctx, SyncOptions{Frozen: true})
 	if !IsFrozen(err) || !strings.Contains(err.Error(), "version 1") || !strings.Contains(err.Error(), "without --frozen") || !strings.Contains(err.Error(), name) {
@@ -84,11 +92,7 @@ func TestLockOfVersionOneIsRewrittenNotFrozen(t *testing.T) {
 func TestLockOfVersionOneStaysWhileASourceFails(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	up := reuseUp(t)
-	e, ws := newWorkspace(t, reuseConfig(up))
-	mustSync(t, e, SyncOptions{})
-	fresh := readLock(t, ws)
-	writeFirstKindLock(t, ws)
+	up, e, ws, fresh, _ := firstKindWorkspace(t)
 
 	if err := os.RemoveAll(e.layout.CacheDir()); err != nil {
 		t.Fatal(err)
