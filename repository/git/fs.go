@@ -59,13 +59,56 @@ type treeCache struct {
 	// tree is read through its parent's storage.
 	packs *packedObjects
 	s     storer.EncodedObjectStorer
+	// indexes holds, for each tree of indexFrom entries or more looked up
+	// so far, where each name's entry is; indexed counts their entries,
+	// bounded as the trees' are.
+	indexes map[*object.Tree]map[string]int
+	indexed int
 }
 
 // maxCachedEntries bounds the tree entries a treeCache keeps: some 100
 // bytes each, so a few tens of MiB for a repository of 10,000 skills.
 const maxCachedEntries = 400_000
 
-func newTreeCache() *treeCache { return &treeCache{trees: map[plumbing.Hash]*object.Tree{}} }
+func newTreeCache() *treeCache {
+	return &treeCache{trees: map[plumbing.Hash]*object.Tree{}, indexes: map[*object.Tree]map[string]int{}}
+}
+
+// indexFrom is the size from which a tree's entries are found through an
+// index rather than by a scan. Every path is resolved from the root, so
+// each file a sync reads of a skill under skills/ scanned that folder's
+// entries: with 10,000 skills, 74 ms of a 1% sync's CPU.
+const indexFrom = 64
+
+// entry returns tree's entry called name. Like a scan, it finds the first
+// of the entries a hostile tree names alike.
+func (c *treeCache) entry(tree *object.Tree, name string) (*object.TreeEntry, bool) {
+	if len(tree.Entries) < indexFrom {
+		return findEntry(tree, name)
+	}
+	c.mu.Lock()
+	index, ok := c.indexes[tree]
+	if !ok && c.indexed+len(tree.Entries) <= maxCachedEntries {
+		index = make(map[string]int, len(tree.Entries))
+		for i := range tree.Entries {
+			if _, seen := index[tree.Entries[i].Name]; !seen {
+				index[tree.Entries[i].Name] = i
+			}
+		}
+		c.indexes[tree] = index
+		c.indexed += len(tree.Entries)
+		ok = true
+	}
+	c.mu.Unlock()
+	if !ok {
+		return findEntry(tree, name)
+	}
+	i, found := index[name]
+	if !found {
+		return nil, false
+	}
+	return &tree.Entries[i], true
+}
 
 // subtree returns the tree entry e of tree names. A tree the packs hold
 // is read outside the cache's lock, so several skills' trees are read at
@@ -267,7 +310,7 @@ func (t *TreeFS) resolve(name string, hops int) (*node, error) {
 		if cur.tree == nil {
 			return nil, fs.ErrNotExist
 		}
-		e, ok := findEntry(cur.tree, part)
+		e, ok := t.trees.entry(cur.tree, part)
 		if !ok {
 			return nil, fs.ErrNotExist
 		}

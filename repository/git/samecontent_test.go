@@ -2,6 +2,9 @@ package git_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"io/fs"
 	"strings"
 	"testing"
 
@@ -78,4 +81,35 @@ func skillTree(t *testing.T, g *git.Git) *git.TreeFS {
 		t.Fatal(err)
 	}
 	return sub.(*git.TreeFS)
+}
+
+// A folder of more entries than a scan is used for (a team's skills/)
+// is looked up through its index: every skill's files are found, read
+// and compared, and a name it lacks is not there.
+func TestTreeFSInAFolderOfManySkills(t *testing.T) {
+	t.Parallel()
+	up := gittest.NewRepo(t, "main")
+	const n = 150
+	for i := range n {
+		up.Skill(fmt.Sprintf("skills/s%03d", i), fmt.Sprintf("Skill %d.", i))
+	}
+	up.Commit("many")
+	g := newGit(t, up.URL(), "")
+	fetch(t, g)
+	root, err := g.FS(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		data, err := fs.ReadFile(root, fmt.Sprintf("skills/s%03d/SKILL.md", i))
+		if err != nil || !strings.Contains(string(data), fmt.Sprintf("Skill %d.", i)) {
+			t.Fatalf("skills/s%03d/SKILL.md: %q %v", i, data, err)
+		}
+	}
+	if _, err := fs.Stat(root, "skills/s150/SKILL.md"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a skill the folder lacks: %v", err)
+	}
+	if skills := names(t, g); len(skills) != n {
+		t.Errorf("%d skills found, want %d", len(skills), n)
+	}
 }
