@@ -20,7 +20,7 @@ import (
 // to 30 us each on the 2-core VMs we measure on, and a 1% sync of 2,000
 // skills that grew to 64 MiB took 12,200 faults; at 24 MiB it takes
 // 7,600 and 10% less CPU, while the commands above still never collect.
-// A command with a big heap may go further, in huge pages (heapFor).
+// A command with a big heap gets that heap in huge pages (hugeHeap).
 const startHeap = 24 << 20
 
 // startPercent is the collector's percent while it is deferred: the
