@@ -17,7 +17,7 @@ func TestTreeEntryIndexFindsWhatAScanFinds(t *testing.T) {
 	for _, n := range []int{1, indexFrom - 1, indexFrom, 3 * indexFrom} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
 			t.Parallel()
-			tree := &object.Tree{}
+			tree := &object.Tree{Hash: plumbing.Hash{1}}
 			for i := range n {
 				tree.Entries = append(tree.Entries, object.TreeEntry{Name: fmt.Sprintf("skill-%04d", i), Mode: filemode.Dir, Hash: plumbing.Hash{byte(i)}})
 			}
@@ -39,7 +39,7 @@ func TestTreeEntryIndexFindsWhatAScanFinds(t *testing.T) {
 				t.Errorf("a name the tree lacks gave %v", got)
 			}
 			indexed := len(tree.Entries) >= indexFrom
-			if _, ok := c.indexes[tree]; ok != indexed {
+			if _, ok := c.indexes[tree.Hash]; ok != indexed {
 				t.Errorf("tree of %d entries indexed: %v, want %v", len(tree.Entries), ok, indexed)
 			}
 		})
@@ -50,7 +50,7 @@ func TestTreeEntryIndexIsBounded(t *testing.T) {
 	t.Parallel()
 	c := newTreeCache()
 	c.indexed = maxCachedEntries - indexFrom + 1
-	tree := &object.Tree{}
+	tree := &object.Tree{Hash: plumbing.Hash{2}}
 	for i := range indexFrom {
 		tree.Entries = append(tree.Entries, object.TreeEntry{Name: fmt.Sprint(i), Mode: filemode.Regular})
 	}
@@ -59,5 +59,26 @@ func TestTreeEntryIndexIsBounded(t *testing.T) {
 	}
 	if len(c.indexes) != 0 {
 		t.Errorf("a tree past the bound was indexed")
+	}
+}
+
+// A store whose object does not hold what its hash says gives two trees
+// of one hash with other entries: the index of the first never answers
+// for the second past its entries; the scan does.
+func TestTreeEntryIndexOfAnotherTreeOfTheSameHash(t *testing.T) {
+	t.Parallel()
+	c := newTreeCache()
+	big, small := &object.Tree{Hash: plumbing.Hash{3}}, &object.Tree{Hash: plumbing.Hash{3}}
+	for i := range 2 * indexFrom {
+		big.Entries = append(big.Entries, object.TreeEntry{Name: fmt.Sprint(i), Mode: filemode.Regular})
+	}
+	for i := range indexFrom {
+		small.Entries = append(small.Entries, object.TreeEntry{Name: fmt.Sprint(indexFrom + i), Mode: filemode.Regular})
+	}
+	if e, ok := c.entry(big, "100"); !ok || e != &big.Entries[100] {
+		t.Fatalf("entry 100 of the first tree = %v %v", e, ok)
+	}
+	if e, ok := c.entry(small, "100"); !ok || e != &small.Entries[100-indexFrom] {
+		t.Errorf("entry 100 of the second tree = %v %v, want its own entry", e, ok)
 	}
 }

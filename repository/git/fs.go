@@ -60,9 +60,13 @@ type treeCache struct {
 	packs *packedObjects
 	s     storer.EncodedObjectStorer
 	// indexes holds, for each tree of indexFrom entries or more looked up
-	// so far, where each name's entry is; indexed counts their entries,
-	// bounded as the trees' are.
-	indexes map[*object.Tree]map[string]int
+	// so far, by its hash, where each name's entry is; indexed counts
+	// their entries, bounded as the trees' are. By hash, not by the tree
+	// read: a tree the cache did not keep is read again at each lookup,
+	// and one index serves every read of it. Their own lock: c.mu is
+	// held through reads of go-git's storage.
+	indexMu sync.RWMutex
+	indexes map[plumbing.Hash]map[string]int
 	indexed int
 }
 
@@ -71,7 +75,7 @@ type treeCache struct {
 const maxCachedEntries = 400_000
 
 func newTreeCache() *treeCache {
-	return &treeCache{trees: map[plumbing.Hash]*object.Tree{}, indexes: map[*object.Tree]map[string]int{}}
+	return &treeCache{trees: map[plumbing.Hash]*object.Tree{}, indexes: map[plumbing.Hash]map[string]int{}}
 }
 
 // indexFrom is the size from which a tree's entries are found through an
@@ -81,33 +85,53 @@ func newTreeCache() *treeCache {
 const indexFrom = 64
 
 // entry returns tree's entry called name. Like a scan, it finds the first
-// of the entries a hostile tree names alike.
+// of the entries a hostile tree names alike. A tree's index is of its
+// hash, which is that of its content: trees read for one hash hold the
+// same entries in the same order.
 func (c *treeCache) entry(tree *object.Tree, name string) (*object.TreeEntry, bool) {
-	if len(tree.Entries) < indexFrom {
+	if len(tree.Entries) < indexFrom || tree.Hash.IsZero() {
 		return findEntry(tree, name)
 	}
-	c.mu.Lock()
-	index, ok := c.indexes[tree]
-	if !ok && c.indexed+len(tree.Entries) <= maxCachedEntries {
-		index = make(map[string]int, len(tree.Entries))
-		for i := range tree.Entries {
-			if _, seen := index[tree.Entries[i].Name]; !seen {
-				index[tree.Entries[i].Name] = i
-			}
-		}
-		c.indexes[tree] = index
-		c.indexed += len(tree.Entries)
-		ok = true
-	}
-	c.mu.Unlock()
+	c.indexMu.RLock()
+	index, ok := c.indexes[tree.Hash]
+	c.indexMu.RUnlock()
 	if !ok {
-		return findEntry(tree, name)
+		if index, ok = c.index(tree); !ok {
+			return findEntry(tree, name)
+		}
 	}
 	i, found := index[name]
 	if !found {
 		return nil, false
 	}
+	if i >= len(tree.Entries) || tree.Entries[i].Name != name {
+		// Not the entries the index was built from: a store whose object
+		// does not hold what its hash says. The scan answers for it.
+		return findEntry(tree, name)
+	}
 	return &tree.Entries[i], true
+}
+
+// index builds and keeps tree's index, or reports false when the bound
+// on indexed entries is reached.
+func (c *treeCache) index(tree *object.Tree) (map[string]int, bool) {
+	c.indexMu.Lock()
+	defer c.indexMu.Unlock()
+	if index, ok := c.indexes[tree.Hash]; ok {
+		return index, true
+	}
+	if c.indexed+len(tree.Entries) > maxCachedEntries {
+		return nil, false
+	}
+	index := make(map[string]int, len(tree.Entries))
+	for i := range tree.Entries {
+		if _, seen := index[tree.Entries[i].Name]; !seen {
+			index[tree.Entries[i].Name] = i
+		}
+	}
+	c.indexes[tree.Hash] = index
+	c.indexed += len(tree.Entries)
+	return index, true
 }
 
 // subtree returns the tree entry e of tree names. A tree the packs hold
