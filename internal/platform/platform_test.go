@@ -394,35 +394,3 @@ func TestPrivateDir(t *testing.T) {
 		}
 	}
 }
-
-func TestReplaceFile(t *testing.T) {
-	dir := t.TempDir()
-	from, to := filepath.Join(dir, "a"), filepath.Join(dir, "b")
-	write(t, from, "A")
-	write(t, to, "B")
-	if err := ReplaceFile(from, to); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Lstat(from); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("the old name is still there: %v", err)
-	}
-	if got := read(t, to); got != "A" {
-		t.Errorf("the replaced file holds %q, want A", got)
-	}
-
-	// A folder at the target is refused and left as it was.
-	write(t, from, "C")
-	folder := filepath.Join(dir, "d")
-	if err := os.Mkdir(folder, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	write(t, filepath.Join(folder, "x"), "X")
-	err := ReplaceFile(from, folder)
-	var le *os.LinkError
-	if err == nil || !errors.As(err, &le) || le.New != folder {
-		t.Fatalf("ReplaceFile onto a folder = %v, want a refusal naming %s", err, folder)
-	}
-	if read(t, from) != "C" || read(t, filepath.Join(folder, "x")) != "X" {
-		t.Error("a refused replace changed a file")
-	}
-}

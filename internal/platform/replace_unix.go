@@ -3,6 +3,7 @@
 package platform
 
 import (
+	"errors"
 	"os"
 	"syscall"
 )
@@ -11,10 +12,18 @@ import (
 // os.Rename without the lstat of to that os.Rename makes first on Unix to
 // refuse a directory there: rename(2) refuses to put a file over a
 // directory by itself (EISDIR), and a sync that patches hundreds of
-// skills made that call once for each.
+// skills made that call once for each. Like os.Rename, it tries again
+// when a signal interrupts the call (EINTR, which network file systems
+// give).
 func ReplaceFile(from, to string) error {
-	if err := syscall.Rename(from, to); err != nil {
-		return &os.LinkError{Op: "rename", Old: from, New: to, Err: err}
+	for {
+		err := syscall.Rename(from, to)
+		if errors.Is(err, syscall.EINTR) {
+			continue
+		}
+		if err != nil {
+			return &os.LinkError{Op: "rename", Old: from, New: to, Err: err}
+		}
+		return nil
 	}
-	return nil
 }
