@@ -167,8 +167,8 @@ func (st *stager) dropPatch() {
 }
 
 // finishPatch decides, once every file is read, whether the skill goes
-// live as its one patch: the patched path must lead through real
-// folders of the live copy (no link, nothing else), a file must be added
+// live as its one patch: every folder of the skill must be a real folder
+// of the live copy (no link, nothing else), a file must be added
 // to a folder that is there and removed from one that keeps other files,
 // and a live copy not trusted must hold no file the record does not
 // know. It returns nil when the skill is to be built whole.
@@ -198,6 +198,15 @@ func (st *stager) finishPatch(files map[string]FileRecord) *patch {
 			return nil
 		}
 		if _, err := os.Lstat(filepath.Join(st.live, filepath.FromSlash(p.path))); !errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+	}
+	// Every folder of the skill is real: a file compared with its live
+	// copy (a source that cannot tell which files did not change) is
+	// compared through a folder planted as a link, and a patch would
+	// leave the link in place. Reuse has found most of them real already.
+	for name := range files {
+		if !realDirs(st.live, path.Dir(name), st.dirs) {
 			return nil
 		}
 	}

@@ -453,8 +453,8 @@ func realDir(path string) bool {
 // linkable reports whether the live file at rel can be hard-linked into a
 // new version: live is a real directory and no element of rel is a
 // symbolic link, which could lead out of the destination. dirs remembers
-// the directories of live already found real (nil: remember nothing), so
-// the files of one folder cost one lstat of it between them.
+// the directories of live already found real, so the files of one folder
+// cost one lstat of it between them.
 func linkable(live, rel string, dirs map[string]bool) bool {
 	_, ok := liveFile(live, rel, dirs)
 	return ok
@@ -467,9 +467,7 @@ func liveFile(live, rel string, dirs map[string]bool) (fs.FileInfo, bool) {
 		if !realDir(p) {
 			return nil, false
 		}
-		if dirs != nil {
-			dirs["."] = true
-		}
+		dirs["."] = true
 	}
 	elems := strings.Split(rel, "/")
 	var info fs.FileInfo
@@ -487,7 +485,7 @@ func liveFile(live, rel string, dirs map[string]bool) (fs.FileInfo, bool) {
 		if (last && !info.Mode().IsRegular()) || (!last && !info.IsDir()) {
 			return nil, false
 		}
-		if !last && dirs != nil {
+		if !last {
 			dirs[strings.Join(elems[:i+1], "/")] = true
 		}
 	}
