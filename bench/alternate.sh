@@ -17,6 +17,8 @@
 # (user + system, bench/timeit) per step and build, and NEW's CPU time
 # over OLD's. It asserts no timing.
 set -euo pipefail
+# A build that fails inside $(...) stops the script, not just its subshell.
+shopt -s inherit_errexit
 cd "$(dirname "$0")/.."
 export PATH=$PATH:/usr/local/go/bin
 . bench/corpus.sh
@@ -32,29 +34,40 @@ while getopts n:g: o; do
 done
 shift $((OPTIND - 1))
 [ $# -ge 2 ] && [ $# -le 3 ] || usage
-case "$rounds$gap" in *[!0-9]*) echo "bench/alternate.sh: -n and -g take whole numbers" >&2; exit 2 ;; esac
+case "$rounds" in '' | *[!0-9]* | 0) echo "bench/alternate.sh: -n takes a whole number of rounds, 1 or more" >&2; exit 2 ;; esac
+case "$gap" in '' | *[!0-9]*) echo "bench/alternate.sh: -g takes whole seconds" >&2; exit 2 ;; esac
 old=$1 new=$2 size=${3:-medium}
 sizes "$size" || usage
 
 work=$(mktemp -d)
 cleanup() {
   for w in "$work"/src-*; do
-    [ -d "$w" ] && git worktree remove --force "$w" >/dev/null 2>&1
+    if [ -d "$w" ]; then git worktree remove --force "$w" >/dev/null 2>&1 || true; fi
   done
   rm -rf "$work"
+  git worktree prune || true
 }
 trap cleanup EXIT
 
 # build NAME REV: builds skillsync at REV into $work/NAME, as bench/run.sh
 # and the release do (static, no cgo).
 build() {
-  local name=$1 rev=$2 src=.
+  local name=$1 rev=$2 src=. commit
   if [ "$rev" != . ]; then
+    if ! commit=$(git rev-parse --verify --quiet "$rev^{commit}"); then
+      echo "bench/alternate.sh: $rev is not a commit here" >&2
+      return 1
+    fi
     src=$work/src-$name
-    git worktree add -q --detach "$src" "$(git rev-parse --verify "$rev^{commit}")"
+    git worktree add -q --detach "$src" "$commit"
   fi
-  (cd "$src" && CGO_ENABLED=0 go build -o "$work/$name" ./cmd/skillsync)
-  echo "$name: $rev ($(cd "$src" && git rev-parse --short HEAD)$([ "$rev" = . ] && ! git diff --quiet HEAD && echo ', with changes'))"
+  if ! (cd "$src" && CGO_ENABLED=0 go build -o "$work/$name" ./cmd/skillsync); then
+    echo "bench/alternate.sh: skillsync does not build at $rev" >&2
+    return 1
+  fi
+  local changes=
+  if [ "$rev" = . ] && [ -n "$(git status --porcelain)" ]; then changes=', with changes'; fi
+  echo "$name: $rev ($(cd "$src" && git rev-parse --short HEAD)$changes)"
 }
 echo "building..." >&2
 built_old=$(build old "$old")

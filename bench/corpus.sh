@@ -19,9 +19,16 @@ make_corpus() {
   local out=$1
   local corpus=$out/corpus
   if [ ! -f "$out/corpus.json" ] || [ ! -d "$corpus/.git" ]; then
-    rm -rf "$corpus"
+    rm -rf "$corpus" "$out/corpus.json"
     echo "generating the corpus ($skills skills x $files files)..." >&2
-    go run ./bench/corpus -skills "$skills" -files "$files" -out "$corpus" > "$out/corpus.json"
+    # Its description lands only once the corpus is whole: a run that
+    # stops halfway is started again next time, not taken for done.
+    if ! go run ./bench/corpus -skills "$skills" -files "$files" -out "$corpus" > "$out/corpus.json.new"; then
+      rm -rf "$corpus" "$out/corpus.json.new"
+      echo "bench: generating the corpus failed" >&2
+      return 1
+    fi
+    mv "$out/corpus.json.new" "$out/corpus.json"
   fi
   # The generator leaves loose objects. Packed once here: a git server's
   # repository is packed, and upload-pack over loose objects searches for
