@@ -39,6 +39,12 @@ import (
 // Without it, a repository of $SKILLSYNC_BENCH_SKILLS skills (default
 // 200) of three files each is made, and v2 edits one file in 1% of them.
 //
+// Its folders are made where $TMPDIR says, and the tests' are in
+// /dev/shm without it (internal/testmain): on tmpfs a sync's syncfs and
+// its new inodes cost next to nothing, and the sync takes half what it
+// takes on a disk. bench/run.sh sets TMPDIR beside its other steps; set
+// it on the disk to measure what a daemon meets (TMPDIR=$PWD/bench/out).
+//
 // $SKILLSYNC_BENCH_GAP (a duration, "65s") is waited, untimed, before
 // each fetch, as a daemon waits minutes between its rounds: on a machine
 // that reclaims idle page cache, the files the sync reads back are then
