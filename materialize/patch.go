@@ -44,6 +44,8 @@ type patch struct {
 	path   string
 	staged string
 	rec    FileRecord
+	// added is set for a file the live copy does not have yet.
+	added bool
 }
 
 // patchPlan is what a stager knows before it reads: whether the skill
@@ -109,10 +111,13 @@ func (st *stager) patchable(p string) bool {
 // writePatch streams one file into a file of its own in staging, the
 // skill's patch. want, when not nil, is the hash the content must have.
 func (st *stager) writePatch(f skill.File, src io.Reader, size int64, want *Hash) (Hash, error) {
-	name := filepath.Join(st.w.staging, randomName()+".patch")
-	out, err := platform.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return Hash{}, err
+	out, name := st.w.takeFile()
+	if out == nil {
+		name = filepath.Join(st.w.staging, randomName()+patchSuffix)
+		var err error
+		if out, err = platform.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644); err != nil {
+			return Hash{}, err
+		}
 	}
 	var werr error
 	sha, head, err := st.pump(src, size, func(chunk *[]byte, n int) {
@@ -200,6 +205,7 @@ func (st *stager) finishPatch(files map[string]FileRecord) *patch {
 		if _, err := os.Lstat(filepath.Join(st.live, filepath.FromSlash(p.path))); !errors.Is(err, fs.ErrNotExist) {
 			return nil
 		}
+		p.added = true
 	}
 	// Every folder of the skill is real: a file compared with its live
 	// copy (a source that cannot tell which files did not change) is
@@ -261,23 +267,46 @@ func hasFileIn(files map[string]FileRecord, dir string) bool {
 // patchSwap queues a skill's patch for commit.
 func (w *writer) patchSwap(live string, p *patch, failed func(error)) {
 	s := &swap{live: filepath.Join(live, filepath.FromSlash(p.path)), failed: failed, patch: true}
-	if p.kind == patchRemove {
+	switch {
+	case p.kind == patchRemove:
 		s.remove = true
-	} else {
+		if w.keepOld {
+			s.staged = filepath.Join(w.staging, randomName()+patchSuffix)
+		}
+	default:
 		s.staged = p.staged
+		s.exchange = w.keepOld && !p.added
 		w.count(Stats{Written: 1, BytesWritten: p.rec.Size})
 	}
 	w.queue(s)
 }
 
-// swapPatch puts one patch in place: the staged file renamed over the
-// live path, or the live file removed.
+// swapPatch puts one patch in place. A file replaced or removed goes to
+// staging where the writer keeps old versions (keepOld), for a later
+// patch to write into (takeFile): the staged file and the live one
+// exchanged in one step, or the removed one moved there. Elsewhere, where
+// the system has no exchange, or where the live path is no longer a
+// regular file, the staged file is renamed over the live path (which
+// refuses a folder) and the removed one unlinked.
 func swapPatch(s *swap) error {
 	if s.remove {
+		if s.staged != "" && liveRegular(s.live) && os.Rename(s.live, s.staged) == nil {
+			return nil
+		}
 		if err := os.Remove(s.live); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("remove %s: %w", s.live, err)
 		}
 		return nil
 	}
+	if s.exchange && liveRegular(s.live) && platform.Exchange(s.staged, s.live) == nil {
+		return nil
+	}
 	return platform.ReplaceFile(s.staged, s.live)
+}
+
+// liveRegular reports whether the live path is a regular file, which
+// may go to staging to be written into again.
+func liveRegular(live string) bool {
+	info, err := os.Lstat(live)
+	return err == nil && info.Mode().IsRegular()
 }

@@ -45,6 +45,9 @@ func ChangeTime(info fs.FileInfo) time.Time { return info.ModTime() }
 // fall back to what they do without one.
 func FileKey(fs.FileInfo) (dev, ino uint64, ok bool) { return 0, 0, false }
 
+// Links: not told here.
+func Links(fs.FileInfo) (n uint64, ok bool) { return 0, false }
+
 // IsTerminal reports whether f is a console.
 func IsTerminal(f *os.File) bool {
 	var mode uint32

@@ -1,0 +1,230 @@
+package materialize
+
+import (
+	"context"
+	"maps"
+	"os"
+	"path/filepath"
+	"reflect"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+// syncSettled runs one sync of skill whose writer takes files left in
+// staging once they have been out of use for settle.
+func syncSettled(t *testing.T, root, rev string, settle time.Duration, skill Skill) {
+	t.Helper()
+	c, err := openCache(context.Background(), root, time.Second, CheckRecord, settle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if res := c.SyncSource(context.Background(), Source{Name: "src", Revision: rev, Skills: []Skill{skill}}); len(res.Errors) > 0 {
+		t.Fatal(res.Errors)
+	}
+	if err := c.Commit(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// kept lists the files staging keeps for patches, by inode, with their
+// content.
+func kept(t *testing.T, root string) map[uint64]string {
+	t.Helper()
+	entries, err := os.ReadDir(filepath.Join(root, stagingName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[uint64]string{}
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), patchSuffix) {
+			continue
+		}
+		p := filepath.Join(root, stagingName, e.Name())
+		data, _ := os.ReadFile(p)
+		out[stat(t, p).ino] = string(data)
+	}
+	return out
+}
+
+// A patch exchanges its file with the live one, which stays in staging;
+// the next patch, once that file has settled, writes into it rather than
+// creating a file: the live file's inode goes round, no inode is made or
+// freed, and the cache verifies. Before it has settled a new file is
+// made, and the kept one waits.
+func TestAPatchWritesIntoTheFileTheLastOneReplaced(t *testing.T) {
+	if runtime.GOOS != "linux" && runtime.GOOS != "darwin" {
+		t.Skip("no exchange of two files here")
+	}
+	t.Parallel()
+	root := t.TempDir()
+	notes := filepath.Join(root, "src", "a", "ref", "notes.md")
+	syncOnce(t, root, "r1", mkSkill("a", v1))
+	ino1 := stat(t, notes).ino
+
+	v2 := maps.Clone(v1)
+	v2["ref/notes.md"] = "notes v2"
+	syncSettled(t, root, "r2", time.Hour, mkSkill("a", v2))
+	ino2 := stat(t, notes).ino
+	if got := kept(t, root); !reflect.DeepEqual(got, map[uint64]string{ino1: "notes v1"}) {
+		t.Fatalf("staging keeps %v, want the replaced file (inode %d, notes v1)", got, ino1)
+	}
+
+	// Not settled: a new file, and both old ones kept.
+	v3 := maps.Clone(v1)
+	v3["ref/notes.md"] = "notes v3"
+	syncSettled(t, root, "r3", time.Hour, mkSkill("a", v3))
+	ino3 := stat(t, notes).ino
+	if ino3 == ino1 || ino3 == ino2 {
+		t.Errorf("a file not settled was written into (inode %d)", ino3)
+	}
+	if got := kept(t, root); len(got) != 2 || got[ino1] != "notes v1" || got[ino2] != "notes v2" {
+		t.Errorf("staging keeps %v, want inodes %d and %d", got, ino1, ino2)
+	}
+
+	// Settled: written into, no new inode.
+	v4 := maps.Clone(v1)
+	v4["ref/notes.md"] = "notes v4, longer than the others"
+	syncSettled(t, root, "r4", 0, mkSkill("a", v4))
+	ino4 := stat(t, notes).ino
+	if ino4 != ino1 && ino4 != ino2 {
+		t.Errorf("the patch made inode %d, want one of the kept %d and %d", ino4, ino1, ino2)
+	}
+	if got, _ := tree(t, filepath.Join(root, "src", "a")); !reflect.DeepEqual(got, v4) {
+		t.Errorf("live holds %v, want %v", got, v4)
+	}
+	if got := kept(t, root); len(got) != 2 || got[ino3] != "notes v3" {
+		t.Errorf("staging keeps %v, want two files, one of them inode %d (notes v3)", got, ino3)
+	}
+	if diffs := verifyCache(t, root); len(diffs) > 0 {
+		t.Errorf("verify: %v", diffs)
+	}
+}
+
+// A kept file that has another name, or is no longer a file, is never
+// written into: what it is linked with outside keeps its content.
+func TestAKeptFileLinkedElsewhereIsNotWrittenInto(t *testing.T) {
+	if runtime.GOOS != "linux" && runtime.GOOS != "darwin" {
+		t.Skip("no exchange of two files here")
+	}
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		plant func(t *testing.T, keptFile, outside string)
+	}{
+		{"hard link outside", func(t *testing.T, keptFile, outside string) {
+			if err := os.Link(keptFile, outside); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"replaced by a link to a file outside", func(t *testing.T, keptFile, outside string) {
+			if err := os.WriteFile(outside, []byte("notes v1"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Remove(keptFile); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(outside, keptFile); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			root := t.TempDir()
+			syncOnce(t, root, "r1", mkSkill("a", v1))
+			v2 := maps.Clone(v1)
+			v2["ref/notes.md"] = "notes v2"
+			syncSettled(t, root, "r2", time.Hour, mkSkill("a", v2))
+			entries, err := os.ReadDir(filepath.Join(root, stagingName))
+			if err != nil || len(entries) != 1 {
+				t.Fatalf("staging holds %v %v, want the replaced file", entries, err)
+			}
+			outside := filepath.Join(t.TempDir(), "keep.md")
+			tc.plant(t, filepath.Join(root, stagingName, entries[0].Name()), outside)
+
+			v3 := maps.Clone(v1)
+			v3["ref/notes.md"] = "notes v3"
+			syncSettled(t, root, "r3", 0, mkSkill("a", v3))
+			if data, err := os.ReadFile(outside); err != nil || string(data) != "notes v1" {
+				t.Errorf("outside holds %q %v, want notes v1", data, err)
+			}
+			if got, _ := tree(t, filepath.Join(root, "src", "a")); !reflect.DeepEqual(got, v3) {
+				t.Errorf("live holds %v, want %v", got, v3)
+			}
+			if diffs := verifyCache(t, root); len(diffs) > 0 {
+				t.Errorf("verify: %v", diffs)
+			}
+		})
+	}
+}
+
+// A file a patch removes goes to staging too, kept to be written into.
+func TestAPatchKeepsTheFileItRemoves(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	base := maps.Clone(v1)
+	base["ref/more.md"] = "more"
+	syncOnce(t, root, "r1", mkSkill("a", base))
+	more := filepath.Join(root, "src", "a", "ref", "more.md")
+	ino := stat(t, more).ino
+	syncOnce(t, root, "r2", mkSkill("a", base))
+	if got := kept(t, root); len(got) != 0 {
+		t.Fatalf("a sync with nothing new kept %v", got)
+	}
+	syncSettled(t, root, "r3", time.Hour, mkSkill("a", v1))
+	if _, err := os.Lstat(more); !os.IsNotExist(err) {
+		t.Fatalf("the removed file is still live: %v", err)
+	}
+	if got := kept(t, root); !reflect.DeepEqual(got, map[uint64]string{ino: "more"}) {
+		t.Errorf("staging keeps %v, want the removed file (inode %d)", got, ino)
+	}
+	if got, _ := tree(t, filepath.Join(root, "src", "a")); !reflect.DeepEqual(got, v1) {
+		t.Errorf("live holds %v, want %v", got, v1)
+	}
+	if diffs := verifyCache(t, root); len(diffs) > 0 {
+		t.Errorf("verify: %v", diffs)
+	}
+}
+
+// Files a patch left in staging are kept for patches to write into, up
+// to maxFilePool; anything else that is not a folder is removed.
+func TestStagingKeepsThePatchesFiles(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	staging := filepath.Join(root, "staging")
+	if err := os.MkdirAll(staging, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"a" + patchSuffix, "b" + patchSuffix, "stray", "c.patched"} {
+		if err := os.WriteFile(filepath.Join(staging, name), []byte(name), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w, err := newWriter(staging, filepath.Join(root, "marker"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.tidy()
+	entries, err := os.ReadDir(staging)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var left []string
+	for _, e := range entries {
+		left = append(left, e.Name())
+	}
+	if want := []string{"a" + patchSuffix, "b" + patchSuffix}; !reflect.DeepEqual(left, want) {
+		t.Errorf("staging holds %v after tidying, want %v", left, want)
+	}
+	f, name := w.takeFile()
+	if f == nil || name != filepath.Join(staging, "b"+patchSuffix) {
+		t.Fatalf("takeFile = %v %q, want b%s", f, name, patchSuffix)
+	}
+	defer f.Close()
+	if info, err := f.Stat(); err != nil || info.Size() != 0 {
+		t.Errorf("the file handed out is not empty: %v %v", info, err)
+	}
+}
