@@ -9,6 +9,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/skillsync/skillsync/internal/platform"
 	"github.com/skillsync/skillsync/skill"
@@ -290,23 +291,44 @@ func (w *writer) patchSwap(live string, p *patch, failed func(error)) {
 // refuses a folder) and the removed one unlinked.
 func swapPatch(s *swap) error {
 	if s.remove {
-		if s.staged != "" && liveRegular(s.live) && os.Rename(s.live, s.staged) == nil {
-			return nil
+		if s.staged != "" && os.Rename(s.live, s.staged) == nil {
+			if keptFile(s.staged) {
+				return nil
+			}
+			// Not a file: it goes back, to be removed as before.
+			if err := os.Rename(s.staged, s.live); err != nil {
+				return fmt.Errorf("remove %s: %w", s.live, err)
+			}
 		}
 		if err := os.Remove(s.live); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("remove %s: %w", s.live, err)
 		}
 		return nil
 	}
-	if s.exchange && liveRegular(s.live) && platform.Exchange(s.staged, s.live) == nil {
-		return nil
+	if s.exchange && platform.Exchange(s.staged, s.live) == nil {
+		if keptFile(s.staged) {
+			return nil
+		}
+		// The live path held no file (a folder put there since the patch
+		// was planned): the two go back, and the rename refuses a folder
+		// as it did before exchanges.
+		if err := platform.Exchange(s.staged, s.live); err != nil {
+			return fmt.Errorf("put back %s: %w", s.live, err)
+		}
 	}
 	return platform.ReplaceFile(s.staged, s.live)
 }
 
-// liveRegular reports whether the live path is a regular file, which
-// may go to staging to be written into again.
-func liveRegular(live string) bool {
-	info, err := os.Lstat(live)
-	return err == nil && info.Mode().IsRegular()
+// keptFile reports whether what a patch moved to staging is a regular
+// file, which stays to be written into again, and marks when it left:
+// the settle of takeFile counts from its ctime, which renames set on
+// Linux, and which the new times set on any system.
+func keptFile(path string) bool {
+	info, err := os.Lstat(path)
+	if err != nil || !info.Mode().IsRegular() {
+		return false
+	}
+	now := time.Now()
+	_ = os.Chtimes(path, now, now)
+	return true
 }

@@ -177,7 +177,7 @@ func newWriter(staging, marker string, settle time.Duration) (*writer, error) {
 		switch {
 		case e.IsDir():
 			dirs = append(dirs, e.Name())
-		case strings.HasSuffix(e.Name(), patchSuffix) && len(w.files) < maxFilePool:
+		case e.Type().IsRegular() && strings.HasSuffix(e.Name(), patchSuffix) && len(w.files) < maxFilePool:
 			w.files = append(w.files, filepath.Join(staging, e.Name()))
 		default:
 			remove = append(remove, e.Name())
@@ -230,10 +230,11 @@ const patchSuffix = ".patch"
 const recycleAfter = time.Minute
 
 // settled reports whether the folder at path was last moved or changed
-// more than settle ago.
+// more than settle ago, and is this user's: a folder someone else put in
+// staging is not built in, to go live as theirs.
 func settled(path string, settle time.Duration) bool {
 	info, err := os.Lstat(path)
-	return err == nil && info.IsDir() && time.Since(changedAt(info)) > settle
+	return err == nil && info.IsDir() && platform.OwnedByMe(info) && time.Since(changedAt(info)) > settle
 }
 
 // take returns a folder left in staging to build in, or "" when none that
@@ -263,7 +264,8 @@ func (w *writer) take() string {
 // a third of the sync's CPU. A file is fit once it has been out of use
 // for settle (by its ctime: the exchange that put it in staging set it)
 // and has no other name: a file also linked from elsewhere (a folder in
-// staging, a target) keeps that content. One that is not fit is left, or
+// staging, a target) keeps that content. It must be this user's, without
+// set-id or sticky bits, to go live. One that is not fit is left, or
 // removed when it never will be.
 func (w *writer) takeFile() (*os.File, string) {
 	for {
@@ -288,7 +290,7 @@ func (w *writer) reusable(path string) *os.File {
 	if err != nil {
 		return nil
 	}
-	if !info.Mode().IsRegular() {
+	if !info.Mode().IsRegular() || !platform.OwnedByMe(info) || info.Mode()&(fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky) != 0 {
 		_ = os.RemoveAll(path)
 		return nil
 	}
