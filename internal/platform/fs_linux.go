@@ -42,24 +42,6 @@ func FileKey(info fs.FileInfo) (dev, ino uint64, ok bool) {
 	return 0, 0, false
 }
 
-// OwnedByMe reports whether info's file belongs to the effective user
-// running this process; true where the system does not tell.
-func OwnedByMe(info fs.FileInfo) bool {
-	if st, is := info.Sys().(*syscall.Stat_t); is {
-		return st.Uid == uint32(os.Geteuid())
-	}
-	return true
-}
-
-// Links returns how many names info's file has (its hard links); ok is
-// false where the system does not tell.
-func Links(info fs.FileInfo) (n uint64, ok bool) {
-	if st, is := info.Sys().(*syscall.Stat_t); is {
-		return uint64(st.Nlink), true
-	}
-	return 0, false
-}
-
 // IsTerminal reports whether f is a terminal.
 func IsTerminal(f *os.File) bool {
 	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)

@@ -18,11 +18,5 @@ func ChangeTime(info fs.FileInfo) time.Time { return info.ModTime() }
 // FileKey: not told here.
 func FileKey(fs.FileInfo) (dev, ino uint64, ok bool) { return 0, 0, false }
 
-// OwnedByMe: not told here; true.
-func OwnedByMe(fs.FileInfo) bool { return true }
-
-// Links: not told here.
-func Links(fs.FileInfo) (n uint64, ok bool) { return 0, false }
-
 // IsTerminal: not told here; no progress line is drawn.
 func IsTerminal(*os.File) bool { return false }

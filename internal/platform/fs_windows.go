@@ -45,12 +45,6 @@ func ChangeTime(info fs.FileInfo) time.Time { return info.ModTime() }
 // fall back to what they do without one.
 func FileKey(fs.FileInfo) (dev, ino uint64, ok bool) { return 0, 0, false }
 
-// OwnedByMe: not told here; true.
-func OwnedByMe(fs.FileInfo) bool { return true }
-
-// Links: not told here.
-func Links(fs.FileInfo) (n uint64, ok bool) { return 0, false }
-
 // IsTerminal reports whether f is a console.
 func IsTerminal(f *os.File) bool {
 	var mode uint32
