@@ -54,6 +54,13 @@ func hostileFS(t *testing.T, up *gittest.Repo, skills []rawTree) *TreeFS {
 	t.Helper()
 	tree := writeRawTree(t, up, skills)
 	up.CommitTree("main", "hostile", "040000 tree "+tree+"\tskills")
+	return fetchedFS(t, up)
+}
+
+// fetchedFS fetches up's main branch into a store of its own and returns
+// the FS of its root.
+func fetchedFS(t *testing.T, up *gittest.Repo) *TreeFS {
+	t.Helper()
 	g := NewGit(GitConfig{Source: "team", URL: up.URL(), Depth: 1, Timeout: 30 * time.Second, StoreRoot: t.TempDir()}, repository.Options{MaxFileSize: 1 << 20})
 	if _, err := g.Fetch(context.Background()); err != nil {
 		t.Fatalf("fetch: %v", err)
@@ -172,14 +179,7 @@ func TestTreeEntryIndexServesEveryReadOfATree(t *testing.T) {
 		up.Skill(fmt.Sprintf("skills/s%03d", i), fmt.Sprintf("Skill %d.", i))
 	}
 	up.Commit("many")
-	g := NewGit(GitConfig{Source: "team", URL: up.URL(), Depth: 1, Timeout: 30 * time.Second, StoreRoot: t.TempDir()}, repository.Options{MaxFileSize: 1 << 20})
-	if _, err := g.Fetch(context.Background()); err != nil {
-		t.Fatalf("fetch: %v", err)
-	}
-	root, err := g.FS(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	root := fetchedFS(t, up)
 	// The tree cache is full (a repository of some 10,000 skills fills it).
 	root.trees.entries = maxCachedEntries
 	const lookups = 50
