@@ -241,18 +241,24 @@ func settled(path string, settle time.Duration) bool {
 // has settled is left. One that has not is passed over for this run.
 func (w *writer) take() string {
 	for {
-		w.mu.Lock()
-		if len(w.pool) == 0 {
-			w.mu.Unlock()
-			return ""
-		}
-		dir := w.pool[len(w.pool)-1]
-		w.pool = w.pool[:len(w.pool)-1]
-		w.mu.Unlock()
-		if settled(dir, w.settle) {
+		dir, ok := w.pop(&w.pool)
+		if !ok || settled(dir, w.settle) {
 			return dir
 		}
 	}
+}
+
+// pop takes the last path off list, one of the writer's pools, under its
+// lock; false when the list is empty.
+func (w *writer) pop(list *[]string) (string, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(*list) == 0 {
+		return "", false
+	}
+	last := (*list)[len(*list)-1]
+	*list = (*list)[:len(*list)-1]
+	return last, true
 }
 
 // takeFile returns a file left in staging for a patch to write into,
@@ -269,14 +275,10 @@ func (w *writer) take() string {
 // removed when it never will be.
 func (w *writer) takeFile() (*os.File, string) {
 	for {
-		w.mu.Lock()
-		if len(w.files) == 0 {
-			w.mu.Unlock()
+		name, ok := w.pop(&w.files)
+		if !ok {
 			return nil, ""
 		}
-		name := w.files[len(w.files)-1]
-		w.files = w.files[:len(w.files)-1]
-		w.mu.Unlock()
 		if f := w.reusable(name); f != nil {
 			return f, name
 		}
