@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"sync"
+	"unsafe"
 
 	"github.com/spf13/cobra"
 
@@ -196,12 +197,17 @@ func memoryPlan(root *cobra.Command, args []string) string {
 // advises only the first few MiB, before main), so the heap is grown
 // here by one allocation that nothing touches, the advice given on its
 // range, and the allocation collected: the range is free again, and what
-// the command allocates next fills it. The collection ends a deferral,
-// so the caller defers again (deferGC).
+// the command allocates next fills it. The heap below the range, which
+// the initialisers filled in 4 KiB pages wherever they spilled past what
+// startheap advised, is collapsed into huge pages first (startheap.Collapse):
+// the runtime fills it again before the range. The collection ends a
+// deferral, so the caller defers again (deferGC).
 func hugeHeap(size int) {
 	// Off, or the allocation would start a collection of its own.
 	debug.SetGCPercent(-1)
-	platform.AdviseHugePages(make([]byte, size))
+	b := make([]byte, size)
+	platform.AdviseHugePages(b)
+	startheap.Collapse(uintptr(unsafe.Pointer(unsafe.SliceData(b))))
 	runtime.GC()
 }
 

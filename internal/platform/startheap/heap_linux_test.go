@@ -105,6 +105,55 @@ func TestAdviseHeapCollapsesAroundAddr(t *testing.T) {
 	t.Errorf("%s: %d kB in huge pages, want the 3 regions around the address, %d kB", m.span, m.huge, 3*hugePage>>10)
 }
 
+// TestCollapseRangeTakesTheRegionsUpToEnd: regions touched in 4 KiB
+// pages, as a heap the runtime mapped after the initialiser leaves them,
+// end up in huge pages from the one that holds from up to the one that
+// holds end; the region after end does not, nor does any past the
+// bound.
+func TestCollapseRangeTakesTheRegionsUpToEnd(t *testing.T) {
+	const regions = 20
+	mem, err := syscall.Mmap(-1, 0, (regions+1)*hugePage, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Munmap(mem)
+	start := uintptr(unsafe.Pointer(&mem[0]))
+	base := (start + hugePage - 1) &^ (hugePage - 1)
+	// A page in each region, as a heap's first objects leave them.
+	for r := range regions {
+		mem[base+uintptr(r)*hugePage+4096-start] = 1
+	}
+	if m, ok := mappingOf(t, base); !ok {
+		t.Fatal("the test's mapping is not in /proc/self/smaps")
+	} else if m.huge > 0 {
+		t.Skip("this system gave huge pages without advice")
+	}
+
+	// From inside region 1 to inside region 3: regions 1, 2 and 3.
+	collapseRange(base+hugePage+8192, base+3*hugePage+100)
+	m, _ := mappingOf(t, base)
+	if got, want := m.huge, 3*hugePage>>10; got != want {
+		if _, _, errno := syscall.Syscall(syscall.SYS_MADVISE, base+4*hugePage, hugePage, madvCollapse); errno != 0 {
+			t.Skipf("this system does not collapse huge pages now: %v", errno)
+		}
+		t.Fatalf("%s: %d kB in huge pages after collapsing regions 1 to 3, want %d kB", m.span, got, want)
+	}
+
+	// The bound: from region 0 to the last, at most 16 regions.
+	collapseRange(base, base+uintptr(regions-1)*hugePage)
+	m, _ = mappingOf(t, base)
+	if got, want := m.huge, 16*hugePage>>10; got != want {
+		t.Errorf("%s: %d kB in huge pages after collapsing from region 0 to %d, want the first 16 regions, %d kB", m.span, got, regions-1, want)
+	}
+
+	// An end below the start takes nothing.
+	before := m.huge
+	collapseRange(base+18*hugePage, base+17*hugePage)
+	if m, _ = mappingOf(t, base); m.huge != before {
+		t.Errorf("an end below the start collapsed %d kB", m.huge-before)
+	}
+}
+
 // TestWantedLeavesTheEnvironmentsChoice: GOGC, GOMEMLIMIT and
 // GODEBUG=disablethp=1 each keep the heap as the runtime makes it.
 func TestWantedLeavesTheEnvironmentsChoice(t *testing.T) {

@@ -4,3 +4,6 @@ package startheap
 
 // Undo does nothing here: the heap got no advice.
 func Undo() {}
+
+// Collapse does nothing here: no huge pages to collapse into.
+func Collapse(uintptr) {}
