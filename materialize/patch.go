@@ -112,8 +112,9 @@ func (st *stager) patchable(p string) bool {
 // writePatch streams one file into a file of its own in staging, the
 // skill's patch. want, when not nil, is the hash the content must have.
 func (st *stager) writePatch(f skill.File, src io.Reader, size int64, want *Hash) (Hash, error) {
-	out, name := st.w.takeFile()
-	if out == nil {
+	out, name := st.w.takeFile(size)
+	kept := out != nil
+	if !kept {
 		name = filepath.Join(st.w.staging, randomName()+patchSuffix)
 		var err error
 		if out, err = platform.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644); err != nil {
@@ -121,14 +122,24 @@ func (st *stager) writePatch(f skill.File, src io.Reader, size int64, want *Hash
 		}
 	}
 	var werr error
+	var written int64
 	sha, head, err := st.pump(src, size, func(chunk *[]byte, n int) {
 		if werr == nil {
-			_, werr = out.Write((*chunk)[:n])
+			if kept {
+				_, werr = out.WriteAt(pagePadded(*chunk, n, written), written)
+			} else {
+				_, werr = out.Write((*chunk)[:n])
+			}
+			written += int64(n)
 		}
 		st.w.recycle(chunk)
 	})
 	if err == nil {
 		err = werr
+	}
+	if err == nil && kept {
+		// What the kept file held past the new content.
+		err = cutAt(out, written)
 	}
 	if err == nil && want != nil && sha != *want {
 		err = errors.New("its content changed while it was read")
@@ -151,6 +162,32 @@ func (st *stager) writePatch(f skill.File, src io.Reader, size int64, want *Hash
 	st.patch = &patch{kind: patchWrite, path: f.Path, staged: name,
 		rec: FileRecord{SHA256: sha, Size: info.Size(), Mode: modeString(mode), MTime: info.ModTime().UnixNano()}}
 	return sha, nil
+}
+
+// pagePadded returns the n bytes at the start of buf, to be written at
+// off, with zeros after them up to the file's next 4 KiB boundary when
+// buf has room for them. A write that ends inside a page of a file that
+// held content there has the kernel read that page first, when it is not
+// cached, to keep the rest of it: 300 to 600 us each in a kept file on
+// our machine. The zeros are written over by the next chunk, or cut with
+// the old content (cutAt).
+func pagePadded(buf []byte, n int, off int64) []byte {
+	pad := int((4096 - (off+int64(n))%4096) % 4096)
+	if n+pad > len(buf) {
+		return buf[:n]
+	}
+	clear(buf[n : n+pad])
+	return buf[:n+pad]
+}
+
+// cutAt truncates f to size when it is longer: a kept file the patch
+// wrote over from its start.
+func cutAt(f *os.File, size int64) error {
+	info, err := f.Stat()
+	if err != nil || info.Size() <= size {
+		return err
+	}
+	return f.Truncate(size)
 }
 
 // unpatch gives up the patch: a second file differs, so the skill is

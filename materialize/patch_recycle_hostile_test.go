@@ -224,7 +224,7 @@ func TestAFIFOKeptFileDoesNotBlock(t *testing.T) {
 		t.Fatal("platform.OpenFile(fifo, O_WRONLY) blocks")
 	}
 	w := &writer{staging: dir}
-	if f := w.reusable(fifo); f != nil {
+	if info := w.fitFile(fifo); info != nil {
 		t.Fatal("a FIFO was handed out")
 	}
 	if _, err := os.Lstat(fifo); !os.IsNotExist(err) {

@@ -2,6 +2,7 @@ package materialize
 
 import (
 	"context"
+	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -219,12 +220,120 @@ func TestStagingKeepsThePatchesFiles(t *testing.T) {
 	if want := []string{"a" + patchSuffix, "b" + patchSuffix}; !reflect.DeepEqual(left, want) {
 		t.Errorf("staging holds %v after tidying, want %v", left, want)
 	}
-	f, name := w.takeFile()
+	f, name := w.takeFile(int64(len("b" + patchSuffix)))
 	if f == nil || name != filepath.Join(staging, "b"+patchSuffix) {
 		t.Fatalf("takeFile = %v %q, want b%s", f, name, patchSuffix)
 	}
 	defer f.Close()
-	if info, err := f.Stat(); err != nil || info.Size() != 0 {
-		t.Errorf("the file handed out is not empty: %v %v", info, err)
+	// Handed out as it is, at its start: the patch writes over it and
+	// cuts what is left (TestAShorterPatchCutsTheKeptFile).
+	if at, err := f.Seek(0, io.SeekCurrent); err != nil || at != 0 {
+		t.Errorf("the file handed out is at offset %d (%v), want its start", at, err)
+	}
+}
+
+// Of the kept files, a patch takes one that needs no more blocks than
+// its content, so that cutting the old content frees none; the ones
+// passed over stay in the pool, and with only longer ones left it takes
+// a longer one rather than make a file.
+func TestAPatchTakesAKeptFileNoLongerThanItself(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	staging := filepath.Join(root, "staging")
+	if err := os.MkdirAll(staging, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// Taken from the end of the pool: the long ones come first.
+	sizes := map[string]int{"a": 100, "b": 3 * 4096, "c": 5 * 4096}
+	for name, size := range sizes {
+		if err := os.WriteFile(filepath.Join(staging, name+patchSuffix), make([]byte, size), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w, err := newWriter(staging, filepath.Join(root, "marker"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.tidy()
+	take := func(size int64, want string) {
+		t.Helper()
+		f, name := w.takeFile(size)
+		if f == nil {
+			t.Fatalf("takeFile(%d) handed out nothing, want %s", size, want)
+		}
+		f.Close()
+		if got := strings.TrimSuffix(filepath.Base(name), patchSuffix); got != want {
+			t.Errorf("takeFile(%d) = %s, want %s", size, got, want)
+		}
+	}
+	take(4000, "a")   // one block: only a needs no more
+	take(4*4096, "b") // four: b, not c
+	take(10, "c")     // only c is left, longer, and still taken
+	if f, name := w.takeFile(10); f != nil {
+		f.Close()
+		t.Errorf("the pool handed out %s a second time", name)
+	}
+}
+
+// A patch shorter than the kept file it writes into leaves nothing of
+// the old content past its own: the live file is the new content alone,
+// and the cache verifies.
+func TestAShorterPatchCutsTheKeptFile(t *testing.T) {
+	if runtime.GOOS != "linux" && runtime.GOOS != "darwin" {
+		t.Skip("no exchange of two files here")
+	}
+	t.Parallel()
+	root := t.TempDir()
+	notes := filepath.Join(root, "src", "a", "ref", "notes.md")
+	long := maps.Clone(v1)
+	long["ref/notes.md"] = strings.Repeat("a long first version of the notes\n", 500)
+	syncOnce(t, root, "r1", mkSkill("a", long))
+	ino1 := stat(t, notes).ino
+
+	v2 := maps.Clone(v1)
+	v2["ref/notes.md"] = "notes v2"
+	syncSettled(t, root, "r2", time.Hour, mkSkill("a", v2))
+	v3 := maps.Clone(v1)
+	v3["ref/notes.md"] = "v3"
+	syncSettled(t, root, "r3", 0, mkSkill("a", v3))
+	if ino := stat(t, notes).ino; ino != ino1 {
+		t.Fatalf("the patch made inode %d, want the kept %d", ino, ino1)
+	}
+	if got, _ := tree(t, filepath.Join(root, "src", "a")); !reflect.DeepEqual(got, v3) {
+		t.Errorf("live notes hold %d bytes (%.20q...), want %q", len(got["ref/notes.md"]), got["ref/notes.md"], v3["ref/notes.md"])
+	}
+	if diffs := verifyCache(t, root); len(diffs) > 0 {
+		t.Errorf("verify: %v", diffs)
+	}
+}
+
+func TestPagePadded(t *testing.T) {
+	for _, tc := range []struct {
+		buf, n int
+		off    int64
+		want   int
+	}{
+		{buf: 8192, n: 100, off: 0, want: 4096},
+		{buf: 8192, n: 4096, off: 0, want: 4096},
+		{buf: 8192, n: 100, off: 4000, want: 4192}, // ends at 4100: up to 8192
+		{buf: 8192, n: 96, off: 4000, want: 96},    // ends on the boundary
+		{buf: 4096, n: 4000, off: 100, want: 4000}, // 4100: no room for 4,092 zeros
+		{buf: 8192, n: 0, off: 10, want: 4086},
+	} {
+		buf := make([]byte, tc.buf)
+		for i := range buf {
+			buf[i] = 'x'
+		}
+		got := pagePadded(buf, tc.n, tc.off)
+		if len(got) != tc.want {
+			t.Errorf("pagePadded(%d-byte buffer, %d, at %d) has %d bytes, want %d", tc.buf, tc.n, tc.off, len(got), tc.want)
+			continue
+		}
+		if tc.want > tc.n && strings.Trim(string(got[tc.n:]), "\x00") != "" {
+			t.Errorf("pagePadded(%d, at %d): the padding is not zeros", tc.n, tc.off)
+		}
+		if strings.Trim(string(got[:tc.n]), "x") != "" {
+			t.Errorf("pagePadded(%d, at %d) changed the data", tc.n, tc.off)
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -101,5 +102,28 @@ func TestPlantedLinkIsRefused(t *testing.T) {
 	}
 	if _, err := os.Lstat(dangling); !errors.Is(err, os.ErrNotExist) {
 		t.Error("a file was created through a dangling link")
+	}
+}
+
+// The holder's record replaces a longer one left by an earlier holder
+// whole: nothing of the old one is left past its end.
+func TestTheRecordReplacesALongerOne(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), ".lock")
+	old := "4194304 a-host-name-much-longer-than-this-machines-own.example.org 2020-01-01T00:00:00Z\n"
+	if err := os.WriteFile(path, []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l, err := Acquire(context.Background(), path, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n"); len(lines) != 1 || !strings.HasPrefix(lines[0], strconv.Itoa(os.Getpid())+" ") || len(strings.Fields(lines[0])) != 3 {
+		t.Errorf("the lock file holds %q, want one record of this process", data)
 	}
 }
