@@ -90,17 +90,34 @@ func acquire(ctx context.Context, path string, wait time.Duration, exclusive boo
 		}
 	}
 	if exclusive {
-		host, _ := os.Hostname()
-		record := fmt.Sprintf("%d %s %s\n", os.Getpid(), host, time.Now().UTC().Format(time.RFC3339))
-		// Written over, then cut to its length: emptying it first would
-		// cost, on ext4, a discard of its block (mounted with discard)
-		// and a write-back when it is closed (auto_da_alloc), at every
-		// lock taken.
-		if _, err := f.WriteAt([]byte(record), 0); err == nil {
-			_ = f.Truncate(int64(len(record)))
-		}
+		writeRecord(f)
 	}
 	return &Lock{f: f}, nil
+}
+
+// writeRecord writes who holds the lock into its file, over what an
+// earlier holder wrote, and cuts the file to the record's length, or
+// empties it when the record cannot be written: a stale record would name
+// a process that no longer holds it. Emptying it first would cost, on
+// ext4, a discard of its block (mounted with discard) and a write-back
+// when it is closed (auto_da_alloc), at every lock taken. A lock file
+// with another name (a hard link planted in its place) gets no record:
+// it would be written into that other file.
+func writeRecord(f *os.File) {
+	info, err := f.Stat()
+	if err != nil {
+		return
+	}
+	if n, ok := platform.Links(info); ok && n != 1 {
+		return
+	}
+	host, _ := os.Hostname()
+	record := fmt.Sprintf("%d %s %s\n", os.Getpid(), host, time.Now().UTC().Format(time.RFC3339))
+	if _, err := f.WriteAt([]byte(record), 0); err != nil {
+		_ = f.Truncate(0)
+		return
+	}
+	_ = f.Truncate(int64(len(record)))
 }
 
 // holder reads who holds the lock, as far as the file says.

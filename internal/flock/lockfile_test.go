@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -125,5 +126,31 @@ func TestTheRecordReplacesALongerOne(t *testing.T) {
 	}
 	if lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n"); len(lines) != 1 || !strings.HasPrefix(lines[0], strconv.Itoa(os.Getpid())+" ") || len(strings.Fields(lines[0])) != 3 {
 		t.Errorf("the lock file holds %q, want one record of this process", data)
+	}
+}
+
+// A lock file that is a hard link to another file (planted in its place)
+// still locks, but the holder's record is not written into it: that
+// other file keeps its content.
+func TestAHardLinkedLockFileGetsNoRecord(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the link count is not told here")
+	}
+	t.Parallel()
+	outside := filepath.Join(t.TempDir(), "precious")
+	if err := os.WriteFile(outside, []byte("precious and longer than a lock record can ever be, by far\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), ".lock")
+	if err := os.Link(outside, path); err != nil {
+		t.Skip(err) // another file system for the temp folders
+	}
+	l, err := Acquire(context.Background(), path, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	if data, _ := os.ReadFile(outside); string(data) != "precious and longer than a lock record can ever be, by far\n" {
+		t.Errorf("the file linked as the lock now holds %q", data)
 	}
 }
