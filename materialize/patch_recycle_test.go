@@ -2,6 +2,7 @@ package materialize
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"maps"
 	"os"
@@ -335,5 +336,43 @@ func TestPagePadded(t *testing.T) {
 		if strings.Trim(string(got[:tc.n]), "x") != "" {
 			t.Errorf("pagePadded(%d, at %d) changed the data", tc.n, tc.off)
 		}
+	}
+}
+
+// Kept files that have not settled are passed over without ending the
+// search: a daemon that syncs more often than the settle leaves many,
+// and the settled one past them is still taken rather than a new file
+// made.
+func TestUnsettledKeptFilesDoNotEndTheSearch(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	staging := filepath.Join(root, "staging")
+	if err := os.MkdirAll(staging, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	put := func(name string) {
+		if err := os.WriteFile(filepath.Join(staging, name+patchSuffix), make([]byte, 100), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put("a")
+	const settle = 2 * time.Second
+	time.Sleep(settle + settle/4)
+	// Taken from the end of the pool: these come first.
+	for i := range 2 * fileLooks {
+		put(fmt.Sprintf("z%02d", i))
+	}
+	w, err := newWriter(staging, filepath.Join(root, "marker"), settle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.tidy()
+	f, name := w.takeFile(100)
+	if f == nil {
+		t.Fatalf("takeFile handed out nothing past %d files not settled, want a", 2*fileLooks)
+	}
+	f.Close()
+	if got := strings.TrimSuffix(filepath.Base(name), patchSuffix); got != "a" {
+		t.Errorf("takeFile = %s, want a (the others have not settled)", got)
 	}
 }

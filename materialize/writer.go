@@ -283,9 +283,9 @@ func (w *writer) pop(list *[]string) (string, bool) {
 // does, so that nothing is cut off: on ext4 mounted with discard every
 // block freed is discarded there and then, 135 to 165 us each on our
 // machine. It looks first among the files it passed over before (kept
-// by their block count), then at up to fileLooks not looked at yet, and
-// with none that short takes the shortest longer one, still cheaper than
-// a new inode. Emptying the file first would also cost a write-back when
+// by their block count), then at the ones not looked at yet until it has
+// passed over fileLooks, and with none that short takes the shortest
+// longer one: a cut is one discard, still cheaper than a new inode. Emptying the file first would also cost a write-back when
 // it is closed (ext4's auto_da_alloc takes a file emptied and written
 // again for a replacement).
 func (w *writer) takeFile(size int64) (*os.File, string) {
@@ -296,18 +296,23 @@ func (w *writer) takeFile(size int64) (*os.File, string) {
 		if !ok {
 			break
 		}
-		if f := w.openFit(name, want); f != nil {
+		if f, _ := w.openFit(name, want); f != nil {
 			return f, name
 		}
 	}
 	// One not looked at yet; each too long is set aside by its size.
-	for range fileLooks {
+	// One not settled is dropped for this run, as before, and not counted.
+	for longer := 0; longer < fileLooks; {
 		name, ok := w.pop(&w.files)
 		if !ok {
 			break
 		}
-		if f := w.openFit(name, want); f != nil {
+		f, aside := w.openFit(name, want)
+		if f != nil {
 			return f, name
+		}
+		if aside {
+			longer++
 		}
 	}
 	// None that short: a longer one, the shortest such.
@@ -316,26 +321,26 @@ func (w *writer) takeFile(size int64) (*os.File, string) {
 		if !ok {
 			return nil, ""
 		}
-		if f := w.openFit(name, math.MaxInt64); f != nil {
+		if f, _ := w.openFit(name, math.MaxInt64); f != nil {
 			return f, name
 		}
 	}
 }
 
-// fileLooks is how many kept files not looked at before takeFile looks
-// at for one patch.
+// fileLooks is how many kept files too long for a patch takeFile sets
+// aside, of those not looked at before, before it takes a longer one.
 const fileLooks = 8
 
 // blocks is how many 4 KiB blocks size bytes take.
-func blocks(size int64) int64 { return (max(size, 0) + 4095) / 4096 }
+func blocks(size int64) int64 { return max(size, 0)/4096 + min(max(size, 0)%4096, 1) }
 
 // openFit opens the kept file at path for writing when it is fit
 // (fitFile) and takes no more than want blocks. One fit but longer is
-// set aside, by its blocks, for a longer patch.
-func (w *writer) openFit(path string, want int64) *os.File {
+// set aside, by its blocks, for a longer patch, and aside says so.
+func (w *writer) openFit(path string, want int64) (f *os.File, aside bool) {
 	info := w.fitFile(path)
 	if info == nil {
-		return nil
+		return nil, false
 	}
 	if n := blocks(info.Size()); n > want {
 		w.mu.Lock()
@@ -344,9 +349,9 @@ func (w *writer) openFit(path string, want int64) *os.File {
 			w.sized = map[int64][]string{}
 		}
 		w.sized[n] = append(w.sized[n], path)
-		return nil
+		return nil, true
 	}
-	return openKept(path, info)
+	return openKept(path, info), false
 }
 
 // popSized takes a path off the set-aside files whose block count better
@@ -355,8 +360,8 @@ func (w *writer) popSized(better func(n, best int64) bool) (string, bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	var best int64
-	for n, paths := range w.sized {
-		if len(paths) > 0 && better(n, best) {
+	for n := range w.sized {
+		if better(n, best) {
 			best = n
 		}
 	}
@@ -365,7 +370,11 @@ func (w *writer) popSized(better func(n, best int64) bool) (string, bool) {
 	}
 	paths := w.sized[best]
 	last := paths[len(paths)-1]
-	w.sized[best] = paths[:len(paths)-1]
+	if len(paths) == 1 {
+		delete(w.sized, best)
+	} else {
+		w.sized[best] = paths[:len(paths)-1]
+	}
 	return last, true
 }
 
