@@ -114,6 +114,9 @@ func (h Hooked) appendEntry(agent, id string, at time.Time) error {
 	case info.Size() > maxHooked:
 		return fmt.Errorf("%s is %d bytes, over the %d it may hold; the call is not journaled", h.Path, info.Size(), maxHooked)
 	}
+	if err := atomicfile.OneName(h.Path, info); err != nil {
+		return fmt.Errorf("%w; the call is not journaled", err)
+	}
 	line, err := json.Marshal(hookedEntry{Agent: agent, ID: id, At: at.UTC()})
 	if err != nil {
 		return err

@@ -72,6 +72,18 @@ func TestHookedRefusesLinks(t *testing.T) {
 	if data, _ := os.ReadFile(victim); len(data) != 0 {
 		t.Errorf("the link's target was written: %s", data)
 	}
+
+	// A hard link: the journal's name is the victim's too.
+	hard := Hooked{Path: filepath.Join(dir, ".hard.jsonl")}
+	if err := os.Link(victim, hard.Path); err != nil {
+		t.Skip(err)
+	}
+	if err := hard.Add(context.Background(), "claude", "toolu_2", time.Now()); err == nil || !strings.Contains(err.Error(), "hard links") {
+		t.Errorf("Add into a hard link = %v, want a refusal naming the hard links", err)
+	}
+	if data, _ := os.ReadFile(victim); len(data) != 0 {
+		t.Errorf("the hard link's other name was written: %s", data)
+	}
 }
 
 // TestHookedSkipsAnOverlongLine: a line no entry could be, planted in the

@@ -105,6 +105,9 @@ func appendAt(dir *platform.Dir, name string, data []byte) error {
 	if !info.Mode().IsRegular() {
 		return fmt.Errorf("%s is not a regular file (%s); move it away", name, info.Mode().Type())
 	}
+	if err := atomicfile.OneName(name, info); err != nil {
+		return err
+	}
 	if _, err := f.Write(data); err != nil {
 		return fmt.Errorf("append to %s: %w", name, err)
 	}

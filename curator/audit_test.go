@@ -138,3 +138,29 @@ func TestAuditReadSkipsWhatIsNotAFile(t *testing.T) {
 		t.Errorf("the over-long line is not reported: %v", bad)
 	}
 }
+
+// TestAuditAppendRefusesAHardLink: a day's file that is a hard link to a
+// file elsewhere is refused, naming it, and that file does not grow.
+func TestAuditAppendRefusesAHardLink(t *testing.T) {
+	t.Parallel()
+	skills := t.TempDir()
+	dir := filepath.Join(skills, AuditDir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	victim := filepath.Join(t.TempDir(), "victim")
+	if err := os.WriteFile(victim, []byte("victim\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	day := filepath.Join(dir, "2026-11-03.jsonl")
+	if err := os.Link(victim, day); err != nil {
+		t.Skip(err)
+	}
+	err := NewAudit(skills).Append(Event{TS: time.Date(2026, 11, 3, 12, 0, 0, 0, time.UTC), Op: "archive", Target: "x"})
+	if err == nil || !strings.Contains(err.Error(), day) {
+		t.Errorf("Append into a hard link = %v, want a refusal naming %s", err, day)
+	}
+	if data, _ := os.ReadFile(victim); string(data) != "victim\n" {
+		t.Errorf("the hard link's other name became %q", data)
+	}
+}

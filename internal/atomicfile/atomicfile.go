@@ -136,7 +136,32 @@ func OpenAppend(path string, perm os.FileMode) (*os.File, error) {
 		f.Close()
 		return nil, err
 	}
+	if err := oneName(f); err != nil {
+		f.Close()
+		return nil, err
+	}
 	return f, nil
+}
+
+// OneName refuses the file at path, whose stat is info, when it has
+// other names (hard links) where the system tells: what is appended to it
+// would be appended to each of them, and a hard link can name a file its
+// planter may not write (as root, where the system allows links to
+// others' files). The error names path and the fix.
+func OneName(path string, info fs.FileInfo) error {
+	if n, ok := platform.Links(info); ok && n > 1 {
+		return fmt.Errorf("%s has %d names (hard links); skillsync appends only to a file of one: remove it or its other links", path, n)
+	}
+	return nil
+}
+
+// oneName is OneName for an open file.
+func oneName(f *os.File) error {
+	info, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	return OneName(f.Name(), info)
 }
 
 // MkdirNoFollow makes path a directory, creating it and missing parents

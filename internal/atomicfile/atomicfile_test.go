@@ -135,4 +135,22 @@ func TestOpenAppendAndMkdir(t *testing.T) {
 		f.Close()
 		t.Error("a FIFO was opened as a log")
 	}
+	// A hard link to a file elsewhere: appended to, it would grow there.
+	victim := filepath.Join(t.TempDir(), "victim")
+	if err := os.WriteFile(victim, []byte("victim\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	hard := filepath.Join(dir, "hard.jsonl")
+	if err := os.Link(victim, hard); err != nil {
+		t.Skip(err)
+	}
+	if f, err := OpenAppend(hard, 0o644); err == nil || !strings.Contains(err.Error(), hard) {
+		if f != nil {
+			f.Close()
+		}
+		t.Errorf("OpenAppend of a hard link = %v, want a refusal naming %s", err, hard)
+	}
+	if data, _ := os.ReadFile(victim); string(data) != "victim\n" {
+		t.Errorf("the hard link's other name became %q", data)
+	}
 }
