@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -74,6 +75,9 @@ func TestHookedRefusesLinks(t *testing.T) {
 	}
 
 	// A hard link: the journal's name is the victim's too.
+	if runtime.GOOS == "windows" {
+		t.Skip("the link count is not told here")
+	}
 	hard := Hooked{Path: filepath.Join(dir, ".hard.jsonl")}
 	if err := os.Link(victim, hard.Path); err != nil {
 		t.Skip(err)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -151,6 +152,9 @@ func TestAuditAppendRefusesAHardLink(t *testing.T) {
 	victim := filepath.Join(t.TempDir(), "victim")
 	if err := os.WriteFile(victim, []byte("victim\n"), 0o644); err != nil {
 		t.Fatal(err)
+	}
+	if runtime.GOOS == "windows" {
+		t.Skip("the link count is not told here")
 	}
 	day := filepath.Join(dir, "2026-11-03.jsonl")
 	if err := os.Link(victim, day); err != nil {

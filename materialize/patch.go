@@ -365,6 +365,12 @@ func keptFile(path string) bool {
 	if err != nil || !info.Mode().IsRegular() {
 		return false
 	}
+	// A file of other names (a hard link planted as the live file) keeps
+	// its times: they are the other name's too, and takeFile never takes
+	// such a file.
+	if n, ok := platform.Links(info); ok && n != 1 {
+		return true
+	}
 	now := time.Now()
 	_ = os.Chtimes(path, now, now)
 	return true

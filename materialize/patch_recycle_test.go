@@ -376,3 +376,49 @@ func TestUnsettledKeptFilesDoNotEndTheSearch(t *testing.T) {
 		t.Errorf("takeFile = %s, want a (the others have not settled)", got)
 	}
 }
+
+// A hard link planted as a live file goes to staging with the patch
+// that replaces it, and the file of its other name keeps its times: the
+// kept file's new times (which mark when it left) are set only on a
+// file of one name.
+func TestAPlantedHardLinkKeepsItsTimes(t *testing.T) {
+	if runtime.GOOS != "linux" && runtime.GOOS != "darwin" {
+		t.Skip("no exchange of two files here")
+	}
+	t.Parallel()
+	root := t.TempDir()
+	syncOnce(t, root, "r1", mkSkill("a", v1))
+	notes := filepath.Join(root, "src", "a", "ref", "notes.md")
+	mtime := time.Unix(0, stat(t, notes).mtime)
+	outside := filepath.Join(t.TempDir(), "outside")
+	if err := os.WriteFile(outside, []byte("notes v1"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The live file's own times, so that the record still trusts it.
+	if err := os.Chtimes(outside, mtime, mtime); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(notes); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(outside, notes); err != nil {
+		t.Skip(err)
+	}
+
+	v2 := maps.Clone(v1)
+	v2["ref/notes.md"] = "notes v2"
+	syncSettled(t, root, "r2", time.Hour, mkSkill("a", v2))
+	got, err := os.Stat(outside)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.ModTime().Equal(mtime) {
+		t.Errorf("the planted link's other name has mtime %v, want %v as it was", got.ModTime(), mtime)
+	}
+	if data, _ := os.ReadFile(outside); string(data) != "notes v1" {
+		t.Errorf("the planted link's other name holds %q", data)
+	}
+	if tree, _ := tree(t, filepath.Join(root, "src", "a")); !reflect.DeepEqual(tree, v2) {
+		t.Errorf("live holds %v, want %v", tree, v2)
+	}
+}

@@ -94,7 +94,7 @@ type writer struct {
 	builds  sync.WaitGroup
 	tidying sync.WaitGroup // the removal of what staging held
 
-	mu      sync.Mutex // guards stats, pending and pool while builds run
+	mu      sync.Mutex // guards stats, pending, pool, files and sized while builds run
 	stats   Stats
 	pending []*swap
 	// pool are folders left in staging by an earlier run, to build in
@@ -284,10 +284,12 @@ func (w *writer) pop(list *[]string) (string, bool) {
 // block freed is discarded there and then, 135 to 165 us each on our
 // machine. It looks first among the files it passed over before (kept
 // by their block count), then at the ones not looked at yet until it has
-// passed over fileLooks, and with none that short takes the shortest
-// longer one: a cut is one discard, still cheaper than a new inode. Emptying the file first would also cost a write-back when
-// it is closed (ext4's auto_da_alloc takes a file emptied and written
-// again for a replacement).
+// set aside fileLooks too long (one not settled is dropped for the run
+// and not counted), and with none that short takes the shortest longer
+// one: a cut is one discard, still cheaper than a new inode. Emptying
+// the file first would also cost a write-back when it is closed (ext4's
+// auto_da_alloc takes a file emptied and written again for a
+// replacement).
 func (w *writer) takeFile(size int64) (*os.File, string) {
 	want := blocks(size)
 	// One looked at before that takes no more blocks, the longest such.

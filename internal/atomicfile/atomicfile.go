@@ -150,7 +150,7 @@ func OpenAppend(path string, perm os.FileMode) (*os.File, error) {
 // others' files). The error names path and the fix.
 func OneName(path string, info fs.FileInfo) error {
 	if n, ok := platform.Links(info); ok && n > 1 {
-		return fmt.Errorf("%s has %d names (hard links); skillsync appends only to a file of one: remove it or its other links", path, n)
+		return fmt.Errorf("%s has %d names (hard links); skillsync appends only to a file of one: replace it with a copy of itself (cp %s %s.new && mv %s.new %s)", path, n, path, path, path, path)
 	}
 	return nil
 }

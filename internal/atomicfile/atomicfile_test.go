@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -139,6 +140,9 @@ func TestOpenAppendAndMkdir(t *testing.T) {
 	victim := filepath.Join(t.TempDir(), "victim")
 	if err := os.WriteFile(victim, []byte("victim\n"), 0o644); err != nil {
 		t.Fatal(err)
+	}
+	if runtime.GOOS == "windows" {
+		t.Skip("the link count is not told here")
 	}
 	hard := filepath.Join(dir, "hard.jsonl")
 	if err := os.Link(victim, hard); err != nil {

@@ -122,10 +122,17 @@ func writeRecord(f *os.File) {
 
 // holder reads who holds the lock, as far as the file says.
 func holder(f *os.File, path string) *HeldError {
+	e := &HeldError{Path: path}
+	// A lock file with another name holds no record of this lock's
+	// holders (writeRecord), whatever its content says.
+	if info, err := f.Stat(); err != nil {
+		return e
+	} else if n, ok := platform.Links(info); ok && n != 1 {
+		return e
+	}
 	buf := make([]byte, 256)
 	n, _ := f.ReadAt(buf, 0)
 	fields := strings.Fields(string(buf[:n]))
-	e := &HeldError{Path: path}
 	if len(fields) > 0 {
 		e.PID, _ = strconv.Atoi(fields[0])
 		if len(fields) >= 3 {

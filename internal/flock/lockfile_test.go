@@ -130,15 +130,17 @@ func TestTheRecordReplacesALongerOne(t *testing.T) {
 }
 
 // A lock file that is a hard link to another file (planted in its place)
-// still locks, but the holder's record is not written into it: that
-// other file keeps its content.
+// still locks, but the holder's record is neither written into it nor
+// read from it: that other file keeps its content, and a waiter is not
+// told a holder from it.
 func TestAHardLinkedLockFileGetsNoRecord(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("the link count is not told here")
 	}
 	t.Parallel()
+	const content = "4194304 elsewhere 2020-01-01T00:00:00Z and more than a record\n"
 	outside := filepath.Join(t.TempDir(), "precious")
-	if err := os.WriteFile(outside, []byte("precious and longer than a lock record can ever be, by far\n"), 0o644); err != nil {
+	if err := os.WriteFile(outside, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), ".lock")
@@ -149,8 +151,13 @@ func TestAHardLinkedLockFileGetsNoRecord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	_, err = Acquire(context.Background(), path, 0)
+	var held *HeldError
+	if !errors.As(err, &held) || held.PID != 0 {
+		t.Errorf("a second Acquire = %v, want a HeldError naming no process", err)
+	}
 	l.Close()
-	if data, _ := os.ReadFile(outside); string(data) != "precious and longer than a lock record can ever be, by far\n" {
+	if data, _ := os.ReadFile(outside); string(data) != content {
 		t.Errorf("the file linked as the lock now holds %q", data)
 	}
 }
