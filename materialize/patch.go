@@ -138,8 +138,8 @@ func (st *stager) writePatch(f skill.File, src io.Reader, size int64, want *Hash
 		err = werr
 	}
 	if err == nil && kept {
-		// What the kept file held past the new content.
-		err = cutAt(out, written)
+		// What the kept file held past the new content, and the padding.
+		err = out.Truncate(written)
 	}
 	if err == nil && want != nil && sha != *want {
 		err = errors.New("its content changed while it was read")
@@ -170,7 +170,7 @@ func (st *stager) writePatch(f skill.File, src io.Reader, size int64, want *Hash
 // held content there has the kernel read that page first, when it is not
 // cached, to keep the rest of it: 300 to 600 us each in a kept file on
 // our machine. The zeros are written over by the next chunk, or cut with
-// the old content (cutAt).
+// the old content.
 func pagePadded(buf []byte, n int, off int64) []byte {
 	pad := int((4096 - (off+int64(n))%4096) % 4096)
 	if n+pad > len(buf) {
@@ -178,16 +178,6 @@ func pagePadded(buf []byte, n int, off int64) []byte {
 	}
 	clear(buf[n : n+pad])
 	return buf[:n+pad]
-}
-
-// cutAt truncates f to size when it is longer: a kept file the patch
-// wrote over from its start.
-func cutAt(f *os.File, size int64) error {
-	info, err := f.Stat()
-	if err != nil || info.Size() <= size {
-		return err
-	}
-	return f.Truncate(size)
 }
 
 // unpatch gives up the patch: a second file differs, so the skill is

@@ -20,8 +20,7 @@
 //   - TryLock: the advisory file lock (flock on Unix, LockFileEx on
 //     Windows).
 //   - SyncFS, ChangeTime, FileKey, Links, OwnedByMe, IsTerminal: what the
-//     file system and
-//     the terminal tell, as far as each system tells it.
+//     file system and the terminal tell, as far as each system tells it.
 //   - SetProcAttr: the process attributes the test helpers use (run as
 //     another user, die with the parent).
 //   - HugePageRoom, AdviseHugePages: transparent huge pages for a range
