@@ -153,12 +153,7 @@ func TestAKeptFileLinkedElsewhereIsNotWrittenInto(t *testing.T) {
 			if data, err := os.ReadFile(outside); err != nil || string(data) != "notes v1" {
 				t.Errorf("outside holds %q %v, want notes v1", data, err)
 			}
-			if got, _ := tree(t, filepath.Join(root, "src", "a")); !reflect.DeepEqual(got, v3) {
-				t.Errorf("live holds %v, want %v", got, v3)
-			}
-			if diffs := verifyCache(t, root); len(diffs) > 0 {
-				t.Errorf("verify: %v", diffs)
-			}
+			liveAndVerified(t, root, filepath.Join(root, "src", "a"), v3)
 		})
 	}
 }
@@ -183,12 +178,7 @@ func TestAPatchKeepsTheFileItRemoves(t *testing.T) {
 	if got := kept(t, root); !reflect.DeepEqual(got, map[uint64]string{ino: "more"}) {
 		t.Errorf("staging keeps %v, want the removed file (inode %d)", got, ino)
 	}
-	if got, _ := tree(t, filepath.Join(root, "src", "a")); !reflect.DeepEqual(got, v1) {
-		t.Errorf("live holds %v, want %v", got, v1)
-	}
-	if diffs := verifyCache(t, root); len(diffs) > 0 {
-		t.Errorf("verify: %v", diffs)
-	}
+	liveAndVerified(t, root, filepath.Join(root, "src", "a"), v1)
 }
 
 // Files a patch left in staging are kept for patches to write into, up

@@ -13,6 +13,18 @@ import (
 	"github.com/skillsync/skillsync/skill"
 )
 
+// liveAndVerified checks that the live copy at dir holds want and that
+// the cache at root verifies.
+func liveAndVerified(t *testing.T, root, dir string, want map[string]string) {
+	t.Helper()
+	if got, _ := tree(t, dir); !reflect.DeepEqual(got, want) {
+		t.Errorf("live holds %v, want %v", got, want)
+	}
+	if diffs := verifyCache(t, root); len(diffs) > 0 {
+		t.Errorf("verify: %v", diffs)
+	}
+}
+
 // tree returns the files (path -> content) and folders of dir.
 func tree(t *testing.T, dir string) (map[string]string, []string) {
 	t.Helper()
@@ -288,12 +300,7 @@ func TestAPatchThatCannotGoInKeepsTheOld(t *testing.T) {
 		t.Errorf("record after the failed patch: revision %q, hash %v, want \"\" and %v", rec.Revision, rec.Skills["a"].Hash, old)
 	}
 	syncOnce(t, root, "r2", mkSkill("a", want))
-	if got, _ := tree(t, live); !reflect.DeepEqual(got, want) {
-		t.Errorf("after the next sync live holds %v, want %v", got, want)
-	}
-	if diffs := verifyCache(t, root); len(diffs) > 0 {
-		t.Errorf("verify: %v", diffs)
-	}
+	liveAndVerified(t, root, live, want)
 }
 
 // TestATargetCopyIsPatched: a target's copy is patched as the cache's
