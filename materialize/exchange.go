@@ -46,18 +46,22 @@ func exchangeWith(swap func(a, b string) error, staged, live string) (string, er
 // The two-rename exchange and its recovery rule.
 //
 // Without a one-step exchange, live is moved aside to staged+".old" and
-// staged moved into its place. Between the two renames live is missing;
-// a crash there would leave the skill gone until a later sync rebuilt
-// it, and a source that failed on that sync could not. So before the
-// first rename a journal, staged+".exchange", records live (relative to
-// the destination, the folder holding staging), made durable. The rule
-// the next run applies (recoverExchanges, at the start of every writer,
-// under the destination's lock): for each journal in staging, when live
-// is missing and staged+".old" is there, the old version is renamed back
-// to live; in every case the journal is then removed. The staged new
-// version is left for the writer's ordinary cleanup. A journal is a file
-// anyone may have planted: its path must be one or two safe names below
-// the destination, through real directories, or it is ignored.
+// staged moved into its place. Between the two renames live is missing; a
+// crash there would leave the skill gone until a later sync rebuilt it,
+// and a source that failed on that sync could not. So before the first
+// rename a journal, staged+".exchange", records live (relative to the
+// destination, the folder holding staging), made durable. Every exchange
+// is made under the destination's marker of a run under way, and a run
+// whose exchange failed leaves the marker (writer.commit), so a journal
+// outlives its run only where the marker is. The rule the next run
+// applies (recoverExchanges, at the start of a writer that finds the
+// marker, under the destination's lock): for each journal in staging,
+// when live is missing and staged+".old" is there, the old version is
+// renamed back to live; in every case the journal is then removed. The
+// staged new version is left for the writer's ordinary cleanup. A journal
+// is a file anyone may have planted: its path must be one or two safe
+// names below the destination, through real directories, or it is
+// ignored.
 
 const (
 	oldSuffix     = ".old"

@@ -1,6 +1,7 @@
 package materialize
 
 import (
+	"context"
 	"errors"
 	"io/fs"
 	"os"
@@ -106,6 +107,10 @@ func TestExchangeRecovery(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(staged, "SKILL.md"), []byte("v2"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Every exchange is made under the marker (commit writes it first).
+	if err := os.WriteFile(filepath.Join(root, dirtyName), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	old, journal, err := beginExchange(staged, live)
@@ -217,5 +222,75 @@ func TestExchangeJournalIsUntrusted(t *testing.T) {
 		if filepath.Ext(name) == journalSuffix {
 			t.Errorf("journal %s was kept", name)
 		}
+	}
+}
+
+// An older version took the marker away after a failed exchange and left
+// its journal, the live entry missing. A sync that builds finds the
+// journal when it reads staging: it neither recycles the old version nor
+// puts it back under its own changes, and leaves the marker, so the run
+// after it recovers the old version.
+func TestAJournalWithoutTheMarkerIsRecoveredByTheNextRun(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	pdf := map[string]string{"SKILL.md": "v1", "ref.md": "ref"}
+	syncOnce(t, root, "r1", mkSkill("pdf", pdf), mkSkill("doc", map[string]string{"SKILL.md": "d1"}))
+	live := filepath.Join(root, "src", "pdf")
+	staged := filepath.Join(root, stagingName, "crashed")
+	if err := os.MkdirAll(staged, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	old, journal, err := beginExchange(staged, live)
+	if err != nil || old == "" {
+		t.Fatalf("beginExchange = %q, %v", old, err)
+	}
+	syncOnce(t, root, "r2", mkSkill("pdf", pdf), mkSkill("doc", map[string]string{"SKILL.md": "d2"}))
+	for _, p := range []string{journal, old, filepath.Join(root, dirtyName)} {
+		if _, err := os.Lstat(p); err != nil {
+			t.Errorf("after the sync that read staging: %v", err)
+		}
+	}
+	c := open(t, root)
+	if got := readFile(t, filepath.Join(live, "SKILL.md")); got != "v1" {
+		t.Errorf("after recovery live holds %q, want the old version", got)
+	}
+	c.Close()
+	if d := verifyCache(t, root); len(d) != 0 {
+		t.Fatalf("the recovered cache differs from its record: %v", d)
+	}
+}
+
+// A swap that fails may leave a two-rename exchange's journal: the
+// marker stays, and the next run is one that recovers and checks.
+func TestAFailedSwapKeepsTheMarker(t *testing.T) {
+	t.Parallel()
+	root, staged, live := exchangeDirs(t)
+	marker := filepath.Join(root, dirtyName)
+	w, err := newWriter(filepath.Join(root, stagingName), marker, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(staged); err != nil { // the swap cannot be made
+		t.Fatal(err)
+	}
+	w.queue(&swap{staged: staged, live: live})
+	failed, err := w.commit(context.Background())
+	if err != nil || failed == nil {
+		t.Fatalf("commit = %v, %v; want the swap failed", failed, err)
+	}
+	if err := w.clean(); err != nil {
+		t.Fatal(err)
+	}
+	w.tidy()
+	if _, err := os.Lstat(marker); err != nil {
+		t.Fatalf("the marker went after a failed swap: %v", err)
+	}
+	next, err := newWriter(filepath.Join(root, stagingName), marker, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	next.tidy()
+	if !next.unclean {
+		t.Error("the run after a failed swap trusts the records")
 	}
 }

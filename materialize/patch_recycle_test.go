@@ -199,6 +199,7 @@ func TestStagingKeepsThePatchesFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	w.list() // what a build's first look does
 	w.tidy()
 	entries, err := os.ReadDir(staging)
 	if err != nil {
@@ -245,6 +246,7 @@ func TestAPatchTakesAKeptFileNoLongerThanItself(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	w.list() // what a build's first look does
 	w.tidy()
 	take := func(size int64, want string) {
 		t.Helper()
@@ -356,6 +358,7 @@ func TestUnsettledKeptFilesDoNotEndTheSearch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	w.list() // what a build's first look does
 	w.tidy()
 	f, name := w.takeFile(100)
 	if f == nil {

@@ -64,6 +64,7 @@ func TestStagingPool(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			w.list() // what a build's first look does
 			w.tidy()
 			entries, err := os.ReadDir(staging)
 			if err != nil {

@@ -81,6 +81,10 @@ type writer struct {
 	marker  string
 	unclean bool
 	marked  bool
+	// keepMarker keeps the marker past this run: an exchange may be left
+	// for the next run to recover (a swap failed, or an older version's
+	// journal was found).
+	keepMarker bool
 	// keepOld leaves the versions swapped out in staging, for the next run
 	// to remove, instead of removing them at once: a reader that opened an
 	// old directory just before the swap can finish reading it.
@@ -93,6 +97,7 @@ type writer struct {
 	free    chan *[]byte  // chunks to reuse
 	builds  sync.WaitGroup
 	tidying sync.WaitGroup // the removal of what staging held
+	listed  sync.Once      // staging read (list)
 
 	mu      sync.Mutex // guards stats, pending, pool, files and sized while builds run
 	stats   Stats
@@ -152,20 +157,11 @@ type swap struct {
 // than emptying one, and a skill's next version mostly has the same
 // folders. A folder is recycled only once it has been out of use for
 // settle; folders past maxPool, and anything else, are removed in the
-// background while this run works: call tidy before the staging folder
-// itself goes. marker is the destination's mark of a run that stopped
-// halfway.
+// background once a build first asks for a folder or a file (list): call
+// tidy before the staging folder itself goes. marker is the
+// destination's mark of a run that stopped halfway.
 func newWriter(staging, marker string, settle time.Duration) (*writer, error) {
-	// Where a run swapped by two renames and stopped between them, the
-	// old version goes back first (exchange.go).
-	if _, err := recoverExchanges(staging); err != nil {
-		return nil, err
-	}
-	leftover, err := stagingDir(staging)
-	if err != nil {
-		return nil, err
-	}
-	_, err = os.Lstat(marker)
+	_, err := os.Lstat(marker)
 	w := &writer{
 		staging: staging,
 		marker:  marker,
@@ -175,15 +171,63 @@ func newWriter(staging, marker string, settle time.Duration) (*writer, error) {
 		free:    make(chan *[]byte, parallelBuilds()*(queueLen+1)+1),
 		settle:  settle,
 	}
+	if err := stagingDir(staging); err != nil {
+		return nil, err
+	}
+	if w.unclean {
+		// A run stopped halfway. Where it swapped by two renames and
+		// stopped between them, the old version goes back first
+		// (exchange.go): every exchange is made under the marker, and a
+		// run that could not finish one leaves the marker (commit).
+		if _, err := recoverExchanges(staging); err != nil {
+			return nil, err
+		}
+		w.list()
+	}
+	return w, nil
+}
+
+// list reads what staging holds, once: the folders and files to recycle,
+// and what is to be removed. A run that builds nothing (a sync with
+// nothing new) never reads it: staging holds up to maxPool folders and
+// maxFilePool files, and reading them was a sixth of such a sync in a
+// new process. take and takeFile call it before their first look.
+func (w *writer) list() { w.listed.Do(w.readStaging) }
+
+// readStaging sorts what staging holds into the pools and what is to be
+// removed, and starts the removal. A journal of an exchange found here
+// was left by an older version, which took the marker away after a
+// failed exchange: it and the old version it names stay, and the marker
+// is set, for the next run to recover them before it looks at anything
+// (a run that has planned its changes must not have a live entry put
+// back under it).
+func (w *writer) readStaging() {
+	entries, err := os.ReadDir(w.staging)
+	if err != nil {
+		return // nothing to recycle: builds make new folders
+	}
+	keep := map[string]bool{}
+	for _, e := range entries {
+		if name := e.Name(); strings.HasSuffix(name, journalSuffix) {
+			keep[name] = true
+			keep[strings.TrimSuffix(name, journalSuffix)+oldSuffix] = true
+		}
+	}
+	if len(keep) > 0 && w.markLive() == nil {
+		w.mu.Lock()
+		w.keepMarker = true
+		w.mu.Unlock()
+	}
 	var remove, dirs []string
-	for _, e := range leftover {
-		switch {
+	for _, e := range entries {
+		switch name := e.Name(); {
+		case keep[name]:
 		case e.IsDir():
-			dirs = append(dirs, e.Name())
-		case e.Type().IsRegular() && strings.HasSuffix(e.Name(), patchSuffix) && len(w.files) < maxFilePool:
-			w.files = append(w.files, filepath.Join(staging, e.Name()))
+			dirs = append(dirs, name)
+		case e.Type().IsRegular() && strings.HasSuffix(name, patchSuffix) && len(w.files) < maxFilePool:
+			w.files = append(w.files, filepath.Join(w.staging, name))
 		default:
-			remove = append(remove, e.Name())
+			remove = append(remove, name)
 		}
 	}
 	// Up to maxPool folders, take looks at each when a build asks for
@@ -193,11 +237,11 @@ func newWriter(staging, marker string, settle time.Duration) (*writer, error) {
 	// by this run: a reader may still be in it, and must see it whole or
 	// lose it, never see it filled with another skill's files.
 	for _, name := range dirs {
-		path := filepath.Join(staging, name)
+		path := filepath.Join(w.staging, name)
 		switch {
 		case len(dirs) <= maxPool:
 			w.pool = append(w.pool, path)
-		case !settled(path, settle):
+		case !settled(path, w.settle):
 		case len(w.pool) < maxPool:
 			w.pool = append(w.pool, path)
 		default:
@@ -209,11 +253,10 @@ func newWriter(staging, marker string, settle time.Duration) (*writer, error) {
 		go func() {
 			defer w.tidying.Done()
 			for _, name := range remove {
-				_ = os.RemoveAll(filepath.Join(staging, name))
+				_ = os.RemoveAll(filepath.Join(w.staging, name))
 			}
 		}()
 	}
-	return w, nil
 }
 
 // maxPool is how many folders left in staging are kept for recycling.
@@ -243,6 +286,7 @@ func settled(path string, settle time.Duration) bool {
 // take returns a folder left in staging to build in, or "" when none that
 // has settled is left. One that has not is passed over for this run.
 func (w *writer) take() string {
+	w.list()
 	for {
 		dir, ok := w.pop(&w.pool)
 		if !ok || settled(dir, w.settle) {
@@ -291,6 +335,7 @@ func (w *writer) pop(list *[]string) (string, bool) {
 // auto_da_alloc takes a file emptied and written again for a
 // replacement).
 func (w *writer) takeFile(size int64) (*os.File, string) {
+	w.list()
 	want := blocks(size)
 	// One looked at before that takes no more blocks, the longest such.
 	for {
@@ -416,21 +461,22 @@ func openKept(path string, info fs.FileInfo) *os.File {
 	return f
 }
 
-// tidy waits for the removal of what staging held at the start.
-func (w *writer) tidy() { w.tidying.Wait() }
+// tidy waits for the removal of what staging held at the start. No
+// listing starts after it (one under way ends first, its removal
+// counted): a run that never read staging has nothing to wait for.
+func (w *writer) tidy() {
+	w.listed.Do(func() {})
+	w.tidying.Wait()
+}
 
-// stagingDir makes path a real directory and returns what it holds.
-// Anything else in its place, a symbolic link included, is removed (the
-// link itself, never its target).
-func stagingDir(path string) ([]fs.DirEntry, error) {
+// stagingDir makes path a real directory. Anything else in its place, a
+// symbolic link included, is removed (the link itself, never its
+// target).
+func stagingDir(path string) error {
 	if info, err := os.Lstat(path); err == nil && info.IsDir() {
-		entries, err := os.ReadDir(path)
-		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", path, err)
-		}
-		return entries, nil
+		return nil
 	}
-	return nil, replaceWithDir(path)
+	return replaceWithDir(path)
 }
 
 // chunk returns a buffer of chunkSize bytes.
@@ -509,7 +555,7 @@ func (w *writer) markLive() error {
 func (w *writer) clean() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if !w.marked && !w.unclean {
+	if w.keepMarker || (!w.marked && !w.unclean) {
 		return nil
 	}
 	if err := os.Remove(w.marker); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -754,6 +800,14 @@ func (w *writer) commit(ctx context.Context) (failed, err error) {
 		}
 	}
 	w.pending = nil
+	if len(errs) > 0 {
+		// A failed exchange by two renames may have left its journal and
+		// the live entry missing: the next run recovers it and checks
+		// every file, as after a crash.
+		w.mu.Lock()
+		w.keepMarker = true
+		w.mu.Unlock()
+	}
 	if err := syncDirs(w.staging, parents); err != nil {
 		errs = append(errs, err)
 	}
