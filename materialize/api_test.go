@@ -54,7 +54,7 @@ func TestManifestShape(t *testing.T) {
 	}
 	src := m.Sources["src"]
 	rec := src.Skills["a"]
-	f := rec.Files["SKILL.md"]
+	f := rec.Files()["SKILL.md"]
 	want := `{
   "version": 3,
   "sources": {
@@ -85,7 +85,7 @@ func TestManifestShape(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sk := light.Sources["src"].Skills["a"]; sk == nil || sk.Hash != rec.Hash || sk.Files != nil || string(sk.Meta) != string(s.Meta) {
+	if sk := light.Sources["src"].Skills["a"]; sk == nil || sk.Hash != rec.Hash || sk.Files() != nil || string(sk.Meta) != string(s.Meta) {
 		t.Errorf("ReadSkills: %+v", sk)
 	}
 	for _, ref := range []string{src.skillsRef.String() + skillsExt, src.filesRef.String() + filesExt} {
@@ -133,7 +133,7 @@ func legacyJSON(t *testing.T, root string, version int, old func(name string) Ha
 	for source, rec := range m.Sources {
 		ls := &legacySource{Revision: rec.Revision, Fingerprint: rec.Fingerprint, Excluded: rec.Excluded, Skills: map[string]*legacySkill{}}
 		for name, sk := range rec.Skills {
-			ls.Skills[name] = &legacySkill{Hash: old(name), Fingerprint: sk.Fingerprint, Meta: sk.Meta, Files: sk.Files}
+			ls.Skills[name] = &legacySkill{Hash: old(name), Fingerprint: sk.Fingerprint, Meta: sk.Meta, Files: sk.Files()}
 		}
 		file.Sources[source] = ls
 	}
@@ -179,7 +179,7 @@ func TestOlderManifestsAreReadAndRewritten(t *testing.T) {
 			t.Errorf("version %d was not rewritten: %s", version, got)
 		}
 		m, err := ReadManifest(root)
-		if err != nil || len(m.Sources["src"].Skills["a"].Files) != len(v1) || m.Sources["src"].Skills["a"].Hash != hash {
+		if err != nil || len(m.Sources["src"].Skills["a"].Files()) != len(v1) || m.Sources["src"].Skills["a"].Hash != hash {
 			t.Errorf("version %d after the rewrite: %v", version, err)
 		}
 		if stat(t, filepath.Join(dir, "SKILL.md")) != before {

@@ -543,7 +543,7 @@ func (c *Cache) Prune(keep []string) Result {
 		}
 		for _, name := range sortedNames(rec.Skills) {
 			res.Changes = append(res.Changes, Change{Source: source, Name: name, Op: Removed, Before: rec.Skills[name].Hash})
-			c.writer.count(Stats{Removed: len(rec.Skills[name].Files)})
+			c.writer.count(Stats{Removed: rec.Skills[name].fileCount()})
 		}
 		delete(c.manifest.Sources, source)
 		c.dirty = true

@@ -129,7 +129,7 @@ func TestOneBadSkillNeverStopsTheOthers(t *testing.T) {
 		t.Error("a source with failed skills is recorded as at its revision")
 	}
 	for name := range bad {
-		if rec.Skills[name] == nil || len(rec.Skills[name].Files) != 1 {
+		if rec.Skills[name] == nil || len(rec.Skills[name].Files()) != 1 {
 			t.Errorf("%s: the manifest lost its last good record: %+v", name, rec.Skills[name])
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/skillsync/skillsync/internal/binrec"
 	"github.com/skillsync/skillsync/internal/skillmeta"
 	"github.com/skillsync/skillsync/skill"
 )
@@ -41,14 +42,7 @@ func (c *Cache) Known(source, discovery string) func(string) (skill.Meta, []skil
 		if err != nil || meta.Name != name {
 			return skill.Meta{}, nil, false
 		}
-		// Sorted in place: a sorted copy of the keys first was one more
-		// slice for each of the thousands of skills a sync takes from here.
-		files := make([]skill.File, 0, len(sk.Files))
-		for p, f := range sk.Files {
-			files = append(files, skill.File{Path: p, Size: f.Size, Mode: f.Perm()})
-		}
-		slices.SortFunc(files, func(a, b skill.File) int { return strings.Compare(a.Path, b.Path) })
-		return meta, files, true
+		return meta, sk.listing(), true
 	}
 }
 
@@ -82,10 +76,29 @@ func (r *SourceRecord) Brought(changes []Change) int64 {
 			continue
 		}
 		if sk, ok := r.Skills[c.Name]; ok && sk != nil {
-			for _, f := range sk.Files {
+			for _, f := range sk.Files() {
 				n += f.Size
 			}
 		}
 	}
 	return n
+}
+
+// listing returns the record's files as a listing, in path order. A lazy
+// record's are read from raw, in the order the records keep them, with
+// no map made: a sync takes thousands of skills from here.
+func (r *SkillRecord) listing() []skill.File {
+	if !r.lazy {
+		files := make([]skill.File, 0, len(r.files))
+		for p, f := range r.files {
+			files = append(files, skill.File{Path: p, Size: f.Size, Mode: f.Perm()})
+		}
+		slices.SortFunc(files, func(a, b skill.File) int { return strings.Compare(a.Path, b.Path) })
+		return files
+	}
+	files := make([]skill.File, 0, r.fileCount())
+	_ = eachFile(binrec.NewDecoder(r.raw, ""), "", func(p string, f FileRecord) {
+		files = append(files, skill.File{Path: p, Size: f.Size, Mode: f.Perm()})
+	})
+	return files
 }

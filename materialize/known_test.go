@@ -1,9 +1,13 @@
 package materialize
 
 import (
+	"context"
 	"slices"
 	"sync"
 	"testing"
+	"testing/fstest"
+
+	"github.com/skillsync/skillsync/skill"
 )
 
 func TestExcludedOfAndBrought(t *testing.T) {
@@ -13,8 +17,8 @@ func TestExcludedOfAndBrought(t *testing.T) {
 		t.Error("a source the cache does not hold excludes or brought something")
 	}
 	rec := &SourceRecord{Excluded: []string{"old"}, Skills: map[string]*SkillRecord{
-		"pdf": {Files: map[string]FileRecord{"SKILL.md": {Size: 10}, "ref.md": {Size: 5}}},
-		"doc": {Files: map[string]FileRecord{"SKILL.md": {Size: 7}}},
+		"pdf": {files: map[string]FileRecord{"SKILL.md": {Size: 10}, "ref.md": {Size: 5}}},
+		"doc": {files: map[string]FileRecord{"SKILL.md": {Size: 7}}},
 	}}
 	if got := rec.ExcludedOf(map[string]bool{"pdf": true, "old": true, "never": true}); !slices.Equal(got, []string{"old", "pdf"}) {
 		t.Errorf("excluded %v, want old and pdf", got)
@@ -46,5 +50,52 @@ func TestKnownLoadsAtTheFirstQuestion(t *testing.T) {
 	wg.Wait()
 	if !rec.filesLoaded && !rec.filesLost {
 		t.Error("the first question did not read the file records")
+	}
+}
+
+// A skill record read from the file records answers Known with its
+// listing, in path order, without its files being decoded into a map;
+// Files, asked from several goroutines at once, decodes them once.
+func TestKnownListsARecordWithoutDecodingItsFiles(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	fsys := fstest.MapFS{
+		"SKILL.md": {Data: []byte("---\nname: pdf\ndescription: d\n---\n"), Mode: 0o644},
+		"b/run.sh": {Data: []byte("#!/bin/sh\n"), Mode: 0o755},
+		"a.md":     {Data: []byte("aa"), Mode: 0o644},
+	}
+	s := FromSkills([]skill.Skill{{Name: "pdf", Description: "d", Path: "pdf", File: "SKILL.md", Files: fsys}}, false)[0]
+	s.Fingerprint = "git-tree:abc"
+	c := open(t, root)
+	if res := c.SyncSource(context.Background(), Source{Name: "src", Revision: "r1", Discovery: "d", Skills: []Skill{s}}); len(res.Errors) > 0 {
+		t.Fatal(res.Errors)
+	}
+	if err := c.Commit(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+
+	c = open(t, root)
+	_, listing, ok := c.Known("src", "d")("tree:abc")
+	want := []skill.File{{Path: "SKILL.md", Size: 33, Mode: 0o644}, {Path: "a.md", Size: 2, Mode: 0o644}, {Path: "b/run.sh", Size: 10, Mode: 0o755}}
+	if !ok || !slices.Equal(listing, want) {
+		t.Fatalf("Known = %v %v, want %v", listing, ok, want)
+	}
+	rec := c.Manifest().Sources["src"].Skills["pdf"]
+	if rec.files != nil {
+		t.Error("Known decoded the record's files into a map")
+	}
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			files := rec.Files()
+			if len(files) != 3 || files["b/run.sh"].Perm() != 0o755 || files["a.md"].Size != 2 {
+				t.Errorf("Files = %v", files)
+			}
+		})
+	}
+	wg.Wait()
+	if rec.fileCount() != 3 {
+		t.Errorf("fileCount = %d, want 3", rec.fileCount())
 	}
 }

@@ -5,12 +5,14 @@
 package materialize
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"path/filepath"
 	"strconv"
+	"sync"
 
 	"github.com/skillsync/skillsync/internal/jsonfile"
 )
@@ -76,16 +78,55 @@ type SkillRecord struct {
 	// Meta is what the caller stored with the skill (its parsed
 	// frontmatter), kept as given: materialize does not read it.
 	Meta []byte
-	// Files are the skill's files by path. It is nil in a manifest read
-	// without them (ReadSkills) and, in Cache.Manifest, for a source the
-	// sync did not look at.
-	Files map[string]FileRecord
-	// raw is Files as the file records encode them (their count, then
-	// each file), kept from the records Files was decoded from: a sync
-	// that changes 1% of a source writes the other skills' bytes as
-	// they were instead of encoding them again. Files is never changed
-	// in place: a new version is a new SkillRecord, without raw.
+	// files are the skill's files by path (Files). They are nil in a
+	// manifest read without them (ReadSkills) and, in Cache.Manifest, for
+	// a source the sync did not look at.
+	files map[string]FileRecord
+	// raw is files as the file records encode them (their count, then
+	// each file), kept from the records they were read from: a sync that
+	// changes 1% of a source writes the other skills' bytes as they were
+	// instead of encoding them again. The files are never changed in
+	// place: a new version is a new SkillRecord, without raw.
 	raw []byte
+	// lazy is set for a record read from the file records: files are
+	// decoded from raw, which loadFiles checked whole, at the first call
+	// of Files (decode). A 1% sync of 2,000 skills looks at the files of
+	// a few dozen; decoding them all took 4 MiB of maps and 6 ms.
+	lazy   bool
+	decode sync.Once
+}
+
+// newSkillRecord returns the record of a skill of these files.
+func newSkillRecord(hash Hash, fingerprint string, meta []byte, files map[string]FileRecord) *SkillRecord {
+	return &SkillRecord{Hash: hash, Fingerprint: fingerprint, Meta: meta, files: files}
+}
+
+// Files returns the skill's files by path. The map is the record's own:
+// the caller must not change it.
+func (r *SkillRecord) Files() map[string]FileRecord {
+	if r.lazy {
+		r.decode.Do(func() { r.files = decodeSkillFiles(r.raw) })
+	}
+	return r.files
+}
+
+// withMeta returns a copy of r with meta. The files, decoded or not, are
+// r's.
+func (r *SkillRecord) withMeta(meta []byte) *SkillRecord {
+	c := &SkillRecord{Hash: r.Hash, Fingerprint: r.Fingerprint, Meta: meta, raw: r.raw, lazy: r.lazy}
+	if !r.lazy {
+		c.files = r.files
+	}
+	return c
+}
+
+// fileCount is len(r.Files()), without decoding a lazy record.
+func (r *SkillRecord) fileCount() int {
+	if r.lazy {
+		n, _ := binary.Uvarint(r.raw)
+		return int(n)
+	}
+	return len(r.files)
 }
 
 // FileRecord is one materialized file. Size, Mode and MTime are the stat
@@ -124,7 +165,7 @@ func (r *SourceRecord) Files() int {
 	if r.filesLoaded {
 		n := 0
 		for _, sk := range r.Skills {
-			n += len(sk.Files)
+			n += sk.fileCount()
 		}
 		return n
 	}
@@ -327,7 +368,7 @@ func loadIndex(root string) (m *Manifest, legacyFile bool, err error) {
 			}
 			// Its hash is of the first kind (internal/skillhash): today's
 			// comes from the file records.
-			rec.Skills[name] = &SkillRecord{Hash: filesHash(files), Fingerprint: sk.Fingerprint, Meta: sk.Meta, Files: files}
+			rec.Skills[name] = newSkillRecord(filesHash(files), sk.Fingerprint, sk.Meta, files)
 		}
 		m.Sources[source] = rec
 	}

@@ -64,9 +64,10 @@ func planPatch(list []skill.File, old *SkillRecord, liveDir bool) patchPlan {
 		return patchPlan{}
 	}
 	var p patchPlan
+	files := old.Files()
 	n := 0
 	for _, f := range list {
-		if _, ok := old.Files[f.Path]; !ok {
+		if _, ok := files[f.Path]; !ok {
 			if p.added != "" {
 				return patchPlan{}
 			}
@@ -75,15 +76,15 @@ func planPatch(list []skill.File, old *SkillRecord, liveDir bool) patchPlan {
 		}
 		n++
 	}
-	if len(old.Files)-n > 1 {
+	if len(files)-n > 1 {
 		return patchPlan{}
 	}
-	if len(old.Files) > n {
+	if len(files) > n {
 		listed := make(map[string]bool, len(list))
 		for _, f := range list {
 			listed[f.Path] = true
 		}
-		for name := range old.Files {
+		for name := range files {
 			if !listed[name] {
 				p.removed = name
 			}

@@ -95,7 +95,7 @@ func encodeFiles(rec *SourceRecord) []byte {
 			b = append(b, sk.raw...)
 			continue
 		}
-		files := sk.Files
+		files := sk.Files()
 		b = binary.AppendUvarint(b, uint64(len(files)))
 		for _, p := range sortedNames(files) {
 			f := files[p]
@@ -148,10 +148,10 @@ func decodeSkills(data []byte) (skills map[string]*SkillRecord, old bool, err er
 	return skills, old, nil
 }
 
-// decodeFiles decodes the file records of a source and sets the Files of
-// its skills, which must be exactly the skills the records name. Paths
-// must be clean relative paths inside the skill, in strictly increasing
-// order.
+// decodeFiles checks the file records of a source and gives each of its
+// skills, which must be exactly the skills the records name, its files
+// to decode when asked (SkillRecord.Files). Paths must be clean relative
+// paths inside the skill, in strictly increasing order.
 func decodeFiles(data []byte, skills map[string]*SkillRecord) error {
 	d := binrec.NewDecoder(data, filesMagic)
 	n := d.Count(1 + 1)
@@ -159,38 +159,15 @@ func decodeFiles(data []byte, skills map[string]*SkillRecord) error {
 		d.Fail("%d skills, the skill records hold %d", n, len(skills))
 	}
 	names := sortedNames(skills)
-	files := make([]map[string]FileRecord, 0, n)
 	raws := make([][]byte, 0, n)
 	for i := 0; i < n && d.Err() == nil; i++ {
 		if name := d.String(); d.Err() == nil && name != names[i] {
 			d.Fail("skill %q where the skill records have %q", name, names[i])
 		}
 		start := d.Offset()
-		count := d.Count(1 + 32 + 1 + 1 + 1)
-		m := make(map[string]FileRecord, count)
-		prev := ""
-		for j := 0; j < count && d.Err() == nil; j++ {
-			p := d.String()
-			if d.Err() != nil {
-				break
-			}
-			if err := checkFilePath(p); err != nil {
-				return fmt.Errorf("skill %s: %w", names[i], err)
-			}
-			if j > 0 && p <= prev {
-				d.Fail("skill %s file %s is out of order", names[i], p)
-			}
-			prev = p
-			f := FileRecord{SHA256: readHash(d)}
-			size, perm := d.Uvarint(), d.Uvarint()
-			f.MTime = d.Varint()
-			if d.Err() == nil && (size > math.MaxInt64 || perm&^0o777 != 0) {
-				d.Fail("skill %s file %s: size %d or mode %o out of range", names[i], p, size, perm)
-			}
-			f.Size, f.Mode = int64(size), modeString(fs.FileMode(perm))
-			m[p] = f
+		if err := eachFile(d, names[i], nil); err != nil {
+			return err
 		}
-		files = append(files, m)
 		end := d.Offset()
 		raws = append(raws, data[start:end:end])
 	}
@@ -198,9 +175,52 @@ func decodeFiles(data []byte, skills map[string]*SkillRecord) error {
 		return err
 	}
 	for i, name := range names {
-		skills[name].Files, skills[name].raw = files[i], raws[i]
+		sk := skills[name]
+		sk.files, sk.raw, sk.lazy = nil, raws[i], true
 	}
 	return nil
+}
+
+// eachFile reads the files of one skill (their count, then each file),
+// checks them and hands each to fn when fn is not nil. An error of the
+// decoder is left in d; a path that is not a clean relative path is
+// returned.
+func eachFile(d *binrec.Decoder, skill string, fn func(path string, f FileRecord)) error {
+	count := d.Count(1 + 32 + 1 + 1 + 1)
+	prev := ""
+	for j := 0; j < count && d.Err() == nil; j++ {
+		p := d.String()
+		if d.Err() != nil {
+			break
+		}
+		if err := checkFilePath(p); err != nil {
+			return fmt.Errorf("skill %s: %w", skill, err)
+		}
+		if j > 0 && p <= prev {
+			d.Fail("skill %s file %s is out of order", skill, p)
+		}
+		prev = p
+		f := FileRecord{SHA256: readHash(d)}
+		size, perm := d.Uvarint(), d.Uvarint()
+		f.MTime = d.Varint()
+		if d.Err() == nil && (size > math.MaxInt64 || perm&^0o777 != 0) {
+			d.Fail("skill %s file %s: size %d or mode %o out of range", skill, p, size, perm)
+		}
+		if fn != nil && d.Err() == nil {
+			f.Size, f.Mode = int64(size), modeString(fs.FileMode(perm))
+			fn(p, f)
+		}
+	}
+	return nil
+}
+
+// decodeSkillFiles decodes the files of one skill from raw, which
+// decodeFiles checked.
+func decodeSkillFiles(raw []byte) map[string]FileRecord {
+	n, _ := binary.Uvarint(raw)
+	m := make(map[string]FileRecord, n)
+	_ = eachFile(binrec.NewDecoder(raw, ""), "", func(p string, f FileRecord) { m[p] = f })
+	return m
 }
 
 // recordPath is where the record file named by ref lives.
@@ -352,7 +372,7 @@ func (rec *SourceRecord) upgrade(root string) {
 		return
 	}
 	for _, sk := range rec.Skills {
-		sk.Hash = filesHash(sk.Files)
+		sk.Hash = filesHash(sk.Files())
 	}
 	rec.skillsRef, rec.filesRef = Hash{}, Hash{}
 }
@@ -364,7 +384,7 @@ func (rec *SourceRecord) loseFiles(err error) {
 	rec.filesLost, rec.filesErr = true, err
 	rec.Revision = ""
 	for _, sk := range rec.Skills {
-		sk.Files = map[string]FileRecord{}
+		sk.files, sk.raw, sk.lazy = map[string]FileRecord{}, nil, false
 	}
 }
 

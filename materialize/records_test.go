@@ -77,7 +77,7 @@ func TestHostileManifestNamesAreNeverObeyed(t *testing.T) {
 				t.Fatal(err)
 			}
 			rec := m.Sources["src"]
-			rec.Skills["../../y"] = &SkillRecord{Files: map[string]FileRecord{}}
+			rec.Skills["../../y"] = &SkillRecord{files: map[string]FileRecord{}}
 			rec.skillsRef, rec.filesRef = Hash{}, Hash{}
 			// Written as a sync would, names unchecked.
 			if err := m.writeRecords(root); err != nil {
@@ -178,8 +178,8 @@ func FuzzRecords(f *testing.F) {
 	f.Add([]byte(`{"version":1,"sources":{"..":{"skills":{"../b":{"files":{"/etc/passwd":{"mode":"0644"}}}}}}}`))
 	f.Add([]byte(`{"version":1,"skills":{"a":{"mode":"copy","files":{"a/../../b":{"mode":"0644"}}}}}`))
 	good := &SourceRecord{Skills: map[string]*SkillRecord{
-		"a": {Fingerprint: "git-tree:1", Meta: []byte("m"), Files: map[string]FileRecord{"SKILL.md": {Size: 3, Mode: "0644", MTime: 7}, "x/y.sh": {Mode: "0755"}}},
-		"b": {Files: map[string]FileRecord{}},
+		"a": {Fingerprint: "git-tree:1", Meta: []byte("m"), files: map[string]FileRecord{"SKILL.md": {Size: 3, Mode: "0644", MTime: 7}, "x/y.sh": {Mode: "0755"}}},
+		"b": {files: map[string]FileRecord{}},
 	}, filesLoaded: true}
 	f.Add(encodeSkills(good))
 	f.Add(encodeFiles(good))
@@ -219,7 +219,7 @@ func FuzzRecords(f *testing.F) {
 		skills, _, _ := decodeSkills(encodeSkills(good))
 		if decodeFiles(data, skills) == nil {
 			for name, sk := range skills {
-				for p, rec := range sk.Files {
+				for p, rec := range sk.Files() {
 					inside(t, "src", name, filepath.FromSlash(p))
 					if rec.Perm()&^0o777 != 0 || rec.Size < 0 {
 						t.Fatalf("file %s: mode %s size %d", p, rec.Mode, rec.Size)

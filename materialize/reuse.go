@@ -45,7 +45,7 @@ func (st *stager) reusable(f skill.File) (FileRecord, fs.FileInfo, bool) {
 	if st.dryRun || !st.liveDir || st.old == nil || st.w.hashes() || st.s.GuessModes {
 		return FileRecord{}, nil, false
 	}
-	prev, ok := st.old.Files[f.Path]
+	prev, ok := st.old.Files()[f.Path]
 	if !ok || prev.Size != f.Size || (st.maxSize > 0 && st.read+f.Size > st.maxSize) {
 		return FileRecord{}, nil, false
 	}

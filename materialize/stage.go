@@ -62,7 +62,7 @@ func (s *staged) wait(w *writer, failed func(error)) error {
 	if err != nil {
 		return err
 	}
-	s.rec.Files = files
+	s.rec.files = files
 	return nil
 }
 
@@ -89,10 +89,8 @@ func (w *writer) stage(ctx context.Context, live string, s Skill, old *SkillReco
 				return nil, err
 			}
 		}
-		w.count(Stats{Unchanged: len(old.Files)})
-		rec := *old
-		rec.Meta = s.Meta
-		return &staged{rec: &rec}, nil
+		w.count(Stats{Unchanged: old.fileCount()})
+		return &staged{rec: old.withMeta(s.Meta)}, nil
 	}
 	st, err := w.newStager(ctx, live, s, old, o.maxSize)
 	if err != nil {
@@ -279,16 +277,16 @@ func (st *stager) run(o stageOptions) (*staged, error) {
 			return nil, err
 		}
 	}
-	rec := &SkillRecord{Hash: hash, Fingerprint: st.s.Fingerprint, Meta: st.s.Meta, Files: make(map[string]FileRecord, len(st.list))}
+	rec := newSkillRecord(hash, st.s.Fingerprint, st.s.Meta, make(map[string]FileRecord, len(st.list)))
 	for _, sf := range same {
-		rec.Files[sf.path] = sf.rec
+		rec.files[sf.path] = sf.rec
 	}
 	changed := st.b != nil || st.patch != nil || !st.liveDir
-	if !changed && (st.old == nil || len(st.old.Files) != len(st.list) || !st.w.trusts() || st.dryRun) {
+	if !changed && (st.old == nil || st.old.fileCount() != len(st.list) || !st.w.trusts() || st.dryRun) {
 		// Every wanted file is in place; a file that should be gone may not
 		// be: one the record does not know, or one a patch added before
 		// its sync stopped.
-		changed = len(extraFiles(st.live, rec.Files)) > 0
+		changed = len(extraFiles(st.live, rec.files)) > 0
 	}
 	if !changed {
 		st.w.count(Stats{Unchanged: len(st.list)})
@@ -307,9 +305,9 @@ func (st *stager) run(o stageOptions) (*staged, error) {
 	}
 	if res.preserved == "" {
 		if st.patch != nil {
-			rec.Files[st.patch.path] = st.patch.rec
+			rec.files[st.patch.path] = st.patch.rec
 		}
-		if p := st.finishPatch(rec.Files); p != nil {
+		if p := st.finishPatch(rec.files); p != nil {
 			st.patch = nil
 			res.patch, res.live = p, st.live
 			st.w.count(Stats{Unchanged: len(same)})
@@ -387,7 +385,7 @@ func (st *stager) file(f skill.File) (sameFile, bool, error) {
 	mode := fileMode(f.Mode, head, st.s.GuessModes)
 	var prev *FileRecord
 	if st.old != nil {
-		if r, ok := st.old.Files[f.Path]; ok {
+		if r, ok := st.old.Files()[f.Path]; ok {
 			prev = &r
 		}
 	}

@@ -377,7 +377,7 @@ func SyncTarget(ctx context.Context, t Target) (TargetReport, error) {
 			undo(name, folder)
 			continue
 		}
-		b.entry.Files = b.st.rec.Files
+		b.entry.Files = b.st.rec.Files()
 	}
 	// What the record had in a folder that no entry holds now is removed.
 	inUse := map[string]bool{}
@@ -396,9 +396,9 @@ func SyncTarget(ctx context.Context, t Target) (TargetReport, error) {
 		// A copy the user edited is moved aside, never deleted.
 		aside, err := keep(folder, e)()
 		if err == nil && aside != "" {
-			err = w.moveOut(filepath.Join(dir, folder), aside, &SkillRecord{Files: e.Files}, false)
+			err = w.moveOut(filepath.Join(dir, folder), aside, &SkillRecord{files: e.Files}, false)
 		} else if err == nil {
-			err = w.remove(filepath.Join(dir, folder), &SkillRecord{Files: e.Files})
+			err = w.remove(filepath.Join(dir, folder), &SkillRecord{files: e.Files})
 		}
 		if err != nil {
 			fail(name, err)
@@ -449,7 +449,7 @@ func stageTarget(ctx context.Context, w *writer, live string, t Target, s Target
 	}
 	var old *SkillRecord
 	if prev != nil && prev.Mode == Copy {
-		old = &SkillRecord{Hash: prev.Hash, Files: prev.Files}
+		old = &SkillRecord{Hash: prev.Hash, files: prev.Files}
 		// The caller knows the skill's hash (from the cache's manifest):
 		// when it is what the record says and the files are as written,
 		// nothing needs to be read.
@@ -462,7 +462,7 @@ func stageTarget(ctx context.Context, w *writer, live string, t Target, s Target
 	if err != nil {
 		return nil, nil, err
 	}
-	entry := &TargetEntry{Hash: st.rec.Hash, Mode: Copy, Files: st.rec.Files}
+	entry := &TargetEntry{Hash: st.rec.Hash, Mode: Copy, Files: st.rec.Files()}
 	if st.build == nil && st.patch == nil {
 		return entry, nil, nil
 	}
@@ -480,7 +480,7 @@ func adopt(ctx context.Context, w *writer, live string, t Target, s TargetSkill)
 	if !same {
 		return nil, false
 	}
-	return &TargetEntry{Hash: rec.Hash, Mode: Copy, Files: rec.Files}, true
+	return &TargetEntry{Hash: rec.Hash, Mode: Copy, Files: rec.Files()}, true
 }
 
 // stageLink queues live to become a symbolic link to target, unless it
@@ -508,7 +508,7 @@ func (w *writer) stageLink(live, target string, preserve func() (string, error),
 // edited: there is nothing to keep.
 func (w *writer) entryEdited(live string, e *TargetEntry) bool {
 	if e.Mode == Copy {
-		return w.edited(live, &SkillRecord{Files: e.Files})
+		return w.edited(live, &SkillRecord{files: e.Files})
 	}
 	info, err := os.Lstat(live)
 	if errors.Is(err, fs.ErrNotExist) {

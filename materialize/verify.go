@@ -38,7 +38,7 @@ func VerifyCache(root string, m *Manifest) []Difference {
 	var jobs []job
 	for _, source := range sortedNames(m.Sources) {
 		for _, name := range sortedNames(m.Sources[source].Skills) {
-			jobs = append(jobs, job{filepath.Join(root, source, name), m.Sources[source].Skills[name].Files})
+			jobs = append(jobs, job{filepath.Join(root, source, name), m.Sources[source].Skills[name].Files()})
 		}
 	}
 	results := make([][]Difference, len(jobs))

@@ -587,14 +587,14 @@ func statMatches(live string, rec *SkillRecord) bool {
 	if !realDir(live) {
 		return false
 	}
-	for path, f := range rec.Files {
+	for path, f := range rec.Files() {
 		info, err := os.Lstat(filepath.Join(live, filepath.FromSlash(path)))
 		if err != nil || !info.Mode().IsRegular() || info.Size() != f.Size ||
 			info.ModTime().UnixNano() != f.MTime || !samePerm(info.Mode(), f.Perm()) {
 			return false
 		}
 	}
-	return len(extraFiles(live, rec.Files)) == 0
+	return len(extraFiles(live, rec.Files())) == 0
 }
 
 // fileMode is 0755 for executables and 0644 for the rest. head is the
@@ -662,13 +662,13 @@ func (w *writer) edited(live string, rec *SkillRecord) bool {
 	if err != nil || !info.IsDir() {
 		return true
 	}
-	for path, f := range rec.Files {
+	for path, f := range rec.Files() {
 		info, sha := w.liveFile(filepath.Join(live, filepath.FromSlash(path)), &f)
 		if info == nil || sha != f.SHA256 || !w.rules.permMatches(info.Mode(), f.Perm()) {
 			return true
 		}
 	}
-	return len(extraFiles(live, rec.Files)) > 0
+	return len(extraFiles(live, rec.Files())) > 0
 }
 
 // realDir reports whether path is a directory and not a symbolic link.
@@ -748,7 +748,7 @@ func (w *writer) moveOut(live, dest string, rec *SkillRecord, del bool) error {
 		}
 	}
 	if rec != nil {
-		w.count(Stats{Removed: len(rec.Files)})
+		w.count(Stats{Removed: rec.fileCount()})
 	}
 	return nil
 }
