@@ -2,7 +2,7 @@ package layering
 
 import (
 	"slices"
-	"sort"
+	"strings"
 
 	"github.com/skillsync/skillsync/skill"
 )
@@ -11,15 +11,23 @@ import (
 // path, as the catalog does: two cache directories differing only by case
 // would collide on some file systems. It returns the ones it dropped too.
 func Dedupe(skills []skill.Skill) (kept, dropped []skill.Skill) {
-	sorted := slices.Clone(skills)
-	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Path < sorted[j].Path })
-	seen := map[string]bool{}
-	for _, s := range sorted {
-		if k := Key(s.Name); !seen[k] {
+	// Sorted by index: a skill is hundreds of bytes, and sources mostly
+	// come in path order already.
+	order := make([]int, len(skills))
+	for i := range order {
+		order[i] = i
+	}
+	if !slices.IsSortedFunc(skills, func(a, b skill.Skill) int { return strings.Compare(a.Path, b.Path) }) {
+		slices.SortStableFunc(order, func(i, j int) int { return strings.Compare(skills[i].Path, skills[j].Path) })
+	}
+	kept = make([]skill.Skill, 0, len(skills))
+	seen := make(map[string]bool, len(skills))
+	for _, i := range order {
+		if k := Key(skills[i].Name); !seen[k] {
 			seen[k] = true
-			kept = append(kept, s)
+			kept = append(kept, skills[i])
 		} else {
-			dropped = append(dropped, s)
+			dropped = append(dropped, skills[i])
 		}
 	}
 	return kept, dropped

@@ -8,7 +8,6 @@ import (
 	"github.com/skillsync/skillsync/lock"
 	"github.com/skillsync/skillsync/materialize"
 	"github.com/skillsync/skillsync/repository"
-	"github.com/skillsync/skillsync/skill"
 )
 
 // Run is what one sync holds while it goes through its sources.
@@ -54,7 +53,9 @@ func (r *Run) Materialize(ctx context.Context, repo repository.Repository, src m
 	}
 	unique, dups := layering.Dedupe(skills)
 	r.Report.AddDuplicates(name, dups)
-	var kept []skill.Skill
+	// Dedupe's slice is this sync's own: the archived are taken out in
+	// place rather than copying thousands of skills.
+	kept := unique[:0]
 	var left []string
 	for _, sk := range unique {
 		if archived[sk.Name] {
