@@ -10,21 +10,23 @@ import (
 	"github.com/skillsync/skillsync/skill"
 )
 
-// Known answers discovery's Options.Known for source from what the cache
-// recorded the last time the source was read under the same discovery
-// digest: a skill whose git tree ("tree:<hash>") did not change is taken
-// from its record, its SKILL.md not parsed and its folder not listed,
-// whatever the commit or ref. nil when the cache holds nothing of source.
-// The answer may be asked from several goroutines at once: what it reads
-// is loaded and indexed once, at the first question (a sync that finds
-// its sources unchanged asks none, and loads no file records).
-func (c *Cache) Known(source, discovery string) func(string) (skill.Meta, []skill.File, bool) {
+// Known answers discovery's Options.Known (known) and Options.Knows
+// (knows) for source from what the cache recorded the last time the
+// source was read under the same discovery digest: a skill whose git
+// tree ("tree:<hash>") did not change is taken from its record, its
+// SKILL.md not parsed and its folder not listed, whatever the commit or
+// ref; knows says whether there is such a record, nothing decoded. Both
+// are nil when the cache holds nothing of source, and may be asked from
+// several goroutines at once: what they read is loaded and indexed once,
+// at the first question (a sync that finds its sources unchanged asks
+// none, and loads no file records).
+func (c *Cache) Known(source, discovery string) (known func(string) (skill.Meta, []skill.File, bool), knows func(string) bool) {
 	src := c.manifest.Sources[source]
 	if src == nil {
-		return nil
+		return nil, nil
 	}
 	var load sync.Once
-	return func(key string) (skill.Meta, []skill.File, bool) {
+	record := func(key string) (string, *SkillRecord, bool) {
 		load.Do(func() {
 			if discovery != "" && src.Discovery == discovery {
 				c.fingerprints(source, src)
@@ -32,10 +34,18 @@ func (c *Cache) Known(source, discovery string) func(string) (skill.Meta, []skil
 		})
 		hash, ok := strings.CutPrefix(key, "tree:")
 		if !ok {
-			return skill.Meta{}, nil, false
+			return "", nil, false
 		}
 		name, sk, ok := c.Recorded(source, discovery, "git-tree:"+hash)
-		if !ok || len(sk.Meta) == 0 {
+		return name, sk, ok && len(sk.Meta) > 0
+	}
+	knows = func(key string) bool {
+		_, _, ok := record(key)
+		return ok
+	}
+	known = func(key string) (skill.Meta, []skill.File, bool) {
+		name, sk, ok := record(key)
+		if !ok {
 			return skill.Meta{}, nil, false
 		}
 		meta, err := skillmeta.Decode(sk.Meta)
@@ -44,6 +54,7 @@ func (c *Cache) Known(source, discovery string) func(string) (skill.Meta, []skil
 		}
 		return meta, sk.listing(), true
 	}
+	return known, knows
 }
 
 // ExcludedOf returns which of the archived names the cached source r

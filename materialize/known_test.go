@@ -35,7 +35,7 @@ func TestKnownLoadsAtTheFirstQuestion(t *testing.T) {
 	t.Parallel()
 	rec := &SourceRecord{Discovery: "d", Skills: map[string]*SkillRecord{}}
 	c := &Cache{root: t.TempDir(), manifest: &Manifest{Sources: map[string]*SourceRecord{"s": rec}}}
-	known := c.Known("s", "d")
+	known, _ := c.Known("s", "d")
 	if rec.filesLoaded || rec.filesLost {
 		t.Fatal("Known read the file records before any question")
 	}
@@ -76,7 +76,11 @@ func TestKnownListsARecordWithoutDecodingItsFiles(t *testing.T) {
 	c.Close()
 
 	c = open(t, root)
-	_, listing, ok := c.Known("src", "d")("tree:abc")
+	known, knows := c.Known("src", "d")
+	if !knows("tree:abc") || knows("tree:abd") || knows("abc") {
+		t.Error("Knows does not say what the records hold")
+	}
+	_, listing, ok := known("tree:abc")
 	want := []skill.File{{Path: "SKILL.md", Size: 33, Mode: 0o644}, {Path: "a.md", Size: 2, Mode: 0o644}, {Path: "b/run.sh", Size: 10, Mode: 0o755}}
 	if !ok || !slices.Equal(listing, want) {
 		t.Fatalf("Known = %v %v, want %v", listing, ok, want)

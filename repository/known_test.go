@@ -2,6 +2,7 @@ package repository_test
 
 import (
 	"context"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -198,5 +199,49 @@ func TestKnownSkillsSpendTheBudget(t *testing.T) {
 	}
 	if !fits(repository.Options{MaxEntries: need, Known: known}) || fits(repository.Options{MaxEntries: need - 1, Known: known}) {
 		t.Errorf("with records the source does not need exactly %d entries", need)
+	}
+}
+
+// With Knows set, the reads ahead ask it, not Known, to pass a known
+// folder by, and only the walk asks Known: each answer decodes a skill's
+// frontmatter and lists its files, for thousands of skills in a sync.
+func TestKnownIsNotAskedTwiceForOneFolder(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	up := gittest.NewRepo(t, "main")
+	const n = 40
+	for i := range n {
+		up.Skill(fmt.Sprintf("skills/s%02d", i), fmt.Sprintf("Skill %d.", i))
+	}
+	up.Commit("forty skills")
+	fsys := fetchedTree(t, up)
+	first, _, err := repository.Discover(ctx, fsys, "team", "repo", repository.Options{})
+	if err != nil || len(first) != n {
+		t.Fatalf("discover: %d skills, %v", len(first), err)
+	}
+	records := recordsOf(t, first)
+	var mu sync.Mutex
+	asked := map[string]int{}
+	opts := repository.Options{Known: func(key string) (skill.Meta, []skill.File, bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		asked[key]++
+		r, ok := records[key]
+		return r.meta, r.files, ok
+	}, Knows: func(key string) bool {
+		_, ok := records[key]
+		return ok
+	}}
+	got, _, err := repository.Discover(ctx, fsys, "team", "repo", opts)
+	if err != nil || len(got) != n {
+		t.Fatalf("discover with records: %d skills, %v", len(got), err)
+	}
+	if len(asked) < n {
+		t.Fatalf("Known was asked of %d keys, want at least the %d folders'", len(asked), n)
+	}
+	for key, times := range asked {
+		if times > 1 {
+			t.Errorf("Known was asked %d times of %s", times, key)
+		}
 	}
 }

@@ -121,6 +121,9 @@ func (r *readAhead) known(key string) bool {
 	if r.d.opts.Known == nil || !strings.HasPrefix(key, TreeKeyPrefix) {
 		return false
 	}
+	if r.d.opts.Knows != nil {
+		return r.d.opts.Knows(key)
+	}
 	_, _, ok := r.d.opts.Known(key)
 	return ok
 }

@@ -91,6 +91,11 @@ type Options struct {
 	// reported again. It may be asked from several goroutines at once
 	// (see ConcurrentFS).
 	Known func(key string) (skill.Meta, []skill.File, bool)
+	// Knows, when set with Known, reports whether Known may answer for a
+	// key, without building the answer: the reads ahead ask it to pass a
+	// folder by, and the walk then asks Known. A key it says yes to that
+	// Known refuses is read by the walk itself.
+	Knows func(key string) bool
 	// Env is where credentials named by variable (password_env, a DSN's
 	// variable), the home directory of "~" and the default git store are
 	// read from; the zero Env is the process's.
