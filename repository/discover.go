@@ -158,9 +158,15 @@ type heldSkill struct {
 	depth int
 }
 
+// maxExpect bounds the room Options.Expect makes: a hint, not a limit.
+const maxExpect = 100_000
+
 func newDiscovery(fsys fs.FS, opts Options) *discovery {
 	d := &discovery{fsys: fsys, opts: opts, visits: map[string]*visit{}, maxEntries: opts.EntryLimit()}
 	d.keys, _ = fsys.(DirKeyFS)
+	if n := min(opts.Expect, maxExpect); n > 0 {
+		d.found, d.names = make([]Found, 0, n), make([]string, 0, n)
+	}
 	return d
 }
 

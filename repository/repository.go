@@ -96,6 +96,12 @@ type Options struct {
 	// folder by, and the walk then asks Known. A key it says yes to that
 	// Known refuses is read by the walk itself.
 	Knows func(key string) bool
+	// Expect is how many skills the source is expected to hold (the
+	// cache's count from its last sync), 0 when unknown: what discovery
+	// finds is gathered in room made for that many at once, rather than
+	// grown a quarter at a time through thousands of skills of hundreds
+	// of bytes each.
+	Expect int
 	// Env is where credentials named by variable (password_env, a DSN's
 	// variable), the home directory of "~" and the default git store are
 	// read from; the zero Env is the process's.
