@@ -69,7 +69,8 @@ func TestManifestShape(t *testing.T) {
       "skill_records": "` + src.skillsRef.String() + `",
       "file_records": "` + src.filesRef.String() + `"
     }
-  }
+  },
+  "exchanges_marked": true
 }
 `
 	if got := readFile(t, filepath.Join(root, manifestName)); got != want {

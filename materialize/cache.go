@@ -71,8 +71,8 @@ var ErrLocked = flock.ErrLocked
 // name that is not one safe path component.
 var ErrCorrupt = jsonfile.ErrCorrupt
 
-// Cache is an open .skills-cache: locked against other syncs, its staging
-// area emptied, its manifest loaded. It is used from one goroutine at a
+// Cache is an open .skills-cache: locked against other syncs, an
+// interrupted exchange recovered, its manifest loaded. It is used from one goroutine at a
 // time.
 type Cache struct {
 	root     string
@@ -175,8 +175,8 @@ func (e *SkillError) Error() string {
 func (e *SkillError) Unwrap() error { return e.Err }
 
 // OpenCache locks the cache at root, waiting up to wait for another sync
-// to finish, and prepares it: its staging area emptied, the manifest and
-// every source's skill records loaded (file records are loaded when a
+// to finish, and prepares it: an exchange a run left unfinished put
+// back (exchange.go), the manifest and every source's skill records loaded (file records are loaded when a
 // source is looked at). check says how far recorded state is trusted.
 // The lock is held until Close.
 func OpenCache(ctx context.Context, root string, wait time.Duration, check Check) (*Cache, error) {
@@ -204,6 +204,17 @@ func openCache(ctx context.Context, root string, wait time.Duration, check Check
 	c.writer.check = check
 	c.writer.keepOld = true
 	c.load()
+	if c.manifest.unmarked {
+		// Written by an older build, which took the marker away after an
+		// exchange that failed: recovered now, and the manifest written
+		// anew, with its mark, by this sync.
+		if err := c.writer.recoverUnmarked(); err != nil {
+			c.writer.tidy()
+			lock.Close()
+			return nil, err
+		}
+		c.dirty = true
+	}
 	return c, nil
 }
 

@@ -52,16 +52,17 @@ func exchangeWith(swap func(a, b string) error, staged, live string) (string, er
 // rename a journal, staged+".exchange", records live (relative to the
 // destination, the folder holding staging), made durable. Every exchange
 // is made under the destination's marker of a run under way, and a run
-// whose exchange failed leaves the marker (writer.commit), so a journal
-// outlives its run only where the marker is. The rule the next run
-// applies (recoverExchanges, at the start of a writer that finds the
-// marker, under the destination's lock): for each journal in staging,
-// when live is missing and staged+".old" is there, the old version is
-// renamed back to live; in every case the journal is then removed. The
-// staged new version is left for the writer's ordinary cleanup. A journal
-// is a file anyone may have planted: its path must be one or two safe
-// names below the destination, through real directories, or it is
-// ignored.
+// whose exchange failed and left its journal leaves the marker
+// (writer.commit), so a journal outlives its run only where the marker
+// is; a cache whose manifest an older build wrote is recovered all the
+// same (Manifest.unmarked). The rule the next run applies
+// (recoverExchanges, when it opens the destination, under its lock): for
+// each journal in staging, when live is missing and staged+".old" is
+// there, the old version is renamed back to live; in every case the
+// journal is then removed. The staged new version is left for the
+// writer's ordinary cleanup. A journal is a file anyone may have planted:
+// its path must be one or two safe names below the destination, through
+// real directories, or it is ignored.
 
 const (
 	oldSuffix     = ".old"

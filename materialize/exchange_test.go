@@ -2,6 +2,7 @@ package materialize
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
@@ -225,11 +226,11 @@ func TestExchangeJournalIsUntrusted(t *testing.T) {
 	}
 }
 
-// An older version took the marker away after a failed exchange and left
-// its journal, the live entry missing. A sync that builds finds the
-// journal when it reads staging: it neither recycles the old version nor
-// puts it back under its own changes, and leaves the marker, so the run
-// after it recovers the old version.
+// A journal in the staging of a marked cache without the marker (no
+// build that marks the manifest leaves one so; a manifest marked by hand,
+// say), the live entry missing. A sync that builds finds it when it reads
+// staging: it neither recycles the old version nor puts it back under its
+// own changes, and leaves the marker, so the run after it recovers it.
 func TestAJournalWithoutTheMarkerIsRecoveredByTheNextRun(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
@@ -260,37 +261,100 @@ func TestAJournalWithoutTheMarkerIsRecoveredByTheNextRun(t *testing.T) {
 	}
 }
 
-// A swap that fails may leave a two-rename exchange's journal: the
-// marker stays, and the next run is one that recovers and checks.
-func TestAFailedSwapKeepsTheMarker(t *testing.T) {
+// A swap that fails and leaves a two-rename exchange's journal keeps the
+// marker: the next run recovers and checks. One that fails otherwise
+// left its live entry as it was, and the marker goes as usual.
+func TestAFailedSwapKeepsTheMarkerWhereItLeftAJournal(t *testing.T) {
 	t.Parallel()
-	root, staged, live := exchangeDirs(t)
-	marker := filepath.Join(root, dirtyName)
-	w, err := newWriter(filepath.Join(root, stagingName), marker, 0)
+	for _, journal := range []bool{true, false} {
+		root, staged, live := exchangeDirs(t)
+		marker := filepath.Join(root, dirtyName)
+		w, err := newWriter(filepath.Join(root, stagingName), marker, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.RemoveAll(staged); err != nil { // the swap cannot be made
+			t.Fatal(err)
+		}
+		if journal {
+			// As a second rename that failed, and its put-back too, leave it.
+			if err := os.WriteFile(staged+journalSuffix, []byte(`{"live":"src/pdf"}`), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		w.queue(&swap{staged: staged, live: live})
+		failed, err := w.commit(context.Background())
+		if err != nil || failed == nil {
+			t.Fatalf("commit = %v, %v; want the swap failed", failed, err)
+		}
+		if err := w.clean(); err != nil {
+			t.Fatal(err)
+		}
+		w.tidy()
+		_, err = os.Lstat(marker)
+		if kept := err == nil; kept != journal {
+			t.Errorf("journal left %v: marker kept %v", journal, kept)
+		}
+	}
+}
+
+// A folder named like a journal is no journal (recoverExchanges passes
+// it by): a sync that reads staging does not keep the marker for it,
+// which would make every later sync one that checks every file.
+func TestAFolderNamedLikeAJournalLeavesNoMarker(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	syncOnce(t, root, "r1", mkSkill("doc", map[string]string{"SKILL.md": "d1"}))
+	if err := os.MkdirAll(filepath.Join(root, stagingName, "x"+journalSuffix), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	syncOnce(t, root, "r2", mkSkill("doc", map[string]string{"SKILL.md": "d2", "new.md": "n"}))
+	if _, err := os.Lstat(filepath.Join(root, dirtyName)); err == nil {
+		t.Error("the marker stayed for a folder named like a journal")
+	}
+}
+
+// A cache an older build wrote (its manifest without exchanges_marked)
+// may hold a journal that build left without the marker: it is
+// recovered when the cache is opened, before anything looks at it, and
+// the next commit marks the manifest.
+func TestAnOlderBuildsJournalIsRecoveredAtOpen(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	pdf := map[string]string{"SKILL.md": "v1", "ref.md": "ref"}
+	syncOnce(t, root, "r1", mkSkill("pdf", pdf))
+	name := filepath.Join(root, manifestName)
+	var index map[string]any
+	if err := json.Unmarshal([]byte(readFile(t, name)), &index); err != nil || index["exchanges_marked"] != true {
+		t.Fatalf("the manifest is not marked: %v %v", index["exchanges_marked"], err)
+	}
+	delete(index, "exchanges_marked")
+	data, err := json.Marshal(index)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.RemoveAll(staged); err != nil { // the swap cannot be made
+	if err := os.WriteFile(name, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	w.queue(&swap{staged: staged, live: live})
-	failed, err := w.commit(context.Background())
-	if err != nil || failed == nil {
-		t.Fatalf("commit = %v, %v; want the swap failed", failed, err)
-	}
-	if err := w.clean(); err != nil {
+	live := filepath.Join(root, "src", "pdf")
+	staged := filepath.Join(root, stagingName, "crashed")
+	if err := os.MkdirAll(staged, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	w.tidy()
-	if _, err := os.Lstat(marker); err != nil {
-		t.Fatalf("the marker went after a failed swap: %v", err)
+	if old, _, err := beginExchange(staged, live); err != nil || old == "" {
+		t.Fatalf("beginExchange = %q, %v", old, err)
 	}
-	next, err := newWriter(filepath.Join(root, stagingName), marker, 0)
-	if err != nil {
-		t.Fatal(err)
+	// Opening the cache puts it back, before any sync looks.
+	c := open(t, root)
+	c.Close()
+	if got := readFile(t, filepath.Join(live, "SKILL.md")); got != "v1" {
+		t.Errorf("after the open live holds %q, want the old version", got)
 	}
-	next.tidy()
-	if !next.unclean {
-		t.Error("the run after a failed swap trusts the records")
+	syncOnce(t, root, "r1", mkSkill("pdf", pdf))
+	if err := json.Unmarshal([]byte(readFile(t, name)), &index); err != nil || index["exchanges_marked"] != true {
+		t.Errorf("the sync did not mark the manifest: %v %v", index["exchanges_marked"], err)
+	}
+	if d := verifyCache(t, root); len(d) != 0 {
+		t.Fatalf("the recovered cache differs from its record: %v", d)
 	}
 }

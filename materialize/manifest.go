@@ -33,6 +33,11 @@ const ManifestVersion = 3
 type Manifest struct {
 	Version int
 	Sources map[string]*SourceRecord
+	// unmarked is set for a manifest written by a build older than the
+	// rule that a run leaves the marker while an exchange's journal
+	// remains (writer.commit): its staging may hold a journal without the
+	// marker, and the cache is opened by recovering exchanges first.
+	unmarked bool
 }
 
 // SourceRecord is one source in the manifest.
@@ -177,6 +182,10 @@ func (r *SourceRecord) Files() int {
 type index struct {
 	Version int                     `json:"version"`
 	Sources map[string]*indexSource `json:"sources"`
+	// Marked is set by the builds that leave the marker while an
+	// exchange's journal remains (Manifest.unmarked). Older builds read
+	// the index without it.
+	Marked bool `json:"exchanges_marked,omitempty"`
 }
 
 type indexSource struct {
@@ -348,9 +357,12 @@ func loadIndex(root string) (m *Manifest, legacyFile bool, err error) {
 		return NewManifest(), false, nil
 	}
 	if err != nil {
-		return NewManifest(), false, err
+		m = NewManifest()
+		m.unmarked = true // whatever wrote it, staging is looked at
+		return m, false, err
 	}
 	m = NewManifest()
+	m.unmarked = !file.index.Marked // legacy versions never are
 	if file.version == ManifestVersion {
 		for source, s := range file.index.Sources {
 			m.Sources[source] = &SourceRecord{Revision: s.Revision, Fingerprint: s.Fingerprint, Discovery: s.Discovery, Excluded: s.Excluded,
@@ -379,7 +391,7 @@ func loadIndex(root string) (m *Manifest, legacyFile bool, err error) {
 // already holds exactly this. Every source must have its record files
 // written (see writeRecords).
 func (m *Manifest) saveIndex(root string) error {
-	x := index{Version: ManifestVersion, Sources: map[string]*indexSource{}}
+	x := index{Version: ManifestVersion, Sources: map[string]*indexSource{}, Marked: true}
 	for source, rec := range m.Sources {
 		if rec.skillsRef.IsZero() || rec.filesRef.IsZero() {
 			return fmt.Errorf("source %s: its records are not written", source)

@@ -493,6 +493,9 @@ func (w *writer) stageLink(live, target string, preserve func() (string, error),
 	if err != nil {
 		return fmt.Errorf("keep the edited copy: %w", err)
 	}
+	// Read staging first: a build's later first look must not take this
+	// link for an earlier run's leftover.
+	w.list()
 	staged := filepath.Join(w.staging, randomName())
 	if err := os.Symlink(target, staged); err != nil {
 		return err

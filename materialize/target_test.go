@@ -1,6 +1,7 @@
 package materialize
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -35,5 +36,26 @@ func TestSameFolderIn(t *testing.T) {
 	}
 	if got, ok := sameFolderIn(dir, "missing", m); ok {
 		t.Errorf("missing: %q", got)
+	}
+}
+
+// In symlink mode a skill with no directory of its own is copied: its
+// build reads staging for the first time after the link of the skill
+// before it was staged there, and must not take that link for a
+// leftover of an earlier run.
+func TestAStagedLinkOutlivesTheFirstLookAtStaging(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	linkTo := t.TempDir()
+	skills := []TargetSkill{{Skill: mkSkill("a", v1), Dir: linkTo}, {Skill: mkSkill("b", v1)}}
+	rep, err := SyncTarget(context.Background(), Target{Dir: dir, Mode: Symlink, Skills: skills})
+	if err != nil || len(rep.Errors) > 0 {
+		t.Fatalf("SyncTarget = %+v, %v", rep, err)
+	}
+	if got, err := os.Readlink(filepath.Join(dir, "a")); err != nil || got != linkTo {
+		t.Errorf("a: link %q, %v", got, err)
+	}
+	if got := readFile(t, filepath.Join(dir, "b", "SKILL.md")); got != v1["SKILL.md"] {
+		t.Errorf("b: SKILL.md holds %q", got)
 	}
 }

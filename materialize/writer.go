@@ -81,9 +81,9 @@ type writer struct {
 	marker  string
 	unclean bool
 	marked  bool
-	// keepMarker keeps the marker past this run: an exchange may be left
-	// for the next run to recover (a swap failed, or an older version's
-	// journal was found).
+	// keepMarker keeps the marker past this run: an exchange is left for
+	// the next run to recover (a swap failed and left its journal, or one
+	// an older version left was found).
 	keepMarker bool
 	// keepOld leaves the versions swapped out in staging, for the next run
 	// to remove, instead of removing them at once: a reader that opened an
@@ -187,6 +187,20 @@ func newWriter(staging, marker string, settle time.Duration) (*writer, error) {
 	return w, nil
 }
 
+// recoverUnmarked recovers the exchanges staging holds where the marker
+// is not there to say so (a destination an older build wrote), as a
+// writer that found the marker did, and reads staging.
+func (w *writer) recoverUnmarked() error {
+	if w.unclean {
+		return nil // done by newWriter
+	}
+	if _, err := recoverExchanges(w.staging); err != nil {
+		return err
+	}
+	w.list()
+	return nil
+}
+
 // list reads what staging holds, once: the folders and files to recycle,
 // and what is to be removed. A run that builds nothing (a sync with
 // nothing new) never reads it: staging holds up to maxPool folders and
@@ -196,11 +210,11 @@ func (w *writer) list() { w.listed.Do(w.readStaging) }
 
 // readStaging sorts what staging holds into the pools and what is to be
 // removed, and starts the removal. A journal of an exchange found here
-// was left by an older version, which took the marker away after a
-// failed exchange: it and the old version it names stay, and the marker
-// is set, for the next run to recover them before it looks at anything
-// (a run that has planned its changes must not have a live entry put
-// back under it).
+// without the marker (a build that marks the manifest leaves none so;
+// the cache of an older one is recovered when opened) stays, with the
+// old version it names, and the marker is set, for the next run to
+// recover them before it looks at anything: a run that has planned its
+// changes must not have a live entry put back under it.
 func (w *writer) readStaging() {
 	entries, err := os.ReadDir(w.staging)
 	if err != nil {
@@ -208,7 +222,7 @@ func (w *writer) readStaging() {
 	}
 	keep := map[string]bool{}
 	for _, e := range entries {
-		if name := e.Name(); strings.HasSuffix(name, journalSuffix) {
+		if name := e.Name(); strings.HasSuffix(name, journalSuffix) && e.Type().IsRegular() {
 			keep[name] = true
 			keep[strings.TrimSuffix(name, journalSuffix)+oldSuffix] = true
 		}
@@ -735,7 +749,10 @@ func (w *writer) remove(live string, rec *SkillRecord) error {
 }
 
 // moveOut renames live to dest and, when del is set, deletes it there.
+// Staging is read first (list): a build's later first look must not take
+// what this run moved there for an earlier run's leftover.
 func (w *writer) moveOut(live, dest string, rec *SkillRecord, del bool) error {
+	w.list()
 	if err := w.markLive(); err != nil {
 		return err
 	}
@@ -792,6 +809,7 @@ func (w *writer) commit(ctx context.Context) (failed, err error) {
 				s.failed(err)
 			}
 			errs = append(errs, err)
+			w.journalLeft(s)
 			continue
 		}
 		parents[filepath.Dir(s.live)] = true
@@ -800,18 +818,25 @@ func (w *writer) commit(ctx context.Context) (failed, err error) {
 		}
 	}
 	w.pending = nil
-	if len(errs) > 0 {
-		// A failed exchange by two renames may have left its journal and
-		// the live entry missing: the next run recovers it and checks
-		// every file, as after a crash.
-		w.mu.Lock()
-		w.keepMarker = true
-		w.mu.Unlock()
-	}
 	if err := syncDirs(w.staging, parents); err != nil {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...), nil
+}
+
+// journalLeft keeps the marker when the failed swap s left the journal of
+// a two-rename exchange (exchange.go): its live entry may be missing,
+// and the next run recovers it and checks every file, as after a crash.
+// A swap that failed otherwise left its live entry as it was.
+func (w *writer) journalLeft(s *swap) {
+	if s.patch || s.aside != "" {
+		return
+	}
+	if _, err := os.Lstat(s.staged + journalSuffix); err == nil {
+		w.mu.Lock()
+		w.keepMarker = true
+		w.mu.Unlock()
+	}
 }
 
 // swapIn puts one staged entry in place.
