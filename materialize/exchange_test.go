@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/skillsync/skillsync/internal/platform"
 )
@@ -350,11 +351,110 @@ func TestAnOlderBuildsJournalIsRecoveredAtOpen(t *testing.T) {
 	if got := readFile(t, filepath.Join(live, "SKILL.md")); got != "v1" {
 		t.Errorf("after the open live holds %q, want the old version", got)
 	}
-	syncOnce(t, root, "r1", mkSkill("pdf", pdf))
+	// A sync with nothing new (its source current, not looked at) marks
+	// the manifest: the next open need not read staging.
+	c = open(t, root)
+	if !c.Current(Source{Name: "src", Revision: "r1"}) {
+		t.Fatal("the source is not current")
+	}
+	if err := c.Commit(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
 	if err := json.Unmarshal([]byte(readFile(t, name)), &index); err != nil || index["exchanges_marked"] != true {
 		t.Errorf("the sync did not mark the manifest: %v %v", index["exchanges_marked"], err)
 	}
 	if d := verifyCache(t, root); len(d) != 0 {
 		t.Fatalf("the recovered cache differs from its record: %v", d)
+	}
+}
+
+// afterFailure keeps the marker where a failed swap may have left its
+// live entry other than it was, and only there.
+func TestAfterAFailedSwapTheMarkerStaysWhereLiveMayHaveChanged(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name    string
+		s       swap
+		journal bool
+		keep    bool
+	}{
+		{"failed at its first step", swap{}, false, false},
+		{"an undo failed too", swap{changed: true}, false, true},
+		{"a patch whose undo failed", swap{patch: true, changed: true}, false, true},
+		{"a two-rename journal left", swap{}, true, true},
+		{"a patch leaves no journal", swap{patch: true}, true, false},
+	}
+	for _, c := range cases {
+		dir := t.TempDir()
+		s := c.s
+		s.staged, s.live = filepath.Join(dir, "staged"), filepath.Join(dir, "live")
+		if c.journal {
+			if err := os.WriteFile(s.staged+journalSuffix, nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		w := &writer{}
+		w.afterFailure(&s)
+		if w.keepMarker != c.keep {
+			t.Errorf("%s: marker kept %v, want %v", c.name, w.keepMarker, c.keep)
+		}
+	}
+}
+
+// What a run moves into staging (a skill gone from its source) is not
+// taken for an earlier run's leftover by a later build's first look, even
+// where it counts as settled at once (settle 0 here; on Windows a rename
+// keeps the folder's time): a reader that opened it still sees it whole.
+func TestAFolderMovedOutIsNotRecycledByTheSameRun(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	run := func(r string, a, b []Skill) {
+		t.Helper()
+		c, err := openCache(context.Background(), root, time.Second, CheckRecord, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		for _, src := range []Source{{Name: "a", Revision: r, Skills: a}, {Name: "b", Revision: r, Skills: b}} {
+			if res := c.SyncSource(context.Background(), src); len(res.Errors) > 0 {
+				t.Fatal(res.Errors)
+			}
+		}
+		if err := c.Commit(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	x := map[string]string{"SKILL.md": "gone soon", "ref.md": "x's notes"}
+	run("r1", []Skill{mkSkill("x", x)}, []Skill{mkSkill("y", map[string]string{"SKILL.md": "y1"})})
+	run("r2", nil, []Skill{mkSkill("y", map[string]string{"SKILL.md": "y2", "new.md": "n"})})
+	whole := false
+	for _, name := range entries(t, filepath.Join(root, stagingName)) {
+		dir := filepath.Join(root, stagingName, name)
+		a, aerr := os.ReadFile(filepath.Join(dir, "SKILL.md"))
+		b, berr := os.ReadFile(filepath.Join(dir, "ref.md"))
+		whole = whole || (aerr == nil && berr == nil && string(a) == x["SKILL.md"] && string(b) == x["ref.md"])
+	}
+	if !whole {
+		t.Error("x's folder, moved out by the run, was built in by the same run")
+	}
+}
+
+// A link a symlink-mode target stages is not taken for an earlier run's
+// leftover by a later build's first look at staging.
+func TestAStagedLinkIsNotALeftover(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	w, err := newWriter(filepath.Join(dir, "staging"), filepath.Join(dir, "marker"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.stageLink(filepath.Join(dir, "a"), t.TempDir(), func() (string, error) { return "", nil }, nil); err != nil {
+		t.Fatal(err)
+	}
+	w.take()
+	w.tidy()
+	if got := entries(t, filepath.Join(dir, "staging")); len(got) != 1 {
+		t.Errorf("staging holds %v, want the staged link", got)
 	}
 }

@@ -325,6 +325,7 @@ func swapPatch(s *swap) error {
 			}
 			// Not a file: it goes back, to be removed as before.
 			if err := os.Rename(s.staged, s.live); err != nil {
+				s.changed = true
 				return fmt.Errorf("remove %s: %w", s.live, err)
 			}
 		}
@@ -341,6 +342,7 @@ func swapPatch(s *swap) error {
 		// was planned): the two go back, and the rename refuses a folder
 		// as it did before exchanges.
 		if err := platform.Exchange(s.staged, s.live); err != nil {
+			s.changed = true
 			return fmt.Errorf("put back %s: %w", s.live, err)
 		}
 	}

@@ -139,8 +139,10 @@ type swap struct {
 	// takes its place: a user's edited copy, kept.
 	aside string
 	// failed, when not nil, is told that the swap could not be made; live
-	// is then as it was.
-	failed func(error)
+	// is then as it was, unless a step that undoes another failed too, and
+	// changed is set.
+	failed  func(error)
+	changed bool
 	// patch is set for one file of a skill patched in place (patch.go):
 	// live is that file, staged its new content, or remove is set (and
 	// staged, when set, is where the removed file goes). exchange: the
@@ -809,7 +811,7 @@ func (w *writer) commit(ctx context.Context) (failed, err error) {
 				s.failed(err)
 			}
 			errs = append(errs, err)
-			w.journalLeft(s)
+			w.afterFailure(s)
 			continue
 		}
 		parents[filepath.Dir(s.live)] = true
@@ -824,15 +826,20 @@ func (w *writer) commit(ctx context.Context) (failed, err error) {
 	return errors.Join(errs...), nil
 }
 
-// journalLeft keeps the marker when the failed swap s left the journal of
-// a two-rename exchange (exchange.go): its live entry may be missing,
-// and the next run recovers it and checks every file, as after a crash.
-// A swap that failed otherwise left its live entry as it was.
-func (w *writer) journalLeft(s *swap) {
-	if s.patch || s.aside != "" {
-		return
+// afterFailure keeps the marker when the failed swap s may have left its
+// live entry other than it was: a step that undoes another failed too
+// (changed), or it left the journal of a two-rename exchange
+// (exchange.go), the live entry perhaps missing. The next run then
+// recovers it and checks every file, as after a crash. A swap that
+// failed at its first step changed nothing, and a run that goes on
+// trusting the records loses nothing.
+func (w *writer) afterFailure(s *swap) {
+	keep := s.changed
+	if !keep && !s.patch && s.aside == "" {
+		_, err := os.Lstat(s.staged + journalSuffix)
+		keep = err == nil
 	}
-	if _, err := os.Lstat(s.staged + journalSuffix); err == nil {
+	if keep {
 		w.mu.Lock()
 		w.keepMarker = true
 		w.mu.Unlock()
@@ -851,7 +858,7 @@ func (w *writer) swapIn(s *swap) error {
 			return fmt.Errorf("keep the edited copy as %s: %w", s.aside, err)
 		}
 		if err := os.Rename(s.staged, s.live); err != nil {
-			_ = os.Rename(s.aside, s.live)
+			s.changed = os.Rename(s.aside, s.live) != nil
 			return err
 		}
 		return nil
@@ -862,6 +869,7 @@ func (w *writer) swapIn(s *swap) error {
 	}
 	if old != "" && !w.keepOld {
 		if err := os.RemoveAll(old); err != nil {
+			s.changed = true // the new version is live all the same
 			return fmt.Errorf("remove old copy: %w", err)
 		}
 	}
