@@ -214,7 +214,8 @@ func readJournal(root, journal string) (string, error) {
 }
 
 // putBack renames old to live when live is missing and old is a real
-// directory; put says whether it did.
+// directory or a symbolic link (a target's entry in symlink mode); put
+// says whether it did.
 func putBack(old, live string) (put bool, err error) {
 	if _, err := os.Lstat(live); !errors.Is(err, fs.ErrNotExist) {
 		return false, err // live is there (the exchange finished or never began), or cannot be told
@@ -226,8 +227,10 @@ func putBack(old, live string) (put bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	if !info.IsDir() {
-		return false, fmt.Errorf("%s is not a directory", old)
+	// A target in symlink mode exchanges links: the link itself goes
+	// back, never followed.
+	if !info.IsDir() && info.Mode()&fs.ModeSymlink == 0 {
+		return false, fmt.Errorf("%s is neither a directory nor a link", old)
 	}
 	if err := platform.RenameNoReplace(old, live); err != nil {
 		return false, err

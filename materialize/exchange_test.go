@@ -345,8 +345,12 @@ func TestAnOlderBuildsJournalIsRecoveredAtOpen(t *testing.T) {
 	if old, _, err := beginExchange(staged, live); err != nil || old == "" {
 		t.Fatalf("beginExchange = %q, %v", old, err)
 	}
-	// Opening the cache puts it back, before any sync looks.
+	// Opening the cache puts it back, before any sync looks, and that
+	// run trusts no record: what it put back is checked.
 	c := open(t, root)
+	if !c.writer.unclean {
+		t.Error("the run that put an exchange back trusts the records")
+	}
 	c.Close()
 	if got := readFile(t, filepath.Join(live, "SKILL.md")); got != "v1" {
 		t.Errorf("after the open live holds %q, want the old version", got)
@@ -456,5 +460,36 @@ func TestAStagedLinkIsNotALeftover(t *testing.T) {
 	w.tidy()
 	if got := entries(t, filepath.Join(dir, "staging")); len(got) != 1 {
 		t.Errorf("staging holds %v, want the staged link", got)
+	}
+}
+
+// A target in symlink mode exchanges links. One stopped between its two
+// renames leaves the old link in staging: recovery puts the link itself
+// back, rather than failing every later run of the target.
+func TestExchangeRecoveryPutsALinkBack(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	staging := filepath.Join(root, ".skillsync-staging")
+	if err := os.MkdirAll(staging, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	winner := t.TempDir()
+	live := filepath.Join(root, "pdf")
+	if err := os.Symlink(winner, live); err != nil {
+		t.Fatal(err)
+	}
+	staged := filepath.Join(staging, "l1")
+	if err := os.Symlink(t.TempDir(), staged); err != nil {
+		t.Fatal(err)
+	}
+	if old, _, err := beginExchange(staged, live); err != nil || old == "" {
+		t.Fatalf("beginExchange = %q, %v", old, err)
+	}
+	restored, err := recoverExchanges(staging)
+	if err != nil || len(restored) != 1 {
+		t.Fatalf("recover = %v, %v; want the link put back", restored, err)
+	}
+	if got, err := os.Readlink(live); err != nil || got != winner {
+		t.Errorf("live is %q, %v; want the old link to %s", got, err, winner)
 	}
 }

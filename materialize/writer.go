@@ -191,13 +191,19 @@ func newWriter(staging, marker string, settle time.Duration) (*writer, error) {
 
 // recoverUnmarked recovers the exchanges staging holds where the marker
 // is not there to say so (a destination an older build wrote), as a
-// writer that found the marker did, and reads staging.
+// writer that found the marker did, and reads staging. A run that put
+// something back trusts no record, as after a crash: what it put back is
+// checked.
 func (w *writer) recoverUnmarked() error {
 	if w.unclean {
 		return nil // done by newWriter
 	}
-	if _, err := recoverExchanges(w.staging); err != nil {
+	restored, err := recoverExchanges(w.staging)
+	if err != nil {
 		return err
+	}
+	if len(restored) > 0 {
+		w.unclean = true
 	}
 	w.list()
 	return nil
