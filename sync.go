@@ -178,10 +178,7 @@ func (r *syncRun) open() []*sourceRun {
 		if !r.opts.Verify {
 			// A skill whose git tree did not change is taken from its
 			// record; a sync that verifies reads everything again.
-			sp.Options.Known, sp.Options.Knows = r.Cache.Known(s.Name, r.e.discovery(s))
-			if rec := r.Cache.Manifest().Sources[s.Name]; rec != nil {
-				sp.Options.Expect = len(rec.Skills)
-			}
+			r.Cache.Answer(&sp.Options, s.Name, r.e.discovery(s))
 		}
 		repo, err := r.e.kinds.Open(sp)
 		out = append(out, &sourceRun{cfg: s, repo: repo, broken: err})

@@ -72,8 +72,8 @@ var ErrLocked = flock.ErrLocked
 var ErrCorrupt = jsonfile.ErrCorrupt
 
 // Cache is an open .skills-cache: locked against other syncs, an
-// interrupted exchange recovered, its manifest loaded. It is used from one goroutine at a
-// time.
+// interrupted exchange recovered, its manifest loaded. It is used from
+// one goroutine at a time.
 type Cache struct {
 	root     string
 	lock     *flock.Lock
@@ -176,8 +176,8 @@ func (e *SkillError) Unwrap() error { return e.Err }
 
 // OpenCache locks the cache at root, waiting up to wait for another sync
 // to finish, and prepares it: an exchange a run left unfinished put
-// back (exchange.go), the manifest and every source's skill records loaded (file records are loaded when a
-// source is looked at). check says how far recorded state is trusted.
+// back (exchange.go), the manifest and every source's skill records
+// loaded (file records are loaded when a source is looked at). check says how far recorded state is trusted.
 // The lock is held until Close.
 func OpenCache(ctx context.Context, root string, wait time.Duration, check Check) (*Cache, error) {
 	return openCache(ctx, root, wait, check, recycleAfter)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/skillsync/skillsync/internal/binrec"
 	"github.com/skillsync/skillsync/internal/skillmeta"
+	"github.com/skillsync/skillsync/repository"
 	"github.com/skillsync/skillsync/skill"
 )
 
@@ -55,6 +56,16 @@ func (c *Cache) Known(source, discovery string) (known func(string) (skill.Meta,
 		return meta, sk.listing(), true
 	}
 	return known, knows
+}
+
+// Answer sets what discovery of source takes from the cache: Known and
+// Knows (see Known), and Expect, the number of skills the cache holds of
+// it.
+func (c *Cache) Answer(opts *repository.Options, source, discovery string) {
+	opts.Known, opts.Knows = c.Known(source, discovery)
+	if src := c.manifest.Sources[source]; src != nil {
+		opts.Expect = len(src.Skills)
+	}
 }
 
 // ExcludedOf returns which of the archived names the cached source r

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/skillsync/skillsync/repository"
 	"github.com/skillsync/skillsync/skill"
 )
 
@@ -84,6 +85,11 @@ func TestKnownListsARecordWithoutDecodingItsFiles(t *testing.T) {
 	want := []skill.File{{Path: "SKILL.md", Size: 33, Mode: 0o644}, {Path: "a.md", Size: 2, Mode: 0o644}, {Path: "b/run.sh", Size: 10, Mode: 0o755}}
 	if !ok || !slices.Equal(listing, want) {
 		t.Fatalf("Known = %v %v, want %v", listing, ok, want)
+	}
+	var opts repository.Options
+	c.Answer(&opts, "src", "d")
+	if opts.Known == nil || opts.Knows == nil || opts.Expect != 1 {
+		t.Errorf("Answer set Known %v, Knows %v, Expect %d; want both and 1", opts.Known != nil, opts.Knows != nil, opts.Expect)
 	}
 	rec := c.Manifest().Sources["src"].Skills["pdf"]
 	if rec.files != nil {
