@@ -266,7 +266,8 @@ func TestValidName(t *testing.T) {
 		"pdf": true, "a-b": true, "Ünï": true, "": false, ".x": false, "a/b": false, "a\\b": false,
 		"a\x00b": false, strings.Repeat("x", 255): true, strings.Repeat("x", 256): false,
 		"a\x1bb": false, "a\nb": false, "a\u202eb": false, "a\u2066b": false, "a\x7fb": false, "a\u0085b": false,
-		"a\xffb": false, "日本": true,
+		"a\xffb": false, "日本": true, "ab日/c": false, "é\\x": false, "a日\x1b": false, "aé\u202e": false, "ab\xff": false,
+		"aé": true, "a-é-b": true,
 	} {
 		if got := ValidName(name); got != want {
 			t.Errorf("ValidName(%q) = %v, want %v", name, got, want)

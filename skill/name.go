@@ -25,8 +25,22 @@ const MaxNameLength = 64
 // every listing shows it. ValidName does not check the stricter Agent
 // Skills rules; Load reports those as warnings.
 func ValidName(name string) bool {
-	return name != "" && len(name) <= 255 && utf8.ValidString(name) &&
-		!strings.ContainsAny(name, "/\\") && name[0] != '.' && unsafeRune(name) < 0
+	if name == "" || len(name) > 255 || name[0] == '.' {
+		return false
+	}
+	// Byte by byte while the name is ASCII, as nearly every name is: a
+	// catalog checks each of thousands of names more than once.
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if c >= utf8.RuneSelf {
+			rest := name[i:]
+			return utf8.ValidString(rest) && !strings.ContainsAny(rest, "/\\") && unsafeRune(rest) < 0
+		}
+		if c == '/' || c == '\\' || termtext.Unsafe(rune(c)) {
+			return false
+		}
+	}
+	return true
 }
 
 // unsafeRune returns the first character of name that termtext.Unsafe
