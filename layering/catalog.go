@@ -6,7 +6,6 @@ package layering
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -129,6 +128,7 @@ func Build(inputs []Input, opts Options) *Catalog {
 	// The winners are cut from one slab, never grown past total: one
 	// allocation, not one per skill.
 	slab := make([]Winner, 0, total)
+	keys := make([]string, 0, total) // slab[i]'s key
 	for _, in := range ordered {
 		for _, k := range c.dedupe(in) {
 			if w, ok := c.byKey[k.key]; ok {
@@ -137,6 +137,7 @@ func Build(inputs []Input, opts Options) *Catalog {
 				continue
 			}
 			slab = append(slab, Winner{Entry: entryOf(in, k.index)})
+			keys = append(keys, k.key)
 			c.byKey[k.key] = &slab[len(slab)-1]
 		}
 	}
@@ -146,10 +147,18 @@ func Build(inputs []Input, opts Options) *Catalog {
 		}
 	}
 	// Sorted by key once, not by keys computed again in every comparison:
-	// with thousands of skills that was most of a build.
-	c.Winners = make([]*Winner, 0, len(c.byKey))
-	for _, key := range slices.Sorted(maps.Keys(c.byKey)) {
-		c.Winners = append(c.Winners, c.byKey[key])
+	// with thousands of skills that was most of a build. One source's
+	// skills, read from the cache in name order, come sorted already.
+	order := make([]int, len(slab))
+	for i := range order {
+		order[i] = i
+	}
+	if !slices.IsSorted(keys) {
+		slices.SortFunc(order, func(a, b int) int { return strings.Compare(keys[a], keys[b]) })
+	}
+	c.Winners = make([]*Winner, len(order))
+	for i, at := range order {
+		c.Winners[i] = &slab[at]
 	}
 	return c
 }
@@ -180,7 +189,10 @@ func (c *Catalog) dedupe(in Input) []kept {
 	for i := range out {
 		out[i].index = i
 	}
-	slices.SortStableFunc(out, func(a, b kept) int { return strings.Compare(in.Skills[a.index].Path, in.Skills[b.index].Path) })
+	byPath := func(a, b kept) int { return strings.Compare(in.Skills[a.index].Path, in.Skills[b.index].Path) }
+	if !slices.IsSortedFunc(out, byPath) {
+		slices.SortStableFunc(out, byPath)
+	}
 	first := make(map[string]int, len(out))
 	n := 0
 	for _, k := range out {
