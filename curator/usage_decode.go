@@ -1,9 +1,9 @@
 package curator
 
 import (
-	"encoding/json"
 	"time"
-	"unicode/utf8"
+
+	"github.com/skillsync/skillsync/internal/jsonscan"
 )
 
 // This file reads a version-2 .usage.json without reflection. Every
@@ -30,8 +30,7 @@ import (
 // caches that let equal values share one decoding, and the blocks records
 // are cut from.
 type usageDecoder struct {
-	data []byte
-	pos  int
+	jsonscan.Scanner
 	// states and sources map the raw bytes of a value to what its
 	// UnmarshalText made of them; days interns the keys of days.
 	states  map[string]State
@@ -51,7 +50,7 @@ const slab = 128
 // would; the caller then uses json.Unmarshal.
 func fastDecode(data []byte) (*Usage, bool) {
 	d := usageDecoder{
-		data:    data,
+		Scanner: jsonscan.New(data),
 		states:  map[string]State{},
 		sources: map[string]Source{},
 		days:    map[string]string{},
@@ -66,41 +65,22 @@ func fastDecode(data []byte) (*Usage, bool) {
 
 // usage reads the top-level object and checks nothing follows it.
 func (d *usageDecoder) usage(u *Usage) bool {
-	ok := d.fields(func(key []byte) bool {
+	ok := d.Fields(func(key []byte) bool {
 		switch string(key) {
 		case "version":
-			return d.int(&u.Version)
+			return d.Int(&u.Version)
 		case "skills":
-			if d.null() {
+			if d.Null() {
 				u.Skills = nil
 				return true
 			}
 			return d.skills(&u.Skills)
 		case "curator":
-			return d.null() || d.curator(&u.Curator)
+			return d.Null() || d.curator(&u.Curator)
 		}
 		return false
 	})
-	if !ok {
-		return false
-	}
-	d.space()
-	return d.pos == len(d.data)
-}
-
-// fields reads an object of known fields: field reads the value of each
-// key, and gives up (false) on a key it does not know.
-func (d *usageDecoder) fields(field func(key []byte) bool) bool {
-	if !d.begin() {
-		return false
-	}
-	for more := d.first(); more; more = d.next() {
-		key, ok := d.key()
-		if !ok || !field(key) {
-			return false
-		}
-	}
-	return d.pos >= 0
+	return ok && d.End()
 }
 
 // skillEntry is one member of the skills object.
@@ -116,24 +96,24 @@ type skillEntry struct {
 // and an empty map is replaced by one made to their number rather than
 // grown a dozen times.
 func (d *usageDecoder) skills(p *map[Copy]*SkillUsage) bool {
-	if !d.begin() {
+	if !d.Begin() {
 		return false
 	}
 	var full [][]skillEntry // blocks of slab entries
 	var entries []skillEntry
-	for more := d.first(); more; more = d.next() {
-		raw, ok := d.str()
-		if !ok || !d.colon() {
+	for more := d.First(); more; more = d.Next() {
+		raw, ok := d.Str()
+		if !ok || !d.Colon() {
 			return false
 		}
 		var r *SkillUsage
-		if !d.null() {
+		if !d.Null() {
 			r = d.newRecord()
 			if !d.record(r) {
 				return false
 			}
 		}
-		text, ok := d.text(raw)
+		text, ok := jsonscan.Text(raw)
 		if !ok {
 			return false
 		}
@@ -150,7 +130,7 @@ func (d *usageDecoder) skills(p *map[Copy]*SkillUsage) bool {
 		}
 		entries = append(entries, skillEntry{c, r})
 	}
-	if d.pos < 0 {
+	if d.Failed() {
 		return false
 	}
 	if len(*p) == 0 {
@@ -187,12 +167,12 @@ func (d *usageDecoder) newTime() *time.Time {
 
 // record reads one record into su, which is zero.
 func (d *usageDecoder) record(su *SkillUsage) bool {
-	return d.fields(func(key []byte) bool {
+	return d.Fields(func(key []byte) bool {
 		switch string(key) {
 		case "use_count":
-			return d.int(&su.UseCount)
+			return d.Int(&su.UseCount)
 		case "view_count":
-			return d.int(&su.ViewCount)
+			return d.Int(&su.ViewCount)
 		case "first_seen_at":
 			return d.time(&su.FirstSeenAt)
 		case "last_used_at":
@@ -206,7 +186,7 @@ func (d *usageDecoder) record(su *SkillUsage) bool {
 		case "state":
 			return d.state(&su.State)
 		case "pinned":
-			return d.bool(&su.Pinned)
+			return d.Bool(&su.Pinned)
 		case "days":
 			return d.dayMap(&su.Days)
 		}
@@ -217,24 +197,24 @@ func (d *usageDecoder) record(su *SkillUsage) bool {
 // dayMap reads days: null clears the map; an object adds to it (made if
 // nil), each entry starting from a zero count, a null one staying zero.
 func (d *usageDecoder) dayMap(p *map[string]DayCount) bool {
-	if d.null() {
+	if d.Null() {
 		*p = nil
 		return true
 	}
-	if !d.begin() {
+	if !d.Begin() {
 		return false
 	}
 	if *p == nil {
 		*p = map[string]DayCount{}
 	}
 	m := *p
-	for more := d.first(); more; more = d.next() {
-		raw, ok := d.str()
-		if !ok || !d.colon() {
+	for more := d.First(); more; more = d.Next() {
+		raw, ok := d.Str()
+		if !ok || !d.Colon() {
 			return false
 		}
 		var c DayCount
-		if !d.null() && !d.dayCount(&c) {
+		if !d.Null() && !d.dayCount(&c) {
 			return false
 		}
 		day, ok := d.intern(raw)
@@ -243,186 +223,31 @@ func (d *usageDecoder) dayMap(p *map[string]DayCount) bool {
 		}
 		m[day] = c
 	}
-	return d.pos >= 0
+	return !d.Failed()
 }
 
 func (d *usageDecoder) dayCount(c *DayCount) bool {
-	return d.fields(func(key []byte) bool {
+	return d.Fields(func(key []byte) bool {
 		switch string(key) {
 		case "uses":
-			return d.int(&c.Uses)
+			return d.Int(&c.Uses)
 		case "views":
-			return d.int(&c.Views)
+			return d.Int(&c.Views)
 		}
 		return false
 	})
 }
 
 func (d *usageDecoder) curator(c *CuratorState) bool {
-	return d.fields(func(key []byte) bool {
+	return d.Fields(func(key []byte) bool {
 		switch string(key) {
 		case "last_run_at":
 			return d.time(&c.LastRunAt)
 		case "last_summary":
-			return d.string(&c.LastSummary)
+			return d.String(&c.LastSummary)
 		}
 		return false
 	})
-}
-
-// The object walk: begin reads '{', first reports whether a member
-// follows it, next reads ',' (true) or '}' (false). On a syntax error
-// next sets pos to -1 and reports false, which every loop checks after it
-// ends.
-
-func (d *usageDecoder) begin() bool {
-	d.space()
-	if d.pos < len(d.data) && d.data[d.pos] == '{' {
-		d.pos++
-		return true
-	}
-	return false
-}
-
-func (d *usageDecoder) first() bool {
-	d.space()
-	if d.pos < len(d.data) && d.data[d.pos] == '}' {
-		d.pos++
-		return false
-	}
-	return true
-}
-
-func (d *usageDecoder) next() bool {
-	d.space()
-	if d.pos < len(d.data) {
-		switch d.data[d.pos] {
-		case ',':
-			d.pos++
-			return true
-		case '}':
-			d.pos++
-			return false
-		}
-	}
-	d.pos = -1
-	return false
-}
-
-// space skips JSON whitespace.
-func (d *usageDecoder) space() {
-	data, i := d.data, d.pos
-	for i < len(data) && data[i] <= ' ' && spaces&(uint64(1)<<data[i]) != 0 {
-		i++
-	}
-	d.pos = i
-}
-
-// spaces has the bits of the four whitespace bytes JSON has.
-const spaces uint64 = 1<<' ' | 1<<'\n' | 1<<'\t' | 1<<'\r'
-
-func (d *usageDecoder) colon() bool {
-	d.space()
-	if d.pos < len(d.data) && d.data[d.pos] == ':' {
-		d.pos++
-		return true
-	}
-	return false
-}
-
-// key reads a member name and its colon and returns the name's raw
-// bytes, quotes stripped. The callers compare them with field names
-// exactly, so a name with an escape (which could unescape to a field's
-// name) or in another case matches none and makes them give up.
-func (d *usageDecoder) key() ([]byte, bool) {
-	raw, ok := d.str()
-	if !ok || !d.colon() {
-		return nil, false
-	}
-	return raw[1 : len(raw)-1], true
-}
-
-// str reads a string, validating it as JSON does (no control character,
-// only the escapes JSON has), and returns it raw, quotes included.
-func (d *usageDecoder) str() ([]byte, bool) {
-	d.space()
-	data := d.data
-	start := d.pos
-	if start >= len(data) || data[start] != '"' {
-		return nil, false
-	}
-	for i := start + 1; i < len(data); i++ {
-		switch c := data[i]; {
-		case c == '"':
-			d.pos = i + 1
-			return data[start:d.pos], true
-		case c < 0x20:
-			return nil, false
-		case c == '\\':
-			i++
-			if i >= len(data) {
-				return nil, false
-			}
-			switch data[i] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-			case 'u':
-				if i+4 >= len(data) {
-					return nil, false
-				}
-				for _, h := range data[i+1 : i+5] {
-					if !isHex(h) {
-						return nil, false
-					}
-				}
-				i += 4
-			default:
-				return nil, false
-			}
-		}
-	}
-	return nil, false
-}
-
-func isHex(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
-}
-
-// text returns what encoding/json unquotes the raw string to: its bytes
-// when it has no escape and is valid UTF-8, else encoding/json's own
-// reading of it (which replaces invalid UTF-8 as it always does).
-func (d *usageDecoder) text(raw []byte) ([]byte, bool) {
-	inner := raw[1 : len(raw)-1]
-	ascii := true
-	for _, c := range inner {
-		if c == '\\' {
-			return unquote(raw)
-		}
-		if c >= utf8.RuneSelf {
-			ascii = false
-		}
-	}
-	if ascii || utf8.Valid(inner) {
-		return inner, true
-	}
-	return unquote(raw)
-}
-
-// unquote reads a raw JSON string with encoding/json.
-func unquote(raw []byte) ([]byte, bool) {
-	var s string
-	if json.Unmarshal(raw, &s) != nil {
-		return nil, false
-	}
-	return []byte(s), true
-}
-
-func hasByte(b []byte, c byte) bool {
-	for _, x := range b {
-		if x == c {
-			return true
-		}
-	}
-	return false
 }
 
 // intern returns the unquoted raw string, one string per distinct key.
@@ -430,7 +255,7 @@ func (d *usageDecoder) intern(raw []byte) (string, bool) {
 	if s, ok := d.days[string(raw)]; ok {
 		return s, true
 	}
-	text, ok := d.text(raw)
+	text, ok := jsonscan.Text(raw)
 	if !ok {
 		return "", false
 	}
@@ -439,121 +264,19 @@ func (d *usageDecoder) intern(raw []byte) (string, bool) {
 	return s, true
 }
 
-// null reads a null if one is next.
-func (d *usageDecoder) null() bool {
-	return d.literal("null")
-}
-
-// literal reads word if it is next, as a whole token.
-func (d *usageDecoder) literal(word string) bool {
-	d.space()
-	end := d.pos + len(word)
-	if end > len(d.data) || string(d.data[d.pos:end]) != word {
-		return false
-	}
-	if end < len(d.data) && !delimiter(d.data[end]) {
-		return false
-	}
-	d.pos = end
-	return true
-}
-
-// delimiter reports whether c may follow a number or a literal in the
-// objects this decoder reads.
-func delimiter(c byte) bool {
-	switch c {
-	case ' ', '\n', '\t', '\r', ',', '}':
-		return true
-	}
-	return false
-}
-
-// maxDigits is the longest number int reads here without a doubt about
-// overflow; a longer one goes to encoding/json.
-const maxDigits = 18
-
-// int reads an integer into p, or leaves p as it is for null, as
-// encoding/json does for an int field.
-func (d *usageDecoder) int(p *int) bool {
-	if d.null() { // which skipped the whitespace before the value
-		return true
-	}
-	data := d.data
-	i := d.pos
-	neg := false
-	if i < len(data) && data[i] == '-' {
-		neg = true
-		i++
-	}
-	start := i
-	var n int64
-	for i < len(data) && '0' <= data[i] && data[i] <= '9' {
-		n = n*10 + int64(data[i]-'0')
-		i++
-	}
-	digits := i - start
-	switch {
-	case digits == 0 || digits > maxDigits:
-		return false
-	case digits > 1 && data[start] == '0':
-		return false // a leading zero is not JSON
-	case i < len(data) && !delimiter(data[i]):
-		return false // a fraction, an exponent, or not a number
-	}
-	if neg {
-		n = -n
-	}
-	if int64(int(n)) != n {
-		return false
-	}
-	*p = int(n)
-	d.pos = i
-	return true
-}
-
-func (d *usageDecoder) bool(p *bool) bool {
-	switch {
-	case d.literal("true"):
-		*p = true
-	case d.literal("false"):
-		*p = false
-	case d.null():
-	default:
-		return false
-	}
-	return true
-}
-
-// string reads a string into p; null leaves p as it is.
-func (d *usageDecoder) string(p *string) bool {
-	if d.null() {
-		return true
-	}
-	raw, ok := d.str()
-	if !ok {
-		return false
-	}
-	text, ok := d.text(raw)
-	if !ok {
-		return false
-	}
-	*p = string(text)
-	return true
-}
-
 // time reads a time: null sets *p to nil; a string is read by
 // time.Time.UnmarshalJSON from its raw bytes into *p, a new time when *p
 // is nil, as encoding/json does.
 func (d *usageDecoder) time(p **time.Time) bool {
-	if d.null() {
+	if d.Null() {
 		*p = nil
 		return true
 	}
-	raw, ok := d.str()
+	raw, ok := d.Str()
 	if !ok {
 		return false
 	}
-	if hasByte(raw, '\\') {
+	if jsonscan.HasEscape(raw) {
 		return false // unescaping is encoding/json's to do
 	}
 	var t time.Time
@@ -580,10 +303,10 @@ func textValue[T any, PT interface {
 	*T
 	UnmarshalText([]byte) error
 }](d *usageDecoder, memo map[string]T, p *T) bool {
-	if d.null() {
+	if d.Null() {
 		return true
 	}
-	raw, ok := d.str()
+	raw, ok := d.Str()
 	if !ok {
 		return false
 	}
@@ -591,7 +314,7 @@ func textValue[T any, PT interface {
 		*p = v
 		return true
 	}
-	text, ok := d.text(raw)
+	text, ok := jsonscan.Text(raw)
 	var v T
 	if !ok || PT(&v).UnmarshalText(text) != nil {
 		return false
