@@ -31,6 +31,15 @@ type Record interface {
 	Validate() error
 }
 
+// FastRecord is a Record that can decode the shape it writes without
+// reflection. Read tries DecodeFast first; when it reports false, the
+// record must be as it was, and encoding/json decodes the file. Either
+// way Validate checks the result.
+type FastRecord interface {
+	Record
+	DecodeFast(data []byte) bool
+}
+
 // ErrCorrupt is wrapped by every *CorruptError.
 var ErrCorrupt = errors.New("record file is corrupt")
 
@@ -48,7 +57,8 @@ func (e *CorruptError) Unwrap() error { return e.Err }
 // Is makes errors.Is(err, ErrCorrupt) true.
 func (e *CorruptError) Is(target error) bool { return target == ErrCorrupt }
 
-// Read decodes the file name into v and validates it. A missing file
+// Read decodes the file name into v (by v's DecodeFast first, for a
+// FastRecord) and validates it. A missing file
 // gives an error wrapping fs.ErrNotExist. A file that is a symbolic link,
 // not a regular file, larger than MaxSize, not JSON, or that v.Validate
 // refuses gives a *CorruptError: the caller must not use v then. Other
@@ -63,8 +73,10 @@ func Read(name string, v Record) error {
 	case err != nil:
 		return err
 	}
-	if err := json.Unmarshal(data, v); err != nil {
-		return &CorruptError{Path: name, Err: err}
+	if fast, ok := v.(FastRecord); !ok || !fast.DecodeFast(data) {
+		if err := json.Unmarshal(data, v); err != nil {
+			return &CorruptError{Path: name, Err: err}
+		}
 	}
 	if err := v.Validate(); err != nil {
 		return &CorruptError{Path: name, Err: err}

@@ -146,3 +146,43 @@ func TestIsSetAside(t *testing.T) {
 		}
 	}
 }
+
+// fastRec decodes itself where the file is exactly "fast", and counts
+// the tries.
+type fastRec struct {
+	rec
+	tries int
+}
+
+func (r *fastRec) DecodeFast(data []byte) bool {
+	r.tries++
+	if string(data) != "fast" {
+		return false
+	}
+	r.Version, r.Names = 2, map[string]string{"a/b": "x"}
+	return true
+}
+
+// A FastRecord decodes itself where it can, encoding/json decodes what
+// it gives up on, and Validate checks the result either way.
+func TestReadTriesTheFastDecoderFirst(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	slow := filepath.Join(dir, "slow.json")
+	if err := os.WriteFile(slow, []byte(`{"version": 1, "names": {"a": "b"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var r fastRec
+	if err := Read(slow, &r); err != nil || r.tries != 1 || r.Version != 1 || r.Names["a"] != "b" {
+		t.Fatalf("Read of what the fast decoder gives up on: %v, tries %d, %+v", err, r.tries, r.rec)
+	}
+	fast := filepath.Join(dir, "fast.json")
+	if err := os.WriteFile(fast, []byte("fast"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var f fastRec
+	err := Read(fast, &f)
+	if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), `"a/b" has a slash`) || f.tries != 1 {
+		t.Fatalf("Read of what the fast decoder took: %v, tries %d; want Validate's refusal", err, f.tries)
+	}
+}
