@@ -223,15 +223,15 @@ func (st *stager) finishPatch(files map[string]FileRecord) *patch {
 	switch {
 	case p.kind == patchRemove || p.path != st.plan.added:
 		// The live file is there: a regular file through real folders.
-		if !linkable(st.live, p.path, st.dirs) {
+		if !st.linkable(p.path) {
 			return nil
 		}
 	default:
 		// Added: its folder is there, the file is not.
-		if dir := path.Dir(p.path); !realDirs(st.live, dir, st.dirs) {
+		if dir := path.Dir(p.path); !st.realDirs(dir) {
 			return nil
 		}
-		if _, err := os.Lstat(filepath.Join(st.live, filepath.FromSlash(p.path))); !errors.Is(err, fs.ErrNotExist) {
+		if _, err := st.tree.Lstat(p.path); !errors.Is(err, fs.ErrNotExist) {
 			return nil
 		}
 		p.added = true
@@ -241,7 +241,7 @@ func (st *stager) finishPatch(files map[string]FileRecord) *patch {
 	// compared through a folder planted as a link, and a patch would
 	// leave the link in place. Reuse has found most of them real already.
 	for name := range files {
-		if !realDirs(st.live, path.Dir(name), st.dirs) {
+		if !st.realDirs(path.Dir(name)) {
 			return nil
 		}
 	}
@@ -254,33 +254,6 @@ func (st *stager) finishPatch(files map[string]FileRecord) *patch {
 		}
 	}
 	return p
-}
-
-// realDirs reports whether live and every folder on the slash path rel
-// below it ("." for none) are real directories, none a symbolic link.
-// dirs holds the folders already found real, and gets those found now.
-func realDirs(live, rel string, dirs map[string]bool) bool {
-	if !dirs["."] {
-		if !realDir(live) {
-			return false
-		}
-		dirs["."] = true
-	}
-	if rel == "." {
-		return true
-	}
-	elems := strings.Split(rel, "/")
-	for i := range elems {
-		sub := strings.Join(elems[:i+1], "/")
-		if dirs[sub] {
-			continue
-		}
-		if !realDir(filepath.Join(live, filepath.FromSlash(sub))) {
-			return false
-		}
-		dirs[sub] = true
-	}
-	return true
 }
 
 // hasFileIn reports whether files has a file below folder dir.

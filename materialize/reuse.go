@@ -52,7 +52,7 @@ func (st *stager) reusable(f skill.File) (FileRecord, fs.FileInfo, bool) {
 	if !repository.SameContent(st.s.Files, st.old.Fingerprint, f.Path) {
 		return FileRecord{}, nil, false
 	}
-	info, ok := liveFile(st.live, f.Path, st.dirs)
+	info, ok := st.liveFile(f.Path)
 	if !ok {
 		st.plan = patchPlan{} // built whole: nothing planted stays
 		return FileRecord{}, nil, false

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/skillsync/skillsync/internal/platform"
 	"github.com/skillsync/skillsync/internal/skillhash"
 	"github.com/skillsync/skillsync/skill"
 )
@@ -96,6 +97,7 @@ func (w *writer) stage(ctx context.Context, live string, s Skill, old *SkillReco
 	if err != nil {
 		return nil, err
 	}
+	defer st.close()
 	defer func() {
 		// A panic (a bug in a source's reader) goes on up, to the caller
 		// of stageAll, but not with a build that holds its slot: the
@@ -196,7 +198,9 @@ type stager struct {
 	b       *build // started at the first file to write
 	// liveDir is set when live is a real directory; otherwise nothing in
 	// it is compared, let alone linked: a link there leads elsewhere.
+	// tree is live opened to lstat beneath it then (live.go), else nil.
 	liveDir bool
+	tree    *platform.StatDir
 	// dryRun never writes: the first difference ends the run.
 	dryRun bool
 	// plan says whether the skill may be patched, and patch is the one
@@ -236,8 +240,9 @@ func (w *writer) newStager(ctx context.Context, live string, s Skill, old *Skill
 	if maxSize > 0 && total > maxSize {
 		return nil, fmt.Errorf("the skill's files are %d bytes, over the limit of %d", total, maxSize)
 	}
-	st := &stager{w: w, ctx: ctx, live: live, s: s, list: list, old: old, maxSize: maxSize, hasher: skillhash.New(), liveDir: realDir(live), dirs: map[string]bool{}}
-	if st.liveDir {
+	st := &stager{w: w, ctx: ctx, live: live, s: s, list: list, old: old, maxSize: maxSize, hasher: skillhash.New(), dirs: map[string]bool{}}
+	if tree, err := platform.OpenStatDir(live); err == nil {
+		st.tree, st.liveDir = tree, true
 		st.dirs["."] = true
 	}
 	st.plan = planPatch(list, old, st.liveDir)
@@ -322,7 +327,7 @@ func (st *stager) run(o stageOptions) (*staged, error) {
 		// An edited copy is kept whole, so nothing of it is linked into the
 		// new version: the two would share inodes, and an edit of one
 		// would change the other.
-		if res.preserved == "" && linkable(st.live, sf.path, st.dirs) {
+		if res.preserved == "" && st.linkable(sf.path) {
 			b.send(op{kind: opLink, path: sf.path, rec: sf.rec})
 			continue
 		}
@@ -548,6 +553,7 @@ func (w *writer) matches(ctx context.Context, live string, s Skill, maxSize int6
 	if err != nil {
 		return nil, false
 	}
+	defer st.close()
 	st.dryRun, st.plan = true, patchPlan{} // a dry run writes nothing, a patch neither
 	res, err := st.run(stageOptions{})
 	if err != nil {

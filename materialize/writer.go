@@ -699,48 +699,6 @@ func realDir(path string) bool {
 	return err == nil && info.IsDir()
 }
 
-// linkable reports whether the live file at rel can be hard-linked into a
-// new version: live is a real directory and no element of rel is a
-// symbolic link, which could lead out of the destination. dirs remembers
-// the directories of live already found real, so the files of one folder
-// cost one lstat of it between them.
-func linkable(live, rel string, dirs map[string]bool) bool {
-	_, ok := liveFile(live, rel, dirs)
-	return ok
-}
-
-// liveFile is linkable, with what lstat said of the file.
-func liveFile(live, rel string, dirs map[string]bool) (fs.FileInfo, bool) {
-	p := live
-	if !dirs["."] {
-		if !realDir(p) {
-			return nil, false
-		}
-		dirs["."] = true
-	}
-	elems := strings.Split(rel, "/")
-	var info fs.FileInfo
-	for i, e := range elems {
-		p = filepath.Join(p, e)
-		last := i == len(elems)-1
-		if !last && dirs[strings.Join(elems[:i+1], "/")] {
-			continue
-		}
-		var err error
-		info, err = os.Lstat(p)
-		if err != nil {
-			return nil, false
-		}
-		if (last && !info.Mode().IsRegular()) || (!last && !info.IsDir()) {
-			return nil, false
-		}
-		if !last {
-			dirs[strings.Join(elems[:i+1], "/")] = true
-		}
-	}
-	return info, true
-}
-
 func randomName() string {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
