@@ -2,6 +2,7 @@ package lock
 
 import (
 	"cmp"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"sort"
@@ -18,6 +19,9 @@ import (
 // in the cache (the next sync looks at it again); it is locked at the
 // revision the sync reached, with the hashes the cache holds, so the lock
 // and the cache agree. base is the config's folder, as for Describe.
+//
+// A source that old already locks as the cache holds it is old's own
+// *Source in the result, as is a failed one: callers change neither.
 //
 // A source kept from a Legacy lock keeps hashes of the first kind: the
 // lock is then version 1 still, which tells every reader not to compare
@@ -41,12 +45,42 @@ func FromCache(sources []config.Source, base string, m *materialize.Manifest, ol
 		}
 		ls := Describe(s, base)
 		ls.Revision = rev
+		if prev := old.Sources[s.Name]; prev != nil && locks(prev, ls, rec) {
+			// As it was: the common case, and with thousands of skills a
+			// map of hashes in hex built only to be found equal.
+			l.Sources[s.Name] = prev
+			continue
+		}
 		for name, sk := range rec.Skills {
 			ls.Skills[name] = sk.Hash.String()
 		}
 		l.Sources[s.Name] = ls
 	}
 	return l
+}
+
+// locks reports whether prev already locks what ls describes with the
+// skills rec holds: the same type, location and revision, and every
+// skill's hash, no more and no fewer.
+func locks(prev, ls *Source, rec *materialize.SourceRecord) bool {
+	if prev.Type != ls.Type || prev.URL != ls.URL || prev.Ref != ls.Ref || prev.Revision != ls.Revision ||
+		len(prev.Skills) != len(rec.Skills) {
+		return false
+	}
+	for name, sk := range rec.Skills {
+		if hash, ok := prev.Skills[name]; !ok || !isHex(sk.Hash, hash) {
+			return false
+		}
+	}
+	return true
+}
+
+// isHex reports whether s is h as Hash.String writes it, without
+// making that string.
+func isHex(h materialize.Hash, s string) bool {
+	var buf [2 * len(h)]byte
+	hex.Encode(buf[:], h[:])
+	return string(buf[:]) == s
 }
 
 // Differences lists the skills whose cached hash in m differs from the

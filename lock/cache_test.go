@@ -2,6 +2,7 @@ package lock
 
 import (
 	"fmt"
+	"maps"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -112,9 +113,58 @@ func TestSameAfterRead(t *testing.T) {
 		"version":   func(f *File) { f.Version++ },
 	} {
 		next := FromCache(sources, "/ws", m, read, nil)
+		if next.Sources["corpus"] != read.Sources["corpus"] {
+			t.Fatalf("%s: a source as it was is not the read lock's own", name)
+		}
+		// A copy to change: FromCache hands back the old lock's own.
+		corpus := *next.Sources["corpus"]
+		corpus.Skills = maps.Clone(corpus.Skills)
+		next.Sources["corpus"] = &corpus
 		change(next)
 		if next.Same(read) || read.Same(next) {
 			t.Errorf("%s: a changed lock is the same", name)
+		}
+	}
+}
+
+// A source the old lock already locks as the cache holds it is kept as
+// it was; any difference (where, which revision, a hash, a skill more or
+// fewer) gives a new one with the cache's hashes.
+func TestFromCacheKeepsOnlyWhatLocksTheCache(t *testing.T) {
+	t.Parallel()
+	m := materialize.NewManifest()
+	m.Sources["corpus"] = &materialize.SourceRecord{Revision: "r1", Skills: map[string]*materialize.SkillRecord{
+		"pdf": {Hash: hashOf(1)}, "doc": {Hash: hashOf(0xab)}}}
+	sources := []config.Source{{Name: "corpus", Kind: "git"}}
+	locked := func() *Source {
+		return &Source{Type: "git", Revision: "r1", Skills: map[string]string{"pdf": hashOf(1).String(), "doc": hashOf(0xab).String()}}
+	}
+	for _, tc := range []struct {
+		name   string
+		change func(*Source)
+		kept   bool
+	}{
+		{"as it was", func(*Source) {}, true},
+		{"type", func(s *Source) { s.Type = "dir" }, false},
+		{"url", func(s *Source) { s.URL = "https://example.com/x.git" }, false},
+		{"ref", func(s *Source) { s.Ref = "main" }, false},
+		{"revision", func(s *Source) { s.Revision = "r0" }, false},
+		{"a hash", func(s *Source) { s.Skills["doc"] = hashOf(3).String() }, false},
+		{"a hash in upper case", func(s *Source) { s.Skills["doc"] = strings.ToUpper(hashOf(0xab).String()) }, false},
+		{"a skill more", func(s *Source) { s.Skills["new"] = hashOf(4).String() }, false},
+		{"a skill fewer", func(s *Source) { delete(s.Skills, "doc") }, false},
+		{"another skill", func(s *Source) { delete(s.Skills, "doc"); s.Skills["new"] = hashOf(0xab).String() }, false},
+	} {
+		old := New()
+		prev := locked()
+		tc.change(prev)
+		old.Sources["corpus"] = prev
+		got := FromCache(sources, "/ws", m, old, nil).Sources["corpus"]
+		if kept := got == prev; kept != tc.kept {
+			t.Errorf("%s: kept the old source %v, want %v", tc.name, kept, tc.kept)
+		}
+		if want := locked(); got.Type != want.Type || got.Revision != want.Revision || !maps.Equal(got.Skills, want.Skills) {
+			t.Errorf("%s: locked %+v, want %+v", tc.name, got, want)
 		}
 	}
 }

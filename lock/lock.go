@@ -79,7 +79,7 @@ func (f *File) Same(g *File) bool {
 		return false
 	}
 	return maps.EqualFunc(f.Sources, g.Sources, func(a, b *Source) bool {
-		if a == nil || b == nil {
+		if a == nil || b == nil || a == b {
 			return a == b
 		}
 		return a.Type == b.Type && a.URL == b.URL && a.Ref == b.Ref && a.Revision == b.Revision && maps.Equal(a.Skills, b.Skills)
