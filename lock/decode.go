@@ -1,6 +1,8 @@
 package lock
 
 import (
+	"unsafe"
+
 	"github.com/skillsync/skillsync/internal/jsonscan"
 	"github.com/skillsync/skillsync/repository"
 )
@@ -13,7 +15,7 @@ import (
 // It accepts only the shape Write writes (indented or not, fields in any
 // order, any of them null) into a File as New makes it, and then builds
 // what json.Unmarshal builds: every name and hash without an escape is a
-// slice of one copy of the file. Anything else (an unknown or
+// slice of the file as read. Anything else (an unknown or
 // case-variant key, a field or name given twice, a value of another
 // type, invalid JSON, trailing data) makes it report false with f
 // untouched, and the file goes to encoding/json, so errors and edge
@@ -23,7 +25,9 @@ func (f *File) DecodeFast(data []byte) bool {
 	if len(f.Sources) != 0 {
 		return false
 	}
-	d := lockDecoder{Scanner: jsonscan.New(data), doc: string(data)}
+	// The names and hashes share data's memory: jsonfile.Read hands over
+	// a buffer of the file's own, never written again (FastRecord).
+	d := lockDecoder{Scanner: jsonscan.New(data), doc: unsafe.String(unsafe.SliceData(data), len(data))}
 	version := f.Version
 	var sources map[string]*Source
 	var seen fieldSet

@@ -34,7 +34,9 @@ type Record interface {
 // FastRecord is a Record that can decode the shape it writes without
 // reflection. Read tries DecodeFast first; when it reports false, the
 // record must be as it was, and encoding/json decodes the file. Either
-// way Validate checks the result.
+// way Validate checks the result. data is the file as read into a buffer
+// of its own, which nothing writes again: what DecodeFast decodes may
+// share its memory.
 type FastRecord interface {
 	Record
 	DecodeFast(data []byte) bool
