@@ -80,9 +80,11 @@ type Winner struct {
 	// Archived skills stay out of list, search and prompt like hidden ones.
 	State string
 
-	// lower holds the lower-cased text search reads, made once.
+	// lower holds the lower-cased text search reads, made on the first
+	// search: most commands never search, and a winner is copied into a
+	// slab of thousands.
 	lowerOnce sync.Once
-	lower     searchText
+	lower     *searchText
 }
 
 // Options change how a catalog is built.

@@ -225,14 +225,14 @@ func (w *Winner) text() *searchText {
 		if more := w.Skill.WhenToUse(); more != "" && more != description {
 			description += "\n" + more
 		}
-		w.lower = searchText{
+		w.lower = &searchText{
 			name:        strings.ToLower(w.Skill.Name),
 			description: strings.ToLower(description),
 			tags:        lowerAll(w.Skill.Tags),
 			triggers:    lowerAll(w.Skill.Triggers),
 		}
 	})
-	return &w.lower
+	return w.lower
 }
 
 // score adds up the rules below. Words of the description alone never
