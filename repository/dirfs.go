@@ -87,7 +87,14 @@ func (d *DirFS) Sub(dir string) (fs.FS, error) {
 	if !fs.ValidPath(dir) {
 		return nil, &fs.PathError{Op: "sub", Path: dir, Err: fs.ErrInvalid}
 	}
-	return &DirFS{root: d.root, prefix: path.Join(d.prefix, dir), beneath: d.beneath}, nil
+	// A valid path is clean already, as path.Join would make it: joined
+	// only below a prefix. A cache makes one Sub for each of thousands
+	// of skills.
+	prefix := dir
+	if d.prefix != "" {
+		prefix = path.Join(d.prefix, dir)
+	}
+	return &DirFS{root: d.root, prefix: prefix, beneath: d.beneath}, nil
 }
 
 // resolve returns name, relative to the os.Root, with every symbolic link

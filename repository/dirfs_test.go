@@ -165,3 +165,34 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// A Sub of a DirFS reads what the folder holds, also a Sub of a Sub and
+// of "."; and one at the root costs a single allocation, the DirFS
+// itself: a cache makes one for each of thousands of skills.
+func TestDirFSSub(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "a", "b"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "a", "b", "f"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fsys, err := repository.NewDirFS(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, chain := range [][]string{{"a", "b"}, {"a/b"}, {".", "a", ".", "b"}} {
+		var sub fs.FS = fsys
+		for _, d := range chain {
+			if sub, err = sub.(fs.SubFS).Sub(d); err != nil {
+				t.Fatalf("%q: %v", chain, err)
+			}
+		}
+		if data, err := fs.ReadFile(sub, "f"); err != nil || string(data) != "x" {
+			t.Errorf("%q: read %q, %v", chain, data, err)
+		}
+	}
+	if allocs := testing.AllocsPerRun(100, func() { _, _ = fsys.Sub("skill-00001") }); allocs != 1 {
+		t.Errorf("Sub at the root: %v allocations, want 1", allocs)
+	}
+}

@@ -37,13 +37,20 @@ type Decoder struct {
 // string first was a megabyte of fresh memory for a cache of 2,000
 // skills, in every process that reads it.
 func NewDecoder(data []byte, magic string) *Decoder {
+	// Small enough to inline, so a Decoder that does not outlive its
+	// caller stays on the caller's stack: one is made per skill record.
 	d := &Decoder{b: data, s: unsafe.String(unsafe.SliceData(data), len(data))}
+	d.skip(magic)
+	return d
+}
+
+// skip reads magic, which the record must start with.
+func (d *Decoder) skip(magic string) {
 	if !strings.HasPrefix(d.s, magic) {
 		d.Fail("it does not start with %q", strings.TrimSpace(magic))
-		return d
+		return
 	}
 	d.off = len(magic)
-	return d
 }
 
 // Fail records an error at the current offset unless one is recorded.

@@ -92,13 +92,16 @@ func Decode(data []byte) (skill.Meta, error) {
 		return skill.Meta{}, fmt.Errorf("skill metadata: %w", err)
 	}
 	if len(extra) > 0 {
+		// Decoded into a variable of its own: &m.Extra would move every
+		// record's m to the heap, extra or not.
+		var fields map[string]any
 		dec := json.NewDecoder(bytes.NewReader(extra))
 		dec.UseNumber()
-		if err := dec.Decode(&m.Extra); err != nil {
+		if err := dec.Decode(&fields); err != nil {
 			return skill.Meta{}, fmt.Errorf("skill %s: extra: %w", m.Name, err)
 		}
-		if len(m.Extra) == 0 {
-			m.Extra = nil
+		if len(fields) > 0 {
+			m.Extra = fields
 		}
 	}
 	if err := m.Check(); err != nil {
