@@ -2,6 +2,7 @@ package curator
 
 import (
 	"time"
+	"unsafe"
 
 	"github.com/skillsync/skillsync/internal/jsonscan"
 )
@@ -31,6 +32,9 @@ import (
 // are cut from.
 type usageDecoder struct {
 	jsonscan.Scanner
+	// doc is the file as read: the keys share its memory (Store.read
+	// reads it into a buffer of its own, never written again).
+	doc string
 	// states and sources map the raw bytes of a value to what its
 	// UnmarshalText made of them; days interns the keys of days.
 	states  map[string]State
@@ -47,10 +51,12 @@ const slab = 128
 
 // fastDecode decodes a version-2 usage file as json.Unmarshal decodes it
 // into newUsage() with Version 0, or reports false when it is not sure it
-// would; the caller then uses json.Unmarshal.
+// would; the caller then uses json.Unmarshal. data must never be written
+// again: the keys of the usage share its memory.
 func fastDecode(data []byte) (*Usage, bool) {
 	d := usageDecoder{
 		Scanner: jsonscan.New(data),
+		doc:     unsafe.String(unsafe.SliceData(data), len(data)),
 		states:  map[string]State{},
 		sources: map[string]Source{},
 		days:    map[string]string{},
@@ -102,8 +108,8 @@ func (d *usageDecoder) skills(p *map[Copy]*SkillUsage) bool {
 	var full [][]skillEntry // blocks of slab entries
 	var entries []skillEntry
 	for more := d.First(); more; more = d.Next() {
-		raw, ok := d.Str()
-		if !ok || !d.Colon() {
+		key, ok := d.KeyIn(d.doc)
+		if !ok {
 			return false
 		}
 		var r *SkillUsage
@@ -113,12 +119,8 @@ func (d *usageDecoder) skills(p *map[Copy]*SkillUsage) bool {
 				return false
 			}
 		}
-		text, ok := jsonscan.Text(raw)
-		if !ok {
-			return false
-		}
-		var c Copy
-		if c.UnmarshalText(text) != nil {
+		c, err := ParseCopy(key) // as Copy.UnmarshalText reads it
+		if err != nil {
 			return false
 		}
 		if len(entries) == slab {
