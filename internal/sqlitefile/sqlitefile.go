@@ -1,0 +1,194 @@
+// Package sqlitefile reads the rows of a SQLite database's tables,
+// read-only and without SQLite: the database file format
+// (sqlite.org/fileformat2.html), its write-ahead log included. It reads
+// what skillsync needs from another program's database (OpenCode's
+// sessions) and no more: the tables of sqlite_schema with their columns,
+// and their rows in rowid order. No SQL, no indexes, no WITHOUT ROWID
+// tables, UTF-8 text only.
+//
+// It takes no lock: the program that owns the database may write while it
+// is read. Open takes a snapshot (the last transaction committed in the
+// log when the log is scanned); Changed tells afterwards whether the
+// database file or its log was rewritten meanwhile, which would make what
+// was read a mix of two states. A caller reads again, or later.
+//
+// Every file is hostile until checked: a page out of range, a cell out of
+// its page, a cycle among pages or a chain of overflow pages longer than
+// the database is an error that wraps ErrMalformed and names the page.
+package sqlitefile
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/skillsync/skillsync/internal/platform"
+)
+
+// ErrNotSQLite is the error of a file that does not begin as a SQLite
+// database does.
+var ErrNotSQLite = errors.New("not a SQLite database")
+
+// ErrMalformed is wrapped by the error of a database whose pages do not
+// hold what the file format says they do.
+var ErrMalformed = errors.New("malformed database")
+
+// magic begins every SQLite database file.
+var magic = []byte("SQLite format 3\x00")
+
+const headerSize = 100
+
+// DB is a database open for reading.
+type DB struct {
+	path     string
+	f        *os.File
+	wal      *os.File // nil without a log
+	pageSize int
+	usable   int    // a page's bytes less the reserved space at its end
+	pages    uint32 // the database's size in pages, in the snapshot read
+
+	// frames maps a page to the offset in the log of its data in the
+	// newest committed frame that holds it.
+	frames    map[uint32]int64
+	walHeader [walHeaderSize]byte
+
+	size  int64 // the database file's size and time when opened
+	mtime time.Time
+}
+
+// Open opens the database at path (not following a link) and its log
+// (path + "-wal") when the database is in WAL mode and the log is there.
+func Open(path string) (*DB, error) {
+	f, err := platform.OpenFile(path, os.O_RDONLY, 0)
+	if err != nil {
+		return nil, err
+	}
+	db := &DB{path: path, f: f}
+	if err := db.open(); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// Close closes the database and its log.
+func (db *DB) Close() error {
+	err := db.f.Close()
+	if db.wal != nil {
+		err = errors.Join(err, db.wal.Close())
+	}
+	return err
+}
+
+func (db *DB) open() error {
+	info, err := db.f.Stat()
+	if err != nil {
+		return err
+	}
+	if !info.Mode().IsRegular() {
+		return errors.New("not a regular file")
+	}
+	db.size, db.mtime = info.Size(), info.ModTime()
+	var h [headerSize]byte
+	if _, err := db.f.ReadAt(h[:], 0); err != nil || !bytes.HasPrefix(h[:], magic) {
+		return ErrNotSQLite
+	}
+	ps := int(binary.BigEndian.Uint16(h[16:]))
+	if ps == 1 {
+		ps = 65536
+	}
+	if ps < 512 || ps > 65536 || ps&(ps-1) != 0 {
+		return fmt.Errorf("%w: page size %d", ErrMalformed, ps)
+	}
+	db.pageSize = ps
+	db.usable = ps - int(h[20])
+	if db.usable < 480 {
+		return fmt.Errorf("%w: %d bytes reserved in a page of %d", ErrMalformed, h[20], ps)
+	}
+	if h[21] != 64 || h[22] != 32 || h[23] != 32 {
+		return fmt.Errorf("%w: payload fractions %d, %d, %d", ErrMalformed, h[21], h[22], h[23])
+	}
+	if enc := binary.BigEndian.Uint32(h[56:]); enc > 1 {
+		return fmt.Errorf("text encoding %d (UTF-16): only UTF-8 databases are read", enc)
+	}
+	// The size in the header holds when the header was written by a
+	// release that keeps it (the version it is valid for is the change
+	// counter); else it is the file's.
+	db.pages = uint32(min(db.size/int64(ps), 1<<32-1))
+	if n := binary.BigEndian.Uint32(h[28:]); n != 0 && binary.BigEndian.Uint32(h[92:]) == binary.BigEndian.Uint32(h[24:]) {
+		db.pages = n
+	}
+	if h[18] == 2 || h[19] == 2 {
+		return db.openWAL()
+	}
+	return nil
+}
+
+// openWAL reads the log beside a database in WAL mode, if there is one.
+func (db *DB) openWAL() error {
+	w, err := platform.OpenFile(db.path+"-wal", os.O_RDONLY, 0)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	db.wal = w
+	info, err := w.Stat()
+	if err != nil {
+		return err
+	}
+	if !info.Mode().IsRegular() {
+		return fmt.Errorf("%s-wal: not a regular file", db.path)
+	}
+	return db.scanWAL()
+}
+
+// Changed reports whether the database file or its log was rewritten
+// since Open: the file's size or time moved (a checkpoint wrote it) or the
+// log began again. Frames added to the end of the log change nothing that
+// was read.
+func (db *DB) Changed() bool {
+	info, err := os.Lstat(db.path)
+	if err != nil || info.Size() != db.size || !info.ModTime().Equal(db.mtime) {
+		return true
+	}
+	if db.wal == nil {
+		return false
+	}
+	var h [walHeaderSize]byte
+	if _, err := db.wal.ReadAt(h[:], 0); err != nil {
+		return db.walHeader != [walHeaderSize]byte{}
+	}
+	return h != db.walHeader
+}
+
+// page reads page n of the snapshot into buf (pageSize bytes): from the
+// log when a committed frame holds it, else from the database file.
+func (db *DB) page(n uint32, buf []byte) error {
+	return db.readAt(n, buf, 0)
+}
+
+// readAt reads len(buf) bytes of page n from offset off in the page.
+func (db *DB) readAt(n uint32, buf []byte, off int) error {
+	if n == 0 || n > db.pages {
+		return fmt.Errorf("%w: page %d, of %d", ErrMalformed, n, db.pages)
+	}
+	var err error
+	if at, ok := db.frames[n]; ok {
+		_, err = db.wal.ReadAt(buf, at+int64(off))
+	} else {
+		_, err = db.f.ReadAt(buf, int64(n-1)*int64(db.pageSize)+int64(off))
+	}
+	if err != nil {
+		return fmt.Errorf("%w: page %d: %v", ErrMalformed, n, err)
+	}
+	return nil
+}
+
+func malformed(page uint32, format string, args ...any) error {
+	return fmt.Errorf("%w: page %d: %s", ErrMalformed, page, fmt.Sprintf(format, args...))
+}
