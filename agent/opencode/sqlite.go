@@ -1,26 +1,21 @@
 package opencode
 
 import (
-	"bytes"
+	"container/heap"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/skillsync/skillsync/agent"
-	"github.com/skillsync/skillsync/internal/platform"
-
-	// The pure-Go SQLite driver: no cgo, so skillsync still cross-builds
-	// for every system it ships for.
-	_ "modernc.org/sqlite"
+	"github.com/skillsync/skillsync/internal/sqlitefile"
 )
 
 // settle is how long before the import a database row must have been
@@ -43,9 +38,6 @@ const maxIDLen = 256
 
 // maxRows bounds the parts read from one database in one import.
 const maxRows = 100_000
-
-// sqliteMagic begins every SQLite database file.
-var sqliteMagic = []byte("SQLite format 3\x00")
 
 // databases maps the marks' keys of the SQLite databases OpenCode keeps
 // (a file's name in data, else its absolute path) to their paths:
@@ -139,87 +131,69 @@ func fileState(path string) (size int64, mtime time.Time, err error) {
 	return size, mtime, nil
 }
 
-// header reads the first 100 bytes of the database at path without
-// following a link, and tells whether it is in WAL mode.
-func header(path string) (wal bool, err error) {
-	f, err := platform.OpenFile(path, os.O_RDONLY, 0)
-	if err != nil {
-		return false, err
-	}
-	defer f.Close()
-	h := make([]byte, 100)
-	if _, err := io.ReadFull(f, h); err != nil || !bytes.HasPrefix(h, sqliteMagic) {
-		return false, errors.New("not a SQLite database")
-	}
-	return h[18] == 2 || h[19] == 2, nil
-}
-
-// dsn is the URI that opens the database at path read-only. A database in
-// WAL mode whose -wal file is missing (OpenCode is not running) is opened
-// immutable: SQLite would otherwise create the -wal and -shm files beside
-// it. With the -wal file there, the reader shares OpenCode's log and
-// index as any reader does, and sees what OpenCode committed.
-func dsn(path string, immutable bool) string {
-	p := filepath.ToSlash(path)
-	if !strings.HasPrefix(p, "/") {
-		p = "/" + p // C:/x → /C:/x
-	}
-	q := "mode=ro&_pragma=busy_timeout(5000)&_pragma=query_only(1)"
-	if immutable {
-		q += "&immutable=1"
-	}
-	u := url.URL{Scheme: "file", Path: p, RawQuery: q}
-	return u.String()
-}
+// tries bounds the reads of a database that its owner rewrote while it
+// was read (a checkpoint, or a log begun again).
+const tries = 3
 
 // readDatabase reads the parts written to the database at path after the
 // cursor of prev (its Offset, in OpenCode's milliseconds). An untouched
 // database (its size and time, with its -wal's, those of prev) is not
-// opened.
+// opened. The database is read without SQLite and without its locks
+// (internal/sqlitefile): what OpenCode commits while it is read is in the
+// next import, and a read that a checkpoint may have torn is done again.
 func (im *Importer) readDatabase(ctx context.Context, path string, prev agent.Mark, seen bool, since time.Time) (*dbRead, error) {
 	fail := func(err error) (*dbRead, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	size, mtime, err := fileState(path)
-	if err != nil {
-		return fail(err)
-	}
-	if seen && prev.Size == size && prev.ModTime.Equal(mtime) {
-		return &dbRead{mark: prev}, nil
-	}
-	wal, err := header(path)
-	if err != nil {
-		return fail(err)
-	}
-	_, werr := os.Lstat(path + "-wal")
-	immutable := wal && werr != nil
-	db, err := sql.Open("sqlite", dsn(path, immutable))
-	if err != nil {
-		return fail(err)
-	}
-	defer db.Close()
-	db.SetMaxOpenConns(1)
 	cursor := int64(0)
 	if seen {
 		cursor = prev.Offset
 	}
-	r, err := im.readParts(ctx, db, path, cursor, since)
-	if err != nil {
-		return fail(err)
-	}
-	if immutable {
-		// Read without SQLite's locks: had OpenCode started and written
-		// the file meanwhile, what was read may be torn.
-		if s, m, err := fileState(path); err != nil || s != size || !m.Equal(mtime) {
-			return fail(errors.New("changed while read without a log; it is read again next time"))
+	for try := 1; ; try++ {
+		size, mtime, err := fileState(path)
+		if err != nil {
+			return fail(err)
+		}
+		if seen && prev.Size == size && prev.ModTime.Equal(mtime) {
+			return &dbRead{mark: prev}, nil
+		}
+		r, changed, err := im.readOnce(ctx, path, cursor, since)
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if err != nil && !changed {
+			// A file that fails to read while OpenCode writes it may
+			// have been read mid-checkpoint: read it again.
+			s, m, serr := fileState(path)
+			changed = serr == nil && (s != size || !m.Equal(mtime))
+		}
+		if !changed {
+			if err != nil {
+				return fail(err)
+			}
+			r.mark = agent.Mark{Offset: max(cursor, r.mark.Offset), Size: size, ModTime: mtime, Hash: "sqlite"}
+			if r.more {
+				// Not all read: the next import opens the file though unchanged.
+				r.mark.Size = -1
+			}
+			return r, nil
+		}
+		if try == tries {
+			return fail(fmt.Errorf("rewritten while read, %d times; it is read again next time", tries))
 		}
 	}
-	r.mark = agent.Mark{Offset: max(cursor, r.mark.Offset), Size: size, ModTime: mtime, Hash: "sqlite"}
-	if r.more {
-		// Not all read: the next import opens the file though unchanged.
-		r.mark.Size = -1
+}
+
+// readOnce reads the database once, and tells whether it was rewritten
+// meanwhile.
+func (im *Importer) readOnce(ctx context.Context, path string, cursor int64, since time.Time) (*dbRead, bool, error) {
+	db, err := sqlitefile.Open(path)
+	if err != nil {
+		return nil, false, err
 	}
-	return r, nil
+	defer db.Close()
+	r, err := im.readParts(ctx, db, path, cursor, since)
+	return r, db.Changed(), err
 }
 
 // readParts reads the parts of the workspace's sessions written after
@@ -229,8 +203,9 @@ func (im *Importer) readDatabase(ctx context.Context, path string, prev agent.Ma
 // (for at most holdFor), so that both are read again. A read that stopped
 // at the limit ends its cursor before the last millisecond it read, whose
 // other parts may be unread; the next import goes on from there.
-func (im *Importer) readParts(ctx context.Context, db *sql.DB, path string, cursor int64, since time.Time) (*dbRead, error) {
-	if err := checkSchema(ctx, db); err != nil {
+func (im *Importer) readParts(ctx context.Context, db *sqlitefile.DB, path string, cursor int64, since time.Time) (*dbRead, error) {
+	tabs, err := openTables(ctx, db)
+	if err != nil {
 		return nil, err
 	}
 	now := time.Now()
@@ -238,7 +213,7 @@ func (im *Importer) readParts(ctx context.Context, db *sql.DB, path string, curs
 	hold := int64(-1)
 	r := &dbRead{}
 	read := 0
-	err := im.eachPart(ctx, db, cursor, func(id string, updated int64, data []byte, tooLong, ours bool) {
+	err = im.eachPart(ctx, tabs, cursor, func(id string, updated int64, data []byte, tooLong, ours bool) {
 		read++
 		next = max(next, updated)
 		if !ours {
@@ -298,81 +273,235 @@ func (im *Importer) rowLimit() int {
 	return maxRows
 }
 
-// eachPart hands fn the parts of the workspace's sessions updated after
-// cursor, oldest first, at most im.rowLimit() of them; a part's data over
-// maxRecord bytes is not read (tooLong), and ours says whether its
-// session ran in the workspace.
-func (im *Importer) eachPart(ctx context.Context, db *sql.DB, cursor int64, fn func(id string, updated int64, data []byte, tooLong, ours bool)) error {
-	var where []string
-	args := []any{maxRecord, maxRecord}
-	for _, ws := range im.ws.Paths() {
-		prefix := ws + string(filepath.Separator)
-		where = append(where, "s.directory = ? OR substr(s.directory, 1, ?) = ?")
-		args = append(args, ws, len(prefix), prefix)
-	}
-	args = append(args, cursor, maxIDLen, im.rowLimit())
-	rows, err := db.QueryContext(ctx, `SELECT CAST(p.id AS TEXT), CAST(p.time_updated AS INTEGER), coalesce(octet_length(p.data) > ?, 0),
-		CASE WHEN octet_length(p.data) <= ? THEN p.data END, CAST(s.directory AS TEXT)
-		FROM part p JOIN session s ON p.session_id = s.id
-		WHERE length(s.directory) <= `+fmt.Sprint(maxDirLen)+` AND length(CAST(s.id AS TEXT)) <= `+fmt.Sprint(maxIDLen)+` AND CAST(s.id AS TEXT) != ''
-		AND (`+strings.Join(where, " OR ")+`)
-		AND p.time_updated > ? AND length(CAST(p.id AS TEXT)) <= ?
-		ORDER BY p.time_updated, p.id LIMIT ?`, args...)
-	if err != nil {
-		return schemaError(err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id, dir sql.NullString
-		var updated int64
-		var long bool
-		var data []byte
-		if err := rows.Scan(&id, &updated, &long, &data, &dir); err != nil {
-			return err
-		}
-		// A folder whose name only begins like the workspace's is
-		// read, so the cursor moves past it, but not counted.
-		fn(id.String, updated, data, long, im.ws.Within(dir.String))
-	}
-	return rows.Err()
+// tables are the two tables read, and where their columns are.
+type tables struct {
+	session, part                      *sqlitefile.Table
+	sessionID, directory               int
+	partID, partSession, updated, data int
 }
 
-// checkSchema makes sure the tables and columns read here are there.
-func checkSchema(ctx context.Context, db *sql.DB) error {
-	for _, table := range []string{"session", "part"} {
-		want := map[string][]string{"session": {"id", "directory"}, "part": {"id", "session_id", "time_updated", "data"}}[table]
-		rows, err := db.QueryContext(ctx, "SELECT name FROM pragma_table_info(?)", table)
+// openTables finds the tables and columns read here, or says that the
+// database has another schema.
+func openTables(ctx context.Context, db *sqlitefile.DB) (*tables, error) {
+	t := &tables{}
+	var err error
+	if t.session, err = db.Table(ctx, "session"); err != nil {
+		return nil, schemaError(err)
+	}
+	if t.part, err = db.Table(ctx, "part"); err != nil {
+		return nil, schemaError(err)
+	}
+	for _, c := range []struct {
+		tab  *sqlitefile.Table
+		name string
+		at   *int
+	}{
+		{t.session, "id", &t.sessionID}, {t.session, "directory", &t.directory},
+		{t.part, "id", &t.partID}, {t.part, "session_id", &t.partSession},
+		{t.part, "time_updated", &t.updated}, {t.part, "data", &t.data},
+	} {
+		if *c.at = c.tab.Column(c.name); *c.at < 0 {
+			return nil, fmt.Errorf("not the schema of OpenCode's sessions that skillsync reads: no column %s.%s", c.tab.Name, c.name)
+		}
+	}
+	return t, nil
+}
+
+// schemaError says that a database lacks a table read here.
+func schemaError(err error) error {
+	if errors.Is(err, sqlitefile.ErrNoTable) {
+		return fmt.Errorf("not the schema of OpenCode's sessions that skillsync reads: %w", err)
+	}
+	return err
+}
+
+// found is a part eachPart will hand on: where it is, to read its data
+// once it is among the oldest.
+type found struct {
+	updated int64
+	id      string
+	dir     string
+	ref     sqlitefile.Ref
+}
+
+// eachPart hands fn the parts of the workspace's sessions updated after
+// cursor, oldest first (by time_updated, then id), at most im.rowLimit()
+// of them; a part's data over maxRecord bytes is not read (tooLong), and
+// ours says whether its session ran in the workspace. The sessions are
+// read first; then the parts, keeping the oldest im.rowLimit() of those
+// that count in a heap (so memory is bounded whatever the database
+// holds); then their data, in order.
+func (im *Importer) eachPart(ctx context.Context, t *tables, cursor int64, fn func(id string, updated int64, data []byte, tooLong, ours bool)) error {
+	dirs, err := im.sessionDirs(ctx, t)
+	if err != nil {
+		return err
+	}
+	keep := &oldest{limit: im.rowLimit()}
+	err = t.part.Scan(ctx, func(r *sqlitefile.Row) error {
+		if r.Len(t.partSession) > maxIDLen || r.Len(t.partID) > maxIDLen {
+			return nil
+		}
+		sid, err := text(r, t.partSession)
 		if err != nil {
 			return err
 		}
-		have := map[string]bool{}
-		for rows.Next() {
-			var name string
-			if err := rows.Scan(&name); err != nil {
-				rows.Close()
-				return err
-			}
-			have[name] = true
+		dir, ok := dirs[sid]
+		if !ok {
+			return nil
 		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
+		updated, ok, err := integer(r, t.updated)
+		if err != nil || !ok || updated <= cursor {
 			return err
 		}
-		for _, col := range want {
-			if !have[col] {
-				return fmt.Errorf("not the schema of OpenCode's sessions that skillsync reads: no column %s.%s", table, col)
-			}
+		if keep.full() && keep.parts[0].updated < updated {
+			return nil // newer than every part kept: its id need not be read
 		}
+		id, err := text(r, t.partID)
+		if err != nil {
+			return err
+		}
+		keep.add(found{updated: updated, id: id, dir: dir, ref: r.Ref()})
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	parts := keep.sorted()
+	for _, p := range parts {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		r, err := t.part.Row(p.ref)
+		if err != nil {
+			return err
+		}
+		var data []byte
+		long := r.Len(t.data) > maxRecord
+		if !long {
+			v, err := r.Column(t.data)
+			if err != nil {
+				return err
+			}
+			data = v.Bytes
+		}
+		// A folder whose name only begins like the workspace's is
+		// read, so the cursor moves past it, but not counted.
+		fn(p.id, p.updated, data, long, im.ws.Within(p.dir))
 	}
 	return nil
 }
 
-// schemaError says that a database lacks the tables or columns read here.
-func schemaError(err error) error {
-	if msg := err.Error(); strings.Contains(msg, "no such table") || strings.Contains(msg, "no such column") {
-		return fmt.Errorf("not the schema of OpenCode's sessions that skillsync reads: %w", err)
+// sessionDirs maps the sessions whose directory is a workspace path or
+// under one (by its name) to their directory.
+func (im *Importer) sessionDirs(ctx context.Context, t *tables) (map[string]string, error) {
+	var prefixes []string
+	for _, ws := range im.ws.Paths() {
+		prefixes = append(prefixes, ws, ws+string(filepath.Separator))
 	}
-	return err
+	dirs := map[string]string{}
+	err := t.session.Scan(ctx, func(r *sqlitefile.Row) error {
+		if r.Len(t.directory) > maxDirLen || r.Len(t.sessionID) > maxIDLen {
+			return nil
+		}
+		dir, err := text(r, t.directory)
+		if err != nil {
+			return err
+		}
+		in := false
+		for i := 0; i < len(prefixes) && !in; i += 2 {
+			in = dir == prefixes[i] || strings.HasPrefix(dir, prefixes[i+1])
+		}
+		if !in {
+			return nil
+		}
+		id, err := text(r, t.sessionID)
+		if err == nil && id != "" {
+			dirs[id] = dir
+		}
+		return err
+	})
+	return dirs, err
+}
+
+// text reads column i as text, as SQL's CAST would: a number in decimal,
+// NULL as "".
+func text(r *sqlitefile.Row, i int) (string, error) {
+	v, err := r.Column(i)
+	switch v.Kind {
+	case sqlitefile.Integer:
+		return strconv.FormatInt(v.Int, 10), err
+	case sqlitefile.Float:
+		return strconv.FormatFloat(v.Float, 'g', 15, 64), err
+	}
+	return string(v.Bytes), err
+}
+
+// integer reads column i as a number of milliseconds; a text, a blob or
+// NULL is none.
+func integer(r *sqlitefile.Row, i int) (int64, bool, error) {
+	v, err := r.Column(i)
+	switch v.Kind {
+	case sqlitefile.Integer:
+		return v.Int, true, err
+	case sqlitefile.Float:
+		if v.Float >= -(1<<62) && v.Float <= 1<<62 {
+			return int64(v.Float), true, err
+		}
+	}
+	return 0, false, err
+}
+
+// oldest keeps the limit oldest parts it is given: a heap whose top is
+// the newest kept, which the next older part replaces.
+type oldest struct {
+	limit int
+	parts []found
+}
+
+func (o *oldest) full() bool { return len(o.parts) >= o.limit }
+
+// newer orders parts as the query did: by time, then id.
+func newer(a, b found) bool {
+	if a.updated != b.updated {
+		return a.updated > b.updated
+	}
+	return a.id > b.id
+}
+
+func (o *oldest) Len() int           { return len(o.parts) }
+func (o *oldest) Less(i, j int) bool { return newer(o.parts[i], o.parts[j]) }
+func (o *oldest) Swap(i, j int)      { o.parts[i], o.parts[j] = o.parts[j], o.parts[i] }
+func (o *oldest) Push(x any)         { o.parts = append(o.parts, x.(found)) }
+func (o *oldest) Pop() any {
+	p := o.parts[len(o.parts)-1]
+	o.parts = o.parts[:len(o.parts)-1]
+	return p
+}
+
+func (o *oldest) add(p found) {
+	if !o.full() {
+		heap.Push(o, p)
+		return
+	}
+	if newer(o.parts[0], p) {
+		o.parts[0] = p
+		heap.Fix(o, 0)
+	}
+}
+
+// sorted is the parts kept, oldest first.
+func (o *oldest) sorted() []found {
+	out := slices.Clone(o.parts)
+	slices.SortFunc(out, func(a, b found) int {
+		if newer(a, b) {
+			return 1
+		}
+		if newer(b, a) {
+			return -1
+		}
+		return 0
+	})
+	return out
 }
 
 // running reports a skill or read call that has not finished.
