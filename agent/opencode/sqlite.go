@@ -328,9 +328,9 @@ type found struct {
 // cursor, oldest first (by time_updated, then id), at most im.rowLimit()
 // of them; a part's data over maxRecord bytes is not read (tooLong), and
 // ours says whether its session ran in the workspace. The sessions are
-// read first; then the parts, keeping the oldest im.rowLimit() of those
-// that count in a heap (so memory is bounded whatever the database
-// holds); then their data, in order.
+// read first (their ids are kept, each folder once); then the parts,
+// keeping the oldest im.rowLimit() in a heap, so that the parts held are
+// bounded however many the database has; then their data, in order.
 func (im *Importer) eachPart(ctx context.Context, t *tables, cursor int64, fn func(id string, updated int64, data []byte, tooLong, ours bool)) error {
 	dirs, err := im.sessionDirs(ctx, t)
 	if err != nil {
@@ -399,6 +399,7 @@ func (im *Importer) sessionDirs(ctx context.Context, t *tables) (map[string]stri
 		prefixes = append(prefixes, ws, ws+string(filepath.Separator))
 	}
 	dirs := map[string]string{}
+	folders := map[string]string{} // each folder's one copy
 	err := t.session.Scan(ctx, func(r *sqlitefile.Row) error {
 		if r.Len(t.directory) > maxDirLen || r.Len(t.sessionID) > maxIDLen {
 			return nil
@@ -416,6 +417,11 @@ func (im *Importer) sessionDirs(ctx context.Context, t *tables) (map[string]stri
 		}
 		id, err := text(r, t.sessionID)
 		if err == nil && id != "" {
+			if same, ok := folders[dir]; ok {
+				dir = same
+			} else {
+				folders[dir] = dir
+			}
 			dirs[id] = dir
 		}
 		return err

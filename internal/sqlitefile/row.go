@@ -1,7 +1,9 @@
 package sqlitefile
 
 import (
+	"bytes"
 	"encoding/binary"
+	"fmt"
 	"math"
 )
 
@@ -28,8 +30,9 @@ type Value struct {
 // Ref names a row by where it was found: its leaf page and cell. It holds
 // within the snapshot of the DB that found it.
 type Ref struct {
-	page uint32
-	cell int
+	page  uint32
+	cell  int
+	rowid int64
 }
 
 // Row is one row of a table. Scan hands the same Row to every call: it
@@ -68,7 +71,7 @@ func (r *Row) load(p *page, i int) error {
 		return malformed(p.n, "cell %d: rowid", i)
 	}
 	c = c[k:]
-	r.ref, r.rowid, r.size = Ref{page: p.n, cell: i}, int64(rowid), int64(size)
+	r.ref, r.rowid, r.size = Ref{page: p.n, cell: i, rowid: int64(rowid)}, int64(rowid), int64(size)
 	local := r.t.db.localSize(r.size)
 	r.overflow = 0
 	if int64(local) < r.size {
@@ -146,31 +149,59 @@ func (r *Row) Rowid() int64 { return r.rowid }
 // Ref is where the row is, for Table.Row to read it again.
 func (r *Row) Ref() Ref { return r.ref }
 
+// field is where column i is in the record, or -1 when the record does
+// not hold it.
+func (r *Row) field(i int) int {
+	if i < 0 || i >= len(r.t.cols) || i == r.t.rowid {
+		return -1
+	}
+	if f := r.t.cols[i].field; f < len(r.types) {
+		return f
+	}
+	return -1
+}
+
 // Len is the length in bytes of column i's text or blob, without reading
 // it; 0 for another kind.
 func (r *Row) Len(i int) int64 {
-	if i < 0 || i >= len(r.types) || i == r.t.rowid || r.types[i] < 12 {
+	f := r.field(i)
+	if f < 0 || r.types[f] < 12 {
 		return 0
 	}
-	size, _ := fieldSize(r.types[i])
+	size, _ := fieldSize(r.types[f])
 	return size
 }
 
-// Column reads column i. A column the record does not hold (added to the
-// table after the row was written) is Null, as is one past the table's.
+// Column reads column i. A column the record does not hold, added to the
+// table after the row was written, is its DEFAULT (a literal; an
+// expression is not read); a column past the table's is Null; a generated
+// VIRTUAL column is computed by SQLite, and is not read.
 func (r *Row) Column(i int) (Value, error) {
 	if i == r.t.rowid && i >= 0 {
 		return Value{Kind: Integer, Int: r.rowid}, nil
 	}
-	if i < 0 || i >= len(r.types) {
+	if i < 0 || i >= len(r.t.cols) {
 		return Value{}, nil
 	}
-	t := r.types[i]
+	c := &r.t.cols[i]
+	if c.field < 0 {
+		return Value{}, fmt.Errorf("table %s: column %s is generated, not stored, and is not read", r.t.Name, c.name)
+	}
+	f := r.field(i)
+	if f < 0 {
+		if c.defExpr {
+			return Value{}, fmt.Errorf("table %s: column %s was added with a DEFAULT expression, which is not read", r.t.Name, c.name)
+		}
+		v := c.def
+		v.Bytes = bytes.Clone(v.Bytes)
+		return v, nil
+	}
+	t := r.types[f]
 	size, _ := fieldSize(t)
 	var b []byte
 	if size > 0 {
 		var err error
-		if b, err = r.read(r.offs[i], size, nil); err != nil {
+		if b, err = r.read(r.offs[f], size, nil); err != nil {
 			return Value{}, err
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -16,13 +18,35 @@ type Table struct {
 	db    *DB
 	Name  string
 	root  uint32
-	cols  []string
+	cols  []column
+	names []string
 	rowid int // the column that is the rowid (INTEGER PRIMARY KEY), or -1
+
+	again    Row // what Row returns, and its page
+	againBuf []byte
+}
+
+// column is a column as its table's statement declares it.
+type column struct {
+	name string
+	typ  string // the declared type, upper case
+	// field is the column's place in a record; -1 for a generated
+	// VIRTUAL column, which is computed, not stored.
+	field int
+	// def is the DEFAULT of a column added after rows were written, for
+	// those rows; defExpr says it is an expression, which is not read.
+	def     Value
+	defExpr bool
 }
 
 // schema is sqlite_schema: its b-tree is rooted at page 1.
 func (db *DB) schema() *Table {
-	return &Table{db: db, Name: "sqlite_schema", root: 1, cols: []string{"type", "name", "tbl_name", "rootpage", "sql"}, rowid: -1}
+	t := &Table{db: db, Name: "sqlite_schema", root: 1, rowid: -1}
+	for i, n := range []string{"type", "name", "tbl_name", "rootpage", "sql"} {
+		t.cols = append(t.cols, column{name: n, field: i})
+		t.names = append(t.names, n)
+	}
+	return t
 }
 
 // Table finds the table called name (as SQLite does, whatever its case)
@@ -54,6 +78,9 @@ func (db *DB) Table(ctx context.Context, name string) (*Table, error) {
 			return fmt.Errorf("table %s: %w", name, err)
 		}
 		found = &Table{db: db, Name: string(n.Bytes), root: uint32(root.Int), cols: cols, rowid: rowid}
+		for _, c := range cols {
+			found.names = append(found.names, c.name)
+		}
 		return errStop
 	})
 	if err != nil && err != errStop {
@@ -69,12 +96,12 @@ func (db *DB) Table(ctx context.Context, name string) (*Table, error) {
 var errStop = errors.New("stop")
 
 // Columns are the table's columns, in order.
-func (t *Table) Columns() []string { return t.cols }
+func (t *Table) Columns() []string { return t.names }
 
 // Column is the index of the column called name (whatever its case), or
 // -1.
 func (t *Table) Column(name string) int {
-	for i, c := range t.cols {
+	for i, c := range t.names {
 		if strings.EqualFold(c, name) {
 			return i
 		}
@@ -92,33 +119,38 @@ func (t *Table) Scan(ctx context.Context, fn func(*Row) error) error {
 	return t.walk(ctx, t.root, 0, map[uint32]bool{}, bufs, &Row{t: t}, fn)
 }
 
-// Row reads again the row that ref names; it stays valid.
+// Row reads again the row that ref names. It is valid until the next
+// call of Row.
 func (t *Table) Row(ref Ref) (*Row, error) {
-	p, err := t.db.loadPage(ref.page, make([]byte, t.db.pageSize))
+	if t.againBuf == nil {
+		t.againBuf = make([]byte, t.db.pageSize)
+	}
+	p, err := t.db.loadPage(ref.page, t.againBuf)
 	if err != nil {
 		return nil, err
 	}
 	if p.kind != leafTable || ref.cell < 0 || ref.cell >= p.cells {
 		return nil, malformed(ref.page, "cell %d is not a row", ref.cell)
 	}
-	r := &Row{t: t}
-	return r, r.load(&p, ref.cell)
+	r := &t.again
+	r.t = t
+	if err := r.load(&p, ref.cell); err != nil {
+		return nil, err
+	}
+	if r.rowid != ref.rowid {
+		return nil, malformed(ref.page, "cell %d holds row %d, not %d", ref.cell, r.rowid, ref.rowid)
+	}
+	return r, nil
 }
 
-// columns reads the column names of a CREATE TABLE statement, and which
-// of them is the rowid: a column of type INTEGER that is the primary key
-// on its own (but not PRIMARY KEY DESC, as SQLite keeps for
-// compatibility). A WITHOUT ROWID table is stored another way, and is not
-// read.
-func columns(stmt string) ([]string, int, error) {
+// columns reads the columns of a CREATE TABLE statement, and which of
+// them is the rowid: a column whose type is INTEGER, exactly, that is
+// the primary key on its own (but not PRIMARY KEY DESC, as SQLite keeps
+// for compatibility). A WITHOUT ROWID table is stored another way, and is
+// not read.
+func columns(stmt string) ([]column, int, error) {
 	toks := tokens(stmt)
-	open := -1
-	for i, t := range toks {
-		if t == "(" {
-			open = i
-			break
-		}
-	}
+	open := slices.Index(toks, "(")
 	if open < 0 {
 		return nil, -1, fmt.Errorf("no columns in %q", stmt)
 	}
@@ -142,14 +174,11 @@ func columns(stmt string) ([]string, int, error) {
 	if end < 0 {
 		return nil, -1, fmt.Errorf("columns not closed in %q", stmt)
 	}
-	for i := end + 1; i+1 < len(toks); i++ {
-		if strings.EqualFold(toks[i], "WITHOUT") && strings.EqualFold(toks[i+1], "ROWID") {
-			return nil, -1, errors.New("a WITHOUT ROWID table is not read")
-		}
+	if keyword(toks[end+1:], "WITHOUT", "ROWID") >= 0 {
+		return nil, -1, errors.New("a WITHOUT ROWID table is not read")
 	}
-	var cols []string
-	types := map[string]string{}
-	rowid, pkCols := -1, []string(nil)
+	var cols []column
+	rowid, pkCols, field := -1, []string(nil), 0
 	for _, d := range defs {
 		if len(d) == 0 {
 			continue
@@ -161,19 +190,19 @@ func columns(stmt string) ([]string, int, error) {
 			}
 			continue
 		}
-		name := unquote(d[0])
-		cols = append(cols, name)
-		if len(d) > 1 {
-			types[strings.ToLower(name)] = strings.ToUpper(d[1])
+		c := define(d)
+		if c.field == 0 {
+			c.field = field
+			field++
 		}
-		if k := keyword(d, "PRIMARY", "KEY"); k >= 0 && len(d) > 1 && strings.EqualFold(d[1], "INTEGER") &&
-			!(k+2 < len(d) && strings.EqualFold(d[k+2], "DESC")) {
+		cols = append(cols, c)
+		if k := keyword(d, "PRIMARY", "KEY"); k >= 0 && c.typ == "INTEGER" && !(k+2 < len(d) && strings.EqualFold(d[k+2], "DESC")) {
 			rowid = len(cols) - 1
 		}
 	}
-	if len(pkCols) == 1 && types[strings.ToLower(pkCols[0])] == "INTEGER" {
+	if len(pkCols) == 1 {
 		for i, c := range cols {
-			if strings.EqualFold(c, pkCols[0]) {
+			if strings.EqualFold(c.name, pkCols[0]) && c.typ == "INTEGER" {
 				rowid = i
 			}
 		}
@@ -182,6 +211,82 @@ func columns(stmt string) ([]string, int, error) {
 		return nil, -1, fmt.Errorf("no columns in %q", stmt)
 	}
 	return cols, rowid, nil
+}
+
+// constraint are the words that end a column's type.
+var constraint = map[string]bool{"CONSTRAINT": true, "PRIMARY": true, "NOT": true, "NULL": true, "UNIQUE": true,
+	"CHECK": true, "DEFAULT": true, "COLLATE": true, "REFERENCES": true, "GENERATED": true, "AS": true}
+
+// define reads one column's definition: its name, its type (the words
+// up to the first constraint), whether it is a generated VIRTUAL column
+// (field -1; else 0, for the caller to number) and its DEFAULT.
+func define(d []string) column {
+	c := column{name: unquote(d[0])}
+	i := 1
+	var typ []string
+	for ; i < len(d) && !constraint[strings.ToUpper(d[i])]; i++ {
+		typ = append(typ, unquote(d[i]))
+	}
+	c.typ = strings.ToUpper(strings.Join(typ, " "))
+	for ; i < len(d); i++ {
+		switch strings.ToUpper(d[i]) {
+		case "AS":
+			// Generated: VIRTUAL unless STORED follows its expression.
+			if !slices.ContainsFunc(d[i:], func(w string) bool { return strings.EqualFold(w, "STORED") }) {
+				c.field = -1
+			}
+		case "DEFAULT":
+			c.def, c.defExpr = literal(d[i+1:], c.typ)
+		}
+	}
+	return c
+}
+
+// literal reads a DEFAULT that is a literal: a number (signed or not), a
+// string, NULL, TRUE or FALSE, with the column's numeric affinity applied
+// to a string (as SQLite does when it reads the default). Anything else is
+// an expression.
+func literal(d []string, typ string) (Value, bool) {
+	if len(d) == 0 {
+		return Value{}, true
+	}
+	w := d[0]
+	if (w == "-" || w == "+") && len(d) > 1 {
+		w += d[1]
+	}
+	switch up := strings.ToUpper(w); {
+	case up == "NULL":
+		return Value{}, false
+	case up == "TRUE" || up == "FALSE":
+		return Value{Kind: Integer, Int: map[bool]int64{true: 1}[up == "TRUE"]}, false
+	case w[0] == '\'':
+		s := unquote(w)
+		if strings.Contains(typ, "INT") || strings.Contains(typ, "REAL") || strings.Contains(typ, "NUM") ||
+			strings.Contains(typ, "FLOA") || strings.Contains(typ, "DOUB") || strings.Contains(typ, "DEC") {
+			if v, ok := number(s); ok {
+				return v, false
+			}
+		}
+		return Value{Kind: Text, Bytes: []byte(s)}, false
+	}
+	if v, ok := number(w); ok {
+		return v, false
+	}
+	return Value{}, true
+}
+
+// number reads an integer or a real.
+func number(s string) (Value, bool) {
+	if s == "" || !strings.ContainsRune("0123456789.+-", rune(s[0])) {
+		return Value{}, false
+	}
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return Value{Kind: Integer, Int: n}, true
+	}
+	if f, err := strconv.ParseFloat(s, 64); err == nil {
+		return Value{Kind: Float, Float: f}, true
+	}
+	return Value{}, false
 }
 
 // keyword is where the words a, b follow each other in d, or -1.
@@ -239,7 +344,16 @@ func tokens(s string) []string {
 			j := quoted(s, i)
 			out = append(out, s[i:j])
 			i = j
-		case c == '_' || c == '$' || c >= 0x80 || c >= '0' && c <= '9' || c|0x20 >= 'a' && c|0x20 <= 'z':
+		case c >= '0' && c <= '9' || c == '.' && i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '9':
+			// A number: digits, a point, an exponent with its sign.
+			j := i + 1
+			for j < len(s) && (s[j] == '.' || s[j] >= '0' && s[j] <= '9' || s[j]|0x20 >= 'a' && s[j]|0x20 <= 'z' ||
+				(s[j] == '+' || s[j] == '-') && s[j-1]|0x20 == 'e') {
+				j++
+			}
+			out = append(out, s[i:j])
+			i = j
+		case c == '_' || c == '$' || c >= 0x80 || c|0x20 >= 'a' && c|0x20 <= 'z':
 			j := i + 1
 			for j < len(s) && (s[j] == '_' || s[j] == '$' || s[j] >= 0x80 || s[j] >= '0' && s[j] <= '9' || s[j]|0x20 >= 'a' && s[j]|0x20 <= 'z') {
 				j++

@@ -54,9 +54,16 @@ type DB struct {
 	// newest committed frame that holds it.
 	frames    map[uint32]int64
 	walHeader [walHeaderSize]byte
+	walEnd    walPos // after the last frame committed in the snapshot
+	walMode   bool
 
-	size  int64 // the database file's size and time when opened
-	mtime time.Time
+	// fromFile holds the pages read from the database file rather than
+	// the log: those a checkpoint during the read could have changed.
+	fromFile map[uint32]bool
+
+	size    int64 // the database file's size, time and change counter when opened
+	mtime   time.Time
+	counter [4]byte
 }
 
 // Open opens the database at path (not following a link) and its log
@@ -66,7 +73,7 @@ func Open(path string) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	db := &DB{path: path, f: f}
+	db := &DB{path: path, f: f, fromFile: map[uint32]bool{}}
 	if err := db.open(); err != nil {
 		db.Close()
 		return nil, err
@@ -121,7 +128,9 @@ func (db *DB) open() error {
 	if n := binary.BigEndian.Uint32(h[28:]); n != 0 && binary.BigEndian.Uint32(h[92:]) == binary.BigEndian.Uint32(h[24:]) {
 		db.pages = n
 	}
+	db.counter = [4]byte(h[24:28])
 	if h[18] == 2 || h[19] == 2 {
+		db.walMode = true
 		return db.openWAL()
 	}
 	return nil
@@ -147,23 +156,58 @@ func (db *DB) openWAL() error {
 	return db.scanWAL()
 }
 
-// Changed reports whether the database file or its log was rewritten
-// since Open: the file's size or time moved (a checkpoint wrote it) or the
-// log began again. Frames added to the end of the log change nothing that
-// was read.
+// Changed reports whether what was read since Open may mix two states
+// of the database, because its owner wrote the database file meanwhile:
+// the file's size, time or change counter moved (a transaction in a
+// database without a log), the log was replaced or began again, or a
+// transaction committed to the log after the snapshot wrote a page that
+// was read from the database file (a checkpoint may have copied it
+// there). Transactions added to the log change nothing else that was
+// read: the snapshot's pages come from its frames.
 func (db *DB) Changed() bool {
 	info, err := os.Lstat(db.path)
 	if err != nil || info.Size() != db.size || !info.ModTime().Equal(db.mtime) {
 		return true
 	}
-	if db.wal == nil {
+	var c [4]byte
+	if _, err := db.f.ReadAt(c[:], 24); err != nil || c != db.counter {
+		return true
+	}
+	if !db.walMode {
 		return false
 	}
+	wal, err := os.Lstat(db.path + "-wal")
+	if db.wal == nil {
+		if err != nil {
+			return !errors.Is(err, os.ErrNotExist)
+		}
+		// A log begun since Open: read it as it is now.
+		w, err := platform.OpenFile(db.path+"-wal", os.O_RDONLY, 0)
+		if err != nil {
+			return true
+		}
+		defer w.Close()
+		var h [walHeaderSize]byte
+		start, ok, err := db.walStart(w, h[:])
+		return err != nil || ok && db.committedOver(w, start)
+	}
+	if err == nil {
+		if mine, serr := db.wal.Stat(); serr != nil || !os.SameFile(wal, mine) {
+			return true
+		}
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return true
+	}
+	// The log this snapshot read, still open even when its owner has
+	// removed it since.
 	var h [walHeaderSize]byte
 	if _, err := db.wal.ReadAt(h[:], 0); err != nil {
 		return db.walHeader != [walHeaderSize]byte{}
 	}
-	return h != db.walHeader
+	if h != db.walHeader {
+		return true
+	}
+	return db.frames != nil && db.committedOver(db.wal, db.walEnd)
 }
 
 // page reads page n of the snapshot into buf (pageSize bytes): from the
@@ -181,6 +225,7 @@ func (db *DB) readAt(n uint32, buf []byte, off int) error {
 	if at, ok := db.frames[n]; ok {
 		_, err = db.wal.ReadAt(buf, at+int64(off))
 	} else {
+		db.fromFile[n] = true
 		_, err = db.f.ReadAt(buf, int64(n-1)*int64(db.pageSize)+int64(off))
 	}
 	if err != nil {
