@@ -132,8 +132,16 @@ func fileState(path string) (size int64, mtime time.Time, err error) {
 }
 
 // tries bounds the reads of a database that its owner rewrote while it
-// was read (a checkpoint, or a log begun again).
-const tries = 3
+// was read (a checkpoint, or a log begun again); retryAfter is the wait
+// before the next.
+const (
+	tries      = 3
+	retryAfter = 200 * time.Millisecond
+)
+
+// racy is how recent a database's time must be for its mark not to be
+// trusted: a file system's clock ticks in up to 2 s (FAT, exFAT).
+const racy = 2 * time.Second
 
 // readDatabase reads the parts written to the database at path after the
 // cursor of prev (its Offset, in OpenCode's milliseconds). An untouched
@@ -172,14 +180,24 @@ func (im *Importer) readDatabase(ctx context.Context, path string, prev agent.Ma
 				return fail(err)
 			}
 			r.mark = agent.Mark{Offset: max(cursor, r.mark.Offset), Size: size, ModTime: mtime, Hash: "sqlite"}
-			if r.more {
-				// Not all read: the next import opens the file though unchanged.
+			if r.more || time.Since(mtime) < racy {
+				// Not all read, or written in the last tick of the
+				// file's clock (a write after the read could leave the
+				// same size and time): the next import opens the file
+				// though it looks unchanged.
 				r.mark.Size = -1
 			}
 			return r, nil
 		}
 		if try == tries {
 			return fail(fmt.Errorf("rewritten while read, %d times; it is read again next time", tries))
+		}
+		// A checkpoint moves the file, then the log begins again: let
+		// the writer finish before reading again.
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(retryAfter):
 		}
 	}
 }

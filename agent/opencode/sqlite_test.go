@@ -69,6 +69,11 @@ func TestImportDatabase(t *testing.T) {
 	now := time.Now().UnixMilli()
 	db.Part("ses_1", "msg_1", "prt_g", now-60_000, skillPart("call_g", "notes", "running", now-60_000))
 	before := names(t, data)
+	// Written long enough ago that its mark is trusted (see racy).
+	old := time.Now().Add(-10 * time.Second)
+	if err := os.Chtimes(filepath.Join(data, "opencode.db"), old, old); err != nil {
+		t.Fatal(err)
+	}
 
 	b, err := New(ws, data).Import(ctx, time.Time{}, nil)
 	if err != nil {
@@ -110,6 +115,38 @@ func TestImportDatabase(t *testing.T) {
 	}
 }
 
+// TestImportRereadsARecentDatabase: a database written in the last tick
+// of its clock is read again next time though its size and time look
+// the same, as a write after the read could have left them so.
+func TestImportRereadsARecentDatabase(t *testing.T) {
+	ctx := context.Background()
+	ws := filepath.Join(t.TempDir(), "w")
+	data := t.TempDir()
+	path := filepath.Join(data, "opencode.db")
+	db := opencodetest.Create(t, path, false)
+	db.Session("p1", "ses_1", ws, t0)
+	db.Message("ses_1", "msg_1", t0)
+	db.Part("ses_1", "msg_1", "prt_a", t0+1000, skillPart("call_a", "notes", "completed", t0+500))
+	b, err := New(ws, data).Import(ctx, time.Time{}, nil)
+	if err != nil || len(b.Events) != 1 || b.Marks["opencode.db"].Size != -1 {
+		t.Fatalf("first: %+v %v", b, err)
+	}
+	// The write that came after the read, its time put back to the one
+	// the mark holds.
+	info, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Part("ses_1", "msg_1", "prt_b", t0+2000, skillPart("call_b", "kept", "completed", t0+1500))
+	if err := os.Chtimes(path, info.ModTime(), info.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	b, err = New(ws, data).Import(ctx, time.Time{}, b.Marks)
+	if err != nil || len(b.Events) != 1 || b.Events[0].ID != "call_b" {
+		t.Fatalf("again: %+v %v", b, err)
+	}
+}
+
 // TestImportLiveDatabase: a database in WAL mode that OpenCode has open
 // (its -wal and -shm beside it, the calls not yet checkpointed) is read
 // through the log; one whose log is gone is read immutable. Neither read
@@ -127,6 +164,11 @@ func TestImportLiveDatabase(t *testing.T) {
 		t.Fatalf("the writer keeps no log: %v", err)
 	}
 	before := names(t, data)
+	// Written long enough ago that its mark is trusted (see racy).
+	old := time.Now().Add(-10 * time.Second)
+	if err := os.Chtimes(filepath.Join(data, "opencode.db"), old, old); err != nil {
+		t.Fatal(err)
+	}
 	b, err := New(ws, data).Import(ctx, time.Time{}, nil)
 	if err != nil || len(b.Events) != 1 || len(b.Unreadable) != 0 {
 		t.Fatalf("live: %+v %v", b, err)

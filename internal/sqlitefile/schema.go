@@ -228,65 +228,52 @@ func define(d []string) column {
 		typ = append(typ, unquote(d[i]))
 	}
 	c.typ = strings.ToUpper(strings.Join(typ, " "))
+	depth := 0
 	for ; i < len(d); i++ {
-		switch strings.ToUpper(d[i]) {
-		case "AS":
+		switch w := strings.ToUpper(d[i]); {
+		case w == "(":
+			depth++
+		case w == ")":
+			depth--
+		case depth > 0:
+		case w == "AS" && i+1 < len(d) && d[i+1] == "(":
 			// Generated: VIRTUAL unless STORED follows its expression.
-			if !slices.ContainsFunc(d[i:], func(w string) bool { return strings.EqualFold(w, "STORED") }) {
-				c.field = -1
-			}
-		case "DEFAULT":
+			c.field = -1
+		case w == "STORED":
+			c.field = 0
+		case w == "DEFAULT":
 			c.def, c.defExpr = literal(d[i+1:], c.typ)
 		}
 	}
 	return c
 }
 
-// literal reads a DEFAULT that is a literal: a number (signed or not), a
-// string, NULL, TRUE or FALSE, with the column's numeric affinity applied
-// to a string (as SQLite does when it reads the default). Anything else is
-// an expression.
+// literal reads a DEFAULT the way SQLite gives it to rows written before
+// the column was added, where that is plain: NULL, an integer in a column
+// of INTEGER affinity, a string in one of TEXT affinity. Any other (a
+// real, a blob, a value affinity would convert, an expression) is
+// reported as not read rather than guessed.
 func literal(d []string, typ string) (Value, bool) {
 	if len(d) == 0 {
 		return Value{}, true
 	}
 	w := d[0]
-	if (w == "-" || w == "+") && len(d) > 1 {
+	if w == "-" && len(d) > 1 {
 		w += d[1]
 	}
-	switch up := strings.ToUpper(w); {
-	case up == "NULL":
+	switch {
+	case strings.EqualFold(w, "NULL"):
 		return Value{}, false
-	case up == "TRUE" || up == "FALSE":
-		return Value{Kind: Integer, Int: map[bool]int64{true: 1}[up == "TRUE"]}, false
-	case w[0] == '\'':
-		s := unquote(w)
-		if strings.Contains(typ, "INT") || strings.Contains(typ, "REAL") || strings.Contains(typ, "NUM") ||
-			strings.Contains(typ, "FLOA") || strings.Contains(typ, "DOUB") || strings.Contains(typ, "DEC") {
-			if v, ok := number(s); ok {
-				return v, false
-			}
+	case strings.Contains(typ, "INT"):
+		if n, err := strconv.ParseInt(w, 10, 64); err == nil {
+			return Value{Kind: Integer, Int: n}, false
 		}
-		return Value{Kind: Text, Bytes: []byte(s)}, false
-	}
-	if v, ok := number(w); ok {
-		return v, false
+	case strings.Contains(typ, "CHAR") || strings.Contains(typ, "CLOB") || strings.Contains(typ, "TEXT"):
+		if len(w) >= 2 && w[0] == '\'' {
+			return Value{Kind: Text, Bytes: []byte(unquote(w))}, false
+		}
 	}
 	return Value{}, true
-}
-
-// number reads an integer or a real.
-func number(s string) (Value, bool) {
-	if s == "" || !strings.ContainsRune("0123456789.+-", rune(s[0])) {
-		return Value{}, false
-	}
-	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
-		return Value{Kind: Integer, Int: n}, true
-	}
-	if f, err := strconv.ParseFloat(s, 64); err == nil {
-		return Value{Kind: Float, Float: f}, true
-	}
-	return Value{}, false
 }
 
 // keyword is where the words a, b follow each other in d, or -1.
@@ -305,13 +292,19 @@ func listed(d []string) []string {
 		return nil
 	}
 	var out []string
+	collate := false
 	for _, t := range d[1:] {
 		switch t {
 		case ")":
 			return out
 		case ",":
+			collate = false
 		default:
-			if !strings.EqualFold(t, "ASC") && !strings.EqualFold(t, "DESC") {
+			switch {
+			case strings.EqualFold(t, "COLLATE"):
+				collate = true
+			case collate, strings.EqualFold(t, "ASC"), strings.EqualFold(t, "DESC"):
+			default:
 				out = append(out, unquote(t))
 			}
 		}

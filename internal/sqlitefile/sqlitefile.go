@@ -22,6 +22,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"os"
 	"time"
 
@@ -60,6 +61,9 @@ type DB struct {
 	// fromFile holds the pages read from the database file rather than
 	// the log: those a checkpoint during the read could have changed.
 	fromFile map[uint32]bool
+	// sums are the CRC-32 of each page read from the database file, to
+	// tell one rewritten since.
+	sums map[uint32]uint32
 
 	size    int64 // the database file's size, time and change counter when opened
 	mtime   time.Time
@@ -73,7 +77,7 @@ func Open(path string) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	db := &DB{path: path, f: f, fromFile: map[uint32]bool{}}
+	db := &DB{path: path, f: f, fromFile: map[uint32]bool{}, sums: map[uint32]uint32{}}
 	if err := db.open(); err != nil {
 		db.Close()
 		return nil, err
@@ -173,6 +177,14 @@ func (db *DB) Changed() bool {
 	if _, err := db.f.ReadAt(c[:], 24); err != nil || c != db.counter {
 		return true
 	}
+	// A page read from the file and rewritten since (a checkpoint in the
+	// same tick of the file's clock, a log gone or begun again since).
+	buf := make([]byte, db.pageSize)
+	for n, sum := range db.sums {
+		if _, err := db.f.ReadAt(buf, int64(n-1)*int64(db.pageSize)); err != nil || crc32.ChecksumIEEE(buf) != sum {
+			return true
+		}
+	}
 	if !db.walMode {
 		return false
 	}
@@ -225,13 +237,34 @@ func (db *DB) readAt(n uint32, buf []byte, off int) error {
 	if at, ok := db.frames[n]; ok {
 		_, err = db.wal.ReadAt(buf, at+int64(off))
 	} else {
-		db.fromFile[n] = true
-		_, err = db.f.ReadAt(buf, int64(n-1)*int64(db.pageSize)+int64(off))
+		err = db.readFile(n, buf, off)
 	}
 	if err != nil {
 		return fmt.Errorf("%w: page %d: %v", ErrMalformed, n, err)
 	}
 	return nil
+}
+
+// readFile reads bytes of page n from the database file, and keeps the
+// whole page's checksum the first time.
+func (db *DB) readFile(n uint32, buf []byte, off int) error {
+	at := int64(n-1) * int64(db.pageSize)
+	if !db.fromFile[n] {
+		page := buf
+		if off != 0 || len(buf) != db.pageSize {
+			page = make([]byte, db.pageSize)
+		}
+		if _, err := db.f.ReadAt(page, at); err != nil {
+			return err
+		}
+		db.fromFile[n] = true
+		db.sums[n] = crc32.ChecksumIEEE(page)
+		if &page[0] == &buf[0] {
+			return nil
+		}
+	}
+	_, err := db.f.ReadAt(buf, at+int64(off))
+	return err
 }
 
 func malformed(page uint32, format string, args ...any) error {

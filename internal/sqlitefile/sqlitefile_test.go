@@ -456,11 +456,18 @@ func TestColumns(t *testing.T) {
 		{`CREATE TABLE t (x, id INTEGER, -- a comment, with a comma
 			/* another, too */ PRIMARY KEY ("id"))`, "x,id", 1},
 		{`create table "t" (a decimal(10, 2), b)`, "a,b", -1},
+		{`CREATE TABLE t (a INTEGER CHECK (CAST(a AS INTEGER) > 0), b DEFAULT (CAST(1 AS TEXT)), c)`, "a,b,c", -1},
+		{`CREATE TABLE t (x, id INTEGER, PRIMARY KEY (id COLLATE BINARY))`, "x,id", 1},
 	} {
 		cols, rowid, err := columns(c.stmt)
 		var names []string
 		for _, col := range cols {
 			names = append(names, col.name)
+		}
+		for i, col := range cols {
+			if col.field != i {
+				t.Errorf("%s: column %s in field %d", c.stmt, col.name, col.field)
+			}
 		}
 		if err != nil || strings.Join(names, ",") != c.cols || rowid != c.rowid {
 			t.Errorf("%s: %q %d %v, want %s %d", c.stmt, names, rowid, err, c.cols, c.rowid)
@@ -488,7 +495,7 @@ func TestColumnsAsSQLiteHasThem(t *testing.T) {
 		`CREATE TABLE t (id "INTEGER" PRIMARY KEY, n INTEGER(10) UNIQUE, v AS (n * 2) VIRTUAL, s GENERATED ALWAYS AS (n + 1) STORED, b TEXT)`,
 		`INSERT INTO t (id, n, b) VALUES (7, 5, 'bee')`,
 		`ALTER TABLE t ADD COLUMN d1 TEXT DEFAULT 'dflt'`,
-		`ALTER TABLE t ADD COLUMN d2 INTEGER NOT NULL DEFAULT '-7'`,
+		`ALTER TABLE t ADD COLUMN d2 INTEGER NOT NULL DEFAULT -7`,
 		`ALTER TABLE t ADD COLUMN d3 REAL DEFAULT -2.5`,
 		`ALTER TABLE t ADD COLUMN d4 TEXT DEFAULT NULL`)
 	db.Close()
@@ -505,7 +512,7 @@ func TestColumnsAsSQLiteHasThem(t *testing.T) {
 		v   any
 		err string
 	}{{int64(7), ""}, {int64(5), ""}, {nil, "generated"}, {int64(6), ""}, {"bee", ""},
-		{"dflt", ""}, {int64(-7), ""}, {-2.5, ""}, {nil, ""}}
+		{"dflt", ""}, {int64(-7), ""}, {nil, "not read"}, {nil, ""}}
 	err = tab.Scan(ctx, func(row *Row) error {
 		for i, w := range want {
 			v, err := row.Column(i)
@@ -573,4 +580,61 @@ func TestChangedSeesACheckpointInTheSameTick(t *testing.T) {
 	if !r.Changed() {
 		t.Error("a checkpoint over pages read in the same tick is no change")
 	}
+}
+
+// TestChangedSeesOpenCodeComeAndGo: no log when the read begins; OpenCode
+// starts while it runs, commits over rows not yet read, and quits, which
+// checkpoints and removes its log, all within one tick of the file's
+// clock. The read mixes two states, and Changed says so.
+func TestChangedSeesOpenCodeComeAndGo(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "db")
+	w := create(t, path, "?_pragma=journal_mode(WAL)", "CREATE TABLE t (id INTEGER PRIMARY KEY, a)")
+	exec(t, w, "BEGIN")
+	for i := range 2000 {
+		exec(t, w, "INSERT INTO t (a) VALUES (?)", fmt.Sprintf("old-%04d-%s", i, strings.Repeat("p", 40)))
+	}
+	exec(t, w, "COMMIT")
+	w.Close()
+	if _, err := os.Stat(path + "-wal"); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a log after close: %v", err)
+	}
+	before, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	tab, err := r.Table(ctx, "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var first, last string
+	err = tab.Scan(ctx, func(row *Row) error {
+		v, err := row.Column(1)
+		if first == "" {
+			first = string(v.Bytes)
+			oc := create(t, path, "?_pragma=journal_mode(WAL)")
+			exec(t, oc, "UPDATE t SET a = 'NEW' WHERE id IN (1, 2000)")
+			oc.Close()
+			if err := os.Chtimes(path, before.ModTime(), before.ModTime()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		last = string(v.Bytes)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(first, "old") || last != "NEW" {
+		t.Fatalf("not torn: %.8s ... %.8s", first, last)
+	}
+	if r.Changed() {
+		return
+	}
+	t.Error("a torn read is no change")
 }
