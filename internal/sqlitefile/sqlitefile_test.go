@@ -542,26 +542,10 @@ func TestChangedSeesACheckpointInTheSameTick(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "db")
 	w := create(t, path, "?_pragma=journal_mode(WAL)&_pragma=wal_autocheckpoint(0)",
 		"CREATE TABLE other (x)", "CREATE TABLE t (id INTEGER PRIMARY KEY, a)")
-	exec(t, w, "BEGIN")
-	for i := range 2000 {
-		exec(t, w, "INSERT INTO t (a) VALUES (?)", fmt.Sprintf("old-%04d-%s", i, strings.Repeat("p", 40)))
-	}
-	exec(t, w, "COMMIT")
+	oldRows(t, w)
 	exec(t, w, "PRAGMA wal_checkpoint(TRUNCATE)") // t's pages only in the database file
 	exec(t, w, "INSERT INTO other VALUES (1)")    // the log begins again
-	before, err := os.Stat(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	tab, err := r.Table(ctx, "t")
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, tab, before := openT(t, path)
 	if err := tab.Scan(ctx, func(*Row) error { return nil }); err != nil {
 		t.Fatal(err)
 	}
@@ -590,30 +574,14 @@ func TestChangedSeesOpenCodeComeAndGo(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "db")
 	w := create(t, path, "?_pragma=journal_mode(WAL)", "CREATE TABLE t (id INTEGER PRIMARY KEY, a)")
-	exec(t, w, "BEGIN")
-	for i := range 2000 {
-		exec(t, w, "INSERT INTO t (a) VALUES (?)", fmt.Sprintf("old-%04d-%s", i, strings.Repeat("p", 40)))
-	}
-	exec(t, w, "COMMIT")
+	oldRows(t, w)
 	w.Close()
 	if _, err := os.Stat(path + "-wal"); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("a log after close: %v", err)
 	}
-	before, err := os.Stat(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	tab, err := r.Table(ctx, "t")
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, tab, before := openT(t, path)
 	var first, last string
-	err = tab.Scan(ctx, func(row *Row) error {
+	err := tab.Scan(ctx, func(row *Row) error {
 		v, err := row.Column(1)
 		if first == "" {
 			first = string(v.Bytes)
@@ -637,4 +605,33 @@ func TestChangedSeesOpenCodeComeAndGo(t *testing.T) {
 		return
 	}
 	t.Error("a torn read is no change")
+}
+
+// oldRows writes 2,000 rows into table t (id INTEGER PRIMARY KEY, a).
+func oldRows(t *testing.T, w *sql.DB) {
+	exec(t, w, "BEGIN")
+	for i := range 2000 {
+		exec(t, w, "INSERT INTO t (a) VALUES (?)", fmt.Sprintf("old-%04d-%s", i, strings.Repeat("p", 40)))
+	}
+	exec(t, w, "COMMIT")
+}
+
+// openT opens the database at path and its table t, and returns them
+// with the file's state before.
+func openT(t *testing.T, path string) (*DB, *Table, os.FileInfo) {
+	t.Helper()
+	before, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	tab, err := r.Table(context.Background(), "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, tab, before
 }
