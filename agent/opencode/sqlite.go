@@ -301,14 +301,11 @@ type tables struct {
 // openTables finds the tables and columns read here, or says that the
 // database has another schema.
 func openTables(ctx context.Context, db *sqlitefile.DB) (*tables, error) {
-	t := &tables{}
-	var err error
-	if t.session, err = db.Table(ctx, "session"); err != nil {
+	found, err := db.Tables(ctx, "session", "part")
+	if err != nil {
 		return nil, schemaError(err)
 	}
-	if t.part, err = db.Table(ctx, "part"); err != nil {
-		return nil, schemaError(err)
-	}
+	t := &tables{session: found[0], part: found[1]}
 	for _, c := range []struct {
 		tab  *sqlitefile.Table
 		name string

@@ -258,12 +258,12 @@ func (r *Row) read(off, n int64, dst []byte) ([]byte, error) {
 				r.pbuf = make([]byte, db.pageSize)
 			}
 			pb := r.pbuf[:4+hi-start]
-			if err := db.readAt(pg, pb, 0); err != nil {
+			if err := db.page(pg, pb); err != nil {
 				return nil, err
 			}
 			dst = append(dst, pb[4+lo-start:]...)
 			copy(next[:], pb)
-		} else if err := db.readAt(pg, next[:], 0); err != nil {
+		} else if err := db.page(pg, next[:]); err != nil {
 			return nil, err
 		}
 		pg, start = binary.BigEndian.Uint32(next[:]), stop

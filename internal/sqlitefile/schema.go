@@ -52,44 +52,72 @@ func (db *DB) schema() *Table {
 // Table finds the table called name (as SQLite does, whatever its case)
 // in the schema, and its columns in the statement that made it.
 func (db *DB) Table(ctx context.Context, name string) (*Table, error) {
-	var found *Table
+	t, err := db.Tables(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	return t[0], nil
+}
+
+// Tables finds the tables called names, as Table does, in one scan of
+// the schema: the tables in the order of names.
+func (db *DB) Tables(ctx context.Context, names ...string) ([]*Table, error) {
+	found := make([]*Table, len(names))
+	left := len(names)
 	err := db.schema().Scan(ctx, func(r *Row) error {
 		typ, err := r.Column(0)
 		if err != nil || typ.Kind != Text || string(typ.Bytes) != "table" {
 			return err
 		}
 		n, err := r.Column(1)
-		if err != nil || n.Kind != Text || !strings.EqualFold(string(n.Bytes), name) {
+		if err != nil || n.Kind != Text {
 			return err
 		}
-		root, err := r.Column(3)
-		if err != nil {
+		i := slices.IndexFunc(names, func(name string) bool { return strings.EqualFold(string(n.Bytes), name) })
+		if i < 0 || found[i] != nil {
+			return nil
+		}
+		if found[i], err = db.table(r, string(n.Bytes)); err != nil {
 			return err
 		}
-		stmt, err := r.Column(4)
-		if err != nil {
-			return err
+		if left--; left == 0 {
+			return errStop
 		}
-		if root.Kind != Integer || root.Int <= 0 || root.Int > int64(db.pages) {
-			return fmt.Errorf("%w: table %s: root page %d", ErrMalformed, name, root.Int)
-		}
-		cols, rowid, err := columns(string(stmt.Bytes))
-		if err != nil {
-			return fmt.Errorf("table %s: %w", name, err)
-		}
-		found = &Table{db: db, Name: string(n.Bytes), root: uint32(root.Int), cols: cols, rowid: rowid}
-		for _, c := range cols {
-			found.names = append(found.names, c.name)
-		}
-		return errStop
+		return nil
 	})
 	if err != nil && err != errStop {
 		return nil, err
 	}
-	if found == nil {
-		return nil, fmt.Errorf("%w: %s", ErrNoTable, name)
+	for i, t := range found {
+		if t == nil {
+			return nil, fmt.Errorf("%w: %s", ErrNoTable, names[i])
+		}
 	}
 	return found, nil
+}
+
+// table reads the table called name from its row r of the schema.
+func (db *DB) table(r *Row, name string) (*Table, error) {
+	root, err := r.Column(3)
+	if err != nil {
+		return nil, err
+	}
+	stmt, err := r.Column(4)
+	if err != nil {
+		return nil, err
+	}
+	if root.Kind != Integer || root.Int <= 0 || root.Int > int64(db.pages) {
+		return nil, fmt.Errorf("%w: table %s: root page %d", ErrMalformed, name, root.Int)
+	}
+	cols, rowid, err := columns(string(stmt.Bytes))
+	if err != nil {
+		return nil, fmt.Errorf("table %s: %w", name, err)
+	}
+	t := &Table{db: db, Name: name, root: uint32(root.Int), cols: cols, rowid: rowid}
+	for _, c := range cols {
+		t.names = append(t.names, c.name)
+	}
+	return t, nil
 }
 
 // errStop ends a scan early.

@@ -58,12 +58,13 @@ type DB struct {
 	walEnd    walPos // after the last frame committed in the snapshot
 	walMode   bool
 
-	// fromFile holds the pages read from the database file rather than
-	// the log: those a checkpoint during the read could have changed.
-	fromFile map[uint32]bool
-	// sums are the CRC-32 of each page read from the database file, to
-	// tell one rewritten since.
+	// sums are the CRC-32 of each page read from the database file rather
+	// than the log: those a checkpoint during the read could have changed.
+	// A page rewritten since has another.
 	sums map[uint32]uint32
+	// whole holds a page read whole for its checksum when a part of it
+	// was asked for.
+	whole []byte
 
 	size    int64 // the database file's size, time and change counter when opened
 	mtime   time.Time
@@ -77,7 +78,7 @@ func Open(path string) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	db := &DB{path: path, f: f, fromFile: map[uint32]bool{}, sums: map[uint32]uint32{}}
+	db := &DB{path: path, f: f, sums: map[uint32]uint32{}}
 	if err := db.open(); err != nil {
 		db.Close()
 		return nil, err
@@ -222,22 +223,18 @@ func (db *DB) Changed() bool {
 	return db.frames != nil && db.committedOver(db.wal, db.walEnd)
 }
 
-// page reads page n of the snapshot into buf (pageSize bytes): from the
-// log when a committed frame holds it, else from the database file.
+// page reads the first len(buf) bytes (at most a page) of page n of the
+// snapshot: from the log when a committed frame holds it, else from the
+// database file.
 func (db *DB) page(n uint32, buf []byte) error {
-	return db.readAt(n, buf, 0)
-}
-
-// readAt reads len(buf) bytes of page n from offset off in the page.
-func (db *DB) readAt(n uint32, buf []byte, off int) error {
 	if n == 0 || n > db.pages {
 		return fmt.Errorf("%w: page %d, of %d", ErrMalformed, n, db.pages)
 	}
 	var err error
 	if at, ok := db.frames[n]; ok {
-		_, err = db.wal.ReadAt(buf, at+int64(off))
+		_, err = db.wal.ReadAt(buf, at)
 	} else {
-		err = db.readFile(n, buf, off)
+		err = db.readFile(n, buf)
 	}
 	if err != nil {
 		return fmt.Errorf("%w: page %d: %v", ErrMalformed, n, err)
@@ -245,26 +242,27 @@ func (db *DB) readAt(n uint32, buf []byte, off int) error {
 	return nil
 }
 
-// readFile reads bytes of page n from the database file, and keeps the
-// whole page's checksum the first time.
-func (db *DB) readFile(n uint32, buf []byte, off int) error {
+// readFile reads the first len(buf) bytes of page n from the database
+// file. The first read of a page reads all of it, for its checksum.
+func (db *DB) readFile(n uint32, buf []byte) error {
 	at := int64(n-1) * int64(db.pageSize)
-	if !db.fromFile[n] {
-		page := buf
-		if off != 0 || len(buf) != db.pageSize {
-			page = make([]byte, db.pageSize)
-		}
-		if _, err := db.f.ReadAt(page, at); err != nil {
-			return err
-		}
-		db.fromFile[n] = true
-		db.sums[n] = crc32.ChecksumIEEE(page)
-		if &page[0] == &buf[0] {
-			return nil
-		}
+	if _, seen := db.sums[n]; seen {
+		_, err := db.f.ReadAt(buf, at)
+		return err
 	}
-	_, err := db.f.ReadAt(buf, at+int64(off))
-	return err
+	page := buf
+	if len(buf) != db.pageSize {
+		if db.whole == nil {
+			db.whole = make([]byte, db.pageSize)
+		}
+		page = db.whole
+	}
+	if _, err := db.f.ReadAt(page, at); err != nil {
+		return err
+	}
+	db.sums[n] = crc32.ChecksumIEEE(page)
+	copy(buf, page)
+	return nil
 }
 
 func malformed(page uint32, format string, args ...any) error {

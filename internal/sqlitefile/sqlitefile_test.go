@@ -635,3 +635,44 @@ func openT(t *testing.T, path string) (*DB, *Table, os.FileInfo) {
 	}
 	return r, tab, before
 }
+
+// Tables finds every table asked for in one scan, whatever its case, in
+// the order asked; one missing is named in an ErrNoTable.
+func TestTables(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "t.db")
+	create(t, path, "",
+		"CREATE TABLE session (id TEXT PRIMARY KEY, directory TEXT)",
+		"CREATE INDEX session_dir ON session (directory)",
+		"CREATE TABLE Part (id TEXT PRIMARY KEY, data BLOB)")
+	db, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	for _, tc := range []struct {
+		names []string
+		want  string // the tables' names and columns, or the error
+	}{
+		{[]string{"part", "SESSION"}, "Part(id,data) session(id,directory)"},
+		{[]string{"session"}, "session(id,directory)"},
+		{[]string{"session", "session_dir"}, "no such table: session_dir"},
+		{[]string{"nope", "part"}, "no such table: nope"},
+	} {
+		tabs, err := db.Tables(ctx, tc.names...)
+		var got []string
+		for _, tab := range tabs {
+			got = append(got, tab.Name+"("+strings.Join(tab.Columns(), ",")+")")
+		}
+		if err != nil {
+			if !errors.Is(err, ErrNoTable) {
+				t.Errorf("Tables(%q): %v, not an ErrNoTable", tc.names, err)
+			}
+			got = []string{err.Error()}
+		}
+		if strings.Join(got, " ") != tc.want {
+			t.Errorf("Tables(%q) = %q, want %q", tc.names, got, tc.want)
+		}
+	}
+}

@@ -118,7 +118,7 @@ func (db *DB) committedOver(w *os.File, pos walPos) bool {
 	over := false
 	err := db.commits(w, pos, func(pages map[uint32]int64, _ uint32, _ walPos) bool {
 		for p := range pages {
-			if db.fromFile[p] {
+			if _, read := db.sums[p]; read {
 				over = true
 				return false
 			}
