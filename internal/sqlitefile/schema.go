@@ -73,14 +73,20 @@ func (db *DB) Tables(ctx context.Context, names ...string) ([]*Table, error) {
 		if err != nil || n.Kind != Text {
 			return err
 		}
-		i := slices.IndexFunc(names, func(name string) bool { return strings.EqualFold(string(n.Bytes), name) })
-		if i < 0 || found[i] != nil {
-			return nil
+		var t *Table
+		for i, name := range names {
+			if found[i] != nil || !strings.EqualFold(string(n.Bytes), name) {
+				continue
+			}
+			if t == nil {
+				if t, err = db.table(r, string(n.Bytes)); err != nil {
+					return err
+				}
+			}
+			found[i] = t
+			left--
 		}
-		if found[i], err = db.table(r, string(n.Bytes)); err != nil {
-			return err
-		}
-		if left--; left == 0 {
+		if left == 0 {
 			return errStop
 		}
 		return nil

@@ -657,6 +657,7 @@ func TestTables(t *testing.T) {
 	}{
 		{[]string{"part", "SESSION"}, "Part(id,data) session(id,directory)"},
 		{[]string{"session"}, "session(id,directory)"},
+		{[]string{"session", "Session"}, "session(id,directory) session(id,directory)"},
 		{[]string{"session", "session_dir"}, "no such table: session_dir"},
 		{[]string{"nope", "part"}, "no such table: nope"},
 	} {
