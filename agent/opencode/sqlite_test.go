@@ -27,6 +27,15 @@ func readPart(call, path string, start int64) string {
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
+// newDatabase makes a workspace path and a data folder holding
+// opencode.db, made by a real SQLite (in WAL mode when wal is set).
+func newDatabase(t *testing.T, wal bool) (ws, data, path string, db *opencodetest.DB) {
+	t.Helper()
+	ws, data = filepath.Join(t.TempDir(), "w"), t.TempDir()
+	path = filepath.Join(data, "opencode.db")
+	return ws, data, path, opencodetest.Create(t, path, wal)
+}
+
 // names lists the dir's entries.
 func names(t *testing.T, dir string) []string {
 	t.Helper()
@@ -50,9 +59,7 @@ const t0 = int64(1772359200000) // 2026-03-01
 // reads nothing; and no file is created beside the database.
 func TestImportDatabase(t *testing.T) {
 	ctx := context.Background()
-	ws := filepath.Join(t.TempDir(), "w")
-	data := t.TempDir()
-	db := opencodetest.Create(t, filepath.Join(data, "opencode.db"), false)
+	ws, data, _, db := newDatabase(t, false)
 	db.Session("p1", "ses_1", ws, t0)
 	db.Session("p1", "ses_2", filepath.Join(ws, "sub"), t0)
 	db.Session("p2", "ses_9", ws+"-other", t0)
@@ -120,10 +127,7 @@ func TestImportDatabase(t *testing.T) {
 // the same, as a write after the read could have left them so.
 func TestImportRereadsARecentDatabase(t *testing.T) {
 	ctx := context.Background()
-	ws := filepath.Join(t.TempDir(), "w")
-	data := t.TempDir()
-	path := filepath.Join(data, "opencode.db")
-	db := opencodetest.Create(t, path, false)
+	ws, data, path, db := newDatabase(t, false)
 	db.Session("p1", "ses_1", ws, t0)
 	db.Message("ses_1", "msg_1", t0)
 	db.Part("ses_1", "msg_1", "prt_a", t0+1000, skillPart("call_a", "notes", "completed", t0+500))
@@ -153,10 +157,7 @@ func TestImportRereadsARecentDatabase(t *testing.T) {
 // creates a file.
 func TestImportLiveDatabase(t *testing.T) {
 	ctx := context.Background()
-	ws := filepath.Join(t.TempDir(), "w")
-	data := t.TempDir()
-	path := filepath.Join(data, "opencode.db")
-	db := opencodetest.Create(t, path, true)
+	ws, data, path, db := newDatabase(t, true)
 	db.Session("p1", "ses_1", ws, t0)
 	db.Message("ses_1", "msg_1", t0)
 	db.Part("ses_1", "msg_1", "prt_b", t0+2000, skillPart("call_b", "notes", "completed", t0+1500))
@@ -338,9 +339,7 @@ func TestImportDatabaseOfOpenCodeDB(t *testing.T) {
 // or part is not read, and the rest of the database still is.
 func TestImportDatabaseSkipsHugeIDs(t *testing.T) {
 	t.Parallel()
-	ws := filepath.Join(t.TempDir(), "w")
-	data := t.TempDir()
-	db := opencodetest.Create(t, filepath.Join(data, "opencode.db"), false)
+	ws, data, _, db := newDatabase(t, false)
 	long := "ses_" + strings.Repeat("x", 100000)
 	db.Session("p1", long, ws, t0)
 	db.Session("p1", "ses_1", ws, t0)
@@ -361,9 +360,7 @@ func TestImportDatabaseSkipsHugeIDs(t *testing.T) {
 func TestImportDatabaseInBoundedReads(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	ws := filepath.Join(t.TempDir(), "w")
-	data := t.TempDir()
-	db := opencodetest.Create(t, filepath.Join(data, "opencode.db"), false)
+	ws, data, _, db := newDatabase(t, false)
 	db.Session("p1", "ses_1", ws, t0)
 	db.Session("p1", "ses_2", ws, t0)
 	db.Message("ses_1", "msg_1", t0)
