@@ -85,9 +85,10 @@ const longRunning = "long-running"
 
 // bigHeap is the annotation of a command that fills its first startHeap
 // of heap in one go, reading thousands of records, skills or objects
-// (fetch, sync, update, verify): it gets its heap in huge pages first
-// (hugeHeap). A short command would not win back the collection that
-// costs, unless its workspace is big (fitWorkspace).
+// (fetch, sync, update, verify): it gets its heap in huge pages first,
+// from startheap's initialiser (which knows these commands by name:
+// startheap.Big) or else hugeHeap. A short command would not win back
+// the collection that costs, unless its workspace is big (fitWorkspace).
 const bigHeap = "big-heap"
 
 // tuneMemory sets the process's collector for the command that args
@@ -104,7 +105,11 @@ func tuneMemory(root *cobra.Command, args []string) *memory {
 		startheap.Undo()
 		return m
 	case hugeThenDeferred:
-		if room := platform.HugePageRoom(hugeRange); room > 0 {
+		// The range is usually taken already, by startheap's initialiser:
+		// here only when that read the command line otherwise.
+		if startheap.Ranged() {
+			m.huge = true
+		} else if room := startheap.Room(hugeRange); room > 0 {
 			hugeHeap(room)
 			m.huge = true
 		}
@@ -128,7 +133,7 @@ func (m *memory) fitWorkspace(lockFile, usageFile string) {
 	if size == 0 {
 		return // a small workspace: not even the system's settings are read
 	}
-	room := platform.HugePageRoom(size)
+	room := startheap.Room(size)
 	if room == 0 {
 		return
 	}
@@ -187,7 +192,7 @@ func memoryPlan(root *cobra.Command, args []string) string {
 }
 
 // hugeHeap has the next size bytes of heap backed by transparent huge
-// pages; the caller asks platform.HugePageRoom for the size, which is 0
+// pages; the caller asks startheap.Room for the size, which is 0
 // where the system gives no huge pages on advice (Linux set to
 // "madvise") or has no room. On the VMs we measure on a page fault costs
 // 20 to 30 us, and a 1% sync of 2,000 skills took 7,400 of them filling
@@ -211,12 +216,9 @@ func hugeHeap(size int) {
 	runtime.GC()
 }
 
-// hugeRange is the heap hugeHeap advises, where the system has room for
-// it (platform.HugePageRoom): a 1% sync of 10,000 skills peaks near 110
-// MiB, of 2,000 skills near 40 MiB. Memory nothing touches costs no page,
-// only the runtime's records of the range: 30 page faults for each 128
-// MiB.
-const hugeRange = 256 << 20
+// hugeRange is the heap a big command gets in huge pages (startheap.Range
+// says why that size).
+const hugeRange = startheap.Range
 
 // userGC reports whether the environment sets the collector.
 func userGC() bool { return os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" }

@@ -13,7 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/skillsync/skillsync/internal/platform"
+	"github.com/spf13/pflag"
+
+	"github.com/skillsync/skillsync/internal/platform/startheap"
 	"github.com/skillsync/skillsync/internal/skilltest"
 )
 
@@ -121,22 +123,95 @@ func TestMemoryPlan(t *testing.T) {
 	}
 }
 
+// startheap's initialiser tells the big commands from the command line
+// before cobra can: its list and its reading of the global flags must be
+// the command tree's. Every command, alias included, is big to it when
+// annotated so; every global flag, with its value where it takes one,
+// is passed over.
+func TestStartheapKnowsTheCommandTree(t *testing.T) {
+	t.Parallel()
+	root := (&app{}).newRootCommand()
+	root.InitDefaultHelpFlag()
+	for _, c := range root.Commands() {
+		for _, name := range append([]string{c.Name()}, c.Aliases...) {
+			if big := c.Annotations[bigHeap] != ""; startheap.Big(name) != big {
+				t.Errorf("startheap.Big(%q) = %v, but the command is annotated big-heap: %v", name, !big, big)
+			}
+		}
+	}
+	seen := 0
+	check := func(f *pflag.Flag) {
+		seen++
+		var before [][]string
+		switch f.Value.Type() {
+		case "bool":
+			before = [][]string{{"--" + f.Name}}
+			if f.Shorthand != "" {
+				before = append(before, []string{"-" + f.Shorthand})
+			}
+		default:
+			before = [][]string{{"--" + f.Name, "sync"}, {"--" + f.Name + "=sync"}}
+			if f.Shorthand != "" {
+				before = append(before, []string{"-" + f.Shorthand, "sync"})
+			}
+		}
+		for _, args := range before {
+			args = append(args, "list")
+			if got := startheap.Command(args); got != "list" {
+				t.Errorf("startheap.Command(%q) = %q, want list", args, got)
+			}
+		}
+	}
+	root.PersistentFlags().VisitAll(check)
+	root.Flags().VisitAll(check)
+	if seen < 6 {
+		t.Fatalf("only %d global flags seen", seen)
+	}
+}
+
 // forcedGC matches the collection hugeHeap forces, in the runtime's
 // trace (its "MB" are MiB): the heap before it holds the untouched range.
 var forcedGC = regexp.MustCompile(`(?m)^gc 1 .*, (\d+)->\d+->\d+ MB, .*\(forced\)$`)
 
+// rangeGC matches the first collection in the runtime's trace (its "MB"
+// are MiB): the heap before it and what it left live.
+var rangeGC = regexp.MustCompile(`(?m)^gc 1 .*, (\d+)->\d+->(\d+) MB, `)
+
 // A sync, as its own process, grows its heap by the huge range before
-// it reads anything.
+// it reads anything: startheap's initialiser takes it, and its first
+// collection, before main, frees it. With the global flags before it the
+// command is told the same.
 func TestSyncAdvisesItsHeapFirst(t *testing.T) {
 	t.Parallel()
-	if platform.HugePageRoom(hugeRange) < hugeRange {
+	if startheap.Room(hugeRange) < hugeRange {
 		t.Skip("this system has no room for the whole range in huge pages")
 	}
-	r := runProcess(t, t.TempDir(), []string{"GODEBUG=gctrace=1"}, "sync", "--quiet")
-	if r.code != 0 {
-		t.Fatalf("sync: %d %s", r.code, r.stderr)
+	for _, args := range [][]string{
+		{"sync", "--quiet"},
+		{"--config", "skillsync.yaml", "--log-format", "json", "-q", "sync"},
+	} {
+		ws := t.TempDir()
+		if args[0] == "--config" {
+			skilltest.WriteFile(t, filepath.Join(ws, "skillsync.yaml"), "repositories: []\n")
+		}
+		r := runProcess(t, ws, []string{"GODEBUG=gctrace=1,inittrace=1"}, args...)
+		if r.code != 0 {
+			t.Fatalf("%q: %d %s", args, r.code, r.stderr)
+		}
+		m := rangeGC.FindStringSubmatch(r.stderr)
+		if m == nil {
+			t.Fatalf("%q: no collection in the trace:\n%s", args, r.stderr)
+		}
+		before, _ := strconv.Atoi(m[1])
+		live, _ := strconv.Atoi(m[2])
+		if before < hugeRange>>20 || before > hugeRange>>20+8 || live > 8 {
+			t.Errorf("%q: the first collection went from %d MiB to %d live, want the range of %d MiB and a few, then a few", args, before, live, hugeRange>>20)
+		}
+		// Before the initialisers of the packages that fill the heap.
+		if gc, goldmark := strings.Index(r.stderr, m[0]), strings.Index(r.stderr, "init github.com/yuin/goldmark"); goldmark < 0 || gc > goldmark {
+			t.Errorf("%q: the collection came at %d of the trace, goldmark's initialiser at %d", args, gc, goldmark)
+		}
 	}
-	checkForcedGC(t, r.stderr, hugeRange)
 }
 
 // checkForcedGC checks the runtime's trace for the forced first
@@ -183,7 +258,7 @@ func TestBigCatalogAdvisesItsHeap(t *testing.T) {
 	path := filepath.Join(ws, "skills", ".usage.json")
 	skilltest.WriteFile(t, path, usage.String())
 	want := catalogHeap(fileSize(path) + fileSize(filepath.Join(ws, "skillsync.lock")))
-	if want == 0 || platform.HugePageRoom(want) < want {
+	if want == 0 || startheap.Room(want) < want {
 		t.Skipf("no room for a range of %d bytes in huge pages here", want)
 	}
 	r = runProcess(t, ws, trace, "list", "--quiet")

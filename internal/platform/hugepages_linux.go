@@ -1,8 +1,6 @@
 package platform
 
 import (
-	"os"
-	"strings"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -28,54 +26,4 @@ func AdviseHugePages(b []byte) bool {
 		return false
 	}
 	return unix.Madvise(b[start-p:end-p], unix.MADV_HUGEPAGE) == nil
-}
-
-// thpEnabled is where Linux says when it gives transparent huge pages.
-const thpEnabled = "/sys/kernel/mm/transparent_hugepage/enabled"
-
-// overcommit is where Linux says how it counts the memory programs map.
-const overcommit = "/proc/sys/vm/overcommit_memory"
-
-// onAdvice reports whether the system, by its setting enabled, gives
-// transparent huge pages to memory advised so, and only to it: with
-// "always" every process's memory gets them without advice, with "never"
-// none does.
-func onAdvice(enabled string) bool { return strings.Contains(enabled, "[madvise]") }
-
-// HugePageRoom returns how much of want a program should map ahead,
-// untouched, to advise huge pages on: none where the system gives none on
-// advice alone (onAdvice), where it counts every mapping against a
-// commit limit (overcommit_memory 2), or where the process's address
-// space is capped (RLIMIT_AS): an untouched range still counts there, and
-// a Go program that cannot map memory dies. Else want, up to an eighth
-// of the machine's memory.
-func HugePageRoom(want int) int {
-	enabled, err := os.ReadFile(thpEnabled)
-	if err != nil {
-		return 0
-	}
-	mode, err := os.ReadFile(overcommit)
-	if err != nil {
-		return 0
-	}
-	var info unix.Sysinfo_t
-	if err := unix.Sysinfo(&info); err != nil {
-		return 0
-	}
-	var space unix.Rlimit
-	if err := unix.Getrlimit(unix.RLIMIT_AS, &space); err != nil {
-		return 0
-	}
-	capped := space.Cur != unix.RLIM_INFINITY
-	return hugePageRoom(want, string(enabled), string(mode), capped, uint64(info.Totalram)*uint64(info.Unit))
-}
-
-// hugePageRoom is HugePageRoom from what the system says: its huge page
-// setting, its overcommit mode, whether the address space is capped and
-// its memory in bytes.
-func hugePageRoom(want int, enabled, overcommitMode string, capped bool, memory uint64) int {
-	if !onAdvice(enabled) || strings.TrimSpace(overcommitMode) == "2" || capped || want <= 0 {
-		return 0
-	}
-	return int(min(uint64(want), memory/8))
 }

@@ -4,6 +4,3 @@ package platform
 
 // AdviseHugePages: this system takes no such advice from a program.
 func AdviseHugePages([]byte) bool { return false }
-
-// HugePageRoom: none here.
-func HugePageRoom(int) int { return 0 }

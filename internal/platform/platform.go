@@ -23,9 +23,9 @@
 //     file system and the terminal tell, as far as each system tells it.
 //   - SetProcAttr: the process attributes the test helpers use (run as
 //     another user, die with the parent).
-//   - HugePageRoom, AdviseHugePages: transparent huge pages for a range
-//     of memory, and how large a range the system has room for (Linux
-//     madvise(MADV_HUGEPAGE)); elsewhere none.
+//   - AdviseHugePages: transparent huge pages for a range of memory
+//     (Linux madvise(MADV_HUGEPAGE)); elsewhere none. How large a range
+//     the system has room for is startheap.Room's to say.
 //
 // Files are named for their system (_linux.go, _darwin.go, _unix.go,
 // _windows.go, _other.go); the portable fallbacks are ordinary Go in this

@@ -9,6 +9,12 @@
 // The runtime never advises huge pages itself, and cmd/skillsync's
 // memory tuning runs only once main does.
 //
+// For a command that fills a big heap at once (fetch, sync, update,
+// verify: Big), read from the process's command line, the initialiser
+// also grows the heap by a range of Range bytes advised for huge pages,
+// and has it collected while the heap is still small (takeRange says
+// why there). cmd/skillsync asks Ranged before doing the same in main.
+//
 // Only Linux has the advice, and the sizes it assumes (a 64 MiB heap
 // arena, 2 MiB huge pages) are those of 64-bit x86 and ARM; elsewhere
 // the package does nothing. Nor does it where the system's transparent

@@ -4,7 +4,10 @@ package startheap
 
 import (
 	"bufio"
+	"math"
 	"os"
+	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -176,4 +179,111 @@ func TestWantedLeavesTheEnvironmentsChoice(t *testing.T) {
 			t.Error("another setting's name was taken for disablethp=1")
 		}
 	})
+}
+
+// This machine's own answer agrees with what it says.
+func TestRoomOnThisMachine(t *testing.T) {
+	t.Parallel()
+	enabled, err := os.ReadFile("/sys/kernel/mm/transparent_hugepage/enabled")
+	if err != nil {
+		t.Skip("this kernel has no transparent huge pages")
+	}
+	mode, err := os.ReadFile("/proc/sys/vm/overcommit_memory")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var space syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_AS, &space); err != nil {
+		t.Fatal(err)
+	}
+	got := Room(Range)
+	if !strings.Contains(string(enabled), "[madvise]") || strings.TrimSpace(string(mode)) == "2" || space.Cur != math.MaxUint64 {
+		if got != 0 {
+			t.Errorf("Room = %d on a system set to %q, overcommit %q", got, enabled, mode)
+		}
+		return
+	}
+	if got <= 0 || got > Range {
+		t.Errorf("Room = %d, want up to %d", got, Range)
+	}
+}
+
+// rangeChildEnv tells the test binary it runs TestRangeChild for
+// TestRangeAtInit, with the Ps it must have after the initialiser.
+const rangeChildEnv = "STARTHEAP_RANGE_CHILD"
+
+// A sync's process takes the range in its initialiser, frees it for the
+// heap to grow into, and has its Ps back after: as many as the
+// environment set, or the runtime's default. Another command takes none.
+func TestRangeAtInit(t *testing.T) {
+	t.Parallel()
+	if !wanted() || Room(Range) < Range {
+		t.Skip("no huge pages on advice here, or no room for the whole range")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	type child struct {
+		name, command, procs string
+		ranged               bool
+	}
+	// Several plain syncs: with two Ps held through the allocation, the
+	// range stayed held in about a quarter of runs.
+	var children []child
+	for i := range 6 {
+		children = append(children, child{"sync " + strconv.Itoa(i), "sync", "", true})
+	}
+	for _, tc := range append(children, []child{
+		{"sync, GOMAXPROCS=3", "sync", "3", true},
+		{"sync, GOMAXPROCS=1", "sync", "1", true},
+		{"list", "list", "", false},
+	}...) {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			env := os.Environ()
+			want := strconv.Itoa(runtime.GOMAXPROCS(0))
+			if tc.procs != "" {
+				env = append(env, "GOMAXPROCS="+tc.procs)
+				want = tc.procs
+			}
+			env = append(env, rangeChildEnv+"="+want+","+strconv.FormatBool(tc.ranged))
+			cmd := exec.Command(exe, "-test.run=^TestRangeChild$", "-test.v", tc.command)
+			cmd.Env = env
+			out, err := cmd.CombinedOutput()
+			if err != nil || !strings.Contains(string(out), "--- PASS: TestRangeChild") {
+				t.Fatalf("%v\n%s", err, out)
+			}
+		})
+	}
+}
+
+// TestRangeChild runs only for TestRangeAtInit, in a process of its own.
+func TestRangeChild(t *testing.T) {
+	procs, wantRanged, ok := strings.Cut(os.Getenv(rangeChildEnv), ",")
+	if !ok {
+		t.Skip("run by TestRangeAtInit")
+	}
+	if got := strconv.Itoa(runtime.GOMAXPROCS(0)); got != procs {
+		t.Errorf("GOMAXPROCS is %s after the initialiser, want %s", got, procs)
+	}
+	if got := strconv.FormatBool(Ranged()); got != wantRanged {
+		t.Fatalf("Ranged() = %s for the command line %q", got, commandLine())
+	}
+	if !Ranged() {
+		return
+	}
+	// An object too big for the heap's first 4 MiB lands in the range
+	// (or starts in what is free just below it), which holds the advice:
+	// the collection freed it.
+	const size = 8 << 20
+	big := make([]byte, size)
+	at := uintptr(unsafe.Pointer(&big[0]))
+	if at+size <= ranged || at >= ranged+Range {
+		t.Errorf("an 8 MiB object at %#x, outside the range %#x-%#x: the range is still held", at, ranged, ranged+Range)
+	}
+	m, ok := mappingOf(t, at+size-1)
+	if !ok || !strings.Contains(" "+m.flags+" ", " hg ") {
+		t.Errorf("the mapping %s that holds the object has flags %q, without hg", m.span, m.flags)
+	}
 }

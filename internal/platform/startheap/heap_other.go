@@ -7,3 +7,9 @@ func Undo() {}
 
 // Collapse does nothing here: no huge pages to collapse into.
 func Collapse(uintptr) {}
+
+// Ranged: no range is taken here.
+func Ranged() bool { return false }
+
+// Room: none here.
+func Room(int) int { return 0 }
