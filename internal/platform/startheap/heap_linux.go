@@ -61,7 +61,7 @@ func Ranged() bool { return ranged != 0 }
 // the collector off: runtime/debug would run this initialiser 138th).
 // With two Ps the collection's workers may scan this goroutine while the
 // runtime still holds the allocation, which then stays, its range used
-// by nothing (56 of 200 runs). With one P they run only once this
+// by nothing (46 of 200 runs). With one P they run only once this
 // goroutine blocks, in restoreProcs, which waits for the collection to
 // end (200 of 200 runs freed the range).
 func takeRange(size int) uintptr {
