@@ -15,10 +15,7 @@ func Command(args []string) string {
 	for i := 0; i < len(args); i++ {
 		switch arg := args[i]; {
 		case arg == "--":
-			if i+1 < len(args) {
-				return args[i+1]
-			}
-			return ""
+			return "" // cobra finds no command past it either
 		case arg == "--config" || arg == "--log-format":
 			i++
 		case len(arg) > 0 && arg[0] == '-':
@@ -40,8 +37,8 @@ func Big(command string) bool {
 	return false
 }
 
-// room is Room from what the system says: whether it gives huge pages on
-// advice alone, its overcommit mode (the file's text, "" when it could
+// room is Room from what the system says: whether the heap gets huge
+// pages on advice (wanted), its overcommit mode (the file's text, "" when it could
 // not be read), whether the address space is capped and its memory in
 // bytes.
 func room(want int, onAdvice bool, overcommitMode string, capped bool, memory uint64) int {

@@ -18,7 +18,7 @@ func TestCommand(t *testing.T) {
 		{[]string{"--config=team.yaml", "sync"}, "sync"},
 		{[]string{"--log-format", "json", "sync"}, "sync"},
 		{[]string{"--config", "sync", "list"}, "list"},
-		{[]string{"--", "sync"}, "sync"},
+		{[]string{"--", "sync"}, ""},
 		{[]string{"--"}, ""},
 		{[]string{"--config"}, ""},
 		{[]string{"--json"}, ""},
@@ -59,11 +59,11 @@ func TestRoom(t *testing.T) {
 		want       int
 	}{
 		{"on advice", true, "0\n", false, 24 * gib, Range},
-		{"not on advice", false, "0\n", false, 24 * gib, 0},
+		{"no advice wanted", false, "0\n", false, 24 * gib, 0},
 		{"no overcommit", true, "2\n", false, 24 * gib, 0},
 		{"always overcommit", true, "1\n", false, 24 * gib, Range},
 		{"overcommit unknown", true, "", false, 24 * gib, 0},
-		{"an address space cap", true, "0\n", true, 24 * gib, 0},
+		{"an address space or data cap", true, "0\n", true, 24 * gib, 0},
 		{"a small machine", true, "0\n", false, gib, gib / 8},
 	} {
 		if got := room(Range, tc.onAdvice, tc.overcommit, tc.capped, tc.memory); got != tc.want {

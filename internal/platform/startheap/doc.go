@@ -11,9 +11,12 @@
 //
 // For a command that fills a big heap at once (fetch, sync, update,
 // verify: Big), read from the process's command line, the initialiser
-// also grows the heap by a range of Range bytes advised for huge pages,
-// and has it collected while the heap is still small (takeRange says
-// why there). cmd/skillsync asks Ranged before doing the same in main.
+// also grows the heap by a range of up to Range bytes (Room) advised for
+// huge pages, and has it collected while the heap is still small, on one
+// P until the collection ends (takeRange says why). Not where the
+// environment sets GOMAXPROCS, nor GODEBUG's gcstoptheworld
+// (rangeWanted). cmd/skillsync asks Ranged before doing the same in
+// main.
 //
 // Only Linux has the advice, and the sizes it assumes (a 64 MiB heap
 // arena, 2 MiB huge pages) are those of 64-bit x86 and ARM; elsewhere

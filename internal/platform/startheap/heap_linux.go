@@ -39,9 +39,23 @@ func init() {
 		return
 	}
 	adviseHeap(first)
-	if Big(Command(commandLine())) {
+	if rangeWanted() && Big(Command(commandLine())) {
 		ranged = takeRange(Room(Range))
 	}
+}
+
+// rangeWanted reports whether the initialiser may take the range: not
+// where the environment sets GOMAXPROCS, as restoring the Ps the user
+// chose would not wait for the collection (GOMAXPROCS=1) or would stop
+// the runtime's own updates (a value it ignores), nor where GODEBUG sets
+// gcstoptheworld, under which the collection always holds the
+// allocation. cmd/skillsync takes the range in main instead.
+func rangeWanted() bool {
+	if _, set := syscall.Getenv("GOMAXPROCS"); set {
+		return false
+	}
+	debug, _ := syscall.Getenv("GODEBUG")
+	return !contains(","+debug, ",gcstoptheworld=")
 }
 
 // Ranged reports whether the initialiser took the range for a big
@@ -62,16 +76,22 @@ func Ranged() bool { return ranged != 0 }
 // With two Ps the collection's workers may scan this goroutine while the
 // runtime still holds the allocation, which then stays, its range used
 // by nothing (46 of 200 runs). With one P they run only once this
-// goroutine blocks, in restoreProcs, which waits for the collection to
-// end (200 of 200 runs freed the range).
+// goroutine blocks, in giving the runtime its Ps back, which waits for
+// the collection to end (200 of 200 runs freed the range). Were this
+// goroutine preempted inside the allocation all the same, the range
+// would stay held: cmd/skillsync checks, and collects it in main.
 func takeRange(size int) uintptr {
 	if size < hugePage {
 		return 0
 	}
-	procs := runtime.GOMAXPROCS(1)
+	runtime.GOMAXPROCS(1)
 	start := allocate(size)
 	syscall.Syscall(syscall.SYS_MADVISE, start, uintptr(size), madvHugepage)
-	restoreProcs(procs)
+	// The runtime's default, which it then keeps up to date again (a
+	// call to GOMAXPROCS alone would stop that); the environment sets
+	// none (rangeWanted). Even on one CPU this stops the world, as the
+	// call above marked the Ps as chosen, and so waits.
+	runtime.SetDefaultGOMAXPROCS()
 	return start
 }
 
@@ -83,39 +103,30 @@ func allocate(size int) uintptr {
 	return uintptr(unsafe.Pointer(unsafe.SliceData(make([]byte, size))))
 }
 
-// restoreProcs gives the runtime back its Ps: as many as the environment
-// set, or else its own default, which it then keeps up to date again (a
-// call to GOMAXPROCS alone would stop that).
-func restoreProcs(procs int) {
-	if _, set := syscall.Getenv("GOMAXPROCS"); set {
-		runtime.GOMAXPROCS(procs)
-		return
-	}
-	runtime.SetDefaultGOMAXPROCS()
-}
-
 // Room returns how much of want a program should map ahead, untouched,
-// to advise huge pages on: none where the system gives none on advice
-// alone, where it counts every mapping against a commit limit
-// (overcommit_memory 2), or where the process's address space is capped
-// (RLIMIT_AS): an untouched range still counts there, and a Go program
-// that cannot map memory dies. Else want, up to an eighth of the
-// machine's memory.
+// to advise huge pages on: none where the heap gets no advice (the
+// environment's choices and the system's setting, as for the first
+// heap), where the system counts every mapping against a commit limit
+// (overcommit_memory 2), or where the process's address space or data
+// is capped (RLIMIT_AS, RLIMIT_DATA): an untouched range still counts
+// there, and a Go program that cannot map memory dies. Else want, up to
+// an eighth of the machine's memory.
 func Room(want int) int {
-	var space syscall.Rlimit
+	var space, data syscall.Rlimit
 	var info syscall.Sysinfo_t
-	if syscall.Getrlimit(syscall.RLIMIT_AS, &space) != nil || syscall.Sysinfo(&info) != nil {
+	if syscall.Getrlimit(syscall.RLIMIT_AS, &space) != nil || syscall.Getrlimit(syscall.RLIMIT_DATA, &data) != nil || syscall.Sysinfo(&info) != nil {
 		return 0
 	}
-	capped := space.Cur != ^uint64(0)
-	return room(want, thpOnAdvice(), readSetting("/proc/sys/vm/overcommit_memory"), capped, uint64(info.Totalram)*uint64(info.Unit))
+	capped := space.Cur != ^uint64(0) || data.Cur != ^uint64(0)
+	return room(want, wanted(), readSetting("/proc/sys/vm/overcommit_memory"), capped, uint64(info.Totalram)*uint64(info.Unit))
 }
 
 // Collapse backs with huge pages (MADV_COLLAPSE) the heap filled since
 // the initialiser ran: every 2 MiB region from the one that holds the
 // initialiser's first object up to the one that holds end, inclusive.
-// cmd/skillsync calls it once it has allocated (at end) the range it
-// advised for a big command. Why: the runtime maps its heap 4 MiB at a
+// cmd/skillsync calls it once it has allocated (at end) a range it
+// advised in main: for a big command whose range the initialiser did not
+// take, or for a big workspace's catalog. Why: the runtime maps its heap 4 MiB at a
 // time and, with Go 1.26, starts it at a random page of the first 4 MiB,
 // so in about half of all runs the initialisers spill into a chunk
 // mapped after adviseHeap ran, which has neither advice nor huge pages,

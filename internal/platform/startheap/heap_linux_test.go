@@ -192,12 +192,15 @@ func TestRoomOnThisMachine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var space syscall.Rlimit
+	var space, data syscall.Rlimit
 	if err := syscall.Getrlimit(syscall.RLIMIT_AS, &space); err != nil {
 		t.Fatal(err)
 	}
+	if err := syscall.Getrlimit(syscall.RLIMIT_DATA, &data); err != nil {
+		t.Fatal(err)
+	}
 	got := Room(Range)
-	if !strings.Contains(string(enabled), "[madvise]") || strings.TrimSpace(string(mode)) == "2" || space.Cur != math.MaxUint64 {
+	if !wanted() || !strings.Contains(string(enabled), "[madvise]") || strings.TrimSpace(string(mode)) == "2" || space.Cur != math.MaxUint64 || data.Cur != math.MaxUint64 {
 		if got != 0 {
 			t.Errorf("Room = %d on a system set to %q, overcommit %q", got, enabled, mode)
 		}
@@ -209,12 +212,13 @@ func TestRoomOnThisMachine(t *testing.T) {
 }
 
 // rangeChildEnv tells the test binary it runs TestRangeChild for
-// TestRangeAtInit, with the Ps it must have after the initialiser.
+// TestRangeAtInit, and whether the initialiser must have taken the range.
 const rangeChildEnv = "STARTHEAP_RANGE_CHILD"
 
 // A sync's process takes the range in its initialiser, frees it for the
-// heap to grow into, and has its Ps back after: as many as the
-// environment set, or the runtime's default. Another command takes none.
+// heap to grow into, and has the runtime's own Ps back after. Another
+// command takes none, nor does a sync whose environment sets GOMAXPROCS
+// or GODEBUG's gcstoptheworld (main takes it then).
 func TestRangeAtInit(t *testing.T) {
 	t.Parallel()
 	if !wanted() || Room(Range) < Range {
@@ -225,8 +229,8 @@ func TestRangeAtInit(t *testing.T) {
 		t.Fatal(err)
 	}
 	type child struct {
-		name, command, procs string
-		ranged               bool
+		name, command, env string
+		ranged             bool
 	}
 	// Several plain syncs: with two Ps held through the allocation, the
 	// range stayed held in about a quarter of runs.
@@ -235,21 +239,18 @@ func TestRangeAtInit(t *testing.T) {
 		children = append(children, child{"sync " + strconv.Itoa(i), "sync", "", true})
 	}
 	for _, tc := range append(children, []child{
-		{"sync, GOMAXPROCS=3", "sync", "3", true},
-		{"sync, GOMAXPROCS=1", "sync", "1", true},
+		{"sync, GOMAXPROCS=1", "sync", "GOMAXPROCS=1", false},
+		{"sync, GOMAXPROCS=abc", "sync", "GOMAXPROCS=abc", false},
+		{"sync, gcstoptheworld", "sync", "GODEBUG=gcstoptheworld=1", false},
 		{"list", "list", "", false},
 	}...) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			env := os.Environ()
-			want := strconv.Itoa(runtime.GOMAXPROCS(0))
-			if tc.procs != "" {
-				env = append(env, "GOMAXPROCS="+tc.procs)
-				want = tc.procs
-			}
-			env = append(env, rangeChildEnv+"="+want+","+strconv.FormatBool(tc.ranged))
 			cmd := exec.Command(exe, "-test.run=^TestRangeChild$", "-test.v", tc.command)
-			cmd.Env = env
+			cmd.Env = append(os.Environ(), rangeChildEnv+"="+strconv.FormatBool(tc.ranged))
+			if tc.env != "" {
+				cmd.Env = append(cmd.Env, tc.env)
+			}
 			out, err := cmd.CombinedOutput()
 			if err != nil || !strings.Contains(string(out), "--- PASS: TestRangeChild") {
 				t.Fatalf("%v\n%s", err, out)
@@ -260,18 +261,21 @@ func TestRangeAtInit(t *testing.T) {
 
 // TestRangeChild runs only for TestRangeAtInit, in a process of its own.
 func TestRangeChild(t *testing.T) {
-	procs, wantRanged, ok := strings.Cut(os.Getenv(rangeChildEnv), ",")
+	wantRanged, ok := os.LookupEnv(rangeChildEnv)
 	if !ok {
 		t.Skip("run by TestRangeAtInit")
-	}
-	if got := strconv.Itoa(runtime.GOMAXPROCS(0)); got != procs {
-		t.Errorf("GOMAXPROCS is %s after the initialiser, want %s", got, procs)
 	}
 	if got := strconv.FormatBool(Ranged()); got != wantRanged {
 		t.Fatalf("Ranged() = %s for the command line %q", got, commandLine())
 	}
 	if !Ranged() {
 		return
+	}
+	// The runtime's own Ps: what it gives when asked for its default.
+	got := runtime.GOMAXPROCS(0)
+	runtime.SetDefaultGOMAXPROCS()
+	if want := runtime.GOMAXPROCS(0); got != want {
+		t.Errorf("GOMAXPROCS is %d after the initialiser, want the default %d", got, want)
 	}
 	// An object too big for the heap's first 4 MiB lands in the range
 	// (or starts in what is free just below it), which holds the advice:
