@@ -148,7 +148,10 @@ func (l *Lock) Close() error {
 	if l == nil || l.f == nil {
 		return nil
 	}
+	// Unlocked before the close: a child forked in another goroutine
+	// keeps a copy of the descriptor, and the lock, until it execs.
+	uerr := platform.Unlock(l.f)
 	err := l.f.Close()
 	l.f = nil
-	return err
+	return errors.Join(uerr, err)
 }

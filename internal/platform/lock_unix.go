@@ -25,3 +25,12 @@ func TryLock(f *os.File, exclusive bool) error {
 	}
 	return err
 }
+
+// Unlock releases the lock on f before f is closed. Closing alone is not
+// enough: a child forked at that moment (exec.Command in another
+// goroutine) holds a copy of the descriptor until its exec, and with it
+// the lock, so a process that locks again at once would find its own
+// lock held. LOCK_UN releases it for every copy.
+func Unlock(f *os.File) error {
+	return unix.Flock(int(f.Fd()), unix.LOCK_UN)
+}

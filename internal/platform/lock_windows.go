@@ -29,3 +29,10 @@ func TryLock(f *os.File, exclusive bool) error {
 	}
 	return err
 }
+
+// Unlock releases the lock TryLock took on f, before f is closed (see the
+// Unix Unlock: an inherited handle would otherwise keep it).
+func Unlock(f *os.File) error {
+	ol := &windows.Overlapped{OffsetHigh: lockOffsetHigh}
+	return windows.UnlockFileEx(windows.Handle(f.Fd()), 0, 1, 0, ol)
+}

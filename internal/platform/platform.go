@@ -17,8 +17,8 @@
 //     symbolic link at the final component (O_NOFOLLOW on Unix,
 //     FILE_FLAG_OPEN_REPARSE_POINT and a check of the opened handle on
 //     Windows).
-//   - TryLock: the advisory file lock (flock on Unix, LockFileEx on
-//     Windows).
+//   - TryLock and Unlock: the advisory file lock (flock on Unix,
+//     LockFileEx on Windows).
 //   - SyncFS, ChangeTime, FileKey, Links, OwnedByMe, IsTerminal: what the
 //     file system and the terminal tell, as far as each system tells it.
 //   - SetProcAttr: the process attributes the test helpers use (run as
