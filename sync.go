@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/skillsync/skillsync/config"
@@ -100,14 +101,15 @@ func (r *syncRun) do(ctx context.Context) (*SyncReport, error) {
 		return nil, usageErrorf("the config %s has no sources, and the cache holds %d: sync would remove them all; add sources, or run skillsync sync --prune-all to empty the cache",
 			e.cfg.File, len(r.Cache.Manifest().Sources))
 	}
-	if r.Usage, err = r.loadUsage(); err != nil {
-		return nil, err
-	}
 	sources := r.open()
 	defer closeAll(sources)
 	wait := r.fetch(ctx, sources)
 	// Every fetch has ended before the sources are closed.
 	defer wait()
+	// The usage is read while the sources fetch.
+	if r.Usage, err = r.loadUsage(); err != nil {
+		return nil, err
+	}
 	for _, s := range sources {
 		report.Sources = append(report.Sources, r.syncSource(ctx, s))
 	}
@@ -208,11 +210,27 @@ func (r *syncRun) fetch(ctx context.Context, sources []*sourceRun) (wait func())
 			fetchers, runs = append(fetchers, f), append(runs, s)
 		}
 	}
-	pending, wait := syncrun.Start(ctx, fetchers, r.opts.Jobs, r.opts.Offline)
+	pending, fetched := syncrun.Start(ctx, fetchers, r.opts.Jobs, r.opts.Offline)
+	var ahead sync.WaitGroup
 	for i, p := range pending {
 		runs[i].fetch = p
+		if r.opts.Verify {
+			continue
+		}
+		// A fetch that brings another revision than the recorded one has
+		// the source's file records read beside what the sync does next.
+		if recorded, read := r.Cache.ReadAhead(runs[i].cfg.Name); read != nil {
+			ahead.Go(func() {
+				if rep := p.Wait(); rep.Err == nil && rep.Revision != recorded {
+					read()
+				}
+			})
+		}
 	}
-	return wait
+	return func() {
+		fetched()
+		ahead.Wait()
+	}
 }
 
 // syncSource takes one source through the sync, or reports why it could

@@ -303,6 +303,28 @@ func (c *Cache) filesOf(source string, rec *SourceRecord) *SourceRecord {
 	return rec
 }
 
+// ReadAhead returns, for a source whose file records the cache holds and
+// has not read yet, the revision they record and a function that reads
+// and checks them, for the sync to call from another goroutine once the
+// source's fetch has brought another revision. The discovery that follows
+// asks for them at its first skill (Known), and in a source of 10,000
+// skills reading them takes some 30 ms that nothing else then runs
+// beside; read ahead, they are read while the sync still loads the
+// usage and opens the store. read changes no record: the first call of
+// the cache that needs them takes what it read, or waits for it. read is
+// nil when there is nothing to read ahead.
+func (c *Cache) ReadAhead(source string) (revision string, read func()) {
+	rec := c.manifest.Sources[source]
+	if rec == nil || rec.filesLoaded || rec.filesLost || rec.filesRef.IsZero() {
+		return "", nil
+	}
+	if rec.ahead == nil {
+		rec.ahead = newFilesAhead(rec)
+	}
+	ahead, root := rec.ahead, c.root
+	return rec.Revision, func() { _, _ = ahead.read(root) }
+}
+
 // lostWarning says that a source's file records cannot be used.
 func lostWarning(source string, rec *SourceRecord) string {
 	return fmt.Sprintf("the file records of source %s cannot be used (%v); its cached files will be hashed again", source, rec.filesErr)

@@ -71,6 +71,9 @@ type SourceRecord struct {
 	// trusted.
 	filesLost bool
 	filesErr  error
+	// ahead is the reading of the file records that ReadAhead began, if
+	// any: loadFiles waits for it instead of reading them again.
+	ahead *filesAhead
 }
 
 // SkillRecord is one materialized skill.

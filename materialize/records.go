@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/skillsync/skillsync/internal/atomicfile"
 	"github.com/skillsync/skillsync/internal/jsonfile"
@@ -150,15 +151,28 @@ func decodeSkills(data []byte) (skills map[string]*SkillRecord, old bool, err er
 
 // decodeFiles checks the file records of a source and gives each of its
 // skills, which must be exactly the skills the records name, its files
-// to decode when asked (SkillRecord.Files). Paths must be clean relative
-// paths inside the skill, in strictly increasing order.
+// to decode when asked (SkillRecord.Files).
 func decodeFiles(data []byte, skills map[string]*SkillRecord) error {
+	names := sortedNames(skills)
+	raws, err := splitFiles(data, names)
+	if err != nil {
+		return err
+	}
+	giveFiles(skills, names, raws)
+	return nil
+}
+
+// splitFiles checks the file records of a source whose skills are names,
+// sorted, and returns the encoded files of each, in the same order. Paths
+// must be clean relative paths inside the skill, in strictly increasing
+// order. It changes no record: it may run while another goroutine reads
+// them (Cache.ReadAhead).
+func splitFiles(data []byte, names []string) ([][]byte, error) {
 	d := binrec.NewDecoder(data, filesMagic)
 	n := d.Count(1 + 1)
-	if d.Err() == nil && n != len(skills) {
-		d.Fail("%d skills, the skill records hold %d", n, len(skills))
+	if d.Err() == nil && n != len(names) {
+		d.Fail("%d skills, the skill records hold %d", n, len(names))
 	}
-	names := sortedNames(skills)
 	raws := make([][]byte, 0, n)
 	for i := 0; i < n && d.Err() == nil; i++ {
 		if name := d.String(); d.Err() == nil && name != names[i] {
@@ -166,19 +180,24 @@ func decodeFiles(data []byte, skills map[string]*SkillRecord) error {
 		}
 		start := d.Offset()
 		if err := eachFile(d, names[i], nil); err != nil {
-			return err
+			return nil, err
 		}
 		end := d.Offset()
 		raws = append(raws, data[start:end:end])
 	}
 	if err := d.End(); err != nil {
-		return err
+		return nil, err
 	}
+	return raws, nil
+}
+
+// giveFiles gives each skill of names its encoded files from raws, to
+// decode when asked.
+func giveFiles(skills map[string]*SkillRecord, names []string, raws [][]byte) {
 	for i, name := range names {
 		sk := skills[name]
 		sk.files, sk.raw, sk.lazy = nil, raws[i], true
 	}
-	return nil
 }
 
 // eachFile reads the files of one skill (their count, then each file),
@@ -389,20 +408,53 @@ func (rec *SourceRecord) loseFiles(err error) {
 }
 
 // loadFiles reads the file records of one source whose skill records are
-// loaded.
+// loaded, or takes them from the read ahead of them.
 func (rec *SourceRecord) loadFiles(root string) error {
 	if rec.filesLoaded {
 		return nil
 	}
-	data, err := readRecord(root, rec.filesRef, filesExt)
+	ahead := rec.ahead
+	if ahead == nil || ahead.ref != rec.filesRef || len(ahead.names) != len(rec.Skills) {
+		ahead = newFilesAhead(rec)
+	}
+	rec.ahead = nil
+	raws, err := ahead.read(root)
 	if err != nil {
 		return err
 	}
-	if err := decodeFiles(data, rec.Skills); err != nil {
-		return &jsonfile.CorruptError{Path: recordPath(root, rec.filesRef, filesExt), Err: err}
-	}
+	giveFiles(rec.Skills, ahead.names, raws)
 	rec.filesLoaded = true
 	return nil
+}
+
+// filesAhead is the reading of one source's file records, which
+// Cache.ReadAhead lets another goroutine start before the sync needs
+// them: whichever asks first reads, the other waits for it.
+type filesAhead struct {
+	ref   Hash
+	names []string
+	once  sync.Once
+	raws  [][]byte
+	err   error
+}
+
+// newFilesAhead returns the reading of rec's file records, not begun.
+func newFilesAhead(rec *SourceRecord) *filesAhead {
+	return &filesAhead{ref: rec.filesRef, names: sortedNames(rec.Skills)}
+}
+
+// read reads and checks the records once, and returns what that found.
+func (a *filesAhead) read(root string) ([][]byte, error) {
+	a.once.Do(func() {
+		data, err := readRecord(root, a.ref, filesExt)
+		if err == nil {
+			if a.raws, err = splitFiles(data, a.names); err != nil {
+				err = &jsonfile.CorruptError{Path: recordPath(root, a.ref, filesExt), Err: err}
+			}
+		}
+		a.err = err
+	})
+	return a.raws, a.err
 }
 
 // writeRecords writes the record files of every source whose records
