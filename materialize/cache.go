@@ -593,17 +593,36 @@ func (c *Cache) Prune(keep []string) Result {
 // .manifest.json, which switches to them in one rename; then the records
 // that neither it nor the manifest before it names are removed.
 func (c *Cache) Commit(ctx context.Context) error {
+	// The records are written while the staged files are flushed and
+	// swapped in: in a 1% sync of 10,000 skills they are 9 MB, encoded,
+	// hashed and written on one core in some 60 ms, where the swaps mostly
+	// wait for the disk. Nothing names them until the manifest does, so a
+	// sync that stops first leaves files the next one removes.
+	var written chan error
+	if c.dirty {
+		written = make(chan error, 1)
+		go func() { written <- c.manifest.writeRecords(c.root) }()
+	}
+	swapErr, tell, err := c.writer.swapAll(ctx)
+	var recErr error
+	if written != nil {
+		recErr = <-written
+	}
 	// A skill that could not be swapped in has its record put back, and
 	// the manifest is saved all the same: it must say what is on disk.
-	swapErr, err := c.writer.commit(ctx)
+	tell()
 	if err != nil {
 		return err
 	}
 	if !c.dirty {
 		return errors.Join(swapErr, c.clean())
 	}
-	if err := c.manifest.writeRecords(c.root); err != nil {
-		return errors.Join(swapErr, err)
+	// The sources a failed swap changed are written again.
+	if recErr == nil {
+		recErr = c.manifest.writeRecords(c.root)
+	}
+	if recErr != nil {
+		return errors.Join(swapErr, recErr)
 	}
 	if err := c.manifest.saveIndex(c.root); err != nil {
 		return errors.Join(swapErr, err)

@@ -109,3 +109,57 @@ func TestDamagedFileRecordsReadAheadAreNotTrusted(t *testing.T) {
 		}
 	}
 }
+
+// Commit writes the records while it swaps the skills in. A skill whose
+// swap fails keeps its old record, and the records on disk say so: the
+// ones written beside the swaps are written again.
+func TestAFailedSwapKeepsTheOldRecordOnDisk(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	first, _ := syncOnce(t, root, "r1", twoSkills("1")...)
+	before := map[string]Hash{}
+	for _, ch := range first {
+		before[ch.Name] = ch.After
+	}
+
+	c := open(t, root)
+	res := c.SyncSource(context.Background(), Source{Name: "src", Revision: "r2", Skills: twoSkills("2")})
+	if len(res.Errors) > 0 {
+		t.Fatal(res.Errors)
+	}
+	live := filepath.Join(root, "src", "a")
+	removed := 0
+	for _, s := range c.writer.pending {
+		if s.live == live || strings.HasPrefix(s.live, live+string(filepath.Separator)) {
+			if err := os.RemoveAll(s.staged); err != nil { // the swap cannot be made
+				t.Fatal(err)
+			}
+			removed++
+		}
+	}
+	if removed == 0 {
+		t.Fatal("no swap of skill a is pending")
+	}
+	if err := c.Commit(context.Background()); err == nil || !strings.Contains(err.Error(), "swap in") {
+		t.Fatalf("Commit = %v; want the swap of a failed", err)
+	}
+	c.Close()
+
+	m, err := ReadManifest(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := m.Sources["src"]
+	if src.Revision != "" {
+		t.Errorf("revision %q after a failed swap; want none, so the next sync looks again", src.Revision)
+	}
+	if got := src.Skills["a"].Hash; got != before["a"] {
+		t.Errorf("skill a is recorded as %v; want its old version %v", got, before["a"])
+	}
+	if got := src.Skills["b"].Hash; got == before["b"] {
+		t.Error("skill b still has its old record")
+	}
+	if d := VerifyCache(root, m); len(d) != 0 {
+		t.Fatalf("the cache differs from its record: %v", d)
+	}
+}

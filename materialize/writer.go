@@ -752,19 +752,34 @@ func (w *writer) queue(s *swap) {
 // tells its owner, and is in failed; the others go on. err is for what
 // stopped commit before any swap: nothing changed then.
 func (w *writer) commit(ctx context.Context) (failed, err error) {
+	failed, tell, err := w.swapAll(ctx)
+	tell()
+	return failed, err
+}
+
+// swapAll is commit, except that the owners of the swaps that failed are
+// told when the caller calls tell, not before: Cache.Commit writes the
+// records while the swaps run, and telling an owner changes its record.
+func (w *writer) swapAll(ctx context.Context) (failed error, tell func(), err error) {
+	var told []func()
+	tell = func() {
+		for _, f := range told {
+			f()
+		}
+	}
 	// Every build has ended: their owners waited for them.
 	w.builds.Wait()
 	if len(w.pending) == 0 {
-		return nil, nil
+		return nil, tell, nil
 	}
 	if err := syncFS(w.staging); err != nil {
-		return nil, err
+		return nil, tell, err
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return nil, tell, err
 	}
 	if err := w.markLive(); err != nil {
-		return nil, err
+		return nil, tell, err
 	}
 	parents := map[string]bool{}
 	var errs []error
@@ -772,7 +787,7 @@ func (w *writer) commit(ctx context.Context) (failed, err error) {
 		if err := w.swapIn(s); err != nil {
 			err = fmt.Errorf("swap in %s: %w", s.live, err)
 			if s.failed != nil {
-				s.failed(err)
+				told = append(told, func() { s.failed(err) })
 			}
 			errs = append(errs, err)
 			w.afterFailure(s)
@@ -787,7 +802,7 @@ func (w *writer) commit(ctx context.Context) (failed, err error) {
 	if err := syncDirs(w.staging, parents); err != nil {
 		errs = append(errs, err)
 	}
-	return errors.Join(errs...), nil
+	return errors.Join(errs...), tell, nil
 }
 
 // afterFailure keeps the marker when the failed swap s may have left its
