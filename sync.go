@@ -2,6 +2,7 @@ package skillsync
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -118,29 +119,26 @@ func (r *syncRun) do(ctx context.Context) (*SyncReport, error) {
 		return report, fmt.Errorf("write cache %s: %w", e.layout.CacheDir(), err)
 	}
 	report.Files = r.Cache.Stats()
+	// The audit and the lock describe the cache, which is committed: they
+	// are written before the targets, so a target that fails leaves them
+	// telling the truth. The lock is written while the catalog is built.
+	frozen := r.Frozen != nil && len(r.Frozen.Diff) > 0
+	lockWritten := func() error { return nil }
+	if !frozen {
+		lockWritten = r.writeLock()
+	}
 	// The states are those of the usage this sync read at its start, which
 	// also decided what the cache leaves out as archived.
 	cat, err := e.catalogFrom(ctx, r.Cache.Manifest(), r.Usage)
 	if err != nil {
-		return report, err
+		return report, errors.Join(err, lockWritten())
 	}
 	// Summarized before the targets, so a report cut short by a target
 	// still says what the cache took in.
 	report.Summarize(cat)
-	// The audit and the lock describe the cache, which is committed: they
-	// are written before the targets, so a target that fails leaves them
-	// telling the truth.
 	e.recordSync(ctx, cat, r.Usage, report)
-	frozen := r.Frozen != nil && len(r.Frozen.Diff) > 0
-	if !frozen {
-		// A lock that says what it said is not written, nor encoded to
-		// find out: with thousands of skills that is most of a sync with
-		// nothing new.
-		if next := lock.FromCache(e.cfg.Sources, e.base(), r.Cache.Manifest(), r.Lock, report.Reached()); !r.hasLock || !next.Same(r.Lock) {
-			if err := next.Write(e.layout.LockFile()); err != nil {
-				return report, fmt.Errorf("write %s: %w", e.layout.LockFile(), err)
-			}
-		}
+	if err := lockWritten(); err != nil {
+		return report, err
 	}
 	// Every visible winner goes to each target and AGENTS.md file.
 	placed, err := e.places(r.opts.Check()).Sync(ctx, cat, r.Cache.Manifest())
@@ -152,6 +150,38 @@ func (r *syncRun) do(ctx context.Context) (*SyncReport, error) {
 		return report, r.Frozen
 	}
 	return report, report.Err()
+}
+
+// writeLock writes skillsync.lock as the committed cache has it, and
+// returns a function that waits for that. A lock that says what it said
+// is not written, nor encoded to find out: with thousands of skills that
+// is most of a sync with nothing new. A sync that changed skills writes
+// it on another goroutine, beside the catalog (a lock of 10,000 skills
+// takes some 20 ms to encode); until the wait, nothing else may change
+// the cache's manifest or the lock read at the start. One with no
+// change, whose lock is mostly the same, compares it here: a goroutine
+// would cost it more than it runs beside.
+func (r *syncRun) writeLock() (wait func() error) {
+	e := r.e
+	sources, base, manifest, reached := e.cfg.Sources, e.base(), r.Cache.Manifest(), r.Report.Reached()
+	name := e.layout.LockFile()
+	write := func() error {
+		next := lock.FromCache(sources, base, manifest, r.Lock, reached)
+		if r.hasLock && next.Same(r.Lock) {
+			return nil
+		}
+		if err := next.Write(name); err != nil {
+			return fmt.Errorf("write %s: %w", name, err)
+		}
+		return nil
+	}
+	if len(r.Report.Changes) == 0 {
+		err := write()
+		return func() error { return err }
+	}
+	done := make(chan error, 1)
+	go func() { done <- write() }()
+	return func() error { return <-done }
 }
 
 // loadUsage reads the curator's state. The usage file is a side input:
