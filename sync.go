@@ -97,25 +97,34 @@ type sourceRun struct {
 func (r *syncRun) do(ctx context.Context) (*SyncReport, error) {
 	e, report := r.e, r.Report
 	var err error
-	report.Warnings = append(report.Warnings, r.Cache.OpenWarnings()...)
+	opened := r.Cache.OpenWarnings()
+	report.Warnings = append(report.Warnings, opened...)
 	if len(e.cfg.Sources) == 0 && len(r.Cache.Manifest().Sources) > 0 && !r.opts.PruneAll {
 		return nil, usageErrorf("the config %s has no sources, and the cache holds %d: sync would remove them all; add sources, or run skillsync sync --prune-all to empty the cache",
 			e.cfg.File, len(r.Cache.Manifest().Sources))
 	}
 	sources := r.open()
 	defer closeAll(sources)
-	wait := r.fetch(ctx, sources)
+	fetchCtx, stopFetches := context.WithCancel(ctx)
+	defer stopFetches()
+	wait := r.fetch(fetchCtx, sources)
 	// Every fetch has ended before the sources are closed.
 	defer wait()
-	// The usage is read while the sources fetch.
+	// The usage is read while the sources fetch; a usage file that stops
+	// the sync stops them too.
 	if r.Usage, err = r.loadUsage(); err != nil {
+		stopFetches()
 		return nil, err
 	}
 	for _, s := range sources {
 		report.Sources = append(report.Sources, r.syncSource(ctx, s))
 	}
 	report.Add(r.Cache.Prune(sourceNames(e.cfg.Sources)))
-	if err := r.Cache.Commit(ctx); err != nil {
+	err = r.Cache.Commit(ctx)
+	// What the cache found on the way, such as file records it could not
+	// use, after what it found when it opened.
+	report.Warnings = append(report.Warnings, r.Cache.OpenWarnings()[len(opened):]...)
+	if err != nil {
 		return report, fmt.Errorf("write cache %s: %w", e.layout.CacheDir(), err)
 	}
 	report.Files = r.Cache.Stats()

@@ -1,0 +1,94 @@
+package skillsync
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/skillsync/skillsync/internal/gittest"
+	"github.com/skillsync/skillsync/workspace"
+)
+
+// TestSyncReportsFileRecordsItCannotUse: file records found damaged while
+// the sync runs (read ahead of a changed source, or at its discovery) are
+// a warning of the sync's report, as those found when the cache opened
+// are; the source's files are hashed again and the sync goes on.
+func TestSyncReportsFileRecordsItCannotUse(t *testing.T) {
+	t.Parallel()
+	up := gittest.NewRepo(t, "main")
+	up.Skill("skills/alpha", "Alpha.")
+	up.Skill("skills/beta", "Beta.")
+	up.Commit("two skills")
+	e, ws := newWorkspace(t, "repositories:\n  - name: team\n    git: "+up.URL()+"\n")
+	mustSync(t, e, SyncOptions{})
+	records, err := filepath.Glob(filepath.Join(ws, workspace.CacheName, ".records", "*.files"))
+	if err != nil || len(records) != 1 {
+		t.Fatalf("file records: %v %v", records, err)
+	}
+	if err := os.WriteFile(records[0], []byte("damaged"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	up.Write("skills/alpha/notes.md", "new", 0o644)
+	up.Commit("alpha grows")
+	r := mustSync(t, e, SyncOptions{})
+	if !slices.ContainsFunc(r.Warnings, func(w string) bool { return strings.Contains(w, "file records of source team cannot be used") }) {
+		t.Errorf("warnings %q; want the damaged file records named", r.Warnings)
+	}
+	if !slices.Equal(r.Skills.Updated, []string{"team/alpha"}) {
+		t.Errorf("updated %v, want team/alpha", r.Skills.Updated)
+	}
+	if diffs, err := e.Verify(context.Background()); err != nil || len(diffs) > 0 {
+		t.Errorf("verify: %v %v", diffs, err)
+	}
+}
+
+// TestSyncStopsItsFetchesWhenTheUsageCannotBeRead: the usage is read
+// while the sources fetch; a usage file that stops the sync stops the
+// fetches too, rather than waiting for a server that does not answer.
+func TestSyncStopsItsFetchesWhenTheUsageCannotBeRead(t *testing.T) {
+	t.Parallel()
+	asked := make(chan struct{}, 1)
+	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case asked <- struct{}{}:
+		default:
+		}
+		<-r.Context().Done() // never answers
+	}))
+	t.Cleanup(func() {
+		// A sync still fetching holds its connection open: cut it, so
+		// that Close does not wait for it.
+		server.CloseClientConnections()
+		server.Close()
+	})
+	e, ws := newWorkspace(t, "repositories:\n  - name: slow\n    git: "+server.URL+"/team.git\n    timeout: 10m\n")
+	// A usage file that cannot be used at all: a directory.
+	if err := os.MkdirAll(filepath.Join(ws, "skills", ".usage.json"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := e.Sync(context.Background(), SyncOptions{})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), ".usage.json") {
+			t.Errorf("sync = %v; want the usage file named", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the sync waited for a fetch after its usage file stopped it")
+	}
+	select {
+	case <-asked:
+	default:
+		t.Log("the fetch had not reached the server") // the test then shows less
+	}
+}
