@@ -597,7 +597,7 @@ func (c *Cache) Commit(ctx context.Context) error {
 	// swapped in: in a 1% sync of 10,000 skills they are 9 MB, encoded,
 	// hashed and written on one core in some 60 ms, where the swaps mostly
 	// wait for the disk. Nothing names them until the manifest does, so a
-	// sync that stops first leaves files the next one removes.
+	// sync that stops first leaves files a later commit removes.
 	var written chan error
 	if c.dirty {
 		written = make(chan error, 1)
