@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/skillsync/skillsync/config"
@@ -112,7 +111,7 @@ func (r *syncRun) do(ctx context.Context) (*SyncReport, error) {
 	defer wait()
 	// The usage is read while the sources fetch; a usage file that stops
 	// the sync stops them too.
-	if r.Usage, err = r.loadUsage(); err != nil {
+	if r.Usage, err = r.LoadUsage(e.Usage()); err != nil {
 		stopFetches()
 		return nil, err
 	}
@@ -134,7 +133,7 @@ func (r *syncRun) do(ctx context.Context) (*SyncReport, error) {
 	frozen := r.Frozen != nil && len(r.Frozen.Diff) > 0
 	lockWritten := func() error { return nil }
 	if !frozen {
-		lockWritten = r.writeLock()
+		lockWritten = r.WriteLock(e.cfg.Sources, e.base(), e.layout.LockFile(), r.hasLock)
 	}
 	// The states are those of the usage this sync read at its start, which
 	// also decided what the cache leaves out as archived.
@@ -159,51 +158,6 @@ func (r *syncRun) do(ctx context.Context) (*SyncReport, error) {
 		return report, r.Frozen
 	}
 	return report, report.Err()
-}
-
-// writeLock writes skillsync.lock as the committed cache has it, and
-// returns a function that waits for that. A lock that says what it said
-// is not written, nor encoded to find out: with thousands of skills that
-// is most of a sync with nothing new. A sync that changed skills writes
-// it on another goroutine, beside the catalog (a lock of 10,000 skills
-// takes some 20 ms to encode); until the wait, nothing else may change
-// the cache's manifest or the lock read at the start. One with no
-// change, whose lock is mostly the same, compares it here: a goroutine
-// would cost it more than it runs beside.
-func (r *syncRun) writeLock() (wait func() error) {
-	e := r.e
-	sources, base, manifest, reached := e.cfg.Sources, e.base(), r.Cache.Manifest(), r.Report.Reached()
-	name := e.layout.LockFile()
-	write := func() error {
-		next := lock.FromCache(sources, base, manifest, r.Lock, reached)
-		if r.hasLock && next.Same(r.Lock) {
-			return nil
-		}
-		if err := next.Write(name); err != nil {
-			return fmt.Errorf("write %s: %w", name, err)
-		}
-		return nil
-	}
-	if len(r.Report.Changes) == 0 {
-		err := write()
-		return func() error { return err }
-	}
-	done := make(chan error, 1)
-	go func() { done <- write() }()
-	return func() error { return <-done }
-}
-
-// loadUsage reads the curator's state. The usage file is a side input:
-// one that does not parse is set aside with a warning and nothing is left
-// out as archived this time; only a usage file that cannot be used at all
-// (a directory, a link, a newer version) stops the sync.
-func (r *syncRun) loadUsage() (*curator.Usage, error) {
-	u, err := r.e.Usage().Load()
-	if curator.IsCorrupt(err) {
-		r.Report.Warnings = append(r.Report.Warnings, fmt.Sprintf("%v; no skill is left out as archived this time", err))
-		return u, nil
-	}
-	return u, err
 }
 
 // open opens every configured source, each git source pinned to its
@@ -250,25 +204,17 @@ func (r *syncRun) fetch(ctx context.Context, sources []*sourceRun) (wait func())
 		}
 	}
 	pending, fetched := syncrun.Start(ctx, fetchers, r.opts.Jobs, r.opts.Offline)
-	var ahead sync.WaitGroup
+	names := make([]string, len(pending))
 	for i, p := range pending {
-		runs[i].fetch = p
-		if r.opts.Verify {
-			continue
-		}
-		// A fetch that brings another revision than the recorded one has
-		// the source's file records read beside what the sync does next.
-		if recorded, read := r.Cache.ReadAhead(runs[i].cfg.Name); read != nil {
-			ahead.Go(func() {
-				if rep := p.Wait(); rep.Err == nil && rep.Revision != recorded {
-					read()
-				}
-			})
-		}
+		runs[i].fetch, names[i] = p, runs[i].cfg.Name
 	}
+	if r.opts.Verify {
+		return fetched // it reads every file again, records or not
+	}
+	ahead := r.ReadAhead(pending, names)
 	return func() {
 		fetched()
-		ahead.Wait()
+		ahead()
 	}
 }
 
@@ -283,7 +229,7 @@ func (r *syncRun) syncSource(ctx context.Context, s *sourceRun) SourceReport {
 	if s.broken != nil {
 		return r.Failed(rep, s.broken)
 	}
-	rev, err := r.revision(ctx, s)
+	rev, err := r.Revision(ctx, s.fetch, s.repo)
 	if err != nil {
 		return r.Failed(rep, err)
 	}
@@ -296,20 +242,6 @@ func (r *syncRun) syncSource(ctx context.Context, s *sourceRun) SourceReport {
 	rep = r.Materialize(ctx, s.repo, src, rep)
 	r.Report.CheckYield(rep, r.e.sourceOptions(s.cfg).SourceSizeLimit())
 	return rep
-}
-
-// revision is the revision a source is to be materialized at: what its
-// fetch found for a source with a local copy, else what Sync says.
-func (r *syncRun) revision(ctx context.Context, s *sourceRun) (repository.Revision, error) {
-	if s.fetch != nil {
-		fetched := s.fetch.Wait()
-		r.Report.Warnings = append(r.Report.Warnings, fetched.Warnings...)
-		if fetched.Err != nil {
-			return "", fetched.Err
-		}
-		return repository.Revision(fetched.Revision), nil
-	}
-	return s.repo.Sync(ctx)
 }
 
 // recordSync appends the sync's changes to the audit log and marks the

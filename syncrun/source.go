@@ -2,6 +2,7 @@ package syncrun
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/skillsync/skillsync/curator"
 	"github.com/skillsync/skillsync/layering"
@@ -91,4 +92,32 @@ func (r *Run) Failed(rep SourceReport, err error) SourceReport {
 		rep.Revision, rep.Skills = rec.Revision, len(rec.Skills)
 	}
 	return rep
+}
+
+// Revision is the revision a source is to be materialized at: what its
+// fetch found (fetch not nil), else what the source says.
+func (r *Run) Revision(ctx context.Context, fetch *Pending, repo repository.Repository) (repository.Revision, error) {
+	if fetch == nil {
+		return repo.Sync(ctx)
+	}
+	fetched := fetch.Wait()
+	r.Report.Warnings = append(r.Report.Warnings, fetched.Warnings...)
+	if fetched.Err != nil {
+		return "", fetched.Err
+	}
+	return repository.Revision(fetched.Revision), nil
+}
+
+// LoadUsage reads the curator's state from store. The usage file is a
+// side input: one that does not parse is set aside with a warning and
+// nothing is left out as archived this time; only a usage file that
+// cannot be used at all (a directory, a link, a newer version) stops the
+// sync.
+func (r *Run) LoadUsage(store *curator.Store) (*curator.Usage, error) {
+	u, err := store.Load()
+	if curator.IsCorrupt(err) {
+		r.Report.Warnings = append(r.Report.Warnings, fmt.Sprintf("%v; no skill is left out as archived this time", err))
+		return u, nil
+	}
+	return u, err
 }

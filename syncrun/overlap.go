@@ -1,0 +1,66 @@
+package syncrun
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/skillsync/skillsync/config"
+	"github.com/skillsync/skillsync/lock"
+)
+
+// The steps of a sync that need not wait for each other run side by
+// side: on two cores, a large 1% sync otherwise spent long stretches on
+// one while the other had nothing to do (docs/performance.md, round
+// twenty-five).
+
+// ReadAhead has the file records of each source whose fetch brings a
+// revision other than the recorded one read while the sync goes on
+// (materialize.Cache.ReadAhead): the discovery that follows asks for
+// them at its first skill. names[i] is the source pending[i] fetches.
+// wait waits for the reading.
+func (r *Run) ReadAhead(pending []*Pending, names []string) (wait func()) {
+	var ahead sync.WaitGroup
+	for i, p := range pending {
+		recorded, read := r.Cache.ReadAhead(names[i])
+		if read == nil {
+			continue
+		}
+		ahead.Go(func() {
+			if rep := p.Wait(); rep.Err == nil && rep.Revision != recorded {
+				read()
+			}
+		})
+	}
+	return ahead.Wait
+}
+
+// WriteLock writes the lock file at name as the committed cache has it,
+// for sources whose config lies in base, and returns a function that
+// waits for that. hadLock says the sync read r.Lock from that file. A
+// lock that says what it said is not written, nor encoded to find out:
+// with thousands of skills that is most of a sync with nothing new. A
+// sync that changed skills writes it on another goroutine, beside the
+// catalog (a lock of 10,000 skills takes some 20 ms to encode); until
+// the wait, nothing may change the cache's manifest or r.Lock. One with
+// no change compares it here: a goroutine would cost it more than it
+// runs beside.
+func (r *Run) WriteLock(sources []config.Source, base, name string, hadLock bool) (wait func() error) {
+	manifest, reached := r.Cache.Manifest(), r.Report.Reached()
+	write := func() error {
+		next := lock.FromCache(sources, base, manifest, r.Lock, reached)
+		if hadLock && next.Same(r.Lock) {
+			return nil
+		}
+		if err := next.Write(name); err != nil {
+			return fmt.Errorf("write %s: %w", name, err)
+		}
+		return nil
+	}
+	if len(r.Report.Changes) == 0 {
+		err := write()
+		return func() error { return err }
+	}
+	done := make(chan error, 1)
+	go func() { done <- write() }()
+	return func() error { return <-done }
+}
