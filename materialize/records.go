@@ -149,19 +149,6 @@ func decodeSkills(data []byte) (skills map[string]*SkillRecord, old bool, err er
 	return skills, old, nil
 }
 
-// decodeFiles checks the file records of a source and gives each of its
-// skills, which must be exactly the skills the records name, its files
-// to decode when asked (SkillRecord.Files).
-func decodeFiles(data []byte, skills map[string]*SkillRecord) error {
-	names := sortedNames(skills)
-	raws, err := splitFiles(data, names)
-	if err != nil {
-		return err
-	}
-	giveFiles(skills, names, raws)
-	return nil
-}
-
 // splitFiles checks the file records of a source whose skills are names,
 // sorted, and returns the encoded files of each, in the same order. Paths
 // must be clean relative paths inside the skill, in strictly increasing
@@ -414,7 +401,7 @@ func (rec *SourceRecord) loadFiles(root string) error {
 		return nil
 	}
 	ahead := rec.ahead
-	if ahead == nil || ahead.ref != rec.filesRef || len(ahead.names) != len(rec.Skills) {
+	if ahead == nil || ahead.ref != rec.filesRef {
 		ahead = newFilesAhead(rec)
 	}
 	rec.ahead = nil
@@ -429,7 +416,9 @@ func (rec *SourceRecord) loadFiles(root string) error {
 
 // filesAhead is the reading of one source's file records, which
 // Cache.ReadAhead lets another goroutine start before the sync needs
-// them: whichever asks first reads, the other waits for it.
+// them: whichever asks first reads, the other waits for it. Its names
+// stay the record's: a record whose files are not loaded yet is never
+// changed, only replaced.
 type filesAhead struct {
 	ref   Hash
 	names []string

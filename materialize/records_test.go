@@ -11,6 +11,19 @@ import (
 	"time"
 )
 
+// decodeFiles checks the file records of a source and gives each of its
+// skills, which must be exactly the skills the records name, its files
+// to decode when asked, as loadFiles does with what it read.
+func decodeFiles(data []byte, skills map[string]*SkillRecord) error {
+	names := sortedNames(skills)
+	raws, err := splitFiles(data, names)
+	if err != nil {
+		return err
+	}
+	giveFiles(skills, names, raws)
+	return nil
+}
+
 // victim makes dir with one file in it, the thing a hostile record aims at.
 func victim(t *testing.T, dir string) string {
 	t.Helper()
