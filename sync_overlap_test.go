@@ -54,12 +54,7 @@ func TestSyncReportsFileRecordsItCannotUse(t *testing.T) {
 // fetches too, rather than waiting for a server that does not answer.
 func TestSyncStopsItsFetchesWhenTheUsageCannotBeRead(t *testing.T) {
 	t.Parallel()
-	asked := make(chan struct{}, 1)
 	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case asked <- struct{}{}:
-		default:
-		}
 		<-r.Context().Done() // never answers
 	}))
 	t.Cleanup(func() {
@@ -85,10 +80,5 @@ func TestSyncStopsItsFetchesWhenTheUsageCannotBeRead(t *testing.T) {
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("the sync waited for a fetch after its usage file stopped it")
-	}
-	select {
-	case <-asked:
-	default:
-		t.Log("the fetch had not reached the server") // the test then shows less
 	}
 }
