@@ -22,17 +22,34 @@ import (
 // at the first question (a sync that finds its sources unchanged asks
 // none, and loads no file records).
 func (c *Cache) Known(source, discovery string) (known func(string) (skill.Meta, []skill.File, bool), knows func(string) bool) {
+	a := c.answers(source, discovery)
+	return a.known, a.knows
+}
+
+// answers are the cache's answers to discovery's questions about one
+// source (Known, and recalled for Options.Recalled), all nil when the
+// cache holds nothing of it.
+type answers struct {
+	known    func(string) (skill.Meta, []skill.File, bool)
+	knows    func(string) bool
+	recalled func(string) (skill.Meta, string, bool)
+}
+
+func (c *Cache) answers(source, discovery string) answers {
 	src := c.manifest.Sources[source]
 	if src == nil {
-		return nil, nil
+		return answers{}
 	}
 	var load sync.Once
-	record := func(key string) (string, *SkillRecord, bool) {
+	loaded := func() {
 		load.Do(func() {
 			if discovery != "" && src.Discovery == discovery {
 				c.fingerprints(source, src)
 			}
 		})
+	}
+	record := func(key string) (string, *SkillRecord, bool) {
+		loaded()
 		hash, ok := strings.CutPrefix(key, "tree:")
 		if !ok {
 			return "", nil, false
@@ -40,29 +57,50 @@ func (c *Cache) Known(source, discovery string) (known func(string) (skill.Meta,
 		name, sk, ok := c.Recorded(source, discovery, "git-tree:"+hash)
 		return name, sk, ok && len(sk.Meta) > 0
 	}
-	knows = func(key string) bool {
+	meta := func(name string, sk *SkillRecord) (skill.Meta, bool) {
+		meta, err := skillmeta.Decode(sk.Meta)
+		return meta, err == nil && meta.Name == name
+	}
+	var a answers
+	a.knows = func(key string) bool {
 		_, _, ok := record(key)
 		return ok
 	}
-	known = func(key string) (skill.Meta, []skill.File, bool) {
+	a.known = func(key string) (skill.Meta, []skill.File, bool) {
 		name, sk, ok := record(key)
 		if !ok {
 			return skill.Meta{}, nil, false
 		}
-		meta, err := skillmeta.Decode(sk.Meta)
-		if err != nil || meta.Name != name {
+		m, ok := meta(name, sk)
+		if !ok {
 			return skill.Meta{}, nil, false
 		}
-		return meta, sk.listing(), true
+		return m, sk.listing(), true
 	}
-	return known, knows
+	// The frontmatter of the skill named name as the cache recorded it,
+	// and the git tree it was read from; under the same conditions as
+	// known's records (the same discovery, file records readable).
+	a.recalled = func(name string) (skill.Meta, string, bool) {
+		loaded()
+		if discovery == "" || src.Discovery != discovery || src.filesLost {
+			return skill.Meta{}, "", false
+		}
+		sk := src.Skills[name]
+		if sk == nil || len(sk.Meta) == 0 || !strings.HasPrefix(sk.Fingerprint, "git-tree:") {
+			return skill.Meta{}, "", false
+		}
+		m, ok := meta(name, sk)
+		return m, sk.Fingerprint, ok
+	}
+	return a
 }
 
-// Answer sets what discovery of source takes from the cache: Known and
-// Knows (see Known), and Expect, the number of skills the cache holds of
-// it.
+// Answer sets what discovery of source takes from the cache: Known,
+// Knows and Recalled (see Known and answers), and Expect, the number of
+// skills the cache holds of it.
 func (c *Cache) Answer(opts *repository.Options, source, discovery string) {
-	opts.Known, opts.Knows = c.Known(source, discovery)
+	a := c.answers(source, discovery)
+	opts.Known, opts.Knows, opts.Recalled = a.known, a.knows, a.recalled
 	if src := c.manifest.Sources[source]; src != nil {
 		opts.Expect = len(src.Skills)
 	}

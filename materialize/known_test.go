@@ -109,3 +109,55 @@ func TestKnownListsARecordWithoutDecodingItsFiles(t *testing.T) {
 		t.Errorf("fileCount = %d, want 3", rec.fileCount())
 	}
 }
+
+// Answer's Recalled gives a skill's frontmatter and the git tree it was
+// read from, by name, from the records a sync with the same discovery
+// settings wrote; nothing for another discovery, an unknown name, or a
+// skill whose folder was not a git tree.
+func TestRecalledFromTheRecords(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	mk := func(name, key string) Skill {
+		fsys := fstest.MapFS{"SKILL.md": {Data: []byte("---\nname: " + name + "\ndescription: d\n---\n"), Mode: 0o644}}
+		s := FromSkills([]skill.Skill{{Name: name, Description: "About " + name + ".", Path: "skills/" + name, File: "SKILL.md", Files: fsys}}, false)[0]
+		s.Fingerprint = key
+		return s
+	}
+	c := open(t, root)
+	src := Source{Name: "src", Revision: "r1", Discovery: "d", Skills: []Skill{mk("pdf", "git-tree:abc"), mk("local", "dir:local")}}
+	if res := c.SyncSource(context.Background(), src); len(res.Errors) > 0 {
+		t.Fatal(res.Errors)
+	}
+	if err := c.Commit(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+
+	c = open(t, root)
+	var opts repository.Options
+	c.Answer(&opts, "src", "d")
+	if opts.Recalled == nil {
+		t.Fatal("Answer set no Recalled")
+	}
+	meta, key, ok := opts.Recalled("pdf")
+	if !ok || key != "git-tree:abc" || meta.Name != "pdf" || meta.Description != "About pdf." || meta.Path != "skills/pdf" || meta.File != "SKILL.md" {
+		t.Errorf("Recalled(pdf) = %+v %q %v", meta, key, ok)
+	}
+	for _, name := range []string{"local", "gone", ""} {
+		if _, _, ok := opts.Recalled(name); ok {
+			t.Errorf("Recalled(%q) answers", name)
+		}
+	}
+	var other repository.Options
+	c.Answer(&other, "src", "another discovery")
+	if other.Recalled != nil {
+		if _, _, ok := other.Recalled("pdf"); ok {
+			t.Error("Recalled answers for a source read under other discovery settings")
+		}
+	}
+	var none repository.Options
+	c.Answer(&none, "unsynced", "d")
+	if none.Recalled != nil {
+		t.Error("Answer set Recalled for a source the cache does not hold")
+	}
+}

@@ -462,7 +462,11 @@ func (d *discovery) readSkill(ctx context.Context, dir, name string, charge char
 		l.subErr = err
 		return l
 	}
-	s, problems := skill.Options{Strict: d.opts.Strict}.Load(sub, dir, name)
+	s, ok := d.recall(sub, dir, name)
+	var problems []skill.Problem
+	if !ok {
+		s, problems = skill.Options{Strict: d.opts.Strict}.Load(sub, dir, name)
+	}
 	l.s, l.selected = s, d.opts.Selects(s)
 	if !l.selected {
 		return l

@@ -1,6 +1,7 @@
 package repository
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"path"
@@ -47,6 +48,27 @@ func (d *discovery) known(key, dir string) (bool, error) {
 		d.found = append(d.found, Found{Skill: s})
 	}
 	return true, nil
+}
+
+// recall takes the frontmatter of the skill at dir, whose folder is sub,
+// from Options.Recalled, unparsed, when the answer is of a skill at dir
+// and its main file holds what it held then; false when it cannot, and
+// the skill is read.
+func (d *discovery) recall(sub fs.FS, dir, name string) (skill.Skill, bool) {
+	if d.opts.Recalled == nil {
+		return skill.Skill{}, false
+	}
+	meta, key, ok := d.opts.Recalled(name)
+	if !ok || meta.Name != name || meta.Path != dir || meta.Check() != nil || !SameContent(sub, key, meta.File) {
+		return skill.Skill{}, false
+	}
+	// skill.md is the main file only where there is no SKILL.md.
+	if meta.File != "SKILL.md" {
+		if _, err := fs.Stat(sub, "SKILL.md"); !errors.Is(err, fs.ErrNotExist) {
+			return skill.Skill{}, false
+		}
+	}
+	return skill.FromMeta(meta, sub), true
 }
 
 // listedEntries counts what walking a skill of these files charges: the

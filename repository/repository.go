@@ -96,6 +96,16 @@ type Options struct {
 	// folder by, and the walk then asks Known. A key it says yes to that
 	// Known refuses is read by the walk itself.
 	Knows func(key string) bool
+	// Recalled, when set, gives what an earlier discovery with the same
+	// settings found of the skill named name: its frontmatter and the
+	// content key of its directory then (a ContentKey). A skill whose
+	// directory changed since is taken with that frontmatter, its
+	// SKILL.md not parsed, when it sits at the path the answer records
+	// and its main file holds what it held then (SameContent): a skill
+	// that changed elsewhere, as most changes go, is listed but not
+	// parsed. As with Known, warnings of the first read are not reported
+	// again. It may be asked from several goroutines at once.
+	Recalled func(name string) (meta skill.Meta, key string, ok bool)
 	// Expect is how many skills the source is expected to hold (the
 	// cache's count from its last sync), 0 when unknown: what discovery
 	// finds is gathered in room made for that many at once, rather than

@@ -1,0 +1,122 @@
+package repository_test
+
+import (
+	"context"
+	"maps"
+	"slices"
+	"testing"
+
+	"github.com/skillsync/skillsync/internal/gittest"
+	"github.com/skillsync/skillsync/internal/skilltest"
+	"github.com/skillsync/skillsync/repository"
+	"github.com/skillsync/skillsync/skill"
+)
+
+// recalled is what a sync keeps of a skill for Options.Recalled: its
+// frontmatter and the content key of its folder.
+type recalled struct {
+	meta skill.Meta
+	key  string
+}
+
+// A changed skill whose SKILL.md did not change takes its frontmatter
+// from Options.Recalled, unparsed, and is still listed as it is now; one
+// whose SKILL.md changed, or whose answer does not fit it, is read.
+func TestRecalledFrontmatterOfAChangedSkill(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	up := gittest.NewRepo(t, "main")
+	up.Skill("skills/alpha", "Alpha.")
+	up.Write("skills/alpha/scripts/run.sh", "#!/bin/sh\necho alpha\n", 0o755)
+	up.Skill("skills/beta", "Beta.")
+	up.Write("skills/beta/notes.md", "beta notes\n", 0o644)
+	// gamma's main file is skill.md, until a SKILL.md comes beside it.
+	up.Write("skills/gamma/skill.md", skilltest.SkillMD("gamma", "Gamma."), 0o644)
+	up.Commit("one")
+	g := newGit(t, up.URL(), "")
+	fetch(t, g)
+	before, err := g.FS(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, _, err := repository.Discover(ctx, before, "team", "repo", repository.Options{})
+	if err != nil || len(first) != 3 {
+		t.Fatalf("discover: %v %v", skillNames(first), err)
+	}
+	// The answers say something SKILL.md does not: what discovery returns
+	// shows where it came from.
+	records := map[string]recalled{}
+	for _, s := range first {
+		m := s.Meta()
+		m.Description = "From the record."
+		records[s.Name] = recalled{m, repository.ContentKey(s.Files)}
+	}
+	// alpha changes in a script, beta in its SKILL.md.
+	up.Write("skills/alpha/scripts/run.sh", "#!/bin/sh\necho alpha, longer now\n", 0o755)
+	up.Skill("skills/beta", "Beta, changed.")
+	up.Skill("skills/gamma", "Gamma, in SKILL.md.")
+	up.Commit("two")
+	fetch(t, g)
+	after, err := g.FS(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	for _, tc := range []struct {
+		name string
+		// answer changes alpha's answer; nil keeps it.
+		answer    func(r *recalled)
+		recalled  bool
+		wantAlpha string
+	}{
+		{"fits", nil, true, "From the record."},
+		{"another path", func(r *recalled) { r.meta.Path = "other/alpha" }, false, "Alpha."},
+		{"another name", func(r *recalled) { r.meta.Name = "gamma" }, false, "Alpha."},
+		{"a name that is no name", func(r *recalled) { r.meta.Name = "../alpha" }, false, "Alpha."},
+		{"no description", func(r *recalled) { r.meta.Description = "" }, false, "Alpha."},
+		{"a key of no git tree", func(r *recalled) { r.key = "dir:alpha" }, false, "Alpha."},
+		{"a tree the store lacks", func(r *recalled) { r.key = "git-tree:" + "0123456789abcdef0123456789abcdef01234567" }, false, "Alpha."},
+		{"skill.md where SKILL.md is", func(r *recalled) { r.meta.File = "skill.md" }, false, "Alpha."},
+		{"a SKILL.md that changed", func(r *recalled) { *r = records["beta"]; r.meta.Name, r.meta.Path = "alpha", "skills/alpha" }, false, "Alpha."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			answers := maps.Clone(records)
+			if tc.answer != nil {
+				r := answers["alpha"]
+				tc.answer(&r)
+				answers["alpha"] = r
+			}
+			opts := repository.Options{Recalled: func(name string) (skill.Meta, string, bool) {
+				r, ok := answers[name]
+				return r.meta, r.key, ok
+			}}
+			got, problems, err := repository.Discover(ctx, after, "team", "repo", opts)
+			if err != nil || len(problems) > 0 || !slices.Equal(skillNames(got), []string{"alpha", "beta", "gamma"}) {
+				t.Fatalf("discover: %v %v %v", skillNames(got), problems, err)
+			}
+			alpha, beta, gamma := got[0], got[1], got[2]
+			if alpha.Description != tc.wantAlpha {
+				t.Errorf("alpha's description %q, want %q", alpha.Description, tc.wantAlpha)
+			}
+			if beta.Description != "Beta, changed." {
+				t.Errorf("beta, whose SKILL.md changed, has the description %q", beta.Description)
+			}
+			// Its skill.md is as it was, but SKILL.md is the main file now.
+			if gamma.Description != "Gamma, in SKILL.md." || gamma.File != "SKILL.md" {
+				t.Errorf("gamma, with a SKILL.md beside its skill.md: %q from %s", gamma.Description, gamma.File)
+			}
+			// Listed as it is now, and named by its new tree, either way.
+			want := []skill.File{{Path: "SKILL.md"}, {Path: "scripts/run.sh", Size: int64(len("#!/bin/sh\necho alpha, longer now\n")), Mode: 0o755}}
+			if len(alpha.Listing) != 2 || alpha.Listing[0].Path != want[0].Path || alpha.Listing[1] != want[1] {
+				t.Errorf("alpha's listing %+v, want the scripts/run.sh of now: %+v", alpha.Listing, want[1])
+			}
+			if key := repository.ContentKey(alpha.Files); key == "" || key == records["alpha"].key {
+				t.Errorf("alpha's content key %q is the old one", key)
+			}
+			if tc.recalled && alpha.Meta().File != "SKILL.md" {
+				t.Errorf("alpha's main file %q", alpha.Meta().File)
+			}
+		})
+	}
+}
