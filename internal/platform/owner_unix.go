@@ -5,14 +5,20 @@ package platform
 import (
 	"io/fs"
 	"os"
+	"sync"
 	"syscall"
 )
+
+// euid is the process's effective user, asked once: a sync of a
+// thousand changed skills asks it of every kept file and folder it looks
+// at, thousands of system calls. skillsync never changes its user.
+var euid = sync.OnceValue(os.Geteuid)
 
 // OwnedByMe reports whether info's file belongs to the effective user
 // running this process; true where the system does not tell.
 func OwnedByMe(info fs.FileInfo) bool {
 	if st, is := info.Sys().(*syscall.Stat_t); is {
-		return st.Uid == uint32(os.Geteuid())
+		return st.Uid == uint32(euid())
 	}
 	return true
 }

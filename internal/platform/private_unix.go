@@ -16,5 +16,5 @@ func PrivateDir(path string) bool {
 		return false
 	}
 	st, ok := info.Sys().(*syscall.Stat_t)
-	return ok && int(st.Uid) == os.Geteuid()
+	return ok && int(st.Uid) == euid()
 }
