@@ -9,9 +9,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -428,13 +430,17 @@ type filesAhead struct {
 }
 
 // newFilesAhead returns the reading of rec's file records, not begun.
+// The names are sorted by the reading: a sync with nothing new, which
+// reads no records, sorts none.
 func newFilesAhead(rec *SourceRecord) *filesAhead {
-	return &filesAhead{ref: rec.filesRef, names: sortedNames(rec.Skills)}
+	return &filesAhead{ref: rec.filesRef, names: slices.Collect(maps.Keys(rec.Skills))}
 }
 
-// read reads and checks the records once, and returns what that found.
+// read reads and checks the records once, and returns what that found;
+// names is sorted from then on.
 func (a *filesAhead) read(root string) ([][]byte, error) {
 	a.once.Do(func() {
+		slices.Sort(a.names)
 		data, err := readRecord(root, a.ref, filesExt)
 		if err == nil {
 			if a.raws, err = splitFiles(data, a.names); err != nil {
