@@ -4,13 +4,14 @@ import (
 	"bytes"
 	"regexp"
 	"strconv"
+	"sync"
 )
 
 // nameLine is a top-level name: key in a frontmatter line.
-var nameLine = regexp.MustCompile(`^name[ \t]*:`)
+var nameLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^name[ \t]*:`) })
 
 // plainName is a name YAML reads back as the same string unquoted.
-var plainName = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
+var plainName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z][a-z0-9-]*$`) })
 
 // withName returns a SKILL.md whose frontmatter gives name as the skill's
 // name, every other byte as in data: the value of a top-level name: line
@@ -67,7 +68,7 @@ func nameAt(data []byte, start int) (int, bool) {
 		if string(bytes.TrimRight(body, " \t")) == "---" {
 			return 0, false
 		}
-		if nameLine.Match(body) {
+		if nameLine().Match(body) {
 			return i, true
 		}
 		i += end + 1
@@ -108,7 +109,7 @@ func yamlScalar(name string) string {
 	switch name {
 	case "null", "true", "false", "yes", "no", "on", "off", "y", "n":
 	default:
-		if plainName.MatchString(name) {
+		if plainName().MatchString(name) {
 			return name
 		}
 	}

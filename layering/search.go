@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // DefaultLimit is how many results Search returns when asked for none in
@@ -16,7 +17,7 @@ type Result struct {
 	Score  int
 }
 
-var token = regexp.MustCompile(`[a-z0-9][a-z0-9_-]*`)
+var token = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[a-z0-9][a-z0-9_-]*`) })
 
 // query is a search query broken into the parts the scoring looks at.
 type query struct {
@@ -27,7 +28,7 @@ type query struct {
 
 func parseQuery(raw string) query {
 	q := query{q: strings.ToLower(strings.TrimSpace(raw))}
-	for _, t := range token.FindAllString(q.q, -1) {
+	for _, t := range token().FindAllString(q.q, -1) {
 		digit := strings.ContainsAny(t, "0123456789")
 		if len(t) >= 4 || digit {
 			q.terms = append(q.terms, t)

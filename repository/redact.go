@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // RedactURL hides the credentials in a remote URL: "https://user:token@host/x"
@@ -85,7 +86,7 @@ func StripCredentials(raw string) string {
 
 // scpLike matches git's "[user@]host:path": the last "@" that a host name
 // and a ":" follow ends the user information.
-var scpLike = regexp.MustCompile(`^(.+)@[^@:/]+:`)
+var scpLike = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(.+)@[^@:/]+:`) })
 
 // userinfo locates the user information of a remote URL: raw[start:end]
 // is what comes before the "@" of the host. ok is false when there is
@@ -98,7 +99,7 @@ func userinfo(raw string) (start, end int, ok bool) {
 		if slash := strings.IndexByte(raw, '/'); colon < 0 || (slash >= 0 && slash < colon) {
 			return 0, 0, false
 		}
-		m := scpLike.FindStringSubmatchIndex(raw)
+		m := scpLike().FindStringSubmatchIndex(raw)
 		if m == nil {
 			return 0, 0, false
 		}

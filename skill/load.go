@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -549,11 +550,11 @@ func kindName(n *yaml.Node) string {
 	return "value"
 }
 
-var yamlLine = regexp.MustCompile(`line (\d+):`)
+var yamlLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`line (\d+):`) })
 
 // yamlErrorLine turns the line in a yaml.v3 error into a file line.
 func yamlErrorLine(err error, fmLine int) int {
-	m := yamlLine.FindStringSubmatch(err.Error())
+	m := yamlLine().FindStringSubmatch(err.Error())
 	if m == nil {
 		return fmLine
 	}
@@ -565,7 +566,7 @@ func yamlErrorLine(err error, fmLine int) int {
 // carries the file line itself.
 func trimYAMLError(err error) string {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	if loc := yamlLine.FindStringIndex(msg); loc != nil && loc[0] == 0 {
+	if loc := yamlLine().FindStringIndex(msg); loc != nil && loc[0] == 0 {
 		msg = strings.TrimSpace(msg[loc[1]:])
 	}
 	return msg
