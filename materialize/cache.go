@@ -422,6 +422,7 @@ func (c *Cache) SyncSource(ctx context.Context, src Source) Result {
 	fail := func(name string, err error) {
 		res.Errors = append(res.Errors, skillError(src.Name, name, err))
 	}
+	carry := func(prev *SkillRecord) *SkillRecord { return carried(prev, old.Discovery == next.Discovery) }
 	type waiting struct {
 		name string
 		prev *SkillRecord
@@ -467,7 +468,7 @@ func (c *Cache) SyncSource(ctx context.Context, src Source) Result {
 		if j.err != nil {
 			fail(name, j.err)
 			if j.prev != nil {
-				next.Skills[name] = j.prev
+				next.Skills[name] = carry(j.prev)
 			}
 			continue
 		}
@@ -478,10 +479,10 @@ func (c *Cache) SyncSource(ctx context.Context, src Source) Result {
 	// will be: a skill whose build failed keeps what it had.
 	for _, b := range builds {
 		name, prev := b.name, b.prev
-		if err := b.st.wait(c.writer, func(error) { c.revert(src.Name, name, prev) }); err != nil {
+		if err := b.st.wait(c.writer, func(error) { c.revert(src.Name, name, carry(prev)) }); err != nil {
 			fail(name, err)
 			if prev != nil {
-				next.Skills[name] = prev
+				next.Skills[name] = carry(prev)
 			} else {
 				delete(next.Skills, name)
 			}
@@ -501,7 +502,7 @@ func (c *Cache) SyncSource(ctx context.Context, src Source) Result {
 		}
 		if err := c.writer.remove(c.SkillDir(src.Name, name), old.Skills[name]); err != nil {
 			fail(name, err)
-			next.Skills[name] = old.Skills[name]
+			next.Skills[name] = carry(old.Skills[name])
 			continue
 		}
 		res.Changes = append(res.Changes, Change{Source: src.Name, Name: name, Op: Removed, Before: old.Skills[name].Hash})
@@ -515,6 +516,20 @@ func (c *Cache) SyncSource(ctx context.Context, src Source) Result {
 	c.dirty = true
 	res.Warnings = foreign(filepath.Join(c.root, src.Name), func(name string) bool { return next.Skills[name] != nil })
 	return res
+}
+
+// carried is prev as the record of a source read anew keeps it, when the
+// sync could not replace it: the same, unless the source was read under
+// other discovery settings (same is false), where it loses its
+// fingerprint. A record that kept it would tell Known and Recalled that
+// these settings found what the others did: a skill that Strict now
+// refuses, whose removal failed, would be taken from it by a later sync
+// as valid.
+func carried(prev *SkillRecord, same bool) *SkillRecord {
+	if prev == nil || same || prev.Fingerprint == "" {
+		return prev
+	}
+	return newSkillRecord(prev.Hash, "", prev.Meta, prev.Files())
 }
 
 // revert puts a skill's record back as it was when its new version could

@@ -161,3 +161,54 @@ func TestRecalledFromTheRecords(t *testing.T) {
 		t.Error("Answer set Recalled for a source the cache does not hold")
 	}
 }
+
+// A record that a sync under other discovery settings could not replace
+// (the skill's new version failed to stage) is kept, with its hash and
+// frontmatter, but answers neither Known nor Recalled under the new
+// settings, which never found it: Strict, turned on, would otherwise see
+// a skill it refuses taken as valid.
+func TestARecordKeptAcrossSettingsAnswersNothing(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	root := t.TempDir()
+	fsys := fstest.MapFS{
+		"SKILL.md": {Data: []byte("---\nname: pdf\ndescription: d\n---\n"), Mode: 0o644},
+		"a.md":     {Data: []byte("a"), Mode: 0o644},
+	}
+	s := FromSkills([]skill.Skill{{Name: "pdf", Description: "d", Path: "pdf", File: "SKILL.md", Files: fsys}}, false)[0]
+	s.Fingerprint = "git-tree:abc"
+	commit := func(src Source, wantErrors bool) {
+		t.Helper()
+		c := open(t, root)
+		res := c.SyncSource(ctx, src)
+		if got := len(res.Errors) > 0; got != wantErrors {
+			t.Fatalf("sync under %s: errors %v", src.Discovery, res.Errors)
+		}
+		if err := c.Commit(ctx); err != nil {
+			t.Fatal(err)
+		}
+		c.Close()
+	}
+	commit(Source{Name: "src", Revision: "r1", Discovery: "d1", Skills: []Skill{s}}, false)
+	c := open(t, root)
+	first := c.Manifest().Sources["src"].Skills["pdf"]
+	c.Close()
+
+	broken := s
+	broken.Files, broken.Fingerprint = faultyFS{FS: fsys, failOpen: "a.md"}, "git-tree:abd"
+	commit(Source{Name: "src", Revision: "r2", Discovery: "d2", Skills: []Skill{broken}}, true)
+
+	c = open(t, root)
+	kept := c.Manifest().Sources["src"].Skills["pdf"]
+	if kept == nil || kept.Hash != first.Hash || string(kept.Meta) != string(first.Meta) {
+		t.Fatalf("the record the failed sync kept: %+v, want the first one's hash and frontmatter", kept)
+	}
+	var opts repository.Options
+	c.Answer(&opts, "src", "d2")
+	if _, _, ok := opts.Known("tree:abc"); ok {
+		t.Error("Known answers under d2 with what d1 found")
+	}
+	if _, _, ok := opts.Recalled("pdf"); ok {
+		t.Error("Recalled answers under d2 with what d1 found")
+	}
+}

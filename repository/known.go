@@ -55,7 +55,9 @@ func (d *discovery) known(key, dir string) (bool, error) {
 // and its main file holds what it held then; false when it cannot, and
 // the skill is read.
 func (d *discovery) recall(sub fs.FS, dir, name string) (skill.Skill, bool) {
-	if d.opts.Recalled == nil {
+	// A folder that cannot compare its files with a recorded tree (a
+	// local one) is read, and asks nothing.
+	if _, compares := sub.(SameContentFS); d.opts.Recalled == nil || !compares {
 		return skill.Skill{}, false
 	}
 	meta, key, ok := d.opts.Recalled(name)

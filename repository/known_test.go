@@ -142,7 +142,8 @@ func keyOf(records map[string]record, name string) string {
 }
 
 // TestKnownIsAskedOnlyForContentKeys: a directory's inode says nothing
-// of its content, so a local source is always read.
+// of its content, so a local source is always read, and neither Known nor
+// Recalled is asked.
 func TestKnownIsAskedOnlyForContentKeys(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -155,14 +156,17 @@ func TestKnownIsAskedOnlyForContentKeys(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	asked := 0
+	asked, recalled := 0, 0
 	opts := repository.Options{Known: func(string) (skill.Meta, []skill.File, bool) {
 		asked++
 		return skill.Meta{Name: "x", Description: "x", File: "SKILL.md", Path: "skills/alpha"}, []skill.File{{Path: "SKILL.md"}}, true
+	}, Recalled: func(name string) (skill.Meta, string, bool) {
+		recalled++
+		return skill.Meta{Name: name, Description: "x", File: "SKILL.md", Path: "skills/" + name}, "git-tree:0123456789abcdef0123456789abcdef01234567", true
 	}}
 	skills, _, err := dirsource.NewLocal("local", dir, opts).Skills(context.Background())
-	if err != nil || !slices.Equal(skillNames(skills), []string{"alpha", "beta"}) || asked != 0 {
-		t.Errorf("skills %v, Known asked %d times: %v", skillNames(skills), asked, err)
+	if err != nil || !slices.Equal(skillNames(skills), []string{"alpha", "beta"}) || asked != 0 || recalled != 0 {
+		t.Errorf("skills %v, Known asked %d times, Recalled %d: %v", skillNames(skills), asked, recalled, err)
 	}
 }
 

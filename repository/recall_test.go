@@ -2,12 +2,15 @@ package repository_test
 
 import (
 	"context"
+	"io/fs"
 	"maps"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/skillsync/skillsync/internal/gittest"
 	"github.com/skillsync/skillsync/internal/skilltest"
+	"github.com/skillsync/skillsync/materialize"
 	"github.com/skillsync/skillsync/repository"
 	"github.com/skillsync/skillsync/skill"
 )
@@ -118,5 +121,112 @@ func TestRecalledFrontmatterOfAChangedSkill(t *testing.T) {
 				t.Errorf("alpha's main file %q", alpha.Meta().File)
 			}
 		})
+	}
+}
+
+// The cache's records answer Recalled for a git source as a sync leaves
+// them: the key of a skill read whole, and of one taken from its record
+// (Known) by a sync that changed another skill, is one SameContent takes
+// of the skill's next tree, while its SKILL.md is unchanged.
+func TestRecalledThroughTheCache(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	up := gittest.NewRepo(t, "main")
+	up.Skill("skills/alpha", "Alpha.")
+	up.Write("skills/alpha/scripts/run.sh", "#!/bin/sh\necho one\n", 0o755)
+	up.Skill("skills/beta", "Beta.")
+	up.Commit("one")
+	g := newGit(t, up.URL(), "")
+	root := t.TempDir()
+	const settings = "discovery settings"
+	// step fetches, discovers with what the cache answers and commits
+	// what it found, as a sync does; it returns the tree it read.
+	step := func() fs.FS {
+		t.Helper()
+		res := fetch(t, g)
+		fsys, err := g.FS(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := materialize.OpenCache(ctx, root, time.Second, materialize.CheckRecord)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		var opts repository.Options
+		c.Answer(&opts, "team", settings)
+		skills, problems, err := repository.Discover(ctx, fsys, "team", "repo", opts)
+		if err != nil || len(problems) > 0 || len(skills) != 2 {
+			t.Fatalf("discover: %v %v %v", skillNames(skills), problems, err)
+		}
+		r := c.SyncSource(ctx, materialize.Source{Name: "team", Revision: string(res.Revision), Discovery: settings, Skills: materialize.FromSkills(skills, false)})
+		if len(r.Errors) > 0 {
+			t.Fatal(r.Errors)
+		}
+		if err := c.Commit(ctx); err != nil {
+			t.Fatal(err)
+		}
+		return fsys
+	}
+	// recalled is what the cache now answers for alpha.
+	recalled := func() (skill.Meta, string) {
+		t.Helper()
+		c, err := materialize.OpenCache(ctx, root, time.Second, materialize.CheckRecord)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		var opts repository.Options
+		c.Answer(&opts, "team", settings)
+		meta, key, ok := opts.Recalled("alpha")
+		if !ok || meta.Name != "alpha" || meta.Path != "skills/alpha" || meta.Description != "Alpha." {
+			t.Fatalf("Recalled(alpha) = %+v %q %v", meta, key, ok)
+		}
+		return meta, key
+	}
+	// sameHead says whether SKILL.md of alpha in fsys is the one key names.
+	sameHead := func(fsys fs.FS, key string) bool {
+		t.Helper()
+		sub, err := fs.Sub(fsys, "skills/alpha")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return repository.SameContent(sub, key, "SKILL.md")
+	}
+
+	step() // alpha read whole
+	_, whole := recalled()
+	up.Skill("skills/beta", "Beta, changed.")
+	up.Commit("two")
+	step() // alpha taken from its record
+	_, known := recalled()
+	if known != whole {
+		t.Errorf("alpha's key went from %q to %q, its tree unchanged", whole, known)
+	}
+	up.Write("skills/alpha/scripts/run.sh", "#!/bin/sh\necho three\n", 0o755)
+	up.Commit("three")
+	three := step() // alpha changed in a script: its frontmatter recalled
+	if !sameHead(three, whole) || !sameHead(three, known) {
+		t.Errorf("the cache's key of alpha does not find its SKILL.md unchanged: %q", known)
+	}
+	_, key := recalled()
+	if key == known {
+		t.Errorf("alpha's key %q did not move with its tree", key)
+	}
+	up.Skill("skills/alpha", "Alpha, changed.")
+	up.Commit("four")
+	four := step()
+	if sameHead(four, key) {
+		t.Error("alpha's changed SKILL.md is found unchanged")
+	}
+	c, err := materialize.OpenCache(ctx, root, time.Second, materialize.CheckRecord)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var opts repository.Options
+	c.Answer(&opts, "team", settings)
+	if meta, _, ok := opts.Recalled("alpha"); !ok || meta.Description != "Alpha, changed." {
+		t.Errorf("after SKILL.md changed the record holds %+v %v", meta, ok)
 	}
 }

@@ -13,8 +13,10 @@ import (
 )
 
 // discoveryRules versions what discovery yields for a given tree (where
-// it looks, what it skips, its limits' meaning). It is part of the
-// fingerprint, so a source synced under older rules is read again.
+// it looks, what it skips, its limits' meaning, what parsing a SKILL.md
+// gives). It is part of the fingerprint, so a source synced under older
+// rules is read again: the cache's records answer Known and Recalled only
+// under the rules that wrote them, so a change to parsing must move it.
 const discoveryRules = 2
 
 // Selects reports whether o's selection keeps s: its name matches no
