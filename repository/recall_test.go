@@ -22,20 +22,27 @@ type recalled struct {
 	key  string
 }
 
+// recallUp is an upstream of three skills: alpha with a script, beta
+// with notes, and gamma, whose main file is skill.md.
+func recallUp(t *testing.T) *gittest.Repo {
+	t.Helper()
+	up := gittest.NewRepo(t, "main")
+	up.Skill("skills/alpha", "Alpha.")
+	up.Write("skills/alpha/scripts/run.sh", "#!/bin/sh\necho alpha\n", 0o755)
+	up.Skill("skills/beta", "Beta.")
+	up.Write("skills/beta/notes.md", "beta notes\n", 0o644)
+	up.Write("skills/gamma/skill.md", skilltest.SkillMD("gamma", "Gamma."), 0o644)
+	up.Commit("one")
+	return up
+}
+
 // A changed skill whose SKILL.md did not change takes its frontmatter
 // from Options.Recalled, unparsed, and is still listed as it is now; one
 // whose SKILL.md changed, or whose answer does not fit it, is read.
 func TestRecalledFrontmatterOfAChangedSkill(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	up := gittest.NewRepo(t, "main")
-	up.Skill("skills/alpha", "Alpha.")
-	up.Write("skills/alpha/scripts/run.sh", "#!/bin/sh\necho alpha\n", 0o755)
-	up.Skill("skills/beta", "Beta.")
-	up.Write("skills/beta/notes.md", "beta notes\n", 0o644)
-	// gamma's main file is skill.md, until a SKILL.md comes beside it.
-	up.Write("skills/gamma/skill.md", skilltest.SkillMD("gamma", "Gamma."), 0o644)
-	up.Commit("one")
+	up := recallUp(t)
 	g := newGit(t, up.URL(), "")
 	fetch(t, g)
 	before, err := g.FS(ctx)
@@ -54,7 +61,8 @@ func TestRecalledFrontmatterOfAChangedSkill(t *testing.T) {
 		m.Description = "From the record."
 		records[s.Name] = recalled{m, repository.ContentKey(s.Files)}
 	}
-	// alpha changes in a script, beta in its SKILL.md.
+	// alpha changes in a script, beta in its SKILL.md, and gamma gets a
+	// SKILL.md beside its skill.md.
 	up.Write("skills/alpha/scripts/run.sh", "#!/bin/sh\necho alpha, longer now\n", 0o755)
 	up.Skill("skills/beta", "Beta, changed.")
 	up.Skill("skills/gamma", "Gamma, in SKILL.md.")
@@ -124,6 +132,20 @@ func TestRecalledFrontmatterOfAChangedSkill(t *testing.T) {
 	}
 }
 
+// answering opens the cache at root and returns it with the options it
+// answers discovery of source team with, under settings. The caller
+// closes it: the next sync waits for its lock.
+func answering(t *testing.T, root, settings string) (*materialize.Cache, repository.Options) {
+	t.Helper()
+	c, err := materialize.OpenCache(context.Background(), root, time.Second, materialize.CheckRecord)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var opts repository.Options
+	c.Answer(&opts, "team", settings)
+	return c, opts
+}
+
 // The cache's records answer Recalled for a git source as a sync leaves
 // them: the key of a skill read whole, and of one taken from its record
 // (Known) by a sync that changed another skill, is one SameContent takes
@@ -131,11 +153,7 @@ func TestRecalledFrontmatterOfAChangedSkill(t *testing.T) {
 func TestRecalledThroughTheCache(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	up := gittest.NewRepo(t, "main")
-	up.Skill("skills/alpha", "Alpha.")
-	up.Write("skills/alpha/scripts/run.sh", "#!/bin/sh\necho one\n", 0o755)
-	up.Skill("skills/beta", "Beta.")
-	up.Commit("one")
+	up := recallUp(t)
 	g := newGit(t, up.URL(), "")
 	root := t.TempDir()
 	const settings = "discovery settings"
@@ -148,15 +166,10 @@ func TestRecalledThroughTheCache(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c, err := materialize.OpenCache(ctx, root, time.Second, materialize.CheckRecord)
-		if err != nil {
-			t.Fatal(err)
-		}
+		c, opts := answering(t, root, settings)
 		defer c.Close()
-		var opts repository.Options
-		c.Answer(&opts, "team", settings)
 		skills, problems, err := repository.Discover(ctx, fsys, "team", "repo", opts)
-		if err != nil || len(problems) > 0 || len(skills) != 2 {
+		if err != nil || len(problems) > 0 || len(skills) != 3 {
 			t.Fatalf("discover: %v %v %v", skillNames(skills), problems, err)
 		}
 		r := c.SyncSource(ctx, materialize.Source{Name: "team", Revision: string(res.Revision), Discovery: settings, Skills: materialize.FromSkills(skills, false)})
@@ -168,21 +181,17 @@ func TestRecalledThroughTheCache(t *testing.T) {
 		}
 		return fsys
 	}
-	// recalled is what the cache now answers for alpha.
-	recalled := func() (skill.Meta, string) {
+	// recalled is what the cache now answers for alpha, whose description
+	// must be want.
+	recalled := func(want string) string {
 		t.Helper()
-		c, err := materialize.OpenCache(ctx, root, time.Second, materialize.CheckRecord)
-		if err != nil {
-			t.Fatal(err)
-		}
+		c, opts := answering(t, root, settings)
 		defer c.Close()
-		var opts repository.Options
-		c.Answer(&opts, "team", settings)
 		meta, key, ok := opts.Recalled("alpha")
-		if !ok || meta.Name != "alpha" || meta.Path != "skills/alpha" || meta.Description != "Alpha." {
-			t.Fatalf("Recalled(alpha) = %+v %q %v", meta, key, ok)
+		if !ok || meta.Name != "alpha" || meta.Path != "skills/alpha" || meta.Description != want {
+			t.Fatalf("Recalled(alpha) = %+v %q %v, want the description %q", meta, key, ok, want)
 		}
-		return meta, key
+		return key
 	}
 	// sameHead says whether SKILL.md of alpha in fsys is the one key names.
 	sameHead := func(fsys fs.FS, key string) bool {
@@ -195,11 +204,11 @@ func TestRecalledThroughTheCache(t *testing.T) {
 	}
 
 	step() // alpha read whole
-	_, whole := recalled()
+	whole := recalled("Alpha.")
 	up.Skill("skills/beta", "Beta, changed.")
 	up.Commit("two")
 	step() // alpha taken from its record
-	_, known := recalled()
+	known := recalled("Alpha.")
 	if known != whole {
 		t.Errorf("alpha's key went from %q to %q, its tree unchanged", whole, known)
 	}
@@ -209,24 +218,14 @@ func TestRecalledThroughTheCache(t *testing.T) {
 	if !sameHead(three, whole) || !sameHead(three, known) {
 		t.Errorf("the cache's key of alpha does not find its SKILL.md unchanged: %q", known)
 	}
-	_, key := recalled()
+	key := recalled("Alpha.")
 	if key == known {
 		t.Errorf("alpha's key %q did not move with its tree", key)
 	}
 	up.Skill("skills/alpha", "Alpha, changed.")
 	up.Commit("four")
-	four := step()
-	if sameHead(four, key) {
+	if four := step(); sameHead(four, key) {
 		t.Error("alpha's changed SKILL.md is found unchanged")
 	}
-	c, err := materialize.OpenCache(ctx, root, time.Second, materialize.CheckRecord)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	var opts repository.Options
-	c.Answer(&opts, "team", settings)
-	if meta, _, ok := opts.Recalled("alpha"); !ok || meta.Description != "Alpha, changed." {
-		t.Errorf("after SKILL.md changed the record holds %+v %v", meta, ok)
-	}
+	recalled("Alpha, changed.")
 }
