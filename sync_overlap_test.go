@@ -49,6 +49,20 @@ func TestSyncReportsFileRecordsItCannotUse(t *testing.T) {
 	}
 }
 
+// TestAFirstSyncWarnsOfNothing: a source the cache never held has no file
+// records, and its first sync says nothing of them. It said their record
+// file was gone, on every first run of skillsync sync.
+func TestAFirstSyncWarnsOfNothing(t *testing.T) {
+	t.Parallel()
+	up := gittest.NewRepo(t, "main")
+	up.Skill("skills/alpha", "Alpha.")
+	up.Commit("one skill")
+	e, _ := newWorkspace(t, "repositories:\n  - name: team\n    git: "+up.URL()+"\n")
+	if r := mustSync(t, e, SyncOptions{}); len(r.Warnings) > 0 || len(r.Skills.Added) != 1 {
+		t.Errorf("first sync: added %v, warnings %q", r.Skills.Added, r.Warnings)
+	}
+}
+
 // TestSyncStopsItsFetchesWhenTheUsageCannotBeRead: the usage is read
 // while the sources fetch; a usage file that stops the sync stops the
 // fetches too, rather than waiting for a server that does not answer.

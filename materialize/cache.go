@@ -414,7 +414,8 @@ func (c *Cache) SyncSource(ctx context.Context, src Source) Result {
 	}
 	old := c.manifest.Sources[src.Name]
 	if old == nil {
-		old = &SourceRecord{Skills: map[string]*SkillRecord{}}
+		// A source the cache never held has no file records to read.
+		old = &SourceRecord{Skills: map[string]*SkillRecord{}, filesLoaded: true}
 	}
 	old = c.filesOf(src.Name, old)
 	c.examined[src.Name] = true
