@@ -98,7 +98,7 @@ type Report struct {
 
 // NewReport returns an empty report whose lists encode as [], not null.
 func NewReport() *Report {
-	return &Report{Targets: []materialize.TargetReport{}, Problems: []ProblemReport{}, Shadowed: []string{}, Duplicates: []string{}}
+	return &Report{Sources: []SourceReport{}, Targets: []materialize.TargetReport{}, Problems: []ProblemReport{}, Shadowed: []string{}, Duplicates: []string{}}
 }
 
 func orEmpty(s []string) []string {

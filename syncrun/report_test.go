@@ -1,6 +1,8 @@
 package syncrun
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"slices"
 	"testing"
@@ -101,5 +103,20 @@ func TestSummarizeAndEvents(t *testing.T) {
 	e := events[0]
 	if e.Target != "team/pdf" || e.Op != "updated" || e.Actor != "daemon" || !e.TS.Equal(now) || e.BeforeHash != h.String() || e.AfterHash != (materialize.Hash{}).String() {
 		t.Errorf("event %+v", e)
+	}
+}
+
+// An empty report's lists encode as [], not null: a script that iterates
+// .sources[] of a sync with no sources (after --prune-all) fails on null.
+func TestNewReportEncodesNoNull(t *testing.T) {
+	t.Parallel()
+	r := NewReport()
+	r.Summarize(&layering.Catalog{})
+	data, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(data, []byte("null")) {
+		t.Errorf("an empty report encodes a null: %s", data)
 	}
 }
