@@ -99,6 +99,15 @@ func (a *app) sync(ctx context.Context, opts skillsync.SyncOptions) error {
 	return err
 }
 
+// problemPlace is where a sync's problem is, "SOURCE:PATH", or the one
+// of the two it has: a problem of a whole source has no path.
+func problemPlace(source, path string) string {
+	if source == "" || path == "" {
+		return safe(source + path)
+	}
+	return safe(source) + ":" + safe(path)
+}
+
 func (a *app) printSyncReport(r *skillsync.SyncReport) {
 	for _, w := range r.Warnings {
 		a.warn("%s", safe(w))
@@ -109,7 +118,7 @@ func (a *app) printSyncReport(r *skillsync.SyncReport) {
 	}
 	if !a.quiet {
 		for _, p := range r.Problems {
-			fmt.Fprintf(a.stderr, "%s:%s: %s: %s (%s)\n", safe(p.Source), safe(p.Path), p.Level, safe(p.Message), p.Rule)
+			fmt.Fprintf(a.stderr, "%s: %s: %s (%s)\n", problemPlace(p.Source, p.Path), p.Level, safe(p.Message), p.Rule)
 		}
 	}
 	tw := newTable(a.stdout)

@@ -417,7 +417,7 @@ func TestEmptySourceSaysSo(t *testing.T) {
 	ws := t.TempDir()
 	skilltest.WriteFile(t, filepath.Join(ws, "skillsync.yaml"), "repositories:\n  - embedded: builtin\n  - name: bare\n    git: "+up.URL()+"\n")
 	r := run(t, ws, "sync")
-	if r.code != 0 || !strings.Contains(r.stderr, "source bare yields no skills") || !strings.Contains(r.stderr, "(source-empty)") {
+	if r.code != 0 || !strings.Contains(r.stderr, "bare: warning: source bare yields no skills") || !strings.Contains(r.stderr, "(source-empty)") {
 		t.Errorf("sync: %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	if strings.Contains(r.stderr, "builtin yields no skills") {
