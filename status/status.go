@@ -182,10 +182,18 @@ func (st *Workspace) target(dir string) Target {
 	}
 	ts.Differences, ts.InSync = len(diffs), err == nil && len(diffs) == 0
 	if len(ts.Conflicts) > 0 {
-		st.Attention = append(st.Attention, fmt.Sprintf("target %s: %d edited copies wait in %s", dir, len(ts.Conflicts), materialize.ConflictsName))
+		copies := fmt.Sprintf("%d edited copies wait", len(ts.Conflicts))
+		if len(ts.Conflicts) == 1 {
+			copies = "1 edited copy waits"
+		}
+		st.Attention = append(st.Attention, fmt.Sprintf("target %s: %s in %s", dir, copies, materialize.ConflictsName))
 	}
 	if len(diffs) > 0 {
-		st.Attention = append(st.Attention, fmt.Sprintf("target %s: %d files differ from its record (skillsync verify)", dir, len(diffs)))
+		files := fmt.Sprintf("%d files differ", len(diffs))
+		if len(diffs) == 1 {
+			files = "1 file differs"
+		}
+		st.Attention = append(st.Attention, fmt.Sprintf("target %s: %s from its record (skillsync verify)", dir, files))
 	}
 	return ts
 }

@@ -56,7 +56,7 @@ func TestBuild(t *testing.T) {
 		t.Errorf("targets %+v", st.Targets)
 	}
 	attention := strings.Join(st.Attention, "\n")
-	for _, want := range []string{"source db fails: no route", "1 edited copies wait in " + materialize.ConflictsName} {
+	for _, want := range []string{"source db fails: no route", "1 edited copy waits in " + materialize.ConflictsName} {
 		if !strings.Contains(attention, want) {
 			t.Errorf("attention lacks %q:\n%s", want, attention)
 		}

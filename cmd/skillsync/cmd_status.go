@@ -94,6 +94,9 @@ func (a *app) printStatus(st *skillsync.WorkspaceStatus) {
 		state := "in sync"
 		if !t.InSync {
 			state = plural(t.Differences, "file") + " differ from the record"
+			if t.Differences == 1 {
+				state = "1 file differs from the record"
+			}
 		}
 		fmt.Fprintf(w, "target %s: %s, %s waiting in .skillsync-conflicts/\n", safe(t.Dir), state, plural(len(t.Conflicts), "conflict"))
 	}
