@@ -167,6 +167,15 @@ func Build(ctx context.Context, in Input) (*Workspace, error) {
 	return st, nil
 }
 
+// counted is n and what one or many of a thing do: "1 file differs",
+// "2 files differ".
+func counted(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
 // target looks at one target folder: its conflicts and its differences
 // from its record.
 func (st *Workspace) target(dir string) Target {
@@ -182,17 +191,11 @@ func (st *Workspace) target(dir string) Target {
 	}
 	ts.Differences, ts.InSync = len(diffs), err == nil && len(diffs) == 0
 	if len(ts.Conflicts) > 0 {
-		copies := fmt.Sprintf("%d edited copies wait", len(ts.Conflicts))
-		if len(ts.Conflicts) == 1 {
-			copies = "1 edited copy waits"
-		}
+		copies := counted(len(ts.Conflicts), "edited copy waits", "edited copies wait")
 		st.Attention = append(st.Attention, fmt.Sprintf("target %s: %s in %s", dir, copies, materialize.ConflictsName))
 	}
 	if len(diffs) > 0 {
-		files := fmt.Sprintf("%d files differ", len(diffs))
-		if len(diffs) == 1 {
-			files = "1 file differs"
-		}
+		files := counted(len(diffs), "file differs", "files differ")
 		st.Attention = append(st.Attention, fmt.Sprintf("target %s: %s from its record (skillsync verify)", dir, files))
 	}
 	return ts

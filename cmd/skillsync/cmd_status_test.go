@@ -108,3 +108,25 @@ func TestLogFormatJSON(t *testing.T) {
 		t.Errorf("--log-format xml: exit %d %s", r.code, r.stderr)
 	}
 }
+
+// TestStatusCountsOneEditedFile: a target with one file edited by hand is
+// one file that differs, in the table and in what needs a person.
+func TestStatusCountsOneEditedFile(t *testing.T) {
+	t.Parallel()
+	repo := gittest.NewRepo(t, "main")
+	repo.Skill("pdf", "Read PDF files.")
+	repo.Write("pdf/notes.md", "notes\n", 0)
+	repo.Commit("one")
+	ws := t.TempDir()
+	skilltest.WriteFile(t, filepath.Join(ws, "skillsync.yaml"), "targets:\n  - dir: .claude/skills\nrepositories:\n  - name: team\n    git: "+repo.URL()+"\n")
+	if r := run(t, ws, "sync"); r.code != 0 {
+		t.Fatalf("sync: %d\n%s", r.code, r.stderr)
+	}
+	skilltest.WriteFile(t, filepath.Join(ws, ".claude", "skills", "pdf", "notes.md"), "edited\n")
+	r := run(t, ws, "status")
+	for _, want := range []string{"1 file differs from the record", "1 file differs from its record"} {
+		if !strings.Contains(r.stdout+r.stderr, want) {
+			t.Errorf("status lacks %q:\n%s%s", want, r.stdout, r.stderr)
+		}
+	}
+}
