@@ -66,6 +66,15 @@ func (e *TargetEntry) folder(name string) string {
 	return name
 }
 
+// fileCount is what the entry counts in a report: its files, or one for
+// a link.
+func (e *TargetEntry) fileCount() int {
+	if e.Mode == Symlink {
+		return 1
+	}
+	return len(e.Files)
+}
+
 // TargetFolder returns the folder the record gives the skill name in its
 // target, and whether the record has the skill.
 func (r *TargetRecord) TargetFolder(name string) (string, bool) {
@@ -91,7 +100,9 @@ type TargetSkill struct {
 
 // TargetReport says what one target sync did.
 type TargetReport struct {
-	Dir       string   `json:"dir"`
+	Dir string `json:"dir"`
+	// Written counts the files written (a symbolic link counts one), and
+	// Removed the files of the skills taken out, as the cache's Stats do.
 	Written   int      `json:"written"`
 	Removed   int      `json:"removed"`
 	Conflicts []string `json:"conflicts"`
@@ -408,7 +419,7 @@ func SyncTarget(ctx context.Context, t Target) (TargetReport, error) {
 			delete(preserved, folder)
 			continue
 		}
-		report.Removed++
+		report.Removed += e.fileCount()
 	}
 	if _, err := w.commit(ctx); err != nil {
 		return report, fmt.Errorf("target %s: %w", dir, err)

@@ -134,7 +134,7 @@ func (a *app) printSyncReport(r *skillsync.SyncReport) {
 			len(r.Shadowed), len(r.Duplicates))
 	}
 	for _, t := range r.Targets {
-		line := fmt.Sprintf("target %s: %d written, %d removed", t.Dir, t.Written, t.Removed)
+		line := fmt.Sprintf("target %s: %s written, %d removed", t.Dir, plural(t.Written, "file"), t.Removed)
 		if len(t.Conflicts) > 0 {
 			line += "; left alone (not made by skillsync): " + safe(strings.Join(t.Conflicts, ", "))
 		}

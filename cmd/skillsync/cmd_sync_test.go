@@ -127,3 +127,39 @@ func TestFrozenVerifyRepair(t *testing.T) {
 		t.Errorf("verify after repair: %d %s", r.code, r.stdout)
 	}
 }
+
+// TestSyncCountsTargetFiles checks that a target's line counts files
+// both ways, as the cache's line does: a removed skill of three files is
+// three files removed, not one.
+func TestSyncCountsTargetFiles(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	files := map[string]string{
+		"team/a/SKILL.md":          "---\nname: a\ndescription: The a skill.\n---\nBody.\n",
+		"team/a/scripts/run.sh":    "echo a\n",
+		"team/a/references/doc.md": "A reference.\n",
+		"team/b/SKILL.md":          "---\nname: b\ndescription: The b skill.\n---\nBody.\n",
+		"skillsync.yaml":           "repositories:\n  - name: team\n    dir: team\ntargets:\n  - dir: out\n",
+	}
+	for name, body := range files {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := filepath.Join(dir, "out")
+	r := run(t, dir, "sync")
+	if r.code != 0 || !strings.Contains(r.stdout, "target "+out+": 4 files written, 0 removed\n") {
+		t.Fatalf("first sync: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if err := os.RemoveAll(filepath.Join(dir, "team", "a")); err != nil {
+		t.Fatal(err)
+	}
+	r = run(t, dir, "sync")
+	if r.code != 0 || !strings.Contains(r.stdout, "files: 0 written, 1 unchanged, 3 removed") ||
+		!strings.Contains(r.stdout, "target "+out+": 0 files written, 3 removed\n") {
+		t.Fatalf("sync after a skill of three files went: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
