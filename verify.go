@@ -11,14 +11,15 @@ import (
 )
 
 // Verify hashes the cache and the targets again and compares them with
-// the manifest, the target records and skillsync.lock (lock.File.Verify).
-// It changes nothing.
+// the manifest, the target records and skillsync.lock (lock.File.Verify);
+// a configured source the cache never held differs too (Unsynced). It
+// changes nothing.
 func (e *Engine) Verify(ctx context.Context) ([]materialize.Difference, error) {
 	locked, ok, lerr := lock.Read(e.layout.LockFile(), e.kinds)
 	if lerr != nil || !ok {
 		locked = nil
 	}
-	diffs, err := locked.Verify(ctx, e.layout.CacheDir(), e.targetDirs())
+	diffs, err := locked.Verify(ctx, e.layout.CacheDir(), sourceNames(e.cfg.Sources), e.targetDirs())
 	if err != nil {
 		return nil, err
 	}

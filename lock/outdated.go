@@ -82,14 +82,16 @@ func (o *Outdated) compare(ctx context.Context, rec *materialize.SourceRecord, o
 }
 
 // Verify hashes the cache at cacheDir and the targets again and compares
-// them with the manifest, the target records and f, when not nil. It
-// changes nothing.
-func (f *File) Verify(ctx context.Context, cacheDir string, targets []string) ([]materialize.Difference, error) {
+// them with the manifest, the target records and f, when not nil; each
+// of sources, the configured ones, that the manifest has no record of is
+// a difference too. It changes nothing.
+func (f *File) Verify(ctx context.Context, cacheDir string, sources, targets []string) ([]materialize.Difference, error) {
 	m, err := materialize.ReadManifest(cacheDir)
 	if err != nil {
 		return nil, err
 	}
-	diffs := materialize.VerifyCache(cacheDir, m)
+	diffs := materialize.UnsyncedSources(cacheDir, m, sources)
+	diffs = append(diffs, materialize.VerifyCache(cacheDir, m)...)
 	for _, t := range targets {
 		if err := ctx.Err(); err != nil {
 			return nil, err

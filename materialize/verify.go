@@ -18,12 +18,28 @@ const (
 	Modified DiffKind = "modified"
 	Missing  DiffKind = "missing"
 	Extra    DiffKind = "extra"
+	// Unsynced is a configured source the cache has no record of: no
+	// sync has brought it here yet, or none could.
+	Unsynced DiffKind = "unsynced"
 )
 
 // Difference is one way a destination differs from its record.
 type Difference struct {
 	Path string   `json:"path"`
 	Kind DiffKind `json:"kind"`
+}
+
+// UnsyncedSources returns a difference for each of sources that m, the
+// manifest of the cache at root, has no record of: a cache that never
+// held a source does not match a config that names it.
+func UnsyncedSources(root string, m *Manifest, sources []string) []Difference {
+	var diffs []Difference
+	for _, name := range sources {
+		if m.Sources[name] == nil {
+			diffs = append(diffs, Difference{Path: filepath.Join(root, name), Kind: Unsynced})
+		}
+	}
+	return diffs
 }
 
 // VerifyCache hashes every file of the cache at root again and compares

@@ -141,14 +141,7 @@ func TestSyncCountsTargetFiles(t *testing.T) {
 		"team/b/SKILL.md":          "---\nname: b\ndescription: The b skill.\n---\nBody.\n",
 		"skillsync.yaml":           "repositories:\n  - name: team\n    dir: team\ntargets:\n  - dir: out\n",
 	}
-	for name, body := range files {
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeTree(t, dir, files)
 	out := filepath.Join(dir, "out")
 	r := run(t, dir, "sync")
 	if r.code != 0 || !strings.Contains(r.stdout, "target "+out+": 4 files written, 0 removed\n") {
@@ -161,5 +154,44 @@ func TestSyncCountsTargetFiles(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, "files: 0 written, 1 unchanged, 3 removed") ||
 		!strings.Contains(r.stdout, "target "+out+": 0 files written, 3 removed\n") {
 		t.Fatalf("sync after a skill of three files went: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// writeTree writes files, by slash path under dir, with their folders.
+func writeTree(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, body := range files {
+		path := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestVerifyBeforeTheFirstSync checks that verify does not call a cache
+// that holds none of the configured sources a match.
+func TestVerifyBeforeTheFirstSync(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		"team/a/SKILL.md": "---\nname: a\ndescription: The a skill.\n---\nBody.\n",
+		"skillsync.yaml":  "repositories:\n  - name: team\n    dir: team\n",
+	})
+	r := run(t, dir, "verify")
+	if r.code != 1 || r.stdout != "unsynced "+filepath.Join(dir, ".skills-cache", "team")+"\n" ||
+		!strings.Contains(r.stderr, "1 source never synced into this cache") {
+		t.Fatalf("verify before any sync: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if r := run(t, dir, "verify", "--repair"); r.code != 0 || !strings.Contains(r.stdout, "repaired unsynced") {
+		t.Fatalf("repair: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if r := run(t, dir, "verify"); r.code != 0 || r.stdout != "" {
+		t.Errorf("verify after the repair: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".skills-cache", "team", "a", "SKILL.md")); err != nil {
+		t.Errorf("the repair did not sync the source: %v", err)
 	}
 }

@@ -21,7 +21,8 @@ func newVerifyCommand(a *app, runF func(context.Context, *verifyOptions) error) 
 		Short: "Hash the cache and targets again and compare them with the records",
 		Long: `Hash every file of the cache and the targets again and compare them with
 the manifest, the targets' records and skillsync.lock. Modified, missing and
-extra files are listed; the exit status is 1 when there is any.
+extra files are listed, and configured sources that no sync has brought into
+the cache yet (unsynced); the exit status is 1 when there is any.
 
 --repair rewrites what differs, at the locked revisions, then verifies again.`,
 		Example: `  skillsync verify
@@ -40,6 +41,17 @@ extra files are listed; the exit status is 1 when there is any.
 type verifyJSON struct {
 	Differences []materialize.Difference `json:"differences"`
 	Repaired    []materialize.Difference `json:"repaired"`
+}
+
+// unsynced counts the sources among diffs that the cache never held.
+func unsynced(diffs []materialize.Difference) int {
+	n := 0
+	for _, d := range diffs {
+		if d.Kind == materialize.Unsynced {
+			n++
+		}
+	}
+	return n
 }
 
 func (a *app) runVerify(ctx context.Context, opts *verifyOptions) error {
@@ -78,6 +90,9 @@ func (a *app) runVerify(ctx context.Context, opts *verifyOptions) error {
 		}
 		if len(out.Differences) == 0 && !a.quiet {
 			fmt.Fprintln(a.stderr, "verify: the cache and the targets match their records")
+		}
+		if n := unsynced(out.Differences); n > 0 && !a.quiet {
+			fmt.Fprintf(a.stderr, "verify: %s never synced into this cache: skillsync sync brings it\n", plural(n, "source"))
 		}
 	}
 	if len(out.Differences) > 0 {
