@@ -3,12 +3,16 @@ package skillsync
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/skillsync/skillsync/config"
 	"github.com/skillsync/skillsync/internal/gittest"
 	"github.com/skillsync/skillsync/internal/pgtest"
 	"github.com/skillsync/skillsync/internal/skilltest"
+	"github.com/skillsync/skillsync/lock"
 )
 
 // TestSyncSkippedSkillsArePartialOnEveryKind (issue 24): a source whose
@@ -86,5 +90,49 @@ func TestSyncMaxSourceSizeSkippingEverySkill(t *testing.T) {
 		if !said {
 			t.Errorf("%s: no problem says max_source_size skipped every skill: %+v", when, r.Problems)
 		}
+	}
+}
+
+// TestSyncKeepsWhatALowerMaxSourceSizeSkips: a skill the cache holds that
+// a lowered max_source_size now skips keeps its cached copy, its target
+// copy and its lock entry, as the last good files of a partial source
+// do; raising the limit again brings it back with nothing to rewrite.
+func TestSyncKeepsWhatALowerMaxSourceSizeSkips(t *testing.T) {
+	ctx := context.Background()
+	up := gittest.NewRepo(t, "main")
+	up.Skill("skills/a-small", "The small skill.")
+	up.Skill("skills/b-big", "The big skill.")
+	up.Write("skills/b-big/data.txt", strings.Repeat("b", 3000), 0o644)
+	up.Commit("one")
+	text := "repositories:\n  - name: team\n    git: " + up.URL() + "\ntargets:\n  - dir: out\n"
+	e, ws := newWorkspace(t, text)
+	if _, err := e.Sync(ctx, SyncOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	cached := filepath.Join(ws, ".skills-cache", "team", "b-big", "data.txt")
+	placed := filepath.Join(ws, "out", "b-big", "data.txt")
+	cfg := filepath.Join(ws, config.FileName)
+	for _, when := range []string{"limit lowered", "again"} {
+		skilltest.WriteFile(t, cfg, "max_source_size: 2000\n"+text)
+		r, err := reload(t, cfg).Sync(ctx, SyncOptions{})
+		if !errors.Is(err, ErrPartial) || r == nil {
+			t.Fatalf("%s: err = %v, want ErrPartial", when, err)
+		}
+		if s := r.Sources[0]; s.Status != StatusPartial || s.Skills != 2 || len(r.Skills.Removed) != 0 || r.Files.Removed != 0 {
+			t.Errorf("%s: %+v, removed %v and %d files; want partial with 2 skills, none removed", when, s, r.Skills.Removed, r.Files.Removed)
+		}
+		for _, p := range []string{cached, placed} {
+			if data, err := os.ReadFile(p); err != nil || len(data) != 3000 {
+				t.Errorf("%s: %s lost: %v", when, p, err)
+			}
+		}
+		if lf, _, err := lock.Read(filepath.Join(ws, "skillsync.lock"), Kinds()); err != nil || lf.Sources["team"].Skills["b-big"] == "" {
+			t.Errorf("%s: the lock dropped b-big: %v", when, err)
+		}
+	}
+	skilltest.WriteFile(t, cfg, text)
+	r, err := reload(t, cfg).Sync(ctx, SyncOptions{})
+	if err != nil || r.Sources[0].Skills != 2 || r.Files.Written != 0 {
+		t.Errorf("limit raised again: %v, %+v, %d files written", err, r.Sources, r.Files.Written)
 	}
 }

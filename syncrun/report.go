@@ -201,12 +201,13 @@ func (r *Report) CheckYield(rep SourceReport, limit int64) {
 	}
 }
 
-// Skipped counts the skills problems say the source has and this sync
-// could not bring: past max_source_size (over), or not read whole (a
-// file or folder that could not be read, a content that did not match).
-// Such a source is partly synced, whatever its kind; a skill that is
-// invalid or too large on its own is the skill's fault, not the sync's.
-func Skipped(problems []skill.Problem) (skipped, over int) {
+// Skipped returns the skills problems say the source has and this sync
+// could not bring: past max_source_size (over counts those), or not read
+// whole (a file or folder that could not be read, a content that did not
+// match). Such a source is partly synced, whatever its kind, and each of
+// these skills keeps what the cache has of it; a skill that is invalid
+// or too large on its own is the skill's fault, not the sync's.
+func Skipped(problems []skill.Problem) (skipped []materialize.Unbrought, over int) {
 	seen := map[string]bool{}
 	for _, p := range problems {
 		if p.Level != skill.Error || seen[p.Path] {
@@ -220,7 +221,7 @@ func Skipped(problems []skill.Problem) (skipped, over int) {
 			continue
 		}
 		seen[p.Path] = true
-		skipped++
+		skipped = append(skipped, materialize.Unbrought{Name: p.Skill, Path: p.Path})
 	}
 	return skipped, over
 }

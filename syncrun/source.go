@@ -47,7 +47,8 @@ func (r *Run) Materialize(ctx context.Context, repo repository.Repository, src m
 	if err != nil {
 		return r.Failed(rep, err)
 	}
-	if rep.Skipped, rep.OverSize = Skipped(problems); rep.Skipped > 0 {
+	src.Unbrought, rep.OverSize = Skipped(problems)
+	if rep.Skipped = len(src.Unbrought); rep.Skipped > 0 {
 		// Not all of the revision is here: the next sync looks again, and
 		// says so again.
 		src.Revision = ""

@@ -1,0 +1,59 @@
+package materialize
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"testing/fstest"
+
+	"github.com/skillsync/skillsync/skill"
+)
+
+// TestUnbroughtSkillsKeepTheirCopy: a skill the caller could not bring
+// this time (past max_source_size, a file it could not read) keeps its
+// cached copy and record, whether the caller knows its name or only its
+// folder; a skill simply gone is removed.
+func TestUnbroughtSkillsKeepTheirCopy(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	root := t.TempDir()
+	withMeta := func(name, path string) Skill {
+		s := mkSkill(name, map[string]string{"SKILL.md": "the " + name + " skill"})
+		s.Meta = FromSkills([]skill.Skill{{Name: name, Description: "x", Path: path, File: "SKILL.md", Files: fstest.MapFS{}}}, false)[0].Meta
+		return s
+	}
+	syncOnce(t, root, "r1", withMeta("kept", "skills/kept"), withMeta("by-path", "skills/by-path"),
+		withMeta("liar", "skills/liar"), withMeta("gone", "skills/gone"))
+
+	c := open(t, root)
+	res := c.SyncSource(ctx, Source{Name: "src", Unbrought: []Unbrought{
+		{Name: "kept", Path: "skills/kept"},
+		{Path: "skills/by-path"},
+		{Path: "skills/elsewhere"}, // the liar's record says skills/liar
+	}})
+	if len(res.Errors) > 0 {
+		t.Fatal(res.Errors)
+	}
+	if err := c.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	removed := map[string]bool{}
+	for _, ch := range res.Changes {
+		if ch.Op != Removed {
+			t.Errorf("unexpected change %+v", ch)
+		}
+		removed[ch.Name] = true
+	}
+	for name, want := range map[string]bool{"kept": false, "by-path": false, "liar": true, "gone": true} {
+		if removed[name] != want {
+			t.Errorf("%s removed = %v, want %v", name, removed[name], want)
+		}
+		_, recorded := c.Manifest().Sources["src"].Skills[name]
+		data, _ := os.ReadFile(filepath.Join(root, "src", name, "SKILL.md"))
+		live := string(data)
+		if recorded == want || (live == "the "+name+" skill") == want {
+			t.Errorf("%s: recorded %v, live %q after the sync", name, recorded, live)
+		}
+	}
+}
