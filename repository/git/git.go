@@ -255,10 +255,62 @@ func (g *Git) FS(ctx context.Context) (*TreeFS, error) {
 	}
 	sub, err := root.Sub(path.Clean(dir))
 	if err != nil {
-		return nil, fmt.Errorf("path %s at %s: %w", dir, c.Hash.String()[:12], err)
+		return nil, pathError(root, path.Clean(dir), c.Hash.String()[:12], err)
 	}
 	return sub.(*TreeFS), nil
 }
+
+// pathError says that the configured path is no folder at commit, and
+// which folders the nearest folder above it holds, to pick path: from.
+// The names come from the repository: the caller's output escapes them.
+func pathError(root fs.FS, dir, commit string, err error) error {
+	parent := path.Dir(dir)
+	for parent != "." {
+		if info, err := fs.Stat(root, parent); err == nil && info.IsDir() {
+			break
+		}
+		parent = path.Dir(parent)
+	}
+	const most = 8
+	var folders []string
+	n := 0
+	entries, _ := fs.ReadDir(root, parent)
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		if n++; n <= most {
+			folders = append(folders, e.Name()+"/")
+		}
+	}
+	if n > most {
+		folders = append(folders, fmt.Sprintf("and %d more", n-most))
+	}
+	where := "the repository's top level"
+	if parent != "." {
+		where = parent + "/"
+	}
+	holds := "holds no folder"
+	if n > 0 {
+		holds = "holds " + strings.Join(folders, ", ")
+	}
+	why := "not a folder"
+	if errors.Is(err, fs.ErrNotExist) {
+		why = "no such folder"
+	}
+	return &badPath{fmt.Sprintf("path: %s: %s at commit %s; %s %s (path: names the folder that holds the skills)",
+		dir, why, commit, where, holds), err}
+}
+
+// badPath is pathError's error: its message says it all, and it wraps
+// what the tree said.
+type badPath struct {
+	msg string
+	err error
+}
+
+func (e *badPath) Error() string { return e.msg }
+func (e *badPath) Unwrap() error { return e.err }
 
 // openPacks returns the store's packs, their indexes read once for as
 // long as the store holds the same packs (a fetch adds one).

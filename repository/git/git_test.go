@@ -435,3 +435,27 @@ func TestGitRetriesTransientErrors(t *testing.T) {
 		t.Errorf("three failures in a row must fail, saying why: %v", err)
 	}
 }
+
+// TestGitPathThatIsNoFolder: a path: that names nothing, or a file, is
+// an error that names it and the folders beside it to choose from.
+func TestGitPathThatIsNoFolder(t *testing.T) {
+	t.Parallel()
+	up := gittest.NewRepo(t, "main")
+	up.Skill("skills/one", "One.")
+	up.Skill("skills/two", "Two.")
+	up.Commit("layout")
+	for _, tt := range []struct{ path, want string }{
+		{"nope", "path: nope: no such folder at commit "},
+		{"nope", "; the repository's top level holds skills/ (path: names the folder that holds the skills)"},
+		{"skills/x/y", "path: skills/x/y: no such folder at commit "},
+		{"skills/x/y", "; skills/ holds one/, two/ ("},
+		{"skills/one/SKILL.md", "path: skills/one/SKILL.md: not a folder at commit "},
+		{"skills/one/SKILL.md", "; skills/one/ holds no folder ("},
+	} {
+		g := fetchAnd(t, newGit(t, up.URL(), "", func(c *git.GitConfig) { c.Path = tt.path }))
+		_, _, err := g.Skills(context.Background())
+		if err == nil || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "sub ") {
+			t.Errorf("path %s: %v, want it to say %q", tt.path, err, tt.want)
+		}
+	}
+}
