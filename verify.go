@@ -8,6 +8,7 @@ import (
 	"github.com/skillsync/skillsync/lock"
 	"github.com/skillsync/skillsync/materialize"
 	"github.com/skillsync/skillsync/repository"
+	"github.com/skillsync/skillsync/syncrun"
 )
 
 // Verify hashes the cache and the targets again and compares them with
@@ -72,7 +73,8 @@ type Outdated = lock.Outdated
 // for each source that moved, lists the skills an update would add, change
 // and remove (lock.File.Outdated). The workspace (config, cache, lock,
 // targets) is not changed. One source's error is its report's Error; the
-// others go on.
+// others go on, and the error is ErrPartial (some could not be checked)
+// or ErrFailed (none could).
 func (e *Engine) Outdated(ctx context.Context) ([]Outdated, error) {
 	locked, _, err := lock.Read(e.layout.LockFile(), e.kinds)
 	if err != nil {
@@ -82,8 +84,15 @@ func (e *Engine) Outdated(ctx context.Context) ([]Outdated, error) {
 	if err != nil {
 		return nil, err
 	}
-	return locked.Outdated(ctx, m, sourceNames(e.cfg.Sources), func(name string) (repository.Repository, error) {
+	out := locked.Outdated(ctx, m, sourceNames(e.cfg.Sources), func(name string) (repository.Repository, error) {
 		s, _ := e.source(name)
 		return e.open(s, "")
-	}), nil
+	})
+	failed := 0
+	for _, o := range out {
+		if o.Error != "" {
+			failed++
+		}
+	}
+	return out, syncrun.Failures(failed, len(out))
 }

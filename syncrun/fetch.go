@@ -37,13 +37,19 @@ func FetchErr(reports []FetchReport) error {
 			failed++
 		}
 	}
+	return Failures(failed, len(reports))
+}
+
+// Failures is the error of a command that failed for failed of its total
+// sources: ErrFailed for all of them, ErrPartial for some, nil for none.
+func Failures(failed, total int) error {
 	switch {
 	case failed == 0:
 		return nil
-	case failed == len(reports):
-		return fmt.Errorf("%w (%d of %d)", ErrFailed, failed, len(reports))
+	case failed == total:
+		return fmt.Errorf("%w (%d of %d)", ErrFailed, failed, total)
 	}
-	return fmt.Errorf("%w (%d of %d)", ErrPartial, failed, len(reports))
+	return fmt.Errorf("%w (%d of %d)", ErrPartial, failed, total)
 }
 
 // Pending is one source's fetch under way.

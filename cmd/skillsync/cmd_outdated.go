@@ -2,10 +2,13 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/skillsync/skillsync"
 )
 
 type outdatedOptions struct{}
@@ -18,8 +21,9 @@ func newOutdatedCommand(a *app, runF func(context.Context, *outdatedOptions) err
 		Short:   "Show which sources moved upstream and what an update would change",
 		Long: `For each source, compare the revision skillsync.lock pins with the one
 upstream and, where they differ, list the skills skillsync update would add,
-change and remove. Nothing in the workspace changes, and the exit status is 0
-either way: run skillsync update to move.
+change and remove. Nothing in the workspace changes. The exit status is 0
+when every source could be checked, behind or not (run skillsync update to
+move), 3 when some could not, 1 when none could.
 
 A git source costs one listing of the remote's refs when nothing moved; when
 it moved, the new commit is fetched into the machine's git store (shared by
@@ -39,11 +43,14 @@ func (a *app) runOutdated(ctx context.Context, _ *outdatedOptions) error {
 		return err
 	}
 	out, err := eng.Outdated(ctx)
-	if err != nil {
+	if err != nil && !errors.Is(err, skillsync.ErrPartial) && !errors.Is(err, skillsync.ErrFailed) {
 		return err
 	}
 	if a.json {
-		return writeJSON(a.stdout, out)
+		if werr := writeJSON(a.stdout, out); werr != nil {
+			return werr
+		}
+		return reported(err)
 	}
 	tw := newTable(a.stdout)
 	fmt.Fprintln(tw, "SOURCE\tLOCKED\tUPSTREAM\tCHANGES")
@@ -71,5 +78,5 @@ func (a *app) runOutdated(ctx context.Context, _ *outdatedOptions) error {
 			fmt.Fprintf(a.stderr, "skillsync: source %s: %s\n", o.Source, safe(o.Error))
 		}
 	}
-	return nil
+	return reported(err)
 }
