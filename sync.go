@@ -155,6 +155,7 @@ func (r *syncRun) do(ctx context.Context) (*SyncReport, error) {
 		return report, err
 	}
 	if frozen {
+		report.Frozen = r.Frozen.Diff
 		return report, r.Frozen
 	}
 	return report, report.Err()

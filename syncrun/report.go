@@ -90,6 +90,9 @@ type Report struct {
 	// Duplicates are source/name of skills a source has twice; the copy
 	// whose path sorts first is the one synced.
 	Duplicates []string `json:"duplicates"`
+	// Frozen are the ways the lock and what a sync --frozen found
+	// disagree, one line each (lock.FrozenError); that sync then fails.
+	Frozen []string `json:"frozen"`
 	// Changes carries the hashes before and after, for the audit log.
 	Changes []materialize.Change `json:"-"`
 	// Warnings are things the user should know that changed nothing.
@@ -98,7 +101,7 @@ type Report struct {
 
 // NewReport returns an empty report whose lists encode as [], not null.
 func NewReport() *Report {
-	return &Report{Sources: []SourceReport{}, Targets: []materialize.TargetReport{}, Problems: []ProblemReport{}, Shadowed: []string{}, Duplicates: []string{}}
+	return &Report{Sources: []SourceReport{}, Skills: SkillChanges{Added: []string{}, Updated: []string{}, Removed: []string{}}, Targets: []materialize.TargetReport{}, Problems: []ProblemReport{}, Shadowed: []string{}, Duplicates: []string{}, Frozen: []string{}}
 }
 
 func orEmpty(s []string) []string {

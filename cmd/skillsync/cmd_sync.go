@@ -87,6 +87,13 @@ func (a *app) sync(ctx context.Context, opts skillsync.SyncOptions) error {
 	}
 	report, err := eng.Sync(ctx, opts)
 	progress.clear()
+	var frozen *skillsync.FrozenError
+	if report == nil && a.json && errors.As(err, &frozen) {
+		// Refused before any source was read: the machine reading the
+		// JSON still gets a report, whose frozen says why.
+		report = skillsync.NewSyncReport()
+		report.Frozen = frozen.Diff
+	}
 	if report == nil {
 		return err
 	}

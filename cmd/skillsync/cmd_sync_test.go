@@ -28,6 +28,7 @@ type syncJSON struct {
 		Conflicts        []string
 	}
 	Problems []struct{ Source, Skill, Path, Level, Rule, Message string }
+	Frozen   []string
 }
 
 func TestSyncOnTheBuiltInDefault(t *testing.T) {
@@ -193,5 +194,35 @@ func TestVerifyBeforeTheFirstSync(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, ".skills-cache", "team", "a", "SKILL.md")); err != nil {
 		t.Errorf("the repair did not sync the source: %v", err)
+	}
+}
+
+// TestFrozenMismatchInJSON: a sync --frozen that fails says why in its
+// JSON too, whether a skill's content or the config left the lock.
+func TestFrozenMismatchInJSON(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	one := "repositories:\n  - name: team\n    dir: team\n"
+	writeTree(t, dir, map[string]string{
+		"team/a/SKILL.md": "---\nname: a\ndescription: The a skill.\n---\nBody.\n",
+		"skillsync.yaml":  one,
+	})
+	if r := run(t, dir, "sync"); r.code != 0 {
+		t.Fatalf("sync: %d %s", r.code, r.stderr)
+	}
+	if js := decode[syncJSON](t, run(t, dir, "sync", "--frozen", "--json")); js.Frozen == nil || len(js.Frozen) != 0 {
+		t.Errorf("a frozen sync that matches: frozen %#v, want []", js.Frozen)
+	}
+	writeTree(t, dir, map[string]string{"team/a/SKILL.md": "---\nname: a\ndescription: The a skill.\n---\nBody, edited.\n"})
+	r := run(t, dir, "sync", "--frozen", "--json")
+	js := decode[syncJSON](t, r)
+	if r.code != 1 || len(js.Frozen) != 1 || !strings.HasPrefix(js.Frozen[0], "~ skill team/a: lock has ") {
+		t.Errorf("content mismatch: exit %d, frozen %q", r.code, js.Frozen)
+	}
+	writeTree(t, dir, map[string]string{"skillsync.yaml": one + "  - name: more\n    dir: team\n"})
+	r = run(t, dir, "sync", "--frozen", "--json")
+	js = decode[syncJSON](t, r)
+	if r.code != 1 || len(js.Frozen) != 1 || !strings.Contains(js.Frozen[0], "source more (dir team) is in the config, not in the lock") || js.Skills.Added == nil {
+		t.Errorf("config mismatch: exit %d, %+v", r.code, js)
 	}
 }
