@@ -74,8 +74,8 @@ type SyncRequest struct {
 // SyncResult is what a sync did, as the daemon logs and counts it.
 type SyncResult struct {
 	Sources []SourceResult
-	// Added, Updated and Removed count skills.
-	Added, Updated, Removed int
+	// Added, Updated, Removed and Repaired count skills.
+	Added, Updated, Removed, Repaired int
 	// FilesWritten and BytesWritten are what was written into the cache.
 	FilesWritten int
 	BytesWritten int64

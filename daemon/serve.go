@@ -244,7 +244,7 @@ func syncJob(eng Engine, req SyncRequest, log *slog.Logger, m *monitor) func(con
 		for _, w := range res.Warnings {
 			log.Warn(w)
 		}
-		log.Info("synced", "added", res.Added, "updated", res.Updated, "removed", res.Removed,
+		log.Info("synced", "added", res.Added, "updated", res.Updated, "removed", res.Removed, "repaired", res.Repaired,
 			"files_written", res.FilesWritten, "failed_sources", res.Failed())
 		return err
 	}

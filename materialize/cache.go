@@ -104,9 +104,13 @@ const (
 	Added   ChangeOp = "added"
 	Updated ChangeOp = "updated"
 	Removed ChangeOp = "removed"
+	// Repaired is a skill whose content did not change but whose cached
+	// files did not match their records (sync --check-stat or --verify,
+	// verify --repair): they were written again.
+	Repaired ChangeOp = "repaired"
 )
 
-// Change is one skill added, updated or removed.
+// Change is one skill added, updated, removed or repaired.
 type Change struct {
 	Source string   `json:"source"`
 	Name   string   `json:"name"`
@@ -506,8 +510,10 @@ func (c *Cache) SyncSource(ctx context.Context, src Source) Result {
 		switch {
 		case prev == nil:
 			res.Changes = append(res.Changes, Change{Source: src.Name, Name: name, Op: Added, After: rec.Hash})
-		case b.st.changed || prev.Hash != rec.Hash:
+		case prev.Hash != rec.Hash:
 			res.Changes = append(res.Changes, Change{Source: src.Name, Name: name, Op: Updated, Before: prev.Hash, After: rec.Hash})
+		case b.st.changed:
+			res.Changes = append(res.Changes, Change{Source: src.Name, Name: name, Op: Repaired, Before: prev.Hash, After: rec.Hash})
 		}
 	}
 	held := unbrought(src.Unbrought)

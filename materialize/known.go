@@ -125,14 +125,14 @@ func (r *SourceRecord) ExcludedOf(archived map[string]bool) []string {
 }
 
 // Brought is the size of the skills changes added or updated in r, as it
-// holds them now.
+// holds them now: a repair brought nothing new.
 func (r *SourceRecord) Brought(changes []Change) int64 {
 	if r == nil {
 		return 0
 	}
 	var n int64
 	for _, c := range changes {
-		if c.Op == Removed {
+		if c.Op == Removed || c.Op == Repaired {
 			continue
 		}
 		if sk, ok := r.Skills[c.Name]; ok && sk != nil {

@@ -14,7 +14,7 @@ import (
 // each source); usage is the workspace's, nil when unreadable (every skill
 // then counts as active); target names a target's folder for the metrics.
 func (r *Report) DaemonResult(cacheDir string, usage *curator.Usage, target func(dir string) string) *daemon.SyncResult {
-	res := &daemon.SyncResult{Added: len(r.Skills.Added), Updated: len(r.Skills.Updated), Removed: len(r.Skills.Removed),
+	res := &daemon.SyncResult{Added: len(r.Skills.Added), Updated: len(r.Skills.Updated), Removed: len(r.Skills.Removed), Repaired: len(r.Skills.Repaired),
 		FilesWritten: r.Files.Written, BytesWritten: r.Files.BytesWritten, Warnings: r.Warnings, Conflicts: map[string]int{},
 		CacheDirty: materialize.Dirty(cacheDir)}
 	for _, t := range r.Targets {

@@ -65,6 +65,9 @@ type SkillChanges struct {
 	Added   []string `json:"added"`
 	Updated []string `json:"updated"`
 	Removed []string `json:"removed"`
+	// Repaired are skills whose content did not change and whose cached
+	// files, which did not match their records, were written again.
+	Repaired []string `json:"repaired"`
 }
 
 // ProblemReport is a problem as sync reports it.
@@ -101,7 +104,7 @@ type Report struct {
 
 // NewReport returns an empty report whose lists encode as [], not null.
 func NewReport() *Report {
-	return &Report{Sources: []SourceReport{}, Skills: SkillChanges{Added: []string{}, Updated: []string{}, Removed: []string{}}, Targets: []materialize.TargetReport{}, Problems: []ProblemReport{}, Shadowed: []string{}, Duplicates: []string{}, Frozen: []string{}}
+	return &Report{Sources: []SourceReport{}, Skills: SkillChanges{Added: []string{}, Updated: []string{}, Removed: []string{}, Repaired: []string{}}, Targets: []materialize.TargetReport{}, Problems: []ProblemReport{}, Shadowed: []string{}, Duplicates: []string{}, Frozen: []string{}}
 }
 
 func orEmpty(s []string) []string {
@@ -262,7 +265,7 @@ func (r *Report) Summarize(cat *layering.Catalog) {
 	}
 	r.Duplicates = orEmpty(r.Duplicates)
 	sort.Strings(r.Duplicates)
-	r.Skills = SkillChanges{Added: []string{}, Updated: []string{}, Removed: []string{}}
+	r.Skills = SkillChanges{Added: []string{}, Updated: []string{}, Removed: []string{}, Repaired: []string{}}
 	for _, c := range r.Changes {
 		name := c.Source + "/" + c.Name
 		switch c.Op {
@@ -272,8 +275,11 @@ func (r *Report) Summarize(cat *layering.Catalog) {
 			r.Skills.Updated = append(r.Skills.Updated, name)
 		case materialize.Removed:
 			r.Skills.Removed = append(r.Skills.Removed, name)
+		case materialize.Repaired:
+			r.Skills.Repaired = append(r.Skills.Repaired, name)
 		}
 	}
+	sort.Strings(r.Skills.Repaired)
 	sort.Strings(r.Skills.Added)
 	sort.Strings(r.Skills.Updated)
 	sort.Strings(r.Skills.Removed)

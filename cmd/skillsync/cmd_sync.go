@@ -133,7 +133,11 @@ func (a *app) printSyncReport(r *skillsync.SyncReport) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.Source, shortRev(s.Revision), s.Status, plural(s.Skills, "skill"))
 	}
 	tw.Flush()
-	fmt.Fprintf(a.stdout, "skills: %d added, %d updated, %d removed\n", len(r.Skills.Added), len(r.Skills.Updated), len(r.Skills.Removed))
+	line := fmt.Sprintf("skills: %d added, %d updated, %d removed", len(r.Skills.Added), len(r.Skills.Updated), len(r.Skills.Removed))
+	if n := len(r.Skills.Repaired); n > 0 {
+		line += fmt.Sprintf(", %d repaired (files that did not match their records)", n)
+	}
+	fmt.Fprintln(a.stdout, line)
 	fmt.Fprintf(a.stdout, "files: %d written, %d unchanged, %d removed, %s written\n",
 		r.Files.Written, r.Files.Unchanged, r.Files.Removed, bytesString(r.Files.BytesWritten))
 	if len(r.Shadowed) > 0 || len(r.Duplicates) > 0 {
