@@ -110,7 +110,7 @@ func BenchmarkDaemonSync(b *testing.B) {
 		b.StartTimer()
 		var r *skillsync.SyncReport
 		var err error
-		pprof.Do(ctx, pprof.Labels("step", "sync"), func(ctx context.Context) {
+		pprof.Do(ctx, pprof.Labels("step", "sync", "to", to), func(ctx context.Context) {
 			r, err = e.Sync(ctx, skillsync.SyncOptions{})
 		})
 		b.StopTimer()

@@ -152,7 +152,12 @@ func (a *app) printSyncReport(r *skillsync.SyncReport) {
 		fmt.Fprintln(a.stdout, line)
 	}
 	for _, s := range r.Sources {
-		if s.Error != "" {
+		switch {
+		case s.Error == "":
+		case s.Revision == "" && s.Skills == 0:
+			// No earlier sync brought it: there are no good files to keep.
+			fmt.Fprintf(a.stderr, "skillsync: source %s failed, and no earlier sync brought it: %s\n", s.Source, safe(s.Error))
+		default:
 			fmt.Fprintf(a.stderr, "skillsync: source %s failed and kept its last good files: %s\n", s.Source, safe(s.Error))
 		}
 	}

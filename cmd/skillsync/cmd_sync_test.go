@@ -59,7 +59,7 @@ func TestSyncExitCodes(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := run(t, dir, "sync")
-	if r.code != 3 || !strings.Contains(r.stderr, "source gone failed and kept its last good files") {
+	if r.code != 3 || !strings.Contains(r.stderr, "skillsync: source gone failed, and no earlier sync brought it: ") {
 		t.Errorf("partial sync: exit %d\n%s", r.code, r.stderr)
 	}
 
