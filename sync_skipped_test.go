@@ -136,3 +136,26 @@ func TestSyncKeepsWhatALowerMaxSourceSizeSkips(t *testing.T) {
 		t.Errorf("limit raised again: %v, %+v, %d files written", err, r.Sources, r.Files.Written)
 	}
 }
+
+// TestSyncKeepsADirSourceWhoseFolderWent: a dir: source whose folder was
+// moved away fails and keeps its cached and placed skills, rather than
+// reading as a source that has none.
+func TestSyncKeepsADirSourceWhoseFolderWent(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e, ws := newWorkspace(t, "repositories:\n  - name: team\n    dir: teamdir\ntargets:\n  - dir: out\n")
+	skilltest.Skill(t, filepath.Join(ws, "teamdir"), "a", "The a skill.", nil)
+	mustSync(t, e, SyncOptions{})
+	if err := os.Rename(filepath.Join(ws, "teamdir"), filepath.Join(ws, "teamdir.off")); err != nil {
+		t.Fatal(err)
+	}
+	r, err := e.Sync(ctx, SyncOptions{})
+	if !errors.Is(err, ErrFailed) || r == nil || r.Sources[0].Status != StatusFailed || len(r.Skills.Removed) != 0 {
+		t.Fatalf("sync without the folder: %v, %+v", err, r)
+	}
+	for _, p := range []string{".skills-cache/team/a/SKILL.md", "out/a/SKILL.md"} {
+		if _, err := os.Stat(filepath.Join(ws, p)); err != nil {
+			t.Errorf("%s lost: %v", p, err)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package dir_test
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"testing"
 	"testing/fstest"
 
@@ -65,5 +66,19 @@ func TestRevisionChangesWithContent(t *testing.T) {
 	repositorytest.WriteTree(t, root, map[string]repositorytest.File{"pdf/new.txt": {Data: "new"}})
 	if c, _ := r.Sync(ctx); c == a {
 		t.Error("revision did not change when a file was added")
+	}
+}
+
+// TestSourceMissingDirFails: a configured dir: source whose folder is
+// gone fails, naming the folder and the fix, where a layer's is empty.
+func TestSourceMissingDirFails(t *testing.T) {
+	t.Parallel()
+	missing := filepath.Join(t.TempDir(), "nope")
+	r := dir.NewSource("team", missing, repository.Options{})
+	if _, err := r.Sync(context.Background()); err == nil || !strings.Contains(err.Error(), missing) || !strings.Contains(err.Error(), "set dir:") {
+		t.Errorf("Sync of a missing source folder: %v", err)
+	}
+	if skills, _, err := r.Skills(context.Background()); err == nil || len(skills) != 0 {
+		t.Errorf("Skills of a missing source folder: %v, %v", skills, err)
 	}
 }

@@ -29,7 +29,7 @@ func LocalDriver() repository.Driver {
 			if !ok {
 				return nil, fmt.Errorf("source %s: the settings of a dir source are %T", sp.Source, sp.Settings)
 			}
-			return NewLocal(sp.Source, s.Dir, sp.Options), nil
+			return NewSource(sp.Source, s.Dir, sp.Options), nil
 		},
 	}
 }

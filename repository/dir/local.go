@@ -12,17 +12,30 @@ import (
 	"github.com/skillsync/skillsync/skill"
 )
 
-// Local is a source that is a directory on this machine. A directory that
-// does not exist is an empty source, so a workspace without skills/ works.
+// Local is a source that is a directory on this machine. A layer's
+// directory that does not exist is an empty source, so a workspace without
+// skills/ works; a configured dir: source's is an error (NewSource).
 type Local struct {
 	source string
 	dir    string
 	opts   repository.Options
+	// required makes a missing directory an error: the source then keeps
+	// what the last sync brought instead of losing every skill.
+	required bool
 }
 
-// NewLocal returns a Local source named source over dir.
+// NewLocal returns a Local source named source over dir, empty when dir
+// does not exist: a layer (the workspace's skills/, the user's, the
+// global one).
 func NewLocal(source, dir string, opts repository.Options) *Local {
 	return &Local{source: source, dir: dir, opts: opts}
+}
+
+// NewSource returns a Local source named source over dir that fails when
+// dir does not exist: a configured dir: source, whose folder moved,
+// unmounted or renamed must not read as a source that has no skills.
+func NewSource(source, dir string, opts repository.Options) *Local {
+	return &Local{source: source, dir: dir, opts: opts, required: true}
 }
 
 // Source returns the source's name.
@@ -52,9 +65,13 @@ func (l *Local) Skills(ctx context.Context) ([]skill.Skill, []skill.Problem, err
 	return repository.Discover(ctx, fsys, l.source, filepath.Base(fsys.Dir()), l.opts)
 }
 
-// open returns the confined FS, or nil when the directory does not exist.
+// open returns the confined FS, or nil when the directory does not exist
+// and is not required.
 func (l *Local) open() (*repository.DirFS, error) {
 	fsys, err := repository.NewDirFS(l.dir)
+	if errors.Is(err, fs.ErrNotExist) && l.required {
+		return nil, fmt.Errorf("source %s: %w (set dir: to where the skills are, or remove the source)", l.source, err)
+	}
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
