@@ -72,6 +72,10 @@ func TestConfigErrors(t *testing.T) {
 		{"target is the root", "targets:\n  - dir: /\n", []string{"is the file system root"}},
 		{"target is home", "targets:\n  - dir: \"~\"\n", []string{"is the home directory"}},
 		{"targets nested", "targets:\n  - dir: .claude\n  - dir: .claude/skills\n", []string{":3: targets[1]", "overlaps targets[0] (line 2)"}},
+		{"source is a target", "repositories:\n  - dir: .claude/skills\ntargets:\n  - dir: .claude/skills\n", []string{":2: repositories[0] (skills) dir ", "is targets[0] (line 4) or inside it, a folder skillsync writes into"}},
+		{"source inside a target", "repositories:\n  - name: t\n    dir: out/a\ntargets:\n  - dir: out\n", []string{"is targets[0] (line 5) or inside it"}},
+		{"source holds a target", "repositories:\n  - name: t\n    dir: .claude\ntargets:\n  - dir: .claude/skills\n", []string{"holds targets[0] (line 5)"}},
+		{"source is the cache", "repositories:\n  - name: t\n    dir: .skills-cache/x\n", []string{"is the cache or inside it"}},
 		{"target twice, two modes", "targets:\n  - dir: a\n  - dir: a\n    mode: symlink\n", []string{"names the same folder with mode symlink, while mode copy is targets[0]"}},
 	}
 	for _, tt := range tests {

@@ -59,7 +59,42 @@ func checkTargets(env hostenv.Env, cfg *Config) []error {
 			}
 		}
 	}
+	errs = append(errs, checkSourceFolders(cfg)...)
 	return append(errs, checkAgentsMD(cfg, guarded)...)
+}
+
+// checkSourceFolders refuses a source that reads a folder a sync writes:
+// a target, or the cache. Read as a source, a target's own skills (a
+// user's, made by hand) would be taken for skillsync's once placed back,
+// and removed with the source.
+func checkSourceFolders(cfg *Config) []error {
+	var errs []error
+	for i, s := range cfg.Sources {
+		d, ok := s.Settings.(Directory)
+		if !ok {
+			continue
+		}
+		dir := filepath.Clean(d.Directory())
+		where := fmt.Sprintf("line %d: repositories[%d] (%s) dir %s", s.Line, i, s.Name, dir)
+		written := []struct{ dir, what string }{{cfg.Layout().CacheDir(), "the cache"}}
+		for j, t := range cfg.Targets {
+			written = append(written, struct{ dir, what string }{t.Dir, fmt.Sprintf("targets[%d] (line %d)", j, t.Line)})
+		}
+		for _, w := range written {
+			bad := ""
+			switch {
+			case within(dir, w.dir):
+				bad = "is " + w.what + " or inside it"
+			case within(w.dir, dir):
+				bad = "holds " + w.what
+			}
+			if bad != "" {
+				errs = append(errs, fmt.Errorf("%s %s, a folder skillsync writes into; a source must be a folder of skills of its own", where, bad))
+				break
+			}
+		}
+	}
+	return errs
 }
 
 // checkAgentsMD refuses an agents_md file outside the workspace, in the
