@@ -207,13 +207,15 @@ func (r *Report) CheckYield(rep SourceReport, limit int64) {
 	}
 }
 
-// Skipped returns the skills problems say the source has and this sync
+// Skipped counts the skills problems say the source has and this sync
 // could not bring: past max_source_size (over counts those), or not read
 // whole (a file or folder that could not be read, a content that did not
-// match). Such a source is partly synced, whatever its kind, and each of
-// these skills keeps what the cache has of it; a skill that is invalid
-// or too large on its own is the skill's fault, not the sync's.
-func Skipped(problems []skill.Problem) (skipped []materialize.Unbrought, over int) {
+// match), which unread lists. Such a source is partly synced, whatever
+// its kind. A skill not read keeps what the cache has of it: a read that
+// failed says nothing of the skill. One past the limit is left out, as
+// the limit asks, on every machine alike. A skill that is invalid or too
+// large on its own is the skill's fault, not the sync's.
+func Skipped(problems []skill.Problem) (skipped, over int, unread []materialize.Unbrought) {
 	seen := map[string]bool{}
 	for _, p := range problems {
 		if p.Level != skill.Error || seen[p.Path] {
@@ -223,13 +225,14 @@ func Skipped(problems []skill.Problem) (skipped []materialize.Unbrought, over in
 		case "source-too-large":
 			over++
 		case "file-unreadable", "dir-unreadable":
+			unread = append(unread, materialize.Unbrought{Name: p.Skill, Path: p.Path})
 		default:
 			continue
 		}
 		seen[p.Path] = true
-		skipped = append(skipped, materialize.Unbrought{Name: p.Skill, Path: p.Path})
+		skipped++
 	}
-	return skipped, over
+	return skipped, over, unread
 }
 
 // Reached is the revision each source that did not fail reached, as the

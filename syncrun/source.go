@@ -47,8 +47,8 @@ func (r *Run) Materialize(ctx context.Context, repo repository.Repository, src m
 	if err != nil {
 		return r.Failed(rep, err)
 	}
-	src.Unbrought, rep.OverSize = Skipped(problems)
-	if rep.Skipped = len(src.Unbrought); rep.Skipped > 0 {
+	var unread []materialize.Unbrought
+	if rep.Skipped, rep.OverSize, unread = Skipped(problems); rep.Skipped > 0 {
 		// Not all of the revision is here: the next sync looks again, and
 		// says so again.
 		src.Revision = ""
@@ -65,6 +65,12 @@ func (r *Run) Materialize(ctx context.Context, repo repository.Repository, src m
 			continue
 		}
 		kept = append(kept, sk)
+	}
+	// An archived skill stays out of the cache, read or not.
+	for _, u := range unread {
+		if u.Name == "" || !archived[u.Name] {
+			src.Unbrought = append(src.Unbrought, u)
+		}
 	}
 	if r.Frozen != nil {
 		src.Check = lock.FrozenCheck(name, r.Lock.Sources[name], &r.Frozen.Diff)
