@@ -132,7 +132,10 @@ func (r *syncRun) do(ctx context.Context) (*SyncReport, error) {
 	// telling the truth. The lock is written while the catalog is built.
 	frozen := r.Frozen != nil && len(r.Frozen.Diff) > 0
 	lockWritten := func() error { return nil }
-	if !frozen {
+	if frozen {
+		// Said now: a later error (a target, the catalog) returns first.
+		report.Frozen = r.Frozen.Diff
+	} else {
 		lockWritten = r.WriteLock(e.cfg.Sources, e.base(), e.layout.LockFile(), r.hasLock)
 	}
 	// The states are those of the usage this sync read at its start, which
@@ -155,7 +158,6 @@ func (r *syncRun) do(ctx context.Context) (*SyncReport, error) {
 		return report, err
 	}
 	if frozen {
-		report.Frozen = r.Frozen.Diff
 		return report, r.Frozen
 	}
 	return report, report.Err()

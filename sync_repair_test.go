@@ -39,3 +39,22 @@ func TestSyncReportsARepairAsARepair(t *testing.T) {
 		t.Errorf("audit of the repairs: %+v %v", events, err)
 	}
 }
+
+// TestSyncReportsAModeChangeAsAnUpdate: a file made executable upstream
+// changes no skill hash (a hash covers paths, sizes and contents) but is
+// upstream's change, reported and audited as updated, not repaired.
+func TestSyncReportsAModeChangeAsAnUpdate(t *testing.T) {
+	t.Parallel()
+	up := gittest.NewRepo(t, "main")
+	up.Skill("skills/a", "The a skill.")
+	up.Write("skills/a/scripts/run.sh", "echo a\n", 0o644)
+	up.Commit("one")
+	e, _ := newWorkspace(t, "repositories:\n  - name: team\n    git: "+up.URL()+"\ntargets: []\n")
+	mustSync(t, e, SyncOptions{})
+	up.Write("skills/a/scripts/run.sh", "echo a\n", 0o755)
+	up.Commit("executable")
+	r := mustSync(t, e, SyncOptions{})
+	if !slices.Equal(r.Skills.Updated, []string{"team/a"}) || len(r.Skills.Repaired) != 0 {
+		t.Errorf("updated %v, repaired %v; want [team/a], none", r.Skills.Updated, r.Skills.Repaired)
+	}
+}

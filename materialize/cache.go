@@ -510,7 +510,9 @@ func (c *Cache) SyncSource(ctx context.Context, src Source) Result {
 		switch {
 		case prev == nil:
 			res.Changes = append(res.Changes, Change{Source: src.Name, Name: name, Op: Added, After: rec.Hash})
-		case prev.Hash != rec.Hash:
+		case prev.Hash != rec.Hash || (b.st.changed && !sameModes(prev, rec)):
+			// A file's mode is not in the skill hash: one that changed
+			// upstream is an update all the same.
 			res.Changes = append(res.Changes, Change{Source: src.Name, Name: name, Op: Updated, Before: prev.Hash, After: rec.Hash})
 		case b.st.changed:
 			res.Changes = append(res.Changes, Change{Source: src.Name, Name: name, Op: Repaired, Before: prev.Hash, After: rec.Hash})
@@ -541,6 +543,18 @@ func (c *Cache) SyncSource(ctx context.Context, src Source) Result {
 	c.dirty = true
 	res.Warnings = foreign(filepath.Join(c.root, src.Name), func(name string) bool { return next.Skills[name] != nil })
 	return res
+}
+
+// sameModes reports whether rec gives every file the mode prev recorded
+// for it (both of one skill hash, so of the same files).
+func sameModes(prev, rec *SkillRecord) bool {
+	before := prev.Files()
+	for path, f := range rec.Files() {
+		if p, ok := before[path]; !ok || p.Mode != f.Mode {
+			return false
+		}
+	}
+	return true
 }
 
 // unbrought returns whether a recorded skill is one of skills, which a

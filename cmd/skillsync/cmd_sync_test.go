@@ -219,6 +219,17 @@ func TestFrozenMismatchInJSON(t *testing.T) {
 	if r.code != 1 || len(js.Frozen) != 1 || !strings.HasPrefix(js.Frozen[0], "~ skill team/a: lock has ") {
 		t.Errorf("content mismatch: exit %d, frozen %q", r.code, js.Frozen)
 	}
+	// A target that fails after the mismatch was found does not hide it.
+	writeTree(t, dir, map[string]string{
+		"skillsync.yaml": one + "targets:\n  - agents_md: AGENTS.md\n",
+		"AGENTS.md":      "# Project\n<!-- skillsync:begin -->\nno end marker\n",
+	})
+	r = run(t, dir, "sync", "--frozen", "--json")
+	js = decode[syncJSON](t, r)
+	if r.code != 1 || len(js.Frozen) != 1 || !strings.Contains(r.stderr, "AGENTS.md") {
+		t.Errorf("content mismatch and a failing target: exit %d, frozen %q\n%s", r.code, js.Frozen, r.stderr)
+	}
+	writeTree(t, dir, map[string]string{"skillsync.yaml": one})
 	writeTree(t, dir, map[string]string{"skillsync.yaml": one + "  - name: more\n    dir: team\n"})
 	r = run(t, dir, "sync", "--frozen", "--json")
 	js = decode[syncJSON](t, r)
