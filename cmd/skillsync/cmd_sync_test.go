@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -183,7 +184,7 @@ func TestVerifyBeforeTheFirstSync(t *testing.T) {
 	})
 	r := run(t, dir, "verify")
 	if r.code != 1 || r.stdout != "unsynced "+filepath.Join(dir, ".skills-cache", "team")+"\n" ||
-		!strings.Contains(r.stderr, "1 source never synced into this cache") {
+		!strings.Contains(r.stderr, "1 source not in this cache: no sync has brought it") {
 		t.Fatalf("verify before any sync: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	if r := run(t, dir, "verify", "--repair"); r.code != 0 || !strings.Contains(r.stdout, "repaired unsynced") {
@@ -194,6 +195,20 @@ func TestVerifyBeforeTheFirstSync(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, ".skills-cache", "team", "a", "SKILL.md")); err != nil {
 		t.Errorf("the repair did not sync the source: %v", err)
+	}
+	// A source that cannot be synced stays unsynced: the repair says so,
+	// and why, in text and JSON.
+	gone := filepath.Join(dir, "no-such-repo")
+	writeTree(t, dir, map[string]string{"skillsync.yaml": "repositories:\n  - name: team\n    dir: team\n  - name: gone\n    git: file://" + gone + "\n"})
+	r = run(t, dir, "verify", "--repair")
+	if r.code != 1 || r.stdout != "unsynced "+filepath.Join(dir, ".skills-cache", "gone")+"\n" ||
+		!strings.Contains(r.stderr, "source gone failed: ") {
+		t.Errorf("repair of a source that fails: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = run(t, dir, "verify", "--repair", "--json")
+	var out struct{ Differences, Repaired []struct{ Path, Kind string } }
+	if err := json.Unmarshal([]byte(r.stdout), &out); r.code != 1 || err != nil || len(out.Differences) != 1 || out.Differences[0].Kind != "unsynced" || len(out.Repaired) != 0 {
+		t.Errorf("repair of a source that fails, JSON: exit %d, %v\n%s%s", r.code, err, r.stdout, r.stderr)
 	}
 }
 

@@ -2,10 +2,13 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/spf13/cobra"
 
+	"github.com/skillsync/skillsync"
 	"github.com/skillsync/skillsync/materialize"
 )
 
@@ -43,6 +46,17 @@ type verifyJSON struct {
 	Repaired    []materialize.Difference `json:"repaired"`
 }
 
+// mended are the differences found that the repair left none of.
+func mended(found, left []materialize.Difference) []materialize.Difference {
+	out := []materialize.Difference{}
+	for _, d := range found {
+		if !slices.Contains(left, d) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
 // unsynced counts the sources among diffs that the cache never held.
 func unsynced(diffs []materialize.Difference) int {
 	n := 0
@@ -60,19 +74,28 @@ func (a *app) runVerify(ctx context.Context, opts *verifyOptions) error {
 		return err
 	}
 	out := verifyJSON{Repaired: []materialize.Difference{}}
+	// failed is the repair's sync, when some of its sources failed: what
+	// it found and left is printed all the same.
+	var failed error
 	if opts.repair {
 		res, err := eng.Repair(ctx, opts.sync.engineOptions())
 		if res != nil && res.Sync != nil {
 			for _, w := range res.Sync.Warnings {
 				a.warn("%s", safe(w))
 			}
-			out.Repaired, out.Differences = res.Found, res.Left
+			for _, s := range res.Sync.Sources {
+				if s.Error != "" {
+					a.warn("source %s failed: %s", s.Source, safe(s.Error))
+				}
+			}
+			out.Repaired, out.Differences = mended(res.Found, res.Left), res.Left
 		} else if res != nil {
 			out.Differences = res.Found
 		}
-		if err != nil {
+		if err != nil && !errors.Is(err, skillsync.ErrPartial) && !errors.Is(err, skillsync.ErrFailed) {
 			return err
 		}
+		failed = err
 	} else if out.Differences, err = eng.Verify(ctx); err != nil {
 		return err
 	}
@@ -92,11 +115,11 @@ func (a *app) runVerify(ctx context.Context, opts *verifyOptions) error {
 			fmt.Fprintln(a.stderr, "verify: the cache and the targets match their records")
 		}
 		if n := unsynced(out.Differences); n > 0 && !a.quiet {
-			fmt.Fprintf(a.stderr, "verify: %s never synced into this cache: skillsync sync brings it\n", plural(n, "source"))
+			fmt.Fprintf(a.stderr, "verify: %s not in this cache: no sync has brought it; skillsync sync brings it, or says why it cannot\n", plural(n, "source"))
 		}
 	}
 	if len(out.Differences) > 0 {
 		return reported(errDifferences)
 	}
-	return nil
+	return reported(failed)
 }
