@@ -265,7 +265,7 @@ func (g *Git) FS(ctx context.Context) (*TreeFS, error) {
 // The names come from the repository: the caller's output escapes them.
 func pathError(root fs.FS, dir, commit string, err error) error {
 	parent := path.Dir(dir)
-	for parent != "." {
+	for parent != "." && parent != "/" {
 		if info, err := fs.Stat(root, parent); err == nil && info.IsDir() {
 			break
 		}
@@ -294,9 +294,16 @@ func pathError(root fs.FS, dir, commit string, err error) error {
 	if n > 0 {
 		holds = "holds " + strings.Join(folders, ", ")
 	}
-	why := "not a folder"
-	if errors.Is(err, fs.ErrNotExist) {
+	cause := err
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		cause = pe.Err // the path is said already
+	}
+	why := "cannot be read (" + cause.Error() + ")"
+	if info, serr := fs.Stat(root, dir); errors.Is(err, fs.ErrNotExist) {
 		why = "no such folder"
+	} else if serr == nil && !info.IsDir() {
+		why = "not a folder"
 	}
 	return &badPath{fmt.Sprintf("path: %s: %s at commit %s; %s %s (path: names the folder that holds the skills)",
 		dir, why, commit, where, holds), err}

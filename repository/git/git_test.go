@@ -443,8 +443,11 @@ func TestGitPathThatIsNoFolder(t *testing.T) {
 	up := gittest.NewRepo(t, "main")
 	up.Skill("skills/one", "One.")
 	up.Skill("skills/two", "Two.")
+	up.Symlink("../../outside", "skills/away")
 	up.Commit("layout")
 	for _, tt := range []struct{ path, want string }{
+		// A link out of the repository is refused, and the refusal shown.
+		{"skills/away", "path: skills/away: cannot be read (resolves outside the source directory) at commit "},
 		{"nope", "path: nope: no such folder at commit "},
 		{"nope", "; the repository's top level holds skills/ (path: names the folder that holds the skills)"},
 		{"skills/x/y", "path: skills/x/y: no such folder at commit "},
