@@ -82,7 +82,6 @@ func TestEditedTargetCopyIsKept(t *testing.T) {
 	write(t, filepath.Join(dir, "a", "SKILL.md"), "edited again")
 	rep, err := SyncTarget(ctx, Target{Dir: dir, Mode: Copy})
 	if err != nil || rep.Removed != len(v1) { // files, as Written counts
-
 		t.Fatalf("removal: %+v %v", rep, err)
 	}
 	kept = onePreserved(t, rep, dir, "a")
