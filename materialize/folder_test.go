@@ -282,3 +282,26 @@ func TestTargetFilesDifferingInCase(t *testing.T) {
 		t.Errorf("target holds %v, want [ok ok_2]", got)
 	}
 }
+
+// TestTargetLeavesAFolderOfTheUsersInAnotherCase: the user's own Alpha/
+// is the folder alpha/ on a file system that folds case, so a skill alpha
+// is a conflict left alone on every system, not written beside it.
+func TestTargetLeavesAFolderOfTheUsersInAnotherCase(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "Alpha"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(dir, "Alpha", "SKILL.md"), "the user's own")
+	rep, err := SyncTarget(ctx, Target{Dir: dir, Mode: Copy, Skills: []TargetSkill{{Skill: mkSkill("alpha", v1)}, {Skill: mkSkill("beta", v1)}}})
+	if err != nil || !slices.Equal(rep.Conflicts, []string{"alpha"}) {
+		t.Fatalf("sync: %+v %v", rep, err)
+	}
+	if got := folders(t, dir); !slices.Equal(got, []string{"Alpha", "beta"}) {
+		t.Errorf("folders %v, want the user's Alpha and beta", got)
+	}
+	if readFile(t, filepath.Join(dir, "Alpha", "SKILL.md")) != "the user's own" {
+		t.Error("the user's folder changed")
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/skillsync/skillsync/internal/atomicfile"
@@ -309,6 +310,7 @@ func SyncTarget(ctx context.Context, t Target) (TargetReport, error) {
 			return aside, err
 		}
 	}
+	foreignFolds := foreignFolder(dir, byFolder)
 	type waiting struct {
 		name, folder string
 		entry        *TargetEntry
@@ -348,6 +350,13 @@ func SyncTarget(ctx context.Context, t Target) (TargetReport, error) {
 				}
 				entry.Folder = folderField(s.Name, folder)
 				next.Skills[s.Name] = entry
+				continue
+			}
+			if foreignFolds(folder) {
+				// The user's own folder of this name in another case: on a
+				// file system that folds case it is this very folder, and
+				// folders compare without case on every system.
+				report.Conflicts = append(report.Conflicts, s.Name)
 				continue
 			}
 		}
@@ -549,6 +558,25 @@ func conflictPath(dir, name string) (string, error) {
 			return p, nil
 		}
 		p = fmt.Sprintf("%s-%d", base, i)
+	}
+}
+
+// foreignFolder returns whether dir holds an entry that is not ours (in
+// recorded) whose name differs from a folder's in case alone. dir is
+// listed once, at the first question.
+func foreignFolder(dir string, recorded map[string]string) func(folder string) bool {
+	var folded map[string]bool
+	return func(folder string) bool {
+		if folded == nil {
+			folded = map[string]bool{}
+			entries, _ := os.ReadDir(dir)
+			for _, e := range entries {
+				if _, ours := recorded[e.Name()]; !ours && !strings.HasPrefix(e.Name(), ".skillsync") { // its record, staging, conflicts
+					folded[skill.FoldName(e.Name())] = true
+				}
+			}
+		}
+		return folded[skill.FoldName(folder)]
 	}
 }
 
