@@ -71,6 +71,10 @@ func (w *Workspace) Open(ctx context.Context, name, file string) (fs.File, *laye
 	if err != nil {
 		return nil, nil, err
 	}
+	if win.Skill.Files == nil && win.State == layering.Archived {
+		// Archived out of the cache: nothing of it is on disk to read.
+		return nil, win, fmt.Errorf("skill %s is archived, so its files are not in the cache: skillsync restore %s brings it back", win.Skill.Name, win.Skill.Name)
+	}
 	if file == "" {
 		file = win.Skill.File
 	}

@@ -54,8 +54,8 @@ type Skill struct {
 // FileList returns the skill's regular files in path order: Listing when
 // discovery filled it, else a walk of Files.
 func (s *Skill) FileList() []File {
-	if s.Listing != nil {
-		return s.Listing
+	if s.Listing != nil || s.Files == nil {
+		return s.Listing // none for a skill whose files are not here
 	}
 	files, _ := ListFiles(s.Files, s.Path, 0)
 	return files

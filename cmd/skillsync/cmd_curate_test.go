@@ -142,6 +142,20 @@ func TestCurateCLI(t *testing.T) {
 	if r := run(t, ws, "prompt"); strings.Contains(r.stdout, "writing-skills") {
 		t.Error("an archived skill is in the prompt")
 	}
+	// The next sync takes the archived marketplace skill out of the cache:
+	// show and read say so rather than fail on files that are not there.
+	if r := run(t, ws, "sync"); r.code != 0 {
+		t.Fatalf("sync: %d %s", r.code, r.stderr)
+	}
+	if r := run(t, ws, "show", "writing-skills"); r.code != 0 || !strings.Contains(r.stdout, "skillsync restore writing-skills brings them back") {
+		t.Errorf("show of an archived marketplace skill: %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if r := run(t, ws, "show", "--json", "writing-skills"); r.code != 0 || !strings.Contains(r.stdout, `"files": []`) {
+		t.Errorf("show --json of an archived marketplace skill: %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if r := run(t, ws, "read", "writing-skills"); r.code != 1 || !strings.Contains(r.stderr, "skill writing-skills is archived") {
+		t.Errorf("read of an archived marketplace skill: %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
 	if r := run(t, ws, "restore", "notes"); r.code != 0 {
 		t.Fatalf("restore: %s", r.stderr)
 	}

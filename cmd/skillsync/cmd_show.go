@@ -121,7 +121,11 @@ func (a *app) printShow(out *showJSON, w *layering.Winner) {
 	p("Source", out.Source)
 	p("Revision", out.Revision)
 	p("Path", out.Path)
-	p("State", out.State)
+	state := out.State
+	if state == layering.Archived && w.Skill.Files == nil {
+		state += " (its files are out of the cache: skillsync restore " + out.Name + " brings them back)"
+	}
+	p("State", state)
 	if out.Hidden {
 		p("Hidden", "yes (hidden: in the config)")
 	}
