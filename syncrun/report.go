@@ -58,6 +58,9 @@ type SourceReport struct {
 	// Skipped counts the skills the source has that this sync could not
 	// bring, OverSize those of them past max_source_size.
 	Skipped, OverSize int `json:"-"`
+	// Archived counts the skills the source has that the cache leaves out
+	// as archived.
+	Archived int `json:"-"`
 }
 
 // SkillChanges lists skills by what happened to them, as source/name.
@@ -197,7 +200,7 @@ func (r *Report) AddDuplicates(name string, dups []skill.Skill) {
 func (r *Report) CheckYield(rep SourceReport, limit int64) {
 	name := rep.Source
 	switch {
-	case rep.Status == StatusFailed || rep.Skills > 0:
+	case rep.Status == StatusFailed || rep.Skills > 0 || rep.Archived > 0:
 	case rep.OverSize > 0:
 		r.Problems = append(r.Problems, ProblemReport{Source: name, Level: skill.Error, Rule: "source-too-large",
 			Message: fmt.Sprintf("source %s yields no skills: all %d of them are skipped, since they add up to more than max_source_size %d bytes; raise max_source_size or pick fewer with skills:", name, rep.OverSize, limit)})

@@ -73,6 +73,7 @@ func TestCheckYield(t *testing.T) {
 	r.CheckYield(SourceReport{Source: "big", Status: StatusUpdated, Skipped: 2, OverSize: 2}, 10)
 	r.CheckYield(SourceReport{Source: "empty", Status: StatusUnchanged}, 10)
 	r.CheckYield(SourceReport{Source: "unread", Status: StatusPartial, Skipped: 1}, 10)
+	r.CheckYield(SourceReport{Source: "archived", Status: StatusUnchanged, Archived: 2}, 10)
 	if len(r.Problems) != 2 || r.Problems[0].Source != "big" || r.Problems[0].Rule != "source-too-large" || r.Problems[0].Level != skill.Error ||
 		r.Problems[1].Source != "empty" || r.Problems[1].Rule != "source-empty" || r.Problems[1].Level != skill.Warning {
 		t.Errorf("problems %+v", r.Problems)

@@ -39,7 +39,7 @@ func (r *Run) Materialize(ctx context.Context, repo repository.Repository, src m
 	archived := r.Usage.ArchivedIn(layering.Marketplace, name)
 	src.Excluded = rec.ExcludedOf(archived)
 	if r.Frozen == nil && r.Cache.Current(src) {
-		rep.Skills = len(rec.Skills)
+		rep.Skills, rep.Archived = len(rec.Skills), len(src.Excluded)
 		return rep
 	}
 	skills, problems, err := repo.Skills(ctx)
@@ -76,6 +76,7 @@ func (r *Run) Materialize(ctx context.Context, repo repository.Repository, src m
 		src.Check = lock.FrozenCheck(name, r.Lock.Sources[name], &r.Frozen.Diff)
 	}
 	src.Skills, src.Excluded = materialize.FromSkills(kept, repository.GuessesModes(repo)), left
+	rep.Archived = len(left)
 	_, known := r.Cache.Manifest().Sources[name]
 	res := r.Cache.SyncSource(ctx, src)
 	r.Report.Add(res)

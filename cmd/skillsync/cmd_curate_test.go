@@ -405,3 +405,26 @@ func TestDaemonSIGHUPReloads(t *testing.T) {
 		t.Errorf("exit after SIGTERM: %v", err)
 	}
 }
+
+// TestASourceWhollyArchivedIsNotEmpty: a source all of whose skills are
+// archived yields skills all the same; the sync must not tell the user to
+// set path: to find them.
+func TestASourceWhollyArchivedIsNotEmpty(t *testing.T) {
+	t.Parallel()
+	ws := t.TempDir()
+	writeTree(t, ws, map[string]string{
+		"team/a/SKILL.md": "---\nname: a\ndescription: The a skill.\n---\nBody.\n",
+		"skillsync.yaml":  "repositories:\n  - name: team\n    dir: team\n",
+	})
+	later := time.Now().UTC().Add(200 * 24 * time.Hour).Format(time.RFC3339)
+	for _, args := range [][]string{{"sync"}, {"use", "a"}, {"curate", "--now", later}} {
+		if r := run(t, ws, args...); r.code != 0 {
+			t.Fatalf("%v: %d %s", args, r.code, r.stderr)
+		}
+	}
+	for range 2 { // the sync that takes it out, and one that finds the source current
+		if r := run(t, ws, "sync"); r.code != 0 || strings.Contains(r.stderr, "yields no skills") {
+			t.Errorf("sync of a source wholly archived: %d\n%s%s", r.code, r.stdout, r.stderr)
+		}
+	}
+}
