@@ -133,7 +133,7 @@ func Build(ctx context.Context, in Input) (*Workspace, error) {
 		}
 		if d, ok := ds.Source(s.Name); ok {
 			ss.SyncedAt, ss.CheckedAt, ss.Error = d.LastSuccess, d.LastAttempt, d.LastError
-			if d.LastAttempt != nil {
+			if d.LastAttempt != nil && d.LastError == "" {
 				ss.Moved = &d.Moved
 			}
 		}
@@ -145,8 +145,13 @@ func Build(ctx context.Context, in Input) (*Workspace, error) {
 			return nil, err
 		}
 		for i, o := range out {
-			moved := o.Behind
-			st.Sources[i].Moved, st.Sources[i].CheckedAt, st.Sources[i].Error = &moved, &now, o.Error
+			st.Sources[i].CheckedAt, st.Sources[i].Error = &now, o.Error
+			if o.Error == "" {
+				// A source that could not be asked has not moved or stayed:
+				// it is unknown.
+				moved := o.Behind
+				st.Sources[i].Moved = &moved
+			}
 		}
 	}
 	for _, s := range st.Sources {

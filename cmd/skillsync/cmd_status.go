@@ -100,7 +100,7 @@ func (a *app) printStatus(st *skillsync.WorkspaceStatus) {
 		}
 		fmt.Fprintf(w, "target %s: %s, %s waiting in .skillsync-conflicts/\n", safe(t.Dir), state, plural(len(t.Conflicts), "conflict"))
 	}
-	fmt.Fprintf(w, "usage: %d skills used in the last 7 days, %d in the last 30\n", st.Usage.Used7d, st.Usage.Used30d)
+	fmt.Fprintf(w, "usage: %s used in the last 7 days, %d in the last 30\n", plural(st.Usage.Used7d, "skill"), st.Usage.Used30d)
 	fmt.Fprintf(w, "curation: %d stale, %d archived, last run %s, next %s\n", st.Curation.Stale, st.Curation.Archived,
 		when(st.Curation.LastRun), when(st.Curation.NextRun))
 	fmt.Fprintf(w, "drafts: %d waiting\n", st.Drafts)

@@ -57,8 +57,14 @@ func TestStatusNamesAFailingSource(t *testing.T) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	if r.code != 1 || len(st.Attention) != 1 || !strings.Contains(st.Attention[0], "source team fails") {
-		t.Errorf("status with a failing source: exit %d, attention %q", r.code, st.Attention)
+	if r.code != 1 || len(st.Attention) != 1 || !strings.Contains(st.Attention[0], "source team fails") || st.Sources[0].Moved != nil {
+		t.Errorf("status with a failing source: exit %d, attention %q, upstream moved %v", r.code, st.Attention, st.Sources[0].Moved)
+	}
+	// Asked now, an upstream that cannot be reached has neither moved nor
+	// stayed.
+	r = run(t, ws, "status", "--check", "--json")
+	if st = decode[skillsync.WorkspaceStatus](t, r); st.Sources[0].Error == "" || st.Sources[0].Moved != nil {
+		t.Errorf("status --check of a source that cannot be reached: %+v", st.Sources[0])
 	}
 }
 
