@@ -102,6 +102,9 @@ type Input struct {
 	Usage func() (*curator.Usage, error)
 	// Drafts counts the drafts; an error counts none.
 	Drafts func(context.Context) (int, error)
+	// Lock reads skillsync.lock: one that cannot be read stops every
+	// sync, and needs a person. Nil checks nothing.
+	Lock func() error
 }
 
 // Check is what a look upstream found of one source.
@@ -152,6 +155,11 @@ func Build(ctx context.Context, in Input) (*Workspace, error) {
 				moved := o.Behind
 				st.Sources[i].Moved = &moved
 			}
+		}
+	}
+	if in.Lock != nil {
+		if err := in.Lock(); err != nil {
+			st.Attention = append(st.Attention, err.Error())
 		}
 	}
 	for _, s := range st.Sources {

@@ -136,3 +136,19 @@ func TestStatusCountsOneEditedFile(t *testing.T) {
 		}
 	}
 }
+
+// TestStatusNamesACorruptLock: a lock that cannot be read stops every
+// sync, so status says so and exits 1 rather than calling all well.
+func TestStatusNamesACorruptLock(t *testing.T) {
+	t.Parallel()
+	ws := t.TempDir()
+	if r := run(t, ws, "sync"); r.code != 0 {
+		t.Fatalf("sync: %d %s", r.code, r.stderr)
+	}
+	skilltest.WriteFile(t, filepath.Join(ws, "skillsync.lock"), "{")
+	r := run(t, ws, "status", "--json")
+	st := decode[skillsync.WorkspaceStatus](t, r)
+	if r.code != 1 || len(st.Attention) != 1 || !strings.Contains(st.Attention[0], "skillsync.lock is corrupt") {
+		t.Errorf("status with a corrupt lock: exit %d, attention %q", r.code, st.Attention)
+	}
+}
