@@ -259,4 +259,4 @@ func (j Journal) RecordHook(ctx context.Context, rec Recorder, key string, ev Ev
 }
 
 // errNoImporter is wrapped when a registration has no importer.
-var errNoImporter = errors.New("skillsync reads no records of this agent")
+var errNoImporter = errors.New("no records of this agent are read")

@@ -137,7 +137,7 @@ func (r *Registry) Keys(has func(Registration) bool) []string {
 func (r *Registry) Importer(env hostenv.Env, name, root string) (Importer, error) {
 	reg, ok := r.Lookup(name)
 	if !ok || reg.Importer == nil {
-		return nil, fmt.Errorf("%w: %q; the agents whose records it reads are %s", errNoImporter, name,
+		return nil, fmt.Errorf("%w: %q; the agents whose records skillsync reads are %s", errNoImporter, name,
 			strings.Join(r.Keys(func(g Registration) bool { return g.Importer != nil }), ", "))
 	}
 	imp, _, err := reg.Importer(env, root)

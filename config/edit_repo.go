@@ -341,7 +341,11 @@ func (d *document) sourceIndex(name string) (int, error) {
 		}
 		names = append(names, s.Name)
 	}
-	return 0, fmt.Errorf("source %s: %w %s (it has: %s)", name, ErrNotFound, d.file, strings.Join(names, ", "))
+	has := "it has none"
+	if len(names) > 0 {
+		has = "it has: " + strings.Join(names, ", ")
+	}
+	return 0, fmt.Errorf("source %s: %w %s (%s)", name, ErrNotFound, d.file, has)
 }
 
 // RemoveRepository removes the entry of the source named name from the

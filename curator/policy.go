@@ -131,7 +131,7 @@ func (p Policy) Plan(u *Usage, candidates []Candidate, now time.Time, force bool
 		case idle >= p.ArchiveAfter && holdArchive:
 			plan.ArchiveHeld = NoUsageYet
 			if state == Active {
-				change(Stale, fmt.Sprintf("%s; stale_after %s (archiving held: no usage recorded yet)", why, days(p.StaleAfter)))
+				change(Stale, fmt.Sprintf("%s; stale_after %s; archiving held: no usage recorded yet", why, days(p.StaleAfter)))
 			}
 		case state == Stale && usedSince(s):
 			change(Active, "used since it became stale, through "+string(s.LastSource))

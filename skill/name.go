@@ -83,12 +83,14 @@ func nameWarnings(name, dirName string) []Problem {
 	if n := utf8.RuneCountInString(name); n > MaxNameLength {
 		warn("name-too-long", "name is "+strconv.Itoa(n)+" characters long; the limit is 64")
 	}
+	// The name to suggest is one that breaks none of these rules.
+	fixed := strconv.Quote(FolderName(name))
 	if name != strings.ToLower(name) {
-		warn("name-not-lowercase", "name "+strconv.Quote(name)+" has upper-case letters; use "+strconv.Quote(strings.ToLower(name)))
+		warn("name-not-lowercase", "name "+strconv.Quote(name)+" has upper-case letters; use "+fixed)
 	}
 	for _, r := range name {
 		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-' {
-			warn("name-invalid-chars", "name "+strconv.Quote(name)+" has "+strconv.Quote(string(r))+"; use only letters, digits and hyphens")
+			warn("name-invalid-chars", "name "+strconv.Quote(name)+" has "+strconv.Quote(string(r))+"; use only letters, digits and hyphens, such as "+fixed)
 			break
 		}
 	}

@@ -392,3 +392,14 @@ func TestAddChecksFirst(t *testing.T) {
 		t.Errorf("--no-sync adds without a check: %d %s", r.code, r.stderr)
 	}
 }
+
+// TestRemoveFromAConfigWithNoSources: the error names what the config
+// has, and says "none" rather than leave the list empty.
+func TestRemoveFromAConfigWithNoSources(t *testing.T) {
+	t.Parallel()
+	ws := t.TempDir()
+	writeTree(t, ws, map[string]string{"skillsync.yaml": "repositories: []\n"})
+	if r := run(t, ws, "remove", "team"); r.code != 2 || !strings.Contains(r.stderr, "no source team in ") || !strings.HasSuffix(r.stderr, "(it has none)\n") {
+		t.Errorf("remove with no sources: %d %q", r.code, r.stderr)
+	}
+}

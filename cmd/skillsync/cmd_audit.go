@@ -3,9 +3,15 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/skillsync/skillsync/curator"
+	"github.com/skillsync/skillsync/drafts"
+	"github.com/skillsync/skillsync/materialize"
 )
 
 type auditOptions struct {
@@ -19,8 +25,9 @@ func newAuditCommand(a *app, runF func(context.Context, *auditOptions) error) *c
 		Use:   "audit",
 		Short: "Read the audit log of curation and sync changes",
 		Long: `Print the audit log (skills/.audit/YYYY-MM-DD.jsonl): every curation change
-(stale, archived, reactivated, restored, pinned, unpinned) and every sync
-change (added, updated, removed, with the skill hash before and after).`,
+(stale, archived, reactivated, restored, pinned, unpinned), every sync change
+(added, updated, removed, repaired, with the skill hash before and after) and
+every step of the promotion gate (proposed, promoted, rejected, published).`,
 		Example: `  skillsync audit --since 2026-11-01
   skillsync audit --op archived --json`,
 		Args: args(cobra.NoArgs),
@@ -33,7 +40,20 @@ change (added, updated, removed, with the skill hash before and after).`,
 	return cmd
 }
 
+// auditOps are the ops the audit log holds, which --op may name.
+func auditOps() []string {
+	return []string{
+		string(curator.OpStale), string(curator.OpArchived), string(curator.OpReactivated),
+		string(curator.OpRestored), string(curator.OpPinned), string(curator.OpUnpinned),
+		string(materialize.Added), string(materialize.Updated), string(materialize.Removed), string(materialize.Repaired),
+		string(drafts.OpProposed), string(drafts.OpPromoted), string(drafts.OpRejected), string(drafts.OpPublished),
+	}
+}
+
 func (a *app) runAudit(_ context.Context, opts *auditOptions) error {
+	if opts.op != "" && !slices.Contains(auditOps(), opts.op) {
+		return usageError("--op %q is no op of the audit log; the ops are %s", opts.op, strings.Join(auditOps(), ", "))
+	}
 	var since time.Time
 	if opts.since != "" {
 		var err error

@@ -162,6 +162,9 @@ func TestCurateCLI(t *testing.T) {
 	if r := run(t, ws, "restore", "notes"); r.code != 1 || !strings.Contains(r.stderr, "no archived skill") {
 		t.Errorf("restoring twice: %d %s", r.code, r.stderr)
 	}
+	if r := run(t, ws, "audit", "--op", "archive"); r.code != 2 || !strings.Contains(r.stderr, `--op "archive" is no op of the audit log; the ops are stale, archived,`) {
+		t.Errorf("audit --op of no op: %d %s", r.code, r.stderr)
+	}
 	audit := run(t, ws, "audit", "--op", "archived")
 	if !strings.Contains(audit.stdout, "archived") || !strings.Contains(audit.stdout, "notes") || strings.Contains(audit.stdout, "restored") {
 		t.Errorf("audit --op archived:\n%s", audit.stdout)

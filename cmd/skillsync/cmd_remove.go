@@ -118,7 +118,11 @@ func (a *app) sourceNamed(cfg *config.Config, arg string) (string, error) {
 		}
 		names = append(names, s.Name)
 	}
-	notFound := usageError("no source %s in %s (it has: %s)", arg, cfg.File, strings.Join(names, ", "))
+	has := "it has none"
+	if len(names) > 0 {
+		has = "it has: " + strings.Join(names, ", ")
+	}
+	notFound := usageError("no source %s in %s (%s)", arg, cfg.File, has)
 	host, err := config.GitHost(a.env, cfg.DefaultGitHost)
 	if err != nil {
 		return "", err
