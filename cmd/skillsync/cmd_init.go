@@ -203,7 +203,8 @@ func ignoreLines(cfg *config.Config, name string) []string {
 	l := cfg.Layout()
 	base := filepath.Dir(cfg.File)
 	var out []string
-	for _, p := range []string{l.CacheDir() + "/", l.UsageFile() + "*", l.AuditDir() + "/", l.ImportedFile() + "*", l.HookedFile() + "*"} {
+	for _, p := range []string{l.CacheDir() + "/", l.UsageFile() + "*", l.AuditDir() + "/", l.ImportedFile() + "*", l.HookedFile() + "*",
+		l.DaemonFile() + "*", l.DaemonLockFile(), l.FleetSyncFile() + "*", l.FleetPushedFile() + "*", l.DraftLocksDir() + "/"} {
 		rel, err := filepath.Rel(base, p)
 		if err != nil || strings.HasPrefix(rel, "..") {
 			continue // outside the repository the .gitignore is in

@@ -67,7 +67,8 @@ func TestInitGitignoreFollowsTheWorkspace(t *testing.T) {
 		t.Fatalf("init --gitignore: %d %s", r.code, r.stderr)
 	}
 	data, _ := os.ReadFile(filepath.Join(dir, ".gitignore"))
-	for _, want := range []string{"/ws/.skills-cache/\n", "/ws/skills/.usage.json*\n", "/ws/skills/.audit/\n"} {
+	for _, want := range []string{"/ws/.skills-cache/\n", "/ws/skills/.usage.json*\n", "/ws/skills/.audit/\n", "/ws/skills/.daemon.json*\n",
+		"/ws/skills/.daemon.lock\n", "/ws/skills/.fleet-sync.json*\n", "/ws/skills/.fleet-pushed.json*\n", "/ws/skills/_drafts/.locks/\n"} {
 		if !strings.Contains(string(data), want) {
 			t.Errorf(".gitignore lacks %q:\n%s", want, data)
 		}
