@@ -224,3 +224,18 @@ func TestInlinePasswordRefusedWithoutLeaking(t *testing.T) {
 		}
 	}
 }
+
+// TestASourceNameThatChangesIsSaid: a configured name that is no folder
+// name is used in a form that is, and the config says which, naming the
+// line; a derived name changes silently, as nobody wrote it.
+func TestASourceNameThatChangesIsSaid(t *testing.T) {
+	t.Parallel()
+	path := writeConfig(t, "repositories:\n  - name: \"../x\"\n    dir: a\n  - name: team\n    dir: b\n  - dir: Team Skills\n")
+	cfg, err := Load(path, all.Kinds())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cfg.Warnings) != 1 || !strings.Contains(cfg.Warnings[0], `line 2: repositories[0]: name "../x" is used as "source..-x"`) {
+		t.Errorf("warnings = %q", cfg.Warnings)
+	}
+}

@@ -236,12 +236,17 @@ func (r *rawConfig) resolve(env hostenv.Env, base string) (*Config, []error) {
 	if r.User != "" && !oneComponent(r.User) {
 		errs = append(errs, fmt.Errorf("user %q must be one directory name", r.User))
 	}
-	var names []string
+	var names, renamed []string
 	for i, rs := range r.Repositories {
 		src, err := rs.resolve(base, fmt.Sprintf("line %d: repositories[%d]", rs.line, i), r.kinds)
 		if err != nil {
 			errs = append(errs, err)
 			continue
+		}
+		if rs.Name != "" && src.Name != rs.Name {
+			// The name is a folder of the cache and a key of the lock and
+			// the usage file: say what it became, before it is relied on.
+			renamed = append(renamed, fmt.Sprintf("line %d: repositories[%d]: name %q is used as %q (a name is one folder name of a-z, 0-9, '.', '_' and '-', not starting with '.'); set that name to keep it", rs.line, i, rs.Name, src.Name))
 		}
 		names = append(names, src.Name)
 		cfg.Sources = append(cfg.Sources, src)
@@ -250,7 +255,7 @@ func (r *rawConfig) resolve(env hostenv.Env, base string) (*Config, []error) {
 	for i := range cfg.Sources {
 		cfg.Sources[i].Name = names[i]
 	}
-	cfg.Warnings = warnings
+	cfg.Warnings = append(renamed, warnings...)
 	for i, t := range r.Targets {
 		where := fmt.Sprintf("line %d: targets[%d]", t.line, i)
 		mode := TargetMode(cmp.Or(t.Mode, string(ModeCopy)))
