@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"time"
 
 	"github.com/skillsync/skillsync/workspace"
@@ -304,9 +305,34 @@ func (s *Store) read() (*Usage, error) {
 // to report errors.
 func (s *Store) decode(data []byte) (*Usage, error) {
 	if u, ok := fastDecode(data); ok {
-		return finishV2(u), nil
+		return s.checkCounts(finishV2(u))
 	}
 	return s.decodeJSON(data)
+}
+
+// checkCounts returns u, or refuses it when it counts fewer than no uses
+// or views: a count is only ever added to, so one below zero was written
+// by hand or torn, and every use after would carry it on.
+func (s *Store) checkCounts(u *Usage) (*Usage, error) {
+	for c, r := range u.Skills {
+		if r.negative() {
+			return nil, s.negativeError(c.String())
+		}
+	}
+	return u, nil
+}
+
+func (s *Store) negativeError(record string) error {
+	return &CorruptError{Path: s.path, Err: fmt.Errorf("record %s counts fewer than no uses or views", record)}
+}
+
+// negative reports whether r counts fewer than no uses or views.
+func (r *SkillUsage) negative() bool {
+	bad := r.UseCount < 0 || r.ViewCount < 0
+	for _, d := range r.Days {
+		bad = bad || d.Uses < 0 || d.Views < 0
+	}
+	return bad
 }
 
 // finishV2 completes a decoded version-2 usage: no nil map, no nil record.
@@ -330,7 +356,7 @@ func (s *Store) decodeJSON(data []byte) (*Usage, error) {
 	u.Version = 0 // a file that names no version is version 1
 	err := json.Unmarshal(data, u)
 	if err == nil && u.Version == UsageVersion {
-		return finishV2(u), nil
+		return s.checkCounts(finishV2(u))
 	}
 	var head struct {
 		Version int `json:"version"`
@@ -364,6 +390,9 @@ func (s *Store) decodeV1(data []byte) (*Usage, error) {
 	for name, r := range old.Skills {
 		if !skill.ValidName(name) {
 			return nil, &CorruptError{Path: s.path, Err: fmt.Errorf("version-1 record %q is not one safe name", name)}
+		}
+		if r != nil && r.negative() {
+			return nil, s.negativeError(strconv.Quote(name))
 		}
 		if r != nil {
 			names = append(names, name)

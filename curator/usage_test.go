@@ -241,6 +241,9 @@ func TestCorruptUsageIsSetAside(t *testing.T) {
 		"escaping key":  `{"version":2,"skills":{"workspace/../../victim":{"use_count":1}}}`,
 		"bad v1 name":   `{"version":1,"skills":{"../victim":{"use_count":1}}}`,
 		"unknown state": `{"version":2,"skills":{"workspace/a":{"state":"deleted"}}}`,
+		"negative use":  `{"version":2,"skills":{"workspace/a":{"use_count":-5}}}`,
+		"negative day":  `{"version":2,"skills":{"workspace/a":{"days":{"2026-12-01":{"views":-1}}}}}`,
+		"negative v1":   `{"version":1,"skills":{"a":{"view_count":-1}}}`,
 	} {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
