@@ -31,7 +31,3 @@ const (
 
 // DefaultJobs is how many sources are fetched at once.
 const DefaultJobs = syncrun.DefaultJobs
-
-// NewSyncReport returns an empty sync report whose lists encode as [],
-// for a caller that reports a sync refused before it began.
-func NewSyncReport() *SyncReport { return syncrun.NewReport() }

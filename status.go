@@ -2,7 +2,6 @@ package skillsync
 
 import (
 	"context"
-	"errors"
 
 	"github.com/skillsync/skillsync/lock"
 	"github.com/skillsync/skillsync/status"
@@ -38,9 +37,6 @@ func (e *Engine) Status(ctx context.Context, opts StatusOptions) (*WorkspaceStat
 	if opts.Check {
 		in.Check = func(ctx context.Context) ([]status.Check, error) {
 			out, err := e.Outdated(ctx)
-			if errors.Is(err, ErrPartial) || errors.Is(err, ErrFailed) {
-				err = nil // each source's error is in its check
-			}
 			checks := make([]status.Check, len(out))
 			for i, o := range out {
 				checks[i] = status.Check{Behind: o.Behind, Error: o.Error}

@@ -88,11 +88,5 @@ func (e *Engine) Outdated(ctx context.Context) ([]Outdated, error) {
 		s, _ := e.source(name)
 		return e.open(s, "")
 	})
-	failed := 0
-	for _, o := range out {
-		if o.Error != "" {
-			failed++
-		}
-	}
-	return out, syncrun.Failures(failed, len(out))
+	return out, syncrun.OutdatedErr(out)
 }

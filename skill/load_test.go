@@ -285,6 +285,11 @@ func TestProblemStringEscapes(t *testing.T) {
 	if got != want {
 		t.Errorf("String() = %q, want %q", got, want)
 	}
+	// A problem of no place begins as the program's own messages do.
+	p = Problem{Level: Error, Rule: "cache-unreadable", Message: "the cache is corrupt"}
+	if got, want := p.String(), "skillsync: error: the cache is corrupt (cache-unreadable)"; got != want {
+		t.Errorf("String() = %q, want %q", got, want)
+	}
 }
 
 func TestAllowedTools(t *testing.T) {

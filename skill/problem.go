@@ -50,6 +50,11 @@ func (p Problem) String() string {
 		parts = append(parts, strconv.Itoa(p.Line))
 	}
 	parts = append(parts, " "+string(p.Level), " "+p.Message+" ("+p.Rule+")")
+	if len(parts) == 2 {
+		// No place to name: "skillsync: error: ...", as the program's
+		// own messages begin, rather than a line that opens with a space.
+		parts = append([]string{"skillsync"}, parts...)
+	}
 	return termtext.Escape(strings.Join(parts, ":"))
 }
 

@@ -96,7 +96,7 @@ type Input struct {
 	Now            time.Time
 	// Check, when set, asks each source's upstream whether it moved,
 	// instead of trusting the daemon's last sync: one answer per source,
-	// in order.
+	// in order, whatever the error says of them.
 	Check func(context.Context) ([]Check, error)
 	// Usage reads the usage file; one that cannot be read counts nothing.
 	Usage func() (*curator.Usage, error)
@@ -144,7 +144,8 @@ func Build(ctx context.Context, in Input) (*Workspace, error) {
 	}
 	if in.Check != nil {
 		out, err := in.Check(ctx)
-		if err != nil {
+		if err != nil && len(out) != len(st.Sources) {
+			// An answer for each source holds each one's error itself.
 			return nil, err
 		}
 		for i, o := range out {

@@ -7,6 +7,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/skillsync/skillsync/lock"
 	"github.com/skillsync/skillsync/repository"
 )
 
@@ -38,6 +39,18 @@ func FetchErr(reports []FetchReport) error {
 		}
 	}
 	return Failures(failed, len(reports))
+}
+
+// OutdatedErr is ErrFailed when no source of out could be checked,
+// ErrPartial when some could not, nil otherwise.
+func OutdatedErr(out []lock.Outdated) error {
+	failed := 0
+	for _, o := range out {
+		if o.Error != "" {
+			failed++
+		}
+	}
+	return Failures(failed, len(out))
 }
 
 // Failures is the error of a command that failed for failed of its total

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/skillsync/skillsync"
+	"github.com/skillsync/skillsync/syncrun"
 )
 
 type syncOptions struct {
@@ -91,7 +92,7 @@ func (a *app) sync(ctx context.Context, opts skillsync.SyncOptions) error {
 	if report == nil && a.json && errors.As(err, &frozen) {
 		// Refused before any source was read: the machine reading the
 		// JSON still gets a report, whose frozen says why.
-		report = skillsync.NewSyncReport()
+		report = syncrun.NewReport()
 		report.Frozen = frozen.Diff
 	}
 	if report == nil {
