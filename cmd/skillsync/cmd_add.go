@@ -259,6 +259,10 @@ func (a *app) checkOffer(ctx context.Context, cfg *config.Config, entry config.E
 	}
 	if len(names) == 0 {
 		a.reportProblems(offer.Problems)
+		if slices.ContainsFunc(offer.Problems, func(p skill.Problem) bool { return p.Level == skill.Error && p.Path != "" }) {
+			// Skills were found, and refused: the problems above say why.
+			return fmt.Errorf("%s offers no valid skill at %s; nothing was added (the problems above say what to fix; --no-sync adds it anyway)", safe(describeEntry(entry)), shortRev(offer.Revision))
+		}
 		return fmt.Errorf("%s offers no skill at %s; nothing was added (--path names its folder of skills; --no-sync adds it anyway)", safe(describeEntry(entry)), shortRev(offer.Revision))
 	}
 	for _, want := range entry.Skills {

@@ -379,8 +379,14 @@ func TestAddChecksFirst(t *testing.T) {
 	if err := os.Mkdir(empty, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if r := run(t, ws, "add", "./empty"); r.code != 1 || !strings.Contains(r.stderr, "offers no skill") {
+	if r := run(t, ws, "add", "./empty"); r.code != 1 || !strings.Contains(r.stderr, "offers no skill") || !strings.Contains(r.stderr, "--path names") {
 		t.Errorf("an empty directory: %d %s", r.code, r.stderr)
+	}
+	// A folder whose one skill is invalid has a skill where discovery
+	// looks: the fix is the skill, not --path.
+	writeTree(t, ws, map[string]string{"broken/a/SKILL.md": "---\nname: a\n---\nNo description.\n"})
+	if r := run(t, ws, "add", "./broken"); r.code != 1 || !strings.Contains(r.stderr, "offers no valid skill") || strings.Contains(r.stderr, "--path names") {
+		t.Errorf("a folder whose one skill is invalid: %d %s", r.code, r.stderr)
 	}
 	if fileExists(filepath.Join(ws, "skillsync.yaml")) {
 		t.Error("a refused add wrote the config")
