@@ -239,3 +239,33 @@ func TestASourceNameThatChangesIsSaid(t *testing.T) {
 		t.Errorf("warnings = %q", cfg.Warnings)
 	}
 }
+
+// TestSourceFoldersAsTheyLead: a source that reaches a target through a
+// link is refused as one naming it would be; a source that holds the
+// workspace (a monorepo) is fine where discovery never looks at what
+// skillsync writes, its cache and an agent's dot-folder.
+func TestSourceFoldersAsTheyLead(t *testing.T) {
+	t.Parallel()
+	path := writeConfig(t, "repositories:\n  - name: loop\n    dir: via\ntargets:\n  - dir: out\n")
+	dir := filepath.Dir(path)
+	if err := os.Mkdir(filepath.Join(dir, "out"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("out", filepath.Join(dir, "via")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(path, all.Kinds()); err == nil || !strings.Contains(err.Error(), "repositories[0] (loop) dir ") || !strings.Contains(err.Error(), "is targets[0] (line 5) or inside it") {
+		t.Errorf("a source linked to a target: %v", err)
+	}
+
+	mono := t.TempDir()
+	ws := filepath.Join(mono, "tools", "ws")
+	skilltest.WriteFile(t, filepath.Join(ws, FileName), "repositories:\n  - name: mono\n    dir: ../..\ntargets:\n  - dir: .claude/skills\n")
+	if _, err := Load(filepath.Join(ws, FileName), all.Kinds()); err != nil {
+		t.Errorf("a monorepo that holds the workspace: %v", err)
+	}
+	skilltest.WriteFile(t, filepath.Join(ws, FileName), "repositories:\n  - name: mono\n    dir: ../..\ntargets:\n  - dir: skills-out\n")
+	if _, err := Load(filepath.Join(ws, FileName), all.Kinds()); err == nil || !strings.Contains(err.Error(), "holds targets[0] (line 5) where it looks for skills") {
+		t.Errorf("a monorepo that holds a target discovery walks: %v", err)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/skillsync/skillsync/internal/hostenv"
+	"github.com/skillsync/skillsync/repository"
 )
 
 // checkTargets refuses targets that would let a sync write where it must
@@ -66,7 +67,9 @@ func checkTargets(env hostenv.Env, cfg *Config) []error {
 // checkSourceFolders refuses a source that reads a folder a sync writes:
 // a target, or the cache. Read as a source, a target's own skills (a
 // user's, made by hand) would be taken for skillsync's once placed back,
-// and removed with the source.
+// and removed with the source. A source that holds such a folder where
+// discovery never looks (under a dot-folder: a monorepo whose workspace
+// is inside it) is fine. Paths are compared as the links on them lead.
 func checkSourceFolders(cfg *Config) []error {
 	var errs []error
 	for i, s := range cfg.Sources {
@@ -74,19 +77,20 @@ func checkSourceFolders(cfg *Config) []error {
 		if !ok {
 			continue
 		}
-		dir := filepath.Clean(d.Directory())
-		where := fmt.Sprintf("line %d: repositories[%d] (%s) dir %s", s.Line, i, s.Name, dir)
+		dir := realPath(d.Directory())
+		where := fmt.Sprintf("line %d: repositories[%d] (%s) dir %s", s.Line, i, s.Name, d.Directory())
 		written := []struct{ dir, what string }{{cfg.Layout().CacheDir(), "the cache"}}
 		for j, t := range cfg.Targets {
 			written = append(written, struct{ dir, what string }{t.Dir, fmt.Sprintf("targets[%d] (line %d)", j, t.Line)})
 		}
 		for _, w := range written {
 			bad := ""
+			wdir := realPath(w.dir)
 			switch {
-			case within(dir, w.dir):
+			case within(dir, wdir):
 				bad = "is " + w.what + " or inside it"
-			case within(w.dir, dir):
-				bad = "holds " + w.what
+			case within(wdir, dir) && repository.MayRead(relSlash(dir, wdir)):
+				bad = "holds " + w.what + " where it looks for skills"
 			}
 			if bad != "" {
 				errs = append(errs, fmt.Errorf("%s %s, a folder skillsync writes into; a source must be a folder of skills of its own", where, bad))
@@ -95,6 +99,26 @@ func checkSourceFolders(cfg *Config) []error {
 		}
 	}
 	return errs
+}
+
+// realPath is path with its links followed as far as they exist, so that
+// two paths to one folder compare equal.
+func realPath(path string) string {
+	path = filepath.Clean(path)
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		return real
+	}
+	dir, base := filepath.Split(path)
+	if dir == "" || filepath.Clean(dir) == path {
+		return path
+	}
+	return filepath.Join(realPath(dir), base)
+}
+
+// relSlash is target relative to dir, which holds it, slash-separated.
+func relSlash(dir, target string) string {
+	rel, _ := filepath.Rel(dir, target)
+	return filepath.ToSlash(rel)
 }
 
 // checkAgentsMD refuses an agents_md file outside the workspace, in the

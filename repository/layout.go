@@ -36,6 +36,20 @@ func folders() []string {
 	return append(conventions[:], agent.ProjectFolders()...)
 }
 
+// MayRead reports whether discovery may read the folder at rel, a slash
+// path inside a source: one under no dot-folder, which the walk enters, or
+// one in a folder of the tools' it reads (.claude/skills, skills/.curated,
+// ...). A folder only under a dot-folder (.skills-cache, .git) it never
+// reads.
+func MayRead(rel string) bool {
+	for _, dir := range folders() {
+		if rel == dir || strings.HasPrefix(rel, dir+"/") {
+			return true
+		}
+	}
+	return !strings.HasPrefix(rel, ".") && !strings.Contains(rel, "/.")
+}
+
 // Claude Code's plugin manifests, relative to the directory holding
 // .claude-plugin/ (the marketplace root).
 const (
