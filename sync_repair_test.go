@@ -58,3 +58,31 @@ func TestSyncReportsAModeChangeAsAnUpdate(t *testing.T) {
 		t.Errorf("updated %v, repaired %v; want [team/a], none", r.Skills.Updated, r.Skills.Repaired)
 	}
 }
+
+// TestSyncRepairsWithItsFileRecordsLost: with the cache's file records
+// gone, a tampered file that sync --verify writes again is still a
+// repair: the skill's hash is the same, and no mode is known to differ.
+func TestSyncRepairsWithItsFileRecordsLost(t *testing.T) {
+	t.Parallel()
+	up := gittest.NewRepo(t, "main")
+	up.Skill("skills/a", "The a skill.")
+	up.Commit("one")
+	e, ws := newWorkspace(t, "repositories:\n  - name: team\n    git: "+up.URL()+"\ntargets: []\n")
+	mustSync(t, e, SyncOptions{})
+	records, _ := filepath.Glob(filepath.Join(ws, ".skills-cache", ".records", "*.files"))
+	for _, r := range records {
+		if err := os.Remove(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(records) == 0 {
+		t.Fatal("no file records to lose")
+	}
+	if err := os.WriteFile(filepath.Join(ws, ".skills-cache", "team", "a", "SKILL.md"), []byte("tampered"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := mustSync(t, e, SyncOptions{Verify: true})
+	if !slices.Equal(r.Skills.Repaired, []string{"team/a"}) || len(r.Skills.Updated) != 0 {
+		t.Errorf("repaired %v, updated %v; want [team/a], none", r.Skills.Repaired, r.Skills.Updated)
+	}
+}

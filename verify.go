@@ -49,8 +49,8 @@ func (e *Engine) Repair(ctx context.Context, opts SyncOptions) (*Repaired, error
 	opts.Verify, opts.Locked, opts.Move = true, true, nil
 	report, err := e.Sync(ctx, opts)
 	out := &Repaired{Found: found, Sync: report}
-	if err != nil && !errors.Is(err, ErrPartial) {
-		return out, err
+	if err != nil && !errors.Is(err, ErrPartial) && !errors.Is(err, ErrFailed) {
+		return out, err // what is left is not known
 	}
 	left, verr := e.Verify(ctx)
 	out.Left = left

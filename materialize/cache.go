@@ -549,6 +549,9 @@ func (c *Cache) SyncSource(ctx context.Context, src Source) Result {
 // for it (both of one skill hash, so of the same files).
 func sameModes(prev, rec *SkillRecord) bool {
 	before := prev.Files()
+	if len(before) == 0 {
+		return true // the records were lost: the same hash is all there is
+	}
 	for path, f := range rec.Files() {
 		if p, ok := before[path]; !ok || p.Mode != f.Mode {
 			return false

@@ -210,6 +210,11 @@ func TestVerifyBeforeTheFirstSync(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.stdout), &out); r.code != 1 || err != nil || len(out.Differences) != 1 || out.Differences[0].Kind != "unsynced" || len(out.Repaired) != 0 {
 		t.Errorf("repair of a source that fails, JSON: exit %d, %v\n%s%s", r.code, err, r.stdout, r.stderr)
 	}
+	// With every source failing, the repair mends nothing either.
+	writeTree(t, dir, map[string]string{"skillsync.yaml": "repositories:\n  - name: gone\n    git: file://" + gone + "\n"})
+	if r := run(t, dir, "verify", "--repair"); r.code != 1 || strings.Contains(r.stdout, "repaired") || strings.Contains(r.stderr, "match their records") {
+		t.Errorf("repair with every source failing: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
 }
 
 // TestFrozenMismatchInJSON: a sync --frozen that fails says why in its
