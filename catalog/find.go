@@ -73,7 +73,7 @@ func (w *Workspace) Open(ctx context.Context, name, file string) (fs.File, *laye
 	}
 	if win.Skill.Files == nil && win.State == layering.Archived {
 		// Archived out of the cache: nothing of it is on disk to read.
-		return nil, win, fmt.Errorf("skill %s is archived, so its files are not in the cache: skillsync restore %s brings it back", win.Skill.Name, win.Skill.Name)
+		return nil, win, archivedError(win.Skill.Name)
 	}
 	if file == "" {
 		file = win.Skill.File
@@ -81,6 +81,16 @@ func (w *Workspace) Open(ctx context.Context, name, file string) (fs.File, *laye
 	f, err := repository.OpenSkillFile(win.Skill.Name, file, win.Dir, win.Skill.Files)
 	return f, win, err
 }
+
+// archivedError is a skill archived out of the cache: there is no file
+// of it to read (fs.ErrNotExist), and restore brings it back.
+type archivedError string
+
+func (e archivedError) Error() string {
+	return fmt.Sprintf("skill %s is archived, so its files are not in the cache: skillsync restore %s brings it back", string(e), string(e))
+}
+
+func (e archivedError) Is(target error) bool { return target == fs.ErrNotExist }
 
 // Use records a use (or a view) of the copy of name that wins now: a
 // stale copy becomes active at once; a hidden skill is refused. It

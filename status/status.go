@@ -145,8 +145,10 @@ func Build(ctx context.Context, in Input) (*Workspace, error) {
 	if in.Check != nil {
 		out, err := in.Check(ctx)
 		if err != nil && len(out) != len(st.Sources) {
-			// An answer for each source holds each one's error itself.
-			return nil, err
+			// No answer for each source (a lock that cannot be read): the
+			// rest of the state is shown, and the check's failure with it.
+			st.Attention = append(st.Attention, "the upstream check failed: "+err.Error())
+			out = nil
 		}
 		for i, o := range out {
 			st.Sources[i].CheckedAt, st.Sources[i].Error = &now, o.Error

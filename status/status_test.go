@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -62,8 +63,8 @@ func TestBuild(t *testing.T) {
 		}
 	}
 
-	// A check that fails fails the status; usage and drafts that fail
-	// count nothing.
+	// A check that fails as a whole needs a person, and the rest is shown;
+	// usage and drafts that fail count nothing.
 	in.Usage = func() (*curator.Usage, error) { return nil, errors.New("unreadable") }
 	in.Drafts = func(context.Context) (int, error) { return 5, errors.New("unreadable") }
 	in.Check = nil
@@ -72,7 +73,7 @@ func TestBuild(t *testing.T) {
 		t.Errorf("without usage and drafts: %+v, %v", st, err)
 	}
 	in.Check = func(context.Context) ([]status.Check, error) { return nil, errors.New("offline") }
-	if _, err := status.Build(context.Background(), in); err == nil {
-		t.Error("a check that fails did not fail the status")
+	if st, err := status.Build(context.Background(), in); err != nil || !slices.Contains(st.Attention, "the upstream check failed: offline") || st.Sources[0].Moved != nil {
+		t.Errorf("a check that fails: %+v, %v", st, err)
 	}
 }

@@ -70,7 +70,7 @@ func (l *Local) Skills(ctx context.Context) ([]skill.Skill, []skill.Problem, err
 func (l *Local) open() (*repository.DirFS, error) {
 	fsys, err := repository.NewDirFS(l.dir)
 	if errors.Is(err, fs.ErrNotExist) && l.required {
-		return nil, fmt.Errorf("source %s: %w (set dir: to where the skills are, or remove the source)", l.source, err)
+		return nil, fmt.Errorf("%w (set dir: to where the skills are, or remove the source)", err)
 	}
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
