@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -177,4 +178,36 @@ func (f *File) Compare(sources []config.Source, base string) []string {
 		diff = append(diff, fmt.Sprintf("- source %s is in the lock, not in the config", name))
 	}
 	return diff
+}
+
+// Rename is a source the config names anew at a location the lock has
+// under another name.
+type Rename struct{ From, To string }
+
+// Renamed returns, for each of sources the lock does not name, the
+// source the lock has at the same location (type, URL and ref) that
+// sources no longer name: a source renamed in the config, whose skills'
+// usage, pins and archive states are kept under the old name. They are
+// sorted by the new name.
+func (f *File) Renamed(sources []config.Source, base string) []Rename {
+	if f == nil {
+		return nil
+	}
+	named := map[string]bool{}
+	for _, s := range sources {
+		named[s.Name] = true
+	}
+	var out []Rename
+	for _, s := range sources {
+		if _, ok := f.Sources[s.Name]; ok {
+			continue
+		}
+		want := Describe(s, base)
+		for _, old := range slices.Sorted(maps.Keys(f.Sources)) {
+			if got := f.Sources[old]; !named[old] && got.Type == want.Type && got.URL == want.URL && got.Ref == want.Ref {
+				out = append(out, Rename{From: old, To: s.Name})
+			}
+		}
+	}
+	return out
 }

@@ -45,6 +45,10 @@ func (r *Run) ReadAhead(pending []*Pending, names []string) (wait func()) {
 // no change compares it here: a goroutine would cost it more than it
 // runs beside.
 func (r *Run) WriteLock(sources []config.Source, base, name string, hadLock bool) (wait func() error) {
+	for _, rn := range r.Lock.Renamed(sources, base) {
+		// Said once: the lock written below no longer has the old name.
+		r.Report.Warnings = append(r.Report.Warnings, fmt.Sprintf("source %s reads what source %s read: the usage, pins and archive states of its skills stay recorded under %s; name it %s again in the config to keep them", rn.To, rn.From, rn.From, rn.From))
+	}
 	manifest, reached := r.Cache.Manifest(), r.Report.Reached()
 	write := func() error {
 		next := lock.FromCache(sources, base, manifest, r.Lock, reached)

@@ -431,3 +431,28 @@ func TestASourceWhollyArchivedIsNotEmpty(t *testing.T) {
 		}
 	}
 }
+
+// TestARenamedSourceSaysWhereItsUsageStayed: usage, pins and archive
+// states are kept by source name; a source renamed in the config starts
+// without them, and the sync that first meets the new name says so.
+func TestARenamedSourceSaysWhereItsUsageStayed(t *testing.T) {
+	t.Parallel()
+	ws := t.TempDir()
+	writeTree(t, ws, map[string]string{
+		"team/a/SKILL.md": "---\nname: a\ndescription: The a skill.\n---\nBody.\n",
+		"skillsync.yaml":  "repositories:\n  - name: team\n    dir: team\n",
+	})
+	for _, args := range [][]string{{"sync"}, {"pin", "a"}} {
+		if r := run(t, ws, args...); r.code != 0 {
+			t.Fatalf("%v: %d %s", args, r.code, r.stderr)
+		}
+	}
+	writeTree(t, ws, map[string]string{"skillsync.yaml": "repositories:\n  - name: ours\n    dir: team\n"})
+	r := run(t, ws, "sync")
+	if r.code != 0 || !strings.Contains(r.stderr, "source ours reads what source team read: the usage, pins and archive states of its skills stay recorded under team") {
+		t.Errorf("sync after the rename: %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if r := run(t, ws, "sync"); r.code != 0 || strings.Contains(r.stderr, "reads what source") {
+		t.Errorf("the next sync: %d\n%s", r.code, r.stderr)
+	}
+}
