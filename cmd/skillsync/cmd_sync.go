@@ -142,8 +142,8 @@ func (a *app) printSyncReport(r *skillsync.SyncReport) {
 	fmt.Fprintf(a.stdout, "files: %d written, %d unchanged, %d removed, %s written\n",
 		r.Files.Written, r.Files.Unchanged, r.Files.Removed, bytesString(r.Files.BytesWritten))
 	if len(r.Shadowed) > 0 || len(r.Duplicates) > 0 {
-		fmt.Fprintf(a.stdout, "names: %d shadowed by a higher source, %d duplicate inside a source (skillsync show NAME says which won)\n",
-			len(r.Shadowed), len(r.Duplicates))
+		fmt.Fprintf(a.stdout, "names: %d shadowed by a higher source, %s inside a source (skillsync show NAME says which won)\n",
+			len(r.Shadowed), plural(len(r.Duplicates), "duplicate"))
 	}
 	for _, t := range r.Targets {
 		line := fmt.Sprintf("target %s: %s written, %d removed", t.Dir, plural(t.Written, "file"), t.Removed)
