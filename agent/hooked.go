@@ -100,7 +100,7 @@ func (h Hooked) Once(ctx context.Context, agent, id string, at time.Time, record
 
 // appendEntry appends one entry; the caller holds the lock.
 func (h Hooked) appendEntry(agent, id string, at time.Time) error {
-	f, err := platform.OpenFile(h.Path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err := platform.OpenFile(h.Path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return fmt.Errorf("open %s: %w", h.Path, err)
 	}
@@ -120,6 +120,14 @@ func (h Hooked) appendEntry(agent, id string, at time.Time) error {
 	line, err := json.Marshal(hookedEntry{Agent: agent, ID: id, At: at.UTC()})
 	if err != nil {
 		return err
+	}
+	// A write cut short (a killed hook) left a line without its end: this
+	// entry starts a line of its own rather than be glued to it, unread.
+	var last [1]byte
+	if info.Size() > 0 {
+		if _, err := f.ReadAt(last[:], info.Size()-1); err == nil && last[0] != '\n' {
+			line = append([]byte{'\n'}, line...)
+		}
 	}
 	if _, err := f.Write(append(line, '\n')); err != nil {
 		return fmt.Errorf("write %s: %w", h.Path, err)

@@ -108,3 +108,22 @@ func TestHookedSkipsAnOverlongLine(t *testing.T) {
 		t.Errorf("the entry after an overlong line: %v %v", got, err)
 	}
 }
+
+// TestHookedAfterATornLine: a journal whose last line a killed write cut
+// short still takes the next call on a line of its own, which a claim
+// then finds: the call is not counted again by an import.
+func TestHookedAfterATornLine(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	now := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	h := Hooked{Path: filepath.Join(t.TempDir(), ".hooked.jsonl"), Keep: 30 * 24 * time.Hour}
+	if err := os.WriteFile(h.Path, []byte(`{"agent":"claude"`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Add(ctx, "claude", "toolu_after", now); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := h.Claim(ctx, "claude", []string{"toolu_after"}, now); err != nil || !got["toolu_after"] {
+		t.Errorf("claimed %v %v: the call after a torn line was lost", got, err)
+	}
+}
