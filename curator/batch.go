@@ -40,6 +40,7 @@ func (s *Store) RecordAll(ctx context.Context, uses []Use) (reactivated []Copy, 
 				sk.FirstSeenAt = at
 			}
 			last := sk.lastUse()
+			sk.count(use.At, use.View) // as Record counts: the charts read the days
 			if use.View {
 				sk.ViewCount++
 				if later(at, sk.LastViewedAt) {

@@ -80,6 +80,11 @@ func TestRecordAllReactivatesOnlyNewerUse(t *testing.T) {
 	if u.StateOf(pdf) != Active || u.StateOf(old) != Stale {
 		t.Errorf("states: pdf %s, old %s", u.StateOf(pdf), u.StateOf(old))
 	}
+	// Imported uses count per day as recorded ones do: the charts read them.
+	day := since.UTC().Format(DayLayout)
+	if got := u.Skills[pdf].Days[day]; got != (DayCount{Uses: 1, Views: 1}) {
+		t.Errorf("pdf's %s: %+v, want a use and a view", day, got)
+	}
 	events, _, err := NewAudit(dir).Read(time.Time{}, OpReactivated)
 	if err != nil || len(events) != 1 || events[0].Target != "workspace/pdf" || events[0].Detail != "viewed through import" {
 		t.Errorf("audit = %+v %v", events, err)
