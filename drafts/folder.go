@@ -174,8 +174,19 @@ func (d *Folder) Inspect(ctx context.Context, name string) (Draft, error) {
 	if err := ctx.Err(); err != nil {
 		return dr, err
 	}
+	reported := map[string]bool{}
 	for _, wp := range walkProblems {
 		problem(wp.rule, wp.file, "%s", wp.msg)
+		reported[wp.file] = true
+	}
+	// What the catalog would refuse of the files (a name with a control
+	// character, ...) the gate refuses too: a promoted skill that every
+	// listing then skips would be a promotion of nothing.
+	_, listed := skill.ListFiles(fsys, ".", 0)
+	for _, p := range listed {
+		if !reported[p.File] {
+			problem(p.Rule, p.File, "%s", p.Message)
+		}
 	}
 	dr.Files = files
 	s, loadProblems := skill.Options{Strict: true}.Load(fsys, name, name)

@@ -155,12 +155,17 @@ func TestInspectFindsHostileDrafts(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "big"), make([]byte, 2000), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// A name the catalog refuses (it would reach every terminal that
+	// lists the skill) is the gate's problem too.
+	if err := os.WriteFile(filepath.Join(dir, "red\x1b[31m"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	dr, err := d.Inspect(ctx, "evil")
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := rules(dr)
-	for _, want := range []string{"draft-symlink", "file-not-regular", "file-too-large"} {
+	for _, want := range []string{"draft-symlink", "file-not-regular", "file-too-large", "file-name-control-char"} {
 		if !slices.Contains(got, want) {
 			t.Errorf("problems %v lack %s", got, want)
 		}

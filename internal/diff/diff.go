@@ -167,6 +167,43 @@ func Write(ctx context.Context, w io.Writer, old, new Files) error {
 	return err
 }
 
+// quotePath writes a path as git does: as it is, or, when it holds a
+// control character, a quote, a backslash or a byte past ASCII, in double
+// quotes with those bytes escaped (\033), so that a file name from a
+// draft cannot act on the terminal that shows the diff, and git apply
+// still reads it.
+func quotePath(p string) string {
+	plain := true
+	for i := 0; i < len(p); i++ {
+		if c := p[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return p
+	}
+	var b strings.Builder
+	b.WriteByte('"')
+	for i := 0; i < len(p); i++ {
+		switch c := p[i]; {
+		case c == '"' || c == '\\':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case c == '\t':
+			b.WriteString(`\t`)
+		case c == '\n':
+			b.WriteString(`\n`)
+		case c < 0x20 || c >= 0x7f:
+			fmt.Fprintf(&b, "\\%03o", c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
 func gitMode(m fs.FileMode) string {
 	if executable(m) {
 		return "100755"
@@ -175,8 +212,8 @@ func gitMode(m fs.FileMode) string {
 }
 
 func writeFileDiff(w *bufio.Writer, p string, ofs, nfs fs.FS, o, n *skill.File) error {
-	fmt.Fprintf(w, "diff --git a/%s b/%s\n", p, p)
-	from, to := "a/"+p, "b/"+p
+	from, to := quotePath("a/"+p), quotePath("b/"+p)
+	fmt.Fprintf(w, "diff --git %s %s\n", from, to)
 	switch {
 	case o == nil:
 		fmt.Fprintf(w, "new file mode %s\n", gitMode(n.Mode))

@@ -3,10 +3,12 @@ package diff
 import (
 	"bytes"
 	"context"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -99,7 +101,12 @@ func mapFiles(files map[string]string) Files {
 		}
 		fsys[p] = &fstest.MapFile{Data: []byte(data), Mode: mode}
 	}
-	list, _ := skill.ListFiles(fsys, ".", 0)
+	// Listed as a draft's walk lists them, names the catalog would refuse
+	// included: a draft's diff shows what the draft holds.
+	var list []skill.File
+	for _, p := range slices.Sorted(maps.Keys(files)) {
+		list = append(list, skill.File{Path: p, Mode: fsys[p].Mode, Size: int64(len(files[p]))})
+	}
 	return Files{FS: fsys, List: list}
 }
 
@@ -147,6 +154,9 @@ func TestWriteApplies(t *testing.T) {
 		"bin.dat":     "\x00\x02",
 		"unchanged.m": "same\n",
 		"empty.md":    "",
+		// A name that would act on a terminal is quoted, as git quotes
+		// it, and git apply still reads it.
+		"red\x1b[31m.md": "red\n",
 	}
 	oldFiles, newFiles := mapFiles(old), mapFiles(new)
 	var buf bytes.Buffer
@@ -157,8 +167,11 @@ func TestWriteApplies(t *testing.T) {
 	if !strings.Contains(diff, "Binary files a/bin.dat and b/bin.dat differ") || strings.Contains(diff, "unchanged.m") {
 		t.Errorf("diff:\n%s", diff)
 	}
-	if strings.Count(diff, "@@ -") != 6 {
-		t.Errorf("want two hunks in long.md and one in each other text file:\n%s", diff)
+	if strings.Contains(diff, "\x1b") || !strings.Contains(diff, `diff --git "a/red\033[31m.md" "b/red\033[31m.md"`) {
+		t.Errorf("a name with a control character is not quoted:\n%q", diff)
+	}
+	if strings.Count(diff, "@@ -") != 7 {
+		t.Errorf("want two hunks in long.md and one in each other text file, the new ones included:\n%s", diff)
 	}
 	// git apply cannot apply a binary diff without its data: apply the
 	// rest and compare the text files.
