@@ -95,7 +95,7 @@ func OpenSkillDir(path string) (fsys *DirFS, dir string, err error) {
 func OpenSkillFile(name, file, dir string, files fs.FS) (fs.File, error) {
 	rel, err := skillRelative(file)
 	if err != nil {
-		return nil, fmt.Errorf("read %s %s: %w", name, file, err)
+		return nil, &skillFileError{fmt.Sprintf("read %s %s: %v", name, file, err), fs.ErrPermission}
 	}
 	if dir != "" {
 		dfs, err := NewDirFS(dir)
@@ -137,9 +137,20 @@ func skillRelative(file string) (string, error) {
 func readError(name, file string, err error) error {
 	switch {
 	case errors.Is(err, ErrOutside):
-		return fmt.Errorf("read %s %s: a symbolic link leads out of the skill; refused", name, file)
+		return &skillFileError{fmt.Sprintf("read %s %s: a symbolic link leads out of the skill; refused", name, file), fs.ErrPermission}
 	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("read %s %s: no such file in the skill; skillsync show %s lists the files", name, file, name)
+		return &skillFileError{fmt.Sprintf("read %s %s: no such file in the skill; skillsync show %s lists the files", name, file, name), fs.ErrNotExist}
 	}
 	return fmt.Errorf("read %s %s: %w", name, file, err)
 }
+
+// skillFileError is a file of a skill that is not there (fs.ErrNotExist)
+// or is refused (fs.ErrPermission), for callers that answer each kind in
+// their own way (serve's 404 and 403); its message says it all.
+type skillFileError struct {
+	msg  string
+	kind error
+}
+
+func (e *skillFileError) Error() string { return e.msg }
+func (e *skillFileError) Unwrap() error { return e.kind }

@@ -272,8 +272,11 @@ func (s *Server) render(w http.ResponseWriter, page string, data any) {
 func (s *Server) fail(w http.ResponseWriter, what string, err error) {
 	s.log.Warn("page failed", "what", what, "err", err)
 	code := http.StatusInternalServerError
-	if errors.Is(err, fs.ErrNotExist) {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		code = http.StatusNotFound
+	case errors.Is(err, fs.ErrPermission):
+		code = http.StatusForbidden
 	}
 	http.Error(w, what+": "+err.Error(), code)
 }

@@ -82,14 +82,8 @@ func openIn(cat *layering.Catalog, name, file string) (fs.File, *layering.Winner
 	if !ok {
 		return nil, nil, fmt.Errorf("no skill named %s: %w", name, fs.ErrNotExist)
 	}
-	fsys, err := repository.NewDirFS(w.Dir)
-	if err != nil {
-		return nil, nil, err
-	}
-	if !fs.ValidPath(file) {
-		return nil, nil, fmt.Errorf("%s leads out of the skill: %w", file, fs.ErrNotExist)
-	}
-	f, err := fsys.Open(file)
+	// As the read command opens it, confinement and errors alike.
+	f, err := repository.OpenSkillFile(name, file, w.Dir, nil)
 	return f, w, err
 }
 
@@ -304,6 +298,13 @@ func TestReadOnlyAndConfined(t *testing.T) {
 		code, _, body := get(t, srv.URL+p)
 		if code == http.StatusOK || strings.Contains(body, "secret") && !strings.Contains(body, "secret.txt") {
 			t.Errorf("GET %s: %d\n%s", p, code, body)
+		}
+	}
+	// A refusal is a 403 and a file not there a 404, not a failure.
+	for p, want := range map[string]int{"/skills/pdf/files/link.txt": http.StatusForbidden, "/skills/pdf/files/nosuch": http.StatusNotFound,
+		"/skills/pdf/files/..%2f..%2fsecret.txt": http.StatusForbidden, "/skills/nope": http.StatusNotFound} {
+		if code, _, body := get(t, srv.URL+p); code != want {
+			t.Errorf("GET %s: %d, want %d\n%s", p, code, want, body)
 		}
 	}
 }
