@@ -190,9 +190,11 @@ func (s *Server) Handler() http.Handler {
 			http.Error(w, "the catalog is read-only", http.StatusMethodNotAllowed)
 			return
 		}
-		if !s.hostAllowed(r.Host) {
+		if s.opts.Token == "" && !s.hostAllowed(r.Host) {
 			// A page of another site that resolves its name to 127.0.0.1
-			// (DNS rebinding) must not read the catalog.
+			// (DNS rebinding) must not read the catalog. With a token,
+			// every request proves itself, whatever name it came by (a
+			// server on 0.0.0.0 is reached by names it cannot know).
 			http.Error(w, "host "+r.Host+" is not served here", http.StatusForbidden)
 			return
 		}

@@ -330,6 +330,14 @@ func TestHostAndToken(t *testing.T) {
 	if code, _, _ := get(t, locked.URL+"/", "Authorization", "Bearer s3cret", "Host", "catalog.internal"); code != http.StatusOK {
 		t.Errorf("the bearer token on the named host: %d", code)
 	}
+	// A server on 0.0.0.0 is reached by names and addresses it cannot
+	// know: with the token, any of them is served; without, none.
+	if code, _, _ := get(t, locked.URL+"/", "Authorization", "Bearer s3cret", "Host", "192.0.2.2:8080"); code != http.StatusOK {
+		t.Errorf("the bearer token by another address: %d", code)
+	}
+	if code, _, _ := get(t, locked.URL+"/", "Host", "192.0.2.2:8080"); code != http.StatusUnauthorized {
+		t.Errorf("no token by another address: %d, want 401", code)
+	}
 	// /login sets a cookie that later requests carry.
 	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	res, err := client.Get(locked.URL + "/login?token=s3cret")
