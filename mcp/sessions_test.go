@@ -167,3 +167,38 @@ func TestMCPStdioAnswersEverythingReadBeforeEOF(t *testing.T) {
 type nopWriteCloser struct{ io.Writer }
 
 func (nopWriteCloser) Close() error { return nil }
+
+// TestMCPStdioTurnsAwayAnOverlongMessage: a message longer than the SDK
+// reads ends no connection. It is answered with an error for its id,
+// and the requests before and after it are answered as ever.
+func TestMCPStdioTurnsAwayAnOverlongMessage(t *testing.T) {
+	t.Parallel()
+	s := newServer(t, fixture(t), Options{})
+	var in bytes.Buffer
+	in.WriteString(initializeBody + "\n")
+	in.WriteString(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n")
+	fmt.Fprintf(&in, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"search_skills","arguments":{"query":"%s"}}}`+"\n", strings.Repeat("x", MaxMessage))
+	in.WriteString(`{"jsonrpc":"2.0","id":8,"method":"tools/list"}` + "\n")
+	out := &bytes.Buffer{}
+	if err := s.Run(context.Background(), Stdio(&in, out)); err != nil {
+		t.Fatal(err)
+	}
+	answers := map[int]string{}
+	sc := bufio.NewScanner(out)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var msg struct {
+			ID    *int `json:"id"`
+			Error *struct{ Message string }
+		}
+		if err := json.Unmarshal(sc.Bytes(), &msg); err == nil && msg.ID != nil {
+			answers[*msg.ID] = "result"
+			if msg.Error != nil {
+				answers[*msg.ID] = msg.Error.Message
+			}
+		}
+	}
+	if len(answers) != 3 || !strings.Contains(answers[7], "over the 16777215 a message may be") || answers[8] != "result" {
+		t.Errorf("answers %v: want initialize's, an error for 7 and tools/list's", answers)
+	}
+}

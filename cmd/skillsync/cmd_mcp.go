@@ -8,9 +8,9 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"time"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
 	"github.com/skillsync/skillsync"
@@ -32,7 +32,8 @@ func newMCPCommand(a *app, runF func(context.Context, *mcpOptions) error) *cobra
 default) or over streamable HTTP with --http.
 
 Tools: search_skills(query, limit), list_skills(), load_skill(name),
-read_skill_file(name, path) and loaded_skills(). Each skill's SKILL.md is a
+read_skill_file(name, path), loaded_skills() and propose_skill(name, files),
+which writes a draft for a person to promote (skillsync drafts). Each skill's SKILL.md is a
 resource (skill://NAME/SKILL.md, any other file skill://NAME/PATH), and the
 prompt available_skills renders the <available_skills> block.
 
@@ -88,7 +89,7 @@ func (a *app) runMCP(ctx context.Context, opts *mcpOptions) error {
 	}
 	go srv.Watch(ctx)
 	if httpAddr == "" {
-		return srv.Run(ctx, &sdk.StdioTransport{})
+		return srv.Run(ctx, mcp.Stdio(os.Stdin, os.Stdout))
 	}
 	return serveMCPHTTP(ctx, srv, httpAddr, a.stderr)
 }
