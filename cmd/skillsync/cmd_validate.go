@@ -27,7 +27,9 @@ four levels deep). Each problem is printed as FILE:LINE: LEVEL: MESSAGE (RULE).
 Errors make a skill unusable; warnings are kept unless --strict is given.
 
 Exit status is 0 when no skill has an error (with --strict, no warning
-either), else 1; a PATH that holds no SKILL.md at all is an error too.`,
+either), else 1; a PATH that holds no SKILL.md at all, or cannot be read, is
+an error too (rule path-unusable), and the other paths are checked all the
+same.`,
 		Example: `  skillsync validate skills/
   skillsync validate --strict skills/release-notes/SKILL.md
   skillsync validate --json skills/ | jq '.[] | select(.valid | not)'`,
@@ -65,8 +67,15 @@ func (a *app) runValidate(ctx context.Context, opts *validateOptions) error {
 			return err
 		}
 		checked, err := skillsync.Validate(ctx, abs, opts.strict)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
 		if err != nil {
-			return err
+			// A path that cannot be checked (missing, holding no skill) is
+			// one result that is not valid; the other paths are checked.
+			results = append(results, validateResult{Path: p, Problems: []validateProblem{
+				{Level: skill.Error, Rule: "path-unusable", Message: err.Error(), File: p}}})
+			continue
 		}
 		for _, c := range checked {
 			// Said as the user gave the path: relative stays relative.

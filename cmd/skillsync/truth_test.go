@@ -760,13 +760,26 @@ func TestValidateWithoutAnySkill(t *testing.T) {
 	skilltest.WriteFile(t, filepath.Join(dir, "docs", "README.md"), "# not a skill\n")
 	for _, args := range [][]string{{"validate", dir}, {"validate", "--json", dir}} {
 		r := run(t, dir, args...)
-		if r.code != 1 || !strings.Contains(r.stderr, "validate "+dir+": no skill found") {
+		if r.code != 1 || !strings.Contains(r.stdout, "validate "+dir+": no skill found") {
 			t.Errorf("%v: %d\n%s%s", args, r.code, r.stdout, r.stderr)
 		}
 	}
 	skilltest.WriteFile(t, filepath.Join(dir, "docs", "one", "SKILL.md"), skilltest.SkillMD("one", "Now there is one."))
 	if r := run(t, dir, "validate", dir); r.code != 0 {
 		t.Errorf("with one valid skill: %d %s", r.code, r.stderr)
+	}
+	// A path that cannot be checked is one result; the others are checked
+	// all the same.
+	bad := filepath.Join(t.TempDir(), "bad")
+	skilltest.WriteFile(t, filepath.Join(bad, "SKILL.md"), "no frontmatter\n")
+	missing := filepath.Join(dir, "missing")
+	r := run(t, dir, "validate", "--json", missing, bad)
+	var out []struct {
+		Path  string
+		Valid bool
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &out); r.code != 1 || err != nil || len(out) != 2 || out[0].Path != missing || out[0].Valid || out[1].Valid {
+		t.Errorf("validate of a missing and a bad path: %d %v\n%s%s", r.code, err, r.stdout, r.stderr)
 	}
 }
 
