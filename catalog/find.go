@@ -102,7 +102,7 @@ func (w *Workspace) Use(ctx context.Context, name string, use curator.Use) (stri
 	}
 	win, err := w.Find(cat, name, false)
 	if err != nil {
-		return "", err
+		return "", w.whyUnknown(name, err)
 	}
 	if use.Copy, err = w.copyOfWinner(win, "record a use of", name); err != nil {
 		return "", err
@@ -120,7 +120,7 @@ func (w *Workspace) Pin(ctx context.Context, name string, pinned bool, actor str
 	}
 	win, err := w.Find(cat, name, true)
 	if err != nil {
-		return "", err
+		return "", w.whyUnknown(name, err)
 	}
 	c, err := w.copyOfWinner(win, "pin", name)
 	if err != nil {
@@ -128,6 +128,25 @@ func (w *Workspace) Pin(ctx context.Context, name string, pinned bool, actor str
 	}
 	_, err = w.Usage().Pin(ctx, c, pinned, actor, now)
 	return win.Skill.Name, err
+}
+
+// whyUnknown is err, a name the catalog does not find, or, when curation
+// archived a copy of that name (a local skill's is moved out of its
+// layer), an error that says so and how to bring it back: list --all
+// shows it, and "no skill named" would deny it.
+func (w *Workspace) whyUnknown(name string, err error) error {
+	var unknown *UnknownSkillError
+	if !errors.As(err, &unknown) {
+		return err
+	}
+	if u, uerr := w.Usage().Load(); uerr == nil {
+		for c, r := range u.Skills {
+			if r.State == curator.Archived && strings.EqualFold(c.Name, name) {
+				return fmt.Errorf("skill %s is archived: skillsync restore %s makes it active again", c.Name, c.Name)
+			}
+		}
+	}
+	return err
 }
 
 func (w *Workspace) copyOfWinner(win *layering.Winner, what, name string) (curator.Copy, error) {

@@ -156,6 +156,11 @@ func TestCurateCLI(t *testing.T) {
 	if r := run(t, ws, "read", "writing-skills"); r.code != 1 || !strings.Contains(r.stderr, "skill writing-skills is archived") {
 		t.Errorf("read of an archived marketplace skill: %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
+	for _, verb := range []string{"use", "pin"} {
+		if r := run(t, ws, verb, "notes"); r.code != 1 || !strings.Contains(r.stderr, "skill notes is archived: skillsync restore notes makes it active again") {
+			t.Errorf("%s of an archived local skill: %d %s", verb, r.code, r.stderr)
+		}
+	}
 	if r := run(t, ws, "restore", "notes"); r.code != 0 {
 		t.Fatalf("restore: %s", r.stderr)
 	}
