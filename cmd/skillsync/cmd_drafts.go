@@ -24,8 +24,9 @@ func newDraftsCommand(a *app, runF func(context.Context, *draftsOptions) error) 
 		Short: "List the drafts waiting for the promotion gate",
 		Long: `List the drafts in skills/_drafts/: for each its strict validation result
 (every Agent Skills warning counts as a problem, as do links, FIFOs and
-files over max_file_size), its author (author: or metadata.author in
-SKILL.md), when it was created, and, when the catalog has a skill of that
+files over max_file_size), its author (metadata.author in SKILL.md; a
+top-level author: is not in the specification, so strict validation refuses
+it), when it was created, and, when the catalog has a skill of that
 name, which files the draft adds (+), changes (~) and removes (-) against
 the copy that wins now. skillsync drafts diff NAME prints the whole diff.
 
