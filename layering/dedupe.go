@@ -1,6 +1,7 @@
 package layering
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -31,4 +32,15 @@ func Dedupe(skills []skill.Skill) (kept, dropped []skill.Skill) {
 		}
 	}
 	return kept, dropped
+}
+
+// DuplicateProblems are the warnings of dups, skills that source has
+// again at a path sorting after the one that wins (Dedupe's dropped).
+func DuplicateProblems(source string, dups []skill.Skill) []skill.Problem {
+	var out []skill.Problem
+	for _, d := range dups {
+		out = append(out, skill.Problem{Source: source, Skill: d.Name, Path: d.Path, Level: skill.Warning, Rule: "duplicate-name",
+			Message: fmt.Sprintf("skill %s is also at another path of source %s, which sorts first and wins", d.Name, source)})
+	}
+	return out
 }

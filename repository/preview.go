@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/skillsync/skillsync/layering"
 	"github.com/skillsync/skillsync/skill"
 )
 
@@ -25,6 +26,9 @@ func Preview(ctx context.Context, r Repository, source string) (*Offer, error) {
 		var skills []skill.Skill
 		var problems []skill.Problem
 		if skills, problems, err = r.Skills(ctx); err == nil {
+			// As a sync takes them: the first of two with one name.
+			skills, dups := layering.Dedupe(skills)
+			problems = append(problems, layering.DuplicateProblems(source, dups)...)
 			return &Offer{Source: source, Revision: string(rev), Skills: skills, Problems: problems}, nil
 		}
 	}

@@ -190,9 +190,8 @@ func (r *Report) AddProblems(problems []skill.Problem) {
 func (r *Report) AddDuplicates(name string, dups []skill.Skill) {
 	for _, d := range dups {
 		r.Duplicates = append(r.Duplicates, name+"/"+d.Name)
-		r.Problems = append(r.Problems, ProblemReport{Source: name, Skill: d.Name, Path: d.Path, Level: skill.Warning, Rule: "duplicate-name",
-			Message: fmt.Sprintf("skill %s is also at another path of source %s, which sorts first and wins", d.Name, name)})
 	}
+	r.AddProblems(layering.DuplicateProblems(name, dups))
 }
 
 // CheckYield reports a source that synced and yields no skills: all of

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -139,5 +140,21 @@ func TestLsRemoteLocal(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
 		t.Errorf("ls-remote wrote into the directory: %v", entries)
+	}
+}
+
+// TestLsRemoteShowsWhatASyncTakes: a source with one name at two paths
+// offers the copy whose path sorts first, as a sync takes it, and says
+// so, rather than list the name twice.
+func TestLsRemoteShowsWhatASyncTakes(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, p := range []string{"shared/a/pdf", "shared/b/pdf"} {
+		writeTree(t, dir, map[string]string{p + "/SKILL.md": "---\nname: pdf\ndescription: Read PDFs.\n---\nBody.\n"})
+	}
+	got := decode[lsRemoteResult](t, run(t, dir, "ls-remote", "./shared", "--json"))
+	dup := slices.ContainsFunc(got.Problems, func(p struct{ Level, Rule, Path string }) bool { return p.Rule == "duplicate-name" && p.Path == "b/pdf" })
+	if len(got.Skills) != 1 || got.Skills[0].Path != "a/pdf" || !dup {
+		t.Errorf("ls-remote of a name at two paths = %+v", got)
 	}
 }
