@@ -153,7 +153,9 @@ func TestLsRemoteShowsWhatASyncTakes(t *testing.T) {
 		writeTree(t, dir, map[string]string{p + "/SKILL.md": "---\nname: pdf\ndescription: Read PDFs.\n---\nBody.\n"})
 	}
 	got := decode[lsRemoteResult](t, run(t, dir, "ls-remote", "./shared", "--json"))
-	dup := slices.ContainsFunc(got.Problems, func(p struct{ Level, Rule, Path string }) bool { return p.Rule == "duplicate-name" && p.Path == "b/pdf" })
+	dup := slices.ContainsFunc(got.Problems, func(p struct{ Level, Rule, Path string }) bool {
+		return p.Rule == "duplicate-name" && p.Path == "b/pdf"
+	})
 	if len(got.Skills) != 1 || got.Skills[0].Path != "a/pdf" || !dup {
 		t.Errorf("ls-remote of a name at two paths = %+v", got)
 	}
