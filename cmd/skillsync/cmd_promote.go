@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -68,6 +69,11 @@ hash and, for git, the commit.`,
 }
 
 func (a *app) runPromote(ctx context.Context, opts *promoteOptions) error {
+	if strings.TrimSpace(opts.approver) == "" {
+		// A flag left out is usage (exit 2), as reject without --reason
+		// is; the gate's refusals of an approver it has are exit 1.
+		return usageError("promote %s: --approver WHO is required: a person approves every promotion", opts.name)
+	}
 	eng, err := a.engine()
 	if err != nil {
 		return err

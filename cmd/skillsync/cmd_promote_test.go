@@ -86,11 +86,14 @@ func TestGateSession(t *testing.T) {
 		t.Errorf("drafts diff: %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 
+	// A flag left out is usage, as reject without --reason is.
+	if r := run(t, ws, "promote", "pdf"); r.code != exitUsage || !strings.Contains(r.stderr, "--approver WHO is required") {
+		t.Errorf("promote without --approver: exit %d, %s; want exit 2", r.code, r.stderr)
+	}
 	for _, tt := range []struct {
 		args []string
 		want string
 	}{
-		{[]string{"promote", "pdf"}, "no approver"},
 		{[]string{"promote", "pdf", "--approver", "mallory"}, "mallory is not an approver in promotion.approvers"},
 		{[]string{"promote", "pdf", "--approver", "alice", "--to", "team"}, "target team is not in promotion.targets"},
 		{[]string{"promote", "nothing", "--approver", "alice"}, "no such draft"},
