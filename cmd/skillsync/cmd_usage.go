@@ -89,6 +89,11 @@ func (a *app) runUsageImport(ctx context.Context, opts *usageImportOptions) erro
 	if err != nil {
 		return err
 	}
+	if since.After(time.Now()) {
+		// Every event would be passed over, and a passed-over event is
+		// never read again.
+		return usageError("--since %s is in the future: every event would be passed over for good; give a time that has passed", opts.since)
+	}
 	eng, err := a.engine()
 	if err != nil {
 		return err

@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/skillsync/skillsync/agent/claude"
 	"github.com/skillsync/skillsync/internal/skilltest"
@@ -161,6 +162,8 @@ func TestUsageImportSinceAndErrors(t *testing.T) {
 		toolLine("2026-02-10T10:00:00Z", ws, "Skill", `{"skill":"writing-skills"}`))
 	for _, args := range [][]string{
 		{"usage", "import", "claude", "--since", "last week"},
+		// In the future, it would pass over every event for good.
+		{"usage", "import", "claude", "--since", time.Now().AddDate(1, 0, 0).Format(time.DateOnly)},
 		{"usage", "import", "cursor"},
 		{"usage", "import", "claude", "claude"},
 	} {
