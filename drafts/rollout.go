@@ -97,6 +97,21 @@ type RolloutResult struct {
 // its source, published the way a promotion is: a review branch, or the
 // tracked branch with publish: direct. The skill's other files are sent as
 // the catalog holds them. A skill held back from this host is found too.
+// marketplaceEntry is w's copy from a source: w itself, or the one a
+// local skill shadows here, which hosts still take and a rollout stages;
+// nil when no source has the name.
+func marketplaceEntry(w *layering.Winner) *layering.Entry {
+	if w.Layer == layering.Marketplace {
+		return &w.Entry
+	}
+	for i := range w.Shadowed {
+		if w.Shadowed[i].Layer == layering.Marketplace {
+			return &w.Shadowed[i]
+		}
+	}
+	return nil
+}
+
 func (g *Gate) Rollout(ctx context.Context, name, percent string, opts RolloutOptions) (*RolloutResult, error) {
 	p, err := fleet.ParsePercent(percent)
 	if err != nil {
@@ -107,13 +122,17 @@ func (g *Gate) Rollout(ctx context.Context, name, percent string, opts RolloutOp
 		return nil, err
 	}
 	var entry *layering.Entry
-	if w, ok := cat.Lookup(name); ok && w.Layer == layering.Marketplace {
-		entry = &w.Entry
+	w, found := cat.Lookup(name)
+	if found {
+		entry = marketplaceEntry(w)
 	}
 	for i := range cat.Held {
 		if h := &cat.Held[i]; entry == nil && h.Layer == layering.Marketplace && layering.Key(h.Skill.Name) == layering.Key(name) {
 			entry = &h.Entry
 		}
+	}
+	if entry == nil && found {
+		return nil, requestErrorf("rollout %s: it is a %s skill, and no source has one of that name; rollout stages a source's skill for the hosts that take it", name, w.Layer)
 	}
 	if entry == nil || entry.Skill.Files == nil {
 		return nil, &UnknownSkillError{Name: name}

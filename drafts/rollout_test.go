@@ -57,8 +57,12 @@ func TestRolloutRefusals(t *testing.T) {
 	if _, err := gt.Promote(ctx, "pdf", PromoteOptions{Approver: "alice"}); err != nil {
 		t.Fatal(err)
 	}
+	// It is said to be one, not denied.
+	if _, err := gt.Rollout(ctx, "pdf", "50%", RolloutOptions{}); !errors.As(err, &req) || !strings.Contains(err.Error(), "it is a workspace skill, and no source has one of that name") {
+		t.Errorf("rollout of a workspace skill: %v, want a *RequestError saying it is a workspace skill", err)
+	}
 	var unknown *UnknownSkillError
-	if _, err := gt.Rollout(ctx, "pdf", "50%", RolloutOptions{}); !errors.As(err, &unknown) || unknown.Name != "pdf" {
-		t.Errorf("rollout of a workspace skill: %v, want an *UnknownSkillError", err)
+	if _, err := gt.Rollout(ctx, "nothing", "50%", RolloutOptions{}); !errors.As(err, &unknown) || unknown.Name != "nothing" {
+		t.Errorf("rollout of no skill: %v, want an *UnknownSkillError", err)
 	}
 }

@@ -139,3 +139,21 @@ func TestPromoteCanaryAndRollout(t *testing.T) {
 		t.Fatalf("rollout 150%%: %d %s", r.code, r.stderr)
 	}
 }
+
+// TestRolloutOfAShadowedSourceSkill: a source's skill that a workspace
+// copy shadows here is still the one hosts take, and the one a rollout
+// stages (here refused only because a dir: source takes no
+// publications), not a skill that does not exist.
+func TestRolloutOfAShadowedSourceSkill(t *testing.T) {
+	t.Parallel()
+	ws := t.TempDir()
+	body := "---\nname: plain\ndescription: The plain skill.\n---\n# plain\n"
+	writeTree(t, ws, map[string]string{"team/plain/SKILL.md": body, "skills/plain/SKILL.md": body,
+		"skillsync.yaml": "repositories:\n  - name: team\n    dir: team\n"})
+	if r := run(t, ws, "sync"); r.code != 0 {
+		t.Fatalf("sync: %d %s", r.code, r.stderr)
+	}
+	if r := run(t, ws, "rollout", "plain", "50%"); r.code == 0 || !strings.Contains(r.stderr, "source team (dir) takes no publications") {
+		t.Errorf("rollout of a shadowed source skill: %d %s", r.code, r.stderr)
+	}
+}
