@@ -72,24 +72,26 @@ func checkTargets(env hostenv.Env, cfg *Config) []error {
 // is inside it) is fine. Paths are compared as the links on them lead.
 func checkSourceFolders(cfg *Config) []error {
 	var errs []error
+	var written []struct{ dir, what string } // resolved once, when a dir source asks
 	for i, s := range cfg.Sources {
 		d, ok := s.Settings.(Directory)
 		if !ok {
 			continue
 		}
+		if written == nil {
+			written = append(written, struct{ dir, what string }{realPath(cfg.Layout().CacheDir()), "the cache"})
+			for j, t := range cfg.Targets {
+				written = append(written, struct{ dir, what string }{realPath(t.Dir), fmt.Sprintf("targets[%d] (line %d)", j, t.Line)})
+			}
+		}
 		dir := realPath(d.Directory())
 		where := fmt.Sprintf("line %d: repositories[%d] (%s) dir %s", s.Line, i, s.Name, d.Directory())
-		written := []struct{ dir, what string }{{cfg.Layout().CacheDir(), "the cache"}}
-		for j, t := range cfg.Targets {
-			written = append(written, struct{ dir, what string }{t.Dir, fmt.Sprintf("targets[%d] (line %d)", j, t.Line)})
-		}
 		for _, w := range written {
 			bad := ""
-			wdir := realPath(w.dir)
 			switch {
-			case within(dir, wdir):
+			case within(dir, w.dir):
 				bad = "is " + w.what + " or inside it"
-			case within(wdir, dir) && repository.MayRead(relSlash(dir, wdir)):
+			case within(w.dir, dir) && repository.MayRead(relSlash(dir, w.dir)):
 				bad = "holds " + w.what + " where it looks for skills"
 			}
 			if bad != "" {

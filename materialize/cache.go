@@ -145,9 +145,9 @@ type Source struct {
 	// behind the source's own limits).
 	MaxSkillSize int64
 	// Unbrought are the skills the source has that the caller could not
-	// bring this time (past max_source_size, a file that could not be
-	// read): each keeps what the cache has of it, as a skill whose
-	// staging failed does, rather than being removed.
+	// read whole this time (a file or folder that could not be read):
+	// each keeps what the cache has of it, as a skill whose staging
+	// failed does, rather than being removed.
 	Unbrought []Unbrought
 }
 
