@@ -67,6 +67,7 @@ func execute(f factory, args []string) int {
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
+	strictBuiltins(root)
 	err := root.ExecuteContext(ctx)
 	if err != nil && strings.HasPrefix(err.Error(), "unknown command") {
 		err = usageError("%w\nRun 'skillsync --help' for usage", err)
@@ -146,6 +147,32 @@ the current directory is the workspace: skillsync sync writes them into
 		newVersionCommand(a),
 	)
 	return root
+}
+
+// strictBuiltins makes cobra's own help and completion commands refuse
+// what they do not know, as every other command does (exit 2): cobra
+// prints the usage and exits 0 for "help bogus" or "completion tcsh",
+// which a script takes for success. It is called once the command's
+// output is set: the completion scripts are written where it was then.
+func strictBuiltins(root *cobra.Command) {
+	root.InitDefaultHelpCmd()
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		switch c.Name() {
+		case "help":
+			c.Run = nil
+			c.RunE = func(c *cobra.Command, topic []string) error {
+				found, rest, err := c.Root().Find(topic)
+				if err != nil || found == nil || len(rest) > 0 {
+					return usageError("unknown help topic %q\nRun 'skillsync --help' for usage", strings.Join(topic, " "))
+				}
+				return found.Help()
+			}
+		case "completion":
+			c.Args = args(cobra.NoArgs)
+			c.RunE = func(c *cobra.Command, _ []string) error { return c.Help() }
+		}
+	}
 }
 
 // loadConfig finds and loads the config, passing its warnings on.
