@@ -221,9 +221,9 @@ func (w *Workspace) CurateSource(ctx context.Context, name string, opts SourceCu
 
 // RestoreSource brings the skill name, retired by a source curation, back
 // into the configured source src, named source (one that archives in
-// place: a database), and records it in audit. A copy of a remote (git),
-// whose retirement is undone upstream by reverting the curation commit,
-// is refused.
+// place: a database), and records it in audit. Any other source is a
+// *usageerr.UsageError: a git source's retirement is a commit, undone by
+// reverting it upstream, and a folder's is the user's own to undo.
 func RestoreSource(ctx context.Context, src SourceRef, source, name, actor string, audit *curator.Audit, now time.Time) (repository.Revision, error) {
 	r, err := src.Open()
 	if err != nil {
@@ -235,8 +235,11 @@ func RestoreSource(ctx context.Context, src SourceRef, source, name, actor strin
 	_, remote := r.(repository.Fetcher)
 	kind := src.Kind
 	ar, ok := r.(repository.Archiver)
-	if !ok || remote {
-		return "", fmt.Errorf("restore %s in source %s: a %s source's retirement is undone upstream (revert the curation commit)", name, source, kind)
+	switch {
+	case remote:
+		return "", usageerr.Errorf("restore %s in source %s: --source brings skills back into postgres sources; a %s source's retirement is a commit upstream: revert it there, then run skillsync sync", name, source, kind)
+	case !ok:
+		return "", usageerr.Errorf("restore %s in source %s: --source brings skills back into postgres sources, and %s is a %s source; without --source, restore brings back an archived copy in this workspace", name, source, source, kind)
 	}
 	rev, err := ar.RestoreArchived(ctx, name, actor)
 	if err != nil {

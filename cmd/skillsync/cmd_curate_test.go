@@ -461,3 +461,30 @@ func TestARenamedSourceSaysWhereItsUsageStayed(t *testing.T) {
 		t.Errorf("the next sync: %d\n%s", r.code, r.stderr)
 	}
 }
+
+// restore --source brings skills back into a postgres source only: for a
+// git or a folder source it is a usage error (exit 2) that says what
+// undoes that source's retirement, and changes nothing.
+func TestRestoreSourceRefusesOtherKinds(t *testing.T) {
+	t.Parallel()
+	up := gittest.NewRepo(t, "main")
+	up.Skill("skills/a", "The a skill.")
+	up.Commit("one")
+	ws := t.TempDir()
+	writeTree(t, ws, map[string]string{
+		"local/b/SKILL.md": "---\nname: b\ndescription: The b skill.\n---\nBody.\n",
+		"skillsync.yaml":   "repositories:\n  - name: team\n    git: " + up.URL() + "\n  - name: local\n    dir: local\n",
+	})
+	if r := run(t, ws, "sync"); r.code != 0 {
+		t.Fatalf("sync: %d %s", r.code, r.stderr)
+	}
+	for _, tc := range []struct{ source, skill, says string }{
+		{"team", "a", "a git source's retirement is a commit upstream: revert it there"},
+		{"local", "b", "local is a dir source"},
+	} {
+		r := run(t, ws, "restore", "--source", tc.source, tc.skill)
+		if r.code != 2 || !strings.Contains(r.stderr, tc.says) {
+			t.Errorf("restore --source %s %s: exit %d, %q; want exit 2 and %q", tc.source, tc.skill, r.code, r.stderr, tc.says)
+		}
+	}
+}
