@@ -91,12 +91,11 @@ type RolloutResult struct {
 	Branch  string `json:"branch,omitempty"`
 	Commit  string `json:"commit,omitempty"`
 	Direct  bool   `json:"direct,omitempty"`
+	// Unchanged says the source held the skill at this share already:
+	// nothing was published, and Commit is the revision that holds it.
+	Unchanged bool `json:"unchanged,omitempty"`
 }
 
-// Rollout sets the marketplace skill name's metadata.rollout to percent in
-// its source, published the way a promotion is: a review branch, or the
-// tracked branch with publish: direct. The skill's other files are sent as
-// the catalog holds them. A skill held back from this host is found too.
 // marketplaceEntry is w's copy from a source: w itself, or the one a
 // local skill shadows here, which hosts still take and a rollout stages;
 // nil when no source has the name.
@@ -112,6 +111,12 @@ func marketplaceEntry(w *layering.Winner) *layering.Entry {
 	return nil
 }
 
+// Rollout sets the marketplace skill name's metadata.rollout to percent in
+// its source, published the way a promotion is: a review branch, or the
+// tracked branch with publish: direct. The skill's other files are sent as
+// the catalog holds them. A skill held back from this host is found too.
+// A source that holds the skill at that share already is left alone, and
+// the result says Unchanged: a script that sets a share twice succeeds.
 func (g *Gate) Rollout(ctx context.Context, name, percent string, opts RolloutOptions) (*RolloutResult, error) {
 	p, err := fleet.ParsePercent(percent)
 	if err != nil {
@@ -175,6 +180,9 @@ func (g *Gate) Rollout(ctx context.Context, name, percent string, opts RolloutOp
 	}
 	res, err := pub.Publish(ctx, repository.PublishRequest{Name: entry.Skill.Name, Files: files, List: list, Base: base, Branch: branch,
 		Direct: t.Direct, Message: msg, Author: author, Email: EmailOf(author), When: now})
+	if errors.Is(err, repository.ErrNothingToPublish) {
+		return &RolloutResult{Name: entry.Skill.Name, Source: t.Name, Rollout: fleet.FormatPercent(p), Commit: string(base), Unchanged: true}, nil
+	}
 	if err != nil {
 		return nil, fmt.Errorf("rollout %s to source %s: %w", name, t.Name, err)
 	}

@@ -61,6 +61,10 @@ func (a *app) runRollout(ctx context.Context, opts *rolloutOptions) error {
 	if a.json {
 		return writeJSON(a.stdout, res)
 	}
+	if res.Unchanged {
+		fmt.Fprintf(a.stdout, "%s is rolled out to %s of hosts already: source %s holds it so at %s; nothing published\n", safe(res.Name), res.Rollout, safe(res.Source), safe(short(res.Commit)))
+		return nil
+	}
 	where := "review branch " + res.Branch
 	if res.Direct {
 		where = "tracked branch " + res.Branch

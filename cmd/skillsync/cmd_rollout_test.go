@@ -132,6 +132,19 @@ func TestPromoteCanaryAndRollout(t *testing.T) {
 	if log := up.Git("log", "-1", "--format=%an %s", "main"); !strings.Contains(log, "bob Roll out skill pdf to 50% of hosts") {
 		t.Fatalf("commit: %s", log)
 	}
+	// The same share again, once the sync has taken it in: the source
+	// holds it so, and nothing is published.
+	if r := run(t, ws, "sync"); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	head := up.Head()
+	r = run(t, ws, "rollout", "pdf", "50%", "--approver", "bob")
+	if r.code != 0 || !strings.Contains(r.stdout, "pdf is rolled out to 50% of hosts already: source team holds it so at "+head[:12]) {
+		t.Fatalf("rollout to the share it has: %d %s%s", r.code, r.stdout, r.stderr)
+	}
+	if up.Head() != head {
+		t.Fatalf("rollout to the share it has published %s", up.Git("log", "-1", "--format=%s"))
+	}
 	if r := run(t, ws, "rollout", "nope", "50%"); r.code == 0 {
 		t.Fatalf("rollout of an unknown skill: %s", r.stdout)
 	}
