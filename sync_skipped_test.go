@@ -152,3 +152,46 @@ func TestSyncKeepsADirSourceWhoseFolderWent(t *testing.T) {
 		}
 	}
 }
+
+// TestSyncKeepsWhatAListingCutAtMaxEntriesDidNotReach: a source whose
+// listing stops at max_entries is partly synced (exit 3), and the skills
+// past the cut keep their cached and placed copies rather than being
+// removed; a source that had none says so as partial, not as empty.
+func TestSyncKeepsWhatAListingCutAtMaxEntriesDidNotReach(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	up := gittest.NewRepo(t, "main")
+	for _, name := range []string{"a", "b", "c", "d", "e"} {
+		up.Skill("skills/"+name, "The "+name+" skill.")
+	}
+	up.Commit("one")
+	text := "repositories:\n  - name: team\n    git: " + up.URL() + "\ntargets:\n  - dir: out\n"
+	e, ws := newWorkspace(t, text)
+	mustSync(t, e, SyncOptions{})
+	cfg := filepath.Join(ws, config.FileName)
+	skilltest.WriteFile(t, cfg, "max_entries: 8\n"+text)
+	for _, when := range []string{"limit lowered", "again"} {
+		r, err := reload(t, cfg).Sync(ctx, SyncOptions{})
+		if !errors.Is(err, ErrPartial) || r == nil || r.Sources[0].Status != StatusPartial || !hasRule(r, "source-too-many-entries", "skills/a") ||
+			len(r.Skills.Removed) != 0 || hasRule(r, "source-empty", "") {
+			t.Fatalf("%s: err = %v, report %+v", when, err, r)
+		}
+		for _, name := range []string{"a", "e"} {
+			for _, p := range []string{".skills-cache/team/" + name + "/SKILL.md", "out/" + name + "/SKILL.md"} {
+				if _, err := os.Stat(filepath.Join(ws, p)); err != nil {
+					t.Errorf("%s: %s lost: %v", when, p, err)
+				}
+			}
+		}
+	}
+	skilltest.WriteFile(t, cfg, text)
+	if r, err := reload(t, cfg).Sync(ctx, SyncOptions{}); err != nil || r.Sources[0].Skills != 5 || len(r.Skills.Removed) != 0 {
+		t.Errorf("limit raised again: %v, %+v", err, r.Sources)
+	}
+
+	fresh, _ := newWorkspace(t, "max_entries: 8\n"+text)
+	r, err := fresh.Sync(ctx, SyncOptions{})
+	if !errors.Is(err, ErrPartial) || r == nil || hasRule(r, "source-empty", "") {
+		t.Errorf("a fresh workspace cut at max_entries: %v, %+v", err, r)
+	}
+}

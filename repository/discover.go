@@ -394,7 +394,7 @@ func (d *discovery) charge(n int, at string) error {
 	}
 	if !d.over {
 		d.over = true
-		d.problem(skill.Error, "source-too-many-entries", at, fmt.Sprintf("discovery read more than %d directory entries (max_entries) and stopped at %s; the skills not found by then are left out", d.maxEntries, at))
+		d.problem(skill.Error, "source-too-many-entries", at, fmt.Sprintf("discovery read more than %d directory entries (max_entries) and stopped at %s; the skills past it are not read (a cached copy of one stays as it is): raise max_entries for a source this big", d.maxEntries, at))
 	}
 	return errBudget
 }

@@ -9,6 +9,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 
@@ -235,6 +236,15 @@ func Skipped(problems []skill.Problem) (skipped, over int, unread []materialize.
 		skipped++
 	}
 	return skipped, over, unread
+}
+
+// Cut reports whether problems say the source's listing stopped at
+// max_entries: a skill it did not reach may still be there, and keeps
+// what the cache has of it.
+func Cut(problems []skill.Problem) bool {
+	return slices.ContainsFunc(problems, func(p skill.Problem) bool {
+		return p.Level == skill.Error && p.Rule == "source-too-many-entries"
+	})
 }
 
 // Reached is the revision each source that did not fail reached, as the

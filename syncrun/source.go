@@ -9,6 +9,7 @@ import (
 	"github.com/skillsync/skillsync/lock"
 	"github.com/skillsync/skillsync/materialize"
 	"github.com/skillsync/skillsync/repository"
+	"github.com/skillsync/skillsync/skill"
 )
 
 // Run is what one sync holds while it goes through its sources.
@@ -48,7 +49,12 @@ func (r *Run) Materialize(ctx context.Context, repo repository.Repository, src m
 		return r.Failed(rep, err)
 	}
 	var unread []materialize.Unbrought
-	if rep.Skipped, rep.OverSize, unread = Skipped(problems); rep.Skipped > 0 {
+	rep.Skipped, rep.OverSize, unread = Skipped(problems)
+	cut := Cut(problems)
+	if cut {
+		rep.Skipped++
+	}
+	if rep.Skipped > 0 {
 		// Not all of the revision is here: the next sync looks again, and
 		// says so again.
 		src.Revision = ""
@@ -71,6 +77,9 @@ func (r *Run) Materialize(ctx context.Context, repo repository.Repository, src m
 		if u.Name == "" || !archived[u.Name] {
 			src.Unbrought = append(src.Unbrought, u)
 		}
+	}
+	if cut {
+		src.Unbrought = append(src.Unbrought, notReached(r.Cache.Manifest().Sources[name], unique, archived)...)
 	}
 	if r.Frozen != nil {
 		src.Check = lock.FrozenCheck(name, r.Lock.Sources[name], &r.Frozen.Diff)
@@ -128,4 +137,24 @@ func (r *Run) LoadUsage(store *curator.Store) (*curator.Usage, error) {
 		return u, nil
 	}
 	return u, err
+}
+
+// notReached lists the skills rec holds that a listing cut short did not
+// find, archived ones aside: each keeps its cached copy, since the cut
+// says nothing of whether the source still has it.
+func notReached(rec *materialize.SourceRecord, found []skill.Skill, archived map[string]bool) []materialize.Unbrought {
+	if rec == nil {
+		return nil
+	}
+	seen := make(map[string]bool, len(found))
+	for _, sk := range found {
+		seen[sk.Name] = true
+	}
+	var out []materialize.Unbrought
+	for name := range rec.Skills {
+		if !seen[name] && !archived[name] {
+			out = append(out, materialize.Unbrought{Name: name})
+		}
+	}
+	return out
 }

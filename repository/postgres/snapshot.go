@@ -137,7 +137,7 @@ func (p *Postgres) read(ctx context.Context, pool *pgxpool.Pool) (*pgTree, error
 	tree := buildTree(p.cfg.Source, rev, p.spool, rows)
 	if over != "" {
 		tree.problems = append(tree.problems, skill.Problem{Level: skill.Error, Rule: "source-too-many-entries", Source: p.cfg.Source, Path: over, File: over,
-			Message: fmt.Sprintf("the source has more than %d files (max_entries): the listing stopped in %s, which and every skill after it in name order are left out", p.opts.EntryLimit(), over)})
+			Message: fmt.Sprintf("the source has more than %d files (max_entries): the listing stopped in %s, which and every skill after it in name order are not read (a cached copy of one stays as it is): raise max_entries for a source this big", p.opts.EntryLimit(), over)})
 	}
 	if err := p.download(ctx, tx, tree, p.heads(tree)); err != nil {
 		return nil, err
