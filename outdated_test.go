@@ -2,10 +2,15 @@ package skillsync
 
 import (
 	"context"
+	"errors"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/skillsync/skillsync/config"
 	"github.com/skillsync/skillsync/internal/gittest"
+	"github.com/skillsync/skillsync/internal/skilltest"
 )
 
 // TestOutdatedListsWhatAnUpdateWouldBring: a source at its locked commit
@@ -47,5 +52,30 @@ func TestOutdatedListsWhatAnUpdateWouldBring(t *testing.T) {
 	}
 	if now, _ := e.Stamp(); now != stamp {
 		t.Error("outdated changed the workspace's cache")
+	}
+}
+
+// TestOutdatedOfAListingCutAtMaxEntries: a listing that stopped at
+// max_entries says what an update would change past the cut is unknown
+// (the source's check failed), rather than listing every skill it did
+// not reach as removed, which the update would keep.
+func TestOutdatedOfAListingCutAtMaxEntries(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	up := gittest.NewRepo(t, "main")
+	for _, name := range []string{"a", "b", "c", "d", "e"} {
+		up.Skill("skills/"+name, "The "+name+" skill.")
+	}
+	up.Commit("one")
+	text := "repositories:\n  - name: team\n    git: " + up.URL() + "\n"
+	e, ws := newWorkspace(t, text)
+	mustSync(t, e, SyncOptions{})
+	up.Skill("skills/e", "The e skill, edited.")
+	up.Commit("two")
+	cfg := filepath.Join(ws, config.FileName)
+	skilltest.WriteFile(t, cfg, "max_entries: 8\n"+text)
+	out, err := reload(t, cfg).Outdated(ctx)
+	if !errors.Is(err, ErrFailed) || len(out) != 1 || !strings.Contains(out[0].Error, "stopped at max_entries") || len(out[0].Removed) != 0 {
+		t.Errorf("outdated of a cut listing: %v, %+v", err, out)
 	}
 }

@@ -2,6 +2,7 @@ package lock
 
 import (
 	"context"
+	"fmt"
 	"io"
 
 	"github.com/skillsync/skillsync/layering"
@@ -72,12 +73,16 @@ func (o *Outdated) compare(ctx context.Context, rec *materialize.SourceRecord, o
 	if _, err := repository.Fetch(ctx, r); err != nil {
 		return err
 	}
-	skills, _, err := r.Skills(ctx)
+	skills, problems, err := r.Skills(ctx)
 	if err != nil {
 		return err
 	}
 	skills, _ = layering.Dedupe(skills)
-	o.Added, o.Changed, o.Removed = materialize.Compare(ctx, skills, rec)
+	o.Added, o.Changed, o.Removed = materialize.Compare(ctx, skills, rec, problems)
+	if materialize.Cut(problems) {
+		// What the listing did not reach is unknown: neither kept nor gone.
+		return fmt.Errorf("the listing of revision %s stopped at max_entries, so what an update would change past it is unknown; raise max_entries for a source this big", short(string(up)))
+	}
 	return nil
 }
 

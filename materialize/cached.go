@@ -95,8 +95,10 @@ func cachedSkill(source *repository.DirFS, name string, rec *SkillRecord) (skill
 // rec, what the cache holds of the source (nil: nothing): the names an
 // update would add, change and remove, each sorted. A skill's content is
 // compared by its source's content key (a git tree) when both have one,
-// nothing read, else by its skill hash.
-func Compare(ctx context.Context, skills []skill.Skill, rec *SourceRecord) (added, changed, removed []string) {
+// nothing read, else by its skill hash. problems are the read's: a
+// recorded skill they say was not read whole, or that a listing cut at
+// max_entries did not reach, is kept by a sync, and is not removed here.
+func Compare(ctx context.Context, skills []skill.Skill, rec *SourceRecord, problems []skill.Problem) (added, changed, removed []string) {
 	added, changed, removed = []string{}, []string{}, []string{}
 	old := map[string]*SkillRecord{}
 	if rec != nil {
@@ -113,8 +115,10 @@ func Compare(ctx context.Context, skills []skill.Skill, rec *SourceRecord) (adde
 			changed = append(changed, sk.Name)
 		}
 	}
-	for name := range old {
-		if !seen[name] {
+	held := unbrought(Unread(problems))
+	cut := Cut(problems)
+	for name, prev := range old {
+		if !seen[name] && !cut && !held(name, prev) {
 			removed = append(removed, name)
 		}
 	}
@@ -131,4 +135,31 @@ func sameContent(ctx context.Context, sk skill.Skill, rec *SkillRecord) bool {
 	}
 	h, err := SkillHash(ctx, sk.Files, sk.FileList())
 	return err == nil && h == rec.Hash
+}
+
+// Unread lists the skills problems say a read of a source could not
+// bring whole: a file or folder that could not be read. A sync keeps what
+// the cache has of each (Source.Unbrought).
+func Unread(problems []skill.Problem) []Unbrought {
+	var out []Unbrought
+	for _, p := range problems {
+		if Unreadable(p) {
+			out = append(out, Unbrought{Name: p.Skill, Path: p.Path})
+		}
+	}
+	return out
+}
+
+// Unreadable reports whether p says a skill was not read whole.
+func Unreadable(p skill.Problem) bool {
+	return p.Level == skill.Error && (p.Rule == "file-unreadable" || p.Rule == "dir-unreadable")
+}
+
+// Cut reports whether problems say the source's listing stopped at
+// max_entries: a skill it did not reach may still be there, and a sync
+// keeps what the cache has of it.
+func Cut(problems []skill.Problem) bool {
+	return slices.ContainsFunc(problems, func(p skill.Problem) bool {
+		return p.Level == skill.Error && p.Rule == "source-too-many-entries"
+	})
 }

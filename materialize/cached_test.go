@@ -64,11 +64,26 @@ func TestCompareWithTheCache(t *testing.T) {
 	}
 	rec := &SourceRecord{Skills: map[string]*SkillRecord{"pdf": {Hash: h}, "doc": {Hash: h}, "gone": {}}}
 	other := skill.Skill{Name: "doc", Files: fstest.MapFS{"SKILL.md": {Data: []byte("changed")}}}
-	added, changed, removed := Compare(ctx, []skill.Skill{sk, other, {Name: "new", Files: files}}, rec)
+	added, changed, removed := Compare(ctx, []skill.Skill{sk, other, {Name: "new", Files: files}}, rec, nil)
 	if !slices.Equal(added, []string{"new"}) || !slices.Equal(changed, []string{"doc"}) || !slices.Equal(removed, []string{"gone"}) {
 		t.Errorf("added %v changed %v removed %v", added, changed, removed)
 	}
-	added, changed, removed = Compare(ctx, []skill.Skill{sk}, nil)
+	// What a sync would keep is not removed: a skill not read whole, and
+	// every skill a listing cut at max_entries did not reach.
+	unread := []skill.Problem{{Level: skill.Error, Rule: "dir-unreadable", Skill: "gone", Path: "skills/gone"}}
+	cut := []skill.Problem{{Level: skill.Error, Rule: "source-too-many-entries", Path: "skills/doc"}}
+	for _, tc := range []struct {
+		problems []skill.Problem
+		removed  []string
+	}{{unread, []string{"doc"}}, {cut, nil}} {
+		if _, _, removed := Compare(ctx, []skill.Skill{sk}, rec, tc.problems); !slices.Equal(removed, tc.removed) {
+			t.Errorf("with %s: removed %v, want %v", tc.problems[0].Rule, removed, tc.removed)
+		}
+	}
+	if _, _, removed := Compare(ctx, []skill.Skill{sk}, rec, []skill.Problem{{Level: skill.Warning, Rule: "dir-unreadable", Skill: "gone"}}); !slices.Equal(removed, []string{"doc", "gone"}) {
+		t.Errorf("a warning kept skills: removed %v", removed)
+	}
+	added, changed, removed = Compare(ctx, []skill.Skill{sk}, nil, nil)
 	if !slices.Equal(added, []string{"pdf"}) || changed == nil || len(changed) != 0 || removed == nil {
 		t.Errorf("against nothing cached: added %v changed %v removed %v", added, changed, removed)
 	}

@@ -9,7 +9,6 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"slices"
 	"sort"
 	"time"
 
@@ -224,10 +223,10 @@ func Skipped(problems []skill.Problem) (skipped, over int, unread []materialize.
 		if p.Level != skill.Error || seen[p.Path] {
 			continue
 		}
-		switch p.Rule {
-		case "source-too-large":
+		switch {
+		case p.Rule == "source-too-large":
 			over++
-		case "file-unreadable", "dir-unreadable":
+		case materialize.Unreadable(p):
 			unread = append(unread, materialize.Unbrought{Name: p.Skill, Path: p.Path})
 		default:
 			continue
@@ -236,15 +235,6 @@ func Skipped(problems []skill.Problem) (skipped, over int, unread []materialize.
 		skipped++
 	}
 	return skipped, over, unread
-}
-
-// Cut reports whether problems say the source's listing stopped at
-// max_entries: a skill it did not reach may still be there, and keeps
-// what the cache has of it.
-func Cut(problems []skill.Problem) bool {
-	return slices.ContainsFunc(problems, func(p skill.Problem) bool {
-		return p.Level == skill.Error && p.Rule == "source-too-many-entries"
-	})
 }
 
 // Reached is the revision each source that did not fail reached, as the

@@ -50,7 +50,7 @@ func (r *Run) Materialize(ctx context.Context, repo repository.Repository, src m
 	}
 	var unread []materialize.Unbrought
 	rep.Skipped, rep.OverSize, unread = Skipped(problems)
-	cut := Cut(problems)
+	cut := materialize.Cut(problems)
 	if cut {
 		rep.Skipped++
 	}
