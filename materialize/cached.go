@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/skillsync/skillsync/internal/skillmeta"
 	"github.com/skillsync/skillsync/repository"
@@ -115,10 +116,12 @@ func Compare(ctx context.Context, skills []skill.Skill, rec *SourceRecord, probl
 			changed = append(changed, sk.Name)
 		}
 	}
-	held := unbrought(Unread(problems))
-	cut := Cut(problems)
-	for name, prev := range old {
-		if !seen[name] && !cut && !held(name, prev) {
+	held := map[string]bool{}
+	for _, name := range Held(rec, skills, problems) {
+		held[name] = true
+	}
+	for name := range old {
+		if !seen[name] && !held[name] {
 			removed = append(removed, name)
 		}
 	}
@@ -137,17 +140,62 @@ func sameContent(ctx context.Context, sk skill.Skill, rec *SkillRecord) bool {
 	return err == nil && h == rec.Hash
 }
 
-// Unread lists the skills problems say a read of a source could not
-// bring whole: a file or folder that could not be read. A sync keeps what
-// the cache has of each (Source.Unbrought).
-func Unread(problems []skill.Problem) []Unbrought {
-	var out []Unbrought
+// Held lists, sorted, the skills rec records that a read of the source
+// did not find (found) and that a sync keeps all the same, because
+// problems say the read could not tell whether the source still has
+// them: a skill not read whole (by its name, or by its folder where the
+// read could not tell the name), every skill at or under a folder that
+// could not be read, and, where the listing stopped at max_entries,
+// every one.
+func Held(rec *SourceRecord, found []skill.Skill, problems []skill.Problem) []string {
+	if rec == nil || len(problems) == 0 {
+		return nil
+	}
+	cut := Cut(problems)
+	names := map[string]bool{}
+	var folders []string
 	for _, p := range problems {
-		if Unreadable(p) {
-			out = append(out, Unbrought{Name: p.Skill, Path: p.Path})
+		switch {
+		case Unreadable(p) && p.Skill != "":
+			names[p.Skill] = true
+		case Unreadable(p) || p.Rule == "dir-unreadable":
+			folders = append(folders, p.Path)
 		}
 	}
+	if !cut && len(names) == 0 && len(folders) == 0 {
+		return nil
+	}
+	seen := make(map[string]bool, len(found))
+	for _, sk := range found {
+		seen[sk.Name] = true
+	}
+	var out []string
+	for name, r := range rec.Skills {
+		if !seen[name] && (cut || names[name] || under(r, name, folders)) {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
 	return out
+}
+
+// under reports whether the skill name, recorded as r, lies at or below
+// one of folders in its source, by the folder its recorded frontmatter
+// gives.
+func under(r *SkillRecord, name string, folders []string) bool {
+	if len(folders) == 0 {
+		return false
+	}
+	meta, err := skillmeta.Decode(r.Meta)
+	if err != nil || meta.Name != name {
+		return false
+	}
+	for _, f := range folders {
+		if f == "." || meta.Path == f || strings.HasPrefix(meta.Path, f+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 // Unreadable reports whether p says a skill was not read whole.

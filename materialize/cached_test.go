@@ -8,6 +8,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/skillsync/skillsync/internal/skillmeta"
 	"github.com/skillsync/skillsync/internal/skilltest"
 	"github.com/skillsync/skillsync/skill"
 )
@@ -86,5 +87,42 @@ func TestCompareWithTheCache(t *testing.T) {
 	added, changed, removed = Compare(ctx, []skill.Skill{sk}, nil, nil)
 	if !slices.Equal(added, []string{"pdf"}) || changed == nil || len(changed) != 0 || removed == nil {
 		t.Errorf("against nothing cached: added %v changed %v removed %v", added, changed, removed)
+	}
+}
+
+// TestHeld: the recorded skills a read did not find are kept only where
+// its problems leave their fate unknown: a skill not read whole, by name
+// or by folder; every skill at or below a folder that could not be read
+// (and none beside it: "group2" is not below "group"); every skill, past
+// a listing cut at max_entries.
+func TestHeld(t *testing.T) {
+	t.Parallel()
+	rec := &SourceRecord{Skills: map[string]*SkillRecord{}}
+	for name, dir := range map[string]string{"a": "skills/a", "x": "group/x", "y": "group/deep/y", "z": "group2/z", "found": "skills/found"} {
+		meta, err := skillmeta.Encode(skill.Meta{Name: name, Description: "d", File: "SKILL.md", Path: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec.Skills[name] = &SkillRecord{Meta: meta}
+	}
+	found := []skill.Skill{{Name: "found"}}
+	for _, tc := range []struct {
+		problem skill.Problem
+		want    []string
+	}{
+		{skill.Problem{Level: skill.Error, Rule: "file-unreadable", Skill: "a", Path: "skills/a"}, []string{"a"}},
+		{skill.Problem{Level: skill.Error, Rule: "dir-unreadable", Path: "skills/a"}, []string{"a"}},
+		{skill.Problem{Level: skill.Warning, Rule: "dir-unreadable", Path: "group"}, []string{"x", "y"}},
+		{skill.Problem{Level: skill.Error, Rule: "source-too-many-entries", Path: "group"}, []string{"a", "x", "y", "z"}},
+		{skill.Problem{Level: skill.Warning, Rule: "file-unreadable", Skill: "a", Path: "skills/a"}, nil},
+		{skill.Problem{Level: skill.Error, Rule: "frontmatter-missing", Path: "skills/a"}, nil},
+		{skill.Problem{Level: skill.Warning, Rule: "dir-unreadable", Path: "skills/found"}, nil},
+	} {
+		if got := Held(rec, found, []skill.Problem{tc.problem}); !slices.Equal(got, tc.want) {
+			t.Errorf("%s %s at %s: held %v, want %v", tc.problem.Level, tc.problem.Rule, tc.problem.Path, got, tc.want)
+		}
+	}
+	if got := Held(nil, found, []skill.Problem{{Level: skill.Error, Rule: "source-too-many-entries"}}); got != nil {
+		t.Errorf("nothing recorded: held %v", got)
 	}
 }

@@ -212,12 +212,12 @@ func (r *Report) CheckYield(rep SourceReport, limit int64) {
 // Skipped counts the skills problems say the source has and this sync
 // could not bring: past max_source_size (over counts those), or not read
 // whole (a file or folder that could not be read, a content that did not
-// match), which unread lists. Such a source is partly synced, whatever
-// its kind. A skill not read keeps what the cache has of it: a read that
+// match). Such a source is partly synced, whatever its kind. A skill not
+// read keeps what the cache has of it (materialize.Held): a read that
 // failed says nothing of the skill. One past the limit is left out, as
 // the limit asks, on every machine alike. A skill that is invalid or too
 // large on its own is the skill's fault, not the sync's.
-func Skipped(problems []skill.Problem) (skipped, over int, unread []materialize.Unbrought) {
+func Skipped(problems []skill.Problem) (skipped, over int) {
 	seen := map[string]bool{}
 	for _, p := range problems {
 		if p.Level != skill.Error || seen[p.Path] {
@@ -227,14 +227,13 @@ func Skipped(problems []skill.Problem) (skipped, over int, unread []materialize.
 		case p.Rule == "source-too-large":
 			over++
 		case materialize.Unreadable(p):
-			unread = append(unread, materialize.Unbrought{Name: p.Skill, Path: p.Path})
 		default:
 			continue
 		}
 		seen[p.Path] = true
 		skipped++
 	}
-	return skipped, over, unread
+	return skipped, over
 }
 
 // Reached is the revision each source that did not fail reached, as the

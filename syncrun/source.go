@@ -9,7 +9,6 @@ import (
 	"github.com/skillsync/skillsync/lock"
 	"github.com/skillsync/skillsync/materialize"
 	"github.com/skillsync/skillsync/repository"
-	"github.com/skillsync/skillsync/skill"
 )
 
 // Run is what one sync holds while it goes through its sources.
@@ -48,19 +47,29 @@ func (r *Run) Materialize(ctx context.Context, repo repository.Repository, src m
 	if err != nil {
 		return r.Failed(rep, err)
 	}
-	var unread []materialize.Unbrought
-	rep.Skipped, rep.OverSize, unread = Skipped(problems)
-	cut := materialize.Cut(problems)
-	if cut {
+	rep.Skipped, rep.OverSize = Skipped(problems)
+	if materialize.Cut(problems) {
 		rep.Skipped++
+	}
+	unique, dups := layering.Dedupe(skills)
+	r.Report.AddDuplicates(name, dups)
+	// What the read could not tell is gone keeps its copy; an archived
+	// skill stays out of the cache, read or not.
+	for _, held := range materialize.Held(r.Cache.Manifest().Sources[name], unique, problems) {
+		if !archived[held] {
+			src.Unbrought = append(src.Unbrought, materialize.Unbrought{Name: held})
+		}
+	}
+	if rep.Skipped == 0 {
+		// A folder that could not be read is a warning, unless it held
+		// skills the cache keeps: then the source is partly synced.
+		rep.Skipped = len(src.Unbrought)
 	}
 	if rep.Skipped > 0 {
 		// Not all of the revision is here: the next sync looks again, and
 		// says so again.
 		src.Revision = ""
 	}
-	unique, dups := layering.Dedupe(skills)
-	r.Report.AddDuplicates(name, dups)
 	// Dedupe's slice is this sync's own: the archived are taken out in
 	// place rather than copying thousands of skills.
 	kept := unique[:0]
@@ -71,15 +80,6 @@ func (r *Run) Materialize(ctx context.Context, repo repository.Repository, src m
 			continue
 		}
 		kept = append(kept, sk)
-	}
-	// An archived skill stays out of the cache, read or not.
-	for _, u := range unread {
-		if u.Name == "" || !archived[u.Name] {
-			src.Unbrought = append(src.Unbrought, u)
-		}
-	}
-	if cut {
-		src.Unbrought = append(src.Unbrought, notReached(r.Cache.Manifest().Sources[name], unique, archived)...)
 	}
 	if r.Frozen != nil {
 		src.Check = lock.FrozenCheck(name, r.Lock.Sources[name], &r.Frozen.Diff)
@@ -137,24 +137,4 @@ func (r *Run) LoadUsage(store *curator.Store) (*curator.Usage, error) {
 		return u, nil
 	}
 	return u, err
-}
-
-// notReached lists the skills rec holds that a listing cut short did not
-// find, archived ones aside: each keeps its cached copy, since the cut
-// says nothing of whether the source still has it.
-func notReached(rec *materialize.SourceRecord, found []skill.Skill, archived map[string]bool) []materialize.Unbrought {
-	if rec == nil {
-		return nil
-	}
-	seen := make(map[string]bool, len(found))
-	for _, sk := range found {
-		seen[sk.Name] = true
-	}
-	var out []materialize.Unbrought
-	for name := range rec.Skills {
-		if !seen[name] && !archived[name] {
-			out = append(out, materialize.Unbrought{Name: name})
-		}
-	}
-	return out
 }
