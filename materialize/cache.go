@@ -18,7 +18,6 @@ import (
 	"github.com/skillsync/skillsync/internal/atomicfile"
 	"github.com/skillsync/skillsync/internal/flock"
 	"github.com/skillsync/skillsync/internal/jsonfile"
-	"github.com/skillsync/skillsync/internal/skillmeta"
 )
 
 // ManifestName is the manifest's file in a cache root, for readers that
@@ -144,18 +143,10 @@ type Source struct {
 	// together: a bigger skill is not written (a second line of defence
 	// behind the source's own limits).
 	MaxSkillSize int64
-	// Unbrought are the skills the source has that the caller could not
-	// read whole this time (a file or folder that could not be read):
-	// each keeps what the cache has of it, as a skill whose staging
-	// failed does, rather than being removed.
-	Unbrought []Unbrought
-}
-
-// Unbrought is a skill of a source that a sync could not bring: its name
-// where that is known, and its folder in the source.
-type Unbrought struct {
-	Name string
-	Path string
+	// Held names the skills the source may still have that the caller
+	// could not read this time (Held): each keeps what the cache has of
+	// it, as a skill whose staging failed does, rather than being removed.
+	Held []string
 }
 
 // Result is what SyncSource or Prune did, as values the caller owns.
@@ -518,12 +509,11 @@ func (c *Cache) SyncSource(ctx context.Context, src Source) Result {
 			res.Changes = append(res.Changes, Change{Source: src.Name, Name: name, Op: Repaired, Before: prev.Hash, After: rec.Hash})
 		}
 	}
-	held := unbrought(src.Unbrought)
 	for _, name := range sortedNames(old.Skills) {
 		if _, keep := next.Skills[name]; keep {
 			continue
 		}
-		if held(name, old.Skills[name]) {
+		if slices.Contains(src.Held, name) {
 			next.Skills[name] = carry(old.Skills[name])
 			continue
 		}
@@ -558,31 +548,6 @@ func sameModes(prev, rec *SkillRecord) bool {
 		}
 	}
 	return true
-}
-
-// unbrought returns whether a recorded skill is one of skills, which a
-// sync could not bring: by its name or, for one whose name the sync could
-// not tell, by the folder its recorded frontmatter gives.
-func unbrought(skills []Unbrought) func(name string, rec *SkillRecord) bool {
-	names := map[string]bool{}
-	paths := map[string]bool{}
-	for _, s := range skills {
-		if s.Name != "" {
-			names[s.Name] = true
-		} else if s.Path != "" {
-			paths[s.Path] = true
-		}
-	}
-	return func(name string, rec *SkillRecord) bool {
-		if names[name] {
-			return true
-		}
-		if len(paths) == 0 {
-			return false
-		}
-		meta, err := skillmeta.Decode(rec.Meta)
-		return err == nil && meta.Name == name && paths[meta.Path]
-	}
 }
 
 // carried is prev as the record of a source read anew keeps it, when the

@@ -57,13 +57,13 @@ func (r *Run) Materialize(ctx context.Context, repo repository.Repository, src m
 	// skill stays out of the cache, read or not.
 	for _, held := range materialize.Held(r.Cache.Manifest().Sources[name], unique, problems) {
 		if !archived[held] {
-			src.Unbrought = append(src.Unbrought, materialize.Unbrought{Name: held})
+			src.Held = append(src.Held, held)
 		}
 	}
 	if rep.Skipped == 0 {
 		// A folder that could not be read is a warning, unless it held
 		// skills the cache keeps: then the source is partly synced.
-		rep.Skipped = len(src.Unbrought)
+		rep.Skipped = len(src.Held)
 	}
 	if rep.Skipped > 0 {
 		// Not all of the revision is here: the next sync looks again, and

@@ -10,11 +10,10 @@ import (
 	"github.com/skillsync/skillsync/skill"
 )
 
-// TestUnbroughtSkillsKeepTheirCopy: a skill the caller could not bring
-// this time (past max_source_size, a file it could not read) keeps its
-// cached copy and record, whether the caller knows its name or only its
-// folder; a skill simply gone is removed.
-func TestUnbroughtSkillsKeepTheirCopy(t *testing.T) {
+// TestHeldSkillsKeepTheirCopy: a skill the caller could not bring
+// this time (a file or folder it could not read: Held) keeps its cached
+// copy and record; a skill simply gone is removed.
+func TestHeldSkillsKeepTheirCopy(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	root := t.TempDir()
@@ -23,15 +22,10 @@ func TestUnbroughtSkillsKeepTheirCopy(t *testing.T) {
 		s.Meta = FromSkills([]skill.Skill{{Name: name, Description: "x", Path: path, File: "SKILL.md", Files: fstest.MapFS{}}}, false)[0].Meta
 		return s
 	}
-	syncOnce(t, root, "r1", withMeta("kept", "skills/kept"), withMeta("by-path", "skills/by-path"),
-		withMeta("liar", "skills/liar"), withMeta("gone", "skills/gone"))
+	syncOnce(t, root, "r1", withMeta("kept", "skills/kept"), withMeta("also", "skills/also"), withMeta("gone", "skills/gone"))
 
 	c := open(t, root)
-	res := c.SyncSource(ctx, Source{Name: "src", Unbrought: []Unbrought{
-		{Name: "kept", Path: "skills/kept"},
-		{Path: "skills/by-path"},
-		{Path: "skills/elsewhere"}, // the liar's record says skills/liar
-	}})
+	res := c.SyncSource(ctx, Source{Name: "src", Held: []string{"kept", "also", "never-cached"}})
 	if len(res.Errors) > 0 {
 		t.Fatal(res.Errors)
 	}
@@ -45,7 +39,7 @@ func TestUnbroughtSkillsKeepTheirCopy(t *testing.T) {
 		}
 		removed[ch.Name] = true
 	}
-	for name, want := range map[string]bool{"kept": false, "by-path": false, "liar": true, "gone": true} {
+	for name, want := range map[string]bool{"kept": false, "also": false, "gone": true} {
 		if removed[name] != want {
 			t.Errorf("%s removed = %v, want %v", name, removed[name], want)
 		}
