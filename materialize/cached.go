@@ -198,9 +198,10 @@ func under(r *SkillRecord, name string, folders []string) bool {
 	return false
 }
 
-// Unreadable reports whether p says a skill was not read whole.
+// Unreadable reports whether p says a skill was not read whole: its
+// SKILL.md, one of its files or one of its folders could not be read.
 func Unreadable(p skill.Problem) bool {
-	return p.Level == skill.Error && (p.Rule == "file-unreadable" || p.Rule == "dir-unreadable")
+	return p.Level == skill.Error && (p.Rule == "file-unreadable" || p.Rule == "dir-unreadable" || p.Rule == "skill-md-unreadable")
 }
 
 // Cut reports whether problems say the source's listing stopped at

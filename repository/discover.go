@@ -253,7 +253,7 @@ func (d *discovery) walk(ctx context.Context, dir, name string, depth int, key s
 		if dir == "." || errors.Is(err, errBudget) || ctx.Err() != nil {
 			return err
 		}
-		d.problem(skill.Warning, "dir-unreadable", dir, "cannot read directory: "+err.Error())
+		d.unreadableDir(dir, err)
 		return nil
 	}
 	if slices.ContainsFunc(entries, isSkillFile) {
@@ -385,6 +385,13 @@ func readDir(ctx context.Context, fsys fs.FS, dir, at string, charge chargeFunc)
 	return all, nil
 }
 
+// unreadableDir reports the folder dir, which could not be read: a
+// warning, since it may hold no skill; a sync keeps the cached copy of
+// any skill in it (materialize.Held).
+func (d *discovery) unreadableDir(dir string, err error) {
+	d.problem(skill.Warning, "dir-unreadable", dir, "cannot read directory: "+err.Error()+"; skills cached from it keep their copies")
+}
+
 // charge spends n entries of the budget. The first time it runs out it
 // records the problem at dir; from then on every charge fails.
 func (d *discovery) charge(n int, at string) error {
@@ -409,13 +416,16 @@ func (d *discovery) isDir(e fs.DirEntry, name string) bool {
 		return false
 	}
 	info, err := fs.Stat(d.fsys, name)
-	if err != nil {
-		if errors.Is(err, ErrOutside) {
-			d.problem(skill.Warning, "symlink-outside", name, "symbolic link is skipped: it "+ErrOutside.Error())
-		}
-		return false
+	switch {
+	case err == nil:
+		return info.IsDir()
+	case errors.Is(err, ErrOutside):
+		d.problem(skill.Warning, "symlink-outside", name, "symbolic link is skipped: it "+ErrOutside.Error())
+	case !errors.Is(err, fs.ErrNotExist):
+		// What it leads to is unknown: skills cached from there stay.
+		d.unreadableDir(name, err)
 	}
-	return info.IsDir()
+	return false
 }
 
 // load reads the skill at dir and lists its files, or takes what was

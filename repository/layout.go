@@ -89,8 +89,12 @@ func (d *discovery) roots(ctx context.Context, top []fs.DirEntry) ([]string, err
 		if !present[first] {
 			continue
 		}
-		if info, err := fs.Stat(d.fsys, dir); err == nil && info.IsDir() {
+		info, err := fs.Stat(d.fsys, dir)
+		switch {
+		case err == nil && info.IsDir():
 			roots = append(roots, dir)
+		case err != nil && !errors.Is(err, fs.ErrNotExist):
+			d.unreadableDir(dir, err)
 		}
 	}
 	return roots, nil

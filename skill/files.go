@@ -1,6 +1,7 @@
 package skill
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"sort"
@@ -56,6 +57,11 @@ func ListFiles(fsys fs.FS, skillPath string, maxSize int64) ([]File, []Problem) 
 		info, err := d.Info()
 		if err == nil && info.Mode()&fs.ModeSymlink != 0 {
 			info, err = fs.Stat(fsys, name)
+			if errors.Is(err, fs.ErrPermission) {
+				// Its file would be missing from every copy, unseen.
+				skip(Error, "file-unreadable", name, "cannot read %s, a symbolic link: %v; the whole skill is skipped", name, err)
+				return nil
+			}
 			if err != nil {
 				skip(Warning, "symlink-outside", name, "symbolic link %s is skipped: %v", name, err)
 				return nil

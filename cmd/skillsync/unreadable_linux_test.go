@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"errors"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,119 +15,204 @@ import (
 // whom file permissions do not hold.
 const nobody = 65534
 
-// TestSyncKeepsSkillsInAFolderItCannotRead: a folder of a source that
-// cannot be read (its permissions) is a warning while it holds nothing
-// the cache has; once it holds cached skills, they keep their cached and
-// placed copies, and the source is partly synced (exit 3), rather than
-// the skills being removed as if the source had dropped them. Readable
-// again, the source syncs whole. Run as root, skillsync runs as nobody.
-func TestSyncKeepsSkillsInAFolderItCannotRead(t *testing.T) {
-	t.Parallel()
-	asRoot := os.Geteuid() == 0
-	ws, err := os.MkdirTemp("", "skillsync-unreadable-")
-	if err != nil {
+// unreadableWorkspace is a workspace with a dir: source "team" (src/),
+// run by skillsync as nobody when the test runs as root.
+type unreadableWorkspace struct {
+	t      *testing.T
+	dir    string
+	bin    string
+	asRoot bool
+}
+
+func newUnreadableWorkspace(t *testing.T, files map[string]string) *unreadableWorkspace {
+	t.Helper()
+	w := &unreadableWorkspace{t: t, asRoot: os.Geteuid() == 0}
+	var err error
+	if w.dir, err = os.MkdirTemp("", "skillsync-unreadable-"); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		_ = os.Chmod(filepath.Join(ws, "team", "group"), 0o755)
-		_ = os.RemoveAll(ws)
+		// Whatever a case made unreadable is readable again, to be removed.
+		_ = filepath.Walk(w.dir, func(path string, info os.FileInfo, err error) error {
+			if err == nil && info.Mode()&os.ModeSymlink == 0 {
+				_ = os.Chmod(path, 0o755)
+			}
+			return nil
+		})
+		_ = os.RemoveAll(w.dir)
 	})
-	writeTree(t, ws, map[string]string{
-		"team/group/x/SKILL.md": "---\nname: x\ndescription: The x skill.\n---\nBody.\n",
-		"team/group/y/SKILL.md": "---\nname: y\ndescription: The y skill.\n---\nBody.\n",
-		"team/top/z/SKILL.md":   "---\nname: z\ndescription: The z skill.\n---\nBody.\n",
-		"skillsync.yaml":        "repositories:\n  - name: team\n    dir: team\ntargets:\n  - dir: out\n",
-	})
-	bin := binary(t)
-	if asRoot {
+	files["skillsync.yaml"] = "repositories:\n  - name: team\n    dir: src\ntargets:\n  - dir: out\n"
+	writeTree(t, w.dir, files)
+	w.bin = binary(t)
+	if w.asRoot {
 		// nobody must reach the workspace and run the binary.
-		copied := filepath.Join(ws, "skillsync")
-		data, err := os.ReadFile(bin)
+		data, err := os.ReadFile(w.bin)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(copied, data, 0o755); err != nil {
+		w.bin = filepath.Join(w.dir, "skillsync")
+		if err := os.WriteFile(w.bin, data, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		bin = copied
-		if err := filepath.Walk(ws, func(path string, _ os.FileInfo, err error) error {
-			if err != nil {
-				return err
-			}
-			return os.Lchown(path, nobody, nobody)
-		}); err != nil {
+		if err := os.Chmod(w.dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.Chmod(ws, 0o755); err != nil {
-			t.Fatal(err)
-		}
+		w.own()
 	}
-	sync := func() result {
-		t.Helper()
-		cmd := exec.Command(bin, "sync")
-		cmd.Dir = ws
-		cmd.Env = []string{"HOME=" + filepath.Join(ws, "home"), "XDG_CACHE_HOME=" + filepath.Join(ws, ".xdg"), "XDG_CONFIG_HOME=" + filepath.Join(ws, ".config"), "PATH=" + os.Getenv("PATH")}
-		if asRoot {
-			cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
-		}
-		var out, errb bytes.Buffer
-		cmd.Stdout, cmd.Stderr, cmd.Stdin = &out, &errb, io.LimitReader(nil, 0)
-		err := cmd.Run()
-		code := 0
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			code = ee.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		return result{out.String(), errb.String(), code}
-	}
-	has := func(name string) bool {
-		_, err := os.Stat(filepath.Join(ws, "out", name, "SKILL.md"))
-		_, cerr := os.Stat(filepath.Join(ws, ".skills-cache", "team", name, "SKILL.md"))
-		return err == nil && cerr == nil
-	}
-	group := filepath.Join(ws, "team", "group")
+	return w
+}
 
-	if r := sync(); r.code != 0 || !has("x") || !has("y") || !has("z") {
-		t.Fatalf("first sync: %d\n%s%s", r.code, r.stdout, r.stderr)
+// own gives everything in the workspace to nobody, when run as root.
+func (w *unreadableWorkspace) own() {
+	if !w.asRoot {
+		return
 	}
-	if err := os.Chmod(group, 0); err != nil {
-		t.Fatal(err)
-	}
-	for _, when := range []string{"folder unreadable", "again"} {
-		r := sync()
-		if r.code != 3 || !strings.Contains(r.stderr, "dir-unreadable") || strings.Contains(r.stdout, "removed") && !strings.Contains(r.stdout, "0 removed") {
-			t.Errorf("%s: %d\n%s%s", when, r.code, r.stdout, r.stderr)
+	if err := filepath.Walk(w.dir, func(path string, _ os.FileInfo, err error) error {
+		if err != nil {
+			return err
 		}
-		for _, name := range []string{"x", "y", "z"} {
-			if !has(name) {
-				t.Errorf("%s: skill %s lost", when, name)
-			}
-		}
+		return os.Lchown(path, nobody, nobody)
+	}); err != nil {
+		w.t.Fatal(err)
 	}
-	if err := os.Chmod(group, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if r := sync(); r.code != 0 || !has("x") || !has("y") {
-		t.Errorf("readable again: %d\n%s%s", r.code, r.stdout, r.stderr)
-	}
+}
 
-	// A folder that holds no cached skill is a warning, and exit 0.
-	writeTree(t, ws, map[string]string{"team/private/notes.txt": "mine\n"})
-	private := filepath.Join(ws, "team", "private")
-	if asRoot {
-		for _, p := range []string{private, filepath.Join(private, "notes.txt")} {
-			if err := os.Lchown(p, nobody, nobody); err != nil {
-				t.Fatal(err)
+func (w *unreadableWorkspace) sync() result {
+	w.t.Helper()
+	cmd := exec.Command(w.bin, "sync")
+	cmd.Dir = w.dir
+	cmd.Env = []string{"HOME=" + filepath.Join(w.dir, "home"), "XDG_CACHE_HOME=" + filepath.Join(w.dir, ".xdg"),
+		"XDG_CONFIG_HOME=" + filepath.Join(w.dir, ".config"), "PATH=" + os.Getenv("PATH")}
+	if w.asRoot {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
+	}
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		w.t.Fatal(err)
+	}
+	return result{out.String(), errb.String(), code}
+}
+
+func (w *unreadableWorkspace) chmod(rel string, mode os.FileMode) {
+	w.t.Helper()
+	if err := os.Chmod(filepath.Join(w.dir, rel), mode); err != nil {
+		w.t.Fatal(err)
+	}
+}
+
+// copies returns, for each file of the cache's and the target's copy of
+// the skill name, its content.
+func (w *unreadableWorkspace) copies(name string) map[string]string {
+	out := map[string]string{}
+	for _, root := range []string{filepath.Join(".skills-cache", "team", name), filepath.Join("out", name)} {
+		_ = filepath.Walk(filepath.Join(w.dir, root), func(path string, info os.FileInfo, err error) error {
+			if err == nil && info.Mode().IsRegular() {
+				data, _ := os.ReadFile(path)
+				rel, _ := filepath.Rel(w.dir, path)
+				out[rel] = string(data)
 			}
-		}
+			return nil
+		})
 	}
-	if err := os.Chmod(private, 0); err != nil {
-		t.Fatal(err)
+	return out
+}
+
+func skillMD(name string) string {
+	return "---\nname: " + name + "\ndescription: The " + name + " skill.\n---\nBody.\n"
+}
+
+// TestSyncKeepsSkillsItCannotRead: a skill of a source that a sync cannot
+// read whole, or cannot tell is still there (a folder, a SKILL.md or a
+// linked file it may not read, a link to a folder it may not search),
+// keeps its cached and placed copies, file for file, and the source is
+// partly synced (exit 3) on every sync, rather than the skill being
+// removed or copied without a file as if the source had changed. Readable
+// again, the source syncs whole. Run as root, skillsync runs as nobody.
+func TestSyncKeepsSkillsItCannotRead(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		files map[string]string
+		link  [2]string // a symbolic link: where, and what it holds
+		skill string    // the skill that must keep its copies
+		chmod string    // what is made unreadable
+		touch string    // a file added then, so that the skill is read again
+	}{
+		{name: "folder", skill: "x", chmod: "src/skills/group",
+			files: map[string]string{"src/skills/group/x/SKILL.md": skillMD("x"), "src/skills/group/y/SKILL.md": skillMD("y"), "src/skills/z/SKILL.md": skillMD("z")}},
+		{name: "SKILL.md", skill: "x", chmod: "src/skills/x/SKILL.md", touch: "src/skills/x/new.txt",
+			files: map[string]string{"src/skills/x/SKILL.md": skillMD("x"), "src/skills/z/SKILL.md": skillMD("z")}},
+		{name: "linked folder", skill: "x", chmod: "src/private", link: [2]string{"src/skills/linked", "../private/real"},
+			files: map[string]string{"src/private/real/x/SKILL.md": skillMD("x"), "src/skills/z/SKILL.md": skillMD("z")}},
+		{name: "dot folder", skill: "x", chmod: "src/.claude",
+			files: map[string]string{"src/.claude/skills/x/SKILL.md": skillMD("x"), "src/skills/z/SKILL.md": skillMD("z")}},
+		{name: "linked file", skill: "x", chmod: "src/shared", touch: "src/skills/x/new.txt", link: [2]string{"src/skills/x/ref.md", "../../shared/ref.md"},
+			files: map[string]string{"src/skills/x/SKILL.md": skillMD("x"), "src/shared/ref.md": "the reference\n", "src/skills/z/SKILL.md": skillMD("z")}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			w := newUnreadableWorkspace(t, tc.files)
+			if tc.link[0] != "" {
+				if err := os.Symlink(tc.link[1], filepath.Join(w.dir, tc.link[0])); err != nil {
+					t.Fatal(err)
+				}
+				w.own()
+			}
+			r := w.sync()
+			before := w.copies(tc.skill)
+			if r.code != 0 || len(before) < 2 || len(w.copies("z")) < 2 {
+				t.Fatalf("first sync: %d, copies %v\n%s%s", r.code, before, r.stdout, r.stderr)
+			}
+			w.chmod(tc.chmod, 0)
+			// z changes too, so the source is read again whatever its
+			// revision makes of a change of permissions.
+			writeTree(t, w.dir, map[string]string{"src/skills/z/SKILL.md": skillMD("z") + "More.\n"})
+			if tc.touch != "" {
+				writeTree(t, w.dir, map[string]string{tc.touch: "new\n"})
+				w.own()
+			}
+			for _, when := range []string{"unreadable", "again"} {
+				r := w.sync()
+				if r.code != 3 || !strings.Contains(r.stdout, "partial") {
+					t.Errorf("%s: exit %d, want 3 and partial\n%s%s", when, r.code, r.stdout, r.stderr)
+				}
+				if got := w.copies(tc.skill); len(got) != len(before) {
+					t.Errorf("%s: copies of %s %v, want %v", when, tc.skill, got, before)
+				} else {
+					for path, data := range before {
+						if got[path] != data {
+							t.Errorf("%s: %s holds %q, want %q", when, path, got[path], data)
+						}
+					}
+				}
+			}
+			w.chmod(tc.chmod, 0o755)
+			if r := w.sync(); r.code != 0 || len(w.copies(tc.skill)) < len(before) {
+				t.Errorf("readable again: %d\n%s%s", r.code, r.stdout, r.stderr)
+			}
+		})
 	}
-	t.Cleanup(func() { _ = os.Chmod(private, 0o755) })
-	if r := sync(); r.code != 0 || !strings.Contains(r.stderr, "dir-unreadable") {
+}
+
+// TestSyncWarnsOfAFolderItCannotReadThatHoldsNoSkill: an unreadable
+// folder of a source that holds no cached skill is a warning, exit 0.
+func TestSyncWarnsOfAFolderItCannotReadThatHoldsNoSkill(t *testing.T) {
+	t.Parallel()
+	// No skills/ folder: discovery walks the whole source.
+	w := newUnreadableWorkspace(t, map[string]string{"src/top/z/SKILL.md": skillMD("z")})
+	if r := w.sync(); r.code != 0 {
+		t.Fatalf("first sync: %d %s", r.code, r.stderr)
+	}
+	writeTree(t, w.dir, map[string]string{"src/private/notes.txt": "mine\n"})
+	w.own()
+	w.chmod("src/private", 0)
+	if r := w.sync(); r.code != 0 || !strings.Contains(r.stderr, "dir-unreadable") || len(w.copies("z")) != 2 {
 		t.Errorf("an unreadable folder of no cached skill: %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }
