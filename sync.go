@@ -242,7 +242,7 @@ func (r *syncRun) syncSource(ctx context.Context, s *sourceRun) SourceReport {
 	}
 	src := materialize.Source{Name: name, Revision: rep.Revision, Fingerprint: r.e.fingerprint(s.cfg), Discovery: r.e.discovery(s.cfg),
 		MaxSkillSize: r.e.maxSkillSize()}
-	rep = r.Materialize(ctx, s.repo, src, rep)
+	rep = r.Materialize(ctx, s.repo, src, rep, r.e.sourceOptions(s.cfg).Selects)
 	r.Report.CheckYield(rep, r.e.sourceOptions(s.cfg).SourceSizeLimit())
 	return rep
 }

@@ -117,7 +117,7 @@ func Compare(ctx context.Context, skills []skill.Skill, rec *SourceRecord, probl
 		}
 	}
 	held := map[string]bool{}
-	for _, name := range Held(rec, skills, problems) {
+	for _, name := range Held(rec, skills, problems, nil) {
 		held[name] = true
 	}
 	for name := range old {
@@ -146,8 +146,9 @@ func sameContent(ctx context.Context, sk skill.Skill, rec *SkillRecord) bool {
 // them: a skill not read whole (by its name, or by its folder where the
 // read could not tell the name), every skill at or under a folder that
 // could not be read, and, where the listing stopped at max_entries,
-// every one.
-func Held(rec *SourceRecord, found []skill.Skill, problems []skill.Problem) []string {
+// every one. selects, when not nil, is the source's selection (skills:,
+// exclude:): a skill it no longer takes is not held, whatever the read.
+func Held(rec *SourceRecord, found []skill.Skill, problems []skill.Problem, selects func(skill.Skill) bool) []string {
 	if rec == nil || len(problems) == 0 {
 		return nil
 	}
@@ -171,12 +172,26 @@ func Held(rec *SourceRecord, found []skill.Skill, problems []skill.Problem) []st
 	}
 	var out []string
 	for name, r := range rec.Skills {
-		if !seen[name] && (cut || names[name] || under(r, name, folders)) {
+		if !seen[name] && (cut || names[name] || under(r, name, folders)) && selected(r, name, selects) {
 			out = append(out, name)
 		}
 	}
 	slices.Sort(out)
 	return out
+}
+
+// selected reports whether selects takes the skill name, recorded as r:
+// by its recorded frontmatter, or by its name alone where that cannot be
+// read.
+func selected(r *SkillRecord, name string, selects func(skill.Skill) bool) bool {
+	if selects == nil {
+		return true
+	}
+	meta, err := skillmeta.Decode(r.Meta)
+	if err != nil || meta.Name != name {
+		return selects(skill.Skill{Name: name})
+	}
+	return selects(skill.FromMeta(meta, nil))
 }
 
 // under reports whether the skill name, recorded as r, lies at or below

@@ -118,11 +118,16 @@ func TestHeld(t *testing.T) {
 		{skill.Problem{Level: skill.Error, Rule: "frontmatter-missing", Path: "skills/a"}, nil},
 		{skill.Problem{Level: skill.Warning, Rule: "dir-unreadable", Path: "skills/found"}, nil},
 	} {
-		if got := Held(rec, found, []skill.Problem{tc.problem}); !slices.Equal(got, tc.want) {
+		if got := Held(rec, found, []skill.Problem{tc.problem}, nil); !slices.Equal(got, tc.want) {
 			t.Errorf("%s %s at %s: held %v, want %v", tc.problem.Level, tc.problem.Rule, tc.problem.Path, got, tc.want)
 		}
 	}
-	if got := Held(nil, found, []skill.Problem{{Level: skill.Error, Rule: "source-too-many-entries"}}); got != nil {
+	if got := Held(nil, found, []skill.Problem{{Level: skill.Error, Rule: "source-too-many-entries"}}, nil); got != nil {
 		t.Errorf("nothing recorded: held %v", got)
+	}
+	// A skill the source's selection no longer takes is not held.
+	notX := func(s skill.Skill) bool { return s.Name != "x" && s.Path != "" }
+	if got := Held(rec, found, []skill.Problem{{Level: skill.Warning, Rule: "dir-unreadable", Path: "group"}}, notX); !slices.Equal(got, []string{"y"}) {
+		t.Errorf("with x left out of the selection: held %v, want [y]", got)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/skillsync/skillsync/lock"
 	"github.com/skillsync/skillsync/materialize"
 	"github.com/skillsync/skillsync/repository"
+	"github.com/skillsync/skillsync/skill"
 )
 
 // Run is what one sync holds while it goes through its sources.
@@ -32,8 +33,9 @@ type Run struct {
 // revision, fingerprint and discovery key as src has them): it discovers
 // them in repo, keeps the first of two with one name, leaves archived
 // ones out, and has the cache write what changed. src names the source
-// and its keys; Materialize fills in the rest.
-func (r *Run) Materialize(ctx context.Context, repo repository.Repository, src materialize.Source, rep SourceReport) SourceReport {
+// and its keys; Materialize fills in the rest. selects is the source's
+// selection (repository.Options.Selects), nil for every skill.
+func (r *Run) Materialize(ctx context.Context, repo repository.Repository, src materialize.Source, rep SourceReport, selects func(skill.Skill) bool) SourceReport {
 	name := src.Name
 	rec := r.Cache.Manifest().Sources[name]
 	archived := r.Usage.ArchivedIn(layering.Marketplace, name)
@@ -55,7 +57,7 @@ func (r *Run) Materialize(ctx context.Context, repo repository.Repository, src m
 	r.Report.AddDuplicates(name, dups)
 	// What the read could not tell is gone keeps its copy; an archived
 	// skill stays out of the cache, read or not.
-	for _, held := range materialize.Held(r.Cache.Manifest().Sources[name], unique, problems) {
+	for _, held := range materialize.Held(r.Cache.Manifest().Sources[name], unique, problems, selects) {
 		if !archived[held] {
 			src.Held = append(src.Held, held)
 		}

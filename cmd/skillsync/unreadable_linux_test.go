@@ -216,3 +216,22 @@ func TestSyncWarnsOfAFolderItCannotReadThatHoldsNoSkill(t *testing.T) {
 		t.Errorf("an unreadable folder of no cached skill: %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// TestSyncDropsAHeldSkillTheSelectionLeavesOut: a skill kept because its
+// folder cannot be read goes once the source's selection leaves it out
+// (exclude:), as it would were the folder readable; its neighbour stays.
+func TestSyncDropsAHeldSkillTheSelectionLeavesOut(t *testing.T) {
+	t.Parallel()
+	w := newUnreadableWorkspace(t, map[string]string{"src/skills/group/x/SKILL.md": skillMD("x"), "src/skills/group/y/SKILL.md": skillMD("y"),
+		"src/skills/z/SKILL.md": skillMD("z")})
+	if r := w.sync(); r.code != 0 {
+		t.Fatalf("first sync: %d %s", r.code, r.stderr)
+	}
+	w.chmod("src/skills/group", 0)
+	writeTree(t, w.dir, map[string]string{"skillsync.yaml": "repositories:\n  - name: team\n    dir: src\n    exclude: [x]\ntargets:\n  - dir: out\n"})
+	w.own()
+	r := w.sync()
+	if r.code != 3 || len(w.copies("x")) != 0 || len(w.copies("y")) != 2 {
+		t.Errorf("x left out while its folder is unreadable: %d, x %v, y %v\n%s%s", r.code, w.copies("x"), w.copies("y"), r.stdout, r.stderr)
+	}
+}
