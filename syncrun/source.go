@@ -3,6 +3,7 @@ package syncrun
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/skillsync/skillsync/curator"
 	"github.com/skillsync/skillsync/layering"
@@ -61,6 +62,10 @@ func (r *Run) Materialize(ctx context.Context, repo repository.Repository, src m
 		if !archived[held] {
 			src.Held = append(src.Held, held)
 		}
+	}
+	if len(src.Held) > 0 {
+		r.Report.Warnings = append(r.Report.Warnings, fmt.Sprintf("source %s: kept the last synced copies of %s (%d): this read could not tell whether the source still has them; its errors say why",
+			name, heldList(src.Held), len(src.Held)))
 	}
 	if rep.Skipped == 0 {
 		// A folder that could not be read is a warning, unless it held
@@ -139,4 +144,13 @@ func (r *Run) LoadUsage(store *curator.Store) (*curator.Usage, error) {
 		return u, nil
 	}
 	return u, err
+}
+
+// heldList names up to ten held skills, and how many more there are.
+func heldList(names []string) string {
+	const most = 10
+	if len(names) <= most {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:most], ", "), len(names)-most)
 }

@@ -179,7 +179,7 @@ func TestSyncKeepsSkillsItCannotRead(t *testing.T) {
 			}
 			for _, when := range []string{"unreadable", "again"} {
 				r := w.sync()
-				if r.code != 3 || !strings.Contains(r.stdout, "partial") {
+				if r.code != 3 || !strings.Contains(r.stdout, "partial") || !strings.Contains(r.stderr, "source team: kept the last synced copies of "+tc.skill) {
 					t.Errorf("%s: exit %d, want 3 and partial\n%s%s", when, r.code, r.stdout, r.stderr)
 				}
 				if got := w.copies(tc.skill); len(got) != len(before) {
