@@ -195,3 +195,41 @@ func TestSyncKeepsWhatAListingCutAtMaxEntriesDidNotReach(t *testing.T) {
 		t.Errorf("a fresh workspace cut at max_entries: %v, %+v", err, r)
 	}
 }
+
+// TestFrozenSyncRefusesALockedSkillItDidNotBring: a sync --frozen that
+// does not bring a skill the lock has (here a fresh checkout whose
+// listing stops at max_entries; as well a skill a new exclude: drops)
+// fails and leaves skillsync.lock as it was, rather than writing a lock
+// without it.
+func TestFrozenSyncRefusesALockedSkillItDidNotBring(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	up := gittest.NewRepo(t, "main")
+	for _, name := range []string{"a", "b", "c", "d", "e"} {
+		up.Skill("skills/"+name, "The "+name+" skill.")
+	}
+	up.Commit("one")
+	text := "repositories:\n  - name: team\n    git: " + up.URL() + "\n"
+	e, ws := newWorkspace(t, text)
+	mustSync(t, e, SyncOptions{})
+	locked, err := os.ReadFile(filepath.Join(ws, "skillsync.lock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ name, config, says string }{
+		{"cut", "max_entries: 8\n" + text, "- skill team/a is in the lock, and this sync did not bring it"},
+		{"excluded", text + "    exclude: [c]\n", "- skill team/c is in the lock, and this sync did not bring it"},
+	} {
+		fresh := t.TempDir()
+		skilltest.WriteFile(t, filepath.Join(fresh, config.FileName), tc.config)
+		skilltest.WriteFile(t, filepath.Join(fresh, "skillsync.lock"), string(locked))
+		_, err := reload(t, filepath.Join(fresh, config.FileName)).Sync(ctx, SyncOptions{Frozen: true})
+		var fe *FrozenError
+		if !errors.As(err, &fe) || !strings.Contains(err.Error(), tc.says) {
+			t.Errorf("%s: frozen sync = %v, want a frozen error saying %q", tc.name, err, tc.says)
+		}
+		if now, _ := os.ReadFile(filepath.Join(fresh, "skillsync.lock")); string(now) != string(locked) {
+			t.Errorf("%s: the frozen sync rewrote the lock:\n%s", tc.name, now)
+		}
+	}
+}

@@ -3,6 +3,8 @@ package syncrun
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/skillsync/skillsync/curator"
@@ -105,7 +107,30 @@ func (r *Run) Materialize(ctx context.Context, repo repository.Repository, src m
 	if Unwritable(res.Errors) || rep.Skipped > 0 {
 		rep.Status = StatusPartial
 	}
+	if r.Frozen != nil {
+		r.frozenMissing(name, archived)
+	}
 	return rep
+}
+
+// frozenMissing adds to the frozen diff each skill the lock has of the
+// source that the cache does not hold after this sync (one this machine
+// archived aside): a sync --frozen that wrote the lock without it would
+// move the lock, which it must never do.
+func (r *Run) frozenMissing(name string, archived map[string]bool) {
+	locked, ok := r.Lock.Sources[name]
+	if !ok {
+		return
+	}
+	var have map[string]*materialize.SkillRecord
+	if rec := r.Cache.Manifest().Sources[name]; rec != nil {
+		have = rec.Skills
+	}
+	for _, skill := range slices.Sorted(maps.Keys(locked.Skills)) {
+		if _, held := have[skill]; !held && !archived[skill] {
+			r.Frozen.Diff = append(r.Frozen.Diff, fmt.Sprintf("- skill %s/%s is in the lock, and this sync did not bring it (its errors and warnings say why)", name, skill))
+		}
+	}
 }
 
 // Failed reports a source that could not be synced, with the revision and
