@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -26,7 +27,13 @@ import (
 // A source kept from a Legacy lock keeps hashes of the first kind: the
 // lock is then version 1 still, which tells every reader not to compare
 // its hashes, until a sync that brings every source writes version 2.
-func FromCache(sources []config.Source, base string, m *materialize.Manifest, old *File, reached map[string]string) *File {
+//
+// A skill this machine archived (the record's Excluded) is locked all the
+// same, since the lock is the team's and the archive this machine's own:
+// at the hash archived gives (source, then name: what this sync read of
+// it), else at old's where old locks the same revision. Only a skill of
+// neither is left out.
+func FromCache(sources []config.Source, base string, m *materialize.Manifest, old *File, reached map[string]string, archived map[string]map[string]string) *File {
 	l := New()
 	for _, s := range sources {
 		rec, ok := m.Sources[s.Name]
@@ -45,7 +52,8 @@ func FromCache(sources []config.Source, base string, m *materialize.Manifest, ol
 		}
 		ls := Describe(s, base)
 		ls.Revision = rev
-		if prev := old.Sources[s.Name]; prev != nil && locks(prev, ls, rec) {
+		prev := old.Sources[s.Name]
+		if prev != nil && len(rec.Excluded) == 0 && locks(prev, ls, rec) {
 			// As it was: the common case, and with thousands of skills a
 			// map of hashes in hex built only to be found equal.
 			l.Sources[s.Name] = prev
@@ -53,6 +61,13 @@ func FromCache(sources []config.Source, base string, m *materialize.Manifest, ol
 		}
 		for name, sk := range rec.Skills {
 			ls.Skills[name] = sk.Hash.String()
+		}
+		for _, name := range rec.Excluded {
+			if hash, ok := archived[s.Name][name]; ok {
+				ls.Skills[name] = hash
+			} else if hash, ok := prev.skill(name); ok && prev.Revision == rev {
+				ls.Skills[name] = hash
+			}
 		}
 		l.Sources[s.Name] = ls
 	}
@@ -95,6 +110,8 @@ func (f *File) Differences(m *materialize.Manifest) []materialize.Difference {
 		rec := m.Sources[source]
 		for name, hash := range ls.Skills {
 			switch {
+			case rec != nil && rec.Skills[name] == nil && slices.Contains(rec.Excluded, name):
+				// Archived on this machine: locked for the team, not cached.
 			case rec == nil || rec.Skills[name] == nil:
 				add(source, name, materialize.Missing)
 			case rec.Skills[name].Hash.String() != hash && !f.Legacy():
@@ -164,4 +181,13 @@ type FrozenError struct {
 func (e *FrozenError) Error() string {
 	return "the lock file does not match:\n  " + strings.Join(e.Diff, "\n  ") +
 		"\nrun skillsync update to move the lock, or restore the config"
+}
+
+// skill returns the hash s locks for the skill name; s may be nil.
+func (s *Source) skill(name string) (string, bool) {
+	if s == nil {
+		return "", false
+	}
+	hash, ok := s.Skills[name]
+	return hash, ok
 }

@@ -25,7 +25,7 @@ func TestFromCache(t *testing.T) {
 	old := New()
 	old.Sources["failed"] = &Source{Type: "git", Revision: "r0", Skills: map[string]string{"x": "y"}}
 	sources := []config.Source{{Name: "synced", Kind: "git"}, {Name: "partial", Kind: "git"}, {Name: "failed", Kind: "git"}, {Name: "never", Kind: "git"}}
-	l := FromCache(sources, "/ws", m, old, map[string]string{"synced": "r2", "partial": "r9"})
+	l := FromCache(sources, "/ws", m, old, map[string]string{"synced": "r2", "partial": "r9"}, nil)
 	if s := l.Sources["synced"]; s == nil || s.Revision != "r2" || s.Skills["pdf"] != hashOf(1).String() {
 		t.Errorf("synced: %+v", s)
 	}
@@ -94,14 +94,14 @@ func TestSameAfterRead(t *testing.T) {
 	m.Sources["corpus"] = &materialize.SourceRecord{Revision: "r1", Skills: map[string]*materialize.SkillRecord{"pdf": {Hash: hashOf(1)}}}
 	sources := []config.Source{{Name: "corpus", Kind: "git"}}
 	path := filepath.Join(t.TempDir(), "skillsync.lock")
-	if err := FromCache(sources, "/ws", m, New(), nil).Write(path); err != nil {
+	if err := FromCache(sources, "/ws", m, New(), nil, nil).Write(path); err != nil {
 		t.Fatal(err)
 	}
 	read, ok, err := Read(path, kinds())
 	if err != nil || !ok {
 		t.Fatalf("read: %v %v", ok, err)
 	}
-	if !FromCache(sources, "/ws", m, read, nil).Same(read) {
+	if !FromCache(sources, "/ws", m, read, nil, nil).Same(read) {
 		t.Errorf("the lock read back differs from the one computed again")
 	}
 	for name, change := range map[string]func(*File){
@@ -112,7 +112,7 @@ func TestSameAfterRead(t *testing.T) {
 		"nil":       func(f *File) { f.Sources["corpus"] = nil },
 		"version":   func(f *File) { f.Version++ },
 	} {
-		next := FromCache(sources, "/ws", m, read, nil)
+		next := FromCache(sources, "/ws", m, read, nil, nil)
 		if next.Sources["corpus"] != read.Sources["corpus"] {
 			t.Fatalf("%s: a source as it was is not the read lock's own", name)
 		}
@@ -159,12 +159,45 @@ func TestFromCacheKeepsOnlyWhatLocksTheCache(t *testing.T) {
 		prev := locked()
 		tc.change(prev)
 		old.Sources["corpus"] = prev
-		got := FromCache(sources, "/ws", m, old, nil).Sources["corpus"]
+		got := FromCache(sources, "/ws", m, old, nil, nil).Sources["corpus"]
 		if kept := got == prev; kept != tc.kept {
 			t.Errorf("%s: kept the old source %v, want %v", tc.name, kept, tc.kept)
 		}
 		if want := locked(); got.Type != want.Type || got.Revision != want.Revision || !maps.Equal(got.Skills, want.Skills) {
 			t.Errorf("%s: locked %+v, want %+v", tc.name, got, want)
 		}
+	}
+}
+
+// TestFromCacheLocksArchivedSkills: a skill this machine archived is
+// locked at the hash the sync read, else at the old lock's where that
+// locks the same revision; at a new revision with nothing read it is
+// left out.
+func TestFromCacheLocksArchivedSkills(t *testing.T) {
+	t.Parallel()
+	sources := []config.Source{{Name: "team", Kind: "git"}}
+	m := materialize.NewManifest()
+	m.Sources["team"] = &materialize.SourceRecord{Revision: "r2", Excluded: []string{"pdf"},
+		Skills: map[string]*materialize.SkillRecord{"doc": {Hash: hashOf(1)}}}
+	old := New()
+	old.Sources["team"] = &Source{Type: "git", Revision: "r2", Skills: map[string]string{"doc": hashOf(1).String(), "pdf": hashOf(2).String()}}
+	for _, tc := range []struct {
+		name     string
+		oldRev   string
+		archived map[string]map[string]string
+		want     string // pdf's hash, "" for none
+	}{
+		{"read by the sync", "r1", map[string]map[string]string{"team": {"pdf": hashOf(3).String()}}, hashOf(3).String()},
+		{"kept at the same revision", "r2", nil, hashOf(2).String()},
+		{"unknown at a new revision", "r1", nil, ""},
+	} {
+		old.Sources["team"].Revision = tc.oldRev
+		got := FromCache(sources, "/ws", m, old, nil, tc.archived).Sources["team"]
+		if got.Skills["pdf"] != tc.want || got.Skills["doc"] != hashOf(1).String() {
+			t.Errorf("%s: locked %v, want pdf at %q", tc.name, got.Skills, tc.want)
+		}
+	}
+	if d := old.Differences(m); len(d) != 0 {
+		t.Errorf("an archived skill the lock has is a difference: %v", d)
 	}
 }

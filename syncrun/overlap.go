@@ -51,7 +51,7 @@ func (r *Run) WriteLock(sources []config.Source, base, name string, hadLock bool
 	}
 	manifest, reached := r.Cache.Manifest(), r.Report.Reached()
 	write := func() error {
-		next := lock.FromCache(sources, base, manifest, r.Lock, reached)
+		next := lock.FromCache(sources, base, manifest, r.Lock, reached, r.archived)
 		if hadLock && next.Same(r.Lock) {
 			return nil
 		}

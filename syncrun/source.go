@@ -29,6 +29,9 @@ type Run struct {
 	Frozen *lock.FrozenError
 	// Report is what the sync did so far.
 	Report *Report
+	// archived holds, by source and name, the skill hash of each skill
+	// this machine archived that the sync read: the lock keeps them.
+	archived map[string]map[string]string
 }
 
 // Materialize writes one source's skills into the cache at the revision
@@ -86,6 +89,7 @@ func (r *Run) Materialize(ctx context.Context, repo repository.Repository, src m
 	for _, sk := range unique {
 		if archived[sk.Name] {
 			left = append(left, sk.Name)
+			r.lockArchived(ctx, name, sk)
 			continue
 		}
 		kept = append(kept, sk)
@@ -131,6 +135,23 @@ func (r *Run) frozenMissing(name string, archived map[string]bool) {
 			r.Frozen.Diff = append(r.Frozen.Diff, fmt.Sprintf("- skill %s/%s is in the lock, and this sync did not bring it (its errors and warnings say why)", name, skill))
 		}
 	}
+}
+
+// lockArchived hashes sk, a skill of source this machine archived, for
+// the lock: the team's lock has it whatever this machine's curation did.
+// One that cannot be hashed is left out of the lock, as before.
+func (r *Run) lockArchived(ctx context.Context, source string, sk skill.Skill) {
+	hash, err := materialize.SkillHash(ctx, sk.Files, sk.FileList())
+	if err != nil {
+		return
+	}
+	if r.archived == nil {
+		r.archived = map[string]map[string]string{}
+	}
+	if r.archived[source] == nil {
+		r.archived[source] = map[string]string{}
+	}
+	r.archived[source][sk.Name] = hash.String()
 }
 
 // Failed reports a source that could not be synced, with the revision and

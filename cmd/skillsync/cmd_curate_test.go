@@ -488,3 +488,59 @@ func TestRestoreSourceRefusesOtherKinds(t *testing.T) {
 		}
 	}
 }
+
+// TestArchivingLeavesTheTeamsLock: curation is this machine's, the lock
+// the team's: a marketplace skill archived here stays in skillsync.lock
+// with its hash, on the sync after curate and after upstream moves, so a
+// fresh checkout's sync --frozen passes, and verify here is clean.
+func TestArchivingLeavesTheTeamsLock(t *testing.T) {
+	t.Parallel()
+	up := gittest.NewRepo(t, "main")
+	up.Skill("skills/pdf", "Read PDFs.")
+	up.Skill("skills/notes", "Take notes.")
+	up.Commit("one")
+	ws := t.TempDir()
+	config := "repositories:\n  - name: team\n    git: " + up.URL() + "\n  - name: local\n    dir: local\n"
+	writeTree(t, ws, map[string]string{"skillsync.yaml": config, "local/mine/SKILL.md": "---\nname: mine\ndescription: Mine.\n---\nBody.\n"})
+	later := time.Now().UTC().Add(200 * 24 * time.Hour).Format(time.RFC3339)
+	for _, args := range [][]string{{"sync"}, {"use", "notes"}, {"pin", "notes"}, {"curate", "--now", later}, {"sync"}} {
+		if r := run(t, ws, args...); r.code != 0 {
+			t.Fatalf("%v: %d %s", args, r.code, r.stderr)
+		}
+	}
+	frozenElsewhere := func(when string) {
+		t.Helper()
+		if _, err := os.Stat(filepath.Join(ws, ".skills-cache", "team", "pdf")); err == nil {
+			t.Fatalf("%s: pdf is still cached here; the test archives nothing", when)
+		}
+		lock, err := os.ReadFile(filepath.Join(ws, "skillsync.lock"))
+		if err != nil || !strings.Contains(string(lock), `"pdf"`) {
+			t.Fatalf("%s: the lock lost pdf: %v\n%s", when, err, lock)
+		}
+		if r := run(t, ws, "verify"); r.code != 0 {
+			t.Errorf("%s: verify here: %d\n%s%s", when, r.code, r.stdout, r.stderr)
+		}
+		fresh := t.TempDir()
+		writeTree(t, fresh, map[string]string{"skillsync.yaml": config, "skillsync.lock": string(lock)})
+		if err := os.CopyFS(filepath.Join(fresh, "local"), os.DirFS(filepath.Join(ws, "local"))); err != nil {
+			t.Fatal(err)
+		}
+		if r := run(t, fresh, "sync", "--frozen"); r.code != 0 {
+			t.Errorf("%s: sync --frozen of the lock elsewhere: %d\n%s%s", when, r.code, r.stdout, r.stderr)
+		}
+	}
+	frozenElsewhere("archived")
+	// Another source changes: the lock is written again, the team source
+	// not read.
+	writeTree(t, ws, map[string]string{"local/more/SKILL.md": "---\nname: more\ndescription: More.\n---\nBody.\n"})
+	if r := run(t, ws, "sync"); r.code != 0 || !strings.Contains(r.stdout, "team") {
+		t.Fatalf("sync: %d %s", r.code, r.stderr)
+	}
+	frozenElsewhere("archived, another source changed")
+	up.Skill("skills/pdf", "Read PDFs, and fill their forms.")
+	up.Commit("two")
+	if r := run(t, ws, "update"); r.code != 0 {
+		t.Fatalf("update: %d %s", r.code, r.stderr)
+	}
+	frozenElsewhere("archived, and changed upstream")
+}
