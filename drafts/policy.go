@@ -1,6 +1,7 @@
 package drafts
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -88,11 +89,13 @@ func (p Policy) refuse(name, format string, args ...any) error {
 // approver or a target outside the policy, a target that does not exist.
 // It is a failure of the request (exit status 1), not a usage mistake.
 type GateError struct {
+	// Op is what was refused: "promote" when empty, or "rollout".
+	Op     string
 	Name   string
 	Reason string
 }
 
-func (e *GateError) Error() string { return "promote " + e.Name + ": " + e.Reason }
+func (e *GateError) Error() string { return cmp.Or(e.Op, "promote") + " " + e.Name + ": " + e.Reason }
 
 // IsRefused reports whether err is the gate refusing a promotion, by its
 // policy (*GateError) or because the draft has problems (*InvalidError).

@@ -142,6 +142,18 @@ func (g *Gate) Rollout(ctx context.Context, name, percent string, opts RolloutOp
 	if entry == nil || entry.Skill.Files == nil {
 		return nil, &UnknownSkillError{Name: name}
 	}
+	author := opts.Approver
+	if author == "" {
+		author = g.Actor
+	}
+	// A rollout publishes into a source as a promotion does: the gate's
+	// policy holds for it (approvers, and the sources it may write).
+	if err := g.Policy.Check(entry.Skill.Name, author, entry.Source, false); err != nil {
+		if ge := (*GateError)(nil); errors.As(err, &ge) {
+			ge.Op = "rollout"
+		}
+		return nil, err
+	}
 	files, err := rolledOut(entry.Skill, p)
 	if err != nil {
 		return nil, fmt.Errorf("rollout %s (source %s): %w", name, entry.Source, err)
@@ -163,10 +175,6 @@ func (g *Gate) Rollout(ctx context.Context, name, percent string, opts RolloutOp
 	base := t.Base
 	if _, remote := t.Repository.(repository.Fetcher); !remote {
 		base = "" // a database publishes on its tip
-	}
-	author := opts.Approver
-	if author == "" {
-		author = g.Actor
 	}
 	branch := opts.Branch
 	if branch == "" && !t.Direct {

@@ -162,11 +162,44 @@ func TestRolloutOfAShadowedSourceSkill(t *testing.T) {
 	ws := t.TempDir()
 	body := "---\nname: plain\ndescription: The plain skill.\n---\n# plain\n"
 	writeTree(t, ws, map[string]string{"team/plain/SKILL.md": body, "skills/plain/SKILL.md": body,
-		"skillsync.yaml": "repositories:\n  - name: team\n    dir: team\n"})
+		"skillsync.yaml": "repositories:\n  - name: team\n    dir: team\npromotion:\n  targets: [team]\n"})
 	if r := run(t, ws, "sync"); r.code != 0 {
 		t.Fatalf("sync: %d %s", r.code, r.stderr)
 	}
 	if r := run(t, ws, "rollout", "plain", "50%"); r.code == 0 || !strings.Contains(r.stderr, "source team (dir) takes no publications") {
 		t.Errorf("rollout of a shadowed source skill: %d %s", r.code, r.stderr)
+	}
+}
+
+// TestRolloutKeepsToThePromotionPolicy: a rollout publishes into a
+// source as promote does, so the gate's policy holds for it: an approver
+// outside promotion.approvers, or a source outside promotion.targets, is
+// refused and nothing is pushed.
+func TestRolloutKeepsToThePromotionPolicy(t *testing.T) {
+	t.Parallel()
+	up := gittest.NewRepo(t, "main")
+	up.Skill("skills/deploy", "Deploy the service.")
+	up.Commit("one")
+	up.AcceptPushes()
+	ws := t.TempDir()
+	source := "repositories:\n  - name: team\n    git: " + up.URL() + "\n    publish: direct\n"
+	skilltest.WriteFile(t, filepath.Join(ws, "skillsync.yaml"), source+"promotion:\n  approvers: [alice]\n  targets: [team]\n")
+	if r := run(t, ws, "sync"); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	head := up.Head()
+	if r := run(t, ws, "rollout", "deploy", "20%", "--approver", "mallory"); r.code != 1 || !strings.Contains(r.stderr, "rollout deploy: mallory is not an approver in promotion.approvers") {
+		t.Errorf("rollout by mallory: %d %s", r.code, r.stderr)
+	}
+	skilltest.WriteFile(t, filepath.Join(ws, "skillsync.yaml"), source+"promotion:\n  approvers: [alice]\n  targets: [workspace]\n")
+	if r := run(t, ws, "rollout", "deploy", "20%", "--approver", "alice"); r.code != 1 || !strings.Contains(r.stderr, "rollout deploy: target team is not in promotion.targets") {
+		t.Errorf("rollout to a source outside the targets: %d %s", r.code, r.stderr)
+	}
+	if up.Head() != head {
+		t.Fatalf("a refused rollout pushed %s", up.Git("log", "-1", "--format=%an %s"))
+	}
+	skilltest.WriteFile(t, filepath.Join(ws, "skillsync.yaml"), source+"promotion:\n  approvers: [alice]\n  targets: [team]\n")
+	if r := run(t, ws, "rollout", "deploy", "20%", "--approver", "alice"); r.code != 0 || up.Head() == head {
+		t.Errorf("rollout by alice: %d %s", r.code, r.stderr)
 	}
 }
