@@ -284,7 +284,31 @@ func FindIn(env hostenv.Env, explicit string, kinds *repository.Registry) (*Conf
 	if _, err := os.Lstat(here); err == nil {
 		return LoadIn(env, here, kinds)
 	}
-	return DefaultIn(env, kinds)
+	cfg, err := DefaultIn(env, kinds)
+	if err == nil {
+		if above := configAbove(filepath.Dir(here)); above != "" {
+			// A command run in a project's subfolder would start a second
+			// workspace here, its own cache, lock and skills/, unannounced.
+			cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("no %s in %s: this is a workspace of its own, with the built-in default; %s is in a folder above: run skillsync in %s, or pass --config %s",
+				FileName, filepath.Dir(here), above, filepath.Dir(above), above))
+		}
+	}
+	return cfg, err
+}
+
+// configAbove returns the nearest config file in a folder above dir, ""
+// when there is none.
+func configAbove(dir string) string {
+	for {
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
+		}
+		dir = parent
+		if info, err := os.Stat(filepath.Join(dir, FileName)); err == nil && info.Mode().IsRegular() {
+			return filepath.Join(dir, FileName)
+		}
+	}
 }
 
 // defaultEntry is the one source of the built-in default.

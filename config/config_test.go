@@ -204,8 +204,22 @@ func TestFindConfigOrder(t *testing.T) {
 	if err := os.WriteFile(here, []byte("strict: true\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if cfg, err = FindIn(in(), "", all.Kinds()); err != nil || cfg.File != here {
+	if cfg, err = FindIn(in(), "", all.Kinds()); err != nil || cfg.File != here || len(cfg.Warnings) != 0 {
 		t.Fatalf("the working directory's config = %+v, %v", cfg, err)
+	}
+	if cfg, _ := FindIn(hostenv.New(home, []string{"HOME=" + home}), "", all.Kinds()); len(cfg.Warnings) != 0 {
+		t.Errorf("a folder with no config above has warnings: %q", cfg.Warnings)
+	}
+
+	// In a subfolder of a workspace, the default says so: it would start
+	// a second workspace there.
+	sub := filepath.Join(dir, "src", "deep")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err = FindIn(hostenv.New(sub, []string{"HOME=" + home}), "", all.Kinds())
+	if err != nil || cfg.File != "" || len(cfg.Warnings) != 1 || !strings.Contains(cfg.Warnings[0], here+" is in a folder above: run skillsync in "+dir) {
+		t.Errorf("default config in a subfolder: %v, warnings %q", err, cfg.Warnings)
 	}
 }
 
