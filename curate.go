@@ -3,6 +3,7 @@ package skillsync
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/skillsync/skillsync/curator"
@@ -59,9 +60,22 @@ func (e *Engine) Restore(ctx context.Context, name string) (string, error) {
 			return w.Layer, w.Source, true
 		}})
 	if err == nil && marketplace {
-		err = e.resync(ctx)
+		if err = e.resync(ctx); err == nil {
+			err = e.broughtBack(ctx, restored)
+		}
 	}
 	return restored, err
+}
+
+// broughtBack is nil when the restored marketplace skill name is in the
+// cache again, else an ErrPartial saying its source could not be read:
+// the skill is active, and the next sync that reads the source brings it.
+func (e *Engine) broughtBack(ctx context.Context, name string) error {
+	w, _, err := e.Lookup(ctx, name)
+	if err != nil || w.Skill.Files != nil {
+		return nil
+	}
+	return fmt.Errorf("%w: %s is active again, but source %s could not be read to bring its files back: the next sync that reads it does", ErrPartial, name, w.Source)
 }
 
 // resync materializes the cache again at the locked revisions without any

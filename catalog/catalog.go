@@ -114,6 +114,7 @@ func (w *Workspace) From(ctx context.Context, m *materialize.Manifest, u *curato
 	if err != nil {
 		return nil, err
 	}
+	defer unsynced(cat)
 	if u == nil {
 		// The usage file is a side input: when it cannot be read the
 		// catalog is still whole.
@@ -131,6 +132,17 @@ func (w *Workspace) From(ctx context.Context, m *materialize.Manifest, u *curato
 		}
 	}
 	return cat, nil
+}
+
+// unsynced marks the marketplace winners of cat that the cache holds no
+// files of (archived out of it) and that the curator no longer holds
+// archived: they are restored, and wait for a sync to bring them back.
+func unsynced(cat *layering.Catalog) {
+	for _, win := range cat.Winners {
+		if win.Layer == layering.Marketplace && win.Skill.Files == nil && win.State != layering.Archived {
+			win.State = layering.Unsynced
+		}
+	}
 }
 
 // Build merges the layers without reading usage.

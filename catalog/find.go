@@ -71,9 +71,12 @@ func (w *Workspace) Open(ctx context.Context, name, file string) (fs.File, *laye
 	if err != nil {
 		return nil, nil, err
 	}
-	if win.Skill.Files == nil && win.State == layering.Archived {
+	switch {
+	case win.Skill.Files == nil && win.State == layering.Archived:
 		// Archived out of the cache: nothing of it is on disk to read.
 		return nil, win, archivedError(win.Skill.Name)
+	case win.State == layering.Unsynced:
+		return nil, win, unsyncedError(win.Skill.Name)
 	}
 	if file == "" {
 		file = win.Skill.File
@@ -91,6 +94,16 @@ func (e archivedError) Error() string {
 }
 
 func (e archivedError) Is(target error) bool { return target == fs.ErrNotExist }
+
+// unsyncedError is a skill restored since a sync archived it out of the
+// cache: there is no file of it to read until a sync brings it back.
+type unsyncedError string
+
+func (e unsyncedError) Error() string {
+	return fmt.Sprintf("skill %s is restored, and its files are not in the cache yet: skillsync sync brings them back", string(e))
+}
+
+func (e unsyncedError) Is(target error) bool { return target == fs.ErrNotExist }
 
 // Use records a use (or a view) of the copy of name that wins now: a
 // stale copy becomes active at once; a hidden skill is refused. It

@@ -56,7 +56,7 @@ func (r *Recorder) Resolve(ev agent.Event) (string, bool) {
 		}
 		w = r.paths[filepath.Clean(ev.Path)]
 	}
-	if w == nil || w.Hidden || w.State == layering.Archived {
+	if w == nil || !w.Visible() {
 		return "", false
 	}
 	c, ok := r.copyOf(&w.Entry)

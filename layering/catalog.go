@@ -223,11 +223,22 @@ func (c *Catalog) Lookup(name string) (*Winner, bool) {
 // Archived is the State of a skill the curator archived.
 const Archived = "archived"
 
-// Visible returns the winners that are neither hidden nor archived.
+// Unsynced is the State of a marketplace skill whose files are not in
+// the cache though the curator no longer holds it archived: restored
+// since the sync that archived it out, until a sync brings it back.
+const Unsynced = "unsynced"
+
+// Visible reports whether agents see w (the targets, list, the prompt):
+// it is neither hidden, nor archived, nor unsynced.
+func (w *Winner) Visible() bool {
+	return !w.Hidden && w.State != Archived && w.State != Unsynced
+}
+
+// Visible returns the winners that are Visible.
 func (c *Catalog) Visible() []*Winner {
 	var out []*Winner
 	for _, w := range c.Winners {
-		if !w.Hidden && w.State != Archived {
+		if w.Visible() {
 			out = append(out, w)
 		}
 	}

@@ -35,7 +35,7 @@ type promptSkill struct {
 func PromptSkills(winners []*Winner) []*Winner {
 	var out []*Winner
 	for _, w := range winners {
-		if !w.Hidden && w.State != Archived && !w.Skill.DisableModelInvocation() {
+		if w.Visible() && !w.Skill.DisableModelInvocation() {
 			out = append(out, w)
 		}
 	}

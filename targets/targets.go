@@ -70,7 +70,7 @@ func (p Places) Sync(ctx context.Context, cat *layering.Catalog, m *materialize.
 	}
 	skills := make([]materialize.TargetSkill, 0, len(cat.Winners))
 	for _, w := range cat.Winners {
-		if w.Hidden || w.State == layering.Archived {
+		if !w.Visible() {
 			continue
 		}
 		ts := materialize.TargetSkill{

@@ -544,3 +544,52 @@ func TestArchivingLeavesTheTeamsLock(t *testing.T) {
 	}
 	frozenElsewhere("archived, and changed upstream")
 }
+
+// TestRestoreWhileTheSourceCannotBeRead: restoring a marketplace skill
+// archived out of the cache while its source cannot be read makes it
+// active, says its files could not be brought back (exit 3), and puts no
+// empty folder in the targets; the next sync that reads the source
+// brings it.
+func TestRestoreWhileTheSourceCannotBeRead(t *testing.T) {
+	t.Parallel()
+	ws := t.TempDir()
+	writeTree(t, ws, map[string]string{
+		"src/pdf/SKILL.md":   "---\nname: pdf\ndescription: Read PDFs.\n---\nBody.\n",
+		"src/notes/SKILL.md": "---\nname: notes\ndescription: Take notes.\n---\nBody.\n",
+		"skillsync.yaml":     "repositories:\n  - name: team\n    dir: src\ntargets:\n  - dir: out\n",
+	})
+	later := time.Now().UTC().Add(200 * 24 * time.Hour).Format(time.RFC3339)
+	for _, args := range [][]string{{"sync"}, {"use", "notes"}, {"pin", "notes"}, {"curate", "--now", later}, {"sync"}} {
+		if r := run(t, ws, args...); r.code != 0 {
+			t.Fatalf("%v: %d %s", args, r.code, r.stderr)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(ws, "out", "pdf")); err == nil {
+		t.Fatal("pdf is still placed; the test archives nothing")
+	}
+	if err := os.Rename(filepath.Join(ws, "src"), filepath.Join(ws, "src.away")); err != nil {
+		t.Fatal(err)
+	}
+	r := run(t, ws, "restore", "pdf")
+	if r.code != 3 || !strings.Contains(r.stderr, "pdf is active again, but source team could not be read") {
+		t.Errorf("restore with the source away: %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "out", "pdf")); err == nil {
+		t.Error("restore placed a pdf folder with no files of it")
+	}
+	if r := run(t, ws, "verify"); r.code != 0 {
+		t.Errorf("verify: %d %s%s", r.code, r.stdout, r.stderr)
+	}
+	if r := run(t, ws, "list", "--all"); !strings.Contains(r.stdout, "pdf (unsynced)") {
+		t.Errorf("list --all:\n%s", r.stdout)
+	}
+	if r := run(t, ws, "read", "pdf"); r.code != 1 || !strings.Contains(r.stderr, "skill pdf is restored, and its files are not in the cache yet: skillsync sync brings them back") {
+		t.Errorf("read: %d %s", r.code, r.stderr)
+	}
+	if err := os.Rename(filepath.Join(ws, "src.away"), filepath.Join(ws, "src")); err != nil {
+		t.Fatal(err)
+	}
+	if r := run(t, ws, "sync"); r.code != 0 || !fileExists(filepath.Join(ws, "out", "pdf", "SKILL.md")) {
+		t.Errorf("the sync after: %d %s", r.code, r.stderr)
+	}
+}
