@@ -1,6 +1,7 @@
 package skillsync
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -34,7 +35,7 @@ func (e *Engine) Curate(ctx context.Context, opts CurateOptions) (curator.Plan, 
 		Seen: func(ctx context.Context, cat *layering.Catalog, now time.Time) error {
 			return e.seen(ctx, cat, now, nil)
 		}}
-	return job.Run(ctx, curator.Curation{Policy: curatorPolicy(e.cfg.Curator), Now: cmpTime(opts.Now, e.now()), Force: opts.Force,
+	return job.Run(ctx, curator.Curation{Policy: curatorPolicy(e.cfg.Curator), Now: cmp.Or(opts.Now, e.now()), Force: opts.Force,
 		DryRun: opts.DryRun, Actor: e.actor})
 }
 
@@ -61,21 +62,12 @@ func (e *Engine) Restore(ctx context.Context, name string) (string, error) {
 		}})
 	if err == nil && marketplace {
 		if err = e.resync(ctx); err == nil {
-			err = e.broughtBack(ctx, restored)
+			if w, _, lerr := e.Lookup(ctx, restored); lerr == nil && w.State == layering.Unsynced {
+				err = fmt.Errorf("%w: %s is active again, but source %s could not be read to bring its files back: the next sync that reads it does", ErrPartial, restored, w.Source)
+			}
 		}
 	}
 	return restored, err
-}
-
-// broughtBack is nil when the restored marketplace skill name is in the
-// cache again, else an ErrPartial saying its source could not be read:
-// the skill is active, and the next sync that reads the source brings it.
-func (e *Engine) broughtBack(ctx context.Context, name string) error {
-	w, _, err := e.Lookup(ctx, name)
-	if err != nil || w.Skill.Files != nil {
-		return nil
-	}
-	return fmt.Errorf("%w: %s is active again, but source %s could not be read to bring its files back: the next sync that reads it does", ErrPartial, name, w.Source)
 }
 
 // resync materializes the cache again at the locked revisions without any
@@ -88,12 +80,4 @@ func (e *Engine) resync(ctx context.Context) error {
 		return nil
 	}
 	return err
-}
-
-// cmpTime is t, or def when t is zero.
-func cmpTime(t, def time.Time) time.Time {
-	if t.IsZero() {
-		return def
-	}
-	return t
 }
