@@ -58,8 +58,8 @@ func (a *app) detectTargets(redo string) ([]agent.Target, error) {
 		prefix = "skillsync -g "
 	}
 	if len(found) == 0 {
-		fmt.Fprintf(a.stderr, "warning: no target and no agent found on this machine: no agent will see these skills.\n"+
-			"  Add one with %s%s --agent NAME (skillsync agents lists them), or --agent none to keep it so.\n", prefix, redo)
+		a.logWarn(fmt.Sprintf("no target and no agent found on this machine: no agent will see these skills.\n"+
+			"  Add one with %s%s --agent NAME (skillsync agents lists them), or --agent none to keep it so.", prefix, redo))
 		return nil, nil
 	}
 	names := make([]string, len(found))
@@ -78,7 +78,7 @@ func (a *app) detectTargets(redo string) ([]agent.Target, error) {
 	for _, n := range names {
 		line += " --agent " + n
 	}
-	fmt.Fprintf(a.stderr, "warning: no target: no agent will see these skills yet. Agents found here: %s.\n  Add their folders with: %s\n", strings.Join(names, ", "), line)
+	a.logWarn(fmt.Sprintf("no target: no agent will see these skills yet. Agents found here: %s.\n  Add their folders with: %s", strings.Join(names, ", "), line))
 	return nil, nil
 }
 

@@ -80,7 +80,7 @@ func (a *app) printFetch(reports []skillsync.FetchReport) {
 			a.warn("source %s: %s", r.Source, safe(w))
 		}
 		if r.Err != nil {
-			fmt.Fprintf(a.stderr, "skillsync: source %s: %s\n", r.Source, safe(r.Error))
+			a.logError(fmt.Sprintf("source %s: %s", r.Source, safe(r.Error)))
 		}
 	}
 }

@@ -164,7 +164,7 @@ func (a *app) runFleetStatus(ctx context.Context, opts *fleetStatusOptions) erro
 	}
 	if bad > 0 {
 		if !a.json {
-			fmt.Fprintf(a.stderr, "skillsync: %s silent past %s or failing\n", plural(bad, "host"), opts.staleAfter)
+			a.logError(fmt.Sprintf("%s silent past %s or failing", plural(bad, "host"), opts.staleAfter))
 		}
 		return reported(errFleetUnhealthy)
 	}

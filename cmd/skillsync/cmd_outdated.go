@@ -75,7 +75,7 @@ func (a *app) runOutdated(ctx context.Context, _ *outdatedOptions) error {
 			}
 		}
 		if o.Error != "" {
-			fmt.Fprintf(a.stderr, "skillsync: source %s: %s\n", o.Source, safe(o.Error))
+			a.logError(fmt.Sprintf("source %s: %s", o.Source, safe(o.Error)))
 		}
 	}
 	return reported(err)

@@ -98,6 +98,6 @@ func (a *app) publishRefused(invalid *drafts.InvalidSkillError) error {
 	for _, p := range invalid.Problems {
 		fmt.Fprintln(a.stderr, p.String())
 	}
-	fmt.Fprintf(a.stderr, "skillsync: %s not published to %s: %s under strict validation\n", safe(invalid.Skill), safe(invalid.Source), plural(len(invalid.Problems), "problem"))
+	a.logError(fmt.Sprintf("%s not published to %s: %s under strict validation", safe(invalid.Skill), safe(invalid.Source), plural(len(invalid.Problems), "problem")))
 	return reported(errInvalid)
 }

@@ -92,21 +92,30 @@ func TestLogFormatJSON(t *testing.T) {
 	t.Parallel()
 	ws := t.TempDir()
 	skilltest.WriteFile(t, filepath.Join(ws, "skillsync.yaml"), "repositories:\n  - name: local\n    dir: "+t.TempDir()+"\n")
-	r := run(t, ws, "show", "nope", "--log-format", "json")
-	if r.code == 0 {
-		t.Fatalf("show nope succeeded: %s", r.stdout)
-	}
-	found := false
-	for _, l := range strings.Split(strings.TrimSpace(r.stderr), "\n") {
-		var line struct{ Level, Msg string }
-		if err := json.Unmarshal([]byte(l), &line); err != nil {
-			t.Errorf("not a JSON line: %v: %s", err, l)
+	jsonLines := func(want string, args ...string) {
+		t.Helper()
+		r := run(t, ws, args...)
+		if r.code == 0 {
+			t.Fatalf("%v succeeded: %s", args, r.stdout)
 		}
-		found = found || (line.Level == "ERROR" && strings.Contains(line.Msg, "nope"))
+		found := false
+		for _, l := range strings.Split(strings.TrimSpace(r.stderr), "\n") {
+			var line struct{ Level, Msg string }
+			if err := json.Unmarshal([]byte(l), &line); err != nil {
+				t.Errorf("%v: not a JSON line: %v: %s", args, err, l)
+			}
+			found = found || (line.Level == "ERROR" && strings.Contains(line.Msg, want))
+		}
+		if !found {
+			t.Errorf("%v: no JSON error line says %q:\n%s", args, want, r.stderr)
+		}
 	}
-	if !found {
-		t.Errorf("no JSON error line names nope:\n%s", r.stderr)
-	}
+	jsonLines("nope", "show", "nope", "--log-format", "json")
+	// What a sync and an unknown command say of a failure too.
+	gone := filepath.Join(ws, "gone")
+	skilltest.WriteFile(t, filepath.Join(ws, "skillsync.yaml"), "repositories:\n  - name: local\n    dir: "+gone+"\n")
+	jsonLines("source local failed", "--log-format", "json", "sync")
+	jsonLines(`unknown command "bogus"`, "--log-format=json", "bogus")
 	if r := run(t, ws, "show", "nope"); !strings.Contains("\n"+r.stderr, "\nskillsync: ") || strings.Contains(r.stderr, `"level"`) {
 		t.Errorf("text is not the default: %s", r.stderr)
 	}

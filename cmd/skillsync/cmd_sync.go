@@ -157,9 +157,9 @@ func (a *app) printSyncReport(r *skillsync.SyncReport) {
 		case s.Error == "":
 		case s.Revision == "" && s.Skills == 0:
 			// No earlier sync brought it: there are no good files to keep.
-			fmt.Fprintf(a.stderr, "skillsync: source %s failed, and no earlier sync brought it: %s\n", s.Source, safe(s.Error))
+			a.logError(fmt.Sprintf("source %s failed, and no earlier sync brought it: %s", s.Source, safe(s.Error)))
 		default:
-			fmt.Fprintf(a.stderr, "skillsync: source %s failed and kept its last good files: %s\n", s.Source, safe(s.Error))
+			a.logError(fmt.Sprintf("source %s failed and kept its last good files: %s", s.Source, safe(s.Error)))
 		}
 	}
 }

@@ -130,7 +130,7 @@ func (a *app) runUseHook(ctx context.Context, opts *useOptions) error {
 	var unknown *skillsync.UnknownSkillError
 	if errors.As(err, &unknown) {
 		if !a.quiet {
-			fmt.Fprintf(a.stderr, "skillsync: %s is not a skill of this workspace; nothing recorded\n", safe(unknown.Name))
+			a.logError(fmt.Sprintf("%s is not a skill of this workspace; nothing recorded", safe(unknown.Name)))
 		}
 		return nil
 	}

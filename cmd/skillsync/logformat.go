@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"strings"
 
 	"github.com/skillsync/skillsync/internal/termtext"
 	"github.com/skillsync/skillsync/skill"
@@ -21,6 +22,23 @@ func (a *app) checkLogFormat() error {
 		return nil
 	}
 	return usageError("--log-format %q: use text or json", a.logFormat)
+}
+
+// logFormatIn returns the --log-format args give, "" when none: for an
+// error cobra returns before it parses the flags.
+func logFormatIn(args []string) string {
+	format := ""
+	for i, arg := range args {
+		if arg == "--" {
+			break
+		}
+		if v, ok := strings.CutPrefix(arg, "--log-format="); ok {
+			format = v
+		} else if arg == "--log-format" && i+1 < len(args) {
+			format = args[i+1]
+		}
+	}
+	return format
 }
 
 // jsonLog is the logger of --log-format json; nil for text.

@@ -71,6 +71,9 @@ func execute(f factory, args []string) int {
 	err := root.ExecuteContext(ctx)
 	if err != nil && strings.HasPrefix(err.Error(), "unknown command") {
 		err = usageError("%w\nRun 'skillsync --help' for usage", err)
+		// cobra stops before it parses the flags: the log format is
+		// taken from the command line as it is.
+		a.logFormat = logFormatIn(args)
 	}
 	if err != nil {
 		if msg := message(err); msg != "" {
