@@ -133,6 +133,11 @@ func Build(ctx context.Context, in Input) (*Workspace, error) {
 		ss := Source{Name: s.Name, Kind: s.Kind}
 		if rec, ok := m.Sources[s.Name]; ok {
 			ss.Revision = rec.Revision
+			if rec.Revision == "" {
+				// A sync records no revision for a source it brought in
+				// part: skills it could not read or write kept old copies.
+				st.Attention = append(st.Attention, fmt.Sprintf("source %s was partly synced: the last sync could not bring all of it; skillsync sync says why", s.Name))
+			}
 		}
 		if d, ok := ds.Source(s.Name); ok {
 			ss.SyncedAt, ss.CheckedAt, ss.Error = d.LastSuccess, d.LastAttempt, d.LastError

@@ -161,3 +161,30 @@ func TestStatusNamesACorruptLock(t *testing.T) {
 		t.Errorf("status with a corrupt lock: exit %d, attention %q", r.code, st.Attention)
 	}
 }
+
+// TestStatusNamesAPartlySyncedSource: a source the last sync brought in
+// part (here its listing stopped at max_entries) needs a person.
+func TestStatusNamesAPartlySyncedSource(t *testing.T) {
+	t.Parallel()
+	repo := gittest.NewRepo(t, "main")
+	for _, name := range []string{"a", "b", "c", "d", "e"} {
+		repo.Skill("skills/"+name, "The "+name+" skill.")
+	}
+	repo.Commit("one")
+	ws := t.TempDir()
+	text := "repositories:\n  - name: team\n    git: " + repo.URL() + "\n"
+	skilltest.WriteFile(t, filepath.Join(ws, "skillsync.yaml"), text)
+	if r := run(t, ws, "sync"); r.code != 0 {
+		t.Fatalf("sync: %d\n%s", r.code, r.stderr)
+	}
+	if r := run(t, ws, "status"); r.code != 0 {
+		t.Fatalf("status of a whole sync: %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	skilltest.WriteFile(t, filepath.Join(ws, "skillsync.yaml"), "max_entries: 8\n"+text)
+	if r := run(t, ws, "sync"); r.code != 3 {
+		t.Fatalf("sync cut at max_entries: %d\n%s", r.code, r.stderr)
+	}
+	if r := run(t, ws, "status"); r.code != 1 || !strings.Contains(r.stdout, "source team was partly synced") {
+		t.Errorf("status of a partial sync: %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
