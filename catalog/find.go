@@ -15,13 +15,18 @@ import (
 )
 
 // UnknownSkillError is a name the catalog does not have; Near are the
-// names that come close.
+// names that come close. Held is why this host does not take a skill of
+// that name (a staged rollout), "" when no source has one.
 type UnknownSkillError struct {
 	Name string
 	Near []string
+	Held string
 }
 
 func (e *UnknownSkillError) Error() string {
+	if e.Held != "" {
+		return fmt.Sprintf("skill %s is held back on this host (%s); skillsync list --all shows the skills held back", e.Name, e.Held)
+	}
 	msg := fmt.Sprintf("no skill named %q", e.Name)
 	if len(e.Near) > 0 {
 		return msg + "; did you mean " + strings.Join(e.Near, ", ") + "?"
@@ -50,6 +55,11 @@ func (e *HiddenError) Error() string {
 func (w *Workspace) Find(cat *layering.Catalog, name string, withHidden bool) (*layering.Winner, error) {
 	win, ok := cat.Lookup(name)
 	if !ok {
+		for _, h := range cat.Held {
+			if layering.Key(h.Skill.Name) == layering.Key(name) {
+				return nil, &UnknownSkillError{Name: h.Skill.Name, Held: h.Reason}
+			}
+		}
 		return nil, &UnknownSkillError{Name: name, Near: layering.Nearest(cat.Winners, name, 3)}
 	}
 	if win.Hidden && !withHidden {

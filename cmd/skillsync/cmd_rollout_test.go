@@ -91,6 +91,12 @@ fleet:
 	if r := run(t, a, "prompt"); !strings.Contains(r.stdout, "half") {
 		t.Errorf("prompt on a host in the rollout misses it:\n%s", r.stdout)
 	}
+	// Asked for by name, it is held back, not unknown.
+	for _, verb := range []string{"show", "read", "use"} {
+		if r := run(t, b, verb, "half"); r.code == 0 || !strings.Contains(r.stderr, "skill half is held back on this host (rollout: 50% of hosts, not this one yet); skillsync list --all shows") {
+			t.Errorf("%s half on a host out of the rollout: %d %s", verb, r.code, r.stderr)
+		}
+	}
 }
 
 func TestPromoteCanaryAndRollout(t *testing.T) {
