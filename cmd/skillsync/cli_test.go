@@ -277,6 +277,23 @@ func TestShowAndRead(t *testing.T) {
 	if r := run(t, ws, "read", "pfd"); r.code != 1 || !strings.Contains(r.stderr, "did you mean pdf") {
 		t.Errorf("unknown name: %d %s", r.code, r.stderr)
 	}
+	// --json: the file's text, or its bytes in base64 when not UTF-8.
+	text := decode[struct {
+		Name, File    string
+		Content       *string
+		ContentBase64 string `json:"content_base64"`
+	}](t, run(t, ws, "read", "--json", "release-notes", "scripts/draft.sh"))
+	if text.Name != "release-notes" || text.File != "scripts/draft.sh" || text.Content == nil || *text.Content != "#!/bin/sh\necho notes\n" || text.ContentBase64 != "" {
+		t.Errorf("read --json of a script = %+v", text)
+	}
+	writeTree(t, ws, map[string]string{"skills/pixels/SKILL.md": "---\nname: pixels\ndescription: Pixels.\n---\n", "skills/pixels/logo.bin": "\x00\xff\x01"})
+	binary := decode[struct {
+		Content       *string
+		ContentBase64 string `json:"content_base64"`
+	}](t, run(t, ws, "read", "--json", "pixels", "logo.bin"))
+	if binary.Content != nil || binary.ContentBase64 != "AP8B" {
+		t.Errorf("read --json of bytes that are not UTF-8 = %+v", binary)
+	}
 }
 
 func TestReadRefusesEscapes(t *testing.T) {

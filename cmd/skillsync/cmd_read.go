@@ -2,7 +2,9 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
+	"encoding/base64"
 	"fmt"
 	"io"
 	"unicode/utf8"
@@ -28,7 +30,8 @@ FILE is relative to the skill's directory and must stay inside it: "..",
 absolute paths and symbolic links that lead out of the skill are refused.
 Hidden skills are refused. On a terminal, control characters are shown
 escaped and a binary file is not printed unless --raw is given; to a pipe
-the bytes are written as they are.`,
+the bytes are written as they are. --json prints {"name", "file", "content"},
+with "content_base64" instead for a file that is not UTF-8 text.`,
 		Example: `  skillsync read pdf
   skillsync read pdf scripts/extract.py
   skillsync read pdf assets/logo.png > logo.png`,
@@ -64,6 +67,9 @@ func (a *app) runRead(ctx context.Context, opts *readOptions) error {
 		return fmt.Errorf("read %s %s: %w", w.Skill.Name, opts.file, err)
 	}
 	head = head[:n]
+	if a.json {
+		return a.readJSON(w.Skill.Name, cmp.Or(opts.file, w.Skill.File), head, f)
+	}
 	if opts.raw || !isTerminal(a.stdout) {
 		if _, err := a.stdout.Write(head); err != nil {
 			return err
@@ -99,4 +105,28 @@ func looksBinary(head []byte) bool {
 		head = head[size:]
 	}
 	return false
+}
+
+// readJSON prints a file of the skill name as JSON: its text, or its
+// bytes in base64 when they are not UTF-8. The file is at most
+// max_file_size.
+func (a *app) readJSON(name, file string, head []byte, rest io.Reader) error {
+	tail, err := io.ReadAll(rest)
+	if err != nil {
+		return fmt.Errorf("read %s %s: %w", name, file, err)
+	}
+	data := append(head, tail...)
+	out := struct {
+		Name          string  `json:"name"`
+		File          string  `json:"file"`
+		Content       *string `json:"content,omitempty"`
+		ContentBase64 string  `json:"content_base64,omitempty"`
+	}{Name: name, File: file}
+	if utf8.Valid(data) {
+		text := string(data)
+		out.Content = &text
+	} else {
+		out.ContentBase64 = base64.StdEncoding.EncodeToString(data)
+	}
+	return writeJSON(a.stdout, out)
 }
