@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/skillsync/skillsync/internal/jsonfile"
 	"github.com/skillsync/skillsync/lock"
 	"github.com/skillsync/skillsync/materialize"
 	"github.com/skillsync/skillsync/repository"
@@ -21,6 +22,10 @@ func (e *Engine) Verify(ctx context.Context) ([]materialize.Difference, error) {
 		locked = nil
 	}
 	diffs, err := locked.Verify(ctx, e.layout.CacheDir(), sourceNames(e.cfg.Sources), e.targetDirs())
+	if corrupt := (*jsonfile.CorruptError)(nil); errors.As(err, &corrupt) {
+		// A difference to repair, as a sync does, not the end of verify.
+		return []materialize.Difference{{Path: corrupt.Path, Kind: materialize.Corrupt}}, lerr
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -21,6 +21,9 @@ const (
 	// Unsynced is a configured source the cache has no record of: no
 	// sync has brought it here yet, or none could.
 	Unsynced DiffKind = "unsynced"
+	// Corrupt is a record file of the cache that cannot be read: a sync
+	// sets it aside and hashes the files again.
+	Corrupt DiffKind = "corrupt"
 )
 
 // Difference is one way a destination differs from its record.

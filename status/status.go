@@ -6,6 +6,7 @@ package status
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -118,6 +119,12 @@ func Build(ctx context.Context, in Input) (*Workspace, error) {
 	now := in.Now
 	st := &Workspace{Workspace: in.Root, Config: in.Config, Sources: []Source{}, Targets: []Target{}, Attention: []string{}}
 	m, err := materialize.ReadManifest(in.CacheDir)
+	if errors.Is(err, materialize.ErrCorrupt) {
+		// The rest of the state is shown: the next sync sets the record
+		// aside and rebuilds the cache from its files.
+		st.Attention = append(st.Attention, err.Error()+"; skillsync sync sets it aside and builds the cache's records again")
+		m, err = materialize.NewManifest(), nil
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -188,3 +188,33 @@ func TestStatusNamesAPartlySyncedSource(t *testing.T) {
 		t.Errorf("status of a partial sync: %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// TestACorruptManifestIsRepairedNotFatal: a cache manifest that cannot be
+// read is what needs a person in status (which still shows the rest), a
+// corrupt difference in verify, and verify --repair sets it aside and
+// rebuilds, as a sync does.
+func TestACorruptManifestIsRepairedNotFatal(t *testing.T) {
+	t.Parallel()
+	repo := gittest.NewRepo(t, "main")
+	repo.Skill("pdf", "Read PDF files.")
+	repo.Commit("one")
+	ws := t.TempDir()
+	skilltest.WriteFile(t, filepath.Join(ws, "skillsync.yaml"), "targets:\n  - dir: out\nrepositories:\n  - name: team\n    git: "+repo.URL()+"\n")
+	if r := run(t, ws, "sync"); r.code != 0 {
+		t.Fatalf("sync: %d\n%s", r.code, r.stderr)
+	}
+	manifest := filepath.Join(ws, ".skills-cache", ".manifest.json")
+	skilltest.WriteFile(t, manifest, "garbage")
+	if r := run(t, ws, "status"); r.code != 1 || !strings.Contains(r.stdout, "SOURCE") || !strings.Contains(r.stdout, ".manifest.json is corrupt") {
+		t.Errorf("status: %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if r := run(t, ws, "verify"); r.code != 1 || !strings.Contains(r.stdout, "corrupt "+manifest) {
+		t.Errorf("verify: %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if r := run(t, ws, "verify", "--repair"); r.code != 0 || !strings.Contains(r.stdout, "repaired corrupt "+manifest) {
+		t.Errorf("verify --repair: %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if r := run(t, ws, "verify"); r.code != 0 {
+		t.Errorf("verify after the repair: %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
