@@ -593,3 +593,33 @@ func TestRestoreWhileTheSourceCannotBeRead(t *testing.T) {
 		t.Errorf("the sync after: %d %s", r.code, r.stderr)
 	}
 }
+
+// TestCurateAndRestoreOfAGitSkillAtOnce: curating a git source's skill
+// archived takes it out of the targets at once, and restore brings it
+// back at once (exit 0), offline, from the commit a plain sync fetched.
+func TestCurateAndRestoreOfAGitSkillAtOnce(t *testing.T) {
+	t.Parallel()
+	up := gittest.NewRepo(t, "main")
+	up.Skill("skills/pdf", "Read PDFs.")
+	up.Skill("skills/notes", "Take notes.")
+	up.Commit("one")
+	ws := t.TempDir()
+	writeTree(t, ws, map[string]string{"skillsync.yaml": "repositories:\n  - name: team\n    git: " + up.URL() + "\ntargets:\n  - dir: out\n"})
+	later := time.Now().UTC().Add(200 * 24 * time.Hour).Format(time.RFC3339)
+	for _, args := range [][]string{{"sync"}, {"use", "notes"}, {"pin", "notes"}, {"curate", "--now", later}, {"sync"}} {
+		if r := run(t, ws, args...); r.code != 0 {
+			t.Fatalf("%v: %d %s", args, r.code, r.stderr)
+		}
+	}
+	if fileExists(filepath.Join(ws, "out", "pdf", "SKILL.md")) {
+		t.Error("the archived pdf is still in the target")
+	}
+	for range 2 { // restored, archived again, restored again
+		if r := run(t, ws, "restore", "pdf"); r.code != 0 || !fileExists(filepath.Join(ws, "out", "pdf", "SKILL.md")) {
+			t.Fatalf("restore pdf: %d\n%s%s", r.code, r.stdout, r.stderr)
+		}
+		if r := run(t, ws, "curate", "--now", later); r.code != 0 || fileExists(filepath.Join(ws, "out", "pdf", "SKILL.md")) {
+			t.Fatalf("curate left the archived pdf in the target: %d\n%s%s", r.code, r.stdout, r.stderr)
+		}
+	}
+}

@@ -208,6 +208,15 @@ func (g *Git) head(ctx context.Context) (*git.Repository, plumbing.Hash, error) 
 	}
 	ref, err := repo.Reference(g.localRef(), true)
 	lock.Close()
+	if errors.Is(err, plumbing.ErrReferenceNotFound) && fullSHA.MatchString(g.cfg.Ref) {
+		// A commit pinned by its hash that another ref's fetch brought
+		// (the lock's revision, fetched by a plain sync) is read as it
+		// is: its hash names its content.
+		h := plumbing.NewHash(g.cfg.Ref)
+		if _, cerr := repo.CommitObject(h); cerr == nil {
+			return repo, h, nil
+		}
+	}
 	if errors.Is(err, plumbing.ErrReferenceNotFound) {
 		return nil, plumbing.ZeroHash, repository.ErrNotFetched
 	}
