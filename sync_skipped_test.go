@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/skillsync/skillsync/config"
 	"github.com/skillsync/skillsync/internal/gittest"
@@ -231,5 +232,76 @@ func TestFrozenSyncRefusesALockedSkillItDidNotBring(t *testing.T) {
 		if now, _ := os.ReadFile(filepath.Join(fresh, "skillsync.lock")); string(now) != string(locked) {
 			t.Errorf("%s: the frozen sync rewrote the lock:\n%s", tc.name, now)
 		}
+	}
+}
+
+// TestFrozenSyncChecksWhatItKeeps: sync --frozen fails, and leaves the
+// lock as it was, when a copy it keeps from an earlier sync (a read cut
+// at max_entries) or a skill this machine archived does not hash as the
+// lock says: it never rewrites the lock it was asked to check.
+func TestFrozenSyncChecksWhatItKeeps(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	up := gittest.NewRepo(t, "main")
+	for _, name := range []string{"a", "b", "c", "d", "e"} {
+		up.Skill("skills/"+name, "The "+name+" skill.")
+	}
+	up.Commit("one")
+	text := "repositories:\n  - name: team\n    git: " + up.URL() + "\n"
+	e, ws := newWorkspace(t, text)
+	mustSync(t, e, SyncOptions{})
+
+	// The team moves on: e changes, and its lock says so.
+	up.Skill("skills/e", "The e skill, edited.")
+	up.Commit("two")
+	other, otherWS := newWorkspace(t, text)
+	mustSync(t, other, SyncOptions{})
+	moved, err := os.ReadFile(filepath.Join(otherWS, "skillsync.lock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	skilltest.WriteFile(t, filepath.Join(ws, "skillsync.lock"), string(moved))
+	cfg := filepath.Join(ws, config.FileName)
+	skilltest.WriteFile(t, cfg, "max_entries: 8\n"+text)
+	_, err = reload(t, cfg).Sync(ctx, SyncOptions{Frozen: true})
+	var fe *FrozenError
+	if !errors.As(err, &fe) || !strings.Contains(err.Error(), "~ skill team/e: lock has") || !strings.Contains(err.Error(), "the copy kept from an earlier sync") {
+		t.Errorf("frozen sync keeping an old copy = %v", err)
+	}
+	if now, _ := os.ReadFile(filepath.Join(ws, "skillsync.lock")); string(now) != string(moved) {
+		t.Errorf("the frozen sync rewrote the lock:\n%s", now)
+	}
+
+	// A skill archived here whose locked hash is not the source's.
+	skilltest.WriteFile(t, cfg, text)
+	mustSync(t, reload(t, cfg), SyncOptions{})
+	later := time.Now().Add(200 * 24 * time.Hour)
+	e = reload(t, cfg)
+	if _, err := e.Use(ctx, "a", false); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"a", "b", "c", "d"} {
+		if _, err := e.Pin(ctx, name, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := e.Curate(ctx, CurateOptions{Now: later}); err != nil {
+		t.Fatal(err)
+	}
+	mustSync(t, reload(t, cfg), SyncOptions{})
+	lockPath := filepath.Join(ws, "skillsync.lock")
+	lock, _ := os.ReadFile(lockPath)
+	if !strings.Contains(string(lock), `"e"`) {
+		t.Fatalf("the lock lost the archived e:\n%s", lock)
+	}
+	i := strings.Index(string(lock), `"e": "`) + len(`"e": "`)
+	tampered := string(lock[:i]) + strings.Repeat("0", 64) + string(lock[i+64:])
+	skilltest.WriteFile(t, lockPath, tampered)
+	_, err = reload(t, cfg).Sync(ctx, SyncOptions{Frozen: true})
+	if !errors.As(err, &fe) || !strings.Contains(err.Error(), "~ skill team/e (archived here): lock has 00") {
+		t.Errorf("frozen sync with an archived skill's hash changed in the lock = %v", err)
+	}
+	if now, _ := os.ReadFile(lockPath); string(now) != tampered {
+		t.Errorf("the frozen sync rewrote the lock:\n%s", now)
 	}
 }

@@ -112,16 +112,18 @@ func (r *Run) Materialize(ctx context.Context, repo repository.Repository, src m
 		rep.Status = StatusPartial
 	}
 	if r.Frozen != nil {
-		r.frozenMissing(name, archived)
+		r.frozenUnchecked(name, archived, src.Held)
 	}
 	return rep
 }
 
-// frozenMissing adds to the frozen diff each skill the lock has of the
-// source that the cache does not hold after this sync (one this machine
-// archived aside): a sync --frozen that wrote the lock without it would
-// move the lock, which it must never do.
-func (r *Run) frozenMissing(name string, archived map[string]bool) {
+// frozenUnchecked adds to the frozen diff what of the source the lock has
+// and the skills' own checks did not compare: a locked skill the cache
+// does not hold after this sync (one this machine archived aside), a
+// copy kept from an earlier sync (held) and an archived skill's hash that
+// differ from the lock. A sync --frozen must fail rather than pass what
+// it did not check.
+func (r *Run) frozenUnchecked(name string, archived map[string]bool, held []string) {
 	locked, ok := r.Lock.Sources[name]
 	if !ok {
 		return
@@ -130,12 +132,27 @@ func (r *Run) frozenMissing(name string, archived map[string]bool) {
 	if rec := r.Cache.Manifest().Sources[name]; rec != nil {
 		have = rec.Skills
 	}
+	refused := func(skill string) bool {
+		prefix := fmt.Sprintf("~ skill %s/%s:", name, skill)
+		return slices.ContainsFunc(r.Frozen.Diff, func(line string) bool { return strings.HasPrefix(line, prefix) })
+	}
 	for _, skill := range slices.Sorted(maps.Keys(locked.Skills)) {
-		if _, held := have[skill]; !held && !archived[skill] {
+		want, cached := locked.Skills[skill], have[skill]
+		switch read, ok := r.archived[name][skill]; {
+		case archived[skill]:
+			if ok && read != want {
+				r.Frozen.Diff = append(r.Frozen.Diff, fmt.Sprintf("~ skill %s/%s (archived here): lock has %s, the source's hashes to %s", name, skill, shortHash(want), shortHash(read)))
+			}
+		case cached == nil && !refused(skill):
 			r.Frozen.Diff = append(r.Frozen.Diff, fmt.Sprintf("- skill %s/%s is in the lock, and this sync did not bring it (its errors and warnings say why)", name, skill))
+		case cached != nil && slices.Contains(held, skill) && cached.Hash.String() != want:
+			r.Frozen.Diff = append(r.Frozen.Diff, fmt.Sprintf("~ skill %s/%s: lock has %s, the copy kept from an earlier sync (this read could not tell) hashes to %s", name, skill, shortHash(want), cached.Hash.Short()))
 		}
 	}
 }
+
+// shortHash is a hash cut to the 12 characters messages show.
+func shortHash(h string) string { return h[:min(len(h), 12)] }
 
 // lockArchived hashes sk, a skill of source this machine archived, for
 // the lock: the team's lock has it whatever this machine's curation did.
