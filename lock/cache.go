@@ -31,8 +31,8 @@ import (
 // A skill this machine archived (the record's Excluded) is locked all the
 // same, since the lock is the team's and the archive this machine's own:
 // at the hash archived gives (source, then name: what this sync read of
-// it), else at old's where old locks the same revision. Only a skill of
-// neither is left out.
+// it), else at old's (the sync did not read it: its source did not move,
+// or the read could not reach it). Only a skill of neither is left out.
 func FromCache(sources []config.Source, base string, m *materialize.Manifest, old *File, reached map[string]string, archived map[string]map[string]string) *File {
 	l := New()
 	for _, s := range sources {
@@ -65,7 +65,7 @@ func FromCache(sources []config.Source, base string, m *materialize.Manifest, ol
 		for _, name := range rec.Excluded {
 			if hash, ok := archived[s.Name][name]; ok {
 				ls.Skills[name] = hash
-			} else if hash, ok := prev.skill(name); ok && prev.Revision == rev {
+			} else if hash, ok := prev.skill(name); ok {
 				ls.Skills[name] = hash
 			}
 		}

@@ -170,9 +170,8 @@ func TestFromCacheKeepsOnlyWhatLocksTheCache(t *testing.T) {
 }
 
 // TestFromCacheLocksArchivedSkills: a skill this machine archived is
-// locked at the hash the sync read, else at the old lock's where that
-// locks the same revision; at a new revision with nothing read it is
-// left out.
+// locked at the hash the sync read, else at the old lock's (the sync did
+// not read it); with neither it is left out.
 func TestFromCacheLocksArchivedSkills(t *testing.T) {
 	t.Parallel()
 	sources := []config.Source{{Name: "team", Kind: "git"}}
@@ -189,9 +188,13 @@ func TestFromCacheLocksArchivedSkills(t *testing.T) {
 	}{
 		{"read by the sync", "r1", map[string]map[string]string{"team": {"pdf": hashOf(3).String()}}, hashOf(3).String()},
 		{"kept at the same revision", "r2", nil, hashOf(2).String()},
-		{"unknown at a new revision", "r1", nil, ""},
+		{"kept, not read at a new revision", "r1", nil, hashOf(2).String()},
+		{"never locked", "r1", nil, ""},
 	} {
 		old.Sources["team"].Revision = tc.oldRev
+		if tc.want == "" {
+			delete(old.Sources["team"].Skills, "pdf")
+		}
 		got := FromCache(sources, "/ws", m, old, nil, tc.archived).Sources["team"]
 		if got.Skills["pdf"] != tc.want || got.Skills["doc"] != hashOf(1).String() {
 			t.Errorf("%s: locked %v, want pdf at %q", tc.name, got.Skills, tc.want)

@@ -146,7 +146,8 @@ func sameContent(ctx context.Context, sk skill.Skill, rec *SkillRecord) bool {
 // them: a skill not read whole (by its name, or by its folder where the
 // read could not tell the name), every skill at or under a folder that
 // could not be read, and, where the listing stopped at max_entries,
-// every one. selects, when not nil, is the source's selection (skills:,
+// every one; of the skills it records as archived (Excluded), those too
+// when any folder could not be read. selects, when not nil, is the source's selection (skills:,
 // exclude:): a skill it no longer takes is not held, whatever the read.
 func Held(rec *SourceRecord, found []skill.Skill, problems []skill.Problem, selects func(skill.Skill) bool) []string {
 	if rec == nil || len(problems) == 0 {
@@ -173,6 +174,13 @@ func Held(rec *SourceRecord, found []skill.Skill, problems []skill.Problem, sele
 	var out []string
 	for name, r := range rec.Skills {
 		if !seen[name] && (cut || names[name] || under(r, name, folders)) && selected(r, name, selects) {
+			out = append(out, name)
+		}
+	}
+	// An archived skill is recorded by its name only: where it lies is not
+	// known, so a folder that could not be read may hold it too.
+	for _, name := range rec.Excluded {
+		if !seen[name] && (cut || names[name] || len(folders) > 0) && (selects == nil || selects(skill.Skill{Name: name})) {
 			out = append(out, name)
 		}
 	}

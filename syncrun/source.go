@@ -63,8 +63,11 @@ func (r *Run) Materialize(ctx context.Context, repo repository.Repository, src m
 	r.Report.AddDuplicates(name, dups)
 	// What the read could not tell is gone keeps its copy; an archived
 	// skill stays out of the cache, read or not.
+	var heldArchived []string
 	for _, held := range materialize.Held(r.Cache.Manifest().Sources[name], unique, problems, selects) {
-		if !archived[held] {
+		if archived[held] {
+			heldArchived = append(heldArchived, held)
+		} else {
 			src.Held = append(src.Held, held)
 		}
 	}
@@ -94,6 +97,8 @@ func (r *Run) Materialize(ctx context.Context, repo repository.Repository, src m
 		}
 		kept = append(kept, sk)
 	}
+	// An archived skill the read did not reach stays archived, and locked.
+	left = append(left, heldArchived...)
 	if r.Frozen != nil {
 		src.Check = lock.FrozenCheck(name, r.Lock.Sources[name], &r.Frozen.Diff)
 	}

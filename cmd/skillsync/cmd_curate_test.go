@@ -623,3 +623,39 @@ func TestCurateAndRestoreOfAGitSkillAtOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestAnArchivedSkillACutReadDidNotReachStaysArchived: a skill archived
+// here that a read cut at max_entries did not reach stays archived (list
+// --all) and in the lock, as the skills the cut did not reach keep their
+// copies.
+func TestAnArchivedSkillACutReadDidNotReachStaysArchived(t *testing.T) {
+	t.Parallel()
+	up := gittest.NewRepo(t, "main")
+	for _, name := range []string{"a", "b", "c", "d", "zz"} {
+		up.Skill("skills/"+name, "The "+name+" skill.")
+	}
+	up.Commit("one")
+	ws := t.TempDir()
+	text := "repositories:\n  - name: team\n    git: " + up.URL() + "\n"
+	writeTree(t, ws, map[string]string{"skillsync.yaml": text})
+	later := time.Now().UTC().Add(200 * 24 * time.Hour).Format(time.RFC3339)
+	steps := [][]string{{"sync"}, {"use", "a"}}
+	for _, name := range []string{"a", "b", "c", "d"} {
+		steps = append(steps, []string{"pin", name})
+	}
+	for _, args := range append(steps, []string{"curate", "--now", later}, []string{"sync"}) {
+		if r := run(t, ws, args...); r.code != 0 {
+			t.Fatalf("%v: %d %s", args, r.code, r.stderr)
+		}
+	}
+	writeTree(t, ws, map[string]string{"skillsync.yaml": "max_entries: 8\n" + text})
+	if r := run(t, ws, "sync"); r.code != 3 {
+		t.Fatalf("sync cut at max_entries: %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if lock, _ := os.ReadFile(filepath.Join(ws, "skillsync.lock")); !strings.Contains(string(lock), `"zz"`) {
+		t.Errorf("the lock lost the archived zz:\n%s", lock)
+	}
+	if r := run(t, ws, "list", "--all"); !strings.Contains(r.stdout, "zz (archived)") {
+		t.Errorf("list --all:\n%s", r.stdout)
+	}
+}
