@@ -74,6 +74,24 @@ func (p Policy) Check(name, approver, target string, auto bool) error {
 	return nil
 }
 
+// CheckRollout refuses, with a *GateError, the rollout of the skill name
+// into source approved by approver: an approver outside Approvers, when
+// that is set, or a source outside Targets, when that is set. A rollout
+// changes a skill a source already has, so with no policy it is allowed.
+func (p Policy) CheckRollout(name, approver, source string) error {
+	var err error
+	switch {
+	case !p.AllowsApprover(approver):
+		err = p.refuse(name, "%s is not an approver in promotion.approvers of %s (%s); give one with --approver", approver, p.config(), strings.Join(p.Approvers, ", "))
+	case len(p.Targets) > 0 && !slices.Contains(p.Targets, source):
+		err = p.refuse(name, "source %s is not in promotion.targets of %s (%s): add it there to roll its skills out", source, p.config(), strings.Join(p.Targets, ", "))
+	}
+	if ge := (*GateError)(nil); errors.As(err, &ge) {
+		ge.Op = "rollout"
+	}
+	return err
+}
+
 func (p Policy) config() string {
 	if p.Config == "" {
 		return "the config"

@@ -1,6 +1,7 @@
 package drafts
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -142,16 +143,11 @@ func (g *Gate) Rollout(ctx context.Context, name, percent string, opts RolloutOp
 	if entry == nil || entry.Skill.Files == nil {
 		return nil, &UnknownSkillError{Name: name}
 	}
-	author := opts.Approver
-	if author == "" {
-		author = g.Actor
-	}
+	author := cmp.Or(opts.Approver, g.Actor)
 	// A rollout publishes into a source as a promotion does: the gate's
-	// policy holds for it (approvers, and the sources it may write).
-	if err := g.Policy.Check(entry.Skill.Name, author, entry.Source, false); err != nil {
-		if ge := (*GateError)(nil); errors.As(err, &ge) {
-			ge.Op = "rollout"
-		}
+	// policy holds for it. Without --approver the user running it
+	// approves, by the name an approvers list gives.
+	if err := g.Policy.CheckRollout(entry.Skill.Name, cmp.Or(opts.Approver, strings.TrimPrefix(g.Actor, "user:")), entry.Source); err != nil {
 		return nil, err
 	}
 	files, err := rolledOut(entry.Skill, p)

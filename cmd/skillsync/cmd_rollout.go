@@ -35,8 +35,9 @@ publish: direct the tracked branch. A host takes a staged skill when its
 environment is in metadata.environments (or none are listed) and a stable
 hash of its host id and the skill's name falls under the percentage, so a
 host in at 10% stays in at 50%. skillsync list --all shows, on each host,
-the staged skills it does not take and why. The promotion policy holds as for
-promote: the approver in promotion.approvers, the source in promotion.targets.`,
+the staged skills it does not take and why. Where the config sets them, the
+approver (--approver, else the user running it) must be in
+promotion.approvers and the source in promotion.targets.`,
 		Example: `  skillsync rollout pdf 50%
   skillsync rollout pdf 100% --approver alice`,
 		Args: args(cobra.ExactArgs(2)),

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"os/user"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -168,7 +169,7 @@ func TestRolloutOfAShadowedSourceSkill(t *testing.T) {
 	ws := t.TempDir()
 	body := "---\nname: plain\ndescription: The plain skill.\n---\n# plain\n"
 	writeTree(t, ws, map[string]string{"team/plain/SKILL.md": body, "skills/plain/SKILL.md": body,
-		"skillsync.yaml": "repositories:\n  - name: team\n    dir: team\npromotion:\n  targets: [team]\n"})
+		"skillsync.yaml": "repositories:\n  - name: team\n    dir: team\n"})
 	if r := run(t, ws, "sync"); r.code != 0 {
 		t.Fatalf("sync: %d %s", r.code, r.stderr)
 	}
@@ -198,7 +199,7 @@ func TestRolloutKeepsToThePromotionPolicy(t *testing.T) {
 		t.Errorf("rollout by mallory: %d %s", r.code, r.stderr)
 	}
 	skilltest.WriteFile(t, filepath.Join(ws, "skillsync.yaml"), source+"promotion:\n  approvers: [alice]\n  targets: [workspace]\n")
-	if r := run(t, ws, "rollout", "deploy", "20%", "--approver", "alice"); r.code != 1 || !strings.Contains(r.stderr, "rollout deploy: target team is not in promotion.targets") {
+	if r := run(t, ws, "rollout", "deploy", "20%", "--approver", "alice"); r.code != 1 || !strings.Contains(r.stderr, "rollout deploy: source team is not in promotion.targets") {
 		t.Errorf("rollout to a source outside the targets: %d %s", r.code, r.stderr)
 	}
 	if up.Head() != head {
@@ -207,5 +208,25 @@ func TestRolloutKeepsToThePromotionPolicy(t *testing.T) {
 	skilltest.WriteFile(t, filepath.Join(ws, "skillsync.yaml"), source+"promotion:\n  approvers: [alice]\n  targets: [team]\n")
 	if r := run(t, ws, "rollout", "deploy", "20%", "--approver", "alice"); r.code != 0 || up.Head() == head {
 		t.Errorf("rollout by alice: %d %s", r.code, r.stderr)
+	}
+	// Without --approver the user running it approves, by name; with no
+	// promotion policy any source may be rolled out.
+	me, err := user.Current()
+	if err != nil {
+		t.Skip(err)
+	}
+	skilltest.WriteFile(t, filepath.Join(ws, "skillsync.yaml"), source+"promotion:\n  approvers: ["+me.Username+"]\n")
+	if r := run(t, ws, "sync"); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	if r := run(t, ws, "rollout", "deploy", "40%"); r.code != 0 {
+		t.Errorf("rollout by %s, an approver, without --approver: %d %s", me.Username, r.code, r.stderr)
+	}
+	skilltest.WriteFile(t, filepath.Join(ws, "skillsync.yaml"), source)
+	if r := run(t, ws, "sync"); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	if r := run(t, ws, "rollout", "deploy", "60%"); r.code != 0 {
+		t.Errorf("rollout with no promotion policy: %d %s", r.code, r.stderr)
 	}
 }
