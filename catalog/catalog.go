@@ -114,14 +114,16 @@ func (w *Workspace) From(ctx context.Context, m *materialize.Manifest, u *curato
 	if err != nil {
 		return nil, err
 	}
-	defer unsynced(cat)
+	known := true
 	if u == nil {
 		// The usage file is a side input: when it cannot be read the
 		// catalog is still whole.
 		var err error
 		if u, err = w.Store(cat).Load(); err != nil {
 			w.warn(err)
+			known = false
 			if !curator.IsCorrupt(err) {
+				notCached(cat, known)
 				return cat, nil
 			}
 		}
@@ -131,15 +133,22 @@ func (w *Workspace) From(ctx context.Context, m *materialize.Manifest, u *curato
 			win.State = string(u.StateOf(c))
 		}
 	}
+	notCached(cat, known)
 	return cat, nil
 }
 
-// unsynced marks the marketplace winners of cat that the cache holds no
-// files of (archived out of it) and that the curator no longer holds
-// archived: they are restored, and wait for a sync to bring them back.
-func unsynced(cat *layering.Catalog) {
+// notCached gives the marketplace winners of cat that the cache holds no
+// files of (archived out of it) their state: unsynced when the curator
+// no longer holds them archived (known: the usage was read), restored and
+// waiting for a sync to bring them back; archived, as the cache left them,
+// when the usage could not be read.
+func notCached(cat *layering.Catalog, known bool) {
 	for _, win := range cat.Winners {
-		if win.Layer == layering.Marketplace && win.Skill.Files == nil && win.State != layering.Archived {
+		if win.Layer != layering.Marketplace || win.Skill.Files != nil || win.State == layering.Archived {
+			continue
+		}
+		win.State = layering.Archived
+		if known {
 			win.State = layering.Unsynced
 		}
 	}

@@ -72,7 +72,7 @@ func (r *Run) Materialize(ctx context.Context, repo repository.Repository, src m
 		}
 	}
 	if len(src.Held) > 0 {
-		r.Report.Warnings = append(r.Report.Warnings, fmt.Sprintf("source %s: kept the last synced copies of %s (%d): this read could not tell whether the source still has them; its errors say why",
+		r.Report.Warnings = append(r.Report.Warnings, fmt.Sprintf("source %s: kept the last synced copies of %s (%d): this read could not tell whether the source still has them; the problems of the source say why",
 			name, heldList(src.Held), len(src.Held)))
 	}
 	if rep.Skipped == 0 {

@@ -659,3 +659,29 @@ func TestAnArchivedSkillACutReadDidNotReachStaysArchived(t *testing.T) {
 		t.Errorf("list --all:\n%s", r.stdout)
 	}
 }
+
+// TestAnUnreadableUsageFileLeavesArchivedSkillsArchived: while the usage
+// file cannot be read, a marketplace skill archived out of the cache is
+// shown archived, as the cache left it, not restored.
+func TestAnUnreadableUsageFileLeavesArchivedSkillsArchived(t *testing.T) {
+	t.Parallel()
+	ws := t.TempDir()
+	writeTree(t, ws, map[string]string{
+		"src/pdf/SKILL.md":   "---\nname: pdf\ndescription: Read PDFs.\n---\nBody.\n",
+		"src/notes/SKILL.md": "---\nname: notes\ndescription: Take notes.\n---\nBody.\n",
+		"skillsync.yaml":     "repositories:\n  - name: team\n    dir: src\n",
+	})
+	later := time.Now().UTC().Add(200 * 24 * time.Hour).Format(time.RFC3339)
+	for _, args := range [][]string{{"sync"}, {"use", "notes"}, {"pin", "notes"}, {"curate", "--now", later}} {
+		if r := run(t, ws, args...); r.code != 0 {
+			t.Fatalf("%v: %d %s", args, r.code, r.stderr)
+		}
+	}
+	writeTree(t, ws, map[string]string{"skills/.usage.json": "garbage"})
+	if r := run(t, ws, "list", "--all"); !strings.Contains(r.stdout, "pdf (archived)") {
+		t.Errorf("list --all with the usage corrupt:\n%s%s", r.stdout, r.stderr)
+	}
+	if r := run(t, ws, "read", "pdf"); r.code != 1 || !strings.Contains(r.stderr, "skill pdf is archived") {
+		t.Errorf("read pdf with the usage corrupt: %d %s", r.code, r.stderr)
+	}
+}
