@@ -499,6 +499,10 @@ func (c *Cache) SyncSource(ctx context.Context, src Source) Result {
 		}
 		rec := b.st.rec
 		switch {
+		case prev == nil && !b.st.changed:
+			// In place already, its record lost (a manifest set aside):
+			// the record is mended, nothing is added.
+			res.Changes = append(res.Changes, Change{Source: src.Name, Name: name, Op: Repaired, After: rec.Hash})
 		case prev == nil:
 			res.Changes = append(res.Changes, Change{Source: src.Name, Name: name, Op: Added, After: rec.Hash})
 		case prev.Hash != rec.Hash || (b.st.changed && !sameModes(prev, rec)):

@@ -205,6 +205,14 @@ func TestACorruptManifestIsRepairedNotFatal(t *testing.T) {
 	}
 	manifest := filepath.Join(ws, ".skills-cache", ".manifest.json")
 	skilltest.WriteFile(t, manifest, "garbage")
+	defer func() {
+		// The sync after it finds the skill in place: its record is
+		// mended, nothing is added.
+		skilltest.WriteFile(t, manifest, "garbage")
+		if r := run(t, ws, "sync"); r.code != 0 || !strings.Contains(r.stdout, "0 added") || !strings.Contains(r.stdout, "1 repaired") {
+			t.Errorf("sync after a manifest set aside: %d\n%s%s", r.code, r.stdout, r.stderr)
+		}
+	}()
 	if r := run(t, ws, "status"); r.code != 1 || !strings.Contains(r.stdout, "SOURCE") || !strings.Contains(r.stdout, ".manifest.json is corrupt") {
 		t.Errorf("status: %d\n%s%s", r.code, r.stdout, r.stderr)
 	}

@@ -136,7 +136,7 @@ func (a *app) printSyncReport(r *skillsync.SyncReport) {
 	tw.Flush()
 	line := fmt.Sprintf("skills: %d added, %d updated, %d removed", len(r.Skills.Added), len(r.Skills.Updated), len(r.Skills.Removed))
 	if n := len(r.Skills.Repaired); n > 0 {
-		line += fmt.Sprintf(", %d repaired (files that did not match their records)", n)
+		line += fmt.Sprintf(", %d repaired (files or records mended)", n)
 	}
 	fmt.Fprintln(a.stdout, line)
 	fmt.Fprintf(a.stdout, "files: %d written, %d unchanged, %d removed, %s written\n",
