@@ -145,8 +145,9 @@ func sameContent(ctx context.Context, sk skill.Skill, rec *SkillRecord) bool {
 // problems say the read could not tell whether the source still has
 // them: a skill not read whole (by its name, or by its folder where the
 // read could not tell the name), every skill at or under a folder that
-// could not be read, and, where the listing stopped at max_entries,
-// every one; of the skills it records as archived (Excluded), those too
+// could not be read (and one the read found elsewhere, in place of the
+// copy recorded there: Held's caller leaves the copy found out), and,
+// where the listing stopped at max_entries, every one; of the skills it records as archived (Excluded), those too
 // when any folder could not be read. selects, when not nil, is the source's selection (skills:,
 // exclude:): a skill it no longer takes is not held, whatever the read.
 func Held(rec *SourceRecord, found []skill.Skill, problems []skill.Problem, selects func(skill.Skill) bool) []string {
@@ -167,20 +168,24 @@ func Held(rec *SourceRecord, found []skill.Skill, problems []skill.Problem, sele
 	if !cut && len(names) == 0 && len(folders) == 0 {
 		return nil
 	}
-	seen := make(map[string]bool, len(found))
+	seen := make(map[string]string, len(found))
 	for _, sk := range found {
-		seen[sk.Name] = true
+		seen[sk.Name] = sk.Path
 	}
 	var out []string
 	for name, r := range rec.Skills {
-		if !seen[name] && (cut || names[name] || under(r, name, folders)) && selected(r, name, selects) {
+		at, found := seen[name]
+		if found && !elsewhere(r, name, at, folders) {
+			continue
+		}
+		if (cut || names[name] || under(r, name, folders)) && selected(r, name, selects) {
 			out = append(out, name)
 		}
 	}
 	// An archived skill is recorded by its name only: where it lies is not
 	// known, so a folder that could not be read may hold it too.
 	for _, name := range rec.Excluded {
-		if !seen[name] && (cut || names[name] || len(folders) > 0) && (selects == nil || selects(skill.Skill{Name: name})) {
+		if _, found := seen[name]; !found && (cut || names[name] || len(folders) > 0) && (selects == nil || selects(skill.Skill{Name: name})) {
 			out = append(out, name)
 		}
 	}
@@ -200,6 +205,19 @@ func selected(r *SkillRecord, name string, selects func(skill.Skill) bool) bool 
 		return selects(skill.Skill{Name: name})
 	}
 	return selects(skill.FromMeta(meta, nil))
+}
+
+// elsewhere reports whether the skill name, recorded as r, was recorded
+// at another path than at, where the read found a skill of that name, in
+// one of folders: the copy recorded may still be there, and wins (a
+// source's first copy of a name by path does), while the read could not
+// tell.
+func elsewhere(r *SkillRecord, name, at string, folders []string) bool {
+	if len(folders) == 0 {
+		return false
+	}
+	meta, err := skillmeta.Decode(r.Meta)
+	return err == nil && meta.Name == name && meta.Path != at && under(r, name, folders)
 }
 
 // under reports whether the skill name, recorded as r, lies at or below

@@ -105,7 +105,7 @@ func TestHeld(t *testing.T) {
 		}
 		rec.Skills[name] = &SkillRecord{Meta: meta}
 	}
-	found := []skill.Skill{{Name: "found"}}
+	found := []skill.Skill{{Name: "found", Path: "skills/found"}}
 	for _, tc := range []struct {
 		problem skill.Problem
 		want    []string
@@ -124,6 +124,12 @@ func TestHeld(t *testing.T) {
 	}
 	if got := Held(nil, found, []skill.Problem{{Level: skill.Error, Rule: "source-too-many-entries"}}, nil); got != nil {
 		t.Errorf("nothing recorded: held %v", got)
+	}
+	// x found elsewhere while the folder it was recorded in cannot be
+	// read: the recorded copy may still be there, and is held.
+	elsewhere := append(slices.Clone(found), skill.Skill{Name: "x", Path: "other/x"})
+	if got := Held(rec, elsewhere, []skill.Problem{{Level: skill.Warning, Rule: "dir-unreadable", Path: "group"}}, nil); !slices.Equal(got, []string{"x", "y"}) {
+		t.Errorf("x found elsewhere: held %v, want [x y]", got)
 	}
 	// A skill the source's selection no longer takes is not held.
 	notX := func(s skill.Skill) bool { return s.Name != "x" && s.Path != "" }

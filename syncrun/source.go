@@ -72,6 +72,10 @@ func (r *Run) Materialize(ctx context.Context, repo repository.Repository, src m
 		}
 	}
 	if len(src.Held) > 0 {
+		// A copy found in place of a held one is not built over it.
+		unique = slices.DeleteFunc(unique, func(sk skill.Skill) bool { return slices.Contains(src.Held, sk.Name) })
+	}
+	if len(src.Held) > 0 {
 		r.Report.Warnings = append(r.Report.Warnings, fmt.Sprintf("source %s: kept the last synced copies of %s (%d): this read could not tell whether the source still has them; the problems of the source say why",
 			name, heldList(src.Held), len(src.Held)))
 	}

@@ -146,6 +146,8 @@ func TestSyncKeepsSkillsItCannotRead(t *testing.T) {
 	}{
 		{name: "folder", skill: "x", chmod: "src/skills/group",
 			files: map[string]string{"src/skills/group/x/SKILL.md": skillMD("x"), "src/skills/group/y/SKILL.md": skillMD("y"), "src/skills/z/SKILL.md": skillMD("z")}},
+		{name: "duplicate", skill: "x", chmod: "src/skills/group",
+			files: map[string]string{"src/skills/group/x/SKILL.md": skillMD("x"), "src/skills/other/x/SKILL.md": skillMD("x") + "The other copy.\n", "src/skills/z/SKILL.md": skillMD("z")}},
 		{name: "SKILL.md", skill: "x", chmod: "src/skills/x/SKILL.md", touch: "src/skills/x/new.txt",
 			files: map[string]string{"src/skills/x/SKILL.md": skillMD("x"), "src/skills/z/SKILL.md": skillMD("z")}},
 		{name: "linked folder", skill: "x", chmod: "src/private", link: [2]string{"src/skills/linked", "../private/real"},
