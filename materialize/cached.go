@@ -163,6 +163,9 @@ func Held(rec *SourceRecord, found []skill.Skill, problems []skill.Problem, sele
 			names[p.Skill] = true
 		case Unreadable(p) || p.Rule == "dir-unreadable":
 			folders = append(folders, p.Path)
+		case p.Rule == "plugin-manifest-unreadable":
+			// What it declares, anywhere in the source, is unknown.
+			folders = append(folders, ".")
 		}
 	}
 	if !cut && len(names) == 0 && len(folders) == 0 {

@@ -385,6 +385,13 @@ func readDir(ctx context.Context, fsys fs.FS, dir, at string, charge chargeFunc)
 	return all, nil
 }
 
+// unknowable reports whether err, from a look at a path of the source,
+// leaves what is there unknown: not that nothing is there, nor that a link
+// leads out of the source, which are the source's own content.
+func unknowable(err error) bool {
+	return err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, ErrOutside)
+}
+
 // unreadableDir reports the folder dir, which could not be read: a
 // warning, since it may hold no skill; a sync keeps the cached copy of
 // any skill in it (materialize.Held).
@@ -421,7 +428,7 @@ func (d *discovery) isDir(e fs.DirEntry, name string) bool {
 		return info.IsDir()
 	case errors.Is(err, ErrOutside):
 		d.problem(skill.Warning, "symlink-outside", name, "symbolic link is skipped: it "+ErrOutside.Error())
-	case !errors.Is(err, fs.ErrNotExist):
+	case unknowable(err):
 		// What it leads to is unknown: skills cached from there stay.
 		d.unreadableDir(name, err)
 	}

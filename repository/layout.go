@@ -93,7 +93,7 @@ func (d *discovery) roots(ctx context.Context, top []fs.DirEntry) ([]string, err
 		switch {
 		case err == nil && info.IsDir():
 			roots = append(roots, dir)
-		case err != nil && !errors.Is(err, fs.ErrNotExist):
+		case unknowable(err):
 			d.unreadableDir(dir, err)
 		}
 	}
@@ -161,7 +161,11 @@ func (d *discovery) pluginRoots(ctx context.Context) (roots []string, err error)
 				continue
 			}
 			if info, err := fs.Stat(d.fsys, base); err != nil || !info.IsDir() {
-				d.problem(skill.Warning, "plugin-missing", MarketplaceManifest, fmt.Sprintf("plugin %q: its folder %s is not a directory of this source; its skills are not synced", p.Name, base))
+				if unknowable(err) {
+					d.unreadableDir(base, err)
+				} else {
+					d.problem(skill.Warning, "plugin-missing", MarketplaceManifest, fmt.Sprintf("plugin %q: its folder %s is not a directory of this source; its skills are not synced", p.Name, base))
+				}
 				continue
 			}
 			declared, ok := d.skillPaths(MarketplaceManifest, p.Name, p.Skills)
@@ -280,6 +284,10 @@ func (d *discovery) resolveSkillPaths(ctx context.Context, file, base string, de
 			continue
 		}
 		info, err := fs.Stat(d.fsys, p)
+		if unknowable(err) {
+			d.unreadableDir(p, err)
+			continue
+		}
 		if err != nil || !info.IsDir() {
 			d.problem(skill.Warning, "plugin-path-missing", file, fmt.Sprintf("declares skills at %s, which is not a directory of this source", p))
 			continue
@@ -320,7 +328,7 @@ func (d *discovery) manifest(name string) ([]byte, bool) {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, false
 	case err != nil:
-		d.problem(skill.Warning, "plugin-manifest-invalid", name, "cannot read "+name+": "+err.Error())
+		d.unreadableManifest(name, err)
 		return nil, false
 	case !info.Mode().IsRegular():
 		d.problem(skill.Warning, "plugin-manifest-invalid", name, name+" is not a regular file")
@@ -331,7 +339,7 @@ func (d *discovery) manifest(name string) ([]byte, bool) {
 	}
 	f, err := d.fsys.Open(name)
 	if err != nil {
-		d.problem(skill.Warning, "plugin-manifest-invalid", name, "cannot read "+name+": "+err.Error())
+		d.unreadableManifest(name, err)
 		return nil, false
 	}
 	defer f.Close()
@@ -340,10 +348,17 @@ func (d *discovery) manifest(name string) ([]byte, bool) {
 		err = errors.New("it grew while being read")
 	}
 	if err != nil {
-		d.problem(skill.Warning, "plugin-manifest-invalid", name, "cannot read "+name+": "+err.Error())
+		d.unreadableManifest(name, err)
 		return nil, false
 	}
 	return data, true
+}
+
+// unreadableManifest reports the manifest name, which could not be read:
+// the skills it declares are unknown, so a sync keeps the cached copy of
+// every skill of the source the read does not find (materialize.Held).
+func (d *discovery) unreadableManifest(name string, err error) {
+	d.problem(skill.Warning, "plugin-manifest-unreadable", name, "cannot read "+name+": "+err.Error()+"; skills cached from this source keep their copies")
 }
 
 // LayoutRevision is treeRevision of fsys, extended by the directories

@@ -41,7 +41,9 @@ func newUnreadableWorkspace(t *testing.T, files map[string]string) *unreadableWo
 		})
 		_ = os.RemoveAll(w.dir)
 	})
-	files["skillsync.yaml"] = "repositories:\n  - name: team\n    dir: src\ntargets:\n  - dir: out\n"
+	if _, ok := files["skillsync.yaml"]; !ok {
+		files["skillsync.yaml"] = "repositories:\n  - name: team\n    dir: src\ntargets:\n  - dir: out\n"
+	}
 	writeTree(t, w.dir, files)
 	w.bin = binary(t)
 	if w.asRoot {
@@ -148,6 +150,10 @@ func TestSyncKeepsSkillsItCannotRead(t *testing.T) {
 			files: map[string]string{"src/skills/group/x/SKILL.md": skillMD("x"), "src/skills/group/y/SKILL.md": skillMD("y"), "src/skills/z/SKILL.md": skillMD("z")}},
 		{name: "duplicate", skill: "x", chmod: "src/skills/group",
 			files: map[string]string{"src/skills/group/x/SKILL.md": skillMD("x"), "src/skills/other/x/SKILL.md": skillMD("x") + "The other copy.\n", "src/skills/z/SKILL.md": skillMD("z")}},
+		{name: "plugin manifest", skill: "x", chmod: "src/.claude-plugin/marketplace.json",
+			files: map[string]string{"src/.claude-plugin/marketplace.json": `{"name": "acme", "plugins": [{"name": "docs", "source": "./plugins/docs"}]}`,
+				"src/plugins/docs/skills/x/SKILL.md": skillMD("x"), "src/plugins/docs/skills/z/SKILL.md": skillMD("z"),
+				"skillsync.yaml": "repositories:\n  - name: team\n    dir: src\n    plugins: [docs]\ntargets:\n  - dir: out\n"}},
 		{name: "SKILL.md", skill: "x", chmod: "src/skills/x/SKILL.md", touch: "src/skills/x/new.txt",
 			files: map[string]string{"src/skills/x/SKILL.md": skillMD("x"), "src/skills/z/SKILL.md": skillMD("z")}},
 		{name: "linked folder", skill: "x", chmod: "src/private", link: [2]string{"src/skills/linked", "../private/real"},
