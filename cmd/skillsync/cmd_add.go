@@ -325,7 +325,7 @@ func (a *app) parseSource(arg, configuredHost, ref, path string) (config.Entry, 
 		if info, err := os.Stat(e.Dir); err != nil || !info.IsDir() {
 			return config.Entry{}, usageError("source %s: %s is not a directory", arg, e.Dir)
 		}
-	case !strings.Contains(arg, ":") && !strings.HasPrefix(arg, "."):
+	case !strings.Contains(arg, ":") && !strings.HasPrefix(arg, "./") && !strings.HasPrefix(arg, "../"):
 		// owner/repo that is also a folder here: say which one was meant.
 		if here, err := a.abs(arg); err != nil {
 			return config.Entry{}, err

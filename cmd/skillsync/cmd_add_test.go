@@ -212,6 +212,12 @@ func TestAddLocalAndErrors(t *testing.T) {
 	if r := runEnv(t, ws, []string{"SKILLSYNC_GIT_HOST=ftp://x"}, "add", "acme/x"); r.code != 2 {
 		t.Errorf("a bad git host: %d %s", r.code, r.stderr)
 	}
+	// A folder here named like owner/repo, a dot-folder too, is said to
+	// be read as a repository.
+	skilltest.Skill(t, filepath.Join(ws, ".shared", "team"), "kept", "Kept.", nil)
+	if r := run(t, ws, "add", ".shared/team"); !strings.Contains(r.stderr, "write ./.shared/team for the local folder") {
+		t.Errorf("add .shared/team: %d %s", r.code, r.stderr)
+	}
 }
 
 // TestRemove removes a source: the cleanup after the sync takes its
