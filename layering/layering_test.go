@@ -206,6 +206,10 @@ func TestPromptSingleSkillExact(t *testing.T) {
 	if got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
+	// Below what the skill takes, the empty list says one more skill.
+	if got, _ := Prompt(ws, PromptXML, 40); got != "<available_skills>\n</available_skills>\n<!-- 1 more skill: skillsync search QUERY -->\n" {
+		t.Errorf("a budget below the one skill: %q", got)
+	}
 }
 
 func TestNearest(t *testing.T) {

@@ -129,7 +129,11 @@ func renderXML(skills []promptSkill, omitted int) string {
 	}
 	b.WriteString("</available_skills>\n")
 	if omitted > 0 {
-		fmt.Fprintf(&b, "<!-- %d more skills: skillsync search QUERY -->\n", omitted)
+		noun := "skills"
+		if omitted == 1 {
+			noun = "skill"
+		}
+		fmt.Fprintf(&b, "<!-- %d more %s: skillsync search QUERY -->\n", omitted, noun)
 	}
 	return b.String()
 }

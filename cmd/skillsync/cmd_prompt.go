@@ -29,7 +29,7 @@ func newPromptCommand(a *app, runF func(context.Context, *promptOptions) error) 
 Hidden and archived skills, and skills whose frontmatter sets
 disable-model-invocation, are left out; --exclude-stale leaves out stale ones. --max-chars keeps the output within a budget: descriptions are cut
 to 200 characters first, then the last skills are dropped and a final line
-says how many.`,
+says how many. A budget below the empty list and that line gets them.`,
 		Example: `  skillsync prompt
   skillsync prompt --format json --max-chars 8000`,
 		Args: args(cobra.NoArgs),
@@ -38,7 +38,7 @@ says how many.`,
 		},
 	}
 	cmd.Flags().StringVar(&opts.format, "format", "xml", "xml or json")
-	cmd.Flags().IntVar(&opts.maxChars, "max-chars", 0, "keep the output within this many characters (0: no limit)")
+	cmd.Flags().IntVar(&opts.maxChars, "max-chars", 0, "keep the output within this many characters, the empty list at least (0: no limit)")
 	cmd.Flags().BoolVar(&opts.excludeStale, "exclude-stale", false, "leave out skills the curator marked stale")
 	return cmd
 }
