@@ -110,6 +110,12 @@ func runProcessIn(t *testing.T, dir string, extra []string, stdin string, args .
 	cmd.Dir = dir
 	cmd.Env = environ(t, extra)
 	cmd.Stdin = strings.NewReader(stdin)
+	return runCmd(t, cmd)
+}
+
+// runCmd runs cmd and returns what it printed and its exit status.
+func runCmd(t *testing.T, cmd *exec.Cmd) result {
+	t.Helper()
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
