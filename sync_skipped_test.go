@@ -3,6 +3,7 @@ package skillsync
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -303,5 +304,71 @@ func TestFrozenSyncChecksWhatItKeeps(t *testing.T) {
 	}
 	if now, _ := os.ReadFile(lockPath); string(now) != tampered {
 		t.Errorf("the frozen sync rewrote the lock:\n%s", now)
+	}
+}
+
+// TestACutListingNeverTakesTheLosingCopy: with two copies of one name
+// (the first by path wins), no cut of the listing at any max_entries
+// makes the sync replace the winner's cached copy with the other copy:
+// a cut says nothing of a copy it did not reach.
+func TestACutListingNeverTakesTheLosingCopy(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	up := gittest.NewRepo(t, "main")
+	up.Write(".claude/skills/foo/SKILL.md", "---\nname: foo\ndescription: The winner.\n---\nA\n", 0o644)
+	up.Write("skills/foo/SKILL.md", "---\nname: foo\ndescription: The other copy.\n---\nB\n", 0o644)
+	for _, name := range []string{"p", "q", "r"} { // after foo
+		up.Skill("skills/"+name, "The "+name+" skill.")
+	}
+	up.Commit("one")
+	text := "repositories:\n  - name: team\n    git: " + up.URL() + "\n"
+	e, ws := newWorkspace(t, text)
+	mustSync(t, e, SyncOptions{})
+	cached := filepath.Join(ws, ".skills-cache", "team", "foo", "SKILL.md")
+	if data, _ := os.ReadFile(cached); !strings.Contains(string(data), "The winner.") {
+		t.Fatalf("the full sync took the other copy:\n%s", data)
+	}
+	cfg := filepath.Join(ws, config.FileName)
+	for n := 2; n <= 30; n++ {
+		skilltest.WriteFile(t, cfg, fmt.Sprintf("max_entries: %d\n%s", n, text))
+		if _, err := reload(t, cfg).Sync(ctx, SyncOptions{}); err != nil && !errors.Is(err, ErrPartial) {
+			t.Fatalf("max_entries %d: %v", n, err)
+		}
+		if data, _ := os.ReadFile(cached); !strings.Contains(string(data), "The winner.") {
+			t.Errorf("max_entries %d: the cache took the other copy:\n%s", n, data)
+		}
+	}
+}
+
+// TestFrozenSyncRefusesAKeptCopyTheLockLacks: a sync --frozen whose read
+// cannot tell (cut at max_entries) keeps a cached skill that the lock,
+// from a revision without it, does not have: that is a mismatch, not a
+// skill to place.
+func TestFrozenSyncRefusesAKeptCopyTheLockLacks(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	up := gittest.NewRepo(t, "main")
+	for _, name := range []string{"a", "b", "c", "d", "e"} {
+		up.Skill("skills/"+name, "The "+name+" skill.")
+	}
+	up.Commit("one")
+	text := "repositories:\n  - name: team\n    git: " + up.URL() + "\n"
+	e, ws := newWorkspace(t, text)
+	mustSync(t, e, SyncOptions{})
+	up.Remove("skills/e")
+	up.Commit("two")
+	other, otherWS := newWorkspace(t, text)
+	mustSync(t, other, SyncOptions{})
+	lock, err := os.ReadFile(filepath.Join(otherWS, "skillsync.lock"))
+	if err != nil || strings.Contains(string(lock), `"e"`) {
+		t.Fatalf("the lock of the second revision: %v\n%s", err, lock)
+	}
+	skilltest.WriteFile(t, filepath.Join(ws, "skillsync.lock"), string(lock))
+	cfg := filepath.Join(ws, config.FileName)
+	skilltest.WriteFile(t, cfg, "max_entries: 8\n"+text)
+	_, err = reload(t, cfg).Sync(ctx, SyncOptions{Frozen: true})
+	var fe *FrozenError
+	if !errors.As(err, &fe) || !strings.Contains(err.Error(), "+ skill team/e, a copy kept from an earlier sync (this read could not tell), is not in the lock") {
+		t.Errorf("frozen sync keeping a copy the lock lacks = %v", err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/skillsync/skillsync/internal/skillmeta"
+	"github.com/skillsync/skillsync/layering"
 	"github.com/skillsync/skillsync/repository"
 	"github.com/skillsync/skillsync/skill"
 )
@@ -171,14 +172,15 @@ func Held(rec *SourceRecord, found []skill.Skill, problems []skill.Problem, sele
 	if !cut && len(names) == 0 && len(folders) == 0 {
 		return nil
 	}
+	// Names compare as the merge compares them: Foo and foo are one.
 	seen := make(map[string]string, len(found))
 	for _, sk := range found {
-		seen[sk.Name] = sk.Path
+		seen[layering.Key(sk.Name)] = sk.Path
 	}
 	var out []string
 	for name, r := range rec.Skills {
-		at, found := seen[name]
-		if found && !elsewhere(r, name, at, folders) {
+		at, found := seen[layering.Key(name)]
+		if found && !elsewhere(r, name, at, folders, cut) {
 			continue
 		}
 		if (cut || names[name] || under(r, name, folders)) && selected(r, name, selects) {
@@ -188,7 +190,7 @@ func Held(rec *SourceRecord, found []skill.Skill, problems []skill.Problem, sele
 	// An archived skill is recorded by its name only: where it lies is not
 	// known, so a folder that could not be read may hold it too.
 	for _, name := range rec.Excluded {
-		if _, found := seen[name]; !found && (cut || names[name] || len(folders) > 0) && (selects == nil || selects(skill.Skill{Name: name})) {
+		if _, found := seen[layering.Key(name)]; !found && (cut || names[name] || len(folders) > 0) && (selects == nil || selects(skill.Skill{Name: name})) {
 			out = append(out, name)
 		}
 	}
@@ -211,16 +213,19 @@ func selected(r *SkillRecord, name string, selects func(skill.Skill) bool) bool 
 }
 
 // elsewhere reports whether the skill name, recorded as r, was recorded
-// at another path than at, where the read found a skill of that name, in
-// one of folders: the copy recorded may still be there, and wins (a
-// source's first copy of a name by path does), while the read could not
-// tell.
-func elsewhere(r *SkillRecord, name, at string, folders []string) bool {
-	if len(folders) == 0 {
+// at a path that sorts before at, where the read found a copy of that
+// name, in one of folders or past a cut listing (cut): the copy recorded
+// may still be there, and would win (a source's first copy of a name by
+// path does), while the read could not tell.
+func elsewhere(r *SkillRecord, name, at string, folders []string, cut bool) bool {
+	if len(folders) == 0 && !cut {
 		return false
 	}
 	meta, err := skillmeta.Decode(r.Meta)
-	return err == nil && meta.Name == name && meta.Path != at && under(r, name, folders)
+	if err != nil || meta.Name != name || meta.Path >= at {
+		return false
+	}
+	return cut || under(r, name, folders)
 }
 
 // under reports whether the skill name, recorded as r, lies at or below

@@ -131,6 +131,20 @@ func TestHeld(t *testing.T) {
 	if got := Held(rec, elsewhere, []skill.Problem{{Level: skill.Warning, Rule: "dir-unreadable", Path: "group"}}, nil); !slices.Equal(got, []string{"x", "y"}) {
 		t.Errorf("x found elsewhere: held %v, want [x y]", got)
 	}
+	// Found by another case of its name, it is the same skill; found at a
+	// path that sorts first, the copy found wins whatever the folder holds.
+	for _, tc := range []struct {
+		found skill.Skill
+		want  []string
+	}{
+		{skill.Skill{Name: "X", Path: "other/x"}, []string{"x", "y"}},
+		{skill.Skill{Name: "x", Path: "a/x"}, []string{"y"}},
+	} {
+		got := Held(rec, append(slices.Clone(found), tc.found), []skill.Problem{{Level: skill.Warning, Rule: "dir-unreadable", Path: "group"}}, nil)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s found at %s: held %v, want %v", tc.found.Name, tc.found.Path, got, tc.want)
+		}
+	}
 	// A skill the source's selection no longer takes is not held.
 	notX := func(s skill.Skill) bool { return s.Name != "x" && s.Path != "" }
 	if got := Held(rec, found, []skill.Problem{{Level: skill.Warning, Rule: "dir-unreadable", Path: "group"}}, notX); !slices.Equal(got, []string{"y"}) {

@@ -20,6 +20,10 @@ const MaxLinkHops = 40
 // the root of a DirFS.
 var ErrOutside = errors.New("resolves outside the source directory")
 
+// ErrLinkLoop is returned for a path whose symbolic links lead through
+// more than MaxLinkHops links: a loop, which the source's content makes.
+var ErrLinkLoop = errors.New("too many levels of symbolic links")
+
 // ErrNotRegular is returned when opening something that is neither a
 // regular file nor a directory: a FIFO, a socket or a device.
 var ErrNotRegular = errors.New("not a regular file")
@@ -138,7 +142,7 @@ func (d *DirFS) resolve(op, name string) (string, error) {
 			continue
 		}
 		if hops++; hops > MaxLinkHops {
-			return fail(errors.New("too many levels of symbolic links"))
+			return fail(ErrLinkLoop)
 		}
 		target, err := d.beneath.Readlink(cur)
 		if err != nil {

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/skillsync/skillsync/skill"
 	"github.com/skillsync/skillsync/workspace"
@@ -386,10 +387,13 @@ func readDir(ctx context.Context, fsys fs.FS, dir, at string, charge chargeFunc)
 }
 
 // unknowable reports whether err, from a look at a path of the source,
-// leaves what is there unknown: not that nothing is there, nor that a link
-// leads out of the source, which are the source's own content.
+// leaves what is there unknown (no permission, an I/O error, an object
+// the store lacks): not that nothing is there, that a path goes through a
+// file, that a link leads out of the source or round in a loop, which
+// the source's own content makes, and a sync takes as it is.
 func unknowable(err error) bool {
-	return err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, ErrOutside)
+	return err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, ErrOutside) &&
+		!errors.Is(err, ErrLinkLoop) && !errors.Is(err, syscall.ENOTDIR)
 }
 
 // unreadableDir reports the folder dir, which could not be read: a

@@ -328,7 +328,7 @@ func (d *discovery) manifest(name string) ([]byte, bool) {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, false
 	case err != nil:
-		d.unreadableManifest(name, err)
+		d.badManifest(name, err)
 		return nil, false
 	case !info.Mode().IsRegular():
 		d.problem(skill.Warning, "plugin-manifest-invalid", name, name+" is not a regular file")
@@ -339,7 +339,7 @@ func (d *discovery) manifest(name string) ([]byte, bool) {
 	}
 	f, err := d.fsys.Open(name)
 	if err != nil {
-		d.unreadableManifest(name, err)
+		d.badManifest(name, err)
 		return nil, false
 	}
 	defer f.Close()
@@ -348,17 +348,23 @@ func (d *discovery) manifest(name string) ([]byte, bool) {
 		err = errors.New("it grew while being read")
 	}
 	if err != nil {
-		d.unreadableManifest(name, err)
+		d.badManifest(name, err)
 		return nil, false
 	}
 	return data, true
 }
 
-// unreadableManifest reports the manifest name, which could not be read:
-// the skills it declares are unknown, so a sync keeps the cached copy of
-// every skill of the source the read does not find (materialize.Held).
-func (d *discovery) unreadableManifest(name string, err error) {
-	d.problem(skill.Warning, "plugin-manifest-unreadable", name, "cannot read "+name+": "+err.Error()+"; skills cached from this source keep their copies")
+// badManifest reports the manifest name, which could not be read. Where
+// err leaves it unknown (unknowable) the skills it declares are too, and
+// a sync keeps the cached copy of every skill of the source the read
+// does not find (materialize.Held); where the source's content made it
+// unreadable (a link out, a loop) it is an invalid manifest.
+func (d *discovery) badManifest(name string, err error) {
+	if unknowable(err) {
+		d.problem(skill.Warning, "plugin-manifest-unreadable", name, "cannot read "+name+": "+err.Error()+"; skills cached from this source keep their copies")
+		return
+	}
+	d.problem(skill.Warning, "plugin-manifest-invalid", name, "cannot read "+name+": "+err.Error())
 }
 
 // LayoutRevision is treeRevision of fsys, extended by the directories

@@ -238,6 +238,24 @@ func TestDiscoverHostileManifests(t *testing.T) {
 			t.Errorf("a declared path linking out of the source: skills %v, problems %v", skillPaths(skills), problems)
 		}
 	})
+	// A manifest that is a link out of the source, or round in a loop, is
+	// the source's own content: invalid, not unreadable (which would keep
+	// every cached skill of the source).
+	for name, target := range map[string]string{"ManifestLinkOut": "/etc/hostname", "ManifestLinkLoop": "marketplace.json"} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			repositorytest.WriteTree(t, dir, map[string]repositorytest.File{"skills/a/SKILL.md": skillMD("a")})
+			must(t, os.MkdirAll(filepath.Join(dir, ".claude-plugin"), 0o755))
+			must(t, os.Symlink(target, filepath.Join(dir, ".claude-plugin", "marketplace.json")))
+			_, problems, err := dirsource.NewLocal("src", dir, repository.Options{}).Skills(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !hasProblem(problems, "plugin-manifest-invalid", repository.MarketplaceManifest) || hasProblem(problems, "plugin-manifest-unreadable", repository.MarketplaceManifest) {
+				t.Errorf("problems %v", problems)
+			}
+		})
+	}
 	t.Run("ManyPaths", func(t *testing.T) {
 		var paths []string
 		for i := 0; i < 5000; i++ {

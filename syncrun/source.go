@@ -72,8 +72,11 @@ func (r *Run) Materialize(ctx context.Context, repo repository.Repository, src m
 		}
 	}
 	if len(src.Held) > 0 {
-		// A copy found in place of a held one is not built over it.
-		unique = slices.DeleteFunc(unique, func(sk skill.Skill) bool { return slices.Contains(src.Held, sk.Name) })
+		// A copy found in place of a held one is not built over it (nor
+		// beside it, its name differing in case).
+		unique = slices.DeleteFunc(unique, func(sk skill.Skill) bool {
+			return slices.ContainsFunc(src.Held, func(held string) bool { return layering.Key(held) == layering.Key(sk.Name) })
+		})
 	}
 	if len(src.Held) > 0 {
 		r.Report.Warnings = append(r.Report.Warnings, fmt.Sprintf("source %s: kept the last synced copies of %s (%d): this read could not tell whether the source still has them; the problems of the source say why",
@@ -144,6 +147,11 @@ func (r *Run) frozenUnchecked(name string, archived map[string]bool, held []stri
 	refused := func(skill string) bool {
 		prefix := fmt.Sprintf("~ skill %s/%s:", name, skill)
 		return slices.ContainsFunc(r.Frozen.Diff, func(line string) bool { return strings.HasPrefix(line, prefix) })
+	}
+	for _, skill := range held {
+		if _, ok := locked.Skills[skill]; !ok {
+			r.Frozen.Diff = append(r.Frozen.Diff, fmt.Sprintf("+ skill %s/%s, a copy kept from an earlier sync (this read could not tell), is not in the lock", name, skill))
+		}
 	}
 	for _, skill := range slices.Sorted(maps.Keys(locked.Skills)) {
 		want, cached := locked.Skills[skill], have[skill]

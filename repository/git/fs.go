@@ -347,7 +347,7 @@ func (t *TreeFS) resolve(name string, hops int) (*node, error) {
 			cur = &node{name: part, tree: sub, entry: *e}
 		case filemode.Symlink:
 			if hops >= maxLinkHops {
-				return nil, errors.New("too many levels of symbolic links")
+				return nil, repository.ErrLinkLoop
 			}
 			target, err := t.readLink(cur.tree, e)
 			if err != nil {
