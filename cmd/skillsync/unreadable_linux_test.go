@@ -1,12 +1,14 @@
 package main
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // nobody is the user a test runs skillsync as when it runs as root, for
@@ -53,6 +55,15 @@ func newUnreadableWorkspace(t *testing.T, files map[string]string) *unreadableWo
 		w.bin = filepath.Join(w.dir, "skillsync")
 		if err := os.WriteFile(w.bin, data, 0o755); err != nil {
 			t.Fatal(err)
+		}
+		// A process another test forks meanwhile may hold the file open for
+		// writing until it execs: exec fails with ETXTBSY until then.
+		for try := 0; ; try++ {
+			err := exec.Command(w.bin, "version").Run()
+			if !errors.Is(err, syscall.ETXTBSY) || try == 100 {
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
 		}
 		if err := os.Chmod(w.dir, 0o755); err != nil {
 			t.Fatal(err)
