@@ -99,27 +99,31 @@ func cachedSkill(source *repository.DirFS, name string, rec *SkillRecord) (skill
 // compared by its source's content key (a git tree) when both have one,
 // nothing read, else by its skill hash. problems are the read's: a
 // recorded skill they say was not read whole, or that a listing cut at
-// max_entries did not reach, is kept by a sync, and is not removed here.
+// max_entries did not reach, is kept by a sync (Held): it is not removed
+// here, nor changed by a copy of its name found elsewhere.
 func Compare(ctx context.Context, skills []skill.Skill, rec *SourceRecord, problems []skill.Problem) (added, changed, removed []string) {
 	added, changed, removed = []string{}, []string{}, []string{}
 	old := map[string]*SkillRecord{}
 	if rec != nil {
 		old = rec.Skills
 	}
+	held := map[string]bool{}
+	for _, name := range Held(rec, skills, problems, nil) {
+		held[name] = true
+	}
 	seen := map[string]bool{}
 	for _, sk := range skills {
 		seen[sk.Name] = true
 		prev, had := old[sk.Name]
 		switch {
+		case held[sk.Name]:
+			// A copy found elsewhere while the recorded one is held: the
+			// sync keeps the recorded one.
 		case !had:
 			added = append(added, sk.Name)
 		case !sameContent(ctx, sk, prev):
 			changed = append(changed, sk.Name)
 		}
-	}
-	held := map[string]bool{}
-	for _, name := range Held(rec, skills, problems, nil) {
-		held[name] = true
 	}
 	for name := range old {
 		if !seen[name] && !held[name] {

@@ -81,6 +81,19 @@ func TestCompareWithTheCache(t *testing.T) {
 			t.Errorf("with %s: removed %v, want %v", tc.problems[0].Rule, removed, tc.removed)
 		}
 	}
+	// A copy found elsewhere while the recorded one is held is no change.
+	metaAt := func(name, dir string) []byte {
+		meta, err := skillmeta.Encode(skill.Meta{Name: name, Description: "d", File: "SKILL.md", Path: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return meta
+	}
+	recorded := &SourceRecord{Skills: map[string]*SkillRecord{"doc": {Hash: h, Meta: metaAt("doc", "a/doc")}}}
+	found := skill.Skill{Name: "doc", Path: "b/doc", Files: fstest.MapFS{"SKILL.md": {Data: []byte("another copy")}}}
+	if _, changed, _ := Compare(ctx, []skill.Skill{found}, recorded, []skill.Problem{{Level: skill.Warning, Rule: "dir-unreadable", Path: "a"}}); len(changed) != 0 {
+		t.Errorf("a copy found elsewhere while the recorded one is held: changed %v", changed)
+	}
 	if _, _, removed := Compare(ctx, []skill.Skill{sk}, rec, []skill.Problem{{Level: skill.Warning, Rule: "dir-unreadable", Skill: "gone"}}); !slices.Equal(removed, []string{"doc", "gone"}) {
 		t.Errorf("a warning kept skills: removed %v", removed)
 	}
