@@ -53,7 +53,7 @@ func FromCache(sources []config.Source, base string, m *materialize.Manifest, ol
 		ls := Describe(s, base)
 		ls.Revision = rev
 		prev := old.Sources[s.Name]
-		if prev != nil && len(rec.Excluded) == 0 && locks(prev, ls, rec) {
+		if prev != nil && locks(prev, ls, rec, archived[s.Name]) {
 			// As it was: the common case, and with thousands of skills a
 			// map of hashes in hex built only to be found equal.
 			l.Sources[s.Name] = prev
@@ -76,10 +76,23 @@ func FromCache(sources []config.Source, base string, m *materialize.Manifest, ol
 
 // locks reports whether prev already locks what ls describes with the
 // skills rec holds: the same type, location and revision, and every
-// skill's hash, no more and no fewer.
-func locks(prev, ls *Source, rec *materialize.SourceRecord) bool {
-	if prev.Type != ls.Type || prev.URL != ls.URL || prev.Ref != ls.Ref || prev.Revision != ls.Revision ||
-		len(prev.Skills) != len(rec.Skills) {
+// skill's hash, no more and no fewer, the archived ones (Excluded) at the
+// hash this sync read of them (archived), else as prev has them.
+func locks(prev, ls *Source, rec *materialize.SourceRecord, archived map[string]string) bool {
+	if prev.Type != ls.Type || prev.URL != ls.URL || prev.Ref != ls.Ref || prev.Revision != ls.Revision {
+		return false
+	}
+	want := len(rec.Skills)
+	for _, name := range rec.Excluded {
+		hash, had := prev.Skills[name]
+		if read, ok := archived[name]; ok && read != hash {
+			return false
+		}
+		if had {
+			want++
+		}
+	}
+	if len(prev.Skills) != want {
 		return false
 	}
 	for name, sk := range rec.Skills {

@@ -203,4 +203,20 @@ func TestFromCacheLocksArchivedSkills(t *testing.T) {
 	if d := old.Differences(m); len(d) != 0 {
 		t.Errorf("an archived skill the lock has is a difference: %v", d)
 	}
+	// A lock that already says all this is kept as it is, not built again
+	// (the common case of a sync with nothing new); one the read differs
+	// from is not.
+	same := New()
+	same.Sources["team"] = &Source{Type: "git", Revision: "r2", Skills: map[string]string{"doc": hashOf(1).String(), "pdf": hashOf(2).String()}}
+	if got := FromCache(sources, "/ws", m, same, nil, nil).Sources["team"]; got != same.Sources["team"] {
+		t.Errorf("a lock that locks the archived skill as it was is built again: %+v", got)
+	}
+	read := map[string]map[string]string{"team": {"pdf": hashOf(2).String()}}
+	if got := FromCache(sources, "/ws", m, same, nil, read).Sources["team"]; got != same.Sources["team"] {
+		t.Errorf("a read that agrees with the lock built it again: %+v", got)
+	}
+	read["team"]["pdf"] = hashOf(3).String()
+	if got := FromCache(sources, "/ws", m, same, nil, read).Sources["team"]; got == same.Sources["team"] || got.Skills["pdf"] != hashOf(3).String() {
+		t.Errorf("a read that differs from the lock: %+v", got)
+	}
 }
