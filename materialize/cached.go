@@ -145,16 +145,21 @@ func sameContent(ctx context.Context, sk skill.Skill, rec *SkillRecord) bool {
 	return err == nil && h == rec.Hash
 }
 
-// Held lists, sorted, the skills rec records that a read of the source
-// did not find (found) and that a sync keeps all the same, because
-// problems say the read could not tell whether the source still has
-// them: a skill not read whole (by its name, or by its folder where the
-// read could not tell the name), every skill at or under a folder that
-// could not be read (and one the read found elsewhere, in place of the
-// copy recorded there: Held's caller leaves the copy found out), and,
-// where the listing stopped at max_entries, every one; of the skills it records as archived (Excluded), those too
-// when any folder could not be read. selects, when not nil, is the source's selection (skills:,
-// exclude:): a skill it no longer takes is not held, whatever the read.
+// Held lists, sorted, the skills rec records that a sync keeps although
+// the read did not find them, because problems say it could not tell
+// whether the source still has them:
+//   - a skill not read whole (by its name, or by its folder where the
+//     read could not tell the name);
+//   - every skill at or under a folder that could not be read;
+//   - every one, where the listing stopped at max_entries;
+//   - an archived one (Excluded, recorded by name only), where a folder
+//     could not be read or the listing was cut.
+//
+// A skill the read found elsewhere (found) is held too when its recorded
+// copy sorts first by path and the read could not tell of it: that copy
+// would win, and Held's caller leaves the one found out. selects, when
+// not nil, is the source's selection (skills:, exclude:): a skill it no
+// longer takes is not held, whatever the read.
 func Held(rec *SourceRecord, found []skill.Skill, problems []skill.Problem, selects func(skill.Skill) bool) []string {
 	if rec == nil || len(problems) == 0 {
 		return nil
@@ -183,18 +188,28 @@ func Held(rec *SourceRecord, found []skill.Skill, problems []skill.Problem, sele
 	}
 	var out []string
 	for name, r := range rec.Skills {
-		at, found := seen[layering.Key(name)]
-		if found && !elsewhere(r, name, at, folders, cut) {
+		// Where the record says the skill lies; "" when it cannot say.
+		at := ""
+		if meta, err := skillmeta.Decode(r.Meta); err == nil && meta.Name == name {
+			at = meta.Path
+			if selects != nil && !selects(skill.FromMeta(meta, nil)) {
+				continue
+			}
+		} else if selects != nil && !selects(skill.Skill{Name: name}) {
 			continue
 		}
-		if (cut || names[name] || under(r, name, folders)) && selected(r, name, selects) {
+		unknown := cut || names[name] || (at != "" && under(at, folders))
+		if foundAt, ok := seen[layering.Key(name)]; ok {
+			// Found elsewhere: held only where the recorded copy would win
+			// and the read could not tell of it.
+			unknown = at != "" && at < foundAt && (cut || under(at, folders))
+		}
+		if unknown {
 			out = append(out, name)
 		}
 	}
-	// An archived skill is recorded by its name only: where it lies is not
-	// known, so a folder that could not be read may hold it too.
 	for _, name := range rec.Excluded {
-		if _, found := seen[layering.Key(name)]; !found && (cut || names[name] || len(folders) > 0) && (selects == nil || selects(skill.Skill{Name: name})) {
+		if _, ok := seen[layering.Key(name)]; !ok && (cut || names[name] || len(folders) > 0) && (selects == nil || selects(skill.Skill{Name: name})) {
 			out = append(out, name)
 		}
 	}
@@ -202,49 +217,11 @@ func Held(rec *SourceRecord, found []skill.Skill, problems []skill.Problem, sele
 	return out
 }
 
-// selected reports whether selects takes the skill name, recorded as r:
-// by its recorded frontmatter, or by its name alone where that cannot be
-// read.
-func selected(r *SkillRecord, name string, selects func(skill.Skill) bool) bool {
-	if selects == nil {
-		return true
-	}
-	meta, err := skillmeta.Decode(r.Meta)
-	if err != nil || meta.Name != name {
-		return selects(skill.Skill{Name: name})
-	}
-	return selects(skill.FromMeta(meta, nil))
-}
-
-// elsewhere reports whether the skill name, recorded as r, was recorded
-// at a path that sorts before at, where the read found a copy of that
-// name, in one of folders or past a cut listing (cut): the copy recorded
-// may still be there, and would win (a source's first copy of a name by
-// path does), while the read could not tell.
-func elsewhere(r *SkillRecord, name, at string, folders []string, cut bool) bool {
-	if len(folders) == 0 && !cut {
-		return false
-	}
-	meta, err := skillmeta.Decode(r.Meta)
-	if err != nil || meta.Name != name || meta.Path >= at {
-		return false
-	}
-	return cut || under(r, name, folders)
-}
-
-// under reports whether the skill name, recorded as r, lies at or below
-// one of folders in its source, by the folder its recorded frontmatter
-// gives.
-func under(r *SkillRecord, name string, folders []string) bool {
-	if len(folders) == 0 {
-		return false
-	}
-	meta, err := skillmeta.Decode(r.Meta)
-	if err != nil || meta.Name != name {
-		return false
-	}
+// under reports whether the path at, in its source, lies at or below one
+// of folders.
+func under(at string, folders []string) bool {
 	for _, f := range folders {
-		if f == "." || meta.Path == f || strings.HasPrefix(meta.Path, f+"/") {
+		if f == "." || at == f || strings.HasPrefix(at, f+"/") {
 			return true
 		}
 	}
