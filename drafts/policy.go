@@ -79,17 +79,16 @@ func (p Policy) Check(name, approver, target string, auto bool) error {
 // that is set, or a source outside Targets, when that is set. A rollout
 // changes a skill a source already has, so with no policy it is allowed.
 func (p Policy) CheckRollout(name, approver, source string) error {
-	var err error
+	reason := ""
 	switch {
 	case !p.AllowsApprover(approver):
-		err = p.refuse(name, "%s is not an approver in promotion.approvers of %s (%s); give one with --approver", approver, p.config(), strings.Join(p.Approvers, ", "))
+		reason = fmt.Sprintf("%s is not an approver in promotion.approvers of %s (%s); give one with --approver", approver, p.config(), strings.Join(p.Approvers, ", "))
 	case len(p.Targets) > 0 && !slices.Contains(p.Targets, source):
-		err = p.refuse(name, "source %s is not in promotion.targets of %s (%s): add it there to roll its skills out", source, p.config(), strings.Join(p.Targets, ", "))
+		reason = fmt.Sprintf("source %s is not in promotion.targets of %s (%s): add it there to roll its skills out", source, p.config(), strings.Join(p.Targets, ", "))
+	default:
+		return nil
 	}
-	if ge := (*GateError)(nil); errors.As(err, &ge) {
-		ge.Op = "rollout"
-	}
-	return err
+	return &GateError{Op: "rollout", Name: name, Reason: reason}
 }
 
 func (p Policy) config() string {
