@@ -10,6 +10,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -181,11 +182,15 @@ func (d *Folder) Inspect(ctx context.Context, name string) (Draft, error) {
 	}
 	// What the catalog would refuse of the files (a name with a control
 	// character, ...) the gate refuses too: a promoted skill that every
-	// listing then skips would be a promotion of nothing.
-	_, listed := skill.ListFiles(fsys, ".", 0)
-	for _, p := range listed {
-		if !reported[p.File] {
-			problem(p.Rule, p.File, "%s", p.Message)
+	// listing then skips would be a promotion of nothing. A draft past
+	// MaxEntries or MaxBytes is refused already, and not walked again: the
+	// second walk has no bound of its own.
+	if !slices.ContainsFunc(walkProblems, func(wp walkProblem) bool { return wp.rule == "draft-too-large" }) {
+		_, listed := skill.ListFiles(fsys, ".", 0)
+		for _, p := range listed {
+			if !reported[p.File] {
+				problem(p.Rule, p.File, "%s", p.Message)
+			}
 		}
 	}
 	dr.Files = files

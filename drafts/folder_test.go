@@ -3,6 +3,7 @@ package drafts
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -177,6 +178,31 @@ func TestInspectFindsHostileDrafts(t *testing.T) {
 		if p.Source != ProblemSource || !strings.HasPrefix(p.File, "evil") {
 			t.Errorf("problem %v does not say where", p)
 		}
+	}
+}
+
+// TestInspectStopsAtItsBounds: a draft of more entries than MaxEntries is
+// refused as too large, and nothing past the bound is read: not even the
+// catalog's check of file names walks on to a name it would refuse.
+func TestInspectStopsAtItsBounds(t *testing.T) {
+	t.Parallel()
+	d, l := newDrafts(t)
+	dir := filepath.Join(l.DraftsDir(), "huge")
+	writeSkill(t, dir, "huge")
+	for i := range MaxEntries + 5 {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%05d", i)), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "zz\x1b[31m"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dr, err := d.Inspect(context.Background(), "huge")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := rules(dr); !slices.Contains(got, "draft-too-large") || slices.Contains(got, "file-name-control-char") || dr.Valid {
+		t.Errorf("a draft past MaxEntries: problems %v, valid %v", got, dr.Valid)
 	}
 }
 
