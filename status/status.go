@@ -154,7 +154,14 @@ func Build(ctx context.Context, in Input) (*Workspace, error) {
 		}
 		st.Sources = append(st.Sources, ss)
 	}
-	if in.Check != nil {
+	lockErr := error(nil)
+	if in.Lock != nil {
+		if lockErr = in.Lock(); lockErr != nil {
+			st.Attention = append(st.Attention, lockErr.Error())
+		}
+	}
+	// A check reads the lock too: with none to read it says the same.
+	if in.Check != nil && lockErr == nil {
 		out, err := in.Check(ctx)
 		if err != nil && len(out) != len(st.Sources) {
 			// No answer for each source (a lock that cannot be read): the
@@ -170,11 +177,6 @@ func Build(ctx context.Context, in Input) (*Workspace, error) {
 				moved := o.Behind
 				st.Sources[i].Moved = &moved
 			}
-		}
-	}
-	if in.Lock != nil {
-		if err := in.Lock(); err != nil {
-			st.Attention = append(st.Attention, err.Error())
 		}
 	}
 	for _, s := range st.Sources {

@@ -155,10 +155,13 @@ func TestStatusNamesACorruptLock(t *testing.T) {
 		t.Fatalf("sync: %d %s", r.code, r.stderr)
 	}
 	skilltest.WriteFile(t, filepath.Join(ws, "skillsync.lock"), "{")
-	r := run(t, ws, "status", "--json")
-	st := decode[skillsync.WorkspaceStatus](t, r)
-	if r.code != 1 || len(st.Attention) != 1 || !strings.Contains(st.Attention[0], "skillsync.lock is corrupt") {
-		t.Errorf("status with a corrupt lock: exit %d, attention %q", r.code, st.Attention)
+	// Said once, with --check too, which reads the lock as well.
+	for _, args := range [][]string{{"status", "--json"}, {"status", "--check", "--json"}} {
+		r := run(t, ws, args...)
+		st := decode[skillsync.WorkspaceStatus](t, r)
+		if r.code != 1 || len(st.Attention) != 1 || !strings.Contains(st.Attention[0], "skillsync.lock is corrupt") {
+			t.Errorf("%v with a corrupt lock: exit %d, attention %q", args, r.code, st.Attention)
+		}
 	}
 }
 
