@@ -13,17 +13,7 @@ import (
 // A name that breaks those rules (a space, a capital, an underscore) is
 // still a safe path component, and the cache keeps it as it is (the cache
 // is skillsync's own, keyed by the real name like the manifest and the
-// lock), but a target gets the name an agent can load: FolderName.
-
-// AgentFolderName reports whether name is what the Agent Skills
-// specification allows for a skill's name, and so for its folder
-// (skill.AgentFolderName).
-func AgentFolderName(name string) bool { return skill.AgentFolderName(name) }
-
-// FolderName is the folder a skill named name gets in a target before
-// collisions are settled (skill.FolderName): "Ahrefs Automation" gives
-// "ahrefs-automation".
-func FolderName(name string) string { return skill.FolderName(name) }
+// lock), but a target gets the name an agent can load: skill.FolderName.
 
 // folderPlan settles the folders of one target. Every folder is compared
 // with case folded (skill.FoldName) on every system: a target may sit on
@@ -72,13 +62,13 @@ func planFolders(t Target, rec *TargetRecord) (folders, why map[string]string) {
 	}
 	for _, pass := range []bool{true, false} {
 		for _, s := range t.Skills {
-			if _, done := folders[s.Name]; done || checkName("skill", s.Name) != nil || AgentFolderName(s.Name) != pass {
+			if _, done := folders[s.Name]; done || checkName("skill", s.Name) != nil || skill.AgentFolderName(s.Name) != pass {
 				continue
 			}
 			if _, kept := rec.Skills[s.Name]; kept && slices.Contains(t.Keep, s.Name) {
 				continue
 			}
-			want := FolderName(s.Name)
+			want := skill.FolderName(s.Name)
 			folder, other := p.take(s.Name, want)
 			folders[s.Name] = folder
 			switch {

@@ -6,9 +6,6 @@ import (
 	"unicode/utf8"
 )
 
-// maxFolderRunes is the specification's limit on a name, in characters.
-const maxFolderRunes = MaxNameLength
-
 // AgentFolderName reports whether name is what the Agent Skills
 // specification allows for a skill's name, and so for its folder: 1 to
 // 64 characters, no upper case, only letters, digits and hyphens, no
@@ -16,7 +13,7 @@ const maxFolderRunes = MaxNameLength
 // Load warns about (name-too-long, name-not-lowercase,
 // name-invalid-chars, name-hyphen).
 func AgentFolderName(name string) bool {
-	if name == "" || utf8.RuneCountInString(name) > maxFolderRunes || name != strings.ToLower(name) {
+	if name == "" || utf8.RuneCountInString(name) > MaxNameLength || name != strings.ToLower(name) {
 		return false
 	}
 	if strings.HasPrefix(name, "-") || strings.HasSuffix(name, "-") || strings.Contains(name, "--") {
@@ -43,7 +40,7 @@ func FolderName(name string) string {
 	var b strings.Builder
 	n, dash := 0, false
 	for _, r := range strings.ToLower(name) {
-		if n == maxFolderRunes {
+		if n == MaxNameLength {
 			break
 		}
 		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
@@ -54,7 +51,7 @@ func FolderName(name string) string {
 			b.WriteByte('-')
 			n++
 			dash = false
-			if n == maxFolderRunes {
+			if n == MaxNameLength {
 				break
 			}
 		}
