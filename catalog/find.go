@@ -16,16 +16,22 @@ import (
 
 // UnknownSkillError is a name the catalog does not have; Near are the
 // names that come close. Held is why this host does not take a skill of
-// that name (a staged rollout), "" when no source has one.
+// that name (a staged rollout), "" when no source has one; Archived says
+// curation archived a copy of it (a local skill's is moved out of its
+// layer), which restore brings back.
 type UnknownSkillError struct {
-	Name string
-	Near []string
-	Held string
+	Name     string
+	Near     []string
+	Held     string
+	Archived bool
 }
 
 func (e *UnknownSkillError) Error() string {
-	if e.Held != "" {
+	switch {
+	case e.Held != "":
 		return fmt.Sprintf("skill %s is held back on this host (%s); skillsync list --all shows the skills held back", e.Name, e.Held)
+	case e.Archived:
+		return fmt.Sprintf("skill %s is archived: skillsync restore %s makes it active again", e.Name, e.Name)
 	}
 	msg := fmt.Sprintf("no skill named %q", e.Name)
 	if len(e.Near) > 0 {
@@ -58,6 +64,12 @@ func (w *Workspace) Find(cat *layering.Catalog, name string, withHidden bool) (*
 		for _, h := range cat.Held {
 			if layering.Key(h.Skill.Name) == layering.Key(name) {
 				return nil, &UnknownSkillError{Name: h.Skill.Name, Held: h.Reason}
+			}
+		}
+		// list --all shows an archived copy: "no skill named" would deny it.
+		if u, err := w.Usage().Load(); err == nil {
+			if archived := u.Archived(name); len(archived) > 0 {
+				return nil, &UnknownSkillError{Name: archived[0].Name, Archived: true}
 			}
 		}
 		return nil, &UnknownSkillError{Name: name, Near: layering.Nearest(cat.Winners, name, 3)}
@@ -125,7 +137,7 @@ func (w *Workspace) Use(ctx context.Context, name string, use curator.Use) (stri
 	}
 	win, err := w.Find(cat, name, false)
 	if err != nil {
-		return "", w.whyUnknown(name, err)
+		return "", err
 	}
 	if use.Copy, err = w.copyOfWinner(win, "record a use of", name); err != nil {
 		return "", err
@@ -143,7 +155,7 @@ func (w *Workspace) Pin(ctx context.Context, name string, pinned bool, actor str
 	}
 	win, err := w.Find(cat, name, true)
 	if err != nil {
-		return "", w.whyUnknown(name, err)
+		return "", err
 	}
 	c, err := w.copyOfWinner(win, "pin", name)
 	if err != nil {
@@ -151,25 +163,6 @@ func (w *Workspace) Pin(ctx context.Context, name string, pinned bool, actor str
 	}
 	_, err = w.Usage().Pin(ctx, c, pinned, actor, now)
 	return win.Skill.Name, err
-}
-
-// whyUnknown is err, a name the catalog does not find, or, when curation
-// archived a copy of that name (a local skill's is moved out of its
-// layer), an error that says so and how to bring it back: list --all
-// shows it, and "no skill named" would deny it.
-func (w *Workspace) whyUnknown(name string, err error) error {
-	var unknown *UnknownSkillError
-	if !errors.As(err, &unknown) {
-		return err
-	}
-	if u, uerr := w.Usage().Load(); uerr == nil {
-		for c, r := range u.Skills {
-			if r.State == curator.Archived && strings.EqualFold(c.Name, name) {
-				return fmt.Errorf("skill %s is archived: skillsync restore %s makes it active again", c.Name, c.Name)
-			}
-		}
-	}
-	return err
 }
 
 func (w *Workspace) copyOfWinner(win *layering.Winner, what, name string) (curator.Copy, error) {

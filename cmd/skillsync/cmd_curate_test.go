@@ -156,7 +156,7 @@ func TestCurateCLI(t *testing.T) {
 	if r := run(t, ws, "read", "writing-skills"); r.code != 1 || !strings.Contains(r.stderr, "skill writing-skills is archived") {
 		t.Errorf("read of an archived marketplace skill: %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	for _, verb := range []string{"use", "pin"} {
+	for _, verb := range []string{"use", "pin", "read", "show"} {
 		if r := run(t, ws, verb, "notes"); r.code != 1 || !strings.Contains(r.stderr, "skill notes is archived: skillsync restore notes makes it active again") {
 			t.Errorf("%s of an archived local skill: %d %s", verb, r.code, r.stderr)
 		}
