@@ -272,7 +272,7 @@ func (d *discovery) walk(ctx context.Context, dir, name string, depth int, key s
 		d.ahead.children(dir, entries)
 	}
 	for _, e := range entries {
-		if e.Name()[0] == '.' || e.Name() == "node_modules" || e.Name() == workspace.DraftsName {
+		if skipsDir(e.Name()) {
 			continue
 		}
 		child := path.Join(dir, e.Name())
@@ -384,6 +384,12 @@ func readDir(ctx context.Context, fsys fs.FS, dir, at string, charge chargeFunc)
 	}
 	sort.Slice(all, func(i, j int) bool { return all[i].Name() < all[j].Name() })
 	return all, nil
+}
+
+// skipsDir reports whether the walk passes over a folder named name: a
+// dot-folder, node_modules, or the workspace's drafts.
+func skipsDir(name string) bool {
+	return name[0] == '.' || name == "node_modules" || name == workspace.DraftsName
 }
 
 // unknowable reports whether err, from a look at a path of the source,

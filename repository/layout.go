@@ -37,17 +37,21 @@ func folders() []string {
 }
 
 // MayRead reports whether discovery may read the folder at rel, a slash
-// path inside a source: one under no dot-folder, which the walk enters, or
-// one in a folder of the tools' it reads (.claude/skills, skills/.curated,
-// ...). A folder only under a dot-folder (.skills-cache, .git) it never
-// reads.
+// path inside a source: one under no folder the walk passes over
+// (skipsDir: a dot-folder, node_modules, the drafts), or one in a folder
+// of the tools' it reads (.claude/skills, skills/.curated, ...).
 func MayRead(rel string) bool {
 	for _, dir := range folders() {
 		if rel == dir || strings.HasPrefix(rel, dir+"/") {
 			return true
 		}
 	}
-	return !strings.HasPrefix(rel, ".") && !strings.Contains(rel, "/.")
+	for part := range strings.SplitSeq(rel, "/") {
+		if part != "" && skipsDir(part) {
+			return false
+		}
+	}
+	return true
 }
 
 // Claude Code's plugin manifests, relative to the directory holding

@@ -16,6 +16,7 @@ import (
 	dirsource "github.com/skillsync/skillsync/repository/dir"
 	"github.com/skillsync/skillsync/repository/repositorytest"
 	"github.com/skillsync/skillsync/skill"
+	"github.com/skillsync/skillsync/workspace"
 )
 
 func skillMD(name string) repositorytest.File {
@@ -335,5 +336,21 @@ func TestDiscoverPickedPlugins(t *testing.T) {
 	skills, problems = localSkills(t, map[string]repositorytest.File{"skills/loose/SKILL.md": skillMD("loose")}, repository.Options{Plugins: []string{"docs"}})
 	if len(skills) != 0 || !hasProblem(problems, "plugin-unknown", repository.MarketplaceManifest) {
 		t.Errorf("without a marketplace: %v %v", skillPaths(skills), problems)
+	}
+}
+
+// TestMayRead: discovery may read a folder under none the walk passes
+// over (a dot-folder, node_modules, the drafts), or in a tool's folder it
+// reads although it starts with a dot.
+func TestMayRead(t *testing.T) {
+	t.Parallel()
+	for rel, want := range map[string]bool{
+		"skills/pdf": true, "out": true, "a/b/c": true,
+		".claude/skills/pdf": true, ".git/objects": false, ".skills-cache/team": false, "a/.hidden/b": false,
+		"node_modules/pkg/skills": false, "web/node_modules/x": false, workspace.DraftsName + "/pdf": false,
+	} {
+		if got := repository.MayRead(rel); got != want {
+			t.Errorf("MayRead(%q) = %v, want %v", rel, got, want)
+		}
 	}
 }

@@ -9,8 +9,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-
-	"github.com/skillsync/skillsync/workspace"
 )
 
 // ConcurrentFS is an fs.FS whose reads may run on several goroutines at
@@ -78,7 +76,7 @@ func (r *readAhead) children(dir string, entries []fs.DirEntry) {
 		defer func() { _ = recover() }()
 		for _, e := range entries {
 			name := e.Name()
-			if name[0] == '.' || name == "node_modules" || name == workspace.DraftsName || !e.IsDir() || r.known(entryKey(e)) {
+			if skipsDir(name) || !e.IsDir() || r.known(entryKey(e)) {
 				continue
 			}
 			select {
