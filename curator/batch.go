@@ -33,6 +33,7 @@ func (s *Store) RecordAll(ctx context.Context, uses []Use) (reactivated []Copy, 
 	err = s.Update(ctx, func(u *Usage) error {
 		reactivated, events = nil, nil
 		latest := map[Copy]Use{}
+		newest := map[Copy]time.Time{}
 		for _, use := range uses {
 			sk := u.Skill(use.Copy)
 			at := stamp(use.At)
@@ -40,7 +41,10 @@ func (s *Store) RecordAll(ctx context.Context, uses []Use) (reactivated []Copy, 
 				sk.FirstSeenAt = at
 			}
 			last := sk.lastUse()
-			sk.count(use.At, use.View) // as Record counts: the charts read the days
+			sk.add(use.At, use.View) // as Record counts: the charts read the days
+			if use.At.After(newest[use.Copy]) {
+				newest[use.Copy] = use.At
+			}
 			if use.View {
 				sk.ViewCount++
 				if later(at, sk.LastViewedAt) {
@@ -60,6 +64,12 @@ func (s *Store) RecordAll(ctx context.Context, uses []Use) (reactivated []Copy, 
 					latest[use.Copy] = use
 				}
 			}
+		}
+		// Each copy's days are pruned once, from its newest use: pruned at
+		// every use, an import walked them all each time, and in any order
+		// but the oldest first kept days past the window.
+		for c, at := range newest {
+			u.Skill(c).prune(at)
 		}
 		for c, use := range latest {
 			u.SetState(c, Active, use.At)

@@ -111,3 +111,26 @@ func TestRecordAllRefusesBadInput(t *testing.T) {
 		t.Errorf("a refused batch wrote the usage file: %v", err)
 	}
 }
+
+// TestRecordAllKeepsTheWindowInAnyOrder: the days an import counts are
+// kept for KeepDays back from the copy's newest use, whatever the order
+// of the uses: a use past the window counts, but not as a day.
+func TestRecordAllKeepsTheWindowInAnyOrder(t *testing.T) {
+	t.Parallel()
+	pdf := mustCopy(t, "workspace/pdf")
+	past := now.AddDate(0, 0, -KeepDays-10)
+	for _, uses := range [][]Use{
+		{{Copy: pdf, From: FromImport, At: now}, {Copy: pdf, From: FromImport, At: past}},
+		{{Copy: pdf, From: FromImport, At: past}, {Copy: pdf, From: FromImport, At: now}},
+	} {
+		s := NewStore(t.TempDir())
+		if _, err := s.RecordAll(context.Background(), uses); err != nil {
+			t.Fatal(err)
+		}
+		u, _ := s.Load()
+		r := u.Skills[pdf]
+		if _, kept := r.Days[past.UTC().Format(DayLayout)]; kept || r.UseCount != 2 || len(r.Days) != 1 {
+			t.Errorf("uses at %v then %v: %d uses, days %v", uses[0].At, uses[1].At, r.UseCount, r.Days)
+		}
+	}
+}

@@ -77,14 +77,25 @@ const KeepDays = 84
 // older than KeepDays, and any key that is not a day, so the record stays
 // small whatever the file held.
 func (s *SkillUsage) count(t time.Time, view bool) {
-	if s.Days == nil {
-		s.Days = map[string]DayCount{}
-	}
+	s.prune(t)
+	s.add(t, view)
+}
+
+// prune drops the days older than KeepDays before t, and any that is not
+// a day.
+func (s *SkillUsage) prune(t time.Time) {
 	oldest := t.UTC().AddDate(0, 0, -KeepDays+1).Format(DayLayout)
 	for day := range s.Days {
 		if _, err := time.Parse(DayLayout, day); err != nil || day < oldest {
 			delete(s.Days, day)
 		}
+	}
+}
+
+// add counts a use (or a view) at t on its day.
+func (s *SkillUsage) add(t time.Time, view bool) {
+	if s.Days == nil {
+		s.Days = map[string]DayCount{}
 	}
 	day := t.UTC().Format(DayLayout)
 	c := s.Days[day]
