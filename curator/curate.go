@@ -13,6 +13,12 @@ type Curation struct {
 	Candidates []Candidate
 	// Now is the moment idle time is judged at.
 	Now time.Time
+	// Clock is the time it is, which dates what the curation writes
+	// (states, the audit, an archive's folder, the last run); zero means
+	// Now. Judged at a later Now (curate --now), a state dated then would
+	// hold off every use until that date: a stale skill used since would
+	// not come back.
+	Clock time.Time
 	// Force curates while a copy was used within MinIdle, and archives in
 	// a workspace that never recorded a use.
 	Force bool
@@ -57,6 +63,14 @@ func (c Curation) planned(u *Usage) *Usage {
 	return &pu
 }
 
+// at is the time that dates what the curation writes: its Clock.
+func (c Curation) at() time.Time {
+	if c.Clock.IsZero() {
+		return c.Now
+	}
+	return c.Clock
+}
+
 var errDryRun = errors.New("dry run")
 
 // Curate plans under the usage lock and carries the plan out: states are
@@ -90,14 +104,14 @@ func (s *Store) Curate(ctx context.Context, c Curation) (Plan, error) {
 		for _, ch := range plan.Changes {
 			cand := byCopy[ch.Copy]
 			if ch.To == Archived && cand.Dir != "" {
-				dst, err := Archive(cand.LayerDir, cand.Dir, ch.Name, c.Now)
+				dst, err := Archive(cand.LayerDir, cand.Dir, ch.Name, c.at())
 				if err != nil {
 					s.Warn(fmt.Sprintf("%v; %s stays %s", err, ch.Copy, ch.From))
 					continue
 				}
 				ch.Detail = "moved " + cand.Dir + " to " + dst
 			}
-			u.SetState(ch.Copy, ch.To, c.Now)
+			u.SetState(ch.Copy, ch.To, c.at())
 			done = append(done, ch)
 			op := Op(ch.To)
 			if ch.To == Active {
@@ -107,11 +121,11 @@ func (s *Store) Curate(ctx context.Context, c Curation) (Plan, error) {
 			if ch.Detail != "" {
 				detail += "; " + ch.Detail
 			}
-			events = append(events, Event{TS: c.Now, Actor: c.Actor, Op: op, Target: ch.Copy.String(),
+			events = append(events, Event{TS: c.at(), Actor: c.Actor, Op: op, Target: ch.Copy.String(),
 				From: string(ch.From), To: string(ch.To), Detail: detail})
 		}
 		plan.Changes = done
-		u.Curator.LastRunAt = stamp(c.Now)
+		u.Curator.LastRunAt = stamp(c.at())
 		u.Curator.LastSummary = plan.Summary()
 		return nil
 	})

@@ -84,7 +84,8 @@ type Job struct {
 }
 
 // Run curates the catalog's copies with c (whose Candidates and
-// Elsewhere it fills): skills never seen before are first seen now, so
+// Elsewhere it fills): skills never seen before are first seen at the
+// clock, not at a Now the caller chose, so
 // their idle time starts here (not on a dry run); a fleet that must wait
 // skips the curation, saying why; a marketplace copy archived asks for a
 // resync.
@@ -94,7 +95,7 @@ func (j Job) Run(ctx context.Context, c Curation) (Plan, error) {
 		return Plan{}, err
 	}
 	if !c.DryRun {
-		if err := j.Seen(ctx, cat, c.Now); err != nil {
+		if err := j.Seen(ctx, cat, c.at()); err != nil {
 			return Plan{}, err
 		}
 	}

@@ -55,9 +55,13 @@ type SourceCurationRequest struct {
 	// StaleAfter, ArchiveAfter and MinHosts are the curator's policy.
 	StaleAfter, ArchiveAfter time.Duration
 	MinHosts                 int
-	Now                      time.Time
-	DryRun                   bool
-	Actor                    string
+	// Now is the moment idle time is judged at; Clock, the time it is,
+	// dates what the curation writes (the branch, the commit, the audit),
+	// Now when zero: a commit dated at a later --now would claim a day
+	// that has not come.
+	Now, Clock time.Time
+	DryRun     bool
+	Actor      string
 	// Open opens the source for the retirement; it is called only when
 	// skills are to be retired.
 	Open  func() (repository.Repository, error)
@@ -169,10 +173,10 @@ func (out *SourceCuration) retire(ctx context.Context, r repository.Repository, 
 	}
 	branch := ""
 	if !req.Direct {
-		branch = "skillsync/curate-" + req.Now.UTC().Format(time.DateOnly)
+		branch = "skillsync/curate-" + req.at().UTC().Format(time.DateOnly)
 	}
 	res, err := pub.Publish(ctx, repository.PublishRequest{Name: "curate", Archive: retire, Base: repository.Revision(req.Base), Branch: branch,
-		Direct: req.Direct, Message: msg.String(), Author: req.Actor, When: req.Now})
+		Direct: req.Direct, Message: msg.String(), Author: req.Actor, When: req.at()})
 	if err != nil {
 		return fmt.Errorf("curate source %s: %w", name, err)
 	}
@@ -180,11 +184,19 @@ func (out *SourceCuration) retire(ctx context.Context, r repository.Repository, 
 	return out.audit(req, fmt.Sprintf("moved into %s/ upstream on branch %s", repository.ArchiveDir, out.Branch))
 }
 
+// at is the time that dates what the curation writes: its Clock.
+func (req SourceCurationRequest) at() time.Time {
+	if req.Clock.IsZero() {
+		return req.Now
+	}
+	return req.Clock
+}
+
 // audit writes a line of the audit log for each retired skill.
 func (out *SourceCuration) audit(req SourceCurationRequest, how string) error {
 	var events []curator.Event
 	for _, s := range out.Retired {
-		events = append(events, curator.Event{TS: req.Now, Actor: req.Actor, Op: curator.OpArchived, Target: "marketplace:" + out.Source + "/" + s.Name,
+		events = append(events, curator.Event{TS: req.at(), Actor: req.Actor, Op: curator.OpArchived, Target: "marketplace:" + out.Source + "/" + s.Name,
 			From: "active", To: "archived", Commit: out.Commit, Detail: s.Reason + "; " + how})
 	}
 	if err := req.Audit.Append(events...); err != nil {

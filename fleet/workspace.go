@@ -1,6 +1,7 @@
 package fleet
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -205,17 +206,15 @@ func (w *Workspace) CurateSource(ctx context.Context, name string, opts SourceCu
 	if !ok {
 		return nil, errors.New("curate source " + name + ": it is not synced yet: run skillsync sync")
 	}
-	now := opts.Now
-	if now.IsZero() {
-		now = w.Now()
-	}
+	clock := w.Now()
+	now := cmp.Or(opts.Now, clock)
 	store, err := w.Open(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer store.Close()
 	return CurateSource(ctx, store, SourceCurationRequest{Source: name, Kind: src.Kind, Skills: skills, Base: base, Direct: src.Direct,
-		StaleAfter: w.StaleAfter, ArchiveAfter: w.ArchiveAfter, MinHosts: w.MinHosts, Now: now, DryRun: opts.DryRun, Actor: w.Actor,
+		StaleAfter: w.StaleAfter, ArchiveAfter: w.ArchiveAfter, MinHosts: w.MinHosts, Now: now, Clock: clock, DryRun: opts.DryRun, Actor: w.Actor,
 		Audit: w.Audit, Open: src.Open})
 }
 

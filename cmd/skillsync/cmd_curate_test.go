@@ -685,3 +685,62 @@ func TestAnUnreadableUsageFileLeavesArchivedSkillsArchived(t *testing.T) {
 		t.Errorf("read pdf with the usage corrupt: %d %s", r.code, r.stderr)
 	}
 }
+
+// TestCurateNowDatesByTheClock: curate --now judges idle time at the
+// time given, but what it writes is dated by the clock. Dated at a later
+// --now, a stale skill used since would not come back until that date,
+// a skill first seen by the curation would start its idle time there,
+// and the last run and the audit would lie ahead of the clock.
+func TestCurateNowDatesByTheClock(t *testing.T) {
+	t.Parallel()
+	ws := t.TempDir()
+	skilltest.Skill(t, filepath.Join(ws, "skills"), "notes", "Notes.", nil)
+	if r := run(t, ws, "sync"); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	if r := run(t, ws, "use", "notes"); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	// Never synced: the curation is the first to see it.
+	skilltest.Skill(t, filepath.Join(ws, "skills"), "late", "Late.", nil)
+	later := time.Now().UTC().Add(100 * 24 * time.Hour)
+	if r := run(t, ws, "curate", "--now", later.Format(time.RFC3339)); r.code != 0 || !strings.Contains(r.stdout, "notes: active -> archived") {
+		t.Fatalf("curate: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	clock := time.Now().UTC().Add(time.Minute)
+	data, err := os.ReadFile(filepath.Join(ws, "skills", ".usage.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var u struct {
+		Skills  map[string]map[string]any
+		Curator struct {
+			LastRunAt time.Time `json:"last_run_at"`
+		}
+	}
+	if err := json.Unmarshal(data, &u); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := u.Skills["workspace/late"]; !ok {
+		t.Fatalf("the curation did not see late: %s", data)
+	}
+	for name, rec := range u.Skills {
+		for _, field := range []string{"first_seen_at", "state_since"} {
+			if s, ok := rec[field].(string); ok {
+				if at, err := time.Parse(time.RFC3339, s); err != nil || at.After(clock) {
+					t.Errorf("%s %s = %s, after the clock", name, field, s)
+				}
+			}
+		}
+	}
+	if u.Curator.LastRunAt.After(clock) {
+		t.Errorf("last_run_at = %s, after the clock", u.Curator.LastRunAt)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "skills", ".audit", later.Format("2006-01-02")+".jsonl")); err == nil {
+		t.Error("the audit wrote a day file dated by --now")
+	}
+	archived, _ := filepath.Glob(filepath.Join(ws, "skills", ".archive", "notes-*"))
+	if len(archived) != 1 || strings.Contains(filepath.Base(archived[0]), later.Format("20060102")) {
+		t.Errorf("archived copies of notes: %v", archived)
+	}
+}

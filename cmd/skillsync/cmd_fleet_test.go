@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -349,10 +350,20 @@ curator:
 	if refs := up.Git("for-each-ref", "--format=%(refname)"); strings.Contains(refs, "curate") {
 		t.Fatalf("a dry run pushed: %s", refs)
 	}
-	r = run(t, alpha, "curate", "--source", "team", "--fleet")
+	// Judged half an hour ahead (docs is still within archive_after), but
+	// the branch, the commit and the audit are dated by the clock.
+	ahead := time.Now().UTC().Add(30 * time.Minute)
+	r = run(t, alpha, "curate", "--source", "team", "--fleet", "--now", ahead.Format(time.RFC3339))
 	branch := "skillsync/curate-" + time.Now().UTC().Format(time.DateOnly)
 	if r.code != 0 || !strings.Contains(r.stdout, "retired 2, kept 1") || !strings.Contains(r.stdout, "branch: "+branch) {
 		t.Fatalf("curate --source: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	clock := time.Now().Add(time.Minute).Unix()
+	if at, err := strconv.ParseInt(strings.TrimSpace(up.Git("log", "-1", "--format=%at", branch)), 10, 64); err != nil || at > clock {
+		t.Errorf("the curation's commit is dated %v, after the clock", at)
+	}
+	if r := run(t, alpha, "audit", "--op", "archived", "--json"); strings.Contains(r.stdout, ahead.Format("2006-01-02T15:04")) {
+		t.Errorf("the audit is dated by --now: %s", r.stdout)
 	}
 	tree := up.Git("ls-tree", "-r", "--name-only", branch)
 	if strings.TrimSpace(tree) != ".archive/skills/old/SKILL.md\n.archive/skills/pdf/SKILL.md\nskills/docs/SKILL.md" {
