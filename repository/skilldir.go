@@ -93,7 +93,7 @@ func OpenSkillDir(path string) (fsys *DirFS, dir string, err error) {
 // into another skill is fine for discovery, but a read promises this
 // skill's files), else from files. A directory is refused.
 func OpenSkillFile(name, file, dir string, files fs.FS) (fs.File, error) {
-	rel, err := skillRelative(file)
+	rel, err := SkillPath(file)
 	if err != nil {
 		return nil, &skillFileError{fmt.Sprintf("read %s %s: %v", name, file, err), fs.ErrPermission}
 	}
@@ -120,9 +120,10 @@ func OpenSkillFile(name, file, dir string, files fs.FS) (fs.File, error) {
 	return f, nil
 }
 
-// skillRelative checks that file names a path inside a skill and returns
-// it in io/fs form.
-func skillRelative(file string) (string, error) {
+// SkillPath checks that file names a path inside a skill, by its form
+// alone, and returns it in io/fs form: a command checks its argument
+// with it before it reads anything.
+func SkillPath(file string) (string, error) {
 	slashed := strings.ReplaceAll(file, "\\", "/")
 	if path.IsAbs(slashed) || (len(file) > 1 && file[1] == ':') {
 		return "", errors.New("absolute paths are refused: give a path relative to the skill")

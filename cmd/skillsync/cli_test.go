@@ -314,17 +314,23 @@ func TestReadRefusesEscapes(t *testing.T) {
 	if err := os.Symlink("scripts/draft.sh", filepath.Join(skillDir, "in.sh")); err != nil {
 		t.Fatal(err)
 	}
-	for file, want := range map[string]string{
-		"../pdf/SKILL.md": "leads out of the skill",
-		"scripts/../../x": "leads out of the skill",
-		"/etc/passwd":     "absolute paths are refused",
-		"out.txt":         "symbolic link leads out of the skill",
-		"missing.md":      "no such file",
-		"scripts":         "is a directory",
+	// A path that leaves the skill by its form is bad usage (exit 2), for
+	// any skill name; one the skill's files refuse or lack is a failure.
+	for _, c := range []struct {
+		skill, file, want string
+		code              int
+	}{
+		{"release-notes", "../pdf/SKILL.md", "leads out of the skill", 2},
+		{"release-notes", "scripts/../../x", "leads out of the skill", 2},
+		{"release-notes", "/etc/passwd", "absolute paths are refused", 2},
+		{"no-such-skill", "../x", "leads out of the skill", 2},
+		{"release-notes", "out.txt", "symbolic link leads out of the skill", 1},
+		{"release-notes", "missing.md", "no such file", 1},
+		{"release-notes", "scripts", "is a directory", 1},
 	} {
-		r := run(t, ws, "read", "release-notes", file)
-		if r.code != 1 || !strings.Contains(r.stderr, want) || r.stdout != "" {
-			t.Errorf("read %s: exit %d, stderr %q, stdout %q; want %q", file, r.code, r.stderr, r.stdout, want)
+		r := run(t, ws, "read", c.skill, c.file)
+		if r.code != c.code || !strings.Contains(r.stderr, c.want) || r.stdout != "" {
+			t.Errorf("read %s %s: exit %d, stderr %q, stdout %q; want %d, %q", c.skill, c.file, r.code, r.stderr, r.stdout, c.code, c.want)
 		}
 	}
 	if r := run(t, ws, "read", "release-notes", "in.sh"); r.code != 0 || !strings.Contains(r.stdout, "echo notes") {

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/skillsync/skillsync/internal/termtext"
+	"github.com/skillsync/skillsync/repository"
 )
 
 type readOptions struct {
@@ -26,8 +27,9 @@ func newReadCommand(a *app, runF func(context.Context, *readOptions) error) *cob
 		Short: "Print a skill's SKILL.md, or one of its files",
 		Long: `Print a skill's SKILL.md, or FILE of the skill.
 
-FILE is relative to the skill's directory and must stay inside it: "..",
-absolute paths and symbolic links that lead out of the skill are refused.
+FILE is relative to the skill's directory and must stay inside it: a path
+through ".." or an absolute one is bad usage (exit 2), and a symbolic link
+that leads out of the skill is refused.
 Hidden skills are refused. On a terminal, control characters are shown
 escaped and a binary file is not printed unless --raw is given; to a pipe
 the bytes are written as they are. --json prints {"name", "file", "content"},
@@ -40,6 +42,9 @@ with "content_base64" instead for a file that is not UTF-8 text.`,
 			opts.name = argv[0]
 			if len(argv) == 2 {
 				opts.file = argv[1]
+				if _, err := repository.SkillPath(opts.file); err != nil {
+					return usageError("read %s %s: %v", opts.name, opts.file, err)
+				}
 			}
 			return pick(runF, a.runRead)(c.Context(), opts)
 		},

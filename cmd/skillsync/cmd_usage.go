@@ -53,7 +53,10 @@ resumed or forked session, or read again from a rewritten transcript, or
 recorded already by a hook, counts once. Events older than --since are
 passed over for good. Lines that do not parse or are longer than 4 MiB are
 skipped and counted. Skills of plugins or of ~/.claude/skills are not this
-workspace's and are counted as unknown.`,
+workspace's and are counted as unknown.
+
+--json prints one object for the AGENT named, and a list of them, one per
+agent imported, without AGENT.`,
 		Example: `  skillsync usage import
   skillsync usage import claude
   skillsync usage import claude --since 2026-01-01 --json`,
