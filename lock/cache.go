@@ -15,7 +15,7 @@ import (
 )
 
 // FromCache records sources as the cache m now holds them. A source that
-// failed (no revision in reached) keeps what old said. A source that
+// failed (none in reached) keeps what old said, or is left out. A source that
 // synced with some skills left at their last good files has no revision
 // in the cache (the next sync looks at it again); it is locked at the
 // revision the sync reached, with the hashes the cache holds, so the lock
@@ -37,9 +37,13 @@ func FromCache(sources []config.Source, base string, m *materialize.Manifest, ol
 	l := New()
 	for _, s := range sources {
 		rec, ok := m.Sources[s.Name]
+		got, synced := reached[s.Name]
 		rev := ""
-		if ok {
-			rev = cmp.Or(rec.Revision, reached[s.Name])
+		if ok && synced {
+			// A failed source's cache still holds what an earlier sync
+			// brought, maybe under another ref or URL than the config now
+			// names: only old says which.
+			rev = cmp.Or(rec.Revision, got)
 		}
 		if rev == "" {
 			if prev, had := old.Sources[s.Name]; had {

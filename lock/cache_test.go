@@ -22,9 +22,14 @@ func TestFromCache(t *testing.T) {
 	m := materialize.NewManifest()
 	m.Sources["synced"] = &materialize.SourceRecord{Revision: "r2", Skills: map[string]*materialize.SkillRecord{"pdf": {Hash: hashOf(1)}}}
 	m.Sources["partial"] = &materialize.SourceRecord{Skills: map[string]*materialize.SkillRecord{"doc": {Hash: hashOf(2)}}}
+	// A failed source's cache keeps the files an earlier sync brought,
+	// maybe under a ref or URL the config no longer names.
+	m.Sources["failed"] = &materialize.SourceRecord{Revision: "r0", Skills: map[string]*materialize.SkillRecord{"x": {Hash: hashOf(4)}}}
+	m.Sources["unlocked"] = &materialize.SourceRecord{Revision: "r5", Skills: map[string]*materialize.SkillRecord{"z": {Hash: hashOf(5)}}}
 	old := New()
-	old.Sources["failed"] = &Source{Type: "git", Revision: "r0", Skills: map[string]string{"x": "y"}}
-	sources := []config.Source{{Name: "synced", Kind: "git"}, {Name: "partial", Kind: "git"}, {Name: "failed", Kind: "git"}, {Name: "never", Kind: "git"}}
+	old.Sources["failed"] = &Source{Type: "git", URL: "file:///up", Ref: "main", Revision: "r0", Skills: map[string]string{"x": "y"}}
+	sources := []config.Source{{Name: "synced", Kind: "git"}, {Name: "partial", Kind: "git"}, {Name: "failed", Kind: "git"},
+		{Name: "never", Kind: "git"}, {Name: "unlocked", Kind: "git"}}
 	l := FromCache(sources, "/ws", m, old, map[string]string{"synced": "r2", "partial": "r9"}, nil)
 	if s := l.Sources["synced"]; s == nil || s.Revision != "r2" || s.Skills["pdf"] != hashOf(1).String() {
 		t.Errorf("synced: %+v", s)
@@ -34,6 +39,9 @@ func TestFromCache(t *testing.T) {
 	}
 	if l.Sources["failed"] != old.Sources["failed"] {
 		t.Errorf("a failed source keeps what the old lock said: %+v", l.Sources["failed"])
+	}
+	if _, ok := l.Sources["unlocked"]; ok {
+		t.Errorf("a failed source the old lock lacks is locked from the cache, whose config is not known: %+v", l.Sources["unlocked"])
 	}
 	if _, ok := l.Sources["never"]; ok || len(l.Sources) != 3 {
 		t.Errorf("lock %+v", l.Sources)
@@ -94,14 +102,14 @@ func TestSameAfterRead(t *testing.T) {
 	m.Sources["corpus"] = &materialize.SourceRecord{Revision: "r1", Skills: map[string]*materialize.SkillRecord{"pdf": {Hash: hashOf(1)}}}
 	sources := []config.Source{{Name: "corpus", Kind: "git"}}
 	path := filepath.Join(t.TempDir(), "skillsync.lock")
-	if err := FromCache(sources, "/ws", m, New(), nil, nil).Write(path); err != nil {
+	if err := FromCache(sources, "/ws", m, New(), synced("corpus"), nil).Write(path); err != nil {
 		t.Fatal(err)
 	}
 	read, ok, err := Read(path, kinds())
 	if err != nil || !ok {
 		t.Fatalf("read: %v %v", ok, err)
 	}
-	if !FromCache(sources, "/ws", m, read, nil, nil).Same(read) {
+	if !FromCache(sources, "/ws", m, read, synced("corpus"), nil).Same(read) {
 		t.Errorf("the lock read back differs from the one computed again")
 	}
 	for name, change := range map[string]func(*File){
@@ -112,7 +120,7 @@ func TestSameAfterRead(t *testing.T) {
 		"nil":       func(f *File) { f.Sources["corpus"] = nil },
 		"version":   func(f *File) { f.Version++ },
 	} {
-		next := FromCache(sources, "/ws", m, read, nil, nil)
+		next := FromCache(sources, "/ws", m, read, synced("corpus"), nil)
 		if next.Sources["corpus"] != read.Sources["corpus"] {
 			t.Fatalf("%s: a source as it was is not the read lock's own", name)
 		}
@@ -159,7 +167,7 @@ func TestFromCacheKeepsOnlyWhatLocksTheCache(t *testing.T) {
 		prev := locked()
 		tc.change(prev)
 		old.Sources["corpus"] = prev
-		got := FromCache(sources, "/ws", m, old, nil, nil).Sources["corpus"]
+		got := FromCache(sources, "/ws", m, old, synced("corpus"), nil).Sources["corpus"]
 		if kept := got == prev; kept != tc.kept {
 			t.Errorf("%s: kept the old source %v, want %v", tc.name, kept, tc.kept)
 		}
@@ -195,7 +203,7 @@ func TestFromCacheLocksArchivedSkills(t *testing.T) {
 		if tc.want == "" {
 			delete(old.Sources["team"].Skills, "pdf")
 		}
-		got := FromCache(sources, "/ws", m, old, nil, tc.archived).Sources["team"]
+		got := FromCache(sources, "/ws", m, old, synced("team"), tc.archived).Sources["team"]
 		if got.Skills["pdf"] != tc.want || got.Skills["doc"] != hashOf(1).String() {
 			t.Errorf("%s: locked %v, want pdf at %q", tc.name, got.Skills, tc.want)
 		}
@@ -208,15 +216,25 @@ func TestFromCacheLocksArchivedSkills(t *testing.T) {
 	// from is not.
 	same := New()
 	same.Sources["team"] = &Source{Type: "git", Revision: "r2", Skills: map[string]string{"doc": hashOf(1).String(), "pdf": hashOf(2).String()}}
-	if got := FromCache(sources, "/ws", m, same, nil, nil).Sources["team"]; got != same.Sources["team"] {
+	if got := FromCache(sources, "/ws", m, same, synced("team"), nil).Sources["team"]; got != same.Sources["team"] {
 		t.Errorf("a lock that locks the archived skill as it was is built again: %+v", got)
 	}
 	read := map[string]map[string]string{"team": {"pdf": hashOf(2).String()}}
-	if got := FromCache(sources, "/ws", m, same, nil, read).Sources["team"]; got != same.Sources["team"] {
+	if got := FromCache(sources, "/ws", m, same, synced("team"), read).Sources["team"]; got != same.Sources["team"] {
 		t.Errorf("a read that agrees with the lock built it again: %+v", got)
 	}
 	read["team"]["pdf"] = hashOf(3).String()
-	if got := FromCache(sources, "/ws", m, same, nil, read).Sources["team"]; got == same.Sources["team"] || got.Skills["pdf"] != hashOf(3).String() {
+	if got := FromCache(sources, "/ws", m, same, synced("team"), read).Sources["team"]; got == same.Sources["team"] || got.Skills["pdf"] != hashOf(3).String() {
 		t.Errorf("a read that differs from the lock: %+v", got)
 	}
+}
+
+// synced is FromCache's reached for a sync in which the named sources did
+// not fail, at the revisions their cache records hold.
+func synced(names ...string) map[string]string {
+	reached := map[string]string{}
+	for _, n := range names {
+		reached[n] = ""
+	}
+	return reached
 }

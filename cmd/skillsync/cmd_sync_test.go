@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -11,6 +12,8 @@ import (
 	"time"
 
 	"github.com/skillsync/skillsync/internal/flock"
+	"github.com/skillsync/skillsync/internal/gittest"
+	"github.com/skillsync/skillsync/internal/skilltest"
 )
 
 type syncJSON struct {
@@ -255,5 +258,55 @@ func TestFrozenMismatchInJSON(t *testing.T) {
 	js = decode[syncJSON](t, r)
 	if r.code != 1 || len(js.Frozen) != 1 || !strings.Contains(js.Frozen[0], "source more (dir team) is in the config, not in the lock") || js.Skills.Added == nil {
 		t.Errorf("config mismatch: exit %d, %+v", r.code, js)
+	}
+}
+
+// TestFailedSourceKeepsItsLockEntry: a source whose ref changed in the
+// config and then failed to sync keeps the files of its old ref, and the
+// lock keeps saying so: locking the old revision under the new ref made
+// sync --frozen pass on every machine while it installed the old ref.
+func TestFailedSourceKeepsItsLockEntry(t *testing.T) {
+	t.Parallel()
+	up := gittest.NewRepo(t, "main")
+	up.Skill("skills/alpha", "Alpha on main.")
+	main := up.Commit("main")
+	up.Git("checkout", "-q", "-b", "other")
+	up.Skill("skills/alpha", "Alpha on other.")
+	up.Commit("other")
+	up.Git("checkout", "-q", "main")
+	ws := t.TempDir()
+	config := "repositories:\n  - name: team\n    git: %s\n    ref: %s\n"
+	skilltest.WriteFile(t, filepath.Join(ws, "skillsync.yaml"), fmt.Sprintf(config, up.URL(), "main"))
+	if r := run(t, ws, "sync"); r.code != 0 {
+		t.Fatalf("sync: %d %s", r.code, r.stderr)
+	}
+	before, err := os.ReadFile(filepath.Join(ws, "skillsync.lock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The ref moves to a branch upstream lacks; the source fails.
+	skilltest.WriteFile(t, filepath.Join(ws, "skillsync.yaml"), fmt.Sprintf(config, up.URL(), "nosuch"))
+	if r := run(t, ws, "sync"); r.code == 0 {
+		t.Fatalf("a sync of a ref upstream lacks passed: %s", r.stdout)
+	}
+	after, err := os.ReadFile(filepath.Join(ws, "skillsync.lock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(after) != string(before) {
+		t.Errorf("the failed sync rewrote the lock:\n%s\nwas:\n%s", after, before)
+	}
+	if !strings.Contains(string(after), main) {
+		t.Errorf("the lock lost main's revision %s:\n%s", main, after)
+	}
+	// On another machine the config names other, the lock main's files.
+	skilltest.WriteFile(t, filepath.Join(ws, "skillsync.yaml"), fmt.Sprintf(config, up.URL(), "other"))
+	ci := t.TempDir()
+	for _, f := range []string{"skillsync.yaml", "skillsync.lock"} {
+		data, _ := os.ReadFile(filepath.Join(ws, f))
+		skilltest.WriteFile(t, filepath.Join(ci, f), string(data))
+	}
+	if r := run(t, ci, "sync", "--frozen"); r.code == 0 {
+		t.Errorf("sync --frozen passed with a lock of ref main and a config of ref other: %s", r.stdout)
 	}
 }
