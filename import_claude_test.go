@@ -13,6 +13,7 @@ import (
 	"github.com/skillsync/skillsync/agent"
 	"github.com/skillsync/skillsync/agent/claude"
 	"github.com/skillsync/skillsync/curator"
+	"github.com/skillsync/skillsync/internal/flock"
 )
 
 // claudeFixture copies testdata/agents/claude/-WS (see its README) to the
@@ -129,5 +130,87 @@ func TestImportCountsEachCallOnce(t *testing.T) {
 	}
 	if n := usageRecord(t, e, "workspace/notes"); n.UseCount != 5 {
 		t.Errorf("notes after a new hooked call: %+v", n)
+	}
+}
+
+// TestFailedImportKeepsTheHooksCalls: an import whose recording fails
+// leaves the calls the hook journaled in its journal, so the next import
+// does not count them a second time from the transcript.
+func TestFailedImportKeepsTheHooksCalls(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e, _, ws := curateWorkspace(t)
+	projects := t.TempDir()
+	claudeFixture(t, ws, projects)
+	if _, _, err := e.RecordHook(ctx, claude.Name, agent.Event{Skill: "notes", ID: "toolu_04"}); err != nil {
+		t.Fatal(err)
+	}
+	usage := filepath.Join(ws, "skills", ".usage.json")
+	if err := os.Rename(usage, usage+".away"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(usage, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.ImportUsage(ctx, claude.New(ws, projects), time.Time{}); err == nil {
+		t.Fatal("an import whose usage file is a folder recorded its uses")
+	}
+	if err := os.Remove(usage); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(usage+".away", usage); err != nil {
+		t.Fatal(err)
+	}
+	r, err := e.ImportUsage(ctx, claude.New(ws, projects), time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// As in TestImportCountsEachCallOnce: the hook's call counted once.
+	if n := usageRecord(t, e, "workspace/notes"); r.Hooked != 1 || n.UseCount != 4 {
+		t.Errorf("after a failed import and one that worked: %+v, notes %+v", r, n)
+	}
+}
+
+// TestHookDuringImportCountsOnce: the hook reports a call an import is
+// counting (it has read the transcript and waits to record): the hook
+// waits for the import's marks and finds the call counted.
+func TestHookDuringImportCountsOnce(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e, _, ws := curateWorkspace(t)
+	projects := t.TempDir()
+	claudeFixture(t, ws, projects)
+	// The usage file's lock held: the import reads, then waits to record.
+	held, err := flock.Acquire(ctx, filepath.Join(ws, "skills", ".usage.json.lock"), time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	imported := make(chan error, 1)
+	go func() {
+		_, err := e.ImportUsage(ctx, claude.New(ws, projects), time.Time{})
+		imported <- err
+	}()
+	time.Sleep(300 * time.Millisecond)
+	type hookResult struct {
+		dup bool
+		err error
+	}
+	hooked := make(chan hookResult, 1)
+	go func() {
+		_, dup, err := e.RecordHook(ctx, claude.Name, agent.Event{Skill: "notes", ID: "toolu_04"})
+		hooked <- hookResult{dup, err}
+	}()
+	time.Sleep(300 * time.Millisecond)
+	held.Close()
+	if err := <-imported; err != nil {
+		t.Fatal(err)
+	}
+	h := <-hooked
+	if h.err != nil {
+		t.Fatal(h.err)
+	}
+	// notes: /notes, toolu_01, toolu_04 and toolu_06, each once.
+	if n := usageRecord(t, e, "workspace/notes"); n.UseCount != 4 || !h.dup {
+		t.Errorf("a call the hook reported while an import counted it: dup %v, notes %+v", h.dup, n)
 	}
 }

@@ -64,22 +64,32 @@ func validID(id string) bool {
 // empty, too long or not printable is not kept. The file is opened
 // without following a link.
 func (h Hooked) Add(ctx context.Context, agent, id string, at time.Time) error {
-	_, journalErr, err := h.Once(ctx, agent, id, at, func() error { return nil })
+	_, journalErr, err := h.Once(ctx, agent, id, at, nil, func() error { return nil })
 	return errors.Join(journalErr, err)
 }
 
 // Once records the call id the hook of agent reported at at, once: under
 // the journal's lock it runs record unless the journal holds the call
-// already (dup), then journals it. An id that cannot be kept (empty, too
-// long, not printable) is recorded with no check. A journal that cannot
-// be locked, read or written does not stop the call from being recorded:
-// journalErr says what failed, and the call may be counted again.
-func (h Hooked) Once(ctx context.Context, agent, id string, at time.Time, record func() error) (dup bool, journalErr, err error) {
+// already, or counted (nil: never) says an import counted it (dup), then
+// journals it. counted is asked under the lock an import holds from its
+// look at the journal until its marks are saved (Hold), so a call the
+// import is counting is found counted. An id that cannot be kept (empty,
+// too long, not printable) is recorded with no check. A journal that
+// cannot be locked, read or written does not stop the call from being
+// recorded: journalErr says what failed, and the call may be counted
+// again.
+func (h Hooked) Once(ctx context.Context, agent, id string, at time.Time, counted func() bool, record func() error) (dup bool, journalErr, err error) {
 	if !validID(id) || !validID(agent) {
 		return false, nil, record()
 	}
+	if counted == nil {
+		counted = func() bool { return false }
+	}
 	lock, lerr := flock.Acquire(ctx, h.Path+".lock", hookedWait)
 	if lerr != nil {
+		if counted() {
+			return true, nil, nil
+		}
 		return false, fmt.Errorf("lock %s: %w", h.Path, lerr), record()
 	}
 	defer lock.Close()
@@ -88,6 +98,9 @@ func (h Hooked) Once(ctx context.Context, agent, id string, at time.Time, record
 		if e.Agent == agent && e.ID == id {
 			return true, nil, nil
 		}
+	}
+	if counted() {
+		return true, nil, nil
 	}
 	if err := record(); err != nil {
 		return false, nil, err
@@ -136,31 +149,71 @@ func (h Hooked) appendEntry(agent, id string, at time.Time) error {
 }
 
 // Claim returns which of ids the hook of agent recorded, and takes them
-// out of the journal together with the calls older than Keep before now.
-// Lines that do not parse are dropped.
+// out of the journal together with the calls older than Keep before now:
+// Hold, Recorded and Take at once.
 func (h Hooked) Claim(ctx context.Context, agent string, ids []string, now time.Time) (map[string]bool, error) {
-	claimed := map[string]bool{}
+	hold, err := h.Hold(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer hold.Close()
+	claimed := hold.Recorded(agent, ids)
+	return claimed, hold.Take(agent, claimed, now)
+}
+
+// Hold is an import's hold on the journal: from Hold until Close no hook
+// journals or counts a call (Once waits for the lock), so the import can
+// count the calls the journal lacks, save its marks, and only then take
+// the hook's out. Were they taken first and the count then failed, the
+// next import would count them again.
+type Hold struct {
+	h       Hooked
+	lock    *flock.Lock
+	entries []hookedEntry
+}
+
+// Hold locks the journal and reads it.
+func (h Hooked) Hold(ctx context.Context) (*Hold, error) {
 	lock, err := flock.Acquire(ctx, h.Path+".lock", hookedWait)
 	if err != nil {
 		return nil, fmt.Errorf("lock %s: %w", h.Path, err)
 	}
-	defer lock.Close()
 	entries, err := h.read()
-	if err != nil || len(entries) == 0 {
-		return claimed, err
+	if err != nil {
+		lock.Close()
+		return nil, err
+	}
+	return &Hold{h: h, lock: lock, entries: entries}, nil
+}
+
+// Recorded returns which of ids the hook of agent recorded.
+func (o *Hold) Recorded(agent string, ids []string) map[string]bool {
+	recorded := map[string]bool{}
+	if len(o.entries) == 0 {
+		return recorded
 	}
 	want := make(map[string]bool, len(ids))
 	for _, id := range ids {
 		want[id] = true
 	}
+	for _, e := range o.entries {
+		if e.Agent == agent && want[e.ID] {
+			recorded[e.ID] = true
+		}
+	}
+	return recorded
+}
+
+// Take rewrites the journal without the calls of agent in ids and those
+// older than Keep before now. Lines that do not parse are dropped.
+func (o *Hold) Take(agent string, ids map[string]bool, now time.Time) error {
 	var kept bytes.Buffer
 	changed := false
-	for _, e := range entries {
+	for _, e := range o.entries {
 		switch {
-		case e.Agent == agent && want[e.ID]:
-			claimed[e.ID] = true
+		case e.Agent == agent && ids[e.ID]:
 			changed = true
-		case h.Keep > 0 && now.Sub(e.At) > h.Keep:
+		case o.h.Keep > 0 && now.Sub(e.At) > o.h.Keep:
 			changed = true
 		default:
 			line, _ := json.Marshal(e)
@@ -168,10 +221,13 @@ func (h Hooked) Claim(ctx context.Context, agent string, ids []string, now time.
 		}
 	}
 	if !changed {
-		return claimed, nil
+		return nil
 	}
-	return claimed, atomicfile.WriteFile(h.Path, kept.Bytes(), 0o644)
+	return atomicfile.WriteFile(o.h.Path, kept.Bytes(), 0o644)
 }
+
+// Close lets hooks at the journal again.
+func (o *Hold) Close() { o.lock.Close() }
 
 // read returns the journal's valid lines; a missing journal is empty.
 func (h Hooked) read() ([]hookedEntry, error) {

@@ -158,12 +158,14 @@ func (j Journal) Import(ctx context.Context, rec Recorder, imp Importer, since t
 			ids = append(ids, ev.ID)
 		}
 	}
-	// Claimed before the uses are recorded: should recording fail, the
-	// next import counts the claimed calls again, which moves no time.
-	hooked, err := j.Hooked.Claim(ctx, imp.Name(), ids, j.now())
+	// Held until the marks are saved: a hook reporting one of these calls
+	// meanwhile waits, then finds it counted.
+	hold, err := j.Hooked.Hold(ctx)
 	if err != nil {
 		return nil, err
 	}
+	defer hold.Close()
+	hooked := hold.Recorded(imp.Name(), ids)
 	unknown := map[string]bool{}
 	var uses []Use
 	for _, ev := range batch.Events {
@@ -213,6 +215,10 @@ func (j Journal) Import(ctx context.Context, rec Recorder, imp Importer, since t
 	if err := state.Save(j.StatePath); err != nil {
 		return report, fmt.Errorf("save how far the import read (the events are recorded; the next import counts them again): %w", err)
 	}
+	// Only now: the marks say these calls were seen, should this fail.
+	if err := hold.Take(imp.Name(), hooked, j.now()); err != nil {
+		return report, fmt.Errorf("the uses are recorded, but the calls the hook journaled stay in its journal until they age out: %w", err)
+	}
 	return report, nil
 }
 
@@ -233,19 +239,23 @@ func (j Journal) RecordHook(ctx context.Context, rec Recorder, key string, ev Ev
 	if at.IsZero() {
 		at = j.now()
 	}
-	if ev.ID != "" {
-		// A call an import counted already (it claimed the hook's entry)
-		// is not counted again either. The file is replaced whole when it
-		// is written, so it reads consistently without the import's lock.
-		if state, err := LoadState(j.StatePath); err == nil {
-			if seen := state.Seen[key]; seen != nil {
-				if _, ok := seen.IDs[seenKey(ev.ID)]; ok {
-					return name, true, nil
-				}
-			}
+	// A call an import counted already is not counted again either. The
+	// marks file is replaced whole when it is written, so it reads
+	// consistently without the import's lock; an import holds the
+	// journal's until its marks are saved, and Once asks under that lock.
+	counted := func() bool {
+		state, err := LoadState(j.StatePath)
+		if err != nil {
+			return false
 		}
+		seen := state.Seen[key]
+		if seen == nil {
+			return false
+		}
+		_, ok := seen.IDs[seenKey(ev.ID)]
+		return ok
 	}
-	dup, journalErr, err := j.Hooked.Once(ctx, key, ev.ID, at, func() error {
+	dup, journalErr, err := j.Hooked.Once(ctx, key, ev.ID, at, counted, func() error {
 		_, err := rec.Record(ctx, []Use{{Skill: name, View: ev.View, At: at, From: cmp.Or(ev.Source, FromHook)}})
 		return err
 	})
