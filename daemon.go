@@ -45,7 +45,7 @@ func (d daemonEngine) Sync(ctx context.Context, req daemon.SyncRequest) (*daemon
 		return nil, err
 	}
 	usage, _ := d.e.Usage().Load() // unreadable: every skill counts as active
-	res := rep.DaemonResult(d.e.layout.CacheDir(), usage, d.target)
+	res := rep.DaemonResult(d.e.layout.CacheDir(), usage, d.target, err)
 	if w, ferr := d.e.Fleet(); ferr == nil {
 		// The fleet hears of every sync; a store that cannot be reached
 		// leaves usage local until the next push, and fails nothing here.

@@ -86,6 +86,10 @@ type SyncResult struct {
 	// CacheDirty is set when the cache is left marked as a sync stopped
 	// halfway.
 	CacheDirty bool
+	// Err is why the sync failed beyond what its sources say (a target,
+	// the cache, a stop): then no source synced as it should have. ""
+	// when the sources' own errors say it all.
+	Err string
 }
 
 // Failed counts the sources that failed.

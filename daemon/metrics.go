@@ -141,10 +141,19 @@ func (m *monitor) configured(st Settings) {
 }
 
 // synced records a sync of the sources of req (all when req names none).
+// A sync that failed as a whole (no result, or its Err) is a failure, and
+// stamps no source's success: the daemon is not ready until one passes.
 func (m *monitor) synced(req SyncRequest, res *SyncResult, err error, took time.Duration) {
 	m.syncDuration.Observe(took.Seconds())
+	whole := ""
 	switch {
-	case res == nil || (err != nil && res.Failed() == len(res.Sources)):
+	case res == nil && err != nil:
+		whole = err.Error()
+	case res != nil:
+		whole = res.Err
+	}
+	switch {
+	case res == nil || whole != "" || (err != nil && res.Failed() == len(res.Sources)):
 		m.syncRuns.With(resultFailure).Inc()
 	case err != nil || res.Failed() > 0:
 		m.syncRuns.With(resultPartial).Inc()
@@ -152,6 +161,7 @@ func (m *monitor) synced(req SyncRequest, res *SyncResult, err error, took time.
 		m.syncRuns.With(resultSuccess).Inc()
 	}
 	if res == nil {
+		m.update(func(s *State) { s.LastSyncError = whole })
 		return
 	}
 	m.filesWritten.Add(float64(res.FilesWritten))
@@ -161,7 +171,7 @@ func (m *monitor) synced(req SyncRequest, res *SyncResult, err error, took time.
 	}
 	now := m.now().UTC()
 	m.update(func(s *State) {
-		s.CacheDirty = res.CacheDirty
+		s.CacheDirty, s.LastSyncError = res.CacheDirty, whole
 		for _, r := range res.Sources {
 			prev, ok := s.Sources[r.Name]
 			if !ok || (len(req.Only) > 0 && !slices.Contains(req.Only, r.Name)) {
@@ -171,7 +181,7 @@ func (m *monitor) synced(req SyncRequest, res *SyncResult, err error, took time.
 			next := SourceState{Revision: r.Revision, LastAttempt: &now, LastSuccess: prev.LastSuccess, LastError: r.Err,
 				FetchSeconds: Seconds(r.FetchDuration.Seconds()), Skills: r.Skills}
 			next.Moved = prev.Revision != "" && r.Revision != prev.Revision
-			if r.Err == "" {
+			if r.Err == "" && whole == "" {
 				next.LastSuccess = &now
 			} else if next.Revision == "" {
 				next.Revision = prev.Revision

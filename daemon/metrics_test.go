@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
@@ -165,5 +166,50 @@ func TestFleetPushJobIsCountedAndShown(t *testing.T) {
 	cancel()
 	if err := <-done; err != nil {
 		t.Errorf("Serve: %v", err)
+	}
+}
+
+// TestSyncFailedAsAWhole: a sync that failed beyond its sources (a
+// target, the cache, a stop), or returned no result at all, is a failure
+// and stamps no source's success: not ready, with or without sources,
+// until a sync passes.
+func TestSyncFailedAsAWhole(t *testing.T) {
+	t.Parallel()
+	for _, sources := range [][]string{{"team"}, nil} {
+		m := newMonitor(slog.New(slog.DiscardHandler))
+		m.configured(Settings{Sources: sources})
+		var results []SourceResult
+		for _, name := range sources {
+			results = append(results, SourceResult{Name: name, Revision: "abc"})
+		}
+		placed := errors.New("place skills in .claude/skills: not a directory")
+		m.synced(SyncRequest{}, &SyncResult{Sources: results, Err: placed.Error()}, placed, time.Second)
+		st := m.Snapshot()
+		got := st.NotReady(time.Now())
+		if len(got) == 0 || got[len(got)-1].Reason != "the last sync failed: "+placed.Error() {
+			t.Errorf("sources %v, a sync failed at a target: NotReady %+v", sources, got)
+		}
+		for name, s := range st.Sources {
+			if s.LastSuccess != nil {
+				t.Errorf("source %s stamped a success by a failed sync", name)
+			}
+		}
+		m.synced(SyncRequest{}, nil, errors.New("lock the workspace: busy"), time.Second)
+		if got := m.Snapshot().NotReady(time.Now()); len(got) == 0 || !strings.Contains(got[len(got)-1].Reason, "busy") {
+			t.Errorf("sources %v, a sync with no result: NotReady %+v", sources, got)
+		}
+		m.synced(SyncRequest{}, &SyncResult{Sources: results}, nil, time.Second)
+		if got := m.Snapshot().NotReady(time.Now()); len(got) != 0 {
+			t.Errorf("sources %v, after a sync that passed: NotReady %+v", sources, got)
+		}
+		var out strings.Builder
+		if err := m.reg.Write(&out); err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{`skillsync_sync_runs_total{result="failure"} 2`, `skillsync_sync_runs_total{result="success"} 1`, `skillsync_sync_runs_total{result="partial"} 0`} {
+			if !strings.Contains(out.String(), want) {
+				t.Errorf("sources %v: metrics lack %s:\n%s", sources, want, out.String())
+			}
+		}
 	}
 }

@@ -31,6 +31,9 @@ type State struct {
 	// CacheDirty is set when the last sync left the cache marked as
 	// stopped halfway.
 	CacheDirty bool `json:"cache_dirty"`
+	// LastSyncError is why the last sync failed beyond what any one
+	// source says (a target, the cache, a stop); "" when it did not.
+	LastSyncError string `json:"last_sync_error,omitempty"`
 	// LastCurate and NextCurate are when curation last ran and runs next.
 	LastCurate *time.Time `json:"last_curate,omitempty"`
 	NextCurate *time.Time `json:"next_curate,omitempty"`
@@ -80,8 +83,8 @@ const staleAfter = 3
 
 // NotReady lists, sorted by source, what keeps the workspace from being
 // ready at now: a source whose last sync failed, that never synced, or
-// whose last success is older than three sync intervals, and a cache
-// marked dirty. Empty: ready.
+// whose last success is older than three sync intervals, a cache marked
+// dirty, and a last sync that failed as a whole. Empty: ready.
 func (s *State) NotReady(now time.Time) []NotReady {
 	var out []NotReady
 	for _, name := range slices.Sorted(maps.Keys(s.Sources)) {
@@ -98,6 +101,9 @@ func (s *State) NotReady(now time.Time) []NotReady {
 	}
 	if s.CacheDirty {
 		out = append(out, NotReady{Reason: "the cache is marked dirty: a sync stopped halfway"})
+	}
+	if s.LastSyncError != "" {
+		out = append(out, NotReady{Reason: "the last sync failed: " + s.LastSyncError})
 	}
 	return out
 }

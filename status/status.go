@@ -135,6 +135,9 @@ func Build(ctx context.Context, in Input) (*Workspace, error) {
 	if ds != nil && held {
 		st.Daemon = &Daemon{PID: ds.PID, Since: ds.StartedAt, Listen: ds.Listen}
 		st.FleetPush = ds.FleetPush
+		if ds.LastSyncError != "" {
+			st.Attention = append(st.Attention, "the daemon's last sync failed: "+ds.LastSyncError)
+		}
 	}
 	for _, s := range in.Sources {
 		ss := Source{Name: s.Name, Kind: s.Kind}

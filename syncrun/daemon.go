@@ -1,6 +1,7 @@
 package syncrun
 
 import (
+	"errors"
 	"maps"
 	"slices"
 
@@ -9,14 +10,20 @@ import (
 	"github.com/skillsync/skillsync/materialize"
 )
 
-// DaemonResult is r as the daemon counts and logs a sync. cacheDir is the
-// cache the sync wrote (whether it is left dirty, which skills it holds of
-// each source); usage is the workspace's, nil when unreadable (every skill
-// then counts as active); target names a target's folder for the metrics.
-func (r *Report) DaemonResult(cacheDir string, usage *curator.Usage, target func(dir string) string) *daemon.SyncResult {
+// DaemonResult is r as the daemon counts and logs a sync that returned
+// err. cacheDir is the cache the sync wrote (whether it is left dirty,
+// which skills it holds of each source); usage is the workspace's, nil
+// when unreadable (every skill then counts as active); target names a
+// target's folder for the metrics. An err the sources do not account for
+// (not ErrPartial or ErrFailed: a target, the cache, a stop) is the
+// result's Err.
+func (r *Report) DaemonResult(cacheDir string, usage *curator.Usage, target func(dir string) string, err error) *daemon.SyncResult {
 	res := &daemon.SyncResult{Added: len(r.Skills.Added), Updated: len(r.Skills.Updated), Removed: len(r.Skills.Removed), Repaired: len(r.Skills.Repaired),
 		FilesWritten: r.Files.Written, BytesWritten: r.Files.BytesWritten, Warnings: r.Warnings, Conflicts: map[string]int{},
 		CacheDirty: materialize.Dirty(cacheDir)}
+	if err != nil && !errors.Is(err, ErrPartial) && !errors.Is(err, ErrFailed) {
+		res.Err = err.Error()
+	}
 	for _, t := range r.Targets {
 		res.Conflicts[target(t.Dir)] += len(t.Conflicts) + len(t.Preserved)
 	}

@@ -1,6 +1,8 @@
 package syncrun
 
 import (
+	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -18,8 +20,9 @@ func TestDaemonResult(t *testing.T) {
 	r.Warnings = []string{"w"}
 	r.Targets = []materialize.TargetReport{{Dir: "/ws/.claude/skills", Conflicts: []string{"x"}, Preserved: []string{"y", "z"}}}
 	r.Sources = []SourceReport{{Source: "team", Revision: "abc", FetchTime: time.Second, Brought: 7}, {Source: "gone", Status: StatusFailed, Error: "no route"}}
-	res := r.DaemonResult(t.TempDir(), nil, func(dir string) string { return "t:" + dir })
-	if res.Added != 2 || res.Updated != 1 || res.Removed != 0 || res.FilesWritten != 4 || res.BytesWritten != 100 || len(res.Warnings) != 1 || res.CacheDirty {
+	partly := fmt.Errorf("%w (1 failed, 0 partly synced, of 2)", ErrPartial)
+	res := r.DaemonResult(t.TempDir(), nil, func(dir string) string { return "t:" + dir }, partly)
+	if res.Added != 2 || res.Updated != 1 || res.Removed != 0 || res.FilesWritten != 4 || res.BytesWritten != 100 || len(res.Warnings) != 1 || res.CacheDirty || res.Err != "" {
 		t.Errorf("DaemonResult = %+v", res)
 	}
 	if res.Conflicts["t:/ws/.claude/skills"] != 3 {
@@ -28,5 +31,10 @@ func TestDaemonResult(t *testing.T) {
 	if len(res.Sources) != 2 || res.Sources[0].Revision != "abc" || res.Sources[0].FetchDuration != time.Second || res.Sources[0].FetchBytes != 7 ||
 		res.Sources[1].Err != "no route" || res.Failed() != 1 {
 		t.Errorf("sources %+v", res.Sources)
+	}
+	// A sync that failed beyond its sources (here a target) says so.
+	whole := errors.New("place skills in /ws/.claude/skills: not a directory")
+	if res := r.DaemonResult(t.TempDir(), nil, func(dir string) string { return dir }, whole); res.Err != whole.Error() {
+		t.Errorf("a sync failed at a target: Err %q", res.Err)
 	}
 }

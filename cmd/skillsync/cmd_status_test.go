@@ -229,3 +229,27 @@ func TestACorruptManifestIsRepairedNotFatal(t *testing.T) {
 		t.Errorf("verify after the repair: %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// TestStatusNamesADaemonSyncThatFails: the daemon's syncs fail at a
+// target (its folder is a file) though the source fetches: status says
+// so and exits 1, and the source shows no success.
+func TestStatusNamesADaemonSyncThatFails(t *testing.T) {
+	t.Parallel()
+	repo := gittest.NewRepo(t, "main")
+	repo.Skill("pdf", "Read PDF files.")
+	repo.Commit("one")
+	ws := t.TempDir()
+	skilltest.WriteFile(t, filepath.Join(ws, "skillsync.yaml"), "repositories:\n  - name: team\n    git: "+repo.URL()+"\n"+
+		"targets:\n  - dir: .claude/skills\nschedule:\n  sync: \"@every 1s\"\n")
+	skilltest.WriteFile(t, filepath.Join(ws, ".claude", "skills"), "not a folder")
+	d := startDaemon(t, ws)
+	waitFor(t, d, "a failed sync", func() bool { return d.count("job failed", "sync") >= 1 })
+	r := run(t, ws, "status", "--json")
+	st := decode[skillsync.WorkspaceStatus](t, r)
+	if r.code != 1 || len(st.Attention) == 0 || !strings.Contains(strings.Join(st.Attention, "\n"), "the daemon's last sync failed") {
+		t.Errorf("status while the daemon's syncs fail: exit %d %+v", r.code, st.Attention)
+	}
+	if len(st.Sources) != 1 || st.Sources[0].SyncedAt != nil {
+		t.Errorf("a source synced by a sync that failed: %+v", st.Sources)
+	}
+}
