@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"hash"
@@ -126,13 +127,30 @@ func ReadNew(ctx context.Context, path string, prev Mark, lim Limits, fn func(li
 		}
 		if long {
 			out.TooLong++
-		} else if err := fn(line, offset); err != nil {
+		} else if err := handTorn(line, offset, prev, out.Rewritten, fn); err != nil {
 			return fail(err)
 		}
 		offset += n
 	}
 	out.Mark = Mark{Offset: offset, Size: size, ModTime: mtime, Hash: hex.EncodeToString(h.Sum(nil))}
 	return out, nil
+}
+
+// handTorn hands line, read at offset, to fn: as two lines where it is
+// the last line the read before left unfinished (it ran past prev.Size)
+// and, joined to what came after, no longer parses, while what came
+// after does. The agent's write was cut short there (the agent killed)
+// and its next write began on the same line; whole, the line would lose
+// the event the next write recorded.
+func handTorn(line []byte, offset int64, prev Mark, rewritten bool, fn func([]byte, int64) error) error {
+	cut := prev.Size - offset
+	if rewritten || prev.Hash == "" || cut <= 0 || cut >= int64(len(line)) || json.Valid(line) || !json.Valid(line[cut:]) {
+		return fn(line, offset)
+	}
+	if err := fn(line[:cut], offset); err != nil {
+		return err
+	}
+	return fn(line[cut:], prev.Size)
 }
 
 // ctxReader reads from r until ctx ends, then fails with ctx's error. A

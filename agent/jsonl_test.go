@@ -33,14 +33,14 @@ func readAll(t *testing.T, path string, prev Mark, max int) ([]string, Read) {
 func TestReadNewAppendOnly(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "s.jsonl")
-	skilltest.Append(t, path, "a\nb\npart")
+	skilltest.Append(t, path, "{\"a\":1}\n{\"b\":1}\n{\"part")
 	got, r := readAll(t, path, Mark{}, 100)
-	if strings.Join(got, ",") != "a,b" || r.Mark.Offset != 4 || !r.New || r.Rewritten {
+	if strings.Join(got, ",") != `{"a":1},{"b":1}` || r.Mark.Offset != 16 || !r.New || r.Rewritten {
 		t.Fatalf("first read: %q %+v", got, r)
 	}
-	skilltest.Append(t, path, "ial\nc\n")
+	skilltest.Append(t, path, "ial\":1}\n{\"c\":1}\n")
 	got, r2 := readAll(t, path, r.Mark, 100)
-	if strings.Join(got, ",") != "partial,c" || r2.Rewritten {
+	if strings.Join(got, ",") != `{"partial":1},{"c":1}` || r2.Rewritten {
 		t.Fatalf("second read: %q %+v", got, r2)
 	}
 	got, r3 := readAll(t, path, r2.Mark, 100)
@@ -243,5 +243,30 @@ func TestListJSONL(t *testing.T) {
 	}
 	if got, err := ListJSONL(filepath.Join(root, "none"), 3); err != nil || len(got) != 0 {
 		t.Errorf("missing root: %q, %v", got, err)
+	}
+}
+
+// TestReadNewTornLine: a last line the agent never finished (it was
+// killed mid-write) and the line its next write appended are two lines:
+// the torn part does not parse, the next one does. A line whose end came
+// slowly is one line.
+func TestReadNewTornLine(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	skilltest.Append(t, path, "{\"a\":1}\n{\"tool\":\"Sk")
+	got, r := readAll(t, path, Mark{}, 100)
+	if strings.Join(got, ",") != `{"a":1}` {
+		t.Fatalf("first read: %q %+v", got, r)
+	}
+	skilltest.Append(t, path, "{\"b\":2}\n{\"c\":3}\n")
+	got, _ = readAll(t, path, r.Mark, 100)
+	if strings.Join(got, "|") != `{"tool":"Sk|{"b":2}|{"c":3}` {
+		t.Errorf("after a torn line: %q", got)
+	}
+	// Read anew from the start (no mark), nothing says where the write
+	// was cut: the joined line stays one.
+	got, _ = readAll(t, path, Mark{}, 100)
+	if len(got) != 3 || got[1] != `{"tool":"Sk{"b":2}` {
+		t.Errorf("read from the start: %q", got)
 	}
 }
