@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/skillsync/skillsync/agent/codex"
+	"github.com/skillsync/skillsync/internal/skilltest"
 )
 
 // copyFixture copies the folder src to dst with {{WS}} made ws.
@@ -66,5 +67,37 @@ func TestImportCodexSessions(t *testing.T) {
 	r, err = e.ImportUsage(ctx, codex.New(ws, sessions), time.Time{})
 	if err != nil || r.Uses != 0 || r.Files != 0 {
 		t.Errorf("second import: %+v %v", r, err)
+	}
+}
+
+// TestImportCodexResumesInTheTurnsFolder: a turn_context moved the
+// session from the folder it started in to the workspace's root, and the
+// model read a skill by a relative path after an import had read the
+// turn_context: the next import resolves it where the session was.
+func TestImportCodexResumesInTheTurnsFolder(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e, _, ws := curateWorkspace(t)
+	sessions := t.TempDir()
+	sub := filepath.Join(ws, "sub")
+	rollout := filepath.Join(sessions, "2026", "03", "04", "rollout-2026-03-04T09-00-00-0199a1b2-0000-7000-8000-000000000009.jsonl")
+	line := func(v string) string {
+		q, _ := json.Marshal(v)
+		return string(q[1 : len(q)-1])
+	}
+	skilltest.Append(t, rollout, `{"timestamp":"2026-03-04T09:00:00.000Z","type":"session_meta","payload":{"id":"0199a1b2-0000-7000-8000-000000000009","timestamp":"2026-03-04T09:00:00.000Z","cwd":"`+line(sub)+`","originator":"codex_cli_rs","cli_version":"0.80.0","instructions":null,"source":"cli","git":{}}}
+{"timestamp":"2026-03-04T09:00:00.100Z","type":"turn_context","payload":{"cwd":"`+line(ws)+`","approval_policy":"on-request","sandbox_policy":{"mode":"workspace-write"},"model":"gpt-5-codex","effort":"medium","summary":"auto"}}
+`)
+	if r, err := e.ImportUsage(ctx, codex.New(ws, sessions), time.Time{}); err != nil || r.Uses != 0 {
+		t.Fatalf("first import: %+v %v", r, err)
+	}
+	skilltest.Append(t, rollout, `{"timestamp":"2026-03-04T09:00:02.000Z","type":"response_item","payload":{"type":"function_call","name":"shell_command","arguments":"{\"command\":\"cat skills/notes/SKILL.md\"}","call_id":"call_9"}}
+`)
+	r, err := e.ImportUsage(ctx, codex.New(ws, sessions), time.Time{})
+	if err != nil || r.Uses != 1 || r.Unknown != 0 {
+		t.Errorf("the import after the turn_context was read: %+v %v", r, err)
+	}
+	if n := usageRecord(t, e, "workspace/notes"); n.UseCount != 1 {
+		t.Errorf("notes %+v", n)
 	}
 }

@@ -20,6 +20,10 @@ type Mark struct {
 	Size    int64     `json:"size"`
 	ModTime time.Time `json:"mtime"`
 	Hash    string    `json:"sha256"`
+	// Cwd is the working folder the lines before Offset left a session
+	// in, where the record's first line does not say it (a Codex
+	// session's turn_context): the next read goes on from there.
+	Cwd string `json:"cwd,omitempty"`
 }
 
 // Marks are an importer's marks, keyed by each record's path relative to

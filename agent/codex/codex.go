@@ -124,16 +124,36 @@ func (im *Importer) Import(ctx context.Context, since time.Time, done agent.Mark
 			}
 			continue
 		}
-		s := &session{im: im, b: b, cwd: cwd, since: since}
+		s := &session{im: im, b: b, cwd: resumedCwd(done[key], cwd), since: since}
 		err = b.ReadRecord(ctx, agent.ReadNew, im.limits, done, key, path, func(line []byte, off int64) error {
+			if off == 0 {
+				s.cwd = cwd // read from the start: the turn_contexts come again
+			}
 			s.parse(line, fmt.Sprintf("%s@%d", path, off))
 			return nil
 		})
 		if err != nil {
 			return nil, err
 		}
+		if m, ok := b.Marks[key]; ok {
+			m.Cwd = ""
+			if s.cwd != cwd {
+				m.Cwd = s.cwd
+			}
+			b.Marks[key] = m
+		}
 	}
 	return b, nil
+}
+
+// resumedCwd is the working folder a read that goes on from m starts in:
+// the one the lines before m's offset left (a turn_context may move it),
+// else the session_meta's.
+func resumedCwd(m agent.Mark, meta string) string {
+	if m.Offset > 0 && filepath.IsAbs(m.Cwd) {
+		return filepath.Clean(m.Cwd)
+	}
+	return meta
 }
 
 // sessionCwd reads the cwd of the session_meta on the first line of a
