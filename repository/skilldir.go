@@ -115,7 +115,8 @@ func OpenSkillFile(name, file, dir string, files fs.FS) (fs.File, error) {
 	}
 	if info.IsDir() {
 		f.Close()
-		return nil, fmt.Errorf("read %s %s: is a directory; skillsync show %s lists the files", name, file, name)
+		// No file there: a page for it is not found (serve's 404).
+		return nil, &skillFileError{fmt.Sprintf("read %s %s: is a directory; skillsync show %s lists the files", name, file, name), fs.ErrNotExist}
 	}
 	return f, nil
 }

@@ -3,6 +3,8 @@ package serve
 import (
 	"fmt"
 	"html/template"
+	"net/url"
+	"strings"
 	"time"
 )
 
@@ -11,6 +13,20 @@ var funcs = template.FuncMap{
 	"date":  date,
 	"short": short,
 	"days":  func(d time.Duration) int { return int(d.Hours() / 24) },
+	// segment and filePath escape a skill's name and a file's path for a
+	// link: html/template leaves '#', '?' and '%' as they are in a URL's
+	// path, and a name such as "a#b" would link to "a".
+	"segment":  url.PathEscape,
+	"filePath": filePath,
+}
+
+// filePath escapes each element of a slash-separated path.
+func filePath(p string) string {
+	parts := strings.Split(p, "/")
+	for i, part := range parts {
+		parts[i] = url.PathEscape(part)
+	}
+	return strings.Join(parts, "/")
 }
 
 // size is a byte count as people read it.

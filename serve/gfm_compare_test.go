@@ -110,7 +110,7 @@ var gfmCorpus = []string{
 func TestGFMMatchesGoldmarkExtension(t *testing.T) {
 	t.Parallel()
 	for _, md := range gfmCorpus {
-		if got, want := string(renderMarkdown(md)), withGoldmarkExtension(t, md); got != want {
+		if got, want := string(renderMarkdown(md, "")), withGoldmarkExtension(t, md); got != want {
 			t.Errorf("%q renders as\n%q, goldmark's extension as\n%q", md, got, want)
 		}
 	}
@@ -129,7 +129,7 @@ func TestGFMWhereGoldmarkExtensionDiffers(t *testing.T) {
 			`<p><a href="http://www.a.b:80/x" rel="nofollow">www.a.b:80/x</a> <a href="http://a.b/c%5Cd" rel="nofollow">http://a.b/c\d</a></p>` + "\n"},
 		{"a scheme in any case", "HTTP://a.b/c", `<p><a href="http://a.b/c" rel="nofollow">HTTP://a.b/c</a></p>` + "\n"},
 	} {
-		if got := string(renderMarkdown(c.md)); got != c.want {
+		if got := string(renderMarkdown(c.md, "")); got != c.want {
 			t.Errorf("%s: %q renders as\n%q, want\n%q", c.why, c.md, got, c.want)
 		}
 	}
@@ -142,7 +142,7 @@ func BenchmarkGFM(b *testing.B) {
 	b.Run("serve", func(b *testing.B) {
 		b.SetBytes(int64(len(md)))
 		for b.Loop() {
-			renderMarkdown(md)
+			renderMarkdown(md, "")
 		}
 	})
 	b.Run("goldmark-extension", func(b *testing.B) {

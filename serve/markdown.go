@@ -11,6 +11,7 @@ import (
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/renderer"
 	"github.com/yuin/goldmark/renderer/html"
+	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
 
 	"github.com/skillsync/skillsync/serve/internal/gfm"
@@ -48,16 +49,59 @@ var markdown = sync.OnceValue(func() goldmark.Markdown {
 const maxMarkdown = 64 << 10
 
 // renderMarkdown turns a skill's untrusted Markdown into HTML that is
-// safe to put in a page.
-func renderMarkdown(md string) template.HTML {
+// safe to put in a page. A link or image relative to the page resolves
+// against base, the folder of the skill's files the Markdown is in
+// ("/skills/NAME/files/"): a skill links its own files so, and the
+// page's address would take them elsewhere. "" leaves them as written.
+func renderMarkdown(md, base string) template.HTML {
 	var buf bytes.Buffer
 	if len(md) > maxMarkdown {
 		return template.HTML("<pre>" + template.HTMLEscapeString(md) + "</pre>")
 	}
-	if err := markdown().Convert([]byte(md), &buf); err != nil {
+	src := []byte(md)
+	m := markdown()
+	doc := m.Parser().Parse(text.NewReader(src))
+	if base != "" {
+		rebase(doc, base)
+	}
+	if err := m.Renderer().Render(&buf, src, doc); err != nil {
 		return template.HTML("<pre>" + template.HTMLEscapeString(md) + "</pre>")
 	}
 	return template.HTML(buf.String())
+}
+
+// rebase resolves the relative links and images of doc against base.
+func rebase(doc ast.Node, base string) {
+	b, err := url.Parse(base)
+	if err != nil {
+		return
+	}
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if entering {
+			switch l := n.(type) {
+			case *ast.Link:
+				l.Destination = rebased(b, l.Destination)
+			case *ast.Image:
+				l.Destination = rebased(b, l.Destination)
+			}
+		}
+		return ast.WalkContinue, nil
+	})
+}
+
+// rebased is dest resolved against base where dest is a path relative
+// to the page (no scheme, host or leading slash; not a bare #fragment)
+// that stays below base; else dest as it is.
+func rebased(base *url.URL, dest []byte) []byte {
+	u, err := url.Parse(strings.TrimSpace(string(util.URLEscape(dest, true))))
+	if err != nil || u.Scheme != "" || u.Host != "" || u.Opaque != "" || u.Path == "" || strings.HasPrefix(u.Path, "/") {
+		return dest
+	}
+	r := base.ResolveReference(u)
+	if !strings.HasPrefix(r.Path, base.Path) {
+		return dest
+	}
+	return []byte(r.String())
 }
 
 // safeURL returns dest as it may appear in a page: an http or https

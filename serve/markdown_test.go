@@ -77,7 +77,7 @@ func TestMarkdownKeepsOnlySafeAddresses(t *testing.T) {
 		{"| <img src=x onerror=alert(1)> |\n|---|\n| [x](javascript:1) |", "<td>x</td>", "onerror"},
 		{"- [x] <img src=x onerror=alert(1)>", "<li>", "<input"},
 	} {
-		got := string(renderMarkdown(c.md))
+		got := string(renderMarkdown(c.md, ""))
 		if !strings.Contains(got, c.want) {
 			t.Errorf("%q renders as %q, want it to hold %q", c.md, got, c.want)
 		}
@@ -108,7 +108,7 @@ func FuzzMarkdownStaysInert(f *testing.F) {
 		f.Add(md)
 	}
 	f.Fuzz(func(t *testing.T, md string) {
-		out := string(renderMarkdown(md))
+		out := string(renderMarkdown(md, ""))
 		if problems := inertProblems(out); len(problems) > 0 {
 			t.Errorf("%q renders as %q: %v", md, out, problems)
 		}
@@ -180,11 +180,11 @@ func inertProblems(out string) []string {
 func TestLongMarkdownIsText(t *testing.T) {
 	t.Parallel()
 	md := strings.Repeat("[a](", maxMarkdown/4+1) + "<script>alert(1)</script>"
-	got := string(renderMarkdown(md))
+	got := string(renderMarkdown(md, ""))
 	if !strings.HasPrefix(got, "<pre>[a]([a](") || !strings.HasSuffix(got, "&lt;script&gt;alert(1)&lt;/script&gt;</pre>") {
 		t.Errorf("a body of %d bytes renders as %.80q...", len(md), got)
 	}
-	if got := renderMarkdown(strings.Repeat("a", maxMarkdown-4) + " *b*"); !strings.HasSuffix(string(got), "<em>b</em></p>\n") {
+	if got := renderMarkdown(strings.Repeat("a", maxMarkdown-4)+" *b*", ""); !strings.HasSuffix(string(got), "<em>b</em></p>\n") {
 		t.Errorf("a body of maxMarkdown bytes is no longer Markdown: ...%q", got[len(got)-40:])
 	}
 }
@@ -249,7 +249,7 @@ func TestHostileGFMIsLinearAndInert(t *testing.T) {
 			t.Fatalf("%s: %d bytes, more than maxMarkdown", c.name, len(md))
 		}
 		start := cpuTime()
-		out := string(renderMarkdown(md))
+		out := string(renderMarkdown(md, ""))
 		large := cpuTime() - start
 		if problems := inertProblems(out); len(problems) > 0 {
 			t.Errorf("%s renders what is not inert: %q", c.name, problems[:min(len(problems), 5)])
@@ -278,6 +278,6 @@ func TestHostileGFMIsLinearAndInert(t *testing.T) {
 // cpuOf is the CPU time of one rendering of md.
 func cpuOf(md string) time.Duration {
 	start := cpuTime()
-	renderMarkdown(md)
+	renderMarkdown(md, "")
 	return cpuTime() - start
 }

@@ -5,6 +5,7 @@ import (
 	"html/template"
 	"io"
 	"net/http"
+	"net/url"
 	"path"
 	"slices"
 	"strings"
@@ -157,7 +158,7 @@ func (s *Server) skill(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, "read "+name+"/SKILL.md", err)
 		return
 	}
-	d := skillData{Winner: win, Body: renderMarkdown(body(md)), Revision: win.Revision}
+	d := skillData{Winner: win, Body: renderMarkdown(body(md), "/skills/"+url.PathEscape(win.Skill.Name)+"/files/"), Revision: win.Revision}
 	for _, file := range win.Skill.FileList() {
 		d.Files = append(d.Files, fileRow{Path: file.Path, Size: file.Size})
 	}
@@ -206,6 +207,11 @@ type fileData struct {
 // Backend's Open refuses .., absolute paths and links out of the skill.
 func (s *Server) file(w http.ResponseWriter, r *http.Request) {
 	name, p := r.PathValue("name"), r.PathValue("path")
+	if path.Clean("/"+p) == "/" {
+		// The skill's folder: its page lists the files.
+		http.Redirect(w, r, "/skills/"+url.PathEscape(name), http.StatusSeeOther)
+		return
+	}
 	f, _, err := s.b.Open(r.Context(), name, p)
 	if err != nil {
 		s.fail(w, "file "+p+" of skill "+name, err)

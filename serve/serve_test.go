@@ -3,12 +3,14 @@ package serve
 import (
 	"context"
 	"fmt"
+	"html"
 	"io"
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -266,7 +268,8 @@ func TestUntrustedMarkdownRunsNothing(t *testing.T) {
 			t.Errorf("the rendered body keeps %q:\n%s", bad, article)
 		}
 	}
-	for _, good := range []string{`href="https://example.com/docs"`, `href="references/guide.md"`} {
+	// A relative link is the skill's own file, not a page beside /skills.
+	for _, good := range []string{`href="https://example.com/docs"`, `href="/skills/evil/files/references/guide.md"`} {
 		if !strings.Contains(article, good) {
 			t.Errorf("the rendered body lost %s:\n%s", good, article)
 		}
@@ -377,5 +380,63 @@ func TestChartCountsWeeks(t *testing.T) {
 	}
 	if !strings.Contains(svg, "week of 30 Nov: 5 uses") || !strings.Contains(svg, "week of 30 Nov: 1 views") || strings.Contains(svg, "99") {
 		t.Errorf("chart:\n%s", svg)
+	}
+}
+
+// TestLinksReachTheirPages: every link a page makes opens the page it
+// names, for names and paths with characters a URL gives a meaning ('#',
+// '?', '%', a space), and a skill's relative links open its files.
+func TestLinksReachTheirPages(t *testing.T) {
+	t.Parallel()
+	d := newDirBackend(t)
+	d.writeSkill(t, "a#b", "A name with a hash", "See [the guide](references/guide%20one.md), [q](q%3Fx.md), [up](../a%23b/SKILL.md) and [out](../../etc).\n",
+		map[string]string{"references/guide one.md": "guide\n", "q?x.md": "q\n", "100%.md": "pct\n"})
+	srv := newServer(t, d, Options{})
+	hrefs := func(body string) []string {
+		var out []string
+		for _, part := range strings.Split(body, `href="`)[1:] {
+			h := html.UnescapeString(part[:strings.Index(part, `"`)])
+			if strings.HasPrefix(h, "/skills/") {
+				out = append(out, h)
+			}
+		}
+		return out
+	}
+	_, _, catalog := get(t, srv.URL+"/")
+	_, _, page := get(t, srv.URL+"/skills/a%23b")
+	links := append(hrefs(catalog), hrefs(page)...)
+	for _, want := range []string{"/skills/a%23b", "/skills/a%23b/files/references/guide%20one.md", "/skills/a%23b/files/q%3Fx.md", "/skills/a%23b/files/100%25.md"} {
+		if !slices.Contains(links, want) {
+			t.Errorf("no link %s among %q", want, links)
+		}
+	}
+	if strings.Contains(page, `href="/skills/etc"`) || strings.Contains(page, `href="/etc"`) {
+		t.Errorf("a link out of the skill was taken to another page: %q", links)
+	}
+	for _, link := range links {
+		if code, _, body := get(t, srv.URL+link); code != http.StatusOK {
+			t.Errorf("%s: %d %s", link, code, body)
+		}
+	}
+}
+
+// TestFilePagesOfFolders: a folder of a skill is no file page (404), and
+// the skill's files/ folder is its page.
+func TestFilePagesOfFolders(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t, fixture(t), Options{})
+	if code, _, body := get(t, srv.URL+"/skills/pdf/files/scripts"); code != http.StatusNotFound || !strings.Contains(body, "is a directory") {
+		t.Errorf("a folder's file page: %d %s", code, body)
+	}
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	for _, p := range []string{"/skills/pdf/files/"} {
+		resp, err := client.Get(srv.URL + p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/skills/pdf" {
+			t.Errorf("%s: %d to %q", p, resp.StatusCode, resp.Header.Get("Location"))
+		}
 	}
 }
