@@ -502,9 +502,9 @@ func TestMCPResources(t *testing.T) {
 	writeSkill(t, ws.dir, "odd name%", "A name that needs escaping in a URI", "# odd\n", map[string]string{"a b/c#d.txt": "hash"})
 	cs := connect(t, newServer(t, ws, Options{}))
 	ctx := context.Background()
-	// A name that cannot be a URI host (a space) is left out of the list,
-	// and still read through the template.
-	want := "skill://docx/SKILL.md skill://pdf/SKILL.md skill://release-notes/SKILL.md"
+	// A name that cannot be a URI host (a space, '%') comes after an
+	// empty host.
+	want := "skill:///odd%20name%25/SKILL.md skill://docx/SKILL.md skill://pdf/SKILL.md skill://release-notes/SKILL.md"
 	if got := resourceURIs(t, cs); got != want {
 		t.Errorf("resources = %s\nwant        %s", got, want)
 	}
@@ -526,6 +526,10 @@ func TestMCPResources(t *testing.T) {
 	c, err = read(resourceURI("odd name%", "a b/c#d.txt"))
 	if err != nil || c.Text != "hash" {
 		t.Errorf("read escaped = %+v, %v", c, err)
+	}
+	c, err = read("skill:///odd%20name%25/SKILL.md")
+	if err != nil || !strings.Contains(c.Text, "name: odd name%") {
+		t.Errorf("read the listed SKILL.md of a name after an empty host = %+v, %v", c, err)
 	}
 	// A large text file is cut where read_skill_file cuts it.
 	c, err = read("skill://pdf/reference/big.md")

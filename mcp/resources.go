@@ -21,14 +21,20 @@ import (
 const resourceScheme = "skill://"
 
 // resourceURI returns the URI of a skill's file. The name and each path
-// segment are escaped, so any valid skill name and file name make a valid
-// URI.
+// segment are escaped. A name that cannot be a URI's host even escaped
+// (Go's URLs take no escaped ASCII there: a space, '#', '?', '%') comes
+// after an empty host instead, skill:///<name>/<path>, so every skill
+// the catalog shows is a resource; parseResourceURI reads both.
 func resourceURI(name, p string) string {
 	segs := strings.Split(p, "/")
 	for i, s := range segs {
 		segs[i] = url.PathEscape(s)
 	}
-	return resourceScheme + url.PathEscape(name) + "/" + strings.Join(segs, "/")
+	host := url.PathEscape(name)
+	if _, err := url.Parse(resourceScheme + host + "/"); err != nil {
+		host = "/" + host
+	}
+	return resourceScheme + host + "/" + strings.Join(segs, "/")
 }
 
 // parseResourceURI splits a skill:// URI into the skill's name and the
@@ -38,6 +44,7 @@ func parseResourceURI(uri string) (name, p string, err error) {
 	if !ok {
 		return "", "", fmt.Errorf("resource %s is not a skill: skill resources are skill://<name>/<path>", uri)
 	}
+	rest = strings.TrimPrefix(rest, "/") // a name after an empty host
 	rawName, rawPath, _ := strings.Cut(rest, "/")
 	if name, err = url.PathUnescape(rawName); err != nil {
 		return "", "", fmt.Errorf("resource %s: %w", uri, err)
@@ -66,7 +73,7 @@ func (s *Server) registerResources(snap *snapshot) (changed bool) {
 	for _, w := range snap.visible {
 		uri := resourceURI(w.Skill.Name, w.Skill.File)
 		if _, err := url.Parse(uri); err != nil {
-			continue // unreachable: every part is escaped; the tools still serve it
+			continue // unreachable: resourceURI makes URIs that parse; the tools still serve it
 		}
 		want[uri] = w
 	}
