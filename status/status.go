@@ -192,6 +192,9 @@ func Build(ctx context.Context, in Input) (*Workspace, error) {
 	}
 	if u, err := in.Usage(); err == nil {
 		st.usage(u, now)
+	} else {
+		// The counts below would say no skill was used.
+		st.Attention = append(st.Attention, "the usage record cannot be read: "+err.Error())
 	}
 	st.Curation.NextRun = daemon.NextRun(in.CurateSchedule, now)
 	if n, err := in.Drafts(ctx); err == nil {

@@ -64,13 +64,17 @@ func TestBuild(t *testing.T) {
 	}
 
 	// A check that fails as a whole needs a person, and the rest is shown;
-	// usage and drafts that fail count nothing.
+	// usage and drafts that fail count nothing, and a usage record that
+	// cannot be read needs a person: its counts would say nothing was used.
 	in.Usage = func() (*curator.Usage, error) { return nil, errors.New("unreadable") }
 	in.Drafts = func(context.Context) (int, error) { return 5, errors.New("unreadable") }
 	in.Check = nil
 	st, err = status.Build(context.Background(), in)
 	if err != nil || st.Drafts != 0 || st.Usage.Used30d != 0 || st.Sources[0].Moved != nil {
 		t.Errorf("without usage and drafts: %+v, %v", st, err)
+	}
+	if !slices.Contains(st.Attention, "the usage record cannot be read: unreadable") {
+		t.Errorf("an unreadable usage record: %q", st.Attention)
 	}
 	in.Check = func(context.Context) ([]status.Check, error) { return nil, errors.New("offline") }
 	if st, err := status.Build(context.Background(), in); err != nil || !slices.Contains(st.Attention, "the upstream check failed: offline") || st.Sources[0].Moved != nil {

@@ -101,7 +101,7 @@ func (p Places) Sync(ctx context.Context, cat *layering.Catalog, m *materialize.
 		res.Warnings = append(res.Warnings, tr.Warnings...)
 		res.Warnings = append(res.Warnings, tr.Errors...)
 		for _, pr := range tr.Preserved {
-			res.Warnings = append(res.Warnings, "a copy in "+t.Dir+" was edited: it was moved to "+pr+" before the new version was written")
+			res.Warnings = append(res.Warnings, "a copy in "+t.Dir+" was edited: it was moved to "+pr+" rather than overwritten or removed")
 		}
 		res.Targets = append(res.Targets, tr)
 	}
