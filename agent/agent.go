@@ -61,6 +61,18 @@ type Importer interface {
 	Import(ctx context.Context, since time.Time, done Marks) (*Batch, error)
 }
 
+// maxNamed is how many malformed records a batch names.
+const maxNamed = 5
+
+// Skip counts a record at where (a file, and an offset or row in it)
+// that did not parse or lacked what an event needs, naming the first few.
+func (b *Batch) Skip(where string) {
+	b.Malformed++
+	if len(b.MalformedAt) < maxNamed {
+		b.MalformedAt = append(b.MalformedAt, where)
+	}
+}
+
 // Batch is what one import found.
 type Batch struct {
 	// Events in the order the records hold them, file by file.
@@ -75,7 +87,9 @@ type Batch struct {
 	Files, Rewritten int
 	// Malformed lines did not parse or lacked what an event needs;
 	// TooLong lines were over the line limit. Both were skipped.
+	// MalformedAt names where the first few malformed ones are (Skip).
 	Malformed, TooLong int
+	MalformedAt        []string
 	// Before counts events dropped because they were older than since.
 	Before int
 	// Unreadable says which records could not be read, and why; they keep

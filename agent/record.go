@@ -79,11 +79,13 @@ type Report struct {
 	// another record holding the same call (a resumed or forked session, a
 	// rewritten transcript); they are not counted again.
 	Duplicates int `json:"duplicates"`
-	// Malformed and TooLong lines were skipped; Before events were older
-	// than --since.
-	Malformed int `json:"malformed"`
-	TooLong   int `json:"too_long"`
-	Before    int `json:"before_since"`
+	// Malformed and TooLong lines were skipped, the first malformed ones
+	// at MalformedAt (a file and an offset or row); Before events were
+	// older than --since.
+	Malformed   int      `json:"malformed"`
+	MalformedAt []string `json:"malformed_at"`
+	TooLong     int      `json:"too_long"`
+	Before      int      `json:"before_since"`
 	// Unreadable records were passed over this time, with why.
 	Unreadable []string `json:"unreadable"`
 	// Reactivated are the stale skills a recorded use made active again.
@@ -147,7 +149,8 @@ func (j Journal) Import(ctx context.Context, rec Recorder, imp Importer, since t
 	}
 	report := &Report{Agent: imp.Name(), Files: batch.Files, Rewritten: batch.Rewritten, Malformed: batch.Malformed,
 		TooLong: batch.TooLong, Before: batch.Before, UnknownNames: []string{}, Reactivated: []string{},
-		Unreadable: append([]string{}, batch.Unreadable...)}
+		MalformedAt: append([]string{}, batch.MalformedAt...),
+		Unreadable:  append([]string{}, batch.Unreadable...)}
 	seen := state.Seen[imp.Name()]
 	if seen == nil {
 		seen = &Seen{}

@@ -143,4 +143,6 @@ type ImportResult struct {
 	Reactivated                                     int
 	// Unreadable records were passed over this time, with why.
 	Unreadable []string
+	// MalformedAt names the first malformed lines (a file and an offset).
+	MalformedAt []string
 }

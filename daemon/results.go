@@ -21,7 +21,8 @@ func ImportResultsOf(reports []*agent.Report) []ImportResult {
 	out := make([]ImportResult, 0, len(reports))
 	for _, r := range reports {
 		out = append(out, ImportResult{Agent: r.Agent, Files: r.Files, Uses: r.Uses, Views: r.Views, Unknown: r.Unknown,
-			Malformed: r.Malformed, TooLong: r.TooLong, Reactivated: len(r.Reactivated), Unreadable: r.Unreadable})
+			Malformed: r.Malformed, TooLong: r.TooLong, Reactivated: len(r.Reactivated), Unreadable: r.Unreadable,
+			MalformedAt: r.MalformedAt})
 	}
 	return out
 }

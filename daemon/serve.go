@@ -282,6 +282,9 @@ func importJob(eng Engine, spec string, log *slog.Logger, m *monitor) Job {
 			}
 			log.Info("imported", "agent", r.Agent, "files", r.Files, "uses", r.Uses, "views", r.Views,
 				"unknown", r.Unknown, "malformed", r.Malformed, "too_long", r.TooLong, "reactivated", r.Reactivated)
+			if len(r.MalformedAt) > 0 {
+				log.Warn("import skipped lines that did not parse", "agent", r.Agent, "malformed", r.Malformed, "first_at", r.MalformedAt)
+			}
 		}
 		return err
 	})

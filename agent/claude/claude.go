@@ -213,7 +213,7 @@ func (im *Importer) parse(b *agent.Batch, raw []byte, where string, fo folder, s
 	}
 	var l line
 	if err := json.Unmarshal(raw, &l); err != nil {
-		b.Malformed++
+		b.Skip(where)
 		return
 	}
 	if !im.belongs(l.Cwd, fo) {
@@ -228,7 +228,7 @@ func (im *Importer) parse(b *agent.Batch, raw []byte, where string, fo folder, s
 		return // text content holds no tool call
 	}
 	if err := json.Unmarshal(l.Message.Content, &blocks); err != nil {
-		b.Malformed++
+		b.Skip(where)
 		return
 	}
 	var at time.Time
@@ -238,7 +238,7 @@ func (im *Importer) parse(b *agent.Batch, raw []byte, where string, fo folder, s
 		}
 		ev, ok, bad := event(bl.Name, bl.Input, l.Cwd)
 		if bad {
-			b.Malformed++
+			b.Skip(where)
 		}
 		if !ok {
 			continue
@@ -246,7 +246,7 @@ func (im *Importer) parse(b *agent.Batch, raw []byte, where string, fo folder, s
 		if at.IsZero() {
 			t, err := time.Parse(time.RFC3339Nano, l.Timestamp)
 			if err != nil {
-				b.Malformed++
+				b.Skip(where)
 				return
 			}
 			at = t.UTC()
@@ -275,7 +275,7 @@ func (im *Importer) slash(b *agent.Batch, l line, where string, since time.Time)
 			Text string `json:"text"`
 		}
 		if json.Unmarshal(l.Message.Content, &blocks) != nil {
-			b.Malformed++
+			b.Skip(where)
 			return
 		}
 		for _, bl := range blocks {
@@ -291,7 +291,7 @@ func (im *Importer) slash(b *agent.Batch, l line, where string, since time.Time)
 	}
 	t, err := time.Parse(time.RFC3339Nano, l.Timestamp)
 	if err != nil {
-		b.Malformed++
+		b.Skip(where)
 		return
 	}
 	if t.Before(since) {

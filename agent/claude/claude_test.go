@@ -162,6 +162,10 @@ func TestImportHostileLines(t *testing.T) {
 	if b.Malformed != 6 || b.TooLong != 1 {
 		t.Errorf("malformed %d (want 6), too long %d (want 1)", b.Malformed, b.TooLong)
 	}
+	// The first five are named by file and offset: the cut line at 0.
+	if len(b.MalformedAt) != 5 || b.MalformedAt[0] != filepath.Join(projects, folder, "s.jsonl")+"@0" {
+		t.Errorf("malformed at %q", b.MalformedAt)
+	}
 }
 
 // TestImportSince: events before since are dropped and counted, and the

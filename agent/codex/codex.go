@@ -250,7 +250,7 @@ func (s *session) parse(raw []byte, where string) {
 	var l line
 	var it item
 	if json.Unmarshal(raw, &l) != nil || json.Unmarshal(l.Payload, &it) != nil {
-		s.b.Malformed++
+		s.b.Skip(where)
 		return
 	}
 	if l.Type == "turn_context" {
@@ -301,7 +301,7 @@ func (s *session) parse(raw []byte, where string) {
 	}
 	t, err := time.Parse(time.RFC3339Nano, l.Timestamp)
 	if err != nil {
-		s.b.Malformed++
+		s.b.Skip(where)
 		return
 	}
 	if t.Before(s.since) {

@@ -58,7 +58,8 @@ func TestImportSurvivesHostileRollouts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(b.Events) != 1 || b.Events[0].Path != filepath.Join(ws, "s", "SKILL.md") || b.Events[0].ID != "c1" || b.Malformed != 1 || b.Files != 1 {
+	if len(b.Events) != 1 || b.Events[0].Path != filepath.Join(ws, "s", "SKILL.md") || b.Events[0].ID != "c1" || b.Malformed != 1 || b.Files != 1 ||
+		len(b.MalformedAt) != 1 || !strings.HasPrefix(b.MalformedAt[0], day) {
 		t.Errorf("batch %+v", b)
 	}
 }

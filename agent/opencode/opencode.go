@@ -167,7 +167,7 @@ func (im *Importer) Import(ctx context.Context, since time.Time, done agent.Mark
 				Directory string `json:"directory"`
 			}
 			if err := readJSON(filepath.Join(storage, "session", project, name), &ses); err != nil {
-				b.Malformed++
+				b.Skip(filepath.Join(storage, "session", project, name))
 				continue
 			}
 			if !im.ws.Within(ses.Directory) || ses.ID != strings.TrimSuffix(name, ".json") || !fs.ValidPath(ses.ID) || strings.Contains(ses.ID, "/") {
@@ -208,7 +208,7 @@ func (im *Importer) session(ctx context.Context, b *agent.Batch, storage, id str
 				if errors.Is(err, atomicfile.ErrTooLarge) {
 					b.TooLong++
 				} else {
-					b.Malformed++
+					b.Skip(path)
 				}
 				b.Marks[key] = mark
 				continue

@@ -35,7 +35,8 @@ func TestImportSurvivesHostileStorage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(b.Events) != 1 || b.Events[0].Skill != "pdf" || b.Events[0].ID != "c1" || b.Malformed != 2 || b.TooLong != 1 {
+	if len(b.Events) != 1 || b.Events[0].Skill != "pdf" || b.Events[0].ID != "c1" || b.Malformed != 2 || b.TooLong != 1 ||
+		len(b.MalformedAt) != 2 || !strings.HasPrefix(b.MalformedAt[0], st) {
 		t.Errorf("batch %+v", b)
 	}
 	again, err := New(ws, data).Import(context.Background(), time.Time{}, b.Marks)

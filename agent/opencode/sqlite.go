@@ -96,7 +96,9 @@ func (im *Importer) importDatabases(ctx context.Context, b *agent.Batch, since t
 		b.Marks[key] = r.mark
 		b.Events = append(b.Events, r.events...)
 		b.Files += r.rows
-		b.Malformed += r.malformed
+		for _, where := range r.malformed {
+			b.Skip(where)
+		}
 		b.TooLong += r.tooLong
 		b.Before += r.before
 	}
@@ -105,10 +107,12 @@ func (im *Importer) importDatabases(ctx context.Context, b *agent.Batch, since t
 
 // dbRead is what one read of a database found.
 type dbRead struct {
-	mark                             agent.Mark
-	events                           []agent.Event
-	rows, malformed, tooLong, before int
-	more                             bool // stopped at the row limit
+	mark                  agent.Mark
+	events                []agent.Event
+	rows, tooLong, before int
+	// malformed names the parts that did not parse, by row id.
+	malformed []string
+	more      bool // stopped at the row limit
 }
 
 // fileState is the size and time of a database and its write-ahead log
@@ -244,7 +248,7 @@ func (im *Importer) readParts(ctx context.Context, db *sqlitefile.DB, path strin
 		}
 		var p partRecord
 		if err := json.Unmarshal(data, &p); err != nil {
-			r.malformed++
+			r.malformed = append(r.malformed, path+": part "+id)
 			return
 		}
 		if p.running() && time.UnixMilli(updated).After(now.Add(-holdFor)) && (hold < 0 || updated < hold) {

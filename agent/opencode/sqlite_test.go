@@ -274,7 +274,7 @@ func TestImportSurvivesHostileDatabases(t *testing.T) {
 	slices.Sort(ids)
 	// call_c is both in the JSON storage and in opencode-beta.db: the
 	// journal counts it once (see the root package's test).
-	if want := []string{"call_c", "call_c", "call_j"}; !slices.Equal(ids, want) || b.TooLong != 1 || b.Malformed != 2 {
+	if want := []string{"call_c", "call_c", "call_j"}; !slices.Equal(ids, want) || b.TooLong != 1 || b.Malformed != 2 || len(b.MalformedAt) != 2 {
 		t.Errorf("events %v, batch %+v", ids, b)
 	}
 	want := map[string]string{

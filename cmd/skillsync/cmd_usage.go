@@ -52,7 +52,7 @@ each record was read and which calls were counted, so a call copied into a
 resumed or forked session, or read again from a rewritten transcript, or
 recorded already by a hook, counts once. Events older than --since are
 passed over for good. Lines that do not parse or are longer than 4 MiB are
-skipped and counted. Skills of plugins or of ~/.claude/skills are not this
+skipped and counted; the first that did not parse are named (file@offset). Skills of plugins or of ~/.claude/skills are not this
 workspace's and are counted as unknown.
 
 --json prints one object for the AGENT named, and a list of them, one per
@@ -161,7 +161,8 @@ func (a *app) printImport(r *skillsync.ImportReport) {
 		fmt.Fprintf(a.stderr, "%s no longer began as imported before and were read again from the start\n", plural(r.Rewritten, "transcript"))
 	}
 	if r.Malformed > 0 {
-		fmt.Fprintf(a.stderr, "skipped %s that did not parse\n", plural(r.Malformed, "line"))
+		fmt.Fprintf(a.stderr, "skipped %s that did not parse or lacked what a use needs, first at %s\n",
+			plural(r.Malformed, "line"), safe(strings.Join(r.MalformedAt, ", ")))
 	}
 	if r.TooLong > 0 {
 		fmt.Fprintf(a.stderr, "skipped %s longer than 4 MiB\n", plural(r.TooLong, "line"))
