@@ -73,6 +73,10 @@ func TestProposeDirCopiesTheSkill(t *testing.T) {
 	if _, err := d.ProposeDir(ctx, src, "pdf", now); !errors.Is(err, ErrExists) {
 		t.Errorf("a second proposal of pdf = %v, want ErrExists", err)
 	}
+	// Names compare without case: PDF is pdf's draft too.
+	if _, err := d.ProposeDir(ctx, src, "PDF", now); !errors.Is(err, ErrExists) || !strings.Contains(err.Error(), filepath.Join(d.dir, "pdf")) {
+		t.Errorf("a proposal of PDF beside pdf = %v, want ErrExists naming pdf's draft", err)
+	}
 	list, err := d.List(ctx)
 	if err != nil || len(list) != 1 || list[0].Name != "pdf" {
 		t.Errorf("list = %+v, %v", list, err)

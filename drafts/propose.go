@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/skillsync/skillsync/layering"
 	"github.com/skillsync/skillsync/repository"
 	"github.com/skillsync/skillsync/skill"
 )
@@ -139,8 +140,11 @@ func (d *Folder) propose(ctx context.Context, name string, now time.Time, fill f
 	}
 	defer lock.Close()
 	dst := filepath.Join(d.dir, name)
-	if _, err := os.Lstat(dst); err == nil {
-		return Draft{}, fmt.Errorf("propose %s: %w in %s: promote or reject it first", name, ErrExists, dst)
+	if same, ok := d.sameName(name); ok {
+		// Names compare without case (as the lock's key does): a second
+		// draft of pdf as PDF would promote over the first, and on a
+		// folder that ignores case it is the first.
+		return Draft{}, fmt.Errorf("propose %s: %w in %s: promote or reject it first", name, ErrExists, filepath.Join(d.dir, same))
 	}
 	stage, err := os.MkdirTemp(d.dir, ".incoming-")
 	if err != nil {
@@ -169,6 +173,21 @@ func (d *Folder) propose(ctx context.Context, name string, now time.Time, fill f
 		_ = os.Chtimes(dst, now, now)
 	}
 	return d.Inspect(ctx, name)
+}
+
+// sameName returns the waiting draft whose name is name's, case aside.
+func (d *Folder) sameName(name string) (string, bool) {
+	entries, err := os.ReadDir(d.dir)
+	if err != nil {
+		return "", false
+	}
+	key := layering.Key(name)
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), ".") && layering.Key(e.Name()) == key {
+			return e.Name(), true
+		}
+	}
+	return "", false
 }
 
 // copyDir copies the regular files of src into dst, refusing what
