@@ -172,8 +172,9 @@ func TestFailedImportKeepsTheHooksCalls(t *testing.T) {
 }
 
 // TestHookDuringImportCountsOnce: the hook reports a call an import is
-// counting (it has read the transcript and waits to record): the hook
-// waits for the import's marks and finds the call counted.
+// counting (it has read the transcript and waits to record, longer than
+// a hook used to wait for the journal): the hook waits for the import's
+// marks and finds the call counted.
 func TestHookDuringImportCountsOnce(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -190,7 +191,19 @@ func TestHookDuringImportCountsOnce(t *testing.T) {
 		_, err := e.ImportUsage(ctx, claude.New(ws, projects), time.Time{})
 		imported <- err
 	}()
-	time.Sleep(300 * time.Millisecond)
+	// Until the import holds the hook's journal.
+	journal := filepath.Join(ws, "skills", ".hooked.jsonl.lock")
+	for deadline := time.Now().Add(time.Minute); ; {
+		l, err := flock.Acquire(ctx, journal, 0)
+		if err != nil {
+			break
+		}
+		l.Close()
+		if time.Now().After(deadline) {
+			t.Fatal("the import never held the hook's journal")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	type hookResult struct {
 		dup bool
 		err error
@@ -200,7 +213,7 @@ func TestHookDuringImportCountsOnce(t *testing.T) {
 		_, dup, err := e.RecordHook(ctx, claude.Name, agent.Event{Skill: "notes", ID: "toolu_04"})
 		hooked <- hookResult{dup, err}
 	}()
-	time.Sleep(300 * time.Millisecond)
+	time.Sleep(6 * time.Second)
 	held.Close()
 	if err := <-imported; err != nil {
 		t.Fatal(err)

@@ -20,8 +20,10 @@ import (
 // Hooked is the journal of the tool calls an agent's hook recorded as
 // they happened (skillsync use --hook), one JSON object a line. An import
 // of the same agent's records claims them, so a call the hook counted is
-// not counted again from the transcript. The journal only ever holds calls
-// no import has seen yet, and none older than Keep.
+// not counted again from the transcript. The journal holds calls no
+// import has seen yet, and none older than Keep; a call an import counted
+// stays only where the import could not rewrite the journal, and is then
+// found counted by the import's marks too.
 type Hooked struct {
 	Path string
 	// Keep is how long an unclaimed call is kept: a transcript deleted
@@ -44,8 +46,15 @@ const maxHooked = 4 << 20
 // maxID bounds a tool call id.
 const maxID = 128
 
-// hookedWait bounds how long a hook or an import waits for the journal.
+// hookedWait bounds how long an import waits for the journal.
 const hookedWait = 5 * time.Second
+
+// hookWait bounds how long a hook waits for the journal: longer than an
+// import holding it may wait for the usage file (curator's two minutes),
+// since a hook that gave up first would count, unjournaled, a call that
+// import then counts from the transcript. A hook waited as long before,
+// for the usage file itself.
+const hookWait = 2*time.Minute + 10*time.Second
 
 // validID reports whether id can be kept: short, printable ASCII.
 func validID(id string) bool {
@@ -85,7 +94,7 @@ func (h Hooked) Once(ctx context.Context, agent, id string, at time.Time, counte
 	if counted == nil {
 		counted = func() bool { return false }
 	}
-	lock, lerr := flock.Acquire(ctx, h.Path+".lock", hookedWait)
+	lock, lerr := flock.Acquire(ctx, h.Path+".lock", hookWait)
 	if lerr != nil {
 		if counted() {
 			return true, nil, nil

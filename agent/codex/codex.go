@@ -135,7 +135,8 @@ func (im *Importer) Import(ctx context.Context, since time.Time, done agent.Mark
 		if err != nil {
 			return nil, err
 		}
-		if m, ok := b.Marks[key]; ok {
+		if m, ok := b.Marks[key]; ok && m != done[key] {
+			// A read that moved the mark: the folder is where it left.
 			m.Cwd = ""
 			if s.cwd != cwd {
 				m.Cwd = s.cwd
