@@ -30,22 +30,30 @@ type Curation struct {
 	// a copy used elsewhere more recently than here is judged by that use.
 	// Min_idle still looks at this host's uses alone.
 	Elsewhere map[Copy]time.Time
+	// Fresh are the copies this curation saw first (Job.Run): judged as
+	// a dry run, which records no sighting, judges them, as never seen.
+	// Their idle time starts at the clock, and a Now after it would find
+	// a skill added a minute ago idle for as long.
+	Fresh map[Copy]bool
 }
 
 // ElsewhereSource is the LastSource a plan gives a copy judged by its use
 // on another host.
 const ElsewhereSource Source = "fleet"
 
-// planned returns the usage a plan judges: u with the copies used more
-// recently elsewhere given that use. u itself is not changed.
+// planned returns the usage a plan judges: u without the Fresh copies,
+// and with the copies used more recently elsewhere given that use. u
+// itself is not changed.
 func (c Curation) planned(u *Usage) *Usage {
-	if len(c.Elsewhere) == 0 {
+	if len(c.Elsewhere) == 0 && len(c.Fresh) == 0 {
 		return u
 	}
 	pu := *u
 	pu.Skills = make(map[Copy]*SkillUsage, len(u.Skills))
 	for k, v := range u.Skills {
-		pu.Skills[k] = v
+		if !c.Fresh[k] {
+			pu.Skills[k] = v
+		}
 	}
 	for k, at := range c.Elsewhere {
 		s, ok := u.Skills[k]
@@ -89,7 +97,7 @@ func (s *Store) Curate(ctx context.Context, c Curation) (Plan, error) {
 	var events []Event
 	err := s.Update(ctx, func(u *Usage) error {
 		if len(c.Elsewhere) == 0 {
-			plan = c.Policy.Plan(u, c.Candidates, c.Now, c.Force)
+			plan = c.Policy.Plan(c.planned(u), c.Candidates, c.Now, c.Force)
 		} else if plan = c.Policy.Plan(u, nil, c.Now, c.Force); plan.Skipped == "" {
 			// min_idle was checked on this host's uses; the plan judges
 			// idle time by the latest use anywhere.

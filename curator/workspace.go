@@ -83,6 +83,22 @@ type Job struct {
 	Resync func(context.Context) error
 }
 
+// unseen returns the candidates the usage record has no sighting of. A
+// corrupt record has none: the sighting that follows sets it aside.
+func (j Job) unseen(cat *layering.Catalog, candidates []Candidate) (map[Copy]bool, error) {
+	u, err := j.Store(cat).Load()
+	if err != nil && !IsCorrupt(err) {
+		return nil, err
+	}
+	fresh := map[Copy]bool{}
+	for _, cand := range candidates {
+		if _, ok := u.Skills[cand.Copy]; !ok {
+			fresh[cand.Copy] = true
+		}
+	}
+	return fresh, nil
+}
+
 // Run curates the catalog's copies with c (whose Candidates and
 // Elsewhere it fills): skills never seen before are first seen at the
 // clock, not at a Now the caller chose, so
@@ -94,12 +110,15 @@ func (j Job) Run(ctx context.Context, c Curation) (Plan, error) {
 	if err != nil {
 		return Plan{}, err
 	}
+	c.Candidates = CandidatesOf(cat.Winners, j.CopyOf, j.Dirs)
 	if !c.DryRun {
+		if c.Fresh, err = j.unseen(cat, c.Candidates); err != nil {
+			return Plan{}, err
+		}
 		if err := j.Seen(ctx, cat, c.at()); err != nil {
 			return Plan{}, err
 		}
 	}
-	c.Candidates = CandidatesOf(cat.Winners, j.CopyOf, j.Dirs)
 	elsewhere, skipped, err := j.Elsewhere(ctx, c.Now)
 	if err != nil {
 		return Plan{}, err

@@ -743,4 +743,35 @@ func TestCurateNowDatesByTheClock(t *testing.T) {
 	if len(archived) != 1 || strings.Contains(filepath.Base(archived[0]), later.Format("20060102")) {
 		t.Errorf("archived copies of notes: %v", archived)
 	}
+	// late, first seen by that curation, was not judged by it: idle from
+	// the clock, --now would have found it idle for a hundred days, which
+	// the same command with --dry-run (which sees nothing first) did not.
+	if _, err := os.Stat(filepath.Join(ws, "skills", "late", "SKILL.md")); err != nil || u.Skills["workspace/late"]["state"] != "active" {
+		t.Errorf("late after the curation that first saw it: %v %v", u.Skills["workspace/late"], err)
+	}
+}
+
+// TestCurateNowDryRunShowsTheRun: curate --now --dry-run plans what the
+// same command without --dry-run does, a skill it sees first included.
+func TestCurateNowDryRunShowsTheRun(t *testing.T) {
+	t.Parallel()
+	ws := t.TempDir()
+	skilltest.Skill(t, filepath.Join(ws, "skills"), "notes", "Notes.", nil)
+	if r := run(t, ws, "sync"); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	if r := run(t, ws, "use", "notes"); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	skilltest.Skill(t, filepath.Join(ws, "skills"), "late", "Late.", nil)
+	later := time.Now().UTC().Add(100 * 24 * time.Hour).Format(time.RFC3339)
+	type plan struct {
+		Checked int
+		Changes []struct{ Name, To string }
+	}
+	dry := decode[plan](t, run(t, ws, "curate", "--dry-run", "--json", "--now", later))
+	real := decode[plan](t, run(t, ws, "curate", "--json", "--now", later))
+	if dry.Checked != real.Checked || fmt.Sprint(dry.Changes) != fmt.Sprint(real.Changes) {
+		t.Errorf("dry run %+v, run %+v", dry, real)
+	}
 }
