@@ -49,8 +49,8 @@ var markdown = sync.OnceValue(func() goldmark.Markdown {
 const maxMarkdown = 64 << 10
 
 // renderMarkdown turns a skill's untrusted Markdown into HTML that is
-// safe to put in a page. A link or image relative to the page resolves
-// against base, the folder of the skill's files the Markdown is in
+// safe to put in a page. A link relative to the page resolves against
+// base, the folder of the skill's files the Markdown is in
 // ("/skills/NAME/files/"): a skill links its own files so, and the
 // page's address would take them elsewhere. "" leaves them as written.
 func renderMarkdown(md, base string) template.HTML {
@@ -70,20 +70,18 @@ func renderMarkdown(md, base string) template.HTML {
 	return template.HTML(buf.String())
 }
 
-// rebase resolves the relative links and images of doc against base.
+// rebase resolves the relative links of doc against base. Images are
+// left as written: a file's page is HTML, and the catalog serves no
+// file's bytes as they are (from its own origin, a skill's script or page
+// would run as the catalog's).
 func rebase(doc ast.Node, base string) {
 	b, err := url.Parse(base)
 	if err != nil {
 		return
 	}
 	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
-		if entering {
-			switch l := n.(type) {
-			case *ast.Link:
-				l.Destination = rebased(b, l.Destination)
-			case *ast.Image:
-				l.Destination = rebased(b, l.Destination)
-			}
+		if l, ok := n.(*ast.Link); ok && entering {
+			l.Destination = rebased(b, l.Destination)
 		}
 		return ast.WalkContinue, nil
 	})

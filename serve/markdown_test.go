@@ -81,8 +81,11 @@ func TestMarkdownKeepsOnlySafeAddresses(t *testing.T) {
 		if !strings.Contains(got, c.want) {
 			t.Errorf("%q renders as %q, want it to hold %q", c.md, got, c.want)
 		}
-		if c.refused != "" && strings.Contains(strings.ToLower(got), c.refused) {
-			t.Errorf("%q renders as %q, which keeps %q", c.md, got, c.refused)
+		rebased := string(renderMarkdown(c.md, "/skills/x/files/"))
+		for _, out := range []string{got, rebased} {
+			if c.refused != "" && strings.Contains(strings.ToLower(out), c.refused) {
+				t.Errorf("%q renders as %q, which keeps %q", c.md, out, c.refused)
+			}
 		}
 	}
 }
@@ -108,9 +111,13 @@ func FuzzMarkdownStaysInert(f *testing.F) {
 		f.Add(md)
 	}
 	f.Fuzz(func(t *testing.T, md string) {
-		out := string(renderMarkdown(md, ""))
-		if problems := inertProblems(out); len(problems) > 0 {
-			t.Errorf("%q renders as %q: %v", md, out, problems)
+		// As written, and with relative links rebased onto a skill's files
+		// (a name that needs escaping), as a skill's page renders them.
+		for _, base := range []string{"", "/skills/a%23b%20c/files/"} {
+			out := string(renderMarkdown(md, base))
+			if problems := inertProblems(out); len(problems) > 0 {
+				t.Errorf("%q with base %q renders as %q: %v", md, base, out, problems)
+			}
 		}
 	})
 }

@@ -52,7 +52,8 @@ each record was read and which calls were counted, so a call copied into a
 resumed or forked session, or read again from a rewritten transcript, or
 recorded already by a hook, counts once. Events older than --since are
 passed over for good. Lines that do not parse or are longer than 4 MiB are
-skipped and counted; the first that did not parse are named (file@offset). Skills of plugins or of ~/.claude/skills are not this
+skipped and counted, and the first few that did not parse, or lacked what a
+use needs, are named by where they are (a file and an offset, or a record). Skills of plugins or of ~/.claude/skills are not this
 workspace's and are counted as unknown.
 
 --json prints one object for the AGENT named, and a list of them, one per
