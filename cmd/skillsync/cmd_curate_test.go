@@ -686,13 +686,11 @@ func TestAnUnreadableUsageFileLeavesArchivedSkillsArchived(t *testing.T) {
 	}
 }
 
-// TestCurateNowDatesByTheClock: curate --now judges idle time at the
-// time given, but what it writes is dated by the clock. Dated at a later
-// --now, a stale skill used since would not come back until that date,
-// a skill first seen by the curation would start its idle time there,
-// and the last run and the audit would lie ahead of the clock.
-func TestCurateNowDatesByTheClock(t *testing.T) {
-	t.Parallel()
+// lateWorkspace is a synced workspace whose skill notes was used, with
+// a skill late added since, never synced: a curation is the first to see
+// it.
+func lateWorkspace(t *testing.T) string {
+	t.Helper()
 	ws := t.TempDir()
 	skilltest.Skill(t, filepath.Join(ws, "skills"), "notes", "Notes.", nil)
 	if r := run(t, ws, "sync"); r.code != 0 {
@@ -701,8 +699,18 @@ func TestCurateNowDatesByTheClock(t *testing.T) {
 	if r := run(t, ws, "use", "notes"); r.code != 0 {
 		t.Fatal(r.stderr)
 	}
-	// Never synced: the curation is the first to see it.
 	skilltest.Skill(t, filepath.Join(ws, "skills"), "late", "Late.", nil)
+	return ws
+}
+
+// TestCurateNowDatesByTheClock: curate --now judges idle time at the
+// time given, but what it writes is dated by the clock. Dated at a later
+// --now, a stale skill used since would not come back until that date,
+// a skill first seen by the curation would start its idle time there,
+// and the last run and the audit would lie ahead of the clock.
+func TestCurateNowDatesByTheClock(t *testing.T) {
+	t.Parallel()
+	ws := lateWorkspace(t)
 	later := time.Now().UTC().Add(100 * 24 * time.Hour)
 	if r := run(t, ws, "curate", "--now", later.Format(time.RFC3339)); r.code != 0 || !strings.Contains(r.stdout, "notes: active -> archived") {
 		t.Fatalf("curate: %d %s %s", r.code, r.stdout, r.stderr)
@@ -755,15 +763,7 @@ func TestCurateNowDatesByTheClock(t *testing.T) {
 // same command without --dry-run does, a skill it sees first included.
 func TestCurateNowDryRunShowsTheRun(t *testing.T) {
 	t.Parallel()
-	ws := t.TempDir()
-	skilltest.Skill(t, filepath.Join(ws, "skills"), "notes", "Notes.", nil)
-	if r := run(t, ws, "sync"); r.code != 0 {
-		t.Fatal(r.stderr)
-	}
-	if r := run(t, ws, "use", "notes"); r.code != 0 {
-		t.Fatal(r.stderr)
-	}
-	skilltest.Skill(t, filepath.Join(ws, "skills"), "late", "Late.", nil)
+	ws := lateWorkspace(t)
 	later := time.Now().UTC().Add(100 * 24 * time.Hour).Format(time.RFC3339)
 	type plan struct {
 		Checked int
