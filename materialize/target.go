@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -43,6 +44,10 @@ const ConflictsName = ".skillsync-conflicts"
 type TargetRecord struct {
 	Version int                     `json:"version"`
 	Skills  map[string]*TargetEntry `json:"skills"`
+	// Blocked are the skills the last sync left out, sorted: a folder
+	// skillsync did not make stands where each would go (the report's
+	// Conflicts), so status can say so between syncs.
+	Blocked []string `json:"blocked,omitempty"`
 }
 
 // TargetEntry is one entry skillsync made: a copied skill with its files,
@@ -437,6 +442,7 @@ func SyncTarget(ctx context.Context, t Target) (TargetReport, error) {
 	for _, name := range sortedNames(preserved) {
 		report.Preserved = append(report.Preserved, preserved[name])
 	}
+	next.Blocked = slices.Sorted(slices.Values(report.Conflicts))
 	if err := jsonfile.Write(filepath.Join(dir, RecordName), next, 0o644); err != nil {
 		return report, err
 	}

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/skillsync/skillsync/curator"
@@ -59,6 +60,9 @@ type Target struct {
 	// Conflicts are the user's edited copies moved aside into
 	// .skillsync-conflicts/, waiting for a person.
 	Conflicts []string `json:"conflicts"`
+	// Blocked are the skills the last sync left out of the target: a
+	// folder skillsync did not make stands where each would go.
+	Blocked []string `json:"blocked,omitempty"`
 }
 
 // Usage counts the skills used lately.
@@ -233,6 +237,11 @@ func (st *Workspace) target(dir string) Target {
 	if len(diffs) > 0 {
 		files := counted(len(diffs), "file differs", "files differ")
 		st.Attention = append(st.Attention, fmt.Sprintf("target %s: %s from its record (skillsync verify)", dir, files))
+	}
+	if rec, err := materialize.LoadTargetRecord(dir); err == nil && len(rec.Blocked) > 0 {
+		ts.Blocked = rec.Blocked
+		st.Attention = append(st.Attention, fmt.Sprintf("target %s: %s left out, a folder skillsync did not make standing where each would go (%s); move it away, or rename the skill",
+			dir, counted(len(rec.Blocked), "skill", "skills"), strings.Join(rec.Blocked, ", ")))
 	}
 	return ts
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -251,5 +252,35 @@ func TestStatusNamesADaemonSyncThatFails(t *testing.T) {
 	}
 	if len(st.Sources) != 1 || st.Sources[0].SyncedAt != nil {
 		t.Errorf("a source synced by a sync that failed: %+v", st.Sources)
+	}
+}
+
+// TestStatusNamesASkillLeftOutOfATarget: a folder of the user's stands
+// where a skill would go in a target; sync leaves both alone, and status
+// says so until the folder is moved away.
+func TestStatusNamesASkillLeftOutOfATarget(t *testing.T) {
+	t.Parallel()
+	ws := t.TempDir()
+	skilltest.WriteFile(t, filepath.Join(ws, "skillsync.yaml"), "targets:\n  - dir: .claude/skills\n")
+	skilltest.Skill(t, filepath.Join(ws, "skills"), "notes", "Notes.", nil)
+	own := filepath.Join(ws, ".claude", "skills", "notes")
+	skilltest.WriteFile(t, filepath.Join(own, "mine.md"), "the user's own\n")
+	if r := run(t, ws, "sync"); r.code != 0 {
+		t.Fatalf("sync: %d %s", r.code, r.stderr)
+	}
+	r := run(t, ws, "status", "--json")
+	st := decode[skillsync.WorkspaceStatus](t, r)
+	if r.code != 1 || len(st.Targets) != 1 || fmt.Sprint(st.Targets[0].Blocked) != "[notes]" ||
+		!strings.Contains(strings.Join(st.Attention, "\n"), "1 skill left out") {
+		t.Errorf("status with a skill left out: exit %d %+v %q", r.code, st.Targets, st.Attention)
+	}
+	if err := os.Rename(own, own+".mine"); err != nil {
+		t.Fatal(err)
+	}
+	if r := run(t, ws, "sync"); r.code != 0 {
+		t.Fatalf("sync: %d %s", r.code, r.stderr)
+	}
+	if r := run(t, ws, "status", "--json"); r.code != 0 {
+		t.Errorf("status once the folder moved away: %d %s", r.code, r.stdout)
 	}
 }
