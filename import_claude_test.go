@@ -227,3 +227,22 @@ func TestHookDuringImportCountsOnce(t *testing.T) {
 		t.Errorf("a call the hook reported while an import counted it: dup %v, notes %+v", h.dup, n)
 	}
 }
+
+// TestHookCountsALongIDOnce: a call whose id is too long, or not
+// printable, to be journaled as it is, is journaled by its hash: sent
+// twice, it counts once.
+func TestHookCountsALongIDOnce(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e, _, _ := curateWorkspace(t)
+	for _, id := range []string{strings.Repeat("x", 300), "tab\tid"} {
+		for i := 0; i < 2; i++ {
+			if _, dup, err := e.RecordHook(ctx, claude.Name, agent.Event{Skill: "kept", ID: id}); err != nil || dup != (i == 1) {
+				t.Errorf("hook %d of id %.10q: dup %v, %v", i, id, dup, err)
+			}
+		}
+	}
+	if n := usageRecord(t, e, "workspace/kept"); n.UseCount != 2 {
+		t.Errorf("kept after two calls each sent twice: %+v", n)
+	}
+}

@@ -56,6 +56,16 @@ const hookedWait = 5 * time.Second
 // for the usage file itself.
 const hookWait = 2*time.Minute + 10*time.Second
 
+// journalKey is the key a call id is journaled under: the id itself when
+// it can be kept as it is, else its hash (seenKey), so that a call with a
+// long or unprintable id is still counted once.
+func journalKey(id string) string {
+	if validID(id) {
+		return id
+	}
+	return seenKey(id)
+}
+
 // validID reports whether id can be kept: short, printable ASCII.
 func validID(id string) bool {
 	if id == "" || len(id) > maxID {
@@ -82,15 +92,17 @@ func (h Hooked) Add(ctx context.Context, agent, id string, at time.Time) error {
 // already, or counted (nil: never) says an import counted it (dup), then
 // journals it. counted is asked under the lock an import holds from its
 // look at the journal until its marks are saved (Hold), so a call the
-// import is counting is found counted. An id that cannot be kept (empty,
-// too long, not printable) is recorded with no check. A journal that
+// import is counting is found counted. An id too long or not printable is
+// journaled by its hash (journalKey); an empty one, or an agent name that
+// cannot be kept, is recorded with no check. A journal that
 // cannot be locked, read or written does not stop the call from being
 // recorded: journalErr says what failed, and the call may be counted
 // again.
 func (h Hooked) Once(ctx context.Context, agent, id string, at time.Time, counted func() bool, record func() error) (dup bool, journalErr, err error) {
-	if !validID(id) || !validID(agent) {
+	if id == "" || !validID(agent) {
 		return false, nil, record()
 	}
+	id = journalKey(id)
 	if counted == nil {
 		counted = func() bool { return false }
 	}
@@ -201,13 +213,13 @@ func (o *Hold) Recorded(agent string, ids []string) map[string]bool {
 	if len(o.entries) == 0 {
 		return recorded
 	}
-	want := make(map[string]bool, len(ids))
+	want := make(map[string]string, len(ids)) // journal key -> id
 	for _, id := range ids {
-		want[id] = true
+		want[journalKey(id)] = id
 	}
 	for _, e := range o.entries {
-		if e.Agent == agent && want[e.ID] {
-			recorded[e.ID] = true
+		if id, ok := want[e.ID]; ok && e.Agent == agent {
+			recorded[id] = true
 		}
 	}
 	return recorded
@@ -216,11 +228,15 @@ func (o *Hold) Recorded(agent string, ids []string) map[string]bool {
 // Take rewrites the journal without the calls of agent in ids and those
 // older than Keep before now. Lines that do not parse are dropped.
 func (o *Hold) Take(agent string, ids map[string]bool, now time.Time) error {
+	keys := make(map[string]bool, len(ids))
+	for id := range ids {
+		keys[journalKey(id)] = true
+	}
 	var kept bytes.Buffer
 	changed := false
 	for _, e := range o.entries {
 		switch {
-		case e.Agent == agent && ids[e.ID]:
+		case e.Agent == agent && keys[e.ID]:
 			changed = true
 		case o.h.Keep > 0 && now.Sub(e.At) > o.h.Keep:
 			changed = true

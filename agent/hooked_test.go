@@ -40,6 +40,13 @@ func TestHookedClaim(t *testing.T) {
 	if err != nil || len(again) != 1 || !again["toolu_2"] {
 		t.Errorf("second claim %v %v (toolu_1 was claimed, toolu_old too)", again, err)
 	}
+	// An id that cannot be kept as it is is journaled by its hash, and
+	// claimed by the id itself: its call is counted once too.
+	long := strings.Repeat("x", 200)
+	odd, err := h.Claim(ctx, "claude", []string{"bad id", long}, now)
+	if err != nil || len(odd) != 2 || !odd["bad id"] || !odd[long] {
+		t.Errorf("claim of ids kept by their hash: %v %v", odd, err)
+	}
 	data, _ := os.ReadFile(h.Path)
 	if strings.Count(string(data), "\n") != 1 || !strings.Contains(string(data), `"codex"`) {
 		t.Errorf("journal left:\n%s", data)
