@@ -98,9 +98,8 @@ func (r *syncRun) do(ctx context.Context) (*SyncReport, error) {
 	var err error
 	opened := r.Cache.OpenWarnings()
 	report.Warnings = append(report.Warnings, opened...)
-	if len(e.cfg.Sources) == 0 && len(r.Cache.Manifest().Sources) > 0 && !r.opts.PruneAll {
-		return nil, usageErrorf("the config %s has no sources, and the cache still holds sources (%d): sync would remove them all; add sources, or run skillsync sync --prune-all to empty the cache",
-			e.cfg.File, len(r.Cache.Manifest().Sources))
+	if err := syncrun.CheckPrune(e.cfg, r.Cache.Manifest(), r.opts.PruneAll); err != nil {
+		return nil, err
 	}
 	sources := r.open()
 	defer closeAll(sources)

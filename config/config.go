@@ -261,6 +261,11 @@ func DefaultIn(env hostenv.Env, kinds *repository.Registry) (*Config, error) {
 	if err := checkWorkspace(cfg.Workspace); err != nil {
 		return nil, &Error{File: "the default config", Errs: []error{err}}
 	}
+	if err := checkWorkspaceRoot(env, cfg.Workspace); err != nil {
+		// As a config file there is refused: the cache, the lock and
+		// skills/ would land in it.
+		return nil, &Error{File: "the default config", Errs: []error{fmt.Errorf("no %s here, and the current folder %s %w: run skillsync in a project's folder, or with -g for the user-wide config", FileName, cfg.Workspace, err)}}
+	}
 	return cfg, nil
 }
 

@@ -207,8 +207,12 @@ func TestFindConfigOrder(t *testing.T) {
 	if cfg, err = FindIn(in(), "", all.Kinds()); err != nil || cfg.File != here || len(cfg.Warnings) != 0 {
 		t.Fatalf("the working directory's config = %+v, %v", cfg, err)
 	}
-	if cfg, _ := FindIn(hostenv.New(home, []string{"HOME=" + home}), "", all.Kinds()); len(cfg.Warnings) != 0 {
-		t.Errorf("a folder with no config above has warnings: %q", cfg.Warnings)
+	if cfg, err := FindIn(hostenv.New(t.TempDir(), []string{"HOME=" + home}), "", all.Kinds()); err != nil || len(cfg.Warnings) != 0 {
+		t.Errorf("a folder with no config above: %v, warnings %q", err, cfg.Warnings)
+	}
+	// The home folder is no workspace, with a config there or without.
+	if _, err := FindIn(hostenv.New(home, []string{"HOME=" + home}), "", all.Kinds()); err == nil || !strings.Contains(err.Error(), "is the home directory") {
+		t.Errorf("the default config in the home folder: %v", err)
 	}
 
 	// In a subfolder of a workspace, the default says so: it would start

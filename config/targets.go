@@ -167,6 +167,17 @@ func within(path, dir string) bool {
 	return strings.HasPrefix(path, dir+string(filepath.Separator))
 }
 
+// CheckStarterFolder refuses a folder a starter config (init, add) would
+// make the workspace of, as loading that config would: the file system
+// root or the home directory. Refused before it is written, the config
+// is not left behind to fail every command below it.
+func CheckStarterFolder(env hostenv.Env, dir string) error {
+	if err := checkWorkspaceRoot(env, dir); err != nil {
+		return &Error{File: filepath.Join(dir, FileName), Errs: []error{fmt.Errorf("a config here would make %s the workspace, which %w; run skillsync in a project's folder, or with -g for the user-wide config", dir, err)}}
+	}
+	return nil
+}
+
 // checkWorkspaceRoot refuses a workspace that is the file system root or
 // the home directory: skillsync writes its cache, its lock and skills/
 // into the workspace, which must not land there.

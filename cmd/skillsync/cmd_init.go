@@ -187,6 +187,9 @@ func (a *app) writeStarter(name string, force bool) error {
 	if _, err := os.Lstat(name); err == nil && !force {
 		return fmt.Errorf("%s already exists; edit it, or run skillsync init --force to replace it", name)
 	}
+	if err := config.CheckStarterFolder(a.env, filepath.Dir(name)); err != nil {
+		return err
+	}
 	text, err := a.starter()
 	if err != nil {
 		return err

@@ -310,3 +310,34 @@ func TestFailedSourceKeepsItsLockEntry(t *testing.T) {
 		t.Errorf("sync --frozen passed with a lock of ref main and a config of ref other: %s", r.stdout)
 	}
 }
+
+// TestSyncWithoutItsConfigKeepsTheSources: skillsync.yaml deleted (a
+// branch switch, a stash) leaves the built-in default, which does not
+// name the workspace's sources: sync refuses to take them out of the
+// cache, the lock and the targets, until --prune-all says so.
+func TestSyncWithoutItsConfigKeepsTheSources(t *testing.T) {
+	t.Parallel()
+	ws := t.TempDir()
+	writeTree(t, ws, map[string]string{
+		"team/a/SKILL.md": "---\nname: a\ndescription: The a skill.\n---\nBody.\n",
+		"skillsync.yaml":  "repositories:\n  - name: team\n    dir: team\ntargets:\n  - dir: .claude/skills\n",
+	})
+	if r := run(t, ws, "sync"); r.code != 0 {
+		t.Fatalf("sync: %d %s", r.code, r.stderr)
+	}
+	lockBefore, _ := os.ReadFile(filepath.Join(ws, "skillsync.lock"))
+	if err := os.Remove(filepath.Join(ws, "skillsync.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	r := run(t, ws, "sync")
+	if r.code != 2 || !strings.Contains(r.stderr, "the built-in default does not name (team)") {
+		t.Errorf("sync without its config: %d %s", r.code, r.stderr)
+	}
+	lockAfter, _ := os.ReadFile(filepath.Join(ws, "skillsync.lock"))
+	if string(lockAfter) != string(lockBefore) || !fileExists(filepath.Join(ws, ".claude", "skills", "a", "SKILL.md")) {
+		t.Errorf("the refused sync changed the lock or the target:\n%s", lockAfter)
+	}
+	if r := run(t, ws, "sync", "--prune-all"); r.code != 0 || fileExists(filepath.Join(ws, ".skills-cache", "team", "a", "SKILL.md")) {
+		t.Errorf("sync --prune-all on the default: %d %s", r.code, r.stderr)
+	}
+}
