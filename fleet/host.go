@@ -230,9 +230,11 @@ func (p *Push) Send(ctx context.Context, store *Store) (*PushReport, error) {
 	return &PushReport{Host: p.hb.Host, PushResult: res, Sent: len(p.recs)}, nil
 }
 
-// LastUses returns the fleet's last use of each marketplace copy since
-// since (now less stale_after), or why curation on fleet data must wait:
-// fewer than minHosts hosts reported in that window.
+// LastUses returns the fleet's last use or view of each marketplace copy
+// since since (now less stale_after), or why curation on fleet data must
+// wait: fewer than minHosts hosts reported in that window. A view counts
+// as it does on this host (idle time runs from the latest use or view)
+// and in a source's curation.
 func LastUses(ctx context.Context, store *Store, since time.Time, staleAfter time.Duration, minHosts int) (map[curator.Copy]time.Time, string, error) {
 	hosts, err := store.Reporting(ctx, since)
 	if err != nil {
@@ -247,8 +249,13 @@ func LastUses(ctx context.Context, store *Store, since time.Time, staleAfter tim
 	}
 	out := map[curator.Copy]time.Time{}
 	for _, u := range list {
-		if u.Copy.Layer == layering.Marketplace && u.LastUsedAt != nil {
-			out[u.Copy] = *u.LastUsedAt
+		if u.Copy.Layer != layering.Marketplace {
+			continue
+		}
+		for _, at := range []*time.Time{u.LastUsedAt, u.LastViewedAt} {
+			if at != nil && at.After(out[u.Copy]) {
+				out[u.Copy] = *at
+			}
 		}
 	}
 	return out, "", nil

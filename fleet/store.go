@@ -183,7 +183,13 @@ func (s *Store) fail(op string, err error) error {
 	}
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && (pgErr.Code == "42P01" || pgErr.Code == "3F000") {
-		err = fmt.Errorf("%w: the fleet tables are missing (%s): set create: true in fleet: to create them", ErrSchemaVersion, pgErr.Message)
+		fix := "set create: true in fleet: to create them"
+		if s.cfg.Create {
+			// The schema was made, or found at this version, and has lost a
+			// table since: creating finds nothing to do.
+			fix = "the schema is at this skillsync's version but lacks it (dropped by hand?); restore it, or drop the schema for create: true to make it again"
+		}
+		err = fmt.Errorf("%w: the fleet tables are missing (%s): %s", ErrSchemaVersion, pgErr.Message, fix)
 	}
 	return redact(fmt.Errorf("fleet (%s): %s: %w", s.cfg.location(), op, err), s.secrets)
 }

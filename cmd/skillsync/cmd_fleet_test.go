@@ -279,10 +279,20 @@ func TestFleetCuration(t *testing.T) {
 	if p := curate(beta); len(p.Changes) != 1 || p.Changes[0].Name != "pdf" {
 		t.Fatalf("beta's plan: %+v", p)
 	}
+	// A view on beta is activity too, as it is on alpha itself.
+	pgtest.Exec(t, c, "UPDATE "+schema+".host_copies SET last_viewed_at = $1 WHERE host = 'beta' AND name = 'pdf'", later)
+	if p := curate(alpha); len(p.Changes) != 0 {
+		t.Fatalf("alpha's plan with pdf viewed on beta: %+v", p)
+	}
 	// Too few hosts reported: curation waits and says why.
 	pgtest.Exec(t, c, "UPDATE "+schema+".hosts SET last_seen_at = now() - interval '1 day' WHERE host = 'beta'")
 	if p := curate(alpha); len(p.Changes) != 0 || !strings.Contains(p.Skipped, "fewer than curator.min_hosts 2") {
 		t.Fatalf("with one host reporting: %+v", p)
+	}
+	// A table dropped by hand, with create: true set: setting it is no fix.
+	pgtest.Exec(t, c, "DROP TABLE "+schema+".copy_stats CASCADE")
+	if r := run(t, alpha, "fleet", "usage"); r.code != 1 || !strings.Contains(r.stderr, "lacks it") || strings.Contains(r.stderr, "set create: true") {
+		t.Errorf("fleet usage with a table dropped: %d %s", r.code, r.stderr)
 	}
 }
 

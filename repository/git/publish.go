@@ -92,7 +92,7 @@ func (g *Git) publish(ctx context.Context, req repository.PublishRequest) (repos
 	if !out.Direct {
 		for _, r := range refs {
 			if r.Name() == targetRef {
-				return out, fmt.Errorf("branch %s: %w; give another with --branch, or delete it on the remote", target, repository.ErrBranchExists)
+				return out, fmt.Errorf("branch %s: %w; merge or delete it on the remote, or publish to another branch", target, repository.ErrBranchExists)
 			}
 		}
 	}
