@@ -143,8 +143,10 @@ type PushReport struct {
 // pushedFile is skills/.fleet-pushed.json: per copy, what the store has
 // acknowledged.
 type pushedFile struct {
-	Version int                     `json:"version"`
-	Host    string                  `json:"host"`
+	Version int    `json:"version"`
+	Host    string `json:"host"`
+	// Store is the store that acknowledged the records (Store.Identity).
+	Store   string                  `json:"store,omitempty"`
 	Records map[string]pushedRecord `json:"records"`
 }
 
@@ -162,22 +164,24 @@ func (p *pushedFile) Validate() error { return jsonfile.CheckVersion(p.Version, 
 // Push is a push made ready: the heartbeat and the usage records that
 // changed since the last push the store acknowledged.
 type Push struct {
-	hb   Heartbeat
-	recs []Record
-	next map[string]pushedRecord
-	path string
-	warn func(string)
+	hb    Heartbeat
+	recs  []Record
+	next  map[string]pushedRecord
+	path  string
+	store string
+	warn  func(string)
 }
 
 // Records are the usage records the push sends.
 func (p *Push) Records() []Record { return p.recs }
 
 // PreparePush compares u with what pushedPath (skills/.fleet-pushed.json)
-// says the store acknowledged, and keeps the records that changed:
-// counters are sent whole, so a push repeated after a lost answer counts
-// nothing twice. A pushed file that cannot be read, or that is another
-// host's, sends every record. warn hears what changes nothing.
-func PreparePush(hb Heartbeat, u *curator.Usage, pushedPath string, warn func(string)) *Push {
+// says store (Store.Identity) acknowledged, and keeps the records that
+// changed: counters are sent whole, so a push repeated after a lost answer
+// counts nothing twice. A pushed file that cannot be read, that is
+// another host's, or another store's (a new schema, database or server),
+// sends every record. warn hears what changes nothing.
+func PreparePush(hb Heartbeat, u *curator.Usage, pushedPath, store string, warn func(string)) *Push {
 	pushed := &pushedFile{}
 	if err := jsonfile.Read(pushedPath, pushed); err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
@@ -185,11 +189,12 @@ func PreparePush(hb Heartbeat, u *curator.Usage, pushedPath string, warn func(st
 		}
 		pushed = &pushedFile{}
 	}
-	if pushed.Host != hb.Host {
-		// Another host id: the store has none of this usage under it.
+	if pushed.Host != hb.Host || pushed.Store != store {
+		// Another host id, or another store: the store has none of this
+		// usage under it.
 		pushed = &pushedFile{}
 	}
-	p := &Push{hb: hb, next: map[string]pushedRecord{}, path: pushedPath, warn: warn}
+	p := &Push{hb: hb, next: map[string]pushedRecord{}, path: pushedPath, store: store, warn: warn}
 	for c, su := range u.Skills {
 		if su == nil {
 			continue
@@ -222,7 +227,7 @@ func (p *Push) Send(ctx context.Context, store *Store) (*PushReport, error) {
 	for _, s := range res.Skipped {
 		p.warn("fleet push: skipped " + s)
 	}
-	if err := jsonfile.Write(p.path, &pushedFile{Version: 1, Host: p.hb.Host, Records: p.next}, 0o644); err != nil {
+	if err := jsonfile.Write(p.path, &pushedFile{Version: 1, Host: p.hb.Host, Store: p.store, Records: p.next}, 0o644); err != nil {
 		// The store has the usage; the next push sends it again, which
 		// counts nothing twice.
 		p.warn("fleet push: remember what was pushed: " + err.Error())

@@ -92,7 +92,7 @@ func TestPreparePushSendsOnlyWhatChanged(t *testing.T) {
 	}}
 	var warnings []string
 	warn := func(s string) { warnings = append(warnings, s) }
-	p := fleet.PreparePush(fleet.Heartbeat{Host: "h"}, u, pushed, warn)
+	p := fleet.PreparePush(fleet.Heartbeat{Host: "h"}, u, pushed, "store", warn)
 	if recs := p.Records(); len(recs) != 2 || recs[0].Copy != a || recs[0].Uses != 2 || !recs[0].LastUsedAt.Equal(at) || recs[1].State != "stale" {
 		t.Fatalf("first push: %+v", recs)
 	}
@@ -103,7 +103,7 @@ func TestPreparePushSendsOnlyWhatChanged(t *testing.T) {
 	if err := os.WriteFile(pushed, []byte("not json"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if p := fleet.PreparePush(fleet.Heartbeat{Host: "h"}, u, pushed, warn); len(p.Records()) != 2 || len(warnings) != 1 ||
+	if p := fleet.PreparePush(fleet.Heartbeat{Host: "h"}, u, pushed, "store", warn); len(p.Records()) != 2 || len(warnings) != 1 ||
 		!strings.HasSuffix(warnings[0], ": sending every usage record") {
 		t.Errorf("corrupt pushed file: %d records, warnings %v", len(p.Records()), warnings)
 	}
@@ -116,22 +116,29 @@ func TestPushRemembersWhatTheStoreAcknowledged(t *testing.T) {
 	pdf := mcopy(t, "team", "pdf")
 	u := &curator.Usage{Skills: map[curator.Copy]*curator.SkillUsage{pdf: {UseCount: 3, LastUsedAt: &at, State: curator.Active}}}
 	warn := func(s string) { t.Errorf("warning: %s", s) }
-	rep, err := fleet.PreparePush(hb("host-a"), u, pushed, warn).Send(context.Background(), s)
+	rep, err := fleet.PreparePush(hb("host-a"), u, pushed, s.Identity(), warn).Send(context.Background(), s)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if rep.Host != "host-a" || rep.Sent != 1 || rep.Uses != 3 {
 		t.Fatalf("first push: %+v", rep)
 	}
-	if p := fleet.PreparePush(hb("host-a"), u, pushed, warn); len(p.Records()) != 0 {
+	if p := fleet.PreparePush(hb("host-a"), u, pushed, s.Identity(), warn); len(p.Records()) != 0 {
 		t.Errorf("nothing changed, yet %d records would go", len(p.Records()))
 	}
 	u.Skills[pdf].UseCount = 4
-	if p := fleet.PreparePush(hb("host-a"), u, pushed, warn); len(p.Records()) != 1 || p.Records()[0].Uses != 4 {
+	if p := fleet.PreparePush(hb("host-a"), u, pushed, s.Identity(), warn); len(p.Records()) != 1 || p.Records()[0].Uses != 4 {
 		t.Errorf("one use more: %+v", p.Records())
 	}
-	// Under another host id the store has none of it.
-	if p := fleet.PreparePush(hb("host-b"), u, pushed, warn); len(p.Records()) != 1 {
+	// Under another host id the store has none of it, nor has another
+	// store (a schema or database the config now names).
+	if p := fleet.PreparePush(hb("host-b"), u, pushed, s.Identity(), warn); len(p.Records()) != 1 {
 		t.Errorf("another host sends %d records, want every one", len(p.Records()))
+	}
+	if p := fleet.PreparePush(hb("host-a"), u, pushed, s.Identity()+"x", warn); len(p.Records()) != 1 {
+		t.Errorf("a push to another store sends %d records, want every one", len(p.Records()))
+	}
+	if !strings.Contains(s.Identity(), "schema ") || strings.Contains(s.Identity(), "password") {
+		t.Errorf("store identity %q", s.Identity())
 	}
 }

@@ -129,6 +129,14 @@ func (s *Store) Close() {
 // file the connection string comes from, and the schema.
 func (s *Store) Location() string { return s.cfg.location() }
 
+// Identity names the database and schema the store writes to, without a
+// secret: the server, its port, the database and the schema. A host's
+// pushed file keeps it, so a push to another store sends everything.
+func (s *Store) Identity() string {
+	c := s.pool.Config().ConnConfig
+	return fmt.Sprintf("postgres %s:%d/%s schema %s", c.Host, c.Port, c.Database, s.cfg.Schema)
+}
+
 func (c Config) location() string {
 	from := "$" + c.DSNEnv
 	if c.DSNFile != "" {

@@ -111,13 +111,12 @@ func (w *Workspace) Push(ctx context.Context) (*PushReport, error) {
 	if u == nil {
 		return nil, fmt.Errorf("fleet push: read usage: %w", err)
 	}
-	push := PreparePush(hb, u, w.PushedFile, w.warn)
 	store, err := w.Open(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer store.Close()
-	return push.Send(ctx, store)
+	return PreparePush(hb, u, w.PushedFile, store.Identity(), w.warn).Send(ctx, store)
 }
 
 // NoteSync leaves a sync's result for the next push (see the package
