@@ -217,12 +217,27 @@ func PreparePush(hb Heartbeat, u *curator.Usage, pushedPath, store string, warn 
 	return p
 }
 
-// Send pushes p to store and, once the store acknowledged it, records
-// what it holds in the pushed file.
+// Send pushes p to store, in pushes of at most maxRecords records each,
+// and, once the store acknowledged them all, records what it holds in the
+// pushed file: should a later part fail, the next push sends the earlier
+// ones again, which counts nothing twice.
 func (p *Push) Send(ctx context.Context, store *Store) (*PushReport, error) {
-	res, err := store.Push(ctx, p.hb, p.recs)
-	if err != nil {
-		return nil, err
+	var res PushResult
+	for part := range slices.Chunk(p.recs, maxRecords) {
+		r, err := store.Push(ctx, p.hb, part)
+		if err != nil {
+			return nil, err
+		}
+		res.Seq, res.Records, res.Uses, res.Views = r.Seq, res.Records+r.Records, res.Uses+r.Uses, res.Views+r.Views
+		res.Skipped = append(res.Skipped, r.Skipped...)
+	}
+	if len(p.recs) == 0 {
+		// The heartbeat alone.
+		r, err := store.Push(ctx, p.hb, nil)
+		if err != nil {
+			return nil, err
+		}
+		res = r
 	}
 	for _, s := range res.Skipped {
 		p.warn("fleet push: skipped " + s)

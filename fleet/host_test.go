@@ -2,6 +2,7 @@ package fleet_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -140,5 +141,31 @@ func TestPushRemembersWhatTheStoreAcknowledged(t *testing.T) {
 	}
 	if !strings.Contains(s.Identity(), "schema ") || strings.Contains(s.Identity(), "password") {
 		t.Errorf("store identity %q", s.Identity())
+	}
+}
+
+// TestPushSendsManyRecordsInParts: a host with more usage records than one
+// push may carry sends them in parts, and the pushed file then says the
+// store has them all.
+func TestPushSendsManyRecordsInParts(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("writes 50,001 records")
+	}
+	s, _ := open(t, pgCluster.Get(t), nil)
+	pushed := filepath.Join(t.TempDir(), ".fleet-pushed.json")
+	at := time.Now().UTC().Truncate(time.Second)
+	u := &curator.Usage{Skills: map[curator.Copy]*curator.SkillUsage{}}
+	const n = 50_001
+	for i := range n {
+		u.Skills[mcopy(t, "team", fmt.Sprintf("s%05d", i))] = &curator.SkillUsage{UseCount: 1, LastUsedAt: &at, State: curator.Active}
+	}
+	warn := func(s string) { t.Errorf("warning: %s", s) }
+	rep, err := fleet.PreparePush(hb("host-a"), u, pushed, s.Identity(), warn).Send(context.Background(), s)
+	if err != nil || rep.Sent != n || rep.Records != n || rep.Uses != n {
+		t.Fatalf("push of %d records: %+v, %v", n, rep, err)
+	}
+	if p := fleet.PreparePush(hb("host-a"), u, pushed, s.Identity(), warn); len(p.Records()) != 0 {
+		t.Errorf("after the push, %d records would go again", len(p.Records()))
 	}
 }

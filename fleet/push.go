@@ -72,12 +72,21 @@ type PushResult struct {
 // refuses the whole push.
 func (s *Store) Push(ctx context.Context, hb Heartbeat, recs []Record) (PushResult, error) {
 	var res PushResult
-	now := time.Now()
-	if err := checkHeartbeat(&hb, now); err != nil {
-		return res, fmt.Errorf("fleet push: %w", err)
-	}
 	if len(recs) > maxRecords {
 		return res, fmt.Errorf("fleet push: %d records, more than the %d one push may send", len(recs), maxRecords)
+	}
+	if err := s.ready(ctx); err != nil {
+		return res, err
+	}
+	// The server's clock, not the host's: a host whose clock runs days
+	// ahead would pass its own check, and its future last use would hide
+	// the copy from every reader.
+	var now time.Time
+	if err := s.pool.QueryRow(ctx, "SELECT now()").Scan(&now); err != nil {
+		return res, s.fail("read the server's time", err)
+	}
+	if err := checkHeartbeat(&hb, now); err != nil {
+		return res, fmt.Errorf("fleet push: %w", err)
 	}
 	good := make([]Record, 0, len(recs))
 	seen := make(map[curator.Copy]bool, len(recs))
@@ -92,9 +101,6 @@ func (s *Store) Push(ctx context.Context, hb Heartbeat, recs []Record) (PushResu
 		}
 		seen[r.Copy] = true
 		good = append(good, r)
-	}
-	if err := s.ready(ctx); err != nil {
-		return res, err
 	}
 	var err error
 	for attempt := 1; ; attempt++ {
