@@ -341,3 +341,27 @@ func TestSyncWithoutItsConfigKeepsTheSources(t *testing.T) {
 		t.Errorf("sync --prune-all on the default: %d %s", r.code, r.stderr)
 	}
 }
+
+// TestRelativeGitPathIsTheConfigsFolders: git: ../repo names a repository
+// beside the config's folder wherever skillsync runs, and the lock keeps
+// it as written, the same on every machine.
+func TestRelativeGitPathIsTheConfigsFolders(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	up := gittest.NewRepoIn(t, filepath.Join(root, "repo"), "main")
+	up.Skill("skills/alpha", "Alpha.")
+	up.Commit("one")
+	proj := filepath.Join(root, "proj")
+	skilltest.WriteFile(t, filepath.Join(proj, "skillsync.yaml"), "repositories:\n  - name: team\n    git: ../repo\n")
+	sub := filepath.Join(proj, "sub")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if r := run(t, sub, "--config", filepath.Join(proj, "skillsync.yaml"), "sync"); r.code != 0 {
+		t.Fatalf("sync from a subfolder: %d %s", r.code, r.stderr)
+	}
+	lock, _ := os.ReadFile(filepath.Join(proj, "skillsync.lock"))
+	if !strings.Contains(string(lock), `"url": "../repo"`) {
+		t.Errorf("the lock does not keep the URL as written:\n%s", lock)
+	}
+}

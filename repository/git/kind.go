@@ -1,6 +1,7 @@
 package git
 
 import (
+	"cmp"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -46,6 +47,11 @@ type Settings struct {
 	AllowInlineCredentials bool
 	// Publish is publish:, branch (the default) or direct.
 	Publish string
+	// remote is URL made absolute from the config's folder where it is a
+	// relative local path (Resolve): fetches use it, as every relative
+	// path of a config is the config's folder's; the lock and messages
+	// keep URL as written, the same on every machine.
+	remote string
 }
 
 // Keys lists the config keys of a git source.
@@ -90,11 +96,25 @@ func (s *Settings) Resolve(base string) (string, error) {
 	for _, f := range []*string{&s.Auth.PasswordFile, &s.Auth.SSHKeyFile, &s.Auth.KnownHostsFile} {
 		*f = repository.AbsPath(base, *f)
 	}
+	s.remote = localRemote(base, s.URL)
 	if s.Depth == nil {
 		d := DefaultDepth
 		s.Depth = &d
 	}
 	return repository.RepoName(s.URL), nil
+}
+
+// localRemote is url made absolute from base where it is a relative local
+// path: no scheme, not absolute, not scp-like (host:path, user@host:path,
+// whose colon comes before any slash). "" for any other.
+func localRemote(base, url string) string {
+	if base == "" || url == "" || strings.Contains(url, "://") || filepath.IsAbs(url) || filepath.VolumeName(url) != "" {
+		return ""
+	}
+	if i := strings.IndexAny(url, ":/\\"); i >= 0 && url[i] == ':' {
+		return ""
+	}
+	return filepath.Join(base, url)
 }
 
 // Location is the remote without its credentials, and the ref.
@@ -118,7 +138,7 @@ func open(sp repository.Spec) (repository.Repository, error) {
 	if !ok {
 		return nil, fmt.Errorf("source %s: the settings of a git source are %T", sp.Source, sp.Settings)
 	}
-	cfg := GitConfig{Source: sp.Source, URL: s.URL, Ref: s.Ref, Path: s.Path, Depth: DefaultDepth, Timeout: sp.Options.Timeout,
+	cfg := GitConfig{Source: sp.Source, URL: cmp.Or(s.remote, s.URL), Ref: s.Ref, Path: s.Path, Depth: DefaultDepth, Timeout: sp.Options.Timeout,
 		Auth: s.Auth, StoreRoot: sp.Host.StoreRoot, Progress: sp.Host.Progress, MaxFetchSize: sp.Host.MaxFetchSize}
 	if s.Depth != nil {
 		cfg.Depth = *s.Depth
