@@ -301,6 +301,11 @@ func FindIn(env hostenv.Env, explicit string, kinds *repository.Registry) (*Conf
 	return cfg, err
 }
 
+// Above returns the nearest config file in a folder above dir, "" when
+// there is none: a starter written in dir would begin a second workspace
+// inside that one's.
+func Above(dir string) string { return configAbove(dir) }
+
 // configAbove returns the nearest config file in a folder above dir, ""
 // when there is none.
 func configAbove(dir string) string {

@@ -190,6 +190,10 @@ func (a *app) writeStarter(name string, force bool) error {
 	if err := config.CheckStarterFolder(a.env, filepath.Dir(name)); err != nil {
 		return err
 	}
+	if above := config.Above(filepath.Dir(name)); above != "" {
+		a.warn("%s is in a folder above: this starts a second workspace in %s, its own cache, lock and targets; to add to that one, run skillsync in %s or pass --config %s",
+			above, filepath.Dir(name), filepath.Dir(above), above)
+	}
 	text, err := a.starter()
 	if err != nil {
 		return err

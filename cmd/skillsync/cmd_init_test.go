@@ -30,3 +30,20 @@ func TestNoWorkspaceInTheHomeFolder(t *testing.T) {
 		t.Errorf("init -g in the home folder: %d %s", r.code, r.stderr)
 	}
 }
+
+// TestStarterBelowAWorkspaceWarns: init or add in a project's subfolder
+// writes a second workspace there, and says so, naming the config above.
+func TestStarterBelowAWorkspaceWarns(t *testing.T) {
+	t.Parallel()
+	proj := t.TempDir()
+	writeTree(t, proj, map[string]string{"skillsync.yaml": "targets: []\n", "team/a/SKILL.md": "---\nname: a\ndescription: The a skill.\n---\nBody.\n"})
+	for _, args := range [][]string{{"init", "--agent", "none"}, {"add", "--agent", "none", filepath.Join(proj, "team")}} {
+		sub := filepath.Join(proj, "src", args[0])
+		if err := os.MkdirAll(sub, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if r := run(t, sub, args...); !strings.Contains(r.stderr, filepath.Join(proj, "skillsync.yaml")+" is in a folder above") {
+			t.Errorf("%v in a subfolder: %d %s", args, r.code, r.stderr)
+		}
+	}
+}
