@@ -12,7 +12,9 @@ import (
 
 // checkTargets refuses targets that would let a sync write where it must
 // not: into the cache or a layer skillsync reads, over the workspace, the
-// home directory or the file system root, or into another target.
+// home directory or the file system root, or into another target. Paths
+// are compared as written and as the links on them lead: a target
+// reached through a link to the workspace is the workspace's folder.
 func checkTargets(env hostenv.Env, cfg *Config) []error {
 	var errs []error
 	l := cfg.Layout()
@@ -26,29 +28,49 @@ func checkTargets(env hostenv.Env, cfg *Config) []error {
 	if home, err := env.HomeDir(); err == nil {
 		roots = append(roots, struct{ dir, what string }{filepath.Clean(home), "the home directory"})
 	}
+	if len(cfg.Targets) > 0 {
+		// Links are followed only where a target could reach them.
+		for _, g := range guarded {
+			if g.dir != "" {
+				guarded = append(guarded, struct{ dir, what string }{realPath(g.dir), g.what})
+			}
+		}
+		for _, r := range roots {
+			roots = append(roots, struct{ dir, what string }{realPath(r.dir), r.what})
+		}
+	}
+	real := make([]string, len(cfg.Targets))
+	for i, t := range cfg.Targets {
+		real[i] = realPath(t.Dir)
+	}
 	for i, t := range cfg.Targets {
 		where := fmt.Sprintf("line %d: targets[%d] %s", t.Line, i, t.Dir)
 		bad := ""
 		for _, g := range guarded {
-			switch {
-			case g.dir == "" || bad != "":
-			case within(t.Dir, g.dir):
-				bad = "is " + g.what + " or inside it"
-			case within(g.dir, t.Dir):
-				bad = "holds " + g.what
+			for _, dir := range []string{t.Dir, real[i]} {
+				switch {
+				case g.dir == "" || bad != "":
+				case within(dir, g.dir):
+					bad = "is " + g.what + " or inside it"
+				case within(g.dir, dir):
+					bad = "holds " + g.what
+				}
 			}
 		}
 		for _, r := range roots {
-			if t.Dir == r.dir {
+			if t.Dir == r.dir || real[i] == r.dir {
 				bad = "is " + r.what
 			}
+		}
+		if bad != "" && real[i] != t.Dir {
+			bad += " (as the links on its path lead, to " + real[i] + ")"
 		}
 		if bad != "" {
 			errs = append(errs, fmt.Errorf("%s %s; a target must be a folder of its own, such as .claude/skills", where, bad))
 			continue
 		}
 		for j, o := range cfg.Targets[:i] {
-			if within(t.Dir, o.Dir) || within(o.Dir, t.Dir) {
+			if within(t.Dir, o.Dir) || within(o.Dir, t.Dir) || within(real[i], real[j]) || within(real[j], real[i]) {
 				what := "overlaps"
 				if t.Dir == o.Dir && t.Mode != o.Mode {
 					what = fmt.Sprintf("names the same folder with mode %s, while mode %s is", t.Mode, o.Mode)
