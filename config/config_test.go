@@ -36,6 +36,7 @@ func TestConfigErrors(t *testing.T) {
 		{"wrong type", "strict: maybe\n", []string{":1: key \"strict\" in the config: cannot unmarshal !!str `maybe` into bool"}},
 		{"unknown repository key", "repositories:\n  - name: a\n    embedded: builtin\n    branch: main\n", []string{":4: unknown key \"branch\" in repositories[0]"}},
 		{"two errors at once", "strict: 3x\nhidden: 5\nnope: 1\n", []string{":1: key \"strict\"", ":2: key \"hidden\"", ":3: unknown key \"nope\""}},
+		{"two sources named alike", "repositories:\n  - name: team\n    dir: a\n  - name: Team\n    dir: b\n", []string{":4: repositories[1]: name \"Team\" is already repositories[0]'s (line 2)"}},
 		{"repository with no kind", "repositories:\n  - name: a\n", []string{":2: repositories[0]: set exactly one of embedded: builtin, dir: PATH, git: URL or postgres: ENV_NAME"}},
 		{"repository with two kinds", "repositories:\n  - embedded: builtin\n    dir: x\n", []string{":2: repositories[0]: set exactly one of embedded: builtin, dir: PATH, git: URL or postgres: ENV_NAME"}},
 		{"git path with ..", "repositories:\n  - git: file:///x\n    path: a/../../b\n", []string{":2: repositories[0]: path \"a/../../b\" must stay inside the repository"}},

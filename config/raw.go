@@ -237,11 +237,23 @@ func (r *rawConfig) resolve(env hostenv.Env, base string) (*Config, []error) {
 		errs = append(errs, fmt.Errorf("user %q must be one directory name", r.User))
 	}
 	var names, renamed []string
+	var lines []int
+	named := map[string]int{} // a name set by name:, to its index
 	for i, rs := range r.Repositories {
 		src, err := rs.resolve(base, fmt.Sprintf("line %d: repositories[%d]", rs.line, i), r.kinds)
 		if err != nil {
 			errs = append(errs, err)
 			continue
+		}
+		if rs.Name != "" {
+			// Two names the user chose alike: renaming one would move its
+			// cache, lock entry and usage under a name nobody chose.
+			if j, ok := named[src.Name]; ok {
+				errs = append(errs, fmt.Errorf("line %d: repositories[%d]: name %q is already repositories[%d]'s (line %d); give each source a name of its own",
+					rs.line, i, rs.Name, j, r.Repositories[j].line))
+				continue
+			}
+			named[src.Name] = i
 		}
 		if rs.Name != "" && src.Name != rs.Name {
 			// The name is a folder of the cache and a key of the lock and
@@ -249,13 +261,17 @@ func (r *rawConfig) resolve(env hostenv.Env, base string) (*Config, []error) {
 			renamed = append(renamed, fmt.Sprintf("line %d: repositories[%d]: name %q is used as %q (a name is one folder name of a-z, 0-9, '.', '_' and '-', not starting with '.'); set that name to keep it", rs.line, i, rs.Name, src.Name))
 		}
 		names = append(names, src.Name)
+		lines = append(lines, rs.line)
 		cfg.Sources = append(cfg.Sources, src)
 	}
-	names, warnings := repository.UniqueNames(names)
+	unique, _ := repository.UniqueNames(names)
 	for i := range cfg.Sources {
-		cfg.Sources[i].Name = names[i]
+		if unique[i] != names[i] {
+			renamed = append(renamed, fmt.Sprintf("line %d: the source's name %q is an earlier source's too: it is used as %q; set name: to choose another", lines[i], names[i], unique[i]))
+		}
+		cfg.Sources[i].Name = unique[i]
 	}
-	cfg.Warnings = append(renamed, warnings...)
+	cfg.Warnings = renamed
 	for i, t := range r.Targets {
 		where := fmt.Sprintf("line %d: targets[%d]", t.line, i)
 		mode := TargetMode(cmp.Or(t.Mode, string(ModeCopy)))
