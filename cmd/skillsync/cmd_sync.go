@@ -156,8 +156,9 @@ func (a *app) printSyncReport(r *skillsync.SyncReport) {
 		switch {
 		case s.Error == "":
 		case s.Revision == "" && s.Skills == 0:
-			// No earlier sync brought it: there are no good files to keep.
-			a.logError(fmt.Sprintf("source %s failed, and no earlier sync brought it: %s", s.Source, safe(s.Error)))
+			// No earlier sync brought it, or its cache was removed since:
+			// there are no good files to keep.
+			a.logError(fmt.Sprintf("source %s failed, and the cache holds none of its files to keep: %s", s.Source, safe(s.Error)))
 		default:
 			a.logError(fmt.Sprintf("source %s failed and kept its last good files: %s", s.Source, safe(s.Error)))
 		}

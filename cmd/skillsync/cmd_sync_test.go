@@ -63,7 +63,7 @@ func TestSyncExitCodes(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := run(t, dir, "sync")
-	if r.code != 3 || !strings.Contains(r.stderr, "skillsync: source gone failed, and no earlier sync brought it: ") {
+	if r.code != 3 || !strings.Contains(r.stderr, "skillsync: source gone failed, and the cache holds none of its files to keep: ") {
 		t.Errorf("partial sync: exit %d\n%s", r.code, r.stderr)
 	}
 
