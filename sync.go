@@ -151,7 +151,7 @@ func (r *syncRun) do(ctx context.Context) (*SyncReport, error) {
 		return report, err
 	}
 	// Every visible winner goes to each target and AGENTS.md file.
-	placed, err := e.places(r.opts.Check()).Sync(ctx, cat, r.Cache.Manifest())
+	placed, err := e.places(r.opts.Check()).Keeping(r.Unplaced()).Sync(ctx, cat, r.Cache.Manifest())
 	report.Targets, report.Warnings = append(report.Targets, placed.Targets...), append(report.Warnings, placed.Warnings...)
 	if err != nil {
 		return report, err

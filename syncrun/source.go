@@ -234,3 +234,26 @@ func heldList(names []string) string {
 	}
 	return fmt.Sprintf("%s and %d more", strings.Join(names[:most], ", "), len(names)-most)
 }
+
+// Unplaced names the skills the lock has of each source that failed this
+// sync with nothing in the cache to give (the cache removed by hand, the
+// remote out of reach): the targets keep their copies of them as they
+// are, rather than lose what agents read until the source is back.
+func (r *Run) Unplaced() []string {
+	var names []string
+	for _, s := range r.Report.Sources {
+		if s.Status != StatusFailed {
+			continue
+		}
+		if rec := r.Cache.Manifest().Sources[s.Source]; rec != nil && len(rec.Skills) > 0 {
+			continue // its last good files are there, and placed from there
+		}
+		if locked, ok := r.Lock.Sources[s.Source]; ok && locked != nil {
+			for name := range locked.Skills {
+				names = append(names, name)
+			}
+		}
+	}
+	slices.Sort(names)
+	return names
+}

@@ -32,6 +32,16 @@ type Places struct {
 	Check materialize.Check
 	// MaxSkillSize caps the bytes of one skill's files.
 	MaxSkillSize int64
+	// Keep names skills a failed source could not give this time: a
+	// target keeps its entries of them as they are, unless another
+	// skill of the name wins now (materialize.Target.Keep).
+	Keep []string
+}
+
+// Keeping is p keeping the entries of names (Places.Keep).
+func (p Places) Keeping(names []string) Places {
+	p.Keep = names
+	return p
 }
 
 // Result is what Sync did: one report per target folder and AGENTS.md
@@ -90,11 +100,12 @@ func (p Places) Sync(ctx context.Context, cat *layering.Catalog, m *materialize.
 		}
 		skills = append(skills, ts)
 	}
+	keep := p.kept(skills)
 	for _, t := range p.Targets {
 		if err := p.checkTargetPath(t.Dir); err != nil {
 			return res, err
 		}
-		tr, err := materialize.SyncTarget(ctx, materialize.Target{Dir: t.Dir, Mode: t.Mode, Skills: skills, Check: p.Check, MaxSkillSize: p.MaxSkillSize})
+		tr, err := materialize.SyncTarget(ctx, materialize.Target{Dir: t.Dir, Mode: t.Mode, Skills: skills, Keep: keep, Check: p.Check, MaxSkillSize: p.MaxSkillSize})
 		if err != nil {
 			return res, err
 		}
@@ -107,6 +118,24 @@ func (p Places) Sync(ctx context.Context, cat *layering.Catalog, m *materialize.
 	}
 	err := p.syncAgentsMD(cat, &res)
 	return res, err
+}
+
+// kept is Keep without the names a skill placed now has.
+func (p Places) kept(skills []materialize.TargetSkill) []string {
+	if len(p.Keep) == 0 {
+		return nil
+	}
+	placed := make(map[string]bool, len(skills))
+	for _, s := range skills {
+		placed[layering.Key(s.Name)] = true
+	}
+	var keep []string
+	for _, name := range p.Keep {
+		if !placed[layering.Key(name)] {
+			keep = append(keep, name)
+		}
+	}
+	return keep
 }
 
 // agentsMDIntro opens skillsync's block in an AGENTS.md file.

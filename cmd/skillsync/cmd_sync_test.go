@@ -365,3 +365,38 @@ func TestRelativeGitPathIsTheConfigsFolders(t *testing.T) {
 		t.Errorf("the lock does not keep the URL as written:\n%s", lock)
 	}
 }
+
+// TestTargetsKeepWhatAFailedSourceCannotGive: the cache removed by hand
+// and the remote out of reach, the source fails with nothing cached to
+// give: the targets keep their copies of its locked skills as they are,
+// and the next sync that reaches the remote places them again.
+func TestTargetsKeepWhatAFailedSourceCannotGive(t *testing.T) {
+	t.Parallel()
+	up := gittest.NewRepo(t, "main")
+	up.Skill("skills/alpha", "Alpha.")
+	up.Commit("one")
+	ws := t.TempDir()
+	skilltest.WriteFile(t, filepath.Join(ws, "skillsync.yaml"), "repositories:\n  - name: team\n    git: "+up.URL()+"\ntargets:\n  - dir: .claude/skills\n")
+	if r := run(t, ws, "sync"); r.code != 0 {
+		t.Fatalf("sync: %d %s", r.code, r.stderr)
+	}
+	placed := filepath.Join(ws, ".claude", "skills", "alpha", "SKILL.md")
+	if err := os.RemoveAll(filepath.Join(ws, ".skills-cache")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(up.Dir, up.Dir+".away"); err != nil {
+		t.Fatal(err)
+	}
+	if r := run(t, ws, "sync"); r.code == 0 || !fileExists(placed) {
+		t.Errorf("sync with no cache and no remote: exit %d, alpha still placed %v\n%s%s", r.code, fileExists(placed), r.stdout, r.stderr)
+	}
+	if err := os.Rename(up.Dir+".away", up.Dir); err != nil {
+		t.Fatal(err)
+	}
+	if r := run(t, ws, "sync"); r.code != 0 || !fileExists(placed) {
+		t.Errorf("sync once the remote is back: %d %s", r.code, r.stderr)
+	}
+	if r := run(t, ws, "verify"); r.code != 0 {
+		t.Errorf("verify after: %d %s%s", r.code, r.stdout, r.stderr)
+	}
+}
