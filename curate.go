@@ -1,7 +1,6 @@
 package skillsync
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -35,7 +34,7 @@ func (e *Engine) Curate(ctx context.Context, opts CurateOptions) (curator.Plan, 
 		Seen: func(ctx context.Context, cat *layering.Catalog, now time.Time) error {
 			return e.seen(ctx, cat, now, nil)
 		}}
-	return job.Run(ctx, curator.Curation{Policy: curatorPolicy(e.cfg.Curator), Now: cmp.Or(opts.Now, e.now()), Clock: e.now(), Force: opts.Force,
+	return job.Run(ctx, curator.Curation{Policy: curatorPolicy(e.cfg.Curator), Now: opts.Now, Clock: e.now(), Force: opts.Force,
 		DryRun: opts.DryRun, Actor: e.actor})
 }
 

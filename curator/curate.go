@@ -11,7 +11,8 @@ import (
 type Curation struct {
 	Policy     Policy
 	Candidates []Candidate
-	// Now is the moment idle time is judged at.
+	// Now is the moment idle time is judged at; Job.Run takes Clock for
+	// a zero one.
 	Now time.Time
 	// Clock is the time it is, which dates what the curation writes
 	// (states, the audit, an archive's folder, the last run); zero means

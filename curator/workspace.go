@@ -1,6 +1,7 @@
 package curator
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"time"
@@ -106,6 +107,7 @@ func (j Job) unseen(cat *layering.Catalog, candidates []Candidate) (map[Copy]boo
 // skips the curation, saying why; a marketplace copy archived asks for a
 // resync.
 func (j Job) Run(ctx context.Context, c Curation) (Plan, error) {
+	c.Now = cmp.Or(c.Now, c.Clock)
 	cat, err := j.Catalog(ctx)
 	if err != nil {
 		return Plan{}, err
