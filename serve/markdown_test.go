@@ -288,3 +288,17 @@ func cpuOf(md string) time.Duration {
 	renderMarkdown(md, "")
 	return cpuTime() - start
 }
+
+// TestRebaseLinksNotImages: on a skill's page a relative link opens the
+// skill's file page; a relative image is left as written, as the catalog
+// serves no file's bytes as they are. A link out of the skill's files,
+// an absolute path and a fragment stay as written too.
+func TestRebaseLinksNotImages(t *testing.T) {
+	t.Parallel()
+	got := string(renderMarkdown("[g](references/g.md) ![d](d.png) [up](../../x) [abs](/etc) [frag](#a)", "/skills/pdf/files/"))
+	for _, want := range []string{`href="/skills/pdf/files/references/g.md"`, `src="d.png"`, `href="../../x"`, `href="/etc"`, `href="#a"`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("rendered %s, want it to hold %s", got, want)
+		}
+	}
+}
