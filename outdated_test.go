@@ -62,11 +62,7 @@ func TestOutdatedListsWhatAnUpdateWouldBring(t *testing.T) {
 func TestOutdatedOfAListingCutAtMaxEntries(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	up := gittest.NewRepo(t, "main")
-	for _, name := range []string{"a", "b", "c", "d", "e"} {
-		up.Skill("skills/"+name, "The "+name+" skill.")
-	}
-	up.Commit("one")
+	up := fiveSkills(t)
 	text := "repositories:\n  - name: team\n    git: " + up.URL() + "\n"
 	e, ws := newWorkspace(t, text)
 	mustSync(t, e, SyncOptions{})

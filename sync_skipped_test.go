@@ -162,11 +162,7 @@ func TestSyncKeepsADirSourceWhoseFolderWent(t *testing.T) {
 func TestSyncKeepsWhatAListingCutAtMaxEntriesDidNotReach(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	up := gittest.NewRepo(t, "main")
-	for _, name := range []string{"a", "b", "c", "d", "e"} {
-		up.Skill("skills/"+name, "The "+name+" skill.")
-	}
-	up.Commit("one")
+	up := fiveSkills(t)
 	text := "repositories:\n  - name: team\n    git: " + up.URL() + "\ntargets:\n  - dir: out\n"
 	e, ws := newWorkspace(t, text)
 	mustSync(t, e, SyncOptions{})
@@ -206,11 +202,7 @@ func TestSyncKeepsWhatAListingCutAtMaxEntriesDidNotReach(t *testing.T) {
 func TestFrozenSyncRefusesALockedSkillItDidNotBring(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	up := gittest.NewRepo(t, "main")
-	for _, name := range []string{"a", "b", "c", "d", "e"} {
-		up.Skill("skills/"+name, "The "+name+" skill.")
-	}
-	up.Commit("one")
+	up := fiveSkills(t)
 	text := "repositories:\n  - name: team\n    git: " + up.URL() + "\n"
 	e, ws := newWorkspace(t, text)
 	mustSync(t, e, SyncOptions{})
@@ -243,11 +235,7 @@ func TestFrozenSyncRefusesALockedSkillItDidNotBring(t *testing.T) {
 func TestFrozenSyncChecksWhatItKeeps(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	up := gittest.NewRepo(t, "main")
-	for _, name := range []string{"a", "b", "c", "d", "e"} {
-		up.Skill("skills/"+name, "The "+name+" skill.")
-	}
-	up.Commit("one")
+	up := fiveSkills(t)
 	text := "repositories:\n  - name: team\n    git: " + up.URL() + "\n"
 	e, ws := newWorkspace(t, text)
 	mustSync(t, e, SyncOptions{})
@@ -347,11 +335,7 @@ func TestACutListingNeverTakesTheLosingCopy(t *testing.T) {
 func TestFrozenSyncRefusesAKeptCopyTheLockLacks(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	up := gittest.NewRepo(t, "main")
-	for _, name := range []string{"a", "b", "c", "d", "e"} {
-		up.Skill("skills/"+name, "The "+name+" skill.")
-	}
-	up.Commit("one")
+	up := fiveSkills(t)
 	text := "repositories:\n  - name: team\n    git: " + up.URL() + "\n"
 	e, ws := newWorkspace(t, text)
 	mustSync(t, e, SyncOptions{})
@@ -371,4 +355,16 @@ func TestFrozenSyncRefusesAKeptCopyTheLockLacks(t *testing.T) {
 	if !errors.As(err, &fe) || !strings.Contains(err.Error(), "+ skill team/e, a copy kept from an earlier sync (this read could not tell), is not in the lock") {
 		t.Errorf("frozen sync keeping a copy the lock lacks = %v", err)
 	}
+}
+
+// fiveSkills is an upstream repository of five skills, a to e, under
+// skills/, committed: more than a low max_entries lists.
+func fiveSkills(t *testing.T) *gittest.Repo {
+	t.Helper()
+	up := gittest.NewRepo(t, "main")
+	for _, name := range []string{"a", "b", "c", "d", "e"} {
+		up.Skill("skills/"+name, "The "+name+" skill.")
+	}
+	up.Commit("one")
+	return up
 }

@@ -502,12 +502,7 @@ func TestArchivingLeavesTheTeamsLock(t *testing.T) {
 	ws := t.TempDir()
 	config := "repositories:\n  - name: team\n    git: " + up.URL() + "\n  - name: local\n    dir: local\n"
 	writeTree(t, ws, map[string]string{"skillsync.yaml": config, "local/mine/SKILL.md": "---\nname: mine\ndescription: Mine.\n---\nBody.\n"})
-	later := time.Now().UTC().Add(200 * 24 * time.Hour).Format(time.RFC3339)
-	for _, args := range [][]string{{"sync"}, {"use", "notes"}, {"pin", "notes"}, {"curate", "--now", later}, {"sync"}} {
-		if r := run(t, ws, args...); r.code != 0 {
-			t.Fatalf("%v: %d %s", args, r.code, r.stderr)
-		}
-	}
+	archiveIdle(t, ws, true)
 	frozenElsewhere := func(when string) {
 		t.Helper()
 		if _, err := os.Stat(filepath.Join(ws, ".skills-cache", "team", "pdf")); err == nil {
@@ -558,12 +553,7 @@ func TestRestoreWhileTheSourceCannotBeRead(t *testing.T) {
 		"src/notes/SKILL.md": "---\nname: notes\ndescription: Take notes.\n---\nBody.\n",
 		"skillsync.yaml":     "repositories:\n  - name: team\n    dir: src\ntargets:\n  - dir: out\n",
 	})
-	later := time.Now().UTC().Add(200 * 24 * time.Hour).Format(time.RFC3339)
-	for _, args := range [][]string{{"sync"}, {"use", "notes"}, {"pin", "notes"}, {"curate", "--now", later}, {"sync"}} {
-		if r := run(t, ws, args...); r.code != 0 {
-			t.Fatalf("%v: %d %s", args, r.code, r.stderr)
-		}
-	}
+	archiveIdle(t, ws, true)
 	if _, err := os.Stat(filepath.Join(ws, "out", "pdf")); err == nil {
 		t.Fatal("pdf is still placed; the test archives nothing")
 	}
@@ -671,12 +661,7 @@ func TestAnUnreadableUsageFileLeavesArchivedSkillsArchived(t *testing.T) {
 		"src/notes/SKILL.md": "---\nname: notes\ndescription: Take notes.\n---\nBody.\n",
 		"skillsync.yaml":     "repositories:\n  - name: team\n    dir: src\n",
 	})
-	later := time.Now().UTC().Add(200 * 24 * time.Hour).Format(time.RFC3339)
-	for _, args := range [][]string{{"sync"}, {"use", "notes"}, {"pin", "notes"}, {"curate", "--now", later}} {
-		if r := run(t, ws, args...); r.code != 0 {
-			t.Fatalf("%v: %d %s", args, r.code, r.stderr)
-		}
-	}
+	archiveIdle(t, ws, false)
 	writeTree(t, ws, map[string]string{"skills/.usage.json": "garbage"})
 	if r := run(t, ws, "list", "--all"); !strings.Contains(r.stdout, "pdf (archived)") {
 		t.Errorf("list --all with the usage corrupt:\n%s%s", r.stdout, r.stderr)
@@ -773,5 +758,21 @@ func TestCurateNowDryRunShowsTheRun(t *testing.T) {
 	real := decode[plan](t, run(t, ws, "curate", "--json", "--now", later))
 	if dry.Checked != real.Checked || fmt.Sprint(dry.Changes) != fmt.Sprint(real.Changes) {
 		t.Errorf("dry run %+v, run %+v", dry, real)
+	}
+}
+
+// archiveIdle syncs ws, uses and pins notes, and curates 200 days on, so
+// that every other skill is archived; with resync, a sync follows.
+func archiveIdle(t *testing.T, ws string, resync bool) {
+	t.Helper()
+	later := time.Now().UTC().Add(200 * 24 * time.Hour).Format(time.RFC3339)
+	steps := [][]string{{"sync"}, {"use", "notes"}, {"pin", "notes"}, {"curate", "--now", later}}
+	if resync {
+		steps = append(steps, []string{"sync"})
+	}
+	for _, args := range steps {
+		if r := run(t, ws, args...); r.code != 0 {
+			t.Fatalf("%v: %d %s", args, r.code, r.stderr)
+		}
 	}
 }
