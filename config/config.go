@@ -291,7 +291,7 @@ func FindIn(env hostenv.Env, explicit string, kinds *repository.Registry) (*Conf
 	}
 	cfg, err := DefaultIn(env, kinds)
 	if err == nil {
-		if above := configAbove(filepath.Dir(here)); above != "" {
+		if above := Above(filepath.Dir(here)); above != "" {
 			// A command run in a project's subfolder would start a second
 			// workspace here, its own cache, lock and skills/, unannounced.
 			cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("no %s in %s: this is a workspace of its own, with the built-in default; %s is in a folder above: run skillsync in %s, or pass --config %s",
@@ -302,13 +302,9 @@ func FindIn(env hostenv.Env, explicit string, kinds *repository.Registry) (*Conf
 }
 
 // Above returns the nearest config file in a folder above dir, "" when
-// there is none: a starter written in dir would begin a second workspace
-// inside that one's.
-func Above(dir string) string { return configAbove(dir) }
-
-// configAbove returns the nearest config file in a folder above dir, ""
-// when there is none.
-func configAbove(dir string) string {
+// there is none: a workspace in dir would be a second one inside that
+// one's.
+func Above(dir string) string {
 	for {
 		parent := filepath.Dir(dir)
 		if parent == dir {
