@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -148,6 +149,11 @@ type pushedFile struct {
 	// Store is the store that acknowledged the records (Store.Identity).
 	Store   string                  `json:"store,omitempty"`
 	Records map[string]pushedRecord `json:"records"`
+	// Earlier holds, per host id this workspace pushed under before to
+	// the same store, what the store acknowledged of it. The store keeps
+	// those counters, so the host id in use sends only what grew beyond
+	// their sum: a renamed host counts nothing twice.
+	Earlier map[string]map[string]pushedRecord `json:"earlier,omitempty"`
 }
 
 type pushedRecord struct {
@@ -164,12 +170,13 @@ func (p *pushedFile) Validate() error { return jsonfile.CheckVersion(p.Version, 
 // Push is a push made ready: the heartbeat and the usage records that
 // changed since the last push the store acknowledged.
 type Push struct {
-	hb    Heartbeat
-	recs  []Record
-	next  map[string]pushedRecord
-	path  string
-	store string
-	warn  func(string)
+	hb      Heartbeat
+	recs    []Record
+	next    map[string]pushedRecord
+	earlier map[string]map[string]pushedRecord
+	path    string
+	store   string
+	warn    func(string)
 }
 
 // Records are the usage records the push sends.
@@ -180,7 +187,10 @@ func (p *Push) Records() []Record { return p.recs }
 // changed: counters are sent whole, so a push repeated after a lost answer
 // counts nothing twice. A pushed file that cannot be read, that is
 // another host's, or another store's (a new schema, database or server),
-// sends every record. warn hears what changes nothing.
+// sends every record. A host id that changed (fleet.host set or changed,
+// the machine or workspace renamed) sends counters less what the store
+// holds under the ids used before, as those stay counted. warn hears
+// what changes nothing.
 func PreparePush(hb Heartbeat, u *curator.Usage, pushedPath, store string, warn func(string)) *Push {
 	pushed := &pushedFile{}
 	if err := jsonfile.Read(pushedPath, pushed); err != nil {
@@ -189,17 +199,23 @@ func PreparePush(hb Heartbeat, u *curator.Usage, pushedPath, store string, warn 
 		}
 		pushed = &pushedFile{}
 	}
-	if pushed.Host != hb.Host || pushed.Store != store {
-		// Another host id, or another store: the store has none of this
-		// usage under it.
+	if pushed.Store != store {
+		// Another store: it has none of this usage.
 		pushed = &pushedFile{}
 	}
-	p := &Push{hb: hb, next: map[string]pushedRecord{}, path: pushedPath, store: store, warn: warn}
+	if pushed.Host != hb.Host {
+		pushed = renamed(pushed, hb.Host, warn)
+	}
+	base := earlierCounts(pushed.Earlier)
+	p := &Push{hb: hb, next: map[string]pushedRecord{}, earlier: pushed.Earlier, path: pushedPath, store: store, warn: warn}
 	for c, su := range u.Skills {
 		if su == nil {
 			continue
 		}
 		r := Record{Copy: c, Uses: int64(su.UseCount), Views: int64(su.ViewCount), State: string(su.State), Pinned: su.Pinned}
+		if b, ok := base[c.String()]; ok {
+			r.Uses, r.Views = max(r.Uses-b.Uses, 0), max(r.Views-b.Views, 0)
+		}
 		if su.LastUsedAt != nil {
 			r.LastUsedAt = *su.LastUsedAt
 		}
@@ -215,6 +231,39 @@ func PreparePush(hb Heartbeat, u *curator.Usage, pushedPath, store string, warn 
 	}
 	slices.SortFunc(p.recs, func(a, b Record) int { return strings.Compare(a.Copy.String(), b.Copy.String()) })
 	return p
+}
+
+// renamed is the pushed file of a store that knows this workspace under
+// another host id: what it acknowledged moves to Earlier, and host's own
+// records, if it pushed under host before, come back from there.
+func renamed(pushed *pushedFile, host string, warn func(string)) *pushedFile {
+	if pushed.Host == "" {
+		return &pushedFile{Store: pushed.Store, Earlier: pushed.Earlier}
+	}
+	earlier := maps.Clone(pushed.Earlier)
+	if earlier == nil {
+		earlier = map[string]map[string]pushedRecord{}
+	}
+	earlier[pushed.Host] = pushed.Records
+	own := earlier[host]
+	delete(earlier, host)
+	warn(fmt.Sprintf("fleet push: this workspace's host id is now %q, was %q: the store keeps what %q pushed, and %q sends only what grew since", host, pushed.Host, pushed.Host, host))
+	return &pushedFile{Host: host, Store: pushed.Store, Records: own, Earlier: earlier}
+}
+
+// earlierCounts sums, per copy, the counters the store holds under the
+// host ids in earlier.
+func earlierCounts(earlier map[string]map[string]pushedRecord) map[string]pushedRecord {
+	sum := map[string]pushedRecord{}
+	for _, recs := range earlier {
+		for c, r := range recs {
+			b := sum[c]
+			b.Uses += r.Uses
+			b.Views += r.Views
+			sum[c] = b
+		}
+	}
+	return sum
 }
 
 // Send pushes p to store, in pushes of at most maxRecords records each,
@@ -242,7 +291,7 @@ func (p *Push) Send(ctx context.Context, store *Store) (*PushReport, error) {
 	for _, s := range res.Skipped {
 		p.warn("fleet push: skipped " + s)
 	}
-	if err := jsonfile.Write(p.path, &pushedFile{Version: 1, Host: p.hb.Host, Store: p.store, Records: p.next}, 0o644); err != nil {
+	if err := jsonfile.Write(p.path, &pushedFile{Version: 1, Host: p.hb.Host, Store: p.store, Records: p.next, Earlier: p.earlier}, 0o644); err != nil {
 		// The store has the usage; the next push sends it again, which
 		// counts nothing twice.
 		p.warn("fleet push: remember what was pushed: " + err.Error())

@@ -116,7 +116,8 @@ func TestPushRemembersWhatTheStoreAcknowledged(t *testing.T) {
 	at := time.Now().UTC().Truncate(time.Second)
 	pdf := mcopy(t, "team", "pdf")
 	u := &curator.Usage{Skills: map[curator.Copy]*curator.SkillUsage{pdf: {UseCount: 3, LastUsedAt: &at, State: curator.Active}}}
-	warn := func(s string) { t.Errorf("warning: %s", s) }
+	var warnings []string
+	warn := func(s string) { warnings = append(warnings, s) }
 	rep, err := fleet.PreparePush(hb("host-a"), u, pushed, s.Identity(), warn).Send(context.Background(), s)
 	if err != nil {
 		t.Fatal(err)
@@ -131,13 +132,13 @@ func TestPushRemembersWhatTheStoreAcknowledged(t *testing.T) {
 	if p := fleet.PreparePush(hb("host-a"), u, pushed, s.Identity(), warn); len(p.Records()) != 1 || p.Records()[0].Uses != 4 {
 		t.Errorf("one use more: %+v", p.Records())
 	}
-	// Under another host id the store has none of it, nor has another
-	// store (a schema or database the config now names).
-	if p := fleet.PreparePush(hb("host-b"), u, pushed, s.Identity(), warn); len(p.Records()) != 1 {
-		t.Errorf("another host sends %d records, want every one", len(p.Records()))
+	if len(warnings) != 0 {
+		t.Errorf("warnings: %q", warnings)
 	}
-	if p := fleet.PreparePush(hb("host-a"), u, pushed, s.Identity()+"x", warn); len(p.Records()) != 1 {
-		t.Errorf("a push to another store sends %d records, want every one", len(p.Records()))
+	// Another store (a schema or database the config now names) has none
+	// of it.
+	if p := fleet.PreparePush(hb("host-a"), u, pushed, s.Identity()+"x", warn); len(p.Records()) != 1 || p.Records()[0].Uses != 4 {
+		t.Errorf("a push to another store sends %+v, want every counter whole", p.Records())
 	}
 	if !strings.Contains(s.Identity(), "schema ") || strings.Contains(s.Identity(), "password") {
 		t.Errorf("store identity %q", s.Identity())
@@ -167,5 +168,70 @@ func TestPushSendsManyRecordsInParts(t *testing.T) {
 	}
 	if p := fleet.PreparePush(hb("host-a"), u, pushed, s.Identity(), warn); len(p.Records()) != 0 {
 		t.Errorf("after the push, %d records would go again", len(p.Records()))
+	}
+}
+
+// TestRenamedHostCountsNothingTwice: the store keeps what a workspace
+// pushed under its old host id, so under the new one it sends only what
+// grew since, and back under the old one likewise.
+func TestRenamedHostCountsNothingTwice(t *testing.T) {
+	s, _ := open(t, pgCluster.Get(t), nil)
+	pushed := filepath.Join(t.TempDir(), ".fleet-pushed.json")
+	at := time.Now().UTC().Truncate(time.Second)
+	pdf, doc := mcopy(t, "team", "pdf"), mcopy(t, "team", "doc")
+	u := &curator.Usage{Skills: map[curator.Copy]*curator.SkillUsage{
+		pdf: {UseCount: 3, ViewCount: 1, LastUsedAt: &at, LastViewedAt: &at, State: curator.Active},
+	}}
+	var warnings []string
+	warn := func(s string) { warnings = append(warnings, s) }
+	push := func(host string) *fleet.PushReport {
+		t.Helper()
+		rep, err := fleet.PreparePush(hb(host), u, pushed, s.Identity(), warn).Send(context.Background(), s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep
+	}
+	total := func(c curator.Copy) (int64, int64) {
+		t.Helper()
+		got := usageOf(t, s, fleet.UsageOptions{Since: at.Add(-time.Hour)})[c.String()]
+		return got.Uses, got.Views
+	}
+	steps := []struct {
+		host             string
+		pdfUses, docUses int
+		wantPdf, wantDoc int64
+		wantWarning      bool
+	}{
+		{host: "host-a", pdfUses: 3, wantPdf: 3},
+		{host: "host-b", pdfUses: 5, docUses: 2, wantPdf: 5, wantDoc: 2, wantWarning: true},
+		{host: "host-b", pdfUses: 6, docUses: 2, wantPdf: 6, wantDoc: 2},
+		{host: "host-a", pdfUses: 9, docUses: 4, wantPdf: 9, wantDoc: 4, wantWarning: true},
+		// A usage file reset sends nothing below what the store holds.
+		{host: "host-c", pdfUses: 1, docUses: 0, wantPdf: 9, wantDoc: 4, wantWarning: true},
+	}
+	for i, st := range steps {
+		warnings = nil
+		u.Skills[pdf].UseCount = st.pdfUses
+		if st.docUses > 0 || u.Skills[doc] != nil {
+			u.Skills[doc] = &curator.SkillUsage{UseCount: st.docUses, LastUsedAt: &at, State: curator.Active}
+		}
+		push(st.host)
+		if uses, views := total(pdf); uses != st.wantPdf || views != 1 {
+			t.Errorf("step %d (%s): pdf has %d uses and %d views in the fleet, want %d and 1", i, st.host, uses, views, st.wantPdf)
+		}
+		if uses, _ := total(doc); uses != st.wantDoc {
+			t.Errorf("step %d (%s): doc has %d uses in the fleet, want %d", i, st.host, uses, st.wantDoc)
+		}
+		if got := len(warnings) == 1 && strings.Contains(warnings[0], "host id is now"); got != st.wantWarning {
+			t.Errorf("step %d (%s): warnings %q", i, st.host, warnings)
+		}
+	}
+	// Another store has none of it: every counter goes whole.
+	p := fleet.PreparePush(hb("host-c"), u, pushed, s.Identity()+"x", warn)
+	for _, r := range p.Records() {
+		if r.Copy == pdf && r.Uses != 1 {
+			t.Errorf("to another store pdf sends %d uses, want the counter whole (1)", r.Uses)
+		}
 	}
 }
