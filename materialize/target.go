@@ -15,6 +15,7 @@ import (
 	"github.com/skillsync/skillsync/internal/atomicfile"
 	"github.com/skillsync/skillsync/internal/jsonfile"
 	"github.com/skillsync/skillsync/skill"
+	"github.com/skillsync/skillsync/workspace"
 )
 
 // TargetMode is how a target receives skills.
@@ -48,6 +49,12 @@ type TargetRecord struct {
 	// skillsync did not make stands where each would go (the report's
 	// Conflicts), so status can say so between syncs.
 	Blocked []string `json:"blocked,omitempty"`
+	// Workspace is the workspace that keeps the target, as a path from
+	// the target folder, slash-separated (absolute where no relative path
+	// leads there, as across Windows drives): a record committed with its
+	// target names the same workspace in every clone. Two workspaces
+	// keeping one folder would each remove the other's skills.
+	Workspace string `json:"workspace,omitempty"`
 }
 
 // TargetEntry is one entry skillsync made: a copied skill with its files,
@@ -222,6 +229,11 @@ type Target struct {
 	Check Check
 	// MaxSkillSize, when above zero, caps the bytes of one skill's files.
 	MaxSkillSize int64
+	// Workspace is the root folder of the workspace placing the skills,
+	// recorded in the target's record. A target whose record names
+	// another workspace that still has its cache is refused
+	// (ErrTargetTaken). "" checks and records nothing.
+	Workspace string
 
 	// rules, when set, replace the host's file system rules (tests force
 	// another system's with it).
@@ -251,6 +263,13 @@ func SyncTarget(ctx context.Context, t Target) (TargetReport, error) {
 	} else if err != nil {
 		return report, err
 	}
+	keeper, warning, err := claimTarget(dir, t.Workspace, rec.Workspace)
+	if err != nil {
+		return report, err
+	}
+	if warning != "" {
+		report.Warnings = append(report.Warnings, warning)
+	}
 	w, err := newWriter(filepath.Join(dir, targetStaging), filepath.Join(dir, targetDirty), recycleAfter)
 	if err != nil {
 		return report, err
@@ -264,6 +283,7 @@ func SyncTarget(ctx context.Context, t Target) (TargetReport, error) {
 		w.rules = *t.rules
 	}
 	next := newTargetRecord()
+	next.Workspace = keeper
 	for _, name := range t.Keep {
 		if e, ok := rec.Skills[name]; ok {
 			next.Skills[name] = e
@@ -609,4 +629,53 @@ func sameFolderIn[V any](dir, folder string, m map[string]V) (V, bool) {
 		}
 	}
 	return zero, false
+}
+
+// ErrTargetTaken is wrapped by the error of a target whose record names
+// another workspace, one that still has its cache.
+var ErrTargetTaken = errors.New("the target is another workspace's")
+
+// claimTarget checks that the target dir is not another workspace's:
+// recorded is the workspace its record names, ws the root of the one
+// syncing now. It returns what the record should name from now on, and a
+// warning when ws takes over from a workspace that is gone (moved, or
+// removed: no cache there any more).
+func claimTarget(dir, ws, recorded string) (keeper, warning string, err error) {
+	if ws == "" {
+		return recorded, "", nil
+	}
+	keeper = workspaceFrom(dir, ws)
+	if recorded == "" || recorded == keeper {
+		return keeper, "", nil
+	}
+	other := filepath.FromSlash(recorded)
+	if !filepath.IsAbs(other) {
+		other = filepath.Join(dir, other)
+	}
+	if sameDir(other, ws) {
+		return keeper, "", nil
+	}
+	if fi, err := os.Stat(filepath.Join(other, workspace.CacheName)); err == nil && fi.IsDir() {
+		return "", "", fmt.Errorf("target %s: %w: its %s says the workspace %s keeps it, and each would remove the skills the other placed; give one of the two another target, or take the target out of that workspace's config and delete %s",
+			dir, ErrTargetTaken, RecordName, other, filepath.Join(dir, RecordName))
+	}
+	return keeper, fmt.Sprintf("target %s: the workspace %s kept it and has no %s any more: this workspace keeps it now", dir, other, workspace.CacheName), nil
+}
+
+// workspaceFrom is the workspace ws as a target dir's record names it.
+func workspaceFrom(dir, ws string) string {
+	if rel, err := filepath.Rel(dir, ws); err == nil {
+		return filepath.ToSlash(rel)
+	}
+	return filepath.ToSlash(ws)
+}
+
+// sameDir reports whether a and b are one folder, reached by two paths.
+func sameDir(a, b string) bool {
+	fa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	fb, err := os.Stat(b)
+	return err == nil && os.SameFile(fa, fb)
 }

@@ -2,9 +2,12 @@ package materialize
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/skillsync/skillsync/workspace"
 )
 
 // sameFolderIn finds the record's folder that is the same directory under
@@ -57,5 +60,46 @@ func TestAStagedLinkOutlivesTheFirstLookAtStaging(t *testing.T) {
 	}
 	if got := readFile(t, filepath.Join(dir, "b", "SKILL.md")); got != v1["SKILL.md"] {
 		t.Errorf("b: SKILL.md holds %q", got)
+	}
+}
+
+// TestClaimTarget: a target's record names the workspace that keeps it;
+// another workspace with its cache is refused, one reached by another
+// path is the same, one without a cache is taken over.
+func TestClaimTarget(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	dir := filepath.Join(root, "target")
+	ws, other, gone := filepath.Join(root, "ws"), filepath.Join(root, "other"), filepath.Join(root, "gone")
+	for _, d := range []string{dir, ws, filepath.Join(other, workspace.CacheName), gone} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(ws, filepath.Join(root, "link")); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, ws, recorded, keeper string
+		warns, taken               bool
+	}{
+		{name: "no workspace given", recorded: "../other", keeper: "../other"},
+		{name: "a record without one", ws: ws, keeper: "../ws"},
+		{name: "its own", ws: ws, recorded: "../ws", keeper: "../ws"},
+		{name: "its own by a link", ws: ws, recorded: "../link", keeper: "../ws"},
+		{name: "its own, absolute", ws: ws, recorded: filepath.ToSlash(ws), keeper: "../ws"},
+		{name: "another's", ws: ws, recorded: "../other", taken: true},
+		{name: "another's, absolute", ws: ws, recorded: filepath.ToSlash(other), taken: true},
+		{name: "one gone", ws: ws, recorded: "../gone", keeper: "../ws", warns: true},
+		{name: "one never there", ws: ws, recorded: "../../nowhere", keeper: "../ws", warns: true},
+	} {
+		keeper, warning, err := claimTarget(dir, tc.ws, tc.recorded)
+		if errors.Is(err, ErrTargetTaken) != tc.taken || (err != nil) != tc.taken {
+			t.Errorf("%s: error %v", tc.name, err)
+			continue
+		}
+		if !tc.taken && (keeper != tc.keeper || (warning != "") != tc.warns) {
+			t.Errorf("%s: keeper %q, warning %q; want %q, a warning %v", tc.name, keeper, warning, tc.keeper, tc.warns)
+		}
 	}
 }

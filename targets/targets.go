@@ -7,6 +7,7 @@ package targets
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -101,13 +102,19 @@ func (p Places) Sync(ctx context.Context, cat *layering.Catalog, m *materialize.
 		skills = append(skills, ts)
 	}
 	keep := p.kept(skills)
+	var taken []error
 	for _, t := range p.Targets {
 		if err := p.checkTargetPath(t.Dir); err != nil {
 			return res, err
 		}
-		tr, err := materialize.SyncTarget(ctx, materialize.Target{Dir: t.Dir, Mode: t.Mode, Skills: skills, Keep: keep, Check: p.Check, MaxSkillSize: p.MaxSkillSize})
+		tr, err := materialize.SyncTarget(ctx, materialize.Target{Dir: t.Dir, Mode: t.Mode, Skills: skills, Keep: keep, Check: p.Check, MaxSkillSize: p.MaxSkillSize, Workspace: p.Workspace})
+		if errors.Is(err, materialize.ErrTargetTaken) {
+			// Nothing was written there; the other targets go on.
+			taken = append(taken, err)
+			continue
+		}
 		if err != nil {
-			return res, err
+			return res, errors.Join(append(taken, err)...)
 		}
 		res.Warnings = append(res.Warnings, tr.Warnings...)
 		res.Warnings = append(res.Warnings, tr.Errors...)
@@ -117,7 +124,7 @@ func (p Places) Sync(ctx context.Context, cat *layering.Catalog, m *materialize.
 		res.Targets = append(res.Targets, tr)
 	}
 	err := p.syncAgentsMD(cat, &res)
-	return res, err
+	return res, errors.Join(append(taken, err)...)
 }
 
 // kept is Keep without the names a skill placed now has.

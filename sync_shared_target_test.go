@@ -1,0 +1,82 @@
+package skillsync
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/skillsync/skillsync/internal/skilltest"
+	"github.com/skillsync/skillsync/materialize"
+	"github.com/skillsync/skillsync/workspace"
+)
+
+// TestTwoWorkspacesOneTarget: two workspaces keeping one target folder
+// would each remove the skills the other placed there. The second is
+// refused that target, which it leaves as it is, while its other targets
+// are synced; once the first workspace is gone (no cache), the second
+// takes the target over.
+func TestTwoWorkspacesOneTarget(t *testing.T) {
+	t.Parallel()
+	shared := filepath.Join(t.TempDir(), "agent-skills")
+	config := "repositories: []\ntargets:\n  - dir: " + shared + "\n  - dir: own\n"
+	a, wsA := newWorkspace(t, config)
+	b, wsB := newWorkspace(t, config)
+	skilltest.WriteFile(t, filepath.Join(wsA, "skills", "alpha", "SKILL.md"), "---\nname: alpha\ndescription: A's skill.\n---\n")
+	skilltest.WriteFile(t, filepath.Join(wsB, "skills", "beta", "SKILL.md"), "---\nname: beta\ndescription: B's skill.\n---\n")
+	mustSync(t, a, SyncOptions{})
+
+	_, err := b.Sync(context.Background(), SyncOptions{})
+	if !errors.Is(err, materialize.ErrTargetTaken) || !strings.Contains(err.Error(), wsA) || !strings.Contains(err.Error(), shared) {
+		t.Fatalf("B's sync into A's target: %v, want ErrTargetTaken naming %s and %s", err, shared, wsA)
+	}
+	if skilltest.Exists(filepath.Join(shared, "beta")) || !skilltest.Exists(filepath.Join(shared, "alpha", "SKILL.md")) {
+		t.Error("B's refused sync changed A's target")
+	}
+	if !skilltest.Exists(filepath.Join(wsB, "own", "beta", "SKILL.md")) {
+		t.Error("B's own target was not synced")
+	}
+	if r := mustSync(t, a, SyncOptions{}); len(r.Warnings) != 0 || !skilltest.Exists(filepath.Join(shared, "alpha", "SKILL.md")) {
+		t.Errorf("A's sync after B's: warnings %q", r.Warnings)
+	}
+
+	// A is gone: B keeps the target now, and A's copies go as any skill
+	// no longer placed does.
+	if err := os.RemoveAll(filepath.Join(wsA, workspace.CacheName)); err != nil {
+		t.Fatal(err)
+	}
+	r := mustSync(t, b, SyncOptions{})
+	if !skilltest.Exists(filepath.Join(shared, "beta", "SKILL.md")) || skilltest.Exists(filepath.Join(shared, "alpha")) {
+		t.Error("B did not take the target over")
+	}
+	if !strings.Contains(strings.Join(r.Warnings, "\n"), "this workspace keeps it now") {
+		t.Errorf("the take-over was not told: %q", r.Warnings)
+	}
+	if _, err := a.Sync(context.Background(), SyncOptions{}); !errors.Is(err, materialize.ErrTargetTaken) {
+		t.Errorf("A, back, syncs into B's target: %v", err)
+	}
+}
+
+// TestTargetCommittedWithItsWorkspace: a target inside the workspace,
+// its record committed and the workspace cloned elsewhere, is the clone's:
+// the record names the workspace by a relative path.
+func TestTargetCommittedWithItsWorkspace(t *testing.T) {
+	t.Parallel()
+	e, ws := newWorkspace(t, "repositories: []\ntargets:\n  - dir: .claude/skills\n")
+	skilltest.WriteFile(t, filepath.Join(ws, "skills", "alpha", "SKILL.md"), "---\nname: alpha\ndescription: A skill.\n---\n")
+	mustSync(t, e, SyncOptions{})
+	rec, err := materialize.LoadTargetRecord(filepath.Join(ws, ".claude", "skills"))
+	if err != nil || rec.Workspace != "../.." {
+		t.Fatalf("record names the workspace %q (%v), want ../..", rec.Workspace, err)
+	}
+	clone := filepath.Join(t.TempDir(), "clone")
+	if err := os.CopyFS(clone, os.DirFS(ws)); err != nil {
+		t.Fatal(err)
+	}
+	r := mustSync(t, reload(t, filepath.Join(clone, "skillsync.yaml")), SyncOptions{})
+	if len(r.Warnings) != 0 {
+		t.Errorf("the clone's sync warns: %q", r.Warnings)
+	}
+}
