@@ -28,7 +28,7 @@ func targetMode(m config.TargetMode) materialize.TargetMode {
 // places are the config's targets and agents_md files as the targets
 // package takes them, trusting records as check says.
 func (e *Engine) places(check materialize.Check) targets.Places {
-	p := targets.Places{Workspace: e.cfg.Workspace, Env: e.env, Check: check, MaxSkillSize: e.maxSkillSize()}
+	p := targets.Places{Workspace: e.cfg.Workspace, Env: e.env, Check: check, MaxSkillSize: e.maxSkillSize(), Cache: e.layout.CacheDir()}
 	for _, t := range e.cfg.Targets {
 		p.Targets = append(p.Targets, materialize.Target{Dir: t.Dir, Mode: targetMode(t.Mode)})
 	}

@@ -80,3 +80,43 @@ func TestTargetCommittedWithItsWorkspace(t *testing.T) {
 		t.Errorf("the clone's sync warns: %q", r.Warnings)
 	}
 }
+
+// TestDroppedTargetIsGivenUp: a target taken out of the config is
+// emptied at the next sync (an edited copy moved aside, a folder of the
+// user's left), its record removed, so no stale copy stays where an
+// agent reads and another workspace may keep the folder.
+func TestDroppedTargetIsGivenUp(t *testing.T) {
+	t.Parallel()
+	e, ws := newWorkspace(t, "repositories: []\ntargets:\n  - dir: kept\n  - dir: dropped\n")
+	skilltest.WriteFile(t, filepath.Join(ws, "skills", "alpha", "SKILL.md"), "---\nname: alpha\ndescription: A skill.\n---\n")
+	skilltest.WriteFile(t, filepath.Join(ws, "skills", "beta", "SKILL.md"), "---\nname: beta\ndescription: B skill.\n---\n")
+	mustSync(t, e, SyncOptions{})
+	dropped := filepath.Join(ws, "dropped")
+	skilltest.WriteFile(t, filepath.Join(dropped, "beta", "SKILL.md"), "---\nname: beta\ndescription: B skill, edited.\n---\n")
+	skilltest.WriteFile(t, filepath.Join(dropped, "users-own", "SKILL.md"), "---\nname: users-own\ndescription: Not skillsync's.\n---\n")
+
+	skilltest.WriteFile(t, filepath.Join(ws, "skillsync.yaml"), "repositories: []\ntargets:\n  - dir: kept\n")
+	e = reload(t, filepath.Join(ws, "skillsync.yaml"))
+	r := mustSync(t, e, SyncOptions{})
+	if skilltest.Exists(filepath.Join(dropped, "alpha")) || skilltest.Exists(filepath.Join(dropped, "beta")) || skilltest.Exists(filepath.Join(dropped, materialize.RecordName)) {
+		t.Error("the dropped target still holds skillsync's copies or record")
+	}
+	if !skilltest.Exists(filepath.Join(dropped, "users-own", "SKILL.md")) || !skilltest.Exists(filepath.Join(ws, "kept", "alpha", "SKILL.md")) {
+		t.Error("the user's folder or the kept target was touched")
+	}
+	aside, _ := filepath.Glob(filepath.Join(dropped, materialize.ConflictsName, "beta*", "SKILL.md"))
+	if len(aside) != 1 || !strings.Contains(strings.Join(r.Warnings, "\n"), "was edited") {
+		t.Errorf("the edited copy: set aside as %v, warnings %q", aside, r.Warnings)
+	}
+	// Given up once: the next sync has nothing to do there, and another
+	// workspace may keep the folder.
+	if r := mustSync(t, e, SyncOptions{}); len(r.Warnings) != 0 || len(r.Targets) != 1 {
+		t.Errorf("the sync after: warnings %q, targets %+v", r.Warnings, r.Targets)
+	}
+	other, otherWS := newWorkspace(t, "repositories: []\ntargets:\n  - dir: "+dropped+"\n")
+	skilltest.WriteFile(t, filepath.Join(otherWS, "skills", "gamma", "SKILL.md"), "---\nname: gamma\ndescription: G skill.\n---\n")
+	mustSync(t, other, SyncOptions{})
+	if !skilltest.Exists(filepath.Join(dropped, "gamma", "SKILL.md")) {
+		t.Error("another workspace could not keep the given-up folder")
+	}
+}

@@ -36,6 +36,10 @@ const (
 	dirtyName = ".dirty"
 )
 
+// TargetsName is the file in a cache root that lists the target folders
+// the last sync kept (package targets writes it).
+const TargetsName = ".targets.json"
+
 // Dirty reports whether the cache at root is marked as a sync stopped
 // halfway (a sync in progress marks it too).
 func Dirty(root string) bool {
@@ -634,7 +638,8 @@ func (c *Cache) Prune(keep []string) Result {
 	}
 	res.Warnings = foreign(c.root, func(name string) bool {
 		return name == lockName || name == manifestName || name == stagingName || name == recordsName || name == dirtyName ||
-			jsonfile.IsSetAside(name, manifestName) || wanted[name] || c.manifest.Sources[name] != nil
+			name == TargetsName || jsonfile.IsSetAside(name, manifestName) || jsonfile.IsSetAside(name, TargetsName) ||
+			wanted[name] || c.manifest.Sources[name] != nil
 	})
 	return res
 }

@@ -648,18 +648,58 @@ func claimTarget(dir, ws, recorded string) (keeper, warning string, err error) {
 	if recorded == "" || recorded == keeper {
 		return keeper, "", nil
 	}
-	other := filepath.FromSlash(recorded)
-	if !filepath.IsAbs(other) {
-		other = filepath.Join(dir, other)
-	}
+	other := recordedWorkspace(dir, recorded)
 	if sameDir(other, ws) {
 		return keeper, "", nil
 	}
 	if fi, err := os.Stat(filepath.Join(other, workspace.CacheName)); err == nil && fi.IsDir() {
-		return "", "", fmt.Errorf("target %s: %w: its %s says the workspace %s keeps it, and each would remove the skills the other placed; give one of the two another target, or take the target out of that workspace's config and delete %s",
-			dir, ErrTargetTaken, RecordName, other, filepath.Join(dir, RecordName))
+		return "", "", fmt.Errorf("target %s: %w: its %s says the workspace %s keeps it, and each would remove the skills the other placed; give one of the two another target, or take the target out of that workspace's config and sync there, which gives the folder up",
+			dir, ErrTargetTaken, RecordName, other)
 	}
 	return keeper, fmt.Sprintf("target %s: the workspace %s kept it and has no %s any more: this workspace keeps it now", dir, other, workspace.CacheName), nil
+}
+
+// recordedWorkspace is the folder a target dir's record names as its
+// workspace.
+func recordedWorkspace(dir, recorded string) string {
+	other := filepath.FromSlash(recorded)
+	if !filepath.IsAbs(other) {
+		other = filepath.Join(dir, other)
+	}
+	return other
+}
+
+// GiveUpTarget empties dir, a target folder the workspace ws kept and
+// its config no longer names: the entries its record lists go as those
+// of skills no longer placed do (an edited copy is moved aside), then the
+// record. It reports whether dir is given up; a folder whose record
+// names another workspace, or that has no record, is left as it is and
+// counts as given up, and one whose entries could not all be removed
+// keeps its record for the next try.
+func GiveUpTarget(ctx context.Context, dir, ws string) (TargetReport, bool, error) {
+	report := TargetReport{Dir: dir, Conflicts: []string{}, Preserved: []string{}}
+	record := filepath.Join(dir, RecordName)
+	if _, err := os.Lstat(record); errors.Is(err, fs.ErrNotExist) {
+		return report, true, nil
+	}
+	rec, err := LoadTargetRecord(dir)
+	if err != nil {
+		return report, false, fmt.Errorf("target %s: %w", dir, err)
+	}
+	if rec.Workspace != "" && rec.Workspace != workspaceFrom(dir, ws) && !sameDir(recordedWorkspace(dir, rec.Workspace), ws) {
+		return report, true, nil
+	}
+	report, err = SyncTarget(ctx, Target{Dir: dir, Workspace: ws})
+	if err != nil {
+		return report, false, err
+	}
+	if len(report.Errors) > 0 {
+		return report, false, nil
+	}
+	if err := os.Remove(record); err != nil {
+		return report, false, fmt.Errorf("target %s: remove its record: %w", dir, err)
+	}
+	return report, true, nil
 }
 
 // workspaceFrom is the workspace ws as a target dir's record names it.

@@ -9,11 +9,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/skillsync/skillsync/internal/hostenv"
+	"github.com/skillsync/skillsync/internal/jsonfile"
 	"github.com/skillsync/skillsync/layering"
 	"github.com/skillsync/skillsync/materialize"
 )
@@ -37,6 +40,9 @@ type Places struct {
 	// target keeps its entries of them as they are, unless another
 	// skill of the name wins now (materialize.Target.Keep).
 	Keep []string
+	// Cache is the cache folder, whose materialize.TargetsName lists the
+	// target folders the last sync kept; "" gives up none (GiveUp).
+	Cache string
 }
 
 // Keeping is p keeping the entries of names (Places.Keep).
@@ -72,8 +78,21 @@ func (p Places) CheckPaths() error {
 // Sync places every visible winner of cat in each target. cat takes the
 // marketplace layer from the cache as m records it, so a source that
 // failed keeps its skills in the targets as it keeps them in the cache.
-// The result holds what was done before an error stopped it.
+// Then the target folders taken out of the config are given up (GiveUp),
+// not left with copies no sync updates any more. The result holds what
+// was done before an error stopped it.
 func (p Places) Sync(ctx context.Context, cat *layering.Catalog, m *materialize.Manifest) (Result, error) {
+	res, err := p.place(ctx, cat, m)
+	if err != nil && !errors.Is(err, materialize.ErrTargetTaken) || p.Cache == "" {
+		return res, err
+	}
+	given, gerr := p.GiveUp(ctx, filepath.Join(p.Cache, materialize.TargetsName))
+	res.Targets, res.Warnings = append(res.Targets, given.Targets...), append(res.Warnings, given.Warnings...)
+	return res, errors.Join(err, gerr)
+}
+
+// place places every visible winner of cat in each target (Sync).
+func (p Places) place(ctx context.Context, cat *layering.Catalog, m *materialize.Manifest) (Result, error) {
 	res := Result{}
 	if len(p.Targets) == 0 {
 		err := p.syncAgentsMD(cat, &res)
@@ -216,4 +235,70 @@ func (p Places) checkTargetPath(dir string) error {
 		}
 	}
 	return nil
+}
+
+// keptFile is the cache's materialize.TargetsName: the target folders
+// (absolute) the last sync kept, so that the next one gives up those the
+// config no longer names.
+type keptFile struct {
+	Version int      `json:"version"`
+	Targets []string `json:"targets"`
+}
+
+func (k *keptFile) Validate() error {
+	if err := jsonfile.CheckVersion(k.Version, 1); err != nil {
+		return err
+	}
+	for _, dir := range k.Targets {
+		if !filepath.IsAbs(dir) {
+			return fmt.Errorf("target %q is not an absolute path", dir)
+		}
+	}
+	return nil
+}
+
+// GiveUp gives up (materialize.GiveUpTarget) each target folder that
+// file (materialize.TargetsName) lists and p no longer names, then lists p's targets in
+// file, with the folders not given up yet. A folder reached through a
+// link is left alone, as a target is (CheckPaths).
+func (p Places) GiveUp(ctx context.Context, file string) (Result, error) {
+	var res Result
+	kept := &keptFile{}
+	if err := jsonfile.Read(file, kept); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("%v: target folders taken out of the config since the last sync are left as they are", err))
+		kept = &keptFile{}
+	}
+	next := &keptFile{Version: 1}
+	named := map[string]bool{}
+	for _, t := range p.Targets {
+		named[t.Dir] = true
+		next.Targets = append(next.Targets, t.Dir)
+	}
+	for _, dir := range kept.Targets {
+		if named[dir] {
+			continue
+		}
+		if err := p.checkTargetPath(dir); err != nil {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("target %s, taken out of the config, is left as it is: %v", dir, err))
+			continue
+		}
+		tr, done, err := materialize.GiveUpTarget(ctx, dir, p.Workspace)
+		if err != nil {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("target %s, taken out of the config: %v; the next sync tries again", dir, err))
+		}
+		res.Warnings = append(res.Warnings, tr.Errors...)
+		for _, pr := range tr.Preserved {
+			res.Warnings = append(res.Warnings, "a copy in "+dir+" was edited: it was moved to "+pr+" rather than removed")
+		}
+		if tr.Removed > 0 {
+			res.Targets = append(res.Targets, tr)
+		}
+		if !done {
+			next.Targets = append(next.Targets, dir)
+		}
+	}
+	if slices.Equal(kept.Targets, next.Targets) && kept.Version == 1 {
+		return res, nil
+	}
+	return res, jsonfile.Write(file, next, 0o644)
 }

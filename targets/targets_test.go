@@ -1,6 +1,7 @@
 package targets
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/skillsync/skillsync/internal/hostenv"
 	"github.com/skillsync/skillsync/materialize"
+	"github.com/skillsync/skillsync/workspace"
 )
 
 // TestRelLocation: a location in an AGENTS.md reads the same on every
@@ -52,5 +54,57 @@ func TestCheckPathsRefusesLink(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(elsewhere, "skills")); !os.IsNotExist(err) {
 		t.Errorf("something was written through the link: %v", err)
+	}
+}
+
+// TestGiveUpTrustsNoList: the cache's list of kept targets is checked
+// like any file: a planted list naming another workspace's target, or a
+// folder no record names, changes nothing there; one with a relative
+// path is refused whole, with a warning.
+func TestGiveUpTrustsNoList(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	root := t.TempDir()
+	ws, other := filepath.Join(root, "ws"), filepath.Join(root, "other")
+	cache := filepath.Join(ws, workspace.CacheName)
+	theirs, plain := filepath.Join(root, "theirs"), filepath.Join(root, "plain")
+	for _, d := range []string{cache, filepath.Join(other, workspace.CacheName), filepath.Join(plain, "notes")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	src := filepath.Join(root, "src")
+	if err := os.MkdirAll(src, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(src, "SKILL.md"), []byte("---\nname: alpha\ndescription: A.\n---\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	alpha := materialize.TargetSkill{Skill: materialize.Skill{Name: "alpha", Files: os.DirFS(src)}}
+	if _, err := materialize.SyncTarget(ctx, materialize.Target{Dir: theirs, Skills: []materialize.TargetSkill{alpha}, Workspace: other}); err != nil {
+		t.Fatal(err)
+	}
+	list := filepath.Join(cache, materialize.TargetsName)
+	p := Places{Workspace: ws, Env: hostenv.New(ws, nil), Cache: cache}
+	for _, tc := range []struct {
+		list  string
+		warns bool
+	}{
+		{list: `{"version": 1, "targets": ["` + filepath.ToSlash(theirs) + `", "` + filepath.ToSlash(plain) + `"]}`},
+		{list: `{"version": 1, "targets": ["theirs"]}`, warns: true},
+	} {
+		if err := os.WriteFile(list, []byte(tc.list), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		res, err := p.GiveUp(ctx, list)
+		if err != nil || (len(res.Warnings) > 0) != tc.warns || len(res.Targets) != 0 {
+			t.Errorf("list %s: %+v, %v", tc.list, res, err)
+		}
+		if _, err := os.Stat(filepath.Join(theirs, "alpha", "SKILL.md")); err != nil {
+			t.Errorf("list %s: another workspace's copy: %v", tc.list, err)
+		}
+		if _, err := os.Stat(filepath.Join(plain, "notes")); err != nil {
+			t.Errorf("list %s: a folder of the user's: %v", tc.list, err)
+		}
 	}
 }
