@@ -263,10 +263,10 @@ func (k *keptFile) Validate() error {
 // link is left alone, as a target is (CheckPaths).
 func (p Places) GiveUp(ctx context.Context, file string) (Result, error) {
 	var res Result
-	kept := &keptFile{}
+	kept, unreadable := &keptFile{}, false
 	if err := jsonfile.Read(file, kept); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("%v: target folders taken out of the config since the last sync are left as they are", err))
-		kept = &keptFile{}
+		kept, unreadable = &keptFile{}, true
 	}
 	next := &keptFile{Version: 1}
 	named := map[string]bool{}
@@ -297,7 +297,8 @@ func (p Places) GiveUp(ctx context.Context, file string) (Result, error) {
 			next.Targets = append(next.Targets, dir)
 		}
 	}
-	if slices.Equal(kept.Targets, next.Targets) && kept.Version == 1 {
+	// A workspace without targets leaves no file.
+	if !unreadable && slices.Equal(kept.Targets, next.Targets) {
 		return res, nil
 	}
 	return res, jsonfile.Write(file, next, 0o644)
