@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/skillsync/skillsync/internal/skilltest"
@@ -118,5 +119,102 @@ func TestDroppedTargetIsGivenUp(t *testing.T) {
 	mustSync(t, other, SyncOptions{})
 	if !skilltest.Exists(filepath.Join(dropped, "gamma", "SKILL.md")) {
 		t.Error("another workspace could not keep the given-up folder")
+	}
+}
+
+// TestOneWorkspaceByTwoPaths: a workspace synced once through a link to
+// its folder and once through its real path keeps its target, named by
+// two paths, and is not refused a target reached through a link.
+func TestOneWorkspaceByTwoPaths(t *testing.T) {
+	t.Parallel()
+	_, ws := newWorkspace(t, "repositories: []\ntargets:\n  - dir: .claude/skills\n")
+	skilltest.WriteFile(t, filepath.Join(ws, "skills", "alpha", "SKILL.md"), "---\nname: alpha\ndescription: A skill.\n---\n")
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(ws, link); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	for i, root := range []string{link, ws, link} {
+		r := mustSync(t, reload(t, filepath.Join(root, "skillsync.yaml")), SyncOptions{})
+		if !skilltest.Exists(filepath.Join(ws, ".claude", "skills", "alpha", "SKILL.md")) || len(r.Warnings) != 0 {
+			t.Fatalf("sync %d, through %s: the copy is gone, or warnings %q", i, root, r.Warnings)
+		}
+	}
+}
+
+// TestSharedTargetThroughALink: two workspaces naming one folder, one of
+// them through a link, are still two: the second is refused.
+func TestSharedTargetThroughALink(t *testing.T) {
+	t.Parallel()
+	real := filepath.Join(t.TempDir(), "d1", "d2", "real")
+	if err := os.MkdirAll(real, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(t.TempDir(), "lt")
+	if err := os.Symlink(real, link); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	a, _ := newWorkspace(t, "repositories: []\ntargets:\n  - dir: "+filepath.Join(link, "skills")+"\n")
+	b, _ := newWorkspace(t, "repositories: []\ntargets:\n  - dir: "+filepath.Join(real, "skills")+"\n")
+	mustSync(t, a, SyncOptions{})
+	if _, err := b.Sync(context.Background(), SyncOptions{}); !errors.Is(err, materialize.ErrTargetTaken) {
+		t.Errorf("the second workspace, by the real path: %v, want ErrTargetTaken", err)
+	}
+}
+
+// TestTargetListedBeforePlaced: a sync that fails after placing one
+// target has listed it already, so that it is given up once the config
+// drops it.
+func TestTargetListedBeforePlaced(t *testing.T) {
+	t.Parallel()
+	shared := filepath.Join(t.TempDir(), "shared")
+	_, ws := newWorkspace(t, "repositories: []\n")
+	skilltest.WriteFile(t, filepath.Join(ws, "skills", "alpha", "SKILL.md"), "---\nname: alpha\ndescription: A skill.\n---\n")
+	skilltest.WriteFile(t, filepath.Join(ws, "blocked"), "a file where a target folder should be\n")
+	path := filepath.Join(ws, "skillsync.yaml")
+	skilltest.WriteFile(t, path, "repositories: []\ntargets:\n  - dir: "+shared+"\n  - dir: blocked/skills\n")
+	if _, err := reload(t, path).Sync(context.Background(), SyncOptions{}); err == nil || !skilltest.Exists(filepath.Join(shared, "alpha", "SKILL.md")) {
+		t.Fatalf("the sync with a blocked target: %v, or the first target not placed", err)
+	}
+	skilltest.WriteFile(t, path, "repositories: []\n")
+	mustSync(t, reload(t, path), SyncOptions{})
+	if skilltest.Exists(filepath.Join(shared, "alpha")) || skilltest.Exists(filepath.Join(shared, materialize.RecordName)) {
+		t.Error("the target placed by the failed sync was not given up")
+	}
+}
+
+// TestTwoWorkspacesRaceForOneTarget: two workspaces syncing into one new
+// folder at once: one keeps it, the other is refused, and the folder
+// holds the keeper's skills alone.
+func TestTwoWorkspacesRaceForOneTarget(t *testing.T) {
+	t.Parallel()
+	for round := range 5 {
+		shared := filepath.Join(t.TempDir(), "shared")
+		config := "repositories: []\ntargets:\n  - dir: " + shared + "\n"
+		engines, names := make([]*Engine, 2), []string{"left", "right"}
+		for i := range engines {
+			var ws string
+			engines[i], ws = newWorkspace(t, config)
+			skilltest.WriteFile(t, filepath.Join(ws, "skills", names[i], "SKILL.md"), "---\nname: "+names[i]+"\ndescription: A skill.\n---\n")
+		}
+		errs := make([]error, 2)
+		var wg sync.WaitGroup
+		for i := range engines {
+			wg.Go(func() { _, errs[i] = engines[i].Sync(context.Background(), SyncOptions{}) })
+		}
+		wg.Wait()
+		if (errs[0] == nil) == (errs[1] == nil) {
+			t.Fatalf("round %d: errors %v and %v, want one refused", round, errs[0], errs[1])
+		}
+		keeper, other := 0, 1
+		if errs[0] != nil {
+			keeper, other = 1, 0
+		}
+		if !errors.Is(errs[other], materialize.ErrTargetTaken) {
+			t.Errorf("round %d: %v, want ErrTargetTaken", round, errs[other])
+		}
+		rec, err := materialize.LoadTargetRecord(shared)
+		if err != nil || len(rec.Skills) != 1 || rec.Skills[names[keeper]] == nil || skilltest.Exists(filepath.Join(shared, names[other])) {
+			t.Errorf("round %d: the folder holds %v (record %+v, %v), want %s's skill alone", round, rec.Skills, rec, err, names[keeper])
+		}
 	}
 }

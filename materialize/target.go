@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/skillsync/skillsync/internal/atomicfile"
+	"github.com/skillsync/skillsync/internal/flock"
 	"github.com/skillsync/skillsync/internal/jsonfile"
 	"github.com/skillsync/skillsync/skill"
 	"github.com/skillsync/skillsync/workspace"
@@ -249,13 +250,38 @@ type Target struct {
 // target: a link in place of the directory, a record that cannot be
 // written.
 func SyncTarget(ctx context.Context, t Target) (TargetReport, error) {
-	dir := t.Dir
-	report := TargetReport{Dir: dir, Conflicts: []string{}, Preserved: []string{}}
+	report := TargetReport{Dir: t.Dir, Conflicts: []string{}, Preserved: []string{}}
 	// A target that is a link would have skillsync write and delete
 	// wherever it points.
-	if err := atomicfile.MkdirNoFollow(dir, 0o755); err != nil {
+	if err := atomicfile.MkdirNoFollow(t.Dir, 0o755); err != nil {
 		return report, fmt.Errorf("target: %w", err)
 	}
+	lk, err := lockTarget(ctx, t.Dir)
+	if err != nil {
+		return report, err
+	}
+	defer lk.Close()
+	return syncTarget(ctx, t, report)
+}
+
+// targetLock is the lock file in a target: two workspaces' syncs of one
+// folder (the second to be refused) must not interleave.
+const targetLock = ".skillsync-lock"
+
+// targetWait is how long a sync waits for another to finish with a target.
+const targetWait = 2 * time.Minute
+
+func lockTarget(ctx context.Context, dir string) (*flock.Lock, error) {
+	lk, err := flock.Acquire(ctx, filepath.Join(dir, targetLock), targetWait)
+	if err != nil {
+		return nil, fmt.Errorf("target %s: %w", dir, err)
+	}
+	return lk, nil
+}
+
+// syncTarget is SyncTarget with the target's lock held.
+func syncTarget(ctx context.Context, t Target, report TargetReport) (TargetReport, error) {
+	dir := t.Dir
 	rec, err := LoadTargetRecord(dir)
 	if errors.Is(err, jsonfile.ErrCorrupt) {
 		report.Warnings = append(report.Warnings, recoverRecord(filepath.Join(dir, RecordName), err,
@@ -645,13 +671,10 @@ func claimTarget(dir, ws, recorded string) (keeper, warning string, err error) {
 		return recorded, "", nil
 	}
 	keeper = workspaceFrom(dir, ws)
-	if recorded == "" || recorded == keeper {
+	if keptBy(dir, ws, recorded) {
 		return keeper, "", nil
 	}
 	other := recordedWorkspace(dir, recorded)
-	if sameDir(other, ws) {
-		return keeper, "", nil
-	}
 	if fi, err := os.Stat(filepath.Join(other, workspace.CacheName)); err == nil && fi.IsDir() {
 		return "", "", fmt.Errorf("target %s: %w: its %s says the workspace %s keeps it, and each would remove the skills the other placed; give one of the two another target, or take the target out of that workspace's config and sync there, which gives the folder up",
 			dir, ErrTargetTaken, RecordName, other)
@@ -660,13 +683,23 @@ func claimTarget(dir, ws, recorded string) (keeper, warning string, err error) {
 }
 
 // recordedWorkspace is the folder a target dir's record names as its
-// workspace.
+// workspace: a relative path leads from the folder dir really is, so that
+// a path to the target through a link does not change where it leads.
 func recordedWorkspace(dir, recorded string) string {
 	other := filepath.FromSlash(recorded)
 	if !filepath.IsAbs(other) {
-		other = filepath.Join(dir, other)
+		other = filepath.Join(realPath(dir), other)
 	}
 	return other
+}
+
+// realPath is p with the links on its path followed, or p cleaned where
+// they cannot be.
+func realPath(p string) string {
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	return filepath.Clean(p)
 }
 
 // GiveUpTarget empties dir, a target folder the workspace ws kept and
@@ -674,27 +707,34 @@ func recordedWorkspace(dir, recorded string) string {
 // of skills no longer placed do (an edited copy is moved aside), then the
 // record. It reports whether dir is given up; a folder whose record
 // names another workspace, or that has no record, is left as it is and
-// counts as given up, and one whose entries could not all be removed
-// keeps its record for the next try.
+// counts as given up, as does one whose record is corrupt (set aside, its
+// entries left to the user), and one whose entries could not all be
+// removed keeps its record for the next try.
 func GiveUpTarget(ctx context.Context, dir, ws string) (TargetReport, bool, error) {
 	report := TargetReport{Dir: dir, Conflicts: []string{}, Preserved: []string{}}
 	record := filepath.Join(dir, RecordName)
 	if _, err := os.Lstat(record); errors.Is(err, fs.ErrNotExist) {
 		return report, true, nil
 	}
-	rec, err := LoadTargetRecord(dir)
-	if err != nil {
-		return report, false, fmt.Errorf("target %s: %w", dir, err)
-	}
-	if rec.Workspace != "" && rec.Workspace != workspaceFrom(dir, ws) && !sameDir(recordedWorkspace(dir, rec.Workspace), ws) {
-		return report, true, nil
-	}
-	report, err = SyncTarget(ctx, Target{Dir: dir, Workspace: ws})
+	lk, err := lockTarget(ctx, dir)
 	if err != nil {
 		return report, false, err
 	}
-	if len(report.Errors) > 0 {
-		return report, false, nil
+	defer lk.Close()
+	rec, err := LoadTargetRecord(dir)
+	if errors.Is(err, jsonfile.ErrCorrupt) {
+		report.Warnings = append(report.Warnings, recoverRecord(record, err, "its entries are left to the user"))
+		return report, true, nil
+	}
+	if err != nil {
+		return report, false, err
+	}
+	if !keptBy(dir, ws, rec.Workspace) {
+		return report, true, nil
+	}
+	report, err = syncTarget(ctx, Target{Dir: dir, Workspace: ws}, report)
+	if err != nil || len(report.Errors) > 0 {
+		return report, false, err
 	}
 	if err := os.Remove(record); err != nil {
 		return report, false, fmt.Errorf("target %s: remove its record: %w", dir, err)
@@ -702,9 +742,18 @@ func GiveUpTarget(ctx context.Context, dir, ws string) (TargetReport, bool, erro
 	return report, true, nil
 }
 
-// workspaceFrom is the workspace ws as a target dir's record names it.
+// keptBy reports whether recorded, the workspace a target dir's record
+// names, is ws ("" in records older than the field: taken as ws).
+func keptBy(dir, ws, recorded string) bool {
+	return recorded == "" || recorded == workspaceFrom(dir, ws) || sameDir(recordedWorkspace(dir, recorded), ws)
+}
+
+// workspaceFrom is the workspace ws as a target dir's record names it:
+// the path between the folders they really are, so that one workspace
+// reached by two paths (one through a link) writes one name.
 func workspaceFrom(dir, ws string) string {
-	if rel, err := filepath.Rel(dir, ws); err == nil {
+	ws = realPath(ws)
+	if rel, err := filepath.Rel(realPath(dir), ws); err == nil {
 		return filepath.ToSlash(rel)
 	}
 	return filepath.ToSlash(ws)

@@ -103,3 +103,27 @@ func TestClaimTarget(t *testing.T) {
 		}
 	}
 }
+
+// TestGiveUpCorruptRecord: a dropped target whose record is corrupt is
+// given up at once: the record set aside, its entries left to the user,
+// rather than a warning at every sync.
+func TestGiveUpCorruptRecord(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, RecordName), []byte("{not json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "alpha"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	rep, done, err := GiveUpTarget(context.Background(), dir, t.TempDir())
+	if err != nil || !done || len(rep.Warnings) != 1 {
+		t.Fatalf("given up: %v, warnings %q, error %v", done, rep.Warnings, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, RecordName)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the corrupt record is still there: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "alpha")); err != nil {
+		t.Errorf("an entry of the corrupt record: %v", err)
+	}
+}

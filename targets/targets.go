@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/skillsync/skillsync/internal/hostenv"
 	"github.com/skillsync/skillsync/internal/jsonfile"
@@ -82,11 +83,23 @@ func (p Places) CheckPaths() error {
 // not left with copies no sync updates any more. The result holds what
 // was done before an error stopped it.
 func (p Places) Sync(ctx context.Context, cat *layering.Catalog, m *materialize.Manifest) (Result, error) {
-	res, err := p.place(ctx, cat, m)
-	if err != nil && !errors.Is(err, materialize.ErrTargetTaken) || p.Cache == "" {
+	var res Result
+	var listed []string
+	list, kept := "", &keptFile{}
+	if p.Cache != "" {
+		list = filepath.Join(p.Cache, materialize.TargetsName)
+		kept, res.Warnings = readKept(list)
+		// Listed before anything is placed: a sync stopped after placing a
+		// target still leaves it listed, to give up once the config drops it.
+		listed = p.listed(kept)
+		res.Warnings = append(res.Warnings, writeKept(list, kept.Targets, listed)...)
+	}
+	placed, err := p.place(ctx, cat, m)
+	res.Targets, res.Warnings = placed.Targets, append(res.Warnings, placed.Warnings...)
+	if err != nil && !errors.Is(err, materialize.ErrTargetTaken) || list == "" {
 		return res, err
 	}
-	given, gerr := p.GiveUp(ctx, filepath.Join(p.Cache, materialize.TargetsName))
+	given, gerr := p.giveUp(ctx, list, listed)
 	res.Targets, res.Warnings = append(res.Targets, given.Targets...), append(res.Warnings, given.Warnings...)
 	return res, errors.Join(err, gerr)
 }
@@ -257,25 +270,64 @@ func (k *keptFile) Validate() error {
 	return nil
 }
 
-// GiveUp gives up (materialize.GiveUpTarget) each target folder that
-// file (materialize.TargetsName) lists and p no longer names, then lists p's targets in
-// file, with the folders not given up yet. A folder reached through a
-// link is left alone, as a target is (CheckPaths).
-func (p Places) GiveUp(ctx context.Context, file string) (Result, error) {
-	var res Result
-	kept, unreadable := &keptFile{}, false
-	if err := jsonfile.Read(file, kept); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		res.Warnings = append(res.Warnings, fmt.Sprintf("%v: target folders taken out of the config since the last sync are left as they are", err))
-		kept, unreadable = &keptFile{}, true
+// readKept reads the list of kept targets at file: empty when there is
+// none, and when it cannot be read, with a warning (a corrupt one is set
+// aside).
+func readKept(file string) (*keptFile, []string) {
+	kept := &keptFile{}
+	err := jsonfile.Read(file, kept)
+	switch {
+	case err == nil, errors.Is(err, fs.ErrNotExist):
+		return kept, nil
+	case errors.Is(err, jsonfile.ErrCorrupt):
+		if aside, serr := jsonfile.SetAside(file, time.Now()); serr == nil {
+			err = fmt.Errorf("%w (set aside as %s)", err, filepath.Base(aside))
+		}
 	}
-	next := &keptFile{Version: 1}
-	named := map[string]bool{}
-	for _, t := range p.Targets {
-		named[t.Dir] = true
-		next.Targets = append(next.Targets, t.Dir)
-	}
+	return &keptFile{}, []string{fmt.Sprintf("%v: target folders taken out of the config before this sync are left as they are", err)}
+}
+
+// listed is p's targets with the folders kept lists.
+func (p Places) listed(kept *keptFile) []string {
+	dirs := p.named()
 	for _, dir := range kept.Targets {
-		if named[dir] {
+		if !slices.Contains(dirs, dir) {
+			dirs = append(dirs, dir)
+		}
+	}
+	return dirs
+}
+
+// named is the folders of p's targets.
+func (p Places) named() []string {
+	dirs := make([]string, 0, len(p.Targets))
+	for _, t := range p.Targets {
+		dirs = append(dirs, t.Dir)
+	}
+	return dirs
+}
+
+// writeKept writes next to file unless it holds it already (was); a
+// workspace without targets leaves no file.
+func writeKept(file string, was, next []string) []string {
+	if slices.Equal(was, next) {
+		return nil
+	}
+	if err := jsonfile.Write(file, &keptFile{Version: 1, Targets: next}, 0o644); err != nil {
+		return []string{fmt.Sprintf("%v: a target folder taken out of the config may be left as it is", err)}
+	}
+	return nil
+}
+
+// giveUp gives up (materialize.GiveUpTarget) each folder of listed, the
+// list in file, that p no longer names under any path, then lists in file
+// p's targets and the folders not given up yet. A folder reached through
+// a link is left alone, as a target is (CheckPaths).
+func (p Places) giveUp(ctx context.Context, file string, listed []string) (Result, error) {
+	var res Result
+	next := p.named()
+	for _, dir := range listed {
+		if slices.ContainsFunc(p.Targets, func(t materialize.Target) bool { return sameFolder(t.Dir, dir) }) {
 			continue
 		}
 		if err := p.checkTargetPath(dir); err != nil {
@@ -284,9 +336,10 @@ func (p Places) GiveUp(ctx context.Context, file string) (Result, error) {
 		}
 		tr, done, err := materialize.GiveUpTarget(ctx, dir, p.Workspace)
 		if err != nil {
-			res.Warnings = append(res.Warnings, fmt.Sprintf("target %s, taken out of the config: %v; the next sync tries again", dir, err))
+			res.Warnings = append(res.Warnings, fmt.Sprintf("target %s was taken out of the config: %v; the next sync tries again", dir, err))
 		}
 		res.Warnings = append(res.Warnings, tr.Errors...)
+		res.Warnings = append(res.Warnings, tr.Warnings...)
 		for _, pr := range tr.Preserved {
 			res.Warnings = append(res.Warnings, "a copy in "+dir+" was edited: it was moved to "+pr+" rather than removed")
 		}
@@ -294,12 +347,24 @@ func (p Places) GiveUp(ctx context.Context, file string) (Result, error) {
 			res.Targets = append(res.Targets, tr)
 		}
 		if !done {
-			next.Targets = append(next.Targets, dir)
+			next = append(next, dir)
 		}
 	}
-	// A workspace without targets leaves no file.
-	if !unreadable && slices.Equal(kept.Targets, next.Targets) {
-		return res, nil
+	res.Warnings = append(res.Warnings, writeKept(file, listed, next)...)
+	return res, nil
+}
+
+// sameFolder reports whether a and b name one folder: the same path, or
+// two that the file system resolves to one directory (a link on the way,
+// a name in another case where case is folded).
+func sameFolder(a, b string) bool {
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
 	}
-	return res, jsonfile.Write(file, next, 0o644)
+	fa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	fb, err := os.Stat(b)
+	return err == nil && os.SameFile(fa, fb)
 }

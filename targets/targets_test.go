@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/skillsync/skillsync/internal/hostenv"
+	"github.com/skillsync/skillsync/layering"
 	"github.com/skillsync/skillsync/materialize"
 	"github.com/skillsync/skillsync/workspace"
 )
@@ -96,7 +97,7 @@ func TestGiveUpTrustsNoList(t *testing.T) {
 		if err := os.WriteFile(list, []byte(tc.list), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		res, err := p.GiveUp(ctx, list)
+		res, err := p.Sync(ctx, &layering.Catalog{}, &materialize.Manifest{})
 		if err != nil || (len(res.Warnings) > 0) != tc.warns || len(res.Targets) != 0 {
 			t.Errorf("list %s: %+v, %v", tc.list, res, err)
 		}
