@@ -716,6 +716,10 @@ func GiveUpTarget(ctx context.Context, dir, ws string) (TargetReport, bool, erro
 	if _, err := os.Lstat(record); errors.Is(err, fs.ErrNotExist) {
 		return report, true, nil
 	}
+	// Nothing is removed through a link in place of the folder.
+	if err := atomicfile.MkdirNoFollow(dir, 0o755); err != nil {
+		return report, false, fmt.Errorf("target: %w", err)
+	}
 	lk, err := lockTarget(ctx, dir)
 	if err != nil {
 		return report, false, err

@@ -127,3 +127,26 @@ func TestGiveUpCorruptRecord(t *testing.T) {
 		t.Errorf("an entry of the corrupt record: %v", err)
 	}
 }
+
+// TestGiveUpNotThroughALink: a dropped target named through a link in
+// place of its folder (a planted list) is refused, its copies kept.
+func TestGiveUpNotThroughALink(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	root, ws := t.TempDir(), t.TempDir()
+	dir := filepath.Join(root, "target")
+	skills := []TargetSkill{{Skill: mkSkill("alpha", map[string]string{"SKILL.md": "---\nname: alpha\ndescription: A.\n---\n"})}}
+	if _, err := SyncTarget(ctx, Target{Dir: dir, Mode: Copy, Skills: skills, Workspace: ws}); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(root, "link")
+	if err := os.Symlink(dir, link); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	if _, done, err := GiveUpTarget(ctx, link, ws); err == nil || done {
+		t.Errorf("given up through a link: %v, %v", done, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "alpha", "SKILL.md")); err != nil {
+		t.Errorf("the copy: %v", err)
+	}
+}
