@@ -152,14 +152,28 @@ func collapseRange(from, end uintptr) {
 	}
 }
 
-// Undo withdraws the advice from the heap's arena, for a process that
+// Undo withdraws the advice from the heap's arenas, for a process that
 // stays up (the daemon, serve, mcp): what it gives back to the system
 // would otherwise be collapsed into huge pages again by khugepaged. The
-// pages already huge stay until the runtime gives them back.
+// pages already huge stay until the runtime gives them back. It covers
+// every arena from the one the initialiser advised to the one a new
+// object lands in now: on a busy machine the heap had moved on to the
+// next arena by then in some runs, and the advised one kept its advice.
 func Undo() {
 	if wanted() {
-		addr := heapAddress()
-		syscall.Syscall(syscall.SYS_MADVISE, addr&^(arenaSize-1), arenaSize, madvNohugepage)
+		withdraw(first&^(arenaSize-1), heapAddress()&^(arenaSize-1))
+	}
+}
+
+// withdraw withdraws the advice from the arenas from the one at a to the
+// one at b, inclusive, in either order, at most 16 of them (1 GiB).
+func withdraw(a, b uintptr) {
+	if b < a {
+		a, b = b, a
+	}
+	for i := 0; i < 16 && a <= b; i++ {
+		syscall.Syscall(syscall.SYS_MADVISE, a, arenaSize, madvNohugepage)
+		a += arenaSize
 	}
 }
 

@@ -291,3 +291,27 @@ func TestRangeChild(t *testing.T) {
 		t.Errorf("the mapping %s that holds the object has flags %q, without hg", m.span, m.flags)
 	}
 }
+
+// TestWithdrawCoversTheArenasBetween: the advice is withdrawn from every
+// arena from the first to the last given, in either order, so a heap
+// that moved on to the next arena since the initialiser advised the
+// first keeps no advice in either.
+func TestWithdrawCoversTheArenasBetween(t *testing.T) {
+	mem, err := syscall.Mmap(-1, 0, 4*arenaSize, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON)
+	if err != nil {
+		t.Skip(err)
+	}
+	defer syscall.Munmap(mem)
+	base := (uintptr(unsafe.Pointer(&mem[0])) + arenaSize - 1) &^ (arenaSize - 1)
+	arenas := []uintptr{base, base + arenaSize, base + 2*arenaSize}
+	if _, _, errno := syscall.Syscall(syscall.SYS_MADVISE, base, 3*arenaSize, madvHugepage); errno != 0 {
+		t.Skip("no huge page advice here:", errno)
+	}
+	withdraw(arenas[2], arenas[0])
+	for i, a := range arenas {
+		m, ok := mappingOf(t, a+arenaSize/2)
+		if !ok || strings.Contains(" "+m.flags+" ", " hg ") || !strings.Contains(" "+m.flags+" ", " nh ") {
+			t.Errorf("arena %d: mapping %s has flags %q, want nh and no hg", i, m.span, m.flags)
+		}
+	}
+}
