@@ -221,18 +221,17 @@ func (r *syncRun) fetch(ctx context.Context, sources []*sourceRun) (wait func())
 }
 
 // syncSource takes one source through the sync, or reports why it could
-// not: its revision (once its own fetch ends), then Materialize: its
-// skills discovered unless the cache holds that revision under that
-// config, the first of two with one name kept, archived ones left out,
-// the changed ones written.
+// not: its revision (once its own fetch ends; see Run.Revision), then
+// Materialize: its skills discovered unless the cache holds that revision
+// under that config, the first of two with one name kept, archived ones
+// left out, the changed ones written.
 func (r *syncRun) syncSource(ctx context.Context, s *sourceRun) SourceReport {
-	name := s.cfg.Name
-	rep := SourceReport{Source: name, Type: s.cfg.Kind, Status: StatusUnchanged}
+	name, rep := s.cfg.Name, SourceReport{Source: s.cfg.Name, Type: s.cfg.Kind, Status: StatusUnchanged}
 	if s.broken != nil {
 		return r.Failed(rep, s.broken)
 	}
-	rev, err := r.Revision(ctx, s.fetch, s.repo)
-	if err != nil {
+	rev, err := r.Revision(ctx, name, s.fetch, s.repo)
+	if rev == "" {
 		return r.Failed(rep, err)
 	}
 	rep.Revision = string(rev)
@@ -243,6 +242,9 @@ func (r *syncRun) syncSource(ctx context.Context, s *sourceRun) SourceReport {
 		MaxSkillSize: r.e.maxSkillSize()}
 	rep = r.Materialize(ctx, s.repo, src, rep, r.e.sourceOptions(s.cfg).Selects)
 	r.Report.CheckYield(rep, r.e.sourceOptions(s.cfg).SourceSizeLimit())
+	if err != nil {
+		return r.Failed(rep, err)
+	}
 	return rep
 }
 

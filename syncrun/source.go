@@ -198,18 +198,28 @@ func (r *Run) Failed(rep SourceReport, err error) SourceReport {
 	return rep
 }
 
-// Revision is the revision a source is to be materialized at: what its
-// fetch found (fetch not nil), else what the source says.
-func (r *Run) Revision(ctx context.Context, fetch *Pending, repo repository.Repository) (repository.Revision, error) {
+// Revision is the revision the source is to be materialized at: what its
+// fetch found (fetch not nil), else what the source says. A fetch that
+// failed gives its error, and no revision, but where the cache holds
+// none of the source's files (removed by hand) and its local copy is at
+// the revision the lock has: that revision, so that the source is built
+// again from the local copy while the remote is out of reach. The
+// source still counts as failed (Failed, with the error).
+func (r *Run) Revision(ctx context.Context, source string, fetch *Pending, repo repository.Repository) (repository.Revision, error) {
 	if fetch == nil {
 		return repo.Sync(ctx)
 	}
 	fetched := fetch.Wait()
 	r.Report.Warnings = append(r.Report.Warnings, fetched.Warnings...)
-	if fetched.Err != nil {
+	if fetched.Err == nil {
+		return repository.Revision(fetched.Revision), nil
+	}
+	locked := r.Lock.Sources[source]
+	if rec := r.Cache.Manifest().Sources[source]; rec != nil && len(rec.Skills) > 0 ||
+		locked == nil || locked.Revision == "" || fetched.Revision != locked.Revision {
 		return "", fetched.Err
 	}
-	return repository.Revision(fetched.Revision), nil
+	return repository.Revision(fetched.Revision), fmt.Errorf("%w; its files were built again from the local copy, at the revision skillsync.lock has", fetched.Err)
 }
 
 // LoadUsage reads the curator's state from store. The usage file is a

@@ -367,9 +367,11 @@ func TestRelativeGitPathIsTheConfigsFolders(t *testing.T) {
 }
 
 // TestTargetsKeepWhatAFailedSourceCannotGive: the cache removed by hand
-// and the remote out of reach, the source fails with nothing cached to
-// give: the targets keep their copies of its locked skills as they are,
-// and the next sync that reaches the remote places them again.
+// and the remote out of reach, the source fails; while its local copy
+// (the git store) is at the locked revision the cache is built again from
+// it, and once that is gone too, with nothing to give, the targets keep
+// their copies of its locked skills as they are; the next sync that
+// reaches the remote places them again.
 func TestTargetsKeepWhatAFailedSourceCannotGive(t *testing.T) {
 	t.Parallel()
 	up := gittest.NewRepo(t, "main")
@@ -387,8 +389,19 @@ func TestTargetsKeepWhatAFailedSourceCannotGive(t *testing.T) {
 	if err := os.Rename(up.Dir, up.Dir+".away"); err != nil {
 		t.Fatal(err)
 	}
-	if r := run(t, ws, "sync"); r.code == 0 || !fileExists(placed) {
-		t.Errorf("sync with no cache and no remote: exit %d, alpha still placed %v\n%s%s", r.code, fileExists(placed), r.stdout, r.stderr)
+	cached := filepath.Join(ws, ".skills-cache", "team", "alpha", "SKILL.md")
+	r := run(t, ws, "sync")
+	if r.code == 0 || !fileExists(cached) || !strings.Contains(r.stderr, "built again from the local copy") {
+		t.Errorf("sync with no cache and no remote, the store kept: exit %d, alpha cached again %v\n%s%s", r.code, fileExists(cached), r.stdout, r.stderr)
+	}
+	if err := os.RemoveAll(filepath.Join(ws, ".skills-cache")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Join(home(t), ".cache", "skillsync")); err != nil {
+		t.Fatal(err)
+	}
+	if r := run(t, ws, "sync"); r.code == 0 || !fileExists(placed) || fileExists(cached) {
+		t.Errorf("sync with no cache, no store and no remote: exit %d, alpha still placed %v\n%s%s", r.code, fileExists(placed), r.stdout, r.stderr)
 	}
 	if err := os.Rename(up.Dir+".away", up.Dir); err != nil {
 		t.Fatal(err)
@@ -398,5 +411,35 @@ func TestTargetsKeepWhatAFailedSourceCannotGive(t *testing.T) {
 	}
 	if r := run(t, ws, "verify"); r.code != 0 {
 		t.Errorf("verify after: %d %s%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestNoRebuildFromAnotherRevision: a local copy a fetch moved past the
+// locked revision does not rebuild a removed cache while the remote is
+// out of reach: the cache and the lock would disagree.
+func TestNoRebuildFromAnotherRevision(t *testing.T) {
+	t.Parallel()
+	up := gittest.NewRepo(t, "main")
+	up.Skill("skills/alpha", "Alpha.")
+	up.Commit("one")
+	ws := t.TempDir()
+	skilltest.WriteFile(t, filepath.Join(ws, "skillsync.yaml"), "repositories:\n  - name: team\n    git: "+up.URL()+"\n")
+	if r := run(t, ws, "sync"); r.code != 0 {
+		t.Fatalf("sync: %d %s", r.code, r.stderr)
+	}
+	up.Skill("skills/alpha", "Alpha, edited.")
+	up.Commit("two")
+	if r := run(t, ws, "fetch"); r.code != 0 {
+		t.Fatalf("fetch: %d %s", r.code, r.stderr)
+	}
+	if err := os.RemoveAll(filepath.Join(ws, ".skills-cache")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(up.Dir, up.Dir+".away"); err != nil {
+		t.Fatal(err)
+	}
+	r := run(t, ws, "sync")
+	if r.code == 0 || fileExists(filepath.Join(ws, ".skills-cache", "team", "alpha", "SKILL.md")) || strings.Contains(r.stderr, "built again") {
+		t.Errorf("sync from a local copy past the lock: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }
