@@ -36,7 +36,7 @@ func (e *Engine) Sync(ctx context.Context, opts SyncOptions) (*SyncReport, error
 	}
 	// A target refused for a planted link is refused before anything is
 	// written, so the cache, the lock and the targets stay in step.
-	if err := e.places(opts.Check()).CheckPaths(); err != nil {
+	if err := e.places(opts).CheckPaths(); err != nil {
 		return nil, err
 	}
 	cache, err := materialize.OpenCache(ctx, e.layout.CacheDir(), opts.WaitTime(), opts.Check())
@@ -151,7 +151,7 @@ func (r *syncRun) do(ctx context.Context) (*SyncReport, error) {
 		return report, err
 	}
 	// Every visible winner goes to each target and AGENTS.md file.
-	placed, err := e.places(r.opts.Check()).Keeping(r.Unplaced()).Sync(ctx, cat, r.Cache.Manifest())
+	placed, err := e.places(r.opts).Keeping(r.Unplaced()).Sync(ctx, cat, r.Cache.Manifest())
 	report.Targets, report.Warnings = append(report.Targets, placed.Targets...), append(report.Warnings, placed.Warnings...)
 	if err != nil {
 		return report, err

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/skillsync/skillsync/config"
+	"github.com/skillsync/skillsync/internal/hostenv"
 	"github.com/skillsync/skillsync/internal/skilltest"
 	"github.com/skillsync/skillsync/materialize"
 	"github.com/skillsync/skillsync/workspace"
@@ -215,6 +217,48 @@ func TestTwoWorkspacesRaceForOneTarget(t *testing.T) {
 		rec, err := materialize.LoadTargetRecord(shared)
 		if err != nil || len(rec.Skills) != 1 || rec.Skills[names[keeper]] == nil || skilltest.Exists(filepath.Join(shared, names[other])) {
 			t.Errorf("round %d: the folder holds %v (record %+v, %v), want %s's skill alone", round, rec.Skills, rec, err, names[keeper])
+		}
+	}
+}
+
+// TestTargetsOutsideTheirConfig: what a sync run without the real config
+// sees must not give up the targets the real config names: the built-in
+// default (no skillsync.yaml: a stash, a checkout), and another home
+// directory (sudo, a service), where ~ leads elsewhere. And a sync with
+// nothing to do leaves a committed target as it was: its lock file holds
+// no record.
+func TestTargetsOutsideTheirConfig(t *testing.T) {
+	t.Parallel()
+	ws, home, other := t.TempDir(), t.TempDir(), t.TempDir()
+	path := filepath.Join(ws, "skillsync.yaml")
+	skilltest.WriteFile(t, path, "repositories:\n  - embedded: builtin\ntargets:\n  - dir: .claude/skills\n  - dir: ~/.agent/skills\n")
+	skilltest.WriteFile(t, filepath.Join(ws, "skills", "alpha", "SKILL.md"), "---\nname: alpha\ndescription: A skill.\n---\n")
+	engine := func(home string, file bool) *Engine {
+		env := hostenv.New(ws, []string{"HOME=" + home, "USERPROFILE=" + home})
+		cfg, err := config.LoadIn(env, path, Kinds())
+		if !file {
+			cfg, err = config.DefaultIn(env, Kinds())
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Global = ""
+		return NewEngine(cfg, WithHost(ws, env.Environ()), WithGitStore(filepath.Join(ws, ".git-store")))
+	}
+	mustSync(t, engine(home, true), SyncOptions{})
+	inWorkspace, inHome := filepath.Join(ws, ".claude", "skills"), filepath.Join(home, ".agent", "skills")
+	lockFile, _ := os.ReadFile(filepath.Join(inWorkspace, ".skillsync-lock"))
+	if len(lockFile) != 0 {
+		t.Errorf("the target's lock file holds %q, which a committed target would see change", lockFile)
+	}
+	for _, e := range []*Engine{engine(other, true), engine(home, false)} {
+		if _, err := e.Sync(context.Background(), SyncOptions{}); err != nil && !errors.Is(err, ErrPartial) {
+			t.Fatal(err)
+		}
+		for _, dir := range []string{inWorkspace, inHome} {
+			if !skilltest.Exists(filepath.Join(dir, "alpha", "SKILL.md")) {
+				t.Errorf("%s lost its copy", dir)
+			}
 		}
 	}
 }

@@ -230,6 +230,9 @@ type Target struct {
 	Check Check
 	// MaxSkillSize, when above zero, caps the bytes of one skill's files.
 	MaxSkillSize int64
+	// Wait is how long to wait for another sync (of another workspace)
+	// to finish with the target.
+	Wait time.Duration
 	// Workspace is the root folder of the workspace placing the skills,
 	// recorded in the target's record. A target whose record names
 	// another workspace that still has its cache is refused
@@ -256,7 +259,7 @@ func SyncTarget(ctx context.Context, t Target) (TargetReport, error) {
 	if err := atomicfile.MkdirNoFollow(t.Dir, 0o755); err != nil {
 		return report, fmt.Errorf("target: %w", err)
 	}
-	lk, err := lockTarget(ctx, t.Dir)
+	lk, err := lockTarget(ctx, t.Dir, t.Wait)
 	if err != nil {
 		return report, err
 	}
@@ -268,13 +271,13 @@ func SyncTarget(ctx context.Context, t Target) (TargetReport, error) {
 // folder (the second to be refused) must not interleave.
 const targetLock = ".skillsync-lock"
 
-// targetWait is how long a sync waits for another to finish with a target.
-const targetWait = 2 * time.Minute
-
-func lockTarget(ctx context.Context, dir string) (*flock.Lock, error) {
-	lk, err := flock.Acquire(ctx, filepath.Join(dir, targetLock), targetWait)
+// lockTarget takes the target's lock, waiting up to wait for another
+// sync to finish with it. The lock file holds no record of its holder: a
+// committed target stays as it was.
+func lockTarget(ctx context.Context, dir string, wait time.Duration) (*flock.Lock, error) {
+	lk, err := flock.AcquireBare(ctx, filepath.Join(dir, targetLock), wait)
 	if err != nil {
-		return nil, fmt.Errorf("target %s: %w", dir, err)
+		return nil, fmt.Errorf("target %s: another sync is changing it (%w); it waited %s: run sync again once that one is done, or give it longer with --wait", dir, err, wait)
 	}
 	return lk, nil
 }
@@ -710,7 +713,7 @@ func realPath(p string) string {
 // counts as given up, as does one whose record is corrupt (set aside, its
 // entries left to the user), and one whose entries could not all be
 // removed keeps its record for the next try.
-func GiveUpTarget(ctx context.Context, dir, ws string) (TargetReport, bool, error) {
+func GiveUpTarget(ctx context.Context, dir, ws string, wait time.Duration) (TargetReport, bool, error) {
 	report := TargetReport{Dir: dir, Conflicts: []string{}, Preserved: []string{}}
 	record := filepath.Join(dir, RecordName)
 	if _, err := os.Lstat(record); errors.Is(err, fs.ErrNotExist) {
@@ -720,7 +723,7 @@ func GiveUpTarget(ctx context.Context, dir, ws string) (TargetReport, bool, erro
 	if err := atomicfile.MkdirNoFollow(dir, 0o755); err != nil {
 		return report, false, fmt.Errorf("target: %w", err)
 	}
-	lk, err := lockTarget(ctx, dir)
+	lk, err := lockTarget(ctx, dir, wait)
 	if err != nil {
 		return report, false, err
 	}
@@ -743,6 +746,9 @@ func GiveUpTarget(ctx context.Context, dir, ws string) (TargetReport, bool, erro
 	if err := os.Remove(record); err != nil {
 		return report, false, fmt.Errorf("target %s: remove its record: %w", dir, err)
 	}
+	// Nothing of skillsync's is left in the folder; a sync that waited for
+	// this lock finds no record, and takes the folder as new.
+	os.Remove(filepath.Join(dir, targetLock))
 	return report, true, nil
 }
 

@@ -5,8 +5,11 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
+	"github.com/skillsync/skillsync/internal/flock"
 	"github.com/skillsync/skillsync/workspace"
 )
 
@@ -116,7 +119,7 @@ func TestGiveUpCorruptRecord(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(dir, "alpha"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	rep, done, err := GiveUpTarget(context.Background(), dir, t.TempDir())
+	rep, done, err := GiveUpTarget(context.Background(), dir, t.TempDir(), time.Second)
 	if err != nil || !done || len(rep.Warnings) != 1 {
 		t.Fatalf("given up: %v, warnings %q, error %v", done, rep.Warnings, err)
 	}
@@ -143,10 +146,35 @@ func TestGiveUpNotThroughALink(t *testing.T) {
 	if err := os.Symlink(dir, link); err != nil {
 		t.Skip("no symbolic links here:", err)
 	}
-	if _, done, err := GiveUpTarget(ctx, link, ws); err == nil || done {
+	if _, done, err := GiveUpTarget(ctx, link, ws, time.Second); err == nil || done {
 		t.Errorf("given up through a link: %v, %v", done, err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "alpha", "SKILL.md")); err != nil {
 		t.Errorf("the copy: %v", err)
+	}
+}
+
+// TestTargetLockWaitsAsAsked: a target another sync is changing is
+// waited for as long as the sync was told (--wait), then refused with
+// what to do, nothing written.
+func TestTargetLockWaitsAsAsked(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	held, err := flock.AcquireBare(context.Background(), filepath.Join(dir, targetLock), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	skills := []TargetSkill{{Skill: mkSkill("alpha", map[string]string{"SKILL.md": "---\nname: alpha\ndescription: A.\n---\n"})}}
+	start := time.Now()
+	_, err = SyncTarget(context.Background(), Target{Dir: dir, Mode: Copy, Skills: skills, Wait: 200 * time.Millisecond})
+	if err == nil || !strings.Contains(err.Error(), "another sync is changing it") || !strings.Contains(err.Error(), "--wait") {
+		t.Errorf("a held target: %v", err)
+	}
+	if waited := time.Since(start); waited > 20*time.Second {
+		t.Errorf("waited %s for a wait of 200ms", waited)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "alpha")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("something was written while the target was held: %v", err)
 	}
 }

@@ -42,8 +42,15 @@ type Places struct {
 	// skill of the name wins now (materialize.Target.Keep).
 	Keep []string
 	// Cache is the cache folder, whose materialize.TargetsName lists the
-	// target folders the last sync kept; "" gives up none (GiveUp).
+	// target folders the last sync kept; "" gives up none (giveUp), as
+	// does Default.
 	Cache string
+	// Default is set when the config is the built-in default (no config
+	// file): a deleted or stashed skillsync.yaml must not give up the
+	// targets the real one names.
+	Default bool
+	// Wait is how long a sync waits for another to finish with a target.
+	Wait time.Duration
 }
 
 // Keeping is p keeping the entries of names (Places.Keep).
@@ -86,13 +93,13 @@ func (p Places) Sync(ctx context.Context, cat *layering.Catalog, m *materialize.
 	var res Result
 	var listed []string
 	list, kept := "", &keptFile{}
-	if p.Cache != "" {
+	if p.Cache != "" && !p.Default {
 		list = filepath.Join(p.Cache, materialize.TargetsName)
-		kept, res.Warnings = readKept(list)
+		kept, res.Warnings = readKept(list, p.home())
 		// Listed before anything is placed: a sync stopped after placing a
 		// target still leaves it listed, to give up once the config drops it.
 		listed = p.listed(kept)
-		res.Warnings = append(res.Warnings, writeKept(list, kept.Targets, listed)...)
+		res.Warnings = append(res.Warnings, writeKept(list, p.home(), kept.Targets, listed)...)
 	}
 	placed, err := p.place(ctx, cat, m)
 	res.Targets, res.Warnings = placed.Targets, append(res.Warnings, placed.Warnings...)
@@ -139,7 +146,7 @@ func (p Places) place(ctx context.Context, cat *layering.Catalog, m *materialize
 		if err := p.checkTargetPath(t.Dir); err != nil {
 			return res, err
 		}
-		tr, err := materialize.SyncTarget(ctx, materialize.Target{Dir: t.Dir, Mode: t.Mode, Skills: skills, Keep: keep, Check: p.Check, MaxSkillSize: p.MaxSkillSize, Workspace: p.Workspace})
+		tr, err := materialize.SyncTarget(ctx, materialize.Target{Dir: t.Dir, Mode: t.Mode, Skills: skills, Keep: keep, Check: p.Check, MaxSkillSize: p.MaxSkillSize, Workspace: p.Workspace, Wait: p.Wait})
 		if errors.Is(err, materialize.ErrTargetTaken) {
 			// Nothing was written there; the other targets go on.
 			taken = append(taken, err)
@@ -263,21 +270,59 @@ func (k *keptFile) Validate() error {
 		return err
 	}
 	for _, dir := range k.Targets {
-		if !filepath.IsAbs(dir) {
-			return fmt.Errorf("target %q is not an absolute path", dir)
+		if rest, ok := strings.CutPrefix(dir, "~/"); ok && filepath.IsLocal(filepath.FromSlash(rest)) || filepath.IsAbs(dir) {
+			continue
 		}
+		return fmt.Errorf("target %q is neither an absolute path nor one below ~/", dir)
 	}
 	return nil
+}
+
+// A folder below the home directory is listed as "~/...": a sync run
+// with another HOME (sudo, a service, a CI job) then reads the entry as
+// that folder of its own home, which the config names there too, rather
+// than give up the user's.
+
+// fromList is the folder a list entry names, "" when it is below a home
+// directory this process does not know.
+func fromList(entry, home string) string {
+	rest, ok := strings.CutPrefix(entry, "~/")
+	switch {
+	case !ok:
+		return entry
+	case home == "":
+		return ""
+	}
+	return filepath.Join(home, filepath.FromSlash(rest))
+}
+
+// toList is dir as the list keeps it.
+func toList(dir, home string) string {
+	if home != "" {
+		if rel, err := filepath.Rel(home, dir); err == nil && filepath.IsLocal(rel) {
+			return "~/" + filepath.ToSlash(rel)
+		}
+	}
+	return dir
 }
 
 // readKept reads the list of kept targets at file: empty when there is
 // none, and when it cannot be read, with a warning (a corrupt one is set
 // aside).
-func readKept(file string) (*keptFile, []string) {
+func readKept(file, home string) (*keptFile, []string) {
 	kept := &keptFile{}
 	err := jsonfile.Read(file, kept)
 	switch {
-	case err == nil, errors.Is(err, fs.ErrNotExist):
+	case err == nil:
+		dirs := kept.Targets[:0]
+		for _, entry := range kept.Targets {
+			if dir := fromList(entry, home); dir != "" {
+				dirs = append(dirs, dir)
+			}
+		}
+		kept.Targets = dirs
+		return kept, nil
+	case errors.Is(err, fs.ErrNotExist):
 		return kept, nil
 	case errors.Is(err, jsonfile.ErrCorrupt):
 		if aside, serr := jsonfile.SetAside(file, time.Now()); serr == nil {
@@ -298,6 +343,15 @@ func (p Places) listed(kept *keptFile) []string {
 	return dirs
 }
 
+// home is the home directory, "" when it is not known.
+func (p Places) home() string {
+	home, err := p.Env.HomeDir()
+	if err != nil {
+		return ""
+	}
+	return home
+}
+
 // named is the folders of p's targets.
 func (p Places) named() []string {
 	dirs := make([]string, 0, len(p.Targets))
@@ -309,11 +363,15 @@ func (p Places) named() []string {
 
 // writeKept writes next to file unless it holds it already (was); a
 // workspace without targets leaves no file.
-func writeKept(file string, was, next []string) []string {
+func writeKept(file, home string, was, next []string) []string {
 	if slices.Equal(was, next) {
 		return nil
 	}
-	if err := jsonfile.Write(file, &keptFile{Version: 1, Targets: next}, 0o644); err != nil {
+	entries := make([]string, len(next))
+	for i, dir := range next {
+		entries[i] = toList(dir, home)
+	}
+	if err := jsonfile.Write(file, &keptFile{Version: 1, Targets: entries}, 0o644); err != nil {
 		return []string{fmt.Sprintf("%v: a target folder taken out of the config may be left as it is", err)}
 	}
 	return nil
@@ -334,7 +392,7 @@ func (p Places) giveUp(ctx context.Context, file string, listed []string) (Resul
 			res.Warnings = append(res.Warnings, fmt.Sprintf("target %s, taken out of the config, is left as it is: %v", dir, err))
 			continue
 		}
-		tr, done, err := materialize.GiveUpTarget(ctx, dir, p.Workspace)
+		tr, done, err := materialize.GiveUpTarget(ctx, dir, p.Workspace, p.Wait)
 		if err != nil {
 			res.Warnings = append(res.Warnings, fmt.Sprintf("target %s was taken out of the config: %v; the next sync tries again", dir, err))
 		}
@@ -350,7 +408,7 @@ func (p Places) giveUp(ctx context.Context, file string, listed []string) (Resul
 			next = append(next, dir)
 		}
 	}
-	res.Warnings = append(res.Warnings, writeKept(file, listed, next)...)
+	res.Warnings = append(res.Warnings, writeKept(file, p.home(), listed, next)...)
 	return res, nil
 }
 

@@ -60,7 +60,18 @@ func AcquireShared(ctx context.Context, path string, wait time.Duration) (*Lock,
 	return acquire(ctx, path, wait, false)
 }
 
+// AcquireBare takes an exclusive lock on path as Acquire does, but writes
+// no record into the file: for a lock kept in a folder that may be
+// committed, which a record would change at every lock taken.
+func AcquireBare(ctx context.Context, path string, wait time.Duration) (*Lock, error) {
+	return take(ctx, path, wait, true, false)
+}
+
 func acquire(ctx context.Context, path string, wait time.Duration, exclusive bool) (*Lock, error) {
+	return take(ctx, path, wait, exclusive, exclusive)
+}
+
+func take(ctx context.Context, path string, wait time.Duration, exclusive, record bool) (*Lock, error) {
 	// A link planted at path would have the holder's record truncated
 	// into whatever it points to: it is refused, never followed.
 	f, err := atomicfile.OpenNoFollow(path, os.O_RDWR|os.O_CREATE, 0o644)
@@ -89,7 +100,7 @@ func acquire(ctx context.Context, path string, wait time.Duration, exclusive boo
 		case <-time.After(pollInterval):
 		}
 	}
-	if exclusive {
+	if record {
 		writeRecord(f)
 	}
 	return &Lock{f: f}, nil
