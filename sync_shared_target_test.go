@@ -262,3 +262,27 @@ func TestTargetsOutsideTheirConfig(t *testing.T) {
 		}
 	}
 }
+
+// TestCopiedTargetIsTakenOver: a target folder copied with its record
+// names a workspace that does not keep the copy (its list of targets does
+// not name it): another workspace keeping the copy takes it over, with a
+// warning, rather than be refused for good.
+func TestCopiedTargetIsTakenOver(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	original, copied := filepath.Join(root, "claude"), filepath.Join(root, "codex")
+	a, _ := newWorkspace(t, "repositories: []\ntargets:\n  - dir: "+original+"\n")
+	b, wsB := newWorkspace(t, "repositories: []\ntargets:\n  - dir: "+copied+"\n")
+	skilltest.WriteFile(t, filepath.Join(wsB, "skills", "beta", "SKILL.md"), "---\nname: beta\ndescription: B.\n---\n")
+	mustSync(t, a, SyncOptions{})
+	if err := os.CopyFS(copied, os.DirFS(original)); err != nil {
+		t.Fatal(err)
+	}
+	r := mustSync(t, b, SyncOptions{})
+	if !strings.Contains(strings.Join(r.Warnings, "\n"), "does not list it") || !skilltest.Exists(filepath.Join(copied, "beta", "SKILL.md")) {
+		t.Errorf("the copy was not taken over: warnings %q", r.Warnings)
+	}
+	if r := mustSync(t, a, SyncOptions{}); len(r.Warnings) != 0 {
+		t.Errorf("the original's workspace after: %q", r.Warnings)
+	}
+}

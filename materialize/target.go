@@ -3,6 +3,7 @@ package materialize
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -678,11 +679,43 @@ func claimTarget(dir, ws, recorded string) (keeper, warning string, err error) {
 		return keeper, "", nil
 	}
 	other := recordedWorkspace(dir, recorded)
-	if fi, err := os.Stat(filepath.Join(other, workspace.CacheName)); err == nil && fi.IsDir() {
-		return "", "", fmt.Errorf("target %s: %w: its %s says the workspace %s keeps it, and each would remove the skills the other placed; give one of the two another target, or take the target out of that workspace's config and sync there, which gives the folder up",
-			dir, ErrTargetTaken, RecordName, other)
+	fi, err := os.Stat(filepath.Join(other, workspace.CacheName))
+	switch {
+	case err != nil || !fi.IsDir():
+		return keeper, fmt.Sprintf("target %s: the workspace %s kept it and has no %s any more: this workspace keeps it now", dir, other, workspace.CacheName), nil
+	case !listsTarget(other, dir):
+		return keeper, fmt.Sprintf("target %s: its %s names the workspace %s, whose %s does not list it (a copied folder, or one given up): this workspace keeps it now", dir, RecordName, other, TargetsName), nil
 	}
-	return keeper, fmt.Sprintf("target %s: the workspace %s kept it and has no %s any more: this workspace keeps it now", dir, other, workspace.CacheName), nil
+	return "", "", fmt.Errorf("target %s: %w: its %s says the workspace %s keeps it, and each would remove the skills the other placed; give one of the two another target, or take the target out of that workspace's config and sync there, which gives the folder up (if that workspace no longer places skills here, delete %s)",
+		dir, ErrTargetTaken, RecordName, other, filepath.Join(dir, RecordName))
+}
+
+// listsTarget reports whether the workspace other's list of the targets
+// it keeps (its cache's TargetsName) names dir, a folder below the home
+// directory written ~/... there. A list that cannot be read (none, from
+// a skillsync before lists, or one set aside) says nothing, and other is
+// taken to keep dir.
+func listsTarget(other, dir string) bool {
+	data, err := atomicfile.ReadBounded(filepath.Join(other, workspace.CacheName, TargetsName), 1<<20)
+	var list struct {
+		Targets []string `json:"targets"`
+	}
+	if err != nil || json.Unmarshal(data, &list) != nil {
+		return true
+	}
+	home, _ := os.UserHomeDir()
+	for _, entry := range list.Targets {
+		if rest, ok := strings.CutPrefix(entry, "~/"); ok {
+			if home == "" {
+				return true
+			}
+			entry = filepath.Join(home, filepath.FromSlash(rest))
+		}
+		if filepath.IsAbs(entry) && sameDir(entry, dir) {
+			return true
+		}
+	}
+	return false
 }
 
 // recordedWorkspace is the folder a target dir's record names as its
