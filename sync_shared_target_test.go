@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -31,9 +32,16 @@ func TestTwoWorkspacesOneTarget(t *testing.T) {
 	skilltest.WriteFile(t, filepath.Join(wsB, "skills", "beta", "SKILL.md"), "---\nname: beta\ndescription: B's skill.\n---\n")
 	mustSync(t, a, SyncOptions{})
 
-	_, err := b.Sync(context.Background(), SyncOptions{})
+	rep, err := b.Sync(context.Background(), SyncOptions{})
 	if !errors.Is(err, materialize.ErrTargetTaken) || !strings.Contains(err.Error(), wsA) || !strings.Contains(err.Error(), shared) {
 		t.Fatalf("B's sync into A's target: %v, want ErrTargetTaken naming %s and %s", err, shared, wsA)
+	}
+	if !slices.ContainsFunc(rep.Targets, func(tr materialize.TargetReport) bool { return tr.Dir == shared && len(tr.Errors) == 1 }) {
+		t.Errorf("B's report does not name the refused target: %+v", rep.Targets)
+	}
+	st, err := b.Status(context.Background(), StatusOptions{})
+	if err != nil || !strings.Contains(strings.Join(st.Attention, "\n"), "is kept by the workspace "+wsA) {
+		t.Errorf("B's status does not say who keeps its target: %v %q", err, st.Attention)
 	}
 	if skilltest.Exists(filepath.Join(shared, "beta")) || !skilltest.Exists(filepath.Join(shared, "alpha", "SKILL.md")) {
 		t.Error("B's refused sync changed A's target")

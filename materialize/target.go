@@ -785,6 +785,16 @@ func GiveUpTarget(ctx context.Context, dir, ws string, wait time.Duration) (Targ
 	return report, true, nil
 }
 
+// KeptElsewhere returns the folder of the workspace r, dir's record,
+// names when that is not ws: the workspace that keeps the target; "" when
+// ws does (or the record names none).
+func (r *TargetRecord) KeptElsewhere(dir, ws string) string {
+	if keptBy(dir, ws, r.Workspace) {
+		return ""
+	}
+	return recordedWorkspace(dir, r.Workspace)
+}
+
 // keptBy reports whether recorded, the workspace a target dir's record
 // names, is ws ("" in records older than the field: taken as ws).
 func keptBy(dir, ws, recorded string) bool {

@@ -238,7 +238,13 @@ func (st *Workspace) target(dir string) Target {
 		files := counted(len(diffs), "file differs", "files differ")
 		st.Attention = append(st.Attention, fmt.Sprintf("target %s: %s from its record (skillsync verify)", dir, files))
 	}
-	if rec, err := materialize.LoadTargetRecord(dir); err == nil && len(rec.Blocked) > 0 {
+	rec, err := materialize.LoadTargetRecord(dir)
+	if other := rec.KeptElsewhere(dir, st.Workspace); err == nil && other != "" {
+		ts.InSync = false
+		st.Attention = append(st.Attention, fmt.Sprintf("target %s is kept by the workspace %s (its %s says so): this workspace's skills are not placed there; skillsync sync says what to do",
+			dir, other, materialize.RecordName))
+	}
+	if err == nil && len(rec.Blocked) > 0 {
 		ts.Blocked = rec.Blocked
 		st.Attention = append(st.Attention, fmt.Sprintf("target %s: %s left out, a folder skillsync did not make standing where each would go (%s); move it away, or rename the skill",
 			dir, counted(len(rec.Blocked), "skill", "skills"), strings.Join(rec.Blocked, ", ")))

@@ -148,8 +148,11 @@ func (p Places) place(ctx context.Context, cat *layering.Catalog, m *materialize
 		}
 		tr, err := materialize.SyncTarget(ctx, materialize.Target{Dir: t.Dir, Mode: t.Mode, Skills: skills, Keep: keep, Check: p.Check, MaxSkillSize: p.MaxSkillSize, Workspace: p.Workspace, Wait: p.Wait})
 		if errors.Is(err, materialize.ErrTargetTaken) {
-			// Nothing was written there; the other targets go on.
+			// Nothing was written there; the other targets go on, and the
+			// report (--json) names the refusal.
 			taken = append(taken, err)
+			tr.Errors = append(tr.Errors, err.Error())
+			res.Targets = append(res.Targets, tr)
 			continue
 		}
 		if err != nil {
