@@ -28,7 +28,7 @@ func targetMode(m config.TargetMode) materialize.TargetMode {
 // places are the config's targets and agents_md files as the targets
 // package takes them, trusting records and waiting as opts say.
 func (e *Engine) places(opts SyncOptions) targets.Places {
-	p := targets.Places{Workspace: e.cfg.Workspace, Env: e.env, Check: opts.Check(), MaxSkillSize: e.maxSkillSize(), Cache: e.layout.CacheDir(), Default: e.cfg.File == "", Wait: opts.WaitTime()}
+	p := targets.Places{Workspace: e.cfg.Workspace, Env: e.env, Check: opts.Check(), MaxSkillSize: e.maxSkillSize(), Cache: e.layout.CacheDir(), Config: e.cfg.File, Wait: opts.WaitTime()}
 	for _, t := range e.cfg.Targets {
 		p.Targets = append(p.Targets, materialize.Target{Dir: t.Dir, Mode: targetMode(t.Mode)})
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -255,9 +256,13 @@ func TestTargetsOutsideTheirConfig(t *testing.T) {
 	}
 	mustSync(t, engine(home, true), SyncOptions{})
 	inWorkspace, inHome := filepath.Join(ws, ".claude", "skills"), filepath.Join(home, ".agent", "skills")
-	lockFile, _ := os.ReadFile(filepath.Join(inWorkspace, ".skillsync-lock"))
-	if len(lockFile) != 0 {
-		t.Errorf("the target's lock file holds %q, which a committed target would see change", lockFile)
+	entries, _ := os.ReadDir(inWorkspace)
+	for _, en := range entries {
+		if name := en.Name(); name != "alpha" && name != "skillsync" && name != "writing-skills" && name != materialize.RecordName {
+			if data, _ := os.ReadFile(filepath.Join(inWorkspace, name)); runtime.GOOS != "windows" || len(data) != 0 {
+				t.Errorf("the target holds %s (%q), which a committed target would see come or change", name, data)
+			}
+		}
 	}
 	for _, e := range []*Engine{engine(other, true), engine(home, false)} {
 		if _, err := e.Sync(context.Background(), SyncOptions{}); err != nil && !errors.Is(err, ErrPartial) {
@@ -292,5 +297,43 @@ func TestCopiedTargetIsTakenOver(t *testing.T) {
 	}
 	if r := mustSync(t, a, SyncOptions{}); len(r.Warnings) != 0 {
 		t.Errorf("the original's workspace after: %q", r.Warnings)
+	}
+}
+
+// TestListsOfOtherHomesAndConfigs: a workspace's list names a folder
+// below its home as ~/..., which another sync, run with another HOME,
+// must still read as that workspace's (refused, not taken over); and a
+// second config of one workspace (--config ci.yaml) gives up nothing the
+// first keeps.
+func TestListsOfOtherHomesAndConfigs(t *testing.T) {
+	t.Parallel()
+	homeA, homeB := t.TempDir(), t.TempDir()
+	load := func(ws, file, home string) *Engine {
+		env := hostenv.New(ws, []string{"HOME=" + home, "USERPROFILE=" + home})
+		cfg, err := config.LoadIn(env, filepath.Join(ws, file), Kinds())
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Global = ""
+		return NewEngine(cfg, WithHost(ws, env.Environ()), WithGitStore(filepath.Join(ws, ".git-store")))
+	}
+	_, wsA := newWorkspace(t, "repositories: []\ntargets:\n  - dir: ~/.claude/skills\n")
+	_, wsB := newWorkspace(t, "repositories: []\ntargets:\n  - dir: "+filepath.Join(homeA, ".claude", "skills")+"\n")
+	skilltest.WriteFile(t, filepath.Join(wsA, "skills", "alpha", "SKILL.md"), "---\nname: alpha\ndescription: A.\n---\n")
+	mustSync(t, load(wsA, "skillsync.yaml", homeA), SyncOptions{})
+	if _, err := load(wsB, "skillsync.yaml", homeB).Sync(context.Background(), SyncOptions{}); !errors.Is(err, materialize.ErrTargetTaken) {
+		t.Errorf("a sync with another HOME into A's ~ target: %v, want ErrTargetTaken", err)
+	}
+	if !skilltest.Exists(filepath.Join(homeA, ".claude", "skills", "alpha", "SKILL.md")) {
+		t.Error("A's copy is gone")
+	}
+
+	skilltest.WriteFile(t, filepath.Join(wsA, "ci.yaml"), "repositories: []\ntargets:\n  - dir: .codex/skills\n")
+	mustSync(t, load(wsA, "ci.yaml", homeA), SyncOptions{})
+	mustSync(t, load(wsA, "skillsync.yaml", homeA), SyncOptions{})
+	for _, dir := range []string{filepath.Join(homeA, ".claude", "skills"), filepath.Join(wsA, ".codex", "skills")} {
+		if !skilltest.Exists(filepath.Join(dir, "alpha", "SKILL.md")) {
+			t.Errorf("%s was given up by a sync on the other config", dir)
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -268,17 +269,21 @@ func SyncTarget(ctx context.Context, t Target) (TargetReport, error) {
 	return syncTarget(ctx, t, report)
 }
 
-// targetLock is the lock file in a target: two workspaces' syncs of one
-// folder (the second to be refused) must not interleave.
+// targetLock is the lock file in a target on a system that cannot lock
+// a folder (lockTarget): two workspaces' syncs of one folder (the second
+// to be refused) must not interleave.
 const targetLock = ".skillsync-lock"
 
 // lockTarget takes the target's lock, waiting up to wait for another
-// sync to finish with it. The lock file holds no record of its holder: a
-// committed target stays as it was.
+// sync to finish with it: a lock on the folder itself, which leaves a
+// committed target as it was (on Windows an empty lock file, targetLock).
 func lockTarget(ctx context.Context, dir string, wait time.Duration) (*flock.Lock, error) {
-	lk, err := flock.AcquireBare(ctx, filepath.Join(dir, targetLock), wait)
-	if err != nil {
+	lk, err := flock.AcquireDir(ctx, dir, targetLock, wait)
+	switch {
+	case errors.Is(err, flock.ErrLocked):
 		return nil, fmt.Errorf("target %s: another sync is changing it (%w); it waited %s: run sync again once that one is done, or give it longer with --wait", dir, err, wait)
+	case err != nil:
+		return nil, fmt.Errorf("target %s: %w", dir, err)
 	}
 	return lk, nil
 }
@@ -681,6 +686,8 @@ func claimTarget(dir, ws, recorded string) (keeper, warning string, err error) {
 	other := recordedWorkspace(dir, recorded)
 	fi, err := os.Stat(filepath.Join(other, workspace.CacheName))
 	switch {
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
+		// A cache this process may not look at is not one that is gone.
 	case err != nil || !fi.IsDir():
 		return keeper, fmt.Sprintf("target %s: the workspace %s kept it and has no %s any more: this workspace keeps it now", dir, other, workspace.CacheName), nil
 	case !listsTarget(other, dir):
@@ -691,28 +698,31 @@ func claimTarget(dir, ws, recorded string) (keeper, warning string, err error) {
 }
 
 // listsTarget reports whether the workspace other's list of the targets
-// it keeps (its cache's TargetsName) names dir, a folder below the home
-// directory written ~/... there. A list that cannot be read (none, from
-// a skillsync before lists, or one set aside) says nothing, and other is
-// taken to keep dir.
+// it keeps (its cache's TargetsName) may name dir. A list that cannot be
+// read (none, from a skillsync before lists, or one set aside) says
+// nothing, and other is taken to keep dir. An entry below a home
+// directory (~/...) is taken to name every folder whose path ends as it
+// does: the home of the sync that wrote it need not be this one's.
 func listsTarget(other, dir string) bool {
 	data, err := atomicfile.ReadBounded(filepath.Join(other, workspace.CacheName, TargetsName), 1<<20)
 	var list struct {
-		Targets []string `json:"targets"`
+		Configs map[string][]string `json:"configs"`
 	}
 	if err != nil || json.Unmarshal(data, &list) != nil {
 		return true
 	}
-	home, _ := os.UserHomeDir()
-	for _, entry := range list.Targets {
-		if rest, ok := strings.CutPrefix(entry, "~/"); ok {
-			if home == "" {
+	slashed := filepath.ToSlash(filepath.Clean(dir))
+	for _, entries := range list.Configs {
+		for _, entry := range entries {
+			if rest, ok := strings.CutPrefix(entry, "~/"); ok {
+				if strings.HasSuffix(slashed, "/"+path.Clean(rest)) {
+					return true
+				}
+				continue
+			}
+			if filepath.IsAbs(entry) && sameDir(entry, dir) {
 				return true
 			}
-			entry = filepath.Join(home, filepath.FromSlash(rest))
-		}
-		if filepath.IsAbs(entry) && sameDir(entry, dir) {
-			return true
 		}
 	}
 	return false
@@ -779,9 +789,6 @@ func GiveUpTarget(ctx context.Context, dir, ws string, wait time.Duration) (Targ
 	if err := os.Remove(record); err != nil {
 		return report, false, fmt.Errorf("target %s: remove its record: %w", dir, err)
 	}
-	// Nothing of skillsync's is left in the folder; a sync that waited for
-	// this lock finds no record, and takes the folder as new.
-	os.Remove(filepath.Join(dir, targetLock))
 	return report, true, nil
 }
 

@@ -160,7 +160,7 @@ func TestGiveUpNotThroughALink(t *testing.T) {
 func TestTargetLockWaitsAsAsked(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	held, err := flock.AcquireBare(context.Background(), filepath.Join(dir, targetLock), 0)
+	held, err := flock.AcquireDir(context.Background(), dir, targetLock, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,15 +9,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/skillsync/skillsync/internal/hostenv"
-	"github.com/skillsync/skillsync/internal/jsonfile"
 	"github.com/skillsync/skillsync/layering"
 	"github.com/skillsync/skillsync/materialize"
 )
@@ -42,13 +39,13 @@ type Places struct {
 	// skill of the name wins now (materialize.Target.Keep).
 	Keep []string
 	// Cache is the cache folder, whose materialize.TargetsName lists the
-	// target folders the last sync kept; "" gives up none (giveUp), as
-	// does Default.
+	// target folders the last sync on each config kept; "" gives up none
+	// (giveUp).
 	Cache string
-	// Default is set when the config is the built-in default (no config
-	// file): a deleted or stashed skillsync.yaml must not give up the
-	// targets the real one names.
-	Default bool
+	// Config is the config file; "" (the built-in default) gives up none:
+	// a deleted or stashed skillsync.yaml must not give up the targets the
+	// real one names.
+	Config string
 	// Wait is how long a sync waits for another to finish with a target.
 	Wait time.Duration
 }
@@ -93,22 +90,22 @@ func (p Places) Sync(ctx context.Context, cat *layering.Catalog, m *materialize.
 	var res Result
 	var listed []string
 	list, kept := "", &keptFile{}
-	if p.Cache != "" && !p.Default {
+	if p.Cache != "" && p.Config != "" {
 		list = filepath.Join(p.Cache, materialize.TargetsName)
-		kept, res.Warnings = readKept(list, p.home())
+		kept, res.Warnings = readKept(list)
 		// Listed before anything is placed: a sync stopped after placing a
 		// target still leaves it listed, to give up once the config drops it.
-		listed = p.listed(kept)
-		res.Warnings = append(res.Warnings, writeKept(list, p.home(), kept.Targets, listed)...)
+		listed = p.listed(kept.Configs[p.configKey()])
+		res.Warnings = append(res.Warnings, writeKept(list, kept, p.configKey(), listed)...)
 	}
 	placed, err := p.place(ctx, cat, m)
 	res.Targets, res.Warnings = placed.Targets, append(res.Warnings, placed.Warnings...)
 	if err != nil && !errors.Is(err, materialize.ErrTargetTaken) || list == "" {
 		return res, err
 	}
-	given, gerr := p.giveUp(ctx, list, listed)
+	given := p.giveUp(ctx, list, kept, listed)
 	res.Targets, res.Warnings = append(res.Targets, given.Targets...), append(res.Warnings, given.Warnings...)
-	return res, errors.Join(err, gerr)
+	return res, err
 }
 
 // place places every visible winner of cat in each target (Sync).
@@ -258,174 +255,4 @@ func (p Places) checkTargetPath(dir string) error {
 		}
 	}
 	return nil
-}
-
-// keptFile is the cache's materialize.TargetsName: the target folders
-// (absolute) the last sync kept, so that the next one gives up those the
-// config no longer names.
-type keptFile struct {
-	Version int      `json:"version"`
-	Targets []string `json:"targets"`
-}
-
-func (k *keptFile) Validate() error {
-	if err := jsonfile.CheckVersion(k.Version, 1); err != nil {
-		return err
-	}
-	for _, dir := range k.Targets {
-		if rest, ok := strings.CutPrefix(dir, "~/"); ok && filepath.IsLocal(filepath.FromSlash(rest)) || filepath.IsAbs(dir) {
-			continue
-		}
-		return fmt.Errorf("target %q is neither an absolute path nor one below ~/", dir)
-	}
-	return nil
-}
-
-// A folder below the home directory is listed as "~/...": a sync run
-// with another HOME (sudo, a service, a CI job) then reads the entry as
-// that folder of its own home, which the config names there too, rather
-// than give up the user's.
-
-// fromList is the folder a list entry names, "" when it is below a home
-// directory this process does not know.
-func fromList(entry, home string) string {
-	rest, ok := strings.CutPrefix(entry, "~/")
-	switch {
-	case !ok:
-		return entry
-	case home == "":
-		return ""
-	}
-	return filepath.Join(home, filepath.FromSlash(rest))
-}
-
-// toList is dir as the list keeps it.
-func toList(dir, home string) string {
-	if home != "" {
-		if rel, err := filepath.Rel(home, dir); err == nil && filepath.IsLocal(rel) {
-			return "~/" + filepath.ToSlash(rel)
-		}
-	}
-	return dir
-}
-
-// readKept reads the list of kept targets at file: empty when there is
-// none, and when it cannot be read, with a warning (a corrupt one is set
-// aside).
-func readKept(file, home string) (*keptFile, []string) {
-	kept := &keptFile{}
-	err := jsonfile.Read(file, kept)
-	switch {
-	case err == nil:
-		dirs := kept.Targets[:0]
-		for _, entry := range kept.Targets {
-			if dir := fromList(entry, home); dir != "" {
-				dirs = append(dirs, dir)
-			}
-		}
-		kept.Targets = dirs
-		return kept, nil
-	case errors.Is(err, fs.ErrNotExist):
-		return kept, nil
-	case errors.Is(err, jsonfile.ErrCorrupt):
-		if aside, serr := jsonfile.SetAside(file, time.Now()); serr == nil {
-			err = fmt.Errorf("%w (set aside as %s)", err, filepath.Base(aside))
-		}
-	}
-	return &keptFile{}, []string{fmt.Sprintf("%v: target folders taken out of the config before this sync are left as they are", err)}
-}
-
-// listed is p's targets with the folders kept lists.
-func (p Places) listed(kept *keptFile) []string {
-	dirs := p.named()
-	for _, dir := range kept.Targets {
-		if !slices.Contains(dirs, dir) {
-			dirs = append(dirs, dir)
-		}
-	}
-	return dirs
-}
-
-// home is the home directory, "" when it is not known.
-func (p Places) home() string {
-	home, err := p.Env.HomeDir()
-	if err != nil {
-		return ""
-	}
-	return home
-}
-
-// named is the folders of p's targets.
-func (p Places) named() []string {
-	dirs := make([]string, 0, len(p.Targets))
-	for _, t := range p.Targets {
-		dirs = append(dirs, t.Dir)
-	}
-	return dirs
-}
-
-// writeKept writes next to file unless it holds it already (was); a
-// workspace without targets leaves no file.
-func writeKept(file, home string, was, next []string) []string {
-	if slices.Equal(was, next) {
-		return nil
-	}
-	entries := make([]string, len(next))
-	for i, dir := range next {
-		entries[i] = toList(dir, home)
-	}
-	if err := jsonfile.Write(file, &keptFile{Version: 1, Targets: entries}, 0o644); err != nil {
-		return []string{fmt.Sprintf("%v: a target folder taken out of the config may be left as it is", err)}
-	}
-	return nil
-}
-
-// giveUp gives up (materialize.GiveUpTarget) each folder of listed, the
-// list in file, that p no longer names under any path, then lists in file
-// p's targets and the folders not given up yet. A folder reached through
-// a link is left alone, as a target is (CheckPaths).
-func (p Places) giveUp(ctx context.Context, file string, listed []string) (Result, error) {
-	var res Result
-	next := p.named()
-	for _, dir := range listed {
-		if slices.ContainsFunc(p.Targets, func(t materialize.Target) bool { return sameFolder(t.Dir, dir) }) {
-			continue
-		}
-		if err := p.checkTargetPath(dir); err != nil {
-			res.Warnings = append(res.Warnings, fmt.Sprintf("target %s, taken out of the config, is left as it is: %v", dir, err))
-			continue
-		}
-		tr, done, err := materialize.GiveUpTarget(ctx, dir, p.Workspace, p.Wait)
-		if err != nil {
-			res.Warnings = append(res.Warnings, fmt.Sprintf("target %s was taken out of the config: %v; the next sync tries again", dir, err))
-		}
-		res.Warnings = append(res.Warnings, tr.Errors...)
-		res.Warnings = append(res.Warnings, tr.Warnings...)
-		for _, pr := range tr.Preserved {
-			res.Warnings = append(res.Warnings, "a copy in "+dir+" was edited: it was moved to "+pr+" rather than removed")
-		}
-		if tr.Removed > 0 {
-			res.Targets = append(res.Targets, tr)
-		}
-		if !done {
-			next = append(next, dir)
-		}
-	}
-	res.Warnings = append(res.Warnings, writeKept(file, p.home(), listed, next)...)
-	return res, nil
-}
-
-// sameFolder reports whether a and b name one folder: the same path, or
-// two that the file system resolves to one directory (a link on the way,
-// a name in another case where case is folded).
-func sameFolder(a, b string) bool {
-	if filepath.Clean(a) == filepath.Clean(b) {
-		return true
-	}
-	fa, err := os.Stat(a)
-	if err != nil {
-		return false
-	}
-	fb, err := os.Stat(b)
-	return err == nil && os.SameFile(fa, fb)
 }

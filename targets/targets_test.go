@@ -86,13 +86,13 @@ func TestGiveUpTrustsNoList(t *testing.T) {
 		t.Fatal(err)
 	}
 	list := filepath.Join(cache, materialize.TargetsName)
-	p := Places{Workspace: ws, Env: hostenv.New(ws, nil), Cache: cache}
+	p := Places{Workspace: ws, Env: hostenv.New(ws, nil), Cache: cache, Config: filepath.Join(ws, "skillsync.yaml")}
 	for _, tc := range []struct {
 		list  string
 		warns bool
 	}{
-		{list: `{"version": 1, "targets": ["` + filepath.ToSlash(theirs) + `", "` + filepath.ToSlash(plain) + `"]}`},
-		{list: `{"version": 1, "targets": ["theirs"]}`, warns: true},
+		{list: `{"version": 1, "configs": {"skillsync.yaml": ["` + filepath.ToSlash(theirs) + `", "` + filepath.ToSlash(plain) + `"]}}`},
+		{list: `{"version": 1, "configs": {"skillsync.yaml": ["theirs"]}}`, warns: true},
 	} {
 		if err := os.WriteFile(list, []byte(tc.list), 0o644); err != nil {
 			t.Fatal(err)
@@ -107,5 +107,28 @@ func TestGiveUpTrustsNoList(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(plain, "notes")); err != nil {
 			t.Errorf("list %s: a folder of the user's: %v", tc.list, err)
 		}
+	}
+}
+
+// TestListKeepsWhatItCannotRead: a sync that knows no home directory
+// keeps the list's entries below one (~/...) as they are, rather than
+// drop them and never give those folders up.
+func TestListKeepsWhatItCannotRead(t *testing.T) {
+	t.Parallel()
+	ws := t.TempDir()
+	cache := filepath.Join(ws, workspace.CacheName)
+	if err := os.MkdirAll(cache, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	list := filepath.Join(cache, materialize.TargetsName)
+	if err := os.WriteFile(list, []byte(`{"version": 1, "configs": {"skillsync.yaml": ["~/.agent/skills"]}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := Places{Workspace: ws, Env: hostenv.New(ws, []string{"HOME="}), Cache: cache, Config: filepath.Join(ws, "skillsync.yaml")}
+	if _, err := p.Sync(context.Background(), &layering.Catalog{}, &materialize.Manifest{}); err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := os.ReadFile(list); !strings.Contains(string(data), "~/.agent/skills") {
+		t.Errorf("the list lost its entry below the home: %s", data)
 	}
 }

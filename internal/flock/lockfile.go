@@ -78,6 +78,12 @@ func take(ctx context.Context, path string, wait time.Duration, exclusive, recor
 	if err != nil {
 		return nil, fmt.Errorf("open lock: %w", err)
 	}
+	return hold(ctx, f, path, wait, exclusive, record)
+}
+
+// hold locks f, the open lock file or folder at path, waiting up to wait.
+func hold(ctx context.Context, f *os.File, path string, wait time.Duration, exclusive, record bool) (*Lock, error) {
+	var err error
 	deadline := time.Now().Add(wait)
 	for {
 		err = platform.TryLock(f, exclusive)

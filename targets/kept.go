@@ -1,0 +1,206 @@
+package targets
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/skillsync/skillsync/internal/jsonfile"
+	"github.com/skillsync/skillsync/materialize"
+)
+
+// keptFile is the cache's materialize.TargetsName: per config file, the
+// target folders a sync on it keeps, so that the next one on that config
+// gives up those it no longer names. Per config file, so that a second
+// config of the workspace (--config ci.yaml) gives up nothing the first
+// keeps.
+//
+// A config file is named by its path from the workspace, or as a folder
+// is; a folder is absolute, or "~/..." below the home directory: a sync
+// run with another HOME (sudo, a service, a CI job) then reads the entry
+// as that folder of its own home, which the config names there too,
+// rather than give up the user's.
+type keptFile struct {
+	Version int                 `json:"version"`
+	Configs map[string][]string `json:"configs"`
+}
+
+func (k *keptFile) Validate() error {
+	if err := jsonfile.CheckVersion(k.Version, 1); err != nil {
+		return err
+	}
+	for _, entries := range k.Configs {
+		for _, entry := range entries {
+			if rest, ok := strings.CutPrefix(entry, "~/"); ok && filepath.IsLocal(filepath.FromSlash(rest)) || filepath.IsAbs(entry) {
+				continue
+			}
+			return fmt.Errorf("target %q is neither an absolute path nor one below ~/", entry)
+		}
+	}
+	return nil
+}
+
+// readKept reads the list at file: empty when there is none, and when it
+// cannot be read, with a warning (a corrupt one is set aside).
+func readKept(file string) (*keptFile, []string) {
+	kept := &keptFile{}
+	err := jsonfile.Read(file, kept)
+	switch {
+	case err == nil, errors.Is(err, fs.ErrNotExist):
+		if kept.Configs == nil {
+			kept.Configs = map[string][]string{}
+		}
+		return kept, nil
+	case errors.Is(err, jsonfile.ErrCorrupt):
+		if aside, serr := jsonfile.SetAside(file, time.Now()); serr == nil {
+			err = fmt.Errorf("%w (set aside as %s)", err, filepath.Base(aside))
+		}
+	}
+	return &keptFile{Configs: map[string][]string{}}, []string{fmt.Sprintf("%v: target folders taken out of the config before this sync are left as they are", err)}
+}
+
+// writeKept writes kept to file with next as the entries of config,
+// unless they are what it holds already; a workspace without targets
+// leaves no file.
+func writeKept(file string, kept *keptFile, config string, next []string) []string {
+	if slices.Equal(kept.Configs[config], next) {
+		return nil
+	}
+	kept.Version = 1
+	if len(next) == 0 {
+		delete(kept.Configs, config)
+	} else {
+		kept.Configs[config] = next
+	}
+	if err := jsonfile.Write(file, kept, 0o644); err != nil {
+		return []string{fmt.Sprintf("%v: a target folder taken out of the config may be left as it is", err)}
+	}
+	return nil
+}
+
+// home is the home directory, "" when it is not known.
+func (p Places) home() string {
+	home, err := p.Env.HomeDir()
+	if err != nil {
+		return ""
+	}
+	return home
+}
+
+// entry is dir as the list keeps it.
+func (p Places) entry(dir string) string {
+	if home := p.home(); home != "" {
+		if rel, err := filepath.Rel(home, dir); err == nil && filepath.IsLocal(rel) {
+			return "~/" + filepath.ToSlash(rel)
+		}
+	}
+	return dir
+}
+
+// folder is the folder a list entry names, "" when it is below a home
+// directory this process does not know.
+func (p Places) folder(entry string) string {
+	rest, ok := strings.CutPrefix(entry, "~/")
+	if !ok {
+		return entry
+	}
+	home := p.home()
+	if home == "" {
+		return ""
+	}
+	return filepath.Join(home, filepath.FromSlash(rest))
+}
+
+// configKey names p's config file in the list.
+func (p Places) configKey() string {
+	if rel, err := filepath.Rel(p.Workspace, p.Config); err == nil && filepath.IsLocal(rel) {
+		return filepath.ToSlash(rel)
+	}
+	return p.entry(p.Config)
+}
+
+// named is the entries of p's targets.
+func (p Places) named() []string {
+	entries := make([]string, 0, len(p.Targets))
+	for _, t := range p.Targets {
+		entries = append(entries, p.entry(t.Dir))
+	}
+	return entries
+}
+
+// listed is p's targets with the entries was (the list's for p's config)
+// holds besides.
+func (p Places) listed(was []string) []string {
+	entries := p.named()
+	for _, e := range was {
+		if !slices.Contains(entries, e) {
+			entries = append(entries, e)
+		}
+	}
+	return entries
+}
+
+// giveUp gives up (materialize.GiveUpTarget) each folder of listed, the
+// list's entries for p's config, that p no longer names under any path,
+// then lists p's targets and the folders not given up yet. An entry this
+// process cannot read (below a home it does not know) stays as it is. A
+// folder reached through a link is left alone, as a target is
+// (CheckPaths).
+func (p Places) giveUp(ctx context.Context, file string, kept *keptFile, listed []string) Result {
+	var res Result
+	next := p.named()
+	for _, entry := range listed {
+		dir := p.folder(entry)
+		switch {
+		case slices.Contains(next, entry):
+			continue
+		case dir == "":
+			next = append(next, entry)
+			continue
+		case slices.ContainsFunc(p.Targets, func(t materialize.Target) bool { return sameFolder(t.Dir, dir) }):
+			continue
+		}
+		if err := p.checkTargetPath(dir); err != nil {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("target %s, taken out of the config, is left as it is: %v", dir, err))
+			continue
+		}
+		tr, done, err := materialize.GiveUpTarget(ctx, dir, p.Workspace, p.Wait)
+		if err != nil {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("target %s was taken out of the config: %v; the next sync tries again", dir, err))
+		}
+		res.Warnings = append(res.Warnings, tr.Errors...)
+		res.Warnings = append(res.Warnings, tr.Warnings...)
+		for _, pr := range tr.Preserved {
+			res.Warnings = append(res.Warnings, "a copy in "+dir+" was edited: it was moved to "+pr+" rather than removed")
+		}
+		if tr.Removed > 0 {
+			res.Targets = append(res.Targets, tr)
+		}
+		if !done {
+			next = append(next, entry)
+		}
+	}
+	res.Warnings = append(res.Warnings, writeKept(file, kept, p.configKey(), next)...)
+	return res
+}
+
+// sameFolder reports whether a and b name one folder: the same path, or
+// two that the file system resolves to one directory (a link on the way,
+// a name in another case where case is folded).
+func sameFolder(a, b string) bool {
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	fa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	fb, err := os.Stat(b)
+	return err == nil && os.SameFile(fa, fb)
+}
