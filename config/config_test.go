@@ -288,3 +288,24 @@ func TestSourceFoldersAsTheyLead(t *testing.T) {
 		t.Errorf("a monorepo that holds a target discovery walks: %v", err)
 	}
 }
+
+// TestTargetBelowNoHome: a target below ~ where no home directory is
+// known is a config error naming the line, not a folder named ~ in the
+// workspace.
+func TestTargetBelowNoHome(t *testing.T) {
+	t.Parallel()
+	path := writeConfig(t, "targets:\n  - dir: ~/.claude/skills\n")
+	_, err := LoadIn(hostenv.New(filepath.Dir(path), []string{"HOME=", "USERPROFILE="}), path, all.Kinds())
+	if err == nil || !strings.Contains(err.Error(), "skillsync.yaml:2:") || !strings.Contains(err.Error(), "HOME is not set") {
+		t.Errorf("a ~ target with no home: %v", err)
+	}
+	if _, err := LoadIn(hostenv.New(filepath.Dir(path), []string{"HOME=" + t.TempDir()}), path, all.Kinds()); err != nil {
+		t.Errorf("a ~ target with a home: %v", err)
+	}
+	for _, text := range []string{"global: ~/skills\n", "targets:\n  - agents_md: ~/AGENTS.md\n"} {
+		path := writeConfig(t, text)
+		if _, err := LoadIn(hostenv.New(filepath.Dir(path), []string{"HOME=", "USERPROFILE="}), path, all.Kinds()); err == nil || !strings.Contains(err.Error(), "HOME is not set") {
+			t.Errorf("%q with no home: %v", text, err)
+		}
+	}
+}

@@ -204,6 +204,11 @@ func (r *rawConfig) resolve(env hostenv.Env, base string) (*Config, []error) {
 
 		DefaultGitHost: r.GitHost,
 	}
+	for field, value := range map[string]string{"workspace": r.Workspace, "global": r.Global} {
+		if noHome(env, value) {
+			errs = append(errs, fmt.Errorf("%s %q is below the home directory, and there is none here (HOME is not set): set HOME, or name the folder in full", field, value))
+		}
+	}
 	if err := checkWorkspace(cfg.Workspace); err != nil {
 		errs = append(errs, err)
 	}
@@ -278,6 +283,8 @@ func (r *rawConfig) resolve(env hostenv.Env, base string) (*Config, []error) {
 		switch {
 		case t.AgentsMD != "" && (t.Dir != "" || t.Mode != ""):
 			errs = append(errs, fmt.Errorf("%s: agents_md names a file and takes no dir or mode; make them two entries", where))
+		case noHome(env, t.AgentsMD) || noHome(env, t.Dir):
+			errs = append(errs, fmt.Errorf("%s: %q is below the home directory, and there is none here (HOME is not set): set HOME, or name the folder in full", where, t.AgentsMD+t.Dir))
 		case t.AgentsMD != "":
 			cfg.AgentsMD = append(cfg.AgentsMD, AgentsMDTarget{Path: absPath(env, cfg.Workspace, t.AgentsMD, ""), Line: t.line})
 		case t.Dir == "":
@@ -421,4 +428,14 @@ func joinLast(s []string, last string) string {
 // oneComponent reports whether s is one directory name.
 func oneComponent(s string) bool {
 	return s != "" && s != "." && s != ".." && !strings.ContainsAny(s, "/\\\x00")
+}
+
+// noHome reports whether p starts with ~ where no home directory is
+// known: it would be taken as a folder named ~ in the workspace.
+func noHome(env hostenv.Env, p string) bool {
+	if p != "~" && !strings.HasPrefix(p, "~/") {
+		return false
+	}
+	_, err := env.HomeDir()
+	return err != nil
 }
