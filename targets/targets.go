@@ -235,14 +235,17 @@ func relLocation(env hostenv.Env, base, loc string) string {
 // link it did not make.
 func (p Places) checkTargetPath(dir string) error {
 	base := p.Workspace
-	if !strings.HasPrefix(dir, base+string(filepath.Separator)) {
+	rel, ok := below(base, dir)
+	if !ok {
 		home, err := p.Env.HomeDir()
-		if err != nil || !strings.HasPrefix(dir, home+string(filepath.Separator)) {
+		if err != nil {
 			return nil
 		}
 		base = home
+		if rel, ok = below(home, dir); !ok {
+			return nil
+		}
 	}
-	rel, _ := filepath.Rel(base, dir)
 	part := base
 	for _, name := range strings.Split(rel, string(filepath.Separator)) {
 		part = filepath.Join(part, name)
@@ -255,4 +258,15 @@ func (p Places) checkTargetPath(dir string) error {
 		}
 	}
 	return nil
+}
+
+// below returns dir's path from base when dir lies below it, as the paths
+// are written: a base given with a trailing separator (HOME=/home/ann/)
+// or, on Windows, in another case is the same folder.
+func below(base, dir string) (string, bool) {
+	rel, err := filepath.Rel(filepath.Clean(base), filepath.Clean(dir))
+	if err != nil || rel == "." || !filepath.IsLocal(rel) {
+		return "", false
+	}
+	return rel, true
 }

@@ -132,3 +132,19 @@ func TestListKeepsWhatItCannotRead(t *testing.T) {
 		t.Errorf("the list lost its entry below the home: %s", data)
 	}
 }
+
+// TestCheckPathsWithAHomeWrittenOddly: a home directory given with a
+// trailing separator (HOME=/home/ann/) is still the home a target is
+// checked below: a link on the way is refused.
+func TestCheckPathsWithAHomeWrittenOddly(t *testing.T) {
+	t.Parallel()
+	ws, home, elsewhere := t.TempDir(), t.TempDir(), t.TempDir()
+	if err := os.Symlink(elsewhere, filepath.Join(home, ".claude")); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	env := hostenv.New(ws, []string{"HOME=" + home + string(filepath.Separator), "USERPROFILE=" + home + string(filepath.Separator)})
+	p := Places{Workspace: ws, Env: env, Targets: []materialize.Target{{Dir: filepath.Join(home, ".claude", "skills")}}}
+	if err := p.CheckPaths(); err == nil || !strings.Contains(err.Error(), "symbolic link") {
+		t.Errorf("a target through a link below HOME=%s/: %v, want it refused", home, err)
+	}
+}
