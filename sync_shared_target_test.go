@@ -242,19 +242,7 @@ func TestTargetsOutsideTheirConfig(t *testing.T) {
 	path := filepath.Join(ws, "skillsync.yaml")
 	skilltest.WriteFile(t, path, "repositories:\n  - embedded: builtin\ntargets:\n  - dir: .claude/skills\n  - dir: ~/.agent/skills\n")
 	skilltest.WriteFile(t, filepath.Join(ws, "skills", "alpha", "SKILL.md"), "---\nname: alpha\ndescription: A skill.\n---\n")
-	engine := func(home string, file bool) *Engine {
-		env := hostenv.New(ws, []string{"HOME=" + home, "USERPROFILE=" + home})
-		cfg, err := config.LoadIn(env, path, Kinds())
-		if !file {
-			cfg, err = config.DefaultIn(env, Kinds())
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		cfg.Global = ""
-		return NewEngine(cfg, WithHost(ws, env.Environ()), WithGitStore(filepath.Join(ws, ".git-store")))
-	}
-	mustSync(t, engine(home, true), SyncOptions{})
+	mustSync(t, homeEngine(t, ws, "skillsync.yaml", home), SyncOptions{})
 	inWorkspace, inHome := filepath.Join(ws, ".claude", "skills"), filepath.Join(home, ".agent", "skills")
 	entries, _ := os.ReadDir(inWorkspace)
 	for _, en := range entries {
@@ -264,7 +252,7 @@ func TestTargetsOutsideTheirConfig(t *testing.T) {
 			}
 		}
 	}
-	for _, e := range []*Engine{engine(other, true), engine(home, false)} {
+	for _, e := range []*Engine{homeEngine(t, ws, "skillsync.yaml", other), homeEngine(t, ws, "", home)} {
 		if _, err := e.Sync(context.Background(), SyncOptions{}); err != nil && !errors.Is(err, ErrPartial) {
 			t.Fatal(err)
 		}
@@ -308,20 +296,11 @@ func TestCopiedTargetIsTakenOver(t *testing.T) {
 func TestListsOfOtherHomesAndConfigs(t *testing.T) {
 	t.Parallel()
 	homeA, homeB := t.TempDir(), t.TempDir()
-	load := func(ws, file, home string) *Engine {
-		env := hostenv.New(ws, []string{"HOME=" + home, "USERPROFILE=" + home})
-		cfg, err := config.LoadIn(env, filepath.Join(ws, file), Kinds())
-		if err != nil {
-			t.Fatal(err)
-		}
-		cfg.Global = ""
-		return NewEngine(cfg, WithHost(ws, env.Environ()), WithGitStore(filepath.Join(ws, ".git-store")))
-	}
 	_, wsA := newWorkspace(t, "repositories: []\ntargets:\n  - dir: ~/.claude/skills\n")
 	_, wsB := newWorkspace(t, "repositories: []\ntargets:\n  - dir: "+filepath.Join(homeA, ".claude", "skills")+"\n")
 	skilltest.WriteFile(t, filepath.Join(wsA, "skills", "alpha", "SKILL.md"), "---\nname: alpha\ndescription: A.\n---\n")
-	mustSync(t, load(wsA, "skillsync.yaml", homeA), SyncOptions{})
-	if _, err := load(wsB, "skillsync.yaml", homeB).Sync(context.Background(), SyncOptions{}); !errors.Is(err, materialize.ErrTargetTaken) {
+	mustSync(t, homeEngine(t, wsA, "skillsync.yaml", homeA), SyncOptions{})
+	if _, err := homeEngine(t, wsB, "skillsync.yaml", homeB).Sync(context.Background(), SyncOptions{}); !errors.Is(err, materialize.ErrTargetTaken) {
 		t.Errorf("a sync with another HOME into A's ~ target: %v, want ErrTargetTaken", err)
 	}
 	if !skilltest.Exists(filepath.Join(homeA, ".claude", "skills", "alpha", "SKILL.md")) {
@@ -329,11 +308,27 @@ func TestListsOfOtherHomesAndConfigs(t *testing.T) {
 	}
 
 	skilltest.WriteFile(t, filepath.Join(wsA, "ci.yaml"), "repositories: []\ntargets:\n  - dir: .codex/skills\n")
-	mustSync(t, load(wsA, "ci.yaml", homeA), SyncOptions{})
-	mustSync(t, load(wsA, "skillsync.yaml", homeA), SyncOptions{})
+	mustSync(t, homeEngine(t, wsA, "ci.yaml", homeA), SyncOptions{})
+	mustSync(t, homeEngine(t, wsA, "skillsync.yaml", homeA), SyncOptions{})
 	for _, dir := range []string{filepath.Join(homeA, ".claude", "skills"), filepath.Join(wsA, ".codex", "skills")} {
 		if !skilltest.Exists(filepath.Join(dir, "alpha", "SKILL.md")) {
 			t.Errorf("%s was given up by a sync on the other config", dir)
 		}
 	}
+}
+
+// homeEngine is an engine over the config file in ws (the built-in
+// default for ""), with home as the home directory.
+func homeEngine(t *testing.T, ws, file, home string) *Engine {
+	t.Helper()
+	env := hostenv.New(ws, []string{"HOME=" + home, "USERPROFILE=" + home})
+	cfg, err := config.DefaultIn(env, Kinds())
+	if file != "" {
+		cfg, err = config.LoadIn(env, filepath.Join(ws, file), Kinds())
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Global = ""
+	return NewEngine(cfg, WithHost(ws, env.Environ()), WithGitStore(filepath.Join(ws, ".git-store")))
 }
