@@ -37,7 +37,7 @@ func TestTwoWorkspacesOneTarget(t *testing.T) {
 	if !errors.Is(err, materialize.ErrTargetTaken) || !strings.Contains(err.Error(), wsA) || !strings.Contains(err.Error(), shared) {
 		t.Fatalf("B's sync into A's target: %v, want ErrTargetTaken naming %s and %s", err, shared, wsA)
 	}
-	if !slices.ContainsFunc(rep.Targets, func(tr materialize.TargetReport) bool { return tr.Dir == shared && len(tr.Errors) == 1 }) {
+	if !slices.ContainsFunc(rep.Targets, func(tr materialize.TargetReport) bool { return tr.Dir == shared && tr.Refused && len(tr.Errors) == 1 }) {
 		t.Errorf("B's report does not name the refused target: %+v", rep.Targets)
 	}
 	st, err := b.Status(context.Background(), StatusOptions{})
@@ -58,6 +58,9 @@ func TestTwoWorkspacesOneTarget(t *testing.T) {
 	// no longer placed does.
 	if err := os.RemoveAll(filepath.Join(wsA, workspace.CacheName)); err != nil {
 		t.Fatal(err)
+	}
+	if st, err := b.Status(context.Background(), StatusOptions{}); err != nil || strings.Contains(strings.Join(st.Attention, "\n"), "is kept by the workspace") {
+		t.Errorf("B's status, with A gone, still names A as the keeper: %v %q", err, st.Attention)
 	}
 	r := mustSync(t, b, SyncOptions{})
 	if !skilltest.Exists(filepath.Join(shared, "beta", "SKILL.md")) || skilltest.Exists(filepath.Join(shared, "alpha")) {

@@ -131,6 +131,9 @@ type TargetReport struct {
 	Errors []string `json:"errors,omitempty"`
 	// Warnings say what the user should know: a record set aside.
 	Warnings []string `json:"warnings,omitempty"`
+	// Refused is set when the target was left as it is because another
+	// workspace keeps it (ErrTargetTaken; Errors says which).
+	Refused bool `json:"refused,omitempty"`
 }
 
 // TargetRecordVersion is the format version of a target's record.
@@ -793,13 +796,13 @@ func GiveUpTarget(ctx context.Context, dir, ws string, wait time.Duration) (Targ
 }
 
 // KeptElsewhere returns the folder of the workspace r, dir's record,
-// names when that is not ws: the workspace that keeps the target; "" when
-// ws does (or the record names none).
+// names when a sync of ws would be refused the target (ErrTargetTaken):
+// the workspace that keeps it; "" when ws keeps it or would take it over.
 func (r *TargetRecord) KeptElsewhere(dir, ws string) string {
-	if keptBy(dir, ws, r.Workspace) {
-		return ""
+	if _, _, err := claimTarget(dir, ws, r.Workspace); errors.Is(err, ErrTargetTaken) {
+		return recordedWorkspace(dir, r.Workspace)
 	}
-	return recordedWorkspace(dir, r.Workspace)
+	return ""
 }
 
 // keptBy reports whether recorded, the workspace a target dir's record

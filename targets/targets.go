@@ -148,7 +148,7 @@ func (p Places) place(ctx context.Context, cat *layering.Catalog, m *materialize
 			// Nothing was written there; the other targets go on, and the
 			// report (--json) names the refusal.
 			taken = append(taken, err)
-			tr.Errors = append(tr.Errors, err.Error())
+			tr.Errors, tr.Refused = append(tr.Errors, err.Error()), true
 			res.Targets = append(res.Targets, tr)
 			continue
 		}

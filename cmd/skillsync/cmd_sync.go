@@ -146,6 +146,10 @@ func (a *app) printSyncReport(r *skillsync.SyncReport) {
 			len(r.Shadowed), plural(len(r.Duplicates), "duplicate"))
 	}
 	for _, t := range r.Targets {
+		if t.Refused {
+			fmt.Fprintf(a.stdout, "target %s: left as it is, another workspace keeps it (see below)\n", t.Dir)
+			continue
+		}
 		line := fmt.Sprintf("target %s: %s written, %d removed", t.Dir, plural(t.Written, "file"), t.Removed)
 		if len(t.Conflicts) > 0 {
 			line += "; left alone (not made by skillsync): " + safe(strings.Join(t.Conflicts, ", "))

@@ -443,3 +443,24 @@ func TestNoRebuildFromAnotherRevision(t *testing.T) {
 		t.Errorf("sync from a local copy past the lock: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// TestSyncSaysWhoKeepsATarget: a target another workspace keeps is told
+// as left alone, not as synced, and the sync exits 1 naming both.
+func TestSyncSaysWhoKeepsATarget(t *testing.T) {
+	t.Parallel()
+	shared := filepath.Join(t.TempDir(), "shared")
+	a, b := t.TempDir(), t.TempDir()
+	for _, ws := range []string{a, b} {
+		skilltest.WriteFile(t, filepath.Join(ws, "skillsync.yaml"), "repositories: []\ntargets:\n  - dir: "+shared+"\n")
+	}
+	if r := run(t, a, "sync"); r.code != 0 {
+		t.Fatalf("A's sync: %d %s", r.code, r.stderr)
+	}
+	r := run(t, b, "sync")
+	if r.code != 1 || !strings.Contains(r.stdout, "target "+shared+": left as it is, another workspace keeps it") || !strings.Contains(r.stderr, a) {
+		t.Errorf("B's sync: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if r := run(t, b, "sync", "--json"); !strings.Contains(r.stdout, `"refused": true`) {
+		t.Errorf("B's sync --json does not mark the target refused:\n%s", r.stdout)
+	}
+}
