@@ -40,6 +40,11 @@ func TestTwoWorkspacesOneTarget(t *testing.T) {
 	if !slices.ContainsFunc(rep.Targets, func(tr materialize.TargetReport) bool { return tr.Dir == shared && tr.Refused && len(tr.Errors) == 1 }) {
 		t.Errorf("B's report does not name the refused target: %+v", rep.Targets)
 	}
+	if diffs, err := b.Verify(context.Background()); err != nil || !slices.ContainsFunc(diffs, func(d materialize.Difference) bool {
+		return d.Kind == materialize.Unsynced && strings.Contains(d.Path, wsA)
+	}) {
+		t.Errorf("B's verify does not name the target A keeps: %+v %v", diffs, err)
+	}
 	st, err := b.Status(context.Background(), StatusOptions{})
 	if err != nil || !strings.Contains(strings.Join(st.Attention, "\n"), "is kept by the workspace "+wsA) {
 		t.Errorf("B's status does not say who keeps its target: %v %q", err, st.Attention)

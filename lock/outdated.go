@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
 
 	"github.com/skillsync/skillsync/layering"
 	"github.com/skillsync/skillsync/materialize"
@@ -106,6 +107,12 @@ func (f *File) Verify(ctx context.Context, cacheDir string, sources, targets []s
 			return nil, err
 		}
 		diffs = append(diffs, td...)
+		// A target another workspace keeps holds none of this one's skills.
+		if rec, err := materialize.LoadTargetRecord(t); err == nil {
+			if other := rec.KeptElsewhere(t, filepath.Dir(cacheDir)); other != "" {
+				diffs = append(diffs, materialize.Difference{Path: t + " (kept by the workspace " + other + ")", Kind: materialize.Unsynced})
+			}
+		}
 	}
 	if f != nil {
 		diffs = append(diffs, f.Differences(m)...)

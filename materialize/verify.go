@@ -19,7 +19,8 @@ const (
 	Missing  DiffKind = "missing"
 	Extra    DiffKind = "extra"
 	// Unsynced is a configured source the cache has no record of: no
-	// sync has brought it here yet, or none could.
+	// sync has brought it here yet, or none could; or a configured target
+	// another workspace keeps, which holds none of this one's skills.
 	Unsynced DiffKind = "unsynced"
 	// Corrupt is a record file of the cache that cannot be read: a sync
 	// sets it aside and hashes the files again.
