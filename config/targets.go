@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/skillsync/skillsync/internal/hostenv"
+	"github.com/skillsync/skillsync/internal/realdir"
 	"github.com/skillsync/skillsync/repository"
 )
 
@@ -32,16 +33,16 @@ func checkTargets(env hostenv.Env, cfg *Config) []error {
 		// Links are followed only where a target could reach them.
 		for _, g := range guarded {
 			if g.dir != "" {
-				guarded = append(guarded, struct{ dir, what string }{realPath(g.dir), g.what})
+				guarded = append(guarded, struct{ dir, what string }{realdir.Path(g.dir), g.what})
 			}
 		}
 		for _, r := range roots {
-			roots = append(roots, struct{ dir, what string }{realPath(r.dir), r.what})
+			roots = append(roots, struct{ dir, what string }{realdir.Path(r.dir), r.what})
 		}
 	}
 	real := make([]string, len(cfg.Targets))
 	for i, t := range cfg.Targets {
-		real[i] = realPath(t.Dir)
+		real[i] = realdir.Path(t.Dir)
 	}
 	for i, t := range cfg.Targets {
 		where := fmt.Sprintf("line %d: targets[%d] %s", t.Line, i, t.Dir)
@@ -101,12 +102,12 @@ func checkSourceFolders(cfg *Config) []error {
 			continue
 		}
 		if written == nil {
-			written = append(written, struct{ dir, what string }{realPath(cfg.Layout().CacheDir()), "the cache"})
+			written = append(written, struct{ dir, what string }{realdir.Path(cfg.Layout().CacheDir()), "the cache"})
 			for j, t := range cfg.Targets {
-				written = append(written, struct{ dir, what string }{realPath(t.Dir), fmt.Sprintf("targets[%d] (line %d)", j, t.Line)})
+				written = append(written, struct{ dir, what string }{realdir.Path(t.Dir), fmt.Sprintf("targets[%d] (line %d)", j, t.Line)})
 			}
 		}
-		dir := realPath(d.Directory())
+		dir := realdir.Path(d.Directory())
 		where := fmt.Sprintf("line %d: repositories[%d] (%s) dir %s", s.Line, i, s.Name, d.Directory())
 		for _, w := range written {
 			bad := ""
@@ -123,20 +124,6 @@ func checkSourceFolders(cfg *Config) []error {
 		}
 	}
 	return errs
-}
-
-// realPath is path with its links followed as far as they exist, so that
-// two paths to one folder compare equal.
-func realPath(path string) string {
-	path = filepath.Clean(path)
-	if real, err := filepath.EvalSymlinks(path); err == nil {
-		return real
-	}
-	dir, base := filepath.Split(path)
-	if dir == "" || filepath.Clean(dir) == path {
-		return path
-	}
-	return filepath.Join(realPath(dir), base)
 }
 
 // relSlash is target relative to dir, which holds it, slash-separated.

@@ -17,6 +17,7 @@ import (
 	"github.com/skillsync/skillsync/internal/atomicfile"
 	"github.com/skillsync/skillsync/internal/flock"
 	"github.com/skillsync/skillsync/internal/jsonfile"
+	"github.com/skillsync/skillsync/internal/realdir"
 	"github.com/skillsync/skillsync/skill"
 	"github.com/skillsync/skillsync/workspace"
 )
@@ -723,7 +724,7 @@ func listsTarget(other, dir string) bool {
 				}
 				continue
 			}
-			if filepath.IsAbs(entry) && sameDir(entry, dir) {
+			if filepath.IsAbs(entry) && realdir.Same(entry, dir) {
 				return true
 			}
 		}
@@ -737,18 +738,9 @@ func listsTarget(other, dir string) bool {
 func recordedWorkspace(dir, recorded string) string {
 	other := filepath.FromSlash(recorded)
 	if !filepath.IsAbs(other) {
-		other = filepath.Join(realPath(dir), other)
+		other = filepath.Join(realdir.Path(dir), other)
 	}
 	return other
-}
-
-// realPath is p with the links on its path followed, or p cleaned where
-// they cannot be.
-func realPath(p string) string {
-	if r, err := filepath.EvalSymlinks(p); err == nil {
-		return r
-	}
-	return filepath.Clean(p)
 }
 
 // GiveUpTarget empties dir, a target folder the workspace ws kept and
@@ -808,26 +800,16 @@ func (r *TargetRecord) KeptElsewhere(dir, ws string) string {
 // keptBy reports whether recorded, the workspace a target dir's record
 // names, is ws ("" in records older than the field: taken as ws).
 func keptBy(dir, ws, recorded string) bool {
-	return recorded == "" || recorded == workspaceFrom(dir, ws) || sameDir(recordedWorkspace(dir, recorded), ws)
+	return recorded == "" || recorded == workspaceFrom(dir, ws) || realdir.Same(recordedWorkspace(dir, recorded), ws)
 }
 
 // workspaceFrom is the workspace ws as a target dir's record names it:
 // the path between the folders they really are, so that one workspace
 // reached by two paths (one through a link) writes one name.
 func workspaceFrom(dir, ws string) string {
-	ws = realPath(ws)
-	if rel, err := filepath.Rel(realPath(dir), ws); err == nil {
+	ws = realdir.Path(ws)
+	if rel, err := filepath.Rel(realdir.Path(dir), ws); err == nil {
 		return filepath.ToSlash(rel)
 	}
 	return filepath.ToSlash(ws)
-}
-
-// sameDir reports whether a and b are one folder, reached by two paths.
-func sameDir(a, b string) bool {
-	fa, err := os.Stat(a)
-	if err != nil {
-		return false
-	}
-	fb, err := os.Stat(b)
-	return err == nil && os.SameFile(fa, fb)
 }

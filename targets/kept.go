@@ -5,13 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/skillsync/skillsync/internal/jsonfile"
+	"github.com/skillsync/skillsync/internal/realdir"
 	"github.com/skillsync/skillsync/materialize"
 )
 
@@ -163,7 +163,7 @@ func (p Places) giveUp(ctx context.Context, file string, kept *keptFile, listed 
 		case dir == "":
 			next = append(next, entry)
 			continue
-		case slices.ContainsFunc(p.Targets, func(t materialize.Target) bool { return sameFolder(t.Dir, dir) }):
+		case slices.ContainsFunc(p.Targets, func(t materialize.Target) bool { return realdir.Same(t.Dir, dir) }):
 			continue
 		}
 		if err := p.checkTargetPath(dir); err != nil {
@@ -188,19 +188,4 @@ func (p Places) giveUp(ctx context.Context, file string, kept *keptFile, listed 
 	}
 	res.Warnings = append(res.Warnings, writeKept(file, kept, p.configKey(), next)...)
 	return res
-}
-
-// sameFolder reports whether a and b name one folder: the same path, or
-// two that the file system resolves to one directory (a link on the way,
-// a name in another case where case is folded).
-func sameFolder(a, b string) bool {
-	if filepath.Clean(a) == filepath.Clean(b) {
-		return true
-	}
-	fa, err := os.Stat(a)
-	if err != nil {
-		return false
-	}
-	fb, err := os.Stat(b)
-	return err == nil && os.SameFile(fa, fb)
 }
