@@ -3,7 +3,6 @@ package materialize
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -708,11 +707,8 @@ func claimTarget(dir, ws, recorded string) (keeper, warning string, err error) {
 // directory (~/...) is taken to name every folder whose path ends as it
 // does: the home of the sync that wrote it need not be this one's.
 func listsTarget(other, dir string) bool {
-	data, err := atomicfile.ReadBounded(filepath.Join(other, workspace.CacheName, TargetsName), 1<<20)
-	var list struct {
-		Configs map[string][]string `json:"configs"`
-	}
-	if err != nil || json.Unmarshal(data, &list) != nil {
+	list, err := ReadTargetList(filepath.Join(other, workspace.CacheName, TargetsName))
+	if err != nil {
 		return true
 	}
 	slashed := filepath.ToSlash(filepath.Clean(dir))

@@ -15,60 +15,26 @@ import (
 	"github.com/skillsync/skillsync/materialize"
 )
 
-// keptFile is the cache's materialize.TargetsName: per config file, the
-// target folders a sync on it keeps, so that the next one on that config
-// gives up those it no longer names. Per config file, so that a second
-// config of the workspace (--config ci.yaml) gives up nothing the first
-// keeps.
-//
-// A config file is named by its path from the workspace, or as a folder
-// is; a folder is absolute, or "~/..." below the home directory: a sync
-// run with another HOME (sudo, a service, a CI job) then reads the entry
-// as that folder of its own home, which the config names there too,
-// rather than give up the user's.
-type keptFile struct {
-	Version int                 `json:"version"`
-	Configs map[string][]string `json:"configs"`
-}
-
-func (k *keptFile) Validate() error {
-	if err := jsonfile.CheckVersion(k.Version, 1); err != nil {
-		return err
-	}
-	for _, entries := range k.Configs {
-		for _, entry := range entries {
-			if rest, ok := strings.CutPrefix(entry, "~/"); ok && filepath.IsLocal(filepath.FromSlash(rest)) || filepath.IsAbs(entry) {
-				continue
-			}
-			return fmt.Errorf("target %q is neither an absolute path nor one below ~/", entry)
-		}
-	}
-	return nil
-}
-
-// readKept reads the list at file: empty when there is none, and when it
-// cannot be read, with a warning (a corrupt one is set aside).
-func readKept(file string) (*keptFile, []string) {
-	kept := &keptFile{}
-	err := jsonfile.Read(file, kept)
+// readKept reads the list at file (materialize.TargetList): empty when
+// there is none, and when it cannot be read, with a warning (a corrupt
+// one is set aside).
+func readKept(file string) (*materialize.TargetList, []string) {
+	kept, err := materialize.ReadTargetList(file)
 	switch {
 	case err == nil, errors.Is(err, fs.ErrNotExist):
-		if kept.Configs == nil {
-			kept.Configs = map[string][]string{}
-		}
 		return kept, nil
 	case errors.Is(err, jsonfile.ErrCorrupt):
 		if aside, serr := jsonfile.SetAside(file, time.Now()); serr == nil {
 			err = fmt.Errorf("%w (set aside as %s)", err, filepath.Base(aside))
 		}
 	}
-	return &keptFile{Configs: map[string][]string{}}, []string{fmt.Sprintf("%v: target folders taken out of the config before this sync are left as they are", err)}
+	return kept, []string{fmt.Sprintf("%v: target folders taken out of the config before this sync are left as they are", err)}
 }
 
 // writeKept writes kept to file with next as the entries of config,
 // unless they are what it holds already; a workspace without targets
 // leaves no file.
-func writeKept(file string, kept *keptFile, config string, next []string) []string {
+func writeKept(file string, kept *materialize.TargetList, config string, next []string) []string {
 	if slices.Equal(kept.Configs[config], next) {
 		return nil
 	}
@@ -152,7 +118,7 @@ func (p Places) listed(was []string) []string {
 // process cannot read (below a home it does not know) stays as it is. A
 // folder reached through a link is left alone, as a target is
 // (CheckPaths).
-func (p Places) giveUp(ctx context.Context, file string, kept *keptFile, listed []string) Result {
+func (p Places) giveUp(ctx context.Context, file string, kept *materialize.TargetList, listed []string) Result {
 	var res Result
 	next := p.named()
 	for _, entry := range listed {

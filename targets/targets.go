@@ -89,7 +89,7 @@ func (p Places) CheckPaths() error {
 func (p Places) Sync(ctx context.Context, cat *layering.Catalog, m *materialize.Manifest) (Result, error) {
 	var res Result
 	var listed []string
-	list, kept := "", &keptFile{}
+	list, kept := "", &materialize.TargetList{}
 	if p.Cache != "" && p.Config != "" {
 		list = filepath.Join(p.Cache, materialize.TargetsName)
 		kept, res.Warnings = readKept(list)
