@@ -683,7 +683,7 @@ func claimTarget(dir, ws, recorded string) (keeper, warning string, err error) {
 		return recorded, "", nil
 	}
 	keeper = workspaceFrom(dir, ws)
-	if keptBy(dir, ws, recorded) {
+	if keptBy(dir, ws, keeper, recorded) {
 		return keeper, "", nil
 	}
 	other := recordedWorkspace(dir, recorded)
@@ -770,7 +770,7 @@ func GiveUpTarget(ctx context.Context, dir, ws string, wait time.Duration) (Targ
 	if err != nil {
 		return report, false, err
 	}
-	if !keptBy(dir, ws, rec.Workspace) {
+	if !keptBy(dir, ws, workspaceFrom(dir, ws), rec.Workspace) {
 		return report, true, nil
 	}
 	report, err = syncTarget(ctx, Target{Dir: dir, Workspace: ws}, report)
@@ -794,9 +794,10 @@ func (r *TargetRecord) KeptElsewhere(dir, ws string) string {
 }
 
 // keptBy reports whether recorded, the workspace a target dir's record
-// names, is ws ("" in records older than the field: taken as ws).
-func keptBy(dir, ws, recorded string) bool {
-	return recorded == "" || recorded == workspaceFrom(dir, ws) || realdir.Same(recordedWorkspace(dir, recorded), ws)
+// names, is ws, which the record would name mine (workspaceFrom); "" in
+// records older than the field is taken as ws.
+func keptBy(dir, ws, mine, recorded string) bool {
+	return recorded == "" || recorded == mine || realdir.Same(recordedWorkspace(dir, recorded), ws)
 }
 
 // workspaceFrom is the workspace ws as a target dir's record names it:
