@@ -102,16 +102,14 @@ func (f *File) Verify(ctx context.Context, cacheDir string, sources, targets []s
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		td, err := materialize.VerifyTarget(t)
+		rec, err := materialize.LoadTargetRecord(t)
 		if err != nil {
 			return nil, err
 		}
-		diffs = append(diffs, td...)
+		diffs = append(diffs, rec.Verify(t)...)
 		// A target another workspace keeps holds none of this one's skills.
-		if rec, err := materialize.LoadTargetRecord(t); err == nil {
-			if other := rec.KeptElsewhere(t, filepath.Dir(cacheDir)); other != "" {
-				diffs = append(diffs, materialize.Difference{Path: t + " (kept by the workspace " + other + ")", Kind: materialize.Unsynced})
-			}
+		if other := rec.KeptElsewhere(t, filepath.Dir(cacheDir)); other != "" {
+			diffs = append(diffs, materialize.Difference{Path: t + " (kept by the workspace " + other + ")", Kind: materialize.Unsynced})
 		}
 	}
 	if f != nil {

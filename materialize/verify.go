@@ -85,6 +85,12 @@ func VerifyTarget(dir string) ([]Difference, error) {
 	if err != nil {
 		return nil, err
 	}
+	return rec.Verify(dir), nil
+}
+
+// Verify compares the entries skillsync made in dir, the target rec is
+// the record of, with it: for a caller that reads the record for more.
+func (rec *TargetRecord) Verify(dir string) []Difference {
 	var diffs []Difference
 	for _, name := range sortedNames(rec.Skills) {
 		e := rec.Skills[name]
@@ -99,7 +105,7 @@ func VerifyTarget(dir string) ([]Difference, error) {
 		}
 		diffs = append(diffs, verifySkill(live, e.Files)...)
 	}
-	return diffs, nil
+	return diffs
 }
 
 // verifySkill compares one skill directory with its recorded files.

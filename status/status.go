@@ -225,9 +225,12 @@ func (st *Workspace) target(dir string) Target {
 			ts.Conflicts = append(ts.Conflicts, filepath.Join(dir, materialize.ConflictsName, en.Name()))
 		}
 	}
-	diffs, err := materialize.VerifyTarget(dir)
+	rec, err := materialize.LoadTargetRecord(dir)
+	var diffs []materialize.Difference
 	if err != nil {
 		st.Attention = append(st.Attention, fmt.Sprintf("target %s: %v", dir, err))
+	} else {
+		diffs = rec.Verify(dir)
 	}
 	ts.Differences, ts.InSync = len(diffs), err == nil && len(diffs) == 0
 	if len(ts.Conflicts) > 0 {
@@ -238,7 +241,6 @@ func (st *Workspace) target(dir string) Target {
 		files := counted(len(diffs), "file differs", "files differ")
 		st.Attention = append(st.Attention, fmt.Sprintf("target %s: %s from its record (skillsync verify)", dir, files))
 	}
-	rec, err := materialize.LoadTargetRecord(dir)
 	if other := rec.KeptElsewhere(dir, st.Workspace); err == nil && other != "" {
 		ts.InSync = false
 		st.Attention = append(st.Attention, fmt.Sprintf("target %s is kept by the workspace %s (its %s says so): this workspace's skills are not placed there; skillsync sync says what to do",
