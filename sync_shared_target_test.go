@@ -37,6 +37,11 @@ func TestTwoWorkspacesOneTarget(t *testing.T) {
 	if !errors.Is(err, materialize.ErrTargetTaken) || !strings.Contains(err.Error(), wsA) || !strings.Contains(err.Error(), shared) {
 		t.Fatalf("B's sync into A's target: %v, want ErrTargetTaken naming %s and %s", err, shared, wsA)
 	}
+	// The keeper may be the user-wide workspace, which no sync in its own
+	// folder reaches.
+	if !strings.Contains(err.Error(), "skillsync -g sync") {
+		t.Errorf("the refusal does not say how the user-wide workspace is synced: %v", err)
+	}
 	if !slices.ContainsFunc(rep.Targets, func(tr materialize.TargetReport) bool { return tr.Dir == shared && tr.Refused && len(tr.Errors) == 1 }) {
 		t.Errorf("B's report does not name the refused target: %+v", rep.Targets)
 	}

@@ -696,7 +696,7 @@ func claimTarget(dir, ws, recorded string) (keeper, warning string, err error) {
 	case !listsTarget(other, dir):
 		return keeper, fmt.Sprintf("target %s: its %s names the workspace %s, whose %s does not list it (a copied folder, or one given up): this workspace keeps it now", dir, RecordName, other, TargetsName), nil
 	}
-	return "", "", fmt.Errorf("target %s: %w: its %s says the workspace %s keeps it, and each would remove the skills the other placed; give one of the two another target, or take the target out of that workspace's config and sync there, which gives the folder up (if that workspace no longer places skills here, delete %s: the folders it lists are then left to you)",
+	return "", "", fmt.Errorf("target %s: %w: its %s says the workspace %s keeps it, and each would remove the skills the other placed; give one of the two another target, or take the target out of that workspace's config and sync that workspace (skillsync -g sync, where it is the user-wide one), which gives the folder up (if that workspace no longer places skills here, delete %s: the folders it lists are then left to you)",
 		dir, ErrTargetTaken, RecordName, other, filepath.Join(dir, RecordName))
 }
 
