@@ -185,3 +185,42 @@ func copySkillA(t *testing.T, dir string) func(files map[string]string) TargetRe
 		return rep
 	}
 }
+
+// An edit that leaves a file's size and modification time as they were
+// (a tool that restores times, a coarse clock) is an edit all the same:
+// the copy is kept before a new version replaces it, and before a
+// removal. The record's stat data says nothing here; the content does.
+func TestEditKeepingSizeAndTimeIsKept(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	sync := copySkillA(t, dir)
+	sync(v1)
+	sameStat := func(content string) {
+		t.Helper()
+		p := filepath.Join(dir, "a", "ref/notes.md")
+		before := statOf(t, p)
+		write(t, p, content)
+		if err := os.Chtimes(p, before.ModTime(), before.ModTime()); err != nil {
+			t.Fatal(err)
+		}
+		if after := statOf(t, p); after.Size() != before.Size() || !after.ModTime().Equal(before.ModTime()) {
+			t.Fatalf("the edit changed the file's stat data: %v %v", after.Size(), after.ModTime())
+		}
+	}
+
+	sameStat("notes V1") // as long as "notes v1"
+	v2 := map[string]string{"SKILL.md": v1["SKILL.md"], "scripts/run.sh": v1["scripts/run.sh"], "ref/notes.md": "notes v2"}
+	kept := onePreserved(t, sync(v2), dir, "a")
+	if readFile(t, filepath.Join(kept, "ref/notes.md")) != "notes V1" {
+		t.Error("the kept copy lost the user's edit")
+	}
+
+	sameStat("notes V2")
+	rep, err := SyncTarget(context.Background(), Target{Dir: dir, Mode: Copy})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kept := onePreserved(t, rep, dir, "a"); readFile(t, filepath.Join(kept, "ref/notes.md")) != "notes V2" {
+		t.Error("the edited copy of a removed skill was lost")
+	}
+}

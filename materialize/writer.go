@@ -685,7 +685,11 @@ func (w *writer) edited(live string, rec *SkillRecord) bool {
 		return true
 	}
 	for path, f := range rec.Files() {
-		info, sha := w.liveFile(filepath.Join(live, filepath.FromSlash(path)), &f)
+		// Hashed, stat data not trusted: an edit that kept a file's size
+		// and time (a tool restoring times, a coarse clock) would
+		// otherwise be lost. Only a copy about to be replaced or removed
+		// is looked at.
+		info, sha := w.liveFile(filepath.Join(live, filepath.FromSlash(path)), nil)
 		if info == nil || sha != f.SHA256 || !w.rules.permMatches(info.Mode(), f.Perm()) {
 			return true
 		}
