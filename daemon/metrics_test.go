@@ -78,6 +78,15 @@ func TestScrapeNeverWaitsForASync(t *testing.T) {
 	if code, _ := get("/healthz"); code != 200 {
 		t.Errorf("/healthz: %d", code)
 	}
+	// A page of another site whose name resolves to 127.0.0.1 (DNS
+	// rebinding) reads nothing: the metrics name sources, paths, errors.
+	req, _ := http.NewRequest("GET", base+"/metrics", nil)
+	req.Host = "rebind.example"
+	if resp, err := client.Do(req); err != nil || resp.StatusCode != http.StatusForbidden {
+		t.Errorf("/metrics by another host's name: %v %v, want 403", resp, err)
+	} else {
+		resp.Body.Close()
+	}
 	if code, body := get("/readyz"); code != 503 || !strings.Contains(body, `"source":"team","reason":"not synced yet"`) {
 		t.Errorf("/readyz before the first sync: %d %s", code, body)
 	}

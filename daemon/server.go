@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/skillsync/skillsync/internal/httpserver"
 	"github.com/skillsync/skillsync/internal/metrics"
 )
 
@@ -97,9 +98,13 @@ func (m *monitor) handler() http.Handler {
 
 // serveHTTP serves m on ln until ctx ends.
 func (m *monitor) serveHTTP(ctx context.Context, ln net.Listener) error {
-	srv := &http.Server{Handler: m.handler(), ReadHeaderTimeout: 10 * time.Second}
+	// The same limits as serve's pages, and the same refusal of another
+	// site's name on a loopback address: the metrics name sources, paths
+	// and errors.
+	limits := httpserver.Pages()
+	srv := httpserver.New(httpserver.GuardLoopback(m.handler()), limits)
 	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ln) }()
+	go func() { done <- srv.Serve(httpserver.Listener(ln, limits.Conns)) }()
 	m.log.Info("serving metrics and health", "listen", ln.Addr().String())
 	select {
 	case err := <-done:

@@ -15,6 +15,7 @@ import (
 
 	"github.com/skillsync/skillsync"
 	"github.com/skillsync/skillsync/drafts"
+	"github.com/skillsync/skillsync/internal/httpserver"
 	"github.com/skillsync/skillsync/mcp"
 )
 
@@ -115,7 +116,10 @@ func serveMCPHTTP(ctx context.Context, srv *mcp.Server, addr string, stderr io.W
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", srv.Handler())
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	// No read or write limit: an event stream stays open. The SDK refuses
+	// another site's name itself.
+	limits := httpserver.Limits{Idle: time.Minute, Conns: 64}
+	hs := httpserver.New(mux, limits)
 	stopped := make(chan struct{})
 	go func() {
 		defer close(stopped)
@@ -129,7 +133,7 @@ func serveMCPHTTP(ctx context.Context, srv *mcp.Server, addr string, stderr io.W
 		}
 	}()
 	fmt.Fprintf(stderr, "skillsync mcp: serving http://%s/mcp\n", ln.Addr())
-	err = hs.Serve(ln)
+	err = hs.Serve(httpserver.Listener(ln, limits.Conns))
 	if errors.Is(err, http.ErrServerClosed) {
 		<-stopped
 		return nil

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/skillsync/skillsync/internal/httpserver"
 	"github.com/skillsync/skillsync/serve"
 )
 
@@ -88,7 +89,8 @@ func (a *app) runServe(ctx context.Context, opts *serveOptions) error {
 	if len(sopts.Hosts) > 0 {
 		log.Warn("serving on a non-loopback address: every request needs the token", "addr", ln.Addr().String())
 	}
-	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	limits := httpserver.Pages()
+	hs := httpserver.New(srv.Handler(), limits)
 	go func() {
 		<-ctx.Done()
 		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
@@ -96,7 +98,7 @@ func (a *app) runServe(ctx context.Context, opts *serveOptions) error {
 		hs.Shutdown(sctx)
 	}()
 	fmt.Fprintf(a.stderr, "skillsync serve: http://%s/\n", ln.Addr())
-	if err := hs.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+	if err := hs.Serve(httpserver.Listener(ln, limits.Conns)); !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
 	return nil
