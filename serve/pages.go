@@ -178,8 +178,11 @@ func (s *Server) skill(w http.ResponseWriter, r *http.Request) {
 	s.render(w, "skill.html", page{Title: win.Skill.Name, Tab: "catalog", Data: d})
 }
 
-// maxPage bounds what a page shows of one file.
-const maxPage = 1 << 20
+// maxPage bounds what a page shows of one file. Escaped, a file's text
+// can take five times its bytes ("<" is "&lt;"), and the page is held
+// until a slow client has read it (httpserver.Pages bounds for how long
+// and for how many): at 256 KiB, some 1.5 MB a connection at worst.
+const maxPage = 256 << 10
 
 // body is a SKILL.md without its frontmatter.
 func body(md []byte) string {
@@ -207,6 +210,11 @@ type fileData struct {
 // Backend's Open refuses .., absolute paths and links out of the skill.
 func (s *Server) file(w http.ResponseWriter, r *http.Request) {
 	name, p := r.PathValue("name"), r.PathValue("path")
+	if strings.ContainsRune(name+p, 0) {
+		// No file's name holds a NUL; the system would refuse the open.
+		http.NotFound(w, r)
+		return
+	}
 	if path.Clean("/"+p) == "/" {
 		// The skill's folder: its page lists the files.
 		http.Redirect(w, r, "/skills/"+url.PathEscape(name), http.StatusSeeOther)

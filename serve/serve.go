@@ -17,14 +17,17 @@ import (
 	"errors"
 	"fmt"
 	"html/template"
+	"io"
 	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/skillsync/skillsync/curator"
+	"github.com/skillsync/skillsync/internal/httpserver"
 	"github.com/skillsync/skillsync/layering"
 )
 
@@ -37,7 +40,8 @@ type Backend interface {
 	// CopyOf is the copy a winner's usage is kept under.
 	CopyOf(w *layering.Winner) (curator.Copy, bool)
 	// Open opens a file of a skill, confined to the skill as the read
-	// command confines it.
+	// command confines it. What it refuses to open (a link out of the
+	// skill, a FIFO) is an fs.ErrPermission.
 	Open(ctx context.Context, name, file string) (fs.File, *layering.Winner, error)
 	// Status is the state of the sources and targets.
 	Status(ctx context.Context) (*Status, error)
@@ -198,6 +202,11 @@ func (s *Server) Handler() http.Handler {
 			http.Error(w, "host "+r.Host+" is not served here", http.StatusForbidden)
 			return
 		}
+		if s.opts.Token != "" {
+			// What a token guards is not for shared caches, nor for the
+			// browser's once the token is gone.
+			h.Set("Cache-Control", "no-store")
+		}
 		if !s.authorized(r) {
 			http.Error(w, "a token is needed: open /login?token=... or send Authorization: Bearer ...", http.StatusUnauthorized)
 			return
@@ -208,17 +217,14 @@ func (s *Server) Handler() http.Handler {
 
 // hostAllowed accepts loopback names and the hosts Options adds.
 func (s *Server) hostAllowed(hostport string) bool {
+	if httpserver.LoopbackHost(hostport) {
+		return true
+	}
 	host := hostport
 	if h, _, err := net.SplitHostPort(hostport); err == nil {
 		host = h
 	}
 	host = strings.Trim(host, "[]")
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
-		return true
-	}
 	for _, h := range s.opts.Hosts {
 		if strings.EqualFold(h, host) || strings.EqualFold(h, hostport) {
 			return true
@@ -233,7 +239,8 @@ func (s *Server) authorized(r *http.Request) bool {
 	if s.opts.Token == "" || r.URL.Path == "/login" {
 		return true
 	}
-	if bearer, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok && s.tokenIs(bearer) {
+	// The scheme's name is case-insensitive (RFC 9110, section 11.1).
+	if scheme, bearer, ok := strings.Cut(r.Header.Get("Authorization"), " "); ok && strings.EqualFold(scheme, "Bearer") && s.tokenIs(bearer) {
 		return true
 	}
 	c, err := r.Cookie(cookieName)
@@ -268,7 +275,10 @@ func (s *Server) render(w http.ResponseWriter, page string, data any) {
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	fmt.Fprint(w, b.String())
+	w.Header().Set("Content-Length", strconv.Itoa(b.Len()))
+	// Written as built: a page is held until its client has read it, so
+	// it is held once, not copied again on the way out.
+	io.WriteString(w, b.String())
 }
 
 func (s *Server) fail(w http.ResponseWriter, what string, err error) {

@@ -305,6 +305,7 @@ func TestReadOnlyAndConfined(t *testing.T) {
 	}
 	// A refusal is a 403 and a file not there a 404, not a failure.
 	for p, want := range map[string]int{"/skills/pdf/files/link.txt": http.StatusForbidden, "/skills/pdf/files/nosuch": http.StatusNotFound,
+		"/skills/pdf/files/SKILL.md%00":          http.StatusNotFound,
 		"/skills/pdf/files/..%2f..%2fsecret.txt": http.StatusForbidden, "/skills/nope": http.StatusNotFound} {
 		if code, _, body := get(t, srv.URL+p); code != want {
 			t.Errorf("GET %s: %d, want %d\n%s", p, code, want, body)
@@ -330,8 +331,11 @@ func TestHostAndToken(t *testing.T) {
 	if code, _, _ := get(t, locked.URL+"/", "Authorization", "Bearer wrong"); code != http.StatusUnauthorized {
 		t.Errorf("a wrong token: %d, want 401", code)
 	}
-	if code, _, _ := get(t, locked.URL+"/", "Authorization", "Bearer s3cret", "Host", "catalog.internal"); code != http.StatusOK {
-		t.Errorf("the bearer token on the named host: %d", code)
+	if code, h, _ := get(t, locked.URL+"/", "Authorization", "Bearer s3cret", "Host", "catalog.internal"); code != http.StatusOK || h.Get("Cache-Control") != "no-store" {
+		t.Errorf("the bearer token on the named host: %d, Cache-Control %q", code, h.Get("Cache-Control"))
+	}
+	if code, _, _ := get(t, locked.URL+"/", "Authorization", "bearer s3cret", "Host", "catalog.internal"); code != http.StatusOK {
+		t.Errorf("the scheme in lower case: %d", code)
 	}
 	// A server on 0.0.0.0 is reached by names and addresses it cannot
 	// know: with the token, any of them is served; without, none.

@@ -3,9 +3,13 @@ package main
 import (
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	wsfiles "github.com/skillsync/skillsync/workspace"
 )
 
 var serveLine = regexp.MustCompile(`skillsync serve: (http://127\.0\.0\.1:\d+)/`)
@@ -21,6 +25,14 @@ func TestServe(t *testing.T) {
 	if r := run(t, ws, "use", "release-notes"); r.code != 0 {
 		t.Fatalf("use: %d\n%s", r.code, r.stderr)
 	}
+	// What the daemon found of the source, as it writes it: the sources
+	// page shows its last success and its last error, as status does.
+	state := `{"pid": 1, "sources": {"builtin": {"last_attempt": "2026-03-02T10:00:00Z",
+		"last_success": "2026-03-01T09:30:00Z", "last_error": "fetch: the remote hung up", "fetch_seconds": 0}},
+		"updated_at": "2026-03-02T10:00:00Z"}`
+	if err := os.WriteFile(filepath.Join(ws, "skills", wsfiles.DaemonName), []byte(state), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	addr := startServer(t, ws, serveLine, "serve", "--listen", "127.0.0.1:0")
 	get := func(p string) (int, string) {
 		t.Helper()
@@ -35,7 +47,7 @@ func TestServe(t *testing.T) {
 	for p, want := range map[string][]string{
 		"/":                     {">release-notes</a>", ">skillsync</a>"},
 		"/skills/release-notes": {"<h1>release-notes</h1>", `<svg class="chart"`, "1 uses and 0 views in all"},
-		"/sources":              {"builtin"},
+		"/sources":              {"builtin", "2026-03-01 09:30 UTC", "fetch: the remote hung up"},
 		"/curation":             {"Curation"},
 		"/drafts":               {"No draft waits."},
 		"/skills/nope":          nil,

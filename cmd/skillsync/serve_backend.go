@@ -12,9 +12,11 @@ import (
 
 	"github.com/skillsync/skillsync"
 	"github.com/skillsync/skillsync/curator"
+	"github.com/skillsync/skillsync/daemon"
 	"github.com/skillsync/skillsync/fleet"
 	"github.com/skillsync/skillsync/layering"
 	"github.com/skillsync/skillsync/materialize"
+	"github.com/skillsync/skillsync/repository"
 	"github.com/skillsync/skillsync/serve"
 )
 
@@ -40,8 +42,11 @@ func (b serveBackend) Open(ctx context.Context, name, file string) (fs.File, *la
 	f, w, err := b.eng.Read(ctx, name, file)
 	var unknown *skillsync.UnknownSkillError
 	var hidden *skillsync.HiddenError
-	if errors.As(err, &unknown) || errors.As(err, &hidden) {
+	switch {
+	case errors.As(err, &unknown) || errors.As(err, &hidden):
 		err = fmt.Errorf("%w (%w)", err, fs.ErrNotExist)
+	case errors.Is(err, repository.ErrNotRegular):
+		err = fmt.Errorf("%w (%w)", err, fs.ErrPermission)
 	}
 	return f, w, err
 }
@@ -51,9 +56,12 @@ func (b serveBackend) Curation() serve.Policy {
 	return serve.Policy{StaleAfter: c.StaleAfter, ArchiveAfter: c.ArchiveAfter}
 }
 
-// Status reads the sources' records and the targets' folders: no source
-// is asked anything over the network.
-func (b serveBackend) Status(context.Context) (*serve.Status, error) {
+// Status reads the sources' records, the daemon's state and the targets'
+// folders: no source is asked anything over the network. When a source
+// last synced, its last error and whether upstream had moved are the
+// daemon's, as skillsync status shows them; without a daemon they are
+// not known.
+func (b serveBackend) Status(ctx context.Context) (*serve.Status, error) {
 	cfg := b.eng.Config()
 	ly := b.eng.Layout()
 	st := &serve.Status{Workspace: cfg.Workspace}
@@ -61,16 +69,28 @@ func (b serveBackend) Status(context.Context) (*serve.Status, error) {
 	if err != nil {
 		return nil, err
 	}
-	var synced time.Time
-	if info, err := os.Stat(filepath.Join(ly.CacheDir(), materialize.ManifestName)); err == nil {
-		synced = info.ModTime()
+	ds, _, err := daemon.ReadState(ctx, ly.DaemonFile(), ly.DaemonLockFile())
+	if err != nil {
+		return nil, err
 	}
 	for _, s := range cfg.Sources {
 		ss := serve.SourceStatus{Name: s.Name, Kind: string(s.Kind)}
 		if rec, ok := m.Sources[s.Name]; ok {
-			ss.Revision, ss.Skills, ss.SyncedAt = rec.Revision, len(rec.Skills), synced
+			ss.Revision, ss.Skills = rec.Revision, len(rec.Skills)
 		} else {
 			ss.LastError = "not synced yet: run skillsync sync"
+		}
+		if d, ok := ds.Source(s.Name); ok {
+			if d.LastSuccess != nil {
+				ss.SyncedAt = *d.LastSuccess
+			}
+			if d.LastError != "" {
+				ss.LastError = d.LastError
+			}
+			if d.LastAttempt != nil && d.LastError == "" {
+				moved := d.Moved
+				ss.UpstreamMoved = &moved
+			}
 		}
 		st.Sources = append(st.Sources, ss)
 	}
