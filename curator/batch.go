@@ -46,12 +46,12 @@ func (s *Store) RecordAll(ctx context.Context, uses []Use) (reactivated []Copy, 
 				newest[use.Copy] = use.At
 			}
 			if use.View {
-				sk.ViewCount++
+				sk.ViewCount = addCount(sk.ViewCount, 1)
 				if later(at, sk.LastViewedAt) {
 					sk.LastViewedAt = at
 				}
 			} else {
-				sk.UseCount++
+				sk.UseCount = addCount(sk.UseCount, 1)
 				if later(at, sk.LastUsedAt) {
 					sk.LastUsedAt = at
 				}

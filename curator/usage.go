@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -100,11 +101,22 @@ func (s *SkillUsage) add(t time.Time, view bool) {
 	day := t.UTC().Format(DayLayout)
 	c := s.Days[day]
 	if view {
-		c.Views++
+		c.Views = addCount(c.Views, 1)
 	} else {
-		c.Uses++
+		c.Uses = addCount(c.Uses, 1)
 	}
 	s.Days[day] = c
+}
+
+// addCount is a + b for two counts that are not negative (checkCounts
+// refuses a file with one that is), held at the largest int: wrapped
+// round, a count read as valid would be written negative, and the next
+// reader would set the whole file aside as corrupt.
+func addCount(a, b int) int {
+	if a > math.MaxInt-b {
+		return math.MaxInt
+	}
+	return a + b
 }
 
 // CuratorState records the last curation.
@@ -434,8 +446,8 @@ func (s *Store) decodeV1(data []byte) (*Usage, error) {
 // case) that resolve to one copy: counts add up, the latest times win,
 // and the copy is pinned or archived if either was.
 func merge(a, b *SkillUsage) {
-	a.UseCount += b.UseCount
-	a.ViewCount += b.ViewCount
+	a.UseCount = addCount(a.UseCount, b.UseCount)
+	a.ViewCount = addCount(a.ViewCount, b.ViewCount)
 	if b.FirstSeenAt != nil && (a.FirstSeenAt == nil || b.FirstSeenAt.Before(*a.FirstSeenAt)) {
 		a.FirstSeenAt = b.FirstSeenAt
 	}
@@ -569,10 +581,10 @@ func (s *Store) Record(ctx context.Context, use Use) (reactivated bool, err erro
 			sk.FirstSeenAt = stamp(use.At)
 		}
 		if use.View {
-			sk.ViewCount++
+			sk.ViewCount = addCount(sk.ViewCount, 1)
 			sk.LastViewedAt = stamp(use.At)
 		} else {
-			sk.UseCount++
+			sk.UseCount = addCount(sk.UseCount, 1)
 			sk.LastUsedAt = stamp(use.At)
 		}
 		sk.count(use.At, use.View)

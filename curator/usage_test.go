@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -361,5 +362,45 @@ func TestUsageVersionRouting(t *testing.T) {
 				t.Fatalf("Load = %+v, %v; want read as version %d", u, err, tc.from)
 			}
 		})
+	}
+}
+
+// A count at the largest int stays there: wrapped round, it would be
+// written negative, and the next reader would set the whole file aside,
+// pins and states with it.
+func TestCountsDoNotWrap(t *testing.T) {
+	t.Parallel()
+	s := NewStore(t.TempDir())
+	c := mustCopy(t, "marketplace:team/pdf")
+	pinned := mustCopy(t, "marketplace:team/notes")
+	err := s.Update(context.Background(), func(u *Usage) error {
+		sk := u.Skill(c)
+		sk.UseCount, sk.ViewCount = math.MaxInt, math.MaxInt
+		sk.Days = map[string]DayCount{now.UTC().Format(DayLayout): {Uses: math.MaxInt, Views: math.MaxInt}}
+		u.Skill(pinned).Pinned = true
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, view := range []bool{false, true} {
+		if _, err := s.Record(context.Background(), Use{Copy: c, View: view, From: FromCLI, At: now}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.RecordAll(context.Background(), []Use{{Copy: c, From: FromImport, At: now}, {Copy: c, View: true, From: FromImport, At: now}}); err != nil {
+		t.Fatal(err)
+	}
+	u, err := s.Load()
+	if err != nil {
+		t.Fatalf("the file no longer reads: %v", err)
+	}
+	sk := u.Skills[c]
+	day := sk.Days[now.UTC().Format(DayLayout)]
+	if sk.UseCount != math.MaxInt || sk.ViewCount != math.MaxInt || day.Uses != math.MaxInt || day.Views != math.MaxInt {
+		t.Errorf("counts %d %d, day %+v, want all at the largest int", sk.UseCount, sk.ViewCount, day)
+	}
+	if !u.Skills[pinned].Pinned {
+		t.Error("the pin was lost")
 	}
 }
