@@ -46,6 +46,16 @@ func claudeFixture(t *testing.T, ws, projects string) string {
 	return dst
 }
 
+// importWorkspace is curateWorkspace with its clock after the agents'
+// fixtures (testdata/agents, March 2026): an import passes over a call
+// dated more than a day past the clock.
+func importWorkspace(t *testing.T) (*Engine, *clock, string) {
+	t.Helper()
+	e, c, ws := curateWorkspace(t)
+	c.t = time.Date(2026, 4, 1, 0, 0, 0, 0, time.UTC)
+	return e, c, ws
+}
+
 func usageRecord(t *testing.T, e *Engine, key string) curator.SkillUsage {
 	t.Helper()
 	u, err := e.Usage().Load()
@@ -70,13 +80,13 @@ func usageRecord(t *testing.T, e *Engine, key string) curator.SkillUsage {
 func TestImportCountsEachCallOnce(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	e, _, ws := curateWorkspace(t)
+	e, _, ws := importWorkspace(t)
 	projects := t.TempDir()
 	dir := claudeFixture(t, ws, projects)
 
 	// The hook saw toolu_04 as it happened, and was sent it twice.
 	for i := 0; i < 2; i++ {
-		name, dup, err := e.RecordHook(ctx, claude.Name, agent.Event{Skill: "notes", ID: "toolu_04"})
+		name, dup, err := e.RecordHook(ctx, claude.Name, agent.Event{Skill: "notes", ID: "toolu_04", At: time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)})
 		if err != nil || name != "notes" || dup != (i == 1) {
 			t.Fatalf("hook %d: %s %v %v", i, name, dup, err)
 		}
@@ -139,7 +149,7 @@ func TestImportCountsEachCallOnce(t *testing.T) {
 func TestFailedImportKeepsTheHooksCalls(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	e, _, ws := curateWorkspace(t)
+	e, _, ws := importWorkspace(t)
 	projects := t.TempDir()
 	claudeFixture(t, ws, projects)
 	if _, _, err := e.RecordHook(ctx, claude.Name, agent.Event{Skill: "notes", ID: "toolu_04"}); err != nil {
@@ -178,7 +188,7 @@ func TestFailedImportKeepsTheHooksCalls(t *testing.T) {
 func TestHookDuringImportCountsOnce(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	e, _, ws := curateWorkspace(t)
+	e, _, ws := importWorkspace(t)
 	projects := t.TempDir()
 	claudeFixture(t, ws, projects)
 	// The usage file's lock held: the import reads, then waits to record.
@@ -234,7 +244,7 @@ func TestHookDuringImportCountsOnce(t *testing.T) {
 func TestHookCountsALongIDOnce(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	e, _, _ := curateWorkspace(t)
+	e, _, _ := importWorkspace(t)
 	for _, id := range []string{strings.Repeat("x", 300), "tab\tid"} {
 		for i := 0; i < 2; i++ {
 			if _, dup, err := e.RecordHook(ctx, claude.Name, agent.Event{Skill: "kept", ID: id}); err != nil || dup != (i == 1) {
@@ -244,5 +254,71 @@ func TestHookCountsALongIDOnce(t *testing.T) {
 	}
 	if n := usageRecord(t, e, "workspace/kept"); n.UseCount != 2 {
 		t.Errorf("kept after two calls each sent twice: %+v", n)
+	}
+}
+
+// claudeCall is one Skill call as Claude Code writes it in a transcript.
+func claudeCall(ws, id, skill, at string) string {
+	quoted, _ := json.Marshal(ws)
+	return `{"parentUuid":null,"isSidechain":false,"type":"assistant","message":{"id":"msg_` + id + `","role":"assistant","content":[{"type":"tool_use","id":"` + id +
+		`","name":"Skill","input":{"skill":"` + skill + `"}}]},"uuid":"u-` + id + `","timestamp":"` + at + `","cwd":` + string(quoted) + `,"sessionId":"S","version":"2.1.3"}` + "\n"
+}
+
+// TestFutureCallsAreNotCounted: a call dated far past the clock is
+// passed over and kept out of the set of calls seen, where (past its
+// bound) it would have moved the floor into the future and passed every
+// real call after it over as counted. A floor in the future that an
+// older skillsync or a hand left is taken back.
+func TestFutureCallsAreNotCounted(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e, _, ws := curateWorkspace(t) // the clock: 2026-01-01
+	projects := t.TempDir()
+	dir := filepath.Join(projects, claude.FolderName(ws))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	transcript := filepath.Join(dir, "s.jsonl")
+	write := func(lines ...string) {
+		t.Helper()
+		f, err := os.OpenFile(transcript, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if _, err := f.WriteString(strings.Join(lines, "")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(claudeCall(ws, "toolu_F", "notes", "9999-12-31T00:00:00.000Z"), claudeCall(ws, "toolu_R", "notes", "2025-12-30T10:00:00.000Z"))
+	r, err := e.ImportUsage(ctx, claude.New(ws, projects), time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes := usageRecord(t, e, "workspace/notes")
+	if r.Uses != 1 || r.Future != 1 || notes.UseCount != 1 || notes.LastUsedAt == nil || notes.LastUsedAt.Year() != 2025 {
+		t.Fatalf("first import: %+v, notes %+v", r, notes)
+	}
+
+	// A floor in the future, as a hand or an older skillsync left it.
+	path := e.Layout().ImportedFile()
+	state, err := agent.LoadState(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if seen := state.Seen[claude.Name]; seen == nil || len(seen.IDs) != 1 {
+		t.Fatalf("the calls seen: %+v", seen)
+	}
+	state.Seen[claude.Name].Floor = time.Date(9000, 1, 1, 0, 0, 0, 0, time.UTC)
+	state.Seen[claude.Name].IDs["toolu_X"] = time.Date(9000, 1, 1, 0, 0, 0, 0, time.UTC)
+	if err := state.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	write(claudeCall(ws, "toolu_S", "notes", "2025-12-31T10:00:00.000Z"))
+	if r, err = e.ImportUsage(ctx, claude.New(ws, projects), time.Time{}); err != nil || r.Uses != 1 || r.Duplicates != 0 {
+		t.Fatalf("a real call after a floor in the future: %+v %v", r, err)
+	}
+	if n := usageRecord(t, e, "workspace/notes"); n.UseCount != 2 {
+		t.Errorf("notes: %+v, want 2 uses", n)
 	}
 }

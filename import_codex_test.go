@@ -47,7 +47,7 @@ func copyFixture(t *testing.T, src, dst, ws string) {
 func TestImportCodexSessions(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	e, _, ws := curateWorkspace(t)
+	e, _, ws := importWorkspace(t)
 	sessions := t.TempDir()
 	copyFixture(t, filepath.Join("testdata", "agents", "codex", "sessions"), sessions, ws)
 
@@ -77,7 +77,7 @@ func TestImportCodexSessions(t *testing.T) {
 func TestImportCodexResumesInTheTurnsFolder(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	e, _, ws := curateWorkspace(t)
+	e, _, ws := importWorkspace(t)
 	sessions := t.TempDir()
 	sub := filepath.Join(ws, "sub")
 	rollout := filepath.Join(sessions, "2026", "03", "04", "rollout-2026-03-04T09-00-00-0199a1b2-0000-7000-8000-000000000009.jsonl")

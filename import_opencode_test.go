@@ -22,7 +22,7 @@ import (
 func TestImportOpenCodeSessions(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	e, _, ws := curateWorkspace(t)
+	e, _, ws := importWorkspace(t)
 	data := t.TempDir()
 	copyFixture(t, filepath.Join("testdata", "agents", "opencode", "data"), data, ws)
 
@@ -59,7 +59,7 @@ func TestImportOpenCodeSessions(t *testing.T) {
 // in place).
 func TestImportOpenCodeDatabase(t *testing.T) {
 	ctx := context.Background()
-	e, _, ws := curateWorkspace(t)
+	e, _, ws := importWorkspace(t)
 	data := t.TempDir()
 	copyFixture(t, filepath.Join("testdata", "agents", "opencode", "data"), data, ws)
 	const migrated = int64(1772400000000)

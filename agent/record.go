@@ -86,6 +86,11 @@ type Report struct {
 	MalformedAt []string `json:"malformed_at"`
 	TooLong     int      `json:"too_long"`
 	Before      int      `json:"before_since"`
+	// Future events were dated more than MaxAhead past the clock: no
+	// agent wrote them so, and counted, one would keep its skill from
+	// ever going stale and, in the set of calls seen, pass every real
+	// call after it over.
+	Future int `json:"future"`
 	// Unreadable records were passed over this time, with why.
 	Unreadable []string `json:"unreadable"`
 	// Reactivated are the stale skills a recorded use made active again.
@@ -97,6 +102,10 @@ const maxUnknownNames = 20
 
 // importLockWait bounds how long an import waits for another.
 const importLockWait = 2 * time.Minute
+
+// MaxAhead is how far past the clock an event's time may be (clocks
+// differ a little between machines, not by more).
+const MaxAhead = 24 * time.Hour
 
 // HookedKeep is how long a call a hook recorded waits in the journal for
 // the import that would count it again.
@@ -155,9 +164,11 @@ func (j Journal) Import(ctx context.Context, rec Recorder, imp Importer, since t
 	if seen == nil {
 		seen = &Seen{}
 	}
+	ahead := j.now().Add(MaxAhead)
+	seen.forgetFuture(ahead)
 	var ids []string
 	for _, ev := range batch.Events {
-		if ev.ID != "" && !seen.has(ev.ID, ev.At) {
+		if ev.ID != "" && !ev.At.After(ahead) && !seen.has(ev.ID, ev.At) {
 			ids = append(ids, ev.ID)
 		}
 	}
@@ -172,6 +183,10 @@ func (j Journal) Import(ctx context.Context, rec Recorder, imp Importer, since t
 	unknown := map[string]bool{}
 	var uses []Use
 	for _, ev := range batch.Events {
+		if ev.At.After(ahead) {
+			report.Future++
+			continue
+		}
 		if ev.ID != "" {
 			if seen.has(ev.ID, ev.At) {
 				report.Duplicates++
@@ -238,9 +253,11 @@ func (j Journal) RecordHook(ctx context.Context, rec Recorder, key string, ev Ev
 	if !ok {
 		return "", false, &UnknownError{Name: cmp.Or(ev.Skill, ev.Path)}
 	}
+	// The hook runs as the call is made: a time far ahead of the clock
+	// is not the call's.
 	at := ev.At
-	if at.IsZero() {
-		at = j.now()
+	if now := j.now(); at.IsZero() || at.After(now.Add(MaxAhead)) {
+		at = now
 	}
 	// A call an import counted already is not counted again either. The
 	// marks file is replaced whole when it is written, so it reads

@@ -52,6 +52,29 @@ func (s *Seen) add(id string, at time.Time) {
 	s.IDs[seenKey(id)] = at.UTC()
 }
 
+// forgetFuture drops the calls dated after ahead, and a Floor after it:
+// Import counts no such call, so an older skillsync or a hand wrote them,
+// and a Floor there would pass every real call over as counted. Floor
+// goes back to the oldest call kept, or to none: a call after it that is
+// not in the set was not counted, and the marks keep a record from being
+// read again where it was read before.
+func (s *Seen) forgetFuture(ahead time.Time) {
+	for id, at := range s.IDs {
+		if at.After(ahead) {
+			delete(s.IDs, id)
+		}
+	}
+	if !s.Floor.After(ahead) {
+		return
+	}
+	s.Floor = time.Time{}
+	for _, at := range s.IDs {
+		if s.Floor.IsZero() || at.Before(s.Floor) {
+			s.Floor = at
+		}
+	}
+}
+
 // trim forgets the oldest ids past max, moving Floor.
 func (s *Seen) trim(max int) {
 	if len(s.IDs) <= max {

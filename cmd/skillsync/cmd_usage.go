@@ -171,4 +171,7 @@ func (a *app) printImport(r *skillsync.ImportReport) {
 	if r.Before > 0 {
 		fmt.Fprintf(a.stderr, "passed over %s before --since\n", plural(r.Before, "event"))
 	}
+	if r.Future > 0 {
+		fmt.Fprintf(a.stderr, "passed over %s dated more than a day past this machine's clock\n", plural(r.Future, "event"))
+	}
 }
