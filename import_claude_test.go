@@ -12,8 +12,10 @@ import (
 
 	"github.com/skillsync/skillsync/agent"
 	"github.com/skillsync/skillsync/agent/claude"
+	"github.com/skillsync/skillsync/config"
 	"github.com/skillsync/skillsync/curator"
 	"github.com/skillsync/skillsync/internal/flock"
+	"github.com/skillsync/skillsync/internal/skilltest"
 )
 
 // claudeFixture copies testdata/agents/claude/-WS (see its README) to the
@@ -320,5 +322,37 @@ func TestFutureCallsAreNotCounted(t *testing.T) {
 	}
 	if n := usageRecord(t, e, "workspace/notes"); n.UseCount != 2 {
 		t.Errorf("notes: %+v, want 2 uses", n)
+	}
+}
+
+// TestNestedWorkspaceCountsItsOwnSessions: a session run in a workspace
+// nested in another (a folder below it with a config of its own) is
+// counted by the nested one alone, though Claude Code's folder for it
+// begins with the outer one's name.
+func TestNestedWorkspaceCountsItsOwnSessions(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	outerEng, outerClock, outer := curateWorkspace(t)
+	outerClock.t = time.Date(2026, 4, 1, 0, 0, 0, 0, time.UTC)
+	inner := filepath.Join(outer, "sub")
+	cfgText := "repositories:\n  - embedded: builtin\ntargets:\n  - dir: .claude/skills\n"
+	skilltest.WriteFile(t, filepath.Join(inner, config.FileName), cfgText)
+	skilltest.Skill(t, filepath.Join(inner, "skills"), "notes", "The inner notes skill.", nil)
+	innerEng := NewEngine(loadConfig(t, filepath.Join(inner, config.FileName)), WithClock(outerClock.now))
+	mustSync(t, innerEng, SyncOptions{})
+
+	projects := t.TempDir()
+	dir := filepath.Join(projects, claude.FolderName(inner))
+	skilltest.WriteFile(t, filepath.Join(dir, "s.jsonl"), claudeCall(inner, "toolu_N1", "notes", "2026-03-01T10:00:00.000Z"))
+	for _, e := range []*Engine{innerEng, outerEng} {
+		if _, err := e.ImportUsage(ctx, claude.New(e.Config().Workspace, projects), time.Time{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := usageRecord(t, innerEng, "workspace/notes"); n.UseCount != 1 {
+		t.Errorf("the nested workspace's notes: %+v, want 1 use", n)
+	}
+	if n := usageRecord(t, outerEng, "workspace/notes"); n.UseCount != 0 {
+		t.Errorf("the outer workspace counted the nested one's call: %+v", n)
 	}
 }

@@ -1,8 +1,12 @@
 package agent
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+
+	"github.com/skillsync/skillsync/workspace"
 )
 
 // Workspace is the folder of a workspace as configured and, when a link
@@ -10,12 +14,20 @@ import (
 // the system gave it, which may be either.
 type Workspace struct {
 	paths []string
+	// nested caches, per folder below the workspace, whether a config
+	// there makes it (and what is below it) another workspace.
+	nested *nestedFolders
+}
+
+type nestedFolders struct {
+	mu    sync.Mutex
+	known map[string]bool
 }
 
 // NewWorkspace returns the workspace at root, an absolute path.
 func NewWorkspace(root string) Workspace {
 	root = filepath.Clean(root)
-	w := Workspace{paths: []string{root}}
+	w := Workspace{paths: []string{root}, nested: &nestedFolders{known: map[string]bool{}}}
 	if real, err := filepath.EvalSymlinks(root); err == nil && real != root {
 		w.paths = append(w.paths, real)
 	}
@@ -26,7 +38,10 @@ func NewWorkspace(root string) Workspace {
 func (w Workspace) Paths() []string { return w.paths }
 
 // Within reports whether the absolute path p is the workspace or inside
-// it. A relative path, as a record may hold, is in no workspace.
+// it, and not inside a workspace nested in it (a folder below with its
+// own config): a session there uses that workspace's skills, and is
+// counted there alone. A relative path, as a record may hold, is in no
+// workspace.
 func (w Workspace) Within(p string) bool {
 	if !filepath.IsAbs(p) {
 		return false
@@ -34,10 +49,35 @@ func (w Workspace) Within(p string) bool {
 	p = filepath.Clean(p)
 	for _, ws := range w.paths {
 		if p == ws || strings.HasPrefix(p, ws+string(filepath.Separator)) {
+			return !w.inNested(ws, p)
+		}
+	}
+	return false
+}
+
+// inNested reports whether a folder from p up to, not including, the
+// workspace root ws holds a config.
+func (w Workspace) inNested(ws, p string) bool {
+	for d := p; d != ws && len(d) > len(ws); d = filepath.Dir(d) {
+		if w.hasConfig(d) {
 			return true
 		}
 	}
 	return false
+}
+
+// hasConfig reports whether the folder dir holds a config file, asked of
+// the system once per folder.
+func (w Workspace) hasConfig(dir string) bool {
+	w.nested.mu.Lock()
+	defer w.nested.mu.Unlock()
+	has, ok := w.nested.known[dir]
+	if !ok {
+		_, err := os.Lstat(filepath.Join(dir, workspace.ConfigName))
+		has = err == nil
+		w.nested.known[dir] = has
+	}
+	return has
 }
 
 // Configured writes a path under the workspace's resolved form under the

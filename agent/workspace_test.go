@@ -43,3 +43,34 @@ func TestWorkspace(t *testing.T) {
 		t.Errorf("Configured elsewhere = %q", got)
 	}
 }
+
+// TestWorkspaceLeavesNestedOnesOut: a folder below the workspace with a
+// config of its own is another workspace, and so is all below it; its
+// neighbours and the folders above it stay in.
+func TestWorkspaceLeavesNestedOnesOut(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	inner := filepath.Join(root, "team", "inner")
+	if err := os.MkdirAll(filepath.Join(inner, "deep"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{root, inner} {
+		if err := os.WriteFile(filepath.Join(dir, "skillsync.yaml"), []byte("repositories: []\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	outer, nested := NewWorkspace(root), NewWorkspace(inner)
+	for p, want := range map[string][2]bool{ // Within of the outer, of the inner
+		root:                          {true, false},
+		filepath.Join(root, "team"):   {true, false},
+		filepath.Join(root, "other"):  {true, false},
+		inner:                         {false, true},
+		filepath.Join(inner, "deep"):  {false, true},
+		filepath.Join(inner, "new"):   {false, true},
+		filepath.Join(root, "inner2"): {true, false},
+	} {
+		if got := [2]bool{outer.Within(p), nested.Within(p)}; got != want {
+			t.Errorf("Within(%q): outer %v, inner %v; want %v", p, got[0], got[1], want)
+		}
+	}
+}
