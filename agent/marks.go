@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"time"
 
 	"github.com/skillsync/skillsync/internal/atomicfile"
@@ -62,13 +63,13 @@ func LoadState(path string) (*State, error) {
 	case errors.Is(err, atomicfile.ErrNotRegular):
 		return nil, fmt.Errorf("import state: %w; move it away", err)
 	case errors.Is(err, atomicfile.ErrTooLarge):
-		return nil, fmt.Errorf("import state %s is larger than %d bytes; remove it to import every record again", path, maxStateSize)
+		return nil, fmt.Errorf("import state %s is larger than %d bytes; %s", path, maxStateSize, startOver(path))
 	case err != nil:
 		return nil, fmt.Errorf("import state: %w", err)
 	}
 	var s State
 	if err := json.Unmarshal(data, &s); err != nil {
-		return nil, fmt.Errorf("import state %s does not parse (%v); remove it to import every record again", path, err)
+		return nil, fmt.Errorf("import state %s does not parse (%v); %s", path, err, startOver(path))
 	}
 	if s.Version > StateVersion {
 		return nil, fmt.Errorf("import state %s is version %d, newer than this skillsync reads (%d); upgrade skillsync", path, s.Version, StateVersion)
@@ -86,6 +87,19 @@ func LoadState(path string) (*State, error) {
 		}
 	}
 	return &s, nil
+}
+
+// startOver says how to go on without the import state at path: its
+// counts are in the usage file already, so an import without it must
+// pass over the calls it had counted, or count them all again. The last
+// import wrote the file; its time bounds them.
+func startOver(path string) string {
+	info, err := os.Lstat(path)
+	if err != nil {
+		return "move it away and run skillsync usage import --since the time of the last import; without --since every call on disk is counted again"
+	}
+	since := info.ModTime().UTC().Format(time.RFC3339)
+	return fmt.Sprintf("move it away and run skillsync usage import --since %s (when the last import wrote it): without --since every call on disk is counted again", since)
 }
 
 // Save writes the state to path atomically: a temporary file in the same

@@ -57,6 +57,11 @@ func TestStateRefusesWhatItCannotTrust(t *testing.T) {
 		if _, err := LoadState(p); err == nil || !strings.Contains(err.Error(), p) {
 			t.Errorf("%s: %v", name, err)
 		}
+		// The way on must not count every call again: the counts are in
+		// the usage file already.
+		if _, err := LoadState(p); name == "corrupt" && (err == nil || !strings.Contains(err.Error(), "--since 20")) {
+			t.Errorf("a corrupt state does not say how to go on without counting again: %v", err)
+		}
 	}
 	if _, err := LoadState(dir); err == nil {
 		t.Error("a directory was read as state")
