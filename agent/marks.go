@@ -46,6 +46,35 @@ type State struct {
 	Version int              `json:"version"`
 	Agents  map[string]Marks `json:"agents"`
 	Seen    map[string]*Seen `json:"seen,omitempty"`
+	// Pending are, per agent, an import whose uses may not be in the
+	// usage file yet, and what its marks and calls seen become once they
+	// are. Agents and Seen change only then: the import after one that
+	// stopped asks the usage file (Recorder.LastImport), and takes the
+	// pending import or drops it, so its records are read again.
+	Pending map[string]*Pending `json:"pending,omitempty"`
+}
+
+// Pending is an import under way (State.Pending).
+type Pending struct {
+	ID    string               `json:"id"`
+	Marks Marks                `json:"marks"`
+	Added map[string]time.Time `json:"added,omitempty"` // the calls it counts, as Seen keeps them
+}
+
+// commit makes the agent's marks and calls seen what an import left:
+// marks, and the calls added.
+func (s *State) commit(agent string, marks Marks, added map[string]time.Time) {
+	s.Agents[agent] = marks
+	seen := s.Seen[agent]
+	if seen == nil {
+		seen = &Seen{}
+	}
+	for key, at := range added {
+		seen.addKey(key, at)
+	}
+	seen.trim(MaxSeen)
+	s.Seen[agent] = seen
+	delete(s.Pending, agent)
 }
 
 // LoadState reads the imported file at path without following a symbolic
@@ -53,7 +82,7 @@ type State struct {
 // file, is too large, does not parse or is of a newer version is an error
 // naming it: skillsync does not guess how far an import got.
 func LoadState(path string) (*State, error) {
-	empty := &State{Version: StateVersion, Agents: map[string]Marks{}, Seen: map[string]*Seen{}}
+	empty := &State{Version: StateVersion, Agents: map[string]Marks{}, Seen: map[string]*Seen{}, Pending: map[string]*Pending{}}
 	data, err := atomicfile.ReadBounded(path, maxStateSize)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -80,6 +109,9 @@ func LoadState(path string) (*State, error) {
 	}
 	if s.Seen == nil {
 		s.Seen = map[string]*Seen{}
+	}
+	if s.Pending == nil {
+		s.Pending = map[string]*Pending{}
 	}
 	for k, v := range s.Seen {
 		if v == nil {

@@ -3,6 +3,7 @@ package agent
 import (
 	"cmp"
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -45,9 +46,13 @@ type Recorder interface {
 	// its skill name or by the path of its SKILL.md; false when the event
 	// names none (a plugin's skill, a personal one, a hidden one).
 	Resolve(ev Event) (string, bool)
-	// Record records the uses, each at its time, and returns the skills a
-	// use made active again.
-	Record(ctx context.Context, uses []Use) (reactivated []string, err error)
+	// Record records the uses, each at its time, as the import id of the
+	// agent's records, in one write that says so (LastImport), and
+	// returns the skills a use made active again.
+	Record(ctx context.Context, uses []Use, agent, id string) (reactivated []string, err error)
+	// LastImport returns the id of the last import of the agent's
+	// records whose uses are recorded, "" when none.
+	LastImport(agent string) (string, error)
 }
 
 // UnknownError is an event that names no skill of the workspace.
@@ -137,8 +142,10 @@ func (j Journal) now() time.Time {
 //
 // Imports of one workspace serialize on a lock, and each remembers per
 // record how far it read, so importing twice counts nothing twice. The
-// marks are saved after the events are recorded: a crash between the two
-// counts those events again on the next import, which moves no time.
+// marks an import reaches are saved first as pending, then its uses are
+// recorded with its id, then the marks are taken: an import after a
+// crash between any two takes the pending marks when the usage file holds
+// that id, and otherwise reads the same events again (settle).
 func (j Journal) Import(ctx context.Context, rec Recorder, imp Importer, since time.Time) (*Report, error) {
 	if err := atomicfile.MkdirNoFollow(filepath.Dir(j.StatePath), 0o755); err != nil {
 		return nil, fmt.Errorf("import usage from %s: %w", imp.Name(), err)
@@ -150,6 +157,9 @@ func (j Journal) Import(ctx context.Context, rec Recorder, imp Importer, since t
 	defer lock.Close()
 	state, err := LoadState(j.StatePath)
 	if err != nil {
+		return nil, err
+	}
+	if err := settle(state, rec, imp.Name()); err != nil {
 		return nil, err
 	}
 	batch, err := imp.Import(ctx, since, state.Agents[imp.Name()])
@@ -166,6 +176,13 @@ func (j Journal) Import(ctx context.Context, rec Recorder, imp Importer, since t
 	}
 	ahead := j.now().Add(MaxAhead)
 	seen.forgetFuture(ahead)
+	// The calls this import counts join the set only once its uses are
+	// recorded; until then they are kept apart.
+	added := map[string]time.Time{}
+	counted := func(id string, at time.Time) bool {
+		_, ok := added[seenKey(id)]
+		return ok || seen.has(id, at)
+	}
 	var ids []string
 	for _, ev := range batch.Events {
 		if ev.ID != "" && !ev.At.After(ahead) && !seen.has(ev.ID, ev.At) {
@@ -188,11 +205,11 @@ func (j Journal) Import(ctx context.Context, rec Recorder, imp Importer, since t
 			continue
 		}
 		if ev.ID != "" {
-			if seen.has(ev.ID, ev.At) {
+			if counted(ev.ID, ev.At) {
 				report.Duplicates++
 				continue
 			}
-			seen.add(ev.ID, ev.At)
+			added[seenKey(ev.ID)] = ev.At.UTC()
 			if hooked[ev.ID] {
 				report.Hooked++
 				continue
@@ -215,7 +232,6 @@ func (j Journal) Import(ctx context.Context, rec Recorder, imp Importer, since t
 		}
 		uses = append(uses, Use{Skill: name, View: ev.View, At: ev.At, From: cmp.Or(ev.Source, FromImport)})
 	}
-	seen.trim(MaxSeen)
 	state.Seen[imp.Name()] = seen
 	for name := range unknown {
 		report.UnknownNames = append(report.UnknownNames, name)
@@ -224,20 +240,47 @@ func (j Journal) Import(ctx context.Context, rec Recorder, imp Importer, since t
 	if len(report.UnknownNames) > maxUnknownNames {
 		report.UnknownNames = report.UnknownNames[:maxUnknownNames]
 	}
-	re, err := rec.Record(ctx, uses)
-	if err != nil {
-		return nil, err
+	if len(uses) > 0 {
+		id := rand.Text()
+		state.Pending[imp.Name()] = &Pending{ID: id, Marks: batch.Marks, Added: added}
+		if err := state.Save(j.StatePath); err != nil {
+			return nil, fmt.Errorf("save how far the import read: %w", err)
+		}
+		re, err := rec.Record(ctx, uses, imp.Name(), id)
+		if err != nil {
+			return nil, err
+		}
+		report.Reactivated = append(report.Reactivated, re...)
 	}
-	report.Reactivated = append(report.Reactivated, re...)
-	state.Agents[imp.Name()] = batch.Marks
+	state.commit(imp.Name(), batch.Marks, added)
 	if err := state.Save(j.StatePath); err != nil {
-		return report, fmt.Errorf("save how far the import read (the events are recorded; the next import counts them again): %w", err)
+		return report, fmt.Errorf("save how far the import read (the events are recorded, and the next import knows it): %w", err)
 	}
 	// Only now: the marks say these calls were seen. Should the rewrite
 	// fail, they stay in the journal until they age out, which counts
 	// nothing twice: the import is done.
 	_ = hold.Take(imp.Name(), hooked, j.now())
 	return report, nil
+}
+
+// settle takes or drops the pending import of the agent that a crash
+// left in state (State.Pending): taken when the usage file holds its
+// uses, dropped when it does not, so that its records are read again
+// from the marks before it. Either way each of its calls counts once.
+func settle(state *State, rec Recorder, agent string) error {
+	p := state.Pending[agent]
+	if p == nil {
+		return nil
+	}
+	last, err := rec.LastImport(agent)
+	if err != nil {
+		return fmt.Errorf("an import of %s stopped before it was done, and the usage file does not say whether it counted its calls: %w", agent, err)
+	}
+	if last == p.ID {
+		state.commit(agent, p.Marks, p.Added)
+	}
+	delete(state.Pending, agent)
+	return nil
 }
 
 // RecordHook records one event the hook of the agent keyed key reported
@@ -263,20 +306,29 @@ func (j Journal) RecordHook(ctx context.Context, rec Recorder, key string, ev Ev
 	// marks file is replaced whole when it is written, so it reads
 	// consistently without the import's lock; an import holds the
 	// journal's until its marks are saved, and Once asks under that lock.
+	// A call an import that stopped may have counted is taken as counted:
+	// should that import not have counted it, the next one will, from the
+	// agent's records.
 	counted := func() bool {
 		state, err := LoadState(j.StatePath)
 		if err != nil {
 			return false
 		}
+		k := seenKey(ev.ID)
+		if p := state.Pending[key]; p != nil {
+			if _, ok := p.Added[k]; ok {
+				return true
+			}
+		}
 		seen := state.Seen[key]
 		if seen == nil {
 			return false
 		}
-		_, ok := seen.IDs[seenKey(ev.ID)]
+		_, ok := seen.IDs[k]
 		return ok
 	}
 	dup, journalErr, err := j.Hooked.Once(ctx, key, ev.ID, at, counted, func() error {
-		_, err := rec.Record(ctx, []Use{{Skill: name, View: ev.View, At: at, From: cmp.Or(ev.Source, FromHook)}})
+		_, err := rec.Record(ctx, []Use{{Skill: name, View: ev.View, At: at, From: cmp.Or(ev.Source, FromHook)}}, "", "")
 		return err
 	})
 	if err != nil {

@@ -45,11 +45,14 @@ func (s *Seen) has(id string, at time.Time) bool {
 }
 
 // add records the call id made at at as counted.
-func (s *Seen) add(id string, at time.Time) {
+func (s *Seen) add(id string, at time.Time) { s.addKey(seenKey(id), at) }
+
+// addKey is add for an id already made a key (seenKey).
+func (s *Seen) addKey(key string, at time.Time) {
 	if s.IDs == nil {
 		s.IDs = map[string]time.Time{}
 	}
-	s.IDs[seenKey(id)] = at.UTC()
+	s.IDs[key] = at.UTC()
 }
 
 // forgetFuture drops the calls dated after ahead, and a Floor after it:

@@ -18,6 +18,27 @@ import (
 // in key order. Uses that fail validation are refused as a whole before
 // anything is written.
 func (s *Store) RecordAll(ctx context.Context, uses []Use) (reactivated []Copy, err error) {
+	return s.recordAll(ctx, uses, "", "")
+}
+
+// RecordImport is RecordAll for the uses of one import of an agent's
+// records, which id names: the same write sets the file's Imports[agent]
+// to id, so that the file says whether it holds them.
+func (s *Store) RecordImport(ctx context.Context, uses []Use, agent, id string) (reactivated []Copy, err error) {
+	return s.recordAll(ctx, uses, agent, id)
+}
+
+// LastImport returns the id of the last import of agent's records whose
+// uses the file holds, "" when none.
+func (s *Store) LastImport(agent string) (string, error) {
+	u, err := s.Load()
+	if err != nil {
+		return "", err
+	}
+	return u.Imports[agent], nil
+}
+
+func (s *Store) recordAll(ctx context.Context, uses []Use, agent, id string) (reactivated []Copy, err error) {
 	for _, use := range uses {
 		if err := use.Copy.Validate(); err != nil {
 			return nil, err
@@ -26,12 +47,18 @@ func (s *Store) RecordAll(ctx context.Context, uses []Use) (reactivated []Copy, 
 			return nil, fmt.Errorf("record a use of %s: source %q is not one of cli, mcp, hook, import", use.Copy, use.From)
 		}
 	}
-	if len(uses) == 0 {
+	if len(uses) == 0 && agent == "" {
 		return nil, nil
 	}
 	var events []Event
 	err = s.Update(ctx, func(u *Usage) error {
 		reactivated, events = nil, nil
+		if agent != "" {
+			if u.Imports == nil {
+				u.Imports = map[string]string{}
+			}
+			u.Imports[agent] = id
+		}
 		latest := map[Copy]Use{}
 		newest := map[Copy]time.Time{}
 		for _, use := range uses {

@@ -67,8 +67,13 @@ func (r *Recorder) Resolve(ev agent.Event) (string, bool) {
 	return c.Name, true
 }
 
-// Record records uses Resolve named in the usage store, by its actor.
-func (r *Recorder) Record(ctx context.Context, uses []agent.Use) ([]string, error) {
+// LastImport returns the id of the last import of the agent's records
+// whose uses the usage store holds.
+func (r *Recorder) LastImport(name string) (string, error) { return r.store.LastImport(name) }
+
+// Record records uses Resolve named in the usage store, by its actor, as
+// the import id of the agent's records.
+func (r *Recorder) Record(ctx context.Context, uses []agent.Use, name, id string) ([]string, error) {
 	out := make([]Use, 0, len(uses))
 	for _, u := range uses {
 		c, ok := r.copies[u.Skill]
@@ -77,7 +82,7 @@ func (r *Recorder) Record(ctx context.Context, uses []agent.Use) ([]string, erro
 		}
 		out = append(out, Use{Copy: c, View: u.View, From: Source(u.From), At: u.At, Actor: r.actor})
 	}
-	re, err := r.store.RecordAll(ctx, out)
+	re, err := r.store.RecordImport(ctx, out, name, id)
 	if err != nil {
 		return nil, err
 	}

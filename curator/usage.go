@@ -40,6 +40,11 @@ type Usage struct {
 	Version int                  `json:"version"`
 	Skills  map[Copy]*SkillUsage `json:"skills"`
 	Curator CuratorState         `json:"curator"`
+	// Imports are, per agent, the id of the last import whose uses this
+	// file holds: written with them, in one step, so that an import that
+	// stopped before saving how far it read is told from one that stopped
+	// before recording (agent.Journal.Import).
+	Imports map[string]string `json:"imports,omitempty"`
 	// from is the version the file had on disk when read; Update migrates
 	// a version-1 file.
 	from int

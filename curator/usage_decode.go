@@ -83,10 +83,32 @@ func (d *usageDecoder) usage(u *Usage) bool {
 			return d.skills(&u.Skills)
 		case "curator":
 			return d.Null() || d.curator(&u.Curator)
+		case "imports":
+			return d.Null() || d.imports(&u.Imports)
 		}
 		return false
 	})
 	return ok && d.End()
+}
+
+// imports reads the imports object: agent names to import ids.
+func (d *usageDecoder) imports(p *map[string]string) bool {
+	if *p == nil {
+		*p = map[string]string{}
+	}
+	return d.Fields(func(key []byte) bool {
+		// Text reads a string as Str returns it, quotes and all.
+		name, ok := jsonscan.Text(append(append([]byte{'"'}, key...), '"'))
+		if !ok {
+			return false
+		}
+		var id string
+		if !d.String(&id) {
+			return false
+		}
+		(*p)[string(name)] = id
+		return true
+	})
 }
 
 // skillEntry is one member of the skills object.

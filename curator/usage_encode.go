@@ -75,6 +75,19 @@ func appendUsage(b []byte, u *Usage) ([]byte, bool) {
 	if !ok {
 		return nil, false
 	}
+	if len(u.Imports) > 0 {
+		b = append(b, ",\n  \"imports\": {"...)
+		for i, agent := range slices.Sorted(maps.Keys(u.Imports)) {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, "\n    "...)
+			b = appendString(b, agent)
+			b = append(b, ": "...)
+			b = appendString(b, u.Imports[agent])
+		}
+		b = append(b, "\n  }"...)
+	}
 	return append(b, "\n}"...), true
 }
 

@@ -55,7 +55,8 @@ func TestEncodeUsageIsMarshalIndent(t *testing.T) {
 		{"nil skills", &Usage{Version: 2}},
 		{"nil record", &Usage{Version: 2, Skills: map[Copy]*SkillUsage{pdf: nil}}},
 		{"zero record", &Usage{Version: 2, Skills: map[Copy]*SkillUsage{pdf: {}}}},
-		{"every field", &Usage{Version: 2, Skills: map[Copy]*SkillUsage{pdf: full}, Curator: CuratorState{LastRunAt: &at, LastSummary: "2 stale"}}},
+		{"every field", &Usage{Version: 2, Skills: map[Copy]*SkillUsage{pdf: full}, Curator: CuratorState{LastRunAt: &at, LastSummary: "2 stale"},
+			Imports: map[string]string{"codex": "b", "claude": "a", "é<": "\x01"}}},
 		{"keys sort as text", &Usage{Version: 2, Skills: map[Copy]*SkillUsage{
 			{Layer: layering.Workspace, Name: "b"}: {}, {Layer: layering.Workspace, Name: "a-b"}: {},
 			{Layer: layering.User, Owner: "z", Name: "a"}: {}, {Layer: layering.Global, Name: "é"}: {},
