@@ -49,6 +49,75 @@ func (u *usageFile) Record(ctx context.Context, uses []agent.Use, name, id strin
 	return nil, nil
 }
 
+// claudeTranscript writes one Skill call of skill, id toolu_1, in a
+// session of ws as Claude Code keeps it under projects.
+func claudeTranscript(t *testing.T, ws, projects, skill string) {
+	t.Helper()
+	dir := filepath.Join(projects, claude.FolderName(ws))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	call := map[string]any{"type": "assistant", "timestamp": "2026-03-01T10:00:00.000Z", "cwd": ws, "sessionId": "S",
+		"message": map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "tool_use", "id": "toolu_1", "name": "Skill",
+			"input": map[string]string{"skill": skill}}}}}
+	line, _ := json.Marshal(call)
+	if err := os.WriteFile(filepath.Join(dir, "s.jsonl"), append(line, '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func journal(skills string) agent.Journal {
+	return agent.Journal{StatePath: filepath.Join(skills, ".imported.json"), Hooked: agent.Hooked{Path: filepath.Join(skills, ".hooked.jsonl")},
+		Now: func() time.Time { return time.Date(2026, 4, 1, 0, 0, 0, 0, time.UTC) }}
+}
+
+func useCount(t *testing.T, store *curator.Store, skill string) int {
+	t.Helper()
+	u, err := store.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := u.Skills[curator.Copy{Layer: layering.Workspace, Name: skill}]; r != nil {
+		return r.UseCount
+	}
+	return 0
+}
+
+// TestAHookStoppedBeforeItsJournalCountsOnce: a hook that recorded a
+// call and stopped before journaling it (its journal line gone) leaves
+// the call named in the usage file, so neither the hook sent it again
+// nor an import of the transcript counts it a second time.
+func TestAHookStoppedBeforeItsJournalCountsOnce(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	ws, projects := t.TempDir(), t.TempDir()
+	skills := filepath.Join(ws, "skills")
+	if err := os.MkdirAll(skills, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	store := curator.NewStore(skills)
+	rec := &usageFile{store: store}
+	j := journal(skills)
+	warn := func(err error) { t.Log(err) }
+	if _, dup, err := j.RecordHook(ctx, rec, claude.Name, agent.Event{Skill: "pdf", ID: "toolu_1"}, warn); err != nil || dup {
+		t.Fatalf("the hook: %v %v", dup, err)
+	}
+	if err := os.Truncate(j.Hooked.Path, 0); err != nil { // as if killed before the line was written
+		t.Fatal(err)
+	}
+	if _, dup, err := j.RecordHook(ctx, rec, claude.Name, agent.Event{Skill: "pdf", ID: "toolu_1"}, warn); err != nil || !dup {
+		t.Fatalf("the hook sent the call again: dup %v, %v", dup, err)
+	}
+	claudeTranscript(t, ws, projects, "pdf")
+	r, err := j.Import(ctx, rec, claude.New(ws, projects), time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Uses != 0 || r.Hooked != 1 || useCount(t, store, "pdf") != 1 {
+		t.Errorf("the import: %+v, pdf counted %d times, want once", r, useCount(t, store, "pdf"))
+	}
+}
+
 // TestAnImportStoppedAnywhereCountsOnce: an import stopped before it
 // records its uses, or after it recorded them but before it saved how far
 // it read, leaves the next import to count each call exactly once.
@@ -60,20 +129,9 @@ func TestAnImportStoppedAnywhereCountsOnce(t *testing.T) {
 			ctx := context.Background()
 			ws, projects := t.TempDir(), t.TempDir()
 			skills := filepath.Join(ws, "skills")
-			dir := filepath.Join(projects, claude.FolderName(ws))
-			if err := os.MkdirAll(dir, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			call := map[string]any{"type": "assistant", "timestamp": "2026-03-01T10:00:00.000Z", "cwd": ws, "sessionId": "S",
-				"message": map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "tool_use", "id": "toolu_1", "name": "Skill",
-					"input": map[string]string{"skill": "pdf"}}}}}
-			line, _ := json.Marshal(call)
-			if err := os.WriteFile(filepath.Join(dir, "s.jsonl"), append(line, '\n'), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			claudeTranscript(t, ws, projects, "pdf")
 			store := curator.NewStore(skills)
-			j := agent.Journal{StatePath: filepath.Join(skills, ".imported.json"), Hooked: agent.Hooked{Path: filepath.Join(skills, ".hooked.jsonl")},
-				Now: func() time.Time { return time.Date(2026, 4, 1, 0, 0, 0, 0, time.UTC) }}
+			j := journal(skills)
 			rec := &usageFile{store: store, stop: stop}
 			if _, err := j.Import(ctx, rec, claude.New(ws, projects), time.Time{}); !errors.Is(err, errKilled) {
 				t.Fatalf("the stopped import: %v", err)
@@ -84,12 +142,8 @@ func TestAnImportStoppedAnywhereCountsOnce(t *testing.T) {
 					t.Fatalf("import %d after: %v", i+1, err)
 				}
 			}
-			u, err := store.Load()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if r := u.Skills[curator.Copy{Layer: layering.Workspace, Name: "pdf"}]; r == nil || r.UseCount != 1 {
-				t.Errorf("pdf counted %+v, want once", r)
+			if n := useCount(t, store, "pdf"); n != 1 {
+				t.Errorf("pdf counted %d times, want once", n)
 			}
 		})
 	}

@@ -197,6 +197,15 @@ func (j Journal) Import(ctx context.Context, rec Recorder, imp Importer, since t
 	}
 	defer hold.Close()
 	hooked := hold.Recorded(imp.Name(), ids)
+	// The last call a hook recorded is named in the usage file too: a
+	// hook stopped before it journaled the call leaves it there alone.
+	if last, err := rec.LastImport(HookMark); err == nil && last != "" {
+		for _, id := range ids {
+			if hookMarker(imp.Name(), id) == last {
+				hooked[id] = true
+			}
+		}
+	}
 	unknown := map[string]bool{}
 	var uses []Use
 	for _, ev := range batch.Events {
@@ -283,6 +292,15 @@ func settle(state *State, rec Recorder, agent string) error {
 	return nil
 }
 
+// HookMark is the key under which the usage file names the last call a
+// hook recorded (Recorder.Record, LastImport): hooks record one at a
+// time, under the journal's lock, and the mark is written with the use,
+// so a call whose hook stopped before journaling it is still known.
+const HookMark = "hook"
+
+// hookMarker is how the usage file names the call id of the hook of agent.
+func hookMarker(agent, id string) string { return agent + " " + journalKey(id) }
+
 // RecordHook records one event the hook of the agent keyed key reported
 // as it happened, at the event's time or now: a use of the skill it names
 // or a view of the SKILL.md it read. It returns the skill's name, or an
@@ -309,7 +327,11 @@ func (j Journal) RecordHook(ctx context.Context, rec Recorder, key string, ev Ev
 	// A call an import that stopped may have counted is taken as counted:
 	// should that import not have counted it, the next one will, from the
 	// agent's records.
+	marker := hookMarker(key, ev.ID)
 	counted := func() bool {
+		if last, err := rec.LastImport(HookMark); err == nil && last == marker {
+			return true // recorded by a hook that stopped before journaling it
+		}
 		state, err := LoadState(j.StatePath)
 		if err != nil {
 			return false
@@ -328,7 +350,11 @@ func (j Journal) RecordHook(ctx context.Context, rec Recorder, key string, ev Ev
 		return ok
 	}
 	dup, journalErr, err := j.Hooked.Once(ctx, key, ev.ID, at, counted, func() error {
-		_, err := rec.Record(ctx, []Use{{Skill: name, View: ev.View, At: at, From: cmp.Or(ev.Source, FromHook)}}, "", "")
+		mark := HookMark
+		if ev.ID == "" {
+			mark, marker = "", "" // no call to name
+		}
+		_, err := rec.Record(ctx, []Use{{Skill: name, View: ev.View, At: at, From: cmp.Or(ev.Source, FromHook)}}, mark, marker)
 		return err
 	})
 	if err != nil {
