@@ -327,3 +327,40 @@ func TestImportSlashCommands(t *testing.T) {
 		t.Error("two commands share an id")
 	}
 }
+
+// TestHookWithoutAnIDTakesTheTranscripts: a hook input with no
+// tool_use_id (an early Claude Code 2.0) gets the id of the call from the
+// end of the session's transcript, where the call was written before the
+// tool ran, so an import does not count it again; with no transcript to
+// read, it has none.
+func TestHookWithoutAnIDTakesTheTranscripts(t *testing.T) {
+	t.Parallel()
+	ws, projects := t.TempDir(), t.TempDir()
+	path := transcript(t, projects, FolderName(ws), "s.jsonl",
+		skillLine("2026-03-01T10:00:00Z", ws, "toolu_A", `{"skill":"pdf"}`),
+		skillLine("2026-03-01T10:00:01Z", ws, "toolu_B", `{"skill":"xlsx"}`),
+		readLine("2026-03-01T10:00:02Z", ws, "toolu_R", "skills/pdf/SKILL.md"),
+		skillLine("2026-03-01T10:00:03Z", ws, "toolu_C", `{"skill":"pdf"}`))
+	env := hostenv.New("", []string{"CLAUDE_PROJECT_DIR="})
+	hook := func(tool, input, transcript string) agent.Event {
+		t.Helper()
+		in := fmt.Sprintf(`{"hook_event_name":"PostToolUse","tool_name":%q,"tool_input":%s,"cwd":%q,"transcript_path":%q}`, tool, input, ws, transcript)
+		ev, err := ReadHook(env, strings.NewReader(in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ev
+	}
+	for _, tc := range []struct{ tool, input, transcript, want string }{
+		{"Skill", `{"skill":"pdf"}`, path, "toolu_C"},
+		{"Skill", `{"skill":"xlsx"}`, path, "toolu_B"},
+		{"Read", `{"file_path":"skills/pdf/SKILL.md"}`, path, "toolu_R"},
+		{"Skill", `{"skill":"docx"}`, path, ""},
+		{"Skill", `{"skill":"pdf"}`, filepath.Join(projects, "none.jsonl"), ""},
+		{"Skill", `{"skill":"pdf"}`, "s.jsonl", ""},
+	} {
+		if ev := hook(tc.tool, tc.input, tc.transcript); ev.ID != tc.want {
+			t.Errorf("%s %s from %s: id %q, want %q", tc.tool, tc.input, tc.transcript, ev.ID, tc.want)
+		}
+	}
+}

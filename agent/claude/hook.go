@@ -1,13 +1,17 @@
 package claude
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 
 	"github.com/skillsync/skillsync/agent"
 	"github.com/skillsync/skillsync/internal/hostenv"
+	"github.com/skillsync/skillsync/internal/platform"
 )
 
 // MaxHookInput bounds what ReadHook reads from stdin. A Skill call's input
@@ -22,6 +26,9 @@ type hookInput struct {
 	ToolInput     json.RawMessage `json:"tool_input"`
 	ToolUseID     string          `json:"tool_use_id"`
 	Cwd           string          `json:"cwd"`
+	// TranscriptPath is the session's transcript, where the call is
+	// written before the tool runs.
+	TranscriptPath string `json:"transcript_path"`
 }
 
 // ErrNoSkill is agent.ErrNoSkill.
@@ -61,6 +68,11 @@ func ReadHook(env hostenv.Env, r io.Reader) (agent.Event, error) {
 		return agent.Event{}, ErrNoSkill
 	}
 	ev.ID = in.ToolUseID
+	if ev.ID == "" {
+		// A Claude Code whose hook input has no tool_use_id: the id is
+		// the transcript's, or the import would count the call again.
+		ev.ID = callID(in.TranscriptPath, in.ToolName, ev)
+	}
 	ev.Where = "Claude Code hook"
 	// The project: $CLAUDE_PROJECT_DIR, which Claude Code sets for the
 	// hooks it runs, else the session's cwd the payload gives.
@@ -70,4 +82,63 @@ func ReadHook(env hostenv.Env, r io.Reader) (agent.Event, error) {
 		ev.Dir = filepath.Clean(in.Cwd)
 	}
 	return ev, nil
+}
+
+// tailSize is how much of the end of a transcript callID reads: the call
+// a hook reports was written moments before.
+const tailSize = 1 << 20
+
+// callID returns the id of the last call of tool in the transcript at
+// path that is the event ev (the same skill, or the same SKILL.md read),
+// "" when none is found or the transcript cannot be read. Only a regular
+// file is read, never through a link at its end, and only its tail.
+func callID(path, tool string, ev agent.Event) string {
+	if !filepath.IsAbs(path) {
+		return ""
+	}
+	f, err := platform.OpenFile(path, os.O_RDONLY, 0)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil || !info.Mode().IsRegular() {
+		return ""
+	}
+	start := max(0, info.Size()-tailSize)
+	tail := make([]byte, info.Size()-start)
+	if _, err := f.ReadAt(tail, start); err != nil && !errors.Is(err, io.EOF) {
+		return ""
+	}
+	lines := bytes.Split(tail, []byte("\n"))
+	for i := len(lines) - 1; i >= 0; i-- {
+		if id := lineCallID(lines[i], tool, ev); id != "" {
+			return id
+		}
+	}
+	return ""
+}
+
+// lineCallID returns the id of the last call of tool in one transcript
+// line that is the event ev, "" when there is none.
+func lineCallID(raw []byte, tool string, ev agent.Event) string {
+	if !bytes.Contains(raw, toolUse) {
+		return ""
+	}
+	var l line
+	var blocks []block
+	if json.Unmarshal(raw, &l) != nil || len(l.Message.Content) == 0 || l.Message.Content[0] != '[' ||
+		json.Unmarshal(l.Message.Content, &blocks) != nil {
+		return ""
+	}
+	for i := len(blocks) - 1; i >= 0; i-- {
+		bl := blocks[i]
+		if bl.Type != "tool_use" || bl.Name != tool {
+			continue
+		}
+		if got, ok, _ := event(bl.Name, bl.Input, l.Cwd); ok && got.Skill == ev.Skill && got.Path == ev.Path {
+			return bl.ID
+		}
+	}
+	return ""
 }
