@@ -191,15 +191,22 @@ func (m *monitor) synced(req SyncRequest, res *SyncResult, err error, took time.
 	})
 }
 
-// curated records a curation.
-func (m *monitor) curated(res *CurateResult, next *time.Time) {
+// curated records a curation: a failed one is no run, and says why.
+func (m *monitor) curated(res *CurateResult, err error, next *time.Time) {
 	if res != nil {
 		for _, to := range slices.Sorted(maps.Keys(res.Changes)) {
 			m.curateChanges.With(to).Add(float64(res.Changes[to]))
 		}
 	}
 	now := m.now().UTC()
-	m.update(func(s *State) { s.LastCurate, s.NextCurate = &now, next })
+	m.update(func(s *State) {
+		s.NextCurate, s.LastCurateError = next, ""
+		if err != nil {
+			s.LastCurateError = err.Error()
+			return
+		}
+		s.LastCurate = &now
+	})
 }
 
 // imported records an import.

@@ -222,3 +222,56 @@ func TestSyncFailedAsAWhole(t *testing.T) {
 		}
 	}
 }
+
+// brokenEngine's syncs panic and its curations fail.
+type brokenEngine struct{ stuckEngine }
+
+func (e *brokenEngine) Settings() Settings {
+	return Settings{Sync: "@every 1h", Curate: "@every 1h", Sources: []string{"team"}}
+}
+
+func (e *brokenEngine) Sync(context.Context, SyncRequest) (*SyncResult, error) { panic("a bug") }
+
+func (e *brokenEngine) Curate(context.Context) (*CurateResult, error) {
+	return nil, errors.New("the usage file is locked")
+}
+
+// TestPanickedSyncAndFailedCurationAreShown: a sync that panics counts
+// as failed and keeps the daemon not ready, saying so; a curation that
+// fails is not stamped as a run, and says why.
+func TestPanickedSyncAndFailedCurationAreShown(t *testing.T) {
+	t.Parallel()
+	m := newMonitor(slog.New(slog.DiscardHandler))
+	eng := &brokenEngine{}
+	m.configured(eng.Settings())
+	setup, err := jobs(eng, slog.New(slog.DiscardHandler), m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, j := range setup.Jobs {
+		switch j.Name() {
+		case JobSync:
+			if err := j.Run(context.Background()); err == nil || !strings.Contains(err.Error(), "panicked") {
+				t.Errorf("the sync job: %v", err)
+			}
+		case JobCurate:
+			if err := j.Run(context.Background()); err == nil {
+				t.Error("the curation job did not fail")
+			}
+		}
+	}
+	st := m.Snapshot()
+	if got := st.NotReady(time.Now()); len(got) == 0 || !strings.Contains(got[len(got)-1].Reason, "panicked") {
+		t.Errorf("after a panicked sync: NotReady %+v", got)
+	}
+	if st.LastCurate != nil || st.LastCurateError != "the usage file is locked" || st.NextCurate == nil {
+		t.Errorf("after a failed curation: last %v, error %q, next %v", st.LastCurate, st.LastCurateError, st.NextCurate)
+	}
+	var out strings.Builder
+	if err := m.reg.Write(&out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), `skillsync_sync_runs_total{result="failure"} 1`) {
+		t.Errorf("the panicked sync is not counted as failed:\n%s", out.String())
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -217,7 +218,7 @@ func jobs(eng Engine, log *slog.Logger, m *monitor) (Setup, error) {
 		NewJob(JobCurate, st.Curate, func(ctx context.Context) error {
 			res, err := curateRun(ctx, eng, log)
 			if m != nil {
-				m.curated(res, NextRun(st.Curate, time.Now()))
+				m.curated(res, err, NextRun(st.Curate, time.Now()))
 			}
 			return err
 		}),
@@ -230,11 +231,22 @@ func jobs(eng Engine, log *slog.Logger, m *monitor) (Setup, error) {
 	return Setup{Jobs: list, Attrs: attrs}, nil
 }
 
+// syncOnce runs one sync; a panic in it is its error, so that the
+// sync counts as failed and the daemon as not ready.
+func syncOnce(ctx context.Context, eng Engine, req SyncRequest) (res *SyncResult, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			res, err = nil, fmt.Errorf("the sync panicked: %v", r)
+		}
+	}()
+	return eng.Sync(ctx, req)
+}
+
 // syncJob runs one kind of sync and logs what it did.
 func syncJob(eng Engine, req SyncRequest, log *slog.Logger, m *monitor) func(context.Context) error {
 	return func(ctx context.Context) error {
 		start := time.Now()
-		res, err := eng.Sync(ctx, req)
+		res, err := syncOnce(ctx, eng, req)
 		if m != nil {
 			m.synced(req, res, err, time.Since(start))
 		}

@@ -37,6 +37,8 @@ type State struct {
 	// LastCurate and NextCurate are when curation last ran and runs next.
 	LastCurate *time.Time `json:"last_curate,omitempty"`
 	NextCurate *time.Time `json:"next_curate,omitempty"`
+	// LastCurateError is why the last curation failed; "" when it did not.
+	LastCurateError string `json:"last_curate_error,omitempty"`
 	// FleetPush is the last run of the fleet push job, when there is one.
 	FleetPush *JobState `json:"fleet_push,omitempty"`
 	UpdatedAt time.Time `json:"updated_at"`
