@@ -2,6 +2,7 @@ package agent
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding"
@@ -152,6 +153,35 @@ func handTorn(line []byte, offset int64, prev Mark, rewritten bool, fn func([]by
 	}
 	return fn(line[cut:], prev.Size)
 }
+
+// TornAt returns where, in a line that does not parse, a whole JSON
+// object begins that runs to the line's end, -1 when none does: an agent
+// killed in a write leaves a line unfinished, and its next write goes on
+// on the same line. handTorn splits such a line where an import read up
+// to; this finds the split when no import ran in between. At most
+// maxTornStarts starts are tried, each `{"`, so a long line costs a few
+// passes at most.
+func TornAt(line []byte) int {
+	from := 1
+	for range maxTornStarts {
+		if from >= len(line) {
+			return -1
+		}
+		i := bytes.Index(line[from:], []byte(`{"`))
+		if i < 0 {
+			return -1
+		}
+		from += i
+		if json.Valid(line[from:]) {
+			return from
+		}
+		from++
+	}
+	return -1
+}
+
+// maxTornStarts bounds the starts TornAt tries.
+const maxTornStarts = 64
 
 // ctxReader reads from r until ctx ends, then fails with ctx's error. A
 // line may be gigabytes long: reads end with ctx, not only lines.

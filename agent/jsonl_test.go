@@ -270,3 +270,22 @@ func TestReadNewTornLine(t *testing.T) {
 		t.Errorf("read from the start: %q", got)
 	}
 }
+
+// TestTornAt finds the whole object that ends a line cut short, and none
+// in a line that parses or holds no whole object at its end.
+func TestTornAt(t *testing.T) {
+	t.Parallel()
+	whole := `{"type":"assistant","message":{"content":[{"type":"tool_use","id":"t"}]}}`
+	for line, want := range map[string]int{
+		`{"type":"assist` + whole:      15,
+		`{"a":{"b":[1,` + whole:        13,
+		whole:                          -1,
+		`{"type":"assist`:              -1,
+		`{"a":1,"b":{"c":2}} trailing`: -1,
+		``:                             -1,
+	} {
+		if got := TornAt([]byte(line)); got != want {
+			t.Errorf("TornAt(%q) = %d, want %d", line, got, want)
+		}
+	}
+}

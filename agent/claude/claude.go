@@ -214,6 +214,9 @@ func (im *Importer) parse(b *agent.Batch, raw []byte, where string, fo folder, s
 	var l line
 	if err := json.Unmarshal(raw, &l); err != nil {
 		b.Skip(where)
+		if i := agent.TornAt(raw); i > 0 {
+			im.parse(b, raw[i:], where, fo, since) // the write after a cut one
+		}
 		return
 	}
 	if !im.belongs(l.Cwd, fo) {

@@ -364,3 +364,22 @@ func TestHookWithoutAnIDTakesTheTranscripts(t *testing.T) {
 		}
 	}
 }
+
+// TestTornLineWithoutAnImportBetween: Claude Code killed in a write
+// leaves a line unfinished, and its next write goes on on the same line.
+// With no import between the two, the unfinished part is one malformed
+// line and the call written after it is counted all the same.
+func TestTornLineWithoutAnImportBetween(t *testing.T) {
+	t.Parallel()
+	ws, projects := t.TempDir(), t.TempDir()
+	a := skillLine("2026-03-01T10:00:00Z", ws, "toolu_A", `{"skill":"notes"}`)
+	b := skillLine("2026-03-01T10:01:00Z", ws, "toolu_B", `{"skill":"pdf"}`)
+	transcript(t, projects, FolderName(ws), "s.jsonl", a[:120]+b)
+	batch, err := New(ws, projects).Import(context.Background(), time.Time{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(batch.Events) != 1 || batch.Events[0].ID != "toolu_B" || batch.Events[0].Skill != "pdf" || batch.Malformed != 1 {
+		t.Errorf("events %s, malformed %d; want toolu_B's use of pdf and one malformed line", summary(batch.Events), batch.Malformed)
+	}
+}

@@ -250,7 +250,14 @@ func (s *session) parse(raw []byte, where string) {
 	}
 	var l line
 	var it item
-	if json.Unmarshal(raw, &l) != nil || json.Unmarshal(l.Payload, &it) != nil {
+	if json.Unmarshal(raw, &l) != nil {
+		s.b.Skip(where)
+		if i := agent.TornAt(raw); i > 0 {
+			s.parse(raw[i:], where) // the write after a cut one
+		}
+		return
+	}
+	if json.Unmarshal(l.Payload, &it) != nil {
 		s.b.Skip(where)
 		return
 	}
