@@ -49,19 +49,27 @@ func (u *usageFile) Record(ctx context.Context, uses []agent.Use, name, id strin
 	return nil, nil
 }
 
-// claudeTranscript writes one Skill call of skill, id toolu_1, in a
-// session of ws as Claude Code keeps it under projects.
-func claudeTranscript(t *testing.T, ws, projects, skill string) {
+// claudeTranscript writes Skill calls of skill with the ids given
+// (toolu_1 alone by default) in a session of ws as Claude Code keeps it
+// under projects.
+func claudeTranscript(t *testing.T, ws, projects, skill string, ids ...string) {
 	t.Helper()
 	dir := filepath.Join(projects, claude.FolderName(ws))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	call := map[string]any{"type": "assistant", "timestamp": "2026-03-01T10:00:00.000Z", "cwd": ws, "sessionId": "S",
-		"message": map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "tool_use", "id": "toolu_1", "name": "Skill",
-			"input": map[string]string{"skill": skill}}}}}
-	line, _ := json.Marshal(call)
-	if err := os.WriteFile(filepath.Join(dir, "s.jsonl"), append(line, '\n'), 0o644); err != nil {
+	if len(ids) == 0 {
+		ids = []string{"toolu_1"}
+	}
+	var lines []byte
+	for _, id := range ids {
+		call := map[string]any{"type": "assistant", "timestamp": "2026-03-01T10:00:00.000Z", "cwd": ws, "sessionId": "S",
+			"message": map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "tool_use", "id": id, "name": "Skill",
+				"input": map[string]string{"skill": skill}}}}}
+		line, _ := json.Marshal(call)
+		lines = append(append(lines, line...), '\n')
+	}
+	if err := os.WriteFile(filepath.Join(dir, "s.jsonl"), lines, 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -108,13 +116,18 @@ func TestAHookStoppedBeforeItsJournalCountsOnce(t *testing.T) {
 	if _, dup, err := j.RecordHook(ctx, rec, claude.Name, agent.Event{Skill: "pdf", ID: "toolu_1"}, warn); err != nil || !dup {
 		t.Fatalf("the hook sent the call again: dup %v, %v", dup, err)
 	}
-	claudeTranscript(t, ws, projects, "pdf")
+	// The next call's hook names its own call in the usage file; the
+	// first must not be forgotten.
+	if _, dup, err := j.RecordHook(ctx, rec, claude.Name, agent.Event{Skill: "pdf", ID: "toolu_2"}, warn); err != nil || dup {
+		t.Fatalf("the next call's hook: dup %v, %v", dup, err)
+	}
+	claudeTranscript(t, ws, projects, "pdf", "toolu_1", "toolu_2")
 	r, err := j.Import(ctx, rec, claude.New(ws, projects), time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Uses != 0 || r.Hooked != 1 || useCount(t, store, "pdf") != 1 {
-		t.Errorf("the import: %+v, pdf counted %d times, want once", r, useCount(t, store, "pdf"))
+	if r.Uses != 0 || r.Hooked != 2 || useCount(t, store, "pdf") != 2 {
+		t.Errorf("the import: %+v, pdf counted %d times, want twice", r, useCount(t, store, "pdf"))
 	}
 }
 
@@ -146,5 +159,33 @@ func TestAnImportStoppedAnywhereCountsOnce(t *testing.T) {
 				t.Errorf("pdf counted %d times, want once", n)
 			}
 		})
+	}
+}
+
+// TestAPendingImportOverACorruptUsageFile: an import stopped before it
+// recorded its uses, then the usage file found corrupt, blocks nothing:
+// a corrupt file holds no import, so the next import reads the calls
+// again and counts them into the fresh file the write starts.
+func TestAPendingImportOverACorruptUsageFile(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	ws, projects := t.TempDir(), t.TempDir()
+	skills := filepath.Join(ws, "skills")
+	claudeTranscript(t, ws, projects, "pdf")
+	store := curator.NewStore(skills)
+	j := journal(skills)
+	rec := &usageFile{store: store, stop: "before"}
+	if _, err := j.Import(ctx, rec, claude.New(ws, projects), time.Time{}); !errors.Is(err, errKilled) {
+		t.Fatalf("the stopped import: %v", err)
+	}
+	if err := os.WriteFile(filepath.Join(skills, ".usage.json"), []byte(`{"version":2,"skills":{"workspace/pdf":{"use_count":-1}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rec.stop = ""
+	if _, err := j.Import(ctx, rec, claude.New(ws, projects), time.Time{}); err != nil {
+		t.Fatalf("the import after: %v", err)
+	}
+	if n := useCount(t, store, "pdf"); n != 1 {
+		t.Errorf("pdf counted %d times, want once", n)
 	}
 }

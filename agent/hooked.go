@@ -10,6 +10,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/skillsync/skillsync/internal/atomicfile"
@@ -253,6 +254,26 @@ func (o *Hold) Take(agent string, ids map[string]bool, now time.Time) error {
 
 // Close lets hooks at the journal again.
 func (o *Hold) Close() { o.lock.Close() }
+
+// keep journals the call marker names (hookMarker) unless the journal
+// holds it already; the caller holds the lock. A marker that names no
+// call that can be kept is passed over.
+func (h Hooked) keep(marker string, at time.Time) error {
+	agent, id, ok := strings.Cut(marker, " ")
+	if !ok || !validID(agent) || !validID(id) {
+		return nil
+	}
+	entries, err := h.read()
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if e.Agent == agent && e.ID == id {
+			return nil
+		}
+	}
+	return h.appendEntry(agent, id, at)
+}
 
 // read returns the journal's valid lines; a missing journal is empty.
 func (h Hooked) read() ([]hookedEntry, error) {

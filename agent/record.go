@@ -278,7 +278,8 @@ func (j Journal) Import(ctx context.Context, rec Recorder, imp Importer, since t
 // from the marks before it. Either way each of its calls counts once.
 func settle(state *State, rec Recorder, agent string) error {
 	p := state.Pending[agent]
-	if p == nil {
+	if p == nil || p.ID == "" {
+		delete(state.Pending, agent) // none, or none skillsync wrote
 		return nil
 	}
 	last, err := rec.LastImport(agent)
@@ -328,8 +329,12 @@ func (j Journal) RecordHook(ctx context.Context, rec Recorder, key string, ev Ev
 	// should that import not have counted it, the next one will, from the
 	// agent's records.
 	marker := hookMarker(key, ev.ID)
+	// last is the call the usage file names as the last a hook recorded,
+	// read under the journal's lock (counted runs there, before record).
+	var last string
 	counted := func() bool {
-		if last, err := rec.LastImport(HookMark); err == nil && last == marker {
+		last, _ = rec.LastImport(HookMark)
+		if last == marker {
 			return true // recorded by a hook that stopped before journaling it
 		}
 		state, err := LoadState(j.StatePath)
@@ -353,6 +358,10 @@ func (j Journal) RecordHook(ctx context.Context, rec Recorder, key string, ev Ev
 		mark := HookMark
 		if ev.ID == "" {
 			mark, marker = "", "" // no call to name
+		} else if last != "" {
+			// This use's mark replaces the name of the last hook's call:
+			// journaled now if that hook stopped before journaling it.
+			_ = j.Hooked.keep(last, at)
 		}
 		_, err := rec.Record(ctx, []Use{{Skill: name, View: ev.View, At: at, From: cmp.Or(ev.Source, FromHook)}}, mark, marker)
 		return err

@@ -29,10 +29,11 @@ func (s *Store) RecordImport(ctx context.Context, uses []Use, agent, id string) 
 }
 
 // LastImport returns the id of the last import of agent's records whose
-// uses the file holds, "" when none.
+// uses the file holds, "" when none. A corrupt file holds none: the next
+// write sets it aside and starts afresh.
 func (s *Store) LastImport(agent string) (string, error) {
 	u, err := s.Load()
-	if err != nil {
+	if err != nil && !IsCorrupt(err) {
 		return "", err
 	}
 	return u.Imports[agent], nil

@@ -84,7 +84,11 @@ func (d *usageDecoder) usage(u *Usage) bool {
 		case "curator":
 			return d.Null() || d.curator(&u.Curator)
 		case "imports":
-			return d.Null() || d.imports(&u.Imports)
+			if d.Null() {
+				u.Imports = nil
+				return true
+			}
+			return d.imports(&u.Imports)
 		}
 		return false
 	})

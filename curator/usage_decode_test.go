@@ -158,6 +158,7 @@ func usageCorpus(t testing.TB) []struct{ name, data, path string } {
 		{"null curator", `{"version":2,"curator":null,"skills":{}}`, fast},
 		{"imports", `{"version":2,"skills":{},"imports":{"claude":"a1","codex":"b\u00e9","claude":"a2"}}`, fast},
 		{"null imports", `{"version":2,"skills":{},"imports":null}`, fast},
+		{"imports then null", `{"version":2,"skills":{},"imports":{"claude":"a1"},"imports":null}`, fast},
 		{"an import that is no string", `{"version":2,"skills":{},"imports":{"claude":1}}`, slow},
 		{"empty record", rec(`{}`), fast},
 		{"null record", `{"version":2,"skills":{"workspace/a":null,"workspace/b":{"use_count":1}}}`, fast},
