@@ -14,7 +14,7 @@ import (
 // the system gave it, which may be either.
 type Workspace struct {
 	paths []string
-	// nested caches, per folder below the workspace, whether a config
+	// nested caches, per folder below the workspace, whether a cache
 	// there makes it (and what is below it) another workspace.
 	nested *nestedFolders
 }
@@ -38,10 +38,12 @@ func NewWorkspace(root string) Workspace {
 func (w Workspace) Paths() []string { return w.paths }
 
 // Within reports whether the absolute path p is the workspace or inside
-// it, and not inside a workspace nested in it (a folder below with its
-// own config): a session there uses that workspace's skills, and is
-// counted there alone. A relative path, as a record may hold, is in no
-// workspace.
+// it, and not inside a workspace nested in it (a folder below with a
+// cache of its own, where a sync put it): a session there uses that
+// workspace's skills, and is counted there alone. A folder below with
+// only a config is not one: a config may name its workspace elsewhere
+// (workspace: .., for one kept in tools/). A relative path, as a record
+// may hold, is in no workspace.
 func (w Workspace) Within(p string) bool {
 	if !filepath.IsAbs(p) {
 		return false
@@ -56,25 +58,25 @@ func (w Workspace) Within(p string) bool {
 }
 
 // inNested reports whether a folder from p up to, not including, the
-// workspace root ws holds a config.
+// workspace root ws holds a workspace's cache.
 func (w Workspace) inNested(ws, p string) bool {
 	for d := p; d != ws && len(d) > len(ws); d = filepath.Dir(d) {
-		if w.hasConfig(d) {
+		if w.hasCache(d) {
 			return true
 		}
 	}
 	return false
 }
 
-// hasConfig reports whether the folder dir holds a config file, asked of
-// the system once per folder.
-func (w Workspace) hasConfig(dir string) bool {
+// hasCache reports whether the folder dir holds a workspace's cache,
+// asked of the system once per folder.
+func (w Workspace) hasCache(dir string) bool {
 	w.nested.mu.Lock()
 	defer w.nested.mu.Unlock()
 	has, ok := w.nested.known[dir]
 	if !ok {
-		_, err := os.Lstat(filepath.Join(dir, workspace.ConfigName))
-		has = err == nil
+		info, err := os.Lstat(filepath.Join(dir, workspace.CacheName))
+		has = err == nil && info.IsDir()
 		w.nested.known[dir] = has
 	}
 	return has

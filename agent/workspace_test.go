@@ -45,8 +45,9 @@ func TestWorkspace(t *testing.T) {
 }
 
 // TestWorkspaceLeavesNestedOnesOut: a folder below the workspace with a
-// config of its own is another workspace, and so is all below it; its
-// neighbours and the folders above it stay in.
+// cache of its own is another workspace, and so is all below it; its
+// neighbours and the folders above it stay in, and so does a folder with
+// only a config (one naming its workspace elsewhere, workspace: ..).
 func TestWorkspaceLeavesNestedOnesOut(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
@@ -55,9 +56,16 @@ func TestWorkspaceLeavesNestedOnesOut(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, dir := range []string{root, inner} {
-		if err := os.WriteFile(filepath.Join(dir, "skillsync.yaml"), []byte("repositories: []\n"), 0o644); err != nil {
+		if err := os.Mkdir(filepath.Join(dir, ".skills-cache"), 0o755); err != nil {
 			t.Fatal(err)
 		}
+	}
+	tools := filepath.Join(root, "tools")
+	if err := os.Mkdir(tools, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(tools, "skillsync.yaml"), []byte("workspace: ..\nrepositories: []\n"), 0o644); err != nil {
+		t.Fatal(err)
 	}
 	outer, nested := NewWorkspace(root), NewWorkspace(inner)
 	for p, want := range map[string][2]bool{ // Within of the outer, of the inner
@@ -68,6 +76,7 @@ func TestWorkspaceLeavesNestedOnesOut(t *testing.T) {
 		filepath.Join(inner, "deep"):  {false, true},
 		filepath.Join(inner, "new"):   {false, true},
 		filepath.Join(root, "inner2"): {true, false},
+		tools:                         {true, false},
 	} {
 		if got := [2]bool{outer.Within(p), nested.Within(p)}; got != want {
 			t.Errorf("Within(%q): outer %v, inner %v; want %v", p, got[0], got[1], want)
