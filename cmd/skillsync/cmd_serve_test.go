@@ -68,6 +68,14 @@ func TestServe(t *testing.T) {
 			}
 		}
 	}
+	// A daemon state that does not parse hides the daemon's view, not
+	// the sources.
+	if err := os.WriteFile(filepath.Join(ws, "skills", wsfiles.DaemonName), []byte("{"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, body := get("/sources"); code != http.StatusOK || !strings.Contains(body, "builtin") || !strings.Contains(body, "read daemon state") {
+		t.Errorf("/sources with a broken daemon state: %d\n%s", code, body)
+	}
 	res, err := http.Post(addr+"/", "text/plain", strings.NewReader("x"))
 	if err != nil {
 		t.Fatal(err)

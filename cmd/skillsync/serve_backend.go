@@ -69,16 +69,18 @@ func (b serveBackend) Status(ctx context.Context) (*serve.Status, error) {
 	if err != nil {
 		return nil, err
 	}
-	ds, _, err := daemon.ReadState(ctx, ly.DaemonFile(), ly.DaemonLockFile())
-	if err != nil {
-		return nil, err
-	}
+	// A state file that cannot be read hides the daemon's view, not the
+	// sources: each says why it lacks it.
+	ds, _, stateErr := daemon.ReadState(ctx, ly.DaemonFile(), ly.DaemonLockFile())
 	for _, s := range cfg.Sources {
 		ss := serve.SourceStatus{Name: s.Name, Kind: string(s.Kind)}
 		if rec, ok := m.Sources[s.Name]; ok {
 			ss.Revision, ss.Skills = rec.Revision, len(rec.Skills)
 		} else {
 			ss.LastError = "not synced yet: run skillsync sync"
+		}
+		if stateErr != nil && ss.LastError == "" {
+			ss.LastError = stateErr.Error()
 		}
 		if d, ok := ds.Source(s.Name); ok {
 			if d.LastSuccess != nil {

@@ -47,22 +47,35 @@ func Listener(ln net.Listener, n int) net.Listener {
 	if n <= 0 {
 		return ln
 	}
-	return &limited{Listener: ln, slots: make(chan struct{}, n)}
+	return &limited{Listener: ln, slots: make(chan struct{}, n), closed: make(chan struct{})}
 }
 
 type limited struct {
 	net.Listener
-	slots chan struct{}
+	slots     chan struct{}
+	closed    chan struct{}
+	closeOnce sync.Once
 }
 
+// Accept waits for a free slot, or for the listener to close: a server
+// shut down while every slot is held must not wait for one.
 func (l *limited) Accept() (net.Conn, error) {
-	l.slots <- struct{}{}
+	select {
+	case l.slots <- struct{}{}:
+	case <-l.closed:
+		return nil, net.ErrClosed
+	}
 	c, err := l.Listener.Accept()
 	if err != nil {
 		<-l.slots
 		return nil, err
 	}
 	return &slotConn{Conn: c, free: func() { <-l.slots }}, nil
+}
+
+func (l *limited) Close() error {
+	l.closeOnce.Do(func() { close(l.closed) })
+	return l.Listener.Close()
 }
 
 type slotConn struct {

@@ -142,3 +142,37 @@ func TestGuardLoopback(t *testing.T) {
 		t.Error("a request with no local address counted as loopback")
 	}
 }
+
+// A server shut down while every slot is held ends at once: Accept waits
+// for a slot or for the listener to close, whichever comes first.
+func TestServeEndsWithEverySlotHeld(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := New(ok, Limits{Conns: 1})
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(Listener(ln, 1)) }()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	time.Sleep(100 * time.Millisecond) // the one slot taken
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	srv.Shutdown(ctx) // it waits for Serve's Accept to return
+	if took := time.Since(start); took > 5*time.Second {
+		t.Fatalf("Shutdown took %v: Serve waited for a slot", took)
+	}
+	select {
+	case err := <-served:
+		if !errors.Is(err, http.ErrServerClosed) {
+			t.Errorf("Serve: %v", err)
+		}
+	case <-time.After(5 * time.Second): // the held connection's header timeout is 10 s
+		t.Fatal("Serve still waits for a slot after Shutdown")
+	}
+}
