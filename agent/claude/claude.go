@@ -124,28 +124,33 @@ type folder struct {
 // sessions, in name order. A folder whose name only begins like the
 // workspace's may be another project's (/a/b-c for /a/b); its lines count
 // only when their cwd is inside the workspace.
-func (im *Importer) folders() ([]folder, error) {
+func (im *Importer) folders() (out []folder, links []string, err error) {
 	entries, err := os.ReadDir(im.projects)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read Claude Code's projects folder %s: %w", im.projects, err)
+		return nil, nil, fmt.Errorf("read Claude Code's projects folder %s: %w", im.projects, err)
 	}
-	var out []folder
 	for _, e := range entries {
-		if !e.IsDir() {
+		link := e.Type()&fs.ModeSymlink != 0
+		if !e.IsDir() && !link {
 			continue
 		}
 		for _, ws := range im.ws.Paths() {
 			want := FolderName(ws)
 			if e.Name() == want || strings.HasPrefix(e.Name(), want+"-") {
-				out = append(out, folder{name: e.Name(), exact: e.Name() == want})
+				if link {
+					// Its calls are not counted: said, not passed over.
+					links = append(links, e.Name())
+				} else {
+					out = append(out, folder{name: e.Name(), exact: e.Name() == want})
+				}
 				break
 			}
 		}
 	}
-	return out, nil
+	return out, links, nil
 }
 
 // Import reads every transcript of the workspace's sessions from where
@@ -154,11 +159,14 @@ func (im *Importer) folders() ([]folder, error) {
 // workspace's skills is the caller's to decide. A transcript that cannot
 // be read is listed in the batch's Unreadable and keeps its mark.
 func (im *Importer) Import(ctx context.Context, since time.Time, done agent.Marks) (*agent.Batch, error) {
-	folders, err := im.folders()
+	folders, links, err := im.folders()
 	if err != nil {
 		return nil, err
 	}
 	b := &agent.Batch{Marks: agent.Marks{}}
+	for _, name := range links {
+		b.Unreadable = append(b.Unreadable, fmt.Sprintf("%s is a symbolic link; skillsync does not follow links in Claude Code's projects folder: move the folder there", filepath.Join(im.projects, name)))
+	}
 	for _, fo := range folders {
 		files, err := agent.ListJSONL(filepath.Join(im.projects, fo.name), maxDepth)
 		if err != nil {

@@ -383,3 +383,22 @@ func TestTornLineWithoutAnImportBetween(t *testing.T) {
 		t.Errorf("events %s, malformed %d; want toolu_B's use of pdf and one malformed line", summary(batch.Events), batch.Malformed)
 	}
 }
+
+// TestLinkedProjectFolderIsSaid: a project folder of the workspace that
+// is a symbolic link is not followed, and the batch says so rather than
+// pass its calls over in silence.
+func TestLinkedProjectFolderIsSaid(t *testing.T) {
+	t.Parallel()
+	ws, projects, elsewhere := t.TempDir(), t.TempDir(), t.TempDir()
+	transcript(t, elsewhere, "real", "s.jsonl", skillLine("2026-03-01T10:00:00Z", ws, "t1", `{"skill":"pdf"}`))
+	if err := os.Symlink(filepath.Join(elsewhere, "real"), filepath.Join(projects, FolderName(ws))); err != nil {
+		t.Skip(err)
+	}
+	b, err := New(ws, projects).Import(context.Background(), time.Time{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b.Events) != 0 || len(b.Unreadable) != 1 || !strings.Contains(b.Unreadable[0], "symbolic link") {
+		t.Errorf("events %s, unreadable %q", summary(b.Events), b.Unreadable)
+	}
+}
