@@ -295,6 +295,12 @@ func TestBadInput(t *testing.T) {
 	if len(u) != 2 || u["marketplace:team/good"].Uses != 1 || u["marketplace:team/many"].Uses != 0 {
 		t.Fatalf("usage with hostile rows: %+v", u)
 	}
+	// Two rows whose sum no bigint holds: the host is skipped, the rest
+	// answered.
+	pgtest.Exec(t, c, "INSERT INTO "+schema+".host_copies (host, layer, owner, name, uses) VALUES ('ok', 'workspace', '', 'good', 9000000000000000000), ('ok', 'user', 'ann', 'good', 9000000000000000000)")
+	if _, err := s.Status(ctx, fleet.StatusOptions{Skill: "good"}); err != nil {
+		t.Errorf("status of a skill with counters past a bigint's sum: %v", err)
+	}
 	for _, want := range []string{`bad\ahost`, "farfuture", "../../etc", "bogus", "many"} {
 		if !strings.Contains(w.all(), want) {
 			t.Errorf("no warning names %q:\n%s", want, w.all())

@@ -165,7 +165,26 @@ type pushedRecord struct {
 	Pinned     bool   `json:"p,omitempty"`
 }
 
-func (p *pushedFile) Validate() error { return jsonfile.CheckVersion(p.Version, 1) }
+// Validate checks the version and that every counter is one the store
+// could hold (0 to MaxCount): a crafted file must not make a push send
+// more than was used, or less.
+func (p *pushedFile) Validate() error {
+	if err := jsonfile.CheckVersion(p.Version, 1); err != nil {
+		return err
+	}
+	sets := []map[string]pushedRecord{p.Records}
+	for _, recs := range p.Earlier {
+		sets = append(sets, recs)
+	}
+	for _, recs := range sets {
+		for c, r := range recs {
+			if checkCount("uses", r.Uses) != nil || checkCount("views", r.Views) != nil {
+				return fmt.Errorf("the record of %q counts %d uses and %d views, out of range", c, r.Uses, r.Views)
+			}
+		}
+	}
+	return nil
+}
 
 // Push is a push made ready: the heartbeat and the usage records that
 // changed since the last push the store acknowledged.
@@ -279,6 +298,7 @@ func (p *Push) Send(ctx context.Context, store *Store) (*PushReport, error) {
 		}
 		res.Seq, res.Records, res.Uses, res.Views = r.Seq, res.Records+r.Records, res.Uses+r.Uses, res.Views+r.Views
 		res.Skipped = append(res.Skipped, r.Skipped...)
+		res.skippedCopies = append(res.skippedCopies, r.skippedCopies...)
 	}
 	if len(p.recs) == 0 {
 		// The heartbeat alone.
@@ -290,6 +310,11 @@ func (p *Push) Send(ctx context.Context, store *Store) (*PushReport, error) {
 	}
 	for _, s := range res.Skipped {
 		p.warn("fleet push: skipped " + s)
+	}
+	// A record the store refused is not what it holds: the next push
+	// sends it again (a clock put right, a record mended).
+	for _, c := range res.skippedCopies {
+		delete(p.next, c)
 	}
 	if err := jsonfile.Write(p.path, &pushedFile{Version: 1, Host: p.hb.Host, Store: p.store, Records: p.next, Earlier: p.earlier}, 0o644); err != nil {
 		// The store has the usage; the next push sends it again, which

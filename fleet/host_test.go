@@ -235,3 +235,53 @@ func TestRenamedHostCountsNothingTwice(t *testing.T) {
 		}
 	}
 }
+
+// TestCraftedPushedFileIsRefused: a pushed file whose counters no store
+// holds (negative, past MaxCount) is read as unreadable, so the push
+// sends every counter whole rather than more or less than was used.
+func TestCraftedPushedFileIsRefused(t *testing.T) {
+	t.Parallel()
+	pushed := filepath.Join(t.TempDir(), ".fleet-pushed.json")
+	at := time.Now().UTC().Truncate(time.Second)
+	pdf := mcopy(t, "team", "pdf")
+	u := &curator.Usage{Skills: map[curator.Copy]*curator.SkillUsage{pdf: {UseCount: 2, LastUsedAt: &at, State: curator.Active}}}
+	for _, body := range []string{
+		`{"version":1,"host":"h","store":"s","records":{},"earlier":{"ghost":{"marketplace:team/pdf":{"u":-999999999998,"v":-5}}}}`,
+		`{"version":1,"host":"h","store":"s","records":{},"earlier":{"a":{"marketplace:team/pdf":{"u":9223372036854775807}},"b":{"marketplace:team/pdf":{"u":9223372036854775807}}}}`,
+		`{"version":1,"host":"h","store":"s","records":{"marketplace:team/pdf":{"u":-1}}}`,
+	} {
+		if err := os.WriteFile(pushed, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var warnings []string
+		p := fleet.PreparePush(fleet.Heartbeat{Host: "h"}, u, pushed, "s", func(s string) { warnings = append(warnings, s) })
+		if len(p.Records()) != 1 || p.Records()[0].Uses != 2 || len(warnings) != 1 || !strings.Contains(warnings[0], "out of range") {
+			t.Errorf("%s: records %+v, warnings %q; want pdf's 2 uses whole and a warning", body, p.Records(), warnings)
+		}
+	}
+}
+
+// TestSkippedRecordIsSentAgain: a record the store refuses (its last use
+// too far ahead of the server's clock) is not remembered as pushed, so
+// the push after the clock is put right sends it.
+func TestSkippedRecordIsSentAgain(t *testing.T) {
+	s, _ := open(t, pgCluster.Get(t), nil)
+	pushed := filepath.Join(t.TempDir(), ".fleet-pushed.json")
+	ahead := time.Now().UTC().Add(72 * time.Hour).Truncate(time.Second)
+	pdf := mcopy(t, "team", "pdf")
+	u := &curator.Usage{Skills: map[curator.Copy]*curator.SkillUsage{pdf: {UseCount: 3, LastUsedAt: &ahead, State: curator.Active}}}
+	warn := func(string) {}
+	if rep, err := fleet.PreparePush(hb("host-a"), u, pushed, s.Identity(), warn).Send(context.Background(), s); err != nil || len(rep.Skipped) != 1 {
+		t.Fatalf("a record from a clock days ahead: %+v %v", rep, err)
+	}
+	// Not acknowledged: the same record goes again.
+	if p := fleet.PreparePush(hb("host-a"), u, pushed, s.Identity(), warn); len(p.Records()) != 1 {
+		t.Errorf("after the refusal %d records would go, want pdf's again", len(p.Records()))
+	}
+	at := time.Now().UTC().Truncate(time.Second)
+	u.Skills[pdf].LastUsedAt = &at
+	rep, err := fleet.PreparePush(hb("host-a"), u, pushed, s.Identity(), warn).Send(context.Background(), s)
+	if err != nil || rep.Uses != 3 {
+		t.Fatalf("after the clock was put right: %+v %v; want pdf's 3 uses", rep, err)
+	}
+}

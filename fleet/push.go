@@ -60,6 +60,8 @@ type PushResult struct {
 	// ones refused, each with why.
 	Records int      `json:"records"`
 	Skipped []string `json:"skipped,omitempty"`
+	// skippedCopies are the copies of the records skipped.
+	skippedCopies []string
 	// Uses and Views are what the push added to the fleet's buckets.
 	Uses  int64 `json:"uses"`
 	Views int64 `json:"views"`
@@ -93,10 +95,12 @@ func (s *Store) Push(ctx context.Context, hb Heartbeat, recs []Record) (PushResu
 	for _, r := range recs {
 		if err := checkRecord(r, now); err != nil {
 			res.Skipped = append(res.Skipped, err.Error())
+			res.skippedCopies = append(res.skippedCopies, r.Copy.String())
 			continue
 		}
 		if seen[r.Copy] {
 			res.Skipped = append(res.Skipped, fmt.Sprintf("copy %s: sent twice", r.Copy))
+			res.skippedCopies = append(res.skippedCopies, r.Copy.String())
 			continue
 		}
 		seen[r.Copy] = true

@@ -137,7 +137,9 @@ LEFT JOIN (SELECT source, max(first_seen_at) AS newest FROM `+s.schema+`.revisio
 // placing returns the hosts that place a skill (any copy not archived),
 // with their uses and views of it.
 func (s *Store) placing(ctx context.Context, name string) (map[string][2]int64, error) {
-	rows, err := s.pool.Query(ctx, `SELECT host, sum(uses)::bigint, sum(views)::bigint FROM `+s.schema+`.host_copies
+	// Each sum held in range (sat): rows out of range would overflow the
+	// cast and fail the whole answer; checkCount then skips the host.
+	rows, err := s.pool.Query(ctx, `SELECT host, `+s.schema+`.sat(sum(uses)), `+s.schema+`.sat(sum(views)) FROM `+s.schema+`.host_copies
 WHERE lower(name) = lower($1) AND state <> 'archived' GROUP BY host`, name)
 	if err != nil {
 		return nil, s.fail("read the hosts of skill "+name, err)
