@@ -108,9 +108,16 @@ func CurateSource(ctx context.Context, store *Store, req SourceCurationRequest) 
 
 // plan decides which of req.Skills retire, from the fleet's usage list.
 func (out *SourceCuration) plan(req SourceCurationRequest, list []SkillUsage) {
+	// Copies whose names differ only in case are one skill to a source
+	// (a rename from PDF to pdf leaves both in the store): merged, the
+	// latest use and view, the earliest report, any pin, the most hosts.
 	byName := map[string]SkillUsage{}
 	for _, u := range list {
-		byName[layering.Key(u.Name)] = u
+		k := layering.Key(u.Name)
+		if have, ok := byName[k]; ok {
+			u = mergeUsage(have, u)
+		}
+		byName[k] = u
 	}
 	for _, n := range req.Skills {
 		u, known := byName[layering.Key(n)]
@@ -211,4 +218,23 @@ func idleText(d time.Duration) string {
 		return fmt.Sprintf("%dh", int(d.Hours()))
 	}
 	return fmt.Sprintf("%dd", int(d.Hours()/24))
+}
+
+// mergeUsage folds b into a for plan: what keeps a skill wins.
+func mergeUsage(a, b SkillUsage) SkillUsage {
+	a.Pinned = a.Pinned || b.Pinned
+	a.Placed = max(a.Placed, b.Placed)
+	if !b.FirstSeenAt.IsZero() && (a.FirstSeenAt.IsZero() || b.FirstSeenAt.Before(a.FirstSeenAt)) {
+		a.FirstSeenAt = b.FirstSeenAt
+	}
+	a.LastUsedAt, a.LastViewedAt = latest(a.LastUsedAt, b.LastUsedAt), latest(a.LastViewedAt, b.LastViewedAt)
+	return a
+}
+
+// latest is the later of two times that may be missing (nil).
+func latest(a, b *time.Time) *time.Time {
+	if a == nil || (b != nil && b.After(*a)) {
+		return b
+	}
+	return a
 }

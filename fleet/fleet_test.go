@@ -397,3 +397,27 @@ func TestDatabaseStopsAndStarts(t *testing.T) {
 		t.Fatalf("after the restart: %+v", u)
 	}
 }
+
+// TestCaseOnlyCopiesAreOneSkill: a source's curation takes copies whose
+// names differ only in case for one skill (a rename from PDF to pdf
+// leaves both in the store): an idle PDF does not retire a pdf used
+// today.
+func TestCaseOnlyCopiesAreOneSkill(t *testing.T) {
+	t.Parallel()
+	c := pgCluster.Get(t)
+	s, schema := open(t, c, nil)
+	ctx := context.Background()
+	now := time.Now().UTC().Truncate(time.Second)
+	if _, err := s.Push(ctx, hb("a"), []fleet.Record{{Copy: mcopy(t, "team", "pdf"), Uses: 1, LastUsedAt: now, State: "active"}}); err != nil {
+		t.Fatal(err)
+	}
+	pgtest.Exec(t, c, "INSERT INTO "+schema+".host_copies (host, layer, owner, name, uses, first_seen_at) VALUES ('a', 'marketplace', 'team', 'PDF', 0, '2020-01-01')")
+	out, err := fleet.CurateSource(ctx, s, fleet.SourceCurationRequest{Source: "team", Skills: []string{"pdf"}, Now: now,
+		StaleAfter: 30 * 24 * time.Hour, ArchiveAfter: 90 * 24 * time.Hour, MinHosts: 1, DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Retired) != 0 || out.Kept != 1 {
+		t.Errorf("a skill used today: retired %+v, kept %d", out.Retired, out.Kept)
+	}
+}
