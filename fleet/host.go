@@ -189,8 +189,17 @@ func (p *pushedFile) Validate() error {
 // Push is a push made ready: the heartbeat and the usage records that
 // changed since the last push the store acknowledged.
 type Push struct {
-	hb      Heartbeat
-	recs    []Record
+	hb   Heartbeat
+	recs []Record
+	// all are every record, sent when the store turns out to hold no
+	// earlier push of the host though the pushed file says it did
+	// (resend): a store reset or restored, the host's row deleted.
+	all    []Record
+	resend bool
+	// usage and own are what the push was made from: the usage, and what
+	// the store acknowledged of this host.
+	usage   *curator.Usage
+	own     map[string]pushedRecord
 	next    map[string]pushedRecord
 	earlier map[string]map[string]pushedRecord
 	path    string
@@ -225,8 +234,14 @@ func PreparePush(hb Heartbeat, u *curator.Usage, pushedPath, store string, warn 
 	if pushed.Host != hb.Host {
 		pushed = renamed(pushed, hb.Host, warn)
 	}
+	return prepare(hb, u, pushed, pushedPath, store, warn)
+}
+
+// prepare is PreparePush from the pushed file as read.
+func prepare(hb Heartbeat, u *curator.Usage, pushed *pushedFile, pushedPath, store string, warn func(string)) *Push {
 	base := earlierCounts(pushed.Earlier)
-	p := &Push{hb: hb, next: map[string]pushedRecord{}, earlier: pushed.Earlier, path: pushedPath, store: store, warn: warn}
+	p := &Push{hb: hb, next: map[string]pushedRecord{}, earlier: pushed.Earlier, path: pushedPath, store: store, warn: warn,
+		usage: u, own: pushed.Records, resend: len(pushed.Records) > 0}
 	for c, su := range u.Skills {
 		if su == nil {
 			continue
@@ -243,12 +258,15 @@ func PreparePush(hb Heartbeat, u *curator.Usage, pushedPath, store string, warn 
 		}
 		rec := pushedRecord{Uses: r.Uses, Views: r.Views, LastUsed: r.LastUsedAt.Unix(), LastViewed: r.LastViewedAt.Unix(), State: r.State, Pinned: r.Pinned}
 		p.next[c.String()] = rec
+		p.all = append(p.all, r)
 		if old, ok := pushed.Records[c.String()]; ok && old == rec {
 			continue
 		}
 		p.recs = append(p.recs, r)
 	}
-	slices.SortFunc(p.recs, func(a, b Record) int { return strings.Compare(a.Copy.String(), b.Copy.String()) })
+	byCopy := func(a, b Record) int { return strings.Compare(a.Copy.String(), b.Copy.String()) }
+	slices.SortFunc(p.recs, byCopy)
+	slices.SortFunc(p.all, byCopy)
 	return p
 }
 
@@ -291,14 +309,8 @@ func earlierCounts(earlier map[string]map[string]pushedRecord) map[string]pushed
 // ones again, which counts nothing twice.
 func (p *Push) Send(ctx context.Context, store *Store) (*PushReport, error) {
 	var res PushResult
-	for part := range slices.Chunk(p.recs, maxRecords) {
-		r, err := store.Push(ctx, p.hb, part)
-		if err != nil {
-			return nil, err
-		}
-		res.Seq, res.Records, res.Uses, res.Views = r.Seq, res.Records+r.Records, res.Uses+r.Uses, res.Views+r.Views
-		res.Skipped = append(res.Skipped, r.Skipped...)
-		res.skippedCopies = append(res.skippedCopies, r.skippedCopies...)
+	if err := p.sendParts(ctx, store, p.recs, &res); err != nil {
+		return nil, err
 	}
 	if len(p.recs) == 0 {
 		// The heartbeat alone.
@@ -307,6 +319,15 @@ func (p *Push) Send(ctx context.Context, store *Store) (*PushReport, error) {
 			return nil, err
 		}
 		res = r
+	}
+	if p.resend && res.Seq == 1 {
+		var err error
+		if p, err = p.lost(ctx, store); err != nil {
+			return nil, err
+		}
+		if err := p.sendParts(ctx, store, p.all, &res); err != nil {
+			return nil, err
+		}
 	}
 	for _, s := range res.Skipped {
 		p.warn("fleet push: skipped " + s)
@@ -322,6 +343,55 @@ func (p *Push) Send(ctx context.Context, store *Store) (*PushReport, error) {
 		p.warn("fleet push: remember what was pushed: " + err.Error())
 	}
 	return &PushReport{Host: p.hb.Host, PushResult: res, Sent: len(p.recs)}, nil
+}
+
+// lost is the push to make when the store counts this one as the host's
+// first, though it acknowledged earlier ones: it lost the host's rows.
+// Where it still has day counts of the copies the host pushed (an
+// operator deleted the host), what the host pushed stays counted there,
+// and is kept as an earlier id's: the records go again less it, so the
+// pins and states come back and nothing is counted twice. Where it has
+// none (a store reset), the records go whole. (Had other hosts pushed
+// those copies to a reset store first, the host's own history stays
+// lost, never counted twice.)
+func (p *Push) lost(ctx context.Context, store *Store) (*Push, error) {
+	var copies []curator.Copy
+	for key := range p.own {
+		if c, err := curator.ParseCopy(key); err == nil {
+			copies = append(copies, c)
+		}
+	}
+	kept, err := store.hasDays(ctx, copies)
+	if err != nil {
+		return nil, err
+	}
+	p.warn(fmt.Sprintf("fleet push: the store holds no earlier push of host %q (reset, or the host removed): sending every usage record", p.hb.Host))
+	if !kept {
+		// What earlier ids pushed went with the rest.
+		return prepare(p.hb, p.usage, &pushedFile{Host: p.hb.Host, Store: p.store}, p.path, p.store, p.warn), nil
+	}
+	earlier := maps.Clone(p.earlier)
+	if earlier == nil {
+		earlier = map[string]map[string]pushedRecord{}
+	}
+	// No host id holds a tab: this key is never a host's.
+	earlier[p.hb.Host+"\tremoved"] = p.own
+	return prepare(p.hb, p.usage, &pushedFile{Host: p.hb.Host, Store: p.store, Earlier: earlier}, p.path, p.store, p.warn), nil
+}
+
+// sendParts pushes recs in parts of at most maxRecords, adding what the
+// store did to res.
+func (p *Push) sendParts(ctx context.Context, store *Store, recs []Record, res *PushResult) error {
+	for part := range slices.Chunk(recs, maxRecords) {
+		r, err := store.Push(ctx, p.hb, part)
+		if err != nil {
+			return err
+		}
+		res.Seq, res.Records, res.Uses, res.Views = r.Seq, res.Records+r.Records, res.Uses+r.Uses, res.Views+r.Views
+		res.Skipped = append(res.Skipped, r.Skipped...)
+		res.skippedCopies = append(res.skippedCopies, r.skippedCopies...)
+	}
+	return nil
 }
 
 // LastUses returns the fleet's last use or view of each marketplace copy

@@ -11,6 +11,7 @@ import (
 
 	"github.com/skillsync/skillsync/curator"
 	"github.com/skillsync/skillsync/fleet"
+	"github.com/skillsync/skillsync/internal/pgtest"
 	"github.com/skillsync/skillsync/layering"
 	"github.com/skillsync/skillsync/skill"
 )
@@ -283,5 +284,56 @@ func TestSkippedRecordIsSentAgain(t *testing.T) {
 	rep, err := fleet.PreparePush(hb("host-a"), u, pushed, s.Identity(), warn).Send(context.Background(), s)
 	if err != nil || rep.Uses != 3 {
 		t.Fatalf("after the clock was put right: %+v %v; want pdf's 3 uses", rep, err)
+	}
+}
+
+// TestLostPushesAreSentAgain: a store that lost a host's pushes (the
+// host's row deleted by an operator, or the store reset or restored)
+// counts the next push as the host's first; the host then sends every
+// record whole, so its pins and counters are back.
+func TestLostPushesAreSentAgain(t *testing.T) {
+	c := pgCluster.Get(t)
+	s, schema := open(t, c, nil)
+	pushed := filepath.Join(t.TempDir(), ".fleet-pushed.json")
+	at := time.Now().UTC().Truncate(time.Second)
+	pdf := mcopy(t, "team", "pdf")
+	u := &curator.Usage{Skills: map[curator.Copy]*curator.SkillUsage{pdf: {UseCount: 3, LastUsedAt: &at, State: curator.Active, Pinned: true}}}
+	var warnings []string
+	warn := func(s string) { warnings = append(warnings, s) }
+	push := func() *fleet.PushReport {
+		t.Helper()
+		rep, err := fleet.PreparePush(hb("host-a"), u, pushed, s.Identity(), warn).Send(context.Background(), s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep
+	}
+	push()
+	pgtest.Exec(t, c, "DELETE FROM "+schema+".hosts WHERE host = 'host-a'")
+	if rep := push(); rep.Records != 1 || len(warnings) != 1 || !strings.Contains(warnings[0], "no earlier push") {
+		t.Fatalf("the push after the host's rows went: %+v, warnings %q", rep, warnings)
+	}
+	got := usageOf(t, s, fleet.UsageOptions{Since: at.Add(-time.Hour)})[pdf.String()]
+	if got.Uses != 3 || !got.Pinned {
+		t.Errorf("pdf in the fleet: %+v, want 3 uses and the pin back", got)
+	}
+	warnings = nil
+	if rep := push(); rep.Records != 0 || len(warnings) != 0 {
+		t.Errorf("the push after: %+v, warnings %q; want nothing sent again", rep, warnings)
+	}
+	// The store reset: made again empty, it gets every counter whole.
+	pgtest.Exec(t, c, "DROP SCHEMA "+schema+" CASCADE")
+	s2, err := fleet.Open(context.Background(), fleet.Config{DSNFile: c.DSNFile(t, "postgres"), Schema: schema, Create: true, Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	s = s2
+	warnings = nil
+	if rep := push(); rep.Records != 1 || len(warnings) != 1 {
+		t.Fatalf("the push to the reset store: %+v, warnings %q", rep, warnings)
+	}
+	if got := usageOf(t, s, fleet.UsageOptions{Since: at.Add(-time.Hour)})[pdf.String()]; got.Uses != 3 || !got.Pinned {
+		t.Errorf("pdf in the reset store: %+v, want 3 uses and the pin", got)
 	}
 }
