@@ -421,3 +421,28 @@ func TestCaseOnlyCopiesAreOneSkill(t *testing.T) {
 		t.Errorf("a skill used today: retired %+v, kept %d", out.Retired, out.Kept)
 	}
 }
+
+// TestAFutureRowHidesOnlyItsTime: a host's row whose last use is days
+// ahead (written into the store by hand) leaves that time out, not the
+// copy: the other hosts' uses and latest use still count.
+func TestAFutureRowHidesOnlyItsTime(t *testing.T) {
+	t.Parallel()
+	c := pgCluster.Get(t)
+	w := &warnings{}
+	s, schema := open(t, c, w)
+	ctx := context.Background()
+	now := time.Now().UTC().Truncate(time.Second)
+	pdf := mcopy(t, "team", "pdf")
+	if _, err := s.Push(ctx, hb("a"), []fleet.Record{{Copy: pdf, Uses: 2, LastUsedAt: now, State: "active"}}); err != nil {
+		t.Fatal(err)
+	}
+	pgtest.Exec(t, c, "INSERT INTO "+schema+".hosts (host, version) VALUES ('evil', 'x')")
+	pgtest.Exec(t, c, "INSERT INTO "+schema+".host_copies (host, layer, owner, name, uses, last_used_at) VALUES ('evil', 'marketplace', 'team', 'pdf', 0, now() + interval '2 days')")
+	got, ok := usageOf(t, s, fleet.UsageOptions{Since: now.Add(-time.Hour)})[pdf.String()]
+	if !ok || got.Uses != 2 || got.LastUsedAt == nil || !got.LastUsedAt.Equal(now) {
+		t.Fatalf("pdf with a row from the future: %+v (listed %v), want 2 uses, last used %v", got, ok, now)
+	}
+	if !strings.Contains(w.all(), "ahead") {
+		t.Errorf("no warning says a time was left out:\n%s", w.all())
+	}
+}

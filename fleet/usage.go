@@ -91,6 +91,9 @@ WHERE st.hosts > 0`, since, layer, owner)
 	defer rows.Close()
 	now := time.Now()
 	var out []SkillUsage
+	// ahead are the copies whose latest use or view some host reports
+	// too far ahead: their other hosts' times are read once the rows are.
+	var ahead []int
 	for rows.Next() {
 		var layer, owner, name, placed, uses, views, users string
 		var u SkillUsage
@@ -99,12 +102,8 @@ WHERE st.hosts > 0`, since, layer, owner)
 			return nil, s.fail("read fleet usage", err)
 		}
 		c, err := copyOf(layer, owner, name)
-		if err == nil && u.LastUsedAt != nil {
-			err = checkTime("last use", *u.LastUsedAt, now)
-		}
-		if err == nil && u.LastViewedAt != nil {
-			err = checkTime("last view", *u.LastViewedAt, now)
-		}
+		isAhead := u.LastUsedAt != nil && checkTime("last use", *u.LastUsedAt, now) != nil ||
+			u.LastViewedAt != nil && checkTime("last view", *u.LastViewedAt, now) != nil
 		if err == nil {
 			if n, perr := parseCount(placed); perr != nil || n > maxHosts {
 				err = fmt.Errorf("copy %s: the count of hosts holding it, %s, is outside 0..%d", c, placed, maxHosts)
@@ -119,10 +118,7 @@ WHERE st.hosts > 0`, since, layer, owner)
 		if first != nil {
 			u.FirstSeenAt = *first
 		}
-		if u.LastUsedAt != nil {
-			t := u.LastUsedAt.UTC()
-			u.LastUsedAt = &t
-		}
+		u.LastUsedAt = inUTC(u.LastUsedAt)
 		u.Copy, u.Name, u.Source = c, c.Name, sourceOf(c)
 		nu, err1 := parseCount(uses)
 		nv, err2 := parseCount(views)
@@ -136,10 +132,19 @@ WHERE st.hosts > 0`, since, layer, owner)
 		default:
 			u.Uses, u.Views, u.Hosts = nu, nv, int(nh)
 		}
+		if isAhead {
+			ahead = append(ahead, len(out))
+		}
 		out = append(out, u)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, s.fail("read fleet usage", err)
+	}
+	rows.Close()
+	for _, i := range ahead {
+		if err := s.timesNotAhead(ctx, &out[i], now); err != nil {
+			return nil, err
+		}
 	}
 	if out == nil {
 		out = []SkillUsage{}
@@ -181,4 +186,29 @@ func sourceOf(c curator.Copy) string {
 		return "user:" + c.Owner
 	}
 	return c.Layer.String()
+}
+
+// timesNotAhead puts in u the latest use and view of its copy among the
+// hosts whose times are not more than MaxAhead past now: a row some host
+// or hand wrote with a time days ahead is left out, not the copy.
+func (s *Store) timesNotAhead(ctx context.Context, u *SkillUsage, now time.Time) error {
+	s.warn("fleet: copy %s: a host reports its last use or view more than %s ahead; that time is left out", u.Copy, MaxAhead)
+	limit := now.Add(MaxAhead)
+	err := s.pool.QueryRow(ctx, `SELECT max(last_used_at) FILTER (WHERE last_used_at <= $4), max(last_viewed_at) FILTER (WHERE last_viewed_at <= $4)
+FROM `+s.schema+`.host_copies WHERE layer = $1 AND owner = $2 AND name = $3`,
+		u.Copy.Layer.String(), u.Copy.Owner, u.Copy.Name, limit).Scan(&u.LastUsedAt, &u.LastViewedAt)
+	if err != nil {
+		return s.fail("read the last uses of "+u.Copy.String(), err)
+	}
+	u.LastUsedAt, u.LastViewedAt = inUTC(u.LastUsedAt), inUTC(u.LastViewedAt)
+	return nil
+}
+
+// inUTC is t in UTC; nil stays nil.
+func inUTC(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	utc := t.UTC()
+	return &utc
 }
