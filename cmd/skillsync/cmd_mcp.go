@@ -116,9 +116,12 @@ func serveMCPHTTP(ctx context.Context, srv *mcp.Server, addr string, stderr io.W
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", srv.Handler())
-	// No read or write limit: an event stream stays open. The SDK refuses
+	// No read or write limit: an event stream stays open. Each session
+	// holds its stream and may have a request in flight, and a session
+	// past the server's limit must get through to close the one idle
+	// longest: room for twice the sessions, and some. The SDK refuses
 	// another site's name itself.
-	limits := httpserver.Limits{Idle: time.Minute, Conns: 64}
+	limits := httpserver.Limits{Idle: time.Minute, Conns: 2*mcp.DefaultMaxSessions + 64}
 	hs := httpserver.New(mux, limits)
 	stopped := make(chan struct{})
 	go func() {

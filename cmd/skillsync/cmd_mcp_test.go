@@ -341,6 +341,21 @@ func TestMCPOverHTTP(t *testing.T) {
 		t.Error("read over HTTP returned no text")
 	}
 
+	// More sessions than a page server's connections (64), each holding
+	// its event stream, all answered.
+	for i := range 70 {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		cs, err := mcptest.NewClient().Connect(ctx, &sdk.StreamableClientTransport{Endpoint: endpoint}, nil)
+		if err == nil {
+			t.Cleanup(func() { cs.Close() })
+			_, err = cs.ListTools(ctx, nil)
+		}
+		cancel()
+		if err != nil {
+			t.Fatalf("session %d: %v", i+1, err)
+		}
+	}
+
 	// Sessions at once on one server count exactly too.
 	var wg sync.WaitGroup
 	for range 4 {
