@@ -221,6 +221,11 @@ func TestNearest(t *testing.T) {
 	if got := Nearest(c.Winners, "zzzzzz", 3); len(got) != 0 {
 		t.Errorf("Nearest(zzzzzz) = %v", got)
 	}
+	// A name longer than any skill's gets no guess (and costs no
+	// distance to each): even one that holds a skill's name.
+	if got := Nearest(c.Winners, "pdf"+strings.Repeat("x", 1<<20), 3); len(got) != 0 {
+		t.Errorf("Nearest of a megabyte = %v", got)
+	}
 }
 
 // Everything from a source is escaped in the XML prompt, the location as

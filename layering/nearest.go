@@ -8,8 +8,14 @@ import (
 )
 
 // Nearest returns up to n names of winners that look like name: those
-// containing it, or within a small edit distance, closest first.
+// containing it, or within a small edit distance, closest first. A name
+// longer than maxNearest bytes gets none: no skill's name is that long,
+// and the distance to each would cost its length times theirs (a 1 MB
+// name sent to the MCP server held a core for 25 s).
 func Nearest(winners []*Winner, name string, n int) []string {
+	if len(name) > maxNearest {
+		return nil
+	}
 	key := Key(name)
 	type cand struct {
 		name string
@@ -38,3 +44,6 @@ func Nearest(winners []*Winner, name string, n int) []string {
 	}
 	return out
 }
+
+// maxNearest bounds the names Nearest looks for.
+const maxNearest = 256

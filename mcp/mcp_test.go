@@ -251,6 +251,10 @@ func TestMCPLoadSkill(t *testing.T) {
 	mcptest.ToolError(t, mcptest.Call(t, cs, "load_skill", map[string]any{"name": "pdff"}, nil), `no skill named "pdff"; did you mean pdf?`)
 	mcptest.ToolError(t, mcptest.Call(t, cs, "load_skill", map[string]any{"name": "zzzzzzzz"}, nil), "search_skills or list_skills")
 	mcptest.ToolError(t, mcptest.Call(t, cs, "load_skill", map[string]any{"name": ""}, nil), "give the name of a skill")
+	// A megabyte of name is not sent back whole.
+	if res := mcptest.Call(t, cs, "load_skill", map[string]any{"name": "pdf" + strings.Repeat("é", 1<<19)}, nil); !res.IsError || len(mcptest.Text(res)) > 400 {
+		t.Errorf("a name of a megabyte: error %v, %d bytes of answer", res.IsError, len(mcptest.Text(res)))
+	}
 	mcptest.ToolError(t, mcptest.Call(t, cs, "load_skill", map[string]any{}, nil), "name")
 	// Hidden and archived skills do not exist here, not even as a guess.
 	for _, name := range []string{"secret-tool", "old-skill", "secret-tol"} {

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/skillsync/skillsync/layering"
 	"github.com/skillsync/skillsync/repository"
@@ -55,7 +56,21 @@ func (s *snapshot) lookup(name string) (*layering.Winner, error) {
 	if near := layering.Nearest(s.visible, name, 3); len(near) > 0 {
 		return nil, fmt.Errorf("no skill named %q; did you mean %s?", name, strings.Join(near, ", "))
 	}
-	return nil, fmt.Errorf("no skill named %q; search_skills or list_skills shows the skills there are", name)
+	return nil, fmt.Errorf("no skill named %q; search_skills or list_skills shows the skills there are", clip(name))
+}
+
+// clip is a name as an answer quotes it: a client's name of a megabyte
+// is not sent back whole.
+func clip(name string) string {
+	const most = 100
+	if len(name) <= most {
+		return name
+	}
+	i := most
+	for i > 0 && !utf8.RuneStart(name[i]) {
+		i--
+	}
+	return name[:i] + "…"
 }
 
 // filesOf returns the file system a skill's files are read through,
