@@ -393,5 +393,5 @@ func (a *app) syncAfterEdit(ctx context.Context, pruneAll bool) (*skillsync.Sync
 	} else {
 		a.printSyncReport(report)
 	}
-	return report, reported(err)
+	return report, afterReport(err)
 }

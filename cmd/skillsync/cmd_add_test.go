@@ -180,6 +180,27 @@ func TestAddSkillSelection(t *testing.T) {
 	}
 }
 
+// TestAddSaysWhyItsSyncFailed: a sync after add that fails beyond what
+// its report lists (a target another workspace keeps) says why, as sync
+// does, not only exit 1.
+func TestAddSaysWhyItsSyncFailed(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	target := filepath.Join(root, "shared-target")
+	a, b := filepath.Join(root, "a"), filepath.Join(root, "b")
+	skilltest.Skill(t, filepath.Join(root, "team"), "notes", "Take notes.", nil)
+	for _, ws := range []string{a, b} {
+		skilltest.WriteFile(t, filepath.Join(ws, "skillsync.yaml"), "workspace: .\ntargets:\n  - dir: "+target+"\nrepositories: []\n")
+	}
+	if r := run(t, a, "sync"); r.code != 0 {
+		t.Fatalf("sync of a: %d %s", r.code, r.stderr)
+	}
+	r := run(t, b, "add", filepath.Join(root, "team"))
+	if r.code != 1 || !strings.Contains(r.stderr, "another target") {
+		t.Errorf("add where a target is another workspace's: exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
+	}
+}
+
 func TestAddLocalAndErrors(t *testing.T) {
 	t.Parallel()
 	ws := t.TempDir()

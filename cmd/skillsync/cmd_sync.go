@@ -99,8 +99,13 @@ func (a *app) sync(ctx context.Context, opts skillsync.SyncOptions) error {
 		return err
 	}
 	a.printSyncReport(report)
-	// The report says which sources failed; any other error (a target
-	// refused, the lock not written) it does not say, so it is printed.
+	return afterReport(err)
+}
+
+// afterReport is a sync's error once its report is printed: the report
+// says which sources failed; any other error (a target refused, the lock
+// not written, a stop) it does not say, so it is printed.
+func afterReport(err error) error {
 	if errors.Is(err, skillsync.ErrPartial) || errors.Is(err, skillsync.ErrFailed) {
 		return reported(err)
 	}
