@@ -152,6 +152,10 @@ func Build(ctx context.Context, in Input) (*Workspace, error) {
 				// part: skills it could not read or write kept old copies.
 				st.Attention = append(st.Attention, fmt.Sprintf("source %s was partly synced: the last sync could not bring all of it; skillsync sync says why", s.Name))
 			}
+		} else {
+			// In the config, not in the cache: added by hand, or an add
+			// stopped before its sync was done.
+			st.Attention = append(st.Attention, fmt.Sprintf("source %s has not been synced yet: run skillsync sync", s.Name))
 		}
 		if d, ok := ds.Source(s.Name); ok {
 			ss.SyncedAt, ss.CheckedAt, ss.Error = d.LastSuccess, d.LastAttempt, d.LastError

@@ -57,7 +57,8 @@ func TestBuild(t *testing.T) {
 		t.Errorf("targets %+v", st.Targets)
 	}
 	attention := strings.Join(st.Attention, "\n")
-	for _, want := range []string{"source db fails: no route", "1 edited copy waits in " + materialize.ConflictsName} {
+	for _, want := range []string{"source db fails: no route", "1 edited copy waits in " + materialize.ConflictsName,
+		"source team has not been synced yet: run skillsync sync"} {
 		if !strings.Contains(attention, want) {
 			t.Errorf("attention lacks %q:\n%s", want, attention)
 		}
