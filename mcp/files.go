@@ -25,6 +25,8 @@ func skillPath(skillName, p string) (string, error) {
 		return "", fmt.Errorf("give the path of a file in skill %s, relative to the skill, such as SKILL.md; load_skill lists its files", skillName)
 	case path.IsAbs(slashed) || (len(slashed) > 1 && slashed[1] == ':'):
 		return "", fmt.Errorf("path %q is absolute and refused: give a path relative to skill %s, as load_skill lists them", p, skillName)
+	case strings.ContainsRune(p, 0):
+		return "", fmt.Errorf("path %q holds a NUL, which no file's name does: give a path inside skill %s, as load_skill lists them", p, skillName)
 	}
 	clean := path.Clean(slashed)
 	if clean == ".." || strings.HasPrefix(clean, "../") || !fs.ValidPath(clean) {

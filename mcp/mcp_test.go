@@ -325,6 +325,7 @@ func TestMCPReadSkillFile(t *testing.T) {
 		{"/etc/passwd", []string{"absolute"}},
 		{"C:\\Windows\\win.ini", []string{"absolute"}},
 		{"", []string{"give the path"}},
+		{"SKILL.md\x00", []string{"holds a NUL", `\x00`}},
 		{"sibling.md", []string{"symbolic link that leads out of the skill"}},
 		{"passwd", []string{"symbolic link that leads out of the skill"}},
 		{"scripts", []string{"is a directory", "load_skill"}},
