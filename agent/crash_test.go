@@ -131,6 +131,23 @@ func TestAHookStoppedBeforeItsJournalCountsOnce(t *testing.T) {
 	}
 }
 
+// stoppedImport makes a workspace whose transcript holds one call of pdf
+// and runs an import of it stopped at stop (usageFile); it returns what
+// the imports after need, their recorder no longer stopping.
+func stoppedImport(t *testing.T, stop string) (ws, projects string, store *curator.Store, j agent.Journal, rec *usageFile) {
+	t.Helper()
+	ws, projects = t.TempDir(), t.TempDir()
+	skills := filepath.Join(ws, "skills")
+	claudeTranscript(t, ws, projects, "pdf")
+	store, j = curator.NewStore(skills), journal(skills)
+	rec = &usageFile{store: store, stop: stop}
+	if _, err := j.Import(context.Background(), rec, claude.New(ws, projects), time.Time{}); !errors.Is(err, errKilled) {
+		t.Fatalf("the import stopped %s: %v", stop, err)
+	}
+	rec.stop = ""
+	return ws, projects, store, j, rec
+}
+
 // TestAnImportStoppedAnywhereCountsOnce: an import stopped before it
 // records its uses, or after it recorded them but before it saved how far
 // it read, leaves the next import to count each call exactly once.
@@ -140,16 +157,7 @@ func TestAnImportStoppedAnywhereCountsOnce(t *testing.T) {
 		t.Run(stop, func(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
-			ws, projects := t.TempDir(), t.TempDir()
-			skills := filepath.Join(ws, "skills")
-			claudeTranscript(t, ws, projects, "pdf")
-			store := curator.NewStore(skills)
-			j := journal(skills)
-			rec := &usageFile{store: store, stop: stop}
-			if _, err := j.Import(ctx, rec, claude.New(ws, projects), time.Time{}); !errors.Is(err, errKilled) {
-				t.Fatalf("the stopped import: %v", err)
-			}
-			rec.stop = ""
+			ws, projects, store, j, rec := stoppedImport(t, stop)
 			for i := 0; i < 2; i++ {
 				if _, err := j.Import(ctx, rec, claude.New(ws, projects), time.Time{}); err != nil {
 					t.Fatalf("import %d after: %v", i+1, err)
@@ -169,19 +177,10 @@ func TestAnImportStoppedAnywhereCountsOnce(t *testing.T) {
 func TestAPendingImportOverACorruptUsageFile(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	ws, projects := t.TempDir(), t.TempDir()
-	skills := filepath.Join(ws, "skills")
-	claudeTranscript(t, ws, projects, "pdf")
-	store := curator.NewStore(skills)
-	j := journal(skills)
-	rec := &usageFile{store: store, stop: "before"}
-	if _, err := j.Import(ctx, rec, claude.New(ws, projects), time.Time{}); !errors.Is(err, errKilled) {
-		t.Fatalf("the stopped import: %v", err)
-	}
-	if err := os.WriteFile(filepath.Join(skills, ".usage.json"), []byte(`{"version":2,"skills":{"workspace/pdf":{"use_count":-1}}}`), 0o644); err != nil {
+	ws, projects, store, j, rec := stoppedImport(t, "before")
+	if err := os.WriteFile(filepath.Join(ws, "skills", ".usage.json"), []byte(`{"version":2,"skills":{"workspace/pdf":{"use_count":-1}}}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	rec.stop = ""
 	if _, err := j.Import(ctx, rec, claude.New(ws, projects), time.Time{}); err != nil {
 		t.Fatalf("the import after: %v", err)
 	}
