@@ -94,7 +94,23 @@ type syncFile struct {
 	Sources []SourceState `json:"sources"`
 }
 
-func (f *syncFile) Validate() error { return jsonfile.CheckVersion(f.Version, 1) }
+// Validate checks the version and each source's texts as the store will:
+// a hand-edited or torn file whose status the store refuses would
+// otherwise refuse every push until the next sync; read as unreadable,
+// it is no last sync at all, and the push goes on.
+func (f *syncFile) Validate() error {
+	if err := jsonfile.CheckVersion(f.Version, 1); err != nil {
+		return err
+	}
+	for _, s := range f.Sources {
+		for _, t := range []struct{ what, v string }{{"source name", s.Source}, {"revision", s.Revision}, {"status", s.Status}} {
+			if err := checkText(t.what, t.v, maxText); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
 
 // NoteSync writes a sync's result to path (skills/.fleet-sync.json) for
 // the next push: its error ("" when none) and each source's state. It

@@ -74,12 +74,16 @@ func TestHeartbeatFromTheLastSync(t *testing.T) {
 	if s := hb.Sources[1]; s.Source != "new" || s.Status != "unknown" {
 		t.Errorf("a source the last sync did not report: %+v", s)
 	}
-	// A file that does not parse is no last sync at all.
-	if err := os.WriteFile(path, []byte("{"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if hb := fleet.NewHeartbeat(fleet.Heartbeat{}, path, []string{"team"}, nil); hb.LastError != "" || hb.Sources[0].Status != "unknown" {
-		t.Errorf("heartbeat from a corrupt file: %+v", hb)
+	// A file that does not parse, or holds a text the store refuses, is
+	// no last sync at all: the push goes on.
+	for _, body := range []string{"{", `{"version":1,"sources":[{"source":"team","status":"ok\u001b[2J"}]}`,
+		`{"version":1,"sources":[{"source":"team","status":"` + strings.Repeat("x", 300) + `"}]}`} {
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if hb := fleet.NewHeartbeat(fleet.Heartbeat{}, path, []string{"team"}, nil); hb.LastError != "" || hb.Sources[0].Status != "unknown" {
+			t.Errorf("heartbeat from %q: %+v", body, hb)
+		}
 	}
 }
 
