@@ -123,6 +123,12 @@ func (a *app) runInit(_ context.Context, opts *initOptions) error {
 		return fmt.Errorf("%s already exists; edit it, or run skillsync init --force to replace it", name)
 	}
 	if statErr != nil || opts.force {
+		// A folder no config may go in is refused before any advice on
+		// the agents found there, which would name a command refused
+		// the same way.
+		if err := config.CheckStarterFolder(a.env, project); err != nil {
+			return err
+		}
 		if !named {
 			if targets, err = a.detectTargets("init --force"); err != nil {
 				return err

@@ -13,15 +13,20 @@ import (
 func TestNoWorkspaceInTheHomeFolder(t *testing.T) {
 	t.Parallel()
 	h := t.TempDir()
-	writeTree(t, h, map[string]string{"team/a/SKILL.md": "---\nname: a\ndescription: The a skill.\n---\nBody.\n"})
+	writeTree(t, h, map[string]string{"team/a/SKILL.md": "---\nname: a\ndescription: The a skill.\n---\nBody.\n", ".claude/settings.json": "{}\n"})
 	env := []string{"HOME=" + h, "XDG_CONFIG_HOME=" + filepath.Join(h, ".config"), "XDG_CACHE_HOME=" + filepath.Join(h, ".cache")}
-	for _, args := range [][]string{{"sync"}, {"init", "--agent", "claude"}, {"add", "./team"}} {
-		if r := runEnv(t, h, env, args...); r.code != 2 || !strings.Contains(r.stderr, "is the home directory") {
+	for _, args := range [][]string{{"sync"}, {"init", "--agent", "claude"}, {"init"}, {"add", "./team"}} {
+		r := runEnv(t, h, env, args...)
+		if r.code != 2 || !strings.Contains(r.stderr, "is the home directory") {
 			t.Errorf("%v in the home folder: %d %s", args, r.code, r.stderr)
+		}
+		// Refused first: no advice naming a command refused the same way.
+		if strings.Contains(r.stderr, "Add their folders with") {
+			t.Errorf("%v in the home folder advised before refusing: %s", args, r.stderr)
 		}
 		entries, _ := os.ReadDir(h)
 		for _, e := range entries {
-			if e.Name() != "team" && e.Name() != ".config" && e.Name() != ".cache" {
+			if e.Name() != "team" && e.Name() != ".config" && e.Name() != ".cache" && e.Name() != ".claude" {
 				t.Errorf("%v in the home folder wrote %s", args, e.Name())
 			}
 		}
