@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"sort"
 	"time"
-
-	"github.com/skillsync/skillsync/curator"
 )
 
 // HostStatus is one host as fleet status shows it.
@@ -134,18 +132,6 @@ LEFT JOIN (SELECT source, max(first_seen_at) AS newest FROM `+s.schema+`.revisio
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Host < out[j].Host })
 	return out, nil
-}
-
-// hasDays reports whether the store holds day counts of any of copies.
-func (s *Store) hasDays(ctx context.Context, copies []curator.Copy) (bool, error) {
-	layers, owners, names := make([]string, len(copies)), make([]string, len(copies)), make([]string, len(copies))
-	for i, c := range copies {
-		layers[i], owners[i], names[i] = c.Layer.String(), c.Owner, c.Name
-	}
-	var has bool
-	err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM `+s.schema+`.copy_days d
-JOIN unnest($1::text[], $2::text[], $3::text[]) AS c (layer, owner, name) USING (layer, owner, name))`, layers, owners, names).Scan(&has)
-	return has, s.fail("read the fleet's day counts", err)
 }
 
 // placing returns the hosts that place a skill (any copy not archived),

@@ -212,3 +212,15 @@ func inUTC(t *time.Time) *time.Time {
 	utc := t.UTC()
 	return &utc
 }
+
+// hasDays reports whether the store holds day counts of any of copies.
+func (s *Store) hasDays(ctx context.Context, copies []curator.Copy) (bool, error) {
+	layers, owners, names := make([]string, len(copies)), make([]string, len(copies)), make([]string, len(copies))
+	for i, c := range copies {
+		layers[i], owners[i], names[i] = c.Layer.String(), c.Owner, c.Name
+	}
+	var has bool
+	err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM `+s.schema+`.copy_days d
+JOIN unnest($1::text[], $2::text[], $3::text[]) AS c (layer, owner, name) USING (layer, owner, name))`, layers, owners, names).Scan(&has)
+	return has, s.fail("read the fleet's day counts", err)
+}
