@@ -14,7 +14,7 @@ type ImportReport = agent.Report
 // agents records what agents report into the workspace's usage
 // (catalog.Agents).
 func (e *Engine) agents() catalog.Agents {
-	return catalog.Agents{Workspace: e.view(), Targets: e.targetDirs(), Actor: e.actor,
+	return catalog.Agents{Workspace: e.view(), Targets: e.targetDirs(), Readers: func(dir string) []string { return Agents().Readers(e.cfg.Workspace, dir) }, Actor: e.actor,
 		Journal: agent.Journal{StatePath: e.layout.ImportedFile(), Hooked: agent.Hooked{Path: e.layout.HookedFile(), Keep: agent.HookedKeep}, Now: e.now}}
 }
 

@@ -3,6 +3,7 @@ package skillsync
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/skillsync/skillsync/agent"
 	"github.com/skillsync/skillsync/agent/claude"
+	"github.com/skillsync/skillsync/agent/codex"
 	"github.com/skillsync/skillsync/config"
 	"github.com/skillsync/skillsync/curator"
 	"github.com/skillsync/skillsync/internal/flock"
@@ -354,5 +356,64 @@ func TestNestedWorkspaceCountsItsOwnSessions(t *testing.T) {
 	}
 	if n := usageRecord(t, outerEng, "workspace/notes"); n.UseCount != 0 {
 		t.Errorf("the outer workspace counted the nested one's call: %+v", n)
+	}
+}
+
+// TestCallsOfTheUsersOwnSkillAreNotCredited: a folder of the user's
+// stands in .claude/skills where the workspace's notes would go, so the
+// sync leaves notes out of that target. What Claude Code calls or reads
+// as notes is then the user's own skill: neither its hook nor an import
+// credits it to the workspace's. kept, which the target holds, is
+// credited, and so is a call of notes by Codex, which reads no target of
+// this workspace.
+func TestCallsOfTheUsersOwnSkillAreNotCredited(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	cfg, ws := workspaceConfig(t, "targets:\n  - dir: .claude/skills\n")
+	skilltest.Skill(t, filepath.Join(ws, "skills"), "notes", "The notes skill.", nil)
+	skilltest.Skill(t, filepath.Join(ws, "skills"), "kept", "The kept skill.", nil)
+	targetDir := filepath.Join(ws, ".claude", "skills")
+	skilltest.Skill(t, targetDir, "notes", "The user's own notes.", nil)
+	c := &clock{t: time.Date(2026, 4, 1, 0, 0, 0, 0, time.UTC)}
+	e := NewEngine(cfg, WithClock(c.now), WithWarnings(func(w string) { t.Log(w) }))
+	mustSync(t, e, SyncOptions{})
+	if data, err := os.ReadFile(filepath.Join(targetDir, "notes", "SKILL.md")); err != nil || !strings.Contains(string(data), "user's own") {
+		t.Fatalf("the user's notes in the target: %q %v", data, err)
+	}
+
+	for _, ev := range []agent.Event{
+		{Skill: "notes", ID: "toolu_N"},
+		{Path: filepath.Join(targetDir, "notes", "SKILL.md"), View: true, ID: "toolu_P"},
+	} {
+		var unknown *UnknownSkillError
+		if _, _, err := e.RecordHook(ctx, claude.Name, ev); !errors.As(err, &unknown) {
+			t.Errorf("hook of %+v: %v, want the skill taken as not the workspace's", ev, err)
+		}
+	}
+	for _, ev := range []agent.Event{
+		{Skill: "kept", ID: "toolu_K"},
+		{Path: filepath.Join(targetDir, "kept", "SKILL.md"), View: true, ID: "toolu_V"},
+	} {
+		if _, _, err := e.RecordHook(ctx, claude.Name, ev); err != nil {
+			t.Errorf("hook of %+v: %v", ev, err)
+		}
+	}
+	if _, _, err := e.RecordHook(ctx, codex.Name, agent.Event{Skill: "notes", ID: "codex_1"}); err != nil {
+		t.Errorf("Codex's call of notes: %v", err)
+	}
+
+	projects := t.TempDir()
+	dir := filepath.Join(projects, claude.FolderName(ws))
+	skilltest.WriteFile(t, filepath.Join(dir, "s.jsonl"), claudeCall(ws, "toolu_I", "notes", "2026-03-01T10:00:00.000Z"))
+	r, err := e.ImportUsage(ctx, claude.New(ws, projects), time.Time{})
+	if err != nil || r.Uses != 0 || r.Unknown != 1 {
+		t.Errorf("import of a call of the user's notes: %+v %v", r, err)
+	}
+
+	if n := usageRecord(t, e, "workspace/notes"); n.UseCount != 1 || n.ViewCount != 0 {
+		t.Errorf("notes: %+v, want Codex's one use", n)
+	}
+	if n := usageRecord(t, e, "workspace/kept"); n.UseCount != 1 || n.ViewCount != 1 {
+		t.Errorf("kept: %+v, want one use and one view", n)
 	}
 }

@@ -27,7 +27,7 @@ type usageFile struct {
 
 var errKilled = errors.New("killed")
 
-func (u *usageFile) Resolve(ev agent.Event) (string, bool) { return ev.Skill, ev.Skill != "" }
+func (u *usageFile) Resolve(_ string, ev agent.Event) (string, bool) { return ev.Skill, ev.Skill != "" }
 
 func (u *usageFile) LastImport(name string) (string, error) { return u.store.LastImport(name) }
 

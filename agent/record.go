@@ -42,10 +42,11 @@ type Use struct {
 // package implements it over its catalog and usage file, so agent/ never
 // imports the root.
 type Recorder interface {
-	// Resolve returns the name of the workspace skill an event names, by
-	// its skill name or by the path of its SKILL.md; false when the event
-	// names none (a plugin's skill, a personal one, a hidden one).
-	Resolve(ev Event) (string, bool)
+	// Resolve returns the name of the workspace skill an event the agent
+	// keyed key reported names, by its skill name or by the path of its
+	// SKILL.md; false when the event names none (a plugin's skill, a
+	// personal one, a hidden one, the user's own skill of the same name).
+	Resolve(key string, ev Event) (string, bool)
 	// Record records the uses, each at its time, as the import id of the
 	// agent's records, in one write that says so (LastImport), and
 	// returns the skills a use made active again.
@@ -224,7 +225,7 @@ func (j Journal) Import(ctx context.Context, rec Recorder, imp Importer, since t
 				continue
 			}
 		}
-		name, ok := rec.Resolve(ev)
+		name, ok := rec.Resolve(imp.Name(), ev)
 		switch {
 		case !ok && ev.Source == FromSlash:
 			// Most slash commands are the agent's own (/clear, /model):
@@ -311,7 +312,7 @@ func hookMarker(agent, id string) string { return agent + " " + journalKey(id) }
 // records does not count it again; warn is told when the journal cannot
 // be used (the use is counted).
 func (j Journal) RecordHook(ctx context.Context, rec Recorder, key string, ev Event, warn func(error)) (name string, dup bool, err error) {
-	name, ok := rec.Resolve(ev)
+	name, ok := rec.Resolve(key, ev)
 	if !ok {
 		return "", false, &UnknownError{Name: cmp.Or(ev.Skill, ev.Path)}
 	}

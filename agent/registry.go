@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -127,6 +128,24 @@ func (r *Registry) Keys(has func(Registration) bool) []string {
 	for _, reg := range r.regs {
 		if has(reg) {
 			out = append(out, reg.Key)
+		}
+	}
+	return out
+}
+
+// Readers returns the keys of the agents of r that look for skills in
+// dir, a folder of the project at root: the agent's Project or Also
+// folder there.
+func (r *Registry) Readers(root, dir string) []string {
+	dir = filepath.Clean(dir)
+	var out []string
+	for _, reg := range r.regs {
+		a, _ := Lookup(reg.Agent)
+		for _, p := range append([]string{a.Project}, a.Also...) {
+			if p != "" && filepath.Join(root, filepath.FromSlash(p)) == dir {
+				out = append(out, reg.Key)
+				break
+			}
 		}
 	}
 	return out

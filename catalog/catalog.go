@@ -307,19 +307,3 @@ func (w *Workspace) Stamp() string {
 	manifest := filepath.Join(w.CacheDir, materialize.ManifestName)
 	return workspace.Stamp([]string{manifest}, w.WatchDirs()[1:], repository.MaxDepth+2)
 }
-
-// Recorder returns the workspace's usage as agents' imports and hooks
-// record into it (curator.Recorder) over the catalog that stands now,
-// which it returns too; targets are the folders agents read skills from.
-func (w *Workspace) Recorder(ctx context.Context, targets []string, actor string) (*curator.Recorder, *layering.Catalog, error) {
-	cat, err := w.Read(ctx)
-	if err != nil {
-		return nil, nil, err
-	}
-	rts := make([]curator.RecorderTarget, len(targets))
-	for i, dir := range targets {
-		rec, _ := materialize.LoadTargetRecord(dir) // unreadable: an empty record, folders by name
-		rts[i] = curator.RecorderTarget{Dir: dir, Folder: rec.TargetFolder}
-	}
-	return curator.NewRecorder(cat, w.Store(cat), w.CopyOf, rts, actor), cat, nil
-}

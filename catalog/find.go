@@ -11,6 +11,7 @@ import (
 	"github.com/skillsync/skillsync/agent"
 	"github.com/skillsync/skillsync/curator"
 	"github.com/skillsync/skillsync/layering"
+	"github.com/skillsync/skillsync/materialize"
 	"github.com/skillsync/skillsync/repository"
 )
 
@@ -174,23 +175,47 @@ func (w *Workspace) copyOfWinner(win *layering.Winner, what, name string) (curat
 }
 
 // Agents records what agents report into the workspace's usage: through
-// j, over the catalog that stands now, each SKILL.md an agent may read
-// found where the catalog has it or in one of targets.
+// Journal, over the catalog that stands now, each SKILL.md an agent may
+// read found where the catalog has it or in one of Targets. Readers
+// returns the keys of the agents that look for skills in a target.
 type Agents struct {
 	Workspace *Workspace
 	Journal   agent.Journal
 	Targets   []string
+	Readers   func(dir string) []string
 	Actor     string
 }
 
-// Recorder is the Recorder of a for the catalog that stands now
-// (Workspace.Recorder), as package agent takes it.
+// Recorder is the Recorder of a for the catalog that stands now, as
+// package agent takes it.
 func (a Agents) Recorder(ctx context.Context) (agent.Recorder, error) {
-	rec, _, err := a.Workspace.Recorder(ctx, a.Targets, a.Actor)
+	rec, _, err := a.recorder(ctx)
 	if err != nil {
 		return nil, err
 	}
 	return rec, nil
+}
+
+// recorder returns the workspace's usage as agents' imports and hooks
+// record into it (curator.Recorder) over the catalog that stands now,
+// which it returns too.
+func (a Agents) recorder(ctx context.Context) (*curator.Recorder, *layering.Catalog, error) {
+	cat, err := a.Workspace.Read(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	rts := make([]curator.RecorderTarget, len(a.Targets))
+	for i, dir := range a.Targets {
+		rts[i].Dir = dir
+		// An unreadable record leaves Folder nil: folders by name.
+		if rec, err := materialize.LoadTargetRecord(dir); err == nil {
+			rts[i].Folder = rec.TargetFolder
+		}
+		if a.Readers != nil {
+			rts[i].Agents = a.Readers(dir)
+		}
+	}
+	return curator.NewRecorder(cat, a.Workspace.Store(cat), a.Workspace.CopyOf, rts, a.Actor), cat, nil
 }
 
 // Import records the uses and views imp's records hold since since
@@ -207,7 +232,7 @@ func (a Agents) Import(ctx context.Context, imp agent.Importer, since time.Time)
 // reported (agent.Journal.RecordHook). An event that names no visible
 // skill is an *UnknownSkillError, with the names that come close.
 func (a Agents) RecordHook(ctx context.Context, agentName string, ev agent.Event, warn func(error)) (name string, dup bool, err error) {
-	rec, cat, err := a.Workspace.Recorder(ctx, a.Targets, a.Actor)
+	rec, cat, err := a.recorder(ctx)
 	if err != nil {
 		return "", false, err
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 
 	"github.com/skillsync/skillsync/agent"
 	"github.com/skillsync/skillsync/layering"
@@ -28,11 +29,23 @@ type Recorder struct {
 var _ agent.Recorder = (*Recorder)(nil)
 
 // RecorderTarget is a folder agents read skills from. Folder says which
-// folder in it holds a skill when that is not the skill's name (a
-// normalized name, or the _2 rule); nil, or false, means the name.
+// folder in it holds a skill, and false when the target holds none of
+// that name (not placed yet, or left out because a folder the user made
+// stands where it would go); nil when the target's record could not be
+// read, and then each skill is taken to be in the folder of its name.
+// Agents are the keys of the agents that look for skills in the folder.
 type RecorderTarget struct {
 	Dir    string
 	Folder func(name string) (string, bool)
+	Agents []string
+}
+
+// folder returns the folder of the target that holds the skill name.
+func (t RecorderTarget) folder(name string) (string, bool) {
+	if t.Folder == nil {
+		return name, true
+	}
+	return t.Folder(name)
 }
 
 // NewRecorder records into store the uses of cat's visible skills, each
@@ -43,13 +56,17 @@ func NewRecorder(cat *layering.Catalog, store *Store, copyOf func(*layering.Entr
 	return &Recorder{cat: cat, store: store, copyOf: copyOf, targets: targets, actor: actor, copies: map[string]Copy{}}
 }
 
-// Resolve returns the copy an event names: by name for a use of the skill
-// tool, by the path of its SKILL.md for a read. Hidden and archived skills
-// are no skills here: they are in no target.
-func (r *Recorder) Resolve(ev agent.Event) (string, bool) {
+// Resolve returns the copy an event of the agent keyed key names: by
+// name for a use of the skill tool, by the path of its SKILL.md for a
+// read. Hidden and archived skills are no skills here: they are in no
+// target.
+func (r *Recorder) Resolve(key string, ev agent.Event) (string, bool) {
 	var w *layering.Winner
 	if ev.Skill != "" {
 		w, _ = r.cat.Lookup(ev.Skill)
+		if w != nil && !r.reaches(key, w.Skill.Name) {
+			return "", false
+		}
 	} else if ev.Path != "" {
 		if r.paths == nil {
 			r.paths = r.skillFiles()
@@ -65,6 +82,26 @@ func (r *Recorder) Resolve(ev agent.Event) (string, bool) {
 	}
 	r.copies[c.Name] = c
 	return c.Name, true
+}
+
+// reaches reports whether the skill the agent keyed key called by name
+// can be the workspace's: the agent reads none of the targets (it found
+// the skill another way, as through the MCP server), or one of those it
+// reads holds the skill. Where each left it out, the agent called a
+// skill of the same name from elsewhere, such as the user's own folder
+// standing where the workspace's would go.
+func (r *Recorder) reaches(key, name string) bool {
+	reads := false
+	for _, t := range r.targets {
+		if !slices.Contains(t.Agents, key) {
+			continue
+		}
+		if _, ok := t.folder(name); ok {
+			return true
+		}
+		reads = true
+	}
+	return !reads
 }
 
 // LastImport returns the id of the last import of the agent's records
@@ -101,13 +138,9 @@ func (r *Recorder) skillFiles() map[string]*layering.Winner {
 			out[filepath.Clean(loc)] = w
 		}
 		for _, t := range r.targets {
-			folder := w.Skill.Name
-			if t.Folder != nil {
-				if f, ok := t.Folder(w.Skill.Name); ok {
-					folder = f
-				}
+			if folder, ok := t.folder(w.Skill.Name); ok {
+				out[filepath.Join(t.Dir, folder, file)] = w
 			}
-			out[filepath.Join(t.Dir, folder, file)] = w
 		}
 	}
 	return out
