@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"path/filepath"
 	"strings"
-	"testing/fstest"
 
 	"github.com/skillsync/skillsync/catalog"
 	"github.com/skillsync/skillsync/curator"
@@ -114,8 +113,10 @@ func marketplaceEntry(w *layering.Winner) *layering.Entry {
 
 // Rollout sets the marketplace skill name's metadata.rollout to percent in
 // its source, published the way a promotion is: a review branch, or the
-// tracked branch with publish: direct. The skill's other files are sent as
-// the catalog holds them. A skill held back from this host is found too.
+// tracked branch with publish: direct. Only the SKILL.md changes, and
+// from what the source holds at the commit built on: every other file,
+// link and mode stays as the source has it, and a change made upstream
+// since this workspace synced is kept. A skill held back from this host is found too.
 // A source that holds the skill at that share already is left alone, and
 // the result says Unchanged: a script that sets a share twice succeeds.
 func (g *Gate) Rollout(ctx context.Context, name, percent string, opts RolloutOptions) (*RolloutResult, error) {
@@ -150,10 +151,6 @@ func (g *Gate) Rollout(ctx context.Context, name, percent string, opts RolloutOp
 	if err := g.Policy.CheckRollout(entry.Skill.Name, cmp.Or(opts.Approver, strings.TrimPrefix(g.Actor, "user:")), entry.Source); err != nil {
 		return nil, err
 	}
-	files, err := rolledOut(entry.Skill, p)
-	if err != nil {
-		return nil, fmt.Errorf("rollout %s (source %s): %w", name, entry.Source, err)
-	}
 	t, err := g.OpenSource(entry.Source)
 	if err != nil {
 		return nil, err
@@ -178,11 +175,8 @@ func (g *Gate) Rollout(ctx context.Context, name, percent string, opts RolloutOp
 	}
 	now := g.Now()
 	msg := fmt.Sprintf("Roll out skill %s to %s of hosts\n\nSkill: %s\nRollout: %s\n", entry.Skill.Name, fleet.FormatPercent(p), entry.Skill.Name, fleet.FormatPercent(p))
-	list := make([]skill.File, 0, len(files))
-	for path, f := range files {
-		list = append(list, skill.File{Path: path, Mode: f.Mode, Size: int64(len(f.Data))})
-	}
-	res, err := pub.Publish(ctx, repository.PublishRequest{Name: entry.Skill.Name, Files: files, List: list, Base: base, Branch: branch,
+	edit := func(md []byte) ([]byte, error) { return fleet.SetRollout(md, p, nil) }
+	res, err := pub.Publish(ctx, repository.PublishRequest{Name: entry.Skill.Name, Edit: edit, Base: base, Branch: branch,
 		Direct: t.Direct, Message: msg, Author: author, Email: EmailOf(author), When: now})
 	if errors.Is(err, repository.ErrNothingToPublish) {
 		return &RolloutResult{Name: entry.Skill.Name, Source: t.Name, Rollout: fleet.FormatPercent(p), Commit: string(base), Unchanged: true}, nil
@@ -196,27 +190,5 @@ func (g *Gate) Rollout(ctx context.Context, name, percent string, opts RolloutOp
 	if err := g.Audit.Append(ev); err != nil {
 		return out, fmt.Errorf("published the rollout of %s, but the audit log was not written: %w", name, err)
 	}
-	return out, nil
-}
-
-// rolledOut reads a skill's files with SKILL.md's rollout set to p.
-func rolledOut(s skill.Skill, p float64) (fstest.MapFS, error) {
-	out := fstest.MapFS{}
-	for _, f := range s.FileList() {
-		data, err := fs.ReadFile(s.Files, f.Path)
-		if err != nil {
-			return nil, err
-		}
-		out[f.Path] = &fstest.MapFile{Data: data, Mode: f.Mode}
-	}
-	md, ok := out["SKILL.md"]
-	if !ok {
-		return nil, errors.New("the skill has no SKILL.md")
-	}
-	data, err := fleet.SetRollout(md.Data, p, nil)
-	if err != nil {
-		return nil, err
-	}
-	md.Data = data
 	return out, nil
 }

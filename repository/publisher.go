@@ -55,6 +55,12 @@ type PublishRequest struct {
 	// Author is the commit's author and committer; When its time.
 	Author, Email string
 	When          time.Time
+	// Edit, when set, makes the commit change only the SKILL.md of the
+	// skill Name as the base holds it, to what Edit returns for its
+	// content; every other file of the skill stays as the base has it.
+	// Files and List are unused then. A base without the skill is an
+	// error: there is nothing to edit.
+	Edit func(skillMD []byte) ([]byte, error)
 	// Archive, when set, makes the commit move these skills (by name)
 	// into .archive/<their folder> instead of writing Name's files: a
 	// reversible retirement. Files and List are unused then, and Branch

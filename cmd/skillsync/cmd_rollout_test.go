@@ -230,3 +230,34 @@ func TestRolloutKeepsToThePromotionPolicy(t *testing.T) {
 		t.Errorf("rollout with no promotion policy: %d %s", r.code, r.stderr)
 	}
 }
+
+// TestRolloutChangesOnlySkillMD: a rollout commits the source's SKILL.md
+// with the new share and nothing else. The links a sync leaves out of
+// the cache (one out of the skill, one to a folder, a broken one) stay in
+// the source, and a link to a file of the skill stays a link.
+func TestRolloutChangesOnlySkillMD(t *testing.T) {
+	t.Parallel()
+	up := gittest.NewRepo(t, "main")
+	up.Skill("skills/pdf", "Read PDFs.")
+	up.Write("skills/shared/bin/tool", "tool\n", 0o755)
+	up.Symlink("../shared/bin", "skills/pdf/bin")
+	up.Symlink("nonexistent", "skills/pdf/broken")
+	up.Symlink("SKILL.md", "skills/pdf/README.md")
+	up.Commit("pdf")
+	up.AcceptPushes()
+	ws := t.TempDir()
+	skilltest.WriteFile(t, filepath.Join(ws, "skillsync.yaml"), "repositories:\n  - name: team\n    git: "+up.URL()+"\n    publish: direct\npromotion:\n  targets: [team]\n")
+	if r := run(t, ws, "sync"); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	before := up.Head()
+	if r := run(t, ws, "rollout", "pdf", "50%", "--approver", "bob"); r.code != 0 {
+		t.Fatalf("rollout: %d %s%s", r.code, r.stdout, r.stderr)
+	}
+	if got := up.Git("diff", "--name-status", before, "main"); got != "M\tskills/pdf/SKILL.md" {
+		t.Errorf("the rollout changed %q, want only skills/pdf/SKILL.md", got)
+	}
+	if md := up.Git("show", "main:skills/pdf/SKILL.md"); !strings.Contains(md, `rollout: "50%"`) {
+		t.Errorf("SKILL.md after the rollout:\n%s", md)
+	}
+}

@@ -19,19 +19,15 @@ import (
 // moved, comma-separated. A name the tree does not have is an error: the
 // plan was made on another revision.
 func (g *Git) commitArchive(ctx context.Context, repo *git.Repository, base plumbing.Hash, req repository.PublishRequest) (plumbing.Hash, string, error) {
-	baseCommit, err := repo.CommitObject(base)
+	root, when, err := baseTree(repo, base)
 	if err != nil {
-		return plumbing.ZeroHash, "", fmt.Errorf("read commit %s: %w", short(base), err)
-	}
-	root, err := baseCommit.Tree()
-	if err != nil {
-		return plumbing.ZeroHash, "", fmt.Errorf("read tree of %s: %w", short(base), err)
+		return plumbing.ZeroHash, "", err
 	}
 	w := &treeWriter{repo: repo}
 	var moved []string
 	tree := root
 	for _, name := range req.Archive {
-		dir, err := g.skillDir(ctx, tree, baseCommit.Committer.When, name)
+		dir, _, err := g.skillDir(ctx, tree, when, name)
 		if err != nil {
 			return plumbing.ZeroHash, "", err
 		}
@@ -61,17 +57,8 @@ func (g *Git) commitArchive(ctx context.Context, repo *git.Repository, base plum
 	if tree.Hash == root.Hash {
 		return plumbing.ZeroHash, "", fmt.Errorf("nothing to archive at %s: %w", short(base), repository.ErrNothingToPublish)
 	}
-	sig := object.Signature{Name: req.Author, Email: req.Email, When: req.When}
-	c := &object.Commit{Author: sig, Committer: sig, Message: req.Message, TreeHash: tree.Hash, ParentHashes: []plumbing.Hash{base}}
-	obj := repo.Storer.NewEncodedObject()
-	if err := c.Encode(obj); err != nil {
-		return plumbing.ZeroHash, "", err
-	}
-	h, err := repo.Storer.SetEncodedObject(obj)
-	if err != nil {
-		return plumbing.ZeroHash, "", fmt.Errorf("store commit: %w", err)
-	}
-	return h, strings.Join(moved, ","), nil
+	h, err := w.commit(base, tree.Hash, req)
+	return h, strings.Join(moved, ","), err
 }
 
 // cut returns the hash of tree with the entry at parts removed, every

@@ -124,8 +124,11 @@ func (g *Git) publish(ctx context.Context, req repository.PublishRequest) (repos
 	out.Base = repository.Revision(base.String())
 
 	commitOf := g.commitSkill
-	if len(req.Archive) > 0 {
+	switch {
+	case len(req.Archive) > 0:
 		commitOf = g.commitArchive
+	case req.Edit != nil:
+		commitOf = g.commitEdit
 	}
 	commit, dir, err := commitOf(ctx, repo, base, req)
 	if err != nil {
@@ -206,17 +209,18 @@ func short(h plumbing.Hash) string { return h.String()[:12] }
 // commitSkill writes the skill's blobs and trees and a commit on base, and
 // returns the commit and the skill's folder in the repository.
 func (g *Git) commitSkill(ctx context.Context, repo *git.Repository, base plumbing.Hash, req repository.PublishRequest) (plumbing.Hash, string, error) {
-	baseCommit, err := repo.CommitObject(base)
-	if err != nil {
-		return plumbing.ZeroHash, "", fmt.Errorf("read commit %s: %w", short(base), err)
-	}
-	root, err := baseCommit.Tree()
-	if err != nil {
-		return plumbing.ZeroHash, "", fmt.Errorf("read tree of %s: %w", short(base), err)
-	}
-	dir, err := g.skillDir(ctx, root, baseCommit.Committer.When, req.Name)
+	root, when, err := baseTree(repo, base)
 	if err != nil {
 		return plumbing.ZeroHash, "", err
+	}
+	dir, found, err := g.skillDir(ctx, root, when, req.Name)
+	if err != nil {
+		return plumbing.ZeroHash, "", err
+	}
+	if _, err := root.FindEntry(dir); err == nil && !found {
+		// A folder that holds no skill of the name: its files are not the
+		// skill's to replace.
+		return plumbing.ZeroHash, "", fmt.Errorf("%s at %s is a folder that holds no skill %s, and publishing would replace its files: move that folder in the repository, or give the skill another name", dir, short(base), req.Name)
 	}
 	w := &treeWriter{repo: repo}
 	skillTree, err := w.skillTree(ctx, req.Files, req.List)
@@ -230,24 +234,44 @@ func (g *Git) commitSkill(ctx context.Context, repo *git.Repository, base plumbi
 	if newRoot == root.Hash {
 		return plumbing.ZeroHash, dir, fmt.Errorf("%s at %s: %w", dir, short(base), repository.ErrNothingToPublish)
 	}
-	sig := object.Signature{Name: req.Author, Email: req.Email, When: req.When}
-	c := &object.Commit{Author: sig, Committer: sig, Message: req.Message, TreeHash: newRoot, ParentHashes: []plumbing.Hash{base}}
-	obj := repo.Storer.NewEncodedObject()
-	if err := c.Encode(obj); err != nil {
-		return plumbing.ZeroHash, "", err
-	}
-	h, err := repo.Storer.SetEncodedObject(obj)
+	h, err := w.commit(base, newRoot, req)
+	return h, dir, err
+}
+
+// baseTree returns the tree of the commit base and its commit time.
+func baseTree(repo *git.Repository, base plumbing.Hash) (*object.Tree, time.Time, error) {
+	c, err := repo.CommitObject(base)
 	if err != nil {
-		return plumbing.ZeroHash, "", fmt.Errorf("store commit: %w", err)
+		return nil, time.Time{}, fmt.Errorf("read commit %s: %w", short(base), err)
 	}
-	return h, dir, nil
+	root, err := c.Tree()
+	if err != nil {
+		return nil, time.Time{}, fmt.Errorf("read tree of %s: %w", short(base), err)
+	}
+	return root, c.Committer.When, nil
+}
+
+// commit stores the commit of tree on base, by req's author, with its
+// message.
+func (w *treeWriter) commit(base, tree plumbing.Hash, req repository.PublishRequest) (plumbing.Hash, error) {
+	sig := object.Signature{Name: req.Author, Email: req.Email, When: req.When}
+	c := &object.Commit{Author: sig, Committer: sig, Message: req.Message, TreeHash: tree, ParentHashes: []plumbing.Hash{base}}
+	obj := w.repo.Storer.NewEncodedObject()
+	if err := c.Encode(obj); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	h, err := w.repo.Storer.SetEncodedObject(obj)
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("store commit: %w", err)
+	}
+	return h, nil
 }
 
 // skillDir is where the skill goes in the tree: the folder of the skill
-// of that name under the source's path when the tree has one, else
-// <path>/<name>. The path is found as FS finds it: path:, else skills/
-// when the tree has it, else the root.
-func (g *Git) skillDir(ctx context.Context, root *object.Tree, when time.Time, name string) (string, error) {
+// of that name under the source's path when the tree has one (found),
+// else <path>/<name>. The path is found as FS finds it: path:, else
+// skills/ when the tree has it, else the root.
+func (g *Git) skillDir(ctx context.Context, root *object.Tree, when time.Time, name string) (string, bool, error) {
 	tfs := NewTreeFS(root, when)
 	dir := strings.Trim(path.Clean("/"+g.cfg.Path), "/")
 	if dir == "" {
@@ -261,25 +285,23 @@ func (g *Git) skillDir(ctx context.Context, root *object.Tree, when time.Time, n
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			// The folder is made by the commit.
-			return path.Join(dir, name), nil
+			return path.Join(dir, name), false, nil
 		case err != nil:
-			return "", fmt.Errorf("path %s: %w", dir, err)
+			return "", false, fmt.Errorf("path %s: %w", dir, err)
 		}
 		sub = s
 	}
-	rel := name
-	found, _, err := repository.Scan(ctx, sub, g.cfg.Source, dir, repository.Options{})
+	scanned, _, err := repository.Scan(ctx, sub, g.cfg.Source, dir, repository.Options{})
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
 	key := strings.ToLower(skill.NormalizeName(name))
-	for _, f := range found {
+	for _, f := range scanned {
 		if f.Skill.Path != "." && strings.ToLower(skill.NormalizeName(f.Skill.Name)) == key {
-			rel = f.Skill.Path
-			break
+			return strings.TrimPrefix(path.Join(dir, f.Skill.Path), "/"), true, nil
 		}
 	}
-	return strings.TrimPrefix(path.Join(dir, rel), "/"), nil
+	return strings.TrimPrefix(path.Join(dir, name), "/"), false, nil
 }
 
 // treeWriter writes blobs and trees into the store.

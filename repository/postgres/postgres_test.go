@@ -3,6 +3,7 @@ package postgres_test
 import (
 	"github.com/skillsync/skillsync/internal/hostenv"
 
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -831,5 +832,40 @@ func pgWaitFor(t *testing.T, seen <-chan repository.Revision, want repository.Re
 		case <-timeout:
 			t.Fatalf("revision %s was never reported", want)
 		}
+	}
+}
+
+// TestPostgresPublishEdit: an edit changes the SKILL.md the database
+// holds now and keeps the skill's other files. A writer that changes the
+// skill between the edit's read and its write is not undone: the edit is
+// made again on what that writer stored.
+func TestPostgresPublishEdit(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := newPostgres(t, repository.Options{})
+	if _, err := s.PublishSkill(ctx, "pdf", pgSkillFS("pdf", "Version one.", map[string]string{"notes.md": "kept\n"}), "alice"); err != nil {
+		t.Fatal(err)
+	}
+	other := pgOpen(t, s.cluster, s.cfg, repository.Options{})
+	edits := 0
+	edit := func(md []byte) ([]byte, error) {
+		edits++
+		if edits == 1 {
+			if _, err := other.PublishSkill(ctx, "pdf", pgSkillFS("pdf", "Version two.", map[string]string{"notes.md": "kept\n"}), "bob"); err != nil {
+				return nil, err
+			}
+		}
+		return append(bytes.Clone(md), "edited\n"...), nil
+	}
+	if _, err := s.Publish(ctx, repository.PublishRequest{Name: "pdf", Edit: edit, Author: "carol"}); err != nil {
+		t.Fatal(err)
+	}
+	skills, problems := pgSkills(t, s)
+	got := pgContents(t, skills)
+	if edits != 2 || !strings.Contains(got["pdf/SKILL.md"], "Version two.") || !strings.HasSuffix(got["pdf/SKILL.md"], "edited\n") || got["pdf/notes.md"] != "kept\n" {
+		t.Errorf("after %d edits: %v %v", edits, got, problems)
+	}
+	if _, err := s.Publish(ctx, repository.PublishRequest{Name: "nosuch", Edit: edit, Author: "carol"}); !errors.Is(err, postgres.ErrNoSkill) {
+		t.Errorf("edit of a skill the database lacks = %v", err)
 	}
 }

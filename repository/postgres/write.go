@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -8,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"testing/fstest"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -52,8 +54,79 @@ func (p *Postgres) PublishSkill(ctx context.Context, name string, files fs.FS, a
 		return "", fmt.Errorf("source %s: publish %s: %w", p.cfg.Source, name, err)
 	}
 	return p.write(ctx, "publish "+name, func(pool *pgxpool.Pool) (repository.Revision, error) {
-		return p.publish(ctx, pool, name, files, list, skillHash, author)
+		return p.publish(ctx, pool, name, files, list, skillHash, author, nil)
 	})
+}
+
+// errMoved is a skill another writer changed after an edit read it.
+var errMoved = errors.New("the skill changed while it was edited")
+
+// publishEdit publishes the skill name as the source holds it now, its
+// SKILL.md made what edit makes of it. The transaction writes only while
+// the skill is still what was read: should another writer change it in
+// between, it is read and edited again, up to three times.
+func (p *Postgres) publishEdit(ctx context.Context, name string, edit func([]byte) ([]byte, error), author string) (repository.Revision, error) {
+	ctx, cancel := context.WithTimeout(ctx, p.cfg.Timeout)
+	defer cancel()
+	for attempt := 0; ; attempt++ {
+		read, err := p.current(ctx, name)
+		if err != nil {
+			return "", err
+		}
+		was, err := p.checkPublish(name, read)
+		if err != nil {
+			return "", err
+		}
+		if _, err := hashSkill(read, was); err != nil {
+			return "", fmt.Errorf("source %s: edit %s: %w", p.cfg.Source, name, err)
+		}
+		md := read["SKILL.md"]
+		if md == nil {
+			return "", fmt.Errorf("source %s: edit %s: the skill has no SKILL.md", p.cfg.Source, name)
+		}
+		if md.Data, err = edit(md.Data); err != nil {
+			return "", fmt.Errorf("source %s: edit %s/SKILL.md: %w", p.cfg.Source, name, err)
+		}
+		list, err := p.checkPublish(name, read)
+		if err != nil {
+			return "", err
+		}
+		skillHash, err := hashSkill(read, list)
+		if err != nil {
+			return "", fmt.Errorf("source %s: edit %s: %w", p.cfg.Source, name, err)
+		}
+		rev, err := p.write(ctx, "edit "+name, func(pool *pgxpool.Pool) (repository.Revision, error) {
+			return p.publish(ctx, pool, name, read, list, skillHash, author, was)
+		})
+		if !errors.Is(err, errMoved) || attempt == 2 {
+			return rev, err
+		}
+	}
+}
+
+// current reads the files of the skill name as the source holds it now.
+func (p *Postgres) current(ctx context.Context, name string) (fstest.MapFS, error) {
+	skills, _, err := p.Skills(ctx)
+	if err != nil {
+		return nil, err
+	}
+	p.readMu.Lock()
+	defer p.readMu.Unlock()
+	for _, s := range skills {
+		if s.Name != name {
+			continue
+		}
+		out := fstest.MapFS{}
+		for _, f := range s.FileList() {
+			data, err := fs.ReadFile(s.Files, f.Path)
+			if err != nil {
+				return nil, fmt.Errorf("source %s: read %s/%s: %w", p.cfg.Source, name, f.Path, err)
+			}
+			out[f.Path] = &fstest.MapFile{Data: data, Mode: f.Mode}
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("source %s: edit %s: %w %q", p.cfg.Source, name, ErrNoSkill, name)
 }
 
 // checkPublish validates the skill strictly and lists its files.
@@ -154,7 +227,9 @@ func (p *Postgres) bump(ctx context.Context, tx pgx.Tx) (repository.Revision, in
 	return formatRevision(value, registry), value, nil
 }
 
-func (p *Postgres) publish(ctx context.Context, pool *pgxpool.Pool, name string, files fs.FS, list []publishFile, skillHash, author string) (repository.Revision, error) {
+// publish is PublishSkill's transaction. With was, it writes only while
+// the stored skill has exactly those files (errMoved otherwise).
+func (p *Postgres) publish(ctx context.Context, pool *pgxpool.Pool, name string, files fs.FS, list []publishFile, skillHash, author string, was []publishFile) (repository.Revision, error) {
 	tx, err := pool.Begin(ctx)
 	if err != nil {
 		return "", err
@@ -163,6 +238,11 @@ func (p *Postgres) publish(ctx context.Context, pool *pgxpool.Pool, name string,
 	current, err := p.lockRevision(ctx, tx)
 	if err != nil {
 		return "", err
+	}
+	if was != nil {
+		if same, err := p.unchanged(ctx, tx, name, was); err != nil || !same {
+			return "", cmp.Or(err, errMoved)
+		}
 	}
 	same, err := p.unchanged(ctx, tx, name, list)
 	if err != nil {
@@ -341,7 +421,11 @@ func retryConflicts(ctx context.Context, run func() error) error {
 // "commit". A database has no branches: Base, Branch and Direct do not
 // apply, and Message stays in the gate's audit line.
 func (p *Postgres) Publish(ctx context.Context, req repository.PublishRequest) (repository.Published, error) {
-	rev, err := p.PublishSkill(ctx, req.Name, req.Files, req.Author)
+	publish := func() (repository.Revision, error) { return p.PublishSkill(ctx, req.Name, req.Files, req.Author) }
+	if req.Edit != nil {
+		publish = func() (repository.Revision, error) { return p.publishEdit(ctx, req.Name, req.Edit, req.Author) }
+	}
+	rev, err := publish()
 	if err != nil {
 		return repository.Published{}, err
 	}
