@@ -298,7 +298,7 @@ func TestPromoteLocalArchivesTheSkillItReplaces(t *testing.T) {
 		t.Fatal(err)
 	}
 	existing := func() (*Existing, error) { return &Existing{Name: "pdf", Dir: old}, nil }
-	p, err := d.PromoteLocal(ctx, "pdf", layer, existing, nil, now)
+	p, err := d.PromoteLocal(ctx, "pdf", layer, existing, nil, nil, now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -330,14 +330,14 @@ func TestPromoteLocalRefusesAndKeepsTheDraft(t *testing.T) {
 	layer := l.SkillsDir()
 	writeSkill(t, filepath.Join(l.DraftsDir(), "Bad"), "Bad")
 	var invalid *InvalidError
-	if _, err := d.PromoteLocal(ctx, "Bad", layer, nil, nil, now); !errors.As(err, &invalid) || !strings.Contains(err.Error(), "name-not-lowercase") {
+	if _, err := d.PromoteLocal(ctx, "Bad", layer, nil, nil, nil, now); !errors.As(err, &invalid) || !strings.Contains(err.Error(), "name-not-lowercase") {
 		t.Errorf("promote an invalid draft = %v", err)
 	}
 	if _, err := d.ProposeDir(ctx, skilltest.Skill(t, t.TempDir(), "pdf", "The pdf skill.", nil), "pdf", now); err != nil {
 		t.Fatal(err)
 	}
 	no := errors.New("no")
-	if _, err := d.PromoteLocal(ctx, "pdf", layer, nil, func(Draft) error { return no }, now); !errors.Is(err, no) {
+	if _, err := d.PromoteLocal(ctx, "pdf", layer, nil, func(Draft) error { return no }, nil, now); !errors.Is(err, no) {
 		t.Errorf("check refusal = %v", err)
 	}
 	// Something that is not a skill stands where the draft would go; the
@@ -348,7 +348,7 @@ func TestPromoteLocalRefusesAndKeepsTheDraft(t *testing.T) {
 		t.Fatal(err)
 	}
 	existing := func() (*Existing, error) { return &Existing{Name: "pdf", Dir: other}, nil }
-	if _, err := d.PromoteLocal(ctx, "pdf", layer, existing, nil, now); err == nil || !strings.Contains(err.Error(), "move it away") {
+	if _, err := d.PromoteLocal(ctx, "pdf", layer, existing, nil, nil, now); err == nil || !strings.Contains(err.Error(), "move it away") {
 		t.Errorf("promote over a folder = %v", err)
 	}
 	if !skilltest.Exists(filepath.Join(l.DraftsDir(), "pdf", "SKILL.md")) || !skilltest.Exists(filepath.Join(other, "SKILL.md")) {
@@ -373,7 +373,7 @@ func TestConcurrentPromotions(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, errs[i] = d.PromoteLocal(ctx, n, l.SkillsDir(), nil, nil, now)
+			_, errs[i] = d.PromoteLocal(ctx, n, l.SkillsDir(), nil, nil, nil, now)
 		}()
 	}
 	wg.Wait()

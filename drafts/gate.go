@@ -175,7 +175,7 @@ func (g *Gate) proposed(ctx context.Context, dr Draft, from string) (*Proposal, 
 		return p, nil
 	}
 	to := g.Policy.AllowedTargets()[0]
-	promo, err := g.promote(ctx, dr.Name, PromoteOptions{Approver: AutoApprover, To: to}, true)
+	promo, err := g.promote(ctx, dr.Name, PromoteOptions{Approver: AutoApprover, To: to}, true, nil)
 	if err != nil {
 		p.AutoError = err.Error()
 		g.warnf("promotion.auto did not promote %s to %s: %v; the draft waits", dr.Name, to, err)

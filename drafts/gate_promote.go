@@ -76,16 +76,21 @@ type Promotion struct {
 // skills/_drafts/.published/. Every step is a line of the audit log with
 // the approver, the skill hash and, for a source, the commit or revision.
 //
-// With Rollout set, the draft's SKILL.md first takes the canary fields; a
-// rollout asked for wrongly is a *RequestError.
+// With Rollout set, the draft's SKILL.md takes the canary fields once
+// the policy lets it through, under the draft's lock; a promotion that
+// then fails puts the SKILL.md back as it was. A rollout asked for
+// wrongly is a *RequestError.
 func (g *Gate) Promote(ctx context.Context, name string, opts PromoteOptions) (*Promotion, error) {
-	if err := g.stageRollout(name, opts); err != nil {
+	edit, err := canary(name, opts)
+	if err != nil {
 		return nil, err
 	}
-	return g.promote(ctx, name, opts, false)
+	return g.promote(ctx, name, opts, false, edit)
 }
 
-func (g *Gate) promote(ctx context.Context, name string, opts PromoteOptions, auto bool) (*Promotion, error) {
+// promote lets the draft through, edit (when set) changing its SKILL.md
+// first.
+func (g *Gate) promote(ctx context.Context, name string, opts PromoteOptions, auto bool, edit func([]byte) ([]byte, error)) (*Promotion, error) {
 	to := cmp.Or(opts.To, TargetWorkspace)
 	if err := checkBranch(opts.Branch); err != nil {
 		return nil, fmt.Errorf("promote %s: %w", name, err)
@@ -95,12 +100,12 @@ func (g *Gate) promote(ctx context.Context, name string, opts PromoteOptions, au
 	}
 	switch to {
 	case TargetWorkspace:
-		return g.promoteLocal(ctx, name, to, layering.Workspace, g.WorkspaceDir, opts)
+		return g.promoteLocal(ctx, name, to, layering.Workspace, g.WorkspaceDir, opts, edit)
 	case TargetUser:
 		if g.UserDir == "" {
 			return nil, g.Policy.refuse(name, "the user layer is off: set user: in %s", g.Policy.config())
 		}
-		return g.promoteLocal(ctx, name, to, layering.User, g.UserDir, opts)
+		return g.promoteLocal(ctx, name, to, layering.User, g.UserDir, opts, edit)
 	}
 	t, err := g.OpenSource(to)
 	if err != nil {
@@ -112,7 +117,7 @@ func (g *Gate) promote(ctx context.Context, name string, opts PromoteOptions, au
 	if c, ok := t.Repository.(io.Closer); ok {
 		defer c.Close()
 	}
-	return g.publish(ctx, name, t, opts)
+	return g.publish(ctx, name, t, opts, edit)
 }
 
 // checkBranch refuses a --branch that is not a plain branch name: a full
@@ -140,7 +145,7 @@ func checkBranch(b string) error {
 }
 
 // promoteLocal moves the draft into a local layer.
-func (g *Gate) promoteLocal(ctx context.Context, name, to string, layer layering.Layer, layerDir string, opts PromoteOptions) (*Promotion, error) {
+func (g *Gate) promoteLocal(ctx context.Context, name, to string, layer layering.Layer, layerDir string, opts PromoteOptions, edit func([]byte) ([]byte, error)) (*Promotion, error) {
 	var old *Existing
 	existing := func() (*Existing, error) {
 		cat, err := g.Catalog(ctx)
@@ -160,7 +165,7 @@ func (g *Gate) promoteLocal(ctx context.Context, name, to string, layer layering
 		return nil, nil
 	}
 	now := g.Now()
-	p, err := g.Folder.PromoteLocal(ctx, name, layerDir, existing, nil, now)
+	p, err := g.Folder.PromoteLocal(ctx, name, layerDir, existing, nil, edit, now)
 	if err != nil {
 		return nil, err
 	}
@@ -186,14 +191,14 @@ func (g *Gate) promoteLocal(ctx context.Context, name, to string, layer layering
 
 // publish hands the draft to the source t, through its
 // repository.Publisher ability.
-func (g *Gate) publish(ctx context.Context, name string, t *Target, opts PromoteOptions) (*Promotion, error) {
+func (g *Gate) publish(ctx context.Context, name string, t *Target, opts PromoteOptions, edit func([]byte) ([]byte, error)) (*Promotion, error) {
 	pub, ok := t.Repository.(repository.Publisher)
 	if !ok {
 		return nil, fmt.Errorf("promote %s to %s: not supported for this source kind (%s); promote to a git source, workspace or user", name, t.Name, t.Kind)
 	}
 	now := g.Now()
 	promo := &Promotion{Name: name, Approver: opts.Approver, Target: t.Name}
-	dr, moved, keepErr, err := g.Folder.PromoteElsewhere(ctx, name, func(dr Draft) error {
+	dr, moved, keepErr, err := g.Folder.PromoteElsewhere(ctx, name, edit, func(dr Draft) error {
 		fsys, err := dr.FS()
 		if err != nil {
 			return err

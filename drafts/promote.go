@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/skillsync/skillsync/curator"
+	"github.com/skillsync/skillsync/internal/atomicfile"
 	"github.com/skillsync/skillsync/internal/realdir"
 	"github.com/skillsync/skillsync/materialize"
 	"github.com/skillsync/skillsync/skill"
@@ -59,18 +60,70 @@ type Moved struct {
 
 // PromoteLocal moves the draft name into the local layer directory
 // layerDir as <layerDir>/<name>, in one rename that never replaces
-// anything. check sees the draft, inspected under its lock, and may
-// refuse it; a draft with a problem is refused with *InvalidError
-// before check is asked. When existing is set, that skill is archived
-// first (Archive: <layerDir>/.archive/<name>-<stamp>/, restorable); when
-// the rename then fails, it is moved back. On any refusal or failure the
-// draft stays where it was.
-func (d *Folder) PromoteLocal(ctx context.Context, name, layerDir string, existing func() (*Existing, error), check func(Draft) error, now time.Time) (Moved, error) {
+// anything. edit, when set, changes the draft's SKILL.md under its lock
+// first (Folder.stage). check sees the draft, inspected under its lock,
+// and may refuse it; a draft with a problem is refused with
+// *InvalidError before check is asked. When existing is set, that skill
+// is archived first (Archive: <layerDir>/.archive/<name>-<stamp>/,
+// restorable); when the rename then fails, it is moved back. On any
+// refusal or failure the draft stays where it was, as it was.
+func (d *Folder) PromoteLocal(ctx context.Context, name, layerDir string, existing func() (*Existing, error), check func(Draft) error, edit func([]byte) ([]byte, error), now time.Time) (Moved, error) {
 	lock, err := d.Lock(ctx, name)
 	if err != nil {
 		return Moved{}, err
 	}
 	defer lock.Close()
+	undo, err := d.stage(name, edit)
+	if err != nil {
+		return Moved{}, err
+	}
+	m, err := d.promoteLocal(ctx, name, layerDir, existing, check, now)
+	if err != nil {
+		err = errors.Join(err, undo())
+	}
+	return m, err
+}
+
+// stage makes the draft's SKILL.md what edit makes of it and returns how
+// to put the old one back; nothing when edit is nil or the draft has no
+// SKILL.md to edit (Inspect says what is missing). A link standing for
+// the draft's folder or its SKILL.md is refused, never written through.
+func (d *Folder) stage(name string, edit func([]byte) ([]byte, error)) (undo func() error, err error) {
+	none := func() error { return nil }
+	if edit == nil {
+		return none, nil
+	}
+	dir := filepath.Join(d.dir, name)
+	if err := realdir.Check(dir); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return none, nil
+		}
+		return nil, fmt.Errorf("draft %s: %w", name, err)
+	}
+	path := filepath.Join(dir, "SKILL.md")
+	old, err := atomicfile.ReadBounded(path, 1<<20)
+	if errors.Is(err, fs.ErrNotExist) {
+		return none, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("draft %s: read %s: %w", name, path, err)
+	}
+	out, err := edit(old)
+	if err != nil {
+		return nil, fmt.Errorf("draft %s: %s: %w", name, path, err)
+	}
+	if err := atomicfile.WriteFile(path, out, 0o644); err != nil {
+		return nil, fmt.Errorf("draft %s: %w", name, err)
+	}
+	return func() error {
+		if err := atomicfile.WriteFile(path, old, 0o644); err != nil {
+			return fmt.Errorf("draft %s: put its SKILL.md back as it was: %w", name, err)
+		}
+		return nil
+	}, nil
+}
+
+func (d *Folder) promoteLocal(ctx context.Context, name, layerDir string, existing func() (*Existing, error), check func(Draft) error, now time.Time) (Moved, error) {
 	dr, err := d.Inspect(ctx, name)
 	if err != nil {
 		return Moved{}, err
@@ -143,18 +196,28 @@ func dirHash(ctx context.Context, dir string) (string, error) {
 	return h.String(), err
 }
 
-// PromoteElsewhere takes the draft name under its lock, refuses it with
+// PromoteElsewhere takes the draft name under its lock, with edit (when
+// set) changing its SKILL.md first (Folder.stage), refuses it with
 // *InvalidError when it has a problem, and hands it to send, which
 // puts the skill outside the workspace (into a source). When send succeeds
 // the draft moves to .published/<name>-<stamp>/ and moved says where;
-// when it fails the draft stays where it was. A draft that cannot be
-// moved after send succeeded stays too, and keepErr says why.
-func (d *Folder) PromoteElsewhere(ctx context.Context, name string, send func(Draft) error, now time.Time) (dr Draft, moved string, keepErr, err error) {
+// when it fails the draft stays where it was, as it was. A draft that
+// cannot be moved after send succeeded stays too, and keepErr says why.
+func (d *Folder) PromoteElsewhere(ctx context.Context, name string, edit func([]byte) ([]byte, error), send func(Draft) error, now time.Time) (dr Draft, moved string, keepErr, err error) {
 	lock, err := d.Lock(ctx, name)
 	if err != nil {
 		return Draft{}, "", nil, err
 	}
 	defer lock.Close()
+	undo, err := d.stage(name, edit)
+	if err != nil {
+		return Draft{}, "", nil, err
+	}
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, undo())
+		}
+	}()
 	if dr, err = d.Inspect(ctx, name); err != nil {
 		return dr, "", nil, err
 	}

@@ -6,14 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"path/filepath"
 	"strings"
 
 	"github.com/skillsync/skillsync/catalog"
 	"github.com/skillsync/skillsync/curator"
 	"github.com/skillsync/skillsync/fleet"
-	"github.com/skillsync/skillsync/internal/atomicfile"
 	"github.com/skillsync/skillsync/internal/usageerr"
 	"github.com/skillsync/skillsync/layering"
 	"github.com/skillsync/skillsync/repository"
@@ -34,45 +31,35 @@ func requestErrorf(format string, args ...any) error {
 // have: the catalog's error for a name it does not have.
 type UnknownSkillError = catalog.UnknownSkillError
 
-// stageRollout writes a promotion's canary fields (metadata.rollout and
-// metadata.environments) into the draft's SKILL.md before it goes
-// through the gate, so the skill reaches only that share of hosts.
-func (g *Gate) stageRollout(name string, opts PromoteOptions) error {
+// canary returns the edit that writes a promotion's canary fields
+// (metadata.rollout and metadata.environments) into the draft's
+// SKILL.md, so the skill reaches only that share of hosts; nil when none
+// is asked for. A canary asked for wrongly is a *RequestError, before
+// anything is written.
+func canary(name string, opts PromoteOptions) (func([]byte) ([]byte, error), error) {
 	if opts.Rollout == "" {
 		if opts.Environments != nil {
-			return requestErrorf("promote %s: --environments goes with --canary", name)
+			return nil, requestErrorf("promote %s: --environments goes with --canary", name)
 		}
-		return nil
+		return nil, nil
 	}
 	p, err := fleet.ParsePercent(opts.Rollout)
 	if err != nil {
-		return requestErrorf("promote %s: --canary: %w", name, err)
+		return nil, requestErrorf("promote %s: --canary: %w", name, err)
 	}
 	if !skill.ValidName(name) {
-		return requestErrorf("promote %s: not a valid skill name", name)
+		return nil, requestErrorf("promote %s: not a valid skill name", name)
 	}
 	for _, env := range opts.Environments {
 		if !fleet.ValidHostID(env) || strings.ContainsAny(env, " ,") {
-			return requestErrorf("promote %s: environment %q is not one printable word", name, env)
+			return nil, requestErrorf("promote %s: environment %q is not one printable word", name, env)
 		}
-	}
-	path := filepath.Join(g.Folder.Dir(), name, "SKILL.md")
-	data, err := atomicfile.ReadBounded(path, 1<<20)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil // the gate says there is no such draft
-	}
-	if err != nil {
-		return fmt.Errorf("promote %s: read the draft's SKILL.md: %w", name, err)
 	}
 	envs := opts.Environments
 	if envs == nil {
 		envs = []string{}
 	}
-	out, err := fleet.SetRollout(data, p, envs)
-	if err != nil {
-		return fmt.Errorf("promote %s: %s: %w", name, path, err)
-	}
-	return atomicfile.WriteFile(path, out, 0o644)
+	return func(md []byte) ([]byte, error) { return fleet.SetRollout(md, p, envs) }, nil
 }
 
 // RolloutOptions say how a rollout change is published.

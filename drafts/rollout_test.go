@@ -7,6 +7,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/skillsync/skillsync/internal/skilltest"
+	"github.com/skillsync/skillsync/repository"
+	"github.com/skillsync/skillsync/repository/dir"
 )
 
 // TestPromoteCanary: the canary fields go into the draft's SKILL.md
@@ -64,5 +68,55 @@ func TestRolloutRefusals(t *testing.T) {
 	var unknown *UnknownSkillError
 	if _, err := gt.Rollout(ctx, "nothing", "50%", RolloutOptions{}); !errors.As(err, &unknown) || unknown.Name != "nothing" {
 		t.Errorf("rollout of no skill: %v, want an *UnknownSkillError", err)
+	}
+}
+
+// TestCanaryOnlyWithAPromotion: the canary fields are written only once
+// the policy lets the draft through. A refused promotion, and one whose
+// source fails, leave the draft's SKILL.md as it was, so a later
+// promotion without --canary does not ship the share. A draft folder
+// that is a link is refused, and nothing is written where it leads.
+func TestCanaryOnlyWithAPromotion(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	gt := newGate(t, Policy{Approvers: []string{"alice"}, Targets: []string{"workspace", "team"}})
+	gt.sources["team"] = func() (*Target, error) {
+		return &Target{Name: "team", Kind: "dir", Repository: dir.NewLocal("team", t.TempDir(), repository.Options{})}, nil
+	}
+	gt.propose(t, "pdf", "Read PDFs.")
+	md := filepath.Join(gt.layout.DraftsDir(), "pdf", "SKILL.md")
+	before, err := os.ReadFile(md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	canary := PromoteOptions{Rollout: "10%", Environments: []string{"prod"}}
+	for _, opts := range []PromoteOptions{
+		{Approver: "mallory", To: "workspace"},
+		{Approver: "alice", To: "team"}, // a dir: source takes no publications
+	} {
+		opts.Rollout, opts.Environments = canary.Rollout, canary.Environments
+		if _, err := gt.Promote(ctx, "pdf", opts); err == nil {
+			t.Fatalf("promote %+v succeeded", opts)
+		}
+		if after, _ := os.ReadFile(md); string(after) != string(before) {
+			t.Errorf("after the failed promotion %+v the draft's SKILL.md is\n%s", opts, after)
+		}
+	}
+
+	victim := skilltest.Skill(t, t.TempDir(), "evil", "Evil.", nil)
+	if err := os.Symlink(victim, filepath.Join(gt.layout.DraftsDir(), "evil")); err != nil {
+		t.Fatal(err)
+	}
+	// Not written at all: not even written and put back.
+	was, err := os.Stat(filepath.Join(victim, "SKILL.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	canary.Approver, canary.To = "alice", "workspace"
+	if _, err := gt.Promote(ctx, "evil", canary); err == nil {
+		t.Error("promote of a draft that is a link succeeded")
+	}
+	if now, err := os.Stat(filepath.Join(victim, "SKILL.md")); err != nil || !os.SameFile(was, now) || !now.ModTime().Equal(was.ModTime()) {
+		t.Errorf("the file where the link leads was written: %v", err)
 	}
 }
