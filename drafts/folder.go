@@ -350,9 +350,18 @@ func (d *Folder) retireLocked(ctx context.Context, name, into string, now time.T
 	if err := realdir.Ensure(into); err != nil {
 		return "", dr, fmt.Errorf("draft %s: %w", name, err)
 	}
-	dst := filepath.Join(into, name+"-"+now.UTC().Format(curator.ArchiveStamp))
-	if err := renameNoReplace(dr.Dir, dst); err != nil {
-		return "", dr, fmt.Errorf("draft %s: move to %s: %w", name, dst, err)
+	// Two drafts of one name retired within the stamp's second each get
+	// a folder: the second one's ends in -2.
+	stamp := filepath.Join(into, name+"-"+now.UTC().Format(curator.ArchiveStamp))
+	dst := stamp
+	for n := 2; ; n++ {
+		err := renameNoReplace(dr.Dir, dst)
+		if err == nil {
+			return dst, dr, nil
+		}
+		if !errors.Is(err, fs.ErrExist) || n > 100 {
+			return "", dr, fmt.Errorf("draft %s: move to %s: %w", name, dst, err)
+		}
+		dst = fmt.Sprintf("%s-%d", stamp, n)
 	}
-	return dst, dr, nil
 }

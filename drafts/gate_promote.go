@@ -55,6 +55,11 @@ type Promotion struct {
 	Path   string `json:"path,omitempty"`
 	// Published is where the draft went after a promotion to a source.
 	Published string `json:"published,omitempty"`
+	// Unchanged says the source held the draft exactly already (a
+	// publication whose draft was not moved away after it): nothing was
+	// published, Commit is the revision that holds it, and the draft
+	// moved on as after a publication.
+	Unchanged bool `json:"unchanged,omitempty"`
 }
 
 // Promote lets the draft name through the gate. The policy comes first:
@@ -207,6 +212,10 @@ func (g *Gate) publish(ctx context.Context, name string, t *Target, opts Promote
 			Name: dr.Name, Files: fsys, List: dr.Files, Base: t.Base, Branch: opts.Branch, Direct: t.Direct,
 			Message: commitMessage(dr, opts.Message, opts.Approver), Author: opts.Approver, Email: emailOf(opts.Approver), When: now,
 		})
+		if errors.Is(err, repository.ErrNothingToPublish) {
+			promo.Commit, promo.Path, promo.Unchanged = string(cmp.Or(res.Base, t.Base)), res.Path, true
+			return nil
+		}
 		if err != nil {
 			if errors.Is(err, repository.ErrNonFastForward) {
 				return fmt.Errorf("promote %s to %s: %w; run skillsync sync, check the draft with skillsync drafts diff %s, and promote again; the draft stays in the drafts", name, t.Name, err, name)
@@ -237,6 +246,9 @@ func (g *Gate) publish(ctx context.Context, name string, t *Target, opts Promote
 func publishedDetail(p *Promotion, t *Target) string {
 	if p.Branch == "" {
 		return fmt.Sprintf("%s; written to the %s source %s as revision %s", approvedBy(p.Approver), t.Kind, t.Name, p.Commit)
+	}
+	if p.Unchanged {
+		return fmt.Sprintf("%s; %s of %s held it as the draft has it already at %s", approvedBy(p.Approver), p.Path, t.Location, short(p.Commit))
 	}
 	how := "review branch"
 	if p.Direct {

@@ -105,6 +105,13 @@ func printPromotion(a *app, p *drafts.Promotion, auto bool) {
 		}
 		return
 	}
+	if p.Unchanged {
+		fmt.Fprintf(a.stdout, "%s holds %s as the draft has it already, at %s: nothing to publish (%s)\n", safe(p.Target), safe(p.Name), shortRev(p.Commit), how)
+		if p.Published != "" {
+			fmt.Fprintf(a.stdout, "the draft moved to %s\n", safe(p.Published))
+		}
+		return
+	}
 	fmt.Fprintf(a.stdout, "published %s to %s (%s)\nbranch: %s\ncommit: %s\n", safe(p.Name), safe(p.Target), how, safe(p.Branch), p.Commit)
 	if !p.Direct {
 		fmt.Fprintf(a.stdout, "open a review of branch %s to merge it; the skill comes to every workspace with the next sync after that\n", safe(p.Branch))

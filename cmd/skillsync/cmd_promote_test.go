@@ -198,3 +198,46 @@ func TestMCPProposeSkillThroughTheEngine(t *testing.T) {
 		t.Errorf("promote: %s", r.stderr)
 	}
 }
+
+// TestPromoteWhatTheSourceHoldsAlready: a publication whose draft stayed
+// behind (a crash after the push) is done the next time: the source holds
+// the draft exactly, so promote says so, moves the draft on and exits 0,
+// rather than failing on "nothing to publish" for ever.
+func TestPromoteWhatTheSourceHoldsAlready(t *testing.T) {
+	t.Parallel()
+	up := gittest.NewRepo(t, "main")
+	up.Skill("skills/one", "First.")
+	up.Commit("one")
+	up.AcceptPushes()
+	ws := t.TempDir()
+	skilltest.WriteFile(t, filepath.Join(ws, "skillsync.yaml"), "repositories:\n  - name: team\n    git: "+up.URL()+"\n    publish: direct\npromotion:\n  targets: [team]\n")
+	if r := run(t, ws, "sync"); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	src := newSkill(t, "pdf", "Read PDFs.")
+	for i := range 2 {
+		if r := run(t, ws, "propose", src); r.code != 0 {
+			t.Fatal(r.stderr)
+		}
+		r := run(t, ws, "promote", "pdf", "--approver", "alice", "--to", "team")
+		if i == 0 {
+			if r.code != 0 {
+				t.Fatalf("promote: %d %s", r.code, r.stderr)
+			}
+			if r := run(t, ws, "sync"); r.code != 0 {
+				t.Fatal(r.stderr)
+			}
+			continue
+		}
+		if r.code != 0 || !strings.Contains(r.stdout, "team holds pdf as the draft has it already") {
+			t.Fatalf("promote of what the source holds: %d %s %s", r.code, r.stdout, r.stderr)
+		}
+	}
+	if r := run(t, ws, "drafts"); !strings.Contains(r.stdout, "no drafts") {
+		t.Errorf("the draft is still listed: %s", r.stdout)
+	}
+	published, _ := filepath.Glob(filepath.Join(ws, "skills", "_drafts", ".published", "pdf-*"))
+	if len(published) != 2 {
+		t.Errorf("published drafts: %q, want both", published)
+	}
+}
