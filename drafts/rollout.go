@@ -129,7 +129,7 @@ func (g *Gate) Rollout(ctx context.Context, name, percent string, opts RolloutOp
 		return nil, requestErrorf("rollout %s: it is a %s skill, and no source has one of that name; rollout stages a source's skill for the hosts that take it", name, w.Layer)
 	}
 	if entry == nil || entry.Skill.Files == nil {
-		return nil, &UnknownSkillError{Name: name}
+		return nil, incomplete(cat, &UnknownSkillError{Name: name})
 	}
 	author := cmp.Or(opts.Approver, g.Actor)
 	// A rollout publishes into a source as a promotion does: the gate's
@@ -166,7 +166,10 @@ func (g *Gate) Rollout(ctx context.Context, name, percent string, opts RolloutOp
 	res, err := pub.Publish(ctx, repository.PublishRequest{Name: entry.Skill.Name, Edit: edit, Base: base, Branch: branch,
 		Direct: t.Direct, Message: msg, Author: author, Email: EmailOf(author), When: now})
 	if errors.Is(err, repository.ErrNothingToPublish) {
-		return &RolloutResult{Name: entry.Skill.Name, Source: t.Name, Rollout: fleet.FormatPercent(p), Commit: string(base), Unchanged: true}, nil
+		return &RolloutResult{Name: entry.Skill.Name, Source: t.Name, Rollout: fleet.FormatPercent(p), Commit: string(cmp.Or(res.Base, base)), Unchanged: true}, nil
+	}
+	if errors.Is(err, repository.ErrNonFastForward) {
+		return nil, fmt.Errorf("rollout %s to source %s: %w; run skillsync sync to see what changed there, and roll out again", name, t.Name, err)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("rollout %s to source %s: %w", name, t.Name, err)
@@ -178,4 +181,20 @@ func (g *Gate) Rollout(ctx context.Context, name, percent string, opts RolloutOp
 		return out, fmt.Errorf("published the rollout of %s, but the audit log was not written: %w", name, err)
 	}
 	return out, nil
+}
+
+// incomplete adds to err the errors that kept the catalog from reading
+// every source (a cache that is corrupt, a source not synced): they, not
+// the name, may be why the skill was not found.
+func incomplete(cat *layering.Catalog, err error) error {
+	var msgs []string
+	for _, p := range cat.Problems {
+		if p.Level == skill.Error {
+			msgs = append(msgs, p.Message)
+		}
+	}
+	if len(msgs) == 0 {
+		return err
+	}
+	return fmt.Errorf("%w; the catalog is not whole: %s", err, strings.Join(msgs, "; "))
 }

@@ -9,8 +9,10 @@ import (
 	"testing"
 
 	"github.com/skillsync/skillsync/internal/skilltest"
+	"github.com/skillsync/skillsync/layering"
 	"github.com/skillsync/skillsync/repository"
 	"github.com/skillsync/skillsync/repository/dir"
+	"github.com/skillsync/skillsync/skill"
 )
 
 // TestPromoteCanary: the canary fields go into the draft's SKILL.md
@@ -68,6 +70,18 @@ func TestRolloutRefusals(t *testing.T) {
 	var unknown *UnknownSkillError
 	if _, err := gt.Rollout(ctx, "nothing", "50%", RolloutOptions{}); !errors.As(err, &unknown) || unknown.Name != "nothing" {
 		t.Errorf("rollout of no skill: %v, want an *UnknownSkillError", err)
+	}
+	// A catalog that could not read a source says so: that may be why.
+	read := gt.Catalog
+	gt.Catalog = func(ctx context.Context) (*layering.Catalog, error) {
+		cat, err := read(ctx)
+		if err == nil {
+			cat.Problems = append(cat.Problems, skill.Problem{Level: skill.Error, Rule: "cache-unreadable", Message: "manifest.json is corrupt; run skillsync sync"})
+		}
+		return cat, err
+	}
+	if _, err := gt.Rollout(ctx, "nothing", "50%", RolloutOptions{}); !errors.As(err, &unknown) || !strings.Contains(err.Error(), "the catalog is not whole: manifest.json is corrupt; run skillsync sync") {
+		t.Errorf("rollout of no skill over a catalog that is not whole: %v", err)
 	}
 }
 

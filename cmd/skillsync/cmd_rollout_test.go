@@ -260,4 +260,9 @@ func TestRolloutChangesOnlySkillMD(t *testing.T) {
 	if md := up.Git("show", "main:skills/pdf/SKILL.md"); !strings.Contains(md, `rollout: "50%"`) {
 		t.Errorf("SKILL.md after the rollout:\n%s", md)
 	}
+	// The source moved on (by the rollout itself): the next one says to
+	// sync first.
+	if r := run(t, ws, "rollout", "pdf", "80%", "--approver", "bob"); r.code != 1 || !strings.Contains(r.stderr, "run skillsync sync to see what changed there, and roll out again") {
+		t.Errorf("rollout past a source that moved on: %d %s", r.code, r.stderr)
+	}
 }
