@@ -89,3 +89,30 @@ func TestPublishOverAFolderThatIsNoSkill(t *testing.T) {
 		t.Errorf("skills/common = %q", got)
 	}
 }
+
+// TestPublishKeepsTheSkillsLinks: a draft is regular files, so publishing
+// it over a skill keeps the skill's symbolic links where the draft has
+// nothing in their place; its other files are the draft's.
+func TestPublishKeepsTheSkillsLinks(t *testing.T) {
+	t.Parallel()
+	up := gittest.NewRepo(t, "main")
+	up.AcceptPushes()
+	up.Skill("skills/pdf", "Old.")
+	up.Write("skills/pdf/old.md", "old\n", 0)
+	up.Write("skills/shared/bin/tool", "tool\n", 0o755)
+	up.Symlink("../shared/bin", "skills/pdf/bin")
+	up.Symlink("../../../LICENSE", "skills/pdf/docs/LICENSE")
+	up.Symlink("old.md", "skills/pdf/notes.md")
+	up.Commit("pdf")
+	g := newGit(t, up.URL(), "")
+	res := publish(t, g, draftRequest(t, "pdf", "New.", map[string]string{"notes.md": "now a file\n"}))
+	got := up.Git("ls-tree", "-r", res.Branch, "skills/pdf")
+	for _, want := range []string{"120000 blob", "\tskills/pdf/bin", "\tskills/pdf/docs/LICENSE", "100644 blob"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("tree lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "old.md") || strings.Count(got, "120000") != 2 {
+		t.Errorf("tree:\n%s\nwant old.md gone and notes.md a file", got)
+	}
+}

@@ -223,7 +223,11 @@ func (g *Git) commitSkill(ctx context.Context, repo *git.Repository, base plumbi
 		return plumbing.ZeroHash, "", fmt.Errorf("%s at %s is a folder that holds no skill %s, and publishing would replace its files: move that folder in the repository, or give the skill another name", dir, short(base), req.Name)
 	}
 	w := &treeWriter{repo: repo}
-	skillTree, err := w.skillTree(ctx, req.Files, req.List)
+	keep, err := links(root, dir)
+	if err != nil {
+		return plumbing.ZeroHash, "", err
+	}
+	skillTree, err := w.skillTree(ctx, req.Files, req.List, keep)
 	if err != nil {
 		return plumbing.ZeroHash, "", err
 	}
@@ -327,9 +331,35 @@ func newDirNode() *dirNode {
 	return &dirNode{files: map[string]object.TreeEntry{}, dirs: map[string]*dirNode{}}
 }
 
+// links returns the symbolic links of the folder dir of root, by their
+// paths in it; none when root has no such folder.
+func links(root *object.Tree, dir string) (map[string]object.TreeEntry, error) {
+	entry, err := root.FindEntry(dir)
+	if err != nil || entry.Mode != filemode.Dir {
+		return nil, nil
+	}
+	t, err := root.Tree(dir)
+	if err != nil {
+		return nil, fmt.Errorf("read tree %s: %w", dir, err)
+	}
+	out := map[string]object.TreeEntry{}
+	err = t.Files().ForEach(func(f *object.File) error {
+		if f.Mode == filemode.Symlink {
+			out[f.Name] = object.TreeEntry{Name: path.Base(f.Name), Mode: f.Mode, Hash: f.Hash}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read tree %s: %w", dir, err)
+	}
+	return out, nil
+}
+
 // skillTree writes each file of list as a blob and returns the tree of
-// the skill.
-func (w *treeWriter) skillTree(ctx context.Context, files fs.FS, list []skill.File) (plumbing.Hash, error) {
+// the skill. The links of keep (by path) stay where the list has nothing
+// in their place: a draft is regular files, and holds no link to replace
+// or remove one that a sync passed over.
+func (w *treeWriter) skillTree(ctx context.Context, files fs.FS, list []skill.File, keep map[string]object.TreeEntry) (plumbing.Hash, error) {
 	top := newDirNode()
 	for _, f := range list {
 		if err := ctx.Err(); err != nil {
@@ -356,7 +386,29 @@ func (w *treeWriter) skillTree(ctx context.Context, files fs.FS, list []skill.Fi
 		}
 		n.files[parts[len(parts)-1]] = object.TreeEntry{Name: parts[len(parts)-1], Mode: mode, Hash: h}
 	}
+	for p, e := range keep {
+		top.keep(strings.Split(p, "/"), e)
+	}
 	return w.writeDir(top)
+}
+
+// keep puts the entry e at the path parts where nothing of the node
+// stands in its way.
+func (n *dirNode) keep(parts []string, e object.TreeEntry) {
+	for _, p := range parts[:len(parts)-1] {
+		if _, file := n.files[p]; file {
+			return
+		}
+		if n.dirs[p] == nil {
+			n.dirs[p] = newDirNode()
+		}
+		n = n.dirs[p]
+	}
+	last := parts[len(parts)-1]
+	if _, file := n.files[last]; file || n.dirs[last] != nil {
+		return
+	}
+	n.files[last] = e
 }
 
 func (w *treeWriter) blob(files fs.FS, f skill.File) (plumbing.Hash, error) {
