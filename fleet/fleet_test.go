@@ -234,6 +234,12 @@ func TestStatus(t *testing.T) {
 	if !hc.Silent || hc.Failing {
 		t.Fatalf("host c: %+v", hc)
 	}
+	// A revision row dated in the future, written by hand, makes no host
+	// behind that was not.
+	pgtest.Exec(t, c, "INSERT INTO "+schema+".revisions (source, revision, first_seen_at) VALUES ('team', 'zzz', now() + interval '1 year')")
+	if hosts, err := s.Status(ctx, fleet.StatusOptions{}); err != nil || hosts[1].Sources[1].Behind || !hosts[0].Sources[0].Behind {
+		t.Fatalf("status with a revision row in the future: %+v %v", hosts, err)
+	}
 	// A host that drops a source no longer reports it.
 	b.Sources = b.Sources[:1]
 	if _, err := s.Push(ctx, b, nil); err != nil {

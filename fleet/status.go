@@ -93,12 +93,14 @@ func (s *Store) Status(ctx context.Context, opts StatusOptions) ([]HostStatus, e
 		return nil, s.fail("read hosts", err)
 	}
 	// Behind: the host's revision was first reported before the newest
-	// of its source (one hash join, not a look-up per host).
+	// of its source (one hash join, not a look-up per host). A row dated
+	// past the server's clock was written by hand, not by a push: it
+	// makes no revision the newest, or every host would be behind.
 	rows, err = s.pool.Query(ctx, `SELECT hs.host, hs.source, hs.revision, hs.status, hs.error,
 	coalesce(hs.revision <> '' AND m.first_seen_at < n.newest, false)
 FROM `+s.schema+`.host_sources hs
 LEFT JOIN `+s.schema+`.revisions m ON m.source = hs.source AND m.revision = hs.revision
-LEFT JOIN (SELECT source, max(first_seen_at) AS newest FROM `+s.schema+`.revisions GROUP BY source) n ON n.source = hs.source`)
+LEFT JOIN (SELECT source, max(first_seen_at) AS newest FROM `+s.schema+`.revisions WHERE first_seen_at <= now() GROUP BY source) n ON n.source = hs.source`)
 	if err != nil {
 		return nil, s.fail("read sources", err)
 	}
