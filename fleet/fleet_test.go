@@ -452,3 +452,23 @@ func TestAFutureRowHidesOnlyItsTime(t *testing.T) {
 		t.Errorf("no warning says a time was left out:\n%s", w.all())
 	}
 }
+
+// TestForeignTables: a schema that holds tables of the fleet's names that
+// skillsync did not make is refused with the fix: a schema of its own.
+func TestForeignTables(t *testing.T) {
+	t.Parallel()
+	c := pgCluster.Get(t)
+	schema := pgtest.Name(t)
+	pgtest.Exec(t, c, "DROP SCHEMA IF EXISTS "+schema+" CASCADE")
+	pgtest.Exec(t, c, "CREATE SCHEMA "+schema)
+	pgtest.Exec(t, c, "CREATE TABLE "+schema+".hosts (id serial PRIMARY KEY, fqdn text)")
+	cfg := fleet.Config{DSNFile: c.DSNFile(t, "postgres"), Schema: schema, Create: true, Timeout: 5 * time.Second}
+	s, err := fleet.Open(context.Background(), cfg)
+	if err == nil {
+		defer s.Close()
+		_, err = s.Push(context.Background(), hb("a"), nil)
+	}
+	if err == nil || !strings.Contains(err.Error(), "set schema: in fleet: to a schema of skillsync's own") {
+		t.Errorf("a schema with a foreign hosts table: %v", err)
+	}
+}

@@ -30,6 +30,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/skillsync/skillsync/internal/hostenv"
+	"github.com/skillsync/skillsync/internal/pgschema"
 )
 
 // ErrDSN is returned when the connection string cannot be read or parsed.
@@ -198,6 +199,10 @@ func (s *Store) fail(op string, err error) error {
 			fix = "the schema is at this skillsync's version but lacks it (dropped by hand?); restore it, or drop the schema for create: true to make it again"
 		}
 		err = fmt.Errorf("%w: the fleet tables are missing (%s): %s", ErrSchemaVersion, pgErr.Message, fix)
+	}
+	if pgschema.Foreign(err) {
+		err = fmt.Errorf("%w: schema %s holds tables skillsync did not make, or that were changed by hand (%v): set schema: in fleet: to a schema of skillsync's own",
+			ErrSchemaVersion, s.cfg.Schema, err)
 	}
 	return redact(fmt.Errorf("fleet (%s): %s: %w", s.cfg.location(), op, err), s.secrets)
 }

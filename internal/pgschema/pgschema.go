@@ -80,3 +80,11 @@ func Missing(err error) bool {
 	var pgErr *pgconn.PgError
 	return errors.As(err, &pgErr) && (pgErr.Code == "42P01" || pgErr.Code == "3F000")
 }
+
+// Foreign reports whether err says a table of the schema is not the one
+// skillsync makes: one of its name was there first (duplicate_table), or
+// it lacks a column (undefined_column).
+func Foreign(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && (pgErr.Code == "42P07" || pgErr.Code == "42703")
+}

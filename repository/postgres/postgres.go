@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/skillsync/skillsync/internal/pgschema"
 	"github.com/skillsync/skillsync/repository"
 	"github.com/skillsync/skillsync/skill"
 )
@@ -294,6 +295,9 @@ func (p *Postgres) failLocked(op string, err error) error {
 	if errors.As(err, &pgErr) && (pgErr.Code == "42P01" || pgErr.Code == "3F000") && !errors.Is(err, ErrNoTables) {
 		// undefined_table, invalid_schema_name
 		err = fmt.Errorf("%w (%s)", ErrNoTables, pgErr.Message)
+	}
+	if pgschema.Foreign(err) {
+		err = fmt.Errorf("schema %s holds tables skillsync did not make, or that were changed by hand (%w): set schema: of source %s to a schema of skillsync's own", p.cfg.Schema, err, p.cfg.Source)
 	}
 	return repository.RedactError(fmt.Errorf("source %s (%s): %s: %w", p.cfg.Source, p.Location(), op, err), p.secrets...)
 }

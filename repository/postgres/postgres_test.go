@@ -869,3 +869,17 @@ func TestPostgresPublishEdit(t *testing.T) {
 		t.Errorf("edit of a skill the database lacks = %v", err)
 	}
 }
+
+// TestPostgresForeignTables: a schema holding a table of the registry's
+// names that skillsync did not make is refused with the fix.
+func TestPostgresForeignTables(t *testing.T) {
+	t.Parallel()
+	s := newPostgres(t, repository.Options{}, func(c *postgres.PostgresConfig) { c.Create = false })
+	pgtest.Exec(t, s.cluster, "CREATE SCHEMA IF NOT EXISTS "+s.cfg.Schema)
+	pgtest.Exec(t, s.cluster, "CREATE TABLE "+s.cfg.Schema+".skills (id serial PRIMARY KEY, title text)")
+	created := pgOpen(t, s.cluster, func() postgres.PostgresConfig { c := s.cfg; c.Create = true; return c }(), repository.Options{})
+	_, err := created.Sync(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "set schema: of source team to a schema of skillsync's own") {
+		t.Errorf("Sync over a foreign skills table = %v", err)
+	}
+}
