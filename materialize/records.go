@@ -268,7 +268,7 @@ func writeRecord(root string, data []byte, ext string) (Hash, error) {
 	if err := atomicfile.MkdirNoFollow(filepath.Join(root, recordsName), 0o755); err != nil {
 		return Hash{}, err
 	}
-	if err := atomicfile.WriteFile(recordPath(root, ref, ext), data, 0o644); err != nil {
+	if err := atomicfile.WriteFileOnly(recordPath(root, ref, ext), data, 0o644); err != nil {
 		return Hash{}, err
 	}
 	return ref, nil

@@ -16,6 +16,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
+	"time"
 
 	"github.com/skillsync/skillsync/internal/platform"
 )
@@ -26,13 +28,51 @@ var ErrSymlink = errors.New("is a symbolic link; skillsync does not write throug
 
 // WriteFile replaces name with data atomically. A symbolic link at name is
 // refused. On any error the target is untouched and the temporary file is
-// removed.
-func WriteFile(name string, data []byte, perm os.FileMode) (err error) {
+// removed. Once name is written, the temporary files of name that a
+// writer killed before its rename left are removed too (Sweep).
+func WriteFile(name string, data []byte, perm os.FileMode) error {
+	if err := WriteFileOnly(name, data, perm); err != nil {
+		return err
+	}
+	Sweep(name, time.Now())
+	return nil
+}
+
+// tempPrefix is how the temporary files of name begin.
+func tempPrefix(name string) string { return "." + filepath.Base(name) + ".tmp-" }
+
+// leftoverAge is how old a temporary file must be for Sweep to take it
+// for one a killed writer left: a live write takes milliseconds.
+const leftoverAge = 10 * time.Minute
+
+// Sweep removes the temporary files of name that writers killed before
+// their rename left in its folder (".<name>.tmp-<random>"), those last
+// changed leftoverAge or more before now. Nothing else is touched; a file
+// that cannot be removed waits for the next write.
+func Sweep(name string, now time.Time) {
+	dir, prefix := filepath.Dir(name), tempPrefix(name)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if !e.Type().IsRegular() || !strings.HasPrefix(e.Name(), prefix) {
+			continue
+		}
+		if info, err := e.Info(); err == nil && now.Sub(info.ModTime()) >= leftoverAge {
+			_ = os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
+}
+
+// WriteFileOnly is WriteFile without the sweep, for a folder of many
+// files whose leftovers its owner removes otherwise.
+func WriteFileOnly(name string, data []byte, perm os.FileMode) (err error) {
 	if info, err := os.Lstat(name); err == nil && info.Mode()&fs.ModeSymlink != 0 {
 		return fmt.Errorf("write %s: %w", name, ErrSymlink)
 	}
 	dir := filepath.Dir(name)
-	f, err := createTemp(dir, "."+filepath.Base(name)+".tmp-")
+	f, err := createTemp(dir, tempPrefix(name))
 	if err != nil {
 		return fmt.Errorf("write %s: %w", name, err)
 	}

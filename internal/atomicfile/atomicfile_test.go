@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/skillsync/skillsync/internal/platform"
 )
@@ -156,5 +157,45 @@ func TestOpenAppendAndMkdir(t *testing.T) {
 	}
 	if data, _ := os.ReadFile(victim); string(data) != "victim\n" {
 		t.Errorf("the hard link's other name became %q", data)
+	}
+}
+
+// TestWriteFileSweepsLeftovers: the temporary files of the name that a
+// killed writer left are removed once they are old; a fresh one (a live
+// writer's), another name's, and anything not a regular file stay.
+func TestWriteFileSweepsLeftovers(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	old := time.Now().Add(-time.Hour)
+	for _, name := range []string{"..usage.json.tmp-old", "..usage.json.tmp-fresh", ".lock.json.tmp-old"} {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasSuffix(name, "old") {
+			if err := os.Chtimes(path, old, old); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := os.Mkdir(filepath.Join(dir, "..usage.json.tmp-dir"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(filepath.Join(dir, "..usage.json.tmp-dir"), old, old); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFile(filepath.Join(dir, ".usage.json"), []byte("{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range entries {
+		got = append(got, e.Name())
+	}
+	if want := "..usage.json.tmp-dir ..usage.json.tmp-fresh .lock.json.tmp-old .usage.json"; strings.Join(got, " ") != want {
+		t.Errorf("after the write: %q, want %q", strings.Join(got, " "), want)
 	}
 }
