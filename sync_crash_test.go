@@ -281,3 +281,58 @@ func TestReadersNeverSeeAMix(t *testing.T) {
 		t.Fatal("the readers read nothing")
 	}
 }
+
+// TestSyncRemovesAKilledSyncsTemporaryFiles: the temporary files a sync
+// killed before a rename leaves (beside the manifest and the targets list
+// in the cache, the record and the marker in a target, the lock in the
+// workspace) are removed by a later sync, with no warning that they are
+// not skillsync's. A temporary lock file younger than a live write could
+// be stays: the lock is written without the cache's lock held.
+func TestSyncRemovesAKilledSyncsTemporaryFiles(t *testing.T) {
+	t.Parallel()
+	cfg, ws := workspaceConfig(t, "targets:\n  - dir: .claude/skills\n")
+	skilltest.Skill(t, filepath.Join(ws, "skills"), "notes", "The notes skill.", nil)
+	var warnings []string
+	e := NewEngine(cfg, WithWarnings(func(w string) { warnings = append(warnings, w) }))
+	mustSync(t, e, SyncOptions{})
+	cache, target := filepath.Join(ws, ".skills-cache"), filepath.Join(ws, ".claude", "skills")
+	old := time.Now().Add(-time.Hour)
+	left := []string{
+		filepath.Join(cache, "..manifest.json.tmp-0123456789abcdef"),
+		filepath.Join(cache, "..targets.json.tmp-0123456789abcdef"),
+		filepath.Join(target, "..skillsync.json.tmp-0123456789abcdef"),
+		filepath.Join(target, "..skillsync-dirty.tmp-0123456789abcdef"),
+		filepath.Join(ws, ".skillsync.lock.tmp-0123456789abcdef"),
+	}
+	fresh := filepath.Join(ws, ".skillsync.lock.tmp-fedcba9876543210")
+	for _, p := range append(left, fresh) {
+		skilltest.WriteFile(t, p, "half")
+	}
+	if err := os.Chtimes(left[4], old, old); err != nil {
+		t.Fatal(err)
+	}
+	// The target's marker says a sync stopped halfway there.
+	skilltest.WriteFile(t, filepath.Join(target, ".skillsync-dirty"), "stopped\n")
+	warnings = nil
+	mustSync(t, e, SyncOptions{})
+	for _, p := range left {
+		if skilltest.Exists(p) {
+			t.Errorf("%s is left", p)
+		}
+	}
+	if !skilltest.Exists(fresh) {
+		t.Errorf("a temporary lock file a live sync may be writing was removed")
+	}
+	for _, w := range warnings {
+		if strings.Contains(w, ".tmp-") {
+			t.Errorf("warned: %s", w)
+		}
+	}
+	// Without the marker, a sync that changes the target sweeps it too.
+	skilltest.WriteFile(t, left[2], "half")
+	skilltest.Skill(t, filepath.Join(ws, "skills"), "notes", "The notes skill, changed.", nil)
+	mustSync(t, e, SyncOptions{})
+	if skilltest.Exists(left[2]) {
+		t.Errorf("%s is left after a sync that changed the target", left[2])
+	}
+}

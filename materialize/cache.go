@@ -207,6 +207,9 @@ func openCache(ctx context.Context, root string, wait time.Duration, check Check
 	if err != nil {
 		return nil, err
 	}
+	// Every writer of these holds the lock: a temporary file of theirs is
+	// one a killed sync left.
+	atomicfile.Sweep(root, 0, manifestName, TargetsName, dirtyName)
 	c := &Cache{root: root, lock: lock, oldRefs: map[string]bool{}, examined: map[string]bool{}}
 	c.writer, err = newWriter(filepath.Join(root, stagingName), filepath.Join(root, dirtyName), settle)
 	if err != nil {

@@ -317,6 +317,14 @@ func syncTarget(ctx context.Context, t Target, report TargetReport) (TargetRepor
 		os.RemoveAll(w.staging)
 	}()
 	w.check = t.Check
+	// Every writer of these holds the target's lock: a temporary file of
+	// theirs is one a killed sync left, in the folder agents read. Swept
+	// after a run that stopped halfway, and before a change; a sync that
+	// changes nothing does not list the folder.
+	w.leftovers = []string{RecordName, targetDirty}
+	if w.unclean {
+		w.sweep()
+	}
 	if t.rules != nil {
 		w.rules = *t.rules
 	}

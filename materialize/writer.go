@@ -81,6 +81,9 @@ type writer struct {
 	marker  string
 	unclean bool
 	marked  bool
+	// leftovers are the files of the marker's folder whose temporary
+	// files a run stopped halfway may have left (sweep).
+	leftovers []string
 	// keepMarker keeps the marker past this run: an exchange is left for
 	// the next run to recover (a swap failed and left its journal, or one
 	// an older version left was found).
@@ -566,11 +569,20 @@ func (w *writer) markLive() error {
 	if w.marked {
 		return nil
 	}
+	w.sweep()
 	if err := atomicfile.WriteFile(w.marker, []byte("a sync is changing this folder; if it stopped halfway, the next one checks every file\n"), 0o644); err != nil {
 		return fmt.Errorf("mark the change: %w", err)
 	}
 	w.marked = true
 	return nil
+}
+
+// sweep removes the temporary files of the leftovers' names in the
+// marker's folder, which only a run holding its lock writes.
+func (w *writer) sweep() {
+	if len(w.leftovers) > 0 {
+		atomicfile.Sweep(filepath.Dir(w.marker), 0, w.leftovers...)
+	}
 }
 
 // clean removes the marker: the record now says what is live.

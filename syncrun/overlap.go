@@ -2,9 +2,11 @@ package syncrun
 
 import (
 	"fmt"
+	"path/filepath"
 	"sync"
 
 	"github.com/skillsync/skillsync/config"
+	"github.com/skillsync/skillsync/internal/atomicfile"
 	"github.com/skillsync/skillsync/lock"
 )
 
@@ -51,6 +53,9 @@ func (r *Run) WriteLock(sources []config.Source, base, name string, hadLock bool
 	}
 	manifest, reached := r.Cache.Manifest(), r.Report.Reached()
 	write := func() error {
+		// A lock file a killed sync was writing: the lock may be written
+		// only when it changes, which may be long after.
+		atomicfile.Sweep(filepath.Dir(name), atomicfile.LeftoverAge, filepath.Base(name))
 		next := lock.FromCache(sources, base, manifest, r.Lock, reached, r.archived)
 		if hadLock && next.Same(r.Lock) {
 			return nil

@@ -29,40 +29,53 @@ var ErrSymlink = errors.New("is a symbolic link; skillsync does not write throug
 // WriteFile replaces name with data atomically. A symbolic link at name is
 // refused. On any error the target is untouched and the temporary file is
 // removed. Once name is written, the temporary files of name that a
-// writer killed before its rename left are removed too (Sweep).
+// writer killed before its rename left are removed too (Sweep, those
+// LeftoverAge old).
 func WriteFile(name string, data []byte, perm os.FileMode) error {
 	if err := WriteFileOnly(name, data, perm); err != nil {
 		return err
 	}
-	Sweep(name, time.Now())
+	Sweep(filepath.Dir(name), LeftoverAge, filepath.Base(name))
 	return nil
 }
 
 // tempPrefix is how the temporary files of name begin.
 func tempPrefix(name string) string { return "." + filepath.Base(name) + ".tmp-" }
 
-// leftoverAge is how old a temporary file must be for Sweep to take it
-// for one a killed writer left: a live write takes milliseconds.
-const leftoverAge = 10 * time.Minute
+// LeftoverAge is how old a temporary file must be for a sweep that runs
+// beside live writers to take it for one a killed writer left: a live
+// write takes milliseconds.
+const LeftoverAge = 10 * time.Minute
 
-// Sweep removes the temporary files of name that writers killed before
-// their rename left in its folder (".<name>.tmp-<random>"), those last
-// changed leftoverAge or more before now. Nothing else is touched; a file
-// that cannot be removed waits for the next write.
-func Sweep(name string, now time.Time) {
-	dir, prefix := filepath.Dir(name), tempPrefix(name)
+// Sweep removes the temporary files that writers of names (files of dir)
+// killed before their rename left (".<name>.tmp-<random>"), those last
+// changed olderThan or more ago: 0 when the caller holds the lock every
+// writer of names takes. Nothing else is touched; a file that cannot be
+// removed waits for the next sweep.
+func Sweep(dir string, olderThan time.Duration, names ...string) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return
 	}
+	now := time.Now()
 	for _, e := range entries {
-		if !e.Type().IsRegular() || !strings.HasPrefix(e.Name(), prefix) {
+		if !e.Type().IsRegular() || !isTemp(e.Name(), names) {
 			continue
 		}
-		if info, err := e.Info(); err == nil && now.Sub(info.ModTime()) >= leftoverAge {
+		if info, err := e.Info(); err == nil && now.Sub(info.ModTime()) >= olderThan {
 			_ = os.Remove(filepath.Join(dir, e.Name()))
 		}
 	}
+}
+
+// isTemp reports whether entry is a temporary file of one of names.
+func isTemp(entry string, names []string) bool {
+	for _, n := range names {
+		if p := tempPrefix(n); len(entry) > len(p) && strings.HasPrefix(entry, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // WriteFileOnly is WriteFile without the sweep, for a folder of many
