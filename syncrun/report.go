@@ -7,6 +7,7 @@ package syncrun
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"sort"
@@ -169,6 +170,9 @@ func (r *Report) Add(res materialize.Result) {
 		var se *materialize.SkillError
 		switch {
 		case lock.IsRefused(err):
+		case errors.Is(err, context.Canceled):
+			// The sync was stopped: its error says so once, not once for
+			// every skill it did not reach.
 		case errors.As(err, &se):
 			r.Problems = append(r.Problems, ProblemReport{Source: se.Source, Skill: se.Skill, Path: se.Path, Level: skill.Error,
 				Rule: "skill-unwritable", Message: err.Error() + "; it keeps its last good files"})

@@ -2,8 +2,10 @@ package syncrun
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -122,5 +124,22 @@ func TestNewReportEncodesNoNull(t *testing.T) {
 		if bytes.Contains(data, []byte("null")) {
 			t.Errorf("an empty report encodes a null: %s", data)
 		}
+	}
+}
+
+// TestAddStoppedSkills: the skills a stopped sync did not reach are not
+// a problem each (the sync's error says it stopped, once); a skill that
+// failed for itself is.
+func TestAddStoppedSkills(t *testing.T) {
+	t.Parallel()
+	r := NewReport()
+	var errs []error
+	for _, name := range []string{"a", "b", "c"} {
+		errs = append(errs, &materialize.SkillError{Source: "team", Skill: name, Err: fmt.Errorf("write: %w", context.Canceled)})
+	}
+	errs = append(errs, &materialize.SkillError{Source: "team", Skill: "d", Err: errors.New("no space left on device")})
+	r.Add(materialize.Result{Errors: errs})
+	if len(r.Problems) != 1 || r.Problems[0].Skill != "d" {
+		t.Errorf("problems: %+v, want d's alone", r.Problems)
 	}
 }

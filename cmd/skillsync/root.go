@@ -76,13 +76,29 @@ func execute(f factory, args []string) int {
 		a.logFormat = logFormatIn(args)
 	}
 	if err != nil {
-		if msg := message(err); msg != "" {
+		if msg := interrupted(ctx, message(err)); msg != "" {
 			// An error may quote a source, a record file or an argument:
 			// escaped, it cannot act on a terminal.
 			a.logError(msg)
 		}
 	}
 	return exitCode(err)
+}
+
+// interrupted is msg, the message of a command's error, said once as
+// the interruption it is when a signal stopped the command (ctx ended):
+// the skills and files it did not reach failed for that alone.
+func interrupted(ctx context.Context, msg string) string {
+	if ctx.Err() == nil {
+		return msg
+	}
+	if msg == context.Canceled.Error() {
+		msg = ""
+	}
+	if msg != "" {
+		msg = " (" + msg + ")"
+	}
+	return "interrupted" + msg + "; what was done is kept whole, and running the command again finishes it"
 }
 
 func (a *app) newRootCommand() *cobra.Command {
