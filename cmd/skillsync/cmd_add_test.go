@@ -1,6 +1,8 @@
 package main
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -434,5 +436,45 @@ func TestRemoveFromAConfigWithNoSources(t *testing.T) {
 	writeTree(t, ws, map[string]string{"skillsync.yaml": "repositories: []\n"})
 	if r := run(t, ws, "remove", "team"); r.code != 2 || !strings.Contains(r.stderr, "no source team in ") || !strings.HasSuffix(r.stderr, "(it has none)\n") {
 		t.Errorf("remove with no sources: %d %q", r.code, r.stderr)
+	}
+}
+
+// TestRemoveWhoseSyncDidNotRun: remove edits the config, then syncs. When
+// that sync cannot run, the error says the skills stay until a sync; and
+// remove run again (the config has lost the source, the cache has not)
+// finishes the job rather than saying there is no such source.
+func TestRemoveWhoseSyncDidNotRun(t *testing.T) {
+	t.Parallel()
+	up := gittest.NewRepo(t, "main")
+	up.Skill("skills/pdf", "Fill in PDF forms.")
+	up.Commit("first")
+	ws := t.TempDir()
+	skilltest.WriteFile(t, filepath.Join(ws, "skillsync.yaml"), "repositories:\n  - embedded: builtin\n  - name: team\n    git: "+up.URL()+"\n")
+	if r := run(t, ws, "sync"); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	lock := filepath.Join(ws, ".skills-cache", ".lock")
+	if err := os.Remove(lock); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(lock, 0o755); err != nil { // no lock can be taken
+		t.Fatal(err)
+	}
+	r := run(t, ws, "remove", "team")
+	if r.code != 1 || !strings.Contains(r.stderr, "no longer has source team, whose skills stay in the cache and the targets until a sync: run skillsync sync") {
+		t.Fatalf("remove whose sync fails: %d %s", r.code, r.stderr)
+	}
+	if err := os.Remove(lock); err != nil {
+		t.Fatal(err)
+	}
+	r = run(t, ws, "remove", "team")
+	if r.code != 0 || !strings.Contains(r.stdout, "has no source team; its skills are still in the cache, and this sync takes them out") {
+		t.Fatalf("remove again: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	if fileExists(filepath.Join(ws, ".skills-cache", "team")) {
+		t.Error("the source's skills are still in the cache")
+	}
+	if r := run(t, ws, "remove", "team"); r.code != 2 || !strings.Contains(r.stderr, "no source team") {
+		t.Errorf("remove once it is gone: %d %s", r.code, r.stderr)
 	}
 }

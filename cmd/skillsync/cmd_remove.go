@@ -12,6 +12,7 @@ import (
 
 	"github.com/skillsync/skillsync"
 	"github.com/skillsync/skillsync/config"
+	"github.com/skillsync/skillsync/materialize"
 )
 
 type removeOptions struct {
@@ -72,12 +73,24 @@ func (a *app) runRemove(ctx context.Context, opts *removeOptions) error {
 		return err
 	}
 	name, err := a.sourceNamed(cfg, opts.source)
-	if err != nil {
+	finishing := err != nil && opts.skill == "" && !opts.noSync && a.cachedSource(cfg, opts.source)
+	if err != nil && !finishing {
 		return err
+	}
+	if finishing {
+		// A remove whose sync did not run (another sync held the cache, a
+		// kill): the config has lost the source, the cache has not. Its
+		// sync finishes the job.
+		name = opts.source
 	}
 	out := removeJSON{Config: shown, Source: name, Skill: opts.skill}
 	left := len(cfg.Sources) - 1
-	if opts.skill != "" {
+	if finishing {
+		left = len(cfg.Sources)
+		if !a.json {
+			fmt.Fprintf(a.stdout, "%s has no source %s; its skills are still in the cache, and this sync takes them out\n", shown, safe(name))
+		}
+	} else if opts.skill != "" {
 		if _, err := config.RemoveSkill(a.env, file, name, opts.skill, skillsync.Kinds()); err != nil {
 			return err
 		}
@@ -85,7 +98,7 @@ func (a *app) runRemove(ctx context.Context, opts *removeOptions) error {
 	} else if _, _, err := config.RemoveRepository(a.env, file, name, skillsync.Kinds()); err != nil {
 		return err
 	}
-	if !a.json {
+	if !a.json && !finishing {
 		if opts.skill != "" {
 			fmt.Fprintf(a.stdout, "%s: source %s no longer takes %s\n", shown, name, safe(opts.skill))
 		} else {
@@ -105,7 +118,21 @@ func (a *app) runRemove(ctx context.Context, opts *removeOptions) error {
 			return werr
 		}
 	}
+	if err != nil && out.Sync == nil {
+		what := "source " + name + ", whose skills stay"
+		if opts.skill != "" {
+			what = "skill " + safe(opts.skill) + " of source " + name + ", which stays"
+		}
+		return fmt.Errorf("%w; %s no longer has %s in the cache and the targets until a sync: run skillsync sync", err, shown, what)
+	}
 	return err
+}
+
+// cachedSource reports whether the workspace's cache still holds a
+// source named name that cfg no longer has.
+func (a *app) cachedSource(cfg *config.Config, name string) bool {
+	m, err := materialize.ReadSkills(a.engineOver(cfg).Layout().CacheDir())
+	return err == nil && m.Sources[name] != nil
 }
 
 // sourceNamed finds the one source arg names: by name, else by what it
