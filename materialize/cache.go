@@ -18,6 +18,7 @@ import (
 	"github.com/skillsync/skillsync/internal/atomicfile"
 	"github.com/skillsync/skillsync/internal/flock"
 	"github.com/skillsync/skillsync/internal/jsonfile"
+	"github.com/skillsync/skillsync/internal/platform"
 )
 
 // ManifestName is the manifest's file in a cache root, for readers that
@@ -651,7 +652,12 @@ func (c *Cache) Prune(keep []string) Result {
 // records of the sources that changed, each in a new file, then
 // .manifest.json, which switches to them in one rename; then the records
 // that neither it nor the manifest before it names are removed.
-func (c *Cache) Commit(ctx context.Context) error {
+func (c *Cache) Commit(ctx context.Context) (err error) {
+	defer func() {
+		if platform.DiskFull(err) {
+			err = fmt.Errorf("%w: free space on that disk and sync again; the cache keeps what it had", err)
+		}
+	}()
 	// The records are written while the staged files are flushed and
 	// swapped in: in a 1% sync of 10,000 skills they are 9 MB, encoded,
 	// hashed and written on one core in some 60 ms, where the swaps mostly

@@ -11,9 +11,11 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/skillsync/skillsync/curator"
+	"github.com/skillsync/skillsync/internal/platform"
 	"github.com/skillsync/skillsync/layering"
 	"github.com/skillsync/skillsync/lock"
 	"github.com/skillsync/skillsync/materialize"
@@ -59,6 +61,9 @@ type SourceReport struct {
 	// Skipped counts the skills the source has that this sync could not
 	// bring, OverSize those of them past max_source_size.
 	Skipped, OverSize int `json:"-"`
+	// Unwritten counts the skills the source has that the cache could not
+	// write.
+	Unwritten int `json:"-"`
 	// Archived counts the skills the source has that the cache leaves out
 	// as archived.
 	Archived int `json:"-"`
@@ -150,22 +155,36 @@ func (r *Report) Err() error {
 
 // Unwritable reports whether errs hold a skill that could not be
 // written, which leaves its source partly synced.
-func Unwritable(errs []error) bool {
+func Unwritable(errs []error) bool { return unwritten(errs) > 0 }
+
+// unwritten counts the skills errs say could not be written.
+func unwritten(errs []error) int {
+	n := 0
 	for _, err := range errs {
 		var se *materialize.SkillError
 		if !lock.IsRefused(err) && errors.As(err, &se) {
-			return true
+			n++
 		}
 	}
-	return false
+	return n
 }
 
-// Add takes in what the cache did to one source: its changes, its
-// warnings, and each skill it could not write as a problem. A skill a
-// frozen sync refused is in the frozen diff already.
-func (r *Report) Add(res materialize.Result) {
+// Add takes in what the cache did: its changes, its warnings, and each
+// skill it could not write as a problem. A skill a frozen sync refused is
+// in the frozen diff already.
+func (r *Report) Add(res materialize.Result) { r.add(res, nil) }
+
+// add is Add for one source, cached saying whether the cache has a
+// version of a skill, which one that could not be written keeps (nil:
+// each has). Skills not written for a full disk are one problem, with
+// the fix.
+func (r *Report) add(res materialize.Result, cached func(skill string) bool) {
+	if cached == nil {
+		cached = func(string) bool { return true }
+	}
 	r.Changes = append(r.Changes, res.Changes...)
 	r.Warnings = append(r.Warnings, res.Warnings...)
+	var full []*materialize.SkillError
 	for _, err := range res.Errors {
 		var se *materialize.SkillError
 		switch {
@@ -173,13 +192,30 @@ func (r *Report) Add(res materialize.Result) {
 		case errors.Is(err, context.Canceled):
 			// The sync was stopped: its error says so once, not once for
 			// every skill it did not reach.
+		case errors.As(err, &se) && platform.DiskFull(err):
+			full = append(full, se)
 		case errors.As(err, &se):
 			r.Problems = append(r.Problems, ProblemReport{Source: se.Source, Skill: se.Skill, Path: se.Path, Level: skill.Error,
-				Rule: "skill-unwritable", Message: err.Error() + "; it keeps its last good files"})
+				Rule: "skill-unwritable", Message: err.Error() + keeps(cached(se.Skill))})
 		default:
 			r.Warnings = append(r.Warnings, err.Error())
 		}
 	}
+	if len(full) > 0 {
+		se := full[0]
+		r.Problems = append(r.Problems, ProblemReport{Source: se.Source, Level: skill.Error, Rule: "skill-unwritable",
+			Message: fmt.Sprintf("%d skills of source %s could not be written, the disk being full (%v): free space there and sync again; each skill %s",
+				len(full), se.Source, se, strings.TrimPrefix(keeps(cached(se.Skill)), "; it "))})
+	}
+}
+
+// keeps says what a skill that could not be written keeps: its last
+// good files when the cache has them.
+func keeps(cached bool) string {
+	if cached {
+		return "; it keeps its last good files"
+	}
+	return "; it is not in the cache until a sync writes it"
 }
 
 // AddProblems takes in what discovery found wrong in a source.
@@ -203,7 +239,7 @@ func (r *Report) AddDuplicates(name string, dups []skill.Skill) {
 func (r *Report) CheckYield(rep SourceReport, limit int64) {
 	name := rep.Source
 	switch {
-	case rep.Status == StatusFailed || rep.Skills > 0 || rep.Archived > 0:
+	case rep.Status == StatusFailed || rep.Skills > 0 || rep.Archived > 0 || rep.Unwritten > 0:
 	case rep.OverSize > 0:
 		r.Problems = append(r.Problems, ProblemReport{Source: name, Level: skill.Error, Rule: "source-too-large",
 			Message: fmt.Sprintf("source %s yields no skills: all %d of them are skipped, since they add up to more than max_source_size %d bytes; raise max_source_size or pick fewer with skills:", name, rep.OverSize, limit)})

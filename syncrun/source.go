@@ -113,7 +113,11 @@ func (r *Run) Materialize(ctx context.Context, repo repository.Repository, src m
 	rep.Archived = len(left)
 	_, known := r.Cache.Manifest().Sources[name]
 	res := r.Cache.SyncSource(ctx, src)
-	r.Report.Add(res)
+	r.Report.add(res, func(skill string) bool {
+		rec := r.Cache.Manifest().Sources[name]
+		return rec != nil && rec.Skills[skill] != nil
+	})
+	rep.Unwritten = unwritten(res.Errors)
 	rep.Skills = len(r.Cache.Manifest().Sources[name].Skills)
 	rep.Brought = r.Cache.Manifest().Sources[name].Brought(res.Changes)
 	// A source's first sync is an update, even one that changed no skill.
