@@ -330,7 +330,10 @@ func TestFutureCallsAreNotCounted(t *testing.T) {
 // TestNestedWorkspaceCountsItsOwnSessions: a session run in a workspace
 // nested in another (a folder below it with a config of its own) is
 // counted by the nested one alone, though Claude Code's folder for it
-// begins with the outer one's name.
+// begins with the outer one's name, and though it moved into the outer
+// one (cd ..) before its second call: it uses the skills of the
+// workspace it started in. A session started in a plain folder of the
+// outer workspace is the outer one's wherever it went.
 func TestNestedWorkspaceCountsItsOwnSessions(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -345,17 +348,27 @@ func TestNestedWorkspaceCountsItsOwnSessions(t *testing.T) {
 
 	projects := t.TempDir()
 	dir := filepath.Join(projects, claude.FolderName(inner))
-	skilltest.WriteFile(t, filepath.Join(dir, "s.jsonl"), claudeCall(inner, "toolu_N1", "notes", "2026-03-01T10:00:00.000Z"))
+	skilltest.WriteFile(t, filepath.Join(dir, "s.jsonl"), claudeCall(inner, "toolu_N1", "notes", "2026-03-01T10:00:00.000Z")+
+		claudeCall(outer, "toolu_N2", "notes", "2026-03-01T10:05:00.000Z"))
+	plain := filepath.Join(outer, "docs")
+	if err := os.MkdirAll(plain, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	skilltest.WriteFile(t, filepath.Join(projects, claude.FolderName(plain), "p.jsonl"), claudeCall(plain, "toolu_P1", "kept", "2026-03-01T11:00:00.000Z")+
+		claudeCall(t.TempDir(), "toolu_P2", "kept", "2026-03-01T11:05:00.000Z"))
 	for _, e := range []*Engine{innerEng, outerEng} {
 		if _, err := e.ImportUsage(ctx, claude.New(e.Config().Workspace, projects), time.Time{}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if n := usageRecord(t, innerEng, "workspace/notes"); n.UseCount != 1 {
-		t.Errorf("the nested workspace's notes: %+v, want 1 use", n)
+	if n := usageRecord(t, innerEng, "workspace/notes"); n.UseCount != 2 {
+		t.Errorf("the nested workspace's notes: %+v, want 2 uses", n)
 	}
 	if n := usageRecord(t, outerEng, "workspace/notes"); n.UseCount != 0 {
-		t.Errorf("the outer workspace counted the nested one's call: %+v", n)
+		t.Errorf("the outer workspace counted the nested one's calls: %+v", n)
+	}
+	if n := usageRecord(t, outerEng, "workspace/kept"); n.UseCount != 2 {
+		t.Errorf("the outer workspace's kept: %+v, want the 2 uses of the session started in docs/", n)
 	}
 }
 

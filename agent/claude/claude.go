@@ -114,10 +114,12 @@ func FolderName(dir string) string {
 }
 
 // folder is one project folder of the workspace: the workspace's own
-// (exact) or that of a session started in a folder inside it.
+// (exact) or that of a session started in a folder inside it. own is set
+// for either when the folder the session started in is known to be the
+// workspace's, not a nested workspace's.
 type folder struct {
-	name  string
-	exact bool
+	name       string
+	exact, own bool
 }
 
 // folders lists the project folders that may hold the workspace's
@@ -140,11 +142,20 @@ func (im *Importer) folders() (out []folder, links []string, err error) {
 		for _, ws := range im.ws.Paths() {
 			want := FolderName(ws)
 			if e.Name() == want || strings.HasPrefix(e.Name(), want+"-") {
+				fo := folder{name: e.Name(), exact: e.Name() == want, own: e.Name() == want}
+				if !fo.exact {
+					var nested bool
+					if fo.own, nested = im.started(ws, strings.TrimPrefix(e.Name(), want)); nested && !fo.own {
+						// Sessions started in a nested workspace are its
+						// own, wherever they went.
+						break
+					}
+				}
 				if link {
 					// Its calls are not counted: said, not passed over.
 					links = append(links, e.Name())
 				} else {
-					out = append(out, folder{name: e.Name(), exact: e.Name() == want})
+					out = append(out, fo)
 				}
 				break
 			}
@@ -330,17 +341,65 @@ func commandSkill(text string) string {
 }
 
 // belongs reports whether a line of folder fo is the workspace's: a line
-// whose cwd is inside the workspace is; in the workspace's own folder, so
-// is one whose cwd is elsewhere (the session changed directory), unless
-// that cwd is another project whose folder name is the same.
+// whose cwd is inside the workspace is; in a folder of a session started
+// in the workspace (own), so is one whose cwd is elsewhere (the session
+// changed directory), unless that cwd is another project whose folder
+// name is the same.
 func (im *Importer) belongs(cwd string, fo folder) bool {
 	if cwd != "" && im.ws.Within(cwd) {
 		return true
 	}
-	if !fo.exact {
+	if !fo.own {
 		return false
 	}
 	return cwd == "" || FolderName(filepath.Clean(cwd)) != fo.name
+}
+
+// maxStartDepth bounds how deep below the workspace the folder a session
+// started in is looked for.
+const maxStartDepth = 16
+
+// started finds the folders below the workspace folder ws where a session
+// whose project folder is named FolderName(ws)+rest may have started, and
+// reports whether one of them is the workspace's (own) and whether one is
+// in a workspace nested in it. The name alone is ambiguous ("-" stands for
+// "/", "." and more), so the folders that exist decide.
+func (im *Importer) started(ws, rest string) (own, nested bool) {
+	for _, d := range foldersNamed(ws, rest, maxStartDepth) {
+		if im.ws.Within(d) {
+			own = true
+		} else {
+			nested = true
+		}
+	}
+	return own, nested
+}
+
+// foldersNamed returns the folders below dir whose path from it, as
+// FolderName writes a path, is rest ("-sub-x" for dir/sub/x or
+// dir/sub.x). Links are not followed.
+func foldersNamed(dir, rest string, depth int) []string {
+	if depth == 0 || rest == "" {
+		return nil
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		part := "-" + FolderName(e.Name())
+		switch {
+		case rest == part:
+			out = append(out, filepath.Join(dir, e.Name()))
+		case strings.HasPrefix(rest, part+"-"):
+			out = append(out, foldersNamed(filepath.Join(dir, e.Name()), rest[len(part):], depth-1)...)
+		}
+	}
+	return out
 }
 
 // event reads one tool call: the skill tool is a use of the skill it

@@ -264,6 +264,21 @@ func (d *daemonProc) count(msg, job string) int {
 	return n
 }
 
+// countSince is count of the lines logged at since or later.
+func (d *daemonProc) countSince(msg, job string, since time.Time) int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	n := 0
+	for _, l := range d.lines {
+		at, _ := l["time"].(string)
+		when, err := time.Parse(time.RFC3339Nano, at)
+		if err == nil && !when.Before(since) && l["msg"] == msg && (job == "" || l["job"] == job) {
+			n++
+		}
+	}
+	return n
+}
+
 func (d *daemonProc) dump() string {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -301,13 +316,16 @@ func TestDaemonFollowsUpstreamWithinTwoTicks(t *testing.T) {
 		t.Fatalf("the first sync did not materialize: %v", err)
 	}
 	up.Skill("skills/second", "Second.")
+	// Counted by the log's own times: the lines are read as they come, and
+	// may come late on a loaded machine.
+	committed := time.Now()
 	up.Commit("second")
-	before := d.count("job done", "sync")
 	target := filepath.Join(ws, ".skills-cache", "team", "second", "SKILL.md")
 	waitFor(t, d, "the new commit in the cache", func() bool { _, err := os.Stat(target); return err == nil })
+	waitFor(t, d, "the log of the sync that brought it", func() bool { return d.countSince("job done", "sync", committed) >= 1 })
 	// A sync may have been running when the commit landed; the next one
 	// must bring it.
-	if ticks := d.count("job done", "sync") - before; ticks > 2 {
+	if ticks := d.countSince("job done", "sync", committed); ticks > 2 {
 		t.Errorf("the commit took %d sync runs to arrive, want at most 2", ticks)
 	}
 	if err := d.cmd.Process.Signal(syscall.SIGTERM); err != nil {
