@@ -343,16 +343,21 @@ func links(root *object.Tree, dir string) (map[string]object.TreeEntry, error) {
 		return nil, fmt.Errorf("read tree %s: %w", dir, err)
 	}
 	out := map[string]object.TreeEntry{}
-	err = t.Files().ForEach(func(f *object.File) error {
-		if f.Mode == filemode.Symlink {
-			out[f.Name] = object.TreeEntry{Name: path.Base(f.Name), Mode: f.Mode, Hash: f.Hash}
+	// The walker reads trees only, never a blob.
+	walk := object.NewTreeWalker(t, true, nil)
+	defer walk.Close()
+	for {
+		name, e, err := walk.Next()
+		if errors.Is(err, io.EOF) {
+			return out, nil
 		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("read tree %s: %w", dir, err)
+		if err != nil {
+			return nil, fmt.Errorf("read tree %s: %w", dir, err)
+		}
+		if e.Mode == filemode.Symlink {
+			out[name] = e
+		}
 	}
-	return out, nil
 }
 
 // skillTree writes each file of list as a blob and returns the tree of
