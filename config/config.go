@@ -358,7 +358,7 @@ func LoadIn(env hostenv.Env, name string, kinds *repository.Registry) (*Config, 
 func parse(env hostenv.Env, abs string, data []byte, kinds *repository.Registry) (*Config, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, &Error{File: abs, Errs: []error{errors.New(strings.TrimPrefix(err.Error(), "yaml: "))}}
+		return nil, &Error{File: abs, Errs: []error{syntaxError(data, err)}}
 	}
 	if len(doc.Content) == 0 {
 		return nil, &Error{File: abs, Errs: []error{errors.New("the file is empty; run skillsync init --force to write a starter config, or delete it to use the built-in default")}}

@@ -33,7 +33,13 @@ func TestConfigErrors(t *testing.T) {
 		want []string // substrings of the error, each with the file
 	}{
 		{"unknown key", "workspace: .\ncolour: blue\n", []string{":2: unknown key \"colour\" in the config"}},
-		{"wrong type", "strict: maybe\n", []string{":1: key \"strict\" in the config: cannot unmarshal !!str `maybe` into bool"}},
+		{"wrong type", "strict: maybe\n", []string{":1: key \"strict\" in the config: \"maybe\" is not true or false"}},
+		{"duration without a unit", "repositories:\n  - git: file:///x\n    timeout: 10\n", []string{":3: key \"timeout\" in repositories[0]: \"10\" is not a duration: give a number with a unit"}},
+		{"list for a value", "workspace: [a]\n", []string{":1: key \"workspace\" in the config: a list is not a single value here"}},
+		{"yaml mistake below its block", "# c\n# c\nworkspace: .\nrepositories:\n  - name: a\n    dir: ../x\n   git: y\n", []string{":7: did not find expected '-' indicator: \"git: y\""}},
+		{"yaml bracket left open", "workspace: .\nhidden: [a, b\nstrict: true\n", []string{":2: did not find expected ',' or ']': \"hidden: [a, b\""}},
+		{"yaml quote left open", "strict: true\nworkspace: \"abc\nuser: x\n", []string{":2: found unexpected end of stream: \"workspace: \\\"abc\""}},
+		{"yaml tab indent", "repositories:\n\t- embedded: builtin\n", []string{":2: found character that cannot start any token; YAML indents with spaces, not tabs"}},
 		{"unknown repository key", "repositories:\n  - name: a\n    embedded: builtin\n    branch: main\n", []string{":4: unknown key \"branch\" in repositories[0]"}},
 		{"two errors at once", "strict: 3x\nhidden: 5\nnope: 1\n", []string{":1: key \"strict\"", ":2: key \"hidden\"", ":3: unknown key \"nope\""}},
 		{"two sources named alike", "repositories:\n  - name: team\n    dir: a\n  - name: Team\n    dir: b\n", []string{":4: repositories[1]: name \"Team\" is already repositories[0]'s (line 2)"}},

@@ -95,9 +95,69 @@ func yamlMessage(err error) string {
 	if errors.As(err, &te) {
 		msgs := make([]string, len(te.Errors))
 		for i, m := range te.Errors {
-			msgs[i] = yamlLinePrefix().ReplaceAllString(m, "")
+			msgs[i] = plainType(yamlLinePrefix().ReplaceAllString(m, ""))
 		}
 		return strings.Join(msgs, "; ")
 	}
 	return yamlLinePrefix().ReplaceAllString(err.Error(), "")
+}
+
+// yamlTypeError reads yaml.v3's words for a value of the wrong type.
+var yamlTypeError = regexp.MustCompile("^cannot unmarshal !!(\\w+)(?: `(.*)`)? into (.+)$")
+
+// plainType says a value of the wrong type in a user's words, with the
+// fix: yaml.v3 speaks of tags and Go types.
+func plainType(msg string) string {
+	m := yamlTypeError.FindStringSubmatch(msg)
+	if m == nil {
+		return msg
+	}
+	value, want := m[2], m[3]
+	if value == "" {
+		// A list or a mapping: yaml.v3 does not quote it.
+		return fmt.Sprintf("a %s is not %s here", tagWords(m[1]), goTypeWords(want))
+	}
+	switch {
+	case want == "time.Duration":
+		return fmt.Sprintf("%q is not a duration: give a number with a unit, as 30s, 10m or 720h (30 days)", value)
+	case want == "bool":
+		return fmt.Sprintf("%q is not true or false", value)
+	case strings.HasPrefix(want, "int"), strings.HasPrefix(want, "uint"):
+		return fmt.Sprintf("%q is not a whole number", value)
+	case strings.HasPrefix(want, "[]"):
+		return fmt.Sprintf("%q is not a list: write [a, b] or one item per line after a -", value)
+	case strings.HasPrefix(want, "map["), strings.HasPrefix(want, "struct"):
+		return fmt.Sprintf("%q is not a mapping of keys to values", value)
+	}
+	return fmt.Sprintf("%q is not a %s", value, want)
+}
+
+// goTypeWords names a Go type as a user sees the value it wants.
+func goTypeWords(t string) string {
+	switch {
+	case t == "string":
+		return "a single value"
+	case t == "bool":
+		return "true or false"
+	case strings.HasPrefix(t, "int"), strings.HasPrefix(t, "uint"):
+		return "a whole number"
+	case strings.HasPrefix(t, "[]"):
+		return "a list"
+	case strings.HasPrefix(t, "map["), strings.HasPrefix(t, "struct"):
+		return "a mapping"
+	case t == "time.Duration":
+		return "a duration"
+	}
+	return "a " + t
+}
+
+// tagWords names a YAML tag as a user sees the value.
+func tagWords(tag string) string {
+	switch tag {
+	case "seq":
+		return "list"
+	case "map":
+		return "mapping"
+	}
+	return tag
 }

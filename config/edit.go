@@ -72,7 +72,7 @@ func openDocument(env hostenv.Env, name string, kinds *repository.Registry) (*do
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, &Error{File: abs, Errs: []error{err}}
+		return nil, &Error{File: abs, Errs: []error{syntaxError(data, err)}}
 	}
 	if len(doc.Content) > 0 {
 		d.root = doc.Content[0]
