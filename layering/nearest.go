@@ -13,6 +13,15 @@ import (
 // and the distance to each would cost its length times theirs (a 1 MB
 // name sent to the MCP server held a core for 25 s).
 func Nearest(winners []*Winner, name string, n int) []string {
+	names := make([]string, len(winners))
+	for i, w := range winners {
+		names[i] = w.Skill.Name
+	}
+	return NearestNames(names, name, n)
+}
+
+// NearestNames is Nearest among names.
+func NearestNames(names []string, name string, n int) []string {
 	if len(name) > maxNearest {
 		return nil
 	}
@@ -22,14 +31,14 @@ func Nearest(winners []*Winner, name string, n int) []string {
 		dist int
 	}
 	var cands []cand
-	for _, w := range winners {
-		k := Key(w.Skill.Name)
+	for _, have := range names {
+		k := Key(have)
 		d := editdistance.Levenshtein(key, k)
 		if strings.Contains(k, key) || strings.Contains(key, k) {
 			d = min(d, 1)
 		}
 		if d <= max(2, len(key)/3) {
-			cands = append(cands, cand{w.Skill.Name, d})
+			cands = append(cands, cand{have, d})
 		}
 	}
 	sort.Slice(cands, func(i, j int) bool {

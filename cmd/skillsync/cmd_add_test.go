@@ -478,3 +478,31 @@ func TestRemoveWhoseSyncDidNotRun(t *testing.T) {
 		t.Errorf("remove once it is gone: %d %s", r.code, r.stderr)
 	}
 }
+
+// TestRemoveSkillTypo: remove --skill of a name the source's cached skills
+// do not have is refused with the nearest, and the config is left as it
+// was; the right name is left out.
+func TestRemoveSkillTypo(t *testing.T) {
+	t.Parallel()
+	up := gittest.NewRepo(t, "main")
+	up.Skill("skills/pdf", "Fill in PDF forms.")
+	up.Skill("skills/docx", "Edit Word documents.")
+	up.Commit("first")
+	ws := t.TempDir()
+	cfgFile := filepath.Join(ws, "skillsync.yaml")
+	skilltest.WriteFile(t, cfgFile, "repositories:\n  - name: team\n    git: "+up.URL()+"\n")
+	if r := run(t, ws, "sync"); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	before := skilltest.ReadFile(t, cfgFile)
+	r := run(t, ws, "remove", "team", "--skill", "pdff")
+	if r.code != 2 || !strings.Contains(r.stderr, "source team has no skill pdff in the cache") || !strings.Contains(r.stderr, "did you mean pdf?") {
+		t.Errorf("remove --skill pdff: %d %s", r.code, r.stderr)
+	}
+	if got := skilltest.ReadFile(t, cfgFile); got != before {
+		t.Errorf("the config changed:\n%s", got)
+	}
+	if r := run(t, ws, "remove", "team", "--skill", "pdf"); r.code != 0 || fileExists(filepath.Join(ws, ".skills-cache", "team", "pdf")) {
+		t.Errorf("remove --skill pdf: %d %s", r.code, r.stderr)
+	}
+}

@@ -6,12 +6,15 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/skillsync/skillsync"
 	"github.com/skillsync/skillsync/config"
+	"github.com/skillsync/skillsync/layering"
 	"github.com/skillsync/skillsync/materialize"
 )
 
@@ -91,6 +94,9 @@ func (a *app) runRemove(ctx context.Context, opts *removeOptions) error {
 			fmt.Fprintf(a.stdout, "%s has no source %s; its skills are still in the cache, and this sync takes them out\n", shown, safe(name))
 		}
 	} else if opts.skill != "" {
+		if err := a.checkCachedSkill(cfg, name, opts.skill); err != nil {
+			return err
+		}
 		if _, err := config.RemoveSkill(a.env, file, name, opts.skill, skillsync.Kinds()); err != nil {
 			return err
 		}
@@ -170,4 +176,33 @@ func (a *app) sourceNamed(cfg *config.Config, arg string) (string, error) {
 		matched = append(matched, cfg.Sources[i].Name)
 	}
 	return "", usageError("%s names %d sources (%s): give the name of one", arg, len(found), strings.Join(matched, ", "))
+}
+
+// checkCachedSkill refuses a --skill that names none of the skills the
+// cache holds of the source (nor, as a glob, matches one), naming the
+// nearest: a typo would be written to exclude: and leave the skill. A
+// source the cache does not hold, or a name its skills: lists, is not
+// checked.
+func (a *app) checkCachedSkill(cfg *config.Config, source, skill string) error {
+	for _, s := range cfg.Sources {
+		if s.Name == source && slices.Contains(s.Skills, skill) {
+			return nil
+		}
+	}
+	m, err := materialize.ReadSkills(a.engineOver(cfg).Layout().CacheDir())
+	if err != nil || m.Sources[source] == nil || len(m.Sources[source].Skills) == 0 {
+		return nil
+	}
+	names := make([]string, 0, len(m.Sources[source].Skills))
+	for have := range m.Sources[source].Skills {
+		if ok, _ := path.Match(skill, have); ok || have == skill {
+			return nil
+		}
+		names = append(names, have)
+	}
+	msg := fmt.Sprintf("source %s has no skill %s in the cache (it has %d); nothing was changed", source, safe(skill), len(names))
+	if near := layering.NearestNames(names, skill, 3); len(near) > 0 {
+		msg += "; did you mean " + strings.Join(near, ", ") + "?"
+	}
+	return usageError("%s", msg)
 }
