@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -243,6 +244,8 @@ func (r *Report) CheckYield(rep SourceReport, limit int64) {
 	case rep.OverSize > 0:
 		r.Problems = append(r.Problems, ProblemReport{Source: name, Level: skill.Error, Rule: "source-too-large",
 			Message: fmt.Sprintf("source %s yields no skills: all %d of them are skipped, since they add up to more than max_source_size %d bytes; raise max_source_size or pick fewer with skills:", name, rep.OverSize, limit)})
+	case slices.ContainsFunc(r.Problems, func(p ProblemReport) bool { return p.Source == name && p.Rule == "skill-not-found" }):
+		// Its skills: matched none of the skills it has, and says so.
 	case rep.Skipped == 0:
 		r.Problems = append(r.Problems, ProblemReport{Source: name, Level: skill.Warning, Rule: "source-empty",
 			Message: fmt.Sprintf("source %s yields no skills: no valid SKILL.md where discovery looks; set path: to the folder that holds them", name)})

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -141,5 +142,23 @@ func TestAddStoppedSkills(t *testing.T) {
 	r.Add(materialize.Result{Errors: errs})
 	if len(r.Problems) != 1 || r.Problems[0].Skill != "d" {
 		t.Errorf("problems: %+v, want d's alone", r.Problems)
+	}
+}
+
+// TestCheckYieldOfASelectionThatMatchesNothing: a source whose skills:
+// matches none of its skills says so (skill-not-found), and is not also
+// said to have no SKILL.md where discovery looks.
+func TestCheckYieldOfASelectionThatMatchesNothing(t *testing.T) {
+	t.Parallel()
+	r := NewReport()
+	r.AddProblems([]skill.Problem{{Source: "team", Level: skill.Warning, Rule: "skill-not-found", Message: `skills: "nosuch" matches no skill of this source`}})
+	r.CheckYield(SourceReport{Source: "team", Status: StatusUpdated}, 0)
+	r.CheckYield(SourceReport{Source: "other", Status: StatusUpdated}, 0)
+	var rules []string
+	for _, p := range r.Problems {
+		rules = append(rules, p.Source+":"+p.Rule)
+	}
+	if got := strings.Join(rules, " "); got != "team:skill-not-found other:source-empty" {
+		t.Errorf("problems: %s", got)
 	}
 }
