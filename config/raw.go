@@ -208,6 +208,11 @@ func (r *rawConfig) resolve(env hostenv.Env, base string) (*Config, []error) {
 		if noHome(env, value) {
 			errs = append(errs, fmt.Errorf("%s %q is below the home directory, and there is none here (HOME is not set): set HOME, or name the folder in full", field, value))
 		}
+		if err := repository.Literal(value); err != nil && field == "workspace" {
+			errs = append(errs, fmt.Errorf("line %d: workspace: %w", r.workspaceLine, err))
+		} else if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", field, err))
+		}
 	}
 	if err := checkWorkspace(cfg.Workspace); err != nil {
 		errs = append(errs, err)
@@ -285,6 +290,8 @@ func (r *rawConfig) resolve(env hostenv.Env, base string) (*Config, []error) {
 			errs = append(errs, fmt.Errorf("%s: agents_md names a file and takes no dir or mode; make them two entries", where))
 		case noHome(env, t.AgentsMD) || noHome(env, t.Dir):
 			errs = append(errs, fmt.Errorf("%s: %q is below the home directory, and there is none here (HOME is not set): set HOME, or name the folder in full", where, t.AgentsMD+t.Dir))
+		case repository.Literal(t.AgentsMD+t.Dir) != nil:
+			errs = append(errs, fmt.Errorf("%s: %w", where, repository.Literal(t.AgentsMD+t.Dir)))
 		case t.AgentsMD != "":
 			cfg.AgentsMD = append(cfg.AgentsMD, AgentsMDTarget{Path: absPath(env, cfg.Workspace, t.AgentsMD, ""), Line: t.line})
 		case t.Dir == "":

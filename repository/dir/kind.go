@@ -48,6 +48,9 @@ func (s *LocalSettings) Keys() []repository.Key {
 // Resolve makes the directory absolute from base and names the source
 // after it.
 func (s *LocalSettings) Resolve(base string) (string, error) {
+	if err := repository.Literal(s.Dir); err != nil {
+		return "", fmt.Errorf("dir: %w", err)
+	}
 	s.Dir = repository.AbsPath(base, s.Dir)
 	return filepath.Base(s.Dir), nil
 }
