@@ -287,6 +287,7 @@ func NextRun(spec string, now time.Time) *time.Time {
 	if err != nil {
 		return nil
 	}
-	t := s.Next(now).UTC()
+	// A schedule is in local time, as the daemon runs it.
+	t := s.Next(now.Local()).UTC()
 	return &t
 }

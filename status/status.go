@@ -134,7 +134,9 @@ func Build(ctx context.Context, in Input) (*Workspace, error) {
 	}
 	ds, held, err := daemon.ReadState(ctx, in.DaemonFile, in.DaemonLockFile)
 	if err != nil {
-		return nil, err
+		// The rest of the state is shown: a daemon writes the file anew.
+		st.Attention = append(st.Attention, err.Error()+"; a running daemon writes it anew, or delete it")
+		ds, held = nil, false
 	}
 	if ds != nil && held {
 		st.Daemon = &Daemon{PID: ds.PID, Since: ds.StartedAt, Listen: ds.Listen}
@@ -158,9 +160,13 @@ func Build(ctx context.Context, in Input) (*Workspace, error) {
 			st.Attention = append(st.Attention, fmt.Sprintf("source %s has not been synced yet: run skillsync sync", s.Name))
 		}
 		if d, ok := ds.Source(s.Name); ok {
-			ss.SyncedAt, ss.CheckedAt, ss.Error = d.LastSuccess, d.LastAttempt, d.LastError
-			if d.LastAttempt != nil && d.LastError == "" {
-				ss.Moved = &d.Moved
+			ss.SyncedAt = d.LastSuccess
+			// What a daemon that has stopped last found may be mended since.
+			if held {
+				ss.CheckedAt, ss.Error = d.LastAttempt, d.LastError
+				if d.LastAttempt != nil && d.LastError == "" {
+					ss.Moved = &d.Moved
+				}
 			}
 		}
 		st.Sources = append(st.Sources, ss)
@@ -205,6 +211,10 @@ func Build(ctx context.Context, in Input) (*Workspace, error) {
 		st.Attention = append(st.Attention, "the usage record cannot be read: "+err.Error())
 	}
 	st.Curation.NextRun = daemon.NextRun(in.CurateSchedule, now)
+	if held && ds.NextCurate != nil {
+		// The daemon's own: its clock's time zone sets the schedule's.
+		st.Curation.NextRun = ds.NextCurate
+	}
 	if n, err := in.Drafts(ctx); err == nil {
 		st.Drafts = n
 	}

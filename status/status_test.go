@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/skillsync/skillsync/curator"
+	"github.com/skillsync/skillsync/internal/flock"
+	"github.com/skillsync/skillsync/internal/skilltest"
 	"github.com/skillsync/skillsync/layering"
 	"github.com/skillsync/skillsync/materialize"
 	"github.com/skillsync/skillsync/status"
@@ -80,5 +82,56 @@ func TestBuild(t *testing.T) {
 	in.Check = func(context.Context) ([]status.Check, error) { return nil, errors.New("offline") }
 	if st, err := status.Build(context.Background(), in); err != nil || !slices.Contains(st.Attention, "the upstream check failed: offline") || st.Sources[0].Moved != nil {
 		t.Errorf("a check that fails: %+v, %v", st, err)
+	}
+}
+
+// TestBuildWithoutItsDaemon: what a daemon that has stopped last found of
+// a source (an error, since mended by hand) needs no person; when it last
+// synced the source stays true. A state file that cannot be read needs a
+// person and hides nothing else.
+func TestBuildWithoutItsDaemon(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	stateFile := filepath.Join(root, "skills", ".daemon.json")
+	synced := time.Date(2026, 3, 9, 0, 0, 0, 0, time.UTC)
+	skilltest.WriteFile(t, stateFile, `{"pid": 99999999, "started_at": "2026-03-01T00:00:00Z", "next_curate": "2030-01-01T00:00:00Z",
+ "sources": {"team": {"last_attempt": "2026-03-09T01:00:00Z", "last_success": "2026-03-09T00:00:00Z", "last_error": "repository not found"}}}`)
+	in := status.Input{Root: root, Config: filepath.Join(root, "skillsync.yaml"), CacheDir: filepath.Join(root, ".skills-cache"),
+		DaemonFile: stateFile, DaemonLockFile: filepath.Join(root, "skills", ".daemon.lock"),
+		Sources: []status.Source{{Name: "team", Kind: "git"}}, CurateSchedule: "@daily", Now: time.Date(2026, 3, 10, 0, 0, 0, 0, time.UTC),
+		Usage:  func() (*curator.Usage, error) { return &curator.Usage{}, nil },
+		Drafts: func(context.Context) (int, error) { return 0, nil }}
+	st, err := status.Build(context.Background(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := st.Sources[0]; s.Error != "" || s.SyncedAt == nil || !s.SyncedAt.Equal(synced) {
+		t.Errorf("source team after its daemon stopped: %+v", s)
+	}
+	if attention := strings.Join(st.Attention, "\n"); strings.Contains(attention, "fails") {
+		t.Errorf("attention for an error of a daemon that stopped:\n%s", attention)
+	}
+	if st.Daemon != nil || st.Curation.NextRun == nil || st.Curation.NextRun.Year() == 2030 {
+		t.Errorf("daemon %+v, next curation %v: the stopped daemon's", st.Daemon, st.Curation.NextRun)
+	}
+
+	// With the daemon running, its findings and its next curation count.
+	lock, err := flock.Acquire(context.Background(), in.DaemonLockFile, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err = status.Build(context.Background(), in)
+	lock.Close()
+	if err != nil || st.Sources[0].Error != "repository not found" || st.Curation.NextRun == nil || st.Curation.NextRun.Year() != 2030 {
+		t.Errorf("with the daemon running: %+v, next curation %v, %v", st.Sources, st.Curation.NextRun, err)
+	}
+
+	skilltest.WriteFile(t, stateFile, `{"pid": 1, "sta`)
+	st, err = status.Build(context.Background(), in)
+	if err != nil {
+		t.Fatalf("status over a truncated daemon state: %v", err)
+	}
+	if attention := strings.Join(st.Attention, "\n"); !strings.Contains(attention, "read daemon state "+stateFile) || len(st.Sources) != 1 {
+		t.Errorf("attention over a truncated daemon state:\n%s", attention)
 	}
 }
