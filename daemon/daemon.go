@@ -90,7 +90,7 @@ func parser() cron.Parser { return cronspec.Parser() }
 // ParseSchedule checks a schedule expression; field names it in the error
 // (schedule.<field>).
 func ParseSchedule(field, spec string) error {
-	if _, err := parser().Parse(spec); err != nil {
+	if err := cronspec.Check(spec); err != nil {
 		return &ScheduleError{Field: field, Spec: spec, Err: err}
 	}
 	return nil

@@ -9,7 +9,7 @@ func TestCheck(t *testing.T) {
 			t.Errorf("Check(%q) = %v", ok, err)
 		}
 	}
-	for _, bad := range []string{"", "x", "0 3 * *", "* * * * * *", "@every never"} {
+	for _, bad := range []string{"", "x", "0 3 * *", "* * * * * *", "@every never", "@every -5m", "@every 0s", "@every 500ms", "0 3 31 2 *"} {
 		if Check(bad) == nil {
 			t.Errorf("Check(%q) = nil, want an error", bad)
 		}
