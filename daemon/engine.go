@@ -60,6 +60,9 @@ type Settings struct {
 	StateFile, LockFile string
 	// Attrs are logged when the daemon starts or reloads (the config file).
 	Attrs []any
+	// ConfigFile is the config the engine was made from, "" for none (the
+	// built-in default): while it is gone, no job runs.
+	ConfigFile string
 }
 
 // SyncRequest is one sync the daemon asks for.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -227,8 +228,28 @@ func jobs(eng Engine, log *slog.Logger, m *monitor) (Setup, error) {
 	for _, name := range eng.PushSources() {
 		list = append(list, NewJob(PushJob(name), "", syncJob(eng, SyncRequest{Only: []string{name}}, log, m)))
 	}
+	if st.ConfigFile != "" {
+		for i, j := range list {
+			list[i] = present{j, st.ConfigFile}
+		}
+	}
 	attrs := append(append([]any(nil), st.Attrs...), "sync", st.Sync, "curate", st.Curate, "import", st.Import)
 	return Setup{Jobs: list, Attrs: attrs}, nil
+}
+
+// present is a job that runs only while the config it was made from is
+// there: once the file is gone (the workspace deleted or moved), a sync
+// would build a new workspace where the old one was.
+type present struct {
+	Job
+	config string
+}
+
+func (p present) Run(ctx context.Context) error {
+	if _, err := os.Lstat(p.config); errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("the config %s is gone (was the workspace moved or deleted?): nothing runs until it is back; restore it, or stop the daemon", p.config)
+	}
+	return p.Job.Run(ctx)
 }
 
 // syncOnce runs one sync; a panic in it is its error, so that the

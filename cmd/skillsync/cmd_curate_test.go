@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"errors"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -792,5 +794,48 @@ func archiveIdle(t *testing.T, ws string, resync bool) {
 		if r := run(t, ws, args...); r.code != 0 {
 			t.Fatalf("%v: %d %s", args, r.code, r.stderr)
 		}
+	}
+}
+
+// TestDaemonWithoutItsConfig: a reload while the config file is gone
+// keeps the old config, not the built-in default found in its place; and
+// once the workspace is deleted, the daemon's jobs fail saying so rather
+// than build a new workspace where it was.
+func TestDaemonWithoutItsConfig(t *testing.T) {
+	t.Parallel()
+	up := gittest.NewRepo(t, "main")
+	up.Skill("skills/first", "First.")
+	up.Commit("first")
+	ws := filepath.Join(t.TempDir(), "ws")
+	skilltest.WriteFile(t, filepath.Join(ws, "skillsync.yaml"), "repositories:\n  - name: team\n    git: "+up.URL()+"\nschedule:\n  sync: \"@every 1s\"\n")
+	d := startDaemon(t, ws)
+	waitFor(t, d, "the first sync", func() bool { return d.count("job done", "sync") >= 1 })
+	if err := os.Remove(filepath.Join(ws, "skillsync.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, d, "the reload to fail", func() bool { return d.count("reload failed; keeping the old config", "") >= 1 })
+	if fileExists(filepath.Join(ws, ".skills-cache", "builtin")) {
+		t.Error("the reload took the built-in default for the config that is gone")
+	}
+	if err := os.RemoveAll(ws); err != nil {
+		t.Fatal(err)
+	}
+	gone := func() bool {
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		for _, l := range d.lines {
+			if e, _ := l["error"].(string); l["msg"] == "job failed" && strings.Contains(e, "is gone (was the workspace moved or deleted?)") {
+				return true
+			}
+		}
+		return false
+	}
+	waitFor(t, d, "a job to say the config is gone", gone)
+	time.Sleep(1500 * time.Millisecond) // a tick more
+	if _, err := os.Lstat(ws); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the daemon built the deleted workspace again: %v", err)
 	}
 }

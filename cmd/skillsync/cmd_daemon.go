@@ -72,6 +72,12 @@ func (a *app) runDaemon(ctx context.Context, listen string) error {
 			if err != nil {
 				return nil, err
 			}
+			if file := eng.Config().File; a.configPath == "" && file != "" {
+				// A reload reads the file the daemon started with: should it
+				// be gone a moment (a checkout, a save by rename), the
+				// built-in default found in its place is no reload of it.
+				a.configPath = file
+			}
 			return eng.Daemon(), nil
 		},
 		Reload: daemon.SignalReload(ctx, syscall.SIGHUP),
