@@ -9,6 +9,7 @@ package daemon
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -308,6 +309,13 @@ func (d *Daemon) loop(r *runner) {
 	}
 }
 
+// minor is the error of a job whose failure loses nothing and needs no
+// one woken (a fleet push: the usage waits for the next): logged as a
+// warning.
+type minor struct{ error }
+
+func (m minor) Unwrap() error { return m.error }
+
 // runLogged runs a job once and logs its outcome, recovering a panic.
 func runLogged(ctx context.Context, log *slog.Logger, j Job) {
 	start := time.Now()
@@ -317,7 +325,11 @@ func runLogged(ctx context.Context, log *slog.Logger, j Job) {
 		}
 	}()
 	if err := j.Run(ctx); err != nil {
-		log.Error("job failed", "job", j.Name(), "duration_ms", time.Since(start).Milliseconds(), "error", err.Error())
+		level := slog.LevelError
+		if errors.As(err, new(minor)) {
+			level = slog.LevelWarn
+		}
+		log.Log(ctx, level, "job failed", "job", j.Name(), "duration_ms", time.Since(start).Milliseconds(), "error", err.Error())
 		return
 	}
 	log.Info("job done", "job", j.Name(), "duration_ms", time.Since(start).Milliseconds())

@@ -180,7 +180,11 @@ func jobSetup(eng Engine, cfg Config, log *slog.Logger, m *monitor) (*Setup, err
 			j = NewJob(push.Name(), push.Schedule(), func(ctx context.Context) error {
 				err := push.Run(ctx)
 				m.pushed(err)
-				return err
+				if err != nil {
+					// It fails alone: the usage waits for the next push.
+					return minor{err}
+				}
+				return nil
 			})
 		}
 		s.Jobs = append(s.Jobs, j)
