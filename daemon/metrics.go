@@ -114,6 +114,19 @@ func (m *monitor) update(change func(*State)) {
 	}
 }
 
+// writeStateTo makes path the state file the monitor writes ("" for
+// none), and writes the state there now.
+func (m *monitor) writeStateTo(path string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.stateFile = path
+	if path != "" {
+		if err := writeState(path, m.state.Load()); err != nil {
+			m.log.Warn("cannot write the daemon's state; skillsync status will not see it", "error", err.Error())
+		}
+	}
+}
+
 // configured takes a new engine's settings: its sources (a source gone
 // from the config leaves the metrics and readiness), its sync interval
 // and its next curation.

@@ -8,11 +8,8 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"sync/atomic"
 	"time"
-
-	"github.com/skillsync/skillsync/internal/flock"
 )
 
 // The names of the daemon's standard jobs. A push source's job is
@@ -73,20 +70,15 @@ func Serve(ctx context.Context, cfg Config) error {
 		return err
 	}
 	st := eng.Settings()
-	if st.LockFile != "" {
-		l, err := holdWorkspace(ctx, st.LockFile)
-		switch {
-		case errors.Is(err, flock.ErrLocked):
-			log.Warn("another daemon holds this workspace; skillsync status shows that one", "error", err.Error())
-		case err != nil:
-			log.Warn("cannot hold the workspace's daemon lock; skillsync status will not see this daemon", "error", err.Error())
-		default:
-			defer l.Close()
-			m.stateFile = st.StateFile
-		}
-	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	if st.LockFile != "" {
+		h := &hold{path: st.LockFile, stateFile: st.StateFile, m: m, log: log}
+		h.take(ctx, true)
+		holding, stop := context.WithCancel(ctx)
+		wait := h.keep(holding)
+		defer func() { stop(); wait() }()
+	}
 	// The sources are known before /readyz answers: with none it would
 	// say ready before the first sync.
 	m.configured(st)
@@ -141,15 +133,6 @@ func Serve(ctx context.Context, cfg Config) error {
 		}
 	}
 	return err
-}
-
-// holdWorkspace takes the daemon's lock on its workspace, making its
-// folder when needed.
-func holdWorkspace(ctx context.Context, path string) (*flock.Lock, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, err
-	}
-	return flock.Acquire(ctx, path, 0)
 }
 
 // jobSetup is eng's jobs, the standard ones, the engine's own (Jobber)

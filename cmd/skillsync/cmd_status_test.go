@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -282,5 +283,50 @@ func TestStatusNamesASkillLeftOutOfATarget(t *testing.T) {
 	}
 	if r := run(t, ws, "status", "--json"); r.code != 0 {
 		t.Errorf("status once the folder moved away: %d %s", r.code, r.stdout)
+	}
+}
+
+// TestDaemonLockTakeover: of two daemons on one workspace, status shows
+// the one holding its lock; when that one stops the other takes the lock
+// over, and when the lock file is removed under its holder (git clean),
+// the holder takes it again rather than leave it to a newcomer.
+func TestDaemonLockTakeover(t *testing.T) {
+	t.Parallel()
+	ws := t.TempDir()
+	skilltest.WriteFile(t, filepath.Join(ws, "skillsync.yaml"), "repositories:\n  - embedded: builtin\nschedule:\n  sync: \"@every 1s\"\n")
+	daemonPID := func() int {
+		st := decode[skillsync.WorkspaceStatus](t, run(t, ws, "status", "--json"))
+		if st.Daemon == nil {
+			return 0
+		}
+		return st.Daemon.PID
+	}
+	first := startDaemon(t, ws)
+	waitFor(t, first, "the first daemon's sync", func() bool { return first.count("job done", "sync") >= 1 })
+	second := startDaemon(t, ws)
+	waitFor(t, second, "the second daemon's warning", func() bool {
+		return second.count("another daemon holds this workspace; skillsync status shows that one, and this one takes over when it stops", "") >= 1
+	})
+	if pid := daemonPID(); pid != first.cmd.Process.Pid {
+		t.Fatalf("status shows pid %d, want the first daemon's %d", pid, first.cmd.Process.Pid)
+	}
+	lock := filepath.Join(ws, "skills", ".daemon.lock")
+	if err := os.Remove(lock); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, first, "the first daemon to take its lock again", func() bool {
+		return first.count("the workspace's daemon lock file was removed or replaced; taking it again", "") >= 1
+	})
+	if pid := daemonPID(); pid != first.cmd.Process.Pid || second.count("this daemon holds the workspace now; skillsync status shows it", "") != 0 {
+		t.Fatalf("after the lock file was removed, status shows pid %d, want the first daemon's %d", pid, first.cmd.Process.Pid)
+	}
+	if err := first.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, second, "the second daemon to take over", func() bool {
+		return second.count("this daemon holds the workspace now; skillsync status shows it", "") >= 1
+	})
+	if pid := daemonPID(); pid != second.cmd.Process.Pid {
+		t.Errorf("status shows pid %d, want the second daemon's %d", pid, second.cmd.Process.Pid)
 	}
 }

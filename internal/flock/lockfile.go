@@ -172,3 +172,19 @@ func (l *Lock) Close() error {
 	l.f = nil
 	return errors.Join(uerr, err)
 }
+
+// Holds reports whether path still names the file l locks. A lock file
+// deleted or replaced under its holder locks a file no other process can
+// find: the next to come locks a new one at path, and both hold "the"
+// lock.
+func (l *Lock) Holds(path string) bool {
+	if l == nil || l.f == nil {
+		return false
+	}
+	locked, err := l.f.Stat()
+	if err != nil {
+		return false
+	}
+	named, err := os.Lstat(path)
+	return err == nil && os.SameFile(locked, named)
+}
