@@ -148,7 +148,7 @@ func (m *monitor) configured(st Settings) {
 		for _, t := range st.Targets {
 			m.conflicts.With(t)
 		}
-		s.SyncEvery = Seconds(Interval(st.Sync).Seconds())
+		s.SyncEvery, s.SyncSchedule = Seconds(Interval(st.Sync).Seconds()), st.Sync
 		s.NextCurate = NextRun(st.Curate, m.now())
 	})
 }

@@ -120,7 +120,7 @@ func TestNotReadyAfterThreeIntervals(t *testing.T) {
 	s := &State{SyncEvery: Seconds(600), Sources: map[string]SourceState{
 		"a": {LastSuccess: &recent}, "b": {LastSuccess: &old}, "c": {LastSuccess: &recent, LastError: "boom"}}}
 	got := s.NotReady(now)
-	if len(got) != 2 || got[0].Source != "b" || !strings.Contains(got[0].Reason, "more than 3 sync intervals") ||
+	if len(got) != 2 || got[0].Source != "b" || !strings.Contains(got[0].Reason, "last synced 31m0s ago, 3 scheduled syncs since") ||
 		got[1].Source != "c" || got[1].Reason != "last sync failed: boom" {
 		t.Errorf("NotReady = %+v", got)
 	}
@@ -273,5 +273,31 @@ func TestPanickedSyncAndFailedCurationAreShown(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), `skillsync_sync_runs_total{result="failure"} 1`) {
 		t.Errorf("the panicked sync is not counted as failed:\n%s", out.String())
+	}
+}
+
+// TestNotReadyOnAnUnevenSchedule: staleness counts the runs of the
+// schedule itself: a weekend without runs makes no source stale, three
+// runs missed on Monday morning do; @every counts as its interval.
+func TestNotReadyOnAnUnevenSchedule(t *testing.T) {
+	t.Parallel()
+	friday := time.Date(2026, 12, 4, 17, 0, 0, 0, time.Local) // a Friday
+	for _, tc := range []struct {
+		schedule string
+		last     time.Time
+		now      time.Time
+		stale    bool
+	}{
+		{"0 9-17 * * 1-5", friday, friday.Add(19 * time.Hour), false},                                // Saturday noon
+		{"0 9-17 * * 1-5", friday, friday.Add(3*24*time.Hour - 6*time.Hour - 30*time.Minute), false}, // Monday 10:30: runs at 9 and 10
+		{"0 9-17 * * 1-5", friday, friday.Add(3*24*time.Hour - 6*time.Hour + time.Minute), true},     // Monday 11:01: and at 11
+		{"@every 10m", friday, friday.Add(29 * time.Minute), false},
+		{"@every 10m", friday, friday.Add(31 * time.Minute), true},
+	} {
+		last := tc.last
+		s := &State{SyncEvery: Seconds(Interval(tc.schedule).Seconds()), SyncSchedule: tc.schedule, Sources: map[string]SourceState{"a": {LastSuccess: &last}}}
+		if got := len(s.NotReady(tc.now)) > 0; got != tc.stale {
+			t.Errorf("%s, last %s, now %s: stale %v, want %v", tc.schedule, tc.last.Format(time.RFC3339), tc.now.Format(time.RFC3339), got, tc.stale)
+		}
 	}
 }

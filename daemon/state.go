@@ -24,8 +24,11 @@ type State struct {
 	StartedAt time.Time `json:"started_at"`
 	// Listen is the address of the metrics and health server, if any.
 	Listen string `json:"listen,omitempty"`
-	// SyncEvery is the interval of the sync schedule (0: only triggered).
-	SyncEvery Seconds `json:"sync_every_seconds"`
+	// SyncEvery is the interval of the sync schedule (0: only triggered);
+	// SyncSchedule the schedule, whose runs may be spaced unevenly
+	// (business hours).
+	SyncEvery    Seconds `json:"sync_every_seconds"`
+	SyncSchedule string  `json:"sync_schedule,omitempty"`
 	// Sources are the current config's sources, by name.
 	Sources map[string]SourceState `json:"sources"`
 	// CacheDirty is set when the last sync left the cache marked as
@@ -96,8 +99,8 @@ func (s *State) NotReady(now time.Time) []NotReady {
 			out = append(out, NotReady{Source: name, Reason: "last sync failed: " + src.LastError})
 		case src.LastSuccess == nil:
 			out = append(out, NotReady{Source: name, Reason: "not synced yet"})
-		case s.SyncEvery > 0 && now.Sub(*src.LastSuccess) > staleAfter*s.SyncEvery.Duration():
-			out = append(out, NotReady{Source: name, Reason: fmt.Sprintf("last synced %s ago, more than %d sync intervals",
+		case s.stale(*src.LastSuccess, now):
+			out = append(out, NotReady{Source: name, Reason: fmt.Sprintf("last synced %s ago, %d scheduled syncs since",
 				now.Sub(*src.LastSuccess).Round(time.Second), staleAfter)})
 		}
 	}
@@ -108,6 +111,24 @@ func (s *State) NotReady(now time.Time) []NotReady {
 		out = append(out, NotReady{Reason: "the last sync failed: " + s.LastSyncError})
 	}
 	return out
+}
+
+// stale reports whether staleAfter runs of the sync schedule came
+// between a last success at last and now: counted on the schedule itself,
+// so a night or a weekend without runs makes no source stale, and a
+// schedule of a run a minute does not wait days. A state an older daemon
+// wrote has the interval alone.
+func (s *State) stale(last, now time.Time) bool {
+	if sched, err := parser().Parse(s.SyncSchedule); s.SyncSchedule != "" && err == nil {
+		due := last
+		for range staleAfter {
+			if due = sched.Next(due); due.IsZero() {
+				return false
+			}
+		}
+		return now.After(due)
+	}
+	return s.SyncEvery > 0 && now.Sub(last) > staleAfter*s.SyncEvery.Duration()
 }
 
 // clone copies s deeply enough to change it into the next snapshot.
