@@ -130,7 +130,7 @@ func (a *app) runInit(_ context.Context, opts *initOptions) error {
 			return err
 		}
 		if !named {
-			if targets, err = a.detectTargets("init --force"); err != nil {
+			if targets, err = a.detectTargets("init"); err != nil {
 				return err
 			}
 		}

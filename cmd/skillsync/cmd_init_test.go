@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/skillsync/skillsync/internal/skilltest"
 )
 
 // TestNoWorkspaceInTheHomeFolder: in the home folder, with no config,
@@ -50,5 +52,23 @@ func TestStarterBelowAWorkspaceWarns(t *testing.T) {
 		if r := run(t, sub, args...); !strings.Contains(r.stderr, filepath.Join(proj, "skillsync.yaml")+" is in a folder above") {
 			t.Errorf("%v in a subfolder: %d %s", args, r.code, r.stderr)
 		}
+	}
+}
+
+// TestInitWithNoAgentFoundAdvisesWhatWorks: init with no --agent on a
+// machine with no agent says how to add one, and the command it names
+// adds a target to the config just written, rather than replace it.
+func TestInitWithNoAgentFoundAdvisesWhatWorks(t *testing.T) {
+	t.Parallel()
+	proj := t.TempDir()
+	r := run(t, proj, "init")
+	if r.code != 0 || !strings.Contains(r.stderr, "Add one with skillsync init --agent NAME") {
+		t.Fatalf("init with no agent found: %d %s", r.code, r.stderr)
+	}
+	if r := run(t, proj, "init", "--agent", "claude-code"); r.code != 0 {
+		t.Fatalf("the advised command: %d %s", r.code, r.stderr)
+	}
+	if cfg := skilltest.ReadFile(t, filepath.Join(proj, "skillsync.yaml")); !strings.Contains(cfg, ".claude/skills") {
+		t.Errorf("the config after the advised command:\n%s", cfg)
 	}
 }
