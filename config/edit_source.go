@@ -105,6 +105,11 @@ func parseSource(env hostenv.Env, arg, host string) (Entry, error) {
 		return e, err
 	}
 	if m := shorthand().FindStringSubmatch(s); m != nil {
+		if strings.Contains(m[1], ".") && m[3] != "" {
+			// github.com/acme/skills: a URL without its scheme, which as
+			// owner/repo/path would name github.com's repository acme.
+			return Entry{}, fmt.Errorf("source %s: %s looks like a host, not an owner: write https://%s", redactArg(s), m[1], redactArg(s))
+		}
 		repo := strings.TrimSuffix(m[2], ".git")
 		e := Entry{Git: host + m[1] + "/" + repo, Ref: m[4], Path: strings.Trim(m[3], "/")}
 		if e.Path != "" {

@@ -370,6 +370,10 @@ func TestParseSource(t *testing.T) {
 	if _, err := ParseSource(env, "ssh://git@host/a/b", host); err != nil {
 		t.Errorf("an ssh user name is no secret: %v", err)
 	}
+	// A URL without its scheme is not owner/repo/path.
+	if _, err := ParseSource(env, "github.com/acme/third", host); err == nil || !strings.Contains(err.Error(), "write https://github.com/acme/third") {
+		t.Errorf("ParseSource of a URL without its scheme: %v", err)
+	}
 	// A password net/url cannot parse is a credential too.
 	for _, secret := range []string{"https://user:s3cret/x@127.0.0.1:1/x.git", "https://user:s3c#ret@host/x", "https://user:s3c ret@host/x"} {
 		_, err := ParseSource(env, secret, host)
