@@ -43,6 +43,7 @@ func TestConfigErrors(t *testing.T) {
 		{"variable in the workspace", "workspace: ${HOME}/w\n", []string{":1: workspace: path \"${HOME}/w\" holds a variable"}},
 		{"~user in a dir source", "repositories:\n  - dir: ~root/x\n", []string{":2: repositories[0]: dir: path \"~root/x\" begins with ~NAME, which is not expanded"}},
 		{"NUL in a target", "targets:\n  - dir: \"a\\0b\"\n", []string{":2: targets[0]: path \"a\\x00b\" holds a NUL byte"}},
+		{"dir source is the root", "repositories:\n  - dir: /\n", []string{":2: repositories[0]: dir: / is the file system root or the home folder"}},
 		{"yaml tab indent", "repositories:\n\t- embedded: builtin\n", []string{":2: found character that cannot start any token; YAML indents with spaces, not tabs"}},
 		{"unknown repository key", "repositories:\n  - name: a\n    embedded: builtin\n    branch: main\n", []string{":4: unknown key \"branch\" in repositories[0]"}},
 		{"two errors at once", "strict: 3x\nhidden: 5\nnope: 1\n", []string{":1: key \"strict\"", ":2: key \"hidden\"", ":3: unknown key \"nope\""}},

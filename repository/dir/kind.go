@@ -3,6 +3,7 @@ package dir
 import (
 	"fmt"
 	"maps"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -52,6 +53,11 @@ func (s *LocalSettings) Resolve(base string) (string, error) {
 		return "", fmt.Errorf("dir: %w", err)
 	}
 	s.Dir = repository.AbsPath(base, s.Dir)
+	if home, _ := os.UserHomeDir(); filepath.Dir(s.Dir) == s.Dir || s.Dir == home {
+		// Discovery would walk every folder below, other users' and
+		// /proc's included.
+		return "", fmt.Errorf("dir: %s is the file system root or the home folder: name the folder that holds the skills", s.Dir)
+	}
 	return filepath.Base(s.Dir), nil
 }
 
