@@ -47,7 +47,7 @@ func openDocument(env hostenv.Env, name string, kinds *repository.Registry) (*do
 	if info, err := os.Lstat(abs); err == nil && info.Mode()&fs.ModeSymlink != 0 {
 		// Replacing the file would replace the link; writing through it
 		// would write where skillsync was not pointed. Neither is asked.
-		return nil, fmt.Errorf("config %s is a symbolic link: edit the file it points to, or name that file with --config", abs)
+		return nil, fmt.Errorf("config %s is a symbolic link, which skillsync does not edit through: edit the file it points to by hand (naming that file with --config would make its folder the workspace, unless it sets workspace:)", abs)
 	}
 	data, err := readFile(abs)
 	if err != nil {
