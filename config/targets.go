@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/skillsync/skillsync/agent"
 	"github.com/skillsync/skillsync/internal/hostenv"
 	"github.com/skillsync/skillsync/internal/realdir"
 	"github.com/skillsync/skillsync/repository"
@@ -197,5 +198,23 @@ func checkWorkspaceRoot(env hostenv.Env, dir string) error {
 	if home, err := env.HomeDir(); err == nil && dir == filepath.Clean(home) {
 		return errors.New("is the home directory")
 	}
+	if a, folder, ok := agentFolder(dir); ok {
+		return fmt.Errorf("is the folder %s reads skills from (%s), where a workspace's cache, lock and skills/ would be read as skills", a, folder)
+	}
 	return nil
+}
+
+// agentFolder reports whether dir is a folder an agent reads skills from
+// in a project (.claude/skills), by the agent table; a folder named by
+// one component alone (skills/) is any project's, and is not taken for
+// one.
+func agentFolder(dir string) (agentName, folder string, ok bool) {
+	for _, a := range agent.Agents() {
+		for _, p := range append([]string{a.Project}, a.Also...) {
+			if strings.Contains(p, "/") && strings.HasSuffix(filepath.ToSlash(dir), "/"+p) {
+				return a.Display, p, true
+			}
+		}
+	}
+	return "", "", false
 }

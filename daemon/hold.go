@@ -43,7 +43,7 @@ func (h *hold) take(ctx context.Context, first bool) {
 		h.lock = nil
 		h.m.writeStateTo("")
 	}
-	l, err := holdWorkspace(ctx, h.path)
+	l, err := holdWorkspace(ctx, h.path, first)
 	switch {
 	case err == nil:
 		h.lock = l
@@ -83,10 +83,13 @@ func (h *hold) keep(ctx context.Context) (wait func()) {
 }
 
 // holdWorkspace takes the daemon's lock on its workspace, making its
-// folder when needed.
-func holdWorkspace(ctx context.Context, path string) (*flock.Lock, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, err
+// folder when asked (at the start: once running, a folder that is gone
+// is a workspace deleted, not one to make again).
+func holdWorkspace(ctx context.Context, path string, mkdir bool) (*flock.Lock, error) {
+	if mkdir {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return nil, err
+		}
 	}
 	return flock.Acquire(ctx, path, 0)
 }

@@ -72,3 +72,21 @@ func TestInitWithNoAgentFoundAdvisesWhatWorks(t *testing.T) {
 		t.Errorf("the config after the advised command:\n%s", cfg)
 	}
 }
+
+// TestNoWorkspaceInAnAgentsFolder: with no config, sync in the folder an
+// agent reads skills from refuses (exit 2) and writes nothing there: the
+// cache, lock and skills/ it would write would sit among the skills.
+func TestNoWorkspaceInAnAgentsFolder(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), ".claude", "skills")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r := run(t, dir, "sync")
+	if r.code != 2 || !strings.Contains(r.stderr, "is the folder Claude Code reads skills from (.claude/skills)") {
+		t.Errorf("sync in .claude/skills: %d %s", r.code, r.stderr)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("sync wrote %d entries into the agent's folder", len(entries))
+	}
+}
