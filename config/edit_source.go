@@ -170,7 +170,31 @@ func localEntry(env hostenv.Env, s string) (Entry, error) {
 	if err != nil {
 		return Entry{}, fmt.Errorf("source %s: %w", redactArg(s), err)
 	}
+	if bareRepository(abs) {
+		// A bare repository has no files to read as a folder: it is read
+		// as the git repository it is.
+		slashed := filepath.ToSlash(abs)
+		if !strings.HasPrefix(slashed, "/") {
+			slashed = "/" + slashed // C:/x
+		}
+		return Entry{Git: (&url.URL{Scheme: "file", Path: slashed}).String()}, nil
+	}
 	return Entry{Dir: abs}, nil
+}
+
+// bareRepository reports whether dir is a bare git repository: HEAD, and
+// the objects and refs folders, at its top.
+func bareRepository(dir string) bool {
+	head, err := os.Lstat(filepath.Join(dir, "HEAD"))
+	if err != nil || !head.Mode().IsRegular() {
+		return false
+	}
+	for _, sub := range []string{"objects", "refs"} {
+		if info, err := os.Lstat(filepath.Join(dir, sub)); err != nil || !info.IsDir() {
+			return false
+		}
+	}
+	return true
 }
 
 // webEntry reads an https URL: a remote, or the web page of a folder in

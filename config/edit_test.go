@@ -370,6 +370,19 @@ func TestParseSource(t *testing.T) {
 	if _, err := ParseSource(env, "ssh://git@host/a/b", host); err != nil {
 		t.Errorf("an ssh user name is no secret: %v", err)
 	}
+	// A bare repository is a git source, not a folder of files.
+	bare := filepath.Join(cwd, "team.git")
+	for _, d := range []string{"objects", "refs"} {
+		if err := os.MkdirAll(filepath.Join(bare, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(bare, "HEAD"), []byte("ref: refs/heads/main\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := ParseSource(env, "./team.git", host); err != nil || got.Git != "file://"+filepath.ToSlash(bare) || got.Dir != "" {
+		t.Errorf("ParseSource of a bare repository = %+v, %v", got, err)
+	}
 	// A URL without its scheme is not owner/repo/path.
 	if _, err := ParseSource(env, "github.com/acme/third", host); err == nil || !strings.Contains(err.Error(), "write https://github.com/acme/third") {
 		t.Errorf("ParseSource of a URL without its scheme: %v", err)
