@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strings"
 
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -56,15 +55,7 @@ func (g *Git) commitEdit(ctx context.Context, repo *git.Repository, base plumbin
 	if err != nil {
 		return plumbing.ZeroHash, "", err
 	}
-	newRoot, err := w.splice(root, strings.Split(dir, "/"), folderHash)
-	if err != nil {
-		return plumbing.ZeroHash, "", err
-	}
-	if newRoot == root.Hash {
-		return plumbing.ZeroHash, dir, fmt.Errorf("%s at %s: %w", dir, short(base), repository.ErrNothingToPublish)
-	}
-	h, err := w.commit(base, newRoot, req)
-	return h, dir, err
+	return w.commitFolder(root, base, dir, folderHash, req)
 }
 
 // edit stores what edit makes of the blob h and returns its hash.

@@ -231,7 +231,14 @@ func (g *Git) commitSkill(ctx context.Context, repo *git.Repository, base plumbi
 	if err != nil {
 		return plumbing.ZeroHash, "", err
 	}
-	newRoot, err := w.splice(root, strings.Split(dir, "/"), skillTree)
+	return w.commitFolder(root, base, dir, skillTree, req)
+}
+
+// commitFolder commits, on base whose tree is root, the tree with the
+// folder dir made folder; a tree that does not change is
+// ErrNothingToPublish.
+func (w *treeWriter) commitFolder(root *object.Tree, base plumbing.Hash, dir string, folder plumbing.Hash, req repository.PublishRequest) (plumbing.Hash, string, error) {
+	newRoot, err := w.splice(root, strings.Split(dir, "/"), folder)
 	if err != nil {
 		return plumbing.ZeroHash, "", err
 	}
