@@ -569,8 +569,9 @@ func (w *writer) markLive() error {
 	if w.marked {
 		return nil
 	}
+	// Its leftovers are swept by then: here, or as the cache opened.
 	w.sweep()
-	if err := atomicfile.WriteFile(w.marker, []byte("a sync is changing this folder; if it stopped halfway, the next one checks every file\n"), 0o644); err != nil {
+	if err := atomicfile.WriteFileOnly(w.marker, []byte("a sync is changing this folder; if it stopped halfway, the next one checks every file\n"), 0o644); err != nil {
 		return fmt.Errorf("mark the change: %w", err)
 	}
 	w.marked = true
