@@ -137,7 +137,7 @@ func (a *app) runRemove(ctx context.Context, opts *removeOptions) error {
 // cachedSource reports whether the workspace's cache still holds a
 // source named name that cfg no longer has.
 func (a *app) cachedSource(cfg *config.Config, name string) bool {
-	m, err := materialize.ReadSkills(a.engineOver(cfg).Layout().CacheDir())
+	m, err := materialize.ReadSkills(cfg.Layout().CacheDir())
 	return err == nil && m.Sources[name] != nil
 }
 
@@ -189,7 +189,7 @@ func (a *app) checkCachedSkill(cfg *config.Config, source, skill string) error {
 			return nil
 		}
 	}
-	m, err := materialize.ReadSkills(a.engineOver(cfg).Layout().CacheDir())
+	m, err := materialize.ReadSkills(cfg.Layout().CacheDir())
 	if err != nil || m.Sources[source] == nil || len(m.Sources[source].Skills) == 0 {
 		return nil
 	}
