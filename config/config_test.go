@@ -43,6 +43,8 @@ func TestConfigErrors(t *testing.T) {
 		{"variable in the workspace", "workspace: ${HOME}/w\n", []string{":1: workspace: path \"${HOME}/w\" holds a variable"}},
 		{"~user in a dir source", "repositories:\n  - dir: ~root/x\n", []string{":2: repositories[0]: dir: path \"~root/x\" begins with ~NAME, which is not expanded"}},
 		{"NUL in a target", "targets:\n  - dir: \"a\\0b\"\n", []string{":2: targets[0]: path \"a\\x00b\" holds a NUL byte"}},
+		{"variable in a key file", "repositories:\n  - git: file:///x\n    auth:\n      ssh_key_file: $HOME/.ssh/id\n", []string{":2: repositories[0]: auth: path \"$HOME/.ssh/id\" holds a variable"}},
+		{"variable in a dsn file", "repositories:\n  - dsn_file: ${XDG_CONFIG_HOME}/dsn\n", []string{":2: repositories[0]: dsn_file: path \"${XDG_CONFIG_HOME}/dsn\" holds a variable"}},
 		{"dir source is the root", "repositories:\n  - dir: /\n", []string{":2: repositories[0]: dir: / is the file system root or the home folder"}},
 		{"yaml tab indent", "repositories:\n\t- embedded: builtin\n", []string{":2: found character that cannot start any token; YAML indents with spaces, not tabs"}},
 		{"unknown repository key", "repositories:\n  - name: a\n    embedded: builtin\n    branch: main\n", []string{":4: unknown key \"branch\" in repositories[0]"}},

@@ -12,6 +12,7 @@ import (
 	"github.com/skillsync/skillsync/internal/cronspec"
 	"github.com/skillsync/skillsync/internal/hostenv"
 	"github.com/skillsync/skillsync/internal/hostid"
+	"github.com/skillsync/skillsync/repository"
 )
 
 // Fleet is the fleet: section: the PostgreSQL store every host of a team
@@ -100,6 +101,9 @@ func (r *rawConfig) resolveFleet(env hostenv.Env, base string, cfg *Config) []er
 	}
 	if f.DSNFile != "" {
 		out.DSNFile = absPath(env, base, f.DSNFile, "")
+	}
+	if err := repository.Literal(f.DSNFile); err != nil {
+		errs = append(errs, fmt.Errorf("%s: dsn_file: %w", where, err))
 	}
 	if strings.Contains(f.Postgres, "://") || strings.Contains(f.Postgres, "=") {
 		// Never echo it: it may be the connection string itself.

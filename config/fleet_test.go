@@ -49,6 +49,7 @@ curator:
 		"fleet:\n  postgres: A\ncurator:\n  min_hosts: 0\n":          "min_hosts",
 		"curator:\n  min_hosts: 2\n":                                 "need a fleet: section",
 		"fleet:\n  postgres: A\n  bogus: 1\n":                        "unknown key",
+		"fleet:\n  dsn_file: $HOME/dsn\n":                            "dsn_file: path \"$HOME/dsn\" holds a variable",
 	} {
 		_, err := Load(writeConfig(t, text), all.Kinds())
 		if err == nil || !strings.Contains(err.Error(), want) {

@@ -94,6 +94,9 @@ func (s *Settings) Resolve(base string) (string, error) {
 			repository.RedactURL(s.URL))
 	}
 	for _, f := range []*string{&s.Auth.PasswordFile, &s.Auth.SSHKeyFile, &s.Auth.KnownHostsFile} {
+		if err := repository.Literal(*f); err != nil {
+			return "", fmt.Errorf("auth: %w", err)
+		}
 		*f = repository.AbsPath(base, *f)
 	}
 	s.remote = localRemote(base, s.URL)

@@ -50,6 +50,9 @@ func (s *Settings) Resolve(base string) (string, error) {
 	if s.DSNEnv != "" && s.DSNFile != "" {
 		return "", fmt.Errorf("set one of postgres: ENV_NAME and dsn_file: PATH, not both")
 	}
+	if err := repository.Literal(s.DSNFile); err != nil {
+		return "", fmt.Errorf("dsn_file: %w", err)
+	}
 	s.DSNFile = repository.AbsPath(base, s.DSNFile)
 	return cmp.Or(s.Schema, "postgres"), nil
 }
