@@ -105,7 +105,10 @@ func beginExchange(staged, live string) (old, journal string, err error) {
 	if err != nil {
 		return "", "", err
 	}
-	if err := atomicfile.WriteFile(journal, data, 0o644); err != nil {
+	// Staging holds thousands of entries, and what it holds besides its
+	// folders and patches is removed when it is next read: a journal's
+	// write lists none of them.
+	if err := atomicfile.WriteFileOnly(journal, data, 0o644); err != nil {
 		return "", "", fmt.Errorf("exchange %s: journal: %w", live, err)
 	}
 	old = staged + oldSuffix

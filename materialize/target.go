@@ -509,7 +509,9 @@ func syncTarget(ctx context.Context, t Target, report TargetReport) (TargetRepor
 		report.Preserved = append(report.Preserved, preserved[name])
 	}
 	next.Blocked = slices.Sorted(slices.Values(report.Conflicts))
-	if err := jsonfile.Write(filepath.Join(dir, RecordName), next, 0o644); err != nil {
+	// The writer sweeps the record's leftovers (w.leftovers): this write
+	// does not list a folder of thousands of skills again.
+	if err := jsonfile.WriteOnly(filepath.Join(dir, RecordName), next, 0o644); err != nil {
 		return report, err
 	}
 	if w.unclean && len(t.Keep) > 0 {

@@ -143,6 +143,16 @@ func WriteJSON(name string, v any, perm os.FileMode) error {
 // WriteJSONIfChanged writes v as WriteJSON does, unless name already holds
 // exactly those bytes: a run that changed nothing writes nothing.
 func WriteJSONIfChanged(name string, v any, perm os.FileMode) error {
+	return writeJSONIfChanged(name, v, perm, WriteFile)
+}
+
+// WriteJSONIfChangedOnly is WriteJSONIfChanged without the sweep, for a
+// file whose leftovers its writer sweeps otherwise (WriteFileOnly).
+func WriteJSONIfChangedOnly(name string, v any, perm os.FileMode) error {
+	return writeJSONIfChanged(name, v, perm, WriteFileOnly)
+}
+
+func writeJSONIfChanged(name string, v any, perm os.FileMode, write func(string, []byte, os.FileMode) error) error {
 	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", name, err)
@@ -151,7 +161,7 @@ func WriteJSONIfChanged(name string, v any, perm os.FileMode) error {
 	if same(name, data) {
 		return nil
 	}
-	return WriteFile(name, data, perm)
+	return write(name, data, perm)
 }
 
 // same reports whether the regular file name holds exactly data.

@@ -94,6 +94,13 @@ func Write(name string, v any, perm fs.FileMode) error {
 	return atomicfile.WriteJSONIfChanged(name, v, perm)
 }
 
+// WriteOnly is Write for a file in a large folder whose leftover
+// temporary files its writer sweeps under its lock (atomicfile.Sweep):
+// the write does not list the folder again.
+func WriteOnly(name string, v any, perm fs.FileMode) error {
+	return atomicfile.WriteJSONIfChangedOnly(name, v, perm)
+}
+
 // setAsideStamp is the UTC time format of a set-aside file's suffix.
 const setAsideStamp = "20060102T150405Z"
 
