@@ -315,16 +315,28 @@ func (d *Folder) Lock(ctx context.Context, name string) (io.Closer, error) {
 	if err := realdir.Ensure(d.locks); err != nil {
 		return nil, fmt.Errorf("drafts: %w", err)
 	}
+	l, err := flock.Acquire(ctx, filepath.Join(d.locks, lockKey(name)+".lock"), d.LockWait)
+	if err != nil {
+		return nil, fmt.Errorf("draft %s: another skillsync is working on it: %w", name, err)
+	}
+	// A promotion killed after it edited the draft's SKILL.md left it
+	// edited (staged.go).
+	if err := d.recoverJournal(name); err != nil {
+		l.Close()
+		return nil, err
+	}
+	return l, nil
+}
+
+// lockKey names the files of name's lock: one for every spelling that
+// layering.Key folds together.
+func lockKey(name string) string {
 	key := layering.Key(name)
 	if !skill.ValidName(key) {
 		sum := hex.EncodeToString([]byte(key))
 		key = sum[:min(len(sum), 200)]
 	}
-	l, err := flock.Acquire(ctx, filepath.Join(d.locks, key+".lock"), d.LockWait)
-	if err != nil {
-		return nil, fmt.Errorf("draft %s: another skillsync is working on it: %w", name, err)
-	}
-	return l, nil
+	return key
 }
 
 // Reject moves the draft name to .rejected/<name>-<UTC stamp>/ and

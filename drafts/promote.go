@@ -79,15 +79,20 @@ func (d *Folder) PromoteLocal(ctx context.Context, name, layerDir string, existi
 	}
 	m, err := d.promoteLocal(ctx, name, layerDir, existing, check, now)
 	if err != nil {
-		err = errors.Join(err, undo())
+		return m, errors.Join(err, undo())
 	}
-	return m, err
+	// A journal left behind is harmless: the draft it would restore has
+	// moved on, and the next lock of the name drops it.
+	_ = d.dropJournal(name)
+	return m, nil
 }
 
 // stage makes the draft's SKILL.md what edit makes of it and returns how
 // to put the old one back; nothing when edit is nil or the draft has no
 // SKILL.md to edit (Inspect says what is missing). A link standing for
 // the draft's folder or its SKILL.md is refused, never written through.
+// The old one is kept in the draft's journal (staged.go) until undo, or
+// the caller's dropJournal once the promotion is done.
 func (d *Folder) stage(name string, edit func([]byte) ([]byte, error)) (undo func() error, err error) {
 	none := func() error { return nil }
 	if edit == nil {
@@ -101,7 +106,7 @@ func (d *Folder) stage(name string, edit func([]byte) ([]byte, error)) (undo fun
 		return nil, fmt.Errorf("draft %s: %w", name, err)
 	}
 	path := filepath.Join(dir, "SKILL.md")
-	old, err := atomicfile.ReadBounded(path, 1<<20)
+	old, err := atomicfile.ReadBounded(path, maxSkillMD)
 	if errors.Is(err, fs.ErrNotExist) {
 		return none, nil
 	}
@@ -112,14 +117,17 @@ func (d *Folder) stage(name string, edit func([]byte) ([]byte, error)) (undo fun
 	if err != nil {
 		return nil, fmt.Errorf("draft %s: %s: %w", name, path, err)
 	}
+	if err := d.writeJournal(name, old, out); err != nil {
+		return nil, err
+	}
 	if err := atomicfile.WriteFile(path, out, 0o644); err != nil {
-		return nil, fmt.Errorf("draft %s: %w", name, err)
+		return nil, errors.Join(fmt.Errorf("draft %s: %w", name, err), d.dropJournal(name))
 	}
 	return func() error {
 		if err := atomicfile.WriteFile(path, old, 0o644); err != nil {
-			return fmt.Errorf("draft %s: put its SKILL.md back as it was: %w", name, err)
+			return fmt.Errorf("draft %s: put its SKILL.md back as it was (the next skillsync to take its lock will try again): %w", name, err)
 		}
-		return nil
+		return d.dropJournal(name)
 	}, nil
 }
 
@@ -228,5 +236,6 @@ func (d *Folder) PromoteElsewhere(ctx context.Context, name string, edit func([]
 		return dr, "", nil, err
 	}
 	moved, _, keepErr = d.retireLocked(ctx, name, d.published, now)
+	_ = d.dropJournal(name) // as in PromoteLocal
 	return dr, moved, keepErr, nil
 }

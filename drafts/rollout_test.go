@@ -134,3 +134,117 @@ func TestCanaryOnlyWithAPromotion(t *testing.T) {
 		t.Errorf("the file where the link leads was written: %v", err)
 	}
 }
+
+// TestCanaryKilledMidPromotion: a promotion killed after it wrote the
+// canary fields into the draft's SKILL.md, before it moved the draft or
+// put the SKILL.md back, leaves a journal; the next skillsync to take the
+// draft's lock puts the SKILL.md back, so a promotion without --canary
+// ships no share. A SKILL.md its author changed since is left alone.
+func TestCanaryKilledMidPromotion(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	// killed leaves the draft as a process killed between the edit and
+	// the move leaves it: edited under the lock, which the kernel then
+	// releases, with nothing put back.
+	killed := func(t *testing.T, gt *gateTest, name string) {
+		t.Helper()
+		edit, err := canary(name, PromoteOptions{Rollout: "10%", Environments: []string{"prod"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		lock, err := gt.Folder.Lock(ctx, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := gt.Folder.stage(name, edit); err != nil {
+			t.Fatal(err)
+		}
+		lock.Close()
+	}
+	journals := func(t *testing.T, gt *gateTest) []string {
+		t.Helper()
+		left, err := filepath.Glob(filepath.Join(gt.layout.DraftLocksDir(), "*.staged"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return left
+	}
+
+	t.Run("put back", func(t *testing.T) {
+		t.Parallel()
+		gt := newGate(t, Policy{})
+		gt.propose(t, "pdf", "Read PDFs.")
+		md := filepath.Join(gt.layout.DraftsDir(), "pdf", "SKILL.md")
+		before, err := os.ReadFile(md)
+		if err != nil {
+			t.Fatal(err)
+		}
+		killed(t, gt, "pdf")
+		if now, _ := os.ReadFile(md); !strings.Contains(string(now), "rollout:") {
+			t.Fatalf("the edit was not written, the test shows nothing:\n%s", now)
+		}
+		// Another spelling of the name takes the same lock.
+		lock, err := gt.Folder.Lock(ctx, "PDF")
+		if err != nil {
+			t.Fatal(err)
+		}
+		lock.Close()
+		if now, _ := os.ReadFile(md); string(now) != string(before) {
+			t.Errorf("after the lock was taken again the draft's SKILL.md is\n%s\nwant\n%s", now, before)
+		}
+		promo, err := gt.Promote(ctx, "pdf", PromoteOptions{Approver: "alice"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if data, _ := os.ReadFile(filepath.Join(promo.Dir, "SKILL.md")); strings.Contains(string(data), "rollout") {
+			t.Errorf("a promotion without --canary shipped the killed one's fields:\n%s", data)
+		}
+		if left := journals(t, gt); len(left) != 0 {
+			t.Errorf("journals left: %v", left)
+		}
+	})
+
+	t.Run("changed since", func(t *testing.T) {
+		t.Parallel()
+		gt := newGate(t, Policy{})
+		gt.propose(t, "pdf", "Read PDFs.")
+		md := filepath.Join(gt.layout.DraftsDir(), "pdf", "SKILL.md")
+		killed(t, gt, "pdf")
+		mine := "---\nname: pdf\ndescription: Read PDFs, as I wrote it after.\n---\nMine.\n"
+		if err := os.WriteFile(md, []byte(mine), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		lock, err := gt.Folder.Lock(ctx, "pdf")
+		if err != nil {
+			t.Fatal(err)
+		}
+		lock.Close()
+		if now, _ := os.ReadFile(md); string(now) != mine {
+			t.Errorf("the author's SKILL.md was replaced:\n%s", now)
+		}
+		if left := journals(t, gt); len(left) != 0 {
+			t.Errorf("journals left: %v", left)
+		}
+	})
+
+	t.Run("not a journal", func(t *testing.T) {
+		t.Parallel()
+		gt := newGate(t, Policy{})
+		gt.propose(t, "pdf", "Read PDFs.")
+		killed(t, gt, "pdf")
+		left := journals(t, gt)
+		if len(left) != 1 {
+			t.Fatalf("journals: %v, want one", left)
+		}
+		if err := os.WriteFile(left[0], []byte("garbage"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := gt.Folder.Lock(ctx, "pdf")
+		if err == nil || !strings.Contains(err.Error(), left[0]) {
+			t.Errorf("lock over a damaged journal: %v, want an error naming %s", err, left[0])
+		}
+		if _, err := os.Stat(left[0]); err != nil {
+			t.Errorf("the damaged journal was not kept: %v", err)
+		}
+	})
+}
