@@ -2,8 +2,6 @@ package mcp
 
 import (
 	"context"
-	"errors"
-	"io"
 	"sync"
 	"time"
 
@@ -11,9 +9,10 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// drainTransport holds back the end of its input until every request read
-// before it was answered, so that `printf '...' | skillsync mcp` gets an
-// answer to each request and not only to those that were quick.
+// drainTransport holds back the end of its input (or an error reading
+// it) until every request read before it was answered, so that
+// `printf '...' | skillsync mcp` gets an answer to each request and not
+// only to those that were quick.
 type drainTransport struct {
 	sdk.Transport
 }
@@ -49,9 +48,9 @@ func (c *drainConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		}
 		return msg, nil
 	}
-	if errors.Is(err, io.EOF) {
-		c.wait(ctx)
-	}
+	// The input ended, or broke off: either ends the connection, and
+	// what was read before is answered first.
+	c.wait(ctx)
 	return nil, err
 }
 

@@ -5,14 +5,17 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -202,3 +205,106 @@ func TestMCPStdioTurnsAwayAnOverlongMessage(t *testing.T) {
 		t.Errorf("answers %v: want initialize's, an error for 7 and tools/list's", answers)
 	}
 }
+
+// TestMCPStdioAnswersAMalformedMessage: a line that is not a JSON-RPC
+// message (not JSON, two values, the wrong version, an id that is an
+// object, an empty batch, null) ends no connection, as JSON-RPC 2.0
+// asks: it is answered with -32700 (not JSON) or -32600 (not a request),
+// and the requests before and after it are answered as ever. A message
+// written over several lines is still read, and a message on one line
+// ends a value left open before it ("{bad json").
+func TestMCPStdioAnswersAMalformedMessage(t *testing.T) {
+	t.Parallel()
+	bad := map[string]int64{
+		`{bad json`: jsonrpc.CodeParseError,
+		`{"jsonrpc":"2.0","id":2,"method":"ping"} {"a":1}`:      jsonrpc.CodeParseError,
+		strings.Repeat("[", 20000) + strings.Repeat("]", 20000): jsonrpc.CodeParseError,
+		`{}`:   jsonrpc.CodeInvalidRequest,
+		`42`:   jsonrpc.CodeInvalidRequest,
+		`[]`:   jsonrpc.CodeInvalidRequest,
+		`null`: jsonrpc.CodeInvalidRequest,
+		`{"jsonrpc":"1.0","id":3,"method":"ping"}`:                                            jsonrpc.CodeInvalidRequest,
+		`{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}`:                                      jsonrpc.CodeInvalidRequest,
+		`[{"jsonrpc":"2.0","id":4,"method":"ping"},{"jsonrpc":"2.0","id":4,"method":"ping"}]`: jsonrpc.CodeInvalidRequest,
+		// The SDK reads a message nested at most 1,000 deep.
+		`{"jsonrpc":"2.0","id":5,"method":"ping","params":{"a":` + strings.Repeat("[", 999) + strings.Repeat("]", 999) + `}}`:   jsonrpc.CodeInvalidRequest,
+		`[{"jsonrpc":"2.0","id":6,"method":"ping","params":{"a":` + strings.Repeat("[", 998) + strings.Repeat("]", 998) + `}}]`: jsonrpc.CodeInvalidRequest,
+	}
+	for line, code := range bad {
+		t.Run(line[:min(len(line), 20)], func(t *testing.T) {
+			t.Parallel()
+			s := newServer(t, fixture(t), Options{})
+			var in bytes.Buffer
+			in.WriteString(initializeBody + "\n")
+			in.WriteString(line + "\n")
+			in.WriteString(`{"jsonrpc":"2.0","id":9,"method":"ping"}` + "\n")
+			in.WriteString("{\"jsonrpc\": \"2.0\",\n \"id\": 8,\n \"method\": \"tools/list\"}\n")
+			out := &bytes.Buffer{}
+			if err := s.Run(context.Background(), Stdio(&in, out)); err != nil {
+				t.Fatalf("the connection ended: %v", err)
+			}
+			var codes []int64
+			answers := map[int]bool{}
+			sc := bufio.NewScanner(out)
+			sc.Buffer(nil, 1<<20)
+			for sc.Scan() {
+				var msg struct {
+					ID    json.RawMessage `json:"id"`
+					Error *struct{ Code int64 }
+				}
+				if err := json.Unmarshal(sc.Bytes(), &msg); err != nil {
+					continue
+				}
+				if msg.Error != nil {
+					codes = append(codes, msg.Error.Code)
+					continue
+				}
+				id, _ := strconv.Atoi(string(msg.ID))
+				answers[id] = true
+			}
+			if !answers[1] || !answers[8] || !answers[9] || len(codes) != 1 || codes[0] != code {
+				t.Errorf("answers %v, errors %v: want initialize's, tools/list's, ping's and error %d", answers, codes, code)
+			}
+		})
+	}
+}
+
+// TestMCPStdioAnswersEverythingReadBeforeAReadError: input that breaks
+// off with an error rather than an end (a pipe torn down, a message the
+// SDK cannot read) ends the connection only once every request read
+// before it was answered, as the end of input does.
+func TestMCPStdioAnswersEverythingReadBeforeAReadError(t *testing.T) {
+	t.Parallel()
+	s := newServer(t, fixture(t), Options{})
+	var in bytes.Buffer
+	in.WriteString(initializeBody + "\n")
+	in.WriteString(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n")
+	const calls = 12
+	for i := range calls {
+		fmt.Fprintf(&in, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"load_skill","arguments":{"name":"pdf"}}}`+"\n", 100+i)
+	}
+	out := &bytes.Buffer{}
+	broken := errors.New("the pipe broke")
+	err := s.Run(context.Background(), &sdk.IOTransport{Reader: io.NopCloser(io.MultiReader(&in, errReader{broken})), Writer: nopWriteCloser{out}})
+	if !errors.Is(err, broken) {
+		t.Errorf("Run: %v, want the read's error", err)
+	}
+	ids := map[int]bool{}
+	sc := bufio.NewScanner(out)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var msg struct {
+			ID *int `json:"id"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &msg); err == nil && msg.ID != nil {
+			ids[*msg.ID] = true
+		}
+	}
+	if len(ids) != calls+1 {
+		t.Errorf("%d answers, want %d (initialize and %d calls): %v", len(ids), calls+1, calls, ids)
+	}
+}
+
+type errReader struct{ err error }
+
+func (r errReader) Read([]byte) (int, error) { return 0, r.err }

@@ -2,12 +2,14 @@ package mcp
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"regexp"
 	"sync"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -20,7 +22,10 @@ const MaxMessage = sdk.DefaultMaxLineLength - 1
 // stdout), which the MCP specification delimits with newlines: a line
 // over MaxMessage is not handed to the SDK but skipped, and answered with
 // a JSON-RPC error for the id it carries (null when its start shows
-// none), while the connection goes on.
+// none), while the connection goes on. So is a message the SDK would
+// fail to read, which would end the connection with every request read
+// before it unanswered: one that is not JSON (-32700), or not a JSON-RPC
+// message (-32600).
 func Stdio(in io.Reader, out io.Writer) sdk.Transport {
 	w := &lockedWriter{w: out}
 	return &sdk.IOTransport{
@@ -67,20 +72,146 @@ func (g *lineGuard) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// next returns the next line within max, with its newline; a longer line
-// is read to its end, answered and left out.
+// next returns the next message within max, with its newline; a longer
+// one is read to its end, answered and left out, and so is one the SDK
+// could not read. A message is a line, or the lines of one JSON value
+// that a client wrote over several (the SDK reads those); a line that is
+// a message of its own ends a value left open before it.
 func (g *lineGuard) next() ([]byte, error) {
-	var line []byte
+	var msg []byte
+	var open nesting
+	start := 0 // where the line being read starts in msg
 	for {
 		chunk, err := g.in.ReadSlice('\n')
-		if len(line)+len(chunk) > g.max+1 {
-			return nil, g.refuse(append(line, chunk...), err)
+		if len(msg)+len(chunk) > g.max+1 {
+			return nil, g.refuse(append(msg, chunk...), err)
 		}
-		line = append(line, chunk...)
-		if err != bufio.ErrBufferFull {
-			return line, err
+		msg = append(msg, chunk...)
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		line := msg[start:]
+		if start > 0 && len(bytes.TrimSpace(line)) > 0 {
+			if _, ok := wellFormed(line); ok {
+				// What was left open was not a message.
+				if werr := g.answer(msg[:start], jsonrpc.CodeParseError, nil); werr != nil {
+					return nil, werr
+				}
+				return line, err
+			}
+		}
+		if open.scan(line) && err == nil {
+			start = len(msg) // a value written over several lines: read on
+			continue
+		}
+		if code, ok := wellFormed(msg); !ok {
+			return nil, g.answer(msg, code, err)
+		}
+		return msg, err
+	}
+}
+
+// nesting follows the brackets of JSON text outside its strings, a line
+// at a time, to tell where a value written over several lines ends.
+type nesting struct {
+	depth, deepest   int
+	inString, escape bool
+}
+
+// scan reads line and reports whether a value is still open after it. A
+// string is never open at a line's end: JSON's strings hold no newline.
+func (n *nesting) scan(line []byte) bool {
+	for _, b := range line {
+		switch {
+		case n.inString && n.escape:
+			n.escape = false
+		case n.inString && b == '\\':
+			n.escape = true
+		case n.inString:
+			n.inString = b != '"'
+		case b == '"':
+			n.inString = true
+		case b == '{' || b == '[':
+			n.depth++
+			n.deepest = max(n.deepest, n.depth)
+		case b == '}' || b == ']':
+			n.depth--
 		}
 	}
+	return n.depth > 0 && !n.inString
+}
+
+// wellFormed reports whether the SDK can read msg: white space, or one
+// JSON-RPC message or a batch of them. If not, code is the JSON-RPC
+// error that answers it.
+func wellFormed(msg []byte) (code int64, ok bool) {
+	msg = bytes.TrimSpace(msg)
+	if len(msg) == 0 {
+		return 0, true // the SDK reads past white space
+	}
+	if !json.Valid(msg) {
+		// Not JSON, two values on one line, or nested past the
+		// decoder's depth: the SDK's reading would stop.
+		return jsonrpc.CodeParseError, false
+	}
+	if msg[0] != '[' && string(msg) != "null" {
+		_, err := jsonrpc.DecodeMessage(msg)
+		return jsonrpc.CodeInvalidRequest, err == nil
+	}
+	// A batch, as the SDK reads one ("null" is an empty one): nested at
+	// most as deep as its decoder takes, not empty, each a message, no
+	// id twice.
+	var n nesting
+	n.scan(msg)
+	var batch []json.RawMessage
+	if err := json.Unmarshal(msg, &batch); err != nil || len(batch) == 0 || n.deepest > maxDepth {
+		return jsonrpc.CodeInvalidRequest, false
+	}
+	ids := map[string]bool{}
+	for _, raw := range batch {
+		m, err := jsonrpc.DecodeMessage(raw)
+		if err != nil {
+			return jsonrpc.CodeInvalidRequest, false
+		}
+		if req, ok := m.(*jsonrpc.Request); ok && req.IsCall() {
+			id := fmt.Sprintf("%T %v", req.ID.Raw(), req.ID.Raw())
+			if ids[id] {
+				return jsonrpc.CodeInvalidRequest, false
+			}
+			ids[id] = true
+		}
+	}
+	return 0, true
+}
+
+// maxDepth is how deeply the SDK's decoder lets JSON nest.
+const maxDepth = 1000
+
+// answer answers a message the SDK could not read with code, for the id
+// it carries when it is a JSON-RPC object with one. err is the read's.
+func (g *lineGuard) answer(msg []byte, code int64, err error) error {
+	id := json.RawMessage("null")
+	var m struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if code != jsonrpc.CodeParseError && json.Unmarshal(msg, &m) == nil && len(m.ID) > 0 && (m.ID[0] == '"' || m.ID[0] == '-' || m.ID[0] >= '0' && m.ID[0] <= '9') {
+		id = m.ID
+	}
+	what := "is not JSON"
+	if code != jsonrpc.CodeParseError {
+		what = "is not a JSON-RPC 2.0 request, notification or response"
+	}
+	if werr := g.write(id, code, "the message "+what+"; it was not read"); werr != nil {
+		return werr
+	}
+	return err
+}
+
+// write writes a JSON-RPC error for id.
+func (g *lineGuard) write(id json.RawMessage, code int64, message string) error {
+	msg, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": code, "message": message}})
+	_, err := g.out.Write(append(msg, '\n'))
+	return err
 }
 
 // refuse skips the rest of an overlong line whose start is head, and
@@ -96,11 +227,7 @@ func (g *lineGuard) refuse(head []byte, err error) error {
 	if m := idField().FindSubmatch(head[:min(len(head), 4096)]); m != nil && json.Valid(m[1]) {
 		id = m[1]
 	}
-	msg, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{
-		"code":    -32600,
-		"message": fmt.Sprintf("the message is %d bytes, over the %d a message may be; it was not read", size, g.max),
-	}})
-	if _, werr := g.out.Write(append(msg, '\n')); werr != nil {
+	if werr := g.write(id, jsonrpc.CodeInvalidRequest, fmt.Sprintf("the message is %d bytes, over the %d a message may be; it was not read", size, g.max)); werr != nil {
 		return werr
 	}
 	return err // nil at the line's end, io.EOF when the input ended in it
