@@ -248,11 +248,13 @@ func (d *Folder) scan(ctx context.Context, fsys fs.FS) (files []skill.File, prob
 			return fs.SkipAll
 		}
 		switch t := de.Type(); {
-		case de.IsDir():
-			if de.Name() == ".git" {
-				problems = append(problems, walkProblem{"draft-git", name, ".git has no place in a skill; remove it"})
+		case skill.GitName(de.Name()):
+			problems = append(problems, walkProblem{"draft-git", name, name + " is a git repository's folder to git, which has no place in a skill; remove it"})
+			if de.IsDir() {
 				return fs.SkipDir
 			}
+			return nil
+		case de.IsDir():
 			return nil
 		case t&fs.ModeSymlink != 0:
 			problems = append(problems, walkProblem{"draft-symlink", name, name + " is a symbolic link; a draft holds regular files only (skillsync propose copies a link's target when it stays inside the skill)"})

@@ -165,12 +165,16 @@ func TestInspectFindsHostileDrafts(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "red\x1b[31m"), []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// A file git takes for a repository's folder, in any case.
+	if err := os.WriteFile(filepath.Join(dir, ".Git"), []byte("gitdir: /tmp/r\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	dr, err := d.Inspect(ctx, "evil")
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := rules(dr)
-	for _, want := range []string{"draft-symlink", "file-not-regular", "file-too-large", "file-name-control-char"} {
+	for _, want := range []string{"draft-symlink", "file-not-regular", "file-too-large", "file-name-control-char", "draft-git"} {
 		if !slices.Contains(got, want) {
 			t.Errorf("problems %v lack %s", got, want)
 		}
@@ -244,6 +248,9 @@ func TestProposeFiles(t *testing.T) {
 	for _, bad := range []map[string][]byte{
 		{"SKILL.md": []byte(md), "../x": nil},
 		{"SKILL.md": []byte(md), ".git/config": nil},
+		{"SKILL.md": []byte(md), "a/.GIT/config": nil},
+		{"SKILL.md": []byte(md), "scripts/.git": []byte("gitdir: ../assets/r\n")},
+		{"SKILL.md": []byte(md), ".git./config": nil},
 		{"SKILL.md": []byte(md), "/abs": nil},
 		{"README.md": nil},
 		{"SKILL.md": make([]byte, 1025)},

@@ -87,7 +87,7 @@ func (d *Folder) ProposeFiles(ctx context.Context, name string, files map[string
 	paths := make([]string, 0, len(files))
 	var total int64
 	for p, data := range files {
-		if !fs.ValidPath(p) || p == "." || strings.Contains(p, "\\") || containsPart(p, ".git") {
+		if !fs.ValidPath(p) || p == "." || strings.Contains(p, "\\") || skill.GitPath(p) {
 			return Draft{}, fmt.Errorf("propose %s: file path %q: want a relative slash-separated path without . , .. or .git", name, p)
 		}
 		if d.MaxFileSize > 0 && int64(len(data)) > d.MaxFileSize {
@@ -117,15 +117,6 @@ func (d *Folder) ProposeFiles(ctx context.Context, name string, files map[string
 		}
 		return nil
 	})
-}
-
-func containsPart(p, part string) bool {
-	for _, c := range strings.Split(p, "/") {
-		if c == part {
-			return true
-		}
-	}
-	return false
 }
 
 // propose fills a fresh staging directory with fill and renames it into
@@ -209,10 +200,13 @@ func (d *Folder) copyDir(ctx context.Context, src *repository.DirFS, srcName str
 			return fmt.Errorf("%s holds more than %d files and folders", srcName, MaxEntries)
 		}
 		t := de.Type()
-		if de.IsDir() {
-			if de.Name() == ".git" {
+		if skill.GitName(de.Name()) {
+			if de.IsDir() {
 				return fs.SkipDir
 			}
+			return nil
+		}
+		if de.IsDir() {
 			if err := dst.Mkdir(name, 0o755); err != nil {
 				return err
 			}

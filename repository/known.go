@@ -28,7 +28,7 @@ func (d *discovery) known(key, dir string) (bool, error) {
 		return false, nil
 	}
 	for _, f := range files {
-		if !fs.ValidPath(f.Path) || f.Path == "." || f.Size < 0 || (d.opts.MaxFileSize > 0 && f.Size > d.opts.MaxFileSize) {
+		if !fs.ValidPath(f.Path) || f.Path == "." || f.Size < 0 || (d.opts.MaxFileSize > 0 && f.Size > d.opts.MaxFileSize) || skill.GitPath(f.Path) {
 			return false, nil // not what a listing gives: read the skill
 		}
 	}

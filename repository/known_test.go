@@ -249,3 +249,38 @@ func TestKnownIsNotAskedTwiceForOneFolder(t *testing.T) {
 		}
 	}
 }
+
+// TestKnownRecordWithAGitFolderIsReadAgain: a record an older skillsync
+// wrote may list a file git would take for a repository's folder; the
+// skill is read again, and its listing leaves it out.
+func TestKnownRecordWithAGitFolderIsReadAgain(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	fsys := knownRepo(t)
+	first, _, err := repository.Discover(ctx, fsys, "team", "repo", repository.Options{})
+	if err != nil || len(first) != 2 {
+		t.Fatalf("discover: %v %v", skillNames(first), err)
+	}
+	records := recordsOf(t, first)
+	for key, r := range records {
+		r.meta.Description = "From the record."
+		if r.meta.Name == "alpha" {
+			r.files = append(slices.Clone(r.files), skill.File{Path: "scripts/.GIT", Size: 20})
+		}
+		records[key] = r
+	}
+	opts := repository.Options{Known: func(key string) (skill.Meta, []skill.File, bool) {
+		r, ok := records[key]
+		return r.meta, r.files, ok
+	}}
+	got, _, err := repository.Discover(ctx, fsys, "team", "repo", opts)
+	if err != nil || len(got) != 2 {
+		t.Fatalf("discover with records: %v %v", skillNames(got), err)
+	}
+	if got[0].Description != "Alpha." || slices.ContainsFunc(got[0].Listing, func(f skill.File) bool { return skill.GitPath(f.Path) }) {
+		t.Errorf("alpha was taken from a record that lists a git folder: %q %v", got[0].Description, got[0].Listing)
+	}
+	if got[1].Description != "From the record." {
+		t.Errorf("beta, whose record is sound, was read again: %q", got[1].Description)
+	}
+}

@@ -21,7 +21,8 @@ type File struct {
 // deterministic. Symbolic links are resolved through fsys, which decides
 // whether their target is allowed; a link fsys refuses, a link to a
 // directory, and anything that is not a regular file are skipped with a
-// problem. A directory named .git is never entered. maxSize, when above
+// problem. A file or directory git would take for a repository's folder
+// (GitName) is left out, and never entered. maxSize, when above
 // zero, makes a larger file an error of the whole skill.
 func ListFiles(fsys fs.FS, skillPath string, maxSize int64) ([]File, []Problem) {
 	var files []File
@@ -48,10 +49,19 @@ func ListFiles(fsys fs.FS, skillPath string, maxSize int64) ([]File, []Problem) 
 			}
 			return nil
 		}
-		if d.IsDir() {
-			if d.Name() == ".git" {
+		if GitName(d.Name()) {
+			// A local skill may be a clone, or a submodule's checkout:
+			// its .git is left out without a word. Anything else that
+			// git would take for one is left out too, and said.
+			if d.Name() != ".git" {
+				skip(Warning, "git-folder", name, "%s is left out: git would take it for a repository's folder, and run what its config says", name)
+			}
+			if d.IsDir() {
 				return fs.SkipDir
 			}
+			return nil
+		}
+		if d.IsDir() {
 			return nil
 		}
 		info, err := d.Info()
