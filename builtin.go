@@ -8,8 +8,7 @@ import (
 //go:embed builtin
 var builtinFS embed.FS
 
-// Builtin returns the skills compiled into skillsync, the source named
-// builtin.
+// Builtin returns the skills compiled into skillsync: embedded: builtin.
 func Builtin() fs.FS {
 	sub, err := fs.Sub(builtinFS, "builtin")
 	if err != nil {

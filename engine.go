@@ -43,8 +43,8 @@ type Engine struct {
 // Option configures an Engine.
 type Option func(*Engine)
 
-// WithEmbedded makes fsys available to the config as embedded: name, so a
-// program can ship skills of its own.
+// WithEmbedded makes fsys available as embedded: name (load the config
+// with Kinds(name)), so a program can ship skills of its own.
 func WithEmbedded(name string, fsys fs.FS) Option {
 	return func(e *Engine) { e.embedded[name] = fsys }
 }
@@ -59,8 +59,7 @@ func WithGitStore(dir string) Option {
 // environ (KEY=VALUE pairs) as its whole environment: the home directory,
 // the XDG folders, credentials named by variable and the agents' folders
 // are taken from them instead of the process's. The command line passes
-// what it was started with; tests pass their own, so they run side by
-// side.
+// what it was started with; tests pass their own, to run side by side.
 func WithHost(dir string, environ []string) Option {
 	return func(e *Engine) { e.env = hostenv.New(dir, environ) }
 }
@@ -88,8 +87,7 @@ func WithWarnings(warn func(string)) Option {
 	return func(e *Engine) { e.warn = warn }
 }
 
-// NewEngine returns an Engine for cfg. The built-in skills are available
-// as embedded: builtin.
+// NewEngine returns an Engine for cfg, with embedded: builtin available.
 func NewEngine(cfg *config.Config, opts ...Option) *Engine {
 	e := &Engine{cfg: cfg, layout: cfg.Layout(), kinds: Kinds(), embedded: map[string]fs.FS{"builtin": Builtin()}}
 	for _, o := range opts {

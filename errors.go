@@ -16,8 +16,7 @@ import (
 // files while the rest was synced.
 var ErrPartial = syncrun.ErrPartial
 
-// ErrFailed is returned by Sync, with its report, when every source
-// failed.
+// ErrFailed is returned by Sync, with its report, when all sources failed.
 var ErrFailed = syncrun.ErrFailed
 
 // IsLocked reports whether err is another process holding the lock of

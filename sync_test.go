@@ -37,19 +37,20 @@ func reload(t *testing.T, path string) *Engine {
 
 // workspaceConfig writes text as the config of a new workspace and loads
 // it as loadConfig does. It returns the config and the workspace.
-func workspaceConfig(t *testing.T, text string) (*config.Config, string) {
+func workspaceConfig(t *testing.T, text string, embedded ...string) (*config.Config, string) {
 	t.Helper()
 	ws := t.TempDir()
 	path := filepath.Join(ws, config.FileName)
 	skilltest.WriteFile(t, path, text)
-	return loadConfig(t, path), ws
+	return loadConfig(t, path, embedded...), ws
 }
 
 // loadConfig loads the config at path with the global layer off, so that
-// the skills of the machine running the tests stay out of them.
-func loadConfig(t *testing.T, path string) *config.Config {
+// the skills of the machine running the tests stay out of them; embedded
+// are the file systems the test lends WithEmbedded besides builtin.
+func loadConfig(t *testing.T, path string, embedded ...string) *config.Config {
 	t.Helper()
-	cfg, err := config.Load(path, Kinds())
+	cfg, err := config.Load(path, Kinds(embedded...))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -92,7 +92,7 @@ func TestSyncWithAFailingEmbeddedFS(t *testing.T) {
 	on := &atomic.Bool{}
 	faulty := &faultyFS{fsys: fsys, on: on, failOpen: "no-open/data.txt", failRead: "no-read/big.bin"}
 
-	cfg, ws := workspaceConfig(t, "repositories:\n  - embedded: builtin\n  - name: app\n    embedded: app\ntargets:\n  - dir: .claude/skills\n")
+	cfg, ws := workspaceConfig(t, "repositories:\n  - embedded: builtin\n  - name: app\n    embedded: app\ntargets:\n  - dir: .claude/skills\n", "app")
 	var warnings []string
 	e := NewEngine(cfg, WithEmbedded("app", faulty), WithGitStore(filepath.Join(ws, ".git-store")),
 		WithWarnings(func(w string) { warnings = append(warnings, w) }))
@@ -199,6 +199,7 @@ func TestSyncManyBadSkillsNeverPanics(t *testing.T) {
 	on := &atomic.Bool{}
 	on.Store(true)
 	var opts []Option
+	var names []string
 	text := "repositories:\n"
 	for i := range 3 {
 		fsys := fstest.MapFS{}
@@ -208,10 +209,10 @@ func TestSyncManyBadSkillsNeverPanics(t *testing.T) {
 		name := fmt.Sprintf("app%d", i)
 		// In each source every skill but the last cannot be read.
 		f := &faultyFS{fsys: fsys, on: on, failOpen: fmt.Sprintf("s%d-0/f.txt", i), failRead: fmt.Sprintf("s%d-1/f.txt", i)}
-		opts = append(opts, WithEmbedded(name, f))
+		opts, names = append(opts, WithEmbedded(name, f)), append(names, name)
 		text += "  - name: " + name + "\n    embedded: " + name + "\n"
 	}
-	cfg, _ := workspaceConfig(t, text)
+	cfg, _ := workspaceConfig(t, text, names...)
 	e := NewEngine(cfg, append(opts, WithWarnings(func(string) {}))...)
 	r, err := syncNoPanic(t, e)
 	if !errors.Is(err, ErrPartial) {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/skillsync/skillsync/repository"
+	"github.com/skillsync/skillsync/repository/all"
 	"github.com/skillsync/skillsync/repository/dir"
 	"github.com/skillsync/skillsync/repository/git"
 )
@@ -62,5 +63,46 @@ func TestANewKindNeedsNoChangeInConfig(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%q: error %v, want it to say %q", tt.text, err, tt.want)
 		}
+	}
+}
+
+// TestConfigRefusesAnUnknownEmbeddedSet: an embedded: entry naming a skill
+// set the program does not lend fails as the config loads, naming the
+// file, the line, the name and the names there are, not at every sync.
+func TestConfigRefusesAnUnknownEmbeddedSet(t *testing.T) {
+	t.Parallel()
+	kinds := all.Kinds("builtin", "team")
+	for _, tt := range []struct {
+		name, text string
+		want       []string // substrings of the error after the file; none: it loads
+	}{
+		{"lent", "repositories:\n  - embedded: builtin\n  - embedded: team\n", nil},
+		{"unknown", "strict: true\nrepositories:\n  - embedded: builtin\n  - name: x\n    embedded: foo\n",
+			[]string{`:4: repositories[1]: embedded: no skill set named "foo"`, "(it has: builtin, team)"}},
+		{"misspelt", "repositories:\n  - embedded: biultin\n", []string{":2: repositories[0]: embedded:", "did you mean builtin?"}},
+		{"empty", "repositories:\n  - embedded: \"\"\n", []string{":2: repositories[0]: embedded: is empty", "(it has: builtin, team)"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			path := writeConfig(t, tt.text)
+			cfg, err := Load(path, kinds)
+			if len(tt.want) == 0 {
+				if err != nil || len(cfg.Sources) != 2 {
+					t.Fatalf("Load: %v", err)
+				}
+				return
+			}
+			var ce *Error
+			if !errors.As(err, &ce) {
+				t.Fatalf("err = %v, want an *Error", err)
+			}
+			if !strings.Contains(err.Error(), path+tt.want[0]) {
+				t.Errorf("error %q does not name the file and line as %q", err, path+tt.want[0])
+			}
+			for _, w := range tt.want[1:] {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not say %q", err, w)
+				}
+			}
+		})
 	}
 }

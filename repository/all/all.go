@@ -11,11 +11,13 @@ import (
 )
 
 // Kinds returns a registry of every kind, in the order a config's
-// messages list them. Each call builds a new one: there is no
-// package-level registry to change.
-func Kinds() *repository.Registry {
+// messages list them. embedded names the file systems the program lends
+// embedded: sources (Host.FS): a config naming another is refused as it
+// loads; with none, any name loads and fails when its source opens. Each
+// call builds a new one: there is no package-level registry to change.
+func Kinds(embedded ...string) *repository.Registry {
 	return repository.MustRegistry(
-		dir.EmbeddedDriver(),
+		dir.EmbeddedDriver(embedded...),
 		dir.LocalDriver(),
 		git.Driver(),
 		postgres.Driver(),

@@ -1,6 +1,8 @@
 package dir
 
 import (
+	"cmp"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -8,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/skillsync/skillsync/internal/editdistance"
 	"github.com/skillsync/skillsync/repository"
 )
 
@@ -78,12 +81,17 @@ func (s *LocalSettings) Directory() string { return s.Dir }
 
 // EmbeddedDriver returns the embedded kind: a file system compiled into
 // the program (embedded: NAME), which the program lends in Host.FS.
-func EmbeddedDriver() repository.Driver {
+// names are the file systems the program lends: a config entry naming
+// any other is refused as the config loads, rather than at every sync.
+// Given none, any name is taken until the source opens (Open then says
+// which the program has).
+func EmbeddedDriver(names ...string) repository.Driver {
+	lent := slices.Clone(names)
 	return repository.Driver{
 		Kind:     KindEmbedded,
 		Keys:     []string{"embedded"},
 		Usage:    "embedded: builtin",
-		Settings: func() repository.Settings { return &EmbeddedSettings{} },
+		Settings: func() repository.Settings { return &EmbeddedSettings{lent: lent} },
 		Open: func(sp repository.Spec) (repository.Repository, error) {
 			s, ok := sp.Settings.(*EmbeddedSettings)
 			if !ok {
@@ -103,6 +111,9 @@ func EmbeddedDriver() repository.Driver {
 type EmbeddedSettings struct {
 	// Name names the file system ("builtin").
 	Name string
+	// lent are the names the program lends (EmbeddedDriver's); nil takes
+	// any.
+	lent []string
 }
 
 // Keys lists the config keys of an embedded source.
@@ -110,8 +121,39 @@ func (s *EmbeddedSettings) Keys() []repository.Key {
 	return []repository.Key{{Name: "embedded", Value: &s.Name}}
 }
 
-// Resolve names the source after its file system.
-func (s *EmbeddedSettings) Resolve(string) (string, error) { return s.Name, nil }
+// Resolve refuses a file system the program does not lend, and names the
+// source after its file system.
+func (s *EmbeddedSettings) Resolve(string) (string, error) {
+	have := cmp.Or(strings.Join(slices.Sorted(slices.Values(s.lent)), ", "), "none")
+	switch {
+	case s.Name == "" && s.lent == nil:
+		return "", errors.New("embedded: is empty: name a skill set compiled into the program, such as builtin")
+	case s.Name == "":
+		return "", fmt.Errorf("embedded: is empty: name a skill set compiled into this program (it has: %s)", have)
+	case s.lent != nil && !slices.Contains(s.lent, s.Name):
+		hint := ""
+		if near := nearestName(s.Name, s.lent); near != "" {
+			hint = fmt.Sprintf("; did you mean %s?", near)
+		}
+		return "", fmt.Errorf("embedded: no skill set named %q is compiled into this program%s (it has: %s); name one of those, or read skills of your own with dir: or git:",
+			s.Name, hint, have)
+	}
+	return s.Name, nil
+}
+
+// nearestName is the name of have nearest to name, case aside, when one
+// is a likely misspelling of it: at most a third of its letters (and two)
+// apart. Names are cut at 64 bytes, which bounds the work.
+func nearestName(name string, have []string) string {
+	name = strings.ToLower(name[:min(len(name), 64)])
+	best, bestD := "", max(2, len(name)/3)+1
+	for _, h := range have {
+		if d := editdistance.Levenshtein(name, strings.ToLower(h[:min(len(h), 64)])); d < bestD {
+			best, bestD = h, d
+		}
+	}
+	return best
+}
 
 // Location is the file system's name.
 func (s *EmbeddedSettings) Location(string) (url, ref string) { return s.Name, "" }
