@@ -224,8 +224,11 @@ func (e *Error) Error() string {
 	msgs := make([]string, len(e.Errs))
 	for i, err := range e.Errs {
 		msg := err.Error()
-		if rest, ok := strings.CutPrefix(msg, "line "); ok {
+		if rest, ok := strings.CutPrefix(msg, "line "); ok && !strings.HasPrefix(rest, "0:") {
 			msgs[i] = e.File + ":" + rest
+		} else if ok {
+			// No line to give: the value was not read from the file.
+			msgs[i] = e.File + ":" + strings.TrimPrefix(rest, "0:")
 		} else {
 			msgs[i] = e.File + ": " + msg
 		}
@@ -364,9 +367,11 @@ func parse(env hostenv.Env, abs string, data []byte, kinds *repository.Registry)
 		return nil, &Error{File: abs, Errs: []error{errors.New("the file is empty; run skillsync init --force to write a starter config, or delete it to use the built-in default")}}
 	}
 	raw := rawConfig{kinds: kinds}
-	if errs := decodeMapping(doc.Content[0], "the config", raw.fields()); len(errs) > 0 {
+	lines, errs := decodeMappingLines(doc.Content[0], "the config", raw.fields())
+	if len(errs) > 0 {
 		return nil, &Error{File: abs, Errs: errs}
 	}
+	raw.lines = lines
 	cfg, errs := raw.resolve(env, filepath.Dir(abs))
 	if len(errs) > 0 {
 		return nil, &Error{File: abs, Errs: errs}

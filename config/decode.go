@@ -3,10 +3,13 @@ package config
 import (
 	"errors"
 	"fmt"
+	"math"
+	"reflect"
 	"regexp"
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"gopkg.in/yaml.v3"
 )
@@ -19,18 +22,45 @@ type fields map[string]any
 // nested decodes a value that is itself a mapping or a list of mappings.
 type nested func(n *yaml.Node) []error
 
+// hinted is a field whose value, when it is of the wrong type, is
+// refused with what a right one looks like: want ("a number of bytes,
+// such as 10485760 (10 MiB)").
+type hinted struct {
+	ptr  any
+	want string
+}
+
+// keyLines maps the keys of one mapping to the lines they stand on, for
+// the messages that check a value once every key is read.
+type keyLines map[string]int
+
+// at is the line of key, else the line of its section (or 0).
+func (l keyLines) at(key string, section int) int {
+	if n, ok := l[key]; ok {
+		return n
+	}
+	return section
+}
+
 // decodeMapping decodes the mapping n into fields. Every unknown key and
 // every value of the wrong type is an error naming its line and key; all
 // of them are returned together, so one run shows every mistake.
 func decodeMapping(n *yaml.Node, where string, f fields) []error {
+	_, errs := decodeMappingLines(n, where, f)
+	return errs
+}
+
+// decodeMappingLines is decodeMapping that also returns the line of every
+// key it met.
+func decodeMappingLines(n *yaml.Node, where string, f fields) (keyLines, []error) {
 	if n.Kind == yaml.AliasNode {
 		n = n.Alias
 	}
 	if n.Kind != yaml.MappingNode {
-		return []error{fmt.Errorf("line %d: %s must be a mapping of keys to values", n.Line, where)}
+		return nil, []error{fmt.Errorf("line %d: %s must be a mapping of keys to values", n.Line, where)}
 	}
 	var errs []error
-	seen := map[string]int{}
+	seen := keyLines{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		ptr, ok := f[k.Value]
@@ -47,11 +77,53 @@ func decodeMapping(n *yaml.Node, where string, f fields) []error {
 			errs = append(errs, dec(v)...)
 			continue
 		}
-		if err := v.Decode(ptr); err != nil {
-			errs = append(errs, fmt.Errorf("line %d: key %q in %s: %s", k.Line, k.Value, where, yamlMessage(err)))
+		want := ""
+		if h, ok := ptr.(hinted); ok {
+			ptr, want = h.ptr, "; "+k.Value+" is "+h.want
+		}
+		if msg := decodeValue(v, ptr); msg != "" {
+			errs = append(errs, fmt.Errorf("line %d: key %q in %s: %s%s", k.Line, k.Value, where, msg, want))
 		}
 	}
-	return errs
+	return seen, errs
+}
+
+// decodeValue decodes v into ptr, and returns what is wrong with it in a
+// user's words, "" when nothing is. A fraction for a whole number is
+// refused: yaml.v3 would cut 1.5 to 1 without a word (1e6 is taken).
+func decodeValue(v *yaml.Node, ptr any) string {
+	if v.Kind == yaml.ScalarNode && v.ShortTag() == "!!float" && wholeNumber(ptr) {
+		var f float64
+		switch err := v.Decode(&f); {
+		case err != nil || f != math.Trunc(f):
+			return fmt.Sprintf("%q is not a whole number", v.Value)
+		case f < math.MinInt64:
+			// yaml.v3 would make it the smallest int64.
+			return fmt.Sprintf("%q is too small a number here", v.Value)
+		}
+	}
+	if err := v.Decode(ptr); err != nil {
+		return yamlMessage(err)
+	}
+	return ""
+}
+
+// wholeNumber reports whether ptr leads to an integer that is no
+// duration (yaml.v3 refuses a number for a duration itself).
+func wholeNumber(ptr any) bool {
+	t := reflect.TypeOf(ptr)
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == nil || t == reflect.TypeFor[time.Duration]() {
+		return false
+	}
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return true
+	}
+	return false
 }
 
 // decodeList decodes a sequence, each item with item; an empty value
@@ -102,6 +174,9 @@ func yamlMessage(err error) string {
 	return yamlLinePrefix().ReplaceAllString(err.Error(), "")
 }
 
+// digits matches a whole number, as yaml.v3 quotes one that does not fit.
+var digits = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[-+]?[0-9_]+$`) })
+
 // yamlTypeError reads yaml.v3's words for a value of the wrong type.
 var yamlTypeError = regexp.MustCompile("^cannot unmarshal !!(\\w+)(?: `(.*)`)? into (.+)$")
 
@@ -123,6 +198,13 @@ func plainType(msg string) string {
 	case want == "bool":
 		return fmt.Sprintf("%q is not true or false", value)
 	case strings.HasPrefix(want, "int"), strings.HasPrefix(want, "uint"):
+		if digits().MatchString(strings.TrimSuffix(value, "...")) {
+			// yaml.v3 says no more of a long value than its start.
+			if strings.HasPrefix(value, "-") {
+				return fmt.Sprintf("%q is too small a number here", value)
+			}
+			return fmt.Sprintf("%q is too large a number here", value)
+		}
 		return fmt.Sprintf("%q is not a whole number", value)
 	case strings.HasPrefix(want, "[]"):
 		return fmt.Sprintf("%q is not a list: write [a, b] or one item per line after a -", value)

@@ -33,7 +33,13 @@ func GitHost(env hostenv.Env, configured string) (string, error) {
 }
 
 func gitHost(env hostenv.Env, configured string) (string, error) {
-	h := strings.TrimSpace(cmp.Or(env.Getenv("SKILLSYNC_GIT_HOST"), configured, DefaultGitHost))
+	return normalGitHost(cmp.Or(env.Getenv("SKILLSYNC_GIT_HOST"), configured, DefaultGitHost))
+}
+
+// normalGitHost checks h, a host or an https:// URL, and returns it as
+// an URL ending in "/".
+func normalGitHost(h string) (string, error) {
+	h = strings.TrimSpace(h)
 	if !strings.Contains(h, "://") {
 		h = "https://" + h
 	}

@@ -63,11 +63,13 @@ type rawFleet struct {
 	Environment string
 	Timeout     time.Duration
 	line        int
+	lines       keyLines
 }
 
 func (f *rawFleet) decode(n *yaml.Node) []error {
 	f.set, f.line = true, n.Line
-	return decodeMapping(n, "fleet", fields{
+	var errs []error
+	f.lines, errs = decodeMappingLines(n, "fleet", fields{
 		"postgres":    &f.Postgres,
 		"dsn_file":    &f.DSNFile,
 		"schema":      &f.Schema,
@@ -76,6 +78,7 @@ func (f *rawFleet) decode(n *yaml.Node) []error {
 		"environment": &f.Environment,
 		"timeout":     &f.Timeout,
 	})
+	return errs
 }
 
 // fleetSchemaName is compiled at its first use: {0,62} made it the
@@ -88,41 +91,42 @@ func (r *rawConfig) resolveFleet(env hostenv.Env, base string, cfg *Config) []er
 	f := r.Fleet
 	if !f.set {
 		if r.Schedule.FleetPush != "" || r.Curator.MinHosts != nil {
-			return []error{fmt.Errorf("line %d: schedule.fleet_push and curator.min_hosts need a fleet: section", max(r.Schedule.line, r.Curator.line))}
+			return []error{fmt.Errorf("line %d: schedule.fleet_push and curator.min_hosts need a fleet: section; add one, or take them out", max(r.Schedule.lines.at("fleet_push", 0), r.Curator.lines.at("min_hosts", 0)))}
 		}
 		return nil
 	}
 	var errs []error
-	where := fmt.Sprintf("line %d: fleet", f.line)
+	// where names the line of key, else the section's.
+	where := func(key string) string { return fmt.Sprintf("line %d: fleet", f.lines.at(key, f.line)) }
 	out := &Fleet{Postgres: f.Postgres, Schema: f.Schema, Create: f.Create, Host: f.Host, Environment: f.Environment,
 		Timeout: f.Timeout, Push: r.Schedule.FleetPush, MinHosts: DefaultFleetMinHosts, Line: f.line}
 	if (f.Postgres == "") == (f.DSNFile == "") {
-		errs = append(errs, fmt.Errorf("%s: set exactly one of postgres: (an environment variable holding the connection string) and dsn_file:", where))
+		errs = append(errs, fmt.Errorf("%s: set exactly one of postgres: (an environment variable holding the connection string) and dsn_file:", where("postgres")))
 	}
 	if f.DSNFile != "" {
 		out.DSNFile = absPath(env, base, f.DSNFile, "")
 	}
 	if err := repository.Literal(f.DSNFile); err != nil {
-		errs = append(errs, fmt.Errorf("%s: dsn_file: %w", where, err))
+		errs = append(errs, fmt.Errorf("%s: dsn_file: %w", where("dsn_file"), err))
 	}
 	if strings.Contains(f.Postgres, "://") || strings.Contains(f.Postgres, "=") {
 		// Never echo it: it may be the connection string itself.
-		errs = append(errs, fmt.Errorf("%s: postgres: names an environment variable holding the connection string, not the string itself", where))
+		errs = append(errs, fmt.Errorf("%s: postgres: names an environment variable holding the connection string, such as SKILLSYNC_FLEET_DSN, not the string itself", where("postgres")))
 	}
 	if out.Schema == "" {
 		out.Schema = DefaultFleetSchema
 	}
 	if !fleetSchemaName().MatchString(out.Schema) {
-		errs = append(errs, fmt.Errorf("%s: schema %q: use lower-case letters, digits and _ (at most 63)", where, out.Schema))
+		errs = append(errs, fmt.Errorf("%s: schema %q: use lower-case letters, digits and _ (at most 63), such as %s (the default)", where("schema"), out.Schema, DefaultFleetSchema))
 	}
 	if f.Host != "" && !hostid.Valid(f.Host) {
-		errs = append(errs, fmt.Errorf("%s: host %q: use 1 to 200 printable characters, no control characters", where, f.Host))
+		errs = append(errs, fmt.Errorf("%s: host %q: use 1 to 200 printable characters, no control characters", where("host"), f.Host))
 	}
 	if f.Environment != "" && (!hostid.Valid(f.Environment) || strings.ContainsAny(f.Environment, " \t,")) {
-		errs = append(errs, fmt.Errorf("%s: environment %q: use one word of printable characters", where, f.Environment))
+		errs = append(errs, fmt.Errorf("%s: environment %q: use one word of printable characters, such as prod or staging", where("environment"), f.Environment))
 	}
 	if f.Timeout < 0 {
-		errs = append(errs, fmt.Errorf("%s: timeout must be positive", where))
+		errs = append(errs, fmt.Errorf("%s: timeout %s: write a positive duration, such as 10s (the default)", where("timeout"), f.Timeout))
 	}
 	if out.Timeout == 0 {
 		out.Timeout = DefaultFleetTimeout
@@ -131,11 +135,11 @@ func (r *rawConfig) resolveFleet(env hostenv.Env, base string, cfg *Config) []er
 		out.Push = DefaultFleetPush
 	}
 	if err := cronspec.Check(out.Push); err != nil {
-		errs = append(errs, fmt.Errorf("line %d: schedule.fleet_push %q does not parse: %w", r.Schedule.line, out.Push, err))
+		errs = append(errs, fmt.Errorf("line %d: schedule.fleet_push %q does not parse: %w", r.Schedule.lines.at("fleet_push", r.Schedule.line), out.Push, err))
 	}
 	if n := r.Curator.MinHosts; n != nil {
 		if *n < 1 {
-			errs = append(errs, fmt.Errorf("line %d: curator: min_hosts must be 1 or more", r.Curator.line))
+			errs = append(errs, fmt.Errorf("line %d: curator: min_hosts %d: write 1 or more, such as %d (the default)", r.Curator.lines.at("min_hosts", r.Curator.line), *n, DefaultFleetMinHosts))
 		}
 		out.MinHosts = *n
 	}

@@ -18,7 +18,9 @@ import (
 
 // rawConfig mirrors the file's keys.
 type rawConfig struct {
-	kinds         *repository.Registry
+	kinds *repository.Registry
+	// lines are the lines of the top-level keys; each section has its own.
+	lines         keyLines
 	Workspace     string
 	workspaceLine int
 	User          string
@@ -38,21 +40,25 @@ type rawConfig struct {
 		Layers                            []string
 		MinHosts                          *int
 		line                              int
+		lines                             keyLines
 	}
 	Schedule struct {
 		Sync, Curate, Import string
 		FleetPush            string
 		StatCheckEvery       *int
 		line                 int
+		lines                keyLines
 	}
 	Daemon struct {
 		Listen string
 		line   int
+		lines  keyLines
 	}
 	Promotion struct {
 		Approvers, Targets []string
 		Auto               bool
 		line               int
+		lines              keyLines
 	}
 	Fleet rawFleet
 }
@@ -94,32 +100,40 @@ func (r *rawConfig) fields() fields {
 		"global":          &r.Global,
 		"strict":          &r.Strict,
 		"hidden":          &r.Hidden,
-		"max_file_size":   &r.MaxFileSize,
-		"max_skill_size":  &r.MaxSkillSize,
-		"max_source_size": &r.MaxSourceSize,
-		"max_entries":     &r.MaxEntries,
-		"max_fetch_size":  &r.MaxFetchSize,
+		"max_file_size":   hinted{&r.MaxFileSize, limitWant(DefaultMaxFileSize)},
+		"max_skill_size":  hinted{&r.MaxSkillSize, limitWant(repository.DefaultMaxSkillSize)},
+		"max_source_size": hinted{&r.MaxSourceSize, limitWant(repository.DefaultMaxSourceSize)},
+		"max_entries":     hinted{&r.MaxEntries, entriesWant},
+		"max_fetch_size":  hinted{&r.MaxFetchSize, limitWant(defaultMaxFetchSize)},
 		// where skillsync add resolves owner/repo
 		"default_git_host": &r.GitHost,
 		"curator": nested(func(n *yaml.Node) []error {
 			c := &r.Curator
 			c.line = n.Line
-			return decodeMapping(n, "curator", fields{
+			var errs []error
+			c.lines, errs = decodeMappingLines(n, "curator", fields{
 				"stale_after": &c.StaleAfter, "archive_after": &c.ArchiveAfter, "min_idle": &c.MinIdle, "layers": &c.Layers, "min_hosts": &c.MinHosts,
 			})
+			return errs
 		}),
 		"schedule": nested(func(n *yaml.Node) []error {
 			r.Schedule.line = n.Line
-			return decodeMapping(n, "schedule", fields{"sync": &r.Schedule.Sync, "curate": &r.Schedule.Curate, "import": &r.Schedule.Import, "stat_check_every": &r.Schedule.StatCheckEvery, "fleet_push": &r.Schedule.FleetPush})
+			var errs []error
+			r.Schedule.lines, errs = decodeMappingLines(n, "schedule", fields{"sync": &r.Schedule.Sync, "curate": &r.Schedule.Curate, "import": &r.Schedule.Import, "stat_check_every": &r.Schedule.StatCheckEvery, "fleet_push": &r.Schedule.FleetPush})
+			return errs
 		}),
 		"daemon": nested(func(n *yaml.Node) []error {
 			r.Daemon.line = n.Line
-			return decodeMapping(n, "daemon", fields{"listen": &r.Daemon.Listen})
+			var errs []error
+			r.Daemon.lines, errs = decodeMappingLines(n, "daemon", fields{"listen": &r.Daemon.Listen})
+			return errs
 		}),
 		"promotion": nested(func(n *yaml.Node) []error {
 			p := &r.Promotion
 			p.line = n.Line
-			return decodeMapping(n, "promotion", fields{"approvers": &p.Approvers, "targets": &p.Targets, "auto": &p.Auto})
+			var errs []error
+			p.lines, errs = decodeMappingLines(n, "promotion", fields{"approvers": &p.Approvers, "targets": &p.Targets, "auto": &p.Auto})
+			return errs
 		}),
 		"fleet": nested(r.Fleet.decode),
 		"targets": nested(func(n *yaml.Node) []error {
@@ -204,18 +218,17 @@ func (r *rawConfig) resolve(env hostenv.Env, base string) (*Config, []error) {
 
 		DefaultGitHost: r.GitHost,
 	}
-	for field, value := range map[string]string{"workspace": r.Workspace, "global": r.Global} {
+	for _, f := range [2][2]string{{"workspace", r.Workspace}, {"global", r.Global}} {
+		field, value := f[0], f[1]
 		if noHome(env, value) {
-			errs = append(errs, fmt.Errorf("%s %q is below the home directory, and there is none here (HOME is not set): set HOME, or name the folder in full", field, value))
+			errs = append(errs, fmt.Errorf("line %d: %s %q is below the home directory, and there is none here (HOME is not set): set HOME, or name the folder in full", r.lines.at(field, 0), field, value))
 		}
-		if err := repository.Literal(value); err != nil && field == "workspace" {
-			errs = append(errs, fmt.Errorf("line %d: workspace: %w", r.workspaceLine, err))
-		} else if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", field, err))
+		if err := repository.Literal(value); err != nil {
+			errs = append(errs, fmt.Errorf("line %d: %s: %w", r.lines.at(field, 0), field, err))
 		}
 	}
 	if err := checkWorkspace(cfg.Workspace); err != nil {
-		errs = append(errs, err)
+		errs = append(errs, fmt.Errorf("line %d: %w: name a folder, or leave workspace: out for the config's own", r.workspaceLine, err))
 	}
 	if err := checkWorkspaceRoot(env, cfg.Workspace); err != nil {
 		if r.workspaceLine > 0 {
@@ -225,26 +238,37 @@ func (r *rawConfig) resolve(env hostenv.Env, base string) (*Config, []error) {
 		}
 	}
 	for _, l := range []struct {
-		key string
-		v   *int64
-		dst *int64
-	}{{"max_file_size", r.MaxFileSize, &cfg.Limits.MaxFileSize}, {"max_skill_size", r.MaxSkillSize, &cfg.Limits.MaxSkillSize}, {"max_source_size", r.MaxSourceSize, &cfg.Limits.MaxSourceSize}, {"max_fetch_size", r.MaxFetchSize, &cfg.Limits.MaxFetchSize}} {
+		key  string
+		v    *int64
+		dst  *int64
+		want string
+	}{
+		{"max_file_size", r.MaxFileSize, &cfg.Limits.MaxFileSize, limitWant(DefaultMaxFileSize)},
+		{"max_skill_size", r.MaxSkillSize, &cfg.Limits.MaxSkillSize, limitWant(repository.DefaultMaxSkillSize)},
+		{"max_source_size", r.MaxSourceSize, &cfg.Limits.MaxSourceSize, limitWant(repository.DefaultMaxSourceSize)},
+		{"max_fetch_size", r.MaxFetchSize, &cfg.Limits.MaxFetchSize, limitWant(defaultMaxFetchSize)},
+	} {
 		if l.v == nil {
 			continue
 		}
 		if *l.v <= 0 {
-			errs = append(errs, fmt.Errorf("%s must be a positive number of bytes", l.key))
+			errs = append(errs, fmt.Errorf("line %d: %s %d: a limit is %s; leave the key out for that default", r.lines.at(l.key, 0), l.key, *l.v, l.want))
 		}
 		*l.dst = *l.v
 	}
 	if r.MaxEntries != nil {
 		if *r.MaxEntries <= 0 {
-			errs = append(errs, fmt.Errorf("max_entries must be a positive number"))
+			errs = append(errs, fmt.Errorf("line %d: max_entries %d: a limit is %s; leave the key out for that default", r.lines.at("max_entries", 0), *r.MaxEntries, entriesWant))
 		}
 		cfg.Limits.MaxEntries = *r.MaxEntries
 	}
 	if r.User != "" && !oneComponent(r.User) {
-		errs = append(errs, fmt.Errorf("user %q must be one directory name", r.User))
+		errs = append(errs, fmt.Errorf("line %d: user %q is not one folder name: write a name such as alice, whose skills are then in <workspace>/alice/skills/", r.lines.at("user", 0), r.User))
+	}
+	if r.GitHost != "" {
+		if _, err := normalGitHost(r.GitHost); err != nil {
+			errs = append(errs, fmt.Errorf("line %d: default_git_host %q: want a host, such as github.com or https://git.example.com/", r.lines.at("default_git_host", 0), redactArg(r.GitHost)))
+		}
 	}
 	var names, renamed []string
 	var lines []int
@@ -318,18 +342,19 @@ func (r *rawConfig) resolvePromotion(cfg *Config) []error {
 	var errs []error
 	for _, a := range p.Approvers {
 		if strings.TrimSpace(a) == "" {
-			errs = append(errs, fmt.Errorf("line %d: promotion: an approver is empty", p.line))
+			errs = append(errs, fmt.Errorf("line %d: promotion: an approver is empty: name each one, or leave approvers: out to let anyone named approve", p.lines.at("approvers", p.line)))
 		}
 	}
 	for _, t := range p.Targets {
+		at := p.lines.at("targets", p.line)
 		switch {
 		case t == PromoteWorkspace:
 		case t == PromoteUser:
 			if cfg.User == "" {
-				errs = append(errs, fmt.Errorf("line %d: promotion: target user needs user: set (the user layer is off)", p.line))
+				errs = append(errs, fmt.Errorf("line %d: promotion: target user needs user: set (the user layer is off)", at))
 			}
 		case !slices.ContainsFunc(cfg.Sources, func(s Source) bool { return s.Name == t }):
-			errs = append(errs, fmt.Errorf("line %d: promotion: target %q is not workspace, user or the name of a source in repositories:", p.line, t))
+			errs = append(errs, fmt.Errorf("line %d: promotion: target %q is not workspace, user or the name of a source in repositories:", at, t))
 		}
 	}
 	return errs
@@ -340,25 +365,38 @@ func (r *rawConfig) resolveCurator(cfg *Config) []error {
 	var errs []error
 	c := r.Curator
 	cfg.Curator = DefaultCuration()
+	bad := false
 	for _, d := range []struct {
-		v   *time.Duration
-		dst *time.Duration
-	}{{c.StaleAfter, &cfg.Curator.StaleAfter}, {c.ArchiveAfter, &cfg.Curator.ArchiveAfter}, {c.MinIdle, &cfg.Curator.MinIdle}} {
-		if d.v != nil {
-			*d.dst = *d.v
+		key  string
+		v    *time.Duration
+		dst  *time.Duration
+		zero bool // 0 is a value of its own
+		want string
+	}{
+		{"stale_after", c.StaleAfter, &cfg.Curator.StaleAfter, false, "a positive duration, such as 720h (30 days, the default)"},
+		{"archive_after", c.ArchiveAfter, &cfg.Curator.ArchiveAfter, false, "a positive duration, such as 2160h (90 days, the default)"},
+		{"min_idle", c.MinIdle, &cfg.Curator.MinIdle, true, "a duration of 0 (no wait) or more, such as 2h (the default)"},
+	} {
+		if d.v == nil {
+			continue
+		}
+		*d.dst = *d.v
+		if *d.v < 0 || *d.v == 0 && !d.zero {
+			errs, bad = append(errs, fmt.Errorf("line %d: curator: %s %s: write %s", c.lines.at(d.key, c.line), d.key, *d.v, d.want)), true
 		}
 	}
-	if cfg.Curator.StaleAfter <= 0 || cfg.Curator.ArchiveAfter <= 0 || cfg.Curator.MinIdle < 0 {
-		errs = append(errs, fmt.Errorf("line %d: curator: stale_after and archive_after must be positive, min_idle not negative", c.line))
-	}
-	if cfg.Curator.ArchiveAfter < cfg.Curator.StaleAfter {
-		errs = append(errs, fmt.Errorf("line %d: curator: archive_after (%s) is shorter than stale_after (%s)", c.line, cfg.Curator.ArchiveAfter, cfg.Curator.StaleAfter))
+	if cur := cfg.Curator; !bad && cur.ArchiveAfter < cur.StaleAfter {
+		key := "archive_after"
+		if c.ArchiveAfter == nil {
+			key = "stale_after" // the default archive_after is the shorter
+		}
+		errs = append(errs, fmt.Errorf("line %d: curator: archive_after (%s) is shorter than stale_after (%s): a skill is stale before it is archived; make archive_after the longer", c.lines.at(key, c.line), cur.ArchiveAfter, cur.StaleAfter))
 	}
 	if c.Layers != nil {
 		cfg.Curator.Layers = c.Layers
 		for _, l := range c.Layers {
 			if l != "workspace" && l != "user" && l != "marketplace" {
-				errs = append(errs, fmt.Errorf("line %d: curator: layer %q: use workspace, user or marketplace", c.line, l))
+				errs = append(errs, fmt.Errorf("line %d: curator: layer %q: use workspace, user or marketplace", c.lines.at("layers", c.line), l))
 			}
 		}
 	}
@@ -366,20 +404,20 @@ func (r *rawConfig) resolveCurator(cfg *Config) []error {
 		Import: cmp.Or(r.Schedule.Import, DefaultImportSchedule), StatCheckEvery: DefaultStatCheckEvery}
 	if n := r.Schedule.StatCheckEvery; n != nil {
 		if *n < 0 {
-			errs = append(errs, fmt.Errorf("line %d: schedule: stat_check_every must be 0 (never) or more", r.Schedule.line))
+			errs = append(errs, fmt.Errorf("line %d: schedule: stat_check_every %d: write 0 (never) or a count of syncs, such as %d (the default)", r.Schedule.lines.at("stat_check_every", r.Schedule.line), *n, DefaultStatCheckEvery))
 		}
 		cfg.Schedule.StatCheckEvery = *n
 	}
 	for _, f := range [][2]string{{"sync", cfg.Schedule.Sync}, {"curate", cfg.Schedule.Curate}, {"import", cfg.Schedule.Import}} {
 		if err := cronspec.Check(f[1]); err != nil {
-			errs = append(errs, fmt.Errorf("line %d: schedule.%s %q does not parse: %w", r.Schedule.line, f[0], f[1], err))
+			errs = append(errs, fmt.Errorf("line %d: schedule.%s %q does not parse: %w", r.Schedule.lines.at(f[0], r.Schedule.line), f[0], f[1], err))
 		}
 	}
 	cfg.Daemon.Listen = r.Daemon.Listen
 	if l := r.Daemon.Listen; l != "" {
 		if _, _, err := net.SplitHostPort(l); err != nil {
 			if _, _, err2 := net.SplitHostPort(":" + l); err2 != nil {
-				errs = append(errs, fmt.Errorf("line %d: daemon: listen %q is not host:port or a port: %w", r.Daemon.line, l, err))
+				errs = append(errs, fmt.Errorf("line %d: daemon: listen %q is not host:port or a port, such as 127.0.0.1:9090 or 9090: %w", r.Daemon.lines.at("listen", r.Daemon.line), l, err))
 			}
 		}
 	}
@@ -407,7 +445,7 @@ func (rs rawSource) resolve(base, where string, kinds *repository.Registry) (Sou
 		return src, fmt.Errorf("%s: %s belong to %s: sources", where, andList(own), d.Keys[0])
 	}
 	if rs.Timeout < 0 {
-		return src, fmt.Errorf("%s: timeout must be positive", where)
+		return src, fmt.Errorf("%s: timeout %s: write a positive duration, such as 60s", where, rs.Timeout)
 	}
 	sel := repository.Options{Include: rs.Skills, Exclude: rs.Exclude, Plugins: rs.Plugins}
 	if err := sel.Validate(); err != nil {
@@ -419,6 +457,33 @@ func (rs rawSource) resolve(base, where string, kinds *repository.Registry) (Sou
 	}
 	src.Name = repository.SourceName(cmp.Or(rs.Name, derived))
 	return src, nil
+}
+
+// defaultMaxFetchSize is the git kind's default max_fetch_size (config
+// names no kind), for the messages about that key.
+const defaultMaxFetchSize = 1 << 30
+
+// entriesWant says what max_entries takes.
+var entriesWant = fmt.Sprintf("a positive number of directory entries, such as %d (the default)", repository.DefaultMaxEntries)
+
+// limitWant says what a size limit takes, with its default as the
+// example: "a positive number of bytes, such as 10485760 (10 MiB, the
+// default)".
+func limitWant(def int64) string {
+	return fmt.Sprintf("a positive number of bytes, such as %d (%s, the default)", def, sizeWords(def))
+}
+
+// sizeWords writes n bytes in the largest binary unit that divides it.
+func sizeWords(n int64) string {
+	for _, u := range []struct {
+		size int64
+		name string
+	}{{1 << 30, "GiB"}, {1 << 20, "MiB"}, {1 << 10, "KiB"}} {
+		if n >= u.size && n%u.size == 0 {
+			return fmt.Sprintf("%d %s", n/u.size, u.name)
+		}
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 // andList joins "a, b and c"; orList "a, b or c".
