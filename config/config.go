@@ -62,7 +62,8 @@ type Config struct {
 	Promotion Promotion
 	// Fleet is the fleet store; nil without a fleet: section.
 	Fleet *Fleet
-	// Warnings found while loading that did not stop it.
+	// Warnings found while loading that did not stop it, each naming the
+	// file (and the line) it is about.
 	Warnings []string
 }
 
@@ -223,17 +224,24 @@ type Error struct {
 func (e *Error) Error() string {
 	msgs := make([]string, len(e.Errs))
 	for i, err := range e.Errs {
-		msg := err.Error()
-		if rest, ok := strings.CutPrefix(msg, "line "); ok && !strings.HasPrefix(rest, "0:") {
-			msgs[i] = e.File + ":" + rest
-		} else if ok {
-			// No line to give: the value was not read from the file.
-			msgs[i] = e.File + ":" + strings.TrimPrefix(rest, "0:")
-		} else {
-			msgs[i] = e.File + ": " + msg
-		}
+		msgs[i] = inFile(e.File, err.Error())
 	}
 	return strings.Join(msgs, "\n")
+}
+
+// inFile puts file before msg, a message about it: "line N: problem"
+// becomes "FILE:N: problem", as compilers write it, and any other
+// "FILE: problem".
+func inFile(file, msg string) string {
+	rest, ok := strings.CutPrefix(msg, "line ")
+	switch {
+	case ok && !strings.HasPrefix(rest, "0:"):
+		return file + ":" + rest
+	case ok:
+		// No line to give: the value was not read from the file.
+		return file + ":" + strings.TrimPrefix(rest, "0:")
+	}
+	return file + ": " + msg
 }
 
 // Default is the configuration used when there is no config file: the
@@ -377,6 +385,11 @@ func parse(env hostenv.Env, abs string, data []byte, kinds *repository.Registry)
 		return nil, &Error{File: abs, Errs: errs}
 	}
 	cfg.File = abs
+	for i, w := range cfg.Warnings {
+		// Printed where the config is used, maybe far from it: a user
+		// config, the global one or a --config.
+		cfg.Warnings[i] = inFile(abs, w)
+	}
 	return cfg, nil
 }
 

@@ -258,17 +258,40 @@ func TestInlinePasswordRefusedWithoutLeaking(t *testing.T) {
 }
 
 // TestASourceNameThatChangesIsSaid: a configured name that is no folder
-// name is used in a form that is, and the config says which, naming the
-// line; a derived name changes silently, as nobody wrote it.
+// name is used in a form that is, and a name an earlier source has is
+// used with a number; the config says which, naming the file and the
+// line: the warning is printed where the config is used, which may be far
+// from it (a user config, the global one). A derived name that changes
+// as it becomes a folder name changes silently, as nobody wrote it.
 func TestASourceNameThatChangesIsSaid(t *testing.T) {
 	t.Parallel()
-	path := writeConfig(t, "repositories:\n  - name: \"../x\"\n    dir: a\n  - name: team\n    dir: b\n  - dir: Team Skills\n")
-	cfg, err := Load(path, all.Kinds())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(cfg.Warnings) != 1 || !strings.Contains(cfg.Warnings[0], `line 2: repositories[0]: name "../x" is used as "source..-x"`) {
-		t.Errorf("warnings = %q", cfg.Warnings)
+	for _, tt := range []struct {
+		name, text string
+		want       []string // after "FILE", one a warning
+	}{
+		{"not a folder name", "repositories:\n  - name: \"../x\"\n    dir: a\n  - name: team\n    dir: b\n  - dir: Team Skills\n",
+			[]string{`:2: repositories[0]: name "../x" is used as "source..-x"`}},
+		{"an earlier source's", "strict: true\nrepositories:\n  - embedded: builtin\n  - dir: a\n  - name: builtin\n    dir: b\n",
+			[]string{`:5: the source's name "builtin" is an earlier source's too: it is used as "builtin_2"`}},
+		{"both", "repositories:\n  - dir: a/team\n  - name: \"../x\"\n    dir: b\n  - dir: c/team\n",
+			[]string{`:3: repositories[1]: name "../x" is used as`, `:5: the source's name "team" is an earlier source's too`}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			path := writeConfig(t, tt.text)
+			cfg, err := Load(path, all.Kinds())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(cfg.Warnings) != len(tt.want) {
+				t.Fatalf("warnings = %q, want %d", cfg.Warnings, len(tt.want))
+			}
+			for i, w := range tt.want {
+				if !strings.HasPrefix(cfg.Warnings[i], path+w) {
+					t.Errorf("warning %q does not start with %q", cfg.Warnings[i], path+w)
+				}
+			}
+		})
 	}
 }
 
