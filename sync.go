@@ -135,7 +135,7 @@ func (r *syncRun) do(ctx context.Context) (*SyncReport, error) {
 		// Said now: a later error (a target, the catalog) returns first.
 		report.Frozen = r.Frozen.Diff
 	} else if r.Frozen == nil { // sync --frozen never writes the lock it checked
-		lockWritten = r.WriteLock(e.cfg.Sources, e.base(), e.layout.LockFile(), r.hasLock)
+		lockWritten = r.WriteLock(e.cfg, e.base(), e.layout.LockFile(), r.hasLock)
 	}
 	// The states are those of the usage this sync read at its start, which
 	// also decided what the cache leaves out as archived.

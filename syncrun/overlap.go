@@ -3,6 +3,7 @@ package syncrun
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sync"
 
 	"github.com/skillsync/skillsync/config"
@@ -45,11 +46,18 @@ func (r *Run) ReadAhead(pending []*Pending, names []string) (wait func()) {
 // catalog (a lock of 10,000 skills takes some 20 ms to encode); until
 // the wait, nothing may change the cache's manifest or r.Lock. One with
 // no change compares it here: a goroutine would cost it more than it
-// runs beside.
-func (r *Run) WriteLock(sources []config.Source, base, name string, hadLock bool) (wait func() error) {
+// runs beside. cfg's sources are locked.
+func (r *Run) WriteLock(cfg *config.Config, base, name string, hadLock bool) (wait func() error) {
+	sources := cfg.Sources
 	for _, rn := range r.Lock.Renamed(sources, base) {
 		// Said once: the lock written below no longer has the old name.
-		r.Report.Warnings = append(r.Report.Warnings, fmt.Sprintf("source %s reads what source %s read: the usage, pins and archive states of its skills stay recorded under %s; name it %s again in the config to keep them", rn.To, rn.From, rn.From, rn.From))
+		// The entry's file and line come first, as the config's own
+		// warnings do: the config may be far from here.
+		where := ""
+		if i := slices.IndexFunc(sources, func(s config.Source) bool { return s.Name == rn.To }); i >= 0 && cfg.File != "" {
+			where = fmt.Sprintf("%s:%d: ", cfg.File, sources[i].Line)
+		}
+		r.Report.Warnings = append(r.Report.Warnings, fmt.Sprintf("%ssource %s reads what source %s read: the usage, pins and archive states of its skills stay recorded under %s; name it %s again in the config to keep them", where, rn.To, rn.From, rn.From, rn.From))
 	}
 	manifest, reached := r.Cache.Manifest(), r.Report.Reached()
 	write := func() error {

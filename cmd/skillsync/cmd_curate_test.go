@@ -459,7 +459,8 @@ func TestASourceWhollyArchivedIsNotEmpty(t *testing.T) {
 
 // TestARenamedSourceSaysWhereItsUsageStayed: usage, pins and archive
 // states are kept by source name; a source renamed in the config starts
-// without them, and the sync that first meets the new name says so.
+// without them, and the sync that first meets the new name says so,
+// naming the config file and the entry's line.
 func TestARenamedSourceSaysWhereItsUsageStayed(t *testing.T) {
 	t.Parallel()
 	ws := t.TempDir()
@@ -474,7 +475,7 @@ func TestARenamedSourceSaysWhereItsUsageStayed(t *testing.T) {
 	}
 	writeTree(t, ws, map[string]string{"skillsync.yaml": "repositories:\n  - name: ours\n    dir: team\n"})
 	r := run(t, ws, "sync")
-	if r.code != 0 || !strings.Contains(r.stderr, "source ours reads what source team read: the usage, pins and archive states of its skills stay recorded under team") {
+	if r.code != 0 || !strings.Contains(r.stderr, "skillsync.yaml:2: source ours reads what source team read: the usage, pins and archive states of its skills stay recorded under team") {
 		t.Errorf("sync after the rename: %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	if r := run(t, ws, "sync"); r.code != 0 || strings.Contains(r.stderr, "reads what source") {
