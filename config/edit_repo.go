@@ -217,13 +217,23 @@ func ownerOf(remote string) string {
 	return parts[len(parts)-2]
 }
 
+// caseBlindHosts are the hosting services whose repository paths ignore
+// case: https://github.com/Acme/Skills is github.com/acme/skills, and a
+// second source for it would materialize the same skills twice. A host
+// name ignores case everywhere (DNS), a path only where the server says
+// so: a self-hosted server (Gitea, cgit, git-http-backend, a GitLab with
+// its own rules) may keep Acme/ and acme/ apart on a case-sensitive file
+// system, so its paths keep their case.
+var caseBlindHosts = map[string]bool{"github.com": true, "gitlab.com": true, "bitbucket.org": true}
+
 // remoteKey is a remote reduced to host and path, so that the spellings
 // of one repository compare equal: the scheme, credentials, a port after
-// an ssh user, a trailing "/" or ".git" and the case of the host are
-// dropped ("git@github.com:acme/skills.git" and
-// "https://github.com/acme/skills" both give "github.com/acme/skills").
-// The credentials go first, also those net/url cannot parse: a password
-// holding "/" made the owner a piece of it.
+// an ssh user, a trailing "/" or ".git", the case of the host and, on the
+// hosts of caseBlindHosts, the case of the path are dropped
+// ("git@github.com:Acme/skills.git" and "https://github.com/acme/skills"
+// both give "github.com/acme/skills"). The credentials go first, also
+// those net/url cannot parse: a password holding "/" made the owner a
+// piece of it.
 func remoteKey(remote string) string {
 	r := repository.RedactURL(strings.TrimSpace(remote))
 	host, p := "", r
@@ -235,8 +245,12 @@ func remoteKey(remote string) string {
 		// scp-like: [user@]host:path
 		host, p = r[at+1:colon], r[colon+1:]
 	}
+	host = strings.ToLower(host)
+	if caseBlindHosts[host] {
+		p = strings.ToLower(p)
+	}
 	p = strings.TrimSuffix(strings.TrimRight(p, "/"), ".git")
-	return strings.ToLower(host) + "/" + strings.TrimLeft(path.Clean("/"+p), "/")
+	return host + "/" + strings.TrimLeft(path.Clean("/"+p), "/")
 }
 
 // Remote is the ability of settings that track a git remote: its URL as
