@@ -265,7 +265,7 @@ func TestCarelessInput(t *testing.T) {
 	skilltest.WriteFile(t, cfg, "workspace: afile\n"+good)
 	for _, cmd := range []string{"sync", "list"} {
 		r := run(t, ws, cmd)
-		if r.code != 2 || !strings.Contains(r.stderr, cfg+": workspace "+filepath.Join(ws, "afile")+" is not a directory") {
+		if r.code != 2 || !strings.Contains(r.stderr, cfg+":1: workspace "+filepath.Join(ws, "afile")+" is not a directory") {
 			t.Errorf("workspace is a file, %s: %d %s", cmd, r.code, r.stderr)
 		}
 	}
