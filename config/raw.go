@@ -13,7 +13,9 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/skillsync/skillsync/internal/cronspec"
+	"github.com/skillsync/skillsync/layering"
 	"github.com/skillsync/skillsync/repository"
+	"github.com/skillsync/skillsync/skill"
 )
 
 // rawConfig mirrors the file's keys.
@@ -27,6 +29,8 @@ type rawConfig struct {
 	Global        string
 	Strict        bool
 	Hidden        []string
+	// hiddenLines are the lines of hidden:'s names, in its order.
+	hiddenLines   []int
 	MaxFileSize   *int64
 	MaxSkillSize  *int64
 	MaxSourceSize *int64
@@ -96,10 +100,16 @@ func (r *rawConfig) fields() fields {
 			}
 			return nil
 		}),
+		"hidden": nested(func(n *yaml.Node) []error {
+			if msg := decodeValue(n, &r.Hidden); msg != "" {
+				return []error{fmt.Errorf("line %d: key \"hidden\" in the config: %s", n.Line, msg)}
+			}
+			r.hiddenLines = itemLines(n)
+			return nil
+		}),
 		"user":            &r.User,
 		"global":          &r.Global,
 		"strict":          &r.Strict,
-		"hidden":          &r.Hidden,
 		"max_file_size":   hinted{&r.MaxFileSize, limitWant(DefaultMaxFileSize)},
 		"max_skill_size":  hinted{&r.MaxSkillSize, limitWant(repository.DefaultMaxSkillSize)},
 		"max_source_size": hinted{&r.MaxSourceSize, limitWant(repository.DefaultMaxSourceSize)},
@@ -306,6 +316,7 @@ func (r *rawConfig) resolve(env hostenv.Env, base string) (*Config, []error) {
 		cfg.Sources[i].Name = unique[i]
 	}
 	cfg.Warnings = renamed
+	errs = append(errs, r.resolveHidden(cfg)...)
 	for i, t := range r.Targets {
 		where := fmt.Sprintf("line %d: targets[%d]", t.line, i)
 		mode := TargetMode(cmp.Or(t.Mode, string(ModeCopy)))
@@ -331,6 +342,62 @@ func (r *rawConfig) resolve(env hostenv.Env, base string) (*Config, []error) {
 	errs = append(errs, r.resolvePromotion(cfg)...)
 	errs = append(errs, r.resolveFleet(env, base, cfg)...)
 	return cfg, errs
+}
+
+// resolveHidden checks hidden: as skill names are checked: a name that
+// could be no skill's, once put in the form skill names take
+// (skill.NormalizeName), is refused as a bad glob in skills: is, since it
+// would hide nothing; a name there twice (compared as the catalog compares
+// names) is a warning, since it does no harm.
+func (r *rawConfig) resolveHidden(cfg *Config) []error {
+	var errs []error
+	first := map[string]int{} // a name's key to its index
+	for i, h := range r.Hidden {
+		line := r.hiddenLineOf(i)
+		if !skill.ValidName(skill.NormalizeName(h)) {
+			errs = append(errs, fmt.Errorf("line %d: hidden: %q is not a skill name (one folder name: not empty, no / or \\, not starting with '.', no control or formatting character, at most 255 bytes), so it hides nothing; write the name of a skill, such as pdf", line, h))
+			continue
+		}
+		k := layering.Key(h)
+		if j, dup := first[k]; dup {
+			where := ""
+			if jl := r.hiddenLineOf(j); jl != line {
+				where = fmt.Sprintf(" on line %d", jl)
+			}
+			why := ""
+			if r.Hidden[j] != h {
+				why = " (names compare without case)"
+			}
+			cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("line %d: hidden: %q is there already, as %q%s%s; remove one", line, h, r.Hidden[j], where, why))
+			continue
+		}
+		first[k] = i
+	}
+	return errs
+}
+
+// hiddenLineOf is the line of hidden:'s i-th name, else of the key.
+func (r *rawConfig) hiddenLineOf(i int) int {
+	if i < len(r.hiddenLines) {
+		return r.hiddenLines[i]
+	}
+	return r.lines.at("hidden", 0)
+}
+
+// itemLines returns the line of every item of the list n; nil when n is
+// no list.
+func itemLines(n *yaml.Node) []int {
+	if n.Kind == yaml.AliasNode {
+		n = n.Alias
+	}
+	if n.Kind != yaml.SequenceNode {
+		return nil
+	}
+	lines := make([]int, len(n.Content))
+	for i, v := range n.Content {
+		lines[i] = v.Line
+	}
+	return lines
 }
 
 // resolvePromotion checks the promotion gate: every target is a local
