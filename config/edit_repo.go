@@ -273,30 +273,34 @@ type Directory interface {
 func (c *Config) Match(e Entry, exact bool) []int {
 	var out []int
 	for i, s := range c.Sources {
-		remote, isRemote := s.Settings.(Remote)
-		dir, isDir := s.Settings.(Directory)
-		switch {
-		case e.Git != "" && isRemote:
-			ref, p := remote.Tracks()
-			if remoteKey(e.Git) != remoteKey(remote.Remote()) {
-				continue
-			}
-			if (exact || e.Ref != "") && e.Ref != ref {
-				continue
-			}
-			if (exact || e.Path != "") && cleanRepoPath(e.Path) != cleanRepoPath(p) {
-				continue
-			}
-		case e.Dir != "" && isDir:
-			if filepath.Clean(e.Dir) != dir.Directory() {
-				continue
-			}
-		default:
-			continue
+		if e.names(s, exact) {
+			out = append(out, i)
 		}
-		out = append(out, i)
 	}
 	return out
+}
+
+// names reports whether e names the source s, as Match says.
+func (e Entry) names(s Source, exact bool) bool {
+	remote, isRemote := s.Settings.(Remote)
+	dir, isDir := s.Settings.(Directory)
+	switch {
+	case e.Git != "" && isRemote:
+		ref, p := remote.Tracks()
+		if remoteKey(e.Git) != remoteKey(remote.Remote()) {
+			return false
+		}
+		if (exact || e.Ref != "") && e.Ref != ref {
+			return false
+		}
+		if (exact || e.Path != "") && cleanRepoPath(e.Path) != cleanRepoPath(p) {
+			return false
+		}
+		return true
+	case e.Dir != "" && isDir:
+		return filepath.Clean(e.Dir) == dir.Directory()
+	}
+	return false
 }
 
 func cleanRepoPath(p string) string {
