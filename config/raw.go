@@ -281,7 +281,7 @@ func (r *rawConfig) resolve(env hostenv.Env, base string) (*Config, []error) {
 		}
 	}
 	var names, renamed []string
-	var lines []int
+	var lines, entries []int
 	named := map[string]int{} // a name set by name:, to its index
 	for i, rs := range r.Repositories {
 		src, err := rs.resolve(base, fmt.Sprintf("line %d: repositories[%d]", rs.line, i), r.kinds)
@@ -306,14 +306,25 @@ func (r *rawConfig) resolve(env hostenv.Env, base string) (*Config, []error) {
 		}
 		names = append(names, src.Name)
 		lines = append(lines, rs.line)
+		entries = append(entries, i)
 		cfg.Sources = append(cfg.Sources, src)
+	}
+	dups := findDuplicates(cfg.Sources)
+	repeats := make([]bool, len(cfg.Sources))
+	for _, d := range dups {
+		repeats[d.Later] = true
 	}
 	unique, _ := repository.UniqueNames(names)
 	for i := range cfg.Sources {
-		if unique[i] != names[i] {
+		// A source that repeats an earlier one is better removed than
+		// named anew: its own warning says so.
+		if unique[i] != names[i] && !repeats[i] {
 			renamed = append(renamed, fmt.Sprintf("line %d: the source's name %q is an earlier source's too: it is used as %q; set name: to choose another", lines[i], names[i], unique[i]))
 		}
 		cfg.Sources[i].Name = unique[i]
+	}
+	for _, d := range dups {
+		renamed = append(renamed, duplicateWarning(cfg.Sources[d.Later], cfg.Sources[d.Earlier], entries[d.Later], entries[d.Earlier]))
 	}
 	cfg.Warnings = renamed
 	errs = append(errs, r.resolveHidden(cfg)...)
