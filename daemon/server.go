@@ -101,10 +101,9 @@ func (m *monitor) serveHTTP(ctx context.Context, ln net.Listener) error {
 	// The same limits as serve's pages, and the same refusal of another
 	// site's name on a loopback address: the metrics name sources, paths
 	// and errors.
-	limits := httpserver.Pages()
-	srv := httpserver.New(httpserver.GuardLoopback(m.handler()), limits)
+	srv, ln := httpserver.New(httpserver.GuardLoopback(m.handler()), ln, httpserver.Pages())
 	done := make(chan error, 1)
-	go func() { done <- srv.Serve(httpserver.Listener(ln, limits.Conns)) }()
+	go func() { done <- srv.Serve(ln) }()
 	m.log.Info("serving metrics and health", "listen", ln.Addr().String())
 	select {
 	case err := <-done:

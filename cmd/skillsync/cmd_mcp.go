@@ -121,8 +121,7 @@ func serveMCPHTTP(ctx context.Context, srv *mcp.Server, addr string, stderr io.W
 	// past the server's limit must get through to close the one idle
 	// longest: room for twice the sessions, and some. The SDK refuses
 	// another site's name itself.
-	limits := httpserver.Limits{Idle: time.Minute, Conns: 2*mcp.DefaultMaxSessions + 64}
-	hs := httpserver.New(mux, limits)
+	hs, ln := httpserver.New(mux, ln, httpserver.Limits{Idle: time.Minute, Conns: 2*mcp.DefaultMaxSessions + 64})
 	stopped := make(chan struct{})
 	go func() {
 		defer close(stopped)
@@ -136,7 +135,7 @@ func serveMCPHTTP(ctx context.Context, srv *mcp.Server, addr string, stderr io.W
 		}
 	}()
 	fmt.Fprintf(stderr, "skillsync mcp: serving http://%s/mcp\n", ln.Addr())
-	err = hs.Serve(httpserver.Listener(ln, limits.Conns))
+	err = hs.Serve(ln)
 	if errors.Is(err, http.ErrServerClosed) {
 		<-stopped
 		return nil

@@ -89,8 +89,7 @@ func (a *app) runServe(ctx context.Context, opts *serveOptions) error {
 	if len(sopts.Hosts) > 0 {
 		log.Warn("serving on a non-loopback address: every request needs the token", "addr", ln.Addr().String())
 	}
-	limits := httpserver.Pages()
-	hs := httpserver.New(srv.Handler(), limits)
+	hs, ln := httpserver.New(srv.Handler(), ln, httpserver.Pages())
 	go func() {
 		<-ctx.Done()
 		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
@@ -98,7 +97,7 @@ func (a *app) runServe(ctx context.Context, opts *serveOptions) error {
 		hs.Shutdown(sctx)
 	}()
 	fmt.Fprintf(a.stderr, "skillsync serve: http://%s/\n", ln.Addr())
-	if err := hs.Serve(httpserver.Listener(ln, limits.Conns)); !errors.Is(err, http.ErrServerClosed) {
+	if err := hs.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
 	return nil

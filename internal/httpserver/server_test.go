@@ -4,10 +4,13 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -20,8 +23,8 @@ func serve(t *testing.T, h http.Handler, l Limits) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := New(h, l)
-	go srv.Serve(Listener(ln, l.Conns))
+	srv, ln := New(h, ln, l)
+	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })
 	return ln.Addr().String()
 }
@@ -44,28 +47,6 @@ func get(addr, host string, timeout time.Duration) (int, error) {
 }
 
 var ok = http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "ok") })
-
-// Connections past the cap wait until one of those held closes.
-func TestListenerHoldsAtMostConns(t *testing.T) {
-	t.Parallel()
-	addr := serve(t, ok, Limits{Conns: 2})
-	var held []net.Conn
-	for range 2 {
-		c, err := net.Dial("tcp", addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-		held = append(held, c)
-	}
-	if code, err := get(addr, "", 300*time.Millisecond); err == nil {
-		t.Fatalf("a third connection was served (%d) while two were held", code)
-	}
-	held[0].Close()
-	if code, err := get(addr, "", 5*time.Second); err != nil || code != http.StatusOK {
-		t.Fatalf("after one closed: %d %v", code, err)
-	}
-}
 
 // A kept-alive connection that sends nothing more is closed after Idle.
 func TestIdleConnectionIsClosed(t *testing.T) {
@@ -143,36 +124,192 @@ func TestGuardLoopback(t *testing.T) {
 	}
 }
 
-// A server shut down while every slot is held ends at once: Accept waits
-// for a slot or for the listener to close, whichever comes first.
+// A server shut down while every slot is held by a request in flight
+// and a client waits for one ends at once: Accept waits for a slot or for
+// the listener to close, whichever comes first.
 func TestServeEndsWithEverySlotHeld(t *testing.T) {
 	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := New(ok, Limits{Conns: 1})
+	entered, release := make(chan struct{}, 1), make(chan struct{})
+	defer close(release)
+	h := http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
+		entered <- struct{}{}
+		<-release
+	})
+	srv, ln := New(h, ln, Limits{Conns: 1})
 	served := make(chan error, 1)
-	go func() { served <- srv.Serve(Listener(ln, 1)) }()
-	c, err := net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	time.Sleep(100 * time.Millisecond) // the one slot taken
+	go func() { served <- srv.Serve(ln) }()
+	busy := dial(t, ln.Addr().String())
+	io.WriteString(busy, "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+	await(t, entered, "the request in flight")
+	dial(t, ln.Addr().String()) // waits in Accept for the one slot
+	time.Sleep(100 * time.Millisecond)
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
-	start := time.Now()
-	srv.Shutdown(ctx) // it waits for Serve's Accept to return
-	if took := time.Since(start); took > 5*time.Second {
-		t.Fatalf("Shutdown took %v: Serve waited for a slot", took)
+	shut := make(chan struct{})
+	go func() {
+		srv.Shutdown(ctx) // it waits for Serve's Accept to return
+		close(shut)
+	}()
+	select {
+	case <-shut:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Shutdown still waits: Serve waits for a slot")
 	}
 	select {
 	case err := <-served:
 		if !errors.Is(err, http.ErrServerClosed) {
 			t.Errorf("Serve: %v", err)
 		}
-	case <-time.After(5 * time.Second): // the held connection's header timeout is 10 s
+	case <-time.After(5 * time.Second):
 		t.Fatal("Serve still waits for a slot after Shutdown")
+	}
+}
+
+// dial connects to addr, closing the connection when the test ends.
+func dial(t *testing.T, addr string) net.Conn {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// await fails the test if ch gives nothing within 10 s.
+func await(t *testing.T, ch <-chan struct{}, what string) {
+	t.Helper()
+	select {
+	case <-ch:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("%s was not served", what)
+	}
+}
+
+// A full server still answers a new client when what holds its
+// slots is connections without a request in progress: each is let go to
+// make room, the one that waited longest first.
+func TestFullServerAnswers(t *testing.T) {
+	t.Parallel()
+	const n = 4
+	for _, tt := range []struct {
+		name string
+		hold func(t *testing.T, c net.Conn) // leaves c holding a slot
+	}{
+		{"idle kept-alive connections", func(t *testing.T, c net.Conn) {
+			io.WriteString(c, "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+			c.SetReadDeadline(time.Now().Add(5 * time.Second))
+			resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+			if err != nil {
+				t.Fatalf("a client past the cap: %v", err)
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}},
+		{"connections that never sent a byte", func(*testing.T, net.Conn) {}},
+		// A slowloris: the headers never end, so its request never
+		// starts.
+		{"connections that trickle their headers", func(_ *testing.T, c net.Conn) {
+			io.WriteString(c, "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: a")
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			addr := serve(t, ok, Limits{Conns: n})
+			for range n + 2 { // past the cap: those held are let go too
+				tt.hold(t, dial(t, addr))
+			}
+			// Half the header timeout, which would free the slots
+			// of all but the idle.
+			if code, err := get(addr, "", 5*time.Second); err != nil || code != http.StatusOK {
+				t.Fatalf("a new client of a server full of %s: %d %v", tt.name, code, err)
+			}
+		})
+	}
+}
+
+// When every slot holds a request in progress (in a handler, or a
+// connection a handler hijacked), a new client waits until one ends, and
+// then is served: never more than n at once.
+func TestFullServerWaitsForARequestToEnd(t *testing.T) {
+	t.Parallel()
+	const n = 4
+	for _, hijack := range []bool{false, true} {
+		name := map[bool]string{false: "requests in flight", true: "hijacked connections"}[hijack]
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var cur, most atomic.Int32
+			entered, release := make(chan struct{}, 2*n), make(chan struct{}, 2*n)
+			var once sync.Once
+			releaseAll := func() { once.Do(func() { close(release) }) }
+			t.Cleanup(releaseAll)
+			h := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+				in := cur.Add(1)
+				for m := most.Load(); in > m && !most.CompareAndSwap(m, in); m = most.Load() {
+				}
+				entered <- struct{}{}
+				if !hijack {
+					<-release
+					cur.Add(-1) // before the slot frees
+					io.WriteString(w, "ok")
+					return
+				}
+				c, _, err := http.NewResponseController(w).Hijack()
+				if err != nil {
+					t.Error(err)
+					cur.Add(-1)
+					return
+				}
+				go func() {
+					<-release
+					io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok")
+					cur.Add(-1)
+					c.Close()
+				}()
+			})
+			addr := serve(t, h, Limits{Conns: n})
+			var held []net.Conn
+			for range n {
+				c := dial(t, addr)
+				io.WriteString(c, "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+				held = append(held, c)
+				await(t, entered, "a request within the cap")
+			}
+			got := make(chan error, 1)
+			go func() {
+				code, err := get(addr, "", 20*time.Second)
+				if err == nil && code != http.StatusOK {
+					err = fmt.Errorf("status %d", code)
+				}
+				got <- err
+			}()
+			select {
+			case <-entered:
+				t.Fatalf("a request past the cap of %d was served while every slot held one in progress", n)
+			case <-time.After(300 * time.Millisecond):
+			}
+			release <- struct{}{}
+			await(t, entered, "the waiting client, once a request ended,")
+			releaseAll()
+			if err := <-got; err != nil {
+				t.Fatalf("the waiting client: %v", err)
+			}
+			// None of those in progress was cut short for it.
+			for i, c := range held {
+				c.SetReadDeadline(time.Now().Add(10 * time.Second))
+				resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+				if err != nil {
+					t.Fatalf("held connection %d: %v", i, err)
+				}
+				resp.Body.Close()
+			}
+			if m := most.Load(); m > n {
+				t.Errorf("%d requests in progress at once, past the cap of %d", m, n)
+			}
+		})
 	}
 }
