@@ -1,11 +1,17 @@
 package daemon
 
 import (
+	"bufio"
 	"context"
 	"errors"
+	"io"
 	"net"
+	"net/http"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/skillsync/skillsync/internal/httpserver"
 )
 
 // TestListenAddressInUse: an address in use is a *ListenError naming it,
@@ -51,5 +57,67 @@ func TestListenAddr(t *testing.T) {
 	}
 	if _, _, err := ListenAddr("a:b:c"); err == nil {
 		t.Error("ListenAddr(a:b:c) did not fail")
+	}
+}
+
+// TestHealthzAnswersWithEverySlotHeld: idle kept-alive connections and
+// ones that never send a byte, more than the server holds, do not keep
+// a liveness probe from its answer.
+func TestHealthzAnswersWithEverySlotHeld(t *testing.T) {
+	t.Parallel()
+	eng := &stuckEngine{started: make(chan struct{}, 1), release: make(chan struct{})}
+	close(eng.release)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	addr := make(chan string, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- Serve(ctx, Config{Open: func(context.Context) (Engine, error) { return eng, nil }, Listen: "127.0.0.1:0",
+			Serving: func(a string) { addr <- a }})
+	}()
+	base := <-addr
+	conns := httpserver.Pages().Conns
+	var held []net.Conn
+	defer func() {
+		for _, c := range held {
+			c.Close()
+		}
+	}()
+	// 5 s each: well within the header and idle timeouts (10 s, 1 min),
+	// which would free a slot without the server's making room.
+	for i := range conns + 16 {
+		c, err := net.Dial("tcp", base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		held = append(held, c)
+		if i >= conns+8 {
+			continue // never sends a byte
+		}
+		io.WriteString(c, "GET /healthz HTTP/1.1\r\nHost: "+base+"\r\n\r\n")
+		c.SetReadDeadline(time.Now().Add(5 * time.Second))
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatalf("connection %d, the server holding %d: %v", i+1, conns, err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	probe := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+	resp, err := probe.Get("http://" + base + "/healthz")
+	if err != nil {
+		t.Fatalf("/healthz with %d connections held: %v", len(held), err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("/healthz with %d connections held: %d", len(held), resp.StatusCode)
+	}
+	// Shutdown waits up to 5 s for a connection that never sent a byte.
+	for _, c := range held {
+		c.Close()
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("Serve: %v", err)
 	}
 }
