@@ -9,6 +9,7 @@ import (
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/renderer"
 	"github.com/yuin/goldmark/renderer/html"
 	"github.com/yuin/goldmark/text"
@@ -26,9 +27,12 @@ import (
 // apply to goldmark's output; bluemonday, its CSS parser and
 // golang.org/x/net/html cost every start of the CLI some 10 ms of
 // package initialisation (their regexps and tables), for pages only
-// serve renders. It is made at the first page that needs it.
+// serve renders. Its parser is goldmark's with the bounds of
+// boundedParser, which keep hostile Markdown linear. It is made at the
+// first page that needs it.
 var markdown = sync.OnceValue(func() goldmark.Markdown {
 	return goldmark.New(
+		goldmark.WithParser(boundedParser()),
 		// GFM's tables, strikethrough, task lists and bare links, the
 		// table's alignment as align="" (an inline style is what the
 		// pages' policy forbids), task list boxes as nothing. Ours, not
@@ -40,13 +44,28 @@ var markdown = sync.OnceValue(func() goldmark.Markdown {
 })
 
 // maxMarkdown is the longest body rendered as Markdown; a longer one is
-// shown as plain text. goldmark's parser is worse than linear on some
-// inputs (a line of "[a](" or "> " repeated, nested list markers): a
-// hostile SKILL.md of maxPage such bytes would hold a core for many
-// minutes on each view, past any request's cancellation. At 64 KiB
-// these inputs take a few seconds at worst; real bodies are far
-// shorter (the Agent Skills guidance is under 500 lines).
+// shown as plain text. With boundedParser's bounds goldmark's worst
+// inputs measured take some 50 ms of CPU at this length
+// (BenchmarkRenderHostile); a few are still worse than linear, with
+// small constants (link reference definitions, one a line: a second at
+// 256 KiB), so the length stays bounded. Real bodies are far shorter
+// (the Agent Skills guidance is under 500 lines).
 const maxMarkdown = 64 << 10
+
+// rendered is a skill's body as a page shows it.
+type rendered struct {
+	HTML template.HTML
+	// Note says what of the body is shown as text rather than as
+	// Markdown, and why; "" when nothing is.
+	Note string
+}
+
+// The notes of rendered.
+const (
+	noteLong   = "This SKILL.md is longer than 64 KiB: it is shown as plain text."
+	noteNested = "Lists or quotes nested deeper than 16 levels are shown as text."
+	noteLinks  = "Past 256 links in one paragraph, the rest of its brackets are shown as text."
+)
 
 // renderMarkdown turns a skill's untrusted Markdown into HTML that is
 // safe to put in a page. A link relative to the page resolves against
@@ -54,20 +73,33 @@ const maxMarkdown = 64 << 10
 // ("/skills/NAME/files/"): a skill links its own files so, and the
 // page's address would take them elsewhere. "" leaves them as written.
 func renderMarkdown(md, base string) template.HTML {
-	var buf bytes.Buffer
+	return renderBody(md, base).HTML
+}
+
+// renderBody is renderMarkdown with the note of what was bounded.
+func renderBody(md, base string) rendered {
 	if len(md) > maxMarkdown {
-		return template.HTML("<pre>" + template.HTMLEscapeString(md) + "</pre>")
+		return rendered{HTML: template.HTML("<pre>" + template.HTMLEscapeString(md) + "</pre>"), Note: noteLong}
 	}
 	src := []byte(md)
 	m := markdown()
-	doc := m.Parser().Parse(text.NewReader(src))
+	pc := parser.NewContext()
+	doc := m.Parser().Parse(text.NewReader(src), parser.WithContext(pc))
 	if base != "" {
 		rebase(doc, base)
 	}
+	var buf bytes.Buffer
 	if err := m.Renderer().Render(&buf, src, doc); err != nil {
-		return template.HTML("<pre>" + template.HTMLEscapeString(md) + "</pre>")
+		return rendered{HTML: template.HTML("<pre>" + template.HTMLEscapeString(md) + "</pre>")}
 	}
-	return template.HTML(buf.String())
+	var notes []string
+	if pc.Get(nestedKey) != nil {
+		notes = append(notes, noteNested)
+	}
+	if pc.Get(manyKey) != nil {
+		notes = append(notes, noteLinks)
+	}
+	return rendered{HTML: template.HTML(buf.String()), Note: strings.Join(notes, " ")}
 }
 
 // rebase resolves the relative links of doc against base. Images are

@@ -182,14 +182,19 @@ func inertProblems(out string) []string {
 	return problems
 }
 
-// A body longer than maxMarkdown is shown as text: goldmark would take
-// minutes on a megabyte of some inputs, such as "[a](" over and over.
+// A body longer than maxMarkdown is shown as text: goldmark's core is
+// worse than linear on some inputs even with boundedParser's bounds
+// (link reference definitions, one a line: 50 ms at 64 KiB, a second
+// at 256 KiB), and a megabyte of them would take many seconds.
 func TestLongMarkdownIsText(t *testing.T) {
 	t.Parallel()
 	md := strings.Repeat("[a](", maxMarkdown/4+1) + "<script>alert(1)</script>"
 	got := string(renderMarkdown(md, ""))
 	if !strings.HasPrefix(got, "<pre>[a]([a](") || !strings.HasSuffix(got, "&lt;script&gt;alert(1)&lt;/script&gt;</pre>") {
 		t.Errorf("a body of %d bytes renders as %.80q...", len(md), got)
+	}
+	if note := renderBody(md, "").Note; note != noteLong {
+		t.Errorf("a body of %d bytes has the note %q", len(md), note)
 	}
 	if got := renderMarkdown(strings.Repeat("a", maxMarkdown-4)+" *b*", ""); !strings.HasSuffix(string(got), "<em>b</em></p>\n") {
 		t.Errorf("a body of maxMarkdown bytes is no longer Markdown: ...%q", got[len(got)-40:])
@@ -201,10 +206,11 @@ func TestLongMarkdownIsText(t *testing.T) {
 // (no worse than ten times the time of a quarter of it, where linear
 // is four and quadratic sixteen), into output of bounded length, and
 // stays inert. Not parallel: the times are the process's CPU time,
-// taken with the package's other tests paused. (goldmark's core has inputs worse than linear,
-// which maxMarkdown bounds: "*a " then as many "b_ " take half a
-// second at 64 KiB, and "a [b*](x) " repeated, or with "~~" for "*",
-// a tenth: each link's end looks back over the whole paragraph.)
+// taken with the package's other tests paused. (goldmark's core has
+// inputs worse than linear: boundedParser bounds those that cost most,
+// nested containers and link ends, as TestNestingIsBounded and
+// TestLinkEndsAreBounded check; maxMarkdown bounds the rest, and
+// BenchmarkRenderHostile times them.)
 func TestHostileGFMIsLinearAndInert(t *testing.T) {
 	fill := func(prefix, unit string) func(int) string {
 		return func(n int) string { return prefix + strings.Repeat(unit, (n-len(prefix))/len(unit)) }

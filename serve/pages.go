@@ -129,6 +129,7 @@ func sortedKeys(m map[string]bool) []string {
 type skillData struct {
 	Winner   *layering.Winner
 	Body     template.HTML
+	BodyNote string // what of the body is shown as text, and why
 	Files    []fileRow
 	Revision string
 	Chart    template.HTML
@@ -158,7 +159,8 @@ func (s *Server) skill(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, "read "+name+"/SKILL.md", err)
 		return
 	}
-	d := skillData{Winner: win, Body: renderMarkdown(body(md), "/skills/"+url.PathEscape(win.Skill.Name)+"/files/"), Revision: win.Revision}
+	shown := renderBody(body(md), "/skills/"+url.PathEscape(win.Skill.Name)+"/files/")
+	d := skillData{Winner: win, Body: shown.HTML, BodyNote: shown.Note, Revision: win.Revision}
 	for _, file := range win.Skill.FileList() {
 		d.Files = append(d.Files, fileRow{Path: file.Path, Size: file.Size})
 	}
