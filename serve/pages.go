@@ -159,7 +159,7 @@ func (s *Server) skill(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, "read "+name+"/SKILL.md", err)
 		return
 	}
-	shown := renderBody(body(md), "/skills/"+url.PathEscape(win.Skill.Name)+"/files/")
+	shown := s.bodies.get(body(md), "/skills/"+url.PathEscape(win.Skill.Name)+"/files/")
 	d := skillData{Winner: win, Body: shown.HTML, BodyNote: shown.Note, Revision: win.Revision}
 	for _, file := range win.Skill.FileList() {
 		d.Files = append(d.Files, fileRow{Path: file.Path, Size: file.Size})

@@ -151,6 +151,8 @@ type Server struct {
 	log   *slog.Logger
 	pages *template.Template
 	mux   *http.ServeMux
+	// bodies are the skills' bodies rendered, kept for the next view.
+	bodies *bodies
 }
 
 // New returns a server over b.
@@ -166,7 +168,7 @@ func New(b Backend, opts Options) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("serve: parse templates: %w", err)
 	}
-	s := &Server{b: b, opts: opts, log: log, pages: pages, mux: http.NewServeMux()}
+	s := &Server{b: b, opts: opts, log: log, pages: pages, mux: http.NewServeMux(), bodies: newBodies(maxBodies)}
 	assets, _ := fs.Sub(files, "assets")
 	s.mux.Handle("GET /assets/", http.StripPrefix("/assets/", http.FileServerFS(assets)))
 	s.mux.HandleFunc("GET /{$}", s.catalog)
