@@ -2,10 +2,17 @@ package serve
 
 import (
 	"context"
+	"fmt"
+	"maps"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -147,4 +154,73 @@ func TestBrowser(t *testing.T) {
 		}
 		screenshot(t, ctx, p)
 	}
+}
+
+// TestBrowserOtherSites: a page of another site (localhost is another
+// site than 127.0.0.1) that puts a skill's page in an <img> gets a 403
+// from the catalog, which renders nothing for it, as Chromium sends its
+// Fetch Metadata; a link on that page to the catalog opens the page.
+func TestBrowserOtherSites(t *testing.T) {
+	t.Parallel()
+	ctx := browser(t)
+	s, err := New(fixture(t), Options{Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var renders atomic.Int64
+	s.bodies.render = func(md, base string) rendered {
+		renders.Add(1)
+		return renderBody(md, base)
+	}
+	type seen struct {
+		path, site, dest string
+		code             int
+	}
+	var mu sync.Mutex
+	var requests []seen
+	catalog := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rec := httptest.NewRecorder()
+		s.Handler().ServeHTTP(rec, r)
+		mu.Lock()
+		requests = append(requests, seen{r.URL.Path, r.Header.Get("Sec-Fetch-Site"), r.Header.Get("Sec-Fetch-Dest"), rec.Code})
+		mu.Unlock()
+		maps.Copy(w.Header(), rec.Header())
+		w.WriteHeader(rec.Code)
+		w.Write(rec.Body.Bytes())
+	}))
+	t.Cleanup(catalog.Close)
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, `<!doctype html><title>other</title>
+<img id="i" src="%[1]s/skills/evil" onload="document.title='loaded'" onerror="document.title='failed'">
+<a id="l" href="%[1]s/skills/pdf">the catalog</a>`, catalog.URL)
+	}))
+	t.Cleanup(other.Close)
+	otherURL := strings.Replace(other.URL, "127.0.0.1", "localhost", 1)
+
+	if err := chromedp.Do(ctx, chromedp.Navigate(otherURL),
+		chromedp.Poll[chromedp.Void](`document.title !== 'other'`, chromedp.WithPollingTimeout(20*time.Second))); err != nil {
+		t.Fatal(err)
+	}
+	if title, err := chromedp.Run(ctx, chromedp.Title()); err != nil || title != "failed" {
+		t.Errorf("the other site's <img>: %q, %v", title, err)
+	}
+	mu.Lock()
+	got := slices.Clone(requests)
+	mu.Unlock()
+	if !slices.Contains(got, seen{"/skills/evil", "cross-site", "image", http.StatusForbidden}) {
+		t.Errorf("the catalog saw %v, not the other site's image request", got)
+	}
+	if n := renders.Load(); n != 0 {
+		t.Errorf("the other site's <img> had the body rendered %d times", n)
+	}
+
+	// Following the other site's link opens the catalog's page.
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.ID("l")), chromedp.WaitVisible(chromedp.CSS(`#body h1`))); err != nil {
+		t.Fatalf("following a link from the other site: %v", err)
+	}
+	if heading, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`#body h1`))); err != nil || heading != "PDF" {
+		t.Errorf("the page the link opened: heading %q, %v", heading, err)
+	}
+	screenshot(t, ctx, "from-another-site")
 }

@@ -183,7 +183,8 @@ func New(b Backend, opts Options) (*Server, error) {
 }
 
 // Handler returns the server's handler: the pages behind the Host check,
-// the token and the security headers.
+// the refusal of other sites' subresource requests, the token and the
+// security headers.
 func (s *Server) Handler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
@@ -204,6 +205,11 @@ func (s *Server) Handler() http.Handler {
 			http.Error(w, "host "+r.Host+" is not served here", http.StatusForbidden)
 			return
 		}
+		if crossSiteSubresource(r) {
+			http.Error(w, "another site's page asked for this as part of itself (Sec-Fetch-Site: cross-site): "+
+				"the catalog answers other sites only when a link to it is followed; open the address itself", http.StatusForbidden)
+			return
+		}
 		if s.opts.Token != "" {
 			// What a token guards is not for shared caches, nor for the
 			// browser's once the token is gone.
@@ -215,6 +221,21 @@ func (s *Server) Handler() http.Handler {
 		}
 		s.mux.ServeHTTP(w, r)
 	})
+}
+
+// crossSiteSubresource tells, by the Fetch Metadata browsers send,
+// whether r is what a page of another site asked for as part of itself
+// (an <img>, a script, a fetch, a frame), not a navigation to a page
+// (a link followed, an address typed). Such a request has the loopback
+// Host of the catalog's own address, so the Host check lets it through,
+// and its only effect would be the work of the page: a page anywhere on
+// the web could have its visitors' browsers render skills again and
+// again. Same-origin and same-site requests, a typed address ("none"),
+// and requests without the headers (curl, older browsers) pass.
+func crossSiteSubresource(r *http.Request) bool {
+	h := r.Header
+	return strings.EqualFold(h.Get("Sec-Fetch-Site"), "cross-site") &&
+		(!strings.EqualFold(h.Get("Sec-Fetch-Mode"), "navigate") || !strings.EqualFold(h.Get("Sec-Fetch-Dest"), "document"))
 }
 
 // hostAllowed accepts loopback names and the hosts Options adds.

@@ -444,3 +444,56 @@ func TestFilePagesOfFolders(t *testing.T) {
 		}
 	}
 }
+
+// A page of another site that embeds or fetches the catalog (an <img>
+// pointing at a skill's page, a script, a fetch, a frame) is refused by
+// the Fetch Metadata its browser sends, before anything is rendered;
+// following a link from another site, typing the address, the catalog's
+// own requests and clients that send no such headers are served.
+func TestCrossSiteSubresourcesRefused(t *testing.T) {
+	t.Parallel()
+	srv, renders := countingServer(t, fixture(t), nil)
+	locked := newServer(t, fixture(t), Options{Token: "s3cret"})
+	// What <img src="http://127.0.0.1:PORT/skills/evil"> on another
+	// site sends: refused before the body is rendered.
+	if code, _, _ := get(t, srv.URL+"/skills/evil", "Sec-Fetch-Site", "cross-site", "Sec-Fetch-Mode", "no-cors", "Sec-Fetch-Dest", "image"); code != http.StatusForbidden || renders.Load() != 0 {
+		t.Errorf("another site's image: %d, %d renderings", code, renders.Load())
+	}
+	for _, c := range []struct {
+		name, site, mode, dest string
+		want                   int
+	}{
+		{"curl", "", "", "", http.StatusOK},
+		{"typed address", "none", "navigate", "document", http.StatusOK},
+		{"link from another site", "cross-site", "navigate", "document", http.StatusOK},
+		{"the search box's fetch", "same-origin", "cors", "empty", http.StatusOK},
+		{"a same-site image", "same-site", "no-cors", "image", http.StatusOK},
+		{"another site's image", "cross-site", "no-cors", "image", http.StatusForbidden},
+		{"another site's fetch", "cross-site", "cors", "empty", http.StatusForbidden},
+		{"another site's no-cors fetch", "cross-site", "no-cors", "empty", http.StatusForbidden},
+		{"another site's script", "cross-site", "no-cors", "script", http.StatusForbidden},
+		{"another site's frame", "cross-site", "navigate", "iframe", http.StatusForbidden},
+		{"another site's style sheet", "Cross-Site", "no-cors", "style", http.StatusForbidden},
+		{"cross-site and nothing more", "cross-site", "", "", http.StatusForbidden},
+	} {
+		var header []string
+		for _, h := range [][2]string{{"Sec-Fetch-Site", c.site}, {"Sec-Fetch-Mode", c.mode}, {"Sec-Fetch-Dest", c.dest}} {
+			if h[1] != "" {
+				header = append(header, h[0], h[1])
+			}
+		}
+		for _, p := range []string{"/skills/evil", "/", "/assets/style.css"} {
+			code, _, body := get(t, srv.URL+p, header...)
+			if code != c.want {
+				t.Errorf("%s, GET %s: %d, want %d\n%s", c.name, p, code, c.want, body)
+			}
+			if code == http.StatusForbidden && !strings.Contains(body, "open the address itself") {
+				t.Errorf("%s: the refusal does not say why: %s", c.name, body)
+			}
+		}
+		// A token does not make another site's image welcome.
+		if code, _, _ := get(t, locked.URL+"/skills/evil", append(header, "Authorization", "Bearer s3cret")...); code != c.want {
+			t.Errorf("%s, with the token: %d, want %d", c.name, code, c.want)
+		}
+	}
+}
