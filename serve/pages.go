@@ -317,6 +317,28 @@ type draftRow struct {
 	Lines []diffLine
 }
 
+// Summary is the line under a draft's name: its description, when it
+// was proposed and what it replaces, leaving out what it lacks (a
+// draft's description may be empty) rather than the words around it.
+func (d draftRow) Summary() string {
+	first := strings.TrimSpace(d.Description)
+	if !d.ProposedAt.IsZero() {
+		if first == "" {
+			first = "Proposed " + date(d.ProposedAt)
+		} else {
+			first += ", proposed " + date(d.ProposedAt)
+		}
+	}
+	what := "a new skill"
+	if d.Against != "" {
+		what = "replaces " + d.Against
+	}
+	if first == "" {
+		return strings.ToUpper(what[:1]) + what[1:]
+	}
+	return first + "; " + what
+}
+
 type diffLine struct {
 	Kind, Text string // Kind: add, del, hunk, file or ""
 }

@@ -497,3 +497,44 @@ func TestCrossSiteSubresourcesRefused(t *testing.T) {
 		}
 	}
 }
+
+// The line under a draft's name leaves out what the draft lacks, not
+// just its value: an empty description leaves no ", proposed".
+func TestDraftSummary(t *testing.T) {
+	t.Parallel()
+	at := now.Add(-time.Hour)
+	cases := []struct {
+		draft Draft
+		want  string
+	}{
+		{Draft{Name: "a", Description: "Better PDFs", Against: "workspace/pdf", ProposedAt: at}, "Better PDFs, proposed 2026-12-01 11:00 UTC; replaces workspace/pdf"},
+		{Draft{Name: "b", Description: "Better PDFs", Against: "workspace/pdf"}, "Better PDFs; replaces workspace/pdf"},
+		{Draft{Name: "c", Description: "A new one", ProposedAt: at}, "A new one, proposed 2026-12-01 11:00 UTC; a new skill"},
+		{Draft{Name: "d", Against: "workspace/pdf", ProposedAt: at}, "Proposed 2026-12-01 11:00 UTC; replaces workspace/pdf"},
+		{Draft{Name: "e", Description: "  ", ProposedAt: at}, "Proposed 2026-12-01 11:00 UTC; a new skill"},
+		{Draft{Name: "f", Against: "team/pdf"}, "Replaces team/pdf"},
+		{Draft{Name: "g"}, "A new skill"},
+		{Draft{Name: "h", Description: "<b>bold</b> & co"}, "&lt;b&gt;bold&lt;/b&gt; &amp; co; a new skill"},
+	}
+	b := fixture(t)
+	for _, c := range cases {
+		b.drafts = append(b.drafts, c.draft)
+	}
+	srv := newServer(t, b, Options{})
+	code, _, page := get(t, srv.URL+"/drafts")
+	if code != http.StatusOK {
+		t.Fatalf("/drafts: %d\n%s", code, page)
+	}
+	for _, c := range cases {
+		section := page[strings.Index(page, `id="draft-`+c.draft.Name+`"`):]
+		section = section[:strings.Index(section, "</section>")]
+		if !strings.Contains(section, "<p>"+c.want+"</p>") {
+			t.Errorf("draft %s: no <p>%s</p> in\n%s", c.draft.Name, c.want, section)
+		}
+	}
+	for _, bad := range []string{"<p>,", "<p>;", "<p> "} {
+		if strings.Contains(page, bad) {
+			t.Errorf("the drafts page has %q", bad)
+		}
+	}
+}
