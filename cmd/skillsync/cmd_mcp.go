@@ -115,12 +115,14 @@ func serveMCPHTTP(ctx context.Context, srv *mcp.Server, addr string, stderr io.W
 		return fmt.Errorf("listen on %s: %w", addr, err)
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", srv.Handler())
+	// A page of another site in the user's browser may send a POST to a
+	// loopback port; its tools propose drafts. The SDK refuses another
+	// site's name (Host) itself, not another site's page.
+	mux.Handle("/mcp", http.NewCrossOriginProtection().Handler(srv.Handler()))
 	// No read or write limit: an event stream stays open. Each session
 	// holds its stream and may have a request in flight, and a session
 	// past the server's limit must get through to close the one idle
-	// longest: room for twice the sessions, and some. The SDK refuses
-	// another site's name itself.
+	// longest: room for twice the sessions, and some.
 	hs, ln := httpserver.New(mux, ln, httpserver.Limits{Idle: time.Minute, Conns: 2*mcp.DefaultMaxSessions + 64})
 	stopped := make(chan struct{})
 	go func() {

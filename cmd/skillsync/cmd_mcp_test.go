@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -419,6 +420,42 @@ func BenchmarkMCPSearchOverStdio(b *testing.B) {
 	for b.Loop() {
 		if _, err := cs.CallTool(ctx, params); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestMCPOverHTTPRefusesOtherSites: a browser's POST from another site's
+// page is refused before the SDK reads it; a client that is no browser
+// (no Sec-Fetch-Site, no Origin) is served.
+func TestMCPOverHTTPRefusesOtherSites(t *testing.T) {
+	t.Parallel()
+	endpoint := startServer(t, workspace(t), servingLine, "mcp", "--http", "127.0.0.1:0")
+	initialize := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
+	for _, tt := range []struct {
+		name    string
+		headers map[string]string
+		want    int
+	}{
+		{"cross-site fetch", map[string]string{"Sec-Fetch-Site": "cross-site"}, http.StatusForbidden},
+		{"another origin", map[string]string{"Origin": "https://evil.example"}, http.StatusForbidden},
+		{"no browser", nil, http.StatusOK},
+	} {
+		req, err := http.NewRequest(http.MethodPost, endpoint, strings.NewReader(initialize))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		for k, v := range tt.headers {
+			req.Header.Set(k, v)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != tt.want {
+			t.Errorf("%s: %s, want %d", tt.name, resp.Status, tt.want)
 		}
 	}
 }
