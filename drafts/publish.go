@@ -39,7 +39,7 @@ type InvalidSkillError struct {
 }
 
 func (e *InvalidSkillError) Error() string {
-	return fmt.Sprintf("skill %s is not published to %s: it has %d problems under strict validation", e.Skill, e.Source, len(e.Problems))
+	return fmt.Sprintf("skill %s is not published to %s: it has %d %s under strict validation", e.Skill, e.Source, len(e.Problems), plural(len(e.Problems), "problem"))
 }
 
 // Publish writes the skill in the directory dir into w, the source named

@@ -69,7 +69,11 @@ func (s *Server) addProposeTool() {
 		case dr.Valid:
 			out.Message = fmt.Sprintf("draft %s waits for a person to promote it (skillsync promote %s --approver WHO)", dr.Name, dr.Name)
 		default:
-			out.Message = fmt.Sprintf("draft %s has %d problems: it cannot be promoted until they are fixed", dr.Name, len(dr.Problems))
+			problems := "problems: it cannot be promoted until they are"
+			if len(dr.Problems) == 1 {
+				problems = "problem: it cannot be promoted until it is"
+			}
+			out.Message = fmt.Sprintf("draft %s has %d %s fixed", dr.Name, len(dr.Problems), problems)
 		}
 		return nil, out, nil
 	})
