@@ -42,6 +42,7 @@ func TestHiddenNames(t *testing.T) {
 			[]string{`:5: hidden: "PDF" is there already, as "pdf" on line 3 (names compare without case); remove one`}, []string{"pdf", "docx", "PDF"}},
 		{"twice with spaces", "hidden: [pdf, \" pdf\"]\n", nil, []string{`:1: hidden: " pdf" is there already, as "pdf"`}, []string{"pdf", " pdf"}},
 		{"three times", "hidden: [a, A, a]\n", nil, []string{`:1: hidden: "A" is there already`, `:1: hidden: "a" is there already`}, []string{"a", "A", "a"}},
+		{"a glob", "hidden: [pdf, \"experimental-*\"]\n", nil, []string{`:1: hidden: "experimental-*" is read as a name, not a pattern (hidden: takes no globs)`}, []string{"pdf", "experimental-*"}},
 		{"not a list", "hidden: pdf\n", []string{`:1: key "hidden" in the config: "pdf" is not a list`}, nil, nil},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -369,6 +369,10 @@ func (r *rawConfig) resolveHidden(cfg *Config) []error {
 			errs = append(errs, fmt.Errorf("line %d: hidden: %q is not a skill name (one folder name: not empty, no / or \\, not starting with '.', no control or formatting character, at most 255 bytes), so it hides nothing; write the name of a skill, such as pdf", line, h))
 			continue
 		}
+		if strings.ContainsAny(h, "*?[") {
+			// skills: takes globs, and hidden: looks like it.
+			cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("line %d: hidden: %q is read as a name, not a pattern (hidden: takes no globs): it hides only a skill of exactly that name; list each skill to hide", line, h))
+		}
 		k := layering.Key(h)
 		if j, dup := first[k]; dup {
 			where := ""
