@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -186,5 +187,40 @@ func TestAPendingImportOverACorruptUsageFile(t *testing.T) {
 	}
 	if n := useCount(t, store, "pdf"); n != 1 {
 		t.Errorf("pdf counted %d times, want once", n)
+	}
+}
+
+// TestALostImportStateCountsNothingAgain: the import state gone (deleted,
+// or a backup that restored the usage file alone) while the usage file
+// says an import of the agent counted its calls: the next import refuses,
+// saying to pass --since, rather than count every call on disk again;
+// with since it goes on from there.
+func TestALostImportStateCountsNothingAgain(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	ws, projects := t.TempDir(), t.TempDir()
+	skills := filepath.Join(ws, "skills")
+	claudeTranscript(t, ws, projects, "pdf")
+	store, j := curator.NewStore(skills), journal(skills)
+	rec := &usageFile{store: store}
+	if _, err := j.Import(ctx, rec, claude.New(ws, projects), time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(j.StatePath); err != nil {
+		t.Fatal(err)
+	}
+	r, err := j.Import(ctx, rec, claude.New(ws, projects), time.Time{})
+	if err == nil || !strings.Contains(err.Error(), "--since") {
+		t.Errorf("the import without its state: %+v, %v; want a refusal naming --since", r, err)
+	}
+	if n := useCount(t, store, "pdf"); n != 1 {
+		t.Errorf("pdf counted %d times, want once", n)
+	}
+	// --since past the call counted: nothing more.
+	if _, err := j.Import(ctx, rec, claude.New(ws, projects), time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)); err != nil {
+		t.Fatalf("the import with since: %v", err)
+	}
+	if n := useCount(t, store, "pdf"); n != 1 {
+		t.Errorf("after the import with since, pdf counted %d times, want once", n)
 	}
 }

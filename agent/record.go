@@ -163,6 +163,9 @@ func (j Journal) Import(ctx context.Context, rec Recorder, imp Importer, since t
 	if err := settle(state, rec, imp.Name()); err != nil {
 		return nil, err
 	}
+	if err := lostState(state, rec, imp.Name(), j.StatePath, since); err != nil {
+		return nil, err
+	}
 	batch, err := imp.Import(ctx, since, state.Agents[imp.Name()])
 	if err != nil {
 		return nil, fmt.Errorf("import usage from %s: %w", imp.Name(), err)
@@ -292,6 +295,24 @@ func settle(state *State, rec Recorder, agent string) error {
 	}
 	delete(state.Pending, agent)
 	return nil
+}
+
+// lostState refuses an import of the agent, without since, whose marks
+// the state lacks (the imported file deleted, or a backup that brought
+// the usage file back alone) while the usage file names an import of
+// its records: every import that counts a call saves its marks, so those
+// calls are counted, and reading every record from its start would count
+// them all again. The caller decides from when with since, as for an
+// imported file that does not parse.
+func lostState(state *State, rec Recorder, agent, path string, since time.Time) error {
+	if _, ok := state.Agents[agent]; ok || !since.IsZero() {
+		return nil
+	}
+	last, err := rec.LastImport(agent)
+	if err != nil || last == "" {
+		return nil // no import counted here; a usage file that cannot be read fails the write
+	}
+	return fmt.Errorf("import usage from %s: the usage file holds an import of its records, but %s does not say how far it read (removed, or brought back from another time); run skillsync usage import %s --since the time of the last import: without --since every call on disk is counted again", agent, path, agent)
 }
 
 // HookMark is the key under which the usage file names the last call a
