@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -298,6 +299,69 @@ func TestNotReadyOnAnUnevenSchedule(t *testing.T) {
 		s := &State{SyncEvery: Seconds(Interval(tc.schedule).Seconds()), SyncSchedule: tc.schedule, Sources: map[string]SourceState{"a": {LastSuccess: &last}}}
 		if got := len(s.NotReady(tc.now)) > 0; got != tc.stale {
 			t.Errorf("%s, last %s, now %s: stale %v, want %v", tc.schedule, tc.last.Format(time.RFC3339), tc.now.Format(time.RFC3339), got, tc.stale)
+		}
+	}
+}
+
+// orderEngine records which of Import and Curate ran, in order; its
+// import fails when failImport is set.
+type orderEngine struct {
+	stuckEngine
+	failImport bool
+	calls      []string
+}
+
+func (e *orderEngine) Settings() Settings {
+	return Settings{Curate: "@every 1h", Import: "@every 1h", Sources: []string{"team"}}
+}
+
+func (e *orderEngine) Import(context.Context) ([]ImportResult, error) {
+	e.calls = append(e.calls, "import")
+	if e.failImport {
+		return nil, errors.New("import claude: the marks are lost")
+	}
+	return nil, nil
+}
+
+func (e *orderEngine) Curate(context.Context) (*CurateResult, error) {
+	e.calls = append(e.calls, "curate")
+	return &CurateResult{}, nil
+}
+
+// TestCurationImportsFirst: the curate job imports the agents' records
+// before it curates, so a skill used since the last import is not taken
+// for idle; when the import fails, nothing is curated, and the state
+// says why.
+func TestCurationImportsFirst(t *testing.T) {
+	t.Parallel()
+	for _, fail := range []bool{false, true} {
+		m := newMonitor(slog.New(slog.DiscardHandler))
+		eng := &orderEngine{failImport: fail}
+		m.configured(eng.Settings())
+		setup, err := jobs(eng, slog.New(slog.DiscardHandler), m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, j := range setup.Jobs {
+			if j.Name() != JobCurate {
+				continue
+			}
+			err := j.Run(context.Background())
+			want := []string{"import", "curate"}
+			if fail {
+				want = []string{"import"}
+				if err == nil || !strings.Contains(err.Error(), "curation waits for the agents' records") {
+					t.Errorf("curation over a failed import: %v", err)
+				}
+				if st := m.Snapshot(); st.LastCurate != nil || !strings.Contains(st.LastCurateError, "the marks are lost") {
+					t.Errorf("state after a failed import: last %v, error %q", st.LastCurate, st.LastCurateError)
+				}
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(eng.calls, want) {
+				t.Errorf("import failing %v: calls %v, want %v", fail, eng.calls, want)
+			}
 		}
 	}
 }

@@ -204,7 +204,7 @@ func jobs(eng Engine, log *slog.Logger, m *monitor) (Setup, error) {
 			return syncJob(eng, req, log, m)
 		})),
 		NewJob(JobCurate, st.Curate, func(ctx context.Context) error {
-			res, err := curateRun(ctx, eng, log)
+			res, err := importThenCurate(ctx, eng, log, m)
 			if m != nil {
 				m.curated(res, err, NextRun(st.Curate, time.Now()))
 			}
@@ -270,6 +270,18 @@ func syncJob(eng Engine, req SyncRequest, log *slog.Logger, m *monitor) func(con
 	}
 }
 
+// importThenCurate imports what agents did since the last import, then
+// curates: a skill an agent used since would look idle, and once
+// archived its use could not be recorded at all (an import records uses
+// of the workspace's skills only). A failed import leaves the skills as
+// they are, and says so.
+func importThenCurate(ctx context.Context, eng Engine, log *slog.Logger, m *monitor) (*CurateResult, error) {
+	if err := importRun(ctx, eng, log, m); err != nil {
+		return nil, fmt.Errorf("curation waits for the agents' records, whose import failed: %w", err)
+	}
+	return curateRun(ctx, eng, log)
+}
+
 func curateRun(ctx context.Context, eng Engine, log *slog.Logger) (*CurateResult, error) {
 	res, err := eng.Curate(ctx)
 	if err != nil {
@@ -291,23 +303,27 @@ func ImportJob(eng Engine, spec string, log *slog.Logger) Job {
 }
 
 func importJob(eng Engine, spec string, log *slog.Logger, m *monitor) Job {
-	return NewJob(JobImport, spec, func(ctx context.Context) error {
-		results, err := eng.Import(ctx)
-		if m != nil {
-			m.imported(results)
+	return NewJob(JobImport, spec, func(ctx context.Context) error { return importRun(ctx, eng, log, m) })
+}
+
+// importRun imports every known agent's records once, logging one line
+// per agent.
+func importRun(ctx context.Context, eng Engine, log *slog.Logger, m *monitor) error {
+	results, err := eng.Import(ctx)
+	if m != nil {
+		m.imported(results)
+	}
+	for _, r := range results {
+		for _, u := range r.Unreadable {
+			log.Warn("import passed over a record; it is tried again next time", "agent", r.Agent, "error", u)
 		}
-		for _, r := range results {
-			for _, u := range r.Unreadable {
-				log.Warn("import passed over a record; it is tried again next time", "agent", r.Agent, "error", u)
-			}
-			log.Info("imported", "agent", r.Agent, "files", r.Files, "uses", r.Uses, "views", r.Views,
-				"unknown", r.Unknown, "malformed", r.Malformed, "too_long", r.TooLong, "reactivated", r.Reactivated)
-			if len(r.MalformedAt) > 0 {
-				log.Warn("import skipped lines that did not parse", "agent", r.Agent, "malformed", r.Malformed, "first_at", r.MalformedAt)
-			}
+		log.Info("imported", "agent", r.Agent, "files", r.Files, "uses", r.Uses, "views", r.Views,
+			"unknown", r.Unknown, "malformed", r.Malformed, "too_long", r.TooLong, "reactivated", r.Reactivated)
+		if len(r.MalformedAt) > 0 {
+			log.Warn("import skipped lines that did not parse", "agent", r.Agent, "malformed", r.Malformed, "first_at", r.MalformedAt)
 		}
-		return err
-	})
+	}
+	return err
 }
 
 // statChecked runs sync with a stat check of every cached and target file

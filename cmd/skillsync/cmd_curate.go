@@ -12,11 +12,12 @@ import (
 )
 
 type curateOptions struct {
-	dryRun bool
-	now    string
-	force  bool
-	source string
-	fleet  bool
+	dryRun   bool
+	now      string
+	force    bool
+	source   string
+	fleet    bool
+	noImport bool
 }
 
 func newCurateCommand(a *app, runF func(context.Context, *curateOptions) error) *cobra.Command {
@@ -30,7 +31,10 @@ func newCurateCommand(a *app, runF func(context.Context, *curateOptions) error) 
   any    -> archived    idle for curator.archive_after (default 2160h)
   stale  -> active      used or viewed since it became stale
 
-Idle time runs from the latest use, view or first sighting. Pinned skills
+First the agents' records are imported (as skillsync usage import does; not
+in a dry run, nor with --no-import), so a skill used since the last import is
+not taken for idle. Idle time runs from the latest use, view or first
+sighting. Pinned skills
 never change. A local skill is archived by moving it to
 <layer dir>/.archive/<name>-<UTC stamp>/; a marketplace skill leaves the cache
 and the targets. skillsync restore undoes either. Nothing changes while any
@@ -60,6 +64,7 @@ direct); reverting it brings them back. --dry-run prints the plan.`,
 	cmd.Flags().BoolVar(&opts.force, "force", false, "curate even when a skill was used within min_idle")
 	cmd.Flags().StringVar(&opts.source, "source", "", "with --fleet, retire this marketplace source's fleet-idle skills upstream")
 	cmd.Flags().BoolVar(&opts.fleet, "fleet", false, "with --source, decide on the whole fleet's usage (see docs/fleet.md)")
+	cmd.Flags().BoolVar(&opts.noImport, "no-import", false, "curate without importing the agents' records first")
 	return cmd
 }
 
@@ -80,6 +85,9 @@ func (a *app) runCurate(ctx context.Context, opts *curateOptions) error {
 	}
 	eng, err := a.engine()
 	if err != nil {
+		return err
+	}
+	if err := a.importForCuration(ctx, eng, opts); err != nil {
 		return err
 	}
 	plan, err := eng.Curate(ctx, co)
@@ -103,6 +111,31 @@ func (a *app) runCurate(ctx context.Context, opts *curateOptions) error {
 	fmt.Fprintf(a.stdout, "checked %s, %s %d\n", plural(plan.Checked, "skill"), verb, len(plan.Changes))
 	if plan.ArchiveHeld != "" {
 		fmt.Fprintf(a.stderr, "nothing archived: %s\n", plan.ArchiveHeld)
+	}
+	return nil
+}
+
+// importForCuration imports what agents did since the last import,
+// before curation judges idle time: a skill an agent used since would
+// look idle, and once archived its use could not be recorded at all (an
+// import records uses of the workspace's skills only). A dry run imports
+// nothing, and says so; --no-import leaves it to the caller.
+func (a *app) importForCuration(ctx context.Context, eng *skillsync.Engine, opts *curateOptions) error {
+	if opts.noImport {
+		return nil
+	}
+	if opts.dryRun {
+		a.warn("the agents' records were not imported (a dry run changes nothing): a skill they used since the last skillsync usage import may show as idle here")
+		return nil
+	}
+	reports, err := eng.ImportAll(ctx)
+	for _, r := range reports {
+		for _, u := range r.Unreadable {
+			a.warn("usage import passed over a record, tried again next time: %s", safe(u))
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("curation waits for the agents' records, whose import failed (skillsync usage import says more; curate --no-import curates without them): %w", err)
 	}
 	return nil
 }

@@ -840,3 +840,40 @@ func TestDaemonWithoutItsConfig(t *testing.T) {
 		t.Errorf("the daemon built the deleted workspace again: %v", err)
 	}
 }
+
+// TestCurateImportsFirst: a skill an agent used since the last import is
+// not taken for idle: curate imports the agents' records first, so the
+// use counts and the skill stays active. Curated before the import, the
+// skill was archived, and the import then could not record its use.
+func TestCurateImportsFirst(t *testing.T) {
+	t.Parallel()
+	ws, projects := claudeWorkspace(t)
+	cfgFile := filepath.Join(ws, "skillsync.yaml")
+	skilltest.WriteFile(t, cfgFile, skilltest.ReadFile(t, cfgFile)+"curator:\n  stale_after: 45m\n  archive_after: 1h\n  min_idle: 10m\n")
+	if r := run(t, ws, "pin", "skillsync"); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	if r := run(t, ws, "use", "skillsync"); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	now := time.Now().UTC()
+	used := now.Add(90 * time.Minute).Format(time.RFC3339)
+	skilltest.AppendLines(t, filepath.Join(projects, "s.jsonl"), toolLine(used, ws, "Skill", `{"skill":"writing-skills"}`))
+	later := now.Add(2 * time.Hour).Format(time.RFC3339)
+
+	// A dry run imports nothing, and says what that means.
+	dry := run(t, ws, "curate", "--dry-run", "--now", later)
+	if dry.code != 0 || !strings.Contains(dry.stderr, "the agents' records were not imported") {
+		t.Errorf("dry run: %d %s %s", dry.code, dry.stdout, dry.stderr)
+	}
+	r := run(t, ws, "curate", "--now", later)
+	if r.code != 0 || strings.Contains(r.stdout, "writing-skills:") {
+		t.Fatalf("curate: %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if u := usageOf(t, ws)["marketplace:builtin/writing-skills"]; u.UseCount != 1 || u.LastSource != "import" {
+		t.Errorf("writing-skills's usage = %+v", u)
+	}
+	if l := run(t, ws, "list"); !strings.Contains(l.stdout, "writing-skills") {
+		t.Errorf("writing-skills is not listed:\n%s", l.stdout)
+	}
+}
