@@ -893,11 +893,6 @@ func syncDirs(staging string, dirs map[string]bool) error {
 	return errors.Join(errs...)
 }
 
-func syncDir(dir string) error {
-	f, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	return f.Sync()
-}
+// syncDir makes the entries of dir durable where the system can
+// (platform.SyncDir).
+func syncDir(dir string) error { return platform.SyncDir(dir) }

@@ -296,15 +296,6 @@ func OpenNoFollow(path string, flag int, perm os.FileMode) (*os.File, error) {
 	return f, nil
 }
 
-// SyncDir fsyncs a directory, making the renames in it durable.
-func SyncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("fsync %s: %w", dir, err)
-	}
-	return nil
-}
+// SyncDir fsyncs a directory, making the renames in it durable, where the
+// system can (platform.SyncDir: Windows cannot).
+func SyncDir(dir string) error { return platform.SyncDir(dir) }

@@ -19,6 +19,8 @@
 //     Windows).
 //   - TryLock and Unlock: the advisory file lock (flock on Unix,
 //     LockFileEx on Windows).
+//   - SyncDir: fsync a directory, so the renames in it are durable;
+//     nothing on Windows, which cannot flush a directory.
 //   - SyncFS, ChangeTime, FileKey, Links, OwnedByMe, IsTerminal: what the
 //     file system and the terminal tell, as far as each system tells it.
 //   - SetProcAttr: the process attributes the test helpers use (run as
