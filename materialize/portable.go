@@ -76,7 +76,7 @@ func (r fsRules) checkFiles(list []skill.File) error {
 			paths[i] = f.Path
 		}
 		if p, other := skill.CaseCollision(paths); p != "" {
-			return &fileError{p, fmt.Errorf("differs only in case from %q: a case-insensitive file system (macOS, Windows) holds one of them", other)}
+			return &fileError{p, fmt.Errorf("differs only in case or Unicode normalization from %q: a case-insensitive file system (macOS, Windows) holds one of them", other)}
 		}
 	}
 	return nil

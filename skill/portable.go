@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"unicode"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // What a skill must avoid to be written on every system: names Windows
@@ -16,7 +18,12 @@ import (
 
 // FoldName is name with case folded the way case-insensitive file
 // systems compare: each letter becomes the smallest of its case-folding
-// orbit (so K, k and the Kelvin sign, or Σ, σ and ς, are one).
+// orbit (so K, k and the Kelvin sign, or Σ, σ and ς, are one). The name
+// is decomposed first (Unicode NFD), because macOS compares names blind
+// to normalization too: APFS takes é as one character and as e with a
+// combining accent for one name, and HFS+ stores every name decomposed,
+// so two files a skill holds under these two spellings are one file
+// there.
 func FoldName(name string) string {
 	return strings.Map(func(r rune) rune {
 		low := r
@@ -26,7 +33,7 @@ func FoldName(name string) string {
 			}
 		}
 		return low
-	}, name)
+	}, norm.NFD.String(name))
 }
 
 // windowsDevices are the names Windows reserves in every folder, with or
@@ -108,7 +115,7 @@ func Portability(name, dir string, files []File) []Problem {
 		}
 	}
 	if p, other := CaseCollision(paths); p != "" {
-		problem(path.Join(dir, p), fmt.Sprintf("%q differs only in case from %q: a case-insensitive file system (macOS, Windows) holds one of them", p, other))
+		problem(path.Join(dir, p), fmt.Sprintf("%q differs only in case or Unicode normalization from %q: a case-insensitive file system (macOS, Windows) holds one of them", p, other))
 	}
 	return out
 }

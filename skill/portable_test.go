@@ -18,7 +18,13 @@ func TestWindowsNameProblem(t *testing.T) {
 
 func TestFoldName(t *testing.T) {
 	t.Parallel()
-	for _, same := range [][2]string{{"README.md", "readme.md"}, {"K", "\u212a"}, {"Σ", "ς"}, {"σ", "ς"}, {"Docs/A", "docs/a"}} {
+	for _, same := range [][2]string{
+		{"README.md", "readme.md"}, {"K", "\u212a"}, {"Σ", "ς"}, {"σ", "ς"}, {"Docs/A", "docs/a"},
+		// One name to macOS (APFS compares names normalization-blind,
+		// HFS+ stores them decomposed): é as one character and as e with
+		// a combining accent, in either case.
+		{"caf\u00e9.md", "cafe\u0301.md"}, {"CAF\u00c9.md", "cafe\u0301.md"}, {"\u212b", "A\u030a"},
+	} {
 		if FoldName(same[0]) != FoldName(same[1]) {
 			t.Errorf("%q and %q fold apart", same[0], same[1])
 		}
@@ -32,6 +38,9 @@ func TestCaseCollisionAndPortability(t *testing.T) {
 	t.Parallel()
 	if p, o := CaseCollision([]string{"Docs/a.md", "SKILL.md", "docs/b.md"}); p != "docs/b.md" || o != "Docs" {
 		t.Errorf("CaseCollision = %q, %q", p, o)
+	}
+	if p, o := CaseCollision([]string{"SKILL.md", "r\u00e9f/a.md", "re\u0301f/b.md"}); p != "re\u0301f/b.md" || o != "r\u00e9f" {
+		t.Errorf("CaseCollision of a folder in NFC and in NFD = %q, %q", p, o)
 	}
 	if p, _ := CaseCollision([]string{"SKILL.md", "docs/a.md", "docs/b.md"}); p != "" {
 		t.Errorf("CaseCollision found %q in distinct paths", p)
