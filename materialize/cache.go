@@ -603,12 +603,13 @@ func skillError(source, name string, err error) *SkillError {
 	return e
 }
 
-// foreign warns of the entries of dir that skillsync did not make.
+// foreign warns of the entries of dir that skillsync did not make, but
+// for what a file browser leaves there (osLitter).
 func foreign(dir string, known func(name string) bool) []string {
 	var out []string
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
-		if !known(e.Name()) {
+		if !known(e.Name()) && (e.IsDir() || !osLitter(dir, e.Name())) {
 			out = append(out, fmt.Sprintf("%s was not made by skillsync and is left alone", filepath.Join(dir, e.Name())))
 		}
 	}

@@ -246,7 +246,7 @@ func (st *stager) finishPatch(files map[string]FileRecord) *patch {
 		}
 	}
 	if !st.w.trusts() {
-		for _, extra := range extraFiles(st.live, files) {
+		for _, extra := range st.w.rules.extraFiles(st.live, files) {
 			rel, _ := filepath.Rel(st.live, extra)
 			if p.kind != patchRemove || filepath.ToSlash(rel) != p.path {
 				return nil

@@ -24,6 +24,11 @@ type fsRules struct {
 	// noExecBit: the system keeps no executable bit (Windows stats every
 	// file 0666, or 0444 when read-only), so a recorded mode is no drift.
 	noExecBit bool
+	// normBlind: names that differ only in Unicode normalization are one
+	// name, and a listing may give the other spelling than the one
+	// written (macOS: APFS compares names blind to normalization, HFS+
+	// stores and lists them decomposed).
+	normBlind bool
 }
 
 // hostRules are the rules of the system skillsync runs on. A Linux file
@@ -35,7 +40,7 @@ func hostRules() fsRules {
 	case "windows":
 		return fsRules{foldCase: true, windowsNames: true, noExecBit: true}
 	case "darwin", "ios":
-		return fsRules{foldCase: true}
+		return fsRules{foldCase: true, normBlind: true}
 	}
 	return fsRules{}
 }

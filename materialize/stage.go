@@ -291,7 +291,7 @@ func (st *stager) run(o stageOptions) (*staged, error) {
 		// Every wanted file is in place; a file that should be gone may not
 		// be: one the record does not know, or one a patch added before
 		// its sync stopped.
-		changed = len(extraFiles(st.live, rec.files)) > 0
+		changed = len(st.w.rules.extraFiles(st.live, rec.files)) > 0
 	}
 	if !changed {
 		st.w.count(Stats{Unchanged: len(st.list)})

@@ -6,8 +6,10 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strings"
 
 	"golang.org/x/sync/errgroup"
+	"golang.org/x/text/unicode/norm"
 )
 
 // DiffKind is how a file differs from its record.
@@ -130,19 +132,60 @@ func verifySkill(dir string, files map[string]FileRecord) []Difference {
 	return diffs
 }
 
-// extraFiles lists, sorted, the files below dir that files does not hold.
+// extraFiles lists, sorted, the files below dir that files does not hold,
+// under the rules of this system (fsRules.extraFiles).
 func extraFiles(dir string, files map[string]FileRecord) []string {
+	return hostRules().extraFiles(dir, files)
+}
+
+// extraFiles lists, sorted, the files below dir that files does not hold.
+// What a system's file browser leaves in any folder it shows (osLitter)
+// is none: a user who looked at a skill in Finder did not edit it. Where
+// names are normalization-blind, a file listed in another normalization
+// than its record's path is that file.
+func (r fsRules) extraFiles(dir string, files map[string]FileRecord) []string {
 	var extra []string
+	var nfc map[string]bool
 	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return nil
 		}
 		rel, _ := filepath.Rel(dir, p)
-		if _, ok := files[filepath.ToSlash(rel)]; !ok {
-			extra = append(extra, p)
+		rel = filepath.ToSlash(rel)
+		if _, ok := files[rel]; ok || osLitter(filepath.Dir(p), d.Name()) {
+			return nil
 		}
+		if r.normBlind {
+			if nfc == nil {
+				nfc = make(map[string]bool, len(files))
+				for f := range files {
+					nfc[norm.NFC.String(f)] = true
+				}
+			}
+			if nfc[norm.NFC.String(rel)] {
+				return nil
+			}
+		}
+		extra = append(extra, p)
 		return nil
 	})
 	sort.Strings(extra)
 	return extra
+}
+
+// osLitter reports whether name, a file in dir, is one a file browser
+// makes on its own in the folders it shows: .DS_Store (macOS Finder),
+// Thumbs.db (Windows Explorer, on network folders), or an AppleDouble
+// file ._X beside X, where macOS keeps the extended attributes of X on a
+// file system without them (FAT, exFAT, SMB shares).
+func osLitter(dir, name string) bool {
+	switch name {
+	case ".DS_Store", "Thumbs.db":
+		return true
+	}
+	if x, ok := strings.CutPrefix(name, "._"); ok && x != "" {
+		_, err := os.Lstat(filepath.Join(dir, x))
+		return err == nil
+	}
+	return false
 }

@@ -707,7 +707,7 @@ func (w *writer) edited(live string, rec *SkillRecord) bool {
 			return true
 		}
 	}
-	return len(extraFiles(live, rec.Files())) > 0
+	return len(w.rules.extraFiles(live, rec.Files())) > 0
 }
 
 // realDir reports whether path is a directory and not a symbolic link.
