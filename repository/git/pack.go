@@ -12,6 +12,7 @@ import (
 	"hash"
 	"hash/crc32"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -317,12 +318,17 @@ func installPack(ctx context.Context, name, dir string, sw *spoolWriter) error {
 	if err != nil {
 		return err
 	}
-	defer f.Close()
 	info, err := f.Stat()
 	if err != nil {
+		f.Close()
 		return err
 	}
 	idx, sum, err := indexPackInto(ctx, f, info.Size(), dir, inMemoryObject, deltaBaseBudget, sw)
+	// Closed before the rename: Windows refuses to rename a file open
+	// without FILE_SHARE_DELETE, as os.Open opens it.
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
 	if err != nil {
 		return err
 	}
@@ -350,6 +356,14 @@ func installIndexed(name, dir string, idx *idxfile.MemoryIndex, sum plumbing.Has
 		return err
 	}
 	if err := tmp.Close(); err != nil {
+		return err
+	}
+	// An index without its pack is one a stop between the two renames
+	// below left, of no installed pack. It goes first: it is read-only,
+	// and Windows refuses to rename over a read-only file
+	// (ERROR_ACCESS_DENIED), which would fail every later fetch of this
+	// pack.
+	if err := os.Remove(base + ".idx"); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
 	for _, mv := range [][2]string{{tmp.Name(), base + ".idx"}, {name, base + ".pack"}} {
