@@ -248,3 +248,49 @@ func TestCanaryKilledMidPromotion(t *testing.T) {
 		}
 	})
 }
+
+// TestJournalNeverWritesThroughALink: a draft's folder that is a link
+// when a journal is recovered (planted with the journal, or swapped in
+// after the kill) is not written through: the file where it leads, even
+// one that is the edited SKILL.md to the byte, keeps its content, as
+// stage refuses such a folder.
+func TestJournalNeverWritesThroughALink(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	gt := newGate(t, Policy{})
+	gt.propose(t, "pdf", "Read PDFs.")
+	draft := filepath.Join(gt.layout.DraftsDir(), "pdf")
+	edit, err := canary("pdf", PromoteOptions{Rollout: "10%", Environments: []string{"prod"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lock, err := gt.Folder.Lock(ctx, "pdf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := gt.Folder.stage("pdf", edit); err != nil {
+		t.Fatal(err)
+	}
+	lock.Close()
+	edited, err := os.ReadFile(filepath.Join(draft, "SKILL.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Elsewhere, outside the workspace: a file the journal's sum fits.
+	outside := t.TempDir()
+	if err := os.WriteFile(filepath.Join(outside, "SKILL.md"), edited, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(draft); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, draft); err != nil {
+		t.Fatal(err)
+	}
+	if lock, err := gt.Folder.Lock(ctx, "pdf"); err == nil {
+		lock.Close()
+	}
+	if now, _ := os.ReadFile(filepath.Join(outside, "SKILL.md")); string(now) != string(edited) {
+		t.Errorf("the journal was put back through the draft's link, over %s:\n%s", outside, now)
+	}
+}

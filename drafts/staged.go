@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 
 	"github.com/skillsync/skillsync/internal/atomicfile"
+	"github.com/skillsync/skillsync/internal/realdir"
 	"github.com/skillsync/skillsync/skill"
 )
 
@@ -65,6 +66,7 @@ func (d *Folder) dropJournal(name string) error {
 // recoverJournal puts back the SKILL.md of a promotion that was killed
 // after its edit, under the draft's lock. A journal that cannot be read
 // is kept, and the error names it: the draft's own SKILL.md may be in it.
+// A draft's folder that is a link is not written through.
 func (d *Folder) recoverJournal(name string) error {
 	path := d.journal(name)
 	data, err := atomicfile.ReadBounded(path, maxSkillMD+2*sha256.Size+maxNameBytes+2)
@@ -79,9 +81,13 @@ func (d *Folder) recoverJournal(name string) error {
 	if !ok || !ok2 || len(want) != 2*sha256.Size || !skill.ValidName(string(staged)) || lockKey(string(staged)) != lockKey(name) {
 		return fmt.Errorf("draft %s: %s is not a journal skillsync wrote; look at it, then delete it", name, path)
 	}
-	skillMD := filepath.Join(d.dir, string(staged), "SKILL.md")
+	// The draft's folder is checked as stage checks it: a link standing
+	// for it (planted with the journal, or swapped in since) is never
+	// written through, and its SKILL.md is left where it leads.
+	dir := filepath.Join(d.dir, string(staged))
+	skillMD := filepath.Join(dir, "SKILL.md")
 	now, err := atomicfile.ReadBounded(skillMD, maxSkillMD)
-	if err == nil {
+	if err == nil && realdir.Check(dir) == nil {
 		sum := sha256.Sum256(now)
 		if hex.EncodeToString(sum[:]) == string(want) {
 			if err := atomicfile.WriteFile(skillMD, old, 0o644); err != nil {
