@@ -118,8 +118,9 @@ func serveMCPHTTP(ctx context.Context, srv *mcp.Server, addr string, stderr io.W
 	// A page of another site in the user's browser may send a POST to a
 	// loopback port; its tools propose drafts. The SDK refuses another
 	// site's name (Host) itself, not another site's page.
-	mux.Handle("/mcp", http.NewCrossOriginProtection().Handler(srv.Handler()))
-	// No read or write limit: an event stream stays open. Each session
+	mux.Handle("/mcp", http.NewCrossOriginProtection().Handler(httpserver.BodyDeadline(srv.Handler(), 30*time.Second)))
+	// No read or write limit: an event stream stays open (a body has 30
+	// seconds to arrive, BodyDeadline). Each session
 	// holds its stream and may have a request in flight, and a session
 	// past the server's limit must get through to close the one idle
 	// longest: room for twice the sessions, and some.
