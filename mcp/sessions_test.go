@@ -308,3 +308,37 @@ func TestMCPStdioAnswersEverythingReadBeforeAReadError(t *testing.T) {
 type errReader struct{ err error }
 
 func (r errReader) Read([]byte) (int, error) { return 0, r.err }
+
+// TestMCPStdioReadsABatchOverSeveralLines: a batch written over several
+// lines is read whole, even where its last message stands on a line of
+// its own, a message there too: only a value left open that is no JSON
+// ("{bad json") ends where such a line starts.
+func TestMCPStdioReadsABatchOverSeveralLines(t *testing.T) {
+	t.Parallel()
+	s := newServer(t, fixture(t), Options{})
+	var in bytes.Buffer
+	in.WriteString(initializeBody + "\n")
+	in.WriteString("[\n" + `{"jsonrpc":"2.0","id":2,"method":"ping"},` + "\n" + `{"jsonrpc":"2.0","id":3,"method":"ping"}` + "\n]\n")
+	out := &bytes.Buffer{}
+	if err := s.Run(context.Background(), Stdio(&in, out)); err != nil {
+		t.Fatalf("the connection ended: %v", err)
+	}
+	var batch []struct {
+		ID    int `json:"id"`
+		Error any `json:"error"`
+	}
+	sc := bufio.NewScanner(out)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		if bytes.HasPrefix(sc.Bytes(), []byte("[")) {
+			if err := json.Unmarshal(sc.Bytes(), &batch); err != nil {
+				t.Fatal(err)
+			}
+		} else if bytes.Contains(sc.Bytes(), []byte(`"error"`)) {
+			t.Errorf("an error was answered: %s", sc.Bytes())
+		}
+	}
+	if len(batch) != 2 || batch[0].ID+batch[1].ID != 5 || batch[0].Error != nil || batch[1].Error != nil {
+		t.Errorf("the batch's answer: %+v, want both pings answered in one batch", batch)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"strings"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -91,9 +92,10 @@ func (g *lineGuard) next() ([]byte, error) {
 			continue
 		}
 		line := msg[start:]
-		if start > 0 && len(bytes.TrimSpace(line)) > 0 {
+		if start > 0 && open.bad && len(bytes.TrimSpace(line)) > 0 {
 			if _, ok := wellFormed(line); ok {
-				// What was left open was not a message.
+				// What was left open was not a message; a batch's
+				// last message, on a line of its own, ends none.
 				if werr := g.answer(msg[:start], jsonrpc.CodeParseError, nil); werr != nil {
 					return nil, werr
 				}
@@ -116,6 +118,9 @@ func (g *lineGuard) next() ([]byte, error) {
 type nesting struct {
 	depth, deepest   int
 	inString, escape bool
+	// bad is set by a byte JSON never has outside its strings (the b of
+	// "{bad json"): what is open then is no message still to end.
+	bad bool
 }
 
 // scan reads line and reports whether a value is still open after it. A
@@ -136,10 +141,18 @@ func (n *nesting) scan(line []byte) bool {
 			n.deepest = max(n.deepest, n.depth)
 		case b == '}' || b == ']':
 			n.depth--
+			n.bad = n.bad || n.depth < 0
+		case !strings.ContainsRune(jsonOutside, rune(b)):
+			n.bad = true
 		}
 	}
 	return n.depth > 0 && !n.inString
 }
+
+// jsonOutside are the bytes JSON may have outside its strings but the
+// brackets and quotes: white space, separators, numbers' and the letters
+// of true, false and null.
+const jsonOutside = " \t\r\n,:-+.0123456789eEtrufalsn"
 
 // wellFormed reports whether the SDK can read msg: white space, or one
 // JSON-RPC message or a batch of them. If not, code is the JSON-RPC
