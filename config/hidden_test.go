@@ -10,10 +10,11 @@ import (
 
 // TestHiddenNames: hidden: takes skill names, checked as a skill's own
 // name is once put in its form (skill.ValidName after
-// skill.NormalizeName). A name no skill can have hides nothing, and is
-// refused as a bad skills: glob is, naming the file and the line of the
-// name; a name written twice (compared as the catalog compares names,
-// without case) does no harm and is a warning naming both lines.
+// skill.NormalizeName). A name no skill can have hides nothing, and is a
+// warning naming the file and the line of the name (a config that loaded
+// before the check still loads); a name written twice (compared as the
+// catalog compares names, without case) does no harm and is a warning
+// naming both lines.
 func TestHiddenNames(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
@@ -25,18 +26,18 @@ func TestHiddenNames(t *testing.T) {
 		{"names", "hidden: [pdf, Experimental-Thing, docx_v2]\n", nil, nil, []string{"pdf", "Experimental-Thing", "docx_v2"}},
 		{"none", "hidden: []\n", nil, nil, []string{}},
 		{"null", "hidden:\n", nil, nil, nil},
-		{"empty", "strict: true\nhidden: [pdf, \"\"]\n", []string{`:2: hidden: "" is not a skill name`, "write the name of a skill"}, nil, nil},
-		{"spaces only", "strict: true\nhidden: [\"  \"]\n", []string{`:2: hidden: "  " is not a skill name`}, nil, nil},
-		{"slash", "hidden: [team/pdf]\n", []string{`:1: hidden: "team/pdf" is not a skill name`, "no / or \\"}, nil, nil},
-		{"backslash", "hidden: [\"a\\\\b\"]\n", []string{`:1: hidden: "a\\b" is not a skill name`}, nil, nil},
-		{"dot", "hidden: [.git]\n", []string{`:1: hidden: ".git" is not a skill name`}, nil, nil},
-		{"dot dot", "hidden: [\"..\"]\n", []string{`:1: hidden: ".." is not a skill name`}, nil, nil},
-		{"newline", "hidden: [\"pd\\nf\"]\n", []string{`:1: hidden: "pd\nf" is not a skill name`}, nil, nil},
-		{"escape", "hidden: [\"\\e[31mred\"]\n", []string{`:1: hidden: "\x1b[31mred" is not a skill name`}, nil, nil},
-		{"bidi override", "hidden: [\"pdf\\u202e\"]\n", []string{`:1: hidden: "pdf\u202e" is not a skill name`}, nil, nil},
-		{"too long", "hidden: [" + strings.Repeat("a", 256) + "]\n", []string{`:1: hidden: "aaaa`}, nil, nil},
-		{"the line of its item", "strict: true\nhidden:\n  - pdf\n  - \"\"\n", []string{`:4: hidden: "" is not a skill name`}, nil, nil},
-		{"every bad name", "hidden:\n  - a/b\n  - pdf\n  - .x\n", []string{`:2: hidden: "a/b"`, `:4: hidden: ".x"`}, nil, nil},
+		{"empty", "strict: true\nhidden: [pdf, \"\"]\n", nil, []string{`:2: hidden: "" is not a skill name (one folder name`}, []string{"pdf", ""}},
+		{"spaces only", "strict: true\nhidden: [\"  \"]\n", nil, []string{`:2: hidden: "  " is not a skill name`}, []string{"  "}},
+		{"slash", "hidden: [team/pdf]\n", nil, []string{`:1: hidden: "team/pdf" is not a skill name (one folder name: not empty, no / or \`}, []string{"team/pdf"}},
+		{"backslash", "hidden: [\"a\\\\b\"]\n", nil, []string{`:1: hidden: "a\\b" is not a skill name`}, []string{"a\\b"}},
+		{"dot", "hidden: [.git]\n", nil, []string{`:1: hidden: ".git" is not a skill name`}, []string{".git"}},
+		{"dot dot", "hidden: [\"..\"]\n", nil, []string{`:1: hidden: ".." is not a skill name`}, []string{".."}},
+		{"newline", "hidden: [\"pd\\nf\"]\n", nil, []string{`:1: hidden: "pd\nf" is not a skill name`}, []string{"pd\nf"}},
+		{"escape", "hidden: [\"\\e[31mred\"]\n", nil, []string{`:1: hidden: "\x1b[31mred" is not a skill name`}, []string{"\x1b[31mred"}},
+		{"bidi override", "hidden: [\"pdf\\u202e\"]\n", nil, []string{`:1: hidden: "pdf\u202e" is not a skill name`}, []string{"pdf\u202e"}},
+		{"too long", "hidden: [" + strings.Repeat("a", 256) + "]\n", nil, []string{`:1: hidden: "aaaa`}, []string{strings.Repeat("a", 256)}},
+		{"the line of its item", "strict: true\nhidden:\n  - pdf\n  - \"\"\n", nil, []string{`:4: hidden: "" is not a skill name`}, []string{"pdf", ""}},
+		{"every bad name", "hidden:\n  - a/b\n  - pdf\n  - .x\n", nil, []string{`:2: hidden: "a/b"`, `:4: hidden: ".x"`}, []string{"a/b", "pdf", ".x"}},
 		{"twice", "hidden: [pdf, pdf]\n", nil, []string{`:1: hidden: "pdf" is there already, as "pdf"; remove one`}, []string{"pdf", "pdf"}},
 		{"twice in another case", "strict: true\nhidden:\n  - pdf\n  - docx\n  - PDF\n", nil,
 			[]string{`:5: hidden: "PDF" is there already, as "pdf" on line 3 (names compare without case); remove one`}, []string{"pdf", "docx", "PDF"}},

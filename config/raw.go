@@ -327,7 +327,7 @@ func (r *rawConfig) resolve(env hostenv.Env, base string) (*Config, []error) {
 		renamed = append(renamed, duplicateWarning(cfg.Sources[d.Later], cfg.Sources[d.Earlier], entries[d.Later], entries[d.Earlier]))
 	}
 	cfg.Warnings = renamed
-	errs = append(errs, r.resolveHidden(cfg)...)
+	r.resolveHidden(cfg)
 	for i, t := range r.Targets {
 		where := fmt.Sprintf("line %d: targets[%d]", t.line, i)
 		mode := TargetMode(cmp.Or(t.Mode, string(ModeCopy)))
@@ -355,18 +355,20 @@ func (r *rawConfig) resolve(env hostenv.Env, base string) (*Config, []error) {
 	return cfg, errs
 }
 
-// resolveHidden checks hidden: as skill names are checked: a name that
-// could be no skill's, once put in the form skill names take
-// (skill.NormalizeName), is refused as a bad glob in skills: is, since it
-// would hide nothing; a name there twice (compared as the catalog compares
-// names) is a warning, since it does no harm.
-func (r *rawConfig) resolveHidden(cfg *Config) []error {
-	var errs []error
+// resolveHidden checks hidden: as skill names are checked, with
+// warnings: a name that could be no skill's, once put in the form skill
+// names take (skill.NormalizeName), hides nothing; a name there twice
+// (compared as the catalog compares names) does no harm; a glob is read
+// as a name.
+func (r *rawConfig) resolveHidden(cfg *Config) {
 	first := map[string]int{} // a name's key to its index
 	for i, h := range r.Hidden {
 		line := r.hiddenLineOf(i)
 		if !skill.ValidName(skill.NormalizeName(h)) {
-			errs = append(errs, fmt.Errorf("line %d: hidden: %q is not a skill name (one folder name: not empty, no / or \\, not starting with '.', no control or formatting character, at most 255 bytes), so it hides nothing; write the name of a skill, such as pdf", line, h))
+			// A warning, not an error: such a name loaded before
+			// skillsync checked it, and a config that loaded must not
+			// stop a daemon after an upgrade.
+			cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("line %d: hidden: %q is not a skill name (one folder name: not empty, no / or \\, not starting with '.', no control or formatting character, at most 255 bytes), so it hides nothing; write the name of a skill, such as pdf", line, h))
 			continue
 		}
 		if strings.ContainsAny(h, "*?[") {
@@ -388,7 +390,6 @@ func (r *rawConfig) resolveHidden(cfg *Config) []error {
 		}
 		first[k] = i
 	}
-	return errs
 }
 
 // hiddenLineOf is the line of hidden:'s i-th name, else of the key.

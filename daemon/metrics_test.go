@@ -342,10 +342,12 @@ func TestCurationImportsFirst(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		found := false
 		for _, j := range setup.Jobs {
 			if j.Name() != JobCurate {
 				continue
 			}
+			found = true
 			err := j.Run(context.Background())
 			want := []string{"import", "curate"}
 			if fail {
@@ -362,6 +364,9 @@ func TestCurationImportsFirst(t *testing.T) {
 			if !slices.Equal(eng.calls, want) {
 				t.Errorf("import failing %v: calls %v, want %v", fail, eng.calls, want)
 			}
+		}
+		if !found {
+			t.Fatal("no curate job")
 		}
 	}
 }
