@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/skillsync/skillsync/internal/atomicfile"
@@ -44,13 +45,14 @@ func AgentsMDBlock(body string) string {
 // break that ends it) is replaced, every other byte stays; a file without
 // the markers gets the block appended after a blank line, and an empty one
 // is the block. A marker is a line of its own: one quoted in the user's
-// prose (inside a sentence, in backticks) is text. A begin marker without
-// an end marker is an error: where the user's text starts again is not
-// known.
+// prose (inside a sentence, in backticks) or in a fenced code block (an
+// example of the block) is text. A begin marker without an end marker is
+// an error: where the user's text starts again is not known.
 func SpliceAgentsMD(old []byte, block string) ([]byte, error) {
-	i := markerLine(old, AgentsMDBegin, 0)
+	fenced := fencedBlocks(old)
+	i := unfencedMarkerLine(old, AgentsMDBegin, fenced)
 	if i < 0 {
-		if markerLine(old, AgentsMDEnd, 0) >= 0 {
+		if unfencedMarkerLine(old, AgentsMDEnd, fenced) >= 0 {
 			return nil, fmt.Errorf("it has %s without %s before it", AgentsMDEnd, AgentsMDBegin)
 		}
 		var b bytes.Buffer
@@ -94,13 +96,68 @@ func markerLine(b []byte, marker string, from int) int {
 		}
 		start, end := from+i, from+i+len(marker)
 		rest := b[end:]
-		if (start == 0 || b[start-1] == '\n') &&
+		if (start == 0 || b[start-1] == '\n' || start == len(utf8BOM) && bytes.HasPrefix(b, utf8BOM)) &&
 			(len(rest) == 0 || rest[0] == '\n' || bytes.HasPrefix(rest, []byte("\r\n")) || string(rest) == "\r") {
 			return start
 		}
 		from = end
 	}
 	return -1
+}
+
+// utf8BOM is the byte order mark some editors put at the start of a UTF-8
+// file: a marker right after it is on the first line.
+var utf8BOM = []byte("\xef\xbb\xbf")
+
+// unfencedMarkerLine is markerLine from the start of b, skipping a marker
+// inside one of the fenced code blocks fenced lists (fencedBlocks).
+func unfencedMarkerLine(b []byte, marker string, fenced [][2]int) int {
+	for from := 0; ; {
+		i := markerLine(b, marker, from)
+		if i < 0 || !slices.ContainsFunc(fenced, func(f [2]int) bool { return f[0] <= i && i < f[1] }) {
+			return i
+		}
+		from = i + len(marker)
+	}
+}
+
+// fencedBlocks returns where b's fenced code blocks are, each from its
+// opening fence line to the end of its closing one: a line of three or
+// more backticks or tildes (indented three spaces at most), closed by a
+// line of at least as many of the same character and nothing else but
+// blanks. A fence that is never closed is left out: the block skillsync
+// appends after it must be found again by the next sync.
+func fencedBlocks(b []byte) [][2]int {
+	var out [][2]int
+	open, char, width := -1, byte(0), 0
+	for start := 0; start < len(b); {
+		end := bytes.IndexByte(b[start:], '\n')
+		if end < 0 {
+			end = len(b)
+		} else {
+			end += start + 1
+		}
+		line := bytes.TrimRight(b[start:end], "\r\n")
+		if start == 0 {
+			line = bytes.TrimPrefix(line, utf8BOM)
+		}
+		indent := len(line) - len(bytes.TrimLeft(line, " "))
+		line = line[indent:]
+		if indent <= 3 && len(line) > 0 && (line[0] == '`' || line[0] == '~') {
+			c := line[0]
+			n := len(line) - len(bytes.TrimLeft(line, string(c)))
+			rest := line[n:]
+			switch {
+			case open < 0 && n >= 3 && !(c == '`' && bytes.IndexByte(rest, '`') >= 0):
+				open, char, width = start, c, n
+			case open >= 0 && c == char && n >= width && len(bytes.Trim(rest, " \t")) == 0:
+				out = append(out, [2]int{open, end})
+				open = -1
+			}
+		}
+		start = end
+	}
+	return out
 }
 
 // WriteAgentsMD keeps block (AgentsMDBlock) current in the file at path,
