@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/skillsync/skillsync/agent"
@@ -133,10 +134,11 @@ func marshal(v any) ([]byte, error) {
 }
 
 // widenMatcher returns group with its matcher "Skill" made HookMatcher,
-// or false when the matcher is anything else.
+// or false when the matcher is anything else or the group runs a hook of
+// the user's beside skillsync's: that hook would then run on every Read.
 func widenMatcher(group json.RawMessage) (json.RawMessage, bool) {
 	g, err := parseObject(group)
-	if err != nil {
+	if err != nil || !onlyOurHooks(group) {
 		return nil, false
 	}
 	raw, ok := g.get("matcher")
@@ -153,23 +155,41 @@ func widenMatcher(group json.RawMessage) (json.RawMessage, bool) {
 	return out, err == nil
 }
 
+// onlyOurHooks reports whether every hook of a matcher group runs
+// skillsync's hook command.
+func onlyOurHooks(group json.RawMessage) bool {
+	commands, ok := groupCommands(group)
+	return ok && !slices.ContainsFunc(commands, func(c string) bool { return !ourCommand(c) })
+}
+
 // hasHook reports whether a matcher group runs skillsync's hook command,
 // however it is spelled around it (a path to skillsync, extra flags).
 func hasHook(group json.RawMessage) bool {
+	commands, ok := groupCommands(group)
+	return ok && slices.ContainsFunc(commands, ourCommand)
+}
+
+// groupCommands returns the commands of a matcher group's hooks, and
+// false when the group is not shaped as one.
+func groupCommands(group json.RawMessage) ([]string, bool) {
 	var g struct {
 		Hooks []struct {
 			Command string `json:"command"`
 		} `json:"hooks"`
 	}
 	if json.Unmarshal(group, &g) != nil {
-		return false
+		return nil, false
 	}
-	for _, h := range g.Hooks {
-		if strings.Contains(h.Command, "skillsync") && strings.Contains(h.Command, "--hook claude") {
-			return true
-		}
+	commands := make([]string, len(g.Hooks))
+	for i, h := range g.Hooks {
+		commands[i] = h.Command
 	}
-	return false
+	return commands, true
+}
+
+// ourCommand reports whether a hook's command is skillsync's.
+func ourCommand(c string) bool {
+	return strings.Contains(c, "skillsync") && strings.Contains(c, "--hook claude")
 }
 
 // mcpServer is the entry RegisterMCP writes.

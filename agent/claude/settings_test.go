@@ -254,3 +254,20 @@ func TestInstallHookWidensItsOldMatcher(t *testing.T) {
 		t.Errorf("second InstallHook = %s %v", out, err)
 	}
 }
+
+// TestInstallHookLeavesASharedGroupsMatcher: a "Skill" group that runs
+// the user's own hooks beside skillsync's is the user's: widening its
+// matcher would run those hooks on every Read too. It is left as it is.
+func TestInstallHookLeavesASharedGroupsMatcher(t *testing.T) {
+	t.Parallel()
+	project := t.TempDir()
+	path := filepath.Join(project, ".claude", "settings.json")
+	body := `{"hooks":{"PostToolUse":[{"matcher":"Skill","hooks":[{"type":"command","command":"skillsync use --hook claude"},{"type":"command","command":"notify-team.sh"}]}]}}`
+	skilltest.WriteFile(t, path, body)
+	if _, out, err := InstallHook(project); err != nil || out != Present {
+		t.Fatalf("InstallHook = %s %v", out, err)
+	}
+	if got := skilltest.ReadFile(t, path); got != body {
+		t.Errorf("settings changed:\n%s", got)
+	}
+}
