@@ -259,6 +259,9 @@ type Target struct {
 // written.
 func SyncTarget(ctx context.Context, t Target) (TargetReport, error) {
 	report := TargetReport{Dir: t.Dir, Conflicts: []string{}, Preserved: []string{}}
+	if err := CheckNotInCache(t.Dir); err != nil {
+		return report, err
+	}
 	// A target that is a link would have skillsync write and delete
 	// wherever it points.
 	if err := atomicfile.MkdirNoFollow(t.Dir, 0o755); err != nil {
@@ -270,6 +273,25 @@ func SyncTarget(ctx context.Context, t Target) (TargetReport, error) {
 	}
 	defer lk.Close()
 	return syncTarget(ctx, t, report)
+}
+
+// CheckNotInCache refuses a target folder that is a workspace's cache
+// (workspace.CacheName) or inside one, as written or as the links on its
+// path lead: another workspace's cache holds exactly the skills a sync
+// would write, which it would adopt, then remove from that cache when
+// they leave its sources or the folder leaves its config.
+func CheckNotInCache(dir string) error {
+	for _, p := range []string{filepath.Clean(dir), realdir.Path(dir)} {
+		for q := p; ; q = filepath.Dir(q) {
+			if strings.EqualFold(filepath.Base(q), workspace.CacheName) {
+				return fmt.Errorf("target %s: %s is a workspace's cache; skillsync never places skills in a cache, so point the target at a folder of its own", dir, q)
+			}
+			if filepath.Dir(q) == q {
+				break
+			}
+		}
+	}
+	return nil
 }
 
 // targetLock is the lock file in a target on a system that cannot lock
@@ -762,6 +784,9 @@ func GiveUpTarget(ctx context.Context, dir, ws string, wait time.Duration) (Targ
 	record := filepath.Join(dir, RecordName)
 	if _, err := os.Lstat(record); errors.Is(err, fs.ErrNotExist) {
 		return report, true, nil
+	}
+	if err := CheckNotInCache(dir); err != nil {
+		return report, false, err
 	}
 	// Nothing is removed through a link in place of the folder.
 	if err := atomicfile.MkdirNoFollow(dir, 0o755); err != nil {

@@ -230,10 +230,14 @@ func relLocation(env hostenv.Env, base, loc string) string {
 	return filepath.ToSlash(loc)
 }
 
-// checkTargetPath refuses a target reached through a symbolic link below
-// the workspace or the home directory: skillsync never writes through a
-// link it did not make.
+// checkTargetPath refuses a target inside a workspace's cache
+// (materialize.CheckNotInCache), and one reached through a symbolic link
+// below the workspace or the home directory: skillsync never writes
+// through a link it did not make.
 func (p Places) checkTargetPath(dir string) error {
+	if err := materialize.CheckNotInCache(dir); err != nil {
+		return err
+	}
 	base := p.Workspace
 	rel, ok := below(base, dir)
 	if !ok {
