@@ -259,7 +259,7 @@ type Target struct {
 // written.
 func SyncTarget(ctx context.Context, t Target) (TargetReport, error) {
 	report := TargetReport{Dir: t.Dir, Conflicts: []string{}, Preserved: []string{}}
-	if err := CheckNotInCache(t.Dir); err != nil {
+	if err := CheckTargetPlace(t.Dir); err != nil {
 		return report, err
 	}
 	// A target that is a link would have skillsync write and delete
@@ -275,16 +275,23 @@ func SyncTarget(ctx context.Context, t Target) (TargetReport, error) {
 	return syncTarget(ctx, t, report)
 }
 
-// CheckNotInCache refuses a target folder that is a workspace's cache
-// (workspace.CacheName) or inside one, as written or as the links on its
-// path lead: another workspace's cache holds exactly the skills a sync
-// would write, which it would adopt, then remove from that cache when
-// they leave its sources or the folder leaves its config.
-func CheckNotInCache(dir string) error {
+// CheckTargetPlace refuses a target folder that is a workspace's cache
+// (workspace.CacheName) or a workspace's skills folder (a skills folder
+// beside a skillsync.yaml), or inside one, as written or as the links on
+// its path lead: another workspace's cache holds exactly the skills a
+// sync would write, and its skills folder may, which the sync would
+// adopt, then remove from there when they leave its sources or the
+// folder leaves its config.
+func CheckTargetPlace(dir string) error {
 	for _, p := range []string{filepath.Clean(dir), realdir.Path(dir)} {
 		for q := p; ; q = filepath.Dir(q) {
 			if strings.EqualFold(filepath.Base(q), workspace.CacheName) {
 				return fmt.Errorf("target %s: %s is a workspace's cache; skillsync never places skills in a cache, so point the target at a folder of its own", dir, q)
+			}
+			if filepath.Base(q) == workspace.SkillsName {
+				if _, err := os.Lstat(filepath.Join(filepath.Dir(q), workspace.ConfigName)); err == nil {
+					return fmt.Errorf("target %s: %s is the skills folder of the workspace at %s, whose own skills a sync would take over and remove; point the target at a folder of its own", dir, q, filepath.Dir(q))
+				}
 			}
 			if filepath.Dir(q) == q {
 				break
@@ -785,7 +792,7 @@ func GiveUpTarget(ctx context.Context, dir, ws string, wait time.Duration) (Targ
 	if _, err := os.Lstat(record); errors.Is(err, fs.ErrNotExist) {
 		return report, true, nil
 	}
-	if err := CheckNotInCache(dir); err != nil {
+	if err := CheckTargetPlace(dir); err != nil {
 		return report, false, err
 	}
 	// Nothing is removed through a link in place of the folder.

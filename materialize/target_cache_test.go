@@ -64,3 +64,33 @@ func writeFileAll(t *testing.T, path, content string) {
 		t.Fatal(err)
 	}
 }
+
+// TestTargetInAWorkspacesSkillsFolderIsRefused: another workspace's
+// skills folder (skills/ beside its skillsync.yaml) holds that
+// workspace's own skills; one equal to a synced skill was adopted, then
+// removed when the skill or the target went. It is refused, and so is a
+// folder inside it; a skills folder of no workspace (.claude/skills) is
+// a target like any other.
+func TestTargetInAWorkspacesSkillsFolderIsRefused(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	other, ws := t.TempDir(), t.TempDir()
+	writeFileAll(t, filepath.Join(other, workspace.ConfigName), "repositories: []\n")
+	layer := filepath.Join(other, workspace.SkillsName)
+	skill := mkSkill("alpha", v1)
+	for p, c := range v1 {
+		writeFileAll(t, filepath.Join(layer, "alpha", p), c)
+	}
+	for _, dir := range []string{layer, filepath.Join(layer, "nested")} {
+		if _, err := SyncTarget(ctx, Target{Dir: dir, Mode: Copy, Skills: []TargetSkill{{Skill: skill}}, Workspace: ws}); err == nil {
+			t.Errorf("a target at %s was synced", dir)
+		}
+	}
+	if _, err := os.Lstat(filepath.Join(layer, RecordName)); err == nil {
+		t.Error("a record was written in the workspace's skills folder")
+	}
+	agents := filepath.Join(other, ".claude", workspace.SkillsName)
+	if _, err := SyncTarget(ctx, Target{Dir: agents, Mode: Copy, Skills: []TargetSkill{{Skill: skill}}, Workspace: ws}); err != nil {
+		t.Errorf("an agent's skills folder in a workspace: %v", err)
+	}
+}

@@ -230,12 +230,12 @@ func relLocation(env hostenv.Env, base, loc string) string {
 	return filepath.ToSlash(loc)
 }
 
-// checkTargetPath refuses a target inside a workspace's cache
-// (materialize.CheckNotInCache), and one reached through a symbolic link
+// checkTargetPath refuses a target inside a workspace's cache or skills
+// folder (materialize.CheckTargetPlace), and one reached through a symbolic link
 // below the workspace or the home directory: skillsync never writes
 // through a link it did not make.
 func (p Places) checkTargetPath(dir string) error {
-	if err := materialize.CheckNotInCache(dir); err != nil {
+	if err := materialize.CheckTargetPlace(dir); err != nil {
 		return err
 	}
 	base := p.Workspace
