@@ -325,25 +325,27 @@ func earlierCounts(earlier map[string]map[string]pushedRecord) map[string]pushed
 // ones again, which counts nothing twice.
 func (p *Push) Send(ctx context.Context, store *Store) (*PushReport, error) {
 	var res PushResult
-	if err := p.sendParts(ctx, store, p.recs, &res); err != nil {
-		return nil, err
-	}
-	if len(p.recs) == 0 {
+	// The first part (or the heartbeat alone) is refused, whole, when the
+	// store counts it as the host's first though the pushed file says it
+	// acknowledged earlier ones: sent whole, the counters it still
+	// counts (an operator deleted the host) would count twice.
+	err := p.sendParts(ctx, store, p.recs, &res)
+	if err == nil && len(p.recs) == 0 {
 		// The heartbeat alone.
-		r, err := store.Push(ctx, p.hb, nil)
-		if err != nil {
-			return nil, err
-		}
-		res = r
+		res, err = store.push(ctx, p.hb, nil, p.resend)
 	}
-	if p.resend && res.Seq == 1 {
-		var err error
+	if errors.Is(err, errFirstPush) {
 		if p, err = p.lost(ctx, store); err != nil {
 			return nil, err
 		}
-		if err := p.sendParts(ctx, store, p.all, &res); err != nil {
-			return nil, err
+		res = PushResult{}
+		err = p.sendParts(ctx, store, p.all, &res)
+		if err == nil && len(p.all) == 0 {
+			res, err = store.push(ctx, p.hb, nil, false)
 		}
+	}
+	if err != nil {
+		return nil, err
 	}
 	for _, s := range res.Skipped {
 		p.warn("fleet push: skipped " + s)
@@ -398,8 +400,10 @@ func (p *Push) lost(ctx context.Context, store *Store) (*Push, error) {
 // sendParts pushes recs in parts of at most maxRecords, adding what the
 // store did to res.
 func (p *Push) sendParts(ctx context.Context, store *Store, recs []Record, res *PushResult) error {
+	first := true
 	for part := range slices.Chunk(recs, maxRecords) {
-		r, err := store.Push(ctx, p.hb, part)
+		r, err := store.push(ctx, p.hb, part, first && p.resend)
+		first = false
 		if err != nil {
 			return err
 		}

@@ -341,3 +341,33 @@ func TestLostPushesAreSentAgain(t *testing.T) {
 		t.Errorf("pdf in the reset store: %+v, want 3 uses and the pin", got)
 	}
 }
+
+// TestHostRemovedThenGrownCountsNothingTwice: an operator removes a host
+// that is still alive (DELETE FROM hosts); its next push carries grown
+// counters. The store still counts what the host pushed before (the day
+// buckets keep it), so the push must add only the growth since.
+func TestHostRemovedThenGrownCountsNothingTwice(t *testing.T) {
+	c := pgCluster.Get(t)
+	s, schema := open(t, c, nil)
+	pushed := filepath.Join(t.TempDir(), ".fleet-pushed.json")
+	at := time.Now().UTC().Truncate(time.Second)
+	pdf := mcopy(t, "team", "pdf")
+	u := &curator.Usage{Skills: map[curator.Copy]*curator.SkillUsage{pdf: {UseCount: 3, LastUsedAt: &at, State: curator.Active}}}
+	push := func() {
+		t.Helper()
+		if _, err := fleet.PreparePush(hb("host-a"), u, pushed, s.Identity(), func(string) {}).Send(context.Background(), s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	push()
+	pgtest.Exec(t, c, "DELETE FROM "+schema+".hosts WHERE host = 'host-a'")
+	u.Skills[pdf].UseCount = 5
+	push()
+	if got := usageOf(t, s, fleet.UsageOptions{Since: at.Add(-time.Hour)})[pdf.String()]; got.Uses != 5 {
+		t.Errorf("pdf used 5 times on one host has %d uses in the fleet", got.Uses)
+	}
+	push()
+	if got := usageOf(t, s, fleet.UsageOptions{Since: at.Add(-time.Hour)})[pdf.String()]; got.Uses != 5 {
+		t.Errorf("after one more push: %d uses, want 5", got.Uses)
+	}
+}

@@ -73,6 +73,19 @@ type PushResult struct {
 // checks is skipped and named in the result; a heartbeat that fails them
 // refuses the whole push.
 func (s *Store) Push(ctx context.Context, hb Heartbeat, recs []Record) (PushResult, error) {
+	return s.push(ctx, hb, recs, false)
+}
+
+// errFirstPush is push's refusal of a push the store would count as the
+// host's first though the host said it acknowledged earlier ones.
+var errFirstPush = errors.New("the store holds no earlier push of this host")
+
+// push is Push. With known, the host says the store acknowledged earlier
+// pushes of it: when the store counts this one as its first (the host's
+// row deleted, the store reset), the push is rolled back whole and
+// errFirstPush returned, so that the caller sends its counters less what
+// the store still counts (Push.lost) rather than whole.
+func (s *Store) push(ctx context.Context, hb Heartbeat, recs []Record, known bool) (PushResult, error) {
 	var res PushResult
 	if len(recs) > maxRecords {
 		return res, fmt.Errorf("fleet push: %d records, more than the %d one push may send", len(recs), maxRecords)
@@ -112,7 +125,7 @@ func (s *Store) Push(ctx context.Context, hb Heartbeat, recs []Record) (PushResu
 			// Every statement in one round trip, the heartbeat's
 			// first: it locks the host's row.
 			b := &pgx.Batch{}
-			s.heartbeat(b, hb, &res.Seq)
+			s.heartbeat(b, hb, &res.Seq, known)
 			s.records(b, hb.Host, good, &res.Uses, &res.Views)
 			return tx.SendBatch(ctx, b).Close()
 		})
@@ -122,6 +135,9 @@ func (s *Store) Push(ctx context.Context, hb Heartbeat, recs []Record) (PushResu
 		if attempt == maxAttempts || !retryable(err) || ctx.Err() != nil {
 			break
 		}
+	}
+	if errors.Is(err, errFirstPush) {
+		return PushResult{}, errFirstPush
 	}
 	if err != nil {
 		return PushResult{}, s.fail("push of host "+hb.Host, err)
@@ -230,8 +246,9 @@ func checkHeartbeat(hb *Heartbeat, now time.Time) error {
 
 // heartbeat queues the upsert of the host's row, which locks it to the
 // end of the transaction, and the replacement of its sources; the row's
-// push count goes to seq.
-func (s *Store) heartbeat(b *pgx.Batch, hb Heartbeat, seq *int64) {
+// push count goes to seq. With known, a count of 1 fails the batch with
+// errFirstPush.
+func (s *Store) heartbeat(b *pgx.Batch, hb Heartbeat, seq *int64, known bool) {
 	b.Queue(`INSERT INTO `+s.schema+`.hosts AS h (host, environment, version, skills, last_error, reported_at, seq)
 VALUES ($1, $2, $3, $4, $5, $6, 1)
 ON CONFLICT (host) DO UPDATE SET environment = EXCLUDED.environment, version = EXCLUDED.version, skills = EXCLUDED.skills,
@@ -239,6 +256,9 @@ ON CONFLICT (host) DO UPDATE SET environment = EXCLUDED.environment, version = E
 RETURNING seq`, hb.Host, hb.Environment, hb.Version, hb.Skills, hb.LastError, nullTime(hb.At)).QueryRow(func(row pgx.Row) error {
 		if err := row.Scan(seq); err != nil {
 			return fmt.Errorf("heartbeat: %w", err)
+		}
+		if known && *seq == 1 {
+			return errFirstPush
 		}
 		return nil
 	})
