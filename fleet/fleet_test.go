@@ -472,3 +472,32 @@ func TestForeignTables(t *testing.T) {
 		t.Errorf("a schema with a foreign hosts table: %v", err)
 	}
 }
+
+// TestReaderClockBehindKeepsRecentUses: fleet usage read on a machine
+// whose clock runs two days behind the server (the curation job's
+// runner, say) still sees a host's use of a moment ago; judged against
+// the reader's clock it looked days ahead and was left out, so the
+// skill's last use went back to an older host's, and curation on fleet
+// data would take a skill in use for idle.
+func TestReaderClockBehindKeepsRecentUses(t *testing.T) {
+	s, _ := open(t, pgCluster.Get(t), nil)
+	ctx := context.Background()
+	now := time.Now().UTC().Truncate(time.Second)
+	old := now.Add(-40 * 24 * time.Hour)
+	pdf := mcopy(t, "team", "pdf")
+	if _, err := s.Push(ctx, hb("host-old"), []fleet.Record{{Copy: pdf, Uses: 1, LastUsedAt: old, State: "active"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Push(ctx, hb("host-new"), []fleet.Record{{Copy: pdf, Uses: 1, LastUsedAt: now, State: "active"}}); err != nil {
+		t.Fatal(err)
+	}
+	defer fleet.SetWallClock(func() time.Time { return time.Now().Add(-48 * time.Hour) })()
+	got := usageOf(t, s, fleet.UsageOptions{Since: old.Add(-time.Hour)})[pdf.String()]
+	if got.LastUsedAt == nil || !got.LastUsedAt.Equal(now) {
+		t.Errorf("pdf's last use in the fleet read on a clock 2 days behind: %v, want %v", got.LastUsedAt, now)
+	}
+	last, _, err := fleet.LastUses(ctx, s, old.Add(-time.Hour), 24*time.Hour, 1)
+	if err != nil || !last[pdf].Equal(now) {
+		t.Errorf("LastUses: %v %v, want pdf at %v", last, err, now)
+	}
+}

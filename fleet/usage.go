@@ -53,7 +53,7 @@ func (s *Store) Usage(ctx context.Context, opts UsageOptions) ([]SkillUsage, err
 	}
 	since := opts.Since
 	if since.IsZero() {
-		since = time.Now().Add(-30 * 24 * time.Hour)
+		since = wallClock().Add(-30 * 24 * time.Hour)
 	}
 	since = since.UTC()
 	layer, owner := "", ""
@@ -82,14 +82,18 @@ func (s *Store) Usage(ctx context.Context, opts UsageOptions) ([]SkillUsage, err
 	GROUP BY layer, owner, name
 )
 SELECT st.layer, st.owner, st.name, st.last_used_at, st.pinned > 0, st.placed::text, st.first_seen_at, st.last_viewed_at,
-	coalesce(d.uses, 0)::text, coalesce(d.views, 0)::text, coalesce(d.users, 0)::text
+	coalesce(d.uses, 0)::text, coalesce(d.views, 0)::text, coalesce(d.users, 0)::text, now()
 FROM st LEFT JOIN d USING (layer, owner, name)
 WHERE st.hosts > 0`, since, layer, owner)
 	if err != nil {
 		return nil, s.fail("read fleet usage", err)
 	}
 	defer rows.Close()
-	now := time.Now()
+	// The server's clock, as a push checks times against it, not this
+	// machine's: a reader whose clock runs behind would take the hosts'
+	// honest recent uses for times ahead and leave them out, and a
+	// curation would retire a skill in use.
+	var now time.Time
 	var out []SkillUsage
 	// ahead are the copies whose latest use or view some host reports
 	// too far ahead: their other hosts' times are read once the rows are.
@@ -98,7 +102,7 @@ WHERE st.hosts > 0`, since, layer, owner)
 		var layer, owner, name, placed, uses, views, users string
 		var u SkillUsage
 		var first *time.Time
-		if err := rows.Scan(&layer, &owner, &name, &u.LastUsedAt, &u.Pinned, &placed, &first, &u.LastViewedAt, &uses, &views, &users); err != nil {
+		if err := rows.Scan(&layer, &owner, &name, &u.LastUsedAt, &u.Pinned, &placed, &first, &u.LastViewedAt, &uses, &views, &users, &now); err != nil {
 			return nil, s.fail("read fleet usage", err)
 		}
 		c, err := copyOf(layer, owner, name)
@@ -195,7 +199,7 @@ func (s *Store) timesNotAhead(ctx context.Context, u *SkillUsage, now time.Time)
 	s.warn("fleet: copy %s: a host reports its last use or view more than %s ahead; that time is left out", u.Copy, MaxAhead)
 	limit := now.Add(MaxAhead)
 	err := s.pool.QueryRow(ctx, `SELECT max(last_used_at) FILTER (WHERE last_used_at <= $4), max(last_viewed_at) FILTER (WHERE last_viewed_at <= $4)
-FROM `+s.schema+`.host_copies WHERE layer = $1 AND owner = $2 AND name = $3`,
+FROM `+s.schema+`.host_copies WHERE lower(name) = lower($3) AND layer = $1 AND owner = $2 AND name = $3`,
 		u.Copy.Layer.String(), u.Copy.Owner, u.Copy.Name, limit).Scan(&u.LastUsedAt, &u.LastViewedAt)
 	if err != nil {
 		return s.fail("read the last uses of "+u.Copy.String(), err)
