@@ -501,3 +501,32 @@ func TestReaderClockBehindKeepsRecentUses(t *testing.T) {
 		t.Errorf("LastUses: %v %v, want pdf at %v", last, err, now)
 	}
 }
+
+// TestRollupTriggerDroppedByHand: a schema at this version whose rollup
+// trigger was dropped or disabled by hand took every push and added it to
+// no rollup: fleet usage lost the fleet's uses, silently. The store now
+// refuses it, naming the trigger and the fix.
+func TestRollupTriggerDroppedByHand(t *testing.T) {
+	t.Parallel()
+	c := pgCluster.Get(t)
+	ctx := context.Background()
+	pdf := mcopy(t, "team", "pdf")
+	for _, alter := range []string{"DROP TRIGGER rollup_insert ON %s.host_copies", "ALTER TABLE %s.host_copies DISABLE TRIGGER rollup_update"} {
+		s, schema := open(t, c, nil)
+		if _, err := s.Push(ctx, hb("a"), nil); err != nil {
+			t.Fatal(err)
+		}
+		pgtest.Exec(t, c, fmt.Sprintf(alter, schema))
+		s2, err := fleet.Open(ctx, fleet.Config{DSNFile: c.DSNFile(t, "postgres"), Schema: schema, Create: true, Timeout: 5 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s2.Close()
+		for i := range 2 {
+			_, err = s2.Push(ctx, hb("a"), []fleet.Record{{Copy: pdf, Uses: int64(2 + i), LastUsedAt: time.Now().Add(-time.Minute), State: "active"}})
+		}
+		if !errors.Is(err, fleet.ErrSchemaVersion) || !strings.Contains(err.Error(), "host_copies is missing or disabled") || !strings.Contains(err.Error(), "ENABLE TRIGGER") {
+			t.Errorf("%s: push: %v; want a refusal naming the trigger and the fix", alter, err)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package fleet
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/skillsync/skillsync/internal/pgschema"
@@ -291,6 +292,10 @@ CREATE TRIGGER rollup_delete AFTER DELETE ON {S}.host_copies REFERENCING OLD TAB
 	FOR EACH STATEMENT EXECUTE FUNCTION {S}.host_copies_deleted();
 `}
 
+// rollupTriggers are the triggers of host_copies that keep the rollups
+// (migration 2).
+var rollupTriggers = []string{"rollup_insert", "rollup_update", "rollup_delete"}
+
 // migrationLock is the first key of the advisory lock that serializes
 // migrations of one schema across processes ("flee").
 const migrationLock = 0x666c6565
@@ -330,7 +335,13 @@ func (s *Store) ready(ctx context.Context) error {
 		return nil
 	}
 	var version *int32
-	err := s.pool.QueryRow(ctx, "SELECT max(version) FROM "+s.schema+".schema_migrations").Scan(&version)
+	// The rollup triggers that are there and enabled, in the same
+	// statement: without them pushes still succeed, and their usage is
+	// lost to every reader, silently.
+	var triggers []string
+	err := s.pool.QueryRow(ctx, `SELECT max(version), (SELECT coalesce(array_agg(tgname::text), '{}') FROM pg_catalog.pg_trigger
+	WHERE tgrelid = to_regclass($1) AND tgname = ANY($2) AND tgenabled <> 'D') FROM `+s.schema+".schema_migrations",
+		s.schema+".host_copies", rollupTriggers).Scan(&version, &triggers)
 	if err != nil && !needsSchema(err) {
 		return s.fail("read the schema version", err)
 	}
@@ -339,6 +350,15 @@ func (s *Store) ready(ctx context.Context) error {
 		v = int(*version)
 	}
 	switch {
+	case v == len(migrations) && len(triggers) < len(rollupTriggers):
+		var missing []string
+		for _, t := range rollupTriggers {
+			if !slices.Contains(triggers, t) {
+				missing = append(missing, t)
+			}
+		}
+		return s.fail("check the schema", fmt.Errorf("%w: schema %s is at version %d but trigger %s on host_copies is missing or disabled (changed by hand?), so pushes would add to no rollup: ALTER TABLE %s.host_copies ENABLE TRIGGER ALL, or create the triggers again as migration %d of fleet/schema.go does",
+			ErrSchemaVersion, s.cfg.Schema, v, strings.Join(missing, ", "), s.cfg.Schema, len(migrations)))
 	case v == len(migrations):
 		s.migrateOnce.Lock()
 		s.migrated = true
