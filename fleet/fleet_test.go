@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -527,6 +528,60 @@ func TestRollupTriggerDroppedByHand(t *testing.T) {
 		}
 		if !errors.Is(err, fleet.ErrSchemaVersion) || !strings.Contains(err.Error(), "host_copies is missing or disabled") || !strings.Contains(err.Error(), "ENABLE TRIGGER") {
 			t.Errorf("%s: push: %v; want a refusal naming the trigger and the fix", alter, err)
+		}
+	}
+}
+
+// TestStoreErrorsSayWhatToDo: a primary key or function dropped by hand,
+// a role without write privileges and a role's statement_timeout each
+// failed a push with the server's bare message; each now says what to
+// do, beside where the store is.
+func TestStoreErrorsSayWhatToDo(t *testing.T) {
+	t.Parallel()
+	c := pgCluster.Get(t)
+	ctx := context.Background()
+	pdf := mcopy(t, "team", "pdf")
+	for i, tc := range []struct{ setup, want string }{
+		{"ALTER TABLE %[1]s.host_copies DROP CONSTRAINT host_copies_pkey CASCADE", "changed by hand"},
+		{"DROP FUNCTION %[1]s.sat(numeric) CASCADE", "changed by hand"},
+		{"GRANT USAGE ON SCHEMA %[1]s TO %[2]s; GRANT SELECT ON ALL TABLES IN SCHEMA %[1]s TO %[2]s", "lacks a privilege on schema"},
+		// The push waits for a lock a test transaction holds, past the
+		// role's statement_timeout.
+		{"ALTER ROLE %[2]s SET statement_timeout = '300ms'; GRANT ALL ON SCHEMA %[1]s TO %[2]s; GRANT ALL ON ALL TABLES IN SCHEMA %[1]s TO %[2]s", "statement_timeout"},
+	} {
+		s, schema := open(t, c, nil)
+		if _, err := s.Push(ctx, hb("a"), nil); err != nil {
+			t.Fatal(err)
+		}
+		dsn := c.DSNFile(t, "postgres")
+		if strings.Contains(tc.setup, "%[2]s") {
+			// A role of the test's own, removed with what it was granted.
+			role := fmt.Sprintf("%s_role%d", schema, i)
+			pgtest.Exec(t, c, "CREATE ROLE "+role+" LOGIN PASSWORD 'pw'")
+			defer pgtest.Exec(t, c, "DROP OWNED BY "+role+"; DROP ROLE "+role)
+			dsn = filepath.Join(t.TempDir(), "dsn")
+			if err := os.WriteFile(dsn, []byte(fmt.Sprintf("postgres://%s:pw@127.0.0.1:%d/postgres?sslmode=disable", role, c.Port())), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			pgtest.Exec(t, c, fmt.Sprintf(tc.setup, schema, role))
+		} else {
+			pgtest.Exec(t, c, fmt.Sprintf(tc.setup, schema))
+		}
+		if tc.want == "statement_timeout" {
+			tx := pgtest.Begin(t, c)
+			if _, err := tx.Exec(ctx, "LOCK TABLE "+schema+".hosts"); err != nil {
+				t.Fatal(err)
+			}
+			defer tx.Rollback(ctx)
+		}
+		s2, err := fleet.Open(ctx, fleet.Config{DSNFile: dsn, Schema: schema, Timeout: 5 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s2.Close()
+		_, err = s2.Push(ctx, hb("a"), []fleet.Record{{Copy: pdf, Uses: 2, LastUsedAt: time.Now().Add(-time.Minute), State: "active"}})
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "schema "+schema) {
+			t.Errorf("%s: push: %v; want the store and %q", tc.setup, err, tc.want)
 		}
 	}
 }

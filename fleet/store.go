@@ -204,6 +204,21 @@ func (s *Store) fail(op string, err error) error {
 		err = fmt.Errorf("%w: schema %s holds tables skillsync did not make, or that were changed by hand (%v): set schema: in fleet: to a schema of skillsync's own",
 			ErrSchemaVersion, s.cfg.Schema, err)
 	}
+	if errors.As(err, &pgErr) {
+		switch {
+		case pgErr.Code == "42P10" || pgErr.Code == "42883":
+			// no unique constraint for ON CONFLICT (a primary key
+			// dropped), undefined_function (sat, fold_rollups dropped)
+			err = fmt.Errorf("%w: schema %s was changed by hand: a key or function skillsync made is gone (%v): restore it as fleet/schema.go makes it, or move the data to a schema that create: true makes again",
+				ErrSchemaVersion, s.cfg.Schema, err)
+		case pgErr.Code == "42501":
+			err = fmt.Errorf("%w: the role of the connection string lacks a privilege on schema %s: grant it USAGE on the schema, SELECT, INSERT, UPDATE and DELETE on its tables and EXECUTE on its functions (reading needs SELECT only), or connect as the role that owns them",
+				err, s.cfg.Schema)
+		case pgErr.Code == "57014" && strings.Contains(pgErr.Message, "statement timeout"):
+			err = fmt.Errorf("%w: the server's statement_timeout for this role ended it: raise it for the role (ALTER ROLE ... SET statement_timeout), or put options=-c%%20statement_timeout=0 in the connection string",
+				err)
+		}
+	}
 	return redact(fmt.Errorf("fleet (%s): %s: %w", s.cfg.location(), op, err), s.secrets)
 }
 
