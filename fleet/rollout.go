@@ -49,11 +49,16 @@ func ParseRollout(meta map[string]string) (Rollout, error) {
 	return r, nil
 }
 
-// ParsePercent reads "10%", "10" or "2.5%" as a percentage in 0..100.
+// ParsePercent reads "10%", "10" or "2.5%" as a percentage in 0..100:
+// decimal digits with at most one point and two decimals (a
+// bucket is a hundredth of a percent). What else strconv reads ("1_0",
+// "0x1p3", "1e1", "-0") is a typo here, and holds the skill back.
 func ParsePercent(s string) (float64, error) {
-	t := strings.TrimSuffix(strings.TrimSpace(s), "%")
-	p, err := strconv.ParseFloat(strings.TrimSpace(t), 64)
-	if err != nil || p < 0 || p > 100 || p != p {
+	t := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(s), "%"))
+	whole, frac, _ := strings.Cut(t, ".")
+	digits := func(d string) bool { return strings.Trim(d, "0123456789") == "" }
+	p, err := strconv.ParseFloat(t, 64)
+	if err != nil || whole+frac == "" || !digits(whole) || !digits(frac) || len(frac) > 2 || p < 0 || p > 100 || p != p {
 		return 0, fmt.Errorf("rollout %q: want a percentage from 0%% to 100%%", s)
 	}
 	return p, nil

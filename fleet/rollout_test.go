@@ -2,6 +2,7 @@ package fleet_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/skillsync/skillsync/fleet"
@@ -68,5 +69,26 @@ func TestRolloutEnvironments(t *testing.T) {
 	}
 	if p, err := fleet.ParsePercent(" 2.5% "); err != nil || p != 2.5 || fleet.FormatPercent(p) != "2.5%" {
 		t.Errorf("ParsePercent: %v %v", p, err)
+	}
+}
+
+// TestParsePercentRefusesWhatIsNoPercentage: strconv reads "1_0" as 10,
+// "0x1p3" as 8, "1e1" as 10 and "-0" as a negative zero; in a skill's
+// metadata.rollout each is a typo, and a typo holds the skill back
+// rather than place it on a share nobody wrote.
+func TestParsePercentRefusesWhatIsNoPercentage(t *testing.T) {
+	t.Parallel()
+	for _, s := range []string{"1_0%", "0x1p3", "1e1%", "-0%", "+5%", ".%", "2.555%", "1e-320", "10 0%"} {
+		if p, err := fleet.ParsePercent(s); err == nil {
+			t.Errorf("ParsePercent(%q) = %v, want an error", s, p)
+		}
+		if reason := fleet.HeldBack("h", "", "x", map[string]string{"rollout": s}); !strings.Contains(reason, "want a percentage") {
+			t.Errorf("rollout %q: held back %q, want for a malformed rollout", s, reason)
+		}
+	}
+	for s, want := range map[string]float64{"0%": 0, "100%": 100, "33.3%": 33.3, "10 %": 10, " 2.25 ": 2.25, "007": 7, ".5%": 0.5} {
+		if p, err := fleet.ParsePercent(s); err != nil || p != want {
+			t.Errorf("ParsePercent(%q) = %v, %v; want %v", s, p, err, want)
+		}
 	}
 }
