@@ -30,11 +30,6 @@ const (
 	maxHosts = 100_000_000
 )
 
-// wallClock is this machine's clock, for what a host says of its own
-// time (a heartbeat's) and a default window; every check of a reported
-// time uses the server's. A test sets one that runs behind.
-var wallClock = time.Now
-
 // ValidHostID reports whether id can name a host: 1 to 200 bytes of
 // valid UTF-8, no control or invisible formatting character, no space at
 // its ends.

@@ -481,7 +481,10 @@ func TestForeignTables(t *testing.T) {
 // skill's last use went back to an older host's, and curation on fleet
 // data would take a skill in use for idle.
 func TestReaderClockBehindKeepsRecentUses(t *testing.T) {
-	s, _ := open(t, pgCluster.Get(t), nil)
+	t.Parallel()
+	c := pgCluster.Get(t)
+	s, schema := open(t, c, nil)
+	dsn := c.DSNFile(t, "postgres")
 	ctx := context.Background()
 	now := time.Now().UTC().Truncate(time.Second)
 	old := now.Add(-40 * 24 * time.Hour)
@@ -492,7 +495,14 @@ func TestReaderClockBehindKeepsRecentUses(t *testing.T) {
 	if _, err := s.Push(ctx, hb("host-new"), []fleet.Record{{Copy: pdf, Uses: 1, LastUsedAt: now, State: "active"}}); err != nil {
 		t.Fatal(err)
 	}
-	defer fleet.SetWallClock(func() time.Time { return time.Now().Add(-48 * time.Hour) })()
+	// Read by a machine whose clock runs two days behind.
+	behind, err := fleet.Open(ctx, fleet.Config{DSNFile: dsn, Schema: schema, Timeout: 5 * time.Second,
+		Now: func() time.Time { return time.Now().Add(-48 * time.Hour) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer behind.Close()
+	s = behind
 	got := usageOf(t, s, fleet.UsageOptions{Since: old.Add(-time.Hour)})[pdf.String()]
 	if got.LastUsedAt == nil || !got.LastUsedAt.Equal(now) {
 		t.Errorf("pdf's last use in the fleet read on a clock 2 days behind: %v, want %v", got.LastUsedAt, now)

@@ -62,6 +62,18 @@ type Config struct {
 	// to one fold of the usage rollups' deltas (Store.Fold); 0 means
 	// 64, a negative number never.
 	FoldEvery int
+	// Now is this machine's clock, for a default window (nil: time.Now);
+	// every check of a time a host reported uses the server's, as this
+	// machine's may run behind.
+	Now func() time.Time
+}
+
+// now is the time on this machine's clock (Config.Now).
+func (s *Store) now() time.Time {
+	if s.cfg.Now != nil {
+		return s.cfg.Now()
+	}
+	return time.Now()
 }
 
 // Store is an open fleet store. Its methods are safe for concurrent use.

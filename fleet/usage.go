@@ -53,7 +53,7 @@ func (s *Store) Usage(ctx context.Context, opts UsageOptions) ([]SkillUsage, err
 	}
 	since := opts.Since
 	if since.IsZero() {
-		since = wallClock().Add(-30 * 24 * time.Hour)
+		since = s.now().Add(-30 * 24 * time.Hour)
 	}
 	since = since.UTC()
 	layer, owner := "", ""

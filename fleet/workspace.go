@@ -99,7 +99,7 @@ func (w *Workspace) Push(ctx context.Context) (*PushReport, error) {
 	local := w.Local()
 	ctx, cancel := context.WithTimeout(ctx, w.Timeout)
 	defer cancel()
-	hb := NewHeartbeat(Heartbeat{Host: w.Host, Environment: w.Environment, Version: w.Version, At: wallClock()},
+	hb := NewHeartbeat(Heartbeat{Host: w.Host, Environment: w.Environment, Version: w.Version, At: time.Now()},
 		w.SyncFile, local.Sources, local.Revisions)
 	if n, err := local.Skills(ctx); err == nil {
 		hb.Skills = n
