@@ -12,8 +12,10 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/skillsync/skillsync/curator"
+	"github.com/skillsync/skillsync/internal/hostid"
 	"github.com/skillsync/skillsync/internal/jsonfile"
 	"github.com/skillsync/skillsync/layering"
 	"github.com/skillsync/skillsync/skill"
@@ -28,11 +30,26 @@ func HostID(configured, root string) string {
 		return configured
 	}
 	name, err := os.Hostname()
-	if err != nil || !ValidHostID(name) {
+	if err != nil {
+		name = ""
+	}
+	return hostIDOf(name, root)
+}
+
+// hostIDOf is the id of the workspace root on the host named name: the
+// name, cut to leave room for the hash within the bound on an id (macOS
+// allows host names of up to 255 bytes), and the hash.
+func hostIDOf(name, root string) string {
+	sum := sha256.Sum256([]byte(root))
+	suffix := "-" + hex.EncodeToString(sum[:4])
+	for len(name)+len(suffix) > hostid.MaxLen {
+		_, size := utf8.DecodeLastRuneInString(name)
+		name = name[:len(name)-size]
+	}
+	if !ValidHostID(name) {
 		name = "host"
 	}
-	sum := sha256.Sum256([]byte(root))
-	return name + "-" + hex.EncodeToString(sum[:4])
+	return name + suffix
 }
 
 // HoldBack takes out of inputs the skills this host does not take by

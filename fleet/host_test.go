@@ -27,6 +27,14 @@ func TestHostID(t *testing.T) {
 	if !fleet.ValidHostID(a) || a != fleet.HostID("", "/work/a") {
 		t.Errorf("host id %q is not valid or not stable", a)
 	}
+	// macOS allows host names of 255 bytes: the name is cut, at a
+	// character, to leave the hash room.
+	for _, name := range []string{strings.Repeat("a", 199), strings.Repeat("é", 100), strings.Repeat("x", 255), "", " spaced "} {
+		id := fleet.HostIDOf(name, "/work/a")
+		if !fleet.ValidHostID(id) || !strings.HasSuffix(id, a[len(a)-9:]) {
+			t.Errorf("host name of %d bytes: id %q is not valid", len(name), id)
+		}
+	}
 }
 
 func TestHoldBackAsksWhoOnlyWhenNeeded(t *testing.T) {
