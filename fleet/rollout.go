@@ -87,7 +87,9 @@ func (r Rollout) Holds(host, env, name string) string {
 	if len(r.Environments) > 0 {
 		in := false
 		for _, e := range r.Environments {
-			if e == env {
+			// Prod in a skill and prod in a host's config are one
+			// environment to whoever wrote them.
+			if strings.EqualFold(e, env) {
 				in = true
 				break
 			}

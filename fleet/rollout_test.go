@@ -54,7 +54,7 @@ func TestRolloutOverManyHosts(t *testing.T) {
 func TestRolloutEnvironments(t *testing.T) {
 	t.Parallel()
 	meta := map[string]string{"environments": "prod staging"}
-	for env, want := range map[string]bool{"prod": true, "staging": true, "dev": false, "": false} {
+	for env, want := range map[string]bool{"prod": true, "staging": true, "Prod": true, "STAGING": true, "dev": false, "": false, "prod-eu": false} {
 		if got := fleet.HeldBack("h", env, "pdf", meta) == ""; got != want {
 			t.Errorf("environment %q: takes %v, want %v", env, got, want)
 		}
