@@ -299,7 +299,7 @@ func TestBadInput(t *testing.T) {
 		t.Fatalf("status with hostile host rows: %+v", hosts)
 	}
 	u := usageOf(t, s, fleet.UsageOptions{})
-	if len(u) != 2 || u["marketplace:team/good"].Uses != 1 || u["marketplace:team/many"].Uses != 0 {
+	if len(u) != 2 || u["marketplace:team/good"].Uses != 1 || u["marketplace:team/many"].Uses != fleet.MaxCount {
 		t.Fatalf("usage with hostile rows: %+v", u)
 	}
 	// Two rows whose sum no bigint holds: the host is skipped, the rest
@@ -312,6 +312,34 @@ func TestBadInput(t *testing.T) {
 		if !strings.Contains(w.all(), want) {
 			t.Errorf("no warning names %q:\n%s", want, w.all())
 		}
+	}
+}
+
+// TestUsageSumPastMaxCount: each host may push counters up to MaxCount,
+// and their sum may pass it; fleet usage shows it as MaxCount, the most
+// used, not as no use at all, which made one host pushing the most it
+// may turn a skill idle in the fleet's eyes.
+func TestUsageSumPastMaxCount(t *testing.T) {
+	t.Parallel()
+	w := &warnings{}
+	s, _ := open(t, pgCluster.Get(t), w)
+	ctx := context.Background()
+	now := time.Now().UTC().Add(-time.Minute)
+	pdf, docx := mcopy(t, "team", "pdf"), mcopy(t, "team", "docx")
+	for _, host := range []string{"a", "b"} {
+		if _, err := s.Push(ctx, hb(host), []fleet.Record{{Copy: pdf, Uses: fleet.MaxCount, LastUsedAt: now, State: "active"}, {Copy: docx, Uses: 1, LastUsedAt: now, State: "active"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	list, err := s.Usage(ctx, fleet.UsageOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != 2 || list[0].Copy != pdf || list[0].Uses != fleet.MaxCount || list[0].Hosts != 2 || list[1].Uses != 2 {
+		t.Errorf("usage: %+v, want pdf first at %d uses on 2 hosts", list, int64(fleet.MaxCount))
+	}
+	if !strings.Contains(w.all(), "add up to more than") {
+		t.Errorf("no warning says the sum passed the bound:\n%s", w.all())
 	}
 }
 

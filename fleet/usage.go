@@ -2,8 +2,10 @@ package fleet
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/skillsync/skillsync/curator"
@@ -124,9 +126,16 @@ WHERE st.hosts > 0`, since, layer, owner)
 		}
 		u.LastUsedAt = inUTC(u.LastUsedAt)
 		u.Copy, u.Name, u.Source = c, c.Name, sourceOf(c)
-		nu, err1 := parseCount(uses)
-		nv, err2 := parseCount(views)
+		nu, err1 := parseSum(uses)
+		nv, err2 := parseSum(views)
 		nh, err3 := parseCount(users)
+		if errors.Is(err1, errPastMax) || errors.Is(err2, errPastMax) {
+			// Each host's counters are within MaxCount, their sum need
+			// not be: shown as MaxCount, not as none, or one host that
+			// pushes the most it may would make the skill look idle.
+			s.warn("fleet: the uses or views of %s add up to more than %d; shown as %d", u.Copy, int64(MaxCount), int64(MaxCount))
+			err1, err2 = nil, nil
+		}
 		switch {
 		case err1 != nil || err2 != nil:
 			s.warn("fleet: skipped the day buckets of %s: a sum is outside 0..%d", u.Copy, int64(MaxCount))
@@ -180,6 +189,19 @@ func parseCount(s string) (int64, error) {
 		}
 	}
 	return n, nil
+}
+
+// errPastMax is a sum of counters past MaxCount.
+var errPastMax = errors.New("past the largest count")
+
+// parseSum reads a sum of counters the database printed: one past
+// MaxCount is MaxCount, with errPastMax.
+func parseSum(s string) (int64, error) {
+	n, err := parseCount(s)
+	if err != nil && s != "" && strings.Trim(s, "0123456789") == "" {
+		return MaxCount, errPastMax
+	}
+	return n, err
 }
 
 func sourceOf(c curator.Copy) string {
