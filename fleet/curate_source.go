@@ -55,10 +55,12 @@ type SourceCurationRequest struct {
 	// StaleAfter, ArchiveAfter and MinHosts are the curator's policy.
 	StaleAfter, ArchiveAfter time.Duration
 	MinHosts                 int
-	// Now is the moment idle time is judged at; Clock, the time it is,
-	// dates what the curation writes (the branch, the commit, the audit),
-	// Now when zero: a commit dated at a later --now would claim a day
-	// that has not come.
+	// Now is the moment idle time is judged at, the store server's time
+	// when zero: the hosts' last uses are checked against that clock, and
+	// a curating machine whose own runs weeks ahead would retire skills
+	// in use. Clock, the time it is, dates what the curation writes (the
+	// branch, the commit, the audit), Now when zero: a commit dated at a
+	// later --now would claim a day that has not come.
 	Now, Clock time.Time
 	DryRun     bool
 	Actor      string
@@ -80,6 +82,11 @@ type SourceCurationRequest struct {
 func CurateSource(ctx context.Context, store *Store, req SourceCurationRequest) (*SourceCuration, error) {
 	out := &SourceCuration{Source: req.Source, Retired: []RetiredSkill{}, DryRun: req.DryRun}
 	var err error
+	if req.Now.IsZero() {
+		if req.Now, err = store.ServerTime(ctx); err != nil {
+			return nil, err
+		}
+	}
 	if out.Hosts, err = store.Reporting(ctx, req.Now.Add(-req.StaleAfter)); err != nil {
 		return nil, err
 	}
@@ -145,7 +152,7 @@ func (out *SourceCuration) plan(req SourceCurationRequest, list []SkillUsage) {
 			why = "last used " + lastUse.UTC().Format(time.DateOnly)
 		}
 		out.Retired = append(out.Retired, RetiredSkill{Name: n, LastUsedAt: lastUse, Hosts: u.Placed,
-			Reason: fmt.Sprintf("idle %s across the fleet (%s, held by %d hosts); archive_after %s", idleText(idle), why, u.Placed, req.ArchiveAfter)})
+			Reason: fmt.Sprintf("idle %s across the fleet (%s, held by %d %s); archive_after %s", idleText(idle), why, u.Placed, map[bool]string{true: "host", false: "hosts"}[u.Placed == 1], req.ArchiveAfter)})
 	}
 }
 

@@ -457,6 +457,29 @@ func TestCaseOnlyCopiesAreOneSkill(t *testing.T) {
 	}
 }
 
+// TestSourceCurationJudgesByTheStoresClock: without --now, a source's
+// curation judges idle time by the store server's clock, the one hosts'
+// times are checked against: a curating machine whose clock ran 60 days
+// ahead took a skill used a day ago for idle past archive_after.
+func TestSourceCurationJudgesByTheStoresClock(t *testing.T) {
+	t.Parallel()
+	s, _ := open(t, pgCluster.Get(t), nil)
+	ctx := context.Background()
+	yesterday := time.Now().UTC().Add(-24 * time.Hour).Truncate(time.Second)
+	if _, err := s.Push(ctx, hb("a"), []fleet.Record{{Copy: mcopy(t, "team", "pdf"), Uses: 1, LastUsedAt: yesterday, State: "active"}}); err != nil {
+		t.Fatal(err)
+	}
+	ahead := time.Now().Add(60 * 24 * time.Hour)
+	out, err := fleet.CurateSource(ctx, s, fleet.SourceCurationRequest{Source: "team", Skills: []string{"pdf"}, Clock: ahead,
+		StaleAfter: 100 * 24 * time.Hour, ArchiveAfter: 30 * 24 * time.Hour, MinHosts: 1, DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Retired) != 0 || out.Kept != 1 {
+		t.Errorf("a skill used a day ago, curated on a clock 60 days ahead: retired %+v, kept %d", out.Retired, out.Kept)
+	}
+}
+
 // TestAFutureRowHidesOnlyItsTime: a host's row whose last use is days
 // ahead (written into the store by hand) leaves that time out, not the
 // copy: the other hosts' uses and latest use still count.

@@ -46,12 +46,9 @@ type StatusOptions struct {
 
 // Status returns every host, sorted by id, with its sources.
 func (s *Store) Status(ctx context.Context, opts StatusOptions) ([]HostStatus, error) {
-	if err := s.ready(ctx); err != nil {
+	now, err := s.ServerTime(ctx)
+	if err != nil {
 		return nil, err
-	}
-	var now time.Time
-	if err := s.pool.QueryRow(ctx, "SELECT now()").Scan(&now); err != nil {
-		return nil, s.fail("read the time", err)
 	}
 	hosts := map[string]*HostStatus{}
 	var placed map[string][2]int64

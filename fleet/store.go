@@ -68,6 +68,19 @@ type Config struct {
 	Now func() time.Time
 }
 
+// ServerTime is the time on the database server's clock, by which the
+// store checks the times hosts report.
+func (s *Store) ServerTime(ctx context.Context) (time.Time, error) {
+	if err := s.ready(ctx); err != nil {
+		return time.Time{}, err
+	}
+	var now time.Time
+	if err := s.pool.QueryRow(ctx, "SELECT now()").Scan(&now); err != nil {
+		return time.Time{}, s.fail("read the server's time", err)
+	}
+	return now, nil
+}
+
 // now is the time on this machine's clock (Config.Now).
 func (s *Store) now() time.Time {
 	if s.cfg.Now != nil {

@@ -1,7 +1,6 @@
 package fleet
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -205,8 +204,9 @@ func (w *Workspace) CurateSource(ctx context.Context, name string, opts SourceCu
 	if !ok {
 		return nil, errors.New("curate source " + name + ": it is not synced yet: run skillsync sync")
 	}
-	clock := w.Now()
-	now := cmp.Or(opts.Now, clock)
+	// Idle time is judged by the store's clock unless --now names a
+	// time (CurateSource), not by this machine's, which may run ahead.
+	clock, now := w.Now(), opts.Now
 	store, err := w.Open(ctx)
 	if err != nil {
 		return nil, err

@@ -425,7 +425,7 @@ func TestFleetCurateSourcePostgres(t *testing.T) {
 	}
 	pgtest.Exec(t, c, "UPDATE "+fleetSchema+".host_copies SET first_seen_at = now() - interval '3 hours 10 minutes'")
 	r := run(t, w.dir, "curate", "--source", "team", "--fleet")
-	if r.code != 0 || !strings.Contains(r.stdout, "across the fleet (never used on any host, held by 1 hosts)") || !strings.Contains(r.stdout, "retired 1, kept 1") {
+	if r.code != 0 || !strings.Contains(r.stdout, "across the fleet (never used on any host, held by 1 host)") || !strings.Contains(r.stdout, "retired 1, kept 1") {
 		t.Fatalf("curate --source team --fleet: %d %s%s", r.code, r.stdout, r.stderr)
 	}
 	if n := pgtest.QueryValue[int64](t, c, "SELECT count(*) FROM "+w.schema+".skills WHERE name = '.archive.old'"); n != 1 {
