@@ -26,14 +26,32 @@ case "${1:-}" in
   *) echo "usage: $0 vX.Y.Z | --snapshot" >&2; exit 2 ;;
 esac
 
+# The version a binary prints is all a user can report, and with
+# -buildvcs=false nothing else in the binary names the source: a release
+# is built only from a clean checkout of its tag, and a snapshot of a
+# changed checkout says so.
 commit=$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+dirty=$(git status --porcelain --untracked-files=normal 2>/dev/null || true)
 export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || echo 0)}
 if $snapshot; then
   version="0.0.0-snapshot+$commit"
+  if [ -n "$dirty" ]; then version="$version.dirty"; fi
   tag="snapshot"
 else
   version=${tag#v}
+  at=$(git rev-parse -q --verify "refs/tags/$tag^{commit}" 2>/dev/null || true)
+  head=$(git rev-parse -q --verify "HEAD^{commit}" 2>/dev/null || true)
+  if [ -z "$at" ]; then
+    echo "$0: there is no tag $tag; tag the commit to release first (git tag $tag)" >&2; exit 1
+  fi
+  if [ "$at" != "$head" ]; then
+    echo "$0: HEAD is not tag $tag; check it out (git checkout $tag) to build its release" >&2; exit 1
+  fi
+  if [ -n "$dirty" ]; then
+    echo "$0: the checkout has changes not in tag $tag (git status); a release is built from the tag alone" >&2; exit 1
+  fi
 fi
+echo "--- skillsync $version, commit $commit"
 dist=${DIST:-dist}
 url=${RELEASE_URL:-https://github.com/skillsync/skillsync/releases/download/$tag}
 targets=${TARGETS:-"linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64"}
