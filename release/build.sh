@@ -17,6 +17,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH=$PATH:/usr/local/go/bin
+# The same commit gives the same bytes on any builder: sort compares
+# bytes, and the settings a builder's environment or `go env -w` could
+# change are fixed here (a non-empty variable wins over go env's file);
+# release/pack -checkbuild refuses a binary built with any other.
+export LC_ALL=C
+export GOAMD64=v1 GOARM64=v8.0 GOFLAGS=-mod=readonly
 
 snapshot=false
 tag=
@@ -71,6 +77,7 @@ for t in $targets; do
   echo "--- build $t"
   CGO_ENABLED=0 GOOS=$os GOARCH=$arch go build -trimpath -buildvcs=false \
     -ldflags "-s -w -buildid= -X main.version=$version" -o "$dir/$exe" ./cmd/skillsync
+  "$tools/pack" -checkbuild "$os/$arch" "$dir/$exe"
   cp README.md "$dir/"
   if [ "$os" = windows ]; then
     "$tools/pack" -o "$dist/$name.zip" -prefix "$name/" "$dir/$exe" "$dir/README.md"

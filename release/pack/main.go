@@ -5,6 +5,7 @@
 //
 //	go run ./release/pack -o ARCHIVE.tar.gz|ARCHIVE.zip -prefix DIR/ FILE...
 //	go run ./release/pack -checkjson FILE
+//	go run ./release/pack -checkbuild GOOS/GOARCH BINARY
 package main
 
 import (
@@ -28,15 +29,18 @@ func main() {
 	out := flag.String("o", "", "archive to write: NAME.tar.gz or NAME.zip")
 	prefix := flag.String("prefix", "", "folder the files go in, inside the archive")
 	checkJSON := flag.String("checkjson", "", "only check that this file is one JSON value")
+	checkBin := flag.String("checkbuild", "", "only check that the binary argument is a release build for this GOOS/GOARCH")
 	flag.Parse()
 	var err error
 	switch {
 	case *checkJSON != "":
 		err = validJSON(*checkJSON)
+	case *checkBin != "" && flag.NArg() == 1:
+		err = checkBuild(flag.Arg(0), *checkBin)
 	case *out != "":
 		err = pack(*out, *prefix, flag.Args(), epoch())
 	default:
-		err = errors.New("usage: pack -o ARCHIVE -prefix DIR/ FILE... | pack -checkjson FILE")
+		err = errors.New("usage: pack -o ARCHIVE -prefix DIR/ FILE... | pack -checkjson FILE | pack -checkbuild GOOS/GOARCH BINARY")
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "pack:", err)
