@@ -76,7 +76,7 @@ for t in $targets; do
   exe=skillsync; [ "$os" = windows ] && exe=skillsync.exe
   echo "--- build $t"
   CGO_ENABLED=0 GOOS=$os GOARCH=$arch go build -trimpath -buildvcs=false \
-    -ldflags "-s -w -buildid= -X main.version=$version" -o "$dir/$exe" ./cmd/skillsync
+    -ldflags "-s -w -buildid= -X main.version=$version -X main.commit=$commit" -o "$dir/$exe" ./cmd/skillsync
   "$tools/pack" -checkbuild "$os/$arch" "$dir/$exe"
   cp README.md "$dir/"
   if [ "$os" = windows ]; then
@@ -178,8 +178,8 @@ if $snapshot; then
   got=$("$tmp/$(archive "$host")/skillsync" version)
   echo "$got"
   case "$got" in
-    "skillsync $version "*) ;;
-    *) echo "the archived binary says \"$got\", want version $version"; exit 1 ;;
+    "skillsync $version (commit $commit, "*) ;;
+    *) echo "the archived binary says \"$got\", want version $version and commit $commit"; exit 1 ;;
   esac
   echo "snapshot: ok"
 fi

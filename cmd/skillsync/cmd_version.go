@@ -8,8 +8,11 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// version is set at build time with -ldflags "-X main.version=v1.2.3".
-var version = ""
+// version and commit are set at build time (release/build.sh) with
+// -ldflags "-X main.version=1.2.3 -X main.commit=0123456789ab": the
+// release's binaries carry no VCS stamp, and the commit is what a bug
+// report should name.
+var version, commit = "", ""
 
 func newVersionCommand(a *app) *cobra.Command {
 	return &cobra.Command{
@@ -20,9 +23,17 @@ func newVersionCommand(a *app) *cobra.Command {
 		RunE: func(*cobra.Command, []string) error {
 			v := buildVersion()
 			if a.json {
-				return writeJSON(a.stdout, map[string]string{"version": v, "go": runtime.Version(), "os": runtime.GOOS, "arch": runtime.GOARCH})
+				out := map[string]string{"version": v, "go": runtime.Version(), "os": runtime.GOOS, "arch": runtime.GOARCH}
+				if commit != "" {
+					out["commit"] = commit
+				}
+				return writeJSON(a.stdout, out)
 			}
-			fmt.Fprintf(a.stdout, "skillsync %s (%s %s/%s)\n", v, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+			built := ""
+			if commit != "" {
+				built = "commit " + commit + ", "
+			}
+			fmt.Fprintf(a.stdout, "skillsync %s (%s%s %s/%s)\n", v, built, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 			return nil
 		},
 	}
