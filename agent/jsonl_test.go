@@ -130,7 +130,8 @@ func TestReadNewRefusesLinks(t *testing.T) {
 }
 
 // bytesRead returns how many bytes this process has read (rchar in
-// /proc/self/io), skipping the test where that is not known.
+// /proc/self/io), skipping the test where that is not known. It counts
+// every test's reads: a test that uses it must not be parallel.
 func bytesRead(t *testing.T) int64 {
 	t.Helper()
 	data, err := os.ReadFile("/proc/self/io")
@@ -183,7 +184,8 @@ func (c *endsAfter) Err() error {
 // gigabyte is being read (and skipped as too long) stops the read there;
 // it was checked only between lines, so SIGTERM waited for the whole line.
 func TestReadNewStopsInsideALine(t *testing.T) {
-	t.Parallel()
+	// Not parallel: bytesRead counts the whole process's reads, and a
+	// parallel test's reads would count as this one's.
 	path := sparse(t, 1<<30)
 	ctx := &endsAfter{Context: context.Background()}
 	ctx.n.Store(2)
@@ -200,7 +202,7 @@ func TestReadNewStopsInsideALine(t *testing.T) {
 // TestReadNewRefusesHugeFile: a file over the limit is not read at all,
 // and the error says why.
 func TestReadNewRefusesHugeFile(t *testing.T) {
-	t.Parallel()
+	// Not parallel, as TestReadNewStopsInsideALine.
 	path := sparse(t, MaxFile+1)
 	called := false
 	before := bytesRead(t)
