@@ -1,17 +1,10 @@
 package layering
 
-import (
-	"sort"
-	"strings"
-
-	"github.com/skillsync/skillsync/internal/editdistance"
-)
+import "github.com/skillsync/skillsync/internal/editdistance"
 
 // Nearest returns up to n names of winners that look like name: those
-// containing it, or within a small edit distance, closest first. A name
-// longer than maxNearest bytes gets none: no skill's name is that long,
-// and the distance to each would cost its length times theirs (a 1 MB
-// name sent to the MCP server held a core for 25 s).
+// containing it, or within a small edit distance, closest first
+// (editdistance.Nearest, which gives a name too long for any skill none).
 func Nearest(winners []*Winner, name string, n int) []string {
 	names := make([]string, len(winners))
 	for i, w := range winners {
@@ -20,39 +13,8 @@ func Nearest(winners []*Winner, name string, n int) []string {
 	return NearestNames(names, name, n)
 }
 
-// NearestNames is Nearest among names.
+// NearestNames is Nearest among names, compared as the catalog compares
+// names (Key).
 func NearestNames(names []string, name string, n int) []string {
-	if len(name) > maxNearest {
-		return nil
-	}
-	key := Key(name)
-	type cand struct {
-		name string
-		dist int
-	}
-	var cands []cand
-	for _, have := range names {
-		k := Key(have)
-		d := editdistance.Levenshtein(key, k)
-		if strings.Contains(k, key) || strings.Contains(key, k) {
-			d = min(d, 1)
-		}
-		if d <= max(2, len(key)/3) {
-			cands = append(cands, cand{have, d})
-		}
-	}
-	sort.Slice(cands, func(i, j int) bool {
-		if cands[i].dist != cands[j].dist {
-			return cands[i].dist < cands[j].dist
-		}
-		return cands[i].name < cands[j].name
-	})
-	var out []string
-	for i := 0; i < len(cands) && i < n; i++ {
-		out = append(out, cands[i].name)
-	}
-	return out
+	return editdistance.Nearest(names, name, n, Key)
 }
-
-// maxNearest bounds the names Nearest looks for.
-const maxNearest = 256

@@ -2,6 +2,11 @@
 // "did you mean" suggestions of the catalog and of a source's selection.
 package editdistance
 
+import (
+	"sort"
+	"strings"
+)
+
 // Levenshtein returns the number of single-rune insertions, deletions and
 // substitutions that turn a into b. It compares runes, not bytes, so a
 // name with an accented letter is one edit from its unaccented spelling.
@@ -25,4 +30,46 @@ func Levenshtein(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(rb)]
+}
+
+// maxNearest bounds the names Nearest looks for: no name worth a "did
+// you mean" is longer, and the distance to each candidate costs its
+// length times theirs (a 1 MB name sent to the MCP server held a core
+// for 25 s).
+const maxNearest = 256
+
+// Nearest returns up to n of names that look like name once both are put
+// through fold: those containing it or contained in it, or within a third
+// of its length (and two) in edits, closest first, ties by name.
+func Nearest(names []string, name string, n int, fold func(string) string) []string {
+	if len(name) > maxNearest {
+		return nil
+	}
+	key := fold(name)
+	type cand struct {
+		name string
+		dist int
+	}
+	var cands []cand
+	for _, have := range names {
+		k := fold(have)
+		d := Levenshtein(key, k)
+		if strings.Contains(k, key) || strings.Contains(key, k) {
+			d = min(d, 1)
+		}
+		if d <= max(2, len(key)/3) {
+			cands = append(cands, cand{have, d})
+		}
+	}
+	sort.Slice(cands, func(i, j int) bool {
+		if cands[i].dist != cands[j].dist {
+			return cands[i].dist < cands[j].dist
+		}
+		return cands[i].name < cands[j].name
+	})
+	var out []string
+	for i := 0; i < len(cands) && i < n; i++ {
+		out = append(out, cands[i].name)
+	}
+	return out
 }

@@ -132,27 +132,13 @@ func (s *EmbeddedSettings) Resolve(string) (string, error) {
 		return "", fmt.Errorf("embedded: is empty: name a skill set compiled into this program (it has: %s)", have)
 	case s.lent != nil && !slices.Contains(s.lent, s.Name):
 		hint := ""
-		if near := nearestName(s.Name, s.lent); near != "" {
-			hint = fmt.Sprintf("; did you mean %s?", near)
+		if near := editdistance.Nearest(s.lent, s.Name, 1, strings.ToLower); len(near) > 0 {
+			hint = fmt.Sprintf("; did you mean %s?", near[0])
 		}
 		return "", fmt.Errorf("embedded: no skill set named %q is compiled into this program%s (it has: %s); name one of those, or read skills of your own with dir: or git:",
 			s.Name, hint, have)
 	}
 	return s.Name, nil
-}
-
-// nearestName is the name of have nearest to name, case aside, when one
-// is a likely misspelling of it: at most a third of its letters (and two)
-// apart. Names are cut at 64 bytes, which bounds the work.
-func nearestName(name string, have []string) string {
-	name = strings.ToLower(name[:min(len(name), 64)])
-	best, bestD := "", max(2, len(name)/3)+1
-	for _, h := range have {
-		if d := editdistance.Levenshtein(name, strings.ToLower(h[:min(len(h), 64)])); d < bestD {
-			best, bestD = h, d
-		}
-	}
-	return best
 }
 
 // Location is the file system's name.
