@@ -224,3 +224,46 @@ func TestALostImportStateCountsNothingAgain(t *testing.T) {
 		t.Errorf("after the import with since, pdf counted %d times, want once", n)
 	}
 }
+
+// TestALostHookJournalCountsNothingAgain: the hooks' journal removed
+// while the usage file names a call a hook recorded: the next import
+// refuses, saying to pass --since, rather than count the hooked calls
+// again from the transcript; with since it goes on, begins the journal
+// again, and the import after it needs no since.
+func TestALostHookJournalCountsNothingAgain(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	ws, projects := t.TempDir(), t.TempDir()
+	skills := filepath.Join(ws, "skills")
+	if err := os.MkdirAll(skills, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	store, j := curator.NewStore(skills), journal(skills)
+	rec := &usageFile{store: store}
+	warn := func(err error) { t.Log(err) }
+	for _, id := range []string{"toolu_1", "toolu_2"} {
+		if _, dup, err := j.RecordHook(ctx, rec, claude.Name, agent.Event{Skill: "pdf", ID: id}, warn); err != nil || dup {
+			t.Fatalf("the hook of %s: %v %v", id, dup, err)
+		}
+	}
+	if err := os.Remove(j.Hooked.Path); err != nil {
+		t.Fatal(err)
+	}
+	claudeTranscript(t, ws, projects, "pdf", "toolu_1", "toolu_2")
+	r, err := j.Import(ctx, rec, claude.New(ws, projects), time.Time{})
+	if err == nil || !strings.Contains(err.Error(), "--since") || !strings.Contains(err.Error(), j.Hooked.Path) {
+		t.Errorf("the import without the journal: %+v, %v; want a refusal naming the journal and --since", r, err)
+	}
+	if n := useCount(t, store, "pdf"); n != 2 {
+		t.Errorf("pdf counted %d times, want twice", n)
+	}
+	if _, err := j.Import(ctx, rec, claude.New(ws, projects), time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)); err != nil {
+		t.Fatalf("the import with since: %v", err)
+	}
+	if _, err := j.Import(ctx, rec, claude.New(ws, projects), time.Time{}); err != nil {
+		t.Fatalf("the import after it: %v", err)
+	}
+	if n := useCount(t, store, "pdf"); n != 2 {
+		t.Errorf("after the imports, pdf counted %d times, want twice", n)
+	}
+}

@@ -252,6 +252,19 @@ func (o *Hold) Take(agent string, ids map[string]bool, now time.Time) error {
 	return atomicfile.WriteFile(o.h.Path, kept.Bytes(), 0o644)
 }
 
+// create begins an empty journal where there is none; the caller holds
+// the lock.
+func (o *Hold) create() error {
+	f, err := platform.OpenFile(o.h.Path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if errors.Is(err, fs.ErrExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("create %s: %w", o.h.Path, err)
+	}
+	return f.Close()
+}
+
 // Close lets hooks at the journal again.
 func (o *Hold) Close() { o.lock.Close() }
 

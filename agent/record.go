@@ -6,6 +6,8 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"sort"
 	"time"
@@ -166,6 +168,10 @@ func (j Journal) Import(ctx context.Context, rec Recorder, imp Importer, since t
 	if err := lostState(state, rec, imp.Name(), j.StatePath, since); err != nil {
 		return nil, err
 	}
+	lostHooked, err := lostJournal(j.Hooked.Path, rec, imp.Name(), since)
+	if err != nil {
+		return nil, err
+	}
 	batch, err := imp.Import(ctx, since, state.Agents[imp.Name()])
 	if err != nil {
 		return nil, fmt.Errorf("import usage from %s: %w", imp.Name(), err)
@@ -200,6 +206,12 @@ func (j Journal) Import(ctx context.Context, rec Recorder, imp Importer, since t
 		return nil, err
 	}
 	defer hold.Close()
+	if lostHooked {
+		// Begun again, so that the next import knows it was not lost.
+		if err := hold.create(); err != nil {
+			return nil, err
+		}
+	}
 	hooked := hold.Recorded(imp.Name(), ids)
 	// The last call a hook recorded is named in the usage file too: a
 	// hook stopped before it journaled the call leaves it there alone.
@@ -313,6 +325,26 @@ func lostState(state *State, rec Recorder, agent, path string, since time.Time) 
 		return nil // no import counted here; a usage file that cannot be read fails the write
 	}
 	return fmt.Errorf("import usage from %s: the usage file holds an import of its records, but %s does not say how far it read (removed, or brought back from another time); run skillsync usage import %s --since the time of the last import: without --since every call on disk is counted again", agent, path, agent)
+}
+
+// lostJournal refuses an import, without since, when the hooked journal
+// is gone while the usage file names a call a hook recorded: the calls
+// hooks counted since the last import are not told from the others, and
+// the import would count them again. Hooks begin the journal with their
+// first call and imports only rewrite it, so only a removal takes it.
+// With since it reports lost, and the import begins the journal again.
+func lostJournal(path string, rec Recorder, agent string, since time.Time) (lost bool, err error) {
+	if _, err := os.Lstat(path); !errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	last, err := rec.LastImport(HookMark)
+	if err != nil || last == "" {
+		return false, nil // no hook recorded a call here
+	}
+	if !since.IsZero() {
+		return true, nil
+	}
+	return false, fmt.Errorf("import usage from %s: the usage file names a call a hook recorded, but %s, the hooks' journal of the calls they counted, is gone (removed); run skillsync usage import %s --since the time it was removed: without --since the calls hooks counted since the last import are counted again", agent, path, agent)
 }
 
 // HookMark is the key under which the usage file names the last call a
