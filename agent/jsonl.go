@@ -291,11 +291,11 @@ func (b *Batch) ReadRecord(ctx context.Context, read ReadFunc, lim Limits, done 
 
 // ListJSONL lists the regular .jsonl files below root, relative to it and
 // sorted, at most depth path elements below it (the file's own name
-// included). Deeper folders, links and folders that cannot be read are
+// included), and apart the links named .jsonl there, which it does not
+// follow. Deeper folders, other links and folders that cannot be read are
 // passed over; a missing root holds none.
-func ListJSONL(root string, depth int) ([]string, error) {
-	var out []string
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+func ListJSONL(root string, depth int) (files, links []string, err error) {
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if p != root {
 				return nil // an unreadable corner is not the workspace's loss
@@ -312,11 +312,18 @@ func ListJSONL(root string, depth int) ([]string, error) {
 			}
 			return nil
 		}
-		if d.Type().IsRegular() && strings.HasSuffix(d.Name(), ".jsonl") {
-			out = append(out, rel)
+		if !strings.HasSuffix(d.Name(), ".jsonl") {
+			return nil
+		}
+		switch {
+		case d.Type().IsRegular():
+			files = append(files, rel)
+		case d.Type()&fs.ModeSymlink != 0:
+			links = append(links, rel)
 		}
 		return nil
 	})
-	sort.Strings(out)
-	return out, err
+	sort.Strings(files)
+	sort.Strings(links)
+	return files, links, err
 }

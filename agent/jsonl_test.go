@@ -222,8 +222,8 @@ func TestReadNewRefusesHugeFile(t *testing.T) {
 }
 
 // TestListJSONL: the .jsonl files down to the depth, sorted, relative to
-// the root; deeper ones, other files and links are not listed, and a
-// missing root lists none.
+// the root; deeper ones and other files are not listed, links named
+// .jsonl are listed apart, and a missing root lists none.
 func TestListJSONL(t *testing.T) {
 	root := t.TempDir()
 	for _, p := range []string{"a.jsonl", "x/b.jsonl", "x/y/c.jsonl", "x/y/z/d.jsonl", "x/e.json"} {
@@ -238,13 +238,16 @@ func TestListJSONL(t *testing.T) {
 	if err := os.Symlink(filepath.Join(root, "a.jsonl"), filepath.Join(root, "x", "l.jsonl")); err != nil {
 		t.Fatal(err)
 	}
-	got, err := ListJSONL(root, 3)
+	got, links, err := ListJSONL(root, 3)
 	want := []string{"a.jsonl", filepath.Join("x", "b.jsonl"), filepath.Join("x", "y", "c.jsonl")}
 	if err != nil || !slices.Equal(got, want) {
 		t.Errorf("ListJSONL = %q, %v; want %q", got, err, want)
 	}
-	if got, err := ListJSONL(filepath.Join(root, "none"), 3); err != nil || len(got) != 0 {
-		t.Errorf("missing root: %q, %v", got, err)
+	if want := []string{filepath.Join("x", "l.jsonl")}; !slices.Equal(links, want) {
+		t.Errorf("ListJSONL's links = %q, want %q", links, want)
+	}
+	if got, links, err := ListJSONL(filepath.Join(root, "none"), 3); err != nil || len(got)+len(links) != 0 {
+		t.Errorf("missing root: %q, %q, %v", got, links, err)
 	}
 }
 

@@ -179,9 +179,12 @@ func (im *Importer) Import(ctx context.Context, since time.Time, done agent.Mark
 		b.Unreadable = append(b.Unreadable, fmt.Sprintf("%s is a symbolic link; skillsync does not follow links in Claude Code's projects folder: move the folder there", filepath.Join(im.projects, name)))
 	}
 	for _, fo := range folders {
-		files, err := agent.ListJSONL(filepath.Join(im.projects, fo.name), maxDepth)
+		files, linked, err := agent.ListJSONL(filepath.Join(im.projects, fo.name), maxDepth)
 		if err != nil {
 			return nil, fmt.Errorf("list Claude Code transcripts in %s: %w", filepath.Join(im.projects, fo.name), err)
+		}
+		for _, rel := range linked {
+			b.Unreadable = append(b.Unreadable, fmt.Sprintf("%s is a symbolic link; skillsync does not follow links in Claude Code's projects folder: move the transcript there", filepath.Join(im.projects, fo.name, rel)))
 		}
 		for _, rel := range files {
 			key := fo.name + "/" + filepath.ToSlash(rel)

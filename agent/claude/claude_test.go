@@ -402,3 +402,24 @@ func TestLinkedProjectFolderIsSaid(t *testing.T) {
 		t.Errorf("events %s, unreadable %q", summary(b.Events), b.Unreadable)
 	}
 }
+
+// TestLinkedTranscriptIsSaid: a transcript in the workspace's project
+// folder that is a symbolic link is not followed either, and the batch
+// names it; the folder's other transcripts are read.
+func TestLinkedTranscriptIsSaid(t *testing.T) {
+	t.Parallel()
+	ws, projects, elsewhere := t.TempDir(), t.TempDir(), t.TempDir()
+	transcript(t, elsewhere, "real", "s.jsonl", skillLine("2026-03-01T10:00:00Z", ws, "t1", `{"skill":"pdf"}`))
+	transcript(t, projects, FolderName(ws), "own.jsonl", skillLine("2026-03-01T11:00:00Z", ws, "t2", `{"skill":"pdf"}`))
+	link := filepath.Join(projects, FolderName(ws), "linked.jsonl")
+	if err := os.Symlink(filepath.Join(elsewhere, "real", "s.jsonl"), link); err != nil {
+		t.Skip(err)
+	}
+	b, err := New(ws, projects).Import(context.Background(), time.Time{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b.Events) != 1 || b.Events[0].ID != "t2" || len(b.Unreadable) != 1 || !strings.Contains(b.Unreadable[0], link) {
+		t.Errorf("events %s, unreadable %q; want t2 read and %s named", summary(b.Events), b.Unreadable, link)
+	}
+}

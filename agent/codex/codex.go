@@ -106,7 +106,9 @@ func (im *Importer) Name() string { return Name }
 // how Codex uses a skill it picked). Rollouts of other folders are passed
 // over without being read past their first line.
 func (im *Importer) Import(ctx context.Context, since time.Time, done agent.Marks) (*agent.Batch, error) {
-	files, err := agent.ListJSONL(im.sessions, maxDepth)
+	// A link is not followed, nor said: rollouts of every folder are
+	// here, and without its first line a link's is not known.
+	files, _, err := agent.ListJSONL(im.sessions, maxDepth)
 	if err != nil {
 		return nil, fmt.Errorf("list Codex sessions in %s: %w", im.sessions, err)
 	}
