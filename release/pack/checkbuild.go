@@ -7,6 +7,7 @@ import (
 	"debug/pe"
 	"fmt"
 	"maps"
+	"runtime"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -42,11 +43,16 @@ func checkBuild(name, target string) error {
 }
 
 // buildProblems lists how info differs from a release build for
-// goos/goarch.
+// goos/goarch. The binary must come from the Go release that built this
+// program: build.sh builds both with the release's GOTOOLCHAIN, and
+// another Go gives other bytes.
 func buildProblems(info *debug.BuildInfo, goos, goarch string) []string {
 	var problems []string
 	if info.Path != mainPath {
 		problems = append(problems, fmt.Sprintf("built from %q, want %q", info.Path, mainPath))
+	}
+	if info.GoVersion != runtime.Version() {
+		problems = append(problems, fmt.Sprintf("built with %s, want %s", info.GoVersion, runtime.Version()))
 	}
 	got := map[string]string{}
 	for _, s := range info.Settings {

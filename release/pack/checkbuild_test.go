@@ -11,7 +11,7 @@ import (
 // release is the build information of a release binary for linux/amd64,
 // as release/build.sh makes it.
 func release() *debug.BuildInfo {
-	return &debug.BuildInfo{Path: mainPath, Settings: []debug.BuildSetting{
+	return &debug.BuildInfo{GoVersion: runtime.Version(), Path: mainPath, Settings: []debug.BuildSetting{
 		{Key: "-buildmode", Value: "exe"}, {Key: "-compiler", Value: "gc"},
 		{Key: "-trimpath", Value: "true"}, {Key: "CGO_ENABLED", Value: "0"},
 		{Key: "GOARCH", Value: "amd64"}, {Key: "GOOS", Value: "linux"},
@@ -49,7 +49,8 @@ func TestBuildProblemsRefuseWhatABuildersEnvironmentChanges(t *testing.T) {
 		{set("vcs.modified", "true"), "linux", "amd64", "vcs.modified"},
 		{release(), "darwin", "amd64", "GOOS"},
 		{release(), "linux", "arm64", "GOARM64"},
-		{&debug.BuildInfo{Path: "example.com/other", Settings: release().Settings}, "linux", "amd64", "built from"},
+		{&debug.BuildInfo{GoVersion: runtime.Version(), Path: "example.com/other", Settings: release().Settings}, "linux", "amd64", "built from"},
+		{&debug.BuildInfo{GoVersion: "go1.0", Path: mainPath, Settings: release().Settings}, "linux", "amd64", "built with go1.0,"},
 	} {
 		p := strings.Join(buildProblems(c.info, c.goos, c.goarch), "; ")
 		if !strings.Contains(p, c.want) {
