@@ -42,7 +42,9 @@ func AgentsMDBlock(body string) string {
 
 // SpliceAgentsMD returns old with skillsync's block made block: the text
 // from the first begin marker to the end marker after it (and the line
-// break that ends it) is replaced, every other byte stays; a file without
+// break that ends it) is replaced, and any later block, a copy a merge
+// or a paste left that would keep a stale list of skills beside the
+// current one, is removed; every other byte stays. A file without
 // the markers gets the block appended after a blank line, and an empty one
 // is the block. A marker is a line of its own: one quoted in the user's
 // prose (inside a sentence, in backticks) or in a fenced code block (an
@@ -50,9 +52,9 @@ func AgentsMDBlock(body string) string {
 // an error: where the user's text starts again is not known.
 func SpliceAgentsMD(old []byte, block string) ([]byte, error) {
 	fenced := fencedBlocks(old)
-	i := unfencedMarkerLine(old, AgentsMDBegin, fenced)
+	i := unfencedMarkerLine(old, AgentsMDBegin, fenced, 0)
 	if i < 0 {
-		if unfencedMarkerLine(old, AgentsMDEnd, fenced) >= 0 {
+		if unfencedMarkerLine(old, AgentsMDEnd, fenced, 0) >= 0 {
 			return nil, fmt.Errorf("it has %s without %s before it", AgentsMDEnd, AgentsMDBegin)
 		}
 		var b bytes.Buffer
@@ -68,21 +70,46 @@ func SpliceAgentsMD(old []byte, block string) ([]byte, error) {
 		b.WriteString(block)
 		return b.Bytes(), nil
 	}
-	j := markerLine(old, AgentsMDEnd, i+len(AgentsMDBegin))
-	if j < 0 {
+	end := blockEnd(old, i)
+	if end < 0 {
 		return nil, fmt.Errorf("it has %s without %s after it; remove the marker or close it", AgentsMDBegin, AgentsMDEnd)
-	}
-	end := j + len(AgentsMDEnd)
-	if bytes.HasPrefix(old[end:], []byte("\r\n")) {
-		end += 2
-	} else if bytes.HasPrefix(old[end:], []byte("\n")) {
-		end++
 	}
 	var b bytes.Buffer
 	b.Write(old[:i])
 	b.WriteString(block)
+	// A later begin marker without an end is left as text: where the
+	// user's text starts again is not known.
+	for {
+		next := unfencedMarkerLine(old, AgentsMDBegin, fenced, end)
+		if next < 0 {
+			break
+		}
+		nextEnd := blockEnd(old, next)
+		if nextEnd < 0 {
+			break
+		}
+		b.Write(old[end:next])
+		end = nextEnd
+	}
 	b.Write(old[end:])
 	return b.Bytes(), nil
+}
+
+// blockEnd returns where the block whose begin marker is at i ends: past
+// the end marker after it and the line break that ends that line; -1
+// when there is no end marker.
+func blockEnd(b []byte, i int) int {
+	j := markerLine(b, AgentsMDEnd, i+len(AgentsMDBegin))
+	if j < 0 {
+		return -1
+	}
+	end := j + len(AgentsMDEnd)
+	if bytes.HasPrefix(b[end:], []byte("\r\n")) {
+		end += 2
+	} else if bytes.HasPrefix(b[end:], []byte("\n")) {
+		end++
+	}
+	return end
 }
 
 // markerLine returns where the first line of b at or after from that holds
@@ -109,10 +136,10 @@ func markerLine(b []byte, marker string, from int) int {
 // file: a marker right after it is on the first line.
 var utf8BOM = []byte("\xef\xbb\xbf")
 
-// unfencedMarkerLine is markerLine from the start of b, skipping a marker
+// unfencedMarkerLine is markerLine from from on, skipping a marker
 // inside one of the fenced code blocks fenced lists (fencedBlocks).
-func unfencedMarkerLine(b []byte, marker string, fenced [][2]int) int {
-	for from := 0; ; {
+func unfencedMarkerLine(b []byte, marker string, fenced [][2]int, from int) int {
+	for {
 		i := markerLine(b, marker, from)
 		if i < 0 || !slices.ContainsFunc(fenced, func(f [2]int) bool { return f[0] <= i && i < f[1] }) {
 			return i

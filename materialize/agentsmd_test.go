@@ -26,6 +26,17 @@ func TestSpliceAgentsMD(t *testing.T) {
 			"skillsync keeps `" + AgentsMDBegin + "` and `" + AgentsMDEnd + "` lines.\nRULES\n" + block + "after\n"},
 		{"a quoted begin, no block", "Say " + AgentsMDBegin + " here.\n", "Say " + AgentsMDBegin + " here.\n\n" + block},
 		{"a quoted end inside the block", AgentsMDBegin + "\nsee " + AgentsMDEnd + " below\n" + AgentsMDEnd + "\nrest\n", block + "rest\n"},
+		// A second block (a merge kept both sides' copies) would keep a
+		// stale list beside the current one: it goes, the text around
+		// it stays.
+		{"a second block", "a\n" + AgentsMDBegin + "\nold\n" + AgentsMDEnd + "\nb\n" + AgentsMDBegin + "\nolder\n" + AgentsMDEnd + "\r\nc\n",
+			"a\n" + block + "b\nc\n"},
+		{"three blocks", AgentsMDBegin + "\n1\n" + AgentsMDEnd + "\n" + AgentsMDBegin + "\n2\n" + AgentsMDEnd + "\nx\n" + AgentsMDBegin + "\n3\n" + AgentsMDEnd,
+			block + "x\n"},
+		{"a later begin without an end stays", AgentsMDBegin + "\nold\n" + AgentsMDEnd + "\nb\n" + AgentsMDBegin + "\nnotes\n",
+			block + "b\n" + AgentsMDBegin + "\nnotes\n"},
+		{"a later block in a fence stays", AgentsMDBegin + "\nold\n" + AgentsMDEnd + "\n```\n" + AgentsMDBegin + "\nexample\n" + AgentsMDEnd + "\n```\n",
+			block + "```\n" + AgentsMDBegin + "\nexample\n" + AgentsMDEnd + "\n```\n"},
 	} {
 		got, err := SpliceAgentsMD([]byte(tt.old), block)
 		if err != nil || string(got) != tt.want {
