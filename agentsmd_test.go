@@ -25,15 +25,17 @@ func TestSyncAgentsMD(t *testing.T) {
 	skilltest.WriteFile(t, agentsMD, user)
 	r := mustSync(t, e, SyncOptions{})
 	got := skilltest.ReadFile(t, agentsMD)
-	if !strings.HasPrefix(got, user+"\n"+materialize.AgentsMDBegin+"\n") || !strings.HasSuffix(got, materialize.AgentsMDEnd+"\n") {
-		t.Fatalf("AGENTS.md:\n%s", got)
+	// The user's lines end in \r\n, and so do the block's.
+	if !strings.HasPrefix(got, user+"\r\n"+materialize.AgentsMDBegin+"\r\n") || !strings.HasSuffix(got, materialize.AgentsMDEnd+"\r\n") ||
+		strings.Count(got, "\n") != strings.Count(got, "\r\n") {
+		t.Fatalf("AGENTS.md:\n%q", got)
 	}
 	for _, want := range []string{
 		"<available_skills>", "<name>\nskillsync\n</name>",
 		"<location>\n.skills-cache/builtin/skillsync/SKILL.md\n</location>",
 		"<name>\nBig Tool\n</name>", "<location>\nskills/big-tool/SKILL.md\n</location>",
 	} {
-		if !strings.Contains(got, want) {
+		if !strings.Contains(strings.ReplaceAll(got, "\r\n", "\n"), want) {
 			t.Errorf("AGENTS.md lacks %q:\n%s", want, got)
 		}
 	}
@@ -61,13 +63,13 @@ func TestSyncAgentsMD(t *testing.T) {
 		t.Errorf("a sync with nothing new touched AGENTS.md (%v)", err)
 	}
 	// The user writes below the block; a skill goes; only the block changes.
-	skilltest.WriteFile(t, agentsMD, got+"More rules.\n")
+	skilltest.WriteFile(t, agentsMD, got+"More rules.\r\n")
 	if err := os.RemoveAll(filepath.Join(ws, "skills", "big-tool")); err != nil {
 		t.Fatal(err)
 	}
 	mustSync(t, e, SyncOptions{})
 	after := skilltest.ReadFile(t, agentsMD)
-	if strings.Contains(after, "Big Tool") || !strings.HasPrefix(after, user+"\n"+materialize.AgentsMDBegin) || !strings.HasSuffix(after, materialize.AgentsMDEnd+"\nMore rules.\n") {
+	if strings.Contains(after, "Big Tool") || !strings.HasPrefix(after, user+"\r\n"+materialize.AgentsMDBegin) || !strings.HasSuffix(after, materialize.AgentsMDEnd+"\r\nMore rules.\r\n") {
 		t.Errorf("AGENTS.md after the skill went:\n%s", after)
 	}
 }

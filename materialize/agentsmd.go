@@ -51,6 +51,11 @@ func AgentsMDBlock(body string) string {
 // example of the block) is text. A begin marker without an end marker is
 // an error: where the user's text starts again is not known.
 func SpliceAgentsMD(old []byte, block string) ([]byte, error) {
+	if crlf(old) {
+		// The file's own line breaks (a Windows checkout): a block in
+		// another kind would show as changed lines in every diff.
+		block = strings.ReplaceAll(strings.ReplaceAll(block, "\r\n", "\n"), "\n", "\r\n")
+	}
 	fenced := fencedBlocks(old)
 	i := unfencedMarkerLine(old, AgentsMDBegin, fenced, 0)
 	if i < 0 {
@@ -59,13 +64,17 @@ func SpliceAgentsMD(old []byte, block string) ([]byte, error) {
 		}
 		var b bytes.Buffer
 		b.Write(old)
+		nl := "\n"
+		if crlf(old) {
+			nl = "\r\n"
+		}
 		switch {
 		case len(old) == 0:
-		case bytes.HasSuffix(old, []byte("\n\n")):
+		case bytes.HasSuffix(old, []byte(nl+nl)):
 		case bytes.HasSuffix(old, []byte("\n")):
-			b.WriteByte('\n')
+			b.WriteString(nl)
 		default:
-			b.WriteString("\n\n")
+			b.WriteString(nl + nl)
 		}
 		b.WriteString(block)
 		return b.Bytes(), nil
@@ -93,6 +102,12 @@ func SpliceAgentsMD(old []byte, block string) ([]byte, error) {
 	}
 	b.Write(old[end:])
 	return b.Bytes(), nil
+}
+
+// crlf reports whether b's lines end in \r\n: its first line break does.
+func crlf(b []byte) bool {
+	i := bytes.IndexByte(b, '\n')
+	return i > 0 && b[i-1] == '\r'
 }
 
 // blockEnd returns where the block whose begin marker is at i ends: past

@@ -1,6 +1,9 @@
 package materialize
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // A user's AGENTS.md that shows the markers in a fenced code block (how to
 // write the block by hand, say) keeps that example: a marker inside a
@@ -10,10 +13,11 @@ func TestSpliceAgentsMDLeavesFencedMarkers(t *testing.T) {
 	block := AgentsMDBlock("<available_skills>\n</available_skills>")
 	example := "# Notes\r\nTo embed, write:\r\n```\r\n" + AgentsMDBegin + "\r\nMY EXAMPLE\r\n" + AgentsMDEnd + "\r\n```\r\n"
 	tilde := "~~~~md\n" + AgentsMDEnd + "\n  ~~~\nstill fenced\n~~~~\n"
+	crlfBlock := strings.ReplaceAll(block, "\n", "\r\n") // the example's lines end so
 	for _, tt := range []struct{ name, old, want string }{
-		{"fenced markers only", example + "more\r\n", example + "more\r\n\n" + block},
+		{"fenced markers only", example + "more\r\n", example + "more\r\n\r\n" + crlfBlock},
 		{"fenced markers, then the block", example + AgentsMDBegin + "\nold\n" + AgentsMDEnd + "\nafter\n",
-			example + block + "after\n"},
+			example + crlfBlock + "after\n"},
 		{"a fenced end marker, no block", tilde, tilde + "\n" + block},
 		// A fence never closed is no fence: the block appended after it
 		// is found again by the next sync, not appended once more.
@@ -36,7 +40,7 @@ func TestSpliceAgentsMDAfterAByteOrderMark(t *testing.T) {
 	bom := "\xef\xbb\xbf"
 	old := bom + AgentsMDBegin + "\r\nold\r\n" + AgentsMDEnd + "\r\n# Mine\r\n"
 	got, err := SpliceAgentsMD([]byte(old), block)
-	if want := bom + block + "# Mine\r\n"; err != nil || string(got) != want {
+	if want := bom + strings.ReplaceAll(block, "\n", "\r\n") + "# Mine\r\n"; err != nil || string(got) != want {
 		t.Errorf("got %q %v, want %q", got, err, want)
 	}
 	// Spliced again, it stays the same.

@@ -16,8 +16,14 @@ func TestSpliceAgentsMD(t *testing.T) {
 		{"no markers", "# Project\n\nRun make.\n", "# Project\n\nRun make.\n\n" + block},
 		{"no final newline", "# Project", "# Project\n\n" + block},
 		{"blank line at the end", "# P\n\n", "# P\n\n" + block},
-		{"replaced in the middle", "# P\r\n\r\n" + AgentsMDBegin + "\nold\n" + AgentsMDEnd + "\nafter \xff bytes\r\n",
-			"# P\r\n\r\n" + block + "after \xff bytes\r\n"},
+		{"replaced in the middle", "# P\n\n" + AgentsMDBegin + "\nold\n" + AgentsMDEnd + "\nafter \xff bytes\r\n",
+			"# P\n\n" + block + "after \xff bytes\r\n"},
+		// A file whose lines end in \r\n (a Windows checkout) gets its
+		// block in \r\n too.
+		{"crlf replaced", "# P\r\n" + AgentsMDBegin + "\r\nold\r\n" + AgentsMDEnd + "\r\nafter\r\n",
+			"# P\r\n" + strings.ReplaceAll(block, "\n", "\r\n") + "after\r\n"},
+		{"crlf appended", "# P\r\n", "# P\r\n\r\n" + strings.ReplaceAll(block, "\n", "\r\n")},
+		{"crlf after a blank line", "# P\r\n\r\n", "# P\r\n\r\n" + strings.ReplaceAll(block, "\n", "\r\n")},
 		{"end marker at the end of the file", "a\n" + AgentsMDBegin + "\nold\n" + AgentsMDEnd, "a\n" + block},
 		// Markers quoted in the user's prose are text: only lines of their
 		// own delimit the block, so the rules between stay.
