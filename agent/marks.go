@@ -25,6 +25,10 @@ type Mark struct {
 	// in, where the record's first line does not say it (a Codex
 	// session's turn_context): the next read goes on from there.
 	Cwd string `json:"cwd,omitempty"`
+	// Row is, for a database, the largest rowid of the rows read before
+	// it: rows past it are new whatever their times say (written after
+	// the clock stepped back); 0 for none known.
+	Row int64 `json:"row,omitempty"`
 }
 
 // Marks are an importer's marks, keyed by each record's path relative to

@@ -157,9 +157,9 @@ func (im *Importer) readDatabase(ctx context.Context, path string, prev agent.Ma
 	fail := func(err error) (*dbRead, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	cursor := int64(0)
+	cursor, row := int64(0), int64(0)
 	if seen {
-		cursor = prev.Offset
+		cursor, row = prev.Offset, prev.Row
 	}
 	for try := 1; ; try++ {
 		size, mtime, err := fileState(path)
@@ -169,7 +169,7 @@ func (im *Importer) readDatabase(ctx context.Context, path string, prev agent.Ma
 		if seen && prev.Size == size && prev.ModTime.Equal(mtime) {
 			return &dbRead{mark: prev}, nil
 		}
-		r, changed, err := im.readOnce(ctx, path, cursor, since)
+		r, changed, err := im.readOnce(ctx, path, cursor, row, since)
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
@@ -183,7 +183,7 @@ func (im *Importer) readDatabase(ctx context.Context, path string, prev agent.Ma
 			if err != nil {
 				return fail(err)
 			}
-			r.mark = agent.Mark{Offset: max(cursor, r.mark.Offset), Size: size, ModTime: mtime, Hash: "sqlite"}
+			r.mark = agent.Mark{Offset: max(cursor, r.mark.Offset), Row: r.mark.Row, Size: size, ModTime: mtime, Hash: "sqlite"}
 			if r.more || time.Since(mtime) < racy {
 				// Not all read, or written in the last tick of the
 				// file's clock (a write after the read could leave the
@@ -208,34 +208,40 @@ func (im *Importer) readDatabase(ctx context.Context, path string, prev agent.Ma
 
 // readOnce reads the database once, and tells whether it was rewritten
 // meanwhile.
-func (im *Importer) readOnce(ctx context.Context, path string, cursor int64, since time.Time) (*dbRead, bool, error) {
+func (im *Importer) readOnce(ctx context.Context, path string, cursor, row int64, since time.Time) (*dbRead, bool, error) {
 	db, err := sqlitefile.Open(path)
 	if err != nil {
 		return nil, false, err
 	}
 	defer db.Close()
-	r, err := im.readParts(ctx, db, path, cursor, since)
+	r, err := im.readParts(ctx, db, path, cursor, row, since)
 	return r, db.Changed(), err
 }
 
 // readParts reads the parts of the workspace's sessions written after
-// cursor, at most im.rowLimit() of them, oldest first. The returned mark's
-// Offset is the next cursor: the newest part read, but no later than
-// settle before now, nor than the oldest skill or read call still running
-// (for at most holdFor), so that both are read again. A read that stopped
-// at the limit ends its cursor before the last millisecond it read, whose
-// other parts may be unread; the next import goes on from there.
-func (im *Importer) readParts(ctx context.Context, db *sqlitefile.DB, path string, cursor int64, since time.Time) (*dbRead, error) {
+// cursor, or whose rowid is past row (when row is known, above 0), at
+// most im.rowLimit() of them, oldest first. The returned mark's Offset is
+// the next cursor: the newest part read, but no later than settle before
+// now, nor than the oldest skill or read call still running (for at most
+// holdFor), so that both are read again. A read that stopped at the limit
+// ends its cursor before the last millisecond it read, whose other parts
+// may be unread; the next import goes on from there. Its Row is the
+// largest rowid in the table, but before the first call still running,
+// and row again after a read that stopped at the limit: OpenCode dates
+// time_updated by the machine's clock, and a part written or completed
+// after the clock stepped back is older than the cursor, but takes a new
+// rowid or keeps the one of the running call.
+func (im *Importer) readParts(ctx context.Context, db *sqlitefile.DB, path string, cursor, row int64, since time.Time) (*dbRead, error) {
 	tabs, err := openTables(ctx, db)
 	if err != nil {
 		return nil, err
 	}
 	now := time.Now()
 	next := cursor
-	hold := int64(-1)
+	hold, holdRow := int64(-1), int64(-1)
 	r := &dbRead{}
 	read := 0
-	err = im.eachPart(ctx, tabs, cursor, func(id string, updated int64, data []byte, tooLong, ours bool) {
+	last, err := im.eachPart(ctx, tabs, cursor, row, func(id string, rowid, updated int64, data []byte, tooLong, ours bool) {
 		read++
 		next = max(next, updated)
 		if !ours {
@@ -251,8 +257,13 @@ func (im *Importer) readParts(ctx context.Context, db *sqlitefile.DB, path strin
 			r.malformed = append(r.malformed, path+": part "+id)
 			return
 		}
-		if p.running() && time.UnixMilli(updated).After(now.Add(-holdFor)) && (hold < 0 || updated < hold) {
-			hold = updated
+		if p.running() && time.UnixMilli(updated).After(now.Add(-holdFor)) {
+			if hold < 0 || updated < hold {
+				hold = updated
+			}
+			if holdRow < 0 || rowid < holdRow {
+				holdRow = rowid
+			}
 		}
 		ev, ok := p.event()
 		if !ok {
@@ -269,8 +280,13 @@ func (im *Importer) readParts(ctx context.Context, db *sqlitefile.DB, path strin
 	if err != nil {
 		return nil, err
 	}
+	r.mark.Row = last
+	if holdRow >= 0 {
+		r.mark.Row = min(last, holdRow-1)
+	}
 	if read >= im.rowLimit() {
 		r.more = true
+		r.mark.Row = row
 		// 100,000 parts in one millisecond are a hostile file's: the
 		// cursor passes them rather than stand still.
 		if next-1 > cursor {
@@ -338,25 +354,29 @@ func schemaError(err error) error {
 // once it is among the oldest.
 type found struct {
 	updated int64
+	rowid   int64
 	id      string
 	dir     string
 	ref     sqlitefile.Ref
 }
 
 // eachPart hands fn the parts of the workspace's sessions updated after
-// cursor, oldest first (by time_updated, then id), at most im.rowLimit()
-// of them; a part's data over maxRecord bytes is not read (tooLong), and
-// ours says whether its session ran in the workspace. The sessions are
-// read first (their ids are kept, each folder once); then the parts,
-// keeping the oldest im.rowLimit() in a heap, so that the parts held are
-// bounded however many the database has; then their data, in order.
-func (im *Importer) eachPart(ctx context.Context, t *tables, cursor int64, fn func(id string, updated int64, data []byte, tooLong, ours bool)) error {
+// cursor or, when row is above 0, whose rowid is past row, oldest first
+// (by time_updated, then id), at most im.rowLimit() of them; a part's data
+// over maxRecord bytes is not read (tooLong), and ours says whether its
+// session ran in the workspace. It returns the largest rowid of the
+// table. The sessions are read first (their ids are kept, each folder
+// once); then the parts, keeping the oldest im.rowLimit() in a heap, so
+// that the parts held are bounded however many the database has; then
+// their data, in order.
+func (im *Importer) eachPart(ctx context.Context, t *tables, cursor, row int64, fn func(id string, rowid, updated int64, data []byte, tooLong, ours bool)) (last int64, err error) {
 	dirs, err := im.sessionDirs(ctx, t)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	keep := &oldest{limit: im.rowLimit()}
 	err = t.part.Scan(ctx, func(r *sqlitefile.Row) error {
+		last = max(last, r.Rowid())
 		if r.Len(t.partSession) > maxIDLen || r.Len(t.partID) > maxIDLen {
 			return nil
 		}
@@ -369,7 +389,7 @@ func (im *Importer) eachPart(ctx context.Context, t *tables, cursor int64, fn fu
 			return nil
 		}
 		updated, ok, err := integer(r, t.updated)
-		if err != nil || !ok || updated <= cursor {
+		if err != nil || !ok || updated <= cursor && (row <= 0 || r.Rowid() <= row) {
 			return err
 		}
 		if keep.full() && keep.parts[0].updated < updated {
@@ -379,35 +399,35 @@ func (im *Importer) eachPart(ctx context.Context, t *tables, cursor int64, fn fu
 		if err != nil {
 			return err
 		}
-		keep.add(found{updated: updated, id: id, dir: dir, ref: r.Ref()})
+		keep.add(found{updated: updated, id: id, dir: dir, ref: r.Ref(), rowid: r.Rowid()})
 		return nil
 	})
 	if err != nil {
-		return err
+		return 0, err
 	}
 	parts := keep.sorted()
 	for _, p := range parts {
 		if err := ctx.Err(); err != nil {
-			return err
+			return 0, err
 		}
 		r, err := t.part.Row(p.ref)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		var data []byte
 		long := r.Len(t.data) > maxRecord
 		if !long {
 			v, err := r.Column(t.data)
 			if err != nil {
-				return err
+				return 0, err
 			}
 			data = v.Bytes
 		}
 		// A folder whose name only begins like the workspace's is
 		// read, so the cursor moves past it, but not counted.
-		fn(p.id, p.updated, data, long, im.ws.Within(p.dir))
+		fn(p.id, p.rowid, p.updated, data, long, im.ws.Within(p.dir))
 	}
-	return nil
+	return last, nil
 }
 
 // sessionDirs maps the sessions whose directory is a workspace path or

@@ -410,3 +410,57 @@ func TestImportDatabaseInBoundedReads(t *testing.T) {
 		t.Errorf("read %d calls, want %d: %v", len(got), len(want), got)
 	}
 }
+
+// TestImportDatabaseAfterTheClockSteppedBack: OpenCode dates a part's
+// time_updated by the machine's clock. A part written after the clock
+// stepped back (an NTP correction, a VM restored from a snapshot) is older
+// than the cursor the last import left, and is counted all the same, once;
+// so is a call still running at that import that completed after the step.
+func TestImportDatabaseAfterTheClockSteppedBack(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	ws, data, path, db := newDatabase(t, false)
+	db.Session("p1", "ses_1", ws, t0)
+	db.Message("ses_1", "msg_1", t0)
+	// The clock ran an hour fast: the last import's cursor is there.
+	fast := time.Now().Add(-time.Minute).UnixMilli()
+	db.Part("ses_1", "msg_1", "prt_a", fast, skillPart("call_a", "notes", "completed", fast-500))
+	db.Part("ses_1", "msg_1", "prt_b", fast, skillPart("call_b", "notes", "running", fast-300))
+	old := time.Now().Add(-10 * time.Second)
+	if err := os.Chtimes(path, old, old); err != nil {
+		t.Fatal(err)
+	}
+	im := New(ws, data)
+	first, err := im.Import(ctx, time.Time{}, nil)
+	if err != nil || len(first.Events) != 1 || first.Events[0].ID != "call_a" {
+		t.Fatalf("first import: %+v %v", first, err)
+	}
+	// Stepped back by an hour: OpenCode writes a new call, and completes
+	// the running one, at times before the cursor.
+	back := fast - time.Hour.Milliseconds()
+	db.Part("ses_1", "msg_1", "prt_c", back, skillPart("call_c", "notes", "completed", back-200))
+	db.Part("ses_1", "msg_1", "prt_b", back+100, skillPart("call_b", "notes", "completed", fast-300))
+	if err := os.Chtimes(path, old.Add(time.Second), old.Add(time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	second, err := im.Import(ctx, time.Time{}, first.Marks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// call_a is read again (the running call held the cursor before it);
+	// the import's set of calls seen counts it once.
+	var got []string
+	for _, ev := range second.Events {
+		if ev.ID != "call_a" {
+			got = append(got, ev.ID)
+		}
+	}
+	slices.Sort(got)
+	if want := []string{"call_b", "call_c"}; !slices.Equal(got, want) {
+		t.Fatalf("after the clock stepped back: calls %v, want %v", got, want)
+	}
+	third, err := im.Import(ctx, time.Time{}, second.Marks)
+	if err != nil || len(third.Events) != 0 {
+		t.Fatalf("third import: %+v %v", third, err)
+	}
+}
