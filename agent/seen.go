@@ -55,24 +55,23 @@ func (s *Seen) addKey(key string, at time.Time) {
 	s.IDs[key] = at.UTC()
 }
 
-// forgetFuture drops the calls dated after ahead, and a Floor after it:
-// Import counts no such call, so an older skillsync or a hand wrote them,
-// and a Floor there would pass every real call over as counted. Floor
-// goes back to the oldest call kept, or to none: a call after it that is
-// not in the set was not counted, and the marks keep a record from being
-// read again where it was read before.
+// forgetFuture drops a Floor after ahead: Import counts no call dated
+// so, so an older skillsync or a hand wrote it, and there it would pass
+// every real call over as counted. Floor goes back to the oldest call
+// kept that is not after ahead, or to none: a call after it that is not
+// in the set was not counted, and the marks keep a record from being read
+// again where it was read before. The ids are kept, whatever their times:
+// one dated past ahead was counted when the clock was ahead of it, and
+// the clock has stepped back since; forgotten, a copy of the call (a
+// resumed session's) would count again once the clock is right. An id
+// moves no Floor until it is the oldest in the set.
 func (s *Seen) forgetFuture(ahead time.Time) {
-	for id, at := range s.IDs {
-		if at.After(ahead) {
-			delete(s.IDs, id)
-		}
-	}
 	if !s.Floor.After(ahead) {
 		return
 	}
 	s.Floor = time.Time{}
 	for _, at := range s.IDs {
-		if s.Floor.IsZero() || at.Before(s.Floor) {
+		if !at.After(ahead) && (s.Floor.IsZero() || at.Before(s.Floor)) {
 			s.Floor = at
 		}
 	}

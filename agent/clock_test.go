@@ -1,0 +1,73 @@
+package agent_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/skillsync/skillsync/agent"
+	"github.com/skillsync/skillsync/agent/claude"
+	"github.com/skillsync/skillsync/curator"
+)
+
+// TestAClockSteppedBackForgetsNoCountedCall: an import run while the
+// machine's clock was stepped back more than a day (a VM restored from a
+// snapshot, a clock before its first NTP sync) finds the calls counted
+// before dated past the clock. It keeps them in the set of calls seen, so
+// that once the clock is right again a resumed session's copy of one is a
+// duplicate, not a second use.
+func TestAClockSteppedBackForgetsNoCountedCall(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	ws, projects := t.TempDir(), t.TempDir()
+	skills := filepath.Join(ws, "skills")
+	if err := os.MkdirAll(skills, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	store := curator.NewStore(skills)
+	rec := &usageFile{store: store}
+	now := time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC) // the call: 2026-03-01T10:00
+	j := journal(skills)
+	j.Now = func() time.Time { return now }
+	claudeTranscript(t, ws, projects, "pdf", "toolu_1")
+	if r, err := j.Import(ctx, rec, claude.New(ws, projects), time.Time{}); err != nil || r.Uses != 1 {
+		t.Fatalf("first import: %+v %v", r, err)
+	}
+
+	now = time.Date(2026, 2, 20, 0, 0, 0, 0, time.UTC) // stepped back
+	if r, err := j.Import(ctx, rec, claude.New(ws, projects), time.Time{}); err != nil || r.Uses != 0 {
+		t.Fatalf("import while the clock was behind: %+v %v", r, err)
+	}
+
+	now = time.Date(2026, 3, 3, 0, 0, 0, 0, time.UTC) // right again
+	// The session resumed: Claude Code's new transcript begins with a
+	// copy of the first's lines, then a new call.
+	dir := filepath.Join(projects, claude.FolderName(ws))
+	first, err := os.ReadFile(filepath.Join(dir, "s.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	claudeTranscript(t, ws, projects, "pdf", "toolu_2")
+	second, err := os.ReadFile(filepath.Join(dir, "s.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "s.jsonl"), first, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "resumed.jsonl"), append(first, second...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := j.Import(ctx, rec, claude.New(ws, projects), time.Time{})
+	if err != nil || r.Uses != 1 || r.Duplicates != 1 {
+		t.Fatalf("the resumed session: %+v %v", r, err)
+	}
+	if n := useCount(t, store, "pdf"); n != 2 {
+		t.Errorf("pdf used %d times, want 2", n)
+	}
+	if state, err := agent.LoadState(j.StatePath); err != nil || !state.Seen[claude.Name].Floor.IsZero() {
+		t.Errorf("the calls seen: %+v %v", state.Seen[claude.Name], err)
+	}
+}
