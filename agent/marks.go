@@ -25,6 +25,11 @@ type Mark struct {
 	// in, where the record's first line does not say it (a Codex
 	// session's turn_context): the next read goes on from there.
 	Cwd string `json:"cwd,omitempty"`
+	// Chain is, for a Codex session, the hash of the conversation before
+	// Offset (its session and its messages and calls, not their times),
+	// which the ids of the skills the user named are made of: the next
+	// read goes on from it.
+	Chain string `json:"chain,omitempty"`
 	// Row is, for a database, the largest rowid of the rows read before
 	// it: rows past it are new whatever their times say (written after
 	// the clock stepped back); 0 for none known.

@@ -127,9 +127,14 @@ func (im *Importer) Import(ctx context.Context, since time.Time, done agent.Mark
 			continue
 		}
 		s := &session{im: im, b: b, cwd: resumedCwd(done[key], cwd), since: since}
+		if m := done[key]; m.Offset > 0 {
+			s.chain, _ = hex.DecodeString(m.Chain)
+		}
 		err = b.ReadRecord(ctx, agent.ReadNew, im.limits, done, key, path, func(line []byte, off int64) error {
 			if off == 0 {
-				s.cwd = cwd // read from the start: the turn_contexts come again
+				// Read from the start: the turn_contexts come again, and
+				// the conversation.
+				s.cwd, s.chain = cwd, nil
 			}
 			s.parse(line, fmt.Sprintf("%s@%d", path, off))
 			return nil
@@ -143,6 +148,7 @@ func (im *Importer) Import(ctx context.Context, since time.Time, done agent.Mark
 			if s.cwd != cwd {
 				m.Cwd = s.cwd
 			}
+			m.Chain = hex.EncodeToString(s.chain)
 			b.Marks[key] = m
 		}
 	}
@@ -211,6 +217,8 @@ type session struct {
 	b     *agent.Batch
 	cwd   string
 	since time.Time
+	// chain is the hash of the conversation read so far (see link).
+	chain []byte
 }
 
 // line is a rollout line.
@@ -228,6 +236,7 @@ type item struct {
 	Arguments string `json:"arguments"`
 	CallID    string `json:"call_id"`
 	Cwd       string `json:"cwd"`
+	TurnID    string `json:"turn_id"`
 	Content   []struct {
 		Type string `json:"type"`
 		Text string `json:"text"`
@@ -239,30 +248,46 @@ type item struct {
 }
 
 var (
-	skillTag    = []byte(`<skill>`)
-	skillDoc    = []byte(`SKILL.md`)
-	turnContext = []byte(`"turn_context"`)
+	skillTag     = []byte(`<skill>`)
+	skillDoc     = []byte(`SKILL.md`)
+	turnContext  = []byte(`"turn_context"`)
+	responseItem = []byte(`"response_item"`)
+	sessionMeta  = []byte(`"session_meta"`)
 )
 
-// parse adds the events of one rollout line. Lines that can hold none are
-// passed over before decoding.
+// parse adds the events of one rollout line, and links it to the
+// conversation. Lines that can hold neither are passed over before
+// decoding; a line that does not parse counts as malformed where it could
+// hold an event.
 func (s *session) parse(raw []byte, where string) {
-	if !bytes.Contains(raw, skillTag) && !bytes.Contains(raw, skillDoc) && !bytes.Contains(raw, turnContext) {
+	events := bytes.Contains(raw, skillTag) || bytes.Contains(raw, skillDoc) || bytes.Contains(raw, turnContext)
+	if !events && !bytes.Contains(raw, responseItem) && !bytes.Contains(raw, sessionMeta) {
 		return
 	}
 	var l line
 	var it item
 	if json.Unmarshal(raw, &l) != nil {
-		s.b.Skip(where)
+		if events {
+			s.b.Skip(where)
+		}
 		if i := agent.TornAt(raw); i > 0 {
 			s.parse(raw[i:], where) // the write after a cut one
 		}
 		return
 	}
-	if json.Unmarshal(l.Payload, &it) != nil {
-		s.b.Skip(where)
+	if l.Type == "session_meta" {
+		s.link(l.Type, l.Payload, item{})
 		return
 	}
+	if json.Unmarshal(l.Payload, &it) != nil {
+		if events {
+			s.b.Skip(where)
+		}
+		return
+	}
+	// The conversation before this line names the skills it injects.
+	before := s.chain
+	s.link(l.Type, nil, it)
 	if l.Type == "turn_context" {
 		if filepath.IsAbs(it.Cwd) {
 			s.cwd = filepath.Clean(it.Cwd)
@@ -278,9 +303,9 @@ func (s *session) parse(raw []byte, where string) {
 		if it.Role != "user" {
 			return
 		}
-		for _, c := range it.Content {
+		for i, c := range it.Content {
 			if name, path, ok := injected(c.Text); ok {
-				sum := sha256.Sum256([]byte(name + "\x00" + path + "\x00" + l.Timestamp))
+				sum := sha256.Sum256(fmt.Appendf(nil, "%s\x00%s\x00%x\x00%d", name, path, before, i))
 				evs = append(evs, agent.Event{Skill: name, ID: "skill-" + hex.EncodeToString(sum[:16])})
 			}
 		}
@@ -325,6 +350,58 @@ func (s *session) parse(raw []byte, where string) {
 		}
 		s.b.Events = append(s.b.Events, ev)
 	}
+}
+
+// link adds a line to the hash of the conversation, s.chain, of which the
+// ids of the skills the user named are made: the same skill named at the
+// same point of the same conversation is one call, in whichever rollout.
+// A fork (a backtrack, /fork) is a rollout of its own that begins with its
+// session_meta, then a copy of its parent's lines, the parent's
+// session_meta first, each stamped with the time of the copy
+// (codex-rs core/src/rollout/recorder.rs: every line written is stamped
+// now), then its own turns. A session_meta so begins the chain again from
+// its session's id, the messages (their role and texts) and calls (their
+// call_id) and a turn's turn_id extend it, and no time does: the copy
+// links as its parent did, and the fork's own turns go on from there. Lines
+// whose copies a later Codex may persist otherwise (reasoning, events) are
+// left out. A fork whose own turn repeats, word for word and with no
+// turn_id, a turn its parent had at the same point is taken for the
+// parent's.
+func (s *session) link(kind string, meta json.RawMessage, it item) {
+	var part []byte
+	switch kind {
+	case "session_meta":
+		var m struct {
+			ID string `json:"id"`
+		}
+		if json.Unmarshal(meta, &m) != nil {
+			return
+		}
+		sum := sha256.Sum256([]byte("session\x00" + m.ID))
+		s.chain = sum[:]
+		return
+	case "turn_context":
+		if it.TurnID == "" {
+			return
+		}
+		part = []byte("turn\x00" + it.TurnID)
+	case "response_item":
+		switch it.Type {
+		case "message", "function_call", "function_call_output", "custom_tool_call", "custom_tool_call_output", "local_shell_call":
+		default:
+			return
+		}
+		part = fmt.Appendf(nil, "%s\x00%s\x00%s", it.Type, it.Role, it.CallID)
+		for _, c := range it.Content {
+			part = fmt.Appendf(part, "\x00%d:%s", len(c.Text), c.Text)
+		}
+	default:
+		return
+	}
+	h := sha256.New()
+	h.Write(s.chain)
+	h.Write(part)
+	s.chain = h.Sum(nil)
 }
 
 // dir is the directory a command ran in: its workdir, relative to the

@@ -63,3 +63,81 @@ func TestImportSurvivesHostileRollouts(t *testing.T) {
 		t.Errorf("batch %+v", b)
 	}
 }
+
+// TestAForkKeepsTheIDsOfTheSkillsItCopies: Codex writes a fork (a
+// backtrack, /fork) as its own session_meta (forked_from_id), then a
+// copy of the parent's lines, its session_meta first, each stamped with
+// the time of the copy (codex-rs core/src/rollout/recorder.rs:
+// JsonlWriter stamps every line it writes), then the fork's own turns. A
+// skill the user named is the same call in the copy, and another one in
+// the fork's own turns and in another session that opened the same way.
+func TestAForkKeepsTheIDsOfTheSkillsItCopies(t *testing.T) {
+	t.Parallel()
+	ws := filepath.Join(t.TempDir(), "w")
+	sessions := t.TempDir()
+	day := filepath.Join(sessions, "2026", "03", "01")
+	meta := func(at, id, extra string) string {
+		return `{"timestamp":"` + at + `","type":"session_meta","payload":{"id":"` + id + `",` + extra + `"timestamp":"` + at + `","cwd":"` + ws + `","originator":"codex_cli_rs","cli_version":"0.80.0","source":"cli"}}`
+	}
+	turn := func(at string) string {
+		return `{"timestamp":"` + at + `","type":"turn_context","payload":{"cwd":"` + ws + `","approval_policy":"on-request","sandbox_policy":{"mode":"workspace-write"},"model":"gpt-5-codex","summary":"auto"}}`
+	}
+	user := func(at, text string) string {
+		return `{"timestamp":"` + at + `","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"` + text + `"}]}}`
+	}
+	inject := func(at string) string {
+		return user(at, `<skill>\n<name>notes</name>\n<path>`+ws+`/skills/notes/SKILL.md</path>\n# Notes\n</skill>`)
+	}
+	parent := []string{meta("2026-03-01T10:00:00.000Z", "P", ""), turn("2026-03-01T10:00:00.100Z"),
+		user("2026-03-01T10:00:01.000Z", "use $notes for the changelog"), inject("2026-03-01T10:00:01.000Z")}
+	skilltest.AppendLines(t, filepath.Join(day, "rollout-2026-03-01T10-00-00-P.jsonl"), parent...)
+	var fork []string
+	fork = append(fork, meta("2026-03-01T11:00:00.000Z", "F", `"forked_from_id":"P",`))
+	for _, line := range parent { // the copy, stamped anew
+		fork = append(fork, strings.Replace(line, `"timestamp":"2026-03-01T10:`, `"timestamp":"2026-03-01T11:`, 1))
+	}
+	fork = append(fork, turn("2026-03-01T11:05:00.000Z"), user("2026-03-01T11:05:01.000Z", "and $notes for the readme"), inject("2026-03-01T11:05:01.000Z"))
+	skilltest.AppendLines(t, filepath.Join(day, "rollout-2026-03-01T11-00-00-F.jsonl"), fork...)
+	skilltest.AppendLines(t, filepath.Join(day, "rollout-2026-03-01T12-00-00-N.jsonl"), meta("2026-03-01T12:00:00.000Z", "N", ""), turn("2026-03-01T12:00:00.100Z"),
+		user("2026-03-01T12:00:01.000Z", "use $notes for the changelog"), inject("2026-03-01T12:00:01.000Z"))
+
+	b, err := New(ws, sessions).Import(context.Background(), time.Time{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string][]string{} // by the file's session
+	for _, ev := range b.Events {
+		if ev.Skill != "notes" {
+			t.Fatalf("event %+v", ev)
+		}
+		for _, s := range []string{"P", "F", "N"} {
+			if strings.Contains(ev.Where, "-"+s+".jsonl") {
+				ids[s] = append(ids[s], ev.ID)
+			}
+		}
+	}
+	if len(ids["P"]) != 1 || len(ids["F"]) != 2 || len(ids["N"]) != 1 {
+		t.Fatalf("events by session: %v", ids)
+	}
+	if ids["F"][0] != ids["P"][0] {
+		t.Errorf("the fork's copy of the skill is another call: %s, the parent's %s", ids["F"][0], ids["P"][0])
+	}
+	if ids["F"][1] == ids["P"][0] || ids["N"][0] == ids["P"][0] {
+		t.Errorf("new calls taken for the parent's: %v", ids)
+	}
+
+	// Read in two imports, the fork's own turn after the first: the mark
+	// keeps the conversation, and the ids are the same.
+	later := t.TempDir()
+	path := filepath.Join(later, "2026", "03", "01", "rollout-2026-03-01T11-00-00-F.jsonl")
+	skilltest.AppendLines(t, path, fork[:len(parent)+1]...)
+	first, err := New(ws, later).Import(context.Background(), time.Time{}, nil)
+	if err != nil || len(first.Events) != 1 || first.Events[0].ID != ids["P"][0] {
+		t.Fatalf("the copy alone: %+v %v", first, err)
+	}
+	skilltest.AppendLines(t, path, fork[len(parent)+1:]...)
+	second, err := New(ws, later).Import(context.Background(), time.Time{}, first.Marks)
+	if err != nil || len(second.Events) != 1 || second.Events[0].ID != ids["F"][1] {
+		t.Fatalf("the fork's own turn, read after the copy: %+v %v, want id %s", second, err, ids["F"][1])
+	}
+}
