@@ -48,6 +48,15 @@ const Name = "codex"
 // YYYY/MM/DD/rollout.jsonl.
 const maxDepth = 4
 
+// archivedDir is the folder beside sessions that Codex moves a rollout to
+// when its thread is archived (codex-rs rollout: ARCHIVED_SESSIONS_SUBDIR),
+// flat; archivedKey begins the keys of its rollouts in the marks, a prefix
+// no rollout below sessions has.
+const (
+	archivedDir = "archived_sessions"
+	archivedKey = "../" + archivedDir + "/"
+)
+
 // maxMeta bounds the first line read to learn a session's cwd; a
 // session_meta carries the instructions, tens of KiB at most.
 const maxMeta = 1 << 20
@@ -104,7 +113,10 @@ func (im *Importer) Name() string { return Name }
 // where done left it, and returns the skills the user named (uses) and the
 // SKILL.md files the model read with a shell command (uses too: that is
 // how Codex uses a skill it picked). Rollouts of other folders are passed
-// over without being read past their first line.
+// over without being read past their first line. The rollouts of archived
+// threads are read too: archiving moves a rollout out of sessions, and
+// the calls written since the last import would be lost; those read
+// before come again, with the same ids, and count once.
 func (im *Importer) Import(ctx context.Context, since time.Time, done agent.Marks) (*agent.Batch, error) {
 	// A link is not followed, nor said: rollouts of every folder are
 	// here, and without its first line a link's is not known.
@@ -112,13 +124,25 @@ func (im *Importer) Import(ctx context.Context, since time.Time, done agent.Mark
 	if err != nil {
 		return nil, fmt.Errorf("list Codex sessions in %s: %w", im.sessions, err)
 	}
-	b := &agent.Batch{Marks: agent.Marks{}}
+	type rollout struct{ key, path string }
+	var all []rollout
 	for _, rel := range files {
+		all = append(all, rollout{filepath.ToSlash(rel), filepath.Join(im.sessions, rel)})
+	}
+	archived := filepath.Join(filepath.Dir(im.sessions), archivedDir)
+	files, _, err = agent.ListJSONL(archived, 1)
+	if err != nil {
+		return nil, fmt.Errorf("list archived Codex sessions in %s: %w", archived, err)
+	}
+	for _, name := range files {
+		all = append(all, rollout{archivedKey + name, filepath.Join(archived, name)})
+	}
+	b := &agent.Batch{Marks: agent.Marks{}}
+	for _, r := range all {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		key := filepath.ToSlash(rel)
-		path := filepath.Join(im.sessions, rel)
+		key, path := r.key, r.path
 		cwd, err := sessionCwd(path)
 		if err != nil || !im.ws.Within(cwd) {
 			if m, ok := done[key]; ok && err != nil {

@@ -141,3 +141,49 @@ func TestAForkKeepsTheIDsOfTheSkillsItCopies(t *testing.T) {
 		t.Fatalf("the fork's own turn, read after the copy: %+v %v, want id %s", second, err, ids["F"][1])
 	}
 }
+
+// TestAnArchivedRolloutIsReadOn: archiving a thread (codex archive, the
+// app's thread/archive) moves its rollout from sessions/YYYY/MM/DD to
+// $CODEX_HOME/archived_sessions. The calls written since the last import
+// are counted from there, and those read before come again with the same
+// ids, so the set of calls seen passes them over.
+func TestAnArchivedRolloutIsReadOn(t *testing.T) {
+	t.Parallel()
+	ws := filepath.Join(t.TempDir(), "w")
+	home := t.TempDir()
+	sessions := filepath.Join(home, "sessions")
+	name := "rollout-2026-03-01T10-00-00-0199a1b2-0000-7000-8000-00000000000a.jsonl"
+	path := filepath.Join(sessions, "2026", "03", "01", name)
+	skilltest.AppendLines(t, path,
+		`{"timestamp":"2026-03-01T10:00:00.000Z","type":"session_meta","payload":{"id":"0199a1b2-0000-7000-8000-00000000000a","timestamp":"2026-03-01T10:00:00.000Z","cwd":"`+ws+`","originator":"codex_cli_rs","cli_version":"0.80.0","source":"cli"}}`,
+		`{"timestamp":"2026-03-01T10:00:01.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"<skill>\n<name>notes</name>\n<path>`+ws+`/skills/notes/SKILL.md</path>\n# Notes\n</skill>"}]}}`)
+	im := New(ws, sessions)
+	first, err := im.Import(context.Background(), time.Time{}, nil)
+	if err != nil || len(first.Events) != 1 {
+		t.Fatalf("first import: %+v %v", first, err)
+	}
+	skilltest.AppendLines(t, path,
+		`{"timestamp":"2026-03-01T10:05:00.000Z","type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{\"command\":[\"cat\",\"`+ws+`/skills/kept/SKILL.md\"]}","call_id":"call_7"}}`)
+	archived := filepath.Join(home, "archived_sessions")
+	if err := os.MkdirAll(archived, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(path, filepath.Join(archived, name)); err != nil {
+		t.Fatal(err)
+	}
+	second, err := im.Import(context.Background(), time.Time{}, first.Marks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, ev := range second.Events {
+		ids = append(ids, ev.ID)
+	}
+	if want := []string{first.Events[0].ID, "call_7"}; !reflect.DeepEqual(ids, want) {
+		t.Fatalf("after the archive: calls %v, want %v", ids, want)
+	}
+	third, err := im.Import(context.Background(), time.Time{}, second.Marks)
+	if err != nil || len(third.Events) != 0 || third.Files != 0 {
+		t.Fatalf("third import: %+v %v", third, err)
+	}
+}
