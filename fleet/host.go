@@ -196,6 +196,38 @@ type pushedRecord struct {
 	LastViewed int64  `json:"lv"`
 	State      string `json:"s,omitempty"`
 	Pinned     bool   `json:"p,omitempty"`
+	// BackUses and BackViews are what the usage file lost of the counters
+	// the store holds (brought back from a backup, begun again as
+	// corrupt): added to its counters, so that the uses after it grow
+	// what the store holds rather than stay under it (see ahead).
+	BackUses  int64 `json:"bu,omitempty"`
+	BackViews int64 `json:"bv,omitempty"`
+}
+
+// ahead returns the counters to send of a copy whose usage file counts
+// uses and views (less what earlier host ids hold), of which the store
+// holds own (ok: it holds any). The store keeps the greatest counter a
+// host sends: a usage file that went back below it (brought back from a
+// backup, begun again as corrupt) would send nothing it holds until its
+// counters passed it again, and the uses made meanwhile would never be
+// the fleet's. So the counters go with what the file lost added, and
+// where they fall below what the store holds, that difference is added
+// from then on (the uses between the loss and this push are not told
+// from those lost, and count as lost: never twice). The record keeps the
+// additions.
+func ahead(uses, views int64, own pushedRecord, ok bool) (r pushedRecord) {
+	if ok {
+		r.BackUses, r.BackViews = own.BackUses, own.BackViews
+	}
+	if uses+r.BackUses < own.Uses {
+		r.BackUses = own.Uses - uses
+	}
+	if views+r.BackViews < own.Views {
+		r.BackViews = own.Views - views
+	}
+	r.BackUses, r.BackViews = min(max(r.BackUses, 0), MaxCount), min(max(r.BackViews, 0), MaxCount)
+	r.Uses, r.Views = min(max(uses+r.BackUses, 0), MaxCount), min(max(views+r.BackViews, 0), MaxCount)
+	return r
 }
 
 // Validate checks the version and that every counter is one the store
@@ -211,7 +243,7 @@ func (p *pushedFile) Validate() error {
 	}
 	for _, recs := range sets {
 		for c, r := range recs {
-			if checkCount("uses", r.Uses) != nil || checkCount("views", r.Views) != nil {
+			if checkCount("uses", r.Uses) != nil || checkCount("views", r.Views) != nil || checkCount("uses", r.BackUses) != nil || checkCount("views", r.BackViews) != nil {
 				return fmt.Errorf("the record of %q counts %d uses and %d views, out of range", c, r.Uses, r.Views)
 			}
 		}
@@ -279,23 +311,35 @@ func prepare(hb Heartbeat, u *curator.Usage, pushed *pushedFile, pushedPath, sto
 		if su == nil {
 			continue
 		}
-		r := Record{Copy: c, Uses: int64(su.UseCount), Views: int64(su.ViewCount), State: string(su.State), Pinned: su.Pinned}
-		if b, ok := base[c.String()]; ok {
-			r.Uses, r.Views = max(r.Uses-b.Uses, 0), max(r.Views-b.Views, 0)
-		}
+		r := Record{Copy: c, State: string(su.State), Pinned: su.Pinned}
+		b := base[c.String()]
+		own, ok := pushed.Records[c.String()]
+		counts := ahead(int64(su.UseCount)-b.Uses, int64(su.ViewCount)-b.Views, own, ok)
+		r.Uses, r.Views = counts.Uses, counts.Views
 		if su.LastUsedAt != nil {
 			r.LastUsedAt = *su.LastUsedAt
 		}
 		if su.LastViewedAt != nil {
 			r.LastViewedAt = *su.LastViewedAt
 		}
-		rec := pushedRecord{Uses: r.Uses, Views: r.Views, LastUsed: r.LastUsedAt.Unix(), LastViewed: r.LastViewedAt.Unix(), State: r.State, Pinned: r.Pinned}
+		rec := pushedRecord{Uses: r.Uses, Views: r.Views, LastUsed: r.LastUsedAt.Unix(), LastViewed: r.LastViewedAt.Unix(), State: r.State, Pinned: r.Pinned,
+			BackUses: counts.BackUses, BackViews: counts.BackViews}
 		p.next[c.String()] = rec
 		p.all = append(p.all, r)
-		if old, ok := pushed.Records[c.String()]; ok && old == rec {
+		if ok && own == rec {
 			continue
 		}
 		p.recs = append(p.recs, r)
+	}
+	// A copy the usage file no longer holds (begun again, or read as
+	// corrupt and so empty) is still what the store holds: its record
+	// stays as it is, so that once the file counts it again, ahead finds
+	// it below the store if it is. Not taken as none: a file read empty
+	// and then mended would count twice what it never lost.
+	for key, own := range pushed.Records {
+		if _, ok := p.next[key]; !ok {
+			p.next[key] = own
+		}
 	}
 	byCopy := func(a, b Record) int { return strings.Compare(a.Copy.String(), b.Copy.String()) }
 	slices.SortFunc(p.recs, byCopy)

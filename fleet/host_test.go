@@ -379,3 +379,59 @@ func TestHostRemovedThenGrownCountsNothingTwice(t *testing.T) {
 		t.Errorf("after one more push: %d uses, want 5", got.Uses)
 	}
 }
+
+// TestAUsageFileThatWentBackLosesNoUseOfTheFleet: the store keeps the
+// greatest counter a host sent. A usage file brought back from a backup,
+// or set aside as corrupt and begun again, counts from lower than the
+// store holds; the uses made after it are the fleet's all the same, each
+// once, and what the file lost is not counted again.
+func TestAUsageFileThatWentBackLosesNoUseOfTheFleet(t *testing.T) {
+	s, _ := open(t, pgCluster.Get(t), nil)
+	pushed := filepath.Join(t.TempDir(), ".fleet-pushed.json")
+	at := time.Now().UTC().Truncate(time.Second)
+	pdf, doc := mcopy(t, "team", "pdf"), mcopy(t, "team", "doc")
+	u := &curator.Usage{Skills: map[curator.Copy]*curator.SkillUsage{
+		pdf: {UseCount: 10, ViewCount: 4, LastUsedAt: &at, LastViewedAt: &at, State: curator.Active},
+		doc: {UseCount: 2, LastUsedAt: &at, State: curator.Active},
+	}}
+	warn := func(s string) { t.Logf("warning: %s", s) }
+	steps := []struct {
+		what               string
+		pdfUses, pdfViews  int // pdfUses -1: no record
+		doc                int // -1: no record
+		wantPdf, wantViews int64
+		wantDoc            int64
+	}{
+		{what: "first push", pdfUses: 10, pdfViews: 4, doc: 2, wantPdf: 10, wantViews: 4, wantDoc: 2},
+		{what: "restored from a backup", pdfUses: 7, pdfViews: 3, doc: 1, wantPdf: 10, wantViews: 4, wantDoc: 2},
+		{what: "used since", pdfUses: 10, pdfViews: 4, doc: 2, wantPdf: 13, wantViews: 5, wantDoc: 3},
+		// doc's first use after it is not told from what the file lost.
+		{what: "begun again (set aside as corrupt)", pdfUses: 0, doc: -1, wantPdf: 13, wantViews: 5, wantDoc: 3},
+		{what: "used again", pdfUses: 2, doc: 1, wantPdf: 15, wantViews: 5, wantDoc: 3},
+		{what: "used once more", pdfUses: 2, doc: 2, wantPdf: 15, wantViews: 5, wantDoc: 4},
+		{what: "nothing new", pdfUses: 2, doc: 2, wantPdf: 15, wantViews: 5, wantDoc: 4},
+		// Read as corrupt (empty), then mended by hand: nothing twice.
+		{what: "read as corrupt", pdfUses: -1, doc: -1, wantPdf: 15, wantViews: 5, wantDoc: 4},
+		{what: "mended", pdfUses: 2, doc: 2, wantPdf: 15, wantViews: 5, wantDoc: 4},
+	}
+	for _, st := range steps {
+		delete(u.Skills, pdf)
+		if st.pdfUses >= 0 {
+			u.Skills[pdf] = &curator.SkillUsage{UseCount: st.pdfUses, ViewCount: st.pdfViews, LastUsedAt: &at, LastViewedAt: &at, State: curator.Active}
+		}
+		delete(u.Skills, doc)
+		if st.doc >= 0 {
+			u.Skills[doc] = &curator.SkillUsage{UseCount: st.doc, LastUsedAt: &at, State: curator.Active}
+		}
+		if _, err := fleet.PreparePush(hb("host-a"), u, pushed, s.Identity(), warn).Send(context.Background(), s); err != nil {
+			t.Fatalf("%s: %v", st.what, err)
+		}
+		fleetUsage := usageOf(t, s, fleet.UsageOptions{Since: at.Add(-time.Hour)})
+		if got := fleetUsage[pdf.String()]; got.Uses != st.wantPdf || got.Views != st.wantViews {
+			t.Errorf("%s: pdf has %d uses and %d views in the fleet, want %d and %d", st.what, got.Uses, got.Views, st.wantPdf, st.wantViews)
+		}
+		if got := fleetUsage[doc.String()]; got.Uses != st.wantDoc {
+			t.Errorf("%s: doc has %d uses in the fleet, want %d", st.what, got.Uses, st.wantDoc)
+		}
+	}
+}
