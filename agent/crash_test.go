@@ -267,3 +267,76 @@ func TestALostHookJournalCountsNothingAgain(t *testing.T) {
 		t.Errorf("after the imports, pdf counted %d times, want twice", n)
 	}
 }
+
+// TestAnImportStateFromABackupCountsNothingAgain: the import state
+// brought back alone from a backup holds the marks of an import older
+// than the last the usage file holds, and would read the calls counted
+// since again: the import refuses, saying to pass --since; with since it
+// goes on, and the import after it needs none. A usage file brought back
+// alone is older than the marks instead: it lost its counts, and the
+// import goes on without counting any call twice.
+func TestAnImportStateFromABackupCountsNothingAgain(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	ws, projects := t.TempDir(), t.TempDir()
+	skills := filepath.Join(ws, "skills")
+	store, j := curator.NewStore(skills), journal(skills)
+	rec := &usageFile{store: store}
+	imp := func(since time.Time) error {
+		t.Helper()
+		_, err := j.Import(ctx, rec, claude.New(ws, projects), since)
+		return err
+	}
+	claudeTranscript(t, ws, projects, "pdf", "toolu_1")
+	if err := imp(time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	backup, err := os.ReadFile(j.StatePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	claudeTranscript(t, ws, projects, "pdf", "toolu_1", "toolu_2", "toolu_3")
+	if err := imp(time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(j.StatePath, backup, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err = imp(time.Time{})
+	if err == nil || !strings.Contains(err.Error(), "--since") || !strings.Contains(err.Error(), j.StatePath) {
+		t.Errorf("the import with the state of a backup: %v; want a refusal naming the state and --since", err)
+	}
+	if n := useCount(t, store, "pdf"); n != 3 {
+		t.Fatalf("pdf counted %d times, want 3", n)
+	}
+	if err := imp(time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)); err != nil {
+		t.Fatalf("the import with since: %v", err)
+	}
+	if err := imp(time.Time{}); err != nil {
+		t.Fatalf("the import after it: %v", err)
+	}
+	if n := useCount(t, store, "pdf"); n != 3 {
+		t.Fatalf("after the import with since, pdf counted %d times, want 3", n)
+	}
+
+	// The usage file brought back alone: older than the marks.
+	usage := filepath.Join(skills, ".usage.json")
+	older, err := os.ReadFile(usage)
+	if err != nil {
+		t.Fatal(err)
+	}
+	claudeTranscript(t, ws, projects, "pdf", "toolu_1", "toolu_2", "toolu_3", "toolu_4")
+	if err := imp(time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(usage, older, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	claudeTranscript(t, ws, projects, "pdf", "toolu_1", "toolu_2", "toolu_3", "toolu_4", "toolu_5")
+	if err := imp(time.Time{}); err != nil {
+		t.Fatalf("the import after the usage file came back: %v", err)
+	}
+	if n := useCount(t, store, "pdf"); n != 4 {
+		t.Errorf("pdf counted %d times, want 4 (the 3 of the backup, and toolu_5)", n)
+	}
+}

@@ -61,6 +61,12 @@ type State struct {
 	// stopped asks the usage file (Recorder.LastImport), and takes the
 	// pending import or drops it, so its records are read again.
 	Pending map[string]*Pending `json:"pending,omitempty"`
+	// Last is, per agent, the id of the last import whose uses the usage
+	// file holds with these marks (Recorder.LastImport): a usage file
+	// that names a later one holds calls the marks would read again (the
+	// imported file brought back from a backup). An older skillsync
+	// leaves it out, and then it is not judged.
+	Last map[string]string `json:"last,omitempty"`
 }
 
 // Pending is an import under way (State.Pending).
@@ -71,9 +77,13 @@ type Pending struct {
 }
 
 // commit makes the agent's marks and calls seen what an import left:
-// marks, and the calls added.
-func (s *State) commit(agent string, marks Marks, added map[string]time.Time) {
+// marks, and the calls added; id names the import in the usage file
+// ("" for one that wrote none there).
+func (s *State) commit(agent string, marks Marks, added map[string]time.Time, id string) {
 	s.Agents[agent] = marks
+	if id != "" {
+		s.Last[agent] = id
+	}
 	seen := s.Seen[agent]
 	if seen == nil {
 		seen = &Seen{}
@@ -91,7 +101,7 @@ func (s *State) commit(agent string, marks Marks, added map[string]time.Time) {
 // file, is too large, does not parse or is of a newer version is an error
 // naming it: skillsync does not guess how far an import got.
 func LoadState(path string) (*State, error) {
-	empty := &State{Version: StateVersion, Agents: map[string]Marks{}, Seen: map[string]*Seen{}, Pending: map[string]*Pending{}}
+	empty := &State{Version: StateVersion, Agents: map[string]Marks{}, Seen: map[string]*Seen{}, Pending: map[string]*Pending{}, Last: map[string]string{}}
 	data, err := atomicfile.ReadBounded(path, maxStateSize)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -121,6 +131,9 @@ func LoadState(path string) (*State, error) {
 	}
 	if s.Pending == nil {
 		s.Pending = map[string]*Pending{}
+	}
+	if s.Last == nil {
+		s.Last = map[string]string{}
 	}
 	for k, v := range s.Seen {
 		if v == nil {

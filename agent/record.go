@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/skillsync/skillsync/internal/atomicfile"
@@ -168,6 +170,10 @@ func (j Journal) Import(ctx context.Context, rec Recorder, imp Importer, since t
 	if err := lostState(state, rec, imp.Name(), j.StatePath, since); err != nil {
 		return nil, err
 	}
+	realign, err := olderState(state, rec, imp.Name(), j.StatePath, since)
+	if err != nil {
+		return nil, err
+	}
 	lostHooked, err := lostJournal(j.Hooked.Path, rec, imp.Name(), since)
 	if err != nil {
 		return nil, err
@@ -265,8 +271,12 @@ func (j Journal) Import(ctx context.Context, rec Recorder, imp Importer, since t
 	if len(report.UnknownNames) > maxUnknownNames {
 		report.UnknownNames = report.UnknownNames[:maxUnknownNames]
 	}
-	if len(uses) > 0 {
-		id := rand.Text()
+	var id string
+	if len(uses) > 0 || realign {
+		// With none, an import begun again with since still names
+		// itself, so that the next one finds the usage file and the
+		// marks agree.
+		id = importID(state.Last[imp.Name()], rec, imp.Name())
 		state.Pending[imp.Name()] = &Pending{ID: id, Marks: batch.Marks, Added: added}
 		if err := state.Save(j.StatePath); err != nil {
 			return nil, fmt.Errorf("save how far the import read: %w", err)
@@ -277,7 +287,7 @@ func (j Journal) Import(ctx context.Context, rec Recorder, imp Importer, since t
 		}
 		report.Reactivated = append(report.Reactivated, re...)
 	}
-	state.commit(imp.Name(), batch.Marks, added)
+	state.commit(imp.Name(), batch.Marks, added, id)
 	if err := state.Save(j.StatePath); err != nil {
 		return report, fmt.Errorf("save how far the import read (the events are recorded, and the next import knows it): %w", err)
 	}
@@ -303,7 +313,7 @@ func settle(state *State, rec Recorder, agent string) error {
 		return fmt.Errorf("an import of %s stopped before it was done, and the usage file does not say whether it counted its calls: %w", agent, err)
 	}
 	if last == p.ID {
-		state.commit(agent, p.Marks, p.Added)
+		state.commit(agent, p.Marks, p.Added, p.ID)
 	}
 	delete(state.Pending, agent)
 	return nil
@@ -325,6 +335,51 @@ func lostState(state *State, rec Recorder, agent, path string, since time.Time) 
 		return nil // no import counted here; a usage file that cannot be read fails the write
 	}
 	return fmt.Errorf("import usage from %s: the usage file holds an import of its records, but %s does not say how far it read (removed, or brought back from another time); run skillsync usage import %s --since the time of the last import: without --since every call on disk is counted again", agent, path, agent)
+}
+
+// importID is a new id of an import of agent's records: a number one past
+// those of the last import the state and the usage file name, then random
+// text, so that olderState tells which of the two files is older.
+func importID(last string, rec Recorder, agent string) string {
+	n := importSeq(last)
+	if named, err := rec.LastImport(agent); err == nil {
+		n = max(n, importSeq(named))
+	}
+	return strconv.FormatUint(n+1, 10) + "-" + rand.Text()
+}
+
+// importSeq is the number an import id begins with (importID), 0 for an
+// id of an older skillsync.
+func importSeq(id string) uint64 {
+	num, _, ok := strings.Cut(id, "-")
+	n, err := strconv.ParseUint(num, 10, 63)
+	if !ok || err != nil {
+		return 0
+	}
+	return n
+}
+
+// olderState refuses an import, without since, whose state is older than
+// the usage file: the usage file names an import of the agent's records
+// after the last the state's marks hold (the imported file brought back
+// from a backup alone), and reading on from those marks would count the
+// calls of the imports between again. A usage file older than the marks
+// (brought back alone) lost what it counted since, and nothing is counted
+// twice: the import goes on. With since it goes on, and realign says to
+// name the import in the usage file even if it counts no use.
+func olderState(state *State, rec Recorder, agent, path string, since time.Time) (realign bool, err error) {
+	last := state.Last[agent]
+	if last == "" {
+		return false, nil // an older skillsync's state, or none counted: not judged
+	}
+	named, err := rec.LastImport(agent)
+	if err != nil || named == "" || named == last || importSeq(named) < importSeq(last) {
+		return false, nil // a usage file that cannot be read fails the write
+	}
+	if !since.IsZero() {
+		return true, nil
+	}
+	return false, fmt.Errorf("import usage from %s: the usage file holds an import of its records (%s) later than the last that %s says how far it read (%s): it was brought back from another time, and reading on from there would count the calls in between again; run skillsync usage import %s --since the time of the last import", agent, named, path, last, agent)
 }
 
 // lostJournal refuses an import, without since, when the hooked journal
