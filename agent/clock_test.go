@@ -71,3 +71,59 @@ func TestAClockSteppedBackForgetsNoCountedCall(t *testing.T) {
 		t.Errorf("the calls seen: %+v %v", state.Seen[claude.Name], err)
 	}
 }
+
+// TestACallMadeBeforeTheClockSteppedBackCounts: a call its agent
+// recorded while the machine's clock was right, imported once the clock
+// had stepped back more than a day (a VM restored from a snapshot, a
+// machine before its first NTP sync), is counted: its record was written
+// after it, by the clock that was right. Passed over, it was lost, as the
+// marks moved past it. A call dated past both the clock and its record
+// is still passed over.
+func TestACallMadeBeforeTheClockSteppedBackCounts(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	ws, projects := t.TempDir(), t.TempDir()
+	skills := filepath.Join(ws, "skills")
+	if err := os.MkdirAll(skills, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	store := curator.NewStore(skills)
+	rec := &usageFile{store: store}
+	now := time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC) // a month behind the call
+	j := journal(skills)
+	j.Now = func() time.Time { return now }
+	claudeTranscript(t, ws, projects, "pdf", "toolu_1") // made 2026-03-01T10:00
+	transcript := filepath.Join(projects, claude.FolderName(ws), "s.jsonl")
+	written := time.Date(2026, 3, 1, 10, 0, 5, 0, time.UTC)
+	if err := os.Chtimes(transcript, written, written); err != nil {
+		t.Fatal(err)
+	}
+	r, err := j.Import(ctx, rec, claude.New(ws, projects), time.Time{})
+	if err != nil || r.Uses != 1 || r.Future != 0 {
+		t.Fatalf("the import while the clock was behind: %+v %v", r, err)
+	}
+	now = time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)
+	if r, err := j.Import(ctx, rec, claude.New(ws, projects), time.Time{}); err != nil || r.Uses != 0 {
+		t.Fatalf("the import once the clock was right: %+v %v", r, err)
+	}
+	if n := useCount(t, store, "pdf"); n != 1 {
+		t.Errorf("pdf counted %d times, want once", n)
+	}
+
+	// A call dated past its record too: no agent wrote it so.
+	f, err := os.OpenFile(transcript, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := `{"type":"assistant","timestamp":"9999-12-31T00:00:00.000Z","cwd":"` + ws + `","sessionId":"S","message":{"role":"assistant","content":[{"type":"tool_use","id":"toolu_F","name":"Skill","input":{"skill":"pdf"}}]}}` + "\n"
+	if _, err := f.WriteString(line); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if err := os.Chtimes(transcript, written.Add(time.Hour), written.Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := j.Import(ctx, rec, claude.New(ws, projects), time.Time{}); err != nil || r.Uses != 0 || r.Future != 1 {
+		t.Fatalf("a call dated past its record: %+v %v", r, err)
+	}
+}

@@ -96,10 +96,10 @@ type Report struct {
 	MalformedAt []string `json:"malformed_at"`
 	TooLong     int      `json:"too_long"`
 	Before      int      `json:"before_since"`
-	// Future events were dated more than MaxAhead past the clock: no
-	// agent wrote them so, and counted, one would keep its skill from
-	// ever going stale and, in the set of calls seen, pass every real
-	// call after it over.
+	// Future events were dated more than MaxAhead past the clock and
+	// past the time their records were written: no agent wrote them so,
+	// and counted, one would keep its skill from ever going stale and, in
+	// the set of calls seen, pass every real call after it over.
 	Future int `json:"future"`
 	// Unreadable records were passed over this time, with why.
 	Unreadable []string `json:"unreadable"`
@@ -190,7 +190,7 @@ func (j Journal) Import(ctx context.Context, rec Recorder, imp Importer, since t
 	if seen == nil {
 		seen = &Seen{}
 	}
-	ahead := j.now().Add(MaxAhead)
+	ahead := recorded(j.now(), batch.Marks).Add(MaxAhead)
 	seen.forgetFuture(ahead)
 	// The calls this import counts join the set only once its uses are
 	// recorded; until then they are kept apart.
@@ -296,6 +296,22 @@ func (j Journal) Import(ctx context.Context, rec Recorder, imp Importer, since t
 	// nothing twice: the import is done.
 	_ = hold.Take(imp.Name(), hooked, j.now())
 	return report, nil
+}
+
+// recorded is the moment calls are judged against (MaxAhead): now, or the
+// latest time a record read was written, if later. An agent writes a
+// call's record after the call, by the machine's clock: a record written
+// past now was written before the clock stepped back (a VM restored from
+// a snapshot, a machine before its first NTP sync), and its calls are no
+// less real. Judged by the clock alone they were passed over, and lost, as
+// the marks move past them.
+func recorded(now time.Time, marks Marks) time.Time {
+	for _, m := range marks {
+		if m.ModTime.After(now) {
+			now = m.ModTime
+		}
+	}
+	return now
 }
 
 // settle takes or drops the pending import of the agent that a crash
