@@ -226,11 +226,13 @@ func (im *Importer) readOnce(ctx context.Context, path string, cursor, row int64
 // holdFor), so that both are read again. A read that stopped at the limit
 // ends its cursor before the last millisecond it read, whose other parts
 // may be unread; the next import goes on from there. Its Row is the
-// largest rowid in the table, but before the first call still running,
-// and row again after a read that stopped at the limit: OpenCode dates
-// time_updated by the machine's clock, and a part written or completed
-// after the clock stepped back is older than the cursor, but takes a new
-// rowid or keeps the one of the running call.
+// largest rowid in the table, but before the first call still running:
+// OpenCode dates time_updated by the machine's clock, and a part written
+// or completed after the clock stepped back is older than the cursor, but
+// takes a new rowid or keeps the one of the running call. A read that
+// stopped at the limit moves Row too: the parts it left are newer than
+// its cursor (those older by their time were read first), and kept
+// behind Row, the same oldest ones would fill every read.
 func (im *Importer) readParts(ctx context.Context, db *sqlitefile.DB, path string, cursor, row int64, since time.Time) (*dbRead, error) {
 	tabs, err := openTables(ctx, db)
 	if err != nil {
@@ -286,7 +288,6 @@ func (im *Importer) readParts(ctx context.Context, db *sqlitefile.DB, path strin
 	}
 	if read >= im.rowLimit() {
 		r.more = true
-		r.mark.Row = row
 		// 100,000 parts in one millisecond are a hostile file's: the
 		// cursor passes them rather than stand still.
 		if next-1 > cursor {

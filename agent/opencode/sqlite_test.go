@@ -464,3 +464,55 @@ func TestImportDatabaseAfterTheClockSteppedBack(t *testing.T) {
 		t.Fatalf("third import: %+v %v", third, err)
 	}
 }
+
+// TestImportDatabaseInBoundedReadsAfterARowCursor: once an import has
+// left a rowid cursor, imports bounded by the row limit go on past the
+// new rows rather than read the oldest of them again each time.
+func TestImportDatabaseInBoundedReadsAfterARowCursor(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	ws, data, path, db := newDatabase(t, false)
+	db.Session("p1", "ses_1", ws, t0)
+	db.Message("ses_1", "msg_1", t0)
+	db.Part("ses_1", "msg_1", "prt_first", t0, skillPart("call_first", "notes", "completed", t0-100))
+	old := time.Now().Add(-time.Minute)
+	if err := os.Chtimes(path, old, old); err != nil {
+		t.Fatal(err)
+	}
+	im := New(ws, data)
+	im.maxRows = 10
+	first, err := im.Import(ctx, time.Time{}, nil)
+	if err != nil || len(first.Events) != 1 || first.Marks["opencode.db"].Row == 0 {
+		t.Fatalf("first import: %+v %v", first, err)
+	}
+	want := map[string]bool{}
+	for i := range 25 {
+		at := t0 + int64(i+1)*1000
+		call := "call_" + itoa(int64(i))
+		db.Part("ses_1", "msg_1", "prt_"+itoa(int64(i)), at, skillPart(call, "notes", "completed", at-100))
+		want[call] = true
+	}
+	if err := os.Chtimes(path, old.Add(time.Second), old.Add(time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int{}
+	marks := first.Marks
+	for imports := 0; imports < 10; imports++ {
+		b, err := im.Import(ctx, time.Time{}, marks)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(b.Events) == 0 {
+			break
+		}
+		for _, ev := range b.Events {
+			got[ev.ID]++
+		}
+		marks = b.Marks
+	}
+	for call := range want {
+		if got[call] == 0 {
+			t.Errorf("%s never read", call)
+		}
+	}
+}
