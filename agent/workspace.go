@@ -39,7 +39,8 @@ func (w Workspace) Paths() []string { return w.paths }
 
 // Within reports whether the absolute path p is the workspace or inside
 // it, and not inside a workspace nested in it (a folder below with a
-// cache of its own, where a sync put it): a session there uses that
+// cache of its own, where a sync put it, or with its config and usage
+// file while its cache is rebuilt): a session there uses that
 // workspace's skills, and is counted there alone. A folder below with
 // only a config is not one: a config may name its workspace elsewhere
 // (workspace: .., for one kept in tools/). A relative path, as a record
@@ -69,7 +70,11 @@ func (w Workspace) inNested(ws, p string) bool {
 }
 
 // hasCache reports whether the folder dir holds a workspace's cache,
-// asked of the system once per folder.
+// asked of the system once per folder; or, its cache removed (it is
+// disposable: the next sync builds it again), its config and its own
+// usage file, which a folder with only a config (workspace: ..) has not.
+// Without the cache, the sessions there are that workspace's still, and
+// read here too they would count twice.
 func (w Workspace) hasCache(dir string) bool {
 	w.nested.mu.Lock()
 	defer w.nested.mu.Unlock()
@@ -77,6 +82,12 @@ func (w Workspace) hasCache(dir string) bool {
 	if !ok {
 		info, err := os.Lstat(filepath.Join(dir, workspace.CacheName))
 		has = err == nil && info.IsDir()
+		if !has {
+			l := workspace.New(dir, "")
+			_, cerr := os.Lstat(l.ConfigFile())
+			_, uerr := os.Lstat(l.UsageFile())
+			has = cerr == nil && uerr == nil
+		}
 		w.nested.known[dir] = has
 	}
 	return has

@@ -83,3 +83,31 @@ func TestWorkspaceLeavesNestedOnesOut(t *testing.T) {
 		}
 	}
 }
+
+// TestANestedWorkspaceWithoutItsCacheIsStillOne: the cache is disposable;
+// a nested workspace whose cache was removed (to be rebuilt by its next
+// sync) keeps its config and its own usage file, and stays another
+// workspace: the outer one reading its sessions meanwhile would count its
+// calls a second time.
+func TestANestedWorkspaceWithoutItsCacheIsStillOne(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	inner := filepath.Join(root, "inner")
+	if err := os.MkdirAll(filepath.Join(inner, "skills"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{filepath.Join(inner, "skillsync.yaml"), filepath.Join(inner, "skills", ".usage.json")} {
+		if err := os.WriteFile(f, []byte("{}\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	outer := NewWorkspace(root)
+	for _, p := range []string{inner, filepath.Join(inner, "deep")} {
+		if outer.Within(p) {
+			t.Errorf("Within(%q) of the outer workspace: true, want false", p)
+		}
+	}
+	if !NewWorkspace(inner).Within(filepath.Join(inner, "deep")) {
+		t.Errorf("the nested workspace lost its own folder")
+	}
+}
