@@ -15,7 +15,7 @@ type ImportReport = agent.Report
 // (catalog.Agents).
 func (e *Engine) agents() catalog.Agents {
 	return catalog.Agents{Workspace: e.view(), Targets: e.targetDirs(), Readers: func(dir string) []string { return Agents().Readers(e.cfg.Workspace, dir) }, Actor: e.actor,
-		Journal: agent.Journal{StatePath: e.layout.ImportedFile(), Hooked: agent.Hooked{Path: e.layout.HookedFile(), Keep: agent.HookedKeep}, Now: e.now}}
+		Journal: agent.Journal{StatePath: e.layout.ImportedFile(), Hooked: agent.Hooked{Path: e.layout.HookedFile(), Keep: agent.HookedKeep}, Now: e.now, Root: e.cfg.Workspace}}
 }
 
 // ImportUsage records the skill uses and views an agent's own records

@@ -340,3 +340,47 @@ func TestAnImportStateFromABackupCountsNothingAgain(t *testing.T) {
 		t.Errorf("pdf counted %d times, want 4 (the 3 of the backup, and toolu_5)", n)
 	}
 }
+
+// TestAWorkspaceNestedLaterCountsNothingItsOuterOneDid: sessions run in a
+// plain folder of a workspace are that workspace's, and its import counts
+// them. Once the folder becomes a workspace of its own (configured and
+// synced), its imports read the same transcripts: the calls the outer
+// workspace counted are not counted again, its own later calls are, and
+// the outer workspace no longer reads them.
+func TestAWorkspaceNestedLaterCountsNothingItsOuterOneDid(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	root, projects := t.TempDir(), t.TempDir()
+	sub := filepath.Join(root, "sub")
+	for _, d := range []string{filepath.Join(root, ".skills-cache"), filepath.Join(root, "skills"), sub} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	outerStore, outerJournal := curator.NewStore(filepath.Join(root, "skills")), journal(filepath.Join(root, "skills"))
+	outerJournal.Root = root
+	claudeTranscript(t, sub, projects, "pdf", "toolu_1")
+	if r, err := outerJournal.Import(ctx, &usageFile{store: outerStore}, claude.New(root, projects), time.Time{}); err != nil || r.Uses != 1 {
+		t.Fatalf("the outer workspace's import: %+v %v", r, err)
+	}
+
+	// sub becomes a workspace: configured and synced.
+	for _, d := range []string{filepath.Join(sub, ".skills-cache"), filepath.Join(sub, "skills")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	claudeTranscript(t, sub, projects, "pdf", "toolu_1", "toolu_2")
+	store, j := curator.NewStore(filepath.Join(sub, "skills")), journal(filepath.Join(sub, "skills"))
+	j.Root = sub
+	r, err := j.Import(ctx, &usageFile{store: store}, claude.New(sub, projects), time.Time{})
+	if err != nil || r.Uses != 1 || r.Duplicates != 1 {
+		t.Fatalf("the nested workspace's import: %+v %v; want toolu_2 alone", r, err)
+	}
+	if r, err := outerJournal.Import(ctx, &usageFile{store: outerStore}, claude.New(root, projects), time.Time{}); err != nil || r.Uses != 0 {
+		t.Fatalf("the outer workspace's import after: %+v %v", r, err)
+	}
+	if outer, nested := useCount(t, outerStore, "pdf"), useCount(t, store, "pdf"); outer != 1 || nested != 1 {
+		t.Errorf("pdf counted %d times by the outer workspace and %d by the nested one, want once each", outer, nested)
+	}
+}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/skillsync/skillsync/internal/atomicfile"
 	"github.com/skillsync/skillsync/internal/flock"
+	"github.com/skillsync/skillsync/workspace"
 )
 
 // Source says how a recorded use reached skillsync; the workspace's
@@ -87,7 +88,8 @@ type Report struct {
 	Hooked int `json:"hooked"`
 	// Duplicates are calls counted before, by an earlier import or from
 	// another record holding the same call (a resumed or forked session, a
-	// rewritten transcript); they are not counted again.
+	// rewritten transcript), or by the workspace this one is nested in
+	// while its folder was no workspace; they are not counted again.
 	Duplicates int `json:"duplicates"`
 	// Malformed and TooLong lines were skipped, the first malformed ones
 	// at MalformedAt (a file and an offset or row); Before events were
@@ -128,6 +130,9 @@ type Journal struct {
 	// StatePath is the workspace's imported file.
 	StatePath string
 	Hooked    Hooked
+	// Root is the workspace's folder, where the workspace it is nested
+	// in is looked for (outerCounted); "" looks for none.
+	Root string
 	// Now is the clock; nil is time.Now.
 	Now func() time.Time
 }
@@ -192,12 +197,13 @@ func (j Journal) Import(ctx context.Context, rec Recorder, imp Importer, since t
 	}
 	ahead := recorded(j.now(), batch.Marks).Add(MaxAhead)
 	seen.forgetFuture(ahead)
+	outer := outerCounted(j.Root, imp.Name())
 	// The calls this import counts join the set only once its uses are
 	// recorded; until then they are kept apart.
 	added := map[string]time.Time{}
 	counted := func(id string, at time.Time) bool {
 		_, ok := added[seenKey(id)]
-		return ok || seen.has(id, at)
+		return ok || seen.has(id, at) || outer(id, at)
 	}
 	var ids []string
 	for _, ev := range batch.Events {
@@ -312,6 +318,51 @@ func recorded(now time.Time, marks Marks) time.Time {
 		}
 	}
 	return now
+}
+
+// outerCounted returns whether the workspace the one at root is nested
+// in counted a call of the agent, by its import (its calls seen) or its
+// hook (its journal): a folder that becomes a workspace of its own (a
+// config, a sync) was a plain folder of the enclosing one before, whose
+// import and hooks counted the calls of the sessions run there; read
+// again by the new workspace's imports, they would count twice. Calls
+// after the folder became a workspace are its own, and the enclosing one
+// no longer reads them (Workspace.Within). A state that cannot be read
+// says none.
+func outerCounted(root, agent string) func(id string, at time.Time) bool {
+	none := func(string, time.Time) bool { return false }
+	if root == "" {
+		return none
+	}
+	dir := enclosing(root)
+	if dir == "" {
+		return none
+	}
+	l := workspace.New(dir, "")
+	state, err := LoadState(l.ImportedFile())
+	if err != nil {
+		return none
+	}
+	seen := state.Seen[agent]
+	if seen == nil {
+		seen = &Seen{}
+	}
+	hooked := map[string]bool{}
+	entries, _ := Hooked{Path: l.HookedFile()}.read()
+	for _, e := range entries {
+		if e.Agent == agent {
+			hooked[e.ID] = true
+		}
+	}
+	return func(id string, _ time.Time) bool {
+		if hooked[journalKey(id)] {
+			return true
+		}
+		// By its id alone: the enclosing workspace's floor says nothing
+		// of the calls it never read.
+		_, ok := seen.IDs[seenKey(id)]
+		return ok
+	}
 }
 
 // settle takes or drops the pending import of the agent that a crash

@@ -80,17 +80,34 @@ func (w Workspace) hasCache(dir string) bool {
 	defer w.nested.mu.Unlock()
 	has, ok := w.nested.known[dir]
 	if !ok {
-		info, err := os.Lstat(filepath.Join(dir, workspace.CacheName))
-		has = err == nil && info.IsDir()
-		if !has {
-			l := workspace.New(dir, "")
-			_, cerr := os.Lstat(l.ConfigFile())
-			_, uerr := os.Lstat(l.UsageFile())
-			has = cerr == nil && uerr == nil
-		}
+		has = isWorkspace(dir)
 		w.nested.known[dir] = has
 	}
 	return has
+}
+
+// isWorkspace reports whether the folder dir is a workspace's (hasCache).
+func isWorkspace(dir string) bool {
+	if info, err := os.Lstat(filepath.Join(dir, workspace.CacheName)); err == nil && info.IsDir() {
+		return true
+	}
+	l := workspace.New(dir, "")
+	_, cerr := os.Lstat(l.ConfigFile())
+	_, uerr := os.Lstat(l.UsageFile())
+	return cerr == nil && uerr == nil
+}
+
+// enclosing returns the folder of the nearest workspace that the one at
+// root is nested in, "" for none.
+func enclosing(root string) string {
+	for d := filepath.Dir(filepath.Clean(root)); ; d = filepath.Dir(d) {
+		if isWorkspace(d) {
+			return d
+		}
+		if filepath.Dir(d) == d {
+			return ""
+		}
+	}
 }
 
 // Configured writes a path under the workspace's resolved form under the

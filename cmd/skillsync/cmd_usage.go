@@ -153,7 +153,7 @@ func (a *app) printImport(r *skillsync.ImportReport) {
 		fmt.Fprintf(a.stderr, "not recorded, no skill of this workspace: %s (%s)\n", strings.Join(names, ", "), plural(r.Unknown, "event"))
 	}
 	if r.Duplicates > 0 {
-		fmt.Fprintf(a.stderr, "%s counted before (copied into another session, or read again), not counted again\n", plural(r.Duplicates, "call"))
+		fmt.Fprintf(a.stderr, "%s counted before (copied into another session, read again, or counted by the workspace this one is nested in), not counted again\n", plural(r.Duplicates, "call"))
 	}
 	if r.Hooked > 0 {
 		fmt.Fprintf(a.stderr, "%s recorded already by the hook, not counted again\n", plural(r.Hooked, "call"))
