@@ -9,7 +9,6 @@ import (
 
 	"github.com/skillsync/skillsync/agent"
 	"github.com/skillsync/skillsync/agent/claude"
-	"github.com/skillsync/skillsync/curator"
 )
 
 // TestAClockSteppedBackForgetsNoCountedCall: an import run while the
@@ -21,15 +20,8 @@ import (
 func TestAClockSteppedBackForgetsNoCountedCall(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	ws, projects := t.TempDir(), t.TempDir()
-	skills := filepath.Join(ws, "skills")
-	if err := os.MkdirAll(skills, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	store := curator.NewStore(skills)
-	rec := &usageFile{store: store}
+	ws, projects, store, j, rec := usageWorkspace(t)
 	now := time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC) // the call: 2026-03-01T10:00
-	j := journal(skills)
 	j.Now = func() time.Time { return now }
 	claudeTranscript(t, ws, projects, "pdf", "toolu_1")
 	if r, err := j.Import(ctx, rec, claude.New(ws, projects), time.Time{}); err != nil || r.Uses != 1 {
@@ -82,15 +74,8 @@ func TestAClockSteppedBackForgetsNoCountedCall(t *testing.T) {
 func TestACallMadeBeforeTheClockSteppedBackCounts(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	ws, projects := t.TempDir(), t.TempDir()
-	skills := filepath.Join(ws, "skills")
-	if err := os.MkdirAll(skills, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	store := curator.NewStore(skills)
-	rec := &usageFile{store: store}
+	ws, projects, store, j, rec := usageWorkspace(t)
 	now := time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC) // a month behind the call
-	j := journal(skills)
 	j.Now = func() time.Time { return now }
 	claudeTranscript(t, ws, projects, "pdf", "toolu_1") // made 2026-03-01T10:00
 	transcript := filepath.Join(projects, claude.FolderName(ws), "s.jsonl")

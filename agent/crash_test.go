@@ -99,14 +99,7 @@ func useCount(t *testing.T, store *curator.Store, skill string) int {
 func TestAHookStoppedBeforeItsJournalCountsOnce(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	ws, projects := t.TempDir(), t.TempDir()
-	skills := filepath.Join(ws, "skills")
-	if err := os.MkdirAll(skills, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	store := curator.NewStore(skills)
-	rec := &usageFile{store: store}
-	j := journal(skills)
+	ws, projects, store, j, rec := usageWorkspace(t)
 	warn := func(err error) { t.Log(err) }
 	if _, dup, err := j.RecordHook(ctx, rec, claude.Name, agent.Event{Skill: "pdf", ID: "toolu_1"}, warn); err != nil || dup {
 		t.Fatalf("the hook: %v %v", dup, err)
@@ -130,6 +123,20 @@ func TestAHookStoppedBeforeItsJournalCountsOnce(t *testing.T) {
 	if r.Uses != 0 || r.Hooked != 2 || useCount(t, store, "pdf") != 2 {
 		t.Errorf("the import: %+v, pdf counted %d times, want twice", r, useCount(t, store, "pdf"))
 	}
+}
+
+// usageWorkspace makes a workspace with its skills folder: it, a folder
+// for Claude Code's projects, the workspace's usage store and journal,
+// and a recorder that writes to the store.
+func usageWorkspace(t *testing.T) (ws, projects string, store *curator.Store, j agent.Journal, rec *usageFile) {
+	t.Helper()
+	ws, projects = t.TempDir(), t.TempDir()
+	skills := filepath.Join(ws, "skills")
+	if err := os.MkdirAll(skills, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	store = curator.NewStore(skills)
+	return ws, projects, store, journal(skills), &usageFile{store: store}
 }
 
 // stoppedImport makes a workspace whose transcript holds one call of pdf
@@ -198,11 +205,8 @@ func TestAPendingImportOverACorruptUsageFile(t *testing.T) {
 func TestALostImportStateCountsNothingAgain(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	ws, projects := t.TempDir(), t.TempDir()
-	skills := filepath.Join(ws, "skills")
+	ws, projects, store, j, rec := usageWorkspace(t)
 	claudeTranscript(t, ws, projects, "pdf")
-	store, j := curator.NewStore(skills), journal(skills)
-	rec := &usageFile{store: store}
 	if _, err := j.Import(ctx, rec, claude.New(ws, projects), time.Time{}); err != nil {
 		t.Fatal(err)
 	}
@@ -233,13 +237,7 @@ func TestALostImportStateCountsNothingAgain(t *testing.T) {
 func TestALostHookJournalCountsNothingAgain(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	ws, projects := t.TempDir(), t.TempDir()
-	skills := filepath.Join(ws, "skills")
-	if err := os.MkdirAll(skills, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	store, j := curator.NewStore(skills), journal(skills)
-	rec := &usageFile{store: store}
+	ws, projects, store, j, rec := usageWorkspace(t)
 	warn := func(err error) { t.Log(err) }
 	for _, id := range []string{"toolu_1", "toolu_2"} {
 		if _, dup, err := j.RecordHook(ctx, rec, claude.Name, agent.Event{Skill: "pdf", ID: id}, warn); err != nil || dup {
@@ -278,10 +276,7 @@ func TestALostHookJournalCountsNothingAgain(t *testing.T) {
 func TestAnImportStateFromABackupCountsNothingAgain(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	ws, projects := t.TempDir(), t.TempDir()
-	skills := filepath.Join(ws, "skills")
-	store, j := curator.NewStore(skills), journal(skills)
-	rec := &usageFile{store: store}
+	ws, projects, store, j, rec := usageWorkspace(t)
 	imp := func(since time.Time) error {
 		t.Helper()
 		_, err := j.Import(ctx, rec, claude.New(ws, projects), since)
@@ -320,7 +315,7 @@ func TestAnImportStateFromABackupCountsNothingAgain(t *testing.T) {
 	}
 
 	// The usage file brought back alone: older than the marks.
-	usage := filepath.Join(skills, ".usage.json")
+	usage := filepath.Join(ws, "skills", ".usage.json")
 	older, err := os.ReadFile(usage)
 	if err != nil {
 		t.Fatal(err)
