@@ -6,6 +6,8 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -367,6 +369,82 @@ func TestCurationImportsFirst(t *testing.T) {
 		}
 		if !found {
 			t.Fatal("no curate job")
+		}
+	}
+}
+
+// goneEngine is an engine made from a config file that a test removes;
+// its syncs would pass, were they run.
+type goneEngine struct {
+	stuckEngine
+	config string
+}
+
+func (e *goneEngine) Settings() Settings {
+	return Settings{Sync: "@every 1h", Curate: "@every 1h", Sources: []string{"team"}, ConfigFile: e.config}
+}
+
+func (e *goneEngine) Sync(context.Context, SyncRequest) (*SyncResult, error) {
+	return &SyncResult{Sources: []SourceResult{{Name: "team", Revision: "abc"}}}, nil
+}
+
+// TestConfigGoneIsAFailedSync: once the config file is gone (the
+// workspace deleted or moved), a sync refuses, and that refusal is a
+// failed sync like any other: counted as a failure, and not ready, naming
+// the file; a curation says why it did not run. Refused around the job,
+// the monitor heard nothing, and /readyz said ready while nothing synced.
+func TestConfigGoneIsAFailedSync(t *testing.T) {
+	t.Parallel()
+	config := filepath.Join(t.TempDir(), "skillsync.yaml")
+	if err := os.WriteFile(config, []byte("repositories: []\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m := newMonitor(slog.New(slog.DiscardHandler))
+	eng := &goneEngine{config: config}
+	m.configured(eng.Settings())
+	setup, err := jobs(eng, slog.New(slog.DiscardHandler), m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(name string) error {
+		t.Helper()
+		for _, j := range setup.Jobs {
+			if j.Name() == name {
+				return j.Run(context.Background())
+			}
+		}
+		t.Fatalf("no job %s", name)
+		return nil
+	}
+	if err := run(JobSync); err != nil {
+		t.Fatal(err)
+	}
+	if got := m.Snapshot().NotReady(time.Now()); len(got) != 0 {
+		t.Fatalf("after a sync that passed: NotReady %+v", got)
+	}
+	if err := os.Remove(config); err != nil {
+		t.Fatal(err)
+	}
+	if err := run(JobSync); err == nil || !strings.Contains(err.Error(), "is gone") {
+		t.Errorf("a sync without its config: %v", err)
+	}
+	if err := run(JobCurate); err == nil {
+		t.Error("a curation without its config did not fail")
+	}
+	st := m.Snapshot()
+	if got := st.NotReady(time.Now()); len(got) == 0 || !strings.Contains(got[len(got)-1].Reason, config+" is gone") {
+		t.Errorf("without its config: NotReady %+v", got)
+	}
+	if !strings.Contains(st.LastCurateError, config+" is gone") {
+		t.Errorf("without its config: the last curation's error %q", st.LastCurateError)
+	}
+	var out strings.Builder
+	if err := m.reg.Write(&out); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`skillsync_sync_runs_total{result="failure"} 1`, `skillsync_sync_runs_total{result="success"} 1`} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("metrics lack %s:\n%s", want, out.String())
 		}
 	}
 }

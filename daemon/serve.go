@@ -199,6 +199,9 @@ func jobs(eng Engine, log *slog.Logger, m *monitor) (Setup, error) {
 			return Setup{}, err
 		}
 	}
+	if st.ConfigFile != "" {
+		eng = present{eng, st.ConfigFile}
+	}
 	list := []Job{
 		NewJob(JobSync, st.Sync, statChecked(st.StatCheckEvery, func(req SyncRequest) func(context.Context) error {
 			return syncJob(eng, req, log, m)
@@ -215,28 +218,49 @@ func jobs(eng Engine, log *slog.Logger, m *monitor) (Setup, error) {
 	for _, name := range eng.PushSources() {
 		list = append(list, NewJob(PushJob(name), "", syncJob(eng, SyncRequest{Only: []string{name}}, log, m)))
 	}
-	if st.ConfigFile != "" {
-		for i, j := range list {
-			list[i] = present{j, st.ConfigFile}
-		}
-	}
 	attrs := append(append([]any(nil), st.Attrs...), "sync", st.Sync, "curate", st.Curate, "import", st.Import)
 	return Setup{Jobs: list, Attrs: attrs}, nil
 }
 
-// present is a job that runs only while the config it was made from is
-// there: once the file is gone (the workspace deleted or moved), a sync
-// would build a new workspace where the old one was.
+// present is an engine that works only while the config it was made
+// from is there: once the file is gone (the workspace deleted or moved),
+// a sync would build a new workspace where the old one was. It refuses
+// in the engine, not around the job, so that the refusal reaches the
+// monitor as any failed sync or curation does: counted as a failure, and
+// not ready, rather than a daemon that syncs nothing while /readyz says
+// all is well.
 type present struct {
-	Job
+	Engine
 	config string
 }
 
-func (p present) Run(ctx context.Context) error {
+// gone says why nothing runs while the config file is missing.
+func (p present) gone() error {
 	if _, err := os.Lstat(p.config); errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("the config %s is gone (was the workspace moved or deleted?): nothing runs until it is back; restore it, or stop the daemon", p.config)
 	}
-	return p.Job.Run(ctx)
+	return nil
+}
+
+func (p present) Sync(ctx context.Context, req SyncRequest) (*SyncResult, error) {
+	if err := p.gone(); err != nil {
+		return nil, err
+	}
+	return p.Engine.Sync(ctx, req)
+}
+
+func (p present) Curate(ctx context.Context) (*CurateResult, error) {
+	if err := p.gone(); err != nil {
+		return nil, err
+	}
+	return p.Engine.Curate(ctx)
+}
+
+func (p present) Import(ctx context.Context) ([]ImportResult, error) {
+	if err := p.gone(); err != nil {
+		return nil, err
+	}
+	return p.Engine.Import(ctx)
 }
 
 // syncOnce runs one sync; a panic in it is its error, so that the
