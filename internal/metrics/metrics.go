@@ -286,7 +286,10 @@ var (
 )
 
 // escapeLabel escapes a label value: backslash, double quote, newline.
-func escapeLabel(s string) string { return labelEscaper.Replace(s) }
+// A value that is not UTF-8 (a target folder's name is whatever bytes the
+// file system holds) has its stray bytes replaced by U+FFFD: Prometheus's
+// parser refuses such a value, and with it the whole scrape.
+func escapeLabel(s string) string { return labelEscaper.Replace(strings.ToValidUTF8(s, "\uFFFD")) }
 
 // escapeHelp escapes HELP text: backslash and newline.
 func escapeHelp(s string) string { return helpEscaper.Replace(s) }

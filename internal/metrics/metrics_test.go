@@ -151,3 +151,22 @@ func TestMisuseIsCaught(t *testing.T) {
 		}()
 	}
 }
+
+// TestLabelNotUTF8: a label value that is not UTF-8 (a target folder
+// named in Latin-1) is written with U+FFFD for its stray bytes: as it
+// was, Prometheus's parser refused the value and so the whole scrape.
+func TestLabelNotUTF8(t *testing.T) {
+	t.Parallel()
+	var r Registry
+	r.Counter("conflicts_total", "Conflicts.", "target").With("caf\xe9/skills").Inc()
+	r.Gather(func(g *Gauges) {
+		g.Add("info", "Info.", []string{"revision"}, []string{"\xff\xfe"}, 1)
+	})
+	fams, _ := parse(t, &r)
+	if got := labels(fams["conflicts_total"].GetMetric()[0])["target"]; got != "caf\uFFFD/skills" {
+		t.Errorf("target label %q", got)
+	}
+	if got := labels(fams["info"].GetMetric()[0])["revision"]; got != "\uFFFD" {
+		t.Errorf("revision label %q", got)
+	}
+}
