@@ -2,11 +2,14 @@ package daemon
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -39,6 +42,48 @@ func TestListenAddressInUse(t *testing.T) {
 	case <-eng.started:
 		t.Error("a sync ran although the daemon could not serve")
 	default:
+	}
+}
+
+// heldEngine is stuckEngine with a workspace's state and lock files.
+type heldEngine struct {
+	stuckEngine
+	dir string
+}
+
+func (e *heldEngine) Settings() Settings {
+	st := e.stuckEngine.Settings()
+	st.StateFile, st.LockFile = filepath.Join(e.dir, ".daemon.json"), filepath.Join(e.dir, ".daemon.lock")
+	return st
+}
+
+// TestListenInUseKeepsTheState: a daemon that cannot serve its address
+// ends leaving the state file as the last daemon wrote it: status still
+// shows when that one synced each source. Held before it bound, it wrote
+// a fresh state over it, every source never synced.
+func TestListenInUseKeepsTheState(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	eng := &heldEngine{stuckEngine{started: make(chan struct{}, 1), release: make(chan struct{})}, t.TempDir()}
+	close(eng.release)
+	last := []byte(`{"pid":1,"sources":{"team":{"revision":"abc","last_success":"2026-12-01T12:00:00Z"}}}` + "\n")
+	stateFile := eng.Settings().StateFile
+	if err := os.WriteFile(stateFile, last, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err = Serve(context.Background(), Config{
+		Open:   func(context.Context) (Engine, error) { return eng, nil },
+		Listen: ln.Addr().String(),
+	})
+	if le := (*ListenError)(nil); !errors.As(err, &le) {
+		t.Fatalf("Serve on an address in use: %v", err)
+	}
+	if got, err := os.ReadFile(stateFile); err != nil || !bytes.Equal(got, last) {
+		t.Errorf("the state file after a daemon that could not serve: %v\n%s", err, got)
 	}
 }
 

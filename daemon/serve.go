@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"net"
 	"os"
 	"sync/atomic"
 	"time"
@@ -72,6 +73,16 @@ func Serve(ctx context.Context, cfg Config) error {
 	st := eng.Settings()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	// Bound before the workspace is held: a daemon that cannot serve
+	// (the address in use) ends without writing the state file, which
+	// keeps what the last daemon found for skillsync status.
+	var ln net.Listener
+	if addr := cmp.Or(cfg.Listen, st.Listen); addr != "" {
+		if ln, err = listen(addr, log); err != nil {
+			return err
+		}
+		m.update(func(s *State) { s.Listen = ln.Addr().String() })
+	}
 	if st.LockFile != "" {
 		h := &hold{path: st.LockFile, stateFile: st.StateFile, m: m, log: log}
 		h.take(ctx, true)
@@ -83,12 +94,7 @@ func Serve(ctx context.Context, cfg Config) error {
 	// say ready before the first sync.
 	m.configured(st)
 	var served chan error
-	if addr := cmp.Or(cfg.Listen, st.Listen); addr != "" {
-		ln, err := listen(addr, log)
-		if err != nil {
-			return err
-		}
-		m.update(func(s *State) { s.Listen = ln.Addr().String() })
+	if ln != nil {
 		if cfg.Serving != nil {
 			cfg.Serving(ln.Addr().String())
 		}
