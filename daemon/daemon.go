@@ -67,6 +67,10 @@ type Options struct {
 	// AtStart names jobs run once at start, before their first scheduled
 	// time (the first sync).
 	AtStart []string
+	// AtReload names jobs run once after each reload that took (a sync,
+	// so that what the new config says is in place now, not at the next
+	// scheduled time).
+	AtReload []string
 	// Logger receives one line per job run, with its duration and outcome;
 	// nil discards.
 	Logger *slog.Logger
@@ -195,6 +199,11 @@ func (d *Daemon) Run(ctx context.Context) error {
 				<-c.Stop().Done()
 				c = next
 				c.Start()
+				for _, name := range d.opts.AtReload {
+					if err := d.Trigger(name); err != nil {
+						d.log.Error("job after a reload", "job", name, "error", err.Error())
+					}
+				}
 			}
 		}
 	}

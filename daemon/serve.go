@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -62,11 +63,16 @@ func Serve(ctx context.Context, cfg Config) error {
 		log = slog.New(slog.DiscardHandler)
 	}
 	m := newMonitor(log)
+	// A reload is asked for by the caller (SIGHUP), or by a sync that
+	// finds the config edited since the daemon read it.
+	reloads := make(chan struct{}, 1)
+	watch := &configWatch{reload: reloads}
 	eng, err := cfg.Open(ctx)
 	if err != nil {
 		return err
 	}
-	first, err := jobSetup(eng, cfg, log, m)
+	watch.loaded(eng.Settings().ConfigFile)
+	first, err := jobSetup(eng, cfg, log, m, watch)
 	if err != nil {
 		return err
 	}
@@ -103,6 +109,7 @@ func Serve(ctx context.Context, cfg Config) error {
 	}
 	push := &pushWatch{log: log, debounce: cfg.Debounce}
 	defer push.stop()
+	go forwardReloads(ctx, cfg.Reload, reloads)
 	var d *Daemon
 	d = New(Options{
 		Load: func(ctx context.Context) (Setup, error) {
@@ -112,11 +119,13 @@ func Serve(ctx context.Context, cfg Config) error {
 				push.restart(ctx, eng, d)
 				return s, nil
 			}
+			watch.reading()
 			next, err := cfg.Open(ctx)
 			if err != nil {
 				return Setup{}, err
 			}
-			s, err := jobSetup(next, cfg, log, m)
+			watch.loaded(next.Settings().ConfigFile)
+			s, err := jobSetup(next, cfg, log, m, watch)
 			if err != nil {
 				return Setup{}, err
 			}
@@ -127,9 +136,10 @@ func Serve(ctx context.Context, cfg Config) error {
 			push.restart(ctx, next, d)
 			return *s, nil
 		},
-		Reload:  cfg.Reload,
-		AtStart: []string{JobSync},
-		Logger:  log,
+		Reload:   reloads,
+		AtStart:  []string{JobSync},
+		AtReload: []string{JobSync},
+		Logger:   log,
 	})
 	err = d.Run(ctx)
 	cancel()
@@ -143,8 +153,8 @@ func Serve(ctx context.Context, cfg Config) error {
 
 // jobSetup is eng's jobs, the standard ones, the engine's own (Jobber)
 // and cfg's, reporting to m.
-func jobSetup(eng Engine, cfg Config, log *slog.Logger, m *monitor) (*Setup, error) {
-	s, err := jobs(eng, log, m)
+func jobSetup(eng Engine, cfg Config, log *slog.Logger, m *monitor, w *configWatch) (*Setup, error) {
+	s, err := jobs(eng, log, m, w)
 	if err != nil {
 		return nil, err
 	}
@@ -191,11 +201,12 @@ func Jobs(eng Engine, log *slog.Logger) (Setup, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return jobs(eng, log, nil)
+	return jobs(eng, log, nil, nil)
 }
 
-// jobs is Jobs reporting to m, unless nil.
-func jobs(eng Engine, log *slog.Logger, m *monitor) (Setup, error) {
+// jobs is Jobs reporting to m, unless nil, its syncs refusing a config
+// edited since w read it, unless w is nil.
+func jobs(eng Engine, log *slog.Logger, m *monitor, w *configWatch) (Setup, error) {
 	st := eng.Settings()
 	for _, s := range [][2]string{{JobSync, st.Sync}, {JobCurate, st.Curate}, {JobImport, st.Import}} {
 		if s[1] == "" {
@@ -206,7 +217,7 @@ func jobs(eng Engine, log *slog.Logger, m *monitor) (Setup, error) {
 		}
 	}
 	if st.ConfigFile != "" {
-		eng = present{eng, st.ConfigFile}
+		eng = present{eng, st.ConfigFile, w}
 	}
 	list := []Job{
 		NewJob(JobSync, st.Sync, statChecked(st.StatCheckEvery, func(req SyncRequest) func(context.Context) error {
@@ -238,6 +249,7 @@ func jobs(eng Engine, log *slog.Logger, m *monitor) (Setup, error) {
 type present struct {
 	Engine
 	config string
+	watch  *configWatch // nil: no check of edits
 }
 
 // gone says why nothing runs while the config file is missing.
@@ -252,7 +264,89 @@ func (p present) Sync(ctx context.Context, req SyncRequest) (*SyncResult, error)
 	if err := p.gone(); err != nil {
 		return nil, err
 	}
+	if p.watch.changed() {
+		return nil, errConfigEdited
+	}
 	return p.Engine.Sync(ctx, req)
+}
+
+// errConfigEdited is a sync not run because the config file changed
+// since the daemon read it: with the old config it would undo the edit
+// (take out the source skillsync add just brought in, bring back the one
+// skillsync remove took out). The daemon reloads and syncs then.
+var errConfigEdited = errors.New("the config changed since the daemon read it")
+
+// configWatch knows the config file as the daemon last read it, so that
+// a sync can tell an edit made since (without a SIGHUP) and ask for the
+// reload that takes it.
+type configWatch struct {
+	reload chan<- struct{}
+	mu     sync.Mutex
+	file   string
+	seen   os.FileInfo // nil: not there, or not known
+}
+
+// reading notes the file as it is now, before a reload reads it: an
+// edit made while it loads is then an edit to the next sync.
+func (w *configWatch) reading() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.file != "" {
+		w.seen, _ = os.Stat(w.file)
+	}
+}
+
+// loaded notes file as the config of the engine just opened.
+func (w *configWatch) loaded(file string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if file != w.file {
+		w.file = file
+		w.seen, _ = os.Stat(file)
+	}
+}
+
+// changed reports whether the config file is another than the daemon
+// last read (links followed: a ConfigMap's swap counts), asking for a
+// reload when it is. One that cannot be read now is no edit: present
+// says when it is gone, and the reload would fail.
+func (w *configWatch) changed() bool {
+	if w == nil {
+		return false
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.file == "" || w.seen == nil {
+		return false
+	}
+	now, err := os.Stat(w.file)
+	if err != nil || (os.SameFile(now, w.seen) && now.Size() == w.seen.Size() && now.ModTime().Equal(w.seen.ModTime())) {
+		return false
+	}
+	select {
+	case w.reload <- struct{}{}:
+	default: // a reload is already asked for
+	}
+	return true
+}
+
+// forwardReloads passes each reload the caller asks for on to the
+// daemon's channel until ctx ends.
+func forwardReloads(ctx context.Context, in <-chan struct{}, out chan<- struct{}) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case _, ok := <-in:
+			if !ok {
+				return
+			}
+			select {
+			case out <- struct{}{}:
+			default: // a reload is already waiting; one is enough
+			}
+		}
+	}
 }
 
 func (p present) Curate(ctx context.Context) (*CurateResult, error) {
@@ -285,6 +379,11 @@ func syncJob(eng Engine, req SyncRequest, log *slog.Logger, m *monitor) func(con
 	return func(ctx context.Context) error {
 		start := time.Now()
 		res, err := syncOnce(ctx, eng, req)
+		if errors.Is(err, errConfigEdited) {
+			// Nothing ran, so nothing is counted: the reload syncs next.
+			log.Info("the config changed since the daemon read it; reloading it, then syncing")
+			return nil
+		}
 		if m != nil {
 			m.synced(req, res, err, time.Since(start))
 		}

@@ -2,7 +2,11 @@ package daemon
 
 import (
 	"context"
+	"os"
+	"path/filepath"
+	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // TestStatChecksOnItsFirstAndEveryNthSync: the daemon's sync trusts its
@@ -28,5 +32,120 @@ func TestStatChecksOnItsFirstAndEveryNthSync(t *testing.T) {
 		if string(got) != tt.want {
 			t.Errorf("every %d: runs %s, want %s", tt.every, got, tt.want)
 		}
+	}
+}
+
+// genEngine is one load of a config file: its syncs say which load made
+// them.
+type genEngine struct {
+	stuckEngine
+	config string
+	gen    int
+	synced chan int
+}
+
+func (e *genEngine) Settings() Settings {
+	return Settings{Sync: "@every 1s", Sources: []string{"team"}, ConfigFile: e.config}
+}
+
+func (e *genEngine) Sync(context.Context, SyncRequest) (*SyncResult, error) {
+	e.synced <- e.gen
+	return &SyncResult{Sources: []SourceResult{{Name: "team", Revision: "abc"}}}, nil
+}
+
+// TestEditedConfigIsReloadedBeforeASync: a config edited while the
+// daemon runs, without a SIGHUP (skillsync add, an editor), is loaded
+// before the next sync; no sync runs on the config as it was. With the
+// old config, that sync took out of the cache and the targets the source
+// skillsync add had just brought in, and did so at every run.
+func TestEditedConfigIsReloadedBeforeASync(t *testing.T) {
+	t.Parallel()
+	config := filepath.Join(t.TempDir(), "skillsync.yaml")
+	if err := os.WriteFile(config, []byte("repositories: []\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	synced := make(chan int, 16)
+	var opens atomic.Int64
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- Serve(ctx, Config{Open: func(context.Context) (Engine, error) {
+			return &genEngine{config: config, gen: int(opens.Add(1)), synced: synced}, nil
+		}})
+	}()
+	defer func() {
+		cancel()
+		for {
+			select {
+			case <-synced:
+			case err := <-done:
+				if err != nil {
+					t.Errorf("Serve: %v", err)
+				}
+				return
+			}
+		}
+	}()
+	if gen := <-synced; gen != 1 {
+		t.Fatalf("the first sync ran on load %d", gen)
+	}
+	if err := os.WriteFile(config, []byte("repositories:\n  - name: extra\n    dir: extra\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case gen := <-synced:
+		if gen != 2 {
+			t.Errorf("the sync after the edit ran on load %d, the config as it was", gen)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("no sync after the edit")
+	}
+}
+
+// hourlyEngine is genEngine on an hourly schedule.
+type hourlyEngine struct{ genEngine }
+
+func (e *hourlyEngine) Settings() Settings {
+	st := e.genEngine.Settings()
+	st.Sync = "@every 1h"
+	return st
+}
+
+// TestReloadSyncsAtOnce: a reload is followed by a sync on the new
+// config, not an interval later: a source the reload added was "not
+// synced yet", and /readyz 503, until the next scheduled sync.
+func TestReloadSyncsAtOnce(t *testing.T) {
+	t.Parallel()
+	config := filepath.Join(t.TempDir(), "skillsync.yaml")
+	if err := os.WriteFile(config, []byte("repositories: []\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	synced := make(chan int, 16)
+	var opens atomic.Int64
+	reload := make(chan struct{}, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- Serve(ctx, Config{Reload: reload, Open: func(context.Context) (Engine, error) {
+			return &hourlyEngine{genEngine{config: config, gen: int(opens.Add(1)), synced: synced}}, nil
+		}})
+	}()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	}()
+	if gen := <-synced; gen != 1 {
+		t.Fatalf("the first sync ran on load %d", gen)
+	}
+	reload <- struct{}{}
+	select {
+	case gen := <-synced:
+		if gen != 2 {
+			t.Errorf("the sync after the reload ran on load %d", gen)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("no sync after the reload")
 	}
 }

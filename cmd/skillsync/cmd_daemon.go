@@ -29,8 +29,9 @@ the connection drops, the schedule syncs it until the connection is back.
 
 SIGINT or SIGTERM stops scheduling, cancels fetches in flight, lets a
 materialization reach a consistent point, and exits 0. SIGHUP reloads the
-config, and watches the postgres sources of the new one; a config that does
-not load keeps the old one and logs why.
+config, syncs on it at once and watches the postgres sources of the new one;
+a config that does not load keeps the old one and logs why. A config edited
+without a SIGHUP (skillsync add, remove) is reloaded before the next sync.
 
 With --listen (or daemon: {listen: ...} in the config) it serves Prometheus
 metrics on /metrics, /healthz (200 while it serves) and /readyz (200 when
