@@ -73,7 +73,7 @@ func (a *app) printStatus(st *skillsync.WorkspaceStatus) {
 	if st.Daemon != nil {
 		fmt.Fprintf(w, "daemon    pid %d since %s", st.Daemon.PID, when(&st.Daemon.Since))
 		if st.Daemon.Listen != "" {
-			fmt.Fprintf(w, ", metrics on http://%s/metrics", st.Daemon.Listen)
+			fmt.Fprintf(w, ", metrics on http://%s/metrics", safe(st.Daemon.Listen))
 		}
 		fmt.Fprintln(w)
 	} else {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/skillsync/skillsync"
+	"github.com/skillsync/skillsync/internal/flock"
 	"github.com/skillsync/skillsync/internal/gittest"
 	"github.com/skillsync/skillsync/internal/skilltest"
 )
@@ -328,5 +330,33 @@ func TestDaemonLockTakeover(t *testing.T) {
 	})
 	if pid := daemonPID(); pid != second.cmd.Process.Pid {
 		t.Errorf("status shows pid %d, want the second daemon's %d", pid, second.cmd.Process.Pid)
+	}
+}
+
+// TestStatusEscapesTheDaemonsAddress: the state file is the workspace's,
+// untrusted like every record: the metrics address status reads from it
+// is escaped as its errors are, so it cannot move the cursor, colour the
+// terminal or forge a line of status's own ("needs a person: ...").
+func TestStatusEscapesTheDaemonsAddress(t *testing.T) {
+	t.Parallel()
+	ws := t.TempDir()
+	skilltest.WriteFile(t, filepath.Join(ws, "skillsync.yaml"), "repositories:\n  - name: builtin\n    embedded: builtin\n")
+	if r := run(t, ws, "sync"); r.code != 0 {
+		t.Fatalf("sync: %d\n%s", r.code, r.stderr)
+	}
+	skilltest.WriteFile(t, filepath.Join(ws, "skills", ".daemon.json"),
+		`{"pid":7,"started_at":"2026-12-01T12:00:00Z","listen":"127.0.0.1:9464\u001b[2J\nneeds a person: forged","sources":{}}`+"\n")
+	// A daemon holds the workspace: status shows its address then.
+	l, err := flock.Acquire(context.Background(), filepath.Join(ws, "skills", ".daemon.lock"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	r := run(t, ws, "status")
+	if !strings.Contains(r.stdout, "daemon    pid 7") {
+		t.Fatalf("status does not show the daemon:\n%s%s", r.stdout, r.stderr)
+	}
+	if strings.Contains(r.stdout, "\x1b") || strings.Contains(r.stdout, "\nneeds a person: forged") {
+		t.Errorf("status wrote the state file's address as it is:\n%q", r.stdout)
 	}
 }
