@@ -62,7 +62,8 @@ type monitor struct {
 
 	mu        sync.Mutex // serializes the writers of state
 	state     atomic.Pointer[State]
-	stateFile string // "" writes none
+	stateFile string   // "" writes none
+	targets   []string // the config's, whose series a reload that drops one deletes
 }
 
 func newMonitor(log *slog.Logger) *monitor {
@@ -127,9 +128,9 @@ func (m *monitor) writeStateTo(path string) {
 	}
 }
 
-// configured takes a new engine's settings: its sources (a source gone
-// from the config leaves the metrics and readiness), its sync interval
-// and its next curation.
+// configured takes a new engine's settings: its sources and targets (one
+// gone from the config leaves the metrics, and a source readiness too),
+// its sync interval and its next curation.
 func (m *monitor) configured(st Settings) {
 	m.update(func(s *State) {
 		next := make(map[string]SourceState, len(st.Sources))
@@ -145,6 +146,12 @@ func (m *monitor) configured(st Settings) {
 		for _, name := range st.Sources {
 			m.fetchBytes.With(name)
 		}
+		for _, t := range m.targets {
+			if !slices.Contains(st.Targets, t) {
+				m.conflicts.Delete(t)
+			}
+		}
+		m.targets = slices.Clone(st.Targets)
 		for _, t := range st.Targets {
 			m.conflicts.With(t)
 		}

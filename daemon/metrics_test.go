@@ -448,3 +448,22 @@ func TestConfigGoneIsAFailedSync(t *testing.T) {
 		}
 	}
 }
+
+// TestReloadDropsAGoneTargetsSeries: a target taken out of the config
+// leaves the metrics as a source does: its series no longer exported,
+// so a config whose target folders change does not grow the series
+// without bound, and the metrics name only the config's targets.
+func TestReloadDropsAGoneTargetsSeries(t *testing.T) {
+	t.Parallel()
+	m := newMonitor(slog.New(slog.DiscardHandler))
+	m.configured(Settings{Sources: []string{"team"}, Targets: []string{".claude/skills", ".agents/skills"}})
+	m.synced(SyncRequest{}, &SyncResult{Sources: []SourceResult{{Name: "team", Revision: "abc"}}, Conflicts: map[string]int{".agents/skills": 2}}, nil, time.Second)
+	m.configured(Settings{Sources: []string{"team"}, Targets: []string{".claude/skills"}})
+	var out strings.Builder
+	if err := m.reg.Write(&out); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out.String(), `target=".agents/skills"`) || !strings.Contains(out.String(), `skillsync_target_conflicts_total{target=".claude/skills"} 0`) {
+		t.Errorf("metrics after a reload took .agents/skills out:\n%s", out.String())
+	}
+}
