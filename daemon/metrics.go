@@ -192,6 +192,9 @@ func (m *monitor) synced(req SyncRequest, res *SyncResult, err error, took time.
 	now := m.now().UTC()
 	m.update(func(s *State) {
 		s.CacheDirty, s.LastSyncError = res.CacheDirty, whole
+		if whole == "" {
+			s.LastSync = &now
+		}
 		for _, r := range res.Sources {
 			prev, ok := s.Sources[r.Name]
 			if !ok || (len(req.Only) > 0 && !slices.Contains(req.Only, r.Name)) {

@@ -467,3 +467,24 @@ func TestReloadDropsAGoneTargetsSeries(t *testing.T) {
 		t.Errorf("metrics after a reload took .agents/skills out:\n%s", out.String())
 	}
 }
+
+// TestNoSourceReadyOnlyOnceSynced: a config with no source (only the
+// workspace's own skills go to the targets) is not ready before a sync
+// has passed, nor once syncs stop passing for three runs of the
+// schedule: with no source to say "not synced yet", /readyz said ready
+// from the start, and forever.
+func TestNoSourceReadyOnlyOnceSynced(t *testing.T) {
+	t.Parallel()
+	m := newMonitor(slog.New(slog.DiscardHandler))
+	m.configured(Settings{Sync: "@every 10m", Targets: []string{".claude/skills"}})
+	if got := m.Snapshot().NotReady(time.Now()); len(got) != 1 || got[0].Reason != "not synced yet" {
+		t.Errorf("before the first sync: NotReady %+v", got)
+	}
+	m.synced(SyncRequest{}, &SyncResult{}, nil, time.Second)
+	if got := m.Snapshot().NotReady(time.Now()); len(got) != 0 {
+		t.Errorf("after a sync that passed: NotReady %+v", got)
+	}
+	if got := m.Snapshot().NotReady(time.Now().Add(31 * time.Minute)); len(got) != 1 || !strings.Contains(got[0].Reason, "3 scheduled syncs since") {
+		t.Errorf("three runs of the schedule later: NotReady %+v", got)
+	}
+}

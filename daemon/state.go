@@ -37,6 +37,9 @@ type State struct {
 	// LastSyncError is why the last sync failed beyond what any one
 	// source says (a target, the cache, a stop); "" when it did not.
 	LastSyncError string `json:"last_sync_error,omitempty"`
+	// LastSync is when a sync last ended without failing as a whole:
+	// with no source to say so, it is what tells a workspace synced.
+	LastSync *time.Time `json:"last_sync,omitempty"`
 	// LastCurate and NextCurate are when curation last ran and runs next.
 	LastCurate *time.Time `json:"last_curate,omitempty"`
 	NextCurate *time.Time `json:"next_curate,omitempty"`
@@ -88,8 +91,9 @@ const staleAfter = 3
 
 // NotReady lists, sorted by source, what keeps the workspace from being
 // ready at now: a source whose last sync failed, that never synced, or
-// whose last success is older than three sync intervals, a cache marked
-// dirty, and a last sync that failed as a whole. Empty: ready.
+// whose last success is older than three sync intervals (with no source,
+// the same of the workspace's syncs), a cache marked dirty, and a last
+// sync that failed as a whole. Empty: ready.
 func (s *State) NotReady(now time.Time) []NotReady {
 	var out []NotReady
 	for _, name := range slices.Sorted(maps.Keys(s.Sources)) {
@@ -102,6 +106,17 @@ func (s *State) NotReady(now time.Time) []NotReady {
 		case s.stale(*src.LastSuccess, now):
 			out = append(out, NotReady{Source: name, Reason: fmt.Sprintf("last synced %s ago, %d scheduled syncs since",
 				now.Sub(*src.LastSuccess).Round(time.Second), staleAfter)})
+		}
+	}
+	if len(s.Sources) == 0 {
+		// Only local layers go to the targets: no source says whether a
+		// sync placed them, so the sync itself does.
+		switch {
+		case s.LastSync == nil:
+			out = append(out, NotReady{Reason: "not synced yet"})
+		case s.stale(*s.LastSync, now):
+			out = append(out, NotReady{Reason: fmt.Sprintf("last synced %s ago, %d scheduled syncs since",
+				now.Sub(*s.LastSync).Round(time.Second), staleAfter)})
 		}
 	}
 	if s.CacheDirty {
