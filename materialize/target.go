@@ -499,6 +499,13 @@ func syncTarget(ctx context.Context, t Target, report TargetReport) (TargetRepor
 		}
 		b.entry.Files = b.st.rec.Files()
 	}
+	// A stop (SIGTERM) fails every skill not staged yet, each with the
+	// stop as its error; going on would write a record without them and
+	// pass, a new target left empty. Nothing is swapped in or removed:
+	// the target stays as the last sync left it.
+	if err := ctx.Err(); err != nil {
+		return report, fmt.Errorf("target %s: %w", dir, err)
+	}
 	// What the record had in a folder that no entry holds now is removed.
 	inUse := map[string]bool{}
 	for name, e := range next.Skills {

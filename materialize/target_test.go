@@ -3,6 +3,7 @@ package materialize
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -176,5 +177,59 @@ func TestTargetLockWaitsAsAsked(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "alpha")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("something was written while the target was held: %v", err)
+	}
+}
+
+// cancelFS stops the sync it is read by as its first file is opened: a
+// SIGTERM that comes while a target's skills are being staged.
+type cancelFS struct {
+	fs.FS
+	cancel context.CancelFunc
+}
+
+func (c cancelFS) Open(name string) (fs.File, error) {
+	c.cancel()
+	return c.FS.Open(name)
+}
+
+// TestTargetStoppedWhileStagingFails: a stop while a target's skills are
+// staged fails every skill not yet staged; the target must then fail
+// with the stop, and stay as it was. It wrote a record without those
+// skills and passed: a daemon sent SIGTERM counted the sync a success,
+// status said all well, and a new target was left empty.
+func TestTargetStoppedWhileStagingFails(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	v := func(n string) map[string]string {
+		return map[string]string{"SKILL.md": "---\nname: x\ndescription: d\n---\n" + n + "\n", "notes.md": n + "\n"}
+	}
+	var first []TargetSkill
+	for _, name := range []string{"a", "b", "c"} {
+		first = append(first, TargetSkill{Skill: mkSkill(name, v("one"))})
+	}
+	if rep, err := SyncTarget(context.Background(), Target{Dir: dir, Skills: first}); err != nil || len(rep.Errors) > 0 {
+		t.Fatalf("the first sync: %+v, %v", rep, err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var next []TargetSkill
+	for _, name := range []string{"a", "b", "c"} {
+		s := mkSkill(name, v("two"))
+		if name == "a" {
+			s.Files = cancelFS{s.Files, cancel}
+		}
+		next = append(next, TargetSkill{Skill: s})
+	}
+	if _, err := SyncTarget(ctx, Target{Dir: dir, Skills: next}); !errors.Is(err, context.Canceled) {
+		t.Errorf("a sync stopped while staging: %v, want the stop", err)
+	}
+	for _, name := range []string{"a", "b", "c"} {
+		if got, err := os.ReadFile(filepath.Join(dir, name, "notes.md")); err != nil || string(got) != "one\n" {
+			t.Errorf("%s after the stop: %q, %v; want it as the last sync left it", name, got, err)
+		}
+	}
+	rec, err := LoadTargetRecord(dir)
+	if err != nil || len(rec.Skills) != 3 {
+		t.Errorf("the record after the stop: %+v, %v", rec, err)
 	}
 }
