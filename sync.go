@@ -231,13 +231,13 @@ func (r *syncRun) syncSource(ctx context.Context, s *sourceRun) SourceReport {
 		return r.Failed(rep, s.broken)
 	}
 	rev, err := r.Revision(ctx, name, s.fetch, s.repo)
+	if s.fetch != nil { // a fetch that failed took its time too: a remote that hangs is no 0 s
+		rep.FetchTime = fetchTime(s.fetch.Wait())
+	}
 	if rev == "" {
 		return r.Failed(rep, err)
 	}
 	rep.Revision = string(rev)
-	if s.fetch != nil {
-		rep.FetchTime = fetchTime(s.fetch.Wait())
-	}
 	src := materialize.Source{Name: name, Revision: rep.Revision, Fingerprint: r.e.fingerprint(s.cfg), Discovery: r.e.discovery(s.cfg),
 		MaxSkillSize: r.e.maxSkillSize()}
 	rep = r.Materialize(ctx, s.repo, src, rep, r.e.sourceOptions(s.cfg).Selects)
