@@ -309,18 +309,19 @@ func (w *configWatch) loaded(file string) {
 // changed reports whether the config file is another than the daemon
 // last read (links followed: a ConfigMap's swap counts), asking for a
 // reload when it is. One that cannot be read now is no edit: present
-// says when it is gone, and the reload would fail.
+// says when it is gone, and the reload would fail. One back after a
+// reload found it gone is.
 func (w *configWatch) changed() bool {
 	if w == nil {
 		return false
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.file == "" || w.seen == nil {
+	if w.file == "" {
 		return false
 	}
 	now, err := os.Stat(w.file)
-	if err != nil || (os.SameFile(now, w.seen) && now.Size() == w.seen.Size() && now.ModTime().Equal(w.seen.ModTime())) {
+	if err != nil || w.seen != nil && os.SameFile(now, w.seen) && now.Size() == w.seen.Size() && now.ModTime().Equal(w.seen.ModTime()) {
 		return false
 	}
 	select {

@@ -149,3 +149,65 @@ func TestReloadSyncsAtOnce(t *testing.T) {
 		t.Fatal("no sync after the reload")
 	}
 }
+
+// TestConfigBackAfterAFailedReloadIsLoaded: a config that was gone when
+// a reload tried it (a checkout, a save by rename) and then comes back
+// edited is loaded before the next sync, as any edit is: it is not taken
+// for the file the daemon had loaded.
+func TestConfigBackAfterAFailedReloadIsLoaded(t *testing.T) {
+	t.Parallel()
+	config := filepath.Join(t.TempDir(), "skillsync.yaml")
+	if err := os.WriteFile(config, []byte("repositories: []\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	synced := make(chan int, 16)
+	var opens, tries atomic.Int64
+	reload := make(chan struct{}, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- Serve(ctx, Config{Reload: reload, Open: func(context.Context) (Engine, error) {
+			tries.Add(1)
+			if _, err := os.Stat(config); err != nil {
+				return nil, err
+			}
+			return &genEngine{config: config, gen: int(opens.Add(1)), synced: synced}, nil
+		}})
+	}()
+	defer func() {
+		cancel()
+		for {
+			select {
+			case <-synced:
+			case err := <-done:
+				if err != nil {
+					t.Errorf("Serve: %v", err)
+				}
+				return
+			}
+		}
+	}()
+	if gen := <-synced; gen != 1 {
+		t.Fatalf("the first sync ran on load %d", gen)
+	}
+	if err := os.Remove(config); err != nil {
+		t.Fatal(err)
+	}
+	reload <- struct{}{}
+	for deadline := time.Now().Add(30 * time.Second); tries.Load() < 2; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the reload was not tried")
+		}
+	}
+	if err := os.WriteFile(config, []byte("repositories:\n  - name: extra\n    dir: extra\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case gen := <-synced:
+		if gen != 2 {
+			t.Errorf("the sync after the config came back ran on load %d, the config as it was", gen)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("no sync after the config came back")
+	}
+}
