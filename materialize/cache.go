@@ -388,9 +388,21 @@ func (c *Cache) Current(src Source) bool {
 			return false
 		}
 		c.examined[src.Name] = true
+	} else if len(rec.Skills) > 0 && !isDir(filepath.Join(c.root, src.Name)) {
+		// The source's folder removed by hand: every read command says
+		// "run skillsync sync", and a sync that trusted the record would
+		// never bring it back (a daemon's, for 95 syncs of every 96). One
+		// lstat a source, whatever its size.
+		return false
 	}
 	c.writer.count(Stats{Unchanged: rec.Files()})
 	return true
+}
+
+// isDir reports whether path is a directory, not following a link.
+func isDir(path string) bool {
+	info, err := os.Lstat(path)
+	return err == nil && info.IsDir()
 }
 
 // statCurrent reports whether every recorded file of a source still has
@@ -424,6 +436,9 @@ func (c *Cache) SyncSource(ctx context.Context, src Source) Result {
 		res.Errors = append(res.Errors, err)
 		return res
 	}
+	// A folder removed by hand holds none of what its records say: they
+	// are not trusted for it, whatever the check (Current).
+	gone := !isDir(filepath.Join(c.root, src.Name))
 	if err := ensureDir(filepath.Join(c.root, src.Name)); err != nil {
 		res.Errors = append(res.Errors, fmt.Errorf("source %s: %w", src.Name, err))
 		return res
@@ -467,7 +482,7 @@ func (c *Cache) SyncSource(ctx context.Context, src Source) Result {
 		seen[s.Name] = true
 		j := &stageJob{skill: s, live: c.SkillDir(src.Name, s.Name), prev: old.Skills[s.Name], opts: stageOptions{maxSize: src.MaxSkillSize}}
 		j.compare = j.prev
-		if old.filesLost {
+		if old.filesLost || gone {
 			j.compare = nil // its files are not known: hash the live ones
 		}
 		if src.Check != nil {

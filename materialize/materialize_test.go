@@ -368,3 +368,29 @@ func TestTargets(t *testing.T) {
 func addContent(h *skillhash.Hasher, path string, content []byte) {
 	h.Add(path, int64(len(content)), sha256.Sum256(content))
 }
+
+// TestSourceFolderRemovedIsBuiltAgain: a source's cache folder removed by
+// hand is not current, whatever its record says, and its skills are
+// written again. Trusted, the record kept every sync a no-op: the read
+// commands said "run skillsync sync", and neither that nor a daemon's
+// syncs (95 of every 96 trust records) brought the folder back.
+func TestSourceFolderRemovedIsBuiltAgain(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	// A git source's skill has a fingerprint (its tree's hash).
+	a := mkSkill("a", v1)
+	a.Fingerprint = "tree-a"
+	syncOnce(t, root, "r1", a)
+	if err := os.RemoveAll(filepath.Join(root, "src")); err != nil {
+		t.Fatal(err)
+	}
+	c := open(t, root)
+	if c.Current(Source{Name: "src", Revision: "r1"}) {
+		t.Error("a source whose folder is gone is current")
+	}
+	c.Close()
+	syncOnce(t, root, "r1", a)
+	if got := readFile(t, filepath.Join(root, "src", "a", "ref", "notes.md")); got != "notes v1" {
+		t.Errorf("after the sync: notes.md %q", got)
+	}
+}
