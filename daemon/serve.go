@@ -219,9 +219,13 @@ func jobs(eng Engine, log *slog.Logger, m *monitor, w *configWatch) (Setup, erro
 	if st.ConfigFile != "" {
 		eng = present{eng, st.ConfigFile, w}
 	}
+	// The syncs of one engine (the scheduled one, a push source's) take
+	// turns: at once, the second waited on the cache's lock, and failed
+	// after the sync's wait, the daemon held up by itself.
+	one := make(chan struct{}, 1)
 	list := []Job{
 		NewJob(JobSync, st.Sync, statChecked(st.StatCheckEvery, func(req SyncRequest) func(context.Context) error {
-			return syncJob(eng, req, log, m)
+			return syncJob(eng, req, log, m, one)
 		})),
 		NewJob(JobCurate, st.Curate, func(ctx context.Context) error {
 			res, err := importThenCurate(ctx, eng, log, m)
@@ -233,7 +237,7 @@ func jobs(eng Engine, log *slog.Logger, m *monitor, w *configWatch) (Setup, erro
 		importJob(eng, st.Import, log, m),
 	}
 	for _, name := range eng.PushSources() {
-		list = append(list, NewJob(PushJob(name), "", syncJob(eng, SyncRequest{Only: []string{name}}, log, m)))
+		list = append(list, NewJob(PushJob(name), "", syncJob(eng, SyncRequest{Only: []string{name}}, log, m, one)))
 	}
 	attrs := append(append([]any(nil), st.Attrs...), "sync", st.Sync, "curate", st.Curate, "import", st.Import)
 	return Setup{Jobs: list, Attrs: attrs}, nil
@@ -375,9 +379,16 @@ func syncOnce(ctx context.Context, eng Engine, req SyncRequest) (res *SyncResult
 	return eng.Sync(ctx, req)
 }
 
-// syncJob runs one kind of sync and logs what it did.
-func syncJob(eng Engine, req SyncRequest, log *slog.Logger, m *monitor) func(context.Context) error {
+// syncJob runs one kind of sync, when no other sync over one holds it,
+// and logs what it did.
+func syncJob(eng Engine, req SyncRequest, log *slog.Logger, m *monitor, one chan struct{}) func(context.Context) error {
 	return func(ctx context.Context) error {
+		select {
+		case one <- struct{}{}:
+			defer func() { <-one }()
+		case <-ctx.Done():
+			return ctx.Err() // stopped while another sync ran: this one never began
+		}
 		start := time.Now()
 		res, err := syncOnce(ctx, eng, req)
 		if errors.Is(err, errConfigEdited) {

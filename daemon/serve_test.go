@@ -2,8 +2,10 @@ package daemon
 
 import (
 	"context"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -209,5 +211,54 @@ func TestConfigBackAfterAFailedReloadIsLoaded(t *testing.T) {
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("no sync after the config came back")
+	}
+}
+
+// overlapEngine has a push source, and counts the syncs it runs at once.
+type overlapEngine struct {
+	stuckEngine
+	mu           sync.Mutex
+	now, highest int
+}
+
+func (e *overlapEngine) PushSources() []string { return []string{"pg"} }
+
+func (e *overlapEngine) Sync(context.Context, SyncRequest) (*SyncResult, error) {
+	e.mu.Lock()
+	e.now++
+	e.highest = max(e.highest, e.now)
+	e.mu.Unlock()
+	time.Sleep(100 * time.Millisecond)
+	e.mu.Lock()
+	e.now--
+	e.mu.Unlock()
+	return &SyncResult{Sources: []SourceResult{{Name: "team", Revision: "abc"}}}, nil
+}
+
+// TestSyncsOfOneDaemonTakeTurns: a push source's sync that comes while
+// the scheduled sync runs waits for it. At once, it waited on the
+// cache's own lock, and when the scheduled sync outlasted the sync's wait
+// (a slow remote holds it for its timeout) failed: a failure counted and
+// /readyz 503, the daemon held up by itself.
+func TestSyncsOfOneDaemonTakeTurns(t *testing.T) {
+	t.Parallel()
+	eng := &overlapEngine{}
+	setup, err := jobs(eng, slog.New(slog.DiscardHandler), newMonitor(slog.New(slog.DiscardHandler)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for _, j := range setup.Jobs {
+		if j.Name() == JobSync || j.Name() == PushJob("pg") {
+			wg.Go(func() {
+				if err := j.Run(context.Background()); err != nil {
+					t.Errorf("%s: %v", j.Name(), err)
+				}
+			})
+		}
+	}
+	wg.Wait()
+	if eng.highest != 1 {
+		t.Errorf("%d syncs ran at once", eng.highest)
 	}
 }
