@@ -227,8 +227,9 @@ func ownerOf(remote string) string {
 var caseBlindHosts = map[string]bool{"github.com": true, "gitlab.com": true, "bitbucket.org": true}
 
 // remoteKey is a remote reduced to host and path, so that the spellings
-// of one repository compare equal: the scheme, credentials, a port after
-// an ssh user, a trailing "/" or ".git", the case of the host and, on the
+// of one repository compare equal: the scheme, credentials, an SSH port
+// (an HTTP one stays: another server), a trailing "/" or ".git", the case
+// of the host and, on the
 // hosts of caseBlindHosts, the case of the path are dropped
 // ("git@github.com:Acme/skills.git" and "https://github.com/acme/skills"
 // both give "github.com/acme/skills"). The credentials go first, also
@@ -239,6 +240,12 @@ func remoteKey(remote string) string {
 	host, p := "", r
 	if u, err := url.Parse(r); err == nil && u.Scheme != "" && u.Host != "" {
 		host, p = u.Hostname(), u.Path
+		// An HTTP port given is another server (two on one test host);
+		// an SSH one is the same server's other door (ssh://host:2222/x
+		// and https://host/x), and is left out.
+		if port := u.Port(); port != "" && (u.Scheme == "http" || u.Scheme == "https") {
+			host += ":" + port
+		}
 	} else if strings.HasPrefix(r, "file://") {
 		p = strings.TrimPrefix(r, "file://")
 	} else if at, colon := strings.Index(r, "@"), strings.Index(r, ":"); colon > 0 && at < colon && !strings.Contains(r[:colon], "/") {

@@ -470,6 +470,26 @@ func TestRemoteKeyWithUnparsablePassword(t *testing.T) {
 	}
 }
 
+// TestRemoteKeyPorts: an HTTP server on another port of one host is
+// another remote; an SSH port names the same server's repository as its
+// HTTPS address does.
+func TestRemoteKeyPorts(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		a, b string
+		same bool
+	}{
+		{"http://127.0.0.1:19480/x.git", "https://127.0.0.1:1/x.git", false},
+		{"https://git.example.com:8443/acme/x", "https://git.example.com/acme/x", false},
+		{"ssh://git@git.example.com:2222/acme/x.git", "https://git.example.com/acme/x", true},
+		{"https://GitHub.com/Acme/X", "git@github.com:acme/x.git", true},
+	} {
+		if same := remoteKey(tc.a) == remoteKey(tc.b); same != tc.same {
+			t.Errorf("%s and %s: same remote %v (%q, %q), want %v", tc.a, tc.b, same, remoteKey(tc.a), remoteKey(tc.b), tc.same)
+		}
+	}
+}
+
 // TestRemoveSkillAppendsToExclude: a source with an exclude: list and no
 // skills: gets the skill added to that list; the comments stay.
 func TestRemoveSkillAppendsToExclude(t *testing.T) {
