@@ -379,3 +379,27 @@ func TestAWorkspaceNestedLaterCountsNothingItsOuterOneDid(t *testing.T) {
 		t.Errorf("pdf counted %d times by the outer workspace and %d by the nested one, want once each", outer, nested)
 	}
 }
+
+// TestAFirstHookStoppedBeforeItsJournalIsNoLostJournal: the first call a
+// hook ever records, stopped once the usage file names it and before the
+// journal was begun, is a call the next import finds named there (as
+// TestAHookStoppedBeforeItsJournalCountsOnce), not a journal someone
+// removed: the import goes on, without --since, and counts it once.
+func TestAFirstHookStoppedBeforeItsJournalIsNoLostJournal(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	ws, projects, store, j, rec := usageWorkspace(t)
+	rec.stop = "after" // the use written, then the hook killed
+	if _, _, err := j.RecordHook(ctx, rec, claude.Name, agent.Event{Skill: "pdf", ID: "toolu_1"}, func(err error) { t.Log(err) }); !errors.Is(err, errKilled) {
+		t.Fatalf("the hook stopped after its use: %v", err)
+	}
+	rec.stop = ""
+	claudeTranscript(t, ws, projects, "pdf", "toolu_1")
+	r, err := j.Import(ctx, rec, claude.New(ws, projects), time.Time{})
+	if err != nil {
+		t.Fatalf("the import after a hook stopped before its first journal line: %v", err)
+	}
+	if r.Uses != 0 || r.Hooked != 1 || useCount(t, store, "pdf") != 1 {
+		t.Errorf("the import: %+v, pdf counted %d times, want once", r, useCount(t, store, "pdf"))
+	}
+}

@@ -112,6 +112,9 @@ func (h Hooked) Once(ctx context.Context, agent, id string, at time.Time, counte
 		if counted() {
 			return true, nil, nil
 		}
+		// Begun before the use is recorded: a journal missing while the
+		// usage file names a hook's call is one removed (lostJournal).
+		_ = h.begin()
 		return false, fmt.Errorf("lock %s: %w", h.Path, lerr), record()
 	}
 	defer lock.Close()
@@ -124,6 +127,11 @@ func (h Hooked) Once(ctx context.Context, agent, id string, at time.Time, counte
 	if counted() {
 		return true, nil, nil
 	}
+	// The journal is begun before the use is recorded, so that a hook
+	// stopped between the two (its call named in the usage file alone)
+	// leaves no missing journal, which only a removal may (lostJournal).
+	// One that cannot be begun fails its append below, as it did.
+	_ = h.begin()
 	if err := record(); err != nil {
 		return false, nil, err
 	}
@@ -254,13 +262,17 @@ func (o *Hold) Take(agent string, ids map[string]bool, now time.Time) error {
 
 // create begins an empty journal where there is none; the caller holds
 // the lock.
-func (o *Hold) create() error {
-	f, err := platform.OpenFile(o.h.Path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+func (o *Hold) create() error { return o.h.begin() }
+
+// begin creates an empty journal where there is none, and leaves one
+// that is there as it is.
+func (h Hooked) begin() error {
+	f, err := platform.OpenFile(h.Path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if errors.Is(err, fs.ErrExist) {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("create %s: %w", o.h.Path, err)
+		return fmt.Errorf("create %s: %w", h.Path, err)
 	}
 	return f.Close()
 }
