@@ -237,14 +237,16 @@ var caseBlindHosts = map[string]bool{"github.com": true, "gitlab.com": true, "bi
 // piece of it.
 func remoteKey(remote string) string {
 	r := repository.RedactURL(strings.TrimSpace(remote))
-	host, p := "", r
+	host, port, p := "", "", r
 	if u, err := url.Parse(r); err == nil && u.Scheme != "" && u.Host != "" {
 		host, p = u.Hostname(), u.Path
-		// An HTTP port given is another server (two on one test host);
-		// an SSH one is the same server's other door (ssh://host:2222/x
-		// and https://host/x), and is left out.
-		if port := u.Port(); port != "" && (u.Scheme == "http" || u.Scheme == "https") {
-			host += ":" + port
+		// An HTTP port given is another server (two on one test host),
+		// unless it is the scheme's own (https://host:443/x is
+		// https://host/x); an SSH one is the same server's other door
+		// (ssh://host:2222/x and https://host/x), and is left out.
+		scheme := strings.ToLower(u.Scheme)
+		if pt := u.Port(); pt != "" && (scheme == "http" && pt != "80" || scheme == "https" && pt != "443") {
+			port = ":" + pt
 		}
 	} else if strings.HasPrefix(r, "file://") {
 		p = strings.TrimPrefix(r, "file://")
@@ -257,7 +259,7 @@ func remoteKey(remote string) string {
 		p = strings.ToLower(p)
 	}
 	p = strings.TrimSuffix(strings.TrimRight(p, "/"), ".git")
-	return host + "/" + strings.TrimLeft(path.Clean("/"+p), "/")
+	return host + port + "/" + strings.TrimLeft(path.Clean("/"+p), "/")
 }
 
 // Remote is the ability of settings that track a git remote: its URL as

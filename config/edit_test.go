@@ -483,6 +483,9 @@ func TestRemoteKeyPorts(t *testing.T) {
 		{"https://git.example.com:8443/acme/x", "https://git.example.com/acme/x", false},
 		{"ssh://git@git.example.com:2222/acme/x.git", "https://git.example.com/acme/x", true},
 		{"https://GitHub.com/Acme/X", "git@github.com:acme/x.git", true},
+		// The scheme's own port, spelled out, is the same server.
+		{"https://github.com:443/acme/x", "git@github.com:acme/x.git", true},
+		{"http://git.example.com:80/acme/x", "https://git.example.com/acme/x", true},
 	} {
 		if same := remoteKey(tc.a) == remoteKey(tc.b); same != tc.same {
 			t.Errorf("%s and %s: same remote %v (%q, %q), want %v", tc.a, tc.b, same, remoteKey(tc.a), remoteKey(tc.b), tc.same)
