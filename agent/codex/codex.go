@@ -30,7 +30,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"time"
@@ -137,6 +139,7 @@ func (im *Importer) Import(ctx context.Context, since time.Time, done agent.Mark
 	for _, name := range files {
 		all = append(all, rollout{archivedKey + name, filepath.Join(archived, name)})
 	}
+	done = movedMarks(done, files)
 	b := &agent.Batch{Marks: agent.Marks{}}
 	for _, r := range all {
 		if err := ctx.Err(); err != nil {
@@ -177,6 +180,44 @@ func (im *Importer) Import(ctx context.Context, since time.Time, done agent.Mark
 		}
 	}
 	return b, nil
+}
+
+// movedMarks is done with, for each archived rollout (by its name in
+// archivedDir) that has no mark of its own, the mark of the rollout of
+// that name below sessions it was moved from: the read goes on where it
+// left, and the calls before the mark are not read again (ReadNew reads
+// from the start a file whose bytes before the mark differ). Read again,
+// the skills the user named before would come with ids made another way
+// than an older skillsync made them (by their time, before the
+// conversation's hash), and count twice. done itself is not changed.
+func movedMarks(done agent.Marks, archived []string) agent.Marks {
+	var out agent.Marks
+	var byName map[string]string // rollout name -> its key below sessions
+	for _, name := range archived {
+		if _, ok := done[archivedKey+name]; ok {
+			continue
+		}
+		if byName == nil {
+			byName = map[string]string{}
+			for key := range done {
+				if !strings.HasPrefix(key, archivedKey) {
+					byName[path.Base(key)] = key
+				}
+			}
+		}
+		key, ok := byName[name]
+		if !ok {
+			continue
+		}
+		if out == nil {
+			out = maps.Clone(done)
+		}
+		out[archivedKey+name] = done[key]
+	}
+	if out == nil {
+		return done
+	}
+	return out
 }
 
 // resumedCwd is the working folder a read that goes on from m starts in:
