@@ -247,7 +247,7 @@ func TestPanickedSyncAndFailedCurationAreShown(t *testing.T) {
 	m := newMonitor(slog.New(slog.DiscardHandler))
 	eng := &brokenEngine{}
 	m.configured(eng.Settings())
-	setup, err := jobs(eng, slog.New(slog.DiscardHandler), m, nil)
+	setup, err := jobs(eng, slog.New(slog.DiscardHandler), m, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -340,7 +340,7 @@ func TestCurationImportsFirst(t *testing.T) {
 		m := newMonitor(slog.New(slog.DiscardHandler))
 		eng := &orderEngine{failImport: fail}
 		m.configured(eng.Settings())
-		setup, err := jobs(eng, slog.New(slog.DiscardHandler), m, nil)
+		setup, err := jobs(eng, slog.New(slog.DiscardHandler), m, nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -402,7 +402,7 @@ func TestConfigGoneIsAFailedSync(t *testing.T) {
 	m := newMonitor(slog.New(slog.DiscardHandler))
 	eng := &goneEngine{config: config}
 	m.configured(eng.Settings())
-	setup, err := jobs(eng, slog.New(slog.DiscardHandler), m, nil)
+	setup, err := jobs(eng, slog.New(slog.DiscardHandler), m, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -67,12 +67,15 @@ func Serve(ctx context.Context, cfg Config) error {
 	// finds the config edited since the daemon read it.
 	reloads := make(chan struct{}, 1)
 	watch := &configWatch{reload: reloads}
+	// The syncs of every engine a reload opens take turns too: a sync of
+	// the engine before may still run when the new one's begin.
+	turns := make(chan struct{}, 1)
 	eng, err := cfg.Open(ctx)
 	if err != nil {
 		return err
 	}
 	watch.loaded(eng.Settings().ConfigFile)
-	first, err := jobSetup(eng, cfg, log, m, watch)
+	first, err := jobSetup(eng, cfg, log, m, watch, turns)
 	if err != nil {
 		return err
 	}
@@ -125,7 +128,7 @@ func Serve(ctx context.Context, cfg Config) error {
 				return Setup{}, err
 			}
 			watch.loaded(next.Settings().ConfigFile)
-			s, err := jobSetup(next, cfg, log, m, watch)
+			s, err := jobSetup(next, cfg, log, m, watch, turns)
 			if err != nil {
 				return Setup{}, err
 			}
@@ -152,9 +155,9 @@ func Serve(ctx context.Context, cfg Config) error {
 }
 
 // jobSetup is eng's jobs, the standard ones, the engine's own (Jobber)
-// and cfg's, reporting to m.
-func jobSetup(eng Engine, cfg Config, log *slog.Logger, m *monitor, w *configWatch) (*Setup, error) {
-	s, err := jobs(eng, log, m, w)
+// and cfg's, reporting to m, their syncs taking turns on one.
+func jobSetup(eng Engine, cfg Config, log *slog.Logger, m *monitor, w *configWatch, one chan struct{}) (*Setup, error) {
+	s, err := jobs(eng, log, m, w, one)
 	if err != nil {
 		return nil, err
 	}
@@ -201,12 +204,13 @@ func Jobs(eng Engine, log *slog.Logger) (Setup, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return jobs(eng, log, nil, nil)
+	return jobs(eng, log, nil, nil, nil)
 }
 
 // jobs is Jobs reporting to m, unless nil, its syncs refusing a config
-// edited since w read it, unless w is nil.
-func jobs(eng Engine, log *slog.Logger, m *monitor, w *configWatch) (Setup, error) {
+// edited since w read it, unless w is nil, and taking turns on one (nil:
+// on one of their own).
+func jobs(eng Engine, log *slog.Logger, m *monitor, w *configWatch, one chan struct{}) (Setup, error) {
 	st := eng.Settings()
 	for _, s := range [][2]string{{JobSync, st.Sync}, {JobCurate, st.Curate}, {JobImport, st.Import}} {
 		if s[1] == "" {
@@ -222,7 +226,9 @@ func jobs(eng Engine, log *slog.Logger, m *monitor, w *configWatch) (Setup, erro
 	// The syncs of one engine (the scheduled one, a push source's) take
 	// turns: at once, the second waited on the cache's lock, and failed
 	// after the sync's wait, the daemon held up by itself.
-	one := make(chan struct{}, 1)
+	if one == nil {
+		one = make(chan struct{}, 1)
+	}
 	list := []Job{
 		NewJob(JobSync, st.Sync, statChecked(st.StatCheckEvery, func(req SyncRequest) func(context.Context) error {
 			return syncJob(eng, req, log, m, one)

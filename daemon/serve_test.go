@@ -9,6 +9,9 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/skillsync/skillsync/repository"
+	"github.com/skillsync/skillsync/skill"
 )
 
 // TestStatChecksOnItsFirstAndEveryNthSync: the daemon's sync trusts its
@@ -243,7 +246,7 @@ func (e *overlapEngine) Sync(context.Context, SyncRequest) (*SyncResult, error) 
 func TestSyncsOfOneDaemonTakeTurns(t *testing.T) {
 	t.Parallel()
 	eng := &overlapEngine{}
-	setup, err := jobs(eng, slog.New(slog.DiscardHandler), newMonitor(slog.New(slog.DiscardHandler)), nil)
+	setup, err := jobs(eng, slog.New(slog.DiscardHandler), newMonitor(slog.New(slog.DiscardHandler)), nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,5 +263,120 @@ func TestSyncsOfOneDaemonTakeTurns(t *testing.T) {
 	wg.Wait()
 	if eng.highest != 1 {
 		t.Errorf("%d syncs ran at once", eng.highest)
+	}
+}
+
+// turnEngine is one load of a config with a push source, pg, whose
+// listener reports a change at once when notify is set; its syncs count
+// how many of every load's run at once, the first one held until
+// release is closed.
+type turnEngine struct {
+	stuckEngine
+	gen     int
+	notify  bool
+	shared  *overlapCount
+	release chan struct{}
+}
+
+type overlapCount struct {
+	mu                  sync.Mutex
+	now, highest, total int
+}
+
+func (e *turnEngine) PushSources() []string { return []string{"pg"} }
+
+func (e *turnEngine) OpenListener(string, func(string)) (repository.Listener, error) {
+	if !e.notify {
+		return nil, nil
+	}
+	return changedListener{}, nil
+}
+
+func (e *turnEngine) Sync(ctx context.Context, _ SyncRequest) (*SyncResult, error) {
+	c := e.shared
+	c.mu.Lock()
+	c.now++
+	c.total++
+	c.highest = max(c.highest, c.now)
+	first := c.total == 1
+	c.mu.Unlock()
+	if first {
+		select {
+		case e.started <- struct{}{}:
+		default:
+		}
+		select {
+		case <-e.release:
+		case <-ctx.Done():
+		}
+	}
+	c.mu.Lock()
+	c.now--
+	c.mu.Unlock()
+	return &SyncResult{Sources: []SourceResult{{Name: "team", Revision: "abc"}}}, nil
+}
+
+// changedListener reports one change at once, then listens until its
+// context ends.
+type changedListener struct{}
+
+func (changedListener) Source() string { return "pg" }
+func (changedListener) Sync(context.Context) (repository.Revision, error) {
+	return "new", nil
+}
+func (changedListener) Skills(context.Context) ([]skill.Skill, []skill.Problem, error) {
+	return nil, nil, nil
+}
+func (changedListener) Listen(ctx context.Context, changed func(repository.Revision)) error {
+	changed("new")
+	<-ctx.Done()
+	return nil
+}
+
+// TestSyncsTakeTurnsAcrossAReload: the syncs of the engine a reload
+// opened wait for a sync of the one before that still runs, as the syncs
+// of one engine do (TestSyncsOfOneDaemonTakeTurns): a reload while the
+// scheduled sync runs, and a push source's change reported meanwhile,
+// ran both at once, the second held on the cache's lock and failing
+// after its wait.
+func TestSyncsTakeTurnsAcrossAReload(t *testing.T) {
+	t.Parallel()
+	shared := &overlapCount{}
+	started, release := make(chan struct{}, 1), make(chan struct{})
+	var opens atomic.Int64
+	reload := make(chan struct{}, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- Serve(ctx, Config{Reload: reload, Debounce: time.Millisecond, Open: func(context.Context) (Engine, error) {
+			gen := int(opens.Add(1))
+			return &turnEngine{stuckEngine: stuckEngine{started: started}, gen: gen, notify: gen == 2, shared: shared, release: release}, nil
+		}})
+	}()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	}()
+	<-started // the first sync runs, and is held
+	reload <- struct{}{}
+	// The new engine's push source reports a change: its sync is
+	// triggered while the first still runs.
+	time.Sleep(500 * time.Millisecond)
+	close(release)
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		shared.mu.Lock()
+		total, highest := shared.total, shared.highest
+		shared.mu.Unlock()
+		if total >= 3 { // the first, the push source's, the reload's
+			if highest != 1 {
+				t.Errorf("%d syncs ran at once", highest)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d syncs ran, want 3", total)
+		}
 	}
 }
