@@ -79,7 +79,7 @@ func SpliceAgentsMD(old []byte, block string) ([]byte, error) {
 		b.WriteString(block)
 		return b.Bytes(), nil
 	}
-	end := blockEnd(old, i)
+	end := blockEnd(old, i, nil)
 	if end < 0 {
 		return nil, fmt.Errorf("it has %s without %s after it; remove the marker or close it", AgentsMDBegin, AgentsMDEnd)
 	}
@@ -87,13 +87,15 @@ func SpliceAgentsMD(old []byte, block string) ([]byte, error) {
 	b.Write(old[:i])
 	b.WriteString(block)
 	// A later begin marker without an end is left as text: where the
-	// user's text starts again is not known.
+	// user's text starts again is not known. Its end marker is one
+	// outside a fence: one in a fenced example after it (how to write the
+	// block) is the user's, and taking it would remove the text between.
 	for {
 		next := unfencedMarkerLine(old, AgentsMDBegin, fenced, end)
 		if next < 0 {
 			break
 		}
-		nextEnd := blockEnd(old, next)
+		nextEnd := blockEnd(old, next, fenced)
 		if nextEnd < 0 {
 			break
 		}
@@ -111,10 +113,11 @@ func crlf(b []byte) bool {
 }
 
 // blockEnd returns where the block whose begin marker is at i ends: past
-// the end marker after it and the line break that ends that line; -1
-// when there is no end marker.
-func blockEnd(b []byte, i int) int {
-	j := markerLine(b, AgentsMDEnd, i+len(AgentsMDBegin))
+// the end marker after it (outside the fenced code blocks fenced lists,
+// when it lists any) and the line break that ends that line; -1 when
+// there is no end marker.
+func blockEnd(b []byte, i int, fenced [][2]int) int {
+	j := unfencedMarkerLine(b, AgentsMDEnd, fenced, i+len(AgentsMDBegin))
 	if j < 0 {
 		return -1
 	}

@@ -49,3 +49,18 @@ func TestSpliceAgentsMDAfterAByteOrderMark(t *testing.T) {
 		t.Errorf("again: got %q %v", again, err)
 	}
 }
+
+// A begin marker of the user's later in the file, with no end marker of
+// its own, is text, as SpliceAgentsMD says: an end marker in a fenced
+// example after it (how to write the block by hand) does not close it,
+// and the user's text between the two, the fence's opening half with it,
+// is not removed as a second block.
+func TestSpliceAgentsMDKeepsTextBeforeAFencedEndMarker(t *testing.T) {
+	block := AgentsMDBlock("<available_skills>\n</available_skills>")
+	rest := "my notes\n" + AgentsMDBegin + "\nkeep this paragraph\n```\n" + AgentsMDEnd + "\n```\ntail\n"
+	old := AgentsMDBegin + "\nold\n" + AgentsMDEnd + "\n" + rest
+	got, err := SpliceAgentsMD([]byte(old), block)
+	if want := block + rest; err != nil || string(got) != want {
+		t.Errorf("got %q %v, want %q", got, err, want)
+	}
+}
