@@ -274,6 +274,27 @@ func TestCraftedPushedFileIsRefused(t *testing.T) {
 	}
 }
 
+// TestCraftedBackCountIsNamed: a pushed file whose record holds an
+// addition out of range (bu, bv) is refused with a warning that names
+// that counter and its value, not the record's counters, which are in
+// range.
+func TestCraftedBackCountIsNamed(t *testing.T) {
+	t.Parallel()
+	pushed := filepath.Join(t.TempDir(), ".fleet-pushed.json")
+	at := time.Now().UTC().Truncate(time.Second)
+	pdf := mcopy(t, "team", "pdf")
+	u := &curator.Usage{Skills: map[curator.Copy]*curator.SkillUsage{pdf: {UseCount: 2, LastUsedAt: &at, State: curator.Active}}}
+	body := `{"version":1,"host":"h","store":"s","records":{"marketplace:team/pdf":{"u":3,"bu":-7}}}`
+	if err := os.WriteFile(pushed, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var warnings []string
+	fleet.PreparePush(fleet.Heartbeat{Host: "h"}, u, pushed, "s", func(s string) { warnings = append(warnings, s) })
+	if len(warnings) != 1 || !strings.Contains(warnings[0], "-7") || !strings.Contains(warnings[0], pushed) {
+		t.Errorf("warnings %q; want one naming %s and the addition -7", warnings, pushed)
+	}
+}
+
 // TestSkippedRecordIsSentAgain: a record the store refuses (its last use
 // too far ahead of the server's clock) is not remembered as pushed, so
 // the push after the clock is put right sends it.
