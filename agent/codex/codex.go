@@ -139,7 +139,11 @@ func (im *Importer) Import(ctx context.Context, since time.Time, done agent.Mark
 	for _, name := range files {
 		all = append(all, rollout{archivedKey + name, filepath.Join(archived, name)})
 	}
-	done = movedMarks(done, files)
+	keys := make([]string, len(all))
+	for i, r := range all {
+		keys[i] = r.key
+	}
+	done = movedMarks(done, keys)
 	b := &agent.Batch{Marks: agent.Marks{}}
 	for _, r := range all {
 		if err := ctx.Err(); err != nil {
@@ -182,37 +186,38 @@ func (im *Importer) Import(ctx context.Context, since time.Time, done agent.Mark
 	return b, nil
 }
 
-// movedMarks is done with, for each archived rollout (by its name in
-// archivedDir) that has no mark of its own, the mark of the rollout of
-// that name below sessions it was moved from: the read goes on where it
-// left, and the calls before the mark are not read again (ReadNew reads
-// from the start a file whose bytes before the mark differ). Read again,
-// the skills the user named before would come with ids made another way
-// than an older skillsync made them (by their time, before the
-// conversation's hash), and count twice. done itself is not changed.
-func movedMarks(done agent.Marks, archived []string) agent.Marks {
+// movedMarks is done with, for each rollout of keys that has no mark of
+// its own, the mark of the rollout of that name it was moved from:
+// archiving moves a rollout from sessions to archivedDir, and taking it
+// out of the archive moves it back. The read goes on where it left, and
+// the calls before the mark are not read again (ReadNew reads from the
+// start a file whose bytes before the mark differ). Read again, the
+// skills the user named before would come with ids made another way than
+// an older skillsync made them (by their time, before the conversation's
+// hash), and count twice. done itself is not changed.
+func movedMarks(done agent.Marks, keys []string) agent.Marks {
 	var out agent.Marks
-	var byName map[string]string // rollout name -> its key below sessions
-	for _, name := range archived {
-		if _, ok := done[archivedKey+name]; ok {
+	var byName map[string][]string // rollout name -> the keys marked
+	for _, key := range keys {
+		if _, ok := done[key]; ok {
 			continue
 		}
 		if byName == nil {
-			byName = map[string]string{}
-			for key := range done {
-				if !strings.HasPrefix(key, archivedKey) {
-					byName[path.Base(key)] = key
-				}
+			byName = map[string][]string{}
+			for k := range done {
+				byName[path.Base(k)] = append(byName[path.Base(k)], k)
 			}
 		}
-		key, ok := byName[name]
-		if !ok {
-			continue
+		for _, from := range byName[path.Base(key)] {
+			// From the other folder: sessions, or the archive.
+			if strings.HasPrefix(from, archivedKey) != strings.HasPrefix(key, archivedKey) {
+				if out == nil {
+					out = maps.Clone(done)
+				}
+				out[key] = done[from]
+				break
+			}
 		}
-		if out == nil {
-			out = maps.Clone(done)
-		}
-		out[archivedKey+name] = done[key]
 	}
 	if out == nil {
 		return done

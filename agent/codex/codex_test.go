@@ -196,4 +196,22 @@ func TestAnArchivedRolloutIsReadOn(t *testing.T) {
 	if err != nil || len(third.Events) != 0 || third.Files != 0 {
 		t.Fatalf("third import: %+v %v", third, err)
 	}
+	// Taken out of the archive (thread/unarchive), it goes on from the
+	// mark it had there.
+	if err := os.Rename(filepath.Join(archived, name), path); err != nil {
+		t.Fatal(err)
+	}
+	skilltest.AppendLines(t, path,
+		`{"timestamp":"2026-03-01T10:06:00.000Z","type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{\"command\":[\"cat\",\"`+ws+`/skills/kept/SKILL.md\"]}","call_id":"call_8"}}`)
+	fourth, err := im.Import(context.Background(), time.Time{}, third.Marks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids = nil
+	for _, ev := range fourth.Events {
+		ids = append(ids, ev.ID)
+	}
+	if want := []string{"call_8"}; !reflect.DeepEqual(ids, want) {
+		t.Fatalf("after taken out of the archive: calls %v, want %v", ids, want)
+	}
 }
