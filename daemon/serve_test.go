@@ -78,32 +78,15 @@ func TestEditedConfigIsReloadedBeforeASync(t *testing.T) {
 			return &genEngine{config: config, gen: int(opens.Add(1)), synced: synced}, nil
 		}})
 	}()
-	defer func() {
-		cancel()
-		for {
-			select {
-			case <-synced:
-			case err := <-done:
-				if err != nil {
-					t.Errorf("Serve: %v", err)
-				}
-				return
-			}
-		}
-	}()
+	defer stopServing(t, cancel, done, synced)
 	if gen := <-synced; gen != 1 {
 		t.Fatalf("the first sync ran on load %d", gen)
 	}
 	if err := os.WriteFile(config, []byte("repositories:\n  - name: extra\n    dir: extra\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case gen := <-synced:
-		if gen != 2 {
-			t.Errorf("the sync after the edit ran on load %d, the config as it was", gen)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("no sync after the edit")
+	if gen := nextSync(t, synced, "no sync after the edit"); gen != 2 {
+		t.Errorf("the sync after the edit ran on load %d, the config as it was", gen)
 	}
 }
 
@@ -145,13 +128,8 @@ func TestReloadSyncsAtOnce(t *testing.T) {
 		t.Fatalf("the first sync ran on load %d", gen)
 	}
 	reload <- struct{}{}
-	select {
-	case gen := <-synced:
-		if gen != 2 {
-			t.Errorf("the sync after the reload ran on load %d", gen)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("no sync after the reload")
+	if gen := nextSync(t, synced, "no sync after the reload"); gen != 2 {
+		t.Errorf("the sync after the reload ran on load %d", gen)
 	}
 }
 
@@ -179,19 +157,7 @@ func TestConfigBackAfterAFailedReloadIsLoaded(t *testing.T) {
 			return &genEngine{config: config, gen: int(opens.Add(1)), synced: synced}, nil
 		}})
 	}()
-	defer func() {
-		cancel()
-		for {
-			select {
-			case <-synced:
-			case err := <-done:
-				if err != nil {
-					t.Errorf("Serve: %v", err)
-				}
-				return
-			}
-		}
-	}()
+	defer stopServing(t, cancel, done, synced)
 	if gen := <-synced; gen != 1 {
 		t.Fatalf("the first sync ran on load %d", gen)
 	}
@@ -207,13 +173,8 @@ func TestConfigBackAfterAFailedReloadIsLoaded(t *testing.T) {
 	if err := os.WriteFile(config, []byte("repositories:\n  - name: extra\n    dir: extra\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case gen := <-synced:
-		if gen != 2 {
-			t.Errorf("the sync after the config came back ran on load %d, the config as it was", gen)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("no sync after the config came back")
+	if gen := nextSync(t, synced, "no sync after the config came back"); gen != 2 {
+		t.Errorf("the sync after the config came back ran on load %d, the config as it was", gen)
 	}
 }
 
@@ -378,5 +339,35 @@ func TestSyncsTakeTurnsAcrossAReload(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("%d syncs ran, want 3", total)
 		}
+	}
+}
+
+// stopServing stops Serve and takes the syncs it reports until it
+// returns, which it must without an error.
+func stopServing(t *testing.T, cancel context.CancelFunc, done <-chan error, synced <-chan int) {
+	t.Helper()
+	cancel()
+	for {
+		select {
+		case <-synced:
+		case err := <-done:
+			if err != nil {
+				t.Errorf("Serve: %v", err)
+			}
+			return
+		}
+	}
+}
+
+// nextSync returns the load the next sync ran on, failing the test with
+// none when no sync comes within 30 seconds.
+func nextSync(t *testing.T, synced <-chan int, none string) int {
+	t.Helper()
+	select {
+	case gen := <-synced:
+		return gen
+	case <-time.After(30 * time.Second):
+		t.Fatal(none)
+		return 0
 	}
 }
