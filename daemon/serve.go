@@ -399,7 +399,7 @@ func syncJob(eng Engine, req SyncRequest, log *slog.Logger, m *monitor, one chan
 		res, err := syncOnce(ctx, eng, req)
 		if errors.Is(err, errConfigEdited) {
 			// Nothing ran, so nothing is counted: the reload syncs next.
-			log.Info("the config changed since the daemon read it; reloading it, then syncing")
+			log.Info("the config changed since the daemon read it; reloading it, then syncing", "config", eng.Settings().ConfigFile)
 			return nil
 		}
 		if m != nil {

@@ -1,10 +1,12 @@
 package daemon
 
 import (
+	"bytes"
 	"context"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -73,8 +75,9 @@ func TestEditedConfigIsReloadedBeforeASync(t *testing.T) {
 	var opens atomic.Int64
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
+	logs := &lockedBuffer{}
 	go func() {
-		done <- Serve(ctx, Config{Open: func(context.Context) (Engine, error) {
+		done <- Serve(ctx, Config{Logger: slog.New(slog.NewTextHandler(logs, nil)), Open: func(context.Context) (Engine, error) {
 			return &genEngine{config: config, gen: int(opens.Add(1)), synced: synced}, nil
 		}})
 	}()
@@ -88,6 +91,28 @@ func TestEditedConfigIsReloadedBeforeASync(t *testing.T) {
 	if gen := nextSync(t, synced, "no sync after the edit"); gen != 2 {
 		t.Errorf("the sync after the edit ran on load %d, the config as it was", gen)
 	}
+	if got := logs.String(); !strings.Contains(got, "the config changed") || !strings.Contains(got, "config="+config) {
+		t.Errorf("the daemon's lines do not say which config changed:\n%s", got)
+	}
+}
+
+// lockedBuffer is a log's text, written by the daemon's goroutines and
+// read by the test.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 // hourlyEngine is genEngine on an hourly schedule.
