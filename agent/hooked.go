@@ -260,10 +260,6 @@ func (o *Hold) Take(agent string, ids map[string]bool, now time.Time) error {
 	return atomicfile.WriteFile(o.h.Path, kept.Bytes(), 0o644)
 }
 
-// create begins an empty journal where there is none; the caller holds
-// the lock.
-func (o *Hold) create() error { return o.h.begin() }
-
 // begin creates an empty journal where there is none, and leaves one
 // that is there as it is.
 func (h Hooked) begin() error {

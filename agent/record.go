@@ -220,7 +220,7 @@ func (j Journal) Import(ctx context.Context, rec Recorder, imp Importer, since t
 	defer hold.Close()
 	if lostHooked {
 		// Begun again, so that the next import knows it was not lost.
-		if err := hold.create(); err != nil {
+		if err := j.Hooked.begin(); err != nil {
 			return nil, err
 		}
 	}

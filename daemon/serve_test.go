@@ -1,7 +1,6 @@
 package daemon
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"os"
@@ -12,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skillsync/skillsync/internal/skilltest"
 	"github.com/skillsync/skillsync/repository"
 	"github.com/skillsync/skillsync/skill"
 )
@@ -75,7 +75,7 @@ func TestEditedConfigIsReloadedBeforeASync(t *testing.T) {
 	var opens atomic.Int64
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	logs := &lockedBuffer{}
+	logs := &skilltest.Buffer{}
 	go func() {
 		done <- Serve(ctx, Config{Logger: slog.New(slog.NewTextHandler(logs, nil)), Open: func(context.Context) (Engine, error) {
 			return &genEngine{config: config, gen: int(opens.Add(1)), synced: synced}, nil
@@ -94,25 +94,6 @@ func TestEditedConfigIsReloadedBeforeASync(t *testing.T) {
 	if got := logs.String(); !strings.Contains(got, "the config changed") || !strings.Contains(got, "config="+config) {
 		t.Errorf("the daemon's lines do not say which config changed:\n%s", got)
 	}
-}
-
-// lockedBuffer is a log's text, written by the daemon's goroutines and
-// read by the test.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // hourlyEngine is genEngine on an hourly schedule.
