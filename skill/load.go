@@ -66,6 +66,12 @@ func (o Options) Load(fsys fs.FS, skillPath, dirName string) (Skill, []Problem) 
 		return s, []Problem{locate(p, skillPath, file)}
 	}
 	problems := o.parse(&s, head, capped, dirName)
+	if file != "SKILL.md" {
+		// Copied as it is, it would reach agents that look for
+		// SKILL.md alone, and the skill would be listed but never used.
+		problems = append(problems, Problem{Level: Warning, Rule: "skill-md-name",
+			Message: "the main file is " + file + ", but Codex and Claude Code on a case-sensitive file system load only SKILL.md: rename it to SKILL.md"})
+	}
 	for i := range problems {
 		problems[i] = locate(problems[i], skillPath, file)
 		problems[i].Skill = s.Name

@@ -251,8 +251,13 @@ func TestLoadMissingAndLowercase(t *testing.T) {
 		t.Errorf("problems = %v", got)
 	}
 	s, problems := Load(fstest.MapFS{"skill.md": {Data: []byte("---\nname: a\ndescription: b\n---\n")}}, "a", "a")
-	if len(problems) != 0 || s.File != "skill.md" {
-		t.Errorf("skill.md not accepted: %+v %v", s, problems)
+	// Read, with a warning: agents that look for SKILL.md alone would
+	// never see it.
+	if got := rules(problems); len(got) != 1 || got[0] != "warning:skill-md-name" || s.File != "skill.md" || s.Name != "a" {
+		t.Errorf("skill.md: %+v %v", s, got)
+	}
+	if got := rules(Strict(problems)); len(got) != 1 || got[0] != "error:skill-md-name" {
+		t.Errorf("skill.md in strict mode: %v", got)
 	}
 	_, problems = Load(fstest.MapFS{"SKILL.md": {Mode: 0o755 | 1<<31}}, "a", "a")
 	if got := rules(problems); len(got) != 1 || got[0] != "error:skill-md-not-regular" {
