@@ -13,6 +13,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/skillsync/skillsync/internal/platform"
+	"github.com/skillsync/skillsync/layering"
 	"github.com/skillsync/skillsync/skill"
 )
 
@@ -87,7 +88,7 @@ type newJSON struct {
 	Path string `json:"path"`
 }
 
-func (a *app) runNew(_ context.Context, opts *newOptions) error {
+func (a *app) runNew(ctx context.Context, opts *newOptions) error {
 	desc := strings.TrimSpace(opts.description)
 	if desc == "" {
 		desc = "Replace this with what the skill does and when to use it."
@@ -97,6 +98,7 @@ func (a *app) runNew(_ context.Context, opts *newOptions) error {
 		return err
 	}
 	given := opts.dir // as typed: the messages keep a relative DIR relative
+	layer := opts.dir == ""
 	if opts.dir, err = a.abs(opts.dir); err != nil {
 		return err
 	}
@@ -142,7 +144,34 @@ func (a *app) runNew(_ context.Context, opts *newOptions) error {
 	if opts.description == "" {
 		fmt.Fprintln(a.stdout, "replace its description and fill in its sections, then: skillsync validate --strict "+a.shown(given, dir))
 	}
+	if layer {
+		a.warnShadowed(ctx, opts.name)
+	}
 	return nil
+}
+
+// warnShadowed warns when the new skill of the workspace layer takes the
+// name of a skill a source brings: from the next sync on, the agents get
+// the new one in its place, placeholder and all.
+func (a *app) warnShadowed(ctx context.Context, name string) {
+	eng, err := a.engine()
+	if err != nil {
+		return
+	}
+	cat, err := eng.Catalog(ctx)
+	if err != nil {
+		return
+	}
+	w, ok := cat.Lookup(name)
+	if !ok || w.Layer != layering.Workspace {
+		return
+	}
+	for _, e := range w.Shadowed {
+		if e.Layer != layering.Workspace {
+			a.warn("%s of %s (%s) is shadowed by the new skill from the next sync on: the workspace layer wins; to keep the %s one, remove %s or pick another name", name, e.Source, e.Layer, e.Source, entryPath(&w.Entry))
+			return
+		}
+	}
 }
 
 // scaffold returns the SKILL.md of a new skill, refusing a name or a

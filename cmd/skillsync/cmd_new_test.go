@@ -159,3 +159,17 @@ func TestInitAgents(t *testing.T) {
 		t.Errorf("--global again: %d %s", r.code, r.stderr)
 	}
 }
+
+// A new skill of the workspace layer that takes a source's skill's name
+// replaces it in the agents' folders from the next sync on: new says so.
+func TestNewSaysWhatItShadows(t *testing.T) {
+	t.Parallel()
+	ws := workspace(t)
+	r := run(t, ws, "new", "release-notes")
+	if r.code != 0 || !strings.Contains(r.stderr, "release-notes of team (marketplace) is shadowed by the new skill") {
+		t.Errorf("new over a source's skill: %d %s", r.code, r.stderr)
+	}
+	if r := run(t, ws, "new", "fresh-name"); r.code != 0 || strings.Contains(r.stderr, "shadowed") {
+		t.Errorf("new of a name no source has: %d %s", r.code, r.stderr)
+	}
+}
