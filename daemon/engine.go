@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"os"
 	"time"
 
 	"github.com/skillsync/skillsync/repository"
@@ -63,6 +64,15 @@ type Settings struct {
 	// ConfigFile is the config the engine was made from, "" for none (the
 	// built-in default): while it is gone, no job runs.
 	ConfigFile string
+	// ConfigRead is ConfigFile's stat data as the engine read it (taken
+	// from the opened file before the read), nil when the engine does not
+	// say. The daemon reloads once the file differs from it: stat data
+	// taken after the engine was made would take an edit landing between
+	// the read and the stat for one already loaded, and the daemon would
+	// run on the old config until the next edit. Without it the daemon
+	// stats the file itself, before a reload reads it and, at start, once
+	// the engine is made.
+	ConfigRead os.FileInfo
 }
 
 // SyncRequest is one sync the daemon asks for.

@@ -74,7 +74,7 @@ func Serve(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
-	watch.loaded(eng.Settings().ConfigFile)
+	watch.loaded(eng.Settings())
 	first, err := jobSetup(eng, cfg, log, m, watch, turns)
 	if err != nil {
 		return err
@@ -127,7 +127,7 @@ func Serve(ctx context.Context, cfg Config) error {
 			if err != nil {
 				return Setup{}, err
 			}
-			watch.loaded(next.Settings().ConfigFile)
+			watch.loaded(next.Settings())
 			s, err := jobSetup(next, cfg, log, m, watch, turns)
 			if err != nil {
 				return Setup{}, err
@@ -306,13 +306,19 @@ func (w *configWatch) reading() {
 	}
 }
 
-// loaded notes file as the config of the engine just opened.
-func (w *configWatch) loaded(file string) {
+// loaded notes the config of the engine just opened, as the engine read
+// it (Settings.ConfigRead). An engine that does not say keeps what reading
+// found before the read; a file the daemon had not seen is stat'ed now,
+// after the read, which passes over an edit made in between.
+func (w *configWatch) loaded(st Settings) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if file != w.file {
-		w.file = file
-		w.seen, _ = os.Stat(file)
+	switch {
+	case st.ConfigRead != nil:
+		w.file, w.seen = st.ConfigFile, st.ConfigRead
+	case st.ConfigFile != w.file:
+		w.file = st.ConfigFile
+		w.seen, _ = os.Stat(st.ConfigFile)
 	}
 }
 

@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -93,6 +94,85 @@ func TestEditedConfigIsReloadedBeforeASync(t *testing.T) {
 	}
 	if got := logs.String(); !strings.Contains(got, "the config changed") || !strings.Contains(got, "config="+config) {
 		t.Errorf("the daemon's lines do not say which config changed:\n%s", got)
+	}
+}
+
+// readEngine is genEngine made as a loader makes one: it read its
+// config, and says what it read (Settings.ConfigRead).
+type readEngine struct {
+	genEngine
+	read os.FileInfo
+}
+
+func (e *readEngine) Settings() Settings {
+	st := e.genEngine.Settings()
+	st.ConfigRead = e.read
+	return st
+}
+
+// TestConfigEditedWhileLoadedIsLoadedAgain: a config edited after the
+// engine read it and before the daemon noted what it loaded (at start,
+// and at a reload that finds a config where there was none) is loaded
+// before the next sync. The daemon stat'ed the file once the engine was
+// made, took the edited file for the one loaded, and ran on the config
+// as it was until the next edit.
+func TestConfigEditedWhileLoadedIsLoadedAgain(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name string
+		edit int // the load after whose read the file is edited
+		want []int
+	}{
+		{"at start", 1, []int{2}},
+		{"at a reload that finds the config", 2, []int{1, 3}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			config := filepath.Join(t.TempDir(), "skillsync.yaml")
+			if err := os.WriteFile(config, []byte("repositories: []\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			synced := make(chan int, 16)
+			var opens atomic.Int64
+			reload := make(chan struct{}, 1)
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan error, 1)
+			go func() {
+				done <- Serve(ctx, Config{Reload: reload, Open: func(context.Context) (Engine, error) {
+					eng := &readEngine{genEngine: genEngine{gen: int(opens.Add(1)), synced: synced}}
+					if eng.gen < tt.edit {
+						return eng, nil // the built-in default: no config file
+					}
+					eng.config = config
+					f, err := os.Open(config)
+					if err != nil {
+						return nil, err
+					}
+					defer f.Close()
+					if eng.read, err = f.Stat(); err != nil {
+						return nil, err
+					}
+					if _, err := io.ReadAll(f); err != nil {
+						return nil, err
+					}
+					if eng.gen == tt.edit {
+						if err := os.WriteFile(config, []byte("repositories:\n  - name: extra\n    dir: extra\n"), 0o644); err != nil {
+							return nil, err
+						}
+					}
+					return eng, nil
+				}})
+			}()
+			defer stopServing(t, cancel, done, synced)
+			for i, want := range tt.want {
+				if i > 0 {
+					reload <- struct{}{}
+				}
+				if gen := nextSync(t, synced, "no sync"); gen != want {
+					t.Fatalf("sync %d ran on load %d, want %d: the edit made while load %d was noted was taken for loaded", i+1, gen, want, tt.edit)
+				}
+			}
+		})
 	}
 }
 
