@@ -29,7 +29,7 @@ func (d daemonEngine) Settings() daemon.Settings {
 	}
 	return daemon.Settings{Sync: cfg.Schedule.Sync, Curate: cfg.Schedule.Curate, Import: cfg.Schedule.Import,
 		StatCheckEvery: cfg.Schedule.StatCheckEvery, Listen: cfg.Daemon.Listen, Sources: sourceNames(cfg.Sources), Targets: targets,
-		StateFile: d.e.layout.DaemonFile(), LockFile: d.e.layout.DaemonLockFile(), Attrs: []any{"config", cfg.File}, ConfigFile: cfg.File}
+		StateFile: d.e.layout.DaemonFile(), LockFile: d.e.layout.DaemonLockFile(), Attrs: []any{"config", cfg.File}, ConfigFile: cfg.File, ConfigRead: cfg.FileInfo}
 }
 
 // target names a target's folder for the metrics (daemon.TargetName).

@@ -9,6 +9,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -28,6 +29,11 @@ const FileName = workspace.ConfigName
 type Config struct {
 	// File is where the config was read from; "" for the built-in default.
 	File string
+	// FileInfo is File's stat data as Load read it, taken from the opened
+	// file before the read: an edit made since, even one landing while
+	// Load ran, makes the file differ from it. nil when not read (the
+	// built-in default, a config an edit returns).
+	FileInfo os.FileInfo
 	// Workspace holds skills/ (layer 3), <user>/skills/ (layer 4) and the
 	// cache.
 	Workspace string
@@ -358,11 +364,16 @@ func LoadIn(env hostenv.Env, name string, kinds *repository.Registry) (*Config, 
 	if err != nil {
 		return nil, fmt.Errorf("config %s: %w", name, err)
 	}
-	data, err := readFile(abs)
+	data, info, err := readFile(abs)
 	if err != nil {
 		return nil, &Error{File: abs, Errs: []error{err}}
 	}
-	return parse(env, abs, data, kinds)
+	cfg, err := parse(env, abs, data, kinds)
+	if err != nil {
+		return nil, err
+	}
+	cfg.FileInfo = info
+	return cfg, nil
 }
 
 // parse checks data as the config file at abs, an absolute path.
@@ -396,23 +407,50 @@ func parse(env hostenv.Env, abs string, data []byte, kinds *repository.Registry)
 // maxConfigSize bounds the config file: it is written by people.
 const maxConfigSize = 1 << 20
 
-// readFile reads a regular config file of sane size.
-func readFile(name string) ([]byte, error) {
+// readFile reads a regular config file of sane size, and returns its
+// stat data as the file was opened: taken before the read, so that an
+// edit landing during or after it makes the file differ from what is
+// returned, never the other way round.
+func readFile(name string) ([]byte, os.FileInfo, error) {
+	// Checked before the open too: opening a FIFO blocks until a writer
+	// comes.
 	info, err := os.Stat(name)
 	if err != nil {
-		return nil, fmt.Errorf("read config: %w", err)
+		return nil, nil, fmt.Errorf("read config: %w", err)
 	}
+	if err := checkFile(info); err != nil {
+		return nil, nil, err
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, nil, fmt.Errorf("read config: %w", err)
+	}
+	defer f.Close()
+	if info, err = f.Stat(); err != nil {
+		return nil, nil, fmt.Errorf("read config: %w", err)
+	}
+	if err := checkFile(info); err != nil {
+		return nil, nil, err
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxConfigSize+1))
+	if err != nil {
+		return nil, nil, fmt.Errorf("read config: %w", err)
+	}
+	if len(data) > maxConfigSize {
+		return nil, nil, fmt.Errorf("the config is more than the %d bytes a config may have", maxConfigSize)
+	}
+	return data, info, nil
+}
+
+// checkFile refuses a config that is not a regular file of sane size.
+func checkFile(info os.FileInfo) error {
 	if !info.Mode().IsRegular() {
-		return nil, fmt.Errorf("the config is not a regular file (%s)", info.Mode().Type())
+		return fmt.Errorf("the config is not a regular file (%s)", info.Mode().Type())
 	}
 	if info.Size() > maxConfigSize {
-		return nil, fmt.Errorf("the config is %d bytes, more than the %d a config may have", info.Size(), maxConfigSize)
+		return fmt.Errorf("the config is %d bytes, more than the %d a config may have", info.Size(), maxConfigSize)
 	}
-	data, err := os.ReadFile(name)
-	if err != nil {
-		return nil, fmt.Errorf("read config: %w", err)
-	}
-	return data, nil
+	return nil
 }
 
 // absPath expands ~ and makes p absolute from base; "" gives def.

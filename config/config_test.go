@@ -345,3 +345,54 @@ func TestTargetBelowNoHome(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadRecordsTheFileItRead: a loaded config carries the stat data of
+// the file it was read from, so that the daemon tells an edit made since
+// (even one landing while the config loaded) from the file it loaded.
+// Through a link it is the linked file's, as a ConfigMap mounts one.
+func TestLoadRecordsTheFileItRead(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	file := filepath.Join(dir, "real.yaml")
+	skilltest.WriteFile(t, file, "repositories: []\n")
+	link := filepath.Join(dir, FileName)
+	if err := os.Symlink(file, link); err != nil {
+		t.Skip(err)
+	}
+	cfg, err := Load(link, all.Kinds())
+	if err != nil {
+		t.Fatal(err)
+	}
+	now, err := os.Stat(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cfg.FileInfo; got == nil || !os.SameFile(got, now) || got.Size() != now.Size() || !got.ModTime().Equal(now.ModTime()) {
+		t.Fatalf("the loaded config's file %+v, want the one read, %+v", got, now)
+	}
+	skilltest.WriteFile(t, file, "repositories: []\nstrict: true\n")
+	if now, err = os.Stat(file); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.FileInfo.Size() == now.Size() {
+		t.Errorf("the loaded config's file has the size of the edited one")
+	}
+}
+
+// TestConfigNotAFileOfSaneSize: a config that is no regular file, or
+// past the size a config may have, is refused by name before it is read.
+func TestConfigNotAFileOfSaneSize(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	big := filepath.Join(dir, "big.yaml")
+	skilltest.WriteFile(t, big, "# "+strings.Repeat("x", maxConfigSize)+"\nrepositories: []\n")
+	for _, tt := range []struct{ name, path, want string }{
+		{"a folder", dir, "not a regular file"},
+		{"a config too big", big, "more than the"},
+	} {
+		_, err := Load(tt.path, all.Kinds())
+		if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), tt.path) {
+			t.Errorf("%s: %v, want an error naming %s that says %q", tt.name, err, tt.path, tt.want)
+		}
+	}
+}

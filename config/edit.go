@@ -49,7 +49,7 @@ func openDocument(env hostenv.Env, name string, kinds *repository.Registry) (*do
 		// would write where skillsync was not pointed. Neither is asked.
 		return nil, fmt.Errorf("config %s is a symbolic link, which skillsync does not edit through: edit the file it points to by hand (naming that file with --config would make its folder the workspace, unless it sets workspace:)", abs)
 	}
-	data, err := readFile(abs)
+	data, info, err := readFile(abs)
 	if err != nil {
 		return nil, &Error{File: abs, Errs: []error{err}}
 	}
@@ -57,10 +57,7 @@ func openDocument(env hostenv.Env, name string, kinds *repository.Registry) (*do
 	if err != nil {
 		return nil, err
 	}
-	info, err := os.Stat(abs)
-	if err != nil {
-		return nil, fmt.Errorf("read config: %w", err)
-	}
+	cfg.FileInfo = info
 	d := &document{env: env, file: abs, eol: "\n", perm: info.Mode().Perm(), cfg: cfg, kinds: kinds}
 	text := string(data)
 	if strings.Contains(text, "\r\n") {
