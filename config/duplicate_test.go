@@ -14,8 +14,10 @@ import (
 // did before, and works) with a warning on the later entry's line naming
 // the earlier's and what to do. "The same" is what add takes for the same
 // (Entry.names): ssh or https, .git and a trailing slash, the host's case,
-// and the path's case on github.com, gitlab.com and bitbucket.org. Two
-// entries that select apart are deliberate and load without a word.
+// and the path's case on github.com, gitlab.com and bitbucket.org. So do
+// two entries of one embedded skill set, or of one database schema with
+// the connection string from one place. Two entries that select apart are
+// deliberate and load without a word.
 func TestDuplicateSourcesWarn(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
@@ -52,6 +54,14 @@ func TestDuplicateSourcesWarn(t *testing.T) {
 			[]string{`:3: repositories[1] (team_2) reads the same folder `}},
 		{"three of one", "repositories:\n  - name: a\n    dir: team\n  - name: b\n    dir: other\n  - name: c\n    dir: team\n  - name: d\n    dir: team\n",
 			[]string{`:6: repositories[2] (c) reads the same folder `, `:8: repositories[3] (d) reads the same folder `}},
+		{"the same embedded set", "repositories:\n  - name: a\n    embedded: builtin\n  - name: b\n    embedded: builtin\n",
+			[]string{`:4: repositories[1] (b) reads the same embedded skill set builtin as repositories[0] (a, line 2), and selects skills it selects too`}},
+		{"the same embedded set, unnamed", "repositories:\n  - embedded: team\n  - embedded: team\n    skills: [pdf]\n",
+			[]string{`:3: repositories[1] (team_2) reads the same embedded skill set team as repositories[0] (team, line 2)`}},
+		{"the same database variable and schema", "repositories:\n  - name: a\n    postgres: PG\n  - name: b\n    postgres: PG\n    schema: skillsync\n",
+			[]string{`:4: repositories[1] (b) reads the same postgres schema skillsync of the database $PG names as repositories[0] (a, line 2)`}},
+		{"the same database file and schema", "repositories:\n  - name: a\n    dsn_file: secrets/pg\n    schema: team\n  - name: b\n    dsn_file: ./secrets//pg\n    schema: team\n",
+			[]string{`:5: repositories[1] (b) reads the same postgres schema team of the database dsn_file DIR/secrets/pg names as repositories[0] (a, line 2)`}},
 		{"after an entry that fails to name", "repositories:\n  - name: a\n    dir: team\n  - name: A\n    dir: team\n",
 			nil}, // an error: two names alike
 		{"self-hosted path case", "repositories:\n  - name: a\n    git: https://git.example.com/Acme/Skills\n  - name: b\n    git: https://git.example.com/acme/skills\n", nil},
@@ -65,6 +75,13 @@ func TestDuplicateSourcesWarn(t *testing.T) {
 		{"other repositories", "repositories:\n  - git: https://github.com/acme/skills\n  - git: https://github.com/acme/more-skills\n", nil},
 		{"other folders", "repositories:\n  - name: a\n    dir: team\n  - name: b\n    dir: team2\n", nil},
 		{"a folder and its git", "repositories:\n  - name: a\n    dir: team\n  - name: b\n    git: ./team\n", nil},
+		{"other embedded sets", "repositories:\n  - embedded: builtin\n  - embedded: team\n", nil},
+		{"an embedded set's skills apart", "repositories:\n  - name: a\n    embedded: builtin\n    skills: [pdf]\n  - name: b\n    embedded: builtin\n    skills: [docx]\n", nil},
+		{"a folder and an embedded set of one name", "repositories:\n  - name: a\n    dir: builtin\n  - name: b\n    embedded: builtin\n", nil},
+		{"other database schemas", "repositories:\n  - name: a\n    postgres: PG\n  - name: b\n    postgres: PG\n    schema: team\n", nil},
+		{"other database variables", "repositories:\n  - name: a\n    postgres: PG\n  - name: b\n    postgres: PG_TEAM\n", nil},
+		{"other database files", "repositories:\n  - name: a\n    dsn_file: pg\n  - name: b\n    dsn_file: pg2\n", nil},
+		{"a database variable and a file of its name", "repositories:\n  - name: a\n    postgres: PG\n  - name: b\n    dsn_file: PG\n", nil},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()

@@ -143,3 +143,7 @@ func (s *EmbeddedSettings) Resolve(string) (string, error) {
 
 // Location is the file system's name.
 func (s *EmbeddedSettings) Location(string) (url, ref string) { return s.Name, "" }
+
+// Place is the file system's name: two entries naming one read the same
+// skills.
+func (s *EmbeddedSettings) Place() (key, what string) { return s.Name, "embedded skill set " + s.Name }

@@ -67,6 +67,18 @@ func (s *Settings) Location(base string) (url, ref string) {
 	return where + " schema:" + cmp.Or(s.Schema, DefaultSchema), ""
 }
 
+// Place is where the connection string is and the schema: two entries
+// that take one string from one place and read one schema read the same
+// tables. It names where the string is, never the string: it is a
+// secret.
+func (s *Settings) Place() (key, what string) {
+	schema := cmp.Or(s.Schema, DefaultSchema)
+	if s.DSNFile != "" {
+		return "file:" + s.DSNFile + "\x00" + schema, fmt.Sprintf("postgres schema %s of the database dsn_file %s names", schema, s.DSNFile)
+	}
+	return "env:" + s.DSNEnv + "\x00" + schema, fmt.Sprintf("postgres schema %s of the database $%s names", schema, s.DSNEnv)
+}
+
 // relative is path as seen from base, slash-separated; path itself when
 // base is "" or path is on another root.
 func relative(base, path string) string {
