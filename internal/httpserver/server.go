@@ -13,10 +13,13 @@ import (
 
 // Limits are how long a request may take and how many connections are
 // held at once. A zero Write leaves responses unbounded in time, for
-// streams that stay open (MCP's event streams).
+// streams that stay open (MCP's event streams); such a server sets Stall
+// instead, which bounds each write and not the whole answer, so that a
+// client that stopped reading a stream is let go and one that reads it
+// is not (zero: writes are not bounded).
 type Limits struct {
-	Read, Write, Idle time.Duration
-	Conns             int
+	Read, Write, Idle, Stall time.Duration
+	Conns                    int
 }
 
 // Pages returns the limits of a server that answers with one page or
@@ -40,6 +43,9 @@ func Pages() Limits {
 // process, one at a time; the rest in the system's queue) only while
 // every held connection has a request in progress.
 func New(h http.Handler, ln net.Listener, l Limits) (*http.Server, net.Listener) {
+	if l.Stall > 0 {
+		h = stallDeadline(h, l.Stall)
+	}
 	srv := &http.Server{
 		Handler: h,
 		// Not shortened for the cap's sake: a client that trickles its
