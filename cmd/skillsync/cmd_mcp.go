@@ -119,12 +119,14 @@ func serveMCPHTTP(ctx context.Context, srv *mcp.Server, addr string, stderr io.W
 	// loopback port; its tools propose drafts. The SDK refuses another
 	// site's name (Host) itself, not another site's page.
 	mux.Handle("/mcp", http.NewCrossOriginProtection().Handler(httpserver.BodyDeadline(srv.Handler(), 30*time.Second)))
-	// No read or write limit: an event stream stays open (a body has 30
-	// seconds to arrive, BodyDeadline). Each session
-	// holds its stream and may have a request in flight, and a session
-	// past the server's limit must get through to close the one idle
-	// longest: room for twice the sessions, and some.
-	hs, ln := httpserver.New(mux, ln, httpserver.Limits{Idle: time.Minute, Conns: 2*mcp.DefaultMaxSessions + 64})
+	// No read or write limit on a request as a whole: an event stream
+	// stays open. A body has 30 seconds to arrive (BodyDeadline), and
+	// each write to the client 30 seconds to be taken (Stall), so that a
+	// client that stops reading its stream or a long answer lets go of
+	// its slot. Each session holds its stream and may have a request in
+	// flight, and a session past the server's limit must get through to
+	// close the one idle longest: room for twice the sessions, and some.
+	hs, ln := httpserver.New(mux, ln, httpserver.Limits{Idle: time.Minute, Stall: httpserver.DefaultStall, Conns: 2*mcp.DefaultMaxSessions + 64})
 	stopped := make(chan struct{})
 	go func() {
 		defer close(stopped)

@@ -16,7 +16,9 @@ import (
 // streams that stay open (MCP's event streams); such a server sets Stall
 // instead, which bounds each write and not the whole answer, so that a
 // client that stopped reading a stream is let go and one that reads it
-// is not (zero: writes are not bounded).
+// is not (zero: writes are not bounded). A server answering with pages
+// keeps Write, a bound on the whole answer: with both set, Stall's
+// deadlines replace Write's.
 type Limits struct {
 	Read, Write, Idle, Stall time.Duration
 	Conns                    int
