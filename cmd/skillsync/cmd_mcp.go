@@ -114,19 +114,15 @@ func serveMCPHTTP(ctx context.Context, srv *mcp.Server, addr string, stderr io.W
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", addr, err)
 	}
-	mux := http.NewServeMux()
-	// A page of another site in the user's browser may send a POST to a
-	// loopback port; its tools propose drafts. The SDK refuses another
-	// site's name (Host) itself, not another site's page.
-	mux.Handle("/mcp", http.NewCrossOriginProtection().Handler(httpserver.BodyDeadline(srv.Handler(), 30*time.Second)))
 	// No read or write limit on a request as a whole: an event stream
-	// stays open. A body has 30 seconds to arrive (BodyDeadline), and
+	// stays open. A body has 30 seconds to arrive (mcpHandler), and
 	// each write to the client 30 seconds to be taken (Stall), so that a
 	// client that stops reading its stream or a long answer lets go of
 	// its slot. Each session holds its stream and may have a request in
 	// flight, and a session past the server's limit must get through to
 	// close the one idle longest: room for twice the sessions, and some.
-	hs, ln := httpserver.New(mux, ln, httpserver.Limits{Idle: time.Minute, Stall: httpserver.DefaultStall, Conns: 2*mcp.DefaultMaxSessions + 64})
+	hs, ln := httpserver.New(mcpHandler(srv.Handler(), mcpBodyDeadline), ln,
+		httpserver.Limits{Idle: time.Minute, Stall: httpserver.DefaultStall, Conns: 2*mcp.DefaultMaxSessions + 64})
 	stopped := make(chan struct{})
 	go func() {
 		defer close(stopped)
@@ -146,6 +142,25 @@ func serveMCPHTTP(ctx context.Context, srv *mcp.Server, addr string, stderr io.W
 		return nil
 	}
 	return err
+}
+
+// mcpBodyDeadline is how long a request's body has to arrive at mcp
+// --http, a server without a read timeout.
+const mcpBodyDeadline = 30 * time.Second
+
+// mcpHandler is what mcp --http serves: h at /mcp, and a body deadline
+// of d on every request. The deadline goes around all of it, not only
+// h: net/http reads what is left of a body a handler did not read (a
+// 404 elsewhere, a 403 to another site's page) after it returns, and
+// without a deadline a client that sent headers and no body held its
+// connection, and a slot, for good.
+func mcpHandler(h http.Handler, d time.Duration) http.Handler {
+	mux := http.NewServeMux()
+	// A page of another site in the user's browser may send a POST to a
+	// loopback port; its tools propose drafts. The SDK refuses another
+	// site's name (Host) itself, not another site's page.
+	mux.Handle("/mcp", http.NewCrossOriginProtection().Handler(h))
+	return httpserver.BodyDeadline(mux, d)
 }
 
 // mcpWorkspace is the engine as the MCP server sees it: a workspace whose

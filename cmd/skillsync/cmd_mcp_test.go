@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -16,6 +18,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/skillsync/skillsync/internal/httpserver"
 	"github.com/skillsync/skillsync/internal/mcptest"
 	"github.com/skillsync/skillsync/internal/skilltest"
 )
@@ -457,5 +460,50 @@ func TestMCPOverHTTPRefusesOtherSites(t *testing.T) {
 		if resp.StatusCode != tt.want {
 			t.Errorf("%s: %s, want %d", tt.name, resp.Status, tt.want)
 		}
+	}
+}
+
+// TestMCPHTTPBodyDeadlineCoversEveryPath: a client that sends a request's
+// headers and not its body is let go after the deadline wherever the
+// request goes, not only when the SDK reads the body: net/http reads
+// what is left of a body after a 404 or a 403 too.
+func TestMCPHTTPBodyDeadlineCoversEveryPath(t *testing.T) {
+	t.Parallel()
+	readsBody := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, err := io.ReadAll(r.Body); err != nil {
+			http.Error(w, "the body did not arrive", http.StatusRequestTimeout)
+		}
+	})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs, ln := httpserver.New(mcpHandler(readsBody, 200*time.Millisecond), ln, httpserver.Limits{Conns: 4})
+	go hs.Serve(ln)
+	t.Cleanup(func() { hs.Close() })
+	for _, tt := range []struct{ name, path, header string }{
+		{"the endpoint", "/mcp", ""},
+		{"another path", "/elsewhere", ""},
+		{"another site's page", "/mcp", "Sec-Fetch-Site: cross-site\r\n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c, err := net.Dial("tcp", ln.Addr().String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			fmt.Fprintf(c, "POST %s HTTP/1.1\r\nHost: 127.0.0.1\r\n%sContent-Type: application/json\r\nContent-Length: 10\r\n\r\n{}", tt.path, tt.header)
+			closed := make(chan error, 1)
+			go func() {
+				_, err := io.Copy(io.Discard, c) // an answer, then the close
+				closed <- err
+			}()
+			select {
+			case <-closed:
+			case <-time.After(10 * time.Second):
+				t.Fatalf("POST %s whose body stopped still holds its connection", tt.path)
+			}
+		})
 	}
 }
