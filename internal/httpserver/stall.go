@@ -28,7 +28,8 @@ const stallChunk = 8 << 10
 // unseen: a quiet stream writes nothing it could cut.
 //
 // The server's own writes are bounded too: its 100 Continue, from the
-// handler's start (so a body read later than d after it fails), and the
+// handler's start (a handler that reads the body of a client waiting for
+// it more than d after it starts finds the connection broken), and the
 // end of the answer, from the handler's return. A hijacked connection is
 // its new owner's and gets no deadline.
 func stallDeadline(h http.Handler, d time.Duration) http.Handler {

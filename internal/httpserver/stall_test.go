@@ -246,3 +246,38 @@ func TestHijackedConnectionHasNoStall(t *testing.T) {
 		t.Errorf("the answer on the hijacked connection: %d %v", code, err)
 	}
 }
+
+// A client that waits for 100 Continue before it sends its body gets it:
+// the deadline armed at the handler's start is the server's write of it.
+func TestStallAnswersExpectContinue(t *testing.T) {
+	t.Parallel()
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusRequestTimeout)
+			return
+		}
+		w.Write(body)
+	})
+	addr := serveStall(t, h, Limits{Stall: 200 * time.Millisecond})
+	c := dial(t, addr)
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	io.WriteString(c, "POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n")
+	r := bufio.NewReader(c)
+	line, err := r.ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "HTTP/1.1 100 ") {
+		t.Fatalf("before the body: %q %v, want 100 Continue", line, err)
+	}
+	if _, err := r.ReadString('\n'); err != nil { // the blank line after it
+		t.Fatal(err)
+	}
+	io.WriteString(c, "ok")
+	resp, err := http.ReadResponse(r, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK || string(body) != "ok" {
+		t.Errorf("the answer: %d %q %v", resp.StatusCode, body, err)
+	}
+}
