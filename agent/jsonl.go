@@ -74,18 +74,11 @@ type Read struct {
 // from fn stops the read, and the returned mark is then prev.
 func ReadNew(ctx context.Context, path string, prev Mark, lim Limits, fn func(line []byte, offset int64) error) (Read, error) {
 	fail := func(err error) (Read, error) { return Read{Mark: prev}, err }
-	f, err := platform.OpenFile(path, os.O_RDONLY, 0)
+	f, info, err := openRecord(path)
 	if err != nil {
-		return fail(fmt.Errorf("open %s: %w", path, err))
+		return fail(err)
 	}
 	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return fail(fmt.Errorf("stat %s: %w", path, err))
-	}
-	if !info.Mode().IsRegular() {
-		return fail(fmt.Errorf("%s is not a regular file", path))
-	}
 	size, mtime := info.Size(), info.ModTime().UTC()
 	if prev.Hash != "" && size == prev.Size && mtime.Equal(prev.ModTime) {
 		return Read{Mark: prev}, nil
@@ -113,28 +106,59 @@ func ReadNew(ctx context.Context, path string, prev Mark, lim Limits, fn func(li
 		}
 	}
 	out.New = size > start
-	lines := lineReader{r: bufio.NewReaderSize(io.LimitReader(src, size-start), 64<<10), h: h, max: lim.Line}
+	offset, err := readLines(ctx, path, io.LimitReader(src, size-start), h, start, prev, lim, fn, &out)
+	if err != nil {
+		return fail(err)
+	}
+	out.Mark = Mark{Offset: offset, Size: size, ModTime: mtime, Hash: hex.EncodeToString(h.Sum(nil))}
+	return out, nil
+}
+
+// openRecord opens the record file at path without following a symbolic
+// link, and refuses anything but a regular file.
+func openRecord(path string) (*os.File, os.FileInfo, error) {
+	f, err := platform.OpenFile(path, os.O_RDONLY, 0)
+	if err != nil {
+		return nil, nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	info, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, fmt.Errorf("stat %s: %w", path, err)
+	}
+	if !info.Mode().IsRegular() {
+		f.Close()
+		return nil, nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	return f, info, nil
+}
+
+// readLines hands fn the complete lines of src, the bytes of the record
+// at path from offset start on, feeding them to h, which holds the hash
+// of the bytes before start, and counts in out the lines over lim.Line.
+// It returns the offset after the last complete line. ReadNew and
+// ReadNewZstd differ only in where the bytes come from.
+func readLines(ctx context.Context, path string, src io.Reader, h hash.Hash, start int64, prev Mark, lim Limits, fn func([]byte, int64) error, out *Read) (int64, error) {
+	lines := lineReader{r: bufio.NewReaderSize(src, 64<<10), h: h, max: lim.Line}
 	offset := start
 	for {
 		if err := ctx.Err(); err != nil {
-			return fail(err)
+			return 0, err
 		}
 		line, n, long, err := lines.next()
 		if errors.Is(err, io.EOF) {
-			break
+			return offset, nil
 		}
 		if err != nil {
-			return fail(fmt.Errorf("read %s: %w", path, err))
+			return 0, fmt.Errorf("read %s: %w", path, err)
 		}
 		if long {
 			out.TooLong++
 		} else if err := handTorn(line, offset, prev, out.Rewritten, fn); err != nil {
-			return fail(err)
+			return 0, err
 		}
 		offset += n
 	}
-	out.Mark = Mark{Offset: offset, Size: size, ModTime: mtime, Hash: hex.EncodeToString(h.Sum(nil))}
-	return out, nil
 }
 
 // handTorn hands line, read at offset, to fn: as two lines where it is
@@ -295,6 +319,12 @@ func (b *Batch) ReadRecord(ctx context.Context, read ReadFunc, lim Limits, done 
 // follow. Deeper folders, other links and folders that cannot be read are
 // passed over; a missing root holds none.
 func ListJSONL(root string, depth int) (files, links []string, err error) {
+	return ListRecords(root, depth, func(name string) bool { return strings.HasSuffix(name, ".jsonl") })
+}
+
+// ListRecords is ListJSONL for the files whose names match says are
+// records.
+func ListRecords(root string, depth int, match func(name string) bool) (files, links []string, err error) {
 	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if p != root {
@@ -312,7 +342,7 @@ func ListJSONL(root string, depth int) (files, links []string, err error) {
 			}
 			return nil
 		}
-		if !strings.HasSuffix(d.Name(), ".jsonl") {
+		if !match(d.Name()) {
 			return nil
 		}
 		switch {
