@@ -34,6 +34,13 @@ type Mark struct {
 	// it: rows past it are new whatever their times say (written after
 	// the clock stepped back); 0 for none known.
 	Row int64 `json:"row,omitempty"`
+	// Packed is, for a record read compressed (Zstd.ReadNew), the size of
+	// the compressed file, whose modification time is then ModTime:
+	// Offset, Size and Hash are of the bytes it decompresses to, so a
+	// mark goes on from the plain file to the compressed one and back,
+	// and an untouched compressed file is not decompressed again. 0 for
+	// a record read as it is.
+	Packed int64 `json:"packed,omitempty"`
 }
 
 // Marks are an importer's marks, keyed by each record's path relative to
