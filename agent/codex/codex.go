@@ -8,6 +8,14 @@
 //     (CODEX_HOME is ~/.codex unless set). Each line is {timestamp, type,
 //     payload}; the first is a "session_meta" whose payload has the
 //     session's cwd; "turn_context" lines give the cwd of later turns.
+//   - From 0.137.0 a rollout idle for 7 days (by its modification time),
+//     below sessions or archived_sessions, is rewritten as
+//     <name>.jsonl.zst (one zstd stream, level 3) and the plain file
+//     removed (rollout/src/compression.rs); resuming its thread writes the
+//     plain file back from it, removes the .zst and appends to the plain
+//     one. Both may be there for a moment. The two are one record here:
+//     one key in the marks (the plain name), offsets and hashes of the
+//     decompressed bytes, the plain file read while both are there.
 //   - A skill the user names ($name, or picked in the composer) is injected
 //     as a "response_item" user message whose text is
 //     <skill>\n<name>NAME</name>\n<path>PATH</path>\n... (SkillInstructions).
@@ -58,6 +66,18 @@ const (
 	archivedDir = "archived_sessions"
 	archivedKey = "../" + archivedDir + "/"
 )
+
+// zstExt ends the name of a rollout Codex compressed (codex-rs
+// rollout/src/compression.rs): rollout-<time>-<id>.jsonl.zst.
+const zstExt = ".zst"
+
+// isRollout says whether a file named name is a rollout, plain or
+// compressed. The name of a compressed one is checked whole: the
+// compression's temporary files are not rollouts.
+func isRollout(name string) bool {
+	return strings.HasSuffix(name, ".jsonl") ||
+		strings.HasPrefix(name, "rollout-") && strings.HasSuffix(name, ".jsonl"+zstExt)
+}
 
 // maxMeta bounds the first line read to learn a session's cwd; a
 // session_meta carries the instructions, tens of KiB at most.
@@ -118,39 +138,75 @@ func (im *Importer) Name() string { return Name }
 // over without being read past their first line. The rollouts of archived
 // threads are read too: archiving moves a rollout out of sessions, and
 // the calls written since the last import would be lost; those read
-// before come again, with the same ids, and count once.
+// before come again, with the same ids, and count once. A rollout Codex
+// compressed is read decompressed, as the plain rollout of its name: the
+// calls written before the compression are not lost, and none read
+// before it count again.
 func (im *Importer) Import(ctx context.Context, since time.Time, done agent.Marks) (*agent.Batch, error) {
 	// A link is not followed, nor said: rollouts of every folder are
 	// here, and without its first line a link's is not known.
-	files, _, err := agent.ListJSONL(im.sessions, maxDepth)
+	files, _, err := agent.ListRecords(im.sessions, maxDepth, isRollout)
 	if err != nil {
 		return nil, fmt.Errorf("list Codex sessions in %s: %w", im.sessions, err)
 	}
 	type rollout struct{ key, path string }
 	var all []rollout
+	at := map[string]int{} // key -> its index in all
+	add := func(key, path string) {
+		// A compressed rollout has the key of the plain one: its mark
+		// goes on across the compression and back.
+		plain := strings.TrimSuffix(key, zstExt)
+		if i, ok := at[plain]; ok {
+			// Both, while Codex materializes a compressed rollout it
+			// resumes: the plain one is the one it writes to.
+			if plain == key {
+				all[i].path = path
+			}
+			return
+		}
+		at[plain] = len(all)
+		all = append(all, rollout{plain, path})
+	}
 	for _, rel := range files {
-		all = append(all, rollout{filepath.ToSlash(rel), filepath.Join(im.sessions, rel)})
+		add(filepath.ToSlash(rel), filepath.Join(im.sessions, rel))
 	}
 	archived := filepath.Join(filepath.Dir(im.sessions), archivedDir)
-	files, _, err = agent.ListJSONL(archived, 1)
+	files, _, err = agent.ListRecords(archived, 1, isRollout)
 	if err != nil {
 		return nil, fmt.Errorf("list archived Codex sessions in %s: %w", archived, err)
 	}
 	for _, name := range files {
-		all = append(all, rollout{archivedKey + name, filepath.Join(archived, name)})
+		add(archivedKey+name, filepath.Join(archived, name))
 	}
 	keys := make([]string, len(all))
 	for i, r := range all {
 		keys[i] = r.key
 	}
 	done = movedMarks(done, keys)
+	z, err := agent.NewZstd() // the compressed rollouts', one at a time
+	if err != nil {
+		return nil, err
+	}
+	defer z.Close()
 	b := &agent.Batch{Marks: agent.Marks{}}
 	for _, r := range all {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		key, path := r.key, r.path
-		cwd, err := sessionCwd(path)
+		if m, ok := done[key]; ok && strings.HasSuffix(path, zstExt) && agent.ZstdUntouched(path, m) {
+			// Read whole the last time: not even its first line is
+			// decompressed again.
+			b.Marks[key] = m
+			continue
+		}
+		cwd, err := sessionCwd(path, z)
+		if errors.Is(err, agent.ErrCompressed) {
+			// Said whatever the session's folder, which cannot be
+			// known: a rollout that no longer decompresses loses its
+			// calls until it is mended.
+			b.Unreadable = append(b.Unreadable, err.Error())
+		}
 		if err != nil || !im.ws.Within(cwd) {
 			if m, ok := done[key]; ok && err != nil {
 				b.Marks[key] = m
@@ -161,7 +217,11 @@ func (im *Importer) Import(ctx context.Context, since time.Time, done agent.Mark
 		if m := done[key]; m.Offset > 0 {
 			s.chain, _ = hex.DecodeString(m.Chain)
 		}
-		err = b.ReadRecord(ctx, agent.ReadNew, im.limits, done, key, path, func(line []byte, off int64) error {
+		read := agent.ReadNew
+		if strings.HasSuffix(path, zstExt) {
+			read = z.ReadNew
+		}
+		err = b.ReadRecord(ctx, read, im.limits, done, key, path, func(line []byte, off int64) error {
 			if off == 0 {
 				// Read from the start: the turn_contexts come again, and
 				// the conversation.
@@ -236,22 +296,32 @@ func resumedCwd(m agent.Mark, meta string) string {
 }
 
 // sessionCwd reads the cwd of the session_meta on the first line of a
-// rollout, reading at most maxMeta bytes, without following a link.
-func sessionCwd(path string) (string, error) {
-	f, err := platform.OpenFile(path, os.O_RDONLY, 0)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() {
-		return "", fmt.Errorf("%s is not a regular file", path)
-	}
-	line, err := bufio.NewReaderSize(io.LimitReader(f, maxMeta), 64<<10).ReadSlice('\n')
-	if err != nil && !errors.Is(err, io.EOF) {
-		line, err = readLine(f)
+// rollout, reading at most maxMeta bytes (decompressed, for a compressed
+// one), without following a link. A compressed rollout that does not
+// decompress, with z, is an error wrapping agent.ErrCompressed.
+func sessionCwd(path string, z *agent.Zstd) (string, error) {
+	var r io.ReadCloser
+	if strings.HasSuffix(path, zstExt) {
+		f, err := z.Open(path)
 		if err != nil {
 			return "", err
 		}
+		r = f
+	} else {
+		f, err := platform.OpenFile(path, os.O_RDONLY, 0)
+		if err != nil {
+			return "", err
+		}
+		if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() {
+			f.Close()
+			return "", fmt.Errorf("%s is not a regular file", path)
+		}
+		r = f
+	}
+	defer r.Close()
+	line, err := firstLine(r)
+	if err != nil {
+		return "", err
 	}
 	var l struct {
 		Type    string `json:"type"`
@@ -265,20 +335,24 @@ func sessionCwd(path string) (string, error) {
 	return filepath.Clean(l.Payload.Cwd), nil
 }
 
-// readLine reads the first line of f, up to maxMeta bytes.
-func readLine(f *os.File) ([]byte, error) {
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return nil, err
+// firstLine reads the first line of r, up to maxMeta bytes: the whole of
+// r when it holds no newline within them.
+func firstLine(r io.Reader) ([]byte, error) {
+	br := bufio.NewReaderSize(io.LimitReader(r, maxMeta), 64<<10)
+	var line []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		line = append(line, chunk...)
+		switch {
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case errors.Is(err, io.EOF):
+			return line, nil
+		case err != nil:
+			return nil, err
+		}
+		return line, nil
 	}
-	data, err := io.ReadAll(io.LimitReader(f, maxMeta))
-	if err != nil {
-		return nil, err
-	}
-	line, _, ok := bytes.Cut(data, []byte("\n"))
-	if !ok {
-		return nil, errors.New("the first line is over 1 MiB")
-	}
-	return line, nil
 }
 
 // session is the reading of one rollout.
