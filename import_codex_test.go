@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/klauspost/compress/zstd"
+
 	"github.com/skillsync/skillsync/agent/codex"
 	"github.com/skillsync/skillsync/internal/skilltest"
 )
@@ -99,5 +101,92 @@ func TestImportCodexResumesInTheTurnsFolder(t *testing.T) {
 	}
 	if n := usageRecord(t, e, "workspace/notes"); n.UseCount != 1 {
 		t.Errorf("notes %+v", n)
+	}
+}
+
+// TestImportCodexCompressedRollouts: Codex 0.137 compresses rollouts idle
+// for a week to .jsonl.zst and removes the plain ones. Through the import
+// state: a call written before the compression counts, those counted
+// before do not count again, a compressed rollout read whole is not
+// decompressed at the next import (its bytes made junk, its size and
+// time kept, say nothing), and one written back plain when its thread is
+// resumed goes on from its mark.
+func TestImportCodexCompressedRollouts(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e, _, ws := importWorkspace(t)
+	sessions := t.TempDir()
+	copyFixture(t, filepath.Join("testdata", "agents", "codex", "sessions"), sessions, ws)
+	first := filepath.Join(sessions, "2026", "03", "01", "rollout-2026-03-01T10-00-00-0199a1b2-0000-7000-8000-000000000001.jsonl")
+	call := func(id string) string {
+		return `{"timestamp":"2026-03-08T10:00:00.000Z","type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{\"command\":[\"cat\",\"skills/kept/SKILL.md\"]}","call_id":"` + id + `"}}`
+	}
+	if r, err := e.ImportUsage(ctx, codex.New(ws, sessions), time.Time{}); err != nil || r.Uses != 5 {
+		t.Fatalf("first import: %+v %v", r, err)
+	}
+	skilltest.AppendLines(t, first, call("call_before_compression"))
+	enc, err := zstd.NewWriter(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer enc.Close()
+	var compressed []string
+	plain := map[string][]byte{}
+	err = filepath.WalkDir(sessions, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !strings.HasSuffix(p, ".jsonl") {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		plain[p] = data
+		if err == nil {
+			err = os.WriteFile(p+".zst", enc.EncodeAll(data, nil), 0o644)
+		}
+		if err == nil {
+			err = os.Remove(p)
+		}
+		compressed = append(compressed, p+".zst")
+		return err
+	})
+	if err != nil || len(compressed) != 3 {
+		t.Fatalf("compress: %v %v", compressed, err)
+	}
+	r, err := e.ImportUsage(ctx, codex.New(ws, sessions), time.Time{})
+	if err != nil || r.Uses != 1 || r.Duplicates != 0 || r.Files != 1 || len(r.Unreadable) != 0 {
+		t.Fatalf("the import after the compression: %+v %v", r, err)
+	}
+	for _, p := range compressed {
+		if strings.Contains(p, "-000000000003.") {
+			continue // another folder's, whose first line is read at every import
+		}
+		info, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, make([]byte, info.Size()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, info.ModTime(), info.ModTime()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err = e.ImportUsage(ctx, codex.New(ws, sessions), time.Time{})
+	if err != nil || r.Uses != 0 || r.Files != 0 || len(r.Unreadable) != 0 {
+		t.Fatalf("the import of the untouched compressed rollouts: %+v %v", r, err)
+	}
+	// Resumed: Codex writes the plain rollout back, removes the .zst and
+	// appends to the plain one.
+	if err := os.WriteFile(first, plain[first], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(first + ".zst"); err != nil {
+		t.Fatal(err)
+	}
+	skilltest.AppendLines(t, first, call("call_resumed"))
+	r, err = e.ImportUsage(ctx, codex.New(ws, sessions), time.Time{})
+	if err != nil || r.Uses != 1 || r.Duplicates != 0 || r.Files != 1 || len(r.Unreadable) != 0 {
+		t.Fatalf("the import after the thread was resumed: %+v %v", r, err)
+	}
+	if kept := usageRecord(t, e, "workspace/kept"); kept.UseCount != 4 {
+		t.Errorf("kept %+v", kept)
 	}
 }
