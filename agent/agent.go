@@ -47,6 +47,11 @@ type Event struct {
 	// Where says where the event was found, such as a transcript and the
 	// byte offset of its line, for messages.
 	Where string
+	// Written is when the record holding the event was last written (its
+	// file's modification time); zero when not known. A call dated past
+	// the clock is judged against it (MaxAhead): a record written past
+	// now was written before the clock stepped back.
+	Written time.Time
 }
 
 // Importer reads one agent's records.

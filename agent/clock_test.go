@@ -112,3 +112,45 @@ func TestACallMadeBeforeTheClockSteppedBackCounts(t *testing.T) {
 		t.Fatalf("a call dated past its record: %+v %v", r, err)
 	}
 }
+
+// TestAFutureRecordLiftsOnlyItsOwnCalls: how far past the clock a call
+// may be dated is judged by the record that holds it. One transcript
+// written far in the future (touched, or copied from a machine whose
+// clock ran ahead) let every other transcript's calls dated up to then
+// count, and a call dated next year kept its skill fresh for a year.
+func TestAFutureRecordLiftsOnlyItsOwnCalls(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	ws, projects, store, j, rec := usageWorkspace(t)
+	now := time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)
+	j.Now = func() time.Time { return now }
+	claudeTranscript(t, ws, projects, "pdf", "toolu_1") // made 2026-03-01T10:00
+	dir := filepath.Join(projects, claude.FolderName(ws))
+	written := time.Date(2026, 3, 1, 10, 0, 5, 0, time.UTC)
+	ahead := `{"type":"assistant","timestamp":"2027-06-01T00:00:00.000Z","cwd":"` + ws + `","sessionId":"A","message":{"role":"assistant","content":[{"type":"tool_use","id":"toolu_A","name":"Skill","input":{"skill":"pdf"}}]}}` + "\n"
+	for name, f := range map[string]struct {
+		text string
+		at   time.Time
+	}{
+		"s.jsonl":       {"", written},
+		"ahead.jsonl":   {ahead, written},
+		"touched.jsonl": {`{"type":"user","timestamp":"2026-03-01T09:00:00.000Z","cwd":"` + ws + `","sessionId":"T","message":{"role":"user","content":"hi"}}` + "\n", time.Date(2099, 1, 1, 0, 0, 0, 0, time.UTC)},
+	} {
+		file := filepath.Join(dir, name)
+		if f.text != "" {
+			if err := os.WriteFile(file, []byte(f.text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := os.Chtimes(file, f.at, f.at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := j.Import(ctx, rec, claude.New(ws, projects), time.Time{})
+	if err != nil || r.Uses != 1 || r.Future != 1 {
+		t.Fatalf("import: %+v %v, want the call of 2027 passed over", r, err)
+	}
+	if n := useCount(t, store, "pdf"); n != 1 {
+		t.Errorf("pdf counted %d times, want once", n)
+	}
+}

@@ -291,6 +291,7 @@ type ReadFunc func(ctx context.Context, path string, prev Mark, lim Limits, fn f
 // only ctx's, once it ended.
 func (b *Batch) ReadRecord(ctx context.Context, read ReadFunc, lim Limits, done Marks, key, path string, fn func(line []byte, offset int64) error) error {
 	prev, known := done[key]
+	start := len(b.Events)
 	r, err := read(ctx, path, prev, lim, fn)
 	if ctx.Err() != nil {
 		return ctx.Err()
@@ -303,6 +304,11 @@ func (b *Batch) ReadRecord(ctx context.Context, read ReadFunc, lim Limits, done 
 		return nil
 	}
 	b.Marks[key] = r.Mark
+	for i := start; i < len(b.Events); i++ {
+		if b.Events[i].Written.IsZero() {
+			b.Events[i].Written = r.Mark.ModTime
+		}
+	}
 	b.TooLong += r.TooLong
 	if r.New {
 		b.Files++

@@ -195,8 +195,17 @@ func (j Journal) Import(ctx context.Context, rec Recorder, imp Importer, since t
 	if seen == nil {
 		seen = &Seen{}
 	}
-	ahead := recorded(j.now(), batch.Marks).Add(MaxAhead)
+	now := j.now()
+	ahead := recorded(now, batch.Marks).Add(MaxAhead)
 	seen.forgetFuture(ahead)
+	future := func(ev Event) bool {
+		if ev.Written.IsZero() {
+			return ev.At.After(ahead)
+		}
+		// Its own record's time, not the latest of all: one file written
+		// far ahead would let every file's future calls count.
+		return ev.At.After(recorded(now, Marks{"": {ModTime: ev.Written}}).Add(MaxAhead))
+	}
 	outer := outerCounted(j.Root, imp.Name())
 	// The calls this import counts join the set only once its uses are
 	// recorded; until then they are kept apart.
@@ -207,7 +216,7 @@ func (j Journal) Import(ctx context.Context, rec Recorder, imp Importer, since t
 	}
 	var ids []string
 	for _, ev := range batch.Events {
-		if ev.ID != "" && !ev.At.After(ahead) && !seen.has(ev.ID, ev.At) {
+		if ev.ID != "" && !future(ev) && !seen.has(ev.ID, ev.At) {
 			ids = append(ids, ev.ID)
 		}
 	}
@@ -237,7 +246,7 @@ func (j Journal) Import(ctx context.Context, rec Recorder, imp Importer, since t
 	unknown := map[string]bool{}
 	var uses []Use
 	for _, ev := range batch.Events {
-		if ev.At.After(ahead) {
+		if future(ev) {
 			report.Future++
 			continue
 		}
