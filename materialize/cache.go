@@ -149,8 +149,9 @@ type Source struct {
 	// behind the source's own limits).
 	MaxSkillSize int64
 	// Held names the skills the source may still have that the caller
-	// could not read this time (Held): each keeps what the cache has of
-	// it, as a skill whose staging failed does, rather than being removed.
+	// could not read this time (Held), or whose new versions are invalid
+	// (Invalidated): each keeps what the cache has of it, as a skill whose
+	// staging failed does, rather than being removed.
 	Held []string
 }
 

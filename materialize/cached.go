@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"path"
 	"slices"
 	"strings"
 
@@ -100,7 +101,8 @@ func cachedSkill(source *repository.DirFS, name string, rec *SkillRecord) (skill
 // nothing read, else by its skill hash. problems are the read's: a
 // recorded skill they say was not read whole, or that a listing cut at
 // max_entries did not reach, is kept by a sync (Held): it is not removed
-// here, nor changed by a copy of its name found elsewhere.
+// here, nor changed by a copy of its name found elsewhere; nor is one the
+// new revision brings invalid (Invalidated), which a sync keeps too.
 func Compare(ctx context.Context, skills []skill.Skill, rec *SourceRecord, problems []skill.Problem) (added, changed, removed []string) {
 	added, changed, removed = []string{}, []string{}, []string{}
 	old := map[string]*SkillRecord{}
@@ -109,6 +111,9 @@ func Compare(ctx context.Context, skills []skill.Skill, rec *SourceRecord, probl
 	}
 	held := map[string]bool{}
 	for _, name := range Held(rec, skills, problems, nil) {
+		held[name] = true
+	}
+	for name := range Invalidated(rec, skills, problems, nil) {
 		held[name] = true
 	}
 	seen := map[string]bool{}
@@ -226,6 +231,105 @@ func under(at string, folders []string) bool {
 		}
 	}
 	return false
+}
+
+// Invalidated lists, by name, the skills rec records that the read found
+// at the same path and invalid (Invalid), each with the first problem
+// that says so. A sync keeps their last good copies rather than take a
+// working skill off every agent for one bad upstream commit; Held does
+// not name them, since this read could tell, and what it found is
+// broken. A skill the read found valid elsewhere is not kept: that copy
+// replaces it. A record that cannot say where its skill lay (written by
+// an older skillsync) is matched by the skill's name or its folder's;
+// so is an archived skill, recorded by name only. selects is as in
+// Held. nil when nothing is kept.
+func Invalidated(rec *SourceRecord, found []skill.Skill, problems []skill.Problem, selects func(skill.Skill) bool) map[string]skill.Problem {
+	if rec == nil {
+		return nil
+	}
+	byPath := map[string]skill.Problem{}
+	for _, p := range problems {
+		if _, ok := byPath[p.Path]; Invalid(p) && !ok {
+			byPath[p.Path] = p
+		}
+	}
+	if len(byPath) == 0 {
+		return nil
+	}
+	seen := make(map[string]bool, len(found))
+	for _, sk := range found {
+		seen[layering.Key(sk.Name)] = true
+	}
+	byName := func(name string) (skill.Problem, bool) { return invalidNamed(byPath, name) }
+	var out map[string]skill.Problem
+	keep := func(name string, p skill.Problem) {
+		if out == nil {
+			out = map[string]skill.Problem{}
+		}
+		out[name] = p
+	}
+	for name, r := range rec.Skills {
+		if seen[layering.Key(name)] {
+			continue
+		}
+		if meta, err := skillmeta.Decode(r.Meta); err == nil && meta.Name == name && meta.Path != "" {
+			if p, ok := byPath[meta.Path]; ok && (selects == nil || selects(skill.FromMeta(meta, nil))) {
+				keep(name, p)
+			}
+			continue
+		}
+		if p, ok := byName(name); ok && (selects == nil || selects(skill.Skill{Name: name})) {
+			keep(name, p)
+		}
+	}
+	for _, name := range rec.Excluded {
+		if p, ok := byName(name); ok && !seen[layering.Key(name)] && (selects == nil || selects(skill.Skill{Name: name})) {
+			keep(name, p)
+		}
+	}
+	return out
+}
+
+// InvalidNamed returns the first problem that says the read found the
+// skill name invalid (Invalid), matched by the name the problem gives or,
+// where its SKILL.md did not say one, by its folder's name: for a skill
+// known by name only, such as one skillsync.lock has.
+func InvalidNamed(problems []skill.Problem, name string) (skill.Problem, bool) {
+	byPath := map[string]skill.Problem{}
+	for _, p := range problems {
+		if _, ok := byPath[p.Path]; Invalid(p) && !ok {
+			byPath[p.Path] = p
+		}
+	}
+	return invalidNamed(byPath, name)
+}
+
+// invalidNamed is InvalidNamed over the first invalid problem of each
+// path, looked at in path order.
+func invalidNamed(byPath map[string]skill.Problem, name string) (skill.Problem, bool) {
+	for _, at := range slices.Sorted(maps.Keys(byPath)) {
+		if p := byPath[at]; strings.EqualFold(p.Skill, name) || (p.Skill == "" && strings.EqualFold(path.Base(at), name)) {
+			return p, true
+		}
+	}
+	return skill.Problem{}, false
+}
+
+// Invalid reports whether p is an error of one skill's own content as
+// its source now has it: its frontmatter, its name, a rule strict mode
+// enforces, its size past max_skill_size. Not a read that failed
+// (Unreadable: Held's), a limit of the whole source (max_source_size
+// leaves a skill out on every machine alike, as the limit asks;
+// max_entries: Cut), nor a problem of no skill's folder.
+func Invalid(p skill.Problem) bool {
+	if p.Level != skill.Error || p.Path == "" || p.Path == "." || Unreadable(p) {
+		return false
+	}
+	switch p.Rule {
+	case "source-too-large", "source-too-many-entries", "plugin-manifest-unreadable", "plugin-unknown":
+		return false
+	}
+	return true
 }
 
 // Unreadable reports whether p says a skill was not read whole: its

@@ -2,6 +2,7 @@ package materialize
 
 import (
 	"context"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -162,5 +163,57 @@ func TestHeld(t *testing.T) {
 	notX := func(s skill.Skill) bool { return s.Name != "x" && s.Path != "" }
 	if got := Held(rec, found, []skill.Problem{{Level: skill.Warning, Rule: "dir-unreadable", Path: "group"}}, notX); !slices.Equal(got, []string{"y"}) {
 		t.Errorf("with x left out of the selection: held %v, want [y]", got)
+	}
+}
+
+// TestInvalidated: a recorded skill whose new version the read found
+// invalid at its recorded path is kept with that problem; not one that
+// a read failure, max_source_size or max_entries left out (those are
+// Held's, or the limit's), one found valid elsewhere, one at another
+// path, or one the selection no longer takes. A record with no path, and
+// an archived skill, are matched by name or folder name.
+func TestInvalidated(t *testing.T) {
+	t.Parallel()
+	rec := &SourceRecord{Skills: map[string]*SkillRecord{"old": {}}, Excluded: []string{"gone"}}
+	for name, dir := range map[string]string{"a": "skills/a", "b": "skills/b", "found": "skills/found"} {
+		meta, err := skillmeta.Encode(skill.Meta{Name: name, Description: "d", File: "SKILL.md", Path: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec.Skills[name] = &SkillRecord{Meta: meta}
+	}
+	found := []skill.Skill{{Name: "Found", Path: "other/found"}}
+	for _, tc := range []struct {
+		problem skill.Problem
+		want    []string
+	}{
+		{skill.Problem{Level: skill.Error, Rule: "frontmatter-yaml", Path: "skills/a", File: "skills/a/SKILL.md"}, []string{"a"}},
+		{skill.Problem{Level: skill.Error, Rule: "skill-too-large", Skill: "a", Path: "skills/a"}, []string{"a"}},
+		{skill.Problem{Level: skill.Error, Rule: "name-mismatch", Skill: "a2", Path: "skills/a"}, []string{"a"}},
+		{skill.Problem{Level: skill.Warning, Rule: "name-mismatch", Skill: "a2", Path: "skills/a"}, nil},
+		{skill.Problem{Level: skill.Error, Rule: "file-unreadable", Skill: "a", Path: "skills/a"}, nil},
+		{skill.Problem{Level: skill.Error, Rule: "source-too-large", Skill: "a", Path: "skills/a"}, nil},
+		{skill.Problem{Level: skill.Error, Rule: "source-too-many-entries", Path: "skills/a"}, nil},
+		{skill.Problem{Level: skill.Error, Rule: "frontmatter-yaml", Path: "skills/found"}, nil},
+		{skill.Problem{Level: skill.Error, Rule: "frontmatter-yaml", Path: "elsewhere/a"}, nil},
+		{skill.Problem{Level: skill.Error, Rule: "frontmatter-yaml", Path: "legacy/old"}, []string{"old"}},
+		{skill.Problem{Level: skill.Error, Rule: "frontmatter-yaml", Path: "skills/gone"}, []string{"gone"}},
+	} {
+		got := slices.Sorted(maps.Keys(Invalidated(rec, found, []skill.Problem{tc.problem}, nil)))
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s %s at %s: kept %v, want %v", tc.problem.Level, tc.problem.Rule, tc.problem.Path, got, tc.want)
+		}
+	}
+	bad := []skill.Problem{{Level: skill.Error, Rule: "frontmatter-yaml", Path: "skills/a"}, {Level: skill.Error, Rule: "frontmatter-yaml", Path: "skills/b"}}
+	notA := func(s skill.Skill) bool { return s.Name != "a" }
+	if got := slices.Sorted(maps.Keys(Invalidated(rec, found, bad, notA))); !slices.Equal(got, []string{"b"}) {
+		t.Errorf("with a left out of the selection: kept %v, want [b]", got)
+	}
+	if got := Invalidated(nil, found, bad, nil); got != nil {
+		t.Errorf("nothing recorded: kept %v", got)
+	}
+	// Compare, as sync, keeps them: neither removed nor changed.
+	if _, _, removed := Compare(context.Background(), nil, rec, bad); slices.Contains(removed, "a") || slices.Contains(removed, "b") || !slices.Contains(removed, "found") {
+		t.Errorf("Compare removes %v", removed)
 	}
 }
