@@ -259,7 +259,9 @@ func (r *Report) CheckYield(rep SourceReport, limit int64) {
 // read keeps what the cache has of it (materialize.Held): a read that
 // failed says nothing of the skill. One past the limit is left out, as
 // the limit asks, on every machine alike. A skill that is invalid or too
-// large on its own is the skill's fault, not the sync's.
+// large on its own is the skill's fault, not the sync's; the cached skill
+// whose new version it is keeps its last good copy (Run.keepInvalid),
+// which Materialize counts apart.
 func Skipped(problems []skill.Problem) (skipped, over int) {
 	seen := map[string]bool{}
 	for _, p := range problems {

@@ -64,11 +64,21 @@ func (r *Run) Materialize(ctx context.Context, repo repository.Repository, src m
 	// What the read could not tell is gone keeps its copy; an archived
 	// skill stays out of the cache, read or not.
 	var heldArchived []string
-	for _, held := range materialize.Held(r.Cache.Manifest().Sources[name], unique, problems, selects) {
+	for _, held := range materialize.Held(rec, unique, problems, selects) {
 		if archived[held] {
 			heldArchived = append(heldArchived, held)
 		} else {
 			src.Held = append(src.Held, held)
+		}
+	}
+	unknown := len(src.Held)
+	for _, kept := range r.keepInvalid(rec, src, unique, problems, selects) {
+		switch {
+		case slices.Contains(src.Held, kept) || slices.Contains(heldArchived, kept):
+		case archived[kept]:
+			heldArchived = append(heldArchived, kept)
+		default:
+			src.Held = append(src.Held, kept)
 		}
 	}
 	if len(src.Held) > 0 {
@@ -78,15 +88,18 @@ func (r *Run) Materialize(ctx context.Context, repo repository.Repository, src m
 			return slices.ContainsFunc(src.Held, func(held string) bool { return layering.Key(held) == layering.Key(sk.Name) })
 		})
 	}
-	if len(src.Held) > 0 {
+	if unknown > 0 {
 		r.Report.Warnings = append(r.Report.Warnings, fmt.Sprintf("source %s: kept the last synced copies of %s (%d): this read could not tell whether the source still has them; the problems of the source say why",
-			name, heldList(src.Held), len(src.Held)))
+			name, heldList(src.Held[:unknown]), unknown))
 	}
 	if rep.Skipped == 0 {
 		// A folder that could not be read is a warning, unless it held
 		// skills the cache keeps: then the source is partly synced.
-		rep.Skipped = len(src.Held)
+		rep.Skipped = unknown
 	}
+	// A skill kept at its last good copy, its new version invalid, is not
+	// brought either, whatever else the read skipped.
+	rep.Skipped += len(src.Held) - unknown
 	if rep.Skipped > 0 {
 		// Not all of the revision is here: the next sync looks again, and
 		// says so again.
@@ -127,10 +140,32 @@ func (r *Run) Materialize(ctx context.Context, repo repository.Repository, src m
 	if Unwritable(res.Errors) || rep.Skipped > 0 {
 		rep.Status = StatusPartial
 	}
-	if r.Frozen != nil {
-		r.frozenUnchecked(name, archived, src.Held)
+	if r.Frozen != nil && r.frozenUnchecked(name, archived, src.Held, src.Held[unknown:], problems) > 0 {
+		rep.Status = StatusPartial
 	}
 	return rep
+}
+
+// keepInvalid names, sorted, the skills of the source the cache keeps at
+// their last good copies because the read found their new versions
+// invalid (materialize.Invalidated), each with a warning that names the
+// skill, its file and the problem. It is asked again by every sync (a
+// source that keeps one is partial, so the next sync reads it again)
+// until the skill is fixed upstream or gone. Only while the source's
+// settings are as they were when the copy was made: a config that now
+// refuses the skill (strict turned on, a lower max_skill_size) has it
+// removed, as it asks.
+func (r *Run) keepInvalid(rec *materialize.SourceRecord, src materialize.Source, found []skill.Skill, problems []skill.Problem, selects func(skill.Skill) bool) []string {
+	if rec == nil || rec.Fingerprint != src.Fingerprint {
+		return nil
+	}
+	invalid := materialize.Invalidated(rec, found, problems, selects)
+	names := slices.Sorted(maps.Keys(invalid))
+	for _, name := range names {
+		r.Report.Warnings = append(r.Report.Warnings, fmt.Sprintf("source %s: skill %s keeps its last good copy, its new version being invalid (fix it upstream): %s",
+			src.Name, name, invalid[name]))
+	}
+	return names
 }
 
 // frozenUnchecked adds to the frozen diff what of the source the lock has
@@ -138,11 +173,16 @@ func (r *Run) Materialize(ctx context.Context, repo repository.Repository, src m
 // does not hold after this sync (one this machine archived aside), a
 // copy kept from an earlier sync (held) and an archived skill's hash that
 // differ from the lock. A sync --frozen must fail rather than pass what
-// it did not check.
-func (r *Run) frozenUnchecked(name string, archived map[string]bool, held []string) {
+// it did not check. kept are the held skills whose versions at this
+// revision are invalid (keepInvalid). A locked skill the read found
+// invalid, of which this machine has no copy to keep, is no mismatch: the
+// machine that wrote the lock kept its last good copy, which no read of
+// this revision gives. It is a warning, and counts in what is returned:
+// the source is partial, as it is there.
+func (r *Run) frozenUnchecked(name string, archived map[string]bool, held, kept []string, problems []skill.Problem) (invalid int) {
 	locked, ok := r.Lock.Sources[name]
 	if !ok {
-		return
+		return 0
 	}
 	var have map[string]*materialize.SkillRecord
 	if rec := r.Cache.Manifest().Sources[name]; rec != nil {
@@ -152,9 +192,15 @@ func (r *Run) frozenUnchecked(name string, archived map[string]bool, held []stri
 		prefix := fmt.Sprintf("~ skill %s/%s:", name, skill)
 		return slices.ContainsFunc(r.Frozen.Diff, func(line string) bool { return strings.HasPrefix(line, prefix) })
 	}
+	why := func(skill string) string {
+		if slices.Contains(kept, skill) {
+			return "its version at this revision is invalid"
+		}
+		return "this read could not tell"
+	}
 	for _, skill := range held {
 		if _, ok := locked.Skills[skill]; !ok {
-			r.Frozen.Diff = append(r.Frozen.Diff, fmt.Sprintf("+ skill %s/%s, a copy kept from an earlier sync (this read could not tell), is not in the lock", name, skill))
+			r.Frozen.Diff = append(r.Frozen.Diff, fmt.Sprintf("+ skill %s/%s, a copy kept from an earlier sync (%s), is not in the lock", name, skill, why(skill)))
 		}
 	}
 	for _, skill := range slices.Sorted(maps.Keys(locked.Skills)) {
@@ -165,11 +211,17 @@ func (r *Run) frozenUnchecked(name string, archived map[string]bool, held []stri
 				r.Frozen.Diff = append(r.Frozen.Diff, fmt.Sprintf("~ skill %s/%s (archived here): lock has %s, the source's hashes to %s", name, skill, shortHash(want), shortHash(read)))
 			}
 		case cached == nil && !refused(skill):
+			if p, bad := materialize.InvalidNamed(problems, skill); bad {
+				r.Report.Warnings = append(r.Report.Warnings, fmt.Sprintf("source %s: skill %s is in the lock, and invalid at the locked revision, with no earlier copy here to keep (the lock has the copy another sync kept): %s", name, skill, p))
+				invalid++
+				continue
+			}
 			r.Frozen.Diff = append(r.Frozen.Diff, fmt.Sprintf("- skill %s/%s is in the lock, and this sync did not bring it (its errors and warnings say why)", name, skill))
 		case cached != nil && slices.Contains(held, skill) && cached.Hash.String() != want:
-			r.Frozen.Diff = append(r.Frozen.Diff, fmt.Sprintf("~ skill %s/%s: lock has %s, the copy kept from an earlier sync (this read could not tell) hashes to %s", name, skill, shortHash(want), cached.Hash.Short()))
+			r.Frozen.Diff = append(r.Frozen.Diff, fmt.Sprintf("~ skill %s/%s: lock has %s, the copy kept from an earlier sync (%s) hashes to %s", name, skill, shortHash(want), why(skill), cached.Hash.Short()))
 		}
 	}
+	return invalid
 }
 
 // shortHash is a hash cut to the 12 characters messages show.

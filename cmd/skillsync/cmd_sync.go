@@ -45,7 +45,8 @@ either rewrites what differs.
 
 Exit status: 0 success, 1 failure (another sync holding the lock past --wait
 too), 2 bad usage or config, 3 some sources (or some skills) failed and kept their last good
-files.`,
+files: a cached skill whose new upstream version is invalid keeps its last good
+copy, and each sync warns of it until it is fixed upstream.`,
 		Example: `  skillsync sync
   skillsync sync --frozen        # exactly the revisions in skillsync.lock
   skillsync sync --json --wait 2m`,
