@@ -234,3 +234,40 @@ func TestFrozenSyncOfAKeptInvalidSkill(t *testing.T) {
 	}
 	checkKept(t, ws, "the keeping machine", "The docx skill.")
 }
+
+// TestSyncReportsTheLocalLayersProblems: an invalid skill in the
+// workspace's skills/, the user's or the global folder reaches no target,
+// and every sync says why, as list does (layer, file and line), in its
+// problems: a problem of that skill, which leaves the sync a success.
+func TestSyncReportsTheLocalLayersProblems(t *testing.T) {
+	t.Parallel()
+	cfg, ws := workspaceConfig(t, "user: alice\nrepositories: []\ntargets:\n  - dir: out\n")
+	global := t.TempDir()
+	cfg.Global = global // workspaceConfig leaves the machine's own out
+	e := NewEngine(cfg, WithGitStore(filepath.Join(ws, ".git-store")))
+	skilltest.Skill(t, filepath.Join(ws, "skills"), "ok", "A valid skill.", nil)
+	skilltest.WriteFile(t, filepath.Join(ws, "skills", "deploy", "SKILL.md"), "---\nname: deploy\ndescription: Deploy: build and ship the app\n---\nSteps\n")
+	skilltest.WriteFile(t, filepath.Join(ws, "alice", "skills", "mine", "SKILL.md"), "---\nname: mine\n---\nSteps\n")
+	skilltest.WriteFile(t, filepath.Join(global, "g", "SKILL.md"), "no frontmatter\n")
+	want := []ProblemReport{
+		{Source: "workspace", Path: "deploy/SKILL.md", Level: "error", Rule: "frontmatter-yaml", Line: 3},
+		{Source: "user", Skill: "mine", Path: "mine/SKILL.md", Level: "error", Rule: "description-missing"},
+		{Source: "global", Path: "g/SKILL.md", Level: "error", Rule: "frontmatter-missing", Line: 1},
+	}
+	for _, when := range []string{"first sync", "second sync"} {
+		r := mustSync(t, e, SyncOptions{})
+		for _, w := range want {
+			if !slices.ContainsFunc(r.Problems, func(p ProblemReport) bool {
+				return p.Source == w.Source && p.Path == w.Path && p.Level == w.Level && p.Rule == w.Rule && (w.Line == 0 || p.Line == w.Line) && p.Message != ""
+			}) {
+				t.Errorf("%s: no problem %+v in %+v", when, w, r.Problems)
+			}
+		}
+		if _, err := os.Stat(filepath.Join(ws, "out", "ok", "SKILL.md")); err != nil {
+			t.Errorf("%s: the valid skill is not placed: %v", when, err)
+		}
+		if _, err := os.Stat(filepath.Join(ws, "out", "deploy")); err == nil {
+			t.Errorf("%s: the invalid skill is placed", when)
+		}
+	}
+}

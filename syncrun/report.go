@@ -88,6 +88,8 @@ type ProblemReport struct {
 	Level   skill.Level `json:"level"`
 	Rule    string      `json:"rule"`
 	Message string      `json:"message"`
+	// Line is the line of Path the problem is on, where known.
+	Line int `json:"line,omitempty"`
 }
 
 // Report is what a sync did.
@@ -222,7 +224,7 @@ func keeps(cached bool) string {
 // AddProblems takes in what discovery found wrong in a source.
 func (r *Report) AddProblems(problems []skill.Problem) {
 	for _, p := range problems {
-		r.Problems = append(r.Problems, ProblemReport{Source: p.Source, Skill: p.Skill, Path: cmp.Or(p.File, p.Path), Level: p.Level, Rule: p.Rule, Message: p.Message})
+		r.Problems = append(r.Problems, ProblemReport{Source: p.Source, Skill: p.Skill, Path: cmp.Or(p.File, p.Path), Level: p.Level, Rule: p.Rule, Message: p.Message, Line: p.Line})
 	}
 }
 
@@ -304,8 +306,23 @@ func (r *Report) Events(now time.Time, actor string) []curator.Event {
 	return events
 }
 
-// Summarize fills Skills from Changes and Shadowed from cat, sorted.
+// Summarize fills Skills from Changes and Shadowed from cat, sorted, and
+// takes in cat's problems of the layers read in place (global,
+// workspace, user): every sync reads them again, for its catalog, and an
+// invalid skill there reaches no target, so the sync says why, each
+// time. Like a new upstream skill that is invalid, it is a problem of
+// that skill, not a partial sync: there is no last good copy to keep.
+// The marketplace sources' problems are the sync's own already.
 func (r *Report) Summarize(cat *layering.Catalog) {
+	marketplace := make(map[string]bool, len(r.Sources))
+	for _, s := range r.Sources {
+		marketplace[s.Source] = true
+	}
+	for _, p := range cat.Problems {
+		if !marketplace[p.Source] {
+			r.AddProblems([]skill.Problem{p})
+		}
+	}
 	r.Shadowed = []string{}
 	for _, w := range cat.Winners {
 		if len(w.Shadowed) > 0 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -113,9 +114,13 @@ func afterReport(err error) error {
 	return err
 }
 
-// problemPlace is where a sync's problem is, "SOURCE:PATH", or the one
-// of the two it has: a problem of a whole source has no path.
-func problemPlace(source, path string) string {
+// problemPlace is where a sync's problem is, "SOURCE:PATH:LINE" as
+// skill.Problem.String gives it (list's form, for editors to jump to), or
+// the one of the two it has: a problem of a whole source has no path.
+func problemPlace(source, path string, line int) string {
+	if line > 0 && path != "" {
+		path += ":" + strconv.Itoa(line)
+	}
 	if source == "" || path == "" {
 		return safe(source + path)
 	}
@@ -132,7 +137,7 @@ func (a *app) printSyncReport(r *skillsync.SyncReport) {
 	}
 	if !a.quiet {
 		for _, p := range r.Problems {
-			fmt.Fprintf(a.stderr, "%s: %s: %s (%s)\n", problemPlace(p.Source, p.Path), p.Level, safe(p.Message), p.Rule)
+			fmt.Fprintf(a.stderr, "%s: %s: %s (%s)\n", problemPlace(p.Source, p.Path, p.Line), p.Level, safe(p.Message), p.Rule)
 		}
 	}
 	tw := newTable(a.stdout)

@@ -464,3 +464,40 @@ func TestSyncSaysWhoKeepsATarget(t *testing.T) {
 		t.Errorf("B's sync --json does not mark the target refused:\n%s", r.stdout)
 	}
 }
+
+// TestSyncSaysWhyAWorkspaceSkillIsNotPlaced: an invalid skill in the
+// workspace's skills/ is said by every sync, at its layer, file and line
+// as list says it, on stderr and in --json's problems; the sync still
+// exits 0, the other skills placed.
+func TestSyncSaysWhyAWorkspaceSkillIsNotPlaced(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		"skills/deploy/SKILL.md": "---\nname: deploy\ndescription: Deploy: build and ship the app\n---\nSteps\n",
+		"skills/ok/SKILL.md":     "---\nname: ok\ndescription: The ok skill.\n---\nBody.\n",
+		"skillsync.yaml":         "repositories: []\ntargets:\n  - dir: out\n",
+	})
+	const said = "workspace:deploy/SKILL.md:3: error: frontmatter is not valid YAML"
+	for _, when := range []string{"first sync", "second sync"} {
+		r := run(t, dir, "sync")
+		if r.code != 0 || !strings.Contains(r.stderr, said) {
+			t.Fatalf("%s: exit %d, want 0 and %q on stderr\n%s%s", when, r.code, said, r.stdout, r.stderr)
+		}
+	}
+	r := run(t, dir, "sync", "--json")
+	var out struct {
+		Problems []struct {
+			Source, Path, Level, Rule string
+			Line                      int
+		} `json:"problems"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil || r.code != 0 {
+		t.Fatalf("sync --json: exit %d, %v\n%s", r.code, err, r.stdout)
+	}
+	if len(out.Problems) != 1 || out.Problems[0].Source != "workspace" || out.Problems[0].Path != "deploy/SKILL.md" || out.Problems[0].Line != 3 || out.Problems[0].Rule != "frontmatter-yaml" {
+		t.Errorf("sync --json problems: %+v", out.Problems)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "out", "ok", "SKILL.md")); err != nil {
+		t.Errorf("ok is not placed: %v", err)
+	}
+}
