@@ -1,0 +1,692 @@
+package repository
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+
+	gitconfig "github.com/go-git/go-git/v5/plumbing/format/config"
+
+	"github.com/skillsync/skillsync/internal/hostenv"
+	"github.com/skillsync/skillsync/skill"
+)
+
+// Bounds on the ignore files a listing reads: a .gitignore in a source is
+// untrusted text. A real one is a few KiB and a few hundred rules.
+const (
+	// MaxIgnoreFileSize bounds one ignore file.
+	MaxIgnoreFileSize = 256 << 10
+	// MaxIgnoreRules bounds the rules in effect in one folder, the
+	// user's and the work tree's included: every entry is judged
+	// against each.
+	MaxIgnoreRules = 10_000
+	// MaxIgnoreBytes bounds the ignore files one listing reads in all.
+	MaxIgnoreBytes = 16 << 20
+)
+
+// ErrIgnoreFile is wrapped by the error of a folder whose ignore rules
+// could not be read: what git ignores there is unknown, so nothing in it
+// is read, rather than a file the user keeps out of git.
+var ErrIgnoreFile = errors.New("its ignore rules cannot be read")
+
+// IgnoreFS is a DirFS over a folder of a git work tree that leaves out
+// what git ignores there, as git status judges it: the rules of the
+// user's core.excludesFile, the repository's info/exclude and every
+// .gitignore from the work tree's root down to each folder. An ignored
+// name is absent from every listing, and opening or stating it, or
+// anything below an ignored folder, fails with fs.ErrNotExist: ignore
+// rules only ever take away from what the DirFS would serve.
+//
+// Files git tracks although a rule matches them are left out too: git
+// keeps those, but knowing them takes the index, and leaving them out
+// errs on the side of not copying.
+//
+// Each .gitignore is read once, when its folder is first looked at, and
+// kept for the life of the IgnoreFS (one listing: a Local opens a new
+// one at every Sync and Skills), so an edit shows at the next listing.
+type IgnoreFS struct {
+	d      *DirFS   // the FS at the source's root
+	prefix string   // slash path of this FS inside d, "" at its root
+	st     *ignores // shared by every Sub
+}
+
+// ignores is what an IgnoreFS and its Subs know of the rules.
+type ignores struct {
+	d    *DirFS
+	base []string // components from the work tree's root to the source's
+
+	mu    sync.Mutex
+	dirs  map[string]*ignoreDir // by slash path inside the source
+	bytes int                   // of ignore files read
+	notes []skill.Problem
+}
+
+// ignoreDir is what applies below one folder of the source.
+type ignoreDir struct {
+	full   []string // components from the work tree's root
+	rules  []ignoreRule
+	hidden bool  // the folder, or one above it, is ignored
+	err    error // its rules could not be read (ErrIgnoreFile)
+	// read is set once the folder's own .gitignore was looked for. It
+	// is looked for when first needed, so that a listing of the folder
+	// that shows none spares the look: a stat through the os.Root costs
+	// more than the rest of a folder's judging.
+	read bool
+}
+
+// GitIgnoring returns d seen as git sees it when d's folder lies in a git
+// work tree, or nil when it does not, or when the folder itself is one
+// git ignores: the user named that folder, and it is read whole, as a
+// folder outside any work tree is. env is where the user's git config
+// and core.excludesFile are found.
+func GitIgnoring(d *DirFS, env hostenv.Env) (*IgnoreFS, error) {
+	root := d.Dir()
+	tree, gitDir := findWorkTree(root)
+	if tree == "" {
+		return nil, nil
+	}
+	rel, err := filepath.Rel(tree, root)
+	if err != nil {
+		return nil, nil
+	}
+	var base []string
+	if rel != "." {
+		base = strings.Split(filepath.ToSlash(rel), "/")
+	}
+	if slices.Contains(base, ".git") {
+		return nil, nil // inside a repository's own folder: no work tree
+	}
+	st := &ignores{d: d, base: base, dirs: map[string]*ignoreDir{}}
+	var rules []ignoreRule
+	add := func(name string, data []byte, depth int) error {
+		more := parseIgnore(data, depth)
+		if len(rules)+len(more) > MaxIgnoreRules {
+			return fmt.Errorf("%s brings the ignore rules in effect to %d, over the %d skillsync reads: %w", name, len(rules)+len(more), MaxIgnoreRules, ErrIgnoreFile)
+		}
+		rules = append(rules, more...)
+		return nil
+	}
+	if name, data, err := excludesFile(env); err != nil {
+		return nil, err
+	} else if err := add(name, data, 0); err != nil {
+		return nil, err
+	}
+	if gitDir != "" {
+		name := filepath.Join(gitDir, "info", "exclude")
+		data, err := st.readOutside(name)
+		if err != nil {
+			return nil, err
+		}
+		if err := add(name, data, 0); err != nil {
+			return nil, err
+		}
+	}
+	// The folders from the work tree's root down to the source's: their
+	// .gitignore files apply inside it, and a folder among them that is
+	// ignored holds nothing git judges.
+	for i := 0; i <= len(base); i++ {
+		if i > 0 && ignored(rules, base[:i], true) {
+			return nil, nil
+		}
+		if i == len(base) {
+			break // the source's own .gitignore is read through d
+		}
+		name := filepath.Join(tree, filepath.Join(base[:i]...), ".gitignore")
+		data, err := st.readOutside(name)
+		if err != nil {
+			return nil, err
+		}
+		if err := add(name, data, i); err != nil {
+			return nil, err
+		}
+	}
+	st.dirs["."] = &ignoreDir{full: slices.Clip(base), rules: slices.Clip(rules)}
+	return &IgnoreFS{d: d, st: st}, nil
+}
+
+// findWorkTree returns the work tree dir lies in (the nearest folder up
+// that holds a .git folder or file with a HEAD) and its repository's
+// common folder, where info/exclude is; "" when there is none.
+func findWorkTree(dir string) (tree, gitDir string) {
+	for {
+		dot := filepath.Join(dir, ".git")
+		if info, err := os.Lstat(dot); err == nil {
+			switch {
+			case info.IsDir():
+				if isRepo(dot) {
+					return dir, dot
+				}
+			case info.Mode().IsRegular():
+				// A linked work tree or a submodule: "gitdir: PATH",
+				// whose commondir (when it has one) holds info/.
+				if g := gitFileDir(dir, dot); g != "" {
+					return dir, g
+				}
+			}
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			return "", ""
+		}
+		dir = up
+	}
+}
+
+// isRepo reports whether dir looks like a repository's folder to git.
+func isRepo(dir string) bool {
+	_, err := os.Lstat(filepath.Join(dir, "HEAD"))
+	return err == nil
+}
+
+// gitFileDir reads the .git file dot of the work tree dir: the common
+// folder of the repository it names, or "" when it names none.
+func gitFileDir(dir, dot string) string {
+	data, err := readBounded(dot, 4<<10, false)
+	if err != nil {
+		return ""
+	}
+	line, _, _ := strings.Cut(string(data), "\n")
+	g, ok := strings.CutPrefix(strings.TrimSpace(line), "gitdir:")
+	if !ok {
+		return ""
+	}
+	g = strings.TrimSpace(g)
+	if !filepath.IsAbs(g) {
+		g = filepath.Join(dir, g)
+	}
+	if !isRepo(g) {
+		return ""
+	}
+	if c, err := readBounded(filepath.Join(g, "commondir"), 4<<10, false); err == nil {
+		common := strings.TrimSpace(string(c))
+		if !filepath.IsAbs(common) {
+			common = filepath.Join(g, common)
+		}
+		return common
+	}
+	return g
+}
+
+// excludesFile reads the user's core.excludesFile, as git finds it: the
+// last of the system config, $XDG_CONFIG_HOME/git/config and ~/.gitconfig
+// (or $GIT_CONFIG_GLOBAL alone) that sets it, else
+// $XDG_CONFIG_HOME/git/ignore. It follows links, as git does: such files
+// are the user's own, often links into a dotfiles repository.
+func excludesFile(env hostenv.Env) (string, []byte, error) {
+	home, _ := env.HomeDir()
+	xdg := env.Getenv("XDG_CONFIG_HOME")
+	if xdg == "" && home != "" {
+		xdg = filepath.Join(home, ".config")
+	}
+	var configs []string
+	if env.Getenv("GIT_CONFIG_NOSYSTEM") == "" {
+		if sys := env.Getenv("GIT_CONFIG_SYSTEM"); sys != "" {
+			configs = append(configs, sys)
+		} else if filepath.Separator == '/' {
+			configs = append(configs, "/etc/gitconfig")
+		}
+	}
+	if g, ok := env.LookupEnv("GIT_CONFIG_GLOBAL"); ok {
+		configs = append(configs, g)
+	} else {
+		if xdg != "" {
+			configs = append(configs, filepath.Join(xdg, "git", "config"))
+		}
+		if home != "" {
+			configs = append(configs, filepath.Join(home, ".gitconfig"))
+		}
+	}
+	file := ""
+	if xdg != "" {
+		file = filepath.Join(xdg, "git", "ignore")
+	}
+	for _, c := range configs {
+		if c == "" || c == os.DevNull {
+			continue
+		}
+		data, err := readBounded(c, MaxIgnoreFileSize, true)
+		if err != nil {
+			return "", nil, fmt.Errorf("git config %s: %w", c, err)
+		}
+		cfg := gitconfig.New()
+		if len(data) == 0 || gitconfig.NewDecoder(bytes.NewReader(data)).Decode(cfg) != nil {
+			continue // git would refuse to run; the default stands
+		}
+		if v := cfg.Section("core").Option("excludesfile"); v != "" {
+			file = v
+		}
+	}
+	if rest, ok := strings.CutPrefix(file, "~/"); ok && home != "" {
+		file = filepath.Join(home, rest)
+	}
+	if file == "" || !filepath.IsAbs(file) {
+		return file, nil, nil
+	}
+	data, err := readBounded(file, MaxIgnoreFileSize, true)
+	if err != nil {
+		return "", nil, fmt.Errorf("core.excludesFile %s: %w", file, err)
+	}
+	return file, data, nil
+}
+
+// readOutside reads an ignore file of the work tree outside the source:
+// never through a link, as git reads a .gitignore, and within the
+// listing's bounds. A missing one is empty.
+func (st *ignores) readOutside(name string) ([]byte, error) {
+	data, err := readBounded(name, MaxIgnoreFileSize, false)
+	if errors.Is(err, errLink) {
+		st.note(name, name+" is a symbolic link, which git does not follow for ignore rules; it is not read")
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w: %w", name, ErrIgnoreFile, err)
+	}
+	st.bytes += len(data)
+	return data, nil
+}
+
+// errLink is readBounded's refusal of a link it was not to follow.
+var errLink = errors.New("is a symbolic link")
+
+// readBounded reads the regular file name, up to max bytes; a missing
+// file is empty. Unless follow, a link is refused with errLink. The
+// open cannot block on a FIFO swapped in after the look.
+func readBounded(name string, max int64, follow bool) ([]byte, error) {
+	look := os.Lstat
+	if follow {
+		look = os.Stat
+	}
+	info, err := look(name)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
+		return nil, nil
+	case err != nil:
+		return nil, err
+	case info.Mode()&fs.ModeSymlink != 0:
+		return nil, errLink
+	case !info.Mode().IsRegular():
+		return nil, fmt.Errorf("%s is not a regular file", name)
+	case info.Size() > max:
+		return nil, fmt.Errorf("%s is %d bytes, over the %d skillsync reads of an ignore file", name, info.Size(), max)
+	}
+	f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if now, err := f.Stat(); err != nil || !os.SameFile(info, now) {
+		return nil, fmt.Errorf("%s changed while it was read", name)
+	}
+	return readMax(f, name, max)
+}
+
+// readMax reads r up to max bytes, failing past them.
+func readMax(r io.Reader, name string, max int64) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(bufio.NewReader(r), max+1))
+	if err == nil && int64(len(data)) > max {
+		err = fmt.Errorf("%s grew past the %d skillsync reads of an ignore file", name, max)
+	}
+	return data, err
+}
+
+// note records a warning about an ignore file, once.
+func (st *ignores) note(file, msg string) {
+	st.notes = append(st.notes, skill.Problem{Level: skill.Warning, Rule: "gitignore-unread", Path: file, File: file, Message: msg})
+}
+
+// Problems returns the warnings about the ignore files read so far, such
+// as a .gitignore that is a link and was not followed.
+func (w *IgnoreFS) Problems() []skill.Problem {
+	w.st.mu.Lock()
+	defer w.st.mu.Unlock()
+	return slices.Clone(w.st.notes)
+}
+
+// dir returns what is known of the folder at rel (a slash path inside
+// the source): whether it is ignored, with the rules of the folders above
+// it, reading their .gitignore files once. Its own are read by rules.
+// st.mu is held.
+func (st *ignores) dir(rel string) *ignoreDir {
+	if v := st.dirs[rel]; v != nil {
+		return v
+	}
+	parent := st.rules(path.Dir(rel))
+	name := path.Base(rel)
+	v := &ignoreDir{full: append(slices.Clip(parent.full), name), rules: parent.rules}
+	switch {
+	case parent.err != nil:
+		v.err, v.read = parent.err, true
+	case parent.hidden || ignored(parent.rules, v.full, true):
+		v.hidden, v.read = true, true
+	}
+	st.dirs[rel] = v
+	return v
+}
+
+// rules returns what applies below the folder at rel, its own .gitignore
+// read. st.mu is held.
+func (st *ignores) rules(rel string) *ignoreDir {
+	v := st.dir(rel)
+	if !v.read {
+		v.read = true
+		st.own(v, rel)
+	}
+	return v
+}
+
+// own adds the rules of the .gitignore in the folder rel to v's, or sets
+// v.err when they cannot be read. A .gitignore that is a link is not
+// followed (git does not follow one either since 2.32): its rules are not
+// read, and a warning says so.
+func (st *ignores) own(v *ignoreDir, rel string) {
+	name := path.Join(rel, ".gitignore")
+	fail := func(err error) { v.err = fmt.Errorf("%s: %w: %w", name, ErrIgnoreFile, err) }
+	// Most folders have none. One lstat by path says so for a seventh
+	// of what the os.Root's walk of each component costs; it learns only
+	// whether a name exists, and where it does, or the look fails for
+	// another reason, the look through the os.Root decides.
+	if _, err := os.Lstat(filepath.Join(st.d.Dir(), filepath.FromSlash(name))); errors.Is(err, fs.ErrNotExist) {
+		return
+	}
+	info, err := st.d.Lstat(name)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
+		return
+	case err != nil:
+		fail(err)
+		return
+	case info.Mode()&fs.ModeSymlink != 0 || !info.Mode().IsRegular():
+		st.note(name, fmt.Sprintf("%s is a symbolic link or not a regular file, which git does not read for ignore rules; it is not read", name))
+		return
+	case info.Size() > MaxIgnoreFileSize:
+		fail(fmt.Errorf("it is %d bytes, over the %d skillsync reads; nothing in its folder is read", info.Size(), MaxIgnoreFileSize))
+		return
+	case st.bytes+int(info.Size()) > MaxIgnoreBytes:
+		fail(fmt.Errorf("the source's ignore files add up to more than the %d bytes skillsync reads; nothing in its folder is read", MaxIgnoreBytes))
+		return
+	}
+	f, err := st.d.Open(name)
+	if err != nil {
+		fail(err)
+		return
+	}
+	defer f.Close()
+	if now, err := f.Stat(); err != nil || !os.SameFile(info, now) {
+		fail(errors.New("it changed while it was read"))
+		return
+	}
+	data, err := readMax(f, name, MaxIgnoreFileSize)
+	if err != nil {
+		fail(err)
+		return
+	}
+	st.bytes += len(data)
+	more := parseIgnore(data, len(v.full))
+	if len(more) == 0 {
+		return
+	}
+	if n := len(v.rules) + len(more); n > MaxIgnoreRules {
+		fail(fmt.Errorf("it brings the ignore rules in effect to %d, over the %d skillsync reads; nothing in its folder is read", n, MaxIgnoreRules))
+		return
+	}
+	v.rules = append(slices.Clip(v.rules), more...)
+}
+
+// inSource is name, a path of w, as a path inside the source.
+func (w *IgnoreFS) inSource(name string) string {
+	if w.prefix == "" {
+		return name
+	}
+	if name == "." {
+		return w.prefix
+	}
+	return w.prefix + "/" + name
+}
+
+// judge returns the error that hides rel (a path inside the source) when
+// git ignores it or lies in a folder that is ignored or whose rules could
+// not be read; isDir says how rel itself is judged. A link is judged as a
+// folder when that leaves it out: a rule for folders (build/) matches one
+// that leads to a folder, which the walk would enter.
+func (w *IgnoreFS) judge(op, name, rel string, isDir bool) error {
+	w.st.mu.Lock()
+	defer w.st.mu.Unlock()
+	if rel == "." {
+		v := w.st.dir(".")
+		return w.verdict(op, name, v.err, false)
+	}
+	parent := w.st.rules(path.Dir(rel))
+	if parent.err != nil || parent.hidden {
+		return w.verdict(op, name, parent.err, parent.hidden)
+	}
+	full := append(slices.Clip(parent.full), path.Base(rel))
+	out := ignored(parent.rules, full, isDir)
+	if !out && !isDir && ignored(parent.rules, full, true) {
+		info, err := w.d.Lstat(rel)
+		out = err != nil || info.Mode()&fs.ModeSymlink != 0
+	}
+	if !out && isDir {
+		// A folder whose own rules cannot be read is closed once that
+		// is known: its listing, or a look at a name in it, fails.
+		v := w.st.dir(rel)
+		return w.verdict(op, name, v.err, false)
+	}
+	return w.verdict(op, name, nil, out)
+}
+
+// verdict is judge's answer for name: the error that closes it, or
+// fs.ErrNotExist when git ignores it, else nil.
+func (w *IgnoreFS) verdict(op, name string, err error, hidden bool) error {
+	switch {
+	case err != nil:
+		return &fs.PathError{Op: op, Path: name, Err: err}
+	case hidden:
+		return &fs.PathError{Op: op, Path: name, Err: fs.ErrNotExist}
+	}
+	return nil
+}
+
+// keep filters the entries of the folder at rel (inside the source);
+// complete says they are all it holds.
+func (w *IgnoreFS) keep(rel string, entries []fs.DirEntry, complete bool) ([]fs.DirEntry, error) {
+	w.st.mu.Lock()
+	defer w.st.mu.Unlock()
+	v := w.st.dir(rel)
+	if !v.read && complete && !slices.ContainsFunc(entries, func(e fs.DirEntry) bool { return e.Name() == ".gitignore" }) {
+		v.read = true // the listing shows there is none to read
+	}
+	v = w.st.rules(rel)
+	if v.err != nil {
+		return nil, v.err
+	}
+	if v.hidden {
+		return nil, fs.ErrNotExist
+	}
+	if len(v.rules) == 0 {
+		return entries, nil
+	}
+	full := append(slices.Clip(v.full), "")
+	kept := entries[:0]
+	for _, e := range entries {
+		full[len(full)-1] = e.Name()
+		isDir := e.IsDir() || e.Type()&fs.ModeSymlink != 0
+		if !ignored(v.rules, full, isDir) {
+			kept = append(kept, e)
+		}
+	}
+	return kept, nil
+}
+
+// ConcurrentReads marks an IgnoreFS as safe to read from several
+// goroutines: what it learns of the rules is guarded.
+func (w *IgnoreFS) ConcurrentReads() {}
+
+// Dir returns the directory the FS serves.
+func (w *IgnoreFS) Dir() string {
+	return filepath.Join(w.d.Dir(), filepath.FromSlash(w.prefix))
+}
+
+// Open opens name for reading; a folder's listing leaves out what git
+// ignores.
+func (w *IgnoreFS) Open(name string) (fs.File, error) {
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
+	}
+	rel := w.inSource(name)
+	f, err := w.d.Open(rel)
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: rootErr(err)}
+	}
+	info, err := f.Stat()
+	if err == nil {
+		err = w.judge("open", name, rel, info.IsDir())
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if info.IsDir() {
+		return &ignoreDirFile{File: f, w: w, rel: rel, name: name}, nil
+	}
+	return f, nil
+}
+
+// ignoreDirFile is an open folder of an IgnoreFS.
+type ignoreDirFile struct {
+	fs.File
+	w         *IgnoreFS
+	rel, name string
+	// ahead is a batch read to learn whether the one before was the
+	// last, with its error.
+	ahead    []fs.DirEntry
+	aheadErr error
+	peeked   bool
+}
+
+// ReadDir reads the folder's entries, n at most when n > 0, leaving out
+// what git ignores. A batch all of whose entries are ignored is not
+// returned empty, which a caller would take for the end.
+func (f *ignoreDirFile) ReadDir(n int) ([]fs.DirEntry, error) {
+	rd, ok := f.File.(fs.ReadDirFile)
+	if !ok {
+		return nil, &fs.PathError{Op: "readdir", Path: f.name, Err: errors.New("not a directory")}
+	}
+	for {
+		var batch []fs.DirEntry
+		var err error
+		if f.peeked {
+			batch, err, f.ahead, f.aheadErr, f.peeked = f.ahead, f.aheadErr, nil, nil, false
+		} else {
+			batch, err = rd.ReadDir(n)
+		}
+		complete := n <= 0 || err == io.EOF
+		if n > 0 && err == nil && len(batch) < n {
+			// Likely the last batch: the next read, which the caller
+			// would make anyway, says so.
+			f.ahead, f.aheadErr = rd.ReadDir(n)
+			f.peeked = true
+			complete = len(f.ahead) == 0 && f.aheadErr == io.EOF
+		}
+		kept, kerr := f.w.keep(f.rel, batch, complete)
+		if kerr != nil {
+			return nil, &fs.PathError{Op: "readdir", Path: f.name, Err: kerr}
+		}
+		if len(kept) > 0 || err != nil || n <= 0 || len(batch) == 0 {
+			return kept, err
+		}
+	}
+}
+
+// Stat returns the FileInfo of name, as DirFS.Stat, unless git ignores it.
+func (w *IgnoreFS) Stat(name string) (fs.FileInfo, error) {
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrInvalid}
+	}
+	rel := w.inSource(name)
+	info, err := w.d.Stat(rel)
+	if err != nil {
+		return nil, &fs.PathError{Op: "stat", Path: name, Err: rootErr(err)}
+	}
+	if err := w.judge("stat", name, rel, info.IsDir()); err != nil {
+		return nil, err
+	}
+	return info, nil
+}
+
+// Lstat returns the FileInfo of name itself, as DirFS.Lstat, unless git
+// ignores it.
+func (w *IgnoreFS) Lstat(name string) (fs.FileInfo, error) {
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: "lstat", Path: name, Err: fs.ErrInvalid}
+	}
+	rel := w.inSource(name)
+	info, err := w.d.Lstat(rel)
+	if err != nil {
+		return nil, &fs.PathError{Op: "lstat", Path: name, Err: rootErr(err)}
+	}
+	isDir := info.IsDir() || info.Mode()&fs.ModeSymlink != 0
+	if err := w.judge("lstat", name, rel, isDir); err != nil {
+		return nil, err
+	}
+	return info, nil
+}
+
+// ReadDir lists the folder name in lexical order, leaving out what git
+// ignores.
+func (w *IgnoreFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: "readdir", Path: name, Err: fs.ErrInvalid}
+	}
+	rel := w.inSource(name)
+	if err := w.judge("readdir", name, rel, true); err != nil {
+		return nil, err
+	}
+	entries, err := w.d.ReadDir(rel)
+	kept, kerr := w.keep(rel, entries, err == nil)
+	if kerr != nil {
+		return nil, &fs.PathError{Op: "readdir", Path: name, Err: kerr}
+	}
+	if err != nil {
+		return kept, &fs.PathError{Op: "readdir", Path: name, Err: rootErr(err)}
+	}
+	return kept, nil
+}
+
+// Sub returns the IgnoreFS of the folder dir, judged by the same rules.
+func (w *IgnoreFS) Sub(dir string) (fs.FS, error) {
+	if !fs.ValidPath(dir) {
+		return nil, &fs.PathError{Op: "sub", Path: dir, Err: fs.ErrInvalid}
+	}
+	prefix := w.inSource(dir)
+	if prefix == "." {
+		prefix = ""
+	}
+	return &IgnoreFS{d: w.d, prefix: prefix, st: w.st}, nil
+}
+
+// DirKey names the identity of the folder name, as DirFS.DirKey, unless
+// git ignores it.
+func (w *IgnoreFS) DirKey(name string) (string, error) {
+	if _, err := w.Stat(name); err != nil {
+		return "", err
+	}
+	return w.d.DirKey(w.inSource(name))
+}
+
+var (
+	_ fs.StatFS    = (*IgnoreFS)(nil)
+	_ fs.SubFS     = (*IgnoreFS)(nil)
+	_ fs.ReadDirFS = (*IgnoreFS)(nil)
+	_ DirKeyFS     = (*IgnoreFS)(nil)
+	_ ConcurrentFS = (*IgnoreFS)(nil)
+)

@@ -1,0 +1,150 @@
+package repository
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/skillsync/skillsync/internal/gittest"
+	"github.com/skillsync/skillsync/internal/hostenv"
+)
+
+// TestIgnoreFSAgreesWithGit: what an IgnoreFS serves of a work tree is
+// what git ls-files --others --exclude-standard lists there, rule for
+// rule: git itself is the oracle, not a reading of gitignore(5).
+func TestIgnoreFSAgreesWithGit(t *testing.T) {
+	t.Parallel()
+	tree := []string{
+		"a.txt", "keep.txt", "b.log", ".env", "x/.env", "x/y/.env",
+		"build/out.js", "build/keep.txt", "src/build", "src/main.go",
+		"docs/api/a.md", "docs/api/.env", "docs/b.md", "config/.env", "config/c.yaml",
+		"deep/1/2/3/cache/f", "deep/cache/g", "cache/h",
+		"foo/bar/baz.txt", "foo/qux.txt", "name with space", "sp ", "#hash", "!bang",
+		"img/a.PNG", "img/b.png", "[x].txt", "star*.md",
+	}
+	for _, c := range []struct{ name, ignore string }{
+		{"names", ".env\n*.log\n"},
+		{"negation", "*.txt\n!keep.txt\n"},
+		{"folder rule, and a file of its name", "build/\n"},
+		{"no taking back inside an ignored folder", "build/\n!build/keep.txt\n!keep.txt\n"},
+		{"negated folder keeps its ignored files ignored", ".env\n!config/\n!docs/api\n"},
+		{"negated name of a folder keeps its ignored files ignored", ".env\n!config\n!x\n"},
+		{"anchored", "/a.txt\n/docs/api\nfoo/*.txt\n"},
+		{"double star", "**/cache\ndeep/**/f\nfoo/**\n"},
+		{"trailing double star", "docs/**\n!docs/b.md\n"},
+		{"classes and escapes", "[ab].txt\nimg/*.[pP][nN][gG]\n\\#hash\n\\!bang\n\\[x\\].txt\nstar\\*.md\n"},
+		{"spaces", "name with space\nsp\\ \n"},
+		{"comments and blank lines", "# *.txt\n\n   \n*.log   \n"},
+		{"negated class", "img/[!a]*\n"},
+		{"everything but", "*\n!*/\n!*.md\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			r := gittest.NewRepo(t, "main")
+			for _, f := range tree {
+				r.Write(f, "x\n", 0)
+			}
+			r.Write(".gitignore", c.ignore, 0)
+			var want []string
+			for line := range strings.SplitSeq(r.Git("-c", "core.excludesFile=", "ls-files", "--others", "--exclude-standard", "-z"), "\x00") {
+				if line != "" {
+					want = append(want, line)
+				}
+			}
+			slices.Sort(want)
+			d, err := NewDirFS(r.Dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			home := t.TempDir()
+			w, err := GitIgnoring(d, hostenv.New(home, []string{"HOME=" + home, "GIT_CONFIG_NOSYSTEM=1"}))
+			if err != nil || w == nil {
+				t.Fatalf("GitIgnoring: %v, %v", w, err)
+			}
+			var got []string
+			err = fs.WalkDir(w, ".", func(name string, e fs.DirEntry, err error) error {
+				if err != nil {
+					return err
+				}
+				if e.IsDir() && e.Name() == ".git" {
+					return fs.SkipDir
+				}
+				if !e.IsDir() {
+					got = append(got, name)
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			slices.Sort(got)
+			if !slices.Equal(got, want) {
+				t.Errorf("served %q\ngit lists %q", got, want)
+			}
+			// What a listing leaves out cannot be opened or stated either.
+			for _, f := range tree {
+				_, oerr := fs.Stat(w, f)
+				if listed := slices.Contains(want, f); listed != (oerr == nil) {
+					t.Errorf("stat %s: %v, listed by git: %v", f, oerr, listed)
+				}
+			}
+		})
+	}
+}
+
+// TestIgnoreFSSub: a Sub of an IgnoreFS is judged by the rules of the
+// whole work tree, dot-folders included.
+func TestIgnoreFSSub(t *testing.T) {
+	t.Parallel()
+	r := gittest.NewRepo(t, "main")
+	r.Write(".gitignore", "*.env\n", 0)
+	r.Write(".claude/skills/tool/a.env", "x\n", 0)
+	r.Write(".claude/skills/tool/SKILL.md", "x\n", 0)
+	d, err := NewDirFS(r.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	home := t.TempDir()
+	w, err := GitIgnoring(d, hostenv.New(home, []string{"HOME=" + home, "GIT_CONFIG_NOSYSTEM=1"}))
+	if err != nil || w == nil {
+		t.Fatalf("GitIgnoring: %v, %v", w, err)
+	}
+	sub, err := fs.Sub(w, ".claude/skills")
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, err := fs.ReadDir(sub, "tool")
+	if err != nil || len(entries) != 1 || entries[0].Name() != "SKILL.md" {
+		t.Fatalf("tool holds %v, %v; want SKILL.md alone", entries, err)
+	}
+	if _, err := sub.Open("tool/a.env"); err == nil {
+		t.Fatal("an ignored file opens through a Sub")
+	}
+	if got := sub.(*IgnoreFS).Dir(); got != filepath.Join(d.Dir(), ".claude", "skills") {
+		t.Fatalf("Dir = %s", got)
+	}
+}
+
+// TestIgnoreFSNotAWorkTree: a folder in no work tree, or inside a
+// repository's own folder, is served whole.
+func TestIgnoreFSNotAWorkTree(t *testing.T) {
+	t.Parallel()
+	r := gittest.NewRepo(t, "main")
+	home := t.TempDir()
+	env := hostenv.New(home, []string{"HOME=" + home, "GIT_CONFIG_NOSYSTEM=1"})
+	for _, dir := range []string{t.TempDir(), filepath.Join(r.Dir, ".git")} {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		d, err := NewDirFS(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w, err := GitIgnoring(d, env); w != nil || err != nil {
+			t.Errorf("%s: %v, %v; want nothing", dir, w, err)
+		}
+	}
+}
