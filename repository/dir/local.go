@@ -47,7 +47,9 @@ func (l *Local) Dir() string { return l.dir }
 // Sync returns a revision derived from the names, sizes, modes and
 // modification times of the directory's files, those in the folders of
 // other tools (.claude/skills, ...) included: it changes when a file does,
-// without reading any content but the plugin manifests'.
+// without reading any content but the plugin manifests'. In a git work
+// tree the files git ignores are not among them, so an edited .gitignore
+// (or info/exclude) that ignores a file more or less changes it too.
 func (l *Local) Sync(ctx context.Context) (repository.Revision, error) {
 	fsys, err := l.open()
 	if fsys == nil || err != nil {
@@ -62,12 +64,28 @@ func (l *Local) Skills(ctx context.Context) ([]skill.Skill, []skill.Problem, err
 	if fsys == nil || err != nil {
 		return nil, nil, err
 	}
-	return repository.Discover(ctx, fsys, l.source, filepath.Base(fsys.Dir()), l.opts)
+	skills, problems, err := repository.Discover(ctx, fsys, l.source, filepath.Base(fsys.Dir()), l.opts)
+	if ig, ok := fsys.(*repository.IgnoreFS); ok && err == nil {
+		for _, p := range ig.Problems() {
+			p.Source = l.source
+			problems = append(problems, p)
+		}
+	}
+	return skills, problems, err
+}
+
+// localFS is the FS a Local reads through.
+type localFS interface {
+	fs.FS
+	Dir() string
 }
 
 // open returns the confined FS, or nil when the directory does not exist
-// and is not required.
-func (l *Local) open() (*repository.DirFS, error) {
+// and is not required. A directory in a git work tree is read as git
+// sees it: what git ignores there (a .env, node_modules/, build output)
+// is left out, since a copy of it in the cache or a target would be
+// committed with the workspace that git keeps it out of.
+func (l *Local) open() (localFS, error) {
 	fsys, err := repository.NewDirFS(l.dir)
 	if errors.Is(err, fs.ErrNotExist) && l.required {
 		return nil, fmt.Errorf("%w (set dir: to where the skills are, or remove the source)", err)
@@ -84,6 +102,13 @@ func (l *Local) open() (*repository.DirFS, error) {
 	}
 	if !info.IsDir() {
 		return nil, fmt.Errorf("source %s: %s is not a directory", l.source, l.dir)
+	}
+	ig, err := repository.GitIgnoring(fsys, l.opts.Env)
+	if err != nil {
+		return nil, fmt.Errorf("source %s: read what git ignores in %s: %w", l.source, l.dir, err)
+	}
+	if ig != nil {
+		return ig, nil
 	}
 	return fsys, nil
 }

@@ -1,0 +1,296 @@
+package dir_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/skillsync/skillsync/internal/gittest"
+	"github.com/skillsync/skillsync/internal/hostenv"
+	"github.com/skillsync/skillsync/internal/skilltest"
+	"github.com/skillsync/skillsync/repository"
+	"github.com/skillsync/skillsync/repository/dir"
+)
+
+// ignoreEnv is an environment whose user has no git config of their own
+// but home's, and no system one: the machine running the tests must not
+// decide what is ignored.
+func ignoreEnv(home string) hostenv.Env {
+	return hostenv.New(home, []string{"HOME=" + home, "GIT_CONFIG_NOSYSTEM=1"})
+}
+
+// listing is every file of every skill the source yields, as
+// "skill/path", and the problems' rules and paths as "rule path".
+func listing(t *testing.T, r repository.Repository) (files, problems []string) {
+	t.Helper()
+	skills, ps, err := r.Skills(context.Background())
+	if err != nil {
+		t.Fatalf("Skills: %v", err)
+	}
+	for _, s := range skills {
+		for _, f := range s.Listing {
+			files = append(files, s.Name+"/"+f.Path)
+		}
+	}
+	for _, p := range ps {
+		problems = append(problems, p.Rule+" "+p.Path)
+	}
+	return files, problems
+}
+
+// TestDirSourceLeavesOutWhatGitIgnores: a dir source in a git work tree
+// is read as git status sees it. Without the rules every file of the
+// work tree was read, .env and node_modules included.
+func TestDirSourceLeavesOutWhatGitIgnores(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name string
+		// setup writes into the work tree at root (a git repository with
+		// the skills tool and other committed) and the user's home; it
+		// returns the folder the source reads.
+		setup    func(t *testing.T, root *gittest.Repo, home string) string
+		want     []string // files listed
+		problems []string // "rule path" of the problems, in part
+	}{{
+		name: "ignored file and folder",
+		setup: func(t *testing.T, r *gittest.Repo, home string) string {
+			r.Write(".gitignore", ".env\nnode_modules/\n", 0)
+			r.Write("skills/tool/.env", "API_KEY=sk-live-123\n", 0)
+			r.Write("skills/tool/node_modules/x/i.js", "j\n", 0)
+			// Work in progress is read: a tracked file edited, a new one
+			// not yet added.
+			r.Write("skills/tool/scripts/run.sh", "echo edited\n", 0)
+			r.Write("skills/tool/new.md", "draft\n", 0)
+			return r.Dir
+		},
+		want: []string{"other/SKILL.md", "tool/SKILL.md", "tool/new.md", "tool/scripts/run.sh"},
+	}, {
+		name: "nested .gitignore",
+		setup: func(t *testing.T, r *gittest.Repo, home string) string {
+			r.Write("skills/tool/.gitignore", "secret.txt\nout/\n", 0)
+			r.Write("skills/tool/secret.txt", "s\n", 0)
+			r.Write("skills/tool/out/a.bin", "a\n", 0)
+			r.Write("skills/other/secret.txt", "not ignored here\n", 0)
+			return r.Dir
+		},
+		want: []string{"other/SKILL.md", "other/secret.txt", "tool/.gitignore", "tool/SKILL.md", "tool/scripts/run.sh"},
+	}, {
+		name: "negation",
+		setup: func(t *testing.T, r *gittest.Repo, home string) string {
+			r.Write(".gitignore", "*.txt\n!keep.txt\n", 0)
+			r.Write("skills/tool/keep.txt", "k\n", 0)
+			r.Write("skills/tool/drop.txt", "d\n", 0)
+			return r.Dir
+		},
+		want: []string{"other/SKILL.md", "tool/SKILL.md", "tool/keep.txt", "tool/scripts/run.sh"},
+	}, {
+		// go-git's Matcher lets "!config/" match config/.env through its
+		// folder and keeps it; git ignores it.
+		name: "negated folder does not take back its files",
+		setup: func(t *testing.T, r *gittest.Repo, home string) string {
+			r.Write(".gitignore", ".env\n!config/\n", 0)
+			r.Write("skills/tool/config/.env", "k\n", 0)
+			r.Write("skills/tool/config/a.yaml", "a\n", 0)
+			return r.Dir
+		},
+		want: []string{"other/SKILL.md", "tool/SKILL.md", "tool/config/a.yaml", "tool/scripts/run.sh"},
+	}, {
+		name: "a file inside an ignored folder cannot be taken back",
+		setup: func(t *testing.T, r *gittest.Repo, home string) string {
+			r.Write(".gitignore", "build/\n!keep.txt\n", 0)
+			r.Write("skills/tool/build/keep.txt", "k\n", 0)
+			return r.Dir
+		},
+		want: []string{"other/SKILL.md", "tool/SKILL.md", "tool/scripts/run.sh"},
+	}, {
+		name: "anchored and double-star rules",
+		setup: func(t *testing.T, r *gittest.Repo, home string) string {
+			r.Write(".gitignore", "/skills/tool/scripts/gen-*\n**/cache/**\n", 0)
+			r.Write("skills/tool/scripts/gen-1.sh", "g\n", 0)
+			r.Write("skills/tool/cache/a/b", "c\n", 0)
+			r.Write("skills/other/scripts/gen-1.sh", "kept: the rule is anchored elsewhere\n", 0)
+			return r.Dir
+		},
+		want: []string{"other/SKILL.md", "other/scripts/gen-1.sh", "tool/SKILL.md", "tool/scripts/run.sh"},
+	}, {
+		name: "info/exclude",
+		setup: func(t *testing.T, r *gittest.Repo, home string) string {
+			skilltest.WriteFile(t, filepath.Join(r.Dir, ".git", "info", "exclude"), "local.md\n")
+			r.Write("skills/tool/local.md", "mine\n", 0)
+			return r.Dir
+		},
+		want: []string{"other/SKILL.md", "tool/SKILL.md", "tool/scripts/run.sh"},
+	}, {
+		name: "the user's core.excludesFile",
+		setup: func(t *testing.T, r *gittest.Repo, home string) string {
+			skilltest.WriteFile(t, filepath.Join(home, ".gitconfig"), "[core]\n\texcludesFile = ~/my-ignores\n")
+			skilltest.WriteFile(t, filepath.Join(home, "my-ignores"), "*.swp\n")
+			r.Write("skills/tool/SKILL.md.swp", "x\n", 0)
+			return r.Dir
+		},
+		want: []string{"other/SKILL.md", "tool/SKILL.md", "tool/scripts/run.sh"},
+	}, {
+		name: "the user's default global ignore",
+		setup: func(t *testing.T, r *gittest.Repo, home string) string {
+			skilltest.WriteFile(t, filepath.Join(home, ".config", "git", "ignore"), ".DS_Store\n")
+			r.Write("skills/tool/.DS_Store", "x\n", 0)
+			return r.Dir
+		},
+		want: []string{"other/SKILL.md", "tool/SKILL.md", "tool/scripts/run.sh"},
+	}, {
+		name: "a .gitignore above the source",
+		setup: func(t *testing.T, r *gittest.Repo, home string) string {
+			r.Write(".gitignore", "*.log\n", 0)
+			r.Write("skills/tool/debug.log", "x\n", 0)
+			return filepath.Join(r.Dir, "skills")
+		},
+		want: []string{"other/SKILL.md", "tool/SKILL.md", "tool/scripts/run.sh"},
+	}, {
+		// The user named the folder: git ignoring it as a whole does not
+		// empty the source.
+		name: "a source folder git ignores is read whole",
+		setup: func(t *testing.T, r *gittest.Repo, home string) string {
+			r.Write(".gitignore", "skills/\n*.log\n", 0)
+			r.Write("skills/tool/debug.log", "x\n", 0)
+			return filepath.Join(r.Dir, "skills")
+		},
+		want: []string{"other/SKILL.md", "tool/SKILL.md", "tool/debug.log", "tool/scripts/run.sh"},
+	}, {
+		name: "a folder outside any work tree",
+		setup: func(t *testing.T, r *gittest.Repo, home string) string {
+			out := t.TempDir()
+			skilltest.Skill(t, filepath.Join(out, "skills"), "tool", "A tool.", map[string]string{
+				".env": "API_KEY=1\n", "node_modules/x/i.js": "j\n", ".gitignore": ".env\nnode_modules/\n",
+			})
+			return out
+		},
+		want: []string{"tool/.env", "tool/.gitignore", "tool/SKILL.md", "tool/node_modules/x/i.js"},
+	}, {
+		// Knowing that git keeps it would take the index.
+		name: "a tracked file a rule matches is left out",
+		setup: func(t *testing.T, r *gittest.Repo, home string) string {
+			r.Write(".gitignore", "*.sh\n", 0)
+			return r.Dir
+		},
+		want: []string{"other/SKILL.md", "tool/SKILL.md"},
+	}, {
+		name: "an oversize .gitignore closes its folder",
+		setup: func(t *testing.T, r *gittest.Repo, home string) string {
+			r.Write("skills/tool/.gitignore", strings.Repeat("x\n", repository.MaxIgnoreFileSize/2+1), 0)
+			return r.Dir
+		},
+		want:     []string{"other/SKILL.md"},
+		problems: []string{"dir-unreadable skills/tool"},
+	}, {
+		name: "too many rules close the folder",
+		setup: func(t *testing.T, r *gittest.Repo, home string) string {
+			r.Write(".gitignore", strings.Repeat("a\n", repository.MaxIgnoreRules/2), 0)
+			r.Write("skills/tool/.gitignore", strings.Repeat("b\n", repository.MaxIgnoreRules/2+1), 0)
+			return r.Dir
+		},
+		want:     []string{"other/SKILL.md"},
+		problems: []string{"dir-unreadable skills/tool"},
+	}, {
+		// git does not follow a .gitignore that is a link; nor does the
+		// source, out of it: the rules there would hide SKILL.md.
+		name: "a linked .gitignore is not followed",
+		setup: func(t *testing.T, r *gittest.Repo, home string) string {
+			outside := filepath.Join(t.TempDir(), "rules")
+			skilltest.WriteFile(t, outside, "*.md\n")
+			r.Symlink(outside, "skills/tool/.gitignore")
+			return r.Dir
+		},
+		want:     []string{"other/SKILL.md", "tool/SKILL.md", "tool/scripts/run.sh"},
+		problems: []string{"gitignore-unread skills/tool/.gitignore"},
+	}} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			home := t.TempDir()
+			r := gittest.NewRepo(t, "main")
+			r.Skill("skills/tool", "A tool.")
+			r.Write("skills/tool/scripts/run.sh", "echo hi\n", 0o755)
+			r.Skill("skills/other", "Another.")
+			r.Commit("skills")
+			src := c.setup(t, r, home)
+			files, problems := listing(t, dir.NewSource("team", src, repository.Options{Env: ignoreEnv(home)}))
+			if !slices.Equal(files, c.want) {
+				t.Errorf("files %q, want %q (problems %q)", files, c.want, problems)
+			}
+			for _, p := range c.problems {
+				if !slices.Contains(problems, p) {
+					t.Errorf("problems %q, want %q among them", problems, p)
+				}
+			}
+			if c.problems == nil && len(problems) > 0 {
+				t.Errorf("problems %q, want none", problems)
+			}
+		})
+	}
+}
+
+// TestDirSourceOversizeRootIgnoreNamesIt: a .gitignore at the source's
+// root that is too big fails the source, naming the file, rather than
+// reading what it may keep out.
+func TestDirSourceOversizeRootIgnoreNamesIt(t *testing.T) {
+	t.Parallel()
+	r := gittest.NewRepo(t, "main")
+	r.Skill("skills/tool", "A tool.")
+	r.Write(".gitignore", strings.Repeat("x\n", repository.MaxIgnoreFileSize/2+1), 0)
+	src := dir.NewSource("team", r.Dir, repository.Options{Env: ignoreEnv(t.TempDir())})
+	_, _, err := src.Skills(context.Background())
+	if err == nil || !strings.Contains(err.Error(), ".gitignore") || !strings.Contains(err.Error(), "bytes") {
+		t.Fatalf("Skills: %v, want an error naming .gitignore and its size", err)
+	}
+	if _, err := src.Sync(context.Background()); err == nil || !strings.Contains(err.Error(), ".gitignore") {
+		t.Fatalf("Sync: %v, want an error naming .gitignore", err)
+	}
+}
+
+// TestDirSourceRevisionFollowsIgnoreRules: a rule added between two
+// listings, in a .gitignore or in info/exclude (which is no file of the
+// source), changes the revision and takes the file out of the next
+// listing, so the cache does not keep it.
+func TestDirSourceRevisionFollowsIgnoreRules(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name string
+		edit func(t *testing.T, r *gittest.Repo)
+	}{
+		{".gitignore", func(t *testing.T, r *gittest.Repo) { r.Write("skills/tool/.gitignore", "notes.md\n", 0) }},
+		{"info/exclude", func(t *testing.T, r *gittest.Repo) {
+			skilltest.WriteFile(t, filepath.Join(r.Dir, ".git", "info", "exclude"), "notes.md\n")
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			r := gittest.NewRepo(t, "main")
+			r.Skill("skills/tool", "A tool.")
+			r.Write("skills/tool/notes.md", "n\n", 0)
+			r.Commit("skills")
+			if err := os.MkdirAll(filepath.Join(r.Dir, ".git", "info"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			src := dir.NewSource("team", r.Dir, repository.Options{Env: ignoreEnv(t.TempDir())})
+			before, err := src.Sync(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.edit(t, r)
+			after, err := src.Sync(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if before == after {
+				t.Errorf("the revision %s did not change with the rule", before)
+			}
+			files, _ := listing(t, src)
+			if slices.Contains(files, "tool/notes.md") {
+				t.Errorf("files %q still hold the ignored notes.md", files)
+			}
+		})
+	}
+}

@@ -1,0 +1,56 @@
+package skillsync
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/skillsync/skillsync/config"
+	"github.com/skillsync/skillsync/internal/gittest"
+	"github.com/skillsync/skillsync/internal/skilltest"
+)
+
+// TestSyncDirSourceLeavesOutGitIgnored: a dir source that is a git
+// checkout syncs into the cache and the target without what git ignores
+// there (the tester's .env and node_modules/), while a file being written
+// that git does not ignore is synced; and a rule added to info/exclude
+// between two syncs takes its file out of both, though no file of the
+// source changed. Without the rules the secret reached the target, which
+// teams commit.
+func TestSyncDirSourceLeavesOutGitIgnored(t *testing.T) {
+	t.Parallel()
+	team := gittest.NewRepo(t, "main")
+	team.Skill("skills/tool", "A tool.")
+	team.Write(".gitignore", ".env\nnode_modules/\n", 0)
+	team.Commit("skills")
+	team.Write("skills/tool/.env", "API_KEY=sk-live-123\n", 0)
+	team.Write("skills/tool/node_modules/x/i.js", "j\n", 0)
+	team.Write("skills/tool/notes.md", "work in progress\n", 0)
+
+	_, ws := workspaceConfig(t, "repositories:\n  - name: team\n    dir: "+team.Dir+"\ntargets:\n  - dir: .claude/skills\n")
+	cfg := loadConfig(t, filepath.Join(ws, config.FileName))
+	home := t.TempDir()
+	e := NewEngine(cfg, WithGitStore(filepath.Join(ws, ".git-store")), WithHost(ws, []string{"HOME=" + home, "GIT_CONFIG_NOSYSTEM=1"}))
+	dirs := []string{filepath.Join(ws, ".skills-cache", "team", "tool"), filepath.Join(ws, ".claude", "skills", "tool")}
+	check := func(when string, want, gone []string) {
+		t.Helper()
+		for _, d := range dirs {
+			for _, name := range want {
+				if !skilltest.Exists(filepath.Join(d, name)) {
+					t.Errorf("%s: %s lacks %s", when, d, name)
+				}
+			}
+			for _, name := range gone {
+				if _, err := os.Lstat(filepath.Join(d, name)); err == nil {
+					t.Errorf("%s: %s holds %s, which git ignores", when, d, name)
+				}
+			}
+		}
+	}
+	mustSync(t, e, SyncOptions{})
+	check("first sync", []string{"SKILL.md", "notes.md"}, []string{".env", "node_modules"})
+
+	skilltest.WriteFile(t, filepath.Join(team.Dir, ".git", "info", "exclude"), "notes.md\n")
+	mustSync(t, e, SyncOptions{})
+	check("after info/exclude", []string{"SKILL.md"}, []string{".env", "node_modules", "notes.md"})
+}
