@@ -69,6 +69,11 @@ type ignores struct {
 	dirs  map[string]*ignoreDir // by slash path inside the source
 	bytes int                   // of ignore files read
 	notes []skill.Problem
+	// dropped counts the entries left out of listings, up to
+	// maxDropped: discovery charges max_entries only for the entries it
+	// is given, and a folder of millions of ignored files must not cost
+	// more than one of millions of others.
+	dropped, maxDropped int
 }
 
 // ignoreDir is what applies below one folder of the source.
@@ -106,7 +111,7 @@ func GitIgnoring(d *DirFS, env hostenv.Env) (*IgnoreFS, error) {
 	if slices.Contains(base, ".git") {
 		return nil, nil // inside a repository's own folder: no work tree
 	}
-	st := &ignores{d: d, base: base, dirs: map[string]*ignoreDir{}}
+	st := &ignores{d: d, base: base, dirs: map[string]*ignoreDir{}, maxDropped: DefaultMaxEntries}
 	var rules []ignoreRule
 	add := func(name string, data []byte, depth int) error {
 		more := parseIgnore(data, depth)
@@ -523,6 +528,9 @@ func (w *IgnoreFS) keep(rel string, entries []fs.DirEntry, complete bool) ([]fs.
 		if !ignored(v.rules, full, isDir) {
 			kept = append(kept, e)
 		}
+	}
+	if w.st.dropped += len(entries) - len(kept); w.st.dropped > w.st.maxDropped {
+		return nil, fmt.Errorf("the listing left out more than %d entries that git ignores, and stopped at this folder", w.st.maxDropped)
 	}
 	return kept, nil
 }

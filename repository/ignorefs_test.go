@@ -148,3 +148,28 @@ func TestIgnoreFSNotAWorkTree(t *testing.T) {
 		}
 	}
 }
+
+// TestIgnoreFSBoundsIgnoredEntries: the entries a listing leaves out are
+// bounded as the ones it gives are, so a folder of countless ignored
+// files is no endless read. Without the bound the listing read them all.
+func TestIgnoreFSBoundsIgnoredEntries(t *testing.T) {
+	t.Parallel()
+	r := gittest.NewRepo(t, "main")
+	r.Write(".gitignore", "*.o\n", 0)
+	for _, name := range []string{"a.o", "b.o", "c.o", "d.o", "keep.c"} {
+		r.Write("build/"+name, "x\n", 0)
+	}
+	d, err := NewDirFS(r.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	home := t.TempDir()
+	w, err := GitIgnoring(d, hostenv.New(home, []string{"HOME=" + home, "GIT_CONFIG_NOSYSTEM=1"}))
+	if err != nil || w == nil {
+		t.Fatalf("GitIgnoring: %v, %v", w, err)
+	}
+	w.st.maxDropped = 3
+	if entries, err := fs.ReadDir(w, "build"); err == nil || !strings.Contains(err.Error(), "more than 3") {
+		t.Fatalf("build lists %v, %v; want the bound's error", entries, err)
+	}
+}
