@@ -77,6 +77,21 @@ func openDocument(env hostenv.Env, name string, kinds *repository.Registry) (*do
 	return d, nil
 }
 
+// reparse reads the node tree again from the edited text: the lines an
+// edit spliced in moved every node below them, and a second edit of the
+// same document must find its key where it is now.
+func (d *document) reparse() error {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(d.bytes(), &doc); err != nil {
+		return fmt.Errorf("the edited text does not parse: %w", err)
+	}
+	d.root = nil
+	if len(doc.Content) > 0 {
+		d.root = doc.Content[0]
+	}
+	return nil
+}
+
 // bytes returns the edited text.
 func (d *document) bytes() []byte {
 	if len(d.lines) == 0 {

@@ -45,6 +45,9 @@ type AddResult struct {
 	// Skills are the names added to the skills: of an entry that was
 	// already there.
 	Skills []string
+	// Included are the names taken out of the exclude: of an entry that
+	// was already there: a skill remove --skill left out, asked for again.
+	Included []string
 	// Plugins are the names added to the plugins: of an entry that was
 	// already there.
 	Plugins []string
@@ -56,8 +59,9 @@ type AddResult struct {
 // file, wherever that key stands, keeping comments, blank lines and order;
 // a config without the key gets it at its end. A repository already there
 // (the same remote, ref and path, or the same directory) is not added
-// again: when both select skills, the names it lacks are added to its
-// skills:, else nothing changes and Added is false.
+// again: a name e selects that its exclude: lists is taken out of it, and
+// when both select skills, the names it lacks are added to its skills:;
+// Added is false.
 func AddRepository(env hostenv.Env, file string, e Entry, kinds *repository.Registry) (AddResult, error) {
 	d, err := openDocument(env, file, kinds)
 	if err != nil {
@@ -75,24 +79,7 @@ func AddRepository(env hostenv.Env, file string, e Entry, kinds *repository.Regi
 		if len(e.Plugins) > 0 && len(s.Plugins) > 0 {
 			return d.addPlugins(i, res, e.Plugins)
 		}
-		if len(e.Skills) == 0 || len(s.Skills) == 0 {
-			return res, nil
-		}
-		for _, n := range e.Skills {
-			if !slices.Contains(s.Skills, n) && !slices.Contains(res.Skills, n) {
-				res.Skills = append(res.Skills, n)
-			}
-		}
-		if len(res.Skills) == 0 {
-			return res, nil
-		}
-		if err := d.setSourceList(i, "skills", append(slices.Clone(s.Skills), res.Skills...)); err != nil {
-			return AddResult{}, err
-		}
-		if res.Config, err = d.save(); err != nil {
-			return AddResult{}, err
-		}
-		return res, nil
+		return d.addSkills(i, res, e.Skills)
 	}
 	name, err := d.newName(e)
 	if err != nil {
@@ -479,6 +466,53 @@ func (d *document) addPlugins(i int, res AddResult, plugins []string) (AddResult
 	}
 	if err := d.setSourceList(i, "plugins", append(slices.Clone(s.Plugins), res.Plugins...)); err != nil {
 		return AddResult{}, err
+	}
+	var err error
+	if res.Config, err = d.save(); err != nil {
+		return AddResult{}, err
+	}
+	return res, nil
+}
+
+// addSkills makes the entry already there at i take the skills add asks
+// for: remove --skill wrote a name into exclude: when the entry had no
+// skills:, and without taking it out again an add of that skill would
+// change nothing, for good. A name that only a glob of exclude: leaves
+// out stays out: the glob is the user's own.
+func (d *document) addSkills(i int, res AddResult, skills []string) (AddResult, error) {
+	s := d.cfg.Sources[i]
+	if len(skills) == 0 {
+		return res, nil
+	}
+	exclude := slices.DeleteFunc(slices.Clone(s.Exclude), func(x string) bool {
+		if slices.ContainsFunc(skills, func(n string) bool { return strings.EqualFold(n, x) }) {
+			res.Included = append(res.Included, x)
+			return true
+		}
+		return false
+	})
+	if len(s.Skills) > 0 {
+		for _, n := range skills {
+			if !slices.Contains(s.Skills, n) && !slices.Contains(res.Skills, n) {
+				res.Skills = append(res.Skills, n)
+			}
+		}
+	}
+	if len(res.Skills) == 0 && len(res.Included) == 0 {
+		return res, nil
+	}
+	if len(res.Skills) > 0 {
+		if err := d.setSourceList(i, "skills", append(slices.Clone(s.Skills), res.Skills...)); err != nil {
+			return AddResult{}, err
+		}
+	}
+	if len(res.Included) > 0 {
+		if err := d.reparse(); err != nil {
+			return AddResult{}, &Error{File: d.file, Errs: []error{err}}
+		}
+		if err := d.setSourceList(i, "exclude", exclude); err != nil {
+			return AddResult{}, err
+		}
 	}
 	var err error
 	if res.Config, err = d.save(); err != nil {

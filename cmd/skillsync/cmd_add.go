@@ -60,7 +60,8 @@ one plugin group of the repository's .claude-plugin/marketplace.json
 (plugins: in the config, so every sync keeps to it); repeat it for more.
 A repository already in the config (the same remote, ref and path) is not
 added twice: its selection grows by the --skill or --plugin names it
-lacks. --agent adds the folders those agents read as targets, as init
+lacks, and a --skill its exclude: lists (remove --skill wrote it there)
+is taken out of it. --agent adds the folders those agents read as targets, as init
 --agent does; without --agent, a workspace without targets looks for the
 installed agents as init does. With -g (--global) add edits
 the user-wide config and syncs into the agents' user folders.
@@ -187,7 +188,7 @@ func (a *app) runAdd(ctx context.Context, opts *addOptions) error {
 	if err != nil {
 		return err
 	}
-	out.Source, out.Added, out.Skills = res.Source, res.Added, orEmpty(res.Skills)
+	out.Source, out.Added, out.Skills = res.Source, res.Added, orEmpty(selected(res))
 	for _, s := range skipped {
 		a.warn("agent %s %s", s, agent.WhySkipped(s, opts.global))
 	}
@@ -201,8 +202,15 @@ func (a *app) runAdd(ctx context.Context, opts *addOptions) error {
 		switch {
 		case res.Added:
 			fmt.Fprintf(a.stdout, "%s: added source %s (%s)\n", name, res.Source, safe(describeEntry(entry)))
-		case len(res.Skills) > 0:
-			fmt.Fprintf(a.stdout, "%s: source %s is already there; its skills: now takes %s too\n", name, res.Source, safe(strings.Join(res.Skills, ", ")))
+		case len(res.Skills) > 0 || len(res.Included) > 0:
+			var did []string
+			if len(res.Included) > 0 {
+				did = append(did, "its exclude: no longer leaves out "+strings.Join(res.Included, ", "))
+			}
+			if len(res.Skills) > 0 {
+				did = append(did, "its skills: now takes "+strings.Join(res.Skills, ", ")+" too")
+			}
+			fmt.Fprintf(a.stdout, "%s: source %s is already there; %s\n", name, res.Source, safe(strings.Join(did, "; ")))
 		case len(res.Plugins) > 0:
 			fmt.Fprintf(a.stdout, "%s: source %s is already there; its plugins: now takes %s too\n", name, res.Source, safe(strings.Join(res.Plugins, ", ")))
 		default:
@@ -226,6 +234,18 @@ func (a *app) runAdd(ctx context.Context, opts *addOptions) error {
 		}
 	}
 	return err
+}
+
+// selected is what an add made a source already there take: the names
+// added to its skills: and those taken out of its exclude:, each once.
+func selected(res config.AddResult) []string {
+	out := slices.Clone(res.Skills)
+	for _, n := range res.Included {
+		if !slices.ContainsFunc(out, func(o string) bool { return strings.EqualFold(o, n) }) {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // configOrDefault loads the config at file, or the built-in default when

@@ -506,3 +506,31 @@ func TestRemoveSkillTypo(t *testing.T) {
 		t.Errorf("remove --skill pdf: %d %s", r.code, r.stderr)
 	}
 }
+
+// TestAddBringsBackARemovedSkill: remove --skill of a source that takes
+// every skill leaves the skill out with exclude:; add --skill of it takes
+// it out of exclude: again, says so, and the sync places it.
+func TestAddBringsBackARemovedSkill(t *testing.T) {
+	t.Parallel()
+	ws := t.TempDir()
+	shared := filepath.Join(ws, "shared")
+	skilltest.Skill(t, shared, "notes", "Take notes.", nil)
+	skilltest.Skill(t, shared, "pdf", "Fill in PDF forms.", nil)
+	if r := run(t, ws, "add", "./shared", "--agent", "claude"); r.code != 0 {
+		t.Fatalf("add: %d %s", r.code, r.stderr)
+	}
+	target := filepath.Join(ws, ".claude", "skills", "pdf")
+	if r := run(t, ws, "remove", "shared", "--skill", "pdf"); r.code != 0 || fileExists(target) {
+		t.Fatalf("remove --skill: %d %s", r.code, r.stderr)
+	}
+	r := run(t, ws, "add", "./shared", "--skill", "pdf")
+	if r.code != 0 || !strings.Contains(r.stdout, "source shared is already there; its exclude: no longer leaves out pdf") {
+		t.Errorf("add --skill again: %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if cfg := skilltest.ReadFile(t, filepath.Join(ws, "skillsync.yaml")); strings.Contains(cfg, "exclude: [pdf]") {
+		t.Errorf("the config still leaves pdf out:\n%s", cfg)
+	}
+	if !fileExists(filepath.Join(target, "SKILL.md")) {
+		t.Error("pdf did not come back to the target")
+	}
+}
