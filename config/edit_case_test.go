@@ -34,7 +34,7 @@ func TestAddRepositoryCaseOfTheRemote(t *testing.T) {
 		{"skills join the entry there", "git: https://github.com/acme/skills\n    skills: [docx]", Entry{Git: "https://github.com/Acme/Skills", Skills: []string{"pdf"}}, false, []string{"pdf"}},
 		{"self-hosted host", "git: https://git.example.com/acme/skills", Entry{Git: "https://GIT.Example.com/acme/skills"}, false, nil},
 		{"self-hosted path", "git: https://git.example.com/acme/skills", Entry{Git: "https://git.example.com/Acme/Skills"}, true, nil},
-		{"another ref", "git: https://github.com/acme/skills", Entry{Git: "https://github.com/Acme/Skills", Ref: "v2"}, true, nil},
+		{"another ref", "git: https://github.com/acme/skills", Entry{Name: "v2", Git: "https://github.com/Acme/Skills", Ref: "v2"}, true, nil},
 		{"the folder inside keeps its case", "git: https://github.com/acme/skills\n    path: Skills", Entry{Git: "https://github.com/Acme/Skills", Path: "skills"}, true, nil},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -57,7 +57,9 @@ type AddResult struct {
 
 // AddRepository appends e to the repositories: of the config file at
 // file, wherever that key stands, keeping comments, blank lines and order;
-// a config without the key gets it at its end. A repository already there
+// a config without the key gets it at its end. The same remote and path
+// at another ref, selecting skills the entry there selects, is refused
+// (an ArgError) unless e.Name is given. A repository already there
 // (the same remote, ref and path, or the same directory) is not added
 // again: a name e selects that its exclude: lists is taken out of it, and
 // when both select skills, the names it lacks are added to its skills:;
@@ -80,6 +82,9 @@ func AddRepository(env hostenv.Env, file string, e Entry, kinds *repository.Regi
 			return d.addPlugins(i, res, e.Plugins)
 		}
 		return d.addSkills(i, res, e.Skills)
+	}
+	if err := d.otherRef(e); err != nil {
+		return AddResult{}, err
 	}
 	name, err := d.newName(e)
 	if err != nil {
@@ -519,4 +524,41 @@ func (d *document) addSkills(i int, res AddResult, skills []string) (AddResult, 
 		return AddResult{}, err
 	}
 	return res, nil
+}
+
+// otherRef refuses e, a remote that is not in the config at its ref,
+// when an entry reads the same remote and path at another ref and selects
+// skills e would select too: a second entry with a derived name would
+// cache every such skill twice, one copy shadowing the other, where the
+// user most likely meant to pin, or move, the entry there. An e.Name
+// given says two sources are meant.
+func (d *document) otherRef(e Entry) error {
+	if e.Git == "" || e.Name != "" {
+		return nil
+	}
+	for _, s := range d.cfg.Sources {
+		st, ok := s.Settings.(Remote)
+		if !ok {
+			continue
+		}
+		ref, p := st.Tracks()
+		if remoteKey(e.Git) != remoteKey(st.Remote()) || cleanRepoPath(e.Path) != cleanRepoPath(p) || ref == e.Ref {
+			continue
+		}
+		if !overlaps(Source{Skills: e.Skills, Plugins: e.Plugins}, s) {
+			continue
+		}
+		where := fmt.Sprintf("%s:%d", d.file, s.Line)
+		var msg string
+		switch {
+		case ref == "":
+			msg = fmt.Sprintf("source %s is already there without a ref; to pin it, set ref: %s on that entry in %s", s.Name, e.Ref, where)
+		case e.Ref == "":
+			msg = fmt.Sprintf("source %s is already there at ref %s; to follow the default branch, take ref: out of that entry in %s", s.Name, ref, where)
+		default:
+			msg = fmt.Sprintf("source %s is already there at ref %s; to move it, set ref: %s on that entry in %s", s.Name, ref, e.Ref, where)
+		}
+		return &ArgError{Err: fmt.Errorf("%s, or skillsync remove %s first; --name NAME adds it as a second source beside it, caching the skills both take twice", msg, s.Name)}
+	}
+	return nil
 }

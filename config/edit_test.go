@@ -154,13 +154,14 @@ hidden: [a]
 		t.Errorf("the selection was not extended in place:\n%s", got)
 	}
 
-	// Another ref is another source, with a name of its own.
-	res, err = AddRepository(hostenv.Env{}, path, Entry{Git: "https://github.com/acme/skills", Ref: "v2"}, all.Kinds())
-	if err != nil || !res.Added || res.Source != "acme-skills" {
+	// Another ref is another source only with a name of its own
+	// (TestAddRepositoryAtAnotherRef has the refusal without one).
+	res, err = AddRepository(hostenv.Env{}, path, Entry{Name: "skills-v2", Git: "https://github.com/acme/skills", Ref: "v2"}, all.Kinds())
+	if err != nil || !res.Added || res.Source != "skills-v2" {
 		t.Errorf("another ref: %+v, %v", res, err)
 	}
 	res, err = AddRepository(hostenv.Env{}, path, Entry{Git: "https://github.com/acme/skills", Path: "more"}, all.Kinds())
-	if err != nil || !res.Added || res.Source != "acme-skills-2" {
+	if err != nil || !res.Added || res.Source != "acme-skills" {
 		t.Errorf("a third: %+v, %v", res, err)
 	}
 	if _, err := AddRepository(hostenv.Env{}, path, Entry{Name: "builtin", Git: "https://example.com/x"}, all.Kinds()); err == nil || !strings.Contains(err.Error(), "already") {

@@ -61,7 +61,9 @@ one plugin group of the repository's .claude-plugin/marketplace.json
 A repository already in the config (the same remote, ref and path) is not
 added twice: its selection grows by the --skill or --plugin names it
 lacks, and a --skill its exclude: lists (remove --skill wrote it there)
-is taken out of it. --agent adds the folders those agents read as targets, as init
+is taken out of it. The same remote and path at another ref, taking
+skills the entry there takes, is refused: set ref: on that entry, or give
+--name to add a second source on purpose. --agent adds the folders those agents read as targets, as init
 --agent does; without --agent, a workspace without targets looks for the
 installed agents as init does. With -g (--global) add edits
 the user-wide config and syncs into the agents' user folders.

@@ -534,3 +534,29 @@ func TestAddBringsBackARemovedSkill(t *testing.T) {
 		t.Error("pdf did not come back to the target")
 	}
 }
+
+// TestAddAtAnotherRefIsRefused: add URL@ref of a repository the config
+// reads without a ref wrote a second source, which cached every skill
+// twice; it is refused with exit 2, naming the entry and the fix, and
+// with --name it is a second source on purpose.
+func TestAddAtAnotherRefIsRefused(t *testing.T) {
+	t.Parallel()
+	up := gittest.NewRepo(t, "main")
+	up.Skill("skills/pdf", "Fill in PDF forms.")
+	up.Commit("first")
+	ws := t.TempDir()
+	if r := run(t, ws, "add", up.URL(), "--name", "shared", "--no-sync"); r.code != 0 {
+		t.Fatalf("add: %d %s", r.code, r.stderr)
+	}
+	before := skilltest.ReadFile(t, filepath.Join(ws, "skillsync.yaml"))
+	r := run(t, ws, "add", up.URL()+"@main")
+	if r.code != 2 || !strings.Contains(r.stderr, "source shared is already there without a ref; to pin it, set ref: main on that entry in "+filepath.Join(ws, "skillsync.yaml")+":") || !strings.Contains(r.stderr, "skillsync remove shared first") {
+		t.Errorf("add URL@main: %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if got := skilltest.ReadFile(t, filepath.Join(ws, "skillsync.yaml")); got != before {
+		t.Errorf("the refused add changed the config:\n%s", got)
+	}
+	if r := run(t, ws, "add", up.URL()+"@main", "--name", "pinned", "--no-sync"); r.code != 0 || !strings.Contains(r.stdout, "added source pinned") {
+		t.Errorf("add URL@main --name: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+}
