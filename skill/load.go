@@ -184,7 +184,7 @@ func (o Options) parse(s *Skill, head []byte, capped bool, dirName string) []Pro
 	var doc yaml.Node
 	if err := yaml.Unmarshal([]byte(fm), &doc); err != nil {
 		return []Problem{{Level: Error, Rule: "frontmatter-yaml",
-			Line: yamlErrorLine(err, fmLine), Message: "frontmatter is not valid YAML: " + trimYAMLError(err)}}
+			Line: yamlErrorLine(err, fmLine), Message: "frontmatter is not valid YAML: " + trimYAMLError(err) + colonHint(err, fm)}}
 	}
 	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
 		return []Problem{{Level: Error, Rule: "frontmatter-not-mapping", Line: fmLine,
@@ -566,6 +566,28 @@ func yamlErrorLine(err error, fmLine int) int {
 	}
 	n, _ := strconv.Atoi(m[1])
 	return n + fmLine - 1
+}
+
+// colonHint says how to fix the mistake most SKILL.md files that do not
+// parse make, a plain value holding ": " (description: Deploy: build and
+// ship), which yaml.v3 only calls "mapping values are not allowed in this
+// context"; the example is the line at fault, quoted, where it is one
+// key and a value.
+func colonHint(err error, fm string) string {
+	if !strings.Contains(err.Error(), "mapping values are not allowed") {
+		return ""
+	}
+	example := `description: "Deploy: build and ship"`
+	if m := yamlLine().FindStringSubmatch(err.Error()); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		if lines := strings.Split(fm, "\n"); n >= 1 && n <= len(lines) {
+			line := strings.TrimSpace(lines[n-1])
+			if k, v, ok := strings.Cut(line, ": "); ok && strings.Contains(v, ": ") && !strings.ContainsAny(k, " \"'") && !strings.ContainsAny(v[:1], "\"'[{") {
+				example = k + ": " + strconv.Quote(v)
+			}
+		}
+	}
+	return "; a value holding \": \" must be quoted: " + example
 }
 
 // trimYAMLError drops yaml.v3's "yaml: line N:" prefix, since the problem
