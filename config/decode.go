@@ -81,7 +81,7 @@ func decodeMappingLines(n *yaml.Node, where string, f fields) (keyLines, []error
 		if h, ok := ptr.(hinted); ok {
 			ptr, want = h.ptr, "; "+k.Value+" is "+h.want
 		}
-		if msg := decodeValue(v, ptr); msg != "" {
+		if msg := decodeValue(k.Value, v, ptr); msg != "" {
 			errs = append(errs, fmt.Errorf("line %d: key %q in %s: %s%s", k.Line, k.Value, where, msg, want))
 		}
 	}
@@ -90,8 +90,13 @@ func decodeMappingLines(n *yaml.Node, where string, f fields) (keyLines, []error
 
 // decodeValue decodes v into ptr, and returns what is wrong with it in a
 // user's words, "" when nothing is. A fraction for a whole number is
-// refused: yaml.v3 would cut 1.5 to 1 without a word (1e6 is taken).
-func decodeValue(v *yaml.Node, ptr any) string {
+// refused: yaml.v3 would cut 1.5 to 1 without a word (1e6 is taken). A
+// number in quotes is a string to YAML, which yaml.v3 calls a number out
+// of range; key names the fix.
+func decodeValue(key string, v *yaml.Node, ptr any) string {
+	if v.Kind == yaml.ScalarNode && v.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 && wholeNumber(ptr) && digits().MatchString(v.Value) {
+		return fmt.Sprintf("%q is a string, not a number: write %s: %s without quotes", v.Value, key, v.Value)
+	}
 	if v.Kind == yaml.ScalarNode && v.ShortTag() == "!!float" && wholeNumber(ptr) {
 		var f float64
 		switch err := v.Decode(&f); {

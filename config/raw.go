@@ -101,7 +101,7 @@ func (r *rawConfig) fields() fields {
 			return nil
 		}),
 		"hidden": nested(func(n *yaml.Node) []error {
-			if msg := decodeValue(n, &r.Hidden); msg != "" {
+			if msg := decodeValue("hidden", n, &r.Hidden); msg != "" {
 				return []error{fmt.Errorf("line %d: key \"hidden\" in the config: %s", n.Line, msg)}
 			}
 			r.hiddenLines = itemLines(n)

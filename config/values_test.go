@@ -31,6 +31,8 @@ func TestValueErrorsNameTheLine(t *testing.T) {
 		{"max_file_size with a unit", "strict: true\nmax_file_size: 10MB\n", []string{`:2: key "max_file_size" in the config: "10MB" is not a whole number; max_file_size is a positive number of bytes, such as 10485760`}},
 		{"max_file_size a fraction", "strict: true\nmax_file_size: 1.5\n", []string{`:2: key "max_file_size" in the config: "1.5" is not a whole number; max_file_size is a positive number of bytes`}},
 		{"max_file_size too large", "strict: true\nmax_file_size: 99999999999999999999\n", []string{`:2: key "max_file_size" in the config:`, "is too large a number here", "such as 10485760"}},
+		{"depth in quotes", "repositories:\n  - name: x\n    git: https://example.com/x\n    depth: \"1\"\n", []string{`:4: key "depth" in repositories[0]: "1" is a string, not a number: write depth: 1 without quotes`}},
+		{"max_file_size in quotes", "strict: true\nmax_file_size: '10'\n", []string{`:2: key "max_file_size" in the config: "10" is a string, not a number: write max_file_size: 10 without quotes`}},
 		{"max_file_size far below zero", "strict: true\nmax_file_size: -99999999999999999999\n", []string{`:2: key "max_file_size" in the config: "-99999999999999999999" is too small a number here`}},
 		{"zero max_entries", "strict: true\nmax_entries: 0\n", []string{":2: max_entries 0: a limit is a positive number of directory entries, such as 100000 (the default)"}},
 		{"negative max_entries", "strict: true\nmax_entries: -5\n", []string{":2: max_entries -5:", "such as 100000"}},
