@@ -347,8 +347,10 @@ func (a *app) parseSource(arg, configuredHost, ref, path string) (config.Entry, 
 		if info, err := os.Stat(e.Dir); err != nil || !info.IsDir() {
 			return config.Entry{}, usageError("source %s: %s is not a directory", arg, e.Dir)
 		}
-	case !strings.Contains(arg, ":") && !strings.HasPrefix(arg, "./") && !strings.HasPrefix(arg, "../"):
+	case !strings.Contains(arg, ":") && strings.HasPrefix(e.Git, host):
 		// owner/repo that is also a folder here: say which one was meant.
+		// An absolute path or a ./ one never reaches the host (a bare
+		// repository there is read as file://), so it gets no hint.
 		if here, err := a.abs(arg); err != nil {
 			return config.Entry{}, err
 		} else if info, err := os.Stat(here); err == nil && info.IsDir() {

@@ -241,6 +241,14 @@ func TestAddLocalAndErrors(t *testing.T) {
 	if r := run(t, ws, "add", ".shared/team"); !strings.Contains(r.stderr, "write ./.shared/team for the local folder") {
 		t.Errorf("add .shared/team: %d %s", r.code, r.stderr)
 	}
+	// A repository's .git named by its absolute path is read as file://:
+	// no hint of a repository on the git host.
+	up := gittest.NewRepo(t, "main")
+	up.Skill("skills/pdf", "Fill in PDF forms.")
+	up.Commit("first")
+	if r := run(t, ws, "add", filepath.Join(up.Dir, ".git"), "--no-sync"); r.code != 0 || strings.Contains(r.stderr, "read as a repository on") || !strings.Contains(skilltest.ReadFile(t, filepath.Join(ws, "skillsync.yaml")), "git: file://") {
+		t.Errorf("add /abs/.git: %d %s %s", r.code, r.stdout, r.stderr)
+	}
 }
 
 // TestRemove removes a source: the cleanup after the sync takes its
