@@ -11,6 +11,7 @@ import (
 
 	"github.com/skillsync/skillsync/agent"
 	"github.com/skillsync/skillsync/internal/hostenv"
+	"github.com/skillsync/skillsync/internal/termtext"
 )
 
 // noAgent is the --agent value that asks for no target on purpose.
@@ -48,15 +49,21 @@ func foundAgents(env hostenv.Env, global bool) []agent.Agent {
 // detectTargets is what init and add do in a workspace without targets
 // when no --agent is given: on a terminal they ask which of the agents
 // found to use, all of them preselected; otherwise they say which were
-// found and the --agent line that adds them. redo is that command line
-// without --agent. It never leaves the user thinking an agent sees the
-// skills when none does.
-func (a *app) detectTargets(redo string) ([]agent.Target, error) {
+// found and the --agent line that adds them. argv is that command line's
+// words after skillsync, without --agent, each quoted for the shell as it
+// is printed. It never leaves the user thinking an agent sees the skills
+// when none does.
+func (a *app) detectTargets(argv ...string) ([]agent.Target, error) {
 	found := foundAgents(a.env, a.global)
 	prefix := "skillsync "
 	if a.global {
 		prefix = "skillsync -g "
 	}
+	words := make([]string, len(argv))
+	for i, w := range argv {
+		words[i] = termtext.ShellArg(w)
+	}
+	redo := strings.Join(words, " ")
 	if len(found) == 0 {
 		a.logWarn(fmt.Sprintf("no target and no agent found on this machine: no agent will see these skills.\n"+
 			"  Add one with %s%s --agent NAME (skillsync agents lists them), or --agent none to keep it so.", prefix, redo))

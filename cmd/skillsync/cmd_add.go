@@ -179,7 +179,7 @@ func (a *app) runAdd(ctx context.Context, opts *addOptions) error {
 		}
 	}
 	if !named && len(cfg.Targets) == 0 && len(cfg.AgentsMD) == 0 {
-		if targets, err = a.detectTargets("add " + opts.source); err != nil {
+		if targets, err = a.detectTargets("add", opts.source); err != nil {
 			return err
 		}
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/skillsync/skillsync/agent"
 	"github.com/skillsync/skillsync/config"
 	"github.com/skillsync/skillsync/internal/atomicfile"
+	"github.com/skillsync/skillsync/internal/termtext"
 )
 
 type initOptions struct {
@@ -198,7 +199,7 @@ func (a *app) writeStarter(name string, force bool) error {
 	}
 	if above := config.Above(filepath.Dir(name)); above != "" {
 		a.warn("%s is in a folder above: this starts a second workspace in %s, its own cache, lock and targets; to add to that one, run skillsync in %s or pass --config %s",
-			above, filepath.Dir(name), filepath.Dir(above), above)
+			above, filepath.Dir(name), filepath.Dir(above), termtext.ShellArg(above))
 	}
 	text, err := a.starter()
 	if err != nil {

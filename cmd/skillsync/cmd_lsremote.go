@@ -10,6 +10,7 @@ import (
 
 	"github.com/skillsync/skillsync"
 	"github.com/skillsync/skillsync/config"
+	"github.com/skillsync/skillsync/internal/termtext"
 	"github.com/skillsync/skillsync/repository"
 	"github.com/skillsync/skillsync/skill"
 )
@@ -110,7 +111,7 @@ func (a *app) lsRemote(ctx context.Context, opts *lsRemoteOptions) error {
 	}
 	tw.Flush()
 	fmt.Fprintf(a.stderr, "%s at %s: %s; add them with skillsync add %s (--skill NAME for some)\n",
-		safe(describeEntry(entry)), shortRev(offer.Revision), plural(len(out.Skills), "skill"), safe(opts.source))
+		safe(describeEntry(entry)), shortRev(offer.Revision), plural(len(out.Skills), "skill"), safe(termtext.ShellArg(opts.source)))
 	return nil
 }
 

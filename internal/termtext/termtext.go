@@ -12,6 +12,7 @@ package termtext
 
 import (
 	"strconv"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -172,4 +173,29 @@ func EscapeJSON(b []byte) []byte {
 
 func appendU(b []byte, v uint32) []byte {
 	return appendHex(append(b, `\u`...), v, 4)
+}
+
+// ShellArg writes s as one word of a POSIX shell command line, for the
+// commands a message tells the user to run: a path with a space or a
+// quote in it, printed bare, would be split or cut by the shell that runs
+// the copied line. s comes back as it is when it holds nothing a shell
+// reads specially, else in single quotes. A ~ is left bare: at the start
+// the shell makes it the home folder, as skillsync would.
+func ShellArg(s string) string {
+	if s == "" {
+		return "''"
+	}
+	plain := true
+	for _, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
+		case strings.ContainsRune("@%+=:,./_~-", r):
+		default:
+			plain = false
+		}
+	}
+	if plain {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -133,3 +133,23 @@ func TestEscapeJSON(t *testing.T) {
 		t.Error("EscapeJSON copied JSON that had nothing to escape")
 	}
 }
+
+func TestShellArg(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ in, want string }{
+		{"acme/skills", "acme/skills"},
+		{"/tmp/ws/skillsync.yaml", "/tmp/ws/skillsync.yaml"},
+		{"~/skills", "~/skills"},
+		{"~/my skills", "'~/my skills'"},
+		{"/a/b~c", "/a/b~c"},
+		{"it's", `'it'\''s'`},
+		{"$HOME/x", "'$HOME/x'"},
+		{"a;b", "'a;b'"},
+		{"", "''"},
+		{"ünïcode", "'ünïcode'"},
+	} {
+		if got := ShellArg(tt.in); got != tt.want {
+			t.Errorf("ShellArg(%q) = %s, want %s", tt.in, got, tt.want)
+		}
+	}
+}
