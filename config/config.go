@@ -55,6 +55,9 @@ type Config struct {
 	// list of skills is kept for agents that read AGENTS.md and no skills
 	// folder; in the order of targets:.
 	AgentsMD []AgentsMDTarget
+	// NoTarget is set when targets: is empty on purpose: init --agent none
+	// wrote it with NoTargetComment, so add does not look for agents.
+	NoTarget bool
 	// Curator is when idle skills become stale and archived.
 	Curator Curation
 	// Schedule is when the daemon syncs and curates.

@@ -65,6 +65,8 @@ type rawConfig struct {
 		lines              keyLines
 	}
 	Fleet rawFleet
+	// noTarget is an empty targets: marked NoTargetComment.
+	noTarget bool
 }
 
 type rawTarget struct {
@@ -147,6 +149,7 @@ func (r *rawConfig) fields() fields {
 		}),
 		"fleet": nested(r.Fleet.decode),
 		"targets": nested(func(n *yaml.Node) []error {
+			r.noTarget = n.Kind == yaml.SequenceNode && len(n.Content) == 0 && strings.Contains(n.LineComment, NoTargetComment)
 			return decodeList(n, "targets", func(i int, n *yaml.Node) []error {
 				r.Targets = append(r.Targets, rawTarget{line: n.Line})
 				t := &r.Targets[len(r.Targets)-1]
@@ -328,6 +331,7 @@ func (r *rawConfig) resolve(env hostenv.Env, base string) (*Config, []error) {
 	}
 	cfg.Warnings = renamed
 	r.resolveHidden(cfg)
+	cfg.NoTarget = r.noTarget
 	for i, t := range r.Targets {
 		where := fmt.Sprintf("line %d: targets[%d]", t.line, i)
 		mode := TargetMode(cmp.Or(t.Mode, string(ModeCopy)))

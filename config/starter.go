@@ -1,5 +1,7 @@
 package config
 
+import "strings"
+
 // Starter is the commented config skillsync init writes. Every
 // setting it shows is real; the commented ones are examples to enable.
 // targets: stands above repositories:, so the file ends with its
@@ -40,3 +42,15 @@ repositories:
   # - name: local
   #   dir: ../team-skills # a local directory of skills
 `
+
+// NoTargetComment marks the targets: [] of a workspace that asked for no
+// target (init --agent none): a comment, since the choice is the user's
+// to undo by adding a target, and a config key would make older
+// skillsync refuse the file.
+const NoTargetComment = "none, on purpose (skillsync init --agent none)"
+
+// MarkNoTarget marks the starter's "targets: []" of text with
+// NoTargetComment; text without that line comes back as it is.
+func MarkNoTarget(text string) string {
+	return strings.Replace(text, "\ntargets: []\n", "\ntargets: []   # "+NoTargetComment+"\n", 1)
+}

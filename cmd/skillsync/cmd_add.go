@@ -178,12 +178,12 @@ func (a *app) runAdd(ctx context.Context, opts *addOptions) error {
 			return err
 		}
 	}
-	if !named && len(cfg.Targets) == 0 && len(cfg.AgentsMD) == 0 {
+	if !named && len(cfg.Targets) == 0 && len(cfg.AgentsMD) == 0 && !cfg.NoTarget {
 		if targets, err = a.detectTargets("add", opts.source); err != nil {
 			return err
 		}
 	}
-	if out.Created, err = a.ensureConfig(file); err != nil {
+	if out.Created, err = a.ensureConfig(file, named && len(targets) == 0); err != nil {
 		return err
 	}
 	res, err := config.AddRepository(a.env, file, entry, skillsync.Kinds())
@@ -306,14 +306,14 @@ func selects(want, name string) bool {
 }
 
 // ensureConfig writes the starter config at file when there is none and
-// reports whether it did.
-func (a *app) ensureConfig(file string) (bool, error) {
+// reports whether it did; noTarget is writeStarter's.
+func (a *app) ensureConfig(file string, noTarget bool) (bool, error) {
 	if _, err := os.Lstat(file); err == nil {
 		return false, nil
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return false, fmt.Errorf("config %s: %w", file, err)
 	}
-	return true, a.writeStarter(file, false)
+	return true, a.writeStarter(file, false, noTarget)
 }
 
 // parseSource reads SOURCE as add, remove and ls-remote take it, with

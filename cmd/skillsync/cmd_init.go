@@ -135,7 +135,7 @@ func (a *app) runInit(_ context.Context, opts *initOptions) error {
 				return err
 			}
 		}
-		if err := a.writeStarter(file, opts.force); err != nil {
+		if err := a.writeStarter(file, opts.force, named && len(targets) == 0); err != nil {
 			return err
 		}
 		out.Written = true
@@ -189,8 +189,9 @@ func (a *app) runInit(_ context.Context, opts *initOptions) error {
 }
 
 // writeStarter writes the starter config to name, replacing a file there
-// only when force.
-func (a *app) writeStarter(name string, force bool) error {
+// only when force; noTarget marks its targets: as empty on purpose
+// (--agent none), so that add does not look for agents again.
+func (a *app) writeStarter(name string, force, noTarget bool) error {
 	if _, err := os.Lstat(name); err == nil && !force {
 		return fmt.Errorf("%s already exists; edit it, or run skillsync init --force to replace it", name)
 	}
@@ -204,6 +205,9 @@ func (a *app) writeStarter(name string, force bool) error {
 	text, err := a.starter()
 	if err != nil {
 		return err
+	}
+	if noTarget {
+		text = config.MarkNoTarget(text)
 	}
 	if err := atomicfile.WriteFile(name, []byte(text), 0o644); err != nil {
 		return fmt.Errorf("write config: %w", err)

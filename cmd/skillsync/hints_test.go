@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/skillsync/skillsync/config"
 	"github.com/skillsync/skillsync/internal/skilltest"
 )
 
@@ -21,5 +22,39 @@ func TestPrintedCommandsQuoteTheirPaths(t *testing.T) {
 	r = run(t, ws, "ls-remote", "./my skills")
 	if r.code != 0 || !strings.Contains(r.stderr, "add them with skillsync add './my skills' (") {
 		t.Errorf("ls-remote of a path with a space: %d %s", r.code, r.stderr)
+	}
+}
+
+// TestAgentNoneIsNotAskedAgain: init --agent none chose no target; add
+// does not warn of it at every call, while a workspace that chose
+// nothing still hears that no agent sees its skills.
+func TestAgentNoneIsNotAskedAgain(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		init []string
+		warn bool
+	}{
+		{[]string{"init", "--agent", "none"}, false},
+		{[]string{"init"}, true},
+	} {
+		ws := t.TempDir()
+		skilltest.Skill(t, filepath.Join(ws, "shared"), "notes", "Take notes.", nil)
+		if r := run(t, ws, tt.init...); r.code != 0 {
+			t.Fatalf("%v: %d %s", tt.init, r.code, r.stderr)
+		}
+		if got := strings.Contains(skilltest.ReadFile(t, filepath.Join(ws, "skillsync.yaml")), config.NoTargetComment); got == tt.warn {
+			t.Errorf("%v: the config marks no target on purpose: %v", tt.init, got)
+		}
+		r := run(t, ws, "add", "./shared", "--no-sync")
+		if r.code != 0 || strings.Contains(r.stderr, "no target") != tt.warn {
+			t.Errorf("add after %v: %d %s; want a warning: %v", tt.init, r.code, r.stderr, tt.warn)
+		}
+	}
+	// add --agent none writing the config chooses the same.
+	ws := t.TempDir()
+	skilltest.Skill(t, filepath.Join(ws, "shared"), "notes", "Take notes.", nil)
+	run(t, ws, "add", "./shared", "--agent", "none", "--no-sync")
+	if r := run(t, ws, "add", "./shared", "--skill", "notes", "--no-sync"); r.code != 0 || strings.Contains(r.stderr, "no target") {
+		t.Errorf("add after add --agent none: %d %s", r.code, r.stderr)
 	}
 }
