@@ -5,6 +5,7 @@ package config
 
 import (
 	"github.com/skillsync/skillsync/internal/hostenv"
+	"github.com/skillsync/skillsync/internal/termtext"
 
 	"cmp"
 	"errors"
@@ -55,6 +56,11 @@ type Config struct {
 	// list of skills is kept for agents that read AGENTS.md and no skills
 	// folder; in the order of targets:.
 	AgentsMD []AgentsMDTarget
+	// Above is the config file in a folder above the workspace when this
+	// is the built-in default in a subfolder of that one's workspace (Find
+	// found no config here): a command that writes would start a second
+	// workspace inside it.
+	Above string
 	// NoTarget is set when targets: is empty on purpose: init --agent none
 	// wrote it with NoTargetComment, so add does not look for agents.
 	NoTarget bool
@@ -313,9 +319,11 @@ func FindIn(env hostenv.Env, explicit string, kinds *repository.Registry) (*Conf
 	if err == nil {
 		if above := Above(filepath.Dir(here)); above != "" {
 			// A command run in a project's subfolder would start a second
-			// workspace here, its own cache, lock and skills/, unannounced.
+			// workspace here, its own cache, lock and skills/, unannounced:
+			// the commands that write refuse on Above, the others warn.
+			cfg.Above = above
 			cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("no %s in %s: this is a workspace of its own, with the built-in default; %s is in a folder above: run skillsync in %s, or pass --config %s",
-				FileName, filepath.Dir(here), above, filepath.Dir(above), above))
+				FileName, filepath.Dir(here), above, filepath.Dir(above), termtext.ShellArg(above)))
 		}
 	}
 	return cfg, err

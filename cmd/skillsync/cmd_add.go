@@ -161,6 +161,15 @@ func (a *app) runAdd(ctx context.Context, opts *addOptions) error {
 	if err != nil {
 		return err
 	}
+	if name == config.FileName {
+		// Neither --config, $SKILLSYNC_CONFIG nor -g: a config above is
+		// the workspace meant, not a second one to start here.
+		if above := config.Above(filepath.Dir(file)); above != "" {
+			if _, err := os.Lstat(file); errors.Is(err, fs.ErrNotExist) {
+				return nestedWorkspace(above)
+			}
+		}
+	}
 	out := addJSON{Config: name, Skills: []string{}, Targets: []string{}}
 	cfg, err := a.configOrDefault(file)
 	if err != nil {
@@ -401,7 +410,7 @@ func (a *app) addTargets(file string, targets []agent.Target) ([]string, error) 
 // the user removed the last one on purpose.
 func (a *app) syncAfterEdit(ctx context.Context, pruneAll bool) (*skillsync.SyncReport, error) {
 	progress := a.progress()
-	eng, err := a.engine(progress.option()...)
+	eng, err := a.writeEngine(progress.option()...)
 	if err != nil {
 		return nil, err
 	}

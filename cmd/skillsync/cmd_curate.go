@@ -83,7 +83,11 @@ func (a *app) runCurate(ctx context.Context, opts *curateOptions) error {
 		}
 		co.Now = t
 	}
-	eng, err := a.engine()
+	open := a.writeEngine
+	if opts.dryRun {
+		open = a.engine // a dry run writes nothing
+	}
+	eng, err := open()
 	if err != nil {
 		return err
 	}

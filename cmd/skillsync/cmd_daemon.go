@@ -69,7 +69,7 @@ func (a *app) newLogger() *slog.Logger {
 func (a *app) runDaemon(ctx context.Context, listen string) error {
 	return daemon.Serve(ctx, daemon.Config{
 		Open: func(context.Context) (daemon.Engine, error) {
-			eng, err := a.engine(skillsync.WithActor("daemon"))
+			eng, err := a.writeEngine(skillsync.WithActor("daemon"))
 			if err != nil {
 				return nil, err
 			}

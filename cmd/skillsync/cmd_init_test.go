@@ -38,13 +38,14 @@ func TestNoWorkspaceInTheHomeFolder(t *testing.T) {
 	}
 }
 
-// TestStarterBelowAWorkspaceWarns: init or add in a project's subfolder
-// writes a second workspace there, and says so, naming the config above.
+// TestStarterBelowAWorkspaceWarns: init in a project's subfolder writes
+// a second workspace there, and says so, naming the config above (add
+// there refuses: TestNoSecondWorkspaceInASubfolder).
 func TestStarterBelowAWorkspaceWarns(t *testing.T) {
 	t.Parallel()
 	proj := t.TempDir()
 	writeTree(t, proj, map[string]string{"skillsync.yaml": "targets: []\n", "team/a/SKILL.md": "---\nname: a\ndescription: The a skill.\n---\nBody.\n"})
-	for _, args := range [][]string{{"init", "--agent", "none"}, {"add", "--agent", "none", filepath.Join(proj, "team")}} {
+	for _, args := range [][]string{{"init", "--agent", "none"}} {
 		sub := filepath.Join(proj, "src", args[0])
 		if err := os.MkdirAll(sub, 0o755); err != nil {
 			t.Fatal(err)

@@ -105,7 +105,7 @@ func (a *app) runNew(ctx context.Context, opts *newOptions) error {
 	if opts.dir == "" {
 		// The workspace layer of the workspace the config names, wherever
 		// the command runs.
-		cfg, err := a.loadConfig()
+		cfg, err := a.findConfig(true)
 		if err != nil {
 			return err
 		}

@@ -33,7 +33,7 @@ func newPinCommand(a *app, pinned bool, runF func(context.Context, *pinOptions) 
 }
 
 func (a *app) runPin(ctx context.Context, opts *pinOptions) error {
-	eng, err := a.engine()
+	eng, err := a.writeEngine()
 	if err != nil {
 		return err
 	}

@@ -74,7 +74,7 @@ func (a *app) runPromote(ctx context.Context, opts *promoteOptions) error {
 		// is; the gate's refusals of an approver it has are exit 1.
 		return usageError("promote %s: --approver WHO is required: a person approves every promotion", opts.name)
 	}
-	eng, err := a.engine()
+	eng, err := a.writeEngine()
 	if err != nil {
 		return err
 	}

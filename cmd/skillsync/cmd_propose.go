@@ -47,7 +47,7 @@ that is not set).`,
 }
 
 func (a *app) runPropose(ctx context.Context, opts *proposeOptions) error {
-	eng, err := a.engine()
+	eng, err := a.writeEngine()
 	if err != nil {
 		return err
 	}

@@ -39,7 +39,7 @@ stays for reference, and record the reason in the audit log.`,
 }
 
 func (a *app) runReject(ctx context.Context, opts *rejectOptions) error {
-	eng, err := a.engine()
+	eng, err := a.writeEngine()
 	if err != nil {
 		return err
 	}

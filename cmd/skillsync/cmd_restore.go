@@ -38,7 +38,7 @@ source's retirement is a commit: revert it.)`,
 }
 
 func (a *app) runRestore(ctx context.Context, opts *restoreOptions) error {
-	eng, err := a.engine()
+	eng, err := a.writeEngine()
 	if err != nil {
 		return err
 	}

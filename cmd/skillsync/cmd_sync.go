@@ -84,7 +84,7 @@ func (a *app) sync(ctx context.Context, opts skillsync.SyncOptions) error {
 		return usageError("--jobs must be at least 1")
 	}
 	progress := a.progress()
-	eng, err := a.engine(progress.option()...)
+	eng, err := a.writeEngine(progress.option()...)
 	if err != nil {
 		return err
 	}

@@ -98,7 +98,7 @@ func (a *app) runUsageImport(ctx context.Context, opts *usageImportOptions) erro
 		// never read again.
 		return usageError("--since %s is in the future: every event would be passed over for good; give a time that has passed", opts.since)
 	}
-	eng, err := a.engine()
+	eng, err := a.writeEngine()
 	if err != nil {
 		return err
 	}

@@ -69,7 +69,11 @@ func unsynced(diffs []materialize.Difference) int {
 }
 
 func (a *app) runVerify(ctx context.Context, opts *verifyOptions) error {
-	eng, err := a.engine()
+	open := a.engine
+	if opts.repair {
+		open = a.writeEngine
+	}
+	eng, err := open()
 	if err != nil {
 		return err
 	}

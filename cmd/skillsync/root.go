@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/skillsync/skillsync"
 	"github.com/skillsync/skillsync/config"
 	"github.com/skillsync/skillsync/internal/hostenv"
+	"github.com/skillsync/skillsync/internal/termtext"
 )
 
 // factory is what one run of the command line takes from its host, as
@@ -196,9 +198,20 @@ func strictBuiltins(root *cobra.Command) {
 
 // loadConfig finds and loads the config, passing its warnings on.
 func (a *app) loadConfig() (*config.Config, error) {
+	return a.findConfig(false)
+}
+
+// findConfig is loadConfig; writes refuses the built-in default in a
+// subfolder of a workspace (config.Config.Above), where a command that
+// writes the workspace would start a second one unasked: its cache, lock,
+// skills/ and targets beside the project's.
+func (a *app) findConfig(writes bool) (*config.Config, error) {
 	cfg, err := config.FindIn(a.env, a.configPath, skillsync.Kinds())
 	if err != nil {
 		return nil, err
+	}
+	if writes && cfg.Above != "" {
+		return nil, nestedWorkspace(cfg.Above)
 	}
 	for _, w := range cfg.Warnings {
 		a.warn("%s", w)
@@ -213,6 +226,23 @@ func (a *app) engine(opts ...skillsync.Option) (*skillsync.Engine, error) {
 		return nil, err
 	}
 	return a.engineOver(cfg, opts...), nil
+}
+
+// writeEngine is engine for the commands that write the workspace: sync,
+// update, add, remove, the daemon, curate, ... (findConfig says why).
+func (a *app) writeEngine(opts ...skillsync.Option) (*skillsync.Engine, error) {
+	cfg, err := a.findConfig(true)
+	if err != nil {
+		return nil, err
+	}
+	return a.engineOver(cfg, opts...), nil
+}
+
+// nestedWorkspace is the refusal of a command that would write a second
+// workspace below the one whose config is above.
+func nestedWorkspace(above string) error {
+	return usageError("no %s here, but %s is in a folder above: run skillsync in %s, pass --config %s, or run skillsync init here to start a workspace of its own",
+		config.FileName, above, termtext.ShellArg(filepath.Dir(above)), termtext.ShellArg(above))
 }
 
 // engineOver returns an engine over cfg that passes its warnings on and
