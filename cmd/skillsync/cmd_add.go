@@ -68,6 +68,10 @@ skills the entry there takes, is refused: set ref: on that entry, or give
 installed agents as init does. With -g (--global) add edits
 the user-wide config and syncs into the agents' user folders.
 
+Its sync, like skillsync sync, moves every source to its newest revision,
+not only the new one (skillsync.lock records them; only sync --frozen keeps
+to it): pin a source with --ref or ref: in the config.
+
 --list shows the skills SOURCE offers and changes nothing, like ls-remote.`,
 		Example: `  skillsync add anthropics/skills --skill pdf --skill docx
   skillsync add anthropics/skills --plugin document-skills

@@ -32,6 +32,11 @@ func newSyncCommand(a *app, runF func(context.Context, *syncOptions) error) *cob
 <workspace>/.skills-cache/<source>/<name>/, place every winning skill in the
 configured targets, and write skillsync.lock.
 
+Every source moves to its newest revision (the tip of its ref:, or of the
+remote's default branch) and the lock records it; only --frozen keeps to the
+lock, so a team pins with ref: (a tag or a commit) in the config and runs
+sync --frozen in CI and on machines that must match the lock.
+
 Unchanged files are never rewritten; a changed skill is built aside and
 swapped in whole, so a reader never sees half of it. A source that fails keeps
 its last good files. With no config, the built-in skills are synced into

@@ -58,3 +58,22 @@ func TestAgentNoneIsNotAskedAgain(t *testing.T) {
 		t.Errorf("add after add --agent none: %d %s", r.code, r.stderr)
 	}
 }
+
+// TestHelpSaysSyncMovesEverySource: sync, and add's sync, move every
+// source to its newest revision and keep to the lock only with --frozen,
+// by design; their help says so, and how a team pins.
+func TestHelpSaysSyncMovesEverySource(t *testing.T) {
+	t.Parallel()
+	for cmd, want := range map[string][]string{
+		"sync": {"Every source moves to its newest revision", "only --frozen keeps to the", "pins with ref:", "sync --frozen in CI"},
+		"add":  {"moves every source to its newest revision", "only sync --frozen keeps", "pin a source with --ref or ref:"},
+	} {
+		r := run(t, t.TempDir(), cmd, "--help")
+		text := strings.Join(strings.Fields(r.stdout), " ")
+		for _, w := range want {
+			if r.code != 0 || !strings.Contains(text, w) {
+				t.Errorf("%s --help lacks %q:\n%s", cmd, w, r.stdout)
+			}
+		}
+	}
+}
