@@ -3,7 +3,6 @@ package skillsync
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/skillsync/skillsync/daemon"
 	"github.com/skillsync/skillsync/repository"
@@ -109,9 +108,4 @@ func (d daemonEngine) CachedRevision(source string) string { return d.e.cachedRe
 func (e *Engine) cachedRevision(source string) string {
 	rev, _, _, _ := e.cached(source)
 	return rev
-}
-
-// fetchTime is how long a source's fetch took, from its report.
-func fetchTime(rep FetchReport) time.Duration {
-	return time.Duration(rep.DurationMS) * time.Millisecond
 }

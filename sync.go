@@ -67,6 +67,9 @@ func (e *Engine) Sync(ctx context.Context, opts SyncOptions) (*SyncReport, error
 		run.Frozen = &FrozenError{}
 	}
 	report, err := run.do(ctx)
+	// Before the deferred Close lets the cache's lock go: a sync waiting
+	// for this one then reads what it recorded.
+	run.RecordSyncs(e.now(), opts, err)
 	e.noteSync(report, err)
 	return report, err
 }
@@ -232,7 +235,7 @@ func (r *syncRun) syncSource(ctx context.Context, s *sourceRun) SourceReport {
 	}
 	rev, err := r.Revision(ctx, name, s.fetch, s.repo)
 	if s.fetch != nil { // a fetch that failed took its time too: a remote that hangs is no 0 s
-		rep.FetchTime = fetchTime(s.fetch.Wait())
+		rep.FetchTime = s.fetch.Wait().Duration()
 	}
 	if rev == "" {
 		return r.Failed(rep, err)

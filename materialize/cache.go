@@ -41,6 +41,11 @@ const (
 // the last sync kept (package targets writes it).
 const TargetsName = ".targets.json"
 
+// SyncsName is the file in a cache root that says how each source fared
+// in the workspace's syncs (package syncrun writes it under the cache's
+// lock, package status reads it).
+const SyncsName = ".syncs.json"
+
 // Dirty reports whether the cache at root is marked as a sync stopped
 // halfway (a sync in progress marks it too).
 func Dirty(root string) bool {
@@ -211,7 +216,7 @@ func openCache(ctx context.Context, root string, wait time.Duration, check Check
 	}
 	// Every writer of these holds the lock: a temporary file of theirs is
 	// one a killed sync left.
-	atomicfile.Sweep(root, 0, manifestName, TargetsName, dirtyName)
+	atomicfile.Sweep(root, 0, manifestName, TargetsName, SyncsName, dirtyName)
 	c := &Cache{root: root, lock: lock, oldRefs: map[string]bool{}, examined: map[string]bool{}}
 	c.writer, err = newWriter(filepath.Join(root, stagingName), filepath.Join(root, dirtyName), settle)
 	if err != nil {
@@ -659,7 +664,7 @@ func (c *Cache) Prune(keep []string) Result {
 	}
 	res.Warnings = foreign(c.root, func(name string) bool {
 		return name == lockName || name == manifestName || name == stagingName || name == recordsName || name == dirtyName ||
-			name == TargetsName || jsonfile.IsSetAside(name, manifestName) || jsonfile.IsSetAside(name, TargetsName) ||
+			name == TargetsName || name == SyncsName || jsonfile.IsSetAside(name, manifestName) || jsonfile.IsSetAside(name, TargetsName) ||
 			wanted[name] || c.manifest.Sources[name] != nil
 	})
 	return res

@@ -29,6 +29,9 @@ type FetchReport struct {
 	Err error `json:"-"`
 }
 
+// Duration is how long the fetch took.
+func (f FetchReport) Duration() time.Duration { return time.Duration(f.DurationMS) * time.Millisecond }
+
 // FetchErr is ErrFailed when every fetch in reports failed, ErrPartial
 // when some did, nil otherwise.
 func FetchErr(reports []FetchReport) error {

@@ -1,0 +1,141 @@
+package syncrun
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/skillsync/skillsync/internal/atomicfile"
+	"github.com/skillsync/skillsync/internal/jsonfile"
+	"github.com/skillsync/skillsync/materialize"
+)
+
+// SyncsVersion is the version of the cache's materialize.SyncsName this
+// skillsync reads and writes.
+const SyncsVersion = 1
+
+// maxSyncsSize bounds what ReadSyncs reads: a few hundred bytes a
+// source, so a file past it is not one a sync wrote.
+const maxSyncsSize = 1 << 20
+
+// Syncs is the cache's materialize.SyncsName: how each source fared in
+// the syncs of the workspace, so that skillsync status can tell a failing
+// source without a daemon, whose state file only its own syncs fill.
+type Syncs struct {
+	Version int                    `json:"version"`
+	Sources map[string]SourceSyncs `json:"sources"`
+}
+
+// SourceSyncs is how one source fared, in the daemon state's terms
+// (daemon.SourceState), so that status weighs the two alike.
+type SourceSyncs struct {
+	// LastAttempt is when a sync last tried the source; LastSuccess when
+	// one last brought it in without an error.
+	LastAttempt *time.Time `json:"last_attempt,omitempty"`
+	LastSuccess *time.Time `json:"last_success,omitempty"`
+	// LastError is why the last try failed; "" when it did not.
+	LastError string `json:"last_error,omitempty"`
+}
+
+// ErrSyncsVersion is wrapped by ReadSyncs' error for a file of a version
+// this skillsync does not read.
+var ErrSyncsVersion = errors.New("unknown version")
+
+// ReadSyncs reads the file at path as a workspace's file is read: no
+// symbolic link followed, its size bounded, its version checked. A
+// missing file is an empty Syncs and no error. Every error names path.
+func ReadSyncs(path string) (*Syncs, error) {
+	s := &Syncs{Version: SyncsVersion, Sources: map[string]SourceSyncs{}}
+	data, err := atomicfile.ReadBounded(path, maxSyncsSize)
+	if errors.Is(err, fs.ErrNotExist) {
+		return s, nil
+	}
+	if err != nil {
+		return s, fmt.Errorf("read the record of syncs %s: %w", path, err)
+	}
+	var got Syncs
+	if err := json.Unmarshal(data, &got); err != nil {
+		return s, fmt.Errorf("read the record of syncs %s: %w", path, &jsonfile.CorruptError{Path: path, Err: err})
+	}
+	if got.Version != SyncsVersion {
+		return s, fmt.Errorf("read the record of syncs %s: %w %d, this skillsync reads version %d (a newer skillsync wrote it?)",
+			path, ErrSyncsVersion, got.Version, SyncsVersion)
+	}
+	if got.Sources == nil {
+		got.Sources = map[string]SourceSyncs{}
+	}
+	return &got, nil
+}
+
+// Source returns what s knows of the named source; false when s is nil
+// or knows nothing of it.
+func (s *Syncs) Source(name string) (SourceSyncs, bool) {
+	if s == nil {
+		return SourceSyncs{}, false
+	}
+	src, ok := s.Sources[name]
+	return src, ok
+}
+
+// RecordSyncs notes, in the cache's materialize.SyncsName, how each
+// source of the report fared at now, for skillsync status. It must run
+// while the sync holds the cache's lock: two syncs would otherwise each
+// keep what the other overwrote. err is what the sync returned: one the
+// sources do not account for (a target, the cache, a frozen mismatch)
+// succeeds no source, as the daemon counts it (DaemonResult). A source
+// the sync kept at its locked revision was not tried, and an offline
+// sync tries none. Failing to record fails nothing: it is a warning, as
+// is a record that could not be read, which is written anew.
+func (r *Run) RecordSyncs(now time.Time, opts Options, err error) {
+	if opts.Offline || len(r.Report.Sources) == 0 {
+		return
+	}
+	path := filepath.Join(r.Cache.Root(), materialize.SyncsName)
+	prev, rerr := ReadSyncs(path)
+	// A record of another version is written anew too: it holds only
+	// times and errors the next syncs tell again, and one left alone would
+	// keep status asking a person for it.
+	switch {
+	case errors.Is(rerr, atomicfile.ErrSymlink):
+		// The cache is skillsync's: a link in it is removed, never followed.
+		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			r.Report.Warnings = append(r.Report.Warnings, fmt.Sprintf("remove the link %s: %v", path, err))
+			return
+		}
+		r.Report.Warnings = append(r.Report.Warnings, rerr.Error()+": removed, not followed, and written anew")
+	case rerr != nil:
+		r.Report.Warnings = append(r.Report.Warnings, rerr.Error()+"; it is written anew")
+	}
+	whole := err != nil && !errors.Is(err, ErrPartial) && !errors.Is(err, ErrFailed)
+	next := &Syncs{Version: SyncsVersion, Sources: map[string]SourceSyncs{}}
+	for _, s := range r.Report.Sources {
+		next.Sources[s.Source] = prev.Sources[s.Source]
+	}
+	if opts.Locked {
+		// The sources this sync kept at their locked revisions keep what
+		// an earlier sync found.
+		for name, s := range prev.Sources {
+			next.Sources[name] = s
+		}
+	}
+	at := now.UTC()
+	for _, s := range r.Report.Sources {
+		if opts.Locked && !slices.Contains(opts.Move, s.Source) {
+			continue
+		}
+		rec := next.Sources[s.Source]
+		rec.LastAttempt, rec.LastError = &at, s.Error
+		if s.Error == "" && !whole {
+			rec.LastSuccess = &at
+		}
+		next.Sources[s.Source] = rec
+	}
+	if err := jsonfile.Write(path, next, 0o644); err != nil {
+		r.Report.Warnings = append(r.Report.Warnings, fmt.Sprintf("record the sync for skillsync status: %v", err))
+	}
+}
