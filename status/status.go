@@ -16,6 +16,7 @@ import (
 	"github.com/skillsync/skillsync/curator"
 	"github.com/skillsync/skillsync/daemon"
 	"github.com/skillsync/skillsync/materialize"
+	"github.com/skillsync/skillsync/syncrun"
 )
 
 // Workspace is a workspace's state on one screen.
@@ -37,8 +38,9 @@ type Workspace struct {
 	Attention []string `json:"attention"`
 }
 
-// Source is one source: what the cache holds and, from the daemon's last
-// sync of it or a check (Input.Check), how it fares.
+// Source is one source: what the cache holds and, from its last sync
+// (the daemon's or one by hand, whichever is later: the cache's
+// materialize.SyncsName) or a check (Input.Check), how it fares.
 type Source struct {
 	Name     string     `json:"name"`
 	Kind     string     `json:"kind"`
@@ -145,6 +147,12 @@ func Build(ctx context.Context, in Input) (*Workspace, error) {
 			st.Attention = append(st.Attention, "the daemon's last sync failed: "+ds.LastSyncError)
 		}
 	}
+	syncs, err := syncrun.ReadSyncs(filepath.Join(in.CacheDir, materialize.SyncsName))
+	if err != nil {
+		// The rest of the state is shown, the daemon's findings with it.
+		st.Attention = append(st.Attention, err.Error()+"; the next skillsync sync writes it anew")
+		syncs = nil
+	}
 	for _, s := range in.Sources {
 		ss := Source{Name: s.Name, Kind: s.Kind}
 		if rec, ok := m.Sources[s.Name]; ok {
@@ -167,6 +175,17 @@ func Build(ctx context.Context, in Input) (*Workspace, error) {
 				if d.LastAttempt != nil && d.LastError == "" {
 					ss.Moved = &d.Moved
 				}
+			}
+		}
+		// A sync by hand and the daemon's each say what they found: the
+		// later try tells how the source fares, the later success when it
+		// last synced.
+		if h, ok := syncs.Source(s.Name); ok {
+			if later(h.LastSuccess, ss.SyncedAt) {
+				ss.SyncedAt = h.LastSuccess
+			}
+			if later(h.LastAttempt, ss.CheckedAt) {
+				ss.CheckedAt, ss.Error, ss.Moved = h.LastAttempt, h.LastError, nil
 			}
 		}
 		st.Sources = append(st.Sources, ss)
@@ -220,6 +239,9 @@ func Build(ctx context.Context, in Input) (*Workspace, error) {
 	}
 	return st, nil
 }
+
+// later reports whether a is set and after b, or b is not set.
+func later(a, b *time.Time) bool { return a != nil && (b == nil || a.After(*b)) }
 
 // counted is n and what one or many of a thing do: "1 file differs",
 // "2 files differ".

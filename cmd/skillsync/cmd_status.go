@@ -23,14 +23,15 @@ func newStatusCommand(a *app, runF func(context.Context, *statusOptions) error) 
 	c := &cobra.Command{
 		Use:   "status",
 		Short: "Show the workspace's state on one screen",
-		Long: `Show the workspace: each source (its revision, when the daemon last synced it,
+		Long: `Show the workspace: each source (its revision, when it last synced,
 whether upstream moved at the last check, its last error), each target (in
 sync with its record, edited copies waiting in .skillsync-conflicts/), the
 skills used in the last 7 and 30 days, curation (stale, archived, next run),
 the drafts waiting, and whether a daemon holds the workspace and since when.
 
-The sources' health comes from the daemon's last syncs; --check asks each
-upstream now instead, as skillsync outdated does. Nothing is changed.
+The sources' health comes from their last syncs, the daemon's or by hand
+(sync, update, add, remove), whichever is later; --check asks each upstream
+now instead, as skillsync outdated does. Nothing is changed.
 
 Exit status: 0 when all is well, 1 when something needs a person (a failing
 source, conflicts waiting, a target that differs from its record).`,

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/skillsync/skillsync"
+	"github.com/skillsync/skillsync/internal/gittest"
+	"github.com/skillsync/skillsync/internal/skilltest"
+	"github.com/skillsync/skillsync/materialize"
+)
+
+// TestStatusAfterASyncByHand: without a daemon, status tells what the
+// last sync by hand found. A sync whose remote is gone makes status name
+// the source's error and exit 1, as its help says; the next sync that
+// succeeds clears it and says when the source synced.
+func TestStatusAfterASyncByHand(t *testing.T) {
+	t.Parallel()
+	repo := gittest.NewRepo(t, "main")
+	repo.Skill("pdf", "Read PDF files.")
+	repo.Commit("one")
+	ws := t.TempDir()
+	skilltest.WriteFile(t, filepath.Join(ws, "skillsync.yaml"), "repositories:\n  - name: team\n    git: "+repo.URL()+"\n")
+	if r := run(t, ws, "sync"); r.code != 0 {
+		t.Fatalf("sync: %d\n%s", r.code, r.stderr)
+	}
+	// The record is the cache's own, no entry a sync warns of.
+	if r := run(t, ws, "sync"); r.code != 0 || strings.Contains(r.stderr, materialize.SyncsName) {
+		t.Errorf("a second sync: %d\n%s", r.code, r.stderr)
+	}
+	r := run(t, ws, "status", "--json")
+	st := decode[skillsync.WorkspaceStatus](t, r)
+	if r.code != 0 || st.Sources[0].SyncedAt == nil || st.Sources[0].Error != "" {
+		t.Fatalf("status after a sync: exit %d %+v\n%s", r.code, st, r.stderr)
+	}
+	synced := *st.Sources[0].SyncedAt
+
+	if err := os.Rename(repo.Dir, repo.Dir+".gone"); err != nil {
+		t.Fatal(err)
+	}
+	if r := run(t, ws, "sync"); r.code != 1 {
+		t.Fatalf("sync without its remote: %d\n%s", r.code, r.stderr)
+	}
+	r = run(t, ws, "status", "--json")
+	st = decode[skillsync.WorkspaceStatus](t, r)
+	if s := st.Sources[0]; r.code != 1 || s.Error == "" || s.CheckedAt == nil || s.SyncedAt == nil || !s.SyncedAt.Equal(synced) {
+		t.Errorf("status after a failed sync: exit %d %+v", r.code, s)
+	}
+	if !strings.Contains(strings.Join(st.Attention, "\n"), "source team fails: ") {
+		t.Errorf("attention after a failed sync: %q", st.Attention)
+	}
+	if r := run(t, ws, "status"); r.code != 1 || !strings.Contains(r.stdout, "needs a person: source team fails") {
+		t.Errorf("status after a failed sync: %d\n%s", r.code, r.stdout)
+	}
+
+	if err := os.Rename(repo.Dir+".gone", repo.Dir); err != nil {
+		t.Fatal(err)
+	}
+	if r := run(t, ws, "update"); r.code != 0 {
+		t.Fatalf("update: %d\n%s", r.code, r.stderr)
+	}
+	r = run(t, ws, "status", "--json")
+	st = decode[skillsync.WorkspaceStatus](t, r)
+	if s := st.Sources[0]; r.code != 0 || s.Error != "" || s.SyncedAt == nil || s.SyncedAt.Before(*st.Sources[0].CheckedAt) {
+		t.Errorf("status after the source mended: exit %d %+v %q", r.code, s, st.Attention)
+	}
+}
