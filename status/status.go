@@ -78,7 +78,10 @@ type Curation struct {
 	Stale    int        `json:"stale"`
 	Archived int        `json:"archived"`
 	LastRun  *time.Time `json:"last_run,omitempty"`
-	NextRun  *time.Time `json:"next_run,omitempty"`
+	// NextRun is when the daemon that holds the workspace curates next;
+	// nil without one: nothing else runs the schedule, though a cron job
+	// may run skillsync curate.
+	NextRun *time.Time `json:"next_run,omitempty"`
 }
 
 // Daemon is the daemon that holds the workspace.
@@ -229,10 +232,13 @@ func Build(ctx context.Context, in Input) (*Workspace, error) {
 		// The counts below would say no skill was used.
 		st.Attention = append(st.Attention, "the usage record cannot be read: "+err.Error())
 	}
-	st.Curation.NextRun = daemon.NextRun(in.CurateSchedule, now)
-	if held && ds.NextCurate != nil {
-		// The daemon's own: its clock's time zone sets the schedule's.
-		st.Curation.NextRun = ds.NextCurate
+	// Without a daemon nothing runs the schedule: a cron job may, unseen.
+	if held {
+		st.Curation.NextRun = daemon.NextRun(in.CurateSchedule, now)
+		if ds.NextCurate != nil {
+			// The daemon's own: its clock's time zone sets the schedule's.
+			st.Curation.NextRun = ds.NextCurate
+		}
 	}
 	if n, err := in.Drafts(ctx); err == nil {
 		st.Drafts = n

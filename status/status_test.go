@@ -49,8 +49,8 @@ func TestBuild(t *testing.T) {
 	if st.Daemon != nil || st.Drafts != 2 || st.Usage != (status.Usage{Used7d: 1, Used30d: 2}) || st.Curation.Stale != 1 || st.Curation.Archived != 1 {
 		t.Errorf("status %+v", st)
 	}
-	if st.Curation.NextRun == nil || !st.Curation.NextRun.After(now) {
-		t.Errorf("next curation %v, want after %v", st.Curation.NextRun, now)
+	if st.Curation.NextRun != nil {
+		t.Errorf("next curation %v without a daemon to run it", st.Curation.NextRun)
 	}
 	if s := st.Sources[0]; s.Kind != "git" || s.Moved == nil || !*s.Moved || !s.CheckedAt.Equal(now) {
 		t.Errorf("source team: %+v", s)
@@ -111,7 +111,7 @@ func TestBuildWithoutItsDaemon(t *testing.T) {
 	if attention := strings.Join(st.Attention, "\n"); strings.Contains(attention, "fails") {
 		t.Errorf("attention for an error of a daemon that stopped:\n%s", attention)
 	}
-	if st.Daemon != nil || st.Curation.NextRun == nil || st.Curation.NextRun.Year() == 2030 {
+	if st.Daemon != nil || st.Curation.NextRun != nil {
 		t.Errorf("daemon %+v, next curation %v: the stopped daemon's", st.Daemon, st.Curation.NextRun)
 	}
 

@@ -26,8 +26,9 @@ func newStatusCommand(a *app, runF func(context.Context, *statusOptions) error) 
 		Long: `Show the workspace: each source (its revision, when it last synced,
 whether upstream moved at the last check, its last error), each target (in
 sync with its record, edited copies waiting in .skillsync-conflicts/), the
-skills used in the last 7 and 30 days, curation (stale, archived, next run),
-the drafts waiting, and whether a daemon holds the workspace and since when.
+skills used in the last 7 and 30 days, curation (stale, archived, next run
+when a daemon holds the workspace), the drafts waiting, and whether a daemon
+holds the workspace and since when.
 
 The sources' health comes from their last syncs, the daemon's or by hand
 (sync, update, add, remove), whichever is later; --check asks each upstream
@@ -102,8 +103,11 @@ func (a *app) printStatus(st *skillsync.WorkspaceStatus) {
 		fmt.Fprintf(w, "target %s: %s, %s waiting in .skillsync-conflicts/\n", safe(t.Dir), state, plural(len(t.Conflicts), "conflict"))
 	}
 	fmt.Fprintf(w, "usage: %s used in the last 7 days, %d in the last 30\n", plural(st.Usage.Used7d, "skill"), st.Usage.Used30d)
-	fmt.Fprintf(w, "curation: %d stale, %d archived, last run %s, next %s\n", st.Curation.Stale, st.Curation.Archived,
-		when(st.Curation.LastRun), when(st.Curation.NextRun))
+	next := "next " + when(st.Curation.NextRun)
+	if st.Daemon == nil {
+		next = "runs only under skillsync daemon (or cron): no daemon holds this workspace"
+	}
+	fmt.Fprintf(w, "curation: %d stale, %d archived, last run %s, %s\n", st.Curation.Stale, st.Curation.Archived, when(st.Curation.LastRun), next)
 	fmt.Fprintf(w, "drafts: %d waiting\n", st.Drafts)
 	if st.FleetPush != nil {
 		fmt.Fprintf(w, "fleet: last push %s %s\n", when(&st.FleetPush.At), map[bool]string{true: "failed: " + safe(st.FleetPush.Error), false: "succeeded"}[st.FleetPush.Error != ""])

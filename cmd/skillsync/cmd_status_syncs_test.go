@@ -15,7 +15,8 @@ import (
 // TestStatusAfterASyncByHand: without a daemon, status tells what the
 // last sync by hand found. A sync whose remote is gone makes status name
 // the source's error and exit 1, as its help says; the next sync that
-// succeeds clears it and says when the source synced.
+// succeeds clears it and says when the source synced. Curation is said to
+// run only under a daemon or cron, not given a time nothing keeps.
 func TestStatusAfterASyncByHand(t *testing.T) {
 	t.Parallel()
 	repo := gittest.NewRepo(t, "main")
@@ -32,10 +33,13 @@ func TestStatusAfterASyncByHand(t *testing.T) {
 	}
 	r := run(t, ws, "status", "--json")
 	st := decode[skillsync.WorkspaceStatus](t, r)
-	if r.code != 0 || st.Sources[0].SyncedAt == nil || st.Sources[0].Error != "" {
+	if r.code != 0 || st.Sources[0].SyncedAt == nil || st.Sources[0].Error != "" || st.Curation.NextRun != nil {
 		t.Fatalf("status after a sync: exit %d %+v\n%s", r.code, st, r.stderr)
 	}
 	synced := *st.Sources[0].SyncedAt
+	if r := run(t, ws, "status"); r.code != 0 || !strings.Contains(r.stdout, "curation: 0 stale, 0 archived, last run -, runs only under skillsync daemon (or cron): no daemon holds this workspace") {
+		t.Errorf("status without a daemon: %d\n%s", r.code, r.stdout)
+	}
 
 	if err := os.Rename(repo.Dir, repo.Dir+".gone"); err != nil {
 		t.Fatal(err)
