@@ -135,7 +135,38 @@ func (r *Run) RecordSyncs(now time.Time, opts Options, err error) {
 		}
 		next.Sources[s.Source] = rec
 	}
+	if rerr == nil && sameSyncs(prev, next, at) {
+		// A daemon's no-op syncs come every few minutes, and a sync with
+		// nothing new writes nothing else: the times move once an hour.
+		return
+	}
 	if err := jsonfile.Write(path, next, 0o644); err != nil {
 		r.Report.Warnings = append(r.Report.Warnings, fmt.Sprintf("record the sync for skillsync status: %v", err))
 	}
+}
+
+// syncsRefresh is how old the times of a source's record may grow before
+// a sync whose outcome is the recorded one writes them anew.
+const syncsRefresh = time.Hour
+
+// sameSyncs reports whether next, made at at, tells what prev does but
+// for times under syncsRefresh old: the same sources, each with the same
+// error, and a success recorded where this sync had one.
+func sameSyncs(prev, next *Syncs, at time.Time) bool {
+	recent := func(t *time.Time) bool { return t != nil && !t.After(at) && at.Sub(*t) < syncsRefresh }
+	if len(prev.Sources) != len(next.Sources) {
+		return false
+	}
+	for name, n := range next.Sources {
+		p, ok := prev.Sources[name]
+		switch {
+		case !ok || p.LastError != n.LastError:
+			return false
+		case n.LastAttempt != nil && n.LastAttempt.Equal(at) && !recent(p.LastAttempt):
+			return false
+		case n.LastSuccess != nil && n.LastSuccess.Equal(at) && !recent(p.LastSuccess):
+			return false
+		}
+	}
+	return true
 }

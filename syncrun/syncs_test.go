@@ -125,3 +125,48 @@ func TestRecordSyncsOverABadRecord(t *testing.T) {
 		})
 	}
 }
+
+// TestRecordSyncsLeavesANoOpAlone: a sync whose outcome is the one
+// recorded writes nothing while the recorded times are under an hour
+// old, so that a daemon's no-op syncs write no byte; a new outcome, or
+// times an hour old, are written.
+func TestRecordSyncsLeavesANoOpAlone(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	t0 := time.Date(2026, 3, 9, 1, 0, 0, 0, time.UTC)
+	steps := []struct {
+		name    string
+		at      time.Duration // after t0
+		err     string        // of the source team
+		whole   bool          // the sync failed as a whole
+		written bool
+	}{
+		{"the first sync", 0, "", false, true},
+		{"a no-op ten minutes later", 10 * time.Minute, "", false, false},
+		{"a no-op an hour after the times recorded", 61 * time.Minute, "", false, true},
+		{"a failure", 62 * time.Minute, "repository not found", false, true},
+		{"the same failure", 70 * time.Minute, "repository not found", false, false},
+		{"another failure", 71 * time.Minute, "timeout", false, true},
+		// Its last success stays the one of 61 minutes.
+		{"a sync that failed as a whole", 140 * time.Minute, "", true, true},
+		{"a success, the last one over an hour old", 150 * time.Minute, "", false, true},
+		{"a clock stepped back", 30 * time.Minute, "", false, true},
+	}
+	last := t0
+	for _, st := range steps {
+		at := t0.Add(st.at)
+		r := recordRun(t, root, SourceReport{Source: "team", Error: st.err})
+		var err error
+		if st.whole {
+			err = errors.New("a target could not be written")
+		}
+		r.RecordSyncs(at, Options{}, err)
+		r.Cache.Close()
+		if st.written {
+			last = at
+		}
+		if got := readSyncs(t, root).Sources["team"]; !got.LastAttempt.Equal(last) || got.LastError != st.err {
+			t.Errorf("%s: last_attempt %v error %q, want %v %q", st.name, got.LastAttempt, got.LastError, last, st.err)
+		}
+	}
+}
