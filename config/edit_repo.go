@@ -151,10 +151,17 @@ func (d *document) entryLines(name string, e Entry) ([]string, error) {
 }
 
 // relDir writes dir relative to the config's folder when it is inside
-// it or beside it, so the config works from any checkout; else absolute.
+// it or beside it, so the config works from any checkout; else below
+// the home folder as ~/..., so it works for every user who keeps it in
+// the same place of theirs; else absolute.
 func (d *document) relDir(dir string) string {
 	rel, err := filepath.Rel(filepath.Dir(d.file), dir)
 	if err != nil || strings.HasPrefix(rel, ".."+string(filepath.Separator)+"..") || rel == ".." {
+		if home, err := d.env.HomeDir(); err == nil {
+			if rel, err := filepath.Rel(home, dir); err == nil && filepath.IsLocal(rel) {
+				return "~/" + filepath.ToSlash(rel)
+			}
+		}
 		return dir
 	}
 	return filepath.ToSlash(rel)

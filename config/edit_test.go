@@ -512,3 +512,39 @@ func TestRemoveSkillAppendsToExclude(t *testing.T) {
 		t.Errorf("config:\n%s", got)
 	}
 }
+
+// TestAddRepositoryDirBelowHome: a folder far from the config but below
+// the home folder is written as ~/..., which loads back to it for every
+// user who keeps it there, where an absolute path names one user's home.
+func TestAddRepositoryDirBelowHome(t *testing.T) {
+	// The process's home: a dir entry's ~ is expanded by its kind, from
+	// the process's environment.
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("USERPROFILE", home)
+	ws := filepath.Join(home, "work", "projects", "app")
+	team := filepath.Join(home, "my skills")
+	for _, d := range []string{ws, filepath.Join(team, "pdf")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	path := filepath.Join(ws, FileName)
+	if err := os.WriteFile(path, []byte("repositories: []\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := hostenv.Env{Dir: ws}
+	if _, err := AddRepository(env, path, Entry{Dir: team}, all.Kinds()); err != nil {
+		t.Fatal(err)
+	}
+	if got := skilltest.ReadFile(t, path); !strings.Contains(got, "dir: ~/my skills\n") {
+		t.Errorf("config:\n%s", got)
+	}
+	cfg, err := LoadIn(env, path, all.Kinds())
+	if err != nil || len(cfg.Sources) != 1 {
+		t.Fatalf("load: %v", err)
+	}
+	if d, ok := cfg.Sources[0].Settings.(Directory); !ok || d.Directory() != team {
+		t.Errorf("the entry loads back as %+v, want %s", cfg.Sources[0].Settings, team)
+	}
+}
