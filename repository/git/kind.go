@@ -117,7 +117,9 @@ func localRemote(base, url string) string {
 	if i := strings.IndexAny(url, ":/\\"); i >= 0 && url[i] == ':' {
 		return ""
 	}
-	return filepath.Join(base, url)
+	// ~ is the home folder, as in a dir: entry; joined to the config's
+	// folder it named a folder called ~ there.
+	return repository.AbsPath(base, url)
 }
 
 // Location is the remote without its credentials, and the ref.

@@ -5,12 +5,16 @@ import (
 	"testing"
 )
 
-// TestLocalRemote: a relative local path is the config folder's; a URL, an
-// absolute path or an scp-like host:path is left as written.
+// TestLocalRemote: a relative local path is the config folder's, and
+// one beginning ~/ the home folder's; a URL, an absolute path or an
+// scp-like host:path is left as written.
 func TestLocalRemote(t *testing.T) {
-	t.Parallel()
+	home := t.TempDir() // ~ is the process's home, as in a dir: entry
+	t.Setenv("HOME", home)
+	t.Setenv("USERPROFILE", home)
 	base := filepath.FromSlash("/ws/proj")
 	for url, want := range map[string]string{
+		"~/skills.git":             filepath.Join(home, "skills.git"),
 		"../repo":                  filepath.Join(base, "../repo"),
 		"repo.git":                 filepath.Join(base, "repo.git"),
 		"./a/b":                    filepath.Join(base, "a/b"),
