@@ -1,6 +1,7 @@
 package repository
 
 import (
+	"bytes"
 	"path"
 	"strings"
 )
@@ -25,6 +26,9 @@ type ignoreRule struct {
 // components below the work tree's root, in the file's order.
 func parseIgnore(data []byte, depth int) []ignoreRule {
 	var rules []ignoreRule
+	// Git skips a byte order mark before the first rule; kept, it made
+	// that rule match nothing.
+	data = bytes.TrimPrefix(data, []byte("\ufeff"))
 	for line := range strings.SplitSeq(string(data), "\n") {
 		line = strings.TrimSuffix(line, "\r")
 		// Trailing spaces go unless a backslash keeps the last one.

@@ -82,6 +82,10 @@ type ignoreDir struct {
 	rules  []ignoreRule
 	hidden bool  // the folder, or one above it, is ignored
 	err    error // its rules could not be read (ErrIgnoreFile)
+	// nested is set for a repository of its own below the work tree (a
+	// submodule, a clone), and below it: git judges what is there by that
+	// repository's rules, never the outer one's, so none are applied.
+	nested bool
 	// read is set once the folder's own .gitignore was looked for. It
 	// is looked for when first needed, so that a listing of the folder
 	// that shows none spares the look: a stat through the os.Root costs
@@ -274,6 +278,9 @@ func excludesFile(env hostenv.Env) (string, []byte, error) {
 	if rest, ok := strings.CutPrefix(file, "~/"); ok && home != "" {
 		file = filepath.Join(home, rest)
 	}
+	if file == os.DevNull {
+		return "", nil, nil // how a user turns the global excludes off
+	}
 	if file == "" || !filepath.IsAbs(file) {
 		return file, nil, nil
 	}
@@ -373,9 +380,17 @@ func (st *ignores) dir(rel string) *ignoreDir {
 		v.err, v.read = parent.err, true
 	case parent.hidden || ignored(parent.rules, v.full, true):
 		v.hidden, v.read = true, true
+	case parent.nested || st.repository(rel):
+		v.nested, v.read, v.rules = true, true, nil
 	}
 	st.dirs[rel] = v
 	return v
+}
+
+// repository reports whether the folder rel holds a .git of its own.
+func (st *ignores) repository(rel string) bool {
+	_, err := os.Lstat(filepath.Join(st.d.Dir(), filepath.FromSlash(rel), ".git"))
+	return err == nil
 }
 
 // rules returns what applies below the folder at rel, its own .gitignore

@@ -40,6 +40,7 @@ func TestIgnoreFSAgreesWithGit(t *testing.T) {
 		{"comments and blank lines", "# *.txt\n\n   \n*.log   \n"},
 		{"negated class", "img/[!a]*\n"},
 		{"everything but", "*\n!*/\n!*.md\n"},
+		{"a byte order mark", "\ufeff.env\n*.log\n"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -171,5 +172,40 @@ func TestIgnoreFSBoundsIgnoredEntries(t *testing.T) {
 	w.st.maxDropped = 3
 	if entries, err := fs.ReadDir(w, "build"); err == nil || !strings.Contains(err.Error(), "more than 3") {
 		t.Fatalf("build lists %v, %v; want the bound's error", entries, err)
+	}
+}
+
+// TestIgnoreFSNestedRepositoryAndNoExcludes: a repository inside the
+// work tree (a submodule, a vendored clone) is judged by its own rules,
+// never the outer one's, so a lib/ of the outer .gitignore hides no file
+// of a skill cloned below; and core.excludesFile set to /dev/null, how a
+// user turns the global excludes off, is no failure.
+func TestIgnoreFSNestedRepositoryAndNoExcludes(t *testing.T) {
+	t.Parallel()
+	r := gittest.NewRepo(t, "main")
+	r.Write(".gitignore", "lib/\n.env\n", 0)
+	for _, f := range []string{"skills/own/SKILL.md", "skills/own/lib/x.py", "skills/foo/SKILL.md", "skills/foo/lib/helper.py", "skills/foo/.env.example"} {
+		r.Write(f, "x\n", 0)
+	}
+	inner := gittest.NewRepo(t, "main")
+	if err := os.Rename(filepath.Join(inner.Dir, ".git"), filepath.Join(r.Dir, "skills", "foo", ".git")); err != nil {
+		t.Fatal(err)
+	}
+	home := t.TempDir()
+	if err := os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[core]\n\texcludesFile = /dev/null\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d, err := NewDirFS(filepath.Join(r.Dir, "skills"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := GitIgnoring(d, hostenv.New(home, []string{"HOME=" + home, "GIT_CONFIG_NOSYSTEM=1"}))
+	if err != nil || w == nil {
+		t.Fatalf("GitIgnoring: %v, %v", w, err)
+	}
+	for f, want := range map[string]bool{"own/SKILL.md": true, "own/lib/x.py": false, "foo/SKILL.md": true, "foo/lib/helper.py": true} {
+		if _, err := fs.Stat(w, f); (err == nil) != want {
+			t.Errorf("stat %s: %v, want served %v", f, err, want)
+		}
 	}
 }
