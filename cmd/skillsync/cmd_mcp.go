@@ -167,8 +167,14 @@ func mcpHandler(h http.Handler, d time.Duration) http.Handler {
 // catalog changes are watched and whose promotion gate takes proposals.
 type mcpWorkspace struct{ *skillsync.Engine }
 
-// ProposeSkill is propose_skill: the gate's ProposeFiles.
+// ProposeSkill is propose_skill: the gate's ProposeFiles. Below a
+// workspace whose config is in a folder above (an agent that started the
+// server in a subfolder), it refuses, as skillsync propose does there:
+// the draft would start a second workspace's skills/ in the subfolder.
 func (w mcpWorkspace) ProposeSkill(ctx context.Context, name string, files map[string]string) (drafts.Draft, error) {
+	if above := w.Config().Above; above != "" {
+		return drafts.Draft{}, nestedWorkspace(above)
+	}
 	return w.Gate().ProposeFiles(ctx, name, files)
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"github.com/skillsync/skillsync"
 	"github.com/skillsync/skillsync/config"
 	"github.com/skillsync/skillsync/internal/gittest"
+	"github.com/skillsync/skillsync/internal/hostenv"
 	"github.com/skillsync/skillsync/internal/mcptest"
 	"github.com/skillsync/skillsync/internal/skilltest"
 	"github.com/skillsync/skillsync/mcp"
@@ -239,5 +241,36 @@ func TestPromoteWhatTheSourceHoldsAlready(t *testing.T) {
 	published, _ := filepath.Glob(filepath.Join(ws, "skills", "_drafts", ".published", "pdf-*"))
 	if len(published) != 2 {
 		t.Errorf("published drafts: %q, want both", published)
+	}
+}
+
+// TestMCPProposeSkillRefusedInASubfolder: an MCP server started in a
+// subfolder of a workspace (its config above, none here) refuses
+// propose_skill, as skillsync propose does there, rather than start a
+// second workspace's skills/ in the subfolder.
+func TestMCPProposeSkillRefusedInASubfolder(t *testing.T) {
+	t.Parallel()
+	ws := t.TempDir()
+	skilltest.WriteFile(t, filepath.Join(ws, "skillsync.yaml"), "repositories: []\n")
+	sub := filepath.Join(ws, "src")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.FindIn(hostenv.Env{Dir: sub}, "", skillsync.Kinds())
+	if err != nil || cfg.Above == "" {
+		t.Fatalf("config in the subfolder: %+v %v", cfg, err)
+	}
+	srv, err := mcp.New(context.Background(), mcpWorkspace{skillsync.NewEngine(cfg)}, mcp.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := mcptest.Connect(t, srv.MCP())
+	res := mcptest.Call(t, cs, "propose_skill", map[string]any{
+		"name": "notes", "files": map[string]any{"SKILL.md": "---\nname: notes\ndescription: Take notes.\n---\n# Notes\n"}}, nil)
+	if !res.IsError || !strings.Contains(mcptest.Text(res), "is in a folder above") {
+		t.Errorf("propose_skill in a subfolder: %v %s", res.IsError, mcptest.Text(res))
+	}
+	if _, err := os.Stat(filepath.Join(sub, "skills")); err == nil {
+		t.Error("a skills/ was started in the subfolder")
 	}
 }
