@@ -538,6 +538,12 @@ func (d *decoder) validate(dirName string) []Problem {
 	} else if n := utf8.RuneCountInString(s.Description); n > 1024 {
 		out = append(out, Problem{Level: Warning, Rule: "description-too-long", Line: d.lines[fieldDescription],
 			Message: fmt.Sprintf("description is %d characters long; the limit is 1024", n)})
+	} else if IsPlaceholderDescription(s.Description) {
+		// An agent decides from the description alone whether to load
+		// the skill: one that says nothing is never loaded, or loaded
+		// for everything.
+		out = append(out, Problem{Level: Warning, Rule: "description-placeholder", Line: d.lines[fieldDescription],
+			Message: "description in SKILL.md is still the placeholder skillsync new wrote: write in its place what the skill does and when to use it"})
 	}
 	if n := utf8.RuneCountInString(s.Compatibility); n > 500 {
 		out = append(out, Problem{Level: Warning, Rule: "compatibility-too-long", Line: d.lines[fieldCompatibility],

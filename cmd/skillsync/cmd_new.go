@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -32,7 +33,9 @@ func newNewCommand(a *app, runF func(context.Context, *newOptions) error) *cobra
 with the frontmatter the Agent Skills specification requires (name and
 description) and the sections it suggests for the body: step-by-step
 instructions, examples of inputs and outputs, and edge cases. Fill them in,
-then check the skill with skillsync validate --strict.
+then check the skill with skillsync validate --strict. Without --description
+the description is a placeholder, which validate warns about
+(description-placeholder; an error under --strict) until you replace it.
 
 DIR defaults to the workspace layer (skills/ of the workspace the config
 names). NAME must follow the specification: lower-case letters, digits and single
@@ -91,7 +94,7 @@ type newJSON struct {
 func (a *app) runNew(ctx context.Context, opts *newOptions) error {
 	desc := strings.TrimSpace(opts.description)
 	if desc == "" {
-		desc = "Replace this with what the skill does and when to use it."
+		desc = skill.PlaceholderDescription
 	}
 	content, err := scaffold(opts.name, desc)
 	if err != nil {
@@ -176,7 +179,9 @@ func (a *app) warnShadowed(ctx context.Context, name string) {
 
 // scaffold returns the SKILL.md of a new skill, refusing a name or a
 // description that the Agent Skills rules would warn about: what new
-// writes passes validate --strict.
+// writes passes validate --strict, but for the placeholder description
+// written when none is given, which validation warns about until it is
+// replaced (description-placeholder).
 func scaffold(name, description string) (string, error) {
 	if !skill.ValidName(name) {
 		return "", usageError("%q cannot be a skill name: use lower-case letters, digits and hyphens", name)
@@ -187,6 +192,7 @@ func scaffold(name, description string) (string, error) {
 	}
 	content := fm + fmt.Sprintf(skillTemplate, name)
 	_, problems := skill.Parse([]byte(content), name)
+	problems = slices.DeleteFunc(problems, func(p skill.Problem) bool { return p.Rule == "description-placeholder" })
 	if len(problems) > 0 {
 		var msgs []string
 		for _, p := range problems {

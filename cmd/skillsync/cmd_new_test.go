@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"github.com/skillsync/skillsync/agent"
 	"github.com/skillsync/skillsync/config"
 	"github.com/skillsync/skillsync/internal/skilltest"
+	"github.com/skillsync/skillsync/skill"
 )
 
 func TestNewScaffoldsAValidSkill(t *testing.T) {
@@ -27,8 +29,25 @@ func TestNewScaffoldsAValidSkill(t *testing.T) {
 			t.Errorf("SKILL.md lacks %q:\n%s", want, text)
 		}
 	}
-	if r := run(t, dir, "validate", "--strict", filepath.Join("skills", "release-notes")); r.code != 0 || r.stdout != "" {
-		t.Errorf("validate --strict: %d %s %s", r.code, r.stdout, r.stderr)
+	if !strings.Contains(r.stdout, "replace its description") {
+		t.Errorf("new gave no reminder to write the description: %s", r.stdout)
+	}
+	// The placeholder description is a warning that names the file, and
+	// an error under --strict, until it is replaced: an agent reads the
+	// description alone to decide whether to load the skill.
+	rel := filepath.Join("skills", "release-notes")
+	placeholder := filepath.Join(rel, "SKILL.md") + ":3: %s: description in SKILL.md is still the placeholder skillsync new wrote: write in its place what the skill does and when to use it (description-placeholder)\n"
+	if r := run(t, dir, "validate", rel); r.code != 0 || r.stdout != fmt.Sprintf(placeholder, "warning") {
+		t.Errorf("validate of the new skill: %d %q %s", r.code, r.stdout, r.stderr)
+	}
+	if r := run(t, dir, "validate", "--strict", rel); r.code != 1 || r.stdout != fmt.Sprintf(placeholder, "error") {
+		t.Errorf("validate --strict of the new skill: %d %q %s", r.code, r.stdout, r.stderr)
+	}
+	if err := os.WriteFile(file, []byte(strings.Replace(text, skill.PlaceholderDescription, "Write release notes from merged pull requests. Use when a release is cut.", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := run(t, dir, "validate", "--strict", rel); r.code != 0 || r.stdout != "" {
+		t.Errorf("validate --strict once the description is written: %d %s %s", r.code, r.stdout, r.stderr)
 	}
 
 	// Never overwritten.
