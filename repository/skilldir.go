@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/skillsync/skillsync/internal/hostenv"
 	"github.com/skillsync/skillsync/skill"
 )
 
@@ -29,9 +30,21 @@ var ErrNoSkill = errors.New("no skill found")
 // Validate checks every skill at or below path, on disk: a skill
 // directory, a SKILL.md, or a directory of skills. A skill is valid when
 // it has no error (with strict, no warning either). Each problem's File is
-// a path on disk.
+// a path on disk. It is ValidateIn with the process's environment.
 func Validate(ctx context.Context, path string, strict bool) ([]Checked, error) {
-	fsys, dir, err := OpenSkillDir(path)
+	return ValidateIn(ctx, path, strict, hostenv.Env{})
+}
+
+// ValidateIn is Validate with env as the host whose git config says what
+// git ignores: a folder in a git work tree is read as a sync reads it
+// (GitView), so a file git ignores there, which no sync ever takes, is
+// neither counted nor checked.
+func ValidateIn(ctx context.Context, path string, strict bool, env hostenv.Env) ([]Checked, error) {
+	d, dir, err := OpenSkillDir(path)
+	if err != nil {
+		return nil, fmt.Errorf("validate %s: %w", path, err)
+	}
+	fsys, err := GitView(d, env)
 	if err != nil {
 		return nil, fmt.Errorf("validate %s: %w", path, err)
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/skillsync/skillsync"
+	"github.com/skillsync/skillsync/repository"
 	"github.com/skillsync/skillsync/skill"
 )
 
@@ -25,6 +26,8 @@ func newValidateCommand(a *app, runF func(context.Context, *validateOptions) err
 PATH is a skill directory, a SKILL.md, or a directory of skills (searched
 four levels deep). Each problem is printed as FILE:LINE: LEVEL: MESSAGE (RULE).
 Errors make a skill unusable; warnings are kept unless --strict is given.
+A folder in a git work tree is read as sync reads it: what git ignores there
+(a .env, node_modules/) is never synced, so it is neither counted nor checked.
 
 Exit status is 0 when no skill has an error (with --strict, no warning
 either), else 1; a PATH that holds no SKILL.md at all, or cannot be read, is
@@ -66,7 +69,9 @@ func (a *app) runValidate(ctx context.Context, opts *validateOptions) error {
 		if err != nil {
 			return err
 		}
-		checked, err := skillsync.Validate(ctx, abs, opts.strict)
+		// Read as a sync reads the folder: what git ignores there is
+		// never synced, so it is neither counted nor checked.
+		checked, err := repository.ValidateIn(ctx, abs, opts.strict, a.env)
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}

@@ -1,0 +1,96 @@
+package repository_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/skillsync/skillsync/internal/gittest"
+	"github.com/skillsync/skillsync/internal/hostenv"
+	"github.com/skillsync/skillsync/internal/skilltest"
+	"github.com/skillsync/skillsync/repository"
+)
+
+// ignoredSkill writes a skill tool below dir with the files a user's
+// .gitignore keeps out of git: a .env and node_modules/, whose file has a
+// name Windows cannot write (a not-portable problem under strict).
+func ignoredSkill(t *testing.T, dir string) string {
+	t.Helper()
+	return skilltest.Skill(t, dir, "tool", "A tool.", map[string]string{
+		"notes.md": "notes\n", ".env": "API_KEY=sk-live-123\n", "node_modules/x/a:b.js": "j\n",
+	})
+}
+
+// TestGitViewLeavesOutWhatGitIgnores: a skill folder in a git work tree is
+// read, listed and validated without what git ignores there, as a sync
+// reads a local source, and Ignored names what was left out; the same
+// folder outside a work tree is read whole, and validate --strict finds
+// the file no sync of the work tree would take.
+func TestGitViewLeavesOutWhatGitIgnores(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	home := t.TempDir()
+	env := hostenv.New(home, []string{"HOME=" + home, "GIT_CONFIG_NOSYSTEM=1"})
+	r := gittest.NewRepo(t, "main")
+	r.Write(".gitignore", ".env\nnode_modules/\n", 0)
+	inTree := ignoredSkill(t, filepath.Join(r.Dir, "skills"))
+	outside := ignoredSkill(t, t.TempDir())
+
+	view, err := repository.OpenGitView(inTree, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := view.(*repository.IgnoreFS); !ok {
+		t.Fatalf("a folder in a work tree is read through %T", view)
+	}
+	if _, err := view.Stat(".env"); !os.IsNotExist(err) {
+		t.Errorf("stat .env: %v, want not found", err)
+	}
+	names, more, err := repository.Ignored(ctx, view)
+	if err != nil || more != 0 || !slices.Equal(names, []string{".env", "node_modules/"}) {
+		t.Errorf("Ignored = %q, %d, %v", names, more, err)
+	}
+	checked, err := repository.ValidateIn(ctx, inTree, true, env)
+	if err != nil || len(checked) != 1 || !checked[0].Valid || len(checked[0].Problems) != 0 {
+		t.Errorf("validate --strict in the work tree: %+v, %v", checked, err)
+	}
+
+	view, err = repository.OpenGitView(outside, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := view.(*repository.DirFS); !ok {
+		t.Fatalf("a folder outside a work tree is read through %T", view)
+	}
+	if names, more, err := repository.Ignored(ctx, view); names != nil || more != 0 || err != nil {
+		t.Errorf("Ignored outside a work tree = %q, %d, %v", names, more, err)
+	}
+	checked, err = repository.ValidateIn(ctx, outside, true, env)
+	if err != nil || len(checked) != 1 || checked[0].Valid || len(checked[0].Problems) != 1 || checked[0].Problems[0].Rule != "not-portable" {
+		t.Errorf("validate --strict outside a work tree: %+v, %v", checked, err)
+	}
+}
+
+// TestIgnoredIsBounded: Ignored lists MaxIgnoredListed names and counts
+// the rest.
+func TestIgnoredIsBounded(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	r := gittest.NewRepo(t, "main")
+	r.Write(".gitignore", "*.tmp\n", 0)
+	r.Write("s/SKILL.md", skilltest.SkillMD("s", "S."), 0)
+	n := repository.MaxIgnoredListed + 5
+	for i := range n {
+		r.Write(filepath.Join("s", "f"+string(rune('a'+i/26))+string(rune('a'+i%26))+".tmp"), "x", 0)
+	}
+	view, err := repository.OpenGitView(filepath.Join(r.Dir, "s"), hostenv.New(home, []string{"HOME=" + home}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	names, more, err := repository.Ignored(context.Background(), view)
+	if err != nil || len(names) != repository.MaxIgnoredListed || more != 5 || names[0] != "faa.tmp" {
+		t.Errorf("Ignored = %d names (%q...), %d more, %v", len(names), names[:min(len(names), 2)], more, err)
+	}
+}
