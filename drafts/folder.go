@@ -17,6 +17,7 @@ import (
 
 	"github.com/skillsync/skillsync/curator"
 	"github.com/skillsync/skillsync/internal/flock"
+	"github.com/skillsync/skillsync/internal/hostenv"
 	"github.com/skillsync/skillsync/internal/realdir"
 	"github.com/skillsync/skillsync/layering"
 	"github.com/skillsync/skillsync/materialize"
@@ -55,6 +56,10 @@ type Folder struct {
 	MaxFileSize int64
 	// LockWait is how long a method waits for a draft's lock.
 	LockWait time.Duration
+	// Env is the host whose git config says what git ignores: a draft,
+	// and a folder proposed, in a git work tree is read as a sync reads
+	// it (repository.GitView). The zero Env is the process's.
+	Env hostenv.Env
 }
 
 // DefaultLockWait is how long a draft's lock is waited for: a
@@ -65,6 +70,12 @@ const DefaultLockWait = 2 * time.Minute
 func NewFolder(l workspace.Layout, maxFileSize int64) *Folder {
 	return &Folder{dir: l.DraftsDir(), rejected: l.RejectedDir(), published: l.PublishedDir(), locks: l.DraftLocksDir(),
 		MaxFileSize: maxFileSize, LockWait: DefaultLockWait}
+}
+
+// WithEnv sets d.Env and returns d.
+func (d *Folder) WithEnv(env hostenv.Env) *Folder {
+	d.Env = env
+	return d
 }
 
 // Dir returns the drafts folder.
@@ -89,16 +100,23 @@ type Draft struct {
 	// "" when they could not all be read.
 	Hash  string       `json:"hash,omitempty"`
 	Files []skill.File `json:"-"`
+	// Ignored is what git ignores in the draft's folder: it is not among
+	// Files, is not validated or hashed, and is never promoted or
+	// published, as a sync never takes it.
+	Ignored Ignored `json:"ignored,omitzero"`
 	// Diff compares the draft with the catalog's skill of its name, when
 	// there is one; the caller fills it in.
 	Diff *DiffSummary `json:"diff,omitempty"`
 	// Promoted names where an automatic promotion (promotion.auto) took
 	// the draft; "" while it waits.
 	Promoted string `json:"promoted,omitempty"`
+
+	env hostenv.Env // the Folder's, for FS
 }
 
-// FS returns the draft's files, confined to its directory.
-func (d *Draft) FS() (fs.FS, error) { return repository.NewDirFS(d.Dir) }
+// FS returns the draft's files, confined to its directory and, in a git
+// work tree, without what git ignores there: the files Inspect listed.
+func (d *Draft) FS() (fs.FS, error) { return repository.OpenGitView(d.Dir, d.env) }
 
 // List returns the drafts waiting, by name, each inspected as Inspect
 // does. Entries whose names start with "." (.rejected, .published, .locks,
@@ -144,7 +162,7 @@ func (d *Folder) Inspect(ctx context.Context, name string) (Draft, error) {
 		return Draft{}, fmt.Errorf("draft %q: %w (not one safe path component)", name, ErrNoDraft)
 	}
 	dir := filepath.Join(d.dir, name)
-	dr := Draft{Name: name, Dir: dir, Problems: []skill.Problem{}}
+	dr := Draft{Name: name, Dir: dir, Problems: []skill.Problem{}, env: d.Env}
 	info, err := os.Lstat(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return dr, fmt.Errorf("draft %s: %w in %s", name, ErrNoDraft, d.dir)
@@ -166,12 +184,17 @@ func (d *Folder) Inspect(ctx context.Context, name string) (Draft, error) {
 		return dr, nil
 	}
 	dr.Created = info.ModTime().UTC().Truncate(time.Second)
-	fsys, err := repository.NewDirFS(dir)
+	// Read as a sync reads the folder once promoted: what git ignores in
+	// it is left out of the checks, the hash and what a promotion sends.
+	fsys, err := repository.OpenGitView(dir, d.Env)
 	if err != nil {
 		problem("draft-unreadable", "", "cannot open the draft: %v", err)
 		return dr, nil
 	}
 	files, walkProblems, complete := d.scan(ctx, fsys)
+	if dr.Ignored.Names, dr.Ignored.More, err = repository.Ignored(ctx, fsys); err != nil && ctx.Err() == nil {
+		problem("draft-unreadable", "", "cannot list what git ignores in the draft: %v", err)
+	}
 	if err := ctx.Err(); err != nil {
 		return dr, err
 	}

@@ -96,6 +96,9 @@ type Proposal struct {
 	// AutoError says why promotion.auto did not promote a draft without
 	// problems; the draft waits.
 	AutoError string `json:"auto_error,omitempty"`
+	// Ignored is what git ignores in the folder proposed: it was not
+	// copied into the draft, as a sync of the folder would not take it.
+	Ignored Ignored `json:"ignored,omitzero"`
 }
 
 // Propose copies the skill directory dir into the drafts, inspects it
@@ -116,12 +119,20 @@ func (g *Gate) Propose(ctx context.Context, dir string, opts ProposeOptions) (*P
 	}
 	// A name given is the draft's name, in its frontmatter too: else the
 	// draft could never be promoted (name-mismatch).
-	dr, err := g.Folder.proposeDir(ctx, dir, name, g.Now(), opts.Name != "" && opts.Name != nameIn(dir))
+	dr, left, err := g.Folder.proposeDir(ctx, dir, name, g.Now(), opts.Name != "" && opts.Name != nameIn(dir))
 	if err != nil {
 		return nil, err
 	}
 	abs, _ := filepath.Abs(dir)
-	return g.proposed(ctx, dr, "from "+abs)
+	from := "from " + abs
+	if s := left.String(); s != "" {
+		from += " without what git ignores there (" + s + ")"
+	}
+	p, err := g.proposed(ctx, dr, from)
+	if p != nil {
+		p.Ignored = left
+	}
+	return p, err
 }
 
 // nameIn is the name a skill directory's SKILL.md gives, else the

@@ -60,6 +60,10 @@ type Promotion struct {
 	// published, Commit is the revision that holds it, and the draft
 	// moved on as after a publication.
 	Unchanged bool `json:"unchanged,omitempty"`
+	// Ignored is what git ignores in the draft's folder: a promotion to
+	// a source never sends it, and a sync of a local layer never takes
+	// it, so it is not in Hash either.
+	Ignored Ignored `json:"ignored,omitzero"`
 }
 
 // Promote lets the draft name through the gate. The policy comes first:
@@ -187,7 +191,7 @@ func (g *Gate) promoteLocal(ctx context.Context, name, to string, layer layering
 	}
 	events = append(events, curator.Event{TS: now, Actor: g.Actor, Op: OpPromoted, Target: target, From: "drafts", To: to,
 		BeforeHash: p.ArchivedHash, AfterHash: p.Draft.Hash, Approver: opts.Approver, Detail: detail})
-	promo := &Promotion{Name: name, Approver: opts.Approver, Target: to, Hash: p.Draft.Hash, Dir: p.Dir, Archived: p.Archived}
+	promo := &Promotion{Name: name, Approver: opts.Approver, Target: to, Hash: p.Draft.Hash, Dir: p.Dir, Archived: p.Archived, Ignored: p.Draft.Ignored}
 	if err := g.Audit.Append(events...); err != nil {
 		return promo, fmt.Errorf("promoted %s to %s, but the audit log was not written: %w", name, to, err)
 	}
@@ -228,7 +232,7 @@ func (g *Gate) publish(ctx context.Context, name string, t *Target, opts Promote
 	if err != nil {
 		return nil, err
 	}
-	promo.Hash, promo.Published = dr.Hash, moved
+	promo.Hash, promo.Published, promo.Ignored = dr.Hash, moved, dr.Ignored
 	if keepErr != nil {
 		g.warnf("published %s, but the draft stays in the drafts: %v", name, keepErr)
 	}

@@ -158,7 +158,7 @@ func (d *Folder) promoteLocal(ctx context.Context, name, layerDir string, existi
 		}
 	}
 	if old != nil {
-		if h, err := dirHash(ctx, old.Dir); err == nil {
+		if h, err := d.dirHash(ctx, old.Dir); err == nil {
 			p.ArchivedHash = h
 		}
 		if p.Archived, err = curator.Archive(layerDir, old.Dir, old.Name, now); err != nil {
@@ -189,14 +189,14 @@ func checkRealDirOrMissing(dir string) error {
 	return err
 }
 
-// dirHash is the skill hash of a local skill directory.
-func dirHash(ctx context.Context, dir string) (string, error) {
-	d := &Folder{}
-	fsys, err := (&Draft{Dir: dir}).FS()
+// dirHash is the skill hash of a local skill directory, as a sync
+// computes it: without what git ignores there.
+func (d *Folder) dirHash(ctx context.Context, dir string) (string, error) {
+	fsys, err := (&Draft{Dir: dir, env: d.Env}).FS()
 	if err != nil {
 		return "", err
 	}
-	files, _, complete := d.scan(ctx, fsys)
+	files, _, complete := (&Folder{}).scan(ctx, fsys)
 	if !complete {
 		return "", errors.New("incomplete")
 	}

@@ -28,22 +28,31 @@ import (
 // Files are written with O_NOFOLLOW|O_EXCL into a fresh directory that
 // appears under its name in one rename, so a reader never sees half a
 // draft. now becomes the draft's created time.
+//
+// A src in a git work tree is copied as a sync reads it: what git
+// ignores there (a .env, node_modules/) is left out of the draft, and
+// so of every promotion of it.
 func (d *Folder) ProposeDir(ctx context.Context, src, name string, now time.Time) (Draft, error) {
-	return d.proposeDir(ctx, src, name, now, false)
+	dr, _, err := d.proposeDir(ctx, src, name, now, false)
+	return dr, err
 }
 
 // proposeDir is ProposeDir; with rename, the copy's SKILL.md frontmatter
 // gives name as the skill's name (every other byte as in src), so a draft
-// proposed under a new name can be promoted under it.
-func (d *Folder) proposeDir(ctx context.Context, src, name string, now time.Time, rename bool) (Draft, error) {
-	srcFS, err := repository.NewDirFS(src)
+// proposed under a new name can be promoted under it. left names what git
+// ignores in src, which was not copied (repository.Ignored).
+func (d *Folder) proposeDir(ctx context.Context, src, name string, now time.Time, rename bool) (dr Draft, left Ignored, err error) {
+	srcFS, err := repository.OpenGitView(src, d.Env)
 	if err != nil {
-		return Draft{}, fmt.Errorf("propose %s: %w", src, err)
+		return Draft{}, left, fmt.Errorf("propose %s: %w", src, err)
 	}
 	if info, err := srcFS.Stat("SKILL.md"); err != nil || !info.Mode().IsRegular() {
-		return Draft{}, fmt.Errorf("propose %s: no SKILL.md in it", src)
+		return Draft{}, left, fmt.Errorf("propose %s: no SKILL.md in it", src)
 	}
-	return d.propose(ctx, name, now, func(dst *os.Root) error {
+	if left.Names, left.More, err = repository.Ignored(ctx, srcFS); err != nil {
+		return Draft{}, left, fmt.Errorf("propose %s: list what git ignores in it: %w", src, err)
+	}
+	dr, err = d.propose(ctx, name, now, func(dst *os.Root) error {
 		if err := d.copyDir(ctx, srcFS, src, dst); err != nil {
 			return err
 		}
@@ -52,6 +61,27 @@ func (d *Folder) proposeDir(ctx context.Context, src, name string, now time.Time
 		}
 		return nil
 	})
+	return dr, left, err
+}
+
+// Ignored is what git ignores in a folder, left out of what was read of
+// it: at most repository.MaxIgnoredListed names (a folder's with a
+// trailing slash), and how many more there are.
+type Ignored struct {
+	Names []string `json:"names,omitempty"`
+	More  int      `json:"more,omitempty"`
+}
+
+// String says what was left out, for a note: "" when nothing was.
+func (ig Ignored) String() string {
+	if len(ig.Names) == 0 {
+		return ""
+	}
+	s := strings.Join(ig.Names, ", ")
+	if ig.More > 0 {
+		s += fmt.Sprintf(" and %d more", ig.More)
+	}
+	return s
 }
 
 // renameIn writes name into the frontmatter of the SKILL.md in dst.
@@ -183,7 +213,7 @@ func (d *Folder) sameName(name string) (string, bool) {
 
 // copyDir copies the regular files of src into dst, refusing what
 // ProposeDir refuses.
-func (d *Folder) copyDir(ctx context.Context, src *repository.DirFS, srcName string, dst *os.Root) error {
+func (d *Folder) copyDir(ctx context.Context, src repository.FolderFS, srcName string, dst *os.Root) error {
 	entries := 0
 	var total int64
 	return fs.WalkDir(src, ".", func(name string, de fs.DirEntry, err error) error {

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"path/filepath"
 
+	"github.com/skillsync/skillsync/internal/hostenv"
 	"github.com/skillsync/skillsync/repository"
 	"github.com/skillsync/skillsync/skill"
 )
@@ -28,6 +29,9 @@ type PublishResult struct {
 	// Revision is the source's revision with the skill in it: a new one,
 	// or the current one when the source held exactly these files already.
 	Revision string `json:"revision"`
+	// Ignored is what git ignores in the directory: it was not published,
+	// as a sync of the directory would not take it either.
+	Ignored Ignored `json:"ignored,omitzero"`
 }
 
 // InvalidSkillError is a skill Publish refused: it fails strict
@@ -47,13 +51,30 @@ func (e *InvalidSkillError) Error() string {
 // The skill's name is the directory's, which its SKILL.md must agree
 // with. Files are read through a confined file system: a symbolic link
 // that leads out of dir is not published. A skill that fails validation
-// is an *InvalidSkillError.
+// is an *InvalidSkillError. It is PublishIn with the process's
+// environment.
 func Publish(ctx context.Context, w SkillWriter, dir, source, author string) (PublishResult, error) {
-	fsys, _, err := repository.OpenSkillDir(dir)
+	return PublishIn(ctx, w, dir, source, author, hostenv.Env{})
+}
+
+// PublishIn is Publish with env as the host whose git config says what
+// git ignores: a dir in a git work tree is read as a sync reads it
+// (repository.GitView), so what git ignores there (a .env,
+// node_modules/) is never published, and the result's Ignored names it.
+func PublishIn(ctx context.Context, w SkillWriter, dir, source, author string, env hostenv.Env) (PublishResult, error) {
+	d, _, err := repository.OpenSkillDir(dir)
+	if err != nil {
+		return PublishResult{}, fmt.Errorf("publish %s: %w", dir, err)
+	}
+	fsys, err := repository.GitView(d, env)
 	if err != nil {
 		return PublishResult{}, fmt.Errorf("publish %s: %w", dir, err)
 	}
 	name := filepath.Base(fsys.Dir())
+	var left Ignored
+	if left.Names, left.More, err = repository.Ignored(ctx, fsys); err != nil {
+		return PublishResult{}, fmt.Errorf("publish %s: list what git ignores in %s: %w", name, fsys.Dir(), err)
+	}
 	// The source lists and checks the files itself, strictly.
 	rev, err := w.PublishSkill(ctx, name, fsys, author)
 	var invalid *repository.InvalidSkillError
@@ -69,7 +90,7 @@ func Publish(ctx context.Context, w SkillWriter, dir, source, author string) (Pu
 	if err != nil {
 		return PublishResult{}, err
 	}
-	return PublishResult{Source: source, Skill: name, Revision: string(rev)}, nil
+	return PublishResult{Source: source, Skill: name, Revision: string(rev), Ignored: left}, nil
 }
 
 // Publish writes the skill in the directory dir into the configured
@@ -94,5 +115,5 @@ func (g *Gate) Publish(ctx context.Context, dir, source, author string) (Publish
 	if !ok {
 		return PublishResult{}, requestErrorf("source %s is a %s source: only postgres sources can be published to (promote a draft to a git source)", source, t.Kind)
 	}
-	return Publish(ctx, w, dir, source, cmp.Or(author, g.Actor))
+	return PublishIn(ctx, w, dir, source, cmp.Or(author, g.Actor), g.Folder.Env)
 }

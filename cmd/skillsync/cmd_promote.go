@@ -83,6 +83,7 @@ func (a *app) runPromote(ctx context.Context, opts *promoteOptions) error {
 	if err != nil {
 		return err
 	}
+	a.noteIgnored("promoted "+p.Name, p.Ignored)
 	if a.json {
 		return writeJSON(a.stdout, p)
 	}

@@ -29,6 +29,9 @@ Publishing the same files again changes nothing and prints the current
 revision. Publishes of the same source run one after the other, never
 interleaved.
 
+DIR in a git work tree is read as sync reads it: what git ignores there (a
+.env, node_modules/) is not published, and a note on stderr names it.
+
 Every skillsync daemon whose config has the source syncs it as the change
 commits; other workspaces see it at their next sync.
 
@@ -75,6 +78,7 @@ func (a *app) runPublish(ctx context.Context, opts *publishOptions) error {
 	if err != nil {
 		return err
 	}
+	a.noteIgnored("published "+res.Skill, res.Ignored)
 	if a.json {
 		return writeJSON(a.stdout, publishOutput{PublishResult: res, Published: true, Problems: []validateProblem{}})
 	}
@@ -100,4 +104,21 @@ func (a *app) publishRefused(invalid *drafts.InvalidSkillError) error {
 	}
 	a.logError(fmt.Sprintf("%s not published to %s: %s under strict validation", safe(invalid.Skill), safe(invalid.Source), plural(len(invalid.Problems), "problem")))
 	return reported(errInvalid)
+}
+
+// noteIgnored says, on stderr, what git ignores in the folder read and
+// was left out of what was done with it, so that a .env missing from a
+// publication is no surprise; nothing when nothing was left out. what
+// is what was done ("published", ...).
+func (a *app) noteIgnored(what string, ig drafts.Ignored) {
+	list := ig.String()
+	if list == "" || a.quiet {
+		return
+	}
+	msg := fmt.Sprintf("%s without what git ignores in its folder, which a sync leaves out too: %s", what, list)
+	if l := a.jsonLog(); l != nil {
+		l.Info(msg)
+		return
+	}
+	fmt.Fprintf(a.stderr, "note: %s\n", safe(msg))
 }

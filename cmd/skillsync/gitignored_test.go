@@ -1,0 +1,50 @@
+package main
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/skillsync/skillsync/internal/gittest"
+	"github.com/skillsync/skillsync/internal/skilltest"
+)
+
+// TestValidateAndPublishLeaveOutWhatGitIgnores: validate and publish read
+// a skill folder in a git work tree as sync reads it, by the rules of the
+// work tree's .gitignore and of the user's global excludes file found
+// from the command's own environment: validate --strict neither counts
+// nor checks the ignored file whose name Windows cannot write, while the
+// same folder outside a work tree fails on it; publish leaves the .env
+// and node_modules/ out and says so on stderr, and in --json.
+func TestValidateAndPublishLeaveOutWhatGitIgnores(t *testing.T) {
+	t.Parallel()
+	r := gittest.NewRepo(t, "main")
+	r.Write(".gitignore", ".env\n", 0)
+	skilltest.WriteFile(t, filepath.Join(home(t), ".config", "git", "ignore"), "node_modules/\n")
+	files := map[string]string{".env": "API_KEY=sk-live-123\n", "node_modules/x/a:b.js": "j\n"}
+	dir := skilltest.Skill(t, filepath.Join(r.Dir, "skills"), "pdf", "Read PDF files.", files)
+	outside := skilltest.Skill(t, t.TempDir(), "pdf", "Read PDF files.", files)
+	cwd := t.TempDir()
+
+	if v := run(t, cwd, "validate", "--strict", dir); v.code != 0 || v.stdout != "" || v.stderr != "1 skill checked, 0 not valid\n" {
+		t.Errorf("validate --strict in the work tree: %d %q %q", v.code, v.stdout, v.stderr)
+	}
+	if v := run(t, cwd, "validate", "--strict", outside); v.code != 1 || !strings.Contains(v.stdout, "(not-portable)") {
+		t.Errorf("validate --strict outside a work tree: %d %q %q", v.code, v.stdout, v.stderr)
+	}
+
+	w := newPGWorkspace(t, pgCluster.Get(t), "", "")
+	p := run(t, w.dir, "publish", dir, "--to", "team")
+	if p.code != 0 || !strings.Contains(p.stderr, "note: published pdf without what git ignores in its folder, which a sync leaves out too: .env, node_modules/\n") {
+		t.Errorf("publish: %d %q %q", p.code, p.stdout, p.stderr)
+	}
+	type output struct {
+		Published bool
+		Ignored   struct{ Names []string }
+	}
+	out := decode[output](t, run(t, w.dir, "publish", dir, "--to", "team", "--json"))
+	if !out.Published || !slices.Equal(out.Ignored.Names, []string{".env", "node_modules/"}) {
+		t.Errorf("publish --json: %+v", out)
+	}
+}

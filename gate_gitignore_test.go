@@ -1,0 +1,139 @@
+package skillsync
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/skillsync/skillsync/config"
+	"github.com/skillsync/skillsync/drafts"
+	"github.com/skillsync/skillsync/internal/gittest"
+	"github.com/skillsync/skillsync/internal/pgtest"
+	"github.com/skillsync/skillsync/internal/skilltest"
+	"github.com/skillsync/skillsync/materialize"
+)
+
+// ignoringWorkspace makes a workspace with the config text that is a git
+// work tree whose .gitignore keeps .env and node_modules/ out, and a
+// workspace skill pdf holding both beside its SKILL.md and notes.md. It
+// returns the engine, run with a home of its own, the workspace and the
+// skill's folder.
+func ignoringWorkspace(t *testing.T, text string) (*Engine, string, string) {
+	t.Helper()
+	_, ws := workspaceConfig(t, text)
+	gittest.NewRepoIn(t, ws, "main")
+	skilltest.WriteFile(t, filepath.Join(ws, ".gitignore"), ".env\nnode_modules/\n/.git-store/\n/.skills-cache/\n")
+	e := NewEngine(loadConfig(t, filepath.Join(ws, config.FileName)), WithGitStore(filepath.Join(ws, ".git-store")),
+		WithHost(ws, []string{"HOME=" + t.TempDir(), "GIT_CONFIG_NOSYSTEM=1"}))
+	src := skilltest.Skill(t, filepath.Join(ws, "skills"), "pdf", "Read PDFs.", map[string]string{
+		"notes.md": "notes\n", ".env": "API_KEY=sk-live-123\n", "node_modules/x/i.js": "j\n"})
+	return e, ws, src
+}
+
+// assertLeftOut fails when dir lacks SKILL.md or notes.md, or holds the
+// .env or node_modules/ that git ignores in the workspace.
+func assertLeftOut(t *testing.T, what, dir string) {
+	t.Helper()
+	for _, name := range []string{"SKILL.md", "notes.md"} {
+		if !skilltest.Exists(filepath.Join(dir, name)) {
+			t.Errorf("%s lacks %s", what, name)
+		}
+	}
+	for _, name := range []string{".env", "node_modules"} {
+		if _, err := os.Lstat(filepath.Join(dir, name)); err == nil {
+			t.Errorf("%s holds %s, which git ignores in the workspace", what, name)
+		}
+	}
+}
+
+// TestPromoteToGitLeavesOutWhatGitIgnores: a workspace skill proposed and
+// promoted to a team's git source (a file:// remote) in a workspace that
+// is a git work tree reaches the team's repository without the .env and
+// node_modules/ the user's .gitignore keeps out of their own: the
+// proposal and the promotion name what they left out, a clone of the
+// published repository lacks it, the draft and the skill it came from
+// show no difference, and the hash the promotion recorded is the one the
+// next sync computes for the published skill. Before, the secret was
+// pushed to the team.
+func TestPromoteToGitLeavesOutWhatGitIgnores(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	up := gittest.NewRepo(t, "main")
+	up.AcceptPushes()
+	up.Skill("skills/one", "First.")
+	up.Commit("one")
+	e, ws, src := ignoringWorkspace(t, "repositories:\n  - name: team\n    git: "+up.URL()+"\n    publish: direct\n"+
+		"promotion:\n  approvers: [alice]\n  targets: [workspace, team]\n")
+	mustSync(t, e, SyncOptions{})
+
+	p := propose(t, e, src)
+	if !p.Draft.Valid || !slices.Equal(p.Ignored.Names, []string{".env", "node_modules/"}) {
+		t.Errorf("proposal = %+v", p)
+	}
+	assertLeftOut(t, "the draft", p.Draft.Dir)
+	var diff strings.Builder
+	if against, err := e.Gate().Diff(ctx, &diff, "pdf"); err != nil || against != "workspace/pdf" || diff.String() != "" {
+		t.Errorf("diff of the draft against %s = %q, %v; want none", against, diff.String(), err)
+	}
+	// A .env put into the draft itself stays out as well.
+	skilltest.WriteFile(t, filepath.Join(p.Draft.Dir, ".env"), "API_KEY=sk-live-456\n")
+
+	promo, err := e.Gate().Promote(ctx, "pdf", drafts.PromoteOptions{Approver: "alice", To: "team"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !promo.Direct || promo.Hash != p.Draft.Hash || !slices.Equal(promo.Ignored.Names, []string{".env"}) {
+		t.Errorf("promotion = %+v, want the proposal's hash %s", promo, p.Draft.Hash)
+	}
+	clone := filepath.Join(t.TempDir(), "clone")
+	up.Git("clone", "-q", up.URL(), clone)
+	assertLeftOut(t, "the published repository", filepath.Join(clone, "skills", "pdf"))
+
+	mustSync(t, e, SyncOptions{})
+	m, err := materialize.ReadManifest(e.Layout().CacheDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := m.Sources["team"].Skills["pdf"].Hash.String(); got != promo.Hash {
+		t.Errorf("hash in the manifest = %s, promotion = %s", got, promo.Hash)
+	}
+	assertLeftOut(t, "the cache", filepath.Join(ws, ".skills-cache", "team", "pdf"))
+}
+
+// TestPublishLeavesOutWhatGitIgnores: publish of a workspace skill in a
+// git work tree writes it to a postgres source without what git ignores
+// there, and says what it left out; the next sync caches it without
+// those files, with the hash of the workspace skill as a draft of it has
+// it. Before, the .env went into the team's database.
+func TestPublishLeavesOutWhatGitIgnores(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	c := pgtest.Own(t)
+	dsn := c.DSNFile(t, "postgres")
+	e, ws, src := ignoringWorkspace(t, "repositories:\n  - name: team\n    dsn_file: "+dsn+"\n    create: true\n")
+	res, err := e.Gate().Publish(ctx, src, "team", "alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Skill != "pdf" || !slices.Equal(res.Ignored.Names, []string{".env", "node_modules/"}) {
+		t.Errorf("publish = %+v", res)
+	}
+	mustSync(t, e, SyncOptions{})
+	assertLeftOut(t, "the cache", filepath.Join(ws, ".skills-cache", "team", "pdf"))
+	m, err := materialize.ReadManifest(e.Layout().CacheDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := propose(t, e, src)
+	if got := m.Sources["team"].Skills["pdf"].Hash.String(); got != p.Draft.Hash {
+		t.Errorf("hash in the manifest = %s, of the workspace skill = %s", got, p.Draft.Hash)
+	}
+	// Published again, the same files change nothing.
+	again, err := e.Gate().Publish(ctx, src, "team", "alice")
+	if err != nil || again.Revision != res.Revision {
+		t.Errorf("publish again = %+v, %v; want revision %s", again, err, res.Revision)
+	}
+}
