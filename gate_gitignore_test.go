@@ -2,6 +2,7 @@ package skillsync
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -135,5 +136,39 @@ func TestPublishLeavesOutWhatGitIgnores(t *testing.T) {
 	again, err := e.Gate().Publish(ctx, src, "team", "alice")
 	if err != nil || again.Revision != res.Revision {
 		t.Errorf("publish again = %+v, %v; want revision %s", again, err, res.Revision)
+	}
+}
+
+// TestPromoteToTheWorkspaceLeavesOutWhatGitIgnores: promoted to the
+// workspace over the skill it was proposed from, a draft holding a .env
+// records the hash the next sync computes for the skill (in the target's
+// record), and the skill it replaced is archived with the same hash: the
+// files git ignores count on neither side, so the audit shows no change
+// where there is none.
+func TestPromoteToTheWorkspaceLeavesOutWhatGitIgnores(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e, ws, src := ignoringWorkspace(t, "repositories: []\ntargets:\n  - dir: .claude/skills\npromotion:\n  approvers: [alice]\n")
+	p := propose(t, e, src)
+	skilltest.WriteFile(t, filepath.Join(p.Draft.Dir, ".env"), "API_KEY=sk-live-456\n")
+	promo, err := e.Gate().Promote(ctx, "pdf", drafts.PromoteOptions{Approver: "alice"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if promo.Hash != p.Draft.Hash || promo.Archived == "" || !slices.Equal(promo.Ignored.Names, []string{".env"}) {
+		t.Errorf("promotion = %+v, want the proposal's hash %s", promo, p.Draft.Hash)
+	}
+	if ev := lastEvent(t, e, drafts.OpPromoted); ev.BeforeHash != promo.Hash || ev.AfterHash != promo.Hash {
+		t.Errorf("promoted event = %+v: the same skill but for what git ignores, want %s on both sides", ev, promo.Hash)
+	}
+	mustSync(t, e, SyncOptions{})
+	target := filepath.Join(ws, ".claude", "skills")
+	assertLeftOut(t, "the target", filepath.Join(target, "pdf"))
+	var rec materialize.TargetRecord
+	if err := json.Unmarshal([]byte(skilltest.ReadFile(t, filepath.Join(target, materialize.RecordName))), &rec); err != nil {
+		t.Fatal(err)
+	}
+	if en := rec.Skills["pdf"]; en == nil || en.Hash.String() != promo.Hash {
+		t.Errorf("the target's record of pdf = %+v, want hash %s", en, promo.Hash)
 	}
 }
