@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // MaxLen bounds a host id in bytes.
@@ -32,4 +34,68 @@ func Printable(s string) bool {
 		}
 	}
 	return true
+}
+
+// Canonical is the form of id the fleet store keys a host by: two ids
+// that differ only in case or in Unicode normalization (macOS spells a
+// host name decomposed, NFD; Linux composed, NFC) are one host. It folds
+// as skill.FoldName does (NFD, then each character to one member of its
+// simple case-fold orbit), picking the lower-case member where the orbit
+// has one, and composes the result again (NFC), so that "Build-01" and
+// "build-01" are "build-01", and "café" in NFC and in NFD one "café".
+// Canonical(Canonical(id)) == Canonical(id).
+func Canonical(id string) string {
+	folded := strings.Map(foldRune, norm.NFD.String(id))
+	return norm.NFC.String(folded)
+}
+
+// foldRune is the member of r's simple case-fold orbit Canonical keeps:
+// the lower case of the orbit's least member when that is in the orbit
+// (k for K, k and the Kelvin sign; σ for Σ, σ and ς), else the least
+// member (İ, whose lower case i is another orbit's, stays İ).
+func foldRune(r rune) rune {
+	least := r
+	for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+		least = min(least, f)
+	}
+	low := unicode.ToLower(least)
+	if low == least {
+		return least
+	}
+	for f := unicode.SimpleFold(least); f != least; f = unicode.SimpleFold(f) {
+		if f == low {
+			return low
+		}
+	}
+	return least
+}
+
+// Skeleton is what id looks like, for telling apart ids that are not the
+// same host (not Canonical's variants) but read as one: its canonical
+// form, with compatibility characters decomposed (fullwidth letters,
+// ligatures) and the Cyrillic and Greek letters drawn like Latin ones
+// taken for those. Two ids of one skeleton and two canonical forms are
+// lookalikes: "build-01" with a Cyrillic а is not merged with the Latin
+// one, but fleet status warns of the pair. It is a heuristic over the
+// letters host names are spoofed with, not Unicode's full table of
+// confusables.
+func Skeleton(id string) string {
+	return norm.NFC.String(strings.Map(func(r rune) rune {
+		if l, ok := lookalikes[r]; ok {
+			return l
+		}
+		return r
+	}, norm.NFKD.String(Canonical(id))))
+}
+
+// lookalikes maps lower-case Cyrillic and Greek letters to the Latin
+// letters they are drawn like (after Canonical, which lower-cases).
+var lookalikes = map[rune]rune{
+	// Cyrillic
+	'а': 'a', 'в': 'b', 'е': 'e', 'ё': 'e', 'һ': 'h', 'і': 'i', 'ї': 'i', 'ј': 'j', 'к': 'k', 'ӏ': 'l',
+	'м': 'm', 'н': 'h', 'о': 'o', 'р': 'p', 'ԛ': 'q', 'г': 'r', 'ѕ': 's', 'т': 't', 'у': 'y',
+	'ԝ': 'w', 'х': 'x', 'ԁ': 'd', 'ь': 'b', 'п': 'n',
+	// Greek
+	'α': 'a', 'β': 'b', 'ε': 'e', 'η': 'n', 'ι': 'i', 'κ': 'k', 'ν': 'v', 'ο': 'o', 'ρ': 'p',
+	'τ': 't', 'υ': 'u', 'χ': 'x', 'γ': 'y', 'ω': 'w',
 }

@@ -3,6 +3,8 @@ package hostid
 import (
 	"strings"
 	"testing"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 func TestValid(t *testing.T) {
@@ -24,6 +26,68 @@ func TestValid(t *testing.T) {
 	} {
 		if got := Valid(c.id); got != c.want {
 			t.Errorf("Valid(%q) = %v, want %v", c.id, got, c.want)
+		}
+	}
+}
+
+// TestCanonical: ids that differ only in case or normalization are one
+// host; a lookalike from another script is not.
+func TestCanonical(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ a, b string }{
+		{"Build-01", "build-01"},
+		{"BUILD-01", "build-01"},
+		{"caf\u00e9", "cafe\u0301"},                    // NFC and NFD
+		{"CAFE\u0301", "caf\u00e9"},                    // case and NFD at once
+		{"\u212aiosk", "kiosk"},                        // the Kelvin sign is a K
+		{"ΣΟΦΙΑ", "σοφια"},                             // Greek capitals
+		{"Stra\u00dfe", "STRA\u1e9eE"},                 // ß and capital ẞ
+		{"\u00c5ngstr\u00f6m", "a\u030angstro\u0308m"}, // composed and decomposed
+	} {
+		ca, cb := Canonical(c.a), Canonical(c.b)
+		if ca != cb {
+			t.Errorf("Canonical(%q) = %q, Canonical(%q) = %q: want one host", c.a, ca, c.b, cb)
+		}
+		if Canonical(ca) != ca {
+			t.Errorf("Canonical(%q) = %q is not a fixed point", ca, Canonical(ca))
+		}
+		if !norm.NFC.IsNormalString(ca) {
+			t.Errorf("Canonical(%q) = %q is not NFC", c.a, ca)
+		}
+	}
+	if got := Canonical("Build-01"); got != "build-01" {
+		t.Errorf("Canonical(Build-01) = %q, want the lower case", got)
+	}
+	for _, c := range []struct{ a, b string }{
+		{"build-01", "build-02"},
+		{"b\u0430ckup", "backup"}, // Cyrillic а
+		{"\u0130stanbul", "istanbul"},
+		{"cafe", "caf\u00e9"},
+	} {
+		if Canonical(c.a) == Canonical(c.b) {
+			t.Errorf("Canonical merges %q and %q", c.a, c.b)
+		}
+	}
+}
+
+// TestSkeleton: a Cyrillic or Greek letter drawn like a Latin one makes
+// a lookalike; case and normalization variants have one skeleton anyway.
+func TestSkeleton(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		a, b string
+		same bool
+	}{
+		{"b\u0430ckup", "backup", true},     // Cyrillic а
+		{"\u0412UILD-01", "build-01", true}, // Cyrillic В, upper case
+		{"n\u03bfde-7", "node-7", true},     // Greek ο
+		{"\uff42uild", "build", true},       // fullwidth b
+		{"Build-01", "build-01", true},
+		{"build-01", "build-02", false},
+		{"backup", "hackup", false},
+	} {
+		if got := Skeleton(c.a) == Skeleton(c.b); got != c.same {
+			t.Errorf("Skeleton(%q) = %q, Skeleton(%q) = %q: same %v, want %v", c.a, Skeleton(c.a), c.b, Skeleton(c.b), got, c.same)
 		}
 	}
 }
