@@ -30,6 +30,12 @@ type Spec struct {
 	// Migrations are the versions in order: version N is Migrations[N-1].
 	// A migration is appended, never edited.
 	Migrations []string
+	// After holds, by version, the part of a migration SQL cannot spell
+	// (a fold only Go makes the same way the program does): it runs after
+	// that version's SQL, in the same transaction, so that the version is
+	// applied whole or not at all. Like a migration's SQL it is appended,
+	// never edited.
+	After map[int]func(ctx context.Context, tx pgx.Tx) error
 	// Expand puts the names into a migration's SQL.
 	Expand func(string) string
 	// Newer returns the error for a schema at a version newer than
@@ -66,6 +72,11 @@ CREATE TABLE IF NOT EXISTS `+spec.Quoted+`.schema_migrations (
 	for v := int(version) + 1; v <= len(spec.Migrations); v++ {
 		if _, err := tx.Exec(ctx, spec.Expand(spec.Migrations[v-1])); err != nil {
 			return fmt.Errorf("migration %d: %w", v, err)
+		}
+		if after := spec.After[v]; after != nil {
+			if err := after(ctx, tx); err != nil {
+				return fmt.Errorf("migration %d: %w", v, err)
+			}
 		}
 		if _, err := tx.Exec(ctx, "INSERT INTO "+spec.Quoted+".schema_migrations (version) VALUES ($1)", v); err != nil {
 			return err

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/skillsync/skillsync/internal/pgschema"
@@ -70,5 +71,48 @@ func TestMigrate(t *testing.T) {
 	}
 	if err := pool.QueryRow(ctx, "SELECT (SELECT sum(n) FROM ps.t), (SELECT max(version) FROM ps.schema_migrations)").Scan(&sum, &version); err != nil || sum != 3 || version != 2 {
 		t.Fatalf("after a failed migration: sum %d version %d %v", sum, version, err)
+	}
+}
+
+// A migration's Go part runs after its SQL in the same transaction: a
+// failing one undoes that SQL too, and one that succeeds runs once.
+func TestMigrateAfter(t *testing.T) {
+	c := pgtest.Own(t)
+	ctx := context.Background()
+	pool, err := pgxpool.New(ctx, c.DSN("postgres"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	v1, v2 := "CREATE TABLE {S}.t (n integer)", "INSERT INTO {S}.t VALUES (1)"
+	failing := spec(v1, v2)
+	failing.After = map[int]func(context.Context, pgx.Tx) error{2: func(ctx context.Context, tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, "INSERT INTO ps.t VALUES (10)"); err != nil {
+			return err
+		}
+		return errors.New("no")
+	}}
+	if err := pgschema.Migrate(ctx, pool, failing); err == nil || !strings.Contains(err.Error(), "migration 2: no") {
+		t.Fatalf("a failing Go part: %v", err)
+	}
+	runs := 0
+	ok := spec(v1, v2)
+	ok.After = map[int]func(context.Context, pgx.Tx) error{2: func(ctx context.Context, tx pgx.Tx) error {
+		runs++
+		// It sees its version's SQL.
+		_, err := tx.Exec(ctx, "UPDATE ps.t SET n = n + 100")
+		return err
+	}}
+	for range 2 {
+		if err := pgschema.Migrate(ctx, pool, ok); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var sum, version int
+	if err := pool.QueryRow(ctx, "SELECT (SELECT sum(n) FROM ps.t), (SELECT max(version) FROM ps.schema_migrations)").Scan(&sum, &version); err != nil {
+		t.Fatal(err)
+	}
+	if sum != 101 || version != 2 || runs != 1 {
+		t.Fatalf("after a failed Go part and a good one twice: rows sum to %d, version %d, runs %d; want 101, 2, 1", sum, version, runs)
 	}
 }
