@@ -50,15 +50,16 @@ func Canonical(id string) string {
 }
 
 // foldRune is the member of r's simple case-fold orbit Canonical keeps:
-// the lower case of the orbit's least member when that is in the orbit
-// (k for K, k and the Kelvin sign; σ for Σ, σ and ς), else the least
-// member (İ, whose lower case i is another orbit's, stays İ).
+// the lower case of the upper case of the orbit's least member when that
+// is in the orbit (k for K, k and the Kelvin sign; σ for Σ, σ and ς; ι
+// for the orbit of Ι, whose least member is a combining mark), else the
+// least member (İ, whose lower case i is another orbit's, stays İ).
 func foldRune(r rune) rune {
 	least := r
 	for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
 		least = min(least, f)
 	}
-	low := unicode.ToLower(least)
+	low := unicode.ToLower(unicode.ToUpper(least))
 	if low == least {
 		return least
 	}

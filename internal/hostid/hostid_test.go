@@ -55,8 +55,10 @@ func TestCanonical(t *testing.T) {
 			t.Errorf("Canonical(%q) = %q is not NFC", c.a, ca)
 		}
 	}
-	if got := Canonical("Build-01"); got != "build-01" {
-		t.Errorf("Canonical(Build-01) = %q, want the lower case", got)
+	for in, want := range map[string]string{"Build-01": "build-01", "\u03a3\u039f\u03a6\u0399\u0391": "\u03c3\u03bf\u03c6\u03b9\u03b1", "\u00b5": "\u03bc", "STRA\u1e9eE": "stra\u00dfe"} {
+		if got := Canonical(in); got != want {
+			t.Errorf("Canonical(%q) = %q, want the lower case, %q", in, got, want)
+		}
 	}
 	for _, c := range []struct{ a, b string }{
 		{"build-01", "build-02"},
