@@ -58,11 +58,11 @@ func (e *Engine) fleetLocal() fleet.Local {
 	if err != nil {
 		locked = lock.New()
 	}
-	revisions := map[string]string{}
+	revisions, remotes := map[string]string{}, map[string]string{}
 	for name, rec := range locked.Sources {
-		revisions[name] = rec.Revision
+		revisions[name], remotes[name] = rec.Revision, fleet.RemoteKey(rec.URL, rec.Ref)
 	}
-	return fleet.Local{Sources: sourceNames(e.cfg.Sources), Revisions: revisions, Usage: e.Usage().Load,
+	return fleet.Local{Sources: sourceNames(e.cfg.Sources), Revisions: revisions, Remotes: remotes, Usage: e.Usage().Load,
 		Skills: func(ctx context.Context) (int, error) {
 			cat, err := e.Catalog(ctx)
 			if err != nil {

@@ -17,6 +17,12 @@ const (
 	MaxCount = 1_000_000_000_000
 	// MaxAhead is how far in the future a reported time may be.
 	MaxAhead = 24 * time.Hour
+	// MaxSkew bounds how far a pushing host's clock may run from the
+	// store server's: a push from further is refused (ErrClockSkew).
+	MaxSkew = 24 * time.Hour
+	// MinSkew is the least skew a push corrects the host's times by:
+	// less is within a push's own latency.
+	MinSkew = time.Minute
 	// maxHostID bounds a host id, an environment, a version, a source
 	// name, a revision and a status.
 	maxText = hostid.MaxLen

@@ -165,6 +165,17 @@ func NewHeartbeat(hb Heartbeat, syncPath string, sources []string, revisions map
 	return hb
 }
 
+// RemoteKey is the key of where a source is that a heartbeat reports
+// (SourceState.Remote): a short hash of the URL and ref the lock records
+// of it (credentials are never in the lock), "" when it records no URL.
+func RemoteKey(url, ref string) string {
+	if url == "" {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(url + "\x00" + ref))
+	return hex.EncodeToString(sum[:8])
+}
+
 // PushReport is what a push sent.
 type PushReport struct {
 	Host string `json:"host"`
@@ -275,6 +286,20 @@ type Push struct {
 	path    string
 	store   string
 	warn    func(string)
+	// made is when the push was made ready, on this process's monotonic
+	// clock: each part's heartbeat names the host's clock as hb.At moved
+	// on by the time since (at).
+	made time.Time
+}
+
+// at is the heartbeat of a part of the push: hb with the host's clock of
+// now.
+func (p *Push) at() Heartbeat {
+	hb := p.hb
+	if !hb.At.IsZero() {
+		hb.At = hb.At.Round(0).Add(time.Since(p.made))
+	}
+	return hb
 }
 
 // Records are the usage records the push sends.
@@ -290,6 +315,8 @@ func (p *Push) Records() []Record { return p.recs }
 // holds under the ids used before, as those stay counted. warn hears
 // what changes nothing.
 func PreparePush(hb Heartbeat, u *curator.Usage, pushedPath, store string, warn func(string)) *Push {
+	// The store keys a host by its canonical id (hostid.Canonical).
+	hb.Host = hostid.Canonical(hb.Host)
 	pushed := &pushedFile{}
 	if err := jsonfile.Read(pushedPath, pushed); err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
@@ -301,9 +328,15 @@ func PreparePush(hb Heartbeat, u *curator.Usage, pushedPath, store string, warn 
 		// Another store: it has none of this usage.
 		pushed = &pushedFile{}
 	}
+	if pushed.Host != "" && hostid.Canonical(pushed.Host) == hb.Host {
+		// The id this file was pushed under is a spelling of this one
+		// the store now keeps as this one: the same host.
+		pushed.Host = hb.Host
+	}
 	if pushed.Host != hb.Host {
 		pushed = renamed(pushed, hb.Host, warn)
 	}
+	foldVariants(pushed)
 	return prepare(hb, u, pushed, pushedPath, store, warn)
 }
 
@@ -311,7 +344,7 @@ func PreparePush(hb Heartbeat, u *curator.Usage, pushedPath, store string, warn 
 func prepare(hb Heartbeat, u *curator.Usage, pushed *pushedFile, pushedPath, store string, warn func(string)) *Push {
 	base := earlierCounts(pushed.Earlier)
 	p := &Push{hb: hb, next: map[string]pushedRecord{}, earlier: pushed.Earlier, path: pushedPath, store: store, warn: warn,
-		usage: u, own: pushed.Records, resend: len(pushed.Records) > 0}
+		usage: u, own: pushed.Records, resend: len(pushed.Records) > 0, made: time.Now()}
 	for c, su := range u.Skills {
 		if su == nil {
 			continue
@@ -370,6 +403,38 @@ func renamed(pushed *pushedFile, host string, warn func(string)) *pushedFile {
 	return &pushedFile{Host: host, Store: pushed.Store, Records: own, Earlier: earlier}
 }
 
+// foldVariants moves into pushed's own records what it keeps under
+// earlier ids that are spellings of its host's (case, normalization):
+// the store merged those ids' rows into the host's, adding their
+// counters (migration 3), so the host's records are the sums too. Were
+// they kept apart, the host would send its counters less theirs, below
+// what the store now holds of it, and its uses would count for nothing
+// until they passed it.
+func foldVariants(pushed *pushedFile) {
+	for id, recs := range pushed.Earlier {
+		if hostid.Canonical(id) != pushed.Host {
+			continue
+		}
+		if pushed.Records == nil {
+			pushed.Records = map[string]pushedRecord{}
+		}
+		for c, e := range recs {
+			own, ok := pushed.Records[c]
+			if !ok {
+				// What the file lost (bu, bv) is the variant's own
+				// business: its counters hold it.
+				e.BackUses, e.BackViews = 0, 0
+				pushed.Records[c] = e
+				continue
+			}
+			own.Uses, own.Views = min(own.Uses+e.Uses, MaxCount), min(own.Views+e.Views, MaxCount)
+			own.LastUsed, own.LastViewed = max(own.LastUsed, e.LastUsed), max(own.LastViewed, e.LastViewed)
+			pushed.Records[c] = own
+		}
+		delete(pushed.Earlier, id)
+	}
+}
+
 // earlierCounts sums, per copy, the counters the store holds under the
 // host ids in earlier.
 func earlierCounts(earlier map[string]map[string]pushedRecord) map[string]pushedRecord {
@@ -398,7 +463,7 @@ func (p *Push) Send(ctx context.Context, store *Store) (*PushReport, error) {
 	err := p.sendParts(ctx, store, p.recs, &res)
 	if err == nil && len(p.recs) == 0 {
 		// The heartbeat alone.
-		res, err = store.push(ctx, p.hb, nil, p.resend)
+		res, err = store.push(ctx, p.at(), nil, p.resend)
 	}
 	if errors.Is(err, errFirstPush) {
 		if p, err = p.lost(ctx, store); err != nil {
@@ -407,7 +472,7 @@ func (p *Push) Send(ctx context.Context, store *Store) (*PushReport, error) {
 		res = PushResult{}
 		err = p.sendParts(ctx, store, p.all, &res)
 		if err == nil && len(p.all) == 0 {
-			res, err = store.push(ctx, p.hb, nil, false)
+			res, err = store.push(ctx, p.at(), nil, false)
 		}
 	}
 	if err != nil {
@@ -452,7 +517,9 @@ func (p *Push) lost(ctx context.Context, store *Store) (*Push, error) {
 	p.warn(fmt.Sprintf("fleet push: the store holds no earlier push of host %q (reset, or the host removed): sending every usage record", p.hb.Host))
 	if !kept {
 		// What earlier ids pushed went with the rest.
-		return prepare(p.hb, p.usage, &pushedFile{Host: p.hb.Host, Store: p.store}, p.path, p.store, p.warn), nil
+		np := prepare(p.hb, p.usage, &pushedFile{Host: p.hb.Host, Store: p.store}, p.path, p.store, p.warn)
+		np.made = p.made
+		return np, nil
 	}
 	earlier := maps.Clone(p.earlier)
 	if earlier == nil {
@@ -460,7 +527,9 @@ func (p *Push) lost(ctx context.Context, store *Store) (*Push, error) {
 	}
 	// No host id holds a tab: this key is never a host's.
 	earlier[p.hb.Host+"\tremoved"] = p.own
-	return prepare(p.hb, p.usage, &pushedFile{Host: p.hb.Host, Store: p.store, Earlier: earlier}, p.path, p.store, p.warn), nil
+	np := prepare(p.hb, p.usage, &pushedFile{Host: p.hb.Host, Store: p.store, Earlier: earlier}, p.path, p.store, p.warn)
+	np.made = p.made
+	return np, nil
 }
 
 // sendParts pushes recs in parts of at most maxRecords, adding what the
@@ -468,12 +537,12 @@ func (p *Push) lost(ctx context.Context, store *Store) (*Push, error) {
 func (p *Push) sendParts(ctx context.Context, store *Store, recs []Record, res *PushResult) error {
 	first := true
 	for part := range slices.Chunk(recs, maxRecords) {
-		r, err := store.push(ctx, p.hb, part, first && p.resend)
+		r, err := store.push(ctx, p.at(), part, first && p.resend)
 		first = false
 		if err != nil {
 			return err
 		}
-		res.Seq, res.Records, res.Uses, res.Views = r.Seq, res.Records+r.Records, res.Uses+r.Uses, res.Views+r.Views
+		res.Seq, res.Records, res.Uses, res.Views, res.ClockSkewMS = r.Seq, res.Records+r.Records, res.Uses+r.Uses, res.Views+r.Views, r.ClockSkewMS
 		res.Skipped = append(res.Skipped, r.Skipped...)
 		res.skippedCopies = append(res.skippedCopies, r.skippedCopies...)
 	}

@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/skillsync/skillsync/curator"
+	"github.com/skillsync/skillsync/internal/hostid"
 )
 
 // Heartbeat is what a host says of itself on every push.
@@ -23,8 +25,11 @@ type Heartbeat struct {
 	// LastError is the last sync's error, "" when it succeeded.
 	LastError string
 	Sources   []SourceState
-	// At is the host's clock when it pushed (the store keeps its own
-	// time as the heartbeat's).
+	// At is the host's clock when the push starts (Store.Push): the
+	// store measures from it how far the host's clock runs from the
+	// server's, and dates the host's uses by the server's clock (zero:
+	// not measured, nothing corrected). The store keeps its own time as
+	// the heartbeat's.
 	At time.Time
 }
 
@@ -37,6 +42,10 @@ type SourceState struct {
 	Status   string    `json:"status"`
 	Error    string    `json:"error"`
 	SyncedAt time.Time `json:"synced_at"`
+	// Remote is a key of where the source is (RemoteKey of its URL and
+	// ref in the lock), "" when unknown: a host on a fork that keeps the
+	// source's name is compared with the fork's hosts, not the source's.
+	Remote string `json:"remote,omitempty"`
 }
 
 // Record is a host's usage of one copy: absolute counters since the host
@@ -65,6 +74,10 @@ type PushResult struct {
 	// Uses and Views are what the push added to the fleet's buckets.
 	Uses  int64 `json:"uses"`
 	Views int64 `json:"views"`
+	// ClockSkewMS is how far the host's clock ran from the store
+	// server's, in milliseconds (host less server: positive when ahead);
+	// nil when the heartbeat named no time.
+	ClockSkewMS *int64 `json:"clock_skew_ms,omitempty"`
 }
 
 // Push records hb and recs in one transaction. It is idempotent: counters
@@ -86,6 +99,8 @@ var errFirstPush = errors.New("the store holds no earlier push of this host")
 // errFirstPush returned, so that the caller sends its counters less what
 // the store still counts (Push.lost) rather than whole.
 func (s *Store) push(ctx context.Context, hb Heartbeat, recs []Record, known bool) (PushResult, error) {
+	// hb.At is the host's clock now, on this process's monotonic clock.
+	start := time.Now()
 	var res PushResult
 	if len(recs) > maxRecords {
 		return res, fmt.Errorf("fleet push: %d records, more than the %d one push may send", len(recs), maxRecords)
@@ -97,8 +112,28 @@ func (s *Store) push(ctx context.Context, hb Heartbeat, recs []Record, known boo
 	// ahead would pass its own check, and its future last use would hide
 	// the copy from every reader.
 	var now time.Time
+	t0 := time.Now()
 	if err := s.pool.QueryRow(ctx, "SELECT now()").Scan(&now); err != nil {
 		return res, s.fail("read the server's time", err)
+	}
+	t1 := time.Now()
+	// One host, whatever the case or normalization of its id.
+	hb.Host = hostid.Canonical(hb.Host)
+	skew, measured := clockSkew(hb.At, start, t0, t1, now)
+	if measured {
+		ms := skew.Milliseconds()
+		res.ClockSkewMS = &ms
+		if skew > MaxSkew || skew < -MaxSkew {
+			return res, s.refuseSkew(ctx, hb, skew, now)
+		}
+	}
+	// Times go by the server's clock: the host's, less its skew, and
+	// none past the server's now (a use dated ahead would keep a skill
+	// fresh until that time came).
+	corr := correction(skew)
+	hb.Sources = slices.Clone(hb.Sources)
+	for i := range hb.Sources {
+		hb.Sources[i].SyncedAt = notAhead(dated(hb.Sources[i].SyncedAt, corr), now)
 	}
 	if err := checkHeartbeat(&hb, now); err != nil {
 		return res, fmt.Errorf("fleet push: %w", err)
@@ -106,7 +141,10 @@ func (s *Store) push(ctx context.Context, hb Heartbeat, recs []Record, known boo
 	good := make([]Record, 0, len(recs))
 	seen := make(map[curator.Copy]bool, len(recs))
 	for _, r := range recs {
-		if err := checkRecord(r, now); err != nil {
+		r.LastUsedAt, r.LastViewedAt = dated(r.LastUsedAt, corr), dated(r.LastViewedAt, corr)
+		err := checkRecord(r, now)
+		r.LastUsedAt, r.LastViewedAt = notAhead(r.LastUsedAt, now), notAhead(r.LastViewedAt, now)
+		if err != nil {
 			res.Skipped = append(res.Skipped, err.Error())
 			res.skippedCopies = append(res.skippedCopies, r.Copy.String())
 			continue
@@ -125,7 +163,7 @@ func (s *Store) push(ctx context.Context, hb Heartbeat, recs []Record, known boo
 			// Every statement in one round trip, the heartbeat's
 			// first: it locks the host's row.
 			b := &pgx.Batch{}
-			s.heartbeat(b, hb, &res.Seq, known)
+			s.heartbeat(b, hb, res.ClockSkewMS, &res.Seq, known)
 			s.records(b, hb.Host, good, &res.Uses, &res.Views)
 			return tx.SendBatch(ctx, b).Close()
 		})
@@ -248,12 +286,12 @@ func checkHeartbeat(hb *Heartbeat, now time.Time) error {
 // end of the transaction, and the replacement of its sources; the row's
 // push count goes to seq. With known, a count of 1 fails the batch with
 // errFirstPush.
-func (s *Store) heartbeat(b *pgx.Batch, hb Heartbeat, seq *int64, known bool) {
-	b.Queue(`INSERT INTO `+s.schema+`.hosts AS h (host, environment, version, skills, last_error, reported_at, seq)
-VALUES ($1, $2, $3, $4, $5, $6, 1)
+func (s *Store) heartbeat(b *pgx.Batch, hb Heartbeat, skewMS *int64, seq *int64, known bool) {
+	b.Queue(`INSERT INTO `+s.schema+`.hosts AS h (host, environment, version, skills, last_error, reported_at, clock_skew_ms, seq)
+VALUES ($1, $2, $3, $4, $5, $6, $7, 1)
 ON CONFLICT (host) DO UPDATE SET environment = EXCLUDED.environment, version = EXCLUDED.version, skills = EXCLUDED.skills,
-	last_error = EXCLUDED.last_error, reported_at = EXCLUDED.reported_at, last_seen_at = now(), seq = h.seq + 1
-RETURNING seq`, hb.Host, hb.Environment, hb.Version, hb.Skills, hb.LastError, nullTime(hb.At)).QueryRow(func(row pgx.Row) error {
+	last_error = EXCLUDED.last_error, reported_at = EXCLUDED.reported_at, clock_skew_ms = EXCLUDED.clock_skew_ms, last_seen_at = now(), seq = h.seq + 1
+RETURNING seq`, hb.Host, hb.Environment, hb.Version, hb.Skills, hb.LastError, nullTime(hb.At), skewMS).QueryRow(func(row pgx.Row) error {
 		if err := row.Scan(seq); err != nil {
 			return fmt.Errorf("heartbeat: %w", err)
 		}
@@ -263,21 +301,28 @@ RETURNING seq`, hb.Host, hb.Environment, hb.Version, hb.Skills, hb.LastError, nu
 		return nil
 	})
 	n := len(hb.Sources)
-	names, revs, statuses, errs := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	names, revs, statuses, errs, remotes := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 	synced := make([]*time.Time, n)
 	for i, src := range hb.Sources {
-		names[i], revs[i], statuses[i], errs[i], synced[i] = src.Source, src.Revision, src.Status, src.Error, nullTime(src.SyncedAt)
+		names[i], revs[i], statuses[i], errs[i], synced[i], remotes[i] = src.Source, src.Revision, src.Status, src.Error, nullTime(src.SyncedAt), src.Remote
 	}
 	sources := func(pgconn.CommandTag) error { return nil }
 	b.Queue(`DELETE FROM `+s.schema+`.host_sources WHERE host = $1 AND NOT source = ANY($2)`, hb.Host, names).Exec(sources)
-	b.Queue(`INSERT INTO `+s.schema+`.host_sources (host, source, revision, status, error, synced_at)
-SELECT $1, * FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::timestamptz[])
-ON CONFLICT (host, source) DO UPDATE SET revision = EXCLUDED.revision, status = EXCLUDED.status, error = EXCLUDED.error, synced_at = EXCLUDED.synced_at
-WHERE (host_sources.revision, host_sources.status, host_sources.error, host_sources.synced_at) IS DISTINCT FROM (EXCLUDED.revision, EXCLUDED.status, EXCLUDED.error, EXCLUDED.synced_at)`,
-		hb.Host, names, revs, statuses, errs, synced).Exec(sources)
-	b.Queue(`INSERT INTO `+s.schema+`.revisions (source, revision)
-SELECT * FROM unnest($1::text[], $2::text[]) AS t(source, revision) WHERE revision <> ''
-ON CONFLICT DO NOTHING`, names, revs).Exec(sources)
+	b.Queue(`INSERT INTO `+s.schema+`.host_sources (host, source, revision, status, error, synced_at, remote)
+SELECT $1, * FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::timestamptz[], $7::text[])
+ON CONFLICT (host, source) DO UPDATE SET revision = EXCLUDED.revision, status = EXCLUDED.status, error = EXCLUDED.error, synced_at = EXCLUDED.synced_at,
+	remote = EXCLUDED.remote
+WHERE (host_sources.revision, host_sources.status, host_sources.error, host_sources.synced_at, host_sources.remote) IS DISTINCT FROM
+	(EXCLUDED.revision, EXCLUDED.status, EXCLUDED.error, EXCLUDED.synced_at, EXCLUDED.remote)`,
+		hb.Host, names, revs, statuses, errs, synced, remotes).Exec(sources)
+	// A revision is first seen per source and remote. One the schema
+	// knew before remotes (migration 3: remote '') keeps the time it was
+	// first seen, so which revision is newest survives the upgrade.
+	b.Queue(`INSERT INTO `+s.schema+`.revisions (source, remote, revision, first_seen_at)
+SELECT t.source, t.remote, t.revision, coalesce(
+	(SELECT o.first_seen_at FROM `+s.schema+`.revisions o WHERE o.source = t.source AND o.remote = '' AND o.revision = t.revision), clock_timestamp())
+FROM unnest($1::text[], $2::text[], $3::text[]) AS t(source, remote, revision) WHERE t.revision <> ''
+ON CONFLICT DO NOTHING`, names, remotes, revs).Exec(sources)
 }
 
 // records queues the write of the counters; host_copies' triggers add
@@ -337,4 +382,65 @@ func nullTime(t time.Time) *time.Time {
 	}
 	u := t.UTC()
 	return &u
+}
+
+// clockSkew is how far the host's clock runs from the server's (host
+// less server): at, the host's clock when the push started (start, on
+// this process's monotonic clock), moved on to the middle of the round
+// trip that read the server's time now (t0 to t1), less now. ok is false
+// when at is zero: the host named no time.
+func clockSkew(at, start, t0, t1, now time.Time) (skew time.Duration, ok bool) {
+	if at.IsZero() {
+		return 0, false
+	}
+	host := at.Round(0).Add(t0.Sub(start) + t1.Sub(t0)/2)
+	return host.Sub(now), true
+}
+
+// correction is what a push takes from the host's times to date them by
+// the server's clock: the skew in whole seconds, none under MinSkew (a
+// push's own latency), so that the same record pushed again dates the
+// same.
+func correction(skew time.Duration) time.Duration {
+	if skew < MinSkew && skew > -MinSkew {
+		return 0
+	}
+	return skew.Round(time.Second)
+}
+
+// dated is the host's time t by the server's clock; zero stays zero.
+func dated(t time.Time, corr time.Duration) time.Time {
+	if t.IsZero() {
+		return t
+	}
+	return t.Add(-corr)
+}
+
+// notAhead is t, or now when t is later.
+func notAhead(t, now time.Time) time.Time {
+	if t.After(now) {
+		return now
+	}
+	return t
+}
+
+// refuseSkew is the error of a push from a host whose clock runs more
+// than MaxSkew from the server's: its times cannot be put right with any
+// confidence. The skew is kept on the host's row, when it has one, so
+// that fleet status shows why the host went silent.
+func (s *Store) refuseSkew(ctx context.Context, hb Heartbeat, skew time.Duration, now time.Time) error {
+	if _, err := s.pool.Exec(ctx, `UPDATE `+s.schema+`.hosts SET clock_skew_ms = $2 WHERE host = $1`, hb.Host, skew.Milliseconds()); err != nil {
+		s.warn("fleet: record the clock skew of host %s: %v", hb.Host, err)
+	}
+	return fmt.Errorf("fleet push: %w: host %s's clock is %s the store server's (host %s, server %s), more than %s: set its clock right (NTP); its usage stays local until then",
+		ErrClockSkew, hb.Host, SkewText(skew), hb.At.UTC().Format(time.RFC3339), now.UTC().Format(time.RFC3339), MaxSkew)
+}
+
+// SkewText says a clock skew (host less server) in words: "3h0m0s ahead
+// of", "2m5s behind", to the second.
+func SkewText(skew time.Duration) string {
+	if skew < 0 {
+		return (-skew).Round(time.Second).String() + " behind"
+	}
+	return skew.Round(time.Second).String() + " ahead of"
 }

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/skillsync/skillsync/internal/pgschema"
 )
 
@@ -290,6 +292,30 @@ CREATE TRIGGER rollup_update AFTER UPDATE ON {S}.host_copies REFERENCING OLD TAB
 	FOR EACH STATEMENT EXECUTE FUNCTION {S}.host_copies_updated();
 CREATE TRIGGER rollup_delete AFTER DELETE ON {S}.host_copies REFERENCING OLD TABLE AS old_rows
 	FOR EACH STATEMENT EXECUTE FUNCTION {S}.host_copies_deleted();
+`,
+	// Version 3: one host per id whatever its case or normalization, the
+	// clock skew of each host, and a source told from a fork of its name.
+	//   - hosts.clock_skew_ms: how far the host's clock ran from the
+	//     server's at its last push (host less server; NULL: not measured).
+	//     A push dates its uses by the server's clock (push.go).
+	//   - host_sources.remote, revisions.remote: a key of where the source
+	//     is (its URL and ref in the host's lock, hashed), so that a fork
+	//     reporting the same source name makes no host behind.
+	//   - times of host_copies ahead of the server's clock (a host whose
+	//     clock ran ahead, less than MaxAhead) come back to now: only the
+	//     times change, never a count.
+	//   - the Go part (mergeHostVariants) gives every host row its
+	//     canonical id (hostid.Canonical) and merges the rows of ids that
+	//     differ only in case or normalization, adding their counters.
+	`
+ALTER TABLE {S}.hosts ADD COLUMN clock_skew_ms bigint;
+ALTER TABLE {S}.host_sources ADD COLUMN remote text NOT NULL DEFAULT '';
+ALTER TABLE {S}.revisions ADD COLUMN remote text NOT NULL DEFAULT '';
+ALTER TABLE {S}.revisions DROP CONSTRAINT revisions_pkey, ADD PRIMARY KEY (source, remote, revision);
+UPDATE {S}.host_copies SET
+	last_used_at = CASE WHEN last_used_at > now() AND last_used_at <= now() + interval '1 day' THEN now() ELSE last_used_at END,
+	last_viewed_at = CASE WHEN last_viewed_at > now() AND last_viewed_at <= now() + interval '1 day' THEN now() ELSE last_viewed_at END
+WHERE last_used_at > now() AND last_used_at <= now() + interval '1 day' OR last_viewed_at > now() AND last_viewed_at <= now() + interval '1 day';
 `}
 
 // rollupTriggers are the triggers of host_copies that keep the rollups
@@ -311,8 +337,13 @@ func (s *Store) Migrate(ctx context.Context) error {
 	if s.migrated {
 		return nil
 	}
+	var merged []string
 	err := pgschema.Migrate(ctx, s.pool, pgschema.Spec{
 		Name: s.cfg.Schema, Quoted: s.schema, Lock: migrationLock, Migrations: migrations,
+		After: map[int]func(context.Context, pgx.Tx) error{3: func(ctx context.Context, tx pgx.Tx) (err error) {
+			merged, err = mergeHostVariants(ctx, tx, s.schema)
+			return err
+		}},
 		Expand: func(sql string) string { return strings.ReplaceAll(sql, "{S}", s.schema) },
 		Newer: func(version int32) error {
 			return fmt.Errorf("%w: schema %s is at version %d, newer than this skillsync knows (%d): upgrade skillsync", ErrSchemaVersion, s.cfg.Schema, version, len(migrations))
@@ -320,6 +351,9 @@ func (s *Store) Migrate(ctx context.Context) error {
 	})
 	if err != nil {
 		return s.fail("create or migrate the schema", err)
+	}
+	for _, m := range merged {
+		s.warn("fleet: %s", m)
 	}
 	s.migrated = true
 	return nil

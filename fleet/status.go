@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sort"
 	"time"
+
+	"github.com/skillsync/skillsync/internal/hostid"
 )
 
 // HostStatus is one host as fleet status shows it.
@@ -23,6 +25,24 @@ type HostStatus struct {
 	// Uses and Views of the skill asked for (--skill), else zero.
 	Uses  int64 `json:"uses,omitempty"`
 	Views int64 `json:"views,omitempty"`
+	// ClockSkewMS is how far the host's clock ran from the store
+	// server's at its last push, in milliseconds (host less server:
+	// positive when ahead); nil when not measured. Its uses are dated by
+	// the server's clock; past MaxSkew its pushes are refused, and the
+	// host is failing.
+	ClockSkewMS *int64 `json:"clock_skew_ms"`
+	// Lookalikes are the other hosts whose ids look like this one's
+	// (hostid.Skeleton: a Cyrillic а for a Latin a) without being a
+	// spelling of it: not merged, but likely a mistake or a spoof.
+	Lookalikes []string `json:"lookalikes,omitempty"`
+}
+
+// ClockSkew is ClockSkewMS as a duration; ok is false when not measured.
+func (h HostStatus) ClockSkew() (skew time.Duration, ok bool) {
+	if h.ClockSkewMS == nil {
+		return 0, false
+	}
+	return time.Duration(*h.ClockSkewMS) * time.Millisecond, true
 }
 
 // SourceStatus is one source on one host.
@@ -58,13 +78,17 @@ func (s *Store) Status(ctx context.Context, opts StatusOptions) ([]HostStatus, e
 			return nil, err
 		}
 	}
-	rows, err := s.pool.Query(ctx, `SELECT host, environment, version, skills, last_error, last_seen_at FROM `+s.schema+`.hosts`)
+	rows, err := s.pool.Query(ctx, `SELECT host, environment, version, skills, last_error, last_seen_at, clock_skew_ms FROM `+s.schema+`.hosts`)
 	if err != nil {
 		return nil, s.fail("read hosts", err)
 	}
+	// rowOf is the row each canonical id is shown from: pushes write
+	// canonical ids (hostid.Canonical), and a row another spelling
+	// holds (written by hand) is the same host, shown once.
+	rowOf := map[string]string{}
 	for rows.Next() {
 		var h HostStatus
-		if err := rows.Scan(&h.Host, &h.Environment, &h.Version, &h.Skills, &h.LastError, &h.LastSeenAt); err != nil {
+		if err := rows.Scan(&h.Host, &h.Environment, &h.Version, &h.Skills, &h.LastError, &h.LastSeenAt, &h.ClockSkewMS); err != nil {
 			rows.Close()
 			return nil, s.fail("read hosts", err)
 		}
@@ -72,16 +96,26 @@ func (s *Store) Status(ctx context.Context, opts StatusOptions) ([]HostStatus, e
 			s.warn("fleet: skipped a host row: %v", err)
 			continue
 		}
+		raw := h.Host
+		h.Host = hostid.Canonical(h.Host)
 		if placed != nil {
-			u, ok := placed[h.Host]
+			u, ok := placed[raw]
 			if !ok {
 				continue
 			}
 			h.Uses, h.Views = u[0], u[1]
 		}
+		if have, ok := hosts[h.Host]; ok {
+			s.warn("fleet: host rows %q and %q are one host, %q: showing the one seen last", rowOf[h.Host], raw, h.Host)
+			if !h.LastSeenAt.After(have.LastSeenAt) {
+				continue
+			}
+		}
+		rowOf[h.Host] = raw
 		h.LastSeenAt = h.LastSeenAt.UTC()
 		h.Silent = opts.StaleAfter > 0 && now.Sub(h.LastSeenAt) > opts.StaleAfter
-		h.Failing = h.LastError != ""
+		skew, _ := h.ClockSkew()
+		h.Failing = h.LastError != "" || skew > MaxSkew || skew < -MaxSkew
 		h.Sources = []SourceStatus{}
 		hosts[h.Host] = &h
 	}
@@ -90,14 +124,17 @@ func (s *Store) Status(ctx context.Context, opts StatusOptions) ([]HostStatus, e
 		return nil, s.fail("read hosts", err)
 	}
 	// Behind: the host's revision was first reported before the newest
-	// of its source (one hash join, not a look-up per host). A row dated
-	// past the server's clock was written by hand, not by a push: it
-	// makes no revision the newest, or every host would be behind.
+	// of its source at the same remote (one hash join, not a look-up per
+	// host): a fork that keeps the source's name is its own line of
+	// revisions. A row dated past the server's clock was written by
+	// hand, not by a push: it makes no revision the newest, or every
+	// host would be behind.
 	rows, err = s.pool.Query(ctx, `SELECT hs.host, hs.source, hs.revision, hs.status, hs.error,
 	coalesce(hs.revision <> '' AND m.first_seen_at < n.newest, false)
 FROM `+s.schema+`.host_sources hs
-LEFT JOIN `+s.schema+`.revisions m ON m.source = hs.source AND m.revision = hs.revision
-LEFT JOIN (SELECT source, max(first_seen_at) AS newest FROM `+s.schema+`.revisions WHERE first_seen_at <= now() GROUP BY source) n ON n.source = hs.source`)
+LEFT JOIN `+s.schema+`.revisions m ON m.source = hs.source AND m.remote = hs.remote AND m.revision = hs.revision
+LEFT JOIN (SELECT source, remote, max(first_seen_at) AS newest FROM `+s.schema+`.revisions WHERE first_seen_at <= now() GROUP BY source, remote) n
+	ON n.source = hs.source AND n.remote = hs.remote`)
 	if err != nil {
 		return nil, s.fail("read sources", err)
 	}
@@ -108,8 +145,8 @@ LEFT JOIN (SELECT source, max(first_seen_at) AS newest FROM `+s.schema+`.revisio
 		if err := rows.Scan(&host, &src.Source, &src.Revision, &src.Status, &src.Error, &src.Behind); err != nil {
 			return nil, s.fail("read sources", err)
 		}
-		h, ok := hosts[host]
-		if !ok {
+		h, ok := hosts[hostid.Canonical(host)]
+		if !ok || rowOf[h.Host] != host {
 			continue
 		}
 		if err := checkSourceRow(src); err != nil {
@@ -124,13 +161,53 @@ LEFT JOIN (SELECT source, max(first_seen_at) AS newest FROM `+s.schema+`.revisio
 	if err := rows.Err(); err != nil {
 		return nil, s.fail("read sources", err)
 	}
+	// Lookalikes: ids of one skeleton, all of them hosts shown (with
+	// --skill, among the hosts that place it).
+	bySkeleton := map[string][]string{}
+	for id := range hosts {
+		k := hostid.Skeleton(id)
+		bySkeleton[k] = append(bySkeleton[k], id)
+	}
 	out := make([]HostStatus, 0, len(hosts))
 	for _, h := range hosts {
 		sort.Slice(h.Sources, func(i, j int) bool { return h.Sources[i].Source < h.Sources[j].Source })
+		for _, id := range bySkeleton[hostid.Skeleton(h.Host)] {
+			if id != h.Host {
+				h.Lookalikes = append(h.Lookalikes, id)
+			}
+		}
+		sort.Strings(h.Lookalikes)
 		out = append(out, *h)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Host < out[j].Host })
 	return out, nil
+}
+
+// Lookalikes says, a line a pair, which hosts of hosts (as Status
+// returns them) have ids that look alike without being one host.
+func Lookalikes(hosts []HostStatus) []string {
+	var out []string
+	for _, h := range hosts {
+		for _, other := range h.Lookalikes {
+			if h.Host < other {
+				out = append(out, fmt.Sprintf("hosts %q and %q look alike but are two hosts (a letter of another script, %s): a mistake in fleet.host, or a host posing as another",
+					h.Host, other, differsAt(h.Host, other)))
+			}
+		}
+	}
+	return out
+}
+
+// differsAt says where two lookalike ids differ: the first characters
+// that do, with their code points.
+func differsAt(a, b string) string {
+	ra, rb := []rune(a), []rune(b)
+	for i := 0; i < len(ra) && i < len(rb); i++ {
+		if ra[i] != rb[i] {
+			return fmt.Sprintf("%q is %U, %q is %U", ra[i], ra[i], rb[i], rb[i])
+		}
+	}
+	return "they differ in length"
 }
 
 // placing returns the hosts that place a skill (any copy not archived),
@@ -197,15 +274,16 @@ func (s *Store) Reporting(ctx context.Context, since time.Time) (int, error) {
 		return 0, s.fail("count the hosts reporting", err)
 	}
 	defer rows.Close()
-	n := 0
+	// Distinct canonical ids: two spellings of one host are one host.
+	seen := map[string]bool{}
 	for rows.Next() {
 		var host string
 		if err := rows.Scan(&host); err != nil {
 			return 0, s.fail("count the hosts reporting", err)
 		}
 		if ValidHostID(host) {
-			n++
+			seen[hostid.Canonical(host)] = true
 		}
 	}
-	return n, s.fail("count the hosts reporting", rows.Err())
+	return len(seen), s.fail("count the hosts reporting", rows.Err())
 }

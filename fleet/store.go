@@ -40,6 +40,10 @@ var ErrDSN = errors.New("no usable fleet connection string")
 // skillsync (without create: true) or newer.
 var ErrSchemaVersion = errors.New("fleet schema version")
 
+// ErrClockSkew is returned by a push from a host whose clock runs more
+// than MaxSkew from the store server's.
+var ErrClockSkew = errors.New("host clock skew")
+
 // Config says where the store is.
 type Config struct {
 	// DSNEnv names an environment variable holding the connection string;
@@ -293,7 +297,7 @@ func validSchema(s string) bool {
 // (as opposed to refusing what was sent): a push that fails so leaves the
 // usage local for the next one.
 func IsUnreachable(err error) bool {
-	if err == nil || errors.Is(err, ErrDSN) || errors.Is(err, ErrSchemaVersion) {
+	if err == nil || errors.Is(err, ErrDSN) || errors.Is(err, ErrSchemaVersion) || errors.Is(err, ErrClockSkew) {
 		return false
 	}
 	var pgErr *pgconn.PgError

@@ -70,6 +70,10 @@ type Local struct {
 	// their revisions in the lock.
 	Sources   []string
 	Revisions map[string]string
+	// Remotes are the configured sources' keys of where they are
+	// (RemoteKey of the lock's URL and ref), for telling a fork that
+	// keeps a source's name from the source.
+	Remotes map[string]string
 	// Skills counts the catalog's visible skills; an error leaves the
 	// heartbeat's count at zero.
 	Skills func(ctx context.Context) (int, error)
@@ -98,8 +102,11 @@ func (w *Workspace) Push(ctx context.Context) (*PushReport, error) {
 	local := w.Local()
 	ctx, cancel := context.WithTimeout(ctx, w.Timeout)
 	defer cancel()
-	hb := NewHeartbeat(Heartbeat{Host: w.Host, Environment: w.Environment, Version: w.Version, At: time.Now()},
+	hb := NewHeartbeat(Heartbeat{Host: w.Host, Environment: w.Environment, Version: w.Version},
 		w.SyncFile, local.Sources, local.Revisions)
+	for i := range hb.Sources {
+		hb.Sources[i].Remote = local.Remotes[hb.Sources[i].Source]
+	}
 	if n, err := local.Skills(ctx); err == nil {
 		hb.Skills = n
 	}
@@ -115,6 +122,9 @@ func (w *Workspace) Push(ctx context.Context) (*PushReport, error) {
 		return nil, err
 	}
 	defer store.Close()
+	// The host's clock as the push starts: the store measures its skew
+	// from it.
+	hb.At = time.Now()
 	return PreparePush(hb, u, w.PushedFile, store.Identity(), w.warn).Send(ctx, store)
 }
 
