@@ -64,6 +64,11 @@ func (a *app) runFleetPush(ctx context.Context, _ *struct{}) error {
 		return writeJSON(a.stdout, rep)
 	}
 	fmt.Fprintf(a.stdout, "pushed host %s (push %d): %s, %d uses and %d views new\n", safe(rep.Host), rep.Seq, plural(rep.Sent, "usage record"), rep.Uses, rep.Views)
+	if rep.ClockSkewMS != nil {
+		if skew := time.Duration(*rep.ClockSkewMS) * time.Millisecond; skew.Abs() >= fleet.MinSkew {
+			a.logWarn(fmt.Sprintf("this host's clock is %s the fleet store's: its uses were dated by the store's clock; set the clock right (NTP)", fleet.SkewText(skew)))
+		}
+	}
 	return nil
 }
 
@@ -125,7 +130,7 @@ func (a *app) runFleetStatus(ctx context.Context, opts *fleetStatusOptions) erro
 		}
 	} else {
 		tw := newTable(a.stdout)
-		header := "HOST\tENVIRONMENT\tVERSION\tLAST SEEN\tSTATE\tSOURCES"
+		header := "HOST\tENVIRONMENT\tVERSION\tLAST SEEN\tCLOCK\tSTATE\tSOURCES"
 		if opts.skill != "" {
 			header += "\tUSES"
 		}
@@ -151,8 +156,8 @@ func (a *app) runFleetStatus(ctx context.Context, opts *fleetStatusOptions) erro
 				}
 				srcs = append(srcs, item)
 			}
-			line := fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s", safe(h.Host), safe(h.Environment), safe(h.Version),
-				h.LastSeenAt.Format(time.RFC3339), state, safe(strings.Join(srcs, ", ")))
+			line := fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s\t%s", safe(h.Host), safe(h.Environment), safe(h.Version),
+				h.LastSeenAt.Format(time.RFC3339), clockText(h), state, safe(strings.Join(srcs, ", ")))
 			if opts.skill != "" {
 				line += "\t" + strconv.FormatInt(h.Uses, 10)
 			}
@@ -162,6 +167,9 @@ func (a *app) runFleetStatus(ctx context.Context, opts *fleetStatusOptions) erro
 			return err
 		}
 	}
+	for _, msg := range fleet.Lookalikes(hosts) {
+		a.logWarn(safe(msg))
+	}
 	if bad > 0 {
 		if !a.json {
 			a.logError(fmt.Sprintf("%s silent past %s or failing", plural(bad, "host"), opts.staleAfter))
@@ -169,6 +177,21 @@ func (a *app) runFleetStatus(ctx context.Context, opts *fleetStatusOptions) erro
 		return reported(errFleetUnhealthy)
 	}
 	return nil
+}
+
+// clockText is a host's clock skew for the table: "-" when not
+// measured, "ok" under fleet.MinSkew, else how far ahead or behind.
+func clockText(h fleet.HostStatus) string {
+	skew, ok := h.ClockSkew()
+	switch {
+	case !ok:
+		return "-"
+	case skew.Abs() < fleet.MinSkew:
+		return "ok"
+	case skew > 0:
+		return skew.Round(time.Second).String() + " ahead"
+	}
+	return (-skew).Round(time.Second).String() + " behind"
 }
 
 // short cuts a revision for a table.
@@ -269,5 +292,9 @@ func fleetPush(ctx context.Context, eng *skillsync.Engine, log *slog.Logger) {
 		log.Error("fleet push", "err", err)
 	default:
 		log.Info("fleet pushed", "host", rep.Host, "seq", rep.Seq, "records", rep.Sent, "uses", rep.Uses, "views", rep.Views)
+		if rep.ClockSkewMS != nil && (time.Duration(*rep.ClockSkewMS)*time.Millisecond).Abs() >= fleet.MinSkew {
+			log.Warn("fleet push: this host's clock is off the fleet store's; its uses were dated by the store's clock: set the clock right (NTP)",
+				"clock_skew_ms", *rep.ClockSkewMS)
+		}
 	}
 }

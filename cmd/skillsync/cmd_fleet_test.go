@@ -145,6 +145,16 @@ func TestFleetTwoHosts(t *testing.T) {
 		st[0].Sources[0].Source != "team" || st[0].Sources[0].Revision == "" || st[0].Sources[0].Behind || st[0].Skills != 2 {
 		t.Fatalf("fleet status: %s", r.stdout)
 	}
+	// Each push measured the host's clock against the store's: in step.
+	if st[0].ClockSkewMS == nil || st[1].ClockSkewMS == nil {
+		t.Fatalf("fleet status --json without the hosts' clock skew: %s", r.stdout)
+	}
+	r = run(t, alpha, "fleet", "status")
+	// alpha: HOST ENVIRONMENT VERSION LAST-SEEN CLOCK STATE SOURCES
+	if lines := strings.Split(strings.TrimSpace(r.stdout), "\n"); len(lines) != 3 || strings.Fields(lines[0])[5] != "CLOCK" ||
+		len(strings.Fields(lines[1])) < 5 || strings.Fields(lines[1])[4] != "ok" {
+		t.Fatalf("fleet status, the clock column:\n%s", r.stdout)
+	}
 	r = run(t, alpha, "fleet", "status", "--skill", "pdf", "--json")
 	if st := decode[[]fleet.HostStatus](t, r); len(st) != 2 || st[0].Uses != 2 || st[1].Uses != 1 {
 		t.Fatalf("fleet status --skill pdf: %s", r.stdout)
