@@ -307,11 +307,17 @@ CREATE TRIGGER rollup_delete AFTER DELETE ON {S}.host_copies REFERENCING OLD TAB
 	//   - the Go part (mergeHostVariants) gives every host row its
 	//     canonical id (hostid.Canonical) and merges the rows of ids that
 	//     differ only in case or normalization, adding their counters.
+	//   - hosts_host_canonical: a canonical id has no ASCII capital. A
+	//     push of a skillsync before this version that read the version
+	//     before the migration and wrote after it would bring a merged
+	//     spelling back and count its counters again: it is refused
+	//     whole. (NOT VALID: a row no push could write stays.)
 	`
 ALTER TABLE {S}.hosts ADD COLUMN clock_skew_ms bigint;
 ALTER TABLE {S}.host_sources ADD COLUMN remote text NOT NULL DEFAULT '';
 ALTER TABLE {S}.revisions ADD COLUMN remote text NOT NULL DEFAULT '';
 ALTER TABLE {S}.revisions DROP CONSTRAINT revisions_pkey, ADD PRIMARY KEY (source, remote, revision);
+ALTER TABLE {S}.hosts ADD CONSTRAINT hosts_host_canonical CHECK (host !~ '[ABCDEFGHIJKLMNOPQRSTUVWXYZ]') NOT VALID;
 UPDATE {S}.host_copies SET
 	last_used_at = CASE WHEN last_used_at > now() AND last_used_at <= now() + interval '1 day' THEN now() ELSE last_used_at END,
 	last_viewed_at = CASE WHEN last_viewed_at > now() AND last_viewed_at <= now() + interval '1 day' THEN now() ELSE last_viewed_at END
