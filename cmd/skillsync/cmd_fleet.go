@@ -85,11 +85,13 @@ func newFleetStatusCommand(a *app, runF func(context.Context, *fleetStatusOption
 	cmd := &cobra.Command{
 		Use:   "status",
 		Short: "Show every host's last heartbeat and whether its sources are behind",
-		Long: `Show every host of the fleet with its last heartbeat, environment, version
-and, per source, its revision against the newest revision any host reports
-(behind) and its last error. Exits 1 when a host is silent past --stale-after
-or failing, so it can drive an alert. --skill NAME lists the hosts that place
-that skill, with their uses.`,
+		Long: `Show every host of the fleet with its last heartbeat, environment, version,
+how far its clock ran from the store's at its last push (CLOCK) and, per
+source, its revision against the newest revision any host reports of that
+source at the same remote (behind) and its last error. Exits 1 when a host is
+silent past --stale-after or failing, so it can drive an alert; host ids that
+look alike without being one host are a warning. --skill NAME lists the hosts
+that place that skill, with their uses.`,
 		Example: `  skillsync fleet status --stale-after 2h
   skillsync fleet status --skill pdf --json`,
 		Args: args(cobra.NoArgs),
