@@ -3,6 +3,7 @@ package fleet
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -48,13 +49,7 @@ func mergeHostVariants(ctx context.Context, tx pgx.Tx, schema string) ([]string,
 		}
 	}
 	var olds, news, notes []string
-	for _, c := range slices.Sorted(func(yield func(string) bool) {
-		for c := range groups {
-			if !yield(c) {
-				return
-			}
-		}
-	}) {
+	for _, c := range slices.Sorted(maps.Keys(groups)) {
 		g := groups[c]
 		if len(g) == 1 && g[0] == c {
 			continue

@@ -82,21 +82,60 @@ func foldRune(r rune) rune {
 // confusables.
 func Skeleton(id string) string {
 	return norm.NFC.String(strings.Map(func(r rune) rune {
-		if l, ok := lookalikes[r]; ok {
-			return l
-		}
-		return r
+		l, _ := lookalike(r)
+		return l
 	}, norm.NFKD.String(Canonical(id))))
 }
 
-// lookalikes maps lower-case Cyrillic and Greek letters to the Latin
-// letters they are drawn like (after Canonical, which lower-cases).
-var lookalikes = map[rune]rune{
-	// Cyrillic
-	'а': 'a', 'в': 'b', 'е': 'e', 'ё': 'e', 'һ': 'h', 'і': 'i', 'ї': 'i', 'ј': 'j', 'к': 'k', 'ӏ': 'l',
-	'м': 'm', 'н': 'h', 'о': 'o', 'р': 'p', 'ԛ': 'q', 'г': 'r', 'ѕ': 's', 'т': 't', 'у': 'y',
-	'ԝ': 'w', 'х': 'x', 'ԁ': 'd', 'ь': 'b', 'п': 'n',
-	// Greek
-	'α': 'a', 'β': 'b', 'ε': 'e', 'η': 'n', 'ι': 'i', 'κ': 'k', 'ν': 'v', 'ο': 'o', 'ρ': 'p',
-	'τ': 't', 'υ': 'u', 'χ': 'x', 'γ': 'y', 'ω': 'w',
+// lookalike is the Latin letter the lower-case Cyrillic or Greek letter
+// r is drawn like (after Canonical, which lower-cases), and whether it is
+// one.
+func lookalike(r rune) (rune, bool) {
+	switch r {
+	case 'а', 'α': // Cyrillic a, Greek alpha
+		return 'a', true
+	case 'в', 'ь', 'β':
+		return 'b', true
+	case 'ԁ':
+		return 'd', true
+	case 'е', 'ё', 'ε':
+		return 'e', true
+	case 'һ', 'н':
+		return 'h', true
+	case 'і', 'ї', 'ι':
+		return 'i', true
+	case 'ј':
+		return 'j', true
+	case 'к', 'κ':
+		return 'k', true
+	case 'ӏ':
+		return 'l', true
+	case 'м':
+		return 'm', true
+	case 'п', 'η':
+		return 'n', true
+	case 'о', 'ο':
+		return 'o', true
+	case 'р', 'ρ':
+		return 'p', true
+	case 'ԛ':
+		return 'q', true
+	case 'г':
+		return 'r', true
+	case 'ѕ':
+		return 's', true
+	case 'т', 'τ':
+		return 't', true
+	case 'υ':
+		return 'u', true
+	case 'ν':
+		return 'v', true
+	case 'ԝ', 'ω':
+		return 'w', true
+	case 'х', 'χ':
+		return 'x', true
+	case 'у', 'γ':
+		return 'y', true
+	}
+	return r, false
 }
