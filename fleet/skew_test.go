@@ -103,3 +103,31 @@ func TestClockSkew(t *testing.T) {
 		})
 	}
 }
+
+// TestLastUsesInThisMachinesClock: the fleet's last uses, dated by the
+// store server's clock, reach this host's curation in this host's clock,
+// which judges idle time by it: on a host 5 hours ahead, a use an hour
+// ago is an hour ago, not six.
+func TestLastUsesInThisMachinesClock(t *testing.T) {
+	t.Parallel()
+	c := pgCluster.Get(t)
+	for _, offset := range []time.Duration{0, 5 * time.Hour, -5 * time.Hour} {
+		s, schema := open(t, c, nil)
+		ctx := context.Background()
+		pdf := mcopy(t, "team", "pdf")
+		used := time.Now().Add(-time.Hour).UTC().Truncate(time.Second)
+		if _, err := s.Push(ctx, hb("other"), []fleet.Record{{Copy: pdf, Uses: 1, LastUsedAt: used, State: "active"}}); err != nil {
+			t.Fatal(err)
+		}
+		clock := func() time.Time { return time.Now().Add(offset) }
+		w := &fleet.Workspace{Store: fleet.Config{DSNFile: c.DSNFile(t, "postgres"), Schema: schema, Timeout: 5 * time.Second, Now: clock},
+			Timeout: 5 * time.Second, MinHosts: 1}
+		last, wait, err := w.LastUses(ctx, clock(), 2*time.Hour)
+		if err != nil || wait != "" {
+			t.Fatalf("clock %v off: %v %q", offset, err, wait)
+		}
+		if got, want := last[pdf], used.Add(offset); got.Sub(want).Abs() > 2*time.Second {
+			t.Errorf("on a clock %v off the store's, pdf's last use in the fleet is %v, want %v (an hour before this clock's now)", offset, got, want)
+		}
+	}
+}

@@ -176,7 +176,12 @@ func (w *Workspace) Usage(ctx context.Context, opts UsageOptions) ([]SkillUsage,
 }
 
 // LastUses is the package function LastUses on the workspace's store,
-// over the window stale_after before now.
+// over the window stale_after before now, told by this machine's clock:
+// the fleet's uses are dated by the store server's, and the curator
+// judges idle time by this machine's, so a clock of this machine that
+// runs off the server's (a minute or more) moves the window and the last
+// uses by as much. Else a host whose clock ran a day ahead would take
+// every skill for a day idler than the fleet left it.
 func (w *Workspace) LastUses(ctx context.Context, now time.Time, staleAfter time.Duration) (map[curator.Copy]time.Time, string, error) {
 	ctx, cancel := context.WithTimeout(ctx, w.Timeout)
 	defer cancel()
@@ -185,7 +190,16 @@ func (w *Workspace) LastUses(ctx context.Context, now time.Time, staleAfter time
 		return nil, "", err
 	}
 	defer store.Close()
-	return LastUses(ctx, store, now.Add(-staleAfter), staleAfter, w.MinHosts)
+	server, err := store.ServerTime(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	skew := correction(store.now().Sub(server))
+	last, wait, err := LastUses(ctx, store, now.Add(-staleAfter).Add(-skew), staleAfter, w.MinHosts)
+	for c, t := range last {
+		last[c] = t.Add(skew)
+	}
+	return last, wait, err
 }
 
 // SourceCurateOptions change a curation of a marketplace source itself.
