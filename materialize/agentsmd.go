@@ -247,11 +247,12 @@ func WriteAgentsMD(root, path, block string) (changed bool, err error) {
 }
 
 // CheckAgentsMD returns the error WriteAgentsMD would return for path
-// below root for a link that leads out of root, before anything is
-// written.
+// below root for a link that leads out of root (ErrOutsideWorkspace),
+// before anything is written, with what to do: a sync leaves that file as
+// it is.
 func CheckAgentsMD(root, path string) error {
 	if _, err := resolveWithin(root, path); err != nil {
-		return fmt.Errorf("agents_md %s: %w", path, err)
+		return fmt.Errorf("agents_md %s: %w; skillsync writes it only within the workspace %s, so it leaves it as it is: make it a file of the workspace (no link out of it), or take the entry out of the config", path, err, root)
 	}
 	return nil
 }

@@ -131,8 +131,9 @@ type TargetReport struct {
 	Errors []string `json:"errors,omitempty"`
 	// Warnings say what the user should know: a record set aside.
 	Warnings []string `json:"warnings,omitempty"`
-	// Refused is set when the target was left as it is because another
-	// workspace keeps it (ErrTargetTaken; Errors says which).
+	// Refused is set when the target was left as it is, nothing written
+	// or removed there: another workspace keeps it (ErrTargetTaken), or a
+	// symbolic link leads to it (ErrTargetLinked). Errors says which.
 	Refused bool `json:"refused,omitempty"`
 }
 
@@ -256,7 +257,8 @@ type Target struct {
 // t.Skills nor in t.Keep are removed. A skill that cannot be placed keeps
 // what it had and is reported. The error is for what stops the whole
 // target: a link in place of the directory, a record that cannot be
-// written.
+// written. A link in place of the directory is refused with an error
+// that wraps ErrTargetLinked, before anything is written there.
 func SyncTarget(ctx context.Context, t Target) (TargetReport, error) {
 	report := TargetReport{Dir: t.Dir, Conflicts: []string{}, Preserved: []string{}}
 	if err := CheckTargetPlace(t.Dir); err != nil {
@@ -264,8 +266,8 @@ func SyncTarget(ctx context.Context, t Target) (TargetReport, error) {
 	}
 	// A target that is a link would have skillsync write and delete
 	// wherever it points.
-	if err := atomicfile.MkdirNoFollow(t.Dir, 0o755); err != nil {
-		return report, fmt.Errorf("target: %w", err)
+	if err := mkdirTarget(t.Dir); err != nil {
+		return report, err
 	}
 	lk, err := lockTarget(ctx, t.Dir, t.Wait)
 	if err != nil {
@@ -274,6 +276,36 @@ func SyncTarget(ctx context.Context, t Target) (TargetReport, error) {
 	defer lk.Close()
 	return syncTarget(ctx, t, report)
 }
+
+// ErrTargetLinked is wrapped by the error of a target reached through a
+// symbolic link where skillsync would write: it is refused, never
+// followed, and left as it is.
+var ErrTargetLinked = errors.New("is reached through a symbolic link")
+
+// IsRefused reports whether err is a target's refusal (ErrTargetTaken,
+// ErrTargetLinked, ErrTargetPlace): the target was left as it is, nothing
+// written or removed there, and the other targets go on.
+func IsRefused(err error) bool {
+	return errors.Is(err, ErrTargetTaken) || errors.Is(err, ErrTargetLinked) || errors.Is(err, ErrTargetPlace)
+}
+
+// mkdirTarget makes the target folder dir, refusing a link in its place
+// (ErrTargetLinked): SyncTarget's and GiveUpTarget's last look before
+// they write or remove anything there.
+func mkdirTarget(dir string) error {
+	err := atomicfile.MkdirNoFollow(dir, 0o755)
+	switch {
+	case errors.Is(err, atomicfile.ErrSymlink):
+		return fmt.Errorf("target %s %w: %w; it is left as it is: replace the link with a folder, or point the target at the folder it leads to", dir, ErrTargetLinked, err)
+	case err != nil:
+		return fmt.Errorf("target: %w", err)
+	}
+	return nil
+}
+
+// ErrTargetPlace is wrapped by CheckTargetPlace's error: the folder is a
+// workspace's cache or skills folder, or inside one.
+var ErrTargetPlace = errors.New("is no place for a target")
 
 // CheckTargetPlace refuses a target folder that is a workspace's cache
 // (workspace.CacheName) or a workspace's skills folder (a skills folder
@@ -286,11 +318,11 @@ func CheckTargetPlace(dir string) error {
 	for _, p := range []string{filepath.Clean(dir), realdir.Path(dir)} {
 		for q := p; ; q = filepath.Dir(q) {
 			if strings.EqualFold(filepath.Base(q), workspace.CacheName) {
-				return fmt.Errorf("target %s: %s is a workspace's cache; skillsync never places skills in a cache, so point the target at a folder of its own", dir, q)
+				return fmt.Errorf("target %s %w: %s is a workspace's cache; skillsync never places skills in a cache, so point the target at a folder of its own", dir, ErrTargetPlace, q)
 			}
 			if filepath.Base(q) == workspace.SkillsName {
 				if _, err := os.Lstat(filepath.Join(filepath.Dir(q), workspace.ConfigName)); err == nil {
-					return fmt.Errorf("target %s: %s is the skills folder of the workspace at %s, whose own skills a sync would take over and remove; point the target at a folder of its own", dir, q, filepath.Dir(q))
+					return fmt.Errorf("target %s %w: %s is the skills folder of the workspace at %s, whose own skills a sync would take over and remove; point the target at a folder of its own", dir, ErrTargetPlace, q, filepath.Dir(q))
 				}
 			}
 			if filepath.Dir(q) == q {
@@ -803,8 +835,8 @@ func GiveUpTarget(ctx context.Context, dir, ws string, wait time.Duration) (Targ
 		return report, false, err
 	}
 	// Nothing is removed through a link in place of the folder.
-	if err := atomicfile.MkdirNoFollow(dir, 0o755); err != nil {
-		return report, false, fmt.Errorf("target: %w", err)
+	if err := mkdirTarget(dir); err != nil {
+		return report, false, err
 	}
 	lk, err := lockTarget(ctx, dir, wait)
 	if err != nil {

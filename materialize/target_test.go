@@ -233,3 +233,37 @@ func TestTargetStoppedWhileStagingFails(t *testing.T) {
 		t.Errorf("the record after the stop: %+v, %v", rec, err)
 	}
 }
+
+// TestLinkInPlaceOfTheTarget: a symbolic link where the target folder
+// goes (planted after any check of its path) is refused by SyncTarget and
+// GiveUpTarget with ErrTargetLinked, a refusal (IsRefused) the caller
+// takes for that target alone, and nothing is written or removed where
+// it points.
+func TestLinkInPlaceOfTheTarget(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	root, outside := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(outside, RecordName), []byte(`{"version":2,"skills":{}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(root, "skills")
+	if err := os.Symlink(outside, dir); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	_, err := SyncTarget(ctx, Target{Dir: dir, Skills: []TargetSkill{{Skill: mkSkill("a", v1)}}, Workspace: root})
+	if !errors.Is(err, ErrTargetLinked) || !IsRefused(err) || !strings.Contains(err.Error(), "target "+dir) {
+		t.Errorf("SyncTarget through a link: %v, want ErrTargetLinked naming the target", err)
+	}
+	if _, done, err := GiveUpTarget(ctx, dir, root, 0); done || !errors.Is(err, ErrTargetLinked) {
+		t.Errorf("GiveUpTarget through a link: %v %v, want ErrTargetLinked", done, err)
+	}
+	if entries, err := os.ReadDir(outside); err != nil || len(entries) != 1 {
+		t.Errorf("written or removed through the link: %v %v", entries, err)
+	}
+	if err := CheckTargetPlace(filepath.Join(root, workspace.CacheName, "x")); !errors.Is(err, ErrTargetPlace) || !IsRefused(err) {
+		t.Errorf("a target in a cache: %v, want ErrTargetPlace", err)
+	}
+	if IsRefused(errors.New("disk full")) {
+		t.Error("any error is a refusal")
+	}
+}
