@@ -75,8 +75,8 @@ func TestSyncAgentsMD(t *testing.T) {
 }
 
 // TestSyncAgentsMDCreatesAndRefusesLinks: a missing AGENTS.md is made; one
-// that is a link out of the workspace stops the sync before anything is
-// written, as a linked target folder does.
+// that is a link out of the workspace is refused alone, nothing written
+// through it, as a linked target folder is, while the cache is synced.
 func TestSyncAgentsMDCreatesAndRefusesLinks(t *testing.T) {
 	e, ws := newWorkspace(t, "repositories:\n  - embedded: builtin\ntargets:\n  - agents_md: AGENTS.md\n")
 	mustSync(t, e, SyncOptions{})
@@ -92,8 +92,8 @@ func TestSyncAgentsMDCreatesAndRefusesLinks(t *testing.T) {
 	if _, err := e.Sync(t.Context(), SyncOptions{}); err == nil || !strings.Contains(err.Error(), "outside the workspace") {
 		t.Errorf("sync through a link out of the workspace: %v", err)
 	}
-	if skilltest.ReadFile(t, outside) != "not yours\n" || skilltest.Exists(filepath.Join(ws, ".skills-cache")) {
-		t.Error("the sync wrote something")
+	if skilltest.ReadFile(t, outside) != "not yours\n" || !skilltest.Exists(filepath.Join(ws, "skillsync.lock")) {
+		t.Error("the sync wrote through the link, or the refused file stopped it")
 	}
 }
 

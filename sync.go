@@ -28,15 +28,14 @@ type SyncOptions = syncrun.Options
 // skill into the cache, refresh the targets, and write skillsync.lock. A
 // source that fails keeps its last good files; the report says which
 // failed, and the error is ErrPartial (some failed) or ErrFailed (all
-// did). Other errors stop the whole sync: a held cache lock (IsLocked), a
-// frozen mismatch (IsFrozen), a cache that cannot be written.
+// did). A target or AGENTS.md file that cannot be written safely (another
+// workspace's, reached through a symbolic link: materialize.IsRefused) is
+// refused alone, left as it is while the cache, the lock and the others
+// are written; the report marks it Refused and the error names it. Other
+// errors stop the whole sync: a held cache lock (IsLocked), a frozen
+// mismatch (IsFrozen), a cache that cannot be written.
 func (e *Engine) Sync(ctx context.Context, opts SyncOptions) (*SyncReport, error) {
 	if err := e.checkNames(opts.Move); err != nil {
-		return nil, err
-	}
-	// A target refused for a planted link is refused before anything is
-	// written, so the cache, the lock and the targets stay in step.
-	if err := e.places(opts).CheckPaths(); err != nil {
 		return nil, err
 	}
 	cache, err := materialize.OpenCache(ctx, e.layout.CacheDir(), opts.WaitTime(), opts.Check())
@@ -153,7 +152,8 @@ func (r *syncRun) do(ctx context.Context) (*SyncReport, error) {
 	if err := lockWritten(); err != nil {
 		return report, err
 	}
-	// Every visible winner goes to each target and AGENTS.md file.
+	// Every visible winner goes to each target and AGENTS.md file; one
+	// refused is left as it is, and the others go on (targets.Places.Sync).
 	placed, err := e.places(r.opts).Keeping(r.Unplaced()).Sync(ctx, cat, r.Cache.Manifest())
 	report.Targets, report.Warnings = append(report.Targets, placed.Targets...), append(report.Warnings, placed.Warnings...)
 	if err != nil {

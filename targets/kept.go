@@ -117,7 +117,7 @@ func (p Places) listed(was []string) []string {
 // then lists p's targets and the folders not given up yet. An entry this
 // process cannot read (below a home it does not know) stays as it is. A
 // folder reached through a link is left alone, as a target is
-// (CheckPaths).
+// (CheckTarget).
 func (p Places) giveUp(ctx context.Context, file string, kept *materialize.TargetList, listed []string) Result {
 	var res Result
 	next := p.named()
@@ -132,7 +132,7 @@ func (p Places) giveUp(ctx context.Context, file string, kept *materialize.Targe
 		case slices.ContainsFunc(p.Targets, func(t materialize.Target) bool { return realdir.Same(t.Dir, dir) }):
 			continue
 		}
-		if err := p.checkTargetPath(dir); err != nil {
+		if err := p.CheckTarget(dir); err != nil {
 			res.Warnings = append(res.Warnings, fmt.Sprintf("target %s, taken out of the config, is left as it is: %v", dir, err))
 			continue
 		}

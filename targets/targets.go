@@ -1,8 +1,9 @@
 // Package targets places a catalog's winners where agents read them: each
 // target folder of the config (through materialize.SyncTarget) and each
 // AGENTS.md file's block (the skills skillsync prompt lists, located
-// relative to the file). It refuses a target reached through a symbolic
-// link before anything is written.
+// relative to the file). A target it cannot write safely (reached through
+// a symbolic link, another workspace's) is refused alone, before anything
+// is written there: the others go on.
 package targets
 
 import (
@@ -63,29 +64,33 @@ type Result struct {
 	Warnings []string
 }
 
-// CheckPaths refuses, before anything is written, a target reached through a
-// planted link and an AGENTS.md file that cannot be written safely, so
-// that the cache, the lock and the targets stay in step.
-func (p Places) CheckPaths() error {
+// Refusals are the target folders and AGENTS.md files a sync would leave
+// as they are, each with why (Sync): what skillsync status names. It
+// changes nothing.
+func (p Places) Refusals() map[string]error {
+	out := map[string]error{}
 	for _, t := range p.Targets {
-		if err := p.checkTargetPath(t.Dir); err != nil {
-			return err
+		if err := p.CheckTarget(t.Dir); err != nil {
+			out[t.Dir] = err
 		}
 	}
 	for _, a := range p.AgentsMD {
 		if err := materialize.CheckAgentsMD(p.Workspace, a); err != nil {
-			return err
+			out[a] = err
 		}
 	}
-	return nil
+	return out
 }
 
 // Sync places every visible winner of cat in each target. cat takes the
 // marketplace layer from the cache as m records it, so a source that
 // failed keeps its skills in the targets as it keeps them in the cache.
 // Then the target folders taken out of the config are given up (GiveUp),
-// not left with copies no sync updates any more. The result holds what
-// was done before an error stopped it.
+// not left with copies no sync updates any more. A target or AGENTS.md
+// file it cannot write safely is refused alone (materialize.IsRefused,
+// materialize.ErrOutsideWorkspace): left as it is, its report Refused
+// with the refusal among its Errors, the others placed; the error joins
+// the refusals. The result holds what was done before an error stopped it.
 func (p Places) Sync(ctx context.Context, cat *layering.Catalog, m *materialize.Manifest) (Result, error) {
 	var res Result
 	var listed []string
@@ -98,22 +103,23 @@ func (p Places) Sync(ctx context.Context, cat *layering.Catalog, m *materialize.
 		listed = p.listed(kept.Configs[p.configKey()])
 		res.Warnings = append(res.Warnings, writeKept(list, kept, p.configKey(), listed)...)
 	}
-	placed, err := p.place(ctx, cat, m)
+	placed, refused, err := p.place(ctx, cat, m)
 	res.Targets, res.Warnings = placed.Targets, append(res.Warnings, placed.Warnings...)
-	if err != nil && !errors.Is(err, materialize.ErrTargetTaken) || list == "" {
-		return res, err
+	if err != nil || list == "" {
+		return res, errors.Join(append(refused, err)...)
 	}
 	given := p.giveUp(ctx, list, kept, listed)
 	res.Targets, res.Warnings = append(res.Targets, given.Targets...), append(res.Warnings, given.Warnings...)
-	return res, err
+	return res, errors.Join(refused...)
 }
 
-// place places every visible winner of cat in each target (Sync).
-func (p Places) place(ctx context.Context, cat *layering.Catalog, m *materialize.Manifest) (Result, error) {
-	res := Result{}
+// place places every visible winner of cat in each target (Sync). refused
+// are the refusals of the targets and AGENTS.md files left as they are;
+// err is what stopped it.
+func (p Places) place(ctx context.Context, cat *layering.Catalog, m *materialize.Manifest) (res Result, refused []error, err error) {
 	if len(p.Targets) == 0 {
-		err := p.syncAgentsMD(cat, &res)
-		return res, err
+		refused, err = p.syncAgentsMD(cat, &res)
+		return res, refused, err
 	}
 	skills := make([]materialize.TargetSkill, 0, len(cat.Winners))
 	for _, w := range cat.Winners {
@@ -138,22 +144,18 @@ func (p Places) place(ctx context.Context, cat *layering.Catalog, m *materialize
 		skills = append(skills, ts)
 	}
 	keep := p.kept(skills)
-	var taken []error
 	for _, t := range p.Targets {
-		if err := p.checkTargetPath(t.Dir); err != nil {
-			return res, err
-		}
-		tr, err := materialize.SyncTarget(ctx, materialize.Target{Dir: t.Dir, Mode: t.Mode, Skills: skills, Keep: keep, Check: p.Check, MaxSkillSize: p.MaxSkillSize, Workspace: p.Workspace, Wait: p.Wait})
-		if errors.Is(err, materialize.ErrTargetTaken) {
+		tr, err := p.syncTarget(ctx, materialize.Target{Dir: t.Dir, Mode: t.Mode, Skills: skills, Keep: keep, Check: p.Check, MaxSkillSize: p.MaxSkillSize, Workspace: p.Workspace, Wait: p.Wait})
+		if materialize.IsRefused(err) {
 			// Nothing was written there; the other targets go on, and the
 			// report (--json) names the refusal.
-			taken = append(taken, err)
+			refused = append(refused, err)
 			tr.Errors, tr.Refused = append(tr.Errors, err.Error()), true
 			res.Targets = append(res.Targets, tr)
 			continue
 		}
 		if err != nil {
-			return res, errors.Join(append(taken, err)...)
+			return res, refused, err
 		}
 		res.Warnings = append(res.Warnings, tr.Warnings...)
 		res.Warnings = append(res.Warnings, tr.Errors...)
@@ -162,8 +164,17 @@ func (p Places) place(ctx context.Context, cat *layering.Catalog, m *materialize
 		}
 		res.Targets = append(res.Targets, tr)
 	}
-	err := p.syncAgentsMD(cat, &res)
-	return res, errors.Join(append(taken, err)...)
+	more, err := p.syncAgentsMD(cat, &res)
+	return res, append(refused, more...), err
+}
+
+// syncTarget is materialize.SyncTarget after CheckTarget, whose refusal
+// leaves the target as it is.
+func (p Places) syncTarget(ctx context.Context, t materialize.Target) (materialize.TargetReport, error) {
+	if err := p.CheckTarget(t.Dir); err != nil {
+		return materialize.TargetReport{Dir: t.Dir, Conflicts: []string{}, Preserved: []string{}}, err
+	}
+	return materialize.SyncTarget(ctx, t)
 }
 
 // kept is Keep without the names a skill placed now has.
@@ -189,27 +200,42 @@ const agentsMDIntro = "## Skills\n\nThe skills below are available in this proje
 	"When a task matches a skill's description, read the SKILL.md at its location and follow it.\n\n"
 
 // syncAgentsMD keeps each agents_md file's block current: the skills
-// skillsync prompt lists, each located relative to the file's folder.
-func (p Places) syncAgentsMD(cat *layering.Catalog, res *Result) error {
+// skillsync prompt lists, each located relative to the file's folder. A
+// file that cannot be written safely (materialize.CheckAgentsMD: a link
+// out of the workspace) is refused alone, before anything is written.
+func (p Places) syncAgentsMD(cat *layering.Catalog, res *Result) (refused []error, err error) {
 	for _, a := range p.AgentsMD {
+		tr := materialize.TargetReport{Dir: a, Conflicts: []string{}, Preserved: []string{}}
+		refuse := func(err error) {
+			refused = append(refused, err)
+			tr.Errors, tr.Refused = []string{err.Error()}, true
+			res.Targets = append(res.Targets, tr)
+		}
+		if err := materialize.CheckAgentsMD(p.Workspace, a); err != nil {
+			refuse(err)
+			continue
+		}
 		base := filepath.Dir(a)
 		list, err := layering.PromptAt(layering.PromptSkills(cat.Winners), layering.PromptXML, 0, func(w *layering.Winner) string {
 			return relLocation(p.Env, base, w.Location())
 		})
 		if err != nil {
-			return err
+			return refused, err
 		}
 		changed, err := materialize.WriteAgentsMD(p.Workspace, a, materialize.AgentsMDBlock(agentsMDIntro+list))
-		if err != nil {
-			return err
+		if errors.Is(err, materialize.ErrOutsideWorkspace) {
+			refuse(err) // a link planted since the check: nothing was written
+			continue
 		}
-		tr := materialize.TargetReport{Dir: a, Conflicts: []string{}, Preserved: []string{}}
+		if err != nil {
+			return refused, err
+		}
 		if changed {
 			tr.Written = 1
 		}
 		res.Targets = append(res.Targets, tr)
 	}
-	return nil
+	return refused, nil
 }
 
 // relLocation is loc as an AGENTS.md in base names it: relative and
@@ -230,11 +256,13 @@ func relLocation(env hostenv.Env, base, loc string) string {
 	return filepath.ToSlash(loc)
 }
 
-// checkTargetPath refuses a target inside a workspace's cache or skills
-// folder (materialize.CheckTargetPlace), and one reached through a symbolic link
-// below the workspace or the home directory: skillsync never writes
-// through a link it did not make.
-func (p Places) checkTargetPath(dir string) error {
+// CheckTarget refuses a target inside a workspace's cache or skills
+// folder (materialize.CheckTargetPlace), and one reached through a
+// symbolic link below the workspace or the home directory
+// (materialize.ErrTargetLinked): skillsync never writes through a link it
+// did not make. Sync refuses such a target alone, before anything is
+// written there. It changes nothing.
+func (p Places) CheckTarget(dir string) error {
 	if err := materialize.CheckTargetPlace(dir); err != nil {
 		return err
 	}
@@ -258,10 +286,39 @@ func (p Places) checkTargetPath(dir string) error {
 			return nil // the rest is made by SyncTarget
 		}
 		if info.Mode()&os.ModeSymlink != 0 {
-			return fmt.Errorf("target %s: %s is a symbolic link; skillsync writes targets only through folders it can see, so replace the link with a folder or point the target at the real path", dir, part)
+			return p.linked(dir, base, part)
 		}
 	}
 	return nil
+}
+
+// linked is the refusal of the target dir, reached through the symbolic
+// link at link below base. It names the folder the link leads to, and the
+// path to give the target instead, when the link can be followed.
+func (p Places) linked(dir, base, link string) error {
+	const why = "skillsync writes a target only through folders it can see, so it leaves this one as it is"
+	dest, err := filepath.EvalSymlinks(link)
+	if err != nil {
+		return fmt.Errorf("target %s %w: %s is a symbolic link that cannot be followed (%w); %s: point the target at a folder, or replace the link with one",
+			dir, materialize.ErrTargetLinked, link, err, why)
+	}
+	// Said as the base is written (a home reached through /private on
+	// macOS stays /Users/ann): every folder below it is real.
+	if realBase, err := filepath.EvalSymlinks(base); err == nil {
+		if rel, ok := below(realBase, dest); ok {
+			dest = filepath.Join(base, rel)
+		}
+	}
+	real := dest
+	if rest, err := filepath.Rel(link, dir); err == nil && rest != "." {
+		real = filepath.Join(dest, rest)
+	}
+	at := real
+	if entry := p.entry(real); entry != real {
+		at += " (dir: " + entry + ")"
+	}
+	return fmt.Errorf("target %s %w: %s is a symbolic link to %s, and %s; if the skills belong where the link leads, point the target at %s, else replace the link with a folder",
+		dir, materialize.ErrTargetLinked, link, dest, why, at)
 }
 
 // below returns dir's path from base when dir lies below it, as the paths

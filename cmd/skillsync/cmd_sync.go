@@ -163,7 +163,7 @@ func (a *app) printSyncReport(r *skillsync.SyncReport) {
 	}
 	for _, t := range r.Targets {
 		if t.Refused {
-			fmt.Fprintf(a.stdout, "target %s: left as it is, another workspace keeps it (see below)\n", t.Dir)
+			fmt.Fprintf(a.stdout, "target %s: refused, left as it is (see below)\n", t.Dir)
 			continue
 		}
 		line := fmt.Sprintf("target %s: %s written, %d removed", t.Dir, plural(t.Written, "file"), t.Removed)

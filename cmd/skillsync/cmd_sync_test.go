@@ -457,7 +457,7 @@ func TestSyncSaysWhoKeepsATarget(t *testing.T) {
 		t.Fatalf("A's sync: %d %s", r.code, r.stderr)
 	}
 	r := run(t, b, "sync")
-	if r.code != 1 || !strings.Contains(r.stdout, "target "+shared+": left as it is, another workspace keeps it") || !strings.Contains(r.stderr, a) {
+	if r.code != 1 || !strings.Contains(r.stdout, "target "+shared+": refused, left as it is") || !strings.Contains(r.stderr, a) {
 		t.Errorf("B's sync: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	if r := run(t, b, "sync", "--json"); !strings.Contains(r.stdout, `"refused": true`) {

@@ -5,11 +5,9 @@ package main
 // repositories built by git mktree and hostile workspaces built by hand.
 
 import (
-	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -195,7 +193,9 @@ func TestTargetConfigErrors(t *testing.T) {
 
 // TestTargetThroughAPlantedLink: a target whose folder,
 // or a parent of it, is a symbolic link planted in the workspace is
-// refused, and nothing is written where the link points.
+// refused alone (exit 1, the link named, the report marking it refused),
+// and nothing is written where the link points, by this sync or the
+// next; the other target and the cache are synced.
 func TestTargetThroughAPlantedLink(t *testing.T) {
 	t.Parallel()
 	for _, link := range []string{".claude", ".claude/skills"} {
@@ -203,26 +203,30 @@ func TestTargetThroughAPlantedLink(t *testing.T) {
 		ws := filepath.Join(base, "ws")
 		out := filepath.Join(base, "outside")
 		victimDir(t, out)
-		skilltest.WriteFile(t, filepath.Join(ws, "skillsync.yaml"), "repositories:\n  - embedded: builtin\ntargets:\n  - dir: .claude/skills\n")
+		skilltest.WriteFile(t, filepath.Join(ws, "skillsync.yaml"), "repositories:\n  - embedded: builtin\ntargets:\n  - dir: .claude/skills\n  - dir: .agents/skills\n")
 		if err := os.MkdirAll(filepath.Dir(filepath.Join(ws, link)), 0o755); err != nil {
 			t.Fatal(err)
 		}
 		if err := os.Symlink(out, filepath.Join(ws, link)); err != nil {
 			t.Fatal(err)
 		}
-		r := run(t, ws, "sync")
-		if r.code == 0 || !strings.Contains(r.stderr, filepath.Join(ws, link)+" is a symbolic link") {
-			t.Errorf("link at %s: exit %d\n%s", link, r.code, r.stderr)
+		for _, args := range [][]string{{"sync"}, {"sync", "--json"}} {
+			r := run(t, ws, args...)
+			if r.code != 1 || !strings.Contains(r.stderr, filepath.Join(ws, link)+" is a symbolic link") {
+				t.Errorf("link at %s, %v: exit %d\n%s", link, args, r.code, r.stderr)
+			}
+			if args[len(args)-1] == "--json" && !strings.Contains(r.stdout, `"refused": true`) {
+				t.Errorf("link at %s: --json does not mark the target refused:\n%s", link, r.stdout)
+			}
 		}
 		assertVictim(t, out)
-		// Refused before anything is written: the cache, the lock and the
-		// targets stay in step.
-		want := []string{".", ".claude", "skillsync.yaml"}
-		if link != ".claude" {
-			want = append(want, link)
+		if info, err := os.Lstat(filepath.Join(ws, link)); err != nil || info.Mode()&os.ModeSymlink == 0 {
+			t.Errorf("link at %s: the link is gone: %v", link, err)
 		}
-		if got := slices.Sorted(maps.Keys(treeState(t, ws))); !slices.Equal(got, slices.Sorted(slices.Values(want))) {
-			t.Errorf("link at %s: the refused sync wrote into the workspace: %v", link, got)
+		for _, p := range []string{".agents/skills/skillsync/SKILL.md", ".skills-cache/.manifest.json", "skillsync.lock"} {
+			if !skilltest.Exists(filepath.Join(ws, p)) {
+				t.Errorf("link at %s: the refused target stopped %s", link, p)
+			}
 		}
 	}
 }
