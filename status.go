@@ -30,7 +30,7 @@ func (e *Engine) Status(ctx context.Context, opts StatusOptions) (*WorkspaceStat
 	in := status.Input{Root: e.layout.Root, Config: e.cfg.File, CacheDir: e.layout.CacheDir(), DaemonFile: e.layout.DaemonFile(),
 		DaemonLockFile: e.layout.DaemonLockFile(), Targets: e.targetDirs(), CurateSchedule: e.cfg.Schedule.Curate, Now: e.now(),
 		Usage: e.Usage().Load, Drafts: func(ctx context.Context) (int, error) { d, err := e.Gate().List(ctx); return len(d), err },
-		Lock: func() error { _, _, err := lock.Read(e.layout.LockFile(), e.kinds); return err }}
+		Lock: func() error { _, _, err := lock.Read(e.layout.LockFile(), e.kinds); return err }, Refusals: e.places(SyncOptions{}).Refusals}
 	for _, s := range e.cfg.Sources {
 		in.Sources = append(in.Sources, status.Source{Name: s.Name, Kind: string(s.Kind)})
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/skillsync/skillsync/daemon"
 	"github.com/skillsync/skillsync/internal/skilltest"
 	"github.com/skillsync/skillsync/materialize"
+	"github.com/skillsync/skillsync/status"
 )
 
 // TestLinkedTargetIsRefusedAlone: a target reached through a symbolic
@@ -90,6 +91,17 @@ func TestLinkedTargetIsRefusedAlone(t *testing.T) {
 				t.Errorf("the link is gone: %v", err)
 			}
 
+			st, err := e.Status(ctx, StatusOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if i := slices.IndexFunc(st.Targets, func(ts status.Target) bool { return ts.Dir == target }); i < 0 || st.Targets[i].InSync || !strings.Contains(st.Targets[i].Refused, "symbolic link") {
+				t.Errorf("status does not mark the target refused: %+v", st.Targets)
+			}
+			if a := strings.Join(st.Attention, "\n"); !strings.Contains(a, link+" is a symbolic link") || !strings.Contains(a, tc.real) {
+				t.Errorf("status does not name the link: %q", st.Attention)
+			}
+
 			res, err := e.Daemon().Sync(ctx, daemon.SyncRequest{})
 			if !errors.Is(err, materialize.ErrTargetLinked) || res == nil || !strings.Contains(res.Err, link) || res.Failed() != 0 {
 				t.Errorf("the daemon's sync: %+v %v, want a failed target, the sources synced", res, err)
@@ -126,5 +138,9 @@ func TestLinkedAgentsMDIsRefusedAlone(t *testing.T) {
 		if !skilltest.Exists(filepath.Join(ws, p)) {
 			t.Errorf("the refused file stopped %s", p)
 		}
+	}
+	st, err := e.Status(ctx, StatusOptions{})
+	if err != nil || !strings.Contains(strings.Join(st.Attention, "\n"), "agents_md "+filepath.Join(ws, "AGENTS.md")) {
+		t.Errorf("status does not name the refused AGENTS.md: %v %q", err, st.Attention)
 	}
 }

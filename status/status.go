@@ -8,8 +8,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -65,6 +67,9 @@ type Target struct {
 	// Blocked are the skills the last sync left out of the target: a
 	// folder skillsync did not make stands where each would go.
 	Blocked []string `json:"blocked,omitempty"`
+	// Refused says why every sync leaves the target as it is (a symbolic
+	// link on its path, another workspace keeping it); "" when none does.
+	Refused string `json:"refused,omitempty"`
 }
 
 // Usage counts the skills used lately.
@@ -115,6 +120,10 @@ type Input struct {
 	// Lock reads skillsync.lock: one that cannot be read stops every
 	// sync, and needs a person. Nil checks nothing.
 	Lock func() error
+	// Refusals are the target folders and AGENTS.md files a sync would
+	// leave as they are, each with why (targets.Places.Refusals). Nil
+	// checks none.
+	Refusals func() map[string]error
 }
 
 // Check is what a look upstream found of one source.
@@ -223,8 +232,18 @@ func Build(ctx context.Context, in Input) (*Workspace, error) {
 			st.Attention = append(st.Attention, fmt.Sprintf("source %s fails: %s", s.Name, s.Error))
 		}
 	}
+	var refusals map[string]error
+	if in.Refusals != nil {
+		refusals = in.Refusals()
+	}
 	for _, dir := range in.Targets {
-		st.Targets = append(st.Targets, st.target(dir))
+		st.Targets = append(st.Targets, st.target(dir, refusals[dir]))
+	}
+	// The AGENTS.md files refused, in a stable order.
+	for _, path := range slices.Sorted(maps.Keys(refusals)) {
+		if !slices.Contains(in.Targets, path) {
+			st.Attention = append(st.Attention, refusals[path].Error())
+		}
 	}
 	if u, err := in.Usage(); err == nil {
 		st.usage(u, now)
@@ -259,9 +278,15 @@ func counted(n int, one, many string) string {
 }
 
 // target looks at one target folder: its conflicts and its differences
-// from its record.
-func (st *Workspace) target(dir string) Target {
+// from its record. refused is why a sync would leave it as it is, nil
+// when it would not: then nothing is read through the link.
+func (st *Workspace) target(dir string, refused error) Target {
 	ts := Target{Dir: dir, Conflicts: []string{}}
+	if refused != nil {
+		ts.Refused = refused.Error()
+		st.Attention = append(st.Attention, ts.Refused)
+		return ts
+	}
 	if entries, err := os.ReadDir(filepath.Join(dir, materialize.ConflictsName)); err == nil {
 		for _, en := range entries {
 			ts.Conflicts = append(ts.Conflicts, filepath.Join(dir, materialize.ConflictsName, en.Name()))
@@ -285,6 +310,7 @@ func (st *Workspace) target(dir string) Target {
 	}
 	if other := rec.KeptElsewhere(dir, st.Workspace); err == nil && other != "" {
 		ts.InSync = false
+		ts.Refused = fmt.Sprintf("the workspace %s keeps it", other)
 		st.Attention = append(st.Attention, fmt.Sprintf("target %s is kept by the workspace %s (its %s says so): this workspace's skills are not placed there; skillsync sync says what to do",
 			dir, other, materialize.RecordName))
 	}

@@ -135,3 +135,38 @@ func TestBuildWithoutItsDaemon(t *testing.T) {
 		t.Errorf("attention over a truncated daemon state:\n%s", attention)
 	}
 }
+
+// TestBuildNamesRefusedTargets: a target folder or AGENTS.md file every
+// sync refuses (Input.Refusals) is named, the target marked refused and
+// not in sync, without a look through its link; the rest stays as it
+// was.
+func TestBuildNamesRefusedTargets(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	linked, plain := filepath.Join(root, "home", ".claude", "skills"), filepath.Join(root, ".agents", "skills")
+	refusals := map[string]error{
+		linked:                             errors.New("target " + linked + " is reached through a symbolic link: point the target at /real/skills"),
+		filepath.Join(root, "z-AGENTS.md"): errors.New("agents_md z-AGENTS.md: leads outside the workspace"),
+		filepath.Join(root, "AGENTS.md"):   errors.New("agents_md AGENTS.md: leads outside the workspace"),
+	}
+	in := status.Input{Root: root, Config: filepath.Join(root, "skillsync.yaml"), CacheDir: filepath.Join(root, ".skills-cache"),
+		DaemonFile: filepath.Join(root, "skills", ".daemon.json"), DaemonLockFile: filepath.Join(root, "skills", ".daemon.lock"),
+		Targets: []string{linked, plain}, Now: time.Date(2026, 3, 10, 0, 0, 0, 0, time.UTC),
+		Usage:    func() (*curator.Usage, error) { return &curator.Usage{}, nil },
+		Drafts:   func(context.Context) (int, error) { return 0, nil },
+		Refusals: func() map[string]error { return refusals }}
+	st, err := status.Build(context.Background(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tg := st.Targets[0]; tg.Dir != linked || tg.InSync || !strings.Contains(tg.Refused, "point the target at /real/skills") {
+		t.Errorf("the refused target: %+v", tg)
+	}
+	if tg := st.Targets[1]; tg.Refused != "" || !tg.InSync {
+		t.Errorf("the other target: %+v", tg)
+	}
+	want := []string{refusals[linked].Error(), "agents_md AGENTS.md: leads outside the workspace", "agents_md z-AGENTS.md: leads outside the workspace"}
+	if !slices.Equal(st.Attention, want) {
+		t.Errorf("attention:\n%q\nwant\n%q", st.Attention, want)
+	}
+}

@@ -93,6 +93,10 @@ func (a *app) printStatus(st *skillsync.WorkspaceStatus) {
 	}
 	tw.Flush()
 	for _, t := range st.Targets {
+		if t.Refused != "" {
+			fmt.Fprintf(w, "target %s: refused, every sync leaves it as it is (see below)\n", safe(t.Dir))
+			continue
+		}
 		state := "in sync"
 		if !t.InSync {
 			state = plural(t.Differences, "file") + " differ from the record"

@@ -195,7 +195,7 @@ func TestTargetConfigErrors(t *testing.T) {
 // or a parent of it, is a symbolic link planted in the workspace is
 // refused alone (exit 1, the link named, the report marking it refused),
 // and nothing is written where the link points, by this sync or the
-// next; the other target and the cache are synced.
+// next; the other target and the cache are synced, and status names it.
 func TestTargetThroughAPlantedLink(t *testing.T) {
 	t.Parallel()
 	for _, link := range []string{".claude", ".claude/skills"} {
@@ -227,6 +227,11 @@ func TestTargetThroughAPlantedLink(t *testing.T) {
 			if !skilltest.Exists(filepath.Join(ws, p)) {
 				t.Errorf("link at %s: the refused target stopped %s", link, p)
 			}
+		}
+		r := run(t, ws, "status")
+		if r.code != 1 || !strings.Contains(r.stdout, "target "+filepath.Join(ws, ".claude", "skills")+": refused") ||
+			!strings.Contains(r.stdout, "needs a person: target "+filepath.Join(ws, ".claude", "skills")+" is reached through a symbolic link: "+filepath.Join(ws, link)) {
+			t.Errorf("link at %s: status: exit %d\n%s", link, r.code, r.stdout)
 		}
 	}
 }
