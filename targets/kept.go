@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -117,7 +118,8 @@ func (p Places) listed(was []string) []string {
 // then lists p's targets and the folders not given up yet. An entry this
 // process cannot read (below a home it does not know) stays as it is. A
 // folder reached through a link is left alone, as a target is
-// (CheckTarget).
+// (CheckTarget), and stays listed while it holds a record: given up once
+// the link is gone, rather than left with copies no sync would remove.
 func (p Places) giveUp(ctx context.Context, file string, kept *materialize.TargetList, listed []string) Result {
 	var res Result
 	next := p.named()
@@ -133,7 +135,12 @@ func (p Places) giveUp(ctx context.Context, file string, kept *materialize.Targe
 			continue
 		}
 		if err := p.CheckTarget(dir); err != nil {
-			res.Warnings = append(res.Warnings, fmt.Sprintf("target %s, taken out of the config, is left as it is: %v", dir, err))
+			record := filepath.Join(dir, materialize.RecordName)
+			if _, rerr := os.Lstat(record); errors.Is(rerr, fs.ErrNotExist) {
+				continue // no copies of skillsync's there to give up
+			}
+			res.Warnings = append(res.Warnings, fmt.Sprintf("target %s, taken out of the config, is left as it is and given up by a sync that reaches it without the link (or delete %s, which leaves its copies to you): %v", dir, record, err))
+			next = append(next, entry)
 			continue
 		}
 		tr, done, err := materialize.GiveUpTarget(ctx, dir, p.Workspace, p.Wait)

@@ -3,6 +3,7 @@ package targets
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -298,4 +299,82 @@ func catalogOf(t *testing.T, names ...string) (cat *layering.Catalog, src string
 	}
 	in := layering.Input{Layer: layering.Workspace, Skills: skills, Dir: func(s skill.Skill) string { return filepath.Join(src, s.Name) }}
 	return layering.Build([]layering.Input{in}, layering.Options{}), src
+}
+
+// TestGiveUpLeavesALinkedFolder: a target folder taken out of the config
+// and now reached through a symbolic link is not emptied through the
+// link; while it holds a record it stays listed, with a warning, so that
+// once the link is replaced by the folder the next sync gives it up
+// rather than strand its copies. A linked folder without a record has
+// nothing to give up and leaves the list.
+func TestGiveUpLeavesALinkedFolder(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	ws, home := t.TempDir(), t.TempDir()
+	real, empty := filepath.Join(home, "dot", "claude"), filepath.Join(home, "dot", "empty")
+	for _, d := range []string{real, empty, filepath.Join(ws, workspace.CacheName)} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cat, _ := catalogOf(t, "alpha")
+	env := hostenv.New(ws, []string{"HOME=" + home, "USERPROFILE=" + home})
+	p := Places{Workspace: ws, Env: env, Cache: filepath.Join(ws, workspace.CacheName), Config: filepath.Join(ws, "skillsync.yaml"),
+		Targets: []materialize.Target{{Dir: filepath.Join(home, ".claude", "skills")}}}
+	// Placed while ~/.claude was a folder; then a dotfiles manager moved
+	// it and left a link, and the config dropped the target.
+	if err := os.Mkdir(filepath.Join(home, ".claude"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Sync(ctx, cat, &materialize.Manifest{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(filepath.Join(home, ".claude", "skills"), filepath.Join(real, "skills")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(home, ".claude")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(real, filepath.Join(home, ".claude")); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	if err := os.Symlink(empty, filepath.Join(home, ".empty")); err != nil {
+		t.Fatal(err)
+	}
+	list := filepath.Join(p.Cache, materialize.TargetsName)
+	if err := os.WriteFile(list, []byte(`{"version": 1, "configs": {"skillsync.yaml": ["~/.claude/skills", "~/.empty/skills"]}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p.Targets = nil
+	res, err := p.Sync(ctx, cat, &materialize.Manifest{})
+	if err != nil || len(res.Targets) != 0 {
+		t.Fatalf("sync without the target: %+v %v", res, err)
+	}
+	if _, err := os.Stat(filepath.Join(real, "skills", "alpha", "SKILL.md")); err != nil {
+		t.Errorf("the copy was removed through the link: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(real, "skills", materialize.RecordName)); err != nil {
+		t.Errorf("the record was removed through the link: %v", err)
+	}
+	if w := strings.Join(res.Warnings, "\n"); !strings.Contains(w, filepath.Join(home, ".claude", "skills")) || !strings.Contains(w, "symbolic link") {
+		t.Errorf("the warnings do not say why the folder was left: %q", res.Warnings)
+	}
+	kept, err := materialize.ReadTargetList(list)
+	if err != nil || !slices.Equal(kept.Configs["skillsync.yaml"], []string{"~/.claude/skills"}) {
+		t.Fatalf("the list: %+v %v, want the linked folder with a record kept, the other dropped", kept, err)
+	}
+
+	// The link replaced by the folder: the next sync gives it up.
+	if err := os.Remove(filepath.Join(home, ".claude")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(real, filepath.Join(home, ".claude")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Sync(ctx, cat, &materialize.Manifest{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(home, ".claude", "skills", "alpha")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the folder was not given up once the link was gone: %v", err)
+	}
 }
