@@ -3,7 +3,9 @@ package agent
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -32,11 +34,30 @@ type Hooked struct {
 	Keep time.Duration
 }
 
-// hookedEntry is one line of the journal.
+// hookedEntry is one line of the journal. Journal and Seq number the
+// call among those the hooks of this workspace recorded (seqRef); an
+// older skillsync wrote none.
 type hookedEntry struct {
-	Agent string    `json:"agent"`
-	ID    string    `json:"id"`
-	At    time.Time `json:"at"`
+	Agent   string    `json:"agent"`
+	ID      string    `json:"id"`
+	At      time.Time `json:"at"`
+	Journal string    `json:"journal,omitempty"`
+	Seq     uint64    `json:"seq,omitempty"`
+}
+
+// hookedLine is any line of the journal: an entry, or the floor an
+// import leaves when it rewrites the journal (Take): every call of
+// Journal numbered up to Floor was journaled, whether or not its line is
+// still there.
+type hookedLine struct {
+	hookedEntry
+	Floor *uint64 `json:"floor,omitempty"`
+}
+
+// hookedFloor is the floor line of a journal.
+type hookedFloor struct {
+	Journal string `json:"journal"`
+	Floor   uint64 `json:"floor"`
 }
 
 // maxHooked bounds the journal: past it, hooks add no more lines (their
@@ -84,14 +105,15 @@ func validID(id string) bool {
 // empty, too long or not printable is not kept. The file is opened
 // without following a link.
 func (h Hooked) Add(ctx context.Context, agent, id string, at time.Time) error {
-	_, journalErr, err := h.Once(ctx, agent, id, at, nil, func() error { return nil })
+	_, journalErr, err := h.once(ctx, agent, id, at, nil, func(log journalLog) (seqRef, error) { return log.next(seqRef{}), nil })
 	return errors.Join(journalErr, err)
 }
 
-// Once records the call id the hook of agent reported at at, once: under
+// once records the call id the hook of agent reported at at, once: under
 // the journal's lock it runs record unless the journal holds the call
 // already, or counted (nil: never) says an import counted it (dup), then
-// journals it. counted is asked under the lock an import holds from its
+// journals it under the number record gave it (seqRef), record being
+// handed what the journal holds to number it from. counted is asked under the lock an import holds from its
 // look at the journal until its marks are saved (Hold), so a call the
 // import is counting is found counted. An id too long or not printable is
 // journaled by its hash (journalKey); an empty one, or an agent name that
@@ -99,9 +121,10 @@ func (h Hooked) Add(ctx context.Context, agent, id string, at time.Time) error {
 // cannot be locked, read or written does not stop the call from being
 // recorded: journalErr says what failed, and the call may be counted
 // again.
-func (h Hooked) Once(ctx context.Context, agent, id string, at time.Time, counted func() bool, record func() error) (dup bool, journalErr, err error) {
+func (h Hooked) once(ctx context.Context, agent, id string, at time.Time, counted func() bool, record func(journalLog) (seqRef, error)) (dup bool, journalErr, err error) {
 	if id == "" || !validID(agent) {
-		return false, nil, record()
+		_, err := record(journalLog{})
+		return false, nil, err
 	}
 	id = journalKey(id)
 	if counted == nil {
@@ -115,11 +138,15 @@ func (h Hooked) Once(ctx context.Context, agent, id string, at time.Time, counte
 		// Begun before the use is recorded: a journal missing while the
 		// usage file names a hook's call is one removed (lostJournal).
 		_ = h.begin()
-		return false, fmt.Errorf("lock %s: %w", h.Path, lerr), record()
+		// Numbered from the journal read unlocked: the number is not
+		// journaled, and the gap it leaves tells the import so.
+		log, _ := h.readLog()
+		_, err := record(log)
+		return false, fmt.Errorf("lock %s: %w", h.Path, lerr), err
 	}
 	defer lock.Close()
-	entries, rerr := h.read()
-	for _, e := range entries {
+	log, rerr := h.readLog()
+	for _, e := range log.entries {
 		if e.Agent == agent && e.ID == id {
 			return true, nil, nil
 		}
@@ -132,17 +159,18 @@ func (h Hooked) Once(ctx context.Context, agent, id string, at time.Time, counte
 	// leaves no missing journal, which only a removal may (lostJournal).
 	// One that cannot be begun fails its append below, as it did.
 	_ = h.begin()
-	if err := record(); err != nil {
+	seq, err := record(log)
+	if err != nil {
 		return false, nil, err
 	}
 	if rerr != nil {
 		return false, rerr, nil
 	}
-	return false, h.appendEntry(agent, id, at), nil
+	return false, h.appendEntry(agent, id, at, seq), nil
 }
 
 // appendEntry appends one entry; the caller holds the lock.
-func (h Hooked) appendEntry(agent, id string, at time.Time) error {
+func (h Hooked) appendEntry(agent, id string, at time.Time, seq seqRef) error {
 	f, err := platform.OpenFile(h.Path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return fmt.Errorf("open %s: %w", h.Path, err)
@@ -160,7 +188,7 @@ func (h Hooked) appendEntry(agent, id string, at time.Time) error {
 	if err := atomicfile.OneName(h.Path, info); err != nil {
 		return fmt.Errorf("%w; the call is not journaled", err)
 	}
-	line, err := json.Marshal(hookedEntry{Agent: agent, ID: id, At: at.UTC()})
+	line, err := json.Marshal(hookedEntry{Agent: agent, ID: id, At: at.UTC(), Journal: seq.Journal, Seq: seq.N})
 	if err != nil {
 		return err
 	}
@@ -197,9 +225,12 @@ func (h Hooked) Claim(ctx context.Context, agent string, ids []string, now time.
 // the hook's out. Were they taken first and the count then failed, the
 // next import would count them again.
 type Hold struct {
-	h       Hooked
-	lock    *flock.Lock
-	entries []hookedEntry
+	h    Hooked
+	lock *flock.Lock
+	log  journalLog
+	// realigned is the last hook's call the usage file names, which the
+	// journal is made to agree with (realign); zero for none.
+	realigned seqRef
 }
 
 // Hold locks the journal and reads it.
@@ -208,25 +239,25 @@ func (h Hooked) Hold(ctx context.Context) (*Hold, error) {
 	if err != nil {
 		return nil, fmt.Errorf("lock %s: %w", h.Path, err)
 	}
-	entries, err := h.read()
+	log, err := h.readLog()
 	if err != nil {
 		lock.Close()
 		return nil, err
 	}
-	return &Hold{h: h, lock: lock, entries: entries}, nil
+	return &Hold{h: h, lock: lock, log: log}, nil
 }
 
 // Recorded returns which of ids the hook of agent recorded.
 func (o *Hold) Recorded(agent string, ids []string) map[string]bool {
 	recorded := map[string]bool{}
-	if len(o.entries) == 0 {
+	if len(o.log.entries) == 0 {
 		return recorded
 	}
 	want := make(map[string]string, len(ids)) // journal key -> id
 	for _, id := range ids {
 		want[journalKey(id)] = id
 	}
-	for _, e := range o.entries {
+	for _, e := range o.log.entries {
 		if id, ok := want[e.ID]; ok && e.Agent == agent {
 			recorded[id] = true
 		}
@@ -234,16 +265,36 @@ func (o *Hold) Recorded(agent string, ids []string) map[string]bool {
 	return recorded
 }
 
+// realign makes the journal agree with the usage file naming last as the
+// last hook's call, once an import was told from when to count (since):
+// Take writes it whole, its floor at last.
+func (o *Hold) realign(last seqRef) {
+	o.realigned = last
+	if o.realigned.Journal == "" {
+		o.realigned.Journal = o.log.identity()
+	}
+	if o.realigned.Journal == "" {
+		o.realigned.Journal = rand.Text()
+	}
+}
+
 // Take rewrites the journal without the calls of agent in ids and those
-// older than Keep before now. Lines that do not parse are dropped.
+// older than Keep before now, beginning it with the floor of the journal
+// its calls are numbered in (seqRef): their numbers stay known once their
+// lines are gone. Lines that do not parse are dropped.
 func (o *Hold) Take(agent string, ids map[string]bool, now time.Time) error {
 	keys := make(map[string]bool, len(ids))
 	for id := range ids {
 		keys[journalKey(id)] = true
 	}
 	var kept bytes.Buffer
-	changed := false
-	for _, e := range o.entries {
+	changed := o.realigned.Journal != ""
+	journal := cmp.Or(o.realigned.Journal, o.log.identity())
+	if floor := max(o.log.latest(journal), o.realigned.N); journal != "" && floor > 0 {
+		line, _ := json.Marshal(hookedFloor{Journal: journal, Floor: floor})
+		kept.Write(append(line, '\n'))
+	}
+	for _, e := range o.log.entries {
 		switch {
 		case e.Agent == agent && keys[e.ID]:
 			changed = true
@@ -280,7 +331,8 @@ func (o *Hold) Close() { o.lock.Close() }
 // holds it already; the caller holds the lock. A marker that names no
 // call that can be kept is passed over.
 func (h Hooked) keep(marker string, at time.Time) error {
-	agent, id, ok := strings.Cut(marker, " ")
+	call, seq := parseMarker(marker)
+	agent, id, ok := strings.Cut(call, " ")
 	if !ok || !validID(agent) || !validID(id) {
 		return nil
 	}
@@ -293,23 +345,30 @@ func (h Hooked) keep(marker string, at time.Time) error {
 			return nil
 		}
 	}
-	return h.appendEntry(agent, id, at)
+	return h.appendEntry(agent, id, at, seq)
 }
 
-// read returns the journal's valid lines; a missing journal is empty.
+// read returns the journal's valid entries; a missing journal is empty.
 func (h Hooked) read() ([]hookedEntry, error) {
+	log, err := h.readLog()
+	return log.entries, err
+}
+
+// readLog returns the journal's valid entries and its floor; a missing
+// journal is empty.
+func (h Hooked) readLog() (journalLog, error) {
 	f, err := platform.OpenFile(h.Path, os.O_RDONLY, 0)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		return journalLog{}, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", h.Path, err)
+		return journalLog{}, fmt.Errorf("open %s: %w", h.Path, err)
 	}
 	defer f.Close()
 	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", h.Path)
+		return journalLog{}, fmt.Errorf("%s is not a regular file", h.Path)
 	}
-	var out []hookedEntry
+	var out journalLog
 	r := bufio.NewReaderSize(io.LimitReader(f, maxHooked+64<<10), 64<<10)
 	for {
 		line, err := r.ReadSlice('\n')
@@ -321,9 +380,18 @@ func (h Hooked) read() ([]hookedEntry, error) {
 			}
 			continue
 		}
-		var e hookedEntry
-		if json.Unmarshal(line, &e) == nil && validID(e.ID) && validID(e.Agent) {
-			out = append(out, e)
+		var e hookedLine
+		switch {
+		case json.Unmarshal(line, &e) != nil:
+		case e.Floor != nil:
+			if validID(e.Journal) && *e.Floor < 1<<63 {
+				out.floor = hookedFloor{Journal: e.Journal, Floor: *e.Floor}
+			}
+		case validID(e.ID) && validID(e.Agent):
+			if !validID(e.Journal) || e.Seq >= 1<<63 {
+				e.Journal, e.Seq = "", 0 // numbered by no skillsync
+			}
+			out.entries = append(out.entries, e.hookedEntry)
 		}
 		if err != nil {
 			return out, nil

@@ -47,15 +47,16 @@ func TestHookedClaim(t *testing.T) {
 	if err != nil || len(odd) != 2 || !odd["bad id"] || !odd[long] {
 		t.Errorf("claim of ids kept by their hash: %v %v", odd, err)
 	}
+	// The journal keeps its floor (seqRef) and the codex call.
 	data, _ := os.ReadFile(h.Path)
-	if strings.Count(string(data), "\n") != 1 || !strings.Contains(string(data), `"codex"`) {
+	if strings.Count(string(data), `"agent"`) != 1 || !strings.Contains(string(data), `"codex"`) || !strings.Contains(string(data), `"floor":6`) {
 		t.Errorf("journal left:\n%s", data)
 	}
 	// Calls older than Keep go even unclaimed.
 	if _, err := h.Claim(ctx, "claude", []string{"none"}, now.Add(40*24*time.Hour)); err != nil {
 		t.Fatal(err)
 	}
-	if data, _ := os.ReadFile(h.Path); len(data) != 0 {
+	if data, _ := os.ReadFile(h.Path); strings.Contains(string(data), `"agent"`) || !strings.Contains(string(data), `"floor":6`) {
 		t.Errorf("old calls kept: %s", data)
 	}
 }

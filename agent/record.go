@@ -227,18 +227,31 @@ func (j Journal) Import(ctx context.Context, rec Recorder, imp Importer, since t
 		return nil, err
 	}
 	defer hold.Close()
+	// Read under the hold: no hook records meanwhile.
+	lastHook, err := rec.LastImport(HookMark)
+	if err != nil {
+		lastHook = "" // a usage file that cannot be read fails the write
+	}
+	lastCall, lastSeq := parseMarker(lastHook)
+	if first, final, behind := hold.log.missing(lastSeq); behind && (strings.HasPrefix(lastCall, imp.Name()+" ") || hold.log.hasAgent(imp.Name())) {
+		if since.IsZero() {
+			return nil, journalBehind(j.Hooked.Path, imp.Name(), lastCall, lastSeq, first, final, batch.Events)
+		}
+		hold.realign(lastSeq)
+	}
 	if lostHooked {
 		// Begun again, so that the next import knows it was not lost.
 		if err := j.Hooked.begin(); err != nil {
 			return nil, err
 		}
+		hold.realign(lastSeq)
 	}
 	hooked := hold.Recorded(imp.Name(), ids)
 	// The last call a hook recorded is named in the usage file too: a
 	// hook stopped before it journaled the call leaves it there alone.
-	if last, err := rec.LastImport(HookMark); err == nil && last != "" {
+	if lastCall != "" {
 		for _, id := range ids {
-			if hookMarker(imp.Name(), id) == last {
+			if hookMarker(imp.Name(), id) == lastCall {
 				hooked[id] = true
 			}
 		}
@@ -478,14 +491,32 @@ func lostJournal(path string, rec Recorder, agent string, since time.Time) (lost
 	return false, fmt.Errorf("import usage from %s: the usage file names a call a hook recorded, but %s, the hooks' journal of the calls they counted, is gone (removed); run skillsync usage import %s --since the time it was removed: without --since the calls hooks counted since the last import are counted again", agent, path, agent)
 }
 
+// journalBehind is the error of an import, without since, of the agent's
+// records while the hooks' journal at path lacks the calls numbered first
+// to final of those hooks counted before the last, lastCall numbered
+// last, which the usage file names: brought back from a backup older than
+// the usage file, replaced by another machine's, or removed and begun
+// again by a hook. The calls hooks counted since the last import are not
+// told from the others, and would count again. Every call a hook counted
+// was made by the last one's time at the latest: from just after it
+// (events says when, if they hold it) nothing is counted twice.
+func journalBehind(path, agent, lastCall string, last seqRef, first, final uint64, events []Event) error {
+	when := "TIME"
+	for _, ev := range events {
+		if ev.ID != "" && hookMarker(agent, ev.ID) == lastCall {
+			// Just after it: agents write times to the millisecond.
+			when = ev.At.UTC().Truncate(time.Millisecond).Add(time.Millisecond).Format(time.RFC3339Nano)
+			break
+		}
+	}
+	return fmt.Errorf("import usage from %s: %s, the hooks' journal of the calls they counted, lacks calls %d to %d of the %d the usage file says hooks recorded (journal %s): it is older than the usage file (brought back from a backup, replaced by another machine's, or removed and begun again); run skillsync usage import %s --since %s (just after the last call a hook recorded): without --since the calls hooks counted since the last import are counted again, and calls before then no hook recorded are passed over", agent, path, first, final, last.N, last.Journal, agent, when)
+}
+
 // HookMark is the key under which the usage file names the last call a
 // hook recorded (Recorder.Record, LastImport): hooks record one at a
 // time, under the journal's lock, and the mark is written with the use,
 // so a call whose hook stopped before journaling it is still known.
 const HookMark = "hook"
-
-// hookMarker is how the usage file names the call id of the hook of agent.
-func hookMarker(agent, id string) string { return agent + " " + journalKey(id) }
 
 // RecordHook records one event the hook of the agent keyed key reported
 // as it happened, at the event's time or now: a use of the skill it names
@@ -519,7 +550,7 @@ func (j Journal) RecordHook(ctx context.Context, rec Recorder, key string, ev Ev
 	var last string
 	counted := func() bool {
 		last, _ = rec.LastImport(HookMark)
-		if last == marker {
+		if call, _ := parseMarker(last); call == marker {
 			return true // recorded by a hook that stopped before journaling it
 		}
 		state, err := LoadState(j.StatePath)
@@ -539,17 +570,24 @@ func (j Journal) RecordHook(ctx context.Context, rec Recorder, key string, ev Ev
 		_, ok := seen.IDs[k]
 		return ok
 	}
-	dup, journalErr, err := j.Hooked.Once(ctx, key, ev.ID, at, counted, func() error {
-		mark := HookMark
-		if ev.ID == "" {
-			mark, marker = "", "" // no call to name
-		} else if last != "" {
-			// This use's mark replaces the name of the last hook's call:
-			// journaled now if that hook stopped before journaling it.
-			_ = j.Hooked.keep(last, at)
+	dup, journalErr, err := j.Hooked.once(ctx, key, ev.ID, at, counted, func(log journalLog) (seqRef, error) {
+		mark, named := HookMark, ""
+		var seq seqRef
+		if ev.ID != "" {
+			_, lastSeq := parseMarker(last)
+			seq = log.next(lastSeq)
+			named = numbered(key, ev.ID, seq)
+			if last != "" {
+				// This use's mark replaces the name of the last hook's
+				// call: journaled now if that hook stopped before
+				// journaling it.
+				_ = j.Hooked.keep(last, at)
+			}
+		} else {
+			mark = "" // no call to name
 		}
-		_, err := rec.Record(ctx, []Use{{Skill: name, View: ev.View, At: at, From: cmp.Or(ev.Source, FromHook)}}, mark, marker)
-		return err
+		_, err := rec.Record(ctx, []Use{{Skill: name, View: ev.View, At: at, From: cmp.Or(ev.Source, FromHook)}}, mark, named)
+		return seq, err
 	})
 	if err != nil {
 		return "", false, err
