@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bufio"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -18,6 +19,31 @@ import (
 // whose window is 2 MiB at most; 8 MiB leaves room up to level 19. A
 // frame that asks for more is refused before anything is allocated.
 const maxWindow = 8 << 20
+
+// maxRatio bounds how many times its own size a compressed record may
+// decompress to: 28 KiB of zstd can hold a GiB of newlines, each a line
+// to hand on (a minute), and a folder of such files would keep an import
+// busy for hours while taking no room. Each line of a Codex rollout has
+// its own time and ids, a few dozen bytes zstd cannot take out, so even
+// one repeating a long tool output comes nowhere near; a file past it is
+// said, not read, and decompressed beside itself (zstd -d) it is read as
+// a plain record. The zstd format's own bound is about 32768.
+const maxRatio = 4096
+
+// maxPadding bounds how far the compressed bytes read may run ahead of
+// the bytes they decompress to, and maxPaddingShare, a share of the
+// latter, how much further: zstd stores incompressible data with a
+// few bytes a block, so a file of empty or skippable frames (a few bytes
+// each, each costing the decoder a reset) is no compressed record, and
+// would cost seconds a MiB with nothing to hand on.
+const (
+	maxPadding      = 1 << 20
+	maxPaddingShare = 16
+)
+
+// errPadded is why a compressed file that is mostly frames with nothing in
+// them is refused (maxPadding).
+var errPadded = errors.New("mostly frames that hold nothing, not a compressed record")
 
 // ErrCompressed is wrapped by the error for a compressed record that does
 // not decompress: a corrupt frame, or one asking for a window over what
@@ -50,19 +76,56 @@ func NewZstd() (*Zstd, error) {
 // Close releases the decoder.
 func (z *Zstd) Close() { z.d.Close() }
 
+// zstdCount counts the bytes of a compressed file read (in) and those
+// they decompressed to (out).
+type zstdCount struct{ in, out int64 }
+
+// packedReader reads a compressed file for the decoder, counting, and
+// fails once what it read runs past what that decompressed to by more
+// than maxPadding allows.
+type packedReader struct {
+	r io.Reader
+	c *zstdCount
+}
+
+func (p packedReader) Read(b []byte) (int, error) {
+	if p.c.in > p.c.out+maxPadding+p.c.out/maxPaddingShare {
+		return 0, errPadded
+	}
+	n, err := p.r.Read(b)
+	p.c.in += int64(n)
+	return n, err
+}
+
+// packedBuffer is the buffer a compressed file is read through: the
+// decoder reads a frame's or a block's header a few bytes at a time, a
+// system call each, unbuffered.
+const packedBuffer = 64 << 10
+
 // zstdReader reads what d decodes, its errors but io.EOF wrapping
 // ErrCompressed and naming the file.
 type zstdReader struct {
 	d    *zstd.Decoder
 	path string
+	c    *zstdCount
 }
 
 func (z zstdReader) Read(p []byte) (int, error) {
 	n, err := z.d.Read(p)
+	z.c.out += int64(n)
 	if err != nil && !errors.Is(err, io.EOF) {
-		err = fmt.Errorf("%w: %s: %w", ErrCompressed, z.path, err)
+		err = zstdErr(z.path, err, z.c)
 	}
 	return n, err
+}
+
+// zstdErr is the error of the decoder for the compressed file at path,
+// wrapping ErrCompressed and naming the file.
+func zstdErr(path string, err error, c *zstdCount) error {
+	if errors.Is(err, errPadded) || c != nil && c.in > c.out+maxPadding+c.out/maxPaddingShare {
+		return fmt.Errorf("%w: %s: %d bytes of it decompress to %d: %w", ErrCompressed, path, c.in, c.out, errPadded)
+	}
+	return fmt.Errorf("%w: %s: %w", ErrCompressed, path, err)
 }
 
 // zstdFile is a compressed record opened, read decompressed; closing it
@@ -83,11 +146,12 @@ func (z *Zstd) Open(path string) (io.ReadCloser, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := z.d.Reset(f); err != nil {
+	c := &zstdCount{}
+	if err := z.d.Reset(packedReader{bufio.NewReaderSize(f, packedBuffer), c}); err != nil {
 		f.Close()
-		return nil, fmt.Errorf("%w: %s: %w", ErrCompressed, path, err)
+		return nil, zstdErr(path, err, c)
 	}
-	return zstdFile{zstdReader{z.d, path}, f}, nil
+	return zstdFile{zstdReader{z.d, path, c}, f}, nil
 }
 
 // ReadNewZstd is Zstd.ReadNew with a decoder of its own.
@@ -127,18 +191,27 @@ func (z *Zstd) ReadNew(ctx context.Context, path string, prev Mark, lim Limits, 
 	if untouched(info, prev) {
 		return Read{Mark: prev}, nil
 	}
+	if packed > lim.File {
+		return fail(fmt.Errorf("%w: %s is %d MiB compressed, over the limit of %d MiB", ErrTooLarge, path, packed>>20, lim.File>>20))
+	}
+	// At most lim.File, and at most maxRatio times the file's size.
+	limit, bomb := lim.File, false
+	if packed <= lim.File/maxRatio {
+		limit, bomb = packed*maxRatio, true
+	}
 	// stream decodes the file from its start; the open file is read
 	// twice, so the second pass reads the bytes the first checked.
 	stream := func() (io.Reader, error) {
 		if _, err := f.Seek(0, io.SeekStart); err != nil {
 			return nil, fmt.Errorf("read %s: %w", path, err)
 		}
-		if err := z.d.Reset(ctxReader{ctx: ctx, r: f}); err != nil {
-			return nil, fmt.Errorf("%w: %s: %w", ErrCompressed, path, err)
+		c := &zstdCount{}
+		if err := z.d.Reset(packedReader{bufio.NewReaderSize(ctxReader{ctx: ctx, r: f}, packedBuffer), c}); err != nil {
+			return nil, zstdErr(path, err, c)
 		}
 		// ctx is checked on the decoded side too: a small file may
 		// decode to gigabytes.
-		return ctxReader{ctx: ctx, r: zstdReader{z.d, path}}, nil
+		return ctxReader{ctx: ctx, r: zstdReader{z.d, path, c}}, nil
 	}
 	src, err := stream()
 	if err != nil {
@@ -146,7 +219,7 @@ func (z *Zstd) ReadNew(ctx context.Context, path string, prev Mark, lim Limits, 
 	}
 	h := sha256.New()
 	known := prev.Hash != "" && prev.Offset > 0
-	bounded := io.LimitReader(src, lim.File+1)
+	bounded := io.LimitReader(src, limit+1)
 	var size int64
 	if known {
 		size, err = io.CopyN(h, bounded, prev.Offset)
@@ -162,7 +235,10 @@ func (z *Zstd) ReadNew(ctx context.Context, path string, prev Mark, lim Limits, 
 	if err != nil {
 		return fail(err)
 	}
-	if size > lim.File {
+	switch {
+	case size > limit && bomb:
+		return fail(fmt.Errorf("%w: %s decompresses to over %d times its %d bytes, more than any agent's record compresses: not read; decompressed beside itself (zstd -d), it is read as a plain record", ErrTooLarge, path, maxRatio, packed))
+	case size > limit:
 		return fail(fmt.Errorf("%w: %s decompresses to over %d MiB, the limit", ErrTooLarge, path, lim.File>>20))
 	}
 	var out Read

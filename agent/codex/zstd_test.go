@@ -301,6 +301,19 @@ func TestCompressedRolloutsNotRead(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, "does not decompress"},
+		{"empty frames before its first line", func(t *testing.T, ws, path string) {
+			// 32 MiB of frames holding nothing (9 bytes each, as the
+			// encoder writes one), before the session_meta: read
+			// unbuffered, a system call each, a minute to learn whose
+			// the rollout is.
+			var buf bytes.Buffer
+			buf.Write(bytes.Repeat([]byte{0x28, 0xb5, 0x2f, 0xfd, 0x20, 0x00, 0x01, 0x00, 0x00}, 32<<20/9))
+			zstdFile(t, path, rollout(ws, "bad1"))
+			buf.WriteString(skilltest.ReadFile(t, path))
+			if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, "frames that hold nothing"},
 		{"a link", func(t *testing.T, ws, path string) {
 			target := filepath.Join(t.TempDir(), filepath.Base(path))
 			zstdFile(t, target, rollout(ws, "bad1"))
