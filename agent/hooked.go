@@ -26,7 +26,9 @@ import (
 // not counted again from the transcript. The journal holds calls no
 // import has seen yet, and none older than Keep; a call an import counted
 // stays only where the import could not rewrite the journal, and is then
-// found counted by the import's marks too.
+// found counted by the import's marks too. Each call is numbered
+// (seqRef), and the usage file names the last with its number, so a
+// journal older than the usage file is told (journalLog.missing).
 type Hooked struct {
 	Path string
 	// Keep is how long an unclaimed call is kept: a transcript deleted
@@ -60,9 +62,10 @@ type hookedFloor struct {
 	Floor   uint64 `json:"floor"`
 }
 
-// maxHooked bounds the journal: past it, hooks add no more lines (their
-// calls may then be counted twice) until an import claims them or they
-// age out.
+// maxHooked bounds the journal: past it, hooks add no more lines until
+// an import claims them or they age out. The calls not journaled leave a
+// gap in the journal's numbers (seqRef), and the import refuses, as for a
+// journal brought back from a backup, rather than count them twice.
 const maxHooked = 4 << 20
 
 // maxID bounds a tool call id.
