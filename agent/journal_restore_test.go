@@ -211,3 +211,27 @@ func TestAnImportStateFromABackupWithHooks(t *testing.T) {
 	wantRefusal(t, r, err, j.StatePath)
 	wantCount(t, store, 3, "after the refusal")
 }
+
+// TestAFullHookJournalCountsNothingAgain: a journal past the size it may
+// hold takes no more calls; the hooks still count theirs, and the import
+// refuses rather than count them a second time from the transcript.
+func TestAFullHookJournalCountsNothingAgain(t *testing.T) {
+	t.Parallel()
+	ws, projects, store, j, rec := usageWorkspace(t)
+	hook(t, j, rec, "toolu_1")
+	f, err := os.OpenFile(j.Hooked.Path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Another agent's calls, unclaimed, past 4 MiB.
+	line := `{"agent":"other","id":"call_0000000000000000000000000000","at":"2026-03-31T00:00:00Z"}` + "\n"
+	if _, err := f.WriteString(strings.Repeat(line, (4<<20)/len(line)+1)); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	hook(t, j, rec, "toolu_2", "toolu_3")
+	claudeTranscript(t, ws, projects, "pdf", "toolu_1", "toolu_2", "toolu_3")
+	r, err := importClaude(j, rec, ws, projects, time.Time{})
+	wantRefusal(t, r, err, j.Hooked.Path)
+	wantCount(t, store, 3, "after the refusal")
+}

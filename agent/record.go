@@ -495,8 +495,8 @@ func lostJournal(path string, rec Recorder, agent string, since time.Time) (lost
 // records while the hooks' journal at path lacks the calls numbered first
 // to final of those hooks counted before the last, lastCall numbered
 // last, which the usage file names: brought back from a backup older than
-// the usage file, replaced by another machine's, or removed and begun
-// again by a hook. The calls hooks counted since the last import are not
+// the usage file, replaced by another machine's, removed and begun again
+// by a hook, or too full (maxHooked) to take them. The calls hooks counted since the last import are not
 // told from the others, and would count again. Every call a hook counted
 // was made by the last one's time at the latest: from just after it
 // (events says when, if they hold it) nothing is counted twice.
@@ -509,7 +509,7 @@ func journalBehind(path, agent, lastCall string, last seqRef, first, final uint6
 			break
 		}
 	}
-	return fmt.Errorf("import usage from %s: %s, the hooks' journal of the calls they counted, lacks calls %d to %d of the %d the usage file says hooks recorded (journal %s): it is older than the usage file (brought back from a backup, replaced by another machine's, or removed and begun again); run skillsync usage import %s --since %s (just after the last call a hook recorded): without --since the calls hooks counted since the last import are counted again, and calls before then no hook recorded are passed over", agent, path, first, final, last.N, last.Journal, agent, when)
+	return fmt.Errorf("import usage from %s: %s, the hooks' journal of the calls they counted, lacks calls %d to %d of the %d the usage file says hooks recorded (journal %s): it is older than the usage file (brought back from a backup, replaced by another machine's, or removed and begun again) or was too full to take them; run skillsync usage import %s --since %s (just after the last call a hook recorded): without --since the calls hooks counted since the last import are counted again, and calls before then no hook recorded are passed over", agent, path, first, final, last.N, last.Journal, agent, when)
 }
 
 // HookMark is the key under which the usage file names the last call a
@@ -593,7 +593,7 @@ func (j Journal) RecordHook(ctx context.Context, rec Recorder, key string, ev Ev
 		return "", false, err
 	}
 	if journalErr != nil && warn != nil {
-		warn(fmt.Errorf("recorded the use of %s; an import of %s's records may count it again: %w", name, key, journalErr))
+		warn(fmt.Errorf("recorded the use of %s, not journaled: unless the next hook journals it, an import of %s's records stops, saying so, rather than count it again: %w", name, key, journalErr))
 	}
 	return name, dup, nil
 }
