@@ -8,11 +8,12 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/skillsync/skillsync/internal/platform"
 )
 
 // rleFrame is one zstd frame (8 MiB window, no checksum) of blocks
@@ -81,7 +82,7 @@ func TestZstdAttacks(t *testing.T) {
 		{"cut short", write(checked[:len(checked)-5]), "", ErrCompressed},
 		{"junk after the frame", write(append(append([]byte{}, ab...), "junk"...)), "", ErrCompressed},
 		{"a FIFO", func(t *testing.T, path string) {
-			if err := syscall.Mkfifo(path, 0o644); err != nil {
+			if err := platform.Mkfifo(path); err != nil {
 				t.Skip(err)
 			}
 		}, "", errNotRegular},
@@ -145,4 +146,40 @@ func compressedCRC(t *testing.T, content string) []byte {
 	}
 	defer e.Close()
 	return e.EncodeAll([]byte(content), nil)
+}
+
+// TestZstdFramesAppended: a compressed record that grows by a frame
+// between reads (a .zst is written once by Codex, but zstd allows frames
+// one after another, and a file may be replaced by a longer one) goes on
+// from the mark: the lines of the frames read before are not handed on
+// again, and a record replaced by a shorter one is read again from its
+// start, said rewritten.
+func TestZstdFramesAppended(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "rollout.jsonl.zst")
+	var prev Mark
+	for i, c := range []struct {
+		data      []byte
+		want      string
+		rewritten bool
+	}{
+		{compressed(t, "a\n"), "a", false},
+		{bytes.Join([][]byte{compressed(t, "a\n"), compressed(t, "b\nc")}, nil), "b", false},
+		{bytes.Join([][]byte{compressed(t, "a\n"), compressed(t, "b\nc"), compressed(t, "\nd\n")}, nil), "c,d", false},
+		{compressed(t, "a\nb\ncd\n"), "a,b,cd", true}, // shorter than the mark: read again from the start
+	} {
+		writeFile(t, path, c.data)
+		if err := os.Chtimes(path, time.Time{}, time.Date(2026, 3, 1, 0, 0, i, 0, time.UTC)); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		r, err := ReadNewZstd(context.Background(), path, prev, DefaultLimits(), func(line []byte, _ int64) error {
+			got = append(got, string(line))
+			return nil
+		})
+		if err != nil || strings.Join(got, ",") != c.want || r.Rewritten != c.rewritten {
+			t.Fatalf("read %d: %q, rewritten %v, %v; want %q, %v", i, got, r.Rewritten, err, c.want, c.rewritten)
+		}
+		prev = r.Mark
+	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/skillsync/skillsync/agent"
+	"github.com/skillsync/skillsync/internal/platform"
 	"github.com/skillsync/skillsync/internal/skilltest"
 )
 
@@ -241,7 +242,8 @@ func TestCompressedRollouts(t *testing.T) {
 // decompress, or decompresses past the limit, or asks the decoder for a
 // window over its bound, is said, by its name, and hands on none of its
 // calls; the rollouts beside it are read, the compressed ones with the
-// decoder it left. A link is not followed.
+// decoder it left. A link is not followed; a FIFO or a folder of a
+// rollout's name is passed over, no read waiting on it.
 func TestCompressedRolloutsNotRead(t *testing.T) {
 	t.Parallel()
 	meta := func(ws string) string {
@@ -314,6 +316,16 @@ func TestCompressedRolloutsNotRead(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, "frames that hold nothing"},
+		{"a FIFO", func(t *testing.T, ws, path string) {
+			if err := platform.Mkfifo(path); err != nil {
+				t.Skip(err)
+			}
+		}, ""},
+		{"a folder", func(t *testing.T, ws, path string) {
+			if err := os.Mkdir(path, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}, ""},
 		{"a link", func(t *testing.T, ws, path string) {
 			target := filepath.Join(t.TempDir(), filepath.Base(path))
 			zstdFile(t, target, rollout(ws, "bad1"))
