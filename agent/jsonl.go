@@ -288,7 +288,8 @@ type ReadFunc func(ctx context.Context, path string, prev Mark, lim Limits, fn f
 // had anything new and whether it was read again from its start. A file
 // that cannot be read is said in b.Unreadable and keeps its mark, so it is
 // tried again next time, and the import goes on: the error returned is
-// only ctx's, once it ended.
+// only ctx's, once it ended. Of the events fn added from a file whose read
+// then failed, only those with an id are kept.
 func (b *Batch) ReadRecord(ctx context.Context, read ReadFunc, lim Limits, done Marks, key, path string, fn func(line []byte, offset int64) error) error {
 	prev, known := done[key]
 	start := len(b.Events)
@@ -301,6 +302,16 @@ func (b *Batch) ReadRecord(ctx context.Context, read ReadFunc, lim Limits, done 
 		if known {
 			b.Marks[key] = prev
 		}
+		// The mark stays, so the lines handed on before the error come
+		// again next time: a call with an id counts once (the calls
+		// seen), one without would count again, and waits for then.
+		kept := b.Events[:start]
+		for _, ev := range b.Events[start:] {
+			if ev.ID != "" {
+				kept = append(kept, ev)
+			}
+		}
+		b.Events = kept
 		return nil
 	}
 	b.Marks[key] = r.Mark

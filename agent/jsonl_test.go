@@ -294,3 +294,40 @@ func TestTornAt(t *testing.T) {
 		}
 	}
 }
+
+// TestReadRecordFailingMidway: a read that hands lines on and then fails
+// (a compressed file changed between its two passes, an I/O error) keeps
+// the file's mark, so its lines come again next time: the events fn
+// added from them that have an id are kept (the calls seen count them
+// once), those without one are dropped, else counted now and again then.
+func TestReadRecordFailingMidway(t *testing.T) {
+	t.Parallel()
+	b := &Batch{Marks: Marks{}, Events: []Event{{Skill: "before"}}}
+	prev := Mark{Offset: 3, Size: 3, Hash: "h"}
+	failing := func(ctx context.Context, path string, prev Mark, lim Limits, fn func([]byte, int64) error) (Read, error) {
+		for i, line := range []string{"with-id", "without"} {
+			if err := fn([]byte(line), int64(i)); err != nil {
+				return Read{Mark: prev}, err
+			}
+		}
+		return Read{Mark: prev}, errors.New("read " + path + ": input/output error")
+	}
+	err := b.ReadRecord(context.Background(), failing, DefaultLimits(), Marks{"k": prev}, "k", "/r/k.jsonl", func(line []byte, _ int64) error {
+		ev := Event{Skill: string(line)}
+		if string(line) == "with-id" {
+			ev.ID = "call_1"
+		}
+		b.Events = append(b.Events, ev)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, ev := range b.Events {
+		got = append(got, ev.Skill)
+	}
+	if strings.Join(got, ",") != "before,with-id" || b.Marks["k"] != prev || len(b.Unreadable) != 1 {
+		t.Errorf("events %v, mark %+v, unreadable %q", got, b.Marks["k"], b.Unreadable)
+	}
+}
