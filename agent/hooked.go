@@ -116,14 +116,16 @@ func (h Hooked) Add(ctx context.Context, agent, id string, at time.Time) error {
 // the journal's lock it runs record unless the journal holds the call
 // already, or counted (nil: never) says an import counted it (dup), then
 // journals it under the number record gave it (seqRef), record being
-// handed what the journal holds to number it from. counted is asked under the lock an import holds from its
-// look at the journal until its marks are saved (Hold), so a call the
-// import is counting is found counted. An id too long or not printable is
+// handed what the journal holds to number it from. counted is asked
+// under the lock an import holds from its look at the journal until its
+// marks are saved (Hold), so a call the import is counting is found
+// counted. An id too long or not printable is
 // journaled by its hash (journalKey); an empty one, or an agent name that
 // cannot be kept, is recorded with no check. A journal that
 // cannot be locked, read or written does not stop the call from being
-// recorded: journalErr says what failed, and the call may be counted
-// again.
+// recorded: journalErr says what failed, and the gap left in the
+// journal's numbers stops the next import (journalBehind) unless the next
+// hook journals the call (keep).
 func (h Hooked) once(ctx context.Context, agent, id string, at time.Time, counted func() bool, record func(journalLog) (seqRef, error)) (dup bool, journalErr, err error) {
 	if id == "" || !validID(agent) {
 		_, err := record(journalLog{})
