@@ -225,7 +225,7 @@ func (h Hooked) Claim(ctx context.Context, agent string, ids []string, now time.
 }
 
 // Hold is an import's hold on the journal: from Hold until Close no hook
-// journals or counts a call (Once waits for the lock), so the import can
+// journals or counts a call (once waits for the lock), so the import can
 // count the calls the journal lacks, save its marks, and only then take
 // the hook's out. Were they taken first and the count then failed, the
 // next import would count them again.

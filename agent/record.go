@@ -540,7 +540,7 @@ func (j Journal) RecordHook(ctx context.Context, rec Recorder, key string, ev Ev
 	// A call an import counted already is not counted again either. The
 	// marks file is replaced whole when it is written, so it reads
 	// consistently without the import's lock; an import holds the
-	// journal's until its marks are saved, and Once asks under that lock.
+	// journal's until its marks are saved, and once asks under that lock.
 	// A call an import that stopped may have counted is taken as counted:
 	// should that import not have counted it, the next one will, from the
 	// agent's records.
