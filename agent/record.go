@@ -496,7 +496,9 @@ func lostJournal(path string, rec Recorder, agent string, since time.Time) (lost
 // to final of those hooks counted before the last, lastCall numbered
 // last, which the usage file names: brought back from a backup older than
 // the usage file, replaced by another machine's, removed and begun again
-// by a hook, or too full (maxHooked) to take them. The calls hooks counted since the last import are not
+// by a hook, too full (maxHooked) to take them, or rewritten by the
+// import of a skillsync before numbered calls, whose rewrite drops the
+// numbers (and the floor). The calls hooks counted since the last import are not
 // told from the others, and would count again. Every call a hook counted
 // was made by the last one's time at the latest: from just after it
 // (events says when, if they hold it) nothing is counted twice.
@@ -509,7 +511,7 @@ func journalBehind(path, agent, lastCall string, last seqRef, first, final uint6
 			break
 		}
 	}
-	return fmt.Errorf("import usage from %s: %s, the hooks' journal of the calls they counted, lacks calls %d to %d of the %d the usage file says hooks recorded (journal %s): it is older than the usage file (brought back from a backup, replaced by another machine's, or removed and begun again) or was too full to take them; run skillsync usage import %s --since %s (just after the last call a hook recorded): without --since the calls hooks counted since the last import are counted again, and calls before then no hook recorded are passed over", agent, path, first, final, last.N, last.Journal, agent, when)
+	return fmt.Errorf("import usage from %s: %s, the hooks' journal of the calls they counted, lacks calls %d to %d of the %d the usage file says hooks recorded (journal %s): it is older than the usage file (brought back from a backup, replaced by another machine's, or removed and begun again), was too full to take them, or was rewritten by the import of an older skillsync, which drops the numbers (upgrade every skillsync that runs this workspace's hooks or imports); run skillsync usage import %s --since %s (just after the last call a hook recorded): without --since the calls hooks counted since the last import are counted again, and calls before then no hook recorded are passed over", agent, path, first, final, last.N, last.Journal, agent, when)
 }
 
 // HookMark is the key under which the usage file names the last call a
