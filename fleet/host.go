@@ -38,11 +38,12 @@ func HostID(configured, root string) string {
 
 // hostIDOf is the id of the workspace root on the host named name: the
 // name, cut to leave room for the hash within the bound on an id (macOS
-// allows host names of up to 255 bytes), and the hash.
+// allows host names of up to 255 bytes) as written and as the store keys
+// it (hostid.Canonical, which may lengthen it), and the hash.
 func hostIDOf(name, root string) string {
 	sum := sha256.Sum256([]byte(root))
 	suffix := "-" + hex.EncodeToString(sum[:4])
-	for len(name)+len(suffix) > hostid.MaxLen {
+	for len(name)+len(suffix) > hostid.MaxLen || len(hostid.Canonical(name))+len(suffix) > hostid.MaxLen {
 		_, size := utf8.DecodeLastRuneInString(name)
 		name = name[:len(name)-size]
 	}

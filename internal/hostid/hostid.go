@@ -17,9 +17,13 @@ const MaxLen = 200
 
 // Valid reports whether id can name a host: 1 to MaxLen bytes of valid
 // UTF-8, no control or invisible formatting character, no space at its
-// ends.
+// ends, and its canonical form, the id the fleet store keys it by, no
+// longer than MaxLen either: folding can lengthen an id (Ⱥ, 2 bytes, is
+// ⱥ, 3; a composition exclusion such as U+0958 is 6 bytes in NFC), and
+// an id valid as written but not as the store keys it would have every
+// push refused.
 func Valid(id string) bool {
-	return id != "" && len(id) <= MaxLen && strings.TrimSpace(id) == id && Printable(id)
+	return id != "" && len(id) <= MaxLen && strings.TrimSpace(id) == id && Printable(id) && len(Canonical(id)) <= MaxLen
 }
 
 // Printable reports whether s is valid UTF-8 without control or format

@@ -23,6 +23,11 @@ func TestValid(t *testing.T) {
 		{"bad\xffutf8", false},
 		{strings.Repeat("h", MaxLen), true},
 		{strings.Repeat("h", MaxLen+1), false},
+		{strings.Repeat("H", MaxLen), true},
+		// Within MaxLen as written, past it as the store keys it.
+		{strings.Repeat("\u023a", MaxLen/2), false},
+		{strings.Repeat("\u0958", MaxLen/3), false},
+		{strings.Repeat("\u023a", MaxLen/3), true},
 	} {
 		if got := Valid(c.id); got != c.want {
 			t.Errorf("Valid(%q) = %v, want %v", c.id, got, c.want)
