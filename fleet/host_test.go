@@ -302,28 +302,28 @@ func TestCraftedBackCountIsNamed(t *testing.T) {
 	}
 }
 
-// TestSkippedRecordIsSentAgain: a record the store refuses (its last use
-// too far ahead of the server's clock) is not remembered as pushed, so
-// the push after the clock is put right sends it.
+// TestSkippedRecordIsSentAgain: a record the store refuses (a state it
+// cannot keep) is not remembered as pushed, so the push after it is
+// mended sends it. (A last use too far ahead of the server's clock is no
+// longer a refusal: TestUsesDatedAheadByAClockSincePutRight.)
 func TestSkippedRecordIsSentAgain(t *testing.T) {
 	s, _ := open(t, pgCluster.Get(t), nil)
 	pushed := filepath.Join(t.TempDir(), ".fleet-pushed.json")
-	ahead := time.Now().UTC().Add(72 * time.Hour).Truncate(time.Second)
+	at := time.Now().UTC().Truncate(time.Second)
 	pdf := mcopy(t, "team", "pdf")
-	u := &curator.Usage{Skills: map[curator.Copy]*curator.SkillUsage{pdf: {UseCount: 3, LastUsedAt: &ahead, State: curator.Active}}}
+	u := &curator.Usage{Skills: map[curator.Copy]*curator.SkillUsage{pdf: {UseCount: 3, LastUsedAt: &at, State: "act\x01ive"}}}
 	warn := func(string) {}
 	if rep, err := fleet.PreparePush(hb("host-a"), u, pushed, s.Identity(), warn).Send(context.Background(), s); err != nil || len(rep.Skipped) != 1 {
-		t.Fatalf("a record from a clock days ahead: %+v %v", rep, err)
+		t.Fatalf("a record with a state the store cannot keep: %+v %v", rep, err)
 	}
 	// Not acknowledged: the same record goes again.
 	if p := fleet.PreparePush(hb("host-a"), u, pushed, s.Identity(), warn); len(p.Records()) != 1 {
 		t.Errorf("after the refusal %d records would go, want pdf's again", len(p.Records()))
 	}
-	at := time.Now().UTC().Truncate(time.Second)
-	u.Skills[pdf].LastUsedAt = &at
+	u.Skills[pdf].State = curator.Active
 	rep, err := fleet.PreparePush(hb("host-a"), u, pushed, s.Identity(), warn).Send(context.Background(), s)
 	if err != nil || rep.Uses != 3 {
-		t.Fatalf("after the clock was put right: %+v %v; want pdf's 3 uses", rep, err)
+		t.Fatalf("after the record was mended: %+v %v; want pdf's 3 uses", rep, err)
 	}
 }
 

@@ -141,10 +141,15 @@ func (s *Store) push(ctx context.Context, hb Heartbeat, recs []Record, known boo
 	good := make([]Record, 0, len(recs))
 	seen := make(map[curator.Copy]bool, len(recs))
 	for _, r := range recs {
-		r.LastUsedAt, r.LastViewedAt = dated(r.LastUsedAt, corr), dated(r.LastViewedAt, corr)
-		err := checkRecord(r, now)
-		r.LastUsedAt, r.LastViewedAt = notAhead(r.LastUsedAt, now), notAhead(r.LastViewedAt, now)
-		if err != nil {
+		// A time still ahead of the server's now, by any margin, is one
+		// a clock ahead wrote (this host's before it was put right, its
+		// skew at that use unknown now): the use happened by now. Were
+		// the record skipped, its counts would wait until the real time
+		// caught up with it (for a clock years ahead, never), as every
+		// later use of the copy keeps the latest time.
+		r.LastUsedAt = notAhead(dated(r.LastUsedAt, corr), now)
+		r.LastViewedAt = notAhead(dated(r.LastViewedAt, corr), now)
+		if err := checkRecord(r, now); err != nil {
 			res.Skipped = append(res.Skipped, err.Error())
 			res.skippedCopies = append(res.skippedCopies, r.Copy.String())
 			continue
