@@ -3,6 +3,7 @@ package fleet
 import (
 	"context"
 	"fmt"
+	"math"
 	"sort"
 	"time"
 
@@ -38,11 +39,15 @@ type HostStatus struct {
 }
 
 // ClockSkew is ClockSkewMS as a duration; ok is false when not measured.
+// A value past what a duration holds (a row written by hand: a push
+// keeps at most a few days) is the longest duration of its sign, not
+// wrapped round to a small one that would show the host's clock right.
 func (h HostStatus) ClockSkew() (skew time.Duration, ok bool) {
 	if h.ClockSkewMS == nil {
 		return 0, false
 	}
-	return time.Duration(*h.ClockSkewMS) * time.Millisecond, true
+	const most = int64(math.MaxInt64 / time.Millisecond)
+	return time.Duration(min(max(*h.ClockSkewMS, -most), most)) * time.Millisecond, true
 }
 
 // SourceStatus is one source on one host.
