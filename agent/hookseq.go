@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // seqRef numbers a call a hook recorded: the journal it was numbered in
@@ -130,11 +131,17 @@ func (l journalLog) hasAgent(agent string) bool {
 // agent, without its number.
 func hookMarker(agent, id string) string { return agent + " " + journalKey(id) }
 
-// numbered is the marker of the call id of the hook of agent numbered seq.
-func numbered(agent, id string, seq seqRef) string {
+// numbered is the marker of the call id of the hook of agent numbered seq
+// and recorded at at: the time, to the millisecond, tells an import
+// refused for a journal that lacks calls (journalBehind) from when to
+// count where the agent's records it reads no longer hold the call.
+func numbered(agent, id string, seq seqRef, at time.Time) string {
 	m := hookMarker(agent, id)
 	if seq.Journal != "" {
 		m += " " + seq.String()
+		if !at.IsZero() {
+			m += " " + at.UTC().Truncate(time.Millisecond).Format(time.RFC3339Nano)
+		}
 	}
 	return m
 }
@@ -143,19 +150,31 @@ func numbered(agent, id string, seq seqRef) string {
 // into the call (hookMarker) and its number, zero where an older
 // skillsync named it without one or it does not parse.
 func parseMarker(marker string) (call string, seq seqRef) {
+	call, seq, _ = parseMarkerAt(marker)
+	return call, seq
+}
+
+// parseMarkerAt is parseMarker and the time the call was recorded at,
+// zero where the marker names none (a skillsync before it did) or it
+// does not parse.
+func parseMarkerAt(marker string) (call string, seq seqRef, at time.Time) {
 	agent, rest, ok := strings.Cut(marker, " ")
 	if !ok {
-		return marker, seqRef{}
+		return marker, seqRef{}, time.Time{}
 	}
 	id, num, ok := strings.Cut(rest, " ")
 	call = agent + " " + id
 	if !ok {
-		return call, seqRef{}
+		return call, seqRef{}, time.Time{}
 	}
+	num, when, _ := strings.Cut(num, " ")
 	journal, n, ok := strings.Cut(num, "/")
 	v, err := strconv.ParseUint(n, 10, 63)
 	if !ok || err != nil || v == 0 || !validID(journal) {
-		return call, seqRef{}
+		return call, seqRef{}, time.Time{}
 	}
-	return call, seqRef{Journal: journal, N: v}
+	if t, err := time.Parse(time.RFC3339Nano, when); err == nil {
+		at = t.UTC()
+	}
+	return call, seqRef{Journal: journal, N: v}, at
 }

@@ -123,3 +123,42 @@ func TestAnOlderSkillsyncsImportBetweenHooks(t *testing.T) {
 	}
 	wantCount(t, store, 4, "after the import after")
 }
+
+// TestAJournalFromABackupAfterAnImportSaysFromWhen: the journal brought
+// back from a backup older than the hooks' last calls, with an import
+// since that read the agent's records past them: the records this import
+// reads hold no call to tell the time from, and the refusal names the
+// time the usage file gives the last hook's call (just after it), not a
+// placeholder. With that since nothing is counted again, and later calls
+// count once.
+func TestAJournalFromABackupAfterAnImportSaysFromWhen(t *testing.T) {
+	t.Parallel()
+	ws, projects, store, j, rec := usageWorkspace(t)
+	hook(t, j, rec, "toolu_1")
+	backup := readFile(t, j.Hooked.Path)
+	hook(t, j, rec, "toolu_2", "toolu_3")
+	claudeTranscript(t, ws, projects, "pdf", "toolu_1", "toolu_2", "toolu_3")
+	if r, err := importClaude(j, rec, ws, projects, time.Time{}); err != nil || r.Hooked != 3 {
+		t.Fatalf("the import: %+v, %v", r, err)
+	}
+	writeFile(t, j.Hooked.Path, backup)
+	r, err := importClaude(j, rec, ws, projects, time.Time{})
+	wantRefusal(t, r, err, j.Hooked.Path)
+	// The hooks recorded at the journal's clock, 2026-04-01T00:00:00Z.
+	const since = "2026-04-01T00:00:00.001Z"
+	if err != nil && !strings.Contains(err.Error(), "--since "+since) {
+		t.Fatalf("the refusal does not say from when: %v", err)
+	}
+	wantCount(t, store, 3, "after the refusal")
+	at, _ := time.Parse(time.RFC3339Nano, since)
+	if _, err := importClaude(j, rec, ws, projects, at); err != nil {
+		t.Fatalf("the import with since: %v", err)
+	}
+	wantCount(t, store, 3, "after the import with since")
+	hook(t, j, rec, "toolu_4")
+	claudeTranscript(t, ws, projects, "pdf", "toolu_1", "toolu_2", "toolu_3", "toolu_4")
+	if r, err := importClaude(j, rec, ws, projects, time.Time{}); err != nil || r.Uses != 0 || r.Hooked != 1 {
+		t.Fatalf("the import after: %+v, %v", r, err)
+	}
+	wantCount(t, store, 4, "after the import after")
+}

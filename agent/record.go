@@ -232,10 +232,10 @@ func (j Journal) Import(ctx context.Context, rec Recorder, imp Importer, since t
 	if err != nil {
 		lastHook = "" // a usage file that cannot be read fails the write
 	}
-	lastCall, lastSeq := parseMarker(lastHook)
+	lastCall, lastSeq, lastAt := parseMarkerAt(lastHook)
 	if first, final, behind := hold.log.missing(lastSeq); behind && (strings.HasPrefix(lastCall, imp.Name()+" ") || hold.log.hasAgent(imp.Name())) {
 		if since.IsZero() {
-			return nil, journalBehind(j.Hooked.Path, imp.Name(), lastCall, lastSeq, first, final, batch.Events)
+			return nil, journalBehind(j.Hooked.Path, imp.Name(), lastCall, lastSeq, lastAt, first, final, batch.Events)
 		}
 		hold.realign(lastSeq)
 	}
@@ -501,9 +501,15 @@ func lostJournal(path string, rec Recorder, agent string, since time.Time) (lost
 // numbers (and the floor). The calls hooks counted since the last import are not
 // told from the others, and would count again. Every call a hook counted
 // was made by the last one's time at the latest: from just after it
-// (events says when, if they hold it) nothing is counted twice.
-func journalBehind(path, agent, lastCall string, last seqRef, first, final uint64, events []Event) error {
+// (events says when, if they hold it, else lastAt, the hook's time the
+// usage file names with it) nothing is counted twice.
+func journalBehind(path, agent, lastCall string, last seqRef, lastAt time.Time, first, final uint64, events []Event) error {
 	when := "TIME"
+	if !lastAt.IsZero() {
+		// The hook's own time, where the records this import reads no
+		// longer hold the call (an import since read past it).
+		when = lastAt.Truncate(time.Millisecond).Add(time.Millisecond).Format(time.RFC3339Nano)
+	}
 	for _, ev := range events {
 		if ev.ID != "" && hookMarker(agent, ev.ID) == lastCall {
 			// Just after it: agents write times to the millisecond.
@@ -578,7 +584,7 @@ func (j Journal) RecordHook(ctx context.Context, rec Recorder, key string, ev Ev
 		if ev.ID != "" {
 			_, lastSeq := parseMarker(last)
 			seq = log.next(lastSeq)
-			named = numbered(key, ev.ID, seq)
+			named = numbered(key, ev.ID, seq, at)
 			if last != "" {
 				// This use's mark replaces the name of the last hook's
 				// call: journaled now if that hook stopped before
