@@ -52,7 +52,7 @@ func parseIgnore(data []byte, depth int) []ignoreRule {
 		}
 		// git's wildmatch spells a negated class [!...]; path.Match
 		// reads only [^...].
-		line = strings.ReplaceAll(line, "[!", "[^")
+		line = posixClasses(strings.ReplaceAll(line, "[!", "[^"))
 		for part := range strings.SplitSeq(line, "/") {
 			if part == "**" && len(r.parts) > 0 && r.parts[len(r.parts)-1] == "**" {
 				continue // "**/**" is "**", and a run of them would cost more to match
@@ -62,6 +62,87 @@ func parseIgnore(data []byte, depth int) []ignoreRule {
 		rules = append(rules, r)
 	}
 	return rules
+}
+
+// classRange spells git's POSIX class name as a path.Match range.
+func classRange(name string) (string, bool) {
+	switch name {
+	case "alnum":
+		return "a-zA-Z0-9", true
+	case "alpha":
+		return "a-zA-Z", true
+	case "blank":
+		return " \t", true
+	case "cntrl":
+		return "\x00-\x1f\x7f", true
+	case "digit":
+		return "0-9", true
+	case "graph":
+		return "!-~", true
+	case "lower":
+		return "a-z", true
+	case "print":
+		return " -~", true
+	case "punct":
+		return "!-/:-@\\[-`{-~", true
+	case "space":
+		return " \t\n\v\f\r", true
+	case "upper":
+		return "A-Z", true
+	case "xdigit":
+		return "0-9A-Fa-f", true
+	}
+	return "", false
+}
+
+// posixClasses rewrites the POSIX classes inside the bracket expressions
+// of pattern ([[:digit:]]) as the ranges path.Match reads: left as they
+// were, a rule such as [[:digit:]]*.key matched nothing, and the files
+// git ignores by it were copied and published. An unknown class is left
+// as it is (the rule matches nothing, as before).
+func posixClasses(pattern string) string {
+	if !strings.Contains(pattern, "[:") {
+		return pattern
+	}
+	var b strings.Builder
+	in := false
+	for i := 0; i < len(pattern); i++ {
+		c := pattern[i]
+		if c == '\\' && i+1 < len(pattern) {
+			b.WriteString(pattern[i : i+2])
+			i++
+			continue
+		}
+		if !in && c == '[' {
+			in = true
+			b.WriteByte(c)
+			// A ']' first in the expression (after a '^') is one of
+			// its characters, not its end.
+			if i+1 < len(pattern) && pattern[i+1] == '^' {
+				b.WriteByte('^')
+				i++
+			}
+			if i+1 < len(pattern) && pattern[i+1] == ']' {
+				b.WriteByte(']')
+				i++
+			}
+			continue
+		}
+		if in && c == ']' {
+			in = false
+		}
+		if in && strings.HasPrefix(pattern[i:], "[:") {
+			if end := strings.Index(pattern[i+2:], ":]"); end >= 0 {
+				if r, ok := classRange(pattern[i+2 : i+2+end]); ok {
+					b.WriteString(r)
+					i += end + 3
+					continue
+				}
+			}
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
 }
 
 // match reports whether r matches the path full (components from the
@@ -109,8 +190,8 @@ func matchParts(pat, name []string) bool {
 	return reach[len(name)]
 }
 
-// matchPart matches one component. A pattern path.Match cannot read (a
-// class such as [[:alpha:]]) matches nothing: the file is kept, as it is
+// matchPart matches one component. A pattern path.Match cannot read (an
+// unknown class such as [[:word:]]) matches nothing: the file is kept, as it is
 // without the rule.
 func matchPart(pattern, name string) bool {
 	if !strings.ContainsAny(pattern, `*?[\`) {
