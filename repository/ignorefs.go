@@ -125,7 +125,7 @@ func GitIgnoring(d *DirFS, env hostenv.Env) (*IgnoreFS, error) {
 		rules = append(rules, more...)
 		return nil
 	}
-	if name, data, err := excludesFile(env); err != nil {
+	if name, data, err := excludesFile(env, gitDir); err != nil {
 		return nil, err
 	} else if err := add(name, data, 0); err != nil {
 		return nil, err
@@ -228,10 +228,12 @@ func gitFileDir(dir, dot string) string {
 
 // excludesFile reads the user's core.excludesFile, as git finds it: the
 // last of the system config, $XDG_CONFIG_HOME/git/config and ~/.gitconfig
-// (or $GIT_CONFIG_GLOBAL alone) that sets it, else
-// $XDG_CONFIG_HOME/git/ignore. It follows links, as git does: such files
-// are the user's own, often links into a dotfiles repository.
-func excludesFile(env hostenv.Env) (string, []byte, error) {
+// (or $GIT_CONFIG_GLOBAL alone) and the repository's own config (in
+// gitDir) that sets it, each with the files it includes
+// (configExcludes), else $XDG_CONFIG_HOME/git/ignore. It follows links,
+// as git does: such files are the user's own, often links into a
+// dotfiles repository.
+func excludesFile(env hostenv.Env, gitDir string) (string, []byte, error) {
 	home, _ := env.HomeDir()
 	xdg := env.Getenv("XDG_CONFIG_HOME")
 	if xdg == "" && home != "" {
@@ -255,6 +257,10 @@ func excludesFile(env hostenv.Env) (string, []byte, error) {
 			configs = append(configs, filepath.Join(home, ".gitconfig"))
 		}
 	}
+	if gitDir != "" {
+		// The repository's own config comes last and wins, as in git.
+		configs = append(configs, filepath.Join(gitDir, "config"))
+	}
 	file := ""
 	if xdg != "" {
 		file = filepath.Join(xdg, "git", "ignore")
@@ -263,16 +269,8 @@ func excludesFile(env hostenv.Env) (string, []byte, error) {
 		if c == "" || c == os.DevNull {
 			continue
 		}
-		data, err := readBounded(c, MaxIgnoreFileSize, true)
-		if err != nil {
-			return "", nil, fmt.Errorf("git config %s: %w", c, err)
-		}
-		cfg := gitconfig.New()
-		if len(data) == 0 || gitconfig.NewDecoder(bytes.NewReader(data)).Decode(cfg) != nil {
-			continue // git would refuse to run; the default stands
-		}
-		if v := cfg.Section("core").Option("excludesfile"); v != "" {
-			file = v
+		if err := configExcludes(c, home, gitDir, 0, &file); err != nil {
+			return "", nil, err
 		}
 	}
 	if rest, ok := strings.CutPrefix(file, "~/"); ok && home != "" {
@@ -289,6 +287,117 @@ func excludesFile(env hostenv.Env) (string, []byte, error) {
 		return "", nil, fmt.Errorf("core.excludesFile %s: %w", file, err)
 	}
 	return file, data, nil
+}
+
+// maxConfigIncludes is how deep git follows include.path and
+// includeIf.*.path from one config file to the next.
+const maxConfigIncludes = 10
+
+// configExcludes sets *file to the core.excludesFile the git config file
+// c sets, following its include.path and includeIf.<condition>.path
+// where they stand among its sections, as git does: a user's
+// excludesFile is often set in a file ~/.gitconfig includes (a dotfiles
+// repository's, or a per-machine one), and missing it took what the user
+// keeps out of git into a publish. An includeIf whose condition is
+// gitdir: or gitdir/i: is judged against the repository's folder; one
+// of another condition (onbranch:, hasconfig:) is taken as met: its
+// excludes are left out as well, which errs on the side of not copying.
+// A file missing, or that does not parse (git would refuse to run), sets
+// nothing.
+func configExcludes(c, home, gitDir string, depth int, file *string) error {
+	data, err := readBounded(c, MaxIgnoreFileSize, true)
+	if err != nil {
+		return fmt.Errorf("git config %s: %w", c, err)
+	}
+	cfg := gitconfig.New()
+	if len(data) == 0 || gitconfig.NewDecoder(bytes.NewReader(data)).Decode(cfg) != nil {
+		return nil
+	}
+	include := func(p string) error {
+		if p == "" || depth >= maxConfigIncludes {
+			return nil
+		}
+		if rest, ok := strings.CutPrefix(p, "~/"); ok && home != "" {
+			p = filepath.Join(home, rest)
+		}
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(filepath.Dir(c), p)
+		}
+		return configExcludes(p, home, gitDir, depth+1, file)
+	}
+	for _, s := range cfg.Sections {
+		switch {
+		case s.IsName("core"):
+			if v := s.Option("excludesfile"); v != "" {
+				*file = v
+			}
+		case s.IsName("include"):
+			for _, p := range s.OptionAll("path") {
+				if err := include(p); err != nil {
+					return err
+				}
+			}
+		case s.IsName("includeIf"):
+			for _, sub := range s.Subsections {
+				if !includeIfMet(sub.Name, c, home, gitDir) {
+					continue
+				}
+				for _, p := range sub.OptionAll("path") {
+					if err := include(p); err != nil {
+						return err
+					}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// includeIfMet reports whether git would take an includeIf of cond in
+// the config file c for the repository at gitDir (its .git folder).
+// Conditions other than gitdir: and gitdir/i: are taken as met
+// (configExcludes).
+func includeIfMet(cond, c, home, gitDir string) bool {
+	pat, fold := "", false
+	switch {
+	case strings.HasPrefix(cond, "gitdir:"):
+		pat = strings.TrimPrefix(cond, "gitdir:")
+	case strings.HasPrefix(cond, "gitdir/i:"):
+		pat, fold = strings.TrimPrefix(cond, "gitdir/i:"), true
+	default:
+		return true
+	}
+	if gitDir == "" {
+		return false
+	}
+	switch {
+	case strings.HasPrefix(pat, "~/") && home != "":
+		pat = filepath.ToSlash(home) + pat[1:]
+	case strings.HasPrefix(pat, "./"):
+		pat = filepath.ToSlash(filepath.Dir(c)) + pat[1:]
+	case !strings.HasPrefix(pat, "/") && !filepath.IsAbs(filepath.FromSlash(pat)):
+		pat = "**/" + pat
+	}
+	if strings.HasSuffix(pat, "/") {
+		pat += "**"
+	}
+	try := []string{filepath.ToSlash(gitDir)}
+	if real, err := filepath.EvalSymlinks(gitDir); err == nil {
+		try = append(try, filepath.ToSlash(real))
+	}
+	if fold {
+		pat = strings.ToLower(pat)
+	}
+	parts := strings.Split(strings.TrimPrefix(pat, "/"), "/")
+	for _, d := range try {
+		if fold {
+			d = strings.ToLower(d)
+		}
+		if matchParts(parts, strings.Split(strings.TrimPrefix(d, "/"), "/")) {
+			return true
+		}
+	}
+	return false
 }
 
 // readOutside reads an ignore file of the work tree outside the source:
