@@ -239,6 +239,13 @@ type Target struct {
 	// Wait is how long to wait for another sync (of another workspace)
 	// to finish with the target.
 	Wait time.Duration
+	// Root, when Dir lies below it, is a folder from which no symbolic
+	// link may lead to Dir (the workspace, the home directory): each
+	// folder on the way is made and opened without following a link
+	// (ErrTargetLinked), just before the target is locked and again once
+	// it is, so a folder swapped for a link since the caller's own check
+	// is refused rather than written through. "" checks Dir alone.
+	Root string
 	// Workspace is the root folder of the workspace placing the skills,
 	// recorded in the target's record. A target whose record names
 	// another workspace that still has its cache is refused
@@ -266,7 +273,7 @@ func SyncTarget(ctx context.Context, t Target) (TargetReport, error) {
 	}
 	// A target that is a link would have skillsync write and delete
 	// wherever it points.
-	if err := mkdirTarget(t.Dir); err != nil {
+	if err := mkdirTarget(t.Root, t.Dir); err != nil {
 		return report, err
 	}
 	lk, err := lockTarget(ctx, t.Dir, t.Wait)
@@ -274,6 +281,11 @@ func SyncTarget(ctx context.Context, t Target) (TargetReport, error) {
 		return report, err
 	}
 	defer lk.Close()
+	// Looked at again once locked: the wait for another sync is time
+	// for a folder on the way to be swapped.
+	if err := mkdirTarget(t.Root, t.Dir); err != nil {
+		return report, err
+	}
 	return syncTarget(ctx, t, report)
 }
 
@@ -289,10 +301,28 @@ func IsRefused(err error) bool {
 	return errors.Is(err, ErrTargetTaken) || errors.Is(err, ErrTargetLinked) || errors.Is(err, ErrTargetPlace)
 }
 
+// errLinkOnPath is wrapped by mkdirBelow's error for a link met on the
+// way to a target.
+var errLinkOnPath = errors.New("is a symbolic link")
+
 // mkdirTarget makes the target folder dir, refusing a link in its place
-// (ErrTargetLinked): SyncTarget's and GiveUpTarget's last look before
-// they write or remove anything there.
-func mkdirTarget(dir string) error {
+// or, when dir lies below root, on the way from root (mkdirBelow), with
+// an error wrapping ErrTargetLinked: SyncTarget's and GiveUpTarget's last
+// look before they write or remove anything there.
+func mkdirTarget(root, dir string) error {
+	if root != "" {
+		rel, err := filepath.Rel(filepath.Clean(root), filepath.Clean(dir))
+		if err == nil && rel != "." && filepath.IsLocal(rel) {
+			err := mkdirBelow(filepath.Clean(root), strings.Split(rel, string(filepath.Separator)), 0o755)
+			switch {
+			case errors.Is(err, errLinkOnPath):
+				return fmt.Errorf("target %s %w: %w, which skillsync does not follow; it is left as it is: replace the link with a folder, or point the target at the folder it leads to", dir, ErrTargetLinked, err)
+			case err != nil:
+				return fmt.Errorf("target: %w", err)
+			}
+			return nil
+		}
+	}
 	err := atomicfile.MkdirNoFollow(dir, 0o755)
 	switch {
 	case errors.Is(err, atomicfile.ErrSymlink):
@@ -826,6 +856,12 @@ func recordedWorkspace(dir, recorded string) string {
 // entries left to the user), and one whose entries could not all be
 // removed keeps its record for the next try.
 func GiveUpTarget(ctx context.Context, dir, ws string, wait time.Duration) (TargetReport, bool, error) {
+	return GiveUpTargetBelow(ctx, "", dir, ws, wait)
+}
+
+// GiveUpTargetBelow is GiveUpTarget for a target folder below root, from
+// which no symbolic link may lead to it (Target.Root).
+func GiveUpTargetBelow(ctx context.Context, root, dir, ws string, wait time.Duration) (TargetReport, bool, error) {
 	report := TargetReport{Dir: dir, Conflicts: []string{}, Preserved: []string{}}
 	record := filepath.Join(dir, RecordName)
 	if _, err := os.Lstat(record); errors.Is(err, fs.ErrNotExist) {
@@ -834,8 +870,9 @@ func GiveUpTarget(ctx context.Context, dir, ws string, wait time.Duration) (Targ
 	if err := CheckTargetPlace(dir); err != nil {
 		return report, false, err
 	}
-	// Nothing is removed through a link in place of the folder.
-	if err := mkdirTarget(dir); err != nil {
+	// Nothing is removed through a link in place of the folder, or on
+	// the way to it.
+	if err := mkdirTarget(root, dir); err != nil {
 		return report, false, err
 	}
 	lk, err := lockTarget(ctx, dir, wait)
@@ -843,6 +880,9 @@ func GiveUpTarget(ctx context.Context, dir, ws string, wait time.Duration) (Targ
 		return report, false, err
 	}
 	defer lk.Close()
+	if err := mkdirTarget(root, dir); err != nil {
+		return report, false, err
+	}
 	rec, err := LoadTargetRecord(dir)
 	if errors.Is(err, jsonfile.ErrCorrupt) {
 		report.Warnings = append(report.Warnings, recoverRecord(record, err, "its entries are left to the user"))

@@ -143,7 +143,7 @@ func (p Places) giveUp(ctx context.Context, file string, kept *materialize.Targe
 			next = append(next, entry)
 			continue
 		}
-		tr, done, err := materialize.GiveUpTarget(ctx, dir, p.Workspace, p.Wait)
+		tr, done, err := materialize.GiveUpTargetBelow(ctx, p.root(dir), dir, p.Workspace, p.Wait)
 		if err != nil {
 			res.Warnings = append(res.Warnings, fmt.Sprintf("target %s was taken out of the config: %v; the next sync tries again", dir, err))
 		}

@@ -174,6 +174,9 @@ func (p Places) syncTarget(ctx context.Context, t materialize.Target) (materiali
 	if err := p.CheckTarget(t.Dir); err != nil {
 		return materialize.TargetReport{Dir: t.Dir, Conflicts: []string{}, Preserved: []string{}}, err
 	}
+	// SyncTarget looks at each folder from the root again as it makes
+	// them, refusing one swapped for a link since.
+	t.Root = p.root(t.Dir)
 	return materialize.SyncTarget(ctx, t)
 }
 
@@ -266,18 +269,11 @@ func (p Places) CheckTarget(dir string) error {
 	if err := materialize.CheckTargetPlace(dir); err != nil {
 		return err
 	}
-	base := p.Workspace
-	rel, ok := below(base, dir)
-	if !ok {
-		home, err := p.Env.HomeDir()
-		if err != nil {
-			return nil
-		}
-		base = home
-		if rel, ok = below(home, dir); !ok {
-			return nil
-		}
+	base := p.root(dir)
+	if base == "" {
+		return nil
 	}
+	rel, _ := below(base, dir)
 	part := base
 	for _, name := range strings.Split(rel, string(filepath.Separator)) {
 		part = filepath.Join(part, name)
@@ -290,6 +286,21 @@ func (p Places) CheckTarget(dir string) error {
 		}
 	}
 	return nil
+}
+
+// root is the folder from which no symbolic link may lead to the target
+// dir: the workspace when dir lies below it, else the home directory
+// when dir lies below that, else "" (CheckTarget, materialize.Target.Root).
+func (p Places) root(dir string) string {
+	if _, ok := below(p.Workspace, dir); ok {
+		return p.Workspace
+	}
+	if home, err := p.Env.HomeDir(); err == nil {
+		if _, ok := below(home, dir); ok {
+			return home
+		}
+	}
+	return ""
 }
 
 // linked is the refusal of the target dir, reached through the symbolic

@@ -378,3 +378,23 @@ func TestGiveUpLeavesALinkedFolder(t *testing.T) {
 		t.Errorf("the folder was not given up once the link was gone: %v", err)
 	}
 }
+
+// TestRootOfATarget: the folder from which SyncTarget refuses a link on
+// the way is the workspace for a target below it, else the home
+// directory for one below that, else none.
+func TestRootOfATarget(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	ws := filepath.Join(home, "work", "proj")
+	p := Places{Workspace: ws, Env: hostenv.New(ws, []string{"HOME=" + home, "USERPROFILE=" + home})}
+	for dir, want := range map[string]string{
+		filepath.Join(ws, ".claude", "skills"):   ws,
+		filepath.Join(home, ".claude", "skills"): home,
+		filepath.Join(t.TempDir(), "skills"):     "",
+		ws:                                       home,
+	} {
+		if got := p.root(dir); got != want {
+			t.Errorf("root(%s) = %q, want %q", dir, got, want)
+		}
+	}
+}
