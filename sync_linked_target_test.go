@@ -144,3 +144,48 @@ func TestLinkedAgentsMDIsRefusedAlone(t *testing.T) {
 		t.Errorf("status does not name the refused AGENTS.md: %v %q", err, st.Attention)
 	}
 }
+
+// TestVerifyDoesNotReadThroughALinkedTarget: a target synced, then moved
+// into a dotfiles folder and reached through a link (~/.claude), is one
+// every sync refuses: verify does not read its record through the link
+// and say it matches, it names it as status does, and its copies where
+// the link leads are left as they are by a repair.
+func TestVerifyDoesNotReadThroughALinkedTarget(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	ws, home := t.TempDir(), t.TempDir()
+	skilltest.WriteFile(t, filepath.Join(ws, "skills", "alpha", "SKILL.md"), "---\nname: alpha\ndescription: A skill.\n---\n")
+	skilltest.WriteFile(t, filepath.Join(ws, "skillsync.yaml"), "repositories: []\ntargets:\n  - dir: ~/.claude/skills\n  - dir: .agents/skills\n")
+	e := homeEngine(t, ws, "skillsync.yaml", home)
+	if _, err := e.Sync(ctx, SyncOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	dot := filepath.Join(home, "dot", "claude")
+	if err := os.MkdirAll(filepath.Dir(dot), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(filepath.Join(home, ".claude"), dot); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(dot, filepath.Join(home, ".claude")); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	diffs, err := e.Verify(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := e.cfg.Targets[0].Dir
+	if len(diffs) != 1 || diffs[0].Kind != materialize.Unsynced || !strings.HasPrefix(diffs[0].Path, target+" (refused") {
+		t.Errorf("verify of a linked target: %+v, want it named refused", diffs)
+	}
+	skilltest.WriteFile(t, filepath.Join(dot, "skills", "alpha", "SKILL.md"), "edited where the link leads\n")
+	if diffs, err := e.Verify(ctx); err != nil || len(diffs) != 1 || diffs[0].Kind != materialize.Unsynced {
+		t.Errorf("verify read through the link: %+v %v", diffs, err)
+	}
+	if _, err := e.Repair(ctx, SyncOptions{}); !errors.Is(err, materialize.ErrTargetLinked) {
+		t.Errorf("repair: %v, want the target refused", err)
+	}
+	if data, err := os.ReadFile(filepath.Join(dot, "skills", "alpha", "SKILL.md")); err != nil || string(data) != "edited where the link leads\n" {
+		t.Errorf("repaired through the link: %q %v", data, err)
+	}
+}

@@ -14,14 +14,15 @@ import (
 
 // Verify hashes the cache and the targets again and compares them with
 // the manifest, the target records and skillsync.lock (lock.File.Verify);
-// a configured source the cache never held differs too (Unsynced). It
-// changes nothing.
+// a configured source the cache never held differs too (Unsynced), and a
+// target a sync refuses for a link is unread (Verifiable). Changes nothing.
 func (e *Engine) Verify(ctx context.Context) ([]materialize.Difference, error) {
 	locked, ok, lerr := lock.Read(e.layout.LockFile(), e.kinds)
 	if lerr != nil || !ok {
 		locked = nil
 	}
-	diffs, err := locked.Verify(ctx, e.layout.CacheDir(), sourceNames(e.cfg.Sources), e.targetDirs())
+	dirs, refused := e.places(SyncOptions{}).Verifiable(e.targetDirs())
+	diffs, err := locked.Verify(ctx, e.layout.CacheDir(), sourceNames(e.cfg.Sources), dirs)
 	if corrupt := (*jsonfile.CorruptError)(nil); errors.As(err, &corrupt) {
 		// A difference to repair, as a sync does, not the end of verify.
 		return []materialize.Difference{{Path: corrupt.Path, Kind: materialize.Corrupt}}, lerr
@@ -29,7 +30,7 @@ func (e *Engine) Verify(ctx context.Context) ([]materialize.Difference, error) {
 	if err != nil {
 		return nil, err
 	}
-	return diffs, lerr
+	return append(diffs, refused...), lerr
 }
 
 // Repaired is what Repair found and what it left.

@@ -342,3 +342,23 @@ func below(base, dir string) (string, bool) {
 	}
 	return rel, true
 }
+
+// Verifiable splits dirs, the target folders, into those verify reads
+// and a difference (materialize.Unsynced) for each reached through a
+// symbolic link below the workspace or the home directory (CheckTarget):
+// a sync leaves such a target as it is, so verify neither reads its
+// record through the link, whose copies no sync of this workspace keeps
+// (nor trusts a record planted where the link leads), nor says it
+// matches; it says why, as status does.
+func (p Places) Verifiable(dirs []string) ([]string, []materialize.Difference) {
+	var ok []string
+	var refused []materialize.Difference
+	for _, d := range dirs {
+		if err := p.CheckTarget(d); errors.Is(err, materialize.ErrTargetLinked) {
+			refused = append(refused, materialize.Difference{Path: d + " (refused: it is reached through a symbolic link; skillsync status says which)", Kind: materialize.Unsynced})
+			continue
+		}
+		ok = append(ok, d)
+	}
+	return ok, refused
+}
