@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 
 	"github.com/spf13/cobra"
 
 	"github.com/skillsync/skillsync"
 	"github.com/skillsync/skillsync/materialize"
+	wsfiles "github.com/skillsync/skillsync/workspace"
 )
 
 type verifyOptions struct {
@@ -61,7 +63,9 @@ func mended(found, left []materialize.Difference) []materialize.Difference {
 func unsynced(diffs []materialize.Difference) int {
 	n := 0
 	for _, d := range diffs {
-		if d.Kind == materialize.Unsynced {
+		// A target's (refused, or kept by another workspace) is named
+		// by its own path, not one in the cache.
+		if d.Kind == materialize.Unsynced && filepath.Base(filepath.Dir(d.Path)) == wsfiles.CacheName {
 			n++
 		}
 	}
