@@ -39,6 +39,8 @@ func mkdirBelow(root string, rel []string, perm uint32) error {
 		case (errors.Is(err, unix.ELOOP) || errors.Is(err, unix.ENOTDIR) || errors.Is(err, unix.EMLINK)) &&
 			unix.Fstatat(unix.AT_FDCWD, at, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFLNK:
 			return fmt.Errorf("%s %w", at, errLinkOnPath)
+		case errors.Is(err, unix.ENOTDIR):
+			return fmt.Errorf("%s is not a directory", at)
 		default:
 			return fmt.Errorf("open %s: %w", at, err)
 		}
