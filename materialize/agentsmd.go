@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/skillsync/skillsync/internal/atomicfile"
+	"github.com/skillsync/skillsync/workspace"
 )
 
 // An AGENTS.md target: for agents that read no skills folder of their own
@@ -287,6 +288,18 @@ func resolveWithin(root, path string) (string, error) {
 	}
 	if real == realRoot {
 		return "", errors.New("is the workspace itself")
+	}
+	// A link a clone brought (AGENTS.md -> .git/config) must not have a
+	// sync splice its block into the repository's own files, nor into
+	// the cache: git and skillsync keep those, never a user.
+	rel, err := filepath.Rel(realRoot, real)
+	if err != nil {
+		return "", err
+	}
+	for _, part := range strings.Split(rel, string(filepath.Separator)) {
+		if strings.EqualFold(part, ".git") || strings.EqualFold(part, workspace.CacheName) {
+			return "", fmt.Errorf("%w: it resolves to %s, in %s", ErrOutsideWorkspace, real, part)
+		}
 	}
 	return real, nil
 }

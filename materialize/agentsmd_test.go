@@ -159,3 +159,33 @@ func TestWriteAgentsMDLinks(t *testing.T) {
 		t.Errorf("unclosed marker: %v", err)
 	}
 }
+
+// TestWriteAgentsMDNotIntoGit: an AGENTS.md a clone brought as a link into
+// the repository's own folder (.git/config, a hook) or into the cache is
+// refused (ErrOutsideWorkspace), the file it leads to left as it is.
+func TestWriteAgentsMDNotIntoGit(t *testing.T) {
+	t.Parallel()
+	for _, dest := range []string{".git/config", ".git/hooks/pre-commit", ".GIT/info/exclude", ".skills-cache/.manifest.json"} {
+		ws := t.TempDir()
+		real := filepath.Join(ws, filepath.FromSlash(dest))
+		if err := os.MkdirAll(filepath.Dir(real), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(real, []byte("[core]\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		link := filepath.Join(ws, "AGENTS.md")
+		if err := os.Symlink(filepath.FromSlash(dest), link); err != nil {
+			t.Skip("no symbolic links here:", err)
+		}
+		if err := CheckAgentsMD(ws, link); !errors.Is(err, ErrOutsideWorkspace) {
+			t.Errorf("%s: CheckAgentsMD: %v", dest, err)
+		}
+		if _, err := WriteAgentsMD(ws, link, AgentsMDBlock("x")); !errors.Is(err, ErrOutsideWorkspace) {
+			t.Errorf("%s: WriteAgentsMD: %v", dest, err)
+		}
+		if got := readFile(t, real); got != "[core]\n" {
+			t.Errorf("%s was written: %q", dest, got)
+		}
+	}
+}
