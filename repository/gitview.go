@@ -25,8 +25,11 @@ var (
 )
 
 // GitView returns the folder of d as a sync reads a local source: in a
-// git work tree, without what git ignores there (GitIgnoring), else d
-// itself. Every command that reads a folder of the workspace directly
+// git work tree, without what git ignores there (GitIgnoring); else
+// (outside a work tree, or in a folder git ignores whole, which a sync
+// reads whole) without what the .gitignore files inside d leave out
+// (ownIgnoring), so that a publish never sends the .env a skill's own
+// .gitignore names. Every command that reads a folder of the workspace directly
 // (validate, propose, publish, the drafts) reads it through GitView, so
 // that what it checks, hashes, copies or sends is what a sync of the
 // same folder would take: a .env or node_modules/ that the user's
@@ -38,9 +41,20 @@ func GitView(d *DirFS, env hostenv.Env) (FolderFS, error) {
 		return nil, fmt.Errorf("read what git ignores in %s: %w", d.Dir(), err)
 	}
 	if ig == nil {
-		return d, nil
+		// Outside a work tree, or in a folder git ignores whole: the
+		// folder's own .gitignore files still say what its author keeps
+		// out of git, and a publish puts the folder in a git repository.
+		return ownIgnoring(d), nil
 	}
 	return ig, nil
+}
+
+// ownIgnoring is d seen through the .gitignore files inside it alone, as
+// if it were a work tree's root with no other rules: what GitView serves
+// of a folder git does not judge. A folder with none serves what d does.
+func ownIgnoring(d *DirFS) *IgnoreFS {
+	st := &ignores{d: d, dirs: map[string]*ignoreDir{".": {}}, maxDropped: DefaultMaxEntries}
+	return &IgnoreFS{d: d, st: st}
 }
 
 // OpenGitView opens the folder dir, confined, through GitView.

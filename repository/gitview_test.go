@@ -61,8 +61,8 @@ func TestGitViewLeavesOutWhatGitIgnores(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := view.(*repository.DirFS); !ok {
-		t.Fatalf("a folder outside a work tree is read through %T", view)
+	if _, err := view.Stat(".env"); err != nil {
+		t.Errorf("a folder outside a work tree, with no .gitignore of its own, is not read whole: %v", err)
 	}
 	if names, more, err := repository.Ignored(ctx, view); names != nil || more != 0 || err != nil {
 		t.Errorf("Ignored outside a work tree = %q, %d, %v", names, more, err)
@@ -92,5 +92,42 @@ func TestIgnoredIsBounded(t *testing.T) {
 	names, more, err := repository.Ignored(context.Background(), view)
 	if err != nil || len(names) != repository.MaxIgnoredListed || more != 5 || names[0] != "faa.tmp" {
 		t.Errorf("Ignored = %d names (%q...), %d more, %v", len(names), names[:min(len(names), 2)], more, err)
+	}
+}
+
+// TestGitViewHonoursAFolderOwnGitignore: a skill folder outside any work
+// tree, or in a folder git ignores whole (both of which a sync reads
+// whole), is still read by validate, propose and publish without what
+// its own .gitignore files leave out: a publish puts the folder in a git
+// repository, and its .env must not go with it.
+func TestGitViewHonoursAFolderOwnGitignore(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	home := t.TempDir()
+	env := hostenv.New(home, []string{"HOME=" + home, "GIT_CONFIG_NOSYSTEM=1"})
+	r := gittest.NewRepo(t, "main")
+	r.Write(".gitignore", "private/\n", 0)
+	for _, dir := range []string{t.TempDir(), filepath.Join(r.Dir, "private")} {
+		tool := skilltest.Skill(t, dir, "tool", "A tool.", map[string]string{
+			".gitignore": ".env\n/build/\n", ".env": "API_KEY=sk-live-123\n", "build/out.js": "j\n",
+			"lib/.gitignore": "*.key\n", "lib/a.key": "k\n", "lib/a.py": "p\n",
+		})
+		view, err := repository.OpenGitView(tool, env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range []string{".env", "build/out.js", "lib/a.key"} {
+			if _, err := view.Stat(name); !os.IsNotExist(err) {
+				t.Errorf("%s: %s served: %v", tool, name, err)
+			}
+		}
+		for _, name := range []string{"SKILL.md", ".gitignore", "lib/a.py"} {
+			if _, err := view.Stat(name); err != nil {
+				t.Errorf("%s: %s: %v", tool, name, err)
+			}
+		}
+		if names, _, err := repository.Ignored(ctx, view); err != nil || !slices.Equal(names, []string{".env", "build/", "lib/a.key"}) {
+			t.Errorf("%s: Ignored = %q, %v", tool, names, err)
+		}
 	}
 }
