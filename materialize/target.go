@@ -16,6 +16,7 @@ import (
 	"github.com/skillsync/skillsync/internal/atomicfile"
 	"github.com/skillsync/skillsync/internal/flock"
 	"github.com/skillsync/skillsync/internal/jsonfile"
+	"github.com/skillsync/skillsync/internal/platform"
 	"github.com/skillsync/skillsync/internal/realdir"
 	"github.com/skillsync/skillsync/skill"
 	"github.com/skillsync/skillsync/workspace"
@@ -301,21 +302,17 @@ func IsRefused(err error) bool {
 	return errors.Is(err, ErrTargetTaken) || errors.Is(err, ErrTargetLinked) || errors.Is(err, ErrTargetPlace)
 }
 
-// errLinkOnPath is wrapped by mkdirBelow's error for a link met on the
-// way to a target.
-var errLinkOnPath = errors.New("is a symbolic link")
-
 // mkdirTarget makes the target folder dir, refusing a link in its place
-// or, when dir lies below root, on the way from root (mkdirBelow), with
+// or, when dir lies below root, on the way from root (platform.MkdirBelow), with
 // an error wrapping ErrTargetLinked: SyncTarget's and GiveUpTarget's last
 // look before they write or remove anything there.
 func mkdirTarget(root, dir string) error {
 	if root != "" {
 		rel, err := filepath.Rel(filepath.Clean(root), filepath.Clean(dir))
 		if err == nil && rel != "." && filepath.IsLocal(rel) {
-			err := mkdirBelow(filepath.Clean(root), strings.Split(rel, string(filepath.Separator)), 0o755)
+			err := platform.MkdirBelow(filepath.Clean(root), strings.Split(rel, string(filepath.Separator)), 0o755)
 			switch {
-			case errors.Is(err, errLinkOnPath):
+			case errors.Is(err, platform.ErrLinkOnPath):
 				return fmt.Errorf("target %s %w: %w, which skillsync does not follow; it is left as it is: replace the link with a folder, or point the target at the folder it leads to", dir, ErrTargetLinked, err)
 			case err != nil:
 				return fmt.Errorf("target: %w", err)

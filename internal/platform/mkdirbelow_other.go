@@ -1,6 +1,6 @@
 //go:build !unix
 
-package materialize
+package platform
 
 import (
 	"errors"
@@ -10,10 +10,10 @@ import (
 	"path/filepath"
 )
 
-// mkdirBelow makes dir, and each missing folder between root and it, one
-// component at a time, refusing a link met on the way (errLinkOnPath):
+// MkdirBelow makes dir, and each missing folder between root and it, one
+// component at a time, refusing a link met on the way (ErrLinkOnPath):
 // by path, with a look at each folder before the next is made in it.
-func mkdirBelow(root string, rel []string, perm uint32) error {
+func MkdirBelow(root string, rel []string, perm uint32) error {
 	at := root
 	for _, name := range rel {
 		at = filepath.Join(at, name)
@@ -25,7 +25,7 @@ func mkdirBelow(root string, rel []string, perm uint32) error {
 		case err != nil:
 			return fmt.Errorf("create %s: %w", at, err)
 		case info.Mode()&fs.ModeSymlink != 0:
-			return fmt.Errorf("%s %w", at, errLinkOnPath)
+			return fmt.Errorf("%s %w", at, ErrLinkOnPath)
 		case !info.IsDir():
 			return fmt.Errorf("%s is not a directory", at)
 		}

@@ -1,6 +1,6 @@
 //go:build unix
 
-package materialize
+package platform
 
 import (
 	"errors"
@@ -10,14 +10,14 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// mkdirBelow makes dir, and each missing folder between root and it, one
+// MkdirBelow makes dir, and each missing folder between root and it, one
 // component at a time by descriptor: each folder is opened beneath the
 // one above it without following a link (openat with O_NOFOLLOW), and a
 // missing one is made there (mkdirat), so a folder swapped for a link
 // at any moment is met as that link and refused, never written through.
 // rel is dir's path below root, at least one component. The error of a
-// link met wraps errLinkOnPath and names it.
-func mkdirBelow(root string, rel []string, perm uint32) error {
+// link met wraps ErrLinkOnPath and names it.
+func MkdirBelow(root string, rel []string, perm uint32) error {
 	fd, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return fmt.Errorf("open %s: %w", root, err)
@@ -38,7 +38,7 @@ func mkdirBelow(root string, rel []string, perm uint32) error {
 			continue
 		case (errors.Is(err, unix.ELOOP) || errors.Is(err, unix.ENOTDIR) || errors.Is(err, unix.EMLINK)) &&
 			unix.Fstatat(unix.AT_FDCWD, at, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFLNK:
-			return fmt.Errorf("%s %w", at, errLinkOnPath)
+			return fmt.Errorf("%s %w", at, ErrLinkOnPath)
 		case errors.Is(err, unix.ENOTDIR):
 			return fmt.Errorf("%s is not a directory", at)
 		default:
