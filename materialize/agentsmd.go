@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/skillsync/skillsync/internal/atomicfile"
+	"github.com/skillsync/skillsync/skill"
 	"github.com/skillsync/skillsync/workspace"
 )
 
@@ -297,7 +298,7 @@ func resolveWithin(root, path string) (string, error) {
 		return "", err
 	}
 	for _, part := range strings.Split(rel, string(filepath.Separator)) {
-		if strings.EqualFold(part, ".git") || strings.EqualFold(part, workspace.CacheName) {
+		if skill.GitName(part) || strings.EqualFold(part, workspace.CacheName) {
 			return "", fmt.Errorf("%w: it resolves to %s, in %s", ErrOutsideWorkspace, real, part)
 		}
 	}

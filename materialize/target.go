@@ -331,12 +331,14 @@ func mkdirTarget(root, dir string) error {
 }
 
 // ErrTargetPlace is wrapped by CheckTargetPlace's error: the folder is a
-// workspace's cache or skills folder, or inside one.
+// workspace's cache or skills folder, or a repository's .git, or inside
+// one.
 var ErrTargetPlace = errors.New("is no place for a target")
 
 // CheckTargetPlace refuses a target folder that is a workspace's cache
-// (workspace.CacheName) or a workspace's skills folder (a skills folder
-// beside a skillsync.yaml), or inside one, as written or as the links on
+// (workspace.CacheName), a workspace's skills folder (a skills folder
+// beside a skillsync.yaml) or a git repository's own folder
+// (skill.GitName), or inside one, as written or as the links on
 // its path lead: another workspace's cache holds exactly the skills a
 // sync would write, and its skills folder may, which the sync would
 // adopt, then remove from there when they leave its sources or the
@@ -344,6 +346,12 @@ var ErrTargetPlace = errors.New("is no place for a target")
 func CheckTargetPlace(dir string) error {
 	for _, p := range []string{filepath.Clean(dir), realdir.Path(dir)} {
 		for q := p; ; q = filepath.Dir(q) {
+			if skill.GitName(filepath.Base(q)) {
+				// A config a clone brought (dir: .git/hooks) must not have a
+				// sync place skills in the repository's own folder, which
+				// git keeps, as AGENTS.md may not resolve there either.
+				return fmt.Errorf("target %s %w: %s is a git repository's own folder; point the target at a folder of its own", dir, ErrTargetPlace, q)
+			}
 			if strings.EqualFold(filepath.Base(q), workspace.CacheName) {
 				return fmt.Errorf("target %s %w: %s is a workspace's cache; skillsync never places skills in a cache, so point the target at a folder of its own", dir, ErrTargetPlace, q)
 			}

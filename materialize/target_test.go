@@ -263,6 +263,14 @@ func TestLinkInPlaceOfTheTarget(t *testing.T) {
 	if err := CheckTargetPlace(filepath.Join(root, workspace.CacheName, "x")); !errors.Is(err, ErrTargetPlace) || !IsRefused(err) {
 		t.Errorf("a target in a cache: %v, want ErrTargetPlace", err)
 	}
+	for _, dir := range []string{filepath.Join(root, ".git", "hooks"), filepath.Join(root, ".GIT"), filepath.Join(root, "sub", "git~1", "x")} {
+		if err := CheckTargetPlace(dir); !errors.Is(err, ErrTargetPlace) {
+			t.Errorf("a target in a repository's own folder %s: %v, want ErrTargetPlace", dir, err)
+		}
+	}
+	if err := CheckTargetPlace(filepath.Join(root, ".github", "skills")); err != nil {
+		t.Errorf("a target in .github: %v, want none", err)
+	}
 	if IsRefused(errors.New("disk full")) {
 		t.Error("any error is a refusal")
 	}
