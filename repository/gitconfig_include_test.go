@@ -6,7 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/skillsync/skillsync/internal/gittest"
 	"github.com/skillsync/skillsync/internal/hostenv"
@@ -84,5 +86,31 @@ func TestGitViewFollowsConfigIncludes(t *testing.T) {
 				t.Errorf("served %q, want %q", got, want)
 			}
 		})
+	}
+}
+
+// TestGitViewBoundsConfigIncludes: a ~/.gitconfig that includes itself
+// many times over is read a bounded number of times (depth alone allowed
+// 20^10 reads) and fails the view, naming the file, rather than serving
+// the folder without its rules.
+func TestGitViewBoundsConfigIncludes(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	skilltest.WriteFile(t, filepath.Join(home, ".gitconfig"), "[include]\n"+strings.Repeat("\tpath = ~/.gitconfig\n", 20))
+	r := gittest.NewRepo(t, "main")
+	r.Skill("skills/tool", "A tool.")
+	env := hostenv.New(home, []string{"HOME=" + home, "GIT_CONFIG_NOSYSTEM=1"})
+	done := make(chan error, 1)
+	go func() {
+		_, err := repository.OpenGitView(filepath.Join(r.Dir, "skills", "tool"), env)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), filepath.Join(home, ".gitconfig")) {
+			t.Errorf("a config that includes itself: %v, want an error naming it", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the includes of a config that includes itself are still being read after 30 s")
 	}
 }

@@ -261,7 +261,7 @@ func excludesFile(env hostenv.Env, gitDir string) (string, []byte, error) {
 		// The repository's own config comes last and wins, as in git.
 		configs = append(configs, filepath.Join(gitDir, "config"))
 	}
-	file := ""
+	file, reads := "", 0
 	if xdg != "" {
 		file = filepath.Join(xdg, "git", "ignore")
 	}
@@ -269,7 +269,7 @@ func excludesFile(env hostenv.Env, gitDir string) (string, []byte, error) {
 		if c == "" || c == os.DevNull {
 			continue
 		}
-		if err := configExcludes(c, home, gitDir, 0, &file); err != nil {
+		if err := configExcludes(c, home, gitDir, 0, &reads, &file); err != nil {
 			return "", nil, err
 		}
 	}
@@ -293,6 +293,11 @@ func excludesFile(env hostenv.Env, gitDir string) (string, []byte, error) {
 // includeIf.*.path from one config file to the next.
 const maxConfigIncludes = 10
 
+// maxConfigFiles bounds the config files one look for core.excludesFile
+// reads, includes and all: the depth alone lets a file that includes
+// itself ten times over make 10^10 reads.
+const maxConfigFiles = 100
+
 // configExcludes sets *file to the core.excludesFile the git config file
 // c sets, following its include.path and includeIf.<condition>.path
 // where they stand among its sections, as git does: a user's
@@ -303,8 +308,12 @@ const maxConfigIncludes = 10
 // of another condition (onbranch:, hasconfig:) is taken as met: its
 // excludes are left out as well, which errs on the side of not copying.
 // A file missing, or that does not parse (git would refuse to run), sets
-// nothing.
-func configExcludes(c, home, gitDir string, depth int, file *string) error {
+// nothing. reads counts the files read so far: past maxConfigFiles it
+// is an error, which fails closed (nothing is read without the rules).
+func configExcludes(c, home, gitDir string, depth int, reads *int, file *string) error {
+	if *reads++; *reads > maxConfigFiles {
+		return fmt.Errorf("git config %s: more than %d config files through include.path and includeIf (a file that includes itself?): make the includes a chain", c, maxConfigFiles)
+	}
 	data, err := readBounded(c, MaxIgnoreFileSize, true)
 	if err != nil {
 		return fmt.Errorf("git config %s: %w", c, err)
@@ -323,7 +332,7 @@ func configExcludes(c, home, gitDir string, depth int, file *string) error {
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(filepath.Dir(c), p)
 		}
-		return configExcludes(p, home, gitDir, depth+1, file)
+		return configExcludes(p, home, gitDir, depth+1, reads, file)
 	}
 	for _, s := range cfg.Sections {
 		switch {
