@@ -104,7 +104,13 @@ func (w *Workspace) Open(ctx context.Context, name, file string) (fs.File, *laye
 	if file == "" {
 		file = win.Skill.File
 	}
-	f, err := repository.OpenSkillFile(win.Skill.Name, file, win.Dir, win.Skill.Files)
+	files := win.Skill.Files
+	if win.Dir != "" {
+		if files, err = repository.SkillFiles(win.Dir, win.Layer != layering.Marketplace, w.Options.Env); err != nil {
+			return nil, win, fmt.Errorf("read %s: %w", win.Skill.Name, err)
+		}
+	}
+	f, err := repository.OpenSkillFile(win.Skill.Name, file, "", files)
 	return f, win, err
 }
 

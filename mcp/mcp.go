@@ -21,6 +21,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/skillsync/skillsync/internal/hostenv"
 	"github.com/skillsync/skillsync/layering"
 )
 
@@ -74,6 +75,9 @@ type Options struct {
 	// Workspace.Stamp is called at most once per StampEvery, so a change
 	// is seen within that time. Zero calls Stamp on every request.
 	StampEvery time.Duration
+	// Env finds the user's git config, for what git ignores in a local
+	// layer's skill, which is not served; the zero Env is the process's.
+	Env hostenv.Env
 }
 
 // Server is an MCP server over one workspace. It is safe for concurrent
@@ -238,7 +242,7 @@ func (s *Server) look(ctx context.Context) (*snapshot, error) {
 		}
 		return nil, fmt.Errorf("read the catalog: %w", err)
 	}
-	snap := newSnapshot(stamp, cat)
+	snap := newSnapshot(stamp, cat, s.opts.Env)
 	s.snap.Store(snap)
 	if s.registerResources(snap) && old != nil {
 		// The prompt renders the same list: adding it again tells clients

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/skillsync/skillsync/internal/hostenv"
 	"github.com/skillsync/skillsync/layering"
 	"github.com/skillsync/skillsync/repository"
 	"github.com/skillsync/skillsync/skill"
@@ -27,15 +28,18 @@ type snapshot struct {
 
 	filesMu sync.Mutex
 	files   map[string]fs.FS // by catalog key, made on first read
+	// env finds the user's git config, for what git ignores in a local
+	// layer's skill (filesOf).
+	env hostenv.Env
 }
 
-func newSnapshot(stamp string, cat *layering.Catalog) *snapshot {
+func newSnapshot(stamp string, cat *layering.Catalog, env hostenv.Env) *snapshot {
 	visible := cat.Visible()
 	byKey := make(map[string]*layering.Winner, len(visible))
 	for _, w := range visible {
 		byKey[layering.Key(w.Skill.Name)] = w
 	}
-	return &snapshot{stamp: stamp, visible: visible, byKey: byKey, files: map[string]fs.FS{}}
+	return &snapshot{stamp: stamp, visible: visible, byKey: byKey, files: map[string]fs.FS{}, env: env}
 }
 
 // search ranks the visible skills against query.
@@ -88,7 +92,7 @@ func (s *snapshot) filesOf(w *layering.Winner) (fs.FS, error) {
 	if fsys, ok := s.files[key]; ok {
 		return fsys, nil
 	}
-	fsys, err := repository.NewDirFS(w.Dir)
+	fsys, err := repository.SkillFiles(w.Dir, w.Layer != layering.Marketplace, s.env)
 	if err != nil {
 		return nil, fmt.Errorf("open skill %s at %s: %w", w.Skill.Name, w.Dir, err)
 	}

@@ -99,6 +99,21 @@ func OpenSkillDir(path string) (fsys *DirFS, dir string, err error) {
 	return fsys, dir, err
 }
 
+// SkillFiles returns the file system the files of a skill on disk at dir
+// are read through, confined to dir. A skill of a local layer (local:
+// global, workspace, user) is read as a sync reads it, without what git
+// ignores (GitView): a .env that the user's .gitignore keeps out of the
+// targets must not be served by skillsync serve, mcp or read either. A
+// cached skill's folder holds only what a sync put there, and is read
+// whole.
+func SkillFiles(dir string, local bool, env hostenv.Env) (fs.FS, error) {
+	d, err := NewDirFS(dir)
+	if err != nil || !local {
+		return d, err
+	}
+	return GitView(d, env)
+}
+
 // OpenSkillFile opens file of the skill name, confined to the skill: file
 // is relative to the skill's directory and must stay inside it ("..",
 // absolute paths and symbolic links that lead out of it are refused). The

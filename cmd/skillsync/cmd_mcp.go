@@ -84,7 +84,7 @@ func (a *app) runMCP(ctx context.Context, opts *mcpOptions) error {
 	if !a.quiet {
 		log = slog.New(slog.NewTextHandler(a.stderr, nil))
 	}
-	srv, err := mcp.New(ctx, mcpWorkspace{eng}, mcp.Options{Version: buildVersion(), Logger: log, StampEvery: stampEvery})
+	srv, err := mcp.New(ctx, mcpWorkspace{eng}, mcp.Options{Version: buildVersion(), Logger: log, StampEvery: stampEvery, Env: a.env})
 	if err != nil {
 		return err
 	}
