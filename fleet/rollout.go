@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/skillsync/skillsync/internal/hostid"
 	"github.com/skillsync/skillsync/layering"
 )
 
@@ -72,9 +73,17 @@ func FormatPercent(p float64) string {
 // Bucket is where a host falls for a skill: a number in [0, 10000) from
 // SHA-256 of the host id and the skill's name (compared as names are,
 // case-insensitively). It is stable, so a host in at 10% is in at 50%.
+//
+// The id hashed is the canonical one (hostid.Canonical), the id the
+// store and fleet status know the host by: two workspaces of one host
+// spelled "Build-01" and "build-01" are one host in the fleet, and must
+// take or hold back a skill together, not one each. An id that is
+// canonical already hashes as it always did, so such a host keeps its
+// buckets; one spelled otherwise (capitals, NFD) moved once, when
+// skillsync began hashing the canonical form.
 func Bucket(host, name string) int {
 	h := sha256.New()
-	h.Write([]byte(host))
+	h.Write([]byte(hostid.Canonical(host)))
 	h.Write([]byte{0})
 	h.Write([]byte(layering.Key(name)))
 	var sum [sha256.Size]byte

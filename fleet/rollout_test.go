@@ -92,3 +92,55 @@ func TestParsePercentRefusesWhatIsNoPercentage(t *testing.T) {
 		}
 	}
 }
+
+// TestBucketIsTheCanonicalIDs: a host's bucket is that of the id the
+// store keys it by (hostid.Canonical), so two workspaces of one host
+// under two spellings take a staged skill together, and fleet status's
+// one host is one bucket. An id that is canonical keeps the bucket it
+// had when buckets hashed the id as spelled: the expected buckets below
+// were computed by that code, and must never change (a host would take
+// or drop a staged skill on an upgrade). Only ids spelled otherwise
+// (capitals, NFD) moved, once.
+func TestBucketIsTheCanonicalIDs(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		host, skill string
+		want        int
+	}{
+		{"build-01", "pdf", 5159},
+		{"build-01", "Deploy-Checklist", 6546},
+		{"ci-runner-7", "pdf", 4101},
+		{"ci-runner-7", "Deploy-Checklist", 3600},
+		{"caf\u00e9-7", "pdf", 6998},
+		{"caf\u00e9-7", "Deploy-Checklist", 4175},
+		{"host-00042.example", "pdf", 8382},
+		{"host-00042.example", "Deploy-Checklist", 8192},
+		{"laptop-3f2a9c1e", "pdf", 4549},
+		{"laptop-3f2a9c1e", "Deploy-Checklist", 1279},
+		{"\u03c3\u03bf\u03c6\u03b9\u03b1", "pdf", 1013},
+		{"\u03c3\u03bf\u03c6\u03b9\u03b1", "Deploy-Checklist", 8763},
+		// Spellings of those: the canonical id's bucket (as spelled they
+		// were "Build-01" 1368 and 7436, NFD "café-7" 2275 and 23).
+		{"Build-01", "pdf", 5159},
+		{"BUILD-01", "Deploy-Checklist", 6546},
+		{"cafe\u0301-7", "pdf", 6998},
+		{"CAFE\u0301-7", "Deploy-Checklist", 4175},
+		{"\u03a3\u039f\u03a6\u0399\u0391", "pdf", 1013},
+		{"\u212aiosk", "pdf", fleet.Bucket("kiosk", "pdf")},
+	} {
+		if got := fleet.Bucket(tc.host, tc.skill); got != tc.want {
+			t.Errorf("Bucket(%q, %q) = %d, want %d", tc.host, tc.skill, got, tc.want)
+		}
+	}
+	// Held back or not, the spellings of one host agree at every share.
+	for i := range 200 {
+		skill := fmt.Sprintf("skill-%d", i)
+		for _, p := range []string{"1%", "25%", "50%", "99.99%"} {
+			meta := map[string]string{"rollout": p}
+			a, b := fleet.HeldBack("Build-01", "prod", skill, meta), fleet.HeldBack("build-01", "prod", skill, meta)
+			if a != b {
+				t.Fatalf("%s at %s: Build-01 %q, build-01 %q", skill, p, a, b)
+			}
+		}
+	}
+}

@@ -33,8 +33,9 @@ func newRolloutCommand(a *app, runF func(context.Context, *rolloutOptions) error
 published the way skillsync promote publishes: a review branch, or with
 publish: direct the tracked branch. A host takes a staged skill when its
 environment is in metadata.environments (or none are listed) and a stable
-hash of its host id and the skill's name falls under the percentage, so a
-host in at 10% stays in at 50%. skillsync list --all shows, on each host,
+hash of its host id (in the canonical form the fleet keys it by: Build-01
+is build-01) and the skill's name falls under the percentage, so a host in
+at 10% stays in at 50%. skillsync list --all shows, on each host,
 the staged skills it does not take and why. Where the config sets them, the
 approver (--approver, else the user running it) must be in
 promotion.approvers and the source in promotion.targets.`,
