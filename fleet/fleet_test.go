@@ -292,7 +292,7 @@ func TestBadInput(t *testing.T) {
 		t.Errorf("a use dated two days ahead: %+v, want it counted, dated by now", f)
 	}
 	// Rows written straight into the tables by someone holding the DSN.
-	pgtest.Exec(t, c, "INSERT INTO "+schema+".hosts (host, version) VALUES ('bad\x07host', 'x'), ('farfuture', 'x')")
+	pgtest.Exec(t, c, "INSERT INTO "+schema+".hosts (host, version, pushed_by) VALUES ('bad\x07host', 'x', 4), ('farfuture', 'x', 4)")
 	pgtest.Exec(t, c, "UPDATE "+schema+".hosts SET last_seen_at = now() + interval '3 days' WHERE host = 'farfuture'")
 	pgtest.Exec(t, c, "INSERT INTO "+schema+".host_copies (host, layer, owner, name, uses) VALUES ('ok', 'marketplace', 'team', '../../etc', 5), ('ok', 'bogus', '', 'x', 1), ('ok', 'marketplace', 'team', 'many', 1)")
 	pgtest.Exec(t, c, "INSERT INTO "+schema+".copy_days (layer, owner, name, day, uses) VALUES ('marketplace', 'team', 'many', current_date - 1, 9000000000000000000), ('marketplace', 'team', 'many', current_date - 2, 9000000000000000000)")
@@ -499,7 +499,7 @@ func TestAFutureRowHidesOnlyItsTime(t *testing.T) {
 	if _, err := s.Push(ctx, hb("a"), []fleet.Record{{Copy: pdf, Uses: 2, LastUsedAt: now, State: "active"}}); err != nil {
 		t.Fatal(err)
 	}
-	pgtest.Exec(t, c, "INSERT INTO "+schema+".hosts (host, version) VALUES ('evil', 'x')")
+	pgtest.Exec(t, c, "INSERT INTO "+schema+".hosts (host, version, pushed_by) VALUES ('evil', 'x', 4)")
 	pgtest.Exec(t, c, "INSERT INTO "+schema+".host_copies (host, layer, owner, name, uses, last_used_at) VALUES ('evil', 'marketplace', 'team', 'pdf', 0, now() + interval '2 days')")
 	got, ok := usageOf(t, s, fleet.UsageOptions{Since: now.Add(-time.Hour)})[pdf.String()]
 	if !ok || got.Uses != 2 || got.LastUsedAt == nil || !got.LastUsedAt.Equal(now) {

@@ -189,6 +189,10 @@ type PushReport struct {
 // pushedFile is skills/.fleet-pushed.json: per copy, what the store has
 // acknowledged.
 type pushedFile struct {
+	// Version 2 names the host as this workspace spells its id, which
+	// the store keeps counters of apart (schema version 4); version 1
+	// named it as the store keyed it then (hostid.Canonical, or as
+	// spelled before schema version 3).
 	Version int    `json:"version"`
 	Host    string `json:"host"`
 	// Store is the store that acknowledged the records (Store.Identity).
@@ -246,7 +250,7 @@ func ahead(uses, views int64, own pushedRecord, ok bool) (r pushedRecord) {
 // could hold (0 to MaxCount): a crafted file must not make a push send
 // more than was used, or less.
 func (p *pushedFile) Validate() error {
-	if err := jsonfile.CheckVersion(p.Version, 1); err != nil {
+	if err := jsonfile.CheckVersion(p.Version, 1, 2); err != nil {
 		return err
 	}
 	sets := []map[string]pushedRecord{p.Records}
@@ -315,9 +319,13 @@ func (p *Push) Records() []Record { return p.recs }
 // the machine or workspace renamed) sends counters less what the store
 // holds under the ids used before, as those stay counted. warn hears
 // what changes nothing.
+//
+// The store keys a host by its canonical id (hostid.Canonical) and keeps
+// the counters of each spelling of it apart, so that two workspaces of
+// one host under two spellings add up: a workspace's spelling that
+// changed ("Build-01" to "build-01") is a host id that changed, and
+// sends its counters less the old spelling's.
 func PreparePush(hb Heartbeat, u *curator.Usage, pushedPath, store string, warn func(string)) *Push {
-	// The store keys a host by its canonical id (hostid.Canonical).
-	hb.Host = hostid.Canonical(hb.Host)
 	pushed := &pushedFile{}
 	if err := jsonfile.Read(pushedPath, pushed); err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
@@ -329,15 +337,20 @@ func PreparePush(hb Heartbeat, u *curator.Usage, pushedPath, store string, warn 
 		// Another store: it has none of this usage.
 		pushed = &pushedFile{}
 	}
-	if pushed.Host != "" && hostid.Canonical(pushed.Host) == hb.Host {
-		// The id this file was pushed under is a spelling of this one
-		// the store now keeps as this one: the same host.
+	legacy := pushed.Version < 2
+	if legacy && pushed.Host != "" && hostid.Canonical(pushed.Host) == hostid.Canonical(hb.Host) {
+		// A file from before spellings were kept apart, pushed under
+		// a spelling of this id: what it acknowledged the store holds
+		// of the host with no spelling (migration 4), which this
+		// spelling's first push draws on. The same workspace.
 		pushed.Host = hb.Host
 	}
 	if pushed.Host != hb.Host {
 		pushed = renamed(pushed, hb.Host, warn)
 	}
-	foldVariants(pushed)
+	if legacy {
+		foldVariants(pushed)
+	}
 	return prepare(hb, u, pushed, pushedPath, store, warn)
 }
 
@@ -411,9 +424,12 @@ func renamed(pushed *pushedFile, host string, warn func(string)) *pushedFile {
 // they kept apart, the host would send its counters less theirs, below
 // what the store now holds of it, and its uses would count for nothing
 // until they passed it.
+//
+// Only a version 1 file's: since, the store keeps each spelling's
+// counters apart, and an earlier spelling is an earlier id like any.
 func foldVariants(pushed *pushedFile) {
 	for id, recs := range pushed.Earlier {
-		if hostid.Canonical(id) != pushed.Host {
+		if hostid.Canonical(id) != hostid.Canonical(pushed.Host) {
 			continue
 		}
 		if pushed.Records == nil {
@@ -487,12 +503,12 @@ func (p *Push) Send(ctx context.Context, store *Store) (*PushReport, error) {
 	for _, c := range res.skippedCopies {
 		delete(p.next, c)
 	}
-	if err := jsonfile.Write(p.path, &pushedFile{Version: 1, Host: p.hb.Host, Store: p.store, Records: p.next, Earlier: p.earlier}, 0o644); err != nil {
+	if err := jsonfile.Write(p.path, &pushedFile{Version: 2, Host: p.hb.Host, Store: p.store, Records: p.next, Earlier: p.earlier}, 0o644); err != nil {
 		// The store has the usage; the next push sends it again, which
 		// counts nothing twice.
 		p.warn("fleet push: remember what was pushed: " + err.Error())
 	}
-	return &PushReport{Host: p.hb.Host, PushResult: res, Sent: len(p.recs)}, nil
+	return &PushReport{Host: hostid.Canonical(p.hb.Host), PushResult: res, Sent: len(p.recs)}, nil
 }
 
 // lost is the push to make when the store counts this one as the host's
@@ -515,7 +531,7 @@ func (p *Push) lost(ctx context.Context, store *Store) (*Push, error) {
 	if err != nil {
 		return nil, err
 	}
-	p.warn(fmt.Sprintf("fleet push: the store holds no earlier push of host %q (reset, or the host removed): sending every usage record", p.hb.Host))
+	p.warn(fmt.Sprintf("fleet push: the store holds no earlier push of host %q (reset, or the host removed): sending every usage record", hostid.Canonical(p.hb.Host)))
 	if !kept {
 		// What earlier ids pushed went with the rest.
 		np := prepare(p.hb, p.usage, &pushedFile{Host: p.hb.Host, Store: p.store}, p.path, p.store, p.warn)

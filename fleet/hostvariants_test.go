@@ -29,8 +29,10 @@ func v2Schema(t *testing.T, c *pgtest.Cluster) string {
 }
 
 // TestHostSpellingsAreOneHost: pushes under ids that differ only in case
-// or normalization are one host's, counted once; a lookalike from another
-// script is another host, shown with a warning.
+// or normalization are one host's; each spelling's counters are its own
+// (two workspaces of the host), so they add up, and a spelling's push
+// sent again counts nothing. A lookalike from another script is another
+// host, shown with a warning.
 func TestHostSpellingsAreOneHost(t *testing.T) {
 	t.Parallel()
 	c := pgCluster.Get(t)
@@ -53,12 +55,12 @@ func TestHostSpellingsAreOneHost(t *testing.T) {
 			ctx := context.Background()
 			now := time.Now().UTC().Add(-time.Minute).Truncate(time.Second)
 			pdf := mcopy(t, "team", "pdf")
-			// The same workspace pushing its counter under either
-			// spelling: 2 uses, then 5 in all.
+			// A workspace under each spelling: 2 uses and 5, each
+			// pushed twice (a retry after a lost answer).
 			for _, p := range []struct {
 				host string
 				uses int64
-			}{{tc.a, 2}, {tc.b, 5}} {
+			}{{tc.a, 2}, {tc.b, 5}, {tc.a, 2}, {tc.b, 5}} {
 				if _, err := s.Push(ctx, hb(p.host), []fleet.Record{{Copy: pdf, Uses: p.uses, LastUsedAt: now, State: "active"}}); err != nil {
 					t.Fatal(err)
 				}
@@ -69,8 +71,8 @@ func TestHostSpellingsAreOneHost(t *testing.T) {
 				t.Fatal(err)
 			}
 			if tc.one {
-				if u.Uses != 5 || u.Hosts != 1 || u.Placed != 1 {
-					t.Errorf("pdf pushed by %q then %q: %d uses on %d hosts (%d placing), want 5 on 1", tc.a, tc.b, u.Uses, u.Hosts, u.Placed)
+				if u.Uses != 7 || u.Hosts != 1 || u.Placed != 1 {
+					t.Errorf("pdf pushed by %q then %q: %d uses on %d hosts (%d placing), want 7 on 1", tc.a, tc.b, u.Uses, u.Hosts, u.Placed)
 				}
 				if len(hosts) != 1 || hosts[0].Host != tc.canonical || len(hosts[0].Lookalikes) != 0 {
 					t.Errorf("fleet status: %+v, want one host %q", hosts, tc.canonical)
@@ -198,12 +200,12 @@ func TestMigrateMergesHostVariants(t *testing.T) {
 	// A push of a skillsync before this version, in flight as the schema
 	// was migrated, cannot bring a merged spelling back: its counters
 	// would count again.
-	if _, err := conn.Exec(ctx, "INSERT INTO "+schema+".hosts (host, seq) VALUES ('Build-01', 1)"); err == nil || !strings.Contains(err.Error(), "hosts_host_canonical") {
+	if _, err := conn.Exec(ctx, "INSERT INTO "+schema+".hosts (host, seq, pushed_by) VALUES ('Build-01', 1, 4)"); err == nil || !strings.Contains(err.Error(), "hosts_host_canonical") {
 		t.Errorf("a host row Build-01 after the upgrade: %v, want it refused", err)
 	}
 	// A row of another spelling written by hand (NFD) is the same host to
 	// the readers.
-	pgtest.Exec(t, c, "INSERT INTO "+schema+".hosts (host, version, last_seen_at) VALUES ($1, 'by hand', now() - interval '1 hour')", nfd)
+	pgtest.Exec(t, c, "INSERT INTO "+schema+".hosts (host, version, last_seen_at, pushed_by) VALUES ($1, 'by hand', now() - interval '1 hour', 4)", nfd)
 	hosts, err = s.Status(ctx, fleet.StatusOptions{})
 	if err != nil || len(hosts) != 5 || hosts[3].Host != nfc || hosts[3].Version != "v2" {
 		t.Errorf("status with a hand-written row of café-7 in NFD: %+v %v, want 5 hosts, café-7 as pushed", hosts, err)

@@ -66,7 +66,7 @@ func mergeHostVariants(ctx context.Context, tx pgx.Tx, schema string) ([]string,
 		for i, id := range g {
 			quoted[i] = strconv.Quote(id)
 		}
-		notes = append(notes, fmt.Sprintf("host ids %s differ only in case or Unicode normalization: merged into one host, %q, their usage counters added (were they two workspaces, give each its own fleet.host)",
+		notes = append(notes, fmt.Sprintf("host ids %s differ only in case or Unicode normalization: merged into one host, %q, their usage counters added",
 			strings.Join(quoted, ", "), c))
 	}
 	if len(olds) == 0 {

@@ -82,7 +82,9 @@ type PushResult struct {
 
 // Push records hb and recs in one transaction. It is idempotent: counters
 // only grow, and only their growth is added to the per-day buckets, so
-// sending the same state again adds nothing. A record that fails its
+// sending the same state again adds nothing. The host is hb.Host's
+// canonical id; the counters are those of hb.Host as spelled, kept apart
+// from the other spellings' and added to them in the host's. A record that fails its
 // checks is skipped and named in the result; a heartbeat that fails them
 // refuses the whole push.
 func (s *Store) Push(ctx context.Context, hb Heartbeat, recs []Record) (PushResult, error) {
@@ -117,7 +119,13 @@ func (s *Store) push(ctx context.Context, hb Heartbeat, recs []Record, known boo
 		return res, s.fail("read the server's time", err)
 	}
 	t1 := time.Now()
-	// One host, whatever the case or normalization of its id.
+	// One host, whatever the case or normalization of its id; the
+	// spelling keeps its own counters (spelling_copies), so that two
+	// workspaces of the host under two spellings add up.
+	spelling := hb.Host
+	if !ValidHostID(spelling) {
+		return res, fmt.Errorf("fleet push: host id %q: use 1 to %d printable characters, no control characters", spelling, maxText)
+	}
 	hb.Host = hostid.Canonical(hb.Host)
 	skew, measured := clockSkew(hb.At, start, t0, t1, now)
 	if measured {
@@ -169,7 +177,7 @@ func (s *Store) push(ctx context.Context, hb Heartbeat, recs []Record, known boo
 			// first: it locks the host's row.
 			b := &pgx.Batch{}
 			s.heartbeat(b, hb, res.ClockSkewMS, &res.Seq, known)
-			s.records(b, hb.Host, good, &res.Uses, &res.Views)
+			s.records(b, hb.Host, spelling, good, &res.Uses, &res.Views)
 			return tx.SendBatch(ctx, b).Close()
 		})
 		// A push chosen as a deadlock's victim (an operator's change
@@ -292,11 +300,14 @@ func checkHeartbeat(hb *Heartbeat, now time.Time) error {
 // push count goes to seq. With known, a count of 1 fails the batch with
 // errFirstPush.
 func (s *Store) heartbeat(b *pgx.Batch, hb Heartbeat, skewMS *int64, seq *int64, known bool) {
-	b.Queue(`INSERT INTO `+s.schema+`.hosts AS h (host, environment, version, skills, last_error, reported_at, clock_skew_ms, seq)
-VALUES ($1, $2, $3, $4, $5, $6, $7, 1)
+	// pushed_by is this skillsync's schema version: a push of one before
+	// version 4 names none, and is refused (migration 4).
+	b.Queue(`INSERT INTO `+s.schema+`.hosts AS h (host, environment, version, skills, last_error, reported_at, clock_skew_ms, seq, pushed_by)
+VALUES ($1, $2, $3, $4, $5, $6, $7, 1, $8)
 ON CONFLICT (host) DO UPDATE SET environment = EXCLUDED.environment, version = EXCLUDED.version, skills = EXCLUDED.skills,
-	last_error = EXCLUDED.last_error, reported_at = EXCLUDED.reported_at, clock_skew_ms = EXCLUDED.clock_skew_ms, last_seen_at = now(), seq = h.seq + 1
-RETURNING seq`, hb.Host, hb.Environment, hb.Version, hb.Skills, hb.LastError, nullTime(hb.At), skewMS).QueryRow(func(row pgx.Row) error {
+	last_error = EXCLUDED.last_error, reported_at = EXCLUDED.reported_at, clock_skew_ms = EXCLUDED.clock_skew_ms, last_seen_at = now(), seq = h.seq + 1,
+	pushed_by = EXCLUDED.pushed_by
+RETURNING seq`, hb.Host, hb.Environment, hb.Version, hb.Skills, hb.LastError, nullTime(hb.At), skewMS, len(migrations)).QueryRow(func(row pgx.Row) error {
 		if err := row.Scan(seq); err != nil {
 			return fmt.Errorf("heartbeat: %w", err)
 		}
@@ -330,11 +341,13 @@ FROM unnest($1::text[], $2::text[], $3::text[]) AS t(source, remote, revision) W
 ON CONFLICT DO NOTHING`, names, remotes, revs).Exec(sources)
 }
 
-// records queues the write of the counters; host_copies' triggers add
-// their growth to the day buckets: the uses to the day of the last use,
-// the views to the day of the last view (with pushes minutes apart, that
-// is the day they happened). The growth goes to uses and views.
-func (s *Store) records(b *pgx.Batch, host string, recs []Record, uses, views *int64) {
+// records queues the write of the counters that spelling (the host id
+// as the workspace spells it; host is its canonical form) pushed, and of
+// their growth into the host's counters; host_copies' triggers add that
+// growth to the day buckets: the uses to the day of the last use, the
+// views to the day of the last view (with pushes minutes apart, that is
+// the day they happened). The growth goes to uses and views.
+func (s *Store) records(b *pgx.Batch, host, spelling string, recs []Record, uses, views *int64) {
 	if len(recs) == 0 {
 		return
 	}
@@ -348,33 +361,60 @@ func (s *Store) records(b *pgx.Batch, host string, recs []Record, uses, views *i
 		useN[i], viewN[i], pinned[i] = r.Uses, r.Views, r.Pinned
 		lastUsed[i], lastViewed[i] = nullTime(r.LastUsedAt), nullTime(r.LastViewedAt)
 	}
-	// One statement: upsert the new counters, and read the old ones (the
-	// host's row lock keeps them still) for the growth, what the push
-	// adds: every part of a statement sees the table as it was before
-	// it, so the join reads the state before this push, one index lookup
-	// a record. host_copies' triggers append the growth to the per-copy
-	// rollups' deltas (migration 2) at the statement's end.
+	// One statement. grown reads, per record, the spelling's counters
+	// before this push (the host's row lock keeps them still: every
+	// part of a statement sees the tables as they were before it), and
+	// the counters of the host of no known spelling (spelling '', what
+	// it held before schema version 4). The spelling's growth is what
+	// its counters passed; a spelling's first push takes what it sends,
+	// up to what '' holds, as counted already (out of '': each counted
+	// use is taken once), and counts the rest. The spelling's counters
+	// keep the greatest sent; the host's (host_copies) grow by the
+	// growth, within MaxCount and never lower; host_copies' triggers
+	// append their growth to the per-copy rollups' deltas (migration 2)
+	// at the statement's end.
 	b.Queue(`WITH input AS (
-	SELECT * FROM unnest($2::text[], $3::text[], $4::text[], $5::bigint[], $6::bigint[], $7::timestamptz[], $8::timestamptz[], $9::text[], $10::bool[])
+	SELECT * FROM unnest($3::text[], $4::text[], $5::text[], $6::bigint[], $7::bigint[], $8::timestamptz[], $9::timestamptz[], $10::text[], $11::bool[])
 		AS t(layer, owner, name, uses, views, last_used_at, last_viewed_at, state, pinned)
+), before AS (
+	SELECT i.*,
+		CASE WHEN o.host IS NULL THEN LEAST(i.uses, GREATEST(coalesce(p.uses, 0), 0)) ELSE 0 END AS claim_uses,
+		CASE WHEN o.host IS NULL THEN LEAST(i.views, GREATEST(coalesce(p.views, 0), 0)) ELSE 0 END AS claim_views,
+		coalesce(o.uses, 0) AS old_uses, coalesce(o.views, 0) AS old_views
+	FROM input i
+	LEFT JOIN `+s.schema+`.spelling_copies o ON o.host = $1 AND o.spelling = $2 AND o.layer = i.layer AND o.owner = i.owner AND o.name = i.name
+	LEFT JOIN `+s.schema+`.spelling_copies p ON p.host = $1 AND p.spelling = '' AND p.layer = i.layer AND p.owner = i.owner AND p.name = i.name
+), grown AS (
+	SELECT *, GREATEST(uses - claim_uses - old_uses, 0) AS grow_uses, GREATEST(views - claim_views - old_views, 0) AS grow_views FROM before
+), spelled AS (
+	INSERT INTO `+s.schema+`.spelling_copies AS c (host, spelling, layer, owner, name, uses, views)
+	SELECT $1, $2, layer, owner, name, uses, views FROM grown
+	ON CONFLICT (host, spelling, layer, owner, name) DO UPDATE SET uses = GREATEST(c.uses, EXCLUDED.uses), views = GREATEST(c.views, EXCLUDED.views)
+	WHERE EXCLUDED.uses > c.uses OR EXCLUDED.views > c.views
+	RETURNING 1
+), claimed AS (
+	UPDATE `+s.schema+`.spelling_copies p SET uses = p.uses - g.claim_uses, views = p.views - g.claim_views
+	FROM grown g WHERE p.host = $1 AND p.spelling = '' AND p.layer = g.layer AND p.owner = g.owner AND p.name = g.name
+		AND (g.claim_uses > 0 OR g.claim_views > 0)
+	RETURNING 1
 ), up AS (
 	INSERT INTO `+s.schema+`.host_copies AS c (host, layer, owner, name, uses, views, last_used_at, last_viewed_at, state, pinned)
-	SELECT $1, layer, owner, name, uses, views, last_used_at, last_viewed_at, state, pinned FROM input
+	SELECT $1, layer, owner, name, LEAST(grow_uses, $12), LEAST(grow_views, $12), last_used_at, last_viewed_at, state, pinned FROM grown
 	ON CONFLICT (host, layer, owner, name) DO UPDATE SET
-		uses = GREATEST(c.uses, EXCLUDED.uses), views = GREATEST(c.views, EXCLUDED.views),
+		uses = GREATEST(c.uses, LEAST(c.uses::numeric + EXCLUDED.uses, $12))::bigint, views = GREATEST(c.views, LEAST(c.views::numeric + EXCLUDED.views, $12))::bigint,
 		last_used_at = GREATEST(c.last_used_at, EXCLUDED.last_used_at), last_viewed_at = GREATEST(c.last_viewed_at, EXCLUDED.last_viewed_at),
 		state = EXCLUDED.state, pinned = EXCLUDED.pinned, updated_at = now()
 	WHERE (c.uses, c.views, c.last_used_at, c.last_viewed_at, c.state, c.pinned) IS DISTINCT FROM
-		(GREATEST(c.uses, EXCLUDED.uses), GREATEST(c.views, EXCLUDED.views), GREATEST(c.last_used_at, EXCLUDED.last_used_at),
-		 GREATEST(c.last_viewed_at, EXCLUDED.last_viewed_at), EXCLUDED.state, EXCLUDED.pinned)
+		(GREATEST(c.uses, LEAST(c.uses::numeric + EXCLUDED.uses, $12))::bigint, GREATEST(c.views, LEAST(c.views::numeric + EXCLUDED.views, $12))::bigint,
+		 GREATEST(c.last_used_at, EXCLUDED.last_used_at), GREATEST(c.last_viewed_at, EXCLUDED.last_viewed_at), EXCLUDED.state, EXCLUDED.pinned)
 	RETURNING 1
 )
-SELECT coalesce(sum(GREATEST(i.uses - coalesce(o.uses, 0), 0)), 0)::bigint, coalesce(sum(GREATEST(i.views - coalesce(o.views, 0), 0)), 0)::bigint,
-	(SELECT count(*) FROM up)
-FROM input i LEFT JOIN `+s.schema+`.host_copies o ON o.host = $1 AND o.layer = i.layer AND o.owner = i.owner AND o.name = i.name`,
-		host, layers, owners, names, useN, viewN, lastUsed, lastViewed, states, pinned).QueryRow(func(row pgx.Row) error {
-		var upN int64
-		if err := row.Scan(uses, views, &upN); err != nil {
+SELECT coalesce(sum(grow_uses), 0)::bigint, coalesce(sum(grow_views), 0)::bigint,
+	(SELECT count(*) FROM up) + (SELECT count(*) FROM spelled) + (SELECT count(*) FROM claimed)
+FROM grown`,
+		host, spelling, layers, owners, names, useN, viewN, lastUsed, lastViewed, states, pinned, int64(MaxCount)).QueryRow(func(row pgx.Row) error {
+		var written int64
+		if err := row.Scan(uses, views, &written); err != nil {
 			return fmt.Errorf("usage records: %w", err)
 		}
 		return nil

@@ -322,6 +322,42 @@ UPDATE {S}.host_copies SET
 	last_used_at = CASE WHEN last_used_at > now() AND last_used_at <= now() + interval '1 day' THEN now() ELSE last_used_at END,
 	last_viewed_at = CASE WHEN last_viewed_at > now() AND last_viewed_at <= now() + interval '1 day' THEN now() ELSE last_viewed_at END
 WHERE last_used_at > now() AND last_used_at <= now() + interval '1 day' OR last_viewed_at > now() AND last_viewed_at <= now() + interval '1 day';
+`,
+	// Version 4: the counters of each spelling of a host id apart, so
+	// that two workspaces of one host under two spellings ("Build-01" and
+	// "build-01", one host since version 3) add up rather than keep the
+	// larger of their counters.
+	//   - spelling_copies: per host, spelling (the id as the workspace
+	//     spells it) and copy, the absolute counters that spelling pushed;
+	//     they only grow. A push adds their growth to host_copies, which
+	//     stays the host's counters (now the sum of its spellings') and
+	//     whose triggers keep the rollups as before.
+	//   - the rows of spelling '' (no id is empty) hold what host_copies
+	//     held before this version, of no known spelling: the first push
+	//     of a spelling takes its counters out of them (up to what they
+	//     hold) as counted already, so a host's first push after the
+	//     upgrade counts only what grew, and two workspaces' counters,
+	//     whose larger alone the store kept, end counted in full.
+	//   - hosts.pushed_by: the schema version of the skillsync whose push
+	//     wrote the row (NOT NULL, no default). A push of a skillsync
+	//     before this version, in flight at the upgrade, names none and is
+	//     refused whole: it would raise host_copies without its spelling's
+	//     counters, and the next push would count that growth again.
+	`
+CREATE TABLE {S}.spelling_copies (
+	host text NOT NULL REFERENCES {S}.hosts (host) ON DELETE CASCADE,
+	spelling text NOT NULL,
+	layer text NOT NULL,
+	owner text NOT NULL DEFAULT '',
+	name text NOT NULL,
+	uses bigint NOT NULL DEFAULT 0,
+	views bigint NOT NULL DEFAULT 0,
+	PRIMARY KEY (host, spelling, layer, owner, name)
+) WITH (fillfactor = 70);
+INSERT INTO {S}.spelling_copies (host, spelling, layer, owner, name, uses, views)
+SELECT host, '', layer, owner, name, uses, views FROM {S}.host_copies WHERE uses > 0 OR views > 0;
+ALTER TABLE {S}.hosts ADD COLUMN pushed_by integer NOT NULL DEFAULT 4 CONSTRAINT hosts_pushed_by CHECK (pushed_by >= 4);
+ALTER TABLE {S}.hosts ALTER COLUMN pushed_by DROP DEFAULT;
 `}
 
 // rollupTriggers are the triggers of host_copies that keep the rollups

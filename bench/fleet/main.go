@@ -284,6 +284,10 @@ func main() {
 		wg.Wait()
 		for _, sql := range []string{
 			"ALTER TABLE " + schema + ".host_copies ENABLE TRIGGER rollup_insert",
+			// Each host's counters as its one spelling (its id, canonical
+			// already) pushed them, as pushes would have left them.
+			`INSERT INTO ` + schema + `.spelling_copies (host, spelling, layer, owner, name, uses, views)
+SELECT host, host, layer, owner, name, uses, views FROM ` + schema + `.host_copies`,
 			`INSERT INTO ` + schema + `.copy_stats (layer, owner, name, hosts, placed, pinned, last_used_at, last_viewed_at, first_seen_at)
 SELECT layer, owner, name, count(*), count(*) FILTER (WHERE state <> 'archived'), count(*) FILTER (WHERE pinned),
 	max(last_used_at), max(last_viewed_at), min(first_seen_at)
@@ -303,7 +307,7 @@ SELECT day, layer, owner, name, sum(uses), sum(views), sum(last_users) FROM (
 	res.LoadSeconds = time.Since(start).Seconds()
 	b1, s1 := cpu()
 	res.LoadCPUBench, res.LoadCPUServer = b1-b0, s1-s0
-	for _, table := range []string{"host_copies", "copy_stats", "copy_days", "hosts"} {
+	for _, table := range []string{"host_copies", "spelling_copies", "copy_stats", "copy_days", "hosts"} {
 		if _, err := conn.Exec(ctx, "VACUUM ANALYZE "+schema+"."+table); err != nil {
 			log.Fatal(err)
 		}
