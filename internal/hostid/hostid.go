@@ -78,10 +78,10 @@ func foldRune(r rune) rune {
 // Skeleton is what id looks like, for telling apart ids that are not the
 // same host (not Canonical's variants) but read as one: its canonical
 // form, with compatibility characters decomposed (fullwidth letters,
-// ligatures) and the Cyrillic and Greek letters drawn like Latin ones
-// taken for those. Two ids of one skeleton and two canonical forms are
-// lookalikes: "build-01" with a Cyrillic а is not merged with the Latin
-// one, but fleet status warns of the pair. It is a heuristic over the
+// ligatures) and the Cyrillic and Greek letters drawn like Latin letters
+// or digits taken for those. Two ids of one skeleton and two canonical
+// forms are lookalikes: "build-01" with a Cyrillic а is not merged with
+// the Latin one, but fleet status warns of the pair. It is a heuristic over the
 // letters host names are spoofed with, not Unicode's full table of
 // confusables.
 func Skeleton(id string) string {
@@ -91,24 +91,28 @@ func Skeleton(id string) string {
 	}, norm.NFKD.String(Canonical(id))))
 }
 
-// lookalike is the Latin letter the lower-case Cyrillic or Greek letter
-// r is drawn like (after Canonical, which lower-cases), and whether it is
-// one.
+// lookalike is the Latin letter or digit the lower-case Cyrillic or
+// Greek letter r is drawn like (after Canonical, which lower-cases, and
+// NFKD, which takes the diaeresis off ё and ї and makes the lunate sigma
+// ϲ a ς), and whether it is one. TestSkeletonLookalikes lists each with
+// the host name it would pose as.
 func lookalike(r rune) (rune, bool) {
 	switch r {
 	case 'а', 'α': // Cyrillic a, Greek alpha
 		return 'a', true
 	case 'в', 'ь', 'β':
 		return 'b', true
+	case 'с', 'ς': // Cyrillic es; ς only from a lunate sigma (Canonical folds a final sigma to σ)
+		return 'c', true
 	case 'ԁ':
 		return 'd', true
-	case 'е', 'ё', 'ε':
+	case 'е', 'ε':
 		return 'e', true
 	case 'һ', 'н':
 		return 'h', true
-	case 'і', 'ї', 'ι':
+	case 'і', 'ι':
 		return 'i', true
-	case 'ј':
+	case 'ј', 'ϳ': // Cyrillic je, Greek yot
 		return 'j', true
 	case 'к', 'κ':
 		return 'k', true
@@ -132,14 +136,18 @@ func lookalike(r rune) (rune, bool) {
 		return 't', true
 	case 'υ':
 		return 'u', true
-	case 'ν':
+	case 'ν', 'ѵ': // Greek nu, Cyrillic izhitsa
 		return 'v', true
 	case 'ԝ', 'ω':
 		return 'w', true
 	case 'х', 'χ':
 		return 'x', true
-	case 'у', 'γ':
+	case 'у', 'ү', 'γ':
 		return 'y', true
+	case 'з', 'ӡ': // Cyrillic ze, Abkhazian dze
+		return '3', true
+	case 'б':
+		return '6', true
 	}
 	return r, false
 }
