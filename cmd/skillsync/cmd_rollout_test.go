@@ -1,6 +1,8 @@
 package main
 
 import (
+	"crypto/sha256"
+	encbinary "encoding/binary"
 	"fmt"
 	"os"
 	"os/user"
@@ -265,4 +267,46 @@ func TestRolloutChangesOnlySkillMD(t *testing.T) {
 	if r := run(t, ws, "rollout", "pdf", "80%", "--approver", "bob"); r.code != 1 || !strings.Contains(r.stderr, "run skillsync sync to see what changed there, and roll out again") {
 		t.Errorf("rollout past a source that moved on: %d %s", r.code, r.stderr)
 	}
+}
+
+// TestRolloutSpellingsOfOneHostAgree: two workspaces of one host whose
+// fleet.host differ only in case are one host in the fleet store and
+// fleet status, and take or hold back a staged skill together: the
+// bucket is the canonical id's.
+func TestRolloutSpellingsOfOneHostAgree(t *testing.T) {
+	t.Parallel()
+	src := t.TempDir()
+	skilltest.WriteFile(t, filepath.Join(src, "half", "SKILL.md"), "---\nname: half\ndescription: The half skill.\nmetadata:\n  rollout: \"50%\"\n---\n# half\n")
+	// An id whose spellings fell on both sides of 50% when the bucket
+	// hashed the id as spelled.
+	var lower string
+	for i := 0; lower == ""; i++ {
+		id := fmt.Sprintf("host-%d", i)
+		if uncanonicalBucket(strings.ToUpper(id), "half") < 5000 != (uncanonicalBucket(id, "half") < 5000) {
+			lower = id
+		}
+	}
+	listed := map[string]bool{}
+	for _, host := range []string{lower, strings.ToUpper(lower)} {
+		dir := t.TempDir()
+		skilltest.WriteFile(t, filepath.Join(dir, "skillsync.yaml"), fmt.Sprintf("repositories:\n  - name: team\n    dir: %s\nfleet:\n  postgres: SKILLSYNC_UNUSED_FLEET_DSN\n  host: %s\n", src, host))
+		if r := run(t, dir, "sync"); r.code != 0 {
+			t.Fatalf("sync on %s: %d %s", host, r.code, r.stderr)
+		}
+		r := run(t, dir, "list")
+		if r.code != 0 {
+			t.Fatalf("list on %s: %d %s", host, r.code, r.stderr)
+		}
+		listed[host] = strings.Contains(r.stdout, "half")
+	}
+	if listed[lower] != listed[strings.ToUpper(lower)] {
+		t.Errorf("half at 50%%: listed on %s %v, on %s %v; want one answer for one host", lower, listed[lower], strings.ToUpper(lower), listed[strings.ToUpper(lower)])
+	}
+}
+
+// uncanonicalBucket is the bucket as skillsync computed it before it
+// hashed the canonical id: of the id as spelled.
+func uncanonicalBucket(host, name string) int {
+	sum := sha256.Sum256([]byte(host + "\x00" + strings.ToLower(name)))
+	return int(encbinary.BigEndian.Uint64(sum[:8]) % 10000)
 }
