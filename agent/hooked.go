@@ -121,11 +121,12 @@ func (h Hooked) Add(ctx context.Context, agent, id string, at time.Time) error {
 // marks are saved (Hold), so a call the import is counting is found
 // counted. An id too long or not printable is
 // journaled by its hash (journalKey); an empty one, or an agent name that
-// cannot be kept, is recorded with no check. A journal that
-// cannot be locked, read or written does not stop the call from being
-// recorded: journalErr says what failed, and the gap left in the
-// journal's numbers stops the next import (journalBehind) unless the next
-// hook journals the call (keep).
+// cannot be kept, is recorded with no check. A journal that cannot be
+// locked in time is written without the lock. A journal that cannot be
+// read or written does not stop the call from being recorded: journalErr
+// says what failed, and the gap left in the journal's numbers stops the
+// next import (journalBehind) unless the next hook journals the call
+// (keep).
 func (h Hooked) once(ctx context.Context, agent, id string, at time.Time, counted func() bool, record func(journalLog) (seqRef, error)) (dup bool, journalErr, err error) {
 	if id == "" || !validID(agent) {
 		_, err := record(journalLog{})
@@ -143,11 +144,22 @@ func (h Hooked) once(ctx context.Context, agent, id string, at time.Time, counte
 		// Begun before the use is recorded: a journal missing while the
 		// usage file names a hook's call is one removed (lostJournal).
 		_ = h.begin()
-		// Numbered from the journal read unlocked: the number is not
-		// journaled, and the gap it leaves tells the import so.
+		// Numbered from the journal read unlocked, as may be another
+		// hook's call: one holding the lock, or another that could not
+		// take it, numbered from the same journal and names its call in
+		// the usage file over this one's. Named there alone, this call
+		// was lost with no gap in the numbers, and the import counted it
+		// again: it is journaled without the lock, in one write, which an
+		// import rewriting the journal reads again (Take).
 		log, _ := h.readLog()
-		_, err := record(log)
-		return false, fmt.Errorf("lock %s: %w", h.Path, lerr), err
+		seq, err := record(log)
+		if err != nil {
+			return false, fmt.Errorf("lock %s: %w", h.Path, lerr), err
+		}
+		if aerr := h.appendEntry(agent, id, at, seq); aerr != nil {
+			return false, fmt.Errorf("lock %s: %w; %w", h.Path, lerr, aerr), nil
+		}
+		return false, nil, nil
 	}
 	defer lock.Close()
 	log, rerr := h.readLog()
@@ -174,7 +186,9 @@ func (h Hooked) once(ctx context.Context, agent, id string, at time.Time, counte
 	return false, h.appendEntry(agent, id, at, seq), nil
 }
 
-// appendEntry appends one entry; the caller holds the lock.
+// appendEntry appends one entry, under the lock or, for a hook that could
+// not take it, without (once): one write, which an import rewriting the
+// journal after reads again (Take).
 func (h Hooked) appendEntry(agent, id string, at time.Time, seq seqRef) error {
 	f, err := platform.OpenFile(h.Path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
@@ -292,14 +306,21 @@ func (o *Hold) Take(agent string, ids map[string]bool, now time.Time) error {
 	for id := range ids {
 		keys[journalKey(id)] = true
 	}
+	// Read again: a hook that could not take the lock journaled its call
+	// without it (once), and the lines appended since Hold read the
+	// journal are kept.
+	log := o.log
+	if fresh, err := o.h.readLog(); err == nil {
+		log = fresh
+	}
 	var kept bytes.Buffer
 	changed := o.realigned.Journal != ""
-	journal := cmp.Or(o.realigned.Journal, o.log.identity())
-	if floor := max(o.log.latest(journal), o.realigned.N); journal != "" && floor > 0 {
+	journal := cmp.Or(o.realigned.Journal, log.identity())
+	if floor := max(log.latest(journal), o.realigned.N); journal != "" && floor > 0 {
 		line, _ := json.Marshal(hookedFloor{Journal: journal, Floor: floor})
 		kept.Write(append(line, '\n'))
 	}
-	for _, e := range o.log.entries {
+	for _, e := range log.entries {
 		switch {
 		case e.Agent == agent && keys[e.ID]:
 			changed = true
