@@ -300,7 +300,9 @@ func (o *Hold) realign(last seqRef) {
 // Take rewrites the journal without the calls of agent in ids and those
 // older than Keep before now, beginning it with the floor of the journal
 // its calls are numbered in (seqRef): their numbers stay known once their
-// lines are gone. Lines that do not parse are dropped.
+// lines are gone. The floor stops below the first number the journal
+// lacks (journaled), unless realigned. Lines that do not parse are
+// dropped.
 func (o *Hold) Take(agent string, ids map[string]bool, now time.Time) error {
 	keys := make(map[string]bool, len(ids))
 	for id := range ids {
@@ -316,7 +318,7 @@ func (o *Hold) Take(agent string, ids map[string]bool, now time.Time) error {
 	var kept bytes.Buffer
 	changed := o.realigned.Journal != ""
 	journal := cmp.Or(o.realigned.Journal, log.identity())
-	if floor := max(log.latest(journal), o.realigned.N); journal != "" && floor > 0 {
+	if floor := max(log.journaled(journal), o.realigned.N); journal != "" && floor > 0 {
 		line, _ := json.Marshal(hookedFloor{Journal: journal, Floor: floor})
 		kept.Write(append(line, '\n'))
 	}

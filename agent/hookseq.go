@@ -61,6 +61,34 @@ func (l journalLog) latest(journal string) uint64 {
 	return n
 }
 
+// journaled is the highest number of journal up to which the log holds
+// every one, as an entry or below its floor. A floor an import leaves
+// (Take) says no more: were it the latest number, an import of an agent
+// whose calls a gap lacks none of (Codex's, whose calls no hook
+// journals) would raise it over the gap of a journal brought back from
+// a backup, and the import of the agent whose calls it lacks would no
+// longer find it (journalBehind) and count them again.
+func (l journalLog) journaled(journal string) uint64 {
+	var n uint64
+	if journal == "" {
+		return 0
+	}
+	if l.floor.Journal == journal {
+		n = l.floor.Floor
+	}
+	present := map[uint64]bool{}
+	for _, e := range l.entries {
+		if e.Journal == journal && e.Seq > n {
+			present[e.Seq] = true
+		}
+	}
+	// Stops within len(present)+1 steps.
+	for present[n+1] {
+		n++
+	}
+	return n
+}
+
 // next numbers a hook's call to come, the usage file naming last as the
 // last hook's: in last's journal, past both, whatever the log holds, so
 // a journal that lost calls keeps the gap for the import to find; in the

@@ -477,6 +477,12 @@ func olderState(state *State, rec Recorder, agent, path string, since time.Time)
 // the import would count them again. Hooks begin the journal with their
 // first call and imports only rewrite it, so only a removal takes it.
 // With since it reports lost, and the import begins the journal again.
+// Only the import of the agent whose hook the usage file names is
+// refused, as for a journal that lacks calls (journalBehind): the others'
+// calls (Codex's, OpenCode's) no hook journals, and refused, their
+// records were read from --since only, the calls before it lost; let to
+// realign the journal with since, one hid its loss from the import of the
+// agent it lost calls of, which then counted them again.
 func lostJournal(path string, rec Recorder, agent string, since time.Time) (lost bool, err error) {
 	if _, err := os.Lstat(path); !errors.Is(err, fs.ErrNotExist) {
 		return false, nil
@@ -484,6 +490,9 @@ func lostJournal(path string, rec Recorder, agent string, since time.Time) (lost
 	last, err := rec.LastImport(HookMark)
 	if err != nil || last == "" {
 		return false, nil // no hook recorded a call here
+	}
+	if call, _ := parseMarker(last); !strings.HasPrefix(call, agent+" ") {
+		return false, nil
 	}
 	if !since.IsZero() {
 		return true, nil
