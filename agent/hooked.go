@@ -12,6 +12,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -149,14 +150,13 @@ func (h Hooked) once(ctx context.Context, agent, id string, at time.Time, counte
 		// take it, numbered from the same journal and names its call in
 		// the usage file over this one's. Named there alone, this call
 		// was lost with no gap in the numbers, and the import counted it
-		// again: it is journaled without the lock, in one write, which an
-		// import rewriting the journal reads again (Take).
+		// again: it is journaled without the lock (appendUnlocked).
 		log, _ := h.readLog()
 		seq, err := record(log)
 		if err != nil {
 			return false, fmt.Errorf("lock %s: %w", h.Path, lerr), err
 		}
-		if aerr := h.appendEntry(agent, id, at, seq); aerr != nil {
+		if aerr := h.appendUnlocked(ctx, agent, id, at, seq); aerr != nil {
 			return false, fmt.Errorf("lock %s: %w; %w", h.Path, lerr, aerr), nil
 		}
 		return false, nil, nil
@@ -186,30 +186,82 @@ func (h Hooked) once(ctx context.Context, agent, id string, at time.Time, counte
 	return false, h.appendEntry(agent, id, at, seq), nil
 }
 
-// appendEntry appends one entry, under the lock or, for a hook that could
-// not take it, without (once): one write, which an import rewriting the
-// journal after reads again (Take).
+// appendEntry appends one entry; the caller holds the lock, or passes
+// over a line an import's rewrite leaves out (keep: the gap in the
+// numbers stops the import).
 func (h Hooked) appendEntry(agent, id string, at time.Time, seq seqRef) error {
+	_, _, err := h.appendOnce(agent, id, at, seq, false)
+	return err
+}
+
+// appendUnlocked appends the entry of a hook that could not take the
+// lock (once), in one write. An import rewriting the journal meanwhile
+// (Take) reads it again first, and may have read it before the line was
+// written, then put a file without it in its place: a seal (sealLine)
+// before the line says so, and once the import is done (its lock) the
+// line is written again where the file written to was replaced.
+func (h Hooked) appendUnlocked(ctx context.Context, agent, id string, at time.Time, seq seqRef) error {
+	written, sealed, err := h.appendOnce(agent, id, at, seq, true)
+	if err != nil || !sealed {
+		return err
+	}
+	// The hook's own time may be over: the import's rewrite is a
+	// moment's work, bounded as an import's wait is.
+	lock, err := flock.Acquire(context.WithoutCancel(ctx), h.Path+".lock", hookedWait)
+	if err != nil {
+		return fmt.Errorf("lock %s: %w; an import rewriting it may have left the call out", h.Path, err)
+	}
+	defer lock.Close()
+	if named, err := os.Lstat(h.Path); err != nil || os.SameFile(written, named) {
+		return nil // not replaced (the rewrite failed), or removed since
+	}
+	return h.appendEntry(agent, id, at, seq)
+}
+
+// sealLine is the line Take appends to the journal before it reads it
+// to rewrite it (appendUnlocked). No entry, it is dropped as the journal
+// is read; stale, where the rewrite failed, it costs a locked-out hook a
+// wait for the lock.
+const sealLine = `{"sealed":true}`
+
+// seal appends sealLine to the journal; the caller holds the lock.
+func (h Hooked) seal() {
+	f, err := platform.OpenFile(h.Path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() {
+		return
+	}
+	// On a line of its own, after a line a killed hook cut short.
+	_, _ = f.Write([]byte("\n" + sealLine + "\n"))
+}
+
+// appendOnce appends one entry and returns the file written to; with
+// check, sealed says whether a seal comes before the line in it (or the
+// line is not found there).
+func (h Hooked) appendOnce(agent, id string, at time.Time, seq seqRef, check bool) (written os.FileInfo, sealed bool, err error) {
 	f, err := platform.OpenFile(h.Path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
-		return fmt.Errorf("open %s: %w", h.Path, err)
+		return nil, false, fmt.Errorf("open %s: %w", h.Path, err)
 	}
 	defer f.Close()
 	info, err := f.Stat()
 	switch {
 	case err != nil:
-		return fmt.Errorf("stat %s: %w", h.Path, err)
+		return nil, false, fmt.Errorf("stat %s: %w", h.Path, err)
 	case !info.Mode().IsRegular():
-		return fmt.Errorf("%s is not a regular file (%s); the call is not journaled", h.Path, info.Mode().Type())
+		return nil, false, fmt.Errorf("%s is not a regular file (%s); the call is not journaled", h.Path, info.Mode().Type())
 	case info.Size() > maxHooked:
-		return fmt.Errorf("%s is %d bytes, over the %d it may hold; the call is not journaled", h.Path, info.Size(), maxHooked)
+		return nil, false, fmt.Errorf("%s is %d bytes, over the %d it may hold; the call is not journaled", h.Path, info.Size(), maxHooked)
 	}
 	if err := atomicfile.OneName(h.Path, info); err != nil {
-		return fmt.Errorf("%w; the call is not journaled", err)
+		return nil, false, fmt.Errorf("%w; the call is not journaled", err)
 	}
 	line, err := json.Marshal(hookedEntry{Agent: agent, ID: id, At: at.UTC(), Journal: seq.Journal, Seq: seq.N})
 	if err != nil {
-		return err
+		return nil, false, err
 	}
 	// A write cut short (a killed hook) left a line without its end: this
 	// entry starts a line of its own rather than be glued to it, unread.
@@ -220,9 +272,35 @@ func (h Hooked) appendEntry(agent, id string, at time.Time, seq seqRef) error {
 		}
 	}
 	if _, err := f.Write(append(line, '\n')); err != nil {
-		return fmt.Errorf("write %s: %w", h.Path, err)
+		return nil, false, fmt.Errorf("write %s: %w", h.Path, err)
 	}
-	return nil
+	if !check {
+		return info, false, nil
+	}
+	return info, sealedBefore(f, bytes.TrimPrefix(line, []byte{'\n'})), nil
+}
+
+// sealedBefore reports whether f holds a seal before line, or does not
+// hold line.
+func sealedBefore(f *os.File, line []byte) bool {
+	r := bufio.NewReaderSize(io.NewSectionReader(f, 0, maxHooked+64<<10), 64<<10)
+	sealed := false
+	for {
+		l, err := r.ReadSlice('\n')
+		switch trimmed := bytes.TrimSuffix(l, []byte{'\n'}); {
+		case errors.Is(err, bufio.ErrBufferFull):
+			for errors.Is(err, bufio.ErrBufferFull) {
+				_, err = r.ReadSlice('\n')
+			}
+		case string(trimmed) == sealLine:
+			sealed = true
+		case bytes.Equal(trimmed, line):
+			return sealed
+		}
+		if err != nil {
+			return true
+		}
+	}
 }
 
 // Claim returns which of ids the hook of agent recorded, and takes them
@@ -304,39 +382,48 @@ func (o *Hold) realign(last seqRef) {
 // lacks (journaled), unless realigned. Lines that do not parse are
 // dropped.
 func (o *Hold) Take(agent string, ids map[string]bool, now time.Time) error {
+	data, changed := o.rewrite(agent, ids, now)
+	if !changed {
+		return nil
+	}
+	return atomicfile.WriteFile(o.h.Path, data, 0o644)
+}
+
+// rewrite is what Take writes in the journal's place, and whether it
+// differs from it.
+func (o *Hold) rewrite(agent string, ids map[string]bool, now time.Time) ([]byte, bool) {
 	keys := make(map[string]bool, len(ids))
 	for id := range ids {
 		keys[journalKey(id)] = true
 	}
+	taken := func(e hookedEntry) bool {
+		return e.Agent == agent && keys[e.ID] || o.h.Keep > 0 && now.Sub(e.At) > o.h.Keep
+	}
+	if o.realigned.Journal == "" && !slices.ContainsFunc(o.log.entries, taken) {
+		return nil, false
+	}
 	// Read again: a hook that could not take the lock journaled its call
 	// without it (once), and the lines appended since Hold read the
-	// journal are kept.
+	// journal are kept. Sealed first: one appended after this read is
+	// written again by its hook (appendUnlocked).
+	o.h.seal()
 	log := o.log
 	if fresh, err := o.h.readLog(); err == nil {
 		log = fresh
 	}
 	var kept bytes.Buffer
-	changed := o.realigned.Journal != ""
 	journal := cmp.Or(o.realigned.Journal, log.identity())
 	if floor := max(log.journaled(journal), o.realigned.N); journal != "" && floor > 0 {
 		line, _ := json.Marshal(hookedFloor{Journal: journal, Floor: floor})
 		kept.Write(append(line, '\n'))
 	}
 	for _, e := range log.entries {
-		switch {
-		case e.Agent == agent && keys[e.ID]:
-			changed = true
-		case o.h.Keep > 0 && now.Sub(e.At) > o.h.Keep:
-			changed = true
-		default:
+		if !taken(e) {
 			line, _ := json.Marshal(e)
 			kept.Write(append(line, '\n'))
 		}
 	}
-	if !changed {
-		return nil
-	}
-	return atomicfile.WriteFile(o.h.Path, kept.Bytes(), 0o644)
+	return kept.Bytes(), true
 }
 
 // begin creates an empty journal where there is none, and leaves one
