@@ -75,11 +75,12 @@ const maxID = 128
 // hookedWait bounds how long an import waits for the journal.
 const hookedWait = 5 * time.Second
 
-// hookWait bounds how long a hook waits for the journal: longer than an
-// import holding it may wait for the usage file (curator's two minutes),
-// since a hook that gave up first would count, unjournaled, a call that
-// import then counts from the transcript. A hook waited as long before,
-// for the usage file itself.
+// hookWait bounds how long a hook waits for the journal, where its
+// context lets it wait that long: longer than an import holding the
+// journal may wait for the usage file (curator's two minutes). The hook
+// of cmd/skillsync gives up sooner (its agent waits for it), and a hook
+// that gives up journals its call without the lock (once), so giving up
+// counts nothing twice.
 const hookWait = 2*time.Minute + 10*time.Second
 
 // journalKey is the key a call id is journaled under: the id itself when
