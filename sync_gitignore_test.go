@@ -1,6 +1,9 @@
 package skillsync
 
 import (
+	"context"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
@@ -53,4 +56,54 @@ func TestSyncDirSourceLeavesOutGitIgnored(t *testing.T) {
 	skilltest.WriteFile(t, filepath.Join(team.Dir, ".git", "info", "exclude"), "notes.md\n")
 	mustSync(t, e, SyncOptions{})
 	check("after info/exclude", []string{"SKILL.md"}, []string{".env", "node_modules", "notes.md"})
+}
+
+// TestSyncOwnGitignoreOutsideWorkTree: a dir source and the workspace's
+// skills/ outside any git work tree are synced without what their own
+// .gitignore files leave out (a skill's, or one at the folder's root), as
+// publish leaves it out; read does not serve it either. Before, sync read
+// such a folder whole and the .env reached the target, which teams
+// commit, and read served the layer skill's .env that the layer's
+// .gitignore names.
+func TestSyncOwnGitignoreOutsideWorkTree(t *testing.T) {
+	t.Parallel()
+	team := t.TempDir()
+	skilltest.Skill(t, team, "tool", "A tool.", map[string]string{
+		".gitignore": ".env\n", ".env": "API_KEY=sk-live-123\n", "notes.md": "n\n",
+	})
+	_, ws := workspaceConfig(t, "repositories:\n  - name: team\n    dir: "+team+"\ntargets:\n  - dir: .claude/skills\n")
+	skilltest.WriteFile(t, filepath.Join(ws, "skills", ".gitignore"), "*.env\n")
+	skilltest.Skill(t, filepath.Join(ws, "skills"), "mine", "Mine.", map[string]string{
+		"prod.env": "API_KEY=sk-live-456\n", "notes.md": "n\n",
+	})
+	cfg := loadConfig(t, filepath.Join(ws, config.FileName))
+	home := t.TempDir()
+	e := NewEngine(cfg, WithGitStore(filepath.Join(ws, ".git-store")), WithHost(ws, []string{"HOME=" + home, "GIT_CONFIG_NOSYSTEM=1"}))
+	mustSync(t, e, SyncOptions{})
+	for _, c := range []struct{ dir, kept, gone string }{
+		{filepath.Join(ws, ".skills-cache", "team", "tool"), "notes.md", ".env"},
+		{filepath.Join(ws, ".claude", "skills", "tool"), "notes.md", ".env"},
+		{filepath.Join(ws, ".claude", "skills", "mine"), "notes.md", "prod.env"},
+	} {
+		if !skilltest.Exists(filepath.Join(c.dir, c.kept)) {
+			t.Errorf("%s lacks %s", c.dir, c.kept)
+		}
+		if _, err := os.Lstat(filepath.Join(c.dir, c.gone)); err == nil {
+			t.Errorf("%s holds %s, which its .gitignore names", c.dir, c.gone)
+		}
+	}
+	ctx := context.Background()
+	for _, c := range []struct{ skill, file string }{{"tool", ".env"}, {"mine", "prod.env"}} {
+		if f, _, err := e.Read(ctx, c.skill, c.file); !errors.Is(err, fs.ErrNotExist) {
+			if err == nil {
+				f.Close()
+			}
+			t.Errorf("read %s %s: %v, want not found", c.skill, c.file, err)
+		}
+		f, _, err := e.Read(ctx, c.skill, "notes.md")
+		if err != nil {
+			t.Fatalf("read %s notes.md: %v", c.skill, err)
+		}
+		f.Close()
+	}
 }

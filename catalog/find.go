@@ -106,7 +106,7 @@ func (w *Workspace) Open(ctx context.Context, name, file string) (fs.File, *laye
 	}
 	files := win.Skill.Files
 	if win.Dir != "" {
-		if files, err = repository.SkillFiles(win.Dir, win.Layer != layering.Marketplace, w.Options.Env); err != nil {
+		if files, err = repository.SkillFiles(win.Dir, win.Skill.Path, win.Layer != layering.Marketplace, w.Options.Env); err != nil {
 			return nil, win, fmt.Errorf("read %s: %w", win.Skill.Name, err)
 		}
 	}

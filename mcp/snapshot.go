@@ -92,7 +92,7 @@ func (s *snapshot) filesOf(w *layering.Winner) (fs.FS, error) {
 	if fsys, ok := s.files[key]; ok {
 		return fsys, nil
 	}
-	fsys, err := repository.SkillFiles(w.Dir, w.Layer != layering.Marketplace, s.env)
+	fsys, err := repository.SkillFiles(w.Dir, w.Skill.Path, w.Layer != layering.Marketplace, s.env)
 	if err != nil {
 		return nil, fmt.Errorf("open skill %s at %s: %w", w.Skill.Name, w.Dir, err)
 	}

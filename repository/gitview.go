@@ -26,16 +26,26 @@ var (
 
 // GitView returns the folder of d as a sync reads a local source: in a
 // git work tree, without what git ignores there (GitIgnoring); else
-// (outside a work tree, or in a folder git ignores whole, which a sync
-// reads whole) without what the .gitignore files inside d leave out
-// (ownIgnoring), so that a publish never sends the .env a skill's own
-// .gitignore names. Every command that reads a folder of the workspace directly
-// (validate, propose, publish, the drafts) reads it through GitView, so
-// that what it checks, hashes, copies or sends is what a sync of the
-// same folder would take: a .env or node_modules/ that the user's
-// .gitignore keeps out of their repository never reaches a team's. env
-// is where the user's git config is found.
+// (outside a work tree, or in a folder git ignores whole, which the user
+// named and the work tree's rules do not judge) without what the
+// .gitignore files inside d leave out (ownIgnoring), read once each. Every command that reads a folder of the workspace
+// directly (sync of a dir source or a layer, validate, propose, publish,
+// the drafts, read, serve and mcp through SkillFiles) reads it through
+// GitView, so that what one checks, hashes, copies, serves or sends is
+// what the others take: a .env or node_modules/ that the user's
+// .gitignore keeps out of their repository never reaches a team's, nor
+// an agent's folder that the team commits. env is where the user's git
+// config is found.
 func GitView(d *DirFS, env hostenv.Env) (FolderFS, error) {
+	ig, err := gitView(d, env)
+	if err != nil {
+		return nil, err
+	}
+	return ig, nil
+}
+
+// gitView is GitView's IgnoreFS.
+func gitView(d *DirFS, env hostenv.Env) (*IgnoreFS, error) {
 	ig, err := GitIgnoring(d, env)
 	if err != nil {
 		return nil, fmt.Errorf("read what git ignores in %s: %w", d.Dir(), err)
@@ -43,7 +53,9 @@ func GitView(d *DirFS, env hostenv.Env) (FolderFS, error) {
 	if ig == nil {
 		// Outside a work tree, or in a folder git ignores whole: the
 		// folder's own .gitignore files still say what its author keeps
-		// out of git, and a publish puts the folder in a git repository.
+		// out of git: publish puts the folder in a team's repository,
+		// and a target that sync fills may be committed with the
+		// workspace.
 		return ownIgnoring(d), nil
 	}
 	return ig, nil
@@ -55,6 +67,23 @@ func GitView(d *DirFS, env hostenv.Env) (FolderFS, error) {
 func ownIgnoring(d *DirFS) *IgnoreFS {
 	st := &ignores{d: d, dirs: map[string]*ignoreDir{".": {}}, maxDropped: DefaultMaxEntries}
 	return &IgnoreFS{d: d, st: st}
+}
+
+// below returns the folder sub of w (a slash path inside it) judged as w
+// judges it, by the same rules and no others, but confined to inner, a
+// DirFS of that folder: a link out of it is refused. It is how a file of
+// one skill is read as the sync of its whole source read it, the
+// .gitignore files between the source's folder and the skill's applied
+// (outside a work tree too), without a link into a sibling skill.
+func (w *IgnoreFS) below(inner *DirFS, sub string) *IgnoreFS {
+	w.st.mu.Lock()
+	defer w.st.mu.Unlock()
+	// A copy: what the new FS learns (the folder's own .gitignore, read
+	// through inner unless w read it already) stays in it.
+	v := *w.st.dir(w.inSource(sub))
+	st := &ignores{d: inner, base: v.full, dirs: map[string]*ignoreDir{".": &v},
+		bytes: w.st.bytes, maxDropped: w.st.maxDropped}
+	return &IgnoreFS{d: inner, st: st}
 }
 
 // OpenGitView opens the folder dir, confined, through GitView.

@@ -2,6 +2,8 @@ package repository_test
 
 import (
 	"context"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -129,5 +131,90 @@ func TestGitViewHonoursAFolderOwnGitignore(t *testing.T) {
 		if names, _, err := repository.Ignored(ctx, view); err != nil || !slices.Equal(names, []string{".env", "build/", "lib/a.key"}) {
 			t.Errorf("%s: Ignored = %q, %v", tool, names, err)
 		}
+	}
+}
+
+// TestSkillFilesReadsAsTheLayerSyncs: a layer skill's files are served
+// as the sync of its whole layer read them: the .gitignore files between
+// the layer's folder and the skill's apply, in a work tree or not, and
+// nothing else does; the FS stays confined to the skill (a link into a
+// sibling skill is refused).
+func TestSkillFilesReadsAsTheLayerSyncs(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	env := hostenv.New(home, []string{"HOME=" + home, "GIT_CONFIG_NOSYSTEM=1"})
+	for _, c := range []struct {
+		name string
+		// setup returns the layer's folder, holding skills/tool.
+		setup      func(t *testing.T) string
+		gone, kept []string
+	}{{
+		name: "outside a work tree, the layer's rules",
+		setup: func(t *testing.T) string {
+			layer := t.TempDir()
+			skilltest.WriteFile(t, filepath.Join(layer, ".gitignore"), ".env\n/skills/tool/out/\n")
+			skilltest.WriteFile(t, filepath.Join(layer, "skills", ".gitignore"), "*.key\n")
+			return layer
+		},
+		gone: []string{".env", "out/a.js", "a.key"},
+		kept: []string{"SKILL.md", "notes.md", "lib/out/b.js"},
+	}, {
+		name: "outside a work tree, the skill's own rules",
+		setup: func(t *testing.T) string {
+			layer := t.TempDir()
+			skilltest.WriteFile(t, filepath.Join(layer, "skills", "tool", ".gitignore"), ".env\nout/\n")
+			return layer
+		},
+		gone: []string{".env", "out/a.js", "lib/out/b.js"},
+		kept: []string{"SKILL.md", "notes.md", "a.key"},
+	}, {
+		name: "in a work tree, git's rules once",
+		setup: func(t *testing.T) string {
+			r := gittest.NewRepo(t, "main")
+			r.Write(".gitignore", "*.key\n", 0)
+			r.Write("ws/skills/.gitignore", ".env\n", 0)
+			return filepath.Join(r.Dir, "ws")
+		},
+		gone: []string{".env", "a.key"},
+		kept: []string{"SKILL.md", "notes.md", "out/a.js", "lib/out/b.js"},
+	}, {
+		name: "a layer git ignores whole: its own rules, not the work tree's",
+		setup: func(t *testing.T) string {
+			r := gittest.NewRepo(t, "main")
+			r.Write(".gitignore", "ws/\n*.key\n", 0)
+			r.Write("ws/.gitignore", ".env\n", 0)
+			return filepath.Join(r.Dir, "ws")
+		},
+		gone: []string{".env"},
+		kept: []string{"SKILL.md", "notes.md", "a.key", "out/a.js"},
+	}} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			layer := c.setup(t)
+			tool := skilltest.Skill(t, filepath.Join(layer, "skills"), "tool", "A tool.", map[string]string{
+				".env": "API_KEY=1\n", "notes.md": "n\n", "out/a.js": "a\n", "lib/out/b.js": "b\n", "a.key": "k\n",
+			})
+			skilltest.Skill(t, filepath.Join(layer, "skills"), "other", "Another.", map[string]string{"shared.md": "s\n"})
+			if err := os.Symlink("../other/shared.md", filepath.Join(tool, "shared.md")); err != nil {
+				t.Fatal(err)
+			}
+			fsys, err := repository.SkillFiles(tool, "skills/tool", true, env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, name := range c.gone {
+				if _, err := fs.Stat(fsys, name); !errors.Is(err, fs.ErrNotExist) {
+					t.Errorf("%s: %v, want not found", name, err)
+				}
+			}
+			for _, name := range c.kept {
+				if _, err := fs.Stat(fsys, name); err != nil {
+					t.Errorf("%s: %v", name, err)
+				}
+			}
+			if _, err := fs.ReadFile(fsys, "shared.md"); err == nil {
+				t.Error("shared.md, a link into a sibling skill, was read")
+			}
+		})
 	}
 }

@@ -95,9 +95,10 @@ type ignoreDir struct {
 
 // GitIgnoring returns d seen as git sees it when d's folder lies in a git
 // work tree, or nil when it does not, or when the folder itself is one
-// git ignores: the user named that folder, and it is read whole, as a
-// folder outside any work tree is. env is where the user's git config
-// and core.excludesFile are found.
+// git ignores: the user named that folder, and the work tree's rules do
+// not judge it, as they judge no folder outside a work tree (GitView then
+// reads it by its own .gitignore files). env is where the user's git
+// config and core.excludesFile are found.
 func GitIgnoring(d *DirFS, env hostenv.Env) (*IgnoreFS, error) {
 	root := d.Dir()
 	tree, gitDir := findWorkTree(root)

@@ -101,17 +101,50 @@ func OpenSkillDir(path string) (fsys *DirFS, dir string, err error) {
 
 // SkillFiles returns the file system the files of a skill on disk at dir
 // are read through, confined to dir. A skill of a local layer (local:
-// global, workspace, user) is read as a sync reads it, without what git
-// ignores (GitView): a .env that the user's .gitignore keeps out of the
-// targets must not be served by skillsync serve, mcp or read either. A
+// global, workspace, user) is read as a sync of its layer reads it,
+// without what git ignores (GitView): a .env that the user's .gitignore
+// keeps out of the targets must not be served by skillsync serve, mcp or
+// read either. inSource is the skill's slash path inside its layer
+// (skill.Skill.Path): the .gitignore files of the layer's folders above
+// the skill apply as they did to the sync, in a git work tree or not. A
 // cached skill's folder holds only what a sync put there, and is read
 // whole.
-func SkillFiles(dir string, local bool, env hostenv.Env) (fs.FS, error) {
+func SkillFiles(dir, inSource string, local bool, env hostenv.Env) (fs.FS, error) {
 	d, err := NewDirFS(dir)
 	if err != nil || !local {
 		return d, err
 	}
-	return GitView(d, env)
+	top, sub := layerOf(dir, inSource)
+	if sub == "." {
+		return GitView(d, env)
+	}
+	td, err := NewDirFS(top)
+	if err != nil {
+		return nil, err
+	}
+	view, err := gitView(td, env)
+	if err != nil {
+		return nil, err
+	}
+	return view.below(d, sub), nil
+}
+
+// layerOf splits dir, a skill's folder at the slash path inSource inside
+// its layer, into the layer's folder and inSource; a path dir does not
+// end with is taken as the layer itself (sub ".").
+func layerOf(dir, inSource string) (top, sub string) {
+	sub = path.Clean("/" + inSource)[1:]
+	if sub == "" {
+		return dir, "."
+	}
+	top = filepath.Clean(dir)
+	for range strings.Split(sub, "/") {
+		top = filepath.Dir(top)
+	}
+	if filepath.Join(top, filepath.FromSlash(sub)) != filepath.Clean(dir) {
+		return dir, "."
+	}
+	return top, sub
 }
 
 // OpenSkillFile opens file of the skill name, confined to the skill: file

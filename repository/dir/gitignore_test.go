@@ -159,15 +159,81 @@ func TestDirSourceLeavesOutWhatGitIgnores(t *testing.T) {
 		},
 		want: []string{"other/SKILL.md", "tool/SKILL.md", "tool/debug.log", "tool/scripts/run.sh"},
 	}, {
-		name: "a folder outside any work tree",
+		// Its own .gitignore files say what its author keeps out of git,
+		// as publish reads them: a sync read it whole, and the .env went
+		// into the agents' folders that publish kept it out of.
+		name: "a folder outside any work tree keeps its own .gitignore",
 		setup: func(t *testing.T, r *gittest.Repo, home string) string {
 			out := t.TempDir()
 			skilltest.Skill(t, filepath.Join(out, "skills"), "tool", "A tool.", map[string]string{
 				".env": "API_KEY=1\n", "node_modules/x/i.js": "j\n", ".gitignore": ".env\nnode_modules/\n",
 			})
+			skilltest.Skill(t, filepath.Join(out, "skills"), "other", "Another.", map[string]string{
+				".env": "kept: no rule of its folder names it\n",
+			})
 			return out
 		},
-		want: []string{"tool/.env", "tool/.gitignore", "tool/SKILL.md", "tool/node_modules/x/i.js"},
+		want: []string{"other/.env", "other/SKILL.md", "tool/.gitignore", "tool/SKILL.md"},
+	}, {
+		name: "a .gitignore at the root of a source outside any work tree",
+		setup: func(t *testing.T, r *gittest.Repo, home string) string {
+			out := t.TempDir()
+			skilltest.WriteFile(t, filepath.Join(out, ".gitignore"), "*.log\n/skills/tool/build/\n")
+			skilltest.Skill(t, filepath.Join(out, "skills"), "tool", "A tool.", map[string]string{
+				"debug.log": "x\n", "build/a.js": "j\n", "lib/build/b.js": "kept: the rule is anchored\n",
+			})
+			return out
+		},
+		want: []string{"tool/SKILL.md", "tool/lib/build/b.js"},
+	}, {
+		// Read whole as to the work tree's rules (*.log), but not as to
+		// the folder's own.
+		name: "a source folder git ignores keeps its own .gitignore",
+		setup: func(t *testing.T, r *gittest.Repo, home string) string {
+			r.Write(".gitignore", "skills/\n*.log\n", 0)
+			r.Write("skills/tool/debug.log", "x\n", 0)
+			r.Write("skills/tool/.gitignore", ".env\n", 0)
+			r.Write("skills/tool/.env", "API_KEY=1\n", 0)
+			return filepath.Join(r.Dir, "skills")
+		},
+		want: []string{"other/SKILL.md", "tool/.gitignore", "tool/SKILL.md", "tool/debug.log", "tool/scripts/run.sh"},
+	}, {
+		name: "a linked .gitignore outside any work tree is not followed",
+		setup: func(t *testing.T, r *gittest.Repo, home string) string {
+			out := t.TempDir()
+			tool := skilltest.Skill(t, filepath.Join(out, "skills"), "tool", "A tool.", nil)
+			rules := filepath.Join(t.TempDir(), "rules")
+			skilltest.WriteFile(t, rules, "*.md\n")
+			if err := os.Symlink(rules, filepath.Join(tool, ".gitignore")); err != nil {
+				t.Skip(err)
+			}
+			return out
+		},
+		want:     []string{"tool/SKILL.md"},
+		problems: []string{"gitignore-unread skills/tool/.gitignore"},
+	}, {
+		name: "an oversize .gitignore outside any work tree closes its folder",
+		setup: func(t *testing.T, r *gittest.Repo, home string) string {
+			out := t.TempDir()
+			skilltest.Skill(t, filepath.Join(out, "skills"), "tool", "A tool.", map[string]string{
+				".gitignore": strings.Repeat("x\n", repository.MaxIgnoreFileSize/2+1),
+			})
+			skilltest.Skill(t, filepath.Join(out, "skills"), "other", "Another.", nil)
+			return out
+		},
+		want:     []string{"other/SKILL.md"},
+		problems: []string{"dir-unreadable skills/tool"},
+	}, {
+		// In a work tree the folder's own rules are among git's, read
+		// once: read a second time, as a folder outside a work tree
+		// reads them, these would count twice and close the folder.
+		name: "a folder's own rules in a work tree count once",
+		setup: func(t *testing.T, r *gittest.Repo, home string) string {
+			r.Write("skills/tool/.gitignore", ".env\n"+strings.Repeat("b\n", repository.MaxIgnoreRules/2+1), 0)
+			r.Write("skills/tool/.env", "API_KEY=1\n", 0)
+			return filepath.Join(r.Dir, "skills")
+		},
+		want: []string{"other/SKILL.md", "tool/.gitignore", "tool/SKILL.md", "tool/scripts/run.sh"},
 	}, {
 		// Knowing that git keeps it would take the index.
 		name: "a tracked file a rule matches is left out",

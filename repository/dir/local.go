@@ -47,9 +47,10 @@ func (l *Local) Dir() string { return l.dir }
 // Sync returns a revision derived from the names, sizes, modes and
 // modification times of the directory's files, those in the folders of
 // other tools (.claude/skills, ...) included: it changes when a file does,
-// without reading any content but the plugin manifests'. In a git work
-// tree the files git ignores are not among them, so an edited .gitignore
-// (or info/exclude) that ignores a file more or less changes it too.
+// without reading any content but the plugin manifests'. The files git
+// ignores are not among them (outside a work tree, those the folder's own
+// .gitignore files leave out), so an edited .gitignore (or info/exclude)
+// that ignores a file more or less changes it too.
 func (l *Local) Sync(ctx context.Context) (repository.Revision, error) {
 	fsys, err := l.open()
 	if fsys == nil || err != nil {
@@ -84,7 +85,11 @@ type localFS interface {
 // and is not required. A directory in a git work tree is read as git
 // sees it: what git ignores there (a .env, node_modules/, build output)
 // is left out, since a copy of it in the cache or a target would be
-// committed with the workspace that git keeps it out of.
+// committed with the workspace that git keeps it out of. A directory
+// outside any work tree (or one git ignores whole) is read without what
+// its own .gitignore files leave out, as publish and validate read it
+// (repository.GitView): a .env its author keeps out of git is no more
+// spread into agents' folders than sent to a team.
 func (l *Local) open() (localFS, error) {
 	fsys, err := repository.NewDirFS(l.dir)
 	if errors.Is(err, fs.ErrNotExist) && l.required {
@@ -103,14 +108,11 @@ func (l *Local) open() (localFS, error) {
 	if !info.IsDir() {
 		return nil, fmt.Errorf("source %s: %s is not a directory", l.source, l.dir)
 	}
-	ig, err := repository.GitIgnoring(fsys, l.opts.Env)
+	view, err := repository.GitView(fsys, l.opts.Env)
 	if err != nil {
-		return nil, fmt.Errorf("source %s: read what git ignores in %s: %w", l.source, l.dir, err)
+		return nil, fmt.Errorf("source %s: %w", l.source, err)
 	}
-	if ig != nil {
-		return ig, nil
-	}
-	return fsys, nil
+	return view, nil
 }
 
 var _ repository.Repository = (*Local)(nil)
