@@ -81,7 +81,7 @@ func (w *IgnoreFS) below(inner *DirFS, sub string) *IgnoreFS {
 	// A copy: what the new FS learns (the folder's own .gitignore, read
 	// through inner unless w read it already) stays in it.
 	v := *w.st.dir(w.inSource(sub))
-	st := &ignores{d: inner, base: v.full, dirs: map[string]*ignoreDir{".": &v},
+	st := &ignores{d: inner, base: v.full, global: w.st.global, dirs: map[string]*ignoreDir{".": &v},
 		bytes: w.st.bytes, maxDropped: w.st.maxDropped}
 	return &IgnoreFS{d: inner, st: st}
 }

@@ -178,6 +178,20 @@ func TestSkillFilesReadsAsTheLayerSyncs(t *testing.T) {
 		gone: []string{".env", "a.key"},
 		kept: []string{"SKILL.md", "notes.md", "out/a.js", "lib/out/b.js"},
 	}, {
+		name: "a skill that is a repository of its own: its rules, not the work tree's",
+		setup: func(t *testing.T) string {
+			r := gittest.NewRepo(t, "main")
+			r.Write(".gitignore", "*.key\n", 0)
+			r.Write("ws/skills/tool/.gitignore", ".env\n", 0)
+			inner := gittest.NewRepo(t, "main")
+			if err := os.Rename(filepath.Join(inner.Dir, ".git"), filepath.Join(r.Dir, "ws", "skills", "tool", ".git")); err != nil {
+				t.Fatal(err)
+			}
+			return filepath.Join(r.Dir, "ws")
+		},
+		gone: []string{".env"},
+		kept: []string{"SKILL.md", "notes.md", "a.key", "out/a.js"},
+	}, {
 		name: "a layer git ignores whole: its own rules, not the work tree's",
 		setup: func(t *testing.T) string {
 			r := gittest.NewRepo(t, "main")

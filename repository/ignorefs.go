@@ -64,6 +64,9 @@ type IgnoreFS struct {
 type ignores struct {
 	d    *DirFS
 	base []string // components from the work tree's root to the source's
+	// global are the rules of the user's core.excludesFile, which apply
+	// from the root of every repository: a nested one's too.
+	global []ignoreRule
 
 	mu    sync.Mutex
 	dirs  map[string]*ignoreDir // by slash path inside the source
@@ -82,10 +85,6 @@ type ignoreDir struct {
 	rules  []ignoreRule
 	hidden bool  // the folder, or one above it, is ignored
 	err    error // its rules could not be read (ErrIgnoreFile)
-	// nested is set for a repository of its own below the work tree (a
-	// submodule, a clone), and below it: git judges what is there by that
-	// repository's rules, never the outer one's, so none are applied.
-	nested bool
 	// read is set once the folder's own .gitignore was looked for. It
 	// is looked for when first needed, so that a listing of the folder
 	// that shows none spares the look: a stat through the os.Root costs
@@ -131,6 +130,7 @@ func GitIgnoring(d *DirFS, env hostenv.Env) (*IgnoreFS, error) {
 	} else if err := add(name, data, 0); err != nil {
 		return nil, err
 	}
+	st.global = slices.Clip(rules)
 	if gitDir != "" {
 		name := filepath.Join(gitDir, "info", "exclude")
 		data, err := st.readOutside(name)
@@ -499,8 +499,14 @@ func (st *ignores) dir(rel string) *ignoreDir {
 		v.err, v.read = parent.err, true
 	case parent.hidden || ignored(parent.rules, v.full, true):
 		v.hidden, v.read = true, true
-	case parent.nested || st.repository(rel):
-		v.nested, v.read, v.rules = true, true, nil
+	case st.repository(rel):
+		// A repository of its own below the work tree (a submodule, a
+		// cloned skill): git judges what is in it by that repository's
+		// rules, never the outer one's: the user's excludes and the
+		// .gitignore files inside it, from its root. Read whole, its
+		// .env went to the targets that a publish of the same folder,
+		// which finds that repository, kept it out of.
+		v.full, v.rules = nil, st.global
 	}
 	st.dirs[rel] = v
 	return v

@@ -209,3 +209,46 @@ func TestIgnoreFSNestedRepositoryAndNoExcludes(t *testing.T) {
 		}
 	}
 }
+
+// TestIgnoreFSNestedRepositoryOwnRules: a repository inside the work
+// tree is judged by its own rules, as git judges it: the .gitignore files
+// inside it, from its root, and the user's core.excludesFile. Read whole,
+// a cloned skill's .env reached the targets, though a publish of the same
+// folder (which finds that repository) left it out.
+func TestIgnoreFSNestedRepositoryOwnRules(t *testing.T) {
+	t.Parallel()
+	r := gittest.NewRepo(t, "main")
+	r.Write(".gitignore", "lib/\n", 0)
+	r.Write("skills/foo/.gitignore", ".env\n/build/\n", 0)
+	for _, f := range []string{"skills/foo/SKILL.md", "skills/foo/lib/helper.py", "skills/foo/.env", "skills/foo/build/x.js",
+		"skills/foo/sub/build/y.js", "skills/foo/a.swp", "skills/foo/sub/.env", "skills/bar/.env"} {
+		r.Write(f, "x\n", 0)
+	}
+	inner := gittest.NewRepo(t, "main")
+	if err := os.Rename(filepath.Join(inner.Dir, ".git"), filepath.Join(r.Dir, "skills", "foo", ".git")); err != nil {
+		t.Fatal(err)
+	}
+	home := t.TempDir()
+	if err := os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[core]\n\texcludesFile = ~/ignores\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, "ignores"), []byte("*.swp\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d, err := NewDirFS(filepath.Join(r.Dir, "skills"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := GitIgnoring(d, hostenv.New(home, []string{"HOME=" + home, "GIT_CONFIG_NOSYSTEM=1"}))
+	if err != nil || w == nil {
+		t.Fatalf("GitIgnoring: %v, %v", w, err)
+	}
+	for f, want := range map[string]bool{
+		"foo/SKILL.md": true, "foo/lib/helper.py": true, "foo/sub/build/y.js": true, "bar/.env": true,
+		"foo/.env": false, "foo/sub/.env": false, "foo/build/x.js": false, "foo/a.swp": false,
+	} {
+		if _, err := fs.Stat(w, f); (err == nil) != want {
+			t.Errorf("stat %s: %v, want served %v", f, err, want)
+		}
+	}
+}
