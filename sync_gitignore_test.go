@@ -6,10 +6,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/skillsync/skillsync/config"
 	"github.com/skillsync/skillsync/internal/gittest"
+	"github.com/skillsync/skillsync/internal/pgtest"
 	"github.com/skillsync/skillsync/internal/skilltest"
 )
 
@@ -105,5 +107,48 @@ func TestSyncOwnGitignoreOutsideWorkTree(t *testing.T) {
 			t.Fatalf("read %s notes.md: %v", c.skill, err)
 		}
 		f.Close()
+	}
+}
+
+// TestPublishAndSyncAgreeOnOwnGitignore: one skill folder outside any
+// git work tree, published to a postgres source and read as a dir
+// source, reaches the cache with the same files both ways: without what
+// its own .gitignore files name. Before, publish left the .env out and
+// sync copied it.
+func TestPublishAndSyncAgreeOnOwnGitignore(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	c := pgtest.Own(t)
+	src := t.TempDir()
+	tool := skilltest.Skill(t, src, "tool", "A tool.", map[string]string{
+		".gitignore": ".env\n/build/\n", ".env": "API_KEY=sk-live-123\n", "build/a.js": "a\n",
+		"lib/.gitignore": "*.key\n", "lib/a.key": "k\n", "lib/a.py": "p\n", "notes.md": "n\n",
+	})
+	_, ws := workspaceConfig(t, "repositories:\n  - name: team\n    dsn_file: "+c.DSNFile(t, "postgres")+"\n    create: true\n  - name: local\n    dir: "+src+"\n")
+	cfg := loadConfig(t, filepath.Join(ws, config.FileName))
+	home := t.TempDir()
+	e := NewEngine(cfg, WithGitStore(filepath.Join(ws, ".git-store")), WithHost(ws, []string{"HOME=" + home, "GIT_CONFIG_NOSYSTEM=1"}))
+	res, err := e.Gate().Publish(ctx, tool, "team", "alice")
+	if err != nil {
+		t.Fatalf("publish: %v", err)
+	}
+	if want := []string{".env", "build/", "lib/a.key"}; !slices.Equal(res.Ignored.Names, want) {
+		t.Errorf("publish left out %q, want %q", res.Ignored.Names, want)
+	}
+	mustSync(t, e, SyncOptions{})
+	want := []string{".gitignore", "SKILL.md", "lib/.gitignore", "lib/a.py", "notes.md"}
+	for _, source := range []string{"team", "local"} {
+		dir := filepath.Join(ws, ".skills-cache", source, "tool")
+		var got []string
+		err := filepath.WalkDir(dir, func(p string, de fs.DirEntry, err error) error {
+			if err == nil && !de.IsDir() {
+				rel, _ := filepath.Rel(dir, p)
+				got = append(got, filepath.ToSlash(rel))
+			}
+			return err
+		})
+		if err != nil || !slices.Equal(got, want) {
+			t.Errorf("%s: %q, %v; want %q", dir, got, err, want)
+		}
 	}
 }
