@@ -20,16 +20,23 @@ type ignoreRule struct {
 	anchored bool     // held a "/" before its end: matched below its folder, not by name
 	negate   bool
 	dirOnly  bool
+	// Where the rule is written, for a message that says why a folder
+	// the user named is one git ignores.
+	file string
+	line int
+	text string
 }
 
-// parseIgnore reads the rules of an ignore file in the folder depth
-// components below the work tree's root, in the file's order.
-func parseIgnore(data []byte, depth int) []ignoreRule {
+// parseIgnore reads the rules of an ignore file, file, in the folder
+// depth components below the work tree's root, in the file's order.
+func parseIgnore(data []byte, depth int, file string) []ignoreRule {
 	var rules []ignoreRule
 	// Git skips a byte order mark before the first rule; kept, it made
 	// that rule match nothing.
 	data = bytes.TrimPrefix(data, []byte("\ufeff"))
+	n := 0
 	for line := range strings.SplitSeq(string(data), "\n") {
+		n++
 		line = strings.TrimSuffix(line, "\r")
 		// Trailing spaces go unless a backslash keeps the last one.
 		for strings.HasSuffix(line, " ") && !strings.HasSuffix(line, "\\ ") {
@@ -38,7 +45,7 @@ func parseIgnore(data []byte, depth int) []ignoreRule {
 		if line == "" || line[0] == '#' {
 			continue
 		}
-		r := ignoreRule{depth: depth}
+		r := ignoreRule{depth: depth, file: file, line: n, text: line}
 		if line[0] == '!' {
 			r.negate, line = true, line[1:]
 		}
@@ -204,10 +211,17 @@ func matchPart(pattern, name string) bool {
 // ignored reports whether the last rule in rules that matches full
 // leaves it out.
 func ignored(rules []ignoreRule, full []string, isDir bool) bool {
+	r := deciding(rules, full, isDir)
+	return r != nil && !r.negate
+}
+
+// deciding returns the last rule in rules that matches full, which
+// decides whether git ignores it, or nil.
+func deciding(rules []ignoreRule, full []string, isDir bool) *ignoreRule {
 	for i := len(rules) - 1; i >= 0; i-- {
 		if rules[i].match(full, isDir) {
-			return !rules[i].negate
+			return &rules[i]
 		}
 	}
-	return false
+	return nil
 }

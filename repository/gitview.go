@@ -46,7 +46,7 @@ func GitView(d *DirFS, env hostenv.Env) (FolderFS, error) {
 
 // gitView is GitView's IgnoreFS.
 func gitView(d *DirFS, env hostenv.Env) (*IgnoreFS, error) {
-	ig, err := GitIgnoring(d, env)
+	ig, whole, err := gitIgnoring(d, env)
 	if err != nil {
 		return nil, fmt.Errorf("read what git ignores in %s: %w", d.Dir(), err)
 	}
@@ -56,9 +56,46 @@ func gitView(d *DirFS, env hostenv.Env) (*IgnoreFS, error) {
 		// out of git: publish puts the folder in a team's repository,
 		// and a target that sync fills may be committed with the
 		// workspace.
-		return ownIgnoring(d), nil
+		own := ownIgnoring(d)
+		own.st.whole = whole
+		return own, nil
 	}
 	return ig, nil
+}
+
+// IgnoredFolder says why git ignores, as a whole, a folder that was
+// named to be read (a dir: source, validate's or publish's DIR): it is
+// read all the same, by its own .gitignore files alone, and the command
+// says so (Problem) rather than read it silently, since git will commit
+// none of it.
+type IgnoredFolder struct {
+	// Dir is the folder named; At the folder git ignores, Dir or one
+	// above it.
+	Dir string `json:"dir"`
+	At  string `json:"at"`
+	// Rule is the rule as written, in File at Line.
+	Rule string `json:"rule"`
+	File string `json:"file"`
+	Line int    `json:"line"`
+}
+
+// Problem is the warning that says which rule ignores the folder.
+func (f *IgnoredFolder) Problem() skill.Problem {
+	why := fmt.Sprintf("it matches the rule %q (%s:%d)", f.Rule, f.File, f.Line)
+	if f.At != f.Dir {
+		why = fmt.Sprintf("the folder %s above it matches the rule %q (%s:%d)", f.At, f.Rule, f.File, f.Line)
+	}
+	return skill.Problem{Level: skill.Warning, Rule: "gitignored-folder", Path: f.Dir, File: f.File, Line: f.Line,
+		Message: fmt.Sprintf("git ignores %s: %s, so git will not commit it; skillsync reads it as you named it, without what the .gitignore files inside it name (remove the rule to have git keep it)", f.Dir, why)}
+}
+
+// GitIgnoresWhole returns why git ignores the folder view reads, as a
+// whole, or nil when it does not.
+func GitIgnoresWhole(view FolderFS) *IgnoredFolder {
+	if ig, ok := view.(*IgnoreFS); ok {
+		return ig.st.whole
+	}
+	return nil
 }
 
 // ownIgnoring is d seen through the .gitignore files inside it alone, as

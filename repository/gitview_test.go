@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/skillsync/skillsync/internal/gittest"
@@ -228,6 +229,64 @@ func TestSkillFilesReadsAsTheLayerSyncs(t *testing.T) {
 			}
 			if _, err := fs.ReadFile(fsys, "shared.md"); err == nil {
 				t.Error("shared.md, a link into a sibling skill, was read")
+			}
+		})
+	}
+}
+
+// TestGitIgnoresWholeNamesTheRule: a folder named to be read that git
+// ignores as a whole is read, and said to be ignored, naming the folder,
+// the rule, its file and line; validate warns of it on every skill
+// without failing one, strict or not. A folder git does not ignore (a
+// rule taken back, or no work tree) has no such warning.
+func TestGitIgnoresWholeNamesTheRule(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	home := t.TempDir()
+	env := hostenv.New(home, []string{"HOME=" + home, "GIT_CONFIG_NOSYSTEM=1"})
+	r := gittest.NewRepo(t, "main")
+	r.Write(".gitignore", "# mine\nprivate/\nkept/\n!kept/\n", 0)
+	for _, c := range []struct {
+		name, dir string
+		want      *repository.IgnoredFolder
+	}{
+		{"the folder itself", "private/tool", &repository.IgnoredFolder{At: filepath.Join(r.Dir, "private"), Rule: "private/", File: filepath.Join(r.Dir, ".gitignore"), Line: 2}},
+		{"a rule taken back", "kept/tool", nil},
+		{"no work tree", "", nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			parent := t.TempDir()
+			if c.dir != "" {
+				parent = filepath.Join(r.Dir, filepath.Dir(c.dir))
+			}
+			tool := skilltest.Skill(t, parent, "tool", "A tool.", nil)
+			view, err := repository.OpenGitView(tool, env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := repository.GitIgnoresWhole(view)
+			if c.want == nil {
+				if got != nil {
+					t.Fatalf("GitIgnoresWhole = %+v, want nil", got)
+				}
+				return
+			}
+			want := *c.want
+			want.Dir = view.Dir()
+			if got == nil || *got != want {
+				t.Fatalf("GitIgnoresWhole = %+v, want %+v", got, want)
+			}
+			checked, err := repository.ValidateIn(ctx, tool, true, env)
+			if err != nil || len(checked) != 1 {
+				t.Fatalf("validate: %+v, %v", checked, err)
+			}
+			if !checked[0].Valid {
+				t.Errorf("validate --strict: not valid for the warning alone: %+v", checked[0].Problems)
+			}
+			ps := checked[0].Problems
+			if len(ps) != 1 || ps[0].Rule != "gitignored-folder" || ps[0].File != want.File || ps[0].Line != 2 ||
+				!strings.Contains(ps[0].Message, `"private/"`) || !strings.Contains(ps[0].Message, want.At) {
+				t.Errorf("validate problems %+v, want one gitignored-folder warning naming the rule and folder", ps)
 			}
 		})
 	}

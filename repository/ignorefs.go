@@ -68,6 +68,10 @@ type ignores struct {
 	// from the root of every repository: a nested one's too.
 	global []ignoreRule
 
+	// whole says why git ignores the folder itself, which is then judged
+	// by its own .gitignore files alone (GitView); nil when it does not.
+	whole *IgnoredFolder
+
 	mu    sync.Mutex
 	dirs  map[string]*ignoreDir // by slash path inside the source
 	bytes int                   // of ignore files read
@@ -99,26 +103,33 @@ type ignoreDir struct {
 // reads it by its own .gitignore files). env is where the user's git
 // config and core.excludesFile are found.
 func GitIgnoring(d *DirFS, env hostenv.Env) (*IgnoreFS, error) {
+	ig, _, err := gitIgnoring(d, env)
+	return ig, err
+}
+
+// gitIgnoring is GitIgnoring, saying why git ignores the folder when it
+// is one git ignores.
+func gitIgnoring(d *DirFS, env hostenv.Env) (*IgnoreFS, *IgnoredFolder, error) {
 	root := d.Dir()
 	tree, gitDir := findWorkTree(root)
 	if tree == "" {
-		return nil, nil
+		return nil, nil, nil
 	}
 	rel, err := filepath.Rel(tree, root)
 	if err != nil {
-		return nil, nil
+		return nil, nil, nil
 	}
 	var base []string
 	if rel != "." {
 		base = strings.Split(filepath.ToSlash(rel), "/")
 	}
 	if slices.Contains(base, ".git") {
-		return nil, nil // inside a repository's own folder: no work tree
+		return nil, nil, nil // inside a repository's own folder: no work tree
 	}
 	st := &ignores{d: d, base: base, dirs: map[string]*ignoreDir{}, maxDropped: DefaultMaxEntries}
 	var rules []ignoreRule
 	add := func(name string, data []byte, depth int) error {
-		more := parseIgnore(data, depth)
+		more := parseIgnore(data, depth, name)
 		if len(rules)+len(more) > MaxIgnoreRules {
 			return fmt.Errorf("%s brings the ignore rules in effect to %d, over the %d skillsync reads: %w", name, len(rules)+len(more), MaxIgnoreRules, ErrIgnoreFile)
 		}
@@ -126,27 +137,30 @@ func GitIgnoring(d *DirFS, env hostenv.Env) (*IgnoreFS, error) {
 		return nil
 	}
 	if name, data, err := excludesFile(env, gitDir); err != nil {
-		return nil, err
+		return nil, nil, err
 	} else if err := add(name, data, 0); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	st.global = slices.Clip(rules)
 	if gitDir != "" {
 		name := filepath.Join(gitDir, "info", "exclude")
 		data, err := st.readOutside(name)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if err := add(name, data, 0); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	// The folders from the work tree's root down to the source's: their
 	// .gitignore files apply inside it, and a folder among them that is
 	// ignored holds nothing git judges.
 	for i := 0; i <= len(base); i++ {
-		if i > 0 && ignored(rules, base[:i], true) {
-			return nil, nil
+		if i > 0 {
+			if r := deciding(rules, base[:i], true); r != nil && !r.negate {
+				at := filepath.Join(tree, filepath.Join(base[:i]...))
+				return nil, &IgnoredFolder{Dir: root, At: at, Rule: r.text, File: r.file, Line: r.line}, nil
+			}
 		}
 		if i == len(base) {
 			break // the source's own .gitignore is read through d
@@ -154,14 +168,14 @@ func GitIgnoring(d *DirFS, env hostenv.Env) (*IgnoreFS, error) {
 		name := filepath.Join(tree, filepath.Join(base[:i]...), ".gitignore")
 		data, err := st.readOutside(name)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if err := add(name, data, i); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	st.dirs["."] = &ignoreDir{full: slices.Clip(base), rules: slices.Clip(rules)}
-	return &IgnoreFS{d: d, st: st}, nil
+	return &IgnoreFS{d: d, st: st}, nil, nil
 }
 
 // findWorkTree returns the work tree dir lies in (the nearest folder up
@@ -576,7 +590,7 @@ func (st *ignores) own(v *ignoreDir, rel string) {
 		return
 	}
 	st.bytes += len(data)
-	more := parseIgnore(data, len(v.full))
+	more := parseIgnore(data, len(v.full), filepath.Join(st.d.Dir(), filepath.FromSlash(name)))
 	if len(more) == 0 {
 		return
 	}

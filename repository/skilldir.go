@@ -61,6 +61,14 @@ func ValidateIn(ctx context.Context, path string, strict bool, env hostenv.Env) 
 		ps := []skill.Problem{p}
 		out = append(out, Checked{Path: onDisk(dir, p.Path), Valid: !skill.HasError(ps, strict), Problems: ProblemsOnDisk(dir, ps)})
 	}
+	// A folder named that git ignores as a whole is checked all the same,
+	// but said to be: what is valid here is no skill git will commit. The
+	// warning is no fault of a skill, and fails none, strict or not.
+	if whole := GitIgnoresWhole(fsys); whole != nil {
+		for i := range out {
+			out[i].Problems = append(out[i].Problems, whole.Problem())
+		}
+	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("validate %s: %w: no SKILL.md in it or in its folders", path, ErrNoSkill)
 	}

@@ -157,7 +157,8 @@ func TestDirSourceLeavesOutWhatGitIgnores(t *testing.T) {
 			r.Write("skills/tool/debug.log", "x\n", 0)
 			return filepath.Join(r.Dir, "skills")
 		},
-		want: []string{"other/SKILL.md", "tool/SKILL.md", "tool/debug.log", "tool/scripts/run.sh"},
+		want:     []string{"other/SKILL.md", "tool/SKILL.md", "tool/debug.log", "tool/scripts/run.sh"},
+		problems: []string{"gitignored-folder "},
 	}, {
 		// Its own .gitignore files say what its author keeps out of git,
 		// as publish reads them: a sync read it whole, and the .env went
@@ -196,7 +197,8 @@ func TestDirSourceLeavesOutWhatGitIgnores(t *testing.T) {
 			r.Write("skills/tool/.env", "API_KEY=1\n", 0)
 			return filepath.Join(r.Dir, "skills")
 		},
-		want: []string{"other/SKILL.md", "tool/.gitignore", "tool/SKILL.md", "tool/debug.log", "tool/scripts/run.sh"},
+		want:     []string{"other/SKILL.md", "tool/.gitignore", "tool/SKILL.md", "tool/debug.log", "tool/scripts/run.sh"},
+		problems: []string{"gitignored-folder "},
 	}, {
 		name: "a linked .gitignore outside any work tree is not followed",
 		setup: func(t *testing.T, r *gittest.Repo, home string) string {
@@ -286,7 +288,7 @@ func TestDirSourceLeavesOutWhatGitIgnores(t *testing.T) {
 				t.Errorf("files %q, want %q (problems %q)", files, c.want, problems)
 			}
 			for _, p := range c.problems {
-				if !slices.Contains(problems, p) {
+				if !slices.ContainsFunc(problems, func(got string) bool { return strings.HasPrefix(got, p) }) {
 					t.Errorf("problems %q, want %q among them", problems, p)
 				}
 			}
@@ -358,5 +360,31 @@ func TestDirSourceRevisionFollowsIgnoreRules(t *testing.T) {
 				t.Errorf("files %q still hold the ignored notes.md", files)
 			}
 		})
+	}
+}
+
+// TestDirSourceInAFolderGitIgnoresWarns: a dir: source whose folder git
+// ignores as a whole is read, with a warning naming the folder and the
+// rule's file, rather than read silently; a layer's folder git ignores
+// (the user's own skills, kept out of the team's repository on purpose)
+// is read without one.
+func TestDirSourceInAFolderGitIgnoresWarns(t *testing.T) {
+	t.Parallel()
+	r := gittest.NewRepo(t, "main")
+	r.Write(".gitignore", "vendor/\n", 0)
+	r.Skill("vendor/skills/tool", "A tool.")
+	src := filepath.Join(r.Dir, "vendor", "skills")
+	env := repository.Options{Env: ignoreEnv(t.TempDir())}
+	_, ps, err := dir.NewSource("team", src, env).Skills(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ps) != 1 || ps[0].Rule != "gitignored-folder" || ps[0].Source != "team" || ps[0].File != filepath.Join(r.Dir, ".gitignore") ||
+		!strings.Contains(ps[0].Message, "vendor/") {
+		t.Errorf("problems %+v, want one gitignored-folder warning of source team naming .gitignore and vendor/", ps)
+	}
+	files, problems := listing(t, dir.NewLocal("workspace", src, env))
+	if !slices.Equal(files, []string{"tool/SKILL.md"}) || len(problems) > 0 {
+		t.Errorf("layer: files %q, problems %q; want tool/SKILL.md and none", files, problems)
 	}
 }

@@ -67,7 +67,14 @@ func (l *Local) Skills(ctx context.Context) ([]skill.Skill, []skill.Problem, err
 	}
 	skills, problems, err := repository.Discover(ctx, fsys, l.source, filepath.Base(fsys.Dir()), l.opts)
 	if ig, ok := fsys.(*repository.IgnoreFS); ok && err == nil {
-		for _, p := range ig.Problems() {
+		ps := ig.Problems()
+		// A dir: source names its folder; a layer's folder that git
+		// ignores is the user's choice (their own skills kept out of the
+		// team's repository), said on every sync it would be noise.
+		if whole := repository.GitIgnoresWhole(ig); whole != nil && l.required {
+			ps = append(ps, whole.Problem())
+		}
+		for _, p := range ps {
 			p.Source = l.source
 			problems = append(problems, p)
 		}
