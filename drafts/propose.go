@@ -52,6 +52,7 @@ func (d *Folder) proposeDir(ctx context.Context, src, name string, now time.Time
 	if left.Names, left.More, err = repository.Ignored(ctx, srcFS); err != nil {
 		return Draft{}, left, fmt.Errorf("propose %s: list what git ignores in it: %w", src, err)
 	}
+	left.Whole = repository.GitIgnoresWhole(srcFS)
 	dr, err = d.propose(ctx, name, now, func(dst *os.Root) error {
 		if err := d.copyDir(ctx, srcFS, src, dst); err != nil {
 			return err
@@ -70,6 +71,9 @@ func (d *Folder) proposeDir(ctx context.Context, src, name string, now time.Time
 type Ignored struct {
 	Names []string `json:"names,omitempty"`
 	More  int      `json:"more,omitempty"`
+	// Whole says why git ignores the folder itself, which was read all
+	// the same (by its own .gitignore files alone); nil when it does not.
+	Whole *repository.IgnoredFolder `json:"whole,omitempty"`
 }
 
 // String says what was left out, for a note: "" when nothing was.

@@ -75,6 +75,7 @@ func PublishIn(ctx context.Context, w SkillWriter, dir, source, author string, e
 	if left.Names, left.More, err = repository.Ignored(ctx, fsys); err != nil {
 		return PublishResult{}, fmt.Errorf("publish %s: list what git ignores in %s: %w", name, fsys.Dir(), err)
 	}
+	left.Whole = repository.GitIgnoresWhole(fsys)
 	// The source lists and checks the files itself, strictly.
 	rev, err := w.PublishSkill(ctx, name, fsys, author)
 	var invalid *repository.InvalidSkillError

@@ -111,6 +111,14 @@ func (a *app) publishRefused(invalid *drafts.InvalidSkillError) error {
 // publication is no surprise; nothing when nothing was left out. what
 // is what was done ("published", ...).
 func (a *app) noteIgnored(what string, ig drafts.Ignored) {
+	if ig.Whole != nil && !a.quiet {
+		msg := ig.Whole.Problem().Message
+		if l := a.jsonLog(); l != nil {
+			l.Warn(msg)
+		} else {
+			fmt.Fprintf(a.stderr, "warning: %s\n", safe(msg))
+		}
+	}
 	list := ig.String()
 	if list == "" || a.quiet {
 		return

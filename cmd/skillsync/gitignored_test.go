@@ -48,3 +48,35 @@ func TestValidateAndPublishLeaveOutWhatGitIgnores(t *testing.T) {
 		t.Errorf("publish --json: %+v", out)
 	}
 }
+
+// TestCommandsSayAFolderIsGitIgnored: validate and propose of a skill
+// folder that git ignores as a whole read it, by its own .gitignore alone
+// (the .env it names is neither checked nor copied), and say plainly that
+// git ignores it, naming the rule's file and line; before, they read it in
+// silence. A sync of a dir: source there warns as well.
+func TestCommandsSayAFolderIsGitIgnored(t *testing.T) {
+	t.Parallel()
+	r := gittest.NewRepo(t, "main")
+	r.Write(".gitignore", "*.log\nprivate/\n", 0)
+	dir := skilltest.Skill(t, filepath.Join(r.Dir, "private"), "pdf", "Read PDF files.", map[string]string{
+		".gitignore": ".env\n", ".env": "API_KEY=sk-live-123\n",
+	})
+	rule := `"private/" (` + filepath.Join(r.Dir, ".gitignore") + ":2)"
+	cwd := t.TempDir()
+	if v := run(t, cwd, "validate", dir); v.code != 0 || !strings.Contains(v.stdout, "warning: git ignores "+dir) ||
+		!strings.Contains(v.stdout, rule) || !strings.Contains(v.stdout, "(gitignored-folder)") {
+		t.Errorf("validate: %d %q %q", v.code, v.stdout, v.stderr)
+	}
+	ws := t.TempDir()
+	skilltest.WriteFile(t, filepath.Join(ws, "skillsync.yaml"), "repositories:\n  - name: team\n    dir: "+filepath.Dir(dir)+"\n")
+	p := run(t, ws, "propose", dir)
+	if p.code != 0 || !strings.Contains(p.stderr, "warning: git ignores "+dir) || !strings.Contains(p.stderr, rule) {
+		t.Errorf("propose: %d %q %q", p.code, p.stdout, p.stderr)
+	}
+	if fileExists(filepath.Join(ws, "skills", "_drafts", "pdf", ".env")) {
+		t.Error("propose copied the .env the folder's .gitignore names")
+	}
+	if s := run(t, ws, "sync"); s.code != 0 || !strings.Contains(s.stdout+s.stderr, "git ignores "+filepath.Dir(dir)) {
+		t.Errorf("sync: %d %q %q", s.code, s.stdout, s.stderr)
+	}
+}
