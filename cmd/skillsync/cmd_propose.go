@@ -29,9 +29,11 @@ copy holds regular files only: a symbolic link to a file inside DIR is
 copied as that file; a link out of DIR, a link to a directory, a FIFO,
 socket or device, or a file over max_file_size refuses the whole proposal.
 A draft with validation problems is kept, and listed with them by
-skillsync drafts. The proposal is a line of the audit log. DIR in a git
-work tree is copied as sync reads it: what git ignores there (a .env,
-node_modules/) is left out of the draft, and a note on stderr names it.
+skillsync drafts. The proposal is a line of the audit log. DIR is copied
+as sync reads it: what git ignores there (a .env, node_modules/), or
+outside a work tree what DIR's own .gitignore files name, is left out of
+the draft, and a note on stderr names it. A DIR git ignores as a whole is
+copied with a warning naming the rule.
 
 With promotion.auto: true in the config, a draft without any problem is
 promoted at once to the first of promotion.targets (the workspace when

@@ -29,8 +29,10 @@ Publishing the same files again changes nothing and prints the current
 revision. Publishes of the same source run one after the other, never
 interleaved.
 
-DIR in a git work tree is read as sync reads it: what git ignores there (a
-.env, node_modules/) is not published, and a note on stderr names it.
+DIR is read as sync reads it: what git ignores there (a .env,
+node_modules/), or outside a work tree what DIR's own .gitignore files
+name, is not published, and a note on stderr names it. A DIR git ignores
+as a whole is published with a warning naming the rule.
 
 Every skillsync daemon whose config has the source syncs it as the change
 commits; other workspaces see it at their next sync.

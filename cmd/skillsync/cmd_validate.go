@@ -26,8 +26,10 @@ func newValidateCommand(a *app, runF func(context.Context, *validateOptions) err
 PATH is a skill directory, a SKILL.md, or a directory of skills (searched
 four levels deep). Each problem is printed as FILE:LINE: LEVEL: MESSAGE (RULE).
 Errors make a skill unusable; warnings are kept unless --strict is given.
-A folder in a git work tree is read as sync reads it: what git ignores there
-(a .env, node_modules/) is never synced, so it is neither counted nor checked.
+A folder is read as sync reads it: what git ignores there (a .env,
+node_modules/), or outside a work tree what its own .gitignore files name,
+is never synced, so it is neither counted nor checked. A folder git ignores
+as a whole is checked, with a gitignored-folder warning that fails nothing.
 
 Exit status is 0 when no skill has an error (with --strict, no warning
 either), else 1; a PATH that holds no SKILL.md at all, or cannot be read, is
