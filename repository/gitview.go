@@ -28,11 +28,12 @@ var (
 // git work tree, without what git ignores there (GitIgnoring); else
 // (outside a work tree, or in a folder git ignores whole, which the user
 // named and the work tree's rules do not judge) without what the
-// .gitignore files inside d leave out (ownIgnoring), read once each. Every command that reads a folder of the workspace
-// directly (sync of a dir source or a layer, validate, propose, publish,
-// the drafts, read, serve and mcp through SkillFiles) reads it through
-// GitView, so that what one checks, hashes, copies, serves or sends is
-// what the others take: a .env or node_modules/ that the user's
+// .gitignore files inside d leave out (ownIgnoring), read once each.
+// Every command that reads a folder of the workspace directly (sync of a
+// dir source or a layer, validate, propose, publish, the drafts, read,
+// serve and mcp through SkillFiles) reads it through GitView, so that
+// what one checks, hashes, copies, serves or sends is what the others
+// take: a .env or node_modules/ that the user's
 // .gitignore keeps out of their repository never reaches a team's, nor
 // an agent's folder that the team commits. env is where the user's git
 // config is found.

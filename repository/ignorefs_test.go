@@ -252,3 +252,26 @@ func TestIgnoreFSNestedRepositoryOwnRules(t *testing.T) {
 		}
 	}
 }
+
+// TestLayerOf: a skill's folder and its path in its layer give the
+// layer's folder; a path the folder does not end with gives the folder
+// itself, judged alone, rather than some folder above it.
+func TestLayerOf(t *testing.T) {
+	t.Parallel()
+	root := filepath.FromSlash("/w")
+	for _, c := range []struct{ dir, in, top, sub string }{
+		{"/w/skills/tool", "skills/tool", "/w", "skills/tool"},
+		{"/w/skills/tool", "tool", "/w/skills", "tool"},
+		{"/w/skills/tool", ".", "/w/skills/tool", "."},
+		{"/w/skills/tool", "", "/w/skills/tool", "."},
+		{"/w/skills/tool", "other/tool", "/w/skills/tool", "."},
+		{"/w/skills/tool", "a/b/c/skills/tool", "/w/skills/tool", "."},
+	} {
+		dir := filepath.Join(root, filepath.FromSlash(strings.TrimPrefix(c.dir, "/w")))
+		top, sub := layerOf(dir, c.in)
+		want := filepath.Join(root, filepath.FromSlash(strings.TrimPrefix(c.top, "/w")))
+		if top != want || sub != c.sub {
+			t.Errorf("layerOf(%s, %q) = %s, %q; want %s, %q", dir, c.in, top, sub, want, c.sub)
+		}
+	}
+}
