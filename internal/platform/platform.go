@@ -17,6 +17,12 @@
 //     symbolic link at the final component (O_NOFOLLOW on Unix,
 //     FILE_FLAG_OPEN_REPARSE_POINT and a check of the opened handle on
 //     Windows).
+//   - Tree: a destination folder held open, below which every write,
+//     rename and removal resolves its path from the held descriptor
+//     without following a link (openat2 RESOLVE_NO_SYMLINKS on Linux,
+//     openat O_NOFOLLOW one component at a time elsewhere on Unix; by
+//     path on Windows), so a folder swapped for a link after a check is
+//     never written through (tree.go).
 //   - TryLock and Unlock: the advisory file lock (flock on Unix,
 //     LockFileEx on Windows).
 //   - SyncDir: fsync a directory, so the renames in it are durable;

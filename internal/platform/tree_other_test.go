@@ -1,0 +1,5 @@
+//go:build !unix
+
+package platform
+
+func forceWalk(*Tree) {}

@@ -1,0 +1,289 @@
+//go:build unix
+
+package platform
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+
+	"golang.org/x/sys/unix"
+)
+
+// Tree is a destination folder held open by descriptor (see tree.go).
+type Tree struct {
+	fd   int
+	path string
+	// plain is set once openat2 is found missing (an old kernel, or a
+	// sandbox that filters it): every later resolution walks.
+	plain atomic.Bool
+}
+
+// OpenTree opens the folder path as a Tree; a symbolic link at path
+// is refused with an error wrapping ErrLink.
+func OpenTree(path string) (*Tree, error) {
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, linkErr(path, &fs.PathError{Op: "open", Path: path, Err: err})
+	}
+	return &Tree{fd: fd, path: path}, nil
+}
+
+// MkdirTree is MkdirBelow that keeps the folder it reached open as a
+// Tree: what is written there afterwards goes into that very folder,
+// whatever becomes of the path from root to it.
+func MkdirTree(root string, rel []string, perm uint32) (*Tree, error) {
+	fd, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", root, err)
+	}
+	at := root
+	for _, name := range rel {
+		at = filepath.Join(at, name)
+		if err := unix.Mkdirat(fd, name, perm); err != nil && !errors.Is(err, unix.EEXIST) {
+			unix.Close(fd)
+			return nil, fmt.Errorf("create %s: %w", at, err)
+		}
+		next, err := walkOne(fd, name, at)
+		unix.Close(fd)
+		if err != nil {
+			return nil, err
+		}
+		fd = next
+	}
+	return &Tree{fd: fd, path: filepath.Join(append([]string{root}, rel...)...)}, nil
+}
+
+// walkOne opens the folder name below fd, never following a link: at is
+// its full path, for the error, which wraps ErrLinkOnPath for a link.
+func walkOne(fd int, name, at string) (int, error) {
+	next, err := unix.Openat(fd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err == nil {
+		return next, nil
+	}
+	var st unix.Stat_t
+	switch {
+	case (errors.Is(err, unix.ELOOP) || errors.Is(err, unix.ENOTDIR) || errors.Is(err, unix.EMLINK)) &&
+		unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFLNK:
+		return -1, fmt.Errorf("%s %w", at, ErrLinkOnPath)
+	case errors.Is(err, unix.ENOTDIR):
+		return -1, &fs.PathError{Op: "open", Path: at, Err: unix.ENOTDIR}
+	}
+	return -1, &fs.PathError{Op: "open", Path: at, Err: err}
+}
+
+// walk opens the folder rel below the tree one component at a time,
+// never following a link; the caller closes the result.
+func (t *Tree) walk(rel string) (int, error) {
+	fd, err := unix.Dup(t.fd)
+	if err != nil {
+		return -1, &fs.PathError{Op: "open", Path: t.path, Err: err}
+	}
+	at := t.path
+	for name := range strings.SplitSeq(rel, string(filepath.Separator)) {
+		at = filepath.Join(at, name)
+		next, err := walkOne(fd, name, at)
+		unix.Close(fd)
+		if err != nil {
+			return -1, err
+		}
+		fd = next
+	}
+	return fd, nil
+}
+
+// parent opens the folder holding rel and returns it with rel's last
+// component; the caller closes the descriptor, unless it is the tree's
+// own (rel is one component), which close leaves open.
+func (t *Tree) parent(rel string) (fd int, base string, err error) {
+	if err := local(t, rel); err != nil {
+		return -1, "", err
+	}
+	dir, base := filepath.Split(rel)
+	if dir == "" {
+		return t.fd, base, nil
+	}
+	fd, err = t.resolve(filepath.Clean(dir))
+	return fd, base, err
+}
+
+// done closes fd, a descriptor parent gave, unless it is the tree's own.
+func (t *Tree) done(fd int) {
+	if fd != t.fd {
+		unix.Close(fd)
+	}
+}
+
+// Close closes the tree's folder.
+func (t *Tree) Close() error { return unix.Close(t.fd) }
+
+// OpenFile opens the file rel below the tree with flag and perm, never
+// following a link on the way or at rel itself (ErrLink then). A FIFO is
+// opened without waiting for a writer.
+func (t *Tree) OpenFile(rel string, flag int, perm fs.FileMode) (*os.File, error) {
+	pfd, base, err := t.parent(rel)
+	if err != nil {
+		return nil, err
+	}
+	defer t.done(pfd)
+	full := t.full(rel)
+	fd, err := unix.Openat(pfd, base, flag|noFollow, uint32(perm.Perm()))
+	if err != nil {
+		return nil, t.linkAt(pfd, base, full, &fs.PathError{Op: "open", Path: full, Err: err})
+	}
+	return os.NewFile(uintptr(fd), full), nil
+}
+
+// linkAt gives err ErrLink when base in pfd is a link (what ELOOP and
+// ENOTDIR mean under O_NOFOLLOW).
+func (t *Tree) linkAt(pfd int, base, full string, err error) error {
+	var st unix.Stat_t
+	if (errors.Is(err, unix.ELOOP) || errors.Is(err, unix.EMLINK) || errors.Is(err, unix.ENOTDIR)) &&
+		unix.Fstatat(pfd, base, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFLNK {
+		return &fs.PathError{Op: "open", Path: full, Err: ErrLink}
+	}
+	return err
+}
+
+// Mkdir makes the folder rel below the tree.
+func (t *Tree) Mkdir(rel string, perm fs.FileMode) error {
+	pfd, base, err := t.parent(rel)
+	if err != nil {
+		return err
+	}
+	defer t.done(pfd)
+	if err := unix.Mkdirat(pfd, base, uint32(perm.Perm())); err != nil {
+		return &fs.PathError{Op: "mkdir", Path: t.full(rel), Err: err}
+	}
+	return nil
+}
+
+// Remove removes the file, link or empty folder rel below the tree (the
+// link itself, never what it points to).
+func (t *Tree) Remove(rel string) error {
+	pfd, base, err := t.parent(rel)
+	if err != nil {
+		return err
+	}
+	defer t.done(pfd)
+	return removeAt(pfd, base, t.full(rel))
+}
+
+func removeAt(pfd int, base, full string) error {
+	err := unix.Unlinkat(pfd, base, 0)
+	if err == nil || errors.Is(err, unix.ENOENT) {
+		if err != nil {
+			return &fs.PathError{Op: "remove", Path: full, Err: err}
+		}
+		return nil
+	}
+	// EISDIR on Linux, EPERM on macOS and the BSDs for a folder.
+	if derr := unix.Unlinkat(pfd, base, unix.AT_REMOVEDIR); derr == nil {
+		return nil
+	} else if !errors.Is(derr, unix.ENOTDIR) {
+		err = derr
+	}
+	return &fs.PathError{Op: "remove", Path: full, Err: err}
+}
+
+// RemoveAll removes rel below the tree and everything in it, descending
+// by descriptor and never following a link; a missing rel is no error.
+func (t *Tree) RemoveAll(rel string) error {
+	pfd, base, err := t.parent(rel)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer t.done(pfd)
+	return removeAllAt(pfd, base, t.full(rel))
+}
+
+func removeAllAt(pfd int, base, full string) error {
+	err := removeAt(pfd, base, full)
+	if err == nil || errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	fd, oerr := unix.Openat(pfd, base, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if oerr != nil {
+		return err // not a folder: removeAt's error says why
+	}
+	dir := os.NewFile(uintptr(fd), full)
+	var errs []error
+	for {
+		names, rerr := dir.Readdirnames(512)
+		for _, name := range names {
+			if err := removeAllAt(fd, name, filepath.Join(full, name)); err != nil {
+				errs = append(errs, err)
+			}
+		}
+		if rerr != nil || len(names) == 0 || len(errs) > 0 {
+			break
+		}
+	}
+	dir.Close()
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	if err := unix.Unlinkat(pfd, base, unix.AT_REMOVEDIR); err != nil && !errors.Is(err, unix.ENOENT) {
+		return &fs.PathError{Op: "remove", Path: full, Err: err}
+	}
+	return nil
+}
+
+// Rename renames from to to, both below the tree, replacing what rename
+// replaces.
+func (t *Tree) Rename(from, to string) error {
+	return t.twoAt("rename", from, to, func(ffd int, f string, tfd int, tb string) error {
+		for {
+			err := unix.Renameat(ffd, f, tfd, tb)
+			if !errors.Is(err, unix.EINTR) {
+				return err
+			}
+		}
+	})
+}
+
+// Link makes to a new name of the file from, both below the tree;
+// a link at from is linked itself, never followed.
+func (t *Tree) Link(from, to string) error {
+	return t.twoAt("link", from, to, func(ffd int, f string, tfd int, tb string) error {
+		return unix.Linkat(ffd, f, tfd, tb, 0)
+	})
+}
+
+// Symlink makes rel below the tree a symbolic link to target.
+func (t *Tree) Symlink(target, rel string) error {
+	pfd, base, err := t.parent(rel)
+	if err != nil {
+		return err
+	}
+	defer t.done(pfd)
+	if err := unix.Symlinkat(target, pfd, base); err != nil {
+		return &os.LinkError{Op: "symlink", Old: target, New: t.full(rel), Err: err}
+	}
+	return nil
+}
+
+// twoAt resolves the folders of from and to and calls op on them.
+func (t *Tree) twoAt(name, from, to string, op func(ffd int, f string, tfd int, tb string) error) error {
+	ffd, fb, err := t.parent(from)
+	if err != nil {
+		return err
+	}
+	defer t.done(ffd)
+	tfd, tb, err := t.parent(to)
+	if err != nil {
+		return err
+	}
+	defer t.done(tfd)
+	if err := op(ffd, fb, tfd, tb); err != nil {
+		return &os.LinkError{Op: name, Old: t.full(from), New: t.full(to), Err: err}
+	}
+	return nil
+}

@@ -1,0 +1,7 @@
+//go:build unix && !linux
+
+package platform
+
+// resolve opens the folder rel below the tree one component at a time,
+// never following a link: this system has no openat2.
+func (t *Tree) resolve(rel string) (int, error) { return t.walk(rel) }
