@@ -2,6 +2,7 @@ package platform
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 
 	"golang.org/x/sys/unix"
@@ -39,4 +40,35 @@ func (t *Tree) Exchange(a, b string) error {
 		return &os.LinkError{Op: "exchange", Old: t.full(a), New: t.full(b), Err: ErrNoExchange}
 	}
 	return err
+}
+
+// RenameNoReplace renames from to to, both below the tree, failing with
+// an error that wraps fs.ErrExist when to exists, even as an empty
+// folder (renameat2(RENAME_NOREPLACE), or by a link or mkdir that claims
+// the name first on a file system without the flag).
+func (t *Tree) RenameNoReplace(from, to string) error {
+	err := t.twoAt("rename", from, to, func(ffd int, f string, tfd int, tb string) error {
+		return unix.Renameat2(ffd, f, tfd, tb, unix.RENAME_NOREPLACE)
+	})
+	switch {
+	case errors.Is(err, unix.EINVAL) || errors.Is(err, unix.ENOSYS):
+		return t.renameNoReplaceByLink(from, to)
+	case errors.Is(err, unix.EEXIST) || errors.Is(err, unix.ENOTEMPTY):
+		return &os.LinkError{Op: "rename", Old: t.full(from), New: t.full(to), Err: fs.ErrExist}
+	}
+	return err
+}
+
+// SyncFS flushes the file system holding the folder rel below the tree
+// (syncfs).
+func (t *Tree) SyncFS(rel string) error {
+	fd, done, err := t.dirFD(rel)
+	if err != nil {
+		return err
+	}
+	defer done()
+	if err := unix.Syncfs(fd); err != nil {
+		return &os.PathError{Op: "syncfs", Path: t.full(rel), Err: err}
+	}
+	return nil
 }

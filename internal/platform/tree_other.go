@@ -117,3 +117,16 @@ func (t *Tree) two(a, b string, op func(a, b string) error) error {
 	}
 	return op(pa, pb)
 }
+
+// RenameNoReplace renames from to to, both below the tree, without
+// replacing what is at to (RenameNoReplace).
+func (t *Tree) RenameNoReplace(from, to string) error {
+	return t.two(from, to, RenameNoReplace)
+}
+
+// SyncDir makes the renames in the folder rel below the tree ("." for
+// the tree itself) durable, as SyncDir can here.
+func (t *Tree) SyncDir(rel string) error { return SyncDir(t.full(rel)) }
+
+// SyncFS makes what was written below the folder rel durable (SyncFS).
+func (t *Tree) SyncFS(rel string) error { return SyncFS(t.full(rel)) }

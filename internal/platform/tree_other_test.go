@@ -3,3 +3,7 @@
 package platform
 
 func forceWalk(*Tree) {}
+
+func renameNoReplaceByLinkIn(tr *Tree, from, to string) error {
+	return tr.RenameNoReplace(from, to)
+}

@@ -127,6 +127,51 @@ func TestTreeOps(t *testing.T) {
 	}
 }
 
+// TestTreeRenameNoReplace runs the cases every rename-without-replace
+// passes (renameCases) below a Tree, the system's call and the fallback
+// that claims the name first alike.
+func TestTreeRenameNoReplace(t *testing.T) {
+	for _, byLink := range []bool{false, true} {
+		renameCases(t, func(from, to string) error {
+			tr, err := OpenTree(filepath.Dir(from))
+			if err != nil {
+				return err
+			}
+			defer tr.Close()
+			rel, err := filepath.Rel(tr.Path(), to)
+			if err != nil {
+				return err
+			}
+			if byLink {
+				return renameNoReplaceByLinkIn(tr, filepath.Base(from), rel)
+			}
+			return tr.RenameNoReplace(filepath.Base(from), rel)
+		})
+	}
+}
+
+func TestTreeSync(t *testing.T) {
+	trees(t, func(t *testing.T, dir string, tr *Tree) {
+		if err := tr.Mkdir("d", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for _, rel := range []string{".", "d"} {
+			if err := tr.SyncDir(rel); err != nil {
+				t.Errorf("SyncDir(%q): %v", rel, err)
+			}
+			if err := tr.SyncFS(rel); err != nil {
+				t.Errorf("SyncFS(%q): %v", rel, err)
+			}
+		}
+		if err := tr.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := tr.Close(); err != nil {
+			t.Errorf("a second Close: %v", err)
+		}
+	})
+}
+
 func TestTreeRefusesPathsOutside(t *testing.T) {
 	trees(t, func(t *testing.T, dir string, tr *Tree) {
 		for _, rel := range []string{"", "..", filepath.Join("..", "x"), filepath.Join(dir, "x")} {

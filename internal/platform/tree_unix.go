@@ -20,7 +20,8 @@ type Tree struct {
 	path string
 	// plain is set once openat2 is found missing (an old kernel, or a
 	// sandbox that filters it): every later resolution walks.
-	plain atomic.Bool
+	plain  atomic.Bool
+	closed atomic.Bool
 }
 
 // OpenTree opens the folder path as a Tree; a symbolic link at path
@@ -118,8 +119,14 @@ func (t *Tree) done(fd int) {
 	}
 }
 
-// Close closes the tree's folder.
-func (t *Tree) Close() error { return unix.Close(t.fd) }
+// Close closes the tree's folder; a second Close does nothing (the
+// descriptor's number may be another file's by then).
+func (t *Tree) Close() error {
+	if t.closed.Swap(true) {
+		return nil
+	}
+	return unix.Close(t.fd)
+}
 
 // OpenFile opens the file rel below the tree with flag and perm, never
 // following a link on the way or at rel itself (ErrLink then). A FIFO is
@@ -284,6 +291,64 @@ func (t *Tree) twoAt(name, from, to string, op func(ffd int, f string, tfd int, 
 	defer t.done(tfd)
 	if err := op(ffd, fb, tfd, tb); err != nil {
 		return &os.LinkError{Op: name, Old: t.full(from), New: t.full(to), Err: err}
+	}
+	return nil
+}
+
+// renameNoReplaceByLink is RenameNoReplaceByLink below the tree: to's
+// name is claimed by a hard link of a file (or of a link, itself), or by
+// an exclusive mkdir for a folder, which cannot be linked and which the
+// rename then replaces.
+func (t *Tree) renameNoReplaceByLink(from, to string) error {
+	err := t.Link(from, to)
+	switch {
+	case err == nil:
+		if err := t.Remove(from); err != nil {
+			_ = t.Remove(to)
+			return err
+		}
+		return nil
+	case errors.Is(err, fs.ErrExist):
+		return &os.LinkError{Op: "rename", Old: t.full(from), New: t.full(to), Err: fs.ErrExist}
+	}
+	if err := t.Mkdir(to, 0o700); err != nil {
+		return &os.LinkError{Op: "rename", Old: t.full(from), New: t.full(to), Err: existErr(unwrapPath(err))}
+	}
+	if err := t.Rename(from, to); err != nil {
+		_ = t.Remove(to)
+		return err
+	}
+	return nil
+}
+
+// dirFD opens the folder rel below the tree ("." is the tree itself)
+// without following a link; done closes it.
+func (t *Tree) dirFD(rel string) (fd int, done func(), err error) {
+	if rel == "." {
+		return t.fd, func() {}, nil
+	}
+	pfd, base, err := t.parent(rel)
+	if err != nil {
+		return -1, nil, err
+	}
+	defer t.done(pfd)
+	fd, err = unix.Openat(pfd, base, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return -1, nil, t.linkAt(pfd, base, t.full(rel), &fs.PathError{Op: "open", Path: t.full(rel), Err: err})
+	}
+	return fd, func() { unix.Close(fd) }, nil
+}
+
+// SyncDir makes the renames in the folder rel below the tree ("." for
+// the tree itself) durable: an fsync of it.
+func (t *Tree) SyncDir(rel string) error {
+	fd, done, err := t.dirFD(rel)
+	if err != nil {
+		return err
+	}
+	defer done()
+	if err := unix.Fsync(fd); err != nil {
+		return &fs.PathError{Op: "fsync", Path: t.full(rel), Err: err}
 	}
 	return nil
 }
