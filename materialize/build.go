@@ -12,8 +12,6 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
-
-	"github.com/skillsync/skillsync/internal/platform"
 )
 
 // opKind is one step of a build.
@@ -134,7 +132,7 @@ func (b *build) run() {
 			// Drain, so the stager never blocks on a failed build.
 			b.w.recycle(o.chunk)
 			if o.kind == opAdopt {
-				_ = os.Remove(o.src)
+				_ = b.w.dest.remove(o.src)
 			}
 			continue
 		}
@@ -192,7 +190,7 @@ func (b *build) run() {
 		b.bad.Store(true)
 	}
 	if b.err != nil {
-		_ = os.RemoveAll(b.dir)
+		_ = b.w.dest.removeAll(b.dir)
 	}
 }
 
@@ -205,7 +203,7 @@ func (b *build) create(path string) (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	return platform.OpenFile(b.staged(path), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	return b.w.dest.openFile(b.staged(path), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 }
 
 // prepare makes the build's folder: a new one, or a recycled one emptied
@@ -215,9 +213,9 @@ func (b *build) create(path string) (*os.File, error) {
 // skill is built.
 func (b *build) prepare() error {
 	if b.recycled {
-		dirs, err := emptyTree(b.dir)
+		dirs, err := b.w.dest.emptyTree(b.dir)
 		if err == nil {
-			err = os.Chmod(b.dir, 0o755)
+			err = b.w.dest.chmodDir(b.dir, 0o755)
 		}
 		if err == nil {
 			b.dirs, b.unused = dirs, maps.Clone(dirs)
@@ -225,16 +223,16 @@ func (b *build) prepare() error {
 			return nil
 		}
 		b.recycled = false
-		_ = os.RemoveAll(b.dir)
+		_ = b.w.dest.removeAll(b.dir)
 		b.dir = filepath.Join(b.w.staging, randomName())
 	}
-	return os.Mkdir(b.dir, 0o755)
+	return b.w.dest.mkdir(b.dir, 0o755)
 }
 
 // emptyTree removes every entry below dir that is not a folder, never
 // following a link, and returns dir's folders by slash path, "."
 // included.
-func emptyTree(dir string) (map[string]bool, error) {
+func (d dest) emptyTree(dir string) (map[string]bool, error) {
 	dirs := map[string]bool{".": true}
 	var walk func(rel string) error
 	walk = func(rel string) error {
@@ -252,7 +250,7 @@ func emptyTree(dir string) (map[string]bool, error) {
 				}
 				continue
 			}
-			if err := os.Remove(filepath.Join(full, e.Name())); err != nil {
+			if err := d.remove(filepath.Join(full, e.Name())); err != nil {
 				return err
 			}
 		}
@@ -266,7 +264,7 @@ func (b *build) clearPath(file string) error {
 	if !b.dirs[file] {
 		return nil
 	}
-	if err := os.RemoveAll(b.staged(file)); err != nil {
+	if err := b.w.dest.removeAll(b.staged(file)); err != nil {
 		return err
 	}
 	for d := range b.dirs {
@@ -288,7 +286,7 @@ func (b *build) dropUnused() error {
 		return strings.Count(y, "/") - strings.Count(x, "/")
 	})
 	for _, d := range dirs {
-		if err := os.Remove(b.staged(d)); err != nil {
+		if err := b.w.dest.remove(b.staged(d)); err != nil {
 			return err
 		}
 	}
@@ -310,7 +308,7 @@ func (b *build) mkdirs(file string) error {
 	if err := b.mkdirs(dir); err != nil {
 		return err
 	}
-	if err := os.Mkdir(b.staged(dir), 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+	if err := b.w.dest.mkdir(b.staged(dir), 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
 		return err
 	}
 	b.dirs[dir] = true
@@ -355,17 +353,17 @@ func (b *build) link(o op) error {
 	if err := b.clearPath(o.path); err != nil {
 		return err
 	}
-	if err := os.Link(src, dst); err == nil {
+	if err := b.w.dest.link(src, dst); err == nil {
 		b.files[o.path] = o.rec
 		b.stats.Unchanged++
 		return nil
 	}
-	in, err := platform.OpenFile(src, os.O_RDONLY, 0)
+	in, err := b.w.dest.openFile(src, os.O_RDONLY, 0)
 	if err != nil {
 		return err
 	}
 	defer in.Close()
-	out, err := platform.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	out, err := b.w.dest.openFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return err
 	}
@@ -388,10 +386,10 @@ func (b *build) adopt(o op) error {
 		err = b.clearPath(o.path)
 	}
 	if err == nil {
-		err = os.Rename(o.src, b.staged(o.path))
+		err = b.w.dest.rename(o.src, b.staged(o.path))
 	}
 	if err != nil {
-		_ = os.Remove(o.src)
+		_ = b.w.dest.remove(o.src)
 		return err
 	}
 	b.files[o.path] = o.rec

@@ -21,23 +21,23 @@ import (
 // without the call) by two renames, journalled for the next run. It
 // returns the path now holding the old version, or "" when live did not
 // exist.
-func exchange(staged, live string) (string, error) {
-	return exchangeWith(platform.Exchange, staged, live)
+func (d dest) exchangeIn(staged, live string) (string, error) {
+	return d.exchangeWith(d.exchange, staged, live)
 }
 
 // exchangeWith is exchange with the one-step call given: tests pass one
 // that always answers platform.ErrNoExchange, forcing the two renames
 // Windows makes.
-func exchangeWith(swap func(a, b string) error, staged, live string) (string, error) {
+func (d dest) exchangeWith(swap func(a, b string) error, staged, live string) (string, error) {
 	err := swap(staged, live)
 	switch {
 	case err == nil:
 		return staged, nil
 	case errors.Is(err, platform.ErrNoExchange):
-		return exchangeByRenames(staged, live)
+		return d.exchangeByRenames(staged, live)
 	case errors.Is(err, fs.ErrNotExist):
 		if _, lerr := os.Lstat(live); errors.Is(lerr, fs.ErrNotExist) {
-			return "", os.Rename(staged, live)
+			return "", d.rename(staged, live)
 		}
 	}
 	return "", err
@@ -80,20 +80,20 @@ type exchangeJournal struct {
 
 // exchangeByRenames moves live aside and staged into its place, under a
 // journal (see above).
-func exchangeByRenames(staged, live string) (string, error) {
-	old, journal, err := beginExchange(staged, live)
+func (d dest) exchangeByRenames(staged, live string) (string, error) {
+	old, journal, err := d.beginExchange(staged, live)
 	if err != nil || old == "" {
 		return old, err
 	}
-	return old, finishExchange(staged, live, old, journal)
+	return old, d.finishExchange(staged, live, old, journal)
 }
 
 // beginExchange writes the journal and moves live aside. old is "" when
 // live did not exist: staged has then been renamed to live and nothing
 // remains to do.
-func beginExchange(staged, live string) (old, journal string, err error) {
+func (d dest) beginExchange(staged, live string) (old, journal string, err error) {
 	if _, err := os.Lstat(live); errors.Is(err, fs.ErrNotExist) {
-		return "", "", os.Rename(staged, live)
+		return "", "", d.rename(staged, live)
 	}
 	root := filepath.Dir(filepath.Dir(staged))
 	rel, err := filepath.Rel(root, live)
@@ -108,14 +108,14 @@ func beginExchange(staged, live string) (old, journal string, err error) {
 	// Staging holds thousands of entries, and what it holds besides its
 	// folders and patches is removed when it is next read: a journal's
 	// write lists none of them.
-	if err := atomicfile.WriteFileOnly(journal, data, 0o644); err != nil {
+	if err := d.writeFile(journal, data, 0o644); err != nil {
 		return "", "", fmt.Errorf("exchange %s: journal: %w", live, err)
 	}
 	old = staged + oldSuffix
-	if err := os.Rename(live, old); err != nil {
-		_ = os.Remove(journal)
+	if err := d.rename(live, old); err != nil {
+		_ = d.remove(journal)
 		if errors.Is(err, fs.ErrNotExist) {
-			return "", "", os.Rename(staged, live)
+			return "", "", d.rename(staged, live)
 		}
 		return "", "", err
 	}
@@ -124,14 +124,14 @@ func beginExchange(staged, live string) (old, journal string, err error) {
 
 // finishExchange moves staged into live's place and drops the journal. A
 // failed rename puts the old version back.
-func finishExchange(staged, live, old, journal string) error {
-	if err := os.Rename(staged, live); err != nil {
-		if rerr := os.Rename(old, live); rerr == nil {
-			_ = os.Remove(journal)
+func (d dest) finishExchange(staged, live, old, journal string) error {
+	if err := d.rename(staged, live); err != nil {
+		if rerr := d.rename(old, live); rerr == nil {
+			_ = d.remove(journal)
 		}
 		return err
 	}
-	if err := os.Remove(journal); err != nil {
+	if err := d.remove(journal); err != nil {
 		return fmt.Errorf("exchange %s: remove journal: %w", live, err)
 	}
 	return nil
@@ -144,7 +144,7 @@ func finishExchange(staged, live, old, journal string) error {
 // version cannot be put back is kept, with its old version, and reported,
 // the others recovered all the same. A staging folder that is not a real
 // directory holds nothing to recover.
-func recoverExchanges(staging string) (restored []string, err error) {
+func recoverExchanges(d dest, staging string) (restored []string, err error) {
 	if info, lerr := os.Lstat(staging); lerr != nil || !info.IsDir() {
 		return nil, nil
 	}
@@ -163,7 +163,7 @@ func recoverExchanges(staging string) (restored []string, err error) {
 		live, jerr := readJournal(root, journal)
 		if jerr == nil {
 			old := filepath.Join(staging, strings.TrimSuffix(name, journalSuffix)+oldSuffix)
-			put, perr := putBack(old, live)
+			put, perr := d.putBack(old, live)
 			if perr != nil {
 				// The journal stays, and with it the old version: the
 				// next run tries again.
@@ -175,7 +175,7 @@ func recoverExchanges(staging string) (restored []string, err error) {
 			}
 		}
 		// Done, or not a journal of ours: either way it goes.
-		if rerr := os.Remove(journal); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
+		if rerr := d.remove(journal); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
 			errs = append(errs, rerr)
 		}
 	}
@@ -219,7 +219,7 @@ func readJournal(root, journal string) (string, error) {
 // putBack renames old to live when live is missing and old is a real
 // directory or a symbolic link (a target's entry in symlink mode); put
 // says whether it did.
-func putBack(old, live string) (put bool, err error) {
+func (d dest) putBack(old, live string) (put bool, err error) {
 	if _, err := os.Lstat(live); !errors.Is(err, fs.ErrNotExist) {
 		return false, err // live is there (the exchange finished or never began), or cannot be told
 	}
@@ -235,14 +235,11 @@ func putBack(old, live string) (put bool, err error) {
 	if !info.IsDir() && info.Mode()&fs.ModeSymlink == 0 {
 		return false, fmt.Errorf("%s is neither a directory nor a link", old)
 	}
-	if err := platform.RenameNoReplace(old, live); err != nil {
+	if err := d.renameNoReplace(old, live); err != nil {
 		return false, err
 	}
 	return true, nil
 }
-
-// syncFS flushes what was written to the file system holding dir.
-func syncFS(dir string) error { return platform.SyncFS(dir) }
 
 // changedAt is when info last changed: its ctime where the system tells,
 // which a rename sets too, else its mtime.

@@ -54,7 +54,7 @@ func entries(t *testing.T, dir string) []string {
 func TestTwoRenameExchange(t *testing.T) {
 	t.Parallel()
 	_, staged, live := exchangeDirs(t)
-	old, err := exchangeWith(noExchange, staged, live)
+	old, err := destAt(t, filepath.Dir(filepath.Dir(staged))).exchangeWith(noExchange, staged, live)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +73,7 @@ func TestTwoRenameExchange(t *testing.T) {
 	if err := os.RemoveAll(live); err != nil {
 		t.Fatal(err)
 	}
-	if old, err := exchangeWith(noExchange, staged, live); err != nil || old != "" {
+	if old, err := destAt(t, filepath.Dir(filepath.Dir(staged))).exchangeWith(noExchange, staged, live); err != nil || old != "" {
 		t.Fatalf("exchange into nothing = %q, %v", old, err)
 	}
 	if readFile(t, filepath.Join(live, "SKILL.md")) != "new" {
@@ -85,7 +85,7 @@ func TestTwoRenameExchange(t *testing.T) {
 	if err := os.RemoveAll(staged); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := exchangeWith(noExchange, staged, live); err == nil {
+	if _, err := destAt(t, filepath.Dir(filepath.Dir(staged))).exchangeWith(noExchange, staged, live); err == nil {
 		t.Fatal("exchanging in a missing staged directory succeeded")
 	}
 	if readFile(t, filepath.Join(live, "SKILL.md")) != "old" {
@@ -115,7 +115,7 @@ func TestExchangeRecovery(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, dirtyName), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	old, journal, err := beginExchange(staged, live)
+	old, journal, err := destAt(t, filepath.Dir(filepath.Dir(staged))).beginExchange(staged, live)
 	if err != nil || old == "" {
 		t.Fatalf("beginExchange = %q, %v", old, err)
 	}
@@ -148,14 +148,14 @@ func TestExchangeRecovery(t *testing.T) {
 func TestExchangeRecoveryAfterTheSecondRename(t *testing.T) {
 	t.Parallel()
 	root, staged, live := exchangeDirs(t)
-	old, journal, err := beginExchange(staged, live)
+	old, journal, err := destAt(t, filepath.Dir(filepath.Dir(staged))).beginExchange(staged, live)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Rename(staged, live); err != nil {
 		t.Fatal(err)
 	}
-	restored, err := recoverExchanges(filepath.Join(root, stagingName))
+	restored, err := recoverExchanges(destAt(t, root), filepath.Join(root, stagingName))
 	if err != nil || len(restored) != 0 {
 		t.Fatalf("recover = %v, %v; want nothing put back", restored, err)
 	}
@@ -210,7 +210,7 @@ func TestExchangeJournalIsUntrusted(t *testing.T) {
 	if err := os.Symlink(secret, filepath.Join(staging, "viaLink"+journalSuffix)); err != nil {
 		t.Fatal(err)
 	}
-	restored, err := recoverExchanges(staging)
+	restored, err := recoverExchanges(destAt(t, filepath.Dir(staging)), staging)
 	if err != nil || len(restored) != 0 {
 		t.Fatalf("recover = %v, %v; want nothing put back", restored, err)
 	}
@@ -242,7 +242,7 @@ func TestAJournalWithoutTheMarkerIsRecoveredByTheNextRun(t *testing.T) {
 	if err := os.MkdirAll(staged, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	old, journal, err := beginExchange(staged, live)
+	old, journal, err := destAt(t, filepath.Dir(filepath.Dir(staged))).beginExchange(staged, live)
 	if err != nil || old == "" {
 		t.Fatalf("beginExchange = %q, %v", old, err)
 	}
@@ -342,7 +342,7 @@ func TestAnOlderBuildsJournalIsRecoveredAtOpen(t *testing.T) {
 	if err := os.MkdirAll(staged, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if old, _, err := beginExchange(staged, live); err != nil || old == "" {
+	if old, _, err := destAt(t, filepath.Dir(filepath.Dir(staged))).beginExchange(staged, live); err != nil || old == "" {
 		t.Fatalf("beginExchange = %q, %v", old, err)
 	}
 	// Opening the cache puts it back, before any sync looks, and that
@@ -482,14 +482,26 @@ func TestExchangeRecoveryPutsALinkBack(t *testing.T) {
 	if err := os.Symlink(t.TempDir(), staged); err != nil {
 		t.Fatal(err)
 	}
-	if old, _, err := beginExchange(staged, live); err != nil || old == "" {
+	if old, _, err := destAt(t, filepath.Dir(filepath.Dir(staged))).beginExchange(staged, live); err != nil || old == "" {
 		t.Fatalf("beginExchange = %q, %v", old, err)
 	}
-	restored, err := recoverExchanges(staging)
+	restored, err := recoverExchanges(destAt(t, filepath.Dir(staging)), staging)
 	if err != nil || len(restored) != 1 {
 		t.Fatalf("recover = %v, %v; want the link put back", restored, err)
 	}
 	if got, err := os.Readlink(live); err != nil || got != winner {
 		t.Errorf("live is %q, %v; want the old link to %s", got, err, winner)
 	}
+}
+
+// destAt is the destination root held open, as a writer holds it: the
+// exchanges of these tests go through its tree.
+func destAt(t *testing.T, root string) dest {
+	t.Helper()
+	tree, err := platform.OpenTree(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tree.Close() })
+	return dest{tree}
 }

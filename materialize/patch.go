@@ -118,7 +118,7 @@ func (st *stager) writePatch(f skill.File, src io.Reader, size int64, want *Hash
 	if !kept {
 		name = filepath.Join(st.w.staging, randomName()+patchSuffix)
 		var err error
-		if out, err = platform.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644); err != nil {
+		if out, err = st.w.dest.openFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644); err != nil {
 			return Hash{}, err
 		}
 	}
@@ -157,7 +157,7 @@ func (st *stager) writePatch(f skill.File, src io.Reader, size int64, want *Hash
 		err = cerr
 	}
 	if err != nil {
-		_ = os.Remove(name)
+		_ = st.w.dest.remove(name)
 		return sha, err
 	}
 	st.patch = &patch{kind: patchWrite, path: f.Path, staged: name,
@@ -195,7 +195,7 @@ func (st *stager) unpatch() {
 // dropPatch removes a patch's staged file when the skill fails.
 func (st *stager) dropPatch() {
 	if st.patch != nil && st.patch.staged != "" {
-		_ = os.Remove(st.patch.staged)
+		_ = st.w.dest.remove(st.patch.staged)
 	}
 	st.patch = nil
 }
@@ -290,36 +290,36 @@ func (w *writer) patchSwap(live string, p *patch, failed func(error)) {
 // the system has no exchange, or where the live path is no longer a
 // regular file, the staged file is renamed over the live path (which
 // refuses a folder) and the removed one unlinked.
-func swapPatch(s *swap) error {
+func (d dest) swapPatch(s *swap) error {
 	if s.remove {
-		if s.staged != "" && os.Rename(s.live, s.staged) == nil {
+		if s.staged != "" && d.rename(s.live, s.staged) == nil {
 			if keptFile(s.staged) {
 				return nil
 			}
 			// Not a file: it goes back, to be removed as before.
-			if err := os.Rename(s.staged, s.live); err != nil {
+			if err := d.rename(s.staged, s.live); err != nil {
 				s.changed = true
 				return fmt.Errorf("remove %s: %w", s.live, err)
 			}
 		}
-		if err := os.Remove(s.live); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := d.remove(s.live); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("remove %s: %w", s.live, err)
 		}
 		return nil
 	}
-	if s.exchange && platform.Exchange(s.staged, s.live) == nil {
+	if s.exchange && d.exchange(s.staged, s.live) == nil {
 		if keptFile(s.staged) {
 			return nil
 		}
 		// The live path held no file (a folder put there since the patch
 		// was planned): the two go back, and the rename refuses a folder
 		// as it did before exchanges.
-		if err := platform.Exchange(s.staged, s.live); err != nil {
+		if err := d.exchange(s.staged, s.live); err != nil {
 			s.changed = true
 			return fmt.Errorf("put back %s: %w", s.live, err)
 		}
 	}
-	return platform.ReplaceFile(s.staged, s.live)
+	return d.replaceFile(s.staged, s.live)
 }
 
 // keptFile reports whether what a patch moved to staging is a regular

@@ -256,6 +256,10 @@ type Target struct {
 	// rules, when set, replace the host's file system rules (tests force
 	// another system's with it).
 	rules *fsRules
+	// checked, when set, is called once the target has been looked at
+	// for the last time and before anything is written there: a test
+	// swaps a folder on the way for a link then.
+	checked func()
 }
 
 // SyncTarget places t.Skills in t.Dir as t.Mode says. A name in the
@@ -274,7 +278,7 @@ func SyncTarget(ctx context.Context, t Target) (TargetReport, error) {
 	}
 	// A target that is a link would have skillsync write and delete
 	// wherever it points.
-	if err := mkdirTarget(t.Root, t.Dir); err != nil {
+	if err := checkTarget(t.Root, t.Dir); err != nil {
 		return report, err
 	}
 	lk, err := lockTarget(ctx, t.Dir, t.Wait)
@@ -283,11 +287,19 @@ func SyncTarget(ctx context.Context, t Target) (TargetReport, error) {
 	}
 	defer lk.Close()
 	// Looked at again once locked: the wait for another sync is time
-	// for a folder on the way to be swapped.
-	if err := mkdirTarget(t.Root, t.Dir); err != nil {
+	// for a folder on the way to be swapped. The folder so reached is
+	// held open, and everything the sync writes, renames or removes
+	// there goes through it: a folder on the way swapped for a link from
+	// now on is not on the way any more.
+	tree, err := mkdirTarget(t.Root, t.Dir)
+	if err != nil {
 		return report, err
 	}
-	return syncTarget(ctx, t, report)
+	defer tree.Close()
+	if t.checked != nil {
+		t.checked()
+	}
+	return syncTarget(ctx, t, tree, report)
 }
 
 // ErrTargetLinked is wrapped by the error of a target reached through a
@@ -303,31 +315,48 @@ func IsRefused(err error) bool {
 }
 
 // mkdirTarget makes the target folder dir, refusing a link in its place
-// or, when dir lies below root, on the way from root (platform.MkdirBelow), with
-// an error wrapping ErrTargetLinked: SyncTarget's and GiveUpTarget's last
-// look before they write or remove anything there.
-func mkdirTarget(root, dir string) error {
+// or, when dir lies below root, on the way from root (platform.MkdirTree), with
+// an error wrapping ErrTargetLinked, and returns it held open:
+// SyncTarget's and GiveUpTarget's last look before they write or remove
+// anything there, which they do through the tree.
+func mkdirTarget(root, dir string) (*platform.Tree, error) {
 	if root != "" {
 		rel, err := filepath.Rel(filepath.Clean(root), filepath.Clean(dir))
 		if err == nil && rel != "." && filepath.IsLocal(rel) {
-			err := platform.MkdirBelow(filepath.Clean(root), strings.Split(rel, string(filepath.Separator)), 0o755)
+			tree, err := platform.MkdirTree(filepath.Clean(root), strings.Split(rel, string(filepath.Separator)), 0o755)
 			switch {
 			case errors.Is(err, platform.ErrLinkOnPath):
-				return fmt.Errorf("target %s %w: %w, which skillsync does not follow; it is left as it is: replace the link with a folder, or point the target at the folder it leads to", dir, ErrTargetLinked, err)
+				return nil, fmt.Errorf("target %s %w: %w, which skillsync does not follow; it is left as it is: replace the link with a folder, or point the target at the folder it leads to", dir, ErrTargetLinked, err)
 			case err != nil:
-				return fmt.Errorf("target: %w", err)
+				return nil, fmt.Errorf("target: %w", err)
 			}
-			return nil
+			return tree, nil
 		}
 	}
 	err := atomicfile.MkdirNoFollow(dir, 0o755)
+	var tree *platform.Tree
+	if err == nil {
+		tree, err = platform.OpenTree(dir)
+		if errors.Is(err, platform.ErrLink) {
+			err = fmt.Errorf("%w: %w", atomicfile.ErrSymlink, err)
+		}
+	}
 	switch {
 	case errors.Is(err, atomicfile.ErrSymlink):
-		return fmt.Errorf("target %s %w: %w; it is left as it is: replace the link with a folder, or point the target at the folder it leads to", dir, ErrTargetLinked, err)
+		return nil, fmt.Errorf("target %s %w: %w; it is left as it is: replace the link with a folder, or point the target at the folder it leads to", dir, ErrTargetLinked, err)
 	case err != nil:
-		return fmt.Errorf("target: %w", err)
+		return nil, fmt.Errorf("target: %w", err)
 	}
-	return nil
+	return tree, nil
+}
+
+// checkTarget is mkdirTarget's look alone, the folder not kept open.
+func checkTarget(root, dir string) error {
+	tree, err := mkdirTarget(root, dir)
+	if err != nil {
+		return err
+	}
+	return tree.Close()
 }
 
 // ErrTargetPlace is wrapped by CheckTargetPlace's error: the folder is a
@@ -388,7 +417,9 @@ func lockTarget(ctx context.Context, dir string, wait time.Duration) (*flock.Loc
 }
 
 // syncTarget is SyncTarget with the target's lock held.
-func syncTarget(ctx context.Context, t Target, report TargetReport) (TargetReport, error) {
+// tree is the target folder held open: what the sync changes there goes
+// through it.
+func syncTarget(ctx context.Context, t Target, tree *platform.Tree, report TargetReport) (TargetReport, error) {
 	dir := t.Dir
 	rec, err := LoadTargetRecord(dir)
 	if errors.Is(err, jsonfile.ErrCorrupt) {
@@ -404,13 +435,13 @@ func syncTarget(ctx context.Context, t Target, report TargetReport) (TargetRepor
 	if warning != "" {
 		report.Warnings = append(report.Warnings, warning)
 	}
-	w, err := newWriter(filepath.Join(dir, targetStaging), filepath.Join(dir, targetDirty), recycleAfter)
+	w, err := newWriterIn(tree, filepath.Join(dir, targetStaging), filepath.Join(dir, targetDirty), recycleAfter)
 	if err != nil {
 		return report, err
 	}
 	defer func() {
 		w.tidy()
-		os.RemoveAll(w.staging)
+		_ = w.dest.removeAll(w.staging)
 	}()
 	w.check = t.Check
 	// Every writer of these holds the target's lock: a temporary file of
@@ -470,7 +501,7 @@ func syncTarget(ctx context.Context, t Target, report TargetReport) (TargetRepor
 			if prev == nil || !w.entryEdited(filepath.Join(dir, folder), prev) {
 				return "", nil
 			}
-			aside, err := conflictPath(dir, folder)
+			aside, err := w.dest.conflictPath(dir, folder)
 			if err == nil {
 				preserved[folder] = aside
 			}
@@ -614,7 +645,7 @@ func syncTarget(ctx context.Context, t Target, report TargetReport) (TargetRepor
 	next.Blocked = slices.Sorted(slices.Values(report.Conflicts))
 	// The writer sweeps the record's leftovers (w.leftovers): this write
 	// does not list a folder of thousands of skills again.
-	if err := jsonfile.WriteOnly(filepath.Join(dir, RecordName), next, 0o644); err != nil {
+	if err := w.dest.writeJSON(filepath.Join(dir, RecordName), next, 0o644); err != nil {
 		return report, err
 	}
 	if w.unclean && len(t.Keep) > 0 {
@@ -694,7 +725,7 @@ func (w *writer) stageLink(live, target string, preserve func() (string, error),
 	// link for an earlier run's leftover.
 	w.list()
 	staged := filepath.Join(w.staging, randomName())
-	if err := os.Symlink(target, staged); err != nil {
+	if err := w.dest.symlink(target, staged); err != nil {
 		return err
 	}
 	w.count(Stats{Written: 1})
@@ -723,9 +754,9 @@ func (w *writer) entryEdited(live string, e *TargetEntry) bool {
 
 // conflictPath returns a free path in dir's ConflictsName folder for a
 // copy of name, creating the folder (never through a link).
-func conflictPath(dir, name string) (string, error) {
+func (d dest) conflictPath(dir, name string) (string, error) {
 	conflicts := filepath.Join(dir, ConflictsName)
-	if err := atomicfile.MkdirNoFollow(conflicts, 0o755); err != nil {
+	if err := d.mkdirNoFollow(conflicts); err != nil {
 		return "", err
 	}
 	base := filepath.Join(conflicts, name+"-"+time.Now().UTC().Format("20060102T150405Z"))
@@ -877,7 +908,7 @@ func GiveUpTargetBelow(ctx context.Context, root, dir, ws string, wait time.Dura
 	}
 	// Nothing is removed through a link in place of the folder, or on
 	// the way to it.
-	if err := mkdirTarget(root, dir); err != nil {
+	if err := checkTarget(root, dir); err != nil {
 		return report, false, err
 	}
 	lk, err := lockTarget(ctx, dir, wait)
@@ -885,9 +916,11 @@ func GiveUpTargetBelow(ctx context.Context, root, dir, ws string, wait time.Dura
 		return report, false, err
 	}
 	defer lk.Close()
-	if err := mkdirTarget(root, dir); err != nil {
+	tree, err := mkdirTarget(root, dir)
+	if err != nil {
 		return report, false, err
 	}
+	defer tree.Close()
 	rec, err := LoadTargetRecord(dir)
 	if errors.Is(err, jsonfile.ErrCorrupt) {
 		report.Warnings = append(report.Warnings, recoverRecord(record, err, "its entries are left to the user"))
@@ -899,11 +932,11 @@ func GiveUpTargetBelow(ctx context.Context, root, dir, ws string, wait time.Dura
 	if !keptBy(dir, ws, workspaceFrom(dir, ws), rec.Workspace) {
 		return report, true, nil
 	}
-	report, err = syncTarget(ctx, Target{Dir: dir, Workspace: ws}, report)
+	report, err = syncTarget(ctx, Target{Dir: dir, Workspace: ws}, tree, report)
 	if err != nil || len(report.Errors) > 0 {
 		return report, false, err
 	}
-	if err := os.Remove(record); err != nil {
+	if err := (dest{tree}).remove(record); err != nil {
 		return report, false, fmt.Errorf("target %s: remove its record: %w", dir, err)
 	}
 	return report, true, nil

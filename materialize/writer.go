@@ -70,6 +70,9 @@ func (s *Stats) add(o Stats) {
 // size of a skill.
 type writer struct {
 	staging string
+	// dest is the destination folder held open: every change below it
+	// goes through it (dest.go).
+	dest dest
 	// check says how far recorded state is trusted. CheckHash hashes
 	// every live file instead of trusting its stat data, and counts files
 	// nobody recorded as differences.
@@ -166,9 +169,17 @@ type swap struct {
 // tidy before the staging folder itself goes. marker is the
 // destination's mark of a run that stopped halfway.
 func newWriter(staging, marker string, settle time.Duration) (*writer, error) {
+	return newWriterIn(nil, staging, marker, settle)
+}
+
+// newWriterIn is newWriter for a destination held open as tree, which
+// staging and marker are in: what the writer changes there goes through
+// tree (dest).
+func newWriterIn(tree *platform.Tree, staging, marker string, settle time.Duration) (*writer, error) {
 	_, err := os.Lstat(marker)
 	w := &writer{
 		staging: staging,
+		dest:    dest{tree},
 		marker:  marker,
 		unclean: !errors.Is(err, fs.ErrNotExist),
 		rules:   hostRules(),
@@ -176,7 +187,7 @@ func newWriter(staging, marker string, settle time.Duration) (*writer, error) {
 		free:    make(chan *[]byte, parallelBuilds()*(queueLen+1)+1),
 		settle:  settle,
 	}
-	if err := stagingDir(staging); err != nil {
+	if err := w.dest.stagingDir(staging); err != nil {
 		return nil, err
 	}
 	if w.unclean {
@@ -184,7 +195,7 @@ func newWriter(staging, marker string, settle time.Duration) (*writer, error) {
 		// stopped between them, the old version goes back first
 		// (exchange.go): every exchange is made under the marker, and a
 		// run that could not finish one leaves the marker (commit).
-		if _, err := recoverExchanges(staging); err != nil {
+		if _, err := recoverExchanges(w.dest, staging); err != nil {
 			return nil, err
 		}
 		w.list()
@@ -201,7 +212,7 @@ func (w *writer) recoverUnmarked() error {
 	if w.unclean {
 		return nil // done by newWriter
 	}
-	restored, err := recoverExchanges(w.staging)
+	restored, err := recoverExchanges(w.dest, w.staging)
 	if err != nil {
 		return err
 	}
@@ -278,7 +289,7 @@ func (w *writer) readStaging() {
 		go func() {
 			defer w.tidying.Done()
 			for _, name := range remove {
-				_ = os.RemoveAll(filepath.Join(w.staging, name))
+				_ = w.dest.removeAll(filepath.Join(w.staging, name))
 			}
 		}()
 	}
@@ -423,7 +434,7 @@ func (w *writer) openFit(path string, want int64) (f *os.File, aside bool) {
 		w.sized[n] = append(w.sized[n], path)
 		return nil, true
 	}
-	return openKept(path, info), false
+	return w.dest.openKept(path, info), false
 }
 
 // popSized takes a path off the set-aside files whose block count better
@@ -458,11 +469,11 @@ func (w *writer) fitFile(path string) fs.FileInfo {
 		return nil
 	}
 	if !info.Mode().IsRegular() || !platform.OwnedByMe(info) || info.Mode()&(fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky) != 0 {
-		_ = os.RemoveAll(path)
+		_ = w.dest.removeAll(path)
 		return nil
 	}
 	if n, ok := platform.Links(info); !ok || n != 1 {
-		_ = os.Remove(path)
+		_ = w.dest.remove(path)
 		return nil
 	}
 	if time.Since(changedAt(info)) <= w.settle {
@@ -473,8 +484,8 @@ func (w *writer) fitFile(path string) fs.FileInfo {
 
 // openKept opens the kept file at path for writing, when it is still the
 // file fitFile looked at (info) and has no other name.
-func openKept(path string, info fs.FileInfo) *os.File {
-	f, err := platform.OpenFile(path, os.O_WRONLY, 0)
+func (d dest) openKept(path string, info fs.FileInfo) *os.File {
+	f, err := d.openFile(path, os.O_WRONLY, 0)
 	if err != nil {
 		return nil
 	}
@@ -497,11 +508,11 @@ func (w *writer) tidy() {
 // stagingDir makes path a real directory. Anything else in its place, a
 // symbolic link included, is removed (the link itself, never its
 // target).
-func stagingDir(path string) error {
+func (d dest) stagingDir(path string) error {
 	if info, err := os.Lstat(path); err == nil && info.IsDir() {
 		return nil
 	}
-	return replaceWithDir(path)
+	return d.replaceWithDir(path)
 }
 
 // chunk returns a buffer of chunkSize bytes.
@@ -528,11 +539,11 @@ func (w *writer) recycle(b *[]byte) {
 
 // replaceWithDir makes path an empty directory, removing what was there.
 // A symbolic link is removed, never followed.
-func replaceWithDir(path string) error {
-	if err := os.RemoveAll(path); err != nil {
+func (d dest) replaceWithDir(path string) error {
+	if err := d.removeAll(path); err != nil {
 		return fmt.Errorf("empty %s: %w", path, err)
 	}
-	if err := os.Mkdir(path, 0o755); err != nil {
+	if err := d.mkdir(path, 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", path, err)
 	}
 	return nil
@@ -571,7 +582,7 @@ func (w *writer) markLive() error {
 	}
 	// Its leftovers are swept by then: here, or as the cache opened.
 	w.sweep()
-	if err := atomicfile.WriteFileOnly(w.marker, []byte("a sync is changing this folder; if it stopped halfway, the next one checks every file\n"), 0o644); err != nil {
+	if err := w.dest.writeFile(w.marker, []byte("a sync is changing this folder; if it stopped halfway, the next one checks every file\n"), 0o644); err != nil {
 		return fmt.Errorf("mark the change: %w", err)
 	}
 	w.marked = true
@@ -593,7 +604,7 @@ func (w *writer) clean() error {
 	if w.keepMarker || (!w.marked && !w.unclean) {
 		return nil
 	}
-	if err := os.Remove(w.marker); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := w.dest.remove(w.marker); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("remove %s: %w", w.marker, err)
 	}
 	w.marked, w.unclean = false, false
@@ -739,11 +750,11 @@ func (w *writer) moveOut(live, dest string, rec *SkillRecord, del bool) error {
 	if err := w.markLive(); err != nil {
 		return err
 	}
-	if err := os.Rename(live, dest); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := w.dest.rename(live, dest); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("remove %s: %w", live, err)
 	}
 	if del {
-		if err := os.RemoveAll(dest); err != nil {
+		if err := w.dest.removeAll(dest); err != nil {
 			return fmt.Errorf("remove %s: %w", live, err)
 		}
 	}
@@ -789,7 +800,7 @@ func (w *writer) swapAll(ctx context.Context) (failed error, tell func(), err er
 	if len(w.pending) == 0 {
 		return nil, tell, nil
 	}
-	if err := syncFS(w.staging); err != nil {
+	if err := w.dest.syncFS(w.staging); err != nil {
 		return nil, tell, err
 	}
 	if err := ctx.Err(); err != nil {
@@ -816,7 +827,7 @@ func (w *writer) swapAll(ctx context.Context) (failed error, tell func(), err er
 		}
 	}
 	w.pending = nil
-	if err := syncDirs(w.staging, parents); err != nil {
+	if err := w.dest.syncDirs(w.staging, parents); err != nil {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...), tell, nil
@@ -845,26 +856,26 @@ func (w *writer) afterFailure(s *swap) {
 // swapIn puts one staged entry in place.
 func (w *writer) swapIn(s *swap) error {
 	if s.patch {
-		return swapPatch(s)
+		return w.dest.swapPatch(s)
 	}
 	if s.aside != "" {
 		// The user's copy first goes where it is kept, by one rename; only
 		// then does the new version take its place.
-		if err := os.Rename(s.live, s.aside); err != nil {
+		if err := w.dest.rename(s.live, s.aside); err != nil {
 			return fmt.Errorf("keep the edited copy as %s: %w", s.aside, err)
 		}
-		if err := os.Rename(s.staged, s.live); err != nil {
-			s.changed = os.Rename(s.aside, s.live) != nil
+		if err := w.dest.rename(s.staged, s.live); err != nil {
+			s.changed = w.dest.rename(s.aside, s.live) != nil
 			return err
 		}
 		return nil
 	}
-	old, err := exchange(s.staged, s.live)
+	old, err := w.dest.exchangeIn(s.staged, s.live)
 	if err != nil {
 		return err
 	}
 	if old != "" && !w.keepOld {
-		if err := os.RemoveAll(old); err != nil {
+		if err := w.dest.removeAll(old); err != nil {
 			s.changed = true // the new version is live all the same
 			return fmt.Errorf("remove old copy: %w", err)
 		}
@@ -880,19 +891,15 @@ const manyDirs = 8
 // syncDirs makes the entries of dirs durable: an fsync of each, or one
 // syncFS of the file system holding staging when there are many and it
 // covers them.
-func syncDirs(staging string, dirs map[string]bool) error {
+func (d dest) syncDirs(staging string, dirs map[string]bool) error {
 	if syncFSCoversDirs && len(dirs) > manyDirs {
-		return syncFS(staging)
+		return d.syncFS(staging)
 	}
 	var errs []error
 	for _, p := range slices.Sorted(maps.Keys(dirs)) {
-		if err := syncDir(p); err != nil {
+		if err := d.syncDir(p); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	return errors.Join(errs...)
 }
-
-// syncDir makes the entries of dir durable where the system can
-// (platform.SyncDir).
-func syncDir(dir string) error { return platform.SyncDir(dir) }

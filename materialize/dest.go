@@ -1,0 +1,261 @@
+package materialize
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/skillsync/skillsync/internal/atomicfile"
+	"github.com/skillsync/skillsync/internal/platform"
+)
+
+// dest is the destination a writer changes (a target folder, the cache),
+// held open as a platform.Tree once it has been checked: every file
+// created, folder made, rename, exchange and removal below it resolves
+// its path from that folder, never through a link another process swaps
+// in on the way after the check (DESIGN rule 1). The writer keeps full
+// paths; dest makes them paths below the tree. A path not below it, and
+// every path of a writer without a tree (tests that make one alone),
+// goes by path as os does.
+type dest struct{ tree *platform.Tree }
+
+// below is p as a path below the tree; false when dest goes by path.
+func (d dest) below(p string) (string, bool) {
+	rel, ok := d.in(p)
+	return rel, ok && rel != "."
+}
+
+// in is below, the tree's own folder included (".").
+func (d dest) in(p string) (string, bool) {
+	if d.tree == nil {
+		return "", false
+	}
+	rel, err := filepath.Rel(d.tree.Path(), p)
+	if err != nil || !filepath.IsLocal(rel) && rel != "." {
+		return "", false
+	}
+	return rel, true
+}
+
+// syncDir makes the renames in the folder p durable (platform.SyncDir).
+func (d dest) syncDir(p string) error {
+	if rel, ok := d.in(p); ok {
+		return d.tree.SyncDir(rel)
+	}
+	return platform.SyncDir(p)
+}
+
+// syncFS flushes the file system holding the folder p (platform.SyncFS).
+func (d dest) syncFS(p string) error {
+	if rel, ok := d.in(p); ok {
+		return d.tree.SyncFS(rel)
+	}
+	return platform.SyncFS(p)
+}
+
+func (d dest) openFile(p string, flag int, perm fs.FileMode) (*os.File, error) {
+	if rel, ok := d.below(p); ok {
+		return d.tree.OpenFile(rel, flag, perm)
+	}
+	return platform.OpenFile(p, flag, perm)
+}
+
+func (d dest) mkdir(p string, perm fs.FileMode) error {
+	if rel, ok := d.below(p); ok {
+		return d.tree.Mkdir(rel, perm)
+	}
+	return os.Mkdir(p, perm)
+}
+
+func (d dest) remove(p string) error {
+	if rel, ok := d.below(p); ok {
+		return d.tree.Remove(rel)
+	}
+	return os.Remove(p)
+}
+
+func (d dest) removeAll(p string) error {
+	if rel, ok := d.below(p); ok {
+		return d.tree.RemoveAll(rel)
+	}
+	return os.RemoveAll(p)
+}
+
+func (d dest) symlink(target, p string) error {
+	if rel, ok := d.below(p); ok {
+		return d.tree.Symlink(target, rel)
+	}
+	return os.Symlink(target, p)
+}
+
+// two runs a change of two paths through the tree when both are below
+// it, else byPath.
+func (d dest) two(a, b string, inTree func(a, b string) error, byPath func(a, b string) error) error {
+	ra, okA := d.below(a)
+	rb, okB := d.below(b)
+	if okA && okB {
+		return inTree(ra, rb)
+	}
+	return byPath(a, b)
+}
+
+func (d dest) rename(from, to string) error {
+	if d.tree == nil {
+		return os.Rename(from, to)
+	}
+	return d.two(from, to, d.tree.Rename, os.Rename)
+}
+
+// replaceFile renames the file from over to (platform.ReplaceFile).
+func (d dest) replaceFile(from, to string) error {
+	if d.tree == nil {
+		return platform.ReplaceFile(from, to)
+	}
+	return d.two(from, to, d.tree.Rename, platform.ReplaceFile)
+}
+
+// renameNoReplace renames from to to, never replacing what is at to
+// (platform.RenameNoReplace). Through the tree it claims to's name
+// first as platform.RenameNoReplaceByLink does (a link for a file, an
+// exclusive mkdir for a folder or a link to one); the rename then
+// replaces only what it claimed.
+func (d dest) renameNoReplace(from, to string) error {
+	rf, okF := d.below(from)
+	rt, okT := d.below(to)
+	if !okF || !okT {
+		return platform.RenameNoReplace(from, to)
+	}
+	return d.tree.RenameNoReplace(rf, rt)
+}
+
+func (d dest) link(from, to string) error {
+	if d.tree == nil {
+		return os.Link(from, to)
+	}
+	return d.two(from, to, d.tree.Link, os.Link)
+}
+
+// exchange swaps a and b in one step where the system can
+// (platform.Exchange), or gives platform.ErrNoExchange.
+func (d dest) exchange(a, b string) error {
+	if d.tree == nil {
+		return platform.Exchange(a, b)
+	}
+	return d.two(a, b, d.tree.Exchange, platform.Exchange)
+}
+
+// mkdirNoFollow makes the folder p unless it is there, refusing a link
+// or a file in its place (atomicfile.MkdirNoFollow).
+func (d dest) mkdirNoFollow(p string) error {
+	if _, ok := d.below(p); !ok {
+		return atomicfile.MkdirNoFollow(p, 0o755)
+	}
+	if err := d.mkdir(p, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	// Looked at through the tree, as what is written there will be.
+	f, err := d.openFile(p, os.O_RDONLY, 0)
+	if errors.Is(err, platform.ErrLink) {
+		return fmt.Errorf("%s %w", p, atomicfile.ErrSymlink)
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if info, err := f.Stat(); err != nil || !info.IsDir() {
+		return fmt.Errorf("%s is not a directory", p)
+	}
+	return nil
+}
+
+// chmodDir sets the mode of the folder p, opened without following a
+// link.
+func (d dest) chmodDir(p string, perm fs.FileMode) error {
+	f, err := d.openFile(p, os.O_RDONLY, 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return f.Chmod(perm)
+}
+
+// writeFile replaces p with data as atomicfile.WriteFileOnly does (a
+// temporary file of the same name, flushed, renamed over p, the folder
+// flushed), through the tree: a record or a mark lands in the folder
+// that was checked. Its temporary files are atomicfile's, which
+// atomicfile.Sweep knows.
+func (d dest) writeFile(p string, data []byte, perm fs.FileMode) (err error) {
+	if _, ok := d.below(p); !ok {
+		return atomicfile.WriteFileOnly(p, data, perm)
+	}
+	var f *os.File
+	for range 100 {
+		var b [8]byte
+		_, _ = rand.Read(b[:])
+		tmp := filepath.Join(filepath.Dir(p), "."+filepath.Base(p)+".tmp-"+hex.EncodeToString(b[:]))
+		f, err = d.openFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+		if !errors.Is(err, fs.ErrExist) {
+			break
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("write %s: %w", p, err)
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			_ = d.remove(f.Name())
+		}
+	}()
+	if _, err = f.Write(data); err == nil {
+		if err = f.Chmod(perm); err == nil {
+			err = f.Sync()
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("write %s: %w", p, err)
+	}
+	if err = f.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", p, err)
+	}
+	if err = d.rename(f.Name(), p); err != nil {
+		return fmt.Errorf("write %s: %w", p, err)
+	}
+	return d.syncDir(filepath.Dir(p))
+}
+
+// writeJSON writes v as jsonfile.WriteOnly does (indented, a final
+// newline), unless p already holds exactly those bytes.
+func (d dest) writeJSON(p string, v any, perm fs.FileMode) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", p, err)
+	}
+	data = append(data, '\n')
+	if d.holds(p, data) {
+		return nil
+	}
+	return d.writeFile(p, data, perm)
+}
+
+// holds reports whether the regular file p holds exactly data.
+func (d dest) holds(p string, data []byte) bool {
+	f, err := d.openFile(p, os.O_RDONLY, 0)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil || !info.Mode().IsRegular() || info.Size() != int64(len(data)) {
+		return false
+	}
+	cur, err := io.ReadAll(io.LimitReader(f, int64(len(data))+1))
+	return err == nil && bytes.Equal(cur, data)
+}
