@@ -87,6 +87,7 @@ var ErrCorrupt = jsonfile.ErrCorrupt
 type Cache struct {
 	root     string
 	lock     *flock.Lock
+	tree     *platform.Tree // root held open; the writer's dest
 	manifest *Manifest
 	writer   *writer
 	// oldRefs names the records the manifest named when the cache was
@@ -214,12 +215,20 @@ func openCache(ctx context.Context, root string, wait time.Duration, check Check
 	if err != nil {
 		return nil, err
 	}
+	// Held open from now on: the skills' swaps go into this folder, not
+	// through a link another process puts on the way to it.
+	tree, err := platform.OpenTree(root)
+	if err != nil {
+		lock.Close()
+		return nil, fmt.Errorf("cache: %w", err)
+	}
 	// Every writer of these holds the lock: a temporary file of theirs is
 	// one a killed sync left.
 	atomicfile.Sweep(root, 0, manifestName, TargetsName, SyncsName, dirtyName)
-	c := &Cache{root: root, lock: lock, oldRefs: map[string]bool{}, examined: map[string]bool{}}
-	c.writer, err = newWriter(filepath.Join(root, stagingName), filepath.Join(root, dirtyName), settle)
+	c := &Cache{root: root, lock: lock, tree: tree, oldRefs: map[string]bool{}, examined: map[string]bool{}}
+	c.writer, err = newWriterIn(tree, filepath.Join(root, stagingName), filepath.Join(root, dirtyName), settle)
 	if err != nil {
+		tree.Close()
 		lock.Close()
 		return nil, err
 	}
@@ -232,6 +241,7 @@ func openCache(ctx context.Context, root string, wait time.Duration, check Check
 		// anew, with its mark, by this sync.
 		if err := c.writer.recoverUnmarked(); err != nil {
 			c.writer.tidy()
+			tree.Close()
 			lock.Close()
 			return nil, err
 		}
@@ -360,6 +370,7 @@ func (c *Cache) OpenWarnings() []string { return slices.Clone(c.opened) }
 // releases the lock.
 func (c *Cache) Close() error {
 	c.writer.tidy()
+	c.tree.Close()
 	return c.lock.Close()
 }
 
@@ -445,7 +456,7 @@ func (c *Cache) SyncSource(ctx context.Context, src Source) Result {
 	// A folder removed by hand holds none of what its records say: they
 	// are not trusted for it, whatever the check (Current).
 	gone := !isDir(filepath.Join(c.root, src.Name))
-	if err := ensureDir(filepath.Join(c.root, src.Name)); err != nil {
+	if err := c.writer.dest.ensureDir(filepath.Join(c.root, src.Name)); err != nil {
 		res.Errors = append(res.Errors, fmt.Errorf("source %s: %w", src.Name, err))
 		return res
 	}
@@ -688,7 +699,7 @@ func (c *Cache) Commit(ctx context.Context) (err error) {
 	var written chan error
 	if c.dirty {
 		written = make(chan error, 1)
-		go func() { written <- c.manifest.writeRecords(c.root) }()
+		go func() { written <- c.manifest.writeRecords(c.writer.dest, c.root) }()
 	}
 	swapErr, tell, err := c.writer.swapAll(ctx)
 	var recErr error
@@ -706,12 +717,12 @@ func (c *Cache) Commit(ctx context.Context) (err error) {
 	}
 	// The sources a failed swap changed are written again.
 	if recErr == nil {
-		recErr = c.manifest.writeRecords(c.root)
+		recErr = c.manifest.writeRecords(c.writer.dest, c.root)
 	}
 	if recErr != nil {
 		return errors.Join(swapErr, recErr)
 	}
-	if err := c.manifest.saveIndex(c.root); err != nil {
+	if err := c.manifest.saveIndex(c.writer.dest, c.root); err != nil {
 		return errors.Join(swapErr, err)
 	}
 	c.dirty = false
@@ -719,7 +730,7 @@ func (c *Cache) Commit(ctx context.Context) (err error) {
 	refNames(c.manifest, keep)
 	// A record left behind is only disk space: no error of this step
 	// fails the sync.
-	_ = pruneRecords(c.root, keep)
+	_ = pruneRecords(c.writer.dest, c.root, keep)
 	return errors.Join(swapErr, c.clean())
 }
 

@@ -393,7 +393,7 @@ func loadIndex(root string) (m *Manifest, legacyFile bool, err error) {
 // saveIndex writes the manifest's index atomically, unless the file
 // already holds exactly this. Every source must have its record files
 // written (see writeRecords).
-func (m *Manifest) saveIndex(root string) error {
+func (m *Manifest) saveIndex(d dest, root string) error {
 	x := index{Version: ManifestVersion, Sources: map[string]*indexSource{}, Marked: true}
 	for source, rec := range m.Sources {
 		if rec.skillsRef.IsZero() || rec.filesRef.IsZero() {
@@ -402,5 +402,6 @@ func (m *Manifest) saveIndex(root string) error {
 		x.Sources[source] = &indexSource{Revision: rec.Revision, Fingerprint: rec.Fingerprint, Discovery: rec.Discovery, Excluded: rec.Excluded,
 			Skills: len(rec.Skills), Files: rec.Files(), SkillRecords: rec.skillsRef, FileRecords: rec.filesRef}
 	}
-	return jsonfile.Write(filepath.Join(root, manifestName), &x, 0o644)
+	// The lock's holder sweeps its leftovers (OpenCache).
+	return d.writeJSON(filepath.Join(root, manifestName), &x, 0o644)
 }

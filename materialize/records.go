@@ -263,12 +263,12 @@ func readRecord(root string, ref Hash, ext string) ([]byte, error) {
 // writeRecord writes data as a record file named by its hash, durably,
 // and returns the hash. A file of that name is replaced whole (it holds
 // the same bytes unless someone changed it), never written through.
-func writeRecord(root string, data []byte, ext string) (Hash, error) {
+func writeRecord(d dest, root string, data []byte, ext string) (Hash, error) {
 	ref := Hash(sha256.Sum256(data))
-	if err := atomicfile.MkdirNoFollow(filepath.Join(root, recordsName), 0o755); err != nil {
+	if err := d.mkdirNoFollow(filepath.Join(root, recordsName)); err != nil {
 		return Hash{}, err
 	}
-	if err := atomicfile.WriteFileOnly(recordPath(root, ref, ext), data, 0o644); err != nil {
+	if err := d.writeFile(recordPath(root, ref, ext), data, 0o644); err != nil {
 		return Hash{}, err
 	}
 	return ref, nil
@@ -296,7 +296,7 @@ func isRecordName(name string) bool {
 
 // pruneRecords removes the record files of root that keep does not name.
 // Anything else in the folder is left alone.
-func pruneRecords(root string, keep map[string]bool) error {
+func pruneRecords(d dest, root string, keep map[string]bool) error {
 	dir := filepath.Join(root, recordsName)
 	if info, err := os.Lstat(dir); err == nil && !info.IsDir() {
 		// A link (or a file) planted in its place: nothing through it is
@@ -315,7 +315,7 @@ func pruneRecords(root string, keep map[string]bool) error {
 		if keep[e.Name()] || !e.Type().IsRegular() || !isRecordName(e.Name()) {
 			continue
 		}
-		if err := os.Remove(filepath.Join(dir, e.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := d.remove(filepath.Join(dir, e.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			errs = append(errs, err)
 		}
 	}
@@ -454,7 +454,7 @@ func (a *filesAhead) read(root string) ([][]byte, error) {
 
 // writeRecords writes the record files of every source whose records
 // changed in memory.
-func (m *Manifest) writeRecords(root string) error {
+func (m *Manifest) writeRecords(d dest, root string) error {
 	for _, source := range sortedNames(m.Sources) {
 		rec := m.Sources[source]
 		if !rec.skillsRef.IsZero() && !rec.filesRef.IsZero() {
@@ -464,10 +464,10 @@ func (m *Manifest) writeRecords(root string) error {
 			return fmt.Errorf("source %s: its file records are not loaded", source)
 		}
 		var err error
-		if rec.skillsRef, err = writeRecord(root, encodeSkills(rec), skillsExt); err != nil {
+		if rec.skillsRef, err = writeRecord(d, root, encodeSkills(rec), skillsExt); err != nil {
 			return fmt.Errorf("source %s: %w", source, err)
 		}
-		if rec.filesRef, err = writeRecord(root, encodeFiles(rec), filesExt); err != nil {
+		if rec.filesRef, err = writeRecord(d, root, encodeFiles(rec), filesExt); err != nil {
 			return fmt.Errorf("source %s: %w", source, err)
 		}
 		rec.files = rec.Files()

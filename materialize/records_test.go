@@ -93,10 +93,10 @@ func TestHostileManifestNamesAreNeverObeyed(t *testing.T) {
 			rec.Skills["../../y"] = &SkillRecord{files: map[string]FileRecord{}}
 			rec.skillsRef, rec.filesRef = Hash{}, Hash{}
 			// Written as a sync would, names unchecked.
-			if err := m.writeRecords(root); err != nil {
+			if err := m.writeRecords(dest{}, root); err != nil {
 				t.Fatal(err)
 			}
-			if err := m.saveIndex(root); err != nil {
+			if err := m.saveIndex(dest{}, root); err != nil {
 				t.Fatal(err)
 			}
 			return "records of source src cannot be used"

@@ -55,7 +55,7 @@ func downgrade(t *testing.T, root string, contents map[string]map[string]string)
 		sk.Hash = firstKindHash(t, contents[name])
 	}
 	data := bytes.Replace(encodeSkills(rec), []byte(skillsMagic), []byte(oldSkillsMagic), 1)
-	ref, err := writeRecord(root, data, skillsExt)
+	ref, err := writeRecord(dest{}, root, data, skillsExt)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -550,20 +550,25 @@ func (d dest) replaceWithDir(path string) error {
 }
 
 // ensureDir makes path a real directory: a symbolic link or a file in its
-// place is removed, so nothing written below it can land elsewhere.
-func ensureDir(path string) error {
+// place is removed, so nothing written below it can land elsewhere. A
+// folder there already, by the time it is made, is one the writes below
+// it meet through the tree, a link there refused.
+func (d dest) ensureDir(path string) error {
 	info, err := os.Lstat(path)
 	switch {
 	case err == nil && info.IsDir():
 		return nil
 	case err == nil:
-		if err := os.Remove(path); err != nil {
+		if err := d.remove(path); err != nil {
 			return err
 		}
 	case !errors.Is(err, fs.ErrNotExist):
 		return err
 	}
-	return os.Mkdir(path, 0o755)
+	if err := d.mkdir(path, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	return nil
 }
 
 // trusts reports whether a record may be taken as what is live without a
