@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"path/filepath"
 
 	"golang.org/x/sys/unix"
 )
@@ -27,6 +28,22 @@ func (t *Tree) resolve(rel string) (int, error) {
 		}
 	}
 	return t.walk(rel)
+}
+
+// openFast opens rel below the tree with one openat2 that follows no
+// link on the way or at rel: a file is created or opened with one call,
+// as by path. false when that did not open it; the caller then walks,
+// which tells why.
+func (t *Tree) openFast(rel string, flag int, perm uint32) (int, bool) {
+	if t.plain.Load() || !filepath.IsLocal(rel) {
+		return -1, false
+	}
+	how := unix.OpenHow{Flags: uint64(flag) | unix.O_CLOEXEC, Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_BENEATH | unix.RESOLVE_NO_MAGICLINKS}
+	if flag&unix.O_CREAT != 0 {
+		how.Mode = uint64(perm)
+	}
+	fd, err := unix.Openat2(t.fd, rel, &how)
+	return fd, err == nil
 }
 
 // Exchange swaps a and b, both below the tree, in one step

@@ -132,6 +132,9 @@ func (t *Tree) Close() error {
 // following a link on the way or at rel itself (ErrLink then). A FIFO is
 // opened without waiting for a writer.
 func (t *Tree) OpenFile(rel string, flag int, perm fs.FileMode) (*os.File, error) {
+	if fd, ok := t.openFast(rel, flag|noFollow, uint32(perm.Perm())); ok {
+		return os.NewFile(uintptr(fd), t.full(rel)), nil
+	}
 	pfd, base, err := t.parent(rel)
 	if err != nil {
 		return nil, err
@@ -181,20 +184,20 @@ func (t *Tree) Remove(rel string) error {
 }
 
 func removeAt(pfd int, base, full string) error {
-	err := unix.Unlinkat(pfd, base, 0)
-	if err == nil || errors.Is(err, unix.ENOENT) {
-		if err != nil {
-			return &fs.PathError{Op: "remove", Path: full, Err: err}
-		}
+	// As os.Remove: unlink, then rmdir; the error is rmdir's unless
+	// base is no folder (ENOTDIR), when unlink's says why.
+	uerr := unix.Unlinkat(pfd, base, 0)
+	if uerr == nil {
 		return nil
 	}
-	// EISDIR on Linux, EPERM on macOS and the BSDs for a folder.
-	if derr := unix.Unlinkat(pfd, base, unix.AT_REMOVEDIR); derr == nil {
+	derr := unix.Unlinkat(pfd, base, unix.AT_REMOVEDIR)
+	if derr == nil {
 		return nil
-	} else if !errors.Is(derr, unix.ENOTDIR) {
-		err = derr
 	}
-	return &fs.PathError{Op: "remove", Path: full, Err: err}
+	if errors.Is(derr, unix.ENOTDIR) {
+		derr = uerr
+	}
+	return &fs.PathError{Op: "remove", Path: full, Err: derr}
 }
 
 // RemoveAll removes rel below the tree and everything in it, descending
