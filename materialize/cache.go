@@ -224,7 +224,7 @@ func openCache(ctx context.Context, root string, wait time.Duration, check Check
 	}
 	// Every writer of these holds the lock: a temporary file of theirs is
 	// one a killed sync left.
-	atomicfile.Sweep(root, 0, manifestName, TargetsName, SyncsName, dirtyName)
+	dest{tree}.sweep(root, manifestName, TargetsName, SyncsName, dirtyName)
 	c := &Cache{root: root, lock: lock, tree: tree, oldRefs: map[string]bool{}, examined: map[string]bool{}}
 	c.writer, err = newWriterIn(tree, filepath.Join(root, stagingName), filepath.Join(root, dirtyName), settle)
 	if err != nil {

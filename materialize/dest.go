@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/skillsync/skillsync/internal/atomicfile"
 	"github.com/skillsync/skillsync/internal/platform"
@@ -173,6 +174,39 @@ func (d dest) mkdirNoFollow(p string) error {
 		return fmt.Errorf("%s is not a directory", p)
 	}
 	return nil
+}
+
+// sweep is atomicfile.Sweep(dir, 0, names...) through the tree: the
+// temporary files of names that a killed run left in dir (which only
+// the holder of dir's lock writes) are removed from the folder held
+// open, not from wherever dir's path leads now.
+func (d dest) sweep(dir string, names ...string) {
+	rel, ok := d.in(dir)
+	if !ok {
+		atomicfile.Sweep(dir, 0, names...)
+		return
+	}
+	f, err := d.tree.OpenFile(rel, os.O_RDONLY, 0)
+	if err != nil {
+		return
+	}
+	entries, err := f.ReadDir(-1)
+	f.Close()
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if !e.Type().IsRegular() {
+			continue
+		}
+		for _, n := range names {
+			// atomicfile's temporary names: ".<name>.tmp-<random>".
+			if p := "." + n + ".tmp-"; len(e.Name()) > len(p) && strings.HasPrefix(e.Name(), p) {
+				_ = d.remove(filepath.Join(dir, e.Name()))
+				break
+			}
+		}
+	}
 }
 
 // chmodDir sets the mode of the folder p, opened without following a

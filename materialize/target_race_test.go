@@ -52,6 +52,12 @@ func TestParentSwappedAfterTheCheck(t *testing.T) {
 			if err := os.MkdirAll(there, 0o755); err != nil {
 				t.Fatal(err)
 			}
+			// A file there named as a killed sync's temporary record: the
+			// sweep of the folder checked must not take it.
+			planted := filepath.Join(there, "."+RecordName+".tmp-planted")
+			if err := os.WriteFile(planted, []byte("theirs"), 0o644); err != nil {
+				t.Fatal(err)
+			}
 			skills := func(set map[string]map[string]string) []TargetSkill {
 				var out []TargetSkill
 				for name, files := range set {
@@ -86,13 +92,16 @@ func TestParentSwappedAfterTheCheck(t *testing.T) {
 			}
 			var landed []string
 			filepath.Walk(outside, func(p string, _ os.FileInfo, _ error) error {
-				if p != outside && p != there {
+				if p != outside && p != there && p != planted {
 					landed = append(landed, p)
 				}
 				return nil
 			})
 			if len(landed) > 0 {
 				t.Fatalf("written where the link leads: %v", landed)
+			}
+			if _, err := os.Lstat(planted); err != nil {
+				t.Errorf("removed where the link leads: %v", err)
 			}
 			// The sync went on in the folder it checked, now moved.
 			real := filepath.Join(moved, filepath.Base(dir))

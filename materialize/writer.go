@@ -17,7 +17,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/skillsync/skillsync/internal/atomicfile"
 	"github.com/skillsync/skillsync/internal/platform"
 	"github.com/skillsync/skillsync/skill"
 )
@@ -598,7 +597,7 @@ func (w *writer) markLive() error {
 // marker's folder, which only a run holding its lock writes.
 func (w *writer) sweep() {
 	if len(w.leftovers) > 0 {
-		atomicfile.Sweep(filepath.Dir(w.marker), 0, w.leftovers...)
+		w.dest.sweep(filepath.Dir(w.marker), w.leftovers...)
 	}
 }
 
