@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 )
 
 // Tree is a destination folder (see tree.go). Here it is only its path:
@@ -130,3 +131,12 @@ func (t *Tree) SyncDir(rel string) error { return SyncDir(t.full(rel)) }
 
 // SyncFS makes what was written below the folder rel durable (SyncFS).
 func (t *Tree) SyncFS(rel string) error { return SyncFS(t.full(rel)) }
+
+// Chtimes sets the access and modification times of rel below the tree.
+func (t *Tree) Chtimes(rel string, atime, mtime time.Time) error {
+	p, err := t.at(rel)
+	if err != nil {
+		return err
+	}
+	return os.Chtimes(p, atime, mtime)
+}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
+	"time"
 )
 
 // trees runs f on a Tree of a new folder as each way of resolving paths
@@ -168,6 +169,23 @@ func TestTreeSync(t *testing.T) {
 		}
 		if err := tr.Close(); err != nil {
 			t.Errorf("a second Close: %v", err)
+		}
+	})
+}
+
+func TestTreeChtimes(t *testing.T) {
+	trees(t, func(t *testing.T, dir string, tr *Tree) {
+		f, err := tr.OpenFile("f", os.O_WRONLY|os.O_CREATE, 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		when := time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)
+		if err := tr.Chtimes("f", when, when); err != nil {
+			t.Fatal(err)
+		}
+		if info, err := os.Lstat(filepath.Join(dir, "f")); err != nil || !info.ModTime().Equal(when) {
+			t.Errorf("mtime %v, %v; want %v", info.ModTime(), err, when)
 		}
 	})
 }

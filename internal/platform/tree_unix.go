@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -352,6 +353,21 @@ func (t *Tree) SyncDir(rel string) error {
 	defer done()
 	if err := unix.Fsync(fd); err != nil {
 		return &fs.PathError{Op: "fsync", Path: t.full(rel), Err: err}
+	}
+	return nil
+}
+
+// Chtimes sets the access and modification times of rel below the tree,
+// a link's own (never what it points to).
+func (t *Tree) Chtimes(rel string, atime, mtime time.Time) error {
+	pfd, base, err := t.parent(rel)
+	if err != nil {
+		return err
+	}
+	defer t.done(pfd)
+	ts := []unix.Timespec{unix.NsecToTimespec(atime.UnixNano()), unix.NsecToTimespec(mtime.UnixNano())}
+	if err := unix.UtimesNanoAt(pfd, base, ts, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		return &fs.PathError{Op: "chtimes", Path: t.full(rel), Err: err}
 	}
 	return nil
 }
