@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/skillsync/skillsync/internal/atomicfile"
 	"github.com/skillsync/skillsync/internal/platform"
@@ -207,6 +208,13 @@ func (d dest) sweep(dir string, names ...string) {
 			}
 		}
 	}
+}
+
+func (d dest) chtimes(p string, atime, mtime time.Time) error {
+	if rel, ok := d.below(p); ok {
+		return d.tree.Chtimes(rel, atime, mtime)
+	}
+	return os.Chtimes(p, atime, mtime)
 }
 
 // chmodDir sets the mode of the folder p, opened without following a

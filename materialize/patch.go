@@ -293,7 +293,7 @@ func (w *writer) patchSwap(live string, p *patch, failed func(error)) {
 func (d dest) swapPatch(s *swap) error {
 	if s.remove {
 		if s.staged != "" && d.rename(s.live, s.staged) == nil {
-			if keptFile(s.staged) {
+			if d.keptFile(s.staged) {
 				return nil
 			}
 			// Not a file: it goes back, to be removed as before.
@@ -308,7 +308,7 @@ func (d dest) swapPatch(s *swap) error {
 		return nil
 	}
 	if s.exchange && d.exchange(s.staged, s.live) == nil {
-		if keptFile(s.staged) {
+		if d.keptFile(s.staged) {
 			return nil
 		}
 		// The live path held no file (a folder put there since the patch
@@ -326,8 +326,14 @@ func (d dest) swapPatch(s *swap) error {
 // file, which stays to be written into again, and marks when it left:
 // the settle of takeFile counts from its ctime, which renames set on
 // Linux, and which the new times set on any system.
-func keptFile(path string) bool {
-	info, err := os.Lstat(path)
+func (d dest) keptFile(path string) bool {
+	// Looked at and touched through the tree, as it was moved there.
+	f, err := d.openFile(path, os.O_RDONLY, 0)
+	if err != nil {
+		return false
+	}
+	info, err := f.Stat()
+	f.Close()
 	if err != nil || !info.Mode().IsRegular() {
 		return false
 	}
@@ -338,6 +344,6 @@ func keptFile(path string) bool {
 		return true
 	}
 	now := time.Now()
-	_ = os.Chtimes(path, now, now)
+	_ = d.chtimes(path, now, now)
 	return true
 }
