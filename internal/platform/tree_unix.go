@@ -73,7 +73,7 @@ func walkOne(fd int, name, at string) (int, error) {
 		unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFLNK:
 		return -1, fmt.Errorf("%s %w", at, ErrLinkOnPath)
 	case errors.Is(err, unix.ENOTDIR):
-		return -1, &fs.PathError{Op: "open", Path: at, Err: unix.ENOTDIR}
+		return -1, fmt.Errorf("%s is not a directory", at)
 	}
 	return -1, &fs.PathError{Op: "open", Path: at, Err: err}
 }
