@@ -86,8 +86,11 @@ func (s *Syncs) Source(name string) (SourceSyncs, bool) {
 // source of the report fared at now, for skillsync status. It must run
 // while the sync holds the cache's lock: two syncs would otherwise each
 // keep what the other overwrote. err is what the sync returned: one the
-// sources do not account for (a target, the cache, a frozen mismatch)
-// succeeds no source, as the daemon counts it (DaemonResult). A source
+// sources do not account for (the cache, a frozen mismatch) succeeds no
+// source, as the daemon counts it (DaemonResult), but for a target
+// refused (materialize.IsRefused): a sync refuses one only once the
+// cache and the lock took in the sources, so each source that did not
+// fail did sync, and status says so beside the refusal. A source
 // the sync kept at its locked revision was not tried, and an offline
 // sync tries none. Failing to record fails nothing: it is a warning, as
 // is a record that could not be read, which is written anew.
@@ -111,7 +114,7 @@ func (r *Run) RecordSyncs(now time.Time, opts Options, err error) {
 	case rerr != nil:
 		r.Report.Warnings = append(r.Report.Warnings, rerr.Error()+"; it is written anew")
 	}
-	whole := err != nil && !errors.Is(err, ErrPartial) && !errors.Is(err, ErrFailed)
+	whole := err != nil && !errors.Is(err, ErrPartial) && !errors.Is(err, ErrFailed) && !materialize.IsRefused(err)
 	next := &Syncs{Version: SyncsVersion, Sources: map[string]SourceSyncs{}}
 	for _, s := range r.Report.Sources {
 		next.Sources[s.Source] = prev.Sources[s.Source]

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -69,5 +70,48 @@ func TestStatusAfterASyncByHand(t *testing.T) {
 	st = decode[skillsync.WorkspaceStatus](t, r)
 	if s := st.Sources[0]; r.code != 0 || s.Error != "" || s.SyncedAt == nil || s.SyncedAt.Before(*st.Sources[0].CheckedAt) {
 		t.Errorf("status after the source mended: exit %d %+v %q", r.code, s, st.Attention)
+	}
+}
+
+// TestStatusAfterASyncWithATargetRefused: a sync that refused a target
+// (a symbolic link on its path) still committed the cache and wrote the
+// lock, so status shows each source's last success, and says apart that
+// the target is refused and how to mend it; it exits 1 for the refusal.
+func TestStatusAfterASyncWithATargetRefused(t *testing.T) {
+	t.Parallel()
+	repo := gittest.NewRepo(t, "main")
+	repo.Skill("pdf", "Read PDF files.")
+	repo.Commit("one")
+	ws, outside := t.TempDir(), t.TempDir()
+	if err := os.Symlink(outside, filepath.Join(ws, ".claude")); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	skilltest.WriteFile(t, filepath.Join(ws, "skillsync.yaml"), "repositories:\n  - embedded: builtin\n  - name: team\n    git: "+repo.URL()+"\ntargets:\n  - dir: .claude/skills\n  - dir: .agents/skills\n")
+	if r := run(t, ws, "sync"); r.code != 1 {
+		t.Fatalf("sync with a linked target: %d\n%s", r.code, r.stderr)
+	}
+	if !skilltest.Exists(filepath.Join(ws, "skillsync.lock")) {
+		t.Fatal("the sync wrote no lock")
+	}
+	r := run(t, ws, "status", "--json")
+	st := decode[skillsync.WorkspaceStatus](t, r)
+	if r.code != 1 {
+		t.Errorf("status exits %d, want 1 for the refused target", r.code)
+	}
+	for _, s := range st.Sources {
+		if s.SyncedAt == nil || s.Error != "" {
+			t.Errorf("source %s: synced at %v, error %q; the sources synced", s.Name, s.SyncedAt, s.Error)
+		}
+	}
+	attention := strings.Join(st.Attention, "\n")
+	if !strings.Contains(attention, filepath.Join(ws, ".claude")+" is a symbolic link") || !strings.Contains(attention, "replace the link with a folder") {
+		t.Errorf("status does not say the target is refused and what to do: %q", st.Attention)
+	}
+	if strings.Contains(attention, "source ") {
+		t.Errorf("status blames a source for the target: %q", st.Attention)
+	}
+	synced := regexp.MustCompile(`(?m)^team +git +[0-9a-f]{12} +\d{4}-\d\d-\d\d `)
+	if r := run(t, ws, "status"); !strings.Contains(r.stdout, ": refused, every sync leaves it as it is") || !synced.MatchString(r.stdout) {
+		t.Errorf("status:\n%s", r.stdout)
 	}
 }
