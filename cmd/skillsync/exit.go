@@ -19,26 +19,63 @@ const (
 	exitPartial = 3
 )
 
-// exitCode decides the exit status of a command that returned err.
+// exitCode decides the exit status of a command that returned err. An
+// err that holds several errors (errors.Join; a sync's syncOutcome: a
+// target refused while a source failed) exits with the most severe of
+// them, whatever their order: bad usage (2) over failure (1) over
+// partial (3).
 func exitCode(err error) int {
+	var he *hookErr
+	if errors.As(err, &he) {
+		return exitFailure
+	}
+	return severity(err)
+}
+
+// severity is exitCode but for a hook's failure.
+func severity(err error) int {
 	var ue *usageErr
 	var se *skillsync.UsageError
 	var ae *config.ArgError
 	var sched *daemon.ScheduleError
 	var le *daemon.ListenError
-	var he *hookErr
 	switch {
 	case err == nil:
 		return exitOK
-	case errors.As(err, &he):
-		return exitFailure
 	case errors.As(err, &ue), errors.As(err, &se), errors.As(err, &ae), errors.As(err, &sched), errors.As(err, &le), skillsync.IsConfig(err),
 		errors.Is(err, config.ErrNotFound), errors.Is(err, config.ErrLastSkill):
 		return exitUsage
-	case errors.Is(err, skillsync.ErrPartial):
+	}
+	// errors.Is finds ErrPartial in any branch of a joined error, which
+	// would let a partial sync hide the failure beside it.
+	for e := err; e != nil; e = errors.Unwrap(e) {
+		if j, ok := e.(interface{ Unwrap() []error }); ok {
+			code := exitFailure
+			for i, part := range j.Unwrap() {
+				if c := severity(part); i == 0 || rank(c) > rank(code) {
+					code = c
+				}
+			}
+			return code
+		}
+	}
+	if errors.Is(err, skillsync.ErrPartial) {
 		return exitPartial
 	}
 	return exitFailure
+}
+
+// rank orders exit codes by severity: success, partial, failure, usage.
+func rank(code int) int {
+	switch code {
+	case exitOK:
+		return 0
+	case exitPartial:
+		return 1
+	case exitFailure:
+		return 2
+	}
+	return 3
 }
 
 // usageErr is a command line that does not make sense: a bad flag value,
