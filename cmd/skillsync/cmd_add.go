@@ -427,8 +427,10 @@ func (a *app) syncAfterEdit(ctx context.Context, pruneAll bool) (*skillsync.Sync
 		for _, w := range report.Warnings {
 			a.warn("%s", safe(w))
 		}
-	} else {
-		a.printSyncReport(report)
 	}
-	return report, afterReport(err)
+	out := syncOutcome(report, err)
+	if !a.json {
+		a.printSyncReport(report, out)
+	}
+	return report, out
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/skillsync/skillsync"
+	"github.com/skillsync/skillsync/materialize"
 	"github.com/skillsync/skillsync/syncrun"
 )
 
@@ -50,9 +51,11 @@ and every schedule.stat_check_every-th after), and --verify hashes them all;
 either rewrites what differs.
 
 Exit status: 0 success, 1 failure (another sync holding the lock past --wait
-too), 2 bad usage or config, 3 some sources (or some skills) failed and kept their last good
-files: a cached skill whose new upstream version is invalid keeps its last good
-copy, and each sync warns of it until it is fixed upstream.`,
+too, a frozen mismatch, a target refused), 2 bad usage or config, 3 some sources
+(or some skills) failed and kept their last good files: a cached skill whose new
+upstream version is invalid keeps its last good copy, and each sync warns of it
+until it is fixed upstream. When several apply, the most severe decides (2 over
+1 over 3); each is still said, and --json's exit_code and outcomes list them.`,
 		Example: `  skillsync sync
   skillsync sync --frozen        # exactly the revisions in skillsync.lock
   skillsync sync --json --wait 2m`,
@@ -105,18 +108,123 @@ func (a *app) sync(ctx context.Context, opts skillsync.SyncOptions) error {
 	if report == nil {
 		return err
 	}
-	a.printSyncReport(report)
-	return afterReport(err)
+	out := syncOutcome(report, err)
+	a.printSyncReport(report, out)
+	return out
 }
 
-// afterReport is a sync's error once its report is printed: the report
-// says which sources failed; any other error (a target refused, the lock
-// not written, a stop) it does not say, so it is printed.
-func afterReport(err error) error {
-	if errors.Is(err, skillsync.ErrPartial) || errors.Is(err, skillsync.ErrFailed) {
-		return reported(err)
+// outcomes are the several things one sync's exit stands for (a target
+// refused, and a source failed too): its status is the most severe of
+// them (exitCode), and each is said, the sources' failures by the report
+// and the rest by their messages.
+type outcomes []error
+
+func (o outcomes) Error() string   { return errors.Join(o...).Error() }
+func (o outcomes) Unwrap() []error { return o }
+
+// syncOutcome is a sync's error once its report is printed: err, with
+// what the report says that err leaves out. The engine returns one error,
+// the first that stopped it: a refused target or a frozen mismatch comes
+// back in place of the sources' ErrPartial, and a refused target in place
+// of the frozen mismatch, though the report holds each; the exit status
+// and the output must not lose them. The report says which sources
+// failed; any other error (a target refused, the lock not written, a
+// stop) it does not say, so it is printed.
+func syncOutcome(r *skillsync.SyncReport, err error) error {
+	var out outcomes
+	if err != nil && !errors.Is(err, skillsync.ErrPartial) && !errors.Is(err, skillsync.ErrFailed) {
+		out = append(out, err)
 	}
-	return err
+	if serr := r.Err(); serr != nil {
+		out = append(out, reported(serr))
+	}
+	if len(r.Frozen) > 0 && !skillsync.IsFrozen(err) {
+		out = append(out, &skillsync.FrozenError{Diff: r.Frozen})
+	}
+	switch len(out) {
+	case 0:
+		return nil
+	case 1:
+		return out[0]
+	}
+	return out
+}
+
+// The outcomes of a sync, as sync --json names them, in the order
+// outcomeNames lists them: most severe first.
+const (
+	outcomeError   = "error"
+	outcomeFrozen  = "frozen"
+	outcomeRefused = "target-refused"
+	outcomeFailed  = "failed"
+	outcomePartial = "partial"
+)
+
+// outcome is one thing a sync's exit stands for, and the status it
+// alone would give.
+type outcome struct {
+	name string
+	code int
+}
+
+// outcomesOf are the outcomes of a sync that returned err (syncOutcome),
+// most severe first; none for a sync that succeeded.
+func outcomesOf(err error) []outcome {
+	parts := []error{err}
+	if o, ok := err.(outcomes); ok {
+		parts = o
+	}
+	found := map[string]int{}
+	for _, e := range parts {
+		switch {
+		case e == nil:
+		case skillsync.IsFrozen(e):
+			found[outcomeFrozen] = exitCode(e)
+		case materialize.IsRefused(e):
+			found[outcomeRefused] = exitCode(e)
+		case errors.Is(e, skillsync.ErrFailed):
+			found[outcomeFailed] = exitCode(e)
+		case errors.Is(e, skillsync.ErrPartial):
+			found[outcomePartial] = exitCode(e)
+		default:
+			found[outcomeError] = exitCode(e)
+		}
+	}
+	var out []outcome
+	for _, n := range []string{outcomeError, outcomeFrozen, outcomeRefused, outcomeFailed, outcomePartial} {
+		if code, ok := found[n]; ok {
+			out = append(out, outcome{name: n, code: code})
+		}
+	}
+	return out
+}
+
+// outcomeNames are the names of err's outcomes (outcomesOf).
+func outcomeNames(err error) []string {
+	names := []string{}
+	for _, o := range outcomesOf(err) {
+		names = append(names, o.name)
+	}
+	return names
+}
+
+// outcomeSaid is what each outcome means, for the line that says why a
+// sync exits as it does when several apply.
+var outcomeSaid = map[string]string{
+	outcomeError:   "the sync failed",
+	outcomeFrozen:  "the lock does not match what sync --frozen found",
+	outcomeRefused: "a target was refused and left as it is",
+	outcomeFailed:  "every source failed and kept its last good files",
+	outcomePartial: "some sources or skills failed and kept their last good files",
+}
+
+// syncReportJSON is sync --json's report: the sync's, with its exit
+// status and every outcome that went into it, so a script that sees 1
+// for a refused target still learns that a source is behind.
+type syncReportJSON struct {
+	*skillsync.SyncReport
+	ExitCode int      `json:"exit_code"`
+	Outcomes []string `json:"outcomes"`
 }
 
 // problemPlace is where a sync's problem is, "SOURCE:PATH:LINE" as
@@ -132,12 +240,13 @@ func problemPlace(source, path string, line int) string {
 	return safe(source) + ":" + safe(path)
 }
 
-func (a *app) printSyncReport(r *skillsync.SyncReport) {
+// printSyncReport prints what the sync did; out is its syncOutcome.
+func (a *app) printSyncReport(r *skillsync.SyncReport, out error) {
 	for _, w := range r.Warnings {
 		a.warn("%s", safe(w))
 	}
 	if a.json {
-		_ = writeJSON(a.stdout, r)
+		_ = writeJSON(a.stdout, syncReportJSON{SyncReport: r, ExitCode: exitCode(out), Outcomes: outcomeNames(out)})
 		return
 	}
 	if !a.quiet {
@@ -183,4 +292,18 @@ func (a *app) printSyncReport(r *skillsync.SyncReport) {
 			a.logError(fmt.Sprintf("source %s failed and kept its last good files: %s", s.Source, safe(s.Error)))
 		}
 	}
+}
+
+// exitSaid is the last line of a sync whose exit stands for several
+// outcomes: which, and the status each alone would give; "" for one.
+func exitSaid(err error) string {
+	all := outcomesOf(err)
+	if len(all) < 2 {
+		return ""
+	}
+	said := make([]string, len(all))
+	for i, o := range all {
+		said[i] = fmt.Sprintf("%s (%d)", outcomeSaid[o.name], o.code)
+	}
+	return fmt.Sprintf("exit status %d, the most severe of: %s", exitCode(err), strings.Join(said, "; "))
 }

@@ -122,6 +122,18 @@ var (
 
 // message is what Main prints for err, "" for nothing.
 func message(err error) string {
+	if o, ok := err.(outcomes); ok {
+		var lines []string
+		for _, e := range o {
+			if m := message(e); m != "" {
+				lines = append(lines, m)
+			}
+		}
+		if m := exitSaid(o); m != "" {
+			lines = append(lines, m)
+		}
+		return strings.Join(lines, "\n")
+	}
 	var re *reportedErr
 	if errors.As(err, &re) {
 		return ""
