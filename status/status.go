@@ -167,17 +167,14 @@ func Build(ctx context.Context, in Input) (*Workspace, error) {
 	}
 	for _, s := range in.Sources {
 		ss := Source{Name: s.Name, Kind: s.Kind}
-		if rec, ok := m.Sources[s.Name]; ok {
+		rec, cached := m.Sources[s.Name]
+		if cached {
 			ss.Revision = rec.Revision
 			if rec.Revision == "" {
 				// A sync records no revision for a source it brought in
 				// part: skills it could not read or write kept old copies.
 				st.Attention = append(st.Attention, fmt.Sprintf("source %s was partly synced: the last sync could not bring all of it; skillsync sync says why", s.Name))
 			}
-		} else {
-			// In the config, not in the cache: added by hand, or an add
-			// stopped before its sync was done.
-			st.Attention = append(st.Attention, fmt.Sprintf("source %s has not been synced yet: run skillsync sync", s.Name))
 		}
 		if d, ok := ds.Source(s.Name); ok {
 			ss.SyncedAt = d.LastSuccess
@@ -199,6 +196,13 @@ func Build(ctx context.Context, in Input) (*Workspace, error) {
 			if later(h.LastAttempt, ss.CheckedAt) {
 				ss.CheckedAt, ss.Error, ss.Moved = h.LastAttempt, h.LastError, nil
 			}
+		}
+		if !cached && ss.Error == "" {
+			// In the config, not in the cache: added by hand, or an add
+			// stopped before its sync was done. One whose sync failed is
+			// told below with its error: running sync again does not mend
+			// it.
+			st.Attention = append(st.Attention, fmt.Sprintf("source %s has not been synced yet: run skillsync sync", s.Name))
 		}
 		st.Sources = append(st.Sources, ss)
 	}

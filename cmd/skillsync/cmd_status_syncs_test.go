@@ -115,3 +115,24 @@ func TestStatusAfterASyncWithATargetRefused(t *testing.T) {
 		t.Errorf("status:\n%s", r.stdout)
 	}
 }
+
+// TestStatusOfASourceThatNeverSynced: a source whose every sync failed
+// is told once, with its error and its fix; not also as one to run
+// skillsync sync for, which would fail the same way.
+func TestStatusOfASourceThatNeverSynced(t *testing.T) {
+	t.Parallel()
+	ws := t.TempDir()
+	skilltest.WriteFile(t, filepath.Join(ws, "skillsync.yaml"), "repositories:\n  - name: team\n    dir: nothere\n")
+	if r := run(t, ws, "sync"); r.code != 1 {
+		t.Fatalf("sync of a missing folder: %d\n%s", r.code, r.stderr)
+	}
+	r := run(t, ws, "status", "--json")
+	st := decode[skillsync.WorkspaceStatus](t, r)
+	attention := strings.Join(st.Attention, "\n")
+	if r.code != 1 || !strings.Contains(attention, "source team fails: ") || !strings.Contains(attention, "set dir: to where the skills are") {
+		t.Errorf("status after a failed sync: exit %d %q", r.code, st.Attention)
+	}
+	if strings.Contains(attention, "source team has not been synced yet") {
+		t.Errorf("status asks for a sync that fails the same way: %q", st.Attention)
+	}
+}
