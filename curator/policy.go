@@ -90,7 +90,10 @@ func (p Policy) Plan(u *Usage, candidates []Candidate, now time.Time, force bool
 	plan := Plan{Changes: []Change{}, Skills: []Checked{}}
 	if !force && p.MinIdle > 0 {
 		if last, c := latestUse(u); !last.IsZero() && now.Sub(last) < p.MinIdle {
-			plan.Skipped = fmt.Sprintf("%s was used %s ago, within min_idle %s: curation waits (--force curates anyway)",
+			// "the skill": a bare name read as the tool's own when the
+			// skill is the built-in skillsync; the setting by its config
+			// path, for whoever wants to change it.
+			plan.Skipped = fmt.Sprintf("the skill %s was used %s ago, within curator.min_idle (%s): curation waits (--force curates anyway)",
 				c.Name, now.Sub(last).Round(time.Second), p.MinIdle)
 			return plan
 		}

@@ -119,7 +119,7 @@ func TestMinIdleHoldsCurationBack(t *testing.T) {
 	u.Skills[idle] = &SkillUsage{FirstSeenAt: ago(45), State: Active}
 	cands := []Candidate{{Copy: busy}, {Copy: idle}}
 	plan := p.Plan(u, cands, now, false)
-	if len(plan.Changes) != 0 || !strings.Contains(plan.Skipped, "busy was used 30m0s ago, within min_idle 2h0m0s") {
+	if len(plan.Changes) != 0 || !strings.Contains(plan.Skipped, "the skill busy was used 30m0s ago, within curator.min_idle (2h0m0s)") {
 		t.Errorf("plan = %+v", plan)
 	}
 	if plan = p.Plan(u, cands, now, true); len(plan.Changes) != 1 || plan.Changes[0].Name != "idle" {

@@ -61,7 +61,7 @@ direct); reverting it brings them back. --dry-run prints the plan.`,
 	}
 	cmd.Flags().BoolVar(&opts.dryRun, "dry-run", false, "print the plan and change nothing")
 	cmd.Flags().StringVar(&opts.now, "now", "", "judge idle time at this RFC3339 time instead of now")
-	cmd.Flags().BoolVar(&opts.force, "force", false, "curate even when a skill was used within min_idle")
+	cmd.Flags().BoolVar(&opts.force, "force", false, "curate even when a skill was used within curator.min_idle")
 	cmd.Flags().StringVar(&opts.source, "source", "", "with --fleet, retire this marketplace source's fleet-idle skills upstream")
 	cmd.Flags().BoolVar(&opts.fleet, "fleet", false, "with --source, decide on the whole fleet's usage (see docs/fleet.md)")
 	cmd.Flags().BoolVar(&opts.noImport, "no-import", false, "curate without importing the agents' records first")
