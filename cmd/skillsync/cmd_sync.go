@@ -110,6 +110,11 @@ func (a *app) sync(ctx context.Context, opts skillsync.SyncOptions) error {
 	}
 	out := syncOutcome(report, err)
 	a.printSyncReport(report, out)
+	if cfg := eng.Config(); cfg.File != "" && len(cfg.Sources) == 0 && len(cfg.Targets) == 0 {
+		// As init leaves a config when it finds no agent: a sync that
+		// says "0 added" and no more leaves a newcomer guessing why.
+		a.warn("%s names no source and no target, so sync brings no skill anywhere: skillsync add owner/repo adds a source (or uncomment '- embedded: builtin' there for the skills built into skillsync), and skillsync init --agent NAME a target (skillsync agents lists them)", safe(cfg.File))
+	}
 	return out
 }
 

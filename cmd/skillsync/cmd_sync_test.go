@@ -55,6 +55,41 @@ func TestSyncOnTheBuiltInDefault(t *testing.T) {
 	}
 }
 
+// TestSyncSaysWhyItBringsNothing: a config with no source and no target
+// (init's when it finds no agent) makes a sync that can bring no skill
+// anywhere: it says so, and how to add each, rather than "0 added" alone.
+// A config with either, or none (the built-in default), says nothing.
+func TestSyncSaysWhyItBringsNothing(t *testing.T) {
+	t.Parallel()
+	const hint = "names no source and no target, so sync brings no skill anywhere: skillsync add owner/repo adds a source"
+	for _, tc := range []struct {
+		name, config string // config "" writes none
+		hint         bool
+	}{
+		{"init's without an agent", "targets: []\nrepositories:\n  # - embedded: builtin\n", true},
+		{"a target only", "targets:\n  - dir: .claude/skills\n", false},
+		{"a source only", "repositories:\n  - embedded: builtin\n", false},
+		{"no config", "", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			if tc.config != "" {
+				skilltest.WriteFile(t, filepath.Join(dir, "skillsync.yaml"), tc.config)
+			}
+			for _, args := range [][]string{{"sync"}, {"sync", "--json"}} {
+				r := run(t, dir, args...)
+				if r.code != 0 || strings.Contains(r.stderr, hint) != tc.hint {
+					t.Errorf("%v: exit %d, hint %v, want %v\n%s", args, r.code, !tc.hint, tc.hint, r.stderr)
+				}
+				if tc.hint && !strings.Contains(r.stderr, filepath.Join(dir, "skillsync.yaml")) {
+					t.Errorf("%v: the hint does not name the config:\n%s", args, r.stderr)
+				}
+			}
+		})
+	}
+}
+
 func TestSyncExitCodes(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
