@@ -310,7 +310,8 @@ func (st *Workspace) target(dir string, refused error) Target {
 	}
 	if len(diffs) > 0 {
 		files := counted(len(diffs), "file differs", "files differ")
-		st.Attention = append(st.Attention, fmt.Sprintf("target %s: %s from its record (skillsync verify)", dir, files))
+		st.Attention = append(st.Attention, fmt.Sprintf("target %s: %s from its record: skillsync verify lists them, and verify --repair rewrites what differs, moving an edited copy aside into %s first",
+			dir, files, materialize.ConflictsName))
 	}
 	if other := rec.KeptElsewhere(dir, st.Workspace); err == nil && other != "" {
 		ts.InSync = false

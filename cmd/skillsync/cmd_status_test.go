@@ -16,6 +16,7 @@ import (
 	"github.com/skillsync/skillsync/internal/flock"
 	"github.com/skillsync/skillsync/internal/gittest"
 	"github.com/skillsync/skillsync/internal/skilltest"
+	"github.com/skillsync/skillsync/materialize"
 )
 
 // TestStatusNamesAFailingSource: with a daemon over a git remote, status
@@ -143,10 +144,21 @@ func TestStatusCountsOneEditedFile(t *testing.T) {
 	}
 	skilltest.WriteFile(t, filepath.Join(ws, ".claude", "skills", "pdf", "notes.md"), "edited\n")
 	r := run(t, ws, "status")
-	for _, want := range []string{"1 file differs from the record", "1 file differs from its record"} {
+	for _, want := range []string{"1 file differs from the record", "1 file differs from its record", "verify --repair rewrites what differs"} {
 		if !strings.Contains(r.stdout+r.stderr, want) {
 			t.Errorf("status lacks %q:\n%s%s", want, r.stdout, r.stderr)
 		}
+	}
+	// The fix status and verify name is one: the edit is kept aside.
+	r = run(t, ws, "verify")
+	if r.code != 1 || !strings.Contains(r.stderr, "verify: 1 file differs from its record: skillsync verify --repair rewrites what differs") {
+		t.Errorf("verify names no fix: %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if r := run(t, ws, "verify", "--repair"); r.code != 0 || strings.Contains(r.stderr, "verify --repair rewrites") {
+		t.Errorf("verify --repair: %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if entries, err := os.ReadDir(filepath.Join(ws, ".claude", "skills", materialize.ConflictsName)); err != nil || len(entries) != 1 {
+		t.Errorf("the edited copy was not kept aside: %v %v", entries, err)
 	}
 }
 

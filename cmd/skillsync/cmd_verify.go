@@ -122,8 +122,18 @@ func (a *app) runVerify(ctx context.Context, opts *verifyOptions) error {
 		if len(out.Differences) == 0 && !a.quiet {
 			fmt.Fprintln(a.stderr, "verify: the cache and the targets match their records")
 		}
-		if n := unsynced(out.Differences); n > 0 && !a.quiet {
+		n := unsynced(out.Differences)
+		if n > 0 && !a.quiet {
 			fmt.Fprintf(a.stderr, "verify: %s not in this cache: no sync has brought it; skillsync sync brings it, or says why it cannot\n", plural(n, "source"))
+		}
+		if m := len(out.Differences) - n; m > 0 && !opts.repair && !a.quiet {
+			// A list of paths and exit 1 alone leave the next step a guess.
+			differ := fmt.Sprintf("%d files differ from their records", m)
+			if m == 1 {
+				differ = "1 file differs from its record"
+			}
+			fmt.Fprintf(a.stderr, "verify: %s: skillsync verify --repair rewrites what differs, moving an edited copy in a target aside into %s first\n",
+				differ, materialize.ConflictsName)
 		}
 	}
 	if len(out.Differences) > 0 {
