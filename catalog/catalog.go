@@ -186,13 +186,17 @@ func (w *Workspace) Build(ctx context.Context, m *materialize.Manifest) (*layeri
 	return cat, nil
 }
 
+// ruleNotSynced is the rule of the problem a configured source the cache
+// does not hold yet makes.
+const ruleNotSynced = "not-synced"
+
 // cached reads one marketplace source's skills from the cache
 // (materialize.CachedSkills): the ones its manifest record names, each in
 // its own cache directory.
 func (w *Workspace) cached(m *materialize.Manifest, source string) (*layering.Input, []skill.Problem) {
 	rec, ok := m.Sources[source]
 	if !ok {
-		return nil, []skill.Problem{{Level: skill.Warning, Rule: "not-synced", Source: source,
+		return nil, []skill.Problem{{Level: skill.Warning, Rule: ruleNotSynced, Source: source,
 			Message: fmt.Sprintf("source %s is not synced yet: run skillsync sync", source)}}
 	}
 	root := filepath.Join(w.CacheDir, source)

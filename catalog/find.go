@@ -25,6 +25,9 @@ type UnknownSkillError struct {
 	Near     []string
 	Held     string
 	Archived bool
+	// Unsynced are the configured sources no sync has brought into the
+	// cache yet: the skill may be one of theirs.
+	Unsynced []string
 }
 
 func (e *UnknownSkillError) Error() string {
@@ -35,6 +38,15 @@ func (e *UnknownSkillError) Error() string {
 		return fmt.Sprintf("skill %s is archived: skillsync restore %s makes it active again", e.Name, e.Name)
 	}
 	msg := fmt.Sprintf("no skill named %q", e.Name)
+	if len(e.Unsynced) > 0 {
+		// "run skillsync list" would show an empty list and not say why:
+		// on a first run, the source is not synced yet.
+		if len(e.Unsynced) == 1 {
+			return msg + fmt.Sprintf(" in the cache: no sync has brought source %s yet; skillsync sync brings it, or says why it cannot", e.Unsynced[0])
+		}
+		return msg + fmt.Sprintf(" in the cache: no sync has brought sources %s yet; skillsync sync brings them, or says why it cannot",
+			strings.Join(e.Unsynced, ", "))
+	}
 	if len(e.Near) > 0 {
 		return msg + "; did you mean " + strings.Join(e.Near, ", ") + "?"
 	}
@@ -73,7 +85,13 @@ func (w *Workspace) Find(cat *layering.Catalog, name string, withHidden bool) (*
 				return nil, &UnknownSkillError{Name: archived[0].Name, Archived: true}
 			}
 		}
-		return nil, &UnknownSkillError{Name: name, Near: layering.Nearest(cat.Winners, name, 3)}
+		var unsynced []string
+		for _, p := range cat.Problems {
+			if p.Rule == ruleNotSynced {
+				unsynced = append(unsynced, p.Source)
+			}
+		}
+		return nil, &UnknownSkillError{Name: name, Near: layering.Nearest(cat.Winners, name, 3), Unsynced: unsynced}
 	}
 	if win.Hidden && !withHidden {
 		return nil, &HiddenError{Name: win.Skill.Name, File: w.ConfigFile}

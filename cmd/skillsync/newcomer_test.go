@@ -1,12 +1,14 @@
 package main
 
 import (
-	"github.com/skillsync/skillsync/agent"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/skillsync/skillsync/agent"
+	"github.com/skillsync/skillsync/internal/skilltest"
 )
 
 // A workspace at the file system root or the home directory is refused at
@@ -202,5 +204,44 @@ func TestParseChoice(t *testing.T) {
 		if _, ok := parseChoice(in, found); ok {
 			t.Errorf("%q accepted", in)
 		}
+	}
+}
+
+// TestUnknownSkillBeforeTheFirstSync: before any sync, a skill the
+// sources have is not in the cache; use, show and read say that no sync
+// has brought the source yet and that skillsync sync brings it, rather
+// than sending the newcomer to a list that is empty. Once synced, a
+// name that is not there still says so with the nearest names.
+func TestUnknownSkillBeforeTheFirstSync(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, config, want string
+	}{
+		{"the built-in default", "", `no skill named "skillsync" in the cache: no sync has brought source builtin yet; skillsync sync brings it`},
+		{"two sources", "repositories:\n  - embedded: builtin\n  - name: local\n    dir: local\n",
+			`no skill named "skillsync" in the cache: no sync has brought sources builtin, local yet; skillsync sync brings them`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			if tc.config != "" {
+				skilltest.WriteFile(t, filepath.Join(dir, "skillsync.yaml"), tc.config)
+				skilltest.WriteFile(t, filepath.Join(dir, "local", "notes", "SKILL.md"), "---\nname: notes\ndescription: Take notes.\n---\n")
+			}
+			for _, args := range [][]string{{"use", "skillsync"}, {"show", "skillsync"}, {"read", "skillsync"}} {
+				if r := run(t, dir, args...); r.code != 1 || !strings.Contains(r.stderr, tc.want) {
+					t.Errorf("%v before a sync: exit %d\n%s", args, r.code, r.stderr)
+				}
+			}
+			if r := run(t, dir, "sync"); r.code != 0 {
+				t.Fatalf("sync: %d\n%s", r.code, r.stderr)
+			}
+			if r := run(t, dir, "use", "skillsync"); r.code != 0 {
+				t.Errorf("use after the sync: %d\n%s", r.code, r.stderr)
+			}
+			if r := run(t, dir, "use", "skillsyn"); r.code != 1 || !strings.Contains(r.stderr, `no skill named "skillsyn"; did you mean skillsync?`) {
+				t.Errorf("a near name after the sync: %d\n%s", r.code, r.stderr)
+			}
+		})
 	}
 }
