@@ -136,6 +136,11 @@ func (o outcomes) Unwrap() []error { return o }
 // failed; any other error (a target refused, the lock not written, a
 // stop) it does not say, so it is printed.
 func syncOutcome(r *skillsync.SyncReport, err error) error {
+	if errors.Is(err, context.Canceled) {
+		// Stopped: the sources it did not reach failed for that alone, and
+		// the stop is the one thing to say (interrupted).
+		return err
+	}
 	var out outcomes
 	if err != nil && !errors.Is(err, skillsync.ErrPartial) && !errors.Is(err, skillsync.ErrFailed) {
 		out = append(out, err)

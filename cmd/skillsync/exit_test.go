@@ -1,8 +1,10 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/skillsync/skillsync"
@@ -38,5 +40,22 @@ func TestExitCodeOfSeveralErrors(t *testing.T) {
 		if got := exitCode(tc.err); got != tc.want {
 			t.Errorf("%s: exit %d, want %d", tc.name, got, tc.want)
 		}
+	}
+}
+
+// TestSyncOutcomeOfAStop: a sync stopped by a signal says the stop alone
+// (interrupted): the sources it did not reach failed for that, and a
+// partial beside it would add a second, misleading reason.
+func TestSyncOutcomeOfAStop(t *testing.T) {
+	t.Parallel()
+	r := skillsync.SyncReport{Sources: []skillsync.SourceReport{{Source: "a", Status: skillsync.StatusFailed, Error: "context canceled"}, {Source: "b"}}}
+	stop := fmt.Errorf("write cache: %w", context.Canceled)
+	if got := syncOutcome(&r, stop); got != stop || message(got) != stop.Error() {
+		t.Errorf("a stopped sync's outcome: %v, want %v alone", got, stop)
+	}
+	refused := errors.New("target refused")
+	got := syncOutcome(&r, refused)
+	if exitCode(got) != exitFailure || !slices.Equal(outcomeNames(got), []string{"error", "partial"}) {
+		t.Errorf("a refusal beside a failed source: exit %d, outcomes %q", exitCode(got), outcomeNames(got))
 	}
 }
