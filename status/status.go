@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -70,6 +71,9 @@ type Target struct {
 	// Refused says why every sync leaves the target as it is (a symbolic
 	// link on its path, another workspace keeping it); "" when none does.
 	Refused string `json:"refused,omitempty"`
+	// Unsynced is set when no sync has written the target yet (it has no
+	// record), or its record was removed since.
+	Unsynced bool `json:"unsynced,omitempty"`
 }
 
 // Usage counts the skills used lately.
@@ -304,6 +308,13 @@ func (st *Workspace) target(dir string, refused error) Target {
 		diffs = rec.Verify(dir)
 	}
 	ts.Differences, ts.InSync = len(diffs), err == nil && len(diffs) == 0
+	if _, serr := os.Lstat(filepath.Join(dir, materialize.RecordName)); errors.Is(serr, fs.ErrNotExist) {
+		// Every sync writes a target's record, even with no skill to
+		// place: without one, nothing there is skillsync's yet, which
+		// "in sync" would deny.
+		ts.InSync, ts.Unsynced = false, true
+		st.Attention = append(st.Attention, fmt.Sprintf("target %s has not been written by a sync yet: skillsync sync writes it", dir))
+	}
 	if len(ts.Conflicts) > 0 {
 		copies := counted(len(ts.Conflicts), "edited copy waits", "edited copies wait")
 		st.Attention = append(st.Attention, fmt.Sprintf("target %s: %s in %s", dir, copies, materialize.ConflictsName))

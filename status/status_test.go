@@ -25,6 +25,7 @@ func TestBuild(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(target, materialize.ConflictsName, "pdf-1"), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	skilltest.WriteFile(t, filepath.Join(target, materialize.RecordName), `{"version":2,"skills":{}}`)
 	now := time.Date(2026, 3, 10, 0, 0, 0, 0, time.UTC)
 	used := now.Add(-3 * 24 * time.Hour)
 	older := now.Add(-20 * 24 * time.Hour)
@@ -155,6 +156,7 @@ func TestBuildNamesRefusedTargets(t *testing.T) {
 		Usage:    func() (*curator.Usage, error) { return &curator.Usage{}, nil },
 		Drafts:   func(context.Context) (int, error) { return 0, nil },
 		Refusals: func() map[string]error { return refusals }}
+	skilltest.WriteFile(t, filepath.Join(plain, materialize.RecordName), `{"version":2,"skills":{}}`)
 	st, err := status.Build(context.Background(), in)
 	if err != nil {
 		t.Fatal(err)

@@ -97,6 +97,10 @@ func (a *app) printStatus(st *skillsync.WorkspaceStatus) {
 			fmt.Fprintf(w, "target %s: refused, every sync leaves it as it is (see below)\n", safe(t.Dir))
 			continue
 		}
+		if t.Unsynced {
+			fmt.Fprintf(w, "target %s: not written by a sync yet\n", safe(t.Dir))
+			continue
+		}
 		state := "in sync"
 		if !t.InSync {
 			state = plural(t.Differences, "file") + " differ from the record"

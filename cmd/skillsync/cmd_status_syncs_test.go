@@ -136,3 +136,42 @@ func TestStatusOfASourceThatNeverSynced(t *testing.T) {
 		t.Errorf("status asks for a sync that fails the same way: %q", st.Attention)
 	}
 }
+
+// TestStatusOfATargetNoSyncWrote: before the first sync (or once its
+// folder is removed) a target holds nothing of skillsync's; status says
+// it is not written yet and that sync writes it, never "in sync".
+func TestStatusOfATargetNoSyncWrote(t *testing.T) {
+	t.Parallel()
+	ws := t.TempDir()
+	skilltest.WriteFile(t, filepath.Join(ws, "skillsync.yaml"), "repositories:\n  - embedded: builtin\ntargets:\n  - dir: .claude/skills\n")
+	target := filepath.Join(ws, ".claude", "skills")
+	for _, step := range []struct {
+		name   string
+		before func()
+		synced bool
+	}{
+		{"before the first sync", func() {}, false},
+		{"after it", func() {
+			if r := run(t, ws, "sync"); r.code != 0 {
+				t.Fatalf("sync: %d\n%s", r.code, r.stderr)
+			}
+		}, true},
+		{"its folder removed", func() {
+			if err := os.RemoveAll(target); err != nil {
+				t.Fatal(err)
+			}
+		}, false},
+	} {
+		step.before()
+		r := run(t, ws, "status", "--json")
+		st := decode[skillsync.WorkspaceStatus](t, r)
+		told := strings.Contains(strings.Join(st.Attention, "\n"), "target "+target+" has not been written by a sync yet: skillsync sync writes it")
+		if tg := st.Targets[0]; tg.InSync != step.synced || tg.Unsynced == step.synced || told == step.synced {
+			t.Errorf("%s: %+v, attention %q", step.name, tg, st.Attention)
+		}
+		if r := run(t, ws, "status"); strings.Contains(r.stdout, "target "+target+": in sync") != step.synced ||
+			strings.Contains(r.stdout, "target "+target+": not written by a sync yet") == step.synced {
+			t.Errorf("%s:\n%s", step.name, r.stdout)
+		}
+	}
+}
