@@ -160,8 +160,8 @@ func syncOutcome(r *skillsync.SyncReport, err error) error {
 	return out
 }
 
-// The outcomes of a sync, as sync --json names them, in the order
-// outcomeNames lists them: most severe first.
+// The outcomes of a sync, as sync --json names them; outcomesOf lists
+// them most severe first.
 const (
 	outcomeError   = "error"
 	outcomeFrozen  = "frozen"
@@ -218,14 +218,20 @@ func outcomeNames(err error) []string {
 	return names
 }
 
-// outcomeSaid is what each outcome means, for the line that says why a
-// sync exits as it does when several apply.
-var outcomeSaid = map[string]string{
-	outcomeError:   "the sync failed",
-	outcomeFrozen:  "the lock does not match what sync --frozen found",
-	outcomeRefused: "a target was refused and left as it is",
-	outcomeFailed:  "every source failed and kept its last good files",
-	outcomePartial: "some sources or skills failed and kept their last good files",
+// outcomeSaid is what the outcome name means, for the line that says
+// why a sync exits as it does when several apply.
+func outcomeSaid(name string) string {
+	switch name {
+	case outcomeFrozen:
+		return "the lock does not match what sync --frozen found"
+	case outcomeRefused:
+		return "a target was refused and left as it is"
+	case outcomeFailed:
+		return "every source failed and kept its last good files"
+	case outcomePartial:
+		return "some sources or skills failed and kept their last good files"
+	}
+	return "the sync failed"
 }
 
 // syncReportJSON is sync --json's report: the sync's, with its exit
@@ -313,7 +319,7 @@ func exitSaid(err error) string {
 	}
 	said := make([]string, len(all))
 	for i, o := range all {
-		said[i] = fmt.Sprintf("%s (%d)", outcomeSaid[o.name], o.code)
+		said[i] = fmt.Sprintf("%s (%d)", outcomeSaid(o.name), o.code)
 	}
 	return fmt.Sprintf("exit status %d, the most severe of: %s", exitCode(err), strings.Join(said, "; "))
 }
