@@ -351,7 +351,15 @@ func PreparePush(hb Heartbeat, u *curator.Usage, pushedPath, store string, warn 
 	if legacy {
 		foldVariants(pushed)
 	}
-	return prepare(hb, u, pushed, pushedPath, store, warn)
+	p := prepare(hb, u, pushed, pushedPath, store, warn)
+	if legacy {
+		// Every record, changed or not: a copy this spelling does not
+		// send keeps what it acknowledged in the rows of no spelling,
+		// where another spelling's first push would take its own uses
+		// out of them as counted already.
+		p.recs = p.all
+	}
+	return p
 }
 
 // prepare is PreparePush from the pushed file as read.
