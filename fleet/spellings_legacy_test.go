@@ -58,3 +58,46 @@ func seedBuild01(t *testing.T, c *pgtest.Cluster, schema string, at time.Time) {
 	pgtest.Exec(t, c, `INSERT INTO `+schema+`.host_copies (host, layer, owner, name, uses, views, last_used_at, state) VALUES
 	('build-01', 'marketplace', 'team', 'pdf', 6, 0, $1, 'active')`, at)
 }
+
+// TestMigration4FailsWhole: migration 4 stopped at its last step (a
+// column pushed_by already there) leaves the version 3 schema as it was,
+// no spelling_copies; once the cause is gone it runs, copying the
+// host's counters once however often the store is opened.
+func TestMigration4FailsWhole(t *testing.T) {
+	t.Parallel()
+	c := pgCluster.Get(t)
+	ctx := context.Background()
+	schema := v3Schema(t, c)
+	at := time.Now().UTC().Add(-time.Minute).Truncate(time.Second)
+	seedBuild01(t, c, schema, at)
+	pgtest.Exec(t, c, "ALTER TABLE "+schema+".hosts ADD COLUMN pushed_by text")
+	cfg := fleet.Config{DSNFile: c.DSNFile(t, "postgres"), Schema: schema, Create: true, Timeout: 5 * time.Second}
+	s, err := fleet.Open(ctx, cfg)
+	if err == nil {
+		err = s.Migrate(ctx)
+		s.Close()
+	}
+	if err == nil {
+		t.Fatal("migration 4 over a column pushed_by: done, want it refused")
+	}
+	if v := pgtest.QueryValue[int32](t, c, "SELECT max(version) FROM "+schema+".schema_migrations"); v != 3 {
+		t.Fatalf("after a failed migration 4: version %d, want 3", v)
+	}
+	if n := pgtest.QueryValue[int64](t, c, "SELECT count(*) FROM pg_catalog.pg_tables WHERE schemaname = $1 AND tablename = 'spelling_copies'", schema); n != 0 {
+		t.Fatal("after a failed migration 4: spelling_copies is there")
+	}
+	pgtest.Exec(t, c, "ALTER TABLE "+schema+".hosts DROP COLUMN pushed_by")
+	for range 2 {
+		s, err := fleet.Open(ctx, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Migrate(ctx); err != nil {
+			t.Fatal(err)
+		}
+		s.Close()
+	}
+	if n := pgtest.QueryValue[int64](t, c, "SELECT sum(uses)::bigint FROM "+schema+".spelling_copies WHERE host = 'build-01' AND spelling = ''"); n != 6 {
+		t.Fatalf("migrated twice: the host's counters of no spelling hold %d uses, want 6", n)
+	}
+}
