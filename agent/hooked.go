@@ -79,8 +79,9 @@ const hookedWait = 5 * time.Second
 // context lets it wait that long: longer than an import holding the
 // journal may wait for the usage file (curator's two minutes). The hook
 // of cmd/skillsync gives up sooner (its agent waits for it), and a hook
-// that gives up journals its call without the lock (once), so giving up
-// counts nothing twice.
+// that gives up journals its call without the lock (once). A call an
+// import has read but not yet saved as pending when the hook gives up is
+// counted by both (docs/usage.md says so).
 const hookWait = 2*time.Minute + 10*time.Second
 
 // journalKey is the key a call id is journaled under: the id itself when
