@@ -160,10 +160,35 @@ func (g *Git) explain(ctx context.Context, op string, err error) error {
 		err = fmt.Errorf("%s %s: no answer within the timeout of %s: %w", op, redacted, g.cfg.Timeout, because(err, context.DeadlineExceeded))
 	case ctx.Err() != nil:
 		err = fmt.Errorf("%s %s: stopped: %w", op, redacted, because(err, ctx.Err()))
+	case errors.Is(err, transport.ErrRepositoryNotFound):
+		err = fmt.Errorf("%s %s: %w", op, redacted, &advised{err: err, advice: g.notFoundAdvice(inURL)})
 	default:
 		err = fmt.Errorf("%s %s: %w", op, redacted, err)
 	}
 	return repository.RedactError(err, secrets...)
+}
+
+// advised is an error with what to check after it. go-git's own text may
+// end in ": " (a smart HTTP server's "repository not found: ").
+type advised struct {
+	err    error
+	advice string
+}
+
+func (e *advised) Error() string {
+	return strings.TrimSuffix(strings.TrimSpace(e.err.Error()), ":") + ": " + e.advice
+}
+func (e *advised) Unwrap() error { return e.err }
+
+// notFoundAdvice is what to check when the remote says it has no such
+// repository: its URL, and for a remote on the network the login too, as
+// hosts answer a private repository's reader without credentials so.
+func (g *Git) notFoundAdvice(inURL bool) string {
+	advice := "check the git: URL of source " + g.cfg.Source
+	if u := strings.ToLower(g.cfg.URL); strings.HasPrefix(u, "file://") || filepath.IsAbs(g.cfg.URL) {
+		return advice
+	}
+	return advice + "; a private repository answers so to a missing or refused login: check " + g.cfg.Auth.setting(inURL)
 }
 
 // because returns err, made to match cause with errors.Is: a transport

@@ -42,3 +42,36 @@ rm -f "$tmp"
 	}
 	t.Log(err)
 }
+
+// TestFetchOfAMissingRepositorySaysWhatToCheck: a remote with no such
+// repository names the source's URL to check, and, over the network,
+// the login too: hosts answer a reader of a private repository without
+// credentials the same way.
+func TestFetchOfAMissingRepositorySaysWhatToCheck(t *testing.T) {
+	t.Parallel()
+	up := gittest.NewRepo(t, "main")
+	up.Skill("skills/one", "First.")
+	up.Commit("one")
+	srv := gittest.ServeHTTP(t, filepath.Dir(up.Dir), "", "")
+	for _, tc := range []struct {
+		name, url string
+		login     bool
+	}{
+		{"file", "file://" + filepath.Join(t.TempDir(), "gone.git"), false},
+		{"http", srv.URL + "/gone.git", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := newGitIn(t, []string{}, tc.url, "").Fetch(context.Background())
+			if err == nil {
+				t.Fatal("fetch of a missing repository succeeded")
+			}
+			msg := err.Error()
+			if !strings.Contains(msg, "repository not found: check the git: URL of source team") {
+				t.Errorf("err = %v, want the source's URL named to check", err)
+			}
+			if got := strings.Contains(msg, "private repository"); got != tc.login {
+				t.Errorf("login named = %v, want %v: %v", got, tc.login, err)
+			}
+		})
+	}
+}
