@@ -64,7 +64,7 @@ func TestLockOfVersionOneIsRewrittenNotFrozen(t *testing.T) {
 	_, e, ws, fresh, name := firstKindWorkspace(t)
 
 	_, err := e.Sync(ctx, SyncOptions{Frozen: true})
-	if !IsFrozen(err) || !strings.Contains(err.Error(), "version 1") || !strings.Contains(err.Error(), "without --frozen") || !strings.Contains(err.Error(), name) {
+	if !IsFrozen(err) || !strings.Contains(err.Error(), "version 1") || !strings.Contains(err.Error(), "without --frozen") || strings.Contains(err.Error(), "skillsync update") || !strings.Contains(err.Error(), name) {
 		t.Errorf("sync --frozen with a version-1 lock: %v", err)
 	}
 	if diffs, err := e.Verify(ctx); err != nil || len(diffs) > 0 {

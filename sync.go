@@ -55,10 +55,10 @@ func (e *Engine) Sync(ctx context.Context, opts SyncOptions) (*SyncReport, error
 	run := &syncRun{e: e, opts: opts, hasLock: hasLock, Run: syncrun.Run{Lock: locked, Cache: cache, Report: syncrun.NewReport()}}
 	if opts.Frozen {
 		if !hasLock {
-			return nil, &FrozenError{Diff: []string{"there is no " + e.layout.LockFile() + ": run skillsync sync once without --frozen"}}
+			return nil, &FrozenError{Diff: []string{"there is no " + e.layout.LockFile()}, Fix: "run skillsync sync once without --frozen, and commit the lock it writes"}
 		}
 		if locked.Legacy() {
-			return nil, &FrozenError{Diff: []string{e.layout.LockFile() + " is version 1, written by an older skillsync: its skill hashes are of a kind this one no longer computes; run skillsync sync once without --frozen (every source must sync) and commit the version-2 lock it writes"}}
+			return nil, &FrozenError{Diff: []string{e.layout.LockFile() + " is version 1, written by an older skillsync: its skill hashes are of a kind this one no longer computes"}, Fix: "run skillsync sync once without --frozen (every source must sync) and commit the version-2 lock it writes"}
 		}
 		if diff := locked.Compare(e.cfg.Sources, e.base()); len(diff) > 0 {
 			return nil, &FrozenError{Diff: diff}

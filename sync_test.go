@@ -171,6 +171,22 @@ func TestSyncFrozen(t *testing.T) {
 	}
 }
 
+// TestSyncFrozenWithoutALock: with no lock to move, the frozen sync's
+// error says to sync once without --frozen, not to update the lock.
+func TestSyncFrozenWithoutALock(t *testing.T) {
+	t.Parallel()
+	local := t.TempDir()
+	skilltest.Skill(t, local, "loc", "Local.", nil)
+	e, _ := newWorkspace(t, "repositories:\n  - name: local\n    dir: "+local+"\n")
+	_, err := e.Sync(context.Background(), SyncOptions{Frozen: true})
+	if !IsFrozen(err) || !strings.Contains(err.Error(), "skillsync.lock\nrun skillsync sync once without --frozen") {
+		t.Fatalf("frozen without a lock = %v", err)
+	}
+	if strings.Contains(err.Error(), "update") {
+		t.Errorf("frozen without a lock tells to update a lock there is not: %v", err)
+	}
+}
+
 func TestUpdateMovesOnlyTheNamedSource(t *testing.T) {
 	t.Parallel()
 	a, b := gittest.NewRepo(t, "main"), gittest.NewRepo(t, "main")

@@ -190,14 +190,19 @@ func short(h string) string {
 }
 
 // FrozenError is a sync --frozen whose config or content does not match
-// the lock file. Diff has one line per difference.
+// the lock file. Diff has one line per difference; Fix, when set, is what
+// to do instead of moving the lock (there is no lock to move).
 type FrozenError struct {
 	Diff []string
+	Fix  string
 }
 
 func (e *FrozenError) Error() string {
-	return "the lock file does not match:\n  " + strings.Join(e.Diff, "\n  ") +
-		"\nrun skillsync update to move the lock, or restore the config"
+	fix := e.Fix
+	if fix == "" {
+		fix = "run skillsync update to move the lock, or restore the config"
+	}
+	return "the lock file does not match:\n  " + strings.Join(e.Diff, "\n  ") + "\n" + fix
 }
 
 // skill returns the hash s locks for the skill name; s may be nil.
