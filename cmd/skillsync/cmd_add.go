@@ -134,9 +134,9 @@ type addJSON struct {
 	Added   bool   `json:"added"`
 	// Skills are the names added to the selection of a source already
 	// there.
-	Skills  []string              `json:"skills"`
-	Targets []string              `json:"targets"`
-	Sync    *skillsync.SyncReport `json:"sync"`
+	Skills  []string        `json:"skills"`
+	Targets []string        `json:"targets"`
+	Sync    *syncReportJSON `json:"sync"`
 }
 
 func (a *app) runAdd(ctx context.Context, opts *addOptions) error {
@@ -242,7 +242,9 @@ func (a *app) runAdd(ctx context.Context, opts *addOptions) error {
 		fmt.Fprintln(a.stdout, "run skillsync sync to fetch it and place its skills")
 		return nil
 	}
-	out.Sync, err = a.syncAfterEdit(ctx, false)
+	var report *skillsync.SyncReport
+	report, err = a.syncAfterEdit(ctx, false)
+	out.Sync = syncReportOf(report, err)
 	if a.json && out.Sync != nil {
 		if werr := writeJSON(a.stdout, out); werr != nil {
 			return werr

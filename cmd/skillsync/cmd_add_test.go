@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -566,5 +567,28 @@ func TestAddAtAnotherRefIsRefused(t *testing.T) {
 	}
 	if r := run(t, ws, "add", up.URL()+"@main", "--name", "pinned", "--no-sync"); r.code != 0 || !strings.Contains(r.stdout, "added source pinned") {
 		t.Errorf("add URL@main --name: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestAddAndRemoveJSONSayTheSyncsOutcomes: the sync that add and remove
+// run says, in their --json, the exit status and outcomes sync --json
+// gives, so a script learns that another source failed.
+func TestAddAndRemoveJSONSayTheSyncsOutcomes(t *testing.T) {
+	t.Parallel()
+	ws := t.TempDir()
+	gone := "file://" + filepath.Join(t.TempDir(), "gone.git")
+	if err := os.WriteFile(filepath.Join(ws, "skillsync.yaml"), []byte("repositories:\n  - name: gone\n    git: "+gone+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	local := t.TempDir()
+	skilltest.Skill(t, local, "mine", "Mine.", nil)
+	for _, args := range [][]string{{"add", local, "--json"}, {"remove", "gone", "--json"}} {
+		r := run(t, ws, args...)
+		out := decode[struct{ Sync *syncJSON }](t, r)
+		if out.Sync == nil || out.Sync.ExitCode == nil || *out.Sync.ExitCode != r.code {
+			t.Errorf("%s --json: exit %d, sync %+v", args[0], r.code, out.Sync)
+		} else if args[0] == "add" && (r.code != 3 || !slices.Contains(out.Sync.Outcomes, "partial")) {
+			t.Errorf("add beside a failing source: exit %d, outcomes %v; want 3, partial", r.code, out.Sync.Outcomes)
+		}
 	}
 }

@@ -57,10 +57,10 @@ and order stay as they are.`,
 
 // removeJSON is remove's --json output.
 type removeJSON struct {
-	Config string                `json:"config"`
-	Source string                `json:"source"`
-	Skill  string                `json:"skill,omitempty"`
-	Sync   *skillsync.SyncReport `json:"sync"`
+	Config string          `json:"config"`
+	Source string          `json:"source"`
+	Skill  string          `json:"skill,omitempty"`
+	Sync   *syncReportJSON `json:"sync"`
 }
 
 func (a *app) runRemove(ctx context.Context, opts *removeOptions) error {
@@ -118,7 +118,9 @@ func (a *app) runRemove(ctx context.Context, opts *removeOptions) error {
 		fmt.Fprintln(a.stdout, "run skillsync sync to remove its skills from the cache and the targets")
 		return nil
 	}
-	out.Sync, err = a.syncAfterEdit(ctx, left == 0)
+	var report *skillsync.SyncReport
+	report, err = a.syncAfterEdit(ctx, left == 0)
+	out.Sync = syncReportOf(report, err)
 	if a.json && out.Sync != nil {
 		if werr := writeJSON(a.stdout, out); werr != nil {
 			return werr

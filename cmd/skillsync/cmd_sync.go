@@ -243,6 +243,15 @@ type syncReportJSON struct {
 	Outcomes []string `json:"outcomes"`
 }
 
+// syncReportOf is r as sync --json gives it, out being its syncOutcome; nil
+// for no report.
+func syncReportOf(r *skillsync.SyncReport, out error) *syncReportJSON {
+	if r == nil {
+		return nil
+	}
+	return &syncReportJSON{SyncReport: r, ExitCode: exitCode(out), Outcomes: outcomeNames(out)}
+}
+
 // problemPlace is where a sync's problem is, "SOURCE:PATH:LINE" as
 // skill.Problem.String gives it (list's form, for editors to jump to), or
 // the one of the two it has: a problem of a whole source has no path.
@@ -262,7 +271,7 @@ func (a *app) printSyncReport(r *skillsync.SyncReport, out error) {
 		a.warn("%s", safe(w))
 	}
 	if a.json {
-		_ = writeJSON(a.stdout, syncReportJSON{SyncReport: r, ExitCode: exitCode(out), Outcomes: outcomeNames(out)})
+		_ = writeJSON(a.stdout, syncReportOf(r, out))
 		return
 	}
 	if !a.quiet {

@@ -33,6 +33,8 @@ type syncJSON struct {
 	}
 	Problems []struct{ Source, Skill, Path, Level, Rule, Message string }
 	Frozen   []string
+	ExitCode *int `json:"exit_code"`
+	Outcomes []string
 }
 
 func TestSyncOnTheBuiltInDefault(t *testing.T) {
