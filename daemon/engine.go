@@ -103,6 +103,10 @@ type SyncResult struct {
 	// the cache, a stop): then no source synced as it should have. ""
 	// when the sources' own errors say it all.
 	Err string
+	// Refused is set when Err is of targets refused, left as they were:
+	// a sync refuses one only after the cache and the lock took in the
+	// sources, so each source without an Err of its own did sync.
+	Refused bool
 }
 
 // Failed counts the sources that failed.

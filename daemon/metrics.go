@@ -162,7 +162,8 @@ func (m *monitor) configured(st Settings) {
 
 // synced records a sync of the sources of req (all when req names none).
 // A sync that failed as a whole (no result, or its Err) is a failure, and
-// stamps no source's success: the daemon is not ready until one passes.
+// stamps no source's success, but for targets refused (Refused): the
+// daemon is not ready until one passes.
 func (m *monitor) synced(req SyncRequest, res *SyncResult, err error, took time.Duration) {
 	m.syncDuration.Observe(took.Seconds())
 	whole := ""
@@ -204,7 +205,7 @@ func (m *monitor) synced(req SyncRequest, res *SyncResult, err error, took time.
 			next := SourceState{Revision: r.Revision, LastAttempt: &now, LastSuccess: prev.LastSuccess, LastError: r.Err,
 				FetchSeconds: Seconds(r.FetchDuration.Seconds()), Skills: r.Skills}
 			next.Moved = prev.Revision != "" && r.Revision != prev.Revision
-			if r.Err == "" && whole == "" {
+			if r.Err == "" && (whole == "" || res.Refused) {
 				next.LastSuccess = &now
 			} else if next.Revision == "" {
 				next.Revision = prev.Revision

@@ -226,6 +226,27 @@ func TestSyncFailedAsAWhole(t *testing.T) {
 	}
 }
 
+// TestSyncWithATargetRefused: a sync whose only failure is a target
+// refused fails, and the daemon is not ready, but its sources did sync
+// (the cache and the lock took them in first): their success is stamped,
+// and their last success metric moves.
+func TestSyncWithATargetRefused(t *testing.T) {
+	t.Parallel()
+	m := newMonitor(slog.New(slog.DiscardHandler))
+	m.configured(Settings{Sources: []string{"team", "gone"}})
+	refused := "target .claude/skills is reached through a symbolic link"
+	m.synced(SyncRequest{}, &SyncResult{Sources: []SourceResult{{Name: "team", Revision: "abc"}, {Name: "gone", Err: "repository not found"}},
+		Err: refused, Refused: true}, errors.New(refused), time.Second)
+	st := m.Snapshot()
+	if st.Sources["team"].LastSuccess == nil || st.Sources["gone"].LastSuccess != nil {
+		t.Errorf("team's success %v (want stamped), gone's %v (want none)", st.Sources["team"].LastSuccess, st.Sources["gone"].LastSuccess)
+	}
+	got := st.NotReady(time.Now())
+	if len(got) == 0 || got[len(got)-1].Reason != "the last sync failed: "+refused {
+		t.Errorf("NotReady %+v, want the refusal last", got)
+	}
+}
+
 // brokenEngine's syncs panic and its curations fail.
 type brokenEngine struct{ stuckEngine }
 

@@ -22,7 +22,7 @@ func (r *Report) DaemonResult(cacheDir string, usage *curator.Usage, target func
 		FilesWritten: r.Files.Written, BytesWritten: r.Files.BytesWritten, Warnings: r.Warnings, Conflicts: map[string]int{},
 		CacheDirty: materialize.Dirty(cacheDir)}
 	if err != nil && !errors.Is(err, ErrPartial) && !errors.Is(err, ErrFailed) {
-		res.Err = err.Error()
+		res.Err, res.Refused = err.Error(), materialize.IsRefused(err)
 	}
 	for _, t := range r.Targets {
 		res.Conflicts[target(t.Dir)] += len(t.Conflicts) + len(t.Preserved)

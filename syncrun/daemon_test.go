@@ -34,7 +34,12 @@ func TestDaemonResult(t *testing.T) {
 	}
 	// A sync that failed beyond its sources (here a target) says so.
 	whole := errors.New("place skills in /ws/.claude/skills: not a directory")
-	if res := r.DaemonResult(t.TempDir(), nil, func(dir string) string { return dir }, whole); res.Err != whole.Error() {
-		t.Errorf("a sync failed at a target: Err %q", res.Err)
+	if res := r.DaemonResult(t.TempDir(), nil, func(dir string) string { return dir }, whole); res.Err != whole.Error() || res.Refused {
+		t.Errorf("a sync failed at a target: Err %q, Refused %v", res.Err, res.Refused)
+	}
+	// A target refused: the sources' own results stand.
+	refused := fmt.Errorf("target /ws/.claude/skills %w", materialize.ErrTargetLinked)
+	if res := r.DaemonResult(t.TempDir(), nil, func(dir string) string { return dir }, refused); res.Err == "" || !res.Refused {
+		t.Errorf("a target refused: Err %q, Refused %v", res.Err, res.Refused)
 	}
 }
