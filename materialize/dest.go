@@ -218,13 +218,17 @@ func (d dest) chtimes(p string, atime, mtime time.Time) error {
 }
 
 // chmodDir sets the mode of the folder p, opened without following a
-// link.
+// link. Anything else there (a hard link to another name's file swapped
+// in after p was looked at) keeps its mode.
 func (d dest) chmodDir(p string, perm fs.FileMode) error {
 	f, err := d.openFile(p, os.O_RDONLY, 0)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
+	if info, err := f.Stat(); err != nil || !info.IsDir() {
+		return fmt.Errorf("%s is not a directory", p)
+	}
 	return f.Chmod(perm)
 }
 
