@@ -22,9 +22,12 @@ import (
 // OS-separated; errors name the full path below Path(). A Tree is safe
 // for use by several goroutines at once.
 
-// local checks that rel is a path below the tree.
+// local checks that rel is a path below the tree. It must be clean
+// too: "a/.." is local by its text, but its last component, resolved
+// from a, names a's parent, outside the tree once another process has
+// moved a there.
 func local(t *Tree, rel string) error {
-	if rel == "" || !filepath.IsLocal(rel) {
+	if rel == "" || !filepath.IsLocal(rel) || filepath.Clean(rel) != rel {
 		return fmt.Errorf("%s: %q is not a path below it", t.path, rel)
 	}
 	return nil
