@@ -103,7 +103,7 @@ func GitIgnoresWhole(view FolderFS) *IgnoredFolder {
 // if it were a work tree's root with no other rules: what GitView serves
 // of a folder git does not judge. A folder with none serves what d does.
 func ownIgnoring(d *DirFS) *IgnoreFS {
-	st := &ignores{d: d, dirs: map[string]*ignoreDir{".": {}}, maxDropped: DefaultMaxEntries}
+	st := &ignores{d: d, dirs: map[string]*ignoreDir{".": {looked: true}}, maxDropped: DefaultMaxEntries}
 	return &IgnoreFS{d: d, st: st}
 }
 
@@ -118,7 +118,10 @@ func (w *IgnoreFS) below(inner *DirFS, sub string) *IgnoreFS {
 	defer w.st.mu.Unlock()
 	// A copy: what the new FS learns (the folder's own .gitignore, read
 	// through inner unless w read it already) stays in it.
-	v := *w.st.dir(w.inSource(sub))
+	rel := w.inSource(sub)
+	dir := w.st.dir(rel)
+	w.st.nest(dir, rel, nil)
+	v := *dir
 	st := &ignores{d: inner, base: v.full, global: w.st.global, dirs: map[string]*ignoreDir{".": &v},
 		bytes: w.st.bytes, maxDropped: w.st.maxDropped}
 	return &IgnoreFS{d: inner, st: st}

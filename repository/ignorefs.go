@@ -94,6 +94,10 @@ type ignoreDir struct {
 	// that shows none spares the look: a stat through the os.Root costs
 	// more than the rest of a folder's judging.
 	read bool
+	// looked is set once whether the folder holds a .git of its own
+	// (a repository nested in the source: nest) is known, from its
+	// listing when that comes first, which spares a stat per folder.
+	looked bool
 }
 
 // GitIgnoring returns d seen as git sees it when d's folder lies in a git
@@ -174,7 +178,7 @@ func gitIgnoring(d *DirFS, env hostenv.Env) (*IgnoreFS, *IgnoredFolder, error) {
 			return nil, nil, err
 		}
 	}
-	st.dirs["."] = &ignoreDir{full: slices.Clip(base), rules: slices.Clip(rules)}
+	st.dirs["."] = &ignoreDir{full: slices.Clip(base), rules: slices.Clip(rules), looked: true}
 	return &IgnoreFS{d: d, st: st}, nil, nil
 }
 
@@ -513,29 +517,41 @@ func (st *ignores) dir(rel string) *ignoreDir {
 		v.err, v.read = parent.err, true
 	case parent.hidden || ignored(parent.rules, v.full, true):
 		v.hidden, v.read = true, true
-	case st.repository(rel):
-		// A repository of its own below the work tree (a submodule, a
-		// cloned skill): git judges what is in it by that repository's
-		// rules, never the outer one's: the user's excludes and the
-		// .gitignore files inside it, from its root. Read whole, its
-		// .env went to the targets that a publish of the same folder,
-		// which finds that repository, kept it out of.
-		v.full, v.rules = nil, st.global
 	}
+	v.looked = v.err != nil || v.hidden
 	st.dirs[rel] = v
 	return v
 }
 
-// repository reports whether the folder rel holds a .git of its own.
-func (st *ignores) repository(rel string) bool {
-	_, err := os.Lstat(filepath.Join(st.d.Dir(), filepath.FromSlash(rel), ".git"))
-	return err == nil
+// nest makes v, the folder rel, judge what is in it as a repository of
+// its own when it holds a .git (has says whether it does; nil: look).
+// A repository below the work tree (a submodule, a cloned skill) has
+// what is in it judged by its own rules, never the outer one's: the
+// user's excludes and the .gitignore files inside it, from its root.
+// Read whole, its .env went to the targets that a publish of the same
+// folder, which finds that repository, kept it out of. It is done before
+// the folder's own .gitignore is read (rules). st.mu is held.
+func (st *ignores) nest(v *ignoreDir, rel string, has func() bool) {
+	if v.looked {
+		return
+	}
+	v.looked = true
+	if has == nil {
+		has = func() bool {
+			_, err := os.Lstat(filepath.Join(st.d.Dir(), filepath.FromSlash(rel), ".git"))
+			return err == nil
+		}
+	}
+	if has() {
+		v.full, v.rules = nil, st.global
+	}
 }
 
 // rules returns what applies below the folder at rel, its own .gitignore
 // read. st.mu is held.
 func (st *ignores) rules(rel string) *ignoreDir {
 	v := st.dir(rel)
+	st.nest(v, rel, nil)
 	if !v.read {
 		v.read = true
 		st.own(v, rel)
@@ -661,8 +677,14 @@ func (w *IgnoreFS) keep(rel string, entries []fs.DirEntry, complete bool) ([]fs.
 	w.st.mu.Lock()
 	defer w.st.mu.Unlock()
 	v := w.st.dir(rel)
-	if !v.read && complete && !slices.ContainsFunc(entries, func(e fs.DirEntry) bool { return e.Name() == ".gitignore" }) {
-		v.read = true // the listing shows there is none to read
+	if complete {
+		// The listing shows whether there is a .git or a .gitignore.
+		w.st.nest(v, rel, func() bool {
+			return slices.ContainsFunc(entries, func(e fs.DirEntry) bool { return e.Name() == ".git" })
+		})
+		if !v.read && !slices.ContainsFunc(entries, func(e fs.DirEntry) bool { return e.Name() == ".gitignore" }) {
+			v.read = true // none to read
+		}
 	}
 	v = w.st.rules(rel)
 	if v.err != nil {
