@@ -243,12 +243,35 @@ func TestIgnoreFSNestedRepositoryOwnRules(t *testing.T) {
 	if err != nil || w == nil {
 		t.Fatalf("GitIgnoring: %v, %v", w, err)
 	}
-	for f, want := range map[string]bool{
+	served := map[string]bool{
 		"foo/SKILL.md": true, "foo/lib/helper.py": true, "foo/sub/build/y.js": true, "bar/.env": true,
 		"foo/.env": false, "foo/sub/.env": false, "foo/build/x.js": false, "foo/a.swp": false,
-	} {
+	}
+	for f, want := range served {
 		if _, err := fs.Stat(w, f); (err == nil) != want {
 			t.Errorf("stat %s: %v, want served %v", f, err, want)
+		}
+	}
+	// A walk, which lists each folder before it looks inside (the
+	// nested repository is then known from foo's listing), serves the
+	// same files.
+	walker, err := GitIgnoring(d, hostenv.New(home, []string{"HOME=" + home, "GIT_CONFIG_NOSYSTEM=1"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	walked := map[string]bool{}
+	err = fs.WalkDir(walker, ".", func(p string, de fs.DirEntry, err error) error {
+		if err == nil && de.Type().IsRegular() {
+			walked[p] = true
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for f, want := range served {
+		if walked[f] != want {
+			t.Errorf("walk: %s served %v, want %v", f, walked[f], want)
 		}
 	}
 }
