@@ -215,31 +215,43 @@ func (t *Tree) RemoveAll(rel string) error {
 	return removeAllAt(pfd, base, t.full(rel))
 }
 
+// removeAllAt removes base, in the folder pfd, and everything in it.
+// It lists a folder a batch of names at a time and opens it again for
+// each batch, as os.RemoveAll does: some systems (macOS's) skip entries
+// when a listing goes on while the names it gave are removed, and the
+// folder would then not be empty at the end.
 func removeAllAt(pfd int, base, full string) error {
 	err := removeAt(pfd, base, full)
 	if err == nil || errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
-	fd, oerr := unix.Openat(pfd, base, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-	if oerr != nil {
-		return err // not a folder: removeAt's error says why
-	}
-	dir := os.NewFile(uintptr(fd), full)
-	var errs []error
-	for {
-		names, rerr := dir.Readdirnames(512)
+	const batch = 512
+	for first := true; ; first = false {
+		fd, oerr := unix.Openat(pfd, base, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		switch {
+		case oerr == nil:
+		case first:
+			return err // not a folder: removeAt's error says why
+		case errors.Is(oerr, unix.ENOENT):
+			return nil
+		default:
+			return &fs.PathError{Op: "open", Path: full, Err: oerr}
+		}
+		dir := os.NewFile(uintptr(fd), full)
+		names, rerr := dir.Readdirnames(batch)
+		var errs []error
 		for _, name := range names {
 			if err := removeAllAt(fd, name, filepath.Join(full, name)); err != nil {
 				errs = append(errs, err)
 			}
 		}
-		if rerr != nil || len(names) == 0 || len(errs) > 0 {
+		dir.Close()
+		if len(errs) > 0 {
+			return errors.Join(errs...)
+		}
+		if rerr != nil || len(names) < batch {
 			break
 		}
-	}
-	dir.Close()
-	if len(errs) > 0 {
-		return errors.Join(errs...)
 	}
 	if err := unix.Unlinkat(pfd, base, unix.AT_REMOVEDIR); err != nil && !errors.Is(err, unix.ENOENT) {
 		return &fs.PathError{Op: "remove", Path: full, Err: err}
