@@ -172,10 +172,13 @@ func (d dest) mkdirNoFollow(p string) error {
 	}
 	defer f.Close()
 	if info, err := f.Stat(); err != nil || !info.IsDir() {
-		return fmt.Errorf("%s is not a directory", p)
+		return fmt.Errorf("%s %w", p, errNotFolder)
 	}
 	return nil
 }
+
+// errNotFolder is a file where mkdirNoFollow wants a folder.
+var errNotFolder = errors.New("is not a directory")
 
 // sweep is atomicfile.Sweep(dir, 0, names...) through the tree: the
 // temporary files of names that a killed run left in dir (which only

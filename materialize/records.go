@@ -265,7 +265,18 @@ func readRecord(root string, ref Hash, ext string) ([]byte, error) {
 // the same bytes unless someone changed it), never written through.
 func writeRecord(d dest, root string, data []byte, ext string) (Hash, error) {
 	ref := Hash(sha256.Sum256(data))
-	if err := d.mkdirNoFollow(filepath.Join(root, recordsName)); err != nil {
+	dir := filepath.Join(root, recordsName)
+	err := d.mkdirNoFollow(dir)
+	if errors.Is(err, errNotFolder) || errors.Is(err, atomicfile.ErrSymlink) {
+		// The cache is skillsync's, and its records can be made again
+		// (what they recorded is hashed again): a file or a link in
+		// their place is removed, never followed, rather than failing
+		// every sync until someone removes it.
+		if rerr := d.remove(dir); rerr == nil {
+			err = d.mkdirNoFollow(dir)
+		}
+	}
+	if err != nil {
 		return Hash{}, err
 	}
 	if err := d.writeFile(recordPath(root, ref, ext), data, 0o644); err != nil {

@@ -51,3 +51,44 @@ func TestPruneNeverFollowsARecordsLink(t *testing.T) {
 		t.Logf(".records is still a link after the sync")
 	}
 }
+
+// TestARecordsFolderReplacedIsMadeAgain: a file, or a link to a folder
+// elsewhere, in place of .records is removed (the link, not what it leads
+// to) and the folder made again, rather than failing every sync.
+func TestARecordsFolderReplacedIsMadeAgain(t *testing.T) {
+	t.Parallel()
+	for _, planted := range []string{"file", "link"} {
+		t.Run(planted, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			root := t.TempDir()
+			rec := filepath.Join(root, recordsName)
+			outside := t.TempDir()
+			switch planted {
+			case "file":
+				if err := os.WriteFile(rec, []byte("junk"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			case "link":
+				if err := os.Symlink(outside, rec); err != nil {
+					t.Fatal(err)
+				}
+			}
+			c := open(t, root)
+			res := c.SyncSource(ctx, Source{Name: "a", Revision: "r1", Skills: []Skill{mkSkill("x", v1)}})
+			if len(res.Errors) > 0 {
+				t.Fatal(res.Errors)
+			}
+			if err := c.Commit(ctx); err != nil {
+				t.Fatalf("commit over a %s at .records: %v", planted, err)
+			}
+			c.Close()
+			if info, err := os.Lstat(rec); err != nil || !info.IsDir() {
+				t.Errorf(".records is not a folder again: %v", err)
+			}
+			if ents, _ := os.ReadDir(outside); len(ents) > 0 {
+				t.Errorf("records were written through the link: %d entries", len(ents))
+			}
+		})
+	}
+}
