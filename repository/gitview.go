@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 
 	"github.com/skillsync/skillsync/internal/hostenv"
 	"github.com/skillsync/skillsync/skill"
@@ -59,6 +60,7 @@ func gitView(d *DirFS, env hostenv.Env) (*IgnoreFS, error) {
 		// workspace.
 		own := ownIgnoring(d)
 		own.st.whole = whole
+		own.st.loadGlobal = func() ([]ignoreRule, error) { return userExcludes(env) }
 		return own, nil
 	}
 	return ig, nil
@@ -122,9 +124,25 @@ func (w *IgnoreFS) below(inner *DirFS, sub string) *IgnoreFS {
 	dir := w.st.dir(rel)
 	w.st.nest(dir, rel, nil)
 	v := *dir
-	st := &ignores{d: inner, base: v.full, global: w.st.global, dirs: map[string]*ignoreDir{".": &v},
+	st := &ignores{d: inner, base: v.full, global: w.st.global, loadGlobal: w.st.loadGlobal, globalErr: w.st.globalErr, dirs: map[string]*ignoreDir{".": &v},
 		bytes: w.st.bytes, maxDropped: w.st.maxDropped}
 	return &IgnoreFS{d: inner, st: st}
+}
+
+// userExcludes are the rules of the user's core.excludesFile, as a
+// repository with no config of its own finds them: what a repository
+// nested in a folder outside any work tree (a cloned skill) is judged by,
+// beside its own .gitignore files.
+func userExcludes(env hostenv.Env) ([]ignoreRule, error) {
+	name, data, err := excludesFile(env, "")
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrIgnoreFile, err)
+	}
+	rules := parseIgnore(data, 0, name)
+	if len(rules) > MaxIgnoreRules {
+		return nil, fmt.Errorf("%s brings the ignore rules in effect to %d, over the %d skillsync reads: %w", name, len(rules), MaxIgnoreRules, ErrIgnoreFile)
+	}
+	return slices.Clip(rules), nil
 }
 
 // OpenGitView opens the folder dir, confined, through GitView.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -289,5 +290,61 @@ func TestGitIgnoresWholeNamesTheRule(t *testing.T) {
 				t.Errorf("validate problems %+v, want one gitignored-folder warning naming the rule and folder", ps)
 			}
 		})
+	}
+}
+
+// TestGitViewNestedRepositoryOutsideAWorkTree: a cloned skill (a folder
+// holding .git) in a folder outside any work tree is judged as git judges
+// that repository: by its own .gitignore files and the user's
+// core.excludesFile, while the folder around it still is not judged by
+// the user's excludes. Without them, sync and read took the .env git
+// keeps out of the clone, which publish and propose of the same skill
+// (which find the clone as their work tree) leave out.
+func TestGitViewNestedRepositoryOutsideAWorkTree(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	if err := os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[core]\n\texcludesFile = ~/ignores\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, "ignores"), []byte(".env\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := hostenv.New(home, []string{"HOME=" + home, "GIT_CONFIG_NOSYSTEM=1"})
+	top := t.TempDir()
+	tool := ignoredSkill(t, top)
+	if err := os.WriteFile(filepath.Join(top, ".env"), []byte("outer\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("git", "init", "-q", tool)
+	cmd.Env = append(os.Environ(), "HOME="+home, "GIT_CONFIG_NOSYSTEM=1")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v: %s", err, out)
+	}
+
+	view, err := repository.OpenGitView(top, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := view.Stat("tool/.env"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("stat tool/.env through the folder's view: %v, want not found", err)
+	}
+	for _, f := range []string{".env", "tool/SKILL.md", "tool/notes.md"} {
+		if _, err := view.Stat(f); err != nil {
+			t.Errorf("stat %s: %v, want served", f, err)
+		}
+	}
+	files, err := repository.SkillFiles(tool, "tool", true, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fs.Stat(files, ".env"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("read's view of tool/.env: %v, want not found", err)
+	}
+	own, err := repository.OpenGitView(tool, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := own.Stat(".env"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("publish's view of tool/.env: %v, want not found", err)
 	}
 }

@@ -67,6 +67,12 @@ type ignores struct {
 	// global are the rules of the user's core.excludesFile, which apply
 	// from the root of every repository: a nested one's too.
 	global []ignoreRule
+	// loadGlobal, when set, reads global the first time a repository
+	// nested in the folder needs them: a folder outside a work tree
+	// (GitView) has no rules of its own from them, but a cloned skill in
+	// it is a repository, which git judges by the user's excludes too.
+	loadGlobal func() ([]ignoreRule, error)
+	globalErr  error
 
 	// whole says why git ignores the folder itself, which is then judged
 	// by its own .gitignore files alone (GitView); nil when it does not.
@@ -542,9 +548,18 @@ func (st *ignores) nest(v *ignoreDir, rel string, has func() bool) {
 			return err == nil
 		}
 	}
-	if has() {
-		v.full, v.rules = nil, st.global
+	if !has() {
+		return
 	}
+	if st.loadGlobal != nil {
+		st.global, st.globalErr = st.loadGlobal()
+		st.loadGlobal = nil
+	}
+	if st.globalErr != nil {
+		v.err, v.read = st.globalErr, true
+		return
+	}
+	v.full, v.rules = nil, st.global
 }
 
 // rules returns what applies below the folder at rel, its own .gitignore
