@@ -530,7 +530,7 @@ func (st *ignores) dir(rel string) *ignoreDir {
 }
 
 // nest makes v, the folder rel, judge what is in it as a repository of
-// its own when it holds a .git (has says whether it does; nil: look).
+// its own when it holds one (has says whether it holds a .git; nil: look).
 // A repository below the work tree (a submodule, a cloned skill) has
 // what is in it judged by its own rules, never the outer one's: the
 // user's excludes and the .gitignore files inside it, from its root.
@@ -542,13 +542,9 @@ func (st *ignores) nest(v *ignoreDir, rel string, has func() bool) {
 		return
 	}
 	v.looked = true
-	if has == nil {
-		has = func() bool {
-			_, err := os.Lstat(filepath.Join(st.d.Dir(), filepath.FromSlash(rel), ".git"))
-			return err == nil
-		}
-	}
-	if !has() {
+	// The listing, when it came first, spares the look where there is
+	// no .git; where there is, it must be a repository (repository).
+	if has != nil && !has() || !st.repository(rel) {
 		return
 	}
 	if st.loadGlobal != nil {
@@ -560,6 +556,26 @@ func (st *ignores) nest(v *ignoreDir, rel string, has func() bool) {
 		return
 	}
 	v.full, v.rules = nil, st.global
+}
+
+// repository reports whether the folder rel holds a repository of its
+// own, as findWorkTree finds one: a .git folder with a HEAD, or a .git
+// file naming a repository. Any .git would do otherwise: an empty one,
+// or a file of another sort, which git descends into as any folder,
+// took what the outer rules leave out (a .env) to the targets.
+func (st *ignores) repository(rel string) bool {
+	dir := filepath.Join(st.d.Dir(), filepath.FromSlash(rel))
+	dot := filepath.Join(dir, ".git")
+	info, err := os.Lstat(dot)
+	switch {
+	case err != nil:
+		return false
+	case info.IsDir():
+		return isRepo(dot)
+	case info.Mode().IsRegular():
+		return gitFileDir(dir, dot) != ""
+	}
+	return false
 }
 
 // rules returns what applies below the folder at rel, its own .gitignore

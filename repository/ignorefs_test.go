@@ -298,3 +298,52 @@ func TestLayerOf(t *testing.T) {
 		}
 	}
 }
+
+// TestIgnoreFSNotARepositoryKeepsTheOuterRules: a folder holding a .git
+// that is no repository (an empty folder, a file that names none) is
+// judged by the work tree's rules, as git judges it: git descends into
+// it, and its .env stays ignored. Taken for a nested repository, it was
+// judged by no outer rule and the .env reached the targets.
+func TestIgnoreFSNotARepositoryKeepsTheOuterRules(t *testing.T) {
+	t.Parallel()
+	r := gittest.NewRepo(t, "main")
+	r.Write(".gitignore", "*.env\n", 0)
+	for _, f := range []string{"skills/empty/SKILL.md", "skills/empty/a.env", "skills/file/SKILL.md", "skills/file/a.env",
+		"skills/real/SKILL.md", "skills/real/a.env"} {
+		r.Write(f, "x\n", 0)
+	}
+	if err := os.Mkdir(filepath.Join(r.Dir, "skills", "empty", ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r.Write("skills/file/.git", "not a gitdir line\n", 0)
+	inner := gittest.NewRepo(t, "main")
+	if err := os.Rename(filepath.Join(inner.Dir, ".git"), filepath.Join(r.Dir, "skills", "real", ".git")); err != nil {
+		t.Fatal(err)
+	}
+	var gitSees []string
+	for line := range strings.SplitSeq(r.Git("-c", "core.excludesFile=", "status", "--porcelain", "--ignored", "-uall"), "\n") {
+		if strings.HasPrefix(line, "!! ") {
+			gitSees = append(gitSees, strings.TrimPrefix(line, "!! "))
+		}
+	}
+	if !slices.Contains(gitSees, "skills/empty/a.env") || !slices.Contains(gitSees, "skills/file/a.env") {
+		t.Fatalf("git ignores %q; the test expects it to ignore the .env of the folders that are no repository", gitSees)
+	}
+	home := t.TempDir()
+	d, err := NewDirFS(filepath.Join(r.Dir, "skills"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := GitIgnoring(d, hostenv.New(home, []string{"HOME=" + home, "GIT_CONFIG_NOSYSTEM=1"}))
+	if err != nil || w == nil {
+		t.Fatalf("GitIgnoring: %v, %v", w, err)
+	}
+	for f, want := range map[string]bool{
+		"empty/SKILL.md": true, "file/SKILL.md": true, "real/SKILL.md": true, "real/a.env": true,
+		"empty/a.env": false, "file/a.env": false,
+	} {
+		if _, err := fs.Stat(w, f); (err == nil) != want {
+			t.Errorf("stat %s: %v, want served %v", f, err, want)
+		}
+	}
+}
