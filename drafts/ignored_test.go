@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/skillsync/skillsync/internal/gittest"
@@ -79,5 +80,19 @@ func TestDraftsLeaveOutWhatGitIgnores(t *testing.T) {
 	dr, left, err = other.proposeDir(ctx, outside, "pdf", now, false)
 	if err != nil || left.Names != nil || !skilltest.Exists(filepath.Join(dr.Dir, ".env")) || len(dr.Files) != 4 || dr.Ignored.Names != nil {
 		t.Errorf("proposal outside a work tree: %+v, %+v, %v", dr, left, err)
+	}
+}
+
+// TestProposeSaysASkillFileIsIgnored: a skill folder whose .gitignore
+// names SKILL.md is refused with the reason, not "no SKILL.md in it".
+func TestProposeSaysASkillFileIsIgnored(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	l := workspace.New(t.TempDir(), "")
+	d := NewFolder(l, 1024).WithEnv(hostenv.New(home, []string{"HOME=" + home, "GIT_CONFIG_NOSYSTEM=1"}))
+	src := skilltest.Skill(t, t.TempDir(), "pdf", "The pdf skill.", map[string]string{".gitignore": "SKILL.md\n"})
+	_, _, err := d.proposeDir(context.Background(), src, "pdf", now, false)
+	if err == nil || !strings.Contains(err.Error(), ".gitignore rule leaves out") {
+		t.Errorf("propose of a folder whose SKILL.md its .gitignore names: %v", err)
 	}
 }

@@ -47,6 +47,9 @@ func (d *Folder) proposeDir(ctx context.Context, src, name string, now time.Time
 		return Draft{}, left, fmt.Errorf("propose %s: %w", src, err)
 	}
 	if info, err := srcFS.Stat("SKILL.md"); err != nil || !info.Mode().IsRegular() {
+		if repository.SkillFileIgnored(srcFS) {
+			return Draft{}, left, fmt.Errorf("propose %s: its SKILL.md is one a .gitignore rule leaves out, so git will not commit it and no sync takes it: remove the rule, or take SKILL.md back with !SKILL.md", src)
+		}
 		return Draft{}, left, fmt.Errorf("propose %s: no SKILL.md in it", src)
 	}
 	if left.Names, left.More, err = repository.Ignored(ctx, srcFS); err != nil {

@@ -129,6 +129,22 @@ func (w *IgnoreFS) below(inner *DirFS, sub string) *IgnoreFS {
 	return &IgnoreFS{d: inner, st: st}
 }
 
+// SkillFileIgnored reports whether view leaves out the SKILL.md its
+// folder holds: a .gitignore rule names it, so git will not commit it and
+// no sync takes the skill. A command that finds no SKILL.md through view
+// says so, rather than that the folder has none.
+func SkillFileIgnored(view FolderFS) bool {
+	ig, ok := view.(*IgnoreFS)
+	if !ok {
+		return false
+	}
+	if _, err := ig.Lstat("SKILL.md"); !errors.Is(err, fs.ErrNotExist) {
+		return false
+	}
+	info, err := ig.d.Lstat(ig.inSource("SKILL.md"))
+	return err == nil && info.Mode().IsRegular()
+}
+
 // userExcludes are the rules of the user's core.excludesFile, as a
 // repository with no config of its own finds them: what a repository
 // nested in a folder outside any work tree (a cloned skill) is judged by,

@@ -348,3 +348,22 @@ func TestGitViewNestedRepositoryOutsideAWorkTree(t *testing.T) {
 		t.Errorf("publish's view of tool/.env: %v, want not found", err)
 	}
 }
+
+// TestValidateSaysASkillFileIsIgnored: a folder whose own .gitignore
+// names SKILL.md (outside a work tree, or in one) holds no skill a sync
+// takes, and validate says why: the rule, not a missing SKILL.md, which
+// the user can see on disk.
+func TestValidateSaysASkillFileIsIgnored(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	env := hostenv.New(home, []string{"HOME=" + home, "GIT_CONFIG_NOSYSTEM=1"})
+	dir := skilltest.Skill(t, t.TempDir(), "tool", "A tool.", map[string]string{".gitignore": "SKILL.md\n"})
+	_, err := repository.ValidateIn(context.Background(), dir, false, env)
+	if !errors.Is(err, repository.ErrNoSkill) || !strings.Contains(err.Error(), ".gitignore rule leaves out") {
+		t.Errorf("validate of a folder whose SKILL.md its .gitignore names: %v", err)
+	}
+	empty := t.TempDir()
+	if _, err := repository.ValidateIn(context.Background(), empty, false, env); !errors.Is(err, repository.ErrNoSkill) || strings.Contains(err.Error(), ".gitignore") {
+		t.Errorf("validate of an empty folder: %v", err)
+	}
+}

@@ -69,6 +69,9 @@ func ValidateIn(ctx context.Context, path string, strict bool, env hostenv.Env) 
 			out[i].Problems = append(out[i].Problems, whole.Problem())
 		}
 	}
+	if len(out) == 0 && SkillFileIgnored(fsys) {
+		return nil, fmt.Errorf("validate %s: %w: its SKILL.md is one a .gitignore rule leaves out, so git will not commit it and no sync takes it: remove the rule, or take SKILL.md back with !SKILL.md", path, ErrNoSkill)
+	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("validate %s: %w: no SKILL.md in it or in its folders", path, ErrNoSkill)
 	}
