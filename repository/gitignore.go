@@ -60,7 +60,7 @@ func parseIgnore(data []byte, depth int, file string) []ignoreRule {
 		// git's wildmatch spells a negated class [!...]; path.Match
 		// reads only [^...].
 		line = posixClasses(strings.ReplaceAll(line, "[!", "[^"))
-		for part := range strings.SplitSeq(line, "/") {
+		for _, part := range patternParts(line) {
 			if part == "**" && len(r.parts) > 0 && r.parts[len(r.parts)-1] == "**" {
 				continue // "**/**" is "**", and a run of them would cost more to match
 			}
@@ -69,6 +69,29 @@ func parseIgnore(data []byte, depth int, file string) []ignoreRule {
 		rules = append(rules, r)
 	}
 	return rules
+}
+
+// patternParts splits a pattern at its slashes. An escaped slash (\/)
+// is one too, as git's wildmatch reads it: split inside a component, it
+// left "docs\" that path.Match cannot read, and the rule matched
+// nothing. A backslash before any other character stays with it.
+func patternParts(p string) []string {
+	var parts []string
+	start := 0
+	for i := 0; i < len(p); i++ {
+		switch {
+		case p[i] == '\\' && i+1 < len(p) && p[i+1] != '/':
+			i++ // the escaped character, which is no separator
+		case p[i] == '\\' && i+1 < len(p):
+			parts = append(parts, p[start:i])
+			i++
+			start = i + 1
+		case p[i] == '/':
+			parts = append(parts, p[start:i])
+			start = i + 1
+		}
+	}
+	return append(parts, p[start:])
 }
 
 // classRange spells git's POSIX class name as a path.Match range.

@@ -41,6 +41,7 @@ func TestIgnoreFSAgreesWithGit(t *testing.T) {
 		{"negated class", "img/[!a]*\n"},
 		{"everything but", "*\n!*/\n!*.md\n"},
 		{"a byte order mark", "\ufeff.env\n*.log\n"},
+		{"an escaped slash", "docs\\/api\nfoo\\/bar/\n"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
