@@ -152,3 +152,30 @@ func TestPublishAndSyncAgreeOnOwnGitignore(t *testing.T) {
 		}
 	}
 }
+
+// TestSymlinkTargetCopiesALayerSkillWithIgnoredFiles: a symlink-mode
+// target links a layer's skill only when git ignores nothing in its
+// folder; one that holds a file its .gitignore names is copied without
+// it. A link showed the agent the whole folder, the .env with it.
+func TestSymlinkTargetCopiesALayerSkillWithIgnoredFiles(t *testing.T) {
+	t.Parallel()
+	_, ws := workspaceConfig(t, "targets:\n  - dir: .claude/skills\n    mode: symlink\n")
+	skilltest.Skill(t, filepath.Join(ws, "skills"), "mine", "Mine.", map[string]string{
+		".gitignore": "*.env\n", "prod.env": "API_KEY=sk-live-456\n", "notes.md": "n\n",
+	})
+	skilltest.Skill(t, filepath.Join(ws, "skills"), "clean", "Clean.", map[string]string{"notes.md": "n\n"})
+	cfg := loadConfig(t, filepath.Join(ws, config.FileName))
+	home := t.TempDir()
+	e := NewEngine(cfg, WithGitStore(filepath.Join(ws, ".git-store")), WithHost(ws, []string{"HOME=" + home, "GIT_CONFIG_NOSYSTEM=1"}))
+	mustSync(t, e, SyncOptions{})
+	target := filepath.Join(ws, ".claude", "skills")
+	if _, err := os.Stat(filepath.Join(target, "mine", "prod.env")); err == nil {
+		t.Errorf("the agent's folder shows mine/prod.env, which the skill's .gitignore names")
+	}
+	if !skilltest.Exists(filepath.Join(target, "mine", "notes.md")) {
+		t.Errorf("mine/notes.md is not in the target")
+	}
+	if info, err := os.Lstat(filepath.Join(target, "clean")); err != nil || info.Mode()&fs.ModeSymlink == 0 {
+		t.Errorf("clean, with nothing git ignores, is not linked: %v, %v", info, err)
+	}
+}

@@ -10,14 +10,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/skillsync/skillsync/internal/hostenv"
 	"github.com/skillsync/skillsync/layering"
 	"github.com/skillsync/skillsync/materialize"
+	"github.com/skillsync/skillsync/repository"
 )
 
 // Places are where a sync puts the winners, as the config says, made
@@ -113,6 +116,17 @@ func (p Places) Sync(ctx context.Context, cat *layering.Catalog, m *materialize.
 	return res, errors.Join(refused...)
 }
 
+// leavesOut reports whether files, a local skill's folder as its layer
+// is read, leaves out a file on disk that git ignores (or cannot say).
+func leavesOut(ctx context.Context, files fs.FS) bool {
+	view, ok := files.(repository.FolderFS)
+	if !ok {
+		return false
+	}
+	names, more, err := repository.Ignored(ctx, view)
+	return err != nil || len(names) > 0 || more > 0
+}
+
 // place places every visible winner of cat in each target (Sync). refused
 // are the refusals of the targets and AGENTS.md files left as they are;
 // err is what stopped it.
@@ -122,6 +136,7 @@ func (p Places) place(ctx context.Context, cat *layering.Catalog, m *materialize
 		return res, refused, err
 	}
 	skills := make([]materialize.TargetSkill, 0, len(cat.Winners))
+	link := slices.ContainsFunc(p.Targets, func(t materialize.Target) bool { return t.Mode == materialize.Symlink })
 	for _, w := range cat.Winners {
 		if !w.Visible() {
 			continue
@@ -135,6 +150,12 @@ func (p Places) place(ctx context.Context, cat *layering.Catalog, m *materialize
 		}
 		if w.Source != "" {
 			ts.Source = "source " + w.Source
+		}
+		if link && w.Layer != layering.Marketplace && ts.Dir != "" && leavesOut(ctx, w.Skill.Files) {
+			// A link to a layer's skill shows the agent its whole folder,
+			// what git ignores there too (a .env): such a skill is copied,
+			// without them, as a copy-mode target holds it.
+			ts.Dir = ""
 		}
 		if w.Layer == layering.Marketplace {
 			if sk := m.Sources[w.Source].Skills[w.Skill.Name]; sk != nil {
