@@ -101,6 +101,10 @@ type Proposal struct {
 	Ignored Ignored `json:"ignored,omitzero"`
 }
 
+// layers are the folders of the local layers the gate knows, whose sync
+// judges a skill below them by the .gitignore files between.
+func (g *Gate) layers() []string { return []string{g.WorkspaceDir, g.UserDir} }
+
 // Propose copies the skill directory dir into the drafts, inspects it
 // strictly and records it in the audit log (op proposed, with the skill
 // hash). A draft with problems is kept and listed with them. It refuses a
@@ -119,7 +123,7 @@ func (g *Gate) Propose(ctx context.Context, dir string, opts ProposeOptions) (*P
 	}
 	// A name given is the draft's name, in its frontmatter too: else the
 	// draft could never be promoted (name-mismatch).
-	dr, left, err := g.Folder.proposeDir(ctx, dir, name, g.Now(), opts.Name != "" && opts.Name != nameIn(dir))
+	dr, left, err := g.Folder.proposeDir(ctx, dir, name, g.Now(), opts.Name != "" && opts.Name != nameIn(dir), g.layers())
 	if err != nil {
 		return nil, err
 	}

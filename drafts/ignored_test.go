@@ -2,6 +2,7 @@ package drafts
 
 import (
 	"context"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,6 +12,8 @@ import (
 	"github.com/skillsync/skillsync/internal/gittest"
 	"github.com/skillsync/skillsync/internal/hostenv"
 	"github.com/skillsync/skillsync/internal/skilltest"
+	"github.com/skillsync/skillsync/repository"
+	"github.com/skillsync/skillsync/skill"
 	"github.com/skillsync/skillsync/workspace"
 )
 
@@ -32,7 +35,7 @@ func TestDraftsLeaveOutWhatGitIgnores(t *testing.T) {
 	src := skilltest.Skill(t, l.SkillsDir(), "pdf", "The pdf skill.", extra)
 	clean := skilltest.Skill(t, t.TempDir(), "pdf", "The pdf skill.", map[string]string{"notes.md": "notes\n"})
 
-	dr, left, err := d.proposeDir(ctx, src, "pdf", now, false)
+	dr, left, err := d.proposeDir(ctx, src, "pdf", now, false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +80,7 @@ func TestDraftsLeaveOutWhatGitIgnores(t *testing.T) {
 	// Outside a work tree nothing is left out.
 	other, _ := newDrafts(t)
 	outside := skilltest.Skill(t, t.TempDir(), "pdf", "The pdf skill.", extra)
-	dr, left, err = other.proposeDir(ctx, outside, "pdf", now, false)
+	dr, left, err = other.proposeDir(ctx, outside, "pdf", now, false, nil)
 	if err != nil || left.Names != nil || !skilltest.Exists(filepath.Join(dr.Dir, ".env")) || len(dr.Files) != 4 || dr.Ignored.Names != nil {
 		t.Errorf("proposal outside a work tree: %+v, %+v, %v", dr, left, err)
 	}
@@ -91,8 +94,71 @@ func TestProposeSaysASkillFileIsIgnored(t *testing.T) {
 	l := workspace.New(t.TempDir(), "")
 	d := NewFolder(l, 1024).WithEnv(hostenv.New(home, []string{"HOME=" + home, "GIT_CONFIG_NOSYSTEM=1"}))
 	src := skilltest.Skill(t, t.TempDir(), "pdf", "The pdf skill.", map[string]string{".gitignore": "SKILL.md\n"})
-	_, _, err := d.proposeDir(context.Background(), src, "pdf", now, false)
+	_, _, err := d.proposeDir(context.Background(), src, "pdf", now, false, nil)
 	if err == nil || !strings.Contains(err.Error(), ".gitignore rule leaves out") {
 		t.Errorf("propose of a folder whose SKILL.md its .gitignore names: %v", err)
 	}
+}
+
+// TestProposeAndPublishReadALayerSkillAsItsSync: a skill of the
+// workspace's layer outside any work tree is proposed and published
+// without what the layer's own .gitignore names, as the sync of the
+// layer leaves it out of the targets. Judged by the skill's folder alone,
+// the prod.env went into the draft and the team's source.
+func TestProposeAndPublishReadALayerSkillAsItsSync(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	home := t.TempDir()
+	l := workspace.New(t.TempDir(), "")
+	env := hostenv.New(home, []string{"HOME=" + home, "GIT_CONFIG_NOSYSTEM=1"})
+	d := NewFolder(l, 1024).WithEnv(env)
+	skilltest.WriteFile(t, filepath.Join(l.SkillsDir(), ".gitignore"), "*.env\n")
+	src := skilltest.Skill(t, l.SkillsDir(), "mine", "Mine.", map[string]string{"prod.env": "API_KEY=sk-live-456\n", "notes.md": "n\n"})
+	g := &Gate{Folder: d, WorkspaceDir: l.SkillsDir()}
+
+	dr, left, err := d.proposeDir(ctx, src, "mine", now, false, g.layers())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(filepath.Join(dr.Dir, "prod.env")); err == nil {
+		t.Errorf("the draft holds prod.env, which the layer's .gitignore names")
+	}
+	if !slices.Equal(left.Names, []string{"prod.env"}) {
+		t.Errorf("left out %+v, want prod.env", left)
+	}
+	if _, err := os.Lstat(filepath.Join(dr.Dir, "notes.md")); err != nil {
+		t.Errorf("the draft lacks notes.md: %v", err)
+	}
+
+	w := &filesWriter{}
+	res, err := publishIn(ctx, w, src, "team", "me", env, g.layers())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.Contains(w.files, "prod.env") || !slices.Contains(w.files, "notes.md") {
+		t.Errorf("published %q, want notes.md without prod.env", w.files)
+	}
+	if !slices.Equal(res.Ignored.Names, []string{"prod.env"}) {
+		t.Errorf("publish says it left out %+v", res.Ignored)
+	}
+}
+
+// filesWriter is a SkillWriter that keeps the names of the files it is
+// given.
+type filesWriter struct{ files []string }
+
+func (w *filesWriter) Source() string                                    { return "team" }
+func (w *filesWriter) Sync(context.Context) (repository.Revision, error) { return "r", nil }
+func (w *filesWriter) Skills(context.Context) ([]skill.Skill, []skill.Problem, error) {
+	return nil, nil, nil
+}
+
+func (w *filesWriter) PublishSkill(_ context.Context, _ string, fsys fs.FS, _ string) (repository.Revision, error) {
+	err := fs.WalkDir(fsys, ".", func(name string, de fs.DirEntry, err error) error {
+		if err == nil && !de.IsDir() {
+			w.files = append(w.files, name)
+		}
+		return err
+	})
+	return "r", err
 }

@@ -33,16 +33,18 @@ import (
 // ignores there (a .env, node_modules/) is left out of the draft, and
 // so of every promotion of it.
 func (d *Folder) ProposeDir(ctx context.Context, src, name string, now time.Time) (Draft, error) {
-	dr, _, err := d.proposeDir(ctx, src, name, now, false)
+	dr, _, err := d.proposeDir(ctx, src, name, now, false, nil)
 	return dr, err
 }
 
 // proposeDir is ProposeDir; with rename, the copy's SKILL.md frontmatter
 // gives name as the skill's name (every other byte as in src), so a draft
 // proposed under a new name can be promoted under it. left names what git
-// ignores in src, which was not copied (repository.Ignored).
-func (d *Folder) proposeDir(ctx context.Context, src, name string, now time.Time, rename bool) (dr Draft, left Ignored, err error) {
-	srcFS, err := repository.OpenGitView(src, d.Env)
+// ignores in src, which was not copied (repository.Ignored). A src below
+// one of layers (the local layers' folders) is read as the sync of its
+// layer reads it (repository.OpenGitViewIn).
+func (d *Folder) proposeDir(ctx context.Context, src, name string, now time.Time, rename bool, layers []string) (dr Draft, left Ignored, err error) {
+	srcFS, err := repository.OpenGitViewIn(src, layers, d.Env)
 	if err != nil {
 		return Draft{}, left, fmt.Errorf("propose %s: %w", src, err)
 	}

@@ -62,11 +62,18 @@ func Publish(ctx context.Context, w SkillWriter, dir, source, author string) (Pu
 // (repository.GitView), so what git ignores there (a .env,
 // node_modules/) is never published, and the result's Ignored names it.
 func PublishIn(ctx context.Context, w SkillWriter, dir, source, author string, env hostenv.Env) (PublishResult, error) {
-	d, _, err := repository.OpenSkillDir(dir)
+	return publishIn(ctx, w, dir, source, author, env, nil)
+}
+
+// publishIn is PublishIn; a dir below one of layers (the local layers'
+// folders) is read as the sync of its layer reads it
+// (repository.OpenGitViewIn).
+func publishIn(ctx context.Context, w SkillWriter, dir, source, author string, env hostenv.Env, layers []string) (PublishResult, error) {
+	_, folder, err := repository.OpenSkillDir(dir)
 	if err != nil {
 		return PublishResult{}, fmt.Errorf("publish %s: %w", dir, err)
 	}
-	fsys, err := repository.GitView(d, env)
+	fsys, err := repository.OpenGitViewIn(folder, layers, env)
 	if err != nil {
 		return PublishResult{}, fmt.Errorf("publish %s: %w", dir, err)
 	}
@@ -116,5 +123,5 @@ func (g *Gate) Publish(ctx context.Context, dir, source, author string) (Publish
 	if !ok {
 		return PublishResult{}, requestErrorf("source %s is a %s source: only postgres sources can be published to (promote a draft to a git source)", source, t.Kind)
 	}
-	return PublishIn(ctx, w, dir, source, cmp.Or(author, g.Actor), g.Folder.Env)
+	return publishIn(ctx, w, dir, source, cmp.Or(author, g.Actor), g.Folder.Env, g.layers())
 }

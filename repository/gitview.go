@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/skillsync/skillsync/internal/hostenv"
 	"github.com/skillsync/skillsync/skill"
@@ -59,7 +61,7 @@ func gitView(d *DirFS, env hostenv.Env) (*IgnoreFS, error) {
 		// and a target that sync fills may be committed with the
 		// workspace.
 		own := ownIgnoring(d)
-		own.st.whole = whole
+		own.st.whole, own.st.ownOnly = whole, true
 		own.st.loadGlobal = func() ([]ignoreRule, error) { return userExcludes(env) }
 		return own, nil
 	}
@@ -163,11 +165,64 @@ func userExcludes(env hostenv.Env) ([]ignoreRule, error) {
 
 // OpenGitView opens the folder dir, confined, through GitView.
 func OpenGitView(dir string, env hostenv.Env) (FolderFS, error) {
+	return OpenGitViewIn(dir, nil, env)
+}
+
+// OpenGitViewIn is OpenGitView for a dir that may lie below one of tops,
+// the folders a sync reads (a layer's): such a dir is judged as the sync
+// of that folder judges it, the .gitignore files between them applied
+// (SkillFiles), so that what propose or publish copies of a skill is
+// what the sync of its layer takes. Outside a work tree, GitView of dir
+// alone would not read the layer's .gitignore, and a prod.env that it
+// names, which sync keeps out of the targets, went into a draft.
+func OpenGitViewIn(dir string, tops []string, env hostenv.Env) (FolderFS, error) {
 	d, err := NewDirFS(dir)
 	if err != nil {
 		return nil, err
 	}
+	for _, top := range tops {
+		if top == "" {
+			continue
+		}
+		td, err := NewDirFS(top)
+		if err != nil {
+			continue // no layer there: dir is judged alone
+		}
+		sub, ok := inside(td.Dir(), d.Dir())
+		if !ok {
+			continue
+		}
+		view, err := gitView(td, env)
+		if err != nil {
+			return nil, err
+		}
+		if !view.st.ownOnly {
+			break // in a work tree: dir alone is judged by the same rules
+		}
+		in := view.below(d, sub)
+		if in.st.dirs["."].hidden {
+			// The layer's rules leave the folder out whole: named, it is
+			// read by its own rules, as a folder git ignores is.
+			break
+		}
+		if w := view.st.whole; w != nil {
+			named := *w
+			named.Dir = d.Dir()
+			in.st.whole = &named
+		}
+		return in, nil
+	}
 	return GitView(d, env)
+}
+
+// inside returns the slash path of dir inside top (both as DirFS.Dir
+// spells them) when dir lies strictly below it.
+func inside(top, dir string) (string, bool) {
+	rel, err := filepath.Rel(top, dir)
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return "", false
+	}
+	return filepath.ToSlash(rel), true
 }
 
 // MaxIgnoredListed bounds the names Ignored returns.

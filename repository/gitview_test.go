@@ -367,3 +367,44 @@ func TestValidateSaysASkillFileIsIgnored(t *testing.T) {
 		t.Errorf("validate of an empty folder: %v", err)
 	}
 }
+
+// TestOpenGitViewInJudgesAsTheLayer: a skill folder below a layer's
+// folder that git does not judge (ignored whole here) is read as the
+// layer's sync reads it: without what the layer's .gitignore names, the
+// warning saying which rule ignores the folder kept, naming the skill's
+// folder; one the layer's own rules leave out whole is read by its own
+// rules, as a folder named.
+func TestOpenGitViewInJudgesAsTheLayer(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	env := hostenv.New(home, []string{"HOME=" + home, "GIT_CONFIG_NOSYSTEM=1"})
+	r := gittest.NewRepo(t, "main")
+	r.Write(".gitignore", "skills/\n", 0)
+	layer := filepath.Join(r.Dir, "skills")
+	skilltest.WriteFile(t, filepath.Join(layer, ".gitignore"), "*.env\nhidden/\n")
+	mine := skilltest.Skill(t, layer, "mine", "Mine.", map[string]string{"prod.env": "k\n", "notes.md": "n\n"})
+	hidden := skilltest.Skill(t, layer, "hidden", "Hidden.", map[string]string{"prod.env": "k\n"})
+
+	view, err := repository.OpenGitViewIn(mine, []string{"", layer}, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := view.Stat("prod.env"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("stat prod.env: %v, want not found", err)
+	}
+	if _, err := view.Stat("notes.md"); err != nil {
+		t.Errorf("stat notes.md: %v", err)
+	}
+	if w := repository.GitIgnoresWhole(view); w == nil || w.Dir != view.Dir() || w.Rule != "skills/" {
+		t.Errorf("GitIgnoresWhole = %+v, want the rule skills/ for %s", w, view.Dir())
+	}
+	view, err = repository.OpenGitViewIn(hidden, []string{layer}, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"SKILL.md", "prod.env"} {
+		if _, err := view.Stat(f); err != nil {
+			t.Errorf("stat %s in a folder the layer leaves out, named: %v", f, err)
+		}
+	}
+}

@@ -77,6 +77,9 @@ type ignores struct {
 	// whole says why git ignores the folder itself, which is then judged
 	// by its own .gitignore files alone (GitView); nil when it does not.
 	whole *IgnoredFolder
+	// ownOnly says the folder is judged by its own .gitignore files alone
+	// (GitView: outside a work tree, or git ignores it whole).
+	ownOnly bool
 
 	mu    sync.Mutex
 	dirs  map[string]*ignoreDir // by slash path inside the source
