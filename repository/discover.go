@@ -379,6 +379,9 @@ func readDir(ctx context.Context, fsys fs.FS, dir, at string, charge chargeFunc)
 			break
 		}
 		if err != nil {
+			if _, named := err.(*fs.PathError); named {
+				return nil, err // it says "readdir DIR" already
+			}
 			return nil, &fs.PathError{Op: "readdir", Path: dir, Err: err}
 		}
 	}

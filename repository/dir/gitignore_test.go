@@ -37,6 +37,9 @@ func listing(t *testing.T, r repository.Repository) (files, problems []string) {
 	}
 	for _, p := range ps {
 		problems = append(problems, p.Rule+" "+p.Path)
+		if strings.Count(p.Message, "readdir ") > 1 {
+			t.Errorf("problem %s %s says readdir twice: %s", p.Rule, p.Path, p.Message)
+		}
 	}
 	return files, problems
 }
