@@ -122,8 +122,11 @@ func TestPublishAndSyncAgreeOnOwnGitignore(t *testing.T) {
 	src := t.TempDir()
 	tool := skilltest.Skill(t, src, "tool", "A tool.", map[string]string{
 		".gitignore": ".env\n/build/\n", ".env": "API_KEY=sk-live-123\n", "build/a.js": "a\n",
-		"lib/.gitignore": "*.key\n", "lib/a.key": "k\n", "lib/a.py": "p\n", "notes.md": "n\n",
+		"lib/.gitignore": "*.key\n", "lib/a.key": "k\n", "lib/a.py": "p\n", "notes.md": "n\n", "x.secret": "s\n",
 	})
+	// A rule of the dir: source's folder, above the skill's: its sync
+	// applies it, and so must a publish of the skill.
+	skilltest.WriteFile(t, filepath.Join(src, ".gitignore"), "*.secret\n")
 	_, ws := workspaceConfig(t, "repositories:\n  - name: team\n    dsn_file: "+c.DSNFile(t, "postgres")+"\n    create: true\n  - name: local\n    dir: "+src+"\n")
 	cfg := loadConfig(t, filepath.Join(ws, config.FileName))
 	home := t.TempDir()
@@ -132,7 +135,7 @@ func TestPublishAndSyncAgreeOnOwnGitignore(t *testing.T) {
 	if err != nil {
 		t.Fatalf("publish: %v", err)
 	}
-	if want := []string{".env", "build/", "lib/a.key"}; !slices.Equal(res.Ignored.Names, want) {
+	if want := []string{".env", "build/", "lib/a.key", "x.secret"}; !slices.Equal(res.Ignored.Names, want) {
 		t.Errorf("publish left out %q, want %q", res.Ignored.Names, want)
 	}
 	mustSync(t, e, SyncOptions{})

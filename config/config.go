@@ -82,6 +82,17 @@ type Config struct {
 	Warnings []string
 }
 
+// LocalDirs are the folders the config's dir: sources read, as given.
+func (c *Config) LocalDirs() []string {
+	var dirs []string
+	for _, s := range c.Sources {
+		if d, ok := s.Settings.(Directory); ok && d.Directory() != "" {
+			dirs = append(dirs, d.Directory())
+		}
+	}
+	return dirs
+}
+
 // Layout returns the workspace's on-disk layout.
 func (c *Config) Layout() workspace.Layout { return workspace.New(c.Workspace, c.User) }
 

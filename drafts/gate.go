@@ -39,6 +39,9 @@ type Gate struct {
 	// WorkspaceDir is the workspace layer's folder (skills/); UserDir the
 	// user layer's, "" when that layer is off.
 	WorkspaceDir, UserDir string
+	// SourceDirs are the folders the dir: sources read: a skill below
+	// one is published as that source's sync reads it.
+	SourceDirs []string
 	// Catalog returns the skills that stand now, which a draft is compared
 	// with and whose copy in a local layer a promotion archives.
 	Catalog func(context.Context) (*layering.Catalog, error)
@@ -101,9 +104,12 @@ type Proposal struct {
 	Ignored Ignored `json:"ignored,omitzero"`
 }
 
-// layers are the folders of the local layers the gate knows, whose sync
-// judges a skill below them by the .gitignore files between.
-func (g *Gate) layers() []string { return []string{g.WorkspaceDir, g.UserDir} }
+// layers are the folders of the local layers and dir: sources the gate
+// knows, whose sync judges a skill below them by the .gitignore files
+// between.
+func (g *Gate) layers() []string {
+	return append([]string{g.WorkspaceDir, g.UserDir}, g.SourceDirs...)
+}
 
 // Propose copies the skill directory dir into the drafts, inspects it
 // strictly and records it in the audit log (op proposed, with the skill
