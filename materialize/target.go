@@ -639,6 +639,14 @@ func syncTarget(ctx context.Context, t Target, tree *platform.Tree, report Targe
 		return report, fmt.Errorf("target %s: %w", dir, err)
 	}
 	report.Written = w.Stats().Written
+	// A skill that stays in its folder loses there what its new entry
+	// lacks; a swap that failed put its record's entry back, which lacks
+	// nothing.
+	for name, e := range next.Skills {
+		if prev := rec.Skills[name]; prev != nil && prev.folder(name) == e.folder(name) {
+			report.Removed += lost(prev, e)
+		}
+	}
 	for _, name := range sortedNames(preserved) {
 		report.Preserved = append(report.Preserved, preserved[name])
 	}
@@ -653,6 +661,25 @@ func syncTarget(ctx context.Context, t Target, tree *platform.Tree, report Targe
 		return report, nil
 	}
 	return report, w.clean()
+}
+
+// lost counts the files of prev, a skill's recorded entry, that next,
+// its entry in the same folder now, does not have: a link counts one,
+// as it does when written.
+func lost(prev, next *TargetEntry) int {
+	switch {
+	case prev.Mode != next.Mode:
+		return prev.fileCount()
+	case prev.Mode == Symlink:
+		return 0
+	}
+	n := 0
+	for p := range prev.Files {
+		if _, ok := next.Files[p]; !ok {
+			n++
+		}
+	}
+	return n
 }
 
 // folderField is what a record entry of name in folder says of its
