@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/skillsync/skillsync/internal/atomicfile"
+	"github.com/skillsync/skillsync/internal/platform"
 	"github.com/skillsync/skillsync/skill"
 	"github.com/skillsync/skillsync/workspace"
 )
@@ -213,27 +214,48 @@ func fencedBlocks(b []byte) [][2]int {
 // that already holds the block is not written at all (same bytes, same
 // modification time). The write is atomic and keeps the file's mode. A
 // symbolic link at path (or on the way) is followed only when it stays
-// within root; otherwise the error wraps ErrOutsideWorkspace. changed
-// reports whether the file was written.
+// within root; otherwise the error wraps ErrOutsideWorkspace. The file is
+// then read and written from root's folder held open, following no link
+// (platform.Tree): a folder on the way swapped for a link by another
+// process after that check is refused with ErrOutsideWorkspace too,
+// nothing written. changed reports whether the file was written.
 func WriteAgentsMD(root, path, block string) (changed bool, err error) {
-	real, err := resolveWithin(root, path)
+	return writeAgentsMD(root, path, block, nil)
+}
+
+// writeAgentsMD is WriteAgentsMD; checked, when set, is called once the
+// links on the way have been resolved and checked, before the file is
+// read: a test swaps a folder on the way for a link then.
+func writeAgentsMD(root, path, block string, checked func()) (changed bool, err error) {
+	realRoot, real, err := resolveWithin(root, path)
 	if err != nil {
 		return false, fmt.Errorf("agents_md %s: %w", path, err)
 	}
+	if checked != nil {
+		checked()
+	}
+	// real has no link on the way from realRoot: the tree follows none
+	// from here on.
+	rel, err := filepath.Rel(realRoot, real)
+	if err != nil {
+		return false, fmt.Errorf("agents_md %s: %w", path, err)
+	}
+	tree, err := platform.OpenTree(realRoot)
+	if err != nil {
+		return false, fmt.Errorf("agents_md %s: %w", path, err)
+	}
+	defer tree.Close()
 	perm := fs.FileMode(0o644)
-	old, err := atomicfile.ReadBounded(real, maxAgentsMD)
+	old, info, err := atomicfile.ReadBoundedIn(tree, rel, maxAgentsMD)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		old = nil
-		if err := os.MkdirAll(filepath.Dir(real), 0o755); err != nil {
-			return false, fmt.Errorf("agents_md %s: %w", path, err)
-		}
-	case err != nil:
-		return false, fmt.Errorf("agents_md %s: %w", path, err)
-	default:
-		if info, err := os.Lstat(real); err == nil {
-			perm = info.Mode().Perm()
-		}
+		err = mkdirAllIn(tree, filepath.Dir(rel))
+	case err == nil:
+		perm = info.Mode().Perm()
+	}
+	if err != nil {
+		return false, agentsMDError(path, err)
 	}
 	next, err := SpliceAgentsMD(old, block)
 	if err != nil {
@@ -242,10 +264,36 @@ func WriteAgentsMD(root, path, block string) (changed bool, err error) {
 	if old != nil && bytes.Equal(old, next) {
 		return false, nil
 	}
-	if err := atomicfile.WriteFile(real, next, perm); err != nil {
-		return false, fmt.Errorf("agents_md %s: %w", path, err)
+	if err := atomicfile.WriteFileIn(tree, rel, next, perm); err != nil {
+		return false, agentsMDError(path, err)
 	}
 	return true, nil
+}
+
+// agentsMDError is err, met reading or writing the agents_md file path,
+// named: a link met on the way, put there since the check, wraps
+// ErrOutsideWorkspace, so that a sync leaves that file alone.
+func agentsMDError(path string, err error) error {
+	if errors.Is(err, platform.ErrLinkOnPath) || errors.Is(err, platform.ErrLink) || errors.Is(err, atomicfile.ErrSymlink) {
+		return fmt.Errorf("agents_md %s: %w: a symbolic link was put on its way since skillsync checked it (%w); nothing was written, and the next sync looks again", path, ErrOutsideWorkspace, err)
+	}
+	return fmt.Errorf("agents_md %s: %w", path, err)
+}
+
+// mkdirAllIn makes the folder rel below tree and each one on the way,
+// following no link ("." is the tree itself).
+func mkdirAllIn(tree *platform.Tree, rel string) error {
+	if rel == "." {
+		return nil
+	}
+	at := ""
+	for _, name := range strings.Split(rel, string(filepath.Separator)) {
+		at = filepath.Join(at, name)
+		if err := tree.Mkdir(at, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+			return err
+		}
+	}
+	return nil
 }
 
 // CheckAgentsMD returns the error WriteAgentsMD would return for path
@@ -253,7 +301,7 @@ func WriteAgentsMD(root, path, block string) (changed bool, err error) {
 // before anything is written, with what to do: a sync leaves that file as
 // it is.
 func CheckAgentsMD(root, path string) error {
-	if _, err := resolveWithin(root, path); err != nil {
+	if _, _, err := resolveWithin(root, path); err != nil {
 		return fmt.Errorf("agents_md %s: %w; skillsync writes it only within the workspace %s, so it leaves it as it is: make it a file of the workspace (no link out of it), or take the entry out of the config", path, err, root)
 	}
 	return nil
@@ -262,10 +310,11 @@ func CheckAgentsMD(root, path string) error {
 // resolveWithin returns path with every symbolic link on the way (path
 // itself included) resolved, when the result stays within root; a path
 // that does not exist yet resolves through its longest existing parent.
-func resolveWithin(root, path string) (string, error) {
-	realRoot, err := filepath.EvalSymlinks(root)
+// realRoot is root so resolved.
+func resolveWithin(root, path string) (realRoot, real string, err error) {
+	realRoot, err = filepath.EvalSymlinks(root)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	existing, rest := filepath.Clean(path), ""
 	for {
@@ -274,33 +323,33 @@ func resolveWithin(root, path string) (string, error) {
 		}
 		parent := filepath.Dir(existing)
 		if parent == existing {
-			return "", fmt.Errorf("no part of it exists")
+			return "", "", fmt.Errorf("no part of it exists")
 		}
 		rest = filepath.Join(filepath.Base(existing), rest)
 		existing = parent
 	}
-	real, err := filepath.EvalSymlinks(existing)
+	real, err = filepath.EvalSymlinks(existing)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	real = filepath.Join(real, rest)
 	if real != realRoot && !strings.HasPrefix(real, realRoot+string(filepath.Separator)) {
-		return "", fmt.Errorf("%w: it resolves to %s", ErrOutsideWorkspace, real)
+		return "", "", fmt.Errorf("%w: it resolves to %s", ErrOutsideWorkspace, real)
 	}
 	if real == realRoot {
-		return "", errors.New("is the workspace itself")
+		return "", "", errors.New("is the workspace itself")
 	}
 	// A link a clone brought (AGENTS.md -> .git/config) must not have a
 	// sync splice its block into the repository's own files, nor into
 	// the cache: git and skillsync keep those, never a user.
 	rel, err := filepath.Rel(realRoot, real)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	for _, part := range strings.Split(rel, string(filepath.Separator)) {
 		if skill.GitName(part) || strings.EqualFold(part, workspace.CacheName) {
-			return "", fmt.Errorf("%w: it resolves to %s, in %s", ErrOutsideWorkspace, real, part)
+			return "", "", fmt.Errorf("%w: it resolves to %s, in %s", ErrOutsideWorkspace, real, part)
 		}
 	}
-	return real, nil
+	return realRoot, real, nil
 }

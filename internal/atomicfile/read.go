@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 
 	"github.com/skillsync/skillsync/internal/platform"
@@ -27,25 +28,32 @@ func ReadBounded(path string, max int64) ([]byte, error) {
 		return nil, refusal(path, err)
 	}
 	defer f.Close()
+	data, _, err := readOpened(f, path, max)
+	return data, err
+}
+
+// readOpened is ReadBounded of f, opened from path; it gives f's stat
+// too.
+func readOpened(f *os.File, path string, max int64) ([]byte, fs.FileInfo, error) {
 	info, err := f.Stat()
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
+		return nil, nil, fmt.Errorf("read %s: %w", path, err)
 	}
 	if !info.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s %w (%s)", path, ErrNotRegular, info.Mode().Type())
+		return nil, nil, fmt.Errorf("%s %w (%s)", path, ErrNotRegular, info.Mode().Type())
 	}
 	if info.Size() > max {
-		return nil, fmt.Errorf("%s %w: %d bytes, over %d", path, ErrTooLarge, info.Size(), max)
+		return nil, nil, fmt.Errorf("%s %w: %d bytes, over %d", path, ErrTooLarge, info.Size(), max)
 	}
 	// Sized from the stat: a record read on every sync is read in one go.
 	data, err := readInto(io.LimitReader(f, max+1), make([]byte, 0, info.Size()+1))
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
+		return nil, nil, fmt.Errorf("read %s: %w", path, err)
 	}
 	if int64(len(data)) > max {
-		return nil, fmt.Errorf("%s %w: it grew past %d bytes while read", path, ErrTooLarge, max)
+		return nil, nil, fmt.Errorf("%s %w: it grew past %d bytes while read", path, ErrTooLarge, max)
 	}
-	return data, nil
+	return data, info, nil
 }
 
 // readInto is io.ReadAll into b's spare capacity.
