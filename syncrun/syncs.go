@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"time"
@@ -50,8 +49,13 @@ var ErrSyncsVersion = errors.New("unknown version")
 // symbolic link followed, its size bounded, its version checked. A
 // missing file is an empty Syncs and no error. Every error names path.
 func ReadSyncs(path string) (*Syncs, error) {
-	s := &Syncs{Version: SyncsVersion, Sources: map[string]SourceSyncs{}}
 	data, err := atomicfile.ReadBounded(path, maxSyncsSize)
+	return parseSyncs(path, data, err)
+}
+
+// parseSyncs is ReadSyncs of what reading the file at path gave.
+func parseSyncs(path string, data []byte, err error) (*Syncs, error) {
+	s := &Syncs{Version: SyncsVersion, Sources: map[string]SourceSyncs{}}
 	if errors.Is(err, fs.ErrNotExist) {
 		return s, nil
 	}
@@ -98,15 +102,19 @@ func (r *Run) RecordSyncs(now time.Time, opts Options, err error) {
 	if opts.Offline || len(r.Report.Sources) == 0 {
 		return
 	}
+	// Read and written in the cache's folder as the cache holds it open
+	// and locked: a .skills-cache swapped for a link since is not
+	// followed.
 	path := filepath.Join(r.Cache.Root(), materialize.SyncsName)
-	prev, rerr := ReadSyncs(path)
+	data, rerr := r.Cache.ReadFile(materialize.SyncsName, maxSyncsSize)
+	prev, rerr := parseSyncs(path, data, rerr)
 	// A record of another version is written anew too: it holds only
 	// times and errors the next syncs tell again, and one left alone would
 	// keep status asking a person for it.
 	switch {
 	case errors.Is(rerr, atomicfile.ErrSymlink):
 		// The cache is skillsync's: a link in it is removed, never followed.
-		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := r.Cache.RemoveFile(materialize.SyncsName); err != nil {
 			r.Report.Warnings = append(r.Report.Warnings, fmt.Sprintf("remove the link %s: %v", path, err))
 			return
 		}
@@ -143,7 +151,7 @@ func (r *Run) RecordSyncs(now time.Time, opts Options, err error) {
 		// nothing new writes nothing else: the times move once an hour.
 		return
 	}
-	if err := jsonfile.Write(path, next, 0o644); err != nil {
+	if err := r.Cache.WriteJSON(materialize.SyncsName, next, 0o644); err != nil {
 		r.Report.Warnings = append(r.Report.Warnings, fmt.Sprintf("record the sync for skillsync status: %v", err))
 	}
 }
