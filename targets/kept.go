@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/skillsync/skillsync/internal/jsonfile"
+	"github.com/skillsync/skillsync/internal/platform"
 	"github.com/skillsync/skillsync/internal/realdir"
 	"github.com/skillsync/skillsync/materialize"
 )
@@ -25,7 +26,12 @@ func readKept(file string) (*materialize.TargetList, []string) {
 	case err == nil, errors.Is(err, fs.ErrNotExist):
 		return kept, nil
 	case errors.Is(err, jsonfile.ErrCorrupt):
-		if aside, serr := jsonfile.SetAside(file, time.Now()); serr == nil {
+		var aside string
+		serr := inFolder(filepath.Dir(file), func(t *platform.Tree) (err error) {
+			aside, err = jsonfile.SetAsideIn(t, filepath.Base(file), time.Now())
+			return err
+		})
+		if serr == nil {
 			err = fmt.Errorf("%w (set aside as %s)", err, filepath.Base(aside))
 		}
 	}
@@ -45,10 +51,27 @@ func writeKept(file string, kept *materialize.TargetList, config string, next []
 	} else {
 		kept.Configs[config] = next
 	}
-	if err := jsonfile.Write(file, kept, 0o644); err != nil {
+	err := inFolder(filepath.Dir(file), func(t *platform.Tree) error {
+		return jsonfile.WriteIn(t, filepath.Base(file), kept, 0o644)
+	})
+	if err != nil {
 		return []string{fmt.Sprintf("%v: a target folder taken out of the config may be left as it is", err)}
 	}
 	return nil
+}
+
+// inFolder runs op on the folder dir (the cache) held open: the list is
+// written or set aside in that folder, never through a link put in its
+// place or on the way after the sync opened the cache. It is opened only
+// for a change: a sync that changes nothing reads the list by path, as
+// before, and opens nothing more.
+func inFolder(dir string, op func(*platform.Tree) error) error {
+	t, err := platform.OpenTree(dir)
+	if err != nil {
+		return err
+	}
+	defer t.Close()
+	return op(t)
 }
 
 // home is the home directory, "" when it is not known.
