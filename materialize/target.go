@@ -189,8 +189,19 @@ func (r *TargetRecord) Validate() error {
 // unreadable or corrupt one gives an empty record and the error; a
 // corrupt one's error wraps jsonfile.ErrCorrupt.
 func LoadTargetRecord(dir string) (*TargetRecord, error) {
+	return loadTargetRecord(func(rec *TargetRecord) error { return jsonfile.Read(filepath.Join(dir, RecordName), rec) })
+}
+
+// loadTargetRecordIn is LoadTargetRecord of the target folder tree holds
+// open: the record of that folder, not one a link swapped in on the way
+// leads to, whose entries the sync would take for its own there.
+func loadTargetRecordIn(tree *platform.Tree) (*TargetRecord, error) {
+	return loadTargetRecord(func(rec *TargetRecord) error { return jsonfile.ReadIn(tree, RecordName, rec) })
+}
+
+func loadTargetRecord(read func(*TargetRecord) error) (*TargetRecord, error) {
 	rec := newTargetRecord()
-	err := jsonfile.Read(filepath.Join(dir, RecordName), rec)
+	err := read(rec)
 	if errors.Is(err, fs.ErrNotExist) {
 		return newTargetRecord(), nil
 	}
@@ -421,9 +432,9 @@ func lockTarget(ctx context.Context, dir string, wait time.Duration) (*flock.Loc
 // through it.
 func syncTarget(ctx context.Context, t Target, tree *platform.Tree, report TargetReport) (TargetReport, error) {
 	dir := t.Dir
-	rec, err := LoadTargetRecord(dir)
+	rec, err := loadTargetRecordIn(tree)
 	if errors.Is(err, jsonfile.ErrCorrupt) {
-		report.Warnings = append(report.Warnings, recoverRecord(filepath.Join(dir, RecordName), err,
+		report.Warnings = append(report.Warnings, recoverRecordIn(tree, err,
 			"its entries that hold exactly what skillsync would write are adopted, the rest are left to the user"))
 	} else if err != nil {
 		return report, err
@@ -680,6 +691,19 @@ func lost(prev, next *TargetEntry) int {
 		}
 	}
 	return n
+}
+
+// recoverRecordIn is recoverRecord of the record of the target folder
+// tree holds open: set aside in that folder.
+func recoverRecordIn(tree *platform.Tree, err error, then string) string {
+	if !errors.Is(err, jsonfile.ErrCorrupt) {
+		return fmt.Sprintf("%v; %s", err, then)
+	}
+	aside, serr := jsonfile.SetAsideIn(tree, RecordName, time.Now())
+	if serr != nil {
+		return fmt.Sprintf("%v (and it could not be set aside: %v); %s", err, serr, then)
+	}
+	return fmt.Sprintf("%v; it was set aside as %s and %s", err, filepath.Base(aside), then)
 }
 
 // folderField is what a record entry of name in folder says of its
@@ -948,9 +972,9 @@ func GiveUpTargetBelow(ctx context.Context, root, dir, ws string, wait time.Dura
 		return report, false, err
 	}
 	defer tree.Close()
-	rec, err := LoadTargetRecord(dir)
+	rec, err := loadTargetRecordIn(tree)
 	if errors.Is(err, jsonfile.ErrCorrupt) {
-		report.Warnings = append(report.Warnings, recoverRecord(record, err, "its entries are left to the user"))
+		report.Warnings = append(report.Warnings, recoverRecordIn(tree, err, "its entries are left to the user"))
 		return report, true, nil
 	}
 	if err != nil {

@@ -67,6 +67,11 @@ func (e *CorruptError) Is(target error) bool { return target == ErrCorrupt }
 // errors (permission) are returned as they come.
 func Read(name string, v Record) error {
 	data, err := atomicfile.ReadBounded(name, MaxSize)
+	return decode(name, data, err, v)
+}
+
+// decode is Read of what reading the file name gave.
+func decode(name string, data []byte, err error, v Record) error {
 	switch {
 	case errors.Is(err, atomicfile.ErrSymlink):
 		return &CorruptError{Path: name, Err: errors.New("it is a symbolic link")}

@@ -12,6 +12,13 @@ import (
 	"github.com/skillsync/skillsync/internal/platform"
 )
 
+// ReadIn is Read of rel below the folder t holds open: what is read is
+// that folder's file, not one a link swapped in on the way leads to.
+func ReadIn(t *platform.Tree, rel string, v Record) error {
+	data, _, err := atomicfile.ReadBoundedIn(t, rel, MaxSize)
+	return decode(filepath.Join(t.Path(), rel), data, err, v)
+}
+
 // WriteIn is Write of rel below the folder t holds open: the file is
 // written into that folder, never through a symbolic link swapped in on
 // the way to it after it was opened (atomicfile.WriteFileIn).
