@@ -271,6 +271,9 @@ type Target struct {
 	// for the last time and before anything is written there: a test
 	// swaps a folder on the way for a link then.
 	checked func()
+	// locked, when set, is called once the target's lock is taken: a
+	// test swaps the target folder for another then.
+	locked func()
 }
 
 // SyncTarget places t.Skills in t.Dir as t.Mode says. A name in the
@@ -288,25 +291,16 @@ func SyncTarget(ctx context.Context, t Target) (TargetReport, error) {
 		return report, err
 	}
 	// A target that is a link would have skillsync write and delete
-	// wherever it points.
-	if err := checkTarget(t.Root, t.Dir); err != nil {
-		return report, err
-	}
-	lk, err := lockTarget(ctx, t.Dir, t.Wait)
-	if err != nil {
-		return report, err
-	}
-	defer lk.Close()
-	// Looked at again once locked: the wait for another sync is time
-	// for a folder on the way to be swapped. The folder so reached is
-	// held open, and everything the sync writes, renames or removes
-	// there goes through it: a folder on the way swapped for a link from
-	// now on is not on the way any more.
-	tree, err := mkdirTarget(t.Root, t.Dir)
+	// wherever it points. The folder reached is held open, and
+	// everything the sync writes, renames or removes there goes through
+	// it: a folder on the way swapped for a link from now on is not on
+	// the way any more.
+	tree, lk, err := lockedTarget(ctx, t.Root, t.Dir, t.Wait, t.locked)
 	if err != nil {
 		return report, err
 	}
 	defer tree.Close()
+	defer lk.Close()
 	if t.checked != nil {
 		t.checked()
 	}
@@ -361,13 +355,73 @@ func mkdirTarget(root, dir string) (*platform.Tree, error) {
 	return tree, nil
 }
 
-// checkTarget is mkdirTarget's look alone, the folder not kept open.
-func checkTarget(root, dir string) error {
-	tree, err := mkdirTarget(root, dir)
-	if err != nil {
-		return err
+// lockedTarget makes and opens the target folder dir (mkdirTarget) and
+// takes the lock of that very folder, held open: the folder written is
+// the folder locked, whatever is swapped in at dir meanwhile. When
+// another sync had the lock first, the wait was time for dir, or a
+// folder on the way, to be swapped: dir is looked at again, and must be
+// the folder locked, else that one is let go and the folder at dir
+// locked instead. locked, a test's hook, is called once a lock is taken.
+func lockedTarget(ctx context.Context, root, dir string, wait time.Duration, locked func()) (*platform.Tree, *flock.Lock, error) {
+	for try := 1; ; try++ {
+		tree, err := mkdirTarget(root, dir)
+		if err != nil {
+			return nil, nil, err
+		}
+		lk, waited, err := lockTarget(ctx, tree, wait)
+		if err != nil {
+			tree.Close()
+			return nil, nil, err
+		}
+		if locked != nil {
+			locked()
+		}
+		if !waited {
+			return tree, lk, nil
+		}
+		same, err := stillAt(tree, root, dir)
+		if err == nil && same {
+			return tree, lk, nil
+		}
+		lk.Close()
+		tree.Close()
+		if err != nil {
+			return nil, nil, err
+		}
+		if try == 3 {
+			return nil, nil, fmt.Errorf("target %s: the folder there was replaced by another while this sync waited for its lock, %d times; run sync again once nothing else moves it", dir, try)
+		}
 	}
-	return tree.Close()
+}
+
+// stillAt reports whether the folder tree holds is the one at dir now,
+// reached from root as mkdirTarget reaches it (and refused as it
+// refuses).
+func stillAt(tree *platform.Tree, root, dir string) (bool, error) {
+	again, err := mkdirTarget(root, dir)
+	if err != nil {
+		return false, err
+	}
+	defer again.Close()
+	a, err := tree.Open()
+	if err != nil {
+		return false, fmt.Errorf("target: %w", err)
+	}
+	defer a.Close()
+	b, err := again.Open()
+	if err != nil {
+		return false, fmt.Errorf("target: %w", err)
+	}
+	defer b.Close()
+	ai, err := a.Stat()
+	if err != nil {
+		return false, fmt.Errorf("target: %w", err)
+	}
+	bi, err := b.Stat()
+	if err != nil {
+		return false, fmt.Errorf("target: %w", err)
+	}
+	return os.SameFile(ai, bi), nil
 }
 
 // ErrTargetPlace is wrapped by CheckTargetPlace's error: the folder is a
@@ -413,18 +467,20 @@ func CheckTargetPlace(dir string) error {
 // to be refused) must not interleave.
 const targetLock = ".skillsync-lock"
 
-// lockTarget takes the target's lock, waiting up to wait for another
-// sync to finish with it: a lock on the folder itself, which leaves a
-// committed target as it was (on Windows an empty lock file, targetLock).
-func lockTarget(ctx context.Context, dir string, wait time.Duration) (*flock.Lock, error) {
-	lk, err := flock.AcquireDir(ctx, dir, targetLock, wait)
+// lockTarget takes the lock of the target folder tree holds, waiting up
+// to wait for another sync to finish with it: a lock on the folder
+// itself, which leaves a committed target as it was (on Windows an empty
+// lock file, targetLock). waited reports whether it had to wait.
+func lockTarget(ctx context.Context, tree *platform.Tree, wait time.Duration) (lk *flock.Lock, waited bool, err error) {
+	dir := tree.Path()
+	lk, waited, err = flock.AcquireTree(ctx, tree, targetLock, wait)
 	switch {
 	case errors.Is(err, flock.ErrLocked):
-		return nil, fmt.Errorf("target %s: another sync is changing it (%w); it waited %s: run sync again once that one is done, or give it longer with --wait", dir, err, wait)
+		return nil, waited, fmt.Errorf("target %s: another sync is changing it (%w); it waited %s: run sync again once that one is done, or give it longer with --wait", dir, err, wait)
 	case err != nil:
-		return nil, fmt.Errorf("target %s: %w", dir, err)
+		return nil, waited, fmt.Errorf("target %s: %w", dir, err)
 	}
-	return lk, nil
+	return lk, waited, nil
 }
 
 // syncTarget is SyncTarget with the target's lock held.
@@ -959,19 +1015,12 @@ func GiveUpTargetBelow(ctx context.Context, root, dir, ws string, wait time.Dura
 	}
 	// Nothing is removed through a link in place of the folder, or on
 	// the way to it.
-	if err := checkTarget(root, dir); err != nil {
-		return report, false, err
-	}
-	lk, err := lockTarget(ctx, dir, wait)
-	if err != nil {
-		return report, false, err
-	}
-	defer lk.Close()
-	tree, err := mkdirTarget(root, dir)
+	tree, lk, err := lockedTarget(ctx, root, dir, wait, nil)
 	if err != nil {
 		return report, false, err
 	}
 	defer tree.Close()
+	defer lk.Close()
 	rec, err := loadTargetRecordIn(tree)
 	if errors.Is(err, jsonfile.ErrCorrupt) {
 		report.Warnings = append(report.Warnings, recoverRecordIn(tree, err, "its entries are left to the user"))

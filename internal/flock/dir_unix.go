@@ -8,6 +8,8 @@ import (
 	"os"
 	"syscall"
 	"time"
+
+	"github.com/skillsync/skillsync/internal/platform"
 )
 
 // AcquireDir takes an exclusive lock on the folder dir itself, waiting up
@@ -22,4 +24,10 @@ func AcquireDir(ctx context.Context, dir, name string, wait time.Duration) (*Loc
 		return nil, fmt.Errorf("open lock: %w", err)
 	}
 	return hold(ctx, f, dir, wait, true, false)
+}
+
+// openTreeLock opens the folder t holds, to be locked itself.
+func openTreeLock(t *platform.Tree, _ string) (*os.File, string, error) {
+	f, err := t.Open()
+	return f, t.Path(), err
 }

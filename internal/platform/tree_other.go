@@ -35,6 +35,10 @@ func MkdirTree(root string, rel []string, perm uint32) (*Tree, error) {
 	return &Tree{path: filepath.Join(append([]string{root}, rel...)...)}, nil
 }
 
+// Open opens the tree's folder itself, by its path (a link there
+// refused).
+func (t *Tree) Open() (*os.File, error) { return OpenFile(t.path, os.O_RDONLY, 0) }
+
 // Close releases the tree.
 func (t *Tree) Close() error { return nil }
 

@@ -120,6 +120,17 @@ func (t *Tree) done(fd int) {
 	}
 }
 
+// Open opens the tree's folder itself again, from the descriptor held:
+// a file of its own (a lock taken on it is not the tree's), on the very
+// folder the tree holds, wherever its path leads now.
+func (t *Tree) Open() (*os.File, error) {
+	fd, err := unix.Openat(t.fd, ".", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: t.path, Err: err}
+	}
+	return os.NewFile(uintptr(fd), t.path), nil
+}
+
 // Close closes the tree's folder; a second Close does nothing (the
 // descriptor's number may be another file's by then).
 func (t *Tree) Close() error {
