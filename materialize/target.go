@@ -274,6 +274,10 @@ type Target struct {
 	// locked, when set, is called once the target's lock is taken: a
 	// test swaps the target folder for another then.
 	locked func()
+	// committed, when set, is called once every entry is live and before
+	// the record is written: a test keeps the folder as a sync killed
+	// then leaves it.
+	committed func()
 }
 
 // SyncTarget places t.Skills in t.Dir as t.Mode says. A name in the
@@ -522,6 +526,13 @@ func syncTarget(ctx context.Context, t Target, tree *platform.Tree, report Targe
 	if t.rules != nil {
 		w.rules = *t.rules
 	}
+	// A sync stopped halfway here left the entries it was putting live
+	// in the marker (targetpending.go).
+	var pending, alt map[string]*TargetEntry
+	if w.unclean {
+		pending = readPending(tree)
+		alt = adoptPending(rec, pending)
+	}
 	next := newTargetRecord()
 	next.Workspace = keeper
 	for _, name := range t.Keep {
@@ -567,6 +578,9 @@ func syncTarget(ctx context.Context, t Target, tree *platform.Tree, report Targe
 		return func() (string, error) {
 			if prev == nil || !w.entryEdited(filepath.Join(dir, folder), prev) {
 				return "", nil
+			}
+			if a := alt[folder]; a != nil && a != prev && !w.entryEdited(filepath.Join(dir, folder), a) {
+				return "", nil // what a sync stopped halfway put there
 			}
 			aside, err := w.dest.conflictPath(dir, folder)
 			if err == nil {
@@ -671,6 +685,10 @@ func syncTarget(ctx context.Context, t Target, tree *platform.Tree, report Targe
 	if err := ctx.Err(); err != nil {
 		return report, fmt.Errorf("target %s: %w", dir, err)
 	}
+	// Before the first change here: the marker lists what is going live.
+	if err := w.markPending(rec, next, pending); err != nil {
+		return report, fmt.Errorf("target %s: %w", dir, err)
+	}
 	// What the record had in a folder that no entry holds now is removed.
 	inUse := map[string]bool{}
 	for name, e := range next.Skills {
@@ -704,6 +722,9 @@ func syncTarget(ctx context.Context, t Target, tree *platform.Tree, report Targe
 	}
 	if _, err := w.commit(ctx); err != nil {
 		return report, fmt.Errorf("target %s: %w", dir, err)
+	}
+	if t.committed != nil {
+		t.committed()
 	}
 	report.Written = w.Stats().Written
 	// A skill that stays in its folder loses there what its new entry

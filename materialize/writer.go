@@ -83,6 +83,9 @@ type writer struct {
 	marker  string
 	unclean bool
 	marked  bool
+	// markBody, when set, is what the marker holds (a target's pending
+	// entries, pendingMark); else a line for a person.
+	markBody []byte
 	// leftovers are the files of the marker's folder whose temporary
 	// files a run stopped halfway may have left (sweep).
 	leftovers []string
@@ -586,7 +589,11 @@ func (w *writer) markLive() error {
 	}
 	// Its leftovers are swept by then: here, or as the cache opened.
 	w.sweep()
-	if err := w.dest.writeFile(w.marker, []byte("a sync is changing this folder; if it stopped halfway, the next one checks every file\n"), 0o644); err != nil {
+	body := w.markBody
+	if body == nil {
+		body = []byte("a sync is changing this folder; if it stopped halfway, the next one checks every file\n")
+	}
+	if err := w.dest.writeFile(w.marker, body, 0o644); err != nil {
 		return fmt.Errorf("mark the change: %w", err)
 	}
 	w.marked = true
