@@ -22,7 +22,8 @@
 //     without following a link (openat2 RESOLVE_NO_SYMLINKS on Linux,
 //     openat O_NOFOLLOW one component at a time elsewhere on Unix; by
 //     path on Windows), so a folder swapped for a link after a check is
-//     never written through (tree.go).
+//     never written through (tree.go). Tree.Open opens the held folder
+//     itself again, for a lock on the very folder written.
 //   - TryLock and Unlock: the advisory file lock (flock on Unix,
 //     LockFileEx on Windows).
 //   - SyncDir: fsync a directory, so the renames in it are durable;
