@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/skillsync/skillsync/internal/hostenv"
@@ -62,7 +61,7 @@ func gitView(d *DirFS, env hostenv.Env) (*IgnoreFS, error) {
 		// workspace.
 		own := ownIgnoring(d)
 		own.st.whole, own.st.ownOnly = whole, true
-		own.st.loadGlobal = func() ([]ignoreRule, error) { return userExcludes(env) }
+		own.st.env = env
 		return own, nil
 	}
 	return ig, nil
@@ -126,7 +125,7 @@ func (w *IgnoreFS) below(inner *DirFS, sub string) *IgnoreFS {
 	dir := w.st.dir(rel)
 	w.st.nest(dir, rel, nil)
 	v := *dir
-	st := &ignores{d: inner, base: v.full, global: w.st.global, loadGlobal: w.st.loadGlobal, globalErr: w.st.globalErr, dirs: map[string]*ignoreDir{".": &v},
+	st := &ignores{d: inner, base: v.full, env: w.st.env, dirs: map[string]*ignoreDir{".": &v},
 		bytes: w.st.bytes, maxDropped: w.st.maxDropped}
 	return &IgnoreFS{d: inner, st: st}
 }
@@ -145,22 +144,6 @@ func SkillFileIgnored(view FolderFS) bool {
 	}
 	info, err := ig.d.Lstat(ig.inSource("SKILL.md"))
 	return err == nil && info.Mode().IsRegular()
-}
-
-// userExcludes are the rules of the user's core.excludesFile, as a
-// repository with no config of its own finds them: what a repository
-// nested in a folder outside any work tree (a cloned skill) is judged by,
-// beside its own .gitignore files.
-func userExcludes(env hostenv.Env) ([]ignoreRule, error) {
-	name, data, err := excludesFile(env, "")
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrIgnoreFile, err)
-	}
-	rules := parseIgnore(data, 0, name)
-	if len(rules) > MaxIgnoreRules {
-		return nil, fmt.Errorf("%s brings the ignore rules in effect to %d, over the %d skillsync reads: %w", name, len(rules), MaxIgnoreRules, ErrIgnoreFile)
-	}
-	return slices.Clip(rules), nil
 }
 
 // OpenGitView opens the folder dir, confined, through GitView.

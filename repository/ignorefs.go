@@ -64,15 +64,12 @@ type IgnoreFS struct {
 type ignores struct {
 	d    *DirFS
 	base []string // components from the work tree's root to the source's
-	// global are the rules of the user's core.excludesFile, which apply
-	// from the root of every repository: a nested one's too.
-	global []ignoreRule
-	// loadGlobal, when set, reads global the first time a repository
-	// nested in the folder needs them: a folder outside a work tree
-	// (GitView) has no rules of its own from them, but a cloned skill in
-	// it is a repository, which git judges by the user's excludes too.
-	loadGlobal func() ([]ignoreRule, error)
-	globalErr  error
+	// env is the host whose git config says what a repository nested in
+	// the folder (a cloned skill) ignores beside its .gitignore files:
+	// the core.excludesFile its config and the user's name, and its
+	// info/exclude, read when the repository is met (repoRules), as
+	// publish of the clone reads them.
+	env hostenv.Env
 
 	// whole says why git ignores the folder itself, which is then judged
 	// by its own .gitignore files alone (GitView); nil when it does not.
@@ -154,7 +151,7 @@ func gitIgnoring(d *DirFS, env hostenv.Env) (*IgnoreFS, *IgnoredFolder, error) {
 	} else if err := add(name, data, 0); err != nil {
 		return nil, nil, err
 	}
-	st.global = slices.Clip(rules)
+	st.env = env
 	if gitDir != "" {
 		name := filepath.Join(gitDir, "info", "exclude")
 		data, err := st.readOutside(name)
@@ -547,38 +544,65 @@ func (st *ignores) nest(v *ignoreDir, rel string, has func() bool) {
 	v.looked = true
 	// The listing, when it came first, spares the look where there is
 	// no .git; where there is, it must be a repository (repository).
-	if has != nil && !has() || !st.repository(rel) {
+	if has != nil && !has() {
 		return
 	}
-	if st.loadGlobal != nil {
-		st.global, st.globalErr = st.loadGlobal()
-		st.loadGlobal = nil
-	}
-	if st.globalErr != nil {
-		v.err, v.read = st.globalErr, true
+	gitDir := st.repository(rel)
+	if gitDir == "" {
 		return
 	}
-	v.full, v.rules = nil, st.global
+	rules, err := st.repoRules(gitDir)
+	if err != nil {
+		v.err, v.read = err, true
+		return
+	}
+	v.full, v.rules = nil, rules
 }
 
-// repository reports whether the folder rel holds a repository of its
-// own, as findWorkTree finds one: a .git folder with a HEAD, or a .git
-// file naming a repository. Any .git would do otherwise: an empty one,
-// or a file of another sort, which git descends into as any folder,
-// took what the outer rules leave out (a .env) to the targets.
-func (st *ignores) repository(rel string) bool {
+// repoRules returns the rules a repository whose common folder is gitDir
+// judges its work tree by, beside its .gitignore files: the
+// core.excludesFile of the user's config or its own, then its
+// info/exclude, as gitIgnoring reads them for the work tree a folder
+// lies in. A clone's info/exclude left out of them took to the targets
+// what publish of the clone (which finds it as its work tree) keeps out.
+// st.mu is held.
+func (st *ignores) repoRules(gitDir string) ([]ignoreRule, error) {
+	name, data, err := excludesFile(st.env, gitDir)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrIgnoreFile, err)
+	}
+	rules := parseIgnore(data, 0, name)
+	exclude := filepath.Join(gitDir, "info", "exclude")
+	data, err = st.readOutside(exclude)
+	if err != nil {
+		return nil, err
+	}
+	rules = append(rules, parseIgnore(data, 0, exclude)...)
+	if len(rules) > MaxIgnoreRules {
+		return nil, fmt.Errorf("%s and the excludes file bring the ignore rules in effect to %d, over the %d skillsync reads: %w", exclude, len(rules), MaxIgnoreRules, ErrIgnoreFile)
+	}
+	return slices.Clip(rules), nil
+}
+
+// repository returns the common folder of the repository the folder rel
+// holds as its own, as findWorkTree finds one (a .git folder with a
+// HEAD, or a .git file naming a repository), or "" when it holds none.
+// Any .git would do otherwise: an empty one, or a file of another sort,
+// which git descends into as any folder, took what the outer rules leave
+// out (a .env) to the targets.
+func (st *ignores) repository(rel string) string {
 	dir := filepath.Join(st.d.Dir(), filepath.FromSlash(rel))
 	dot := filepath.Join(dir, ".git")
 	info, err := os.Lstat(dot)
 	switch {
 	case err != nil:
-		return false
-	case info.IsDir():
-		return isRepo(dot)
+		return ""
+	case info.IsDir() && isRepo(dot):
+		return dot
 	case info.Mode().IsRegular():
-		return gitFileDir(dir, dot) != ""
+		return gitFileDir(dir, dot)
 	}
-	return false
+	return ""
 }
 
 // rules returns what applies below the folder at rel, its own .gitignore

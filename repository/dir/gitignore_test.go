@@ -127,6 +127,43 @@ func TestDirSourceLeavesOutWhatGitIgnores(t *testing.T) {
 		},
 		want: []string{"other/SKILL.md", "tool/SKILL.md", "tool/scripts/run.sh"},
 	}, {
+		// A skill cloned into the source is a repository of its own,
+		// which git judges by its own info/exclude: publish of the skill
+		// (which finds the clone as its work tree) left local.md out,
+		// and the sync took it to the agents' folders.
+		name: "a cloned skill's info/exclude",
+		setup: func(t *testing.T, r *gittest.Repo, home string) string {
+			clone := gittest.NewRepoIn(t, filepath.Join(r.Dir, "skills", "cloned"), "main")
+			clone.Write("SKILL.md", skilltest.SkillMD("cloned", "A cloned skill."), 0)
+			clone.Write("local.md", "mine\n", 0)
+			skilltest.WriteFile(t, filepath.Join(clone.Dir, ".git", "info", "exclude"), "local.md\n")
+			return r.Dir
+		},
+		want: []string{"cloned/SKILL.md", "other/SKILL.md", "tool/SKILL.md", "tool/scripts/run.sh"},
+	}, {
+		name: "a cloned skill's own core.excludesFile",
+		setup: func(t *testing.T, r *gittest.Repo, home string) string {
+			clone := gittest.NewRepoIn(t, filepath.Join(r.Dir, "skills", "cloned"), "main")
+			clone.Write("SKILL.md", skilltest.SkillMD("cloned", "A cloned skill."), 0)
+			clone.Write("notes.tmp", "scratch\n", 0)
+			rules := filepath.Join(home, "clone-ignores")
+			skilltest.WriteFile(t, rules, "*.tmp\n")
+			clone.Git("config", "core.excludesFile", rules)
+			return r.Dir
+		},
+		want: []string{"cloned/SKILL.md", "other/SKILL.md", "tool/SKILL.md", "tool/scripts/run.sh"},
+	}, {
+		name: "a cloned skill's info/exclude outside any work tree",
+		setup: func(t *testing.T, r *gittest.Repo, home string) string {
+			out := t.TempDir()
+			clone := gittest.NewRepoIn(t, filepath.Join(out, "skills", "cloned"), "main")
+			clone.Write("SKILL.md", skilltest.SkillMD("cloned", "A cloned skill."), 0)
+			clone.Write("local.md", "mine\n", 0)
+			skilltest.WriteFile(t, filepath.Join(clone.Dir, ".git", "info", "exclude"), "local.md\n")
+			return out
+		},
+		want: []string{"cloned/SKILL.md"},
+	}, {
 		name: "the user's core.excludesFile",
 		setup: func(t *testing.T, r *gittest.Repo, home string) string {
 			skilltest.WriteFile(t, filepath.Join(home, ".gitconfig"), "[core]\n\texcludesFile = ~/my-ignores\n")
