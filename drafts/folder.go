@@ -60,6 +60,14 @@ type Folder struct {
 	// and a folder proposed, in a git work tree is read as a sync reads
 	// it (repository.GitView). The zero Env is the process's.
 	Env hostenv.Env
+	// layers are the folders of the workspace's and the user's layers:
+	// a draft (skills/_drafts/NAME) and a layer's skill are read as the
+	// sync of the layer reads what is below it, the layer's .gitignore
+	// files above them applied (repository.OpenGitViewIn). A draft
+	// written by hand outside any work tree, judged by its own folder
+	// alone, took a prod.env that skills/.gitignore names into a
+	// promotion, which a proposal of the same folder leaves out.
+	layers []string
 }
 
 // DefaultLockWait is how long a draft's lock is waited for: a
@@ -69,7 +77,7 @@ const DefaultLockWait = 2 * time.Minute
 // NewFolder returns the drafts folder of the workspace l.
 func NewFolder(l workspace.Layout, maxFileSize int64) *Folder {
 	return &Folder{dir: l.DraftsDir(), rejected: l.RejectedDir(), published: l.PublishedDir(), locks: l.DraftLocksDir(),
-		MaxFileSize: maxFileSize, LockWait: DefaultLockWait}
+		MaxFileSize: maxFileSize, LockWait: DefaultLockWait, layers: []string{l.SkillsDir(), l.UserSkillsDir()}}
 }
 
 // WithEnv sets d.Env and returns d.
@@ -111,12 +119,14 @@ type Draft struct {
 	// the draft; "" while it waits.
 	Promoted string `json:"promoted,omitempty"`
 
-	env hostenv.Env // the Folder's, for FS
+	env    hostenv.Env // the Folder's, for FS
+	layers []string    // the Folder's, for FS
 }
 
-// FS returns the draft's files, confined to its directory and, in a git
-// work tree, without what git ignores there: the files Inspect listed.
-func (d *Draft) FS() (fs.FS, error) { return repository.OpenGitView(d.Dir, d.env) }
+// FS returns the draft's files, confined to its directory, without what
+// git ignores there (or, outside a work tree, what the .gitignore files
+// of the layer's folder above it name): the files Inspect listed.
+func (d *Draft) FS() (fs.FS, error) { return repository.OpenGitViewIn(d.Dir, d.layers, d.env) }
 
 // List returns the drafts waiting, by name, each inspected as Inspect
 // does. Entries whose names start with "." (.rejected, .published, .locks,
@@ -162,7 +172,7 @@ func (d *Folder) Inspect(ctx context.Context, name string) (Draft, error) {
 		return Draft{}, fmt.Errorf("draft %q: %w (not one safe path component)", name, ErrNoDraft)
 	}
 	dir := filepath.Join(d.dir, name)
-	dr := Draft{Name: name, Dir: dir, Problems: []skill.Problem{}, env: d.Env}
+	dr := Draft{Name: name, Dir: dir, Problems: []skill.Problem{}, env: d.Env, layers: d.layers}
 	info, err := os.Lstat(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return dr, fmt.Errorf("draft %s: %w in %s", name, ErrNoDraft, d.dir)
@@ -186,7 +196,7 @@ func (d *Folder) Inspect(ctx context.Context, name string) (Draft, error) {
 	dr.Created = info.ModTime().UTC().Truncate(time.Second)
 	// Read as a sync reads the folder once promoted: what git ignores in
 	// it is left out of the checks, the hash and what a promotion sends.
-	fsys, err := repository.OpenGitView(dir, d.Env)
+	fsys, err := repository.OpenGitViewIn(dir, d.layers, d.Env)
 	if err != nil {
 		problem("draft-unreadable", "", "cannot open the draft: %v", err)
 		return dr, nil

@@ -162,3 +162,56 @@ func (w *filesWriter) PublishSkill(_ context.Context, _ string, fsys fs.FS, _ st
 	})
 	return "r", err
 }
+
+// TestHandWrittenDraftReadAsTheLayerSyncs: a draft written by hand into
+// skills/_drafts/ outside any work tree is inspected, hashed and promoted
+// without what the workspace's skills/.gitignore names, as a proposal of
+// the same folder copies it and as the sync of the layer would read the
+// skill once promoted there. Judged by its own folder alone, the prod.env
+// went into the promotion and its hash.
+func TestHandWrittenDraftReadAsTheLayerSyncs(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	home := t.TempDir()
+	l := workspace.New(t.TempDir(), "")
+	env := hostenv.New(home, []string{"HOME=" + home, "GIT_CONFIG_NOSYSTEM=1"})
+	d := NewFolder(l, 1024).WithEnv(env)
+	skilltest.WriteFile(t, filepath.Join(l.SkillsDir(), ".gitignore"), "*.env\n")
+	skilltest.Skill(t, l.DraftsDir(), "mine", "Mine.", map[string]string{"prod.env": "API_KEY=sk-live-456\n", "notes.md": "n\n"})
+	clean := skilltest.Skill(t, t.TempDir(), "mine", "Mine.", map[string]string{"notes.md": "n\n"})
+
+	dr, err := d.Inspect(ctx, "mine")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := (&Folder{}).dirHash(ctx, clean)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files []string
+	for _, f := range dr.Files {
+		files = append(files, f.Path)
+	}
+	if !slices.Equal(files, []string{"SKILL.md", "notes.md"}) || !slices.Equal(dr.Ignored.Names, []string{"prod.env"}) || dr.Hash != want {
+		t.Errorf("inspected: files %q, ignored %+v, hash %s; want SKILL.md and notes.md, prod.env ignored, hash %s", files, dr.Ignored, dr.Hash, want)
+	}
+	fsys, err := dr.FS()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fs.Stat(fsys, "prod.env"); !os.IsNotExist(err) {
+		t.Errorf("the draft's FS, which a promotion sends, serves prod.env: %v", err)
+	}
+
+	// A skill of the layer is hashed as the sync of the layer hashes it
+	// (the copy a promotion archives is compared by it).
+	local := skilltest.Skill(t, l.SkillsDir(), "local", "Mine.", map[string]string{"prod.env": "k\n", "notes.md": "n\n"})
+	cleanLocal := skilltest.Skill(t, t.TempDir(), "local", "Mine.", map[string]string{"notes.md": "n\n"})
+	got, err := d.dirHash(ctx, local)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if wantLocal, _ := (&Folder{}).dirHash(ctx, cleanLocal); got != wantLocal {
+		t.Errorf("hash of the layer's skill %s, want %s: without prod.env", got, wantLocal)
+	}
+}

@@ -192,7 +192,7 @@ func checkRealDirOrMissing(dir string) error {
 // dirHash is the skill hash of a local skill directory, as a sync
 // computes it: without what git ignores there.
 func (d *Folder) dirHash(ctx context.Context, dir string) (string, error) {
-	fsys, err := (&Draft{Dir: dir, env: d.Env}).FS()
+	fsys, err := (&Draft{Dir: dir, env: d.Env, layers: d.layers}).FS()
 	if err != nil {
 		return "", err
 	}
