@@ -265,6 +265,11 @@ func (d *discovery) walk(ctx context.Context, dir, name string, depth int, key s
 		}
 		return d.load(ctx, dir, name)
 	}
+	if ig, ok := d.fsys.(*IgnoreFS); ok {
+		// A skill folder a .gitignore rule left out of entries is one
+		// this walk would have taken: say so, naming the rule.
+		ig.noteLeftOut(dir, depth)
+	}
 	if depth >= maxSearchDepth {
 		return nil
 	}

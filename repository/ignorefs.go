@@ -3,10 +3,13 @@ package repository
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -87,14 +90,49 @@ type ignores struct {
 	// is given, and a folder of millions of ignored files must not cost
 	// more than one of millions of others.
 	dropped, maxDropped int
+	// left are the folders the listings left out, by the folder (a
+	// slash path inside the source) whose listing did: a skill folder
+	// among them is one the sync does not take (noteLeftOut), and one
+	// appearing changes a dir: source's revision (LeftOutRevision).
+	left map[string]*leftDir
+	// looks counts the looks for a SKILL.md in folders left out, up to
+	// maxLeftOutLooks.
+	looks int
 }
+
+// leftDir is what the listings of one folder left out.
+type leftDir struct {
+	names map[string]leftRule // folders left out, by name
+	// skill says a listing of the folder showed a SKILL.md: what it
+	// leaves out is the skill's own files, never a skill.
+	skill bool
+	noted bool // noteLeftOut looked at it
+}
+
+// leftRule is where the rule that left a folder out is written.
+type leftRule struct {
+	text, file string
+	line       int
+}
+
+// maxLeftOutLooks bounds the looks for a SKILL.md in the folders one
+// listing left out: a build/ of thousands of folders costs no more.
+const maxLeftOutLooks = 256
+
+// maxLeftOutRecorded bounds the folders left out that are remembered.
+const maxLeftOutRecorded = 10_000
 
 // ignoreDir is what applies below one folder of the source.
 type ignoreDir struct {
 	full   []string // components from the work tree's root
 	rules  []ignoreRule
-	hidden bool  // the folder, or one above it, is ignored
-	err    error // its rules could not be read (ErrIgnoreFile)
+	hidden bool // the folder, or one above it, is ignored
+	// at is the folder whose rule why hides it (the folder itself, or
+	// one above it), when hidden: a command that names a folder a
+	// source's sync leaves out says which rule does (OpenGitViewIn).
+	at  string
+	why *leftRule
+	err error // its rules could not be read (ErrIgnoreFile)
 	// read is set once the folder's own .gitignore was looked for. It
 	// is looked for when first needed, so that a listing of the folder
 	// that shows none spares the look: a stat through the os.Root costs
@@ -521,8 +559,12 @@ func (st *ignores) dir(rel string) *ignoreDir {
 	switch {
 	case parent.err != nil:
 		v.err, v.read = parent.err, true
-	case parent.hidden || ignored(parent.rules, v.full, true):
-		v.hidden, v.read = true, true
+	case parent.hidden:
+		v.hidden, v.read, v.at, v.why = true, true, parent.at, parent.why
+	default:
+		if r := deciding(parent.rules, v.full, true); r != nil && !r.negate {
+			v.hidden, v.read, v.at, v.why = true, true, rel, &leftRule{text: r.text, file: r.file, line: r.line}
+		}
 	}
 	v.looked = v.err != nil || v.hidden
 	st.dirs[rel] = v
@@ -756,17 +798,179 @@ func (w *IgnoreFS) keep(rel string, entries []fs.DirEntry, complete bool) ([]fs.
 	}
 	full := append(slices.Clip(v.full), "")
 	kept := entries[:0]
-	for _, e := range entries {
+	for i, e := range entries {
 		full[len(full)-1] = e.Name()
 		isDir := e.IsDir() || e.Type()&fs.ModeSymlink != 0
-		if !ignored(v.rules, full, isDir) {
+		r := deciding(v.rules, full, isDir)
+		if r == nil || r.negate {
 			kept = append(kept, e)
+			continue
+		}
+		if isDir && !skipsDir(e.Name()) {
+			// The filter is in place: what was before i and kept is in
+			// kept, what is after it is as listed.
+			w.st.leave(rel, e.Name(), r, func() bool {
+				return slices.ContainsFunc(kept, isSkillFile) || slices.ContainsFunc(entries[i+1:], isSkillFile)
+			})
 		}
 	}
 	if w.st.dropped += len(entries) - len(kept); w.st.dropped > w.st.maxDropped {
 		return nil, fmt.Errorf("the listing left out more than %d entries that git ignores, and stopped at this folder", w.st.maxDropped)
 	}
 	return kept, nil
+}
+
+// leave records the folder name, which the listing of the folder rel
+// left out by the rule r; hasSkill tells whether that listing shows a
+// SKILL.md. No file is looked at: the no-op sync pays nothing for it.
+// st.mu is held.
+func (st *ignores) leave(rel, name string, r *ignoreRule, hasSkill func() bool) {
+	ld := st.left[rel]
+	if ld == nil {
+		if len(st.left) >= maxLeftOutRecorded {
+			return
+		}
+		if st.left == nil {
+			st.left = map[string]*leftDir{}
+		}
+		ld = &leftDir{names: map[string]leftRule{}}
+		st.left[rel] = ld
+	}
+	if !ld.skill && hasSkill() {
+		ld.skill = true
+	}
+	if _, ok := ld.names[name]; !ok && len(ld.names) < maxLeftOutRecorded {
+		ld.names[name] = leftRule{text: r.text, file: r.file, line: r.line}
+	}
+}
+
+// noteLeftOut is told by discovery that it walks the folder dir, depth
+// levels below where it started, and would walk the folders in it: each
+// folder its listing left out by a rule that is a skill folder (holds a
+// SKILL.md, at MaxDepth at most), or holds one right below it, gets a
+// gitignored-skill warning (Problems) naming the folder, the rule and
+// its file and line. Without it a skill folder a .gitignore names
+// (drafts/, *-wip/) was dropped by the sync in silence. It looks at
+// the folders left out only, and only when discovery runs (never on a
+// sync whose source did not change), maxLeftOutLooks looks at most.
+func (w *IgnoreFS) noteLeftOut(dir string, depth int) {
+	w.st.mu.Lock()
+	defer w.st.mu.Unlock()
+	rel := w.inSource(dir)
+	ld := w.st.left[rel]
+	if ld == nil || ld.noted || ld.skill || depth >= MaxDepth {
+		return
+	}
+	ld.noted = true
+	for _, name := range slices.Sorted(maps.Keys(ld.names)) {
+		at := path.Join(rel, name)
+		r := ld.names[name]
+		if w.st.holdsSkill(at) {
+			w.st.noteSkill(at, at, r)
+			continue
+		}
+		if depth+2 > MaxDepth {
+			continue
+		}
+		for _, sub := range w.st.subdirs(at) {
+			if w.st.holdsSkill(path.Join(at, sub)) {
+				w.st.noteSkill(path.Join(at, sub), at, r)
+			}
+		}
+	}
+}
+
+// holdsSkill reports whether the folder rel holds a SKILL.md (or
+// skill.md), within the looks left. st.mu is held.
+func (st *ignores) holdsSkill(rel string) bool {
+	for _, name := range []string{"SKILL.md", "skill.md"} {
+		if st.looks++; st.looks > maxLeftOutLooks {
+			return false
+		}
+		if _, err := st.d.Lstat(path.Join(rel, name)); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// subdirs lists the folders in rel that discovery would enter, as many as
+// the looks left allow. st.mu is held.
+func (st *ignores) subdirs(rel string) []string {
+	if st.looks >= maxLeftOutLooks {
+		return nil
+	}
+	st.looks++
+	f, err := st.d.Open(rel)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	rd, ok := f.(fs.ReadDirFile)
+	if !ok {
+		return nil
+	}
+	entries, _ := rd.ReadDir(maxLeftOutLooks - st.looks + 1)
+	var dirs []string
+	for _, e := range entries {
+		if e.IsDir() && !skipsDir(e.Name()) {
+			dirs = append(dirs, e.Name())
+		}
+	}
+	slices.Sort(dirs)
+	return dirs
+}
+
+// noteSkill records the warning for the skill folder rel, left out as
+// the folder at is (rel or one above it) by the rule r. st.mu is held.
+func (st *ignores) noteSkill(rel, at string, r leftRule) {
+	onDisk := func(p string) string { return filepath.Join(st.d.Dir(), filepath.FromSlash(p)) }
+	why := "git ignores it"
+	if at != rel {
+		why = "git ignores the folder " + onDisk(at) + " that holds it"
+	}
+	st.notes = append(st.notes, skill.Problem{Level: skill.Warning, Rule: RuleGitignoredSkill, Path: rel, File: r.file, Line: r.line,
+		Message: fmt.Sprintf("skill folder %s is left out of the sync: %s, by the rule %q (%s:%d); change the rule, or move the skill, to have it synced", onDisk(rel), why, r.text, r.file, r.line)})
+}
+
+// RuleGitignoredSkill is the rule of the warning about a skill folder a
+// .gitignore rule keeps out of a local source's sync.
+const RuleGitignoredSkill = "gitignored-skill"
+
+// LeftOutRevision folds into rev, a revision of the folder view reads
+// (LayoutRevision), the folders its listings left out by a rule, those
+// of skills aside: a skill folder a rule leaves out appearing then
+// changes the revision, and the sync that reads the source again says
+// so (noteLeftOut), where a new *-wip/ folder changed nothing and was
+// never named. The names come from the listings the revision made: no
+// file more is looked at. rev is returned as it is when nothing was left
+// out.
+func LeftOutRevision(rev Revision, view fs.FS) Revision {
+	ig, ok := view.(*IgnoreFS)
+	if !ok {
+		return rev
+	}
+	ig.st.mu.Lock()
+	defer ig.st.mu.Unlock()
+	var lines []string
+	for rel, ld := range ig.st.left {
+		if ld.skill {
+			continue
+		}
+		for name, r := range ld.names {
+			lines = append(lines, fmt.Sprintf("%s\x00%s\x00%s:%d", path.Join(rel, name), r.text, r.file, r.line))
+		}
+	}
+	if len(lines) == 0 {
+		return rev
+	}
+	slices.Sort(lines)
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\n", rev)
+	for _, l := range lines {
+		fmt.Fprintf(h, "%d:%s\n", len(l), l)
+	}
+	return Revision(hex.EncodeToString(h.Sum(nil)))
 }
 
 // ConcurrentReads marks an IgnoreFS as safe to read from several

@@ -2,6 +2,7 @@ package dir_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,6 +14,7 @@ import (
 	"github.com/skillsync/skillsync/internal/skilltest"
 	"github.com/skillsync/skillsync/repository"
 	"github.com/skillsync/skillsync/repository/dir"
+	"github.com/skillsync/skillsync/skill"
 )
 
 // ignoreEnv is an environment whose user has no git config of their own
@@ -426,5 +428,117 @@ func TestDirSourceInAFolderGitIgnoresWarns(t *testing.T) {
 	files, problems := listing(t, dir.NewLocal("workspace", src, env))
 	if !slices.Equal(files, []string{"tool/SKILL.md"}) || len(problems) > 0 {
 		t.Errorf("layer: files %q, problems %q; want tool/SKILL.md and none", files, problems)
+	}
+}
+
+// TestDirSourceWarnsOfSkillFoldersGitIgnores: a skill folder of a dir:
+// source that a .gitignore rule leaves out (the source's own, one
+// between its root and the skill, or one above the source in its work
+// tree) is not synced, and the source says which folder and which rule,
+// in which file, rather than drop it in silence. A folder left out that
+// holds no skill, or lies inside a skill, is no news; nor is a layer's.
+func TestDirSourceWarnsOfSkillFoldersGitIgnores(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name string
+		// setup returns the source's folder and the .gitignore whose rule
+		// leaves the skills out.
+		setup func(t *testing.T) (src, rules string)
+		want  []string // "path line" of the warnings, the path in the source
+		files []string // the skills synced
+	}{{
+		name: "the source's own .gitignore outside a work tree",
+		setup: func(t *testing.T) (string, string) {
+			src := t.TempDir()
+			skilltest.WriteFile(t, filepath.Join(src, ".gitignore"), "# drafts\ndrafts/\nnode_modules/\nbuild/\n")
+			skilltest.Skill(t, src, "tool", "A tool.", map[string]string{"build/out.md": "o\n"})
+			skilltest.Skill(t, filepath.Join(src, "drafts"), "wip", "Work in progress.", nil)
+			skilltest.Skill(t, filepath.Join(src, "drafts"), "next", "Next.", nil)
+			skilltest.Skill(t, filepath.Join(src, "node_modules"), "pkg", "A package's.", nil)
+			skilltest.WriteFile(t, filepath.Join(src, "build", "a.txt"), "no skill\n")
+			return src, filepath.Join(src, ".gitignore")
+		},
+		want:  []string{"drafts/next 2", "drafts/wip 2"},
+		files: []string{"tool/SKILL.md"},
+	}, {
+		name: "a .gitignore between the source's root and the skill",
+		setup: func(t *testing.T) (string, string) {
+			r := gittest.NewRepo(t, "main")
+			r.Skill("skills/tool", "A tool.")
+			r.Skill("skills/legacy-pdf", "Old.")
+			r.Write("skills/.gitignore", "legacy-*/\n", 0)
+			return r.Dir, filepath.Join(r.Dir, "skills", ".gitignore")
+		},
+		want:  []string{"skills/legacy-pdf 1"},
+		files: []string{"tool/SKILL.md"},
+	}, {
+		name: "a .gitignore above the source in its work tree",
+		setup: func(t *testing.T) (string, string) {
+			r := gittest.NewRepo(t, "main")
+			r.Write(".gitignore", "*.log\n*-wip/\n", 0)
+			r.Skill("team/skills/tool", "A tool.")
+			r.Skill("team/skills/pdf-wip", "Not yet.")
+			return filepath.Join(r.Dir, "team"), filepath.Join(r.Dir, ".gitignore")
+		},
+		want:  []string{"skills/pdf-wip 2"},
+		files: []string{"tool/SKILL.md"},
+	}} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			src, rules := c.setup(t)
+			opts := repository.Options{Env: ignoreEnv(t.TempDir())}
+			skills, ps, err := dir.NewSource("team", src, opts).Skills(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got, files []string
+			for _, p := range ps {
+				if p.Rule != "gitignored-skill" || p.Level != skill.Warning || p.Source != "team" || p.File != rules ||
+					!strings.Contains(p.Message, filepath.Join(src, filepath.FromSlash(p.Path))) {
+					t.Errorf("problem %+v, want a gitignored-skill warning of team naming %s and the folder", p, rules)
+				}
+				got = append(got, fmt.Sprintf("%s %d", p.Path, p.Line))
+			}
+			for _, s := range skills {
+				for _, f := range s.Listing {
+					files = append(files, s.Name+"/"+f.Path)
+				}
+			}
+			if !slices.Equal(got, c.want) || !slices.Equal(files, c.files) {
+				t.Errorf("warnings %q, files %q; want %q and %q", got, files, c.want, c.files)
+			}
+			if _, ps, _ := dir.NewLocal("workspace", src, opts).Skills(context.Background()); len(ps) > 0 {
+				t.Errorf("a layer's problems %+v, want none", ps)
+			}
+		})
+	}
+}
+
+// TestDirSourceRevisionFollowsIgnoredFolders: a skill folder that a rule
+// leaves out appearing changes the source's revision, so the next sync
+// reads the source and warns of it; a file changed inside a folder left
+// out changes nothing, and no more is read for it than before.
+func TestDirSourceRevisionFollowsIgnoredFolders(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	root := t.TempDir()
+	skilltest.WriteFile(t, filepath.Join(root, ".gitignore"), "*-wip/\n")
+	skilltest.Skill(t, filepath.Join(root, "skills"), "tool", "A tool.", nil)
+	src := dir.NewSource("team", root, repository.Options{Env: ignoreEnv(t.TempDir())})
+	before, err := src.Sync(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wip := skilltest.Skill(t, filepath.Join(root, "skills"), "pdf-wip", "Not yet.", nil)
+	after, err := src.Sync(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if before == after {
+		t.Errorf("the revision %s did not change with a skill folder the rules leave out", before)
+	}
+	skilltest.WriteFile(t, filepath.Join(wip, "notes.md"), "n\n")
+	if again, err := src.Sync(ctx); err != nil || again != after {
+		t.Errorf("revision %s, %v after a file inside the folder left out; want %s", again, err, after)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/skillsync/skillsync/repository"
 	"github.com/skillsync/skillsync/skill"
@@ -56,7 +57,13 @@ func (l *Local) Sync(ctx context.Context) (repository.Revision, error) {
 	if fsys == nil || err != nil {
 		return "", err
 	}
-	return repository.LayoutRevision(ctx, fsys, false)
+	rev, err := repository.LayoutRevision(ctx, fsys, false)
+	if err != nil || !l.required {
+		return rev, err
+	}
+	// A skill folder a rule leaves out appearing changes the revision, so
+	// the sync reads the source and warns of it (Skills).
+	return repository.LeftOutRevision(rev, fsys), nil
 }
 
 // Skills discovers the skills in the directory.
@@ -70,9 +77,14 @@ func (l *Local) Skills(ctx context.Context) ([]skill.Skill, []skill.Problem, err
 		ps := ig.Problems()
 		// A dir: source names its folder; a layer's folder that git
 		// ignores is the user's choice (their own skills kept out of the
-		// team's repository), said on every sync it would be noise.
+		// team's repository), said on every sync it would be noise, and
+		// so is a skill folder of a layer that a rule leaves out (a skill
+		// of one's own kept out of the team's).
 		if whole := repository.GitIgnoresWhole(ig); whole != nil && l.required {
 			ps = append(ps, whole.Problem())
+		}
+		if !l.required {
+			ps = slices.DeleteFunc(ps, func(p skill.Problem) bool { return p.Rule == repository.RuleGitignoredSkill })
 		}
 		for _, p := range ps {
 			p.Source = l.source
