@@ -81,6 +81,10 @@ type IgnoredFolder struct {
 	Rule string `json:"rule"`
 	File string `json:"file"`
 	Line int    `json:"line"`
+	// Source is the folder of the local source (a dir: source's, or a
+	// layer's) below which Dir lies and whose sync therefore leaves it
+	// out, skill and all; "" when Dir was named as a folder of its own.
+	Source string `json:"source,omitempty"`
 }
 
 // Problem is the warning that says which rule ignores the folder.
@@ -88,6 +92,12 @@ func (f *IgnoredFolder) Problem() skill.Problem {
 	why := fmt.Sprintf("it matches the rule %q (%s:%d)", f.Rule, f.File, f.Line)
 	if f.At != f.Dir {
 		why = fmt.Sprintf("the folder %s above it matches the rule %q (%s:%d)", f.At, f.Rule, f.File, f.Line)
+	}
+	if f.Source != "" {
+		// Valid or not here, it is not synced: the user who checks it
+		// learns why the agents never get it.
+		return skill.Problem{Level: skill.Warning, Rule: RuleGitignoredSkill, Path: f.Dir, File: f.File, Line: f.Line,
+			Message: fmt.Sprintf("the sync of %s leaves %s out: git ignores it, as %s; it is read here as you named it, but no sync takes it (change the rule, or move the skill, to have it synced)", f.Source, f.Dir, why)}
 	}
 	return skill.Problem{Level: skill.Warning, Rule: "gitignored-folder", Path: f.Dir, File: f.File, Line: f.Line,
 		Message: fmt.Sprintf("git ignores %s: %s, so git will not commit it; skillsync reads it as you named it, without what the .gitignore files inside it name (remove the rule to have git keep it)", f.Dir, why)}
@@ -163,6 +173,7 @@ func OpenGitViewIn(dir string, tops []string, env hostenv.Env) (FolderFS, error)
 	if err != nil {
 		return nil, err
 	}
+	var left *IgnoredFolder
 	for _, top := range tops {
 		if top == "" {
 			continue
@@ -179,14 +190,19 @@ func OpenGitViewIn(dir string, tops []string, env hostenv.Env) (FolderFS, error)
 		if err != nil {
 			return nil, err
 		}
+		in := view.below(d, sub)
+		if v := in.st.dirs["."]; v.hidden {
+			// The layer's rules leave the folder out whole: named, it is
+			// read by its own rules, as a folder git ignores is, and the
+			// command says that the sync of the layer does not take it.
+			if v.why != nil {
+				left = &IgnoredFolder{Dir: d.Dir(), At: filepath.Join(td.Dir(), filepath.FromSlash(v.at)),
+					Rule: v.why.text, File: v.why.file, Line: v.why.line, Source: td.Dir()}
+			}
+			break
+		}
 		if !view.st.ownOnly {
 			break // in a work tree: dir alone is judged by the same rules
-		}
-		in := view.below(d, sub)
-		if in.st.dirs["."].hidden {
-			// The layer's rules leave the folder out whole: named, it is
-			// read by its own rules, as a folder git ignores is.
-			break
 		}
 		if w := view.st.whole; w != nil {
 			named := *w
@@ -195,7 +211,14 @@ func OpenGitViewIn(dir string, tops []string, env hostenv.Env) (FolderFS, error)
 		}
 		return in, nil
 	}
-	return GitView(d, env)
+	view, err := gitView(d, env)
+	if err != nil {
+		return nil, err
+	}
+	if left != nil {
+		view.st.whole = left
+	}
+	return view, nil
 }
 
 // inside returns the slash path of dir inside top (both as DirFS.Dir

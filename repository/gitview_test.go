@@ -408,3 +408,74 @@ func TestOpenGitViewInJudgesAsTheLayer(t *testing.T) {
 		}
 	}
 }
+
+// TestValidateUnderReadsAsTheSourceSyncs: a skill below a local source's
+// folder is validated as that source's sync reads it: a file the
+// .gitignore files above the skill leave out is not checked (a:b.js,
+// which fails --strict), in a work tree or outside one; and a skill
+// folder they leave out whole is checked with a gitignored-skill warning
+// that names the source's folder, the rule, its file and line, and fails
+// nothing, strict or not. Judged alone, the skill failed on a file no
+// sync takes, and the folder no sync takes was said to be fine.
+func TestValidateUnderReadsAsTheSourceSyncs(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name string
+		// setup returns the source's folder and the .gitignore whose
+		// first rule leaves out the skill folder old-pdf, and whose
+		// second leaves out the build/ folders.
+		setup func(t *testing.T) (src, rules string)
+	}{{
+		name: "outside a work tree",
+		setup: func(t *testing.T) (string, string) {
+			src := t.TempDir()
+			skilltest.WriteFile(t, filepath.Join(src, ".gitignore"), "old-*/\nbuild/\n")
+			return src, filepath.Join(src, ".gitignore")
+		},
+	}, {
+		name: "a .gitignore between the source and the skill in a work tree",
+		setup: func(t *testing.T) (string, string) {
+			r := gittest.NewRepo(t, "main")
+			r.Write("team/skills/.gitignore", "old-*/\nbuild/\n", 0)
+			return filepath.Join(r.Dir, "team"), filepath.Join(r.Dir, "team", "skills", ".gitignore")
+		},
+	}, {
+		name: "a .gitignore above the source in a work tree",
+		setup: func(t *testing.T) (string, string) {
+			r := gittest.NewRepo(t, "main")
+			r.Write(".gitignore", "old-*/\nbuild/\n", 0)
+			return filepath.Join(r.Dir, "team"), filepath.Join(r.Dir, ".gitignore")
+		},
+	}} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			home := t.TempDir()
+			env := hostenv.New(home, []string{"HOME=" + home, "GIT_CONFIG_NOSYSTEM=1"})
+			src, rules := c.setup(t)
+			skills := filepath.Join(src, "skills")
+			tool := skilltest.Skill(t, skills, "tool", "A tool.", map[string]string{"build/a:b.js": "j\n"})
+			old := skilltest.Skill(t, skills, "old-pdf", "Old.", nil)
+			tops := []string{"", t.TempDir(), src}
+
+			checked, err := repository.ValidateUnder(ctx, tool, tops, true, env)
+			if err != nil || len(checked) != 1 || !checked[0].Valid || len(checked[0].Problems) > 0 {
+				t.Errorf("validate --strict of tool: %+v, %v; want valid without problems", checked, err)
+			}
+			checked, err = repository.ValidateUnder(ctx, old, tops, true, env)
+			if err != nil || len(checked) != 1 || !checked[0].Valid || len(checked[0].Problems) != 1 {
+				t.Fatalf("validate --strict of old-pdf: %+v, %v; want valid with one warning", checked, err)
+			}
+			p := checked[0].Problems[0]
+			if p.Rule != repository.RuleGitignoredSkill || p.File != rules || p.Line != 1 || !strings.Contains(p.Message, `"old-*/"`) ||
+				!strings.Contains(p.Message, "the sync of "+src) || !strings.Contains(p.Message, "no sync takes it") {
+				t.Errorf("warning %+v, want gitignored-skill naming the sync of %s and %s:1", p, src, rules)
+			}
+			// Judged alone (no source holds it), a folder outside a work
+			// tree has no rule above it.
+			if checked, err := repository.ValidateIn(ctx, tool, true, env); c.name == "outside a work tree" && (err != nil || len(checked) != 1 || checked[0].Valid) {
+				t.Errorf("validate --strict of tool alone: %+v, %v; want a:b.js to fail it", checked, err)
+			}
+		})
+	}
+}

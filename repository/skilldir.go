@@ -40,11 +40,22 @@ func Validate(ctx context.Context, path string, strict bool) ([]Checked, error) 
 // (GitView), so a file git ignores there, which no sync ever takes, is
 // neither counted nor checked.
 func ValidateIn(ctx context.Context, path string, strict bool, env hostenv.Env) ([]Checked, error) {
-	d, dir, err := OpenSkillDir(path)
+	return ValidateUnder(ctx, path, nil, strict, env)
+}
+
+// ValidateUnder is ValidateIn for a path that may lie below one of tops,
+// the folders local sources read (the dir: sources', the layers'): it is
+// read as the sync of that source reads it (OpenGitViewIn), the
+// .gitignore files between applied, so that what validate checks is
+// what the sync takes. A skill folder that source's rules leave out is
+// checked all the same, with a gitignored-skill warning naming the rule:
+// no sync takes it.
+func ValidateUnder(ctx context.Context, path string, tops []string, strict bool, env hostenv.Env) ([]Checked, error) {
+	_, dir, err := OpenSkillDir(path)
 	if err != nil {
 		return nil, fmt.Errorf("validate %s: %w", path, err)
 	}
-	fsys, err := GitView(d, env)
+	fsys, err := OpenGitViewIn(dir, tops, env)
 	if err != nil {
 		return nil, fmt.Errorf("validate %s: %w", path, err)
 	}

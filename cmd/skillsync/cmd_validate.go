@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/skillsync/skillsync"
+	"github.com/skillsync/skillsync/config"
 	"github.com/skillsync/skillsync/repository"
 	"github.com/skillsync/skillsync/skill"
 )
@@ -30,6 +31,9 @@ A folder is read as sync reads it: what git ignores there (a .env,
 node_modules/), or outside a work tree what its own .gitignore files name,
 is never synced, so it is neither counted nor checked. A folder git ignores
 as a whole is checked, with a gitignored-folder warning that fails nothing.
+A folder below a layer's or a dir: source's folder is read as the sync of
+that source reads it, the .gitignore files above it applied; one they leave
+out whole is checked, with a gitignored-skill warning: no sync takes it.
 
 Exit status is 0 when no skill has an error (with --strict, no warning
 either), else 1; a PATH that holds no SKILL.md at all, or cannot be read, is
@@ -66,14 +70,16 @@ type validateProblem struct {
 
 func (a *app) runValidate(ctx context.Context, opts *validateOptions) error {
 	var results []validateResult
+	tops := a.localFolders()
 	for _, p := range opts.paths {
 		abs, err := a.abs(p)
 		if err != nil {
 			return err
 		}
-		// Read as a sync reads the folder: what git ignores there is
-		// never synced, so it is neither counted nor checked.
-		checked, err := repository.ValidateIn(ctx, abs, opts.strict, a.env)
+		// Read as a sync reads the folder (of the source that holds it,
+		// when one does): what git ignores there is never synced, so it
+		// is neither counted nor checked.
+		checked, err := repository.ValidateUnder(ctx, abs, tops, opts.strict, a.env)
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -127,4 +133,19 @@ func newValidateResult(c skillsync.Checked) validateResult {
 		r.Problems = append(r.Problems, validateProblem{Level: p.Level, Rule: p.Rule, Message: p.Message, Line: p.Line, File: p.File})
 	}
 	return r
+}
+
+// localFolders are the folders the workspace's local sources read: its
+// layers' and its dir: sources'. A folder validate is given below one is
+// read as the sync of that source reads it, its .gitignore files above
+// the folder applied, and a skill folder they leave out is said to be.
+// Without a config that loads, each folder is read as one of its own.
+func (a *app) localFolders() []string {
+	cfg, err := config.FindIn(a.env, a.configPath, skillsync.Kinds())
+	if err != nil {
+		a.warn("%v; each PATH is read as a folder of its own, not as the sync of a source that holds it reads it", err)
+		return nil
+	}
+	l := cfg.Layout()
+	return append([]string{l.SkillsDir(), l.UserSkillsDir(), cfg.Global}, cfg.LocalDirs()...)
 }

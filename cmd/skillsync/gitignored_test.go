@@ -80,3 +80,52 @@ func TestCommandsSayAFolderIsGitIgnored(t *testing.T) {
 		t.Errorf("sync: %d %q %q", s.code, s.stdout, s.stderr)
 	}
 }
+
+// TestSyncAndValidateSayASkillFolderIsGitIgnored: a skill folder of a
+// dir: source that the source's .gitignore leaves out (*-wip/) is not
+// synced, and the sync says which folder and which rule, in its text and
+// in --json, and goes on with the rest; validate of that folder says the
+// same, and fails nothing. validate of a skill of the source reads it as
+// the sync does, without what the source's .gitignore names above it:
+// the scratch/ file whose name Windows cannot write, which no sync
+// takes, fails no --strict check. Before, the sync dropped pdf-wip in
+// silence, validate said it was fine, and validate --strict of tool
+// failed on a file that is never synced.
+func TestSyncAndValidateSayASkillFolderIsGitIgnored(t *testing.T) {
+	t.Parallel()
+	src := t.TempDir()
+	rules := filepath.Join(src, ".gitignore")
+	skilltest.WriteFile(t, rules, "*-wip/\nscratch/\n")
+	tool := skilltest.Skill(t, src, "tool", "A tool.", map[string]string{"scratch/a:b.md": "s\n"})
+	wip := skilltest.Skill(t, src, "pdf-wip", "Not yet.", nil)
+	ws := t.TempDir()
+	skilltest.WriteFile(t, filepath.Join(ws, "skillsync.yaml"), "repositories:\n  - name: team\n    dir: "+src+"\n")
+	rule := `"*-wip/" (` + rules + ":1)"
+
+	s := run(t, ws, "sync")
+	if s.code != 0 || !strings.Contains(s.stderr, "skill folder "+wip+" is left out of the sync") || !strings.Contains(s.stderr, rule) ||
+		!strings.Contains(s.stderr, "(gitignored-skill)") || !fileExists(filepath.Join(ws, ".skills-cache", "team", "tool", "SKILL.md")) {
+		t.Errorf("sync: %d %q %q", s.code, s.stdout, s.stderr)
+	}
+	skilltest.Skill(t, src, "next-wip", "Later.", nil)
+	type report struct {
+		Problems []struct{ Source, Rule, Path, Message string }
+	}
+	var found []string
+	for _, p := range decode[report](t, run(t, ws, "sync", "--json")).Problems {
+		if p.Rule == "gitignored-skill" && p.Source == "team" && p.Path == rules {
+			found = append(found, p.Message)
+		}
+	}
+	if len(found) != 2 || !strings.Contains(found[0], filepath.Join(src, "next-wip")) || !strings.Contains(found[1], wip) {
+		t.Errorf("sync --json: gitignored-skill warnings %q, want next-wip's and pdf-wip's", found)
+	}
+
+	if v := run(t, ws, "validate", wip); v.code != 0 || !strings.Contains(v.stdout, "(gitignored-skill)") || !strings.Contains(v.stdout, rule) ||
+		!strings.Contains(v.stdout, "no sync takes it") || v.stderr != "1 skill checked, 0 not valid\n" {
+		t.Errorf("validate of the folder left out: %d %q %q", v.code, v.stdout, v.stderr)
+	}
+	if v := run(t, ws, "validate", "--strict", tool); v.code != 0 || v.stdout != "" {
+		t.Errorf("validate --strict of a skill of the source: %d %q %q", v.code, v.stdout, v.stderr)
+	}
+}
