@@ -73,6 +73,11 @@ type ignores struct {
 	// info/exclude, read when the repository is met (repoRules), as
 	// publish of the clone reads them.
 	env hostenv.Env
+	// user is what the user's git config says of core.excludesFile, and
+	// excludes the rules of each excludes file, read once for the
+	// repositories nested in the folder (repoRules).
+	user     *userExcludes
+	excludes map[string][]ignoreRule
 
 	// whole says why git ignores the folder itself, which is then judged
 	// by its own .gitignore files alone (GitView); nil when it does not.
@@ -297,6 +302,43 @@ func gitFileDir(dir, dot string) string {
 // as git does: such files are the user's own, often links into a
 // dotfiles repository.
 func excludesFile(env hostenv.Env, gitDir string) (string, []byte, error) {
+	u, err := readUserExcludes(env, gitDir)
+	if err != nil {
+		return "", nil, err
+	}
+	if u, err = u.withRepo(gitDir); err != nil {
+		return "", nil, err
+	}
+	file, ok := u.name()
+	if !ok {
+		return file, nil, nil
+	}
+	data, err := readBounded(file, MaxIgnoreFileSize, true)
+	if err != nil {
+		return "", nil, fmt.Errorf("core.excludesFile %s: %w", file, err)
+	}
+	return file, data, nil
+}
+
+// userExcludes is what the system's and the user's git config say of
+// core.excludesFile, before a repository's own config has its say: read
+// once for the repositories one listing finds nested in a source (a
+// folder of cloned skills), where reading it again for each cost two
+// dozen system calls a clone on every sync.
+type userExcludes struct {
+	home string
+	file string // the core.excludesFile set last, as written
+	// reads counts the config files read (maxConfigFiles).
+	reads int
+	// perRepo says an includeIf gitdir: condition was judged: what the
+	// config says depends on the repository, and is read for each.
+	perRepo bool
+}
+
+// readUserExcludes reads the system's and the user's git config for
+// core.excludesFile (excludesFile), includeIf gitdir: conditions judged
+// against gitDir.
+func readUserExcludes(env hostenv.Env, gitDir string) (userExcludes, error) {
 	home, _ := env.HomeDir()
 	xdg := env.Getenv("XDG_CONFIG_HOME")
 	if xdg == "" && home != "" {
@@ -320,36 +362,45 @@ func excludesFile(env hostenv.Env, gitDir string) (string, []byte, error) {
 			configs = append(configs, filepath.Join(home, ".gitconfig"))
 		}
 	}
-	if gitDir != "" {
-		// The repository's own config comes last and wins, as in git.
-		configs = append(configs, filepath.Join(gitDir, "config"))
-	}
-	file, reads := "", 0
+	u := userExcludes{home: home}
 	if xdg != "" {
-		file = filepath.Join(xdg, "git", "ignore")
+		u.file = filepath.Join(xdg, "git", "ignore")
 	}
 	for _, c := range configs {
 		if c == "" || c == os.DevNull {
 			continue
 		}
-		if err := configExcludes(c, home, gitDir, 0, &reads, &file); err != nil {
-			return "", nil, err
+		if err := configExcludes(c, gitDir, 0, &u); err != nil {
+			return userExcludes{}, err
 		}
 	}
-	if rest, ok := strings.CutPrefix(file, "~/"); ok && home != "" {
-		file = filepath.Join(home, rest)
+	return u, nil
+}
+
+// withRepo is u with the config of the repository whose common folder is
+// gitDir read after it, which comes last and wins, as in git.
+func (u userExcludes) withRepo(gitDir string) (userExcludes, error) {
+	if gitDir == "" {
+		return u, nil
+	}
+	if err := configExcludes(filepath.Join(gitDir, "config"), gitDir, 0, &u); err != nil {
+		return userExcludes{}, err
+	}
+	return u, nil
+}
+
+// name returns the excludes file u names, and whether it is one to read:
+// not /dev/null (how a user turns the global excludes off), nor a
+// relative name.
+func (u userExcludes) name() (string, bool) {
+	file := u.file
+	if rest, ok := strings.CutPrefix(file, "~/"); ok && u.home != "" {
+		file = filepath.Join(u.home, rest)
 	}
 	if file == os.DevNull {
-		return "", nil, nil // how a user turns the global excludes off
+		return "", false
 	}
-	if file == "" || !filepath.IsAbs(file) {
-		return file, nil, nil
-	}
-	data, err := readBounded(file, MaxIgnoreFileSize, true)
-	if err != nil {
-		return "", nil, fmt.Errorf("core.excludesFile %s: %w", file, err)
-	}
-	return file, data, nil
+	return file, file != "" && filepath.IsAbs(file)
 }
 
 // maxConfigIncludes is how deep git follows include.path and
@@ -361,7 +412,7 @@ const maxConfigIncludes = 10
 // itself ten times over make 10^10 reads.
 const maxConfigFiles = 100
 
-// configExcludes sets *file to the core.excludesFile the git config file
+// configExcludes sets u.file to the core.excludesFile the git config file
 // c sets, following its include.path and includeIf.<condition>.path
 // where they stand among its sections, as git does: a user's
 // excludesFile is often set in a file ~/.gitconfig includes (a dotfiles
@@ -371,10 +422,11 @@ const maxConfigFiles = 100
 // of another condition (onbranch:, hasconfig:) is taken as met: its
 // excludes are left out as well, which errs on the side of not copying.
 // A file missing, or that does not parse (git would refuse to run), sets
-// nothing. reads counts the files read so far: past maxConfigFiles it
+// nothing. u.reads counts the files read so far: past maxConfigFiles it
 // is an error, which fails closed (nothing is read without the rules).
-func configExcludes(c, home, gitDir string, depth int, reads *int, file *string) error {
-	if *reads++; *reads > maxConfigFiles {
+func configExcludes(c, gitDir string, depth int, u *userExcludes) error {
+	home := u.home
+	if u.reads++; u.reads > maxConfigFiles {
 		return fmt.Errorf("git config %s: more than %d config files through include.path and includeIf (a file that includes itself?): make the includes a chain", c, maxConfigFiles)
 	}
 	data, err := readBounded(c, MaxIgnoreFileSize, true)
@@ -395,13 +447,13 @@ func configExcludes(c, home, gitDir string, depth int, reads *int, file *string)
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(filepath.Dir(c), p)
 		}
-		return configExcludes(p, home, gitDir, depth+1, reads, file)
+		return configExcludes(p, gitDir, depth+1, u)
 	}
 	for _, s := range cfg.Sections {
 		switch {
 		case s.IsName("core"):
 			if v := s.Option("excludesfile"); v != "" {
-				*file = v
+				u.file = v
 			}
 		case s.IsName("include"):
 			for _, p := range s.OptionAll("path") {
@@ -411,6 +463,9 @@ func configExcludes(c, home, gitDir string, depth int, reads *int, file *string)
 			}
 		case s.IsName("includeIf"):
 			for _, sub := range s.Subsections {
+				if strings.HasPrefix(sub.Name, "gitdir") {
+					u.perRepo = true
+				}
 				if !includeIfMet(sub.Name, c, home, gitDir) {
 					continue
 				}
@@ -609,13 +664,35 @@ func (st *ignores) nest(v *ignoreDir, rel string, has func() bool) {
 // what publish of the clone (which finds it as its work tree) keeps out.
 // st.mu is held.
 func (st *ignores) repoRules(gitDir string) ([]ignoreRule, error) {
-	name, data, err := excludesFile(st.env, gitDir)
+	if st.user == nil || st.user.perRepo {
+		u, err := readUserExcludes(st.env, gitDir)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrIgnoreFile, err)
+		}
+		st.user = &u
+	}
+	u, err := st.user.withRepo(gitDir)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrIgnoreFile, err)
 	}
-	rules := parseIgnore(data, 0, name)
+	var rules []ignoreRule
+	if name, ok := u.name(); ok {
+		if st.excludes == nil {
+			st.excludes = map[string][]ignoreRule{}
+		}
+		r, seen := st.excludes[name]
+		if !seen {
+			data, err := readBounded(name, MaxIgnoreFileSize, true)
+			if err != nil {
+				return nil, fmt.Errorf("%w: core.excludesFile %s: %w", ErrIgnoreFile, name, err)
+			}
+			r = slices.Clip(parseIgnore(data, 0, name))
+			st.excludes[name] = r
+		}
+		rules = r
+	}
 	exclude := filepath.Join(gitDir, "info", "exclude")
-	data, err = st.readOutside(exclude)
+	data, err := st.readOutside(exclude)
 	if err != nil {
 		return nil, err
 	}

@@ -155,6 +155,22 @@ func TestDirSourceLeavesOutWhatGitIgnores(t *testing.T) {
 		},
 		want: []string{"cloned/SKILL.md", "other/SKILL.md", "tool/SKILL.md", "tool/scripts/run.sh"},
 	}, {
+		// The user's config is read once for the clones of a listing,
+		// but an includeIf gitdir: in it is judged for each.
+		name: "the user's includeIf gitdir: judged for each cloned skill",
+		setup: func(t *testing.T, r *gittest.Repo, home string) string {
+			skilltest.WriteFile(t, filepath.Join(home, ".gitconfig"), "[includeIf \"gitdir:**/clone-a/\"]\n\tpath = a.inc\n")
+			skilltest.WriteFile(t, filepath.Join(home, "a.inc"), "[core]\n\texcludesFile = ~/a-ignores\n")
+			skilltest.WriteFile(t, filepath.Join(home, "a-ignores"), "*.tmp\n")
+			for _, name := range []string{"clone-a", "clone-b"} {
+				clone := gittest.NewRepoIn(t, filepath.Join(r.Dir, "skills", name), "main")
+				clone.Write("SKILL.md", skilltest.SkillMD(name, "A cloned skill."), 0)
+				clone.Write("notes.tmp", "scratch\n", 0)
+			}
+			return r.Dir
+		},
+		want: []string{"clone-a/SKILL.md", "clone-b/SKILL.md", "clone-b/notes.tmp", "other/SKILL.md", "tool/SKILL.md", "tool/scripts/run.sh"},
+	}, {
 		name: "a cloned skill's info/exclude outside any work tree",
 		setup: func(t *testing.T, r *gittest.Repo, home string) string {
 			out := t.TempDir()
