@@ -663,3 +663,23 @@ func (failingWorkspace) Catalog(context.Context) (*layering.Catalog, error) {
 }
 func (failingWorkspace) Record(context.Context, string, bool) error { return nil }
 func (failingWorkspace) Stamp() (string, error)                     { return "1", nil }
+
+// A search that finds nothing quotes its query clipped, as a lookup
+// quotes a name: a query of a megabyte is not sent back whole.
+func TestMCPSearchNoMatchClipsTheQuery(t *testing.T) {
+	t.Parallel()
+	cs := connect(t, newServer(t, fixture(t), Options{}))
+	query := "zzz" + strings.Repeat("q", 1<<20)
+	var found searchOutput
+	res := mcptest.Call(t, cs, "search_skills", map[string]any{"query": query}, &found)
+	if len(found.Results) != 0 || !strings.Contains(found.Message, "list_skills") {
+		t.Fatalf("search = %+v", found)
+	}
+	if len(found.Message) > 1000 {
+		t.Errorf("the message is %d bytes: it quotes the whole query", len(found.Message))
+	}
+	data, _ := json.Marshal(res)
+	if len(data) > 4000 {
+		t.Errorf("the answer is %d bytes for a query that matched nothing", len(data))
+	}
+}

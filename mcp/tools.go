@@ -176,7 +176,10 @@ func (s *Server) searchSkills(ctx context.Context, _ *sdk.CallToolRequest, in se
 		out.Results = append(out.Results, summary(r.Winner, r.Score))
 	}
 	if len(out.Results) == 0 {
-		out.Message = fmt.Sprintf("no skill matches %q; try other words, or list_skills to see all %d skills", in.Query, len(snap.visible))
+		// The query is the client's, of any size: quoted whole, a
+		// megabyte asked for came back twice (the text and the
+		// structured result).
+		out.Message = fmt.Sprintf("no skill matches %q; try other words, or list_skills to see all %d skills", clip(in.Query), len(snap.visible))
 	}
 	return nil, out, nil
 }
