@@ -683,3 +683,30 @@ func TestMCPSearchNoMatchClipsTheQuery(t *testing.T) {
 		t.Errorf("the answer is %d bytes for a query that matched nothing", len(data))
 	}
 }
+
+// A resource that leads out of its skill through a symbolic link, or
+// that is no regular file, is refused as invalid parameters, as a URI
+// with .. is: not with a code a client cannot tell from a server fault.
+func TestMCPResourceOutOfTheSkillIsInvalidParams(t *testing.T) {
+	t.Parallel()
+	ws := fixture(t)
+	if err := os.Symlink("/etc/passwd", filepath.Join(ws.dir, "pdf", "passwd")); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	if err := os.Symlink("/etc", filepath.Join(ws.dir, "pdf", "etc")); err != nil {
+		t.Fatal(err)
+	}
+	cs := connect(t, newServer(t, ws, Options{}))
+	for _, uri := range []string{"skill://pdf/passwd", "skill://pdf/etc/passwd"} {
+		_, err := cs.ReadResource(context.Background(), &sdk.ReadResourceParams{URI: uri})
+		if err == nil || !strings.Contains(err.Error(), "leads out of the skill") {
+			t.Errorf("read %s: %v", uri, err)
+		}
+		if code := rpcCode(err); code != jsonrpc.CodeInvalidParams {
+			t.Errorf("read %s: code %d, want %d (invalid params)", uri, code, jsonrpc.CodeInvalidParams)
+		}
+	}
+	if _, views := ws.counts("pdf"); views != 0 {
+		t.Errorf("refused reads were recorded as %d views", views)
+	}
+}

@@ -14,6 +14,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/skillsync/skillsync/layering"
+	"github.com/skillsync/skillsync/repository"
 )
 
 // resourceScheme is the URI scheme of skills as resources:
@@ -137,6 +138,10 @@ func (s *Server) readResource(ctx context.Context, req *sdk.ReadResourceRequest)
 		return nil, invalidParams("resource %s: %s in skill %s is a directory", uri, rel, w.Skill.Name)
 	case errors.Is(err, errTooLarge):
 		return nil, invalidParams("resource %s: %v", uri, err)
+	case errors.Is(err, repository.ErrOutside), errors.Is(err, repository.ErrNotRegular):
+		// A link out of the skill is an escaping URI, and a FIFO or a
+		// device no resource: the client asked for what is not served.
+		return nil, invalidParams("resource %s: %v", uri, fileError(w, rel, err))
 	case err != nil:
 		return nil, fileError(w, rel, err)
 	}
