@@ -280,6 +280,11 @@ func (s *Server) curation(w http.ResponseWriter, r *http.Request) {
 	d := curationData{Policy: pol, LastRun: usage.Curator.LastRunAt, LastSummary: usage.Curator.LastSummary}
 	now := s.opts.Now()
 	for _, win := range cat.Winners {
+		if win.Hidden {
+			// The config hides it: out of the catalog page, its own
+			// page a 404, and so out of this one too.
+			continue
+		}
 		c, ok := s.b.CopyOf(win)
 		if !ok {
 			continue

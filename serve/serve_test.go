@@ -34,6 +34,7 @@ type dirBackend struct {
 	store  *curator.Store
 	drafts []Draft
 	fleet  *Fleet
+	hidden []string // the config's hidden:
 }
 
 func newDirBackend(t testing.TB) *dirBackend {
@@ -49,7 +50,7 @@ func (d *dirBackend) Catalog(ctx context.Context) (*layering.Catalog, error) {
 	cat := layering.Build([]layering.Input{{
 		Layer: layering.Workspace, Source: "workspace", Skills: skills,
 		Dir: func(s skill.Skill) string { return filepath.Join(d.dir, filepath.FromSlash(s.Path)) },
-	}}, layering.Options{})
+	}}, layering.Options{Hidden: d.hidden})
 	cat.Problems = append(cat.Problems, problems...)
 	u, err := d.store.Load()
 	if err != nil {
@@ -81,7 +82,7 @@ func (d *dirBackend) Open(ctx context.Context, name, file string) (fs.File, *lay
 // openIn opens a file of a skill of cat, confined to the skill.
 func openIn(cat *layering.Catalog, name, file string) (fs.File, *layering.Winner, error) {
 	w, ok := cat.Lookup(name)
-	if !ok {
+	if !ok || w.Hidden { // as the engine's read refuses a hidden skill
 		return nil, nil, fmt.Errorf("no skill named %s: %w", name, fs.ErrNotExist)
 	}
 	// As the read command opens it, confinement and errors alike.
@@ -536,5 +537,35 @@ func TestDraftSummary(t *testing.T) {
 		if strings.Contains(page, bad) {
 			t.Errorf("the drafts page has %q", bad)
 		}
+	}
+}
+
+// A skill the config hides is on no page: not the catalog, not its own,
+// and not the curation page either, idle and pinned as it may be.
+func TestHiddenSkillOnNoPage(t *testing.T) {
+	t.Parallel()
+	b := fixture(t)
+	b.hidden = []string{"docx", "pdf"}
+	c, err := curator.NewCopy(layering.Workspace, "", "pdf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.store.Pin(context.Background(), c, true, "test", now); err != nil {
+		t.Fatal(err)
+	}
+	srv := newServer(t, b, Options{})
+	for _, p := range []string{"/", "/curation"} {
+		code, _, body := get(t, srv.URL+p)
+		if code != http.StatusOK {
+			t.Fatalf("GET %s: %d", p, code)
+		}
+		for _, name := range b.hidden {
+			if strings.Contains(body, "/skills/"+name) {
+				t.Errorf("GET %s shows the hidden skill %s:\n%s", p, name, body)
+			}
+		}
+	}
+	if code, _, _ := get(t, srv.URL+"/skills/docx"); code != http.StatusNotFound {
+		t.Errorf("GET /skills/docx: %d, want 404", code)
 	}
 }
