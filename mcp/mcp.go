@@ -98,6 +98,9 @@ type Server struct {
 
 	ledgers ledgers
 	live    liveSessions
+	// records are the uses and views being recorded after their
+	// answers (record): Run waits for them before it returns.
+	records sync.WaitGroup
 }
 
 // New returns a server over ws. It reads the catalog once, so a workspace
@@ -161,10 +164,30 @@ func (s *Server) MCP() *sdk.Server { return s.mcp }
 // answered.
 func (s *Server) Run(ctx context.Context, t sdk.Transport) error {
 	err := s.mcp.Run(ctx, drainTransport{t})
+	// A use answered before it was recorded (the usage file was busy)
+	// is recorded before the process exits, as the answers are sent.
+	s.waitRecords(ctx)
 	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
 		return nil
 	}
 	return err
+}
+
+// waitRecords returns once the records under way are made, ctx ended, or
+// drainWait passed.
+func (s *Server) waitRecords(ctx context.Context) {
+	done := make(chan struct{})
+	go func() {
+		s.records.Wait()
+		close(done)
+	}()
+	timer := time.NewTimer(drainWait)
+	defer timer.Stop()
+	select {
+	case <-done:
+	case <-ctx.Done():
+	case <-timer.C:
+	}
 }
 
 // Handler returns an http.Handler that serves MCP over streamable HTTP,

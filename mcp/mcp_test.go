@@ -710,3 +710,87 @@ func TestMCPResourceOutOfTheSkillIsInvalidParams(t *testing.T) {
 		t.Errorf("refused reads were recorded as %d views", views)
 	}
 }
+
+// stuckRecords is a workspace whose usage file is locked by another
+// writer until release is closed: Record waits for it.
+type stuckRecords struct {
+	*dirWorkspace
+	release chan struct{}
+}
+
+func (s stuckRecords) Record(ctx context.Context, name string, view bool) error {
+	select {
+	case <-s.release:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	return s.dirWorkspace.Record(ctx, name, view)
+}
+
+// A tool's answer does not wait for the usage file's lock: a writer that
+// holds it (for up to the two minutes writers wait for each other) held
+// every load_skill and read_skill_file. The use is recorded once the
+// lock is free, exactly once.
+func TestMCPAnswerDoesNotWaitForTheUsageLock(t *testing.T) {
+	t.Parallel()
+	ws := stuckRecords{fixture(t), make(chan struct{})}
+	held := time.AfterFunc(30*time.Second, func() { close(ws.release) })
+	defer held.Stop()
+	cs := connect(t, newServer(t, ws, Options{}))
+	start := time.Now()
+	var out loadOutput
+	mcptest.Call(t, cs, "load_skill", map[string]any{"name": "pdf"}, &out)
+	mcptest.Call(t, cs, "read_skill_file", map[string]any{"name": "pdf", "path": "SKILL.md"}, nil)
+	if took := time.Since(start); took > 15*time.Second {
+		t.Errorf("the answers waited %s for the usage file's lock", took.Round(time.Second))
+	}
+	if out.Body == "" {
+		t.Errorf("load_skill = %+v", out)
+	}
+	if held.Stop() {
+		close(ws.release)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		uses, views := ws.counts("pdf")
+		if uses == 1 && views == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("recorded %d uses and %d views once the lock was free; want 1 and 1", uses, views)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// A use answered before the usage file was free is still recorded when
+// the client hangs up at once (printf ... | skillsync mcp): Run waits
+// for it before it returns, and the process exits.
+func TestMCPRunWaitsForTheRecordsAnsweredBefore(t *testing.T) {
+	t.Parallel()
+	ws := stuckRecords{fixture(t), make(chan struct{})}
+	s := newServer(t, ws, Options{})
+	ct, st := sdk.NewInMemoryTransports()
+	ran := make(chan error, 1)
+	go func() { ran <- s.Run(context.Background(), st) }()
+	cs, err := mcptest.NewClient().Connect(context.Background(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mcptest.Call(t, cs, "load_skill", map[string]any{"name": "pdf"}, nil)
+	cs.Close()
+	select {
+	case err := <-ran:
+		t.Fatalf("Run returned (%v) before the use was recorded", err)
+	case <-time.After(500 * time.Millisecond):
+	}
+	close(ws.release)
+	select {
+	case <-ran:
+	case <-time.After(30 * time.Second):
+		t.Fatal("Run did not return once the use was recorded")
+	}
+	if uses, _ := ws.counts("pdf"); uses != 1 {
+		t.Errorf("uses %d, want 1", uses)
+	}
+}

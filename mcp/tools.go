@@ -303,15 +303,35 @@ func (s *Server) loadedSkills(ctx context.Context, req *sdk.CallToolRequest, _ s
 	return textResult(strings.TrimSpace(b.String())), out, nil
 }
 
+// recordWait is how long an answer waits for its use or view to be
+// recorded. The usage file's lock may be held for minutes (a writer
+// waits up to two for another): the answer goes out then, and the record
+// is made once the lock is free.
+const recordWait = 2 * time.Second
+
 // record counts a use or a view. A use that cannot be recorded does not
-// fail the call: the agent needs the skill more than the count does. The
-// record outlives a cancelled request: the skill was sent.
+// fail the call, and one that waits for the usage file's lock does not
+// hold it past recordWait: the agent needs the skill more than the count
+// does. The record outlives a cancelled request: the skill was sent.
 func (s *Server) record(ctx context.Context, name string, view bool) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Minute)
-	defer cancel()
-	if err := s.ws.Record(ctx, name, view); err != nil {
-		what := map[bool]string{false: "use", true: "view"}[view]
-		s.log.Warn("cannot record the "+what+" of a skill", "skill", name, "err", err)
+	what := map[bool]string{false: "use", true: "view"}[view]
+	done := make(chan struct{})
+	s.records.Add(1)
+	go func() {
+		defer s.records.Done()
+		defer close(done)
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Minute)
+		defer cancel()
+		if err := s.ws.Record(ctx, name, view); err != nil {
+			s.log.Warn("cannot record the "+what+" of a skill", "skill", name, "err", err)
+		}
+	}()
+	timer := time.NewTimer(recordWait)
+	defer timer.Stop()
+	select {
+	case <-done:
+	case <-timer.C:
+		s.log.Info("answered before the "+what+" of a skill was recorded: the usage file is busy; it is recorded once it is free", "skill", name)
 	}
 }
 
