@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -133,7 +134,13 @@ func (f *syncFile) Validate() error {
 // NoteSync writes a sync's result to path (skills/.fleet-sync.json) for
 // the next push: its error ("" when none) and each source's state. It
 // holds no time, so a sync with the same outcome writes the same file.
+// The folder it is in (skills/) is made when missing, its parent not: a
+// new host's first sync, which failed before anything made skills/, is
+// the one whose failure the fleet most needs to hear of.
 func NoteSync(path, syncErr string, sources []SourceState) error {
+	if err := os.Mkdir(filepath.Dir(path), 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+		return err
+	}
 	return jsonfile.Write(path, &syncFile{Version: 1, Error: syncErr, Sources: sources}, 0o644)
 }
 

@@ -61,3 +61,21 @@ func TestWorkspaceRefusesBadRequests(t *testing.T) {
 		t.Errorf("curate source team, not synced: %v", err)
 	}
 }
+
+// TestWorkspaceNoteSyncFirstSyncFailed: a new host's first sync that
+// failed before anything made skills/ is recorded, and the next push's
+// heartbeat reports the failure rather than "unknown".
+func TestWorkspaceNoteSyncFirstSyncFailed(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir() // a workspace with no skills/ yet
+	var warned []string
+	w := &fleet.Workspace{SyncFile: filepath.Join(root, "skills", ".fleet-sync.json"), Warn: func(s string) { warned = append(warned, s) }}
+	w.NoteSync(errors.New("every source failed"), []fleet.SourceState{{Source: "team", Status: "failed", Error: "repository not found"}})
+	if len(warned) != 0 {
+		t.Fatalf("warnings %v, want none", warned)
+	}
+	hb := fleet.NewHeartbeat(fleet.Heartbeat{}, w.SyncFile, []string{"team"}, nil)
+	if hb.LastError != "every source failed" || hb.Sources[0].Status != "failed" || hb.Sources[0].Error != "repository not found" {
+		t.Errorf("heartbeat %+v, want the failed first sync", hb)
+	}
+}
