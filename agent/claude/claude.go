@@ -346,8 +346,9 @@ func commandSkill(text string) string {
 // belongs reports whether a line of folder fo is the workspace's: a line
 // whose cwd is inside the workspace is; in a folder of a session started
 // in the workspace (own), so is one whose cwd is elsewhere (the session
-// changed directory), unless that cwd is another project whose folder
-// name is the same.
+// changed directory), unless that cwd is in another project whose folder
+// name is the same: that project itself, or a folder below it where its
+// session went (/a/my.ws/src for the workspace /a/my_ws).
 func (im *Importer) belongs(cwd string, fo folder) bool {
 	if cwd != "" && im.ws.Within(cwd) {
 		return true
@@ -355,7 +356,17 @@ func (im *Importer) belongs(cwd string, fo folder) bool {
 	if !fo.own {
 		return false
 	}
-	return cwd == "" || FolderName(filepath.Clean(cwd)) != fo.name
+	if cwd == "" {
+		return true
+	}
+	for d := filepath.Clean(cwd); ; d = filepath.Dir(d) {
+		if FolderName(d) == fo.name {
+			return false
+		}
+		if filepath.Dir(d) == d {
+			return true
+		}
+	}
 }
 
 // maxStartDepth bounds how deep below the workspace the folder a session
