@@ -76,8 +76,9 @@ type Plan struct {
 	// Skipped says why nothing was considered, when so.
 	Skipped string `json:"skipped"`
 	// ArchiveHeld says why nothing is archived although some copy is idle
-	// long enough (NoUsageYet); those copies only become stale.
-	ArchiveHeld string `json:"archive_held,omitempty"`
+	// long enough (NoUsageYet); those copies only become stale. Always in
+	// the JSON, "" when nothing is held, as docs/usage.md shows it.
+	ArchiveHeld string `json:"archive_held"`
 }
 
 // Plan decides, at now, what becomes of each candidate: active becomes

@@ -1,6 +1,7 @@
 package curator
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -152,5 +153,25 @@ func TestNoUsageNoArchive(t *testing.T) {
 	u.Skills[mustCopy(t, "workspace/other")] = &SkillUsage{FirstSeenAt: ago(300), LastViewedAt: ago(250), ViewCount: 1, LastSource: FromImport}
 	if plan := p.Plan(u, cands, now, false); len(plan.Changes) != 2 || plan.Changes[0].To != Archived || plan.ArchiveHeld != "" {
 		t.Errorf("plan after a view = %+v", plan)
+	}
+}
+
+// TestPlanJSONHasEveryKey: curate --json gives every key docs/usage.md
+// shows, archive_held "" included when nothing is held, so a script can
+// read it without checking that it is there.
+func TestPlanJSONHasEveryKey(t *testing.T) {
+	t.Parallel()
+	data, err := json.Marshal(Policy{}.Plan(&Usage{}, nil, time.Now(), false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]json.RawMessage
+	if err := json.Unmarshal(data, &got); err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{"checked", "changes", "skills", "skipped", "archive_held"} {
+		if _, ok := got[key]; !ok {
+			t.Errorf("curate --json %s lacks %q", data, key)
+		}
 	}
 }
