@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -437,6 +438,11 @@ func readFile(name string) ([]byte, os.FileInfo, error) {
 	// Checked before the open too: opening a FIFO blocks until a writer
 	// comes.
 	info, err := os.Stat(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		// Only a config named (--config, $SKILLSYNC_CONFIG) is looked
+		// for: a ./skillsync.yaml missing is the built-in default.
+		return nil, nil, fmt.Errorf("read config: %w: write one there with skillsync init, or name the right file with --config (or $SKILLSYNC_CONFIG)", err)
+	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("read config: %w", err)
 	}
@@ -466,8 +472,11 @@ func readFile(name string) ([]byte, os.FileInfo, error) {
 
 // checkFile refuses a config that is not a regular file of sane size.
 func checkFile(info os.FileInfo) error {
+	if info.IsDir() {
+		return fmt.Errorf("the config is not a regular file but a directory: name the config file itself (--config DIR/skillsync.yaml), or move the directory away and run skillsync init")
+	}
 	if !info.Mode().IsRegular() {
-		return fmt.Errorf("the config is not a regular file (%s)", info.Mode().Type())
+		return fmt.Errorf("the config is not a regular file (%s): make it a file, or move it away and run skillsync init", info.Mode().Type())
 	}
 	if info.Size() > maxConfigSize {
 		return fmt.Errorf("the config is %d bytes, more than the %d a config may have", info.Size(), maxConfigSize)

@@ -387,7 +387,8 @@ func TestConfigNotAFileOfSaneSize(t *testing.T) {
 	big := filepath.Join(dir, "big.yaml")
 	skilltest.WriteFile(t, big, "# "+strings.Repeat("x", maxConfigSize)+"\nrepositories: []\n")
 	for _, tt := range []struct{ name, path, want string }{
-		{"a folder", dir, "not a regular file"},
+		{"a folder", dir, "not a regular file but a directory: name the config file itself"},
+		{"a file not there", filepath.Join(dir, "gone.yaml"), "write one there with skillsync init, or name the right file with --config"},
 		{"a config too big", big, "more than the"},
 	} {
 		_, err := Load(tt.path, all.Kinds())
