@@ -230,3 +230,46 @@ func TestPin(t *testing.T) {
 		t.Errorf("audit = %+v", events)
 	}
 }
+
+// TestCurateTakesBackACopyPutBackInItsLayer: a local copy archived before
+// whose folder is in its layer again (put back by hand, or by git) is the
+// user's skill, not one to keep hidden as archived: curation makes it
+// active, with its idle time starting over, and a marketplace copy,
+// archived by state alone, stays archived.
+func TestCurateTakesBackACopyPutBackInItsLayer(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	layer := filepath.Join(t.TempDir(), "skills")
+	dir := filepath.Join(layer, "alpha")
+	writeSkill(t, dir, "alpha")
+	s := NewStore(layer)
+	alpha, market := mustCopy(t, "workspace/alpha"), mustCopy(t, "marketplace:team/pdf")
+	if err := s.Seen(ctx, []Copy{alpha, market}, now.Add(-100*24*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	cands := []Candidate{{Copy: alpha, Dir: dir, LayerDir: layer}, {Copy: market}}
+	cur := Curation{Policy: DefaultPolicy(), Candidates: cands, Now: now, Actor: "test", Force: true}
+	if plan, err := s.Curate(ctx, cur); err != nil || len(plan.Changes) != 2 || skilltest.Exists(dir) {
+		t.Fatalf("first curation = %+v %v", plan, err)
+	}
+	writeSkill(t, dir, "alpha") // a new alpha, where the old one was
+	later := now.Add(time.Hour)
+	cur.Now = later
+	plan, err := s.Curate(ctx, cur)
+	if err != nil || len(plan.Changes) != 1 || plan.Changes[0].Copy != alpha || plan.Changes[0].To != Active || plan.Changes[0].Reason != BackInLayer {
+		t.Fatalf("second curation = %+v %v", plan, err)
+	}
+	u, _ := s.Load()
+	if u.StateOf(alpha) != Active || u.StateOf(market) != Archived || !u.Skills[alpha].FirstSeenAt.Equal(later) {
+		t.Errorf("states %v %v, first seen %v", u.StateOf(alpha), u.StateOf(market), u.Skills[alpha].FirstSeenAt)
+	}
+	events, _, _ := s.Audit().Read(time.Time{}, OpRestored)
+	if len(events) != 1 || events[0].Target != "workspace/alpha" || events[0].From != "archived" {
+		t.Errorf("audit = %+v", events)
+	}
+	// Idle time started over: the next curation leaves it be.
+	cur.Now = later.Add(24 * time.Hour)
+	if plan, err := s.Curate(ctx, cur); err != nil || len(plan.Changes) != 0 {
+		t.Errorf("third curation = %+v %v", plan, err)
+	}
+}

@@ -123,7 +123,13 @@ func (s *Store) Curate(ctx context.Context, c Curation) (Plan, error) {
 			u.SetState(ch.Copy, ch.To, c.at())
 			done = append(done, ch)
 			op := Op(ch.To)
-			if ch.To == Active {
+			switch {
+			case ch.From == Archived && ch.To == Active:
+				// Back in its layer: as a restore, idle time starts
+				// over, or the next curation would archive it again.
+				op = OpRestored
+				u.Skill(ch.Copy).FirstSeenAt = stamp(c.at())
+			case ch.To == Active:
 				op = OpReactivated
 			}
 			detail := ch.Reason

@@ -24,6 +24,10 @@ func DefaultPolicy() Policy {
 		Layers: []string{"workspace", "user", "marketplace"}}
 }
 
+// BackInLayer is the reason a local copy archived before is active again:
+// its folder is in its layer once more, where archiving had moved it from.
+const BackInLayer = "its folder is back in its layer (put back by hand or by git), so it is no longer archived; idle time starts over"
+
 // NoUsageYet is why a curation archives nothing in a workspace that never
 // recorded a use or a view.
 const NoUsageYet = "no usage has ever been recorded in this workspace; record usage (see README) or run curate --force"
@@ -129,6 +133,11 @@ func (p Policy) Plan(u *Usage, candidates []Candidate, now time.Time, force bool
 			plan.Changes = append(plan.Changes, Change{Copy: c, Name: c.Name, From: state, To: to, Reason: reason})
 		}
 		switch {
+		case state == Archived && cand.Dir != "":
+			// Archiving moves a local copy's folder out of its layer:
+			// one in its place was put back (by hand, by git), and is
+			// the user's skill again, not hidden as the one archived.
+			change(Active, BackInLayer)
 		case state == Archived:
 		case idle >= p.ArchiveAfter && !holdArchive:
 			change(Archived, fmt.Sprintf("%s; archive_after %s", why, days(p.ArchiveAfter)))
