@@ -118,9 +118,12 @@ func checkSkillFile(name string, info fs.FileInfo, err error) *Problem {
 	switch {
 	case err != nil:
 		return &Problem{Level: Error, Rule: "skill-md-unreadable", Message: err.Error()}
+	case info.IsDir():
+		return &Problem{Level: Error, Rule: "skill-md-not-regular",
+			Message: name + " is a directory, not a file: a skill's " + name + " is the file of its instructions; rename the directory and write " + name + " as a file"}
 	case !info.Mode().IsRegular():
 		return &Problem{Level: Error, Rule: "skill-md-not-regular",
-			Message: name + " is not a regular file (" + info.Mode().Type().String() + ")"}
+			Message: name + " is not a regular file (" + info.Mode().Type().String() + "): replace it with a file"}
 	case info.Size() > MaxSkillFile:
 		return &Problem{Level: Error, Rule: "skill-md-too-large",
 			Message: fmt.Sprintf("%s is %d bytes; the limit is %d", name, info.Size(), MaxSkillFile)}

@@ -262,6 +262,9 @@ func TestLoadMissingAndLowercase(t *testing.T) {
 	_, problems = Load(fstest.MapFS{"SKILL.md": {Mode: 0o755 | 1<<31}}, "a", "a")
 	if got := rules(problems); len(got) != 1 || got[0] != "error:skill-md-not-regular" {
 		t.Errorf("a directory named SKILL.md: problems = %v", got)
+	} else if msg := problems[0].Message; !strings.Contains(msg, "SKILL.md is a directory, not a file") || !strings.Contains(msg, "write SKILL.md as a file") {
+		// Said in words, with the fix, not as a mode (d---------).
+		t.Errorf("a directory named SKILL.md: %q", msg)
 	}
 }
 
