@@ -125,6 +125,10 @@ type SourceResult struct {
 	Name, Revision string
 	// Err says why the source failed; "" when it synced.
 	Err string
+	// Partial says why a source that synced was brought in part (skills
+	// it could not read or write kept their last good copies, or none);
+	// "" when it was brought whole.
+	Partial string
 	// FetchDuration is how long its fetch took (0 for a source read in
 	// place); FetchBytes is how much of its content the sync brought into
 	// the cache.

@@ -202,7 +202,7 @@ func (m *monitor) synced(req SyncRequest, res *SyncResult, err error, took time.
 				continue // a source not of this config, or left at its locked revision
 			}
 			m.fetchBytes.With(r.Name).Add(float64(r.FetchBytes))
-			next := SourceState{Revision: r.Revision, LastAttempt: &now, LastSuccess: prev.LastSuccess, LastError: r.Err,
+			next := SourceState{Revision: r.Revision, LastAttempt: &now, LastSuccess: prev.LastSuccess, LastError: r.Err, Partial: r.Partial,
 				FetchSeconds: Seconds(r.FetchDuration.Seconds()), Skills: r.Skills}
 			next.Moved = prev.Revision != "" && r.Revision != prev.Revision
 			if r.Err == "" && (whole == "" || res.Refused) {

@@ -509,3 +509,36 @@ func TestNoSourceReadyOnlyOnceSynced(t *testing.T) {
 		t.Errorf("three runs of the schedule later: NotReady %+v", got)
 	}
 }
+
+// TestSyncOfASourceBroughtInPart: a source a sync brought in part (a
+// skill it could not read kept its last good copy) is not ready, naming
+// why, as skillsync status asks a person for it; the sync counts as
+// partial, and the next sync that brings it whole makes it ready again.
+func TestSyncOfASourceBroughtInPart(t *testing.T) {
+	t.Parallel()
+	m := newMonitor(slog.New(slog.DiscardHandler))
+	m.configured(Settings{Sources: []string{"team"}})
+	partly := errors.New("1 partly synced, of 1")
+	m.synced(SyncRequest{}, &SyncResult{Sources: []SourceResult{{Name: "team", Revision: "abc", Partial: "a skill was left out"}}}, partly, time.Second)
+	st := m.Snapshot()
+	got := st.NotReady(time.Now())
+	if len(got) != 1 || got[0].Source != "team" || got[0].Reason != "last sync brought it in part: a skill was left out" {
+		t.Errorf("NotReady %+v, want team brought in part", got)
+	}
+	if st.Sources["team"].Partial == "" || st.Sources["team"].LastError != "" {
+		t.Errorf("state %+v", st.Sources["team"])
+	}
+	m.synced(SyncRequest{}, &SyncResult{Sources: []SourceResult{{Name: "team", Revision: "abd"}}}, nil, time.Second)
+	if got := m.Snapshot().NotReady(time.Now()); len(got) != 0 {
+		t.Errorf("after a sync that brought it whole: NotReady %+v", got)
+	}
+	var out strings.Builder
+	if err := m.reg.Write(&out); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`skillsync_sync_runs_total{result="partial"} 1`, `skillsync_sync_runs_total{result="success"} 1`} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("metrics lack %s:\n%s", want, out.String())
+		}
+	}
+}

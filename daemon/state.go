@@ -67,7 +67,10 @@ type SourceState struct {
 	// not have: upstream moved.
 	Moved bool `json:"moved"`
 	// LastError is why the last sync of it failed; "" when it did not.
-	LastError    string         `json:"last_error,omitempty"`
+	LastError string `json:"last_error,omitempty"`
+	// Partial is why the last sync brought it in part; "" when it
+	// brought it whole (or failed: LastError).
+	Partial      string         `json:"partial,omitempty"`
 	FetchSeconds Seconds        `json:"fetch_seconds"`
 	Skills       map[string]int `json:"skills,omitempty"`
 }
@@ -101,6 +104,8 @@ func (s *State) NotReady(now time.Time) []NotReady {
 		switch {
 		case src.LastError != "":
 			out = append(out, NotReady{Source: name, Reason: "last sync failed: " + src.LastError})
+		case src.Partial != "":
+			out = append(out, NotReady{Source: name, Reason: "last sync brought it in part: " + src.Partial})
 		case src.LastSuccess == nil:
 			out = append(out, NotReady{Source: name, Reason: "not synced yet"})
 		case s.stale(*src.LastSuccess, now):

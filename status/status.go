@@ -177,7 +177,7 @@ func Build(ctx context.Context, in Input) (*Workspace, error) {
 			if rec.Revision == "" {
 				// A sync records no revision for a source it brought in
 				// part: skills it could not read or write kept old copies.
-				st.Attention = append(st.Attention, fmt.Sprintf("source %s was partly synced: the last sync could not bring all of it; skillsync sync says why", s.Name))
+				st.Attention = append(st.Attention, fmt.Sprintf("source %s was partly synced: %s", s.Name, syncrun.PartlyWhy))
 			}
 		}
 		if d, ok := ds.Source(s.Name); ok {

@@ -10,6 +10,10 @@ import (
 	"github.com/skillsync/skillsync/materialize"
 )
 
+// PartlyWhy is what the daemon and status say of a source a sync brought
+// in part: the sync's own report names each skill and why.
+const PartlyWhy = "the last sync could not bring all of it; skillsync sync says why"
+
 // DaemonResult is r as the daemon counts and logs a sync that returned
 // err. cacheDir is the cache the sync wrote (whether it is left dirty,
 // which skills it holds of each source); usage is the workspace's, nil
@@ -25,7 +29,9 @@ func (r *Report) DaemonResult(cacheDir string, usage *curator.Usage, target func
 		res.Err, res.Refused = err.Error(), materialize.IsRefused(err)
 	}
 	for _, t := range r.Targets {
-		res.Conflicts[target(t.Dir)] += len(t.Conflicts) + len(t.Preserved)
+		// A conflict left in place is counted as it appears, not again at
+		// every sync while it stands.
+		res.Conflicts[target(t.Dir)] += len(t.Conflicts) - t.Standing + len(t.Preserved)
 	}
 	m, err := materialize.ReadManifest(cacheDir)
 	if err != nil {
@@ -36,8 +42,12 @@ func (r *Report) DaemonResult(cacheDir string, usage *curator.Usage, target func
 		if rec := m.Sources[s.Source]; rec != nil {
 			cached = slices.Collect(maps.Keys(rec.Skills))
 		}
-		res.Sources = append(res.Sources, daemon.SourceResult{Name: s.Source, Revision: s.Revision, Err: s.Error,
-			FetchDuration: s.FetchTime, FetchBytes: s.Brought, Skills: curator.CountStates(usage, s.Source, cached)})
+		sr := daemon.SourceResult{Name: s.Source, Revision: s.Revision, Err: s.Error,
+			FetchDuration: s.FetchTime, FetchBytes: s.Brought, Skills: curator.CountStates(usage, s.Source, cached)}
+		if s.Status == StatusPartial && s.Error == "" {
+			sr.Partial = PartlyWhy
+		}
+		res.Sources = append(res.Sources, sr)
 	}
 	return res
 }

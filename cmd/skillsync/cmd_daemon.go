@@ -35,8 +35,8 @@ without a SIGHUP (skillsync add, remove) is reloaded before the next sync.
 
 With --listen (or daemon: {listen: ...} in the config) it serves Prometheus
 metrics on /metrics, /healthz (200 while it serves) and /readyz (200 when
-every source synced within three sync intervals and the cache is clean, else
-503 with JSON naming what is not); a port alone is on 127.0.0.1. An address
+every source synced whole within three sync intervals, the cache is clean and
+the last sync did not fail as a whole, else 503 with JSON naming what is not); a port alone is on 127.0.0.1. An address
 in use exits 2. See docs/operations.md.
 
 Logs go to stderr through log/slog, one line per job run with its duration
