@@ -394,3 +394,54 @@ func TestSourceFolderRemovedIsBuiltAgain(t *testing.T) {
 		t.Errorf("after the sync: notes.md %q", got)
 	}
 }
+
+// TestTargetConflictStanding: a user's own folder where a skill would go
+// is a conflict at every sync while it stands, but only the first sync
+// that meets it finds it new (Standing counts the rest): the daemon
+// counts each conflict once.
+func TestTargetConflictStanding(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := t.TempDir()
+	mine := func(name string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Join(dir, name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name, "SKILL.md"), []byte("the user's own"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mine("mine")
+	skills := []TargetSkill{{Skill: mkSkill("a", v1)}, {Skill: mkSkill("mine", v1)}}
+	for i, want := range []struct {
+		conflicts []string
+		standing  int
+		before    func()
+	}{
+		{[]string{"mine"}, 0, nil},
+		{[]string{"mine"}, 1, nil},
+		{[]string{"mine", "other"}, 1, func() {
+			mine("other")
+			skills = append(skills, TargetSkill{Skill: mkSkill("other", v1)})
+		}},
+		{[]string{"other"}, 1, func() {
+			if err := os.RemoveAll(filepath.Join(dir, "mine")); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{nil, 0, func() {
+			if err := os.RemoveAll(filepath.Join(dir, "other")); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	} {
+		if want.before != nil {
+			want.before()
+		}
+		rep, err := SyncTarget(ctx, Target{Dir: dir, Mode: Copy, Skills: skills})
+		if err != nil || !slices.Equal(rep.Conflicts, want.conflicts) && len(rep.Conflicts)+len(want.conflicts) > 0 || rep.Standing != want.standing {
+			t.Errorf("sync %d: conflicts %v standing %d (%v), want %v and %d", i+1, rep.Conflicts, rep.Standing, err, want.conflicts, want.standing)
+		}
+	}
+}

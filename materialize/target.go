@@ -123,6 +123,10 @@ type TargetReport struct {
 	Written   int      `json:"written"`
 	Removed   int      `json:"removed"`
 	Conflicts []string `json:"conflicts"`
+	// Standing counts the Conflicts the sync before left out too (the
+	// target's record lists them): a conflict stands until the user acts,
+	// and the daemon counts each one once, as it appears.
+	Standing int `json:"-"`
 	// Preserved are the copies the user had edited, moved aside (to
 	// ConflictsName) before a new version took their place or before
 	// their skill was removed: full paths, sorted.
@@ -739,6 +743,11 @@ func syncTarget(ctx context.Context, t Target, tree *platform.Tree, report Targe
 		report.Preserved = append(report.Preserved, preserved[name])
 	}
 	next.Blocked = slices.Sorted(slices.Values(report.Conflicts))
+	for _, name := range next.Blocked {
+		if slices.Contains(rec.Blocked, name) {
+			report.Standing++
+		}
+	}
 	// The writer sweeps the record's leftovers (w.leftovers): this write
 	// does not list a folder of thousands of skills again.
 	if err := w.dest.writeJSON(filepath.Join(dir, RecordName), next, 0o644); err != nil {
