@@ -100,6 +100,7 @@ func (r *syncRun) do(ctx context.Context) (*SyncReport, error) {
 	var err error
 	opened := r.Cache.OpenWarnings()
 	report.Warnings = append(report.Warnings, opened...)
+	r.CarryRenamed(e.cfg.Sources, e.base())
 	if err := syncrun.CheckPrune(e.cfg, r.Cache.Manifest(), r.opts.PruneAll); err != nil {
 		return nil, err
 	}
