@@ -9,13 +9,14 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/skillsync/skillsync"
 	"github.com/skillsync/skillsync/drafts"
 	"github.com/skillsync/skillsync/internal/httpserver"
+	"github.com/skillsync/skillsync/layering"
 	"github.com/skillsync/skillsync/mcp"
 )
 
@@ -45,8 +46,9 @@ gives back what the session loaded. When a sync lands while the server
 runs, the next call sees the new catalog, and connected clients are told
 within a second (notifications/resources/list_changed and
 prompts/list_changed). A skill loaded again in the same session is no new
-use. Hidden and archived skills are invisible. Changes to skillsync.yaml
-need a restart.
+use. Hidden and archived skills are invisible. An edit of skillsync.yaml
+(skillsync add, remove, a skill hidden) is read at the next call; one that
+does not load is said once, and the config before it kept until it loads.
 
 --http serves without authentication, so it only listens on a loopback
 address; the endpoint is http://ADDR/mcp. A session idle for 30 minutes is
@@ -76,7 +78,7 @@ func (a *app) runMCP(ctx context.Context, opts *mcpOptions) error {
 			return &usageErr{err: err}
 		}
 	}
-	eng, err := a.engine()
+	live, err := a.liveEngine()
 	if err != nil {
 		return err
 	}
@@ -84,7 +86,7 @@ func (a *app) runMCP(ctx context.Context, opts *mcpOptions) error {
 	if !a.quiet {
 		log = slog.New(slog.NewTextHandler(a.stderr, nil))
 	}
-	srv, err := mcp.New(ctx, mcpWorkspace{eng}, mcp.Options{Version: buildVersion(), Logger: log, StampEvery: stampEvery, Env: a.env})
+	srv, err := mcp.New(ctx, mcpWorkspace{live}, mcp.Options{Version: buildVersion(), Logger: log, StampEvery: stampEvery, Env: a.env})
 	if err != nil {
 		return err
 	}
@@ -165,17 +167,43 @@ func mcpHandler(h http.Handler, d time.Duration) http.Handler {
 
 // mcpWorkspace is the engine as the MCP server sees it: a workspace whose
 // catalog changes are watched and whose promotion gate takes proposals.
-type mcpWorkspace struct{ *skillsync.Engine }
+type mcpWorkspace struct{ live *liveEngine }
+
+func (w mcpWorkspace) Catalog(ctx context.Context) (*layering.Catalog, error) {
+	return w.live.get().Catalog(ctx)
+}
+
+func (w mcpWorkspace) Record(ctx context.Context, name string, view bool) error {
+	return w.live.get().Record(ctx, name, view)
+}
+
+// Stamp moves with the catalog and with the config, which may add a
+// source or hide a skill.
+func (w mcpWorkspace) Stamp() (string, error) {
+	stamp, err := w.live.get().Stamp()
+	return stamp + "/" + w.live.stamp(), err
+}
+
+// WatchDirs are the engine's, and the config's folder: an edit of the
+// config is heard when it happens.
+func (w mcpWorkspace) WatchDirs() []string {
+	dirs := w.live.get().WatchDirs()
+	if w.live.path != "" {
+		dirs = append(dirs, filepath.Dir(w.live.path))
+	}
+	return dirs
+}
 
 // ProposeSkill is propose_skill: the gate's ProposeFiles. Below a
 // workspace whose config is in a folder above (an agent that started the
 // server in a subfolder), it refuses, as skillsync propose does there:
 // the draft would start a second workspace's skills/ in the subfolder.
 func (w mcpWorkspace) ProposeSkill(ctx context.Context, name string, files map[string]string) (drafts.Draft, error) {
-	if above := w.Config().Above; above != "" {
+	eng := w.live.get()
+	if above := eng.Config().Above; above != "" {
 		return drafts.Draft{}, nestedWorkspace(above)
 	}
-	return w.Gate().ProposeFiles(ctx, name, files)
+	return eng.Gate().ProposeFiles(ctx, name, files)
 }
 
 var (

@@ -244,6 +244,21 @@ func TestMCPReloadsAfterSync(t *testing.T) {
 		t.Fatal(err)
 	}
 	eventually(t, "an archived skill gone", func() bool { return !slices.Contains(strings.Fields(listNames(t, cs)), "notes") })
+
+	// An edit of the config is read at the next call, as the daemon
+	// reloads its own: a skill it hides goes, and comes back when it no
+	// longer does. Before, the config read at the start held until a
+	// restart.
+	path := filepath.Join(ws, "skillsync.yaml")
+	text, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hidden := strings.Replace(string(text), "hidden: [hidden-one]", "hidden: [hidden-one, xlsx]", 1)
+	skilltest.WriteFile(t, path, hidden)
+	eventually(t, "a skill the edited config hides gone", func() bool { return !slices.Contains(strings.Fields(listNames(t, cs)), "xlsx") })
+	skilltest.WriteFile(t, path, string(text))
+	eventually(t, "a skill the config no longer hides back", func() bool { return slices.Contains(strings.Fields(listNames(t, cs)), "xlsx") })
 }
 
 // eventually calls done until it reports true: the server looks for a

@@ -179,7 +179,7 @@ func TestMCPProposeSkillThroughTheEngine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := mcp.New(context.Background(), mcpWorkspace{skillsync.NewEngine(cfg)}, mcp.Options{})
+	srv, err := mcp.New(context.Background(), mcpWorkspace{&liveEngine{eng: skillsync.NewEngine(cfg)}}, mcp.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,7 +260,7 @@ func TestMCPProposeSkillRefusedInASubfolder(t *testing.T) {
 	if err != nil || cfg.Above == "" {
 		t.Fatalf("config in the subfolder: %+v %v", cfg, err)
 	}
-	srv, err := mcp.New(context.Background(), mcpWorkspace{skillsync.NewEngine(cfg)}, mcp.Options{})
+	srv, err := mcp.New(context.Background(), mcpWorkspace{&liveEngine{eng: skillsync.NewEngine(cfg)}}, mcp.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

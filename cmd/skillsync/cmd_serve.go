@@ -36,7 +36,10 @@ what curation will do; the drafts waiting for a person, with their diffs and
 the commands that promote or reject them; and the fleet.
 
 Nothing is written: every route is read-only, and every change is still made
-with the skillsync command. Skill content is untrusted: raw HTML in a
+with the skillsync command. Each page reads the workspace as it is then: a
+sync that landed, and an edit of skillsync.yaml (skillsync add, remove, a
+skill hidden), are shown without a restart; a config edited into one that
+does not load is said once, and the one before it served until it loads. Skill content is untrusted: raw HTML in a
 SKILL.md is dropped, only http(s) and relative links are kept, and every page
 carries Content-Security-Policy: default-src 'self'.
 
@@ -69,7 +72,7 @@ func (a *app) runServe(ctx context.Context, opts *serveOptions) error {
 		}
 		sopts.Hosts = append(sopts.Hosts, host)
 	}
-	eng, err := a.engine()
+	live, err := a.liveEngine()
 	if err != nil {
 		return err
 	}
@@ -78,7 +81,7 @@ func (a *app) runServe(ctx context.Context, opts *serveOptions) error {
 		log = slog.New(slog.NewTextHandler(a.stderr, nil))
 	}
 	sopts.Logger = log
-	srv, err := serve.New(serveBackend{eng: eng}, sopts)
+	srv, err := serve.New(serveBackend{live: live}, sopts)
 	if err != nil {
 		return err
 	}

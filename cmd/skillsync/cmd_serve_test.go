@@ -93,3 +93,60 @@ func TestServeNeedsATokenOffLoopback(t *testing.T) {
 		t.Errorf("serve on 0.0.0.0 without a token: exit %d\n%s", r.code, r.stderr)
 	}
 }
+
+// TestServeReadsTheConfigAgain: an edit of skillsync.yaml while the
+// server runs is served at the next request, as the daemon reloads its
+// own: a skill hidden leaves the catalog and its page; a config that no
+// longer loads keeps the one before, and one that loads again is read.
+// Before, the config read at the start held until a restart.
+func TestServeReadsTheConfigAgain(t *testing.T) {
+	t.Parallel()
+	ws := workspace(t)
+	if r := run(t, ws, "sync"); r.code != 0 && r.code != 3 {
+		t.Fatalf("sync: %d\n%s", r.code, r.stderr)
+	}
+	addr := startServer(t, ws, serveLine, "serve", "--listen", "127.0.0.1:0")
+	get := func(p string) (int, string) {
+		t.Helper()
+		res, err := http.Get(addr + p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		body, _ := io.ReadAll(res.Body)
+		return res.StatusCode, string(body)
+	}
+	if code, body := get("/"); code != http.StatusOK || !strings.Contains(body, ">release-notes</a>") {
+		t.Fatalf("GET / before the edit: %d, release-notes listed %v", code, strings.Contains(body, ">release-notes</a>"))
+	}
+	path := filepath.Join(ws, "skillsync.yaml")
+	text, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edit := func(text string) {
+		t.Helper()
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hidden := strings.Replace(string(text), "hidden: [hidden-one]", "hidden: [hidden-one, release-notes]", 1)
+	if hidden == string(text) {
+		t.Fatal("the test workspace's config has no hidden: line to edit")
+	}
+	edit(hidden)
+	if _, body := get("/"); strings.Contains(body, ">release-notes</a>") {
+		t.Error("a skill the edited config hides is still listed")
+	}
+	if code, _ := get("/skills/release-notes"); code != http.StatusNotFound {
+		t.Errorf("GET /skills/release-notes of a skill hidden: %d, want 404", code)
+	}
+	edit(hidden + "\nrepositories: [\n")
+	if code, body := get("/"); code != http.StatusOK || strings.Contains(body, ">release-notes</a>") || !strings.Contains(body, ">skillsync</a>") {
+		t.Errorf("GET / with a config that does not load: %d, want the config before it", code)
+	}
+	edit(string(text))
+	if _, body := get("/"); !strings.Contains(body, ">release-notes</a>") {
+		t.Error("a skill the config no longer hides is not listed again")
+	}
+}

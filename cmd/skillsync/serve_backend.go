@@ -23,23 +23,27 @@ import (
 // serveBackend is what the web catalog reads of a workspace, through the
 // Engine: every method only reads.
 type serveBackend struct {
-	eng *skillsync.Engine
+	live *liveEngine
 }
 
 var _ serve.Backend = serveBackend{}
 
 func (b serveBackend) Catalog(ctx context.Context) (*layering.Catalog, error) {
-	return b.eng.Catalog(ctx)
+	return b.live.get().Catalog(ctx)
 }
 
-func (b serveBackend) Usage(context.Context) (*curator.Usage, error) { return b.eng.Usage().Load() }
+func (b serveBackend) Usage(context.Context) (*curator.Usage, error) {
+	return b.live.get().Usage().Load()
+}
 
-func (b serveBackend) CopyOf(w *layering.Winner) (curator.Copy, bool) { return b.eng.CopyOf(&w.Entry) }
+func (b serveBackend) CopyOf(w *layering.Winner) (curator.Copy, bool) {
+	return b.live.get().CopyOf(&w.Entry)
+}
 
 // Open reads as the read command does; a skill the catalog does not offer
 // is not found, for a 404.
 func (b serveBackend) Open(ctx context.Context, name, file string) (fs.File, *layering.Winner, error) {
-	f, w, err := b.eng.Read(ctx, name, file)
+	f, w, err := b.live.get().Read(ctx, name, file)
 	var unknown *skillsync.UnknownSkillError
 	var hidden *skillsync.HiddenError
 	switch {
@@ -52,7 +56,7 @@ func (b serveBackend) Open(ctx context.Context, name, file string) (fs.File, *la
 }
 
 func (b serveBackend) Curation() serve.Policy {
-	c := b.eng.Config().Curator
+	c := b.live.get().Config().Curator
 	return serve.Policy{StaleAfter: c.StaleAfter, ArchiveAfter: c.ArchiveAfter}
 }
 
@@ -62,8 +66,8 @@ func (b serveBackend) Curation() serve.Policy {
 // daemon's, as skillsync status shows them; without a daemon they are
 // not known.
 func (b serveBackend) Status(ctx context.Context) (*serve.Status, error) {
-	cfg := b.eng.Config()
-	ly := b.eng.Layout()
+	eng := b.live.get()
+	cfg, ly := eng.Config(), eng.Layout()
 	st := &serve.Status{Workspace: cfg.Workspace}
 	m, err := materialize.ReadSkills(ly.CacheDir())
 	if err != nil {
@@ -116,14 +120,14 @@ func (b serveBackend) Status(ctx context.Context) (*serve.Status, error) {
 }
 
 func (b serveBackend) Drafts(ctx context.Context) ([]serve.Draft, error) {
-	list, err := b.eng.Gate().List(ctx)
+	list, err := b.live.get().Gate().List(ctx)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]serve.Draft, 0, len(list))
 	for _, d := range list {
 		var diff bytes.Buffer
-		against, err := b.eng.Gate().Diff(ctx, &diff, d.Name)
+		against, err := b.live.get().Gate().Diff(ctx, &diff, d.Name)
 		if err != nil {
 			diff.WriteString(fmt.Sprintf("(no diff: %v)", err))
 		}
@@ -139,7 +143,7 @@ func (b serveBackend) Drafts(ctx context.Context) ([]serve.Draft, error) {
 // Fleet is the hosts the fleet store knows, nil without a fleet: section
 // (the page then says how to configure one).
 func (b serveBackend) Fleet(ctx context.Context) (*serve.Fleet, error) {
-	w, err := b.eng.Fleet()
+	w, err := b.live.get().Fleet()
 	if err != nil {
 		return nil, nil
 	}
@@ -159,11 +163,12 @@ func (b serveBackend) Fleet(ctx context.Context) (*serve.Fleet, error) {
 }
 
 func (b serveBackend) History(_ context.Context, w *layering.Winner, since time.Time) ([]serve.Day, error) {
-	c, ok := b.eng.CopyOf(&w.Entry)
+	eng := b.live.get()
+	c, ok := eng.CopyOf(&w.Entry)
 	if !ok {
 		return nil, nil
 	}
-	u, err := b.eng.Usage().Load()
+	u, err := eng.Usage().Load()
 	if err != nil {
 		return nil, err
 	}
