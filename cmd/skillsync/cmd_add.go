@@ -328,7 +328,8 @@ func (a *app) ensureConfig(file string, noTarget bool) (bool, error) {
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return false, fmt.Errorf("config %s: %w", file, err)
 	}
-	return true, a.writeStarter(file, false, noTarget)
+	_, err := a.writeStarter(file, false, noTarget)
+	return true, err
 }
 
 // parseSource reads SOURCE as add, remove and ls-remote take it, with

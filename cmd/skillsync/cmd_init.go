@@ -50,7 +50,10 @@ asks which to use, the found ones preselected; otherwise it names them and
 the --agent line that adds them. --agent none asks for no target.
 
 The config it writes leaves out the skills built into skillsync: its one
-commented line '# - embedded: builtin' enables them.
+commented line '# - embedded: builtin' enables them. Over an existing config
+init only adds what it is asked for (targets, hooks, .gitignore lines), and
+with nothing to add says the config is there and exits 0; --force writes the
+starter config over it, keeping the one it replaces in skillsync.yaml.bak.
 
 With --agent claude, --hooks adds a PostToolUse hook for Claude Code's Skill
 and Read tools to .claude/settings.json that runs skillsync use --hook claude,
@@ -75,7 +78,7 @@ so, and --gitignore appends the missing ones to .gitignore.`,
 			return pick(runF, a.runInit)(c.Context(), opts)
 		},
 	}
-	cmd.Flags().BoolVar(&opts.force, "force", false, "overwrite an existing config")
+	cmd.Flags().BoolVar(&opts.force, "force", false, "write the starter config over an existing one (kept in skillsync.yaml.bak)")
 	cmd.Flags().StringArrayVarP(&opts.agents, "agent", "a", nil, "add this agent's skills folder as a target ('*' for every agent; see skillsync agents)")
 	cmd.Flags().BoolVar(&opts.gitignore, "gitignore", false, "append the lines for skillsync's machine-local files to .gitignore")
 	cmd.Flags().BoolVar(&opts.hooks, "hooks", false, "with --agent claude: record each skill Claude Code loads, through a hook in .claude/settings.json")
@@ -84,8 +87,11 @@ so, and --gitignore appends the missing ones to .gitignore.`,
 }
 
 type initJSON struct {
-	Config    string            `json:"config"`
-	Written   bool              `json:"written"`
+	Config  string `json:"config"`
+	Written bool   `json:"written"`
+	// Replaced is where --force kept the config it wrote over, when that
+	// one was not the starter already; "" when none.
+	Replaced  string            `json:"replaced,omitempty"`
 	Targets   []string          `json:"targets"`
 	Gitignore []string          `json:"gitignore"`
 	Agent     map[string]string `json:"agent"`
@@ -120,9 +126,9 @@ func (a *app) runInit(_ context.Context, opts *initOptions) error {
 	}
 	out := initJSON{Config: name, Targets: []string{}, Gitignore: []string{}, Agent: map[string]string{}}
 	_, statErr := os.Lstat(file)
-	if !(statErr != nil || opts.force) && len(targets) == 0 && !opts.gitignore && !opts.hooks && !opts.mcp {
-		return fmt.Errorf("%s already exists; edit it, or run skillsync init --force to replace it", name)
-	}
+	// Asked for nothing the config lacks: init is done already, and says
+	// so (a setup script may run it twice).
+	there := statErr == nil && !opts.force && len(targets) == 0 && !opts.gitignore && !opts.hooks && !opts.mcp
 	if statErr != nil || opts.force {
 		// A folder no config may go in is refused before any advice on
 		// the agents found there, which would name a command refused
@@ -135,10 +141,11 @@ func (a *app) runInit(_ context.Context, opts *initOptions) error {
 				return err
 			}
 		}
-		if err := a.writeStarter(file, opts.force, named && len(targets) == 0); err != nil {
+		kept, err := a.writeStarter(file, opts.force, named && len(targets) == 0)
+		if err != nil {
 			return err
 		}
-		out.Written = true
+		out.Written, out.Replaced = true, kept
 	}
 	if out.Targets, err = a.addTargets(file, targets); err != nil {
 		return err
@@ -167,8 +174,13 @@ func (a *app) runInit(_ context.Context, opts *initOptions) error {
 	if a.json {
 		return writeJSON(a.stdout, out)
 	}
-	if out.Written {
+	switch {
+	case out.Replaced != "":
+		fmt.Fprintf(a.stdout, "wrote %s; the one it replaced is in %s\n", name, a.shown(name, out.Replaced))
+	case out.Written:
 		fmt.Fprintf(a.stdout, "wrote %s\n", name)
+	case there:
+		fmt.Fprintf(a.stdout, "%s is there already, left as it is (skillsync init --force writes the starter config over it)\n", name)
 	}
 	for _, dir := range out.Targets {
 		fmt.Fprintf(a.stdout, "%s: added target %s (%s)\n", name, dir, readers(targets, dir))
@@ -188,15 +200,22 @@ func (a *app) runInit(_ context.Context, opts *initOptions) error {
 	return nil
 }
 
+// maxReplacedConfig bounds the config --force keeps before it writes
+// over it: a config is a few KiB.
+const maxReplacedConfig = 1 << 20
+
 // writeStarter writes the starter config to name, replacing a file there
 // only when force; noTarget marks its targets: as empty on purpose
-// (--agent none), so that add does not look for agents again.
-func (a *app) writeStarter(name string, force, noTarget bool) error {
+// (--agent none), so that add does not look for agents again. A config
+// it replaces that says anything else is kept first, in name.bak, whose
+// path it returns: --force asks for the starter, not for the loss of an
+// edited config.
+func (a *app) writeStarter(name string, force, noTarget bool) (kept string, err error) {
 	if _, err := os.Lstat(name); err == nil && !force {
-		return fmt.Errorf("%s already exists; edit it, or run skillsync init --force to replace it", name)
+		return "", fmt.Errorf("%s already exists; edit it, or run skillsync init --force to replace it", name)
 	}
 	if err := config.CheckStarterFolder(a.env, filepath.Dir(name)); err != nil {
-		return err
+		return "", err
 	}
 	if above := config.Above(filepath.Dir(name)); above != "" {
 		a.warn("%s is in a folder above: this starts a second workspace in %s, its own cache, lock and targets; to add to that one, run skillsync in %s or pass --config %s",
@@ -204,15 +223,23 @@ func (a *app) writeStarter(name string, force, noTarget bool) error {
 	}
 	text, err := a.starter()
 	if err != nil {
-		return err
+		return "", err
 	}
 	if noTarget {
 		text = config.MarkNoTarget(text)
 	}
-	if err := atomicfile.WriteFile(name, []byte(text), 0o644); err != nil {
-		return fmt.Errorf("write config: %w", err)
+	if old, err := atomicfile.ReadBounded(name, maxReplacedConfig); err == nil && string(old) != text {
+		kept = name + ".bak"
+		if err := atomicfile.WriteFile(kept, old, 0o644); err != nil {
+			return "", fmt.Errorf("keep the config --force replaces: %w; %s is left as it is", err, name)
+		}
+	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("read the config --force would replace: %w; move it away by hand, then run skillsync init", err)
 	}
-	return nil
+	if err := atomicfile.WriteFile(name, []byte(text), 0o644); err != nil {
+		return "", fmt.Errorf("write config: %w", err)
+	}
+	return kept, nil
 }
 
 // ignoreLines are the lines of the .gitignore beside the config at name

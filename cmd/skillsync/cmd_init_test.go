@@ -91,3 +91,36 @@ func TestNoWorkspaceInAnAgentsFolder(t *testing.T) {
 		t.Errorf("sync wrote %d entries into the agent's folder", len(entries))
 	}
 }
+
+// TestInitForceKeepsTheConfigItReplaces: init --force writes the starter
+// config over an edited one, which it keeps first in skillsync.yaml.bak
+// and names; over the starter itself it keeps nothing. Before, the edited
+// config was gone without a word.
+func TestInitForceKeepsTheConfigItReplaces(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if r := run(t, dir, "init", "--agent", "none"); r.code != 0 {
+		t.Fatalf("init: %d %s", r.code, r.stderr)
+	}
+	path := filepath.Join(dir, "skillsync.yaml")
+	edited := "# mine\nrepositories:\n  - embedded: builtin\n"
+	skilltest.WriteFile(t, path, edited)
+	r := run(t, dir, "init", "--force", "--agent", "none")
+	if r.code != 0 || !strings.Contains(r.stdout, "the one it replaced is in skillsync.yaml.bak") {
+		t.Fatalf("init --force: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	if got := skilltest.ReadFile(t, path+".bak"); got != edited {
+		t.Errorf("skillsync.yaml.bak holds %q, want the edited config", got)
+	}
+	if got := skilltest.ReadFile(t, path); got == edited {
+		t.Error("the starter was not written")
+	}
+	// Again: what it replaces is the starter, kept nowhere, and the
+	// edited one stays in the .bak.
+	if r := run(t, dir, "init", "--force", "--agent", "none"); r.code != 0 || strings.Contains(r.stdout, "replaced") {
+		t.Errorf("init --force over the starter: %d %s", r.code, r.stdout)
+	}
+	if got := skilltest.ReadFile(t, path+".bak"); got != edited {
+		t.Errorf("skillsync.yaml.bak holds %q after a second --force", got)
+	}
+}
