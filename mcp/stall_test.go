@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"net"
@@ -18,6 +19,13 @@ import (
 // stall: the SDK's write fails, its handler returns, and a new client
 // gets the slot while the other is held by a session's open event
 // stream. mcp --http serves Handler so, with httpserver.DefaultStall.
+//
+// Nothing but the stall lets that connection go, so without it the test
+// fails at letGo. The bound is not the stall plus a little: before its
+// first write, the server computes the long answer (2,000 skills,
+// validated against the output schema and encoded twice), which took
+// 1.5 to 4.5 s under -race beside the package's other tests on 2 shared
+// cores, and once more than the 10 s a client timeout gave it.
 func TestMCPHTTPClientThatStopsReadingIsLetGo(t *testing.T) {
 	t.Parallel()
 	s := newServer(t, catalogWorkspace{bigCatalog(2000)}, Options{})
@@ -27,11 +35,12 @@ func TestMCPHTTPClientThatStopsReadingIsLetGo(t *testing.T) {
 	}
 	// Until its request is in the handler, the connection that will stop
 	// reading is one the server closes to make room.
-	entered := make(chan struct{}, 1)
+	entered, left := make(chan struct{}, 1), make(chan struct{}, 1)
 	h := s.Handler()
 	watched := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("X-Stops-Reading") != "" {
 			entered <- struct{}{}
+			defer func() { left <- struct{}{} }()
 		}
 		h.ServeHTTP(w, r)
 	})
@@ -39,13 +48,14 @@ func TestMCPHTTPClientThatStopsReadingIsLetGo(t *testing.T) {
 	go hs.Serve(hln)
 	t.Cleanup(func() { hs.Close() })
 	url := "http://" + ln.Addr().String() + "/"
-	// No kept-alive connections: each request's slot is its own. The
-	// stream's client has no timeout, which would end the stream and
-	// free its slot.
-	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
-	streams := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	// No kept-alive connections: each request's slot is its own. No
+	// request has a timeout of its own, which would end the stream and
+	// free its slot; each is bounded by letGo.
+	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	ctx, cancel := context.WithTimeout(context.Background(), letGo)
+	defer cancel()
 	send := func(client *http.Client, method, id, body string) (*http.Response, error) {
-		req, _ := http.NewRequest(method, url, strings.NewReader(body))
+		req, _ := http.NewRequestWithContext(ctx, method, url, strings.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json, text/event-stream")
 		if id != "" {
@@ -70,7 +80,7 @@ func TestMCPHTTPClientThatStopsReadingIsLetGo(t *testing.T) {
 
 	// The session's event stream, read, holds one slot.
 	id := open()
-	stream, err := send(streams, "GET", id, "")
+	stream, err := send(client, "GET", id, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,13 +102,24 @@ func TestMCPHTTPClientThatStopsReadingIsLetGo(t *testing.T) {
 		"X-Stops-Reading: 1\r\nMcp-Session-Id: %s\r\nMcp-Protocol-Version: 2025-06-18\r\nContent-Length: %d\r\n\r\n%s", id, len(call), call)
 	select {
 	case <-entered:
-	case <-time.After(10 * time.Second):
+	case <-ctx.Done():
 		t.Fatal("the request of the client that stops reading was not served")
 	}
 
-	// A new client is answered within 10 s, the client's own timeout.
+	// A new client is answered: the slot of the client that stopped
+	// reading was freed.
 	open()
+	select {
+	case <-left:
+	case <-ctx.Done():
+		t.Fatal("the handler of the client that stopped reading still holds it")
+	}
 }
+
+// letGo bounds TestMCPHTTPClientThatStopsReadingIsLetGo: long enough for
+// a loaded machine to compute the answer, short enough to fail well
+// within go test's own timeout.
+const letGo = 2 * time.Minute
 
 // smallSendBuffers is a listener whose connections have a send buffer of
 // 64 KiB, so that an answer that the client does not read blocks the
