@@ -2,6 +2,7 @@ package skill
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"fmt"
 	"io"
 	"io/fs"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"testing/fstest"
 	"testing/iotest"
+	"unicode/utf8"
 )
 
 // bigSkill is a SKILL.md of exactly MaxSkillFile bytes: a short
@@ -166,5 +168,45 @@ func TestReadBodyErrors(t *testing.T) {
 	delete(fsys, "SKILL.md")
 	if _, err := s.ReadBody(); err == nil {
 		t.Error("ReadBody of a missing file must fail")
+	}
+}
+
+// ReadBodyPage cuts the body at a character's end, never inside a
+// multi-byte character or between CR and LF, and End is where the rest
+// starts in the file: what it shows and what read on from End gives back
+// the body whole, whatever the cut.
+func TestReadBodyPage(t *testing.T) {
+	t.Parallel()
+	head := "---\r\nname: page\r\ndescription: A skill read in pages.\r\n---\r\n"
+	body := "é日\r\nx🙂\r\n\r\nend"
+	file := []byte(head + body)
+	sum := sha256.Sum256(file)
+	s := Skill{Name: "page", Path: "page", File: "SKILL.md", Files: fstest.MapFS{"SKILL.md": {Data: file}}}
+	for n := 0; n <= len([]rune(body))+1; n++ {
+		page, err := s.ReadBodyPage(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		shown := file[page.Start:page.End]
+		if page.Start != int64(len(head)) || page.Size != int64(len(file)) || page.Sum != sum ||
+			page.Text != strings.ReplaceAll(string(shown), "\r\n", "\n") || !utf8.Valid(shown) ||
+			utf8.RuneCount(shown) > n || page.Cut() != (page.End < page.Size) {
+			t.Errorf("ReadBodyPage(%d) = %+v", n, page)
+		}
+		if rest := string(file[page.End:]); strings.HasPrefix(rest, "\n") || string(shown)+rest != body {
+			t.Errorf("ReadBodyPage(%d) ends at %d: %q then %q", n, page.End, shown, rest)
+		}
+		if n >= len([]rune(body)) && page.Cut() {
+			t.Errorf("ReadBodyPage(%d) cut a body of %d characters", n, len([]rune(body)))
+		}
+	}
+
+	// A 4 MiB body: its first 24,000 characters, and End where they end.
+	data := bigSkill()
+	big := Skill{Name: "big", Path: "big", File: "SKILL.md", Files: fstest.MapFS{"SKILL.md": {Data: data}}}
+	page, err := big.ReadBodyPage(24000)
+	if err != nil || len([]rune(page.Text)) != 24000 || !page.Cut() || page.Size != MaxSkillFile ||
+		string(data[page.Start:page.End]) != page.Text || page.Sum != sha256.Sum256(data) {
+		t.Errorf("ReadBodyPage(24000) of a 4 MiB SKILL.md: %d characters, %d to %d of %d, %v", len([]rune(page.Text)), page.Start, page.End, page.Size, err)
 	}
 }

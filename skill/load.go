@@ -2,6 +2,7 @@ package skill
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -135,32 +136,106 @@ func checkSkillFile(name string, info fs.FileInfo, err error) *Problem {
 // frontmatter, with CRLF line ends turned into LF. It reads the file
 // again, through Files, so only the skill that is asked for costs its
 // body; a file over MaxSkillFile bytes, or one whose frontmatter no longer
-// parses, is an error.
+// parses, is an error. ReadBodyPage reads the start of a long body only.
 func (s *Skill) ReadBody() (string, error) {
+	page, err := s.readBody(-1)
+	return page.Text, err
+}
+
+// BodyPage is the start of a skill's instructions, as ReadBodyPage reads
+// it. Offsets are bytes of the main file (File), as it is on disk.
+type BodyPage struct {
+	// Text is the instructions read, CRLF line ends turned into LF.
+	Text string
+	// Start is where the instructions begin in the main file (just after
+	// the frontmatter), End where what Text shows of them ends: the rest
+	// is the file from End on.
+	Start, End int64
+	// Size is the main file's size.
+	Size int64
+	// Sum is the SHA-256 of the whole main file, read to its end: it
+	// tells a changed file even where Text does not show the change.
+	Sum [sha256.Size]byte
+}
+
+// Cut reports whether Text leaves out the end of the instructions.
+func (p BodyPage) Cut() bool { return p.End < p.Size }
+
+// ReadBodyPage reads at most maxChars characters (Unicode code points,
+// counted in the file, where CRLF is two) of the skill's instructions, cut
+// at a character's end: a body of megabytes costs what an answer can
+// carry, and End says where the rest starts. The rest of the file is
+// read only into Sum. Its errors are ReadBody's.
+func (s *Skill) ReadBodyPage(maxChars int) (BodyPage, error) {
+	return s.readBody(max(maxChars, 0))
+}
+
+// readBody reads the body, all of it when maxChars < 0.
+func (s *Skill) readBody(maxChars int) (BodyPage, error) {
+	fail := func(err error) (BodyPage, error) {
+		return BodyPage{}, fmt.Errorf("read body of skill %s (%s): %w", s.Name, s.Path, err)
+	}
 	if s.Files == nil || s.File == "" {
-		return "", fmt.Errorf("read body of skill %s (%s): no files", s.Name, s.Path)
+		return fail(errors.New("no files"))
 	}
 	f, err := s.Files.Open(s.File)
 	if err != nil {
-		return "", fmt.Errorf("read body of skill %s (%s): %w", s.Name, s.Path, err)
+		return fail(err)
 	}
 	defer f.Close()
 	info, err := f.Stat()
 	if p := checkSkillFile(s.File, info, err); p != nil {
-		return "", fmt.Errorf("read body of skill %s (%s): %s", s.Name, s.Path, p.Message)
+		return fail(errors.New(p.Message))
 	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxSkillFile+1))
-	if err == nil && len(data) > MaxSkillFile {
+	// The head (the frontmatter, at most maxHead+1 bytes read, as Load
+	// reads it) and what maxChars characters can take.
+	limit := int64(MaxSkillFile + 1)
+	if maxChars >= 0 {
+		limit = min(limit, maxHead+1+int64(maxChars)*utf8.UTFMax)
+	}
+	h := sha256.New()
+	data, err := io.ReadAll(io.TeeReader(io.LimitReader(f, limit), h))
+	var rest int64
+	if err == nil {
+		rest, err = io.Copy(h, io.LimitReader(f, MaxSkillFile+1-int64(len(data))))
+	}
+	if err == nil && int64(len(data))+rest > MaxSkillFile {
 		err = fmt.Errorf("%s grew past %d bytes while being read", s.File, MaxSkillFile)
 	}
 	if err != nil {
-		return "", fmt.Errorf("read body of skill %s (%s): %w", s.Name, s.Path, err)
+		return fail(err)
 	}
 	head, capped, _ := scanHead(bytes.NewReader(data))
 	if _, _, p := frontmatter(head, capped); p != nil {
-		return "", fmt.Errorf("read body of skill %s (%s): %s: %s", s.Name, s.Path, s.File, p.Message)
+		return fail(fmt.Errorf("%s: %s", s.File, p.Message))
 	}
-	return strings.ReplaceAll(string(data[len(head):]), "\r\n", "\n"), nil
+	body := data[len(head):]
+	if maxChars >= 0 {
+		body = firstChars(body, maxChars)
+	}
+	page := BodyPage{
+		Text:  strings.ReplaceAll(string(body), "\r\n", "\n"),
+		Start: int64(len(head)), End: int64(len(head) + len(body)),
+		Size: int64(len(data)) + rest,
+	}
+	h.Sum(page.Sum[:0])
+	return page, nil
+}
+
+// firstChars returns b up to the end of its n-th character, or short of
+// it by a CR that the next byte's LF makes one line end with. The read
+// gives it room for n characters of at most utf8.UTFMax bytes each, so
+// the n-th is always whole in b.
+func firstChars(b []byte, n int) []byte {
+	i := 0
+	for count := 0; count < n && i < len(b); count++ {
+		_, size := utf8.DecodeRune(b[i:])
+		i += size
+	}
+	if i > 0 && i < len(b) && b[i-1] == '\r' && b[i] == '\n' {
+		i--
+	}
+	return b[:i]
 }
 
 // Parse parses the bytes of a SKILL.md into a Skill, which has no Files.
