@@ -74,23 +74,30 @@ func nearFiles(w *layering.Winner, p string, n int) []string {
 	return out
 }
 
-// fileText is the start of a file as read_skill_file returns it.
+// fileText is a page of a file as read_skill_file returns it.
 type fileText struct {
-	text      string
-	size      int64 // bytes in the whole file
-	truncated bool
-	binary    bool
-	mime      string
+	text string
+	size int64 // bytes in the whole file
+	// start and end are the bytes of the file text is: start is the
+	// offset asked for, moved back to the start of the character it fell
+	// in; the rest of the file is from end on.
+	start, end int64
+	truncated  bool // end < size
+	binary     bool
+	mime       string
 }
 
 // sniffSize is how much of a file decides whether it is text.
 const sniffSize = 8000
 
-// readText reads at most maxChars characters of the file at p. A file
-// with a NUL byte or invalid UTF-8 in what was read is binary, and only
-// its size and type are returned. At most maxChars*4 bytes are read, so a
-// large file costs no more than its start.
-func readText(fsys fs.FS, p string, maxChars int) (fileText, error) {
+// readText reads at most maxChars characters of the file at p, from the
+// byte offset on. An offset inside a UTF-8 character starts at that
+// character, so a page never begins with half of one. A page with a NUL
+// byte in its first sniffSize bytes or invalid UTF-8 is binary, and only
+// the file's size and type are returned. At most maxChars*4 bytes are
+// read, so a large file costs no more than a page of it; the bytes before
+// offset are skipped, not kept.
+func readText(fsys fs.FS, p string, offset int64, maxChars int) (fileText, error) {
 	f, err := fsys.Open(p)
 	if err != nil {
 		return fileText{}, err
@@ -103,15 +110,36 @@ func readText(fsys fs.FS, p string, maxChars int) (fileText, error) {
 	if info.IsDir() {
 		return fileText{}, errIsDir
 	}
-	limit := int64(maxChars) * utf8.UTFMax
+	if offset < 0 || offset > info.Size() {
+		return fileText{}, &offsetError{offset: offset, size: info.Size()}
+	}
+	// Up to 3 bytes before offset: the start of the character offset
+	// may fall inside.
+	from := max(0, offset-(utf8.UTFMax-1))
+	if err := skip(f, from); err != nil {
+		return fileText{}, err
+	}
+	back := int(offset - from)
+	limit := int64(back) + int64(maxChars)*utf8.UTFMax
 	data, err := io.ReadAll(io.LimitReader(f, limit))
 	if err != nil {
 		return fileText{}, err
 	}
-	ft := fileText{size: max(info.Size(), int64(len(data)))}
+	full := int64(len(data)) == limit
+	k := min(back, len(data))
+	j := k
+	for j > 0 && k-j < utf8.UTFMax-1 && j < len(data) && !utf8.RuneStart(data[j]) {
+		j--
+	}
+	if j < len(data) && !utf8.RuneStart(data[j]) {
+		j = k // not inside a character: invalid UTF-8, which is binary
+	}
+	data = data[j:]
+	ft := fileText{start: from + int64(j)}
+	ft.size = max(info.Size(), ft.start+int64(len(data)))
 	// A read that stopped at the limit may have split the last character.
 	valid := data
-	if int64(len(data)) == limit {
+	if full {
 		valid = trimPartialRune(data)
 	}
 	if bytes.IndexByte(data[:min(len(data), sniffSize)], 0) >= 0 || !utf8.Valid(valid) {
@@ -119,15 +147,45 @@ func readText(fsys fs.FS, p string, maxChars int) (fileText, error) {
 		ft.mime = http.DetectContentType(data[:min(len(data), 512)])
 		return ft, nil
 	}
-	text := string(valid)
-	if cut, ok := cutChars(text, maxChars); ok {
-		text, ft.truncated = cut, true
-	}
-	if int64(len(valid)) < ft.size {
-		ft.truncated = true
-	}
+	text, _ := cutChars(string(valid), maxChars)
 	ft.text = text
+	ft.end = ft.start + int64(len(text))
+	ft.truncated = ft.end < ft.size
 	return ft, nil
+}
+
+// skip moves f n bytes on from its start: by seeking where f can, else
+// by reading them.
+func skip(f fs.File, n int64) error {
+	if n == 0 {
+		return nil
+	}
+	if s, ok := f.(io.Seeker); ok {
+		_, err := s.Seek(n, io.SeekStart)
+		return err
+	}
+	_, err := io.CopyN(io.Discard, f, n)
+	return err
+}
+
+// offsetError is an offset that is not in the file.
+type offsetError struct{ offset, size int64 }
+
+func (e *offsetError) Error() string {
+	return fmt.Sprintf("offset %d is not in the file, which is %d bytes: give 0 to %d, such as the next_offset of the page before", e.offset, e.size, e.size)
+}
+
+// readOn is the line that ends a page that leaves out the rest of its
+// file: which bytes were shown, how many are left, and the call that
+// reads on.
+func readOn(name, p string, ft fileText) string {
+	chars := utf8.RuneCountInString(ft.text)
+	shown := fmt.Sprintf("the first %d characters are shown (bytes 0 to %d of %d)", chars, ft.end, ft.size)
+	if ft.start > 0 {
+		shown = fmt.Sprintf("%d characters are shown, bytes %d to %d of %d", chars, ft.start, ft.end, ft.size)
+	}
+	return fmt.Sprintf("\n\n[truncated: %s; %d bytes are left: read_skill_file(name=%q, path=%q, offset=%d) reads on]",
+		shown, ft.size-ft.end, name, p, ft.end)
 }
 
 var errIsDir = errors.New("is a directory")

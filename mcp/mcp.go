@@ -59,8 +59,9 @@ type Options struct {
 	// LedgerSize is how many loaded skills a connection's ledger keeps,
 	// most recent first; DefaultLedgerSize when zero.
 	LedgerSize int
-	// MaxChars is where read_skill_file cuts a text file;
-	// DefaultMaxChars when zero.
+	// MaxChars is how many characters of one file an answer carries:
+	// where read_skill_file cuts a page of a text file and load_skill and
+	// loaded_skills a skill's instructions. DefaultMaxChars when zero.
 	MaxChars int
 	// MaxResourceBytes is the largest file a resource read returns;
 	// DefaultMaxResourceBytes when zero.

@@ -300,7 +300,8 @@ func TestMCPReadSkillFile(t *testing.T) {
 	mcptest.Call(t, cs, "read_skill_file", map[string]any{"name": "pdf", "path": "reference/big.md"}, &out)
 	body, marker, _ := strings.Cut(out.Text, "\n\n[truncated")
 	if !out.Truncated || out.Size != 60000 || len([]rune(body)) != DefaultMaxChars || strings.Trim(body, "é") != "" ||
-		!strings.Contains(marker, "the first 24000 characters are shown; the whole file is 60000 bytes]") {
+		!strings.Contains(marker, `the first 24000 characters are shown (bytes 0 to 48000 of 60000); 12000 bytes are left: read_skill_file(name="pdf", path="reference/big.md", offset=48000) reads on]`) ||
+		out.NextOffset != 48000 || out.Remaining != 12000 {
 		t.Errorf("truncation: truncated=%v size=%d chars=%d marker=%q", out.Truncated, out.Size, len([]rune(body)), marker)
 	}
 

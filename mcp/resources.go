@@ -130,7 +130,7 @@ func (s *Server) readResource(ctx context.Context, req *sdk.ReadResourceRequest)
 	if err != nil {
 		return nil, err
 	}
-	c, err := s.resourceContents(fsys, rel)
+	c, err := s.resourceContents(fsys, w.Skill.Name, rel)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, invalidParams("resource %s not found: skill %s has no file %s", uri, w.Skill.Name, rel)
@@ -153,15 +153,15 @@ func (s *Server) readResource(ctx context.Context, req *sdk.ReadResourceRequest)
 // resourceContents reads the file at rel as a resource: text up to the
 // character limit, with the same [truncated] line read_skill_file adds,
 // or the whole file as a blob.
-func (s *Server) resourceContents(fsys fs.FS, rel string) (*sdk.ResourceContents, error) {
-	ft, err := readText(fsys, rel, s.opts.MaxChars)
+func (s *Server) resourceContents(fsys fs.FS, name, rel string) (*sdk.ResourceContents, error) {
+	ft, err := readText(fsys, rel, 0, s.opts.MaxChars)
 	if err != nil {
 		return nil, err
 	}
 	if !ft.binary {
 		text := ft.text
 		if ft.truncated {
-			text += fmt.Sprintf("\n\n[truncated: the first %d characters are shown; the whole file is %d bytes]", s.opts.MaxChars, ft.size)
+			text += readOn(name, rel, ft)
 		}
 		return &sdk.ResourceContents{MIMEType: mimeOf(rel, []byte(ft.text)), Text: text}, nil
 	}

@@ -100,8 +100,9 @@ func (s *snapshot) filesOf(w *layering.Winner) (fs.FS, error) {
 	return fsys, nil
 }
 
-// body returns a skill's instructions, the Markdown after its frontmatter,
-// read from its files on demand: the catalog keeps frontmatter only.
-func body(_ context.Context, s *skill.Skill) (string, error) {
-	return s.ReadBody()
+// body returns the first maxChars characters of a skill's instructions,
+// the Markdown after its frontmatter, read from its files on demand: the
+// catalog keeps frontmatter only.
+func body(_ context.Context, s *skill.Skill, maxChars int) (skill.BodyPage, error) {
+	return s.ReadBodyPage(maxChars)
 }

@@ -7,6 +7,7 @@ import (
 	"math"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -61,7 +62,9 @@ type loadOutput struct {
 	Source        string         `json:"source"`
 	Location      string         `json:"location,omitempty" jsonschema:"the skill's SKILL.md on disk, when it has one"`
 	Frontmatter   map[string]any `json:"frontmatter,omitempty" jsonschema:"the SKILL.md frontmatter: name, description, license, allowed-tools and any other field"`
-	Body          string         `json:"body,omitempty" jsonschema:"the skill's instructions (Markdown); left out when already loaded"`
+	Body          string         `json:"body,omitempty" jsonschema:"the skill's instructions (Markdown); left out when already loaded; cut after the character limit, with a [truncated] line that says how to read the rest"`
+	Truncated     bool           `json:"truncated,omitempty" jsonschema:"true when body leaves out the end of the instructions"`
+	NextOffset    int64          `json:"next_offset,omitempty" jsonschema:"when truncated: the offset in the skill's main file (SKILL.md) where read_skill_file reads on"`
 	Files         []fileEntry    `json:"files,omitempty" jsonschema:"the skill's files, read one with read_skill_file; left out when already loaded"`
 	AlreadyLoaded bool           `json:"already_loaded,omitempty" jsonschema:"true when this session was already sent the skill as it is now"`
 	Message       string         `json:"message,omitempty"`
@@ -70,17 +73,23 @@ type loadOutput struct {
 type readInput struct {
 	Name string `json:"name" jsonschema:"the skill's name"`
 	Path string `json:"path" jsonschema:"the file's path relative to the skill's directory, as load_skill lists it, such as SKILL.md or scripts/run.py"`
+	// Bytes, not characters: a byte offset is found without reading the
+	// file up to it, and size says how many there are.
+	Offset int64 `json:"offset,omitempty" jsonschema:"where to start, in bytes from the start of the file: left out (or 0) for the start, the next_offset of the page before for the rest of a long file"`
 }
 
 type readOutput struct {
-	Name      string `json:"name"`
-	Path      string `json:"path"`
-	Size      int64  `json:"size" jsonschema:"the whole file's size in bytes"`
-	Text      string `json:"text,omitempty" jsonschema:"the file's text; cut after the character limit, with a [truncated] line at the end"`
-	Truncated bool   `json:"truncated,omitempty"`
-	Binary    bool   `json:"binary,omitempty" jsonschema:"true when the file is not text; its content is then left out"`
-	MIMEType  string `json:"mime_type,omitempty"`
-	Message   string `json:"message,omitempty"`
+	Name       string `json:"name"`
+	Path       string `json:"path"`
+	Size       int64  `json:"size" jsonschema:"the whole file's size in bytes"`
+	Offset     int64  `json:"offset,omitempty" jsonschema:"the byte where text starts: the offset asked for, moved back to the start of the character it fell in"`
+	Text       string `json:"text,omitempty" jsonschema:"the file's text from offset on; cut after the character limit, with a [truncated] line at the end"`
+	Truncated  bool   `json:"truncated,omitempty" jsonschema:"true when text leaves out the end of the file"`
+	NextOffset int64  `json:"next_offset,omitempty" jsonschema:"when truncated: the offset that reads on from where text ends"`
+	Remaining  int64  `json:"remaining,omitempty" jsonschema:"bytes of the file after text"`
+	Binary     bool   `json:"binary,omitempty" jsonschema:"true when the file is not text; its content is then left out"`
+	MIMEType   string `json:"mime_type,omitempty"`
+	Message    string `json:"message,omitempty"`
 }
 
 type loadedOutput struct {
@@ -91,7 +100,9 @@ type loadedOutput struct {
 type loadedSkill struct {
 	Name        string `json:"name"`
 	Description string `json:"description"`
-	Body        string `json:"body"`
+	Body        string `json:"body" jsonschema:"the skill's instructions, cut as load_skill cuts them"`
+	Truncated   bool   `json:"truncated,omitempty" jsonschema:"true when body leaves out the end of the instructions"`
+	NextOffset  int64  `json:"next_offset,omitempty" jsonschema:"when truncated: the offset in the skill's main file (SKILL.md) where read_skill_file reads on"`
 }
 
 func readOnly() *sdk.ToolAnnotations {
@@ -104,6 +115,12 @@ func (s *Server) addTools() error {
 	if err != nil {
 		return err
 	}
+	read, err := jsonschema.For[readInput](nil)
+	if err != nil {
+		return fmt.Errorf("read_skill_file's input schema: %w", err)
+	}
+	zero := 0.0
+	read.Properties["offset"].Minimum = &zero
 	sdk.AddTool(s.mcp, &sdk.Tool{
 		Name:        "search_skills",
 		Title:       "Search skills",
@@ -120,21 +137,25 @@ func (s *Server) addTools() error {
 	sdk.AddTool(s.mcp, &sdk.Tool{
 		Name:  "load_skill",
 		Title: "Load a skill",
-		Description: "Get a skill's instructions (follow them), its frontmatter and its list of files. " +
-			"A skill already loaded in this session is answered \"already loaded\" instead of being sent again.",
+		Description: fmt.Sprintf("Get a skill's instructions (follow them), its frontmatter and its list of files. "+
+			"Instructions over %d characters are cut with a [truncated] line that gives the read_skill_file call for the rest. "+
+			"A skill already loaded in this session is answered \"already loaded\" instead of being sent again.", s.opts.MaxChars),
 		Annotations: readOnly(),
 	}, s.loadSkill)
 	sdk.AddTool(s.mcp, &sdk.Tool{
 		Name:  "read_skill_file",
 		Title: "Read a skill's file",
 		Description: fmt.Sprintf("Read one file of a skill (a script, a reference, a template) by its path inside the skill. "+
-			"Text over %d characters is cut with a [truncated] line; binary files are described, not shown.", s.opts.MaxChars),
+			"Text over %d characters is cut with a [truncated] line that says how many bytes are left; "+
+			"give its next_offset as offset to read on. Binary files are described, not shown.", s.opts.MaxChars),
 		Annotations: readOnly(),
+		InputSchema: read,
 	}, s.readSkillFile)
 	sdk.AddTool(s.mcp, &sdk.Tool{
-		Name:        "loaded_skills",
-		Title:       "Skills loaded in this session",
-		Description: "Give back the instructions of every skill loaded in this session, to re-attach them after the context was compacted.",
+		Name:  "loaded_skills",
+		Title: "Skills loaded in this session",
+		Description: fmt.Sprintf("Give back the instructions of every skill loaded in this session, to re-attach them after the context was compacted; "+
+			"each is cut after %d characters, as load_skill cuts it.", s.opts.MaxChars),
 		Annotations: readOnly(),
 	}, s.loadedSkills)
 	return nil
@@ -205,7 +226,7 @@ func (s *Server) loadSkill(ctx context.Context, req *sdk.CallToolRequest, in nam
 	if err != nil {
 		return nil, loadOutput{}, err
 	}
-	text, err := body(ctx, &w.Skill)
+	page, err := body(ctx, &w.Skill, s.opts.MaxChars)
 	if err != nil {
 		return nil, loadOutput{}, fmt.Errorf("read the instructions of skill %s: %w", w.Skill.Name, err)
 	}
@@ -215,7 +236,8 @@ func (s *Server) loadSkill(ctx context.Context, req *sdk.CallToolRequest, in nam
 		Location: w.Location(),
 	}
 	l := s.ledgers.of(req.Session, s.opts.LedgerSize)
-	already := l.load(layering.Key(w.Skill.Name), w.Skill.Name, digest(text+"\x00"+fileTree(files)))
+	// The whole main file's sum: a change past the part sent is a change.
+	already := l.load(layering.Key(w.Skill.Name), w.Skill.Name, digest(string(page.Sum[:])+"\x00"+fileTree(files)))
 	if already {
 		// A model that loads a skill again (after its context was
 		// compacted, say) is still on the use it was counted for.
@@ -226,9 +248,12 @@ func (s *Server) loadSkill(ctx context.Context, req *sdk.CallToolRequest, in nam
 	}
 	s.record(ctx, w.Skill.Name, false)
 	out.Frontmatter = frontmatter(&w.Skill)
-	out.Body = text
+	out.Body = bodyText(&w.Skill, page)
+	if page.Cut() {
+		out.Truncated, out.NextOffset = true, page.End
+	}
 	out.Files = files
-	return textResult(loadText(w, text, files)), out, nil
+	return textResult(loadText(w, out.Body, files)), out, nil
 }
 
 func (s *Server) readSkillFile(ctx context.Context, _ *sdk.CallToolRequest, in readInput) (*sdk.CallToolResult, readOutput, error) {
@@ -248,22 +273,29 @@ func (s *Server) readSkillFile(ctx context.Context, _ *sdk.CallToolRequest, in r
 	if err != nil {
 		return nil, readOutput{}, err
 	}
-	ft, err := readText(fsys, p, s.opts.MaxChars)
-	if errors.Is(err, errIsDir) {
+	ft, err := readText(fsys, p, in.Offset, s.opts.MaxChars)
+	var off *offsetError
+	switch {
+	case errors.Is(err, errIsDir):
 		return nil, readOutput{}, fmt.Errorf("%s in skill %s is a directory; load_skill(%q) lists the skill's files", p, w.Skill.Name, w.Skill.Name)
-	}
-	if err != nil {
+	case errors.As(err, &off):
+		return nil, readOutput{}, fmt.Errorf("%s in skill %s: %w", p, w.Skill.Name, err)
+	case err != nil:
 		return nil, readOutput{}, fileError(w, p, err)
 	}
 	s.record(ctx, w.Skill.Name, true)
-	out := readOutput{Name: w.Skill.Name, Path: p, Size: ft.size, Truncated: ft.truncated, Binary: ft.binary, MIMEType: ft.mime}
+	out := readOutput{Name: w.Skill.Name, Path: p, Size: ft.size, Offset: ft.start, Truncated: ft.truncated, Binary: ft.binary, MIMEType: ft.mime}
 	switch {
 	case ft.binary:
 		out.Message = fmt.Sprintf("%s in skill %s is a binary file (%s, %d bytes) and is not shown as text; it can be read as the resource %s",
 			p, w.Skill.Name, ft.mime, ft.size, resourceURI(w.Skill.Name, p))
 		return textResult(out.Message), out, nil
 	case ft.truncated:
-		out.Text = ft.text + fmt.Sprintf("\n\n[truncated: the first %d characters are shown; the whole file is %d bytes]", s.opts.MaxChars, ft.size)
+		out.NextOffset, out.Remaining = ft.end, ft.size-ft.end
+		out.Text = ft.text + readOn(w.Skill.Name, p, ft)
+	case ft.start > 0 && ft.start == ft.size:
+		out.Message = fmt.Sprintf("nothing is left of %s in skill %s from offset %d: the file is %d bytes", p, w.Skill.Name, ft.start, ft.size)
+		return textResult(out.Message), out, nil
 	default:
 		out.Text = ft.text
 	}
@@ -286,11 +318,16 @@ func (s *Server) loadedSkills(ctx context.Context, req *sdk.CallToolRequest, _ s
 			gone = append(gone, e.key)
 			continue
 		}
-		text, err := body(ctx, &w.Skill)
+		page, err := body(ctx, &w.Skill, s.opts.MaxChars)
 		if err != nil {
 			return nil, loadedOutput{}, fmt.Errorf("read the instructions of skill %s: %w", w.Skill.Name, err)
 		}
-		out.Skills = append(out.Skills, loadedSkill{Name: w.Skill.Name, Description: w.Skill.Description, Body: text})
+		text := bodyText(&w.Skill, page)
+		ls := loadedSkill{Name: w.Skill.Name, Description: w.Skill.Description, Body: text}
+		if page.Cut() {
+			ls.Truncated, ls.NextOffset = true, page.End
+		}
+		out.Skills = append(out.Skills, ls)
 		fmt.Fprintf(&b, "<skill name=%q>\n%s\n</skill>\n\n", w.Skill.Name, strings.TrimSpace(text))
 	}
 	l.drop(gone...)
@@ -354,6 +391,17 @@ func fileTree(files []fileEntry) string {
 		fmt.Fprintf(&b, "  %s (%d bytes)\n", f.Path, f.Size)
 	}
 	return b.String()
+}
+
+// bodyText is a skill's instructions as an answer carries them: the
+// page read, and when it leaves out the rest, the line that says how to
+// read it.
+func bodyText(sk *skill.Skill, page skill.BodyPage) string {
+	if !page.Cut() {
+		return page.Text
+	}
+	return page.Text + fmt.Sprintf("\n\n[truncated: the first %d characters of the instructions are shown; %d bytes of %s are left: "+
+		"read_skill_file(name=%q, path=%q, offset=%d) reads on]", utf8.RuneCountInString(page.Text), page.Size-page.End, sk.File, sk.Name, sk.File, page.End)
 }
 
 // loadText is load_skill's answer as a model reads it: what the skill is,
