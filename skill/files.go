@@ -23,7 +23,8 @@ type File struct {
 // directory, and anything that is not a regular file are skipped with a
 // problem. A file or directory git would take for a repository's folder
 // (GitName) is left out, and never entered. maxSize, when above
-// zero, makes a larger file an error of the whole skill.
+// zero, makes a larger file an error of the whole skill; the config's
+// max_file_size sets it.
 func ListFiles(fsys fs.FS, skillPath string, maxSize int64) ([]File, []Problem) {
 	var files []File
 	var problems []Problem
@@ -87,7 +88,7 @@ func ListFiles(fsys fs.FS, skillPath string, maxSize int64) ([]File, []Problem) 
 		case !info.Mode().IsRegular():
 			skip(Warning, "file-not-regular", name, "%s is not a regular file (%s) and is skipped", name, info.Mode().Type())
 		case maxSize > 0 && info.Size() > maxSize:
-			skip(Error, "file-too-large", name, "%s is %d bytes, over the limit of %d; the whole skill is skipped", name, info.Size(), maxSize)
+			skip(Error, "file-too-large", name, "%s is %d bytes, over the limit of %d bytes; the whole skill is skipped: make the file smaller, or raise max_file_size in skillsync.yaml", name, info.Size(), maxSize)
 		default:
 			files = append(files, File{Path: name, Mode: info.Mode(), Size: info.Size()})
 		}

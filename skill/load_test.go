@@ -242,6 +242,10 @@ func TestLoadFromFS(t *testing.T) {
 	if !HasError(problems, false) || problems[0].File != "skills/pdf/SKILL.md" {
 		t.Errorf("a file over the size limit must be an error of the skill, got %v", problems)
 	}
+	// The problem names the setting that raises the limit.
+	if msg := problems[0].Message; problems[0].Rule != "file-too-large" || !strings.Contains(msg, "over the limit of 3 bytes") || !strings.Contains(msg, "max_file_size") {
+		t.Errorf("file-too-large says %q, not the setting that raises the limit", msg)
+	}
 }
 
 func TestLoadMissingAndLowercase(t *testing.T) {
