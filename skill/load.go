@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,6 +19,8 @@ import (
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/skillsync/skillsync/internal/termtext"
 )
 
 // MaxSkillFile is the largest SKILL.md read, in bytes.
@@ -626,6 +630,43 @@ func (d *decoder) validate(dirName string) []Problem {
 	if n := utf8.RuneCountInString(s.Compatibility); n > 500 {
 		out = append(out, Problem{Level: Warning, Rule: "compatibility-too-long", Line: d.lines[fieldCompatibility],
 			Message: fmt.Sprintf("compatibility is %d characters long; the limit is 500", n)})
+	}
+	return append(out, d.controlChars()...)
+}
+
+// controlChars warns of a text field that holds a control or formatting
+// character other than a line feed or a tab. The specification sets no
+// rule for them, and skillsync escapes them wherever it prints a field
+// and in the prompt, so the skill is kept; but an agent reads the field
+// raw (over MCP, in a target's copy), where an ESC, a bidirectional
+// override or the invisible tag characters (U+E0000-U+E007F) say what a
+// person reviewing the skill does not see. A name holding one is an
+// error instead (nameError): it becomes a directory name.
+func (d *decoder) controlChars() []Problem {
+	s := d.s
+	var out []Problem
+	check := func(f field, key string, values ...string) {
+		for _, v := range values {
+			for _, r := range v {
+				if r != '\n' && r != '\t' && termtext.Unsafe(r) {
+					out = append(out, Problem{Level: Warning, Rule: "field-control-char", Line: d.lines[f], Message: fmt.Sprintf(
+						"%s holds the control or formatting character %U: skillsync shows it escaped, but an agent reads it raw, where it hides or turns text a person reviewing the skill does not see; remove it",
+						key, r)})
+					return
+				}
+			}
+		}
+	}
+	check(fieldDescription, "description", s.Description)
+	check(fieldLicense, "license", s.License)
+	check(fieldCompatibility, "compatibility", s.Compatibility)
+	check(fieldVersion, "version", s.Version)
+	check(fieldAuthor, "author", s.Author)
+	check(fieldAllowedTools, "allowed-tools", s.AllowedToolsRaw)
+	check(fieldTriggers, "triggers", s.Triggers...)
+	check(fieldTags, "tags", s.Tags...)
+	for _, k := range slices.Sorted(maps.Keys(s.Metadata)) {
+		check(fieldMetadata, "metadata "+strconv.Quote(k), k, s.Metadata[k])
 	}
 	return out
 }

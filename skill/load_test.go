@@ -49,7 +49,12 @@ func TestParseRules(t *testing.T) {
 		{"name with ALM", "pdf", "---\nname: \"pdf\u061c\"\ndescription: x\n---\n", []string{"error:name-control-char"}},
 		{"name with zero width space", "pdf", "---\nname: \"p\u200bdf\"\ndescription: x\n---\n", []string{"error:name-control-char"}},
 		{"name with line separator", "pdf", "---\nname: \"p\u2028df\"\ndescription: x\n---\n", []string{"error:name-control-char"}},
-		{"description with controls kept", "pdf", "---\nname: pdf\ndescription: \"x\\e[2J \u202e y\"\n---\n", nil},
+		{"description with controls kept", "pdf", "---\nname: pdf\ndescription: \"x\\e[2J \u202e y\"\n---\n", []string{"warning:field-control-char"}},
+		{"description with tag characters", "pdf", "---\nname: pdf\ndescription: \"Read PDFs.\U000e0049\U000e0067\"\n---\n", []string{"warning:field-control-char"}},
+		{"description over lines and tabs", "pdf", "---\nname: pdf\ndescription: |\n  Read PDFs.\n  \tThen tables.\n---\n", nil},
+		{"other fields with controls", "pdf", "---\nname: pdf\ndescription: x\nlicense: \"MIT\\a\"\ncompatibility: \"a\\x9bb\"\nversion: \"1\u200b\"\n" +
+			"author: \"\u2066Ann\u2069\"\nallowed-tools: \"Read\\rBash\"\ntriggers: [\"x\\0\"]\ntags: [\"t\u00ad\"]\nmetadata: {team: \"a\\eb\"}\n---\n",
+			slices.Repeat([]string{"warning:field-control-char"}, 8)},
 		{"name over 255 bytes", "pdf", "---\nname: " + strings.Repeat("a", 256) + "\ndescription: x\n---\n", []string{"error:name-unsafe"}},
 		{"name too long", long, "---\nname: " + long + "\ndescription: x\n---\n", []string{"warning:name-too-long"}},
 		{"name upper case", "PDF", "---\nname: PDF\ndescription: x\n---\n", []string{"warning:name-not-lowercase"}},
