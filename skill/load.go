@@ -304,16 +304,20 @@ func (d *decoder) add(level Level, rule string, line int, format string, args ..
 func (d *decoder) mapping(m *yaml.Node) {
 	d.lines = map[field]int{}
 	d.keyLines = map[string]int{}
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		k, v := m.Content[i], d.deref(m.Content[i+1])
+	for _, p := range d.pairs(m) {
+		k, v := p.k, p.v
 		if d.fatal {
 			return
 		}
 		line := k.Line + d.offset
-		if _, seen := d.keyLines[k.Value]; !seen {
+		_, seen := d.keyLines[k.Value]
+		if !seen {
 			d.keyLines[k.Value] = line
 		}
 		f, known := keys[k.Value]
+		if _, set := d.lines[f]; p.merged && (seen || known && set) {
+			continue // the mapping's own key, or an earlier merge's, wins
+		}
 		if !known {
 			if client, ok := clientKeys[k.Value]; !ok {
 				d.add(Warning, "field-unknown", line, "field %q is not part of the Agent Skills specification nor a known client's field", k.Value)
@@ -476,8 +480,11 @@ func (d *decoder) metadata(key string, v *yaml.Node, line int) {
 		return
 	}
 	d.s.Metadata = map[string]string{}
-	for i := 0; i+1 < len(v.Content); i += 2 {
-		k, val := v.Content[i], d.deref(v.Content[i+1])
+	for _, p := range d.pairs(v) {
+		k, val := p.k, p.v
+		if _, set := d.s.Metadata[k.Value]; p.merged && set {
+			continue
+		}
 		if val.Kind == yaml.ScalarNode {
 			d.s.Metadata[k.Value] = val.Value
 			continue
@@ -488,6 +495,61 @@ func (d *decoder) metadata(key string, v *yaml.Node, line int) {
 			continue
 		}
 		d.s.Metadata[k.Value] = strings.TrimSpace(string(out))
+	}
+}
+
+// pair is a key of a mapping and its value, dereferenced; merged when a
+// YAML merge key brought it in.
+type pair struct {
+	k, v   *yaml.Node
+	merged bool
+}
+
+// pairs returns the keys and values of the mapping m, and after them the
+// ones its merge keys (<<: *anchor, or a list of them) bring in, as YAML
+// merges them: a key of the mapping's own wins over a merged one, and an
+// earlier merged mapping over a later one, which is for the caller to
+// apply (a merged pair comes after every pair that wins over it).
+func (d *decoder) pairs(m *yaml.Node) []pair {
+	var out []pair
+	d.appendPairs(&out, m, false)
+	return out
+}
+
+// appendPairs appends m's own pairs to out, then those of the mappings
+// its merge keys name, each with its own merges, depth first.
+func (d *decoder) appendPairs(out *[]pair, m *yaml.Node, merged bool) {
+	var merges []*yaml.Node // merge keys and their values
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k, v := m.Content[i], d.deref(m.Content[i+1])
+		if d.fatal {
+			return
+		}
+		if k.Kind == yaml.ScalarNode && k.Tag == "!!merge" {
+			merges = append(merges, k, v)
+			continue
+		}
+		*out = append(*out, pair{k: k, v: v, merged: merged})
+	}
+	for i := 0; i < len(merges); i += 2 {
+		k, v := merges[i], merges[i+1]
+		sources := []*yaml.Node{v}
+		if v.Kind == yaml.SequenceNode {
+			sources = sources[:0]
+			for _, item := range v.Content {
+				sources = append(sources, d.deref(item))
+			}
+		}
+		for _, src := range sources {
+			if d.fatal {
+				return
+			}
+			if src.Kind != yaml.MappingNode {
+				d.add(Warning, "field-type", k.Line+d.offset, "the merge key << takes a mapping (<<: *anchor) or a list of them, not a %s; it is ignored", kindName(src))
+				break
+			}
+			d.appendPairs(out, src, true)
+		}
 	}
 }
 
@@ -519,8 +581,12 @@ func (d *decoder) value(n *yaml.Node) any {
 	switch n.Kind {
 	case yaml.MappingNode:
 		m := make(map[string]any, len(n.Content)/2)
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			m[validUTF8(n.Content[i].Value)] = d.value(d.deref(n.Content[i+1]))
+		for _, p := range d.pairs(n) {
+			k := validUTF8(p.k.Value)
+			if _, set := m[k]; p.merged && set {
+				continue
+			}
+			m[k] = d.value(p.v)
 		}
 		return m
 	case yaml.SequenceNode:
