@@ -271,6 +271,10 @@ func (d *discovery) walk(ctx context.Context, dir, name string, depth int, key s
 		ig.noteLeftOut(dir, depth)
 	}
 	if depth >= maxSearchDepth {
+		// Not read further: a skill below would be dropped unseen.
+		if slices.ContainsFunc(entries, func(e fs.DirEntry) bool { return !skipsDir(e.Name()) && d.isDir(e, path.Join(dir, e.Name())) }) {
+			d.problem(skill.Warning, "skill-too-deep", dir, fmt.Sprintf("%s is %d directories below where discovery started and its folders are not searched: a skill in them is not loaded (set path: to a folder above it)", dir, depth))
+		}
 		return nil
 	}
 	if depth < MaxDepth {

@@ -245,3 +245,30 @@ func TestDiscoverMakesRoomForTheExpectedSkills(t *testing.T) {
 		t.Errorf("%.0f allocations with Expect, %.0f without", roomy, grown)
 	}
 }
+
+// A skill below the depth discovery searches at all (32 folders) is
+// reported as too deep, as one at depth 6 or 21 is: it was dropped in
+// silence.
+func TestDiscoverReportsASkillPastTheSearchDepth(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	deep := strings.Repeat("d/", 34) + "lost"
+	repositorytest.WriteTree(t, root, map[string]repositorytest.File{
+		"good/SKILL.md":    {Data: "---\nname: good\ndescription: d\n---\n"},
+		deep + "/SKILL.md": {Data: "---\nname: lost\ndescription: d\n---\n"},
+	})
+	fsys, err := repository.NewDirFS(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	skills, problems, err := repository.Discover(context.Background(), fsys, "ws", "skills", repository.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(skillNames(skills), []string{"good"}) {
+		t.Errorf("skills = %v", skillNames(skills))
+	}
+	if at := strings.TrimSuffix(strings.Repeat("d/", 32), "/"); !hasProblem(problems, "skill-too-deep", at) {
+		t.Errorf("the skill at %s is not reported: %v", deep, problems)
+	}
+}
