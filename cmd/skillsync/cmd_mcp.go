@@ -34,8 +34,10 @@ func newMCPCommand(a *app, runF func(context.Context, *mcpOptions) error) *cobra
 default) or over streamable HTTP with --http.
 
 Tools: search_skills(query, limit), list_skills(), load_skill(name),
-read_skill_file(name, path), loaded_skills() and propose_skill(name, files),
-which writes a draft for a person to promote (skillsync drafts). Each skill's SKILL.md is a
+read_skill_file(name, path, offset), loaded_skills() and propose_skill(name,
+files), which writes a draft for a person to promote (skillsync drafts). A
+long file or skill is sent 24,000 characters at a time, the answer naming
+the offset that reads on. Each skill's SKILL.md is a
 resource (skill://NAME/SKILL.md, any other file skill://NAME/PATH), and the
 prompt available_skills renders the <available_skills> block.
 
