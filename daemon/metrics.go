@@ -233,12 +233,32 @@ func (m *monitor) curated(res *CurateResult, err error, next *time.Time) {
 	})
 }
 
-// imported records an import.
-func (m *monitor) imported(results []ImportResult) {
+// imported records an import: a failed one is no run, and says why.
+func (m *monitor) imported(results []ImportResult, err error) {
 	for _, r := range results {
 		m.usageRecords.With("use").Add(float64(r.Uses))
 		m.usageRecords.With("view").Add(float64(r.Views))
 	}
+	now := m.now().UTC()
+	m.update(func(s *State) {
+		s.LastImportError = ""
+		if err != nil {
+			s.LastImportError = err.Error()
+			return
+		}
+		s.LastImport = &now
+	})
+}
+
+// reloaded records how the last reload went: err is why it failed, nil
+// when it took.
+func (m *monitor) reloaded(err error) {
+	m.update(func(s *State) {
+		s.ReloadError = ""
+		if err != nil {
+			s.ReloadError = err.Error()
+		}
+	})
 }
 
 // pushed records a fleet push.

@@ -125,13 +125,16 @@ func Serve(ctx context.Context, cfg Config) error {
 			watch.reading()
 			next, err := cfg.Open(ctx)
 			if err != nil {
+				m.reloaded(err)
 				return Setup{}, err
 			}
 			watch.loaded(next.Settings())
 			s, err := jobSetup(next, cfg, log, m, watch, turns)
 			if err != nil {
+				m.reloaded(err)
 				return Setup{}, err
 			}
+			m.reloaded(nil)
 			if l := next.Settings().Listen; l != st.Listen && cfg.Listen == "" {
 				log.Warn("the metrics address changed in the config; it takes a restart", "listen", l)
 			}
@@ -464,7 +467,7 @@ func importJob(eng Engine, spec string, log *slog.Logger, m *monitor) Job {
 func importRun(ctx context.Context, eng Engine, log *slog.Logger, m *monitor) error {
 	results, err := eng.Import(ctx)
 	if m != nil {
-		m.imported(results)
+		m.imported(results, err)
 	}
 	for _, r := range results {
 		for _, u := range r.Unreadable {

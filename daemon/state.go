@@ -45,6 +45,17 @@ type State struct {
 	NextCurate *time.Time `json:"next_curate,omitempty"`
 	// LastCurateError is why the last curation failed; "" when it did not.
 	LastCurateError string `json:"last_curate_error,omitempty"`
+	// LastImport is when the usage import (the job import, or the one
+	// curation runs first) last ran without failing; LastImportError why
+	// its last run failed, "" when it did not. Like a failed curation, a
+	// failed import does not make the daemon not ready: no skill is
+	// placed or kept from the agents by it.
+	LastImport      *time.Time `json:"last_import,omitempty"`
+	LastImportError string     `json:"last_import_error,omitempty"`
+	// ReloadError is why the last reload failed (the config edited into
+	// one that does not load): the daemon runs the config it read before,
+	// one the user no longer has, until a reload takes. "" once one does.
+	ReloadError string `json:"reload_error,omitempty"`
 	// FleetPush is the last run of the fleet push job, when there is one.
 	FleetPush *JobState `json:"fleet_push,omitempty"`
 	UpdatedAt time.Time `json:"updated_at"`
@@ -88,6 +99,10 @@ type NotReady struct {
 	Reason string `json:"reason"`
 }
 
+// ReloadFailed begins what /readyz and skillsync status say of a config
+// that no longer loads; the reload's error follows.
+const ReloadFailed = "the config no longer loads, so the daemon runs the one it read before until it does (fix it; the next sync, or a SIGHUP, loads it): "
+
 // staleAfter is how many sync intervals a source may go without a
 // successful sync before it is not ready.
 const staleAfter = 3
@@ -96,7 +111,8 @@ const staleAfter = 3
 // ready at now: a source whose last sync failed, that never synced, or
 // whose last success is older than three sync intervals (with no source,
 // the same of the workspace's syncs), a cache marked dirty, and a last
-// sync that failed as a whole. Empty: ready.
+// sync that failed as a whole, and a config that no longer loads (the
+// daemon runs the one it read before). Empty: ready.
 func (s *State) NotReady(now time.Time) []NotReady {
 	var out []NotReady
 	for _, name := range slices.Sorted(maps.Keys(s.Sources)) {
@@ -129,6 +145,9 @@ func (s *State) NotReady(now time.Time) []NotReady {
 	}
 	if s.LastSyncError != "" {
 		out = append(out, NotReady{Reason: "the last sync failed: " + s.LastSyncError})
+	}
+	if s.ReloadError != "" {
+		out = append(out, NotReady{Reason: ReloadFailed + s.ReloadError})
 	}
 	return out
 }
