@@ -162,6 +162,7 @@ func Build(ctx context.Context, in Input) (*Workspace, error) {
 		if ds.LastSyncError != "" {
 			st.Attention = append(st.Attention, "the daemon's last sync failed: "+ds.LastSyncError)
 		}
+		st.Attention = append(st.Attention, daemonJobs(ds)...)
 	}
 	syncs, err := syncrun.ReadSyncs(filepath.Join(in.CacheDir, materialize.SyncsName))
 	if err != nil {
@@ -271,6 +272,25 @@ func Build(ctx context.Context, in Input) (*Workspace, error) {
 		st.Drafts = n
 	}
 	return st, nil
+}
+
+// daemonJobs says what of a running daemon's jobs besides its syncs
+// needs a person: a config it could not reload (it runs the one it read
+// before), a usage import and a curation that failed (each fails again
+// at every run until a person acts, and curation waits for the import).
+func daemonJobs(ds *daemon.State) []string {
+	var out []string
+	if ds.ReloadError != "" {
+		out = append(out, "the daemon: "+daemon.ReloadFailed+ds.ReloadError)
+	}
+	if ds.LastImportError != "" {
+		out = append(out, "the daemon's last usage import failed: "+ds.LastImportError)
+	}
+	// A curation that failed for its import says nothing more.
+	if ds.LastCurateError != "" && (ds.LastImportError == "" || !strings.Contains(ds.LastCurateError, ds.LastImportError)) {
+		out = append(out, "the daemon's last curation failed: "+ds.LastCurateError)
+	}
+	return out
 }
 
 // later reports whether a is set and after b, or b is not set.

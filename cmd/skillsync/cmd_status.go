@@ -35,7 +35,9 @@ The sources' health comes from their last syncs, the daemon's or by hand
 now instead, as skillsync outdated does. Nothing is changed.
 
 Exit status: 0 when all is well, 1 when something needs a person (a failing
-source, conflicts waiting, a target that differs from its record).`,
+source, conflicts waiting, a target that differs from its record, a running
+daemon whose usage import or curation failed, or that runs the config it read
+before because the one on disk no longer loads).`,
 		Example: `  skillsync status
   skillsync status --json | jq '.attention'`,
 		Args: args(cobra.NoArgs),

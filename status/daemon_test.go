@@ -1,0 +1,46 @@
+package status_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/skillsync/skillsync/internal/skilltest"
+)
+
+// TestBuildShowsTheDaemonsFailedJobs: a running daemon whose usage
+// import fails at every run, whose curation fails, or that runs a config
+// it read before because the one on disk no longer loads, needs a person:
+// status says each (attention, and so exit status 1). Before, it said
+// nothing of them, while the daemon's import and a cron curate failed
+// every run. A daemon that stopped says nothing: what it last found may
+// be mended since.
+func TestBuildShowsTheDaemonsFailedJobs(t *testing.T) {
+	t.Parallel()
+	in := syncsInput(t)
+	skilltest.WriteFile(t, in.DaemonFile, `{"pid": 1, "started_at": "2026-03-01T00:00:00Z", "sources": {},
+ "last_import_error": "import usage from claude: the hooks' journal is gone",
+ "last_curate_error": "the curator's archive is a symbolic link",
+ "reload_error": "/ws/skillsync.yaml:2: did not find expected node content"}`)
+	if attention := strings.Join(build(t, in).Attention, "\n"); strings.Contains(attention, "the daemon") {
+		t.Errorf("a daemon that stopped is said to fail:\n%s", attention)
+	}
+	holdDaemon(t, in)
+	attention := strings.Join(build(t, in).Attention, "\n")
+	for _, want := range []string{
+		"the daemon's last usage import failed: import usage from claude: the hooks' journal is gone",
+		"the daemon's last curation failed: the curator's archive is a symbolic link",
+		"the config no longer loads, so the daemon runs the one it read before",
+		"/ws/skillsync.yaml:2: did not find expected node content",
+	} {
+		if !strings.Contains(attention, want) {
+			t.Errorf("attention lacks %q:\n%s", want, attention)
+		}
+	}
+	// A curation that failed for its import is the import's failure, said once.
+	skilltest.WriteFile(t, in.DaemonFile, `{"pid": 1, "started_at": "2026-03-01T00:00:00Z", "sources": {},
+ "last_import_error": "the journal is gone",
+ "last_curate_error": "curation waits for the agents' records, whose import failed: the journal is gone"}`)
+	if attention := strings.Join(build(t, in).Attention, "\n"); strings.Count(attention, "the journal is gone") != 1 {
+		t.Errorf("the import's failure is not said once:\n%s", attention)
+	}
+}
