@@ -150,12 +150,9 @@ func Build(ctx context.Context, in Input) (*Workspace, error) {
 	if err != nil {
 		return nil, err
 	}
-	ds, held, err := daemon.ReadState(ctx, in.DaemonFile, in.DaemonLockFile)
-	if err != nil {
-		// The rest of the state is shown: a daemon writes the file anew.
-		st.Attention = append(st.Attention, err.Error()+"; a running daemon writes it anew, or delete it")
-		ds, held = nil, false
-	}
+	recs := ReadRecords(ctx, in.CacheDir, in.DaemonFile, in.DaemonLockFile)
+	st.Attention = append(st.Attention, recs.Problems...)
+	ds, held := recs.Daemon, recs.Held
 	if ds != nil && held {
 		st.Daemon = &Daemon{PID: ds.PID, Since: ds.StartedAt, Listen: ds.Listen}
 		st.FleetPush = ds.FleetPush
@@ -164,14 +161,9 @@ func Build(ctx context.Context, in Input) (*Workspace, error) {
 		}
 		st.Attention = append(st.Attention, daemonJobs(ds)...)
 	}
-	syncs, err := syncrun.ReadSyncs(filepath.Join(in.CacheDir, materialize.SyncsName))
-	if err != nil {
-		// The rest of the state is shown, the daemon's findings with it.
-		st.Attention = append(st.Attention, err.Error()+"; the next skillsync sync writes it anew")
-		syncs = nil
-	}
 	for _, s := range in.Sources {
-		ss := Source{Name: s.Name, Kind: s.Kind}
+		ss := recs.Source(s.Name)
+		ss.Kind = s.Kind
 		rec, cached := m.Sources[s.Name]
 		if cached {
 			ss.Revision = rec.Revision
@@ -179,27 +171,6 @@ func Build(ctx context.Context, in Input) (*Workspace, error) {
 				// A sync records no revision for a source it brought in
 				// part: skills it could not read or write kept old copies.
 				st.Attention = append(st.Attention, fmt.Sprintf("source %s was partly synced: %s", s.Name, syncrun.PartlyWhy))
-			}
-		}
-		if d, ok := ds.Source(s.Name); ok {
-			ss.SyncedAt = d.LastSuccess
-			// What a daemon that has stopped last found may be mended since.
-			if held {
-				ss.CheckedAt, ss.Error = d.LastAttempt, d.LastError
-				if d.LastAttempt != nil && d.LastError == "" {
-					ss.Moved = &d.Moved
-				}
-			}
-		}
-		// A sync by hand and the daemon's each say what they found: the
-		// later try tells how the source fares, the later success when it
-		// last synced.
-		if h, ok := syncs.Source(s.Name); ok {
-			if later(h.LastSuccess, ss.SyncedAt) {
-				ss.SyncedAt = h.LastSuccess
-			}
-			if later(h.LastAttempt, ss.CheckedAt) {
-				ss.CheckedAt, ss.Error, ss.Moved = h.LastAttempt, h.LastError, nil
 			}
 		}
 		if !cached && ss.Error == "" {
@@ -291,6 +262,66 @@ func daemonJobs(ds *daemon.State) []string {
 		out = append(out, "the daemon's last curation failed: "+ds.LastCurateError)
 	}
 	return out
+}
+
+// Records are a workspace's records of its syncs: the state file of its
+// daemon (Held: one holds the workspace now) and the cache's record of
+// the syncs by hand (materialize.SyncsName). Status and skillsync serve's
+// sources page weigh them alike (Source).
+type Records struct {
+	Daemon *daemon.State
+	Held   bool
+	Syncs  *syncrun.Syncs
+	// Problems say which record could not be read, and the fix; the
+	// other is read all the same.
+	Problems []string
+}
+
+// ReadRecords reads a workspace's records of its syncs; it writes
+// nothing. A record that cannot be read is left out, and Problems says so.
+func ReadRecords(ctx context.Context, cacheDir, daemonFile, daemonLockFile string) Records {
+	var r Records
+	var err error
+	r.Daemon, r.Held, err = daemon.ReadState(ctx, daemonFile, daemonLockFile)
+	if err != nil {
+		// A daemon writes the file anew.
+		r.Problems = append(r.Problems, err.Error()+"; a running daemon writes it anew, or delete it")
+		r.Daemon, r.Held = nil, false
+	}
+	r.Syncs, err = syncrun.ReadSyncs(filepath.Join(cacheDir, materialize.SyncsName))
+	if err != nil {
+		r.Problems = append(r.Problems, err.Error()+"; the next skillsync sync writes it anew")
+		r.Syncs = nil
+	}
+	return r
+}
+
+// Source is what the records say of the named source: when it last
+// synced, its last error, and whether upstream moved. A sync by hand and
+// the daemon's each say what they found: the later try tells how the
+// source fares, the later success when it last synced. What a daemon
+// that has stopped last tried may be mended since: only its successes
+// count.
+func (r Records) Source(name string) Source {
+	ss := Source{Name: name}
+	if d, ok := r.Daemon.Source(name); ok {
+		ss.SyncedAt = d.LastSuccess
+		if r.Held {
+			ss.CheckedAt, ss.Error = d.LastAttempt, d.LastError
+			if d.LastAttempt != nil && d.LastError == "" {
+				ss.Moved = &d.Moved
+			}
+		}
+	}
+	if h, ok := r.Syncs.Source(name); ok {
+		if later(h.LastSuccess, ss.SyncedAt) {
+			ss.SyncedAt = h.LastSuccess
+		}
+		if later(h.LastAttempt, ss.CheckedAt) {
+			ss.CheckedAt, ss.Error, ss.Moved = h.LastAttempt, h.LastError, nil
+		}
+	}
+	return ss
 }
 
 // later reports whether a is set and after b, or b is not set.

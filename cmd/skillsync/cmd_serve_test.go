@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"os"
@@ -8,6 +10,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/skillsync/skillsync/internal/flock"
 
 	wsfiles "github.com/skillsync/skillsync/workspace"
 )
@@ -25,14 +30,20 @@ func TestServe(t *testing.T) {
 	if r := run(t, ws, "use", "release-notes"); r.code != 0 {
 		t.Fatalf("use: %d\n%s", r.code, r.stderr)
 	}
-	// What the daemon found of the source, as it writes it: the sources
-	// page shows its last success and its last error, as status does.
-	state := `{"pid": 1, "sources": {"builtin": {"last_attempt": "2026-03-02T10:00:00Z",
-		"last_success": "2026-03-01T09:30:00Z", "last_error": "fetch: the remote hung up", "fetch_seconds": 0}},
-		"updated_at": "2026-03-02T10:00:00Z"}`
+	// What a running daemon found of the source, as it writes it, later
+	// than the sync by hand: the sources page shows its last success and
+	// its last error, as status does.
+	state := `{"pid": 1, "sources": {"builtin": {"last_attempt": "2099-03-02T10:00:00Z",
+		"last_success": "2099-03-01T09:30:00Z", "last_error": "fetch: the remote hung up", "fetch_seconds": 0}},
+		"updated_at": "2099-03-02T10:00:00Z"}`
 	if err := os.WriteFile(filepath.Join(ws, "skills", wsfiles.DaemonName), []byte(state), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	lock, err := flock.Acquire(context.Background(), filepath.Join(ws, "skills", wsfiles.DaemonLockName), time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Close()
 	addr := startServer(t, ws, serveLine, "serve", "--listen", "127.0.0.1:0")
 	get := func(p string) (int, string) {
 		t.Helper()
@@ -47,7 +58,7 @@ func TestServe(t *testing.T) {
 	for p, want := range map[string][]string{
 		"/":                     {">release-notes</a>", ">skillsync</a>"},
 		"/skills/release-notes": {"<h1>release-notes</h1>", `<svg class="chart"`, "1 uses and 0 views in all"},
-		"/sources":              {"builtin", "2026-03-01 09:30 UTC", "fetch: the remote hung up"},
+		"/sources":              {"builtin", "2099-03-01 09:30 UTC", "fetch: the remote hung up"},
 		"/curation":             {"Curation"},
 		"/drafts":               {"No draft waits."},
 		"/skills/nope":          nil,
@@ -83,6 +94,65 @@ func TestServe(t *testing.T) {
 	res.Body.Close()
 	if res.StatusCode != http.StatusMethodNotAllowed {
 		t.Errorf("POST: %d, want 405", res.StatusCode)
+	}
+}
+
+// TestServeSourcesAsStatus: the sources page weighs the daemon's state
+// and the syncs by hand as skillsync status does. A daemon that recorded
+// an error and stopped, then a sync by hand that succeeded: no error, and
+// the sync's time; no daemon ever: the sync's time. Before, the page read
+// the daemon's state alone, showing the old error in the first case and
+// "-" in the second, while status said the source synced.
+func TestServeSourcesAsStatus(t *testing.T) {
+	t.Parallel()
+	ws := workspace(t)
+	if r := run(t, ws, "sync"); r.code != 0 && r.code != 3 {
+		t.Fatalf("sync: %d\n%s", r.code, r.stderr)
+	}
+	addr := startServer(t, ws, serveLine, "serve", "--listen", "127.0.0.1:0")
+	sources := func() string {
+		t.Helper()
+		res, err := http.Get(addr + "/sources")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		body, _ := io.ReadAll(res.Body)
+		return string(body)
+	}
+	synced := func() string {
+		t.Helper()
+		r := run(t, ws, "status", "--json")
+		var st struct {
+			Sources []struct {
+				Name     string     `json:"name"`
+				SyncedAt *time.Time `json:"synced_at"`
+				Error    string     `json:"error"`
+			} `json:"sources"`
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &st); err != nil {
+			t.Fatalf("status --json: %v\n%s\n%s", err, r.stdout, r.stderr)
+		}
+		for _, s := range st.Sources {
+			if s.Name == "builtin" && s.SyncedAt != nil && s.Error == "" {
+				return s.SyncedAt.UTC().Format("2006-01-02 15:04 UTC")
+			}
+		}
+		t.Fatalf("status --json says builtin did not sync:\n%s", r.stdout)
+		return ""
+	}
+	if body, want := sources(), synced(); !strings.Contains(body, want) {
+		t.Errorf("/sources without a daemon ever: no %q, as status says\n%s", want, body)
+	}
+	state := `{"pid": 1, "sources": {"builtin": {"last_attempt": "2026-03-02T10:00:00Z",
+		"last_success": "2026-03-01T09:30:00Z", "last_error": "fetch: the remote hung up", "fetch_seconds": 0}},
+		"updated_at": "2026-03-02T10:00:00Z"}`
+	if err := os.WriteFile(filepath.Join(ws, "skills", wsfiles.DaemonName), []byte(state), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	body, want := sources(), synced()
+	if !strings.Contains(body, want) || strings.Contains(body, "the remote hung up") {
+		t.Errorf("/sources after a stopped daemon's error and a sync by hand: want %q and no error, as status says\n%s", want, body)
 	}
 }
 

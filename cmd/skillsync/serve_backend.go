@@ -8,16 +8,17 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/skillsync/skillsync"
 	"github.com/skillsync/skillsync/curator"
-	"github.com/skillsync/skillsync/daemon"
 	"github.com/skillsync/skillsync/fleet"
 	"github.com/skillsync/skillsync/layering"
 	"github.com/skillsync/skillsync/materialize"
 	"github.com/skillsync/skillsync/repository"
 	"github.com/skillsync/skillsync/serve"
+	"github.com/skillsync/skillsync/status"
 )
 
 // serveBackend is what the web catalog reads of a workspace, through the
@@ -62,9 +63,9 @@ func (b serveBackend) Curation() serve.Policy {
 
 // Status reads the sources' records, the daemon's state and the targets'
 // folders: no source is asked anything over the network. When a source
-// last synced, its last error and whether upstream had moved are the
-// daemon's, as skillsync status shows them; without a daemon they are
-// not known.
+// last synced, its last error and whether upstream had moved are weighed
+// from the daemon's state and the syncs by hand exactly as skillsync
+// status weighs them (status.Records).
 func (b serveBackend) Status(ctx context.Context) (*serve.Status, error) {
 	eng := b.live.get()
 	cfg, ly := eng.Config(), eng.Layout()
@@ -73,9 +74,9 @@ func (b serveBackend) Status(ctx context.Context) (*serve.Status, error) {
 	if err != nil {
 		return nil, err
 	}
-	// A state file that cannot be read hides the daemon's view, not the
-	// sources: each says why it lacks it.
-	ds, _, stateErr := daemon.ReadState(ctx, ly.DaemonFile(), ly.DaemonLockFile())
+	// A record that cannot be read hides its view, not the sources: each
+	// says why it lacks it.
+	recs := status.ReadRecords(ctx, ly.CacheDir(), ly.DaemonFile(), ly.DaemonLockFile())
 	for _, s := range cfg.Sources {
 		ss := serve.SourceStatus{Name: s.Name, Kind: string(s.Kind)}
 		if rec, ok := m.Sources[s.Name]; ok {
@@ -83,20 +84,16 @@ func (b serveBackend) Status(ctx context.Context) (*serve.Status, error) {
 		} else {
 			ss.LastError = "not synced yet: run skillsync sync"
 		}
-		if stateErr != nil && ss.LastError == "" {
-			ss.LastError = stateErr.Error()
+		h := recs.Source(s.Name)
+		if h.SyncedAt != nil {
+			ss.SyncedAt = *h.SyncedAt
 		}
-		if d, ok := ds.Source(s.Name); ok {
-			if d.LastSuccess != nil {
-				ss.SyncedAt = *d.LastSuccess
-			}
-			if d.LastError != "" {
-				ss.LastError = d.LastError
-			}
-			if d.LastAttempt != nil && d.LastError == "" {
-				moved := d.Moved
-				ss.UpstreamMoved = &moved
-			}
+		ss.UpstreamMoved = h.Moved
+		switch {
+		case h.Error != "":
+			ss.LastError = h.Error
+		case ss.LastError == "" && len(recs.Problems) > 0:
+			ss.LastError = strings.Join(recs.Problems, "; ")
 		}
 		st.Sources = append(st.Sources, ss)
 	}
