@@ -12,6 +12,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -138,6 +139,10 @@ func (h Hooked) once(ctx context.Context, agent, id string, at time.Time, counte
 	id = journalKey(id)
 	if counted == nil {
 		counted = func() bool { return false }
+	}
+	// Its lock and the journal would be made where the link leads.
+	if err := LayerLink(filepath.Dir(h.Path)); err != nil {
+		return false, nil, err
 	}
 	lock, lerr := flock.Acquire(ctx, h.Path+".lock", hookWait)
 	if lerr != nil {
@@ -334,6 +339,9 @@ type Hold struct {
 
 // Hold locks the journal and reads it.
 func (h Hooked) Hold(ctx context.Context) (*Hold, error) {
+	if err := LayerLink(filepath.Dir(h.Path)); err != nil {
+		return nil, err
+	}
 	lock, err := flock.Acquire(ctx, h.Path+".lock", hookedWait)
 	if err != nil {
 		return nil, fmt.Errorf("lock %s: %w", h.Path, err)

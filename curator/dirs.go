@@ -3,7 +3,9 @@ package curator
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 
+	"github.com/skillsync/skillsync/agent"
 	"github.com/skillsync/skillsync/internal/realdir"
 )
 
@@ -17,10 +19,23 @@ var ErrSymlink = realdir.ErrSymlink
 // else.
 var ErrNotDir = realdir.ErrNotDir
 
+// LayerLinkError is a layer folder that is a symbolic link: see
+// agent.LayerLinkError, whose journal the hooks keep there too.
+type LayerLinkError = agent.LayerLinkError
+
+// LayerLink says whether the layer folder dir is a symbolic link, and
+// the fix (agent.LayerLink).
+func LayerLink(dir string) error { return agent.LayerLink(dir) }
+
 // realDir makes sure dir is a directory and not a symbolic link, creating
-// it when missing, with a parent that is no link either; see
-// realdir.Ensure.
-func realDir(dir string) error { return realdir.Ensure(dir) }
+// it when missing, with a parent (the layer folder) that is no link
+// either; see realdir.Ensure.
+func realDir(dir string) error {
+	if err := LayerLink(filepath.Dir(dir)); err != nil {
+		return err
+	}
+	return realdir.Ensure(dir)
+}
 
 // checkRealDir says whether an existing dir is a directory, not a link.
 func checkRealDir(dir string) error { return realdir.Check(dir) }
@@ -29,6 +44,9 @@ func checkRealDir(dir string) error { return realdir.Check(dir) }
 // creating it when missing. Its parents, the workspace's, are the user's
 // to lay out and are not checked.
 func ownDir(dir string) error {
+	if err := LayerLink(dir); err != nil {
+		return err
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", dir, err)
 	}

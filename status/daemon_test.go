@@ -1,6 +1,8 @@
 package status_test
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -42,5 +44,28 @@ func TestBuildShowsTheDaemonsFailedJobs(t *testing.T) {
  "last_curate_error": "curation waits for the agents' records, whose import failed: the journal is gone"}`)
 	if attention := strings.Join(build(t, in).Attention, "\n"); strings.Count(attention, "the journal is gone") != 1 {
 		t.Errorf("the import's failure is not said once:\n%s", attention)
+	}
+}
+
+// TestBuildNamesALinkedLayer: a workspace whose skills/ is a symbolic
+// link syncs, but every write refuses the link (use, the agents' hooks,
+// import, curation): status names the folder and the fix. Before, it
+// said nothing while each of those failed.
+func TestBuildNamesALinkedLayer(t *testing.T) {
+	t.Parallel()
+	in := syncsInput(t)
+	real := filepath.Join(t.TempDir(), "skills")
+	if err := os.Rename(filepath.Join(in.Root, "skills"), real); err != nil {
+		t.Fatal(err)
+	}
+	layer := filepath.Join(in.Root, "skills")
+	if err := os.Symlink(real, layer); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	attention := strings.Join(build(t, in).Attention, "\n")
+	for _, want := range []string{"the layer folder " + layer + " is a symbolic link to " + real, "make " + layer + " a real folder", "set workspace: " + filepath.Dir(real)} {
+		if !strings.Contains(attention, want) {
+			t.Errorf("attention lacks %q:\n%s", want, attention)
+		}
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/skillsync/skillsync/daemon"
 	"github.com/skillsync/skillsync/materialize"
 	"github.com/skillsync/skillsync/syncrun"
+	"github.com/skillsync/skillsync/workspace"
 )
 
 // Workspace is a workspace's state on one screen.
@@ -224,6 +225,11 @@ func Build(ctx context.Context, in Input) (*Workspace, error) {
 		if !slices.Contains(in.Targets, path) {
 			st.Attention = append(st.Attention, refusals[path].Error())
 		}
+	}
+	// The workspace layer through a link: the sync reads it, and every
+	// write refuses it (use, the agents' hooks, import, curation).
+	if err := curator.LayerLink(filepath.Join(in.Root, workspace.SkillsName)); err != nil {
+		st.Attention = append(st.Attention, err.Error())
 	}
 	if u, err := in.Usage(); err == nil {
 		st.usage(u, now)
