@@ -415,7 +415,7 @@ func settle(state *State, rec Recorder, agent string) error {
 // calls are counted, and reading every record from its start would count
 // them all again. The caller decides from when with since, as for an
 // imported file that does not parse.
-func lostState(state *State, rec Recorder, agent, path string, since time.Time) error {
+func lostState(state *State, rec lastImports, agent, path string, since time.Time) error {
 	if _, ok := state.Agents[agent]; ok || !since.IsZero() {
 		return nil
 	}
@@ -456,7 +456,7 @@ func importSeq(id string) uint64 {
 // (brought back alone) lost what it counted since, and nothing is counted
 // twice: the import goes on. With since it goes on, and realign says to
 // name the import in the usage file even if it counts no use.
-func olderState(state *State, rec Recorder, agent, path string, since time.Time) (realign bool, err error) {
+func olderState(state *State, rec lastImports, agent, path string, since time.Time) (realign bool, err error) {
 	last := state.Last[agent]
 	if last == "" {
 		return false, nil // an older skillsync's state, or none counted: not judged
@@ -483,7 +483,7 @@ func olderState(state *State, rec Recorder, agent, path string, since time.Time)
 // records were read from --since only, the calls before it lost; let to
 // realign the journal with since, one hid its loss from the import of the
 // agent it lost calls of, which then counted them again.
-func lostJournal(path string, rec Recorder, agent string, since time.Time) (lost bool, err error) {
+func lostJournal(path string, rec lastImports, agent string, since time.Time) (lost bool, err error) {
 	if _, err := os.Lstat(path); !errors.Is(err, fs.ErrNotExist) {
 		return false, nil
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/skillsync/skillsync/curator"
 	"github.com/skillsync/skillsync/internal/skilltest"
 )
 
@@ -67,5 +68,45 @@ func TestBuildNamesALinkedLayer(t *testing.T) {
 		if !strings.Contains(attention, want) {
 			t.Errorf("attention lacks %q:\n%s", want, attention)
 		}
+	}
+}
+
+// TestBuildWithoutADaemonSaysAnImportStops: with no daemon to say how
+// its imports fare, status reads what stops an import before it reads
+// anything (the same checks): the hooks' journal removed while the usage
+// file names a call a hook recorded, and the import state's marks lost
+// while it names an import. A cron job's import and curate fail on each,
+// and status said nothing of it.
+func TestBuildWithoutADaemonSaysAnImportStops(t *testing.T) {
+	t.Parallel()
+	in := syncsInput(t)
+	skills := filepath.Join(in.Root, "skills")
+	imports := map[string]string{"codex": "3-abc", "hook": "claude toolu_1"}
+	in.Usage = func() (*curator.Usage, error) { return &curator.Usage{Imports: imports}, nil }
+	attention := strings.Join(build(t, in).Attention, "\n")
+	for _, want := range []string{
+		"the usage import stops, and skillsync curate with it, which imports first: import usage from codex: the usage file holds an import of its records, but " + filepath.Join(skills, ".imported.json"),
+		"import usage from claude: the usage file names a call a hook recorded, but " + filepath.Join(skills, ".hooked.jsonl"),
+	} {
+		if !strings.Contains(attention, want) {
+			t.Errorf("attention lacks %q:\n%s", want, attention)
+		}
+	}
+	// With the journal and the marks there, nothing stops.
+	skilltest.WriteFile(t, filepath.Join(skills, ".hooked.jsonl"), "")
+	skilltest.WriteFile(t, filepath.Join(skills, ".imported.json"), `{"version": 1, "agents": {"codex": {}}, "last": {"codex": "3-abc"}}`)
+	if attention := strings.Join(build(t, in).Attention, "\n"); strings.Contains(attention, "import") {
+		t.Errorf("attention with the journal and the marks there:\n%s", attention)
+	}
+	// Marks older than the import the usage file names: brought back alone.
+	skilltest.WriteFile(t, filepath.Join(skills, ".imported.json"), `{"version": 1, "agents": {"codex": {}}, "last": {"codex": "2-old"}}`)
+	if attention := strings.Join(build(t, in).Attention, "\n"); !strings.Contains(attention, "import usage from codex: the usage file holds an import of its records (3-abc) later than the last") {
+		t.Errorf("attention with marks older than the usage file:\n%s", attention)
+	}
+	// A running daemon says how its own imports fare.
+	skilltest.WriteFile(t, filepath.Join(skills, ".imported.json"), `{"version": 1}`)
+	holdDaemon(t, in)
+	if attention := strings.Join(build(t, in).Attention, "\n"); strings.Contains(attention, "the usage import stops") {
+		t.Errorf("attention with a daemon holding the workspace:\n%s", attention)
 	}
 }

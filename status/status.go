@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/skillsync/skillsync/agent"
 	"github.com/skillsync/skillsync/curator"
 	"github.com/skillsync/skillsync/daemon"
 	"github.com/skillsync/skillsync/materialize"
@@ -233,6 +234,15 @@ func Build(ctx context.Context, in Input) (*Workspace, error) {
 	}
 	if u, err := in.Usage(); err == nil {
 		st.usage(u, now)
+		if !held {
+			// A running daemon says how its imports fare; without one, a
+			// cron job's import and curation fail unseen: what stops them
+			// before they read anything is read here.
+			skills := filepath.Join(in.Root, workspace.SkillsName)
+			for _, err := range agent.Stopped(filepath.Join(skills, workspace.ImportedName), filepath.Join(skills, workspace.HookedName), u.Imports) {
+				st.Attention = append(st.Attention, "the usage import stops, and skillsync curate with it, which imports first: "+err.Error())
+			}
+		}
 	} else {
 		// The counts below would say no skill was used.
 		st.Attention = append(st.Attention, "the usage record cannot be read: "+err.Error())
