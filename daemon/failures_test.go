@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -156,4 +157,37 @@ func waitUntil(t *testing.T, what string, ok func() bool) {
 			t.Fatal(what)
 		}
 	}
+}
+
+// TestReloadRefusedForAJobsScheduleIsRecorded: a reload whose engine
+// brings a job of its own with a schedule that does not parse (a fleet
+// push's) is a failed reload as any other: reload_error says so. Before,
+// it was refused only when scheduled, after the reload was taken for one
+// that loaded.
+func TestReloadRefusedForAJobsScheduleIsRecorded(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	stateFile := filepath.Join(dir, ".daemon.json")
+	synced := make(chan int, 16)
+	reload := make(chan struct{}, 1)
+	var spec atomic.Value
+	spec.Store("@every 1h")
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- Serve(ctx, Config{Reload: reload,
+			Open: func(context.Context) (Engine, error) {
+				return &stateEngine{genEngine{gen: 1, synced: synced}, stateFile}, nil
+			},
+			Jobs: func(Engine) ([]Job, error) {
+				return []Job{NewJob(JobFleetPush, spec.Load().(string), func(context.Context) error { return nil })}, nil
+			}})
+	}()
+	defer stopServing(t, cancel, done, synced)
+	nextSync(t, synced, "no first sync")
+	spec.Store("not a schedule")
+	reload <- struct{}{}
+	waitUntil(t, "a reload refused for a job's schedule is not in the state", func() bool {
+		return strings.Contains(stateIn(t, stateFile).ReloadError, `"not a schedule"`)
+	})
 }

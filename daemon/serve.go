@@ -180,6 +180,13 @@ func jobSetup(eng Engine, cfg Config, log *slog.Logger, m *monitor, w *configWat
 		more = append(more, list...)
 	}
 	for _, j := range more {
+		// Checked here, as the standard ones are: a reload refused later,
+		// when the jobs are scheduled, would not be recorded as one.
+		if j.Schedule() != "" {
+			if err := ParseSchedule(j.Name(), j.Schedule()); err != nil {
+				return nil, err
+			}
+		}
 		if j.Name() == JobFleetPush {
 			push := j
 			j = NewJob(push.Name(), push.Schedule(), func(ctx context.Context) error {
