@@ -244,6 +244,12 @@ func (a *app) runAdd(ctx context.Context, opts *addOptions) error {
 	}
 	var report *skillsync.SyncReport
 	report, err = a.syncAfterEdit(ctx, false)
+	stopped := report == nil && err != nil
+	if stopped && a.json {
+		// Stopped before it had a report (another sync held the lock):
+		// the JSON still says so, as sync --json does.
+		report = stoppedReport(err)
+	}
 	out.Sync = syncReportOf(report, err)
 	if a.json && out.Sync != nil {
 		if werr := writeJSON(a.stdout, out); werr != nil {

@@ -120,13 +120,19 @@ func (a *app) runRemove(ctx context.Context, opts *removeOptions) error {
 	}
 	var report *skillsync.SyncReport
 	report, err = a.syncAfterEdit(ctx, left == 0)
+	stopped := report == nil && err != nil
+	if stopped && a.json {
+		// Stopped before it had a report (another sync held the lock):
+		// the JSON still says so, as sync --json does.
+		report = stoppedReport(err)
+	}
 	out.Sync = syncReportOf(report, err)
 	if a.json && out.Sync != nil {
 		if werr := writeJSON(a.stdout, out); werr != nil {
 			return werr
 		}
 	}
-	if err != nil && out.Sync == nil {
+	if stopped {
 		what := "source " + name + ", whose skills stay"
 		if opts.skill != "" {
 			what = "skill " + safe(opts.skill) + " of source " + name + ", which stays"

@@ -94,19 +94,12 @@ func (a *app) sync(ctx context.Context, opts skillsync.SyncOptions) error {
 	progress := a.progress()
 	eng, err := a.writeEngine(progress.option()...)
 	if err != nil {
-		return err
+		return err // bad config: no report, as docs/sync.md has it
 	}
 	report, err := eng.Sync(ctx, opts)
 	progress.clear()
-	var frozen *skillsync.FrozenError
-	if report == nil && a.json && errors.As(err, &frozen) {
-		// Refused before any source was read: the machine reading the
-		// JSON still gets a report, whose frozen says why.
-		report = syncrun.NewReport()
-		report.Frozen = frozen.Diff
-	}
 	if report == nil {
-		return err
+		return a.syncStopped(err)
 	}
 	out := syncOutcome(report, err)
 	a.printSyncReport(report, out)
@@ -116,6 +109,30 @@ func (a *app) sync(ctx context.Context, opts skillsync.SyncOptions) error {
 		a.warn("%s names no source and no target, so sync brings no skill anywhere: skillsync add owner/repo adds a source (or uncomment '- embedded: builtin' there for the skills built into skillsync), and skillsync init --agent NAME a target (skillsync agents lists them)", safe(cfg.File))
 	}
 	return out
+}
+
+// syncStopped is the error of a sync stopped before it had a report
+// (another sync holding the lock, a config the sync refuses, a usage
+// file or a cache it cannot use): with --json
+// it prints the report all the same (stoppedReport), so a script reads
+// exit_code and outcomes from every sync --json that ran.
+func (a *app) syncStopped(err error) error {
+	if a.json && err != nil {
+		_ = writeJSON(a.stdout, syncReportOf(stoppedReport(err), err))
+	}
+	return err
+}
+
+// stoppedReport is the report of a sync that err stopped before it had
+// one: empty, but for the frozen lines of a sync --frozen the lock
+// refused before any source was read.
+func stoppedReport(err error) *skillsync.SyncReport {
+	report := syncrun.NewReport()
+	var frozen *skillsync.FrozenError
+	if errors.As(err, &frozen) {
+		report.Frozen = frozen.Diff
+	}
+	return report
 }
 
 // outcomes are the several things one sync's exit stands for (a target

@@ -538,3 +538,100 @@ func TestSyncSaysWhyAWorkspaceSkillIsNotPlaced(t *testing.T) {
 		t.Errorf("ok is not placed: %v", err)
 	}
 }
+
+// TestSyncJSONReportsEveryStop: a sync --json stopped before it had a
+// report (another sync holding the lock, a usage file or a cache it
+// cannot use, a config that loads but that it refuses) still prints its
+// report, with exit_code and outcomes, as the exit table in
+// docs/sync.md has it; so do update --json, and add --json and remove
+// --json under sync.
+func TestSyncJSONReportsEveryStop(t *testing.T) {
+	t.Parallel()
+	check := func(t *testing.T, what string, r result, code int, js syncJSON) {
+		t.Helper()
+		if r.code != code || js.ExitCode == nil || *js.ExitCode != code || strings.Join(js.Outcomes, ",") != "error" || js.Sources == nil {
+			t.Errorf("%s: exit %d, report %+v; want %d and outcomes [error]\nstdout %s\nstderr %s", what, r.code, js, code, r.stdout, r.stderr)
+		}
+		if r.stderr == "" {
+			t.Errorf("%s: stderr does not say why", what)
+		}
+	}
+	hold := func(t *testing.T, dir string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Join(dir, ".skills-cache"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		held, err := flock.Acquire(context.Background(), filepath.Join(dir, ".skills-cache", ".lock"), 30*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { held.Close() })
+	}
+	t.Run("lock held", func(t *testing.T) {
+		t.Parallel()
+		dir := t.TempDir()
+		skilltest.WriteFile(t, filepath.Join(dir, "skillsync.yaml"), "repositories:\n  - embedded: builtin\n")
+		hold(t, dir)
+		for _, args := range [][]string{{"sync", "--json", "--wait", "100ms"}, {"update", "--json", "--wait", "100ms"}} {
+			r := run(t, dir, args...)
+			check(t, strings.Join(args, " "), r, 1, decode[syncJSON](t, r))
+			if !strings.Contains(r.stderr, "another sync holds the cache") {
+				t.Errorf("%v: %s", args, r.stderr)
+			}
+		}
+	})
+	t.Run("add and remove", func(t *testing.T) {
+		// Their syncs wait DefaultWait for a lock: a usage file that is a
+		// folder stops them at once.
+		t.Parallel()
+		dir := t.TempDir()
+		skilltest.Skill(t, filepath.Join(dir, "shared"), "notes", "Take notes.", nil)
+		if err := os.MkdirAll(filepath.Join(dir, "skills", ".usage.json"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		r := run(t, dir, "add", "./shared", "--json")
+		check(t, "add --json", r, 1, *decode[struct{ Sync *syncJSON }](t, r).Sync)
+		r = run(t, dir, "remove", "shared", "--json")
+		check(t, "remove --json", r, 1, *decode[struct{ Sync *syncJSON }](t, r).Sync)
+		if !strings.Contains(r.stderr, "until a sync: run skillsync sync") {
+			t.Errorf("remove --json no longer says the sync is still to run:\n%s", r.stderr)
+		}
+	})
+	for _, tc := range []struct {
+		name  string
+		setup func(t *testing.T, dir string)
+		args  []string
+		code  int
+	}{
+		{"usage file a directory", func(t *testing.T, dir string) {
+			if err := os.Remove(filepath.Join(dir, "skills", ".usage.json")); err != nil && !os.IsNotExist(err) {
+				t.Fatal(err)
+			}
+			if err := os.MkdirAll(filepath.Join(dir, "skills", ".usage.json"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}, []string{"sync", "--json"}, 1},
+		{"cache a file", func(t *testing.T, dir string) {
+			if err := os.RemoveAll(filepath.Join(dir, ".skills-cache")); err != nil {
+				t.Fatal(err)
+			}
+			skilltest.WriteFile(t, filepath.Join(dir, ".skills-cache"), "not a folder\n")
+		}, []string{"sync", "--json"}, 1},
+		{"config refused", func(t *testing.T, dir string) {
+			skilltest.WriteFile(t, filepath.Join(dir, "skillsync.yaml"), "repositories: []\n")
+		}, []string{"sync", "--json"}, 2},
+		{"update of an unknown source", func(*testing.T, string) {}, []string{"update", "nope", "--json"}, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			skilltest.WriteFile(t, filepath.Join(dir, "skillsync.yaml"), "repositories:\n  - embedded: builtin\n")
+			if r := run(t, dir, "sync"); r.code != 0 {
+				t.Fatalf("first sync: %d %s", r.code, r.stderr)
+			}
+			tc.setup(t, dir)
+			r := run(t, dir, tc.args...)
+			check(t, strings.Join(tc.args, " "), r, tc.code, decode[syncJSON](t, r))
+		})
+	}
+}
