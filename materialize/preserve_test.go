@@ -224,3 +224,71 @@ func TestEditKeepingSizeAndTimeIsKept(t *testing.T) {
 		t.Error("the edited copy of a removed skill was lost")
 	}
 }
+
+// A copy that only lacks files skillsync wrote holds nothing of the
+// user's: the files left are skillsync's own, so nothing is moved to
+// .skillsync-conflicts (where an empty folder would wait for a person,
+// warned of as "edited"). A sync that hashes the target (verify
+// --repair) writes the missing file back, a new version replaces the
+// copy, and a removal removes it; a copy that lacks a file and has
+// another changed is still kept.
+func TestCopyOnlyLackingFilesIsNotKept(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	sync := copySkillA(t, dir)
+	sync(v1)
+	gone := func(rel string) {
+		t.Helper()
+		if err := os.Remove(filepath.Join(dir, "a", filepath.FromSlash(rel))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	none := func(what string, rep TargetReport) {
+		t.Helper()
+		if len(rep.Preserved) != 0 || len(rep.Warnings) != 0 {
+			t.Errorf("%s: preserved %v, warnings %v", what, rep.Preserved, rep.Warnings)
+		}
+		if _, err := os.Lstat(filepath.Join(dir, ConflictsName)); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s: made %s", what, ConflictsName)
+		}
+	}
+
+	gone("scripts/run.sh")
+	rep, err := SyncTarget(context.Background(), Target{Dir: dir, Mode: Copy, Check: CheckHash, Skills: []TargetSkill{{Skill: mkSkill("a", v1)}}})
+	if err != nil || len(rep.Errors) > 0 {
+		t.Fatalf("repair: %+v %v", rep, err)
+	}
+	none("repair", rep)
+	if readFile(t, filepath.Join(dir, "a", "scripts/run.sh")) != v1["scripts/run.sh"] {
+		t.Error("the missing file was not written back")
+	}
+	if diffs, err := VerifyTarget(dir); err != nil || len(diffs) != 0 {
+		t.Errorf("verify after the repair: %v %v", diffs, err)
+	}
+
+	gone("ref/notes.md")
+	gone("SKILL.md")
+	v2 := map[string]string{"SKILL.md": v1["SKILL.md"], "scripts/run.sh": v1["scripts/run.sh"], "ref/notes.md": "notes v2"}
+	none("a new version", sync(v2))
+	if readFile(t, filepath.Join(dir, "a", "ref/notes.md")) != "notes v2" || readFile(t, filepath.Join(dir, "a", "SKILL.md")) != v1["SKILL.md"] {
+		t.Error("the new version was not written whole")
+	}
+
+	gone("ref/notes.md")
+	rep, err = SyncTarget(context.Background(), Target{Dir: dir, Mode: Copy})
+	if err != nil || len(rep.Errors) > 0 {
+		t.Fatalf("removal: %+v %v", rep, err)
+	}
+	none("a removal", rep)
+	if _, err := os.Lstat(filepath.Join(dir, "a")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the copy of a removed skill stayed: %v", err)
+	}
+
+	// A file gone beside a file changed: the change is the user's.
+	sync(v1)
+	gone("scripts/run.sh")
+	write(t, filepath.Join(dir, "a", "ref/notes.md"), "mine")
+	if kept := onePreserved(t, sync(v2), dir, "a"); readFile(t, filepath.Join(kept, "ref/notes.md")) != "mine" {
+		t.Error("the kept copy lost the user's edit")
+	}
+}

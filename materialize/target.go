@@ -871,7 +871,8 @@ func (w *writer) stageLink(live, target string, preserve func() (string, error),
 }
 
 // entryEdited reports whether the user changed what skillsync made at
-// live, as its record entry says: a copy's files (changed, gone, added),
+// live, as its record entry says: a copy's files (changed or added; one
+// gone is no edit, writer.edited),
 // or a link that no longer points where it did. A missing entry is not
 // edited: there is nothing to keep.
 func (w *writer) entryEdited(live string, e *TargetEntry) bool {

@@ -707,10 +707,12 @@ func hashFile(path string) (Hash, error) {
 	return hashReader(f)
 }
 
-// edited reports whether a live copy differs from what the last run
-// recorded for it: a file changed, gone or added, or the directory
-// replaced by something else. A missing copy is not edited: there is
-// nothing to keep.
+// edited reports whether a live copy holds something the user made,
+// which the last run did not record for it: a file changed or added, or
+// the directory replaced by something else. A missing copy is not
+// edited, nor is a file gone from it: a copy that only lacks files
+// skillsync wrote holds nothing of the user's to keep (moved aside, it
+// would be an empty folder that waits for a person).
 func (w *writer) edited(live string, rec *SkillRecord) bool {
 	info, err := os.Lstat(live)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -720,11 +722,19 @@ func (w *writer) edited(live string, rec *SkillRecord) bool {
 		return true
 	}
 	for path, f := range rec.Files() {
+		p := filepath.Join(live, filepath.FromSlash(path))
+		info, err := os.Lstat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return true // a file where its folder was, say
+		}
 		// Hashed, stat data not trusted: an edit that kept a file's size
 		// and time (a tool restoring times, a coarse clock) would
 		// otherwise be lost. Only a copy about to be replaced or removed
 		// is looked at.
-		info, sha := w.liveFile(filepath.Join(live, filepath.FromSlash(path)), nil)
+		info, sha := w.liveHash(p, info, nil)
 		if info == nil || sha != f.SHA256 || !w.rules.permMatches(info.Mode(), f.Perm()) {
 			return true
 		}
