@@ -505,6 +505,7 @@ func (d *discovery) readSkill(ctx context.Context, dir, name string, charge char
 	var problems []skill.Problem
 	if !ok {
 		s, problems = skill.Options{Strict: d.opts.Strict}.Load(sub, dir, name)
+		linkedOut(sub, s.File, problems)
 	}
 	l.s, l.selected = s, d.opts.Selects(s)
 	if !l.selected {
@@ -533,6 +534,34 @@ func (d *discovery) readSkill(ctx context.Context, dir, name string, charge char
 	}
 	l.s, l.problems = s, problems
 	return l
+}
+
+// linkedOut gives a SKILL.md that could not be opened because it is a
+// symbolic link leading out of the source, or round in a loop, the rule
+// skill-md-link, with the fix: such a link is the source's own content,
+// as unknowable says, so the skill is invalid as the source has it (a
+// sync keeps a cached copy of it, and a skill the cache never had is a
+// problem that leaves the source whole), not a read that failed, which
+// says nothing of the skill (skill-md-unreadable, materialize.Held). It
+// looks again only at a SKILL.md that could not be read.
+func linkedOut(sub fs.FS, file string, problems []skill.Problem) {
+	for i, p := range problems {
+		if p.Rule != "skill-md-unreadable" || file == "" {
+			continue
+		}
+		_, err := fs.Stat(sub, file)
+		var why string
+		switch {
+		case errors.Is(err, ErrOutside):
+			why = "a symbolic link that " + ErrOutside.Error()
+		case errors.Is(err, ErrLinkLoop):
+			why = "a symbolic link that leads round in a loop"
+		default:
+			continue
+		}
+		problems[i].Rule = "skill-md-link"
+		problems[i].Message = fmt.Sprintf("%s is %s, so the skill is skipped: make %s a file of the skill, or a link to one inside the source", file, why, file)
+	}
 }
 
 // listingSize is the total size of a skill's files, from their listing:
