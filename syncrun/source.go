@@ -2,6 +2,7 @@ package syncrun
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -288,6 +289,12 @@ func (r *Run) LoadUsage(store *curator.Store) (*curator.Usage, error) {
 	if curator.IsCorrupt(err) {
 		r.Report.Warnings = append(r.Report.Warnings, fmt.Sprintf("%v; no skill is left out as archived this time", err))
 		return u, nil
+	}
+	var unusable *curator.UnusableError
+	if errors.As(err, &unusable) {
+		// Said as the sync's own stop: it says which skills are archived,
+		// and a sync that went on without it would put them back.
+		return nil, fmt.Errorf("%w; the sync stopped before it changed anything, since the usage file says which skills are archived", err)
 	}
 	return u, err
 }

@@ -602,6 +602,7 @@ func TestSyncJSONReportsEveryStop(t *testing.T) {
 		setup func(t *testing.T, dir string)
 		args  []string
 		code  int
+		said  string // on stderr
 	}{
 		{"usage file a directory", func(t *testing.T, dir string) {
 			if err := os.Remove(filepath.Join(dir, "skills", ".usage.json")); err != nil && !os.IsNotExist(err) {
@@ -610,17 +611,17 @@ func TestSyncJSONReportsEveryStop(t *testing.T) {
 			if err := os.MkdirAll(filepath.Join(dir, "skills", ".usage.json"), 0o755); err != nil {
 				t.Fatal(err)
 			}
-		}, []string{"sync", "--json"}, 1},
+		}, []string{"sync", "--json"}, 1, "skills/.usage.json is a directory, not a file; move it away; the sync stopped before it changed anything"},
 		{"cache a file", func(t *testing.T, dir string) {
 			if err := os.RemoveAll(filepath.Join(dir, ".skills-cache")); err != nil {
 				t.Fatal(err)
 			}
 			skilltest.WriteFile(t, filepath.Join(dir, ".skills-cache"), "not a folder\n")
-		}, []string{"sync", "--json"}, 1},
+		}, []string{"sync", "--json"}, 1, ".skills-cache"},
 		{"config refused", func(t *testing.T, dir string) {
 			skilltest.WriteFile(t, filepath.Join(dir, "skillsync.yaml"), "repositories: []\n")
-		}, []string{"sync", "--json"}, 2},
-		{"update of an unknown source", func(*testing.T, string) {}, []string{"update", "nope", "--json"}, 2},
+		}, []string{"sync", "--json"}, 2, "--prune-all"},
+		{"update of an unknown source", func(*testing.T, string) {}, []string{"update", "nope", "--json"}, 2, `no source named "nope"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -632,6 +633,9 @@ func TestSyncJSONReportsEveryStop(t *testing.T) {
 			tc.setup(t, dir)
 			r := run(t, dir, tc.args...)
 			check(t, strings.Join(tc.args, " "), r, tc.code, decode[syncJSON](t, r))
+			if !strings.Contains(r.stderr, tc.said) {
+				t.Errorf("%v: stderr does not say %q:\n%s", tc.args, tc.said, r.stderr)
+			}
 		})
 	}
 }
