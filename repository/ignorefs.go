@@ -103,6 +103,10 @@ type ignores struct {
 	// looks counts the looks for a SKILL.md in folders left out, up to
 	// maxLeftOutLooks.
 	looks int
+	// skillFile is the first SKILL.md a listing left out, and its rule
+	// (LeftOutBy); "" when none was.
+	skillFile     string
+	skillFileRule leftRule
 }
 
 // leftDir is what the listings of one folder left out.
@@ -883,6 +887,9 @@ func (w *IgnoreFS) keep(rel string, entries []fs.DirEntry, complete bool) ([]fs.
 			kept = append(kept, e)
 			continue
 		}
+		if !isDir && w.st.skillFile == "" && isSkillFile(e) {
+			w.st.skillFile, w.st.skillFileRule = path.Join(rel, e.Name()), leftRule{text: r.text, file: r.file, line: r.line}
+		}
 		if isDir && !skipsDir(e.Name()) {
 			// The filter is in place: what was before i and kept is in
 			// kept, what is after it is as listed.
@@ -1048,6 +1055,40 @@ func LeftOutRevision(rev Revision, view fs.FS) Revision {
 		fmt.Fprintf(h, "%d:%s\n", len(l), l)
 	}
 	return Revision(hex.EncodeToString(h.Sum(nil)))
+}
+
+// LeftOutBy says what the listings of view so far left out by a
+// .gitignore rule, for a source that yields no skills: the first folder,
+// in path order, that is not inside a skill, or else a SKILL.md, with the
+// rule and where it is written ("the folder pdf, by the rule \"*\"
+// (/src/.gitignore:1)"); "" when they left out neither, or view is not
+// an IgnoreFS. It looks at no file: the listings made it.
+func LeftOutBy(view fs.FS) string {
+	ig, ok := view.(*IgnoreFS)
+	if !ok {
+		return ""
+	}
+	ig.st.mu.Lock()
+	defer ig.st.mu.Unlock()
+	first, at := leftRule{}, ""
+	for rel, ld := range ig.st.left {
+		if ld.skill {
+			continue
+		}
+		for name, r := range ld.names {
+			if p := path.Join(rel, name); at == "" || p < at {
+				first, at = r, p
+			}
+		}
+	}
+	what := "the folder " + at
+	if at == "" {
+		if ig.st.skillFile == "" {
+			return ""
+		}
+		first, what = ig.st.skillFileRule, "the file "+ig.st.skillFile
+	}
+	return fmt.Sprintf("%s, by the rule %q (%s:%d)", what, first.text, first.file, first.line)
 }
 
 // ConcurrentReads marks an IgnoreFS as safe to read from several

@@ -68,6 +68,10 @@ type SourceReport struct {
 	// Archived counts the skills the source has that the cache leaves out
 	// as archived.
 	Archived int `json:"-"`
+	// LeftOut is what a .gitignore rule left out of the source's listing
+	// (a folder, a SKILL.md, with the rule), "" for nothing: when the
+	// source yields no skills, that is why (CheckYield).
+	LeftOut string `json:"-"`
 }
 
 // SkillChanges lists skills by what happened to them, as source/name.
@@ -248,6 +252,9 @@ func (r *Report) CheckYield(rep SourceReport, limit int64) {
 			Message: fmt.Sprintf("source %s yields no skills: all %d of them are skipped, since they add up to more than max_source_size %d bytes; raise max_source_size or pick fewer with skills:", name, rep.OverSize, limit)})
 	case slices.ContainsFunc(r.Problems, func(p ProblemReport) bool { return p.Source == name && p.Rule == "skill-not-found" }):
 		// Its skills: matched none of the skills it has, and says so.
+	case rep.Skipped == 0 && rep.LeftOut != "":
+		r.Problems = append(r.Problems, ProblemReport{Source: name, Level: skill.Warning, Rule: "source-empty",
+			Message: fmt.Sprintf("source %s yields no skills: its .gitignore rules leave out what discovery would read, as %s; change that rule (or those beside it) to have the skills synced", name, rep.LeftOut)})
 	case rep.Skipped == 0:
 		r.Problems = append(r.Problems, ProblemReport{Source: name, Level: skill.Warning, Rule: "source-empty",
 			Message: fmt.Sprintf("source %s yields no skills: no valid SKILL.md where discovery looks; set path: to the folder that holds them", name)})

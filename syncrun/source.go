@@ -44,6 +44,9 @@ type Run struct {
 // selection (repository.Options.Selects), nil for every skill.
 func (r *Run) Materialize(ctx context.Context, repo repository.Repository, src materialize.Source, rep SourceReport, selects func(skill.Skill) bool) SourceReport {
 	name := src.Name
+	if l, ok := repo.(interface{ LeftOut() string }); ok {
+		rep.LeftOut = l.LeftOut() // what its Sync's listings left out
+	}
 	rec := r.Cache.Manifest().Sources[name]
 	archived := r.Usage.ArchivedIn(layering.Marketplace, name)
 	src.Excluded = rec.ExcludedOf(archived)

@@ -23,6 +23,9 @@ type Local struct {
 	// required makes a missing directory an error: the source then keeps
 	// what the last sync brought instead of losing every skill.
 	required bool
+	// leftOut is what the listings of the last Sync left out by a
+	// .gitignore rule (repository.LeftOutBy), for LeftOut.
+	leftOut string
 }
 
 // NewLocal returns a Local source named source over dir, empty when dir
@@ -63,8 +66,16 @@ func (l *Local) Sync(ctx context.Context) (repository.Revision, error) {
 	}
 	// A skill folder a rule leaves out appearing changes the revision, so
 	// the sync reads the source and warns of it (Skills).
+	l.leftOut = repository.LeftOutBy(fsys)
 	return repository.LeftOutRevision(rev, fsys), nil
 }
+
+// LeftOut says what the listings of the last Sync left out by a
+// .gitignore rule ("the folder pdf, by the rule ..."), "" for nothing:
+// a sync that finds the source yields no skills says so, rather than
+// suggest a path: (syncrun.Report.CheckYield). Sync's listings made it,
+// so a sync with nothing new pays nothing for it.
+func (l *Local) LeftOut() string { return l.leftOut }
 
 // Skills discovers the skills in the directory.
 func (l *Local) Skills(ctx context.Context) ([]skill.Skill, []skill.Problem, error) {
