@@ -209,6 +209,11 @@ func openCache(ctx context.Context, root string, wait time.Duration, check Check
 	// A cache that is a link would have skillsync write and delete
 	// wherever it points.
 	if err := atomicfile.MkdirNoFollow(root, 0o755); err != nil {
+		if info, serr := os.Lstat(root); serr == nil && !info.IsDir() {
+			// A file or a link where the cache goes: the cache holds
+			// nothing another sync cannot make again.
+			return nil, fmt.Errorf("cache: %w: move it away, and the next sync makes the cache folder there", err)
+		}
 		return nil, fmt.Errorf("cache: %w", err)
 	}
 	lock, err := flock.Acquire(ctx, filepath.Join(root, lockName), wait)

@@ -617,7 +617,7 @@ func TestSyncJSONReportsEveryStop(t *testing.T) {
 				t.Fatal(err)
 			}
 			skilltest.WriteFile(t, filepath.Join(dir, ".skills-cache"), "not a folder\n")
-		}, []string{"sync", "--json"}, 1, ".skills-cache"},
+		}, []string{"sync", "--json"}, 1, ".skills-cache is not a directory: move it away, and the next sync makes the cache folder there"},
 		{"config refused", func(t *testing.T, dir string) {
 			skilltest.WriteFile(t, filepath.Join(dir, "skillsync.yaml"), "repositories: []\n")
 		}, []string{"sync", "--json"}, 2, "--prune-all"},
