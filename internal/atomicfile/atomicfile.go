@@ -95,17 +95,8 @@ func WriteFileOnly(name string, data []byte, perm os.FileMode) (err error) {
 			os.Remove(f.Name())
 		}
 	}()
-	if _, err = f.Write(data); err != nil {
-		return fmt.Errorf("write %s: %w", name, err)
-	}
-	if err = f.Chmod(perm); err != nil {
-		return fmt.Errorf("write %s: %w", name, err)
-	}
-	if err = f.Sync(); err != nil {
-		return fmt.Errorf("write %s: fsync: %w", name, err)
-	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", name, err)
+	if err = fill(f, name, data, perm); err != nil {
+		return err
 	}
 	// rename replaces whatever is at name, a link included, and never
 	// writes through it.
@@ -299,3 +290,23 @@ func OpenNoFollow(path string, flag int, perm os.FileMode) (*os.File, error) {
 // SyncDir fsyncs a directory, making the renames in it durable, where the
 // system can (platform.SyncDir: Windows cannot).
 func SyncDir(dir string) error { return platform.SyncDir(dir) }
+
+// fill writes data to f, the temporary file of name, gives it perm,
+// flushes it to the disk and closes it: what a rename may then put in
+// place whole. f is left open on an error, for the caller to close and
+// remove.
+func fill(f *os.File, name string, data []byte, perm fs.FileMode) error {
+	if _, err := f.Write(data); err != nil {
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	if err := f.Chmod(perm); err != nil {
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("write %s: fsync: %w", name, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	return nil
+}

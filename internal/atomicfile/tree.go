@@ -75,17 +75,8 @@ func writeFileIn(t *platform.Tree, rel string, data []byte, perm os.FileMode) (e
 			_ = t.Remove(tmp)
 		}
 	}()
-	if _, err = f.Write(data); err != nil {
-		return fmt.Errorf("write %s: %w", name, err)
-	}
-	if err = f.Chmod(perm); err != nil {
-		return fmt.Errorf("write %s: %w", name, err)
-	}
-	if err = f.Sync(); err != nil {
-		return fmt.Errorf("write %s: fsync: %w", name, err)
-	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", name, err)
+	if err = fill(f, name, data, perm); err != nil {
+		return err
 	}
 	if err = t.Rename(tmp, rel); err != nil {
 		return fmt.Errorf("write %s: %w", name, err)
