@@ -117,7 +117,11 @@ func tuneMemory(root *cobra.Command, args []string) *memory {
 		// environment sets GOMAXPROCS.
 		if startheap.Ranged() {
 			m.huge = true
-			go m.freeHeldRange()
+			// Known free in nearly every run: the range's cleanup has
+			// run. Else the heap goal tells, at a cost.
+			if !startheap.Freed() {
+				go m.freeHeldRange()
+			}
 		} else if room := startheap.Room(hugeRange); room > 0 {
 			hugeHeap(room)
 			m.huge = true
@@ -137,7 +141,9 @@ func tuneMemory(root *cobra.Command, args []string) *memory {
 // ReadMemStats stops the world for some microseconds, on another core,
 // where runtime/metrics would cost every process its initialiser (about
 // half a millisecond) and its first read (0.2 ms). HeapAlloc would not
-// do: it counts the range until it is swept.
+// do: it counts the range until it is swept. Only a run where
+// startheap.Freed cannot say yet asks: the flush of every P's spans
+// ReadMemStats does cost a no-op some 90 page faults.
 func (m *memory) freeHeldRange() {
 	var stats runtime.MemStats
 	runtime.ReadMemStats(&stats)

@@ -34,6 +34,10 @@ var first = heapAddress()
 // command (takeRange), 0 when it took none.
 var ranged uintptr
 
+// rangeFreed is closed once the collection has freed the range's
+// allocation (by a cleanup the runtime runs after it sweeps the span).
+var rangeFreed chan struct{}
+
 func init() {
 	if !wanted() {
 		return
@@ -62,6 +66,21 @@ func rangeWanted() bool {
 // command: the heap then grows into Range bytes advised for huge pages.
 func Ranged() bool { return ranged != 0 }
 
+// Freed reports whether the range the initialiser took is known to be
+// free: its allocation's cleanup ran. False for no range, and while the
+// runtime has not yet swept the range's span or run the cleanup.
+func Freed() bool {
+	if rangeFreed == nil {
+		return false
+	}
+	select {
+	case <-rangeFreed:
+		return true
+	default:
+		return false
+	}
+}
+
 // takeRange grows the heap by size bytes that nothing touches, advises
 // huge pages on them and leaves them to the collector, so that the
 // initialisers after this one and the command fill them 2 MiB at a
@@ -85,7 +104,8 @@ func takeRange(size int) uintptr {
 		return 0
 	}
 	runtime.GOMAXPROCS(1)
-	start := allocate(size)
+	rangeFreed = make(chan struct{})
+	start := allocate(size, rangeFreed)
 	syscall.Syscall(syscall.SYS_MADVISE, start, uintptr(size), madvHugepage)
 	// The runtime's default, which it then keeps up to date again (a
 	// call to GOMAXPROCS alone would stop that); the environment sets
@@ -96,11 +116,13 @@ func takeRange(size int) uintptr {
 }
 
 // allocate returns the address of a new heap object of size bytes,
-// which nothing keeps.
+// which nothing keeps; freed is closed once it is collected.
 //
 //go:noinline
-func allocate(size int) uintptr {
-	return uintptr(unsafe.Pointer(unsafe.SliceData(make([]byte, size))))
+func allocate(size int, freed chan struct{}) uintptr {
+	b := unsafe.SliceData(make([]byte, size))
+	runtime.AddCleanup(b, func(c chan struct{}) { close(c) }, freed)
+	return uintptr(unsafe.Pointer(b))
 }
 
 // Room returns how much of want a program should map ahead, untouched,

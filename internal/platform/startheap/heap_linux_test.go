@@ -12,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 	"unsafe"
 )
 
@@ -279,7 +280,12 @@ func TestRangeChild(t *testing.T) {
 	}
 	// An object too big for the heap's first 4 MiB lands in the range
 	// (or starts in what is free just below it), which holds the advice:
-	// the collection freed it.
+	// the collection freed it, and its cleanup says so.
+	select {
+	case <-rangeFreed:
+	case <-time.After(time.Minute):
+		t.Errorf("the range's cleanup did not run: Freed() stays false")
+	}
 	const size = 8 << 20
 	big := make([]byte, size)
 	at := uintptr(unsafe.Pointer(&big[0]))
@@ -289,6 +295,25 @@ func TestRangeChild(t *testing.T) {
 	m, ok := mappingOf(t, at+size-1)
 	if !ok || !strings.Contains(" "+m.flags+" ", " hg ") {
 		t.Errorf("the mapping %s that holds the object has flags %q, without hg", m.span, m.flags)
+	}
+}
+
+// Freed says free only once the range's channel is closed, and never
+// for no range. Not parallel: it sets the package's record of the range.
+func TestFreed(t *testing.T) {
+	old := rangeFreed
+	t.Cleanup(func() { rangeFreed = old })
+	rangeFreed = nil
+	if Freed() {
+		t.Errorf("Freed() = true with no range taken")
+	}
+	rangeFreed = make(chan struct{})
+	if Freed() {
+		t.Errorf("Freed() = true before the range's cleanup ran")
+	}
+	close(rangeFreed)
+	if !Freed() {
+		t.Errorf("Freed() = false after the range's cleanup ran")
 	}
 }
 

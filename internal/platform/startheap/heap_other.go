@@ -11,5 +11,8 @@ func Collapse(uintptr) {}
 // Ranged: no range is taken here.
 func Ranged() bool { return false }
 
+// Freed: no range here.
+func Freed() bool { return false }
+
 // Room: none here.
 func Room(int) int { return 0 }
