@@ -120,7 +120,7 @@ func tuneMemory(root *cobra.Command, args []string) *memory {
 			// Known free in nearly every run: the range's cleanup has
 			// run. Else the heap goal tells, at a cost.
 			if !startheap.Freed() {
-				go m.freeHeldRange()
+				go m.freeHeldRange(startheap.RangeSize())
 			}
 		} else if room := startheap.Room(hugeRange); room > 0 {
 			hugeHeap(room)
@@ -131,23 +131,24 @@ func tuneMemory(root *cobra.Command, args []string) *memory {
 	return m
 }
 
-// freeHeldRange collects the range startheap's initialiser took, in a
-// run where the collection the allocation started found it still held:
-// the initialiser's goroutine preempted inside the allocation, which a
-// stall of the machine at that moment could cause. The heap would count
-// the range live, and with the collector deferred grow to seven times it
-// before the next collection. It tells from the heap goal the last
-// collection set, which is at least what that collection found live:
+// freeHeldRange collects the range of size bytes startheap's initialiser
+// took, in a run where the collection the allocation started found it
+// still held: the initialiser's goroutine preempted inside the
+// allocation, which a stall of the machine at that moment could cause.
+// The heap would count the range live, and with the collector deferred
+// grow to seven times it before the next collection. It tells from the
+// heap goal the last collection set, which is at least what that
+// collection found live (twice that at the standard percent):
 // ReadMemStats stops the world for some microseconds, on another core,
 // where runtime/metrics would cost every process its initialiser (about
 // half a millisecond) and its first read (0.2 ms). HeapAlloc would not
 // do: it counts the range until it is swept. Only a run where
 // startheap.Freed cannot say yet asks: the flush of every P's spans
 // ReadMemStats does cost a no-op some 90 page faults.
-func (m *memory) freeHeldRange() {
+func (m *memory) freeHeldRange(size int) {
 	var stats runtime.MemStats
 	runtime.ReadMemStats(&stats)
-	if stats.NextGC < hugeRange/2 {
+	if stats.NextGC < uint64(size) {
 		return
 	}
 	m.replaceDeferral()

@@ -149,7 +149,7 @@ func TestFreeHeldRange(t *testing.T) {
 	if live, _ := liveHeap(); live < hugeRange {
 		t.Fatalf("the collection found %d bytes live, not the range held", live)
 	}
-	m.freeHeldRange()
+	m.freeHeldRange(hugeRange)
 	if live, _ := liveHeap(); live >= hugeRange/2 {
 		t.Errorf("%d bytes live after freeHeldRange: the range is still held", live)
 	}
@@ -158,7 +158,7 @@ func TestFreeHeldRange(t *testing.T) {
 	}
 
 	_, cycles := liveHeap()
-	m.freeHeldRange()
+	m.freeHeldRange(hugeRange)
 	if _, after := liveHeap(); after != cycles {
 		t.Errorf("%d collections with nothing held", after-cycles)
 	}

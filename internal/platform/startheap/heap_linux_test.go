@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -214,7 +215,10 @@ func TestRoomOnThisMachine(t *testing.T) {
 
 // rangeChildEnv tells the test binary it runs TestRangeChild for
 // TestRangeAtInit, and whether the initialiser must have taken the range.
-const rangeChildEnv = "STARTHEAP_RANGE_CHILD"
+const (
+	rangeChildEnv = "STARTHEAP_RANGE_CHILD"
+	rangeSizeEnv  = "STARTHEAP_RANGE_SIZE"
+)
 
 // A sync's process takes the range in its initialiser, frees it for the
 // heap to grow into, and has the runtime's own Ps back after. Another
@@ -232,23 +236,34 @@ func TestRangeAtInit(t *testing.T) {
 	type child struct {
 		name, command, env string
 		ranged             bool
+		lock               int // bytes of the skillsync.lock in the child's folder, 0 for none
 	}
 	// Several plain syncs: with two Ps held through the allocation, the
 	// range stayed held in about a quarter of runs.
 	var children []child
 	for i := range 6 {
-		children = append(children, child{"sync " + strconv.Itoa(i), "sync", "", true})
+		children = append(children, child{"sync " + strconv.Itoa(i), "sync", "", true, 0})
 	}
+	// A workspace with a lock: the range fits it, not Range.
+	children = append(children, child{"sync, 182 KiB lock", "sync", "", true, 182 << 10})
 	for _, tc := range append(children, []child{
-		{"sync, GOMAXPROCS=1", "sync", "GOMAXPROCS=1", false},
-		{"sync, GOMAXPROCS=abc", "sync", "GOMAXPROCS=abc", false},
-		{"sync, gcstoptheworld", "sync", "GODEBUG=gcstoptheworld=1", false},
-		{"list", "list", "", false},
+		{"sync, GOMAXPROCS=1", "sync", "GOMAXPROCS=1", false, 0},
+		{"sync, GOMAXPROCS=abc", "sync", "GOMAXPROCS=abc", false, 0},
+		{"sync, gcstoptheworld", "sync", "GODEBUG=gcstoptheworld=1", false, 0},
+		{"list", "list", "", false, 0},
 	}...) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			cmd := exec.Command(exe, "-test.run=^TestRangeChild$", "-test.v", tc.command)
-			cmd.Env = append(os.Environ(), rangeChildEnv+"="+strconv.FormatBool(tc.ranged))
+			cmd.Dir = t.TempDir()
+			want := Range
+			if tc.lock > 0 {
+				if err := os.WriteFile(filepath.Join(cmd.Dir, lockName), make([]byte, tc.lock), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				want = rangeFor([]string{tc.command}, int64(tc.lock))
+			}
+			cmd.Env = append(os.Environ(), rangeChildEnv+"="+strconv.FormatBool(tc.ranged), rangeSizeEnv+"="+strconv.Itoa(Room(want)))
 			if tc.env != "" {
 				cmd.Env = append(cmd.Env, tc.env)
 			}
@@ -272,6 +287,9 @@ func TestRangeChild(t *testing.T) {
 	if !Ranged() {
 		return
 	}
+	if want := os.Getenv(rangeSizeEnv); strconv.Itoa(RangeSize()) != want {
+		t.Errorf("RangeSize() = %d, want %s", RangeSize(), want)
+	}
 	// The runtime's own Ps: what it gives when asked for its default.
 	got := runtime.GOMAXPROCS(0)
 	runtime.SetDefaultGOMAXPROCS()
@@ -289,12 +307,47 @@ func TestRangeChild(t *testing.T) {
 	const size = 8 << 20
 	big := make([]byte, size)
 	at := uintptr(unsafe.Pointer(&big[0]))
-	if at+size <= ranged || at >= ranged+Range {
-		t.Errorf("an 8 MiB object at %#x, outside the range %#x-%#x: the range is still held", at, ranged, ranged+Range)
+	if at+size <= ranged || at >= ranged+uintptr(rangeSize) {
+		t.Errorf("an 8 MiB object at %#x, outside the range %#x-%#x: the range is still held", at, ranged, ranged+uintptr(rangeSize))
 	}
 	m, ok := mappingOf(t, at+size-1)
 	if !ok || !strings.Contains(" "+m.flags+" ", " hg ") {
 		t.Errorf("the mapping %s that holds the object has flags %q, without hg", m.span, m.flags)
+	}
+}
+
+// The range fits a sync's or an update's workspace by its lock file in
+// the current folder, and is Range wherever the initialiser cannot tell
+// the workspace or the command reads more than its lock says.
+func TestRangeFor(t *testing.T) {
+	t.Parallel()
+	const mib = 1 << 20
+	for _, tc := range []struct {
+		args []string
+		lock int64
+		want int
+	}{
+		{[]string{"sync"}, -1, Range},
+		{[]string{"sync"}, 0, 64 * mib},
+		{[]string{"sync", "--quiet"}, 182 << 10, 64 * mib},
+		{[]string{"-q", "update"}, 300 << 10, 80 * mib}, // 32 MiB + 46.9 MiB, to 2 MiB
+		{[]string{"sync"}, 1 << 20, 192 * mib},
+		{[]string{"sync"}, 2 << 20, Range},
+		{[]string{"sync", "--verify"}, 1 << 10, Range},
+		{[]string{"sync", "--verify=false"}, 1 << 10, Range},
+		{[]string{"--config", "team.yaml", "sync"}, 1 << 10, Range},
+		{[]string{"--config=team.yaml", "sync"}, 1 << 10, Range},
+		{[]string{"-g", "sync"}, 1 << 10, Range},
+		{[]string{"sync", "-qg"}, 1 << 10, Range},
+		{[]string{"sync", "--global"}, 1 << 10, Range},
+		{[]string{"sync", "--", "-g"}, 1 << 10, 64 * mib},
+		{[]string{"-test.run=^TestRangeChild$", "sync"}, 1 << 10, 64 * mib},
+		{[]string{"fetch"}, 1 << 10, Range},
+		{[]string{"verify"}, 1 << 10, Range},
+	} {
+		if got := rangeFor(tc.args, tc.lock); got != tc.want {
+			t.Errorf("rangeFor(%q, %d) = %d MiB, want %d MiB", tc.args, tc.lock, got/mib, tc.want/mib)
+		}
 	}
 }
 
