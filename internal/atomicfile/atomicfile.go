@@ -158,9 +158,12 @@ func writeJSONIfChanged(name string, v any, perm os.FileMode, write func(string,
 // same reports whether the regular file name holds exactly data.
 func same(name string, data []byte) bool {
 	f, err := platform.OpenFile(name, os.O_RDONLY, 0)
-	if err != nil {
-		return false
-	}
+	return err == nil && holds(f, data)
+}
+
+// holds reports whether f is a regular file whose content is data. It
+// closes f.
+func holds(f *os.File, data []byte) bool {
 	defer f.Close()
 	info, err := f.Stat()
 	if err != nil || !info.Mode().IsRegular() || info.Size() != int64(len(data)) {

@@ -1,13 +1,11 @@
 package atomicfile
 
 import (
-	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -122,14 +120,5 @@ func WriteJSONIfChangedIn(t *platform.Tree, rel string, v any, perm os.FileMode)
 // sameIn is same of rel below t.
 func sameIn(t *platform.Tree, rel string, data []byte) bool {
 	f, err := t.OpenFile(rel, os.O_RDONLY, 0)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil || !info.Mode().IsRegular() || info.Size() != int64(len(data)) {
-		return false
-	}
-	cur, err := io.ReadAll(io.LimitReader(f, int64(len(data))+1))
-	return err == nil && bytes.Equal(cur, data)
+	return err == nil && holds(f, data)
 }
