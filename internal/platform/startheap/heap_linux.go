@@ -47,7 +47,7 @@ func init() {
 	}
 	adviseHeap(first)
 	if args := commandLine(); rangeWanted() && Big(Command(args)) {
-		size := Room(rangeFor(args, syncLock()))
+		size := roomFor(rangeFor(args, syncLock()), true)
 		if ranged = takeRange(size); ranged != 0 {
 			rangeSize = size
 		}
@@ -210,14 +210,19 @@ func allocate(size int, freed chan struct{}) uintptr {
 // is capped (RLIMIT_AS, RLIMIT_DATA): an untouched range still counts
 // there, and a Go program that cannot map memory dies. Else want, up to
 // an eighth of the machine's memory.
-func Room(want int) int {
+func Room(want int) int { return roomFor(want, wanted()) }
+
+// roomFor is Room where whether the heap gets advice is known
+// (onAdvice): the initialiser has just asked, and reading the system's
+// setting again costs a file's open and read.
+func roomFor(want int, onAdvice bool) int {
 	var space, data syscall.Rlimit
 	var info syscall.Sysinfo_t
 	if syscall.Getrlimit(syscall.RLIMIT_AS, &space) != nil || syscall.Getrlimit(syscall.RLIMIT_DATA, &data) != nil || syscall.Sysinfo(&info) != nil {
 		return 0
 	}
 	capped := space.Cur != ^uint64(0) || data.Cur != ^uint64(0)
-	return room(want, wanted(), readSetting("/proc/sys/vm/overcommit_memory"), capped, uint64(info.Totalram)*uint64(info.Unit))
+	return room(want, onAdvice, readSetting("/proc/sys/vm/overcommit_memory"), capped, uint64(info.Totalram)*uint64(info.Unit))
 }
 
 // Collapse backs with huge pages (MADV_COLLAPSE) the heap filled since
