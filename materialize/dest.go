@@ -2,8 +2,6 @@ package materialize
 
 import (
 	"bytes"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -244,37 +242,20 @@ func (d dest) writeFile(p string, data []byte, perm fs.FileMode) (err error) {
 	if _, ok := d.below(p); !ok {
 		return atomicfile.WriteFileOnly(p, data, perm)
 	}
-	var f *os.File
-	for range 100 {
-		var b [8]byte
-		_, _ = rand.Read(b[:])
-		tmp := filepath.Join(filepath.Dir(p), "."+filepath.Base(p)+".tmp-"+hex.EncodeToString(b[:]))
-		f, err = d.openFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
-		if !errors.Is(err, fs.ErrExist) {
-			break
-		}
-	}
+	f, tmp, err := atomicfile.CreateTemp(d.openFile, p)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", p, err)
 	}
 	defer func() {
 		if err != nil {
 			f.Close()
-			_ = d.remove(f.Name())
+			_ = d.remove(tmp)
 		}
 	}()
-	if _, err = f.Write(data); err == nil {
-		if err = f.Chmod(perm); err == nil {
-			err = f.Sync()
-		}
+	if err = atomicfile.Fill(f, p, data, perm); err != nil {
+		return err
 	}
-	if err != nil {
-		return fmt.Errorf("write %s: %w", p, err)
-	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", p, err)
-	}
-	if err = d.rename(f.Name(), p); err != nil {
+	if err = d.rename(tmp, p); err != nil {
 		return fmt.Errorf("write %s: %w", p, err)
 	}
 	return d.syncDir(filepath.Dir(p))

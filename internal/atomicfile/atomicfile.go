@@ -85,7 +85,7 @@ func WriteFileOnly(name string, data []byte, perm os.FileMode) (err error) {
 		return fmt.Errorf("write %s: %w", name, ErrSymlink)
 	}
 	dir := filepath.Dir(name)
-	f, err := createTemp(dir, tempPrefix(name))
+	f, _, err := CreateTemp(platform.OpenFile, name)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", name, err)
 	}
@@ -95,7 +95,7 @@ func WriteFileOnly(name string, data []byte, perm os.FileMode) (err error) {
 			os.Remove(f.Name())
 		}
 	}()
-	if err = fill(f, name, data, perm); err != nil {
+	if err = Fill(f, name, data, perm); err != nil {
 		return err
 	}
 	// rename replaces whatever is at name, a link included, and never
@@ -106,19 +106,23 @@ func WriteFileOnly(name string, data []byte, perm os.FileMode) (err error) {
 	return SyncDir(dir)
 }
 
-// createTemp creates a new file in dir, exclusively and without following
-// a link of the same name.
-func createTemp(dir, prefix string) (*os.File, error) {
+// CreateTemp makes a new file beside name, by open (a caller's way of
+// opening a path: by path, or below a folder it holds), exclusively (a
+// name taken, a link included, is passed over), named as the sweeps know
+// atomicfile's temporary files: ".<name>.tmp-<random>". tmp is the name
+// open was given.
+func CreateTemp(open func(name string, flag int, perm fs.FileMode) (*os.File, error), name string) (f *os.File, tmp string, err error) {
+	prefix := filepath.Join(filepath.Dir(name), tempPrefix(name))
 	for range 100 {
 		var b [8]byte
 		_, _ = rand.Read(b[:])
-		f, err := platform.OpenFile(filepath.Join(dir, prefix+hex.EncodeToString(b[:])), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
-		if errors.Is(err, fs.ErrExist) {
-			continue
+		tmp = prefix + hex.EncodeToString(b[:])
+		f, err = open(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+		if !errors.Is(err, fs.ErrExist) {
+			return f, tmp, err
 		}
-		return f, err
 	}
-	return nil, fmt.Errorf("no free temporary name in %s", dir)
+	return nil, "", fmt.Errorf("no free temporary name in %s", filepath.Dir(name))
 }
 
 // WriteJSON writes v as indented JSON with a final newline, atomically.
@@ -294,11 +298,11 @@ func OpenNoFollow(path string, flag int, perm os.FileMode) (*os.File, error) {
 // system can (platform.SyncDir: Windows cannot).
 func SyncDir(dir string) error { return platform.SyncDir(dir) }
 
-// fill writes data to f, the temporary file of name, gives it perm,
+// Fill writes data to f, the temporary file of name, gives it perm,
 // flushes it to the disk and closes it: what a rename may then put in
 // place whole. f is left open on an error, for the caller to close and
 // remove.
-func fill(f *os.File, name string, data []byte, perm fs.FileMode) error {
+func Fill(f *os.File, name string, data []byte, perm fs.FileMode) error {
 	if _, err := f.Write(data); err != nil {
 		return fmt.Errorf("write %s: %w", name, err)
 	}

@@ -1,8 +1,6 @@
 package atomicfile
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -52,18 +50,7 @@ func writeFileIn(t *platform.Tree, rel string, data []byte, perm os.FileMode) (e
 	} else if errors.Is(err, platform.ErrLink) {
 		return fmt.Errorf("write %s: %w", name, ErrSymlink)
 	}
-	dir := filepath.Dir(rel)
-	var f *os.File
-	var tmp string
-	for range 100 {
-		var b [8]byte
-		_, _ = rand.Read(b[:])
-		tmp = filepath.Join(dir, tempPrefix(rel)+hex.EncodeToString(b[:]))
-		f, err = t.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
-		if !errors.Is(err, fs.ErrExist) {
-			break
-		}
-	}
+	f, tmp, err := CreateTemp(t.OpenFile, rel)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", name, err)
 	}
@@ -73,13 +60,13 @@ func writeFileIn(t *platform.Tree, rel string, data []byte, perm os.FileMode) (e
 			_ = t.Remove(tmp)
 		}
 	}()
-	if err = fill(f, name, data, perm); err != nil {
+	if err = Fill(f, name, data, perm); err != nil {
 		return err
 	}
 	if err = t.Rename(tmp, rel); err != nil {
 		return fmt.Errorf("write %s: %w", name, err)
 	}
-	return t.SyncDir(dir)
+	return t.SyncDir(filepath.Dir(rel))
 }
 
 // sweepIn is Sweep of the folder dir below t ("." for t itself).

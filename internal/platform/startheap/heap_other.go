@@ -16,3 +16,6 @@ func Freed() bool { return false }
 
 // Room: none here.
 func Room(int) int { return 0 }
+
+// RangeSize: no range here.
+func RangeSize() int { return 0 }
