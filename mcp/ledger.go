@@ -11,7 +11,7 @@ import (
 
 // ledger is what one connection was sent: the skills load_skill answered
 // in full, oldest first, at most max of them. A skill loaded again is not
-// sent again while it is in the ledger and unchanged.
+// sent again while it is in the ledger and unchanged, unless it is owed.
 type ledger struct {
 	mu      sync.Mutex
 	max     int
@@ -22,23 +22,44 @@ type ledgerEntry struct {
 	key    string // catalog key
 	name   string
 	digest string // of the body sent: a skill that changed is sent again
+	// owed is set when loaded_skills left the skill out to keep within
+	// its budget: the agent, whose context lost it, is told to load it,
+	// and must not be answered "already loaded".
+	owed bool
 }
 
 // load puts a skill at the most recent end of the ledger and reports
-// whether the connection already has it as it is now. The oldest entry
-// falls out when the ledger is full.
-func (l *ledger) load(key, name, digest string) (already bool) {
+// whether the connection already has it as it is now, and if so whether
+// it is owed all the same. The oldest entry falls out when the ledger is
+// full.
+func (l *ledger) load(key, name, digest string) (already, owed bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if i := slices.IndexFunc(l.entries, func(e ledgerEntry) bool { return e.key == key }); i >= 0 {
 		already = l.entries[i].digest == digest
+		owed = already && l.entries[i].owed
 		l.entries = slices.Delete(l.entries, i, i+1)
 	}
 	l.entries = append(l.entries, ledgerEntry{key: key, name: name, digest: digest})
 	if over := len(l.entries) - l.max; over > 0 {
 		l.entries = slices.Delete(l.entries, 0, over)
 	}
-	return already
+	return already, owed
+}
+
+// owe marks what loaded_skills left out of its answer as owed, and what
+// it gave back as sent.
+func (l *ledger) owe(owed, sent []string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for i, e := range l.entries {
+		switch {
+		case slices.Contains(owed, e.key):
+			l.entries[i].owed = true
+		case slices.Contains(sent, e.key):
+			l.entries[i].owed = false
+		}
+	}
 }
 
 // list returns the entries, oldest first.

@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -62,6 +63,7 @@ type Options struct {
 	// MaxChars is how many characters of one file an answer carries:
 	// where read_skill_file cuts a page of a text file and load_skill and
 	// loaded_skills a skill's instructions. DefaultMaxChars when zero.
+	// loaded_skills gives back four times as many in all (loadedChars).
 	MaxChars int
 	// MaxResourceBytes is the largest file a resource read returns;
 	// DefaultMaxResourceBytes when zero.
@@ -150,10 +152,23 @@ func New(ctx context.Context, ws Workspace, opts Options) (*Server, error) {
 	return s, nil
 }
 
+// loadedChars is how many characters of skills (names, descriptions
+// and instructions) one loaded_skills answer gives back: room for the
+// few skills a task follows, each at its limit, in a fraction of a
+// context window (96,000 characters, some 25,000 tokens, by default),
+// where the whole ledger at its limit was near a megabyte, twice over.
+func (o Options) loadedChars() int {
+	if o.MaxChars > math.MaxInt/4 {
+		return math.MaxInt
+	}
+	return 4 * o.MaxChars
+}
+
 const instructions = `This server gives you the team's Agent Skills: folders of instructions, scripts and references for specific tasks.
 Before a task a skill may cover, call search_skills (or list_skills), then load_skill to get its instructions and follow them.
 Read the files a skill refers to with read_skill_file. A skill you loaded in this session is answered "already loaded";
-after your context was compacted, loaded_skills gives you back every skill you loaded.`
+after your context was compacted, loaded_skills gives you back the skills you loaded, the most recent first;
+it names those that do not fit in its answer, and load_skill gives each of them again.`
 
 // MCP returns the underlying SDK server, to connect it to a transport of
 // the caller's choice.

@@ -375,15 +375,16 @@ func TestMCPLedger(t *testing.T) {
 	}
 
 	// 21 more skills: the ledger keeps the 20 most recent, so skill-00 is
-	// sent again in full.
+	// sent again in full. loaded_skills gives them back the most recent
+	// first.
 	for i := 1; i <= 21; i++ {
 		load(cs, fmt.Sprintf("skill-%02d", i))
 	}
 	var loaded loadedOutput
 	res := mcptest.Call(t, cs, "loaded_skills", nil, &loaded)
-	if len(loaded.Skills) != DefaultLedgerSize || loaded.Skills[0].Name != "skill-02" || loaded.Skills[19].Name != "skill-21" ||
-		loaded.Skills[19].Body != "# body 21\n" || loaded.Skills[19].Description != "Skill number 21" {
-		t.Errorf("loaded_skills = %d skills, first %+v", len(loaded.Skills), loaded.Skills[0])
+	if len(loaded.Skills) != DefaultLedgerSize || loaded.Skills[0].Name != "skill-21" || loaded.Skills[19].Name != "skill-02" ||
+		loaded.Skills[0].Body != "# body 21\n" || loaded.Skills[0].Description != "Skill number 21" || len(loaded.Omitted) != 0 {
+		t.Errorf("loaded_skills = %d skills, first %+v, omitted %v", len(loaded.Skills), loaded.Skills[0], loaded.Omitted)
 	}
 	if !strings.Contains(mcptest.Text(res), "<skill name=\"skill-21\">\n# body 21\n</skill>") {
 		t.Errorf("loaded_skills text:\n%s", mcptest.Text(res))

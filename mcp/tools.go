@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -93,8 +95,9 @@ type readOutput struct {
 }
 
 type loadedOutput struct {
-	Skills []loadedSkill `json:"skills" jsonschema:"the skills loaded in this session, oldest first"`
-	Gone   []string      `json:"gone,omitempty" jsonschema:"skills loaded earlier that the workspace no longer offers"`
+	Skills  []loadedSkill `json:"skills" jsonschema:"the skills loaded in this session, the most recently loaded first, as many as fit in the answer"`
+	Omitted []string      `json:"omitted,omitempty" jsonschema:"skills loaded in this session that did not fit in the answer, the most recent first: load_skill gives each of them again"`
+	Gone    []string      `json:"gone,omitempty" jsonschema:"skills loaded earlier that the workspace no longer offers"`
 }
 
 type loadedSkill struct {
@@ -154,8 +157,9 @@ func (s *Server) addTools() error {
 	sdk.AddTool(s.mcp, &sdk.Tool{
 		Name:  "loaded_skills",
 		Title: "Skills loaded in this session",
-		Description: fmt.Sprintf("Give back the instructions of every skill loaded in this session, to re-attach them after the context was compacted; "+
-			"each is cut after %d characters, as load_skill cuts it.", s.opts.MaxChars),
+		Description: fmt.Sprintf("Give back the instructions of the skills loaded in this session, the most recently loaded first, to re-attach them after the context was compacted; "+
+			"each is cut after %d characters, as load_skill cuts it, and the answer holds at most %d characters of them: "+
+			"a skill that does not fit is named under omitted, and load_skill gives it again.", s.opts.MaxChars, s.opts.loadedChars()),
 		Annotations: readOnly(),
 	}, s.loadedSkills)
 	return nil
@@ -237,8 +241,8 @@ func (s *Server) loadSkill(ctx context.Context, req *sdk.CallToolRequest, in nam
 	}
 	l := s.ledgers.of(req.Session, s.opts.LedgerSize)
 	// The whole main file's sum: a change past the part sent is a change.
-	already := l.load(layering.Key(w.Skill.Name), w.Skill.Name, digest(string(page.Sum[:])+"\x00"+fileTree(files)))
-	if already {
+	already, owed := l.load(layering.Key(w.Skill.Name), w.Skill.Name, digest(string(page.Sum[:])+"\x00"+fileTree(files)))
+	if already && !owed {
 		// A model that loads a skill again (after its context was
 		// compacted, say) is still on the use it was counted for.
 		out.AlreadyLoaded = true
@@ -246,7 +250,11 @@ func (s *Server) loadSkill(ctx context.Context, req *sdk.CallToolRequest, in nam
 			"if they are no longer in your context, call loaded_skills", w.Skill.Name)
 		return textResult(out.Message), out, nil
 	}
-	s.record(ctx, w.Skill.Name, false)
+	if !already {
+		// A skill loaded_skills left out is sent again on the use it
+		// was counted for when it was first sent.
+		s.record(ctx, w.Skill.Name, false)
+	}
 	out.Frontmatter = frontmatter(&w.Skill)
 	out.Body = bodyText(&w.Skill, page)
 	if page.Cut() {
@@ -309,9 +317,15 @@ func (s *Server) loadedSkills(ctx context.Context, req *sdk.CallToolRequest, _ s
 	}
 	l := s.ledgers.of(req.Session, s.opts.LedgerSize)
 	out := loadedOutput{Skills: []loadedSkill{}}
-	var gone []string
+	budget := s.opts.loadedChars()
+	var gone, owed, sent []string
 	var b strings.Builder
-	for _, e := range l.list() {
+	// The most recent first: an agent whose context was compacted is
+	// most likely in the middle of the task it loaded its last skills
+	// for, so those are given back first and the oldest are the ones
+	// left out. A skill that does not fit does not stop the older ones
+	// behind it: a small one still fits, and every one left out is named.
+	for _, e := range slices.Backward(l.list()) {
 		w, ok := snap.byKey[e.key]
 		if !ok {
 			out.Gone = append(out.Gone, e.name)
@@ -323,6 +337,14 @@ func (s *Server) loadedSkills(ctx context.Context, req *sdk.CallToolRequest, _ s
 			return nil, loadedOutput{}, fmt.Errorf("read the instructions of skill %s: %w", w.Skill.Name, err)
 		}
 		text := bodyText(&w.Skill, page)
+		cost := utf8.RuneCountInString(w.Skill.Name) + utf8.RuneCountInString(w.Skill.Description) + utf8.RuneCountInString(text)
+		if cost > budget {
+			out.Omitted = append(out.Omitted, w.Skill.Name)
+			owed = append(owed, e.key)
+			continue
+		}
+		budget -= cost
+		sent = append(sent, e.key)
 		ls := loadedSkill{Name: w.Skill.Name, Description: w.Skill.Description, Body: text}
 		if page.Cut() {
 			ls.Truncated, ls.NextOffset = true, page.End
@@ -331,13 +353,28 @@ func (s *Server) loadedSkills(ctx context.Context, req *sdk.CallToolRequest, _ s
 		fmt.Fprintf(&b, "<skill name=%q>\n%s\n</skill>\n\n", w.Skill.Name, strings.TrimSpace(text))
 	}
 	l.drop(gone...)
-	switch {
-	case len(out.Skills) == 0 && len(out.Gone) == 0:
+	l.owe(owed, sent)
+	if len(out.Skills) == 0 && len(out.Gone) == 0 && len(out.Omitted) == 0 {
 		b.WriteString("no skill was loaded in this session; load_skill loads one")
-	case len(out.Gone) > 0:
-		fmt.Fprintf(&b, "no longer offered by the workspace (do not follow them any more): %s", strings.Join(out.Gone, ", "))
+	}
+	if len(out.Gone) > 0 {
+		fmt.Fprintf(&b, "no longer offered by the workspace (do not follow them any more): %s\n", strings.Join(out.Gone, ", "))
+	}
+	if len(out.Omitted) > 0 {
+		fmt.Fprintf(&b, "left out to keep this answer within %d characters, the most recent first (call load_skill with each name to get its instructions again): %s",
+			s.opts.loadedChars(), quoted(out.Omitted))
 	}
 	return textResult(strings.TrimSpace(b.String())), out, nil
+}
+
+// quoted lists names quoted, so that one with a comma or a space reads
+// as one name.
+func quoted(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = strconv.Quote(n)
+	}
+	return strings.Join(q, ", ")
 }
 
 // recordWait is how long an answer waits for its use or view to be

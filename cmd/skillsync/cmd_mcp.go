@@ -44,7 +44,9 @@ prompt available_skills renders the <available_skills> block.
 load_skill records a use and read_skill_file a view in skills/.usage.json,
 as skillsync use does, so curation sees what agents really use. A skill
 loaded twice in one session is answered "already loaded"; loaded_skills
-gives back what the session loaded. When a sync lands while the server
+gives back what the session loaded, the most recent first, up to 96,000
+characters in all: a skill past that is named, and load_skill sends it
+again (no new use). When a sync lands while the server
 runs, the next call sees the new catalog, and connected clients are told
 within a second (notifications/resources/list_changed and
 prompts/list_changed). A skill loaded again in the same session is no new

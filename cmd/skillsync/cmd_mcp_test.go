@@ -158,7 +158,8 @@ func TestMCPStdio(t *testing.T) {
 
 	var loaded struct{ Skills []mcpSkill }
 	mcptest.Call(t, cs, "loaded_skills", nil, &loaded)
-	if len(loaded.Skills) != 2 || loaded.Skills[0].Name != "pdf" || loaded.Skills[1].Name != "release-notes" || loaded.Skills[0].Body == "" {
+	// The most recently loaded first.
+	if len(loaded.Skills) != 2 || loaded.Skills[0].Name != "release-notes" || loaded.Skills[1].Name != "pdf" || loaded.Skills[1].Body == "" {
 		t.Errorf("loaded_skills = %+v", loaded.Skills)
 	}
 
