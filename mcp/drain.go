@@ -85,3 +85,46 @@ func (c *drainConn) wake() {
 	c.answered.Broadcast()
 	c.mu.Unlock()
 }
+
+// inFlight counts the uses and views being recorded after their answers
+// went out (record), so that a server that stops can wait for them: the
+// process's exit would lose them. Unlike a WaitGroup, it may be added to
+// while Drain waits (a request the HTTP server cut off in mid-call), and
+// it says how many are left, for the log.
+type inFlight struct {
+	mu   sync.Mutex
+	n    int
+	none chan struct{} // closed when n falls to 0; nil while no one waits
+}
+
+func (f *inFlight) add() {
+	f.mu.Lock()
+	f.n++
+	f.mu.Unlock()
+}
+
+func (f *inFlight) done() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.n--
+	if f.n == 0 && f.none != nil {
+		close(f.none)
+		f.none = nil
+	}
+}
+
+// idle returns how many records are under way, and a channel closed
+// once none is.
+func (f *inFlight) idle() (int, <-chan struct{}) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.n == 0 {
+		done := make(chan struct{})
+		close(done)
+		return 0, done
+	}
+	if f.none == nil {
+		f.none = make(chan struct{})
+	}
+	return f.n, f.none
+}

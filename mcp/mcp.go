@@ -102,8 +102,8 @@ type Server struct {
 	ledgers ledgers
 	live    liveSessions
 	// records are the uses and views being recorded after their
-	// answers (record): Run waits for them before it returns.
-	records sync.WaitGroup
+	// answers (record): Drain waits for them.
+	records inFlight
 }
 
 // New returns a server over ws. It reads the catalog once, so a workspace
@@ -181,28 +181,40 @@ func (s *Server) MCP() *sdk.Server { return s.mcp }
 func (s *Server) Run(ctx context.Context, t sdk.Transport) error {
 	err := s.mcp.Run(ctx, drainTransport{t})
 	// A use answered before it was recorded (the usage file was busy)
-	// is recorded before the process exits, as the answers are sent.
-	s.waitRecords(ctx)
+	// is recorded before the process exits, as the answers are sent,
+	// whether the input ended or a signal ended ctx.
+	s.Drain(context.WithoutCancel(ctx))
 	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
 		return nil
 	}
 	return err
 }
 
-// waitRecords returns once the records under way are made, ctx ended, or
-// drainWait passed.
-func (s *Server) waitRecords(ctx context.Context) {
-	done := make(chan struct{})
-	go func() {
-		s.records.Wait()
-		close(done)
-	}()
+// Drain returns once the uses and views of the answers sent are recorded,
+// ctx ended, or drainWait passed. A use waits for the usage file's lock
+// after its answer went out (another writer may hold it for minutes), and
+// the process's exit would lose it. Run drains before it returns; a
+// caller that serves Handler calls Drain once its http.Server has shut
+// down. A signal that stops the server has ended its context: give
+// Drain one without its cancel (context.WithoutCancel), which drainWait
+// still bounds.
+func (s *Server) Drain(ctx context.Context) {
+	n, idle := s.records.idle()
+	if n == 0 {
+		return
+	}
+	s.log.Info("stopping: uses and views of skills answered before are still being recorded (the usage file is busy); waiting for them",
+		"records", n, "at_most", drainWait)
 	timer := time.NewTimer(drainWait)
 	defer timer.Stop()
 	select {
-	case <-done:
+	case <-idle:
+		return
 	case <-ctx.Done():
 	case <-timer.C:
+	}
+	if n, _ := s.records.idle(); n > 0 {
+		s.log.Warn("stopped before every use and view of a skill was recorded: the usage file stayed busy; they are lost", "records", n)
 	}
 }
 

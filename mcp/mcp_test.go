@@ -796,3 +796,42 @@ func TestMCPRunWaitsForTheRecordsAnsweredBefore(t *testing.T) {
 		t.Errorf("uses %d, want 1", uses)
 	}
 }
+
+// A use still waiting for the usage file when the server is stopped
+// (SIGTERM cancels Run's context) is recorded before Run returns, as one
+// at the end of the input is: the process exits once Run returns.
+// Before, the cancelled context cut the wait short and the use was lost.
+func TestMCPRunWaitsForTheRecordsWhenStopped(t *testing.T) {
+	t.Parallel()
+	ws := stuckRecords{fixture(t), make(chan struct{})}
+	s := newServer(t, ws, Options{})
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	ct, st := sdk.NewInMemoryTransports()
+	ran := make(chan error, 1)
+	go func() { ran <- s.Run(ctx, st) }()
+	cs, err := mcptest.NewClient().Connect(context.Background(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	mcptest.Call(t, cs, "load_skill", map[string]any{"name": "pdf"}, nil)
+	stop()
+	select {
+	case err := <-ran:
+		t.Fatalf("Run returned (%v) when stopped, before the use was recorded", err)
+	case <-time.After(500 * time.Millisecond):
+	}
+	close(ws.release)
+	select {
+	case err := <-ran:
+		if err != nil {
+			t.Errorf("Run stopped by its context: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Run did not return once the use was recorded")
+	}
+	if uses, _ := ws.counts("pdf"); uses != 1 {
+		t.Errorf("uses %d, want 1", uses)
+	}
+}

@@ -390,9 +390,9 @@ const recordWait = 2 * time.Second
 func (s *Server) record(ctx context.Context, name string, view bool) {
 	what := map[bool]string{false: "use", true: "view"}[view]
 	done := make(chan struct{})
-	s.records.Add(1)
+	s.records.add()
 	go func() {
-		defer s.records.Done()
+		defer s.records.done()
 		defer close(done)
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Minute)
 		defer cancel()
