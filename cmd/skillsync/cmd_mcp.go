@@ -58,7 +58,10 @@ does not load is said once, and the config before it kept until it loads.
 address; the endpoint is http://ADDR/mcp. A session idle for 30 minutes is
 closed, and at most 256 are open at once (a new one closes the one idle
 longest). Over stdio, every request read before the input ends is answered
-before the server exits. SIGINT or SIGTERM stops it.`,
+before the server exits. SIGINT or SIGTERM stops it. Before it exits, over
+stdio or HTTP, it waits up to a minute for the uses and views still being
+recorded (a use waits for the usage file while another writer holds it), so
+that none is lost.`,
 		Example: `  skillsync mcp
   skillsync mcp --http 127.0.0.1:8765
   claude mcp add skillsync -- skillsync mcp`,
@@ -145,8 +148,13 @@ func serveMCPHTTP(ctx context.Context, srv *mcp.Server, addr string, stderr io.W
 	err = hs.Serve(ln)
 	if errors.Is(err, http.ErrServerClosed) {
 		<-stopped
-		return nil
+		err = nil
 	}
+	// A use answered while the usage file was busy is still being
+	// recorded, and the process's exit would lose it: wait for it, as
+	// stdio does. The signal that ended ctx does not cut the wait
+	// short; Drain bounds it.
+	srv.Drain(context.WithoutCancel(ctx))
 	return err
 }
 
