@@ -4,6 +4,10 @@ package main
 
 import (
 	"context"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -12,44 +16,51 @@ import (
 
 	"github.com/skillsync/skillsync/internal/flock"
 	"github.com/skillsync/skillsync/internal/mcptest"
+	"github.com/skillsync/skillsync/internal/skilltest"
 	wsfiles "github.com/skillsync/skillsync/workspace"
 )
 
-// TestMCPOverHTTPRecordsTheUseInFlightWhenStopped: a use answered while
-// another writer held the usage file, and still waiting for it when mcp
-// --http gets SIGTERM, is in the usage file once the process has exited
-// 0. Before, the process exited as soon as its HTTP server had shut down,
-// and the use was lost.
-func TestMCPOverHTTPRecordsTheUseInFlightWhenStopped(t *testing.T) {
-	t.Parallel()
+// stoppingMCP is a skillsync mcp --http process sent SIGTERM while the
+// use of pdf it answered waits for the usage file, which held holds:
+// the process says so and waits. exited is closed once it is gone, with
+// waitErr its end.
+type stoppingMCP struct {
+	ws      string
+	held    io.Closer
+	stderr  *skilltest.Buffer
+	process *os.Process
+	exited  chan struct{}
+	waitErr error
+}
+
+func startStoppingMCP(t *testing.T) *stoppingMCP {
+	t.Helper()
 	ws := workspace(t)
 	held, err := flock.Acquire(context.Background(), filepath.Join(ws, "skills", wsfiles.UsageName+".lock"), time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer held.Close()
+	t.Cleanup(func() { held.Close() })
 	cmd, stderr := mcpCommand(t, ws, "--http", "127.0.0.1:0")
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	// exited is closed once the process is gone, with waitErr its end.
-	exited := make(chan struct{})
-	var waitErr error
+	m := &stoppingMCP{ws: ws, held: held, stderr: stderr, process: cmd.Process, exited: make(chan struct{})}
 	go func() {
-		waitErr = cmd.Wait()
-		close(exited)
+		m.waitErr = cmd.Wait()
+		close(m.exited)
 	}()
 	t.Cleanup(func() {
 		cmd.Process.Kill()
-		<-exited
+		<-m.exited
 	})
 	var endpoint string
 	eventually(t, "where skillsync mcp --http serves", func() bool {
-		m := servingLine.FindStringSubmatch(stderr.String())
-		if m != nil {
-			endpoint = m[1]
+		found := servingLine.FindStringSubmatch(stderr.String())
+		if found != nil {
+			endpoint = found[1]
 		}
-		return m != nil
+		return found != nil
 	})
 
 	cs := connectHTTP(t, endpoint)
@@ -66,26 +77,60 @@ func TestMCPOverHTTPRecordsTheUseInFlightWhenStopped(t *testing.T) {
 	// does, so that a server that does not wait has exited by then.
 	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(stderr.String(), "still being recorded"); time.Sleep(20 * time.Millisecond) {
 		select {
-		case <-exited:
+		case <-m.exited:
 			held.Close()
 			uses, _ := usageCounts(t, ws, "pdf")
-			t.Fatalf("skillsync mcp --http exited (%v) while the use of pdf waited for the usage file: %d uses recorded, want 1\n%s", waitErr, uses, stderr)
+			t.Fatalf("skillsync mcp --http exited (%v) while the use of pdf waited for the usage file: %d uses recorded, want 1\n%s", m.waitErr, uses, stderr)
 		default:
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("skillsync mcp --http neither exited nor said it waits for the use of pdf:\n%s", stderr)
 		}
 	}
-	held.Close()
+	return m
+}
+
+// TestMCPOverHTTPRecordsTheUseInFlightWhenStopped: a use answered while
+// another writer held the usage file, and still waiting for it when mcp
+// --http gets SIGTERM, is in the usage file once the process has exited
+// 0. Before, the process exited as soon as its HTTP server had shut down,
+// and the use was lost.
+func TestMCPOverHTTPRecordsTheUseInFlightWhenStopped(t *testing.T) {
+	t.Parallel()
+	m := startStoppingMCP(t)
+	m.held.Close()
 	select {
-	case <-exited:
-		if waitErr != nil {
-			t.Fatalf("skillsync mcp --http did not exit 0 on SIGTERM: %v\n%s", waitErr, stderr)
+	case <-m.exited:
+		if m.waitErr != nil {
+			t.Fatalf("skillsync mcp --http did not exit 0 on SIGTERM: %v\n%s", m.waitErr, m.stderr)
 		}
 	case <-time.After(30 * time.Second):
-		t.Fatalf("skillsync mcp --http did not exit once the usage file was free:\n%s", stderr)
+		t.Fatalf("skillsync mcp --http did not exit once the usage file was free:\n%s", m.stderr)
 	}
-	if uses, _ := usageCounts(t, ws, "pdf"); uses != 1 {
-		t.Errorf("pdf: %d uses after skillsync mcp --http stopped, want 1\n%s", uses, stderr)
+	if uses, _ := usageCounts(t, m.ws, "pdf"); uses != 1 {
+		t.Errorf("pdf: %d uses after skillsync mcp --http stopped, want 1\n%s", uses, m.stderr)
+	}
+}
+
+// TestSecondSignalStopsAtOnce: a second SIGTERM (or Ctrl-C) while a
+// command winds down after the first ends the process there and then,
+// as the user asked twice; before, the first signal's handler swallowed
+// it, and mcp waited up to a minute for a usage file another writer
+// held, with only SIGKILL to stop it. Every write skillsync makes
+// survives a kill (atomic renames), so nothing is left half-written.
+func TestSecondSignalStopsAtOnce(t *testing.T) {
+	t.Parallel()
+	m := startStoppingMCP(t)
+	if err := m.process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-m.exited:
+		var exit *exec.ExitError
+		if !errors.As(m.waitErr, &exit) || exit.Sys().(syscall.WaitStatus).Signal() != syscall.SIGTERM {
+			t.Errorf("skillsync mcp --http ended by %v on a second SIGTERM, want killed by SIGTERM", m.waitErr)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatalf("skillsync mcp --http still waits after a second SIGTERM:\n%s", m.stderr)
 	}
 }

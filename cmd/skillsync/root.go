@@ -58,6 +58,11 @@ func execute(f factory, args []string) int {
 	stdin, stdout, stderr := f.stdin, f.stdout, f.stderr
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// The first signal lets the command wind down (a sync finishes its
+	// swaps, mcp records the uses it answered); a second ends the process
+	// there and then, as asked twice. Every write survives that (atomic
+	// renames, crash recovery at the next run).
+	context.AfterFunc(ctx, stop)
 	a := &app{factory: f}
 	root := a.newRootCommand()
 	if f.process {
