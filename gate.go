@@ -15,7 +15,7 @@ func (e *Engine) Gate() *drafts.Gate {
 	p := e.cfg.Promotion
 	return &drafts.Gate{Folder: drafts.NewFolder(e.layout, e.cfg.Limits.MaxFileSize).WithEnv(e.env),
 		Policy: drafts.Policy{Approvers: p.Approvers, Targets: p.Targets, Auto: p.Auto, Config: e.cfg.File}, Audit: e.Audit(),
-		WorkspaceDir: e.layout.SkillsDir(), UserDir: e.layout.UserSkillsDir(), SourceDirs: e.cfg.LocalDirs(), Catalog: e.Catalog, CopyName: e.copyName,
+		WorkspaceDir: e.layout.SkillsDir(), UserDir: e.layout.UserSkillsDir(), SourceDirs: append(e.cfg.LocalDirs(), e.cfg.Global), Catalog: e.Catalog, CopyName: e.copyName,
 		OpenSource: e.promotionTarget, Actor: e.actor, Now: e.now, Warn: e.warn}
 }
 

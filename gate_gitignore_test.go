@@ -172,3 +172,40 @@ func TestPromoteToTheWorkspaceLeavesOutWhatGitIgnores(t *testing.T) {
 		t.Errorf("the target's record of pdf = %+v, want hash %s", en, promo.Hash)
 	}
 }
+
+// TestProposeFromTheGlobalLayerLeavesOutWhatItsGitignoreNames: a skill of
+// the global layer (outside any git work tree) proposed as a draft
+// leaves out the prod.env the layer's .gitignore names, as the sync of
+// that layer does; the proposal says so. Before, the gate judged the
+// workspace's, the user's and the dir: sources' folders by their
+// layer's rules but not the global one's, and the secret went into the
+// draft, on its way to a team's repository.
+func TestProposeFromTheGlobalLayerLeavesOutWhatItsGitignoreNames(t *testing.T) {
+	t.Parallel()
+	global := t.TempDir()
+	skilltest.WriteFile(t, filepath.Join(global, ".gitignore"), "*.env\n")
+	src := skilltest.Skill(t, global, "mine", "Mine.", map[string]string{
+		"prod.env": "API_KEY=sk-live-456\n", "notes.md": "n\n",
+	})
+	_, ws := workspaceConfig(t, "targets:\n  - dir: .claude/skills\n")
+	cfg := loadConfig(t, filepath.Join(ws, config.FileName))
+	cfg.Global = global // loadConfig leaves the machine's global layer out
+	e := NewEngine(cfg, WithGitStore(filepath.Join(ws, ".git-store")),
+		WithHost(ws, []string{"HOME=" + t.TempDir(), "GIT_CONFIG_NOSYSTEM=1"}))
+	mustSync(t, e, SyncOptions{})
+	synced := filepath.Join(ws, ".claude", "skills", "mine")
+	if !skilltest.Exists(filepath.Join(synced, "notes.md")) || skilltest.Exists(filepath.Join(synced, "prod.env")) {
+		t.Fatalf("the sync of the global layer: %s should hold notes.md and not prod.env", synced)
+	}
+
+	p := propose(t, e, src)
+	if !skilltest.Exists(filepath.Join(p.Draft.Dir, "notes.md")) {
+		t.Errorf("the draft lacks notes.md")
+	}
+	if _, err := os.Lstat(filepath.Join(p.Draft.Dir, "prod.env")); err == nil {
+		t.Errorf("the draft holds prod.env, which the global layer's .gitignore names and its sync leaves out")
+	}
+	if !slices.Equal(p.Ignored.Names, []string{"prod.env"}) {
+		t.Errorf("the proposal names %q as left out, want [prod.env]", p.Ignored.Names)
+	}
+}

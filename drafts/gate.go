@@ -39,8 +39,9 @@ type Gate struct {
 	// WorkspaceDir is the workspace layer's folder (skills/); UserDir the
 	// user layer's, "" when that layer is off.
 	WorkspaceDir, UserDir string
-	// SourceDirs are the folders the dir: sources read: a skill below
-	// one is published as that source's sync reads it.
+	// SourceDirs are the other folders a sync reads (the dir: sources',
+	// the global layer's; "" is none): a skill below one is proposed and
+	// published as that folder's sync reads it.
 	SourceDirs []string
 	// Catalog returns the skills that stand now, which a draft is compared
 	// with and whose copy in a local layer a promotion archives.
