@@ -28,8 +28,8 @@ within a second, git sources staying at their locked commits. When
 the connection drops, the schedule syncs it until the connection is back.
 
 SIGINT or SIGTERM stops scheduling, cancels fetches in flight, lets a
-materialization reach a consistent point, and exits 0 (a second signal
-exits at once). SIGHUP reloads the
+materialization reach a consistent point, and exits 0 (a second signal,
+a second or more later, exits at once). SIGHUP reloads the
 config, syncs on it at once and watches the postgres sources of the new one;
 a config that does not load keeps the old one and logs why. A config edited
 without a SIGHUP (skillsync add, remove) is reloaded before the next sync.

@@ -61,7 +61,7 @@ longest). Over stdio, every request read before the input ends is answered
 before the server exits. SIGINT or SIGTERM stops it. Before it exits, over
 stdio or HTTP, it waits up to a minute for the uses and views still being
 recorded (a use waits for the usage file while another writer holds it), so
-that none is lost; a second signal stops it at once.`,
+that none is lost; a second signal, a second or more later, stops it at once.`,
 		Example: `  skillsync mcp
   skillsync mcp --http 127.0.0.1:8765
   claude mcp add skillsync -- skillsync mcp`,

@@ -20,15 +20,16 @@ import (
 	wsfiles "github.com/skillsync/skillsync/workspace"
 )
 
-// stoppingMCP is a skillsync mcp --http process sent SIGTERM while the
-// use of pdf it answered waits for the usage file, which held holds:
-// the process says so and waits. exited is closed once it is gone, with
+// stoppingMCP is a skillsync mcp --http process sent SIGTERM (twice at
+// once) while the use of pdf it answered waits for the usage file, which
+// held holds: the process says so and waits. exited is closed once it is gone, with
 // waitErr its end.
 type stoppingMCP struct {
 	ws      string
 	held    io.Closer
 	stderr  *skilltest.Buffer
 	process *os.Process
+	stopped time.Time // when the first SIGTERM was sent
 	exited  chan struct{}
 	waitErr error
 }
@@ -70,9 +71,14 @@ func startStoppingMCP(t *testing.T) *stoppingMCP {
 		t.Fatalf("load_skill pdf = %+v", pdf)
 	}
 	cs.Close()
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
+	// Twice at once, as GNU timeout stops a command (the process, then
+	// its group): one stop, which the process still winds down from.
+	for range 2 {
+		if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
 	}
+	m.stopped = time.Now()
 	// The server says what it waits for; the lock is let go once it
 	// does, so that a server that does not wait has exited by then.
 	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(stderr.String(), "still being recorded"); time.Sleep(20 * time.Millisecond) {
@@ -98,6 +104,20 @@ func startStoppingMCP(t *testing.T) *stoppingMCP {
 func TestMCPOverHTTPRecordsTheUseInFlightWhenStopped(t *testing.T) {
 	t.Parallel()
 	m := startStoppingMCP(t)
+	// Another signal within the second after the first is the same stop
+	// (a wrapper that forwards it, a hasty Ctrl-C): the wait goes on.
+	if time.Since(m.stopped) < secondSignalAfter*8/10 {
+		if err := m.process.Signal(syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-m.exited:
+			t.Fatalf("skillsync mcp --http ended (%v) on a SIGTERM within a second of the first, its use of pdf still waiting:\n%s", m.waitErr, m.stderr)
+		case <-time.After(300 * time.Millisecond):
+		}
+	} else {
+		t.Logf("the server said it waits only %v after the first SIGTERM: a third is not sent", time.Since(m.stopped))
+	}
 	m.held.Close()
 	select {
 	case <-m.exited:
@@ -113,14 +133,15 @@ func TestMCPOverHTTPRecordsTheUseInFlightWhenStopped(t *testing.T) {
 }
 
 // TestSecondSignalStopsAtOnce: a second SIGTERM (or Ctrl-C) while a
-// command winds down after the first ends the process there and then,
-// as the user asked twice; before, the first signal's handler swallowed
+// command winds down after the first, a second or more later, ends the
+// process there and then, as the user asked twice; before, the first signal's handler swallowed
 // it, and mcp waited up to a minute for a usage file another writer
 // held, with only SIGKILL to stop it. Every write skillsync makes
 // survives a kill (atomic renames), so nothing is left half-written.
 func TestSecondSignalStopsAtOnce(t *testing.T) {
 	t.Parallel()
 	m := startStoppingMCP(t)
+	time.Sleep(time.Until(m.stopped.Add(secondSignalAfter + 500*time.Millisecond)))
 	if err := m.process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -45,6 +46,10 @@ type app struct {
 	mem *memory
 }
 
+// secondSignalAfter is how long after the first signal a second one ends
+// the process at once.
+const secondSignalAfter = time.Second
+
 // Main runs the command line in the process's directory and environment
 // and returns the exit status.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -59,10 +64,12 @@ func execute(f factory, args []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	// The first signal lets the command wind down (a sync finishes its
-	// swaps, mcp records the uses it answered); a second ends the process
-	// there and then, as asked twice. Every write survives that (atomic
-	// renames, crash recovery at the next run).
-	context.AfterFunc(ctx, stop)
+	// swaps, mcp records the uses it answered); a second, a second or
+	// more later, ends the process there and then, as asked twice. Every
+	// write survives that (atomic renames, crash recovery at the next
+	// run). Not one sooner: a single stop may come as two signals at once
+	// (GNU timeout signals the process, then its group).
+	context.AfterFunc(ctx, func() { time.AfterFunc(secondSignalAfter, stop) })
 	a := &app{factory: f}
 	root := a.newRootCommand()
 	if f.process {
