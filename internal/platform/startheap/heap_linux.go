@@ -46,8 +46,12 @@ func init() {
 		return
 	}
 	adviseHeap(first)
-	if args := commandLine(); rangeWanted() && Big(Command(args)) {
-		size := roomFor(rangeFor(args, syncLock()), true)
+	if args, whole := commandLine(); rangeWanted() && Big(Command(args)) {
+		lock := int64(-1)
+		if whole {
+			lock = syncLock()
+		}
+		size := roomFor(rangeFor(args, lock), true)
 		if ranged = takeRange(size); ranged != 0 {
 			rangeSize = size
 		}
@@ -83,7 +87,10 @@ const lockName = "skillsync.lock"
 // the medium no-op 50 fewer faults than 256 MiB, and its 1% sync none
 // more. Everything else gets Range: a first sync (no lock yet), a
 // workspace named elsewhere (--config, -g), a sync that reads every
-// file (--verify), fetch and verify.
+// file (--verify), fetch and verify. The range is a guess at the heap,
+// never more: a config here that puts its workspace elsewhere
+// (workspace:) leaves a lock found here to size it, and a heap that
+// outgrows its range grows on in 4 KiB pages.
 func rangeFor(args []string, lock int64) int {
 	if cmd := Command(args); lock < 0 || (cmd != "sync" && cmd != "update") {
 		return Range
@@ -96,26 +103,33 @@ func rangeFor(args []string, lock int64) int {
 			return Range
 		}
 	}
-	const least, per = 64 << 20, 160
-	size := max(least, 32<<20+lock*per)
-	if size >= Range {
+	const base, least, per = 32 << 20, 64 << 20, 160
+	if lock >= (Range-base)/per { // and no product to overflow
 		return Range
 	}
+	size := max(least, base+lock*per)
 	return int(size+hugePage-1) &^ (hugePage - 1)
 }
 
-// shortG reports whether arg is a cluster of short flags (-g, -qg)
-// that holds -g.
+// shortG reports whether arg is a cluster of short flags (-g, -qg,
+// -g=true) that holds -g.
 func shortG(arg string) bool {
 	if len(arg) < 2 || arg[0] != '-' || arg[1] == '-' {
 		return false
 	}
-	for _, c := range arg[1:] {
+	flags := arg[1:]
+	for i := 0; i < len(flags); i++ {
+		if flags[i] == '=' { // -g=true: a value for the last flag
+			flags = flags[:i]
+			break
+		}
+	}
+	for _, c := range flags {
 		if c < 'a' || c > 'z' {
 			return false
 		}
 	}
-	return contains(arg, "g")
+	return contains(flags, "g")
 }
 
 // hasPrefix is strings.HasPrefix, which this package does not import.
@@ -306,11 +320,11 @@ func thpOnAdvice() bool {
 
 // commandLine returns the process's arguments after the program's name,
 // as Linux keeps them: os.Args is not set before package os is
-// initialised. A longer command line than a page is cut; the command
-// comes first.
-func commandLine() []string {
-	line := readFile("/proc/self/cmdline", make([]byte, 4096))
-	var args []string
+// initialised. A longer command line than a page is cut (whole is
+// false): the command comes first, but a flag after the cut is not seen.
+func commandLine() (args []string, whole bool) {
+	buf := make([]byte, 4096)
+	line := readFile("/proc/self/cmdline", buf)
 	start := 0
 	for i := 0; i < len(line); i++ {
 		if line[i] == 0 {
@@ -322,9 +336,9 @@ func commandLine() []string {
 		args = append(args, line[start:])
 	}
 	if len(args) == 0 {
-		return nil
+		return nil, false
 	}
-	return args[1:]
+	return args[1:], len(line) < len(buf)
 }
 
 // readSetting returns the start of a small file of the system's, "" when

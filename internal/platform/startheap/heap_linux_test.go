@@ -236,32 +236,42 @@ func TestRangeAtInit(t *testing.T) {
 	type child struct {
 		name, command, env string
 		ranged             bool
-		lock               int // bytes of the skillsync.lock in the child's folder, 0 for none
+		lock               int    // bytes of the skillsync.lock in the child's folder, 0 for none
+		tail               string // an argument after the command
 	}
 	// Several plain syncs: with two Ps held through the allocation, the
 	// range stayed held in about a quarter of runs.
 	var children []child
 	for i := range 6 {
-		children = append(children, child{"sync " + strconv.Itoa(i), "sync", "", true, 0})
+		children = append(children, child{"sync " + strconv.Itoa(i), "sync", "", true, 0, ""})
 	}
 	// A workspace with a lock: the range fits it, not Range.
-	children = append(children, child{"sync, 182 KiB lock", "sync", "", true, 182 << 10})
+	children = append(children, child{"sync, 182 KiB lock", "sync", "", true, 182 << 10, ""})
+	// A command line longer than the initialiser reads: a flag past the
+	// cut could name another workspace, so the whole range.
+	children = append(children, child{"sync, 182 KiB lock, long line", "sync", "", true, 182 << 10, strings.Repeat("x", 5000)})
 	for _, tc := range append(children, []child{
-		{"sync, GOMAXPROCS=1", "sync", "GOMAXPROCS=1", false, 0},
-		{"sync, GOMAXPROCS=abc", "sync", "GOMAXPROCS=abc", false, 0},
-		{"sync, gcstoptheworld", "sync", "GODEBUG=gcstoptheworld=1", false, 0},
-		{"list", "list", "", false, 0},
+		{"sync, GOMAXPROCS=1", "sync", "GOMAXPROCS=1", false, 0, ""},
+		{"sync, GOMAXPROCS=abc", "sync", "GOMAXPROCS=abc", false, 0, ""},
+		{"sync, gcstoptheworld", "sync", "GODEBUG=gcstoptheworld=1", false, 0, ""},
+		{"list", "list", "", false, 0, ""},
 	}...) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			cmd := exec.Command(exe, "-test.run=^TestRangeChild$", "-test.v", tc.command)
+			args := []string{"-test.run=^TestRangeChild$", "-test.v", tc.command}
+			if tc.tail != "" {
+				args = append(args, tc.tail)
+			}
+			cmd := exec.Command(exe, args...)
 			cmd.Dir = t.TempDir()
 			want := Range
 			if tc.lock > 0 {
 				if err := os.WriteFile(filepath.Join(cmd.Dir, lockName), make([]byte, tc.lock), 0o644); err != nil {
 					t.Fatal(err)
 				}
-				want = rangeFor([]string{tc.command}, int64(tc.lock))
+				if tc.tail == "" {
+					want = rangeFor([]string{tc.command}, int64(tc.lock))
+				}
 			}
 			cmd.Env = append(os.Environ(), rangeChildEnv+"="+strconv.FormatBool(tc.ranged), rangeSizeEnv+"="+strconv.Itoa(Room(want)))
 			if tc.env != "" {
@@ -282,7 +292,8 @@ func TestRangeChild(t *testing.T) {
 		t.Skip("run by TestRangeAtInit")
 	}
 	if got := strconv.FormatBool(Ranged()); got != wantRanged {
-		t.Fatalf("Ranged() = %s for the command line %q", got, commandLine())
+		args, _ := commandLine()
+		t.Fatalf("Ranged() = %s for the command line %q", got, args)
 	}
 	if !Ranged() {
 		return
@@ -342,6 +353,11 @@ func TestRangeFor(t *testing.T) {
 		{[]string{"sync", "--global"}, 1 << 10, Range},
 		{[]string{"sync", "--", "-g"}, 1 << 10, 64 * mib},
 		{[]string{"-test.run=^TestRangeChild$", "sync"}, 1 << 10, 64 * mib},
+		{[]string{"-g=true", "sync"}, 1 << 10, Range},
+		{[]string{"sync", "-qg=1"}, 1 << 10, Range},
+		{[]string{"sync", "-q=true"}, 1 << 10, 64 * mib},
+		{[]string{"sync"}, 1 << 59, Range}, // a sparse lock: no overflow
+		{[]string{"sync"}, 1<<63 - 1, Range},
 		{[]string{"fetch"}, 1 << 10, Range},
 		{[]string{"verify"}, 1 << 10, Range},
 	} {
