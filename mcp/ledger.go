@@ -30,8 +30,8 @@ type ledgerEntry struct {
 
 // load puts a skill at the most recent end of the ledger and reports
 // whether the connection already has it as it is now, and if so whether
-// it is owed all the same. The oldest entry falls out when the ledger is
-// full.
+// it is owed all the same. When the ledger is full, its oldest entry not
+// owed falls out (oldest).
 func (l *ledger) load(key, name, digest string) (already, owed bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -41,10 +41,22 @@ func (l *ledger) load(key, name, digest string) (already, owed bool) {
 		l.entries = slices.Delete(l.entries, i, i+1)
 	}
 	l.entries = append(l.entries, ledgerEntry{key: key, name: name, digest: digest})
-	if over := len(l.entries) - l.max; over > 0 {
-		l.entries = slices.Delete(l.entries, 0, over)
+	for len(l.entries) > l.max {
+		i := l.oldest()
+		l.entries = slices.Delete(l.entries, i, i+1)
 	}
 	return already, owed
+}
+
+// oldest is the entry a full ledger drops: its oldest that is not owed,
+// else its oldest. A skill owed was left out by loaded_skills, which
+// told the agent to get it back with load_skill: dropped, it would be
+// sent as a new use. The newest entry, just loaded, is never dropped.
+func (l *ledger) oldest() int {
+	if i := slices.IndexFunc(l.entries[:len(l.entries)-1], func(e ledgerEntry) bool { return !e.owed }); i >= 0 {
+		return i
+	}
+	return 0
 }
 
 // owe marks what loaded_skills left out of its answer as owed, and what

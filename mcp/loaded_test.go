@@ -110,3 +110,48 @@ func TestMCPLoadedSkillsIsBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestMCPOwedSkillsOutlastTheLedgersRoom: a skill loaded_skills left out
+// stays in the ledger while the agent loads other skills first, so that
+// getting it back, as the answer said to, is still no new use. Before,
+// the oldest entry fell out of a full ledger whether owed or not, and the
+// skills left out are the oldest: one new load, and the next load_skill
+// of big-00 counted a second use.
+func TestMCPOwedSkillsOutlastTheLedgersRoom(t *testing.T) {
+	t.Parallel()
+	const maxChars, ledger = 1000, 6
+	ws := newDirWorkspace(t)
+	var names []string
+	for i := range ledger + 1 {
+		name := fmt.Sprintf("big-%02d", i)
+		names = append(names, name)
+		writeSkill(t, ws.dir, name, "A long skill", strings.Repeat(fmt.Sprintf("Step of %s: do the next thing.\n", name), 3*maxChars/30), nil)
+	}
+	s := newServer(t, ws, Options{MaxChars: maxChars, LedgerSize: ledger})
+	cs := connect(t, s)
+	load := func(name string) loadOutput {
+		t.Helper()
+		var out loadOutput
+		if res := mcptest.Call(t, cs, "load_skill", map[string]any{"name": name}, &out); res.IsError {
+			t.Fatalf("load_skill %s: %s", name, mcptest.Text(res))
+		}
+		return out
+	}
+	for _, name := range names[:ledger] {
+		load(name)
+	}
+	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "loaded_skills"})
+	if err != nil || res.IsError {
+		t.Fatal(err, mcptest.Text(res))
+	}
+	if text := mcptest.Text(res); !strings.Contains(text[strings.LastIndex(text, "\n")+1:], "big-00") {
+		t.Fatalf("loaded_skills did not leave big-00 out: %q", text)
+	}
+	load(names[ledger]) // the ledger was full
+	if again := load("big-00"); again.AlreadyLoaded || again.Body == "" {
+		t.Errorf("load_skill of big-00, which loaded_skills left out = %+v", again)
+	}
+	if uses, _ := ws.counts("big-00"); uses != 1 {
+		t.Errorf("big-00: %d uses, want 1: getting back a skill loaded_skills left out is no new use", uses)
+	}
+}
