@@ -300,8 +300,8 @@ func SyncDir(dir string) error { return platform.SyncDir(dir) }
 
 // Fill writes data to f, the temporary file of name, gives it perm,
 // flushes it to the disk and closes it: what a rename may then put in
-// place whole. f is left open on an error, for the caller to close and
-// remove.
+// place whole. On an error the caller closes f (again, where its close
+// was what failed: a second close changes nothing) and removes it.
 func Fill(f *os.File, name string, data []byte, perm fs.FileMode) error {
 	if _, err := f.Write(data); err != nil {
 		return fmt.Errorf("write %s: %w", name, err)
