@@ -229,7 +229,8 @@ func Build(ctx context.Context, in Input) (*Workspace, error) {
 	}
 	// The workspace layer through a link: the sync reads it, and every
 	// write refuses it (use, the agents' hooks, import, curation).
-	if err := curator.LayerLink(filepath.Join(in.Root, workspace.SkillsName)); err != nil {
+	layout := workspace.New(in.Root, "")
+	if err := agent.LayerLink(layout.SkillsDir()); err != nil {
 		st.Attention = append(st.Attention, err.Error())
 	}
 	if u, err := in.Usage(); err == nil {
@@ -238,8 +239,7 @@ func Build(ctx context.Context, in Input) (*Workspace, error) {
 			// A running daemon says how its imports fare; without one, a
 			// cron job's import and curation fail unseen: what stops them
 			// before they read anything is read here.
-			skills := filepath.Join(in.Root, workspace.SkillsName)
-			for _, err := range agent.Stopped(filepath.Join(skills, workspace.ImportedName), filepath.Join(skills, workspace.HookedName), u.Imports) {
+			for _, err := range agent.Stopped(layout.ImportedFile(), layout.HookedFile(), u.Imports) {
 				st.Attention = append(st.Attention, "the usage import stops, and skillsync curate with it, which imports first: "+err.Error())
 			}
 		}
