@@ -242,14 +242,7 @@ func (a *app) runAdd(ctx context.Context, opts *addOptions) error {
 		fmt.Fprintln(a.stdout, "run skillsync sync to fetch it and place its skills")
 		return nil
 	}
-	var report *skillsync.SyncReport
-	report, err = a.syncAfterEdit(ctx, false)
-	stopped := report == nil && err != nil
-	if stopped && a.json {
-		// Stopped before it had a report (another sync held the lock):
-		// the JSON still says so, as sync --json does.
-		report = stoppedReport(err)
-	}
+	report, _, err := a.syncAfterEdit(ctx, false)
 	out.Sync = syncReportOf(report, err)
 	if a.json && out.Sync != nil {
 		if werr := writeJSON(a.stdout, out); werr != nil {
@@ -420,17 +413,22 @@ func (a *app) addTargets(file string, targets []agent.Target) ([]string, error) 
 // syncAfterEdit syncs the workspace after add or remove changed its
 // config, printing the report unless --json (the caller puts it in its
 // own JSON). pruneAll lets a config left without sources empty the cache:
-// the user removed the last one on purpose.
-func (a *app) syncAfterEdit(ctx context.Context, pruneAll bool) (*skillsync.SyncReport, error) {
+// the user removed the last one on purpose. stopped says the sync
+// stopped before it had a report (a config it refuses, another sync
+// holding the lock): with --json report is then empty (stoppedReport),
+// so the JSON still says so, as sync --json does; else nil.
+func (a *app) syncAfterEdit(ctx context.Context, pruneAll bool) (report *skillsync.SyncReport, stopped bool, err error) {
 	progress := a.progress()
 	eng, err := a.writeEngine(progress.option()...)
-	if err != nil {
-		return nil, err
+	if err == nil {
+		report, err = eng.Sync(ctx, skillsync.SyncOptions{Wait: skillsync.DefaultWait, Jobs: skillsync.DefaultJobs, PruneAll: pruneAll})
+		progress.clear()
 	}
-	report, err := eng.Sync(ctx, skillsync.SyncOptions{Wait: skillsync.DefaultWait, Jobs: skillsync.DefaultJobs, PruneAll: pruneAll})
-	progress.clear()
 	if report == nil {
-		return nil, err
+		if a.json {
+			report = stoppedReport(err)
+		}
+		return report, true, err
 	}
 	if a.json {
 		for _, w := range report.Warnings {
@@ -441,5 +439,5 @@ func (a *app) syncAfterEdit(ctx context.Context, pruneAll bool) (*skillsync.Sync
 	if !a.json {
 		a.printSyncReport(report, out)
 	}
-	return report, out
+	return report, false, out
 }

@@ -118,14 +118,7 @@ func (a *app) runRemove(ctx context.Context, opts *removeOptions) error {
 		fmt.Fprintln(a.stdout, "run skillsync sync to remove its skills from the cache and the targets")
 		return nil
 	}
-	var report *skillsync.SyncReport
-	report, err = a.syncAfterEdit(ctx, left == 0)
-	stopped := report == nil && err != nil
-	if stopped && a.json {
-		// Stopped before it had a report (another sync held the lock):
-		// the JSON still says so, as sync --json does.
-		report = stoppedReport(err)
-	}
+	report, stopped, err := a.syncAfterEdit(ctx, left == 0)
 	out.Sync = syncReportOf(report, err)
 	if a.json && out.Sync != nil {
 		if werr := writeJSON(a.stdout, out); werr != nil {
