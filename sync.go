@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/skillsync/skillsync/config"
@@ -38,11 +39,23 @@ func (e *Engine) Sync(ctx context.Context, opts SyncOptions) (*SyncReport, error
 	if err := e.checkNames(opts.Move); err != nil {
 		return nil, err
 	}
+	var early *fetches
+	if !opts.Frozen && !opts.Locked {
+		// No source is pinned to the lock, which is read under the
+		// cache's lock: the fetches start now, beside opening the cache
+		// and reading the lock and the usage, rather than after them
+		// (on a sync with nothing new, the fetch is the longest of
+		// these). The sources' discoveries, which come after the
+		// fetches, take the cache's answers once it is open (answer).
+		early = e.startFetches(ctx, opts, nil)
+	}
 	cache, err := materialize.OpenCache(ctx, e.layout.CacheDir(), opts.WaitTime(), opts.Check())
 	if IsLocked(err) {
+		early.end()
 		return nil, fmt.Errorf("another sync holds the cache: %w", err)
 	}
 	if err != nil {
+		early.end()
 		return nil, err
 	}
 	defer cache.Close()
@@ -50,9 +63,10 @@ func (e *Engine) Sync(ctx context.Context, opts SyncOptions) (*SyncReport, error
 	// for another one sees the lock that one wrote.
 	locked, hasLock, err := lock.Read(e.layout.LockFile(), e.kinds)
 	if err != nil {
+		early.end()
 		return nil, err
 	}
-	run := &syncRun{e: e, opts: opts, hasLock: hasLock, Run: syncrun.Run{Lock: locked, Cache: cache, Report: syncrun.NewReport()}}
+	run := &syncRun{e: e, opts: opts, hasLock: hasLock, early: early, Run: syncrun.Run{Lock: locked, Cache: cache, Report: syncrun.NewReport()}}
 	if opts.Frozen {
 		if !hasLock {
 			return nil, &FrozenError{Diff: []string{"there is no " + e.layout.LockFile()}, Fix: "run skillsync sync once without --frozen, and commit the lock it writes"}
@@ -80,6 +94,9 @@ type syncRun struct {
 	opts SyncOptions
 	// hasLock is set when Lock was read from skillsync.lock.
 	hasLock bool
+	// early are the sources opened and fetching before the cache was
+	// opened; nil when the lock pins them, and do opens them.
+	early *fetches
 	syncrun.Run
 }
 
@@ -102,22 +119,28 @@ func (r *syncRun) do(ctx context.Context) (*SyncReport, error) {
 	report.Warnings = append(report.Warnings, opened...)
 	r.CarryRenamed(e.cfg.Sources, e.base())
 	if err := syncrun.CheckPrune(e.cfg, r.Cache.Manifest(), r.opts.PruneAll); err != nil {
+		r.early.end()
 		return nil, err
 	}
-	sources := r.open()
-	defer closeAll(sources)
-	fetchCtx, stopFetches := context.WithCancel(ctx)
-	defer stopFetches()
-	wait := r.fetch(fetchCtx, sources)
-	// Every fetch has ended before the sources are closed.
-	defer wait()
+	f := r.early
+	if f == nil {
+		f = e.startFetches(ctx, r.opts, r.Lock)
+	}
+	// Every fetch has ended before the sources are closed; a sync that
+	// stops early stops them.
+	defer f.end()
+	if !r.opts.Verify {
+		// A skill whose git tree did not change is taken from its
+		// record; a sync that verifies reads everything again.
+		f.answer(r.Cache, e)
+		f.readAhead(&r.Run)
+	}
 	// The usage is read while the sources fetch; a usage file that stops
 	// the sync stops them too.
 	if r.Usage, err = r.LoadUsage(e.Usage()); err != nil {
-		stopFetches()
 		return nil, err
 	}
-	for _, s := range sources {
+	for _, s := range f.sources {
 		report.Sources = append(report.Sources, r.syncSource(ctx, s))
 	}
 	report.Add(r.Cache.Prune(sourceNames(e.cfg.Sources)))
@@ -166,61 +189,112 @@ func (r *syncRun) do(ctx context.Context) (*SyncReport, error) {
 	return report, report.Err()
 }
 
-// open opens every configured source, each git source pinned to its
-// locked revision where the options say so.
-func (r *syncRun) open() []*sourceRun {
-	var out []*sourceRun
-	for _, s := range r.e.cfg.Sources {
-		rev := ""
-		if pinned, ok := r.Lock.Sources[s.Name]; ok && (r.opts.Frozen || (r.opts.Locked && !slices.Contains(r.opts.Move, s.Name))) {
-			rev = pinned.Revision
-		}
-		sp := r.e.spec(s, rev)
-		if !r.opts.Verify {
-			// A skill whose git tree did not change is taken from its
-			// record; a sync that verifies reads everything again.
-			r.Cache.Answer(&sp.Options, s.Name, r.e.discovery(s))
-		}
-		repo, err := r.e.kinds.Open(sp)
-		out = append(out, &sourceRun{cfg: s, repo: repo, broken: err})
-	}
-	return out
+// fetches are a sync's sources, opened, and the fetches of those with a
+// local copy, under way (syncrun.Start): each source is materialized as
+// soon as its own fetch is done.
+type fetches struct {
+	sources []*sourceRun
+	// late gives each source's discovery the cache's answers, once
+	// answer has them (Options.Late); in the order of sources.
+	late []*lateAnswers
+	// pending and names are the fetching sources' fetches and names.
+	pending []*syncrun.Pending
+	names   []string
+	stop    context.CancelFunc
+	// wait waits for every fetch, and for the reads ahead of the cache's
+	// records that readAhead started.
+	wait func()
 }
 
-// closeAll releases what open sources hold (a database's connections and
-// spool). The cache holds their files by now.
-func closeAll(sources []*sourceRun) {
-	for _, s := range sources {
+// startFetches opens every configured source, each git source pinned to
+// its revision in pins where the options say so (pins nil: none is),
+// and starts the fetches of those with a local copy, jobs at a time; it
+// returns at once.
+func (e *Engine) startFetches(ctx context.Context, opts SyncOptions, pins *lock.File) *fetches {
+	ctx, stop := context.WithCancel(ctx)
+	f := &fetches{stop: stop}
+	var fetchers []repository.Fetcher
+	var runs []*sourceRun
+	for _, s := range e.cfg.Sources {
+		sp := e.spec(s, pinnedRevision(pins, s.Name, opts))
+		late := &lateAnswers{}
+		sp.Options.Late = late.give
+		repo, err := e.kinds.Open(sp)
+		run := &sourceRun{cfg: s, repo: repo, broken: err}
+		f.sources, f.late = append(f.sources, run), append(f.late, late)
+		if fetcher, ok := repo.(repository.Fetcher); ok {
+			fetchers, runs = append(fetchers, fetcher), append(runs, run)
+		}
+	}
+	pending, fetched := syncrun.Start(ctx, fetchers, opts.Jobs, opts.Offline)
+	for i, p := range pending {
+		runs[i].fetch = p
+		f.names = append(f.names, runs[i].cfg.Name)
+	}
+	f.pending, f.wait = pending, fetched
+	return f
+}
+
+// pinnedRevision is the revision pins holds of source where the options
+// pin it to the lock (sync --frozen; --locked but for the sources it
+// moves), "" where they do not or pins is nil.
+func pinnedRevision(pins *lock.File, source string, opts SyncOptions) string {
+	if pins == nil || !(opts.Frozen || (opts.Locked && !slices.Contains(opts.Move, source))) {
+		return ""
+	}
+	if pinned, ok := pins.Sources[source]; ok {
+		return pinned.Revision
+	}
+	return ""
+}
+
+// answer gives every source's discovery what the cache recorded of it
+// (materialize.Cache.Answers), once the cache holds the renamed sources
+// under their new names.
+func (f *fetches) answer(c *materialize.Cache, e *Engine) {
+	for i, s := range f.sources {
+		give := c.Answers(s.cfg.Name, e.discovery(s.cfg))
+		f.late[i].answers.Store(&give)
+	}
+}
+
+// readAhead reads the records of every source whose fetch brings a new
+// revision while the others are synced (syncrun.Run.ReadAhead); end
+// waits for those reads.
+func (f *fetches) readAhead(r *syncrun.Run) {
+	ahead, fetched := r.ReadAhead(f.pending, f.names), f.wait
+	f.wait = func() {
+		fetched()
+		ahead()
+	}
+}
+
+// end stops the fetches still under way, waits for them all and closes
+// what the sources hold (a database's connections and spool). A nil f
+// has nothing to end.
+func (f *fetches) end() {
+	if f == nil {
+		return
+	}
+	f.stop()
+	f.wait()
+	for _, s := range f.sources {
 		if s.repo != nil {
 			closeRepository(s.repo)
 		}
 	}
 }
 
-// fetch starts bringing the sources with a local copy up to date, jobs
-// at a time, and returns at once (syncrun.Start): each source is
-// materialized as soon as its own fetch is done. wait waits for every
-// fetch.
-func (r *syncRun) fetch(ctx context.Context, sources []*sourceRun) (wait func()) {
-	var fetchers []repository.Fetcher
-	var runs []*sourceRun
-	for _, s := range sources {
-		if f, ok := s.repo.(repository.Fetcher); ok {
-			fetchers, runs = append(fetchers, f), append(runs, s)
-		}
-	}
-	pending, fetched := syncrun.Start(ctx, fetchers, r.opts.Jobs, r.opts.Offline)
-	names := make([]string, len(pending))
-	for i, p := range pending {
-		runs[i].fetch, names[i] = p, runs[i].cfg.Name
-	}
-	if r.opts.Verify {
-		return fetched // it reads every file again, records or not
-	}
-	ahead := r.ReadAhead(pending, names)
-	return func() {
-		fetched()
-		ahead()
+// lateAnswers hands a source opened before the cache the cache's answers
+// to its discovery (Options.Late): none until answer has set them, and
+// every discovery comes after that.
+type lateAnswers struct {
+	answers atomic.Pointer[func(*repository.Options)]
+}
+
+func (l *lateAnswers) give(opts *repository.Options) {
+	if give := l.answers.Load(); give != nil {
+		(*give)(opts)
 	}
 }
 

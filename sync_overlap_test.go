@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/skillsync/skillsync/internal/gittest"
+	"github.com/skillsync/skillsync/materialize"
 	"github.com/skillsync/skillsync/workspace"
 )
 
@@ -94,5 +96,98 @@ func TestSyncStopsItsFetchesWhenTheUsageCannotBeRead(t *testing.T) {
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("the sync waited for a fetch after its usage file stopped it")
+	}
+}
+
+// TestSyncFetchesWhileItWaitsForTheCache: a sync whose sources the lock
+// does not pin starts their fetches before it takes the cache's lock, so
+// a sync that waits for another one has its sources fetched meanwhile,
+// and still takes the cache's records for what did not change.
+func TestSyncFetchesWhileItWaitsForTheCache(t *testing.T) {
+	t.Parallel()
+	up := gittest.NewRepo(t, "main")
+	up.Skill("skills/alpha", "Alpha.")
+	up.Commit("alpha")
+	e, ws := newWorkspace(t, "repositories:\n  - name: team\n    git: "+up.URL()+"\n")
+	mustSync(t, e, SyncOptions{})
+	up.Skill("skills/beta", "Beta.")
+	next := up.Commit("beta")
+
+	ctx := context.Background()
+	held, err := materialize.OpenCache(ctx, e.layout.CacheDir(), 0, SyncOptions{}.Check())
+	if err != nil {
+		t.Fatal(err)
+	}
+	type result struct {
+		r   *SyncReport
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		r, err := e.Sync(ctx, SyncOptions{Wait: time.Minute})
+		done <- result{r, err}
+	}()
+	stores, _ := filepath.Glob(filepath.Join(ws, ".git-store", "*"))
+	fetched := func() bool {
+		for _, store := range stores {
+			if exec.Command("git", "--git-dir", store, "cat-file", "-e", next+"^{commit}").Run() == nil {
+				return true
+			}
+		}
+		return false
+	}
+	for deadline := time.Now().Add(30 * time.Second); !fetched(); {
+		select {
+		case res := <-done:
+			held.Close()
+			t.Fatalf("the sync ended (%v) while another held the cache", res.err)
+		case <-time.After(20 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			held.Close()
+			<-done
+			t.Fatalf("the store %v did not fetch %s while the sync waited for the cache", stores, next)
+		}
+	}
+	if err := held.Close(); err != nil {
+		t.Fatal(err)
+	}
+	res := <-done
+	if res.err != nil || !slices.Equal(res.r.Skills.Added, []string{"team/beta"}) || res.r.Files.Written != 1 {
+		t.Fatalf("sync after the wait: %v, added %v, files %+v", res.err, res.r.Skills.Added, res.r.Files)
+	}
+}
+
+// TestSyncRefusedAtTheCacheStopsItsFetches: the fetches a sync starts
+// before it takes the cache's lock are stopped when it cannot take it,
+// rather than waited for.
+func TestSyncRefusedAtTheCacheStopsItsFetches(t *testing.T) {
+	t.Parallel()
+	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		<-r.Context().Done() // never answers
+	}))
+	t.Cleanup(func() {
+		server.CloseClientConnections()
+		server.Close()
+	})
+	e, _ := newWorkspace(t, "repositories:\n  - name: slow\n    git: "+server.URL+"/team.git\n    timeout: 10m\n")
+	ctx := context.Background()
+	held, err := materialize.OpenCache(ctx, e.layout.CacheDir(), 0, SyncOptions{}.Check())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	done := make(chan error, 1)
+	go func() {
+		_, err := e.Sync(ctx, SyncOptions{Wait: 50 * time.Millisecond})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if !IsLocked(err) {
+			t.Errorf("sync = %v; want the cache's lock held", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the sync refused at the cache waited for its fetch")
 	}
 }

@@ -99,10 +99,26 @@ func (c *Cache) answers(source, discovery string) answers {
 // Knows and Recalled (see Known and answers), and Expect, the number of
 // skills the cache holds of it.
 func (c *Cache) Answer(opts *repository.Options, source, discovery string) {
+	c.Answers(source, discovery)(opts)
+}
+
+// Answers returns a function that does what Answer does to the options
+// it is given, for a source opened before the cache was read
+// (Options.Late): every discovery of the source then shares one set of
+// answers, loaded once, as Answer's would be, whatever the cache's
+// manifest holds by then.
+func (c *Cache) Answers(source, discovery string) func(*repository.Options) {
 	a := c.answers(source, discovery)
-	opts.Known, opts.Knows, opts.Recalled = a.known, a.knows, a.recalled
-	if src := c.manifest.Sources[source]; src != nil {
-		opts.Expect = len(src.Skills)
+	src := c.manifest.Sources[source]
+	expect := 0
+	if src != nil {
+		expect = len(src.Skills)
+	}
+	return func(opts *repository.Options) {
+		opts.Known, opts.Knows, opts.Recalled = a.known, a.knows, a.recalled
+		if src != nil {
+			opts.Expect = expect
+		}
 	}
 }
 

@@ -86,6 +86,9 @@ func (f Found) Valid() bool { return !skill.HasError(f.Problems, false) }
 // not be read or ctx ended (opts.Timeout included): a partial result is
 // never returned as a whole one.
 func Scan(ctx context.Context, fsys fs.FS, source, rootName string, opts Options) ([]Found, []skill.Problem, error) {
+	if opts.Late != nil {
+		opts.Late(&opts)
+	}
 	if opts.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, opts.Timeout)

@@ -284,3 +284,44 @@ func TestKnownRecordWithAGitFolderIsReadAgain(t *testing.T) {
 		t.Errorf("beta, whose record is sound, was read again: %q", got[1].Description)
 	}
 }
+
+// TestLateAnswersAreTakenAtDiscovery: Options.Late sets Known on
+// discovery's own copy of the options as it starts, for a source opened
+// before its answers were known; the options it was given stay as they
+// were.
+func TestLateAnswersAreTakenAtDiscovery(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	fsys := knownRepo(t)
+	first, _, err := repository.Discover(ctx, fsys, "team", "repo", repository.Options{})
+	if err != nil || len(first) != 2 {
+		t.Fatalf("discover: %v %v", skillNames(first), err)
+	}
+	records := recordsOf(t, first)
+	for key, r := range records {
+		r.meta.Description = "From the record."
+		records[key] = r
+	}
+	var answers func(*repository.Options) // none yet
+	opts := repository.Options{Late: func(o *repository.Options) {
+		if answers != nil {
+			answers(o)
+		}
+	}}
+	if got, _, err := repository.Discover(ctx, fsys, "team", "repo", opts); err != nil || got[0].Description == "From the record." {
+		t.Fatalf("discovery before any answer took a record: %v %v", got, err)
+	}
+	answers = func(o *repository.Options) {
+		o.Known = func(key string) (skill.Meta, []skill.File, bool) {
+			r, ok := records[key]
+			return r.meta, r.files, ok
+		}
+	}
+	got, _, err := repository.Discover(ctx, fsys, "team", "repo", opts)
+	if err != nil || len(got) != 2 || got[0].Description != "From the record." || got[1].Description != "From the record." {
+		t.Fatalf("discovery after the answers came: %+v %v", got, err)
+	}
+	if opts.Known != nil {
+		t.Error("Late changed the caller's options")
+	}
+}

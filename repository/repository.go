@@ -112,6 +112,12 @@ type Options struct {
 	// grown a quarter at a time through thousands of skills of hundreds
 	// of bytes each.
 	Expect int
+	// Late, when set, is called with discovery's own copy of these
+	// options as each discovery starts, and may set Known, Knows,
+	// Recalled and Expect there: a sync starts a source's fetch before it
+	// has read the cache that answers them, and the source's discovery,
+	// which comes after the fetch, takes them this way.
+	Late func(*Options)
 	// Env is where credentials named by variable (password_env, a DSN's
 	// variable), the home directory of "~" and the default git store are
 	// read from; the zero Env is the process's.
