@@ -25,7 +25,7 @@ func (e *Engine) Preview(ctx context.Context, s config.Source) (*Offer, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer closeRepository(r)
+	defer repository.Close(r)
 	return repository.Preview(ctx, r, s.Name)
 }
 

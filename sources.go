@@ -2,7 +2,6 @@ package skillsync
 
 import (
 	"cmp"
-	"io"
 	"path/filepath"
 
 	"github.com/skillsync/skillsync/config"
@@ -84,14 +83,6 @@ func (e *Engine) base() string {
 		return e.cfg.Workspace
 	}
 	return filepath.Dir(e.cfg.File)
-}
-
-// closeRepository releases what an open source holds (a database's
-// connections and spool); a source with nothing to release is left be.
-func closeRepository(r repository.Repository) {
-	if c, ok := r.(io.Closer); ok {
-		c.Close()
-	}
 }
 
 // publishesDirect reports whether a promotion to s goes straight to what

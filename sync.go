@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
-	"sync/atomic"
 	"time"
 
 	"github.com/skillsync/skillsync/config"
@@ -39,23 +37,20 @@ func (e *Engine) Sync(ctx context.Context, opts SyncOptions) (*SyncReport, error
 	if err := e.checkNames(opts.Move); err != nil {
 		return nil, err
 	}
-	var early *fetches
+	var early *syncrun.Sources
 	if !opts.Frozen && !opts.Locked {
 		// No source is pinned to the lock, which is read under the
 		// cache's lock: the fetches start now, beside opening the cache
-		// and reading the lock and the usage, rather than after them
-		// (on a sync with nothing new, the fetch is the longest of
-		// these). The sources' discoveries, which come after the
-		// fetches, take the cache's answers once it is open (answer).
-		early = e.startFetches(ctx, opts, nil)
+		// and reading the lock and the usage (syncrun.Open).
+		early = e.openSources(ctx, opts, nil)
 	}
 	cache, err := materialize.OpenCache(ctx, e.layout.CacheDir(), opts.WaitTime(), opts.Check())
 	if IsLocked(err) {
-		early.end()
+		early.End()
 		return nil, fmt.Errorf("another sync holds the cache: %w", err)
 	}
 	if err != nil {
-		early.end()
+		early.End()
 		return nil, err
 	}
 	defer cache.Close()
@@ -63,7 +58,7 @@ func (e *Engine) Sync(ctx context.Context, opts SyncOptions) (*SyncReport, error
 	// for another one sees the lock that one wrote.
 	locked, hasLock, err := lock.Read(e.layout.LockFile(), e.kinds)
 	if err != nil {
-		early.end()
+		early.End()
 		return nil, err
 	}
 	run := &syncRun{e: e, opts: opts, hasLock: hasLock, early: early, Run: syncrun.Run{Lock: locked, Cache: cache, Report: syncrun.NewReport()}}
@@ -96,20 +91,8 @@ type syncRun struct {
 	hasLock bool
 	// early are the sources opened and fetching before the cache was
 	// opened; nil when the lock pins them, and do opens them.
-	early *fetches
+	early *syncrun.Sources
 	syncrun.Run
-}
-
-// sourceRun is one configured source through a sync.
-type sourceRun struct {
-	cfg  config.Source
-	repo repository.Repository
-	// broken is why the source could not even be opened; it then fails
-	// alone and keeps its last good files.
-	broken error
-	// fetch is the source's fetch under way, nil for a source read in
-	// place.
-	fetch *syncrun.Pending
 }
 
 func (r *syncRun) do(ctx context.Context) (*SyncReport, error) {
@@ -119,28 +102,28 @@ func (r *syncRun) do(ctx context.Context) (*SyncReport, error) {
 	report.Warnings = append(report.Warnings, opened...)
 	r.CarryRenamed(e.cfg.Sources, e.base())
 	if err := syncrun.CheckPrune(e.cfg, r.Cache.Manifest(), r.opts.PruneAll); err != nil {
-		r.early.end()
+		r.early.End()
 		return nil, err
 	}
-	f := r.early
-	if f == nil {
-		f = e.startFetches(ctx, r.opts, r.Lock)
+	sources := r.early
+	if sources == nil {
+		sources = e.openSources(ctx, r.opts, r.Lock)
 	}
 	// Every fetch has ended before the sources are closed; a sync that
 	// stops early stops them.
-	defer f.end()
+	defer sources.End()
 	if !r.opts.Verify {
 		// A skill whose git tree did not change is taken from its
 		// record; a sync that verifies reads everything again.
-		f.answer(r.Cache, e)
-		f.readAhead(&r.Run)
+		sources.Answer(r.Cache, e.discovery)
+		sources.ReadAhead(&r.Run)
 	}
 	// The usage is read while the sources fetch; a usage file that stops
 	// the sync stops them too.
 	if r.Usage, err = r.LoadUsage(e.Usage()); err != nil {
 		return nil, err
 	}
-	for _, s := range f.sources {
+	for _, s := range sources.List {
 		report.Sources = append(report.Sources, r.syncSource(ctx, s))
 	}
 	report.Add(r.Cache.Prune(sourceNames(e.cfg.Sources)))
@@ -189,113 +172,14 @@ func (r *syncRun) do(ctx context.Context) (*SyncReport, error) {
 	return report, report.Err()
 }
 
-// fetches are a sync's sources, opened, and the fetches of those with a
-// local copy, under way (syncrun.Start): each source is materialized as
-// soon as its own fetch is done.
-type fetches struct {
-	sources []*sourceRun
-	// late gives each source's discovery the cache's answers, once
-	// answer has them (Options.Late); in the order of sources.
-	late []*lateAnswers
-	// pending and names are the fetching sources' fetches and names.
-	pending []*syncrun.Pending
-	names   []string
-	stop    context.CancelFunc
-	// wait waits for every fetch, and for the reads ahead of the cache's
-	// records that readAhead started.
-	wait func()
-}
-
-// startFetches opens every configured source, each git source pinned to
-// its revision in pins where the options say so (pins nil: none is),
-// and starts the fetches of those with a local copy, jobs at a time; it
-// returns at once.
-func (e *Engine) startFetches(ctx context.Context, opts SyncOptions, pins *lock.File) *fetches {
-	ctx, stop := context.WithCancel(ctx)
-	f := &fetches{stop: stop}
-	var fetchers []repository.Fetcher
-	var runs []*sourceRun
-	for _, s := range e.cfg.Sources {
-		sp := e.spec(s, pinnedRevision(pins, s.Name, opts))
-		late := &lateAnswers{}
-		sp.Options.Late = late.give
-		repo, err := e.kinds.Open(sp)
-		run := &sourceRun{cfg: s, repo: repo, broken: err}
-		f.sources, f.late = append(f.sources, run), append(f.late, late)
-		if fetcher, ok := repo.(repository.Fetcher); ok {
-			fetchers, runs = append(fetchers, fetcher), append(runs, run)
-		}
-	}
-	pending, fetched := syncrun.Start(ctx, fetchers, opts.Jobs, opts.Offline)
-	for i, p := range pending {
-		runs[i].fetch = p
-		f.names = append(f.names, runs[i].cfg.Name)
-	}
-	f.pending, f.wait = pending, fetched
-	return f
-}
-
-// pinnedRevision is the revision pins holds of source where the options
-// pin it to the lock (sync --frozen; --locked but for the sources it
-// moves), "" where they do not or pins is nil.
-func pinnedRevision(pins *lock.File, source string, opts SyncOptions) string {
-	if pins == nil || !(opts.Frozen || (opts.Locked && !slices.Contains(opts.Move, source))) {
-		return ""
-	}
-	if pinned, ok := pins.Sources[source]; ok {
-		return pinned.Revision
-	}
-	return ""
-}
-
-// answer gives every source's discovery what the cache recorded of it
-// (materialize.Cache.Answers), once the cache holds the renamed sources
-// under their new names.
-func (f *fetches) answer(c *materialize.Cache, e *Engine) {
-	for i, s := range f.sources {
-		give := c.Answers(s.cfg.Name, e.discovery(s.cfg))
-		f.late[i].answers.Store(&give)
-	}
-}
-
-// readAhead reads the records of every source whose fetch brings a new
-// revision while the others are synced (syncrun.Run.ReadAhead); end
-// waits for those reads.
-func (f *fetches) readAhead(r *syncrun.Run) {
-	ahead, fetched := r.ReadAhead(f.pending, f.names), f.wait
-	f.wait = func() {
-		fetched()
-		ahead()
-	}
-}
-
-// end stops the fetches still under way, waits for them all and closes
-// what the sources hold (a database's connections and spool). A nil f
-// has nothing to end.
-func (f *fetches) end() {
-	if f == nil {
-		return
-	}
-	f.stop()
-	f.wait()
-	for _, s := range f.sources {
-		if s.repo != nil {
-			closeRepository(s.repo)
-		}
-	}
-}
-
-// lateAnswers hands a source opened before the cache the cache's answers
-// to its discovery (Options.Late): none until answer has set them, and
-// every discovery comes after that.
-type lateAnswers struct {
-	answers atomic.Pointer[func(*repository.Options)]
-}
-
-func (l *lateAnswers) give(opts *repository.Options) {
-	if give := l.answers.Load(); give != nil {
-		(*give)(opts)
-	}
+// openSources opens the configured sources, pinned to pins where opts
+// say so, and starts their fetches (syncrun.Open).
+func (e *Engine) openSources(ctx context.Context, opts SyncOptions, pins *lock.File) *syncrun.Sources {
+	return syncrun.Open(ctx, e.cfg.Sources, pins, opts, func(s config.Source, rev string, late func(*repository.Options)) (repository.Repository, error) {
+		sp := e.spec(s, rev)
+		sp.Options.Late = late
+		return e.kinds.Open(sp)
+	})
 }
 
 // syncSource takes one source through the sync, or reports why it could
@@ -303,23 +187,24 @@ func (l *lateAnswers) give(opts *repository.Options) {
 // Materialize: its skills discovered unless the cache holds that revision
 // under that config, the first of two with one name kept, archived ones
 // left out, the changed ones written.
-func (r *syncRun) syncSource(ctx context.Context, s *sourceRun) SourceReport {
-	name, rep := s.cfg.Name, SourceReport{Source: s.cfg.Name, Type: s.cfg.Kind, Status: StatusUnchanged}
-	if s.broken != nil {
-		return r.Failed(rep, s.broken)
+func (r *syncRun) syncSource(ctx context.Context, s *syncrun.Source) SourceReport {
+	cfg := s.Config
+	name, rep := cfg.Name, SourceReport{Source: cfg.Name, Type: cfg.Kind, Status: StatusUnchanged}
+	if s.Broken != nil {
+		return r.Failed(rep, s.Broken)
 	}
-	rev, err := r.Revision(ctx, name, s.fetch, s.repo)
-	if s.fetch != nil { // a fetch that failed took its time too: a remote that hangs is no 0 s
-		rep.FetchTime = s.fetch.Wait().Duration()
+	rev, err := r.Revision(ctx, name, s.Fetch, s.Repo)
+	if s.Fetch != nil { // a fetch that failed took its time too: a remote that hangs is no 0 s
+		rep.FetchTime = s.Fetch.Wait().Duration()
 	}
 	if rev == "" {
 		return r.Failed(rep, err)
 	}
 	rep.Revision = string(rev)
-	src := materialize.Source{Name: name, Revision: rep.Revision, Fingerprint: r.e.fingerprint(s.cfg), Discovery: r.e.discovery(s.cfg),
+	src := materialize.Source{Name: name, Revision: rep.Revision, Fingerprint: r.e.fingerprint(cfg), Discovery: r.e.discovery(cfg),
 		MaxSkillSize: r.e.maxSkillSize()}
-	rep = r.Materialize(ctx, s.repo, src, rep, r.e.sourceOptions(s.cfg).Selects)
-	r.Report.CheckYield(rep, r.e.sourceOptions(s.cfg).SourceSizeLimit())
+	rep = r.Materialize(ctx, s.Repo, src, rep, r.e.sourceOptions(cfg).Selects)
+	r.Report.CheckYield(rep, r.e.sourceOptions(cfg).SourceSizeLimit())
 	if err != nil {
 		return r.Failed(rep, err)
 	}

@@ -2,7 +2,6 @@ package daemon
 
 import (
 	"fmt"
-	"io"
 
 	"github.com/skillsync/skillsync/repository"
 )
@@ -28,7 +27,7 @@ func (s Sources) PushSources() []string {
 		if _, ok := r.(repository.Listener); ok || err != nil {
 			names = append(names, name)
 		}
-		closeRepository(r)
+		repository.Close(r)
 	}
 	return names
 }
@@ -42,16 +41,8 @@ func (s Sources) OpenListener(name string, lost func(msg string)) (repository.Li
 	}
 	l, ok := r.(repository.Listener)
 	if !ok {
-		closeRepository(r)
+		repository.Close(r)
 		return nil, nil
 	}
 	return l, nil
-}
-
-// closeRepository releases what an open source holds, when it holds
-// anything.
-func closeRepository(r repository.Repository) {
-	if c, ok := r.(io.Closer); ok {
-		_ = c.Close()
-	}
 }

@@ -3,6 +3,7 @@ package repository
 import (
 	"context"
 	"errors"
+	"io"
 	"io/fs"
 )
 
@@ -37,6 +38,16 @@ func Fetch(ctx context.Context, r Repository) (FetchResult, error) {
 		return f.Fetch(ctx)
 	}
 	return FetchResult{}, nil
+}
+
+// Close releases what an open source holds (a database's connections
+// and spool, a git store's open packs) when it holds anything: such a
+// source is an io.Closer. A nil r holds nothing.
+func Close(r Repository) error {
+	if c, ok := r.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
 }
 
 // Currenter is a source that can tell, without the network, the revision
