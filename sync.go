@@ -54,14 +54,17 @@ func (e *Engine) Sync(ctx context.Context, opts SyncOptions) (*SyncReport, error
 		return nil, err
 	}
 	defer cache.Close()
-	// The lock file is read under the cache's lock: a sync that waited
-	// for another one sees the lock that one wrote.
+	// The usage and the lock file are read under the cache's lock, each
+	// beside the other: a sync that waited for another one sees what
+	// that one wrote.
+	usage := syncrun.ReadUsage(e.Usage())
+	defer usage.Wait()
 	locked, hasLock, err := lock.Read(e.layout.LockFile(), e.kinds)
 	if err != nil {
 		early.End()
 		return nil, err
 	}
-	run := &syncRun{e: e, opts: opts, hasLock: hasLock, early: early, Run: syncrun.Run{Lock: locked, Cache: cache, Report: syncrun.NewReport()}}
+	run := &syncRun{e: e, opts: opts, hasLock: hasLock, early: early, usage: usage, Run: syncrun.Run{Lock: locked, Cache: cache, Report: syncrun.NewReport()}}
 	if opts.Frozen {
 		if !hasLock {
 			return nil, &FrozenError{Diff: []string{"there is no " + e.layout.LockFile()}, Fix: "run skillsync sync once without --frozen, and commit the lock it writes"}
@@ -92,6 +95,8 @@ type syncRun struct {
 	// early are the sources opened and fetching before the cache was
 	// opened; nil when the lock pins them, and do opens them.
 	early *syncrun.Sources
+	// usage is the usage file's read, under way beside the lock's.
+	usage *syncrun.UsageRead
 	syncrun.Run
 }
 
@@ -120,7 +125,7 @@ func (r *syncRun) do(ctx context.Context) (*SyncReport, error) {
 	}
 	// The usage is read while the sources fetch; a usage file that stops
 	// the sync stops them too.
-	if r.Usage, err = r.LoadUsage(e.Usage()); err != nil {
+	if r.Usage, err = r.LoadUsage(r.usage); err != nil {
 		return nil, err
 	}
 	for _, s := range sources.List {

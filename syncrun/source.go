@@ -282,13 +282,44 @@ func (r *Run) Revision(ctx context.Context, source string, fetch *Pending, repo 
 	return repository.Revision(fetched.Revision), fmt.Errorf("%w; its files were built again from the local copy, at the revision skillsync.lock has", fetched.Err)
 }
 
-// LoadUsage reads the curator's state from store. The usage file is a
-// side input: one that does not parse is set aside with a warning and
-// nothing is left out as archived this time; only a usage file that
-// cannot be used at all (a directory, a link, a newer version) stops the
-// sync.
-func (r *Run) LoadUsage(store *curator.Store) (*curator.Usage, error) {
-	u, err := store.Load()
+// UsageRead is the curator's state being read beside a sync's other
+// reads (ReadUsage); Run.LoadUsage takes what it read.
+type UsageRead struct {
+	done  chan struct{}
+	usage *curator.Usage
+	err   error
+	// panicked is what the read panicked with, raised again by LoadUsage
+	// on the sync's own goroutine: a daemon recovers it there.
+	panicked any
+}
+
+// ReadUsage starts reading the curator's state from store, beside the
+// lock and the sources' fetches: it needs only the cache's lock, which
+// the sync holds by then. Wait waits for it.
+func ReadUsage(store *curator.Store) *UsageRead {
+	read := &UsageRead{done: make(chan struct{})}
+	go func() {
+		defer close(read.done)
+		defer func() { read.panicked = recover() }()
+		read.usage, read.err = store.Load()
+	}()
+	return read
+}
+
+// Wait waits for the read to end, for a sync that stops before it takes
+// what was read.
+func (read *UsageRead) Wait() { <-read.done }
+
+// LoadUsage takes the curator's state read. The usage file is a side
+// input: one that does not parse is set aside with a warning and nothing
+// is left out as archived this time; only a usage file that cannot be
+// used at all (a directory, a link, a newer version) stops the sync.
+func (r *Run) LoadUsage(read *UsageRead) (*curator.Usage, error) {
+	read.Wait()
+	if read.panicked != nil {
+		panic(read.panicked)
+	}
+	u, err := read.usage, read.err
 	if curator.IsCorrupt(err) {
 		r.Report.Warnings = append(r.Report.Warnings, fmt.Sprintf("%v; no skill is left out as archived this time", err))
 		return u, nil

@@ -1,8 +1,10 @@
 package syncrun
 
 import (
+	"os"
 	"testing"
 
+	"github.com/skillsync/skillsync/curator"
 	"github.com/skillsync/skillsync/lock"
 )
 
@@ -34,4 +36,31 @@ func TestPinned(t *testing.T) {
 	}
 	var none *Sources
 	none.End() // a sync that opened nothing ends nothing
+}
+
+// TestUsageReadRaisesItsPanicInTheSync: the usage is read on a goroutine
+// of its own, but a panic there (a bug met on a hostile file) is raised
+// again where the sync takes the usage, where a daemon recovers it,
+// rather than ending the process; a sync that stops before that waits
+// for the read and ends normally.
+func TestUsageReadRaisesItsPanicInTheSync(t *testing.T) {
+	t.Parallel()
+	store := curator.NewStore(t.TempDir())
+	// A version-1 file is read through Resolve.
+	if err := os.WriteFile(store.Path(), []byte(`{"version":1,"skills":{"pdf":{"use_count":1}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	store.Resolve = func(string) (curator.Copy, bool) { panic("resolver bug") }
+	stopped := ReadUsage(store)
+	stopped.Wait() // no panic here: the sync stopped before it took the usage
+
+	read := ReadUsage(store)
+	defer func() {
+		if p := recover(); p != "resolver bug" {
+			t.Errorf("recovered %v, want the read's panic", p)
+		}
+	}()
+	r := &Run{Report: NewReport()}
+	r.LoadUsage(read)
+	t.Error("LoadUsage returned after the read panicked")
 }
