@@ -2,7 +2,8 @@
 # bench/run.sh small|medium|large — measures skillsync on a generated
 # corpus against what a user would do by hand with git, and prints a
 # table. Each figure is the median of $RUNS runs (default 5 for small, 3
-# for medium, 1 for large). Results go to bench/out/<size>/results.txt and
+# for medium, 1 for large; at least 10 for the no-op sync and the read
+# commands). Results go to bench/out/<size>/results.txt and
 # results.json. It asserts no timing: it exits non-zero only when it
 # cannot run. GOBENCH=0 skips the Go benchmarks. PCT_GAP=N waits N
 # seconds before each fetch and 1% sync (and in the Go benchmark of the
@@ -40,7 +41,9 @@ esac
 # Whole seconds from here on, without leading zeros (results.json takes it as a number).
 PCT_GAP=$((10#${PCT_GAP:-0}))
 runs=${RUNS:-$defruns}
-# Read commands are quick: more runs for a steady median.
+# Read commands and the no-op sync are quick, and on a shared machine a
+# few tens of milliseconds swing by half from one minute to the next:
+# more runs for a steady median.
 readruns=$(( runs < 10 ? 10 : runs ))
 
 # What the comparisons need.
@@ -163,11 +166,11 @@ if [ "${cold_written:-0}" -ne "$nfiles" ]; then
   exit 1
 fi
 
-echo "2/6 sync with nothing new, trusting the records and with --verify, vs rsync -a quick check" >&2
+echo "2/6 sync with nothing new ($readruns runs), trusting the records and with --verify ($runs), vs rsync -a quick check" >&2
 d=$work/cold-1
 c=$work/clone-1
 rsync -a "$c/repo/skills/" "$c/copy/"
-for i in $(seq "$runs"); do
+for i in $(seq "$readruns"); do
   measure noop "$d" "$bin" sync --quiet --json
   measure rsync "$c" rsync -a repo/skills/ copy/
 done
@@ -301,7 +304,7 @@ row() {
   printf '%-36s %-26s %10s %9s %8s %7s %6s\n' "$1" "$2" "$(wall "$3")" "$(cpu "$3")" "$(nopens "$3")" "$(mibof "$(rss "$3")")" "$(load "$3")"
 }
 {
-printf '\nskillsync benchmark: %s corpus (%s skills, %s files, %s MiB; the 1%% commit adds or edits %s files), median of %s runs (%s for read commands)\n' \
+printf '\nskillsync benchmark: %s corpus (%s skills, %s files, %s MiB; the 1%% commit adds or edits %s files), median of %s runs (%s for read commands and the no-op sync)\n' \
   "$size" "$skills" "$nfiles" "$mib" "$changed" "$runs" "$readruns"
 printf 'command: %sRUNS=%s bench/run.sh %s; machine: %s; load average at the end: %s\n\n' "$([ "$PCT_GAP" -gt 0 ] && echo "PCT_GAP=$PCT_GAP ")" "$runs" "$size" "$machine" "$endload"
 printf '%-36s %-26s %10s %9s %8s %7s %6s\n' "step" "who" "wall ms" "CPU ms" "opens" "RSS MiB" "load"
