@@ -70,15 +70,7 @@ func TestAFirstSyncWarnsOfNothing(t *testing.T) {
 // fetches too, rather than waiting for a server that does not answer.
 func TestSyncStopsItsFetchesWhenTheUsageCannotBeRead(t *testing.T) {
 	t.Parallel()
-	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		<-r.Context().Done() // never answers
-	}))
-	t.Cleanup(func() {
-		// A sync still fetching holds its connection open: cut it, so
-		// that Close does not wait for it.
-		server.CloseClientConnections()
-		server.Close()
-	})
+	server := silentServer(t)
 	e, ws := newWorkspace(t, "repositories:\n  - name: slow\n    git: "+server.URL+"/team.git\n    timeout: 10m\n")
 	// A usage file that cannot be used at all: a directory.
 	if err := os.MkdirAll(filepath.Join(ws, "skills", ".usage.json"), 0o755); err != nil {
@@ -163,13 +155,7 @@ func TestSyncFetchesWhileItWaitsForTheCache(t *testing.T) {
 // rather than waited for.
 func TestSyncRefusedAtTheCacheStopsItsFetches(t *testing.T) {
 	t.Parallel()
-	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		<-r.Context().Done() // never answers
-	}))
-	t.Cleanup(func() {
-		server.CloseClientConnections()
-		server.Close()
-	})
+	server := silentServer(t)
 	e, _ := newWorkspace(t, "repositories:\n  - name: slow\n    git: "+server.URL+"/team.git\n    timeout: 10m\n")
 	ctx := context.Background()
 	held, err := materialize.OpenCache(ctx, e.layout.CacheDir(), 0, SyncOptions{}.Check())
@@ -190,4 +176,19 @@ func TestSyncRefusedAtTheCacheStopsItsFetches(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("the sync refused at the cache waited for its fetch")
 	}
+}
+
+// silentServer is a git remote over HTTP that never answers.
+func silentServer(t *testing.T) *httptest.Server {
+	t.Helper()
+	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		<-r.Context().Done()
+	}))
+	t.Cleanup(func() {
+		// A sync still fetching holds its connection open: cut it, so
+		// that Close does not wait for it.
+		server.CloseClientConnections()
+		server.Close()
+	})
+	return server
 }

@@ -257,22 +257,14 @@ func TestKnownRecordWithAGitFolderIsReadAgain(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	fsys := knownRepo(t)
-	first, _, err := repository.Discover(ctx, fsys, "team", "repo", repository.Options{})
-	if err != nil || len(first) != 2 {
-		t.Fatalf("discover: %v %v", skillNames(first), err)
-	}
-	records := recordsOf(t, first)
+	records := recordsSaying(t, fsys)
 	for key, r := range records {
-		r.meta.Description = "From the record."
 		if r.meta.Name == "alpha" {
 			r.files = append(slices.Clone(r.files), skill.File{Path: "scripts/.GIT", Size: 20})
+			records[key] = r
 		}
-		records[key] = r
 	}
-	opts := repository.Options{Known: func(key string) (skill.Meta, []skill.File, bool) {
-		r, ok := records[key]
-		return r.meta, r.files, ok
-	}}
+	opts := repository.Options{Known: knownFrom(records)}
 	got, _, err := repository.Discover(ctx, fsys, "team", "repo", opts)
 	if err != nil || len(got) != 2 {
 		t.Fatalf("discover with records: %v %v", skillNames(got), err)
@@ -293,15 +285,7 @@ func TestLateAnswersAreTakenAtDiscovery(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	fsys := knownRepo(t)
-	first, _, err := repository.Discover(ctx, fsys, "team", "repo", repository.Options{})
-	if err != nil || len(first) != 2 {
-		t.Fatalf("discover: %v %v", skillNames(first), err)
-	}
-	records := recordsOf(t, first)
-	for key, r := range records {
-		r.meta.Description = "From the record."
-		records[key] = r
-	}
+	records := recordsSaying(t, fsys)
 	var answers func(*repository.Options) // none yet
 	opts := repository.Options{Late: func(o *repository.Options) {
 		if answers != nil {
@@ -311,17 +295,37 @@ func TestLateAnswersAreTakenAtDiscovery(t *testing.T) {
 	if got, _, err := repository.Discover(ctx, fsys, "team", "repo", opts); err != nil || got[0].Description == "From the record." {
 		t.Fatalf("discovery before any answer took a record: %v %v", got, err)
 	}
-	answers = func(o *repository.Options) {
-		o.Known = func(key string) (skill.Meta, []skill.File, bool) {
-			r, ok := records[key]
-			return r.meta, r.files, ok
-		}
-	}
+	answers = func(o *repository.Options) { o.Known = knownFrom(records) }
 	got, _, err := repository.Discover(ctx, fsys, "team", "repo", opts)
 	if err != nil || len(got) != 2 || got[0].Description != "From the record." || got[1].Description != "From the record." {
 		t.Fatalf("discovery after the answers came: %+v %v", got, err)
 	}
 	if opts.Known != nil {
 		t.Error("Late changed the caller's options")
+	}
+}
+
+// recordsSaying discovers knownRepo's fsys once and returns its skills'
+// records, each with a description its SKILL.md does not have: what a
+// later discovery returns then says where it came from.
+func recordsSaying(t *testing.T, fsys fs.FS) map[string]record {
+	t.Helper()
+	first, _, err := repository.Discover(context.Background(), fsys, "team", "repo", repository.Options{})
+	if err != nil || len(first) != 2 {
+		t.Fatalf("discover: %v %v", skillNames(first), err)
+	}
+	records := recordsOf(t, first)
+	for key, r := range records {
+		r.meta.Description = "From the record."
+		records[key] = r
+	}
+	return records
+}
+
+// knownFrom answers Options.Known from records.
+func knownFrom(records map[string]record) func(string) (skill.Meta, []skill.File, bool) {
+	return func(key string) (skill.Meta, []skill.File, bool) {
+		r, ok := records[key]
+		return r.meta, r.files, ok
 	}
 }
