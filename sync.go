@@ -37,23 +37,32 @@ func (e *Engine) Sync(ctx context.Context, opts SyncOptions) (*SyncReport, error
 	if err := e.checkNames(opts.Move); err != nil {
 		return nil, err
 	}
+	// The sources of a sync that stops, or panics, before do takes them
+	// over are ended here, before the cache's lock is let go.
 	var early *syncrun.Sources
-	if !opts.Frozen && !opts.Locked {
-		// No source is pinned to the lock, which is read under the
-		// cache's lock: the fetches start now, beside opening the cache
-		// and reading the lock and the usage (syncrun.Open).
-		early = e.openSources(ctx, opts, nil)
-	}
-	cache, err := materialize.OpenCache(ctx, e.layout.CacheDir(), opts.WaitTime(), opts.Check())
-	if IsLocked(err) {
+	end := func() {
 		early.End()
+		early = nil
+	}
+	defer end() // when the cache did not open
+	start := func() {
+		if !opts.Frozen && !opts.Locked {
+			// No source is pinned to the lock file: the fetches start
+			// as soon as the cache's lock is held (no other sync of the
+			// workspace reads the stores they write then), beside the
+			// reads of the cache's records, the lock file and the usage.
+			early = e.openSources(ctx, opts, nil)
+		}
+	}
+	cache, err := materialize.OpenCacheThen(ctx, e.layout.CacheDir(), opts.WaitTime(), opts.Check(), start)
+	if IsLocked(err) {
 		return nil, fmt.Errorf("another sync holds the cache: %w", err)
 	}
 	if err != nil {
-		early.End()
 		return nil, err
 	}
 	defer cache.Close()
+	defer end()
 	// The usage and the lock file are read under the cache's lock, each
 	// beside the other: a sync that waited for another one sees what
 	// that one wrote.
@@ -61,10 +70,9 @@ func (e *Engine) Sync(ctx context.Context, opts SyncOptions) (*SyncReport, error
 	defer usage.Wait()
 	locked, hasLock, err := lock.Read(e.layout.LockFile(), e.kinds)
 	if err != nil {
-		early.End()
 		return nil, err
 	}
-	run := &syncRun{e: e, opts: opts, hasLock: hasLock, early: early, usage: usage, Run: syncrun.Run{Lock: locked, Cache: cache, Report: syncrun.NewReport()}}
+	run := &syncRun{e: e, opts: opts, hasLock: hasLock, usage: usage, Run: syncrun.Run{Lock: locked, Cache: cache, Report: syncrun.NewReport()}}
 	if opts.Frozen {
 		if !hasLock {
 			return nil, &FrozenError{Diff: []string{"there is no " + e.layout.LockFile()}, Fix: "run skillsync sync once without --frozen, and commit the lock it writes"}
@@ -77,6 +85,7 @@ func (e *Engine) Sync(ctx context.Context, opts SyncOptions) (*SyncReport, error
 		}
 		run.Frozen = &FrozenError{}
 	}
+	run.early, early = early, nil // do ends them
 	report, err := run.do(ctx)
 	// Before the deferred Close lets the cache's lock go: a sync waiting
 	// for this one then reads what it recorded.
@@ -92,8 +101,8 @@ type syncRun struct {
 	opts SyncOptions
 	// hasLock is set when Lock was read from skillsync.lock.
 	hasLock bool
-	// early are the sources opened and fetching before the cache was
-	// opened; nil when the lock pins them, and do opens them.
+	// early are the sources opened and fetching since the cache's lock
+	// was taken; nil when the lock file pins them, and do opens them.
 	early *syncrun.Sources
 	// usage is the usage file's read, under way beside the lock's.
 	usage *syncrun.UsageRead
@@ -105,18 +114,17 @@ func (r *syncRun) do(ctx context.Context) (*SyncReport, error) {
 	var err error
 	opened := r.Cache.OpenWarnings()
 	report.Warnings = append(report.Warnings, opened...)
+	// Every fetch has ended before the sources are closed; a sync that
+	// stops early stops them.
+	sources := r.early
+	defer func() { sources.End() }()
 	r.CarryRenamed(e.cfg.Sources, e.base())
 	if err := syncrun.CheckPrune(e.cfg, r.Cache.Manifest(), r.opts.PruneAll); err != nil {
-		r.early.End()
 		return nil, err
 	}
-	sources := r.early
 	if sources == nil {
 		sources = e.openSources(ctx, r.opts, r.Lock)
 	}
-	// Every fetch has ended before the sources are closed; a sync that
-	// stops early stops them.
-	defer sources.End()
 	if !r.opts.Verify {
 		// A skill whose git tree did not change is taken from its
 		// record; a sync that verifies reads everything again.

@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -91,68 +90,9 @@ func TestSyncStopsItsFetchesWhenTheUsageCannotBeRead(t *testing.T) {
 	}
 }
 
-// TestSyncFetchesWhileItWaitsForTheCache: a sync whose sources the lock
-// does not pin starts their fetches before it takes the cache's lock, so
-// a sync that waits for another one has its sources fetched meanwhile,
-// and still takes the cache's records for what did not change.
-func TestSyncFetchesWhileItWaitsForTheCache(t *testing.T) {
-	t.Parallel()
-	up := gittest.NewRepo(t, "main")
-	up.Skill("skills/alpha", "Alpha.")
-	up.Commit("alpha")
-	e, ws := newWorkspace(t, "repositories:\n  - name: team\n    git: "+up.URL()+"\n")
-	mustSync(t, e, SyncOptions{})
-	up.Skill("skills/beta", "Beta.")
-	next := up.Commit("beta")
-
-	ctx := context.Background()
-	held, err := materialize.OpenCache(ctx, e.layout.CacheDir(), 0, SyncOptions{}.Check())
-	if err != nil {
-		t.Fatal(err)
-	}
-	type result struct {
-		r   *SyncReport
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		r, err := e.Sync(ctx, SyncOptions{Wait: time.Minute})
-		done <- result{r, err}
-	}()
-	stores, _ := filepath.Glob(filepath.Join(ws, ".git-store", "*"))
-	fetched := func() bool {
-		for _, store := range stores {
-			if exec.Command("git", "--git-dir", store, "cat-file", "-e", next+"^{commit}").Run() == nil {
-				return true
-			}
-		}
-		return false
-	}
-	for deadline := time.Now().Add(30 * time.Second); !fetched(); {
-		select {
-		case res := <-done:
-			held.Close()
-			t.Fatalf("the sync ended (%v) while another held the cache", res.err)
-		case <-time.After(20 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			held.Close()
-			<-done
-			t.Fatalf("the store %v did not fetch %s while the sync waited for the cache", stores, next)
-		}
-	}
-	if err := held.Close(); err != nil {
-		t.Fatal(err)
-	}
-	res := <-done
-	if res.err != nil || !slices.Equal(res.r.Skills.Added, []string{"team/beta"}) || res.r.Files.Written != 1 {
-		t.Fatalf("sync after the wait: %v, added %v, files %+v", res.err, res.r.Skills.Added, res.r.Files)
-	}
-}
-
-// TestSyncRefusedAtTheCacheStopsItsFetches: the fetches a sync starts
-// before it takes the cache's lock are stopped when it cannot take it,
-// rather than waited for.
+// TestSyncRefusedAtTheCacheStopsItsFetches: a sync that cannot take the
+// cache's lock ends at once, whatever its sources' remotes do: it starts
+// their fetches only once it holds the lock.
 func TestSyncRefusedAtTheCacheStopsItsFetches(t *testing.T) {
 	t.Parallel()
 	server := silentServer(t)

@@ -200,12 +200,20 @@ func (e *SkillError) Unwrap() error { return e.Err }
 // loaded (file records are loaded when a source is looked at). check says how far recorded state is trusted.
 // The lock is held until Close.
 func OpenCache(ctx context.Context, root string, wait time.Duration, check Check) (*Cache, error) {
-	return openCache(ctx, root, wait, check, recycleAfter)
+	return openCache(ctx, root, wait, check, recycleAfter, nil)
 }
 
-// openCache is OpenCache with the age at which folders left in staging
-// are recycled.
-func openCache(ctx context.Context, root string, wait time.Duration, check Check, settle time.Duration) (*Cache, error) {
+// OpenCacheThen is OpenCache that calls locked once the cache's lock is
+// held, before the cache is read: a sync starts its sources' fetches
+// there, beside that read, and not while another sync of the workspace
+// still reads the stores they write.
+func OpenCacheThen(ctx context.Context, root string, wait time.Duration, check Check, locked func()) (*Cache, error) {
+	return openCache(ctx, root, wait, check, recycleAfter, locked)
+}
+
+// openCache is OpenCacheThen with the age at which folders left in
+// staging are recycled.
+func openCache(ctx context.Context, root string, wait time.Duration, check Check, settle time.Duration, locked func()) (*Cache, error) {
 	// A cache that is a link would have skillsync write and delete
 	// wherever it points.
 	if err := atomicfile.MkdirNoFollow(root, 0o755); err != nil {
@@ -219,6 +227,9 @@ func openCache(ctx context.Context, root string, wait time.Duration, check Check
 	lock, err := flock.Acquire(ctx, filepath.Join(root, lockName), wait)
 	if err != nil {
 		return nil, err
+	}
+	if locked != nil {
+		locked()
 	}
 	// Held open from now on: the skills' swaps go into this folder, not
 	// through a link another process puts on the way to it.

@@ -415,7 +415,7 @@ func TestAFolderMovedOutIsNotRecycledByTheSameRun(t *testing.T) {
 	root := t.TempDir()
 	run := func(r string, a, b []Skill) {
 		t.Helper()
-		c, err := openCache(context.Background(), root, time.Second, CheckRecord, 0)
+		c, err := openCache(context.Background(), root, time.Second, CheckRecord, 0, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -424,7 +424,7 @@ func TestOldFoldersAreRecycled(t *testing.T) {
 	// r3, once it has settled, needs no x/, a file where z/ was, and a
 	// new folder w/.
 	want := map[string]string{"SKILL.md": "3", "z": "now a file", "w/new.md": "w"}
-	c, err = openCache(context.Background(), root, time.Second, CheckRecord, 0)
+	c, err = openCache(context.Background(), root, time.Second, CheckRecord, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

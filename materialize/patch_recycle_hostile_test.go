@@ -51,7 +51,7 @@ func roundSkills(r int) []Skill {
 }
 
 func roundSync(root string, r int, settle time.Duration) error {
-	c, err := openCache(context.Background(), root, 10*time.Second, CheckRecord, settle)
+	c, err := openCache(context.Background(), root, 10*time.Second, CheckRecord, settle, nil)
 	if err != nil {
 		return err
 	}

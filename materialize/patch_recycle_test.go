@@ -18,7 +18,7 @@ import (
 // staging once they have been out of use for settle.
 func syncSettled(t *testing.T, root, rev string, settle time.Duration, skill Skill) {
 	t.Helper()
-	c, err := openCache(context.Background(), root, time.Second, CheckRecord, settle)
+	c, err := openCache(context.Background(), root, time.Second, CheckRecord, settle, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

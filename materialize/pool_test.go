@@ -128,7 +128,7 @@ func TestUnemptiableFolderInStaging(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = exec.Command("chattr", "-i", stuck).Run() })
 
-	c, err := openCache(context.Background(), root, time.Second, CheckRecord, 0)
+	c, err := openCache(context.Background(), root, time.Second, CheckRecord, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,40 @@
+package materialize
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"testing"
+
+	"github.com/skillsync/skillsync/internal/flock"
+)
+
+// TestOpenCacheThenCallsOnceTheLockIsHeld: OpenCacheThen's function runs
+// once, with the cache's lock already held (a sync starts its fetches
+// there, and no other sync of the workspace may be reading then), and
+// not at all for a cache another holds.
+func TestOpenCacheThenCallsOnceTheLockIsHeld(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	root := filepath.Join(t.TempDir(), ".skills-cache")
+	calls := 0
+	c, err := OpenCacheThen(ctx, root, 0, CheckRecord, func() {
+		calls++
+		if other, err := OpenCache(ctx, root, 0, CheckRecord); !errors.Is(err, flock.ErrLocked) {
+			if other != nil {
+				other.Close()
+			}
+			t.Errorf("a second open while the function ran: %v, want the lock held", err)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if calls != 1 {
+		t.Fatalf("called %d times, want once", calls)
+	}
+	if _, err := OpenCacheThen(ctx, root, 0, CheckRecord, func() { calls++ }); !errors.Is(err, flock.ErrLocked) || calls != 1 {
+		t.Errorf("open of a held cache: %v, called %d times in all", err, calls)
+	}
+}
