@@ -41,9 +41,12 @@ func (g *Git) Fetch(ctx context.Context) (repository.FetchResult, error) {
 	defer cancel()
 	res, err := g.fetch(ctx)
 	if err != nil {
-		err = g.explain(ctx, "fetch", err)
+		return res, g.explain(ctx, "fetch", err)
 	}
-	return res, err
+	g.mu.Lock()
+	g.fetched = plumbing.NewHash(string(res.Revision))
+	g.mu.Unlock()
+	return res, nil
 }
 
 // Upstream returns the commit the wanted ref names on the remote now,

@@ -77,6 +77,9 @@ type Git struct {
 	// spools hold, whole, the objects the last download inflated to
 	// index them, for the FS to read them from until Close.
 	spools objectSpools
+	// fetched is the commit this source's last Fetch settled on and
+	// reported, zero before one succeeds.
+	fetched plumbing.Hash
 }
 
 // NewGit returns a Git source. Nothing is read until Fetch or Skills.
@@ -193,12 +196,22 @@ func (g *Git) commit(ctx context.Context) (*object.Commit, error) {
 	return c, nil
 }
 
-// head opens the store and returns the commit the wanted ref last
-// fetched, unread.
+// head opens the store and returns the commit this source's last Fetch
+// settled on or, before one, the one the wanted ref last fetched, unread.
 func (g *Git) head(ctx context.Context) (*git.Repository, plumbing.Hash, error) {
 	repo, err := g.openStore(false, true)
 	if err != nil {
 		return nil, plumbing.ZeroHash, err
+	}
+	g.mu.Lock()
+	fetched := g.fetched
+	g.mu.Unlock()
+	if !fetched.IsZero() {
+		// What this source's own fetch settled on, and said: a fetch of
+		// the store since (a sync of another workspace that shares it)
+		// may have moved the ref on, and the sync that records this
+		// source's revision must read that revision's skills.
+		return repo, fetched, nil
 	}
 	// A shared lock keeps this read from meeting a ref half rewritten by
 	// a fetch in another process.
