@@ -45,7 +45,7 @@ func (e *Engine) Sync(ctx context.Context, opts SyncOptions) (*SyncReport, error
 		early = nil
 	}
 	defer end() // when the cache did not open
-	start := func() {
+	start := func() func() {
 		if !opts.Frozen && !opts.Locked {
 			// No source is pinned to the lock file: the fetches start
 			// as soon as the cache's lock is held (no other sync of the
@@ -53,6 +53,7 @@ func (e *Engine) Sync(ctx context.Context, opts SyncOptions) (*SyncReport, error
 			// reads of the cache's records, the lock file and the usage.
 			early = e.openSources(ctx, opts, nil)
 		}
+		return end // a cache that then fails to open, before its lock goes
 	}
 	cache, err := materialize.OpenCacheThen(ctx, e.layout.CacheDir(), opts.WaitTime(), opts.Check(), start)
 	if IsLocked(err) {

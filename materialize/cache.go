@@ -206,14 +206,16 @@ func OpenCache(ctx context.Context, root string, wait time.Duration, check Check
 // OpenCacheThen is OpenCache that calls locked once the cache's lock is
 // held, before the cache is read: a sync starts its sources' fetches
 // there, beside that read, and not while another sync of the workspace
-// still reads the stores they write.
-func OpenCacheThen(ctx context.Context, root string, wait time.Duration, check Check, locked func()) (*Cache, error) {
+// still reads the stores they write. The function locked returns, when
+// not nil, is called if the cache then fails to open, before its lock is
+// let go: the sync ends its fetches there.
+func OpenCacheThen(ctx context.Context, root string, wait time.Duration, check Check, locked func() (undo func())) (*Cache, error) {
 	return openCache(ctx, root, wait, check, recycleAfter, locked)
 }
 
 // openCache is OpenCacheThen with the age at which folders left in
 // staging are recycled.
-func openCache(ctx context.Context, root string, wait time.Duration, check Check, settle time.Duration, locked func()) (*Cache, error) {
+func openCache(ctx context.Context, root string, wait time.Duration, check Check, settle time.Duration, locked func() (undo func())) (*Cache, error) {
 	// A cache that is a link would have skillsync write and delete
 	// wherever it points.
 	if err := atomicfile.MkdirNoFollow(root, 0o755); err != nil {
@@ -224,13 +226,16 @@ func openCache(ctx context.Context, root string, wait time.Duration, check Check
 		}
 		return nil, fmt.Errorf("cache: %w", err)
 	}
-	lock, err := flock.Acquire(ctx, filepath.Join(root, lockName), wait)
+	held, err := flock.Acquire(ctx, filepath.Join(root, lockName), wait)
 	if err != nil {
 		return nil, err
 	}
+	var undo func()
 	if locked != nil {
-		locked()
+		undo = locked()
 	}
+	// What locked started ends before the lock goes.
+	lock := &undoingLock{held, undo}
 	// Held open from now on: the skills' swaps go into this folder, not
 	// through a link another process puts on the way to it.
 	tree, err := platform.OpenTree(root)
@@ -241,7 +246,7 @@ func openCache(ctx context.Context, root string, wait time.Duration, check Check
 	// Every writer of these holds the lock: a temporary file of theirs is
 	// one a killed sync left.
 	dest{tree}.sweep(root, manifestName, TargetsName, SyncsName, dirtyName)
-	c := &Cache{root: root, lock: lock, tree: tree, oldRefs: map[string]bool{}, examined: map[string]bool{}}
+	c := &Cache{root: root, lock: held, tree: tree, oldRefs: map[string]bool{}, examined: map[string]bool{}}
 	c.writer, err = newWriterIn(tree, filepath.Join(root, stagingName), filepath.Join(root, dirtyName), settle)
 	if err != nil {
 		tree.Close()
@@ -263,6 +268,7 @@ func openCache(ctx context.Context, root string, wait time.Duration, check Check
 		}
 		c.dirty = true
 	}
+	lock.undo = nil // the cache opened: the caller owns what locked started
 	return c, nil
 }
 
@@ -801,4 +807,18 @@ func sortedNames[V any](m map[string]V) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// undoingLock is the cache's lock while it opens: Close runs undo, when
+// set, before it lets the lock go.
+type undoingLock struct {
+	*flock.Lock
+	undo func()
+}
+
+func (l *undoingLock) Close() error {
+	if l.undo != nil {
+		l.undo()
+	}
+	return l.Lock.Close()
 }

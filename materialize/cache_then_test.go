@@ -18,7 +18,7 @@ func TestOpenCacheThenCallsOnceTheLockIsHeld(t *testing.T) {
 	ctx := context.Background()
 	root := filepath.Join(t.TempDir(), ".skills-cache")
 	calls := 0
-	c, err := OpenCacheThen(ctx, root, 0, CheckRecord, func() {
+	c, err := OpenCacheThen(ctx, root, 0, CheckRecord, func() func() {
 		calls++
 		if other, err := OpenCache(ctx, root, 0, CheckRecord); !errors.Is(err, flock.ErrLocked) {
 			if other != nil {
@@ -26,6 +26,7 @@ func TestOpenCacheThenCallsOnceTheLockIsHeld(t *testing.T) {
 			}
 			t.Errorf("a second open while the function ran: %v, want the lock held", err)
 		}
+		return func() { t.Error("undone, though the cache opened") }
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -34,7 +35,7 @@ func TestOpenCacheThenCallsOnceTheLockIsHeld(t *testing.T) {
 	if calls != 1 {
 		t.Fatalf("called %d times, want once", calls)
 	}
-	if _, err := OpenCacheThen(ctx, root, 0, CheckRecord, func() { calls++ }); !errors.Is(err, flock.ErrLocked) || calls != 1 {
+	if _, err := OpenCacheThen(ctx, root, 0, CheckRecord, func() func() { calls++; return nil }); !errors.Is(err, flock.ErrLocked) || calls != 1 {
 		t.Errorf("open of a held cache: %v, called %d times in all", err, calls)
 	}
 }
