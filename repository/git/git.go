@@ -227,7 +227,7 @@ func (g *Git) head(ctx context.Context) (*git.Repository, plumbing.Hash, error) 
 		// is: its hash names its content.
 		h := plumbing.NewHash(g.cfg.Ref)
 		if _, cerr := repo.CommitObject(h); cerr == nil {
-			return repo, h, nil
+			return repo, g.settleOn(h), nil
 		}
 	}
 	if errors.Is(err, plumbing.ErrReferenceNotFound) {
@@ -236,7 +236,20 @@ func (g *Git) head(ctx context.Context) (*git.Repository, plumbing.Hash, error) 
 	if err != nil {
 		return nil, plumbing.ZeroHash, err
 	}
-	return repo, ref.Hash(), nil
+	return repo, g.settleOn(ref.Hash()), nil
+}
+
+// settleOn makes h, read from the store's ref, the commit this source
+// reads from now on unless it has one already: what Current said is what
+// Skills reads, though another workspace's fetch moves the shared ref in
+// between.
+func (g *Git) settleOn(h plumbing.Hash) plumbing.Hash {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.fetched.IsZero() {
+		g.fetched = h
+	}
+	return g.fetched
 }
 
 // Skills reads the skills at the last fetched commit.
