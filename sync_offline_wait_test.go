@@ -31,15 +31,11 @@ func TestOfflineSyncThatWaitedReadsTheCopyAsItIsThen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	type result struct {
-		r   *SyncReport
-		err error
-	}
-	done := make(chan result, 1)
+	done := make(chan syncResult, 1)
 	go func() {
 		pprof.Do(ctx, pprof.Labels("waiter", e.layout.CacheDir()), func(ctx context.Context) {
 			r, err := reload(t, e.cfg.File).Sync(ctx, SyncOptions{Offline: true, Wait: time.Minute})
-			done <- result{r, err}
+			done <- syncResult{r, err}
 		})
 	}()
 	// The offline sync waits for the cache...
