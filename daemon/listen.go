@@ -3,7 +3,6 @@ package daemon
 import (
 	"context"
 	"errors"
-	"io"
 	"log/slog"
 	"sync"
 	"time"
@@ -73,7 +72,7 @@ func Listen(ctx context.Context, eng Engine, opts ListenOptions, changed func(so
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			defer closeListener(l)
+			defer repository.Close(l)
 			if err := listenOne(ctx, eng, l, debounce, log, changed); err != nil {
 				errs[i] = err
 				log.Error("stopped listening for changes; the schedule syncs the source", "source", name, "error", err.Error())
@@ -82,12 +81,6 @@ func Listen(ctx context.Context, eng Engine, opts ListenOptions, changed func(so
 	}
 	wg.Wait()
 	return errors.Join(errs...)
-}
-
-func closeListener(l repository.Listener) {
-	if c, ok := l.(io.Closer); ok {
-		_ = c.Close()
-	}
 }
 
 // listenOne runs one source's listener until ctx ends; it returns an error

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/skillsync/skillsync/curator"
@@ -123,9 +122,7 @@ func (g *Gate) promote(ctx context.Context, name string, opts PromoteOptions, au
 	if t == nil {
 		return nil, g.Policy.refuse(name, "%s is neither workspace, user nor a source in %s", to, g.Policy.config())
 	}
-	if c, ok := t.Repository.(io.Closer); ok {
-		defer c.Close()
-	}
+	defer repository.Close(t.Repository)
 	return g.publish(ctx, name, t, opts, edit)
 }
 

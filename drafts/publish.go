@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"path/filepath"
 
@@ -116,9 +115,7 @@ func (g *Gate) Publish(ctx context.Context, dir, source, author string) (Publish
 	if t == nil {
 		return PublishResult{}, requestErrorf("no source named %q in the config %s", source, g.Policy.Config)
 	}
-	if c, ok := t.Repository.(io.Closer); ok {
-		defer c.Close()
-	}
+	defer repository.Close(t.Repository)
 	w, ok := t.Repository.(SkillWriter)
 	if !ok {
 		return PublishResult{}, requestErrorf("source %s is a %s source: only postgres sources can be published to (promote a draft to a git source)", source, t.Kind)

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/skillsync/skillsync/catalog"
@@ -145,9 +144,7 @@ func (g *Gate) Rollout(ctx context.Context, name, percent string, opts RolloutOp
 	if t == nil {
 		return nil, fmt.Errorf("rollout %s: source %s is not in the config", name, entry.Source)
 	}
-	if c, ok := t.Repository.(io.Closer); ok {
-		defer c.Close()
-	}
+	defer repository.Close(t.Repository)
 	pub, ok := t.Repository.(repository.Publisher)
 	if !ok {
 		return nil, fmt.Errorf("rollout %s: source %s (%s) takes no publications", name, t.Name, t.Kind)

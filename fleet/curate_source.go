@@ -3,7 +3,6 @@ package fleet
 import (
 	"context"
 	"fmt"
-	"io"
 	"strings"
 	"time"
 
@@ -107,9 +106,7 @@ func CurateSource(ctx context.Context, store *Store, req SourceCurationRequest) 
 	if err != nil {
 		return out, err
 	}
-	if c, ok := r.(io.Closer); ok {
-		defer c.Close()
-	}
+	defer repository.Close(r)
 	return out, out.retire(ctx, r, req)
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"time"
 
 	"github.com/skillsync/skillsync/curator"
@@ -251,9 +250,7 @@ func RestoreSource(ctx context.Context, src SourceRef, source, name, actor strin
 	if err != nil {
 		return "", err
 	}
-	if c, ok := r.(io.Closer); ok {
-		defer c.Close()
-	}
+	defer repository.Close(r)
 	_, remote := r.(repository.Fetcher)
 	kind := src.Kind
 	ar, ok := r.(repository.Archiver)

@@ -3,7 +3,6 @@ package lock
 import (
 	"context"
 	"fmt"
-	"io"
 	"path/filepath"
 
 	"github.com/skillsync/skillsync/layering"
@@ -59,9 +58,7 @@ func (o *Outdated) compare(ctx context.Context, rec *materialize.SourceRecord, o
 	if err != nil {
 		return err
 	}
-	if c, ok := r.(io.Closer); ok {
-		defer c.Close()
-	}
+	defer repository.Close(r)
 	up, err := repository.Upstream(ctx, r)
 	if err != nil {
 		return err
