@@ -234,13 +234,19 @@ func openCache(ctx context.Context, root string, wait time.Duration, check Check
 	if locked != nil {
 		undo = locked()
 	}
-	// What locked started ends before the lock goes.
-	lock := &undoingLock{held, undo}
+	// A cache that fails to open ends what locked started before its
+	// lock goes.
+	release := func() {
+		if undo != nil {
+			undo()
+		}
+		held.Close()
+	}
 	// Held open from now on: the skills' swaps go into this folder, not
 	// through a link another process puts on the way to it.
 	tree, err := platform.OpenTree(root)
 	if err != nil {
-		lock.Close()
+		release()
 		return nil, fmt.Errorf("cache: %w", err)
 	}
 	// Every writer of these holds the lock: a temporary file of theirs is
@@ -250,7 +256,7 @@ func openCache(ctx context.Context, root string, wait time.Duration, check Check
 	c.writer, err = newWriterIn(tree, filepath.Join(root, stagingName), filepath.Join(root, dirtyName), settle)
 	if err != nil {
 		tree.Close()
-		lock.Close()
+		release()
 		return nil, err
 	}
 	c.writer.check = check
@@ -263,12 +269,11 @@ func openCache(ctx context.Context, root string, wait time.Duration, check Check
 		if err := c.writer.recoverUnmarked(); err != nil {
 			c.writer.tidy()
 			tree.Close()
-			lock.Close()
+			release()
 			return nil, err
 		}
 		c.dirty = true
 	}
-	lock.undo = nil // the cache opened: the caller owns what locked started
 	return c, nil
 }
 
@@ -807,18 +812,4 @@ func sortedNames[V any](m map[string]V) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-// undoingLock is the cache's lock while it opens: Close runs undo, when
-// set, before it lets the lock go.
-type undoingLock struct {
-	*flock.Lock
-	undo func()
-}
-
-func (l *undoingLock) Close() error {
-	if l.undo != nil {
-		l.undo()
-	}
-	return l.Lock.Close()
 }

@@ -44,7 +44,7 @@ func (g *Git) Fetch(ctx context.Context) (repository.FetchResult, error) {
 		return res, g.explain(ctx, "fetch", err)
 	}
 	g.mu.Lock()
-	g.fetched = plumbing.NewHash(string(res.Revision))
+	g.settled = plumbing.NewHash(string(res.Revision))
 	g.mu.Unlock()
 	return res, nil
 }

@@ -77,9 +77,10 @@ type Git struct {
 	// spools hold, whole, the objects the last download inflated to
 	// index them, for the FS to read them from until Close.
 	spools objectSpools
-	// fetched is the commit this source's last Fetch settled on and
-	// reported, zero before one succeeds.
-	fetched plumbing.Hash
+	// settled is the commit this source reads: the one its last Fetch
+	// settled on and reported, or, before one, the first head read from
+	// the store's ref (settleOn); zero until either.
+	settled plumbing.Hash
 }
 
 // NewGit returns a Git source. Nothing is read until Fetch or Skills.
@@ -204,14 +205,14 @@ func (g *Git) head(ctx context.Context) (*git.Repository, plumbing.Hash, error) 
 		return nil, plumbing.ZeroHash, err
 	}
 	g.mu.Lock()
-	fetched := g.fetched
+	settled := g.settled
 	g.mu.Unlock()
-	if !fetched.IsZero() {
+	if !settled.IsZero() {
 		// What this source's own fetch settled on, and said: a fetch of
 		// the store since (a sync of another workspace that shares it)
 		// may have moved the ref on, and the sync that records this
 		// source's revision must read that revision's skills.
-		return repo, fetched, nil
+		return repo, settled, nil
 	}
 	// A shared lock keeps this read from meeting a ref half rewritten by
 	// a fetch in another process.
@@ -246,10 +247,10 @@ func (g *Git) head(ctx context.Context) (*git.Repository, plumbing.Hash, error) 
 func (g *Git) settleOn(h plumbing.Hash) plumbing.Hash {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if g.fetched.IsZero() {
-		g.fetched = h
+	if g.settled.IsZero() {
+		g.settled = h
 	}
-	return g.fetched
+	return g.settled
 }
 
 // Skills reads the skills at the last fetched commit.
