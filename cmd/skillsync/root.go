@@ -4,11 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -44,11 +41,9 @@ type app struct {
 	global     bool
 	// mem is the process's collector, nil in a test's in-process run.
 	mem *memory
+	// signals ends the command's context at a SIGINT or SIGTERM.
+	signals *stopSignals
 }
-
-// secondSignalAfter is how long after the first signal a second one ends
-// the process at once.
-const secondSignalAfter = time.Second
 
 // Main runs the command line in the process's directory and environment
 // and returns the exit status.
@@ -61,8 +56,13 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // and environment.
 func execute(f factory, args []string) int {
 	stdin, stdout, stderr := f.stdin, f.stdout, f.stderr
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	signals := listenForStop()
+	ctx, stop := signals.ctx, signals.stop
+	if !f.process {
+		// A process ends when this returns, and the catching with it:
+		// giving the signals back would wait on os/signal's thread.
+		defer stop()
+	}
 	// The first signal lets the command wind down (a sync finishes its
 	// swaps, mcp records the uses it answered); a second, a second or
 	// more later, ends the process there and then, as asked twice. Every
@@ -70,7 +70,7 @@ func execute(f factory, args []string) int {
 	// run). Not one sooner: a single stop may come as two signals at once
 	// (GNU timeout signals the process, then its group).
 	context.AfterFunc(ctx, func() { time.AfterFunc(secondSignalAfter, stop) })
-	a := &app{factory: f}
+	a := &app{factory: f, signals: signals}
 	root := a.newRootCommand()
 	if f.process {
 		a.mem = tuneMemory(root, args)
@@ -137,6 +137,8 @@ the current directory is the workspace: skillsync sync writes them into
 	root.PersistentFlags().StringVar(&a.logFormat, "log-format", "", "warnings and errors (and the daemon's log) as text or json (default text; the daemon: json when stderr is not a terminal)")
 	root.PersistentFlags().BoolVarP(&a.global, "global", "g", false, "use the user-wide config, cache and lock, and the agents' user folders (see docs/configuration.md)")
 	root.PersistentPreRunE = func(c *cobra.Command, args []string) error {
+		// The command may act from here on: a signal now winds it down.
+		a.signals.wait()
 		if err := a.checkLogFormat(); err != nil {
 			return err
 		}
