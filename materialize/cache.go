@@ -230,23 +230,31 @@ func openCache(ctx context.Context, root string, wait time.Duration, check Check
 	if err != nil {
 		return nil, err
 	}
+	// A cache that fails to open, or a panic on the way (which the
+	// daemon recovers from, and goes on), ends what locked started and
+	// lets the lock go: left to the collector, it would keep every later
+	// sync of the workspace waiting.
 	var undo func()
-	if locked != nil {
-		undo = locked()
-	}
-	// A cache that fails to open ends what locked started before its
-	// lock goes.
-	release := func() {
+	var tree *platform.Tree
+	opened := false
+	defer func() {
+		if opened {
+			return
+		}
+		if tree != nil {
+			tree.Close()
+		}
 		if undo != nil {
 			undo()
 		}
 		held.Close()
+	}()
+	if locked != nil {
+		undo = locked()
 	}
 	// Held open from now on: the skills' swaps go into this folder, not
 	// through a link another process puts on the way to it.
-	tree, err := platform.OpenTree(root)
-	if err != nil {
-		release()
+	if tree, err = platform.OpenTree(root); err != nil {
 		return nil, fmt.Errorf("cache: %w", err)
 	}
 	// Every writer of these holds the lock: a temporary file of theirs is
@@ -255,8 +263,6 @@ func openCache(ctx context.Context, root string, wait time.Duration, check Check
 	c := &Cache{root: root, lock: held, tree: tree, oldRefs: map[string]bool{}, examined: map[string]bool{}}
 	c.writer, err = newWriterIn(tree, filepath.Join(root, stagingName), filepath.Join(root, dirtyName), settle)
 	if err != nil {
-		tree.Close()
-		release()
 		return nil, err
 	}
 	c.writer.check = check
@@ -268,12 +274,11 @@ func openCache(ctx context.Context, root string, wait time.Duration, check Check
 		// anew, with its mark, by this sync.
 		if err := c.writer.recoverUnmarked(); err != nil {
 			c.writer.tidy()
-			tree.Close()
-			release()
 			return nil, err
 		}
 		c.dirty = true
 	}
+	opened = true
 	return c, nil
 }
 

@@ -39,3 +39,27 @@ func TestOpenCacheThenCallsOnceTheLockIsHeld(t *testing.T) {
 		t.Errorf("open of a held cache: %v, called %d times in all", err, calls)
 	}
 }
+
+// TestOpenCacheThenLetsTheLockGoWhenItsFunctionPanics: a panic in the
+// function OpenCacheThen calls (a kind's Open, as the sync starts its
+// fetches) lets the cache's lock go as it passes: the daemon recovers
+// from a job's panic and goes on, and a lock left to the collector kept
+// its every later sync of the workspace waiting.
+func TestOpenCacheThenLetsTheLockGoWhenItsFunctionPanics(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	root := filepath.Join(t.TempDir(), ".skills-cache")
+	func() {
+		defer func() {
+			if r := recover(); r != "a kind's Open" {
+				t.Fatalf("recovered %v, want the function's panic", r)
+			}
+		}()
+		OpenCacheThen(ctx, root, 0, CheckRecord, func() func() { panic("a kind's Open") })
+	}()
+	c, err := OpenCache(ctx, root, 0, CheckRecord)
+	if err != nil {
+		t.Fatalf("open after the panic: %v, want the lock free", err)
+	}
+	c.Close()
+}
