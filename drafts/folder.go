@@ -354,12 +354,21 @@ func (d *Folder) Lock(ctx context.Context, name string) (io.Closer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("draft %s: another skillsync is working on it: %w", name, err)
 	}
+	// Let go unless handed over, a panic reading the journal included:
+	// the daemon and serve go on past one, and the draft would stay
+	// locked until the collector closed the file.
+	held := false
+	defer func() {
+		if !held {
+			l.Close()
+		}
+	}()
 	// A promotion killed after it edited the draft's SKILL.md left it
 	// edited (staged.go).
 	if err := d.recoverJournal(name); err != nil {
-		l.Close()
 		return nil, err
 	}
+	held = true
 	return l, nil
 }
 

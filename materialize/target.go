@@ -372,34 +372,55 @@ func mkdirTarget(root, dir string) (*platform.Tree, error) {
 // locked instead. locked, a test's hook, is called once a lock is taken.
 func lockedTarget(ctx context.Context, root, dir string, wait time.Duration, locked func()) (*platform.Tree, *flock.Lock, error) {
 	for try := 1; ; try++ {
-		tree, err := mkdirTarget(root, dir)
-		if err != nil {
-			return nil, nil, err
-		}
-		lk, waited, err := lockTarget(ctx, tree, wait)
-		if err != nil {
-			tree.Close()
-			return nil, nil, err
-		}
-		if locked != nil {
-			locked()
-		}
-		if !waited {
-			return tree, lk, nil
-		}
-		same, err := stillAt(tree, root, dir)
-		if err == nil && same {
-			return tree, lk, nil
-		}
-		lk.Close()
-		tree.Close()
-		if err != nil {
-			return nil, nil, err
+		tree, lk, moved, err := lockTargetOnce(ctx, root, dir, wait, locked)
+		if err != nil || !moved {
+			return tree, lk, err
 		}
 		if try == 3 {
 			return nil, nil, fmt.Errorf("target %s: the folder there was replaced by another while this sync waited for its lock, %d times; run sync again once nothing else moves it", dir, try)
 		}
 	}
+}
+
+// lockTargetOnce is one try of lockedTarget: moved reports that the
+// folder at dir was not the one locked once the lock came, and nothing
+// is held then. What it took is let go on every way out but success, a
+// panic included: the daemon goes on past one, and a target left locked
+// until the collector closed it would stop every later sync's.
+func lockTargetOnce(ctx context.Context, root, dir string, wait time.Duration, locked func()) (*platform.Tree, *flock.Lock, bool, error) {
+	tree, err := mkdirTarget(root, dir)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	var lk *flock.Lock
+	held := false
+	defer func() {
+		if held {
+			return
+		}
+		if lk != nil {
+			lk.Close()
+		}
+		tree.Close()
+	}()
+	lk, waited, err := lockTarget(ctx, tree, wait)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	if locked != nil {
+		locked()
+	}
+	if waited {
+		same, err := stillAt(tree, root, dir)
+		if err != nil {
+			return nil, nil, false, err
+		}
+		if !same {
+			return nil, nil, true, nil
+		}
+	}
+	held = true
+	return tree, lk, false, nil
 }
 
 // stillAt reports whether the folder tree holds is the one at dir now,

@@ -214,14 +214,7 @@ func (g *Git) head(ctx context.Context) (*git.Repository, plumbing.Hash, error) 
 		// source's revision must read that revision's skills.
 		return repo, settled, nil
 	}
-	// A shared lock keeps this read from meeting a ref half rewritten by
-	// a fetch in another process.
-	lock, err := flock.AcquireShared(ctx, g.store+".lock", g.cfg.Timeout)
-	if err != nil {
-		return nil, plumbing.ZeroHash, err
-	}
-	ref, err := repo.Reference(g.localRef(), true)
-	lock.Close()
+	ref, err := g.readLocalRef(ctx, repo)
 	if errors.Is(err, plumbing.ErrReferenceNotFound) && fullSHA.MatchString(g.cfg.Ref) {
 		// A commit pinned by its hash that another ref's fetch brought
 		// (the lock's revision, fetched by a plain sync) is read as it
@@ -396,3 +389,17 @@ var (
 	_ repository.Currenter  = (*Git)(nil)
 	_ repository.Upstreamer = (*Git)(nil)
 )
+
+// readLocalRef reads the store's ref of this source under the store's
+// shared lock, which keeps the read from meeting a ref half rewritten by
+// a fetch in another process. The lock goes however the read ends: a
+// panic recovered above (the daemon goes on) would otherwise leave it to
+// the collector, and every fetch of the store waiting.
+func (g *Git) readLocalRef(ctx context.Context, repo *git.Repository) (*plumbing.Reference, error) {
+	lock, err := flock.AcquireShared(ctx, g.store+".lock", g.cfg.Timeout)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Close()
+	return repo.Reference(g.localRef(), true)
+}
