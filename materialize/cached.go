@@ -49,7 +49,7 @@ func CachedSkills(dir, source string, rec *SourceRecord) ([]skill.Skill, []skill
 	}
 	var problems []skill.Problem
 	out := make([]skill.Skill, 0, len(rec.Skills)+len(rec.Excluded))
-	for _, name := range slices.Sorted(maps.Keys(rec.Skills)) {
+	for _, name := range rec.sortedSkills() {
 		s, err := cachedSkill(fsys, name, rec.Skills[name])
 		if err != nil {
 			problems = append(problems, skill.Problem{Level: skill.Error, Rule: "cache-unreadable", Source: source, Skill: name,

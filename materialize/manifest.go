@@ -58,6 +58,11 @@ type SourceRecord struct {
 	Excluded []string
 	Skills   map[string]*SkillRecord
 
+	// read is the names of Skills as the record file held them, sorted;
+	// not those of Skills any more once a skill is added or removed
+	// (sortedSkills tells).
+	read []string
+
 	// files is how many files the source's skills hold together.
 	files int
 	// skillsRef and filesRef name the source's record files in the

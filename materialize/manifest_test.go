@@ -52,7 +52,7 @@ func TestRecordsRoundTrip(t *testing.T) {
 		}},
 		"a": {files: map[string]FileRecord{}},
 	}, filesLoaded: true}
-	skills, _, err := decodeSkills(encodeSkills(rec))
+	skills, _, _, err := decodeSkills(encodeSkills(rec))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,14 +74,14 @@ func TestRecordsRoundTrip(t *testing.T) {
 		t.Errorf("round trip:\n%+v\nwant\n%+v", skills, rec.Skills)
 	}
 	// The file records belong to exactly these skills.
-	other, _, _ := decodeSkills(encodeSkills(&SourceRecord{Skills: map[string]*SkillRecord{"a": {}}}))
+	other, _, _, _ := decodeSkills(encodeSkills(&SourceRecord{Skills: map[string]*SkillRecord{"a": {}}}))
 	if err := decodeFiles(encodeFiles(rec), other); err == nil {
 		t.Error("file records of two skills were taken for a source of one")
 	}
 	// Every cut of a record is refused, never half taken.
 	data := encodeFiles(rec)
 	for n := range len(data) {
-		skills, _, _ := decodeSkills(encodeSkills(rec))
+		skills, _, _, _ := decodeSkills(encodeSkills(rec))
 		if decodeFiles(data[:n], skills) == nil {
 			t.Fatalf("file records cut at %d of %d bytes were taken", n, len(data))
 		}

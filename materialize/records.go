@@ -122,7 +122,7 @@ func readHash(d *binrec.Decoder) Hash {
 // decodeSkills decodes a source's skill records; their Files are nil.
 // Names must be safe path components, in strictly increasing order. old
 // reports records of the first version, whose hashes are of the old kind.
-func decodeSkills(data []byte) (skills map[string]*SkillRecord, old bool, err error) {
+func decodeSkills(data []byte) (skills map[string]*SkillRecord, names []string, old bool, err error) {
 	magic := skillsMagic
 	if bytes.HasPrefix(data, []byte(oldSkillsMagic)) {
 		magic, old = oldSkillsMagic, true
@@ -130,12 +130,13 @@ func decodeSkills(data []byte) (skills map[string]*SkillRecord, old bool, err er
 	d := binrec.NewDecoder(data, magic)
 	n := d.Count(1 + 32 + 1 + 1)
 	skills = make(map[string]*SkillRecord, n)
+	names = make([]string, 0, n)
 	prev := ""
 	for i := 0; i < n && d.Err() == nil; i++ {
 		name := d.String()
 		if d.Err() == nil {
 			if err := checkName("skill", name); err != nil {
-				return nil, false, err
+				return nil, nil, false, err
 			}
 			if i > 0 && name <= prev {
 				d.Fail("skill %s is out of order", name)
@@ -144,11 +145,12 @@ func decodeSkills(data []byte) (skills map[string]*SkillRecord, old bool, err er
 		prev = name
 		sk := &SkillRecord{Hash: readHash(d), Fingerprint: d.String(), Meta: d.Bytes()}
 		skills[name] = sk
+		names = append(names, name)
 	}
 	if err := d.End(); err != nil {
-		return nil, false, err
+		return nil, nil, false, err
 	}
-	return skills, old, nil
+	return skills, names, old, nil
 }
 
 // splitFiles checks the file records of a source whose skills are names,
@@ -364,15 +366,32 @@ func (rec *SourceRecord) loadSkills(root string) error {
 	if err != nil {
 		return err
 	}
-	skills, old, err := decodeSkills(data)
+	skills, names, old, err := decodeSkills(data)
 	if err != nil {
 		return &jsonfile.CorruptError{Path: recordPath(root, rec.skillsRef, skillsExt), Err: err}
 	}
-	rec.Skills = skills
+	rec.Skills, rec.read = skills, names
 	if old {
 		rec.upgrade(root)
 	}
 	return nil
+}
+
+// sortedSkills returns the names of rec.Skills, sorted: the order the
+// record file held them in (decodeSkills checks it) while they are still
+// the names in Skills, else sorted anew. A catalog read of 2,000 skills
+// sorted them in a third of a millisecond; the check costs a lookup each.
+// The caller must not change the slice.
+func (rec *SourceRecord) sortedSkills() []string {
+	if len(rec.read) != len(rec.Skills) {
+		return sortedNames(rec.Skills)
+	}
+	for _, name := range rec.read {
+		if _, ok := rec.Skills[name]; !ok {
+			return sortedNames(rec.Skills)
+		}
+	}
+	return rec.read
 }
 
 // upgrade gives the skills of records of the first version the hashes of

@@ -223,13 +223,13 @@ func FuzzRecords(f *testing.F) {
 				inside(t, source)
 			}
 		}
-		if skills, _, err := decodeSkills(data); err == nil {
+		if skills, _, _, err := decodeSkills(data); err == nil {
 			for name := range skills {
 				inside(t, "src", name)
 			}
 		}
 		// The file records of the good skill records, as data says.
-		skills, _, _ := decodeSkills(encodeSkills(good))
+		skills, _, _, _ := decodeSkills(encodeSkills(good))
 		if decodeFiles(data, skills) == nil {
 			for name, sk := range skills {
 				for p, rec := range sk.Files() {
@@ -374,5 +374,37 @@ func TestOwnSetAsideIsNotForeign(t *testing.T) {
 	}
 	if got := setAside(t, root, manifestName); len(got) != 1 {
 		t.Errorf("set-aside manifests: %v", got)
+	}
+}
+
+// TestSortedSkillsFollowsTheRecordsAsTheyChange: a source's skill names
+// come in the order its record file held them while they are still the
+// names of its skills, and sorted anew from the skills themselves once a
+// skill is added, removed, or one swapped for another (the same count).
+func TestSortedSkillsFollowsTheRecordsAsTheyChange(t *testing.T) {
+	t.Parallel()
+	data := encodeSkills(&SourceRecord{Skills: map[string]*SkillRecord{"alpha": {}, "beta": {}, "gamma": {}}})
+	tests := []struct {
+		name   string
+		change func(map[string]*SkillRecord)
+		want   []string
+	}{
+		{"as read", func(map[string]*SkillRecord) {}, []string{"alpha", "beta", "gamma"}},
+		{"one added", func(m map[string]*SkillRecord) { m["aardvark"] = &SkillRecord{} }, []string{"aardvark", "alpha", "beta", "gamma"}},
+		{"one removed", func(m map[string]*SkillRecord) { delete(m, "beta") }, []string{"alpha", "gamma"}},
+		{"one swapped", func(m map[string]*SkillRecord) { delete(m, "gamma"); m["delta"] = &SkillRecord{} }, []string{"alpha", "beta", "delta"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			skills, names, _, err := decodeSkills(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec := &SourceRecord{Skills: skills, read: names}
+			tt.change(rec.Skills)
+			if got := rec.sortedSkills(); !slices.Equal(got, tt.want) {
+				t.Errorf("sortedSkills() = %v, want %v", got, tt.want)
+			}
+		})
 	}
 }
