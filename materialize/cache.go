@@ -231,40 +231,32 @@ func openCache(ctx context.Context, root string, wait time.Duration, check Check
 		return nil, err
 	}
 	// A cache that fails to open, or a panic on the way (which the
-	// daemon recovers from, and goes on), ends what locked started and
-	// lets the lock go: left to the collector, it would keep every later
-	// sync of the workspace waiting.
-	var undo func()
-	var tree *platform.Tree
+	// daemon recovers from, and goes on), lets go of what it took: left
+	// to the collector, the lock would keep every later sync of the
+	// workspace waiting.
+	o := &opening{held: held}
 	opened := false
 	defer func() {
-		if opened {
-			return
+		if !opened {
+			o.release()
 		}
-		if tree != nil {
-			tree.Close()
-		}
-		if undo != nil {
-			undo()
-		}
-		held.Close()
 	}()
 	if locked != nil {
-		undo = locked()
+		o.undo = locked()
 	}
 	// Held open from now on: the skills' swaps go into this folder, not
 	// through a link another process puts on the way to it.
-	if tree, err = platform.OpenTree(root); err != nil {
+	if o.tree, err = platform.OpenTree(root); err != nil {
 		return nil, fmt.Errorf("cache: %w", err)
 	}
 	// Every writer of these holds the lock: a temporary file of theirs is
 	// one a killed sync left.
-	dest{tree}.sweep(root, manifestName, TargetsName, SyncsName, dirtyName)
-	c := &Cache{root: root, lock: held, tree: tree, oldRefs: map[string]bool{}, examined: map[string]bool{}}
-	c.writer, err = newWriterIn(tree, filepath.Join(root, stagingName), filepath.Join(root, dirtyName), settle)
-	if err != nil {
+	dest{o.tree}.sweep(root, manifestName, TargetsName, SyncsName, dirtyName)
+	c := &Cache{root: root, lock: held, tree: o.tree, oldRefs: map[string]bool{}, examined: map[string]bool{}}
+	if o.w, err = newWriterIn(o.tree, filepath.Join(root, stagingName), filepath.Join(root, dirtyName), settle); err != nil {
 		return nil, err
 	}
+	c.writer = o.w
 	c.writer.check = check
 	c.writer.keepOld = true
 	c.load()
@@ -273,13 +265,39 @@ func openCache(ctx context.Context, root string, wait time.Duration, check Check
 		// exchange that failed: recovered now, and the manifest written
 		// anew, with its mark, by this sync.
 		if err := c.writer.recoverUnmarked(); err != nil {
-			c.writer.tidy()
 			return nil, err
 		}
 		c.dirty = true
 	}
 	opened = true
 	return c, nil
+}
+
+// opening is what openCache has taken so far, until the cache is open.
+type opening struct {
+	held *flock.Lock
+	// undo ends what openCache's function started once the lock was held.
+	undo func()
+	tree *platform.Tree
+	w    *writer
+}
+
+// release lets go of what o holds, in an order that leaves nothing
+// behind: the writer's removal of what staging held (an unclean
+// cache's leftovers) goes through the folder held open, and ends before
+// it is closed, whose descriptor's number the next folder opened takes;
+// then what the function started ends, and the lock goes last.
+func (o *opening) release() {
+	if o.w != nil {
+		o.w.tidy()
+	}
+	if o.tree != nil {
+		o.tree.Close()
+	}
+	if o.undo != nil {
+		o.undo()
+	}
+	o.held.Close()
 }
 
 // load reads the manifest and the skill records of its sources. A source
