@@ -48,8 +48,13 @@ func listenForStop() *stopSignals {
 	return s
 }
 
-// wait returns once the signals are caught.
-func (s *stopSignals) wait() { <-s.listening }
+// wait returns once the signals are caught; at once for none (an app a
+// test builds without them).
+func (s *stopSignals) wait() {
+	if s != nil {
+		<-s.listening
+	}
+}
 
 // stop ends the context and gives both signals back their default
 // action: one after that ends the process at once. It may be called more
