@@ -6,10 +6,12 @@ import (
 	"runtime"
 	"syscall"
 	"unsafe"
+
+	"github.com/skillsync/skillsync/internal/platform/rawfile"
 )
 
-// It imports syscall and runtime alone, not golang.org/x/sys/unix, nor
-// even strings (which moved it from 15th to 81st), nor runtime/debug
+// It imports syscall, runtime and rawfile alone, not golang.org/x/sys/unix,
+// nor even strings (which moved it from 15th to 81st), nor runtime/debug
 // (138th): Go runs a package's initialiser once its imports are
 // initialised, in import path order among the ready ones, so the fewer
 // its imports the earlier it runs (15th of 207 in skillsync, after 0.1
@@ -324,7 +326,7 @@ func thpOnAdvice() bool {
 // false): the command comes first, but a flag after the cut is not seen.
 func commandLine() (args []string, whole bool) {
 	buf := make([]byte, 4096)
-	line := readFile("/proc/self/cmdline", buf)
+	line := rawfile.Read("/proc/self/cmdline", buf)
 	start := 0
 	for i := 0; i < len(line); i++ {
 		if line[i] == 0 {
@@ -345,21 +347,7 @@ func commandLine() (args []string, whole bool) {
 // it cannot be read.
 func readSetting(path string) string {
 	var buf [128]byte
-	return readFile(path, buf[:])
-}
-
-// readFile returns what one read of the file at path puts in buf.
-func readFile(path string, buf []byte) string {
-	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
-	if err != nil {
-		return ""
-	}
-	defer syscall.Close(fd)
-	n, err := syscall.Read(fd, buf)
-	if err != nil || n <= 0 {
-		return ""
-	}
-	return string(buf[:n])
+	return rawfile.Read(path, buf[:])
 }
 
 // contains is strings.Contains, which this package does not import.
