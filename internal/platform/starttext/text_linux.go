@@ -3,15 +3,16 @@
 package starttext
 
 import (
+	"math/bits"
 	"runtime"
 	"syscall"
 
 	"github.com/skillsync/skillsync/internal/platform/rawfile"
 )
 
-// It imports runtime, syscall and rawfile alone, as startheap does, so
-// that it runs before most initialisers (right after startheap, by the
-// order of their paths) and the mapping overlaps them.
+// It imports runtime, syscall, math/bits and rawfile alone, as startheap
+// does its few, so that it runs before most initialisers (right after
+// startheap, by the order of their paths) and the mapping overlaps them.
 
 // madvPopulateRead is MADV_POPULATE_READ, Linux 5.14.
 const madvPopulateRead = 22
@@ -69,7 +70,7 @@ func firstExecutable(maps string) (lo, hi uintptr, ok bool) {
 func hexPrefix(s string) (n uintptr, rest string, ok bool) {
 	i := 0
 	for ; i < len(s) && isHex(s[i]); i++ {
-		if i == 16 {
+		if i == bits.UintSize/4 {
 			return 0, s, false
 		}
 		n = n<<4 | hexValue(s[i])

@@ -22,7 +22,7 @@ func TestFirstExecutable(t *testing.T) {
 	tests := []struct {
 		name   string
 		maps   string
-		lo, hi uintptr
+		lo, hi uint64
 		ok     bool
 	}{
 		{"a static program", "00400000-00fc8000 r-xp 00000000 fe:00 11068610   /usr/bin/skillsync\n" +
@@ -39,8 +39,11 @@ func TestFirstExecutable(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			if uint64(uintptr(tt.hi)) != tt.hi {
+				t.Skip("an address wider than this system's")
+			}
 			lo, hi, ok := firstExecutable(tt.maps)
-			if lo != tt.lo || hi != tt.hi || ok != tt.ok {
+			if uint64(lo) != tt.lo || uint64(hi) != tt.hi || ok != tt.ok {
 				t.Errorf("firstExecutable = %#x, %#x, %v; want %#x, %#x, %v", lo, hi, ok, tt.lo, tt.hi, tt.ok)
 			}
 		})
