@@ -9,17 +9,22 @@ package rawfile
 
 import "syscall"
 
-// Read returns what one read of the file at path puts in buf, "" when it
-// cannot be read.
+// Read returns the file at path as far as it fits in buf: "" when it
+// cannot be read, and cut where buf is full. A file of /proc comes a
+// line or a page a read, so it is read to its end.
 func Read(path string, buf []byte) string {
 	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
 	if err != nil {
 		return ""
 	}
 	defer syscall.Close(fd)
-	n, err := syscall.Read(fd, buf)
-	if err != nil || n <= 0 {
-		return ""
+	n := 0
+	for n < len(buf) {
+		m, err := syscall.Read(fd, buf[n:])
+		if err != nil || m <= 0 {
+			break
+		}
+		n += m
 	}
 	return string(buf[:n])
 }

@@ -5,7 +5,9 @@ package rawfile
 import (
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
+	"time"
 )
 
 func TestRead(t *testing.T) {
@@ -30,5 +32,28 @@ func TestRead(t *testing.T) {
 				t.Errorf("Read(%s) = %q, want %q", tt.path, got, tt.want)
 			}
 		})
+	}
+}
+
+// TestReadToTheEnd: a file that comes in more than one read (as
+// /proc/self/maps comes a page a read) is read to its end, here a FIFO
+// written in two parts.
+func TestReadToTheEnd(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("no FIFO here: %v", err)
+	}
+	go func() {
+		f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+		if err != nil {
+			return
+		}
+		defer f.Close()
+		f.WriteString("first part, ")
+		time.Sleep(50 * time.Millisecond)
+		f.WriteString("second part")
+	}()
+	if got := Read(fifo, make([]byte, 128)); got != "first part, second part" {
+		t.Errorf("Read = %q, want both parts", got)
 	}
 }

@@ -8,11 +8,11 @@
 // MADV_POPULATE_READ maps the whole text (the pages are in the page
 // cache) in one system call: made on the main goroutine it cost what it
 // saved (docs/performance.md, round twenty-nine); made on another thread
-// while the initialisers run, it took a no-op sync 1.4 ms less, wall and
-// CPU alike, and prompt 0.8 (round forty-two). Only the text: mapping
-// the read-only data as well (13 MB more) spared 90 more faults and no
-// time. The process's RSS grows by the text it would not have touched,
-// about 3 MiB.
+// while the initialisers run, it took a no-op sync from 30.6 to 28.2 ms,
+// CPU alike, and version from 22.5 to 18.8 (round forty-two). Only the
+// text: mapping the read-only data as well (13 MB more) spared 90 more
+// faults and no time. The process's RSS grows by the text it would not
+// have touched, about 2 MiB.
 //
 // Only Linux (5.14 and later) has the advice. Elsewhere, and where the
 // process has one P, whose goroutine the mapping would hold up, the

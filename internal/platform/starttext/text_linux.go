@@ -27,7 +27,7 @@ func init() {
 // populate maps every page of the program's text; an error (an older
 // kernel) changes nothing.
 func populate() error {
-	lo, hi, ok := firstExecutable(rawfile.Read("/proc/self/maps", make([]byte, 4096)))
+	lo, hi, ok := textRange()
 	if !ok {
 		return syscall.ENOENT
 	}
@@ -37,11 +37,21 @@ func populate() error {
 	return nil
 }
 
-// firstExecutable returns the range of the first executable mapping in
-// maps, the text of /proc/self/maps: the program's text, since the
-// mappings come by address, the program's below any library's and the
-// vDSO's.
-func firstExecutable(maps string) (lo, hi uintptr, ok bool) {
+// textRange returns the program's text: the executable mapping that
+// holds this function's code. Not the first one in the list: where the
+// stack is unlimited, Linux lays out the older way, the libraries and the
+// vDSO below a position-independent program.
+func textRange() (lo, hi uintptr, ok bool) {
+	pc, _, _, ok := runtime.Caller(0)
+	if !ok {
+		return 0, 0, false
+	}
+	return executableHolding(rawfile.Read("/proc/self/maps", make([]byte, 64<<10)), pc)
+}
+
+// executableHolding returns the range of the executable mapping in maps,
+// the text of /proc/self/maps, that holds pc.
+func executableHolding(maps string, pc uintptr) (lo, hi uintptr, ok bool) {
 	for maps != "" {
 		line := maps
 		maps = ""
@@ -57,7 +67,7 @@ func firstExecutable(maps string) (lo, hi uintptr, ok bool) {
 			continue
 		}
 		hi, rest, ok := hexPrefix(rest[1:])
-		if ok && len(rest) >= 5 && rest[:5] == " r-xp" && lo < hi {
+		if ok && len(rest) >= 5 && rest[:5] == " r-xp" && lo <= pc && pc < hi {
 			return lo, hi, true
 		}
 	}
