@@ -40,6 +40,17 @@ type readAhead struct {
 
 	mu     sync.Mutex
 	skills map[string]*aheadSkill // by directory
+	// jobs hands a skill to read to a reader; readers is how many have
+	// started (at most cap(workers)).
+	jobs    chan aheadJob
+	readers int
+}
+
+// aheadJob is a skill for a reader: its directory and name, and where
+// the read goes.
+type aheadJob struct {
+	dir string
+	a   *aheadSkill
 }
 
 // aheadSkill is a skill being read ahead; done is closed when loaded is
@@ -61,7 +72,7 @@ func newReadAhead(ctx context.Context, d *discovery) *readAhead {
 	}
 	ctx, stop := context.WithCancel(ctx)
 	n := max(1, min(4, runtime.GOMAXPROCS(0)))
-	return &readAhead{d: d, ctx: ctx, stop: stop, workers: make(chan struct{}, n), skills: map[string]*aheadSkill{}}
+	return &readAhead{d: d, ctx: ctx, stop: stop, workers: make(chan struct{}, n), skills: map[string]*aheadSkill{}, jobs: make(chan aheadJob)}
 }
 
 // children starts reading ahead the subdirectories of dir, in order,
@@ -96,22 +107,62 @@ func (r *readAhead) children(dir string, entries []fs.DirEntry) {
 				<-r.workers
 				continue
 			}
-			r.group.Go(func() {
-				defer func() { <-r.workers }()
-				defer close(a.done)
-				// A panic (a reader's bug, hostile input) leaves the skill
-				// to the walk, which reads it again on its own goroutine:
-				// a panic there reaches Scan's caller, as without reading
-				// ahead.
-				defer func() {
-					if recover() != nil {
-						a.loaded = nil
-					}
-				}()
-				a.loaded = r.read(child, name)
-			})
+			r.hand(aheadJob{child, a})
 		}
 	})
+}
+
+// hand gives job to a reader, starting one while fewer than the workers
+// allowed have started: a reader reads skill after skill on one
+// goroutine, whose stack has grown by the first, where a goroutine for
+// each skill grew its stack again for every skill. The caller holds a
+// worker slot, so a reader is free or about to be.
+func (r *readAhead) hand(job aheadJob) {
+	r.mu.Lock()
+	start := r.readers < cap(r.workers)
+	if start {
+		r.readers++
+	}
+	r.mu.Unlock()
+	if start {
+		r.group.Go(func() { r.reader(job) })
+		return
+	}
+	select {
+	case r.jobs <- job:
+	case <-r.ctx.Done():
+		<-r.workers
+		close(job.a.done)
+	}
+}
+
+// reader reads the skill of job, then of every job handed to it, until
+// the reads ahead stop.
+func (r *readAhead) reader(job aheadJob) {
+	for {
+		r.readOne(job)
+		select {
+		case job = <-r.jobs:
+		case <-r.ctx.Done():
+			return
+		}
+	}
+}
+
+// readOne reads one skill ahead and gives back its worker slot.
+func (r *readAhead) readOne(job aheadJob) {
+	a := job.a
+	defer func() { <-r.workers }()
+	defer close(a.done)
+	// A panic (a reader's bug, hostile input) leaves the skill to the
+	// walk, which reads it again on its own goroutine: a panic there
+	// reaches Scan's caller, as without reading ahead.
+	defer func() {
+		if recover() != nil {
+			a.loaded = nil
+		}
+	}()
+	a.loaded = r.read(job.dir, a.name)
 }
 
 // known reports whether Options.Known answers for the directory key.

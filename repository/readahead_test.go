@@ -189,6 +189,63 @@ func TestReadAheadReadsSkillsSideBySide(t *testing.T) {
 	}
 }
 
+// readersFS notes which goroutines open a SKILL.md.
+type readersFS struct {
+	*repository.DirFS
+	mu  *sync.Mutex
+	ids map[string]int
+}
+
+func (r readersFS) Open(name string) (fs.File, error) {
+	if path.Base(name) == "SKILL.md" {
+		buf := make([]byte, 64)
+		buf = buf[:runtime.Stack(buf, false)]
+		id, _, _ := strings.Cut(strings.TrimPrefix(string(buf), "goroutine "), " ")
+		r.mu.Lock()
+		r.ids[id]++
+		r.mu.Unlock()
+	}
+	return r.DirFS.Open(name)
+}
+
+func (r readersFS) Sub(dir string) (fs.FS, error) {
+	sub, err := r.DirFS.Sub(dir)
+	if err != nil {
+		return nil, err
+	}
+	return readersFS{DirFS: sub.(*repository.DirFS), mu: r.mu, ids: r.ids}, nil
+}
+
+// The skills read ahead are read by a few goroutines, each reading one
+// after another, not by a goroutine of their own each: a new goroutine
+// grows its stack again for every skill (7% of the CPU of a 1% sync's
+// discovery of 2,000 skills).
+func TestReadAheadReadsOnAFewGoroutines(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	files := map[string]string{}
+	const skills = 60
+	for i := range skills {
+		name := fmt.Sprintf("s%02d", i)
+		files["skills/"+name+"/SKILL.md"] = skilltest.SkillMD(name, "Skill "+name+".")
+		files["skills/"+name+"/references/a.md"] = "a"
+	}
+	skilltest.Write(t, dir, files)
+	fsys, err := repository.NewDirFS(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	readers := readersFS{DirFS: fsys, mu: new(sync.Mutex), ids: map[string]int{}}
+	found, problems, err := repository.Discover(context.Background(), readers, "src", "root", repository.Options{})
+	if err != nil || len(problems) > 0 || len(found) != skills {
+		t.Fatalf("discover: %d skills, %v %v", len(found), problems, err)
+	}
+	// The walk's own goroutine, and at most 4 readers.
+	if len(readers.ids) > 5 {
+		t.Errorf("%d goroutines read the %d skills' SKILL.md: %v", len(readers.ids), skills, readers.ids)
+	}
+}
+
 // panicFS panics when one file is opened (a reader's bug, a parser's
 // panic on hostile input) and counts the opens of everything else.
 type panicFS struct {
