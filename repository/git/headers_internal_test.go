@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+
+	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // TestHeaderCacheReadsWhatReadAtReads: from kept blocks or not, at a
@@ -161,5 +163,48 @@ func TestHeaderCacheRecyclesBlocksSafely(t *testing.T) {
 	wg.Wait()
 	if len(c.blocks) != headerBlocks || len(c.order) != headerBlocks {
 		t.Errorf("%d blocks kept, %d in order; want %d", len(c.blocks), len(c.order), headerBlocks)
+	}
+}
+
+// readHeader names the offset of a header it cannot read; one it can
+// gives its type, length and base, and costs no allocation: the error's
+// text was once made ahead for every header read.
+// Not parallel: AllocsPerRun counts the whole process's allocations.
+func TestReadHeaderNamesTheOffsetOfABadOne(t *testing.T) {
+	tests := []struct {
+		name   string
+		header []byte
+		offset int64
+		want   objectHeader
+		err    string
+	}{
+		{name: "blob of 5", header: []byte{0x35}, offset: 12, want: objectHeader{kind: plumbing.BlobObject, length: 5}},
+		{name: "tree of 300", header: []byte{0xac, 0x12}, offset: 12, want: objectHeader{kind: plumbing.TreeObject, length: 300}},
+		{name: "offset delta", header: []byte{0x65, 0x07}, offset: 100, want: objectHeader{kind: plumbing.OFSDeltaObject, length: 5, base: 93}},
+		{name: "empty", header: nil, offset: 12, err: "object at 12 has a malformed header"},
+		{name: "length cut short", header: []byte{0xb5}, offset: 7, err: "object at 7 has a malformed header"},
+		{name: "delta base before the pack", header: []byte{0x65, 0x7f}, offset: 40, err: "object at 40 has a malformed header"},
+		{name: "unknown type", header: []byte{0x55}, offset: 9, err: "object at 9 has unknown type 5"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := readHeader(bytes.NewReader(tt.header), tt.offset)
+			if tt.err != "" {
+				if err == nil || err.Error() != tt.err {
+					t.Fatalf("error %v, want %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil || got != tt.want {
+				t.Fatalf("got %+v, %v; want %+v", got, err, tt.want)
+			}
+			r := bytes.NewReader(tt.header)
+			if n := testing.AllocsPerRun(50, func() {
+				r.Reset(tt.header)
+				_, _ = readHeader(r, tt.offset)
+			}); n != 0 {
+				t.Errorf("a good header costs %v allocations", n)
+			}
+		})
 	}
 }

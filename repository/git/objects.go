@@ -110,7 +110,7 @@ func (pi *packIndex) header(headers *headerCache, offset int64) (objectHeader, e
 // readHeader reads the header of the object at offset from r, up to its
 // deflated data; data is left for the caller to set.
 func readHeader(r io.ByteReader, offset int64) (objectHeader, error) {
-	bad := fmt.Errorf("object at %d has a malformed header", offset)
+	bad := malformedHeader(offset)
 	c, err := r.ReadByte()
 	if err != nil {
 		return objectHeader{}, bad
@@ -610,4 +610,14 @@ func (p *packedObjects) content(at packedAt, depth int) (io.ReaderAt, func(), er
 		return nil, nil, err
 	}
 	return f, release, nil
+}
+
+// malformedHeader is the error of an object header that cannot be read,
+// at its offset in the pack. Its text is made only when it is read:
+// readHeader formatted it ahead for every header, which was 2% of what a
+// 1% sync's discovery cost.
+type malformedHeader int64
+
+func (m malformedHeader) Error() string {
+	return fmt.Sprintf("object at %d has a malformed header", int64(m))
 }
