@@ -415,3 +415,36 @@ func TestAPlantedHardLinkKeepsItsTimes(t *testing.T) {
 		t.Errorf("live holds %v, want %v", tree, v2)
 	}
 }
+
+// Staging full of kept files none of which has settled (syncs seconds
+// apart) costs a patch fileMisses looks, not one for every file: past
+// that many in a row, takeFile looks at no more of them for the run and
+// the patch makes a new file.
+func TestAStagingOfUnsettledFilesIsNotLookedAtWhole(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	staging := filepath.Join(root, "staging")
+	if err := os.MkdirAll(staging, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	const kept = 3 * fileMisses
+	for i := range kept {
+		if err := os.WriteFile(filepath.Join(staging, fmt.Sprintf("f%03d%s", i, patchSuffix)), make([]byte, 100), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w, err := newWriter(staging, filepath.Join(root, "marker"), time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.tidy()
+	for range 3 {
+		if f, name := w.takeFile(100); f != nil {
+			f.Close()
+			t.Fatalf("takeFile handed out %s, which has not settled", name)
+		}
+	}
+	if left := len(w.files); left != kept-fileMisses {
+		t.Errorf("three patches looked at %d of the %d files not settled, want %d", kept-left, kept, fileMisses)
+	}
+}
