@@ -27,7 +27,10 @@ func SyncFS(dir string) error {
 // ChangeTime is when info's inode last changed: its ctime, which a rename
 // sets too.
 func ChangeTime(info fs.FileInfo) time.Time {
-	if st, ok := info.Sys().(*syscall.Stat_t); ok {
+	switch st := info.Sys().(type) {
+	case *syscall.Stat_t:
+		return time.Unix(st.Ctim.Unix())
+	case *unix.Stat_t: // StatDir and Tree
 		return time.Unix(st.Ctim.Unix())
 	}
 	return info.ModTime()
@@ -36,7 +39,10 @@ func ChangeTime(info fs.FileInfo) time.Time {
 // FileKey returns the device and inode of info, which came from Stat or
 // Lstat; ok is false where the system does not tell.
 func FileKey(info fs.FileInfo) (dev, ino uint64, ok bool) {
-	if st, is := info.Sys().(*syscall.Stat_t); is {
+	switch st := info.Sys().(type) {
+	case *syscall.Stat_t:
+		return uint64(st.Dev), uint64(st.Ino), true
+	case *unix.Stat_t: // StatDir and Tree
 		return uint64(st.Dev), uint64(st.Ino), true
 	}
 	return 0, 0, false

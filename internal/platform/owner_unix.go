@@ -7,6 +7,8 @@ import (
 	"os"
 	"sync"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // euid is the process's effective user, asked once: a sync of a
@@ -17,7 +19,10 @@ var euid = sync.OnceValue(os.Geteuid)
 // OwnedByMe reports whether info's file belongs to the effective user
 // running this process; true where the system does not tell.
 func OwnedByMe(info fs.FileInfo) bool {
-	if st, is := info.Sys().(*syscall.Stat_t); is {
+	switch st := info.Sys().(type) {
+	case *syscall.Stat_t:
+		return st.Uid == uint32(euid())
+	case *unix.Stat_t: // StatDir and Tree
 		return st.Uid == uint32(euid())
 	}
 	return true
@@ -26,7 +31,10 @@ func OwnedByMe(info fs.FileInfo) bool {
 // Links returns how many names info's file has (its hard links); ok is
 // false where the system does not tell.
 func Links(info fs.FileInfo) (n uint64, ok bool) {
-	if st, is := info.Sys().(*syscall.Stat_t); is {
+	switch st := info.Sys().(type) {
+	case *syscall.Stat_t:
+		return uint64(st.Nlink), true
+	case *unix.Stat_t: // StatDir and Tree
 		return uint64(st.Nlink), true
 	}
 	return 0, false

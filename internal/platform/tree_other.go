@@ -42,6 +42,19 @@ func (t *Tree) Open() (*os.File, error) { return OpenFile(t.path, os.O_RDONLY, 0
 // Close releases the tree.
 func (t *Tree) Close() error { return nil }
 
+// Pin does nothing here: every call resolves its path.
+func (t *Tree) Pin(rel string) error { return local(t, rel) }
+
+// Lstat describes rel below the tree, a link itself rather than what it
+// points to.
+func (t *Tree) Lstat(rel string) (fs.FileInfo, error) {
+	p, err := t.at(rel)
+	if err != nil {
+		return nil, err
+	}
+	return os.Lstat(p)
+}
+
 func (t *Tree) at(rel string) (string, error) {
 	if err := local(t, rel); err != nil {
 		return "", err
