@@ -60,6 +60,23 @@ func (d dest) syncFS(p string) error {
 	return platform.SyncFS(p)
 }
 
+// lstat describes p, a link itself rather than what it points to.
+func (d dest) lstat(p string) (fs.FileInfo, error) {
+	if rel, ok := d.below(p); ok {
+		return d.tree.Lstat(rel)
+	}
+	return os.Lstat(p)
+}
+
+// pin holds the folder p open in the tree (platform.Tree.Pin), for a
+// writer's staging; nothing where p is not below the tree.
+func (d dest) pin(p string) error {
+	if rel, ok := d.below(p); ok {
+		return d.tree.Pin(rel)
+	}
+	return nil
+}
+
 func (d dest) openFile(p string, flag int, perm fs.FileMode) (*os.File, error) {
 	if rel, ok := d.below(p); ok {
 		return d.tree.OpenFile(rel, flag, perm)

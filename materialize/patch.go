@@ -328,12 +328,7 @@ func (d dest) swapPatch(s *swap) error {
 // Linux, and which the new times set on any system.
 func (d dest) keptFile(path string) bool {
 	// Looked at and touched through the tree, as it was moved there.
-	f, err := d.openFile(path, os.O_RDONLY, 0)
-	if err != nil {
-		return false
-	}
-	info, err := f.Stat()
-	f.Close()
+	info, err := d.lstat(path)
 	if err != nil || !info.Mode().IsRegular() {
 		return false
 	}

@@ -199,6 +199,11 @@ func newWriterIn(tree *platform.Tree, staging, marker string, settle time.Durati
 	if err := w.dest.stagingDir(staging); err != nil {
 		return nil, err
 	}
+	// Every patch's swap and kept file goes through staging: resolved
+	// once, not for each call.
+	if err := w.dest.pin(staging); err != nil {
+		return nil, err
+	}
 	if w.unclean {
 		// A run stopped halfway. Where it swapped by two renames and
 		// stopped between them, the old version goes back first
