@@ -255,7 +255,18 @@ func (d dest) chmodDir(p string, perm fs.FileMode) error {
 // flushed), through the tree: a record or a mark lands in the folder
 // that was checked. Its temporary files are atomicfile's, which
 // atomicfile.Sweep knows.
-func (d dest) writeFile(p string, data []byte, perm fs.FileMode) (err error) {
+func (d dest) writeFile(p string, data []byte, perm fs.FileMode) error {
+	return d.write(p, data, perm, true)
+}
+
+// writeFileUnflushed is writeFile for a caller that flushes the file
+// system next (syncFS, where it covers renames): the file and its folder
+// are not flushed on their own.
+func (d dest) writeFileUnflushed(p string, data []byte, perm fs.FileMode) error {
+	return d.write(p, data, perm, false)
+}
+
+func (d dest) write(p string, data []byte, perm fs.FileMode, flush bool) (err error) {
 	if _, ok := d.below(p); !ok {
 		return atomicfile.WriteFileOnly(p, data, perm)
 	}
@@ -269,11 +280,18 @@ func (d dest) writeFile(p string, data []byte, perm fs.FileMode) (err error) {
 			_ = d.remove(tmp)
 		}
 	}()
-	if err = atomicfile.Fill(f, p, data, perm); err != nil {
+	fill := atomicfile.Fill
+	if !flush {
+		fill = atomicfile.FillUnflushed
+	}
+	if err = fill(f, p, data, perm); err != nil {
 		return err
 	}
 	if err = d.rename(tmp, p); err != nil {
 		return fmt.Errorf("write %s: %w", p, err)
+	}
+	if !flush {
+		return nil
 	}
 	return d.syncDir(filepath.Dir(p))
 }

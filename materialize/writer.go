@@ -652,7 +652,12 @@ func (w *writer) trusts() bool { return w.check == CheckRecord && !w.unclean }
 func (w *writer) hashes() bool { return w.check == CheckHash }
 
 // markLive writes the marker before the first change of a live entry.
-func (w *writer) markLive() error {
+func (w *writer) markLive() error { return w.mark(true) }
+
+// mark writes the marker, flushed on its own when flush is set; a caller
+// that does not flush it flushes the file system before any live entry
+// changes.
+func (w *writer) mark(flush bool) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.marked {
@@ -664,7 +669,11 @@ func (w *writer) markLive() error {
 	if body == nil {
 		body = []byte("a sync is changing this folder; if it stopped halfway, the next one checks every file\n")
 	}
-	if err := w.dest.writeFile(w.marker, body, 0o644); err != nil {
+	write := w.dest.writeFile
+	if !flush {
+		write = w.dest.writeFileUnflushed
+	}
+	if err := write(w.marker, body, 0o644); err != nil {
 		return fmt.Errorf("mark the change: %w", err)
 	}
 	w.marked = true
@@ -891,6 +900,17 @@ func (w *writer) swapAll(ctx context.Context) (failed error, tell func(), err er
 	w.builds.Wait()
 	if len(w.pending) == 0 {
 		return nil, tell, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, tell, err
+	}
+	// Where the one flush of the staged files covers every change of the
+	// file system, the marker goes to the disk with them rather than by
+	// two flushes of its own (2.5 to 3 ms of a 1% sync here).
+	if syncFSCoversDirs {
+		if err := w.mark(false); err != nil {
+			return nil, tell, err
+		}
 	}
 	if err := w.dest.syncFS(w.staging); err != nil {
 		return nil, tell, err

@@ -303,11 +303,24 @@ func SyncDir(dir string) error { return platform.SyncDir(dir) }
 // place whole. On an error the caller closes f (again, where its close
 // was what failed: a second close changes nothing) and removes it.
 func Fill(f *os.File, name string, data []byte, perm fs.FileMode) error {
+	return fill(f, name, data, perm, true)
+}
+
+// FillUnflushed is Fill without the flush, for a caller that flushes the
+// whole file system (a syncfs) before anything depends on the file.
+func FillUnflushed(f *os.File, name string, data []byte, perm fs.FileMode) error {
+	return fill(f, name, data, perm, false)
+}
+
+func fill(f *os.File, name string, data []byte, perm fs.FileMode, flush bool) error {
 	if _, err := f.Write(data); err != nil {
 		return fmt.Errorf("write %s: %w", name, err)
 	}
 	if err := f.Chmod(perm); err != nil {
 		return fmt.Errorf("write %s: %w", name, err)
+	}
+	if !flush {
+		return f.Close()
 	}
 	if err := f.Sync(); err != nil {
 		return fmt.Errorf("write %s: fsync: %w", name, err)
