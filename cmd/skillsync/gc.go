@@ -29,7 +29,11 @@ import (
 // does not, and takes 10.7 ms less CPU (list 10.2 ms less), the medium
 // 1% sync 4 to 9% less; the medium no-op the same, the medium peak RSS
 // 104 MiB (same binary, the size chosen by an environment variable).
-const startHeap = 32 << 20
+// Since then the medium 1% sync allocates some 31 MB, and collected once,
+// just before it ended: at 48 MiB it does not, and takes 5 to 10% less
+// CPU (bench/alternate.sh -n 10 both ways round, docs/performance.md,
+// round forty-three); the peak RSS of sync --verify 108 -> 114 MiB.
+const startHeap = 48 << 20
 
 // startPercent is the collector's percent while it is deferred: the
 // runtime's least heap goal is 4 MiB at the standard 100%, and scales
