@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/skillsync/skillsync/internal/buildtest"
 	"github.com/skillsync/skillsync/internal/testmain"
 )
 
@@ -22,7 +23,7 @@ func script(t *testing.T, dir, name, log, body string) string {
 	t.Helper()
 	path := filepath.Join(dir, name)
 	text := "#!/bin/sh\necho " + name + " \"$@\" >> " + log + "\n" + body + "\n"
-	if err := os.WriteFile(path, []byte(text), 0o755); err != nil {
+	if err := buildtest.WriteProgram(path, []byte(text), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	return path

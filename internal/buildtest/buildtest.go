@@ -258,7 +258,7 @@ func pin(dir, path string) (string, error) {
 			return "", err
 		}
 		tmp := pinned + ".tmp"
-		if err := os.WriteFile(tmp, data, 0o700); err != nil {
+		if err := WriteProgram(tmp, data, 0o700); err != nil {
 			return "", err
 		}
 		if err := os.Rename(tmp, pinned); err != nil {

@@ -1,6 +1,8 @@
 package git
 
 import (
+	"github.com/skillsync/skillsync/internal/buildtest"
+
 	"context"
 	"net/url"
 	"os"
@@ -66,7 +68,7 @@ func TestFillRefusesCarriageReturns(t *testing.T) {
 	bin := t.TempDir()
 	called := filepath.Join(t.TempDir(), "called")
 	script := "#!/bin/sh\n/bin/cat > " + called + "\n"
-	if err := os.WriteFile(filepath.Join(bin, "git"), []byte(script), 0o755); err != nil {
+	if err := buildtest.WriteProgram(filepath.Join(bin, "git"), []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	t.Setenv("PATH", bin)

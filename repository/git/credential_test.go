@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/skillsync/skillsync/internal/buildtest"
 	"github.com/skillsync/skillsync/internal/gittest"
 	"github.com/skillsync/skillsync/repository/git"
 )
@@ -50,7 +51,7 @@ func TestGitCredentialHelperLogin(t *testing.T) {
 	store := filepath.Join(t.TempDir(), "credentials")
 	helper := filepath.Join(t.TempDir(), "give-login")
 	script := "#!/bin/sh\ntest \"$1\" = get && printf 'username=alice\\npassword=helper-secret-789\\n'\nexit 0\n"
-	if err := os.WriteFile(helper, []byte(script), 0o755); err != nil {
+	if err := buildtest.WriteProgram(helper, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	env := credentialHome(t, helper, "store --file "+store)

@@ -2,11 +2,11 @@ package git_test
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/skillsync/skillsync/internal/buildtest"
 	"github.com/skillsync/skillsync/internal/gittest"
 )
 
@@ -31,7 +31,7 @@ head -c $((size - 1)) "$tmp"
 printf 'Z'
 rm -f "$tmp"
 `
-	if err := os.WriteFile(hook, []byte(script), 0o755); err != nil {
+	if err := buildtest.WriteProgram(hook, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	srv := gittest.ServeHTTPEnv(t, root, "", "", "GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=uploadpack.packObjectsHook", "GIT_CONFIG_VALUE_0="+hook)
