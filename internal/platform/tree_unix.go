@@ -148,6 +148,12 @@ func (t *Tree) parent(rel string) (fd int, base string, err error) {
 	return fd, base, err
 }
 
+// inPinned reports whether rel is directly in the pinned folder.
+func (t *Tree) inPinned(rel string) bool {
+	p := t.pinned.Load()
+	return p != nil && filepath.Dir(filepath.Clean(rel)) == p.rel
+}
+
 // done closes fd, a descriptor parent gave, unless it is the tree's own
 // or the pinned folder's.
 func (t *Tree) done(fd int) {
@@ -198,8 +204,13 @@ func (t *Tree) Close() error {
 // following a link on the way or at rel itself (ErrLink then). A FIFO is
 // opened without waiting for a writer.
 func (t *Tree) OpenFile(rel string, flag int, perm fs.FileMode) (*os.File, error) {
-	if fd, ok := t.openFast(rel, flag|noFollow, uint32(perm.Perm())); ok {
-		return os.NewFile(uintptr(fd), t.full(rel)), nil
+	// A path in the pinned folder starts from it (one openat), as every
+	// other call's does: a whole-path openat2 would reach whatever folder
+	// is at that path now.
+	if !t.inPinned(rel) {
+		if fd, ok := t.openFast(rel, flag|noFollow, uint32(perm.Perm())); ok {
+			return os.NewFile(uintptr(fd), t.full(rel)), nil
+		}
 	}
 	pfd, base, err := t.parent(rel)
 	if err != nil {
