@@ -652,16 +652,20 @@ func (w *writer) trusts() bool { return w.check == CheckRecord && !w.unclean }
 func (w *writer) hashes() bool { return w.check == CheckHash }
 
 // markLive writes the marker before the first change of a live entry.
-func (w *writer) markLive() error { return w.mark(true) }
+func (w *writer) markLive() error {
+	_, err := w.mark(true)
+	return err
+}
 
-// mark writes the marker, flushed on its own when flush is set; a caller
+// mark writes the marker, flushed on its own when flush is set, unless
+// this run wrote it already; wrote says whether this call did. A caller
 // that does not flush it flushes the file system before any live entry
 // changes.
-func (w *writer) mark(flush bool) error {
+func (w *writer) mark(flush bool) (wrote bool, err error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.marked {
-		return nil
+		return false, nil
 	}
 	// Its leftovers are swept by then: here, or as the cache opened.
 	w.sweep()
@@ -674,10 +678,10 @@ func (w *writer) mark(flush bool) error {
 		write = w.dest.writeFileUnflushed
 	}
 	if err := write(w.marker, body, 0o644); err != nil {
-		return fmt.Errorf("mark the change: %w", err)
+		return false, fmt.Errorf("mark the change: %w", err)
 	}
 	w.marked = true
-	return nil
+	return true, nil
 }
 
 // sweep removes the temporary files of the leftovers' names in the
@@ -906,17 +910,29 @@ func (w *writer) swapAll(ctx context.Context) (failed error, tell func(), err er
 	}
 	// Where the one flush of the staged files covers every change of the
 	// file system, the marker goes to the disk with them rather than by
-	// two flushes of its own (2.5 to 3 ms of a 1% sync here).
-	if syncFSCoversDirs {
-		if err := w.mark(false); err != nil {
+	// two flushes of its own (2.5 to 3 ms of a 1% sync here). Not over a
+	// marker found at the start: a target's lists what a run that stopped
+	// was putting live, and is replaced only by one whole on the disk.
+	early := false
+	if syncFSCoversDirs && !w.unclean {
+		var err error
+		if early, err = w.mark(false); err != nil {
 			return nil, tell, err
 		}
 	}
-	if err := w.dest.syncFS(w.staging); err != nil {
+	// A commit that stops here changed nothing live: a marker it wrote
+	// goes again, and the next run need not check every file.
+	stopped := func(err error) (error, func(), error) {
+		if early {
+			_ = w.clean()
+		}
 		return nil, tell, err
 	}
+	if err := w.dest.syncFS(w.staging); err != nil {
+		return stopped(err)
+	}
 	if err := ctx.Err(); err != nil {
-		return nil, tell, err
+		return stopped(err)
 	}
 	if err := w.markLive(); err != nil {
 		return nil, tell, err
